@@ -1,0 +1,67 @@
+"""The `torch` and `torch.nn.functional` namespaces a script can use: name -> callable.
+
+These tables are the allow-list: the interpreter resolves `torch.<name>` and
+`F.<name>` here and nowhere else.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import backward as _backward
+from . import dtypes, grad_mode, ops
+from .ops import creation
+from .shapes import Size
+from .tensor import Tensor
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(t: Tensor) -> int:
+    return t.numel()
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    import numpy as np
+
+    return bool(np.allclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    import numpy as np
+
+    return a.shape == b.shape and bool(np.array_equal(a.array, b.array))
+
+
+def promote_types(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:
+    return dtypes.promote(a, b)
+
+
+TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **{name: fn for name, fn in ops.TENSOR_METHODS.items() if not name.endswith("_")},
+    "tensor": creation.tensor, "zeros": creation.zeros, "ones": creation.ones,
+    "empty": creation.empty, "full": creation.full, "zeros_like": creation.zeros_like,
+    "ones_like": creation.ones_like, "empty_like": creation.empty_like,
+    "full_like": creation.full_like, "rand_like": creation.rand_like,
+    "randn_like": creation.randn_like, "arange": creation.arange,
+    "linspace": creation.linspace, "eye": creation.eye, "rand": creation.rand,
+    "randn": creation.randn, "randint": creation.randint, "manual_seed": creation.manual_seed,
+    "where": ops.where, "is_tensor": is_tensor, "numel": numel, "allclose": allclose,
+    "equal": equal, "promote_types": promote_types,
+    "is_grad_enabled": grad_mode.is_grad_enabled, "no_grad": grad_mode.no_grad,
+    "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
+    "Size": Size,
+}
+
+AUTOGRAD_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "grad": _backward.grad,
+    "backward": _backward.backward,
+}
+
+FUNCTIONAL: dict[str, Callable[..., Any]] = {
+    "relu": ops.relu,
+}
+
+DTYPES: dict[str, dtypes.DType] = dict(dtypes.ALIASES)

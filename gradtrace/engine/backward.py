@@ -1,0 +1,309 @@
+"""The backward pass: torch's engine, iteratively (no recursion, any graph depth).
+
+Like torch, nodes run in dependency order; among ready nodes the most recently
+created runs first (AccumulateGrad as soon as it is ready), which fixes the order
+hooks fire and trace events appear.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import TorchRuntimeError, TorchTypeError
+from .grad_mode import set_grad_enabled
+from .node import AccumulateGrad, Node
+from .shapes import Size, is_expandable_to, sum_to_dims
+from .tensor import Tensor, gradient_edge
+
+Edge = tuple[Node | None, int]
+
+# Observers of backward (the tracer): called as observer(event, **facts). Empty: no cost.
+OBSERVERS: list[Callable[..., None]] = []
+
+
+def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             inputs: Any = None) -> None:
+    """torch.autograd.backward: accumulate gradients of `tensors` into leaves' `.grad`."""
+    if inputs is not None:
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        if not inputs:
+            raise TorchRuntimeError("'inputs' argument to backward() cannot be empty.")
+    roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = None if inputs is None else [gradient_edge(t) for t in inputs]
+    _run(roots, grads, retain_graph, create_graph, targets, accumulate=True, inputs=inputs)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, allow_unused: bool | None = None,
+         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
+    """torch.autograd.grad: the gradients of `outputs` with respect to `inputs`, nothing stored."""
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is not None:
+        grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for t in inputs:
+        if not t.requires_grad:
+            raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
+    roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = [gradient_edge(t) for t in inputs]
+    captured = _run(roots, grads, retain_graph, create_graph, targets, accumulate=False)
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if materialize_grads:
+                g = Tensor._wrap(np.zeros_like(t.array))
+            elif not allow_unused:
+                raise TorchRuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+        result.append(g)
+    return tuple(result)
+
+
+def _roots_and_grads(tensors: Sequence[Any], grad_tensors: Sequence[Any] | None,
+                     create_graph: bool) -> tuple[list[Edge], list[Tensor]]:
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors]
+    if len(grad_tensors) != len(tensors):
+        raise TorchRuntimeError(
+            f"grad can be implicitly created only for scalar outputs" if not grad_tensors else
+            f"Mismatch in number of grad_tensors: got {len(grad_tensors)} but expected "
+            f"{len(tensors)}")
+    roots, grads = [], []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TorchTypeError(f"expected Tensor as element {i} in argument 0, but got "
+                                 f"{type(t).__name__}")
+        if not t.requires_grad:
+            raise TorchRuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if t.array.size != 1:
+                raise TorchRuntimeError("grad can be implicitly created only for scalar outputs")
+            if not t.dtype.is_floating_point:
+                raise TorchRuntimeError(
+                    "grad can be implicitly created only for real scalar outputs but got "
+                    f"{t.dtype!r}")
+            g = Tensor._wrap(np.ones_like(t.array))
+        else:
+            if not isinstance(g, Tensor):
+                g = Tensor(np.asarray(g, dtype=t.dtype.np))
+            if g.shape != t.shape:
+                raise TorchRuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g.shape)!r} and "
+                    f"output[{i}] has a shape of {Size(t.shape)!r}.")
+        roots.append(gradient_edge(t))
+        grads.append(g)
+    return roots, grads
+
+
+def _dependencies(roots: list[Edge]) -> dict[Node, int]:
+    """How many edges point at each node reachable from the roots."""
+    deps: dict[Node, int] = {}
+    seen = set()
+    stack = []
+    for node, _ in roots:
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _needed(roots: list[Edge], targets: list[Edge]) -> set[Node]:
+    """Nodes that lie on a path from the roots to a target edge (torch's exec_info)."""
+    target_nodes = {node for node, _ in targets if node is not None}
+    needed: set[Node] = set()
+    state: dict[Node, int] = {}  # 1 = on the stack, 2 = finished
+    for root, _ in roots:
+        if root is None or root in state:
+            continue
+        stack = [(root, iter(root.next_functions))]
+        state[root] = 1
+        while stack:
+            node, children = stack[-1]
+            advanced = False
+            for child, _ in children:
+                if child is not None and child not in state:
+                    state[child] = 1
+                    stack.append((child, iter(child.next_functions)))
+                    advanced = True
+                    break
+            if advanced:
+                continue
+            stack.pop()
+            state[node] = 2
+            if node in target_nodes or any(
+                    c in needed for c, _ in node.next_functions if c is not None):
+                needed.add(node)
+    return needed
+
+
+def _accumulate(buffer: list[Tensor | None], index: int, grad: Tensor) -> None:
+    old = buffer[index]
+    buffer[index] = grad if old is None else old + grad
+
+
+def _validate(node: Node, grads: tuple[Tensor | None, ...]) -> list[Tensor | None]:
+    """Reduce each gradient to its input's shape and dtype (torch's validate_outputs)."""
+    out = list(grads)
+    metas = node.input_meta
+    for i, g in enumerate(out):
+        if g is None or i >= len(metas) or metas[i] is None:
+            continue
+        shape, dtype = metas[i]
+        if g.array.shape != shape:
+            if not is_expandable_to(shape, g.array.shape):
+                raise TorchRuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(g.array.shape)} but expected shape compatible with {list(shape)}")
+            dims = sum_to_dims(g.array.shape, shape)
+            if dims:
+                g = g.sum(dim=dims, keepdim=True)
+            if g.array.shape != shape:
+                g = g.view(shape)
+        if g.dtype is not dtype:
+            g = g.to(dtype)
+        out[i] = g
+    return out
+
+
+def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_graph: bool,
+         targets: list[Edge] | None, accumulate: bool,
+         inputs: list[Tensor] | None = None) -> list[Tensor | None]:
+    deps = _dependencies(roots)
+    needed = None if targets is None else _needed(roots, targets)
+    # autograd.grad captures what arrives at each target edge instead of accumulating
+    capture: dict[tuple[Node, int], list[int]] = {}
+    captured: list[Tensor | None] = []
+    if targets is not None and not accumulate:
+        for i, (node, nr) in enumerate(targets):
+            capture.setdefault((node, nr), []).append(i)
+            captured.append(None)
+    target_nodes = {node for node, _ in targets} if targets is not None else set()
+
+    buffers: dict[Node, list[Tensor | None]] = {}
+    ready: list[tuple[int, int, Node]] = []
+    order = 0
+    for (node, nr), g in zip(roots, grads):
+        if node is None:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * max(1, len(node.output_meta))
+        _accumulate(buf, nr, g)
+    for node in buffers:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node.sequence_nr, order, node))
+            order += 1
+
+    with set_grad_enabled(create_graph):
+        for observer in OBSERVERS:
+            observer("backward_begin", roots=roots, grads=grads)
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            buf = buffers.pop(node)
+            buf = _call_pre_hooks(node, buf)
+            if capture:
+                for nr, g in enumerate(buf):
+                    for i in capture.get((node, nr), ()):
+                        captured[i] = g
+            if needed is not None and node not in needed:
+                continue
+            if isinstance(node, AccumulateGrad):
+                if not accumulate or (targets is not None and node not in target_nodes):
+                    continue
+                before = node.variable.grad
+                node.apply(buf)
+                for observer in OBSERVERS:
+                    observer("accumulate", node=node, grad=buf[0], before=before)
+                _call_post_hooks(node, (), buf)
+                continue
+            if targets is not None and accumulate and node in target_nodes and inputs:
+                # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
+                for t in inputs:
+                    if t.grad_fn is node and buf[t.output_nr] is not None:
+                        g = buf[t.output_nr]
+                        t.grad = g.detach_copy() if t.grad is None else t.grad + g
+            grads_in = node.apply(buf)
+            if not retain_graph:
+                node.release()
+            grads_in = _validate(node, grads_in)
+            _call_post_hooks(node, grads_in, buf)
+            for observer in OBSERVERS:
+                observer("node", node=node, grad_outputs=buf, grad_inputs=grads_in)
+            for (nxt, nr), g in zip(node.next_functions, grads_in):
+                if nxt is None:
+                    continue
+                nbuf = buffers.get(nxt)
+                if nbuf is None:
+                    nbuf = buffers[nxt] = [None] * max(1, len(nxt.output_meta))
+                if g is not None:
+                    _accumulate(nbuf, nr, g)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    heapq.heappush(ready, (-nxt.sequence_nr, order, nxt))
+                    order += 1
+        for observer in OBSERVERS:
+            observer("backward_end")
+    return captured
+
+
+def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:
+    """Tensor hooks, retain_grad, then the node's own pre-hooks, in torch's order."""
+    if isinstance(node, AccumulateGrad):
+        hooks = node.variable._hooks
+        if hooks and buf[0] is not None:
+            for hook in list(hooks):
+                new = hook(buf[0])
+                if new is not None:
+                    buf[0] = new
+    if node.tensor_pre_hooks:
+        for nr, hooks in node.tensor_pre_hooks.items():
+            for hook in list(hooks):
+                if buf[nr] is None:
+                    continue
+                new = hook(buf[nr])
+                if new is not None:
+                    buf[nr] = new
+    if node.retains_grad_hooks:
+        for nr, ref in node.retains_grad_hooks.items():
+            t = ref()
+            g = buf[nr]
+            if t is None or g is None or t.grad_fn is not node:
+                continue
+            t.grad = g.detach_copy() if t.grad is None else t.grad + g
+    if node.pre_hooks:
+        for hook in list(node.pre_hooks):
+            new = hook(tuple(buf))
+            if new is not None:
+                buf = list(new)
+    return buf
+
+
+def _call_post_hooks(node: Node, grads_in: Sequence[Tensor | None],
+                     grads_out: Sequence[Tensor | None]) -> None:
+    if node.hooks:
+        for hook in list(node.hooks):
+            hook(tuple(grads_in), tuple(grads_out))

@@ -1,0 +1,97 @@
+"""torch dtypes over numpy dtypes, and torch's type-promotion rules."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class DType:
+    """A torch dtype: prints as `torch.float32`, backed by a numpy dtype."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "tensor_type")
+
+    def __init__(self, name: str, np_dtype: type, tensor_type: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_signed = self.np.kind in "fi"
+        self.itemsize = self.np.itemsize
+        self.tensor_type = tensor_type  # legacy name torch uses in messages: FloatTensor
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    @property
+    def category(self) -> int:
+        """0 bool, 1 integer, 2 floating: promotion across categories goes upward."""
+        return 2 if self.is_floating_point else 0 if self.name == "bool" else 1
+
+
+float16 = DType("float16", np.float16, "HalfTensor")
+float32 = DType("float32", np.float32, "FloatTensor")
+float64 = DType("float64", np.float64, "DoubleTensor")
+uint8 = DType("uint8", np.uint8, "ByteTensor")
+int8 = DType("int8", np.int8, "CharTensor")
+int16 = DType("int16", np.int16, "ShortTensor")
+int32 = DType("int32", np.int32, "IntTensor")
+int64 = DType("int64", np.int64, "LongTensor")
+bool_ = DType("bool", np.bool_, "BoolTensor")
+
+ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
+BY_NAME: dict[str, DType] = {d.name: d for d in ALL}
+# torch's aliases: torch.float is float32, torch.long is int64, ...
+ALIASES: dict[str, DType] = {
+    **BY_NAME, "float": float32, "double": float64, "half": float16, "long": int64,
+    "int": int32, "short": int16,
+}
+_BY_NP: dict[np.dtype, DType] = {d.np: d for d in ALL}
+
+DEFAULT_FLOAT = float32
+
+
+def from_numpy(np_dtype: np.dtype) -> DType:
+    return _BY_NP[np.dtype(np_dtype)]
+
+
+def promote(a: DType, b: DType) -> DType:
+    """torch.promote_types for two dtypes."""
+    if a is b:
+        return a
+    if a.is_floating_point != b.is_floating_point:  # int + float is that float (numpy widens)
+        return a if a.is_floating_point else b
+    return _BY_NP[np.promote_types(a.np, b.np)]
+
+
+def scalar_dtype(value: bool | int | float) -> DType:
+    """The dtype torch gives a Python number wrapped as a tensor."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    return DEFAULT_FLOAT
+
+
+def result_type(tensors: list[tuple[DType, int]], scalars: list[bool | int | float]) -> DType:
+    """torch.result_type: dimensioned tensors outrank 0-dim tensors outrank Python scalars,
+    except that a higher category (bool < int < float) always wins.
+
+    `tensors` holds (dtype, ndim) pairs.
+    """
+    dim = zero = wrapped = None
+    for dtype, ndim in tensors:
+        if ndim > 0:
+            dim = dtype if dim is None else promote(dim, dtype)
+        else:
+            zero = dtype if zero is None else promote(zero, dtype)
+    for value in scalars:
+        dtype = scalar_dtype(value)
+        wrapped = dtype if wrapped is None else promote(wrapped, dtype)
+    return _combine(dim, _combine(zero, wrapped))
+
+
+def _combine(higher: DType | None, lower: DType | None) -> DType | None:
+    """torch's combine_categories: `lower` only matters when its category is higher."""
+    if higher is None:
+        return lower
+    if lower is None or higher.category >= lower.category:
+        return higher
+    return promote(higher, lower)

@@ -1,0 +1,51 @@
+"""Global grad mode: whether ops record nodes (`torch.no_grad`, `enable_grad`, ...)."""
+from __future__ import annotations
+
+
+class _GradMode:
+    __slots__ = ("enabled",)
+
+    def __init__(self) -> None:
+        self.enabled = True
+
+
+GRAD_MODE = _GradMode()
+
+
+def is_grad_enabled() -> bool:
+    return GRAD_MODE.enabled
+
+
+class set_grad_enabled:  # noqa: N801 - torch's name
+    """Sets grad mode on construction (like torch) and restores the previous mode on exit."""
+
+    __slots__ = ("prev",)
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = GRAD_MODE.enabled
+        GRAD_MODE.enabled = bool(mode)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        GRAD_MODE.enabled = self.prev
+
+
+class no_grad:  # noqa: N801 - torch's name
+    """Context manager that turns recording off; nests and restores like torch."""
+
+    __slots__ = ("prev",)
+    mode = False
+
+    def __enter__(self) -> None:
+        self.prev = GRAD_MODE.enabled
+        GRAD_MODE.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        GRAD_MODE.enabled = self.prev
+
+
+class enable_grad(no_grad):  # noqa: N801 - torch's name
+    __slots__ = ()
+    mode = True

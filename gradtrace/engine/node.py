@@ -1,0 +1,258 @@
+"""Graph nodes: `Node` (a recorded op's backward), `AccumulateGrad`, and saved tensors.
+
+An op is one `Function` subclass named after the node torch records
+(`MulBackward0`): its `forward` computes the result and saves what `backward`
+needs; its `backward` maps the output gradient(s) to input gradients using
+tensor ops, so that `create_graph=True` records the backward pass itself.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import TorchRuntimeError
+from .grad_mode import GRAD_MODE
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+_sequence = itertools.count()
+ACCUMULATE_SEQUENCE_NR = 2**64 - 1  # torch runs AccumulateGrad as soon as it is ready
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved (torch's SavedVariable).
+
+    A saved output keeps only its data, not the tensor, so the graph has no cycle;
+    unpacking it gives a tensor whose grad_fn is the saving node, like torch.
+    """
+
+    __slots__ = ("tensor", "version", "is_output", "output_nr")
+
+    def __init__(self, tensor: Tensor, is_output: bool):
+        self.tensor = tensor.detach() if is_output else tensor
+        self.version = tensor._version_counter.value
+        self.is_output = is_output
+        self.output_nr = tensor.output_nr
+
+    def unpack(self, node: Node) -> Tensor:
+        tensor = self.tensor
+        if tensor._version_counter.value != self.version:
+            raise TorchRuntimeError(version_error(tensor, self, node))
+        if self.is_output and GRAD_MODE.enabled:
+            # torch re-attaches a saved output to the node that saved it
+            out = tensor.detach()
+            out.requires_grad = True
+            out.grad_fn = node
+            out.output_nr = self.output_nr
+            return out
+        return tensor
+
+
+def version_error(tensor: Tensor, saved: SavedTensor, node: Node) -> str:
+    grad_fn = node if saved.is_output else tensor.grad_fn
+    which = ""
+    if grad_fn is not None:
+        short = re.sub(r"Backward\d*$", "", grad_fn.name())
+        which = f", which is output {saved.output_nr} of {short},"
+    shape = ", ".join(str(s) for s in tensor.array.shape)
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [torch.{tensor.dtype.tensor_type} [{shape}]]{which} is at version "
+        f"{tensor._version_counter.value}; expected version {saved.version} instead. Hint: "
+        "enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+
+class Node:
+    """A node of the backward graph (torch's `grad_fn`)."""
+
+    __slots__ = (
+        "next_functions", "sequence_nr", "saved", "released", "input_meta", "output_meta",
+        "pre_hooks", "hooks", "tensor_pre_hooks", "retains_grad_hooks", "attrs",
+        "__weakref__",
+    )
+
+    def __init__(self) -> None:
+        self.next_functions: tuple[tuple[Node | None, int], ...] = ()
+        self.sequence_nr = next(_sequence)
+        self.saved: dict[str, SavedTensor | None] | None = None
+        self.released = False
+        self.input_meta: tuple[tuple[tuple[int, ...], Any] | None, ...] = ()
+        self.output_meta: tuple[tuple[tuple[int, ...], Any], ...] = ()
+        self.pre_hooks: list | None = None
+        self.hooks: list | None = None
+        self.tensor_pre_hooks: dict[int, list] | None = None
+        self.retains_grad_hooks: dict[int, Any] | None = None
+        self.attrs: dict[str, Any] | None = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    # -- saved tensors -----------------------------------------------------
+
+    def unpack(self, key: str) -> Tensor | None:
+        """The saved tensor `key`, checked against in-place changes and freeing."""
+        if self.released:
+            raise TorchRuntimeError(FREED_MESSAGE)
+        saved = self.saved.get(key) if self.saved else None
+        return None if saved is None else saved.unpack(self)
+
+    def saved_names(self) -> list[str]:
+        names = list(self.saved or ()) + list(self.attrs or ())
+        return sorted(names)
+
+    def release(self) -> None:
+        """Free saved tensors after backward (what retain_graph=False does)."""
+        if self.saved:
+            self.released = True
+            self.saved = None
+
+    def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        raise NotImplementedError
+
+    def needs_input_grad(self, i: int) -> bool:
+        return self.next_functions[i][0] is not None
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: adds the incoming gradient into `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor):
+        super().__init__()
+        self.sequence_nr = ACCUMULATE_SEQUENCE_NR
+        self.variable = variable
+        self.input_meta = ((variable.array.shape, variable.dtype),)
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        new = grads[0]
+        if new is None:
+            return ()
+        var = self.variable
+        if var.grad is None:
+            var.grad = new if GRAD_MODE.enabled else new.detach_copy()
+        elif GRAD_MODE.enabled:
+            var.grad = var.grad + new
+        else:
+            np.add(var.grad.array, new.array, out=var.grad.array, casting="unsafe")
+        return ()
+
+
+class Function(Node):
+    """A differentiable op: `apply` runs `forward` and records the node when grad is needed.
+
+    Subclasses define `forward(*inputs, **params) -> np.ndarray` (inputs are Tensors, in
+    next_functions order; call `self.save(...)`) and `backward(grad) -> grads per input`.
+    Multi-output ops set `multi_output = True`: forward returns a list of arrays,
+    backward receives one gradient per output (zeros where none flowed).
+    """
+
+    __slots__ = ("recording",)
+    multi_output = False
+    # Outputs that are views of the first input share its version counter and base.
+    returns_view = False
+
+    def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
+        if self.recording:
+            if self.saved is None:
+                self.saved = {}
+            self.saved[key] = None if tensor is None else SavedTensor(tensor, is_output)
+
+    def save_attr(self, **attrs: Any) -> None:
+        """Non-tensor values backward needs (dim, exponent, ...), shown as `_saved_*`."""
+        if self.recording:
+            if self.attrs is None:
+                self.attrs = attrs
+            else:
+                self.attrs.update(attrs)
+
+    def forward(self, *inputs: Any, **params: Any) -> Any:
+        raise NotImplementedError
+
+    def backward(self, *grads: Tensor) -> Any:
+        raise NotImplementedError
+
+    def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        if self.multi_output:
+            full = []
+            for grad, (shape, dtype) in zip(grads, self.output_meta):
+                full.append(grad if grad is not None else _zeros(shape, dtype))
+            result = self.backward(*full)
+        else:
+            if grads[0] is None:
+                return (None,) * len(self.next_functions)
+            result = self.backward(grads[0])
+        if not isinstance(result, tuple):
+            result = (result,)
+        return result
+
+    @classmethod
+    def call(cls, *inputs: Tensor, **params: Any) -> Any:
+        """Run the op on tensors; record the node if grad mode is on and an input requires grad."""
+        from .tensor import Tensor, gradient_edge
+
+        node = cls.__new__(cls)
+        recording = GRAD_MODE.enabled
+        if recording:
+            for t in inputs:
+                if t is not None and t.requires_grad:
+                    break
+            else:
+                recording = False
+        node.recording = recording
+        if recording:
+            Node.__init__(node)
+        data = node.forward(*inputs, **params)
+        arrays = data if cls.multi_output else (data,)
+        outs = []
+        for nr, array in enumerate(arrays):
+            out = Tensor._wrap(array)
+            if cls.returns_view:
+                base = inputs[0]
+                out._version_counter = base._version_counter
+                out._base = base._base if base._base is not None else base
+            if recording:
+                out.requires_grad = True
+                out.grad_fn = node
+                out.output_nr = nr
+            outs.append(out)
+        if recording:
+            node.next_functions = tuple(
+                (None, 0) if t is None or not t.requires_grad else gradient_edge(t)
+                for t in inputs
+            )
+            node.input_meta = tuple(
+                None if t is None else (t.array.shape, t.dtype) for t in inputs
+            )
+            node.output_meta = tuple((o.array.shape, o.dtype) for o in outs)
+            node.after_forward(outs)
+        return outs if cls.multi_output else outs[0]
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        """Save outputs (e.g. `result`) once they exist; default: nothing."""
+
+
+def _zeros(shape: tuple[int, ...], dtype: Any) -> Tensor:
+    from .tensor import Tensor
+
+    return Tensor._wrap(np.zeros(shape, dtype=dtype.np))

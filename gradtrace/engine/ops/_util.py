@@ -1,0 +1,120 @@
+"""Helpers shared by the op families: operand promotion and in-place application."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from .. import dtypes
+from ..dtypes import DType
+from ..grad_mode import GRAD_MODE
+from ..node import Function
+from ..shapes import broadcast_shapes
+from ..tensor import Tensor, as_tensor_operand
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def result_dtype(*ts: Tensor) -> DType:
+    """torch.result_type over tensors, wrapped Python numbers ranking lowest."""
+    tensors = []
+    scalars = []
+    for t in ts:
+        if t._wrapped:
+            scalars.append(t.array.item())
+        else:
+            tensors.append((t.dtype, t.array.ndim))
+    return dtypes.result_type(tensors, scalars)
+
+
+def binary_operands(a: Any, b: Any) -> tuple[Tensor, Tensor, DType]:
+    """Both operands as tensors plus their common dtype; checks that they broadcast."""
+    ta = as_tensor_operand(a)
+    tb = as_tensor_operand(b)
+    if ta.array.shape != tb.array.shape and not (tb._wrapped or ta._wrapped):
+        broadcast_shapes(ta.array.shape, tb.array.shape)
+    if ta.dtype is tb.dtype and not ta._wrapped and not tb._wrapped:
+        return ta, tb, ta.dtype
+    return ta, tb, result_dtype(ta, tb)
+
+
+def cast(array: np.ndarray, dtype: DType) -> np.ndarray:
+    return array if array.dtype == dtype.np else array.astype(dtype.np)
+
+
+def float_dtype(dtype: DType) -> DType:
+    """The dtype of a floating op (exp, sqrt, /) on `dtype`: ints become the default float."""
+    return dtype if dtype.is_floating_point else dtypes.DEFAULT_FLOAT
+
+
+def cast_name(dtype: DType) -> str:
+    return dtype.tensor_type[: -len("Tensor")]
+
+
+def check_inplace(self: Tensor) -> None:
+    """torch's checks before an in-place op on `self`."""
+    if GRAD_MODE.enabled and self.requires_grad:
+        if self.grad_fn is None:
+            if self._base is not None:
+                raise TorchRuntimeError(VIEW_OF_LEAF_INPLACE)
+            raise TorchRuntimeError(LEAF_INPLACE)
+        if self._base is not None and self.grad_fn.multi_output:
+            name = self.grad_fn.name()
+            raise TorchRuntimeError(
+                f"Output {self.output_nr} of {name} is a view and is being modified inplace. "
+                "This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    if self._base is not None and GRAD_MODE.enabled:
+        base = self._base
+        if base.requires_grad and base.grad_fn is None:
+            raise TorchRuntimeError(VIEW_OF_LEAF_INPLACE)
+
+
+def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any) -> Tensor:
+    """Run `op` out of place, write the result into `self`, bump its version, rebase history.
+
+    The node saves a snapshot of `self` as it was (torch's `original_self`), so
+    backward is unaffected by the write itself.
+    """
+    check_inplace(self)
+    recording = GRAD_MODE.enabled and (
+        self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others))
+    if recording:
+        source = Tensor._wrap(self.array.copy())
+        source.requires_grad = self.requires_grad
+        source.grad_fn = self.grad_fn
+        source.output_nr = self.output_nr
+        source._accumulator = self._accumulator
+    else:
+        source = self
+    out = op.call(source, *others, **params)
+    if not np.can_cast(out.dtype.np, self.dtype.np, "same_kind") and not (
+            out.dtype.is_floating_point and self.dtype.is_floating_point):
+        raise TorchRuntimeError(
+            f"result type {cast_name(out.dtype)} can't be cast to the desired output type "
+            f"{cast_name(self.dtype)}")
+    if out.array.shape != self.array.shape:
+        raise TorchRuntimeError(
+            f"output with shape [{', '.join(map(str, self.array.shape))}] doesn't match the "
+            f"broadcast shape [{', '.join(map(str, out.array.shape))}]")
+    np.copyto(self.array, out.array, casting="unsafe")
+    self._version_counter.value += 1
+    node = out.grad_fn
+    if node is not None:
+        if self._base is not None:
+            from .views import rebase_view
+
+            rebase_view(self, node)
+        else:
+            self.grad_fn = node
+            self.requires_grad = True
+            self.output_nr = 0
+        for saved in (node.saved or {}).values():
+            if saved is not None and saved.is_output:
+                saved.tensor = self.detach()
+                saved.version = self._version_counter.value
+    return self

@@ -1,0 +1,375 @@
+"""Elementwise arithmetic: + - * / ** and their in-place forms, plus comparisons."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from ..dtypes import bool_
+from ..node import Function
+from ..tensor import Tensor, as_tensor_operand
+from ._util import apply_inplace, binary_operands, cast, float_dtype, result_dtype
+
+
+class AddBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
+        self.save_attr(alpha=alpha)
+        _, _, dtype = binary_operands(a, b)
+        other = b.array if alpha == 1 else b.array * alpha
+        return np.add(a.array, other, dtype=dtype.np, casting="unsafe")
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+        alpha = self.attrs["alpha"]
+        return grad, grad if alpha == 1 else grad * alpha
+
+
+class SubBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
+        if a.dtype is bool_ and b.dtype is bool_:
+            raise TorchRuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                "Use the `^` or `logical_xor()` operator instead.")
+        self.save_attr(alpha=alpha)
+        _, _, dtype = binary_operands(a, b)
+        other = b.array if alpha == 1 else b.array * alpha
+        return np.subtract(a.array, other, dtype=dtype.np, casting="unsafe")
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+        alpha = self.attrs["alpha"]
+        return grad, -grad if alpha == 1 else -grad * alpha
+
+
+class RsubBackward1(Function):
+    """`number - tensor`: one input, the tensor."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, number: Tensor, alpha: Any = 1) -> np.ndarray:
+        self.save_attr(alpha=alpha)
+        dtype = result_dtype(a, number)
+        return np.subtract(number.array, a.array, dtype=dtype.np, casting="unsafe")
+
+    def backward(self, grad: Tensor) -> Tensor:
+        alpha = self.attrs["alpha"]
+        return -grad if alpha == 1 else -grad * alpha
+
+
+class MulBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
+        _, _, dtype = binary_operands(a, b)
+        self.save("self", a if b.requires_grad else None)
+        self.save("other", b if a.requires_grad else None)
+        return np.multiply(a.array, b.array, dtype=dtype.np, casting="unsafe")
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        ga = grad * self.unpack("other") if self.needs_input_grad(0) else None
+        gb = grad * self.unpack("self") if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+class DivBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
+        _, _, dtype = binary_operands(a, b)
+        dtype = float_dtype(dtype)
+        self.save("self", a if b.requires_grad else None)
+        self.save("other", b if (a.requires_grad or b.requires_grad) else None)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.true_divide(a.array, b.array, dtype=dtype.np, casting="unsafe")
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        other = self.unpack("other")
+        ga = grad / other if self.needs_input_grad(0) else None
+        gb = -grad * ((self.unpack("self") / other) / other) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+class NegBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if a.dtype is bool_:
+            raise TorchRuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        return np.negative(a.array)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return -grad
+
+
+class PowBackward0(Function):
+    """`tensor ** number`."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, exponent: Tensor) -> np.ndarray:
+        value = exponent.array.item()
+        self.save("self", a)
+        self.save_attr(exponent=value)
+        dtype = result_dtype(a, exponent)
+        if not dtype.is_floating_point and isinstance(value, int) and value < 0:
+            raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.power(cast(a.array, dtype), cast(exponent.array, dtype))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        exponent = self.attrs["exponent"]
+        self_ = self.unpack("self")
+        if exponent == 0:
+            from .creation import zeros_like
+
+            return zeros_like(self_)
+        return grad * (exponent * self_.pow(exponent - 1))
+
+
+class PowBackward1(Function):
+    """`tensor ** tensor`."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, exponent: Tensor) -> np.ndarray:
+        _, _, dtype = binary_operands(a, exponent)
+        self.save("self", a)
+        self.save("exponent", exponent)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.power(cast(a.array, dtype), cast(exponent.array, dtype))
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .reductions import where
+
+        self_, exponent = self.unpack("self"), self.unpack("exponent")
+        ga = gb = None
+        if self.needs_input_grad(0):
+            ga = where(exponent == 0.0, Tensor.scalar(0.0),
+                       grad * (exponent * self_.pow(exponent - 1)))
+        if self.needs_input_grad(1):
+            result = self.unpack("result")
+            cond = (self_ == 0) & (exponent >= 0)
+            gb = grad * where(cond, Tensor.scalar(0.0), result * self_.log())
+        return ga, gb
+
+
+class PowBackward2(Function):
+    """`number ** tensor`: one input, the exponent."""
+
+    __slots__ = ()
+
+    def forward(self, exponent: Tensor, base: Tensor) -> np.ndarray:
+        self.save("exponent", exponent)
+        self.save_attr(self=base.array.item())
+        dtype = result_dtype(base, exponent)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.power(cast(base.array, dtype), cast(exponent.array, dtype))
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        base = self.attrs["self"]
+        if base == 0:
+            from .reductions import where
+
+            exponent = self.unpack("exponent")
+            return grad * where(exponent >= 0, Tensor.scalar(0.0), self.unpack("result") * 0.0)
+        return grad * (self.unpack("result") * float(np.log(base)))
+
+
+class RemainderBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
+        _, _, dtype = binary_operands(a, b)
+        self.save("other", b if b.requires_grad else None)
+        self.save("self", a if b.requires_grad else None)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.remainder(cast(a.array, dtype), cast(b.array, dtype))
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .unary import floor
+
+        ga = grad if self.needs_input_grad(0) else None
+        gb = None
+        if self.needs_input_grad(1):
+            gb = -grad * floor(self.unpack("self") / self.unpack("other"))
+        return ga, gb
+
+
+def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
+    if isinstance(a, Tensor):
+        return AddBackward0.call(a, as_tensor_operand(b), alpha=alpha)
+    return AddBackward0.call(b, as_tensor_operand(a), alpha=alpha)
+
+
+def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
+    if not isinstance(a, Tensor):
+        return rsub(b, a, alpha=alpha)
+    return SubBackward0.call(a, as_tensor_operand(b), alpha=alpha)
+
+
+def rsub(a: Tensor, b: Any, *, alpha: Any = 1) -> Tensor:
+    """`b - a` where `a` is the tensor (torch.rsub)."""
+    if isinstance(b, Tensor):
+        return SubBackward0.call(b, a, alpha=alpha)
+    return RsubBackward1.call(a, Tensor.scalar(b), alpha=alpha)
+
+
+def mul(a: Any, b: Any) -> Tensor:
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    return MulBackward0.call(a, as_tensor_operand(b))
+
+
+def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if not isinstance(a, Tensor):
+        return rdiv(b, a)
+    if rounding_mode is not None:
+        return floor_divide(a, b) if rounding_mode == "floor" else _trunc_divide(a, b)
+    return DivBackward0.call(a, as_tensor_operand(b))
+
+
+def rdiv(a: Tensor, b: Any) -> Tensor:
+    """`b / a` where `a` is the tensor: torch computes `a.reciprocal() * b`."""
+    from .unary import reciprocal
+
+    if isinstance(b, Tensor):
+        return DivBackward0.call(b, a)
+    return mul(reciprocal(a), b)
+
+
+def neg(a: Tensor) -> Tensor:
+    return NegBackward0.call(a)
+
+
+def pow(a: Any, exponent: Any) -> Tensor:
+    if not isinstance(a, Tensor):
+        return rpow(exponent, a)
+    if isinstance(exponent, Tensor):
+        return PowBackward1.call(a, exponent)
+    return PowBackward0.call(a, as_tensor_operand(exponent))
+
+
+def rpow(a: Tensor, base: Any) -> Tensor:
+    """`base ** a` where `a` is the tensor."""
+    if isinstance(base, Tensor):
+        return PowBackward1.call(base, a)
+    return PowBackward2.call(a, Tensor.scalar(base))
+
+
+def remainder(a: Any, b: Any) -> Tensor:
+    if not isinstance(a, Tensor):
+        a = Tensor.scalar(a)
+    return RemainderBackward0.call(a, as_tensor_operand(b))
+
+
+def floor_divide(a: Any, b: Any) -> Tensor:
+    """`a // b`: not differentiable in torch (the result never requires grad)."""
+    ta, tb, dtype = binary_operands(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.floor_divide(cast(ta.array, dtype), cast(tb.array, dtype))
+    return Tensor._wrap(out)
+
+
+def _trunc_divide(a: Any, b: Any) -> Tensor:
+    ta, tb, dtype = binary_operands(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.trunc(np.true_divide(ta.array, tb.array)).astype(dtype.np)
+    return Tensor._wrap(out)
+
+
+# -- in-place forms: same nodes, written into self ---------------------------
+
+
+def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    return apply_inplace(AddBackward0, self, as_tensor_operand(other), alpha=alpha)
+
+
+def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    return apply_inplace(SubBackward0, self, as_tensor_operand(other), alpha=alpha)
+
+
+def mul_(self: Tensor, other: Any) -> Tensor:
+    return apply_inplace(MulBackward0, self, as_tensor_operand(other))
+
+
+def div_(self: Tensor, other: Any) -> Tensor:
+    return apply_inplace(DivBackward0, self, as_tensor_operand(other))
+
+
+def pow_(self: Tensor, exponent: Any) -> Tensor:
+    if isinstance(exponent, Tensor):
+        return apply_inplace(PowBackward1, self, exponent)
+    return apply_inplace(PowBackward0, self, as_tensor_operand(exponent))
+
+
+# -- comparisons and logic: bool results, never recorded ---------------------
+
+
+def _compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
+    ta, tb, dtype = binary_operands(a, b)
+    return Tensor._wrap(ufunc(cast(ta.array, dtype), cast(tb.array, dtype)))
+
+
+def eq(a: Any, b: Any) -> Tensor:
+    return _compare(np.equal, a, b)
+
+
+def ne(a: Any, b: Any) -> Tensor:
+    return _compare(np.not_equal, a, b)
+
+
+def lt(a: Any, b: Any) -> Tensor:
+    return _compare(np.less, a, b)
+
+
+def le(a: Any, b: Any) -> Tensor:
+    return _compare(np.less_equal, a, b)
+
+
+def gt(a: Any, b: Any) -> Tensor:
+    return _compare(np.greater, a, b)
+
+
+def ge(a: Any, b: Any) -> Tensor:
+    return _compare(np.greater_equal, a, b)
+
+
+def _bitwise(ufunc: np.ufunc, name: str, a: Any, b: Any) -> Tensor:
+    ta, tb, dtype = binary_operands(a, b)
+    if dtype.is_floating_point:
+        raise TorchRuntimeError(f'"{name}_cpu" not implemented for \'{dtype.tensor_type[:-6]}\'')
+    return Tensor._wrap(ufunc(cast(ta.array, dtype), cast(tb.array, dtype)))
+
+
+def bitwise_and(a: Any, b: Any) -> Tensor:
+    return _bitwise(np.bitwise_and, "bitwise_and", a, b)
+
+
+def bitwise_or(a: Any, b: Any) -> Tensor:
+    return _bitwise(np.bitwise_or, "bitwise_or", a, b)
+
+
+def bitwise_xor(a: Any, b: Any) -> Tensor:
+    return _bitwise(np.bitwise_xor, "bitwise_xor", a, b)
+
+
+def bitwise_not(a: Tensor) -> Tensor:
+    if a.dtype.is_floating_point:
+        raise TorchRuntimeError(
+            f"\"bitwise_not_cpu\" not implemented for '{a.dtype.tensor_type[:-6]}'")
+    return Tensor._wrap(np.invert(a.array))
+
+
+def logical_not(a: Tensor) -> Tensor:
+    return Tensor._wrap(np.logical_not(a.array))

@@ -1,0 +1,266 @@
+"""Tensor constructors: tensor, zeros, ones, full, arange, linspace, eye, *_like, rand/randn.
+
+rand/randn draw from numpy's generator (seeded by manual_seed): the same shapes and
+distributions as torch, not torch's numbers.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .. import dtypes
+from ..dtypes import DType
+from ..node import Function
+from ..shapes import size_args
+from ..tensor import Tensor, type_name
+
+WARNINGS: list[str] = []  # UserWarnings torch would print; the interpreter sends them to stderr
+COPY_CONSTRUCT_WARNING = (
+    "UserWarning: To copy construct from a tensor, it is recommended to use "
+    "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+    "rather than torch.tensor(sourceTensor).")
+
+
+class _Random:
+    __slots__ = ("rng",)
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng()
+
+
+RANDOM = _Random()
+
+
+def manual_seed(seed: int) -> None:
+    RANDOM.rng = np.random.default_rng(int(seed))
+
+
+def _infer(data: Any, depth: int = 0) -> tuple[list[int], DType | None]:
+    """Shape and dtype of nested Python data, with torch's messages for ragged input."""
+    if isinstance(data, Tensor):
+        return list(data.shape), data.dtype
+    if isinstance(data, bool):
+        return [], dtypes.bool_
+    if isinstance(data, int):
+        return [], dtypes.int64
+    if isinstance(data, float):
+        return [], dtypes.DEFAULT_FLOAT
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return [0], None
+        shapes_dtypes = [_infer(item, depth + 1) for item in data]
+        first = shapes_dtypes[0][0]
+        dtype = None
+        for shape, dt in shapes_dtypes:
+            if shape != first:
+                got = shape[0] if shape else 0
+                raise TorchValueError(
+                    f"expected sequence of length {first[0] if first else 0} at dim "
+                    f"{depth + 1} (got {got})")
+            if dt is not None:
+                dtype = dt if dtype is None else _promote_infer(dtype, dt)
+        return [len(data)] + first, dtype
+    raise TorchTypeError(f"Could not infer dtype of {type_name(data)}")
+
+
+def _promote_infer(a: DType, b: DType) -> DType:
+    if a.is_floating_point or b.is_floating_point:
+        if a.is_floating_point and b.is_floating_point:
+            return dtypes.promote(a, b)
+        return a if a.is_floating_point else b
+    return dtypes.promote(a, b)
+
+
+def _flatten(data: Any, out: list) -> None:
+    if isinstance(data, Tensor):
+        out.extend(data.array.reshape(-1).tolist())
+    elif isinstance(data, (list, tuple)):
+        for item in data:
+            _flatten(item, out)
+    else:
+        out.append(data)
+
+
+def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False,
+           device: Any = None) -> Tensor:
+    """torch.tensor: always copies; infers float32 / int64 / bool like torch."""
+    if isinstance(data, Tensor):
+        WARNINGS.append(COPY_CONSTRUCT_WARNING)
+        array = data.array.copy()
+        if dtype is not None:
+            array = array.astype(dtype.np)
+        return Tensor(array, requires_grad=requires_grad)
+    shape, inferred = _infer(data)
+    target = dtype or inferred or dtypes.DEFAULT_FLOAT
+    flat: list = []
+    _flatten(data, flat)
+    try:
+        array = np.array(flat, dtype=target.np).reshape(shape)
+    except OverflowError:
+        raise TorchRuntimeError(
+            f"value cannot be converted to type {target.name} without overflow") from None
+    if requires_grad and not target.is_floating_point:
+        raise TorchRuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients")
+    return Tensor(array, requires_grad=requires_grad)
+
+
+def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
+            requires_grad: bool) -> Tensor:
+    for s in shape:
+        if s < 0:
+            raise TorchRuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    if dtype is None:
+        dtype = dtypes.scalar_dtype(value) if not isinstance(value, float) else \
+            dtypes.DEFAULT_FLOAT
+    return Tensor(np.full(shape, value, dtype=dtype.np), requires_grad=requires_grad)
+
+
+def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
+    return _filled(size_args(size), 0.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
+
+
+def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
+    return _filled(size_args(size), 1.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
+
+
+def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
+    """Uninitialised in torch; zeros here, so runs are reproducible."""
+    return _filled(size_args(size), 0.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
+
+
+def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
+         requires_grad: bool = False, device: Any = None) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _filled(size_args((size,)), fill_value, dtype, requires_grad)
+
+
+def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise TorchTypeError(f"expected Tensor as argument 1, but got {type_name(t)}")
+    return _filled(t.shape, value, dtype or t.dtype, requires_grad)
+
+
+def zeros_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    return _like(t, 0, dtype, requires_grad)
+
+
+def ones_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    return _like(t, 1, dtype, requires_grad)
+
+
+def empty_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    return _like(t, 0, dtype, requires_grad)
+
+
+def full_like(t: Tensor, fill_value: Any, *, dtype: DType | None = None,
+              requires_grad: bool = False) -> Tensor:
+    return _like(t, fill_value, dtype, requires_grad)
+
+
+def rand_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    return rand(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def randn_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    return randn(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = None,
+           requires_grad: bool = False, device: Any = None) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise TorchRuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = dtypes.DEFAULT_FLOAT if any(isinstance(v, float) for v in values) \
+            else dtypes.int64
+    start, end, step = values
+    count = math.ceil((end - start) / step)
+    if count < 0 or (step > 0 and start > end) or (step < 0 and start < end):
+        raise TorchRuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype.is_floating_point:
+        array = (start + np.arange(count, dtype=np.float64) * step).astype(dtype.np)
+    else:
+        array = np.arange(start, end, step, dtype=dtype.np)
+    return Tensor(array, requires_grad=requires_grad)
+
+
+def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    """torch's CPU kernel: the first half counts up from start, the second down from end."""
+    dtype = dtype or dtypes.DEFAULT_FLOAT
+    if steps < 0:
+        raise TorchRuntimeError("number of steps must be non-negative")
+    ftype = dtype.np if dtype.is_floating_point else np.float64
+    idx = np.arange(steps)
+    if steps == 1:
+        array = np.array([start], dtype=ftype)
+    else:
+        lo, hi = ftype.type(start), ftype.type(end)
+        step = (hi - lo) / ftype.type(steps - 1)
+        halfway = steps // 2
+        array = np.where(idx < halfway, lo + step * idx.astype(ftype),
+                         hi - step * (steps - idx - 1).astype(ftype)).astype(ftype)
+    return Tensor(array.astype(dtype.np), requires_grad=requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
+        requires_grad: bool = False, device: Any = None) -> Tensor:
+    return Tensor(np.eye(n, m, dtype=(dtype or dtypes.DEFAULT_FLOAT).np),
+                  requires_grad=requires_grad)
+
+
+def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
+    dtype = dtype or dtypes.DEFAULT_FLOAT
+    array = RANDOM.rng.random(size_args(size)).astype(dtype.np)
+    return Tensor(array, requires_grad=requires_grad)
+
+
+def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
+    dtype = dtype or dtypes.DEFAULT_FLOAT
+    array = RANDOM.rng.standard_normal(size_args(size)).astype(dtype.np)
+    return Tensor(array, requires_grad=requires_grad)
+
+
+def randint(low: int, high: Any = None, size: Any = None, *, dtype: DType | None = None,
+            device: Any = None) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    array = RANDOM.rng.integers(low, high, size=size_args((size,)))
+    return Tensor(array.astype((dtype or dtypes.int64).np))
+
+
+class ZeroBackward0(Function):
+    """`t.zero_()`: the result does not depend on the old values."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        return np.zeros_like(a.array)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return zeros_like(grad)
+
+
+class FillBackward0(Function):
+    """`t.fill_(value)`."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, value: Any) -> np.ndarray:
+        return np.full_like(a.array, value)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return zeros_like(grad)

@@ -1,0 +1,92 @@
+"""Shapes: torch.Size, dim wrapping, broadcasting, and reducing gradients to a shape."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import TorchIndexError, TorchRuntimeError, TorchTypeError
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return int(np.prod(self, dtype=np.int64)) if self else 1
+
+    def __getitem__(self, index: Any) -> Any:
+        result = tuple.__getitem__(self, index)
+        return Size(result) if isinstance(index, slice) else result
+
+
+def wrap_dim(dim: Any, ndim: int) -> int:
+    """A possibly negative dim as an index, with torch's IndexError when out of range."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TorchTypeError(f"dim must be an int, not {type(dim).__name__}")
+    rank = max(ndim, 1)
+    if not -rank <= dim < rank:
+        raise TorchIndexError(
+            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
+            f"but got {dim})")
+    return dim % rank
+
+
+def size_args(args: tuple[Any, ...], what: str = "size") -> tuple[int, ...]:
+    """`f(2, 3)`, `f((2, 3))` and `f([2, 3])` all mean the shape (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    out = []
+    for a in args:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            name = "Tensor" if hasattr(a, "grad_fn") else type(a).__name__
+            raise TorchTypeError(
+                f"{what}(): argument '{what}' must be tuple of ints, but found element of type "
+                f"{name} at pos {len(out)}")
+        out.append(int(a))
+    return tuple(out)
+
+
+def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """numpy/torch broadcasting, with torch's message when the shapes do not fit."""
+    if a == b:
+        return a
+    n = max(len(a), len(b))
+    pa = (1,) * (n - len(a)) + tuple(a)
+    pb = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise TorchRuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {i}")
+    return tuple(out)
+
+
+def sum_to_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...]:
+    """The dims to sum (keepdim) so a `shape` gradient reduces to `target` (torch's sum_to)."""
+    lead = len(shape) - len(target)
+    dims = list(range(lead))
+    for i, t in enumerate(target):
+        if t == 1 and shape[lead + i] != 1:
+            dims.append(lead + i)
+    return tuple(dims)
+
+
+def is_expandable_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != t and s != 1:
+            return False
+    return True

@@ -1,0 +1,384 @@
+"""The Tensor: a numpy array plus torch's autograd metadata."""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from . import dtypes
+from .dtypes import DType
+from .grad_mode import GRAD_MODE
+from .node import AccumulateGrad, Node
+
+ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+NONLEAF_REQUIRES_GRAD = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+
+
+class VersionCounter:
+    """Shared by a tensor, its views and its detach()es; bumped by every in-place op."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Tensor:
+    """A torch-like tensor. `array` is the numpy data; everything else is autograd state."""
+
+    __slots__ = (
+        "array", "dtype", "requires_grad", "grad", "grad_fn", "output_nr", "_version_counter",
+        "_base", "retains_grad", "_hooks", "_accumulator", "_wrapped", "__weakref__",
+    )
+
+    def __init__(self, array: Any, dtype: DType | None = None, requires_grad: bool = False):
+        array = np.asarray(array, dtype=None if dtype is None else dtype.np)
+        self.array = array
+        self.dtype = dtypes.from_numpy(array.dtype)
+        self.requires_grad = False
+        self.grad: Tensor | None = None
+        self.grad_fn: Node | None = None
+        self.output_nr = 0
+        self._version_counter = VersionCounter()
+        self._base: Tensor | None = None
+        self.retains_grad = False
+        self._hooks: list[Callable] | None = None
+        self._accumulator: weakref.ref | None = None
+        self._wrapped = False
+        if requires_grad:
+            if not self.dtype.is_floating_point:
+                raise TorchRuntimeError(ONLY_FLOAT_GRAD)
+            self.requires_grad = True
+
+    @classmethod
+    def _wrap(cls, array: Any) -> Tensor:
+        """Fast constructor for op results: no checks, fresh metadata."""
+        if type(array) is not np.ndarray:
+            array = np.asarray(array)
+        t = cls.__new__(cls)
+        t.array = array
+        t.dtype = dtypes.from_numpy(array.dtype)
+        t.requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t.output_nr = 0
+        t._version_counter = VersionCounter()
+        t._base = None
+        t.retains_grad = False
+        t._hooks = None
+        t._accumulator = None
+        t._wrapped = False
+        return t
+
+    @classmethod
+    def scalar(cls, value: bool | int | float) -> Tensor:
+        """A Python number as torch wraps it for an op: float64/int64/bool, lowest priority."""
+        np_dtype = np.bool_ if isinstance(value, bool) else (
+            np.int64 if isinstance(value, int) else np.float64)
+        t = cls._wrap(np.asarray(value, dtype=np_dtype))
+        t._wrapped = True
+        return t
+
+    # -- attributes ---------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.array.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    @property
+    def is_view(self) -> bool:
+        return self._base is not None
+
+    def size(self, dim: int | None = None) -> Any:
+        from .shapes import Size, wrap_dim
+
+        if dim is None:
+            return Size(self.array.shape)
+        return self.array.shape[wrap_dim(dim, self.array.ndim)]
+
+    def dim(self) -> int:
+        return self.array.ndim
+
+    def numel(self) -> int:
+        return int(self.array.size)
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    # -- .data, detach, requires_grad ----------------------------------------
+
+    @property
+    def data(self) -> Tensor:
+        """Same storage, no autograd history, and its own version counter (unlike detach)."""
+        return Tensor._wrap(self.array)
+
+    @data.setter
+    def data(self, other: Tensor) -> None:
+        if not isinstance(other, Tensor):
+            raise TorchTypeError(f"Variable data has to be a tensor, but got {type_name(other)}")
+        self.array = other.array
+        self.dtype = other.dtype
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing storage and version counter (in-place changes are seen)."""
+        t = Tensor._wrap(self.array)
+        t._version_counter = self._version_counter
+        t._base = self._base if self._base is not None else None
+        return t
+
+    def detach_copy(self) -> Tensor:
+        """A detached tensor with its own copy of the data."""
+        return Tensor._wrap(self.array.copy())
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self.grad_fn is not None:
+            raise TorchRuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the Optimizer."
+                "zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self.grad_fn = None
+        self.requires_grad = False
+        self.output_nr = 0
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise TorchRuntimeError(NONLEAF_REQUIRES_GRAD)
+            return self
+        if requires_grad and not self.dtype.is_floating_point:
+            raise TorchRuntimeError("only Tensors of floating point dtype can require gradients")
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def set_requires_grad(self, value: Any) -> None:
+        """`t.requires_grad = value` from a script."""
+        if not isinstance(value, bool):
+            raise TorchTypeError(
+                f"requires_grad must be a bool, but got {type_name(value)}")
+        if self.grad_fn is not None:
+            raise TorchRuntimeError(NONLEAF_REQUIRES_GRAD)
+        self.requires_grad_(value)
+
+    def set_grad(self, value: Tensor | None) -> None:
+        """`t.grad = value`: None, or a tensor of the same shape (torch's checks)."""
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TorchTypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type_name(value)}")
+            if value.dtype is not self.dtype:
+                raise TorchTypeError(
+                    "assigned grad has data of a different type")
+            if value.shape != self.shape:
+                raise TorchRuntimeError("assigned grad has data of a different size")
+        self.grad = value
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self.retains_grad:
+            return
+        self.retains_grad = True
+        node = self.grad_fn
+        if node.retains_grad_hooks is None:
+            node.retains_grad_hooks = {}
+        node.retains_grad_hooks[self.output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """Call `hook(grad)` when this tensor's gradient is computed; a return value replaces it."""
+        if not self.requires_grad:
+            raise TorchRuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            node = self.grad_fn
+            if node.tensor_pre_hooks is None:
+                node.tensor_pre_hooks = {}
+            hooks = node.tensor_pre_hooks.setdefault(self.output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    # -- values ---------------------------------------------------------------
+
+    def item(self) -> bool | int | float:
+        if self.array.size != 1:
+            raise TorchRuntimeError(
+                f"a Tensor with {self.array.size} elements cannot be converted to Scalar")
+        return self.array.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self.array.tolist()
+
+    def __len__(self) -> int:
+        if self.array.ndim == 0:
+            raise TorchTypeError("len() of a 0-d tensor")
+        return self.array.shape[0]
+
+    def __bool__(self) -> bool:
+        if self.array.size != 1:
+            raise TorchRuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.array.reshape(()))
+
+    def __float__(self) -> float:
+        if self.array.size != 1:
+            raise TorchTypeError("only one element tensors can be converted to Python scalars")
+        return float(self.array.reshape(()))
+
+    def __int__(self) -> int:
+        if self.array.size != 1:
+            raise TorchTypeError("only one element tensors can be converted to Python scalars")
+        return int(self.array.reshape(()))
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.array.size != 1:
+            raise TorchTypeError(
+                "only integer tensors of a single element can be converted to an index")
+        return int(self.array.reshape(()))
+
+    def __format__(self, spec: str) -> str:
+        if self.array.ndim == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __repr__(self) -> str:
+        from .tensor_str import tensor_repr
+
+        grad_fn = self.grad_fn.name() if self.grad_fn is not None else None
+        return tensor_repr(self.array, self.dtype, grad_fn=grad_fn,
+                           requires_grad=self.requires_grad and grad_fn is None)
+
+    __str__ = __repr__
+
+    # -- autograd -------------------------------------------------------------
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        from .backward import backward
+
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
+                 inputs)
+
+    # -- operators (the ops live in engine/ops; these are Python's spellings) --
+
+    def __add__(self, other: Any) -> Tensor:
+        return ops.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return ops.add(self, other)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return ops.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return ops.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return ops.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return ops.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return ops.rdiv(self, other)
+
+    def __neg__(self) -> Tensor:
+        return ops.neg(self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return ops.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return ops.rpow(self, other)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return ops.matmul(self, other)
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return ops.getitem(self, index)
+
+    __hash__ = object.__hash__
+
+
+def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
+    """Where a gradient for `t` goes: its grad_fn, or its AccumulateGrad if it is a leaf."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t.output_nr)
+    if not t.requires_grad:
+        return (None, 0)
+    acc = t._accumulator() if t._accumulator is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._accumulator = weakref.ref(acc)
+    return (acc, 0)
+
+
+class RemovableHandle:
+    """What register_hook returns: `.remove()` unregisters the hook."""
+
+    __slots__ = ("hooks", "hook")
+
+    def __init__(self, hooks: list, hook: Callable):
+        self.hooks = hooks
+        self.hook = hook
+
+    def remove(self) -> None:
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+
+
+def type_name(value: Any) -> str:
+    """The Python type name a script would see for a value."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if value is None:
+        return "NoneType"
+    return type(value).__name__
+
+
+def as_tensor_operand(value: Any) -> Tensor:
+    """A tensor op's operand: tensors pass through, Python numbers become wrapped scalars."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return Tensor.scalar(value)
+    raise TorchTypeError(f"unsupported operand type: '{type_name(value)}'")
+
+
+def check_float_for_grad(dtype: DType) -> None:
+    if not dtype.is_floating_point:
+        raise TorchRuntimeError(ONLY_FLOAT_GRAD)
+
+
+from . import ops  # noqa: E402  (ops need Tensor; Tensor's operators need ops)
+
+__all__ = ["Tensor", "VersionCounter", "gradient_edge", "RemovableHandle", "TorchValueError"]

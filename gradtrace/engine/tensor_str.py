@@ -1,0 +1,191 @@
+"""Render tensors exactly as PyTorch 2.13 prints them (`repr(t)` / `print(t)`).
+
+This mirrors torch/_tensor_str.py with its default print options (precision 4,
+threshold 1000, edgeitems 3, linewidth 80).  gradtrace's output is compared byte for
+byte with real torch, so every quirk is kept on purpose: the column width is decided
+from the non-zero finite values only (so `-0.`, `nan` and `-inf` may overflow it), the
+"integer mode" test is `ceil(v) == v`, numbers go through Python's float formatting of
+the exact value, and suffixes wrap at 80 columns.
+
+The decisions are taken with a handful of numpy reductions plus Python string formatting
+of at most a few candidate values; `np.array2string` is far too slow and formats
+differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .dtypes import DType
+
+PRECISION = 4
+THRESHOLD = 1000
+EDGEITEMS = 3
+LINEWIDTH = 80
+
+_PREFIX = "tensor("
+# torch prints no dtype= suffix for the default float dtype and for these two
+_IMPLIED_DTYPES = frozenset({"float32", "int64", "bool"})
+
+_SCI = f"{{:.{PRECISION}e}}"
+_FIXED = f"{{:.{PRECISION}f}}"
+
+
+def format_size(shape: tuple[int, ...]) -> str:
+    """`str(t.shape)` in torch: `torch.Size([2, 3])`, `torch.Size([])` for a scalar."""
+    return "torch.Size([" + ", ".join(str(int(n)) for n in shape) + "])"
+
+
+def tensor_repr(
+    data: np.ndarray,
+    dtype: DType,
+    *,
+    grad_fn: str | None = None,
+    requires_grad: bool = False,
+) -> str:
+    """`repr(tensor)` as torch prints it, e.g. `tensor([1., 2.], requires_grad=True)`.
+
+    `data` holds the values (it is cast to `dtype` if its numpy dtype differs), `grad_fn`
+    is the autograd node name (`MulBackward0`) of a non-leaf, and `requires_grad` marks a
+    leaf that requires grad; torch only shows `requires_grad=True` when there is no
+    grad_fn.
+    """
+    data = np.asarray(data)
+    if data.dtype != dtype.np:
+        data = data.astype(dtype.np)
+    indent = len(_PREFIX)
+    suffixes = []
+    if data.size == 0:
+        # torch shows the shape unless it is (0,), and the dtype unless it is the
+        # default float dtype: with no elements the dtype cannot be guessed.
+        if data.ndim != 1:
+            suffixes.append("size=" + str(tuple(int(n) for n in data.shape)))
+        if dtype.name != "float32":
+            suffixes.append("dtype=torch." + dtype.name)
+        body = "[]"
+    else:
+        if dtype.name not in _IMPLIED_DTYPES:
+            suffixes.append("dtype=torch." + dtype.name)
+        body = _tensor_str(data, dtype, indent)
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(_PREFIX + body, suffixes, indent)
+
+
+def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
+    """torch's _add_suffixes: a suffix moves to its own line if it would pass column 80."""
+    parts = [tensor_str]
+    # torch's off-by-some arithmetic, kept: counts 2 more than the last line's length
+    last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def _tensor_str(data: np.ndarray, dtype: DType, indent: int) -> str:
+    """The bracketed body of a non-empty tensor, summarised past 1000 elements."""
+    if data.size > THRESHOLD:
+        # only the first and last `EDGEITEMS` entries of each long dimension are shown,
+        # and only those decide the formatting
+        summarised = [n > 2 * EDGEITEMS for n in data.shape]
+        index = [
+            [*range(EDGEITEMS), *range(n - EDGEITEMS, n)] if cut else range(n)
+            for n, cut in zip(data.shape, summarised, strict=True)
+        ]
+        data = data[np.ix_(*index)]
+    else:
+        summarised = [False] * data.ndim
+    fmt, width = _formatter(data, dtype)
+    values = data.tolist()
+    if data.ndim == 0:
+        return fmt(values)
+    return _nested_str(values, data.ndim, indent, summarised, fmt, width)
+
+
+def _nested_str(
+    values: list,
+    dim: int,
+    indent: int,
+    summarised: list[bool],
+    fmt: Callable[[object], str],
+    width: int,
+) -> str:
+    """torch's _tensor_str_with_formatter over nested Python lists."""
+    level = len(summarised) - dim
+    if dim == 1:
+        items = [fmt(v) for v in values]
+        if summarised[level]:
+            items.insert(EDGEITEMS, " ...")
+        per_line = max(1, (LINEWIDTH - indent) // (width + 2))
+        if len(items) <= per_line:
+            return "[" + ", ".join(items) + "]"
+        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    slices = [_nested_str(v, dim - 1, indent + 1, summarised, fmt, width) for v in values]
+    if summarised[level]:
+        slices.insert(EDGEITEMS, "...")
+    return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
+
+
+def _formatter(data: np.ndarray, dtype: DType) -> tuple[Callable[[object], str], int]:
+    """torch's _Formatter: pick the number style and column width, return (format, width).
+
+    `data` is the (summarised) non-empty array whose values will be shown.
+    """
+    if dtype.name == "bool":
+        if data.all():
+            return (lambda v: "True"), 4
+        return (lambda v: " True" if v else "False"), 5
+    if not dtype.is_floating_point:
+        width = max(len(str(int(data.max()))), len(str(int(data.min()))))
+        return (lambda v: str(v).rjust(width)), width
+
+    flat = data.reshape(-1)
+    with np.errstate(invalid="ignore"):
+        vals = flat[np.isfinite(flat) & (flat != 0)]
+    if vals.size == 0:  # only zeros / non-finite values: torch's defaults
+        return _int_mode_format(1), 1
+    int_mode = bool((np.ceil(vals) == vals).all())
+    mags = np.abs(vals)
+    # torch does this arithmetic in double precision
+    amin = float(mags.min())
+    amax = float(mags.max())
+    sci_mode = amax / amin > 1000.0 or amax > 1.0e8 or amin < 1.0e-4
+    # Width is monotonic in the value for each sign in fixed notation, so the extremes
+    # decide it; in scientific notation only a 3-digit exponent changes it.
+    extremes = (float(vals.max()), float(vals.min()))
+    if sci_mode:
+        if amax >= 1e99 or amin < 1e-98:  # maybe a 3-digit exponent: check all
+            candidates = vals.tolist()
+        else:
+            candidates = extremes
+        width = max(len(_SCI.format(v)) for v in candidates)
+        spec = f"{{:{width}.{PRECISION}e}}"
+        return spec.format, width
+    if int_mode:
+        width = max(1, max(len(f"{v:.0f}") + 1 for v in extremes))
+        return _int_mode_format(width), width
+    width = max(1, max(len(_FIXED.format(v)) for v in extremes))
+    return (lambda v: _FIXED.format(v).rjust(width)), width
+
+
+def _int_mode_format(width: int) -> Callable[[object], str]:
+    """Integral floats print as `2.`; non-finite ones keep their plain spelling."""
+
+    def fmt(v: object) -> str:
+        s = f"{v:.0f}"
+        if s[-1].isdigit():  # finite: inf/nan end in a letter
+            s += "."
+        return s.rjust(width)
+
+    return fmt

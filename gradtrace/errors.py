@@ -1,0 +1,107 @@
+"""One exception hierarchy for everything a user can see go wrong.
+
+Errors raised by the script itself (torch's RuntimeError, Python's TypeError, ...)
+are `ScriptError`s: a script's `try/except` can catch them by `kind`. Everything
+else (syntax, unsupported features, limits) ends the run.
+"""
+from __future__ import annotations
+
+from .source import Source, Span
+
+# Python's exception hierarchy, as far as scripts can name it: kind -> parent kind.
+EXCEPTION_PARENTS: dict[str, str | None] = {
+    "BaseException": None,
+    "Exception": "BaseException",
+    "ArithmeticError": "Exception",
+    "ZeroDivisionError": "ArithmeticError",
+    "OverflowError": "ArithmeticError",
+    "LookupError": "Exception",
+    "IndexError": "LookupError",
+    "KeyError": "LookupError",
+    "RuntimeError": "Exception",
+    "NotImplementedError": "RuntimeError",
+    "TypeError": "Exception",
+    "ValueError": "Exception",
+    "NameError": "Exception",
+    "UnboundLocalError": "NameError",
+    "AttributeError": "Exception",
+    "AssertionError": "Exception",
+    "StopIteration": "Exception",
+}
+
+
+class GradtraceError(Exception):
+    """Base of every user-facing error: a kind, a message and (once known) a span."""
+
+    kind = "Error"
+
+    def __init__(self, message: str, span: Span | None = None, kind: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        if kind is not None:
+            self.kind = kind
+
+    def at(self, span: Span | None) -> GradtraceError:
+        """Attach the innermost known location (the first one wins)."""
+        if self.span is None:
+            self.span = span
+        return self
+
+    def format(self, source: Source | None = None) -> str:
+        """`file:line:col: Kind: message`, the source line and a caret."""
+        head = f"{self.kind}: {self.message}" if self.message else self.kind
+        if source is None or self.span is None:
+            return head if source is None else f"{source.name}: {head}"
+        where = f"{source.name}:{self.span.line}:{self.span.column}"
+        snippet = source.snippet(self.span)
+        return f"{where}: {head}\n{snippet}" if snippet.strip() else f"{where}: {head}"
+
+
+class ScriptError(GradtraceError):
+    """An exception raised inside the script (catchable with try/except)."""
+
+    kind = "Exception"
+
+    def matches(self, kind: str) -> bool:
+        """Whether `except kind:` catches this error, following Python's hierarchy."""
+        current: str | None = self.kind
+        while current is not None:
+            if current == kind:
+                return True
+            current = EXCEPTION_PARENTS.get(current, "Exception")
+        return False
+
+
+class TorchRuntimeError(ScriptError):
+    kind = "RuntimeError"
+
+
+class TorchTypeError(ScriptError):
+    kind = "TypeError"
+
+
+class TorchValueError(ScriptError):
+    kind = "ValueError"
+
+
+class TorchIndexError(ScriptError):
+    kind = "IndexError"
+
+
+class GtSyntaxError(GradtraceError):
+    """The script does not parse."""
+
+    kind = "SyntaxError"
+
+
+class NotSupportedError(GradtraceError):
+    """Valid Python that gradtrace deliberately does not run."""
+
+    kind = "NotSupportedError"
+
+
+class LimitExceeded(GradtraceError):
+    """A resource limit (time, steps, memory, size) stopped the script."""
+
+    kind = "LimitError"

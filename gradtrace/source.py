@@ -1,0 +1,39 @@
+"""Script text and positions: every error and trace event points back here."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A region of the script, 1-based lines and columns (end is exclusive)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def point(cls, line: int, column: int) -> Span:
+        return cls(line, column, line, column + 1)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A script's name (as the user gave it) and its text."""
+
+    name: str
+    text: str
+
+    def line_text(self, line: int) -> str:
+        lines = self.text.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+    def snippet(self, span: Span) -> str:
+        """The span's first line with a caret under its columns, like Python's traceback."""
+        text = self.line_text(span.line).expandtabs(1)
+        width = 1
+        if span.end_line == span.line and span.end_column > span.column:
+            width = span.end_column - span.column
+        width = max(1, min(width, len(text) - span.column + 1))
+        return f"    {text}\n    {' ' * (span.column - 1)}{'^' * width}"

@@ -1,0 +1,299 @@
+"""The script's abstract syntax tree: frozen dataclasses, each with its source span.
+
+The parser builds these; the interpreter walks them. Names follow Python's `ast`
+module so the tree reads like the Python it came from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from .source import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    span: Span
+
+
+# ----------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Constant(Node):
+    value: int | float | str | bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class FormattedValue(Node):
+    """`{value!conversion:spec}` inside an f-string."""
+
+    value: Expr
+    conversion: str | None  # "r", "s" or None
+    spec: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FString(Node):
+    parts: tuple[str | FormattedValue, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Name(Node):
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute(Node):
+    value: Expr
+    attr: str
+
+
+@dataclass(frozen=True, slots=True)
+class Slice(Node):
+    lower: Expr | None
+    upper: Expr | None
+    step: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class Subscript(Node):
+    value: Expr
+    index: Expr  # a Slice, a TupleExpr of indices, or any expression
+
+
+@dataclass(frozen=True, slots=True)
+class Starred(Node):
+    """`*value` in a call's arguments or a list/tuple display."""
+
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Keyword(Node):
+    arg: str
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Node):
+    func: Expr
+    args: tuple[Expr, ...]
+    keywords: tuple[Keyword, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnaryOp(Node):
+    op: str  # "-", "+", "not", "~"
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp(Node):
+    left: Expr
+    op: str  # "+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^"
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp(Node):
+    op: str  # "and", "or"
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Compare(Node):
+    left: Expr
+    ops: tuple[str, ...]  # "==", "!=", "<", "<=", ">", ">=", "is", "is not", "in", "not in"
+    comparators: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IfExp(Node):
+    test: Expr
+    body: Expr
+    orelse: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Param(Node):
+    name: str
+    default: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class Lambda(Node):
+    params: tuple[Param, ...]
+    body: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ListExpr(Node):
+    elts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TupleExpr(Node):
+    elts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DictExpr(Node):
+    keys: tuple[Expr, ...]
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comprehension(Node):
+    target: Expr  # a Name, or a TupleExpr/ListExpr of targets
+    iter: Expr
+    ifs: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ListComp(Node):
+    elt: Expr
+    generators: tuple[Comprehension, ...]
+
+
+Expr = Union[
+    Constant, FString, Name, Attribute, Subscript, Slice, Starred, Call, UnaryOp, BinOp,
+    BoolOp, Compare, IfExp, Lambda, ListExpr, TupleExpr, DictExpr, ListComp,
+]
+
+# ------------------------------------------------------------------ statements
+
+
+@dataclass(frozen=True, slots=True)
+class ExprStmt(Node):
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Assign(Node):
+    """`a = b = value`: targets are Name, Attribute, Subscript, TupleExpr or ListExpr."""
+
+    targets: tuple[Expr, ...]
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class AugAssign(Node):
+    target: Expr  # Name, Attribute or Subscript
+    op: str  # the binary operator: "+", "-", "*", "/", "//", "%", "**", "@"
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class If(Node):
+    test: Expr
+    body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]  # an `elif` is a nested If here
+
+
+@dataclass(frozen=True, slots=True)
+class For(Node):
+    target: Expr
+    iter: Expr
+    body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class While(Node):
+    test: Expr
+    body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Break(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Continue(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDef(Node):
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Return(Node):
+    value: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class WithItem(Node):
+    context_expr: Expr
+    optional_vars: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class With(Node):
+    items: tuple[WithItem, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExceptHandler(Node):
+    type: Expr | None  # a Name, an Attribute, or a TupleExpr of them
+    name: str | None
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Try(Node):
+    body: tuple[Stmt, ...]
+    handlers: tuple[ExceptHandler, ...]
+    orelse: tuple[Stmt, ...]
+    finalbody: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Raise(Node):
+    exc: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class Assert(Node):
+    test: Expr
+    msg: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class Alias(Node):
+    name: str  # dotted: "torch.nn.functional"
+    asname: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Import(Node):
+    names: tuple[Alias, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportFrom(Node):
+    module: str  # dotted
+    names: tuple[Alias, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Module(Node):
+    body: tuple[Stmt, ...]
+
+
+Stmt = Union[
+    ExprStmt, Assign, AugAssign, If, For, While, Break, Continue, Pass, FunctionDef,
+    Return, With, Try, Raise, Assert, Import, ImportFrom,
+]

@@ -105,3 +105,9 @@ class LimitExceeded(GradtraceError):
     """A resource limit (time, steps, memory, size) stopped the script."""
 
     kind = "LimitError"
+
+
+class InternalError(GradtraceError):
+    """A bug in gradtrace itself, reported with the script location instead of a traceback."""
+
+    kind = "InternalError"

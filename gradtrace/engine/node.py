@@ -121,7 +121,7 @@ class Node:
         """Free saved tensors after backward (what retain_graph=False does)."""
         if self.saved:
             self.released = True
-            self.saved = None
+            self.saved = dict.fromkeys(self.saved)  # names stay, tensors go
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         raise NotImplementedError
@@ -178,7 +178,7 @@ class Function(Node):
                 self.saved = {}
             self.saved[key] = None if tensor is None else SavedTensor(tensor, is_output)
 
-    def save_attr(self, **attrs: Any) -> None:
+    def save_attr(self, /, **attrs: Any) -> None:
         """Non-tensor values backward needs (dim, exponent, ...), shown as `_saved_*`."""
         if self.recording:
             if self.attrs is None:

@@ -323,8 +323,85 @@ class Tensor:
     def __matmul__(self, other: Any) -> Tensor:
         return ops.matmul(self, other)
 
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return ops.abs(self)
+
+    def __invert__(self) -> Tensor:
+        return ops.bitwise_not(self)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return ops.floor_divide(Tensor.scalar(other), self)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return ops.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return ops.remainder(other, self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return ops.bitwise_and(self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other: Any) -> Tensor:
+        return ops.bitwise_or(self, other)
+
+    __ror__ = __or__
+
+    def __xor__(self, other: Any) -> Tensor:
+        return ops.bitwise_xor(self, other)
+
+    __rxor__ = __xor__
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return ops.eq(self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return ops.ne(self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return ops.lt(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return ops.le(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return ops.gt(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return ops.ge(self, other)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return ops.add_(self, other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return ops.sub_(self, other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return ops.mul_(self, other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return ops.div_(self, other)
+
+    def __ipow__(self, other: Any) -> Tensor:
+        return ops.pow_(self, other)
+
     def __getitem__(self, index: Any) -> Tensor:
         return ops.getitem(self, index)
+
+    def __iter__(self) -> Any:
+        if self.array.ndim == 0:
+            raise TorchTypeError("iteration over a 0-d tensor")
+        return iter(ops.unbind(self, 0))
+
+    def __contains__(self, element: Any) -> bool:
+        return bool((self == element).array.any())
 
     __hash__ = object.__hash__
 

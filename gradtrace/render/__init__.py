@@ -1,0 +1,1 @@
+"""Renderers: turn a run's results into tables, stories, graph files and JSON."""

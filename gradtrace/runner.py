@@ -1,0 +1,116 @@
+"""The Python API behind the CLI: load a script, run it, and report what happened."""
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from .errors import GradtraceError, InternalError, LimitExceeded, ScriptError
+from .interpreter import Interpreter, Limits
+from .source import Source
+
+# Exit statuses, documented in the README.
+EXIT_OK = 0
+EXIT_SCRIPT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_LIMIT = 3
+
+
+class ScriptFileError(Exception):
+    """The script could not be read (missing, a directory, not UTF-8)."""
+
+
+def load_source(path: str, stdin: TextIO | None = None) -> Source:
+    """Read SCRIPT (or stdin for `-`) as UTF-8 text."""
+    if path == "-":
+        stream = stdin if stdin is not None else sys.stdin
+        if stream is None or (hasattr(stream, "isatty") and stream.isatty()):
+            raise ScriptFileError("no script on standard input (pipe a script into `-`)")
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+        name = "<stdin>"
+    else:
+        p = Path(path)
+        if p.is_dir():
+            raise ScriptFileError(f"{path}: is a directory, not a script")
+        try:
+            data = p.read_bytes()
+        except FileNotFoundError:
+            raise ScriptFileError(f"{path}: no such file") from None
+        except OSError as err:
+            raise ScriptFileError(f"{path}: cannot read ({err.strerror})") from None
+        name = path
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as err:
+            line = data[: err.start].count(b"\n") + 1
+            raise ScriptFileError(
+                f"{name}:{line}: the script is not UTF-8 text (byte {data[err.start]:#04x} at "
+                f"offset {err.start})") from None
+    else:
+        text = data
+    return Source(name, text)
+
+
+@dataclass
+class RunResult:
+    """What a run left behind: its output, its error (if any), and its variables."""
+
+    source: Source
+    stdout: str
+    error: GradtraceError | None
+    variables: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is None:
+            return EXIT_OK
+        if isinstance(self.error, LimitExceeded):
+            return EXIT_LIMIT
+        return EXIT_SCRIPT_ERROR
+
+    @property
+    def uncaught(self) -> bool:
+        return isinstance(self.error, ScriptError)
+
+
+class _Tee(io.StringIO):
+    """Keeps the script's stdout and forwards it live when asked."""
+
+    def __init__(self, forward: TextIO | None):
+        super().__init__()
+        self.forward = forward
+
+    def write(self, text: str) -> int:
+        if self.forward is not None:
+            self.forward.write(text)
+        return super().write(text)
+
+
+def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO | None = None,
+               limits: Limits | None = None) -> RunResult:
+    """Parse and run a script. Output is captured (and forwarded to `stdout` if given)."""
+    from .parser import parse
+
+    out = _Tee(stdout)
+    err_stream = stderr if stderr is not None else io.StringIO()
+    interpreter = Interpreter(source, out, err_stream, limits)
+    error: GradtraceError | None = None
+    try:
+        module = parse(source)
+        interpreter.run(module)
+    except GradtraceError as exc:
+        error = exc
+    except RecursionError:
+        error = LimitExceeded("the script nests too deeply (maximum recursion depth exceeded)",
+                              interpreter.current_span)
+    except Exception as exc:  # a gradtrace bug: report it at the script's location
+        error = InternalError(f"{type(exc).__name__}: {exc} (please report this bug)",
+                              interpreter.current_span)
+    return RunResult(source, out.getvalue(), error, dict(interpreter.globals.vars))
+
+
+def run_text(text: str, name: str = "<script>", **kwargs: Any) -> RunResult:
+    return run_source(Source(name, text), **kwargs)

@@ -1,0 +1,291 @@
+"""Everything a script can reach: builtins, the torch namespaces, and per-type attribute tables.
+
+Nothing here is looked up with `getattr` on a name taken from the script: each
+type has an explicit table of the attributes and methods the language supports.
+"""
+from __future__ import annotations
+
+import builtins as _py
+from typing import Any, Callable
+
+from .engine import api, ops
+from .engine.dtypes import DType
+from .engine.grad_mode import enable_grad, no_grad, set_grad_enabled
+from .engine.node import AccumulateGrad, Node
+from .engine.shapes import Size
+from .engine.tensor import RemovableHandle, Tensor
+from .errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError
+
+NONLEAF_GRAD_WARNING = (
+    "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+    "Its .grad attribute won't be populated during autograd.backward(). If you indeed want the "
+    ".grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+    "Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered "
+    "internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
+)
+
+# Underscore names torch documents and scripts may use; every other `_name` is refused.
+PUBLIC_UNDERSCORE = ("_version", "_saved_", "_base")
+
+
+class Namespace:
+    """A module-like object (`torch`, `torch.nn.functional`) backed by a name table."""
+
+    __slots__ = ("name", "table")
+
+    def __init__(self, name: str, table: dict[str, Any]):
+        self.name = name
+        self.table = table
+
+    def __repr__(self) -> str:
+        return f"<module '{self.name}'>"
+
+
+class ExceptionType:
+    """A Python exception class as scripts see it: callable, and usable in `except`."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def __call__(self, *args: Any) -> ScriptError:
+        message = "" if not args else str(args[0]) if len(args) == 1 else str(args)
+        return ScriptError(message, kind=self.kind)
+
+    def __repr__(self) -> str:
+        return f"<class '{self.kind}'>"
+
+
+class BoundMethod:
+    """`obj.method` as a value: calling it calls `fn(obj, ...)`."""
+
+    __slots__ = ("obj", "fn", "name")
+
+    def __init__(self, obj: Any, fn: Callable[..., Any], name: str):
+        self.obj = obj
+        self.fn = fn
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(self.obj, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<built-in method {self.name} of {owner_name(self.obj)} object at {id(self.obj):#x}>"
+
+
+def owner_name(obj: Any) -> str:
+    if isinstance(obj, Tensor):
+        return "Tensor"
+    if isinstance(obj, Node):
+        return obj.name().rsplit("::", 1)[-1]
+    return type(obj).__name__
+
+
+# ---------------------------------------------------------------- the torch namespace
+
+
+def _build_torch() -> Namespace:
+    functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
+    nn = Namespace("torch.nn", {"functional": functional})
+    autograd = Namespace("torch.autograd", dict(api.AUTOGRAD_FUNCTIONS))
+    table: dict[str, Any] = {**api.TORCH_FUNCTIONS, **api.DTYPES, "nn": nn, "autograd": autograd}
+    return Namespace("torch", table)
+
+
+TORCH = _build_torch()
+MODULES: dict[str, Namespace] = {
+    "torch": TORCH,
+    "torch.nn": TORCH.table["nn"],
+    "torch.nn.functional": TORCH.table["nn"].table["functional"],
+    "torch.autograd": TORCH.table["autograd"],
+}
+
+
+# ---------------------------------------------------------------- attribute tables
+
+
+def _tensor_grad(t: Tensor, ctx: Any) -> Any:
+    if t.grad_fn is not None and not t.retains_grad:
+        ctx.warn(NONLEAF_GRAD_WARNING)
+    return t.grad
+
+
+def _float(t: Tensor) -> Tensor:
+    return ops.to(t, api.DTYPES["float32"])
+
+
+def _double(t: Tensor) -> Tensor:
+    return ops.to(t, api.DTYPES["float64"])
+
+
+def _long(t: Tensor) -> Tensor:
+    return ops.to(t, api.DTYPES["int64"])
+
+
+def _int(t: Tensor) -> Tensor:
+    return ops.to(t, api.DTYPES["int32"])
+
+
+def _bool(t: Tensor) -> Tensor:
+    return ops.to(t, api.DTYPES["bool"])
+
+
+def _same(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    return t
+
+
+class Device:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other: object) -> bool:
+        return other == "cpu" or isinstance(other, Device)
+
+    __hash__ = object.__hash__
+
+
+CPU = Device()
+
+# attribute name -> getter(obj, ctx)
+TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
+    "grad": _tensor_grad,
+    "grad_fn": lambda t, ctx: t.grad_fn,
+    "requires_grad": lambda t, ctx: t.requires_grad,
+    "is_leaf": lambda t, ctx: t.is_leaf,
+    "data": lambda t, ctx: t.data,
+    "shape": lambda t, ctx: Size(t.shape),
+    "dtype": lambda t, ctx: t.dtype,
+    "ndim": lambda t, ctx: t.ndim,
+    "_version": lambda t, ctx: t._version,
+    "_base": lambda t, ctx: t._base,
+    "retains_grad": lambda t, ctx: t.retains_grad,
+    "output_nr": lambda t, ctx: t.output_nr,
+    "is_cuda": lambda t, ctx: False,
+    "device": lambda t, ctx: CPU,
+}
+
+TENSOR_METHODS: dict[str, Callable[..., Any]] = {
+    **ops.TENSOR_METHODS,
+    "backward": Tensor.backward, "detach": Tensor.detach, "detach_": Tensor.detach_,
+    "requires_grad_": Tensor.requires_grad_, "retain_grad": Tensor.retain_grad,
+    "register_hook": Tensor.register_hook, "item": Tensor.item, "tolist": Tensor.tolist,
+    "size": Tensor.size, "dim": Tensor.dim, "numel": Tensor.numel, "nelement": Tensor.numel,
+    "is_floating_point": Tensor.is_floating_point, "element_size": Tensor.element_size,
+    "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
+    "cpu": _same, "contiguous": _same,
+}
+
+TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
+    "grad": Tensor.set_grad,
+    "requires_grad": Tensor.set_requires_grad,
+    "data": lambda t, v: setattr(t, "data", v),
+}
+
+NOT_SUPPORTED_METHODS = {
+    "numpy": "`.numpy()` is not supported: gradtrace scripts cannot reach numpy objects",
+    "cuda": "`.cuda()` is not supported: gradtrace runs on the CPU only",
+    "storage": "tensor storage is not exposed to scripts",
+    "data_ptr": "tensor storage is not exposed to scripts",
+    "untyped_storage": "tensor storage is not exposed to scripts",
+}
+
+
+def _register_node_hook(node: Node, hook: Callable) -> RemovableHandle:
+    if node.hooks is None:
+        node.hooks = []
+    node.hooks.append(hook)
+    return RemovableHandle(node.hooks, hook)
+
+
+def _register_node_prehook(node: Node, hook: Callable) -> RemovableHandle:
+    if node.pre_hooks is None:
+        node.pre_hooks = []
+    node.pre_hooks.append(hook)
+    return RemovableHandle(node.pre_hooks, hook)
+
+
+NODE_ATTRIBUTES: dict[str, Callable[[Node, Any], Any]] = {
+    "next_functions": lambda n, ctx: n.next_functions,
+    "metadata": lambda n, ctx: {},
+}
+
+NODE_METHODS: dict[str, Callable[..., Any]] = {
+    "name": lambda node: node.name(),
+    "register_hook": _register_node_hook,
+    "register_prehook": _register_node_prehook,
+}
+
+
+def node_saved(node: Node, name: str) -> Any:
+    """`grad_fn._saved_<key>`: a saved tensor (checked like torch) or a saved value."""
+    key = name[len("_saved_"):]
+    if node.attrs and key in node.attrs:
+        return _saved_value(node.attrs[key])
+    if node.saved and key in node.saved:  # unpack raises torch's error once freed
+        return node.unpack(key)
+    raise ScriptError(f"'{node.name()}' object has no attribute '{name}'", kind="AttributeError")
+
+
+def _saved_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+DTYPE_ATTRIBUTES: dict[str, Callable[[DType, Any], Any]] = {
+    "is_floating_point": lambda d, ctx: d.is_floating_point,
+    "itemsize": lambda d, ctx: d.itemsize,
+    "is_signed": lambda d, ctx: d.is_signed,
+}
+
+SIZE_METHODS: dict[str, Callable[..., Any]] = {"numel": Size.numel, "count": tuple.count,
+                                               "index": tuple.index}
+
+LIST_METHODS: dict[str, Callable[..., Any]] = {
+    "append": list.append, "extend": list.extend, "pop": list.pop, "insert": list.insert,
+    "index": list.index, "count": list.count, "reverse": list.reverse, "copy": list.copy,
+    "clear": list.clear, "remove": list.remove, "sort": list.sort,
+}
+TUPLE_METHODS: dict[str, Callable[..., Any]] = {"index": tuple.index, "count": tuple.count}
+DICT_METHODS: dict[str, Callable[..., Any]] = {
+    "keys": dict.keys, "values": dict.values, "items": dict.items, "get": dict.get,
+    "pop": dict.pop, "update": dict.update, "copy": dict.copy,
+}
+STR_METHODS: dict[str, Callable[..., Any]] = {
+    "format": str.format, "join": str.join, "upper": str.upper, "lower": str.lower,
+    "strip": str.strip, "split": str.split, "replace": str.replace,
+    "startswith": str.startswith, "endswith": str.endswith, "ljust": str.ljust,
+    "rjust": str.rjust, "center": str.center,
+}
+HANDLE_METHODS: dict[str, Callable[..., Any]] = {"remove": RemovableHandle.remove}
+
+CONTEXT_TYPES = (no_grad, enable_grad, set_grad_enabled)
+
+
+def exception_types() -> dict[str, ExceptionType]:
+    return {kind: ExceptionType(kind) for kind in EXCEPTION_PARENTS if kind != "BaseException"}
+
+
+def is_private(name: str) -> bool:
+    """Names a script may not touch: dunders and undocumented `_` names."""
+    return name.startswith("_") and not any(
+        name == p or (p.endswith("_") and name.startswith(p)) for p in PUBLIC_UNDERSCORE)
+
+
+def not_supported_attribute(obj: Any, name: str) -> NotSupportedError:
+    return NotSupportedError(
+        f"attribute '{name}' of {owner_name(obj)} is not available in gradtrace scripts")
+
+
+# Python builtins the language offers. Those that build containers are wrapped by the
+# interpreter (size limits); the rest are Python's own.
+PLAIN_BUILTINS: dict[str, Any] = {
+    "range": _py.range, "len": _py.len, "enumerate": _py.enumerate, "zip": _py.zip,
+    "float": _py.float, "int": _py.int, "bool": _py.bool, "str": _py.str, "abs": _py.abs,
+    "min": _py.min, "max": _py.max, "sum": _py.sum, "round": _py.round, "repr": _py.repr,
+    "any": _py.any, "all": _py.all, "reversed": _py.reversed,
+}

@@ -125,6 +125,7 @@ class Interpreter:
         self.depth = 0
         self.deadline = 0.0
         self.current_span: Span | None = None
+        self.tracer: Any = None  # a tracing.Tracer while one is attached
         self._warned: set[tuple[str, int]] = set()
 
     # -------------------------------------------------------------- running
@@ -293,7 +294,10 @@ class Interpreter:
             name = target.id
 
             def run_name(frame: Frame) -> None:
-                frame.vars[name] = self.apply_op(op, load(frame), value(frame), node.op, span)
+                result = self.apply_op(op, load(frame), value(frame), node.op, span)
+                frame.vars[name] = result
+                if self.tracer is not None:
+                    self.tracer.bind(name, result)
 
             return run_name
         if isinstance(target, syntax.Attribute):
@@ -534,6 +538,8 @@ class Interpreter:
 
             def store_name(frame: Frame, value: Any) -> None:
                 frame.vars[name] = value
+                if self.tracer is not None:
+                    self.tracer.bind(name, value)
 
             return store_name
         if isinstance(target, (syntax.TupleExpr, syntax.ListExpr)):
@@ -755,6 +761,7 @@ class Interpreter:
         """A binary operator on script values, with size guards for Python ints/sequences."""
         if type(a) is not Tensor and type(b) is not Tensor:
             self._guard_binop(op, a, b, span)
+        self.current_span = span
         try:
             return fn(a, b)
         except GradtraceError as err:

@@ -528,7 +528,7 @@ def _explain(exc: UnexpectedInput, parser: _Parser, st: _LexState, text: str,
             if keyword.isalpha() and tok.startswith(keyword) and len(tok) > len(keyword):
                 message += f" (missing a space after '{keyword}'?)"
                 break
-    if visible and starts_expression and "COMMA" in expected:
+    if st.brackets and starts_expression and "COMMA" in expected:
         message += "; perhaps you forgot a comma?"
     return GtSyntaxError(message, span)
 

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from .engine.grad_mode import set_grad_enabled
 from .errors import GradtraceError, InternalError, LimitExceeded, ScriptError
 from .interpreter import Interpreter, Limits
 from .source import Source
+from .tracing import Tracer
 
 # Exit statuses, documented in the README.
 EXIT_OK = 0
@@ -62,6 +64,7 @@ class RunResult:
     stdout: str
     error: GradtraceError | None
     variables: dict[str, Any] = field(default_factory=dict)
+    trace: Tracer | None = None
 
     @property
     def exit_code(self) -> int:
@@ -90,17 +93,26 @@ class _Tee(io.StringIO):
 
 
 def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO | None = None,
-               limits: Limits | None = None) -> RunResult:
-    """Parse and run a script. Output is captured (and forwarded to `stdout` if given)."""
+               limits: Limits | None = None, trace: bool = False) -> RunResult:
+    """Parse and run a script. Output is captured (and forwarded to `stdout` if given).
+
+    With `trace`, the result carries a Tracer holding everything the engine did.
+    """
     from .parser import parse
 
     out = _Tee(stdout)
     err_stream = stderr if stderr is not None else io.StringIO()
     interpreter = Interpreter(source, out, err_stream, limits)
     error: GradtraceError | None = None
+    grad_mode = set_grad_enabled(True)  # every run starts in grad mode, like a new process
+    tracer = Tracer(interpreter) if trace else None
     try:
         module = parse(source)
-        interpreter.run(module)
+        if tracer is not None:
+            with tracer:
+                interpreter.run(module)
+        else:
+            interpreter.run(module)
     except GradtraceError as exc:
         error = exc
     except RecursionError:
@@ -109,7 +121,9 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     except Exception as exc:  # a gradtrace bug: report it at the script's location
         error = InternalError(f"{type(exc).__name__}: {exc} (please report this bug)",
                               interpreter.current_span)
-    return RunResult(source, out.getvalue(), error, dict(interpreter.globals.vars))
+    finally:
+        grad_mode.__exit__()
+    return RunResult(source, out.getvalue(), error, dict(interpreter.globals.vars), tracer)
 
 
 def run_text(text: str, name: str = "<script>", **kwargs: Any) -> RunResult:

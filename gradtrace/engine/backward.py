@@ -7,11 +7,12 @@ hooks fire and trace events appear.
 from __future__ import annotations
 
 import heapq
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import TorchRuntimeError, TorchTypeError
+from .events import OBSERVERS, emit
 from .grad_mode import set_grad_enabled
 from .node import AccumulateGrad, Node
 from .shapes import Size, is_expandable_to, sum_to_dims
@@ -19,8 +20,6 @@ from .tensor import Tensor, gradient_edge
 
 Edge = tuple[Node | None, int]
 
-# Observers of backward (the tracer): called as observer(event, **facts). Empty: no cost.
-OBSERVERS: list[Callable[..., None]] = []
 
 
 def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
@@ -204,7 +203,6 @@ def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_grap
 
     buffers: dict[Node, list[Tensor | None]] = {}
     ready: list[tuple[int, int, Node]] = []
-    order = 0
     for (node, nr), g in zip(roots, grads):
         if node is None:
             continue
@@ -212,62 +210,75 @@ def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_grap
         if buf is None:
             buf = buffers[node] = [None] * max(1, len(node.output_meta))
         _accumulate(buf, nr, g)
-    for node in buffers:
+    for order, node in enumerate(buffers):
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node.sequence_nr, order, node))
-            order += 1
 
-    with set_grad_enabled(create_graph):
-        for observer in OBSERVERS:
-            observer("backward_begin", roots=roots, grads=grads)
-        while ready:
-            _, _, node = heapq.heappop(ready)
-            buf = buffers.pop(node)
-            buf = _call_pre_hooks(node, buf)
-            if capture:
-                for nr, g in enumerate(buf):
-                    for i in capture.get((node, nr), ()):
-                        captured[i] = g
-            if needed is not None and node not in needed:
-                continue
-            if isinstance(node, AccumulateGrad):
-                if not accumulate or (targets is not None and node not in target_nodes):
-                    continue
-                before = node.variable.grad
-                node.apply(buf)
-                for observer in OBSERVERS:
-                    observer("accumulate", node=node, grad=buf[0], before=before)
-                _call_post_hooks(node, (), buf)
-                continue
-            if targets is not None and accumulate and node in target_nodes and inputs:
-                # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
-                for t in inputs:
-                    if t.grad_fn is node and buf[t.output_nr] is not None:
-                        g = buf[t.output_nr]
-                        t.grad = g.detach_copy() if t.grad is None else t.grad + g
-            grads_in = node.apply(buf)
-            if not retain_graph:
-                node.release()
-            grads_in = _validate(node, grads_in)
-            _call_post_hooks(node, grads_in, buf)
-            for observer in OBSERVERS:
-                observer("node", node=node, grad_outputs=buf, grad_inputs=grads_in)
-            for (nxt, nr), g in zip(node.next_functions, grads_in):
-                if nxt is None:
-                    continue
-                nbuf = buffers.get(nxt)
-                if nbuf is None:
-                    nbuf = buffers[nxt] = [None] * max(1, len(nxt.output_meta))
-                if g is not None:
-                    _accumulate(nbuf, nr, g)
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    heapq.heappush(ready, (-nxt.sequence_nr, order, nxt))
-                    order += 1
-        for observer in OBSERVERS:
-            observer("backward_end")
+    if OBSERVERS:
+        emit("backward_begin", roots=roots, grads=grads, retain_graph=retain_graph,
+             create_graph=create_graph, accumulate=accumulate)
+    try:
+        with set_grad_enabled(create_graph):
+            _execute(ready, buffers, deps, needed, capture, captured, targets, target_nodes,
+                     accumulate, inputs, retain_graph)
+    finally:
+        if OBSERVERS:
+            emit("backward_end")
     return captured
+
+
+def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture: dict,
+             captured: list, targets: list | None, target_nodes: set, accumulate: bool,
+             inputs: list | None, retain_graph: bool) -> None:
+    """Run ready nodes until none is left (the engine's main loop)."""
+    order = len(ready)
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        buf = buffers.pop(node)
+        buf = _call_pre_hooks(node, buf)
+        if capture:
+            for nr, g in enumerate(buf):
+                for i in capture.get((node, nr), ()):
+                    captured[i] = g
+        if needed is not None and node not in needed:
+            continue
+        if isinstance(node, AccumulateGrad):
+            if not accumulate or (targets is not None and node not in target_nodes):
+                continue
+            before = node.variable.grad
+            node.apply(buf)
+            if OBSERVERS:
+                emit("accumulate", node=node, grad=buf[0], before=before)
+            _call_post_hooks(node, (), buf)
+            continue
+        if targets is not None and accumulate and node in target_nodes and inputs:
+            # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
+            for t in inputs:
+                if t.grad_fn is node and buf[t.output_nr] is not None:
+                    g = buf[t.output_nr]
+                    t.grad = g.detach_copy() if t.grad is None else t.grad + g
+        grads_in = node.apply(buf)
+        grads_in = _validate(node, grads_in)
+        if OBSERVERS:
+            emit("node", node=node, grad_outputs=buf, grad_inputs=grads_in)
+        if not retain_graph and node.saved:
+            node.release()
+            if OBSERVERS:
+                emit("release", node=node)
+        _call_post_hooks(node, grads_in, buf)
+        for (nxt, nr), g in zip(node.next_functions, grads_in):
+            if nxt is None:
+                continue
+            nbuf = buffers.get(nxt)
+            if nbuf is None:
+                nbuf = buffers[nxt] = [None] * max(1, len(nxt.output_meta))
+            if g is not None:
+                _accumulate(nbuf, nr, g)
+            left = deps[nxt] - 1
+            deps[nxt] = left
+            if left == 0:
+                heapq.heappush(ready, (-nxt.sequence_nr, order, nxt))
+                order += 1
 
 
 def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:
@@ -277,6 +288,8 @@ def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]
         if hooks and buf[0] is not None:
             for hook in list(hooks):
                 new = hook(buf[0])
+                if OBSERVERS:
+                    emit("hook", node=node, output_nr=0, hook=hook, grad=buf[0], result=new)
                 if new is not None:
                     buf[0] = new
     if node.tensor_pre_hooks:
@@ -285,6 +298,8 @@ def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]
                 if buf[nr] is None:
                     continue
                 new = hook(buf[nr])
+                if OBSERVERS:
+                    emit("hook", node=node, output_nr=nr, hook=hook, grad=buf[nr], result=new)
                 if new is not None:
                     buf[nr] = new
     if node.retains_grad_hooks:
@@ -294,6 +309,8 @@ def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]
             if t is None or g is None or t.grad_fn is not node:
                 continue
             t.grad = g.detach_copy() if t.grad is None else t.grad + g
+            if OBSERVERS:
+                emit("retain_grad", tensor=t, grad=t.grad)
     if node.pre_hooks:
         for hook in list(node.pre_hooks):
             new = hook(tuple(buf))

@@ -1,6 +1,8 @@
 """Global grad mode: whether ops record nodes (`torch.no_grad`, `enable_grad`, ...)."""
 from __future__ import annotations
 
+from .events import OBSERVERS, emit
+
 
 class _GradMode:
     __slots__ = ("enabled",)
@@ -10,6 +12,12 @@ class _GradMode:
 
 
 GRAD_MODE = _GradMode()
+
+
+def _set(mode: bool) -> None:
+    if OBSERVERS and GRAD_MODE.enabled != mode:
+        emit("grad_mode", enabled=mode)
+    GRAD_MODE.enabled = mode
 
 
 def is_grad_enabled() -> bool:
@@ -23,13 +31,13 @@ class set_grad_enabled:  # noqa: N801 - torch's name
 
     def __init__(self, mode: bool) -> None:
         self.prev = GRAD_MODE.enabled
-        GRAD_MODE.enabled = bool(mode)
+        _set(bool(mode))
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, *exc: object) -> None:
-        GRAD_MODE.enabled = self.prev
+        _set(self.prev)
 
 
 class no_grad:  # noqa: N801 - torch's name
@@ -40,10 +48,10 @@ class no_grad:  # noqa: N801 - torch's name
 
     def __enter__(self) -> None:
         self.prev = GRAD_MODE.enabled
-        GRAD_MODE.enabled = self.mode
+        _set(self.mode)
 
     def __exit__(self, *exc: object) -> None:
-        GRAD_MODE.enabled = self.prev
+        _set(self.prev)
 
 
 class enable_grad(no_grad):  # noqa: N801 - torch's name

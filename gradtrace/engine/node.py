@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import TorchRuntimeError
+from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE
 
 if TYPE_CHECKING:
@@ -246,6 +247,9 @@ class Function(Node):
             )
             node.output_meta = tuple((o.array.shape, o.dtype) for o in outs)
             node.after_forward(outs)
+        if OBSERVERS:
+            emit("op", node=node if recording else None, name=cls.__name__, inputs=inputs,
+                 outputs=outs)
         return outs if cls.multi_output else outs[0]
 
     def after_forward(self, outputs: list[Tensor]) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from . import dtypes
 from .dtypes import DType
-from .grad_mode import GRAD_MODE
+from .events import OBSERVERS, emit
 from .node import AccumulateGrad, Node
 
 ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
@@ -138,6 +138,8 @@ class Tensor:
             raise TorchTypeError(f"Variable data has to be a tensor, but got {type_name(other)}")
         self.array = other.array
         self.dtype = other.dtype
+        if OBSERVERS:
+            emit("data_write", tensor=self)
 
     def detach(self) -> Tensor:
         """A new leaf sharing storage and version counter (in-place changes are seen)."""
@@ -270,7 +272,8 @@ class Tensor:
     def __repr__(self) -> str:
         from .tensor_str import tensor_repr
 
-        grad_fn = self.grad_fn.name() if self.grad_fn is not None else None
+        # torch prints the class name: <CopySlices>, not its name() torch::autograd::CopySlices
+        grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None
         return tensor_repr(self.array, self.dtype, grad_fn=grad_fn,
                            requires_grad=self.requires_grad and grad_fn is None)
 

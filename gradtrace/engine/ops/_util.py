@@ -1,6 +1,7 @@
 """Helpers shared by the op families: operand promotion and in-place application."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -8,6 +9,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import dtypes
 from ..dtypes import DType
+from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import broadcast_shapes
@@ -61,8 +63,8 @@ def check_inplace(self: Tensor) -> None:
             if self._base is not None:
                 raise TorchRuntimeError(VIEW_OF_LEAF_INPLACE)
             raise TorchRuntimeError(LEAF_INPLACE)
-        if self._base is not None and self.grad_fn.multi_output:
-            name = self.grad_fn.name()
+        if self._base is not None and getattr(self.grad_fn, "multi_output", False):
+            name = re.sub(r"Backward\d*$", "", self.grad_fn.name())
             raise TorchRuntimeError(
                 f"Output {self.output_nr} of {name} is a view and is being modified inplace. "
                 "This view is the output of a function that returns multiple views. Such "
@@ -117,4 +119,7 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
             if saved is not None and saved.is_output:
                 saved.tensor = self.detach()
                 saved.version = self._version_counter.value
+    if OBSERVERS:
+        emit("inplace", tensor=self, version=self._version_counter.value, node=node,
+             name=op.__name__)
     return self

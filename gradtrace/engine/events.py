@@ -1,0 +1,28 @@
+"""What the engine tells observers as it runs (the tracer is the only one).
+
+Call sites test `if OBSERVERS:` first, so with no observer the cost is one list check.
+Event kinds and their facts:
+
+- ``op``: an op ran. node (the recorded Node, or None when nothing was recorded),
+  name (the node class name), inputs (tensors, in next_functions order), outputs.
+- ``inplace``: tensor, version (after the bump), node (its new grad_fn or None), name.
+- ``grad_mode``: enabled (the new mode).
+- ``data_write``: tensor (whose `.data` was replaced).
+- ``backward_begin``: roots (edges), grads, retain_graph, create_graph, accumulate.
+- ``node``: node, grad_outputs (received), grad_inputs (sent, one per next_function).
+- ``accumulate``: node (AccumulateGrad), grad (added), before (the old .grad).
+- ``retain_grad``: tensor, grad (its new .grad).
+- ``hook``: node, output_nr, hook, grad (before), result (what the hook returned).
+- ``release``: node (its saved tensors were freed).
+- ``backward_end``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+OBSERVERS: list[Callable[..., None]] = []
+
+
+def emit(kind: str, **facts: Any) -> None:
+    for observer in OBSERVERS:
+        observer(kind, **facts)

@@ -1,0 +1,307 @@
+"""Records what a run did, from the engine's events, as plain data for the renderers.
+
+The tracer listens to `engine.events` while a script runs and keeps: every tensor and
+node it saw (with the script names bound to them and the line that made them), each
+in-place change, grad-mode change and `.data` write, and for each backward call every
+step: the gradient a node received, what it sent to each of its next_functions,
+accumulations into leaves, and which nodes freed their saved tensors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .engine import events
+from .engine.node import AccumulateGrad, Node
+from .engine.tensor import Tensor
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+
+@dataclass
+class TensorRecord:
+    """A tensor the run touched. `tensor` is the live object (its state at the end)."""
+
+    id: int
+    tensor: Tensor
+    line: int | None
+    expression: str | None  # source text of the expression that made it
+    names: list[str] = field(default_factory=list)  # script names bound to it, in order
+
+    @property
+    def label(self) -> str:
+        """Latest name bound to it, else its source expression, else `t<id>`."""
+        if self.names:
+            return self.names[-1]
+        return self.expression or f"t{self.id}"
+
+
+@dataclass
+class SavedRecord:
+    name: str  # torch's attribute without `_saved_`: "self", "other", "result"
+    tensor_id: int | None
+    version: int  # version when saved
+    is_output: bool
+
+
+@dataclass
+class NodeRecord:
+    id: int
+    node: Node
+    line: int | None
+    expression: str | None
+    outputs: list[int] = field(default_factory=list)  # tensor ids, by output_nr
+    saved: list[SavedRecord] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.node.name()
+
+
+@dataclass
+class Event:
+    """One thing that happened, in order: kind, script line, and plain facts."""
+
+    kind: str
+    line: int | None
+    facts: dict[str, Any]
+
+
+@dataclass
+class GradFlow:
+    """A gradient sent along one edge: to next_functions[index] = (node, input_nr)."""
+
+    index: int
+    node_id: int | None
+    input_nr: int
+    grad: np.ndarray | None
+
+
+@dataclass
+class BackwardStep:
+    index: int
+    node_id: int
+    received: list[np.ndarray | None]  # grad_outputs, one per output of the node
+    sent: list[GradFlow]
+    accumulated: tuple[int, np.ndarray | None, np.ndarray] | None = None  # (tensor, before, after)
+    released: bool = False
+
+
+@dataclass
+class BackwardCall:
+    index: int
+    line: int | None
+    roots: list[tuple[int | None, int]]  # (node id, output_nr) of each root
+    root_grads: list[np.ndarray]
+    retain_graph: bool
+    create_graph: bool
+    accumulate: bool  # False for torch.autograd.grad
+    steps: list[BackwardStep] = field(default_factory=list)
+    error: str | None = None
+
+
+def _copy(t: Tensor | None) -> np.ndarray | None:
+    return None if t is None else np.array(t.array, copy=True)
+
+
+class Tracer:
+    """Subscribes to engine events for one run and builds the trace."""
+
+    def __init__(self, interpreter: Interpreter):
+        self.interpreter = interpreter
+        self.tensors: dict[int, TensorRecord] = {}  # keyed by id(tensor)
+        self.nodes: dict[int, NodeRecord] = {}  # keyed by id(node)
+        self.events: list[Event] = []
+        self.backward_calls: list[BackwardCall] = []
+        self._current: BackwardCall | None = None
+        self._steps_by_node: dict[int, BackwardStep] = {}
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def __enter__(self) -> Tracer:
+        events.OBSERVERS.append(self)
+        self.interpreter.tracer = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        events.OBSERVERS.remove(self)
+        self.interpreter.tracer = None
+        if self._current is not None:  # backward ended by an error
+            self._current.error = "backward raised"
+            self._current = None
+
+    # -- where are we in the script ----------------------------------------
+
+    def _where(self) -> tuple[int | None, str | None]:
+        span = self.interpreter.current_span
+        if span is None:
+            return None, None
+        text = None
+        if span.end_line == span.line:
+            line = self.interpreter.source.line_text(span.line)
+            text = line[span.column - 1: span.end_column - 1].strip() or None
+        return span.line, text
+
+    # -- identities --------------------------------------------------------
+
+    def tensor(self, t: Tensor) -> TensorRecord:
+        record = self.tensors.get(id(t))
+        if record is None or record.tensor is not t:
+            line, text = self._where()
+            record = TensorRecord(len(self.tensors) + 1, t, line, text)
+            self.tensors[id(t)] = record
+        return record
+
+    def node(self, n: Node) -> NodeRecord:
+        record = self.nodes.get(id(n))
+        if record is None or record.node is not n:
+            line, text = self._where()
+            record = NodeRecord(len(self.nodes) + 1, n, line, text)
+            self.nodes[id(n)] = record
+            if isinstance(n, AccumulateGrad):
+                record.outputs.append(self.tensor(n.variable).id)
+                record.line, record.expression = self.tensor(n.variable).line, None
+        return record
+
+    def node_id(self, n: Node | None) -> int | None:
+        return None if n is None else self.node(n).id
+
+    def bind(self, name: str, value: Any) -> None:
+        """The interpreter bound a script name to a value."""
+        if isinstance(value, Tensor):
+            record = self.tensor(value)
+            if name in record.names:
+                record.names.remove(name)
+            record.names.append(name)
+            self._event("bind", name=name, tensor=record.id)
+
+    # -- engine events ---------------------------------------------------------
+
+    def __call__(self, kind: str, **facts: Any) -> None:
+        getattr(self, "on_" + kind)(**facts)  # internal dispatch on the engine's event kinds
+
+    def _event(self, kind: str, **facts: Any) -> None:
+        line, _ = self._where()
+        self.events.append(Event(kind, line, facts))
+
+    def on_op(self, node: Node | None, name: str, inputs: tuple, outputs: list[Tensor]) -> None:
+        if self._current is not None and not self._current.create_graph:
+            return  # the arithmetic inside a backward step, not the script's
+        input_ids = [None if t is None else self.tensor(t).id for t in inputs]
+        output_ids = [self.tensor(t).id for t in outputs]
+        node_id = None
+        if node is not None:
+            record = self.node(node)
+            record.outputs = output_ids
+            for key, saved in (node.saved or {}).items():
+                tensor_id = None
+                if saved is not None:
+                    source = outputs[saved.output_nr] if saved.is_output else saved.tensor
+                    tensor_id = self.tensor(source).id
+                record.saved.append(SavedRecord(
+                    key, tensor_id, saved.version if saved is not None else 0,
+                    bool(saved and saved.is_output)))
+            for nxt, _ in node.next_functions:
+                if nxt is not None:
+                    self.node(nxt)
+            node_id = record.id
+        self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids)
+
+    def on_inplace(self, tensor: Tensor, version: int, node: Node | None, name: str) -> None:
+        record = self.tensor(tensor)
+        hazards = self._shared_storage_hazards(tensor)
+        self._event("inplace", tensor=record.id, name=name, version=version,
+                    node=self.node_id(node), hazards=hazards)
+
+    def _shared_storage_hazards(self, tensor: Tensor) -> list[dict[str, Any]]:
+        """Saved tensors that share `tensor`'s storage but not its version counter.
+
+        Changing them in place is invisible to backward's version check (the `.data`
+        trap): the gradient will silently use the new values.
+        """
+        found = []
+        for record in self.nodes.values():
+            node = record.node
+            if not node.saved or node.released:
+                continue
+            for key, saved in node.saved.items():
+                if saved is None:
+                    continue
+                other = saved.tensor
+                if other._version_counter is tensor._version_counter:
+                    continue
+                if np.shares_memory(other.array, tensor.array):
+                    found.append({"node": record.id, "saved": key,
+                                  "tensor": self.tensor(other).id})
+        return found
+
+    def on_grad_mode(self, enabled: bool) -> None:
+        if self._current is not None:
+            return
+        self._event("grad_mode", enabled=enabled)
+
+    def on_data_write(self, tensor: Tensor) -> None:
+        self._event("data_write", tensor=self.tensor(tensor).id)
+
+    def on_backward_begin(self, roots: list, grads: list[Tensor], retain_graph: bool,
+                          create_graph: bool, accumulate: bool) -> None:
+        line, _ = self._where()
+        call = BackwardCall(
+            len(self.backward_calls) + 1, line,
+            [(self.node_id(n), nr) for n, nr in roots], [_copy(g) for g in grads],
+            retain_graph, create_graph, accumulate)
+        self.backward_calls.append(call)
+        self._current = call
+        self._steps_by_node = {}
+        self._event("backward_begin", call=call.index)
+
+    def _step(self, node: Node, received: list[Tensor | None]) -> BackwardStep:
+        call = self._current
+        assert call is not None
+        step = BackwardStep(len(call.steps) + 1, self.node(node).id, [_copy(g) for g in received],
+                            [])
+        call.steps.append(step)
+        self._steps_by_node[id(node)] = step
+        return step
+
+    def on_node(self, node: Node, grad_outputs: list, grad_inputs: list) -> None:
+        step = self._step(node, grad_outputs)
+        for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grad_inputs)):
+            step.sent.append(GradFlow(i, self.node_id(nxt), nr, _copy(g)))
+
+    def on_accumulate(self, node: AccumulateGrad, grad: Tensor, before: Tensor | None) -> None:
+        step = self._step(node, [grad])
+        after = node.variable.grad
+        step.accumulated = (self.tensor(node.variable).id, _copy(before), _copy(after))
+
+    def on_retain_grad(self, tensor: Tensor, grad: Tensor) -> None:
+        self._event("retain_grad", tensor=self.tensor(tensor).id)
+
+    def on_hook(self, node: Node, output_nr: int, hook: Any, grad: Tensor, result: Any) -> None:
+        self._event("hook", node=self.node(node).id, output_nr=output_nr,
+                    replaced=result is not None)
+
+    def on_release(self, node: Node) -> None:
+        step = self._steps_by_node.get(id(node))
+        if step is not None:
+            step.released = True
+
+    def on_backward_end(self) -> None:
+        self._current = None
+        self._event("backward_end", call=len(self.backward_calls))
+
+    # -- the end state -------------------------------------------------------
+
+    def named_tensors(self) -> list[tuple[str, TensorRecord]]:
+        """(name, tensor) for the script's top-level names bound to tensors at the end."""
+        out = []
+        for name, value in self.interpreter.globals.vars.items():
+            if isinstance(value, Tensor):
+                record = self.tensor(value)
+                if name not in record.names:
+                    record.names.append(name)
+                out.append((name, record))
+        return out

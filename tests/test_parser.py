@@ -1,0 +1,949 @@
+"""Tests for gradtrace.parser: AST shapes, spans, precedence, errors and limits.
+
+Many tests compare against CPython's own `ast` module through `normalise_py`,
+which maps Python's tree onto gradtrace's node names and spans, so "what Python
+does" is checked rather than restated by hand.
+"""
+from __future__ import annotations
+
+import ast as pyast
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gradtrace import syntax as S
+from gradtrace.errors import GtSyntaxError, NotSupportedError
+from gradtrace.parser import MAX_NESTING, parse, parse_expression
+from gradtrace.source import Source, Span
+
+REPO = Path(__file__).resolve().parent.parent
+CONFORMANCE = Path(__file__).resolve().parent / "conformance"
+
+
+# --------------------------------------------------------------------- helpers
+
+
+def parse_text(text: str) -> S.Module:
+    return parse(Source("test.gt", text))
+
+
+def stmts(text: str) -> tuple[S.Stmt, ...]:
+    return parse_text(text).body
+
+
+def one(text: str) -> S.Stmt:
+    body = stmts(text)
+    assert len(body) == 1, body
+    return body[0]
+
+
+def expr(text: str) -> S.Expr:
+    return parse_expression(Source("<expr>", text))
+
+
+def value(text: str) -> S.Expr:
+    """The value of `x = <text>`."""
+    node = one(f"x = {text}\n")
+    assert isinstance(node, S.Assign)
+    return node.value
+
+
+def error(text: str, kind: type = GtSyntaxError) -> Any:
+    with pytest.raises(kind) as info:
+        parse_text(text)
+    assert type(info.value) is kind, info.value
+    return info.value
+
+
+def at(line: int, column: int, end_line: int, end_column: int) -> Span:
+    return Span(line, column, end_line, end_column)
+
+
+_PY_OPS = {
+    "Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%",
+    "Pow": "**", "MatMult": "@", "BitAnd": "&", "BitOr": "|", "BitXor": "^",
+    "USub": "-", "UAdd": "+", "Invert": "~", "Not": "not", "And": "and", "Or": "or",
+    "Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=",
+    "Is": "is", "IsNot": "is not", "In": "in", "NotIn": "not in",
+}
+
+
+def _py_span(node: pyast.AST) -> tuple[int, int, int, int]:
+    return (node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1)
+
+
+def normalise_py(node: Any, spans: bool = True) -> Any:
+    """CPython's ast as (kind, span, fields...) tuples in gradtrace's vocabulary."""
+    n = lambda x: normalise_py(x, spans)  # noqa: E731
+    if isinstance(node, list):
+        return tuple(n(x) for x in node)
+    if node is None:
+        return None
+    kind = type(node).__name__
+    span = _py_span(node) if spans and hasattr(node, "lineno") else None
+    if isinstance(node, pyast.Module):
+        return ("Module", n(node.body))
+    if isinstance(node, pyast.Expression):
+        return n(node.body)
+    if isinstance(node, pyast.Expr):
+        return ("ExprStmt", span, n(node.value))
+    if isinstance(node, pyast.Assign):
+        return ("Assign", span, n(node.targets), n(node.value))
+    if isinstance(node, pyast.AugAssign):
+        return ("AugAssign", span, n(node.target), _PY_OPS[type(node.op).__name__], n(node.value))
+    if isinstance(node, (pyast.If, pyast.While)):
+        return (kind, span, n(node.test), n(node.body), n(node.orelse))
+    if isinstance(node, pyast.For):
+        return ("For", span, n(node.target), n(node.iter), n(node.body), n(node.orelse))
+    if isinstance(node, (pyast.Break, pyast.Continue, pyast.Pass)):
+        return (kind, span)
+    if isinstance(node, (pyast.FunctionDef, pyast.Lambda)):
+        args = node.args
+        defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
+        params = tuple(("Param", a.arg, n(d)) for a, d in zip(args.args, defaults))
+        if isinstance(node, pyast.Lambda):
+            return ("Lambda", span, params, n(node.body))
+        return ("FunctionDef", span, node.name, params, n(node.body))
+    if isinstance(node, pyast.Return):
+        return ("Return", span, n(node.value))
+    if isinstance(node, pyast.With):
+        items = tuple(("WithItem", n(i.context_expr), n(i.optional_vars)) for i in node.items)
+        return ("With", span, items, n(node.body))
+    if isinstance(node, pyast.Try):
+        return ("Try", span, n(node.body), n(node.handlers), n(node.orelse), n(node.finalbody))
+    if isinstance(node, pyast.ExceptHandler):
+        return ("ExceptHandler", span, n(node.type), node.name, n(node.body))
+    if isinstance(node, pyast.Raise):
+        return ("Raise", span, n(node.exc))
+    if isinstance(node, pyast.Assert):
+        return ("Assert", span, n(node.test), n(node.msg))
+    if isinstance(node, pyast.Import):
+        return ("Import", span, n(node.names))
+    if isinstance(node, pyast.ImportFrom):
+        return ("ImportFrom", span, node.module, n(node.names))
+    if isinstance(node, pyast.alias):
+        return ("Alias", span, node.name, node.asname)
+    if isinstance(node, pyast.Constant):
+        return ("Constant", span, type(node.value).__name__, node.value)
+    if isinstance(node, pyast.JoinedStr):
+        return ("FString", span, tuple(
+            v.value if isinstance(v, pyast.Constant) else n(v) for v in node.values))
+    if isinstance(node, pyast.FormattedValue):
+        conversion = None if node.conversion == -1 else chr(node.conversion)
+        spec = None
+        if node.format_spec is not None:
+            spec = "".join(v.value for v in node.format_spec.values)
+        # CPython 3.11 gives FormattedValue the whole f-string's span: don't compare it.
+        return ("FormattedValue", n(node.value), conversion, spec)
+    if isinstance(node, pyast.Name):
+        return ("Name", span, node.id)
+    if isinstance(node, pyast.Attribute):
+        return ("Attribute", span, n(node.value), node.attr)
+    if isinstance(node, pyast.Subscript):
+        return ("Subscript", span, n(node.value), n(node.slice))
+    if isinstance(node, pyast.Slice):
+        return ("Slice", span, n(node.lower), n(node.upper), n(node.step))
+    if isinstance(node, pyast.Starred):
+        return ("Starred", span, n(node.value))
+    if isinstance(node, pyast.Call):
+        return ("Call", span, n(node.func), n(node.args), n(node.keywords))
+    if isinstance(node, pyast.keyword):
+        return ("Keyword", span, node.arg, n(node.value))
+    if isinstance(node, pyast.UnaryOp):
+        return ("UnaryOp", span, _PY_OPS[type(node.op).__name__], n(node.operand))
+    if isinstance(node, pyast.BinOp):
+        return ("BinOp", span, n(node.left), _PY_OPS[type(node.op).__name__], n(node.right))
+    if isinstance(node, pyast.BoolOp):
+        return ("BoolOp", span, _PY_OPS[type(node.op).__name__], n(node.values))
+    if isinstance(node, pyast.Compare):
+        ops = tuple(_PY_OPS[type(o).__name__] for o in node.ops)
+        return ("Compare", span, n(node.left), ops, n(node.comparators))
+    if isinstance(node, pyast.IfExp):
+        return ("IfExp", span, n(node.test), n(node.body), n(node.orelse))
+    if isinstance(node, pyast.List):
+        return ("ListExpr", span, n(node.elts))
+    if isinstance(node, pyast.Tuple):
+        return ("TupleExpr", span, n(node.elts))
+    if isinstance(node, pyast.Dict):
+        return ("DictExpr", span, n(node.keys), n(node.values))
+    if isinstance(node, pyast.ListComp):
+        return ("ListComp", span, n(node.elt), n(node.generators))
+    if isinstance(node, pyast.comprehension):  # CPython gives these no position
+        return ("Comprehension", n(node.target), n(node.iter), n(node.ifs))
+    raise AssertionError(f"no normaliser for {kind}")
+
+
+def normalise(node: Any, spans: bool = True) -> Any:
+    """gradtrace's AST in the same shape as normalise_py."""
+    n = lambda x: normalise(x, spans)  # noqa: E731
+    if isinstance(node, tuple):
+        return tuple(n(x) for x in node)
+    if not isinstance(node, S.Node):
+        return node
+    kind = type(node).__name__
+    span = (node.span.line, node.span.column, node.span.end_line,
+            node.span.end_column) if spans else None
+    if isinstance(node, S.Module):
+        return ("Module", n(node.body))
+    if isinstance(node, S.Constant):
+        return ("Constant", span, type(node.value).__name__, node.value)
+    if isinstance(node, S.FString):
+        return ("FString", span, tuple(p if isinstance(p, str) else n(p) for p in node.parts))
+    if isinstance(node, S.FormattedValue):
+        return ("FormattedValue", n(node.value), node.conversion, node.spec)
+    if isinstance(node, (S.Lambda, S.FunctionDef)):
+        params = tuple(("Param", p.name, n(p.default)) for p in node.params)
+        if isinstance(node, S.Lambda):
+            return ("Lambda", span, params, n(node.body))
+        return ("FunctionDef", span, node.name, params, n(node.body))
+    if isinstance(node, S.WithItem):
+        return ("WithItem", n(node.context_expr), n(node.optional_vars))
+    if isinstance(node, S.With):
+        return ("With", span, n(node.items), n(node.body))
+    if isinstance(node, S.Comprehension):
+        return ("Comprehension", n(node.target), n(node.iter), n(node.ifs))
+    fields = [f for f in type(node).__dataclass_fields__ if f != "span"]
+    out: list[Any] = [kind, span]
+    for name in fields:
+        out.append(n(getattr(node, name)))
+    return tuple(out)
+
+
+def same_as_python(text: str, spans: bool = True) -> None:
+    """Our AST (with spans) equals CPython's for the same script."""
+    ours = normalise(parse_text(text), spans)
+    theirs = normalise_py(pyast.parse(text), spans)
+    assert ours == theirs
+
+
+# ------------------------------------------------------------- basic behaviour
+
+
+def test_empty_and_comment_only_files_parse_to_an_empty_module():
+    for text in ["", "\n", "\n\n  \n", "# just a comment", "# a\n\n   # b\n\t\n"]:
+        assert parse_text(text).body == ()
+
+
+def test_module_span_covers_the_whole_text():
+    assert parse_text("x = 1\ny = 22\n").span == at(1, 1, 2, 7)
+    assert parse_text("").span == at(1, 1, 1, 1)
+
+
+def test_file_without_trailing_newline_parses():
+    assert isinstance(one("x = 1"), S.Assign)
+    assert isinstance(one("if x:\n    y = 1"), S.If)
+    assert isinstance(one("x = 1  # trailing comment"), S.Assign)
+
+
+def test_crlf_and_cr_line_endings_parse_like_lf():
+    lf = normalise(parse_text("if a:\n    b = 1\nc = 2\n"))
+    assert normalise(parse_text("if a:\r\n    b = 1\r\nc = 2\r\n")) == lf
+    assert normalise(parse_text("if a:\r    b = 1\rc = 2\r")) == lf
+
+
+def test_tabs_indent_blocks():
+    body = one("if a:\n\tb = 1\n\tc = 2\n").body
+    assert [type(s) for s in body] == [S.Assign, S.Assign]
+    assert body[1].span == at(3, 2, 3, 7)
+
+
+def test_byte_order_mark_is_ignored():
+    assert one("\ufeffx = 1\n").span == at(1, 1, 1, 6)
+
+
+def test_blank_lines_and_comments_between_statements_and_in_blocks():
+    body = stmts("x = 1\n\n# c\n   # indented comment\nif x:\n\n    # c\n    y = 2\n\n    z = 3\n")
+    assert [type(s) for s in body] == [S.Assign, S.If]
+    assert len(body[1].body) == 2
+
+
+def test_semicolons_separate_simple_statements():
+    body = stmts("a = 1; b = 2; print(a);\n")
+    assert [type(s) for s in body] == [S.Assign, S.Assign, S.ExprStmt]
+    assert body[1].span == at(1, 8, 1, 13)
+
+
+def test_single_line_suite_with_semicolons():
+    node = one("if x: a = 1; b = 2\n")
+    assert [type(s) for s in node.body] == [S.Assign, S.Assign]
+
+
+def test_line_continuation_inside_brackets_and_with_backslash():
+    node = one("x = (1 +\n     2) + \\\n    3\n")
+    assert isinstance(node.value, S.BinOp)
+    assert node.span == at(1, 1, 3, 6)
+    node = one("f(a,\n  # comment inside\n  b,\n)\n")
+    assert len(node.value.args) == 2
+
+
+def test_parse_expression_reads_one_expression():
+    node = expr("a + b * c")
+    assert isinstance(node, S.BinOp) and node.op == "+"
+    assert isinstance(expr("a, b"), S.TupleExpr)
+
+
+def test_parser_is_built_once_per_process():
+    from gradtrace import parser
+
+    first = parser._get_parser()
+    parse_text("x = 1\n")
+    assert parser._get_parser() is first
+
+
+def test_parser_finds_the_repository_grammar_and_no_copy_lives_in_the_package():
+    from gradtrace import parser
+
+    assert parser._grammar_text() == (REPO / "grammar" / "gradtrace.lark").read_text()
+    assert not (REPO / "gradtrace" / "grammar").exists()
+
+
+def test_parsing_with_the_grammar_cache_disabled_gives_the_same_tree(tmp_path):
+    script = "import torch\nx = torch.ones(2, requires_grad=True)\nprint(f'{x.sum():.2f}')\n"
+    code = (
+        "import sys; from gradtrace.parser import parse; from gradtrace.source import Source;"
+        f"print(repr(parse(Source('s', {script!r}))))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO), GRADTRACE_PARSER_CACHE="0")
+    fresh = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, check=True).stdout
+    assert fresh.strip() == repr(parse_text(script))
+    assert list(tmp_path.iterdir()) == []  # nothing written to the working directory
+
+
+# ------------------------------------------------------------------ statements
+
+
+def test_expression_statement():
+    node = one("print(1)\n")
+    assert isinstance(node, S.ExprStmt) and isinstance(node.value, S.Call)
+    assert node.span == at(1, 1, 1, 9)
+
+
+def test_chained_assignment_keeps_targets_in_order():
+    node = one("a = b = 3\n")
+    assert [t.id for t in node.targets] == ["a", "b"]
+    assert node.value == S.Constant(at(1, 9, 1, 10), 3)
+
+
+def test_tuple_and_list_unpacking_targets():
+    node = one("a, (b, c) = t\n")
+    (target,) = node.targets
+    assert isinstance(target, S.TupleExpr) and isinstance(target.elts[1], S.TupleExpr)
+    assert target.span == at(1, 1, 1, 10)
+    (target,) = one("(g,) = grads\n").targets
+    assert isinstance(target, S.TupleExpr) and len(target.elts) == 1
+    (target,) = one("[a, b] = pair\n").targets
+    assert isinstance(target, S.ListExpr)
+    same_as_python("a, (b, c) = t\n(g,) = grads\n[a, [b]] = pair\nx, = y\n")
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "**", "@"])
+def test_augmented_assignment_stores_the_binary_operator(op):
+    node = one(f"x {op}= 2\n")
+    assert isinstance(node, S.AugAssign) and node.op == op
+    same_as_python(f"x.grad {op}= y[0]\n")
+
+
+def test_attribute_and_subscript_targets():
+    same_as_python("x.grad = None\nt[0] = 5.0\nt[0, 1:] = v\nx.data[::2] = 0\n")
+    (target,) = one("t[0, 1:] = v\n").targets
+    assert isinstance(target, S.Subscript) and isinstance(target.index, S.TupleExpr)
+
+
+def test_if_elif_else_nests_elif_in_orelse_with_spans():
+    node = one("if a:\n    x = 1\nelif b:\n    x = 2\nelif c:\n    x = 3\nelse:\n    x = 4\n")
+    assert node.span == at(1, 1, 8, 10)
+    (second,) = node.orelse
+    assert isinstance(second, S.If) and second.test.id == "b"
+    assert second.span == at(3, 1, 8, 10)
+    (third,) = second.orelse
+    assert third.test.id == "c" and isinstance(third.orelse[0], S.Assign)
+    same_as_python("if a:\n    x = 1\nelif b:\n    x = 2\nelif c:\n    x = 3\nelse:\n    x = 4\n")
+
+
+def test_for_and_while_with_else_break_continue_pass():
+    text = (
+        "for i, x in enumerate(xs):\n    if x:\n        continue\n    break\nelse:\n    pass\n"
+        "while n > 0:\n    n -= 1\nelse:\n    done = True\n"
+    )
+    same_as_python(text)
+    loop = stmts(text)[0]
+    assert isinstance(loop, S.For) and isinstance(loop.target, S.TupleExpr)
+    assert isinstance(loop.orelse[0], S.Pass)
+
+
+def test_for_over_a_bare_tuple():
+    same_as_python("for x in a, b:\n    pass\n")
+
+
+def test_def_with_defaults_and_return():
+    text = "def f(x, y=2, *, ):\n    return x * y\n"
+    with pytest.raises(NotSupportedError):
+        parse_text(text)
+    text = "def f(x, y=2):\n    return x * y\ndef g():\n    return\ndef h(a,):\n    return a, 1\n"
+    same_as_python(text)
+    node = stmts(text)[0]
+    assert [p.name for p in node.params] == ["x", "y"]
+    assert node.params[1].default == S.Constant(at(1, 12, 1, 13), 2)
+    assert node.params[1].span == at(1, 10, 1, 13)
+
+
+def test_lambda_with_and_without_parameters():
+    same_as_python("f = lambda x, y=1: x * y\ng = lambda: 3\n")
+    node = value("lambda x, y=1: x * y")
+    assert isinstance(node, S.Lambda) and [p.name for p in node.params] == ["x", "y"]
+
+
+def test_with_items_and_as_targets():
+    text = "with torch.no_grad():\n    pass\nwith A() as b, C():\n    pass\n"
+    same_as_python(text)
+    node = stmts(text)[1]
+    assert node.items[0].optional_vars == S.Name(at(3, 13, 3, 14), "b")
+    assert node.items[1].optional_vars is None
+    assert node.items[0].span == at(3, 6, 3, 14)
+
+
+def test_try_except_else_finally():
+    text = (
+        "try:\n    f()\nexcept RuntimeError as e:\n    print(e)\nexcept (A, B) as e:\n    pass\n"
+        "except ValueError:\n    pass\nexcept:\n    raise\nelse:\n    x = 1\nfinally:\n    y = 2\n"
+        "try:\n    pass\nfinally:\n    pass\n"
+    )
+    same_as_python(text)
+    node = stmts(text)[0]
+    assert [h.name for h in node.handlers] == ["e", "e", None, None]
+    assert isinstance(node.handlers[1].type, S.TupleExpr)
+    assert node.handlers[3].type is None
+
+
+def test_raise_assert_and_imports():
+    same_as_python(
+        "raise\nraise ValueError('bad')\nassert x\nassert x > 0, 'positive'\n"
+        "import torch\nimport torch.nn.functional as F\nimport numpy as np, math\n"
+        "from torch.nn import functional as F\nfrom torch import nn\n"
+        "from torch import (nn, autograd as ag,)\n"
+    )
+    node = one("import torch.nn.functional as F\n")
+    assert node.names == (S.Alias(at(1, 8, 1, 32), "torch.nn.functional", "F"),)
+    node = one("from torch.nn import functional as F\n")
+    assert node.module == "torch.nn" and node.names[0].asname == "F"
+
+
+# ----------------------------------------------------------------- expressions
+
+
+def test_integer_literals():
+    assert value("42") == S.Constant(at(1, 5, 1, 7), 42)
+    assert value("0xFF").value == 255
+    assert value("1_000_000").value == 1000000
+    assert value("0o17").value == 15 and value("0b101").value == 5
+    assert value("0").value == 0 and value("00").value == 0
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1.", 1.0), (".5", 0.5), ("1e-5", 1e-5), ("1_000.0", 1000.0), ("2.5E3", 2500.0),
+    ("1.e2", 100.0),
+])
+def test_float_literals(text, expected):
+    node = value(text)
+    assert isinstance(node.value, float) and node.value == expected
+
+
+def test_bool_none_and_ellipsis_constants():
+    assert [value(t).value for t in ["True", "False", "None"]] == [True, False, None]
+    assert value("x[..., 0]").index.elts[0] == S.Constant(at(1, 7, 1, 10), Ellipsis)
+
+
+@pytest.mark.parametrize("text", [
+    r"'single'", r'"double"', r"'''triple\nquoted'''", '"""multi\nline"""',
+    r"'esc\n\t\\ \' \" \x41 \u00e9 \N{GREEK SMALL LETTER ALPHA} \101'",
+    r"r'raw\n\d'", r"R'C:\path'", r"'unknown \d escape'", "'a' 'b' \"c\"",
+    r"u'unicode'", "'line\\\ncontinued'", "'é ünïcode'",
+])
+def test_string_literals_match_python(text):
+    node = value(text)
+    assert isinstance(node, S.Constant)
+    assert node.value == pyast.literal_eval(text)
+
+
+def test_adjacent_strings_span_all_of_them():
+    assert value("'a'  \"b\"").span == at(1, 5, 1, 13)
+    node = one("x = ('a'\n     'b')\n").value
+    assert node.value == "ab" and node.span == at(1, 6, 2, 9)
+
+
+def test_fstrings_with_conversion_spec_and_brace_escapes():
+    node = value("f'{x} and {y!r} = {z:.4f} {{literal}} {w!s:>10}'")
+    assert isinstance(node, S.FString)
+    x, and_, y, eq, z, lit, w = node.parts
+    assert (and_, eq, lit) == (" and ", " = ", " {literal} ")
+    assert (x.conversion, x.spec) == (None, None)
+    assert (y.conversion, z.spec, w.conversion, w.spec) == ("r", ".4f", "s", ">10")
+    assert [p.value.id for p in (x, y, z, w)] == ["x", "y", "z", "w"]
+
+
+def test_fstrings_match_python():
+    same_as_python(
+        "print(f'{x} and {y!r} = {z:.4f} {{literal}} {w!s:>10}')\n"
+        "print(f\"{a['k'] + 1:>{10}}\" if False else f'{t.grad}\\n')\n".replace(":>{10}", ":>10")
+    )
+    same_as_python("print('a' f'{b}' 'c' rf'\\d{e}')\n")
+
+
+def test_fstring_field_spans_point_into_the_file():
+    node = value("f'ab {x + y:.2f} {t.grad!r}'")
+    first, second = node.parts[1], node.parts[3]
+    assert first.span == at(1, 10, 1, 21)  # the whole {x + y:.2f}
+    assert first.value.span == at(1, 11, 1, 16)
+    assert first.value.left.span == at(1, 11, 1, 12)
+    assert first.value.right.span == at(1, 15, 1, 16)
+    assert second.value.span == at(1, 23, 1, 29)
+    assert second.value.value.span == at(1, 23, 1, 24)
+
+
+def test_fstring_spans_in_triple_quoted_multiline_strings():
+    node = one("x = f'''line one\n  {a +\n b} end'''\n").value
+    field = node.parts[1]
+    assert field.value.span == at(2, 4, 3, 3)
+    assert field.value.right.span == at(3, 2, 3, 3)
+
+
+def test_fstring_self_documenting_field():
+    node = value("f'{x=} {y = :.1f}'")
+    assert node.parts[0] == "x="
+    assert node.parts[1].conversion == "r"
+    assert node.parts[2] == " y = "
+    assert (node.parts[3].conversion, node.parts[3].spec) == (None, ".1f")
+
+
+def test_nested_fstring_in_a_field():
+    node = value("f'{f\"{x}\"}'")
+    inner = node.parts[0].value
+    assert isinstance(inner, S.FString) and inner.parts[0].value.span == at(1, 10, 1, 11)
+
+
+def test_lists_tuples_and_dicts():
+    same_as_python(
+        "a = []\nb = [1, 2,]\nc = ()\nd = (1,)\ne = 1, 2\nf = (1, 2)\n"
+        "g = {}\nh = {'k': 1, 2: [3]}\ni = [*xs, 1]\nreturn_it = (a, *b)\n"
+    )
+    assert value("()").span == at(1, 5, 1, 7)
+    assert value("(1,)").span == at(1, 5, 1, 9)
+    assert value("1, 2").span == at(1, 5, 1, 9)
+
+
+def test_return_of_a_bare_tuple():
+    node = one("def f():\n    return a, b\n").body[0]
+    assert isinstance(node.value, S.TupleExpr) and node.value.span == at(2, 12, 2, 16)
+
+
+def test_list_comprehensions_with_several_for_and_if():
+    text = "y = [x * y for x in xs if x if x > 1 for y in range(x) if y]\nz = [i for i, v in e]\n"
+    same_as_python(text)
+    node = stmts(text)[0].value
+    assert len(node.generators) == 2 and len(node.generators[0].ifs) == 2
+    assert node.generators[0].span == at(1, 16, 1, 37)
+
+
+def test_generator_expression_as_sole_argument_becomes_a_list_comprehension():
+    node = value("sum(x * x for x in xs)")
+    (arg,) = node.args
+    assert isinstance(arg, S.ListComp) and arg.span == at(1, 9, 1, 26)
+    assert node.span == at(1, 5, 1, 27)
+
+
+def test_indexing_and_slicing():
+    same_as_python(
+        "a = x[0]\nb = x[:, 1]\nc = x[1:3]\nd = x[::2]\ne = x[None]\nf = x[..., 0]\n"
+        "g = x[1:2, ::-1, None]\nh = x[:]\ni = x[a:b:c]\nj = x[(1, 2)]\nk = x[i][j]\n"
+    )
+
+
+def test_attribute_access_and_calls():
+    same_as_python(
+        "torch.nn.functional.relu(x)\nf(1, b, *args, k=2, **{}) if 0 else 0\n".replace(
+            ", **{}", ""
+        )
+        + "f()\ng(a)(b)\nx.grad_fn.next_functions[0][0]\nf(*a, k=1, *b)\n"
+    )
+
+
+def test_unary_and_binary_operators():
+    same_as_python(
+        "a = -x + +y - ~z\nb = not x\nc = a + b - c * d / e // f % g ** h @ i\n"
+        "d = a & b | c ^ d\n"
+    )
+
+
+def test_comparisons_including_chains_and_negated_operators():
+    same_as_python(
+        "a = x < y < z\nb = x is None\nc = x is not None\nd = x in y\ne = x not in y\n"
+        "f = a == b != c <= d >= e > f\n"
+    )
+    node = value("a < b < c")
+    assert node.ops == ("<", "<") and len(node.comparators) == 2
+
+
+def test_boolean_operators_flatten_chains():
+    node = value("a and b and c or d")
+    assert node.op == "or" and len(node.values) == 2
+    assert node.values[0].op == "and" and len(node.values[0].values) == 3
+    same_as_python("x = a and b and c or d or e\ny = (a and b) and c\n")
+
+
+def test_conditional_expression():
+    same_as_python("x = a if c else b if d else e\ny = (lambda: 1) if c else 2\n")
+
+
+# ------------------------------------------------------------------ precedence
+
+
+@pytest.mark.parametrize("text", [
+    "-x ** 2", "2 ** -1", "a ** b ** c", "not a == b", "not a and b", "a or b and c",
+    "-a * b", "a + b * c", "(a + b) * c", "a - b - c", "a / b / c", "a | b ^ c & d",
+    "a & b + c", "a + b @ c", "-x.y", "-f(x)[0]", "~a ** b", "a if b else c if d else e",
+    "lambda: a if b else c", "x == -1", "not not a", "a < b == c", "a is not -b",
+    "a in b or c not in d", "(a, b)[0]", "a.b.c(d)(e)", "2 ** -x ** 2", "+-~a",
+])
+def test_precedence_and_associativity_match_python(text):
+    assert normalise(expr(text)) == normalise_py(pyast.parse(text, mode="eval"))
+
+
+_NAMES = st.sampled_from(["a", "b", "x", "y1", "z_2"])
+_NUMBERS = st.one_of(st.integers(0, 999).map(str), st.sampled_from(["1.5", "0.25", "1e3", ".5"]))
+_BINARY = ["+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^"]
+_COMPARE = ["<", "<=", "==", "!=", ">", ">=", "in", "not in", "is", "is not"]
+
+
+def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.tuples(inner, st.sampled_from(_BINARY), inner).map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
+        st.tuples(inner, st.sampled_from(_COMPARE), inner).map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
+        st.tuples(inner, st.sampled_from(["and", "or"]), inner).map(" ".join),
+        st.tuples(st.sampled_from(["-", "+", "~", "not "]), inner).map("".join),
+        st.tuples(inner, inner, inner).map(lambda t: f"{t[0]} if {t[1]} else {t[2]}"),
+        inner.map(lambda s: f"({s})"),
+        st.tuples(inner, inner).map(lambda t: f"({t[0]}, {t[1]})"),
+        st.tuples(inner, _NAMES).map(lambda t: f"{t[0]}.{t[1]}"),
+        st.tuples(inner, inner).map(lambda t: f"{t[0]}[{t[1]}]"),
+        st.tuples(inner, inner).map(lambda t: f"{t[0]}[{t[1]}:]"),
+        st.tuples(inner, st.lists(inner, max_size=2)).map(
+            lambda t: f"{t[0]}({', '.join(t[1])})"),
+        st.lists(inner, max_size=3).map(lambda xs: f"[{', '.join(xs)}]"),
+    )
+
+
+_EXPRESSIONS = st.recursive(st.one_of(_NAMES, _NUMBERS), _extend, max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_EXPRESSIONS)
+def test_random_expressions_parse_exactly_like_python_including_spans(text):
+    try:
+        theirs = normalise_py(pyast.parse(text, mode="eval"))
+    except SyntaxError:
+        with pytest.raises((GtSyntaxError, NotSupportedError)):
+            expr(text)
+        return
+    assert normalise(expr(text)) == theirs
+
+
+# ------------------------------------------------------------------------ spans
+
+
+def test_spans_are_one_based_and_end_exclusive():
+    node = one("total = alpha + 10\n")
+    assert node.span == at(1, 1, 1, 19)
+    assert node.targets[0].span == at(1, 1, 1, 6)
+    assert node.value.span == at(1, 9, 1, 19)
+    assert node.value.left.span == at(1, 9, 1, 14)
+    assert node.value.right.span == at(1, 17, 1, 19)
+
+
+def test_parenthesised_expression_spans_exclude_parens_but_parents_include_them():
+    node = value("(a + b) * c")
+    assert node.span == at(1, 5, 1, 16)
+    assert node.left.span == at(1, 6, 1, 11)
+    node = value("f((a))")
+    assert node.args[0].span == at(1, 8, 1, 9)
+    assert node.span == at(1, 5, 1, 11)
+
+
+def test_call_subscript_attribute_spans():
+    node = value("t.sum(dim=0)[1].grad")
+    assert node.span == at(1, 5, 1, 25)
+    sub = node.value
+    assert sub.span == at(1, 5, 1, 20)
+    call = sub.value
+    assert call.span == at(1, 5, 1, 17)
+    assert call.keywords[0].span == at(1, 11, 1, 16)
+    assert call.func.span == at(1, 5, 1, 10)
+
+
+def test_compound_statement_spans_cover_their_blocks():
+    text = "def f(x):\n    y = x\n\n    return y  # done\n\nz = 1\n"
+    func, assign = stmts(text)
+    assert func.span == at(1, 1, 4, 13)
+    assert func.body[1].span == at(4, 5, 4, 13)
+    assert assign.span == at(6, 1, 6, 6)
+
+
+def test_statement_spans_match_python_for_all_statement_kinds():
+    same_as_python(
+        "import torch\n"
+        "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "for i in range(3):\n"
+        "    if i % 2 == 0:\n"
+        "        x.grad = None\n"
+        "    elif i:\n"
+        "        continue\n"
+        "    else:\n"
+        "        break\n"
+        "while False:\n"
+        "    pass\n"
+        "with torch.no_grad():\n"
+        "    x += 1\n"
+        "try:\n"
+        "    assert x is not None, 'x'\n"
+        "except RuntimeError as err:\n"
+        "    raise\n"
+        "finally:\n"
+        "    print(f'{x.sum():.3f}')\n"
+        "def loss(a, b=2):\n"
+        "    return (a - b) ** 2\n"
+        "y = [v * 2 for v in x.tolist() if v]\n"
+    )
+
+
+# --------------------------------------------------------------- conformance
+
+
+CONFORMANCE_SCRIPTS = sorted(CONFORMANCE.glob("*.gt"))
+
+
+def test_conformance_cases_are_present():
+    assert len(CONFORMANCE_SCRIPTS) >= 40
+
+
+@pytest.mark.parametrize("path", CONFORMANCE_SCRIPTS, ids=lambda p: p.stem)
+def test_conformance_script_parses_like_python(path):
+    text = path.read_text(encoding="utf-8")
+    same_as_python(text)
+
+
+# ---------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("text, message, line, column", [
+    ("x = (1 +\n", "unexpected end of script: '(' was never closed", 1, 5),
+    ("print(f(x)\n", "unexpected end of script: '(' was never closed", 1, 6),
+    ("x = )\n", "unmatched ')'", 1, 5),
+    ("print(1))\n", "unmatched ')'", 1, 9),
+    ("x = (1, 2]\n", "closing parenthesis ']' does not match opening parenthesis '('", 1, 10),
+    ("x = \n", "expected an expression, found end of line", 1, 4),
+    ("x = (1 + )\n", "expected an expression, found ')'", 1, 10),
+    ("y = 2 * * 3\n", "expected an expression, found '*'", 1, 9),
+    ("if x > 1\n    pass\n", "expected ':'", 1, 9),
+    ("def f(x)\n    pass\n", "expected ':'", 1, 9),
+    ("while x\n    pass\n", "expected ':'", 1, 8),
+    ("else:\n    pass\n", "unexpected 'else'", 1, 1),
+    ("def (x):\n    pass\n", "expected a name, found '('", 1, 5),
+    ("x.if = 3\n", "expected a name, found 'if'", 1, 3),
+    ("x = [1 2]\n", "unexpected number 2; perhaps you forgot a comma?", 1, 8),
+    ("f(a b)\n", "unexpected name 'b'; perhaps you forgot a comma?", 1, 5),
+    ("x = 1 2\n", "unexpected number 2", 1, 7),
+    ("pass x\n", "expected end of line, found name 'x'", 1, 6),
+    ("if x = 1:\n    pass\n", "expected ':', found '=' (did you mean '=='?)", 1, 6),
+    ("x = 1 if y\n", "expected 'else' after 'if' expression, found end of line", 1, 11),
+    ("try:\n    pass\nx = 1\n", "expected 'except' or 'finally' block, found name 'x'", 3, 1),
+    ("for x inrange(3):\n    pass\n",
+     "unexpected name 'inrange' (missing a space after 'in'?)", 1, 7),
+    ('print "hi"\n', "missing parentheses in call to 'print'; did you mean print(...)?", 1, 1),
+    ("x = [1, 2\ny = 3\n",
+     "unexpected name 'y': '[' on line 1 was never closed (or a comma is missing before this)",
+     2, 1),
+    ("x = $\n", "invalid character '$'", 1, 5),
+    ("x = 1 ? 2\n", "invalid character '?'", 1, 7),
+    ("print(\u201chi\u201d)\n",
+     "invalid character '\u201c' (U+201C); use a straight quote ' or \" instead", 1, 7),
+    ("x = 1 \u00a0+ 2\n", "invalid non-printable character U+00A0", 1, 7),
+    ("x = \\ 1\n", "unexpected character after line continuation character", 1, 5),
+    ('x = "abc\n', "unterminated string literal", 1, 5),
+    ("x = 'abc\\'\n", "unterminated string literal", 1, 5),
+    ('x = 1\ny = """abc\n\n', "unterminated triple-quoted string literal", 2, 5),
+    ("x = 007\n", "leading zeros in decimal integer literals are not permitted", 1, 5),
+    ("x = '\\x4'\n", "invalid \\x escape", 1, 6),
+    ("x = '\\N{NOT A NAME}'\n", "unknown Unicode character name", 1, 6),
+    ("f() = 3\n", "cannot assign to function call", 1, 1),
+    ("(a, 1) = t\n", "cannot assign to literal", 1, 5),
+    ("None = 1\n", "cannot assign to None", 1, 1),
+    ("x + 1 = 2\n", "cannot assign to expression", 1, 1),
+    ("for f() in x:\n    pass\n", "cannot assign to function call", 1, 5),
+    ("a, b += 1\n", "'tuple' is an illegal expression for augmented assignment", 1, 1),
+    ("def f(a=1, b):\n    pass\n", "non-default argument follows default argument", 1, 12),
+    ("def f(a, a):\n    pass\n", "duplicate argument 'a' in function definition", 1, 10),
+    ("f(a=1, b)\n", "positional argument follows keyword argument", 1, 8),
+    ("f(a=1, a=2)\n", "keyword argument repeated: a", 1, 8),
+    ("f(a.b=1)\n", 'expression cannot contain assignment, perhaps you meant "=="?', 1, 3),
+    ("x = *a\n", "can't use starred expression here", 1, 5),
+    ("x = [*a for a in b]\n", "iterable unpacking cannot be used in comprehension", 1, 6),
+    ("return 5\n", "'return' outside function", 1, 1),
+    ("for i in x:\n    pass\nbreak\n", "'break' outside loop", 3, 1),
+    ("for x in y:\n    pass\nelse:\n    continue\n", "'continue' not properly in loop", 4, 5),
+    ("def f():\n    for x in y:\n        def g():\n            break\n", "'break' outside loop",
+     4, 13),
+    ("try:\n    pass\nexcept:\n    pass\nexcept A:\n    pass\n",
+     "default 'except:' must be last", 3, 1),
+    ("x = f'{}'\n", "f-string: empty expression not allowed", 1, 7),
+    ("x = f'{x!z}'\n", "f-string: invalid conversion character", 1, 9),
+    ("x = f'{x'\n", "f-string: expecting '}'", 1, 7),
+    ("x = f'}'\n", "f-string: single '}' is not allowed", 1, 7),
+    ("x = f'{a)}'\n", "f-string: unmatched ')'", 1, 9),
+    ("x = f'{a + }'\n", "expected an expression, found the end of the f-string expression",
+     1, 11),
+    ("x = f'{a b}'\n", "unexpected name 'b'", 1, 10),
+    ("x = f'''\n{a +\n}'''\n", "expected an expression", 3, 1),
+    ("x = f'{a!r:{w}}'\n", "nested replacement fields", 1, 12),
+])
+def test_syntax_errors_are_explained_in_words_at_the_right_place(text, message, line, column):
+    kind = NotSupportedError if "nested replacement" in message else GtSyntaxError
+    err = error(text, kind)
+    assert message in err.message
+    assert (err.span.line, err.span.column) == (line, column), err.message
+    assert "$END" not in err.message and "_NEWLINE" not in err.message
+
+
+@pytest.mark.parametrize("text, message, line, column", [
+    ("  x = 1\n", "unexpected indent", 1, 3),
+    ("x = 1\n    y = 2\n", "unexpected indent", 2, 5),
+    ("if x:\n    a = 1\n  b = 2\n", "unindent does not match any outer indentation level", 3, 3),
+    ("if x:\npass\n", "expected an indented block after 'if' statement on line 1", 2, 1),
+    ("def f():\n", "expected an indented block after function definition on line 1", 1, 9),
+    ("for i in x:\n    while y:\n    pass\n",
+     "expected an indented block after 'while' statement on line 2", 3, 5),
+])
+def test_indentation_errors(text, message, line, column):
+    err = error(text)
+    assert err.kind == "IndentationError"
+    assert err.message == message
+    assert (err.span.line, err.span.column) == (line, column)
+
+
+def test_inconsistent_tabs_and_spaces_is_a_tab_error():
+    err = error("if x:\n\tpass\n        pass\n")
+    assert err.kind == "TabError"
+    assert "inconsistent use of tabs and spaces" in err.message
+
+
+def test_error_format_shows_the_line_and_a_caret():
+    source = Source("bad.gt", "x = 1\ny = (2 +\n")
+    with pytest.raises(GtSyntaxError) as info:
+        parse(source)
+    assert info.value.format(source) == (
+        "bad.gt:2:5: SyntaxError: unexpected end of script: '(' was never closed\n"
+        "    y = (2 +\n"
+        "        ^"
+    )
+
+
+def test_no_lark_exception_escapes_for_garbage_input():
+    for text in ["\x00", "))))", "((((", "def", "lambda", "x = [", "'''", "@", "\\",
+                 "if:", "else", ":", "x = 1 +\\\n", "f(**)", "x[", "\t\tx", "a.", "1 .. 2"]:
+        with pytest.raises((GtSyntaxError, NotSupportedError)):
+            parse_text(text)
+
+
+# ------------------------------------------------------------- not supported
+
+
+@pytest.mark.parametrize("text, message", [
+    ("class A:\n    pass\n", "`class` definitions are not supported"),
+    ("x = class\n", "`class` definitions are not supported"),
+    ("global x\n", "`global` statements are not supported"),
+    ("def f():\n    nonlocal x\n", "`nonlocal` statements are not supported"),
+    ("del x\n", "`del` statements are not supported"),
+    ("def f():\n    yield 1\n", "`yield` (generator functions) is not supported"),
+    ("async def f():\n    pass\n", "`async` is not supported"),
+    ("x = await y\n", "`await` is not supported"),
+    ("@dec\ndef f():\n    pass\n", "decorators are not supported"),
+    ("def f(*args):\n    pass\n", "`*args` parameters are not supported"),
+    ("def f(**kw):\n    pass\n", "`**kwargs` parameters are not supported"),
+    ("def f(a, *, b):\n    pass\n", "keyword-only parameters"),
+    ("def f(a, /):\n    pass\n", "positional-only parameters"),
+    ("g = lambda *a: a\n", "`*args` parameters are not supported"),
+    ("def f(x: int):\n    pass\n", "parameter annotations"),
+    ("def f() -> int:\n    pass\n", "return annotations"),
+    ("x: int = 1\n", "type annotations"),
+    ("if (n := 10) > 5:\n    pass\n", "the walrus operator `:=` is not supported"),
+    ("x = {k: v for k, v in d}\n", "dict comprehensions are not supported"),
+    ("x = {v for v in d}\n", "set comprehensions are not supported"),
+    ("x = {1, 2}\n", "set displays"),
+    ("x = (v for v in d)\n", "generator expressions are only supported as a call's only"),
+    ("f(**kwargs)\n", "`**` argument unpacking is not supported"),
+    ("x = {**a}\n", "`**` unpacking in dict displays is not supported"),
+    ("a, *rest = xs\n", "starred assignment targets"),
+    ("x = 1j\n", "complex numbers are not supported"),
+    ("x = b'bytes'\n", "bytes literals"),
+    ("x = y << 2\n", "the `<<` operator is not supported"),
+    ("x |= 2\n", "the `|=` operator is not supported"),
+    ("raise A from B\n", "`raise ... from ...` is not supported"),
+    ("from . import x\n", "relative imports"),
+    ("from torch import *\n", "`from ... import *` is not supported"),
+    ("x = f'{x!a}'\n", "the `!a` conversion is not supported"),
+])
+def test_unsupported_python_is_rejected_by_name(text, message):
+    err = error(text, NotSupportedError)
+    assert message in err.message
+    assert err.span is not None and err.span.line >= 1
+
+
+def test_unsupported_keyword_error_points_at_the_keyword():
+    err = error("x = 1\nif x:\n    del x\n", NotSupportedError)
+    assert err.span == at(3, 5, 3, 8)
+
+
+# ------------------------------------------------------------------- deep input
+
+
+def test_deeply_nested_parentheses_give_a_clear_error():
+    err = error("x = " + "(" * 5000 + "1" + ")" * 5000 + "\n")
+    assert "too many nested parentheses" in err.message
+    assert err.span.line == 1
+
+
+def test_many_unary_minuses_give_a_clear_error():
+    err = error("x = " + "-" * 20000 + "1\n", NotSupportedError)
+    assert err.message == f"expression nested too deeply (limit {MAX_NESTING})"
+
+
+def test_long_operator_chains_and_deep_attribute_chains_are_limited():
+    error("x = " + " + ".join(["a"] * 5000) + "\n", NotSupportedError)
+    error("x = a" + ".b" * 5000 + "\n", NotSupportedError)
+    error("x = " + "not " * 5000 + "a\n", NotSupportedError)
+    error("x = " + "lambda: " * 5000 + "1\n", NotSupportedError)
+
+
+def test_moderate_nesting_parses():
+    node = value("(" * 50 + "1" + ")" * 50)
+    assert node.value == 1
+    node = value("-" * 150 + "1")
+    assert isinstance(node, S.UnaryOp)
+    node = value("[" * 100 + "]" * 100)
+    assert isinstance(node, S.ListExpr)
+
+
+def test_deep_block_nesting_is_limited():
+    text = "".join(" " * i + "if x:\n" for i in range(120)) + " " * 120 + "pass\n"
+    err = error(text)
+    assert "too many levels of indentation" in err.message
+
+
+def test_deeply_nested_fstrings_are_fine():
+    node = value("f'{f\"{x}\"}'")
+    assert isinstance(node.parts[0].value, S.FString)

@@ -20,6 +20,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "KeyError": "LookupError",
     "RuntimeError": "Exception",
     "NotImplementedError": "RuntimeError",
+    "RecursionError": "RuntimeError",
     "TypeError": "Exception",
     "ValueError": "Exception",
     "NameError": "Exception",
@@ -62,6 +63,9 @@ class ScriptError(GradtraceError):
     """An exception raised inside the script (catchable with try/except)."""
 
     kind = "Exception"
+
+    def __repr__(self) -> str:
+        return f"{self.kind}({self.message!r})"
 
     def matches(self, kind: str) -> bool:
         """Whether `except kind:` catches this error, following Python's hierarchy."""

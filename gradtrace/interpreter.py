@@ -135,6 +135,9 @@ class Interpreter:
         code = self.compile_block(module.body)
         self.deadline = time.monotonic() + self.limits.timeout
         creation.WARNINGS.clear()
+        # room for max_call_depth nested script calls, each a handful of Python frames
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old_limit, 2000 + 40 * self.limits.max_call_depth))
         try:
             code(self.globals)
         except (_Break, _Continue):  # the parser only allows these inside loops
@@ -145,6 +148,8 @@ class Interpreter:
             raise LimitExceeded(
                 "maximum recursion depth exceeded (limit: --max-call-depth)",
                 self.current_span) from None
+        finally:
+            sys.setrecursionlimit(old_limit)
 
     def tick(self) -> None:
         """Count a step; enforce the step and time limits."""

@@ -1,0 +1,79 @@
+"""`gradtrace run` through click's CliRunner: output, exit status, errors without tracebacks."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gradtrace.cli import main
+
+SAMPLES = Path(__file__).parent.parent / "samples"
+
+
+def invoke(*args: str, input: str | bytes | None = None):
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+def test_run_quiet_prints_exactly_the_script_output():
+    result = invoke("run", "--quiet", str(SAMPLES / "03_chain_two_muls.gt"))
+    assert result.exit_code == 0
+    assert "tensor(12.) tensor(8.) tensor(6.)" in result.stdout
+    assert "Tensors" not in result.stdout
+
+
+def test_run_without_quiet_adds_a_tensor_summary():
+    result = invoke("run", str(SAMPLES / "03_chain_two_muls.gt"))
+    assert result.exit_code == 0
+    assert "MulBackward0" in result.stdout and "requires_grad" in result.stdout
+
+
+def test_uncaught_error_exits_1_with_location_caret_and_torch_message(tmp_path: Path):
+    script = tmp_path / "bad.gt"
+    script.write_text("import torch\nx = torch.tensor([1.0], requires_grad=True)\nx += 1\n")
+    result = invoke("run", "-q", str(script))
+    assert result.exit_code == 1
+    assert f"{script}:3:1: RuntimeError: a leaf Variable that requires grad is being used in " \
+           "an in-place operation." in result.stderr
+    assert "    x += 1\n    ^^^^^^" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_syntax_error_exits_1_and_says_what_was_expected(tmp_path: Path):
+    script = tmp_path / "syntax.gt"
+    script.write_text("x = (1 +\n")
+    result = invoke("run", "-q", str(script))
+    assert result.exit_code == 1
+    assert "SyntaxError" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_missing_file_and_directory_are_usage_errors(tmp_path: Path):
+    result = invoke("run", str(tmp_path / "nope.gt"))
+    assert result.exit_code == 2 and "no such file" in result.stderr
+    result = invoke("run", str(tmp_path))
+    assert result.exit_code == 2 and "is a directory" in result.stderr
+
+
+def test_script_from_stdin():
+    result = invoke("run", "-q", "-", input="import torch\nprint(torch.ones(2))\n")
+    assert result.exit_code == 0 and result.stdout == "tensor([1., 1.])\n"
+
+
+def test_non_utf8_script_is_refused_clearly(tmp_path: Path):
+    script = tmp_path / "latin1.gt"
+    script.write_bytes(b"print('caf\xe9')\n")
+    result = invoke("run", str(script))
+    assert result.exit_code == 2 and "not UTF-8" in result.stderr
+
+
+def test_empty_script_runs_and_prints_nothing(tmp_path: Path):
+    script = tmp_path / "empty.gt"
+    script.write_text("")
+    result = invoke("run", "-q", str(script))
+    assert result.exit_code == 0 and result.stdout == ""
+
+
+def test_step_limit_exits_3_and_names_the_option(tmp_path: Path):
+    script = tmp_path / "loop.gt"
+    script.write_text("while True:\n    pass\n")
+    result = invoke("run", "-q", "--max-steps", "1000", str(script))
+    assert result.exit_code == 3 and "--max-steps" in result.stderr

@@ -1,0 +1,227 @@
+"""The language: statements, expressions, scopes, builtins and errors, run in-process."""
+from __future__ import annotations
+
+import pytest
+
+from gradtrace.errors import LimitExceeded, NotSupportedError, ScriptError
+from gradtrace.interpreter import Limits
+from gradtrace.runner import run_text
+
+
+def out(text: str) -> str:
+    result = run_text("import torch\n" + text)
+    assert result.error is None, result.error.format(result.source)
+    return result.stdout
+
+
+def error(text: str, **kwargs):
+    result = run_text("import torch\n" + text, **kwargs)
+    assert result.error is not None, "expected an error"
+    return result.error
+
+
+def test_functions_with_defaults_and_keywords():
+    assert out("def f(x, y=2):\n    return x * y\nprint(f(3), f(3, y=4))\n") == "6 12\n"
+
+
+def test_lambda_with_default():
+    assert out("g = lambda a, b=1: a + b\nprint(g(1), g(1, b=5))\n") == "2 6\n"
+
+
+def test_closures_see_enclosing_scope():
+    script = "def outer(k):\n    def inner(x):\n        return x + k\n    return inner\n" \
+             "print(outer(10)(5))\n"
+    assert out(script) == "15\n"
+
+
+def test_list_comprehension_with_condition():
+    assert out("print([i * i for i in range(6) if i % 2 == 0])\n") == "[0, 4, 16]\n"
+
+
+def test_unpacking_nested_targets():
+    assert out("a, (b, c) = 1, (2, 3)\nprint(a, b, c)\n") == "1 2 3\n"
+
+
+def test_unpacking_wrong_count_is_value_error_like_python():
+    err = error("a, b = [1, 2, 3]\n")
+    assert (err.kind, err.message) == ("ValueError", "too many values to unpack (expected 2)")
+    err = error("a, b, c = [1, 2]\n")
+    assert err.message == "not enough values to unpack (expected 3, got 2)"
+
+
+def test_while_else_break_continue():
+    script = "k = 0\nwhile k < 5:\n    k += 1\n    if k == 2:\n        continue\n" \
+             "    if k == 4:\n        break\nelse:\n    print('no')\nprint(k)\n"
+    assert out(script) == "4\n"
+
+
+def test_try_except_else_finally_order():
+    script = ("try:\n    x = 1\nexcept ValueError:\n    print('no')\nelse:\n    print('else')\n"
+              "finally:\n    print('finally')\n")
+    assert out(script) == "else\nfinally\n"
+
+
+def test_except_catches_torch_errors_by_python_type():
+    script = ("x = torch.tensor([1.0], requires_grad=True)\ntry:\n    x += 1\n"
+              "except RuntimeError as err:\n    print(err)\n")
+    assert out(script) == "a leaf Variable that requires grad is being used in an in-place " \
+                          "operation.\n"
+
+
+def test_except_follows_python_hierarchy():
+    assert out("try:\n    [][1]\nexcept LookupError as e:\n    print(repr(e))\n") == \
+        "IndexError('list index out of range')\n"
+    assert out("try:\n    1 / 0\nexcept Exception as e:\n    print(e)\n") == \
+        "division by zero\n"
+
+
+def test_uncaught_error_has_kind_message_and_span():
+    result = run_text("import torch\nx = 1\ny = x + 'a'\n")
+    err = result.error
+    assert (err.kind, err.span.line, err.span.column) == ("TypeError", 3, 5)
+    assert err.message == "unsupported operand type(s) for +: 'int' and 'str'"
+    assert result.exit_code == 1
+
+
+def test_error_format_shows_location_line_and_caret():
+    result = run_text("import torch\nprint(undefined_name)\n", name="s.gt")
+    assert result.error.format(result.source) == (
+        "s.gt:2:7: NameError: name 'undefined_name' is not defined\n"
+        "    print(undefined_name)\n"
+        "          ^^^^^^^^^^^^^^")
+
+
+def test_raise_and_assert():
+    assert error("raise RuntimeError('boom')\n").message == "boom"
+    err = error("assert 1 == 2, 'nope'\n")
+    assert (err.kind, err.message) == ("AssertionError", "nope")
+
+
+def test_fstrings_format_numbers_and_tensors():
+    script = "t = torch.tensor(2.5)\nprint(f'{t:.2f} {t} {3.14159:.3f} {\"x\"!r}')\n"
+    assert out(script) == "2.50 2.5 3.142 'x'\n"
+
+
+def test_print_separators_and_python_reprs():
+    assert out("print(1, 2.0, None, True, 'a', [1, 'b'], (1,), sep='|', end='!\\n')\n") == \
+        "1|2.0|None|True|a|[1, 'b']|(1,)!\n"
+
+
+def test_iterating_a_tensor_unbinds_it():
+    script = "a = torch.tensor([1.0, 2.0], requires_grad=True)\nfor t in a:\n" \
+             "    print(t.grad_fn.name(), t.output_nr)\n"
+    assert out(script) == "UnbindBackward0 0\nUnbindBackward0 1\n"
+
+
+def test_augmented_assignment_on_tensor_is_in_place():
+    script = "x = torch.ones(2)\ny = x\nx += 1\nprint(y, x._version, y is x)\n"
+    assert out(script) == "tensor([2., 2.]) 1 True\n"
+
+
+def test_augmented_assignment_through_data_writes_storage():
+    script = "x = torch.ones(1, requires_grad=True)\nx.data *= 3\nprint(x, x._version)\n"
+    assert out(script) == "tensor([3.], requires_grad=True) 0\n"
+
+
+def test_attribute_assignment_grad_and_requires_grad():
+    script = ("x = torch.ones(2)\nx.requires_grad = True\n(x * 2).sum().backward()\n"
+              "print(x.grad)\nx.grad = None\nprint(x.grad)\n")
+    assert out(script) == "tensor([2., 2.])\nNone\n"
+
+
+def test_nonleaf_grad_read_warns_once_per_line_on_stderr():
+    import io
+
+    stderr = io.StringIO()
+    script = "import torch\na = torch.tensor(2.0, requires_grad=True)\nb = a * a\n" \
+             "for i in range(3):\n    print(b.grad)\n"
+    result = run_text(script, name="w.gt", stderr=stderr)
+    assert result.stdout == "None\nNone\nNone\n"
+    assert stderr.getvalue().count("UserWarning: The .grad attribute of a Tensor that is "
+                                   "not a leaf Tensor is being accessed.") == 1
+    assert stderr.getvalue().startswith("w.gt:5: UserWarning")
+
+
+def test_with_no_grad_and_set_grad_enabled():
+    script = ("x = torch.ones(1, requires_grad=True)\nwith torch.no_grad():\n"
+              "    y = x * 2\ntorch.set_grad_enabled(False)\nz = x * 2\n"
+              "torch.set_grad_enabled(True)\nprint(y.requires_grad, z.requires_grad, "
+              "torch.is_grad_enabled())\n")
+    assert out(script) == "False False True\n"
+
+
+def test_dunder_attributes_are_refused():
+    err = error("x = torch.ones(1)\nx.__class__\n")
+    assert isinstance(err, NotSupportedError) and "'__class__'" in err.message
+    err = error("f = lambda: 1\nf.__globals__\n")
+    assert isinstance(err, NotSupportedError)
+
+
+def test_unknown_tensor_attribute_is_torch_attribute_error():
+    err = error("x = torch.ones(1)\nx.foo\n")
+    assert (err.kind, err.message) == ("AttributeError", "'Tensor' object has no attribute 'foo'")
+
+
+def test_only_torch_imports_are_allowed():
+    err = error("import os\n")
+    assert isinstance(err, NotSupportedError) and "import of 'os'" in err.message
+
+
+def test_numpy_is_not_reachable():
+    err = error("x = torch.ones(1)\nx.numpy()\n")
+    assert isinstance(err, NotSupportedError)
+
+
+def test_huge_integer_power_is_refused_instantly():
+    err = error("x = 2 ** 10 ** 10\n")
+    assert isinstance(err, LimitExceeded)
+
+
+def test_endless_loop_hits_step_limit():
+    err = error("while True:\n    pass\n", limits=Limits(max_steps=10_000))
+    assert isinstance(err, LimitExceeded) and "--max-steps" in err.message
+
+
+def test_unbounded_recursion_is_recursion_error():
+    err = error("def f(n):\n    return f(n + 1)\nf(0)\n")
+    assert err.kind == "RecursionError"
+    assert isinstance(err, ScriptError)
+
+
+def test_calling_with_wrong_arguments_reports_like_python():
+    assert error("def f(x):\n    return x\nf()\n").message == \
+        "f() missing 1 required positional argument: 'x'"
+    assert error("def f(x):\n    return x\nf(1, 2)\n").message == \
+        "f() takes 1 positional argument but 2 were given"
+
+
+def test_name_error_for_torch_without_import():
+    result = run_text("x = torch.ones(1)\n")
+    assert (result.error.kind, result.error.message) == ("NameError",
+                                                          "name 'torch' is not defined")
+
+
+def test_functional_namespace_imports():
+    assert out("import torch.nn.functional as F\nprint(F.relu(torch.tensor([-1.0, 2.0])))\n") \
+        == "tensor([0., 2.])\n"
+    assert out("from torch.nn import functional as G\nprint(G.relu(torch.tensor(-1.0)))\n") \
+        == "tensor(0.)\n"
+
+
+def test_hooks_can_print_during_backward():
+    script = ("x = torch.tensor(2.0, requires_grad=True)\ny = x * 3\n"
+              "y.register_hook(lambda g: print('grad of y', g))\ny.backward()\n")
+    assert out(script) == "grad of y tensor(1.)\n"
+
+
+def test_empty_script_runs_and_prints_nothing():
+    result = run_text("")
+    assert result.error is None and result.stdout == ""
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("-2 ** 2", "-4"), ("2 ** -1", "0.5"), ("not 1 == 2", "True"), ("(7 // 2, 7 % 3)", "(3, 1)"),
+    ("1 < 2 < 3", "True"), ("3 if 0 else 4", "4"), ("[1, 2][-1]", "2"), ("'ab' * 2", "abab"),
+])
+def test_python_operators(expr: str, expected: str):
+    assert out(f"print({expr})\n") == expected + "\n"

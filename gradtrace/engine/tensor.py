@@ -10,6 +10,7 @@ from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from . import dtypes
 from .dtypes import DType
 from .events import OBSERVERS, emit
+from .limits import TRACK_BYTES, track
 from .node import AccumulateGrad, Node
 
 ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
@@ -50,6 +51,8 @@ class Tensor:
         self._hooks: list[Callable] | None = None
         self._accumulator: weakref.ref | None = None
         self._wrapped = False
+        if array.nbytes >= TRACK_BYTES and array.base is None:
+            track(self, array.nbytes)
         if requires_grad:
             if not self.dtype.is_floating_point:
                 raise TorchRuntimeError(ONLY_FLOAT_GRAD)
@@ -73,6 +76,8 @@ class Tensor:
         t._hooks = None
         t._accumulator = None
         t._wrapped = False
+        if array.nbytes >= TRACK_BYTES and array.base is None:
+            track(t, array.nbytes)
         return t
 
     @classmethod

@@ -12,6 +12,7 @@ from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..node import Function
+from ..limits import reserve
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
 
@@ -37,7 +38,7 @@ def binary_operands(a: Any, b: Any) -> tuple[Tensor, Tensor, DType]:
     ta = as_tensor_operand(a)
     tb = as_tensor_operand(b)
     if ta.array.shape != tb.array.shape and not (tb._wrapped or ta._wrapped):
-        broadcast_shapes(ta.array.shape, tb.array.shape)
+        reserve(broadcast_shapes(ta.array.shape, tb.array.shape), 8)
     if ta.dtype is tb.dtype and not ta._wrapped and not tb._wrapped:
         return ta, tb, ta.dtype
     return ta, tb, result_dtype(ta, tb)

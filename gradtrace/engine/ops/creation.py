@@ -14,6 +14,7 @@ from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
 from ..dtypes import DType
 from ..node import Function
+from ..limits import reserve
 from ..shapes import size_args
 from ..tensor import Tensor, type_name
 
@@ -94,6 +95,7 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
             array = array.astype(dtype.np)
         return Tensor(array, requires_grad=requires_grad)
     shape, inferred = _infer(data)
+    reserve(tuple(shape), 8)
     target = dtype or inferred or dtypes.DEFAULT_FLOAT
     flat: list = []
     _flatten(data, flat)
@@ -114,6 +116,7 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
         if s < 0:
             raise TorchRuntimeError(
                 f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    reserve(shape, 8)
     if dtype is None:
         dtype = dtypes.scalar_dtype(value) if not isinstance(value, float) else \
             dtypes.DEFAULT_FLOAT
@@ -188,6 +191,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = 
     count = math.ceil((end - start) / step)
     if count < 0 or (step > 0 and start > end) or (step < 0 and start < end):
         raise TorchRuntimeError("upper bound and larger bound inconsistent with step sign")
+    reserve((count,), 8)
     if dtype.is_floating_point:
         array = (start + np.arange(count, dtype=np.float64) * step).astype(dtype.np)
     else:
@@ -201,6 +205,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
     dtype = dtype or dtypes.DEFAULT_FLOAT
     if steps < 0:
         raise TorchRuntimeError("number of steps must be non-negative")
+    reserve((steps,), 8)
     ftype = dtype.np if dtype.is_floating_point else np.float64
     idx = np.arange(steps)
     if steps == 1:
@@ -216,6 +221,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
         requires_grad: bool = False, device: Any = None) -> Tensor:
+    reserve((n, n if m is None else m), 8)
     return Tensor(np.eye(n, m, dtype=(dtype or dtypes.DEFAULT_FLOAT).np),
                   requires_grad=requires_grad)
 
@@ -223,6 +229,7 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
 def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
     dtype = dtype or dtypes.DEFAULT_FLOAT
+    reserve(size_args(size), 8)
     array = RANDOM.rng.random(size_args(size)).astype(dtype.np)
     return Tensor(array, requires_grad=requires_grad)
 
@@ -230,6 +237,7 @@ def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
 def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     dtype = dtype or dtypes.DEFAULT_FLOAT
+    reserve(size_args(size), 8)
     array = RANDOM.rng.standard_normal(size_args(size)).astype(dtype.np)
     return Tensor(array, requires_grad=requires_grad)
 
@@ -238,6 +246,7 @@ def randint(low: int, high: Any = None, size: Any = None, *, dtype: DType | None
             device: Any = None) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
+    reserve(size_args((size,)), 8)
     array = RANDOM.rng.integers(low, high, size=size_args((size,)))
     return Tensor(array.astype((dtype or dtypes.int64).np))
 

@@ -1,0 +1,72 @@
+"""Allocation limits: refuse a tensor before numpy allocates it, and cap live tensor memory.
+
+Ops call `reserve(shape, dtype)` before building a result whose size the script
+controls (constructors, broadcasting, matmul, repeat, cat). Every tensor of
+`TRACK_BYTES` or more is counted while it is alive, so a loop that keeps big
+tensors cannot grow without bound.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from ..errors import LimitExceeded
+
+TRACK_BYTES = 1 << 20  # tensors this large are counted toward live memory
+
+
+class AllocationLimits:
+    __slots__ = ("max_elements", "max_bytes", "live_bytes")
+
+    def __init__(self) -> None:
+        self.max_elements = 50_000_000
+        self.max_bytes = 1 << 30
+        self.live_bytes = 0
+
+
+LIMITS = AllocationLimits()
+
+
+def configure(max_elements: int, max_bytes: int) -> None:
+    LIMITS.max_elements = max_elements
+    LIMITS.max_bytes = max_bytes
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MiB"
+
+
+def reserve(shape: tuple[int, ...], itemsize: int = 4) -> None:
+    """Raise LimitExceeded if a tensor of `shape` would break a limit."""
+    numel = _numel(shape)
+    if numel > LIMITS.max_elements:
+        raise LimitExceeded(
+            f"a tensor of shape {list(shape)} has {numel:,} elements, more than the limit of "
+            f"{LIMITS.max_elements:,} (raise it with --max-elements)")
+    nbytes = numel * itemsize
+    if LIMITS.live_bytes + nbytes > LIMITS.max_bytes:
+        raise LimitExceeded(
+            f"a tensor of shape {list(shape)} ({_mib(nbytes)}) would bring live tensor memory "
+            f"to {_mib(LIMITS.live_bytes + nbytes)}, more than the limit of "
+            f"{_mib(LIMITS.max_bytes)} (raise it with --max-memory)")
+
+
+def _release(nbytes: int) -> None:
+    LIMITS.live_bytes -= nbytes
+
+
+def track(owner: Any, nbytes: int) -> None:
+    """Count a large tensor's bytes until `owner` is garbage collected."""
+    if LIMITS.live_bytes + nbytes > LIMITS.max_bytes:
+        raise LimitExceeded(
+            f"live tensor memory would reach {_mib(LIMITS.live_bytes + nbytes)}, more than the "
+            f"limit of {_mib(LIMITS.max_bytes)} (raise it with --max-memory)")
+    LIMITS.live_bytes += nbytes
+    weakref.finalize(owner, _release, nbytes)

@@ -39,6 +39,8 @@ class Limits:
     max_call_depth: int = 200  # nested calls of script functions
     max_int_bits: int = 100_000  # size of Python integers a script may compute
     max_sequence: int = 10_000_000  # length of strings and lists a script may build
+    max_elements: int = 50_000_000  # elements in one tensor
+    max_memory: int = 1 << 30  # bytes of live tensor data
 
 
 @dataclass

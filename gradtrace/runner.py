@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .engine.grad_mode import set_grad_enabled
+from .engine.limits import configure as configure_allocation
 from .errors import GradtraceError, InternalError, LimitExceeded, ScriptError
 from .interpreter import Interpreter, Limits
 from .source import Source
@@ -100,6 +101,8 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     """
     from .parser import parse
 
+    limits = limits or Limits()
+    configure_allocation(limits.max_elements, limits.max_memory)
     out = _Tee(stdout)
     err_stream = stderr if stderr is not None else io.StringIO()
     interpreter = Interpreter(source, out, err_stream, limits)
@@ -115,6 +118,9 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
             interpreter.run(module)
     except GradtraceError as exc:
         error = exc
+    except MemoryError:
+        error = LimitExceeded("out of memory (lower the sizes, or see --max-memory)",
+                              interpreter.current_span)
     except RecursionError:
         error = LimitExceeded("the script nests too deeply (maximum recursion depth exceeded)",
                               interpreter.current_span)

@@ -100,7 +100,7 @@ _STRING_RE = re.compile(r"([A-Za-z]*)('''|\"\"\"|'|\")", re.S)
 def parse(source: Source) -> ast.Module:
     """Parse a whole script; raises GtSyntaxError or NotSupportedError with a span."""
     text = _normalise(source.text)
-    _check_first_line(text)
+    _check_edges(text)
     tree = _run_lark(text, "file_input", _IDENTITY)
     builder = _Builder(text, _IDENTITY, {})
     body: tuple[ast.Stmt, ...] = builder.convert(tree)
@@ -190,15 +190,13 @@ class _PostLexer:
                 # A keyword glued to more letters (`inrange`) is really a name; the
                 # contextual lexer only split it because no name could come next.
                 end = tok.end_pos
-                if end is not None and end < len(text) and (text[end].isalnum() or text[end] == "_"):
+                if end is not None and end < len(text) and _is_name_char(text[end]):
                     match = _NAME_RE.match(text, tok.start_pos)
                     if match is not None:
                         name = match.group()
                         tok = Token("NAME", name, tok.start_pos, tok.line, tok.column,
                                     tok.line, tok.column + len(name), tok.start_pos + len(name))
                         kind = "NAME"
-            if kind == "AT" and st.line_first is None:
-                raise NotSupportedError("decorators are not supported", _token_span(tok))
             if st.line_first is None:
                 st.line_first = tok
             if kind in _OPEN:
@@ -222,13 +220,12 @@ class _PostLexer:
             yield tok
         while len(st.indents) > 1:
             st.indents.pop()
-            yield self._layout("_DEDENT", st.last, st)
-
-    def _layout(self, kind: str, at: Token | None, st: _LexState) -> Token:
-        if at is None:
-            return Token(kind, "", 0, 1, 1, 1, 1, 0)
-        return Token(kind, "", at.end_pos, at.end_line, at.end_column,
-                     at.end_line, at.end_column, at.end_pos)
+            at = st.last
+            if at is None:
+                yield Token("_DEDENT", "", 0, 1, 1, 1, 1, 0)
+            else:
+                yield Token("_DEDENT", "", at.end_pos, at.end_line, at.end_column,
+                            at.end_line, at.end_column, at.end_pos)
 
     def _indentation(self, nl: Token, st: _LexState) -> Iterator[Token]:
         """CPython's algorithm: compare with tabs to 8 columns and to 1, and the
@@ -268,7 +265,12 @@ class _PostLexer:
 
 
 def _tab_error(span: Span) -> GtSyntaxError:
-    return GtSyntaxError("inconsistent use of tabs and spaces in indentation", span, kind="TabError")
+    return GtSyntaxError("inconsistent use of tabs and spaces in indentation", span,
+                         kind="TabError")
+
+
+def _is_name_char(ch: str) -> bool:
+    return ("a" + ch).isidentifier()
 
 
 @dataclass
@@ -347,11 +349,12 @@ def _cache_file(grammar: str) -> str | bool:
 class _Mapper:
     """Maps positions in the text lark saw to positions in the script file.
 
-    Identity for a script; for an f-string field, lark sees `(` + field text + `)`,
-    which starts one column before the field's first character.
+    Identity for a script (no parent). For an f-string field, lark sees `(` + field
+    text + `)`; (line, column) is where the field's first character sits in the
+    parent's text, and that character is at column 2 of what lark sees.
     """
 
-    def __init__(self, line: int = 1, column: int = 2, parent: _Mapper | None = None) -> None:
+    def __init__(self, line: int = 1, column: int = 1, parent: _Mapper | None = None) -> None:
         self.line = line
         self.column = column
         self.parent = parent
@@ -392,12 +395,27 @@ def _normalise(text: str) -> str:
     return text
 
 
-def _check_first_line(text: str) -> None:
-    """Lark only sees indentation after a newline, so check the very first line here."""
+def _check_edges(text: str) -> None:
+    """What lark can't see: an indented first line (it only sees indentation after a
+    newline) and a backslash continuing the last line into nothing."""
     match = re.match(r"[ \t\f]*", text)
     end = match.end() if match else 0
     if end and text[end] not in "\n#":
         raise GtSyntaxError("unexpected indent", Span.point(1, end + 1), kind="IndentationError")
+    tail = re.search(r"\\[ \t\f]*\n\Z", text)
+    if tail is not None and not _inside_string_or_comment(text, tail.start()):
+        line = text.count("\n", 0, tail.start()) + 1
+        column = tail.start() - text.rfind("\n", 0, tail.start())
+        raise GtSyntaxError("unexpected end of script after a line continuation '\\'",
+                            Span.point(line, column))
+
+
+def _inside_string_or_comment(text: str, pos: int) -> bool:
+    """Whether the backslash at `pos` (on the last line) is in a comment or a string;
+    good enough for the one place it is used, where lark decides everything else."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    return "#" in text[line_start:pos] or text.count('"""', 0, pos) % 2 == 1 \
+        or text.count("'''", 0, pos) % 2 == 1
 
 
 def _run_lark(text: str, start: str, mapper: _Mapper, wrapped: bool = False) -> Tree:
@@ -490,23 +508,29 @@ def _explain(exc: UnexpectedInput, parser: _Parser, st: _LexState, text: str,
         found = "the end of the f-string expression"
     starts_expression = _starts_expression(tok, parser)
     before = st.prev if st.last is tok else st.last  # the token before the offending one
+    if (before is not None and before is st.line_first and before.type == "NAME"
+            and before in ("match", "case") and kind == "NAME" and not visible):
+        return NotSupportedError(f"`{before}` statements are not supported",
+                                 _token_span(before))
     if (starts_expression and before is not None and before.type == "NAME"
             and before == "print" and not visible and before is st.line_first):
         return GtSyntaxError(
             "missing parentheses in call to 'print'; did you mean print(...)?",
             _token_span(before),
         )
-    if visible and kind != "$END" and visible[-1].line < tok.line:
-        bracket = visible[-1]
+    unclosed = _never_closed(visible, text, tok.start_pos) if kind != "$END" else None
+    if unclosed is not None:
+        # As Python does: an error while a bracket is open that the rest of the
+        # script never closes is most likely that bracket's fault.
         first_on_line = before is None or before.end_line < tok.line
-        if first_on_line:
-            if starts_expression and "COMMA" in expected:
-                return GtSyntaxError(
-                    f"unexpected {found}: '{bracket}' on line {bracket.line} was never closed "
-                    "(or a comma is missing before this)",
-                    span,
-                )
-            return GtSyntaxError(f"'{bracket}' was never closed", _token_span(bracket))
+        if not (starts_expression and "COMMA" in expected):
+            return GtSyntaxError(f"'{unclosed}' was never closed", _token_span(unclosed))
+        if first_on_line and unclosed.line < tok.line:
+            return GtSyntaxError(
+                f"unexpected {found}: '{unclosed}' on line {unclosed.line} was never closed "
+                "(or a comma is missing before this)",
+                span,
+            )
     if kind == "_NEWLINE" and "COLON" in expected:
         first = st.line_first
         if first is not None and first.type in _BLOCK_KEYWORDS:
@@ -531,6 +555,29 @@ def _explain(exc: UnexpectedInput, parser: _Parser, st: _LexState, text: str,
     if st.brackets and starts_expression and "COMMA" in expected:
         message += "; perhaps you forgot a comma?"
     return GtSyntaxError(message, span)
+
+
+_BRACKET_SCAN = re.compile(
+    r"""#[^\n]*|'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[()\[\]{}]"""
+)
+
+
+def _never_closed(open_brackets: list[Token], text: str, pos: int | None) -> Token | None:
+    """The innermost of `open_brackets` that nothing after `pos` closes, if any
+    (a rough scan that skips comments and strings)."""
+    if not open_brackets or pos is None:
+        return None
+    stack: list[Token | None] = list(open_brackets)
+    for match in _BRACKET_SCAN.finditer(text, pos):
+        ch = match.group()
+        if ch in ("(", "[", "{"):
+            stack.append(None)
+        elif ch in (")", "]", "}"):
+            stack.pop()
+            if not stack:
+                return None
+    originals = [b for b in stack if b is not None]
+    return originals[-1] if originals else None
 
 
 def _explain_character(exc: UnexpectedCharacters, text: str) -> GtSyntaxError:
@@ -867,9 +914,15 @@ class _Builder:
         test, body, *elifs, orelse = children
         whole = self.span(tree)
         tail: tuple = orelse or ()
-        for elif_span, elif_test, elif_body in reversed(elifs):
-            tail = (self._mk(ast.If, self.join(elif_span, whole), elif_test, elif_body, tail),)
-        return self._mk(ast.If, whole, test, body, tail)
+        try:
+            for elif_span, elif_test, elif_body in reversed(elifs):
+                tail = (self._mk(ast.If, self.join(elif_span, whole), elif_test, elif_body,
+                                 tail),)
+            return self._mk(ast.If, whole, test, body, tail)
+        except NotSupportedError as exc:  # each `elif` nests one level deeper
+            exc.message = f"too many `elif` branches in one `if` (limit about {MAX_NESTING})"
+            exc.args = (exc.message,)
+            raise
 
     def _h_elif_clause(self, tree: Tree, children: list) -> tuple:
         return (self.span(tree), children[0], children[1])
@@ -1025,9 +1078,15 @@ class _Builder:
         spans from the first operand (with its parentheses) to its right operand."""
         first = self.outer(trees[0])
         result = operands[0]
-        for op, operand, operand_tree in zip(ops, operands[1:], trees[1:]):
+        for op, operand, operand_tree in zip(ops, operands[1:], trees[1:], strict=True):
             span = self.join(first, self.outer(operand_tree))
-            result = self._mk(ast.BinOp, span, result, op, operand)
+            try:
+                result = self._mk(ast.BinOp, span, result, op, operand)
+            except NotSupportedError as exc:  # a long flat chain reads better this way
+                exc.message = (f"too many operators in one expression (limit {MAX_NESTING});"
+                               " split it into several statements")
+                exc.args = (exc.message,)
+                raise
         return result
 
     def _h_or_expr(self, tree: Tree, children: list) -> ast.BinOp:

@@ -210,8 +210,8 @@ class Function(Node):
     @classmethod
     def call(cls, *inputs: Tensor, **params: Any) -> Any:
         """Run the op on tensors; record the node if grad mode is on and an input requires grad."""
-        from .tensor import Tensor, gradient_edge
-
+        Tensor = _tensor.Tensor  # noqa: N806
+        gradient_edge = _tensor.gradient_edge
         node = cls.__new__(cls)
         recording = GRAD_MODE.enabled
         if recording:
@@ -260,3 +260,6 @@ def _zeros(shape: tuple[int, ...], dtype: Any) -> Tensor:
     from .tensor import Tensor
 
     return Tensor._wrap(np.zeros(shape, dtype=dtype.np))
+
+
+from . import tensor as _tensor  # noqa: E402 (circular: Tensor is needed only at call time)

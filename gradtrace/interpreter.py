@@ -16,6 +16,7 @@ from . import stdlib, syntax
 from .engine.dtypes import DType
 from .engine.node import AccumulateGrad, Node
 from .engine.ops import creation
+from .engine.ops.reductions import ReturnTypes
 from .engine.shapes import Size
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import (
@@ -1014,6 +1015,11 @@ class Interpreter:
             getter = stdlib.DTYPE_ATTRIBUTES.get(name)
             if getter is not None:
                 return getter(obj, self)
+        elif isinstance(obj, ReturnTypes):
+            getter = stdlib.RETURN_TYPES_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+            table = stdlib.TUPLE_METHODS
         elif isinstance(obj, Size):
             table = stdlib.SIZE_METHODS
         elif isinstance(obj, list):

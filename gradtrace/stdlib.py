@@ -11,7 +11,8 @@ from typing import Any, Callable
 from .engine import api, ops
 from .engine.dtypes import DType
 from .engine.grad_mode import enable_grad, no_grad, set_grad_enabled
-from .engine.node import AccumulateGrad, Node
+from .engine.node import Node
+from .engine.ops.reductions import ReturnTypes
 from .engine.shapes import Size
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError
@@ -90,7 +91,9 @@ def _build_torch() -> Namespace:
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
     nn = Namespace("torch.nn", {"functional": functional})
     autograd = Namespace("torch.autograd", dict(api.AUTOGRAD_FUNCTIONS))
-    table: dict[str, Any] = {**api.TORCH_FUNCTIONS, **api.DTYPES, "nn": nn, "autograd": autograd}
+    linalg = Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS))
+    table: dict[str, Any] = {**api.TORCH_FUNCTIONS, **api.DTYPES, "nn": nn, "autograd": autograd,
+                             "linalg": linalg}
     return Namespace("torch", table)
 
 
@@ -100,6 +103,7 @@ MODULES: dict[str, Namespace] = {
     "torch.nn": TORCH.table["nn"],
     "torch.nn.functional": TORCH.table["nn"].table["functional"],
     "torch.autograd": TORCH.table["autograd"],
+    "torch.linalg": TORCH.table["linalg"],
 }
 
 
@@ -166,6 +170,7 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "output_nr": lambda t, ctx: t.output_nr,
     "is_cuda": lambda t, ctx: False,
     "device": lambda t, ctx: CPU,
+    **{name: (lambda fn: lambda t, ctx: fn(t))(fn) for name, fn in ops.TENSOR_PROPERTIES.items()},
 }
 
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {
@@ -176,7 +181,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "size": Tensor.size, "dim": Tensor.dim, "numel": Tensor.numel, "nelement": Tensor.numel,
     "is_floating_point": Tensor.is_floating_point, "element_size": Tensor.element_size,
     "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
-    "cpu": _same, "contiguous": _same,
+    "cpu": _same,
 }
 
 TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
@@ -262,6 +267,10 @@ STR_METHODS: dict[str, Callable[..., Any]] = {
     "rjust": str.rjust, "center": str.center,
 }
 HANDLE_METHODS: dict[str, Callable[..., Any]] = {"remove": RemovableHandle.remove}
+RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
+    "values": lambda r, ctx: r.values,
+    "indices": lambda r, ctx: r.indices,
+}
 
 CONTEXT_TYPES = (no_grad, enable_grad, set_grad_enabled)
 

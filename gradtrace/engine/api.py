@@ -5,11 +5,12 @@ These tables are the allow-list: the interpreter resolves `torch.<name>` and
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import backward as _backward
 from . import dtypes, grad_mode, ops
-from .ops import creation
+from .ops import creation, nn, reductions
 from .shapes import Size
 from .tensor import Tensor
 
@@ -53,6 +54,9 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "is_grad_enabled": grad_mode.is_grad_enabled, "no_grad": grad_mode.no_grad,
     "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
     "Size": Size,
+    "cat": ops.cat, "concat": ops.cat, "concatenate": ops.cat, "stack": ops.stack,
+    "softmax": ops.tensor_softmax, "log_softmax": ops.tensor_log_softmax,
+    "max": ops.max, "min": ops.min,
 }
 
 AUTOGRAD_FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -61,7 +65,19 @@ AUTOGRAD_FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 FUNCTIONAL: dict[str, Callable[..., Any]] = {
-    "relu": ops.relu,
+    "relu": nn.relu, "leaky_relu": nn.leaky_relu, "gelu": nn.gelu, "silu": nn.silu,
+    "softplus": nn.softplus, "elu": nn.elu, "sigmoid": ops.sigmoid, "tanh": ops.tanh,
+    "softmax": nn.softmax, "log_softmax": nn.log_softmax,
+    "mse_loss": nn.mse_loss, "l1_loss": nn.l1_loss, "cross_entropy": nn.cross_entropy,
+    "nll_loss": nn.nll_loss, "binary_cross_entropy": nn.binary_cross_entropy,
+    "binary_cross_entropy_with_logits": nn.binary_cross_entropy_with_logits,
+    "linear": ops.linear,
+}
+
+# torch.linalg
+LINALG_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "norm": reductions.linalg_norm, "vector_norm": reductions.vector_norm,
+    "matmul": ops.matmul,
 }
 
 DTYPES: dict[str, dtypes.DType] = dict(dtypes.ALIASES)

@@ -5,22 +5,134 @@ to the Tensor class here, and the interpreter allows exactly these names.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..tensor import Tensor
-from .arithmetic import (
-    add, add_, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, div, div_, eq, floor_divide,
-    ge, gt, le, logical_not, lt, mul, mul_, ne, neg, pow, pow_, rdiv, remainder, rpow, rsub,
-    sub, sub_,
-)
 from ._util import apply_inplace
-from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
-from .reductions import mean, sum, where
-from .unary import (
-    abs, ceil, clamp, clamp_, clamp_max, clamp_min, cos, exp, exp_, expm1, floor, log, log1p,
-    reciprocal, relu, relu_, round, sgn, sigmoid, sigmoid_, sign, sin, sqrt, tanh, tanh_, trunc,
+from .arithmetic import (
+    add,
+    add_,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    div,
+    div_,
+    eq,
+    floor_divide,
+    ge,
+    gt,
+    le,
+    logical_not,
+    lt,
+    mul,
+    mul_,
+    ne,
+    neg,
+    pow,
+    pow_,
+    rdiv,
+    remainder,
+    rpow,
+    rsub,
+    sub,
+    sub_,
 )
-from .views import alias, clone, expand, expand_as, reshape, squeeze, to, unsqueeze, view
+from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
+from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
+from .nn import tensor_log_softmax, tensor_softmax
+from .reductions import (
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    cumsum,
+    logsumexp,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    norm,
+    prod,
+    std,
+    sum,
+    var,
+    where,
+)
+from .unary import (
+    abs,
+    ceil,
+    clamp,
+    clamp_,
+    clamp_max,
+    clamp_min,
+    cos,
+    exp,
+    exp_,
+    expm1,
+    floor,
+    log,
+    log1p,
+    reciprocal,
+    relu,
+    relu_,
+    round,
+    sgn,
+    sigmoid,
+    sigmoid_,
+    sign,
+    sin,
+    sqrt,
+    tanh,
+    tanh_,
+    trunc,
+)
+from .views import (
+    T,
+    alias,
+    cat,
+    chunk,
+    clone,
+    contiguous,
+    copy_,
+    expand,
+    expand_as,
+    flatten,
+    flip,
+    gather,
+    getitem,
+    index_put,
+    index_put_,
+    index_select,
+    masked_fill,
+    masked_fill_,
+    movedim,
+    mT,
+    narrow,
+    permute,
+    repeat,
+    reshape,
+    reshape_as,
+    scatter_add,
+    select,
+    setitem,
+    split,
+    split_with_sizes,
+    squeeze,
+    stack,
+    t,
+    to,
+    transpose,
+    unbind,
+    unflatten,
+    unsqueeze,
+    view,
+    view_as,
+)
 
 
 def zero_(t: Tensor) -> Tensor:
@@ -49,13 +161,49 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "view": view, "reshape": reshape, "expand": expand, "expand_as": expand_as,
     "unsqueeze": unsqueeze, "squeeze": squeeze, "clone": clone, "to": to, "alias": alias,
     "zero_": zero_, "fill_": fill_,
+    # views, indexing, joins
+    "t": t, "permute": permute, "transpose": transpose, "swapaxes": transpose,
+    "swapdims": transpose, "movedim": movedim, "flatten": flatten, "unflatten": unflatten,
+    "view_as": view_as, "reshape_as": reshape_as, "repeat": repeat, "contiguous": contiguous,
+    "unbind": unbind, "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk,
+    "narrow": narrow, "select": select, "index_select": index_select, "masked_fill": masked_fill,
+    "masked_fill_": masked_fill_, "gather": gather, "scatter_add": scatter_add, "copy_": copy_,
+    "flip": flip, "index_put": index_put, "index_put_": index_put_,
+    # reductions
+    "max": max, "min": min, "amax": amax, "amin": amin, "prod": prod, "norm": norm, "var": var,
+    "std": std, "logsumexp": logsumexp, "argmax": argmax, "argmin": argmin,
+    "maximum": maximum, "minimum": minimum, "any": any, "all": all, "cumsum": cumsum,
+    # products
+    "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "outer": outer, "ger": outer,
+    "addmm": addmm,
+    # softmax
+    "softmax": tensor_softmax, "log_softmax": tensor_log_softmax,
 }
+
+# Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
+TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}
 
 for _name, _fn in TENSOR_METHODS.items():
     setattr(Tensor, _name, _fn)
+for _name, _fn in TENSOR_PROPERTIES.items():
+    setattr(Tensor, _name, property(_fn))
+
+
+def _iter(t: Tensor) -> Any:
+    """Iterating a tensor unbinds it along dim 0, like torch's Tensor.__iter__."""
+    if t.array.ndim == 0:
+        from ...errors import TorchTypeError
+
+        raise TorchTypeError("iteration over a 0-d tensor")
+    return iter(unbind(t, 0))
+
+
+Tensor.__iter__ = _iter  # type: ignore[method-assign]
+Tensor.__setitem__ = setitem  # type: ignore[method-assign]
 
 __all__ = [
-    "TENSOR_METHODS", "add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow",
+    "TENSOR_METHODS", "TENSOR_PROPERTIES", "getitem", "setitem", "cat", "stack", "linear",
+    "add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow",
     "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_not", "where", "ones_like", "zeros_like",
 ]

@@ -108,14 +108,15 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
     self._version_counter.value += 1
     node = out.grad_fn
     if node is not None:
-        if self._base is not None:
-            from .views import rebase_view
+        from .views import rebase_view, refresh_views
 
+        if self._base is not None:
             rebase_view(self, node)
         else:
             self.grad_fn = node
             self.requires_grad = True
             self.output_nr = 0
+        refresh_views(self)  # other views of the same base get their new history
         for saved in (node.saved or {}).values():
             if saved is not None and saved.is_output:
                 saved.tensor = self.detach()

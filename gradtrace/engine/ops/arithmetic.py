@@ -222,7 +222,7 @@ def rsub(a: Tensor, b: Any, *, alpha: Any = 1) -> Tensor:
     """`b - a` where `a` is the tensor (torch.rsub)."""
     if isinstance(b, Tensor):
         return SubBackward0.call(b, a, alpha=alpha)
-    return RsubBackward1.call(a, Tensor.scalar(b), alpha=alpha)
+    return RsubBackward1.call(a, number=Tensor.scalar(b), alpha=alpha)
 
 
 def mul(a: Any, b: Any) -> Tensor:
@@ -257,14 +257,14 @@ def pow(a: Any, exponent: Any) -> Tensor:
         return rpow(exponent, a)
     if isinstance(exponent, Tensor):
         return PowBackward1.call(a, exponent)
-    return PowBackward0.call(a, as_tensor_operand(exponent))
+    return PowBackward0.call(a, exponent=as_tensor_operand(exponent))
 
 
 def rpow(a: Tensor, base: Any) -> Tensor:
     """`base ** a` where `a` is the tensor."""
     if isinstance(base, Tensor):
         return PowBackward1.call(base, a)
-    return PowBackward2.call(a, Tensor.scalar(base))
+    return PowBackward2.call(a, base=Tensor.scalar(base))
 
 
 def remainder(a: Any, b: Any) -> Tensor:
@@ -310,7 +310,7 @@ def div_(self: Tensor, other: Any) -> Tensor:
 def pow_(self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return apply_inplace(PowBackward1, self, exponent)
-    return apply_inplace(PowBackward0, self, as_tensor_operand(exponent))
+    return apply_inplace(PowBackward0, self, exponent=as_tensor_operand(exponent))
 
 
 # -- comparisons and logic: bool results, never recorded ---------------------

@@ -1,16 +1,22 @@
-"""Reductions (sum, mean, ...) and selection (where)."""
+"""Reductions (sum, mean, max/min, amax/amin, prod, norm, var/std, logsumexp, cumsum, ...)
+and selection (where, maximum/minimum)."""
 from __future__ import annotations
 
+import builtins
+import math
 from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError
-from ..dtypes import DType, int64
+from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
+from ..dtypes import DType, bool_, int64
 from ..node import Function
 from ..shapes import wrap_dim
-from ..tensor import Tensor, as_tensor_operand
+from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import binary_operands, cast, float_dtype
+from .views import saved_int, saved_ints, signed, warn
+
+_MISSING: Any = object()
 
 
 def dims_arg(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -20,12 +26,38 @@ def dims_arg(dim: Any, ndim: int) -> tuple[int, ...]:
     return (wrap_dim(dim, ndim),)
 
 
+def raw_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """A dim or dims as given (checked; torch saves them unwrapped)."""
+    dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+    seen = set()
+    for d in dims:
+        w = wrap_dim(d, ndim)
+        if w in seen:
+            raise TorchRuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.add(w)
+    return dims
+
+
+def reduced(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
+    """Saved (raw or uint64-shown) dims as axes to reduce; () means all of them."""
+    if not dims:
+        return tuple(range(ndim))
+    return tuple(sorted(signed(d) % ndim for d in dims)) if ndim else ()
+
+
 def unsqueeze_dims(grad: Tensor, dims: tuple[int, ...], ndim: int) -> Tensor:
     """Undo a reduction without keepdim (torch's unsqueeze_multiple)."""
     for d in sorted(dims):
         if grad.array.ndim < ndim:
             grad = grad.unsqueeze(d)
     return grad
+
+
+def restore(t: Tensor, dims: tuple[int, ...], ndim: int, keepdim: bool) -> Tensor:
+    """A reduction's result (or gradient) with the reduced dims back, for broadcasting."""
+    if keepdim or not ndim:
+        return t
+    return unsqueeze_dims(t, dims, ndim)
 
 
 def sum_backward(grad: Tensor, sizes: tuple[int, ...], dims: tuple[int, ...],
@@ -58,13 +90,15 @@ class SumBackward1(Function):
 
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
-        self.save_attr(dim=dim, keepdim=keepdim, self_sym_sizes=a.array.shape)
+        self.save_attr(dim=saved_ints(dim), keepdim=keepdim, self_sym_sizes=a.array.shape)
         out_dtype = _sum_dtype(a, dtype)
-        return np.asarray(np.sum(a.array, axis=dim, keepdims=keepdim, dtype=out_dtype.np))
+        axes = reduced(dim, a.array.ndim)
+        return np.asarray(np.sum(a.array, axis=axes, keepdims=keepdim, dtype=out_dtype.np))
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
-        return sum_backward(grad, a["self_sym_sizes"], a["dim"], a["keepdim"])
+        sizes = a["self_sym_sizes"]
+        return sum_backward(grad, sizes, reduced(a["dim"], len(sizes)), a["keepdim"])
 
 
 class MeanBackward0(Function):
@@ -88,17 +122,19 @@ class MeanBackward1(Function):
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
         _check_mean_dtype(a, dtype)
-        self.save_attr(dim=dim, keepdim=keepdim, self_sym_numel=a.array.size,
+        self.save_attr(dim=saved_ints(dim), keepdim=keepdim, self_sym_numel=a.array.size,
                        self_sym_sizes=a.array.shape)
         out = dtype or a.dtype
+        axes = reduced(dim, a.array.ndim)
         with np.errstate(invalid="ignore"):
-            return np.asarray(np.mean(a.array, axis=dim, keepdims=keepdim), dtype=out.np)
+            return np.asarray(np.mean(a.array, axis=axes, keepdims=keepdim), dtype=out.np)
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
         sizes = a["self_sym_sizes"]
-        count = int(np.prod([sizes[d] for d in a["dim"]])) if sizes else 1
-        return sum_backward(grad, sizes, a["dim"], a["keepdim"]) / count
+        axes = reduced(a["dim"], len(sizes))
+        count = int(np.prod([sizes[d] for d in axes])) if sizes else 1
+        return sum_backward(grad, sizes, axes, a["keepdim"]) / count
 
 
 def _check_mean_dtype(a: Tensor, dtype: DType | None) -> None:
@@ -113,14 +149,14 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001
         dtype: DType | None = None) -> Tensor:
     if dim is None:
         return SumBackward0.call(a, dtype=dtype)
-    return SumBackward1.call(a, dim=dims_arg(dim, a.array.ndim), keepdim=keepdim, dtype=dtype)
+    return SumBackward1.call(a, dim=raw_dims(dim, a.array.ndim), keepdim=keepdim, dtype=dtype)
 
 
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *,
          dtype: DType | None = None) -> Tensor:
     if dim is None:
         return MeanBackward0.call(a, dtype=dtype)
-    return MeanBackward1.call(a, dim=dims_arg(dim, a.array.ndim), keepdim=keepdim, dtype=dtype)
+    return MeanBackward1.call(a, dim=raw_dims(dim, a.array.ndim), keepdim=keepdim, dtype=dtype)
 
 
 class WhereBackward0(Function):
@@ -149,4 +185,594 @@ def where(condition: Tensor, x: Any, y: Any) -> Tensor:
     return WhereBackward0.call(as_tensor_operand(x), as_tensor_operand(y), condition=condition)
 
 
-__all__ = ["sum", "mean", "where", "float_dtype"]
+# -- max / min -------------------------------------------------------------------
+
+
+class ReturnTypes(tuple):
+    """torch.return_types.max & co: a (values, indices) tuple that prints like torch."""
+
+    __slots__ = ()
+    type_name = "max"
+
+    def __new__(cls, values: Tensor, indices: Tensor) -> ReturnTypes:
+        return super().__new__(cls, (values, indices))
+
+    @property
+    def values(self) -> Tensor:
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return (f"torch.return_types.{self.type_name}(\nvalues={self[0]!r},\n"
+                f"indices={self[1]!r})")
+
+    __str__ = __repr__
+
+
+class _MaxReturn(ReturnTypes):
+    __slots__ = ()
+    type_name = "max"
+
+
+class _MinReturn(ReturnTypes):
+    __slots__ = ()
+    type_name = "min"
+
+
+def _evenly_distribute(grad: Tensor, self_: Tensor, result: Tensor) -> Tensor:
+    mask = self_ == result
+    return where(mask, grad / mask.sum(), Tensor.scalar(0.0))
+
+
+class _FullExtreme(Function):
+    """max() / min() over all elements: ties share the gradient evenly."""
+
+    __slots__ = ()
+    ufunc = np.max
+    label = "max"
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if a.array.size == 0:
+            raise TorchRuntimeError(
+                f"{self.label}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument.")
+        self.save("self", a)
+        return np.asarray(type(self).ufunc(a.array))
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return _evenly_distribute(grad, self.unpack("self"), self.unpack("result"))
+
+
+class MaxBackward1(_FullExtreme):
+    __slots__ = ()
+    ufunc = np.max
+    label = "max"
+
+
+class MinBackward1(_FullExtreme):
+    __slots__ = ()
+    ufunc = np.min
+    label = "min"
+
+
+class _DimExtreme(Function):
+    """max(dim) / min(dim): the values; the indices are computed by the caller and saved."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, dim: int, keepdim: bool, indices: Tensor) -> np.ndarray:
+        self.save("indices", indices)
+        self.save_attr(dim=saved_int(dim), keepdim=keepdim, self_sym_sizes=a.array.shape)
+        if a.array.ndim == 0:
+            return a.array.copy()
+        d = dim % a.array.ndim
+        idx = indices.array if keepdim else np.expand_dims(indices.array, d)
+        out = np.take_along_axis(a.array, idx, axis=d)
+        return out if keepdim else np.squeeze(out, d)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .creation import zeros
+        from .views import ScatterAddBackward0
+
+        a = self.attrs
+        sizes = a["self_sym_sizes"]
+        indices = self.unpack("indices")
+        if not sizes:
+            return grad
+        d = signed(a["dim"]) % len(sizes)
+        if not a["keepdim"]:
+            grad = grad.unsqueeze(d)
+            indices = Tensor._wrap(np.expand_dims(indices.array, d))
+        return ScatterAddBackward0.call(zeros(sizes, dtype=grad.dtype), grad, dim=d,
+                                        index=indices)
+
+
+class MaxBackward0(_DimExtreme):
+    __slots__ = ()
+
+
+class MinBackward0(_DimExtreme):
+    __slots__ = ()
+
+
+def _extreme_dim(a: Tensor, dim: int, keepdim: bool, is_max: bool) -> ReturnTypes:
+    d = wrap_dim(dim, a.array.ndim)
+    name = "max" if is_max else "min"
+    if a.array.ndim and a.array.shape[d] == 0:
+        raise TorchIndexError(
+            f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if a.array.ndim == 0:
+        idx = np.asarray(0, dtype=np.int64)
+    else:
+        arg = np.argmax if is_max else np.argmin
+        idx = arg(a.array, axis=d, keepdims=keepdim).astype(np.int64)
+    indices = Tensor._wrap(np.asarray(idx))
+    node = MaxBackward0 if is_max else MinBackward0
+    values = node.call(a, dim=dim, keepdim=keepdim, indices=indices)
+    return (_MaxReturn if is_max else _MinReturn)(values, indices)
+
+
+def _max_min(a: Tensor, dim: Any, keepdim: bool, is_max: bool) -> Any:
+    if isinstance(dim, Tensor):
+        return (maximum if is_max else minimum)(a, dim)
+    if dim is None:
+        return (MaxBackward1 if is_max else MinBackward1).call(a)
+    return _extreme_dim(a, dim, keepdim, is_max)
+
+
+def max(a: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001
+        other: Tensor | None = None) -> Any:
+    """torch.max(input), torch.max(input, dim, keepdim), torch.max(input, other)."""
+    return _max_min(a, dim if other is None else other, keepdim, True)
+
+
+def min(a: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001
+        other: Tensor | None = None) -> Any:
+    return _max_min(a, dim if other is None else other, keepdim, False)
+
+
+class _AmaxAmin(Function):
+    __slots__ = ()
+    ufunc = np.max
+
+    def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False) -> np.ndarray:
+        axes = reduced(dim, a.array.ndim)
+        if 0 in [a.array.shape[d] for d in axes]:
+            raise TorchIndexError(
+                f"{type(self).__name__[:4].lower()}(): Expected reduction dim {axes[0]} to have "
+                "non-zero size.")
+        self.save("self", a)
+        self.save_attr(dim=saved_ints(dim), keepdim=keepdim)
+        return np.asarray(type(self).ufunc(a.array, axis=axes, keepdims=keepdim))
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        self_, result = self.unpack("self"), self.unpack("result")
+        ndim = self_.array.ndim
+        axes = reduced(self.attrs["dim"], ndim)
+        keepdim = self.attrs["keepdim"]
+        mask = self_ == restore(result, axes, ndim, keepdim)
+        count = mask.sum(dim=axes, keepdim=True) if ndim else mask.sum()
+        return where(mask, restore(grad, axes, ndim, keepdim) / count, Tensor.scalar(0.0))
+
+
+class AmaxBackward0(_AmaxAmin):
+    __slots__ = ()
+    ufunc = np.max
+
+
+class AminBackward0(_AmaxAmin):
+    __slots__ = ()
+    ufunc = np.min
+
+
+def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return AmaxBackward0.call(a, dim=raw_dims(dim, a.array.ndim) if dim != () else (),
+                              keepdim=keepdim)
+
+
+def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return AminBackward0.call(a, dim=raw_dims(dim, a.array.ndim) if dim != () else (),
+                              keepdim=keepdim)
+
+
+class MaximumBackward0(Function):
+    __slots__ = ()
+    ufunc = np.maximum
+
+    def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
+        _, _, dtype = binary_operands(a, b)
+        self.save("other", b)
+        self.save("self", a)
+        return type(self).ufunc(cast(a.array, dtype), cast(b.array, dtype))
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = self.unpack("self"), self.unpack("other")
+        half = where(a == b, grad / 2, grad)
+        zero = Tensor.scalar(0.0)
+        loses_a, loses_b = (a < b, a > b) if type(self).ufunc is np.maximum else (a > b, a < b)
+        ga = where(loses_a, zero, half) if self.needs_input_grad(0) else None
+        gb = where(loses_b, zero, half) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+class MinimumBackward0(MaximumBackward0):
+    __slots__ = ()
+    ufunc = np.minimum
+
+
+def _tensor_other(name: str, other: Any) -> Tensor:
+    if not isinstance(other, Tensor):
+        raise TorchTypeError(
+            f"{name}(): argument 'other' (position 2) must be Tensor, not {type_name(other)}")
+    return other
+
+
+def maximum(a: Tensor, other: Any) -> Tensor:
+    return MaximumBackward0.call(a, _tensor_other("maximum", other))
+
+
+def minimum(a: Tensor, other: Any) -> Tensor:
+    return MinimumBackward0.call(a, _tensor_other("minimum", other))
+
+
+def argmax(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return _arg(np.argmax, a, dim, keepdim)
+
+
+def argmin(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return _arg(np.argmin, a, dim, keepdim)
+
+
+def _arg(fn: Any, a: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    if dim is None:
+        out = np.asarray(fn(a.array), dtype=np.int64)
+        if keepdim:
+            out = out.reshape((1,) * a.array.ndim)
+        return Tensor._wrap(out)
+    d = wrap_dim(dim, a.array.ndim)
+    if a.array.ndim == 0:
+        return Tensor._wrap(np.asarray(0, dtype=np.int64))
+    return Tensor._wrap(np.asarray(fn(a.array, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    axes = None if dim is None else dims_arg(dim, a.array.ndim) if a.array.ndim else None
+    return Tensor._wrap(np.asarray(np.any(a.array, axis=axes, keepdims=keepdim)))
+
+
+def all(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    axes = None if dim is None else dims_arg(dim, a.array.ndim) if a.array.ndim else None
+    return Tensor._wrap(np.asarray(np.all(a.array, axis=axes, keepdims=keepdim)))
+
+
+# -- prod -------------------------------------------------------------------------
+
+
+def _others_product(array: np.ndarray, axis: int | None) -> np.ndarray:
+    """For each element, the product of the other elements along `axis` (None: all)."""
+    if axis is None:
+        flat = array.reshape(-1)
+        return _others_product(flat, 0).reshape(array.shape)
+    ones_shape = list(array.shape)
+    ones_shape[axis] = 1
+    one = np.ones(ones_shape, dtype=array.dtype)
+    left = np.cumprod(np.concatenate([one, array], axis=axis), axis=axis)
+    left = np.take(left, range(array.shape[axis]), axis=axis)
+    rev = np.flip(array, axis=axis)
+    right = np.cumprod(np.concatenate([one, rev], axis=axis), axis=axis)
+    right = np.flip(np.take(right, range(array.shape[axis]), axis=axis), axis=axis)
+    return left * right
+
+
+class ProdBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
+        self.save("self", a)
+        return np.asarray(np.prod(a.array, dtype=_sum_dtype(a, dtype).np))
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        self_ = self.unpack("self")
+        if (self_.array != 0).all():
+            return grad * self.unpack("result") / self_
+        return grad * Tensor._wrap(_others_product(self_.array, None))
+
+
+class ProdBackward1(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, dim: int, keepdim: bool = False,
+                dtype: DType | None = None) -> np.ndarray:
+        d = wrap_dim(dim, a.array.ndim)
+        self.save("self", a)
+        self.save_attr(dim=saved_int(dim), keepdim=keepdim)
+        axis = d if a.array.ndim else None
+        return np.asarray(np.prod(a.array, axis=axis, keepdims=keepdim and a.array.ndim > 0,
+                                  dtype=_sum_dtype(a, dtype).np))
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        self_ = self.unpack("self")
+        ndim = self_.array.ndim
+        if not ndim:
+            return grad
+        d = signed(self.attrs["dim"]) % ndim
+        keepdim = self.attrs["keepdim"]
+        grad = restore(grad, (d,), ndim, keepdim)
+        if (self_.array != 0).all():
+            return grad * restore(self.unpack("result"), (d,), ndim, keepdim) / self_
+        return grad * Tensor._wrap(_others_product(self_.array, d))
+
+
+def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *,
+         dtype: DType | None = None) -> Tensor:
+    if dim is None:
+        return ProdBackward0.call(a, dtype=dtype)
+    if not isinstance(dim, int):
+        raise TorchTypeError(
+            f"prod() received an invalid combination of arguments - got (dim={type_name(dim)}, "
+            "), but expected one of:\n * (*, torch.dtype dtype = None)\n * (int dim, bool "
+            "keepdim = False, *, torch.dtype dtype = None)\n")
+    return ProdBackward1.call(a, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+# -- norms, variance, logsumexp ---------------------------------------------------------
+
+
+class LinalgVectorNormBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, ord: Any, dim: tuple[int, ...] | None,  # noqa: A002
+                keepdim: bool) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise TorchRuntimeError(
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                f"{a.dtype.tensor_type[:-6]}")
+        self.save("self", a)
+        self.save_attr(dim=None if dim is None else saved_ints(dim), keepdim=keepdim, ord=ord)
+        axes = tuple(range(a.array.ndim)) if dim is None else reduced(dim, a.array.ndim)
+        x = np.abs(a.array)
+        p = float(ord)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if p == math.inf:
+                out = np.max(x, axis=axes, keepdims=keepdim)
+            elif p == -math.inf:
+                out = np.min(x, axis=axes, keepdims=keepdim)
+            elif p == 0:
+                out = np.sum(x != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
+            elif p == 1:
+                out = np.sum(x, axis=axes, keepdims=keepdim)
+            elif p == 2:
+                out = np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
+            else:
+                out = np.sum(x ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
+        return np.asarray(out, dtype=x.dtype)
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .creation import zeros_like
+        from .unary import sgn
+
+        self_, norm = self.unpack("self"), self.unpack("result")
+        a = self.attrs
+        ndim = self_.array.ndim
+        axes = tuple(range(ndim)) if a["dim"] is None else reduced(a["dim"], ndim)
+        grad = restore(grad, axes, ndim, a["keepdim"])
+        norm = restore(norm, axes, ndim, a["keepdim"])
+        p = float(a["ord"])
+        zero = Tensor.scalar(0.0)
+        if p == 0:
+            return zeros_like(self_)
+        if p == 1:
+            return sgn(self_) * grad
+        if p == 2:
+            return grad * where(norm == 0, zero, self_ / norm)
+        if math.isinf(p):
+            mask = self_.abs() == norm
+            count = mask.sum(dim=axes, keepdim=True) if ndim else mask.sum()
+            return sgn(self_) * where(mask, grad / count, zero)
+        if p < 1:
+            scaled = sgn(self_) * where(self_ == 0, zero, self_.abs().pow(p - 1))
+            return scaled * grad * norm.pow(1 - p)
+        if p < 2:
+            scaled = sgn(self_) * self_.abs().pow(p - 1)
+        else:
+            scaled = self_ * self_.abs().pow(p - 2)
+        return scaled * where(norm == 0, zero, grad / norm.pow(p - 1))
+
+
+def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None,  # noqa: A002
+                keepdim: bool = False, *, dtype: DType | None = None) -> Tensor:
+    raw = None if dim is None else raw_dims(dim, a.array.ndim)
+    return LinalgVectorNormBackward0.call(a, ord=ord, dim=raw, keepdim=keepdim)
+
+
+def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: DType | None = None) -> Tensor:
+    """Tensor.norm / torch.norm: the vector norm (Frobenius is the 2-norm)."""
+    if p is None or p == "fro":
+        p = 2
+    if isinstance(p, str):
+        raise TorchRuntimeError(f"linalg.vector_norm: unsupported norm type {p!r}")
+    return vector_norm(a, p, dim, keepdim)
+
+
+def linalg_norm(a: Tensor, ord: Any = None, dim: Any = None,  # noqa: A002
+                keepdim: bool = False, *, dtype: DType | None = None) -> Tensor:
+    """torch.linalg.norm for vectors (and the Frobenius norm of a matrix)."""
+    if ord is None or ord == "fro":
+        ord = 2.0  # noqa: A001
+    return vector_norm(a, ord, dim, keepdim)
+
+
+def _var_correction(dim: Any, unbiased: Any, correction: Any) -> Any:
+    if correction is not _MISSING and correction is not None:
+        return correction
+    if unbiased is not _MISSING and unbiased is not None:
+        return 1 if unbiased else 0
+    if dim is not _MISSING:
+        return 1
+    return None
+
+
+class VarBackward0(Function):
+    __slots__ = ()
+    label = "var"
+
+    def forward(self, a: Tensor, dim: tuple[int, ...] | None, correction: Any,
+                keepdim: bool) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise TorchRuntimeError("std and var only support floating point and complex dtypes")
+        self.save("self", a)
+        self.save_attr(correction=correction, dim=None if dim is None else saved_ints(dim),
+                       keepdim=keepdim)
+        axes = tuple(range(a.array.ndim)) if dim is None else reduced(dim, a.array.ndim)
+        ddof = 1 if correction is None else correction
+        n = int(np.prod([a.array.shape[d] for d in axes])) if axes else 1
+        if n - ddof <= 0:
+            warn(f"{self.label}(): degrees of freedom is <= 0. Correction should be strictly "
+                 "less than the reduction factor (input numel divided by output numel). "
+                 "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                 "ReduceOps.cpp:1861.)")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_ = np.mean(a.array, axis=axes, keepdims=True)
+            total = np.sum((a.array - mean_) ** 2, axis=axes, keepdims=keepdim)
+            out = total / np.float64(builtins.max(0, n - ddof))
+            return self._finish(np.asarray(out, dtype=a.array.dtype))
+
+    def _finish(self, var: np.ndarray) -> np.ndarray:
+        return var
+
+    def _var_backward(self, grad: Tensor) -> Tensor:
+        self_ = self.unpack("self")
+        a = self.attrs
+        ndim = self_.array.ndim
+        axes = tuple(range(ndim)) if a["dim"] is None else reduced(a["dim"], ndim)
+        ddof = 1 if a["correction"] is None else a["correction"]
+        n = int(np.prod([self_.array.shape[d] for d in axes])) if axes else 1
+        grad = restore(grad, axes, ndim, a["keepdim"])
+        centered = self_ - self_.mean(dim=axes, keepdim=True) if ndim else self_ - self_
+        with np.errstate(divide="ignore"):
+            scale = float(np.float64(2.0) / np.float64(builtins.max(0, n - ddof)))
+        return scale * grad * centered
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return self._var_backward(grad)
+
+
+class StdBackward0(VarBackward0):
+    __slots__ = ()
+    label = "std"
+
+    def _finish(self, var: np.ndarray) -> np.ndarray:
+        return np.sqrt(var)
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        result = self.unpack("result")
+        ndim = len(self.input_meta[0][0])
+        a = self.attrs
+        axes = tuple(range(ndim)) if a["dim"] is None else reduced(a["dim"], ndim)
+        result = restore(result, axes, ndim, a["keepdim"])
+        grad = restore(grad, axes, ndim, a["keepdim"])
+        scaled = where(result == 0, Tensor.scalar(0.0), grad / (result * 2))
+        return self._var_backward(scaled)
+
+
+def _var_std(node: type[VarBackward0], a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+             correction: Any) -> Tensor:
+    if isinstance(dim, bool) and unbiased is _MISSING:  # var(unbiased) overload
+        dim, unbiased = _MISSING, dim
+    corr = _var_correction(dim, unbiased, correction)
+    raw = None if dim is _MISSING or dim is None else raw_dims(dim, a.array.ndim)
+    return node.call(a, dim=raw, correction=corr, keepdim=keepdim)
+
+
+def var(a: Tensor, dim: Any = _MISSING, unbiased: Any = _MISSING, keepdim: bool = False, *,
+        correction: Any = _MISSING) -> Tensor:
+    return _var_std(VarBackward0, a, dim, unbiased, keepdim, correction)
+
+
+def std(a: Tensor, dim: Any = _MISSING, unbiased: Any = _MISSING, keepdim: bool = False, *,
+        correction: Any = _MISSING) -> Tensor:
+    return _var_std(StdBackward0, a, dim, unbiased, keepdim, correction)
+
+
+class LogsumexpBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False) -> np.ndarray:
+        self.save("self", a)
+        self.save_attr(dim=saved_ints(dim), keepdim=keepdim)
+        x = cast(a.array, float_dtype(a.dtype))
+        axes = reduced(dim, x.ndim)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            m = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim,
+                                                                             x.dtype)
+            m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
+            out = np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True)) + m
+        if not keepdim:
+            out = np.squeeze(out, axis=axes)
+        return np.asarray(out, dtype=x.dtype)
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        self_, result = self.unpack("self"), self.unpack("result")
+        ndim = self_.array.ndim
+        axes = reduced(self.attrs["dim"], ndim)
+        keepdim = self.attrs["keepdim"]
+        return restore(grad, axes, ndim, keepdim) * (
+            self_ - restore(result, axes, ndim, keepdim)).exp()
+
+
+def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    return LogsumexpBackward0.call(a, dim=raw_dims(dim, a.array.ndim), keepdim=keepdim)
+
+
+class CumsumBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, dim: int, dtype: DType | None = None) -> np.ndarray:
+        d = wrap_dim(dim, a.array.ndim)
+        self.save_attr(dim=saved_int(dim))
+        out_dtype = _sum_dtype(a, dtype) if a.dtype is not bool_ or dtype else int64
+        if a.array.ndim == 0:
+            return a.array.astype(out_dtype.np)
+        return np.cumsum(a.array, axis=d, dtype=out_dtype.np)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .views import flip
+
+        if grad.array.ndim == 0:
+            return grad
+        d = signed(self.attrs["dim"])
+        return flip(cumsum(flip(grad, (d,)), d), (d,))
+
+
+def cumsum(a: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
+    return CumsumBackward0.call(a, dim=dim, dtype=dtype)
+
+
+__all__ = ["sum", "mean", "where", "float_dtype", "max", "min", "amax", "amin", "prod", "norm",
+           "var", "std", "logsumexp", "argmax", "argmin", "maximum", "minimum", "cumsum",
+           "ReturnTypes"]

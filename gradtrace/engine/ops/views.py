@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,67 @@ def _wrap(dim: Any, ndim: int) -> int:
     return wrap_dim(dim, ndim)
 
 
+# -- views and the registry of live views per base ------------------------------------
+
+# base -> weak references to its (single-output) views, so an in-place change of the base
+# or of one view can give the other views their new history (torch regenerates their
+# grad_fn as AsStridedBackward0 once the base's version moved on).
+_VIEWS: dict[int, tuple[weakref.ref, list[weakref.ref]]] = {}  # id(base) -> (base, views)
+
+
+def _register_view(out: Tensor) -> None:
+    base = out._base
+    key = id(base)
+    entry = _VIEWS.get(key)
+    if entry is None or entry[0]() is not base:
+        ref = weakref.ref(base, lambda _r, key=key: _drop_views(key, _r))
+        _VIEWS[key] = (ref, [weakref.ref(out)])
+        return
+    refs = entry[1]
+    if len(refs) > 64:
+        refs[:] = [r for r in refs if r() is not None]
+    refs.append(weakref.ref(out))
+
+
+def _drop_views(key: int, ref: weakref.ref) -> None:
+    entry = _VIEWS.get(key)
+    if entry is not None and entry[0] is ref:
+        del _VIEWS[key]
+
+
+class ViewFunction(Function):
+    """An op whose output is a view of its first input."""
+
+    __slots__ = ()
+    returns_view = True
+
+    @classmethod
+    def call(cls, *inputs: Tensor, **params: Any) -> Any:
+        out = super().call(*inputs, **params)
+        if not cls.multi_output:
+            _register_view(out)
+        return out
+
+
+def refresh_views(t: Tensor) -> None:
+    """After an in-place op on `t` (a base or a view): every other live view of the base
+    gets `AsStridedBackward0` over the base's new history, like torch."""
+    base = t._base if t._base is not None else t
+    entry = _VIEWS.get(id(base))
+    if entry is None or entry[0]() is not base or not base.requires_grad:
+        return
+    edge = gradient_edge(base)
+    alive = []
+    for ref in entry[1]:
+        v = ref()
+        if v is None or v._base is not base:
+            continue
+        alive.append(ref)
+        if v is not t:
+            _set_as_strided(v, edge)
+    entry[1][:] = alive
+
+
 # -- view / reshape ----------------------------------------------------------
 
 
@@ -103,9 +165,8 @@ def _reshaped_view(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | No
     return out
 
 
-class ViewBackward0(Function):
+class ViewBackward0(ViewFunction):
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
         shape = infer_size(shape, a.array.size)
@@ -140,8 +201,18 @@ class UnsafeViewBackward0(Function):
         return grad.reshape(self.attrs["self_sym_sizes"])
 
 
-def view(a: Tensor, *shape: Any) -> Tensor:
-    return ViewBackward0.call(a, shape=size_args(shape))
+def _sizes(args: tuple[Any, ...], kwargs: dict[str, Any], name: str) -> tuple[int, ...]:
+    """`f(2, 3)`, `f((2, 3))` or `f(name=(2, 3))`."""
+    if kwargs:
+        if set(kwargs) != {name} or args:
+            bad = next(k for k in kwargs if k != name) if set(kwargs) - {name} else name
+            raise TorchTypeError(f"got an unexpected keyword argument '{bad}'")
+        args = (kwargs[name],)
+    return size_args(args, name)
+
+
+def view(a: Tensor, *shape: Any, **kwargs: Any) -> Tensor:
+    return ViewBackward0.call(a, shape=_sizes(shape, kwargs, "size"))
 
 
 def view_as(a: Tensor, other: Tensor) -> Tensor:
@@ -181,13 +252,17 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(a: Tensor, dim: int, sizes: Any) -> Tensor:
     d = _wrap(dim, a.array.ndim)
     sizes = size_args((sizes,))
-    inner = infer_size(sizes, a.array.shape[d])
+    try:
+        inner = infer_size(sizes, a.array.shape[d])
+    except TorchRuntimeError:
+        raise TorchRuntimeError(
+            f"unflatten: Provided sizes [{', '.join(map(str, sizes))}] don't multiply up to the "
+            f"size of dim {dim} ({a.array.shape[d]}) in the input tensor") from None
     return view(a, a.array.shape[:d] + inner + a.array.shape[d + 1:])
 
 
-class AliasBackward0(Function):
+class AliasBackward0(ViewFunction):
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor) -> np.ndarray:
         return a.array.view()
@@ -200,9 +275,8 @@ def alias(a: Tensor) -> Tensor:
     return AliasBackward0.call(a)
 
 
-class ExpandBackward0(Function):
+class ExpandBackward0(ViewFunction):
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
@@ -242,17 +316,16 @@ class ExpandBackward0(Function):
         return grad
 
 
-def expand(a: Tensor, *shape: Any) -> Tensor:
-    return ExpandBackward0.call(a, shape=size_args(shape))
+def expand(a: Tensor, *shape: Any, **kwargs: Any) -> Tensor:
+    return ExpandBackward0.call(a, shape=_sizes(shape, kwargs, "size"))
 
 
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
     return expand(a, other.shape)
 
 
-class UnsqueezeBackward0(Function):
+class UnsqueezeBackward0(ViewFunction):
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim))
@@ -267,11 +340,10 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
     return UnsqueezeBackward0.call(a, dim=dim)
 
 
-class SqueezeBackward0(Function):
+class SqueezeBackward0(ViewFunction):
     """squeeze(): every size-1 dim."""
 
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
@@ -286,11 +358,10 @@ def _squeeze_dims(array: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
     return np.squeeze(array, drop) if drop else array.view()
 
 
-class SqueezeBackward1(Function):
+class SqueezeBackward1(ViewFunction):
     """squeeze(dim): that dim, if it has size 1."""
 
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim), self_sym_sizes=a.array.shape)
@@ -300,11 +371,10 @@ class SqueezeBackward1(Function):
         return grad.reshape(self.attrs["self_sym_sizes"])
 
 
-class SqueezeBackward2(Function):
+class SqueezeBackward2(ViewFunction):
     """squeeze(dims): those dims that have size 1."""
 
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor, dim: tuple[int, ...]) -> np.ndarray:
         self.save_attr(dim=saved_ints(dim), self_sym_sizes=a.array.shape)
@@ -349,9 +419,8 @@ def squeeze_inplace_result(a: Tensor, dim: int) -> Tensor:
 # -- transposes ----------------------------------------------------------------
 
 
-class TBackward0(Function):
+class TBackward0(ViewFunction):
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.array.ndim > 2:
@@ -367,9 +436,8 @@ def t(a: Tensor) -> Tensor:
     return TBackward0.call(a)
 
 
-class PermuteBackward0(Function):
+class PermuteBackward0(ViewFunction):
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor, dims: tuple[int, ...]) -> np.ndarray:
         ndim = a.array.ndim
@@ -392,27 +460,30 @@ class PermuteBackward0(Function):
         return permute(grad, tuple(inverse))
 
 
-def permute(a: Tensor, *dims: Any) -> Tensor:
-    return PermuteBackward0.call(a, dims=size_args(dims, "dims"))
+def permute(a: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    return PermuteBackward0.call(a, dims=_sizes(dims, kwargs, "dims"))
 
 
 def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     ndim = a.array.ndim
+    if len(src) != len(dst):
+        raise TorchRuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src}) and destination "
+            f"({dst}) must have the same number of elements")
     src = [_wrap(d, ndim) for d in src]
     dst = [_wrap(d, ndim) for d in dst]
     order = [-1] * ndim
-    for s, d in zip(src, dst):
+    for s, d in zip(src, dst, strict=True):
         order[d] = s
     rest = iter(d for d in range(ndim) if d not in src)
     order = [next(rest) if o == -1 else o for o in order]
     return permute(a, tuple(order))
 
 
-class TransposeBackward0(Function):
+class TransposeBackward0(ViewFunction):
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor, dim0: int, dim1: int) -> np.ndarray:
         d0, d1 = _wrap(dim0, a.array.ndim), _wrap(dim1, a.array.ndim)
@@ -507,11 +578,13 @@ class RepeatBackward0(Function):
             raise TorchRuntimeError(
                 "Number of dimensions of repeat dims can not be smaller than number of "
                 "dimensions of tensor")
-        for r in repeats:
-            if r < 0:
+        padded = (1,) * (len(repeats) - a.array.ndim) + a.array.shape
+        target = [r * s for r, s in zip(repeats, padded, strict=True)]
+        for t_ in target:
+            if t_ < 0:
                 raise TorchRuntimeError(
-                    f"Trying to create tensor with negative dimension {r}: "
-                    f"[{', '.join(map(str, repeats))}]")
+                    f"Trying to create tensor with negative dimension {t_}: "
+                    f"[{', '.join(map(str, target))}]")
         self.save_attr(repeats=tuple(repeats), self_sym_sizes=a.array.shape)
         return np.tile(a.array, repeats)
 
@@ -524,14 +597,33 @@ class RepeatBackward0(Function):
 
             return zeros(sizes, dtype=grad.dtype)
         inter = []
-        for r, s in zip(repeats, padded):
+        for r, s in zip(repeats, padded, strict=True):
             inter += [r, s]
         summed = grad.reshape(tuple(inter)).sum(dim=tuple(range(0, 2 * len(repeats), 2)))
         return summed.reshape(sizes)
 
 
-def repeat(a: Tensor, *repeats: Any) -> Tensor:
-    return RepeatBackward0.call(a, repeats=size_args(repeats, "repeats"))
+class FlipBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, dims: tuple[int, ...]) -> np.ndarray:
+        wrapped = tuple(_wrap(d, a.array.ndim) for d in dims)
+        for i, w in enumerate(wrapped):
+            if w in wrapped[:i]:
+                raise TorchRuntimeError(f"dim {w} appears multiple times in the list of dims")
+        self.save_attr(dims=saved_ints(dims))
+        return np.flip(a.array, wrapped).copy() if a.array.ndim else a.array.copy()
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return flip(grad, tuple(signed(d) for d in self.attrs["dims"]))
+
+
+def flip(a: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    return FlipBackward0.call(a, dims=_sizes(dims, kwargs, "dims"))
+
+
+def repeat(a: Tensor, *repeats: Any, **kwargs: Any) -> Tensor:
+    return RepeatBackward0.call(a, repeats=_sizes(repeats, kwargs, "repeats"))
 
 
 # -- select / slice / index -------------------------------------------------------
@@ -553,14 +645,13 @@ class SelectBackwardBackward0(Function):
         return select(gg, signed(self.attrs["dim"]), signed(self.attrs["index"]))
 
 
-class SelectBackward0(Function):
+class SelectBackward0(ViewFunction):
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor, dim: int, index: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim), index=saved_int(index), self_sym_sizes=a.array.shape)
         d = dim % a.array.ndim
-        return a.array[(slice(None),) * d + (index,)]
+        return a.array[(slice(None),) * d + (index, Ellipsis)]  # a 0-d result stays a view
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -602,9 +693,8 @@ def _slice_key(ndim: int, dim: int, start: int, end: int, step: int) -> tuple:
     return (slice(None),) * (dim % ndim) + (slice(start, end, step),)
 
 
-class SliceBackward0(Function):
+class SliceBackward0(ViewFunction):
     __slots__ = ()
-    returns_view = True
 
     def forward(self, a: Tensor, dim: int, start: int, end: int, step: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim), end=saved_int(end), self_sym_sizes=a.array.shape,
@@ -637,7 +727,10 @@ def narrow(a: Tensor, dim: int, start: Any, length: int) -> Tensor:
     size = a.array.shape[d]
     start = int(start)
     if not -size <= start <= size:
-        raise TorchIndexError(_dim_message(start, size).replace("Dimension", "start"))
+        raise TorchIndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if length < 0:
+        raise TorchRuntimeError("narrow(): length must be non-negative.")
     if start < 0:
         start += size
     if start + length > size:
@@ -935,7 +1028,9 @@ class IndexSelectBackward0(Function):
         size = a.array.shape[d] if a.array.ndim else 1
         bad = index.array[(index.array < 0) | (index.array >= size)]
         if bad.size:
-            raise TorchIndexError(f"index out of range in self")
+            raise TorchRuntimeError(
+                f"INDICES element is out of DATA bounds, id={int(bad.reshape(-1)[0])} "
+                f"axis_dim={size}")
         self.save("index", index)
         self.save_attr(dim=saved_int(dim), self_sym_sizes=a.array.shape)
         return np.take(a.array, index.array.reshape(-1), axis=d if a.array.ndim else None)
@@ -956,7 +1051,7 @@ class MaskedFillBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, mask: Tensor, value: Any) -> np.ndarray:
-        _check_mask(mask)
+        _check_mask(a, mask, value)
         self.save("mask", mask)
         return np.where(mask.array, np.asarray(value).astype(a.array.dtype), a.array)
 
@@ -972,7 +1067,7 @@ class MaskedFillBackward1(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, value: Tensor, mask: Tensor) -> np.ndarray:
-        _check_mask(mask)
+        _check_mask(a, mask, value)
         if value.array.ndim:
             raise TorchRuntimeError(
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -990,11 +1085,24 @@ class MaskedFillBackward1(Function):
         return g_self, g_value
 
 
-def _check_mask(mask: Tensor) -> None:
+_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "float32": "float", "float64": "double",
+                 "float16": "c10::Half", "bool": "bool"}
+
+
+def _check_mask(a: Tensor, mask: Tensor, value: Any) -> None:
+    if not isinstance(value, (Tensor, bool, int, float)):
+        raise TorchTypeError(
+            "masked_fill() received an invalid combination of arguments - got (Tensor, "
+            f"{type_name(value)}), but expected one of:\n * (Tensor mask, Tensor value)\n      "
+            "didn't match because some of the arguments have invalid types: (Tensor, "
+            f"!{type_name(value)}!)\n * (Tensor mask, Number value)\n      didn't match because "
+            f"some of the arguments have invalid types: (Tensor, !{type_name(value)}!)\n")
+    broadcast_shapes(mask.array.shape, a.array.shape)  # torch names the mask "a"
     if mask.dtype is not dtypes.bool_:
         raise TorchRuntimeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{mask.dtype.name}")
+            f"{_C_TYPE_NAMES[mask.dtype.name]}")
 
 
 def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -1078,10 +1186,9 @@ def scatter_add(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 # -- unbind / split / chunk / cat / stack -------------------------------------------
 
 
-class UnbindBackward0(Function):
+class UnbindBackward0(ViewFunction):
     __slots__ = ()
     multi_output = True
-    returns_view = True
 
     def forward(self, a: Tensor, dim: int) -> list[np.ndarray]:
         if a.array.ndim == 0:
@@ -1089,7 +1196,7 @@ class UnbindBackward0(Function):
         d = _wrap(dim, a.array.ndim)
         self.save_attr(dim=saved_int(dim))
         lead = (slice(None),) * d
-        return [a.array[lead + (i,)] for i in range(a.array.shape[d])]
+        return [a.array[lead + (i, Ellipsis)] for i in range(a.array.shape[d])]
 
     def backward(self, *grads: Tensor) -> Tensor:
         return stack(list(grads), signed(self.attrs["dim"]))
@@ -1108,10 +1215,9 @@ def _split_pieces(array: np.ndarray, d: int, sizes: list[int]) -> list[np.ndarra
     return out
 
 
-class SplitBackward0(Function):
+class SplitBackward0(ViewFunction):
     __slots__ = ()
     multi_output = True
-    returns_view = True
 
     def forward(self, a: Tensor, split_size: int, dim: int) -> list[np.ndarray]:
         if a.array.ndim == 0:
@@ -1134,10 +1240,9 @@ class SplitBackward0(Function):
         return cat(list(grads), signed(self.attrs["dim"]))
 
 
-class SplitWithSizesBackward0(Function):
+class SplitWithSizesBackward0(ViewFunction):
     __slots__ = ()
     multi_output = True
-    returns_view = True
 
     def forward(self, a: Tensor, split_sizes: tuple[int, ...], dim: int) -> list[np.ndarray]:
         if a.array.ndim == 0:
@@ -1156,7 +1261,10 @@ class SplitWithSizesBackward0(Function):
         return cat(list(grads), signed(self.attrs["dim"]))
 
 
-def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+def split(a: Tensor, split_size_or_sections: Any = None, dim: int = 0, *,
+          split_size: Any = None) -> tuple[Tensor, ...]:
+    if split_size_or_sections is None:
+        split_size_or_sections = split_size
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = size_args((split_size_or_sections,), "split_size")
         return tuple(SplitWithSizesBackward0.call(a, split_sizes=sizes, dim=dim))
@@ -1211,7 +1319,7 @@ class CatBackward0(Function):
                 raise TorchRuntimeError(
                     f"Tensors must have same number of dimensions: got {ref.array.ndim} and "
                     f"{t_.array.ndim}")
-            for j, (s, r) in enumerate(zip(t_.array.shape, ref.array.shape)):
+            for j, (s, r) in enumerate(zip(t_.array.shape, ref.array.shape, strict=True)):
                 if j != d and s != r:
                     raise TorchRuntimeError(
                         f"Sizes of tensors must match except in dimension {d}. Expected size "
@@ -1333,9 +1441,7 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
     if src.array.ndim == 0:
         apply_inplace(FillBackward3, dst, src)
         return
-    stripped = _strip_leading_ones(src.array.shape)
-    if stripped != src.array.shape:
-        src = ViewBackward0.call(src, shape=stripped)
+    src = ViewBackward0.call(src, shape=_strip_leading_ones(src.array.shape))
     if src.array.shape != dst.array.shape:
         src = ExpandBackward0.call(src, shape=dst.array.shape)
     copy_(dst, src)
@@ -1395,14 +1501,14 @@ def _strided(storage: np.ndarray, size: tuple[int, ...], stride: tuple[int, ...]
 
 def _storage_for(shape: tuple[int, ...], strides: tuple[int, ...], extra: int,
                  dtype: np.dtype) -> np.ndarray:
-    extent = 1 + sum((s - 1) * st for s, st in zip(shape, strides)) if all(shape) else 0
+    extent = _region_extent(shape, strides, 0)
     return np.zeros(max(extent, extra), dtype=dtype)
 
 
 def _region_extent(size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> int:
     if not all(size):
         return offset
-    return offset + 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    return offset + 1 + sum((s - 1) * st for s, st in zip(size, stride, strict=True))
 
 
 class AsStridedBackward0(Function):
@@ -1514,15 +1620,22 @@ def rebase_view(view_: Tensor, node: Node) -> None:
     base.requires_grad = True
     base.output_nr = 0
 
-    as_strided = AsStridedBackward0.__new__(AsStridedBackward0)
-    as_strided.recording = True
-    Node.__init__(as_strided)
-    as_strided.save_attr(size=size, storage_offset=offset, stride=stride)
-    as_strided.base_strides = base_strides
-    as_strided.next_functions = ((copy_slices, 0),)
-    as_strided.input_meta = ((base.array.shape, base.dtype),)
-    as_strided.output_meta = ((view_.array.shape, view_.dtype),)
-    view_.grad_fn = as_strided
+    _set_as_strided(view_, (copy_slices, 0))
+
+
+def _set_as_strided(view_: Tensor, edge: tuple[Node | None, int]) -> None:
+    """Give a view the grad_fn torch regenerates for it: AsStridedBackward0 over `edge`."""
+    base = view_._base
+    size, stride, offset = _geometry(view_)
+    node = AsStridedBackward0.__new__(AsStridedBackward0)
+    node.recording = True
+    Node.__init__(node)
+    node.save_attr(size=size, storage_offset=offset, stride=stride)
+    node.base_strides = tuple(s // base.array.itemsize for s in base.array.strides)
+    node.next_functions = (edge,)
+    node.input_meta = ((base.array.shape, base.dtype),)
+    node.output_meta = ((view_.array.shape, view_.dtype),)
+    view_.grad_fn = node
     view_.requires_grad = True
     view_.output_nr = 0
 

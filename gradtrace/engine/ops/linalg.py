@@ -1,0 +1,326 @@
+"""Matrix products: mm, mv, dot, bmm, addmm, outer, F.linear, and matmul's dispatch
+(torch's _matmul_impl, so batched and 1-D cases record the same chain of nodes)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError, TorchTypeError
+from ..dtypes import DType
+from ..node import Function
+from ..shapes import broadcast_shapes
+from ..tensor import Tensor, type_name
+from ._util import cast_name
+from .views import (
+    contiguous,
+    expand,
+    mT,
+    reshape,
+    squeeze,
+    squeeze_inplace_result,
+    t,
+    torch_strides,
+    unsafe_view,
+    unsqueeze,
+    view,
+)
+
+_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long",
+                "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char",
+                "bool": "bool"}
+
+
+def _c_name(dtype: DType) -> str:
+    return _DTYPE_NAMES[dtype.name]
+
+
+def _save_matrix(node: Function, key: str, m: Tensor, needed: bool, own_grad: bool) -> None:
+    """torch saves a matrix only when the other input needs it, its strides only for itself."""
+    node.save(key, m if needed else None)
+    node.save_attr(**{f"{key}_sym_sizes": m.array.shape,
+                      f"{key}_sym_strides": torch_strides(m.array) if own_grad else ()})
+
+
+def _check_matrix(a: Tensor, b: Tensor, name_a: str = "self", name_b: str = "mat2") -> None:
+    if a.array.ndim != 2:
+        raise TorchRuntimeError(f"{name_a} must be a matrix")
+    if b.array.ndim != 2:
+        raise TorchRuntimeError(f"{name_b} must be a matrix")
+    if a.array.shape[1] != b.array.shape[0]:
+        raise TorchRuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.array.shape[0]}x{a.array.shape[1]} "
+            f"and {b.array.shape[0]}x{b.array.shape[1]})")
+    if a.dtype is not b.dtype:
+        raise TorchRuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_c_name(a.dtype)} != "
+            f"{_c_name(b.dtype)}")
+
+
+class MmBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
+        _check_matrix(a, b)
+        _save_matrix(self, "mat2", b, a.requires_grad, b.requires_grad)
+        _save_matrix(self, "self", a, b.requires_grad, a.requires_grad)
+        return np.matmul(a.array, b.array)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        ga = mm(grad, t(self.unpack("mat2"))) if self.needs_input_grad(0) else None
+        gb = mm(t(self.unpack("self")), grad) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+def mm(a: Tensor, mat2: Tensor) -> Tensor:
+    return MmBackward0.call(a, mat2)
+
+
+class AddmmBackward0(Function):
+    """beta * self + alpha * (mat1 @ mat2); inputs (self, mat1, mat2)."""
+
+    __slots__ = ()
+
+    def forward(self, bias: Tensor, m1: Tensor, m2: Tensor, beta: Any = 1,
+                alpha: Any = 1) -> np.ndarray:
+        _check_matrix(m1, m2, "mat1", "mat2")
+        out_shape = (m1.array.shape[0], m2.array.shape[1])
+        shape = broadcast_shapes(bias.array.shape, out_shape)
+        if shape != out_shape:
+            raise TorchRuntimeError(
+                f"The expanded size of the tensor ({out_shape[-1]}) must match the existing "
+                f"size ({bias.array.shape[-1]}) at non-singleton dimension 1.  Target sizes: "
+                f"[{out_shape[0]}, {out_shape[1]}].  Tensor sizes: "
+                f"[{', '.join(map(str, bias.array.shape))}]")
+        self.save_attr(alpha=alpha, beta=beta)
+        _save_matrix(self, "mat1", m1, m2.requires_grad, m1.requires_grad)
+        _save_matrix(self, "mat2", m2, m1.requires_grad, m2.requires_grad)
+        prod = np.matmul(m1.array, m2.array)
+        if alpha != 1:
+            prod = prod * alpha
+        b = bias.array if beta == 1 else bias.array * beta
+        return np.asarray(prod + b, dtype=m1.array.dtype)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        alpha, beta = self.attrs["alpha"], self.attrs["beta"]
+        g_bias = g1 = g2 = None
+        if self.needs_input_grad(0):
+            g_bias = grad if beta == 1 else grad * beta
+        if self.needs_input_grad(1):
+            g1 = mm(grad, t(self.unpack("mat2")))
+            g1 = g1 if alpha == 1 else g1 * alpha
+        if self.needs_input_grad(2):
+            g2 = mm(t(self.unpack("mat1")), grad)
+            g2 = g2 if alpha == 1 else g2 * alpha
+        return g_bias, g1, g2
+
+
+def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return AddmmBackward0.call(bias, mat1, mat2, beta=beta, alpha=alpha)
+
+
+class MvBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, vec: Tensor) -> np.ndarray:
+        if a.array.ndim != 2 or vec.array.ndim != 1:
+            raise TorchRuntimeError(
+                f"vector + matrix @ vector expected, got 1, {a.array.ndim}, {vec.array.ndim}")
+        if a.array.shape[1] != vec.array.shape[0]:
+            raise TorchRuntimeError(
+                f"size mismatch, got input ({a.array.shape[0]}), mat "
+                f"({a.array.shape[0]}x{a.array.shape[1]}), vec ({vec.array.shape[0]})")
+        if a.dtype is not vec.dtype:
+            raise TorchRuntimeError(
+                f"expected scalar type {cast_name(a.dtype)} but found {cast_name(vec.dtype)}")
+        self.save("self", a if vec.requires_grad else None)
+        self.save("vec", vec if a.requires_grad else None)
+        return np.matmul(a.array, vec.array)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        ga = outer(grad, self.unpack("vec")) if self.needs_input_grad(0) else None
+        gv = mv(t(self.unpack("self")), grad) if self.needs_input_grad(1) else None
+        return ga, gv
+
+
+def mv(a: Tensor, vec: Tensor) -> Tensor:
+    return MvBackward0.call(a, vec)
+
+
+class DotBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
+        if a.array.ndim != 1 or b.array.ndim != 1:
+            raise TorchRuntimeError(
+                f"1D tensors expected, but got {a.array.ndim}D and {b.array.ndim}D tensors")
+        if a.dtype is not b.dtype:
+            raise TorchRuntimeError(
+                f"dot : expected both vectors to have same dtype, but found "
+                f"{cast_name(a.dtype)} and {cast_name(b.dtype)}")
+        if a.array.shape != b.array.shape:
+            n, m = a.array.shape[0], b.array.shape[0]
+            raise TorchRuntimeError(
+                f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+                f"number of elements, but got {n} and {m} elements respectively")
+        self.save("self", a if b.requires_grad else None)
+        self.save("tensor", b if a.requires_grad else None)
+        return np.asarray(np.dot(a.array, b.array))
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        ga = grad * self.unpack("tensor") if self.needs_input_grad(0) else None
+        gb = grad * self.unpack("self") if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+def dot(a: Tensor, tensor: Tensor) -> Tensor:
+    return DotBackward0.call(a, tensor)
+
+
+class BmmBackward0(Function):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
+        if a.array.ndim != 3:
+            raise TorchRuntimeError("batch1 must be a 3D tensor")
+        if b.array.ndim != 3:
+            raise TorchRuntimeError("batch2 must be a 3D tensor")
+        bs, _, k = a.array.shape
+        if b.array.shape[:2] != (bs, k):
+            raise TorchRuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: [{bs}, {k}] but "
+                f"got: [{b.array.shape[0]}, {b.array.shape[1]}].")
+        if a.dtype is not b.dtype:
+            raise TorchRuntimeError(
+                f"expected scalar type {cast_name(a.dtype)} but found {cast_name(b.dtype)}")
+        self.save("mat2", b if a.requires_grad else None)
+        self.save("self", a if b.requires_grad else None)
+        return np.matmul(a.array, b.array)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .views import transpose
+
+        ga = bmm(grad, transpose(self.unpack("mat2"), 1, 2)) if self.needs_input_grad(0) else None
+        gb = bmm(transpose(self.unpack("self"), 1, 2), grad) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+def bmm(a: Tensor, mat2: Tensor) -> Tensor:
+    return BmmBackward0.call(a, mat2)
+
+
+def outer(a: Tensor, vec2: Tensor) -> Tensor:
+    """torch.outer is composite: `self.reshape(-1, 1) * vec2` (MulBackward0 over a view)."""
+    from .arithmetic import mul
+
+    return mul(reshape(a, (a.array.size, 1)), vec2)
+
+
+def _check_tensor(name: str, value: Any, pos: int, arg: str) -> None:
+    if not isinstance(value, Tensor):
+        raise TorchTypeError(
+            f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+            f"{type_name(value)}")
+
+
+def _should_fold(t1: Tensor, t2: Tensor) -> bool:
+    """torch's should_fold: use mm/mv on the folded larger tensor instead of bmm."""
+    larger = t1.array.ndim >= t2.array.ndim
+    big = t1.array if larger else np.swapaxes(t2.array, -1, -2)
+    dim_small = t2.array.ndim if larger else t1.array.ndim
+    if not (big.ndim >= 3 and dim_small <= 2):
+        return False
+    if (t2 if larger else t1).requires_grad:
+        return True
+    if t1.array.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    strides = [s // big.itemsize for s in big.strides]
+    shape = big.shape
+    for i in range(big.ndim - 2):
+        if strides[i] != strides[i + 1] * shape[i + 1]:
+            return False
+    return True
+
+
+def matmul(a: Tensor, other: Any) -> Tensor:
+    """torch.matmul, dispatching like torch's _matmul_impl."""
+    _check_tensor("matmul", a, 1, "input")
+    if not isinstance(other, Tensor):
+        raise TorchTypeError(
+            f"unsupported operand type(s) for @: 'Tensor' and '{type_name(other)}'")
+    b = other
+    d1, d2 = a.array.ndim, b.array.ndim
+    if d1 == 0 or d2 == 0:
+        raise TorchRuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
+        return dot(a, b)
+    if d1 == 2 and d2 == 1:
+        return mv(a, b)
+    if d1 == 1 and d2 == 2:
+        return squeeze_inplace_result(mm(unsqueeze(a, 0), b), 0)
+    if d1 == 2 and d2 == 2:
+        return mm(a, b)
+    if _should_fold(a, b):
+        transpose_ = d2 > d1
+        t1 = mT(b) if transpose_ else a
+        t2 = (t(a) if d1 == 2 else a) if transpose_ else b
+        sizes1 = t1.array.shape
+        output_shape = list(sizes1[:-1])
+        folded = math.prod(output_shape)
+        if t2.array.ndim == 2:
+            output_shape.append(t2.array.shape[1])
+        t1_folded = reshape(t1, (folded, sizes1[-1]))
+        if t2.array.ndim == 2:
+            output = unsafe_view(mm(t1_folded, t2), tuple(output_shape))
+            return contiguous(mT(output)) if transpose_ else output
+        return unsafe_view(mv(t1_folded, t2), tuple(output_shape))
+    n = a.array.shape[-2] if d1 > 1 else 1
+    m1 = a.array.shape[-1]
+    batch1 = a.array.shape[:max(d1 - 2, 0)]
+    m2 = b.array.shape[-2] if d2 > 1 else b.array.shape[0]
+    p = b.array.shape[-1] if d2 > 1 else 1
+    batch2 = b.array.shape[:max(d2 - 2, 0)]
+    output_shape = list(broadcast_shapes(batch1, batch2))
+    batch = math.prod(output_shape)
+    expand1 = tuple(output_shape) + (n, m1)
+    expand2 = tuple(output_shape) + (m2, p)
+    if d1 > 1:
+        output_shape.append(n)
+    if d2 > 1:
+        output_shape.append(p)
+    t1 = reshape(_expand(a, expand1), (batch, n, m1))
+    vector_rhs = d2 == 1
+    t2 = reshape(_expand(unsqueeze(b, -1) if vector_rhs else b, expand2), (batch, m2, p))
+    out = bmm(t1, t2)
+    if vector_rhs:
+        out = squeeze(out, -1)
+    return unsafe_view(out, tuple(output_shape))
+
+
+def _expand(a: Tensor, shape: tuple[int, ...]) -> Tensor:
+    return expand(a, shape)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """F.linear as torch composes it (addmm for 2-D input with bias, else matmul [+ bias])."""
+    from .arithmetic import add_
+
+    ndim = input.array.ndim
+    if ndim == 2 and bias is not None:
+        return addmm(bias, input, t(weight))
+    if bias is not None and input.array.flags.c_contiguous and (ndim == 3 or bias.array.ndim == 1):
+        sizes = input.array.shape
+        flat = reshape(input, (math.prod(sizes[:-1]), sizes[-1]))
+        result = addmm(bias, flat, t(weight))
+        return view(result, sizes[:-1] + (result.array.shape[1],))
+    output = matmul(input, t(weight))
+    if bias is not None:
+        output = add_(output, bias)
+    return output
+
+
+__all__ = ["mm", "mv", "dot", "bmm", "addmm", "outer", "matmul", "linear"]

@@ -6,7 +6,9 @@ tables in `stdlib`; errors carry the span of the expression that raised them.
 """
 from __future__ import annotations
 
+import builtins as builtins_module
 import operator
+import string
 import sys
 import time
 from dataclasses import dataclass, field
@@ -25,6 +27,7 @@ from .errors import (
 from .source import Source, Span
 
 Code = Callable[["Frame"], Any]
+_FORMATTER = string.Formatter()
 
 # Python exceptions our operations can raise on script values, reported with Python's text.
 PYTHON_ERRORS = (TypeError, ValueError, ZeroDivisionError, IndexError, KeyError,
@@ -192,25 +195,40 @@ class Interpreter:
             end = "\n" if end is None else end
             self.stdout.write(sep.join(str(a) for a in args) + end)
 
-        def sized(kind: Callable[[Any], Any]) -> Callable[..., Any]:
-            def build(iterable: Any = ()) -> Any:
-                n = _length_hint(iterable)
-                if n > limits.max_sequence:
-                    raise LimitExceeded(
-                        f"a {kind.__name__} of {n} items exceeds the limit of "
-                        f"{limits.max_sequence} (raise it with --max-sequence)")
-                return kind(iterable)
+        def check_size(n: int, what: str) -> None:
+            if n > limits.max_sequence:
+                raise LimitExceeded(
+                    f"{what} of {n} items exceeds the limit of {limits.max_sequence} "
+                    "(raise it with --max-sequence)")
 
-            build.__name__ = kind.__name__
-            return build
+        def sized(fn: Callable[..., Any], what: str) -> Callable[..., Any]:
+            """A builtin that walks its first argument in C: check the length first."""
+            def call(*args: Any, **kwargs: Any) -> Any:
+                if args:
+                    check_size(_length_hint(args[0]), what)
+                return fn(*args, **kwargs)
 
-        def script_sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> list:
-            return sorted(sized(list)(iterable), key=key, reverse=reverse)
+            call.__name__ = fn.__name__
+            return call
 
+        def script_format(text: str, *args: Any, **kwargs: Any) -> str:
+            """str.format without attribute or index lookups in the fields."""
+            for _, field_name, spec, _ in _FORMATTER.parse(text):
+                if field_name and any(c in field_name for c in ".["):
+                    raise NotSupportedError(
+                        f"format field '{{{field_name}}}' is not supported (only positions and "
+                        "names; use an f-string)")
+                if spec and "{" in spec:
+                    raise NotSupportedError("nested format fields are not supported")
+            return text.format(*args, **kwargs)
+
+        self.format_method = script_format
         table: dict[str, Any] = dict(stdlib.PLAIN_BUILTINS)
         table.update(stdlib.exception_types())
-        table.update({"print": script_print, "list": sized(list), "tuple": sized(tuple),
-                      "dict": sized(dict), "sorted": script_sorted})
+        table["print"] = script_print
+        for name in ("list", "tuple", "dict", "sorted", "sum", "min", "max", "any", "all"):
+            table[name] = sized(table.get(name) or getattr(builtins_module, name),
+                                f"a {name}() argument")
         return table
 
     # -------------------------------------------------------------- statements
@@ -1029,6 +1047,8 @@ class Interpreter:
         elif isinstance(obj, dict):
             table = stdlib.DICT_METHODS
         elif isinstance(obj, str):
+            if name == "format":
+                return stdlib.BoundMethod(obj, self.format_method, name)
             table = stdlib.STR_METHODS
         elif isinstance(obj, RemovableHandle):
             table = stdlib.HANDLE_METHODS

@@ -261,7 +261,7 @@ DICT_METHODS: dict[str, Callable[..., Any]] = {
     "pop": dict.pop, "update": dict.update, "copy": dict.copy,
 }
 STR_METHODS: dict[str, Callable[..., Any]] = {
-    "format": str.format, "join": str.join, "upper": str.upper, "lower": str.lower,
+    "join": str.join, "upper": str.upper, "lower": str.lower,
     "strip": str.strip, "split": str.split, "replace": str.replace,
     "startswith": str.startswith, "endswith": str.endswith, "ljust": str.ljust,
     "rjust": str.rjust, "center": str.center,
@@ -296,5 +296,6 @@ PLAIN_BUILTINS: dict[str, Any] = {
     "range": _py.range, "len": _py.len, "enumerate": _py.enumerate, "zip": _py.zip,
     "float": _py.float, "int": _py.int, "bool": _py.bool, "str": _py.str, "abs": _py.abs,
     "min": _py.min, "max": _py.max, "sum": _py.sum, "round": _py.round, "repr": _py.repr,
-    "any": _py.any, "all": _py.all, "reversed": _py.reversed,
+    "any": _py.any, "all": _py.all, "reversed": _py.reversed, "list": _py.list,
+    "tuple": _py.tuple, "dict": _py.dict, "sorted": _py.sorted,
 }

@@ -225,3 +225,14 @@ def test_empty_script_runs_and_prints_nothing():
 ])
 def test_python_operators(expr: str, expected: str):
     assert out(f"print({expr})\n") == expected + "\n"
+
+
+def test_str_format_cannot_reach_attributes():
+    err = error("'{0.__class__}'.format(1)\n")
+    assert isinstance(err, NotSupportedError)
+    assert out("print('{} and {x}'.format(1, x=2))\n") == "1 and 2\n"
+
+
+def test_builtins_refuse_huge_ranges_before_walking_them():
+    assert isinstance(error("sum(range(10 ** 12))\n"), LimitExceeded)
+    assert isinstance(error("list(range(10 ** 9))\n"), LimitExceeded)

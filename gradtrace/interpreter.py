@@ -11,8 +11,9 @@ import operator
 import string
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from . import stdlib, syntax
 from .engine.dtypes import DType
@@ -22,7 +23,11 @@ from .engine.ops.reductions import ReturnTypes
 from .engine.shapes import Size
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import (
-    GradtraceError, LimitExceeded, NotSupportedError, ScriptError, TorchTypeError,
+    GradtraceError,
+    LimitExceeded,
+    NotSupportedError,
+    ScriptError,
+    TorchTypeError,
 )
 from .source import Source, Span
 
@@ -263,7 +268,8 @@ class Interpreter:
             try:
                 code(frame)
             except GradtraceError as err:
-                raise err.at(span)
+                err.at(span)
+                raise
             finally:
                 if creation.WARNINGS:
                     self._flush_engine_warnings()
@@ -594,7 +600,8 @@ class Interpreter:
                 try:
                     self.set_attribute(obj(frame), attr, value)
                 except GradtraceError as err:
-                    raise err.at(span)
+                    err.at(span)
+                    raise
 
             return store_attr
         if isinstance(target, syntax.Subscript):
@@ -606,7 +613,8 @@ class Interpreter:
                 try:
                     self.set_item(obj(frame), index(frame), value)
                 except GradtraceError as err:
-                    raise err.at(span)
+                    err.at(span)
+                    raise
 
             return store_item
         raise NotSupportedError("cannot assign to this expression", target.span)
@@ -709,7 +717,8 @@ class Interpreter:
             try:
                 return self.get_item(obj(frame), index(frame))
             except GradtraceError as err:
-                raise err.at(span)
+                err.at(span)
+                raise
 
         return run
 
@@ -767,7 +776,8 @@ class Interpreter:
             try:
                 return fn(operand(frame))
             except GradtraceError as err:
-                raise err.at(span)
+                err.at(span)
+                raise
             except PYTHON_ERRORS as err:
                 raise ScriptError(str(err), span, kind=type(err).__name__) from None
 
@@ -791,7 +801,8 @@ class Interpreter:
         try:
             return fn(a, b)
         except GradtraceError as err:
-            raise err.at(span)
+            err.at(span)
+            raise
         except PYTHON_ERRORS as err:
             raise ScriptError(str(err), span, kind=type(err).__name__) from None
 
@@ -800,8 +811,8 @@ class Interpreter:
         if op in ("**", "*") and isinstance(a, int) and isinstance(b, int):
             if op == "**" and b > 0 and abs(a) > 1 and b * max(abs(a).bit_length() - 1, 1) > limit:
                 raise LimitExceeded(
-                    f"{a if a.bit_length() < 64 else 'a large integer'} ** {b if b.bit_length() < 64 else '...'} "
-                    f"would exceed the integer size limit ({limit} bits)", span)
+                    f"{_short_int(a)} ** {_short_int(b)} would exceed the integer size limit "
+                    f"({limit} bits)", span)
             if op == "*" and a.bit_length() + b.bit_length() > limit:
                 raise LimitExceeded(f"integer result exceeds the size limit ({limit} bits)", span)
         if op == "*" and (isinstance(a, (str, list, tuple)) and isinstance(b, int) or
@@ -844,7 +855,8 @@ class Interpreter:
                 try:
                     result = fn(a, b)
                 except GradtraceError as err:
-                    raise err.at(span)
+                    err.at(span)
+                    raise
                 except PYTHON_ERRORS as err:
                     raise ScriptError(str(err), span, kind=type(err).__name__) from None
                 if i + 1 < len(rest) and not self.truth(result, span):
@@ -948,7 +960,8 @@ class Interpreter:
         try:
             return bool(value)
         except GradtraceError as err:
-            raise err.at(span)
+            err.at(span)
+            raise
 
     def iterate(self, value: Any, span: Span) -> Any:
         """Iterate a script value (a tensor unbinds, like torch's Tensor.__iter__)."""
@@ -958,7 +971,8 @@ class Interpreter:
             try:
                 return iter(value.unbind(0))
             except GradtraceError as err:
-                raise err.at(span)
+                err.at(span)
+                raise
         if isinstance(value, (list, tuple, str, range, dict, Size, zip, enumerate)) or \
                 type(value).__name__ in ("dict_keys", "dict_values", "dict_items",
                                          "list_reverseiterator", "reversed"):
@@ -997,7 +1011,8 @@ class Interpreter:
         try:
             return self._get_attribute(obj, name)
         except GradtraceError as err:
-            raise err.at(span)
+            err.at(span)
+            raise
 
     def _get_attribute(self, obj: Any, name: str) -> Any:
         if isinstance(obj, Tensor):
@@ -1100,7 +1115,8 @@ class Interpreter:
         try:
             return fn(*args, **kwargs)
         except GradtraceError as err:
-            raise err.at(span)
+            err.at(span)
+            raise
         except (_Return, _Break, _Continue):
             raise
         except RecursionError:
@@ -1148,6 +1164,10 @@ class Interpreter:
             if p.name not in bound:
                 bound[p.name] = fn.defaults[p.name]
         return bound
+
+
+def _short_int(n: int) -> str:
+    return str(n) if n.bit_length() < 64 else "a large integer"
 
 
 def _length_hint(value: Any) -> int:

@@ -6,7 +6,8 @@ type has an explicit table of the attributes and methods the language supports.
 from __future__ import annotations
 
 import builtins as _py
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .engine import api, ops
 from .engine.dtypes import DType
@@ -73,7 +74,8 @@ class BoundMethod:
         return self.fn(self.obj, *args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<built-in method {self.name} of {owner_name(self.obj)} object at {id(self.obj):#x}>"
+        owner = owner_name(self.obj)
+        return f"<built-in method {self.name} of {owner} object at {id(self.obj):#x}>"
 
 
 def owner_name(obj: Any) -> str:
@@ -154,6 +156,10 @@ class Device:
 
 CPU = Device()
 
+def _property_getter(fn: Callable[[Tensor], Any]) -> Callable[[Tensor, Any], Any]:
+    return lambda t, ctx: fn(t)
+
+
 # attribute name -> getter(obj, ctx)
 TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "grad": _tensor_grad,
@@ -170,7 +176,7 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "output_nr": lambda t, ctx: t.output_nr,
     "is_cuda": lambda t, ctx: False,
     "device": lambda t, ctx: CPU,
-    **{name: (lambda fn: lambda t, ctx: fn(t))(fn) for name, fn in ops.TENSOR_PROPERTIES.items()},
+    **{name: _property_getter(fn) for name, fn in ops.TENSOR_PROPERTIES.items()},
 }
 
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {

@@ -156,7 +156,7 @@ class ListComp(Node):
     generators: tuple[Comprehension, ...]
 
 
-Expr = Union[
+Expr = Union[  # noqa: UP007 (a runtime alias; `|` of classes needs 3.10 types)
     Constant, FString, Name, Attribute, Subscript, Slice, Starred, Call, UnaryOp, BinOp,
     BoolOp, Compare, IfExp, Lambda, ListExpr, TupleExpr, DictExpr, ListComp,
 ]
@@ -293,7 +293,7 @@ class Module(Node):
     body: tuple[Stmt, ...]
 
 
-Stmt = Union[
+Stmt = Union[  # noqa: UP007
     ExprStmt, Assign, AugAssign, If, For, While, Break, Continue, Pass, FunctionDef,
     Return, With, Try, Raise, Assert, Import, ImportFrom,
 ]

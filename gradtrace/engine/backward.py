@@ -7,7 +7,8 @@ hooks fire and trace events appear.
 from __future__ import annotations
 
 import heapq
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,7 @@ def _roots_and_grads(tensors: Sequence[Any], grad_tensors: Sequence[Any] | None,
         grad_tensors = [grad_tensors]
     if len(grad_tensors) != len(tensors):
         raise TorchRuntimeError(
-            f"grad can be implicitly created only for scalar outputs" if not grad_tensors else
+            "grad can be implicitly created only for scalar outputs" if not grad_tensors else
             f"Mismatch in number of grad_tensors: got {len(grad_tensors)} but expected "
             f"{len(tensors)}")
     roots, grads = [], []

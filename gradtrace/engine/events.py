@@ -18,7 +18,8 @@ Event kinds and their facts:
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 OBSERVERS: list[Callable[..., None]] = []
 

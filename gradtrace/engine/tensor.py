@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -250,7 +251,7 @@ class Tensor:
     def __bool__(self) -> bool:
         if self.array.size != 1:
             raise TorchRuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
+                "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.array.reshape(()))
 
     def __float__(self) -> float:

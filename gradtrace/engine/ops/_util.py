@@ -11,8 +11,8 @@ from .. import dtypes
 from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
-from ..node import Function
 from ..limits import reserve
+from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
 

@@ -13,8 +13,8 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
 from ..dtypes import DType
-from ..node import Function
 from ..limits import reserve
+from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor, type_name
 

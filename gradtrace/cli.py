@@ -24,30 +24,174 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
     return fn
 
 
-@main.command(context_settings=CONTEXT)
-@click.argument("script")
-@click.option("-q", "--quiet", is_flag=True, help="Print only what the script prints.")
-@_limits_options
-def run(script: str, quiet: bool, timeout: float, max_steps: int) -> None:
-    """Run SCRIPT (a path, or - for stdin) and show the tensors it made."""
-    from .errors import ScriptError
-    from .interpreter import Limits
-    from .runner import ScriptFileError, load_source, run_source
+def _load(script: str):  # type: ignore[no-untyped-def]
+    """Read SCRIPT or exit with status 2 and a one-line message."""
+    from .runner import ScriptFileError, load_source
 
     try:
-        source = load_source(script)
+        return load_source(script)
     except ScriptFileError as err:
         click.echo(f"gradtrace: {err}", err=True)
         sys.exit(EXIT_USAGE)
+
+
+def _sections(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
+    from .render.tables import parse_sections
+
+    if value is None:
+        return None
+    try:
+        return parse_sections(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+
+
+def _console(width: int | None, file=None):  # type: ignore[no-untyped-def]
+    """A rich console: colour only on a terminal and without NO_COLOR (rich checks both)."""
+    from rich.console import Console
+
+    return Console(width=width, file=file, soft_wrap=False)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("script")
+@click.option("-q", "--quiet", is_flag=True, help="Print only what the script prints.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document (schema-versioned; the script's output inside) "
+                   "instead of the report.")
+@click.option("--show", callback=_sections, metavar="SECTIONS",
+              help="Report sections to show, comma-separated: tensors,graph,backward "
+                   "(default: all).")
+@click.option("--width", type=click.IntRange(40, 1000), default=None,
+              help="Report width in columns (default: the terminal's, 80 when piped).")
+@_limits_options
+def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
+        width: int | None, timeout: float, max_steps: int) -> None:
+    """Run SCRIPT (a path, or - for stdin): its output, then what autograd did.
+
+    The report shows the tensors the script named, the graph as a tree of
+    next_functions, and a table per backward call with the gradient every node
+    received and sent.
+    """
+    from .errors import GtSyntaxError
+    from .interpreter import Limits
+    from .runner import run_source
+
+    if quiet and as_json:
+        raise click.UsageError("--quiet and --json cannot be used together")
+    if show is not None and (quiet or as_json):
+        raise click.UsageError("--show chooses report sections; it has no effect with "
+                               + ("--quiet" if quiet else "--json"))
+    source = _load(script)
     limits = Limits(timeout=timeout, max_steps=max_steps)
-    result = run_source(source, stdout=sys.stdout, stderr=sys.stderr, limits=limits)
+    if as_json:
+        import io
+
+        from .render.json import dumps
+
+        stderr = io.StringIO()
+        result = run_source(source, stderr=stderr, limits=limits, trace=True)
+        click.echo(dumps(result, stderr=stderr.getvalue()))
+        sys.exit(result.exit_code)
+    result = run_source(source, stdout=sys.stdout, stderr=sys.stderr, limits=limits,
+                        trace=not quiet)
     sys.stdout.flush()
     if result.error is not None:
         click.echo(result.error.format(source), err=True)
-    if not quiet and (result.error is None or isinstance(result.error, ScriptError)):
-        from rich.console import Console
+    if not quiet and not isinstance(result.error, GtSyntaxError):
+        from .render.tables import SECTIONS, print_report
 
-        from .render.tables import print_summary
-
-        print_summary(Console(), result.variables)
+        print_report(_console(width), result, show or SECTIONS)
     sys.exit(result.exit_code)
+
+
+GRAPH_FORMATS = ("tree", "dot", "mermaid", "json", "svg", "png")
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("script")
+@click.option("-f", "--format", "fmt", type=click.Choice(GRAPH_FORMATS), default="tree",
+              show_default=True,
+              help="tree (terminal), dot (Graphviz), mermaid (Markdown), json, or svg/png "
+                   "(rendered by Graphviz's `dot` program).")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to FILE instead of standard output.")
+@click.option("--width", type=click.IntRange(40, 1000), default=None,
+              help="Width of the tree view in columns.")
+@_limits_options
+def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int | None,
+          timeout: float, max_steps: int) -> None:
+    """Run SCRIPT and print its autograd graph (what ran before an error, if any).
+
+    The script's own output is not shown; the exit status is the script's.
+    """
+    import io
+
+    from .interpreter import Limits
+    from .render import graph as graph_render
+    from .runner import run_source
+
+    if as_json:
+        fmt = "json"
+    if fmt in graph_render.IMAGE_FORMATS:
+        try:
+            graph_render.require_dot(fmt)  # before running the script: fail fast
+        except graph_render.GraphvizMissing as err:
+            click.echo(f"gradtrace: {err}", err=True)
+            sys.exit(EXIT_USAGE)
+        if fmt == "png" and output is None and sys.stdout.isatty():
+            raise click.UsageError("PNG is binary: write it to a file with --output FILE")
+    source = _load(script)
+    stderr = io.StringIO()
+    result = run_source(source, stderr=stderr, limits=Limits(timeout=timeout,
+                                                             max_steps=max_steps), trace=True)
+    if result.error is not None and fmt != "json":
+        click.echo(result.error.format(source), err=True)
+    trace = result.trace
+    assert trace is not None
+    data: str | bytes
+    if fmt == "tree":
+        if output is None:
+            graph_render.print_graph(_console(width), trace)
+            sys.exit(result.exit_code)
+        buffer = io.StringIO()
+        graph_render.print_graph(_console(width or 100, file=buffer), trace)
+        data = buffer.getvalue()
+    elif fmt == "dot":
+        data = graph_render.to_dot(trace)
+    elif fmt == "mermaid":
+        data = graph_render.to_mermaid(trace)
+    elif fmt == "json":
+        from .render.json import dumps
+
+        data = dumps(result, stderr=stderr.getvalue()) + "\n"
+    else:
+        try:
+            data = graph_render.render_image(graph_render.to_dot(trace), fmt)
+        except graph_render.GraphvizMissing as err:
+            click.echo(f"gradtrace: {err}", err=True)
+            sys.exit(EXIT_USAGE)
+    _write(data, output)
+    sys.exit(result.exit_code)
+
+
+def _write(data: str | bytes, output: str | None) -> None:
+    if output is None:
+        if isinstance(data, bytes):
+            stream = click.get_binary_stream("stdout")
+            stream.write(data)
+            stream.flush()
+        else:
+            click.echo(data, nl=False)
+        return
+    try:
+        if isinstance(data, bytes):
+            with open(output, "wb") as f:
+                f.write(data)
+        else:
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(data)
+    except OSError as err:
+        click.echo(f"gradtrace: cannot write {output}: {err.strerror}", err=True)
+        sys.exit(EXIT_USAGE)

@@ -8,6 +8,7 @@ accumulations into leaves, and which nodes freed their saved tensors.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,8 @@ import numpy as np
 from .engine import events
 from .engine.node import AccumulateGrad, Node
 from .engine.tensor import Tensor
+from .errors import GradtraceError
+from .stdlib import BoundMethod
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -30,6 +33,7 @@ class TensorRecord:
     line: int | None
     expression: str | None  # source text of the expression that made it
     names: list[str] = field(default_factory=list)  # script names bound to it, in order
+    counter: int = 0  # which version counter it has (views and detach() share their base's)
 
     @property
     def label(self) -> str:
@@ -45,6 +49,7 @@ class SavedRecord:
     tensor_id: int | None
     version: int  # version when saved
     is_output: bool
+    value: np.ndarray | None = None  # a copy of the values when saved
 
 
 @dataclass
@@ -55,6 +60,7 @@ class NodeRecord:
     expression: str | None
     outputs: list[int] = field(default_factory=list)  # tensor ids, by output_nr
     saved: list[SavedRecord] = field(default_factory=list)
+    inputs: list[int | None] = field(default_factory=list)  # tensor ids, next_functions order
 
     @property
     def name(self) -> str:
@@ -88,6 +94,10 @@ class BackwardStep:
     sent: list[GradFlow]
     accumulated: tuple[int, np.ndarray | None, np.ndarray] | None = None  # (tensor, before, after)
     released: bool = False
+    # the saved tensors' values as this step used them (they differ from SavedRecord.value
+    # when the storage was changed behind the version counter, e.g. through `.data`)
+    saved: dict[str, np.ndarray | None] = field(default_factory=dict)
+    event_index: int = 0  # len(Tracer.events) when the step ran: orders steps among events
 
 
 @dataclass
@@ -100,11 +110,25 @@ class BackwardCall:
     create_graph: bool
     accumulate: bool  # False for torch.autograd.grad
     steps: list[BackwardStep] = field(default_factory=list)
-    error: str | None = None
+    error: str | None = None  # "Kind: message" when the backward call raised
+    error_type: str | None = None
+    error_message: str | None = None
+    # saved tensors found changed in place when backward raised (the version error):
+    # {"node", "saved", "tensor", "saved_version", "version"}
+    stale: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _copy(t: Tensor | None) -> np.ndarray | None:
     return None if t is None else np.array(t.array, copy=True)
+
+
+SMALL_COPY = 1 << 16  # saved tensors larger than this many elements are not copied
+
+
+def _copy_small(t: Tensor | None) -> np.ndarray | None:
+    if t is None or t.array.size > SMALL_COPY:
+        return None
+    return np.array(t.array, copy=True)
 
 
 class Tracer:
@@ -118,17 +142,22 @@ class Tracer:
         self.backward_calls: list[BackwardCall] = []
         self._current: BackwardCall | None = None
         self._steps_by_node: dict[int, BackwardStep] = {}
+        self._grad_before: dict[int, np.ndarray | None] = {}  # id(AccumulateGrad) -> .grad
+        self._counters: dict[int, tuple[int, Any]] = {}  # id(version counter) -> (n, counter)
+        self._exception_before: BaseException | None = None
 
     # -- lifecycle ---------------------------------------------------------
 
     def __enter__(self) -> Tracer:
         events.OBSERVERS.append(self)
         self.interpreter.tracer = self
+        self._tap_interpreter()
         return self
 
     def __exit__(self, *exc: object) -> None:
         events.OBSERVERS.remove(self)
         self.interpreter.tracer = None
+        self._untap_interpreter()
         if self._current is not None:  # backward ended by an error
             self._current.error = "backward raised"
             self._current = None
@@ -152,6 +181,11 @@ class Tracer:
         if record is None or record.tensor is not t:
             line, text = self._where()
             record = TensorRecord(len(self.tensors) + 1, t, line, text)
+            counter = t._version_counter
+            known = self._counters.get(id(counter))
+            if known is None or known[1] is not counter:
+                known = self._counters[id(counter)] = (len(self._counters) + 1, counter)
+            record.counter = known[0]
             self.tensors[id(t)] = record
         return record
 
@@ -176,7 +210,8 @@ class Tracer:
             if name in record.names:
                 record.names.remove(name)
             record.names.append(name)
-            self._event("bind", name=name, tensor=record.id)
+            self._event("bind", name=name, tensor=record.id, value=_copy_small(value),
+                        requires_grad=value.requires_grad, is_leaf=value.is_leaf)
 
     # -- engine events ---------------------------------------------------------
 
@@ -196,6 +231,7 @@ class Tracer:
         if node is not None:
             record = self.node(node)
             record.outputs = output_ids
+            record.inputs = input_ids
             for key, saved in (node.saved or {}).items():
                 tensor_id = None
                 if saved is not None:
@@ -203,15 +239,22 @@ class Tracer:
                     tensor_id = self.tensor(source).id
                 record.saved.append(SavedRecord(
                     key, tensor_id, saved.version if saved is not None else 0,
-                    bool(saved and saved.is_output)))
+                    bool(saved and saved.is_output), _copy_small(saved and saved.tensor)))
             for nxt, _ in node.next_functions:
                 if nxt is not None:
                     self.node(nxt)
             node_id = record.id
-        self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids)
+        self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
+                    values=[_copy_small(t) for t in outputs])
 
     def on_inplace(self, tensor: Tensor, version: int, node: Node | None, name: str) -> None:
         record = self.tensor(tensor)
+        if node is not None and tensor.grad_fn is node:
+            # the op ran on temporaries; the tensor changed in place is the node's output
+            node_record = self.node(node)
+            while len(node_record.outputs) <= tensor.output_nr:
+                node_record.outputs.append(record.id)
+            node_record.outputs[tensor.output_nr] = record.id
         hazards = self._shared_storage_hazards(tensor)
         self._event("inplace", tensor=record.id, name=name, version=version,
                     node=self.node_id(node), hazards=hazards)
@@ -256,33 +299,51 @@ class Tracer:
         self.backward_calls.append(call)
         self._current = call
         self._steps_by_node = {}
+        self._grad_before = {}
+        self._exception_before = sys.exc_info()[1]
+        for n, _ in roots:
+            self._remember_grad(n)
         self._event("backward_begin", call=call.index)
 
     def _step(self, node: Node, received: list[Tensor | None]) -> BackwardStep:
         call = self._current
         assert call is not None
         step = BackwardStep(len(call.steps) + 1, self.node(node).id, [_copy(g) for g in received],
-                            [])
+                            [], event_index=len(self.events))
         call.steps.append(step)
         self._steps_by_node[id(node)] = step
         return step
 
+    def _remember_grad(self, node: Node | None) -> None:
+        """Copy a leaf's .grad before its AccumulateGrad runs (it may add in place)."""
+        if isinstance(node, AccumulateGrad) and id(node) not in self._grad_before:
+            self._grad_before[id(node)] = _copy(node.variable.grad)
+
     def on_node(self, node: Node, grad_outputs: list, grad_inputs: list) -> None:
         step = self._step(node, grad_outputs)
-        for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grad_inputs)):
+        if node.saved and not node.released:
+            step.saved = {key: _copy_small(saved and saved.tensor)
+                          for key, saved in node.saved.items()}
+        for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grad_inputs, strict=False)):
             step.sent.append(GradFlow(i, self.node_id(nxt), nr, _copy(g)))
+            self._remember_grad(nxt)
 
     def on_accumulate(self, node: AccumulateGrad, grad: Tensor, before: Tensor | None) -> None:
         step = self._step(node, [grad])
         after = node.variable.grad
-        step.accumulated = (self.tensor(node.variable).id, _copy(before), _copy(after))
+        if id(node) in self._grad_before:
+            before_copy = self._grad_before.pop(id(node))
+        else:
+            before_copy = _copy(before)
+        step.accumulated = (self.tensor(node.variable).id, before_copy, _copy(after))
 
     def on_retain_grad(self, tensor: Tensor, grad: Tensor) -> None:
-        self._event("retain_grad", tensor=self.tensor(tensor).id)
+        self._event("retain_grad", tensor=self.tensor(tensor).id, grad=_copy(grad))
 
     def on_hook(self, node: Node, output_nr: int, hook: Any, grad: Tensor, result: Any) -> None:
         self._event("hook", node=self.node(node).id, output_nr=output_nr,
-                    replaced=result is not None)
+                    replaced=result is not None, grad=_copy(grad),
+                    result=_copy(result) if isinstance(result, Tensor) else None)
 
     def on_release(self, node: Node) -> None:
         step = self._steps_by_node.get(id(node))
@@ -290,8 +351,127 @@ class Tracer:
             step.released = True
 
     def on_backward_end(self) -> None:
+        # the engine emits this in a `finally`: an exception in flight means backward raised
+        exc = sys.exc_info()[1]
+        if self._current is not None and exc is not None and exc is not self._exception_before:
+            call = self._current
+            call.error_type = getattr(exc, "kind", type(exc).__name__)
+            call.error_message = getattr(exc, "message", str(exc))
+            call.error = f"{call.error_type}: {call.error_message}"
+            call.stale = self._stale_saved(call)
         self._current = None
+        self._grad_before = {}
         self._event("backward_end", call=len(self.backward_calls))
+
+    def _stale_saved(self, call: BackwardCall) -> list[dict[str, Any]]:
+        """Saved tensors of this call's graph whose version moved on since they were saved."""
+        by_node = {id(r.node): r for r in self.nodes.values()}
+        stack = [r.node for r in self.nodes.values() if r.id in {n for n, _ in call.roots}]
+        seen: set[int] = set()
+        found = []
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            record = by_node.get(id(node))
+            for key, saved in (node.saved or {}).items():
+                if saved is None or saved.tensor._version_counter.value == saved.version:
+                    continue
+                tensor_id = next((s.tensor_id for s in record.saved if s.name == key), None) \
+                    if record is not None else None
+                found.append({"node": record.id if record is not None else None, "saved": key,
+                              "tensor": tensor_id, "saved_version": saved.version,
+                              "version": saved.tensor._version_counter.value})
+            stack.extend(n for n, _ in node.next_functions if n is not None)
+        return found
+
+    # -- what the script did to tensors outside the engine's ops ------------------
+    #
+    # The engine does not see a script call `detach()`, read `.grad` of a non-leaf, set
+    # `requires_grad`, or catch an error. While attached, the tracer wraps four of the
+    # interpreter's methods on the instance (restored on exit) and records:
+    #
+    # - ``method``: tensor, method (one of WATCHED_METHODS), result (tensor id or None),
+    #   requires_grad_before, error ({"kind", "message"} or None).
+    # - ``attr_read``: tensor, attr ("grad" or "data"), result (tensor id or None), is_leaf,
+    #   retains_grad.
+    # - ``attr_write``: tensor, attr ("grad" or "requires_grad"), value (tensor id, bool or
+    #   None), error.
+    # - ``caught``: kind, message of an error a script's `except` caught; its line is where
+    #   the error was raised, `handler_line` the except clause's.
+
+    WATCHED_METHODS = frozenset({"backward", "detach", "detach_", "requires_grad_",
+                                 "retain_grad", "register_hook"})
+
+    def _tap_interpreter(self) -> None:
+        interp = self.interpreter
+        original_call = type(interp).call.__get__(interp)
+        original_get = type(interp).get_attribute.__get__(interp)
+        original_set = type(interp).set_attribute.__get__(interp)
+        original_matches = type(interp).exception_matches.__get__(interp)
+
+        def call(fn: Any, args: list[Any], kwargs: dict[str, Any], span: Any) -> Any:
+            if not (isinstance(fn, BoundMethod) and isinstance(fn.obj, Tensor)
+                    and fn.name in self.WATCHED_METHODS):
+                return original_call(fn, args, kwargs, span)
+            tensor = fn.obj
+            facts = {"tensor": self.tensor(tensor).id, "method": fn.name,
+                     "requires_grad_before": tensor.requires_grad, "result": None,
+                     "error": None}
+            try:
+                result = original_call(fn, args, kwargs, span)
+            except GradtraceError as err:
+                facts["error"] = {"kind": err.kind, "message": err.message}
+                self._event("method", **facts)
+                raise
+            if isinstance(result, Tensor):
+                facts["result"] = self.tensor(result).id
+            facts["requires_grad_after"] = tensor.requires_grad
+            self._event("method", **facts)
+            return result
+
+        def get_attribute(obj: Any, name: str, span: Any) -> Any:
+            result = original_get(obj, name, span)
+            if isinstance(obj, Tensor) and name in ("grad", "data"):
+                self._event("attr_read", tensor=self.tensor(obj).id, attr=name,
+                            result=self.tensor(result).id if isinstance(result, Tensor)
+                            else None, is_leaf=obj.is_leaf, retains_grad=obj.retains_grad)
+            return result
+
+        def set_attribute(obj: Any, name: str, value: Any) -> None:
+            if not (isinstance(obj, Tensor) and name in ("grad", "requires_grad")):
+                return original_set(obj, name, value)
+            shown = self.tensor(value).id if isinstance(value, Tensor) else (
+                value if isinstance(value, bool) or value is None else repr(value))
+            facts = {"tensor": self.tensor(obj).id, "attr": name, "value": shown,
+                     "error": None}
+            try:
+                original_set(obj, name, value)
+            except GradtraceError as err:
+                facts["error"] = {"kind": err.kind, "message": err.message}
+                self._event("attr_write", **facts)
+                raise
+            self._event("attr_write", **facts)
+            return None
+
+        def exception_matches(err: Any, kind: Any, span: Any) -> bool:
+            matched = original_matches(err, kind, span)
+            if matched:
+                line = err.span.line if err.span is not None else None
+                self.events.append(Event("caught", line, {
+                    "kind": err.kind, "message": err.message,
+                    "handler_line": span.line if span is not None else None}))
+            return matched
+
+        interp.call = call
+        interp.get_attribute = get_attribute
+        interp.set_attribute = set_attribute
+        interp.exception_matches = exception_matches
+
+    def _untap_interpreter(self) -> None:
+        for name in ("call", "get_attribute", "set_attribute", "exception_matches"):
+            self.interpreter.__dict__.pop(name, None)
 
     # -- the end state -------------------------------------------------------
 

@@ -1,13 +1,60 @@
-"""Rich tables for `gradtrace run`."""
+"""The `gradtrace run` report: Tensors table, Graph trees, one Backward table per call.
+
+`print_report(console, result, sections)` prints it from a traced `RunResult`; the
+sections can also be built one by one (`tensors_table`, `graph.print_graph`,
+`backward_tables`). Every cell is short (large tensors are summarised), every long list
+is capped with a "… N more" line, so a big run never floods the terminal.
+"""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich import box
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from ..engine.tensor import Tensor
-from .values import node_cell, tensor_cell
+from .graph import MAX_TREE_NODES, GraphView, print_graph
+from .values import array_cell, cut, node_cell, shape_cell, tensor_cell
+
+if TYPE_CHECKING:
+    from ..runner import RunResult
+    from ..tracing import BackwardCall, BackwardStep, Tracer
+
+SECTIONS = ("tensors", "graph", "backward")
+MAX_TENSOR_ROWS = 100
+MAX_BACKWARD_STEPS = 100  # rows per backward table
+MAX_BACKWARD_CALLS = 20  # tables; past this, the first and last ones are shown
+
+
+def parse_sections(text: str | Iterable[str] | None) -> tuple[str, ...]:
+    """`"tensors,graph"` -> ("tensors", "graph"); None or "all" -> every section.
+
+    Raises ValueError naming the unknown section.
+    """
+    if text is None:
+        return SECTIONS
+    parts = text.split(",") if isinstance(text, str) else list(text)
+    chosen: list[str] = []
+    for part in parts:
+        name = part.strip().lower()
+        if not name:
+            continue
+        if name == "all":
+            return SECTIONS
+        if name not in SECTIONS:
+            raise ValueError(f"unknown section {part.strip()!r} (choose from "
+                             f"{', '.join(SECTIONS)}, or all)")
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise ValueError(f"no section chosen (choose from {', '.join(SECTIONS)}, or all)")
+    return tuple(chosen)
+
+
+# -- Tensors -------------------------------------------------------------------------
 
 
 def named_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
@@ -15,19 +62,286 @@ def named_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
     return [(name, value) for name, value in variables.items() if isinstance(value, Tensor)]
 
 
-def tensors_table(variables: dict[str, Any]) -> Table:
-    table = Table(title="Tensors", title_justify="left", header_style="bold")
-    for column in ("name", "value", "requires_grad", "is_leaf", "grad_fn", "grad", "_version"):
-        table.add_column(column, overflow="fold")
-    for name, t in named_tensors(variables):
-        table.add_row(
-            name, tensor_cell(t), str(t.requires_grad), str(t.is_leaf), node_cell(t.grad_fn),
-            tensor_cell(t.grad), str(t._version))
+def _table(gap: int = 1, **options: Any) -> Table:
+    """A compact table: a rule under the header, no outer border, `gap` spaces between."""
+    return Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                 padding=(0, gap - 1), collapse_padding=True, header_style="bold", **options)
+
+
+def _bool(value: bool) -> Text:
+    return Text(str(value), style="green" if value else "dim")
+
+
+TENSOR_COLUMNS = ("name", "value", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn",
+                  "grad", "_version", "retains_grad")
+_VALUE_COLUMNS = ("name", "value", "shape", "dtype", "grad")
+_AUTOGRAD_COLUMNS = ("name", "requires_grad", "is_leaf", "grad_fn", "_version", "retains_grad")
+
+
+def _tensor_rows(variables: dict[str, Any], view: GraphView | None, max_rows: int,
+                 value_limit: int) -> list[dict[str, str | Text]]:
+    rows: list[dict[str, str | Text]] = []
+    named = named_tensors(variables)
+    for name, t in named[:max_rows]:
+        grad_fn = node_cell(t.grad_fn)
+        if t.grad_fn is not None and view is not None:
+            grad_fn += f" #{view.node_id(t.grad_fn)}"
+        rows.append({
+            "name": Text(name, style="bold"), "value": tensor_cell(t, value_limit),
+            "shape": shape_cell(t.shape), "dtype": t.dtype.name,
+            "requires_grad": _bool(t.requires_grad), "is_leaf": _bool(t.is_leaf),
+            "grad_fn": grad_fn, "grad": tensor_cell(t.grad, value_limit),
+            "_version": str(t._version), "retains_grad": _bool(t.retains_grad)})
+    if len(named) > max_rows:
+        rows.append({"name": Text(f"… {len(named) - max_rows:,} more", style="yellow")})
+    return rows
+
+
+def _rows_table(rows: list[dict[str, str | Text]], columns: Sequence[str],
+                **options: Any) -> Table:
+    table = _table(2, **options)
+    for column in columns:
+        table.add_column(column, overflow="fold", no_wrap=column not in ("value", "grad"))
+    for row in rows:
+        table.add_row(*(row.get(column, "") for column in columns))
     return table
 
 
+def tensors_table(variables: dict[str, Any], view: GraphView | None = None, *,
+                  width: int | None = None, max_rows: int = MAX_TENSOR_ROWS,
+                  value_limit: int = 40) -> RenderableType:
+    """Name, value, shape, dtype, requires_grad, is_leaf, grad_fn, grad, _version,
+    retains_grad for each tensor the script's names hold at the end.
+
+    One table when it fits `width`; otherwise two (values, then autograd attributes),
+    so no column is squeezed below its header.
+    """
+    rows = _tensor_rows(variables, view, max_rows, value_limit)
+    natural = sum(max([len(c)] + [_plain_width(r.get(c, "")) for r in rows])
+                  for c in TENSOR_COLUMNS) + 2 * (len(TENSOR_COLUMNS) - 1)
+    if width is None or natural <= width:
+        return _rows_table(rows, TENSOR_COLUMNS)
+    return Group(_rows_table(rows, _VALUE_COLUMNS), Text(""),
+                 _rows_table(rows, _AUTOGRAD_COLUMNS))
+
+
+# -- Backward ------------------------------------------------------------------------
+
+
+def _step_node(view: GraphView, node_id: int | None, output_nr: int | None = None) -> str:
+    if node_id is None:
+        return "None"
+    record = view.nodes[node_id]
+    text = view.node_title(record)
+    output = view.output_label(record, output_nr if not view.is_leaf_node(record) else None)
+    return f"{text} ({output})" if output is not None else text
+
+
+def _received_cell(step: BackwardStep, limit: int) -> str:
+    if len(step.received) == 1:
+        return array_cell(step.received[0], limit)
+    return "\n".join(f"[{i}] {array_cell(g, limit)}" for i, g in enumerate(step.received))
+
+
+def _sent_cell(view: GraphView, step: BackwardStep, limit: int) -> Text:
+    text = Text()
+    for i, flow in enumerate(step.sent):
+        if i:
+            text.append("\n")
+        text.append(f"[{flow.index}] ", style="dim")
+        if flow.node_id is None:
+            text.append("None", style="dim")
+            continue
+        text.append(array_cell(flow.grad, limit), style="bold")
+        text.append(" → " + view.node_title(view.nodes[flow.node_id]))
+    return text
+
+
+def _effect_cell(view: GraphView, step: BackwardStep, limit: int) -> Text:
+    text = Text()
+    if step.accumulated is not None:
+        tensor_id, before, after = step.accumulated
+        text.append(f"{view.tensor_label(tensor_id)}.grad: ")
+        text.append(array_cell(before, limit), style="dim")
+        text.append(" → ")
+        text.append(array_cell(after, limit), style="bold green")
+    if step.released:
+        if text:
+            text.append("\n")
+        text.append("saved freed", style="dim")
+    return text
+
+
+def _call_title(view: GraphView, call: BackwardCall) -> Text:
+    source = view.trace.interpreter.source
+    title = Text(f"Backward #{call.index}", style="bold")
+    if call.line is not None:
+        title.append(f" · line {call.line}: ")
+        title.append(cut(source.line_text(call.line).strip(), 60), style="italic")
+    roots = []
+    for (nid, nr), grad in zip(call.roots, call.root_grads, strict=False):
+        label = "None" if nid is None else (
+            view.output_label(view.nodes[nid], nr) or view.node_title(view.nodes[nid]))
+        roots.append(f"{label} with grad {array_cell(grad, 20)}")
+    if roots:
+        title.append(" · from " + ", ".join(roots))
+    flags = []
+    if not call.accumulate:
+        flags.append("autograd.grad: nothing accumulated into .grad")
+    if call.retain_graph:
+        flags.append("retain_graph=True")
+    if call.create_graph:
+        flags.append("create_graph=True")
+    if flags:
+        title.append(" · " + ", ".join(flags), style="dim")
+    return title
+
+
+def _error_text(view: GraphView, call: BackwardCall) -> Text:
+    """`✗ backward raised …`, naming the nodes whose saved tensors were changed in place."""
+    text = Text("✗ backward raised ", style="bold red")
+    stale: dict[int, list[str]] = {}
+    for item in getattr(call, "stale", None) or ():
+        if item.get("node") in view.nodes:
+            stale.setdefault(item["node"], []).append(str(item.get("saved")))
+    if stale:
+        text.append("at ", style="bold red")
+        text.append("; ".join(
+            f"{view.node_title(view.nodes[nid])} (saved {', '.join(names)} changed in place)"
+            for nid, names in stale.items()), style="bold red")
+        text.append(": ", style="bold red")
+    text.append(call.error or "", style="red")
+    return text
+
+
+def _plain_width(cell: str | Text) -> int:
+    text = cell.plain if isinstance(cell, Text) else cell
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def fit_widths(natural: list[int], steps: list[tuple[int, int]], available: int) -> list[int]:
+    """Column widths within `available`: walk `steps` of (column, floor), shrinking that
+    column toward its floor while the total is too wide; later steps cut deeper."""
+    widths = list(natural)
+    for index, floor in steps:
+        excess = sum(widths) - available
+        if excess <= 0:
+            break
+        widths[index] -= max(0, min(excess, widths[index] - floor))
+    return widths
+
+
+BACKWARD_COLUMNS = ("step", "node", "grad received", "grad sent",
+                    "accumulated / freed")
+
+
+def backward_table(view: GraphView, call: BackwardCall, *, width: int = 100,
+                   max_steps: int = MAX_BACKWARD_STEPS,
+                   value_limit: int = 30) -> RenderableType:
+    """One row per node the backward call ran, in execution order, fitted to `width`."""
+    if not call.steps:
+        lines: list[RenderableType] = [_call_title(view, call)]
+        if call.error is not None:
+            lines.append(_error_text(view, call))
+        else:
+            lines.append(Text("no node ran", style="dim"))
+        return Group(*lines)
+    rows: list[list[str | Text]] = []
+    for step in call.steps[:max_steps]:
+        rows.append([str(step.index), _step_node(view, step.node_id),
+                     _received_cell(step, value_limit), _sent_cell(view, step, value_limit),
+                     _effect_cell(view, step, value_limit)])
+    if len(call.steps) > max_steps:
+        left = len(call.steps) - max_steps
+        rows.append(["…", Text(f"{left:,} more step{'s' if left != 1 else ''}",
+                               style="yellow"), "", "", ""])
+    natural = [max([_plain_width(r[i]) for r in rows] + [len(min(header.split(), key=len))])
+               for i, header in enumerate(BACKWARD_COLUMNS)]
+    natural = [max(n, min(len(h), 30)) for n, h in zip(natural, BACKWARD_COLUMNS, strict=True)]
+    gap = 2
+    available = width - gap * (len(BACKWARD_COLUMNS) - 1)
+    widths = fit_widths(natural, [(4, 18), (1, 20), (2, 12), (3, 26), (4, 12), (1, 12),
+                                  (2, 8), (3, 16)], available)
+    table = _table(gap, title=_call_title(view, call), title_justify="left")
+    for i, header in enumerate(BACKWARD_COLUMNS):
+        table.add_column(header, overflow="fold", width=widths[i],
+                         justify="right" if i == 0 else "left")
+    for row in rows:
+        table.add_row(*row)
+    if call.error is not None:
+        table.caption = _error_text(view, call)
+        table.caption_justify = "left"
+    return table
+
+
+def backward_tables(view: GraphView, *, width: int = 100, max_calls: int = MAX_BACKWARD_CALLS,
+                    max_steps: int = MAX_BACKWARD_STEPS) -> list[RenderableType]:
+    """A table per backward call; past `max_calls`, the first and last ones and a count."""
+    calls = view.trace.backward_calls
+
+    def table(call: BackwardCall) -> RenderableType:
+        return backward_table(view, call, width=width, max_steps=max_steps)
+
+    if len(calls) <= max_calls:
+        return [table(c) for c in calls]
+    head = max_calls // 2
+    tail = max_calls - head
+    left = len(calls) - max_calls
+    return ([table(c) for c in calls[:head]]
+            + [Text(f"… {left:,} more backward calls (`--json` has them all)",
+                    style="yellow")]
+            + [table(c) for c in calls[-tail:]])
+
+
+# -- the whole report ----------------------------------------------------------------
+
+
+def _error_note(result: RunResult) -> Text | None:
+    error = result.error
+    if error is None:
+        return None
+    where = f" at line {error.span.line}" if error.span is not None else ""
+    return Text(f"The script stopped{where} with {error.kind}; the report shows what ran "
+                "before.", style="bold red")
+
+
+def print_report(console: Console, result: RunResult,
+                 sections: Sequence[str] = SECTIONS, *,
+                 max_tree_nodes: int = MAX_TREE_NODES) -> None:
+    """Print the chosen sections for a traced run (`run_source(..., trace=True)`)."""
+    trace: Tracer | None = result.trace
+    view = GraphView(trace) if trace is not None else None
+    note = _error_note(result)
+    if note is not None:
+        console.print(note)
+    for section in sections:
+        console.rule(Text(section.capitalize(), style="bold"), align="left")
+        if section == "tensors":
+            if not named_tensors(result.variables):
+                console.print(Text("The script named no tensors.", style="dim"))
+            else:
+                console.print(tensors_table(result.variables, view,
+                                            width=console.width))
+        elif section == "graph":
+            if trace is None:
+                console.print(Text("No trace recorded.", style="dim"))
+            else:
+                print_graph(console, trace, max_nodes=max_tree_nodes)
+        elif section == "backward":
+            tables = backward_tables(view, width=console.width) if view else []
+            if not tables:
+                console.print(Text("No backward call ran.", style="dim"))
+            for i, table in enumerate(tables):
+                if i:
+                    console.print()
+                console.print(table)
+        else:
+            raise ValueError(f"unknown section {section!r}")
+
+
 def print_summary(console: Console, variables: dict[str, Any]) -> None:
+    """The Tensors table alone (kept for callers of the first version)."""
     if not named_tensors(variables):
-        console.print("[dim]The script named no tensors.[/dim]")
+        console.print(Text("The script named no tensors.", style="dim"))
         return
-    console.print(tensors_table(variables))
+    console.print(tensors_table(variables, width=console.width))

@@ -164,14 +164,16 @@ def _accumulate(buffer: list[Tensor | None], index: int, grad: Tensor) -> None:
     buffer[index] = grad if old is None else old + grad
 
 
-def _validate(node: Node, grads: tuple[Tensor | None, ...]) -> list[Tensor | None]:
+def _validate(node: Node, grads: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
     """Reduce each gradient to its input's shape and dtype (torch's validate_outputs)."""
-    out = list(grads)
     metas = node.input_meta
-    for i, g in enumerate(out):
+    out: list[Tensor | None] | None = None
+    for i, g in enumerate(grads):
         if g is None or i >= len(metas) or metas[i] is None:
             continue
         shape, dtype = metas[i]
+        if g.array.shape == shape and g.dtype is dtype:
+            continue
         if g.array.shape != shape:
             if not is_expandable_to(shape, g.array.shape):
                 raise TorchRuntimeError(
@@ -184,8 +186,10 @@ def _validate(node: Node, grads: tuple[Tensor | None, ...]) -> list[Tensor | Non
                 g = g.view(shape)
         if g.dtype is not dtype:
             g = g.to(dtype)
+        if out is None:
+            out = list(grads)
         out[i] = g
-    return out
+    return grads if out is None else tuple(out)
 
 
 def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_graph: bool,
@@ -236,21 +240,26 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
     while ready:
         _, _, node = heapq.heappop(ready)
         buf = buffers.pop(node)
-        buf = _call_pre_hooks(node, buf)
+        if (node.tensor_pre_hooks or node.retains_grad_hooks or node.pre_hooks
+                or type(node) is AccumulateGrad and node.variable._hooks):
+            buf = _call_pre_hooks(node, buf)
         if capture:
             for nr, g in enumerate(buf):
                 for i in capture.get((node, nr), ()):
                     captured[i] = g
         if needed is not None and node not in needed:
             continue
-        if isinstance(node, AccumulateGrad):
+        if type(node) is AccumulateGrad:
             if not accumulate or (targets is not None and node not in target_nodes):
                 continue
             before = node.variable.grad
+            if OBSERVERS and before is not None:
+                before = before.detach_copy()  # apply may add into it in place
             node.apply(buf)
             if OBSERVERS:
                 emit("accumulate", node=node, grad=buf[0], before=before)
-            _call_post_hooks(node, (), buf)
+            if node.hooks:
+                _call_post_hooks(node, (), buf)
             continue
         if targets is not None and accumulate and node in target_nodes and inputs:
             # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
@@ -266,15 +275,17 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
             node.release()
             if OBSERVERS:
                 emit("release", node=node)
-        _call_post_hooks(node, grads_in, buf)
+        if node.hooks:
+            _call_post_hooks(node, grads_in, buf)
         for (nxt, nr), g in zip(node.next_functions, grads_in):
             if nxt is None:
                 continue
             nbuf = buffers.get(nxt)
             if nbuf is None:
-                nbuf = buffers[nxt] = [None] * max(1, len(nxt.output_meta))
+                nbuf = buffers[nxt] = [None] * (len(nxt.output_meta) or 1)
             if g is not None:
-                _accumulate(nbuf, nr, g)
+                old = nbuf[nr]
+                nbuf[nr] = g if old is None else old + g
             left = deps[nxt] - 1
             deps[nxt] = left
             if left == 0:

@@ -210,42 +210,47 @@ class Function(Node):
     @classmethod
     def call(cls, *inputs: Tensor, **params: Any) -> Any:
         """Run the op on tensors; record the node if grad mode is on and an input requires grad."""
-        Tensor = _tensor.Tensor  # noqa: N806
-        gradient_edge = _tensor.gradient_edge
-        node = cls.__new__(cls)
-        recording = GRAD_MODE.enabled
-        if recording:
+        recording = False
+        if GRAD_MODE.enabled:
             for t in inputs:
                 if t is not None and t.requires_grad:
+                    recording = True
                     break
-            else:
-                recording = False
+        node = cls.__new__(cls)
         node.recording = recording
         if recording:
             Node.__init__(node)
         data = node.forward(*inputs, **params)
-        arrays = data if cls.multi_output else (data,)
-        outs = []
-        for nr, array in enumerate(arrays):
-            out = Tensor._wrap(array)
-            if cls.returns_view:
-                base = inputs[0]
+        wrap = _tensor.Tensor._wrap
+        outs = [wrap(array) for array in data] if cls.multi_output else [wrap(data)]
+        if cls.returns_view:
+            base = inputs[0]
+            root = base._base if base._base is not None else base
+            for out in outs:
                 out._version_counter = base._version_counter
-                out._base = base._base if base._base is not None else base
-            if recording:
+                out._base = root
+        if recording:
+            for nr, out in enumerate(outs):
                 out.requires_grad = True
                 out.grad_fn = node
                 out.output_nr = nr
-            outs.append(out)
-        if recording:
-            node.next_functions = tuple(
-                (None, 0) if t is None or not t.requires_grad else gradient_edge(t)
-                for t in inputs
-            )
-            node.input_meta = tuple(
-                None if t is None else (t.array.shape, t.dtype) for t in inputs
-            )
-            node.output_meta = tuple((o.array.shape, o.dtype) for o in outs)
+            edges = []
+            metas = []
+            for t in inputs:
+                if t is None:
+                    edges.append((None, 0))
+                    metas.append(None)
+                    continue
+                if t.grad_fn is not None:
+                    edges.append((t.grad_fn, t.output_nr))
+                elif t.requires_grad:
+                    edges.append(_tensor.gradient_edge(t))
+                else:
+                    edges.append((None, 0))
+                metas.append((t.array.shape, t.dtype))
+            node.next_functions = tuple(edges)
+            node.input_meta = tuple(metas)
+            node.output_meta = tuple([(o.array.shape, o.dtype) for o in outs])
             node.after_forward(outs)
         if OBSERVERS:
             emit("op", node=node if recording else None, name=cls.__name__, inputs=inputs,

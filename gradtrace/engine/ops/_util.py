@@ -37,11 +37,33 @@ def binary_operands(a: Any, b: Any) -> tuple[Tensor, Tensor, DType]:
     """Both operands as tensors plus their common dtype; checks that they broadcast."""
     ta = as_tensor_operand(a)
     tb = as_tensor_operand(b)
-    if ta.array.shape != tb.array.shape and not (tb._wrapped or ta._wrapped):
-        reserve(broadcast_shapes(ta.array.shape, tb.array.shape), 8)
-    if ta.dtype is tb.dtype and not ta._wrapped and not tb._wrapped:
-        return ta, tb, ta.dtype
+    if tb._wrapped:
+        if not ta._wrapped and tb.dtype.category <= ta.dtype.category:
+            return ta, tb, ta.dtype  # a Python number never widens a tensor of its kind
+    elif ta._wrapped:
+        if ta.dtype.category <= tb.dtype.category:
+            return ta, tb, tb.dtype
+    else:
+        if ta.array.shape != tb.array.shape:
+            reserve(broadcast_shapes(ta.array.shape, tb.array.shape), 8)
+        if ta.dtype is tb.dtype:
+            return ta, tb, ta.dtype
     return ta, tb, result_dtype(ta, tb)
+
+
+def operand(t: Tensor, dtype: DType) -> Any:
+    """What numpy computes with: a wrapped Python number stays a (weak) Python scalar."""
+    if t._wrapped:
+        return t.array.item()
+    return t.array if t.dtype is dtype else t.array.astype(dtype.np)
+
+
+def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndarray:
+    """`ufunc(a, b)` computed in `dtype`, like torch's TensorIterator."""
+    out = ufunc(operand(a, dtype), operand(b, dtype))
+    if type(out) is not np.ndarray or out.dtype != dtype.np:
+        out = np.asarray(out, dtype=dtype.np)
+    return out
 
 
 def cast(array: np.ndarray, dtype: DType) -> np.ndarray:

@@ -9,7 +9,14 @@ from ...errors import TorchRuntimeError
 from ..dtypes import bool_
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
-from ._util import apply_inplace, binary_operands, cast, float_dtype, result_dtype
+from ._util import (
+    apply_inplace,
+    binary_apply,
+    binary_operands,
+    cast,
+    float_dtype,
+    result_dtype,
+)
 
 
 class AddBackward0(Function):
@@ -18,8 +25,9 @@ class AddBackward0(Function):
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
         self.save_attr(alpha=alpha)
         _, _, dtype = binary_operands(a, b)
-        other = b.array if alpha == 1 else b.array * alpha
-        return np.add(a.array, other, dtype=dtype.np, casting="unsafe")
+        if alpha != 1:
+            return np.add(a.array, b.array * alpha, dtype=dtype.np, casting="unsafe")
+        return binary_apply(np.add, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
         alpha = self.attrs["alpha"]
@@ -36,8 +44,9 @@ class SubBackward0(Function):
                 "Use the `^` or `logical_xor()` operator instead.")
         self.save_attr(alpha=alpha)
         _, _, dtype = binary_operands(a, b)
-        other = b.array if alpha == 1 else b.array * alpha
-        return np.subtract(a.array, other, dtype=dtype.np, casting="unsafe")
+        if alpha != 1:
+            return np.subtract(a.array, b.array * alpha, dtype=dtype.np, casting="unsafe")
+        return binary_apply(np.subtract, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
         alpha = self.attrs["alpha"]
@@ -66,7 +75,7 @@ class MulBackward0(Function):
         _, _, dtype = binary_operands(a, b)
         self.save("self", a if b.requires_grad else None)
         self.save("other", b if a.requires_grad else None)
-        return np.multiply(a.array, b.array, dtype=dtype.np, casting="unsafe")
+        return binary_apply(np.multiply, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = grad * self.unpack("other") if self.needs_input_grad(0) else None
@@ -83,7 +92,7 @@ class DivBackward0(Function):
         self.save("self", a if b.requires_grad else None)
         self.save("other", b if (a.requires_grad or b.requires_grad) else None)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.true_divide(a.array, b.array, dtype=dtype.np, casting="unsafe")
+            return binary_apply(np.true_divide, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         other = self.unpack("other")

@@ -1,11 +1,18 @@
 """The `gradtrace` command line: a thin layer over `gradtrace.runner`."""
 from __future__ import annotations
 
+import functools
+import os
 import sys
+import threading
+from typing import TYPE_CHECKING
 
 import click
 
-from .runner import EXIT_USAGE
+from .runner import EXIT_LIMIT, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from .interpreter import Limits
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -17,11 +24,54 @@ def main() -> None:
 
 
 def _limits_options(fn):  # type: ignore[no-untyped-def]
-    fn = click.option("--max-steps", type=click.IntRange(1), default=50_000_000,
-                      show_default=True, help="Statements and loop iterations allowed.")(fn)
-    fn = click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0,
-                      show_default=True, help="Wall-clock seconds allowed.")(fn)
-    return fn
+    """Add the resource-limit options; the command receives them as one `limits` object.
+
+    Besides the interpreter's own checks, a watchdog ends the process (exit 3) if a
+    single long computation keeps the script past --timeout.
+    """
+    @functools.wraps(fn)
+    def command(*args, timeout, max_steps, max_memory, max_elements, max_call_depth,  # type: ignore[no-untyped-def]
+                max_sequence, **kwargs):
+        from .interpreter import Limits
+
+        limits = Limits(timeout=timeout, max_steps=max_steps, max_memory=max_memory << 20,
+                        max_elements=max_elements, max_call_depth=max_call_depth,
+                        max_sequence=max_sequence)
+        _start_watchdog(timeout)
+        return fn(*args, limits=limits, **kwargs)
+
+    options = [
+        click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0,
+                     show_default=True, help="Wall-clock seconds the script may run."),
+        click.option("--max-steps", type=click.IntRange(1), default=50_000_000,
+                     show_default=True, help="Statements and loop iterations allowed."),
+        click.option("--max-memory", type=click.IntRange(1), default=1024, show_default=True,
+                     metavar="MIB", help="Live tensor memory allowed, in MiB."),
+        click.option("--max-elements", type=click.IntRange(1), default=50_000_000,
+                     show_default=True, help="Elements allowed in one tensor."),
+        click.option("--max-call-depth", type=click.IntRange(1, 1000), default=200,
+                     show_default=True, help="Nested calls of script functions allowed."),
+        click.option("--max-sequence", type=click.IntRange(1), default=10_000_000,
+                     show_default=True, help="Items allowed in one list, tuple or string."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _start_watchdog(timeout: float) -> None:
+    """End the process if it outlives --timeout by 2 s (a long numpy call cannot be
+    interrupted by the interpreter's own time checks)."""
+    def expire() -> None:
+        sys.stdout.flush()
+        sys.stderr.write(f"gradtrace: LimitError: the script ran longer than {timeout:g} s "
+                         "(raise the limit with --timeout)\n")
+        sys.stderr.flush()
+        os._exit(EXIT_LIMIT)
+
+    timer = threading.Timer(timeout + 2.0, expire)
+    timer.daemon = True
+    timer.start()
 
 
 def _load(script: str):  # type: ignore[no-untyped-def]
@@ -66,7 +116,7 @@ def _console(width: int | None, file=None):  # type: ignore[no-untyped-def]
               help="Report width in columns (default: the terminal's, 80 when piped).")
 @_limits_options
 def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
-        width: int | None, timeout: float, max_steps: int) -> None:
+        width: int | None, limits: Limits) -> None:
     """Run SCRIPT (a path, or - for stdin): its output, then what autograd did.
 
     The report shows the tensors the script named, the graph as a tree of
@@ -74,7 +124,6 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
     received and sent.
     """
     from .errors import GtSyntaxError
-    from .interpreter import Limits
     from .runner import run_source
 
     if quiet and as_json:
@@ -83,7 +132,6 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
         raise click.UsageError("--show chooses report sections; it has no effect with "
                                + ("--quiet" if quiet else "--json"))
     source = _load(script)
-    limits = Limits(timeout=timeout, max_steps=max_steps)
     if as_json:
         import io
 
@@ -121,14 +169,13 @@ GRAPH_FORMATS = ("tree", "dot", "mermaid", "json", "svg", "png")
               help="Width of the tree view in columns.")
 @_limits_options
 def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int | None,
-          timeout: float, max_steps: int) -> None:
+          limits: Limits) -> None:
     """Run SCRIPT and print its autograd graph (what ran before an error, if any).
 
     The script's own output is not shown; the exit status is the script's.
     """
     import io
 
-    from .interpreter import Limits
     from .render import graph as graph_render
     from .runner import run_source
 
@@ -144,8 +191,7 @@ def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int |
             raise click.UsageError("PNG is binary: write it to a file with --output FILE")
     source = _load(script)
     stderr = io.StringIO()
-    result = run_source(source, stderr=stderr, limits=Limits(timeout=timeout,
-                                                             max_steps=max_steps), trace=True)
+    result = run_source(source, stderr=stderr, limits=limits, trace=True)
     if result.error is not None and fmt != "json":
         click.echo(result.error.format(source), err=True)
     trace = result.trace
@@ -195,3 +241,59 @@ def _write(data: str | bytes, output: str | None) -> None:
     except OSError as err:
         click.echo(f"gradtrace: cannot write {output}: {err.strerror}", err=True)
         sys.exit(EXIT_USAGE)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("script")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="Language of the explanation.")
+@click.option("--json", "as_json", is_flag=True,
+              help="The explanation as JSON: sections of steps (kind, line, facts, text).")
+@click.option("--width", type=click.IntRange(40, 1000), default=None,
+              help="Wrap the text at this many columns (default: the terminal's width).")
+@_limits_options
+def explain(script: str, lang: str, as_json: bool, width: int | None, limits: Limits) -> None:
+    """Run SCRIPT and tell what autograd did, statement by statement and backward step by step."""
+    import json
+
+    from .render.explain import explain as explain_run
+    from .render.explain import print_explanation, to_json
+    from .runner import run_source
+
+    source = _load(script)
+    result = run_source(source, limits=limits, trace=True)
+    explanation = explain_run(result, lang)
+    if as_json:
+        click.echo(json.dumps(to_json(explanation), ensure_ascii=False, indent=2))
+    else:
+        from rich.console import Console
+
+        print_explanation(Console(width=width, highlight=False), explanation)
+    sys.exit(result.exit_code)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("script")
+@click.option("--torch", "torch_python", metavar="PYTHON", default=None,
+              help="A Python with torch 2.13 installed (default: this Python, then python3).")
+@click.option("--json", "as_json", is_flag=True, help="The comparison as JSON.")
+@click.option("--width", type=click.IntRange(40, 1000), default=None,
+              help="Table width (default: the terminal's width).")
+def check(script: str, torch_python: str | None, as_json: bool, width: int | None) -> None:
+    """Run SCRIPT under gradtrace and under real PyTorch and compare everything.
+
+    Exit status: 0 they agree, 1 they differ, 2 the script cannot be read or parsed,
+    4 no Python with torch was found, 5 the torch run failed.
+    """
+    import json
+
+    from .check import check_script, print_report
+
+    source = _load(script)
+    report = check_script(source.text, source.name, torch_python)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        failed = report.status in ("no_torch", "torch_failed", "not_run")
+        print_report(_console(width, file=sys.stderr if failed else None), report)
+    sys.exit(report.exit_code)

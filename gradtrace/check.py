@@ -1,0 +1,510 @@
+"""`gradtrace check`: run a script under gradtrace and under real PyTorch, and compare.
+
+gradtrace runs the script in-process (it never hands script text to Python). The torch
+side runs in a separate Python that has torch installed: a small driver (`DRIVER`,
+passed with `python -c`) reads the script text from stdin, executes it with real
+torch, and writes one JSON document: what the script printed, the exception it
+raised (type and message), and every top-level variable that is a tensor (values,
+grad, requires_grad, is_leaf, grad_fn name, the next_functions graph, _version, dtype,
+shape). The same document is built from gradtrace's run, and the two are compared.
+
+Exit statuses (see `EXIT_*`): 0 when everything agrees, 1 when something differs,
+2 when the script cannot be read or parsed, 4 when no Python with torch was found,
+5 when the torch run itself failed (crashed, timed out, produced no report).
+Note that the torch side runs the script as ordinary Python, so only check scripts
+you trust.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+EXIT_AGREE = 0
+EXIT_DIFFER = 1
+EXIT_USAGE = 2
+EXIT_NO_TORCH = 4
+EXIT_TORCH_FAILED = 5
+
+INSTALL_HINT = "pip install 'gradtrace[torch]'"
+TORCH_VERSION = "2.13"
+MARK = "@@GRADTRACE-CHECK@@"
+MAX_GRAPH_DEPTH = 12
+MAX_GRAPH_NODES = 200
+DEFAULT_TIMEOUT = 120.0
+
+# Tolerances for floating point values and grads, by dtype; everything else is exact.
+TOLERANCES: dict[str, tuple[float, float]] = {
+    "torch.float32": (1e-5, 1e-6),
+    "torch.float64": (1e-7, 1e-9),
+    "torch.float16": (1e-3, 1e-4),
+    "torch.bfloat16": (1e-2, 1e-3),
+}
+ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+# The torch side. Kept self-contained (the torch Python need not have gradtrace), and
+# `graph`/`clean` mirror `_graph`/`_clean` below so both sides truncate alike.
+DRIVER = r'''
+import contextlib, io, json, math, os, signal, sys, warnings
+import torch
+MARK = "@@GRADTRACE-CHECK@@"
+MAX_DEPTH, MAX_NODES = @DEPTH@, @NODES@
+
+def clean(x):
+    if isinstance(x, list):
+        return [clean(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    return x
+
+def graph(fn, depth, budget):
+    if fn is None:
+        return None
+    if budget[0] <= 0 or depth > MAX_DEPTH:
+        return "..."
+    budget[0] -= 1
+    return {"name": fn.name(),
+            "next": [[graph(n, depth + 1, budget), nr] for n, nr in fn.next_functions]}
+
+def values(t):
+    return {"shape": list(t.shape), "dtype": str(t.dtype),
+            "values": clean(t.detach().cpu().tolist())}
+
+def dump(t):
+    d = values(t)
+    d.update(requires_grad=t.requires_grad, is_leaf=t.is_leaf,
+             grad_fn=None if t.grad_fn is None else t.grad_fn.name(),
+             next_functions=graph(t.grad_fn, 0, [MAX_NODES]),
+             version=t._version, retains_grad=t.retains_grad,
+             grad=None if t.grad is None else values(t.grad))
+    return d
+
+def run(job):
+    import torch
+    out = io.StringIO()
+    ns = {"__name__": "__main__"}
+    error = None
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            exec(compile(job["source"], job["name"], "exec"), ns)
+        except BaseException as exc:
+            error = {"kind": type(exc).__name__, "message": str(exc)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tensors = {k: dump(v) for k, v in list(ns.items())
+                   if isinstance(v, torch.Tensor) and not k.startswith("__")}
+    return {"torch_version": torch.__version__, "python": sys.version.split()[0],
+            "stdout": out.getvalue(), "error": error, "tensors": tensors}
+
+def isolated(job, timeout):
+    """Each script in a fresh child of this process (torch imported once), where possible."""
+    if not hasattr(os, "fork"):
+        torch.set_grad_enabled(True)
+        return json.dumps(run(job))
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            signal.alarm(int(timeout) + 1)
+            data = json.dumps(run(job)).encode()
+        except BaseException as exc:
+            data = json.dumps({"failed": type(exc).__name__ + ": " + str(exc)}).encode()
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        return json.dumps({"failed": "the torch run ended without a report (status %d; "
+                                     "timed out or crashed)" % status})
+    return data.decode()
+
+def main():
+    jobs = json.loads(sys.stdin.read())
+    for job in jobs["jobs"]:
+        report = isolated(job, jobs["timeout"])
+        sys.stdout.write("\n" + MARK + report + "\n")
+        sys.stdout.flush()
+
+main()
+'''.replace("@DEPTH@", str(MAX_GRAPH_DEPTH)).replace("@NODES@", str(MAX_GRAPH_NODES))
+
+
+# ---------------------------------------------------------------- the report
+
+
+@dataclass
+class Row:
+    """One comparison: what was compared, whether it agrees, and both sides in short."""
+
+    item: str
+    agree: bool
+    gradtrace: str = ""
+    torch: str = ""
+    note: str = ""
+
+
+@dataclass
+class CheckReport:
+    script: str
+    status: str  # agree | differ | no_torch | torch_failed | not_run
+    rows: list[Row] = field(default_factory=list)
+    torch_python: str | None = None
+    torch_version: str | None = None
+    message: str = ""
+
+    @property
+    def agree(self) -> bool:
+        return self.status == "agree"
+
+    @property
+    def differences(self) -> list[Row]:
+        return [r for r in self.rows if not r.agree]
+
+    @property
+    def exit_code(self) -> int:
+        return {"agree": EXIT_AGREE, "differ": EXIT_DIFFER, "no_torch": EXIT_NO_TORCH,
+                "torch_failed": EXIT_TORCH_FAILED, "not_run": EXIT_USAGE}[self.status]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"script": self.script, "status": self.status, "exit_code": self.exit_code,
+                "torch_python": self.torch_python, "torch_version": self.torch_version,
+                "message": self.message, "tolerance": tolerance_text(),
+                "rows": [{"item": r.item, "agree": r.agree, "gradtrace": r.gradtrace,
+                          "torch": r.torch, "note": r.note} for r in self.rows]}
+
+
+def tolerance_text() -> str:
+    parts = [f"{dtype.removeprefix('torch.')}: rtol={rtol:g}, atol={atol:g}"
+             for dtype, (rtol, atol) in TOLERANCES.items()]
+    return "; ".join(parts) + "; integer and bool values exact"
+
+
+# ---------------------------------------------------------------- finding torch
+
+
+@functools.lru_cache(maxsize=8)
+def _has_torch(python: str, timeout: float = 60.0) -> bool:
+    try:
+        done = subprocess.run([python, "-c", "import torch"], capture_output=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def find_torch_python(python: str | None = None) -> str | None:
+    """The Python to run torch with: the one given, else this one, else `python3`."""
+    if python:
+        path = shutil.which(python) or (python if os.path.exists(python) else None)
+        return path if path and _has_torch(path) else None
+    if importlib.util.find_spec("torch") is not None:
+        return sys.executable
+    path = shutil.which("python3")
+    if path and os.path.realpath(path) != os.path.realpath(sys.executable) and _has_torch(path):
+        return path
+    return None
+
+
+class TorchRunError(Exception):
+    """The torch side did not produce a report."""
+
+
+def run_torch_many(jobs: list[tuple[str, str]], python: str,
+                   timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any] | TorchRunError]:
+    """Run scripts (text, name) with real torch in `python`: one report (or error) each.
+
+    One process imports torch once and runs every script in a fresh forked child.
+    """
+    payload = json.dumps({"timeout": timeout,
+                          "jobs": [{"source": text, "name": name} for text, name in jobs]})
+    try:
+        done = subprocess.run([python, "-c", DRIVER], input=payload, capture_output=True,
+                              text=True, encoding="utf-8", timeout=60 + timeout * len(jobs))
+    except subprocess.TimeoutExpired:
+        return [TorchRunError(f"the torch run took longer than {timeout:g} s")] * len(jobs)
+    except OSError as err:
+        return [TorchRunError(f"cannot run {python}: {err.strerror}")] * len(jobs)
+    reports: list[dict[str, Any] | TorchRunError] = []
+    for chunk in done.stdout.split(MARK)[1:]:
+        report = json.loads(chunk)
+        failed = report.get("failed")
+        reports.append(TorchRunError(failed) if failed else report)
+    if len(reports) < len(jobs):
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        reports += [TorchRunError(f"the torch run exited with status {done.returncode}: "
+                                  f"{last}")] * (len(jobs) - len(reports))
+    return reports
+
+
+def run_torch(source_text: str, name: str, python: str,
+              timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    """Run one script with real torch in `python`; its report as a dict."""
+    report = run_torch_many([(source_text, name)], python, timeout)[0]
+    if isinstance(report, TorchRunError):
+        raise report
+    return report
+
+
+# ---------------------------------------------------------------- gradtrace's side
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    if isinstance(x, float) and not np.isfinite(x):
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def _graph(fn: Any, depth: int, budget: list[int]) -> Any:
+    if fn is None:
+        return None
+    if budget[0] <= 0 or depth > MAX_GRAPH_DEPTH:
+        return "..."
+    budget[0] -= 1
+    return {"name": fn.name(),
+            "next": [[_graph(n, depth + 1, budget), nr] for n, nr in fn.next_functions]}
+
+
+def _values(t: Any) -> dict[str, Any]:
+    return {"shape": list(t.shape), "dtype": str(t.dtype), "values": _clean(t.array.tolist())}
+
+
+def dump_result(result: Any) -> dict[str, Any]:
+    """gradtrace's run in the driver's format."""
+    from .engine.tensor import Tensor
+
+    tensors = {}
+    for name, t in result.variables.items():
+        if not isinstance(t, Tensor) or name.startswith("__"):
+            continue
+        d = _values(t)
+        d.update(requires_grad=t.requires_grad, is_leaf=t.is_leaf,
+                 grad_fn=None if t.grad_fn is None else t.grad_fn.name(),
+                 next_functions=_graph(t.grad_fn, 0, [MAX_GRAPH_NODES]),
+                 version=t._version, retains_grad=t.retains_grad,
+                 grad=None if t.grad is None else _values(t.grad))
+        tensors[name] = d
+    error = None
+    if result.error is not None:
+        error = {"kind": result.error.kind, "message": result.error.message}
+    return {"stdout": result.stdout, "error": error, "tensors": tensors}
+
+
+# ---------------------------------------------------------------- comparing
+
+
+def _array(values: Any) -> np.ndarray:
+    def num(v: Any) -> Any:
+        if isinstance(v, list):
+            return [num(x) for x in v]
+        if isinstance(v, str):
+            return float(v)
+        return v
+
+    return np.asarray(num(values), dtype=object)
+
+
+def values_agree(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[bool, str]:
+    """Same shape, dtype and values (within the dtype's tolerance); a reason when not."""
+    if ours["dtype"] != theirs["dtype"]:
+        return False, "dtype"
+    if ours["shape"] != theirs["shape"]:
+        return False, "shape"
+    a, b = _array(ours["values"]), _array(theirs["values"])
+    if ours["dtype"] in TOLERANCES:
+        rtol, atol = TOLERANCES[ours["dtype"]]
+        fa, fb = a.astype(np.float64), b.astype(np.float64)
+        ok = bool(np.allclose(fa, fb, rtol=rtol, atol=atol, equal_nan=True))
+        return ok, "" if ok else "values"
+    ok = a.shape == b.shape and bool(np.all(a == b))
+    return ok, "" if ok else "values"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _graph_text(g: Any) -> str:
+    if g is None:
+        return "None"
+    if g == "...":
+        return "…"
+    inner = ", ".join(f"({_graph_text(n)}, {nr})" for n, nr in g["next"])
+    name = g["name"].replace("torch::autograd::", "")
+    return f"{name}[{inner}]" if inner else name
+
+
+def _first_difference(a: str, b: str) -> tuple[int, str, str]:
+    la, lb = a.splitlines(), b.splitlines()
+    for i in range(max(len(la), len(lb))):
+        x = la[i] if i < len(la) else "<no line>"
+        y = lb[i] if i < len(lb) else "<no line>"
+        if x != y:
+            return i + 1, x, y
+    return 0, "", ""
+
+
+def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Row]:
+    """Every comparison between gradtrace's report and torch's."""
+    rows: list[Row] = []
+    out_a = ADDRESS.sub("0x?", ours["stdout"])
+    out_b = ADDRESS.sub("0x?", theirs["stdout"])
+    if out_a == out_b:
+        rows.append(Row("printed output", True, f"{len(out_a.splitlines())} lines", "same",
+                        "addresses normalised"))
+    else:
+        n, x, y = _first_difference(out_a, out_b)
+        rows.append(Row("printed output", False, _short(x), _short(y), f"first difference "
+                        f"on output line {n}"))
+    err_a, err_b = ours.get("error"), theirs.get("error")
+    text_a = "none" if err_a is None else f"{err_a['kind']}: {err_a['message']}"
+    text_b = "none" if err_b is None else f"{err_b['kind']}: {err_b['message']}"
+    if text_a == text_b:
+        rows.append(Row("error raised", True, "none" if err_a is None else err_a["kind"],
+                        "same", "" if err_a is None else "same message"))
+    else:
+        rows.append(Row("error raised", False, _short(text_a), _short(text_b)))
+    names = list(dict.fromkeys(list(ours["tensors"]) + list(theirs["tensors"])))
+    for name in names:
+        a, b = ours["tensors"].get(name), theirs["tensors"].get(name)
+        if a is None or b is None:
+            rows.append(Row(name, False, "tensor" if a else "missing",
+                            "tensor" if b else "missing", "only one side has this tensor"))
+            continue
+        rows.extend(_compare_tensor(name, a, b))
+    return rows
+
+
+FIELDS = ("requires_grad", "is_leaf", "grad_fn", "version", "retains_grad")
+
+
+def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any]) -> list[Row]:
+    rows = []
+    ok, why = values_agree(a, b)
+    if not ok:
+        rows.append(Row(f"{name} {why}", False, _short(a[why] if why != "values" else
+                                                      a["values"]),
+                        _short(b[why] if why != "values" else b["values"])))
+    for key in FIELDS:
+        if a.get(key) != b.get(key):
+            label = "_version" if key == "version" else key
+            rows.append(Row(f"{name}.{label}", False, _short(a.get(key)), _short(b.get(key))))
+    if a.get("next_functions") != b.get("next_functions"):
+        rows.append(Row(f"{name}.grad_fn graph", False, _short(_graph_text(a["next_functions"])),
+                        _short(_graph_text(b["next_functions"])), "next_functions differ"))
+    ga, gb = a.get("grad"), b.get("grad")
+    if (ga is None) != (gb is None):
+        rows.append(Row(f"{name}.grad", False, "None" if ga is None else _short(ga["values"]),
+                        "None" if gb is None else _short(gb["values"])))
+    elif ga is not None:
+        ok, why = values_agree(ga, gb)
+        if not ok:
+            rows.append(Row(f"{name}.grad {why}", False, _short(ga[why]), _short(gb[why])))
+    if rows:
+        return rows
+    summary = f"{a['dtype'].removeprefix('torch.')} {a['shape']}"
+    grad = "" if ga is None else ", grad"
+    return [Row(name, True, summary, "same", "values" + grad + ", requires_grad, is_leaf, "
+                "grad_fn, next_functions, _version")]
+
+
+def build_report(script: str, ours: dict[str, Any], theirs: dict[str, Any],
+                 python: str | None = None) -> CheckReport:
+    rows = compare(ours, theirs)
+    status = "agree" if all(r.agree for r in rows) else "differ"
+    return CheckReport(script, status, rows, python, theirs.get("torch_version"))
+
+
+def check_script(source_text: str, name: str, python: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> CheckReport:
+    """Run `source_text` under gradtrace and under torch (found from `python`); compare."""
+    return check_scripts([(source_text, name)], python, timeout)[0]
+
+
+def check_scripts(scripts: list[tuple[str, str]], python: str | None = None,
+                  timeout: float = DEFAULT_TIMEOUT) -> list[CheckReport]:
+    """`check_script` for many (text, name) pairs, with one torch process for all."""
+    from .errors import GtSyntaxError
+    from .runner import run_text
+
+    reports: list[CheckReport | None] = []
+    ours: list[tuple[int, dict[str, Any]]] = []
+    for i, (text, name) in enumerate(scripts):
+        result = run_text(text, name, trace=True)
+        if isinstance(result.error, GtSyntaxError):
+            reports.append(CheckReport(name, "not_run", message=(
+                "gradtrace cannot parse the script, so it was not run under torch:\n"
+                + result.error.format(result.source))))
+            continue
+        reports.append(None)
+        ours.append((i, dump_result(result)))
+    if not ours:
+        return [r for r in reports if r is not None]
+    torch_python = find_torch_python(python)
+    if torch_python is None:
+        where = f"in {python}" if python else "in this Python or in python3"
+        message = (f"PyTorch is not installed {where}, so there is nothing to compare "
+                   f"against. Install it with: {INSTALL_HINT} (or pass --torch PYTHON for a "
+                   "Python that has torch)")
+        for i, _ in ours:
+            reports[i] = CheckReport(scripts[i][1], "no_torch", message=message)
+        return [r for r in reports if r is not None]
+    theirs = run_torch_many([scripts[i] for i, _ in ours], torch_python, timeout)
+    for (i, mine), other in zip(ours, theirs, strict=True):
+        name = scripts[i][1]
+        if isinstance(other, TorchRunError):
+            reports[i] = CheckReport(name, "torch_failed", torch_python=torch_python,
+                                     message=str(other))
+        else:
+            reports[i] = build_report(name, mine, other, torch_python)
+    return [r for r in reports if r is not None]
+
+
+# ---------------------------------------------------------------- output
+
+
+def print_report(console: Any, report: CheckReport) -> None:
+    """A table of agreements and differences (plain text when piped)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if report.status in ("no_torch", "torch_failed", "not_run"):
+        console.print(Text(f"gradtrace check: {report.message}",
+                           style="yellow" if report.status == "no_torch" else "red"))
+        return
+    version = report.torch_version or "?"
+    console.print(Text(f"{report.script}: gradtrace vs torch {version} "
+                       f"({report.torch_python})", style="bold"))
+    if not version.startswith(TORCH_VERSION):
+        console.print(Text(f"note: gradtrace follows torch {TORCH_VERSION}; this is torch "
+                           f"{version}", style="yellow"))
+    console.print(Text(f"tolerance: {tolerance_text()}", style="dim"))
+    table = Table(header_style="bold", show_lines=False)
+    for column in ("", "compared", "gradtrace", "torch", "note"):
+        table.add_column(column, overflow="fold")
+    for row in report.rows:
+        mark = Text("✓", style="green") if row.agree else Text("✗", style="red")
+        table.add_row(mark, row.item, row.gradtrace, row.torch, row.note)
+    console.print(table)
+    if report.agree:
+        console.print(Text("gradtrace and torch agree.", style="bold green"))
+    else:
+        n = len(report.differences)
+        console.print(Text(f"{n} difference{'s' if n != 1 else ''} between gradtrace and torch.",
+                           style="bold red"))

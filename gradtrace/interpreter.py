@@ -493,6 +493,8 @@ class Interpreter:
                 raise ScriptError("catching classes that do not inherit from BaseException is "
                                   "not allowed", span, kind="TypeError")
             if err.matches(k.kind):
+                if self.tracer is not None:
+                    self.tracer.caught(err, span)
                 return True
         return False
 
@@ -1009,10 +1011,13 @@ class Interpreter:
     def get_attribute(self, obj: Any, name: str, span: Span) -> Any:
         """Attribute access through the per-type tables in `stdlib` only."""
         try:
-            return self._get_attribute(obj, name)
+            result = self._get_attribute(obj, name)
         except GradtraceError as err:
             err.at(span)
             raise
+        if self.tracer is not None:
+            self.tracer.attribute_read(obj, name, result)
+        return result
 
     def _get_attribute(self, obj: Any, name: str) -> Any:
         if isinstance(obj, Tensor):
@@ -1090,6 +1095,12 @@ class Interpreter:
                           kind="AttributeError")
 
     def set_attribute(self, obj: Any, name: str, value: Any) -> None:
+        if self.tracer is not None:
+            self.tracer.attribute_write(self._set_attribute, obj, name, value)
+        else:
+            self._set_attribute(obj, name, value)
+
+    def _set_attribute(self, obj: Any, name: str, value: Any) -> None:
         if isinstance(obj, Tensor):
             setter = stdlib.TENSOR_SETTERS.get(name)
             if setter is not None:
@@ -1112,6 +1123,12 @@ class Interpreter:
         if not _is_callable_value(fn):
             raise ScriptError(f"'{_type_name(fn)}' object is not callable", span,
                               kind="TypeError")
+        if self.tracer is not None:
+            return self.tracer.call(self._invoke, fn, args, kwargs, span)
+        return self._invoke(fn, args, kwargs, span)
+
+    def _invoke(self, fn: Any, args: list[Any], kwargs: dict[str, Any], span: Span) -> Any:
+        """Call an engine or builtin function; its errors become the script's, at `span`."""
         try:
             return fn(*args, **kwargs)
         except GradtraceError as err:

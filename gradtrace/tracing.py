@@ -142,7 +142,6 @@ class Tracer:
         self.backward_calls: list[BackwardCall] = []
         self._current: BackwardCall | None = None
         self._steps_by_node: dict[int, BackwardStep] = {}
-        self._grad_before: dict[int, np.ndarray | None] = {}  # id(AccumulateGrad) -> .grad
         self._counters: dict[int, tuple[int, Any]] = {}  # id(version counter) -> (n, counter)
         self._exception_before: BaseException | None = None
 
@@ -151,13 +150,11 @@ class Tracer:
     def __enter__(self) -> Tracer:
         events.OBSERVERS.append(self)
         self.interpreter.tracer = self
-        self._tap_interpreter()
         return self
 
     def __exit__(self, *exc: object) -> None:
         events.OBSERVERS.remove(self)
         self.interpreter.tracer = None
-        self._untap_interpreter()
         if self._current is not None:  # backward ended by an error
             self._current.error = "backward raised"
             self._current = None
@@ -299,10 +296,7 @@ class Tracer:
         self.backward_calls.append(call)
         self._current = call
         self._steps_by_node = {}
-        self._grad_before = {}
         self._exception_before = sys.exc_info()[1]
-        for n, _ in roots:
-            self._remember_grad(n)
         self._event("backward_begin", call=call.index)
 
     def _step(self, node: Node, received: list[Tensor | None]) -> BackwardStep:
@@ -314,11 +308,6 @@ class Tracer:
         self._steps_by_node[id(node)] = step
         return step
 
-    def _remember_grad(self, node: Node | None) -> None:
-        """Copy a leaf's .grad before its AccumulateGrad runs (it may add in place)."""
-        if isinstance(node, AccumulateGrad) and id(node) not in self._grad_before:
-            self._grad_before[id(node)] = _copy(node.variable.grad)
-
     def on_node(self, node: Node, grad_outputs: list, grad_inputs: list) -> None:
         step = self._step(node, grad_outputs)
         if node.saved and not node.released:
@@ -326,16 +315,11 @@ class Tracer:
                           for key, saved in node.saved.items()}
         for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grad_inputs, strict=False)):
             step.sent.append(GradFlow(i, self.node_id(nxt), nr, _copy(g)))
-            self._remember_grad(nxt)
 
     def on_accumulate(self, node: AccumulateGrad, grad: Tensor, before: Tensor | None) -> None:
         step = self._step(node, [grad])
         after = node.variable.grad
-        if id(node) in self._grad_before:
-            before_copy = self._grad_before.pop(id(node))
-        else:
-            before_copy = _copy(before)
-        step.accumulated = (self.tensor(node.variable).id, before_copy, _copy(after))
+        step.accumulated = (self.tensor(node.variable).id, _copy(before), _copy(after))
 
     def on_retain_grad(self, tensor: Tensor, grad: Tensor) -> None:
         self._event("retain_grad", tensor=self.tensor(tensor).id, grad=_copy(grad))
@@ -360,7 +344,6 @@ class Tracer:
             call.error = f"{call.error_type}: {call.error_message}"
             call.stale = self._stale_saved(call)
         self._current = None
-        self._grad_before = {}
         self._event("backward_end", call=len(self.backward_calls))
 
     def _stale_saved(self, call: BackwardCall) -> list[dict[str, Any]]:
@@ -404,74 +387,55 @@ class Tracer:
     WATCHED_METHODS = frozenset({"backward", "detach", "detach_", "requires_grad_",
                                  "retain_grad", "register_hook"})
 
-    def _tap_interpreter(self) -> None:
-        interp = self.interpreter
-        original_call = type(interp).call.__get__(interp)
-        original_get = type(interp).get_attribute.__get__(interp)
-        original_set = type(interp).set_attribute.__get__(interp)
-        original_matches = type(interp).exception_matches.__get__(interp)
-
-        def call(fn: Any, args: list[Any], kwargs: dict[str, Any], span: Any) -> Any:
-            if not (isinstance(fn, BoundMethod) and isinstance(fn.obj, Tensor)
-                    and fn.name in self.WATCHED_METHODS):
-                return original_call(fn, args, kwargs, span)
-            tensor = fn.obj
-            facts = {"tensor": self.tensor(tensor).id, "method": fn.name,
-                     "requires_grad_before": tensor.requires_grad, "result": None,
-                     "error": None}
-            try:
-                result = original_call(fn, args, kwargs, span)
-            except GradtraceError as err:
-                facts["error"] = {"kind": err.kind, "message": err.message}
-                self._event("method", **facts)
-                raise
-            if isinstance(result, Tensor):
-                facts["result"] = self.tensor(result).id
-            facts["requires_grad_after"] = tensor.requires_grad
+    def call(self, invoke: Any, fn: Any, args: list[Any], kwargs: dict[str, Any],
+             span: Any) -> Any:
+        """The interpreter calls a function: record the autograd-relevant tensor methods."""
+        if not (isinstance(fn, BoundMethod) and isinstance(fn.obj, Tensor)
+                and fn.name in self.WATCHED_METHODS):
+            return invoke(fn, args, kwargs, span)
+        tensor = fn.obj
+        facts = {"tensor": self.tensor(tensor).id, "method": fn.name,
+                 "requires_grad_before": tensor.requires_grad, "result": None,
+                 "error": None}
+        try:
+            result = invoke(fn, args, kwargs, span)
+        except GradtraceError as err:
+            facts["error"] = {"kind": err.kind, "message": err.message}
             self._event("method", **facts)
-            return result
+            raise
+        if isinstance(result, Tensor):
+            facts["result"] = self.tensor(result).id
+        facts["requires_grad_after"] = tensor.requires_grad
+        self._event("method", **facts)
+        return result
 
-        def get_attribute(obj: Any, name: str, span: Any) -> Any:
-            result = original_get(obj, name, span)
-            if isinstance(obj, Tensor) and name in ("grad", "data"):
-                self._event("attr_read", tensor=self.tensor(obj).id, attr=name,
-                            result=self.tensor(result).id if isinstance(result, Tensor)
-                            else None, is_leaf=obj.is_leaf, retains_grad=obj.retains_grad)
-            return result
+    def attribute_read(self, obj: Any, name: str, result: Any) -> None:
+        if isinstance(obj, Tensor) and name in ("grad", "data"):
+            self._event("attr_read", tensor=self.tensor(obj).id, attr=name,
+                        result=self.tensor(result).id if isinstance(result, Tensor)
+                        else None, is_leaf=obj.is_leaf, retains_grad=obj.retains_grad)
 
-        def set_attribute(obj: Any, name: str, value: Any) -> None:
-            if not (isinstance(obj, Tensor) and name in ("grad", "requires_grad")):
-                return original_set(obj, name, value)
-            shown = self.tensor(value).id if isinstance(value, Tensor) else (
-                value if isinstance(value, bool) or value is None else repr(value))
-            facts = {"tensor": self.tensor(obj).id, "attr": name, "value": shown,
-                     "error": None}
-            try:
-                original_set(obj, name, value)
-            except GradtraceError as err:
-                facts["error"] = {"kind": err.kind, "message": err.message}
-                self._event("attr_write", **facts)
-                raise
+    def attribute_write(self, assign: Any, obj: Any, name: str, value: Any) -> None:
+        if not (isinstance(obj, Tensor) and name in ("grad", "requires_grad")):
+            assign(obj, name, value)
+            return
+        shown = self.tensor(value).id if isinstance(value, Tensor) else (
+            value if isinstance(value, bool) or value is None else repr(value))
+        facts = {"tensor": self.tensor(obj).id, "attr": name, "value": shown, "error": None}
+        try:
+            assign(obj, name, value)
+        except GradtraceError as err:
+            facts["error"] = {"kind": err.kind, "message": err.message}
             self._event("attr_write", **facts)
-            return None
+            raise
+        self._event("attr_write", **facts)
 
-        def exception_matches(err: Any, kind: Any, span: Any) -> bool:
-            matched = original_matches(err, kind, span)
-            if matched:
-                line = err.span.line if err.span is not None else None
-                self.events.append(Event("caught", line, {
-                    "kind": err.kind, "message": err.message,
-                    "handler_line": span.line if span is not None else None}))
-            return matched
-
-        interp.call = call
-        interp.get_attribute = get_attribute
-        interp.set_attribute = set_attribute
-        interp.exception_matches = exception_matches
-
-    def _untap_interpreter(self) -> None:
-        for name in ("call", "get_attribute", "set_attribute", "exception_matches"):
-            self.interpreter.__dict__.pop(name, None)
+    def caught(self, err: Any, span: Any) -> None:
+        """A script's `except` caught `err` (its line is where it was raised)."""
+        line = err.span.line if err.span is not None else None
+        self.events.append(Event("caught", line, {
+            "kind": err.kind, "message": err.message,
+            "handler_line": span.line if span is not None else None}))
 
     # -- the end state -------------------------------------------------------
 

@@ -216,24 +216,30 @@ class Function(Node):
                 if t is not None and t.requires_grad:
                     recording = True
                     break
-        node = cls.__new__(cls)
+        node = _new_node(cls)
         node.recording = recording
         if recording:
             Node.__init__(node)
         data = node.forward(*inputs, **params)
-        wrap = _tensor.Tensor._wrap
-        outs = [wrap(array) for array in data] if cls.multi_output else [wrap(data)]
+        wrap = _tensor.wrap
+        if cls.multi_output:
+            outs = [wrap(array) for array in data]
+        else:
+            out = wrap(data)
+            outs = [out]
         if cls.returns_view:
             base = inputs[0]
             root = base._base if base._base is not None else base
-            for out in outs:
-                out._version_counter = base._version_counter
-                out._base = root
+            for o in outs:
+                o._version_counter = base._version_counter
+                o._base = root
         if recording:
-            for nr, out in enumerate(outs):
-                out.requires_grad = True
-                out.grad_fn = node
-                out.output_nr = nr
+            nr = 0
+            for o in outs:
+                o.requires_grad = True
+                o.grad_fn = node
+                o.output_nr = nr
+                nr += 1
             edges = []
             metas = []
             for t in inputs:
@@ -255,10 +261,13 @@ class Function(Node):
         if OBSERVERS:
             emit("op", node=node if recording else None, name=cls.__name__, inputs=inputs,
                  outputs=outs)
-        return outs if cls.multi_output else outs[0]
+        return outs if cls.multi_output else out
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         """Save outputs (e.g. `result`) once they exist; default: nothing."""
+
+
+_new_node = object.__new__
 
 
 def _zeros(shape: tuple[int, ...], dtype: Any) -> Tensor:

@@ -62,31 +62,15 @@ class Tensor:
     @classmethod
     def _wrap(cls, array: Any) -> Tensor:
         """Fast constructor for op results: no checks, fresh metadata."""
-        if type(array) is not np.ndarray:
-            array = np.asarray(array)
-        t = cls.__new__(cls)
-        t.array = array
-        t.dtype = dtypes.from_numpy(array.dtype)
-        t.requires_grad = False
-        t.grad = None
-        t.grad_fn = None
-        t.output_nr = 0
-        t._version_counter = VersionCounter()
-        t._base = None
-        t.retains_grad = False
-        t._hooks = None
-        t._accumulator = None
-        t._wrapped = False
-        if array.nbytes >= TRACK_BYTES and array.base is None:
-            track(t, array.nbytes)
-        return t
+        return wrap(array)
 
     @classmethod
     def scalar(cls, value: bool | int | float) -> Tensor:
         """A Python number as torch wraps it for an op: float64/int64/bool, lowest priority."""
-        np_dtype = np.bool_ if isinstance(value, bool) else (
-            np.int64 if isinstance(value, int) else np.float64)
-        t = cls._wrap(np.asarray(value, dtype=np_dtype))
+        array = np.array(value)  # bool -> bool, int -> int64, float -> float64, like torch
+        if array.dtype.kind == "O":
+            raise TorchRuntimeError("Overflow when unpacking long")
+        t = wrap(array)
         t._wrapped = True
         return t
 
@@ -413,6 +397,32 @@ class Tensor:
         return bool((self == element).array.any())
 
     __hash__ = object.__hash__
+
+
+_BY_NP = dtypes._BY_NP
+_new_tensor = object.__new__
+
+
+def wrap(array: Any) -> Tensor:
+    """A new tensor around `array` (an op's result): fresh metadata, nothing checked."""
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    t = _new_tensor(Tensor)
+    t.array = array
+    t.dtype = _BY_NP[array.dtype]
+    t.requires_grad = False
+    t.grad = None
+    t.grad_fn = None
+    t.output_nr = 0
+    t._version_counter = VersionCounter()
+    t._base = None
+    t.retains_grad = False
+    t._hooks = None
+    t._accumulator = None
+    t._wrapped = False
+    if array.nbytes >= TRACK_BYTES and array.base is None:
+        track(t, array.nbytes)
+    return t
 
 
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:

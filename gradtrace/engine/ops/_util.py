@@ -51,16 +51,13 @@ def binary_operands(a: Any, b: Any) -> tuple[Tensor, Tensor, DType]:
     return ta, tb, result_dtype(ta, tb)
 
 
-def operand(t: Tensor, dtype: DType) -> Any:
-    """What numpy computes with: a wrapped Python number stays a (weak) Python scalar."""
-    if t._wrapped:
-        return t.array.item()
-    return t.array if t.dtype is dtype else t.array.astype(dtype.np)
-
-
 def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndarray:
     """`ufunc(a, b)` computed in `dtype`, like torch's TensorIterator."""
-    out = ufunc(operand(a, dtype), operand(b, dtype))
+    x = a.array.item() if a._wrapped else (
+        a.array if a.dtype is dtype else a.array.astype(dtype.np))
+    y = b.array.item() if b._wrapped else (
+        b.array if b.dtype is dtype else b.array.astype(dtype.np))
+    out = ufunc(x, y)
     if type(out) is not np.ndarray or out.dtype != dtype.np:
         out = np.asarray(out, dtype=dtype.np)
     return out

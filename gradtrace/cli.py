@@ -38,6 +38,7 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
                         max_elements=max_elements, max_call_depth=max_call_depth,
                         max_sequence=max_sequence)
         _start_watchdog(timeout)
+        _cap_process_memory(limits.max_memory)
         return fn(*args, limits=limits, **kwargs)
 
     options = [
@@ -57,6 +58,30 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _cap_process_memory(max_memory: int) -> None:
+    """Backstop for --max-memory: cap the data segment, so an allocation the engine's own
+    accounting misses (many small tensors, huge Python lists) fails with MemoryError (a
+    limit error, exit 3) instead of exhausting the machine."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX: the engine's own accounting still applies
+        return
+    in_use = 256 << 20
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    in_use = int(line.split()[1]) << 10
+    except OSError:
+        pass
+    cap = in_use + max_memory + (128 << 20)
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if soft == resource.RLIM_INFINITY or soft > cap:
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
 
 
 def _start_watchdog(timeout: float) -> None:

@@ -644,6 +644,8 @@ class Interpreter:
                 f = f.parent
             if name in builtins:
                 return builtins[name]
+            if name in stdlib.NOT_SUPPORTED_BUILTINS:
+                raise NotSupportedError(stdlib.NOT_SUPPORTED_BUILTINS[name], span)
             raise ScriptError(f"name '{name}' is not defined", span, kind="NameError")
 
         return load

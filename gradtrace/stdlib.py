@@ -296,6 +296,18 @@ def not_supported_attribute(obj: Any, name: str) -> NotSupportedError:
         f"attribute '{name}' of {owner_name(obj)} is not available in gradtrace scripts")
 
 
+# Python builtins a script may reach for but gradtrace deliberately does not offer.
+NOT_SUPPORTED_BUILTINS = {
+    name: f"`{name}` is not supported: gradtrace scripts cannot run code from strings, "
+          "reach files or the system, or inspect Python objects"
+    for name in ("eval", "exec", "compile", "open", "input", "__import__", "getattr",
+                 "setattr", "delattr", "hasattr", "globals", "locals", "vars", "dir", "type",
+                 "object", "super", "breakpoint", "help", "memoryview", "id", "hash",
+                 "classmethod", "staticmethod", "property", "iter", "next", "format",
+                 "isinstance", "issubclass", "callable", "exit", "quit", "map", "filter")
+}
+
+
 # Python builtins the language offers. Those that build containers are wrapped by the
 # interpreter (size limits); the rest are Python's own.
 PLAIN_BUILTINS: dict[str, Any] = {

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import LimitExceeded
 
-TRACK_BYTES = 1 << 20  # tensors this large are counted toward live memory
+TRACK_BYTES = 1 << 16  # tensors this large are counted toward live memory
 
 
 class AllocationLimits:

@@ -253,10 +253,15 @@ class Function(Node):
                     edges.append(_tensor.gradient_edge(t))
                 else:
                     edges.append((None, 0))
-                metas.append((t.array.shape, t.dtype))
+                meta = (t.array.shape, t.dtype)
+                metas.append(_META.setdefault(meta, meta))
             node.next_functions = tuple(edges)
             node.input_meta = tuple(metas)
-            node.output_meta = tuple([(o.array.shape, o.dtype) for o in outs])
+            if cls.multi_output:
+                node.output_meta = tuple([(o.array.shape, o.dtype) for o in outs])
+            else:
+                meta = ((out.array.shape, out.dtype),)
+                node.output_meta = _META.setdefault(meta, meta)
             node.after_forward(outs)
         if OBSERVERS:
             emit("op", node=node if recording else None, name=cls.__name__, inputs=inputs,
@@ -268,6 +273,9 @@ class Function(Node):
 
 
 _new_node = object.__new__
+# (shape, dtype) metadata tuples are shared between nodes: graphs of a million nodes
+# mostly repeat a handful of them.
+_META: dict[tuple, tuple] = {}
 
 
 def _zeros(shape: tuple[int, ...], dtype: Any) -> Tensor:

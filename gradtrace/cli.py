@@ -7,9 +7,14 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-import click
+# One BLAS thread unless the user asks for more: the graphs gradtrace shows are small, and
+# OpenBLAS's spinning worker threads make every matmul many times slower when the cores
+# are busy. It must be set before numpy is first imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .runner import EXIT_LIMIT, EXIT_USAGE
+import click  # noqa: E402
+
+from .runner import EXIT_LIMIT, EXIT_USAGE  # noqa: E402
 
 if TYPE_CHECKING:
     from .interpreter import Limits

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +26,12 @@ class Source:
     name: str
     text: str
 
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
     def line_text(self, line: int) -> str:
-        lines = self.text.splitlines()
+        lines = self.lines
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def snippet(self, span: Span) -> str:

@@ -376,12 +376,8 @@ class Interpreter:
         def run(frame: Frame) -> None:
             while self.truth(test(frame), node.test.span):
                 self.tick()
-                try:
-                    body(frame)
-                except _Break:
+                if not _run_iteration(body, frame):
                     return
-                except _Continue:
-                    continue
             if orelse is not None:
                 orelse(frame)
 
@@ -398,12 +394,8 @@ class Interpreter:
             for item in self.iterate(iterable(frame), span):
                 self.tick()
                 store(frame, item)
-                try:
-                    body(frame)
-                except _Break:
+                if not _run_iteration(body, frame):
                     return
-                except _Continue:
-                    continue
             if orelse is not None:
                 orelse(frame)
 
@@ -1183,6 +1175,17 @@ class Interpreter:
             if p.name not in bound:
                 bound[p.name] = fn.defaults[p.name]
         return bound
+
+
+def _run_iteration(body: Code, frame: Frame) -> bool:
+    """One pass of a loop body; False when it hit `break`."""
+    try:
+        body(frame)
+    except _Break:
+        return False
+    except _Continue:
+        pass
+    return True
 
 
 def _short_int(n: int) -> str:

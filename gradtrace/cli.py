@@ -14,7 +14,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402
 
-from .runner import EXIT_LIMIT, EXIT_USAGE  # noqa: E402
+from .errors import EXIT_LIMIT, EXIT_USAGE  # noqa: E402
 
 if TYPE_CHECKING:
     from .interpreter import Limits
@@ -116,10 +116,10 @@ def _load(script: str):  # type: ignore[no-untyped-def]
 
 
 def _sections(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
-    from .render.tables import parse_sections
-
     if value is None:
         return None
+    from .render.tables import parse_sections
+
     try:
         return parse_sections(value)
     except ValueError as err:

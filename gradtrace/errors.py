@@ -8,6 +8,12 @@ from __future__ import annotations
 
 from .source import Source, Span
 
+# Exit statuses of `run`, `explain` and `graph`, documented in the README.
+EXIT_OK = 0
+EXIT_SCRIPT_ERROR = 1  # the script raised, did not parse, or used an unsupported feature
+EXIT_USAGE = 2  # bad option; missing, unreadable or non-UTF-8 script
+EXIT_LIMIT = 3  # a resource limit stopped the script
+
 # Python's exception hierarchy, as far as scripts can name it: kind -> parent kind.
 EXCEPTION_PARENTS: dict[str, str | None] = {
     "BaseException": None,

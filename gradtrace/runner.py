@@ -9,16 +9,18 @@ from typing import Any, TextIO
 
 from .engine.grad_mode import set_grad_enabled
 from .engine.limits import configure as configure_allocation
-from .errors import GradtraceError, InternalError, LimitExceeded, ScriptError
+from .errors import (
+    EXIT_LIMIT,
+    EXIT_OK,
+    EXIT_SCRIPT_ERROR,
+    GradtraceError,
+    InternalError,
+    LimitExceeded,
+    ScriptError,
+)
 from .interpreter import Interpreter, Limits
 from .source import Source
 from .tracing import Tracer
-
-# Exit statuses, documented in the README.
-EXIT_OK = 0
-EXIT_SCRIPT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_LIMIT = 3
 
 
 class ScriptFileError(Exception):

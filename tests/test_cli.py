@@ -77,3 +77,14 @@ def test_step_limit_exits_3_and_names_the_option(tmp_path: Path):
     script.write_text("while True:\n    pass\n")
     result = invoke("run", "-q", "--max-steps", "1000", str(script))
     assert result.exit_code == 3 and "--max-steps" in result.stderr
+
+
+def test_commands_leave_no_watchdog_or_memory_cap_in_the_calling_process():
+    import resource
+    import threading
+
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    invoke("run", "-q", "--timeout", "1", str(SAMPLES / "01_mul_no_grad.gt"))
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before
+    assert not [t for t in threading.enumerate() if isinstance(t, threading.Timer)
+                and t.is_alive()]

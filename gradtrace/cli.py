@@ -69,6 +69,7 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
             return fn(*args, limits=limits, **kwargs)
         finally:  # the command may run inside a longer process (tests, CliRunner)
             watchdog.cancel()
+            watchdog.join()
             restore_memory()
 
     options = [

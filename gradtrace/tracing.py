@@ -5,6 +5,10 @@ node it saw (with the script names bound to them and the line that made them), e
 in-place change, grad-mode change and `.data` write, and for each backward call every
 step: the gradient a node received, what it sent to each of its next_functions,
 accumulations into leaves, and which nodes freed their saved tensors.
+
+Memory stays bounded on long runs: values are kept whole only when small (`summary.keep`:
+large ones become a `Summary` of what the views show), and a tensor only the trace still
+holds is let go, its record keeping a `TensorState` of how it ended (`Tracer._let_go`).
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from .engine.node import AccumulateGrad, Node
 from .engine.tensor import Tensor
 from .errors import GradtraceError
 from .stdlib import BoundMethod
+from .summary import FULL_LIMIT, Summary, keep, keep_tensor
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -26,10 +31,11 @@ if TYPE_CHECKING:
 
 @dataclass
 class TensorRecord:
-    """A tensor the run touched. `tensor` is the live object (its state at the end)."""
+    """A tensor the run touched. `tensor` is the live object (its state at the end), or,
+    once nothing but the trace held it, a `TensorState` of how it ended."""
 
     id: int
-    tensor: Tensor
+    tensor: Tensor | TensorState
     line: int | None
     expression: str | None  # source text of the expression that made it
     names: list[str] = field(default_factory=list)  # script names bound to it, in order
@@ -43,13 +49,59 @@ class TensorRecord:
         return self.expression or f"t{self.id}"
 
 
+def _final_values(array: np.ndarray) -> np.ndarray | Summary:
+    """The values of a tensor nobody can change any more, kept for the views.
+
+    A small array is kept itself (no copy: it still shows later writes through a live
+    view of the same memory, as the tensor would), unless it is a view into a large
+    buffer, which it would keep alive; a large array is summarised.
+    """
+    if array.size > FULL_LIMIT:
+        return Summary.of(array)
+    base = array.base
+    if base is None or (isinstance(base, np.ndarray) and base.size <= FULL_LIMIT):
+        return array
+    return np.array(array, copy=True)
+
+
+class TensorState:
+    """How a tensor ended, once only the trace held it: what the views read of a Tensor."""
+
+    __slots__ = ("array", "dtype", "requires_grad", "grad", "grad_fn", "output_nr",
+                 "_version_counter", "_base", "retains_grad", "_wrapped")
+
+    def __init__(self, t: Tensor):
+        self.array = _final_values(t.array)
+        self.dtype = t.dtype
+        self.requires_grad = t.requires_grad
+        self.grad = None if t.grad is None else TensorState(t.grad)
+        self.grad_fn = t.grad_fn
+        self.output_nr = t.output_nr
+        self._version_counter = t._version_counter  # a view's counter can still move
+        self._base = True if t._base is not None else None
+        self.retains_grad = t.retains_grad
+        self._wrapped = t._wrapped
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.array.shape
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+
 @dataclass
 class SavedRecord:
     name: str  # torch's attribute without `_saved_`: "self", "other", "result"
     tensor_id: int | None
     version: int  # version when saved
     is_output: bool
-    value: np.ndarray | None = None  # a copy of the values when saved
+    value: np.ndarray | Summary | None = None  # the values when saved (summary.keep)
 
 
 @dataclass
@@ -83,20 +135,21 @@ class GradFlow:
     index: int
     node_id: int | None
     input_nr: int
-    grad: np.ndarray | None
+    grad: np.ndarray | Summary | None
 
 
 @dataclass
 class BackwardStep:
     index: int
     node_id: int
-    received: list[np.ndarray | None]  # grad_outputs, one per output of the node
+    received: list[np.ndarray | Summary | None]  # grad_outputs, one per output of the node
     sent: list[GradFlow]
-    accumulated: tuple[int, np.ndarray | None, np.ndarray] | None = None  # (tensor, before, after)
+    # (tensor, before, after)
+    accumulated: tuple[int, np.ndarray | Summary | None, np.ndarray | Summary] | None = None
     released: bool = False
     # the saved tensors' values as this step used them (they differ from SavedRecord.value
     # when the storage was changed behind the version counter, e.g. through `.data`)
-    saved: dict[str, np.ndarray | None] = field(default_factory=dict)
+    saved: dict[str, np.ndarray | Summary | None] = field(default_factory=dict)
     event_index: int = 0  # len(Tracer.events) when the step ran: orders steps among events
 
 
@@ -105,7 +158,7 @@ class BackwardCall:
     index: int
     line: int | None
     roots: list[tuple[int | None, int]]  # (node id, output_nr) of each root
-    root_grads: list[np.ndarray]
+    root_grads: list[np.ndarray | Summary]
     retain_graph: bool
     create_graph: bool
     accumulate: bool  # False for torch.autograd.grad
@@ -118,25 +171,31 @@ class BackwardCall:
     stale: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _copy(t: Tensor | None) -> np.ndarray | None:
-    return None if t is None else np.array(t.array, copy=True)
+def _storage(array: np.ndarray) -> int:
+    """Identity of the memory an array lives in: its root base (views chain to it)."""
+    base = array.base
+    while isinstance(base, np.ndarray):
+        array = base
+        base = array.base
+    return id(array) if base is None else id(base)
 
 
-SMALL_COPY = 1 << 16  # saved tensors larger than this many elements are not copied
-
-
-def _copy_small(t: Tensor | None) -> np.ndarray | None:
-    if t is None or t.array.size > SMALL_COPY:
-        return None
-    return np.array(t.array, copy=True)
+def _reference_count_alone() -> int:
+    """sys.getrefcount of a record's tensor when nothing but the record holds it."""
+    record = TensorRecord(0, Tensor._wrap(np.zeros(1)), None, None)
+    return sys.getrefcount(record.tensor)
 
 
 class Tracer:
     """Subscribes to engine events for one run and builds the trace."""
 
+    # a pass over the live records to let go of dead tensors runs once this many records
+    # were added since the last pass (and at least as many as were kept): linear overall
+    LET_GO_EVERY = 256
+
     def __init__(self, interpreter: Interpreter):
         self.interpreter = interpreter
-        self.tensors: dict[int, TensorRecord] = {}  # keyed by id(tensor)
+        self.tensors: dict[int, TensorRecord] = {}  # keyed by record id, in the order met
         self.nodes: dict[int, NodeRecord] = {}  # keyed by id(node)
         self.events: list[Event] = []
         self.backward_calls: list[BackwardCall] = []
@@ -144,6 +203,18 @@ class Tracer:
         self._steps_by_node: dict[int, BackwardStep] = {}
         self._counters: dict[int, tuple[int, Any]] = {}  # id(version counter) -> (n, counter)
         self._exception_before: BaseException | None = None
+        # records whose tensor is alive, by id(tensor); the others hold a TensorState
+        self._live: dict[int, TensorRecord] = {}
+        self._let_go_at = self.LET_GO_EVERY
+        self._alone = _reference_count_alone()
+        # saved tensors by the memory they live in, for in-place hazards:
+        # storage -> [(node record, saved key, position in node.saved)]
+        self._saved_by_storage: dict[int, list[tuple[NodeRecord, str, int]]] = {}
+        self._storages_of: dict[int, list[int]] = {}  # node record id -> its storages
+        self._indexed: dict[int, NodeRecord] = {}  # node record id -> record, when filed
+        self._where_span: Any = None
+        self._where_last: tuple[int | None, str | None] = (None, None)
+        self._handlers: dict[str, Any] = {}
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -158,23 +229,29 @@ class Tracer:
         if self._current is not None:  # backward ended by an error
             self._current.error = "backward raised"
             self._current = None
+        self._let_go()  # the run's temporaries are gone: every record says how it ended
 
     # -- where are we in the script ----------------------------------------
 
     def _where(self) -> tuple[int | None, str | None]:
         span = self.interpreter.current_span
+        if span is self._where_span:
+            return self._where_last
         if span is None:
-            return None, None
-        text = None
-        if span.end_line == span.line:
-            line = self.interpreter.source.line_text(span.line)
-            text = line[span.column - 1: span.end_column - 1].strip() or None
-        return span.line, text
+            where: tuple[int | None, str | None] = (None, None)
+        else:
+            text = None
+            if span.end_line == span.line:
+                line = self.interpreter.source.line_text(span.line)
+                text = line[span.column - 1: span.end_column - 1].strip() or None
+            where = (span.line, text)
+        self._where_span, self._where_last = span, where
+        return where
 
     # -- identities --------------------------------------------------------
 
     def tensor(self, t: Tensor) -> TensorRecord:
-        record = self.tensors.get(id(t))
+        record = self._live.get(id(t))
         if record is None or record.tensor is not t:
             line, text = self._where()
             record = TensorRecord(len(self.tensors) + 1, t, line, text)
@@ -183,8 +260,33 @@ class Tracer:
             if known is None or known[1] is not counter:
                 known = self._counters[id(counter)] = (len(self._counters) + 1, counter)
             record.counter = known[0]
-            self.tensors[id(t)] = record
+            self.tensors[record.id] = record
+            self._live[id(t)] = record
+            if len(self._live) >= self._let_go_at:
+                self._let_go()
         return record
+
+    def record_of(self, t: Any) -> TensorRecord | None:
+        """The record of a live tensor the trace met, or None."""
+        record = self._live.get(id(t))
+        return record if record is not None and record.tensor is t else None
+
+    def _let_go(self) -> None:
+        """Drop the tensors only the trace still holds: their records keep how they ended.
+
+        Nothing else can reach such a tensor, so its state is final; keeping it would keep
+        every intermediate of a long run alive. (Reference counts: only the record's own
+        reference and getrefcount's argument are left.)
+        """
+        alone = self._alone
+        live = {}
+        for key, record in self._live.items():
+            if sys.getrefcount(record.tensor) <= alone:
+                record.tensor = TensorState(record.tensor)
+            else:
+                live[key] = record
+        self._live = live
+        self._let_go_at = 2 * len(live) + self.LET_GO_EVERY
 
     def node(self, n: Node) -> NodeRecord:
         record = self.nodes.get(id(n))
@@ -207,17 +309,20 @@ class Tracer:
             if name in record.names:
                 record.names.remove(name)
             record.names.append(name)
-            self._event("bind", name=name, tensor=record.id, value=_copy_small(value),
+            self._event("bind", name=name, tensor=record.id, value=keep(value.array),
                         requires_grad=value.requires_grad, is_leaf=value.is_leaf)
 
     # -- engine events ---------------------------------------------------------
 
     def __call__(self, kind: str, **facts: Any) -> None:
-        getattr(self, "on_" + kind)(**facts)  # internal dispatch on the engine's event kinds
+        handler = self._handlers.get(kind)
+        if handler is None:  # internal dispatch on the engine's event kinds
+            handler = self._handlers[kind] = getattr(self, "on_" + kind)
+        handler(**facts)
 
     def _event(self, kind: str, **facts: Any) -> None:
-        line, _ = self._where()
-        self.events.append(Event(kind, line, facts))
+        span = self.interpreter.current_span
+        self.events.append(Event(kind, None if span is None else span.line, facts))
 
     def on_op(self, node: Node | None, name: str, inputs: tuple, outputs: list[Tensor]) -> None:
         if self._current is not None and not self._current.create_graph:
@@ -236,13 +341,15 @@ class Tracer:
                     tensor_id = self.tensor(source).id
                 record.saved.append(SavedRecord(
                     key, tensor_id, saved.version if saved is not None else 0,
-                    bool(saved and saved.is_output), _copy_small(saved and saved.tensor)))
+                    bool(saved and saved.is_output), keep_tensor(saved and saved.tensor)))
+            if node.saved:
+                self._index_saved(record)
             for nxt, _ in node.next_functions:
                 if nxt is not None:
                     self.node(nxt)
             node_id = record.id
         self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
-                    values=[_copy_small(t) for t in outputs])
+                    values=[keep(t.array) for t in outputs])
 
     def on_inplace(self, tensor: Tensor, version: int, node: Node | None, name: str) -> None:
         record = self.tensor(tensor)
@@ -252,30 +359,63 @@ class Tracer:
             while len(node_record.outputs) <= tensor.output_nr:
                 node_record.outputs.append(record.id)
             node_record.outputs[tensor.output_nr] = record.id
+        if node is not None and node.saved:
+            node_record = self.nodes.get(id(node))
+            if node_record is not None and node_record.node is node:
+                self._index_saved(node_record)  # a saved output now lives in `tensor`
         hazards = self._shared_storage_hazards(tensor)
         self._event("inplace", tensor=record.id, name=name, version=version,
                     node=self.node_id(node), hazards=hazards)
+
+    def _index_saved(self, record: NodeRecord) -> None:
+        """File a node's saved tensors under the memory they live in (again, if filed)."""
+        self._unindex_saved(record)
+        storages = []
+        for position, (key, saved) in enumerate((record.node.saved or {}).items()):
+            if saved is None:
+                continue
+            storage = _storage(saved.tensor.array)
+            self._saved_by_storage.setdefault(storage, []).append((record, key, position))
+            if storage not in storages:
+                storages.append(storage)
+        if storages:
+            self._storages_of[record.id] = storages
+            self._indexed[record.id] = record
+
+    def _unindex_saved(self, record: NodeRecord) -> None:
+        self._indexed.pop(record.id, None)
+        for storage in self._storages_of.pop(record.id, ()):
+            entries = self._saved_by_storage.get(storage)
+            if entries is None:
+                continue
+            entries[:] = [e for e in entries if e[0] is not record]
+            if not entries:
+                del self._saved_by_storage[storage]
 
     def _shared_storage_hazards(self, tensor: Tensor) -> list[dict[str, Any]]:
         """Saved tensors that share `tensor`'s storage but not its version counter.
 
         Changing them in place is invisible to backward's version check (the `.data`
-        trap): the gradient will silently use the new values.
+        trap): the gradient will silently use the new values. Only the saved tensors
+        filed under the same memory are looked at.
         """
+        entries = self._saved_by_storage.get(_storage(tensor.array))
+        if not entries:
+            return []
         found = []
-        for record in self.nodes.values():
+        for record, key, _ in sorted(entries, key=lambda e: (e[0].id, e[2])):
             node = record.node
             if not node.saved or node.released:
                 continue
-            for key, saved in node.saved.items():
-                if saved is None:
-                    continue
-                other = saved.tensor
-                if other._version_counter is tensor._version_counter:
-                    continue
-                if np.shares_memory(other.array, tensor.array):
-                    found.append({"node": record.id, "saved": key,
-                                  "tensor": self.tensor(other).id})
+            saved = node.saved.get(key)
+            if saved is None:
+                continue
+            other = saved.tensor
+            if other._version_counter is tensor._version_counter:
+                continue
+            if np.shares_memory(other.array, tensor.array):
+                found.append({"node": record.id, "saved": key,
+                              "tensor": self.tensor(other).id})
         return found
 
     def on_grad_mode(self, enabled: bool) -> None:
@@ -284,6 +424,11 @@ class Tracer:
         self._event("grad_mode", enabled=enabled)
 
     def on_data_write(self, tensor: Tensor) -> None:
+        # the tensor now lives in other memory: file the nodes that saved it again
+        for record in list(self._indexed.values()):
+            saved = record.node.saved
+            if saved and any(s is not None and s.tensor is tensor for s in saved.values()):
+                self._index_saved(record)
         self._event("data_write", tensor=self.tensor(tensor).id)
 
     def on_backward_begin(self, roots: list, grads: list[Tensor], retain_graph: bool,
@@ -291,7 +436,7 @@ class Tracer:
         line, _ = self._where()
         call = BackwardCall(
             len(self.backward_calls) + 1, line,
-            [(self.node_id(n), nr) for n, nr in roots], [_copy(g) for g in grads],
+            [(self.node_id(n), nr) for n, nr in roots], [keep(g.array) for g in grads],
             retain_graph, create_graph, accumulate)
         self.backward_calls.append(call)
         self._current = call
@@ -299,40 +444,52 @@ class Tracer:
         self._exception_before = sys.exc_info()[1]
         self._event("backward_begin", call=call.index)
 
-    def _step(self, node: Node, received: list[Tensor | None]) -> BackwardStep:
+    def _step(self, node: Node, received: list) -> BackwardStep:
         call = self._current
         assert call is not None
-        step = BackwardStep(len(call.steps) + 1, self.node(node).id, [_copy(g) for g in received],
-                            [], event_index=len(self.events))
+        step = BackwardStep(len(call.steps) + 1, self.node(node).id, received, [],
+                            event_index=len(self.events))
         call.steps.append(step)
         self._steps_by_node[id(node)] = step
         return step
 
     def on_node(self, node: Node, grad_outputs: list, grad_inputs: list) -> None:
-        step = self._step(node, grad_outputs)
+        # every gradient is kept as it is now: the engine may add into it in place later
+        step = self._step(node, [None if g is None else keep(g.array) for g in grad_outputs])
         if node.saved and not node.released:
-            step.saved = {key: _copy_small(saved and saved.tensor)
+            step.saved = {key: None if saved is None else keep(saved.tensor.array)
                           for key, saved in node.saved.items()}
+        sent = step.sent
         for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grad_inputs, strict=False)):
-            step.sent.append(GradFlow(i, self.node_id(nxt), nr, _copy(g)))
+            sent.append(GradFlow(i, self.node_id(nxt), nr, None if g is None else keep(g.array)))
 
     def on_accumulate(self, node: AccumulateGrad, grad: Tensor, before: Tensor | None) -> None:
-        step = self._step(node, [grad])
+        received = None if grad is None else keep(grad.array)
+        step = self._step(node, [received])
         after = node.variable.grad
-        step.accumulated = (self.tensor(node.variable).id, _copy(before), _copy(after))
+        if after is None:
+            kept_after = None
+        elif grad is not None and after.array is grad.array:
+            kept_after = received  # .grad is the incoming gradient itself (stolen)
+        else:
+            kept_after = keep(after.array)
+        step.accumulated = (self.tensor(node.variable).id, keep_tensor(before), kept_after)
 
     def on_retain_grad(self, tensor: Tensor, grad: Tensor) -> None:
-        self._event("retain_grad", tensor=self.tensor(tensor).id, grad=_copy(grad))
+        self._event("retain_grad", tensor=self.tensor(tensor).id, grad=keep_tensor(grad))
 
     def on_hook(self, node: Node, output_nr: int, hook: Any, grad: Tensor, result: Any) -> None:
         self._event("hook", node=self.node(node).id, output_nr=output_nr,
-                    replaced=result is not None, grad=_copy(grad),
-                    result=_copy(result) if isinstance(result, Tensor) else None)
+                    replaced=result is not None, grad=keep_tensor(grad),
+                    result=keep_tensor(result) if isinstance(result, Tensor) else None)
 
     def on_release(self, node: Node) -> None:
         step = self._steps_by_node.get(id(node))
         if step is not None:
             step.released = True
+        record = self.nodes.get(id(node))
+        if record is not None and record.node is node:
+            self._unindex_saved(record)
 
     def on_backward_end(self) -> None:
         # the engine emits this in a `finally`: an exception in flight means backward raised

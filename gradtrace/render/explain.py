@@ -28,7 +28,8 @@ import numpy as np
 from ..engine.node import FREED_MESSAGE, AccumulateGrad
 from ..engine.tensor import NONLEAF_REQUIRES_GRAD, ONLY_FLOAT_GRAD
 from ..errors import GtSyntaxError, LimitExceeded, NotSupportedError
-from .catalogs import LANGUAGES, Catalog
+from ..summary import FULL_LIMIT, HEAD, Summary, same_values
+from .catalogs import LANGUAGES, Catalog, fields
 
 SCHEMA = "gradtrace-explain/1"
 MAX_REPEATS = 2  # a statement explained this many times; later visits are only counted
@@ -109,6 +110,9 @@ def fmt_value(value: Any) -> str:
     """A tensor's values on one line: `3`, `[2, 1, 3]`, `[[1, 2], [3, 4]]`, or abbreviated."""
     if value is None:
         return "None"
+    if isinstance(value, Summary):  # a large array: always abbreviated
+        head = ", ".join(fmt_number(v) for v in value.head[:4])
+        return f"[{head}, …] {fmt_shape(value.shape)}"
     a = np.asarray(value)
     if a.ndim == 0:
         return fmt_number(a[()])
@@ -131,7 +135,17 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
+        kind = value.dtype.kind
+        if kind in "biu" or (kind == "f" and bool(np.isfinite(value).all())):
+            return value.tolist()  # already plain bools, ints and finite floats
         return jsonable(value.tolist())
+    if isinstance(value, Summary):  # a large array: what the trace kept of it
+        summary: dict[str, Any] = {"first": jsonable(value.head)}
+        if value.corners is not None:
+            summary["corners"] = jsonable(value.corners)
+        if value.uniform is not None:
+            summary["all_equal"] = value.uniform
+        return {"shape": list(value.shape), "dtype": str(value.dtype), "summary": summary}
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer, int)):
@@ -144,6 +158,8 @@ def jsonable(value: Any) -> Any:
 
 def _uniform(value: Any) -> str:
     """A value whose elements are all equal is shown as one number."""
+    if isinstance(value, Summary):
+        return fmt_number(value.head[0]) if value.uniform else fmt_value(value)
     a = np.asarray(value)
     if a.ndim and a.size and np.all(a == a.reshape(-1)[0]):
         return fmt_number(a.reshape(-1)[0])
@@ -168,6 +184,57 @@ def _sum_to(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     return g.reshape(shape)
+
+
+# -- values the trace kept as summaries (large arrays, see gradtrace.summary) ---------
+
+
+def _is_summary(value: Any) -> bool:
+    return isinstance(value, Summary)
+
+
+def _is_uniform(value: Any) -> bool:
+    """All elements equal (a summary knows it)."""
+    if isinstance(value, Summary):
+        return bool(value.uniform)
+    a = np.asarray(value)
+    return bool(a.size == 0 or np.all(a == a.reshape(-1)[0]))
+
+
+def _total(parts: list[Any]) -> Any:
+    """The sum of gradients in float64; of summaries, the sum of what they kept."""
+    if not any(isinstance(p, Summary) for p in parts):
+        return sum(np.asarray(p, dtype=np.float64) for p in parts)
+    if len({tuple(p.shape) for p in parts}) != 1 or not all(
+            isinstance(p, Summary) for p in parts):
+        return None
+    head = sum(p.head.astype(np.float64) for p in parts)
+    corners = None if any(p.corners is None for p in parts) else sum(
+        p.corners.astype(np.float64) for p in parts)
+    return Summary(parts[0].shape, np.dtype(np.float64), head, corners, None)
+
+
+def _close(a: Any, b: Any) -> bool:
+    """np.allclose for gradients of the same shape; summaries compare what they kept."""
+    if tuple(np.shape(a) if not isinstance(a, Summary) else a.shape) != tuple(
+            np.shape(b) if not isinstance(b, Summary) else b.shape):
+        return False
+    if isinstance(a, Summary) or isinstance(b, Summary):
+        a = a if isinstance(a, Summary) else Summary.of(np.asarray(a))
+        b = b if isinstance(b, Summary) else Summary.of(np.asarray(b))
+        if not np.allclose(a.head, b.head, rtol=1e-5, atol=1e-6):
+            return False
+        return a.corners is None or b.corners is None or bool(
+            np.allclose(a.corners, b.corners, rtol=1e-5, atol=1e-6))
+    return bool(np.allclose(a, b, rtol=1e-5, atol=1e-6))
+
+
+def _as_dtype(value: Any, dtype: Any) -> Any:
+    if isinstance(value, Summary):
+        return Summary(value.shape, dtype, value.head.astype(dtype),
+                       None if value.corners is None else value.corners.astype(dtype),
+                       value.uniform)
+    return value.astype(dtype)
 
 
 # ---------------------------------------------------------------- local derivatives
@@ -333,6 +400,101 @@ def _operands(attrs: dict[str, Any]) -> dict[str, str]:
     if "index" in attrs and isinstance(attrs["index"], (int, np.integer)):
         out["index"] = str(_signed(attrs["index"]))
     return out
+
+
+EXACT_LIMIT = 1 << 20  # a local derivative with more elements is worked out from a probe
+
+
+def _probe(value: Any, shape: tuple[int, ...], index: tuple[np.ndarray, ...]) -> Any:
+    """An operand broadcast to `shape`, at the output positions `index` (a 1-d array).
+
+    A summary answers from its first values: broadcasting maps the first output
+    positions to the first positions of an operand.
+    """
+    if value is None:
+        return None
+    vshape = tuple(value.shape)
+    if not vshape:
+        return value
+    lead = len(shape) - len(vshape)
+    if lead < 0:
+        raise ValueError("operand has more dimensions than the output")
+    coords = []
+    for d, n in enumerate(vshape):
+        if n == shape[lead + d]:
+            coords.append(index[lead + d])
+        elif n == 1:
+            coords.append(np.zeros_like(index[lead + d]))
+        else:
+            raise ValueError("operand does not broadcast to the output")
+    if isinstance(value, Summary):
+        flat = np.ravel_multi_index(tuple(coords), vshape)
+        if flat.size and int(flat.max()) >= value.head.size:
+            raise ValueError("beyond the values the summary kept")
+        return value.head[flat]
+    return np.asarray(value)[tuple(coords)]
+
+
+def _depends_on(rule: Rule, i: int, values: dict[str, Any]) -> list[str]:
+    """The saved operands input i's local derivative uses (all, for a worded rule)."""
+    template = rule.local[i] if i < len(rule.local) else "@"
+    if template.startswith("@"):
+        return list(values)
+    return [name for name in rule.uses(i) if name in values]
+
+
+def _local_values(rule: Rule, node: Any, values: dict[str, Any]) -> list[Any]:
+    """The local derivative of an elementwise rule for each input, at record time.
+
+    From whole saved values when the trace kept them (a large result is summarised:
+    `_uniform` shows it the same); from the first output positions when a saved value
+    is a summary, then all-equal only when every operand it uses is.
+    """
+    attrs = node.attrs or {}
+    summarised = any(isinstance(v, Summary) for v in values.values())
+    if not summarised and all(int(np.prod(shape)) <= EXACT_LIMIT
+                              for shape, _ in node.output_meta):
+        ones = [np.ones(shape, dtype=dtype.np) for shape, dtype in node.output_meta]
+        try:
+            out = rule.fn(ones, values, attrs)
+        except (TypeError, ValueError, KeyError):
+            return [None] * len(node.next_functions)
+        return [v if v is None or np.size(v) <= FULL_LIMIT else Summary.of(np.asarray(v))
+                for v in out]
+    shape, dtype = node.output_meta[0]
+    shape = tuple(shape)
+    k = min(HEAD, int(np.prod(shape)))
+    if k == 0:
+        return [None] * len(node.next_functions)
+    index = np.unravel_index(np.arange(k), shape)
+    try:
+        probes = {key: _probe(v, shape, index) for key, v in values.items()}
+        out = rule.fn([np.ones(k, dtype=dtype.np)], probes, attrs)
+    except (TypeError, ValueError, KeyError, IndexError):
+        return [None] * len(node.next_functions)
+    results: list[Any] = []
+    for i, v in enumerate(out):
+        if v is None:
+            results.append(None)
+            continue
+        head = np.array(np.broadcast_to(np.asarray(v), (k,)))
+        uniform = all(_is_uniform(values[name]) for name in _depends_on(rule, i, values)
+                      if values.get(name) is not None)
+        results.append(Summary(shape, head.dtype, head, None, uniform))
+    return results
+
+
+_FIELDS: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _message_fields(catalog: Catalog, message: str) -> frozenset[str]:
+    """The fields a message's template uses (their base names)."""
+    key = (catalog.lang, message)
+    names = _FIELDS.get(key)
+    if names is None:
+        names = _FIELDS[key] = frozenset(re.split(r"[.\[]", name)[0]
+                                         for name in fields(catalog.messages[message]))
+    return names
 
 
 # ---------------------------------------------------------------- statements of the script
@@ -504,7 +666,8 @@ class _Explainer:
         if self.quiet and tone not in ("warn", "error"):
             return
         text = text or {}
-        fields = {k: self.fmt(v) for k, v in facts.items() if k not in text}
+        used = _message_fields(self.t, message)
+        fields = {k: self.fmt(v) for k, v in facts.items() if k not in text and k in used}
         fields.update(text)
         steps.append(Step(message, line, jsonable(facts), self.t(message, **fields), tone))
 
@@ -691,6 +854,12 @@ class _Explainer:
         values = facts.get("values") or [None] * len(outs)
         self.produced.update(outs)
         nid = facts["node"]
+        if self.quiet:  # a repeated statement: keep the state, say nothing
+            if nid is not None:
+                self.index_saved(nid)
+                self.next_functions_seen(self.nodes[nid])
+                self.results_seen(outs)
+            return
         expr = self.expression(outs[0] if outs else None, line)
         if nid is None:
             out = ", ".join(self.label(o) for o in outs)
@@ -748,6 +917,18 @@ class _Explainer:
                 self.say(steps, "next.node", line, index=i, input=inp, node=nxt.name(),
                          text={"ref": self.node_ref(target.id) if target else nxt.name()})
 
+    def next_functions_seen(self, record: Any) -> None:
+        """What `next_functions` remembers, for a repeated statement that says nothing."""
+        if any(isinstance(nxt, AccumulateGrad) for nxt, _ in record.node.next_functions):
+            self.once("next.accumulate")
+
+    def results_seen(self, outs: list[int]) -> None:
+        """What `results` remembers, for a repeated statement that says nothing."""
+        if len(outs) > 1:
+            return
+        if not self.label(outs[0]).startswith("`"):
+            self.once("result.nonleaf")
+
     def saved_values(self, record: Any) -> dict[str, Any]:
         return {s.name: s.value for s in record.saved}
 
@@ -800,11 +981,7 @@ class _Explainer:
         values = self.saved_values(record)
         local_values: list[Any] = [None] * len(node.next_functions)
         if rule.elementwise and node.output_meta:
-            ones = [np.ones(shape, dtype=dtype.np) for shape, dtype in node.output_meta]
-            try:
-                local_values = rule.fn(ones, values, node.attrs or {})
-            except (TypeError, ValueError, KeyError):
-                pass
+            local_values = _local_values(rule, node, values)
         out_parts = []
         facts = []
         pairs = zip(node.next_functions, self.inputs_of(record), strict=False)
@@ -895,6 +1072,13 @@ class _Explainer:
         self.inplace_log.append((idx, tid, version, line, expr))
         nid = facts["node"]
         self.index_saved(nid)
+        counter = self.tensors[tid].counter
+        if self.quiet:  # a repeated statement: only what may warn
+            if nid is not None:
+                self.next_functions_seen(self.nodes[nid])
+            self.stale_after_inplace(steps, tid, counter, version, nid, line)
+            self.hazards(steps, ev, idx)
+            return
         if nid is not None:
             record = self.nodes[nid]
             self.say(steps, "inplace.recorded", line, expr=expr, tensor=target,
@@ -904,7 +1088,6 @@ class _Explainer:
         else:
             self.say(steps, "inplace.plain", line, expr=expr, tensor=target,
                      before=version - 1, after=version)
-        counter = self.tensors[tid].counter
         sharing = [self.labels[t] for t in self.tensors_by_counter.get(counter, ())
                    if t != tid and t in self.bound and t in self.labels]
         if sharing:
@@ -981,7 +1164,8 @@ class _Explainer:
                 want = replayed.get(tid)
                 if got is None or want is None:
                     continue
-                if not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+                if not (_close(got, want) if _is_summary(got) else
+                        np.allclose(got, want, rtol=1e-5, atol=1e-6)):
                     name = f"{self.label(tid)}.grad"
                     actual[name], expected[name] = got, want
             return (call, actual, expected) if actual else None
@@ -1064,7 +1248,8 @@ class _Explainer:
         steps: list[Step] = []
         line = visit.line
         contributions: dict[tuple[int, int], list[Any]] = defaultdict(list)
-        for (nid, nr), grad in zip(call.roots, call.root_grads, strict=False):
+        starts = [] if self.quiet else zip(call.roots, call.root_grads, strict=False)
+        for (nid, nr), grad in starts:
             root = self.root_label(nid, nr)
             if nid is not None:
                 contributions[(nid, nr)].append(grad)
@@ -1118,12 +1303,14 @@ class _Explainer:
         if call.error is None:
             self.unreached(steps, call, visit.begin, line)
             if released:
-                refs = [self.node_ref(n) for n in released]
-                shown = refs[:MAX_LISTED]
-                more = len(refs) - len(shown)
-                text = self.t.join(shown + ([self.t("list.more", count=more)] if more else []))
-                self.say(steps, "backward.freed", line, nodes=[self.node_fact(n) for n in
-                                                              released], text={"nodes": text})
+                if not self.quiet:  # (naming the freed nodes is the costly part)
+                    refs = [self.node_ref(n) for n in released]
+                    shown = refs[:MAX_LISTED]
+                    more = len(refs) - len(shown)
+                    text = self.t.join(shown + ([self.t("list.more", count=more)] if more
+                                                else []))
+                    self.say(steps, "backward.freed", line, nodes=[
+                        self.node_fact(n) for n in released], text={"nodes": text})
             elif call.retain_graph:
                 self.say(steps, "backward.retained", line)
             if not call.accumulate:
@@ -1138,11 +1325,11 @@ class _Explainer:
 
     def returned_by(self, call: Any) -> set[int]:
         """Tensors bound right after an autograd.grad call that no op in the script made."""
-        begin = next(i for i, ev in enumerate(self.trace.events)
-                     if ev.kind == "backward_begin" and ev.facts["call"] == call.index)
+        events = self.trace.events
         found = set()
         depth = 0
-        for ev in self.trace.events[begin:]:
+        for i in range(self.begin_of[call.index], len(events)):
+            ev = events[i]
             if ev.kind == "backward_begin":
                 depth += 1
             elif ev.kind == "backward_end":
@@ -1159,16 +1346,14 @@ class _Explainer:
         total = None
         if parts:
             try:
-                total = sum(np.asarray(p, dtype=np.float64) for p in parts)
+                total = _total(parts)
             except (TypeError, ValueError):
                 total = None
-        if total is not None and grad is not None and (
-                np.shape(total) != np.shape(grad) or not np.allclose(total, grad, rtol=1e-5,
-                                                                     atol=1e-6)):
+        if total is not None and grad is not None and not _close(total, grad):
             # a hook (or retain_grad's caller) changed the gradient on its way in
             summed = " + ".join(fmt_value(p) for p in parts)
             if len(parts) > 1:
-                summed += " = " + fmt_value(total.astype(np.asarray(grad).dtype))
+                summed += " = " + fmt_value(_as_dtype(total, grad.dtype))
             return self.t("math.after_hook", received=summed, grad=shown)
         if len(parts) > 1:
             return " + ".join(fmt_value(p) for p in parts) + f" = {shown}"
@@ -1177,6 +1362,12 @@ class _Explainer:
     def backward_step(self, steps: list[Step], call: Any, step: Any, contributions: dict,
                       line: int | None) -> None:
         record = self.nodes[step.node_id]
+        if self.quiet:  # a repeated backward: only what may warn
+            if step.accumulated is not None:
+                self.has_grad.add(step.accumulated[0])
+            else:
+                self.stale_values(steps, record, step, line)
+            return
         if step.accumulated is not None:
             tid, before, after = step.accumulated
             tensor = self.label(tid)
@@ -1243,7 +1434,10 @@ class _Explainer:
             now = step.saved.get(s.name)
             if s.value is None or now is None or s.tensor_id in done:
                 continue
-            if np.array_equal(now, s.value, equal_nan=True):
+            if _is_summary(now) or _is_summary(s.value):
+                if same_values(now, s.value):
+                    continue
+            elif np.array_equal(now, s.value, equal_nan=True):
                 continue
             done.add(s.tensor_id)
             self.say(steps, "backward.stale_value", line, "warn", node=record.name,
@@ -1462,6 +1656,8 @@ def replay(call: Any, nodes: dict[int, Any]) -> dict[int, np.ndarray] | None:
     def add(key: tuple[int, int], g: np.ndarray) -> None:
         buffers[key] = g if key not in buffers else buffers[key] + g
 
+    if any(_is_summary(g) for g in call.root_grads):
+        return None  # a large gradient the trace only summarised
     for (nid, nr), g in zip(call.roots, call.root_grads, strict=False):
         if nid is not None and g is not None:
             add((nid, nr), np.asarray(g, dtype=np.float64))
@@ -1481,6 +1677,8 @@ def replay(call: Any, nodes: dict[int, Any]) -> dict[int, np.ndarray] | None:
         grads = [buffers.get((step.node_id, i)) for i in range(n_out)]
         if n_out == 1 and grads[0] is None:
             continue
+        if any(_is_summary(s.value) for s in record.saved):
+            return None
         saved = {s.name: (None if s.value is None else np.asarray(s.value, dtype=np.float64))
                  for s in record.saved}
         try:
@@ -1506,6 +1704,8 @@ def local_grads(record: Any, step: Any) -> list[np.ndarray | None] | None:
         return None
     saved = {s.name: s.value for s in record.saved}
     saved.update({k: v for k, v in step.saved.items() if v is not None})
+    if any(_is_summary(v) for v in [*saved.values(), *step.received]):
+        return None
     n_out = max(1, len(record.node.output_meta))
     grads = list(step.received) + [None] * (n_out - len(step.received))
     sent = rule.fn(grads, saved, record.node.attrs or {})
@@ -1560,6 +1760,8 @@ def _segments(text: str) -> list[str]:
 
     Closing punctuation sticks to what precedes it, opening punctuation to what follows.
     """
+    if _narrow(text):  # one cell per character: words and spaces
+        return [piece for piece in _SPACE.split(text) if piece]
     tokens: list[str] = []
     word = ""
     for ch in text:
@@ -1583,9 +1785,18 @@ def _segments(text: str) -> list[str]:
     return segments
 
 
+_SPACE = re.compile("( )")
+
+
+def _narrow(text: str) -> bool:
+    """Printable ASCII: every character is one cell wide."""
+    return text.isascii() and text.isprintable()
+
+
 def wrap(text: str, width: int) -> list[str]:
     """Greedy line wrapping by display cells that also breaks between CJK characters."""
     width = max(width, 10)
+    cells = len if _narrow(text) else _cells
     lines: list[str] = []
     current = ""
     for segment in _segments(text):
@@ -1593,12 +1804,12 @@ def wrap(text: str, width: int) -> list[str]:
             if current:
                 current += " "
             continue
-        if _cells(current + segment) > width and current.strip():
+        if cells(current + segment) > width and current.strip():
             lines.append(current.rstrip(" "))
             current = ""
-        while _cells(segment) > width:  # a single piece wider than a line is folded
+        while cells(segment) > width:  # a single piece wider than a line is folded
             cut = 1
-            while _cells(segment[: cut + 1]) <= width - _cells(current):
+            while cells(segment[: cut + 1]) <= width - cells(current):
                 cut += 1
             lines.append(current + segment[:cut])
             current, segment = "", segment[cut:]

@@ -63,14 +63,19 @@ class Root:
 
 
 def _values_changed(saved_value: Any, tensor_record: TensorRecord | None) -> bool:
-    """Whether a saved tensor's values now differ from a copy taken when it was saved."""
+    """Whether a saved tensor's values now differ from what was kept when it was saved
+    (for a large tensor: from its summary, see `summary.Summary`)."""
     if saved_value is None or tensor_record is None:
         return False
     import numpy as np
 
+    from ..summary import Summary, same_values
+
     now = tensor_record.tensor.array
     if now.shape != saved_value.shape:
         return True
+    if isinstance(now, Summary) or isinstance(saved_value, Summary):
+        return not same_values(now, saved_value)
     return not np.array_equal(now, saved_value, equal_nan=now.dtype.kind == "f")
 
 
@@ -112,10 +117,8 @@ class GraphView:
     def tensor_id(self, tensor: Any) -> int | None:
         if tensor is None:
             return None
-        record = self.trace.tensors.get(id(tensor))
-        if record is None or record.tensor is not tensor:
-            return None
-        return record.id
+        record = self.trace.record_of(tensor)
+        return None if record is None else record.id
 
     def next_functions(self, record: NodeRecord) -> list[tuple[int | None, int]]:
         return [(self.node_id(n), nr) for n, nr in record.node.next_functions]

@@ -7,7 +7,8 @@ this module, see `schema()`), and `docs/json.md` describes every field.
 Numbers are JSON numbers, never numpy reprs: float16/float32 values are written with the
 shortest decimal that reads back to the same value in that type (0.1, not
 0.10000000149011612); NaN and infinities, which JSON lacks, are the strings "nan",
-"inf" and "-inf".
+"inf" and "-inf". Arrays the trace kept only as a summary (more than 1000 elements, see
+gradtrace/summary.py) are written in the summarised form of schema 1.1.
 """
 from __future__ import annotations
 
@@ -27,13 +28,14 @@ from ..errors import (
     NotSupportedError,
     ScriptError,
 )
+from ..summary import Summary
 from .graph import GraphView
 
 if TYPE_CHECKING:
     from ..runner import RunResult
     from ..tracing import BackwardCall, NodeRecord, TensorRecord
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SCHEMA_FILE = "trace_schema.json"
 
 
@@ -86,10 +88,24 @@ def array_data(array: np.ndarray) -> Any:
     return data.tolist()
 
 
-def value(array: np.ndarray | None) -> dict[str, Any] | None:
-    """`{"shape": [...], "dtype": "float32", "data": nested lists}`, or None."""
+def value(array: np.ndarray | Summary | None) -> dict[str, Any] | None:
+    """`{"shape": [...], "dtype": "float32", "data": nested lists}`, or None.
+
+    A large array the trace kept as a `Summary` is written in the summarised form:
+    `{"shape", "dtype", "summary": {"first", "corners", "all_equal"}}` (docs/json.md).
+    """
     if array is None:
         return None
+    if isinstance(array, Summary):
+        summary: dict[str, Any] = {"first": array_data(array.head)}
+        if array.corners is not None:
+            summary["corners"] = array_data(array.corners)
+        summary["all_equal"] = bool(array.uniform)
+        return {
+            "shape": list(array.shape),
+            "dtype": "bool" if array.dtype.kind == "b" else str(array.dtype),
+            "summary": summary,
+        }
     array = np.asarray(array)
     return {
         "shape": [int(n) for n in array.shape],
@@ -108,7 +124,7 @@ def plain(obj: Any) -> Any:
         return obj
     if isinstance(obj, float):
         return obj if np.isfinite(obj) else _nonfinite(obj)
-    if isinstance(obj, np.ndarray):
+    if isinstance(obj, (np.ndarray, Summary)):
         return value(obj)
     if isinstance(obj, (list, tuple)):
         return [plain(v) for v in obj]

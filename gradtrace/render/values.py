@@ -15,6 +15,8 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.node import Node
 from ..engine.tensor import Tensor
+from ..engine.tensor_str import THRESHOLD
+from ..summary import Summary
 
 CELL_LIMIT = 60
 _DTYPE_SUFFIX = re.compile(r",\s*dtype=torch\.\w+$")
@@ -54,10 +56,15 @@ def summarise(text: str, limit: int = CELL_LIMIT) -> str:
     return ", ".join(head) + ", …, " + ", ".join(tail)
 
 
-def array_cell(array: np.ndarray | None, limit: int = CELL_LIMIT) -> str:
-    """A numpy array's values as torch prints them, on one line: `[1., 2.]`, `12.`."""
+def array_cell(array: np.ndarray | Summary | None, limit: int = CELL_LIMIT) -> str:
+    """A numpy array's values as torch prints them, on one line: `[1., 2.]`, `12.`.
+
+    A `Summary` of a large array gives the same text as the array itself.
+    """
     if array is None:
         return "None"
+    if isinstance(array, Summary):
+        return summarise(_summary_line(array), limit)
     from ..engine.tensor_str import tensor_repr
 
     array = np.asarray(array)
@@ -65,10 +72,91 @@ def array_cell(array: np.ndarray | None, limit: int = CELL_LIMIT) -> str:
         dtype = dtypes.from_numpy(array.dtype)
     except KeyError:  # not a torch dtype: plain numpy text
         return cut(" ".join(str(array).split()), limit)
+    if array.ndim and 2 * limit + 2 < array.size <= THRESHOLD:
+        return _long_cell(array, dtype, limit)
     text = tensor_repr(array, dtype)
     text = " ".join(part.strip() for part in text.splitlines())
     inner = _DTYPE_SUFFIX.sub("", text[len("tensor("):-1])
     return summarise(" ".join(inner.split()), limit)
+
+
+def _long_cell(array: np.ndarray, dtype: dtypes.DType, limit: int) -> str:
+    """`summarise(one-line tensor_repr text, limit)` of an array too long for the cell,
+    formatting only the values from both ends that `summarise` can keep.
+
+    The one-line text is the values as torch formats them (the format is decided from
+    all of them), separated by ", ", each with the brackets of the dimensions it opens
+    or closes; runs of spaces are one space, and none follows a ", ".
+    """
+    from ..engine.tensor_str import _formatter
+
+    fmt, _ = _formatter(array, dtype)
+    n = array.size
+    flat = array.reshape(-1)
+    shape = array.shape
+    want = limit // 3 + 3  # more than summarise can keep from one end
+
+    last = [n - 1 for n in shape]
+    dims = range(len(shape) - 1, -1, -1)
+
+    def items(start: int, stop: int) -> list[str]:
+        coords = [c.tolist() for c in np.unravel_index(np.arange(start, stop), shape)]
+        out = []
+        for k, v in enumerate(flat[start:stop].tolist()):
+            opens = closes = 0
+            for d in dims:
+                if coords[d][k] != 0:
+                    break
+                opens += 1
+            for d in dims:
+                if coords[d][k] != last[d]:
+                    break
+                closes += 1
+            text = fmt(v)
+            if opens:
+                text = "[" * opens + (" " + text.lstrip() if text[:1] == " " else text)
+            else:
+                text = text.lstrip()
+            out.append(text + "]" * closes)
+        return out
+
+    front, back = items(0, want), items(n - want, n)
+    head: list[str] = []
+    tail: list[str] = []
+    size = len(", …, ")
+    while True:  # summarise's loop; the two ends never meet (n > 2 * want)
+        side, item = (head, front[len(head)]) if len(head) <= len(tail) else (
+            tail, back[-1 - len(tail)])
+        cost = len(item) + (2 if side else 0)
+        if size + cost > limit:
+            break
+        size += cost
+        side.append(item)
+    if not head or not tail:  # a single value is too wide: cut the text
+        return cut(", ".join(front), limit)
+    return ", ".join(head) + ", …, " + ", ".join(reversed(tail))
+
+
+def _summary_line(summary: Summary) -> str:
+    """The one-line text `tensor_repr` gives a large array, from its summary's corners.
+
+    torch summarises every tensor of more than 1000 elements, and only the corner values
+    it shows decide the number format, so the corners are all it needs.
+    """
+    from ..engine.tensor_str import EDGEITEMS, _formatter, _nested_str
+
+    corners = summary.corners
+    try:
+        dtype = dtypes.from_numpy(summary.dtype)
+    except KeyError:
+        dtype = None
+    if corners is None or dtype is None or summary.size <= THRESHOLD:
+        head = ", ".join(str(v) for v in summary.head.tolist())
+        return f"[{head}, ...]"
+    flags = [n > 2 * EDGEITEMS for n in summary.shape]
+    fmt, width = _formatter(corners, dtype)
+    body = _nested_str(corners.tolist(), corners.ndim, len("tensor("), flags, fmt, width)
+    return " ".join(body.split())
 
 
 def tensor_cell(t: Tensor | None, limit: int = CELL_LIMIT) -> str:

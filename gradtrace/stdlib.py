@@ -14,7 +14,8 @@ from .engine.dtypes import DType
 from .engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 from .engine.node import Node
 from .engine.ops.reductions import ReturnTypes
-from .engine.shapes import Size
+from .engine.ops.views import torch_strides
+from .engine.shapes import Size, wrap_dim
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError
 
@@ -142,6 +143,17 @@ def _same(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return t
 
 
+def _is_contiguous(t: Tensor, memory_format: Any = None) -> bool:
+    return bool(t.array.flags.c_contiguous)
+
+
+def _stride(t: Tensor, dim: Any = None) -> Any:
+    strides = torch_strides(t.array)
+    if dim is None:
+        return strides
+    return strides[wrap_dim(dim, t.array.ndim)] if t.array.ndim else 1
+
+
 class Device:
     __slots__ = ()
 
@@ -187,7 +199,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "size": Tensor.size, "dim": Tensor.dim, "numel": Tensor.numel, "nelement": Tensor.numel,
     "is_floating_point": Tensor.is_floating_point, "element_size": Tensor.element_size,
     "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
-    "cpu": _same,
+    "cpu": _same, "is_contiguous": _is_contiguous, "stride": _stride,
 }
 
 TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {

@@ -24,15 +24,16 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent
 SAMPLES = sorted((ROOT / "samples").glob("*.gt"))
 CASES = sorted((HERE / "conformance").glob("*.gt"))
+EXTRA = sorted((HERE / "conformance_extra").glob("*.gt"))
 
 # Cases where check finds that gradtrace and torch differ today: engine differences the
 # conformance files (printed output only) do not show. Reported, not hidden.
-KNOWN_DIFFERENCES = {
-    "autograd_grad_second_order": "engine: the create_graph backward of PowBackward0 records "
-                                  "MulBackward0 where torch records MulBackward1 (mul by a "
-                                  "Python number)",
-    "backward_inputs_and_grad_none": "engine: torch.autograd.grad accumulates two gradients "
-                                     "for b in place (gb._version is 1 in torch, 0 here)",
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "exp_log_items": "float32 log/pow/gelu: torch's SLEEF and GELU kernels are not correctly "
+                     "rounded for some inputs; full-precision .item() prints show the last bit",
+    "create_graph_inplace_views": "double backward through CopySlices of an in-place write "
+                                  "to a slice: the recorded graph's next_functions differ "
+                                  "deep inside (values and printed output agree)",
 }
 
 
@@ -171,14 +172,15 @@ def test_the_driver_never_runs_in_process():
 
 @pytest.fixture(scope="module")
 def all_reports() -> dict[str, check.CheckReport]:
-    scripts = [(p.read_text(), str(p)) for p in SAMPLES + CASES]
+    scripts = [(p.read_text(), str(p)) for p in SAMPLES + CASES + EXTRA]
     reports = check.check_scripts(scripts, TORCH)
     return {Path(r.script).stem: r for r in reports}
 
 
 @needs_torch
-@pytest.mark.parametrize("script", SAMPLES + CASES,
-                         ids=[p.stem for p in SAMPLES] + [f"conf-{p.stem}" for p in CASES])
+@pytest.mark.parametrize("script", SAMPLES + CASES + EXTRA,
+                         ids=[p.stem for p in SAMPLES] + [f"conf-{p.stem}" for p in CASES]
+                         + [f"extra-{p.stem}" for p in EXTRA])
 def test_check_agrees_with_torch(script: Path, all_reports, request):
     if script.stem in KNOWN_DIFFERENCES:
         request.applymarker(pytest.mark.xfail(reason=KNOWN_DIFFERENCES[script.stem],

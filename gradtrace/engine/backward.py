@@ -14,9 +14,12 @@ import numpy as np
 
 from ..errors import TorchRuntimeError, TorchTypeError
 from .events import OBSERVERS, emit
-from .grad_mode import set_grad_enabled
+from .grad_mode import GRAD_MODE, set_grad_enabled
+from .grad_reuse import add_to_buffer
+from .hooks import node_hook_result, tensor_hook_result
 from .node import AccumulateGrad, Node
-from .shapes import Size, is_expandable_to, sum_to_dims
+from .ops.views import sum_to
+from .shapes import Size, is_expandable_to
 from .tensor import Tensor, gradient_edge
 
 Edge = tuple[Node | None, int]
@@ -35,6 +38,9 @@ def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = Non
     if retain_graph is None:
         retain_graph = create_graph
     targets = None if inputs is None else [gradient_edge(t) for t in inputs]
+    for t in inputs or ():
+        if t.grad_fn is not None:
+            t.retain_grad()  # torch: a non-leaf input gets its .grad through retain_grad
     _run(roots, grads, retain_graph, create_graph, targets, accumulate=True, inputs=inputs)
 
 
@@ -179,11 +185,7 @@ def _validate(node: Node, grads: tuple[Tensor | None, ...]) -> tuple[Tensor | No
                 raise TorchRuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
                     f"{list(g.array.shape)} but expected shape compatible with {list(shape)}")
-            dims = sum_to_dims(g.array.shape, shape)
-            if dims:
-                g = g.sum(dim=dims, keepdim=True)
-            if g.array.shape != shape:
-                g = g.view(shape)
+            g = sum_to(g, shape)
         if g.dtype is not dtype:
             g = g.to(dtype)
         if out is None:
@@ -261,12 +263,6 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
             if node.hooks:
                 _call_post_hooks(node, (), buf)
             continue
-        if targets is not None and accumulate and node in target_nodes and inputs:
-            # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
-            for t in inputs:
-                if t.grad_fn is node and buf[t.output_nr] is not None:
-                    g = buf[t.output_nr]
-                    t.grad = g.detach_copy() if t.grad is None else t.grad + g
         grads_in = node.apply(buf)
         grads_in = _validate(node, grads_in)
         if OBSERVERS:
@@ -276,16 +272,27 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
             if OBSERVERS:
                 emit("release", node=node)
         if node.hooks:
-            _call_post_hooks(node, grads_in, buf)
-        for (nxt, nr), g in zip(node.next_functions, grads_in):
+            grads_in = _call_post_hooks(node, grads_in, buf)
+        # Like torch, the node's inputs are gone now and each output is moved into its
+        # buffer, so reference counts say which gradients may be added to in place.
+        buf = None
+        grads_in = list(grads_in)
+        n_out = len(grads_in)
+        for i, (nxt, nr) in enumerate(node.next_functions):
             if nxt is None:
                 continue
             nbuf = buffers.get(nxt)
             if nbuf is None:
                 nbuf = buffers[nxt] = [None] * (len(nxt.output_meta) or 1)
-            if g is not None:
-                old = nbuf[nr]
-                nbuf[nr] = g if old is None else old + g
+            if i < n_out and grads_in[i] is not None:
+                if nbuf[nr] is None:
+                    nbuf[nr] = grads_in[i]
+                    grads_in[i] = None
+                else:
+                    g = grads_in[i]
+                    grads_in[i] = None
+                    add_to_buffer(nbuf, nr, g)
+                    g = None
             left = deps[nxt] - 1
             deps[nxt] = left
             if left == 0:
@@ -299,7 +306,7 @@ def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]
         hooks = node.variable._hooks
         if hooks and buf[0] is not None:
             for hook in list(hooks):
-                new = hook(buf[0])
+                new = tensor_hook_result(hook, buf[0], hook(buf[0]))
                 if OBSERVERS:
                     emit("hook", node=node, output_nr=0, hook=hook, grad=buf[0], result=new)
                 if new is not None:
@@ -309,7 +316,7 @@ def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]
             for hook in list(hooks):
                 if buf[nr] is None:
                     continue
-                new = hook(buf[nr])
+                new = tensor_hook_result(hook, buf[nr], hook(buf[nr]))
                 if OBSERVERS:
                     emit("hook", node=node, output_nr=nr, hook=hook, grad=buf[nr], result=new)
                 if new is not None:
@@ -320,19 +327,26 @@ def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]
             g = buf[nr]
             if t is None or g is None or t.grad_fn is not node:
                 continue
-            t.grad = g.detach_copy() if t.grad is None else t.grad + g
+            if t.grad is None:  # torch: grad.clone() (CloneBackward0 under create_graph)
+                t.grad = g.clone() if GRAD_MODE.enabled else g.detach_copy()
+            else:
+                t.grad = t.grad + g
             if OBSERVERS:
                 emit("retain_grad", tensor=t, grad=t.grad)
     if node.pre_hooks:
         for hook in list(node.pre_hooks):
-            new = hook(tuple(buf))
+            new = node_hook_result(hook, buf, hook(tuple(buf)))
             if new is not None:
-                buf = list(new)
+                buf = new
     return buf
 
 
 def _call_post_hooks(node: Node, grads_in: Sequence[Tensor | None],
-                     grads_out: Sequence[Tensor | None]) -> None:
+                     grads_out: Sequence[Tensor | None]) -> Sequence[Tensor | None]:
+    """The node's post-hooks; a hook may return replacement gradients for its inputs."""
     if node.hooks:
         for hook in list(node.hooks):
-            hook(tuple(grads_in), tuple(grads_out))
+            new = node_hook_result(hook, grads_in, hook(tuple(grads_in), tuple(grads_out)))
+            if new is not None:
+                grads_in = new
+    return grads_in

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import TorchRuntimeError
+from . import grad_reuse
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE
 
@@ -146,16 +147,19 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
-        new = grads[0]
-        if new is None:
+        if grads[0] is None:
             return ()
         var = self.variable
         if var.grad is None:
-            var.grad = new if GRAD_MODE.enabled else new.detach_copy()
+            # torch keeps a gradient only the engine holds, else copies it (copy_: version 1)
+            steal = grad_reuse.can_steal(grads, 0, var)
+            new = grads[0]
+            var.grad = new if steal else grad_reuse.copy_grad(new)
         elif GRAD_MODE.enabled:
-            var.grad = var.grad + new
+            var.grad = var.grad + grads[0]
         else:
-            np.add(var.grad.array, new.array, out=var.grad.array, casting="unsafe")
+            np.add(var.grad.array, grads[0].array, out=var.grad.array, casting="unsafe")
+            var.grad._version_counter.value += 1
         return ()
 
 

@@ -60,12 +60,13 @@ def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     n = max(len(a), len(b))
     pa = (1,) * (n - len(a)) + tuple(a)
     pb = (1,) * (n - len(b)) + tuple(b)
-    out = []
-    for i, (x, y) in enumerate(zip(pa, pb)):
+    out = [0] * n
+    for i in range(n - 1, -1, -1):  # torch reports the last mismatching dim first
+        x, y = pa[i], pb[i]
         if x == y or y == 1:
-            out.append(x)
+            out[i] = x
         elif x == 1:
-            out.append(y)
+            out[i] = y
         else:
             raise TorchRuntimeError(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "

@@ -182,10 +182,21 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type_name(value)}")
             if value.dtype is not self.dtype:
-                raise TorchTypeError(
-                    "assigned grad has data of a different type")
+                from .ops.views import _C_TYPE_NAMES
+
+                raise TorchRuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_C_TYPE_NAMES.get(value.dtype.name, value.dtype.name)}' to a tensor with "
+                    f"grad_dtype '{self.dtype.tensor_type[:-6]}'. The gradient must match the "
+                    "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match.")
             if value.shape != self.shape:
-                raise TorchRuntimeError("assigned grad has data of a different size")
+                got, want = ", ".join(map(str, value.shape)), ", ".join(map(str, self.shape))
+                raise TorchRuntimeError(
+                    f"attempting to assign a gradient of size '[{got}]' to a tensor of size "
+                    f"'[{want}]'. Please ensure that the gradient and the tensor are the same size")
         self.grad = value
 
     def retain_grad(self) -> None:
@@ -240,12 +251,12 @@ class Tensor:
 
     def __float__(self) -> float:
         if self.array.size != 1:
-            raise TorchTypeError("only one element tensors can be converted to Python scalars")
+            raise TorchValueError("only one element tensors can be converted to Python scalars")
         return float(self.array.reshape(()))
 
     def __int__(self) -> int:
         if self.array.size != 1:
-            raise TorchTypeError("only one element tensors can be converted to Python scalars")
+            raise TorchValueError("only one element tensors can be converted to Python scalars")
         return int(self.array.reshape(()))
 
     def __index__(self) -> int:
@@ -257,7 +268,9 @@ class Tensor:
     def __format__(self, spec: str) -> str:
         if self.array.ndim == 0:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        if spec:  # torch falls back to object.__format__
+            raise TorchTypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
 
     def __repr__(self) -> str:
         from .tensor_str import tensor_repr

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..shapes import size_args
 from ..tensor import Tensor
 from ._util import apply_inplace
 from .arithmetic import (
@@ -81,6 +82,7 @@ from .unary import (
     relu,
     relu_,
     round,
+    rsqrt,
     sgn,
     sigmoid,
     sigmoid_,
@@ -135,6 +137,54 @@ from .views import (
 )
 
 
+def square(t: Tensor) -> Tensor:
+    """torch.square is pow(self, 2): PowBackward0 with exponent 2."""
+    return pow(t, 2)
+
+
+def isnan(t: Tensor) -> Tensor:
+    import numpy as np
+
+    return Tensor._wrap(np.isnan(t.array))
+
+
+def isinf(t: Tensor) -> Tensor:
+    import numpy as np
+
+    return Tensor._wrap(np.isinf(t.array))
+
+
+def isfinite(t: Tensor) -> Tensor:
+    import numpy as np
+
+    return Tensor._wrap(np.isfinite(t.array))
+
+
+def _new_filled(t: Tensor, size: tuple, value: Any, dtype: Any, requires_grad: bool) -> Tensor:
+    from .creation import full
+
+    return full(size_args(size), value, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def new_zeros(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
+    return _new_filled(t, size, 0, dtype, requires_grad)
+
+
+def new_ones(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
+             device: Any = None) -> Tensor:
+    return _new_filled(t, size, 1, dtype, requires_grad)
+
+
+def new_full(t: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    return _new_filled(t, (size,), fill_value, dtype, requires_grad)
+
+
+def type_as(t: Tensor, other: Tensor) -> Tensor:
+    return to(t, other.dtype)
+
+
 def zero_(t: Tensor) -> Tensor:
     return apply_inplace(ZeroBackward0, t)
 
@@ -160,7 +210,9 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
                                                                                     other),
     "view": view, "reshape": reshape, "expand": expand, "expand_as": expand_as,
     "unsqueeze": unsqueeze, "squeeze": squeeze, "clone": clone, "to": to, "alias": alias,
-    "zero_": zero_, "fill_": fill_,
+    "zero_": zero_, "fill_": fill_, "square": square, "isnan": isnan, "isinf": isinf,
+    "isfinite": isfinite, "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
+    "type_as": type_as, "rsqrt": rsqrt,
     # views, indexing, joins
     "t": t, "permute": permute, "transpose": transpose, "swapaxes": transpose,
     "swapdims": transpose, "movedim": movedim, "flatten": flatten, "unflatten": unflatten,

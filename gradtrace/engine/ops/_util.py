@@ -12,7 +12,7 @@ from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
-from ..node import Function
+from ..node import Function, SavedTensor
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
 
@@ -96,6 +96,15 @@ def check_inplace(self: Tensor) -> None:
             raise TorchRuntimeError(VIEW_OF_LEAF_INPLACE)
 
 
+def _save_original_self(node: Function, source: Tensor) -> None:
+    """torch saves `self.clone()` (CloneBackward0) as an in-place op's `_saved_self`."""
+    saved = node.saved.get("self") if node.saved else None
+    if saved is not None and not saved.is_output:
+        from .views import clone
+
+        node.saved["self"] = SavedTensor(clone(source), is_output=False)
+
+
 def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any) -> Tensor:
     """Run `op` out of place, write the result into `self`, bump its version, rebase history.
 
@@ -114,6 +123,8 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
     else:
         source = self
     out = op.call(source, *others, **params)
+    if recording and out.grad_fn is not None:
+        _save_original_self(out.grad_fn, source)
     if not np.can_cast(out.dtype.np, self.dtype.np, "same_kind") and not (
             out.dtype.is_floating_point and self.dtype.is_floating_point):
         raise TorchRuntimeError(

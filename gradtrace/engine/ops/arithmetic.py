@@ -17,6 +17,8 @@ from ._util import (
     float_dtype,
     result_dtype,
 )
+from .scalar import mul_scalar, sub_scalar
+from .unary import float_pow
 
 
 class AddBackward0(Function):
@@ -31,7 +33,7 @@ class AddBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
         alpha = self.attrs["alpha"]
-        return grad, grad if alpha == 1 else grad * alpha
+        return grad, grad if alpha == 1 else mul_scalar(grad, alpha)
 
 
 class SubBackward0(Function):
@@ -50,7 +52,7 @@ class SubBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
         alpha = self.attrs["alpha"]
-        return grad, -grad if alpha == 1 else -grad * alpha
+        return grad, -grad if alpha == 1 else mul_scalar(-grad, alpha)
 
 
 class RsubBackward1(Function):
@@ -65,7 +67,7 @@ class RsubBackward1(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         alpha = self.attrs["alpha"]
-        return -grad if alpha == 1 else -grad * alpha
+        return -grad if alpha == 1 else mul_scalar(-grad, alpha)
 
 
 class MulBackward0(Function):
@@ -78,8 +80,9 @@ class MulBackward0(Function):
         return binary_apply(np.multiply, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        ga = grad * self.unpack("other") if self.needs_input_grad(0) else None
+        # torch computes the last input's gradient first (the order nodes are created in)
         gb = grad * self.unpack("self") if self.needs_input_grad(1) else None
+        ga = grad * self.unpack("other") if self.needs_input_grad(0) else None
         return ga, gb
 
 
@@ -96,8 +99,11 @@ class DivBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         other = self.unpack("other")
+        gb = None
+        if self.needs_input_grad(1):  # first, like torch; C++ evaluates the right operand first
+            quotient = (self.unpack("self") / other) / other
+            gb = -grad * quotient
         ga = grad / other if self.needs_input_grad(0) else None
-        gb = -grad * ((self.unpack("self") / other) / other) if self.needs_input_grad(1) else None
         return ga, gb
 
 
@@ -128,7 +134,7 @@ class PowBackward0(Function):
         if not dtype.is_floating_point and isinstance(value, int) and value < 0:
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.power(cast(a.array, dtype), cast(exponent.array, dtype))
+            return float_pow(cast(a.array, dtype), cast(exponent.array, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         exponent = self.attrs["exponent"]
@@ -137,7 +143,8 @@ class PowBackward0(Function):
             from .creation import zeros_like
 
             return zeros_like(self_)
-        return grad * (exponent * self_.pow(exponent - 1))
+        exponent = float(exponent)  # torch: grad * (exp * self.pow(exp - 1)) with a double exp
+        return grad * mul_scalar(self_.pow(exponent - 1), exponent)
 
 
 class PowBackward1(Function):
@@ -150,7 +157,7 @@ class PowBackward1(Function):
         self.save("self", a)
         self.save("exponent", exponent)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.power(cast(a.array, dtype), cast(exponent.array, dtype))
+            return float_pow(cast(a.array, dtype), cast(exponent.array, dtype))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -160,13 +167,13 @@ class PowBackward1(Function):
 
         self_, exponent = self.unpack("self"), self.unpack("exponent")
         ga = gb = None
-        if self.needs_input_grad(0):
-            ga = where(exponent == 0.0, Tensor.scalar(0.0),
-                       grad * (exponent * self_.pow(exponent - 1)))
-        if self.needs_input_grad(1):
+        if self.needs_input_grad(1):  # the exponent's gradient first, like torch
             result = self.unpack("result")
             cond = (self_ == 0) & (exponent >= 0)
             gb = grad * where(cond, Tensor.scalar(0.0), result * self_.log())
+        if self.needs_input_grad(0):
+            ga = where(exponent == 0.0, Tensor.scalar(0.0),
+                       grad * (exponent * self_.pow(sub_scalar(exponent, 1))))
         return ga, gb
 
 
@@ -180,7 +187,7 @@ class PowBackward2(Function):
         self.save_attr(self=base.array.item())
         dtype = result_dtype(base, exponent)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.power(cast(base.array, dtype), cast(exponent.array, dtype))
+            return float_pow(cast(base.array, dtype), cast(exponent.array, dtype))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -192,10 +199,12 @@ class PowBackward2(Function):
 
             exponent = self.unpack("exponent")
             return grad * where(exponent >= 0, Tensor.scalar(0.0), self.unpack("result") * 0.0)
-        return grad * (self.unpack("result") * float(np.log(base)))
+        return grad * mul_scalar(self.unpack("result"), float(np.log(base)))
 
 
-class RemainderBackward0(Function):
+class RemainderBackward1(Function):
+    """`tensor % tensor` (remainder.Tensor); `tensor % number` is RemainderBackward0."""
+
     __slots__ = ()
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
@@ -244,7 +253,9 @@ def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
     if not isinstance(a, Tensor):
         return rdiv(b, a)
     if rounding_mode is not None:
-        return floor_divide(a, b) if rounding_mode == "floor" else _trunc_divide(a, b)
+        from .rounding import rounded_div
+
+        return rounded_div(a, b, rounding_mode)
     return DivBackward0.call(a, as_tensor_operand(b))
 
 
@@ -277,24 +288,18 @@ def rpow(a: Tensor, base: Any) -> Tensor:
 
 
 def remainder(a: Any, b: Any) -> Tensor:
-    if not isinstance(a, Tensor):
-        a = Tensor.scalar(a)
-    return RemainderBackward0.call(a, as_tensor_operand(b))
+    from .rounding import remainder_number
+
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        return remainder_number(a, b)
+    return RemainderBackward1.call(a, b)
 
 
 def floor_divide(a: Any, b: Any) -> Tensor:
-    """`a // b`: not differentiable in torch (the result never requires grad)."""
-    ta, tb, dtype = binary_operands(a, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.floor_divide(cast(ta.array, dtype), cast(tb.array, dtype))
-    return Tensor._wrap(out)
+    """`a // b`: torch records a NotImplemented node (see rounding.py)."""
+    from .rounding import floor_divide as recorded_floor_divide
 
-
-def _trunc_divide(a: Any, b: Any) -> Tensor:
-    ta, tb, dtype = binary_operands(a, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.trunc(np.true_divide(ta.array, tb.array)).astype(dtype.np)
-    return Tensor._wrap(out)
+    return recorded_floor_divide(a, b)
 
 
 # -- in-place forms: same nodes, written into self ---------------------------

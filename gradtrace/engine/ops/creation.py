@@ -125,6 +125,8 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
 
 def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
+    if any(s < 0 for s in size_args(size)):
+        raise TorchRuntimeError("zeros: Dimension size must be non-negative.")
     return _filled(size_args(size), 0.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
 
 
@@ -143,6 +145,10 @@ def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
          requires_grad: bool = False, device: Any = None) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    if not isinstance(fill_value, (bool, int, float)):
+        raise TorchTypeError(
+            f"full(): argument 'fill_value' (position 2) must be Number, not "
+            f"{type_name(fill_value)}")
     return _filled(size_args((size,)), fill_value, dtype, requires_grad)
 
 
@@ -221,6 +227,10 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
         requires_grad: bool = False, device: Any = None) -> Tensor:
+    if n < 0:
+        raise TorchRuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise TorchRuntimeError(f"m must be greater or equal to 0, got {m}")
     reserve((n, n if m is None else m), 8)
     return Tensor(np.eye(n, m, dtype=(dtype or dtypes.DEFAULT_FLOAT).np),
                   requires_grad=requires_grad)

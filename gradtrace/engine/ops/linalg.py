@@ -27,9 +27,10 @@ from .views import (
     view,
 )
 
-_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long",
-                "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char",
-                "bool": "bool"}
+# C++ type names as torch's TypeMeta prints them ("long int" for int64_t)
+_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                "uint8": "unsigned char", "bool": "bool"}
 
 
 def _c_name(dtype: DType) -> str:
@@ -131,9 +132,10 @@ class MvBackward0(Function):
             raise TorchRuntimeError(
                 f"size mismatch, got input ({a.array.shape[0]}), mat "
                 f"({a.array.shape[0]}x{a.array.shape[1]}), vec ({vec.array.shape[0]})")
-        if a.dtype is not vec.dtype:
+        if a.dtype is not vec.dtype:  # torch lists (result, mat, vec); the result has vec's dtype
             raise TorchRuntimeError(
-                f"expected scalar type {cast_name(a.dtype)} but found {cast_name(vec.dtype)}")
+                f"addmv input tensors must have the same dtype, but got {cast_name(vec.dtype)}, "
+                f"{cast_name(a.dtype)}, and {cast_name(vec.dtype)}")
         self.save("self", a if vec.requires_grad else None)
         self.save("vec", vec if a.requires_grad else None)
         return np.matmul(a.array, vec.array)
@@ -213,6 +215,11 @@ def bmm(a: Tensor, mat2: Tensor) -> Tensor:
 def outer(a: Tensor, vec2: Tensor) -> Tensor:
     """torch.outer is composite: `self.reshape(-1, 1) * vec2` (MulBackward0 over a view)."""
     from .arithmetic import mul
+
+    for name, arg in (("self", a), ("vec2", vec2)):
+        if isinstance(arg, Tensor) and arg.array.ndim != 1:
+            raise TorchRuntimeError(
+                f"outer: Expected 1-D argument {name}, but got {arg.array.ndim}-D")
 
     return mul(reshape(a, (a.array.size, 1)), vec2)
 

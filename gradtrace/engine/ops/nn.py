@@ -12,11 +12,12 @@ import numpy as np
 
 from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError, TorchValueError
 from .. import dtypes
-from ..node import Function
+from ..node import FREED_MESSAGE, Function
 from ..shapes import Size, broadcast_shapes, wrap_dim
 from ..tensor import Tensor
-from ._util import apply_inplace, cast, float_dtype
-from .reductions import where
+from ._util import apply_inplace, cast
+from .scalar import DivBackward1, add_scalar, div_scalar, mul_scalar
+from .unary import precise
 from .views import ExpandBackward0, saved_int, signed, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -45,15 +46,18 @@ class SoftmaxBackward0(Function):
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         if not a.dtype.is_floating_point:
-            raise _not_implemented("softmax_lastdim_kernel_impl", a.dtype)
+            last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
+            raise _not_implemented(f"softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
         d = wrap_dim(dim, a.array.ndim)
         self.save_attr(dim=saved_int(dim))
         x = a.array
         if x.ndim == 0:
             return np.ones_like(x)
-        with np.errstate(over="ignore", invalid="ignore"):
-            e = np.exp(x - np.max(x, axis=d, keepdims=True))
-            return (e / np.sum(e, axis=d, keepdims=True)).astype(x.dtype)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            e = precise(np.exp, x - np.max(x, axis=d, keepdims=True))
+            # torch multiplies by the reciprocal of the sum
+            return (e * (np.asarray(1, x.dtype) / np.sum(e, axis=d, keepdims=True))).astype(
+                x.dtype)
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -62,8 +66,33 @@ class SoftmaxBackward0(Function):
         result = self.unpack("result")
         if result.array.ndim == 0:
             return grad * 0.0
-        d = signed(self.attrs["dim"])
-        return result * (grad - (grad * result).sum(dim=d, keepdim=True))
+        return SoftmaxBackwardDataBackward0.call(grad, result, dim=self.attrs["dim"])
+
+
+class SoftmaxBackwardDataBackward0(Function):
+    """_softmax_backward_data(grad_output, output, dim) as an op, for create_graph."""
+
+    __slots__ = ()
+
+    def forward(self, grad: Tensor, output: Tensor, dim: int) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("output", output)
+        self.save_attr(dim=dim)
+        d = signed(dim)
+        y, g = output.array, grad.array
+        return (y * (g - np.sum(g * y, axis=d, keepdims=True))).astype(y.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, output = self.unpack("grad_output"), self.unpack("output")
+        dim = self.attrs["dim"]
+        d = signed(dim)
+        g_grad = g_out = None
+        if self.needs_input_grad(0):
+            g_grad = SoftmaxBackwardDataBackward0.call(gg, output, dim=dim)
+        if self.needs_input_grad(1):  # torch's softmax_double_backward
+            g_out = (grad * gg - (output * grad).sum(d, True) * gg
+                     - grad * (output * gg).sum(d, True))
+        return g_grad, g_out
 
 
 class LogSoftmaxBackward0(Function):
@@ -71,7 +100,8 @@ class LogSoftmaxBackward0(Function):
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         if not a.dtype.is_floating_point:
-            raise _not_implemented("log_softmax_lastdim_kernel_impl", a.dtype)
+            last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
+            raise _not_implemented(f"log_softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
         d = wrap_dim(dim, a.array.ndim)
         self.save_attr(dim=saved_int(dim))
         x = a.array
@@ -79,8 +109,8 @@ class LogSoftmaxBackward0(Function):
             return np.zeros_like(x)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             shifted = x - np.max(x, axis=d, keepdims=True)
-            return (shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
-                    ).astype(x.dtype)
+            total = np.sum(precise(np.exp, shifted), axis=d, keepdims=True)
+            return (shifted - precise(np.log, total)).astype(x.dtype)
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -89,8 +119,32 @@ class LogSoftmaxBackward0(Function):
         result = self.unpack("result")
         if result.array.ndim == 0:
             return grad * 0.0
-        d = signed(self.attrs["dim"])
-        return grad - result.exp() * grad.sum(dim=d, keepdim=True)
+        return LogSoftmaxBackwardDataBackward0.call(grad, result, dim=self.attrs["dim"])
+
+
+class LogSoftmaxBackwardDataBackward0(Function):
+    """_log_softmax_backward_data(grad_output, output, dim) as an op, for create_graph."""
+
+    __slots__ = ()
+
+    def forward(self, grad: Tensor, output: Tensor, dim: int) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("output", output)
+        self.save_attr(dim=dim)
+        d = signed(dim)
+        y, g = output.array, grad.array
+        with np.errstate(over="ignore", invalid="ignore"):
+            return (g - np.exp(y) * np.sum(g, axis=d, keepdims=True)).astype(y.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, output = self.unpack("grad_output"), self.unpack("output")
+        dim = self.attrs["dim"]
+        g_grad = g_out = None
+        if self.needs_input_grad(0):  # torch: grad - (grad * output.exp()).sum(dim, true)
+            g_grad = gg - (gg * output.exp()).sum(signed(dim), True)
+        if self.needs_input_grad(1):  # torch: -grad_output.sum(dim, true) * output.exp() * grad
+            g_out = (-grad.sum(signed(dim), True) * output.exp()) * gg
+        return g_grad, g_out
 
 
 def _softmax_dim(name: str, ndim: int) -> int:
@@ -150,8 +204,31 @@ class LeakyReluBackward0(Function):
         return np.where(x > 0, x, x * negative_slope).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
+        return leaky_relu_backward(grad, self.unpack("self"), self.attrs["negative_slope"])
+
+
+class LeakyReluBackwardBackward0(Function):
+    """leaky_relu_backward(grad_output, self, negative_slope) as an op, for create_graph."""
+
+    __slots__ = ()
+
+    def forward(self, grad: Tensor, x: Tensor, negative_slope: Any) -> np.ndarray:
+        self.save("self", x)
+        self.save_attr(negative_slope=negative_slope)
+        g = grad.array
+        return np.where(x.array > 0, g, g * negative_slope).astype(g.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .creation import zeros_like
+
         x = self.unpack("self")
-        return where(x > 0, grad, grad * self.attrs["negative_slope"])
+        g_grad = (leaky_relu_backward(gg, x, self.attrs["negative_slope"])
+                  if self.needs_input_grad(0) else None)
+        return g_grad, (zeros_like(gg) if self.needs_input_grad(1) else None)
+
+
+def leaky_relu_backward(grad: Tensor, x: Tensor, negative_slope: Any) -> Tensor:
+    return LeakyReluBackwardBackward0.call(grad, x, negative_slope=negative_slope)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
@@ -164,6 +241,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
 _SQRT2 = math.sqrt(2.0)
 _BETA = math.sqrt(2.0 / math.pi)
 _KAPPA = 0.044715
+_GELU_PDF_BETA = 2 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5  # M_2_SQRTPI * M_SQRT1_2 * 0.5
 
 
 def _gelu_parts(x: np.ndarray, approximate: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -202,8 +280,13 @@ class GeluBackwardBackward0(Function):
             if self.needs_input_grad(0) else None
         g_x = None
         if self.needs_input_grad(1):
-            _, _, second = _gelu_parts(x.array, approximate)
-            g_x = gg * grad * Tensor._wrap(second.astype(x.array.dtype))
+            if approximate == "none":  # torch's gelu_double_backward, op for op
+                input_sq = x * x
+                pdf = mul_scalar(mul_scalar(input_sq, -0.5).exp(), _GELU_PDF_BETA)
+                g_x = gg * grad * (mul_scalar(pdf, 2) - input_sq * pdf)
+            else:
+                _, _, second = _gelu_parts(x.array, approximate)
+                g_x = gg * grad * Tensor._wrap(second.astype(x.array.dtype))
         return g_grad, g_x
 
 
@@ -238,12 +321,16 @@ class SiluBackward0(Function):
         self.save("self", a)
         x = a.array
         with np.errstate(over="ignore"):
-            return (x / (1 + np.exp(-x))).astype(x.dtype)
+            return (x / (np.asarray(1, x.dtype) + precise(np.exp, -x))).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
+        """torch: grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid))."""
+        from .creation import full_like
+
         x = self.unpack("self")
         s = x.sigmoid()
-        return grad * (s * (1 + x * (1 - s)))
+        right = add_scalar(x * (full_like(s, 1.0) - s), 1.0)  # C++ evaluates this operand first
+        return grad * s * right
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -262,14 +349,42 @@ class SoftplusBackward0(Function):
         self.save_attr(beta=beta, threshold=threshold)
         x = a.array
         with np.errstate(over="ignore"):
-            soft = np.log1p(np.exp(x * beta)) / beta
+            soft = precise(np.log1p, precise(np.exp, x * beta)) / beta
         return np.where(x * beta > threshold, x, soft).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
-        x = self.unpack("self")
+        return SoftplusBackwardBackward0.call(grad, self.unpack("self"), beta=self.attrs["beta"],
+                                              threshold=self.attrs["threshold"])
+
+
+class SoftplusBackwardBackward0(Function):
+    """softplus_backward(grad_output, self, beta, threshold) as an op, for create_graph."""
+
+    __slots__ = ()
+
+    def forward(self, grad: Tensor, x: Tensor, beta: Any, threshold: Any) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("self", x)
+        self.save_attr(beta=beta, threshold=threshold)
+        xb = x.array * beta
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.exp(xb)
+            return np.where(xb > threshold, grad.array, grad.array * z / (z + 1)).astype(
+                grad.array.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .unary import sigmoid_backward
+
+        grad, x = self.unpack("grad_output"), self.unpack("self")
         beta, threshold = self.attrs["beta"], self.attrs["threshold"]
-        z = (x * beta).exp()
-        return where(x * beta > threshold, grad, grad * z / (z + 1))
+        g_grad = g_x = None
+        if self.needs_input_grad(0):
+            g_grad = SoftplusBackwardBackward0.call(gg, x, beta=beta, threshold=threshold)
+        if self.needs_input_grad(1):  # torch's softplus_double_backward(gg * grad_output, ...)
+            xb = mul_scalar(x, beta)
+            mask = Tensor._wrap((xb.array < threshold).astype(gg.array.dtype))
+            g_x = mul_scalar(sigmoid_backward(gg * grad, xb.sigmoid()) * mask, beta)
+        return g_grad, g_x
 
 
 def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:  # noqa: A002
@@ -287,14 +402,42 @@ class EluBackward0(Function):
         self.save_attr(alpha=alpha, input_scale=input_scale, scale=scale)
         x = a.array
         with np.errstate(over="ignore"):
-            neg = scale * alpha * np.expm1(x * input_scale)
+            neg = scale * alpha * precise(np.expm1, x * input_scale)
         return np.where(x > 0, scale * x, neg).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
-        x = self.unpack("self")
         a = self.attrs
-        neg = grad * (a["input_scale"] * a["scale"] * a["alpha"]) * (x * a["input_scale"]).exp()
-        return where(x > 0, grad * a["scale"] if a["scale"] != 1 else grad, neg)
+        return EluBackwardBackward0.call(grad, self.unpack("self"), alpha=a["alpha"],
+                                         scale=a["scale"], input_scale=a["input_scale"])
+
+
+class EluBackwardBackward0(Function):
+    """elu_backward(grad_output, ..., self_or_result) as an op, for create_graph."""
+
+    __slots__ = ()
+
+    def forward(self, grad: Tensor, x: Tensor, alpha: Any, scale: Any,
+                input_scale: Any) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("self_or_result", x)
+        self.save_attr(alpha=alpha, input_scale=input_scale, is_result=False, scale=scale)
+        g, v = grad.array, x.array
+        with np.errstate(over="ignore"):
+            neg = g * (input_scale * scale * alpha) * np.exp(v * input_scale)
+        return np.where(v > 0, g * scale, neg).astype(g.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, x = self.unpack("grad_output"), self.unpack("self_or_result")
+        a = self.attrs
+        params = dict(alpha=a["alpha"], scale=a["scale"], input_scale=a["input_scale"])
+        g_grad = g_x = None
+        if self.needs_input_grad(0):
+            g_grad = EluBackwardBackward0.call(gg, x, **params)
+        if self.needs_input_grad(1):  # torch's elu_double_backward (is_result false)
+            mask = Tensor._wrap((x.array < 0).astype(gg.array.dtype))
+            inner = mul_scalar(gg * grad, a["input_scale"])
+            g_x = EluBackwardBackward0.call(inner, x, **params) * mask
+        return g_grad, g_x
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -331,26 +474,69 @@ def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
 
 
 def _scale_grad(grad: Tensor, reduction: int, numel: int) -> Tensor:
-    return grad / numel if reduction == 1 else grad
+    return div_scalar(grad, numel) if reduction == 1 else grad  # torch: grad_input.div_(numel)
 
 
 class MseLossBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, target: Tensor, reduction: int) -> np.ndarray:
+        dtype = dtypes.promote(a.dtype, target.dtype)
+        if not dtype.is_floating_point:
+            raise _not_implemented("mse_cpu", dtype)
         self.save("self", a)
         self.save("target", target)
         self.save_attr(reduction=reduction)
-        dtype = float_dtype(dtypes.promote(a.dtype, target.dtype))
         diff = cast(a.array, dtype) - cast(target.array, dtype)
         return _reduce(diff * diff, reduction)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, target = self.unpack("self"), self.unpack("target")
         reduction = self.attrs["reduction"]
-        g = _scale_grad(2 * (x - target) * grad, reduction, x.numel())
-        return (g if self.needs_input_grad(0) else None), (-g if self.needs_input_grad(1)
-                                                             else None)
+        g_x = g_t = None
+        if self.needs_input_grad(0):
+            g_x = MseLossBackwardBackward0.call(grad, x, target, reduction=reduction)
+        if self.needs_input_grad(1):  # torch: mse_loss_backward(grad, target, self, reduction)
+            g_t = MseLossBackwardBackward0.call(grad, target, x, reduction=reduction)
+        return g_x, g_t
+
+
+class MseLossBackwardBackward0(Function):
+    """mse_loss_backward(grad_output, self, target, reduction) as an op, for create_graph."""
+
+    __slots__ = ()
+
+    def forward(self, grad: Tensor, x: Tensor, target: Tensor, reduction: int) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("self", x)
+        self.save("target", target)
+        self.save_attr(reduction=reduction)
+        dtype = x.array.dtype
+        out = 2 * (x.array - target.array) * grad.array
+        if reduction == 1:
+            out = out / x.array.size
+        return np.asarray(out, dtype=dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
+        grad, x, target = (self.unpack("grad_output"), self.unpack("self"),
+                           self.unpack("target"))
+        reduction = self.attrs["reduction"]
+        g_grad = g_x = g_t = None
+        if self.needs_input_grad(0):  # torch's mse_loss_double_backward_grad_output
+            if reduction == 0:
+                g_grad = MseLossBackwardBackward0.call(gg, x, target, reduction=reduction)
+            else:
+                from .creation import ones_like
+
+                r = MseLossBackwardBackward0.call(ones_like(grad), x, target, reduction=reduction)
+                g_grad = (r * gg).sum()
+        if self.needs_input_grad(1) or self.needs_input_grad(2):
+            both = mul_scalar(gg * grad, 2)  # torch's mse_loss_double_backward
+            if reduction == 1:
+                both = div_scalar(both, x.array.size)
+            g_x = both if self.needs_input_grad(1) else None
+            g_t = -both if self.needs_input_grad(2) else None
+        return g_grad, g_x, g_t
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
@@ -430,29 +616,36 @@ class NllLossBackward0(Function):
             with np.errstate(invalid="ignore", divide="ignore"):
                 coeff = coeff / self.unpack("total_weight").array
         coeff_t = Tensor._wrap(coeff.reshape(arr.shape).astype(arr.dtype))
-        return NllLossBackwardBackward0.call(grad, x, coeff=coeff_t, reduction=reduction)
+        return NllLossBackwardBackward0.call(grad, x, coeff=coeff_t, target=target, weight=weight,
+                                             reduction=reduction,
+                                             ignore_index=self.attrs["ignore_index"])
 
 
 class NllLossBackwardBackward0(Function):
     """nll_loss's backward as an op (inputs grad_output, self), for create_graph: linear in
-    grad_output, and zero towards self (which still makes the result require grad)."""
+    grad_output, and zero towards self (which still makes the result require grad).
+    Saves what torch shows (ignore_index, reduction, target, weight); the per-element
+    coefficients it multiplies by are kept aside."""
 
-    __slots__ = ()
+    __slots__ = ("coeff",)
 
-    def forward(self, grad: Tensor, x: Tensor, coeff: Tensor, reduction: int) -> np.ndarray:
-        self.save("coeff", coeff)
+    def forward(self, grad: Tensor, x: Tensor, coeff: Tensor, target: Tensor,
+                weight: Tensor | None, reduction: int, ignore_index: int) -> np.ndarray:
+        self.coeff = coeff
+        self.save("target", target)
+        self.save("weight", weight)
+        self.save_attr(ignore_index=ignore_index, reduction=reduction)
         g = grad.array
         if reduction == 0 and x.array.ndim == 2:
             g = g[:, None]
         return (g * coeff.array).astype(x.array.dtype)
 
-    def saved_names(self) -> list[str]:
-        return []
-
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
 
-        coeff = self.unpack("coeff")
+        if self.released:
+            raise TorchRuntimeError(FREED_MESSAGE)
+        coeff = self.coeff
         g_grad = None
         if self.needs_input_grad(0):
             prod = gg * coeff
@@ -473,27 +666,20 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     if target.dtype not in (dtypes.int64, dtypes.uint8):
         raise TorchRuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype.tensor_type[:-6]}")
+    if target.array.ndim > 1 and input.array.ndim == 1:
+        raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.array.ndim == 1 and target.array.ndim == 1 and target.array.shape[0] != 1:
+        raise TorchValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: "
+            f"{target.array.shape[0]}")
     if input.array.ndim == 2 and (target.array.ndim != 1
                                   or target.array.shape[0] != input.array.shape[0]):
-        got = target.array.shape[0] if target.array.ndim else 1
+        got = target.array.shape[0] if target.array.ndim else 0
         raise TorchValueError(
             f"Expected input batch_size ({input.array.shape[0]}) to match target batch_size "
             f"({got}).")
     return NllLossBackward0.call(input, target=target, weight=weight, reduction=code,
                                  ignore_index=ignore_index)
-
-
-class DivBackward1(Function):
-    """`tensor / number` as C++ composites call it (div.Scalar: the number is an attribute)."""
-
-    __slots__ = ()
-
-    def forward(self, a: Tensor, other: Any) -> np.ndarray:
-        self.save_attr(other=other)
-        return (a.array / other).astype(a.array.dtype)
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return grad / self.attrs["other"]
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
@@ -504,11 +690,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
         raise NotSupportedError("cross_entropy with label_smoothing is not supported by gradtrace")
     class_dim = 0 if input.array.ndim == 1 else 1
     logp = LogSoftmaxBackward0.call(input, dim=class_dim)
-    if target.dtype.is_floating_point:
-        if target.shape != input.shape:
+    if target.shape == input.shape:  # torch: same shapes mean class probabilities
+        if not target.dtype.is_floating_point:
             raise TorchRuntimeError(
-                f"Expected target size [{', '.join(map(str, input.shape))}], got "
-                f"[{', '.join(map(str, target.shape))}]")
+                "Expected floating point type for target with class probabilities, got "
+                f"{target.dtype.tensor_type[:-6]}")
         prod = logp * target if weight is None else logp * target * weight.view(
             (-1,) + (1,) * (input.array.ndim - 2))
         if code == 0:
@@ -551,23 +737,74 @@ class BinaryCrossEntropyBackward0(Function):
         return _reduce(loss.astype(x.dtype), reduction)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        from .unary import clamp_min
 
         x, t_ = self.unpack("self"), self.unpack("target")
         weight = self.unpack("weight")
         reduction = self.attrs["reduction"]
         g_x = g_t = None
         if self.needs_input_grad(0):
-            g_x = grad * (x - t_) / clamp_min((1 - x) * x, _BCE_EPS)
-            if weight is not None:
-                g_x = g_x * weight
-            g_x = _scale_grad(g_x, reduction, x.numel())
+            g_x = BinaryCrossEntropyBackwardBackward0.call(grad, x, t_, weight=weight,
+                                                           reduction=reduction)
         if self.needs_input_grad(1):
             g_t = grad * ((1 - x).log() - x.log())
             if weight is not None:
                 g_t = g_t * weight
             g_t = _scale_grad(g_t, reduction, t_.numel())
         return g_x, g_t
+
+
+class BinaryCrossEntropyBackwardBackward0(Function):
+    """binary_cross_entropy_backward(grad_output, self, target, weight) as an op."""
+
+    __slots__ = ()
+
+    def forward(self, grad: Tensor, x: Tensor, target: Tensor, weight: Tensor | None,
+                reduction: int) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("self", x)
+        self.save("target", target)
+        self.save("weight", weight)
+        self.save_attr(reduction=reduction)
+        v, t_ = x.array, target.array
+        out = grad.array * (v - t_) / np.maximum((1 - v) * v, _BCE_EPS)
+        if weight is not None:
+            out = out * weight.array
+        if reduction == 1:
+            out = out / v.size
+        return np.asarray(out, dtype=v.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
+        from .creation import full_like
+
+        grad, x, t_ = self.unpack("grad_output"), self.unpack("self"), self.unpack("target")
+        weight = self.unpack("weight")
+        reduction = self.attrs["reduction"]
+        g_grad = g_x = None
+        if self.needs_input_grad(0):
+            g_grad = BinaryCrossEntropyBackwardBackward0.call(gg, x, t_, weight=weight,
+                                                              reduction=reduction)
+        if self.needs_input_grad(1):  # torch's binary_cross_entropy_double_backward
+            inp_pl_eps = add_scalar(x, _BCE_EPS)
+            one_m_inp_pl_eps = add_scalar(full_like(x, 1) - x, _BCE_EPS)
+            g_x = (x * x - mul_scalar(x, 2) * t_ + t_) / (inp_pl_eps.pow(2)
+                                                           * one_m_inp_pl_eps.pow(2))
+            g_x = g_x * (gg * grad)
+            if weight is not None:
+                g_x = g_x * weight
+            if reduction == 1:
+                g_x = div_scalar(g_x, x.array.size)
+        g_t = None
+        if self.needs_input_grad(2):  # torch's binary_cross_entropy_double_backward_target
+            g_t = -gg * grad
+            if weight is not None:
+                g_t = g_t * weight
+            denom = (full_like(x, 1) - x) * x
+            np.maximum(denom.array, _BCE_EPS, out=denom.array)  # clamp_min_ under no_grad
+            denom._version_counter.value += 1
+            g_t = g_t / denom
+            if reduction == 1:
+                g_t = div_scalar(g_t, t_.array.size)
+        return g_grad, g_x, g_t
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002
@@ -616,7 +853,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
         if self.needs_input_grad(0):
             if pos_weight is not None:
                 pt = pos_weight * t_
-                g_x = (pt + 1 - t_) * s - pt
+                g_x = (add_scalar(pt, 1) - t_) * s - pt
             else:
                 g_x = s - t_
             g_x = g_x * grad

@@ -11,9 +11,11 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
 from ..dtypes import DType, bool_, int64
 from ..node import Function
-from ..shapes import wrap_dim
+from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import binary_operands, cast, float_dtype
+from .scalar import div_scalar, mul_scalar
+from .unary import precise
 from .views import saved_int, saved_ints, signed, warn
 
 _MISSING: Any = object()
@@ -60,10 +62,23 @@ def restore(t: Tensor, dims: tuple[int, ...], ndim: int, keepdim: bool) -> Tenso
     return unsqueeze_dims(t, dims, ndim)
 
 
+def unsqueeze_multiple(t: Tensor, dims: tuple[int, ...] | None, ndim: int) -> Tensor:
+    """torch's unsqueeze_multiple on saved dims: none -> t, one -> t.unsqueeze(dim) as
+    given (negative dims stay negative), several -> each wrapped dim in ascending order."""
+    if not dims:
+        return t
+    if len(dims) == 1:
+        return t.unsqueeze(signed(dims[0]))
+    for d in sorted(signed(d) % ndim for d in dims):
+        t = t.unsqueeze(d)
+    return t
+
+
 def sum_backward(grad: Tensor, sizes: tuple[int, ...], dims: tuple[int, ...],
                  keepdim: bool) -> Tensor:
-    if not keepdim and sizes:
-        grad = unsqueeze_dims(grad, dims, len(sizes))
+    """torch's sum_backward: `dims` as saved (raw)."""
+    if not keepdim and sizes and dims:
+        grad = unsqueeze_multiple(grad, dims, len(sizes))
     return grad.expand(sizes)
 
 
@@ -97,8 +112,7 @@ class SumBackward1(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
-        sizes = a["self_sym_sizes"]
-        return sum_backward(grad, sizes, reduced(a["dim"], len(sizes)), a["keepdim"])
+        return sum_backward(grad, a["self_sym_sizes"], a["dim"], a["keepdim"])
 
 
 class MeanBackward0(Function):
@@ -113,7 +127,7 @@ class MeanBackward0(Function):
                                       else None), dtype=out.np)
 
     def backward(self, grad: Tensor) -> Tensor:
-        return grad.expand(self.attrs["self_sym_sizes"]) / self.attrs["self_sym_numel"]
+        return div_scalar(grad.expand(self.attrs["self_sym_sizes"]), self.attrs["self_sym_numel"])
 
 
 class MeanBackward1(Function):
@@ -134,7 +148,7 @@ class MeanBackward1(Function):
         sizes = a["self_sym_sizes"]
         axes = reduced(a["dim"], len(sizes))
         count = int(np.prod([sizes[d] for d in axes])) if sizes else 1
-        return sum_backward(grad, sizes, axes, a["keepdim"]) / count
+        return div_scalar(sum_backward(grad, sizes, a["dim"], a["keepdim"]), count)
 
 
 def _check_mean_dtype(a: Tensor, dtype: DType | None) -> None:
@@ -182,7 +196,9 @@ def where(condition: Tensor, x: Any, y: Any) -> Tensor:
         raise TorchRuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{condition.dtype.tensor_type[:-6]}")
-    return WhereBackward0.call(as_tensor_operand(x), as_tensor_operand(y), condition=condition)
+    tx, ty = as_tensor_operand(x), as_tensor_operand(y)
+    broadcast_shapes(broadcast_shapes(condition.array.shape, tx.array.shape), ty.array.shape)
+    return WhereBackward0.call(tx, ty, condition=condition)
 
 
 # -- max / min -------------------------------------------------------------------
@@ -223,8 +239,15 @@ class _MinReturn(ReturnTypes):
 
 
 def _evenly_distribute(grad: Tensor, self_: Tensor, result: Tensor) -> Tensor:
-    mask = self_ == result
-    return where(mask, grad / mask.sum(), Tensor.scalar(0.0))
+    """torch: grad.new_zeros(sizes).masked_fill_(input == value, grad / mask.sum())."""
+    from .views import masked_fill_
+
+    if np.isnan(result.array).any():
+        mask = Tensor._wrap(np.isnan(self_.array))
+    else:
+        mask = self_ == result
+    zeros = Tensor._wrap(np.zeros(self_.array.shape, dtype=grad.array.dtype))
+    return masked_fill_(zeros, mask, grad / mask.sum())
 
 
 class _FullExtreme(Function):
@@ -277,20 +300,21 @@ class _DimExtreme(Function):
         return out if keepdim else np.squeeze(out, d)
 
     def backward(self, grad: Tensor) -> Tensor:
+        """torch's value_selecting_reduction_backward: zeros(sizes).scatter_(dim, ...)."""
         from .creation import zeros
-        from .views import ScatterAddBackward0
+        from .views import ScatterBackward0
 
         a = self.attrs
         sizes = a["self_sym_sizes"]
         indices = self.unpack("indices")
+        dim = signed(a["dim"])
         if not sizes:
             return grad
-        d = signed(a["dim"]) % len(sizes)
         if not a["keepdim"]:
-            grad = grad.unsqueeze(d)
-            indices = Tensor._wrap(np.expand_dims(indices.array, d))
-        return ScatterAddBackward0.call(zeros(sizes, dtype=grad.dtype), grad, dim=d,
-                                        index=indices)
+            grad = grad.unsqueeze(dim)
+            indices = Tensor._wrap(np.expand_dims(indices.array, dim % len(sizes)))
+        return ScatterBackward0.call(zeros(sizes, dtype=grad.dtype), grad, dim=dim,
+                                     index=indices)
 
 
 class MaxBackward0(_DimExtreme):
@@ -355,13 +379,31 @@ class _AmaxAmin(Function):
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
+        """torch: scale_grad_by_count(restore_reduced_dims(grad), restored result == self)."""
         self_, result = self.unpack("self"), self.unpack("result")
-        ndim = self_.array.ndim
-        axes = reduced(self.attrs["dim"], ndim)
+        dims = self.attrs["dim"]
         keepdim = self.attrs["keepdim"]
-        mask = self_ == restore(result, axes, ndim, keepdim)
-        count = mask.sum(dim=axes, keepdim=True) if ndim else mask.sum()
-        return where(mask, restore(grad, axes, ndim, keepdim) / count, Tensor.scalar(0.0))
+        mask = _restore_reduced_dims(result, dims, keepdim) == self_
+        count = mask.sum(dim=tuple(signed(d) for d in dims), keepdim=True)
+        return (_restore_reduced_dims(grad, dims, keepdim) / count) * mask
+
+
+def _restore_reduced_dims(t: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """torch's restore_reduced_dims: reshape with a 1 at every reduced dim."""
+    if keepdim:
+        return t
+    total = t.array.ndim + len(dims)
+    target = [0] * total
+    for d in dims:
+        d = signed(d)
+        target[d + total if d < 0 else d] = 1
+    j = 0
+    for size in t.array.shape:
+        while target[j] > 0:
+            j += 1
+        target[j] = size
+        j += 1
+    return t.reshape(tuple(target))
 
 
 class AmaxBackward0(_AmaxAmin):
@@ -395,12 +437,16 @@ class MaximumBackward0(Function):
         return type(self).ufunc(cast(a.array, dtype), cast(b.array, dtype))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        """torch: at::where(self == other, grad / 2, grad).masked_fill_(self < other, 0)."""
+        from .views import masked_fill_
+
         a, b = self.unpack("self"), self.unpack("other")
-        half = where(a == b, grad / 2, grad)
-        zero = Tensor.scalar(0.0)
         loses_a, loses_b = (a < b, a > b) if type(self).ufunc is np.maximum else (a > b, a < b)
-        ga = where(loses_a, zero, half) if self.needs_input_grad(0) else None
-        gb = where(loses_b, zero, half) if self.needs_input_grad(1) else None
+        ga = gb = None
+        if self.needs_input_grad(0):
+            ga = masked_fill_(where(a == b, div_scalar(grad, 2), grad), loses_a, 0)
+        if self.needs_input_grad(1):
+            gb = masked_fill_(where(a == b, div_scalar(grad, 2), grad), loses_b, 0)
         return ga, gb
 
 
@@ -485,8 +531,10 @@ class ProdBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         self_ = self.unpack("self")
+        if self_.array.ndim == 0:
+            return grad
         if (self_.array != 0).all():
-            return grad * self.unpack("result") / self_
+            return grad * (self.unpack("result") / self_)  # torch: grad * (result / input)
         return grad * Tensor._wrap(_others_product(self_.array, None))
 
 
@@ -511,10 +559,12 @@ class ProdBackward1(Function):
         if not ndim:
             return grad
         d = signed(self.attrs["dim"]) % ndim
-        keepdim = self.attrs["keepdim"]
-        grad = restore(grad, (d,), ndim, keepdim)
+        result = self.unpack("result")
+        if not self.attrs["keepdim"]:  # torch wraps dim first here
+            grad = grad.unsqueeze(d)
+            result = result.unsqueeze(d)
         if (self_.array != 0).all():
-            return grad * restore(self.unpack("result"), (d,), ndim, keepdim) / self_
+            return grad * (result / self_)  # torch: grad * (result / input)
         return grad * Tensor._wrap(_others_product(self_.array, d))
 
 
@@ -565,36 +615,41 @@ class LinalgVectorNormBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
-    def backward(self, grad: Tensor) -> Tensor:
-        from .creation import zeros_like
+    def backward(self, grad: Tensor) -> Tensor | None:
+        """torch's norm_backward, op for op (so create_graph records the same nodes)."""
+        from .arithmetic import pow_
         from .unary import sgn
+        from .views import masked_fill_
 
         self_, norm = self.unpack("self"), self.unpack("result")
         a = self.attrs
         ndim = self_.array.ndim
-        axes = tuple(range(ndim)) if a["dim"] is None else reduced(a["dim"], ndim)
-        grad = restore(grad, axes, ndim, a["keepdim"])
-        norm = restore(norm, axes, ndim, a["keepdim"])
+        dims = a["dim"] or ()
+        if not a["keepdim"] and ndim:
+            grad = unsqueeze_multiple(grad, dims, ndim)
+            norm = unsqueeze_multiple(norm, dims, ndim)
         p = float(a["ord"])
-        zero = Tensor.scalar(0.0)
         if p == 0:
-            return zeros_like(self_)
+            return None  # torch returns an undefined gradient
         if p == 1:
             return sgn(self_) * grad
         if p == 2:
-            return grad * where(norm == 0, zero, self_ / norm)
+            return grad * masked_fill_(self_ / norm, norm == 0, 0)
         if math.isinf(p):
-            mask = self_.abs() == norm
-            count = mask.sum(dim=axes, keepdim=True) if ndim else mask.sum()
-            return sgn(self_) * where(mask, grad / count, zero)
+            self_abs = self_.abs()
+            mask = (self_abs == norm) | Tensor._wrap(np.isnan(self_abs.array))
+            count = mask.sum(dim=tuple(signed(d) for d in dims), keepdim=True)
+            return sgn(self_) * ((grad / count) * mask)
         if p < 1:
-            scaled = sgn(self_) * where(self_ == 0, zero, self_.abs().pow(p - 1))
+            scaled = sgn(self_) * masked_fill_(pow_(self_.abs(), p - 1), self_ == 0, 0)
             return scaled * grad * norm.pow(1 - p)
         if p < 2:
-            scaled = sgn(self_) * self_.abs().pow(p - 1)
+            scaled = sgn(self_) * pow_(self_.abs(), p - 1)
         else:
-            scaled = self_ * self_.abs().pow(p - 2)
-        return scaled * where(norm == 0, zero, grad / norm.pow(p - 1))
+            scaled = self_ * pow_(self_.abs(), p - 2)
+        scale_v = grad / norm.pow(p - 1)
+        masked_fill_(scale_v, norm == 0, 0)
+        return scaled * scale_v
 
 
 def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None,  # noqa: A002
@@ -660,17 +715,26 @@ class VarBackward0(Function):
         return var
 
     def _var_backward(self, grad: Tensor) -> Tensor:
+        """torch's var_backward: (2.0 / dof) * grad * (self - self.mean(...))."""
         self_ = self.unpack("self")
         a = self.attrs
         ndim = self_.array.ndim
-        axes = tuple(range(ndim)) if a["dim"] is None else reduced(a["dim"], ndim)
-        ddof = 1 if a["correction"] is None else a["correction"]
-        n = int(np.prod([self_.array.shape[d] for d in axes])) if axes else 1
-        grad = restore(grad, axes, ndim, a["keepdim"])
-        centered = self_ - self_.mean(dim=axes, keepdim=True) if ndim else self_ - self_
+        correction = 1 if a["correction"] is None else a["correction"]
+        if ndim == 0 or a["dim"] is None:
+            dof = float(self_.array.size) - correction
+            if dof <= 0:
+                inf = Tensor.scalar(math.inf)
+                return grad * where(self_ == self_.mean(), Tensor.scalar(0), inf)
+            return mul_scalar(grad, 2.0 / dof) * (self_ - self_.mean())
+        dims = a["dim"]
+        if not a["keepdim"] and ndim > 1:
+            grad = unsqueeze_multiple(grad, dims, ndim)
+        axes = reduced(dims, ndim)
+        rnumel = float(np.prod([self_.array.shape[d] for d in axes]))
         with np.errstate(divide="ignore"):
-            scale = float(np.float64(2.0) / np.float64(builtins.max(0, n - ddof)))
-        return scale * grad * centered
+            scale = float(np.float64(2.0) / np.float64(rnumel - correction))
+        return mul_scalar(grad, scale) * (self_ - self_.mean(dim=tuple(signed(d) for d in dims),
+                                                             keepdim=True))
 
     def backward(self, grad: Tensor) -> Tensor:
         return self._var_backward(grad)
@@ -687,14 +751,11 @@ class StdBackward0(VarBackward0):
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
+        """torch: var_backward((grad / (result * 2)).masked_fill_(result == 0, 0), ...)."""
+        from .views import masked_fill_
+
         result = self.unpack("result")
-        ndim = len(self.input_meta[0][0])
-        a = self.attrs
-        axes = tuple(range(ndim)) if a["dim"] is None else reduced(a["dim"], ndim)
-        result = restore(result, axes, ndim, a["keepdim"])
-        grad = restore(grad, axes, ndim, a["keepdim"])
-        scaled = where(result == 0, Tensor.scalar(0.0), grad / (result * 2))
-        return self._var_backward(scaled)
+        return self._var_backward(masked_fill_(grad / mul_scalar(result, 2), result == 0, 0))
 
 
 def _var_std(node: type[VarBackward0], a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
@@ -728,7 +789,7 @@ class LogsumexpBackward0(Function):
             m = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim,
                                                                              x.dtype)
             m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
-            out = np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True)) + m
+            out = precise(np.log, np.sum(precise(np.exp, x - m), axis=axes, keepdims=True)) + m
         if not keepdim:
             out = np.squeeze(out, axis=axes)
         return np.asarray(out, dtype=x.dtype)
@@ -739,10 +800,10 @@ class LogsumexpBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         self_, result = self.unpack("self"), self.unpack("result")
         ndim = self_.array.ndim
-        axes = reduced(self.attrs["dim"], ndim)
-        keepdim = self.attrs["keepdim"]
-        return restore(grad, axes, ndim, keepdim) * (
-            self_ - restore(result, axes, ndim, keepdim)).exp()
+        if not self.attrs["keepdim"] and ndim:
+            grad = unsqueeze_multiple(grad, self.attrs["dim"], ndim)
+            result = unsqueeze_multiple(result, self.attrs["dim"], ndim)
+        return grad * (self_ - result).exp()
 
 
 def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -763,9 +824,9 @@ class CumsumBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         from .views import flip
 
-        if grad.array.ndim == 0:
-            return grad
         d = signed(self.attrs["dim"])
+        if grad.array.size <= 1 or grad.array.shape[d] == 1:
+            return grad
         return flip(cumsum(flip(grad, (d,)), d), (d,))
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
+from ..grad_mode import GRAD_MODE
 from ..node import Function, Node
 from ..shapes import Size, broadcast_shapes, size_args, wrap_dim
 from ..tensor import Tensor, gradient_edge, type_name
@@ -289,7 +290,8 @@ class ExpandBackward0(ViewFunction):
                 f"tensor ({len(src)})")
         lead = len(shape) - len(src)
         target = list(shape)
-        for i, s in enumerate(shape):
+        for i in range(len(shape) - 1, -1, -1):  # torch checks from the last dim
+            s = shape[i]
             if s == -1:
                 if i < lead:
                     raise TorchRuntimeError(
@@ -305,15 +307,22 @@ class ExpandBackward0(ViewFunction):
         return np.broadcast_to(a.array, tuple(target))
 
     def backward(self, grad: Tensor) -> Tensor:
-        from ..shapes import sum_to_dims
+        return sum_to(grad, self.attrs["self_sym_sizes"])
 
-        sizes = self.attrs["self_sym_sizes"]
-        dims = sum_to_dims(grad.array.shape, sizes)
-        if dims:
-            grad = grad.sum(dim=dims, keepdim=True)
-        if grad.array.shape != sizes:
-            grad = grad.view(sizes)
-        return grad
+
+def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """torch's at::sum_to: reduce a broadcast gradient to `shape` with the nodes torch records
+    (sum() for a 0-d shape; else sum(dims, keepdim=True), then view if dims were added)."""
+    from ..shapes import sum_to_dims
+
+    if not shape:
+        return grad.sum()
+    dims = sum_to_dims(grad.array.shape, shape)
+    if dims:
+        grad = grad.sum(dim=dims, keepdim=True)
+    if grad.array.ndim > len(shape):
+        grad = grad.view(shape)
+    return grad
 
 
 def expand(a: Tensor, *shape: Any, **kwargs: Any) -> Tensor:
@@ -350,7 +359,18 @@ class SqueezeBackward0(ViewFunction):
         return a.array.reshape(tuple(s for s in a.array.shape if s != 1))
 
     def backward(self, grad: Tensor) -> Tensor:
-        return grad.reshape(self.attrs["self_sym_sizes"])
+        return unsqueeze_to(grad, self.attrs["self_sym_sizes"])
+
+
+def unsqueeze_to(grad: Tensor, sizes: tuple[int, ...], dims: tuple[int, ...] | None = None
+                 ) -> Tensor:
+    """torch's unsqueeze_to: unsqueeze back each (selected) dim of size 1, in order."""
+    ndim = len(sizes)
+    chosen = None if dims is None else {signed(d) % ndim for d in dims} if ndim else set()
+    for d in range(ndim):
+        if sizes[d] == 1 and (chosen is None or d in chosen):
+            grad = grad.unsqueeze(d)
+    return grad
 
 
 def _squeeze_dims(array: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
@@ -368,7 +388,7 @@ class SqueezeBackward1(ViewFunction):
         return _squeeze_dims(a.array, (_wrap(dim, a.array.ndim),))
 
     def backward(self, grad: Tensor) -> Tensor:
-        return grad.reshape(self.attrs["self_sym_sizes"])
+        return unsqueeze_to(grad, self.attrs["self_sym_sizes"], (self.attrs["dim"],))
 
 
 class SqueezeBackward2(ViewFunction):
@@ -381,7 +401,7 @@ class SqueezeBackward2(ViewFunction):
         return _squeeze_dims(a.array, tuple(_wrap(d, a.array.ndim) for d in dim))
 
     def backward(self, grad: Tensor) -> Tensor:
-        return grad.reshape(self.attrs["self_sym_sizes"])
+        return unsqueeze_to(grad, self.attrs["self_sym_sizes"], self.attrs["dim"])
 
 
 class SqueezeBackward4(Function):
@@ -394,7 +414,7 @@ class SqueezeBackward4(Function):
         return _squeeze_dims(a.array, (_wrap(dim, a.array.ndim),))
 
     def backward(self, grad: Tensor) -> Tensor:
-        return grad.reshape(self.attrs["self_sym_sizes"])
+        return unsqueeze_to(grad, self.attrs["self_sym_sizes"], (self.attrs["dim"],))
 
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
@@ -589,18 +609,27 @@ class RepeatBackward0(Function):
         return np.tile(a.array, repeats)
 
     def backward(self, grad: Tensor) -> Tensor:
+        """torch's repeat_backward: sum away added dims, then one reshape and one sum."""
         repeats = self.attrs["repeats"]
         sizes = self.attrs["self_sym_sizes"]
-        padded = (1,) * (len(repeats) - len(sizes)) + tuple(sizes)
-        if 0 in repeats or 0 in padded:
+        if 0 in repeats:
             from .creation import zeros
 
             return zeros(sizes, dtype=grad.dtype)
-        inter = []
-        for r, s in zip(repeats, padded, strict=True):
-            inter += [r, s]
-        summed = grad.reshape(tuple(inter)).sum(dim=tuple(range(0, 2 * len(repeats), 2)))
-        return summed.reshape(sizes)
+        extra = grad.array.ndim - len(sizes)
+        for _ in range(extra):
+            grad = grad.sum(0)
+        grad_size: list[int] = []
+        sum_dims: list[int] = []
+        for d, size in enumerate(sizes):
+            repeat = repeats[d + extra]
+            if repeat != 1:
+                grad_size.append(repeat)
+                sum_dims.append(len(grad_size) - 1)
+            grad_size.append(size)
+        if sum_dims:
+            grad = grad.reshape(tuple(grad_size)).sum(tuple(sum_dims))
+        return grad
 
 
 class FlipBackward0(Function):
@@ -635,7 +664,7 @@ class SelectBackwardBackward0(Function):
     __slots__ = ()
 
     def forward(self, grad: Tensor, sizes: tuple[int, ...], dim: int, index: int) -> np.ndarray:
-        self.save_attr(dim=saved_int(dim), index=saved_int(index), input_sizes=tuple(sizes))
+        self.save_attr(dim=saved_int(dim), index=saved_int(index))  # torch saves no sizes
         out = np.zeros(sizes, dtype=grad.array.dtype)
         d = dim % len(sizes)
         out[(slice(None),) * d + (index,)] = grad.array
@@ -677,8 +706,8 @@ class SliceBackwardBackward0(Function):
 
     def forward(self, grad: Tensor, sizes: tuple[int, ...], dim: int, start: int, end: int,
                 step: int) -> np.ndarray:
-        self.save_attr(dim=saved_int(dim), end=saved_int(end), input_sizes=tuple(sizes),
-                       start=saved_int(start), step=step)
+        self.save_attr(dim=saved_int(dim), end=saved_int(end), start=saved_int(start),
+                       step=step)  # torch saves no sizes
         out = np.zeros(sizes, dtype=grad.array.dtype)
         out[_slice_key(len(sizes), dim, start, end, step)] = grad.array
         return out
@@ -758,7 +787,8 @@ class IndexBackward0(Function):
 
         a = self.attrs
         base = zeros(a["self_sym_sizes"], dtype=grad.dtype)
-        return IndexPutBackward0.call(base, grad, indices=a["indices"], accumulate=True)
+        # torch: at::_index_put_impl_(zeros, indices, grad, accumulate=true, unsafe=true)
+        return IndexPutImplBackward0.call(base, grad, indices=a["indices"], accumulate=True)
 
 
 def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
@@ -851,6 +881,12 @@ class IndexPutBackward0(Function):
         if self.needs_input_grad(1):
             g_values = IndexBackward0.call(grad, indices=indices)
         return g_self, g_values
+
+
+class IndexPutImplBackward0(IndexPutBackward0):
+    """_index_put_impl_: what index's backward (x[idx] under create_graph) records."""
+
+    __slots__ = ()
 
 
 def _sequence_to_tensor(seq: Any) -> Tensor:
@@ -1028,9 +1064,11 @@ class IndexSelectBackward0(Function):
         size = a.array.shape[d] if a.array.ndim else 1
         bad = index.array[(index.array < 0) | (index.array >= size)]
         if bad.size:
-            raise TorchRuntimeError(
-                f"INDICES element is out of DATA bounds, id={int(bad.reshape(-1)[0])} "
-                f"axis_dim={size}")
+            if a.array.ndim == 2 and d == 1:  # torch's 2-D dim-1 kernel says it this way
+                raise TorchRuntimeError(
+                    f"INDICES element is out of DATA bounds, id={int(bad.reshape(-1)[0])} "
+                    f"axis_dim={size}")
+            raise TorchIndexError("index out of range in self")
         self.save("index", index)
         self.save_attr(dim=saved_int(dim), self_sym_sizes=a.array.shape)
         return np.take(a.array, index.array.reshape(-1), axis=d if a.array.ndim else None)
@@ -1056,9 +1094,7 @@ class MaskedFillBackward0(Function):
         return np.where(mask.array, np.asarray(value).astype(a.array.dtype), a.array)
 
     def backward(self, grad: Tensor) -> Tensor:
-        from .reductions import where
-
-        return where(self.unpack("mask"), Tensor.scalar(0.0), grad)
+        return masked_fill(grad, self.unpack("mask"), 0)  # torch: grad.masked_fill(mask, 0)
 
 
 class MaskedFillBackward1(Function):
@@ -1079,9 +1115,9 @@ class MaskedFillBackward1(Function):
         from .reductions import where
 
         mask = self.unpack("mask")
-        zero = Tensor.scalar(0.0)
-        g_self = where(mask, zero, grad) if self.needs_input_grad(0) else None
-        g_value = where(mask, grad, zero).sum() if self.needs_input_grad(1) else None
+        g_self = masked_fill(grad, mask, 0) if self.needs_input_grad(0) else None
+        g_value = (where(mask, grad, Tensor.scalar(0.0)).sum() if self.needs_input_grad(1)
+                   else None)
         return g_self, g_value
 
 
@@ -1124,8 +1160,8 @@ def _gather_key(index: np.ndarray, dim: int) -> tuple:
 
 
 def _check_gather(a: Tensor, dim: int, index: Tensor, name: str) -> int:
-    if index.dtype is not dtypes.int64:
-        raise TorchRuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.dtype is not dtypes.int64 and index.dtype.name != "int32":
+        raise TorchRuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     d = _wrap(dim, a.array.ndim)
     if index.array.ndim != a.array.ndim:
         raise TorchRuntimeError(
@@ -1161,7 +1197,7 @@ class ScatterAddBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor) -> np.ndarray:
-        d = _check_gather(a, dim, index, "scatter_add")
+        d = _check_gather(a, dim, index, "scatter")
         self.save("index", index)
         self.save_attr(dim=saved_int(dim))
         out = a.array.copy()
@@ -1173,6 +1209,31 @@ class ScatterAddBackward0(Function):
         dim, index = signed(self.attrs["dim"]), self.unpack("index")
         g_src = gather(grad, dim, index) if self.needs_input_grad(1) else None
         return (grad if self.needs_input_grad(0) else None), g_src
+
+
+class ScatterBackward0(Function):
+    """scatter(self, dim, index, src): what max(dim)/min(dim) record in their backward."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor) -> np.ndarray:
+        d = _check_gather(a, dim, index, "scatter")
+        self.save("index", index)
+        self.save_attr(dim=saved_int(dim))
+        out = a.array.copy()
+        out[_gather_key(index.array, d)] = src.array[
+            tuple(slice(0, s) for s in index.array.shape)]
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        dim, index = signed(self.attrs["dim"]), self.unpack("index")
+        g_self = None
+        if self.needs_input_grad(0):  # torch: grad.scatter(dim, index, 0)
+            kept = np.ones(grad.array.shape, dtype=bool)
+            kept[_gather_key(index.array, _wrap(dim, grad.array.ndim))] = False
+            g_self = grad * Tensor._wrap(kept)
+        g_src = gather(grad, dim, index) if self.needs_input_grad(1) else None
+        return g_self, g_src
 
 
 def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
@@ -1564,6 +1625,22 @@ class AsStridedScatterBackward0(Function):
         return g_self, g_src
 
 
+class AsStridedViewBackward0(ViewFunction, AsStridedBackward0):
+    """as_strided as a real view of a contiguous tensor: what CopySlices' backward takes of
+    its result under create_graph (torch names it AsStridedBackward0 too)."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, size: tuple[int, ...], stride: tuple[int, ...],
+                storage_offset: int, base_strides: tuple[int, ...]) -> np.ndarray:
+        self.save_attr(size=tuple(size), storage_offset=storage_offset, stride=tuple(stride))
+        self.base_strides = base_strides
+        return _strided(a.array.reshape(-1), size, stride, storage_offset)
+
+
+AsStridedViewBackward0.__name__ = "AsStridedBackward0"
+
+
 class CopySlices(Node):
     """The base's grad_fn after an in-place op on one of its views (torch's CopySlices).
 
@@ -1588,6 +1665,9 @@ class CopySlices(Node):
             return (None,) * len(self.next_functions)
         geometry = dict(size=self.size, stride=self.stride, storage_offset=self.storage_offset,
                         base_strides=self.base_strides)
+        shape, dtype = self.input_meta[0]
+        if GRAD_MODE.enabled and self.base_strides == contiguous_strides(shape):
+            return self._apply_recorded(grad, shape, dtype, geometry)
         grad_slice = AsStridedBackward0.call(grad, **geometry)
         res = list(self.fn.apply([grad_slice]))
         res += [None] * (len(self.next_functions) - len(res))
@@ -1599,6 +1679,23 @@ class CopySlices(Node):
             if src.dtype is not grad.dtype:
                 src = src.to(grad.dtype)
             out[0] = AsStridedScatterBackward0.call(grad, src, **geometry)
+        for i in range(1, len(out)):
+            out[i] = res[i]
+        return tuple(out)
+
+
+    def _apply_recorded(self, grad: Tensor, shape: tuple[int, ...], dtype: Any,
+                        geometry: dict[str, Any]) -> tuple[Tensor | None, ...]:
+        """torch's CopySlices::apply op for op, so create_graph records its nodes: result =
+        empty.copy_(grad); fn(result.as_strided(...).clone()); grad_slice.copy_(res[0])."""
+        result = copy_(Tensor._wrap(np.empty(shape, dtype=dtype.np)), grad)
+        grad_slice = AsStridedViewBackward0.call(result, **geometry)
+        res = list(self.fn.apply([clone(grad_slice)]))
+        res += [None] * (len(self.next_functions) - len(res))
+        out: list[Tensor | None] = [None] * len(self.next_functions)
+        if self.next_functions[0][0] is not None and res[0] is not None:
+            copy_(grad_slice, res[0])
+            out[0] = result
         for i in range(1, len(out)):
             out[i] = res[i]
         return tuple(out)

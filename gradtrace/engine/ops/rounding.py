@@ -1,0 +1,119 @@
+"""Rounding divisions as torch records them.
+
+`a // b` (floor_divide) has no derivative in torch: with an input that requires grad it
+records a `NotImplemented` node whose backward raises.  `torch.div(a, b,
+rounding_mode=...)` records `DivBackward2`, whose gradients are zeros.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from ..node import Function
+from ..tensor import Tensor, as_tensor_operand
+from ._util import binary_operands, cast
+
+
+def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
+    ta, tb, dtype = binary_operands(a, b)
+    x, y = cast(ta.array, dtype), cast(tb.array, dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rounding_mode == "floor":
+            out = np.floor_divide(x, y)
+        else:
+            out = np.trunc(np.true_divide(x, y))
+    return np.asarray(out).astype(dtype.np)
+
+
+class NotImplementedFloorDivide(Function):
+    """floor_divide's node: torch::autograd::NotImplemented over the tensor operands."""
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def forward(self, *tensors: Tensor, a: Tensor, b: Tensor) -> np.ndarray:
+        return _rounded_divide(a, b, "floor")
+
+    def backward(self, grad: Tensor) -> Any:
+        raise TorchRuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+NotImplementedFloorDivide.__name__ = "NotImplemented"  # how a tensor's repr shows it
+
+
+class RemainderBackward0(Function):
+    """`tensor % number` (remainder.Scalar): one input; the gradient passes through."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
+        _, _, dtype = binary_operands(a, other)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.remainder(cast(a.array, dtype), cast(other.array, dtype))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad
+
+
+class NotImplementedRemainder(Function):
+    """`number % tensor` (remainder.Scalar_Tensor): torch has no derivative for it."""
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def forward(self, b: Tensor, a: Tensor) -> np.ndarray:
+        _, _, dtype = binary_operands(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.remainder(cast(a.array, dtype), cast(b.array, dtype))
+
+    def backward(self, grad: Tensor) -> Any:
+        raise TorchRuntimeError("derivative for aten::remainder is not implemented")
+
+
+NotImplementedRemainder.__name__ = "NotImplemented"
+
+
+def remainder_number(a: Any, b: Any) -> Tensor:
+    """`tensor % number` or `number % tensor`."""
+    if isinstance(a, Tensor):
+        return RemainderBackward0.call(a, other=as_tensor_operand(b))
+    return NotImplementedRemainder.call(b, a=as_tensor_operand(a))
+
+
+class DivBackward2(Function):
+    """div(self, other, rounding_mode=...): differentiable in form, with zero gradients."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
+        if rounding_mode not in ("floor", "trunc"):
+            raise TorchRuntimeError(
+                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                f"'{rounding_mode}'")
+        self.save("other", b)
+        self.save("self", a)
+        self.save_attr(rounding_mode=rounding_mode)
+        return _rounded_divide(a, b, rounding_mode)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .creation import zeros_like
+
+        g_a = zeros_like(grad) if self.needs_input_grad(0) else None
+        g_b = zeros_like(grad) if self.needs_input_grad(1) else None
+        return g_a, g_b
+
+
+def floor_divide(a: Any, b: Any) -> Tensor:
+    ta, tb = as_tensor_operand(a), as_tensor_operand(b)
+    tensors = [t for t in (ta, tb) if not t._wrapped]
+    return NotImplementedFloorDivide.call(*tensors, a=ta, b=tb)
+
+
+def rounded_div(a: Tensor, b: Any, rounding_mode: str) -> Tensor:
+    return DivBackward2.call(a, as_tensor_operand(b), rounding_mode=rounding_mode)

@@ -31,9 +31,6 @@ EXTRA = sorted((HERE / "conformance_extra").glob("*.gt"))
 KNOWN_DIFFERENCES: dict[str, str] = {
     "exp_log_items": "float32 log/pow/gelu: torch's SLEEF and GELU kernels are not correctly "
                      "rounded for some inputs; full-precision .item() prints show the last bit",
-    "create_graph_inplace_views": "double backward through CopySlices of an in-place write "
-                                  "to a slice: the recorded graph's next_functions differ "
-                                  "deep inside (values and printed output agree)",
 }
 
 

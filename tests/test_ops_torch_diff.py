@@ -473,7 +473,6 @@ CREATE_GRAPH_SKIP = {
     "v @ M",  # MmBackward0 of a view saves the view's strides
     "F.gelu(x, approximate='tanh')",  # tanh gelu's double backward is a numpy constant
     "F.binary_cross_entropy_with_logits(x, p, pos_weight=w)",  # target grad: log_sigmoid
-    "y2 = x * 1\nw2 = y2[1]\nw2.mul_(v)\nout = y2 * y2",  # 2nd order: as_strided_backward
 }
 
 

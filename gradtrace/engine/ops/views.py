@@ -1591,9 +1591,36 @@ class AsStridedBackward0(Function):
 
         shape, dtype = self.input_meta[0]
         a = self.attrs
+        if GRAD_MODE.enabled and not (_maybe_overlapping(a["size"], a["stride"])
+                                      or _maybe_overlapping(shape, self.base_strides)):
+            return _as_strided_backward(grad, shape, self.base_strides, a)
         return AsStridedScatterBackward0.call(
             zeros(shape, dtype=dtype), grad, size=a["size"], stride=a["stride"],
             storage_offset=a["storage_offset"], base_strides=self.base_strides)
+
+
+def _maybe_overlapping(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """torch's _maybe_overlapping_memory."""
+    max_index = 0
+    for stride, size in sorted(zip(strides, sizes), key=lambda p: p[0]):
+        if stride <= max_index:
+            return True
+        max_index += stride * (size - 1)
+    return False
+
+
+def _as_strided_backward(grad: Tensor, shape: tuple[int, ...], strides: tuple[int, ...],
+                         out: dict[str, Any]) -> Tensor:
+    """torch's as_strided_backward (no overlap) op for op, so create_graph records it:
+    zeros storage; storage.as_strided(out).copy_(grad); storage.as_strided(input)."""
+    base_size = max(_region_extent(shape, strides, 0),
+                    _region_extent(out["size"], out["stride"], out["storage_offset"]))
+    storage = Tensor._wrap(np.zeros(base_size, dtype=grad.array.dtype))
+    window = AsStridedViewBackward0.call(storage, size=out["size"], stride=out["stride"],
+                                         storage_offset=out["storage_offset"], base_strides=(1,))
+    copy_(window, grad)
+    return AsStridedViewBackward0.call(storage, size=tuple(shape), stride=tuple(strides),
+                                       storage_offset=0, base_strides=(1,))
 
 
 class AsStridedScatterBackward0(Function):

@@ -8,16 +8,13 @@ traceback line.  Re-record with `tests/tools/record_conformance.py` under a Pyth
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
-
-from gradtrace.runner import load_source, run_source
+from test_conformance import assert_matches_torch
 
 HERE = Path(__file__).parent
 CASES = sorted((HERE / "conformance_extra").glob("*.gt"))
-ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 # Cases where gradtrace still prints something else than torch; reported, not hidden.
 KNOWN_DIFFERENCES = {
@@ -28,23 +25,11 @@ KNOWN_DIFFERENCES = {
 }
 
 
-def run_case(script: Path):
-    result = run_source(load_source(str(script)))
-    return ADDRESS.sub("0x?", result.stdout), result.error
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
 def test_extra_case_prints_what_torch_printed(case: Path, request):
     if case.stem in KNOWN_DIFFERENCES:
         request.applymarker(pytest.mark.xfail(reason=KNOWN_DIFFERENCES[case.stem], strict=True))
-    stdout, error = run_case(case)
-    assert stdout == case.with_suffix(".out").read_text()
-    err_file = case.with_suffix(".err")
-    if err_file.exists():
-        assert error is not None, "torch raised, gradtrace did not"
-        assert f"{error.kind}: {error.message}" == err_file.read_text().strip()
-    else:
-        assert error is None, error.format()
+    assert_matches_torch(case)
 
 
 def test_extra_corpus_is_recorded():

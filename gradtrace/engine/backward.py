@@ -171,20 +171,27 @@ def _accumulate(buffer: list[Tensor | None], index: int, grad: Tensor) -> None:
 
 
 def _validate(node: Node, grads: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
-    """Reduce each gradient to its input's shape and dtype (torch's validate_outputs)."""
-    metas = node.input_meta
+    """torch's validate_outputs: no gradient for an input that needs none (a formula may
+    compute one anyway; torch's skips it, and post-hooks see None), and each gradient
+    reduced to its input's shape and cast to its dtype."""
     out: list[Tensor | None] | None = None
-    for i, g in enumerate(grads):
-        if g is None or i >= len(metas) or metas[i] is None:
+    for i, (g, (nxt, _), meta) in enumerate(zip(grads, node.next_functions, node.input_meta)):
+        if g is None:
             continue
-        shape, dtype = metas[i]
-        if g.array.shape == shape and g.dtype is dtype:
+        if nxt is None:
+            if out is None:
+                out = list(grads)
+            out[i] = None
             continue
-        if g.array.shape != shape:
-            if not is_expandable_to(shape, g.array.shape):
+        array = g.array
+        shape, dtype = meta
+        if array.shape == shape and g.dtype is dtype:
+            continue
+        if array.shape != shape:
+            if not is_expandable_to(shape, array.shape):
                 raise TorchRuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(g.array.shape)} but expected shape compatible with {list(shape)}")
+                    f"{list(array.shape)} but expected shape compatible with {list(shape)}")
             g = sum_to(g, shape)
         if g.dtype is not dtype:
             g = g.to(dtype)

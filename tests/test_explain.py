@@ -331,6 +331,13 @@ def test_syntax_errors_and_empty_scripts():
     assert "nothing" in out.getvalue()
 
 
+def test_explain_with_nothing_to_explain_keeps_the_script_name_literally():
+    empty = ex.explain(run_text("print(1)\n", name="[bold]:100:.gt", trace=True))
+    out = io.StringIO()
+    ex.print_explanation(Console(file=out, width=80, color_system=None), empty)
+    assert out.getvalue().startswith("[bold]:100:.gt: nothing")
+
+
 # ---------------------------------------------------------------- numbers and formulas
 
 

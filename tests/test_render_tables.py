@@ -255,6 +255,59 @@ def test_script_named_no_tensors():
     assert "No backward call ran." in out
 
 
+# -- cell text is literal, never console markup ------------------------------------------
+
+NAN_GRAD = ("import torch\n"
+            "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+            "y = (x * float('nan')).sum()\n"
+            "y.backward()\n")
+
+BRACKETED = ("import torch\n"
+             "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+             "i = 1\n"
+             "y = x[i] * 2 + x[0:100:2].sum()\n"
+             "y.backward()\n")
+
+
+def plain_report(script: str, sections=SECTIONS, width: int = 120) -> str:
+    console, buffer = plain_console(width)
+    print_report(console, run_text(script, trace=True), sections)
+    return normalise(buffer.getvalue())
+
+
+def test_report_shows_nan_gradient_in_brackets_literally():
+    text = plain_report(NAN_GRAD, ("tensors",))
+    row = next(line for line in text.splitlines() if line.startswith("x "))
+    assert row.split()[1:3] == ["[1.,", "2.]"]
+    assert "[nan, nan]" in row  # the grad column, not an empty cell
+
+
+def test_backward_table_shows_grad_received_nan_in_brackets_literally():
+    text = plain_report(NAN_GRAD, ("backward",))
+    row = next(line for line in text.splitlines() if "AccumulateGrad #2 (x)" in line)
+    assert row.split()[4:6] == ["[nan,", "nan]"]  # grad received
+    assert "[0] [nan, nan] → AccumulateGrad #2" in text
+
+
+def test_tensors_table_shows_inf_and_nan_values_literally():
+    text = plain_report("import torch\nw = torch.tensor([float('inf'), float('nan'), -1.0])\n",
+                        ("tensors",))
+    row = next(line for line in text.splitlines() if line.startswith("w "))
+    assert "[inf, nan, -1.]" in row
+
+
+def test_backward_table_node_labels_keep_indexing_and_slices_literally():
+    text = plain_report(BRACKETED, ("backward",), width=160)
+    assert "(x[i] * 2)" in text  # `[i]` is not eaten as a markup tag
+    assert "(x[0:100:2].sum())" in text  # `:100:` is not an emoji code
+
+
+def test_graph_tree_keeps_indexing_and_slices_literally():
+    text = plain_report(BRACKETED, ("graph",), width=160)
+    assert "→ x[i] * 2 · line 4: x[i] * 2" in text
+    assert "→ x[0:100:2].sum() · line 4: x[0:100:2].sum()" in text
+
+
 # -- the command line -----------------------------------------------------------------
 
 
@@ -315,3 +368,13 @@ def test_no_colour_when_not_a_terminal_and_with_no_color():
     none = invoke("run", "samples/04_version_counter.gt", env={"FORCE_COLOR": "1",
                                                                 "NO_COLOR": "1"})
     assert not re.search(r"\x1b\[[0-9;]*3[0-7]m", none.output)  # no colour codes
+
+
+def test_run_shows_script_output_and_report_values_with_brackets_literally(tmp_path):
+    script = tmp_path / "markup.gt"
+    script.write_text('print("[bold]hi[/bold] :100:")\n' + NAN_GRAD + "print(x.grad)\n")
+    r = invoke("run", str(script), "--width", "120")
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("[bold]hi[/bold] :100:\ntensor([nan, nan])\n")
+    row = next(line for line in r.output.splitlines() if line.startswith("x "))
+    assert "[nan, nan]" in row

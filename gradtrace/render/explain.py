@@ -1820,14 +1820,18 @@ def wrap(text: str, width: int) -> list[str]:
 
 
 def print_explanation(console: Any, explanation: Explanation) -> None:
-    """Grouped by statement, line numbers and source shown; plain text when piped."""
+    """Grouped by statement, line numbers and source shown; plain text when piped.
+
+    Every line goes to rich as `Text`: a string would still have `:name:` emoji codes
+    replaced (a script named `:100:.gt`) even with markup off.
+    """
     from rich.text import Text
 
     catalog = Catalog(explanation.lang)
     width = console.width
     if not explanation.sections:
         for line in wrap(catalog("explain.empty", script=explanation.script), width):
-            console.print(line, markup=False, highlight=False)
+            console.print(Text(line), highlight=False)
         return
     for i, section in enumerate(explanation.sections):
         if i:

@@ -79,31 +79,33 @@ _AUTOGRAD_COLUMNS = ("name", "requires_grad", "is_leaf", "grad_fn", "_version", 
 
 
 def _tensor_rows(variables: dict[str, Any], view: GraphView | None, max_rows: int,
-                 value_limit: int) -> list[dict[str, str | Text]]:
-    rows: list[dict[str, str | Text]] = []
+                 value_limit: int) -> list[dict[str, Text]]:
+    """Cells are `Text`: a plain string would be read as console markup, and values like
+    `[nan, 1.]` or labels like `x[i]` would lose their bracketed parts."""
+    rows: list[dict[str, Text]] = []
     named = named_tensors(variables)
     for name, t in named[:max_rows]:
         grad_fn = node_cell(t.grad_fn)
         if t.grad_fn is not None and view is not None:
             grad_fn += f" #{view.node_id(t.grad_fn)}"
         rows.append({
-            "name": Text(name, style="bold"), "value": tensor_cell(t, value_limit),
-            "shape": shape_cell(t.shape), "dtype": t.dtype.name,
+            "name": Text(name, style="bold"), "value": Text(tensor_cell(t, value_limit)),
+            "shape": Text(shape_cell(t.shape)), "dtype": Text(t.dtype.name),
             "requires_grad": _bool(t.requires_grad), "is_leaf": _bool(t.is_leaf),
-            "grad_fn": grad_fn, "grad": tensor_cell(t.grad, value_limit),
-            "_version": str(t._version), "retains_grad": _bool(t.retains_grad)})
+            "grad_fn": Text(grad_fn), "grad": Text(tensor_cell(t.grad, value_limit)),
+            "_version": Text(str(t._version)), "retains_grad": _bool(t.retains_grad)})
     if len(named) > max_rows:
         rows.append({"name": Text(f"… {len(named) - max_rows:,} more", style="yellow")})
     return rows
 
 
-def _rows_table(rows: list[dict[str, str | Text]], columns: Sequence[str],
+def _rows_table(rows: list[dict[str, Text]], columns: Sequence[str],
                 **options: Any) -> Table:
     table = _table(2, **options)
     for column in columns:
         table.add_column(column, overflow="fold", no_wrap=column not in ("value", "grad"))
     for row in rows:
-        table.add_row(*(row.get(column, "") for column in columns))
+        table.add_row(*(row.get(column, Text()) for column in columns))
     return table
 
 
@@ -117,7 +119,7 @@ def tensors_table(variables: dict[str, Any], view: GraphView | None = None, *,
     so no column is squeezed below its header.
     """
     rows = _tensor_rows(variables, view, max_rows, value_limit)
-    natural = sum(max([len(c)] + [_plain_width(r.get(c, "")) for r in rows])
+    natural = sum(max([len(c)] + [_plain_width(r.get(c, Text())) for r in rows])
                   for c in TENSOR_COLUMNS) + 2 * (len(TENSOR_COLUMNS) - 1)
     if width is None or natural <= width:
         return _rows_table(rows, TENSOR_COLUMNS)
@@ -128,19 +130,20 @@ def tensors_table(variables: dict[str, Any], view: GraphView | None = None, *,
 # -- Backward ------------------------------------------------------------------------
 
 
-def _step_node(view: GraphView, node_id: int | None, output_nr: int | None = None) -> str:
+def _step_node(view: GraphView, node_id: int | None, output_nr: int | None = None) -> Text:
     if node_id is None:
-        return "None"
+        return Text("None")
     record = view.nodes[node_id]
     text = view.node_title(record)
     output = view.output_label(record, output_nr if not view.is_leaf_node(record) else None)
-    return f"{text} ({output})" if output is not None else text
+    return Text(f"{text} ({output})" if output is not None else text)
 
 
-def _received_cell(step: BackwardStep, limit: int) -> str:
+def _received_cell(step: BackwardStep, limit: int) -> Text:
     if len(step.received) == 1:
-        return array_cell(step.received[0], limit)
-    return "\n".join(f"[{i}] {array_cell(g, limit)}" for i, g in enumerate(step.received))
+        return Text(array_cell(step.received[0], limit))
+    return Text("\n".join(f"[{i}] {array_cell(g, limit)}"
+                          for i, g in enumerate(step.received)))
 
 
 def _sent_cell(view: GraphView, step: BackwardStep, limit: int) -> Text:
@@ -214,9 +217,8 @@ def _error_text(view: GraphView, call: BackwardCall) -> Text:
     return text
 
 
-def _plain_width(cell: str | Text) -> int:
-    text = cell.plain if isinstance(cell, Text) else cell
-    return max((len(line) for line in text.splitlines()), default=0)
+def _plain_width(cell: Text) -> int:
+    return max((len(line) for line in cell.plain.splitlines()), default=0)
 
 
 def fit_widths(natural: list[int], steps: list[tuple[int, int]], available: int) -> list[int]:
@@ -246,15 +248,15 @@ def backward_table(view: GraphView, call: BackwardCall, *, width: int = 100,
         else:
             lines.append(Text("no node ran", style="dim"))
         return Group(*lines)
-    rows: list[list[str | Text]] = []
+    rows: list[list[Text]] = []  # Text, not str: cells are not console markup
     for step in call.steps[:max_steps]:
-        rows.append([str(step.index), _step_node(view, step.node_id),
+        rows.append([Text(str(step.index)), _step_node(view, step.node_id),
                      _received_cell(step, value_limit), _sent_cell(view, step, value_limit),
                      _effect_cell(view, step, value_limit)])
     if len(call.steps) > max_steps:
         left = len(call.steps) - max_steps
-        rows.append(["…", Text(f"{left:,} more step{'s' if left != 1 else ''}",
-                               style="yellow"), "", "", ""])
+        rows.append([Text("…"), Text(f"{left:,} more step{'s' if left != 1 else ''}",
+                                     style="yellow"), Text(), Text(), Text()])
     natural = [max([_plain_width(r[i]) for r in rows] + [len(min(header.split(), key=len))])
                for i, header in enumerate(BACKWARD_COLUMNS)]
     natural = [max(n, min(len(h), 30)) for n, h in zip(natural, BACKWARD_COLUMNS, strict=True)]

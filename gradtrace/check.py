@@ -500,7 +500,8 @@ def print_report(console: Any, report: CheckReport) -> None:
         table.add_column(column, overflow="fold")
     for row in report.rows:
         mark = Text("✓", style="green") if row.agree else Text("✗", style="red")
-        table.add_row(mark, row.item, row.gradtrace, row.torch, row.note)
+        cells = (row.item, row.gradtrace, row.torch, row.note)
+        table.add_row(mark, *(Text(cell) for cell in cells))  # literal: no markup in values
     console.print(table)
     if report.agree:
         console.print(Text("gradtrace and torch agree.", style="bold green"))

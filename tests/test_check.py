@@ -247,3 +247,11 @@ def test_a_failing_torch_run_is_reported(tmp_path: Path):
 def test_current_interpreter_is_used_when_it_has_torch(monkeypatch):
     monkeypatch.setattr(check.importlib.util, "find_spec", lambda name: object())
     assert check.find_torch_python() == sys.executable
+
+
+def test_report_shows_values_and_names_with_brackets_literally():
+    report = check.CheckReport("s.gt", "differ", torch_version="2.13.0", rows=[
+        check.Row("x[i].grad", False, "[nan, nan]", "[inf, nan]", "[bold]values differ")])
+    text = report_text(report)
+    for shown in ("x[i].grad", "[nan, nan]", "[inf, nan]", "[bold]values differ"):
+        assert shown in text

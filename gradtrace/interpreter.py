@@ -135,6 +135,9 @@ class Interpreter:
         self.steps = 0
         self.depth = 0
         self.deadline = 0.0
+        # The expression or statement running now: the trace labels the tensors and nodes
+        # an op makes with it, so each construct sets its own span after evaluating its
+        # operands, just before its operation runs.
         self.current_span: Span | None = None
         self.tracer: Any = None  # a tracing.Tracer while one is attached
         self._warned: set[tuple[str, int]] = set()
@@ -304,7 +307,7 @@ class Interpreter:
 
     def stmt_Assign(self, node: syntax.Assign) -> Code:
         value = self.compile_expr(node.value)
-        stores = [self.compile_store(t) for t in node.targets]
+        stores = [self.compile_store(t, node.span) for t in node.targets]
         if len(stores) == 1:
             store = stores[0]
             return lambda frame: store(frame, value(frame))
@@ -332,12 +335,16 @@ class Interpreter:
                     self.tracer.bind(name, result)
 
             return run_name
+        # the target's read is labelled with the target; the operator and the write with the
+        # statement, as apply_op leaves it
+        target_span = target.span
         if isinstance(target, syntax.Attribute):
             obj = self.compile_expr(target.value)
             attr = target.attr
 
             def run_attr(frame: Frame) -> None:
                 o = obj(frame)
+                self.current_span = target_span
                 current = self.get_attribute(o, attr, span)
                 self.set_attribute(o, attr, self.apply_op(op, current, value(frame), node.op,
                                                           span))
@@ -349,6 +356,7 @@ class Interpreter:
 
             def run_item(frame: Frame) -> None:
                 o, i = obj(frame), index(frame)
+                self.current_span = target_span
                 current = self.get_item(o, i)
                 self.set_item(o, i, self.apply_op(op, current, value(frame), node.op, span))
 
@@ -558,7 +566,12 @@ class Interpreter:
 
     # -------------------------------------------------------------- assignment targets
 
-    def compile_store(self, target: syntax.Expr) -> Callable[[Frame, Any], None]:
+    def compile_store(self, target: syntax.Expr,
+                      label: Span | None = None) -> Callable[[Frame, Any], None]:
+        """Store into `target`; what the store runs (unpacking a tensor, writing an item or
+        an attribute) is labelled with `label`, the `=` statement as for `+=`, else with the
+        target (a loop's statement spans its whole body)."""
+        label = label or target.span
         if isinstance(target, syntax.Name):
             name = target.id
 
@@ -569,12 +582,12 @@ class Interpreter:
 
             return store_name
         if isinstance(target, (syntax.TupleExpr, syntax.ListExpr)):
-            stores = [self.compile_store(e) for e in target.elts]
+            stores = [self.compile_store(e, label) for e in target.elts]
             span = target.span
             count = len(stores)
 
             def store_unpack(frame: Frame, value: Any) -> None:
-                items = list(self.iterate(value, span))
+                items = list(self.iterate(value, span, label))
                 if len(items) != count:
                     if len(items) < count:
                         msg = f"not enough values to unpack (expected {count}, got {len(items)})"
@@ -592,7 +605,9 @@ class Interpreter:
 
             def store_attr(frame: Frame, value: Any) -> None:
                 try:
-                    self.set_attribute(obj(frame), attr, value)
+                    o = obj(frame)
+                    self.current_span = label
+                    self.set_attribute(o, attr, value)
                 except GradtraceError as err:
                     err.at(span)
                     raise
@@ -605,7 +620,9 @@ class Interpreter:
 
             def store_item(frame: Frame, value: Any) -> None:
                 try:
-                    self.set_item(obj(frame), index(frame), value)
+                    o, i = obj(frame), index(frame)
+                    self.current_span = label
+                    self.set_item(o, i, value)
                 except GradtraceError as err:
                     err.at(span)
                     raise
@@ -688,7 +705,13 @@ class Interpreter:
         obj = self.compile_expr(node.value)
         attr = node.attr
         span = node.span
-        return lambda frame: self.get_attribute(obj(frame), attr, span)
+
+        def run(frame: Frame) -> Any:
+            o = obj(frame)
+            self.current_span = span  # a property such as `.T` runs an op
+            return self.get_attribute(o, attr, span)
+
+        return run
 
     def compile_index(self, node: syntax.Expr) -> Code:
         if isinstance(node, syntax.Slice):
@@ -711,7 +734,9 @@ class Interpreter:
 
         def run(frame: Frame) -> Any:
             try:
-                return self.get_item(obj(frame), index(frame))
+                o, i = obj(frame), index(frame)
+                self.current_span = span
+                return self.get_item(o, i)
             except GradtraceError as err:
                 err.at(span)
                 raise
@@ -770,7 +795,9 @@ class Interpreter:
 
         def run(frame: Frame) -> Any:
             try:
-                return fn(operand(frame))
+                value = operand(frame)
+                self.current_span = span
+                return fn(value)
             except GradtraceError as err:
                 err.at(span)
                 raise
@@ -848,6 +875,7 @@ class Interpreter:
             result: Any = True
             for i, (fn, code) in enumerate(rest):
                 b = code(frame)
+                self.current_span = span
                 try:
                     result = fn(a, b)
                 except GradtraceError as err:
@@ -959,11 +987,16 @@ class Interpreter:
             err.at(span)
             raise
 
-    def iterate(self, value: Any, span: Span) -> Any:
-        """Iterate a script value (a tensor unbinds, like torch's Tensor.__iter__)."""
+    def iterate(self, value: Any, span: Span, label: Span | None = None) -> Any:
+        """Iterate a script value (a tensor unbinds, like torch's Tensor.__iter__).
+
+        Errors point at `span`; the unbind is labelled with `label` (an assignment's
+        statement), else with `span`.
+        """
         if isinstance(value, Tensor):
             if value.ndim == 0:
                 raise ScriptError("iteration over a 0-d tensor", span, kind="TypeError")
+            self.current_span = label or span
             try:
                 return iter(value.unbind(0))
             except GradtraceError as err:

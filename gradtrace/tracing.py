@@ -20,6 +20,7 @@ import numpy as np
 
 from .engine import events
 from .engine.node import AccumulateGrad, Node
+from .engine.ops.views import CopySlices
 from .engine.tensor import Tensor
 from .errors import GradtraceError
 from .stdlib import BoundMethod
@@ -359,6 +360,12 @@ class Tracer:
             while len(node_record.outputs) <= tensor.output_nr:
                 node_record.outputs.append(record.id)
             node_record.outputs[tensor.output_nr] = record.id
+        base = tensor._base
+        if node is not None and base is not None and isinstance(base.grad_fn, CopySlices) \
+                and base.grad_fn.fn is node:
+            # the engine gives the view's base this new grad_fn without an op event: file it
+            # now, with the line that made it, not when a later op first uses the base
+            self.node(base.grad_fn).outputs = [self.tensor(base).id]
         if node is not None and node.saved:
             node_record = self.nodes.get(id(node))
             if node_record is not None and node_record.node is node:

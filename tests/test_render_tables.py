@@ -16,6 +16,8 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from gradtrace.cli import main
+from gradtrace.engine.node import AccumulateGrad
+from gradtrace.render.json import document
 from gradtrace.render.tables import (
     SECTIONS,
     backward_table,
@@ -306,6 +308,121 @@ def test_graph_tree_keeps_indexing_and_slices_literally():
     text = plain_report(BRACKETED, ("graph",), width=160)
     assert "→ x[i] * 2 · line 4: x[i] * 2" in text
     assert "→ x[0:100:2].sum() · line 4: x[0:100:2].sum()" in text
+
+
+# -- each op is labelled with the source that ran it ------------------------------------
+
+
+def node_labels(script: str) -> list[tuple[str, str | None]]:
+    """(name, source expression) of each recorded node but the leaves', in order."""
+    trace = run_text(script, trace=True).trace
+    return [(r.name, r.expression) for r in sorted(trace.nodes.values(), key=lambda r: r.id)
+            if not isinstance(r.node, AccumulateGrad)]
+
+
+def test_subscript_ops_are_labelled_with_their_own_expression():
+    text = plain_report(BRACKETED, ("graph", "backward"), width=160)
+    assert "(SelectBackward0 #1, 0) → x[i] · line 4: x[i]\n" in text
+    assert "(SliceBackward0 #4, 0) → x[0:100:2] · line 4: x[0:100:2]\n" in text
+    assert "SelectBackward0 #1 (x[i])" in text
+    assert "SliceBackward0 #4 (x[0:100:2])" in text
+    nodes = document(run_text(BRACKETED, trace=True))["nodes"]
+    assert {n["name"]: n["expression"] for n in nodes if n["kind"] == "op"} == {
+        "SelectBackward0": "x[i]", "MulBackward0": "x[i] * 2",
+        "SliceBackward0": "x[0:100:2]", "SumBackward0": "x[0:100:2].sum()",
+        "AddBackward0": "x[i] * 2 + x[0:100:2].sum()"}
+
+
+def test_stepped_and_nested_subscripts_are_each_labelled_with_their_own_expression():
+    assert node_labels("import torch\n"
+                       "x = torch.arange(12.0, requires_grad=True)\n"
+                       "y = x.exp()[::3] + x[1:8:2][0]\n"
+                       "z = x.view(3, 4)[1][2]\n") == [
+        ("ExpBackward0", "x.exp()"),
+        ("SliceBackward0", "x.exp()[::3]"),
+        ("SliceBackward0", "x[1:8:2]"),
+        ("SelectBackward0", "x[1:8:2][0]"),
+        ("AddBackward0", "x.exp()[::3] + x[1:8:2][0]"),
+        ("ViewBackward0", "x.view(3, 4)"),
+        ("SelectBackward0", "x.view(3, 4)[1]"),
+        ("SelectBackward0", "x.view(3, 4)[1][2]")]
+
+
+def test_subscripts_in_calls_arguments_and_f_strings_are_labelled_with_their_own_expression():
+    assert node_labels("import torch\n"
+                       "x = torch.ones(4, requires_grad=True)\n"
+                       "v = x[0].item()\n"
+                       "print(f\"{x[1] * 2}\")\n"
+                       "y = torch.sin(x[2]) + (x * 2)[1:3].sum()\n") == [
+        ("SelectBackward0", "x[0]"),
+        ("SelectBackward0", "x[1]"),
+        ("MulBackward0", "x[1] * 2"),
+        ("SelectBackward0", "x[2]"),
+        ("SinBackward0", "torch.sin(x[2])"),
+        ("MulBackward0", "x * 2"),
+        ("SliceBackward0", "(x * 2)[1:3]"),
+        ("SumBackward0", "(x * 2)[1:3].sum()"),
+        ("AddBackward0", "torch.sin(x[2]) + (x * 2)[1:3].sum()")]
+
+
+def test_subscript_assignment_is_labelled_with_its_statement_and_its_reads_with_theirs():
+    result = run_text("import torch\n"
+                      "w = torch.ones(3)\n"
+                      "x = torch.zeros(3, requires_grad=True)\n"
+                      "with torch.no_grad():\n"
+                      "    x[0] = w[1] * 5\n", trace=True)
+    assert {r.expression for r in result.trace.tensors.values() if r.line == 5} == {
+        "w[1]", "w[1] * 5", "x[0] = w[1] * 5"}
+    assert node_labels("import torch\n"
+                       "a = torch.ones(3, requires_grad=True)\n"
+                       "b = a * 1\n"
+                       "b[0] = a[2]\n"
+                       "b[1] += a[1]\n") == [
+        ("MulBackward0", "a * 1"),
+        ("SelectBackward0", "a[2]"),
+        ("SelectBackward0", "b[0] = a[2]"),  # the view written into
+        ("torch::autograd::CopyBackwards", "b[0] = a[2]"),
+        ("torch::autograd::CopySlices", "b[0] = a[2]"),  # b's new grad_fn
+        ("SelectBackward0", "b[1]"),
+        ("SelectBackward0", "a[1]"),
+        ("AddBackward0", "b[1] += a[1]"),
+        ("torch::autograd::CopySlices", "b[1] += a[1]"),
+        ("SelectBackward0", "b[1] += a[1]"),
+        ("torch::autograd::CopyBackwards", "b[1] += a[1]"),
+        ("AsStridedBackward0", "b[1] += a[1]"),
+        ("torch::autograd::CopySlices", "b[1] += a[1]")]
+
+
+def test_in_place_op_on_a_view_labels_the_bases_new_grad_fn_where_it_ran():
+    text = plain_report("import torch\n"
+                        "a = torch.ones(3, requires_grad=True)\n"
+                        "b = a * 1\n"
+                        "b[0:2].mul_(2)\n"
+                        "c = b * 3\n", ("graph",))
+    assert "(CopySlices #5, 0) → b · line 4: b[0:2].mul_(2)\n" in text
+
+
+def test_unary_comparison_and_property_ops_are_labelled_with_their_own_expression():
+    result = run_text("import torch\n"
+                      "x = torch.ones(3, 2, requires_grad=True)\n"
+                      "y = -x[0]\n"
+                      "z = (x * 2).T\n"
+                      "m = x[1] > x[2]\n", trace=True)
+    assert [(r.name, r.expression) for r in result.trace.nodes.values()
+            if r.name in ("NegBackward0", "PermuteBackward0")] == [
+        ("NegBackward0", "-x[0]"), ("PermuteBackward0", "(x * 2).T")]
+    assert result.trace.record_of(result.variables["m"]).expression == "x[1] > x[2]"
+
+
+def test_unpacking_is_labelled_with_its_statement_and_a_loop_with_what_it_iterates():
+    assert node_labels("import torch\n"
+                       "x = torch.ones(2, requires_grad=True)\n"
+                       "a, b = x * 2\n"
+                       "for r in x:\n"
+                       "    pass\n") == [
+        ("MulBackward0", "x * 2"),
+        ("UnbindBackward0", "a, b = x * 2"),
+        ("UnbindBackward0", "x")]
 
 
 # -- the command line -----------------------------------------------------------------

@@ -246,11 +246,13 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
              inputs: list | None, retain_graph: bool) -> None:
     """Run ready nodes until none is left (the engine's main loop)."""
     order = len(ready)
+    pop, push = heapq.heappop, heapq.heappush
     while ready:
-        _, _, node = heapq.heappop(ready)
+        node = pop(ready)[2]
         buf = buffers.pop(node)
+        is_sink = type(node) is AccumulateGrad
         if (node.tensor_pre_hooks or node.retains_grad_hooks or node.pre_hooks
-                or type(node) is AccumulateGrad and node.variable._hooks):
+                or is_sink and node.variable._hooks):
             buf = _call_pre_hooks(node, buf)
         if capture:
             for nr, g in enumerate(buf):
@@ -258,7 +260,7 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
                     captured[i] = g
         if needed is not None and node not in needed:
             continue
-        if type(node) is AccumulateGrad:
+        if is_sink:
             if not accumulate or (targets is not None and node not in target_nodes):
                 continue
             before = node.variable.grad
@@ -270,8 +272,7 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
             if node.hooks:
                 _call_post_hooks(node, (), buf)
             continue
-        grads_in = node.apply(buf)
-        grads_in = _validate(node, grads_in)
+        grads_in = _validate(node, node.apply(buf))
         if OBSERVERS:
             emit("node", node=node, grad_outputs=buf, grad_inputs=grads_in)
         if not retain_graph and node.saved:
@@ -303,7 +304,7 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
             left = deps[nxt] - 1
             deps[nxt] = left
             if left == 0:
-                heapq.heappush(ready, (-nxt.sequence_nr, order, nxt))
+                push(ready, (-nxt.sequence_nr, order, nxt))
                 order += 1
 
 

@@ -7,7 +7,8 @@ import numpy as np
 class DType:
     """A torch dtype: prints as `torch.float32`, backed by a numpy dtype."""
 
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "tensor_type")
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "tensor_type",
+                 "category")
 
     def __init__(self, name: str, np_dtype: type, tensor_type: str):
         self.name = name
@@ -16,14 +17,11 @@ class DType:
         self.is_signed = self.np.kind in "fi"
         self.itemsize = self.np.itemsize
         self.tensor_type = tensor_type  # legacy name torch uses in messages: FloatTensor
+        # 0 bool, 1 integer, 2 floating: promotion across categories goes upward
+        self.category = 2 if self.is_floating_point else 0 if name == "bool" else 1
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
-
-    @property
-    def category(self) -> int:
-        """0 bool, 1 integer, 2 floating: promotion across categories goes upward."""
-        return 2 if self.is_floating_point else 0 if self.name == "bool" else 1
 
 
 float16 = DType("float16", np.float16, "HalfTensor")

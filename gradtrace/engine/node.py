@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -213,7 +214,11 @@ class Function(Node):
 
     @classmethod
     def call(cls, *inputs: Tensor, **params: Any) -> Any:
-        """Run the op on tensors; record the node if grad mode is on and an input requires grad."""
+        """Run the op on tensors; record the node if grad mode is on and an input requires grad.
+
+        The hottest function of the engine (every op, forward and backward, goes through
+        it), hence the inlined node set-up and the local names.
+        """
         recording = False
         if GRAD_MODE.enabled:
             for t in inputs:
@@ -246,36 +251,40 @@ class Function(Node):
                 nr += 1
             edges = []
             metas = []
+            meta_cache = _META
             for t in inputs:
                 if t is None:
-                    edges.append((None, 0))
+                    edges.append(_NO_EDGE)
                     metas.append(None)
                     continue
-                if t.grad_fn is not None:
-                    edges.append((t.grad_fn, t.output_nr))
+                grad_fn = t.grad_fn
+                if grad_fn is not None:
+                    edges.append((grad_fn, t.output_nr))
                 elif t.requires_grad:
                     edges.append(_tensor.gradient_edge(t))
                 else:
-                    edges.append((None, 0))
+                    edges.append(_NO_EDGE)
                 meta = (t.array.shape, t.dtype)
-                metas.append(_META.setdefault(meta, meta))
+                metas.append(meta_cache.setdefault(meta, meta))
             node.next_functions = tuple(edges)
             node.input_meta = tuple(metas)
             if cls.multi_output:
                 node.output_meta = tuple([(o.array.shape, o.dtype) for o in outs])
             else:
                 meta = ((out.array.shape, out.dtype),)
-                node.output_meta = _META.setdefault(meta, meta)
-            node.after_forward(outs)
+                node.output_meta = meta_cache.setdefault(meta, meta)
+            if cls.after_forward is not None:
+                node.after_forward(outs)
         if OBSERVERS:
             emit("op", node=node if recording else None, name=cls.__name__, inputs=inputs,
                  outputs=outs)
         return outs if cls.multi_output else out
 
-    def after_forward(self, outputs: list[Tensor]) -> None:
-        """Save outputs (e.g. `result`) once they exist; default: nothing."""
+    after_forward: Callable[[Function, list[Tensor]], None] | None = None
+    """Save outputs (e.g. `result`) once they exist; ops that need it define the method."""
 
 
+_NO_EDGE = (None, 0)
 _new_node = object.__new__
 # (shape, dtype) metadata tuples are shared between nodes: graphs of a million nodes
 # mostly repeat a handful of them.

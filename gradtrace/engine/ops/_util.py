@@ -1,6 +1,7 @@
 """Helpers shared by the op families: operand promotion and in-place application."""
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any
 
@@ -37,18 +38,23 @@ def binary_operands(a: Any, b: Any) -> tuple[Tensor, Tensor, DType]:
     """Both operands as tensors plus their common dtype; checks that they broadcast."""
     ta = as_tensor_operand(a)
     tb = as_tensor_operand(b)
-    if tb._wrapped:
-        if not ta._wrapped and tb.dtype.category <= ta.dtype.category:
-            return ta, tb, ta.dtype  # a Python number never widens a tensor of its kind
-    elif ta._wrapped:
-        if ta.dtype.category <= tb.dtype.category:
-            return ta, tb, tb.dtype
+    return ta, tb, common_dtype(ta, tb)
+
+
+def common_dtype(a: Tensor, b: Tensor) -> DType:
+    """The dtype torch computes `a op b` in; checks that they broadcast."""
+    if b._wrapped:
+        if not a._wrapped and b.dtype.category <= a.dtype.category:
+            return a.dtype  # a Python number never widens a tensor of its kind
+    elif a._wrapped:
+        if a.dtype.category <= b.dtype.category:
+            return b.dtype
     else:
-        if ta.array.shape != tb.array.shape:
-            reserve(broadcast_shapes(ta.array.shape, tb.array.shape), 8)
-        if ta.dtype is tb.dtype:
-            return ta, tb, ta.dtype
-    return ta, tb, result_dtype(ta, tb)
+        if a.array.shape != b.array.shape:
+            reserve(broadcast_shapes(a.array.shape, b.array.shape), 8)
+        if a.dtype is b.dtype:
+            return a.dtype
+    return result_dtype(a, b)
 
 
 def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndarray:
@@ -57,10 +63,24 @@ def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndar
         a.array if a.dtype is dtype else a.array.astype(dtype.np))
     y = b.array.item() if b._wrapped else (
         b.array if b.dtype is dtype else b.array.astype(dtype.np))
+    if type(x) is np.ndarray and not x.ndim and dtype in _SCALAR_MATH:
+        operator_ = _SCALAR_OPERATORS.get(ufunc)
+        if operator_ is not None and (type(y) is not np.ndarray or not y.ndim):
+            # 0-d operands: numpy's scalar arithmetic rounds exactly as the ufunc does
+            # (a Python number is converted to `dtype` first either way), in a third of
+            # the time, which is most of what a graph of scalars costs.
+            out = np.array(operator_(x[()], y[()] if type(y) is np.ndarray else y))
+            if out.dtype == dtype.np:
+                return out
     out = ufunc(x, y)
     if type(out) is not np.ndarray or out.dtype != dtype.np:
         out = np.asarray(out, dtype=dtype.np)
     return out
+
+
+_SCALAR_MATH = frozenset({dtypes.float32, dtypes.float64})
+_SCALAR_OPERATORS = {np.add: operator.add, np.subtract: operator.sub,
+                     np.multiply: operator.mul, np.true_divide: operator.truediv}
 
 
 def cast(array: np.ndarray, dtype: DType) -> np.ndarray:

@@ -14,6 +14,7 @@ from ._util import (
     binary_apply,
     binary_operands,
     cast,
+    common_dtype,
     float_dtype,
     result_dtype,
 )
@@ -26,7 +27,7 @@ class AddBackward0(Function):
 
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
         self.save_attr(alpha=alpha)
-        _, _, dtype = binary_operands(a, b)
+        dtype = common_dtype(a, b)
         if alpha != 1:
             return np.add(a.array, b.array * alpha, dtype=dtype.np, casting="unsafe")
         return binary_apply(np.add, a, b, dtype)
@@ -45,7 +46,7 @@ class SubBackward0(Function):
                 "Subtraction, the `-` operator, with two bool tensors is not supported. "
                 "Use the `^` or `logical_xor()` operator instead.")
         self.save_attr(alpha=alpha)
-        _, _, dtype = binary_operands(a, b)
+        dtype = common_dtype(a, b)
         if alpha != 1:
             return np.subtract(a.array, b.array * alpha, dtype=dtype.np, casting="unsafe")
         return binary_apply(np.subtract, a, b, dtype)
@@ -74,7 +75,7 @@ class MulBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
-        _, _, dtype = binary_operands(a, b)
+        dtype = common_dtype(a, b)
         self.save("self", a if b.requires_grad else None)
         self.save("other", b if a.requires_grad else None)
         return binary_apply(np.multiply, a, b, dtype)
@@ -90,7 +91,7 @@ class DivBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
-        _, _, dtype = binary_operands(a, b)
+        dtype = common_dtype(a, b)
         dtype = float_dtype(dtype)
         self.save("self", a if b.requires_grad else None)
         self.save("other", b if (a.requires_grad or b.requires_grad) else None)
@@ -153,7 +154,7 @@ class PowBackward1(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, exponent: Tensor) -> np.ndarray:
-        _, _, dtype = binary_operands(a, exponent)
+        dtype = common_dtype(a, exponent)
         self.save("self", a)
         self.save("exponent", exponent)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -208,7 +209,7 @@ class RemainderBackward1(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
-        _, _, dtype = binary_operands(a, b)
+        dtype = common_dtype(a, b)
         self.save("other", b if b.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -13,7 +13,7 @@ from ..dtypes import DType, bool_, int64
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, as_tensor_operand, type_name
-from ._util import binary_operands, cast, float_dtype
+from ._util import cast, common_dtype, float_dtype
 from .scalar import div_scalar, mul_scalar
 from .unary import precise
 from .views import saved_int, saved_ints, signed, warn
@@ -179,7 +179,7 @@ class WhereBackward0(Function):
     __slots__ = ()
 
     def forward(self, x: Tensor, y: Tensor, condition: Tensor) -> np.ndarray:
-        _, _, dtype = binary_operands(x, y)
+        dtype = common_dtype(x, y)
         self.save("condition", condition)
         return np.where(condition.array, cast(x.array, dtype), cast(y.array, dtype))
 
@@ -431,7 +431,7 @@ class MaximumBackward0(Function):
     ufunc = np.maximum
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
-        _, _, dtype = binary_operands(a, b)
+        dtype = common_dtype(a, b)
         self.save("other", b)
         self.save("self", a)
         return type(self).ufunc(cast(a.array, dtype), cast(b.array, dtype))

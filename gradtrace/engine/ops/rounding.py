@@ -13,7 +13,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
-from ._util import binary_operands, cast
+from ._util import binary_operands, cast, common_dtype
 
 
 def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
@@ -51,7 +51,7 @@ class RemainderBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
-        _, _, dtype = binary_operands(a, other)
+        dtype = common_dtype(a, other)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.remainder(cast(a.array, dtype), cast(other.array, dtype))
 
@@ -68,7 +68,7 @@ class NotImplementedRemainder(Function):
         return "torch::autograd::NotImplemented"
 
     def forward(self, b: Tensor, a: Tensor) -> np.ndarray:
-        _, _, dtype = binary_operands(a, b)
+        dtype = common_dtype(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.remainder(cast(a.array, dtype), cast(b.array, dtype))
 

@@ -138,8 +138,9 @@ class TanhBackwardBackward0(Function):
         y = result.array
         if y.dtype == np.float64:
             return grad.array * (1 - y * y)
-        one_minus = (1.0 - y.astype(np.float64) ** 2).astype(y.dtype)  # fma: rounded once
-        return grad.array * one_minus
+        y64 = y.astype(np.float64)  # fma: 1 - y*y rounded once, in a buffer of our own
+        one_minus = np.subtract(1.0, np.multiply(y64, y64, out=y64), out=y64)
+        return grad.array * one_minus.astype(y.dtype)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, result = self.unpack("grad_output"), self.unpack("output")

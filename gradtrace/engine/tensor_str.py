@@ -105,14 +105,14 @@ def _tensor_str(data: np.ndarray, dtype: DType, indent: int) -> str:
         data = data[np.ix_(*index)]
     else:
         summarised = [False] * data.ndim
-    fmt, width = _formatter(data, dtype)
+    fmt, width = value_formatter(data, dtype)
     values = data.tolist()
     if data.ndim == 0:
         return fmt(values)
-    return _nested_str(values, data.ndim, indent, summarised, fmt, width)
+    return nested_str(values, data.ndim, indent, summarised, fmt, width)
 
 
-def _nested_str(
+def nested_str(
     values: list,
     dim: int,
     indent: int,
@@ -131,13 +131,13 @@ def _nested_str(
             return "[" + ", ".join(items) + "]"
         lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
-    slices = [_nested_str(v, dim - 1, indent + 1, summarised, fmt, width) for v in values]
+    slices = [nested_str(v, dim - 1, indent + 1, summarised, fmt, width) for v in values]
     if summarised[level]:
         slices.insert(EDGEITEMS, "...")
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
-def _formatter(data: np.ndarray, dtype: DType) -> tuple[Callable[[object], str], int]:
+def value_formatter(data: np.ndarray, dtype: DType) -> tuple[Callable[[object], str], int]:
     """torch's _Formatter: pick the number style and column width, return (format, width).
 
     `data` is the (summarised) non-empty array whose values will be shown.

@@ -88,9 +88,9 @@ def _long_cell(array: np.ndarray, dtype: dtypes.DType, limit: int) -> str:
     all of them), separated by ", ", each with the brackets of the dimensions it opens
     or closes; runs of spaces are one space, and none follows a ", ".
     """
-    from ..engine.tensor_str import _formatter
+    from ..engine.tensor_str import value_formatter
 
-    fmt, _ = _formatter(array, dtype)
+    fmt, _ = value_formatter(array, dtype)
     n = array.size
     flat = array.reshape(-1)
     shape = array.shape
@@ -143,7 +143,7 @@ def _summary_line(summary: Summary) -> str:
     torch summarises every tensor of more than 1000 elements, and only the corner values
     it shows decide the number format, so the corners are all it needs.
     """
-    from ..engine.tensor_str import EDGEITEMS, _formatter, _nested_str
+    from ..engine.tensor_str import EDGEITEMS, nested_str, value_formatter
 
     corners = summary.corners
     try:
@@ -154,8 +154,8 @@ def _summary_line(summary: Summary) -> str:
         head = ", ".join(str(v) for v in summary.head.tolist())
         return f"[{head}, ...]"
     flags = [n > 2 * EDGEITEMS for n in summary.shape]
-    fmt, width = _formatter(corners, dtype)
-    body = _nested_str(corners.tolist(), corners.ndim, len("tensor("), flags, fmt, width)
+    fmt, width = value_formatter(corners, dtype)
+    body = nested_str(corners.tolist(), corners.ndim, len("tensor("), flags, fmt, width)
     return " ".join(body.split())
 
 

@@ -5,10 +5,12 @@ is LALR(1) with lark's contextual lexer; a post-lexer turns indentation into
 _INDENT/_DEDENT tokens (as `lark.indenter.PythonIndenter` does) and also tracks
 brackets and keywords so syntax errors can say what went wrong in words.
 
-The parse tree is converted to AST nodes bottom-up with an explicit stack, never
-by Python recursion, so hostile input (thousands of nested brackets or unary
-minuses) ends in a clear error instead of a crash. Every AST node is at most
-`MAX_NESTING` levels deep, which also keeps the interpreter's recursion bounded.
+lark's parse table runs in a loop of our own (`_ParseLoop`, several times faster
+than lark's), which builds the parse tree with spans. The tree is converted to AST
+nodes bottom-up in the order the parser made it, never by Python recursion, so
+hostile input (thousands of nested brackets or unary minuses) ends in a clear
+error instead of a crash. Every AST node is at most `MAX_NESTING` levels deep,
+which also keeps the interpreter's recursion bounded.
 
 Spans follow Python's `ast`: 1-based lines and columns, end exclusive. A
 parenthesised expression's own span excludes its parentheses, but the node that
@@ -23,13 +25,15 @@ import re
 import sys
 import threading
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Tree
+from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.grammar import Rule
+from lark.parsers.lalr_analysis import Shift
 
 from . import syntax as ast
 from .errors import GradtraceError, GtSyntaxError, NotSupportedError
@@ -101,9 +105,9 @@ def parse(source: Source) -> ast.Module:
     """Parse a whole script; raises GtSyntaxError or NotSupportedError with a span."""
     text = _normalise(source.text)
     _check_edges(text)
-    tree = _run_lark(text, "file_input", _IDENTITY)
+    trees = _run_lark(text, "file_input", _IDENTITY)
     builder = _Builder(text, _IDENTITY, {})
-    body: tuple[ast.Stmt, ...] = builder.convert(tree)
+    body: tuple[ast.Stmt, ...] = builder.convert(trees)
     _check_context(body)
     stripped = text[:-1]  # _normalise always appends the final newline
     end_line = stripped.count("\n") + 1
@@ -114,25 +118,203 @@ def parse(source: Source) -> ast.Module:
 def parse_expression(source: Source) -> ast.Expr:
     """Parse one expression (a bare `a, b` is a tuple); used by tools and tests."""
     text = _normalise(source.text)
-    tree = _run_lark(text, "expr_input", _IDENTITY)
-    return _Builder(text, _IDENTITY, {}).convert(tree)
+    trees = _run_lark(text, "expr_input", _IDENTITY)
+    return _Builder(text, _IDENTITY, {}).convert(trees)
 
 
 # ------------------------------------------------------------- lark, built once
 
 
-class _PositionFilter:
-    """Which children count for a node's span: layout tokens (newline, indent) don't.
+class _Tree:
+    """A parse-tree node: lark's Tree cut down to what `_Builder` reads.
 
-    A class with a fixed repr rather than a lambda because lark folds `str(option)`
-    into its cache key, and a lambda's repr changes every run.
+    `pos` is the node's own (line, column, end_line, end_column), None if it covers
+    no text; `outer` also covers what a `?rule` that passed the node up unchanged
+    had around it, such as parentheses (lark's "container" positions).
     """
 
-    def __call__(self, child: object) -> bool:
-        return getattr(child, "type", None) not in _LAYOUT
+    __slots__ = ("data", "children", "pos", "outer", "value")
 
-    def __repr__(self) -> str:
-        return "gradtrace.parser._PositionFilter(v1)"
+    def __init__(self, data: str, children: list) -> None:
+        self.data = data
+        self.children = children
+        self.pos: tuple[int, int, int, int] | None = None
+        self.outer: tuple[int, int, int, int] | None = None
+        self.value: Any = None  # the AST node or helper value, once converted
+
+
+class _ParseLoop:
+    """Runs lark's LALR(1) parse table with a loop of our own that builds the tree.
+
+    lark's loop makes every node through a chain of wrappers, and its
+    `propagate_positions` callback cost more than all the rest of parsing. Here
+    four reductions in five are a `?rule` handing its only child up (`test` ->
+    `or_test` -> ... -> `atom`): they only change the parser state. The others
+    keep children as lark's ChildFilter does and take their span from the first
+    and last child that isn't layout (newline, indent, dedent), as lark's
+    propagate_positions does with our filter.
+    """
+
+    def __init__(self, lark: Lark) -> None:
+        # the parse table, reached the public way (no text, so nothing is lexed):
+        # state -> symbol -> (Shift, next state) or (Reduce, rule)
+        table = lark.parse_interactive(start="file_input").parser_state.parse_conf.parse_table
+        self.states: dict[Any, dict[str, tuple]] = table.states
+        self.reductions = {rule: self.reduction(rule) for rule in lark.rules}
+        self.trees: list[_Tree] = []  # the current parse's new nodes, children first
+        # (state below, state, next terminal) -> the state after the `?rule`s
+        # passing a child up there, with nothing else to do: an `atom` ends up a `test`
+        # in one step instead of fifteen.
+        self.passes: dict[tuple, Any] = {}
+
+    def reduction(self, rule: Rule) -> tuple[int, str, Callable[[list], Any] | None]:
+        """(how many values it pops, the symbol it makes, the callback making its value:
+        None if the only child is passed up as it is)."""
+        options = rule.options
+        expansion = rule.expansion
+        name = rule.alias or options.template_source or rule.origin.name
+        inline = options.expand1 and not rule.alias  # `?rule`: a single child replaces it
+        hidden = rule.origin.name.startswith("_")  # `_rule`: spliced into its parent
+        assert not (inline and hidden), f"`?_rule`s are not supported: {rule}"
+        # As lark's ChildFilter: keep children that aren't filtered-out tokens, splice
+        # `_rule` children, and put None where an absent [optional] part goes.
+        nones = [0] * (len(expansion) + 1)
+        if options.empty_indices:
+            flags = "".join(str(int(b)) for b in options.empty_indices)
+            nones = [len(ones) for ones in flags.split("0")]
+        plan: list[tuple[int, bool, int]] = []
+        pending = 0
+        for i, sym in enumerate(expansion):
+            pending += nones[i]
+            if options.keep_all_tokens or not (sym.is_term and sym.filter_out):
+                plan.append((i, not sym.is_term and sym.name.startswith("_"), pending))
+                pending = 0
+        trailing = pending + nones[-1]
+        if inline and len(expansion) == 1 and plan == [(0, False, 0)] and not trailing:
+            return (1, rule.origin.name, None)
+        identity = plan == [(i, False, 0) for i in range(len(expansion))] and not trailing
+
+        def reduce(children: list) -> Any:
+            if identity:
+                kept = children
+            else:
+                kept = []
+                for i, splice, none_count in plan:
+                    if none_count:
+                        kept += [None] * none_count
+                    if splice:
+                        kept += children[i].children
+                    else:
+                        kept.append(children[i])
+                if trailing:
+                    kept += [None] * trailing
+            if inline and len(kept) == 1:
+                tree = kept[0]
+                if tree.__class__ is not _Tree:
+                    return tree  # a token (or None) keeps its own position
+            else:
+                tree = _Tree(name, kept)
+                if not hidden:
+                    self.trees.append(tree)
+            extent = _extent(children)
+            if extent is not None:
+                if tree.pos is None:
+                    tree.pos = extent
+                tree.outer = extent
+            return tree
+
+        return (len(expansion), rule.origin.name, reduce)
+
+    def pass_up(self, below: Any, state: Any, kind: str) -> Any:
+        """The state once `?rule`s have passed the child on top of `below` up as far as
+        they do before terminal `kind` (each replaces the top state, nothing else)."""
+        while True:
+            action, arg = self.states[state].get(kind, (Shift, None))  # none: feed() raises
+            if action is Shift:
+                return state
+            _, origin, callback = self.reductions[arg]
+            if callback is not None:
+                return state
+            state = self.states[below][origin][1]
+
+    def parse(self, lark: Lark, text: str, start: str) -> list[_Tree]:
+        """The nodes of `text`'s parse tree, children before parents (the root last).
+        Raises what lark's own loop (`lark.parsers.lalr_parser`) would."""
+        interactive = lark.parse_interactive(text, start=start)
+        parser_state = interactive.parser_state
+        end_state = parser_state.parse_conf.end_state
+        state_stack = parser_state.state_stack
+        value_stack = parser_state.value_stack
+        states = self.states
+        reductions = self.reductions
+        passes = self.passes
+        self.trees = trees = []
+
+        def feed(token: Token, is_end: bool = False) -> None:
+            kind = token.type
+            while True:
+                state = state_stack[-1]
+                try:
+                    action, arg = states[state][kind]
+                except KeyError:
+                    expected = {s for s in states[state] if s.isupper()}
+                    raise UnexpectedToken(token, expected, state=parser_state) from None
+                if action is Shift:
+                    state_stack.append(arg)
+                    value_stack.append(token)
+                    return
+                size, origin, callback = reductions[arg]
+                if callback is None:  # `?rule`s passing a child up
+                    key = (state_stack[-2], state, kind)
+                    top = passes.get(key)
+                    if top is None:
+                        top = passes[key] = self.pass_up(*key)
+                    state_stack[-1] = top
+                else:
+                    if size:
+                        children = value_stack[-size:]
+                        del state_stack[-size:]
+                        del value_stack[-size:]
+                    else:
+                        children = []
+                    value_stack.append(callback(children))
+                    state_stack.append(states[state_stack[-1]][origin][1])
+                if is_end and state_stack[-1] == end_state:
+                    return
+
+        try:
+            token = None
+            for token in parser_state.lexer.lex(parser_state):
+                feed(token)
+            # as lark does, $END takes the last token's position unless it is empty
+            feed(Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1),
+                 is_end=True)
+        except UnexpectedInput as exc:
+            exc.interactive_parser = interactive
+            raise
+        return trees
+
+
+def _extent(children: list) -> tuple[int, int, int, int] | None:
+    """From the start of the first child with a position to the end of the last one,
+    the children counting with what was around them (`outer`)."""
+    for first in children:
+        if first.__class__ is _Tree:
+            if first.outer is not None:
+                break
+        elif first is not None and first.type not in _LAYOUT:
+            break
+    else:
+        return None
+    for last in reversed(children):  # stops at `first` at the latest
+        if last.__class__ is _Tree:
+            if last.outer is not None:
+                break
+        elif last is not None and last.type not in _LAYOUT:
+            break
+    start = first.outer[:2] if first.__class__ is _Tree else (first.line, first.column)
+    end = last.outer[2:] if last.__class__ is _Tree else (last.end_line, last.end_column)
+    return start + end
 
 
 class _LexState:
@@ -277,6 +459,7 @@ def _is_name_char(ch: str) -> bool:
 class _Parser:
     lark: Lark
     postlex: _PostLexer
+    loop: _ParseLoop
     literals: dict[str, str]  # terminal name -> its literal text, for string terminals
 
 
@@ -296,13 +479,12 @@ def _get_parser() -> _Parser:
             lexer="contextual",
             postlex=postlex,
             start=["file_input", "expr_input"],
-            propagate_positions=_PositionFilter(),
             maybe_placeholders=True,
             cache=_cache_file(grammar),
         )
         literals = {t.name: t.pattern.value for t in lark.terminals if t.pattern.type == "str"}
         postlex.keyword_types = {v: k for k, v in literals.items() if v in _KEYWORDS}
-        _PARSER = _Parser(lark, postlex, literals)
+        _PARSER = _Parser(lark, postlex, _ParseLoop(lark), literals)
     return _PARSER
 
 
@@ -418,8 +600,10 @@ def _inside_string_or_comment(text: str, pos: int) -> bool:
         or text.count("'''", 0, pos) % 2 == 1
 
 
-def _run_lark(text: str, start: str, mapper: _Mapper, wrapped: bool = False) -> Tree:
+def _run_lark(text: str, start: str, mapper: _Mapper, wrapped: bool = False) -> list[_Tree]:
     """Parse with lark and turn every lark error into a GtSyntaxError in words.
+
+    Returns the parse tree's nodes, children before parents (the root last).
 
     `wrapped`: the text is an f-string field inside parentheses we added, which
     error messages must not mention.
@@ -428,7 +612,7 @@ def _run_lark(text: str, start: str, mapper: _Mapper, wrapped: bool = False) -> 
         parser = _get_parser()
         parser.postlex.text = text
         try:
-            return parser.lark.parse(text, start=start)
+            return parser.loop.parse(parser.lark, text, start)
         except GradtraceError as exc:
             exc.span = mapper.remap(exc.span)
             raise
@@ -719,7 +903,7 @@ _EXPR_TYPES: tuple[type, ...] = (
 
 
 class _Builder:
-    """Turns lark's parse tree into AST nodes, bottom-up with an explicit stack.
+    """Turns the parse tree into AST nodes, bottom-up.
 
     Handlers are `_h_<rule>(tree, children)`; `children` are already converted (AST
     nodes, tokens, None for an absent optional part, or helper values). Every node
@@ -733,24 +917,15 @@ class _Builder:
 
     # ---------------------------------------------------------------- machinery
 
-    def convert(self, tree: Tree) -> Any:
-        stack: list[tuple[Any, bool]] = [(tree, False)]
-        values: list[Any] = []
-        while stack:
-            node, ready = stack.pop()
-            if not isinstance(node, Tree):
-                values.append(node)
-            elif not ready:
-                stack.append((node, True))
-                stack.extend((child, False) for child in reversed(node.children))
-            else:
-                count = len(node.children)
-                children = values[len(values) - count:] if count else []
-                if count:
-                    del values[len(values) - count:]
-                handler = getattr(self, f"_h_{node.data}")
-                values.append(handler(node, children))
-        return values[0]
+    def convert(self, trees: list[_Tree]) -> Any:
+        """Converts the nodes in the order the parser made them (children before parents,
+        left to right), so each handler's children are already converted; returns the
+        root's value. The handlers run in the same order as a depth-first walk."""
+        handlers = _HANDLERS
+        for tree in trees:
+            children = [c.value if c.__class__ is _Tree else c for c in tree.children]
+            tree.value = handlers[tree.data](self, tree, children)
+        return trees[-1].value
 
     def _mk(self, cls: type, span: Span, *fields: Any) -> Any:
         node = cls(span, *fields)
@@ -770,23 +945,16 @@ class _Builder:
         depths[id(node)] = depth
         return node
 
-    def span(self, tree: Tree) -> Span:
-        meta = tree.meta
-        if meta.empty:
+    def span(self, tree: _Tree) -> Span:
+        if tree.pos is None:
             return self.mapper.span(1, 1, 1, 1)
-        return self.mapper.span(meta.line, meta.column, meta.end_line, meta.end_column)
+        return self.mapper.span(*tree.pos)
 
     def outer(self, child: Any) -> Span:
         """The span of a child including its parentheses, if it has any."""
         if isinstance(child, Token):
             return self.tok_span(child)
-        meta = child.meta
-        return self.mapper.span(
-            getattr(meta, "container_line", meta.line),
-            getattr(meta, "container_column", meta.column),
-            getattr(meta, "container_end_line", meta.end_line),
-            getattr(meta, "container_end_column", meta.end_column),
-        )
+        return self.mapper.span(*child.outer)
 
     def tok_span(self, tok: Token) -> Span:
         span = _token_span(tok)
@@ -808,39 +976,39 @@ class _Builder:
 
     # -------------------------------------------------------------- statements
 
-    def _h_file_input(self, tree: Tree, children: list) -> tuple[ast.Stmt, ...]:
+    def _h_file_input(self, tree: _Tree, children: list) -> tuple[ast.Stmt, ...]:
         return _flatten(children)
 
-    def _h_expr_input(self, tree: Tree, children: list) -> ast.Expr:
+    def _h_expr_input(self, tree: _Tree, children: list) -> ast.Expr:
         value = children[0]
         self.no_starred(value)
         return value
 
-    def _h_simple_stmt(self, tree: Tree, children: list) -> list:
+    def _h_simple_stmt(self, tree: _Tree, children: list) -> list:
         return [c for c in children if c is not None]
 
-    def _h_suite(self, tree: Tree, children: list) -> tuple[ast.Stmt, ...]:
+    def _h_suite(self, tree: _Tree, children: list) -> tuple[ast.Stmt, ...]:
         return _flatten(children)
 
-    def _h_expr_stmt(self, tree: Tree, children: list) -> ast.ExprStmt:
+    def _h_expr_stmt(self, tree: _Tree, children: list) -> ast.ExprStmt:
         self.no_starred(children[0])
         return self._mk(ast.ExprStmt, self.span(tree), children[0])
 
-    def _h_assign_stmt(self, tree: Tree, children: list) -> ast.Assign:
+    def _h_assign_stmt(self, tree: _Tree, children: list) -> ast.Assign:
         *targets, value = children
         self.no_starred(value)
         for target in targets:
             self.check_target(target)
         return self._mk(ast.Assign, self.span(tree), tuple(targets), value)
 
-    def _h_annassign_stmt(self, tree: Tree, children: list) -> None:
+    def _h_annassign_stmt(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("type annotations (`x: int = ...`) are not supported",
                                self.span(tree))
 
-    def _h_augassign_op(self, tree: Tree, children: list) -> Token:
+    def _h_augassign_op(self, tree: _Tree, children: list) -> Token:
         return children[0]
 
-    def _h_augassign_stmt(self, tree: Tree, children: list) -> ast.AugAssign:
+    def _h_augassign_stmt(self, tree: _Tree, children: list) -> ast.AugAssign:
         target, op, value = children
         self.no_starred(value)
         if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
@@ -854,63 +1022,63 @@ class _Builder:
             raise self.unsupported(f"the `{op}` operator is not supported", self.tok_span(op))
         return self._mk(ast.AugAssign, self.span(tree), target, symbol, value)
 
-    def _h_pass_stmt(self, tree: Tree, children: list) -> ast.Pass:
+    def _h_pass_stmt(self, tree: _Tree, children: list) -> ast.Pass:
         return self._mk(ast.Pass, self.span(tree))
 
-    def _h_break_stmt(self, tree: Tree, children: list) -> ast.Break:
+    def _h_break_stmt(self, tree: _Tree, children: list) -> ast.Break:
         return self._mk(ast.Break, self.span(tree))
 
-    def _h_continue_stmt(self, tree: Tree, children: list) -> ast.Continue:
+    def _h_continue_stmt(self, tree: _Tree, children: list) -> ast.Continue:
         return self._mk(ast.Continue, self.span(tree))
 
-    def _h_return_stmt(self, tree: Tree, children: list) -> ast.Return:
+    def _h_return_stmt(self, tree: _Tree, children: list) -> ast.Return:
         self.no_starred(children[0])
         return self._mk(ast.Return, self.span(tree), children[0])
 
-    def _h_raise_stmt(self, tree: Tree, children: list) -> ast.Raise:
+    def _h_raise_stmt(self, tree: _Tree, children: list) -> ast.Raise:
         exc, cause = children
         if cause is not None:
             raise self.unsupported("`raise ... from ...` is not supported; use `raise ...`",
                                    self.span(tree))
         return self._mk(ast.Raise, self.span(tree), exc)
 
-    def _h_assert_stmt(self, tree: Tree, children: list) -> ast.Assert:
+    def _h_assert_stmt(self, tree: _Tree, children: list) -> ast.Assert:
         return self._mk(ast.Assert, self.span(tree), children[0], children[1])
 
-    def _h_import_stmt(self, tree: Tree, children: list) -> ast.Import:
+    def _h_import_stmt(self, tree: _Tree, children: list) -> ast.Import:
         return self._mk(ast.Import, self.span(tree), tuple(children))
 
-    def _h_dotted_name(self, tree: Tree, children: list) -> str:
+    def _h_dotted_name(self, tree: _Tree, children: list) -> str:
         return ".".join(str(c) for c in children)
 
-    def _h_dotted_as_name(self, tree: Tree, children: list) -> ast.Alias:
+    def _h_dotted_as_name(self, tree: _Tree, children: list) -> ast.Alias:
         name, asname = children
         return self._mk(ast.Alias, self.span(tree), name, None if asname is None else str(asname))
 
-    def _h_import_from(self, tree: Tree, children: list) -> ast.ImportFrom:
+    def _h_import_from(self, tree: _Tree, children: list) -> ast.ImportFrom:
         module, names = children
         return self._mk(ast.ImportFrom, self.span(tree), module, tuple(names))
 
-    def _h_from_module(self, tree: Tree, children: list) -> str:
+    def _h_from_module(self, tree: _Tree, children: list) -> str:
         return children[0]
 
-    def _h_relative_dots(self, tree: Tree, children: list) -> None:
+    def _h_relative_dots(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("relative imports (`from . import x`) are not supported",
                                self.span(tree))
 
-    def _h_import_star(self, tree: Tree, children: list) -> None:
+    def _h_import_star(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("`from ... import *` is not supported; import the names you use",
                                self.span(tree))
 
-    def _h_import_as_names(self, tree: Tree, children: list) -> list:
+    def _h_import_as_names(self, tree: _Tree, children: list) -> list:
         return [c for c in children if c is not None]
 
-    def _h_import_as_name(self, tree: Tree, children: list) -> ast.Alias:
+    def _h_import_as_name(self, tree: _Tree, children: list) -> ast.Alias:
         name, asname = children
         return self._mk(ast.Alias, self.span(tree), str(name),
                         None if asname is None else str(asname))
 
-    def _h_if_stmt(self, tree: Tree, children: list) -> ast.If:
+    def _h_if_stmt(self, tree: _Tree, children: list) -> ast.If:
         test, body, *elifs, orelse = children
         whole = self.span(tree)
         tail: tuple = orelse or ()
@@ -924,20 +1092,20 @@ class _Builder:
             exc.args = (exc.message,)
             raise
 
-    def _h_elif_clause(self, tree: Tree, children: list) -> tuple:
+    def _h_elif_clause(self, tree: _Tree, children: list) -> tuple:
         return (self.span(tree), children[0], children[1])
 
-    def _h_while_stmt(self, tree: Tree, children: list) -> ast.While:
+    def _h_while_stmt(self, tree: _Tree, children: list) -> ast.While:
         test, body, orelse = children
         return self._mk(ast.While, self.span(tree), test, body, orelse or ())
 
-    def _h_for_stmt(self, tree: Tree, children: list) -> ast.For:
+    def _h_for_stmt(self, tree: _Tree, children: list) -> ast.For:
         target, iterable, body, orelse = children
         self.check_target(target)
         self.no_starred(iterable)
         return self._mk(ast.For, self.span(tree), target, iterable, body, orelse or ())
 
-    def _h_try_stmt(self, tree: Tree, children: list) -> ast.Try:
+    def _h_try_stmt(self, tree: _Tree, children: list) -> ast.Try:
         body, *handlers, orelse, final = children
         for handler in handlers[:-1]:
             if handler.type is None:
@@ -945,27 +1113,27 @@ class _Builder:
         return self._mk(ast.Try, self.span(tree), body, tuple(handlers), orelse or (),
                         final or ())
 
-    def _h_try_finally(self, tree: Tree, children: list) -> ast.Try:
+    def _h_try_finally(self, tree: _Tree, children: list) -> ast.Try:
         body, final = children
         return self._mk(ast.Try, self.span(tree), body, (), (), final)
 
-    def _h_except_clause(self, tree: Tree, children: list) -> ast.ExceptHandler:
+    def _h_except_clause(self, tree: _Tree, children: list) -> ast.ExceptHandler:
         kind, name, body = children
         self.no_starred(kind)
         return self._mk(ast.ExceptHandler, self.span(tree), kind,
                         None if name is None else str(name), body)
 
-    def _h_with_stmt(self, tree: Tree, children: list) -> ast.With:
+    def _h_with_stmt(self, tree: _Tree, children: list) -> ast.With:
         *items, body = children
         return self._mk(ast.With, self.span(tree), tuple(items), body)
 
-    def _h_with_item(self, tree: Tree, children: list) -> ast.WithItem:
+    def _h_with_item(self, tree: _Tree, children: list) -> ast.WithItem:
         context, target = children
         if target is not None:
             self.check_target(target)
         return self._mk(ast.WithItem, self.span(tree), context, target)
 
-    def _h_funcdef(self, tree: Tree, children: list) -> ast.FunctionDef:
+    def _h_funcdef(self, tree: _Tree, children: list) -> ast.FunctionDef:
         name, params, returns, body = children
         if returns is not None:
             raise self.unsupported("return annotations (`-> type`) are not supported",
@@ -974,32 +1142,32 @@ class _Builder:
         self.check_params(params)
         return self._mk(ast.FunctionDef, self.span(tree), str(name), params, body)
 
-    def _h_parameters(self, tree: Tree, children: list) -> list:
+    def _h_parameters(self, tree: _Tree, children: list) -> list:
         return [c for c in children if c is not None]
 
     _h_lambda_params = _h_parameters
 
-    def _h_plain_param(self, tree: Tree, children: list) -> ast.Param:
+    def _h_plain_param(self, tree: _Tree, children: list) -> ast.Param:
         name, annotation, default = children
         if annotation is not None:
             raise self.unsupported("parameter annotations (`x: int`) are not supported",
                                    self.span(tree))
         return self._mk(ast.Param, self.span(tree), str(name), default)
 
-    def _h_plain_lambda_param(self, tree: Tree, children: list) -> ast.Param:
+    def _h_plain_lambda_param(self, tree: _Tree, children: list) -> ast.Param:
         name, default = children
         return self._mk(ast.Param, self.span(tree), str(name), default)
 
-    def _h_star_param(self, tree: Tree, children: list) -> None:
+    def _h_star_param(self, tree: _Tree, children: list) -> None:
         if children and children[0] is not None:
             raise self.unsupported("`*args` parameters are not supported", self.span(tree))
         raise self.unsupported("keyword-only parameters (a bare `*`) are not supported",
                                self.span(tree))
 
-    def _h_kwargs_param(self, tree: Tree, children: list) -> None:
+    def _h_kwargs_param(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("`**kwargs` parameters are not supported", self.span(tree))
 
-    def _h_slash_param(self, tree: Tree, children: list) -> None:
+    def _h_slash_param(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("positional-only parameters (`/`) are not supported",
                                self.span(tree))
 
@@ -1039,36 +1207,36 @@ class _Builder:
 
     # ------------------------------------------------------------- expressions
 
-    def _h_ifexp(self, tree: Tree, children: list) -> ast.IfExp:
+    def _h_ifexp(self, tree: _Tree, children: list) -> ast.IfExp:
         body, test, orelse = children
         return self._mk(ast.IfExp, self.span(tree), test, body, orelse)
 
-    def _h_walrus(self, tree: Tree, children: list) -> None:
+    def _h_walrus(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("the walrus operator `:=` is not supported", self.span(tree))
 
-    def _h_lambdef(self, tree: Tree, children: list) -> ast.Lambda:
+    def _h_lambdef(self, tree: _Tree, children: list) -> ast.Lambda:
         params, body = children
         params = tuple(params or ())
         self.check_params(params)
         return self._mk(ast.Lambda, self.span(tree), params, body)
 
-    def _h_or_test(self, tree: Tree, children: list) -> ast.BoolOp:
+    def _h_or_test(self, tree: _Tree, children: list) -> ast.BoolOp:
         return self._mk(ast.BoolOp, self.span(tree), "or", tuple(children))
 
-    def _h_and_test(self, tree: Tree, children: list) -> ast.BoolOp:
+    def _h_and_test(self, tree: _Tree, children: list) -> ast.BoolOp:
         return self._mk(ast.BoolOp, self.span(tree), "and", tuple(children))
 
-    def _h_not_op(self, tree: Tree, children: list) -> ast.UnaryOp:
+    def _h_not_op(self, tree: _Tree, children: list) -> ast.UnaryOp:
         return self._mk(ast.UnaryOp, self.span(tree), "not", children[0])
 
-    def _h_comparison(self, tree: Tree, children: list) -> ast.Compare:
+    def _h_comparison(self, tree: _Tree, children: list) -> ast.Compare:
         return self._mk(ast.Compare, self.span(tree), children[0], tuple(children[1::2]),
                         tuple(children[2::2]))
 
-    def _h_comp_op(self, tree: Tree, children: list) -> str:
+    def _h_comp_op(self, tree: _Tree, children: list) -> str:
         return " ".join(str(c) for c in children)
 
-    def _h_star_expr(self, tree: Tree, children: list) -> ast.Starred:
+    def _h_star_expr(self, tree: _Tree, children: list) -> ast.Starred:
         return self._mk(ast.Starred, self.span(tree), children[0])
 
     _h_stararg = _h_star_expr
@@ -1089,32 +1257,32 @@ class _Builder:
                 raise
         return result
 
-    def _h_or_expr(self, tree: Tree, children: list) -> ast.BinOp:
+    def _h_or_expr(self, tree: _Tree, children: list) -> ast.BinOp:
         return self.fold(children, tree.children, ["|"] * (len(children) - 1))
 
-    def _h_xor_expr(self, tree: Tree, children: list) -> ast.BinOp:
+    def _h_xor_expr(self, tree: _Tree, children: list) -> ast.BinOp:
         return self.fold(children, tree.children, ["^"] * (len(children) - 1))
 
-    def _h_and_expr(self, tree: Tree, children: list) -> ast.BinOp:
+    def _h_and_expr(self, tree: _Tree, children: list) -> ast.BinOp:
         return self.fold(children, tree.children, ["&"] * (len(children) - 1))
 
-    def _h_shift_expr(self, tree: Tree, children: list) -> None:
+    def _h_shift_expr(self, tree: _Tree, children: list) -> None:
         op = children[1]
         raise self.unsupported(f"the `{op}` operator is not supported", self.tok_span(op))
 
-    def _h_arith_expr(self, tree: Tree, children: list) -> ast.BinOp:
+    def _h_arith_expr(self, tree: _Tree, children: list) -> ast.BinOp:
         ops = [str(op) for op in children[1::2]]
         return self.fold(children[::2], tree.children[::2], ops)
 
     _h_term = _h_arith_expr
 
-    def _h_factor(self, tree: Tree, children: list) -> ast.UnaryOp:
+    def _h_factor(self, tree: _Tree, children: list) -> ast.UnaryOp:
         return self._mk(ast.UnaryOp, self.span(tree), str(children[0]), children[1])
 
-    def _h_power(self, tree: Tree, children: list) -> ast.BinOp:
+    def _h_power(self, tree: _Tree, children: list) -> ast.BinOp:
         return self._mk(ast.BinOp, self.span(tree), children[0], "**", children[1])
 
-    def _h_call(self, tree: Tree, children: list) -> ast.Call:
+    def _h_call(self, tree: _Tree, children: list) -> ast.Call:
         func, arguments = children
         if isinstance(arguments, _GenExpArgs):
             return self._mk(ast.Call, self.span(tree), func, tuple(arguments), ())
@@ -1133,107 +1301,107 @@ class _Builder:
                 args.append(item)
         return self._mk(ast.Call, self.span(tree), func, tuple(args), tuple(keywords))
 
-    def _h_arguments(self, tree: Tree, children: list) -> list:
+    def _h_arguments(self, tree: _Tree, children: list) -> list:
         return [c for c in children if c is not None]
 
-    def _h_genexp_arg(self, tree: Tree, children: list) -> _GenExpArgs:
+    def _h_genexp_arg(self, tree: _Tree, children: list) -> _GenExpArgs:
         elt, generators = children[0]
         return _GenExpArgs([self._mk(ast.ListComp, self.span(tree), elt, generators)])
 
-    def _h_argvalue(self, tree: Tree, children: list) -> ast.Keyword:
+    def _h_argvalue(self, tree: _Tree, children: list) -> ast.Keyword:
         name, value = children
         if not isinstance(name, ast.Name) or self.outer(tree.children[0]) != name.span:
             raise self.error('expression cannot contain assignment, perhaps you meant "=="?',
                              self.span(tree))
         return self._mk(ast.Keyword, self.span(tree), name.id, value)
 
-    def _h_kwargs_arg(self, tree: Tree, children: list) -> None:
+    def _h_kwargs_arg(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("`**` argument unpacking is not supported", self.span(tree))
 
-    def _h_getitem(self, tree: Tree, children: list) -> ast.Subscript:
+    def _h_getitem(self, tree: _Tree, children: list) -> ast.Subscript:
         return self._mk(ast.Subscript, self.span(tree), children[0], children[1])
 
-    def _h_getattr(self, tree: Tree, children: list) -> ast.Attribute:
+    def _h_getattr(self, tree: _Tree, children: list) -> ast.Attribute:
         return self._mk(ast.Attribute, self.span(tree), children[0], str(children[1]))
 
-    def _h_subscript_tuple(self, tree: Tree, children: list) -> ast.TupleExpr:
+    def _h_subscript_tuple(self, tree: _Tree, children: list) -> ast.TupleExpr:
         return self._mk(ast.TupleExpr, self.span(tree), tuple(children))
 
-    def _h_slice(self, tree: Tree, children: list) -> ast.Slice:
+    def _h_slice(self, tree: _Tree, children: list) -> ast.Slice:
         lower, upper, step = children
         return self._mk(ast.Slice, self.span(tree), lower, upper, step)
 
-    def _h_sliceop(self, tree: Tree, children: list) -> Any:
+    def _h_sliceop(self, tree: _Tree, children: list) -> Any:
         return children[0]
 
-    def _h_tuple(self, tree: Tree, children: list) -> ast.TupleExpr:
+    def _h_tuple(self, tree: _Tree, children: list) -> ast.TupleExpr:
         return self._mk(ast.TupleExpr, self.span(tree), tuple(children))
 
-    def _h_list(self, tree: Tree, children: list) -> ast.ListExpr:
+    def _h_list(self, tree: _Tree, children: list) -> ast.ListExpr:
         return self._mk(ast.ListExpr, self.span(tree), tuple(children))
 
-    def _h_dict(self, tree: Tree, children: list) -> ast.DictExpr:
+    def _h_dict(self, tree: _Tree, children: list) -> ast.DictExpr:
         keys = tuple(pair[0] for pair in children)
         values = tuple(pair[1] for pair in children)
         return self._mk(ast.DictExpr, self.span(tree), keys, values)
 
-    def _h_key_value(self, tree: Tree, children: list) -> tuple:
+    def _h_key_value(self, tree: _Tree, children: list) -> tuple:
         return (children[0], children[1])
 
-    def _h_dict_unpack(self, tree: Tree, children: list) -> None:
+    def _h_dict_unpack(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("`**` unpacking in dict displays is not supported",
                                self.span(tree))
 
-    def _h_set(self, tree: Tree, children: list) -> None:
+    def _h_set(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("set displays (`{a, b}`) are not supported", self.span(tree))
 
-    def _h_setcomp(self, tree: Tree, children: list) -> None:
+    def _h_setcomp(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("set comprehensions are not supported", self.span(tree))
 
-    def _h_dictcomp(self, tree: Tree, children: list) -> None:
+    def _h_dictcomp(self, tree: _Tree, children: list) -> None:
         raise self.unsupported("dict comprehensions are not supported", self.span(tree))
 
-    def _h_genexp(self, tree: Tree, children: list) -> None:
+    def _h_genexp(self, tree: _Tree, children: list) -> None:
         raise self.unsupported(
             "generator expressions are only supported as a call's only argument, as in "
             "`sum(x for x in xs)`; use a list comprehension `[...]` instead",
             self.span(tree),
         )
 
-    def _h_listcomp(self, tree: Tree, children: list) -> ast.ListComp:
+    def _h_listcomp(self, tree: _Tree, children: list) -> ast.ListComp:
         elt, generators = children[0]
         return self._mk(ast.ListComp, self.span(tree), elt, generators)
 
-    def _h_comprehension(self, tree: Tree, children: list) -> tuple:
+    def _h_comprehension(self, tree: _Tree, children: list) -> tuple:
         elt, *generators = children
         if isinstance(elt, ast.Starred):
             raise self.error("iterable unpacking cannot be used in comprehension", elt.span)
         return (elt, tuple(generators))
 
-    def _h_comp_for(self, tree: Tree, children: list) -> ast.Comprehension:
+    def _h_comp_for(self, tree: _Tree, children: list) -> ast.Comprehension:
         target, iterable, *ifs = children
         self.check_target(target)
         return self._mk(ast.Comprehension, self.span(tree), target, iterable, tuple(ifs))
 
-    def _h_comp_if(self, tree: Tree, children: list) -> Any:
+    def _h_comp_if(self, tree: _Tree, children: list) -> Any:
         return children[0]
 
-    def _h_var(self, tree: Tree, children: list) -> ast.Name:
+    def _h_var(self, tree: _Tree, children: list) -> ast.Name:
         return self._mk(ast.Name, self.span(tree), str(children[0]))
 
-    def _h_const_none(self, tree: Tree, children: list) -> ast.Constant:
+    def _h_const_none(self, tree: _Tree, children: list) -> ast.Constant:
         return self._mk(ast.Constant, self.span(tree), None)
 
-    def _h_const_true(self, tree: Tree, children: list) -> ast.Constant:
+    def _h_const_true(self, tree: _Tree, children: list) -> ast.Constant:
         return self._mk(ast.Constant, self.span(tree), True)
 
-    def _h_const_false(self, tree: Tree, children: list) -> ast.Constant:
+    def _h_const_false(self, tree: _Tree, children: list) -> ast.Constant:
         return self._mk(ast.Constant, self.span(tree), False)
 
-    def _h_ellipsis(self, tree: Tree, children: list) -> ast.Constant:
+    def _h_ellipsis(self, tree: _Tree, children: list) -> ast.Constant:
         return self._mk(ast.Constant, self.span(tree), Ellipsis)
 
-    def _h_number(self, tree: Tree, children: list) -> ast.Constant:
+    def _h_number(self, tree: _Tree, children: list) -> ast.Constant:
         tok = children[0]
         span = self.span(tree)
         text = str(tok)
@@ -1253,7 +1421,7 @@ class _Builder:
 
     # ----------------------------------------------------------------- strings
 
-    def _h_strings(self, tree: Tree, children: list) -> ast.Constant | ast.FString:
+    def _h_strings(self, tree: _Tree, children: list) -> ast.Constant | ast.FString:
         parts: list[str | ast.FormattedValue] = []
         is_fstring = False
         for tok in children:
@@ -1487,10 +1655,15 @@ class _Builder:
         """Parse an f-string field with the script grammar, spans pointing into the file."""
         line, column = self.pos_in(tok, offset)
         mapper = _Mapper(line, column, self.mapper)
-        tree = _run_lark(f"({expr_text})", "expr_input", mapper, wrapped=True)
-        value = _Builder(self.text, mapper, self.depths).convert(tree)
+        trees = _run_lark(f"({expr_text})", "expr_input", mapper, wrapped=True)
+        value = _Builder(self.text, mapper, self.depths).convert(trees)
         return value
 
+
+_HANDLERS: dict[str, Callable[..., Any]] = {
+    name[3:]: handler for name, handler in vars(_Builder).items() if name.startswith("_h_")
+}
+"""Rule name -> its `_Builder` handler."""
 
 _SIMPLE_ESCAPES = {
     "\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f",

@@ -44,6 +44,9 @@ def _corner_index(shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
     return index
 
 
+_new_summary = object.__new__
+
+
 class Summary:
     """A large array as the views show it (see the module docstring).
 
@@ -72,16 +75,17 @@ class Summary:
         corners = array[_corner_index(shape)] if array.ndim else array.reshape(1)
         uniform = False
         values = head.tolist()
-        if values:
-            # cheap checks first: most arrays differ within their first or corner values
-            # (list.count also counts the first value itself, even a NaN: the last check
-            # is numpy's, where NaN is never equal)
-            first = values[0]
+        # cheap checks first: most arrays differ within their first or corner values
+        # (list.count also counts the first value itself, even a NaN: the last check
+        # is numpy's, where NaN is never equal)
+        if values and values.count(values[0]) == len(values):
             corner_values = corners.reshape(-1).tolist()
-            if values.count(first) == len(values) and \
-                    corner_values.count(first) == len(corner_values):
+            if corner_values.count(values[0]) == len(corner_values):
                 uniform = bool((array == head[0]).all())
-        return cls(shape, array.dtype, head, corners, uniform)
+        summary = _new_summary(cls)  # no __init__: a traced loop summarises every step
+        summary.shape, summary.dtype, summary.size = shape, array.dtype, array.size
+        summary.head, summary.corners, summary.uniform = head, corners, uniform
+        return summary
 
     @property
     def ndim(self) -> int:

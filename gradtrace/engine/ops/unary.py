@@ -25,6 +25,8 @@ def precise(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
     """
     if x.dtype == np.float64:
         return ufunc(x)
+    if x.dtype.kind == "f":  # float64 chunk by chunk into the result: no float64 copy
+        return ufunc(x, dtype=np.float64, out=np.empty_like(x), casting="same_kind")
     return ufunc(x.astype(np.float64)).astype(x.dtype)
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich import box
 from rich.console import Console, Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from ..engine.tensor import Tensor
 from .graph import MAX_TREE_NODES, GraphView, print_graph
+from .layout import CompactTable
 from .values import array_cell, cut, node_cell, shape_cell, tensor_cell
 
 if TYPE_CHECKING:
@@ -62,12 +61,6 @@ def named_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
     return [(name, value) for name, value in variables.items() if isinstance(value, Tensor)]
 
 
-def _table(gap: int = 1, **options: Any) -> Table:
-    """A compact table: a rule under the header, no outer border, `gap` spaces between."""
-    return Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                 padding=(0, gap - 1), collapse_padding=True, header_style="bold", **options)
-
-
 def _bool(value: bool) -> Text:
     return Text(str(value), style="green" if value else "dim")
 
@@ -99,11 +92,10 @@ def _tensor_rows(variables: dict[str, Any], view: GraphView | None, max_rows: in
     return rows
 
 
-def _rows_table(rows: list[dict[str, Text]], columns: Sequence[str],
-                **options: Any) -> Table:
-    table = _table(2, **options)
+def _rows_table(rows: list[dict[str, Text]], columns: Sequence[str]) -> CompactTable:
+    table = CompactTable(2)
     for column in columns:
-        table.add_column(column, overflow="fold", no_wrap=column not in ("value", "grad"))
+        table.add_column(column, no_wrap=column not in ("value", "grad"))
     for row in rows:
         table.add_row(*(row.get(column, Text()) for column in columns))
     return table
@@ -264,15 +256,12 @@ def backward_table(view: GraphView, call: BackwardCall, *, width: int = 100,
     available = width - gap * (len(BACKWARD_COLUMNS) - 1)
     widths = fit_widths(natural, [(4, 18), (1, 20), (2, 12), (3, 26), (4, 12), (1, 12),
                                   (2, 8), (3, 16)], available)
-    table = _table(gap, title=_call_title(view, call), title_justify="left")
+    table = CompactTable(gap, title=_call_title(view, call),
+                         caption=_error_text(view, call) if call.error is not None else None)
     for i, header in enumerate(BACKWARD_COLUMNS):
-        table.add_column(header, overflow="fold", width=widths[i],
-                         justify="right" if i == 0 else "left")
+        table.add_column(header, width=widths[i], justify="right" if i == 0 else "left")
     for row in rows:
         table.add_row(*row)
-    if call.error is not None:
-        table.caption = _error_text(view, call)
-        table.caption_justify = "left"
     return table
 
 

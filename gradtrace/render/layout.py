@@ -1,0 +1,307 @@
+"""`CompactTable`: the report's tables, laid out in one pass.
+
+It prints what rich's `Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+padding=(0, gap - 1), collapse_padding=True, header_style="bold")` prints for `Text` cells
+(title and caption justified left), byte for byte, with and without colour:
+tests/test_layout.py holds it to that. rich's Table sends every cell through `Padding`, two
+`render_lines` passes, `split_and_crop_lines` and `set_shape`, and most of a report's time
+went there. Here each cell is cut into lines once, at rich's own line breaks
+(`divide_line`), and each line becomes segments already as wide as its column: a cell in one
+style as plain strings, a cell with styled parts as one `Text` per line. Only cells with a
+tab or their own justify/overflow/no_wrap go through `Text.wrap` itself.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from rich import box
+from rich._wrap import divide_line  # the line breaks of Text.wrap
+from rich.cells import cell_len, set_cell_size
+from rich.containers import Lines
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Span, Text
+
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions
+
+Justify = Literal["left", "right"]
+_HEADER_STYLE = "bold"
+_NEW_LINE = Segment.line()
+_TRAILING_SPACE = re.compile(r"\s+$")  # as in Text.rstrip_end
+
+
+@dataclass(frozen=True)
+class _Column:
+    header: Text
+    width: int | None  # None: as wide as the widest cell (rich's measurement)
+    justify: Justify
+    no_wrap: bool
+
+
+class CompactTable:
+    """A header, a rule under it, rows of `Text` cells `gap` spaces apart, no border.
+
+    Cells are `Text`, never markup; a cell longer than its column folds onto more lines.
+    """
+
+    def __init__(self, gap: int = 1, *, title: Text | None = None,
+                 caption: Text | None = None) -> None:
+        if gap < 1:
+            raise ValueError(f"gap must be at least 1, not {gap}")
+        self.gap = gap
+        self.title = title
+        self.caption = caption
+        self._columns: list[_Column] = []
+        self._rows: list[tuple[Text, ...]] = []
+
+    def add_column(self, header: str, *, width: int | None = None, justify: Justify = "left",
+                   no_wrap: bool = False) -> None:
+        """`header` is literal text (rich's Table would read a string as markup); `width`
+        None sizes the column to its widest cell, shrunk if the table is too wide."""
+        self._columns.append(_Column(Text(header), width, justify, no_wrap))
+
+    def add_row(self, *cells: Text) -> None:
+        if len(cells) != len(self._columns):
+            raise ValueError(f"{len(cells)} cells for {len(self._columns)} columns")
+        self._rows.append(cells)
+
+    def _pads(self) -> list[int]:
+        """Spaces after each column's cells: `gap - 1`, none after the last one (the column
+        divider is the gap's last space)."""
+        pads = [self.gap - 1] * len(self._columns)
+        pads[-1] = 0
+        return pads
+
+    def _widths(self, limit: int) -> list[int]:
+        """Column widths, padding included, within `limit` as rich's Table computes them for
+        a table that does not expand: natural widths, then the wrappable columns shrunk
+        (widest first), then every column shrunk evenly."""
+        naturals = []
+        for index, (column, pad) in enumerate(zip(self._columns, self._pads(), strict=True)):
+            if column.width is not None:
+                naturals.append(column.width + pad)
+            else:
+                cells = [column.header, *(row[index] for row in self._rows)]
+                naturals.append(max(_text_width(cell) for cell in cells) + pad)
+        widths = [max(0, min(natural, limit)) or 1 for natural in naturals]
+        if sum(widths) > limit:
+            wrappable = [c.width is None and not c.no_wrap for c in self._columns]
+            widths = _collapse_widths(widths, wrappable, limit)
+            if sum(widths) > limit:
+                widths = _ratio_reduce(sum(widths) - limit, [1] * len(widths), widths, widths)
+            widths = [max(0, min(natural, width)) for natural, width in zip(naturals, widths,
+                                                                             strict=True)]
+        return widths
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> list[Segment]:
+        columns = self._columns
+        if not columns:
+            return [_NEW_LINE]
+        widths = self._widths(max(0, options.max_width - (len(columns) - 1)))
+        table_width = sum(widths) + len(columns) - 1
+        annotation_options = options.update(width=table_width, highlight=False, height=None,
+                                            justify="left")
+        out: list[Segment] = []
+        if self.title:
+            out.extend(console.render(self.title, annotation_options))
+        table_box = box.SIMPLE_HEAD.substitute(options, safe=console.safe_box)
+        header_style = console.get_style(_HEADER_STYLE)
+        dividers = (table_box.head_vertical, table_box.mid_vertical, table_box.foot_vertical)
+        rows = [tuple(c.header for c in columns), *self._rows]
+        for index, row in enumerate(rows):
+            header = index == 0
+            style = header_style if header else None
+            cells = [_cell_lines(console, cell, width, pad, column, style)
+                     for cell, width, pad, column in zip(row, widths, self._pads(), columns,
+                                                         strict=True)]
+            height = max(len(lines) for lines in cells)
+            divider = Segment(dividers[0 if header else 2 if index == len(rows) - 1 else 1])
+            for line_no in range(max(1, height)):
+                for column_no, (lines, width) in enumerate(zip(cells, widths, strict=True)):
+                    if column_no:
+                        out.append(divider)
+                    # short cells: blank lines below (above in the header row, which rich
+                    # aligns to the bottom); a row of empty cells still prints one line
+                    blank_above = height - len(lines) if header else 0
+                    if blank_above <= line_no < blank_above + len(lines):
+                        out.extend(lines[line_no - blank_above])
+                    else:
+                        out.append(Segment(" " * width, style if height else None))
+                out.append(_NEW_LINE)
+            if header:
+                out.append(Segment(table_box.get_row(widths, "head", edge=False)))
+                out.append(_NEW_LINE)
+        if self.caption:
+            out.extend(console.render(self.caption, annotation_options))
+        return _join_unstyled(out)
+
+
+def _join_unstyled(segments: list[Segment]) -> list[Segment]:
+    """`segments` with each run of unstyled ones joined into one: they print the same
+    text, and `Console.print` spends time on every segment."""
+    joined: list[Segment] = []
+    run: list[str] = []
+    for segment in segments:
+        if segment.style or segment.control:
+            if run:
+                joined.append(Segment("".join(run)))
+                run.clear()
+            joined.append(segment)
+        else:
+            run.append(segment.text)
+    if run:
+        joined.append(Segment("".join(run)))
+    return joined
+
+
+def _text_width(text: Text) -> int:
+    """The widest line of `text`, in terminal cells."""
+    return max((cell_len(line) for line in text.plain.splitlines()), default=0)
+
+
+def _cell_lines(console: Console, cell: Text, width: int, pad: int, column: _Column,
+                style: Style | None) -> list[list[Segment]]:
+    """The lines of one cell, each `width` cells wide: what rich's Table renders through
+    `Padding(cell, (0, pad, 0, 0))` and `Text.__rich_console__`, styled with `style`."""
+    inner = width - pad
+    if inner < 1:
+        return []
+    plain = cell.plain
+    if ("\t" in plain or cell.justify is not None or cell.overflow is not None
+            or cell.no_wrap is not None):  # rare: rich's own wrapping
+        no_wrap = column.no_wrap if cell.no_wrap is None else cell.no_wrap
+        tab_size = (console.tab_size if cell.tab_size is None else cell.tab_size) or 8
+        wrapped = cell.wrap(console, inner, justify=cell.justify or column.justify,
+                            overflow=cell.overflow or "fold", tab_size=tab_size, no_wrap=no_wrap)
+        fitted = [_line_segments(console, line, inner) for line in wrapped]
+    elif cell.spans:
+        fitted = [_line_segments(console, _styled_line(console, cell, start, end, inner,
+                                                       column.justify), inner)
+                  for start, end in _line_ranges(plain, inner, column.no_wrap)]
+    else:  # all in one style: strings
+        base = console.get_style(cell.style, default=Style.null()) if cell.style else None
+        fitted = [[Segment(_justified(plain[start:end], inner, column.justify), base)]
+                  for start, end in _line_ranges(plain, inner, column.no_wrap)]
+        for line_no, segments in enumerate(fitted):
+            if cell_len(segments[0].text) != inner:  # a wide character cut at the edge
+                fitted[line_no] = Segment.adjust_line_length(segments, inner)
+    lines = []
+    for segments in fitted:
+        if pad:
+            segments.append(Segment(" " * pad))
+        lines.append(list(Segment.apply_style(segments, style)) if style else segments)
+    return lines
+
+
+def _line_segments(console: Console, line: Text, width: int) -> list[Segment]:
+    """A wrapped line's segments, `width` cells wide.
+
+    rich renders a cell's lines joined into one `Text`, where each line's own style becomes
+    a span: a line with a style but no spans still comes out styled.
+    """
+    if line.spans:
+        segments = list(line.render(console))
+    elif line.style:
+        segments = [Segment(line.plain, console.get_style(line.style, default=Style.null()))]
+    else:
+        segments = [Segment(line.plain)]
+    if cell_len(line.plain) != width:
+        segments = Segment.adjust_line_length(segments, width)
+    return segments
+
+
+def _fits(text: str, width: int) -> bool:
+    """Whether wrapping leaves `text` (one line) whole: `divide_line` adds up the widths of
+    its words, which add up to the width of the text unless a zero-width joiner or a
+    variation selector joins characters."""
+    return (len(text) <= width and cell_len(text) <= width
+            and "\u200d" not in text and "\ufe0f" not in text)
+
+
+def _line_ranges(text: str, width: int, no_wrap: bool) -> list[tuple[int, int]]:
+    """Where `Text.wrap` cuts `text` (without tabs) into lines, as (start, end) offsets:
+    at each newline, at rich's own line breaks (`divide_line`), without the spaces
+    `Text.rstrip_end` trims at a break."""
+    ranges = []
+    offset = 0
+    for line in text.split("\n"):  # as Text.split(allow_blank=True)
+        if no_wrap or _fits(line, width):
+            ranges.append((offset, offset + len(line)))
+        else:
+            bounds = [0, *divide_line(line, width, fold=True), len(line)]
+            for start, end in zip(bounds, bounds[1:]):
+                excess = end - start - width
+                if excess > 0 and (space := _TRAILING_SPACE.search(line[start:end])):
+                    end -= min(len(space.group()), excess)
+                ranges.append((offset + start, offset + end))
+        offset += len(line) + 1
+    return ranges
+
+
+def _justified(text: str, width: int, justify: Justify) -> str:
+    """A line of text justified in `width` cells, cropped if wider, as `Lines.justify`
+    leaves it."""
+    if justify == "right":
+        text = text.rstrip()
+        if cell_len(text) > width:
+            text = set_cell_size(text, width)
+        return " " * (width - cell_len(text)) + text
+    size = cell_len(text)
+    return set_cell_size(text, width) if size > width else text + " " * (width - size)
+
+
+def _styled_line(console: Console, cell: Text, start: int, end: int, width: int,
+                 justify: Justify) -> Text:
+    """`cell[start:end]` with its styles, justified in `width` cells, as `Text.wrap` leaves
+    the line (`Text.divide` keeps each span's part inside the line)."""
+    spans = [Span(max(s, start) - start, min(e, end) - start, style)
+             for s, e, style in cell.spans if min(e, end) > max(s, start)]
+    line = Text(cell.plain[start:end], style=cell.style, spans=spans)
+    Lines([line]).justify(console, width, justify=justify, overflow="fold")
+    return line
+
+
+def _collapse_widths(widths: list[int], wrappable: list[bool], limit: int) -> list[int]:
+    """Shrink the widest wrappable columns toward the next widest until the total fits
+    `limit` (rich's `Table._collapse_widths`)."""
+    total = sum(widths)
+    excess = total - limit
+    if not any(wrappable):
+        return widths
+    while total and excess > 0:
+        widest = max(w for w, wrap in zip(widths, wrappable, strict=True) if wrap)
+        second = max(w if wrap and w != widest else 0
+                     for w, wrap in zip(widths, wrappable, strict=True))
+        ratios = [1 if w == widest and wrap else 0
+                  for w, wrap in zip(widths, wrappable, strict=True)]
+        if not any(ratios) or not widest - second:
+            break
+        widths = _ratio_reduce(excess, ratios, [min(excess, widest - second)] * len(widths),
+                               widths)
+        total = sum(widths)
+        excess = total - limit
+    return widths
+
+
+def _ratio_reduce(total: int, ratios: list[int], maximums: list[int],
+                  values: list[int]) -> list[int]:
+    """Take `total` from `values` in proportion to `ratios`, at most `maximums` from each
+    (rich's `ratio_reduce`, rounding included)."""
+    ratios = [ratio if maximum else 0 for ratio, maximum in zip(ratios, maximums, strict=True)]
+    total_ratio = sum(ratios)
+    if not total_ratio:
+        return values[:]
+    remaining = total
+    result = []
+    for ratio, maximum, value in zip(ratios, maximums, values, strict=True):
+        if ratio and total_ratio > 0:
+            distributed = min(maximum, round(ratio * remaining / total_ratio))
+            result.append(value - distributed)
+            remaining -= distributed
+            total_ratio -= ratio
+        else:
+            result.append(value)
+    return result

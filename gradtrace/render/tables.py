@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 SECTIONS = ("tensors", "graph", "backward")
 MAX_TENSOR_ROWS = 100
 MAX_BACKWARD_STEPS = 100  # rows per backward table
-MAX_BACKWARD_CALLS = 20  # tables; past this, the first and last ones are shown
+MAX_BACKWARD_CALLS = 10  # tables; past this, the first and last five are shown
 
 
 def parse_sections(text: str | Iterable[str] | None) -> tuple[str, ...]:

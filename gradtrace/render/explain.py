@@ -1755,6 +1755,11 @@ def _cells(text: str) -> int:
     return cell_len(text)
 
 
+def _wide(ch: str) -> bool:
+    """A character two cells wide (CJK); ASCII never is, and is most of every line."""
+    return not ch.isascii() and _cells(ch) == 2
+
+
 def _segments(text: str) -> list[str]:
     """Pieces a line may break between: words, single spaces, and wide (CJK) characters.
 
@@ -1765,7 +1770,7 @@ def _segments(text: str) -> list[str]:
     tokens: list[str] = []
     word = ""
     for ch in text:
-        if ch == " " or _cells(ch) == 2:
+        if ch == " " or _wide(ch):
             if word:
                 tokens.append(word)
                 word = ""
@@ -1778,7 +1783,7 @@ def _segments(text: str) -> list[str]:
     for token in tokens:
         if segments and token != " " and segments[-1] != " " and (
                 token[0] in CLOSING or segments[-1][-1] in OPENING
-                or (_cells(token[0]) < 2 and _cells(segments[-1][-1]) < 2)):
+                or (not _wide(token[0]) and not _wide(segments[-1][-1]))):
             segments[-1] += token
         else:
             segments.append(token)
@@ -1799,21 +1804,26 @@ def wrap(text: str, width: int) -> list[str]:
     cells = len if _narrow(text) else _cells
     lines: list[str] = []
     current = ""
+    used = 0  # cells(current), kept as the line grows: measuring it anew is quadratic
     for segment in _segments(text):
         if segment == " ":
             if current:
                 current += " "
+                used += 1
             continue
-        if cells(current + segment) > width and current.strip():
+        size = cells(segment)
+        if used + size > width and current.strip():
             lines.append(current.rstrip(" "))
-            current = ""
-        while cells(segment) > width:  # a single piece wider than a line is folded
+            current, used = "", 0
+        while size > width:  # a single piece wider than a line is folded
             cut = 1
-            while cells(segment[: cut + 1]) <= width - cells(current):
+            while cells(segment[: cut + 1]) <= width - used:
                 cut += 1
             lines.append(current + segment[:cut])
-            current, segment = "", segment[cut:]
+            current, used, segment = "", 0, segment[cut:]
+            size = cells(segment)
         current += segment
+        used += size
     if current.strip() or not lines:
         lines.append(current.rstrip(" "))
     return lines

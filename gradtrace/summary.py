@@ -44,9 +44,6 @@ def _corner_index(shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
     return index
 
 
-_new_summary = object.__new__
-
-
 class Summary:
     """A large array as the views show it (see the module docstring).
 
@@ -82,10 +79,7 @@ class Summary:
             corner_values = corners.reshape(-1).tolist()
             if corner_values.count(values[0]) == len(corner_values):
                 uniform = bool((array == head[0]).all())
-        summary = _new_summary(cls)  # no __init__: a traced loop summarises every step
-        summary.shape, summary.dtype, summary.size = shape, array.dtype, array.size
-        summary.head, summary.corners, summary.uniform = head, corners, uniform
-        return summary
+        return cls(shape, array.dtype, head, corners, uniform)
 
     @property
     def ndim(self) -> int:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .interpreter import Interpreter
 
 
-@dataclass
+@dataclass(slots=True)
 class TensorRecord:
     """A tensor the run touched. `tensor` is the live object (its state at the end), or,
     once nothing but the trace held it, a `TensorState` of how it ended."""
@@ -96,7 +96,7 @@ class TensorState:
         return self._version_counter.value
 
 
-@dataclass
+@dataclass(slots=True)
 class SavedRecord:
     name: str  # torch's attribute without `_saved_`: "self", "other", "result"
     tensor_id: int | None
@@ -105,7 +105,7 @@ class SavedRecord:
     value: np.ndarray | Summary | None = None  # the values when saved (summary.keep)
 
 
-@dataclass
+@dataclass(slots=True)
 class NodeRecord:
     id: int
     node: Node
@@ -120,7 +120,7 @@ class NodeRecord:
         return self.node.name()
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     """One thing that happened, in order: kind, script line, and plain facts."""
 
@@ -129,7 +129,7 @@ class Event:
     facts: dict[str, Any]
 
 
-@dataclass
+@dataclass(slots=True)
 class GradFlow:
     """A gradient sent along one edge: to next_functions[index] = (node, input_nr)."""
 
@@ -139,7 +139,7 @@ class GradFlow:
     grad: np.ndarray | Summary | None
 
 
-@dataclass
+@dataclass(slots=True)
 class BackwardStep:
     index: int
     node_id: int
@@ -154,7 +154,7 @@ class BackwardStep:
     event_index: int = 0  # len(Tracer.events) when the step ran: orders steps among events
 
 
-@dataclass
+@dataclass(slots=True)
 class BackwardCall:
     index: int
     line: int | None
@@ -215,7 +215,6 @@ class Tracer:
         self._indexed: dict[int, NodeRecord] = {}  # node record id -> record, when filed
         self._where_span: Any = None
         self._where_last: tuple[int | None, str | None] = (None, None)
-        self._handlers: dict[str, Any] = {}
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -313,13 +312,7 @@ class Tracer:
             self._event("bind", name=name, tensor=record.id, value=keep(value.array),
                         requires_grad=value.requires_grad, is_leaf=value.is_leaf)
 
-    # -- engine events ---------------------------------------------------------
-
-    def __call__(self, kind: str, **facts: Any) -> None:
-        handler = self._handlers.get(kind)
-        if handler is None:  # internal dispatch on the engine's event kinds
-            handler = self._handlers[kind] = getattr(self, "on_" + kind)
-        handler(**facts)
+    # -- engine events (`events.emit` calls `on_<kind>`) --------------------------
 
     def _event(self, kind: str, **facts: Any) -> None:
         span = self.interpreter.current_span

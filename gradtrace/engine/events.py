@@ -1,7 +1,8 @@
 """What the engine tells observers as it runs (the tracer is the only one).
 
 Call sites test `if OBSERVERS:` first, so with no observer the cost is one list check.
-Event kinds and their facts:
+An observer has a method `on_<kind>` for each event kind, called with the facts as
+keyword arguments. Event kinds and their facts:
 
 - ``op``: an op ran. node (the recorded Node, or None when nothing was recorded),
   name (the node class name), inputs (tensors, in next_functions order), outputs.
@@ -18,12 +19,12 @@ Event kinds and their facts:
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-OBSERVERS: list[Callable[..., None]] = []
+OBSERVERS: list[Any] = []
 
 
 def emit(kind: str, **facts: Any) -> None:
+    method = "on_" + kind
     for observer in OBSERVERS:
-        observer(kind, **facts)
+        getattr(observer, method)(**facts)

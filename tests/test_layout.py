@@ -1,22 +1,31 @@
-"""`CompactTable` prints what rich's `Table` prints with the report's settings, byte for byte.
+"""`CompactTable` prints what rich's `Table` prints with the report's settings, and
+`CompactTree` what rich's `Tree` prints, byte for byte.
 
 Each case is rendered by both at many widths, without colour, in truecolor, and on an ASCII
-console (where rich swaps the box for an ASCII one).
+console (where rich swaps the box, and the tree guides, for ASCII ones).
 """
 from __future__ import annotations
 
 import io
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
+from rich.panel import Panel
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from rich.tree import Tree
 
-from gradtrace.render.layout import CompactTable, Justify
+from gradtrace.interpreter import Limits
+from gradtrace.render import graph as graph_render
+from gradtrace.render.layout import CompactTable, CompactTree, Justify
+from gradtrace.runner import load_source, run_source
 
 WIDTHS = (1, 2, 5, 9, 13, 20, 31, 40, 60, 80, 100, 140, 200)
 
@@ -172,3 +181,205 @@ def test_a_row_needs_a_cell_per_column_and_the_gap_a_space():
         table.add_row(Text("x"), Text("y"))
     with pytest.raises(ValueError, match="gap must be at least 1"):
         CompactTable(0)
+
+
+# -- CompactTree ----------------------------------------------------------------------
+
+ROOT = Path(__file__).parent.parent
+TREE_WIDTHS = (20, 23, 31, 40, 57, 80, 100, 133, 160, 200)
+
+
+def _tree_consoles(width: int) -> Iterator[Console]:
+    yield from _consoles(width)
+    yield Console(file=io.StringIO(), width=width, color_system="truecolor", force_terminal=True,
+                  legacy_windows=True)  # rich draws the plain guides on legacy Windows
+
+
+@dataclass
+class TreeSpec:
+    """A tree as (parent index, label) pairs in the order the nodes are added; the root is
+    node 0 and has parent -1."""
+
+    nodes: list[tuple[int, RenderableType]]
+
+    def build(self, make: Callable[[RenderableType], Tree | CompactTree]) -> Tree | CompactTree:
+        built: list[Tree | CompactTree] = []
+        for parent, label in self.nodes:
+            label = label.copy() if isinstance(label, Text) else label
+            built.append(make(label) if parent < 0 else built[parent].add(label))
+        return built[0]
+
+
+def _assert_same_tree(spec: TreeSpec, widths: tuple[int, ...] = TREE_WIDTHS,
+                      **print_options) -> int:
+    """Print `spec` through rich's Tree and CompactTree; returns the outputs compared."""
+    compared = 0
+    for width in widths:
+        for expected, actual in zip(_tree_consoles(width), _tree_consoles(width), strict=True):
+            expected.print(spec.build(Tree), **print_options)
+            actual.print(spec.build(CompactTree), **print_options)
+            assert actual.file.getvalue() == expected.file.getvalue(), (width, expected.file)
+            compared += 1
+    return compared
+
+
+def _random_label(rng: random.Random) -> Text:
+    pieces = ["a", "bc", " ", "  ", "…", "→", "漢字", "👍", "\n", "[1.]", "-0.5", "x" * 13,
+              "👩‍💻", "❤️", "MulBackward0 #12", "(shown above)", "e\u0301"]
+    styles: list[str | Style] = ["", "", "", "bold", "dim", "green", "dim italic",
+                                 "bold red", "on blue", Style(color="magenta", underline=True),
+                                 "not-a-style"]
+    text = Text(style=rng.choice(["", "", "", "bold", "dim yellow", "on blue"]))
+    for _ in range(rng.choice([0, 1, 2, 3, 5, 8, 20])):
+        text.append("".join(rng.choices(pieces, k=rng.randrange(1, 6))), style=rng.choice(styles))
+    return text
+
+
+def _random_tree(rng: random.Random, size: int) -> TreeSpec:
+    labels = [*_cells(), Text("no end", end=""), Text("[bold]markup[/] as text")]
+    nodes: list[tuple[int, RenderableType]] = [(-1, _random_label(rng))]
+    for _ in range(size - 1):
+        shape = rng.random()
+        if shape < 0.4:
+            parent = len(nodes) - 1  # deeper
+        elif shape < 0.7:
+            parent = nodes[-1][0] if nodes[-1][0] >= 0 else 0  # a sibling
+        else:
+            parent = rng.randrange(len(nodes))
+        label = rng.choice(labels) if rng.random() < 0.2 else _random_label(rng)
+        nodes.append((parent, label))
+    return TreeSpec(nodes)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_trees_print_as_rich_tree(seed: int):
+    rng = random.Random(seed)
+    spec = _random_tree(rng, rng.choice([1, 2, 5, 12, 30, 60]))
+    _assert_same_tree(spec, tuple(rng.sample(TREE_WIDTHS, 3)) + (rng.randrange(20, 201),))
+
+
+def test_deep_chain_of_long_labels_wraps_and_vanishes_past_the_width_as_rich_does():
+    rng = random.Random(7)
+    long = _spans(("[0] (", "dim"), ("MulBackward0 #3", "bold"), (", 0)", "dim"), (" → ", ""),
+                  ("a label long enough to wrap " * 3, "green"), ("漢字のテキスト", "red"))
+    nodes: list[tuple[int, RenderableType]] = [(-1, long)]
+    for depth in range(1, 31):
+        nodes.append((depth - 1, long if depth % 3 else _random_label(rng)))
+        nodes.append((depth - 1, Text("")))  # an empty label, a sibling of the next level
+    chain = TreeSpec(nodes)
+    _assert_same_tree(chain, tuple(range(20, 201, 9)))
+
+
+def test_many_siblings_with_children_print_as_rich_tree():
+    rng = random.Random(11)
+    nodes: list[tuple[int, RenderableType]] = [(-1, Text("root", style="bold green"))]
+    for _ in range(150):
+        nodes.append((0, _random_label(rng)))
+        parent = len(nodes) - 1
+        for _ in range(rng.randrange(3)):
+            nodes.append((parent, _random_label(rng)))
+    _assert_same_tree(TreeSpec(nodes), (20, 80, 200))
+
+
+def test_labels_that_are_not_plain_text_and_consoles_with_their_own_justify_print_as_rich():
+    nodes: list[tuple[int, RenderableType]] = [
+        (-1, "[bold]markup[/bold] in a str label"), (0, Text("tab\there and more")),
+        (0, Text("centred and long enough to wrap at the narrow widths", justify="center")),
+        (1, Text("cut with an ellipsis at the narrow widths", overflow="ellipsis")),
+        (1, Text("must not wrap at all, even at the narrow widths", no_wrap=True)),
+        (0, Group(Text("a group"), Text("of two lines"))), (5, Text("end", end=""))]
+    spec = TreeSpec(nodes)
+    for options in ({}, {"justify": "left"}, {"justify": "right"}, {"overflow": "ellipsis"},
+                    {"no_wrap": True}, {"style": "bold"}):
+        _assert_same_tree(spec, (20, 40, 80), **options)
+
+
+def test_styles_laid_over_the_tree_reach_guides_and_labels_as_in_rich():
+    spec = _random_tree(random.Random(3), 25)
+    _assert_same_tree(spec, (30, 90), style="italic on red")
+    for width in (30, 90):
+        expected = Console(file=io.StringIO(), width=width, color_system="truecolor",
+                           force_terminal=True)
+        actual = Console(file=io.StringIO(), width=width, color_system="truecolor",
+                         force_terminal=True)
+        expected.print(Panel(spec.build(Tree), style="bold on blue", title="graph"))
+        actual.print(Panel(spec.build(CompactTree), style="bold on blue", title="graph"))
+        assert actual.file.getvalue() == expected.file.getvalue()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_measures_as_rich_tree(seed: int):
+    spec = _random_tree(random.Random(seed), 20)
+    console = Console(file=io.StringIO(), width=80)
+    for width in (20, 80, 200):
+        options = console.options.update_width(width)
+        assert Measurement.get(console, options, spec.build(CompactTree)) == \
+            Measurement.get(console, options, spec.build(Tree))
+
+
+def _chain(depth: int) -> TreeSpec:
+    return TreeSpec([(-1, Text("root"))] + [(level, Text(f"level {level}", style="dim"))
+                                            for level in range(depth)])
+
+
+def test_a_tree_deeper_than_python_recursion_prints_as_rich_tree_without_recursing():
+    assert _assert_same_tree(_chain(400), (100, 200)) == 8
+    spec = _chain(5000)  # rich's Tree takes seconds to print this one (render_lines a node)
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    console.print(spec.build(CompactTree))
+    lines = console.file.getvalue().splitlines()
+    # a node prints only while its label has a cell left of the guides: 24 levels at 100
+    assert len(lines) == 26 and lines[-2:] == [" " * 92 + "└── leve", " " * 96 + "l 23"]
+
+
+def test_add_returns_the_child_and_keeps_the_order():
+    root = CompactTree(Text("root"))
+    first = root.add(Text("first"))
+    second = root.add(Text("second"))
+    grandchild = first.add(Text("grandchild"))
+    assert root.children == [first, second] and first.children == [grandchild]
+    assert grandchild.label.plain == "grandchild" and not second.children
+
+
+# -- the report's graph section -----------------------------------------------------
+
+# scripts larger than this are skipped: tests/hostile/long_sum.gt (400 KB of `1 + 1 ...`)
+# takes minutes in `run_source` before it is rejected, and draws no graph
+MAX_SCRIPT_CHARS = 100_000
+REPORT_WIDTHS = (44, 100, 160)
+
+
+@pytest.fixture(scope="module")
+def script_traces():
+    scripts = sorted((ROOT / "samples").glob("*.gt")) + sorted((ROOT / "tests").rglob("*.gt"))
+    traces = []
+    for path in scripts:
+        try:
+            source = load_source(str(path))
+        except Exception:  # not UTF-8, unreadable: nothing to draw
+            continue
+        if len(source.text) > MAX_SCRIPT_CHARS:
+            continue
+        result = run_source(source, stdout=io.StringIO(), trace=True,
+                            limits=Limits(timeout=0.5, max_memory=256 << 20))
+        if result.trace is not None:
+            traces.append((path.relative_to(ROOT), result.trace))
+    return traces
+
+
+def _graph_section(trace, width: int, colour: bool) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system="truecolor" if colour
+                      else None, force_terminal=colour)
+    graph_render.print_graph(console, trace)
+    return console.file.getvalue()
+
+
+def test_graph_section_of_every_script_prints_as_with_rich_tree(script_traces, monkeypatch):
+    cases = [(path, trace, width, colour) for path, trace in script_traces
+             for width in REPORT_WIDTHS for colour in (False, True)]
+    actual = [_graph_section(trace, width, colour) for _, trace, width, colour in cases]
+    monkeypatch.setattr(graph_render, "CompactTree", Tree)
+    expected = [_graph_section(trace, width, colour) for _, trace, width, colour in cases]
+    assert len(script_traces) > 150 and sum("──" in text for text in actual) > 300
+    for case, got, want in zip(cases, actual, expected, strict=True):
+        assert got == want, case[0::2]

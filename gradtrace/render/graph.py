@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from rich.tree import Tree
 
 from ..engine.node import AccumulateGrad, Node
+from .layout import CompactTree
 from .values import array_cell, attr_cell, cut, short_node_name, tensor_cell
 
 if TYPE_CHECKING:
@@ -362,7 +362,8 @@ def tree_depth_for(width: int) -> int:
 
 def graph_trees(view: GraphView, *, max_nodes: int = MAX_TREE_NODES,
                 max_depth: int = 12) -> list[RenderableType]:
-    """One rich Tree per root (see `GraphView.roots`), built without recursion.
+    """One tree per root (see `GraphView.roots`), built without recursion: a `CompactTree`,
+    which prints what rich's `Tree` would.
 
     A node reached a second time is referenced as "(shown above)". Past `max_depth` a
     branch continues as its own tree below; past `max_nodes` shown nodes the rest is
@@ -386,12 +387,12 @@ def graph_trees(view: GraphView, *, max_nodes: int = MAX_TREE_NODES,
         if start in shown:
             label = label.copy()
             label.append(" (shown above)", style="dim italic")
-            out.append(Tree(label))
+            out.append(CompactTree(label))
             continue
-        tree = Tree(label)
+        tree = CompactTree(label)
         # stack of (parent tree or None for the root, node id or None for a None edge,
         # edge (index, output_nr), depth, the parent's record)
-        stack: list[tuple[Tree | None, int | None, tuple[int, int] | None, int, Any]] = [
+        stack: list[tuple[CompactTree | None, int | None, tuple[int, int] | None, int, Any]] = [
             (None, start, None, 0, None)]
         while stack:
             parent, nid, edge, depth, owner = stack.pop()
@@ -453,9 +454,12 @@ def _continued_text(view: GraphView, record: NodeRecord) -> Text:
     return text
 
 
-def print_graph(console: Any, trace: Tracer, *, max_nodes: int = MAX_TREE_NODES) -> None:
-    """Print the graph trees of a run to a rich console."""
-    view = GraphView(trace)
+def print_graph(console: Any, trace: Tracer, *, max_nodes: int = MAX_TREE_NODES,
+                view: GraphView | None = None) -> None:
+    """Print the graph trees of a run to a rich console; `view`, if given, is the run's
+    `GraphView(trace)` already built."""
+    if view is None:
+        view = GraphView(trace)
     trees = graph_trees(view, max_nodes=max_nodes, max_depth=tree_depth_for(console.width))
     if not trees:
         console.print(Text("No autograd graph: no tensor was computed from one that "

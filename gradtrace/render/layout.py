@@ -1,4 +1,4 @@
-"""`CompactTable`: the report's tables, laid out in one pass.
+"""`CompactTable` and `CompactTree`: the report's tables and graph trees, laid out in one pass.
 
 It prints what rich's `Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
 padding=(0, gap - 1), collapse_padding=True, header_style="bold")` prints for `Text` cells
@@ -9,6 +9,15 @@ went there. Here each cell is cut into lines once, at rich's own line breaks
 (`divide_line`), and each line becomes segments already as wide as its column: a cell in one
 style as plain strings, a cell with styled parts as one `Text` per line. Only cells with a
 tab or their own justify/overflow/no_wrap go through `Text.wrap` itself.
+
+`CompactTree` prints what rich's `Tree` prints for `Text` labels (default styles, expanded,
+root shown), byte for byte, with and without colour. rich renders every label through
+`console.render_lines(Styled(label, style))`: `Text.wrap`, `Text.join`, `Text.render`,
+`Segment.split_and_crop_lines`. Here a label is cut at the same line breaks and each line
+into the segments `Text.render` would cut (a style laid over the tree styles each segment on
+its own, so they are never joined); labels that are not plain `Text`, have overlapping spans
+or ask for their own justify, overflow, wrapping, tabs or line ending, and consoles printing
+with a justify, overflow or no_wrap of their own, go through rich's `render_lines` as before.
 """
 from __future__ import annotations
 
@@ -20,12 +29,15 @@ from rich import box
 from rich._wrap import divide_line  # the line breaks of Text.wrap
 from rich.cells import cell_len, set_cell_size
 from rich.containers import Lines
+from rich.measure import Measurement
 from rich.segment import Segment
-from rich.style import Style
+from rich.style import Style, StyleStack, StyleType
+from rich.styled import Styled
 from rich.text import Span, Text
+from rich.tree import Tree
 
 if TYPE_CHECKING:
-    from rich.console import Console, ConsoleOptions
+    from rich.console import Console, ConsoleOptions, RenderableType
 
 Justify = Literal["left", "right"]
 _HEADER_STYLE = "bold"
@@ -197,20 +209,24 @@ def _cell_lines(console: Console, cell: Text, width: int, pad: int, column: _Col
 
 
 def _line_segments(console: Console, line: Text, width: int) -> list[Segment]:
-    """A wrapped line's segments, `width` cells wide.
-
-    rich renders a cell's lines joined into one `Text`, where each line's own style becomes
-    a span: a line with a style but no spans still comes out styled.
-    """
-    if line.spans:
-        segments = list(line.render(console))
-    elif line.style:
-        segments = [Segment(line.plain, console.get_style(line.style, default=Style.null()))]
-    else:
-        segments = [Segment(line.plain)]
+    """A wrapped line's segments, `width` cells wide."""
+    segments = _rendered_line(console, line)
     if cell_len(line.plain) != width:
         segments = Segment.adjust_line_length(segments, width)
     return segments
+
+
+def _rendered_line(console: Console, line: Text) -> list[Segment]:
+    """A wrapped line's segments, as wide as its text.
+
+    rich renders a cell's (or a label's) lines joined into one `Text`, where each line's own
+    style becomes a span: a line with a style but no spans still comes out styled.
+    """
+    if line.spans:
+        return list(line.render(console))
+    if line.style:
+        return [Segment(line.plain, console.get_style(line.style, default=Style.null()))]
+    return [Segment(line.plain)]
 
 
 def _fits(text: str, width: int) -> bool:
@@ -256,12 +272,18 @@ def _justified(text: str, width: int, justify: Justify) -> str:
 def _styled_line(console: Console, cell: Text, start: int, end: int, width: int,
                  justify: Justify) -> Text:
     """`cell[start:end]` with its styles, justified in `width` cells, as `Text.wrap` leaves
-    the line (`Text.divide` keeps each span's part inside the line)."""
-    spans = [Span(max(s, start) - start, min(e, end) - start, style)
-             for s, e, style in cell.spans if min(e, end) > max(s, start)]
-    line = Text(cell.plain[start:end], style=cell.style, spans=spans)
+    the line."""
+    line = _text_slice(cell, start, end)
     Lines([line]).justify(console, width, justify=justify, overflow="fold")
     return line
+
+
+def _text_slice(text: Text, start: int, end: int) -> Text:
+    """`text[start:end]` with its style and the parts of its spans inside the slice, as
+    `Text.divide` cuts a line."""
+    spans = [Span(max(s, start) - start, min(e, end) - start, style)
+             for s, e, style in text.spans if min(e, end) > max(s, start)]
+    return Text(text.plain[start:end], style=text.style, spans=spans)
 
 
 def _collapse_widths(widths: list[int], wrappable: list[bool], limit: int) -> list[int]:
@@ -305,3 +327,238 @@ def _ratio_reduce(total: int, ratios: list[int], maximums: list[int],
         else:
             result.append(value)
     return result
+
+
+# -- trees -------------------------------------------------------------------------
+
+_TREE_STYLE = "tree"  # rich's Tree defaults, for every node
+_TREE_GUIDE_STYLE = "tree.line"
+_SPACE, _CONTINUE, _FORK, _END = range(4)  # the guides of Tree.TREE_GUIDES, in order
+_REMOVE_GUIDE_STYLES = Style(bold=False, underline2=False)
+_JOINERS = ("\u200d", "\ufe0f")  # characters `cell_len` measures with their neighbours
+
+
+def _guide_width() -> int:
+    """The cells each of rich's guides takes (4), or 0 if they differ (then the guides
+    before a label are measured one by one)."""
+    widths = {cell_len(guide) for guides in (Tree.ASCII_GUIDES, *Tree.TREE_GUIDES)
+              for guide in guides}
+    return widths.pop() if len(widths) == 1 else 0
+
+
+_GUIDE_WIDTH = _guide_width()
+
+
+class CompactTree:
+    """A tree of labels, drawn as rich's `Tree(label)` with children added by `.add(label)`:
+    the styles "tree" and "tree.line", every node expanded, the root shown.
+
+    Labels are `Text` (any other renderable is rendered by rich, as its Tree would); a label
+    too long for the room left of its guides wraps under itself.
+    """
+
+    def __init__(self, label: RenderableType) -> None:
+        self.label = label
+        self.children: list[CompactTree] = []
+
+    def add(self, label: RenderableType) -> CompactTree:
+        """Add a child after this node's other children; returns it (to add to)."""
+        node = CompactTree(label)
+        self.children.append(node)
+        return node
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> list[Segment]:
+        # rich's Tree.__rich_console__ step for step, without recursion: `stack` holds
+        # (siblings, position) where rich holds iterators, `levels` the guides of the current
+        # node's ancestors (the first one never printed)
+        get_style = console.get_style
+        null_style = Style.null()
+        node_style = get_style(_TREE_STYLE)
+        node_guide_style = get_style(_TREE_GUIDE_STYLE)
+        guides: dict[tuple[int, Style], Segment] = {}
+        restyled: dict[tuple[Segment, Style], Segment] = {}
+        backgrounds: dict[Style, Style] = {}
+        span_styles: dict[tuple[StyleType, StyleType], Style] = {}
+
+        def guide(index: int, style: Style) -> Segment:
+            """One level of guide lines (as Tree's `make_guide`)."""
+            segment = guides.get((index, style))
+            if segment is None:
+                if options.ascii_only:
+                    line = Tree.ASCII_GUIDES[index]
+                else:
+                    kind = 1 if style.bold else (2 if style.underline2 else 0)
+                    line = Tree.TREE_GUIDES[0 if options.legacy_windows else kind][index]
+                segment = guides[index, style] = Segment(line, style)
+            return segment
+
+        def printed(level: Segment, background: Style) -> Segment:
+            """A guide as printed before a label: `Segment.apply_style(prefix, background,
+            post_style=_REMOVE_GUIDE_STYLES)` of one segment."""
+            segment = restyled.get((level, background))
+            if segment is None:
+                style = background + level.style if background else level.style
+                style = style + _REMOVE_GUIDE_STYLES if style else _REMOVE_GUIDE_STYLES
+                segment = restyled[level, background] = Segment(level.text, style)
+            return segment
+
+        plain_options = (options.justify is None and options.overflow in (None, "fold")
+                         and not options.no_wrap)
+        levels = [guide(_CONTINUE, get_style(_TREE_GUIDE_STYLE, default="") or null_style)]
+        guide_styles = StyleStack(node_guide_style)
+        styles = StyleStack(node_style)
+        out: list[Segment] = []
+        stack: list[tuple[list[CompactTree], int]] = [([self], 0)]
+        while stack:
+            siblings, position = stack.pop()
+            if position == len(siblings):
+                levels.pop()
+                if levels:
+                    levels[-1] = guide(_FORK, levels[-1].style or null_style)
+                    guide_styles.pop()
+                    styles.pop()
+                continue
+            stack.append((siblings, position + 1))
+            node = siblings[position]
+            last = position == len(siblings) - 1
+            if last:
+                levels[-1] = guide(_END, levels[-1].style or null_style)
+            guide_style = guide_styles.current + node_guide_style
+            style = styles.current + node_style
+            prefix = levels[1:]
+            width = options.max_width - (len(prefix) * _GUIDE_WIDTH if _GUIDE_WIDTH else
+                                         sum(level.cell_length for level in prefix))
+            lines = _label_lines(console, options, node.label, style, width, plain_options,
+                                 span_styles)
+            if prefix and lines:
+                background = backgrounds.get(style)
+                if background is None:
+                    background = backgrounds[style] = style.background_style
+                printed_prefix = [printed(level, background) for level in prefix]
+                for line_no, line in enumerate(lines):
+                    out.extend(printed_prefix)
+                    out.extend(line)
+                    out.append(_NEW_LINE)
+                    if not line_no:  # under the first line: the guide goes on, or stops
+                        prefix[-1] = guide(_SPACE if last else _CONTINUE,
+                                           prefix[-1].style or null_style)
+                        printed_prefix[-1] = printed(prefix[-1], background)
+            else:
+                for line in lines:
+                    out.extend(line)
+                    out.append(_NEW_LINE)
+            if node.children:
+                levels[-1] = guide(_SPACE if last else _CONTINUE,
+                                   levels[-1].style or null_style)
+                levels.append(guide(_END if len(node.children) == 1 else _FORK, guide_style))
+                styles.push(node_style)
+                guide_styles.push(node_guide_style)
+                stack.append((node.children, 0))
+        # segments cut where rich cuts them, unstyled ones too: a style laid over the tree
+        # (`print(style=...)`, a Panel's) styles each segment on its own
+        return out
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        """As rich's Tree measures: the widest label plus four cells a level."""
+        minimum = maximum = 0
+        stack: list[tuple[CompactTree, int]] = [(self, 0)]
+        while stack:
+            node, level = stack.pop()
+            low, high = Measurement.get(console, options, node.label)
+            minimum = max(low + level * 4, minimum)
+            maximum = max(high + level * 4, maximum)
+            stack.extend((child, level + 1) for child in node.children)
+        return Measurement(minimum, maximum)
+
+
+def _label_lines(console: Console, options: ConsoleOptions, label: RenderableType,
+                 style: Style, width: int, plain_options: bool,
+                 styles: dict[tuple[StyleType, StyleType], Style]) -> list[list[Segment]]:
+    """The lines of a tree label in `width` cells, none padded: what rich's Tree gets from
+    `console.render_lines(Styled(label, style), ...)`.
+
+    A `Text` without tabs, overlapping spans, or its own justify, overflow, wrapping or line
+    ending is cut at `Text.wrap`'s line breaks here, and each line cut into segments where
+    `Text.render` cuts it; anything else goes through rich (`plain_options` is False when
+    the console prints with a justify, overflow or no_wrap of its own). `styles` caches
+    `_span_style`.
+    """
+    if width < 1:
+        return []  # `Console.render` renders nothing without room
+    if not (plain_options and type(label) is Text and label.end == "\n"
+            and label.justify is None and label.overflow in (None, "fold")
+            and not label.no_wrap and "\t" not in label.plain
+            and _in_order(label.spans, len(label))):
+        return console.render_lines(
+            Styled(label, style), options.update(width=width, highlight=False, height=None),
+            pad=options.justify is not None)
+    plain = label.plain
+    spans = label.spans
+    # without spans, rich's lines are one string each, styled only if the label is
+    base = _span_style(console, styles, label.style, None) if spans or label.style else None
+    lines: list[list[Segment]] = []
+    for start, end in _line_ranges(plain, width, False):
+        text = plain[start:end]
+        if cell_len(text) > width:  # a wide character folded alone: Text.truncate crops it
+            line = _text_slice(label, start, end)
+            line.truncate(width, overflow="fold")
+            segments = _rendered_line(console, line)
+        elif spans:
+            segments = _span_segments(console, styles, label, start, end, base)
+        else:
+            segments = [Segment(text, base)]
+        if len(segments) > 1 and any(joiner in text for joiner in _JOINERS):
+            # segment by segment the line can measure wider than it does whole
+            segments = Segment.adjust_line_length(segments, width, pad=False)
+        lines.append(segments)
+    if style:  # Styled: the tree's style under the label's own
+        lines = [list(Segment.apply_style(line, style)) for line in lines]
+    return lines
+
+
+def _in_order(spans: list[Span], length: int) -> bool:
+    """Whether `spans` follow one another inside the text, none empty, none overlapping."""
+    end = 0
+    for span in spans:
+        if span.start < end or span.end <= span.start:
+            return False
+        end = span.end
+    return end <= length
+
+
+def _span_style(console: Console, styles: dict[tuple[StyleType, StyleType], Style],
+                base: StyleType, span: StyleType | None) -> Style:
+    """The style `Text.render` gives text in a span (`None`: in none) of a text styled
+    `base`: the two combined, each through `console.get_style`."""
+    key = (base, span)
+    style = styles.get(key)
+    if style is None:
+        style = console.get_style(base, default=Style.null())
+        if span is not None:
+            style = Style.combine((style, console.get_style(span, default=Style.null())))
+        styles[key] = style
+    return style
+
+
+def _span_segments(console: Console, styles: dict[tuple[StyleType, StyleType], Style],
+                   label: Text, start: int, end: int, base: Style | None) -> list[Segment]:
+    """The segments `Text.render` cuts from the line `label[start:end]`, for spans in order
+    (`_in_order`): the text between spans in `base`, each span's part in its own style."""
+    plain = label.plain
+    segments: list[Segment] = []
+    position = start
+    for span_start, span_end, span_style in label.spans:
+        if span_end <= start:
+            continue
+        if span_start >= end:
+            break
+        span_start = max(span_start, start)
+        span_end = min(span_end, end)
+        if span_start > position:
+            segments.append(Segment(plain[position:span_start], base))
+        segments.append(Segment(plain[span_start:span_end],
+                                _span_style(console, styles, label.style, span_style)))
+        position = span_end
+    if position < end:
+        segments.append(Segment(plain[position:end], base))
+    return segments

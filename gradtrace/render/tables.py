@@ -317,7 +317,7 @@ def print_report(console: Console, result: RunResult,
             if trace is None:
                 console.print(Text("No trace recorded.", style="dim"))
             else:
-                print_graph(console, trace, max_nodes=max_tree_nodes)
+                print_graph(console, trace, max_nodes=max_tree_nodes, view=view)
         elif section == "backward":
             tables = backward_tables(view, width=console.width) if view else []
             if not tables:

@@ -69,6 +69,7 @@ class RunResult:
     error: GradtraceError | None
     variables: dict[str, Any] = field(default_factory=dict)
     trace: Tracer | None = None
+    module: tuple[Any, ...] | None = None  # the parsed script (None if it did not parse)
 
     @property
     def exit_code(self) -> int:
@@ -116,6 +117,7 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     gc_thresholds = gc.get_threshold()
     gc.set_threshold(100_000, 50, 100)
     tracer = Tracer(interpreter) if trace else None
+    module = None
     try:
         module = parse(source)
         if tracer is not None:
@@ -137,7 +139,8 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     finally:
         grad_mode.__exit__()
         gc.set_threshold(*gc_thresholds)
-    return RunResult(source, out.getvalue(), error, dict(interpreter.globals.vars), tracer)
+    return RunResult(source, out.getvalue(), error, dict(interpreter.globals.vars), tracer,
+                     module)
 
 
 def run_text(text: str, name: str = "<script>", **kwargs: Any) -> RunResult:

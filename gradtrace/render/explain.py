@@ -500,14 +500,13 @@ def _message_fields(catalog: Catalog, message: str) -> frozenset[str]:
 # ---------------------------------------------------------------- statements of the script
 
 
-def _statement_lines(source: Any) -> tuple[dict[int, int], dict[int, str]]:
-    """Map each line to the line of the innermost statement containing it, plus its text."""
-    from .. import syntax
-    from ..parser import parse
+def _statement_lines(source: Any, module: Any) -> tuple[dict[int, int], dict[int, str]]:
+    """Map each line to the line of the innermost statement containing it, plus its text.
 
-    try:
-        module = parse(source)
-    except Exception:  # noqa: BLE001 - an unparsable script has no statements to group by
+    `module` is the run's parsed script; None (it did not parse) groups nothing."""
+    from .. import syntax
+
+    if module is None:
         return {}, {}
     compound = (syntax.If, syntax.For, syntax.While, syntax.With, syntax.Try,
                 syntax.FunctionDef)
@@ -559,7 +558,7 @@ class _Explainer:
         self.tensors = {r.id: r for r in trace.tensors.values()} if trace else {}
         self.nodes = {r.id: r for r in trace.nodes.values()} if trace else {}
         self.node_of = {id(r.node): r for r in trace.nodes.values()} if trace else {}
-        self.stmt_of, self.stmt_text = _statement_lines(self.source)
+        self.stmt_of, self.stmt_text = _statement_lines(self.source, result.module)
         self.labels: dict[int, str] = {}
         self.bound: set[int] = set()
         self.name_of: dict[str, int] = {}

@@ -193,13 +193,18 @@ class _ParseLoop:
         if inline and len(expansion) == 1 and plan == [(0, False, 0)] and not trailing:
             return (1, rule.origin.name, None)
         identity = plan == [(i, False, 0) for i in range(len(expansion))] and not trailing
+        # A `_rule` whose first child is spliced: lark's `x*` is the left-recursive
+        # `__star: x | __star x`, and copying the growing list at every step would make a
+        # long chain (`1 + 1 + ... + 1`) quadratic. The spliced child is a `_rule` tree
+        # nothing else holds, so its list is extended in place.
+        extend = hidden and bool(plan) and plan[0] == (0, True, 0)
 
         def reduce(children: list) -> Any:
             if identity:
                 kept = children
             else:
-                kept = []
-                for i, splice, none_count in plan:
+                kept = children[0].children if extend else []
+                for i, splice, none_count in plan[1:] if extend else plan:
                     if none_count:
                         kept += [None] * none_count
                     if splice:

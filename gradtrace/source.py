@@ -35,10 +35,26 @@ class Source:
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def snippet(self, span: Span) -> str:
-        """The span's first line with a caret under its columns, like Python's traceback."""
+        """The span's first line with a caret under its columns, like Python's traceback.
+
+        A line longer than `SNIPPET_WIDTH` is shown as a window of that many characters
+        from a little before the span, "…" where it was cut (a generated script can have a
+        line of megabytes, and the caret line would be as long).
+        """
         text = self.line_text(span.line).expandtabs(1)
+        start = span.column - 1
         width = 1
         if span.end_line == span.line and span.end_column > span.column:
             width = span.end_column - span.column
-        width = max(1, min(width, len(text) - span.column + 1))
-        return f"    {text}\n    {' ' * (span.column - 1)}{'^' * width}"
+        if len(text) > SNIPPET_WIDTH:
+            left = max(0, min(start - SNIPPET_CONTEXT, len(text) - SNIPPET_WIDTH))
+            right = left + SNIPPET_WIDTH
+            text = ("…" if left else "") + text[left:right] + ("…" if right < len(text) else "")
+            start -= left - (1 if left else 0)
+            width = min(width, right - span.column + 1)
+        width = max(1, min(width, len(text) - start))
+        return f"    {text}\n    {' ' * start}{'^' * width}"
+
+
+SNIPPET_WIDTH = 100  # characters of a long source line an error shows
+SNIPPET_CONTEXT = 20  # of them before the error's column

@@ -1007,3 +1007,32 @@ def test_deep_block_nesting_is_limited():
 def test_deeply_nested_fstrings_are_fine():
     node = value("f'{f\"{x}\"}'")
     assert isinstance(node.parts[0].value, S.FString)
+
+
+def test_a_flat_chain_of_many_operators_is_refused_with_the_limit():
+    # 20,000 terms: `x*` repetitions are collected in one list, not copied per term
+    source = Source("long.gt", "x = " + " + ".join(["1"] * 20_000) + "\n")
+    with pytest.raises(NotSupportedError) as info:
+        parse(source)
+    assert info.value.message.startswith("too many operators in one expression (limit 200)")
+
+
+def test_error_format_shows_a_window_of_a_long_line():
+    line = "x = " + " + ".join(["1"] * 2_000)
+    source = Source("long.gt", line + "\n")
+    with pytest.raises(NotSupportedError) as info:
+        parse(source)
+    text, caret = info.value.format(source).splitlines()[1:]
+    assert text == "    " + line[:100] + "…"
+    assert caret == "        " + "^" * 96
+
+
+def test_snippet_window_follows_the_error_column_and_marks_both_cuts():
+    from gradtrace.source import Span
+
+    line = "".join(chr(ord("a") + i % 26) for i in range(500))
+    source = Source("long.gt", line + "\n")
+    text, caret = source.snippet(Span(1, 301, 1, 304)).splitlines()
+    assert text == "    …" + line[280:380] + "…"
+    assert caret == "    " + " " * 21 + "^^^"
+    assert text[caret.index("^"):][:3] == line[300:303]

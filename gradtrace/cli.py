@@ -206,7 +206,6 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
     next_functions, and a table per backward call with the gradient every node
     received and sent.
     """
-    from .errors import GtSyntaxError
     from .runner import run_source
 
     if quiet and as_json:
@@ -231,7 +230,7 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
     sys.stdout.flush()
     if result.error is not None:
         click.echo(result.error.format(source), err=True)
-    if not quiet and not isinstance(result.error, GtSyntaxError):
+    if not quiet and result.module is not None:  # no report for a script that never ran
         from .render import trace_frozen
         from .render.tables import SECTIONS, print_report
 

@@ -46,6 +46,18 @@ def test_syntax_error_exits_1_and_says_what_was_expected(tmp_path: Path):
     assert "SyntaxError" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_a_script_refused_before_it_runs_gets_its_error_and_no_report(tmp_path: Path):
+    for name, text, kind in [("syntax.gt", "x = (1 +\n", "SyntaxError"),
+                             ("long.gt", "x = " + " + ".join(["1"] * 300) + "\n",
+                              "NotSupportedError")]:
+        script = tmp_path / name
+        script.write_text(text)
+        result = invoke("run", str(script))
+        assert result.exit_code == 1
+        assert kind in result.stderr
+        assert result.stdout == ""  # no "Tensors"/"Graph" sections of a run that never was
+
+
 def test_missing_file_and_directory_are_usage_errors(tmp_path: Path):
     result = invoke("run", str(tmp_path / "nope.gt"))
     assert result.exit_code == 2 and "no such file" in result.stderr

@@ -4,6 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+SNIPPET_WIDTH = 100  # characters of a long source line an error shows
+SNIPPET_CONTEXT = 20  # of them before the error's column
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -55,6 +58,3 @@ class Source:
         width = max(1, min(width, len(text) - start))
         return f"    {text}\n    {' ' * start}{'^' * width}"
 
-
-SNIPPET_WIDTH = 100  # characters of a long source line an error shows
-SNIPPET_CONTEXT = 20  # of them before the error's column

@@ -1,0 +1,127 @@
+"""Instructions per loop iteration, counted by valgrind's callgrind: the deterministic view of
+the benchmark's compute workloads, for machines whose clocks are too noisy to compare two
+versions of the code (README, "Profile").
+
+    python benchmarks/instructions.py                 # ~6 min on 2 cores; needs valgrind
+    python benchmarks/instructions.py --no-torch      # gradtrace and numpy only (~2 min)
+    python benchmarks/instructions.py --python P      # gradtrace's python (default: .venv)
+
+Each count is (instructions of a run with N iterations - of a run with M) / (N - M), so
+interpreter start-up, imports and parsing cancel out. Instructions are not time: numpy's
+and torch's compiled loops retire more instructions per nanosecond than Python code does.
+Uses only the standard library.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORK = HERE / "workloads"
+COLLECTED = re.compile(r"Collected : (\d+)")
+
+# The workload's loop length is replaced by {n}; the scripts run as they are otherwise.
+GRADTRACE = """
+import io
+from gradtrace.runner import run_text
+text = open({path!r}).read().replace({loop!r}, "range({{n}})")
+run_text(text, stdout=io.StringIO(), trace={trace})
+"""
+PLAIN = """
+exec(compile(open({path!r}).read().replace({loop!r}, "range({{n}})"), {path!r}, "exec"))
+"""
+
+
+@dataclass(frozen=True)
+class Count:
+    name: str
+    python: str
+    code: str  # with {n}
+    small: int
+    big: int
+    per: str  # what one iteration is
+
+    def run(self, n: int) -> int:
+        env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1",
+                   OMP_NUM_THREADS="1")
+        out = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", self.python,
+             "-c", self.code.format(n=n)], capture_output=True, text=True, env=env)
+        found = COLLECTED.search(out.stderr)
+        if out.returncode != 0 or found is None:
+            raise RuntimeError(f"{self.name} (n={n}) failed:\n{out.stderr[-2000:]}")
+        return int(found.group(1))
+
+
+def counts(python: str, torch_python: str | None) -> list[Count]:
+    scalar = str(WORK / "scalar_graph.gt")
+    train = str(WORK / "train_mlp.gt")
+    by_hand = str(WORK / "train_mlp_numpy.py")
+    out = [
+        Count("scalar graph, gradtrace run --quiet", python,
+              GRADTRACE.format(path=scalar, loop="range(20000)", trace=False), 100, 3100,
+              "iteration (2 ops + their backward)"),
+        Count("scalar graph, gradtrace traced (report/explain)", python,
+              GRADTRACE.format(path=scalar, loop="range(20000)", trace=True), 100, 3100,
+              "iteration"),
+        Count("training loop, gradtrace run --quiet", python,
+              GRADTRACE.format(path=train, loop="range(200)", trace=False), 1, 21, "step"),
+        Count("training loop, gradtrace traced (report/explain)", python,
+              GRADTRACE.format(path=train, loop="range(200)", trace=True), 1, 21, "step"),
+        Count("training loop, numpy by hand", python,
+              PLAIN.format(path=by_hand, loop="range(200)"), 1, 21, "step"),
+    ]
+    if torch_python:
+        out += [
+            Count("scalar graph, torch", torch_python,
+                  PLAIN.format(path=scalar, loop="range(20000)"), 100, 3100, "iteration"),
+            Count("training loop, torch", torch_python,
+                  PLAIN.format(path=train, loop="range(200)"), 1, 21, "step"),
+        ]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--python", help="the python with gradtrace installed (default: .venv)")
+    p.add_argument("--torch-python", help="a python with torch (default: /work/torchenv, "
+                   "else python3 if it imports torch)")
+    p.add_argument("--no-torch", action="store_true", help="skip the torch rows")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = p.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("instructions: valgrind is not installed (apt-get install valgrind)",
+              file=sys.stderr)
+        return 2
+    python = args.python or str(HERE.parent / ".venv" / "bin" / "python")
+    torch_python = None
+    if not args.no_torch:
+        for cand in [args.torch_python] if args.torch_python else [
+                "/work/torchenv/bin/python", "python3"]:
+            if subprocess.run([cand, "-c", "import torch"], capture_output=True).returncode \
+                    == 0:
+                torch_python = cand
+                break
+        if torch_python is None:
+            print("instructions: no python with torch found: torch rows skipped",
+                  file=sys.stderr)
+    todo = counts(python, torch_python)
+    runs = [(c, n) for c in todo for n in (c.small, c.big)]
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        totals = dict(zip(runs, pool.map(lambda r: r[0].run(r[1]), runs)))
+    print(f"{'workload':52s} {'instructions':>14s}  per")
+    for c in todo:
+        per = (totals[(c, c.big)] - totals[(c, c.small)]) / (c.big - c.small)
+        print(f"{c.name:52s} {per:14,.0f}  {c.per}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

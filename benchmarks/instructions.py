@@ -23,6 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from run import find_torch  # benchmarks/run.py, next to this script
+
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "workloads"
 COLLECTED = re.compile(r"Collected : (\d+)")
@@ -103,12 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     python = args.python or str(HERE.parent / ".venv" / "bin" / "python")
     torch_python = None
     if not args.no_torch:
-        for cand in [args.torch_python] if args.torch_python else [
-                "/work/torchenv/bin/python", "python3"]:
-            if subprocess.run([cand, "-c", "import torch"], capture_output=True).returncode \
-                    == 0:
-                torch_python = cand
-                break
+        torch_python = find_torch(args.torch_python)[0]
         if torch_python is None:
             print("instructions: no python with torch found: torch rows skipped",
                   file=sys.stderr)

@@ -70,6 +70,23 @@ def _probe(python: str, code: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+def find_torch(explicit: str | None) -> tuple[str | None, str | None, list[str]]:
+    """(a python that imports torch, its torch version, the pythons tried): `explicit` if
+    given, else /work/torchenv's python, else python3."""
+    if explicit:
+        candidates = [explicit]
+    else:
+        candidates = [p for p in ("/work/torchenv/bin/python",) if Path(p).exists()]
+        candidates += [c for c in ("python3",) if shutil.which(c)]
+    tried = []
+    for cand in candidates:
+        tried.append(cand)
+        version = _probe(cand, "import torch; print(torch.__version__)")
+        if version:
+            return cand, version, tried
+    return None, None, tried
+
+
 def find_runners(args: argparse.Namespace) -> Runners:
     venv_bin = ROOT / ".venv" / "bin"
     if args.python:
@@ -84,21 +101,7 @@ def find_runners(args: argparse.Namespace) -> Runners:
     # gradtrace.cli, call main) and also reports the time after that import
     gt = [numpy_python, str(TIMED), "gradtrace"]
 
-    torch_python = None
-    torch_version = None
-    code = "import torch; print(torch.__version__)"
-    if args.torch_python:
-        candidates = [args.torch_python]
-    else:
-        candidates = [p for p in ("/work/torchenv/bin/python",) if Path(p).exists()]
-        candidates += [c for c in ("python3",) if shutil.which(c)]
-    tried = []
-    for cand in candidates:
-        version = _probe(cand, code)
-        tried.append(cand)
-        if version:
-            torch_python, torch_version = cand, version
-            break
+    torch_python, torch_version, tried = find_torch(args.torch_python)
     if torch_python:
         note = f"torch {torch_version} via {torch_python}"
     else:

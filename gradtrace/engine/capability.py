@@ -1,0 +1,48 @@
+"""The CPU capability torch's kernels would run with: `default`, `avx2` or `avx512`.
+
+torch picks its vectorised kernels once per process (ATen's DispatchStub.cpp,
+`compute_cpu_capability`): the `ATEN_CPU_CAPABILITY` environment variable when it
+names a known capability, else what cpuinfo reports. The choice decides the vector
+width (8 or 16 float32 lanes), hence the order of a float32 reduction and which
+elements of a pointwise op take the SLEEF path, so gradtrace makes the same choice
+and every kernel that depends on it reads `CAPABILITY`.
+"""
+from __future__ import annotations
+
+import os
+
+KNOWN = ("default", "avx2", "avx512")
+
+
+def _cpu_flags() -> frozenset[str]:
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def detect(environ: dict[str, str] | None = None, flags: frozenset[str] | None = None) -> str:
+    """torch's rule: a valid ATEN_CPU_CAPABILITY wins; else AVX-512 (VL, BW, DQ and FMA),
+    else AVX2 (with FMA), else the default scalar kernels."""
+    env = (os.environ if environ is None else environ).get("ATEN_CPU_CAPABILITY")
+    if env in KNOWN:
+        return env
+    flags = _cpu_flags() if flags is None else flags
+    if {"avx512vl", "avx512bw", "avx512dq", "fma"} <= flags:
+        return "avx512"
+    if {"avx2", "fma"} <= flags:
+        return "avx2"
+    return "default"
+
+
+CAPABILITY = detect()
+
+
+def float32_lanes(capability: str | None = None) -> int:
+    """Lanes of torch's Vectorized<float>: 16 with AVX-512; 8 with AVX2 and in the default
+    build (which emulates a 256-bit vector with scalar code)."""
+    return 16 if (capability or CAPABILITY) == "avx512" else 8

@@ -172,9 +172,6 @@ class Generator:
         if raw[_FLOAT_VALID]:
             self.next_float_normal = float(field(_FLOAT_NORMAL, "<f4"))
 
-    def clone_state_from(self, other: Generator) -> None:
-        self.set_state(other.get_state())
-
     @property
     def device(self) -> str:
         return "cpu"

@@ -29,7 +29,8 @@ def _variants(body: str, seed: int) -> list[tuple[str, str]]:
     default = (f"torch.manual_seed({seed})\n"
                + body.replace("GENONLY", "").replace("GEN", "") + "\n" + tail)
     own = (f"torch.manual_seed(5); g = torch.Generator().manual_seed({seed})\n"
-           + body.replace("GENONLY", "generator=g").replace("GEN", ", generator=g") + f"\n{tail}\nout(torch.rand(4, generator=g))")
+           + body.replace("GENONLY", "generator=g").replace("GEN", ", generator=g")
+           + f"\n{tail}\nout(torch.rand(4, generator=g))")
     return [("default", default), ("generator", own)]
 
 
@@ -70,7 +71,8 @@ def cases() -> list[dict]:
             add("nn.init", f"w = torch.empty({n}, 3, {d})\n"
                 f"out(torch.nn.init.uniform_(w, -0.5, 0.5GEN))\n"
                 f"out(torch.nn.init.normal_(w, 0.1, 0.2GEN))\n"
-                f"out(torch.nn.init.xavier_uniform_(wGEN)); out(torch.nn.init.xavier_normal_(wGEN))\n"
+                f"out(torch.nn.init.xavier_uniform_(wGEN)); "
+                f"out(torch.nn.init.xavier_normal_(wGEN))\n"
                 f"out(torch.nn.init.kaiming_uniform_(w, a=5 ** 0.5GEN))\n"
                 f"out(torch.nn.init.kaiming_normal_(w, mode='fan_out', nonlinearity='relu'GEN))")
         for it in ("int64", "int32", "int16", "int8", "uint8", "bool"):
@@ -86,8 +88,10 @@ def cases() -> list[dict]:
                 f"out(torch.randint(5, ({n},), dtype=torch.{it}GEN))")
         add("randint(size=)", f"out(torch.randint(10, size=({n},)GEN))\n"
             f"out(torch.randint(low=2, high=9, size=(2, {n})GEN))\n"
-            f"out(torch.randint_like(torch.zeros({n}), 4)); out(torch.randint_like(torch.zeros({n}), 2, 6))")
-        add("randperm", f"out(torch.randperm({n}GEN)); out(torch.randperm({n}, dtype=torch.float32GEN))",
+            f"out(torch.randint_like(torch.zeros({n}), 4)); "
+            f"out(torch.randint_like(torch.zeros({n}), 2, 6))")
+        add("randperm", f"out(torch.randperm({n}GEN)); "
+            f"out(torch.randperm({n}, dtype=torch.float32GEN))",
             SEEDS)
         add("multinomial", f"p = torch.arange(1, {n} + 1, dtype=torch.float32) ** 0.5\n"
             f"out(torch.multinomial(p, 1GEN)); out(torch.multinomial(p, {min(n, 5)}GEN))\n"
@@ -106,7 +110,8 @@ def cases() -> list[dict]:
                     "out(torch.get_rng_state())"})
         out.append({"function": "seeds and state", "generator": "generator", "code":
                     f"g = torch.Generator(); out(g.initial_seed()); out(g.get_state())\n"
-                    f"g.manual_seed({seed}); out(g.initial_seed()); out(torch.randn(3, generator=g))\n"
+                    f"g.manual_seed({seed}); out(g.initial_seed()); "
+                    "out(torch.randn(3, generator=g))\n"
                     "s = g.get_state(); out(s); a = torch.rand(1000, generator=g)\n"
                     "g.set_state(s); out(torch.rand(1000, generator=g)); out(g.get_state())\n"
                     "h = torch.Generator().set_state(s); out(torch.randn(7, generator=h))"})
@@ -114,7 +119,8 @@ def cases() -> list[dict]:
         out.append({"function": "interleaved", "generator": "default", "code":
                     f"torch.manual_seed({seed})\n"
                     "for n in [1, 3, 15, 16, 17, 2, 33, 1, 5, 64, 7]:\n"
-                    "    out(torch.randn(n)); out(torch.rand(1)); out(torch.randn(n, dtype=torch.float64))\n"
+                    "    out(torch.randn(n)); out(torch.rand(1)); "
+                    "out(torch.randn(n, dtype=torch.float64))\n"
                     "    out(torch.randint(0, 1000, (n,))); out(torch.randperm(n))\n"
                     "    out(torch.empty(n).normal_()); out(torch.get_rng_state())"})
     return out

@@ -125,3 +125,49 @@ def test_randperm_matches_the_sequential_shuffle():
             z = i + int(draws[i]) % (n - i)
             slow[i], slow[z] = slow[z], slow[i]
         assert fast.tolist() == slow
+
+
+# ---------------------------------------------------------------- scripts (and hostile ones)
+
+def _run(text: str):
+    from gradtrace.runner import run_text
+
+    return run_text("import torch\nimport torch.nn.functional as F\n" + text)
+
+
+def test_scripts_print_torchs_generator_and_its_methods():
+    result = _run("g = torch.Generator()\nprint(g.initial_seed(), g.device)\n"
+                  "print(g.manual_seed(3) is g, g.initial_seed())\n"
+                  "print(torch.manual_seed(0))\n")
+    assert result.error is None
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["67280421310721 cpu", "True 3"]
+    assert lines[2].startswith("<torch._C.Generator object at 0x")
+
+
+@pytest.mark.parametrize("expr", ["g._bits", "g.__class__", "g._seed", "g.__init__",
+                                  "torch.default_generator._pending", "g.get_state.__self__",
+                                  "torch.nn.init.__dict__"])
+def test_generators_and_init_expose_no_python_internals(expr):
+    result = _run(f"g = torch.Generator()\nx = {expr}\n")
+    assert result.error is not None
+    assert result.error.kind in ("NotSupportedError", "AttributeError")
+    assert result.stdout == ""
+
+
+def test_bad_seeds_and_states_raise_torchs_errors():
+    cases = {
+        "torch.manual_seed(2 ** 64)": ("ValueError", "Overflow when unpacking long long"),
+        "torch.Generator().manual_seed(1.5)": (
+            "RuntimeError", "manual_seed expected a long, but got float"),
+        "torch.set_rng_state(torch.zeros(5056))": (
+            "TypeError", "RNG state must be a torch.ByteTensor"),
+        "torch.set_rng_state(torch.zeros(10, dtype=torch.uint8))": (
+            "RuntimeError", "Expected a CPUGeneratorImplState of size 5056 but found the input "
+                            "RNG state size to be 10"),
+        "F.dropout(torch.ones(2), 1.5)": (
+            "ValueError", "dropout probability has to be between 0 and 1, but got 1.5"),
+    }
+    for code, (kind, message) in cases.items():
+        error = _run(code + "\n").error
+        assert (error.kind, error.message) == (kind, message), code

@@ -50,7 +50,7 @@ def nondeterministic_seed() -> int:
 def unpack_seed(seed: Any) -> int:
     """A Python int as torch's Generator.manual_seed reads it: uint64, or int64 reinterpreted."""
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TorchTypeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        raise TorchRuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
     if -(1 << 63) <= seed < (1 << 64):
         return seed & 0xFFFFFFFFFFFFFFFF
     raise TorchValueError("Overflow when unpacking long long")

@@ -37,8 +37,15 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s, (a - (s - bb)) + (b - bb)
 
 
+def _is_one_and_zero(b: object, c: object) -> bool:
+    """a*1+0 is a+0 exactly (which turns -0 into +0, as the fused form does)."""
+    return np.ndim(b) == 0 and np.ndim(c) == 0 and float(b) == 1.0 and float(c) == 0.0
+
+
 def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray | float) -> np.ndarray:
     """float32 a*b+c rounded once: the product is exact in float64, the sum rounds to odd."""
+    if _is_one_and_zero(b, c):
+        return np.asarray(a, F32) + F32(0)
     p = np.asarray(a, np.float64) * np.asarray(b, np.float64)
     s, err = _two_sum(p, np.broadcast_to(np.asarray(c, np.float64), p.shape))
     return _round_to_odd(s, err).astype(F32)
@@ -52,6 +59,8 @@ def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray | float) -> np.ndarray:
     """float64 a*b+c rounded once (finite operands, no overflow)."""
+    if _is_one_and_zero(b, c):
+        return np.asarray(a, np.float64) + 0.0
     a = np.asarray(a, np.float64)
     b = np.asarray(b, np.float64)
     p = a * b

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from . import stdlib, syntax
 from .engine.dtypes import DType
+from .engine.generator import Generator
 from .engine.node import AccumulateGrad, Node
 from .engine.ops import creation
 from .engine.ops.reductions import ReturnTypes
@@ -1099,6 +1100,11 @@ class Interpreter:
             table = stdlib.STR_METHODS
         elif isinstance(obj, RemovableHandle):
             table = stdlib.HANDLE_METHODS
+        elif isinstance(obj, Generator):
+            getter = stdlib.GENERATOR_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+            table = stdlib.GENERATOR_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
             return (obj.message,)
         if table is not None and name in table:

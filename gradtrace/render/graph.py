@@ -10,6 +10,7 @@ own tree); DOT and Mermaid are complete and linear in the size of the graph.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from ..engine.node import AccumulateGrad, Node
+from ..naming import Binding, Naming
 from .layout import CompactTree
 from .values import array_cell, attr_cell, cut, short_node_name, tensor_cell
 
@@ -84,10 +86,10 @@ class GraphView:
 
     def __init__(self, trace: Tracer):
         self.trace = trace
-        self.named = trace.named_tensors()  # also gives final names to their records
+        self.named = trace.named_tensors()
+        self.naming = Naming.at_end(trace)
         self.tensors: dict[int, TensorRecord] = {r.id: r for r in trace.tensors.values()}
         self.nodes: dict[int, NodeRecord] = {r.id: r for r in trace.nodes.values()}
-        self._number_labels: dict[int, str] = {}
         self.freed_by: dict[int, int] = {}
         # (node id, saved name) -> lines of in-place changes that bypassed its version counter
         self.hazards: dict[tuple[int, str], list[int]] = {}
@@ -126,17 +128,20 @@ class GraphView:
     # -- labels ------------------------------------------------------------------
 
     def tensor_label(self, tensor_id: int | None) -> str:
-        if tensor_id is None:
-            return "None"
-        record = self.tensors.get(tensor_id)
-        if record is None:
-            return f"t{tensor_id}"
-        if record.tensor._wrapped:  # a Python number the op wrapped: its value
-            label = self._number_labels.get(tensor_id)
-            if label is None:
-                label = self._number_labels[tensor_id] = array_cell(record.tensor.array, 20)
-            return label
-        return record.label
+        """The tensor's name by the one naming rule (gradtrace/naming.py), as of the end."""
+        return self.naming.label(tensor_id)
+
+    def old_names(self, tensor_ids: Iterable[int | None]) -> list[tuple[str, Binding]]:
+        """The `x@5` names among these tensors' names, with the binding each stands for,
+        so a view can introduce them before using them."""
+        out: dict[str, Binding] = {}
+        for tid in tensor_ids:
+            if tid is None:
+                continue
+            binding = self.naming.introduction(tid)
+            if binding is not None:
+                out.setdefault(self.naming.label(tid), binding)
+        return list(out.items())
 
     def node_name(self, record: NodeRecord) -> str:
         return short_node_name(record.name)
@@ -232,12 +237,12 @@ class GraphView:
                                   call.index, call.line))
         covered = set(self.reachable([r.node_id for r in roots]))
         candidates: list[tuple[str, int, int]] = []
-        for name, record in self.named:
+        for _, record in self.named:
             t = record.tensor
             nid = self.node_id(t.grad_fn)
             if nid is None or nid in covered or any(c[1] == nid for c in candidates):
                 continue
-            candidates.append((name, nid, t.output_nr))
+            candidates.append((self.tensor_label(record.id), nid, t.output_nr))
         below: set[int] = set()
         for _, nid, _ in candidates:
             for child, _ in self.next_functions(self.nodes[nid]):

@@ -332,7 +332,7 @@ class Interpreter:
                 result = self.apply_op(op, load(frame), value(frame), node.op, span)
                 frame.vars[name] = result
                 if self.tracer is not None:
-                    self.tracer.bind(name, result, frame)
+                    self.tracer.bind(name, result, frame, span)
 
             return run_name
         # the target's read is labelled with the target; the operator and the write with the
@@ -574,11 +574,12 @@ class Interpreter:
         label = label or target.span
         if isinstance(target, syntax.Name):
             name = target.id
+            name_span = target.span
 
             def store_name(frame: Frame, value: Any) -> None:
                 frame.vars[name] = value
                 if self.tracer is not None:
-                    self.tracer.bind(name, value, frame)
+                    self.tracer.bind(name, value, frame, name_span)
 
             return store_name
         if isinstance(target, (syntax.TupleExpr, syntax.ListExpr)):

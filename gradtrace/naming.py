@@ -183,3 +183,10 @@ def introduce(label: str, binding: Binding) -> str:
     if binding.local:
         return f"{text}, inside a function"
     return f"{text}; {binding.name} names another tensor now"
+
+
+def held(binding: Binding) -> str:
+    """`x, lines 5-7`: a short form of `introduce` for a graph drawing's box."""
+    if binding.until is not None and binding.until != binding.line:
+        return f"{binding.name}, lines {binding.line}-{binding.until}"
+    return f"{binding.name}, line {binding.line}"

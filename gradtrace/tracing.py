@@ -326,21 +326,32 @@ class Tracer:
     def node_id(self, n: Node | None) -> int | None:
         return None if n is None else self.node(n).id
 
-    def bind(self, name: str, value: Any, frame: Any = None) -> None:
-        """The interpreter bound a script name to a value (in `frame`: None is the module's)."""
+    def bind(self, name: str, value: Any, frame: Any = None, span: Any = None) -> None:
+        """The interpreter bound a script name to a value (in `frame`: None is the module's;
+        `span` is the name's place in the statement: a call in the statement, like a hook
+        run by a backward, may have moved the interpreter's current span elsewhere)."""
         if isinstance(value, Tensor):
             record = self.tensor(value)
             if name not in record.names:
                 record.names.append(name)
             local = frame is not None and frame is not self.interpreter.globals
-            self._event("bind", name=name, tensor=record.id, value=keep(value.array),
-                        requires_grad=value.requires_grad, is_leaf=value.is_leaf, local=local)
+            line = span.line if span is not None else self._where()[0]
+            self.events.append(Event("bind", line, {
+                "name": name, "tensor": record.id, "value": keep(value.array),
+                "requires_grad": value.requires_grad, "is_leaf": value.is_leaf,
+                "local": local}))
 
     # -- engine events (`events.emit` calls `on_<kind>`) --------------------------
 
     def _event(self, kind: str, **facts: Any) -> None:
-        span = self.interpreter.current_span
-        self.events.append(Event(kind, None if span is None else span.line, facts))
+        if self._applying is not None or kind in ("hook", "retain_grad", "backward_end"):
+            # the engine's own work: the backward call's line, not the line a hook ran last
+            call = self._current or (self.backward_calls[-1] if self.backward_calls else None)
+            line = call.line if call is not None else None
+        else:
+            span = self.interpreter.current_span
+            line = None if span is None else span.line
+        self.events.append(Event(kind, line, facts))
 
     def on_op(self, node: Node | None, name: str, inputs: tuple, outputs: list[Tensor]) -> None:
         if not self._scripted():

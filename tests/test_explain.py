@@ -43,6 +43,13 @@ GOLDEN_SCRIPTS = {
     "12_data_mutation": ROOT / "samples" / "12_data_mutation.gt",
     "version_uncaught": GOLDEN / "version_uncaught.gt",
     "backward_twice": GOLDEN / "backward_twice.gt",
+    # issue 14: names (items 1, 7), per-operand math (4), broadcasting (5), formulas (6)
+    "alias_rebind": GOLDEN / "alias_rebind.gt",
+    "14_rebind_name": ROOT / "samples" / "14_rebind_name.gt",
+    "mul_self": GOLDEN / "mul_self.gt",
+    "broadcast_add": GOLDEN / "broadcast_add.gt",
+    "pow_tensor": GOLDEN / "pow_tensor.gt",
+    "hook_create_graph": HERE / "golden" / "hook_create_graph.gt",
 }
 
 

@@ -14,8 +14,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from ..engine.tensor import Tensor
-from ..naming import introduce
-from .graph import MAX_TREE_NODES, GraphView, print_graph
+from .graph import MAX_TREE_NODES, GraphView, old_names_lines, print_graph
 from .layout import CompactTable
 from .values import array_cell, cut, node_cell, shape_cell, tensor_cell
 
@@ -293,8 +292,8 @@ def backward_table(view: GraphView, call: BackwardCall, *, width: int = 100,
     gap = 2
     available = width - gap * (len(BACKWARD_COLUMNS) - 1)
     sent_floor = _sent_floor(view, call, max_steps)
-    widths = fit_widths(natural, [(4, 18), (2, 12), (3, max(26, sent_floor)), (4, 12), (2, 8),
-                                  (3, sent_floor)], available)
+    widths = fit_widths(natural, [(4, 18), (2, 12), (4, 14), (3, max(26, sent_floor)), (4, 12),
+                                  (2, 8), (3, sent_floor)], available)
     for row, step in zip(rows, call.steps[:max_steps], strict=False):
         row[3] = _sent_cell(view, step, value_limit, widths[3])
     table = CompactTable(gap, title=_call_title(view, call, title_limit),
@@ -346,12 +345,10 @@ def print_report(console: Console, result: RunResult,
     note = _error_note(result)
     if note is not None:
         console.print(note)
-    introduced = False
     for section in sections:
         console.rule(Text(section.capitalize(), style="bold"), align="left")
-        if section in ("graph", "backward") and view is not None and not introduced:
-            introduced = True
-            for line in old_names_lines(view):
+        if section == "backward" and view is not None and "graph" not in sections:
+            for line in old_names_lines(view):  # the graph section introduces them
                 console.print(line)
         if section == "tensors":
             if not named_tensors(result.variables):
@@ -374,26 +371,6 @@ def print_report(console: Console, result: RunResult,
                 console.print(table)
         else:
             raise ValueError(f"unknown section {section!r}")
-
-
-MAX_OLD_NAMES = 10
-
-
-def old_names_lines(view: GraphView) -> list[Text]:
-    """The `x@5` names the graph and backward sections use, each introduced once: which
-    tensor a name held that now names another one."""
-    ids: list[int | None] = []
-    for record in view.nodes.values():
-        ids.extend(record.outputs)
-        ids.extend(s.tensor_id for s in record.saved)
-        ids.extend(record.inputs)
-    found = view.old_names(ids)
-    lines = [Text(introduce(label, binding), style="dim") for label, binding in
-             found[:MAX_OLD_NAMES]]
-    if len(found) > MAX_OLD_NAMES:
-        lines.append(Text(f"… {len(found) - MAX_OLD_NAMES:,} more names of this kind",
-                          style="dim"))
-    return lines
 
 
 def print_summary(console: Console, variables: dict[str, Any]) -> None:

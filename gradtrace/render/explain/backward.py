@@ -17,7 +17,7 @@ from ...engine.node import AccumulateGrad
 from ...summary import same_values
 from .derivation import LOCAL, chain, formulas_of, summed_dims
 from .model import Step
-from .numbers import as_dtype, close, fmt_attr, fmt_shape, fmt_value, total
+from .numbers import as_dtype, close, fmt_shape, fmt_value, total
 
 if TYPE_CHECKING:
     from .errors import ErrorTeller
@@ -169,11 +169,7 @@ class BackwardTeller:
         """Operands for a chain formula: `d (=4.)`, or just the value when the formula
         powers an operand or uses it twice."""
         s = self.s
-        fields = {key: fmt_attr(value) for key, value in (record.node.attrs or {}).items()}
-        for i, formula in enumerate(formulas_of(record.node)):
-            if formula is not None and i < len(inputs):
-                fields.setdefault(formula.input, s.label(inputs[i]))
-                fields[input_name(formula, i) or str(i)] = s.label(inputs[i])
+        fields = s.operands(record, inputs)
         names = _OPERAND.findall(math)
         bare = "^" in math or "²" in math or "³" in math or len(names) != len(set(names))
         for saved in record.saved:
@@ -188,8 +184,6 @@ class BackwardTeller:
                 fields[saved.name] = label
             else:
                 fields[saved.name] = s.t("math.operand", label=label, value=shown)
-        outs = [s.label(o) for o in record.outputs]
-        fields.setdefault("result", outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")")
         return fields
 
     def step(self, steps: list[Step], call: Any, step: Any, contributions: dict,

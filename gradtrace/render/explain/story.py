@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from ...engine.formulas import formulas_of, input_name
 from ...engine.node import AccumulateGrad
 from ...naming import EXPRESSION, Naming
 from ..catalogs import Catalog, fields
 from .model import Step
-from .numbers import fmt_value, jsonable
+from .numbers import fmt_attr, fmt_value, jsonable
 
 MAX_LISTED = 5
 
@@ -175,6 +176,21 @@ class Story:
     @staticmethod
     def short_name(record: Any) -> str:
         return record.name.replace("torch::autograd::", "")
+
+    def operands(self, record: Any, inputs: list[int | None]) -> dict[str, str]:
+        """Labels for a formula's operands: saved attributes, saved tensors, the inputs by
+        their formula names, and the result."""
+        fields = {key: fmt_attr(value) for key, value in (record.node.attrs or {}).items()}
+        for i, formula in enumerate(formulas_of(record.node)):
+            name = input_name(formula, i)
+            if name is not None and i < len(inputs):
+                fields.setdefault(formula.input, self.label(inputs[i]))
+                fields[name] = self.label(inputs[i])
+        for saved in record.saved:
+            fields[saved.name] = "None" if saved.tensor_id is None else self.label(saved.tensor_id)
+        outs = [self.label(o) for o in record.outputs]
+        fields.setdefault("result", outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")")
+        return fields
 
     def inputs_of(self, record: Any) -> list[int | None]:
         return list(record.inputs) + [None] * (len(record.node.next_functions)

@@ -55,6 +55,11 @@ def run_once(python: str, source: Path, script: Path, extra: list[str]) -> dict[
             "status": os.waitstatus_to_exitcode(status)}
 
 
+def _spread(samples: list[dict[str, float]], key: str) -> str:
+    values = [s[key] for s in samples]
+    return f"{statistics.median(values):6.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -76,13 +81,7 @@ def main() -> None:
                 continue
             samples = [run_once(args.python, args.source, script, extra)
                        for _ in range(args.rounds)]
-
-            def col(key: str) -> str:
-                values = [s[key] for s in samples]
-                return (f"{statistics.median(values):6.2f} ({min(values):.2f}-"
-                        f"{max(values):.2f})")
-
-            print(f"{name:<10} {col('wall'):>16} {col('cpu'):>16} "
+            print(f"{name:<10} {_spread(samples, 'wall'):>16} {_spread(samples, 'cpu'):>16} "
                   f"{statistics.median(s['rss_mb'] for s in samples):8.0f} "
                   f"{int(statistics.median(s['lines'] for s in samples)):>8,} "
                   f"{samples[0]['status']:>4}")

@@ -1,4 +1,8 @@
-"""Suite-wide pytest set-up: a header line saying whether the live-torch tests can run."""
+"""Suite-wide pytest set-up: a line saying whether the live-torch tests can run.
+
+It is the session header's last line, and, when torch is missing, also the last line of
+the summary (`pytest -q` prints no header), next to the count of skipped tests.
+"""
 from __future__ import annotations
 
 import importlib.util
@@ -25,5 +29,20 @@ def torch_line() -> str:
             "Python that has it)")
 
 
+_LINE: list[str] = []
+
+
+def _line() -> str:
+    if not _LINE:
+        _LINE.append(torch_line())
+    return _LINE[0]
+
+
 def pytest_report_header(config: Any) -> list[str]:
-    return [torch_line()]
+    return [_line()]
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    line = _line()
+    if line.startswith("torch: not found"):
+        terminalreporter.write_line(line)

@@ -385,9 +385,20 @@ def test_the_suite_says_why_live_torch_tests_skip(monkeypatch):
     monkeypatch.setattr(conftest.importlib.util, "find_spec", lambda name: None)
     monkeypatch.setattr(check, "find_torch_python", lambda python=None: None)
     monkeypatch.delenv("GRADTRACE_TORCH_PYTHON", raising=False)
+    monkeypatch.setattr(conftest, "_LINE", [])
     line = conftest.torch_line()
     assert line.startswith("torch: not found") and "skipped" in line
     assert conftest.pytest_report_header(None) == [line]
+
+    class Reporter:
+        lines: list[str] = []
+
+        def write_line(self, text: str) -> None:
+            self.lines.append(text)
+
+    reporter = Reporter()
+    conftest.pytest_terminal_summary(reporter)  # `pytest -q` prints no header
+    assert reporter.lines == [line]
 
 
 def test_graph_view_and_tree_share_the_names():

@@ -19,6 +19,7 @@ MESSAGES: dict[str, str] = {
     "brief.recorded": "records {nodes}",
     "brief.inplace": "changes {tensors} in place",
     "brief.leaf": "creates the leaf {tensors}",
+    "brief.requires_grad": "{tensors} now requires grad",
     "brief.backward": "{count} nodes ran",
     "brief.grads": "{grads} changed",
     "brief.warnings": "⚠ {count} warning(s)",

@@ -19,6 +19,7 @@ MESSAGES: dict[str, str] = {
     "brief.recorded": "记录了 {nodes}",
     "brief.inplace": "原地修改了 {tensors}",
     "brief.leaf": "创建了叶子节点 {tensors}",
+    "brief.requires_grad": "{tensors} 现在需要梯度",
     "brief.backward": "运行了 {count} 个节点",
     "brief.grads": "{grads} 改变了",
     "brief.warnings": "⚠ {count} 条警告",

@@ -89,6 +89,10 @@ class Teller:
         self.errors = ErrorTeller(self.story)
         self.statements = StatementTeller(self.story, self.errors)
         self.backward = BackwardTeller(self.story, self.errors) if self.story.trace else None
+        self.first_bind: dict[int, int] = {}  # tensor id -> index of its first bind event
+        for idx, ev in enumerate(self.story.trace.events if self.story.trace else ()):
+            if ev.kind == "bind":
+                self.first_bind.setdefault(ev.facts["tensor"], idx)
 
     def chosen(self, number: int, visit: Visit) -> bool:
         o = self.options
@@ -179,8 +183,9 @@ class Teller:
             call = visit.call
             leaves = [s.label(st.accumulated[0]) for st in call.steps
                       if st.accumulated is not None]
-            parts.append(s.t("brief.backward", count=len(call.steps),
-                             grads=s.listed([f"{name}.grad" for name in leaves]) or "—"))
+            parts.append(s.t("brief.backward", count=len(call.steps)))
+            if leaves:
+                parts.append(s.t("brief.grads", grads=s.listed([f"{n}.grad" for n in leaves])))
             if call.error is not None:
                 parts.append(s.t("brief.error", kind=call.error_type or "Error"))
         else:
@@ -188,8 +193,15 @@ class Teller:
                      if ev.kind == "op" and ev.facts.get("node") is not None]
             changed = [s.label(ev.facts["tensor"]) for _, ev in visit.events
                        if ev.kind == "inplace"]
-            leaves = [ev.facts["name"] for _, ev in visit.events if ev.kind == "bind"
-                      and ev.facts.get("is_leaf") and ev.facts.get("requires_grad")]
+            leaves = [ev.facts["name"] for idx, ev in visit.events if ev.kind == "bind"
+                      and ev.facts.get("is_leaf") and ev.facts.get("requires_grad")
+                      and self.first_bind.get(ev.facts["tensor"]) == idx]
+            wanting = [s.label(ev.facts["tensor"]) for _, ev in visit.events
+                       if (ev.kind == "attr_write" and ev.facts["attr"] == "requires_grad"
+                           and ev.facts["value"] is True and not ev.facts.get("error"))
+                       or (ev.kind == "method" and ev.facts["method"] == "requires_grad_"
+                           and ev.facts.get("requires_grad_after")
+                           and not ev.facts.get("requires_grad_before"))]
             if nodes:
                 shown = nodes[:MAX_BRIEF_NODES] + (["…"] if len(nodes) > MAX_BRIEF_NODES else [])
                 parts.append(s.t("brief.recorded", nodes=", ".join(shown)))
@@ -197,6 +209,8 @@ class Teller:
                 parts.append(s.t("brief.inplace", tensors=s.listed(changed)))
             if leaves:
                 parts.append(s.t("brief.leaf", tensors=s.listed(leaves)))
+            if wanting:
+                parts.append(s.t("brief.requires_grad", tensors=s.listed(wanting)))
         warnings = sum(step.tone == "warn" for step in steps)
         errors = [step for step in steps if step.kind == "error.raised"]
         if warnings:

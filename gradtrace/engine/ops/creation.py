@@ -12,6 +12,7 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
 from ..dtypes import DType
+from ..formulas import local
 from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args
@@ -217,6 +218,7 @@ class ZeroBackward0(Function):
     """`t.zero_()`: the result does not depend on the old values."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         return np.zeros_like(a.array)
@@ -229,6 +231,7 @@ class FillBackward0(Function):
     """`t.fill_(value)`."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),)
 
     def forward(self, a: Tensor, value: Any) -> np.ndarray:
         return np.full_like(a.array, value)

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from ..formulas import local
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, cast, float_dtype
@@ -57,6 +58,7 @@ def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
 
 class ExpBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "exp({self}) = {result}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         with np.errstate(over="ignore"):
@@ -71,6 +73,7 @@ class ExpBackward0(Function):
 
 class LogBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / {self}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -83,6 +86,7 @@ class LogBackward0(Function):
 
 class Log1PBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 + {self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -95,6 +99,7 @@ class Log1PBackward0(Function):
 
 class Expm1Backward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{result} + 1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         with np.errstate(over="ignore"):
@@ -109,6 +114,7 @@ class Expm1Backward0(Function):
 
 class SinBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "cos({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -120,6 +126,7 @@ class SinBackward0(Function):
 
 class CosBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-sin({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -133,6 +140,8 @@ class TanhBackwardBackward0(Function):
     """tanh's backward as an op of its own, so create_graph records torch's node."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 - {output}²"),
+                local("output", "-2 × {output} × {grad_output}"))
 
     def forward(self, grad: Tensor, result: Tensor) -> np.ndarray:
         self.save("grad_output", grad)
@@ -158,6 +167,7 @@ def tanh_backward(grad: Tensor, result: Tensor) -> Tensor:
 
 class TanhBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 - {result}²"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         return precise(np.tanh, _floating(a))
@@ -171,6 +181,8 @@ class TanhBackward0(Function):
 
 class SigmoidBackwardBackward0(Function):
     __slots__ = ()
+    formulas = (local("grad_output", "{output} × (1 - {output})"),
+                local("output", "{grad_output} × (1 - 2 × {output})"))
 
     def forward(self, grad: Tensor, result: Tensor) -> np.ndarray:
         self.save("grad_output", grad)
@@ -193,6 +205,7 @@ def sigmoid_backward(grad: Tensor, result: Tensor) -> Tensor:
 
 class SigmoidBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{result} × (1 - {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         x = _floating(a)
@@ -213,6 +226,8 @@ class ThresholdBackwardBackward0(Function):
     """relu's backward (threshold_backward) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 if {self} > {threshold} else 0"),
+                local("self", "0"))
 
     def forward(self, grad: Tensor, result: Tensor, threshold: float = 0.0) -> np.ndarray:
         self.save("self", result)
@@ -234,6 +249,7 @@ def threshold_backward(grad: Tensor, result: Tensor, threshold: float = 0.0) -> 
 
 class ReluBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {result} > 0 else 0"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.dtype.name == "bool":
@@ -249,6 +265,7 @@ class ReluBackward0(Function):
 
 class SqrtBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / (2 × {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         with np.errstate(invalid="ignore"):
@@ -263,6 +280,7 @@ class SqrtBackward0(Function):
 
 class RsqrtBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-0.5 × {result}³"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         x = _floating(a)
@@ -283,6 +301,7 @@ def rsqrt(a: Tensor) -> Tensor:
 
 class AbsBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "sgn({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -294,6 +313,7 @@ class AbsBackward0(Function):
 
 class ReciprocalBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-{result}²"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         with np.errstate(divide="ignore"):
@@ -309,6 +329,9 @@ class ReciprocalBackward0(Function):
 
 class ClampBackward1(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≥ {min} else 0", when=(("max", None),)),
+                local("self", "1 if {self} ≤ {max} else 0", when=(("min", None),)),
+                local("self", "1 if {min} ≤ {self} ≤ {max} else 0"))
 
     def forward(self, a: Tensor, min: Any = None, max: Any = None) -> np.ndarray:  # noqa: A002
         if min is None and max is None:
@@ -345,6 +368,7 @@ class _ZeroGrad(Function):
     """Piecewise-constant functions: their gradient is zero everywhere."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),)
     ufunc: np.ufunc
 
     def forward(self, a: Tensor) -> np.ndarray:

@@ -16,6 +16,7 @@ from ...errors import TorchRuntimeError, TorchTypeError
 from .. import distributions as dist
 from .. import dtypes, generator
 from ..dtypes import DType
+from ..formulas import local
 from ..generator import Generator, resolve
 from ..grad_mode import no_grad
 from ..limits import reserve
@@ -88,6 +89,7 @@ class _Sampler(Function):
     """An in-place sampler: the result does not depend on the old values (zero gradient)."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),)
 
     def backward(self, grad: Tensor) -> Tensor:
         return zeros_like(grad)
@@ -118,6 +120,8 @@ class BernoulliBackward1(_Sampler):
         self.p_shape = p.shape
         probs = _iteration_view(np.broadcast_to(p.array, a.array.shape), a.array)
         return _fill(a.array, dist.bernoulli_tensor(gen, np.ascontiguousarray(probs).ravel()))
+
+    formulas = (local("self", "0"), local("p", "0"))
 
     def backward(self, grad: Tensor) -> Any:
         return zeros_like(grad), Tensor._wrap(np.zeros(self.p_shape, grad.array.dtype))
@@ -459,7 +463,8 @@ class _SampledFrom(Function):
 
 
 _NORMAL_NODES = {
-    name: type(name, (_SampledFrom,), {"__slots__": (), "saved_sizes": sizes})
+    name: type(name, (_SampledFrom,), {"__slots__": (), "saved_sizes": sizes,
+                                       "formulas": tuple(local(n, "0") for n in sizes)})
     for name, sizes in (("NormalBackward1", ("mean",)), ("NormalBackward2", ("std",)),
                         ("NormalBackward3", ("mean", "std")))}
 
@@ -468,6 +473,7 @@ class BernoulliBackward0(_SampledFrom):
     """torch.bernoulli(p)."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),)
 
 
 def bernoulli(t: Tensor, p: Any = None, *, generator: Generator | None = None) -> Tensor:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from . import stdlib, syntax
+from .engine.device import Device
 from .engine.dtypes import DType
 from .engine.node import AccumulateGrad, Node
 from .engine.ops import creation
@@ -1078,6 +1079,10 @@ class Interpreter:
         table: dict[str, Callable[..., Any]] | None = None
         if isinstance(obj, DType):
             getter = stdlib.DTYPE_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+        elif isinstance(obj, Device):
+            getter = stdlib.DEVICE_ATTRIBUTES.get(name)
             if getter is not None:
                 return getter(obj, self)
         elif isinstance(obj, ReturnTypes):

@@ -9,10 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 from . import backward as _backward
+from . import device as _device
 from . import dtypes, grad_mode, ops
 from .ops import creation, nn, reductions
+from .ops.out import accepting_out
 from .shapes import Size
-from .tensor import Tensor
+from .tensor import Parameter, Tensor
 
 
 def is_tensor(obj: Any) -> bool:
@@ -53,11 +55,25 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "equal": equal, "promote_types": promote_types,
     "is_grad_enabled": grad_mode.is_grad_enabled, "no_grad": grad_mode.no_grad,
     "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
-    "Size": Size,
+    "Size": Size, "device": _device.Device,
     "cat": ops.cat, "concat": ops.cat, "concatenate": ops.cat, "stack": ops.stack,
     "softmax": ops.tensor_softmax, "log_softmax": ops.tensor_log_softmax,
     "max": ops.max, "min": ops.min,
 }
+
+# torch functions that take `out=` (measured against torch 2.13's signatures)
+OUT_FUNCTIONS = frozenset({
+    "abs", "add", "addmm", "all", "amax", "amin", "any", "argmax", "argmin", "bmm", "cat",
+    "ceil", "clamp", "clamp_max", "clamp_min", "clip", "concat", "concatenate", "cos", "cumsum",
+    "div", "dot", "eq", "exp", "expm1", "floor", "floor_divide", "gather", "ge", "ger", "gt",
+    "index_select", "le", "log", "log1p", "log_softmax", "logical_not", "logsumexp", "lt",
+    "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "mul", "mv", "ne", "neg", "norm",
+    "outer", "pow", "prod", "reciprocal", "remainder", "round", "rsqrt", "scatter_add", "sgn",
+    "sigmoid", "sign", "sin", "softmax", "sqrt", "square", "stack", "std", "sub", "sum", "tanh",
+    "trunc", "var", "where",
+})
+for _name in OUT_FUNCTIONS & TORCH_FUNCTIONS.keys():
+    TORCH_FUNCTIONS[_name] = accepting_out(_name, TORCH_FUNCTIONS[_name])
 
 AUTOGRAD_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "grad": _backward.grad,
@@ -79,5 +95,12 @@ LINALG_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "norm": reductions.linalg_norm, "vector_norm": reductions.vector_norm,
     "matmul": ops.matmul,
 }
+
+# torch.nn's engine-level names (the layers are library code built on these)
+NN: dict[str, Any] = {"Parameter": Parameter}
+
+# torch.cuda and torch.backends.mps as a CPU-only build has them
+CUDA_FUNCTIONS: dict[str, Callable[..., Any]] = dict(_device.CUDA_FUNCTIONS)
+MPS_FUNCTIONS: dict[str, Callable[..., Any]] = dict(_device.MPS_FUNCTIONS)
 
 DTYPES: dict[str, dtypes.DType] = dict(dtypes.ALIASES)

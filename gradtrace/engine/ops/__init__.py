@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..device import tensor_cpu, tensor_cuda, tensor_get_device
 from ..shapes import size_args
 from ..tensor import Tensor
 from ._util import apply_inplace
@@ -213,6 +214,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "zero_": zero_, "fill_": fill_, "square": square, "isnan": isnan, "isinf": isinf,
     "isfinite": isfinite, "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
     "type_as": type_as, "rsqrt": rsqrt,
+    "cpu": tensor_cpu, "cuda": tensor_cuda, "get_device": tensor_get_device,
     # views, indexing, joins
     "t": t, "permute": permute, "transpose": transpose, "swapaxes": transpose,
     "swapdims": transpose, "movedim": movedim, "flatten": flatten, "unflatten": unflatten,

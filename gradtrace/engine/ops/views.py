@@ -579,15 +579,54 @@ class ToCopyBackward0(Function):
         return grad.to(self.input_meta[0][1])
 
 
-def to(a: Tensor, dtype: Any = None, *args: Any, **kwargs: Any) -> Tensor:
-    """Tensor.to(dtype): a copy in that dtype (the same tensor when nothing changes)."""
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n")
+
+
+def to(a: Tensor, *args: Any, device: Any = None, dtype: Any = None,
+       non_blocking: bool = False, copy: bool = False, memory_format: Any = None) -> Tensor:
+    """Tensor.to(device, dtype) / to(dtype) / to(other): the same tensor when nothing changes
+    (unless copy=True), else a ToCopyBackward0 copy. Only the CPU exists here."""
+    from ..device import check_device, is_device_like
+
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        other = rest.pop(0)
+        dtype = other.dtype
+    elif rest and isinstance(rest[0], dtypes.DType):
+        dtype = rest.pop(0)
+    elif rest and is_device_like(rest[0]):
+        device = rest.pop(0)
+        if rest and isinstance(rest[0], dtypes.DType):
+            dtype = rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        rest.pop(0)  # non_blocking: a CPU copy is synchronous anyway
+        if rest and isinstance(rest[0], bool):
+            copy = rest.pop(0)
+    if rest:
+        got = ", ".join(_to_type_name(v) for v in args)
+        raise TorchTypeError(
+            f"to() received an invalid combination of arguments - got ({got}), but expected "
+            f"one of:\n{_TO_SIGNATURES}")
+    check_device(device, moving=True)
     if dtype is None:
-        dtype = kwargs.get("dtype")
-    if dtype is None or not hasattr(dtype, "np") or dtype is a.dtype:
+        dtype = a.dtype
+    if dtype is a.dtype and not copy:
         return a
     if not dtype.is_floating_point and a.requires_grad:
         return Tensor._wrap(a.array.astype(dtype.np))
     return ToCopyBackward0.call(a, dtype=dtype)
+
+
+def _to_type_name(value: Any) -> str:
+    if isinstance(value, dtypes.DType):
+        return "torch.dtype"
+    return type_name(value)
 
 
 class RepeatBackward0(Function):

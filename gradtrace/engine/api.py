@@ -12,6 +12,7 @@ from . import backward as _backward
 from . import device as _device
 from . import dtypes, grad_mode, ops
 from .ops import creation, nn, reductions
+from .ops.inplace import TORCH_INPLACE
 from .ops.out import accepting_out
 from .shapes import Size
 from .tensor import Parameter, Tensor
@@ -42,8 +43,13 @@ def promote_types(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:
     return dtypes.promote(a, b)
 
 
+# Tensor methods torch has no torch.<name> function for
+_METHODS_ONLY = frozenset({"cpu", "cuda", "get_device"})
+
 TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    **{name: fn for name, fn in ops.TENSOR_METHODS.items() if not name.endswith("_")},
+    **{name: fn for name, fn in ops.TENSOR_METHODS.items()
+       if not name.endswith("_") and name not in _METHODS_ONLY},
+    **{name: ops.TENSOR_METHODS[name] for name in TORCH_INPLACE},
     "tensor": creation.tensor, "zeros": creation.zeros, "ones": creation.ones,
     "empty": creation.empty, "full": creation.full, "zeros_like": creation.zeros_like,
     "ones_like": creation.ones_like, "empty_like": creation.empty_like,
@@ -62,16 +68,15 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 # torch functions that take `out=` (measured against torch 2.13's signatures)
-OUT_FUNCTIONS = frozenset({
-    "abs", "add", "addmm", "all", "amax", "amin", "any", "argmax", "argmin", "bmm", "cat",
-    "ceil", "clamp", "clamp_max", "clamp_min", "clip", "concat", "concatenate", "cos", "cumsum",
-    "div", "dot", "eq", "exp", "expm1", "floor", "floor_divide", "gather", "ge", "ger", "gt",
-    "index_select", "le", "log", "log1p", "log_softmax", "logical_not", "logsumexp", "lt",
-    "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "mul", "mv", "ne", "neg", "norm",
-    "outer", "pow", "prod", "reciprocal", "remainder", "round", "rsqrt", "scatter_add", "sgn",
-    "sigmoid", "sign", "sin", "softmax", "sqrt", "square", "stack", "std", "sub", "sum", "tanh",
-    "trunc", "var", "where",
-})
+OUT_FUNCTIONS = frozenset("""
+abs absolute acos acosh add addcdiv addcmul addmm all amax amin any arccos arccosh arcsin
+arcsinh arctan arctan2 arctanh argmax argmin asin asinh atan atan2 atanh bmm cat ceil clamp
+clamp_max clamp_min clip concat concatenate cos cosh cumsum div dot eq erf erfc erfinv exp exp2
+expm1 fix floor floor_divide fmod frac gather ge ger gt hypot index_select le lerp log log10
+log1p log2 log_softmax logaddexp logical_not logsumexp lt matmul max maximum mean min minimum mm
+mul mv ne neg negative norm outer pow prod reciprocal remainder round rsqrt scatter_add sgn
+sigmoid sign sin sinh softmax sqrt square stack std sub sum tan tanh trunc var where xlogy
+""".split())
 for _name in OUT_FUNCTIONS & TORCH_FUNCTIONS.keys():
     TORCH_FUNCTIONS[_name] = accepting_out(_name, TORCH_FUNCTIONS[_name])
 

@@ -11,6 +11,7 @@ from typing import Any
 from ..device import tensor_cpu, tensor_cuda, tensor_get_device
 from ..shapes import size_args
 from ..tensor import Tensor
+from . import transcendental
 from ._util import apply_inplace
 from .arithmetic import (
     add,
@@ -42,8 +43,10 @@ from .arithmetic import (
     sub_,
 )
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
+from .inplace import INPLACE_METHODS
 from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
 from .nn import tensor_log_softmax, tensor_softmax
+from .pointwise import addcdiv, addcmul, atan2, clamp_max, clamp_min, hypot, lerp, logaddexp, xlogy
 from .reductions import (
     all,
     amax,
@@ -65,13 +68,13 @@ from .reductions import (
     var,
     where,
 )
+from .rounding import fmod
 from .unary import (
     abs,
     ceil,
     clamp,
     clamp_,
-    clamp_max,
-    clamp_min,
+    clip,
     cos,
     exp,
     exp_,
@@ -205,7 +208,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "cos": cos, "tanh": tanh, "tanh_": tanh_, "sigmoid": sigmoid, "sigmoid_": sigmoid_,
     "relu": relu, "relu_": relu_, "sqrt": sqrt, "abs": abs, "reciprocal": reciprocal,
     "clamp": clamp, "clamp_": clamp_, "clamp_min": clamp_min, "clamp_max": clamp_max,
-    "clip": clamp, "floor": floor, "ceil": ceil, "round": round, "trunc": trunc, "sign": sign,
+    "clip": clip, "floor": floor, "ceil": ceil, "round": round, "trunc": trunc, "sign": sign,
     "sgn": sgn,
     "sum": sum, "mean": mean, "where": lambda self, condition, other: where(condition, self,
                                                                                     other),
@@ -233,6 +236,15 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     # softmax
     "softmax": tensor_softmax, "log_softmax": tensor_log_softmax,
 }
+
+TENSOR_METHODS.update({
+    **{name: fn for name, (fn, _) in transcendental.FUNCTIONS.items()},
+    **{alias: transcendental.FUNCTIONS[name][0] for alias, name in transcendental.ALIASES.items()},
+    "absolute": abs, "negative": neg, "fix": trunc, "atan2": atan2, "arctan2": atan2,
+    "hypot": hypot, "logaddexp": logaddexp, "xlogy": xlogy, "lerp": lerp, "addcmul": addcmul,
+    "addcdiv": addcdiv, "fmod": fmod, "clamp_min": clamp_min, "clamp_max": clamp_max,
+    **INPLACE_METHODS,
+})
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}

@@ -15,7 +15,7 @@ from .. import dtypes
 from ..node import FREED_MESSAGE, Function
 from ..shapes import Size, broadcast_shapes, wrap_dim
 from ..tensor import Tensor
-from ._util import apply_inplace, cast
+from ._util import apply_inplace, cast, not_implemented
 from .scalar import DivBackward1, add_scalar, div_scalar, mul_scalar
 from .unary import precise
 from .views import ExpandBackward0, saved_int, signed, warn
@@ -31,13 +31,6 @@ def _reduction(reduction: str) -> int:
     return REDUCTIONS[reduction]
 
 
-def _not_implemented(kernel: str, dtype: dtypes.DType) -> Exception:
-    from ...errors import ScriptError
-
-    return ScriptError(f"\"{kernel}\" not implemented for '{dtype.tensor_type[:-6]}'",
-                       kind="NotImplementedError")
-
-
 # -- softmax ---------------------------------------------------------------------------
 
 
@@ -47,7 +40,7 @@ class SoftmaxBackward0(Function):
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         if not a.dtype.is_floating_point:
             last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
-            raise _not_implemented(f"softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
+            raise not_implemented(f"softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
         d = wrap_dim(dim, a.array.ndim)
         self.save_attr(dim=saved_int(dim))
         x = a.array
@@ -101,7 +94,7 @@ class LogSoftmaxBackward0(Function):
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         if not a.dtype.is_floating_point:
             last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
-            raise _not_implemented(f"log_softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
+            raise not_implemented(f"log_softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
         d = wrap_dim(dim, a.array.ndim)
         self.save_attr(dim=saved_int(dim))
         x = a.array
@@ -197,7 +190,7 @@ class LeakyReluBackward0(Function):
 
     def forward(self, a: Tensor, negative_slope: float) -> np.ndarray:
         if not a.dtype.is_floating_point:
-            raise _not_implemented("leaky_relu_cpu", a.dtype)
+            raise not_implemented("leaky_relu_cpu", a.dtype)
         self.save("self", a)
         self.save_attr(negative_slope=negative_slope)
         x = a.array
@@ -297,7 +290,7 @@ class GeluBackward0(Function):
         if approximate not in ("none", "tanh"):
             raise TorchRuntimeError("approximate argument must be either none or tanh.")
         if not a.dtype.is_floating_point:
-            raise _not_implemented("GeluKernelImpl", a.dtype)
+            raise not_implemented("GeluKernelImpl", a.dtype)
         self.save("self", a)
         self.save_attr(approximate=approximate)
         value, _, _ = _gelu_parts(a.array, approximate)
@@ -317,7 +310,7 @@ class SiluBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         if not a.dtype.is_floating_point:
-            raise _not_implemented("silu_cpu", a.dtype)
+            raise not_implemented("silu_cpu", a.dtype)
         self.save("self", a)
         x = a.array
         with np.errstate(over="ignore"):
@@ -344,7 +337,7 @@ class SoftplusBackward0(Function):
 
     def forward(self, a: Tensor, beta: Any = 1, threshold: Any = 20) -> np.ndarray:
         if not a.dtype.is_floating_point:
-            raise _not_implemented("softplus_cpu", a.dtype)
+            raise not_implemented("softplus_cpu", a.dtype)
         self.save("self", a)
         self.save_attr(beta=beta, threshold=threshold)
         x = a.array
@@ -397,7 +390,7 @@ class EluBackward0(Function):
     def forward(self, a: Tensor, alpha: Any = 1.0, scale: Any = 1,
                 input_scale: Any = 1) -> np.ndarray:
         if not a.dtype.is_floating_point:
-            raise _not_implemented("elu_cpu", a.dtype)
+            raise not_implemented("elu_cpu", a.dtype)
         self.save("self", a)
         self.save_attr(alpha=alpha, input_scale=input_scale, scale=scale)
         x = a.array
@@ -483,7 +476,7 @@ class MseLossBackward0(Function):
     def forward(self, a: Tensor, target: Tensor, reduction: int) -> np.ndarray:
         dtype = dtypes.promote(a.dtype, target.dtype)
         if not dtype.is_floating_point:
-            raise _not_implemented("mse_cpu", dtype)
+            raise not_implemented("mse_cpu", dtype)
         self.save("self", a)
         self.save("target", target)
         self.save_attr(reduction=reduction)

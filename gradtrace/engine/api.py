@@ -11,7 +11,7 @@ from typing import Any
 from . import backward as _backward
 from . import device as _device
 from . import dtypes, grad_mode, ops
-from .ops import creation, nn, reductions
+from .ops import activations, creation, losses, nn, reductions
 from .ops.inplace import TORCH_INPLACE
 from .ops.out import accepting_out
 from .shapes import Size
@@ -86,12 +86,13 @@ AUTOGRAD_FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 FUNCTIONAL: dict[str, Callable[..., Any]] = {
-    "relu": nn.relu, "leaky_relu": nn.leaky_relu, "gelu": nn.gelu, "silu": nn.silu,
-    "softplus": nn.softplus, "elu": nn.elu, "sigmoid": ops.sigmoid, "tanh": ops.tanh,
-    "softmax": nn.softmax, "log_softmax": nn.log_softmax,
-    "mse_loss": nn.mse_loss, "l1_loss": nn.l1_loss, "cross_entropy": nn.cross_entropy,
-    "nll_loss": nn.nll_loss, "binary_cross_entropy": nn.binary_cross_entropy,
-    "binary_cross_entropy_with_logits": nn.binary_cross_entropy_with_logits,
+    "relu": activations.relu, "leaky_relu": activations.leaky_relu, "gelu": activations.gelu,
+    "silu": activations.silu, "softplus": activations.softplus, "elu": activations.elu,
+    "sigmoid": ops.sigmoid, "tanh": ops.tanh, "softmax": nn.softmax,
+    "log_softmax": nn.log_softmax, "mse_loss": losses.mse_loss, "l1_loss": losses.l1_loss,
+    "cross_entropy": losses.cross_entropy, "nll_loss": losses.nll_loss,
+    "binary_cross_entropy": losses.binary_cross_entropy,
+    "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits,
     "linear": ops.linear,
 }
 

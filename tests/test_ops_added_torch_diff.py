@@ -86,3 +86,164 @@ def test_second_order(code: str) -> None:
 @pytest.mark.parametrize("code", SECOND)
 def test_create_graph(code: str) -> None:
     test_create_graph_records_torchs_nodes(code)
+
+
+NN = [
+    # convolution
+    "F.conv2d(img, ker)", "F.conv2d(img, ker, b4)", "F.conv2d(img, ker, b4, stride=2, padding=1)",
+    "F.conv2d(img, ker, b4, padding='same')", "F.conv2d(img, ker, padding='valid')",
+    "F.conv2d(img, ker, b4, stride=(1, 2), padding=(0, 1), dilation=(2, 1))",
+    "F.conv2d(img, ker[:, :1].expand(6, 1, 3, 3).contiguous(), groups=3)",
+    "F.conv2d(img[0], ker, b4)", "F.conv2d(img, ker[:, :, :2, :2], padding='same')",
+    "F.conv1d(seq, ker1, b4, padding=1)", "F.conv1d(seq, ker1, b4, padding='same', dilation=2)",
+    "F.conv1d(seq[0], ker1)", "torch.conv2d(img, ker, b4, 1, 1)", "torch.conv1d(seq, ker1)",
+    "F.conv2d(img, ker[:, :2], b4)", "F.conv2d(img, ker, b4[:2])", "F.conv2d(img[0, 0], ker)",
+    "F.conv2d(img, ker, padding='same', stride=2)", "F.conv2d(img, ker, padding='foo')",
+    "F.conv2d(img[:, :, :2, :2], ker)", "F.conv2d(img, ker, stride=0)",
+    "F.conv2d(img, ker, padding=-1)", "F.conv2d(img, ker.to(torch.float64))",
+    "F.conv2d(img, ker, groups=2)",
+    "F.conv1d(img, ker)", "F.conv2d(seq, ker1)", "F.conv2d(img, ker, dilation=0)",
+    # padding
+    "F.pad(x, (1, 2))", "F.pad(img, (1, 2, 0, 1), value=0.5)",
+    "F.pad(img, (1, 1, 2, 0), mode='reflect')",
+    "F.pad(img, (1, 1, 2, 0), mode='replicate')", "F.pad(seq, (2, 1), mode='reflect')",
+    "F.pad(seq, (2, 1), mode='replicate')", "F.pad(img, (1, 1), mode='reflect')",
+    "F.pad(x, (-1, 1))",
+    "F.pad(img, (5, 5, 0, 0), mode='reflect')", "F.pad(x, (1,))", "F.pad(img, (1, 1), mode='foo')",
+    "F.pad(img, (-1, 0, 0, 0), mode='reflect')",
+    # pooling
+    "F.max_pool2d(img, 2)", "F.max_pool2d(img, 3, stride=2, padding=1)",
+    "F.max_pool2d(img, (2, 3), ceil_mode=True)", "F.max_pool2d(img, 2, dilation=2)",
+    "F.max_pool2d(img, 2, return_indices=True)", "F.max_pool2d(img[0], 2)",
+    "F.max_pool1d(seq, 2)", "F.max_pool1d(seq, 3, stride=1, padding=1)",
+    "F.max_pool1d(seq, 2, return_indices=True)", "F.avg_pool2d(img, 2)",
+    "F.avg_pool2d(img, 3, stride=2, padding=1)",
+    "F.avg_pool2d(img, 3, stride=2, padding=1, count_include_pad=False)",
+    "F.avg_pool2d(img, 2, ceil_mode=True)", "F.avg_pool2d(img, 2, divisor_override=3)",
+    "F.avg_pool1d(seq, 2)", "F.avg_pool1d(seq, 3, padding=1, count_include_pad=False)",
+    "F.adaptive_avg_pool2d(img, (2, 3))", "F.adaptive_avg_pool2d(img, 1)",
+    "F.adaptive_avg_pool2d(img, (None, 2))", "F.adaptive_avg_pool1d(seq, 3)",
+    "F.adaptive_max_pool2d(img, 2)", "F.adaptive_max_pool2d(img, (3, 2), return_indices=True)",
+    "F.adaptive_max_pool1d(seq, 3)", "torch.max_pool1d(seq, 2)",
+    "torch.adaptive_max_pool1d(seq, 2)",
+    "F.max_pool2d(img, 2, padding=2)", "F.max_pool2d(img, 8)", "F.avg_pool2d(img, 8)",
+    "F.max_pool2d(img[0, 0], 2)", "F.max_pool2d(img, 2, stride=0)",
+    # normalization
+    "F.layer_norm(img, (5,))", "F.layer_norm(seq, (7,), seq[0, 0], seq[1, 0])",
+    "F.layer_norm(img, (5, 5))", "F.layer_norm(img, [5], img[0, 0, 0], None, eps=1e-3)",
+    "F.layer_norm(img, (4,))", "F.layer_norm(img, (5,), b4)", "F.layer_norm(img, 5)",
+    "F.batch_norm(x, None, None, training=True)", "F.batch_norm(x, rm, rv, v, u, training=True)",
+    "F.batch_norm(x, rm, rv, v, u)",
+    "F.batch_norm(img, rm, rv, g3, v, training=True, momentum=0.2)",
+    "F.batch_norm(img, rm, rv, training=False)", "F.batch_norm(x, rm[:2], rv)",
+    "F.batch_norm(x[:1], None, None, training=True)",
+    "out = F.batch_norm(img, rm, rv, training=True)\nout = (out, rm, rv, rm._version)",
+    "F.group_norm(img, 3, g3, v)", "F.group_norm(img, 1)", "F.group_norm(img, 2)",
+    "torch.layer_norm(img, (5,))", "torch.batch_norm(x, u, v, rm, rv, True, 0.1, 1e-5, False)",
+    # embedding and friends
+    "F.embedding(ids, emb)", "F.embedding(ids, emb, padding_idx=0)",
+    "F.embedding(ids, emb, padding_idx=-1)", "F.embedding(ids[0, 0], emb)",
+    "torch.embedding(emb, ids)", "F.embedding(ids.to(torch.float32), emb)",
+    "F.embedding(torch.tensor([10]), emb)", "F.embedding(ids, emb, scale_grad_by_freq=True)",
+    "F.embedding(ids, emb, padding_idx=10)",
+    "out = F.embedding(ids, emb, max_norm=1.0)\nout = (out, emb._version)",
+    "F.one_hot(tgt)", "F.one_hot(tgt, 5)", "F.one_hot(tgt, 1)", "F.one_hot(idx.to(torch.float32))",
+    "F.normalize(x)", "F.normalize(x, p=1, dim=0)", "F.cosine_similarity(x, y)",
+    "F.cosine_similarity(x, y[0], dim=1)", "F.pairwise_distance(x, y)",
+    "F.pairwise_distance(x, y, p=1, keepdim=True)", "torch.cosine_similarity(x, y, 0)",
+]
+
+ACTIVATIONS = [
+    "F.relu6(x * 4)", "F.hardtanh(x)", "F.hardtanh(x, -0.5, 0.5)", "F.threshold(x, 0.1, 20.0)",
+    "F.logsigmoid(x)", "F.softsign(x)", "F.tanhshrink(x)", "F.hardsigmoid(x * 4)",
+    "F.hardswish(x * 4)", "F.mish(x)", "F.glu(B)", "F.glu(x, 0)", "F.glu(x)",
+    "F.relu_(x * 1)", "F.relu_(x)", "F.hardtanh_(x * 1)", "F.relu6(x * 4, inplace=True)",
+    "F.threshold_(x * 1, 0.1, 2.0)", "F.threshold(x * 1, 0.1, 2.0, inplace=True)",
+    "F.hardsigmoid(x * 1, inplace=True)", "F.hardswish(x * 1, True)",
+    "F.mish(x * 1, inplace=True)", "F.elu(x * 1, inplace=True)", "F.elu_(x * 1)",
+    "F.leaky_relu(x * 1, 0.2, inplace=True)", "F.leaky_relu_(x * 1)", "F.selu(x)",
+    "F.softshrink(x)", "F.hardshrink(x, 0.3)", "F.softmin(x, 1)", "torch.threshold(x, 0.0, 1.0)",
+    "torch.relu_(x * 1)", "torch.selu(x)",
+]
+
+LOSSES = [
+    "F.smooth_l1_loss(x, y)", "F.smooth_l1_loss(x, y, beta=0.5, reduction='sum')",
+    "F.smooth_l1_loss(x, y, beta=0.0)", "F.smooth_l1_loss(x, v, reduction='none')",
+    "F.huber_loss(x, y)", "F.huber_loss(x, y, delta=0.5, reduction='none')",
+    "F.huber_loss(x, y, reduction='sum')",
+    "F.kl_div(x.log_softmax(1), y.softmax(1), reduction='batchmean')",
+    "F.kl_div(x, y, log_target=True)", "F.kl_div(x, y.softmax(1))",
+    "F.kl_div(x, y.softmax(1), reduction='sum')", "F.kl_div(x, y.softmax(1), reduction='none')",
+    "F.cross_entropy(x, tgt, label_smoothing=0.1)",
+    "F.cross_entropy(x, tgt, label_smoothing=0.1, reduction='sum')",
+    "F.cross_entropy(x, tgt, label_smoothing=0.2, reduction='none')",
+    "F.cross_entropy(x, tgt, label_smoothing=0.2, weight=w)",
+    "F.cross_entropy(x, tgt, label_smoothing=0.1, ignore_index=2)",
+    "F.cross_entropy(x, y.softmax(1), label_smoothing=0.1)",
+    "F.cross_entropy(x, tgt, label_smoothing=1.5)",
+    "F.cross_entropy(img, tgt4)", "F.cross_entropy(img, tgt4, reduction='none')",
+    "F.cross_entropy(img, tgt4, weight=w, ignore_index=1)",
+    "F.cross_entropy(img, tgt4, label_smoothing=0.1)", "F.nll_loss(img, tgt4)",
+    "F.nll_loss(seq, tgt4[:, 0, :].clamp(0, 2)[:, :7].repeat(1, 2)[:, :7])",
+    "F.cross_entropy(seq, torch.zeros(2, 7, dtype=torch.int64))",
+    "F.cross_entropy(seq, torch.zeros(2, 7, dtype=torch.int64), reduction='none')",
+    "F.nll_loss(img, tgt4[:, 0])", "F.nll_loss(img, tgt4[:1])", "F.nll_loss(seq, tgt4[:, 0])",
+    "F.soft_margin_loss(x, sign)", "F.soft_margin_loss(x, sign, reduction='none')",
+    "F.margin_ranking_loss(x[0], y[0], sign[0])",
+    "F.margin_ranking_loss(x[0], y[0], sign[0], margin=0.5, reduction='sum')",
+    "F.cosine_embedding_loss(x, y, sign[:, 0])",
+    "F.cosine_embedding_loss(x, y, sign[:, 0], margin=0.2, reduction='none')",
+]
+
+
+@pytest.mark.parametrize("code", NN + ACTIVATIONS + LOSSES)
+def test_nn_matches_torch(code: str) -> None:
+    check_case(code)
+
+
+SECOND_NN = [
+    "F.conv2d(img, ker, b4, padding=1) ** 2", "F.conv1d(seq, ker1, b4, stride=2) ** 2",
+    "F.max_pool2d(img, 2) ** 2", "F.avg_pool2d(img, 3, stride=2, padding=1) ** 2",
+    "F.adaptive_avg_pool2d(img, (2, 3)) ** 2", "F.adaptive_max_pool2d(img, 2) ** 2",
+    "F.layer_norm(seq, (7,), seq[0, 0], seq[1, 0]) ** 2", "F.layer_norm(img, (5, 5)) ** 2",
+    "F.batch_norm(x, None, None, v, u, training=True) ** 2",
+    "F.batch_norm(x, rm, rv, v, u) ** 2", "F.group_norm(img, 3, g3, v) ** 2",
+    "F.embedding(ids, emb, padding_idx=2) ** 2", "F.pad(img, (1, 1, 2, 0), mode='reflect') ** 2",
+    "F.pad(img, (1, 1, 2, 0), mode='replicate') ** 2", "F.pad(img, (1, 2)) ** 2",
+    "F.relu6(x * 4) ** 2", "F.hardtanh(x) ** 2", "F.logsigmoid(x)", "F.softsign(x)",
+    "F.tanhshrink(x)", "F.hardswish(x * 4)", "F.mish(x)", "F.glu(B, 1)", "F.selu(x)",
+    "F.smooth_l1_loss(x, y, beta=0.5) ** 2", "F.huber_loss(x, y, delta=0.5)",
+    "F.huber_loss(x, y, reduction='none') ** 2", "F.soft_margin_loss(x, sign)",
+    "F.kl_div(x.log_softmax(1), y.softmax(1), reduction='batchmean')",
+    "F.cross_entropy(x, tgt, label_smoothing=0.1)", "F.cross_entropy(img, tgt4)",
+    "F.normalize(x)", "F.cosine_similarity(x, y)", "F.pairwise_distance(x, y)",
+    "F.margin_ranking_loss(x[0], y[0], sign[0]) ** 2", "F.cosine_embedding_loss(x, y, sign[:, 0])",
+]
+
+
+@pytest.mark.parametrize("code", SECOND_NN)
+def test_nn_second_order(code: str) -> None:
+    test_second_order_matches_torch(code)
+
+
+# Where the graph create_graph records differs from torch's (values agree: see
+# test_nn_second_order); reported, not hidden.
+CREATE_GRAPH_DIFFERENCES = {
+    "F.conv2d(img, ker, b4, padding=1) ** 2":
+        "torch's _convolution_double_backward takes the input's gradient with a transposed "
+        "convolution (ConvolutionBackward0, transposed=True); gradtrace has no transposed "
+        "convolution and records ConvolutionBackwardBackward0",
+    "F.conv1d(seq, ker1, b4, stride=2) ** 2": "as conv2d",
+    "F.soft_margin_loss(x, sign)":
+        "soft_margin_loss_backward is composed of tensor ops here, an op of its own in torch",
+    "F.kl_div(x.log_softmax(1), y.softmax(1), reduction='batchmean')":
+        "the three gradients reaching softmax's output are summed in another order",
+}
+
+
+@pytest.mark.parametrize("code", SECOND_NN)
+def test_nn_create_graph(code: str, request: pytest.FixtureRequest) -> None:
+    if code in CREATE_GRAPH_DIFFERENCES:
+        request.applymarker(pytest.mark.xfail(reason=CREATE_GRAPH_DIFFERENCES[code],
+                                              strict=True))
+    test_create_graph_records_torchs_nodes(code)

@@ -11,7 +11,22 @@ from typing import Any
 from . import backward as _backward
 from . import device as _device
 from . import dtypes, grad_mode, ops
-from .ops import activations, creation, losses, nn, reductions
+from .ops import (
+    activations,
+    conv,
+    creation,
+    distance,
+    embedding,
+    losses,
+    nll,
+    nn,
+    normalization,
+    padding,
+    piecewise,
+    pooling,
+    reductions,
+    unary,
+)
 from .ops.inplace import TORCH_INPLACE
 from .ops.out import accepting_out
 from .shapes import Size
@@ -65,6 +80,17 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "cat": ops.cat, "concat": ops.cat, "concatenate": ops.cat, "stack": ops.stack,
     "softmax": ops.tensor_softmax, "log_softmax": ops.tensor_log_softmax,
     "max": ops.max, "min": ops.min,
+    # functional ops torch also offers at the top level (ATen's argument order)
+    "conv1d": conv.conv1d, "conv2d": conv.conv2d, "max_pool1d": pooling.max_pool1d,
+    "avg_pool1d": pooling.avg_pool1d, "adaptive_avg_pool1d": pooling.adaptive_avg_pool1d,
+    "adaptive_max_pool1d": pooling.torch_adaptive_max_pool1d,
+    "embedding": embedding.torch_embedding, "layer_norm": normalization.torch_layer_norm,
+    "batch_norm": normalization.torch_batch_norm, "group_norm": normalization.torch_group_norm,
+    "cosine_similarity": distance.cosine_similarity,
+    "pairwise_distance": distance.pairwise_distance, "relu": ops.relu,
+    "threshold": piecewise.threshold, "threshold_": piecewise.threshold_,
+    "selu": activations.selu, "hardshrink": piecewise.hardshrink,
+    "constant_pad_nd": padding.constant_pad_nd,
 }
 
 # torch functions that take `out=` (measured against torch 2.13's signatures)
@@ -90,7 +116,32 @@ FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "silu": activations.silu, "softplus": activations.softplus, "elu": activations.elu,
     "sigmoid": ops.sigmoid, "tanh": ops.tanh, "softmax": nn.softmax,
     "log_softmax": nn.log_softmax, "mse_loss": losses.mse_loss, "l1_loss": losses.l1_loss,
-    "cross_entropy": losses.cross_entropy, "nll_loss": losses.nll_loss,
+    "cross_entropy": nll.cross_entropy, "nll_loss": nll.nll_loss, "kl_div": nll.kl_div,
+    "smooth_l1_loss": losses.smooth_l1_loss, "huber_loss": losses.huber_loss,
+    "soft_margin_loss": losses.soft_margin_loss,
+    "margin_ranking_loss": distance.margin_ranking_loss,
+    "cosine_embedding_loss": distance.cosine_embedding_loss,
+    "normalize": distance.normalize, "cosine_similarity": distance.cosine_similarity,
+    "pairwise_distance": distance.pairwise_distance,
+    "conv1d": conv.conv1d, "conv2d": conv.conv2d, "pad": padding.pad,
+    "max_pool1d": pooling.max_pool1d, "max_pool2d": pooling.max_pool2d,
+    "avg_pool1d": pooling.avg_pool1d, "avg_pool2d": pooling.avg_pool2d,
+    "adaptive_avg_pool1d": pooling.adaptive_avg_pool1d,
+    "adaptive_avg_pool2d": pooling.adaptive_avg_pool2d,
+    "adaptive_max_pool1d": pooling.adaptive_max_pool1d,
+    "adaptive_max_pool2d": pooling.adaptive_max_pool2d,
+    "embedding": embedding.embedding, "one_hot": embedding.one_hot,
+    "layer_norm": normalization.layer_norm, "batch_norm": normalization.batch_norm,
+    "group_norm": normalization.group_norm,
+    "relu_": unary.relu_, "relu6": piecewise.relu6, "hardtanh": piecewise.hardtanh,
+    "hardtanh_": piecewise.hardtanh_, "threshold": piecewise.threshold,
+    "threshold_": piecewise.threshold_, "hardsigmoid": piecewise.hardsigmoid,
+    "hardswish": piecewise.hardswish, "softshrink": piecewise.softshrink,
+    "hardshrink": piecewise.hardshrink, "logsigmoid": activations.logsigmoid,
+    "softsign": activations.softsign, "tanhshrink": activations.tanhshrink,
+    "mish": activations.mish, "glu": activations.glu, "selu": activations.selu,
+    "elu_": activations.elu_, "leaky_relu_": activations.leaky_relu_,
+    "softmin": activations.softmin,
     "binary_cross_entropy": losses.binary_cross_entropy,
     "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits,
     "linear": ops.linear,

@@ -11,7 +11,7 @@ from typing import Any
 from ..device import tensor_cpu, tensor_cuda, tensor_get_device
 from ..shapes import size_args
 from ..tensor import Tensor
-from . import transcendental
+from . import shape_inplace, transcendental
 from ._util import apply_inplace
 from .arithmetic import (
     add,
@@ -244,6 +244,10 @@ TENSOR_METHODS.update({
     "hypot": hypot, "logaddexp": logaddexp, "xlogy": xlogy, "lerp": lerp, "addcmul": addcmul,
     "addcdiv": addcdiv, "fmod": fmod, "clamp_min": clamp_min, "clamp_max": clamp_max,
     **INPLACE_METHODS,
+    "t_": shape_inplace.t_, "transpose_": shape_inplace.transpose_,
+    "swapaxes_": shape_inplace.transpose_, "swapdims_": shape_inplace.transpose_,
+    "squeeze_": shape_inplace.squeeze_, "unsqueeze_": shape_inplace.unsqueeze_,
+    "resize_": shape_inplace.resize_,
 })
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.

@@ -19,7 +19,6 @@ from .views import (
     mT,
     reshape,
     squeeze,
-    squeeze_inplace_result,
     t,
     torch_strides,
     unsafe_view,
@@ -277,6 +276,8 @@ def matmul(a: Tensor, other: Any) -> Tensor:
     if d1 == 2 and d2 == 1:
         return mv(a, b)
     if d1 == 1 and d2 == 2:
+        from .shape_inplace import squeeze_inplace_result
+
         return squeeze_inplace_result(mm(unsqueeze(a, 0), b), 0)
     if d1 == 2 and d2 == 2:
         return mm(a, b)

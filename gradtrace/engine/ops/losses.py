@@ -9,15 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError, TorchValueError
+from ...errors import TorchRuntimeError, TorchValueError
 from .. import dtypes
-from ..node import FREED_MESSAGE, Function
+from ..node import Function
 from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor
 from ._util import cast, not_implemented
-from .nn import LogSoftmaxBackward0
-from .scalar import DivBackward1, add_scalar, div_scalar, mul_scalar
-from .views import ExpandBackward0, saved_int, signed, warn
+from .scalar import add_scalar, div_scalar, mul_scalar
+from .unary import precise
+from .views import ExpandBackward0, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -29,7 +29,7 @@ def reduction_code(reduction: str) -> int:
     return REDUCTIONS[reduction]
 
 
-# -- losses ------------------------------------------------------------------------------
+# -- helpers ---------------------------------------------------------------------------
 
 
 def _size_warning(input: Tensor, target: Tensor) -> None:  # noqa: A002
@@ -142,152 +142,6 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A0
     if code == 2:
         return loss.sum()
     return loss
-
-
-class NllLossBackward0(Function):
-    """nll_loss for (N, C) or (C,) input; `total_weight` is saved as torch does."""
-
-    __slots__ = ()
-
-    def forward(self, a: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
-                ignore_index: int) -> np.ndarray:
-        x = a.array
-        t_ = target.array
-        classes = x.shape[-1] if x.ndim == 1 else x.shape[1]
-        if weight is not None and weight.array.shape != (classes,):
-            raise TorchRuntimeError(
-                f"weight tensor should be defined either for all {classes} classes or no "
-                f"classes but got weight tensor of shape: "
-                f"[{', '.join(map(str, weight.array.shape))}]")
-        rows = x.reshape(1, -1) if x.ndim == 1 else x
-        tflat = t_.reshape(-1)
-        valid = tflat != ignore_index
-        bad = tflat[valid & ((tflat < 0) | (tflat >= classes))]
-        if bad.size:
-            raise TorchIndexError(f"Target {int(bad[0])} is out of bounds.")
-        safe = np.where(valid, tflat, 0)
-        w = np.ones(classes, dtype=x.dtype) if weight is None else weight.array
-        wi = np.where(valid, w[safe], 0).astype(x.dtype)
-        picked = rows[np.arange(rows.shape[0]), safe]
-        losses = -wi * picked
-        total = np.asarray(wi.sum(), dtype=x.dtype) if reduction != 0 else np.zeros((), x.dtype)
-        self.save("self", a)
-        self.save("target", target)
-        self.save("weight", weight)
-        self.save("total_weight", Tensor._wrap(total))
-        self.save_attr(ignore_index=saved_int(ignore_index), reduction=reduction)
-        if reduction == 0:
-            return losses.reshape(t_.shape).astype(x.dtype)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = losses.sum() / total if reduction == 1 else losses.sum()
-        return np.asarray(out, dtype=x.dtype)
-
-    def backward(self, grad: Tensor) -> Tensor:
-        x, target = self.unpack("self"), self.unpack("target")
-        weight = self.unpack("weight")
-        reduction = self.attrs["reduction"]
-        ignore = signed(self.attrs["ignore_index"])
-        arr = x.array
-        classes = arr.shape[-1] if arr.ndim == 1 else arr.shape[1]
-        tflat = target.array.reshape(-1)
-        valid = tflat != ignore
-        safe = np.where(valid, tflat, 0)
-        w = np.ones(classes, dtype=arr.dtype) if weight is None else weight.array
-        coeff = np.zeros((tflat.size, classes), dtype=arr.dtype)
-        coeff[np.arange(tflat.size), safe] = np.where(valid, -w[safe], 0)
-        if reduction == 1:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                coeff = coeff / self.unpack("total_weight").array
-        coeff_t = Tensor._wrap(coeff.reshape(arr.shape).astype(arr.dtype))
-        return NllLossBackwardBackward0.call(grad, x, coeff=coeff_t, target=target, weight=weight,
-                                             reduction=reduction,
-                                             ignore_index=self.attrs["ignore_index"])
-
-
-class NllLossBackwardBackward0(Function):
-    """nll_loss's backward as an op (inputs grad_output, self), for create_graph: linear in
-    grad_output, and zero towards self (which still makes the result require grad).
-    Saves what torch shows (ignore_index, reduction, target, weight); the per-element
-    coefficients it multiplies by are kept aside."""
-
-    __slots__ = ("coeff",)
-
-    def forward(self, grad: Tensor, x: Tensor, coeff: Tensor, target: Tensor,
-                weight: Tensor | None, reduction: int, ignore_index: int) -> np.ndarray:
-        self.coeff = coeff
-        self.save("target", target)
-        self.save("weight", weight)
-        self.save_attr(ignore_index=ignore_index, reduction=reduction)
-        g = grad.array
-        if reduction == 0 and x.array.ndim == 2:
-            g = g[:, None]
-        return (g * coeff.array).astype(x.array.dtype)
-
-    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        from .creation import zeros_like
-
-        if self.released:
-            raise TorchRuntimeError(FREED_MESSAGE)
-        coeff = self.coeff
-        g_grad = None
-        if self.needs_input_grad(0):
-            prod = gg * coeff
-            g_grad = prod.sum(1) if tuple(self.input_meta[0][0]) and prod.ndim == 2 else prod.sum()
-        g_self = zeros_like(gg) if self.needs_input_grad(1) else None
-        return g_grad, g_self
-
-
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
-             size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
-             reduction: str = "mean") -> Tensor:
-    code = reduction_code(reduction)
-    if input.array.ndim < 1:
-        raise TorchValueError(f"Expected 1 or more dimensions (got {input.array.ndim})")
-    if input.array.ndim > 2:
-        raise NotSupportedError("nll_loss / cross_entropy on inputs of more than 2 dimensions "
-                                "is not supported by gradtrace")
-    if target.dtype not in (dtypes.int64, dtypes.uint8):
-        raise TorchRuntimeError(
-            f"expected target dtype to be Long or Byte, but got {target.dtype.tensor_type[:-6]}")
-    if target.array.ndim > 1 and input.array.ndim == 1:
-        raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.array.ndim == 1 and target.array.ndim == 1 and target.array.shape[0] != 1:
-        raise TorchValueError(
-            f"For 1D input, 1D target must have size 1, but got target size: "
-            f"{target.array.shape[0]}")
-    if input.array.ndim == 2 and (target.array.ndim != 1
-                                  or target.array.shape[0] != input.array.shape[0]):
-        got = target.array.shape[0] if target.array.ndim else 0
-        raise TorchValueError(
-            f"Expected input batch_size ({input.array.shape[0]}) to match target batch_size "
-            f"({got}).")
-    return NllLossBackward0.call(input, target=target, weight=weight, reduction=code,
-                                 ignore_index=ignore_index)
-
-
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
-                  size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
-    code = reduction_code(reduction)
-    if label_smoothing:
-        raise NotSupportedError("cross_entropy with label_smoothing is not supported by gradtrace")
-    class_dim = 0 if input.array.ndim == 1 else 1
-    logp = LogSoftmaxBackward0.call(input, dim=class_dim)
-    if target.shape == input.shape:  # torch: same shapes mean class probabilities
-        if not target.dtype.is_floating_point:
-            raise TorchRuntimeError(
-                "Expected floating point type for target with class probabilities, got "
-                f"{target.dtype.tensor_type[:-6]}")
-        prod = logp * target if weight is None else logp * target * weight.view(
-            (-1,) + (1,) * (input.array.ndim - 2))
-        if code == 0:
-            return -prod.sum(class_dim)
-        total = -prod.sum()
-        if code == 2:
-            return total
-        batch = input.array.shape[0] if input.array.ndim > 1 else 1
-        return DivBackward1.call(total, other=batch)
-    return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 
 _BCE_EPS = 1e-12
@@ -466,3 +320,180 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
             f"({Size(input.shape)!r})")
     return BinaryCrossEntropyWithLogitsBackward0.call(input, target, weight=weight,
                                                       pos_weight=pos_weight, reduction=code)
+
+
+# -- smooth_l1_loss, huber_loss, soft_margin_loss -----------------------------------------
+
+
+def _pointwise_loss_values(kind: str, d: np.ndarray, param: float) -> np.ndarray:
+    """The per-element loss of `d = self - target` (soft_margin: d = -target * self)."""
+    z = np.abs(d)
+    if kind == "smooth_l1":
+        half = np.asarray(0.5, d.dtype)
+        return np.where(z < param, half * z * z / np.asarray(param, d.dtype),
+                        z - half * np.asarray(param, d.dtype)).astype(d.dtype)
+    if kind == "huber":
+        p = np.asarray(param, d.dtype)
+        half = np.asarray(0.5, d.dtype)
+        return np.where(z < p, half * d * d, p * (z - half * p)).astype(d.dtype)
+    with np.errstate(over="ignore"):
+        return precise(np.log1p, precise(np.exp, d))
+
+
+def _pointwise_loss_slope(kind: str, d: np.ndarray, param: float) -> np.ndarray:
+    """d(loss)/d(self) per element (for soft_margin, of `-target * self`, before * -target)."""
+    if kind == "smooth_l1":
+        return np.where(d < -param, -1, np.where(d > param, 1, d / param))
+    if kind == "huber":
+        return np.clip(d, -param, param)
+    with np.errstate(over="ignore"):
+        e = np.exp(d)
+        return e / (1 + e)
+
+
+class _PointwiseLoss(Function):
+    """smooth_l1_loss / huber_loss (inputs self, target) with their parameter."""
+
+    __slots__ = ()
+    kind = "smooth_l1"
+    param_name = "beta"
+
+    def forward(self, a: Tensor, target: Tensor, reduction: int, param: float) -> np.ndarray:
+        self.save_attr(**{self.param_name: param, "reduction": reduction})
+        self.save("self", a)
+        self.save("target", target)
+        d = a.array - target.array
+        return _reduce(_pointwise_loss_values(self.kind, d, param), reduction)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        x, t = self.unpack("self"), self.unpack("target")
+        a = self.attrs
+        back = _LOSS_BACKWARD[type(self)]
+        params = dict(reduction=a["reduction"], param=a[self.param_name])
+        g_x = back.call(grad, x, t, **params) if self.needs_input_grad(0) else None
+        g_t = back.call(grad, t, x, **params) if self.needs_input_grad(1) else None
+        return g_x, g_t
+
+
+class _PointwiseLossBackward(Function):
+    """`<loss>_backward(grad_output, self, target, reduction, param)` as an op."""
+
+    __slots__ = ()
+    kind = "smooth_l1"
+    param_name = "beta"
+
+    def forward(self, grad: Tensor, a: Tensor, target: Tensor, reduction: int,
+                param: float) -> np.ndarray:
+        self.save_attr(**{self.param_name: param})
+        self.save("grad_output", grad)
+        self.save_attr(reduction=reduction)
+        self.save("self", a)
+        self.save("target", target)
+        d = a.array.astype(np.float64) - target.array
+        out = grad.array * _pointwise_loss_slope(self.kind, d, param)
+        if reduction == 1:
+            out = out / a.array.size
+        return np.asarray(out, dtype=a.array.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
+        x, t, grad = self.unpack("self"), self.unpack("target"), self.unpack("grad_output")
+        a = self.attrs
+        param, reduction = a[self.param_name], a["reduction"]
+        g_grad = g_x = g_t = None
+        if self.needs_input_grad(0):
+            if self.kind == "huber" and reduction != 0:  # double_backward_grad_output: a sum
+                from .creation import ones_like
+
+                r = type(self).call(ones_like(grad), x, t, reduction=reduction, param=param)
+                g_grad = (r * gg).sum()
+            else:
+                g_grad = type(self).call(gg, x, t, reduction=reduction, param=param)
+        # torch: target = -<loss>_double_backward(grad * grad_output, ...), self = the same
+        # (computed separately, the last input's first)
+        if self.needs_input_grad(2):
+            g_t = -self._double_backward(gg * grad, x, t, reduction, param)
+        if self.needs_input_grad(1):
+            g_x = self._double_backward(gg * grad, x, t, reduction, param)
+        return g_grad, g_x, g_t
+
+    def _double_backward(self, g: Tensor, x: Tensor, t: Tensor, reduction: int,
+                         param: float) -> Tensor:
+        d = (x - t).abs()
+        inside = d.array < param
+        if self.kind == "smooth_l1":  # grad * (d < beta).type_as(grad) / beta
+            out = div_scalar(g * Tensor._wrap(inside.astype(g.array.dtype)), param)
+        else:  # grad * (d < delta): a bool mask
+            out = g * Tensor._wrap(inside)
+        return div_scalar(out, x.numel()) if reduction == 1 else out
+
+
+class SmoothL1LossBackward0(_PointwiseLoss):
+    __slots__ = ()
+
+
+class SmoothL1LossBackwardBackward0(_PointwiseLossBackward):
+    __slots__ = ()
+
+
+class HuberLossBackward0(_PointwiseLoss):
+    __slots__ = ()
+    kind = "huber"
+    param_name = "delta"
+
+
+class HuberLossBackwardBackward0(_PointwiseLossBackward):
+    __slots__ = ()
+    kind = "huber"
+    param_name = "delta"
+
+
+_LOSS_BACKWARD = {SmoothL1LossBackward0: SmoothL1LossBackwardBackward0,
+                  HuberLossBackward0: HuberLossBackwardBackward0}
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+                   reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    _size_warning(input, target)
+    code = reduction_code(reduction)
+    if beta == 0.0:  # torch: l1_loss
+        return l1_loss(input, target, reduction=reduction)
+    if beta < 0:
+        raise TorchRuntimeError("smooth_l1_loss does not support negative values for beta.")
+    a, b = _broadcast_pair(input, target)
+    return SmoothL1LossBackward0.call(a, b, reduction=code, param=float(beta))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",  # noqa: A002
+               delta: float = 1.0, weight: Any = None) -> Tensor:
+    _size_warning(input, target)
+    code = reduction_code(reduction)
+    if delta <= 0:
+        raise TorchRuntimeError("huber_loss does not support non-positive values for delta.")
+    a, b = _broadcast_pair(input, target)
+    return HuberLossBackward0.call(a, b, reduction=code, param=float(delta))
+
+
+class SoftMarginLossBackward0(Function):
+    """soft_margin_loss: log(1 + exp(-target * self))."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, target: Tensor, reduction: int) -> np.ndarray:
+        self.save_attr(reduction=reduction)  # target is no input: torch never differentiates it
+        self.save("self", a)
+        self.save("target", target)
+        d = (-target.array * a.array).astype(a.array.dtype)
+        return _reduce(_pointwise_loss_values("soft_margin", d, 0.0), reduction)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        x, t = self.unpack("self"), self.unpack("target")
+        z = (-t * x).exp()  # soft_margin_loss_backward: -target * z / (1 + z) * grad
+        out = -t * z / add_scalar(z, 1) * grad
+        return div_scalar(out, x.numel()) if self.attrs["reduction"] == 1 else out
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+                     reduce: Any = None, reduction: str = "mean") -> Tensor:
+    code = reduction_code(reduction)
+    return SoftMarginLossBackward0.call(input, target=target, reduction=code)
+

@@ -628,7 +628,7 @@ class LinalgVectorNormBackward0(Function):
         if not a["keepdim"] and ndim:
             grad = unsqueeze_multiple(grad, dims, ndim)
             norm = unsqueeze_multiple(norm, dims, ndim)
-        p = float(a["ord"])
+        p = float(a["ord"] if "ord" in a else a["p"])  # NormBackward1 calls it p
         if p == 0:
             return None  # torch returns an undefined gradient
         if p == 1:

@@ -404,19 +404,6 @@ class SqueezeBackward2(ViewFunction):
         return unsqueeze_to(grad, self.attrs["self_sym_sizes"], self.attrs["dim"])
 
 
-class SqueezeBackward4(Function):
-    """squeeze_(dim), in place (what matmul does to its 1-D @ 2-D result)."""
-
-    __slots__ = ()
-
-    def forward(self, a: Tensor, dim: int) -> np.ndarray:
-        self.save_attr(dim=saved_int(dim), self_sym_sizes=a.array.shape)
-        return _squeeze_dims(a.array, (_wrap(dim, a.array.ndim),))
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return unsqueeze_to(grad, self.attrs["self_sym_sizes"], (self.attrs["dim"],))
-
-
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return SqueezeBackward0.call(a)
@@ -426,14 +413,6 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
         return SqueezeBackward2.call(a, dim=tuple(dim))
     _wrap(dim, a.array.ndim)
     return SqueezeBackward1.call(a, dim=dim)
-
-
-def squeeze_inplace_result(a: Tensor, dim: int) -> Tensor:
-    """`a.squeeze_(dim)` on a fresh (non-view) result: same data, SqueezeBackward4, version+1."""
-    out = SqueezeBackward4.call(a, dim=dim)
-    out._version_counter = a._version_counter
-    a._version_counter.value += 1
-    return out
 
 
 # -- transposes ----------------------------------------------------------------

@@ -247,3 +247,84 @@ def test_nn_create_graph(code: str, request: pytest.FixtureRequest) -> None:
         request.applymarker(pytest.mark.xfail(reason=CREATE_GRAPH_DIFFERENCES[code],
                                               strict=True))
     test_create_graph_records_torchs_nodes(code)
+
+
+TENSOR_OPS = [
+    # sorting and selection
+    "x.sort()", "x.sort(0, descending=True)", "torch.sort(x, stable=True)", "x.sort(dim=1)[1]",
+    "x.argsort()", "x.argsort(0, descending=True)", "x.msort()", "x.topk(2)",
+    "x.topk(2, dim=0, largest=False)", "torch.topk(x, 1, sorted=False)", "x.topk(4)",
+    "x.kthvalue(2)", "x.kthvalue(2, 0, True)", "x.kthvalue(0)", "x.median()", "x.median(1)",
+    "x.median(0, keepdim=True)",
+    "torch.tensor([[1., 3., 3., 1., 2.], [5., 5., 4., 4., 0.]]).mode(1)",
+    "x.mode(0)", "torch.unique(tgt)", "torch.unique(torch.tensor([3, 1, 3]), return_counts=True)",
+    "torch.unique(torch.tensor([3, 1, 3]), return_inverse=True)", "torch.unique(x)",
+    "torch.tensor([1., float('nan'), 0.]).sort(descending=True)", "v.sort(descending=True)",
+    # matrices
+    "x.tril()", "x.triu(1)", "torch.tril(x, -1)", "y2 = x * 1\nout = y2.tril_()", "v.tril()",
+    "v.diag()", "v.diag(1)", "x.diag()", "x.diag(1)", "x.diagonal()", "x.diagonal(1)",
+    "torch.diagonal(x, 0, 1, 0)", "B.diagonal(0, 1, 2)", "torch.diag_embed(x)", "x.diag_embed(1)",
+    "x.trace()", "B.trace()", "x.roll(1)", "x.roll(1, 0)", "x.roll((1, -1), (0, 1))",
+    "x.roll((1, 2), 0)", "x.tile((2,))", "x.tile((2, 1, 1))", "torch.tile(v, (2, 2))",
+    "y2 = x * 1\nd2 = y2.diagonal()\nd2.mul_(2)\nout = y2",
+    # statistics and counting
+    "x.cumprod(1)", "torch.cumprod(x, 0)", "x.cummax(1)", "x.cummin(0)", "torch.cummax(v, 0)",
+    "torch.cumprod(torch.tensor([[1., 0., 2.], [3., 2., 0.]], requires_grad=True), 1)",
+    "torch.std_mean(x)", "torch.var_mean(x, 1)", "torch.std_mean(x, dim=0, unbiased=False)",
+    "torch.var_mean(x, 1, keepdim=True, correction=0)", "torch.var_mean(x)[1]",
+    "x.count_nonzero()", "torch.count_nonzero(x, dim=0)", "torch.isclose(x, y)",
+    "torch.isclose(x, x + 1e-9)", "x.equal(y)", "x.equal(x)", "torch.equal(x, x.clone())",
+    "torch.bincount(torch.tensor([1, 1, 3]))", "torch.bincount(tgt, weights=v[:2])",
+    "torch.bincount(tgt, minlength=5)", "torch.histc(x, 4)", "torch.histc(x, 3, -1, 1)",
+    "x.nonzero()", "(x > 0).nonzero()", "torch.nonzero(x > 0, as_tuple=True)", "(x > 0).argwhere()",
+    # indexing ops
+    "x.index_copy(0, torch.tensor([1, 0]), y)",
+    "y2 = x * 1\nout = y2.index_copy_(1, torch.tensor([2, 0]), y[:, :2])",
+    "x.index_add(0, torch.tensor([1, 1]), y)",
+    "x.index_add(1, torch.tensor([0, 2]), y[:, :2], alpha=2.0)",
+    "y2 = x * 1\nout = y2.index_add_(0, torch.tensor([1, 0]), y)",
+    "y2 = x * 1\nout = y2.index_fill_(1, torch.tensor([0, 2]), 0.5)",
+    "x.index_fill(1, torch.tensor([0, 2]), 0.5)", "x.index_fill(1, torch.tensor([0, 2]), v.sum())",
+    "x.index_copy(0, torch.tensor([5]), y[:1])", "x.index_fill(1, torch.tensor([1.0]), 0)",
+    "x.scatter(1, idx, y[:, :2])", "x.scatter(1, idx, 1.5)",
+    "y2 = x * 1\nout = y2.scatter_(1, idx, y)",
+    "x.scatter(1, idx, y, reduce='add')", "x.scatter(1, idx, 2.0, reduce='multiply')",
+    "torch.scatter(x, 0, idx, y)", "y2 = x * 1\nout = y2.scatter_add_(1, idx, y)",
+    "x.scatter(1, torch.tensor([[5]]), 1.0)", "x.masked_select(x > 0)", "x.masked_select(mask)",
+    "torch.masked_select(x, mask[0])", "y2 = x * 1\nout = y2.masked_scatter_(mask, y)",
+    "x.masked_scatter(mask, y)", "x.masked_scatter(mask, y[:1])",
+    # indexing with ranges, lists, bool lists, tensors and mixtures
+    "x[range(2)]", "x[:, range(1, 3)]", "x[[0, 1]]", "x[[0, 1], [1, 2]]", "x[[True, False]]",
+    "x[:, [True, False, True]]", "x[None, [0, 1]]", "x[..., [0, 2]]", "x[[1], ...]",
+    "x[[0, 1], None]", "B[:, range(2), 0]", "B[range(2), :, [0, 2]]", "x[range(0)]",
+    "x[torch.tensor([[0, 1], [1, 0]])]", "B[torch.tensor([0, 3]), None, 1:]",
+    "y2 = x * 1\ny2[range(2)] = 0.0\nout = y2", "y2 = x * 1\ny2[:, [0, 2]] = v[:2, None]\nout = y2",
+    "y2 = x * 1\ny2[[True, False]] = 1.5\nout = y2",
+    "y2 = x * 1\ny2[[0, 1], [2, 0]] += 1\nout = y2",
+]
+
+
+@pytest.mark.parametrize("code", TENSOR_OPS)
+def test_tensor_ops_match_torch(code: str) -> None:
+    check_case(code)
+
+
+SECOND_TENSOR_OPS = [
+    "x.sort(1)[0] ** 2", "x.topk(2)[0] ** 2", "x.kthvalue(2)[0] ** 2", "x.median() ** 2",
+    "x.median(1)[0] ** 2", "x.cumprod(1)", "x.cummax(1)[0] ** 2", "x.tril() ** 2",
+    "x.diagonal() ** 2", "x.diag_embed() ** 2", "x.trace() ** 2", "x.roll(1, 0) ** 2",
+    "x.tile((2,)) ** 2", "torch.std_mean(x, 1)[0]", "torch.var_mean(x)[0] * torch.var_mean(x)[1]",
+    "x.index_copy(0, torch.tensor([1, 0]), y) ** 2", "x.index_add(0, torch.tensor([1, 1]), y) ** 2",
+    "x.index_fill(1, torch.tensor([0, 2]), v.sum()) ** 2", "x.scatter(1, idx, y[:, :2]) ** 2",
+    "x.masked_select(mask) ** 2", "x.masked_scatter(mask, y) ** 2",
+]
+
+
+@pytest.mark.parametrize("code", SECOND_TENSOR_OPS)
+def test_tensor_ops_second_order(code: str) -> None:
+    test_second_order_matches_torch(code)
+
+
+@pytest.mark.parametrize("code", SECOND_TENSOR_OPS)
+def test_tensor_ops_create_graph(code: str) -> None:
+    test_create_graph_records_torchs_nodes(code)

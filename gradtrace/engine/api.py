@@ -25,6 +25,7 @@ from .ops import (
     piecewise,
     pooling,
     reductions,
+    statistics,
     unary,
 )
 from .ops.inplace import TORCH_INPLACE
@@ -59,7 +60,7 @@ def promote_types(a: dtypes.DType, b: dtypes.DType) -> dtypes.DType:
 
 
 # Tensor methods torch has no torch.<name> function for
-_METHODS_ONLY = frozenset({"cpu", "cuda", "get_device"})
+_METHODS_ONLY = frozenset({"cpu", "cuda", "get_device", "resize", "tril_", "triu_"})
 
 TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{name: fn for name, fn in ops.TENSOR_METHODS.items()
@@ -91,6 +92,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "threshold": piecewise.threshold, "threshold_": piecewise.threshold_,
     "selu": activations.selu, "hardshrink": piecewise.hardshrink,
     "constant_pad_nd": padding.constant_pad_nd,
+    "std_mean": statistics.std_mean, "var_mean": statistics.var_mean,
 }
 
 # torch functions that take `out=` (measured against torch 2.13's signatures)

@@ -183,11 +183,11 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type_name(value)}")
             if value.dtype is not self.dtype:
-                from .ops.views import _C_TYPE_NAMES
+                from .dtypes import C_TYPE_NAMES
 
                 raise TorchRuntimeError(
                     f"attempting to assign a gradient with dtype "
-                    f"'{_C_TYPE_NAMES.get(value.dtype.name, value.dtype.name)}' to a tensor with "
+                    f"'{C_TYPE_NAMES.get(value.dtype.name, value.dtype.name)}' to a tensor with "
                     f"grad_dtype '{self.dtype.tensor_type[:-6]}'. The gradient must match the "
                     "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "

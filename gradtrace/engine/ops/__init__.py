@@ -11,7 +11,7 @@ from typing import Any
 from ..device import tensor_cpu, tensor_cuda, tensor_get_device
 from ..shapes import size_args
 from ..tensor import Tensor
-from . import shape_inplace, transcendental
+from . import indexing, matrices, shape_inplace, sorting, statistics, transcendental
 from ._util import apply_inplace
 from .arithmetic import (
     add,
@@ -43,6 +43,7 @@ from .arithmetic import (
     sub_,
 )
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
+from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add
 from .inplace import INPLACE_METHODS
 from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
 from .nn import tensor_log_softmax, tensor_softmax
@@ -109,13 +110,9 @@ from .views import (
     expand_as,
     flatten,
     flip,
-    gather,
     getitem,
     index_put,
     index_put_,
-    index_select,
-    masked_fill,
-    masked_fill_,
     movedim,
     mT,
     narrow,
@@ -123,7 +120,6 @@ from .views import (
     repeat,
     reshape,
     reshape_as,
-    scatter_add,
     select,
     setitem,
     split,
@@ -248,6 +244,27 @@ TENSOR_METHODS.update({
     "swapaxes_": shape_inplace.transpose_, "swapdims_": shape_inplace.transpose_,
     "squeeze_": shape_inplace.squeeze_, "unsqueeze_": shape_inplace.unsqueeze_,
     "resize_": shape_inplace.resize_,
+    # sorting and selection
+    "sort": sorting.sort, "argsort": sorting.argsort, "msort": sorting.msort,
+    "topk": sorting.topk, "kthvalue": sorting.kthvalue, "median": sorting.median,
+    "mode": sorting.mode, "unique": sorting.unique,
+    # matrices
+    "tril": matrices.tril, "triu": matrices.triu, "tril_": matrices.tril_,
+    "triu_": matrices.triu_, "diag": matrices.diag, "diagonal": matrices.diagonal,
+    "diag_embed": matrices.diag_embed, "trace": matrices.trace, "roll": matrices.roll,
+    "tile": matrices.tile,
+    # statistics, cumulative ops, counting
+    "cumprod": statistics.cumprod, "cummax": statistics.cummax, "cummin": statistics.cummin,
+    "count_nonzero": statistics.count_nonzero, "bincount": statistics.bincount,
+    "histc": statistics.histc, "isclose": statistics.isclose, "equal": statistics.equal,
+    "nonzero": statistics.nonzero, "argwhere": statistics.argwhere,
+    # indexing
+    "index_copy": indexing.index_copy, "index_copy_": indexing.index_copy_,
+    "index_add": indexing.index_add, "index_add_": indexing.index_add_,
+    "index_fill": indexing.index_fill, "index_fill_": indexing.index_fill_,
+    "scatter": indexing.scatter, "scatter_": indexing.scatter_,
+    "scatter_add_": indexing.scatter_add_, "masked_select": indexing.masked_select,
+    "masked_scatter": indexing.masked_scatter, "masked_scatter_": indexing.masked_scatter_,
 })
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.

@@ -68,7 +68,7 @@ class EmbeddingDenseBackwardBackward0(Function):
     def backward(self, gg: Tensor) -> Tensor:
         """embedding_dense_double_backward: gg.index_select(0, indices.reshape(-1)), padding
         rows zeroed, viewed as indices.shape + [-1]."""
-        from .views import index_select, masked_fill_
+        from .indexing import index_select, masked_fill_
 
         indices = self.unpack("indices")
         out = index_select(gg, 0, indices.reshape(-1))

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from ..dtypes import DType
+from ..dtypes import C_TYPE_NAMES, DType
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, type_name
@@ -26,14 +26,9 @@ from .views import (
     view,
 )
 
-# C++ type names as torch's TypeMeta prints them ("long int" for int64_t)
-_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                "uint8": "unsigned char", "bool": "bool"}
-
 
 def _c_name(dtype: DType) -> str:
-    return _DTYPE_NAMES[dtype.name]
+    return C_TYPE_NAMES[dtype.name]
 
 
 def _save_matrix(node: Function, key: str, m: Tensor, needed: bool, own_grad: bool) -> None:

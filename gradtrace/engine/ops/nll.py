@@ -231,7 +231,7 @@ def _cross_entropy_probabilities(logp: Tensor, target: Tensor, weight: Tensor | 
 def _label_smoothing(logp: Tensor, nll: Tensor, target: Tensor, weight: Tensor | None,
                      code: int, class_dim: int, ignore_index: int, smoothing: float) -> Tensor:
     """torch's cross_entropy_loss_label_smoothing, op for op."""
-    from .views import masked_fill_
+    from .indexing import masked_fill_
 
     classes = logp.shape[class_dim]
     ignore_mask = target == ignore_index
@@ -244,7 +244,7 @@ def _label_smoothing(logp: Tensor, nll: Tensor, target: Tensor, weight: Tensor |
     smooth = masked_fill_(smooth, ignore_mask, 0.0)
     if code == 1:
         if weight is not None:
-            from .views import gather
+            from .indexing import gather
 
             kept = Tensor._wrap(target.array[~ignore_mask.array].reshape(-1))
             ret = smooth.sum() / gather(weight, 0, kept).sum()

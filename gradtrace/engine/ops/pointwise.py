@@ -49,7 +49,7 @@ class Atan2Backward0(Function):
         return precise_binary(np.arctan2, x, y)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        from .views import masked_fill
+        from .indexing import masked_fill
 
         x, y = self.unpack("self"), self.unpack("other")
         denom = x * x + y * y  # torch's atan2_backward
@@ -133,7 +133,7 @@ class XlogyBackward0(Function):
         if self.needs_input_grad(1):  # the last input's gradient first, like torch
             g_b = grad * x / y
         if self.needs_input_grad(0):
-            from .views import masked_fill
+            from .indexing import masked_fill
 
             g_a = masked_fill(xlogy(grad, y), (x == 0.0) & (y <= 0.0), 0.0)
         return g_a, g_b
@@ -170,7 +170,7 @@ class XlogyBackward2(Function):
         out = xlogy(grad, other)
         if other > 0:
             return out
-        from .views import masked_fill
+        from .indexing import masked_fill
 
         return masked_fill(out, self.unpack("self") == 0.0, 0.0)
 
@@ -194,14 +194,14 @@ def _lerp(start: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
 
 
 def _check_lerp_dtypes(*tensors: Tensor) -> None:
-    from .views import _C_TYPE_NAMES
+    from ..dtypes import C_TYPE_NAMES
 
     first = tensors[0].dtype
     for name, t in zip(("end", "weight"), tensors[1:], strict=False):
         if t.dtype is not first:
             raise TorchRuntimeError(
-                f"expected dtype {_C_TYPE_NAMES[first.name]} for `{name}` but got dtype "
-                f"{_C_TYPE_NAMES[t.dtype.name]}")
+                f"expected dtype {C_TYPE_NAMES[first.name]} for `{name}` but got dtype "
+                f"{C_TYPE_NAMES[t.dtype.name]}")
 
 
 class LerpBackward0(Function):

@@ -138,7 +138,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Function):
 
 def _gather_pool(gg: Tensor, indices: Tensor) -> Tensor:
     """torch's max_pool_double_backward: gg.flatten(-2).gather(-1, idx.flatten(-2))."""
-    from .views import gather
+    from .indexing import gather
 
     flat = gg.flatten(-2)
     return gather(flat, -1, indices.flatten(-2)).view(indices.shape)

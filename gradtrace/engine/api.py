@@ -16,6 +16,7 @@ from .ops import (
     conv,
     creation,
     distance,
+    einsum,
     embedding,
     losses,
     nll,
@@ -93,6 +94,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "selu": activations.selu, "hardshrink": piecewise.hardshrink,
     "constant_pad_nd": padding.constant_pad_nd,
     "std_mean": statistics.std_mean, "var_mean": statistics.var_mean,
+    "einsum": einsum.einsum,
 }
 
 # torch functions that take `out=` (measured against torch 2.13's signatures)

@@ -32,7 +32,8 @@ POINTWISE = [
     "torch.lerp(x, x64, 0.5)", "torch.addcmul(x, y, P)", "torch.addcmul(x, y, v, value=2.5)",
     "x.addcmul(y, P, value=-1)", "torch.addcdiv(x, y, P)", "torch.addcdiv(x, y, P, value=0.5)",
     "torch.addcdiv(x, v, P)", "torch.addcdiv(tgt, tgt, tgt)", "torch.fmod(x, 0.7)",
-    "torch.fmod(x, P)", "x.fmod(v)", "torch.fmod(tgt, 2)",
+    "torch.fmod(x, P)", "x.fmod(v)", "torch.remainder(-P, 0.5)", "torch.remainder(x, -P)",
+    "torch.remainder(torch.tensor([-1.5, 3.0, -4.5]), 1.5)", "torch.fmod(tgt, 2)",
     # clamp with tensor bounds, clamp_min/clamp_max
     "x.clamp(-P, P)", "x.clamp(min=v)", "x.clamp(max=v)", "x.clamp(v, 0.5)", "x.clamp(y, -P)",
     "torch.clamp(x, min=y)", "x.clamp_min(0.2)", "x.clamp_max(0.2)", "x.clamp_min(y)",

@@ -207,7 +207,8 @@ class _Shrink(Function):
         self.save("self", a)
         lam = np.asarray(lambd, x.dtype)
         if type(self) is SoftshrinkBackward0:
-            return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, 0)).astype(x.dtype)
+            # torch: x * 0 inside the band (so a negative x gives -0.0)
+            return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, x * 0)).astype(x.dtype)
         return np.where((x > lam) | (x < -lam), x, 0).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:

@@ -27,6 +27,16 @@ def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
     return np.asarray(out).astype(dtype.np)
 
 
+def torch_remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """torch's remainder: fmod, shifted by the divisor when the signs differ (so an exact
+    multiple of a negative dividend stays -0.0, where numpy's remainder gives 0.0)."""
+    if x.dtype.kind != "f" and np.asarray(y).dtype.kind != "f":
+        return np.remainder(x, y)
+    mod = np.fmod(x, y)
+    return np.where((mod != 0) & ((np.asarray(y) < 0) != (mod < 0)), mod + y, mod).astype(
+        mod.dtype)
+
+
 class NotImplementedFloorDivide(Function):
     """floor_divide's node: torch::autograd::NotImplemented over the tensor operands."""
 
@@ -53,7 +63,7 @@ class RemainderBackward0(Function):
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
         dtype = common_dtype(a, other)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(cast(a.array, dtype), cast(other.array, dtype))
+            return torch_remainder(cast(a.array, dtype), cast(other.array, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad
@@ -70,7 +80,7 @@ class NotImplementedRemainder(Function):
     def forward(self, b: Tensor, a: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(cast(a.array, dtype), cast(b.array, dtype))
+            return torch_remainder(cast(a.array, dtype), cast(b.array, dtype))
 
     def backward(self, grad: Tensor) -> Any:
         raise TorchRuntimeError("derivative for aten::remainder is not implemented")

@@ -192,6 +192,31 @@ def _reduce_axes(ndim: int) -> tuple[int, ...]:
     return (0,) + tuple(range(2, ndim))
 
 
+def _batch_stats(a: np.ndarray, axes: tuple[int, ...], eps: float,
+                 running_mean: Tensor | None, running_var: Tensor | None,
+                 momentum: float) -> tuple[np.ndarray, np.ndarray]:
+    """ATen's batch_norm_cpu_collect_stats_contiguous_impl + update_stats: the sums
+    accumulated in double, mean and var_sum stored in the dtype; var = var_sum / n and the
+    unbiased var_sum / (n - 1) divided in the dtype; invstd = 1 / sqrt(var + eps) in double;
+    running stats updated in place (torch bumps no version) in double. (A 2-D input takes
+    torch's channels-last kernel, which sums per thread in the dtype: not reproduced.)"""
+    dtype = a.dtype
+    n = a.size // a.shape[1]
+    mean = (a.sum(axis=axes, dtype=np.float64) / n).astype(dtype)
+    dev = a - _channel_view(mean, a.ndim)
+    var_sum = (dev * dev).sum(axis=axes, dtype=np.float64).astype(dtype)
+    var = (var_sum / np.asarray(n, dtype)).astype(dtype)
+    invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(dtype)
+    if running_mean is not None:
+        running_mean.array[...] = (momentum * mean.astype(np.float64) + (1 - momentum)
+                                   * running_mean.array.astype(np.float64)).astype(dtype)
+    if running_var is not None:
+        unbiased = (var_sum / np.asarray(n - 1, dtype)).astype(dtype).astype(np.float64)
+        running_var.array[...] = (momentum * unbiased + (1 - momentum)
+                                  * running_var.array.astype(np.float64)).astype(dtype)
+    return mean, invstd
+
+
 class NativeBatchNormBackward0(Function):
     __slots__ = ()
 
@@ -202,30 +227,24 @@ class NativeBatchNormBackward0(Function):
         a = x.array
         dtype = a.dtype
         axes = _reduce_axes(a.ndim)
-        x64 = a.astype(np.float64)
         if training:
-            mean = x64.mean(axis=axes)
-            var = ((x64 - _channel_view(mean, a.ndim)) ** 2).mean(axis=axes)
-            invstd = 1.0 / np.sqrt(var + eps)
-            count = a.size // a.shape[1]
-            if running_mean is not None:  # in place, like torch's kernel: no version bump
-                running_mean.array[...] = (momentum * mean + (1 - momentum)
-                                           * running_mean.array).astype(dtype)
-            if running_var is not None:
-                unbiased = var * count / (count - 1)
-                running_var.array[...] = (momentum * unbiased + (1 - momentum)
-                                          * running_var.array).astype(dtype)
-            save_mean, save_invstd = mean.astype(dtype), invstd.astype(dtype)
-            use_mean, use_invstd = mean, invstd
+            mean, invstd = _batch_stats(a, axes, eps, running_mean, running_var, momentum)
+            save_mean, save_invstd = mean, invstd
         else:
-            use_mean = running_mean.array.astype(np.float64)
-            use_invstd = 1.0 / np.sqrt(running_var.array.astype(np.float64) + eps)
+            mean = running_mean.array
+            # ATen (opmath = the dtype): 1 / sqrt(running_var + eps)
+            invstd = (np.asarray(1, dtype) / np.sqrt(running_var.array + np.asarray(eps, dtype))
+                      ).astype(dtype)
             save_mean = save_invstd = np.zeros(0, dtype=dtype)
-        out = (x64 - _channel_view(use_mean, a.ndim)) * _channel_view(use_invstd, a.ndim)
-        if weight is not None:
-            out = out * _channel_view(weight.array.astype(np.float64), a.ndim)
-        if bias is not None:
-            out = out + _channel_view(bias.array.astype(np.float64), a.ndim)
+        # ATen's batch_norm_cpu_contiguous_impl: alpha = invstd * weight, beta = bias - mean *
+        # alpha per channel in the dtype, then output = input * alpha + beta, which its
+        # vectorized loop computes as one fused multiply-add (exact product, one rounding)
+        w = weight.array if weight is not None else np.ones(a.shape[1], dtype)
+        b = bias.array if bias is not None else np.zeros(a.shape[1], dtype)
+        alpha = (invstd * w).astype(dtype)
+        beta = (b - mean * alpha).astype(dtype)
+        out = (a.astype(np.float64) * _channel_view(alpha, a.ndim)
+               + _channel_view(beta, a.ndim))
         self.save_attr(eps=eps)
         self.save("input", x)
         self.save("result1", Tensor._wrap(save_mean))
@@ -234,7 +253,7 @@ class NativeBatchNormBackward0(Function):
         self.save("running_var", running_var)
         self.save_attr(training=training)
         self.save("weight", weight)
-        return out.astype(dtype)
+        return out.astype(dtype, copy=False)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         mask = tuple(self.needs_input_grad(i) for i in range(3))

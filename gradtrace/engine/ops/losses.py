@@ -11,6 +11,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchValueError
 from .. import dtypes
+from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor
@@ -495,5 +496,9 @@ class SoftMarginLossBackward0(Function):
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
     code = reduction_code(reduction)
+    if target.requires_grad and GRAD_MODE.enabled:
+        raise TorchRuntimeError(
+            "The function 'soft_margin_loss' is not differentiable with respect to argument "
+            "'target'. This input cannot have requires_grad True.")
     return SoftMarginLossBackward0.call(input, target=target, reduction=code)
 

@@ -1023,7 +1023,7 @@ class Interpreter:
 
     def set_item(self, obj: Any, index: Any, value: Any) -> None:
         if isinstance(obj, Tensor):
-            from .engine.ops.views import setitem
+            from .engine.ops.subscript import setitem
 
             setitem(obj, index, value)
             return

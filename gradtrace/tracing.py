@@ -20,7 +20,7 @@ import numpy as np
 
 from .engine import events
 from .engine.node import AccumulateGrad, Node
-from .engine.ops.views import CopySlices
+from .engine.ops.view_inplace import CopySlices
 from .engine.tensor import Tensor
 from .errors import GradtraceError
 from .stdlib import BoundMethod

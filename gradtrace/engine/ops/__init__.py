@@ -45,6 +45,7 @@ from .arithmetic import (
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
 from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add
 from .inplace import INPLACE_METHODS
+from .joins import cat, chunk, split, split_with_sizes, stack, unbind
 from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
 from .nn import tensor_log_softmax, tensor_softmax
 from .pointwise import addcdiv, addcmul, atan2, clamp_max, clamp_min, hypot, lerp, logaddexp, xlogy
@@ -70,6 +71,7 @@ from .reductions import (
     where,
 )
 from .rounding import fmod
+from .subscript import getitem, index_put, index_put_, setitem
 from .unary import (
     abs,
     ceil,
@@ -98,21 +100,16 @@ from .unary import (
     tanh_,
     trunc,
 )
+from .view_inplace import copy_
 from .views import (
     T,
     alias,
-    cat,
-    chunk,
     clone,
     contiguous,
-    copy_,
     expand,
     expand_as,
     flatten,
     flip,
-    getitem,
-    index_put,
-    index_put_,
     movedim,
     mT,
     narrow,
@@ -121,15 +118,10 @@ from .views import (
     reshape,
     reshape_as,
     select,
-    setitem,
-    split,
-    split_with_sizes,
     squeeze,
-    stack,
     t,
     to,
     transpose,
-    unbind,
     unflatten,
     unsqueeze,
     view,

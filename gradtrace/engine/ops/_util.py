@@ -166,7 +166,7 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
     self._version_counter.value += 1
     node = out.grad_fn
     if node is not None:
-        from .views import rebase_view, refresh_views
+        from .view_inplace import rebase_view, refresh_views
 
         if self._base is not None:
             rebase_view(self, node)

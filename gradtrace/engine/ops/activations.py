@@ -501,8 +501,9 @@ class GluBackwardBackward0(Function):
         """torch's glu_double_backward and glu_double_backward_grad_output, op for op."""
         from ..shapes import wrap_dim
         from .creation import ones
+        from .joins import cat
         from .scalar import scalar_sub
-        from .views import cat, signed
+        from .views import signed
 
         x, grad = self.unpack("self"), self.unpack("grad_output")
         d = wrap_dim(signed(self.attrs["dim"]), x.ndim)

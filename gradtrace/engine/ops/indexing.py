@@ -14,7 +14,8 @@ from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
 from ._util import apply_inplace
-from .views import IndexPutBackward0, saved_int, signed
+from .subscript import IndexPutBackward0
+from .views import saved_int, signed
 
 
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:

@@ -16,6 +16,7 @@ from ..node import Function
 from ..shapes import size_args, wrap_dim
 from ..tensor import Tensor
 from ._util import check_inplace
+from .view_inplace import refresh_views
 from .views import (
     SqueezeBackward0,
     SqueezeBackward1,
@@ -23,7 +24,6 @@ from .views import (
     TBackward0,
     TransposeBackward0,
     UnsqueezeBackward0,
-    refresh_views,
 )
 
 

@@ -302,7 +302,7 @@ def nonzero(a: Tensor, *, as_tuple: bool = False) -> Any:
     table = Tensor._wrap(np.stack(found, axis=1).astype(np.int64) if a.array.ndim
                          else np.zeros((int(bool(a.array)), 0), dtype=np.int64))
     if as_tuple:  # torch: nonzero().unbind(1), views of one table
-        from .views import unbind
+        from .joins import unbind
 
         return unbind(table, 1) if a.array.ndim else (Tensor._wrap(found[0].astype(np.int64)),)
     return table

@@ -7,6 +7,7 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError
 from .. import dtypes
 from ..grad_mode import GRAD_MODE
+from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
 from .views import saved_int, signed
@@ -141,6 +142,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         num_classes = int(arr.max()) + 1
     elif arr.size and arr.max() >= num_classes:
         raise TorchRuntimeError("Class values must be smaller than num_classes.")
+    reserve(arr.shape + (num_classes,), 8)
     out = np.zeros(arr.shape + (num_classes,), dtype=np.int64)
     np.put_along_axis(out, arr[..., None], 1, axis=-1)
     result = Tensor._wrap(out)

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args, wrap_dim
 from ..tensor import Tensor
@@ -147,6 +148,7 @@ class DiagEmbedBackward0(Function):
         shape = list(a.array.shape[:-1])
         for d in sorted((d1, d2)):
             shape.insert(d, size)
+        reserve(tuple(shape), 8)
         out = np.zeros(shape, dtype=a.array.dtype)
         _diagonal_view(out, offset, d1, d2)[...] = a.array
         return out

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotSupportedError, ScriptError, TorchRuntimeError
+from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
 from .views import saved_ints, signed
@@ -36,6 +37,7 @@ def _constant_pad(x: np.ndarray, pad: tuple[int, ...], value: Any) -> np.ndarray
         if n < 0:
             raise TorchRuntimeError("narrow(): length must be non-negative.")
     cropped = x[tuple(crop)]
+    reserve(tuple(c + lo + hi for c, (lo, hi) in zip(cropped.shape, widths, strict=True)), 8)
     return np.pad(cropped, widths, constant_values=np.asarray(value).astype(x.dtype))
 
 
@@ -56,6 +58,7 @@ def constant_pad_nd(a: Tensor, pad: tuple[int, ...], value: Any = 0) -> Tensor:
 
 def _source_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
     """For each position of a padded dim, the input position it copies."""
+    reserve((n + lo + hi,), 8)
     idx = np.arange(n + lo + hi) - lo
     if mode == "reflect":
         idx = np.abs(idx)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import dtypes
+from ..limits import reserve
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
@@ -251,6 +252,7 @@ def bincount(a: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Te
         raise TorchRuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise TorchRuntimeError("minlength should be >= 0")
+    reserve((max(minlength, int(arr.max()) + 1 if arr.size else 0),), 8)
     if weights is None:
         return Tensor._wrap(np.bincount(arr, minlength=minlength).astype(np.int64))
     out_dtype = weights.array.dtype if weights.dtype.is_floating_point else np.float64
@@ -263,6 +265,7 @@ def histc(a: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # 
     if not a.dtype.is_floating_point:
         raise TorchRuntimeError(f"\"histogram_cpu\" not implemented for "
                                 f"'{a.dtype.tensor_type[:-6]}'")
+    reserve((bins,), 8)
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
         lo, hi = float(x.min()), float(x.max())

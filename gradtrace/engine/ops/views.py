@@ -15,6 +15,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
+from ..limits import reserve
 from ..node import Function
 from ..shapes import Size, size_args, wrap_dim
 from ..tensor import Tensor, type_name
@@ -602,6 +603,7 @@ class RepeatBackward0(Function):
                     f"Trying to create tensor with negative dimension {t_}: "
                     f"[{', '.join(map(str, target))}]")
         self.save_attr(repeats=tuple(repeats), self_sym_sizes=a.array.shape)
+        reserve(tuple(target), 8)
         return np.tile(a.array, repeats)
 
     def backward(self, grad: Tensor) -> Tensor:

@@ -8,7 +8,6 @@ own, so the last bit can differ (see the report of the engine work on conv).
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -332,7 +331,3 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
            stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv_output_elements(shape: tuple[int, ...]) -> int:
-    return math.prod(shape)

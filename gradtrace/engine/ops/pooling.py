@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from .views import SqueezeBackward1, UnsqueezeBackward0
 
 
-def _pair(value: Any, name: str = "") -> tuple[int, int]:
+def _pair(value: Any) -> tuple[int, int]:
     if isinstance(value, int):
         return (value, value)
     values = tuple(value)
@@ -110,12 +110,6 @@ def _scatter_flat(g: np.ndarray, indices: np.ndarray, shape: tuple[int, ...]) ->
     idx = indices.reshape(planes, -1)
     np.add.at(out, (np.arange(planes)[:, None], idx), gi)
     return out.reshape(shape)
-
-
-def _gather_flat(g: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    planes = indices.shape[:-2]
-    flat = g.reshape(planes + (-1,))
-    return np.take_along_axis(flat, indices.reshape(planes + (-1,)), -1).reshape(indices.shape)
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Function):

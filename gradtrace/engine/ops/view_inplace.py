@@ -3,7 +3,6 @@ an in-place op on one of them (the base's grad_fn becomes CopySlices, the views'
 AsStridedBackward0, regenerated for every live view of the base)."""
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -280,10 +279,3 @@ def _set_as_strided(view_: Tensor, edge: tuple[Node | None, int]) -> None:
     view_.grad_fn = node
     view_.requires_grad = True
     view_.output_nr = 0
-
-
-def multi_output_name(node: Node) -> str:
-    """How torch names a multi-output view op in its in-place error ("Unbind")."""
-    return re.sub(r"Backward\d*$", "", node.name())
-
-

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from . import stdlib, syntax
+from .engine.device import Device
 from .engine.dtypes import DType
 from .engine.generator import Generator
 from .engine.node import AccumulateGrad, Node
@@ -1035,7 +1036,7 @@ class Interpreter:
 
     def set_item(self, obj: Any, index: Any, value: Any) -> None:
         if isinstance(obj, Tensor):
-            from .engine.ops.views import setitem
+            from .engine.ops.subscript import setitem
 
             setitem(obj, index, value)
             return
@@ -1091,6 +1092,10 @@ class Interpreter:
         table: dict[str, Callable[..., Any]] | None = None
         if isinstance(obj, DType):
             getter = stdlib.DTYPE_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+        elif isinstance(obj, Device):
+            getter = stdlib.DEVICE_ATTRIBUTES.get(name)
             if getter is not None:
                 return getter(obj, self)
         elif isinstance(obj, ReturnTypes):

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .engine import api, ops
+from .engine.device import CPU, Device
 from .engine.dtypes import DType
 from .engine.generator import Generator
 from .engine.grad_mode import enable_grad, no_grad, set_grad_enabled
@@ -95,11 +96,16 @@ def owner_name(obj: Any) -> str:
 def _build_torch() -> Namespace:
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
     init = Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS))
-    nn = Namespace("torch.nn", {"functional": functional, "init": init})
+    parameter = Namespace("torch.nn.parameter", {"Parameter": api.NN["Parameter"]})
+    nn = Namespace("torch.nn", {"functional": functional, "init": init, "parameter": parameter,
+                                **api.NN})
     autograd = Namespace("torch.autograd", dict(api.AUTOGRAD_FUNCTIONS))
     linalg = Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS))
+    cuda = Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS))
+    backends = Namespace("torch.backends",
+                         {"mps": Namespace("torch.backends.mps", dict(api.MPS_FUNCTIONS))})
     table: dict[str, Any] = {**api.TORCH_FUNCTIONS, **api.DTYPES, "nn": nn, "autograd": autograd,
-                             "linalg": linalg}
+                             "linalg": linalg, "cuda": cuda, "backends": backends}
     return Namespace("torch", table)
 
 
@@ -111,6 +117,10 @@ MODULES: dict[str, Namespace] = {
     "torch.nn.init": TORCH.table["nn"].table["init"],
     "torch.autograd": TORCH.table["autograd"],
     "torch.linalg": TORCH.table["linalg"],
+    "torch.nn.parameter": TORCH.table["nn"].table["parameter"],
+    "torch.cuda": TORCH.table["cuda"],
+    "torch.backends": TORCH.table["backends"],
+    "torch.backends.mps": TORCH.table["backends"].table["mps"],
 }
 
 
@@ -143,10 +153,6 @@ def _bool(t: Tensor) -> Tensor:
     return ops.to(t, api.DTYPES["bool"])
 
 
-def _same(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    return t
-
-
 def _is_contiguous(t: Tensor, memory_format: Any = None) -> bool:
     return bool(t.array.flags.c_contiguous)
 
@@ -158,19 +164,11 @@ def _stride(t: Tensor, dim: Any = None) -> Any:
     return strides[wrap_dim(dim, t.array.ndim)] if t.array.ndim else 1
 
 
-class Device:
-    __slots__ = ()
+DEVICE_ATTRIBUTES: dict[str, Callable[[Device, Any], Any]] = {
+    "type": lambda d, ctx: d.type,
+    "index": lambda d, ctx: d.index,
+}
 
-    def __repr__(self) -> str:
-        return "cpu"
-
-    def __eq__(self, other: object) -> bool:
-        return other == "cpu" or isinstance(other, Device)
-
-    __hash__ = object.__hash__
-
-
-CPU = Device()
 
 def _property_getter(fn: Callable[[Tensor], Any]) -> Callable[[Tensor, Any], Any]:
     return lambda t, ctx: fn(t)
@@ -191,7 +189,7 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "retains_grad": lambda t, ctx: t.retains_grad,
     "output_nr": lambda t, ctx: t.output_nr,
     "is_cuda": lambda t, ctx: False,
-    "device": lambda t, ctx: CPU,
+    "device": lambda t, ctx: t.device,
     **{name: _property_getter(fn) for name, fn in ops.TENSOR_PROPERTIES.items()},
 }
 
@@ -203,7 +201,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "size": Tensor.size, "dim": Tensor.dim, "numel": Tensor.numel, "nelement": Tensor.numel,
     "is_floating_point": Tensor.is_floating_point, "element_size": Tensor.element_size,
     "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
-    "cpu": _same, "is_contiguous": _is_contiguous, "stride": _stride,
+    "is_contiguous": _is_contiguous, "stride": _stride,
 }
 
 TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
@@ -214,7 +212,6 @@ TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
 
 NOT_SUPPORTED_METHODS = {
     "numpy": "`.numpy()` is not supported: gradtrace scripts cannot reach numpy objects",
-    "cuda": "`.cuda()` is not supported: gradtrace runs on the CPU only",
     "storage": "tensor storage is not exposed to scripts",
     "data_ptr": "tensor storage is not exposed to scripts",
     "untyped_storage": "tensor storage is not exposed to scripts",

@@ -20,7 +20,7 @@ import numpy as np
 
 from .engine import events
 from .engine.node import AccumulateGrad, Node
-from .engine.ops.views import CopySlices
+from .engine.ops.view_inplace import CopySlices
 from .engine.tensor import Tensor
 from .errors import GradtraceError
 from .stdlib import BoundMethod
@@ -64,7 +64,7 @@ class TensorState:
     """How a tensor ended, once only the trace held it: what the views read of a Tensor."""
 
     __slots__ = ("array", "dtype", "requires_grad", "grad", "grad_fn", "output_nr",
-                 "_version_counter", "_base", "retains_grad", "_wrapped")
+                 "_version_counter", "_base", "retains_grad", "_wrapped", "is_parameter")
 
     def __init__(self, t: Tensor):
         self.array = _final_values(t.array)
@@ -77,6 +77,7 @@ class TensorState:
         self._base = True if t._base is not None else None
         self.retains_grad = t.retains_grad
         self._wrapped = t._wrapped
+        self.is_parameter = t.is_parameter  # an nn.Parameter stays one in the views
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -230,7 +230,9 @@ class RemainderBackward1(Function):
         self.save("other", b if b.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(cast(a.array, dtype), cast(b.array, dtype))
+            from .rounding import torch_remainder
+
+            return torch_remainder(cast(a.array, dtype), cast(b.array, dtype))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .unary import floor

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
+from ..device import check_device
 from ..dtypes import DType
 from ..formulas import local
 from ..limits import reserve
@@ -74,6 +75,7 @@ def _flatten(data: Any, out: list) -> None:
 def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False,
            device: Any = None) -> Tensor:
     """torch.tensor: always copies; infers float32 / int64 / bool like torch."""
+    check_device(device)
     if isinstance(data, Tensor):
         WARNINGS.append(COPY_CONSTRUCT_WARNING)
         array = data.array.copy()
@@ -111,6 +113,7 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
 
 def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
+    check_device(device)
     if any(s < 0 for s in size_args(size)):
         raise TorchRuntimeError("zeros: Dimension size must be non-negative.")
     return _filled(size_args(size), 0.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
@@ -118,17 +121,20 @@ def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
 
 def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
+    check_device(device)
     return _filled(size_args(size), 1.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
 
 
 def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """Uninitialised in torch; zeros here, so runs are reproducible."""
+    check_device(device)
     return _filled(size_args(size), 0.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
 
 
 def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
          requires_grad: bool = False, device: Any = None) -> Tensor:
+    check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if not isinstance(fill_value, (bool, int, float)):
@@ -144,25 +150,33 @@ def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool) -> Te
     return _filled(t.shape, value, dtype or t.dtype, requires_grad)
 
 
-def zeros_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
+               device: Any = None) -> Tensor:
+    check_device(device)
     return _like(t, 0, dtype, requires_grad)
 
 
-def ones_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def ones_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
+    check_device(device)
     return _like(t, 1, dtype, requires_grad)
 
 
-def empty_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def empty_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
+               device: Any = None) -> Tensor:
+    check_device(device)
     return _like(t, 0, dtype, requires_grad)
 
 
 def full_like(t: Tensor, fill_value: Any, *, dtype: DType | None = None,
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, device: Any = None) -> Tensor:
+    check_device(device)
     return _like(t, fill_value, dtype, requires_grad)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = None,
            requires_grad: bool = False, device: Any = None) -> Tensor:
+    check_device(device)
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -186,6 +200,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = 
 def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
     """torch's CPU kernel: the first half counts up from start, the second down from end."""
+    check_device(device)
     dtype = dtype or dtypes.DEFAULT_FLOAT
     if steps < 0:
         raise TorchRuntimeError("number of steps must be non-negative")
@@ -205,6 +220,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
         requires_grad: bool = False, device: Any = None) -> Tensor:
+    check_device(device)
     if n < 0:
         raise TorchRuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:

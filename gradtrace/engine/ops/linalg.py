@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from ..dtypes import DType
+from ..dtypes import C_TYPE_NAMES, DType
 from ..formulas import local, vjp
 from ..node import Function
 from ..shapes import broadcast_shapes
@@ -20,7 +20,6 @@ from .views import (
     mT,
     reshape,
     squeeze,
-    squeeze_inplace_result,
     t,
     torch_strides,
     unsafe_view,
@@ -28,14 +27,9 @@ from .views import (
     view,
 )
 
-# C++ type names as torch's TypeMeta prints them ("long int" for int64_t)
-_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                "uint8": "unsigned char", "bool": "bool"}
-
 
 def _c_name(dtype: DType) -> str:
-    return _DTYPE_NAMES[dtype.name]
+    return C_TYPE_NAMES[dtype.name]
 
 
 def _save_matrix(node: Function, key: str, m: Tensor, needed: bool, own_grad: bool) -> None:
@@ -289,6 +283,8 @@ def matmul(a: Tensor, other: Any) -> Tensor:
     if d1 == 2 and d2 == 1:
         return mv(a, b)
     if d1 == 1 and d2 == 2:
+        from .shape_inplace import squeeze_inplace_result
+
         return squeeze_inplace_result(mm(unsqueeze(a, 0), b), 0)
     if d1 == 2 and d2 == 2:
         return mm(a, b)

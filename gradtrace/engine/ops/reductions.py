@@ -251,7 +251,7 @@ class _MinReturn(ReturnTypes):
 
 def _evenly_distribute(grad: Tensor, self_: Tensor, result: Tensor) -> Tensor:
     """torch: grad.new_zeros(sizes).masked_fill_(input == value, grad / mask.sum())."""
-    from .views import masked_fill_
+    from .indexing import masked_fill_
 
     if np.isnan(result.array).any():
         mask = Tensor._wrap(np.isnan(self_.array))
@@ -316,21 +316,24 @@ class _DimExtreme(Function):
         return out if keepdim else np.squeeze(out, d)
 
     def backward(self, grad: Tensor) -> Tensor:
-        """torch's value_selecting_reduction_backward: zeros(sizes).scatter_(dim, ...)."""
-        from .creation import zeros
-        from .views import ScatterBackward0
-
         a = self.attrs
-        sizes = a["self_sym_sizes"]
-        indices = self.unpack("indices")
-        dim = signed(a["dim"])
-        if not sizes:
-            return grad
-        if not a["keepdim"]:
-            grad = grad.unsqueeze(dim)
-            indices = Tensor._wrap(np.expand_dims(indices.array, dim % len(sizes)))
-        return ScatterBackward0.call(zeros(sizes, dtype=grad.dtype), grad, dim=dim,
-                                     index=indices)
+        return value_selecting_backward(grad, signed(a["dim"]), self.unpack("indices"),
+                                        a["self_sym_sizes"], a["keepdim"])
+
+
+def value_selecting_backward(grad: Tensor, dim: int, indices: Tensor, sizes: tuple[int, ...],
+                             keepdim: bool) -> Tensor:
+    """torch's value_selecting_reduction_backward: zeros(sizes).scatter_(dim, indices, grad)
+    (max/min/sort/topk/kthvalue/median/mode along a dim)."""
+    from .creation import zeros
+    from .indexing import ScatterBackward0
+
+    if not sizes:
+        return grad
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        indices = Tensor._wrap(np.expand_dims(indices.array, dim % len(sizes)))
+    return ScatterBackward0.call(zeros(sizes, dtype=grad.dtype), grad, dim=dim, index=indices)
 
 
 class MaxBackward0(_DimExtreme):
@@ -461,7 +464,7 @@ class MaximumBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         """torch: at::where(self == other, grad / 2, grad).masked_fill_(self < other, 0)."""
-        from .views import masked_fill_
+        from .indexing import masked_fill_
 
         a, b = self.unpack("self"), self.unpack("other")
         loses_a, loses_b = (a < b, a > b) if type(self).ufunc is np.maximum else (a > b, a < b)
@@ -655,8 +658,8 @@ class LinalgVectorNormBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor | None:
         """torch's norm_backward, op for op (so create_graph records the same nodes)."""
         from .arithmetic import pow_
+        from .indexing import masked_fill_
         from .unary import sgn
-        from .views import masked_fill_
 
         self_, norm = self.unpack("self"), self.unpack("result")
         a = self.attrs
@@ -665,7 +668,7 @@ class LinalgVectorNormBackward0(Function):
         if not a["keepdim"] and ndim:
             grad = unsqueeze_multiple(grad, dims, ndim)
             norm = unsqueeze_multiple(norm, dims, ndim)
-        p = float(a["ord"])
+        p = float(a["ord"] if "ord" in a else a["p"])  # NormBackward1 calls it p
         if p == 0:
             return None  # torch returns an undefined gradient
         if p == 1:
@@ -809,7 +812,7 @@ class StdBackward0(VarBackward0):
 
     def backward(self, grad: Tensor) -> Tensor:
         """torch: var_backward((grad / (result * 2)).masked_fill_(result == 0, 0), ...)."""
-        from .views import masked_fill_
+        from .indexing import masked_fill_
 
         result = self.unpack("result")
         return self._var_backward(masked_fill_(grad / mul_scalar(result, 2), result == 0, 0))

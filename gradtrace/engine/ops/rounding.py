@@ -28,6 +28,16 @@ def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
     return np.asarray(out).astype(dtype.np)
 
 
+def torch_remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """torch's remainder: fmod, shifted by the divisor when the signs differ (so an exact
+    multiple of a negative dividend stays -0.0, where numpy's remainder gives 0.0)."""
+    if x.dtype.kind != "f" and np.asarray(y).dtype.kind != "f":
+        return np.remainder(x, y)
+    mod = np.fmod(x, y)
+    return np.where((mod != 0) & ((np.asarray(y) < 0) != (mod < 0)), mod + y, mod).astype(
+        mod.dtype)
+
+
 class NotImplementedFloorDivide(Function):
     """floor_divide's node: torch::autograd::NotImplemented over the tensor operands."""
 
@@ -56,7 +66,7 @@ class RemainderBackward0(Function):
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
         dtype = common_dtype(a, other)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(cast(a.array, dtype), cast(other.array, dtype))
+            return torch_remainder(cast(a.array, dtype), cast(other.array, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad
@@ -74,7 +84,7 @@ class NotImplementedRemainder(Function):
     def forward(self, b: Tensor, a: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(cast(a.array, dtype), cast(b.array, dtype))
+            return torch_remainder(cast(a.array, dtype), cast(b.array, dtype))
 
     def backward(self, grad: Tensor) -> Any:
         raise TorchRuntimeError("derivative for aten::remainder is not implemented")
@@ -123,3 +133,43 @@ def floor_divide(a: Any, b: Any) -> Tensor:
 
 def rounded_div(a: Tensor, b: Any, rounding_mode: str) -> Tensor:
     return DivBackward2.call(a, as_tensor_operand(b), rounding_mode=rounding_mode)
+
+
+class FmodBackward0(Function):
+    """fmod(tensor, number): C's fmod (the sign of the dividend); the gradient passes."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
+        dtype = common_dtype(a, other)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.fmod(cast(a.array, dtype), cast(other.array, dtype)))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad
+
+
+class FmodBackward1(Function):
+    """fmod(tensor, tensor): other's gradient is -grad * self.div(other, 'trunc')."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
+        dtype = common_dtype(a, b)
+        self.save("other", b if b.requires_grad else None)
+        self.save("self", a if b.requires_grad else None)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.fmod(cast(a.array, dtype), cast(b.array, dtype)))
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        g_b = None
+        if self.needs_input_grad(1):
+            g_b = -grad * rounded_div(self.unpack("self"), self.unpack("other"), "trunc")
+        g_a = grad if self.needs_input_grad(0) else None
+        return g_a, g_b
+
+
+def fmod(a: Tensor, b: Any) -> Tensor:
+    if isinstance(b, Tensor):
+        return FmodBackward1.call(a, b)
+    return FmodBackward0.call(a, other=as_tensor_operand(b))

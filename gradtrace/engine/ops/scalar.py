@@ -94,3 +94,22 @@ def mul_scalar(a: Tensor, other: Any) -> Tensor:
 
 def div_scalar(a: Tensor, other: Any) -> Tensor:
     return DivBackward1.call(a, other=other)
+
+
+def scalar_sub(number: Any, t: Tensor) -> Tensor:
+    """C++ `number - t`: `empty_like(t).fill_(number).sub_(t)`, a SubBackward0 whose first
+    input needs no gradient (not the RsubBackward1 of Python's `number - t`)."""
+    from ._util import apply_inplace
+    from .arithmetic import SubBackward0
+
+    filled = Tensor._wrap(np.full(t.array.shape, number, dtype=t.array.dtype))
+    return apply_inplace(SubBackward0, filled, t)
+
+
+def scalar_div(number: Any, t: Tensor) -> Tensor:
+    """C++ `number / t`: `empty_like(t).fill_(number).div_(t)` (DivBackward0)."""
+    from ._util import apply_inplace
+    from .arithmetic import DivBackward0
+
+    filled = Tensor._wrap(np.full(t.array.shape, number, dtype=t.array.dtype))
+    return apply_inplace(DivBackward0, filled, t)

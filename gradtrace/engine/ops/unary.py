@@ -1,6 +1,7 @@
 """Elementwise functions of one tensor (exp, log, tanh, relu, clamp, ...)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,22 @@ def precise(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "f":  # float64 chunk by chunk into the result: no float64 copy
         return ufunc(x, dtype=np.float64, out=np.empty_like(x), casting="same_kind")
     return ufunc(x.astype(np.float64)).astype(x.dtype)
+
+
+def precise_call(function: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
+    """`precise` for a float64 function numpy has no ufunc for (erf, erfinv): evaluated in
+    float64 and rounded once to x's dtype."""
+    if x.dtype == np.float64:
+        return function(x)
+    return function(x.astype(np.float64)).astype(x.dtype)
+
+
+def floating_unary(a: Tensor, ufunc: np.ufunc | None = None,
+                   function: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+    """A float function of `a` (integers computed in the default float), rounded once."""
+    x = _floating(a)
+    with np.errstate(all="ignore"):
+        return precise(ufunc, x) if ufunc is not None else precise_call(function, x)
 
 
 def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
@@ -399,8 +416,7 @@ class RoundBackward1(_ZeroGrad):
     __slots__ = ()
 
     def forward(self, a: Tensor, decimals: int = 0) -> np.ndarray:
-        self.save_attr(decimals=decimals)
-        return np.round(a.array, decimals)
+        return np.round(a.array, decimals)  # torch saves nothing (its gradient is zero)
 
 
 class TruncBackward0(_ZeroGrad):
@@ -476,15 +492,19 @@ def reciprocal(a: Tensor) -> Tensor:
 
 
 def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from .pointwise import clamp_tensor
+
+        return clamp_tensor(a, min, max, name="clamp")
     return ClampBackward1.call(a, min=min, max=max)
 
 
-def clamp_min(a: Tensor, min: Any) -> Tensor:  # noqa: A002
-    return ClampBackward1.call(a, min=min)
+def clip(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from .pointwise import clamp_tensor
 
-
-def clamp_max(a: Tensor, max: Any) -> Tensor:  # noqa: A002
-    return ClampBackward1.call(a, max=max)
+        return clamp_tensor(a, min, max, name="clip")
+    return ClampBackward1.call(a, min=min, max=max)
 
 
 def floor(a: Tensor) -> Tensor:
@@ -529,5 +549,14 @@ def relu_(a: Tensor) -> Tensor:
     return apply_inplace(ReluBackward0, a)
 
 
-def clamp_(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def clamp_(a: Tensor, min: Any = None, max: Any = None, *,  # noqa: A002
+           name: str = "clamp_") -> Tensor:
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from .pointwise import ClampBackward0, tensor_bounds
+
+        return apply_inplace(ClampBackward0, a, *tensor_bounds(name, min, max))
     return apply_inplace(ClampBackward1, a, min=min, max=max)
+
+
+def clip_(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return clamp_(a, min, max, name="clip_")

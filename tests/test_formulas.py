@@ -21,7 +21,8 @@ import gradtrace.engine.ops as ops_package
 from gradtrace.engine.backward import grad as autograd_grad
 from gradtrace.engine.formulas import LOCAL, UNDEFINED, VJP, formulas_of, input_name, replay
 from gradtrace.engine.node import AccumulateGrad, Function, Node
-from gradtrace.engine.ops.views import CopySlices, ViewFunction
+from gradtrace.engine.ops.view_inplace import CopySlices
+from gradtrace.engine.ops.views import ViewFunction
 from gradtrace.engine.tensor import Tensor
 from gradtrace.runner import load_source, run_source
 

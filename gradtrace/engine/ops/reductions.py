@@ -11,6 +11,7 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
 from ..dtypes import DType, bool_, int64
 from ..node import Function
+from ..reduction_order import cascade_sum
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype
@@ -88,13 +89,29 @@ def _sum_dtype(a: Tensor, dtype: DType | None) -> DType:
     return a.dtype if a.dtype.is_floating_point else int64
 
 
+def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+              dtype: DType) -> np.ndarray:
+    """torch.sum's values: floats in the order of torch's cascade sum (axes () = all)."""
+    if dtype.is_floating_point:
+        return cascade_sum(array.astype(dtype.np, copy=False), axes, keepdim)
+    return np.asarray(np.sum(array, axis=axes or None, keepdims=keepdim, dtype=dtype.np))
+
+
+def mean_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+               dtype: DType) -> np.ndarray:
+    """torch.mean on CPU: the sum, then divided by the count in the result's dtype."""
+    count = int(np.prod([array.shape[d] for d in axes])) if axes else array.size
+    total = sum_array(array, axes, keepdim, dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(total / dtype.np.type(count), dtype=dtype.np)
+
+
 class SumBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
-        out_dtype = _sum_dtype(a, dtype)
-        return np.asarray(np.sum(a.array, dtype=out_dtype.np))
+        return sum_array(a.array, (), False, _sum_dtype(a, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad.expand(self.attrs["self_sym_sizes"])
@@ -106,9 +123,8 @@ class SumBackward1(Function):
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
         self.save_attr(dim=saved_ints(dim), keepdim=keepdim, self_sym_sizes=a.array.shape)
-        out_dtype = _sum_dtype(a, dtype)
         axes = reduced(dim, a.array.ndim)
-        return np.asarray(np.sum(a.array, axis=axes, keepdims=keepdim, dtype=out_dtype.np))
+        return sum_array(a.array, axes, keepdim, _sum_dtype(a, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -121,10 +137,7 @@ class MeanBackward0(Function):
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         _check_mean_dtype(a, dtype)
         self.save_attr(self_sym_numel=a.array.size, self_sym_sizes=a.array.shape)
-        out = dtype or a.dtype
-        with np.errstate(invalid="ignore"):
-            return np.asarray(np.mean(a.array, dtype=np.float64 if out.np == np.float64
-                                      else None), dtype=out.np)
+        return mean_array(a.array, (), False, dtype or a.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
         return div_scalar(grad.expand(self.attrs["self_sym_sizes"]), self.attrs["self_sym_numel"])
@@ -138,10 +151,8 @@ class MeanBackward1(Function):
         _check_mean_dtype(a, dtype)
         self.save_attr(dim=saved_ints(dim), keepdim=keepdim, self_sym_numel=a.array.size,
                        self_sym_sizes=a.array.shape)
-        out = dtype or a.dtype
         axes = reduced(dim, a.array.ndim)
-        with np.errstate(invalid="ignore"):
-            return np.asarray(np.mean(a.array, axis=axes, keepdims=keepdim), dtype=out.np)
+        return mean_array(a.array, axes, keepdim, dtype or a.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs

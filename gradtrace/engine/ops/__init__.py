@@ -41,6 +41,7 @@ from .arithmetic import (
     sub_,
 )
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
+from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
 from .nn import tensor_log_softmax, tensor_softmax
 from .reductions import (
@@ -228,6 +229,9 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     # products
     "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "outer": outer, "ger": outer,
     "addmm": addmm,
+    # fused pointwise
+    "addcmul": addcmul, "addcmul_": addcmul_, "addcdiv": addcdiv, "addcdiv_": addcdiv_,
+    "lerp": lerp, "lerp_": lerp_,
     # softmax
     "softmax": tensor_softmax, "log_softmax": tensor_log_softmax,
 }

@@ -42,6 +42,16 @@ def detect(environ: dict[str, str] | None = None, flags: frozenset[str] | None =
 CAPABILITY = detect()
 
 
+def blas_platform(flags: frozenset[str] | None = None) -> str:
+    """Which of MKL's kernel families torch's matrix products run on: MKL dispatches on the
+    CPU itself (ATEN_CPU_CAPABILITY does not reach it)."""
+    hardware = detect(environ={}, flags=flags)
+    return f"mkl-{hardware}"
+
+
+BLAS_PLATFORM = blas_platform()
+
+
 def float32_lanes(capability: str | None = None) -> int:
     """Lanes of torch's Vectorized<float>: 16 with AVX-512; 8 with AVX2 and in the default
     build (which emulates a 256-bit vector with scalar code)."""

@@ -1,4 +1,4 @@
-"""Exactly rounded float32 arithmetic that numpy lacks: the fused multiply-add.
+"""Exactly rounded fused multiply-adds, which numpy lacks (float32 and float64).
 
 torch's vectorised loops compute `a * b + c` with one rounding (`vec::fmadd`, an FMA
 instruction with AVX2 and AVX-512) where numpy rounds twice. In float64 the product of two
@@ -37,3 +37,33 @@ def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     c64 = np.asarray(c, np.float32).astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         return round_to_odd_sum(a64 * b64, c64).astype(np.float32)
+
+
+_SPLIT = np.float64(134217729.0)  # 2**27 + 1: Veltkamp's splitter for float64
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a * b = p + e exactly (Dekker), for float64 arrays away from overflow."""
+    p = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c for float64 arrays, rounded once: the exact product as two doubles, its
+    high part added to c exactly (TwoSum), the two low parts added rounding to odd, and the
+    whole rounded to nearest (Boldo and Melquiond's emulated FMA)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        uh, ul = _two_product(a, b)
+        th = c + uh
+        cc = th - uh
+        tl = (c - cc) + (uh - (th - cc))
+        out = th + round_to_odd_sum(tl, ul)
+        exact = np.isfinite(out) & np.isfinite(uh)
+        return np.where(exact, out, a * b + c)

@@ -125,11 +125,11 @@ def iteration_view(array: np.ndarray, layout: Layout) -> np.ndarray:
 
 
 def seq_sum(x: np.ndarray) -> np.ndarray:
-    """Left-to-right sum along the last axis, from +0.0 (an accumulator's start)."""
-    acc = np.zeros(x.shape[:-1], x.dtype)
-    for k in range(x.shape[-1]):
-        acc += x[..., k]
-    return acc
+    """Left-to-right sum along the last axis, from +0.0 (an accumulator's start): numpy's
+    accumulate adds in order; adding +0.0 at the end gives what starting from it gives."""
+    if x.shape[-1] == 0:
+        return np.zeros(x.shape[:-1], x.dtype)
+    return np.add.accumulate(x, axis=-1)[..., -1] + x.dtype.type(0)
 
 
 def _ceil_log2(n: int) -> int:
@@ -248,3 +248,63 @@ def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.n
     out = _accumulate(q, off).reshape(out_shape)
     return out if keepdim else out.reshape(tuple(n for d, n in enumerate(array.shape)
                                                  if d not in axes))
+
+
+# -- reductions that visit elements one by one (binary_kernel_reduce) -------------------
+
+
+def reduced_rows(array: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, Layout, int]:
+    """The reduced elements of every output as the last axis, in the order torch's
+    per-output reductions visit them (TensorIterator's fastest reduced dim first); the
+    leading axes are the kept dims in iteration order. Also the layout and the number of
+    reduced iteration dims."""
+    axes = tuple(range(array.ndim)) if not axes else tuple(sorted(axes))
+    layout = reduction_layout(array, axes)
+    nred = sum(1 for s in layout.out_strides if s == 0)
+    view = iteration_view(array, layout)
+    kept = view.shape[:view.ndim - nred]
+    return view.reshape(kept + (-1,)), layout, nred
+
+
+def place(values: np.ndarray, array: np.ndarray, axes: tuple[int, ...], layout: Layout,
+          nred: int, keepdim: bool) -> np.ndarray:
+    """Per-output results (leading axes of `reduced_rows`) put into the output's shape."""
+    axes = tuple(range(array.ndim)) if not axes else tuple(sorted(axes))
+    out_shape = tuple(1 if d in axes else n for d, n in enumerate(array.shape))
+    out = np.empty(out_shape, values.dtype)
+    kept_shape = layout.shape[nred:][::-1]
+    kept_strides = tuple(s // array.itemsize * values.itemsize
+                         for s in layout.out_strides[nred:][::-1])
+    np.lib.stride_tricks.as_strided(out, kept_shape, kept_strides)[...] = values.reshape(
+        kept_shape)
+    return out if keepdim else out.reshape(tuple(n for d, n in enumerate(array.shape)
+                                                 if d not in axes))
+
+
+def lane_sum(v: np.ndarray) -> np.ndarray:
+    """vec_reduce_all(+) of a vector (last axis): the AVX2/AVX-512 shuffle tree (halves,
+    then quarters, ...), or lane by lane in the default build."""
+    if capability.CAPABILITY == "default":
+        return seq_sum(v)
+    while v.shape[-1] > 1:
+        half = v.shape[-1] // 2
+        v = v[..., :half] + v[..., half:]
+    return v[..., 0]
+
+
+def reduce_all_sum(x: np.ndarray) -> np.ndarray:
+    """vec::reduce_all(+) over the last axis (at/cpu/vec/functional_base.h): the first
+    vector, then each whole vector added lane-wise, a zero-padded tail added to its lanes,
+    then the lanes summed; a row shorter than a vector is summed lane by lane."""
+    size = x.shape[-1]
+    width = lanes(x.dtype)
+    if size < width:
+        return seq_sum(x) if size else np.zeros(x.shape[:-1], x.dtype)
+    nvec = size // width
+    acc = x[..., :width].copy()
+    for k in range(1, nvec):
+        acc += x[..., k * width:(k + 1) * width]
+    tail = size - nvec * width
+    if tail:
+        acc[..., :tail] += x[..., nvec * width:]
+    return lane_sum(acc)

@@ -4,8 +4,8 @@ lerp (and addcdiv, which divides last and so rounds like plain arithmetic).
 With AVX2 and AVX-512 torch's vector loops call `vec::fmadd`, and its scalar tails are
 compiled with FMA contraction, so every element is rounded once (measured on torch 2.13:
 `add(x, y, alpha=a)` is `fma(y, a, x)` at every position of a 100-element tensor, vector
-body and tail alike). The `default` build has no FMA: two roundings, as numpy does.
-float64 is computed with two roundings (no exact float64 FMA here yet).
+body and tail alike; float64 likewise). The `default` build has no FMA: two roundings,
+as numpy does.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import capability
-from ..fp32 import fma
+from ..fp32 import fma, fma64
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
@@ -25,12 +25,15 @@ from .scalar import mul_scalar
 
 def fused(dtype: np.dtype) -> bool:
     """Whether torch's kernels round `a * b + c` once for this dtype here."""
-    return dtype == np.float32 and capability.CAPABILITY != "default"
+    return dtype in (np.float32, np.float64) and capability.CAPABILITY != "default"
 
 
 def multiply_add(a: Any, b: Any, c: Any, dtype: np.dtype) -> np.ndarray:
     """`a * b + c` in `dtype` as torch's kernels round it (operands broadcast)."""
     if fused(dtype):
+        if dtype == np.float64:
+            a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
+            return fma64(a, b, c)
         return fma(a, b, c)
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(np.asarray(a, dtype) * np.asarray(b, dtype) + np.asarray(c, dtype),

@@ -166,3 +166,50 @@ def cumsum(array: np.ndarray, axis: int) -> np.ndarray:
 def threads_split(numel: int) -> bool:
     """Whether torch would split this reduction across threads (not reproduced)."""
     return numel >= GRAIN_SIZE
+
+
+# -- nll_loss's own cascade (LossNLL.cpp nll_loss_out_frame) -----------------------------------
+
+
+def _segment_sums(values: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                  np.ndarray]:
+    """Left-to-right sums from 0 of the runs of `values` that close where `ends` is true:
+    the closed runs' sums, the index of each closing value, and the sum of the open run."""
+    closing = np.flatnonzero(ends)
+    starts = np.concatenate([[0], closing + 1])
+    bounds = np.concatenate([closing + 1, [values.size]])
+    lengths = bounds - starts
+    width = int(lengths.max()) if lengths.size else 0
+    grid = np.zeros((lengths.size, width), values.dtype)
+    cols = np.arange(values.size) - np.repeat(starts, lengths)
+    grid[np.repeat(np.arange(lengths.size), lengths), cols] = values
+    sums = seq_sum(grid) if width else np.zeros(lengths.size, values.dtype)
+    return sums[:-1], closing, sums[-1]
+
+
+def nll_cascade(terms: np.ndarray, index: np.ndarray, batch: int) -> np.ndarray:
+    """nll_loss's sum of `terms` (added in order; the caller negates losses): 8 partial sums,
+    sample `b`'s term added to the first, then each level passed up to the next while the
+    corresponding 4-bit digit of `b` is 0 (level_power = max(4, CeilLog2(batch) / 8)), and
+    at the end the 8 partials summed in order. `index` holds each term's sample number
+    (ignored samples have no term and pass nothing up)."""
+    levels = 8
+    power = max(4, _ceil_log2(batch) // levels)
+    mask = (1 << power) - 1
+    passes = np.zeros(index.size, np.int64)  # levels passed up after each term
+    still = np.ones(index.size, bool)
+    for j in range(levels - 1):
+        still &= (index & (mask << (j * power))) == 0
+        passes += still
+    residuals = []
+    values, passing = terms, passes
+    for level in range(levels - 1):
+        sums, closing, rest = _segment_sums(values, passing > level)
+        residuals.append(rest)
+        values, passing = sums, passing[closing]
+    residuals.append(seq_sum(values[None, :])[0] if values.size else terms.dtype.type(0))
+    return seq_sum(np.asarray(residuals, terms.dtype)[None, :])[0]
+
+
+def _ceil_log2(n: int) -> int:
+    return 0 if n <= 1 else (n - 1).bit_length()

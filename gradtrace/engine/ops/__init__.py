@@ -43,7 +43,6 @@ from .arithmetic import (
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
 from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
-from .nn import tensor_log_softmax, tensor_softmax
 from .reductions import (
     all,
     amax,
@@ -65,6 +64,7 @@ from .reductions import (
     var,
     where,
 )
+from .softmax import tensor_log_softmax, tensor_softmax
 from .unary import (
     abs,
     ceil,

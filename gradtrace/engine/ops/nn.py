@@ -12,11 +12,14 @@ import numpy as np
 
 from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError, TorchValueError
 from .. import dtypes
+from .. import reduction_kernels as kernels
 from ..node import FREED_MESSAGE, Function
-from ..shapes import Size, broadcast_shapes, wrap_dim
+from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor
 from ._util import apply_inplace, cast
+from .reductions import mean_array, sum_array
 from .scalar import DivBackward1, add_scalar, div_scalar, mul_scalar
+from .softmax import LogSoftmaxBackward0, log_softmax, softmax
 from .unary import precise
 from .views import ExpandBackward0, saved_int, signed, warn
 
@@ -36,150 +39,6 @@ def _not_implemented(kernel: str, dtype: dtypes.DType) -> Exception:
 
     return ScriptError(f"\"{kernel}\" not implemented for '{dtype.tensor_type[:-6]}'",
                        kind="NotImplementedError")
-
-
-# -- softmax ---------------------------------------------------------------------------
-
-
-class SoftmaxBackward0(Function):
-    __slots__ = ()
-
-    def forward(self, a: Tensor, dim: int) -> np.ndarray:
-        if not a.dtype.is_floating_point:
-            last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
-            raise _not_implemented(f"softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
-        d = wrap_dim(dim, a.array.ndim)
-        self.save_attr(dim=saved_int(dim))
-        x = a.array
-        if x.ndim == 0:
-            return np.ones_like(x)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            e = precise(np.exp, x - np.max(x, axis=d, keepdims=True))
-            # torch multiplies by the reciprocal of the sum
-            return (e * (np.asarray(1, x.dtype) / np.sum(e, axis=d, keepdims=True))).astype(
-                x.dtype)
-
-    def after_forward(self, outputs: list[Tensor]) -> None:
-        self.save("result", outputs[0], is_output=True)
-
-    def backward(self, grad: Tensor) -> Tensor:
-        result = self.unpack("result")
-        if result.array.ndim == 0:
-            return grad * 0.0
-        return SoftmaxBackwardDataBackward0.call(grad, result, dim=self.attrs["dim"])
-
-
-class SoftmaxBackwardDataBackward0(Function):
-    """_softmax_backward_data(grad_output, output, dim) as an op, for create_graph."""
-
-    __slots__ = ()
-
-    def forward(self, grad: Tensor, output: Tensor, dim: int) -> np.ndarray:
-        self.save("grad_output", grad)
-        self.save("output", output)
-        self.save_attr(dim=dim)
-        d = signed(dim)
-        y, g = output.array, grad.array
-        return (y * (g - np.sum(g * y, axis=d, keepdims=True))).astype(y.dtype)
-
-    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        grad, output = self.unpack("grad_output"), self.unpack("output")
-        dim = self.attrs["dim"]
-        d = signed(dim)
-        g_grad = g_out = None
-        if self.needs_input_grad(0):
-            g_grad = SoftmaxBackwardDataBackward0.call(gg, output, dim=dim)
-        if self.needs_input_grad(1):  # torch's softmax_double_backward
-            g_out = (grad * gg - (output * grad).sum(d, True) * gg
-                     - grad * (output * gg).sum(d, True))
-        return g_grad, g_out
-
-
-class LogSoftmaxBackward0(Function):
-    __slots__ = ()
-
-    def forward(self, a: Tensor, dim: int) -> np.ndarray:
-        if not a.dtype.is_floating_point:
-            last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
-            raise _not_implemented(f"log_softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
-        d = wrap_dim(dim, a.array.ndim)
-        self.save_attr(dim=saved_int(dim))
-        x = a.array
-        if x.ndim == 0:
-            return np.zeros_like(x)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            shifted = x - np.max(x, axis=d, keepdims=True)
-            total = np.sum(precise(np.exp, shifted), axis=d, keepdims=True)
-            return (shifted - precise(np.log, total)).astype(x.dtype)
-
-    def after_forward(self, outputs: list[Tensor]) -> None:
-        self.save("result", outputs[0], is_output=True)
-
-    def backward(self, grad: Tensor) -> Tensor:
-        result = self.unpack("result")
-        if result.array.ndim == 0:
-            return grad * 0.0
-        return LogSoftmaxBackwardDataBackward0.call(grad, result, dim=self.attrs["dim"])
-
-
-class LogSoftmaxBackwardDataBackward0(Function):
-    """_log_softmax_backward_data(grad_output, output, dim) as an op, for create_graph."""
-
-    __slots__ = ()
-
-    def forward(self, grad: Tensor, output: Tensor, dim: int) -> np.ndarray:
-        self.save("grad_output", grad)
-        self.save("output", output)
-        self.save_attr(dim=dim)
-        d = signed(dim)
-        y, g = output.array, grad.array
-        with np.errstate(over="ignore", invalid="ignore"):
-            return (g - np.exp(y) * np.sum(g, axis=d, keepdims=True)).astype(y.dtype)
-
-    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        grad, output = self.unpack("grad_output"), self.unpack("output")
-        dim = self.attrs["dim"]
-        g_grad = g_out = None
-        if self.needs_input_grad(0):  # torch: grad - (grad * output.exp()).sum(dim, true)
-            g_grad = gg - (gg * output.exp()).sum(signed(dim), True)
-        if self.needs_input_grad(1):  # torch: -grad_output.sum(dim, true) * output.exp() * grad
-            g_out = (-grad.sum(signed(dim), True) * output.exp()) * gg
-        return g_grad, g_out
-
-
-def _softmax_dim(name: str, ndim: int) -> int:
-    warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-         "dim=X as an argument.")
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def _with_dtype(a: Tensor, dtype: Any) -> Tensor:
-    from .views import to
-
-    return a if dtype is None else to(a, dtype)
-
-
-def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
-            dtype: Any = None) -> Tensor:
-    if dim is None:
-        dim = _softmax_dim("softmax", input.array.ndim)
-    return SoftmaxBackward0.call(_with_dtype(input, dtype), dim=dim)
-
-
-def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
-                dtype: Any = None) -> Tensor:
-    if dim is None:
-        dim = _softmax_dim("log_softmax", input.array.ndim)
-    return LogSoftmaxBackward0.call(_with_dtype(input, dtype), dim=dim)
-
-
-def tensor_softmax(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """torch.softmax / Tensor.softmax: dim is required."""
-    return SoftmaxBackward0.call(_with_dtype(a, dtype), dim=dim)
-
-
-def tensor_log_softmax(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    return LogSoftmaxBackward0.call(_with_dtype(a, dtype), dim=dim)
 
 
 # -- activations --------------------------------------------------------------------
@@ -466,10 +325,12 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
+    """apply_loss_reduction: the loss tensor's mean() or sum(), in torch's order."""
+    dtype = dtypes.from_numpy(loss.dtype)
     if reduction == 1:
-        return np.asarray(np.mean(loss), dtype=loss.dtype)
+        return mean_array(loss, (), False, dtype)
     if reduction == 2:
-        return np.asarray(np.sum(loss), dtype=loss.dtype)
+        return sum_array(loss, (), False, dtype)
     return loss
 
 
@@ -512,10 +373,9 @@ class MseLossBackwardBackward0(Function):
         self.save("target", target)
         self.save_attr(reduction=reduction)
         dtype = x.array.dtype
-        out = 2 * (x.array - target.array) * grad.array
-        if reduction == 1:
-            out = out / x.array.size
-        return np.asarray(out, dtype=dtype)
+        # mse_backward_cpu_kernel: norm * (self - target) * grad, norm = 2 (/ numel) as dtype
+        norm = dtype.type(2.0 / x.array.size if reduction == 1 else 2.0)
+        return np.asarray(norm * (x.array - target.array) * grad.array, dtype=dtype)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
         grad, x, target = (self.unpack("grad_output"), self.unpack("self"),
@@ -586,8 +446,15 @@ class NllLossBackward0(Function):
         w = np.ones(classes, dtype=x.dtype) if weight is None else weight.array
         wi = np.where(valid, w[safe], 0).astype(x.dtype)
         picked = rows[np.arange(rows.shape[0]), safe]
-        losses = -wi * picked
-        total = np.asarray(wi.sum(), dtype=x.dtype) if reduction != 0 else np.zeros((), x.dtype)
+        losses = -picked * wi
+        total = np.zeros((), x.dtype)
+        if reduction != 0:
+            index = np.flatnonzero(valid)
+            batch = rows.shape[0]
+            if weight is None:
+                total = np.asarray(index.size, x.dtype)
+            else:
+                total = np.asarray(kernels.nll_cascade(wi[index], index, batch), x.dtype)
         self.save("self", a)
         self.save("target", target)
         self.save("weight", weight)
@@ -595,9 +462,11 @@ class NllLossBackward0(Function):
         self.save_attr(ignore_index=saved_int(ignore_index), reduction=reduction)
         if reduction == 0:
             return losses.reshape(t_.shape).astype(x.dtype)
+        # LossNLL.cpp: `loss -= data * weight` (the product rounded; no FMA in that file)
+        terms = -(picked * wi)[index] if weight is not None else -picked[index]
+        out = kernels.nll_cascade(terms, index, batch)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out = losses.sum() / total if reduction == 1 else losses.sum()
-        return np.asarray(out, dtype=x.dtype)
+            return np.asarray(out / total if reduction == 1 else out, dtype=x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
         x, target = self.unpack("self"), self.unpack("target")
@@ -610,35 +479,40 @@ class NllLossBackward0(Function):
         valid = tflat != ignore
         safe = np.where(valid, tflat, 0)
         w = np.ones(classes, dtype=arr.dtype) if weight is None else weight.array
-        coeff = np.zeros((tflat.size, classes), dtype=arr.dtype)
-        coeff[np.arange(tflat.size), safe] = np.where(valid, -w[safe], 0)
-        if reduction == 1:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                coeff = coeff / self.unpack("total_weight").array
-        coeff_t = Tensor._wrap(coeff.reshape(arr.shape).astype(arr.dtype))
-        return NllLossBackwardBackward0.call(grad, x, coeff=coeff_t, target=target, weight=weight,
-                                             reduction=reduction,
-                                             ignore_index=self.attrs["ignore_index"])
+        picked = np.zeros((tflat.size, classes), dtype=arr.dtype)
+        picked[np.arange(tflat.size), safe] = np.where(valid, w[safe], 0)
+        picked_t = Tensor._wrap(picked.reshape(arr.shape).astype(arr.dtype))
+        return NllLossBackwardBackward0.call(grad, x, picked=picked_t, target=target,
+                                             weight=weight, reduction=reduction,
+                                             ignore_index=self.attrs["ignore_index"],
+                                             total_weight=self.unpack("total_weight"))
 
 
 class NllLossBackwardBackward0(Function):
     """nll_loss's backward as an op (inputs grad_output, self), for create_graph: linear in
     grad_output, and zero towards self (which still makes the result require grad).
     Saves what torch shows (ignore_index, reduction, target, weight); the per-element
-    coefficients it multiplies by are kept aside."""
+    coefficients it multiplies by are kept aside. Values as nll_loss_backward_out_frame:
+    `weight[t] * -(grad / total_weight)` at each target (mean), `weight[t] * -grad` else."""
 
     __slots__ = ("coeff",)
 
-    def forward(self, grad: Tensor, x: Tensor, coeff: Tensor, target: Tensor,
-                weight: Tensor | None, reduction: int, ignore_index: int) -> np.ndarray:
-        self.coeff = coeff
-        self.save("target", target)
-        self.save("weight", weight)
-        self.save_attr(ignore_index=ignore_index, reduction=reduction)
-        g = grad.array
-        if reduction == 0 and x.array.ndim == 2:
-            g = g[:, None]
-        return (g * coeff.array).astype(x.array.dtype)
+    def forward(self, grad: Tensor, x: Tensor, picked: Tensor, target: Tensor,
+                weight: Tensor | None, reduction: int, ignore_index: int,
+                total_weight: Tensor) -> np.ndarray:
+        dtype = x.array.dtype
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = total_weight.array
+            self.coeff = Tensor._wrap((-picked.array / total if reduction == 1
+                                       else -picked.array).astype(dtype))
+            self.save("target", target)
+            self.save("weight", weight)
+            self.save_attr(ignore_index=ignore_index, reduction=reduction)
+            g = grad.array.astype(dtype, copy=False)
+            if reduction == 0 and x.array.ndim == 2:
+                g = g[:, None]
+            scaled = -(g / total) if reduction == 1 else -g
+            return np.where(picked.array != 0, picked.array * scaled, 0).astype(dtype)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
@@ -833,13 +707,12 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
         self.save("target", target)
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
-        with np.errstate(over="ignore"):
-            softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
+        with np.errstate(over="ignore"):  # torch: (1 - target) * input - log_sigmoid(input)
+            log_sigmoid = np.minimum(x, 0) - precise(np.log1p, precise(np.exp, -np.abs(x)))
         if pos_weight is not None:
             log_weight = (pos_weight.array - 1) * t_ + 1
-            loss = (1 - t_) * x + log_weight * softplus_neg
-        else:
-            loss = (1 - t_) * x + softplus_neg
+            log_sigmoid = log_sigmoid * log_weight
+        loss = (1 - t_) * x - log_sigmoid
         if weight is not None:
             loss = loss * weight.array
         return _reduce(np.asarray(loss, dtype=x.dtype), reduction)

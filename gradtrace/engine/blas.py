@@ -6,11 +6,12 @@ on an AVX2 CPU with two threads its order was found by experiment (tests/tools/
 record_numerics.py records the evidence; tests/test_numerics_matmul.py measures it):
 
 * every output element is one chain over k, in order, starting from 0;
-* the chain is fused (one rounding per step, `fma(a, b, acc)`) in the large kernel: when
-  `b` is not transposed or is, at least 12 output columns, rows in whole blocks of 4, and
-  k up to 192 (at 256 MKL blocks k);
-* the chain rounds the product and the sum separately in MKL's small kernels: one output
-  row, 2 or 3 rows and 2 or more columns, or 2, 3, 4 or 8 columns, `b` not transposed;
+* the chain is fused (one rounding per step, `fma(a, b, acc)`) in the large kernel: at
+  least 12 output columns, rows in whole blocks of 4, k up to 192 (at 256 MKL blocks k),
+  `a` or `b` (not both) possibly transposed;
+* the chain rounds the product and the sum separately in MKL's small kernels, `b` not
+  transposed: one output row; 2 or 3 rows and 2 or more columns; 2, 3, 4 or 8 columns;
+  one column with k up to 4; with `a` transposed, up to 5 or exactly 8 columns;
 * `addmm`'s bias is added to the finished chain.
 
 Every other shape and layout goes to numpy's matmul and is noted as inexact (see
@@ -42,11 +43,17 @@ def _layout(x: np.ndarray) -> str:
 
 def gemm_order(m: int, k: int, n: int, a_layout: str, b_layout: str) -> str | None:
     """How MKL orders (m x k) @ (k x n): 'fused' or 'plain' chains, or None if unknown."""
-    if capability.BLAS_PLATFORM != "mkl-avx2" or a_layout != "N" or m * k * n > MAX_EMULATED:
+    if capability.BLAS_PLATFORM != "mkl-avx2" or m * k * n > MAX_EMULATED:
         return None
-    if n >= 12 and m % 4 == 0 and k <= FUSED_MAX_K and b_layout in ("N", "T"):
+    if "copy" in (a_layout, b_layout):
+        return None
+    if n >= 12 and m % 4 == 0 and k <= FUSED_MAX_K and (a_layout, b_layout) != ("T", "T"):
         return "fused"
-    if b_layout == "N" and (m == 1 or (m <= 3 and n >= 2) or n in (2, 3, 4, 8)):
+    if b_layout != "N":
+        return None
+    if a_layout == "T":  # a transposed (the backward's X.t() @ grad): MKL's small kernels
+        return "plain" if n <= 5 or n == 8 else None
+    if m == 1 or (m <= 3 and n >= 2) or n in (2, 3, 4, 8) or (n == 1 and k <= 4):
         return "plain"
     return None
 

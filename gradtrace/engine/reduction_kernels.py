@@ -129,26 +129,28 @@ def norm_p(array: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) ->
 
 
 def prod(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
-    """torch.prod of a float array: a contiguous row in blocks of 4 vectors (the block
-    products combined, then the lanes, then the rest one by one); contiguous columns in
-    groups of 4 vectors down the rows; anything else one element after another."""
+    """torch.prod of a float array (binary_kernel_reduce_vec). Where the fastest reduced
+    dim is contiguous and holds at least 4 vectors, each of its rows is multiplied in
+    blocks of 4 vectors (the block products combined, then the lanes) and the rest of the
+    row one by one, row after row into the output; everything else is multiplied one
+    element after another (the column-vectorised path keeps that order too)."""
     rows, layout, nred = reduced_rows(array, axes)
     width = lanes(array.dtype)
-    one = array.dtype.type(1)
-    if _reduce_lastdim(layout, array.itemsize) and rows.shape[-1] >= 4 * width:
-        size = rows.shape[-1]
-        count = size // (4 * width)
-        blocks = rows[..., :count * 4 * width].reshape(rows.shape[:-1] + (count, 4, width))
+    size0 = layout.shape[0] if layout.shape else 1
+    if (layout.out_strides and layout.out_strides[0] == 0
+            and layout.in_strides[0] == array.itemsize and size0 >= 4 * width):
+        chunks = rows.reshape(rows.shape[:-1] + (-1, size0))
+        count = size0 // (4 * width)
+        blocks = chunks[..., :count * 4 * width].reshape(chunks.shape[:-1] + (count, 4, width))
         acc = blocks[..., 0, :, :].copy()
         for i in range(1, count):
             acc *= blocks[..., i, :, :]
         vec = (acc[..., 0, :] * acc[..., 1, :]) * (acc[..., 2, :] * acc[..., 3, :])
-        total = np.multiply.accumulate(vec, axis=-1)[..., -1] * one
-        for i in range(count * 4 * width, size):
-            total = total * rows[..., i]
-    else:  # the column-vectorised path multiplies down the rows in the same order
-        total = (np.multiply.accumulate(rows, axis=-1)[..., -1] if rows.shape[-1]
-                 else np.ones(rows.shape[:-1], array.dtype))
+        block = np.multiply.accumulate(vec, axis=-1)[..., -1:]
+        rows = np.concatenate([block, chunks[..., count * 4 * width:]], axis=-1)
+        rows = rows.reshape(rows.shape[:-2] + (-1,))
+    total = (np.multiply.accumulate(rows, axis=-1)[..., -1] if rows.shape[-1]
+             else np.ones(rows.shape[:-1], array.dtype))
     return place(np.asarray(total, array.dtype), array, axes, layout, nred, keepdim)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..node import Function
-from ..reduction_order import lanes, reduce_all_sum, seq_sum
+from ..reduction_order import lane_sum, lanes, reduce_all_sum, seq_sum
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from .fused import multiply_add
@@ -103,15 +103,32 @@ def log_softmax_values(x: np.ndarray, d: int) -> np.ndarray:
 def softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
     """_vec_host_softmax_backward_lastdim / _vec_softmax_backward: y * (g - sum(g * y))
     (the lastdim kernel writes (g - sum) * y). Along another dim the AVX2 build fuses
-    `sum += g * y` into FMAs; along the last it rounds the products (measured)."""
+    `sum += g * y` into FMAs; along the last (map2_reduce_all) it rounds the products of
+    whole vectors and fuses those of the zero-padded tail (measured)."""
     if d == y.ndim - 1:
-        total = reduce_all_sum(g * y)
-        return (g - total[..., None]) * y
+        return (g - _map2_reduce_sum(g, y)[..., None]) * y
     gv, yv = _split(g, d), _split(y, d)
     total = np.zeros((gv.shape[0], gv.shape[2]), gv.dtype)
     for k in range(gv.shape[1]):
         total = multiply_add(gv[:, k], yv[:, k], total, gv.dtype)
     return (yv * (gv - total[:, None, :])).reshape(y.shape)
+
+
+def _map2_reduce_sum(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """vec::map2_reduce_all(x * y, +) over the last axis."""
+    size = g.shape[-1]
+    width = lanes(g.dtype)
+    if size < width:
+        return seq_sum(g * y) if size else np.zeros(g.shape[:-1], g.dtype)
+    nvec = size // width
+    acc = g[..., :width] * y[..., :width]
+    for k in range(1, nvec):
+        acc += g[..., k * width:(k + 1) * width] * y[..., k * width:(k + 1) * width]
+    tail = size - nvec * width
+    if tail:
+        acc[..., :tail] = multiply_add(g[..., nvec * width:], y[..., nvec * width:],
+                                       acc[..., :tail], g.dtype)
+    return lane_sum(acc)
 
 
 def log_softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:

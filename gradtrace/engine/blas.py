@@ -12,7 +12,9 @@ record_numerics.py records the evidence; tests/test_numerics_matmul.py measures 
 * the chain rounds the product and the sum separately in MKL's small kernels, `b` not
   transposed: one output row; 2 or 3 rows and 2 or more columns; 2, 3, 4 or 8 columns;
   one column with k up to 4; with `a` transposed, up to 5 or exactly 8 columns;
-* `addmm`'s bias is added to the finished chain.
+* `addmm`'s bias starts the small kernels' chains (MKL's beta * C) and is added to the
+  finished chain by the large kernel and by the one-column (matrix-vector) kernel;
+* `mv` goes to MKL's sgemv: plain chains for k up to 4, unknown beyond.
 
 Every other shape and layout goes to numpy's matmul and is noted as inexact (see
 engine/exactness.py), so `gradtrace check` can name the cause; so are products too
@@ -58,39 +60,50 @@ def gemm_order(m: int, k: int, n: int, a_layout: str, b_layout: str) -> str | No
     return None
 
 
-def chain(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
-    """Each element of `a @ b` (matrices, or stacks of them) as one chain over k from 0."""
+def chain(a: np.ndarray, b: np.ndarray, fused: bool,
+          start: np.ndarray | None = None) -> np.ndarray:
+    """Each element of `a @ b` (matrices, or stacks of them) as one chain over k from 0
+    (or from `start`, broadcast to the result)."""
     k = a.shape[-1]
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    acc = np.zeros(shape, a.dtype)
+    if start is not None:
+        acc[...] = start
     if not fused:
-        acc = np.zeros(shape, a.dtype)
         for i in range(k):
             acc += a[..., :, i:i + 1] * b[..., i:i + 1, :]
         return acc
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    acc64 = np.zeros(shape, np.float64)
+    acc64 = acc.astype(np.float64)
     for i in range(k):
         acc64 = round_to_odd_sum(a64[..., :, i:i + 1] * b64[..., i:i + 1, :], acc64)
         acc64 = acc64.astype(np.float32).astype(np.float64)
     return acc64.astype(np.float32)
 
 
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`a @ b` for 2-D float arrays, bit for bit as torch where the order is known."""
+def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None,
+           vector: bool = False) -> np.ndarray:
+    """`a @ b` (+ `bias`, as addmm) for 2-D float arrays, bit for bit as torch where the
+    order is known; `vector` for torch.mv (MKL's sgemv)."""
     m, k = a.shape
     n = b.shape[1]
-    if k <= 1:  # single products: exact in any order
+    if k <= 1 and bias is None:  # single products: exact in any order
         return np.multiply(a, b) if k == 1 else np.matmul(a, b)
-    if a.dtype != np.float32:
-        exactness.note(f"{a.dtype} matrix products use numpy's order, not the BLAS's")
-        return np.matmul(a, b)
-    order = gemm_order(m, k, n, _layout(a), _layout(b))
+    order = None
+    if a.dtype == np.float32:
+        order = ("plain" if k <= 4 else None) if vector else gemm_order(
+            m, k, n, _layout(a), _layout(b))
     if order is None:
-        exactness.note(f"matrix product {m}x{k} @ {k}x{n}: the BLAS's order for this shape is "
-                       f"not reproduced ({capability.BLAS_PLATFORM})")
-        return np.matmul(a, b)
+        what = "matrix-vector product" if vector else "matrix product"
+        exactness.note(f"{what} {m}x{k} @ {k}x{n}: the BLAS's order for this shape is not "
+                       f"reproduced ({capability.BLAS_PLATFORM})" if a.dtype == np.float32
+                       else f"{a.dtype} matrix products use numpy's order, not the BLAS's")
+        out = np.matmul(a, b)
+        return out if bias is None else out + bias
+    bias_first = bias is not None and order == "plain" and not (n == 1 and m > 1)
     with np.errstate(over="ignore", invalid="ignore"):
-        return chain(a, b, order == "fused")
+        out = chain(a, b, order == "fused", bias if bias_first else None)
+        return out if bias is None or bias_first else out + bias
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:

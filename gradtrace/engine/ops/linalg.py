@@ -103,13 +103,14 @@ class AddmmBackward0(Function):
         self.save_attr(alpha=alpha, beta=beta)
         _save_matrix(self, "mat1", m1, m2.requires_grad, m1.requires_grad)
         _save_matrix(self, "mat2", m2, m1.requires_grad, m2.requires_grad)
-        prod = _gemm(m1.array, m2.array)
+        dtype = m1.array.dtype
         if alpha != 1 or beta != 1:
             exactness.note("addmm with alpha or beta other than 1: the BLAS's scaling order is "
                            "not reproduced")
-            prod = prod * alpha
-        b = bias.array if beta == 1 else bias.array * beta
-        return np.asarray(prod + b, dtype=m1.array.dtype)  # MKL adds the bias to the chain
+            prod = _gemm(m1.array, m2.array) * alpha
+            return np.asarray(prod + bias.array * beta, dtype=dtype)
+        b = np.broadcast_to(bias.array.astype(dtype, copy=False), out_shape)
+        return np.asarray(blas.matmul(m1.array, m2.array, bias=b), dtype=dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         alpha, beta = self.attrs["alpha"], self.attrs["beta"]
@@ -146,7 +147,7 @@ class MvBackward0(Function):
                 f"{cast_name(a.dtype)}, and {cast_name(vec.dtype)}")
         self.save("self", a if vec.requires_grad else None)
         self.save("vec", vec if a.requires_grad else None)
-        return blas.matmul(a.array, vec.array[:, None])[:, 0]
+        return blas.matmul(a.array, vec.array[:, None], vector=True)[:, 0]
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = outer(grad, self.unpack("vec")) if self.needs_input_grad(0) else None

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import exactness
 from ..node import Function
 from ..reduction_order import lane_sum, lanes, reduce_all_sum, seq_sum
 from ..shapes import wrap_dim
@@ -34,20 +35,27 @@ def _not_implemented(kernel: str, dtype: Any) -> Exception:
                        kind="NotImplementedError")
 
 
+APPROXIMATE = ("softmax's exp and log: correctly rounded float32, not yet torch's SLEEF / "
+               "libm results (the order around them is torch's)")
+
+
 def vector_exp(x: np.ndarray) -> np.ndarray:
     """exp of vector lanes (Vectorized<float>::exp)."""
+    exactness.note(APPROXIMATE)
     with np.errstate(over="ignore", invalid="ignore"):
         return precise(np.exp, x)
 
 
 def scalar_exp(x: np.ndarray) -> np.ndarray:
     """exp of scalar-tail elements (std::exp)."""
+    exactness.note(APPROXIMATE)
     with np.errstate(over="ignore", invalid="ignore"):
         return precise(np.exp, x)
 
 
 def vector_log(x: np.ndarray) -> np.ndarray:
     """log of vector lanes (Vectorized<float>::log)."""
+    exactness.note(APPROXIMATE)
     with np.errstate(divide="ignore", invalid="ignore"):
         return precise(np.log, x)
 

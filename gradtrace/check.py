@@ -43,9 +43,10 @@ MAX_GRAPH_NODES = 200
 DEFAULT_TIMEOUT = 120.0
 
 # Values are compared exactly. A float difference of at most ROUNDING_ULPS units in the last
-# place of its dtype is a rounding difference: labelled with its known cause when the run
-# has one (engine/exactness.py, or a CPU capability unlike torch's), else reported as such
-# with "no known cause". Anything larger is a plain difference.
+# place of its dtype (of the value, or of the tensor's largest value: rounding differences
+# that went through a cancellation) is a rounding difference: labelled with its known cause
+# when the run has one (engine/exactness.py, or a CPU capability unlike torch's), else
+# reported as such with "no known cause". Anything larger is a plain difference.
 ROUNDING_ULPS = 64
 FLOAT_DTYPES = {"torch.float32": np.float32, "torch.float64": np.float64,
                 "torch.float16": np.float16}
@@ -356,9 +357,22 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> int:
     return int(np.abs(ia - ib)[~same].max())
 
 
-def compare_values(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[str, int]:
+def _scaled_ulps(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest difference in units in the last place of the tensor's largest value."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = np.isfinite(a) & np.isfinite(b)
+        if not finite.all() or not a.size:
+            return np.iinfo(np.int64).max
+        top = np.max(np.abs(b)).astype(a.dtype)
+        unit = np.spacing(top) if top else np.spacing(a.dtype.type(1))
+        return int(np.ceil(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))
+                           / float(unit)))
+
+
+def compare_values(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[str, int | str]:
     """'same', 'rounding' (a float difference of at most ROUNDING_ULPS ulps: the distance
-    is returned), or which of dtype / shape / values differs."""
+    is returned, as text when it is in ulps of the tensor's largest value), or which of
+    dtype / shape / values differs."""
     if ours["dtype"] != theirs["dtype"]:
         return "dtype", 0
     if ours["shape"] != theirs["shape"]:
@@ -369,7 +383,12 @@ def compare_values(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[str, i
         ulps = ulp_distance(a, b)
         if ulps == 0:
             return "same", 0
-        return ("rounding", ulps) if ulps <= ROUNDING_ULPS else ("values", ulps)
+        if ulps <= ROUNDING_ULPS:
+            return "rounding", ulps
+        scaled = _scaled_ulps(a, b)
+        if scaled <= ROUNDING_ULPS:
+            return "rounding", f"{scaled} ulp{'s' if scaled != 1 else ''} of its largest value"
+        return "values", ulps
     a, b = _array(ours["values"]), _array(theirs["values"])
     ok = a.shape == b.shape and bool(np.all(a == b))
     return ("same" if ok else "values"), 0
@@ -429,10 +448,11 @@ def known_causes(ours: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
     return causes
 
 
-def _rounding_row(item: str, gradtrace: str, torch: str, ulps: int, causes: list[str],
+def _rounding_row(item: str, gradtrace: str, torch: str, ulps: int | str, causes: list[str],
                   where: str = "") -> Row:
     """A float rounding difference: labelled with its causes, or said to have none known."""
-    size = f"float rounding, {ulps} ulp{'s' if ulps != 1 else ''}{where}"
+    amount = ulps if isinstance(ulps, str) else f"{ulps} ulp{'s' if ulps != 1 else ''}"
+    size = f"float rounding, {amount}{where}"
     if causes:
         return Row(item, False, gradtrace, torch, f"{size}: " + "; ".join(causes),
                    rounding=True)

@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import capability, exactness
-from .fp32 import round_to_odd_sum
+from .fp32 import float32_of_sum
 
-MAX_EMULATED = 1 << 22  # m * k * n above this: numpy's matmul (the emulation is ~10x slower)
+MAX_EMULATED = 1 << 18  # m * k * n above this: numpy's matmul (see benchmarks/README.md)
 FUSED_MAX_K = 192
 
 
@@ -63,21 +63,27 @@ def gemm_order(m: int, k: int, n: int, a_layout: str, b_layout: str) -> str | No
 def chain(a: np.ndarray, b: np.ndarray, fused: bool,
           start: np.ndarray | None = None) -> np.ndarray:
     """Each element of `a @ b` (matrices, or stacks of them) as one chain over k from 0
-    (or from `start`, broadcast to the result)."""
+    (or from `start`, broadcast to the result).
+
+    A fused step is float32's exactly rounded `a * b + acc`: the product is exact in
+    float64, and fp32.float32_of_sum rounds the sum once."""
     k = a.shape[-1]
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     acc = np.zeros(shape, a.dtype)
     if start is not None:
         acc[...] = start
-    if not fused:
-        for i in range(k):
-            acc += a[..., :, i:i + 1] * b[..., i:i + 1, :]
-        return acc
+    if not fused:  # the rounded products summed in order along k (one numpy accumulate)
+        terms = np.empty(shape + (k + 1,), a.dtype)
+        terms[..., 0] = acc
+        np.multiply(a[..., :, None, :], np.swapaxes(b, -1, -2)[..., None, :, :],
+                    out=terms[..., 1:])
+        return np.add.accumulate(terms, axis=-1)[..., -1]
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     acc64 = acc.astype(np.float64)
+    prod = np.empty(shape, np.float64)
     for i in range(k):
-        acc64 = round_to_odd_sum(a64[..., :, i:i + 1] * b64[..., i:i + 1, :], acc64)
-        acc64 = acc64.astype(np.float32).astype(np.float64)
+        np.multiply(a64[..., :, i:i + 1], b64[..., i:i + 1, :], out=prod)
+        acc64 = float32_of_sum(prod, acc64).astype(np.float64)
     return acc64.astype(np.float32)
 
 

@@ -30,13 +30,31 @@ def round_to_odd_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return s
 
 
+_MIDPOINT_MASK = np.int64((1 << 29) - 1)
+_MIDPOINT = np.int64(1 << 28)
+
+
+def float32_of_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x + y (float64 arrays whose exact sum float32 should round) rounded once to float32.
+    The float64 sum rounds to the same float32 unless it fell exactly on a float32
+    midpoint (low 29 bits 1000...0) without being exact: only those go through
+    `round_to_odd_sum`."""
+    total = x + y
+    out = total.astype(np.float32)
+    tie = (np.asarray(total).view(np.int64) & _MIDPOINT_MASK) == _MIDPOINT
+    if tie.any():
+        out = np.asarray(out)
+        out[tie] = round_to_odd_sum(x[tie], y[tie]).astype(np.float32)
+    return out
+
+
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a * b + c for float32 operands (arrays or numbers that broadcast), rounded once."""
-    a64 = np.asarray(a, np.float32).astype(np.float64)
-    b64 = np.asarray(b, np.float32).astype(np.float64)
-    c64 = np.asarray(c, np.float32).astype(np.float64)
+    a64, b64, c64 = np.broadcast_arrays(np.asarray(a, np.float32).astype(np.float64),
+                                        np.asarray(b, np.float32).astype(np.float64),
+                                        np.asarray(c, np.float32).astype(np.float64))
     with np.errstate(over="ignore", invalid="ignore"):
-        return round_to_odd_sum(a64 * b64, c64).astype(np.float32)
+        return float32_of_sum(a64 * b64, c64)
 
 
 _SPLIT = np.float64(134217729.0)  # 2**27 + 1: Veltkamp's splitter for float64

@@ -206,6 +206,9 @@ def nll_cascade(terms: np.ndarray, index: np.ndarray, batch: int) -> np.ndarray:
     residuals = []
     values, passing = terms, passes
     for level in range(levels - 1):
+        if values.size and (passing >= levels - 1).all():  # each goes straight to the top
+            residuals += [terms.dtype.type(0)] * (levels - 1 - level)
+            break
         sums, closing, rest = _segment_sums(values, passing > level)
         residuals.append(rest)
         values, passing = sums, passing[closing]

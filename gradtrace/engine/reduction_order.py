@@ -243,6 +243,15 @@ def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.n
     if array.size == 0 or array.ndim == 0:
         out = np.sum(array, axis=axes or None, keepdims=True) + array.dtype.type(0)
         return out if keepdim else np.squeeze(out, axes)
+    if array.flags.c_contiguous and axes == tuple(range(array.ndim - len(axes), array.ndim)):
+        # the common case, reduced dims trailing and contiguous: TensorIterator makes them
+        # one contiguous row per output (rows of fewer than a vector: row_sum)
+        rows = array.reshape(-1, int(np.prod(array.shape[array.ndim - len(axes):])))
+        width = lanes(array.dtype)
+        q = vectorized_inner_sum(rows, width) if rows.shape[1] >= width else row_sum(rows)
+        out = q + array.dtype.type(0)
+        return out.reshape(out_shape if keepdim else tuple(
+            n for d, n in enumerate(array.shape) if d not in axes))
     layout = reduction_layout(array, axes)
     q, off = _partials(iteration_view(array, layout), layout)
     out = _accumulate(q, off).reshape(out_shape)

@@ -142,6 +142,8 @@ def multi_row_sum(x: np.ndarray) -> np.ndarray:
     size = x.shape[-1]
     power = max(4, _ceil_log2(size) // 4)
     step = 1 << power
+    if size < step:  # no chunk completes: one running sum
+        return seq_sum(x)
     lead = x.shape[:-1]
     nb = size // step
     blocks = seq_sum(x[..., :nb * step].reshape(lead + (nb, step)))

@@ -15,7 +15,6 @@ import numpy as np
 from . import capability
 from .fp32 import fma
 from .reduction_order import (
-    GRAIN_SIZE,
     Layout,
     lanes,
     place,
@@ -163,11 +162,6 @@ def cumsum(array: np.ndarray, axis: int) -> np.ndarray:
     if array.dtype == np.float32:
         return np.cumsum(array.astype(np.float64), axis=axis).astype(np.float32)
     return np.cumsum(array, axis=axis)
-
-
-def threads_split(numel: int) -> bool:
-    """Whether torch would split this reduction across threads (not reproduced)."""
-    return numel >= GRAIN_SIZE
 
 
 # -- nll_loss's own cascade (LossNLL.cpp nll_loss_out_frame) -----------------------------------

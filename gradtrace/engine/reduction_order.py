@@ -16,7 +16,7 @@ two places, reproduced here:
 Every step is an IEEE addition in the tensor's dtype, done by numpy over all the
 independent accumulators at once; Python loops run only over the (short) chunk length.
 Reductions of 32,768 or more elements that torch splits across threads are summed here
-as by one thread (see `parallel_split`).
+as by one thread (README: "Numerics").
 """
 from __future__ import annotations
 
@@ -25,8 +25,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import capability
-
-GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
 
 
 def lanes(dtype: np.dtype) -> int:

@@ -345,3 +345,21 @@ def test_seed_facts_match_live_torch(script: Path):
                                               node["next_functions"], strict=True):
                 if m is not None:
                     stack.append((m, ours_next))
+
+
+def test_numerics_reports_the_capability_the_blas_and_the_inexact_causes(monkeypatch):
+    from gradtrace.engine import capability
+
+    monkeypatch.setattr(capability, "CAPABILITY", "default")
+    monkeypatch.setattr(capability, "BLAS_PLATFORM", "mkl-avx2")
+    script = "import torch\nx = torch.ones(5, 3)\ny = x.sum(0) @ x.t().contiguous()\n"
+    exact = document(run_text(script, trace=True))
+    validate(exact)
+    assert exact["numerics"] == {"cpu_capability": "default", "blas": "mkl-avx2",
+                                 "inexact": []}
+    past = document(run_text("import torch\ny = torch.ones(5, 300) @ torch.ones(300, 6)\n",
+                             trace=True))
+    validate(past)
+    assert past["numerics"]["inexact"] == [
+        "matrix product 5x300 @ 300x6: the BLAS's order for this shape is not reproduced "
+        "(mkl-avx2)"]

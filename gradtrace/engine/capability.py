@@ -52,7 +52,7 @@ def blas_platform(flags: frozenset[str] | None = None) -> str:
 BLAS_PLATFORM = blas_platform()
 
 
-def float32_lanes(capability: str | None = None) -> int:
-    """Lanes of torch's Vectorized<float>: 16 with AVX-512; 8 with AVX2 and in the default
-    build (which emulates a 256-bit vector with scalar code)."""
-    return 16 if (capability or CAPABILITY) == "avx512" else 8
+def lanes(itemsize: int = 4) -> int:
+    """Elements in one of torch's vectors (Vectorized<float>: 16 with AVX-512; 8 with AVX2
+    and in the default build, which emulates a 256-bit vector with scalar code)."""
+    return (64 if CAPABILITY == "avx512" else 32) // itemsize

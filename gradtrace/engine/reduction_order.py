@@ -10,7 +10,7 @@ two places, reproduced here:
   output that starts at 0.
 * `SumKernel.cpp`'s cascade sum: chunks of 16 or more terms summed left to right, the
   chunk sums summed in chunks and so on (`multi_row_sum`); a row split into 4 interleaved
-  accumulators (`row_sum`); vectors of `float32_lanes()` lanes for a contiguous row
+  accumulators (`row_sum`); vectors of `capability.lanes()` for a contiguous row
   (`vectorized_inner_sum`) or for contiguous columns (`vectorized_outer_sum`).
 
 Every step is an IEEE addition in the tensor's dtype, done by numpy over all the
@@ -28,9 +28,8 @@ from . import capability
 
 
 def lanes(dtype: np.dtype) -> int:
-    """Elements in one of torch's vectors: 256 bits (AVX2 and the default build) or 512."""
-    width = 64 if capability.CAPABILITY == "avx512" else 32
-    return width // np.dtype(dtype).itemsize
+    """Elements of `dtype` in one of torch's vectors (capability.lanes)."""
+    return capability.lanes(np.dtype(dtype).itemsize)
 
 
 # -- TensorIterator's layout of a reduction ------------------------------------------------

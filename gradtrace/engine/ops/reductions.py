@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
+from .. import exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
 from ..node import Function
@@ -93,6 +94,10 @@ def _sum_dtype(a: Tensor, dtype: DType | None) -> DType:
 def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
               dtype: DType) -> np.ndarray:
     """torch.sum's values: floats in the order of torch's cascade sum (axes () = all)."""
+    if dtype.np == np.float16:  # torch accumulates half in float, 16 halves to a vector
+        exactness.note("float16 sums: accumulated in float32 in the float32 order, not "
+                       "torch's half-precision loads")
+        return cascade_sum(array.astype(np.float32), axes, keepdim).astype(np.float16)
     if dtype.is_floating_point:
         return cascade_sum(array.astype(dtype.np, copy=False), axes, keepdim)
     return np.asarray(np.sum(array, axis=axes or None, keepdims=keepdim, dtype=dtype.np))

@@ -55,8 +55,11 @@ def add_alpha(a: np.ndarray, b: np.ndarray, alpha: Any, dtype: np.dtype) -> np.n
 # -- addcmul / addcdiv ------------------------------------------------------------------
 
 
-def _operands(t1: Any, t2: Any) -> tuple[Tensor, Tensor]:
-    return as_tensor_operand(t1), as_tensor_operand(t2)
+def _operands(a: Tensor, t1: Any, t2: Any) -> tuple[Tensor, Tensor]:
+    """tensor1 and tensor2 as tensors, checked to broadcast with self."""
+    t1, t2 = as_tensor_operand(t1), as_tensor_operand(t2)
+    broadcast_shapes(broadcast_shapes(a.array.shape, t1.array.shape), t2.array.shape)
+    return t1, t2
 
 
 class AddcmulBackward0(Function):
@@ -123,26 +126,22 @@ class AddcdivBackward0(Function):
 
 
 def addcmul(a: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
-    t1, t2 = _operands(tensor1, tensor2)
-    broadcast_shapes(broadcast_shapes(a.array.shape, t1.array.shape), t2.array.shape)
+    t1, t2 = _operands(a, tensor1, tensor2)
     return AddcmulBackward0.call(a, t1, t2, value=value)
 
 
 def addcmul_(a: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
-    t1, t2 = _operands(tensor1, tensor2)
-    broadcast_shapes(broadcast_shapes(a.array.shape, t1.array.shape), t2.array.shape)
+    t1, t2 = _operands(a, tensor1, tensor2)
     return apply_inplace(AddcmulBackward0, a, t1, t2, value=value)
 
 
 def addcdiv(a: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
-    t1, t2 = _operands(tensor1, tensor2)
-    broadcast_shapes(broadcast_shapes(a.array.shape, t1.array.shape), t2.array.shape)
+    t1, t2 = _operands(a, tensor1, tensor2)
     return AddcdivBackward0.call(a, t1, t2, value=value)
 
 
 def addcdiv_(a: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
-    t1, t2 = _operands(tensor1, tensor2)
-    broadcast_shapes(broadcast_shapes(a.array.shape, t1.array.shape), t2.array.shape)
+    t1, t2 = _operands(a, tensor1, tensor2)
     return apply_inplace(AddcdivBackward0, a, t1, t2, value=value)
 
 

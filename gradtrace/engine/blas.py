@@ -77,7 +77,7 @@ def chain(a: np.ndarray, b: np.ndarray, fused: bool,
         terms[..., 0] = acc
         np.multiply(a[..., :, None, :], np.swapaxes(b, -1, -2)[..., None, :, :],
                     out=terms[..., 1:])
-        return np.add.accumulate(terms, axis=-1)[..., -1]
+        return np.ascontiguousarray(np.add.accumulate(terms, axis=-1)[..., -1])
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     acc64 = acc.astype(np.float64)
     prod = np.empty(shape, np.float64)

@@ -90,7 +90,7 @@ def test_schema_is_shipped_and_valid():
     s = schema()
     jsonschema.Draft202012Validator.check_schema(s)
     assert s["properties"]["schema_version"]["pattern"] == "^1\\.[0-9]+$"
-    assert SCHEMA_VERSION == "1.2"
+    assert SCHEMA_VERSION == "1.3"
     # nan/inf are stated in the schema
     assert s["$defs"]["number"]["oneOf"][1] == {"enum": ["nan", "inf", "-inf"]}
 
@@ -125,7 +125,7 @@ def test_nan_in_a_script_reaches_the_document_as_a_string():
 
 def test_document_of_the_chain():
     doc = doc_of(ROOT / "samples" / "03_chain_two_muls.gt")
-    assert doc["schema_version"] == "1.2"
+    assert doc["schema_version"] == "1.3"
     assert doc["error"] is None and doc["exit_code"] == 0
     assert doc["stdout"].splitlines()[3] == "tensor(12.) tensor(8.) tensor(6.)"
     names = {name: doc["tensors"][tid - 1] for name, tid in doc["variables"].items()}
@@ -345,3 +345,21 @@ def test_seed_facts_match_live_torch(script: Path):
                                               node["next_functions"], strict=True):
                 if m is not None:
                     stack.append((m, ours_next))
+
+
+def test_numerics_reports_the_capability_the_blas_and_the_inexact_causes(monkeypatch):
+    from gradtrace.engine import capability
+
+    monkeypatch.setattr(capability, "CAPABILITY", "default")
+    monkeypatch.setattr(capability, "BLAS_PLATFORM", "mkl-avx2")
+    script = "import torch\nx = torch.ones(5, 3)\ny = x.sum(0) @ x.t().contiguous()\n"
+    exact = document(run_text(script, trace=True))
+    validate(exact)
+    assert exact["numerics"] == {"cpu_capability": "default", "blas": "mkl-avx2",
+                                 "inexact": []}
+    past = document(run_text("import torch\ny = torch.ones(5, 300) @ torch.ones(300, 6)\n",
+                             trace=True))
+    validate(past)
+    assert past["numerics"]["inexact"] == [
+        "matrix product 5x300 @ 300x6: the BLAS's order for this shape is not reproduced "
+        "(mkl-avx2)"]

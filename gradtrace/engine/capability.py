@@ -42,7 +42,17 @@ def detect(environ: dict[str, str] | None = None, flags: frozenset[str] | None =
 CAPABILITY = detect()
 
 
-def float32_lanes(capability: str | None = None) -> int:
-    """Lanes of torch's Vectorized<float>: 16 with AVX-512; 8 with AVX2 and in the default
-    build (which emulates a 256-bit vector with scalar code)."""
-    return 16 if (capability or CAPABILITY) == "avx512" else 8
+def blas_platform(flags: frozenset[str] | None = None) -> str:
+    """Which of MKL's kernel families torch's matrix products run on: MKL dispatches on the
+    CPU itself (ATEN_CPU_CAPABILITY does not reach it)."""
+    hardware = detect(environ={}, flags=flags)
+    return f"mkl-{hardware}"
+
+
+BLAS_PLATFORM = blas_platform()
+
+
+def lanes(itemsize: int = 4) -> int:
+    """Elements in one of torch's vectors (Vectorized<float>: 16 with AVX-512; 8 with AVX2
+    and in the default build, which emulates a 256-bit vector with scalar code)."""
+    return (64 if CAPABILITY == "avx512" else 32) // itemsize

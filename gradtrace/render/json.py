@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..runner import RunResult
     from ..tracing import BackwardCall, NodeRecord, TensorRecord
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 SCHEMA_FILE = "trace_schema.json"
 
 
@@ -265,11 +265,21 @@ def backward_document(call: BackwardCall) -> dict[str, Any]:
     }
 
 
+def numerics_document(result: RunResult) -> dict[str, Any]:
+    """The CPU capability and BLAS family the run's float results follow, and why some
+    values may still differ from torch's last bits."""
+    from ..engine import capability
+
+    return {"cpu_capability": capability.CAPABILITY, "blas": capability.BLAS_PLATFORM,
+            "inexact": list(result.inexact)}
+
+
 def document(result: RunResult, *, stderr: str | None = None) -> dict[str, Any]:
     """The whole run as a JSON-ready dict (see docs/json.md)."""
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "gradtrace_version": __version__,
+        "numerics": numerics_document(result),
         "script": result.source.name,
         "exit_code": result.exit_code,
         "stdout": result.stdout,

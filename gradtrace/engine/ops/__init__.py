@@ -43,12 +43,12 @@ from .arithmetic import (
     sub_,
 )
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
+from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add
 from .inplace import INPLACE_METHODS
 from .joins import cat, chunk, split, split_with_sizes, stack, unbind
 from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
-from .nn import tensor_log_softmax, tensor_softmax
-from .pointwise import addcdiv, addcmul, atan2, clamp_max, clamp_min, hypot, lerp, logaddexp, xlogy
+from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
 from .reductions import (
     all,
     amax,
@@ -72,6 +72,7 @@ from .reductions import (
 )
 from .rounding import fmod
 from .sampling import TENSOR_METHODS as SAMPLING_METHODS
+from .softmax import tensor_log_softmax, tensor_softmax
 from .subscript import getitem, index_put, index_put_, setitem
 from .unary import (
     abs,
@@ -222,6 +223,9 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     # products
     "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "outer": outer, "ger": outer,
     "addmm": addmm,
+    # fused pointwise
+    "addcmul": addcmul, "addcmul_": addcmul_, "addcdiv": addcdiv, "addcdiv_": addcdiv_,
+    "lerp": lerp, "lerp_": lerp_,
     # softmax
     "softmax": tensor_softmax, "log_softmax": tensor_log_softmax,
     # random sampling

@@ -429,7 +429,7 @@ def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
 def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
             dtype: Any = None) -> Tensor:
     """torch: (-input).softmax(dim)."""
-    from .nn import softmax
+    from .softmax import softmax
 
     return softmax(-input, dim, dtype=dtype)
 

@@ -19,6 +19,7 @@ from ._util import (
     float_dtype,
     result_dtype,
 )
+from .fused import add_alpha
 from .scalar import mul_scalar, sub_scalar
 from .unary import float_pow
 
@@ -32,7 +33,7 @@ class AddBackward0(Function):
         self.save_attr(alpha=alpha)
         dtype = common_dtype(a, b)
         if alpha != 1:
-            return np.add(a.array, b.array * alpha, dtype=dtype.np, casting="unsafe")
+            return add_alpha(cast(a.array, dtype), cast(b.array, dtype), alpha, dtype.np)
         return binary_apply(np.add, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
@@ -53,7 +54,7 @@ class SubBackward0(Function):
         self.save_attr(alpha=alpha)
         dtype = common_dtype(a, b)
         if alpha != 1:
-            return np.subtract(a.array, b.array * alpha, dtype=dtype.np, casting="unsafe")
+            return add_alpha(cast(a.array, dtype), cast(b.array, dtype), -alpha, dtype.np)
         return binary_apply(np.subtract, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
@@ -70,6 +71,8 @@ class RsubBackward1(Function):
     def forward(self, a: Tensor, number: Tensor, alpha: Any = 1) -> np.ndarray:
         self.save_attr(alpha=alpha)
         dtype = result_dtype(a, number)
+        if alpha != 1:
+            return add_alpha(cast(number.array, dtype), cast(a.array, dtype), -alpha, dtype.np)
         return np.subtract(number.array, a.array, dtype=dtype.np, casting="unsafe")
 
     def backward(self, grad: Tensor) -> Tensor:

@@ -199,7 +199,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = 
 
 def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
-    """torch's CPU kernel: the first half counts up from start, the second down from end."""
+    """torch's CPU kernel: the first half counts up from start, the second down from end,
+    each value one multiply-add (fused in the AVX2/AVX-512 builds, measured)."""
     check_device(device)
     dtype = dtype or dtypes.DEFAULT_FLOAT
     if steps < 0:
@@ -210,11 +211,14 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
     if steps == 1:
         array = np.array([start], dtype=ftype)
     else:
+        from .fused import multiply_add
+
         lo, hi = ftype.type(start), ftype.type(end)
         step = (hi - lo) / ftype.type(steps - 1)
         halfway = steps // 2
-        array = np.where(idx < halfway, lo + step * idx.astype(ftype),
-                         hi - step * (steps - idx - 1).astype(ftype)).astype(ftype)
+        up = multiply_add(step, idx.astype(ftype), lo, ftype)
+        down = multiply_add(-step, (steps - idx - 1).astype(ftype), hi, ftype)
+        array = np.where(idx < halfway, up, down).astype(ftype)
     return Tensor(array.astype(dtype.np), requires_grad=requires_grad)
 
 

@@ -10,6 +10,7 @@ from ..tensor import Tensor, as_tensor_operand
 from . import pointwise, rounding, transcendental, unary
 from ._util import apply_inplace
 from .arithmetic import NegBackward0, pow_
+from .fused import addcdiv_, addcmul_, lerp_
 
 # method name -> the node its in-place form records
 _UNARY: dict[str, type[Function]] = {
@@ -69,20 +70,6 @@ def remainder_(a: Tensor, other: Any) -> Tensor:
     if isinstance(other, Tensor):
         return apply_inplace(RemainderBackward1, a, other)
     return apply_inplace(rounding.RemainderBackward0, a, other=as_tensor_operand(other))
-
-
-def lerp_(a: Tensor, end: Tensor, weight: Any) -> Tensor:
-    if isinstance(weight, Tensor):
-        return apply_inplace(pointwise.LerpBackward1, a, end, weight)
-    return apply_inplace(pointwise.LerpBackward0, a, end, weight=weight)
-
-
-def addcmul_(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    return apply_inplace(pointwise.AddcmulBackward0, a, tensor1, tensor2, value=value)
-
-
-def addcdiv_(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    return apply_inplace(pointwise.AddcdivBackward0, a, tensor1, tensor2, value=value)
 
 
 def atan2_(a: Tensor, other: Tensor) -> Tensor:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
+from .. import blas, exactness
 from ..dtypes import C_TYPE_NAMES, DType
 from ..formulas import local, vjp
 from ..node import Function
@@ -55,12 +56,8 @@ def _check_matrix(a: Tensor, b: Tensor, name_a: str = "self", name_b: str = "mat
 
 
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`a @ b` for matrices. An inner size of 1 (an outer product, as in the backward of
-    `h @ w` with one output column) is a broadcast multiply: the same single products,
-    while numpy's matmul runs its scalar triple loop for it, ~7x slower."""
-    if a.shape[1] == 1:
-        return np.multiply(a, b)
-    return np.matmul(a, b)
+    """`a @ b` for matrices, in the BLAS's order where it is known (engine/blas.py)."""
+    return blas.matmul(a, b)
 
 
 class MmBackward0(Function):
@@ -106,11 +103,14 @@ class AddmmBackward0(Function):
         self.save_attr(alpha=alpha, beta=beta)
         _save_matrix(self, "mat1", m1, m2.requires_grad, m1.requires_grad)
         _save_matrix(self, "mat2", m2, m1.requires_grad, m2.requires_grad)
-        prod = _gemm(m1.array, m2.array)
-        if alpha != 1:
-            prod = prod * alpha
-        b = bias.array if beta == 1 else bias.array * beta
-        return np.asarray(prod + b, dtype=m1.array.dtype)
+        dtype = m1.array.dtype
+        if alpha != 1 or beta != 1:
+            exactness.note("addmm with alpha or beta other than 1: the BLAS's scaling order is "
+                           "not reproduced")
+            prod = _gemm(m1.array, m2.array) * alpha
+            return np.asarray(prod + bias.array * beta, dtype=dtype)
+        b = np.broadcast_to(bias.array.astype(dtype, copy=False), out_shape)
+        return np.asarray(blas.matmul(m1.array, m2.array, bias=b), dtype=dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         alpha, beta = self.attrs["alpha"], self.attrs["beta"]
@@ -149,7 +149,7 @@ class MvBackward0(Function):
                 f"{cast_name(a.dtype)}, and {cast_name(vec.dtype)}")
         self.save("self", a if vec.requires_grad else None)
         self.save("vec", vec if a.requires_grad else None)
-        return np.matmul(a.array, vec.array)
+        return blas.matmul(a.array, vec.array[:, None], vector=True)[:, 0]
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = outer(grad, self.unpack("vec")) if self.needs_input_grad(0) else None
@@ -181,7 +181,7 @@ class DotBackward0(Function):
                 f"number of elements, but got {n} and {m} elements respectively")
         self.save("self", a if b.requires_grad else None)
         self.save("tensor", b if a.requires_grad else None)
-        return np.asarray(np.dot(a.array, b.array))
+        return np.asarray(blas.dot(a.array, b.array))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = grad * self.unpack("tensor") if self.needs_input_grad(0) else None
@@ -213,7 +213,7 @@ class BmmBackward0(Function):
                 f"expected scalar type {cast_name(a.dtype)} but found {cast_name(b.dtype)}")
         self.save("mat2", b if a.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
-        return np.matmul(a.array, b.array)
+        return blas.bmm(a.array, b.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .views import transpose

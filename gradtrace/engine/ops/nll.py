@@ -13,8 +13,8 @@ from ..formulas import local, vjp
 from ..node import FREED_MESSAGE, Function
 from ..tensor import Tensor
 from .losses import MEAN, reduction_code
-from .nn import LogSoftmaxBackward0
 from .scalar import DivBackward1, add_scalar, mul_scalar
+from .softmax import LogSoftmaxBackward0
 from .views import saved_int, signed, warn
 
 

@@ -1,9 +1,9 @@
-"""Elementwise functions of two or three tensors: atan2, hypot, logaddexp, xlogy, lerp,
-addcmul, addcdiv, and clamp / clamp_min / clamp_max with scalar or tensor bounds.
+"""Elementwise functions of two tensors: atan2, hypot, logaddexp, xlogy, and clamp /
+clamp_min / clamp_max with scalar or tensor bounds (lerp, addcmul and addcdiv, which torch
+computes with a fused multiply-add, are in fused.py).
 
 Backward formulas are derivatives.yaml's, op for op (see transcendental.py for how C++
-spellings map to nodes). addcmul/addcdiv/lerp compute the plain float32 expression; torch's
-vectorized kernels may fuse it (the numerics of that are tuned elsewhere).
+spellings map to nodes).
 """
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import dtypes
 from ..node import Function
-from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype, result_dtype
 from .reductions import where
-from .scalar import add_scalar, mul_scalar, scalar_div, scalar_sub
+from .scalar import add_scalar, mul_scalar
 from .unary import precise
 
 
@@ -181,143 +180,6 @@ def xlogy(a: Any, b: Any) -> Tensor:
     if not isinstance(b, Tensor):
         return XlogyBackward2.call(a, number=as_tensor_operand(b))
     return XlogyBackward0.call(a, b)
-
-
-def _lerp(start: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
-    """torch's lerp: from the nearer end, so weight 0 and 1 give the ends exactly."""
-    diff = end - start
-    one = np.asarray(1, start.dtype)
-    w = np.asarray(weight, start.dtype)
-    with np.errstate(invalid="ignore"):
-        return np.where(np.abs(w) < 0.5, start + w * diff, end - diff * (one - w)).astype(
-            start.dtype)
-
-
-def _check_lerp_dtypes(*tensors: Tensor) -> None:
-    from ..dtypes import C_TYPE_NAMES
-
-    first = tensors[0].dtype
-    for name, t in zip(("end", "weight"), tensors[1:], strict=False):
-        if t.dtype is not first:
-            raise TorchRuntimeError(
-                f"expected dtype {C_TYPE_NAMES[first.name]} for `{name}` but got dtype "
-                f"{C_TYPE_NAMES[t.dtype.name]}")
-
-
-class LerpBackward0(Function):
-    """lerp(self, end, number weight)."""
-
-    __slots__ = ()
-
-    def forward(self, a: Tensor, end: Tensor, weight: Any) -> np.ndarray:
-        _check_lerp_dtypes(a, end)
-        self.save_attr(weight=weight)
-        shape = broadcast_shapes(a.array.shape, end.array.shape)
-        return _lerp(np.broadcast_to(a.array, shape), np.broadcast_to(end.array, shape), weight)
-
-    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        w = self.attrs["weight"]
-        g_end = mul_scalar(grad, w) if self.needs_input_grad(1) else None
-        g_a = mul_scalar(grad, 1 - float(w)) if self.needs_input_grad(0) else None
-        return g_a, g_end
-
-
-class LerpBackward1(Function):
-    """lerp(self, end, tensor weight)."""
-
-    __slots__ = ()
-
-    def forward(self, a: Tensor, end: Tensor, weight: Tensor) -> np.ndarray:
-        _check_lerp_dtypes(a, end, weight)
-        self.save("end", end if weight.requires_grad else None)
-        self.save("self", a if weight.requires_grad else None)
-        self.save("weight", weight if (a.requires_grad or end.requires_grad) else None)
-        shape = broadcast_shapes(broadcast_shapes(a.array.shape, end.array.shape),
-                                 weight.array.shape)
-        return _lerp(np.broadcast_to(a.array, shape), np.broadcast_to(end.array, shape),
-                     np.broadcast_to(weight.array, shape))
-
-    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        g_a = g_end = g_w = None
-        if self.needs_input_grad(2):  # the last input's gradient first, like torch
-            g_w = grad * (self.unpack("end") - self.unpack("self"))
-        if self.needs_input_grad(1):
-            g_end = grad * self.unpack("weight")
-        if self.needs_input_grad(0):
-            g_a = grad * scalar_sub(1, self.unpack("weight"))
-        return g_a, g_end, g_w
-
-
-def lerp(a: Tensor, end: Tensor, weight: Any) -> Tensor:
-    if isinstance(weight, Tensor):
-        return LerpBackward1.call(a, end, weight)
-    return LerpBackward0.call(a, end, weight=weight)
-
-
-def _ternary(a: Tensor, t1: Tensor, t2: Tensor) -> tuple[np.ndarray, ...]:
-    dtype = result_dtype(a, t1, t2)
-    shape = broadcast_shapes(broadcast_shapes(a.array.shape, t1.array.shape), t2.array.shape)
-    return tuple(np.broadcast_to(cast(t.array, dtype), shape) for t in (a, t1, t2))
-
-
-class AddcmulBackward0(Function):
-    __slots__ = ()
-
-    def forward(self, a: Tensor, t1: Tensor, t2: Tensor, value: Any = 1) -> np.ndarray:
-        self.save("tensor1", t1 if t2.requires_grad else None)
-        self.save("tensor2", t2 if t1.requires_grad else None)
-        self.save_attr(value=value)
-        x, y, z = _ternary(a, t1, t2)
-        return (x + np.asarray(value, x.dtype) * y * z).astype(x.dtype, copy=False)
-
-    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        value = self.attrs["value"]
-        g_2 = grad * mul_scalar(self.unpack("tensor1"), value) if self.needs_input_grad(2) \
-            else None
-        g_1 = grad * mul_scalar(self.unpack("tensor2"), value) if self.needs_input_grad(1) \
-            else None
-        g_a = grad if self.needs_input_grad(0) else None
-        return g_a, g_1, g_2
-
-
-class AddcdivBackward0(Function):
-    __slots__ = ()
-
-    def forward(self, a: Tensor, t1: Tensor, t2: Tensor, value: Any = 1) -> np.ndarray:
-        if not (a.dtype.is_floating_point or t1.dtype.is_floating_point
-                or t2.dtype.is_floating_point):
-            raise TorchRuntimeError(
-                "Integer division with addcdiv is no longer supported, and in a future  "
-                "release addcdiv will perform a true division of tensor1 and tensor2. The "
-                "historic addcdiv behavior can be implemented as (input + value * "
-                "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
-                "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
-                "behavior is just the latter implementation: (input + value * tensor1 / "
-                "tensor2), for all dtypes.")
-        self.save("tensor1", t1 if t2.requires_grad else None)
-        self.save("tensor2", t2 if (t1.requires_grad or t2.requires_grad) else None)
-        self.save_attr(value=value)
-        x, y, z = _ternary(a, t1, t2)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (x + np.asarray(value, x.dtype) * y / z).astype(x.dtype, copy=False)
-
-    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        value = self.attrs["value"]
-        t2 = self.unpack("tensor2")
-        g_a = grad if self.needs_input_grad(0) else None
-        g_1 = grad * scalar_div(value, t2) if self.needs_input_grad(1) else None
-        g_2 = None
-        if self.needs_input_grad(2):
-            g_2 = -grad * (mul_scalar(self.unpack("tensor1"), value) / (t2 * t2))
-        return g_a, g_1, g_2
-
-
-def addcmul(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    return AddcmulBackward0.call(a, tensor1, tensor2, value=value)
-
-
-def addcdiv(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    return AddcdivBackward0.call(a, tensor1, tensor2, value=value)
 
 
 # -- clamp with tensor bounds, clamp_min / clamp_max ---------------------------------

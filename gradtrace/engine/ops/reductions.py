@@ -9,9 +9,12 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
+from .. import exactness
+from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
 from ..formulas import local, vjp
 from ..node import Function
+from ..reduction_order import cascade_sum
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype
@@ -89,14 +92,34 @@ def _sum_dtype(a: Tensor, dtype: DType | None) -> DType:
     return a.dtype if a.dtype.is_floating_point else int64
 
 
+def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+              dtype: DType) -> np.ndarray:
+    """torch.sum's values: floats in the order of torch's cascade sum (axes () = all)."""
+    if dtype.np == np.float16:  # torch accumulates half in float, 16 halves to a vector
+        exactness.note("float16 sums: accumulated in float32 in the float32 order, not "
+                       "torch's half-precision loads")
+        return cascade_sum(array.astype(np.float32), axes, keepdim).astype(np.float16)
+    if dtype.is_floating_point:
+        return cascade_sum(array.astype(dtype.np, copy=False), axes, keepdim)
+    return np.asarray(np.sum(array, axis=axes or None, keepdims=keepdim, dtype=dtype.np))
+
+
+def mean_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+               dtype: DType) -> np.ndarray:
+    """torch.mean on CPU: the sum, then divided by the count in the result's dtype."""
+    count = int(np.prod([array.shape[d] for d in axes])) if axes else array.size
+    total = sum_array(array, axes, keepdim, dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(total / dtype.np.type(count), dtype=dtype.np)
+
+
 class SumBackward0(Function):
     __slots__ = ()
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
-        out_dtype = _sum_dtype(a, dtype)
-        return np.asarray(np.sum(a.array, dtype=out_dtype.np))
+        return sum_array(a.array, (), False, _sum_dtype(a, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad.expand(self.attrs["self_sym_sizes"])
@@ -110,9 +133,8 @@ class SumBackward1(Function):
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
         self.save_attr(dim=saved_ints(dim), keepdim=keepdim, self_sym_sizes=a.array.shape)
-        out_dtype = _sum_dtype(a, dtype)
         axes = reduced(dim, a.array.ndim)
-        return np.asarray(np.sum(a.array, axis=axes, keepdims=keepdim, dtype=out_dtype.np))
+        return sum_array(a.array, axes, keepdim, _sum_dtype(a, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -126,10 +148,7 @@ class MeanBackward0(Function):
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         _check_mean_dtype(a, dtype)
         self.save_attr(self_sym_numel=a.array.size, self_sym_sizes=a.array.shape)
-        out = dtype or a.dtype
-        with np.errstate(invalid="ignore"):
-            return np.asarray(np.mean(a.array, dtype=np.float64 if out.np == np.float64
-                                      else None), dtype=out.np)
+        return mean_array(a.array, (), False, dtype or a.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
         return div_scalar(grad.expand(self.attrs["self_sym_sizes"]), self.attrs["self_sym_numel"])
@@ -147,10 +166,8 @@ class MeanBackward1(Function):
         _check_mean_dtype(a, dtype)
         self.save_attr(dim=saved_ints(dim), keepdim=keepdim, self_sym_numel=a.array.size,
                        self_sym_sizes=a.array.shape)
-        out = dtype or a.dtype
         axes = reduced(dim, a.array.ndim)
-        with np.errstate(invalid="ignore"):
-            return np.asarray(np.mean(a.array, axis=axes, keepdims=keepdim), dtype=out.np)
+        return mean_array(a.array, axes, keepdim, dtype or a.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -547,13 +564,20 @@ def _others_product(array: np.ndarray, axis: int | None) -> np.ndarray:
     return left * right
 
 
+def _prod_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+                dtype: DType) -> np.ndarray:
+    if dtype.is_floating_point and array.ndim and array.size:
+        return kernels.prod(array.astype(dtype.np, copy=False), axes, keepdim)
+    return np.asarray(np.prod(array, axis=axes or None, keepdims=keepdim, dtype=dtype.np))
+
+
 class ProdBackward0(Function):
     __slots__ = ()
     formulas = (local("self", "∏ⱼ≠ᵢ {self}ⱼ"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         self.save("self", a)
-        return np.asarray(np.prod(a.array, dtype=_sum_dtype(a, dtype).np))
+        return _prod_array(a.array, (), False, _sum_dtype(a, dtype))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -577,9 +601,9 @@ class ProdBackward1(Function):
         d = wrap_dim(dim, a.array.ndim)
         self.save("self", a)
         self.save_attr(dim=saved_int(dim), keepdim=keepdim)
-        axis = d if a.array.ndim else None
-        return np.asarray(np.prod(a.array, axis=axis, keepdims=keepdim and a.array.ndim > 0,
-                                  dtype=_sum_dtype(a, dtype).np))
+        if not a.array.ndim:
+            return _prod_array(a.array, (), False, _sum_dtype(a, dtype))
+        return _prod_array(a.array, (d,), keepdim, _sum_dtype(a, dtype))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -635,22 +659,7 @@ class LinalgVectorNormBackward0(Function):
         self.save("self", a)
         self.save_attr(dim=None if dim is None else saved_ints(dim), keepdim=keepdim, ord=ord)
         axes = tuple(range(a.array.ndim)) if dim is None else reduced(dim, a.array.ndim)
-        x = np.abs(a.array)
-        p = float(ord)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            if p == math.inf:
-                out = np.max(x, axis=axes, keepdims=keepdim)
-            elif p == -math.inf:
-                out = np.min(x, axis=axes, keepdims=keepdim)
-            elif p == 0:
-                out = np.sum(x != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
-            elif p == 1:
-                out = np.sum(x, axis=axes, keepdims=keepdim)
-            elif p == 2:
-                out = np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
-            else:
-                out = np.sum(x ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
-        return np.asarray(out, dtype=x.dtype)
+        return _norm_array(a.array, axes, keepdim, float(ord))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -690,6 +699,19 @@ class LinalgVectorNormBackward0(Function):
         scale_v = grad / norm.pow(p - 1)
         masked_fill_(scale_v, norm == 0, 0)
         return scaled * scale_v
+
+
+def _norm_array(x: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) -> np.ndarray:
+    """linalg_vector_norm's values: |x| where every reduced dim has size 1, else ATen's
+    norm kernel (engine/reduction_kernels.py)."""
+    if not x.ndim:
+        return np.asarray(np.abs(x) if p != 0 else (x != 0).astype(x.dtype))
+    if builtins.all(x.shape[d] == 1 for d in axes):
+        out = np.abs(x) if p != 0 else (x != 0).astype(x.dtype)
+        return out if keepdim else np.squeeze(out, axes)
+    if p == 2:
+        return kernels.norm2(x, axes, keepdim)
+    return kernels.norm_p(x, axes, keepdim, p)
 
 
 def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None,  # noqa: A002
@@ -754,14 +776,15 @@ class VarBackward0(Function):
                  "less than the reduction factor (input numel divided by output numel). "
                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
                  "ReduceOps.cpp:1861.)")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean_ = np.mean(a.array, axis=axes, keepdims=True)
-            total = np.sum((a.array - mean_) ** 2, axis=axes, keepdims=keepdim)
-            out = total / np.float64(builtins.max(0, n - ddof))
-            return self._finish(np.asarray(out, dtype=a.array.dtype))
-
-    def _finish(self, var: np.ndarray) -> np.ndarray:
-        return var
+        take_sqrt = isinstance(self, StdBackward0)
+        x = a.array
+        if x.size == 0:
+            return np.full(_reduced_shape(x.shape, axes, keepdim), np.nan, x.dtype)
+        if n == x.size:  # one output: std_var_all_cpu
+            mean_ = float(mean_array(x, (), False, a.dtype))
+            out = kernels.var_all(x, mean_, float(ddof), take_sqrt)
+            return out.reshape(_reduced_shape(x.shape, axes, keepdim))
+        return kernels.var_dims(x, axes, float(ddof), take_sqrt, keepdim)
 
     def _var_backward(self, grad: Tensor) -> Tensor:
         """torch's var_backward: (2.0 / dof) * grad * (self - self.mean(...))."""
@@ -804,9 +827,6 @@ class StdBackward0(VarBackward0):
                     "{result}.unsqueeze({dim}))"))
     label = "std"
 
-    def _finish(self, var: np.ndarray) -> np.ndarray:
-        return np.sqrt(var)
-
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
@@ -816,6 +836,13 @@ class StdBackward0(VarBackward0):
 
         result = self.unpack("result")
         return self._var_backward(masked_fill_(grad / mul_scalar(result, 2), result == 0, 0))
+
+
+def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...],
+                   keepdim: bool) -> tuple[int, ...]:
+    if keepdim:
+        return tuple(1 if d in axes else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
 def _var_std(node: type[VarBackward0], a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
@@ -851,7 +878,7 @@ class LogsumexpBackward0(Function):
             m = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim,
                                                                              x.dtype)
             m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
-            out = precise(np.log, np.sum(precise(np.exp, x - m), axis=axes, keepdims=True)) + m
+            out = precise(np.log, cascade_sum(precise(np.exp, x - m), axes, True)) + m
         if not keepdim:
             out = np.squeeze(out, axis=axes)
         return np.asarray(out, dtype=x.dtype)
@@ -882,7 +909,7 @@ class CumsumBackward0(Function):
         out_dtype = _sum_dtype(a, dtype) if a.dtype is not bool_ or dtype else int64
         if a.array.ndim == 0:
             return a.array.astype(out_dtype.np)
-        return np.cumsum(a.array, axis=d, dtype=out_dtype.np)
+        return kernels.cumsum(a.array.astype(out_dtype.np, copy=False), d)
 
     def backward(self, grad: Tensor) -> Tensor:
         from .views import flip

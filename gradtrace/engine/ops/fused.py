@@ -20,7 +20,7 @@ from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, cast, result_dtype
-from .scalar import mul_scalar
+from .scalar import mul_scalar, scalar_div, scalar_sub
 
 
 def fused(dtype: np.dtype) -> bool:
@@ -99,7 +99,7 @@ class AddcdivBackward0(Function):
         dtype = dt.np
         if not np.issubdtype(dtype, np.floating):
             raise TorchRuntimeError(
-                "Integer division with addcdiv is no longer supported, and in a future release "
+                "Integer division with addcdiv is no longer supported, and in a future  release "
                 "addcdiv will perform a true division of tensor1 and tensor2. The historic "
                 "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
                 "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
@@ -114,15 +114,12 @@ class AddcdivBackward0(Function):
             return np.asarray(x + (y * v) / z, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        from .unary import reciprocal
-
-        t2 = self.unpack("tensor2")
         value = self.attrs["value"]
-        g1 = g2 = None
+        t2 = self.unpack("tensor2")
+        g1 = grad * scalar_div(value, t2) if self.needs_input_grad(1) else None  # value / t2
+        g2 = None
         if self.needs_input_grad(2):  # torch: -grad * (value * tensor1 / (tensor2 * tensor2))
             g2 = -grad * (mul_scalar(self.unpack("tensor1"), value) / (t2 * t2))
-        if self.needs_input_grad(1):  # torch: grad * (value / tensor2)
-            g1 = grad * mul_scalar(reciprocal(t2), value)
         return (grad if self.needs_input_grad(0) else None), g1, g2
 
 
@@ -202,15 +199,13 @@ class LerpBackward1(Function):
         return lerp_values(a.array, end.array, weight.array, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        from .arithmetic import rsub
-
         g_self = g_end = g_w = None
         if self.needs_input_grad(2):  # the last input's gradient first, like torch
             g_w = grad * (self.unpack("end") - self.unpack("self"))
         if self.needs_input_grad(1):
             g_end = grad * self.unpack("weight")
         if self.needs_input_grad(0):  # torch: grad * (1 - weight)
-            g_self = grad * rsub(self.unpack("weight"), 1)
+            g_self = grad * scalar_sub(1, self.unpack("weight"))
         return g_self, g_end, g_w
 
 

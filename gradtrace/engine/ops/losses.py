@@ -18,6 +18,7 @@ from ..node import Function
 from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor
 from ._util import cast, not_implemented
+from .reductions import mean_array, sum_array
 from .scalar import add_scalar, div_scalar, mul_scalar
 from .unary import precise
 from .views import ExpandBackward0, warn
@@ -70,10 +71,12 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
+    """apply_loss_reduction: the loss tensor's mean() or sum(), in torch's order."""
+    dtype = dtypes.from_numpy(loss.dtype)
     if reduction == 1:
-        return np.asarray(np.mean(loss), dtype=loss.dtype)
+        return mean_array(loss, (), False, dtype)
     if reduction == 2:
-        return np.asarray(np.sum(loss), dtype=loss.dtype)
+        return sum_array(loss, (), False, dtype)
     return loss
 
 
@@ -126,10 +129,9 @@ class MseLossBackwardBackward0(Function):
         self.save("target", target)
         self.save_attr(reduction=reduction)
         dtype = x.array.dtype
-        out = 2 * (x.array - target.array) * grad.array
-        if reduction == 1:
-            out = out / x.array.size
-        return np.asarray(out, dtype=dtype)
+        # mse_backward_cpu_kernel: norm * (self - target) * grad, norm = 2 (/ numel) as dtype
+        norm = dtype.type(2.0 / x.array.size if reduction == 1 else 2.0)
+        return np.asarray(norm * (x.array - target.array) * grad.array, dtype=dtype)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
         grad, x, target = (self.unpack("grad_output"), self.unpack("self"),
@@ -314,13 +316,12 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
         self.save("target", target)
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
-        with np.errstate(over="ignore"):
-            softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
+        with np.errstate(over="ignore"):  # torch: (1 - target) * input - log_sigmoid(input)
+            log_sigmoid = np.minimum(x, 0) - precise(np.log1p, precise(np.exp, -np.abs(x)))
         if pos_weight is not None:
             log_weight = (pos_weight.array - 1) * t_ + 1
-            loss = (1 - t_) * x + log_weight * softplus_neg
-        else:
-            loss = (1 - t_) * x + softplus_neg
+            log_sigmoid = log_sigmoid * log_weight
+        loss = (1 - t_) * x - log_sigmoid
         if weight is not None:
             loss = loss * weight.array
         return _reduce(np.asarray(loss, dtype=x.dtype), reduction)

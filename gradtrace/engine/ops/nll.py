@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchValueError
-from .. import dtypes
+from .. import dtypes, exactness
+from .. import reduction_kernels as kernels
 from ..formulas import local, vjp
 from ..node import FREED_MESSAGE, Function
 from ..tensor import Tensor
@@ -65,8 +66,12 @@ class NllLossBackward0(Function):
         w = np.ones(classes, dtype=x.dtype) if weight is None else weight.array
         wi = np.where(valid, w[safe], 0).astype(x.dtype)
         picked = rows[np.arange(rows.shape[0]), safe]
-        losses = -wi * picked
-        total = np.asarray(wi.sum(), dtype=x.dtype) if reduction != 0 else np.zeros((), x.dtype)
+        losses = -picked * wi
+        total = np.zeros((), x.dtype)
+        index = np.flatnonzero(valid)
+        if reduction != 0:
+            total = np.asarray(self._sum(wi[index], index, rows.shape[0]) if weight is not None
+                               else index.size, x.dtype)
         self.save("self", a)
         self.save("target", target)
         self.save("weight", weight)
@@ -74,9 +79,16 @@ class NllLossBackward0(Function):
         self.save_attr(ignore_index=saved_int(ignore_index), reduction=reduction)
         if reduction == 0:
             return losses.reshape(t_.shape).astype(x.dtype)
+        # LossNLL.cpp: `loss -= data * weight` (the product rounded; no FMA in that file)
+        terms = -(picked * wi)[index] if weight is not None else -picked[index]
+        out = self._sum(terms, index, rows.shape[0])
         with np.errstate(invalid="ignore", divide="ignore"):
-            out = losses.sum() / total if reduction == 1 else losses.sum()
-        return np.asarray(out, dtype=x.dtype)
+            return np.asarray(out / total if reduction == 1 else out, dtype=x.dtype)
+
+    @staticmethod
+    def _sum(terms: np.ndarray, index: np.ndarray, batch: int) -> np.ndarray:
+        """nll_loss_out_frame's cascade of partial sums over the batch."""
+        return kernels.nll_cascade(terms, index, batch)
 
     def backward(self, grad: Tensor) -> Tensor:
         x, target = self.unpack("self"), self.unpack("target")
@@ -89,15 +101,13 @@ class NllLossBackward0(Function):
         valid = tflat != ignore
         safe = np.where(valid, tflat, 0)
         w = np.ones(classes, dtype=arr.dtype) if weight is None else weight.array
-        coeff = np.zeros((tflat.size, classes), dtype=arr.dtype)
-        coeff[np.arange(tflat.size), safe] = np.where(valid, -w[safe], 0)
-        if reduction == 1:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                coeff = coeff / self.unpack("total_weight").array
-        coeff_t = Tensor._wrap(_unrows(coeff, arr.shape).astype(arr.dtype))
-        return _BACKWARD[type(self)].call(grad, x, coeff=coeff_t, target=target, weight=weight,
+        picked = np.zeros((tflat.size, classes), dtype=arr.dtype)
+        picked[np.arange(tflat.size), safe] = np.where(valid, w[safe], 0)
+        picked_t = Tensor._wrap(_unrows(picked, arr.shape).astype(arr.dtype))
+        return _BACKWARD[type(self)].call(grad, x, picked=picked_t, target=target, weight=weight,
                                           reduction=reduction,
-                                          ignore_index=self.attrs["ignore_index"])
+                                          ignore_index=self.attrs["ignore_index"],
+                                          total_weight=self.unpack("total_weight"))
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -105,27 +115,40 @@ class NllLoss2DBackward0(NllLossBackward0):
 
     __slots__ = ()
 
+    @staticmethod
+    def _sum(terms: np.ndarray, index: np.ndarray, batch: int) -> np.ndarray:
+        """nll_loss2d_forward_out_frame's order is not reproduced: a plain sum (noted)."""
+        exactness.note("nll_loss2d: its reduction order is not reproduced")
+        return terms.sum(dtype=terms.dtype)
+
 
 class NllLossBackwardBackward0(Function):
     """nll_loss's backward as an op (inputs grad_output, self), for create_graph: linear in
     grad_output, and zero towards self (which still makes the result require grad).
     Saves what torch shows (ignore_index, reduction, target, weight); the per-element
-    coefficients it multiplies by are kept aside."""
+    coefficients it multiplies by are kept aside. Values as nll_loss_backward_out_frame:
+    `weight[t] * -(grad / total_weight)` at each target (mean), `weight[t] * -grad` else."""
 
     __slots__ = ("coeff",)
     formulas = (vjp("grad_output", "({grad} × ∂nll/∂{self}).sum(-1)"),
                 local("self", "0"))
 
-    def forward(self, grad: Tensor, x: Tensor, coeff: Tensor, target: Tensor,
-                weight: Tensor | None, reduction: int, ignore_index: int) -> np.ndarray:
-        self.coeff = coeff
-        self.save("target", target)
-        self.save("weight", weight)
-        self.save_attr(ignore_index=ignore_index, reduction=reduction)
-        g = grad.array
-        if reduction == 0 and x.array.ndim >= 2:
-            g = np.expand_dims(g, 1)
-        return (g * coeff.array).astype(x.array.dtype)
+    def forward(self, grad: Tensor, x: Tensor, picked: Tensor, target: Tensor,
+                weight: Tensor | None, reduction: int, ignore_index: int,
+                total_weight: Tensor) -> np.ndarray:
+        dtype = x.array.dtype
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = total_weight.array
+            self.coeff = Tensor._wrap((-picked.array / total if reduction == 1
+                                       else -picked.array).astype(dtype))
+            self.save("target", target)
+            self.save("weight", weight)
+            self.save_attr(ignore_index=ignore_index, reduction=reduction)
+            g = grad.array.astype(dtype, copy=False)
+            if reduction == 0 and x.array.ndim >= 2:
+                g = np.expand_dims(g, 1)
+            scaled = -(g / total) if reduction == 1 else -g
+            return np.where(picked.array != 0, picked.array * scaled, 0).astype(dtype)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like

@@ -46,3 +46,16 @@ def float32_lanes(capability: str | None = None) -> int:
     """Lanes of torch's Vectorized<float>: 16 with AVX-512; 8 with AVX2 and in the default
     build (which emulates a 256-bit vector with scalar code)."""
     return 16 if (capability or CAPABILITY) == "avx512" else 8
+
+
+def num_threads(environ: dict[str, str] | None = None) -> int:
+    """torch's intra-op thread count: OMP_NUM_THREADS when set, else the CPUs this
+    process may run on. Past 32,768 elements a pointwise kernel splits its range into
+    one chunk per thread, and each chunk has its own scalar tail."""
+    env = (os.environ if environ is None else environ).get("OMP_NUM_THREADS", "")
+    if env.strip().isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError, TorchValueError
-from .. import dtypes
+from .. import dtypes, glibc, pointwise, sleef
 from ..node import FREED_MESSAGE, Function
 from ..shapes import Size, broadcast_shapes, wrap_dim
 from ..tensor import Tensor
@@ -22,6 +22,7 @@ from .views import ExpandBackward0, saved_int, signed, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
+_ONE = np.float32(1)
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
@@ -321,6 +322,9 @@ class SiluBackward0(Function):
         self.save("self", a)
         x = a.array
         with np.errstate(over="ignore"):
+            if x.dtype == np.float32:  # torch's silu_kernel: x / (1 + exp(-x))
+                return pointwise.apply(x, lambda v: v / (_ONE + sleef.expf(-v)),
+                                       lambda v: v / (_ONE + glibc.expf(-v)))
             return (x / (np.asarray(1, x.dtype) + precise(np.exp, -x))).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import glibc, pointwise, sleef
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, cast, float_dtype
@@ -191,11 +192,27 @@ def sigmoid_backward(grad: Tensor, result: Tensor) -> Tensor:
     return SigmoidBackwardBackward0.call(grad, result)
 
 
+_ONE = np.float32(1)
+
+
+def _sigmoid32(exp: Any) -> Any:
+    return lambda x: _ONE / (_ONE + exp(-x))
+
+
+def float32_sigmoid(x: np.ndarray) -> np.ndarray:
+    """torch's sigmoid_kernel: 1 / (1 + exp(-x)), SLEEF's expf in the vector body and
+    libm's in the scalar tail."""
+    with np.errstate(over="ignore"):
+        return pointwise.apply(x, _sigmoid32(sleef.expf), _sigmoid32(glibc.expf))
+
+
 class SigmoidBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor) -> np.ndarray:
         x = _floating(a)
+        if x.dtype == np.float32:
+            return float32_sigmoid(x)
         with np.errstate(over="ignore"):
             # torch: 1 / (1 + exp(-x)) in the tensor's dtype, exp itself rounded once
             e = precise(np.exp, -x)

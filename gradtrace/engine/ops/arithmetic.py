@@ -19,7 +19,7 @@ from ._util import (
     result_dtype,
 )
 from .scalar import mul_scalar, sub_scalar
-from .unary import float_pow
+from .unary import SPECIAL_EXPONENTS, float32_pow_scalar, float_pow
 
 
 class AddBackward0(Function):
@@ -135,7 +135,10 @@ class PowBackward0(Function):
         if not dtype.is_floating_point and isinstance(value, int) and value < 0:
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return float_pow(cast(a.array, dtype), cast(exponent.array, dtype))
+            base = cast(a.array, dtype)
+            if base.dtype == np.float32 and float(value) not in SPECIAL_EXPONENTS:
+                return float32_pow_scalar(base, float(value))
+            return float_pow(base, cast(exponent.array, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         exponent = self.attrs["exponent"]

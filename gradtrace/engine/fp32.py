@@ -1,12 +1,17 @@
 """Exact float32 fused multiply-add in numpy, for kernels that must round as a CPU does.
 
-torch's vectorised kernels (SLEEF, its own polynomials) chain float32 fused
+torch's vectorised kernels (SLEEF, oneDNN, its own polynomials) chain float32 fused
 multiply-adds: `a * b + c` rounded once. numpy has none, so `fma` emulates it: the
 product of two float32 values is exact in float64, and the float64 sum `p + c` rounds to
 the right float32 unless it landed exactly on a float32 rounding boundary (a midpoint,
 or anywhere in the float32 subnormal range) while the exact sum did not. Those rare
 elements are found with a bit test and rounded through round-to-odd, using the exact
-error of the float64 sum (an error-free transformation).
+error of the float64 sum (an error-free transformation). The common path is four numpy
+passes (multiply, add, bit test, cast); callers keep arrays small enough to stay in
+cache (see `kernels.CHUNK`).
+
+`two_prod` is the special case `(a * b, fma(a, b, -a * b))` of SLEEF's double-float
+arithmetic: there the float64 difference is exact, so no test is needed.
 
 Plain float32 `+ - * /` and sqrt need no help: numpy's float32 loops are IEEE operations.
 All functions take and return float32 arrays (scalars are accepted for b and c).
@@ -17,8 +22,7 @@ import numpy as np
 
 _LOW29 = np.int64((1 << 29) - 1)
 _MID29 = np.int64(1 << 28)
-_EXP_MASK = np.int64(0x7FF0000000000000)
-_F32_SUBNORMAL = np.int64((1023 - 126) << 52)  # float64 exponent field of 2**-126
+_F32_TINY = float.fromhex("0x1p-126")  # below it float32 rounds at a coarser bit
 
 
 def _round_odd_to_f32(p: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -37,13 +41,20 @@ def fma(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarr
     s = np.multiply(a, b, dtype=np.float64)
     s += c
     out = s.astype(np.float32)
-    bits = s.view(np.int64)
-    suspect = (bits & _LOW29) == _MID29
-    suspect |= (bits & _EXP_MASK) < _F32_SUBNORMAL
-    if suspect.any():
+    suspect = (s.view(np.int64) & _LOW29) == _MID29
+    if suspect.any() or np.fmin.reduce(np.abs(out), initial=np.inf) < _F32_TINY:
+        suspect |= np.abs(s) < _F32_TINY
         idx = np.nonzero(suspect)
         p = np.multiply(np.broadcast_to(a, s.shape)[idx], np.broadcast_to(b, s.shape)[idx],
                         dtype=np.float64)
         cc = np.broadcast_to(np.asarray(c, np.float64), s.shape)[idx]
         out[idx] = _round_odd_to_f32(p, cc, s[idx])
     return out
+
+
+def two_prod(a: np.ndarray, b: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """(a * b, fma(a, b, -(a * b))) in float32: the product and its exact rounding error."""
+    p = np.multiply(a, b, dtype=np.float64)
+    hi = p.astype(np.float32)
+    p -= hi
+    return hi, p.astype(np.float32)

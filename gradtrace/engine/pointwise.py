@@ -70,17 +70,12 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     if not contiguous:
         return None
     n = x.size
-    threads = capability.num_threads()
     it = np.arange(n)
-    if n < GRAIN_SIZE or threads == 1:
-        seg_start = it - it % row
-        seg_end = np.minimum(seg_start + row, n)
-    else:
-        chunk = -(-n // min(threads, -(-n // GRAIN_SIZE)))
-        c_start = it - it % chunk
-        r_start = it - it % row
-        seg_start = np.maximum(c_start, r_start)
-        seg_end = np.minimum(np.minimum(c_start + chunk, r_start + row), n)
+    chunk = _thread_chunk(n)
+    c_start = it - it % chunk
+    r_start = it - it % row
+    seg_start = np.maximum(c_start, r_start)
+    seg_end = np.minimum(np.minimum(c_start + chunk, r_start + row), n)
     body = (seg_end - seg_start) // width * width
     in_body = (it - seg_start) < body
     mask = np.empty(n, bool)
@@ -88,19 +83,71 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     return mask.reshape(x.shape)
 
 
+def _thread_chunk(n: int) -> int:
+    """at::parallel_for's chunk: one per thread past GRAIN_SIZE elements, else all."""
+    threads = capability.num_threads()
+    if n < GRAIN_SIZE or threads == 1:
+        return max(n, 1)
+    return -(-n // min(threads, -(-n // GRAIN_SIZE)))
+
+
+def elementwise(x: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """fn over x's elements, given them as one 1-D array in memory order (a view when x is
+    dense). The result is laid out as torch lays out a unary op's output: with x's
+    strides when x is dense (any permutation of contiguous), else C-contiguous."""
+    if x.flags.c_contiguous:
+        return fn(x.reshape(-1)).reshape(x.shape)
+    perm = np.argsort([-st for st in x.strides], kind="stable")
+    xt = x.transpose(perm)
+    if xt.flags.c_contiguous:
+        return fn(xt.reshape(-1)).reshape(xt.shape).transpose(np.argsort(perm))
+    return fn(np.ascontiguousarray(x).reshape(-1)).reshape(x.shape)
+
+
+def chunked(fn: Callable[[np.ndarray], np.ndarray], flat: np.ndarray,
+            size: int = 8192) -> np.ndarray:
+    """fn over a 1-D array in pieces small enough for its temporaries to stay in cache."""
+    if flat.size <= size:
+        return fn(flat)
+    out = np.empty_like(flat)
+    for i in range(0, flat.size, size):
+        out[i:i + size] = fn(flat[i:i + size])
+    return out
+
+
+def _dense_split(flat: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
+                 scalar: Callable[[np.ndarray], np.ndarray], width: int) -> np.ndarray:
+    """A dense tensor is one row: each thread chunk runs its vector body, then its tail."""
+    n = flat.size
+    chunk = _thread_chunk(n)
+    tails = [np.arange(start + (min(start + chunk, n) - start) // width * width,
+                       min(start + chunk, n)) for start in range(0, n, chunk)]
+    idx = np.concatenate(tails)
+    if idx.size == n:
+        return chunked(scalar, flat)
+    out = chunked(vector, flat)
+    if idx.size:
+        out[idx] = scalar(flat[idx])
+    return out
+
+
 def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
           scalar: Callable[[np.ndarray], np.ndarray], cap: str | None = None) -> np.ndarray:
     """Evaluate a float32 pointwise kernel element by element as torch would: `vector`
     (the SIMD formula) on the vector body, `scalar` (the libm formula) elsewhere. Both
     take and return 1-D float32 arrays."""
+    cap = cap or capability.CAPABILITY
+    if cap == "default" or x.size == 0:
+        return elementwise(x, lambda flat: chunked(scalar, flat))
+    width = 2 * capability.float32_lanes(cap)
+    if _is_dense(x):
+        return elementwise(x, lambda flat: _dense_split(flat, vector, scalar, width))
     mask = vector_mask(x, cap)
     flat = np.ascontiguousarray(x).ravel()
     if mask is None:
-        return scalar(flat).reshape(x.shape)
+        return chunked(scalar, flat).reshape(x.shape)
     m = mask.ravel()
-    if m.all():
-        return vector(flat).reshape(x.shape)
     out = np.empty_like(flat)
-    out[m] = vector(flat[m])
+    out[m] = chunked(vector, flat[m])
     out[~m] = scalar(flat[~m])
     return out.reshape(x.shape)

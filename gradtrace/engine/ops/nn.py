@@ -12,12 +12,12 @@ import numpy as np
 
 from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError, TorchValueError
 from .. import dtypes, glibc, pointwise, sleef
+from ..kernels import precise
 from ..node import FREED_MESSAGE, Function
 from ..shapes import Size, broadcast_shapes, wrap_dim
 from ..tensor import Tensor
 from ._util import apply_inplace, cast
 from .scalar import DivBackward1, add_scalar, div_scalar, mul_scalar
-from .unary import precise
 from .views import ExpandBackward0, saved_int, signed, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}

@@ -10,12 +10,12 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
 from ..dtypes import DType, bool_, int64
+from ..kernels import precise
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype
 from .scalar import div_scalar, mul_scalar
-from .unary import precise
 from .views import saved_int, saved_ints, signed, warn
 
 _MISSING: Any = object()

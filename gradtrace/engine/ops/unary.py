@@ -6,7 +6,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import glibc, pointwise, sleef
+from .. import pointwise
+from ..kernels import unary
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, cast, float_dtype
@@ -15,20 +16,6 @@ from .scalar import add_scalar, mul_scalar
 
 def _floating(a: Tensor) -> np.ndarray:
     return cast(a.array, float_dtype(a.dtype))
-
-
-def precise(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
-    """`ufunc(x)` for a float32 (or narrower) array, computed in float64 and rounded once.
-
-    torch's CPU kernels (SLEEF / MKL) return the correctly rounded float32 result far more
-    often than numpy's own float32 loops (exp: 99% against 60%), so float32 values printed
-    in full (`.item()`) match torch's.
-    """
-    if x.dtype == np.float64:
-        return ufunc(x)
-    if x.dtype.kind == "f":  # float64 chunk by chunk into the result: no float64 copy
-        return ufunc(x, dtype=np.float64, out=np.empty_like(x), casting="same_kind")
-    return ufunc(x.astype(np.float64)).astype(x.dtype)
 
 
 def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
@@ -50,7 +37,7 @@ def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
         if e == -0.5:
             return one / np.sqrt(base)
         if e == 0.5:
-            return np.sqrt(base)
+            return unary("sqrt", base)  # torch's pow kernel calls sqrt_kernel
     if base.dtype == np.float64:
         return np.power(base, exponent)
     return np.power(base.astype(np.float64), exponent.astype(np.float64)).astype(base.dtype)
@@ -74,8 +61,7 @@ class ExpBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return precise(np.exp, _floating(a))
+        return unary("exp", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -89,8 +75,7 @@ class LogBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return precise(np.log, _floating(a))
+        return unary("log", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / self.unpack("self")
@@ -101,8 +86,7 @@ class Log1PBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return precise(np.log1p, _floating(a))
+        return unary("log1p", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / add_scalar(self.unpack("self"), 1)
@@ -112,8 +96,7 @@ class Expm1Backward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return precise(np.expm1, _floating(a))
+        return unary("expm1", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -127,7 +110,7 @@ class SinBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        return precise(np.sin, _floating(a))
+        return unary("sin", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * self.unpack("self").cos()
@@ -138,7 +121,7 @@ class CosBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        return precise(np.cos, _floating(a))
+        return unary("cos", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * -self.unpack("self").sin()
@@ -175,7 +158,7 @@ class TanhBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor) -> np.ndarray:
-        return precise(np.tanh, _floating(a))
+        return unary("tanh", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -206,32 +189,11 @@ def sigmoid_backward(grad: Tensor, result: Tensor) -> Tensor:
     return SigmoidBackwardBackward0.call(grad, result)
 
 
-_ONE = np.float32(1)
-
-
-def _sigmoid32(exp: Any) -> Any:
-    return lambda x: _ONE / (_ONE + exp(-x))
-
-
-def float32_sigmoid(x: np.ndarray) -> np.ndarray:
-    """torch's sigmoid_kernel: 1 / (1 + exp(-x)), SLEEF's expf in the vector body and
-    libm's in the scalar tail."""
-    with np.errstate(over="ignore"):
-        return pointwise.apply(x, _sigmoid32(sleef.expf), _sigmoid32(glibc.expf))
-
-
 class SigmoidBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor) -> np.ndarray:
-        x = _floating(a)
-        if x.dtype == np.float32:
-            return float32_sigmoid(x)
-        with np.errstate(over="ignore"):
-            # torch: 1 / (1 + exp(-x)) in the tensor's dtype, exp itself rounded once
-            e = precise(np.exp, -x)
-            return (np.asarray(1, x.dtype) / (np.asarray(1, x.dtype) + e)).astype(x.dtype,
-                                                                                 copy=False)
+        return unary("sigmoid", _floating(a))  # torch: 1 / (1 + exp(-x))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -282,8 +244,7 @@ class SqrtBackward0(Function):
     __slots__ = ()
 
     def forward(self, a: Tensor) -> np.ndarray:
-        with np.errstate(invalid="ignore"):
-            return np.sqrt(_floating(a))
+        return unary("sqrt", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)

@@ -1,0 +1,125 @@
+"""torch 2.13's CPU kernels for elementwise float functions (the x86-64 wheel), by name:
+the one place that knows which library computes what, so every op gets torch's bits.
+
+- MKL VML (`mkl.VML_FUNCTIONS`: exp, log, log2, log10, sin, cos, tan, tanh, asin, acos,
+  atan, erf, erfc, erfinv, sqrt, trunc), float32 and float64, every element and layout.
+  Without the `mkl` wheel: float64 evaluation rounded once (`precise`), which matches
+  torch on 95-99.9% of float32 elements.
+- vml.h's SLEEF `map` (expm1, log1p): SLEEF's u10 function on every element under
+  avx2/avx512, glibc's under `default`.
+- `cpu_kernel_vec` kernels (sigmoid, and the nn functions built in ops/nn.py): SLEEF in
+  each row's vector body, glibc in its scalar tail (`pointwise.apply`).
+
+float64 outside MKL's list runs numpy's float64 function (torch: SLEEF's d4 functions
+and glibc's double ones; they differ in the last bit now and then).
+
+Usage for an op: `kernels.unary("tan", x)` with x a float32 or float64 array.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import capability, glibc, pointwise, sleef
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_ONE = np.float32(1)
+
+
+def precise(ufunc: Callable[..., Any], x: np.ndarray) -> np.ndarray:
+    """`ufunc(x)` for a float32 (or narrower) array, computed in float64 and rounded once:
+    the fallback for MKL's functions, which are within a unit of the last place."""
+    if x.dtype == np.float64:
+        return ufunc(x)
+    if x.dtype.kind == "f" and isinstance(ufunc, np.ufunc):  # no float64 copy of x
+        return ufunc(x, dtype=np.float64, out=np.empty_like(x), casting="same_kind")
+    return np.asarray(ufunc(x.astype(np.float64))).astype(x.dtype)
+
+
+def _mkl() -> Any:
+    """The loaded MKL, or None. Imported on first use: nothing loads it otherwise."""
+    from . import mkl
+
+    return mkl.load()
+
+
+def mkl_unavailable_reason() -> str:
+    """'' when torch's MKL is loaded; else why exactness falls back to float64."""
+    from . import mkl
+
+    return mkl.unavailable_reason()
+
+
+def _erfinv64(y: np.ndarray) -> np.ndarray:
+    """erfinv in float64: Giles' single-precision approximation polished by two Newton
+    steps on math.erf (only used without MKL)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -np.log((1.0 - y) * (1.0 + y))
+        small = w < 5.0
+        ws = w - 2.5
+        wl = np.sqrt(w) - 3.0
+        ps = np.polyval([2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                         0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
+                         1.50140941], ws)
+        pl = np.polyval([-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                         0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
+                         2.83297682], wl)
+        x = np.where(small, ps, pl) * y
+        erf = np.vectorize(math.erf, otypes=[np.float64])
+        for _ in range(2):
+            x = x - (erf(x) - y) / (2 / math.sqrt(math.pi) * np.exp(-x * x))
+    x = np.where(np.abs(y) == 1, np.copysign(np.inf, y), x)
+    return np.where(np.abs(y) > 1, np.nan, x)
+
+
+_FLOAT64 = {
+    "acos": np.arccos, "asin": np.arcsin, "atan": np.arctan, "cos": np.cos,
+    "erf": np.vectorize(math.erf, otypes=[np.float64]),
+    "erfc": np.vectorize(math.erfc, otypes=[np.float64]), "erfinv": _erfinv64,
+    "exp": np.exp, "log": np.log, "log10": np.log10, "log2": np.log2, "sin": np.sin,
+    "sqrt": np.sqrt, "tan": np.tan, "tanh": np.tanh, "trunc": np.trunc,
+    "expm1": np.expm1, "log1p": np.log1p,
+}
+_VML = frozenset(_FLOAT64) - {"expm1", "log1p"}
+
+
+def vml(op: str, x: np.ndarray) -> np.ndarray | None:
+    """MKL's VML `op` of x as torch computes it, or None without MKL."""
+    lib = _mkl()
+    if lib is None:
+        return None
+    return pointwise.elementwise(x, lambda flat: lib.vml(op, flat, np.empty_like(flat)))
+
+
+def _sigmoid(exp: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda x: _ONE / (_ONE + exp(-x))
+
+
+# vml.h's `map` over Vectorized<float>: SLEEF on every element, glibc under `default`
+_MAPPED = {"expm1": (sleef.expm1f, glibc.expm1f), "log1p": (sleef.log1pf, glibc.log1pf)}
+# cpu_kernel_vec: (vector body, scalar tail)
+_SPLIT = {"sigmoid": (_sigmoid(sleef.expf), _sigmoid(glibc.expf))}
+
+
+def unary(name: str, x: np.ndarray) -> np.ndarray:
+    """torch's result of the elementwise function `name` on a float32 or float64 array."""
+    if x.dtype not in (_F32, _F64):  # half types compute in float32 and round
+        return unary(name, x.astype(np.float32)).astype(x.dtype)
+    with np.errstate(all="ignore"):
+        if name in _VML:
+            y = vml(name, x)
+            return y if y is not None else precise(_FLOAT64[name], x)
+        if x.dtype == _F64:
+            if name == "sigmoid":
+                return 1 / (1 + np.exp(-x))
+            return _FLOAT64[name](x)
+        if name in _MAPPED:
+            vector, scalar = _MAPPED[name]
+            fn = scalar if capability.CAPABILITY == "default" else vector
+            return pointwise.elementwise(x, lambda flat: pointwise.chunked(fn, flat))
+        vector, scalar = _SPLIT[name]
+        return pointwise.apply(x, vector, scalar)

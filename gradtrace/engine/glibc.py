@@ -212,3 +212,64 @@ def tanhf(x: np.ndarray) -> np.ndarray:
         out = np.where(x == 0, x, out)
         out = np.where(ix >= 0x7F800000, np.where(x >= 0, _ONE / x + _ONE, _ONE / x - _ONE), out)
     return out.astype(np.float32)
+
+
+_ERX = _F(8.4506291151e-01)
+_EFX = _F(1.2837916613e-01)
+_PP = [_F(v) for v in (1.2837916613e-01, -3.2504209876e-01, -2.8481749818e-02,
+                       -5.7702702470e-03, -2.3763017452e-05)]
+_QQ = [_F(v) for v in (3.9791721106e-01, 6.5022252500e-02, 5.0813062117e-03,
+                       1.3249473704e-04, -3.9602282413e-06)]
+_PA = [_F(v) for v in (-2.3621185683e-03, 4.1485610604e-01, -3.7220788002e-01,
+                       3.1834661961e-01, -1.1089469492e-01, 3.5478305072e-02,
+                       -2.1663755178e-03)]
+_QA = [_F(v) for v in (1.0642088205e-01, 5.4039794207e-01, 7.1828655899e-02,
+                       1.2617121637e-01, 1.3637083583e-02, 1.1984500103e-02)]
+_RA = [_F(v) for v in (-9.8649440333e-03, -6.9385856390e-01, -1.0558626175e+01,
+                       -6.2375331879e+01, -1.6239666748e+02, -1.8460508728e+02,
+                       -8.1287437439e+01, -9.8143291473e+00)]
+_SA = [_F(v) for v in (1.9651271820e+01, 1.3765776062e+02, 4.3456588745e+02,
+                       6.4538726807e+02, 4.2900814819e+02, 1.0863500214e+02,
+                       6.5702495575e+00, -6.0424413532e-02)]
+_RB = [_F(v) for v in (-9.8649431020e-03, -7.9928326607e-01, -1.7757955551e+01,
+                       -1.6063638306e+02, -6.3756646729e+02, -1.0250950928e+03,
+                       -4.8351919556e+02)]
+_SB = [_F(v) for v in (3.0338060379e+01, 3.2579251099e+02, 1.5367296143e+03,
+                       3.1998581543e+03, 2.5530502930e+03, 4.7452853394e+02,
+                       -2.2440952301e+01)]
+
+
+def _horner(z: np.ndarray, coeffs: list[np.float32]) -> np.ndarray:
+    """c0 + z*(c1 + z*(c2 + ...)) in float32, innermost first."""
+    r = coeffs[-1]
+    for c in coeffs[-2::-1]:
+        r = c + z * r
+    return r
+
+
+def erff(x: np.ndarray) -> np.ndarray:
+    """glibc __erff (fdlibm's s_erff.c); its two expf calls are glibc's expf."""
+    with np.errstate(all="ignore"):
+        hx = _bits(x)
+        ix = hx & 0x7FFFFFFF
+        neg = hx < 0
+        z = x * x
+        tiny = np.where(ix < 0x04000000, _F(0.0625) * (_F(16) * x + (_F(16) * _EFX) * x),
+                        x + _EFX * x)
+        y = _horner(z, _PP) / (_ONE + z * _horner(z, _QQ))
+        out = np.where(ix < 0x31800000, tiny, x + x * y)  # |x| < 0.84375
+        s = np.abs(x) - _ONE
+        pq = _horner(s, _PA) / (_ONE + s * _horner(s, _QA))
+        mid = np.where(neg, -_ERX - pq, _ERX + pq)  # 0.84375 <= |x| < 1.25
+        ax = np.abs(x)
+        s = _ONE / (ax * ax)
+        near = ix < 0x4036DB6E  # |x| < 1/0.35
+        r_ = np.where(near, _horner(s, _RA), _horner(s, _RB))
+        s_ = np.where(near, _ONE + s * _horner(s, _SA), _ONE + s * _horner(s, _SB))
+        zz = _from_bits(_bits(ax) & _I(-4096))  # & 0xfffff000
+        r = expf(-zz * zz - _F(0.5625)) * expf((zz - ax) * (zz + ax) + r_ / s_)
+        far = np.where(neg, r / ax - _ONE, _ONE - r / ax)
+        out = np.where(ix < 0x3F580000, out, np.where(ix < 0x3FA00000, mid, far))
+        out = np.where(ix >= 0x40C00000, np.where(neg, _F(-1), _ONE), out)  # |x| >= 6
+        out = np.where(ix >= 0x7F800000, np.where(neg, _F(-1), _ONE) + _ONE / x, out)
+    return out.astype(np.float32)

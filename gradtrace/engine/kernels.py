@@ -7,8 +7,9 @@ the one place that knows which library computes what, so every op gets torch's b
   torch on 95-99.9% of float32 elements.
 - vml.h's SLEEF `map` (expm1, log1p): SLEEF's u10 function on every element under
   avx2/avx512, glibc's under `default`.
-- `cpu_kernel_vec` kernels (sigmoid, and the nn functions built in ops/nn.py): SLEEF in
-  each row's vector body, glibc in its scalar tail (`pointwise.apply`).
+- `cpu_kernel_vec` kernels (sigmoid, silu, gelu, softplus, elu): SLEEF or torch's own
+  polynomials in each row's vector body, glibc in its scalar tail (`pointwise.apply`);
+  exact GELU of a contiguous tensor through oneDNN.
 
 float64 outside MKL's list runs numpy's float64 function (torch: SLEEF's d4 functions
 and glibc's double ones; they differ in the last bit now and then).
@@ -23,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from . import capability, glibc, pointwise, sleef
+from . import aten, capability, glibc, onednn, pointwise, sleef
+from .fp32 import fma
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -123,3 +125,77 @@ def unary(name: str, x: np.ndarray) -> np.ndarray:
             return pointwise.elementwise(x, lambda flat: pointwise.chunked(fn, flat))
         vector, scalar = _SPLIT[name]
         return pointwise.apply(x, vector, scalar)
+
+
+# -- activation kernels (ATen/native/cpu/Activation.cpp), float32 -------------------------
+
+_HALF = np.float32(0.5)
+_K_ALPHA = np.float32(math.sqrt(0.5))  # M_SQRT1_2
+_K_BETA = np.float32(math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5)  # M_SQRT2 * M_2_SQRTPI / 2
+_K_KAPPA = np.float32(0.044715)
+
+
+def silu(x: np.ndarray) -> np.ndarray:
+    """silu_kernel: x / (1 + exp(-x))."""
+    with np.errstate(all="ignore"):
+        return pointwise.apply(x, lambda v: v / (_ONE + sleef.expf(-v)),
+                               lambda v: v / (_ONE + glibc.expf(-v)))
+
+
+def _gelu_tanh(tanh: Callable[[np.ndarray], np.ndarray],
+               fused: bool) -> Callable[[np.ndarray], np.ndarray]:
+    def formula(v: np.ndarray) -> np.ndarray:
+        cube = v * v * v
+        inner = fma(_K_KAPPA, cube, v) if fused else v + _K_KAPPA * cube
+        return _HALF * v * (_ONE + tanh(_K_BETA * inner))
+    return formula
+
+
+def _gelu_erf(erf: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda v: v * _HALF * (_ONE + erf(v * _K_ALPHA))
+
+
+def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
+    """GELU as torch computes it: the exact form of a contiguous tensor of more than one
+    element through oneDNN; otherwise GeluKernel, whose vector body uses torch's erf
+    polynomial (or SLEEF's tanhf) and whose scalar code glibc's erff (tanhf). GCC fuses
+    `x + kappa * x^3` into an fma in the FMA builds, in both paths."""
+    with np.errstate(all="ignore"):
+        if approximate == "tanh":
+            fused = capability.CAPABILITY != "default"
+            return pointwise.apply(x, _gelu_tanh(sleef.tanhf, True),
+                                   _gelu_tanh(glibc.tanhf, fused))
+        if x.flags.c_contiguous and x.size > 1:
+            return pointwise.elementwise(
+                x, lambda flat: pointwise.chunked(onednn.gelu_erf, flat))
+        return pointwise.apply(x, _gelu_erf(aten.erf), _gelu_erf(glibc.erff))
+
+
+def softplus(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    """softplus_kernel: x where x * beta > threshold, else log1p(exp(x * beta)) / beta,
+    with beta and threshold as float32."""
+    b, th = np.float32(beta), np.float32(threshold)
+
+    def formula(exp: Callable[[np.ndarray], np.ndarray],
+                log1p: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+        def f(v: np.ndarray) -> np.ndarray:
+            vb = v * b
+            return np.where(vb > th, v, log1p(exp(vb)) / b)
+        return f
+
+    with np.errstate(all="ignore"):
+        return pointwise.apply(x, formula(sleef.expf, sleef.log1pf),
+                               formula(glibc.expf, glibc.log1pf))
+
+
+def elu(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    """elu_kernel: x * scale where x > 0, else expm1(x * input_scale) * (alpha * scale),
+    every coefficient a float32."""
+    negcoef = np.float32(alpha) * np.float32(scale)
+    poscoef, negiptcoef = np.float32(scale), np.float32(input_scale)
+
+    def formula(expm1: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda v: np.where(v > 0, v * poscoef, expm1(v * negiptcoef) * negcoef)
+
+    with np.errstate(all="ignore"):
+        return pointwise.apply(x, formula(sleef.expm1f), formula(glibc.expm1f))

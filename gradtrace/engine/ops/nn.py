@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError, TorchValueError
-from .. import dtypes, glibc, pointwise, sleef
+from .. import dtypes, kernels
 from ..kernels import precise
 from ..node import FREED_MESSAGE, Function
 from ..shapes import Size, broadcast_shapes, wrap_dim
@@ -22,7 +22,6 @@ from .views import ExpandBackward0, saved_int, signed, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
-_ONE = np.float32(1)
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
@@ -301,6 +300,8 @@ class GeluBackward0(Function):
             raise _not_implemented("GeluKernelImpl", a.dtype)
         self.save("self", a)
         self.save_attr(approximate=approximate)
+        if a.array.dtype == np.float32:
+            return kernels.gelu(a.array, approximate)
         value, _, _ = _gelu_parts(a.array, approximate)
         return value.astype(a.array.dtype)
 
@@ -321,10 +322,9 @@ class SiluBackward0(Function):
             raise _not_implemented("silu_cpu", a.dtype)
         self.save("self", a)
         x = a.array
+        if x.dtype == np.float32:
+            return kernels.silu(x)
         with np.errstate(over="ignore"):
-            if x.dtype == np.float32:  # torch's silu_kernel: x / (1 + exp(-x))
-                return pointwise.apply(x, lambda v: v / (_ONE + sleef.expf(-v)),
-                                       lambda v: v / (_ONE + glibc.expf(-v)))
             return (x / (np.asarray(1, x.dtype) + precise(np.exp, -x))).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -352,6 +352,8 @@ class SoftplusBackward0(Function):
         self.save("self", a)
         self.save_attr(beta=beta, threshold=threshold)
         x = a.array
+        if x.dtype == np.float32:
+            return kernels.softplus(x, beta, threshold)
         with np.errstate(over="ignore"):
             soft = precise(np.log1p, precise(np.exp, x * beta)) / beta
         return np.where(x * beta > threshold, x, soft).astype(x.dtype)
@@ -405,6 +407,8 @@ class EluBackward0(Function):
         self.save("self", a)
         self.save_attr(alpha=alpha, input_scale=input_scale, scale=scale)
         x = a.array
+        if x.dtype == np.float32:
+            return kernels.elu(x, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             neg = scale * alpha * precise(np.expm1, x * input_scale)
         return np.where(x > 0, scale * x, neg).astype(x.dtype)

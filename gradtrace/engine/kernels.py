@@ -103,8 +103,18 @@ def _sigmoid(exp: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], 
 
 # vml.h's `map` over Vectorized<float>: SLEEF on every element, glibc under `default`
 _MAPPED = {"expm1": (sleef.expm1f, glibc.expm1f), "log1p": (sleef.log1pf, glibc.log1pf)}
-# cpu_kernel_vec: (vector body, scalar tail)
-_SPLIT = {"sigmoid": (_sigmoid(sleef.expf), _sigmoid(glibc.expf))}
+
+
+def _fma_build() -> bool:
+    """The AVX2/AVX-512 builds: SLEEF vectors, and GCC contracts `a * b + c` to an fma."""
+    return capability.CAPABILITY != "default"
+
+
+def _split(vector: Callable[[np.ndarray], np.ndarray], scalar: Callable[[np.ndarray], np.ndarray],
+           x: np.ndarray) -> np.ndarray:
+    """cpu_kernel_vec with `vector` as the FMA builds' body: the default build's
+    Vectorized<float> calls libm per lane, i.e. runs the scalar formula."""
+    return pointwise.apply(x, vector if _fma_build() else scalar, scalar)
 
 
 def unary(name: str, x: np.ndarray) -> np.ndarray:
@@ -119,12 +129,11 @@ def unary(name: str, x: np.ndarray) -> np.ndarray:
             if name == "sigmoid":
                 return 1 / (1 + np.exp(-x))
             return _FLOAT64[name](x)
-        if name in _MAPPED:
-            vector, scalar = _MAPPED[name]
-            fn = scalar if capability.CAPABILITY == "default" else vector
-            return pointwise.elementwise(x, lambda flat: pointwise.chunked(fn, flat))
-        vector, scalar = _SPLIT[name]
-        return pointwise.apply(x, vector, scalar)
+        if name == "sigmoid":  # sigmoid_kernel: 1 / (1 + exp(-x))
+            return _split(_sigmoid(sleef.expf), _sigmoid(glibc.expf), x)
+        vector, scalar = _MAPPED[name]
+        fn = vector if _fma_build() else scalar
+        return pointwise.elementwise(x, lambda flat: pointwise.chunked(fn, flat))
 
 
 # -- activation kernels (ATen/native/cpu/Activation.cpp), float32 -------------------------
@@ -138,8 +147,8 @@ _K_KAPPA = np.float32(0.044715)
 def silu(x: np.ndarray) -> np.ndarray:
     """silu_kernel: x / (1 + exp(-x))."""
     with np.errstate(all="ignore"):
-        return pointwise.apply(x, lambda v: v / (_ONE + sleef.expf(-v)),
-                               lambda v: v / (_ONE + glibc.expf(-v)))
+        return _split(lambda v: v / (_ONE + sleef.expf(-v)),
+                      lambda v: v / (_ONE + glibc.expf(-v)), x)
 
 
 def _gelu_tanh(tanh: Callable[[np.ndarray], np.ndarray],
@@ -162,13 +171,12 @@ def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
     `x + kappa * x^3` into an fma in the FMA builds, in both paths."""
     with np.errstate(all="ignore"):
         if approximate == "tanh":
-            fused = capability.CAPABILITY != "default"
-            return pointwise.apply(x, _gelu_tanh(sleef.tanhf, True),
-                                   _gelu_tanh(glibc.tanhf, fused))
+            return _split(_gelu_tanh(sleef.tanhf, True), _gelu_tanh(glibc.tanhf, _fma_build()),
+                          x)
         if x.flags.c_contiguous and x.size > 1:
             return pointwise.elementwise(
                 x, lambda flat: pointwise.chunked(onednn.gelu_erf, flat))
-        return pointwise.apply(x, _gelu_erf(aten.erf), _gelu_erf(glibc.erff))
+        return _split(_gelu_erf(aten.erf), _gelu_erf(glibc.erff), x)
 
 
 def softplus(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
@@ -184,8 +192,7 @@ def softplus(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
         return f
 
     with np.errstate(all="ignore"):
-        return pointwise.apply(x, formula(sleef.expf, sleef.log1pf),
-                               formula(glibc.expf, glibc.log1pf))
+        return _split(formula(sleef.expf, sleef.log1pf), formula(glibc.expf, glibc.log1pf), x)
 
 
 def elu(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
@@ -198,4 +205,23 @@ def elu(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.nda
         return lambda v: np.where(v > 0, v * poscoef, expm1(v * negiptcoef) * negcoef)
 
     with np.errstate(all="ignore"):
-        return pointwise.apply(x, formula(sleef.expm1f), formula(glibc.expm1f))
+        return _split(formula(sleef.expm1f), formula(glibc.expm1f), x)
+
+
+def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
+    """pow_tensor_scalar_optimized_kernel for a float32 tensor and an exponent without a
+    special case (not 2, 3, -2, 0.5, -0.5, -1): the vector body computes
+    `powf(x, (float)e)` (SLEEF's, or glibc's per lane in the default build, modelled
+    there by a once-rounded double pow), the scalar code `std::pow(x, e)` with e a double,
+    i.e. libm's double pow rounded to float32."""
+    e32 = np.float32(exponent)
+
+    def scalar(v: np.ndarray) -> np.ndarray:
+        return np.power(v.astype(np.float64), exponent).astype(np.float32)
+
+    def default_vector(v: np.ndarray) -> np.ndarray:
+        return np.power(v.astype(np.float64), np.float64(e32)).astype(np.float32)
+
+    with np.errstate(all="ignore"):
+        vector = (lambda v: sleef.powf(v, e32)) if _fma_build() else default_vector
+        return pointwise.apply(x, vector, scalar)

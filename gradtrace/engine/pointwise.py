@@ -1,14 +1,14 @@
 """Which elements of a pointwise float32 kernel torch computes with vector code, and which
 with its scalar code (ATen's cpu_kernel_vec / vectorized_loop, TensorIterator's loops).
 
-A kernel's vector body takes 2 x lanes elements at a time (16 with AVX2, 32 with AVX-512)
-and leaves the remainder of each inner loop to the scalar function (libm's expf, ...),
-which rounds differently. The inner loop is one row of the iteration: the whole tensor
-when its memory is dense (any permutation of contiguous), else the last dimension (with
-the dimensions that coalesce into it); rows whose input is strided run scalar only.
+A kernel's vector body takes 2 x lanes elements at a time (16 with AVX2 and in the
+`default` build, 32 with AVX-512) and leaves the remainder of each inner loop to the
+scalar function (libm's expf, ...), which rounds differently. The inner loop is one row
+of the iteration: the whole tensor when its memory is dense (any permutation of
+contiguous), else the last dimension (with the dimensions that coalesce into it); rows
+whose input is strided run scalar only.
 Tensors of 32,768 elements or more are also cut into one chunk per thread
-(at::parallel_for), and each chunk's rows end in their own tail. Under the `default`
-capability everything is scalar.
+(at::parallel_for), and each chunk's rows end in their own tail.
 """
 from __future__ import annotations
 
@@ -62,8 +62,7 @@ def _iteration(x: np.ndarray) -> tuple[np.ndarray, int, bool]:
 def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     """Boolean array in x's shape, True where torch's vector body computes the element;
     None when no element is vectorised."""
-    cap = cap or capability.CAPABILITY
-    if cap == "default" or x.size == 0:
+    if x.size == 0:
         return None
     width = 2 * capability.float32_lanes(cap)
     flat, row, contiguous = _iteration(x)
@@ -134,11 +133,13 @@ def _dense_split(flat: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
 def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
           scalar: Callable[[np.ndarray], np.ndarray], cap: str | None = None) -> np.ndarray:
     """Evaluate a float32 pointwise kernel element by element as torch would: `vector`
-    (the SIMD formula) on the vector body, `scalar` (the libm formula) elsewhere. Both
-    take and return 1-D float32 arrays."""
-    cap = cap or capability.CAPABILITY
-    if cap == "default" or x.size == 0:
-        return elementwise(x, lambda flat: chunked(scalar, flat))
+    (the Vectorized<float> formula) on the vector body, `scalar` (the scalar lambda)
+    elsewhere. Both take and return 1-D float32 arrays. The `default` build has vector
+    bodies too: its Vectorized<float> runs libm per lane, which is only the scalar
+    formula when the two lambdas agree (pow's do not), so callers pick `vector` by
+    capability."""
+    if x.size == 0:
+        return x.copy()
     width = 2 * capability.float32_lanes(cap)
     if _is_dense(x):
         return elementwise(x, lambda flat: _dense_split(flat, vector, scalar, width))

@@ -311,3 +311,66 @@ def log1pf(d: np.ndarray) -> np.ndarray:
         r[d == F(-1)] = -np.inf
         r[(d == 0) & np.signbit(d)] = F(-0.0)
     return r
+
+
+_LOGK_POLY = (0.240320354700088500976562, 0.285112679004669189453125,
+              0.400007992982864379882812)
+_LOGK_C = (F(0.66666662693023681640625), F(3.69183861259614332084311e-09))
+_EXPK_POLY = (0.00136324646882712841033936, 0.00836596917361021041870117,
+              0.0416710823774337768554688, 0.166665524244308471679688,
+              0.499999850988388061523438)
+
+
+def logkf(d: np.ndarray) -> DF:
+    """logkf: log of a positive float32 as a double-float (powf)."""
+    o = d < _FLT_MIN
+    d = np.where(o, d * F(2.0**64), d)
+    e = ilogb2k(d * F(1.0 / 0.75))
+    m = ldexp3(d, -e)
+    e = np.where(o, e - 64, e)
+    x = df_div(df_add2_ff(np.full_like(m, -_ONE), m), df_add2_ff(np.full_like(m, _ONE), m))
+    x2 = df_squ(x)
+    t = _poly(x2[0], _LOGK_POLY)
+    s = df_mul_df(_LN2_DF, e.astype(np.float32))
+    s = df_add_dd(s, df_scale(x, _TWO))
+    return df_add_dd(s, df_mul_dd(df_mul_dd(x2, x), df_add2_dd(df_mul_df(x2, t), _LOGK_C)))
+
+
+def expkf(d: DF) -> np.ndarray:
+    """expkf: exp of a double-float, as a float32 (powf)."""
+    q = rint_i32((d[0] + d[1]) * _R_LN2)
+    qf = q.astype(np.float32)
+    s = df_add2_df(d, qf * -_L2U)
+    s = df_add2_df(s, qf * -_L2L)
+    s = df_normalize(s)
+    u = _poly(s[0], _EXPK_POLY)
+    t = df_add_dd(s, df_mul_df(df_squ(s), u))
+    t = df_add_fd(_ONE, t)
+    u = ldexp(t[0] + t[1], q)
+    u[d[0] < -104] = 0
+    return u
+
+
+def powf(x: np.ndarray, y: np.ndarray | np.float32) -> np.ndarray:
+    """Sleef_powf8_u10 (xpowf)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        y = np.broadcast_to(np.asarray(y, np.float32), x.shape)
+        ay = np.abs(y)
+        ty = np.trunc(y)
+        yisint = (ty == y) | (ay > F(1 << 24))
+        yint = np.where(ay < F(2.0**31), ty, 0).astype(np.int32)
+        yisodd = ((yint & 1) == 1) & yisint & (ay < F(1 << 24))
+        result = expkf(df_mul_df(logkf(np.abs(x)), y))
+        result[np.isnan(result)] = np.inf
+        result = result * np.where(x > 0, _ONE, np.where(yisint, np.where(yisodd, F(-1), _ONE),
+                                                         F(np.nan)))
+        efx = mulsign(np.abs(x) - _ONE, y)
+        result = np.where(np.isinf(y), np.where(efx < 0, F(0), np.where(efx == 0, _ONE,
+                                                                          F(np.inf))), result)
+        sign_x = mulsign(np.full_like(x, _ONE), x)
+        edge = np.where(yisodd, sign_x, _ONE) * np.where(np.where(x == 0, -y, y) < 0, F(0),
+                                                         F(np.inf))
+        result = np.where(np.isinf(x) | (x == 0), edge, result)
+        result = np.where(np.isnan(x) | np.isnan(y), F(np.nan), result)
+        result = np.where((y == 0) | (x == _ONE), _ONE, result)
+    return result.astype(np.float32)

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import kernels
 from ..dtypes import bool_
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
@@ -19,7 +20,7 @@ from ._util import (
     result_dtype,
 )
 from .scalar import mul_scalar, sub_scalar
-from .unary import SPECIAL_EXPONENTS, float32_pow_scalar, float_pow
+from .unary import SPECIAL_EXPONENTS, float_pow
 
 
 class AddBackward0(Function):
@@ -137,7 +138,7 @@ class PowBackward0(Function):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             base = cast(a.array, dtype)
             if base.dtype == np.float32 and float(value) not in SPECIAL_EXPONENTS:
-                return float32_pow_scalar(base, float(value))
+                return kernels.pow_scalar(base, float(value))
             return float_pow(base, cast(exponent.array, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:

@@ -6,7 +6,6 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import pointwise
 from ..kernels import unary
 from ..node import Function
 from ..tensor import Tensor
@@ -44,17 +43,6 @@ def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
 
 
 SPECIAL_EXPONENTS = (2.0, 3.0, -1.0, -2.0, -0.5, 0.5)
-
-
-def float32_pow_scalar(base: np.ndarray, exponent: float) -> np.ndarray:
-    """torch's pow_tensor_scalar kernel for a float32 tensor and any other exponent: SLEEF's
-    powf(x, float(e)) in the vector body (approximated here by a once-rounded float64 pow;
-    SLEEF's powf is not reproduced yet), and in the scalar tail `std::pow(x, e)` with the
-    exponent kept a double, i.e. libm's double pow rounded to float32, exactly."""
-    e32 = np.float32(exponent).astype(np.float64)
-    return pointwise.apply(
-        base, lambda v: np.power(v.astype(np.float64), e32).astype(np.float32),
-        lambda v: np.power(v.astype(np.float64), exponent).astype(np.float32))
 
 
 class ExpBackward0(Function):

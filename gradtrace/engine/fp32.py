@@ -23,6 +23,8 @@ import numpy as np
 _LOW29 = np.int64((1 << 29) - 1)
 _MID29 = np.int64(1 << 28)
 _F32_TINY = float.fromhex("0x1p-126")  # below it float32 rounds at a coarser bit
+_SUBNORMAL2 = np.uint32(0x00FFFFFF)  # 2 * bits - 1 of float32's largest subnormal, plus one
+_U32_MAX = np.uint32(0xFFFFFFFF)
 
 
 def _round_odd_to_f32(p: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -42,8 +44,10 @@ def fma(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarr
     s += c
     out = s.astype(np.float32)
     suspect = (s.view(np.int64) & _LOW29) == _MID29
-    if suspect.any() or np.fmin.reduce(np.abs(out), initial=np.inf) < _F32_TINY:
-        suspect |= np.abs(s) < _F32_TINY
+    # zero or subnormal results (cheap test on the float32 bits: 2|x| - 1 wraps for 0)
+    if np.min((out.view(np.uint32) << 1) - np.uint32(1), initial=_U32_MAX) < _SUBNORMAL2:
+        suspect |= (s != 0) & (np.abs(s) < _F32_TINY)
+    if suspect.any():
         idx = np.nonzero(suspect)
         p = np.multiply(np.broadcast_to(a, s.shape)[idx], np.broadcast_to(b, s.shape)[idx],
                         dtype=np.float64)

@@ -174,6 +174,9 @@ def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
             return _split(_gelu_tanh(sleef.tanhf, True), _gelu_tanh(glibc.tanhf, _fma_build()),
                           x)
         if x.flags.c_contiguous and x.size > 1:
+            if onednn.AVX512_CORE:  # oneDNN's minimax erf: not reproduced, round float64
+                x64 = x.astype(np.float64)
+                return (x64 * 0.5 * (1 + _FLOAT64["erf"](x64 * math.sqrt(0.5)))).astype(_F32)
             return pointwise.elementwise(
                 x, lambda flat: pointwise.chunked(onednn.gelu_erf, flat))
         return _split(_gelu_erf(aten.erf), _gelu_erf(glibc.erff), x)

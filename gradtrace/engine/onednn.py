@@ -1,16 +1,39 @@
 """oneDNN's float32 eltwise kernels that torch calls, step for step in numpy.
 
 torch 2.13 computes exact GELU of a contiguous float32 tensor of more than one element
-with oneDNN (`ideep::eltwise_forward`, algorithm eltwise_gelu_erf). On AVX2 the JIT
+with oneDNN (`ideep::eltwise_forward`, algorithm eltwise_gelu_erf). Below AVX-512 the JIT
 injector (src/cpu/x64/injectors/jit_uni_eltwise_injector.cpp, Apache-2.0) evaluates
 Abramowitz and Stegun's erf with its own exp; every `vfmadd`/`vfnmadd` is a float32
 fused multiply-add (`fp32.fma`). Functions take and return 1-D float32 arrays.
+
+oneDNN picks its ISA from the CPU (capped by ONEDNN_MAX_CPU_ISA), not from torch's
+ATEN_CPU_CAPABILITY. With AVX-512 it runs a minimax polynomial instead, which gradtrace
+does not reproduce (no machine here to check it on): `AVX512_CORE` tells callers so.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
+from . import capability
 from .fp32 import fma
+
+_BELOW_AVX512 = ("SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2")
+
+
+def uses_avx512_core(environ: dict[str, str] | None = None,
+                     flags: frozenset[str] | None = None) -> bool:
+    """Whether oneDNN runs its AVX-512 kernels: the CPU has them and no cap forbids."""
+    env = os.environ if environ is None else environ
+    cap = env.get("ONEDNN_MAX_CPU_ISA") or env.get("DNNL_MAX_CPU_ISA") or ""
+    if cap.upper() in _BELOW_AVX512:
+        return False
+    flags = capability.cpu_flags() if flags is None else flags
+    return {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
+
+
+AVX512_CORE = uses_avx512_core()
 
 
 def _f(bits: int) -> np.float32:

@@ -5,11 +5,9 @@ tests/data/unary_bits/<capability>.npz holds torch's outputs for 10^5 points per
 to that capability and torch's thread count, without torch. gradtrace follows torch's
 code path for every function (engine/kernels.py), so each must match every bit, except:
 
-- exp, log, sin, cos, tanh and sqrt are MKL VML's in torch: exact only with torch's MKL
-  installed (`pip install gradtrace[exact]`); the exactness tests skip without it, and the
-  float64 fallback is tested separately against the match rate it had when recorded;
-- pow under `default`: the vector body is glibc's powf, modelled by a once-rounded
-  double pow (benchmarks/README.md lists the rate and its cause).
+exp, log, sin, cos, tanh and sqrt are MKL VML's in torch: exact only with torch's MKL
+installed (`pip install gradtrace[exact]`); those exactness tests skip without it, and the
+float64 fallback is tested separately against the match rate it had when recorded.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mkl_skip import MISSING, REASON
 from unary_bits_data import DOMAINS, chunks, domain, reference_bits
 
 from gradtrace.engine import capability, kernels
@@ -54,13 +53,10 @@ GRADTRACE = {
 }
 
 MKL_FUNCTIONS = ("cos", "exp", "log", "sin", "sqrt", "tanh")
-# Lowest match rate accepted where gradtrace cannot follow torch's code: the rate measured
-# when recorded, rounded down. Everything else must match every bit.
-NOT_EXACT = {("default", "pow_-1.3"): 0.9996, ("default", "pow_1.7"): 0.9992}
-# MKL's functions evaluated in float64 and rounded once (no `mkl` wheel)
+# MKL's functions evaluated in float64 and rounded once (no `mkl` wheel): the match rate
+# measured when recorded, rounded down
 FALLBACK_FLOORS = {"cos": 0.957, "exp": 0.992, "log": 0.949, "sin": 0.964, "sqrt": 0.833,
                    "tanh": 0.999}
-MKL_MISSING = kernels.mkl_unavailable_reason()
 
 
 def match_rate(path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> float:
@@ -81,11 +77,10 @@ def match_rate(path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> float:
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 @pytest.mark.parametrize("name", sorted(GRADTRACE))
 def test_float32_bits_match_torch(path, name, monkeypatch):
-    if name in MKL_FUNCTIONS and MKL_MISSING:
-        pytest.skip(f"torch computes {name} with MKL's VML, needed for its bits: {MKL_MISSING}")
+    if name in MKL_FUNCTIONS and MISSING:
+        pytest.skip(REASON)
     rate = match_rate(path, name, monkeypatch)
-    floor = NOT_EXACT.get((path.stem, name), 1.0)
-    assert rate >= floor, f"{name} under {path.stem}: {rate:.5f} of torch's bits < {floor}"
+    assert rate == 1.0, f"{name} under {path.stem}: {rate:.5f} of torch's bits"
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])

@@ -273,3 +273,10 @@ def erff(x: np.ndarray) -> np.ndarray:
         out = np.where(ix >= 0x40C00000, np.where(neg, _F(-1), _ONE), out)  # |x| >= 6
         out = np.where(ix >= 0x7F800000, np.where(neg, _F(-1), _ONE) + _ONE / x, out)
     return out.astype(np.float32)
+
+
+def powf(x: np.ndarray, y: np.ndarray | np.float32) -> np.ndarray:
+    """glibc __powf. numpy's float32 power loop calls the C library's powf itself (it has
+    no SIMD power below AVX-512; tests/test_glibc.py checks the two agree)."""
+    with np.errstate(all="ignore"):
+        return np.power(x, np.asarray(y, np.float32))

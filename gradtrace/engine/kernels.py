@@ -214,17 +214,13 @@ def elu(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.nda
 def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
     """pow_tensor_scalar_optimized_kernel for a float32 tensor and an exponent without a
     special case (not 2, 3, -2, 0.5, -0.5, -1): the vector body computes
-    `powf(x, (float)e)` (SLEEF's, or glibc's per lane in the default build, modelled
-    there by a once-rounded double pow), the scalar code `std::pow(x, e)` with e a double,
-    i.e. libm's double pow rounded to float32."""
+    `powf(x, (float)e)` (SLEEF's; glibc's per lane in the default build), the scalar code
+    `std::pow(x, e)` with e a double, i.e. libm's double pow rounded to float32."""
     e32 = np.float32(exponent)
 
     def scalar(v: np.ndarray) -> np.ndarray:
         return np.power(v.astype(np.float64), exponent).astype(np.float32)
 
-    def default_vector(v: np.ndarray) -> np.ndarray:
-        return np.power(v.astype(np.float64), np.float64(e32)).astype(np.float32)
-
+    power = sleef.powf if _fma_build() else glibc.powf  # the default build: libm per lane
     with np.errstate(all="ignore"):
-        vector = (lambda v: sleef.powf(v, e32)) if _fma_build() else default_vector
-        return pointwise.apply(x, vector, scalar)
+        return pointwise.apply(x, lambda v: power(v, e32), scalar)

@@ -1,6 +1,7 @@
 """Nanoseconds per element of gradtrace's float32 elementwise kernels (engine/kernels.py),
 against the float64 evaluation rounded once that they replaced (`precise`) and numpy's own
-float32 function. Minimum of repeated runs, so a busy machine inflates nothing but noise.
+float32 function. Minimum over repeated runs of the process's CPU time, so other processes
+on a busy machine add noise, not waiting time.
 
     PYTHONPATH=. python benchmarks/kernels.py            # 65,536 contiguous elements
     PYTHONPATH=. python benchmarks/kernels.py --n 1000 --repeat 50
@@ -60,9 +61,9 @@ def best_ns(fn: Callable, x: np.ndarray, repeat: int) -> float:
     best = math.inf
     with np.errstate(all="ignore"):
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             fn(x)
-            best = min(best, time.perf_counter() - t0)
+            best = min(best, time.process_time() - t0)
     return best / x.size * 1e9
 
 

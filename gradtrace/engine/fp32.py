@@ -23,7 +23,7 @@ import numpy as np
 _LOW29 = np.int64((1 << 29) - 1)
 _MID29 = np.int64(1 << 28)
 _F32_TINY = float.fromhex("0x1p-126")  # below it float32 rounds at a coarser bit
-_SUBNORMAL2 = np.uint32(0x00FFFFFF)  # 2 * bits - 1 of float32's largest subnormal, plus one
+_SUBNORMAL2 = np.uint32(0x01000000)  # 2 * the bits of 2**-126, the smallest normal
 _U32_MAX = np.uint32(0xFFFFFFFF)
 
 
@@ -38,21 +38,41 @@ def _round_odd_to_f32(p: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray
     return odd.astype(np.float32)
 
 
-def fma(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
-    """float32 fma(a, b, c), correctly rounded."""
+def _sum64(a: np.ndarray | float, b: np.ndarray | float,
+           c: np.ndarray | float) -> np.ndarray:
+    """fl64(a * b + c): the product is exact, the sum rounded once."""
     s = np.multiply(a, b, dtype=np.float64)
     s += c
+    return s
+
+
+def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
+    """float32 fma(a, b, c), correctly rounded."""
+    if np.ndim(a) < np.ndim(b):
+        a, b = b, a
+    if isinstance(a, np.ndarray) and a.shape == np.broadcast_shapes(a.shape, np.shape(b),
+                                                                     np.shape(c)):
+        s = a.astype(np.float64)  # a copy of our own, multiplied in place: fewer passes
+        s *= b
+        s += c
+    else:
+        s = _sum64(a, b, c)
     out = s.astype(np.float32)
-    suspect = (s.view(np.int64) & _LOW29) == _MID29
-    # zero or subnormal results (cheap test on the float32 bits: 2|x| - 1 wraps for 0)
-    if np.min((out.view(np.uint32) << 1) - np.uint32(1), initial=_U32_MAX) < _SUBNORMAL2:
-        suspect |= (s != 0) & (np.abs(s) < _F32_TINY)
+    low = s.view(np.int64)
+    low &= _LOW29  # s is no longer needed: its low bits answer "on a float32 midpoint?"
+    suspect = low == _MID29
+    # zero or subnormal float32 results (2 * bits wraps nothing: zero is smallest), where
+    # float32 rounds at a coarser bit: recheck them on the float64 sum
+    if np.min(out.view(np.uint32) << 1, initial=_U32_MAX) < _SUBNORMAL2:
+        full = _sum64(a, b, c)
+        suspect |= (full != 0) & (np.abs(full) < _F32_TINY)
     if suspect.any():
         idx = np.nonzero(suspect)
-        p = np.multiply(np.broadcast_to(a, s.shape)[idx], np.broadcast_to(b, s.shape)[idx],
+        shape = suspect.shape
+        p = np.multiply(np.broadcast_to(a, shape)[idx], np.broadcast_to(b, shape)[idx],
                         dtype=np.float64)
-        cc = np.broadcast_to(np.asarray(c, np.float64), s.shape)[idx]
-        out[idx] = _round_odd_to_f32(p, cc, s[idx])
+        cc = np.broadcast_to(np.asarray(c, np.float64), shape)[idx]
+        out[idx] = _round_odd_to_f32(p, cc, p + cc)
     return out
 
 

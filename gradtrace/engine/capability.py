@@ -14,7 +14,7 @@ import os
 KNOWN = ("default", "avx2", "avx512")
 
 
-def cpu_flags() -> frozenset[str]:
+def _cpu_flags() -> frozenset[str]:
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
             for line in f:
@@ -31,7 +31,7 @@ def detect(environ: dict[str, str] | None = None, flags: frozenset[str] | None =
     env = (os.environ if environ is None else environ).get("ATEN_CPU_CAPABILITY")
     if env in KNOWN:
         return env
-    flags = cpu_flags() if flags is None else flags
+    flags = _cpu_flags() if flags is None else flags
     if {"avx512vl", "avx512bw", "avx512dq", "fma"} <= flags:
         return "avx512"
     if {"avx2", "fma"} <= flags:

@@ -1,9 +1,14 @@
-"""glibc's float32 libm functions (2.28+, Arm optimized-routines algorithms evaluated in
-double), step for step in numpy: what torch's scalar code paths (vector tails, the
-`default` capability, scalar-only kernels) call through `std::exp` and friends.
+"""glibc's float32 libm functions, step for step in numpy: what torch's scalar code (vector
+tails, the `default` build's per-lane Vectorized<float>) calls through `std::exp` and
+friends on a float.
 
-On an x86-64 CPU with FMA, glibc's ifunc selects the `-mfma` builds of these files, in
-which GCC contracts `a * b + c` into a fused multiply-add: `fp64.fma` reproduces it.
+- expf: glibc 2.28+'s algorithm (Arm optimized-routines), evaluated in double. On an
+  x86-64 CPU with FMA, glibc's ifunc selects its `-mfma` build, in which GCC contracts
+  `a * b + c` into a fused multiply-add: `fp64.fma` reproduces it where it matters.
+- expm1f, log1pf, tanhf, erff: fdlibm's float code (glibc up to 2.40), compiled for
+  baseline x86-64: plain float32 operations.
+- powf: numpy's float32 power, which is the C library's powf.
+
 Functions take float32 arrays and return float32 arrays.
 """
 from __future__ import annotations

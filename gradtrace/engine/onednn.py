@@ -29,7 +29,7 @@ def uses_avx512_core(environ: dict[str, str] | None = None,
     cap = env.get("ONEDNN_MAX_CPU_ISA") or env.get("DNNL_MAX_CPU_ISA") or ""
     if cap.upper() in _BELOW_AVX512:
         return False
-    flags = capability.cpu_flags() if flags is None else flags
+    flags = capability._cpu_flags() if flags is None else flags
     return {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
 
 

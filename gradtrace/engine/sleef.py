@@ -30,8 +30,8 @@ _HALF = F(0.5)
 
 def _poly(s: np.ndarray, coeffs: tuple[float, ...]) -> np.ndarray:
     """Horner with fmas from the highest coefficient: u = fma(u, s, c)."""
-    u = np.full_like(s, coeffs[0])
-    for c in coeffs[1:]:
+    u = fma(s, F(coeffs[0]), F(coeffs[1]))
+    for c in coeffs[2:]:
         u = fma(u, s, F(c))
     return u
 
@@ -137,12 +137,6 @@ def df_add2_dd(x: DF, y: DF) -> DF:
     return rx, ((x[0] - (rx - v)) + (y[0] - v)) + (x[1] + y[1])
 
 
-def df_sub_dd(x: DF, y: DF) -> DF:
-    """dfsub_vf2_vf2_vf2 (|x| >= |y|)."""
-    rx = x[0] - y[0]
-    return rx, (((x[0] - rx) - y[0]) + x[1]) - y[1]
-
-
 def df_neg(x: DF) -> DF:
     return -x[0], -x[1]
 
@@ -154,11 +148,6 @@ def df_normalize(x: DF) -> DF:
 
 def df_scale(x: DF, s: np.ndarray | np.float32) -> DF:
     return x[0] * s, x[1] * s
-
-
-def df_mul_ff(x: np.ndarray, y: np.ndarray) -> DF:
-    """dfmul_vf2_vf_vf: the exact product as a pair."""
-    return two_prod(x, y)
 
 
 def df_mul_df(x: DF, y: np.ndarray) -> DF:

@@ -180,11 +180,24 @@ class CheckReport:
                 "torch_failed": EXIT_TORCH_FAILED, "not_run": EXIT_USAGE}[self.status]
 
     def to_json(self) -> dict[str, Any]:
-        return {"script": self.script, "status": self.status, "exit_code": self.exit_code,
+        """The comparison as a JSON document (check_schema.json, docs/json.md)."""
+        return {"schema": SCHEMA, "script": self.script, "status": self.status,
+                "exit_code": self.exit_code,
                 "torch_python": self.torch_python, "torch_version": self.torch_version,
                 "message": self.message, "tolerance": tolerance_text(),
                 "rows": [{"item": r.item, "agree": r.agree, "gradtrace": r.gradtrace,
                           "torch": r.torch, "note": r.note} for r in self.rows]}
+
+
+SCHEMA = "gradtrace-check/1"
+SCHEMA_FILE = "check_schema.json"
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of `CheckReport.to_json` documents, shipped in the package."""
+    from importlib import resources
+
+    return json.loads(resources.files("gradtrace").joinpath(SCHEMA_FILE).read_text("utf-8"))
 
 
 def tolerance_text() -> str:
@@ -458,10 +471,15 @@ def check_scripts(scripts: list[tuple[str, str]], python: str | None = None,
         return [r for r in reports if r is not None]
     torch_python = find_torch_python(python)
     if torch_python is None:
-        where = f"in {python}" if python else "in this Python or in python3"
-        message = (f"PyTorch is not installed {where}, so there is nothing to compare "
-                   f"against. Install it with: {INSTALL_HINT} (or pass --torch PYTHON for a "
-                   "Python that has torch)")
+        if python and not (shutil.which(python) or os.path.exists(python)):
+            message = (f"--torch {python}: no such file or command, so there is nothing to "
+                       "compare against. Pass the path of a Python that has torch 2.13 (e.g. "
+                       f".venv/bin/python), or install it with: {INSTALL_HINT}")
+        else:
+            where = f"in {python}" if python else "in this Python or in python3"
+            message = (f"PyTorch is not installed {where}, so there is nothing to compare "
+                       f"against. Install it with: {INSTALL_HINT} (or pass --torch PYTHON for "
+                       "a Python that has torch)")
         for i, _ in ours:
             reports[i] = CheckReport(scripts[i][1], "no_torch", message=message)
         return [r for r in reports if r is not None]

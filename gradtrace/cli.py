@@ -21,9 +21,23 @@ if TYPE_CHECKING:
     from .interpreter import Limits
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+PIPE_WIDTH = 100  # the README's width: what a pipe or file gets unless COLUMNS says otherwise
 
 
-@click.group(context_settings=CONTEXT)
+class _Commands(click.Group):
+    """The command group; a script given without a command gets `gradtrace run SCRIPT`
+    suggested instead of click's bare "No such command"."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[no-untyped-def]
+        name = args[0] if args else None
+        if name is not None and self.get_command(ctx, name) is None and (
+                name.endswith(".gt") or name == "-" or os.path.isfile(name)):
+            raise click.UsageError(f"No such command {name!r}. To run a script: "
+                                   f"gradtrace run {name} (or explain, graph, check)", ctx)
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=_Commands, context_settings=CONTEXT)
 @click.version_option(package_name="gradtrace")
 def main() -> None:
     """Trace and explain PyTorch-style autograd scripts (.gt files), without PyTorch."""
@@ -64,13 +78,13 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
                         max_elements=max_elements, max_call_depth=max_call_depth,
                         max_sequence=max_sequence)
         watchdog = _start_watchdog(timeout)
+        _WATCHDOGS.append(watchdog)
         restore_memory = _cap_process_memory(limits.max_memory)
         _keep_freed_memory()
         try:
             return fn(*args, limits=limits, **kwargs)
         finally:  # the command may run inside a longer process (tests, CliRunner)
-            watchdog.cancel()
-            watchdog.join()
+            _script_done()
             restore_memory()
 
     options = [
@@ -141,6 +155,28 @@ def _keep_freed_memory() -> None:
     mallopt(m_trim_threshold, 256 << 20)
 
 
+_WATCHDOGS: list[threading.Timer] = []
+
+
+def _script_done() -> None:
+    """The script has finished: --timeout bounds the script, not the views of it (a long
+    explanation or drawing is the renderer's time, not the script's)."""
+    while _WATCHDOGS:
+        watchdog = _WATCHDOGS.pop()
+        watchdog.cancel()
+        watchdog.join()
+
+
+def _run(source, limits: Limits, **kwargs):  # type: ignore[no-untyped-def]
+    """Run the script (`runner.run_source`), then stop the --timeout watchdog."""
+    from .runner import run_source
+
+    try:
+        return run_source(source, limits=limits, **kwargs)
+    finally:
+        _script_done()
+
+
 def _start_watchdog(timeout: float) -> threading.Timer:
     """End the process if it outlives --timeout by 2 s (a long numpy call cannot be
     interrupted by the interpreter's own time checks)."""
@@ -179,11 +215,33 @@ def _sections(ctx: click.Context, param: click.Parameter, value: str | None):  #
         raise click.BadParameter(str(err)) from None
 
 
+def _width(width: int | None, stream=None) -> int | None:  # type: ignore[no-untyped-def]
+    """--width, else the terminal's; a pipe or file gets the README's width (100) unless
+    COLUMNS is set (rich's default for them would be 80)."""
+    if width is not None or os.environ.get("COLUMNS"):
+        return width
+    stream = stream if stream is not None else sys.stdout
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return None if tty else PIPE_WIDTH
+
+
 def _console(width: int | None, file=None):  # type: ignore[no-untyped-def]
     """A rich console: colour only on a terminal and without NO_COLOR (rich checks both)."""
     from rich.console import Console
 
-    return Console(width=width, file=file, soft_wrap=False)
+    return Console(width=_width(width, file), file=file, soft_wrap=False)
+
+
+def _error_text(error, source) -> str:  # type: ignore[no-untyped-def]
+    """The error as the script's stderr shows it, with a hint for a common slip."""
+    from .render.hints import hint_text
+
+    hint = hint_text(error, source)
+    text = error.format(source)
+    return f"{text}\n{hint}" if hint else text
 
 
 @main.command(context_settings=CONTEXT)
@@ -196,7 +254,7 @@ def _console(width: int | None, file=None):  # type: ignore[no-untyped-def]
               help="Report sections to show, comma-separated: tensors,graph,backward "
                    "(default: all).")
 @click.option("--width", type=click.IntRange(40, 1000), default=None,
-              help="Report width in columns (default: the terminal's, 80 when piped).")
+              help="Report width in columns (default: the terminal's, 100 when piped).")
 @_limits_options
 def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
         width: int | None, limits: Limits) -> None:
@@ -206,8 +264,6 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
     next_functions, and a table per backward call with the gradient every node
     received and sent.
     """
-    from .runner import run_source
-
     if quiet and as_json:
         raise click.UsageError("--quiet and --json cannot be used together")
     if show is not None and (quiet or as_json):
@@ -221,15 +277,14 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
         from .render.json import dumps
 
         stderr = io.StringIO()
-        result = run_source(source, stderr=stderr, limits=limits, trace=True)
+        result = _run(source, limits, stderr=stderr, trace=True)
         with trace_frozen():
             click.echo(dumps(result, stderr=stderr.getvalue()))
         sys.exit(result.exit_code)
-    result = run_source(source, stdout=sys.stdout, stderr=sys.stderr, limits=limits,
-                        trace=not quiet)
+    result = _run(source, limits, stdout=sys.stdout, stderr=sys.stderr, trace=not quiet)
     sys.stdout.flush()
     if result.error is not None:
-        click.echo(result.error.format(source), err=True)
+        click.echo(_error_text(result.error, source), err=True)
     if not quiet and result.module is not None:  # no report for a script that never ran
         from .render import trace_frozen
         from .render.tables import SECTIONS, print_report
@@ -263,7 +318,6 @@ def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int |
     import io
 
     from .render import graph as graph_render
-    from .runner import run_source
 
     if as_json:
         fmt = "json"
@@ -277,9 +331,9 @@ def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int |
             raise click.UsageError("PNG is binary: write it to a file with --output FILE")
     source = _load(script)
     stderr = io.StringIO()
-    result = run_source(source, stderr=stderr, limits=limits, trace=True)
+    result = _run(source, limits, stderr=stderr, trace=True)
     if result.error is not None and fmt != "json":
-        click.echo(result.error.format(source), err=True)
+        click.echo(_error_text(result.error, source), err=True)
     trace = result.trace
     assert trace is not None
     from .render import trace_frozen
@@ -342,28 +396,93 @@ def _write(data: str | bytes, output: str | None) -> None:
         sys.exit(EXIT_USAGE)
 
 
+def _line_range(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
+    """`--lines 12-15` (or `--lines 12`) as (12, 15)."""
+    if value is None:
+        return None
+    parts = value.replace(" ", "").split("-")
+    try:
+        first, last = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, -1)
+    except ValueError:
+        first, last = 0, -1
+    if first < 1 or last < first:
+        raise click.BadParameter(f"{value!r}: give a line range A-B (e.g. 12-15) or one line")
+    return first, last
+
+
+class _Progress:
+    """`explain: statement run 1,200 of 5,004` on stderr while a long story is told,
+    redrawn at most every quarter second, erased at the end; only on a terminal."""
+
+    def __init__(self) -> None:
+        import time
+
+        self.clock = time.monotonic
+        self.started = self.clock()
+        self.shown = 0.0
+        self.width = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if now - self.started < 1.0 or now - self.shown < 0.25:
+            return
+        self.shown = now
+        text = f"explain: statement run {done:,} of {total:,}"
+        self.width = max(self.width, len(text))
+        sys.stderr.write("\r" + text.ljust(self.width))
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
+
+
 @main.command(context_settings=CONTEXT)
 @click.argument("script")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
               help="Language of the explanation.")
 @click.option("--json", "as_json", is_flag=True,
               help="The explanation as JSON: sections of steps (kind, line, facts, text).")
+@click.option("--full", is_flag=True,
+              help="Tell everything: every run of every statement, every step (no budget).")
+@click.option("--brief", is_flag=True,
+              help="One line per statement run, numbered as --statement counts them.")
+@click.option("--lines", "line_range", callback=_line_range, metavar="A-B",
+              help="Tell only the statements on lines A to B (every run of them).")
+@click.option("--statement", type=click.IntRange(1), default=None, metavar="N",
+              help="Tell only the Nth statement run, in full (see --brief for the numbers).")
 @click.option("--width", type=click.IntRange(40, 1000), default=None,
-              help="Wrap the text at this many columns (default: the terminal's width).")
+              help="Wrap the text at this many columns (default: the terminal's, 100 when "
+                   "piped).")
 @_limits_options
-def explain(script: str, lang: str, as_json: bool, width: int | None, limits: Limits) -> None:
-    """Run SCRIPT and tell what autograd did, statement by statement and backward step by step."""
+def explain(script: str, lang: str, as_json: bool, full: bool, brief: bool,
+            line_range: tuple[int, int] | None, statement: int | None, width: int | None,
+            limits: Limits) -> None:
+    """Run SCRIPT and tell what autograd did, statement by statement and backward step by step.
+
+    A long run is told up to about 3,000 lines, whole statements at a time, and what was
+    left out is summarised once at the end; --full, --brief, --lines and --statement
+    choose what to tell instead.
+    """
     import json
 
     from .render import trace_frozen
+    from .render.explain import Options, print_explanation, to_json
     from .render.explain import explain as explain_run
-    from .render.explain import print_explanation, to_json
-    from .runner import run_source
 
     source = _load(script)
-    result = run_source(source, limits=limits, trace=True)
+    result = _run(source, limits, trace=True)
+    width = _width(width)
+    progress = _Progress() if sys.stderr.isatty() else None
+    options = Options(full=full, brief=brief, lines=line_range, statement=statement,
+                      width=width or 100, progress=progress)
     with trace_frozen():
-        explanation = explain_run(result, lang)
+        try:
+            explanation = explain_run(result, lang, options)
+        finally:
+            if progress is not None:
+                progress.close()
         if as_json:
             click.echo(json.dumps(to_json(explanation), ensure_ascii=False, indent=2))
         else:
@@ -379,7 +498,7 @@ def explain(script: str, lang: str, as_json: bool, width: int | None, limits: Li
               help="A Python with torch 2.13 installed (default: this Python, then python3).")
 @click.option("--json", "as_json", is_flag=True, help="The comparison as JSON.")
 @click.option("--width", type=click.IntRange(40, 1000), default=None,
-              help="Table width (default: the terminal's width).")
+              help="Table width (default: the terminal's, 100 when piped).")
 def check(script: str, torch_python: str | None, as_json: bool, width: int | None) -> None:
     """Run SCRIPT under gradtrace and under real PyTorch and compare everything.
 

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from . import stdlib, syntax
 from .engine.dtypes import DType
+from .engine.generator import Generator
 from .engine.node import AccumulateGrad, Node
 from .engine.ops import creation
 from .engine.ops.reductions import ReturnTypes
@@ -332,7 +333,7 @@ class Interpreter:
                 result = self.apply_op(op, load(frame), value(frame), node.op, span)
                 frame.vars[name] = result
                 if self.tracer is not None:
-                    self.tracer.bind(name, result)
+                    self.tracer.bind(name, result, frame, span)
 
             return run_name
         # the target's read is labelled with the target; the operator and the write with the
@@ -574,11 +575,12 @@ class Interpreter:
         label = label or target.span
         if isinstance(target, syntax.Name):
             name = target.id
+            name_span = target.span
 
             def store_name(frame: Frame, value: Any) -> None:
                 frame.vars[name] = value
                 if self.tracer is not None:
-                    self.tracer.bind(name, value)
+                    self.tracer.bind(name, value, frame, name_span)
 
             return store_name
         if isinstance(target, (syntax.TupleExpr, syntax.ListExpr)):
@@ -736,7 +738,10 @@ class Interpreter:
             try:
                 o, i = obj(frame), index(frame)
                 self.current_span = span
-                return self.get_item(o, i)
+                result = self.get_item(o, i)
+                if self.tracer is not None:
+                    self.tracer.made(result)
+                return result
             except GradtraceError as err:
                 err.at(span)
                 raise
@@ -797,7 +802,10 @@ class Interpreter:
             try:
                 value = operand(frame)
                 self.current_span = span
-                return fn(value)
+                result = fn(value)
+                if self.tracer is not None:
+                    self.tracer.made(result)
+                return result
             except GradtraceError as err:
                 err.at(span)
                 raise
@@ -822,12 +830,15 @@ class Interpreter:
             self._guard_binop(op, a, b, span)
         self.current_span = span
         try:
-            return fn(a, b)
+            result = fn(a, b)
         except GradtraceError as err:
             err.at(span)
             raise
         except PYTHON_ERRORS as err:
             raise ScriptError(str(err), span, kind=type(err).__name__) from None
+        if self.tracer is not None:
+            self.tracer.made(result)
+        return result
 
     def _guard_binop(self, op: str, a: Any, b: Any, span: Span) -> None:
         limit = self.limits.max_int_bits
@@ -886,6 +897,8 @@ class Interpreter:
                 if i + 1 < len(rest) and not self.truth(result, span):
                     return result
                 a = b
+            if self.tracer is not None:
+                self.tracer.made(result)
             return result
 
         return run
@@ -1099,6 +1112,11 @@ class Interpreter:
             table = stdlib.STR_METHODS
         elif isinstance(obj, RemovableHandle):
             table = stdlib.HANDLE_METHODS
+        elif isinstance(obj, Generator):
+            getter = stdlib.GENERATOR_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+            table = stdlib.GENERATOR_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
             return (obj.message,)
         if table is not None and name in table:

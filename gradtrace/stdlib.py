@@ -11,8 +11,10 @@ from typing import Any
 
 from .engine import api, ops
 from .engine.dtypes import DType
+from .engine.generator import Generator
 from .engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 from .engine.node import Node
+from .engine.ops import sampling
 from .engine.ops.reductions import ReturnTypes
 from .engine.ops.views import torch_strides
 from .engine.shapes import Size, wrap_dim
@@ -92,7 +94,8 @@ def owner_name(obj: Any) -> str:
 
 def _build_torch() -> Namespace:
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
-    nn = Namespace("torch.nn", {"functional": functional})
+    init = Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS))
+    nn = Namespace("torch.nn", {"functional": functional, "init": init})
     autograd = Namespace("torch.autograd", dict(api.AUTOGRAD_FUNCTIONS))
     linalg = Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS))
     table: dict[str, Any] = {**api.TORCH_FUNCTIONS, **api.DTYPES, "nn": nn, "autograd": autograd,
@@ -105,6 +108,7 @@ MODULES: dict[str, Namespace] = {
     "torch": TORCH,
     "torch.nn": TORCH.table["nn"],
     "torch.nn.functional": TORCH.table["nn"].table["functional"],
+    "torch.nn.init": TORCH.table["nn"].table["init"],
     "torch.autograd": TORCH.table["autograd"],
     "torch.linalg": TORCH.table["linalg"],
 }
@@ -285,6 +289,10 @@ STR_METHODS: dict[str, Callable[..., Any]] = {
     "rjust": str.rjust, "center": str.center,
 }
 HANDLE_METHODS: dict[str, Callable[..., Any]] = {"remove": RemovableHandle.remove}
+GENERATOR_METHODS: dict[str, Callable[..., Any]] = dict(sampling.GENERATOR_METHODS)
+GENERATOR_ATTRIBUTES: dict[str, Callable[[Generator, Any], Any]] = {
+    "device": lambda g, ctx: CPU,
+}
 RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
     "values": lambda r, ctx: r.values,
     "indices": lambda r, ctx: r.indices,

@@ -90,7 +90,7 @@ def test_schema_is_shipped_and_valid():
     s = schema()
     jsonschema.Draft202012Validator.check_schema(s)
     assert s["properties"]["schema_version"]["pattern"] == "^1\\.[0-9]+$"
-    assert SCHEMA_VERSION == "1.1"
+    assert SCHEMA_VERSION == "1.2"
     # nan/inf are stated in the schema
     assert s["$defs"]["number"]["oneOf"][1] == {"enum": ["nan", "inf", "-inf"]}
 
@@ -125,7 +125,7 @@ def test_nan_in_a_script_reaches_the_document_as_a_string():
 
 def test_document_of_the_chain():
     doc = doc_of(ROOT / "samples" / "03_chain_two_muls.gt")
-    assert doc["schema_version"] == "1.1"
+    assert doc["schema_version"] == "1.2"
     assert doc["error"] is None and doc["exit_code"] == 0
     assert doc["stdout"].splitlines()[3] == "tensor(12.) tensor(8.) tensor(6.)"
     names = {name: doc["tensors"][tid - 1] for name, tid in doc["variables"].items()}

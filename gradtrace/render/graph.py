@@ -10,6 +10,7 @@ own tree); DOT and Mermaid are complete and linear in the size of the graph.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from ..engine.node import AccumulateGrad, Node
+from ..naming import Binding, Naming, held, introduce
 from .layout import CompactTree
 from .values import array_cell, attr_cell, cut, short_node_name, tensor_cell
 
@@ -84,10 +86,11 @@ class GraphView:
 
     def __init__(self, trace: Tracer):
         self.trace = trace
-        self.named = trace.named_tensors()  # also gives final names to their records
+        self.named = trace.named_tensors()
+        self.naming = Naming.at_end(trace)
         self.tensors: dict[int, TensorRecord] = {r.id: r for r in trace.tensors.values()}
         self.nodes: dict[int, NodeRecord] = {r.id: r for r in trace.nodes.values()}
-        self._number_labels: dict[int, str] = {}
+        self.value_limit = 30  # characters of a value in the tree (more on wider consoles)
         self.freed_by: dict[int, int] = {}
         # (node id, saved name) -> lines of in-place changes that bypassed its version counter
         self.hazards: dict[tuple[int, str], list[int]] = {}
@@ -126,17 +129,20 @@ class GraphView:
     # -- labels ------------------------------------------------------------------
 
     def tensor_label(self, tensor_id: int | None) -> str:
-        if tensor_id is None:
-            return "None"
-        record = self.tensors.get(tensor_id)
-        if record is None:
-            return f"t{tensor_id}"
-        if record.tensor._wrapped:  # a Python number the op wrapped: its value
-            label = self._number_labels.get(tensor_id)
-            if label is None:
-                label = self._number_labels[tensor_id] = array_cell(record.tensor.array, 20)
-            return label
-        return record.label
+        """The tensor's name by the one naming rule (gradtrace/naming.py), as of the end."""
+        return self.naming.label(tensor_id)
+
+    def old_names(self, tensor_ids: Iterable[int | None]) -> list[tuple[str, Binding]]:
+        """The `x@5` names among these tensors' names, with the binding each stands for,
+        so a view can introduce them before using them."""
+        out: dict[str, Binding] = {}
+        for tid in tensor_ids:
+            if tid is None:
+                continue
+            binding = self.naming.introduction(tid)
+            if binding is not None:
+                out.setdefault(self.naming.label(tid), binding)
+        return list(out.items())
 
     def node_name(self, record: NodeRecord) -> str:
         return short_node_name(record.name)
@@ -232,12 +238,12 @@ class GraphView:
                                   call.index, call.line))
         covered = set(self.reachable([r.node_id for r in roots]))
         candidates: list[tuple[str, int, int]] = []
-        for name, record in self.named:
+        for _, record in self.named:
             t = record.tensor
             nid = self.node_id(t.grad_fn)
             if nid is None or nid in covered or any(c[1] == nid for c in candidates):
                 continue
-            candidates.append((name, nid, t.output_nr))
+            candidates.append((self.tensor_label(record.id), nid, t.output_nr))
         below: set[int] = set()
         for _, nid, _ in candidates:
             for child, _ in self.next_functions(self.nodes[nid]):
@@ -312,12 +318,25 @@ def _node_text(view: GraphView, record: NodeRecord, edge: tuple[int, int] | None
     if leaf:
         variable = view.tensors.get(view.variable_id(record) or -1)
         if variable is not None:
-            text.append(f" · grad {tensor_cell(variable.tensor.grad, 30)}", style="dim")
-    elif record.line is not None:
-        text.append(f" · line {record.line}", style="dim")
-        if record.expression:
-            text.append(f": {cut(record.expression, 40)}", style="dim")
+            text.append(f" · grad {tensor_cell(variable.tensor.grad, view.value_limit)}",
+                        style="dim")
+    else:
+        where = origin(record)
+        if where:
+            text.append(f" · {where}", style="dim")
     return text
+
+
+def origin(record: NodeRecord, limit: int = 40) -> str:
+    """Where a node was recorded: `line 7: a * b`, or `made by backward #1 at line 9` for
+    a node a backward recorded (create_graph=True), not the line a hook ran last."""
+    if record.made_by is not None:
+        where = f"made by backward #{record.made_by[0]}"
+        return where + (f" at line {record.line}" if record.line is not None else "")
+    if record.line is None:
+        return ""
+    return f"line {record.line}" + (f": {cut(record.expression, limit)}"
+                                    if record.expression else "")
 
 
 def _none_text(view: GraphView, record: NodeRecord, index: int, nr: int) -> Text:
@@ -342,10 +361,9 @@ def _root_text(view: GraphView, root: Root) -> Text:
     text.append(view.node_title(record), style="bold")
     if root.output_nr:
         text.append(f" (output {root.output_nr})")
-    if record.line is not None:
-        text.append(f" · line {record.line}", style="dim")
-        if record.expression:
-            text.append(f": {cut(record.expression, 40)}", style="dim")
+    where = origin(record)
+    if where:
+        text.append(f" · {where}", style="dim")
     if root.backward is not None:
         text.append(f" · backward #{root.backward}", style="magenta")
         if root.line is not None:
@@ -456,16 +474,37 @@ def _continued_text(view: GraphView, record: NodeRecord) -> Text:
 
 def print_graph(console: Any, trace: Tracer, *, max_nodes: int = MAX_TREE_NODES,
                 view: GraphView | None = None) -> None:
-    """Print the graph trees of a run to a rich console; `view`, if given, is the run's
-    `GraphView(trace)` already built."""
+    """Print the graph trees of a run to a rich console, after the `x@5` names they use;
+    `view`, if given, is the run's `GraphView(trace)` already built."""
     if view is None:
         view = GraphView(trace)
+    view.value_limit = max(30, 30 + (console.width - 100) // 3)
     trees = graph_trees(view, max_nodes=max_nodes, max_depth=tree_depth_for(console.width))
     if not trees:
         console.print(Text("No autograd graph: no tensor was computed from one that "
                            "requires grad.", style="dim"))
         return
-    console.print(Group(*trees))
+    console.print(Group(*old_names_lines(view), *trees))
+
+
+MAX_OLD_NAMES = 10
+
+
+def old_names_lines(view: GraphView) -> list[Text]:
+    """The `x@5` names the graph and backward sections use, each introduced once: which
+    tensor a name held that now names another one."""
+    ids: list[int | None] = []
+    for record in view.nodes.values():
+        ids.extend(record.outputs)
+        ids.extend(s.tensor_id for s in record.saved)
+        ids.extend(record.inputs)
+    found = view.old_names(ids)
+    lines = [Text(introduce(label, binding), style="dim") for label, binding in
+             found[:MAX_OLD_NAMES]]
+    if len(found) > MAX_OLD_NAMES:
+        lines.append(Text(f"… {len(found) - MAX_OLD_NAMES:,} more names of this kind",
+                          style="dim"))
+    return lines
 
 
 # -- DOT and Mermaid ---------------------------------------------------------------
@@ -516,8 +555,11 @@ def graph_elements(view: GraphView) -> tuple[list[Vertex], list[Link]]:
         nid, nr = outputs[tensor_id]
         tensor = view.tensors[tensor_id].tensor
         label = view.tensor_label(tensor_id)
-        vertices.append(Vertex(f"t{tensor_id}", "output", [
-            label, f"{array_cell(tensor.array, 24)} · shape {list(tensor.shape)}"]))
+        lines = [label, f"{array_cell(tensor.array, 24)} · shape {list(tensor.shape)}"]
+        binding = view.naming.introduction(tensor_id)
+        if binding is not None:
+            lines.insert(1, f"({held(binding)})")
+        vertices.append(Vertex(f"t{tensor_id}", "output", lines))
         links.append(Link(f"t{tensor_id}", f"n{nid}", "grad_fn",
                           "grad_fn" if nr == 0 else f"grad_fn (output {nr})"))
     for nid in view.all_node_ids():
@@ -526,6 +568,9 @@ def graph_elements(view: GraphView) -> tuple[list[Vertex], list[Link]]:
         if view.is_leaf_node(record):
             variable = view.tensors.get(view.variable_id(record) or -1)
             lines = [view.node_title(record), f"→ {view.output_label(record)}"]
+            binding = view.naming.introduction(view.variable_id(record) or -1)
+            if binding is not None:
+                lines.append(f"({held(binding)})")
             if variable is not None:
                 lines.append(f"grad {tensor_cell(variable.tensor.grad, 24)}")
             vertices.append(Vertex(f"n{nid}", "leaf", lines))
@@ -534,10 +579,8 @@ def graph_elements(view: GraphView) -> tuple[list[Vertex], list[Link]]:
         output = view.output_label(record)
         if output is not None:
             lines.append(f"→ {cut(output, 30)}")
-        if record.line is not None:
-            where = f"line {record.line}"
-            if record.expression:
-                where += f": {cut(record.expression, 30)}"
+        where = origin(record, 30)
+        if where:
             lines.append(where)
         saved = view.saved(record)
         attrs = [f"{s.name} = {attr_cell(s.value, 24)}" for s in saved if s.is_attr]

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..runner import RunResult
     from ..tracing import BackwardCall, NodeRecord, TensorRecord
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 SCHEMA_FILE = "trace_schema.json"
 
 
@@ -187,7 +187,15 @@ def tensor_document(view: GraphView, record: TensorRecord) -> dict[str, Any]:
         "retains_grad": bool(t.retains_grad),
         "is_view": t._base is not None,
         "python_number": bool(t._wrapped),
+        "bindings": [{"name": b.name, "line": b.line, "until": b.until, "local": b.local,
+                      "holds": b.open} for b in view.naming.bindings(record.id)],
+        "made_by": _made_by(record.made_by),
     }
+
+
+def _made_by(made_by: tuple[int, int] | None) -> dict[str, int] | None:
+    """The backward call and node whose backward made a tensor or node (create_graph)."""
+    return None if made_by is None else {"backward": made_by[0], "node": made_by[1]}
 
 
 def node_document(view: GraphView, record: NodeRecord) -> dict[str, Any]:
@@ -221,6 +229,7 @@ def node_document(view: GraphView, record: NodeRecord) -> dict[str, Any]:
         "attrs": attrs,
         "released": view.is_freed(record),
         "freed_by": view.freed_by.get(record.id),
+        "made_by": _made_by(record.made_by),
     }
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import kernels
 from ..dtypes import bool_
+from ..formulas import local
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import (
@@ -25,6 +26,8 @@ from .unary import SPECIAL_EXPONENTS, float_pow
 
 class AddBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),
+                local("other", "{alpha}"))
 
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
         self.save_attr(alpha=alpha)
@@ -40,6 +43,8 @@ class AddBackward0(Function):
 
 class SubBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),
+                local("other", "-{alpha}"))
 
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
         if a.dtype is bool_ and b.dtype is bool_:
@@ -61,6 +66,7 @@ class RsubBackward1(Function):
     """`number - tensor`: one input, the tensor."""
 
     __slots__ = ()
+    formulas = (local("self", "-{alpha}"),)
 
     def forward(self, a: Tensor, number: Tensor, alpha: Any = 1) -> np.ndarray:
         self.save_attr(alpha=alpha)
@@ -74,6 +80,8 @@ class RsubBackward1(Function):
 
 class MulBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{other}"),
+                local("other", "{self}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
@@ -90,6 +98,8 @@ class MulBackward0(Function):
 
 class DivBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / {other}"),
+                local("other", "-{self} / {other}²"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
@@ -111,6 +121,7 @@ class DivBackward0(Function):
 
 class NegBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.dtype is bool_:
@@ -127,6 +138,7 @@ class PowBackward0(Function):
     """`tensor ** number`."""
 
     __slots__ = ()
+    formulas = (local("self", "{exponent} × {self}^({exponent} - 1)"),)
 
     def forward(self, a: Tensor, exponent: Tensor) -> np.ndarray:
         value = exponent.array.item()
@@ -156,6 +168,8 @@ class PowBackward1(Function):
     """`tensor ** tensor`."""
 
     __slots__ = ()
+    formulas = (local("self", "{exponent} × {self}^({exponent} - 1)"),
+                local("exponent", "{result} × ln({self})"))
 
     def forward(self, a: Tensor, exponent: Tensor) -> np.ndarray:
         dtype = common_dtype(a, exponent)
@@ -186,6 +200,7 @@ class PowBackward2(Function):
     """`number ** tensor`: one input, the exponent."""
 
     __slots__ = ()
+    formulas = (local("exponent", "{result} × ln({self})"),)
 
     def forward(self, exponent: Tensor, base: Tensor) -> np.ndarray:
         self.save("exponent", exponent)
@@ -211,6 +226,8 @@ class RemainderBackward1(Function):
     """`tensor % tensor` (remainder.Tensor); `tensor % number` is RemainderBackward0."""
 
     __slots__ = ()
+    formulas = (local("self", "1"),
+                local("other", "-floor({self} / {other})"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
 from ..dtypes import DType
+from ..formulas import local, vjp
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, type_name
@@ -70,6 +71,8 @@ def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 class MmBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad} @ {mat2}ᵀ"),
+                vjp("mat2", "{self}ᵀ @ {grad}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         _check_matrix(a, b)
@@ -91,6 +94,9 @@ class AddmmBackward0(Function):
     """beta * self + alpha * (mat1 @ mat2); inputs (self, mat1, mat2)."""
 
     __slots__ = ()
+    formulas = (local("self", "{beta}"),
+                vjp("mat1", "{alpha} × {grad} @ {mat2}ᵀ"),
+                vjp("mat2", "{alpha} × {mat1}ᵀ @ {grad}"))
 
     def forward(self, bias: Tensor, m1: Tensor, m2: Tensor, beta: Any = 1,
                 alpha: Any = 1) -> np.ndarray:
@@ -132,6 +138,8 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
 
 class MvBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "outer({grad}, {vec})"),
+                vjp("vec", "{self}ᵀ @ {grad}"))
 
     def forward(self, a: Tensor, vec: Tensor) -> np.ndarray:
         if a.array.ndim != 2 or vec.array.ndim != 1:
@@ -161,6 +169,8 @@ def mv(a: Tensor, vec: Tensor) -> Tensor:
 
 class DotBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{tensor}"),
+                local("tensor", "{self}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         if a.array.ndim != 1 or b.array.ndim != 1:
@@ -191,6 +201,8 @@ def dot(a: Tensor, tensor: Tensor) -> Tensor:
 
 class BmmBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad} @ {mat2}.mT"),
+                vjp("mat2", "{self}.mT @ {grad}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         if a.array.ndim != 3:

@@ -6,12 +6,14 @@ from, so their graphs show the same chain of nodes.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError, TorchValueError
 from .. import dtypes, kernels
+from ..formulas import PRESENT, Formula, local, vjp
 from ..kernels import precise
 from ..node import FREED_MESSAGE, Function
 from ..shapes import Size, broadcast_shapes, wrap_dim
@@ -21,6 +23,24 @@ from .scalar import DivBackward1, add_scalar, div_scalar, mul_scalar
 from .views import ExpandBackward0, saved_int, signed, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_MEAN = (("reduction", REDUCTIONS["mean"]),)
+
+
+def _weighted(formula: Formula) -> tuple[Formula, ...]:
+    """A loss's local derivative as torch applies it: times `weight` when one is given,
+    divided by the number of elements for reduction='mean' (most specific first)."""
+    out = []
+    for weighted in (True, False):
+        for mean in (True, False):
+            math = f"{{weight}} × ({formula.math})" if weighted else f"({formula.math})"
+            if mean:
+                math += " / {self}.numel()"
+            elif not weighted:
+                math = formula.math
+            when = formula.when + ((("weight", PRESENT if weighted else None),)
+                                   + (_MEAN if mean else ()))
+            out.append(replace(formula, math=math, when=when))
+    return tuple(out)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -43,6 +63,7 @@ def _not_implemented(kernel: str, dtype: dtypes.DType) -> Exception:
 
 class SoftmaxBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{result} × ({grad} - ({grad} × {result}).sum({dim}, keepdim=True))"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -73,6 +94,11 @@ class SoftmaxBackwardDataBackward0(Function):
     """_softmax_backward_data(grad_output, output, dim) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "{output} × ({grad} - ({grad} × {output}).sum({dim}, "
+                    "keepdim=True))"),
+                vjp("output", "{grad_output} × {grad} - ({output} × {grad_output}).sum({dim}, "
+                    "keepdim=True) × {grad} - {grad_output} × ({output} × {grad}).sum({dim}, "
+                    "keepdim=True)"))
 
     def forward(self, grad: Tensor, output: Tensor, dim: int) -> np.ndarray:
         self.save("grad_output", grad)
@@ -97,6 +123,7 @@ class SoftmaxBackwardDataBackward0(Function):
 
 class LogSoftmaxBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad} - exp({result}) × {grad}.sum({dim}, keepdim=True)"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -126,6 +153,8 @@ class LogSoftmaxBackwardDataBackward0(Function):
     """_log_softmax_backward_data(grad_output, output, dim) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "{grad} - ({grad} × exp({output})).sum({dim}, keepdim=True)"),
+                vjp("output", "-{grad_output}.sum({dim}, keepdim=True) × exp({output}) × {grad}"))
 
     def forward(self, grad: Tensor, output: Tensor, dim: int) -> np.ndarray:
         self.save("grad_output", grad)
@@ -194,6 +223,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 class LeakyReluBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {self} > 0 else {negative_slope}"),)
 
     def forward(self, a: Tensor, negative_slope: float) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -211,6 +241,8 @@ class LeakyReluBackwardBackward0(Function):
     """leaky_relu_backward(grad_output, self, negative_slope) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 if {self} > 0 else {negative_slope}"),
+                local("self", "0"))
 
     def forward(self, grad: Tensor, x: Tensor, negative_slope: Any) -> np.ndarray:
         self.save("self", x)
@@ -265,6 +297,8 @@ class GeluBackwardBackward0(Function):
     """gelu's backward as an op of its own (inputs grad, self), for create_graph."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "gelu′({self})"),
+                local("self", "{grad_output} × gelu″({self})"))
 
     def forward(self, grad: Tensor, x: Tensor, approximate: str) -> np.ndarray:
         self.save("grad_output", grad)
@@ -292,6 +326,8 @@ class GeluBackwardBackward0(Function):
 
 class GeluBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "Φ({self}) + {self} × φ({self})", when=(("approximate", "none"),)),
+                local("self", "gelu′({self})"))
 
     def forward(self, a: Tensor, approximate: str = "none") -> np.ndarray:
         if approximate not in ("none", "tanh"):
@@ -316,6 +352,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
 
 class SiluBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "σ({self}) × (1 + {self} × (1 - σ({self})))"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -345,6 +382,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 class SoftplusBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "σ({beta} × {self}) if {beta} × {self} ≤ {threshold} else 1"),)
 
     def forward(self, a: Tensor, beta: Any = 1, threshold: Any = 20) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -367,6 +405,9 @@ class SoftplusBackwardBackward0(Function):
     """softplus_backward(grad_output, self, beta, threshold) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "σ({beta} × {self}) if {beta} × {self} ≤ {threshold} else 1"),
+                local("self", "{beta} × {grad_output} × σ′({beta} × {self}) if {beta} × {self} < "
+                      "{threshold} else 0"))
 
     def forward(self, grad: Tensor, x: Tensor, beta: Any, threshold: Any) -> np.ndarray:
         self.save("grad_output", grad)
@@ -399,6 +440,8 @@ def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:  # no
 
 class EluBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{scale} if {self} > 0 else {scale} × {alpha} × {input_scale} × "
+                      "exp({input_scale} × {self})"),)
 
     def forward(self, a: Tensor, alpha: Any = 1.0, scale: Any = 1,
                 input_scale: Any = 1) -> np.ndarray:
@@ -423,6 +466,10 @@ class EluBackwardBackward0(Function):
     """elu_backward(grad_output, ..., self_or_result) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "{scale} if {self_or_result} > 0 else {scale} × {alpha} × "
+                      "{input_scale} × exp({input_scale} × {self_or_result})"),
+                local("self_or_result", "0 if {self_or_result} > 0 else {grad_output} × {scale} "
+                      "× {alpha} × {input_scale}² × exp({input_scale} × {self_or_result})"))
 
     def forward(self, grad: Tensor, x: Tensor, alpha: Any, scale: Any,
                 input_scale: Any) -> np.ndarray:
@@ -487,6 +534,10 @@ def _scale_grad(grad: Tensor, reduction: int, numel: int) -> Tensor:
 
 class MseLossBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "2 × ({self} - {target}) / {self}.numel()", when=_MEAN),
+                local("self", "2 × ({self} - {target})"),
+                local("target", "-2 × ({self} - {target}) / {self}.numel()", when=_MEAN),
+                local("target", "-2 × ({self} - {target})"))
 
     def forward(self, a: Tensor, target: Tensor, reduction: int) -> np.ndarray:
         dtype = dtypes.promote(a.dtype, target.dtype)
@@ -513,6 +564,12 @@ class MseLossBackwardBackward0(Function):
     """mse_loss_backward(grad_output, self, target, reduction) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "2 × ({self} - {target}) / {self}.numel()", when=_MEAN),
+                local("grad_output", "2 × ({self} - {target})"),
+                local("self", "2 × {grad_output} / {self}.numel()", when=_MEAN),
+                local("self", "2 × {grad_output}"),
+                local("target", "-2 × {grad_output} / {self}.numel()", when=_MEAN),
+                local("target", "-2 × {grad_output}"))
 
     def forward(self, grad: Tensor, x: Tensor, target: Tensor, reduction: int) -> np.ndarray:
         self.save("grad_output", grad)
@@ -573,6 +630,12 @@ class NllLossBackward0(Function):
     """nll_loss for (N, C) or (C,) input; `total_weight` is saved as torch does."""
 
     __slots__ = ()
+    formulas = (local("self", "-1 / {total_weight} if class == {target} else 0",
+                      when=_MEAN + (('weight', None),)),
+                local("self", "-{weight}[{target}] / {total_weight} if class == {target} else 0",
+                      when=_MEAN),
+                local("self", "-1 if class == {target} else 0", when=(("weight", None),)),
+                local("self", "-{weight}[{target}] if class == {target} else 0"))
 
     def forward(self, a: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
                 ignore_index: int) -> np.ndarray:
@@ -636,6 +699,8 @@ class NllLossBackwardBackward0(Function):
     coefficients it multiplies by are kept aside."""
 
     __slots__ = ("coeff",)
+    formulas = (vjp("grad_output", "({grad} × ∂nll/∂{self}).sum(-1)"),
+                local("self", "0"))
 
     def forward(self, grad: Tensor, x: Tensor, coeff: Tensor, target: Tensor,
                 weight: Tensor | None, reduction: int, ignore_index: int) -> np.ndarray:
@@ -720,6 +785,8 @@ _BCE_EPS = 1e-12
 
 class BinaryCrossEntropyBackward0(Function):
     __slots__ = ()
+    formulas = (*_weighted(local('self', '({self} - {target}) / ({self} × (1 - {self}))')),
+                *_weighted(local('target', 'ln(1 - {self}) - ln({self})')))
 
     def forward(self, a: Tensor, target: Tensor, weight: Tensor | None,
                 reduction: int) -> np.ndarray:
@@ -765,6 +832,10 @@ class BinaryCrossEntropyBackwardBackward0(Function):
     """binary_cross_entropy_backward(grad_output, self, target, weight) as an op."""
 
     __slots__ = ()
+    formulas = (*_weighted(local('grad_output', '({self} - {target}) / ({self} × (1 - {self}))')),
+                *_weighted(local("self", "{grad_output} × ({self}² - 2 × {self} × {target} + "
+                                "{target}) / ({self}² × (1 - {self})²)")),
+                *_weighted(local('target', '-{grad_output} / ({self} × (1 - {self}))')))
 
     def forward(self, grad: Tensor, x: Tensor, target: Tensor, weight: Tensor | None,
                 reduction: int) -> np.ndarray:
@@ -832,6 +903,13 @@ def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002
 
 class BinaryCrossEntropyWithLogitsBackward0(Function):
     __slots__ = ()
+    formulas = (*_weighted(local("self", "(1 + ({pos_weight} - 1) × {target}) × σ({self}) - "
+                                "{pos_weight} × {target}",
+                                when=(("pos_weight", PRESENT),))),
+                *_weighted(local('self', 'σ({self}) - {target}')),
+                *_weighted(local("target", "-{self} - ({pos_weight} - 1) × ln(σ({self}))",
+                                when=(("pos_weight", PRESENT),))),
+                *_weighted(local('target', '-{self}')))
 
     def forward(self, a: Tensor, target: Tensor, weight: Tensor | None,
                 pos_weight: Tensor | None, reduction: int) -> np.ndarray:

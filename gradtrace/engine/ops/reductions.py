@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
 from ..dtypes import DType, bool_, int64
+from ..formulas import local, vjp
 from ..kernels import precise
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
@@ -90,6 +91,7 @@ def _sum_dtype(a: Tensor, dtype: DType | None) -> DType:
 
 class SumBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
@@ -102,6 +104,8 @@ class SumBackward0(Function):
 
 class SumBackward1(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.expand({self_sym_sizes})", when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}).expand({self_sym_sizes})"))
 
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
@@ -117,6 +121,7 @@ class SumBackward1(Function):
 
 class MeanBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / {self_sym_numel}"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         _check_mean_dtype(a, dtype)
@@ -132,6 +137,10 @@ class MeanBackward0(Function):
 
 class MeanBackward1(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.expand({self_sym_sizes}) × {grad}.numel() / {self_sym_numel}",
+                    when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}).expand({self_sym_sizes}) × {grad}.numel() / "
+                    "{self_sym_numel}"))
 
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
@@ -177,6 +186,8 @@ class WhereBackward0(Function):
     """torch.where(condition, x, y): inputs are (x, y); the condition is saved."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {condition} else 0"),
+                local("other", "0 if {condition} else 1"))
 
     def forward(self, x: Tensor, y: Tensor, condition: Tensor) -> np.ndarray:
         dtype = common_dtype(x, y)
@@ -254,6 +265,7 @@ class _FullExtreme(Function):
     """max() / min() over all elements: ties share the gradient evenly."""
 
     __slots__ = ()
+    formulas = (local("self", "1 / ({self} == {result}).sum() if {self} == {result} else 0"),)
     ufunc = np.max
     label = "max"
 
@@ -288,6 +300,10 @@ class _DimExtreme(Function):
     """max(dim) / min(dim): the values; the indices are computed by the caller and saved."""
 
     __slots__ = ()
+    formulas = (vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}, {grad})",
+                    when=(("keepdim", True),)),
+                vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}.unsqueeze({dim}), "
+                    "{grad}.unsqueeze({dim}))"))
 
     def forward(self, a: Tensor, dim: int, keepdim: bool, indices: Tensor) -> np.ndarray:
         self.save("indices", indices)
@@ -363,6 +379,11 @@ def min(a: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001
 
 class _AmaxAmin(Function):
     __slots__ = ()
+    formulas = (vjp("self", "({self} == {result}) × {grad} / ({self} == {result}).sum({dim}, "
+                    "keepdim=True)",
+                    when=(("keepdim", True),)),
+                vjp("self", "({self} == {result}.unsqueeze({dim})) × {grad}.unsqueeze({dim}) / "
+                    "({self} == {result}.unsqueeze({dim})).sum({dim}, keepdim=True)"))
     ufunc = np.max
 
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False) -> np.ndarray:
@@ -428,6 +449,8 @@ def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 class MaximumBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {self} > {other} else 0.5 if {self} == {other} else 0"),
+                local("other", "1 if {other} > {self} else 0.5 if {self} == {other} else 0"))
     ufunc = np.maximum
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
@@ -452,6 +475,8 @@ class MaximumBackward0(Function):
 
 class MinimumBackward0(MaximumBackward0):
     __slots__ = ()
+    formulas = (local("self", "1 if {self} < {other} else 0.5 if {self} == {other} else 0"),
+                local("other", "1 if {other} < {self} else 0.5 if {self} == {other} else 0"))
     ufunc = np.minimum
 
 
@@ -521,6 +546,7 @@ def _others_product(array: np.ndarray, axis: int | None) -> np.ndarray:
 
 class ProdBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "∏ⱼ≠ᵢ {self}ⱼ"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         self.save("self", a)
@@ -540,6 +566,8 @@ class ProdBackward0(Function):
 
 class ProdBackward1(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad} × ∏ⱼ≠ᵢ {self}ⱼ (dim={dim})", when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}) × ∏ⱼ≠ᵢ {self}ⱼ (dim={dim})"))
 
     def forward(self, a: Tensor, dim: int, keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
@@ -585,6 +613,15 @@ def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *,
 
 class LinalgVectorNormBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "sgn({self}) × (|{self}| == {result}) / (|{self}| == "
+                      "{result}).sum()",
+                      when=(("ord", math.inf), ("dim", None))),
+                local("self", "sgn({self}) × |{self}|^({ord} - 1) / {result}^({ord} - 1)",
+                      when=(("dim", None),)),
+                vjp("self", "{grad} × sgn({self}) × |{self}|^({ord} - 1) / {result}^({ord} - 1)",
+                    when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}) × sgn({self}) × |{self}|^({ord} - 1) / "
+                    "{result}.unsqueeze({dim})^({ord} - 1)"))
 
     def forward(self, a: Tensor, ord: Any, dim: tuple[int, ...] | None,  # noqa: A002
                 keepdim: bool) -> np.ndarray:
@@ -688,6 +725,15 @@ def _var_correction(dim: Any, unbiased: Any, correction: Any) -> Any:
 
 class VarBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "2 × ({self} - {self}.mean()) / ({self}.numel() - 1)",
+                      when=(("dim", None), ("correction", None))),
+                local("self", "2 × ({self} - {self}.mean()) / ({self}.numel() - {correction})",
+                      when=(("dim", None),)),
+                vjp("self", "2 × {grad} × ({self} - {self}.mean({dim}, keepdim=True)) / "
+                    "({self}.numel() / {grad}.numel() - {correction})",
+                    when=(("keepdim", True),)),
+                vjp("self", "2 × {grad}.unsqueeze({dim}) × ({self} - {self}.mean({dim}, "
+                    "keepdim=True)) / ({self}.numel() / {grad}.numel() - {correction})"))
     label = "var"
 
     def forward(self, a: Tensor, dim: tuple[int, ...] | None, correction: Any,
@@ -742,6 +788,17 @@ class VarBackward0(Function):
 
 class StdBackward0(VarBackward0):
     __slots__ = ()
+    formulas = (local("self", "({self} - {self}.mean()) / (({self}.numel() - 1) × {result})",
+                      when=(("dim", None), ("correction", None))),
+                local("self", "({self} - {self}.mean()) / (({self}.numel() - {correction}) × "
+                      "{result})",
+                      when=(("dim", None),)),
+                vjp("self", "{grad} × ({self} - {self}.mean({dim}, keepdim=True)) / "
+                    "(({self}.numel() / {grad}.numel() - {correction}) × {result})",
+                    when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}) × ({self} - {self}.mean({dim}, "
+                    "keepdim=True)) / (({self}.numel() / {grad}.numel() - {correction}) × "
+                    "{result}.unsqueeze({dim}))"))
     label = "std"
 
     def _finish(self, var: np.ndarray) -> np.ndarray:
@@ -779,6 +836,8 @@ def std(a: Tensor, dim: Any = _MISSING, unbiased: Any = _MISSING, keepdim: bool 
 
 class LogsumexpBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad} × exp({self} - {result})", when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}) × exp({self} - {result}.unsqueeze({dim}))"))
 
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False) -> np.ndarray:
         self.save("self", a)
@@ -812,6 +871,7 @@ def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 class CumsumBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.flip({dim}).cumsum({dim}).flip({dim})"),)
 
     def forward(self, a: Tensor, dim: int, dtype: DType | None = None) -> np.ndarray:
         d = wrap_dim(dim, a.array.ndim)

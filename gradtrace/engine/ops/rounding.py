@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from ..formulas import local, undefined
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import binary_operands, cast, common_dtype
@@ -31,6 +32,7 @@ class NotImplementedFloorDivide(Function):
     """floor_divide's node: torch::autograd::NotImplemented over the tensor operands."""
 
     __slots__ = ()
+    formulas = (undefined("self", each=True),)
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"
@@ -49,6 +51,7 @@ class RemainderBackward0(Function):
     """`tensor % number` (remainder.Scalar): one input; the gradient passes through."""
 
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
         dtype = common_dtype(a, other)
@@ -63,6 +66,7 @@ class NotImplementedRemainder(Function):
     """`number % tensor` (remainder.Scalar_Tensor): torch has no derivative for it."""
 
     __slots__ = ()
+    formulas = (undefined("other"),)
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"
@@ -90,6 +94,8 @@ class DivBackward2(Function):
     """div(self, other, rounding_mode=...): differentiable in form, with zero gradients."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),
+                local("other", "0"))
 
     def forward(self, a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
         if rounding_mode not in ("floor", "trunc"):

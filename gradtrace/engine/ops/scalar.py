@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..formulas import local
 from ..node import Function
 from ..tensor import Tensor
 from ._util import binary_apply, binary_operands, float_dtype
@@ -28,6 +29,7 @@ class AddBackward1(Function):
     """`tensor + number` (add.Scalar): the gradient passes through."""
 
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         return _apply(np.add, a, other)
@@ -40,6 +42,7 @@ class SubBackward1(Function):
     """`tensor - number` (sub.Scalar): the gradient passes through."""
 
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         return _apply(np.subtract, a, other)
@@ -52,6 +55,7 @@ class MulBackward1(Function):
     """`tensor * number` (mul.Scalar), saving the number as `other`."""
 
     __slots__ = ()
+    formulas = (local("self", "{other}"),)
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         self.save_attr(other=other)
@@ -65,6 +69,7 @@ class DivBackward1(Function):
     """`tensor / number` (div.Scalar), saving the number as `other`."""
 
     __slots__ = ()
+    formulas = (local("self", "1 / {other}"),)
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         self.save_attr(other=other)

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from ..formulas import local
 from ..kernels import unary
 from ..node import Function
 from ..tensor import Tensor
@@ -47,6 +48,7 @@ SPECIAL_EXPONENTS = (2.0, 3.0, -1.0, -2.0, -0.5, 0.5)
 
 class ExpBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "exp({self}) = {result}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         return unary("exp", _floating(a))
@@ -60,6 +62,7 @@ class ExpBackward0(Function):
 
 class LogBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / {self}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -71,6 +74,7 @@ class LogBackward0(Function):
 
 class Log1PBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 + {self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -82,6 +86,7 @@ class Log1PBackward0(Function):
 
 class Expm1Backward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{result} + 1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         return unary("expm1", _floating(a))
@@ -95,6 +100,7 @@ class Expm1Backward0(Function):
 
 class SinBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "cos({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -106,6 +112,7 @@ class SinBackward0(Function):
 
 class CosBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-sin({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -119,6 +126,8 @@ class TanhBackwardBackward0(Function):
     """tanh's backward as an op of its own, so create_graph records torch's node."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 - {output}²"),
+                local("output", "-2 × {output} × {grad_output}"))
 
     def forward(self, grad: Tensor, result: Tensor) -> np.ndarray:
         self.save("grad_output", grad)
@@ -144,6 +153,7 @@ def tanh_backward(grad: Tensor, result: Tensor) -> Tensor:
 
 class TanhBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 - {result}²"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         return unary("tanh", _floating(a))
@@ -157,6 +167,8 @@ class TanhBackward0(Function):
 
 class SigmoidBackwardBackward0(Function):
     __slots__ = ()
+    formulas = (local("grad_output", "{output} × (1 - {output})"),
+                local("output", "{grad_output} × (1 - 2 × {output})"))
 
     def forward(self, grad: Tensor, result: Tensor) -> np.ndarray:
         self.save("grad_output", grad)
@@ -179,6 +191,7 @@ def sigmoid_backward(grad: Tensor, result: Tensor) -> Tensor:
 
 class SigmoidBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{result} × (1 - {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         return unary("sigmoid", _floating(a))  # torch: 1 / (1 + exp(-x))
@@ -194,6 +207,8 @@ class ThresholdBackwardBackward0(Function):
     """relu's backward (threshold_backward) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 if {self} > {threshold} else 0"),
+                local("self", "0"))
 
     def forward(self, grad: Tensor, result: Tensor, threshold: float = 0.0) -> np.ndarray:
         self.save("self", result)
@@ -215,6 +230,7 @@ def threshold_backward(grad: Tensor, result: Tensor, threshold: float = 0.0) -> 
 
 class ReluBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {result} > 0 else 0"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.dtype.name == "bool":
@@ -230,6 +246,7 @@ class ReluBackward0(Function):
 
 class SqrtBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / (2 × {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         return unary("sqrt", _floating(a))
@@ -243,6 +260,7 @@ class SqrtBackward0(Function):
 
 class RsqrtBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-0.5 × {result}³"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         x = _floating(a)
@@ -263,6 +281,7 @@ def rsqrt(a: Tensor) -> Tensor:
 
 class AbsBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "sgn({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -274,6 +293,7 @@ class AbsBackward0(Function):
 
 class ReciprocalBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-{result}²"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         with np.errstate(divide="ignore"):
@@ -289,6 +309,9 @@ class ReciprocalBackward0(Function):
 
 class ClampBackward1(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≥ {min} else 0", when=(("max", None),)),
+                local("self", "1 if {self} ≤ {max} else 0", when=(("min", None),)),
+                local("self", "1 if {min} ≤ {self} ≤ {max} else 0"))
 
     def forward(self, a: Tensor, min: Any = None, max: Any = None) -> np.ndarray:  # noqa: A002
         if min is None and max is None:
@@ -325,6 +348,7 @@ class _ZeroGrad(Function):
     """Piecewise-constant functions: their gradient is zero everywhere."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),)
     ufunc: np.ufunc
 
     def forward(self, a: Tensor) -> np.ndarray:

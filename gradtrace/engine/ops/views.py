@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
+from ..formulas import each, local, vjp
 from ..grad_mode import GRAD_MODE
 from ..node import Function, Node
 from ..shapes import Size, broadcast_shapes, size_args, wrap_dim
@@ -168,6 +169,7 @@ def _reshaped_view(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | No
 
 class ViewBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
         shape = infer_size(shape, a.array.size)
@@ -193,6 +195,7 @@ class UnsafeViewBackward0(Function):
     """reshape that had to copy (clone + _unsafe_view): the result is not a view."""
 
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
@@ -264,6 +267,7 @@ def unflatten(a: Tensor, dim: int, sizes: Any) -> Tensor:
 
 class AliasBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         return a.array.view()
@@ -278,6 +282,7 @@ def alias(a: Tensor) -> Tensor:
 
 class ExpandBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.sum_to_size({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
@@ -335,6 +340,7 @@ def expand_as(a: Tensor, other: Tensor) -> Tensor:
 
 class UnsqueezeBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.squeeze({dim})"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim))
@@ -353,6 +359,7 @@ class SqueezeBackward0(ViewFunction):
     """squeeze(): every size-1 dim."""
 
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
@@ -382,6 +389,7 @@ class SqueezeBackward1(ViewFunction):
     """squeeze(dim): that dim, if it has size 1."""
 
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim), self_sym_sizes=a.array.shape)
@@ -395,6 +403,7 @@ class SqueezeBackward2(ViewFunction):
     """squeeze(dims): those dims that have size 1."""
 
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, dim: tuple[int, ...]) -> np.ndarray:
         self.save_attr(dim=saved_ints(dim), self_sym_sizes=a.array.shape)
@@ -408,6 +417,7 @@ class SqueezeBackward4(Function):
     """squeeze_(dim), in place (what matmul does to its 1-D @ 2-D result)."""
 
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim), self_sym_sizes=a.array.shape)
@@ -441,6 +451,7 @@ def squeeze_inplace_result(a: Tensor, dim: int) -> Tensor:
 
 class TBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.t()"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.array.ndim > 2:
@@ -458,6 +469,7 @@ def t(a: Tensor) -> Tensor:
 
 class PermuteBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.permute(argsort({dims}))"),)
 
     def forward(self, a: Tensor, dims: tuple[int, ...]) -> np.ndarray:
         ndim = a.array.ndim
@@ -504,6 +516,7 @@ def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
 
 class TransposeBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.transpose({dim0}, {dim1})"),)
 
     def forward(self, a: Tensor, dim0: int, dim1: int) -> np.ndarray:
         d0, d1 = _wrap(dim0, a.array.ndim), _wrap(dim1, a.array.ndim)
@@ -551,6 +564,7 @@ def mT(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
 
 class CloneBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, order: str = "K") -> np.ndarray:
         return a.array.copy(order=order)
@@ -571,6 +585,7 @@ def contiguous(a: Tensor, memory_format: Any = None) -> Tensor:
 
 class ToCopyBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, dtype: Any) -> np.ndarray:
         return a.array.astype(dtype.np)
@@ -592,6 +607,7 @@ def to(a: Tensor, dtype: Any = None, *args: Any, **kwargs: Any) -> Tensor:
 
 class RepeatBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "Σ {grad}.tiles({repeats})"),)
 
     def forward(self, a: Tensor, repeats: tuple[int, ...]) -> np.ndarray:
         if len(repeats) < a.array.ndim:
@@ -634,6 +650,7 @@ class RepeatBackward0(Function):
 
 class FlipBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.flip({dims})"),)
 
     def forward(self, a: Tensor, dims: tuple[int, ...]) -> np.ndarray:
         wrapped = tuple(_wrap(d, a.array.ndim) for d in dims)
@@ -662,6 +679,7 @@ class SelectBackwardBackward0(Function):
     """select's backward (zeros with the gradient written in) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "{grad}.select({dim}, {index})"),)
 
     def forward(self, grad: Tensor, sizes: tuple[int, ...], dim: int, index: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim), index=saved_int(index))  # torch saves no sizes
@@ -676,6 +694,7 @@ class SelectBackwardBackward0(Function):
 
 class SelectBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "zeros({self_sym_sizes}).select_scatter({grad}, {dim}, {index})"),)
 
     def forward(self, a: Tensor, dim: int, index: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim), index=saved_int(index), self_sym_sizes=a.array.shape)
@@ -703,6 +722,7 @@ def select(a: Tensor, dim: int, index: Any) -> Tensor:
 
 class SliceBackwardBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("grad_output", "{grad}.slice({dim}, {start}, {end}, {step})"),)
 
     def forward(self, grad: Tensor, sizes: tuple[int, ...], dim: int, start: int, end: int,
                 step: int) -> np.ndarray:
@@ -724,6 +744,8 @@ def _slice_key(ndim: int, dim: int, start: int, end: int, step: int) -> tuple:
 
 class SliceBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "zeros({self_sym_sizes}).slice_scatter({grad}, {dim}, {start}, "
+                    "{end}, {step})"),)
 
     def forward(self, a: Tensor, dim: int, start: int, end: int, step: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim), end=saved_int(end), self_sym_sizes=a.array.shape,
@@ -776,6 +798,8 @@ class IndexBackward0(Function):
     """Advanced indexing (lists, integer or bool tensors): a copy, not a view."""
 
     __slots__ = ()
+    formulas = (vjp("self", "zeros({self_sym_sizes}).index_put({indices}, {grad}, "
+                    "accumulate=True)"),)
 
     def forward(self, a: Tensor, indices: tuple[Tensor | None, ...]) -> np.ndarray:
         key = _check_indices(a, indices)
@@ -844,6 +868,9 @@ class IndexPutBackward0(Function):
     """index_put_ (advanced-index assignment) and index backward (accumulate=True)."""
 
     __slots__ = ()
+    formulas = (local("self", "1", when=(("accumulate", True),)),
+                vjp("self", "{grad}.index_put({indices}, 0)"),
+                vjp("values", "{grad}[{indices}]"))
 
     def forward(self, a: Tensor, values: Tensor, indices: tuple[Tensor | None, ...],
                 accumulate: bool = False) -> np.ndarray:
@@ -1053,6 +1080,7 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
 
 class IndexSelectBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "zeros({self_sym_sizes}).index_add({dim}, {index}, {grad})"),)
 
     def forward(self, a: Tensor, dim: int, index: Tensor) -> np.ndarray:
         d = _wrap(dim, a.array.ndim)
@@ -1087,6 +1115,7 @@ class IndexSelectBackward0(Function):
 
 class MaskedFillBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "0 if {mask} else 1"),)
 
     def forward(self, a: Tensor, mask: Tensor, value: Any) -> np.ndarray:
         _check_mask(a, mask, value)
@@ -1101,6 +1130,8 @@ class MaskedFillBackward1(Function):
     """masked_fill with a 0-dim tensor value: the value gets the masked gradient's sum."""
 
     __slots__ = ()
+    formulas = (local("self", "0 if {mask} else 1"),
+                local("value", "1 if {mask} else 0"))
 
     def forward(self, a: Tensor, value: Tensor, mask: Tensor) -> np.ndarray:
         _check_mask(a, mask, value)
@@ -1176,6 +1207,7 @@ def _check_gather(a: Tensor, dim: int, index: Tensor, name: str) -> int:
 
 class GatherBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "zeros_like({self}).scatter_add({dim}, {index}, {grad})"),)
 
     def forward(self, a: Tensor, dim: int, index: Tensor, sparse_grad: bool = False
                 ) -> np.ndarray:
@@ -1195,6 +1227,8 @@ class GatherBackward0(Function):
 
 class ScatterAddBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),
+                vjp("src", "{grad}.gather({dim}, {index})"))
 
     def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor) -> np.ndarray:
         d = _check_gather(a, dim, index, "scatter")
@@ -1215,6 +1249,8 @@ class ScatterBackward0(Function):
     """scatter(self, dim, index, src): what max(dim)/min(dim) record in their backward."""
 
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.scatter({dim}, {index}, 0)"),
+                vjp("src", "{grad}.gather({dim}, {index})"))
 
     def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor) -> np.ndarray:
         d = _check_gather(a, dim, index, "scatter")
@@ -1249,6 +1285,7 @@ def scatter_add(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 class UnbindBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "stack({grad}, {dim})"),)
     multi_output = True
 
     def forward(self, a: Tensor, dim: int) -> list[np.ndarray]:
@@ -1278,6 +1315,7 @@ def _split_pieces(array: np.ndarray, d: int, sizes: list[int]) -> list[np.ndarra
 
 class SplitBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "cat({grad}, {dim})"),)
     multi_output = True
 
     def forward(self, a: Tensor, split_size: int, dim: int) -> list[np.ndarray]:
@@ -1303,6 +1341,7 @@ class SplitBackward0(ViewFunction):
 
 class SplitWithSizesBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "cat({grad}, {dim})"),)
     multi_output = True
 
     def forward(self, a: Tensor, split_sizes: tuple[int, ...], dim: int) -> list[np.ndarray]:
@@ -1360,6 +1399,7 @@ def _tensor_list(tensors: Any, name: str) -> list[Tensor]:
 
 class CatBackward0(Function):
     __slots__ = ()
+    formulas = (each("tensors", "{grad}.split([t.shape[{dim}] for t in tensors], {dim})[{i}]"),)
 
     def forward(self, *tensors: Tensor, dim: int = 0) -> np.ndarray:
         dtype = result_dtype(*tensors)
@@ -1416,6 +1456,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 
 class StackBackward0(Function):
     __slots__ = ()
+    formulas = (each("tensors", "{grad}.select({dim}, {i})"),)
 
     def forward(self, *tensors: Tensor, dim: int = 0) -> np.ndarray:
         ref = tensors[0].array.shape
@@ -1450,6 +1491,8 @@ class CopyBackwards(Function):
     """`self.copy_(src)`: self's gradient is zero, src gets the gradient (reduced to its shape)."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),
+                local("src", "1"))
 
     def name(self) -> str:
         return "torch::autograd::CopyBackwards"
@@ -1476,6 +1519,8 @@ class FillBackward3(Function):
     """`self.fill_(value)` with a 0-dim tensor value (what `t[i] = scalar` does)."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),
+                local("value", "1"))
 
     def forward(self, a: Tensor, value: Tensor) -> np.ndarray:
         return np.full(a.array.shape, value.array, dtype=a.array.dtype)
@@ -1576,6 +1621,8 @@ class AsStridedBackward0(Function):
     """A view's grad_fn after an in-place op on it: the view as a strided window of its base."""
 
     __slots__ = ("base_strides",)
+    formulas = (vjp("self", "zeros_like({self}).as_strided_scatter({grad}, {size}, {stride}, "
+                    "{storage_offset})"),)
 
     def forward(self, a: Tensor, size: tuple[int, ...], stride: tuple[int, ...],
                 storage_offset: int, base_strides: tuple[int, ...]) -> np.ndarray:
@@ -1627,6 +1674,9 @@ class AsStridedScatterBackward0(Function):
     """`self` with a strided window replaced by `src` (CopySlices' gradient for the base)."""
 
     __slots__ = ("base_strides",)
+    formulas = (vjp("self", "{grad}.as_strided_scatter(zeros({size}), {size}, {stride}, "
+                    "{storage_offset})"),
+                vjp("src", "{grad}.as_strided({size}, {stride}, {storage_offset})"))
 
     def forward(self, a: Tensor, src: Tensor, size: tuple[int, ...], stride: tuple[int, ...],
                 storage_offset: int, base_strides: tuple[int, ...]) -> np.ndarray:
@@ -1676,6 +1726,9 @@ class CopySlices(Node):
     """
 
     __slots__ = ("fn", "size", "stride", "storage_offset", "base_strides")
+    formulas = (vjp("self", "{grad}.as_strided_scatter(fn.backward({grad}.as_strided(view))[0], "
+                    "view)"),
+                each("other", "fn.backward({grad}.as_strided(view))[{i}]"))
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"

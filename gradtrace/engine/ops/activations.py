@@ -8,13 +8,14 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import kernels
 from ..formulas import local
+from ..kernels import precise
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, not_implemented
 from .scalar import add_scalar, mul_scalar, sub_scalar
 from .transcendental import erf64
-from .unary import precise
 
 # -- relu, leaky_relu, gelu, silu, softplus, elu ------------------------------------
 
@@ -160,6 +161,8 @@ class GeluBackward0(Function):
             raise not_implemented("GeluKernelImpl", a.dtype)
         self.save("self", a)
         self.save_attr(approximate=approximate)
+        if a.array.dtype == np.float32:
+            return kernels.gelu(a.array, approximate)
         value, _, _ = _gelu_parts(a.array, approximate)
         return value.astype(a.array.dtype)
 
@@ -181,6 +184,8 @@ class SiluBackward0(Function):
             raise not_implemented("silu_cpu", a.dtype)
         self.save("self", a)
         x = a.array
+        if x.dtype == np.float32:
+            return kernels.silu(x)
         with np.errstate(over="ignore"):
             return (x / (np.asarray(1, x.dtype) + precise(np.exp, -x))).astype(x.dtype)
 
@@ -210,6 +215,8 @@ class SoftplusBackward0(Function):
         self.save("self", a)
         self.save_attr(beta=beta, threshold=threshold)
         x = a.array
+        if x.dtype == np.float32:
+            return kernels.softplus(x, beta, threshold)
         with np.errstate(over="ignore"):
             soft = precise(np.log1p, precise(np.exp, x * beta)) / beta
         return np.where(x * beta > threshold, x, soft).astype(x.dtype)
@@ -268,6 +275,8 @@ class EluBackward0(Function):
         self.save("self", a)
         self.save_attr(alpha=alpha, input_scale=input_scale, scale=scale)
         x = a.array
+        if x.dtype == np.float32:
+            return kernels.elu(x, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             neg = scale * alpha * precise(np.expm1, x * input_scale)
         return np.where(x > 0, scale * x, neg).astype(x.dtype)

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import capability
-from ..fp32 import fma, fma64
+from .. import capability, fp64
+from ..fp32 import fma
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
@@ -25,7 +25,7 @@ from .scalar import mul_scalar, scalar_div, scalar_sub
 
 def fused(dtype: np.dtype) -> bool:
     """Whether torch's kernels round `a * b + c` once for this dtype here."""
-    return dtype in (np.float32, np.float64) and capability.CAPABILITY != "default"
+    return dtype in (np.float32, np.float64) and capability.fma_build()
 
 
 def multiply_add(a: Any, b: Any, c: Any, dtype: np.dtype) -> np.ndarray:
@@ -33,7 +33,7 @@ def multiply_add(a: Any, b: Any, c: Any, dtype: np.dtype) -> np.ndarray:
     if fused(dtype):
         if dtype == np.float64:
             a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
-            return fma64(a, b, c)
+            return fp64.fma(a, b, c)
         return fma(a, b, c)
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(np.asarray(a, dtype) * np.asarray(b, dtype) + np.asarray(c, dtype),

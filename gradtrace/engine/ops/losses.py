@@ -14,13 +14,13 @@ from ...errors import TorchRuntimeError, TorchValueError
 from .. import dtypes
 from ..formulas import PRESENT, Formula, local
 from ..grad_mode import GRAD_MODE
+from ..kernels import precise
 from ..node import Function
 from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor
 from ._util import cast, not_implemented
 from .reductions import mean_array, sum_array
 from .scalar import add_scalar, div_scalar, mul_scalar
-from .unary import precise
 from .views import ExpandBackward0, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}

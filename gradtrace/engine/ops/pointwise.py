@@ -13,12 +13,12 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import dtypes
+from ..kernels import precise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype, result_dtype
 from .reductions import where
 from .scalar import add_scalar, mul_scalar
-from .unary import precise
 
 
 def _zero(grad: Tensor) -> Tensor:

@@ -13,13 +13,13 @@ from .. import exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
 from ..formulas import local, vjp
+from ..kernels import precise
 from ..node import Function
 from ..reduction_order import cascade_sum
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype
 from .scalar import div_scalar, mul_scalar
-from .unary import precise
 from .views import saved_int, saved_ints, signed, warn
 
 _MISSING: Any = object()

@@ -61,13 +61,14 @@ class _Unary(Function):
     __slots__ = ()
     ufunc: np.ufunc | None = None
     function = None  # a float64 -> float64 function where numpy has no ufunc
+    kernel: str | None = None  # the name of torch's kernel in engine/kernels.py, if any
     saves = "self"  # or "result"
 
     def forward(self, a: Tensor) -> np.ndarray:
         if self.saves == "self":
             self.save("self", a)
         cls = type(self)
-        return floating_unary(a, cls.ufunc, cls.function)
+        return floating_unary(a, cls.ufunc, cls.function, cls.kernel)
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         if self.saves == "result":
@@ -77,6 +78,7 @@ class _Unary(Function):
 class TanBackward0(_Unary):
     __slots__ = ()
     ufunc = np.tan
+    kernel = "tan"
     saves = "result"
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -86,6 +88,7 @@ class TanBackward0(_Unary):
 class AsinBackward0(_Unary):
     __slots__ = ()
     ufunc = np.arcsin
+    kernel = "asin"
 
     def backward(self, grad: Tensor) -> Tensor:
         x = self.unpack("self")
@@ -95,6 +98,7 @@ class AsinBackward0(_Unary):
 class AcosBackward0(_Unary):
     __slots__ = ()
     ufunc = np.arccos
+    kernel = "acos"
 
     def backward(self, grad: Tensor) -> Tensor:
         x = self.unpack("self")
@@ -104,6 +108,7 @@ class AcosBackward0(_Unary):
 class AtanBackward0(_Unary):
     __slots__ = ()
     ufunc = np.arctan
+    kernel = "atan"
 
     def backward(self, grad: Tensor) -> Tensor:
         x = self.unpack("self")
@@ -188,6 +193,7 @@ class AtanhBackward1(_NotImplementedInplace):
 class Log2Backward0(_Unary):
     __slots__ = ()
     ufunc = np.log2
+    kernel = "log2"
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / mul_scalar(self.unpack("self"), LN2)
@@ -196,6 +202,7 @@ class Log2Backward0(_Unary):
 class Log10Backward0(_Unary):
     __slots__ = ()
     ufunc = np.log10
+    kernel = "log10"
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / mul_scalar(self.unpack("self"), LN10)
@@ -213,6 +220,7 @@ class Exp2Backward0(_Unary):
 class ErfBackward0(_Unary):
     __slots__ = ()
     function = erf64
+    kernel = "erf"
 
     def backward(self, grad: Tensor) -> Tensor:
         return mul_scalar((-self.unpack("self").pow(2)).exp(), TWO_OVER_SQRT_PI) * grad
@@ -221,6 +229,7 @@ class ErfBackward0(_Unary):
 class ErfcBackward0(_Unary):
     __slots__ = ()
     function = erfc64
+    kernel = "erfc"
 
     def backward(self, grad: Tensor) -> Tensor:
         return mul_scalar((-self.unpack("self").pow(2)).exp(), -TWO_OVER_SQRT_PI) * grad
@@ -229,6 +238,7 @@ class ErfcBackward0(_Unary):
 class ErfinvBackward0(_Unary):
     __slots__ = ()
     function = erfinv64
+    kernel = "erfinv"
 
     def backward(self, grad: Tensor) -> Tensor:
         return mul_scalar(erfinv(self.unpack("self")).pow(2).exp(), HALF_SQRT_PI) * grad

@@ -20,7 +20,7 @@ from mkl_skip import MISSING, REASON
 from unary_bits_data import DOMAINS, chunks, domain, reference_bits
 
 from gradtrace.engine import capability, kernels
-from gradtrace.engine.ops import nn
+from gradtrace.engine.ops import activations as nn
 from gradtrace.engine.tensor import Tensor
 
 DATA = Path(__file__).parent / "data" / "unary_bits"

@@ -760,6 +760,7 @@ class VarBackward0(Function):
                 vjp("self", "2 × {grad}.unsqueeze({dim}) × ({self} - {self}.mean({dim}, "
                     "keepdim=True)) / ({self}.numel() / {grad}.numel() - {correction})"))
     label = "var"
+    takes_sqrt = False  # std: the square root of the variance
 
     def forward(self, a: Tensor, dim: tuple[int, ...] | None, correction: Any,
                 keepdim: bool) -> np.ndarray:
@@ -776,7 +777,7 @@ class VarBackward0(Function):
                  "less than the reduction factor (input numel divided by output numel). "
                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
                  "ReduceOps.cpp:1861.)")
-        take_sqrt = isinstance(self, StdBackward0)
+        take_sqrt = self.takes_sqrt
         x = a.array
         if x.size == 0:
             return np.full(_reduced_shape(x.shape, axes, keepdim), np.nan, x.dtype)
@@ -826,6 +827,7 @@ class StdBackward0(VarBackward0):
                     "keepdim=True)) / (({self}.numel() / {grad}.numel() - {correction}) × "
                     "{result}.unsqueeze({dim}))"))
     label = "std"
+    takes_sqrt = True
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import exactness
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
@@ -111,6 +112,7 @@ class ConvolutionBackward0(Function):
     def forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                 output_padding: tuple[int, ...]) -> np.ndarray:
+        exactness.note("convolution: oneDNN's accumulation order is not reproduced")
         self.save("input", x)
         self.save("weight", w)
         self.save_attr(bias_sym_sizes_opt=b.array.shape if b is not None else (0,),

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .. import exactness
 from ..node import Function
 from ..shapes import Size, wrap_dim
 from ..tensor import Tensor, type_name
@@ -38,6 +39,7 @@ class NativeLayerNormBackward0(Function):
 
     def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None,
                 normalized_shape: tuple[int, ...], eps: float) -> np.ndarray:
+        exactness.note("layer_norm: RowwiseMoments' order is not reproduced")
         nd = len(normalized_shape)
         mean, rstd = _layer_stats(x.array, nd, eps)
         out = (x.array.astype(np.float64) - mean) * rstd
@@ -224,6 +226,7 @@ class NativeBatchNormBackward0(Function):
                 running_mean: Tensor | None, running_var: Tensor | None, training: bool,
                 momentum: float, eps: float) -> np.ndarray:
         """Inputs (next_functions): input, weight, bias; the running stats are buffers."""
+        exactness.note("batch_norm: only the contiguous training forward is in torch's order")
         a = x.array
         dtype = a.dtype
         axes = _reduce_axes(a.ndim)
@@ -447,6 +450,7 @@ class NativeGroupNormBackward0(Function):
 
     def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None, n: int, c: int,
                 hxw: int, group: int, eps: float) -> list[np.ndarray]:
+        exactness.note("group_norm: its kernel's order is not reproduced")
         a = x.array
         dtype = a.dtype
         xg = a.astype(np.float64).reshape(n, group, -1)

@@ -40,18 +40,26 @@ APPROXIMATE = ("softmax's log: correctly rounded float32, not yet SLEEF's logf_u
                "around it is torch's)")
 
 
+APPROXIMATE_F64 = ("float64 softmax's exp: numpy's, not SLEEF's expd4_u10 or glibc's exp")
+
+
 def vector_exp(x: np.ndarray) -> np.ndarray:
     """exp of vector lanes (Vectorized<float>::exp: SLEEF's expf_u10 in the FMA builds,
     libm per lane in the default build)."""
-    x = np.asarray(x, np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
+        if x.dtype != np.float32:
+            exactness.note(APPROXIMATE_F64)
+            return precise(np.exp, x)
         return sleef.expf(x) if capability.fma_build() else glibc.expf(x)
 
 
 def scalar_exp(x: np.ndarray) -> np.ndarray:
     """exp of scalar-tail elements (std::exp: glibc's expf)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return glibc.expf(np.asarray(x, np.float32))
+        if x.dtype != np.float32:
+            exactness.note(APPROXIMATE_F64)
+            return precise(np.exp, x)
+        return glibc.expf(x)
 
 
 def vector_log(x: np.ndarray) -> np.ndarray:

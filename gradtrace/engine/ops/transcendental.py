@@ -9,10 +9,12 @@ so create_graph records the nodes torch records. Float32 values go through `prec
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ...errors import ScriptError
+from .. import exactness
 from ..node import Function
 from ..tensor import Tensor
 from ._util import not_implemented
@@ -55,6 +57,11 @@ def erfinv64(y: np.ndarray) -> np.ndarray:
         return np.where(np.abs(y) > 1, np.nan, x)
 
 
+def _note_unreproduced(function: Any) -> None:
+    exactness.note(f"{getattr(function, '__name__', 'this function')}: torch's kernel is not "
+                   "reproduced (a float64 evaluation rounded once)")
+
+
 class _Unary(Function):
     """An elementwise float function: the ufunc (or float64 function) of a subclass."""
 
@@ -68,6 +75,8 @@ class _Unary(Function):
         if self.saves == "self":
             self.save("self", a)
         cls = type(self)
+        if cls.kernel is None:
+            _note_unreproduced(cls.ufunc or cls.function)
         return floating_unary(a, cls.ufunc, cls.function, cls.kernel)
 
     def after_forward(self, outputs: list[Tensor]) -> None:
@@ -165,6 +174,7 @@ class _NotImplementedInplace(Function):
     what: str
 
     def forward(self, a: Tensor) -> np.ndarray:
+        _note_unreproduced(type(self).ufunc)
         return floating_unary(a, type(self).ufunc)
 
     def backward(self, grad: Tensor) -> Tensor:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import dtypes
+from ..formulas import local
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand, type_name
@@ -41,6 +42,8 @@ def _float_pair(a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
 
 class Atan2Backward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{other} / ({self}² + {other}²)"),
+                local("other", "-{self} / ({self}² + {other}²)"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         self.save("other", b)
@@ -61,6 +64,7 @@ class Atan2Backward0(Function):
 
 class HypotBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{self} / {result}"), local("other", "{other} / {result}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         self.save("other", b if b.requires_grad else None)  # each only for its own formula
@@ -80,6 +84,8 @@ class HypotBackward0(Function):
 
 class LogaddexpBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 + exp({other} - {self}))"),
+                local("other", "1 / (1 + exp({self} - {other}))"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         self.save("other", b)
@@ -121,6 +127,8 @@ class XlogyBackward0(Function):
     """xlogy(tensor, tensor)."""
 
     __slots__ = ()
+    formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ 0 else ln({other})"),
+                local("other", "{self} / {other}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         self.save("other", b)
@@ -143,6 +151,7 @@ class XlogyBackward1(Function):
     """xlogy(number, tensor): one input, the tensor `other`."""
 
     __slots__ = ()
+    formulas = (local("other", "{self} / {other}"),)
 
     def forward(self, b: Tensor, number: Tensor) -> np.ndarray:
         self.save("other", b)
@@ -158,6 +167,7 @@ class XlogyBackward2(Function):
     """xlogy(tensor, number)."""
 
     __slots__ = ()
+    formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ 0 else ln({other})"),)
 
     def forward(self, a: Tensor, number: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -208,6 +218,7 @@ class LerpBackward0(Function):
     """lerp(self, end, number weight)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 - {weight}"), local("end", "{weight}"))
 
     def forward(self, a: Tensor, end: Tensor, weight: Any) -> np.ndarray:
         _check_lerp_dtypes(a, end)
@@ -226,6 +237,8 @@ class LerpBackward1(Function):
     """lerp(self, end, tensor weight)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 - {weight}"), local("end", "{weight}"),
+                local("weight", "{end} - {self}"))
 
     def forward(self, a: Tensor, end: Tensor, weight: Tensor) -> np.ndarray:
         _check_lerp_dtypes(a, end, weight)
@@ -262,6 +275,8 @@ def _ternary(a: Tensor, t1: Tensor, t2: Tensor) -> tuple[np.ndarray, ...]:
 
 class AddcmulBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"), local("tensor1", "{value} × {tensor2}"),
+                local("tensor2", "{value} × {tensor1}"))
 
     def forward(self, a: Tensor, t1: Tensor, t2: Tensor, value: Any = 1) -> np.ndarray:
         self.save("tensor1", t1 if t2.requires_grad else None)
@@ -282,6 +297,8 @@ class AddcmulBackward0(Function):
 
 class AddcdivBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"), local("tensor1", "{value} / {tensor2}"),
+                local("tensor2", "-{value} × {tensor1} / {tensor2}²"))
 
     def forward(self, a: Tensor, t1: Tensor, t2: Tensor, value: Any = 1) -> np.ndarray:
         if not (a.dtype.is_floating_point or t1.dtype.is_floating_point
@@ -337,6 +354,13 @@ class ClampBackward0(Function):
     """clamp(self, min: Tensor?, max: Tensor?)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≥ {min} else 0", when=(("max", None),)),
+                local("self", "1 if {self} ≤ {max} else 0", when=(("min", None),)),
+                local("self", "1 if {min} ≤ {self} ≤ {max} else 0"),
+                local("min", "1 if {self} < {min} else 0", when=(("max", None),)),
+                local("min", "1 if {self} < {min} < {max} else 0"),
+                local("max", "1 if {self} > {max} else 0", when=(("min", None),)),
+                local("max", "1 if {self} > {max} ∨ {max} < {min} else 0"))
 
     def forward(self, a: Tensor, lo: Tensor | None, hi: Tensor | None) -> np.ndarray:
         if lo is None and hi is None:
@@ -375,6 +399,7 @@ class ClampMinBackward0(Function):
     """clamp_min(self, number)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≥ {min} else 0"),)
     bound = "min"
 
     def forward(self, a: Tensor, bound: Any) -> np.ndarray:
@@ -394,6 +419,7 @@ class ClampMaxBackward0(ClampMinBackward0):
     """clamp_max(self, number)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≤ {max} else 0"),)
     bound = "max"
 
 
@@ -401,6 +427,8 @@ class ClampMinBackward1(Function):
     """clamp_min(self, tensor)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≥ {min} else 0"),
+                local("min", "1 if {self} < {min} else 0"))
     bound = "min"
 
     def forward(self, a: Tensor, bound: Tensor) -> np.ndarray:
@@ -427,6 +455,8 @@ class ClampMaxBackward1(ClampMinBackward1):
     """clamp_max(self, tensor)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≤ {max} else 0"),
+                local("max", "1 if {self} > {max} else 0"))
     bound = "max"
 
 

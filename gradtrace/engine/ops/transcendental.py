@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ...errors import ScriptError
+from ..formulas import local, undefined
 from ..node import Function
 from ..tensor import Tensor
 from ._util import not_implemented
@@ -76,6 +77,7 @@ class _Unary(Function):
 
 class TanBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 + {result}²"),)
     ufunc = np.tan
     saves = "result"
 
@@ -85,6 +87,7 @@ class TanBackward0(_Unary):
 
 class AsinBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / √(1 - {self}²)"),)
     ufunc = np.arcsin
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -94,6 +97,7 @@ class AsinBackward0(_Unary):
 
 class AcosBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "-1 / √(1 - {self}²)"),)
     ufunc = np.arccos
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -103,6 +107,7 @@ class AcosBackward0(_Unary):
 
 class AtanBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 + {self}²)"),)
     ufunc = np.arctan
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -112,6 +117,7 @@ class AtanBackward0(_Unary):
 
 class SinhBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "cosh({self})"),)
     ufunc = np.sinh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -120,6 +126,7 @@ class SinhBackward0(_Unary):
 
 class CoshBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "sinh({self})"),)
     ufunc = np.cosh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -128,6 +135,7 @@ class CoshBackward0(_Unary):
 
 class AsinhBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / √({self}² + 1)"),)
     ufunc = np.arcsinh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -136,6 +144,7 @@ class AsinhBackward0(_Unary):
 
 class AcoshBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / √({self}² - 1)"),)
     ufunc = np.arccosh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -145,6 +154,7 @@ class AcoshBackward0(_Unary):
 
 class AtanhBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 - {self}²)"),)
     ufunc = np.arctanh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -156,6 +166,7 @@ class _NotImplementedInplace(Function):
     """asinh_/acosh_/atanh_: torch records a node whose backward is not implemented."""
 
     __slots__ = ()
+    formulas = (undefined("self"),)
     ufunc: np.ufunc
     what: str
 
@@ -187,6 +198,7 @@ class AtanhBackward1(_NotImplementedInplace):
 
 class Log2Backward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / ({self} × ln(2))"),)
     ufunc = np.log2
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -195,6 +207,7 @@ class Log2Backward0(_Unary):
 
 class Log10Backward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / ({self} × ln(10))"),)
     ufunc = np.log10
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -203,6 +216,7 @@ class Log10Backward0(_Unary):
 
 class Exp2Backward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "{result} × ln(2)"),)
     ufunc = np.exp2
     saves = "result"
 
@@ -212,6 +226,7 @@ class Exp2Backward0(_Unary):
 
 class ErfBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "2 / √π × exp(-{self}²)"),)
     function = erf64
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -220,6 +235,7 @@ class ErfBackward0(_Unary):
 
 class ErfcBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "-2 / √π × exp(-{self}²)"),)
     function = erfc64
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -228,6 +244,7 @@ class ErfcBackward0(_Unary):
 
 class ErfinvBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "√π / 2 × exp(erfinv({self})²)"),)
     function = erfinv64
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -236,6 +253,7 @@ class ErfinvBackward0(_Unary):
 
 class FracBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1"),)
     saves = "none"
 
     def forward(self, a: Tensor) -> np.ndarray:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import kernels
-from ..formulas import local
+from ..formulas import local, vjp
 from ..kernels import precise
 from ..node import Function
 from ..tensor import Tensor
@@ -378,6 +378,7 @@ class LogSigmoidBackward0(Function):
     """log_sigmoid_forward: saves self and the buffer exp(-|x|) its backward uses."""
 
     __slots__ = ()
+    formulas = (local("self", "1 - σ({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -399,6 +400,8 @@ class LogSigmoidBackwardBackward0(Function):
     """log_sigmoid_backward(grad_output, self, buffer) as an op."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 - σ({self})"),
+                local("self", "-{grad_output} × σ({self}) × (1 - σ({self}))"))
 
     def forward(self, grad: Tensor, a: Tensor, buffer: Tensor) -> np.ndarray:
         self.save("buffer", buffer)
@@ -445,6 +448,8 @@ def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
 
 class MishBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "tanh(softplus({self})) + {self} × σ({self}) × "
+                              "(1 - tanh(softplus({self}))²)"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -480,6 +485,8 @@ def _halves(x: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
 
 class GluBackward0(Function):
     __slots__ = ()
+    # {self}₁, {self}₂: the halves along dim (glu is {self}₁ × σ({self}₂))
+    formulas = (vjp("self", "cat([{grad} × σ({self}₂), {grad} × {self}₁ × σ′({self}₂)], {dim})"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         from ..shapes import wrap_dim
@@ -510,6 +517,9 @@ class GluBackwardBackward0(Function):
     """glu_backward(grad_output, self, dim) as an op."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "{grad}₁ × σ({self}₂) + {grad}₂ × {self}₁ × σ′({self}₂)"),
+                vjp("self", "cat([{grad}₂ × {grad_output} × σ′({self}₂), ({grad}₂ × {self}₁ × "
+                    "σ″({self}₂) + {grad}₁ × σ′({self}₂)) × {grad_output}], {dim})"))
 
     def forward(self, grad: Tensor, a: Tensor, dim: int) -> np.ndarray:
         from ..shapes import wrap_dim

@@ -278,11 +278,21 @@ def _evenly_distribute(grad: Tensor, self_: Tensor, result: Tensor) -> Tensor:
     return masked_fill_(zeros, mask, grad / mask.sum())
 
 
+# evenly_distribute_backward: ties share the gradient evenly (max(), min(), median())
+EVENLY_DISTRIBUTED = (local("self", "1 / ({self} == {result}).sum() if {self} == {result} "
+                            "else 0"),)
+# value_selecting_reduction_backward: each value goes back to the index it was picked from
+KEEPDIM_SCATTER = (vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}, {grad})",
+                       when=(("keepdim", True),)),
+                   vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}.unsqueeze({dim}), "
+                       "{grad}.unsqueeze({dim}))"))
+
+
 class _FullExtreme(Function):
     """max() / min() over all elements: ties share the gradient evenly."""
 
     __slots__ = ()
-    formulas = (local("self", "1 / ({self} == {result}).sum() if {self} == {result} else 0"),)
+    formulas = EVENLY_DISTRIBUTED
     ufunc = np.max
     label = "max"
 
@@ -317,10 +327,7 @@ class _DimExtreme(Function):
     """max(dim) / min(dim): the values; the indices are computed by the caller and saved."""
 
     __slots__ = ()
-    formulas = (vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}, {grad})",
-                    when=(("keepdim", True),)),
-                vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}.unsqueeze({dim}), "
-                    "{grad}.unsqueeze({dim}))"))
+    formulas = KEEPDIM_SCATTER
 
     def forward(self, a: Tensor, dim: int, keepdim: bool, indices: Tensor) -> np.ndarray:
         self.save("indices", indices)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...errors import ScriptError
 from .. import exactness
+from ..formulas import local, undefined
 from ..node import Function
 from ..tensor import Tensor
 from ._util import not_implemented
@@ -86,6 +87,7 @@ class _Unary(Function):
 
 class TanBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 + {result}²"),)
     ufunc = np.tan
     kernel = "tan"
     saves = "result"
@@ -96,6 +98,7 @@ class TanBackward0(_Unary):
 
 class AsinBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / √(1 - {self}²)"),)
     ufunc = np.arcsin
     kernel = "asin"
 
@@ -106,6 +109,7 @@ class AsinBackward0(_Unary):
 
 class AcosBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "-1 / √(1 - {self}²)"),)
     ufunc = np.arccos
     kernel = "acos"
 
@@ -116,6 +120,7 @@ class AcosBackward0(_Unary):
 
 class AtanBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 + {self}²)"),)
     ufunc = np.arctan
     kernel = "atan"
 
@@ -126,6 +131,7 @@ class AtanBackward0(_Unary):
 
 class SinhBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "cosh({self})"),)
     ufunc = np.sinh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -134,6 +140,7 @@ class SinhBackward0(_Unary):
 
 class CoshBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "sinh({self})"),)
     ufunc = np.cosh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -142,6 +149,7 @@ class CoshBackward0(_Unary):
 
 class AsinhBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / √({self}² + 1)"),)
     ufunc = np.arcsinh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -150,6 +158,7 @@ class AsinhBackward0(_Unary):
 
 class AcoshBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / √({self}² - 1)"),)
     ufunc = np.arccosh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -159,6 +168,7 @@ class AcoshBackward0(_Unary):
 
 class AtanhBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 - {self}²)"),)
     ufunc = np.arctanh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -170,6 +180,7 @@ class _NotImplementedInplace(Function):
     """asinh_/acosh_/atanh_: torch records a node whose backward is not implemented."""
 
     __slots__ = ()
+    formulas = (undefined("self"),)
     ufunc: np.ufunc
     what: str
 
@@ -202,6 +213,7 @@ class AtanhBackward1(_NotImplementedInplace):
 
 class Log2Backward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / ({self} × ln(2))"),)
     ufunc = np.log2
     kernel = "log2"
 
@@ -211,6 +223,7 @@ class Log2Backward0(_Unary):
 
 class Log10Backward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / ({self} × ln(10))"),)
     ufunc = np.log10
     kernel = "log10"
 
@@ -220,6 +233,7 @@ class Log10Backward0(_Unary):
 
 class Exp2Backward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "{result} × ln(2)"),)
     ufunc = np.exp2
     saves = "result"
 
@@ -229,6 +243,7 @@ class Exp2Backward0(_Unary):
 
 class ErfBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "2 / √π × exp(-{self}²)"),)
     function = erf64
     kernel = "erf"
 
@@ -238,6 +253,7 @@ class ErfBackward0(_Unary):
 
 class ErfcBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "-2 / √π × exp(-{self}²)"),)
     function = erfc64
     kernel = "erfc"
 
@@ -247,6 +263,7 @@ class ErfcBackward0(_Unary):
 
 class ErfinvBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "√π / 2 × exp(erfinv({self})²)"),)
     function = erfinv64
     kernel = "erfinv"
 
@@ -256,6 +273,7 @@ class ErfinvBackward0(_Unary):
 
 class FracBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1"),)
     saves = "none"
 
     def forward(self, a: Tensor) -> np.ndarray:

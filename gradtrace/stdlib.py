@@ -11,7 +11,7 @@ from typing import Any
 
 from .engine import api, ops
 from .engine.dtypes import DType
-from .engine.grad_mode import enable_grad, no_grad, set_grad_enabled
+from .engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .engine.node import Node
 from .engine.ops.reductions import ReturnTypes
 from .engine.ops.views import torch_strides
@@ -33,7 +33,10 @@ PUBLIC_UNDERSCORE = ("_version", "_saved_", "_base")
 
 
 class Namespace:
-    """A module-like object (`torch`, `torch.nn.functional`) backed by a name table."""
+    """A module-like object (`torch`, `torch.nn.functional`) backed by a name table.
+
+    A table entry may be a `LibraryName`: a name a bundled library module defines, loaded
+    on first use (see `interpreter/library.py`)."""
 
     __slots__ = ("name", "table")
 
@@ -43,6 +46,30 @@ class Namespace:
 
     def __repr__(self) -> str:
         return f"<module '{self.name}'>"
+
+
+class LibraryName:
+    """A namespace entry defined by a bundled `.gt` library module (`module`, `name`)."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str):
+        self.module = module
+        self.name = name
+
+
+class Intrinsic:
+    """A Python function that only bundled library code may call (never a script): the
+    interpreter passes itself as the first argument."""
+
+    __slots__ = ("name", "fn")
+
+    def __init__(self, name: str, fn: Callable[..., Any]):
+        self.name = name
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"<gradtrace intrinsic {self.name}>"
 
 
 class ExceptionType:
@@ -90,24 +117,56 @@ def owner_name(obj: Any) -> str:
 # ---------------------------------------------------------------- the torch namespace
 
 
-def _build_torch() -> Namespace:
-    functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
-    nn = Namespace("torch.nn", {"functional": functional})
-    autograd = Namespace("torch.autograd", dict(api.AUTOGRAD_FUNCTIONS))
-    linalg = Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS))
-    table: dict[str, Any] = {**api.TORCH_FUNCTIONS, **api.DTYPES, "nn": nn, "autograd": autograd,
-                             "linalg": linalg}
-    return Namespace("torch", table)
-
-
-TORCH = _build_torch()
-MODULES: dict[str, Namespace] = {
-    "torch": TORCH,
-    "torch.nn": TORCH.table["nn"],
-    "torch.nn.functional": TORCH.table["nn"].table["functional"],
-    "torch.autograd": TORCH.table["autograd"],
-    "torch.linalg": TORCH.table["linalg"],
+LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
+    "torch.utils.data": {
+        "Dataset": "torch.utils.data.dataset",
+        "TensorDataset": "torch.utils.data.dataset",
+        "Subset": "torch.utils.data.dataset",
+        "Sampler": "torch.utils.data.sampler",
+        "SequentialSampler": "torch.utils.data.sampler",
+        "RandomSampler": "torch.utils.data.sampler",
+        "BatchSampler": "torch.utils.data.sampler",
+        "DataLoader": "torch.utils.data.dataloader",
+        "default_collate": "torch.utils.data._utils.collate",
+    },
+    "torch.autograd.function": {
+        "once_differentiable": "torch.autograd.function",
+    },
 }
+"""Names bundled `.gt` library modules (gradtrace/lib/) put into torch's namespaces:
+namespace -> {name: the library module defining it}. See docs/library.md."""
+
+
+def _build_torch() -> dict[str, Namespace]:
+    """Every importable torch namespace, by dotted name."""
+    from .tensor_types import LEGACY, TENSOR, VARIABLE, VERSION
+
+    functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
+    modules = {
+        "torch": Namespace("torch", {**api.TORCH_FUNCTIONS, **api.DTYPES, "Tensor": TENSOR,
+                                     **LEGACY, "__version__": VERSION}),
+        "torch.nn": Namespace("torch.nn", {"functional": functional}),
+        "torch.nn.functional": functional,
+        "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
+                                                       "Variable": VARIABLE}),
+        "torch.autograd.function": Namespace("torch.autograd.function", {}),
+        "torch.linalg": Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS)),
+        "torch.optim": Namespace("torch.optim", {}),
+        "torch.utils": Namespace("torch.utils", {}),
+        "torch.utils.data": Namespace("torch.utils.data", {}),
+    }
+    for namespace, names in LIBRARY_EXPORTS.items():
+        modules[namespace].table.update({name: LibraryName(module, name)
+                                         for name, module in names.items()})
+    for dotted, module in modules.items():  # each is an attribute of its parent
+        parent, _, name = dotted.rpartition(".")
+        if parent:
+            modules[parent].table[name] = module
+    return modules
+
+
+MODULES: dict[str, Namespace] = _build_torch()
+TORCH = MODULES["torch"]
 
 
 # ---------------------------------------------------------------- attribute tables
@@ -284,13 +343,29 @@ STR_METHODS: dict[str, Callable[..., Any]] = {
     "startswith": str.startswith, "endswith": str.endswith, "ljust": str.ljust,
     "rjust": str.rjust, "center": str.center,
 }
+SET_METHODS: dict[str, Callable[..., Any]] = {
+    "add": set.add, "discard": set.discard, "remove": set.remove, "pop": set.pop,
+    "clear": set.clear, "copy": set.copy, "update": set.update, "union": set.union,
+    "intersection": set.intersection, "difference": set.difference,
+    "symmetric_difference": set.symmetric_difference, "issubset": set.issubset,
+    "issuperset": set.issuperset, "isdisjoint": set.isdisjoint,
+    "intersection_update": set.intersection_update,
+    "difference_update": set.difference_update,
+    "symmetric_difference_update": set.symmetric_difference_update,
+}
+FROZENSET_METHODS: dict[str, Callable[..., Any]] = {
+    name: getattr(frozenset, name) for name in (  # fixed names, not the script's
+        "copy", "union", "intersection", "difference", "symmetric_difference", "issubset",
+        "issuperset", "isdisjoint")
+}
 HANDLE_METHODS: dict[str, Callable[..., Any]] = {"remove": RemovableHandle.remove}
 RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
     "values": lambda r, ctx: r.values,
     "indices": lambda r, ctx: r.indices,
 }
 
-CONTEXT_TYPES = (no_grad, enable_grad, set_grad_enabled)
+CONTEXT_TYPES = (no_grad, enable_grad, set_grad_enabled, inference_mode)
+GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as decorators
 
 
 def exception_types() -> dict[str, ExceptionType]:
@@ -312,20 +387,7 @@ def not_supported_attribute(obj: Any, name: str) -> NotSupportedError:
 NOT_SUPPORTED_BUILTINS = {
     name: f"`{name}` is not supported: gradtrace scripts cannot run code from strings, "
           "reach files or the system, or inspect Python objects"
-    for name in ("eval", "exec", "compile", "open", "input", "__import__", "getattr",
-                 "setattr", "delattr", "hasattr", "globals", "locals", "vars", "dir", "type",
-                 "object", "super", "breakpoint", "help", "memoryview", "id", "hash",
-                 "classmethod", "staticmethod", "property", "iter", "next", "format",
-                 "isinstance", "issubclass", "callable", "exit", "quit", "map", "filter")
-}
-
-
-# Python builtins the language offers. Those that build containers are wrapped by the
-# interpreter (size limits); the rest are Python's own.
-PLAIN_BUILTINS: dict[str, Any] = {
-    "range": _py.range, "len": _py.len, "enumerate": _py.enumerate, "zip": _py.zip,
-    "float": _py.float, "int": _py.int, "bool": _py.bool, "str": _py.str, "abs": _py.abs,
-    "min": _py.min, "max": _py.max, "sum": _py.sum, "round": _py.round, "repr": _py.repr,
-    "any": _py.any, "all": _py.all, "reversed": _py.reversed, "list": _py.list,
-    "tuple": _py.tuple, "dict": _py.dict, "sorted": _py.sorted,
+    for name in ("eval", "exec", "compile", "open", "input", "__import__", "globals",
+                 "locals", "vars", "dir", "breakpoint", "help", "memoryview", "id", "format",
+                 "exit", "quit", "bytes", "bytearray", "complex", "ascii", "aiter", "anext")
 }

@@ -11,6 +11,7 @@ time), `builtins`, `operators`, `runtime` (limits, scopes, signals, script funct
 from __future__ import annotations
 
 from .core import Interpreter
-from .runtime import PYTHON_ERRORS, Frame, Limits, UserFunction
+from .objects import UserFunction
+from .runtime import PYTHON_ERRORS, Frame, Limits
 
 __all__ = ["Interpreter", "Limits", "Frame", "UserFunction", "PYTHON_ERRORS"]

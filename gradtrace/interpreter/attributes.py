@@ -1,4 +1,6 @@
-"""Attribute access through the per-type allow-lists in `stdlib`."""
+"""Attribute access: per-type allow-lists in `stdlib` for the engine's values and Python's
+containers, `classes.py` for script objects. Nothing here calls Python's getattr with a
+name the script chose."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -10,13 +12,33 @@ from ..engine.node import AccumulateGrad, Node
 from ..engine.ops.reductions import ReturnTypes
 from ..engine.shapes import Size
 from ..engine.tensor import RemovableHandle, Tensor
-from ..errors import (
-    GradtraceError,
-    NotSupportedError,
-    ScriptError,
-)
+from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
+from ..tensor_types import ScriptType
+from .objects import (
+    BuiltinType,
+    ClassMethod,
+    FunctionWrapper,
+    Instance,
+    Method,
+    NativeFunction,
+    OpaqueType,
+    Property,
+    ScriptClass,
+    StaticMethod,
+    Super,
+    UserFunction,
+    is_dunder,
+    script_message,
+)
 from .runtime import PYTHON_ERRORS
+
+_FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction)
+# the methods that walk an iterable argument in C: lazy iterables are built first, counted
+_CONSUMING = frozenset({"join", "extend", "update", "union", "intersection", "difference",
+                        "symmetric_difference", "issubset", "issuperset", "isdisjoint",
+                        "intersection_update", "difference_update",
+                        "symmetric_difference_update"})
 
 
 class Attributes:
@@ -34,6 +56,9 @@ class Attributes:
         return result
 
     def _get_attribute(self, obj: Any, name: str) -> Any:
+        kind = type(obj)
+        if kind is Instance:
+            return self.instance_getattr(obj, name)
         if isinstance(obj, Tensor):
             getter = stdlib.TENSOR_ATTRIBUTES.get(name)
             if getter is not None:
@@ -44,12 +69,22 @@ class Attributes:
             if name in stdlib.NOT_SUPPORTED_METHODS:
                 raise NotSupportedError(stdlib.NOT_SUPPORTED_METHODS[name])
             return self._missing(obj, name)
+        if kind is ScriptClass:
+            return self.class_getattr(obj, name)
+        if kind is Super:
+            return self.super_getattr(obj, name)
+        if kind in _FUNCTION_LIKE or isinstance(obj, FunctionWrapper):
+            return self.function_getattr(obj, name)
         if isinstance(obj, stdlib.Namespace):
-            if name in obj.table:
-                return obj.table[name]
+            value = obj.table.get(name)
+            if value is not None:
+                return self.library.resolve(value) if type(value) is stdlib.LibraryName \
+                    else value
             if stdlib.is_private(name):
                 raise stdlib.not_supported_attribute(obj, name)
             raise NotSupportedError(f"'{obj.name}.{name}' is not supported by gradtrace")
+        if kind is BuiltinType or kind is OpaqueType or isinstance(obj, ScriptType):
+            return self.type_getattr(obj, name)
         if isinstance(obj, Node):
             if name == "variable" and isinstance(obj, AccumulateGrad):
                 return obj.variable
@@ -84,23 +119,52 @@ class Attributes:
             if name == "format":
                 return stdlib.BoundMethod(obj, self.format_method, name)
             table = stdlib.STR_METHODS
+        elif isinstance(obj, (set, frozenset)):
+            table = stdlib.SET_METHODS if kind is set else stdlib.FROZENSET_METHODS
         elif isinstance(obj, RemovableHandle):
             table = stdlib.HANDLE_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
             return (obj.message,)
         if table is not None and name in table:
-            return stdlib.BoundMethod(obj, self._guarded(table[name]), name)
+            return stdlib.BoundMethod(obj, self.guarded(table[name], name), name)
         return self._missing(obj, name)
 
-    def _guarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Python methods of lists/strings: their errors become the script's errors."""
+    def guarded(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+        """A Python method of a list/str/dict/set: its errors become the script's errors;
+        one that walks an iterable argument gets lazy ones built first, within the limit."""
+        consuming = name in _CONSUMING
+        materialize = self.materialize
+
         def call(*args: Any, **kwargs: Any) -> Any:
+            if consuming:
+                args = (args[0],) + tuple(materialize(a, f"a {name}() argument")
+                                          for a in args[1:])
             try:
                 return fn(*args, **kwargs)
             except PYTHON_ERRORS as err:
-                raise ScriptError(str(err), kind=type(err).__name__) from None
+                raise ScriptError(script_message(str(err), args), kind=type(err).__name__) \
+                    from None
 
         return call
+
+    def type_getattr(self, cls: Any, name: str) -> Any:
+        """A Python type's, torch.Tensor's or an opaque class object's attributes: its name,
+        and a builtin type's methods unbound (`str.lower` as a `key=`)."""
+        if name in ("__name__", "__qualname__"):
+            return cls.name
+        if name == "__module__":
+            return cls.module
+        if type(cls) is BuiltinType:
+            table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
+            if table is not None and name in table:
+                return self.guarded(table[name], name)
+        if isinstance(cls, ScriptType):
+            return cls.attribute(name)
+        if is_dunder(name) or name.startswith("_"):
+            raise NotSupportedError(f"attribute '{name}' of {cls!r} is not available in "
+                                    "gradtrace scripts")
+        raise ScriptError(f"type object '{cls.name}' has no attribute '{name}'",
+                          kind="AttributeError")
 
     def _missing(self, obj: Any, name: str) -> Any:
         if stdlib.is_private(name):
@@ -115,6 +179,13 @@ class Attributes:
             self._set_attribute(obj, name, value)
 
     def _set_attribute(self, obj: Any, name: str, value: Any) -> None:
+        kind = type(obj)
+        if kind is Instance:
+            self.instance_setattr(obj, name, value)
+            return
+        if kind is ScriptClass:
+            self.class_setattr(obj, name, value)
+            return
         if isinstance(obj, Tensor):
             setter = stdlib.TENSOR_SETTERS.get(name)
             if setter is not None:
@@ -129,3 +200,16 @@ class Attributes:
         raise NotSupportedError(
             f"setting attribute '{name}' on {stdlib.owner_name(obj)} is not supported")
 
+
+    def del_attribute(self, obj: Any, name: str) -> None:
+        """`del obj.name`."""
+        kind = type(obj)
+        if kind is Instance:
+            self.instance_delattr(obj, name)
+        elif kind is ScriptClass:
+            self.class_delattr(obj, name)
+        elif stdlib.is_private(name):
+            raise stdlib.not_supported_attribute(obj, name)
+        else:
+            raise NotSupportedError(
+                f"deleting attribute '{name}' of {stdlib.owner_name(obj)} is not supported")

@@ -1,7 +1,10 @@
-"""Compiles expressions to closures."""
+"""Compiles expressions to closures: names (as their scope decided), literals, f-strings,
+attributes, subscripts, calls, operators. (Displays and comprehensions are in
+`displays.py`.)"""
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import BuiltinFunctionType
 from typing import Any
 
 from .. import stdlib, syntax
@@ -13,8 +16,17 @@ from ..errors import (
     ScriptError,
 )
 from ..source import Span
+from .objects import (
+    MISSING,
+    Instance,
+    Method,
+    ScriptClass,
+    UserFunction,
+    script_message,
+    type_name,
+)
 from .operators import BINOPS, COMPARE, UNARY
-from .runtime import PYTHON_ERRORS, Code, Frame, ReturnSignal, short_int
+from .runtime import PYTHON_ERRORS, Code, Frame, short_int
 
 
 class ExpressionCompiler:
@@ -29,21 +41,44 @@ class ExpressionCompiler:
         return lambda frame: value
 
     def expr_Name(self, node: syntax.Name) -> Code:
-        name = node.id
+        name = self.mangled(node.id)
         span = node.span
         builtins = self.builtins
+        scope = self._scope
 
-        def load(frame: Frame) -> Any:
-            f: Frame | None = frame
-            while f is not None:
-                if name in f.vars:
-                    return f.vars[name]
-                f = f.parent
+        def missing() -> Any:
             if name in builtins:
                 return builtins[name]
             if name in stdlib.NOT_SUPPORTED_BUILTINS:
                 raise NotSupportedError(stdlib.NOT_SUPPORTED_BUILTINS[name], span)
             raise ScriptError(f"name '{name}' is not defined", span, kind="NameError")
+
+        if scope.kind == "function" and name in scope.locals:
+            def load_local(frame: Frame) -> Any:
+                value = frame.vars.get(name, MISSING)
+                if value is MISSING:
+                    raise ScriptError(f"cannot access local variable '{name}' where it is not "
+                                      "associated with a value", span, kind="UnboundLocalError")
+                return value
+
+            return load_local
+        if name in scope.globals:
+            module = self._module_frame.vars
+
+            def load_global(frame: Frame) -> Any:
+                value = module.get(name, MISSING)
+                return missing() if value is MISSING else value
+
+            return load_global
+
+        def load(frame: Frame) -> Any:
+            f: Frame | None = frame
+            while f is not None:
+                value = f.vars.get(name, MISSING)
+                if value is not MISSING:
+                    return value
+                f = f.parent
+            return missing()
 
         return load
 
@@ -76,7 +111,7 @@ class ExpressionCompiler:
     def format_value(self, value: Any, spec: str, span: Span) -> str:
         """f-string formatting: specs only for numbers, strings and tensors, widths bounded."""
         if spec:
-            if not isinstance(value, (int, float, str, Tensor)):
+            if not isinstance(value, (int, float, str, Tensor, Instance)):
                 raise NotSupportedError(
                     f"format spec '{spec}' is only supported for numbers, strings and tensors",
                     span)
@@ -86,17 +121,22 @@ class ExpressionCompiler:
                                     span)
         try:
             return format(value, spec)
+        except GradtraceError as err:
+            err.at(span)
+            raise
         except PYTHON_ERRORS as err:
-            raise ScriptError(str(err), span, kind=type(err).__name__) from None
+            raise ScriptError(script_message(str(err), (value,)), span,
+                              kind=type(err).__name__) from None
 
     def expr_Attribute(self, node: syntax.Attribute) -> Code:
         obj = self.compile_expr(node.value)
-        attr = node.attr
+        attr = self.mangled(node.attr)
         span = node.span
+        spans = self._spans
 
         def run(frame: Frame) -> Any:
             o = obj(frame)
-            self.current_span = span  # a property such as `.T` runs an op
+            spans.current_span = span  # a property such as `.T` runs an op
             return self.get_attribute(o, attr, span)
 
         return run
@@ -120,10 +160,12 @@ class ExpressionCompiler:
         index = self.compile_index(node.index)
         span = node.span
 
+        spans = self._spans
+
         def run(frame: Frame) -> Any:
             try:
                 o, i = obj(frame), index(frame)
-                self.current_span = span
+                spans.current_span = span
                 return self.get_item(o, i)
             except GradtraceError as err:
                 err.at(span)
@@ -135,11 +177,14 @@ class ExpressionCompiler:
         return self.compile_index(node)
 
     def expr_Starred(self, node: syntax.Starred) -> Code:
-        raise NotSupportedError("starred expressions are only supported in calls", node.span)
+        raise NotSupportedError("starred expressions are only supported in calls, displays "
+                                "and assignment targets", node.span)
 
     def expr_Call(self, node: syntax.Call) -> Code:
         func = self.compile_expr(node.func)
         span = node.span
+        spans = self._spans
+        call = self.call_intrinsic_or if self._scope.library else self.call
         args = []
         has_star = False
         for a in node.args:
@@ -148,31 +193,76 @@ class ExpressionCompiler:
                 has_star = True
             else:
                 args.append((False, self.compile_expr(a), a.span))
-        keywords = [(k.arg, self.compile_expr(k.value)) for k in node.keywords]
+        keywords = [(k.arg, self.compile_expr(k.value), k.span) for k in node.keywords]
+        if isinstance(node.func, syntax.Name) and node.func.id == "super" and not node.args \
+                and not keywords:
+            zero_arg_super = self.zero_arg_super
+            builtin = self.builtins["super"]
+
+            def call_super(frame: Frame) -> Any:
+                f = func(frame)
+                spans.current_span = span
+                if f is builtin:
+                    return zero_arg_super(frame, span)
+                return call(f, [], {}, span)
+
+            return call_super
         if not has_star and not keywords:
             codes = [c for _, c, _ in args]
+            if len(codes) == 1:
+                only = codes[0]
+
+                def call_one(frame: Frame) -> Any:
+                    f = func(frame)
+                    value = only(frame)
+                    spans.current_span = span
+                    return call(f, [value], {}, span)
+
+                return call_one
 
             def call_simple(frame: Frame) -> Any:
                 f = func(frame)
                 values = [c(frame) for c in codes]
-                self.current_span = span
-                return self.call(f, values, {}, span)
+                spans.current_span = span
+                return call(f, values, {}, span)
 
             return call_simple
 
-        def call(frame: Frame) -> Any:
+        def call_general(frame: Frame) -> Any:
             f = func(frame)
             values: list[Any] = []
             for starred, code, arg_span in args:
                 if starred:
-                    values.extend(self.iterate(code(frame), arg_span))
+                    values.extend(self.materialize(code(frame), "a *args argument", arg_span))
                 else:
                     values.append(code(frame))
-            kwargs = {name: code(frame) for name, code in keywords}
-            self.current_span = span
-            return self.call(f, values, kwargs, span)
+            kwargs: dict[str, Any] = {}
+            for name, code, arg_span in keywords:
+                if name is not None:
+                    if name in kwargs:
+                        raise ScriptError(f"{callable_name(f)}() got multiple values for "
+                                          f"keyword argument '{name}'", arg_span,
+                                          kind="TypeError")
+                    kwargs[name] = code(frame)
+                    continue
+                mapping = code(frame)
+                if not isinstance(mapping, dict):
+                    raise ScriptError(f"{callable_name(f)}() argument after ** must be a "
+                                      f"mapping, not {type_name(mapping)}", arg_span,
+                                      kind="TypeError")
+                for key, value in mapping.items():
+                    if not isinstance(key, str):
+                        raise ScriptError("keywords must be strings", arg_span,
+                                          kind="TypeError")
+                    if key in kwargs:
+                        raise ScriptError(f"{callable_name(f)}() got multiple values for "
+                                          f"keyword argument '{key}'", arg_span,
+                                          kind="TypeError")
+                    kwargs[key] = value
+            spans.current_span = span
+            return call(f, values, kwargs, span)
 
-        return call
+        return call_general
 
     def expr_UnaryOp(self, node: syntax.UnaryOp) -> Code:
         operand = self.compile_expr(node.operand)
@@ -181,16 +271,19 @@ class ExpressionCompiler:
             return lambda frame: not self.truth(operand(frame), span)
         fn = UNARY[node.op]
 
+        spans = self._spans
+
         def run(frame: Frame) -> Any:
+            value = operand(frame)
+            spans.current_span = span
             try:
-                value = operand(frame)
-                self.current_span = span
                 return fn(value)
             except GradtraceError as err:
                 err.at(span)
                 raise
             except PYTHON_ERRORS as err:
-                raise ScriptError(str(err), span, kind=type(err).__name__) from None
+                raise ScriptError(script_message(str(err), (value,)), span,
+                                  kind=type(err).__name__) from None
 
         return run
 
@@ -201,21 +294,30 @@ class ExpressionCompiler:
         op = node.op
         span = node.span
         apply_op = self.apply_op
-        return lambda frame: apply_op(fn, left(frame), right(frame), op, span)
+        spans = self._spans
+
+        def run(frame: Frame) -> Any:
+            a = left(frame)
+            b = right(frame)
+            spans.current_span = span
+            return apply_op(fn, a, b, op, span)
+
+        return run
 
     def apply_op(self, fn: Callable[[Any, Any], Any], a: Any, b: Any, op: str,
-                 span: Span) -> Any:
-        """A binary operator on script values, with size guards for Python ints/sequences."""
+                 span: Span | None) -> Any:
+        """A binary operator on script values, with size guards for Python ints/sequences.
+        (The caller labels the operation: it sets current_span.)"""
         if type(a) is not Tensor and type(b) is not Tensor:
             self._guard_binop(op, a, b, span)
-        self.current_span = span
         try:
             return fn(a, b)
         except GradtraceError as err:
             err.at(span)
             raise
         except PYTHON_ERRORS as err:
-            raise ScriptError(str(err), span, kind=type(err).__name__) from None
+            raise ScriptError(script_message(str(err), (a, b)), span,
+                              kind=type(err).__name__) from None
 
     def _guard_binop(self, op: str, a: Any, b: Any, span: Span) -> None:
         limit = self.limits.max_int_bits
@@ -257,20 +359,22 @@ class ExpressionCompiler:
         left = self.compile_expr(node.left)
         rest = [(COMPARE[op], self.compile_expr(c)) for op, c in zip(node.ops, node.comparators)]
         span = node.span
+        spans = self._spans
 
         def run(frame: Frame) -> Any:
             a = left(frame)
             result: Any = True
             for i, (fn, code) in enumerate(rest):
                 b = code(frame)
-                self.current_span = span
+                spans.current_span = span
                 try:
                     result = fn(a, b)
                 except GradtraceError as err:
                     err.at(span)
                     raise
                 except PYTHON_ERRORS as err:
-                    raise ScriptError(str(err), span, kind=type(err).__name__) from None
+                    raise ScriptError(script_message(str(err), (a, b)), span,
+                                      kind=type(err).__name__) from None
                 if i + 1 < len(rest) and not self.truth(result, span):
                     return result
                 a = b
@@ -285,84 +389,22 @@ class ExpressionCompiler:
         span = node.test.span
         return lambda frame: body(frame) if self.truth(test(frame), span) else orelse(frame)
 
-    def expr_Lambda(self, node: syntax.Lambda) -> Code:
-        value = self.compile_expr(node.body)
+    def expr_Yield(self, node: syntax.Yield | syntax.YieldFrom) -> Code:
+        raise NotSupportedError("`yield` is only supported as a statement or as the value of "
+                                "an assignment (`x = yield value`)", node.span)
 
-        def body(frame: Frame) -> None:
-            raise ReturnSignal(value(frame))
+    expr_YieldFrom = expr_Yield
 
-        return self._function_maker("<lambda>", node.params, body, True)
 
-    def expr_ListExpr(self, node: syntax.ListExpr) -> Code:
-        items = self._compile_items(node.elts)
-        return lambda frame: list(items(frame))
 
-    def expr_TupleExpr(self, node: syntax.TupleExpr) -> Code:
-        items = self._compile_items(node.elts)
-        return lambda frame: tuple(items(frame))
-
-    def _compile_items(self, elts: tuple[syntax.Expr, ...]) -> Callable[[Frame], list]:
-        codes = [(isinstance(e, syntax.Starred),
-                  self.compile_expr(e.value if isinstance(e, syntax.Starred) else e), e.span)
-                 for e in elts]
-
-        def items(frame: Frame) -> list:
-            out: list = []
-            for starred, code, span in codes:
-                if starred:
-                    out.extend(self.iterate(code(frame), span))
-                else:
-                    out.append(code(frame))
-            return out
-
-        return items
-
-    def expr_DictExpr(self, node: syntax.DictExpr) -> Code:
-        pairs = [(self.compile_expr(k), self.compile_expr(v))
-                 for k, v in zip(node.keys, node.values)]
-        span = node.span
-
-        def run(frame: Frame) -> dict:
-            out = {}
-            for k, v in pairs:
-                key = k(frame)
-                if isinstance(key, (list, dict)):
-                    raise ScriptError(f"unhashable type: '{type(key).__name__}'", span,
-                                      kind="TypeError")
-                out[key] = v(frame)
-            return out
-
-        return run
-
-    def expr_ListComp(self, node: syntax.ListComp) -> Code:
-        elt = self.compile_expr(node.elt)
-        gens = [(self.compile_expr(g.iter), self.compile_store(g.target),
-                 [(self.compile_expr(c), c.span) for c in g.ifs], g.iter.span)
-                for g in node.generators]
-        limit = self.limits.max_sequence
-
-        def run(frame: Frame) -> list:
-            inner = Frame({}, frame)
-            out: list = []
-
-            def loop(level: int) -> None:
-                iter_code, store, ifs, span = gens[level]
-                source = iter_code(frame if level == 0 else inner)
-                for item in self.iterate(source, span):
-                    self.tick()
-                    store(inner, item)
-                    if all(self.truth(c(inner), s) for c, s in ifs):
-                        if level + 1 < len(gens):
-                            loop(level + 1)
-                        else:
-                            out.append(elt(inner))
-                            if len(out) > limit:
-                                raise LimitExceeded(
-                                    f"a list of more than {limit} items "
-                                    "(raise the limit with --max-sequence)", node.span)
-
-            loop(0)
-            return out
-
-        return run
-
+def callable_name(fn: Any) -> str:
+    """How Python names a callable in its call errors (`Net.forward`, `f`, `print`)."""
+    if isinstance(fn, Method):
+        fn = fn.function
+    if isinstance(fn, (UserFunction, ScriptClass)):
+        return fn.qualname
+    if isinstance(fn, stdlib.BoundMethod):
+        return fn.name
+    if isinstance(fn, BuiltinFunctionType):
+        return fn.__name__
+    return type_name(fn)

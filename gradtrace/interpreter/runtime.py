@@ -1,18 +1,9 @@
-"""The interpreter's runtime values: limits, scopes, control-flow signals, script functions."""
+"""The interpreter's runtime plumbing: limits, scopes (frames), control-flow signals."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from .. import syntax
-from ..engine.dtypes import DType
-from ..engine.node import Node
-from ..engine.tensor import Tensor
-
-if TYPE_CHECKING:
-    from .core import Interpreter
-
+from dataclasses import dataclass
+from typing import Any
 
 Code = Callable[["Frame"], Any]
 
@@ -34,12 +25,31 @@ class Limits:
     max_memory: int = 1 << 30  # bytes of live tensor data
 
 
-@dataclass
 class Frame:
-    """A scope: `vars` here, then the enclosing scopes, then the builtins."""
+    """A scope: `vars` here, then the enclosing scopes, then the builtins.
 
-    vars: dict[str, Any]
-    parent: Frame | None = None
+    `function` is the script function whose call made the frame (None for a module, a
+    class body or a comprehension): `super()` finds its class and first argument there.
+    """
+
+    __slots__ = ("vars", "parent", "function")
+
+    def __init__(self, vars: dict[str, Any], parent: Frame | None = None,
+                 function: Any = None):
+        self.vars = vars
+        self.parent = parent
+        self.function = function
+
+
+class ClassFrame(Frame):
+    """The frame a class body runs in; `cell` is the class being made, for the `super()` of
+    the functions defined in it."""
+
+    __slots__ = ("cell",)
+
+    def __init__(self, vars: dict[str, Any], parent: Frame, cell: Any):
+        super().__init__(vars, parent)
+        self.cell = cell
 
 
 class BreakSignal(Exception):
@@ -57,28 +67,6 @@ class ReturnSignal(Exception):
 
 BREAK = BreakSignal()
 CONTINUE = ContinueSignal()
-
-
-@dataclass
-class UserFunction:
-    """A `def` or `lambda` from the script; Python-callable so hooks and key= work."""
-
-    name: str
-    params: tuple[syntax.Param, ...]
-    defaults: dict[str, Any]
-    body: Code
-    closure: Frame
-    interpreter: Interpreter = field(repr=False)
-    is_lambda: bool = False
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.interpreter.call_function(self, args, kwargs)
-
-    def __repr__(self) -> str:
-        return f"<function {self.name} at {id(self):#x}>"
-
-    __hash__ = object.__hash__
-
 
 
 def run_iteration(body: Code, frame: Frame) -> bool:
@@ -101,21 +89,3 @@ def length_hint(value: Any) -> int:
         return len(value)
     except TypeError:
         return 0
-
-
-def is_callable_value(fn: Any) -> bool:
-    """Only values the language hands out are callable: engine/builtin functions, methods."""
-    return callable(fn) and not isinstance(fn, (Tensor, Node, DType))
-
-
-
-def type_name(value: Any) -> str:
-    if isinstance(value, Tensor):
-        return "Tensor"
-    if isinstance(value, UserFunction):
-        return "function"
-    if isinstance(value, Node):
-        return value.name()
-    if value is None:
-        return "NoneType"
-    return type(value).__name__

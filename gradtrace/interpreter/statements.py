@@ -1,32 +1,32 @@
-"""Compiles statements to closures."""
+"""Compiles statements to closures: blocks, assignments, control flow, with/try/raise.
+(Definitions are in `definitions.py`, imports in `modules.py`, generator bodies in
+`generators.py`.)"""
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .. import stdlib, syntax
 from ..engine.ops import creation
-from ..errors import (
-    GradtraceError,
-    NotSupportedError,
-    ScriptError,
-)
+from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
+from .objects import MISSING, Instance, type_name
 from .operators import INPLACE
 from .runtime import (
     BREAK,
     CONTINUE,
+    BreakSignal,
     Code,
+    ContinueSignal,
     Frame,
     ReturnSignal,
-    UserFunction,
     run_iteration,
-    type_name,
 )
+
+ABORT: Any = object()  # what a context's exit gets when a limit or refusal ends the run
 
 
 class StatementCompiler:
-    """Statements: blocks, assignments, control flow, definitions, with/try, imports."""
+    """Statements: blocks, assignments, control flow, with/try, raise, assert."""
 
     def compile_block(self, body: tuple[syntax.Stmt, ...]) -> Code:
         codes = [self.compile_stmt(s) for s in body]
@@ -52,9 +52,11 @@ class StatementCompiler:
         method = getattr(self, "stmt_" + type(node).__name__)  # internal dispatch on AST type
         code = method(node)
         span = node.span
+        spans = self._spans
+        flush = self._flush_engine_warnings
 
         def run(frame: Frame) -> None:
-            self.current_span = span
+            spans.current_span = span
             try:
                 code(frame)
             except GradtraceError as err:
@@ -62,7 +64,7 @@ class StatementCompiler:
                 raise
             finally:
                 if creation.WARNINGS:
-                    self._flush_engine_warnings()
+                    flush()
 
         return run
 
@@ -71,6 +73,8 @@ class StatementCompiler:
 
     def stmt_Pass(self, node: syntax.Pass) -> Code:
         return lambda frame: None
+
+    stmt_Global = stmt_Nonlocal = stmt_Pass  # decided when compiling (scopes.py)
 
     def stmt_Break(self, node: syntax.Break) -> Code:
         def run(frame: Frame) -> None:
@@ -106,35 +110,47 @@ class StatementCompiler:
 
         return run
 
+    def stmt_AnnAssign(self, node: syntax.AnnAssign) -> Code:
+        """`x: T = v` is `x = v` (the annotation is never evaluated); `x: T` does nothing."""
+        if node.value is None:
+            return self.stmt_Pass(node)
+        value = self.compile_expr(node.value)
+        store = self.compile_store(node.target, node.span)
+        return lambda frame: store(frame, value(frame))
+
     def stmt_AugAssign(self, node: syntax.AugAssign) -> Code:
         op = INPLACE[node.op]
         value = self.compile_expr(node.value)
         span = node.span
         target = node.target
+        spans = self._spans
+        apply_op = self.apply_op
+        symbol = node.op
         if isinstance(target, syntax.Name):
             load = self.compile_expr(target)
-            name = target.id
+            store = self.compile_store(target, span)
 
             def run_name(frame: Frame) -> None:
-                result = self.apply_op(op, load(frame), value(frame), node.op, span)
-                frame.vars[name] = result
-                if self.tracer is not None:
-                    self.tracer.bind(name, result)
+                current = load(frame)
+                operand = value(frame)
+                spans.current_span = span
+                store(frame, apply_op(op, current, operand, symbol, span))
 
             return run_name
         # the target's read is labelled with the target; the operator and the write with the
-        # statement, as apply_op leaves it
+        # statement
         target_span = target.span
         if isinstance(target, syntax.Attribute):
             obj = self.compile_expr(target.value)
-            attr = target.attr
+            attr = self.mangled(target.attr)
 
             def run_attr(frame: Frame) -> None:
                 o = obj(frame)
-                self.current_span = target_span
+                spans.current_span = target_span
                 current = self.get_attribute(o, attr, span)
-                self.set_attribute(o, attr, self.apply_op(op, current, value(frame), node.op,
-                                                          span))
+                operand = value(frame)
+                spans.current_span = span
+                self.set_attribute(o, attr, apply_op(op, current, operand, symbol, span))
 
             return run_attr
         if isinstance(target, syntax.Subscript):
@@ -143,20 +159,32 @@ class StatementCompiler:
 
             def run_item(frame: Frame) -> None:
                 o, i = obj(frame), index(frame)
-                self.current_span = target_span
+                spans.current_span = target_span
                 current = self.get_item(o, i)
-                self.set_item(o, i, self.apply_op(op, current, value(frame), node.op, span))
+                operand = value(frame)
+                spans.current_span = span
+                self.set_item(o, i, apply_op(op, current, operand, symbol, span))
 
             return run_item
         raise NotSupportedError("illegal expression for augmented assignment", node.span)
+
+    def stmt_Delete(self, node: syntax.Delete) -> Code:
+        deletes = [self.compile_delete(t) for t in node.targets]
+
+        def run(frame: Frame) -> None:
+            for delete in deletes:
+                delete(frame)
+
+        return run
 
     def stmt_If(self, node: syntax.If) -> Code:
         test = self.compile_expr(node.test)
         body = self.compile_block(node.body)
         orelse = self.compile_block(node.orelse) if node.orelse else None
+        span = node.test.span
 
         def run(frame: Frame) -> None:
-            if self.truth(test(frame), node.test.span):
+            if self.truth(test(frame), span):
                 body(frame)
             elif orelse is not None:
                 orelse(frame)
@@ -167,9 +195,10 @@ class StatementCompiler:
         test = self.compile_expr(node.test)
         body = self.compile_block(node.body)
         orelse = self.compile_block(node.orelse) if node.orelse else None
+        span = node.test.span
 
         def run(frame: Frame) -> None:
-            while self.truth(test(frame), node.test.span):
+            while self.truth(test(frame), span):
                 self.tick()
                 if not run_iteration(body, frame):
                     return
@@ -196,71 +225,99 @@ class StatementCompiler:
 
         return run
 
-    def stmt_FunctionDef(self, node: syntax.FunctionDef) -> Code:
-        make = self._function_maker(node.name, node.params, self.compile_block(node.body),
-                                    False)
-        name = node.name
-
-        def run(frame: Frame) -> None:
-            frame.vars[name] = make(frame)
-
-        return run
-
-    def _function_maker(self, name: str, params: tuple[syntax.Param, ...], body: Code,
-                        is_lambda: bool) -> Callable[[Frame], UserFunction]:
-        defaults = [(p.name, self.compile_expr(p.default)) for p in params
-                    if p.default is not None]
-
-        def make(frame: Frame) -> UserFunction:
-            values = {n: d(frame) for n, d in defaults}
-            return UserFunction(name, params, values, body, frame, self, is_lambda)
-
-        return make
+    def compile_with_items(self, node: syntax.With) -> list[tuple[Code, Any, Span | None]]:
+        return [(self.compile_expr(i.context_expr),
+                 self.compile_store(i.optional_vars) if i.optional_vars is not None else None,
+                 i.context_expr.span) for i in node.items]
 
     def stmt_With(self, node: syntax.With) -> Code:
-        items = [(self.compile_expr(i.context_expr),
-                  self.compile_store(i.optional_vars) if i.optional_vars is not None else None,
-                  i.context_expr.span) for i in node.items]
+        items = self.compile_with_items(node)
         body = self.compile_block(node.body)
+        count = len(items)
 
         def run(frame: Frame, index: int = 0) -> None:
-            if index == len(items):
+            if index == count:
                 body(frame)
                 return
             expr, store, span = items[index]
-            manager = expr(frame)
-            if not isinstance(manager, stdlib.CONTEXT_TYPES):
-                raise ScriptError(
-                    f"'{type_name(manager)}' object does not support the context manager "
-                    "protocol", span, kind="TypeError")
-            entered = manager.__enter__()
+            manager, exit_ = self.enter_context(expr(frame), span)
             try:
                 if store is not None:
-                    store(frame, entered)
+                    store(frame, manager)
                 run(frame, index + 1)
-            finally:
-                manager.__exit__(None, None, None)
+            except ScriptError as err:
+                if not exit_(err):
+                    raise
+            except (ReturnSignal, BreakSignal, ContinueSignal):
+                exit_(None)
+                raise
+            except BaseException:
+                exit_(ABORT)  # a limit or refusal ends the run: no script code runs now
+                raise
+            else:
+                exit_(None)
 
         return run
 
+    def enter_context(self, manager: Any, span: Span | None) -> tuple[Any, Any]:
+        """Enter a context manager: grad-mode managers, or an instance with `__enter__`
+        and `__exit__`. Returns what `as` binds and the exit function, which takes the
+        script error in flight (or None) and says whether the error is suppressed."""
+        if isinstance(manager, stdlib.CONTEXT_TYPES):
+            entered = manager.__enter__()
+
+            def exit_native(err: Any) -> bool:
+                manager.__exit__(None, None, None)
+                return False
+
+            return entered, exit_native
+        if type(manager) is Instance:
+            enter, leave = manager.cls.lookup("__enter__"), manager.cls.lookup("__exit__")
+            if enter is not MISSING and leave is not MISSING:
+                entered = self.call_bound(enter, manager, ())
+
+                def exit_script(err: Any) -> bool:
+                    if err is ABORT:
+                        return False
+                    if err is None:
+                        self.call_bound(leave, manager, (None, None, None))
+                        return False
+                    kind = self.builtins.get(err.kind, stdlib.ExceptionType(err.kind))
+                    return self.truth(self.call_bound(leave, manager, (kind, err, None)),
+                                      span)
+
+                return entered, exit_script
+        raise ScriptError(f"'{type_name(manager)}' object does not support the context manager "
+                          "protocol", span, kind="TypeError")
+
+    def compile_handlers(self, node: syntax.Try) -> list[tuple[Any, Any, Code, Span | None]]:
+        return [(self.compile_expr(h.type) if h.type is not None else None,
+                 self.mangled(h.name) if h.name is not None else None,
+                 self.compile_block(h.body), h.span) for h in node.handlers]
+
     def stmt_Try(self, node: syntax.Try) -> Code:
         body = self.compile_block(node.body)
-        handlers = [(self.compile_expr(h.type) if h.type is not None else None, h.name,
-                     self.compile_block(h.body), h) for h in node.handlers]
+        handlers = self.compile_handlers(node)
         orelse = self.compile_block(node.orelse) if node.orelse else None
         final = self.compile_block(node.finalbody) if node.finalbody else None
+        report = not self._scope.library  # library code's own catches are not the script's
 
         def run(frame: Frame) -> None:
             try:
                 try:
                     body(frame)
                 except ScriptError as err:
-                    for type_code, name, handler, h in handlers:
+                    for type_code, name, handler, span in handlers:
                         if type_code is None or self.exception_matches(
-                                err, type_code(frame), h.span):
-                            if name is not None:
+                                err, type_code(frame), span, report):
+                            if name is None:
+                                handler(frame)
+                            else:
                                 frame.vars[name] = err
-                            handler(frame)
+                                try:
+                                    handler(frame)
+                                finally:
+                                    frame.vars.pop(name, None)  # as Python's `del name`
                             break
                     else:
                         raise
@@ -273,14 +330,15 @@ class StatementCompiler:
 
         return run
 
-    def exception_matches(self, err: ScriptError, kind: Any, span: Span) -> bool:
+    def exception_matches(self, err: ScriptError, kind: Any, span: Span | None,
+                          report: bool = True) -> bool:
         kinds = kind if isinstance(kind, tuple) else (kind,)
         for k in kinds:
             if not isinstance(k, stdlib.ExceptionType):
                 raise ScriptError("catching classes that do not inherit from BaseException is "
                                   "not allowed", span, kind="TypeError")
             if err.matches(k.kind):
-                if self.tracer is not None:
+                if report and self.tracer is not None:
                     self.tracer.caught(err, span)
                 return True
         return False
@@ -304,50 +362,11 @@ class StatementCompiler:
     def stmt_Assert(self, node: syntax.Assert) -> Code:
         test = self.compile_expr(node.test)
         msg = self.compile_expr(node.msg) if node.msg is not None else None
+        span = node.test.span
 
         def run(frame: Frame) -> None:
-            if not self.truth(test(frame), node.test.span):
+            if not self.truth(test(frame), span):
                 text = str(msg(frame)) if msg is not None else ""
                 raise ScriptError(text, kind="AssertionError")
 
         return run
-
-    def stmt_Import(self, node: syntax.Import) -> Code:
-        bindings = []
-        for alias in node.names:
-            module = self._module(alias.name, alias.span)
-            if alias.asname:
-                bindings.append((alias.asname, module))
-            else:
-                top = alias.name.split(".")[0]
-                bindings.append((top, self._module(top, alias.span)))
-
-        def run(frame: Frame) -> None:
-            for name, value in bindings:
-                frame.vars[name] = value
-
-        return run
-
-    def stmt_ImportFrom(self, node: syntax.ImportFrom) -> Code:
-        module = self._module(node.module, node.span)
-        bindings = []
-        for alias in node.names:
-            if alias.name not in module.table:
-                raise NotSupportedError(
-                    f"cannot import name '{alias.name}' from '{node.module}' (gradtrace "
-                    "supports torch, torch.nn.functional and torch.autograd)", alias.span)
-            bindings.append((alias.asname or alias.name, module.table[alias.name]))
-
-        def run(frame: Frame) -> None:
-            for name, value in bindings:
-                frame.vars[name] = value
-
-        return run
-
-    def _module(self, name: str, span: Span) -> stdlib.Namespace:
-        if name not in stdlib.MODULES:
-            raise NotSupportedError(
-                f"import of '{name}' is not supported (gradtrace scripts may import torch, "
-                "torch.nn.functional and torch.autograd)", span)
-        return stdlib.MODULES[name]
-

@@ -80,6 +80,16 @@ class _Builder(StatementRules, ExpressionRules, LiteralRules):
             return self.tok_span(child)
         return self.mapper.span(*child.outer)
 
+    def parenthesised(self, node: ast.Node) -> bool:
+        """Whether the node's own text starts with a parenthesis (a written `(a, b)`)."""
+        span = node.span
+        if self.mapper.parent is not None:  # an f-string field: never a statement
+            return False
+        start = 0
+        for _ in range(span.line - 1):
+            start = self.text.index("\n", start) + 1
+        return self.text.startswith("(", start + span.column - 1)
+
     def tok_span(self, tok: Token) -> Span:
         span = _token_span(tok)
         return self.mapper.span(span.line, span.column, span.end_line, span.end_column)

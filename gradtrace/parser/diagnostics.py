@@ -50,8 +50,6 @@ def _explain(exc: UnexpectedInput, parser: _Parser, st: _LexState, text: str,
     if kind == "_INDENT":
         return GtSyntaxError("unexpected indent", _token_span(tok), kind="IndentationError")
     if st.last is not tok:  # raised by the lexer itself: the post-lexer never saw it
-        if kind == "AT" and st.line_first is None:
-            return NotSupportedError("decorators are not supported", _token_span(tok))
         if kind in _CLOSE:
             if not st.brackets:
                 return GtSyntaxError(f"unmatched '{tok}'", _token_span(tok))
@@ -68,7 +66,8 @@ def _explain(exc: UnexpectedInput, parser: _Parser, st: _LexState, text: str,
         after = ""
         if st.opener is not None:
             keyword, line = st.opener
-            what = "function definition" if keyword == "def" else f"'{keyword}' statement"
+            what = {"def": "function definition", "class": "class definition"}.get(
+                keyword, f"'{keyword}' statement")
             after = f" after {what} on line {line}"
         return GtSyntaxError(f"expected an indented block{after}", span, kind="IndentationError")
 

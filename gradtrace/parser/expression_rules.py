@@ -27,9 +27,7 @@ class ExpressionRules:
 
     def _h_lambdef(self, tree: _Tree, children: list) -> ast.Lambda:
         params, body = children
-        params = tuple(params or ())
-        self.check_params(params)
-        return self._mk(ast.Lambda, self.span(tree), params, body)
+        return self._mk(ast.Lambda, self.span(tree), self.params_of(params or ()), body)
 
     def _h_or_test(self, tree: _Tree, children: list) -> ast.BoolOp:
         return self._mk(ast.BoolOp, self.span(tree), "or", tuple(children))
@@ -97,27 +95,43 @@ class ExpressionRules:
         func, arguments = children
         if isinstance(arguments, _GenExpArgs):
             return self._mk(ast.Call, self.span(tree), func, tuple(arguments), ())
+        args, keywords = self.split_arguments(arguments or ())
+        return self._mk(ast.Call, self.span(tree), func, args, keywords)
+
+    def split_arguments(self, arguments: Any) -> tuple[tuple, tuple[ast.Keyword, ...]]:
+        """A call's (or class's) arguments as positional ones (`*x` included) and keywords
+        (`**x` has arg None), in Python's order rules."""
         args: list = []
         keywords: list[ast.Keyword] = []
         seen: set[str] = set()
-        for item in arguments or ():
+        unpacked = False  # a `**x` came before
+        for item in arguments:
             if isinstance(item, ast.Keyword):
-                if item.arg in seen:
+                if item.arg is None:
+                    unpacked = True
+                elif item.arg in seen:
                     raise self.error(f"keyword argument repeated: {item.arg}", item.span)
-                seen.add(item.arg)
+                else:
+                    seen.add(item.arg)
                 keywords.append(item)
+            elif unpacked:
+                if isinstance(item, ast.Starred):
+                    raise self.error("iterable argument unpacking follows keyword argument "
+                                     "unpacking", item.span)
+                raise self.error("positional argument follows keyword argument unpacking",
+                                 item.span)
             elif keywords and not isinstance(item, ast.Starred):
                 raise self.error("positional argument follows keyword argument", item.span)
             else:
                 args.append(item)
-        return self._mk(ast.Call, self.span(tree), func, tuple(args), tuple(keywords))
+        return tuple(args), tuple(keywords)
 
     def _h_arguments(self, tree: _Tree, children: list) -> list:
         return [c for c in children if c is not None]
 
     def _h_genexp_arg(self, tree: _Tree, children: list) -> _GenExpArgs:
         elt, generators = children[0]
-        return _GenExpArgs([self._mk(ast.ListComp, self.span(tree), elt, generators)])
+        return _GenExpArgs([self._mk(ast.GeneratorExp, self.span(tree), elt, generators)])
 
     def _h_argvalue(self, tree: _Tree, children: list) -> ast.Keyword:
         name, value = children
@@ -126,8 +140,8 @@ class ExpressionRules:
                              self.span(tree))
         return self._mk(ast.Keyword, self.span(tree), name.id, value)
 
-    def _h_kwargs_arg(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("`**` argument unpacking is not supported", self.span(tree))
+    def _h_kwargs_arg(self, tree: _Tree, children: list) -> ast.Keyword:
+        return self._mk(ast.Keyword, self.span(tree), None, children[0])
 
     def _h_getitem(self, tree: _Tree, children: list) -> ast.Subscript:
         return self._mk(ast.Subscript, self.span(tree), children[0], children[1])
@@ -159,25 +173,30 @@ class ExpressionRules:
     def _h_key_value(self, tree: _Tree, children: list) -> tuple:
         return (children[0], children[1])
 
-    def _h_dict_unpack(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("`**` unpacking in dict displays is not supported",
-                               self.span(tree))
+    def _h_dict_unpack(self, tree: _Tree, children: list) -> tuple:
+        return (None, children[0])  # `**value`: no key
 
-    def _h_set(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("set displays (`{a, b}`) are not supported", self.span(tree))
+    def _h_set(self, tree: _Tree, children: list) -> ast.SetExpr:
+        return self._mk(ast.SetExpr, self.span(tree), tuple(children))
 
-    def _h_setcomp(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("set comprehensions are not supported", self.span(tree))
+    def _h_setcomp(self, tree: _Tree, children: list) -> ast.SetComp:
+        elt, generators = children[0]
+        return self._mk(ast.SetComp, self.span(tree), elt, generators)
 
-    def _h_dictcomp(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("dict comprehensions are not supported", self.span(tree))
+    def _h_dictcomp(self, tree: _Tree, children: list) -> ast.DictComp:
+        (key, value), generators = children[0]
+        return self._mk(ast.DictComp, self.span(tree), key, value, generators)
 
-    def _h_genexp(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported(
-            "generator expressions are only supported as a call's only argument, as in "
-            "`sum(x for x in xs)`; use a list comprehension `[...]` instead",
-            self.span(tree),
-        )
+    def _h_genexp(self, tree: _Tree, children: list) -> ast.GeneratorExp:
+        elt, generators = children[0]
+        return self._mk(ast.GeneratorExp, self.span(tree), elt, generators)
+
+    def _h_yield_expr(self, tree: _Tree, children: list) -> ast.Yield:
+        self.no_starred(children[0])
+        return self._mk(ast.Yield, self.span(tree), children[0])
+
+    def _h_yield_from(self, tree: _Tree, children: list) -> ast.YieldFrom:
+        return self._mk(ast.YieldFrom, self.span(tree), children[0])
 
     def _h_listcomp(self, tree: _Tree, children: list) -> ast.ListComp:
         elt, generators = children[0]

@@ -7,6 +7,8 @@ from lark import Token
 
 from .. import syntax as ast
 from ..errors import NotSupportedError
+from ..source import Span
+from .expression_rules import _GenExpArgs
 from .tokens import MAX_NESTING
 
 if TYPE_CHECKING:
@@ -19,10 +21,26 @@ _TARGET_WORDS: dict[type, str] = {
     ast.Lambda: "lambda",
     ast.IfExp: "conditional expression",
     ast.ListComp: "list comprehension",
+    ast.SetComp: "set comprehension",
+    ast.DictComp: "dict comprehension",
+    ast.GeneratorExp: "generator expression",
     ast.DictExpr: "dict literal",
+    ast.SetExpr: "set display",
+    ast.Yield: "yield expression",
+    ast.YieldFrom: "yield expression",
     ast.FString: "f-string expression",
     ast.Slice: "slice",
 }
+
+
+class _ParamMark:
+    """A bare `*` or `/` in a parameter list, until `params_of` gives the kinds."""
+
+    __slots__ = ("symbol", "span")
+
+    def __init__(self, symbol: str, span: Span):
+        self.symbol = symbol
+        self.span = span
 
 
 def _flatten(children: list) -> tuple[ast.Stmt, ...]:
@@ -65,9 +83,14 @@ class StatementRules:
             self.check_target(target)
         return self._mk(ast.Assign, self.span(tree), tuple(targets), value)
 
-    def _h_annassign_stmt(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("type annotations (`x: int = ...`) are not supported",
-                               self.span(tree))
+    def _h_annassign_stmt(self, tree: _Tree, children: list) -> ast.AnnAssign:
+        target, annotation, value = children
+        if isinstance(target, (ast.TupleExpr, ast.ListExpr)):
+            word = "tuple" if isinstance(target, ast.TupleExpr) else "list"
+            raise self.error(f"only single target (not {word}) can be annotated", target.span)
+        self.check_target(target)
+        self.no_starred(value)
+        return self._mk(ast.AnnAssign, self.span(tree), target, annotation, value)
 
     def _h_augassign_op(self, tree: _Tree, children: list) -> Token:
         return children[0]
@@ -108,6 +131,20 @@ class StatementRules:
 
     def _h_assert_stmt(self, tree: _Tree, children: list) -> ast.Assert:
         return self._mk(ast.Assert, self.span(tree), children[0], children[1])
+
+    def _h_global_stmt(self, tree: _Tree, children: list) -> ast.Global:
+        return self._mk(ast.Global, self.span(tree), tuple(str(c) for c in children))
+
+    def _h_nonlocal_stmt(self, tree: _Tree, children: list) -> ast.Nonlocal:
+        return self._mk(ast.Nonlocal, self.span(tree), tuple(str(c) for c in children))
+
+    def _h_del_stmt(self, tree: _Tree, children: list) -> ast.Delete:
+        target = children[0]
+        bare = isinstance(target, ast.TupleExpr) and not self.parenthesised(target)
+        targets = target.elts if bare else (target,)  # `del a, b`, but `del (a, b)` as written
+        for t in targets:
+            self.check_target(t, "delete")
+        return self._mk(ast.Delete, self.span(tree), tuple(targets))
 
     def _h_import_stmt(self, tree: _Tree, children: list) -> ast.Import:
         return self._mk(ast.Import, self.span(tree), tuple(children))
@@ -198,13 +235,25 @@ class StatementRules:
         return self._mk(ast.WithItem, self.span(tree), context, target)
 
     def _h_funcdef(self, tree: _Tree, children: list) -> ast.FunctionDef:
-        name, params, returns, body = children
-        if returns is not None:
-            raise self.unsupported("return annotations (`-> type`) are not supported",
-                                   self.outer(tree.children[2]))
-        params = tuple(params or ())
-        self.check_params(params)
-        return self._mk(ast.FunctionDef, self.span(tree), str(name), params, body)
+        name, params, _returns, body = children  # the return annotation is ignored
+        return self._mk(ast.FunctionDef, self.span(tree), str(name),
+                        self.params_of(params or ()), body)
+
+    def _h_classdef(self, tree: _Tree, children: list) -> ast.ClassDef:
+        name, arguments, body = children
+        if isinstance(arguments, _GenExpArgs):
+            raise self.error("invalid syntax", arguments[0].span)
+        bases, keywords = self.split_arguments(arguments or ())
+        return self._mk(ast.ClassDef, self.span(tree), str(name), bases, keywords, body)
+
+    def _h_decorated(self, tree: _Tree, children: list) -> ast.FunctionDef | ast.ClassDef:
+        *decorators, definition = children
+        fields = [getattr(definition, f) for f in type(definition).__dataclass_fields__
+                  if f not in ("span", "decorators")]
+        return self._mk(type(definition), definition.span, *fields, tuple(decorators))
+
+    def _h_decorator(self, tree: _Tree, children: list) -> ast.Expr:
+        return children[0]
 
     def _h_parameters(self, tree: _Tree, children: list) -> list:
         return [c for c in children if c is not None]
@@ -212,60 +261,109 @@ class StatementRules:
     _h_lambda_params = _h_parameters
 
     def _h_plain_param(self, tree: _Tree, children: list) -> ast.Param:
-        name, annotation, default = children
-        if annotation is not None:
-            raise self.unsupported("parameter annotations (`x: int`) are not supported",
-                                   self.span(tree))
+        name, _annotation, default = children  # the annotation is ignored
         return self._mk(ast.Param, self.span(tree), str(name), default)
 
     def _h_plain_lambda_param(self, tree: _Tree, children: list) -> ast.Param:
         name, default = children
         return self._mk(ast.Param, self.span(tree), str(name), default)
 
-    def _h_star_param(self, tree: _Tree, children: list) -> None:
-        if children and children[0] is not None:
-            raise self.unsupported("`*args` parameters are not supported", self.span(tree))
-        raise self.unsupported("keyword-only parameters (a bare `*`) are not supported",
-                               self.span(tree))
+    def _h_star_param(self, tree: _Tree, children: list) -> ast.Param | _ParamMark:
+        name = children[0] if children else None
+        if name is None:
+            return _ParamMark("*", self.span(tree))
+        return self._mk(ast.Param, self.span(tree), str(name), None, ast.VAR_POSITIONAL)
 
-    def _h_kwargs_param(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("`**kwargs` parameters are not supported", self.span(tree))
+    def _h_kwargs_param(self, tree: _Tree, children: list) -> ast.Param:
+        return self._mk(ast.Param, self.span(tree), str(children[0]), None, ast.VAR_KEYWORD)
 
-    def _h_slash_param(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("positional-only parameters (`/`) are not supported",
-                               self.span(tree))
+    def _h_slash_param(self, tree: _Tree, children: list) -> _ParamMark:
+        return _ParamMark("/", self.span(tree))
 
-    def check_params(self, params: tuple[ast.Param, ...]) -> None:
+    def params_of(self, items: list) -> tuple[ast.Param, ...]:
+        """Parameters with their kinds (`/` and `*` make the ones around them positional-
+        only or keyword-only), checked with CPython's messages."""
+        out: list[ast.Param] = []
+        star: _ParamMark | ast.Param | None = None
+        bare_star_used = True
+        var_keyword = False
+        for item in items:
+            if var_keyword:
+                raise self.error("arguments cannot follow var-keyword argument", item.span)
+            if isinstance(item, _ParamMark) and item.symbol == "/":
+                if any(p.kind == ast.POSITIONAL_ONLY for p in out):
+                    raise self.error("/ may appear only once", item.span)
+                if star is not None:
+                    raise self.error("/ must be ahead of *", item.span)
+                if not out:
+                    raise self.error("at least one argument must precede /", item.span)
+                out = [self._mk(ast.Param, p.span, p.name, p.default, ast.POSITIONAL_ONLY)
+                       for p in out]
+            elif isinstance(item, _ParamMark) or item.kind == ast.VAR_POSITIONAL:
+                if star is not None:
+                    raise self.error("* argument may appear only once", item.span)
+                star = item
+                if isinstance(item, _ParamMark):
+                    bare_star_used = False
+                else:
+                    out.append(item)
+            elif item.kind == ast.VAR_KEYWORD:
+                var_keyword = True
+                out.append(item)
+            elif star is not None:
+                bare_star_used = True
+                out.append(self._mk(ast.Param, item.span, item.name, item.default,
+                                    ast.KEYWORD_ONLY))
+            else:
+                out.append(item)
+        if not bare_star_used:
+            raise self.error("named arguments must follow bare *", star.span)
         seen: set[str] = set()
         has_default = False
-        for param in params:
+        for param in out:
             if param.name in seen:
                 raise self.error(f"duplicate argument '{param.name}' in function definition",
                                  param.span)
             seen.add(param.name)
+            if param.kind not in (ast.POSITIONAL_ONLY, ast.POSITIONAL):
+                continue
             if param.default is not None:
                 has_default = True
             elif has_default:
                 raise self.error("non-default argument follows default argument", param.span)
+        return tuple(out)
 
-    def check_target(self, target: Any) -> None:
-        """Python's rules for what may stand left of `=` (and after `for`/`as`)."""
-        pending = [target]
+    def check_target(self, target: Any, verb: str = "assign") -> None:
+        """Python's rules for what may stand left of `=` (and after `for`/`as`, `del`):
+        one starred name per tuple or list, never alone."""
+        pending = [(target, False)]
         while pending:
-            node = pending.pop()
+            node, in_sequence = pending.pop()
             if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
                 continue
             if isinstance(node, (ast.TupleExpr, ast.ListExpr)):
-                pending.extend(node.elts)
+                starred = [e for e in node.elts if isinstance(e, ast.Starred)]
+                if len(starred) > 1 and verb == "assign":
+                    raise self.error("multiple starred expressions in assignment",
+                                     starred[1].span)
+                pending.extend((e, True) for e in node.elts)
                 continue
             if isinstance(node, ast.Starred):
-                raise self.unsupported(
-                    "starred assignment targets (`a, *rest = ...`) are not supported", node.span)
+                if verb != "assign":
+                    raise self.error(f"cannot {verb} starred", node.span)
+                if not in_sequence:
+                    raise self.error("starred assignment target must be in a list or tuple",
+                                     node.span)
+                pending.append((node.value, False))
+                continue
             if isinstance(node, ast.Constant):
                 if node.value is None or isinstance(node.value, bool):
-                    raise self.error(f"cannot assign to {node.value}", node.span)
+                    raise self.error(f"cannot {verb} to {node.value}" if verb == "assign"
+                                     else f"cannot {verb} {node.value}", node.span)
                 word = "ellipsis" if node.value is Ellipsis else "literal"
-                raise self.error(f"cannot assign to {word}", node.span)
+                raise self.error(f"cannot {verb} {'to ' if verb == 'assign' else ''}{word}",
+                                 node.span)
             word = _TARGET_WORDS.get(type(node), "expression")
-            raise self.error(f"cannot assign to {word}", node.span)
+            raise self.error(f"cannot {verb} {'to ' if verb == 'assign' else ''}{word}",
+                             node.span)
 

@@ -25,16 +25,12 @@ _KEYWORDS = frozenset(
     "return try while with yield".split()
 )
 _UNSUPPORTED_KEYWORDS = {
-    "class": "`class` definitions are not supported",
-    "global": "`global` statements are not supported",
-    "nonlocal": "`nonlocal` statements are not supported",
-    "del": "`del` statements are not supported",
-    "yield": "`yield` (generator functions) is not supported",
     "async": "`async` is not supported",
     "await": "`await` is not supported",
 }
 _BLOCK_KEYWORDS = frozenset(
-    {"IF", "ELIF", "ELSE", "FOR", "WHILE", "DEF", "TRY", "EXCEPT", "FINALLY", "WITH"}
+    {"IF", "ELIF", "ELSE", "FOR", "WHILE", "DEF", "CLASS", "TRY", "EXCEPT", "FINALLY",
+     "WITH"}
 )
 _OPEN = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 _CLOSE = frozenset(_OPEN.values())
@@ -46,7 +42,8 @@ _NUMBERS = frozenset(
 _STRINGS = frozenset({"STRING", "LONG_STRING"})
 # Literal text of terminals that can start an expression (besides names, numbers, strings).
 _EXPR_START_LITERALS = frozenset(
-    {"(", "[", "{", "-", "+", "~", "not", "lambda", "None", "True", "False", "...", "*", "**"}
+    {"(", "[", "{", "-", "+", "~", "not", "lambda", "None", "True", "False", "...", "*", "**",
+     "yield"}
 )
 # Literal terminals of unsupported syntax: never suggested in "expected ..." lists.
 _HIDDEN_LITERALS = frozenset({"->", ":=", "<<", ">>", "<<=", ">>=", "&=", "|=", "^="})

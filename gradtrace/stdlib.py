@@ -5,14 +5,15 @@ type has an explicit table of the attributes and methods the language supports.
 """
 from __future__ import annotations
 
-import builtins as _py
 from collections.abc import Callable
 from typing import Any
 
 from .engine import api, ops
 from .engine.dtypes import DType
+from .engine.generator import Generator
 from .engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .engine.node import Node
+from .engine.ops import sampling
 from .engine.ops.reductions import ReturnTypes
 from .engine.ops.views import torch_strides
 from .engine.shapes import Size, wrap_dim
@@ -145,8 +146,9 @@ def _build_torch() -> dict[str, Namespace]:
     modules = {
         "torch": Namespace("torch", {**api.TORCH_FUNCTIONS, **api.DTYPES, "Tensor": TENSOR,
                                      **LEGACY, "__version__": VERSION}),
-        "torch.nn": Namespace("torch.nn", {"functional": functional}),
+        "torch.nn": Namespace("torch.nn", {}),
         "torch.nn.functional": functional,
+        "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),
@@ -359,6 +361,10 @@ FROZENSET_METHODS: dict[str, Callable[..., Any]] = {
         "issuperset", "isdisjoint")
 }
 HANDLE_METHODS: dict[str, Callable[..., Any]] = {"remove": RemovableHandle.remove}
+GENERATOR_METHODS: dict[str, Callable[..., Any]] = dict(sampling.GENERATOR_METHODS)
+GENERATOR_ATTRIBUTES: dict[str, Callable[[Generator, Any], Any]] = {
+    "device": lambda g, ctx: CPU,
+}
 RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
     "values": lambda r, ctx: r.values,
     "indices": lambda r, ctx: r.indices,

@@ -206,10 +206,18 @@ def test_a_doctored_torch_expectation_is_reported_as_a_difference():
 
 
 @needs_torch
-def test_random_numbers_differ_from_torch_and_check_says_so():
-    # gradtrace's rand/randn use numpy's generator (documented): a real difference.
-    report = check.check_script("import torch\ntorch.manual_seed(0)\nx = torch.randn(3)\n",
+def test_seeded_random_numbers_agree_with_torch():
+    # gradtrace's generator is torch's mt19937 with ATen's transforms: the same numbers.
+    report = check.check_script("import torch\ntorch.manual_seed(0)\nx = torch.randn(3)\n"
+                                "y = torch.rand(20) * torch.randint(0, 5, (20,))\n",
                                 "rand.gt", TORCH)
+    assert report.agree, report_text(report)
+
+
+@needs_torch
+def test_unseeded_random_numbers_differ_from_torch_and_check_says_so():
+    # Unseeded, both seed from the OS, as torch does: a real, reported difference.
+    report = check.check_script("import torch\nx = torch.randn(3)\n", "rand.gt", TORCH)
     assert report.status == "differ"
     assert [r.item for r in report.differences] == ["x values"]
 

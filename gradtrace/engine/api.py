@@ -10,7 +10,7 @@ from typing import Any
 
 from . import backward as _backward
 from . import dtypes, grad_mode, ops
-from .ops import creation, nn, reductions
+from .ops import creation, dropout, init, nn, reductions, sampling
 from .shapes import Size
 from .tensor import Tensor
 
@@ -45,10 +45,9 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "tensor": creation.tensor, "zeros": creation.zeros, "ones": creation.ones,
     "empty": creation.empty, "full": creation.full, "zeros_like": creation.zeros_like,
     "ones_like": creation.ones_like, "empty_like": creation.empty_like,
-    "full_like": creation.full_like, "rand_like": creation.rand_like,
-    "randn_like": creation.randn_like, "arange": creation.arange,
-    "linspace": creation.linspace, "eye": creation.eye, "rand": creation.rand,
-    "randn": creation.randn, "randint": creation.randint, "manual_seed": creation.manual_seed,
+    "full_like": creation.full_like, "arange": creation.arange,
+    "linspace": creation.linspace, "eye": creation.eye,
+    **sampling.TORCH_FUNCTIONS, "dropout": dropout.torch_dropout,
     "where": ops.where, "is_tensor": is_tensor, "numel": numel, "allclose": allclose,
     "equal": equal, "promote_types": promote_types,
     "is_grad_enabled": grad_mode.is_grad_enabled, "no_grad": grad_mode.no_grad,
@@ -73,8 +72,11 @@ FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "mse_loss": nn.mse_loss, "l1_loss": nn.l1_loss, "cross_entropy": nn.cross_entropy,
     "nll_loss": nn.nll_loss, "binary_cross_entropy": nn.binary_cross_entropy,
     "binary_cross_entropy_with_logits": nn.binary_cross_entropy_with_logits,
-    "linear": ops.linear,
+    "linear": ops.linear, "dropout": dropout.dropout, "dropout2d": dropout.dropout2d,
 }
+
+# torch.nn.init
+INIT_FUNCTIONS: dict[str, Callable[..., Any]] = dict(init.INIT_FUNCTIONS)
 
 # torch.linalg
 LINALG_FUNCTIONS: dict[str, Callable[..., Any]] = {

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import stdlib
 from ..engine.dtypes import DType
+from ..engine.generator import Generator
 from ..engine.node import AccumulateGrad, Node
 from ..engine.ops.reductions import ReturnTypes
 from ..engine.shapes import Size
@@ -123,6 +124,11 @@ class Attributes:
             table = stdlib.SET_METHODS if kind is set else stdlib.FROZENSET_METHODS
         elif isinstance(obj, RemovableHandle):
             table = stdlib.HANDLE_METHODS
+        elif isinstance(obj, Generator):
+            getter = stdlib.GENERATOR_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+            table = stdlib.GENERATOR_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
             return (obj.message,)
         if table is not None and name in table:

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import stdlib
 from ..engine.dtypes import DType
+from ..engine.generator import Generator
 from ..engine.node import Node
 from ..engine.shapes import Size
 from ..engine.tensor import Tensor
@@ -44,7 +45,7 @@ class TypeBuiltin:
 _TORCH_TYPES: dict[type, tuple[str, str]] = {
     Size: ("Size", "torch"), DType: ("dtype", "torch"),
     stdlib.Device: ("device", "torch"), stdlib.Namespace: ("module", "builtins"),
-    TorchVersion: ("TorchVersion", "torch.torch_version"),
+    TorchVersion: ("TorchVersion", "torch.torch_version"), Generator: ("Generator", "torch._C"),
 }
 _CLASS_OBJECTS = (ScriptClass, BuiltinType, OpaqueType, TypeBuiltin)
 

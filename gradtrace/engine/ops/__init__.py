@@ -64,6 +64,7 @@ from .reductions import (
     var,
     where,
 )
+from .sampling import TENSOR_METHODS as SAMPLING_METHODS
 from .unary import (
     abs,
     ceil,
@@ -230,6 +231,8 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "addmm": addmm,
     # softmax
     "softmax": tensor_softmax, "log_softmax": tensor_log_softmax,
+    # random sampling
+    **SAMPLING_METHODS,
 }
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.

@@ -1,7 +1,6 @@
-"""Tensor constructors: tensor, zeros, ones, full, arange, linspace, eye, *_like, rand/randn.
+"""Tensor constructors: tensor, zeros, ones, full, arange, linspace, eye, *_like.
 
-rand/randn draw from numpy's generator (seeded by manual_seed): the same shapes and
-distributions as torch, not torch's numbers.
+The random constructors (rand, randn, randint, ...) are in `sampling`.
 """
 from __future__ import annotations
 
@@ -23,20 +22,6 @@ COPY_CONSTRUCT_WARNING = (
     "UserWarning: To copy construct from a tensor, it is recommended to use "
     "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
     "rather than torch.tensor(sourceTensor).")
-
-
-class _Random:
-    __slots__ = ("rng",)
-
-    def __init__(self) -> None:
-        self.rng = np.random.default_rng()
-
-
-RANDOM = _Random()
-
-
-def manual_seed(seed: int) -> None:
-    RANDOM.rng = np.random.default_rng(int(seed))
 
 
 def _infer(data: Any, depth: int = 0) -> tuple[list[int], DType | None]:
@@ -175,14 +160,6 @@ def full_like(t: Tensor, fill_value: Any, *, dtype: DType | None = None,
     return _like(t, fill_value, dtype, requires_grad)
 
 
-def rand_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    return rand(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
-
-
-def randn_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    return randn(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
-
-
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = None,
            requires_grad: bool = False, device: Any = None) -> Tensor:
     if end is None:
@@ -234,31 +211,6 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
     reserve((n, n if m is None else m), 8)
     return Tensor(np.eye(n, m, dtype=(dtype or dtypes.DEFAULT_FLOAT).np),
                   requires_grad=requires_grad)
-
-
-def rand(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
-    dtype = dtype or dtypes.DEFAULT_FLOAT
-    reserve(size_args(size), 8)
-    array = RANDOM.rng.random(size_args(size)).astype(dtype.np)
-    return Tensor(array, requires_grad=requires_grad)
-
-
-def randn(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
-          device: Any = None) -> Tensor:
-    dtype = dtype or dtypes.DEFAULT_FLOAT
-    reserve(size_args(size), 8)
-    array = RANDOM.rng.standard_normal(size_args(size)).astype(dtype.np)
-    return Tensor(array, requires_grad=requires_grad)
-
-
-def randint(low: int, high: Any = None, size: Any = None, *, dtype: DType | None = None,
-            device: Any = None) -> Tensor:
-    if size is None:
-        low, high, size = 0, low, high
-    reserve(size_args((size,)), 8)
-    array = RANDOM.rng.integers(low, high, size=size_args((size,)))
-    return Tensor(array.astype((dtype or dtypes.int64).np))
 
 
 class ZeroBackward0(Function):

@@ -123,6 +123,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "Dataset": "torch.utils.data.dataset",
         "TensorDataset": "torch.utils.data.dataset",
         "Subset": "torch.utils.data.dataset",
+        "ConcatDataset": "torch.utils.data.dataset",
+        "random_split": "torch.utils.data.dataset",
         "Sampler": "torch.utils.data.sampler",
         "SequentialSampler": "torch.utils.data.sampler",
         "RandomSampler": "torch.utils.data.sampler",

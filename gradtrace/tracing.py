@@ -23,6 +23,7 @@ from .engine.node import AccumulateGrad, Node
 from .engine.ops.views import CopySlices
 from .engine.tensor import Tensor
 from .errors import GradtraceError
+from .interpreter.objects import Instance
 from .stdlib import BoundMethod
 from .summary import FULL_LIMIT, Summary, keep, keep_tensor
 
@@ -41,6 +42,7 @@ class TensorRecord:
     expression: str | None  # source text of the expression that made it
     names: list[str] = field(default_factory=list)  # script names bound to it, in order
     counter: int = 0  # which version counter it has (views and detach() share their base's)
+    library: bool = False  # first met while a bundled library module's code ran
 
     @property
     def label(self) -> str:
@@ -254,7 +256,8 @@ class Tracer:
         record = self._live.get(id(t))
         if record is None or record.tensor is not t:
             line, text = self._where()
-            record = TensorRecord(len(self.tensors) + 1, t, line, text)
+            record = TensorRecord(len(self.tensors) + 1, t, line, text,
+                                  library=self.interpreter.in_library)
             counter = t._version_counter
             known = self._counters.get(id(counter))
             if known is None or known[1] is not counter:
@@ -344,6 +347,8 @@ class Tracer:
             node_id = record.id
         self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
                     values=[keep(t.array) for t in outputs])
+        if self.interpreter.in_library:  # a bundled library module's own code did it
+            self.events[-1].facts["library"] = True
 
     def on_inplace(self, tensor: Tensor, version: int, node: Node | None, name: str) -> None:
         record = self.tensor(tensor)
@@ -366,6 +371,8 @@ class Tracer:
         hazards = self._shared_storage_hazards(tensor)
         self._event("inplace", tensor=record.id, name=name, version=version,
                     node=self.node_id(node), hazards=hazards)
+        if self.interpreter.in_library:
+            self.events[-1].facts["library"] = True
 
     def _index_saved(self, record: NodeRecord) -> None:
         """File a node's saved tensors under the memory they live in (again, if filed)."""
@@ -597,12 +604,42 @@ class Tracer:
     # -- the end state -------------------------------------------------------
 
     def named_tensors(self) -> list[tuple[str, TensorRecord]]:
-        """(name, tensor) for the script's top-level names bound to tensors at the end."""
+        """(name, tensor) for the tensors the script's top-level names hold at the end
+        (`script_tensors`)."""
         out = []
-        for name, value in self.interpreter.globals.vars.items():
-            if isinstance(value, Tensor):
-                record = self.tensor(value)
-                if name not in record.names:
-                    record.names.append(name)
-                out.append((name, record))
+        for name, value in script_tensors(self.interpreter.globals.vars):
+            record = self.tensor(value)
+            if name not in record.names:
+                record.names.append(name)
+            out.append((name, record))
         return out
+
+
+ATTRIBUTE_DEPTH = 3  # `a.b.c`: how deep script_tensors looks into instances
+
+
+def script_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
+    """The tensors a script's top-level names hold, in binding order: bound directly, or
+    as public attributes of instances, named by the path to them (`model.w`,
+    `model.layer.b`). Library modules' names are never among them."""
+    out: list[tuple[str, Tensor]] = []
+    seen: set[int] = set()
+
+    def walk(prefix: str, obj: Instance, depth: int) -> None:
+        for attr, value in obj.attrs.items():
+            if attr.startswith("_"):
+                continue
+            name = f"{prefix}.{attr}"
+            if isinstance(value, Tensor):
+                out.append((name, value))
+            elif type(value) is Instance and depth < ATTRIBUTE_DEPTH and id(value) not in seen:
+                seen.add(id(value))
+                walk(name, value, depth + 1)
+
+    for name, value in variables.items():
+        if isinstance(value, Tensor):
+            out.append((name, value))
+        elif type(value) is Instance and id(value) not in seen:
+            seen.add(id(value))
+            walk(name, value, 1)
+    return out

@@ -16,6 +16,7 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
+from .classes import REFUSED_DUNDERS
 from .objects import (
     BuiltinType,
     ClassMethod,
@@ -31,6 +32,7 @@ from .objects import (
     UserFunction,
     is_dunder,
     script_message,
+    type_name,
 )
 from .runtime import PYTHON_ERRORS
 
@@ -173,9 +175,11 @@ class Attributes:
                           kind="AttributeError")
 
     def _missing(self, obj: Any, name: str) -> Any:
-        if stdlib.is_private(name):
+        """No such attribute: Python's internals and undocumented `_names` are refused;
+        anything else (an unknown dunder included) is Python's AttributeError."""
+        if stdlib.is_private(name) and (not is_dunder(name) or name in REFUSED_DUNDERS):
             raise stdlib.not_supported_attribute(obj, name)
-        raise ScriptError(f"'{stdlib.owner_name(obj)}' object has no attribute '{name}'",
+        raise ScriptError(f"'{type_name(obj)}' object has no attribute '{name}'",
                           kind="AttributeError")
 
     def set_attribute(self, obj: Any, name: str, value: Any) -> None:

@@ -111,7 +111,9 @@ class Calls:
     def call_function(self, fn: UserFunction, args: Any, kwargs: dict[str, Any]) -> Any:
         frame = Frame(fn.signature.bind(fn.qualname, fn.defaults, args, kwargs), fn.closure, fn)
         if fn.is_generator:
-            return ScriptGenerator(fn.qualname, fn.body(frame), self)
+            return ScriptGenerator(fn.qualname, fn.body(frame), self, fn.library)
+        outer = self.in_library
+        self.in_library = fn.library
         self.depth += 1
         try:
             if self.depth > self.limits.max_call_depth:
@@ -121,6 +123,7 @@ class Calls:
             return ret.value
         finally:
             self.depth -= 1
+            self.in_library = outer
 
     def call_bound(self, fn: Any, obj: Any, args: Any,
                    kwargs: dict[str, Any] | None = None) -> Any:
@@ -134,6 +137,8 @@ class Calls:
 
     def resume(self, gen: ScriptGenerator) -> Any:
         """next() of a script generator: runs its body to the next `yield`, one call deeper."""
+        outer = self.in_library
+        self.in_library = gen.library
         self.depth += 1
         try:
             if self.depth > self.limits.max_call_depth:
@@ -143,6 +148,7 @@ class Calls:
             raise ScriptError(str(err), kind="ValueError") from None
         finally:
             self.depth -= 1
+            self.in_library = outer
 
     def is_callable(self, value: Any) -> bool:
         """`callable(value)`: only what the language hands out as callable."""

@@ -5,8 +5,9 @@ staticmethod, classmethod).
 Dunder attributes: a script reads a dunder only when a class in the MRO defines it
 (`super().__init__`, `Base.__init__(self)`, `obj.__len__()`), or from a short list of
 harmless ones (`__name__`, `__qualname__`, `__module__`, `__doc__`, `__class__` of an
-instance). Everything else (`__dict__`, `__mro__`, `__subclasses__`, `__globals__`, ...)
-is refused; no dunder can be set.
+instance). Python's own internals (`__dict__`, `__mro__`, `__subclasses__`, `__globals__`,
+... `REFUSED_DUNDERS`) are refused with a NotSupportedError; any other missing dunder is
+an AttributeError, as in Python (so `hasattr(obj, "__len__")` works). No dunder can be set.
 """
 from __future__ import annotations
 
@@ -30,6 +31,17 @@ from .objects import (
     type_name,
 )
 
+REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's internals
+    "__dict__", "__weakref__", "__slots__", "__mro__", "__bases__", "__base__",
+    "__subclasses__", "__globals__", "__code__", "__closure__", "__defaults__",
+    "__kwdefaults__", "__builtins__", "__annotations__", "__wrapped__", "__objclass__",
+    "__basicsize__", "__itemsize__", "__flags__", "__weakrefoffset__", "__dictoffset__",
+    "__instancecheck__", "__subclasscheck__", "__prepare__", "__traceback__", "__cause__",
+    "__context__", "__loader__", "__spec__", "__package__", "__file__", "__path__",
+    "__self__", "__func__", "__get__", "__set__", "__delete__", "__set_name__",
+    "__class_getitem__", "__orig_bases__", "__parameters__", "__type_params__",
+)) - frozenset(("__doc__", "__module__", "__name__", "__qualname__"))
+
 _OBJECT_INIT = OBJECT.attrs["__init__"]
 _OBJECT_SETATTR = OBJECT.attrs["__setattr__"]
 _OBJECT_DELATTR = OBJECT.attrs["__delattr__"]
@@ -38,6 +50,13 @@ _OBJECT_DELATTR = OBJECT.attrs["__delattr__"]
 def refused(owner: str, name: str) -> NotSupportedError:
     return NotSupportedError(f"attribute '{name}' of {owner} is not available in gradtrace "
                              "scripts")
+
+
+def missing_dunder(owner: str, name: str, message: str) -> Exception:
+    """A dunder nothing defines: Python's internals are refused, others missing."""
+    if name in REFUSED_DUNDERS:
+        return refused(owner, name)
+    return attribute_error(message)
 
 
 def attribute_error(message: str) -> ScriptError:
@@ -98,7 +117,8 @@ class ClassRuntime:
         if is_dunder(name):
             if name == "__class__":
                 return cls
-            raise refused(f"'{cls.name}' objects", name)
+            if name in REFUSED_DUNDERS:
+                raise refused(f"'{cls.name}' objects", name)
         hook = cls.lookup("__getattr__")
         if hook is not MISSING:
             return self.call_bound(hook, obj, (name,))
@@ -160,9 +180,8 @@ class ClassRuntime:
                 return cls.name
             if name == "__qualname__":
                 return cls.qualname
-            if is_dunder(name):
-                raise refused(f"class {cls.name}", name)
-            raise attribute_error(f"type object '{cls.name}' has no attribute '{name}'")
+            raise missing_dunder(f"class {cls.name}", name,
+                                 f"type object '{cls.name}' has no attribute '{name}'")
         kind = type(value)
         if kind is StaticMethod:
             return value.function
@@ -233,9 +252,8 @@ class ClassRuntime:
                     return value.function
                 return value
             return self.bind(value, obj)
-        if name == "__class__":
-            raise refused("'super' objects", name)
-        raise attribute_error(f"'super' object has no attribute '{name}'")
+        raise missing_dunder("'super' objects", name,
+                             f"'super' object has no attribute '{name}'")
 
     # ------------------------------------------------------------------ functions
 
@@ -270,9 +288,10 @@ class ClassRuntime:
                 return target.module
         if kind is NativeFunction and name == "__name__":
             return fn.name
-        if is_dunder(name) or name.startswith("_"):
+        if name.startswith("_") and not is_dunder(name):
             raise refused(f"'{type_name(fn)}' objects", name)
-        raise attribute_error(f"'{type_name(fn)}' object has no attribute '{name}'")
+        raise missing_dunder(f"'{type_name(fn)}' objects", name,
+                             f"'{type_name(fn)}' object has no attribute '{name}'")
 
 
 def _attribute_name(name: Any) -> str:

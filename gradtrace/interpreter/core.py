@@ -55,6 +55,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.library = Library(self)
         self.steps = 0
         self.depth = 0
+        self.in_library = False  # the code running now is a bundled library module's
         self.deadline = 0.0
         # The expression or statement running now: the trace labels the tensors and nodes
         # an op makes with it, so each construct sets its own span after evaluating its

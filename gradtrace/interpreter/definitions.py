@@ -92,14 +92,15 @@ class DefinitionCompiler:
         doc = None if is_lambda else docstring(body)
         module = self._module_name
         is_generator = scope.is_generator
+        library = scope.library
 
         def make(frame: Frame) -> UserFunction:
             values = {n: d(frame) for n, d in defaults}
             if in_class:  # a method: it never sees the class body's names
                 return UserFunction(name, qualname, signature, values, code, frame.parent,
-                                    self, is_generator, frame.cell, doc, module)
+                                    self, is_generator, frame.cell, doc, module, library)
             return UserFunction(name, qualname, signature, values, code, frame, self,
-                                is_generator, None, doc, module)
+                                is_generator, None, doc, module, library)
 
         return make
 

@@ -168,7 +168,8 @@ class DisplayCompiler:
 
     def expr_GeneratorExp(self, node: syntax.GeneratorExp) -> Code:
         make = self.compile_comprehension(node, (node.elt,))
-        return lambda frame: ScriptGenerator("<genexpr>", make(frame), self)
+        library = self._scope.library
+        return lambda frame: ScriptGenerator("<genexpr>", make(frame), self, library)
 
 
 def _store(out: dict, key: Any, value: Any, span: Any) -> None:

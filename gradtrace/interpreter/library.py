@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib, syntax
-from ..errors import GradtraceError, InternalError
+from ..errors import GradtraceError, InternalError, NotSupportedError
 from ..source import Source
+from .objects import UserFunction
 from .runtime import Frame
 
 if TYPE_CHECKING:
@@ -44,6 +45,25 @@ def intrinsic(fn: Callable[..., Any]) -> Callable[..., Any]:
 def warn(interp: Interpreter, message: str, category: str = "UserWarning") -> None:
     """A Python warning at the user's line (once per line, like Python's default filter)."""
     interp.warn(f"{category}: {message}")
+
+
+@intrinsic
+def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
+    """functools.update_wrapper for script functions: the wrapper takes the wrapped
+    function's name, qualified name, docstring and module."""
+    if isinstance(wrapper, UserFunction) and isinstance(wrapped, UserFunction):
+        wrapper.name, wrapper.qualname = wrapped.name, wrapped.qualname
+        wrapper.doc, wrapper.module = wrapped.doc, wrapped.module
+    return wrapper
+
+
+@intrinsic
+def delayed_error(interp: Interpreter, message: str, outputs: tuple) -> Any:
+    """torch's DelayedError node: outputs whose backward raises `message`. The hook the
+    torch.autograd.Function work fills in; until then a double backward through a
+    @once_differentiable function is refused here."""
+    raise NotSupportedError("differentiating through a @once_differentiable backward "
+                            "(create_graph=True) is not supported yet")
 
 
 _PARSED: dict[str, syntax.Module] = {}
@@ -105,11 +125,14 @@ class Library:
         frame = self.modules[module] = Frame({"__name__": module})
         interp = self.interp
         code = interp.compile_module(tree.body, frame, module, library=True)
+        outer = interp.in_library
+        interp.in_library = True
         interp.depth += 1
         try:
             code(frame)
         finally:
             interp.depth -= 1
+            interp.in_library = outer
         return frame
 
     def namespace(self, name: str) -> stdlib.Namespace | None:

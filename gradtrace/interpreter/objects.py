@@ -38,12 +38,12 @@ class UserFunction:
     `key=` and `map` can call it."""
 
     __slots__ = ("name", "qualname", "signature", "defaults", "body", "closure", "interp",
-                 "is_generator", "cell", "doc", "module", "__weakref__")
+                 "is_generator", "cell", "doc", "module", "library", "__weakref__")
 
     def __init__(self, name: str, qualname: str, signature: Signature, defaults: dict[str, Any],
                  body: Callable[[Frame], Any], closure: Frame, interp: Interpreter,
                  is_generator: bool = False, cell: ClassCell | None = None,
-                 doc: str | None = None, module: str = "__main__"):
+                 doc: str | None = None, module: str = "__main__", library: bool = False):
         self.name = name
         self.qualname = qualname
         self.signature = signature
@@ -55,6 +55,7 @@ class UserFunction:
         self.cell = cell
         self.doc = doc
         self.module = module
+        self.library = library  # defined by a bundled library module
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.interp.call_function(self, args, kwargs)
@@ -281,12 +282,14 @@ class ScriptGenerator:
     generator running the function's compiled body, resumed through the interpreter
     (which counts the call depth)."""
 
-    __slots__ = ("qualname", "gen", "interp", "__weakref__")
+    __slots__ = ("qualname", "gen", "interp", "library", "__weakref__")
 
-    def __init__(self, qualname: str, gen: Iterator[Any], interp: Interpreter):
+    def __init__(self, qualname: str, gen: Iterator[Any], interp: Interpreter,
+                 library: bool = False):
         self.qualname = qualname
         self.gen = gen
         self.interp = interp
+        self.library = library
 
     def __iter__(self) -> ScriptGenerator:
         return self

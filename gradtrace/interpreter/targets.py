@@ -10,6 +10,7 @@ from .. import syntax
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
+from .objects import Instance
 from .runtime import Code, Frame
 from .scopes import mangle
 
@@ -18,6 +19,13 @@ Store = Callable[[Frame, Any], None]
 
 class TargetCompiler:
     """Stores into assignment targets, and deletes them."""
+
+    def source_text(self, span: Span | None) -> str | None:
+        """The script's text of a one-line span."""
+        if span is None or span.end_line != span.line:
+            return None
+        text = self.source.line_text(span.line)[span.column - 1:span.end_column - 1]
+        return text.strip() or None
 
     def mangled(self, name: str) -> str:
         """`__x` inside a class body or its methods, as Python mangles it."""
@@ -37,6 +45,8 @@ class TargetCompiler:
             obj = self.compile_expr(target.value)
             attr = self.mangled(target.attr)
             span = target.span
+            # a tensor stored in an attribute is bound to the target's text (`self.w`)
+            name = None if self._scope.library else self.source_text(span)
 
             def store_attr(frame: Frame, value: Any) -> None:
                 try:
@@ -46,6 +56,8 @@ class TargetCompiler:
                 except GradtraceError as err:
                     err.at(span)
                     raise
+                if name is not None and self.tracer is not None and type(o) is Instance:
+                    self.tracer.bind(name, value)
 
             return store_attr
         if isinstance(target, syntax.Subscript):

@@ -569,6 +569,7 @@ class _Explainer:
         self.has_grad: set[int] = set()  # leaves whose .grad is not None
         self.node_created: dict[int, int] = {}  # node id -> event index of its op
         self.inplace_log: list[tuple[int, int, int, int | None, str]] = []
+        self.library_made: set[int] = set()  # tensors library code made, recording nothing
         # (event index, tensor id, version after, line, expression)
         self.sections: list[Section] = []
         self.released: set[int] = set()  # nodes whose saved tensors a backward freed
@@ -861,6 +862,9 @@ class _Explainer:
             return
         expr = self.expression(outs[0] if outs else None, line)
         if nid is None:
+            if facts.get("library"):  # a library module's own bookkeeping: not the story
+                self.library_made.update(outs)
+                return
             out = ", ".join(self.label(o) for o in outs)
             wanting = [self.label(i) for i in ins
                        if i is not None and self.tensors[i].tensor.requires_grad
@@ -1072,7 +1076,9 @@ class _Explainer:
         nid = facts["node"]
         self.index_saved(nid)
         counter = self.tensors[tid].counter
-        if self.quiet:  # a repeated statement: only what may warn
+        library_own = facts.get("library") and nid is None and tid not in self.bound and (
+            tid in self.library_made or self.tensors[tid].library)  # a library temporary
+        if self.quiet or library_own:  # a repeated statement: only what may warn
             if nid is not None:
                 self.next_functions_seen(self.nodes[nid])
             self.stale_after_inplace(steps, tid, counter, version, nid, line)

@@ -77,12 +77,20 @@ class ExceptionType:
     """A Python exception class as scripts see it: callable, and usable in `except`."""
 
     __slots__ = ("kind",)
+    module = "builtins"
 
     def __init__(self, kind: str):
         self.kind = kind
 
+    @property
+    def name(self) -> str:
+        return self.kind
+
     def __call__(self, *args: Any) -> ScriptError:
-        message = "" if not args else str(args[0]) if len(args) == 1 else str(args)
+        if len(args) == 1:  # a KeyError shows its key as repr, as Python's does
+            message = repr(args[0]) if self.kind == "KeyError" else str(args[0])
+        else:
+            message = "" if not args else str(args)
         return ScriptError(message, kind=self.kind)
 
     def __repr__(self) -> str:
@@ -131,6 +139,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "BatchSampler": "torch.utils.data.sampler",
         "DataLoader": "torch.utils.data.dataloader",
         "default_collate": "torch.utils.data._utils.collate",
+        "default_convert": "torch.utils.data._utils.collate",
     },
     "torch.autograd.function": {
         "once_differentiable": "torch.autograd.function",
@@ -142,12 +151,12 @@ namespace -> {name: the library module defining it}. See docs/library.md."""
 
 def _build_torch() -> dict[str, Namespace]:
     """Every importable torch namespace, by dotted name."""
-    from .tensor_types import LEGACY, TENSOR, VARIABLE, VERSION
+    from .tensor_types import LEGACY, SIZE, TENSOR, VARIABLE, VERSION
 
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
     modules = {
         "torch": Namespace("torch", {**api.TORCH_FUNCTIONS, **api.DTYPES, "Tensor": TENSOR,
-                                     **LEGACY, "__version__": VERSION}),
+                                     **LEGACY, "Size": SIZE, "__version__": VERSION}),
         "torch.nn": Namespace("torch.nn", {}),
         "torch.nn.functional": functional,
         "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
@@ -342,11 +351,15 @@ DICT_METHODS: dict[str, Callable[..., Any]] = {
     "pop": dict.pop, "update": dict.update, "copy": dict.copy,
 }
 STR_METHODS: dict[str, Callable[..., Any]] = {
-    "join": str.join, "upper": str.upper, "lower": str.lower,
-    "strip": str.strip, "split": str.split, "replace": str.replace,
-    "startswith": str.startswith, "endswith": str.endswith, "ljust": str.ljust,
-    "rjust": str.rjust, "center": str.center,
+    name: getattr(str, name) for name in (  # fixed names: Python's pure str methods
+        "join", "upper", "lower", "strip", "lstrip", "rstrip", "split", "rsplit",
+        "splitlines", "replace", "startswith", "endswith", "ljust", "rjust", "center", "zfill",
+        "title", "capitalize", "swapcase", "casefold", "count", "find", "rfind", "index",
+        "rindex", "partition", "rpartition", "isdigit", "isalpha", "isalnum", "isspace",
+        "isupper", "islower", "istitle", "isnumeric", "isdecimal", "isidentifier",
+        "removeprefix", "removesuffix")
 }
+STR_WIDTH_METHODS = frozenset({"ljust", "rjust", "center", "zfill"})  # build `width` chars
 SET_METHODS: dict[str, Callable[..., Any]] = {
     "add": set.add, "discard": set.discard, "remove": set.remove, "pop": set.pop,
     "clear": set.clear, "copy": set.copy, "update": set.update, "union": set.union,
@@ -396,6 +409,13 @@ NOT_SUPPORTED_BUILTINS = {
     name: f"`{name}` is not supported: gradtrace scripts cannot run code from strings, "
           "reach files or the system, or inspect Python objects"
     for name in ("eval", "exec", "compile", "open", "input", "__import__", "globals",
-                 "locals", "vars", "dir", "breakpoint", "help", "memoryview", "id", "format",
+                 "locals", "vars", "dir", "breakpoint", "help", "memoryview", "id",
                  "exit", "quit", "bytes", "bytearray", "complex", "ascii", "aiter", "anext")
+}
+
+
+# The methods of Python's types as unbound functions (`str.lower` as a sort key).
+TYPE_METHOD_TABLES: dict[type, dict[str, Callable[..., Any]]] = {
+    str: STR_METHODS, list: LIST_METHODS, tuple: TUPLE_METHODS, dict: DICT_METHODS,
+    set: SET_METHODS, frozenset: FROZENSET_METHODS,
 }

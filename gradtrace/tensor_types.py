@@ -161,6 +161,20 @@ def _options_mismatch(expected: DType, got: DType) -> str:
     return f"expected {_options(expected)} (got {_options(got)})"
 
 
+class SizeType(ScriptType):
+    """`torch.Size`: callable (`torch.Size([2, 3])`), the type of every shape."""
+
+    name = "Size"
+    module = "torch"
+
+    def instancecheck(self, value: Any) -> bool:
+        return isinstance(value, Size)
+
+    def __call__(self, *args: Any) -> Size:
+        return Size(*args)
+
+
+SIZE = SizeType()
 TENSOR = TensorType("Tensor", None)
 # what `type(t)` is for each Python class of tensors (torch.nn's Parameter adds its own)
 TENSOR_CLASSES: dict[type, TensorType] = {Tensor: TENSOR}

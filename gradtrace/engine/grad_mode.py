@@ -81,9 +81,9 @@ class enable_grad(no_grad):  # noqa: N801 - torch's name
 
 
 class inference_mode:  # noqa: N801 - torch's name
-    """`torch.inference_mode(mode=True)`: with mode, grad mode off (and
-    `is_inference_mode_enabled()`); without, nothing changes. Tensors are not marked as
-    inference tensors."""
+    """`torch.inference_mode(mode=True)`: grad mode off and `is_inference_mode_enabled()`;
+    `inference_mode(False)` turns both the other way (grad mode on), as torch's c10
+    InferenceMode guard does. Tensors are not marked as inference tensors."""
 
     __slots__ = ("enabled", "prev", "prev_inference")
 
@@ -92,9 +92,8 @@ class inference_mode:  # noqa: N801 - torch's name
 
     def __enter__(self) -> None:
         self.prev, self.prev_inference = GRAD_MODE.enabled, GRAD_MODE.inference
-        if self.enabled:
-            _set(False)
-            GRAD_MODE.inference = True
+        _set(not self.enabled)
+        GRAD_MODE.inference = self.enabled
 
     def __exit__(self, *exc: object) -> None:
         _set(self.prev)

@@ -86,7 +86,8 @@ class Attributes:
             if stdlib.is_private(name):
                 raise stdlib.not_supported_attribute(obj, name)
             raise NotSupportedError(f"'{obj.name}.{name}' is not supported by gradtrace")
-        if kind is BuiltinType or kind is OpaqueType or isinstance(obj, ScriptType):
+        if kind is BuiltinType or kind is OpaqueType or kind is stdlib.ExceptionType or \
+                isinstance(obj, ScriptType):
             return self.type_getattr(obj, name)
         if isinstance(obj, Node):
             if name == "variable" and isinstance(obj, AccumulateGrad):
@@ -141,12 +142,15 @@ class Attributes:
         """A Python method of a list/str/dict/set: its errors become the script's errors;
         one that walks an iterable argument gets lazy ones built first, within the limit."""
         consuming = name in _CONSUMING
+        width = name in stdlib.STR_WIDTH_METHODS
         materialize = self.materialize
 
         def call(*args: Any, **kwargs: Any) -> Any:
             if consuming:
                 args = (args[0],) + tuple(materialize(a, f"a {name}() argument")
                                           for a in args[1:])
+            elif width and len(args) > 1 and isinstance(args[1], int):
+                self.check_size(args[1], f"a {name}() result")
             try:
                 return fn(*args, **kwargs)
             except PYTHON_ERRORS as err:
@@ -165,7 +169,7 @@ class Attributes:
         if type(cls) is BuiltinType:
             table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
             if table is not None and name in table:
-                return self.guarded(table[name], name)
+                return NativeFunction(name, cls.name, self.guarded(table[name], name), "method")
         if isinstance(cls, ScriptType):
             return cls.attribute(name)
         if is_dunder(name) or name.startswith("_"):

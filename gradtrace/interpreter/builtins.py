@@ -159,6 +159,11 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             return base ** exp
         return py.pow(base, exp, mod)
 
+    def script_format_builtin(value: Any, spec: str = "") -> str:
+        if not isinstance(spec, str):
+            raise TorchTypeError(f"format() argument 2 must be str, not {type_name(spec)}")
+        return self.format_value(value, spec, None)
+
     self.format_method = script_format
     types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, type(None),
                                             type(NotImplemented), type(...))}
@@ -176,6 +181,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "print": script_print, "len": py.len, "enumerate": py.enumerate, "zip": py.zip,
         "abs": py.abs, "round": py.round, "repr": py.repr, "reversed": py.reversed,
         "divmod": py.divmod, "pow": script_pow, "hash": py.hash, "chr": py.chr, "ord": py.ord,
+        "format": script_format_builtin,
         "sorted": sized(py.sorted, "a sorted() argument"),
         "sum": sized(py.sum, "a sum() argument"), "min": sized(py.min, "a min() argument"),
         "max": sized(py.max, "a max() argument"), "any": short_circuit(py.any),

@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import stdlib, syntax
 from ..engine.ops import creation
-from ..errors import GradtraceError, NotSupportedError, ScriptError
+from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
 from .dunders import OBJECT
@@ -21,6 +21,8 @@ from .objects import BuiltinType, ClassCell, ScriptClass, UserFunction, type_nam
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
 from .signature import Signature
+
+MAX_CLASS_DEPTH = 100
 
 
 def docstring(body: tuple[syntax.Stmt, ...]) -> str | None:
@@ -184,6 +186,9 @@ class DefinitionCompiler:
                                     "base)", bases[1][1])
         base, where = bases[0]
         if type(base) is ScriptClass:
+            if len(base.mro) >= MAX_CLASS_DEPTH:  # each class keeps its whole MRO
+                raise LimitExceeded(f"a class hierarchy deeper than {MAX_CLASS_DEPTH} classes",
+                                    where)
             return base
         if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)):
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)

@@ -101,18 +101,20 @@ class NativeFunction:
     """A method the interpreter implements in Python (`object.__init__`, `object.__setattr__`,
     ...): called with the object first, like a script method."""
 
-    __slots__ = ("name", "owner", "fn")
+    __slots__ = ("name", "owner", "fn", "kind")
 
-    def __init__(self, name: str, owner: str, fn: Callable[..., Any]):
+    def __init__(self, name: str, owner: str, fn: Callable[..., Any],
+                 kind: str = "slot wrapper"):
         self.name = name
         self.owner = owner
         self.fn = fn
+        self.kind = kind  # how Python prints it: "slot wrapper", "method"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<slot wrapper '{self.name}' of '{self.owner}' objects>"
+        return f"<{self.kind} '{self.name}' of '{self.owner}' objects>"
 
 
 class Method:

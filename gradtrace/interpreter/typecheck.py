@@ -13,7 +13,7 @@ from ..engine.node import Node
 from ..engine.shapes import Size
 from ..engine.tensor import Tensor
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
-from ..tensor_types import ScriptType, TorchVersion, tensor_class_of
+from ..tensor_types import SIZE, ScriptType, TorchVersion, tensor_class_of
 from .dunders import OBJECT
 from .objects import (
     BuiltinType,
@@ -43,7 +43,7 @@ class TypeBuiltin:
 
 # torch's own names for the classes of its values
 _TORCH_TYPES: dict[type, tuple[str, str]] = {
-    Size: ("Size", "torch"), DType: ("dtype", "torch"),
+    DType: ("dtype", "torch"),
     stdlib.Device: ("device", "torch"), stdlib.Namespace: ("module", "builtins"),
     TorchVersion: ("TorchVersion", "torch.torch_version"), Generator: ("Generator", "torch._C"),
 }
@@ -59,6 +59,8 @@ class TypeChecks:
             return value.cls
         if isinstance(value, Tensor):
             return tensor_class_of(value)
+        if isinstance(value, Size):
+            return SIZE
         builtin = self.builtin_types.get(kind)
         if builtin is not None:
             return builtin

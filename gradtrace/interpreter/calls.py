@@ -112,7 +112,7 @@ class Calls:
         frame = Frame(fn.signature.bind(fn.qualname, fn.defaults, args, kwargs), fn.closure, fn)
         if fn.is_generator:
             return ScriptGenerator(fn.qualname, fn.body(frame), self, fn.library)
-        outer = self.in_library
+        outer, span = self.in_library, self.current_span
         self.in_library = fn.library
         self.depth += 1
         try:
@@ -124,6 +124,8 @@ class Calls:
         finally:
             self.depth -= 1
             self.in_library = outer
+            if outer:  # back in library code: it runs at the user's line again
+                self.current_span = span
 
     def call_bound(self, fn: Any, obj: Any, args: Any,
                    kwargs: dict[str, Any] | None = None) -> Any:
@@ -137,7 +139,7 @@ class Calls:
 
     def resume(self, gen: ScriptGenerator) -> Any:
         """next() of a script generator: runs its body to the next `yield`, one call deeper."""
-        outer = self.in_library
+        outer, span = self.in_library, self.current_span
         self.in_library = gen.library
         self.depth += 1
         try:
@@ -149,6 +151,8 @@ class Calls:
         finally:
             self.depth -= 1
             self.in_library = outer
+            if outer:
+                self.current_span = span
 
     def is_callable(self, value: Any) -> bool:
         """`callable(value)`: only what the language hands out as callable."""

@@ -107,13 +107,21 @@ class GeneratorCompiler:
             return run_yield
         source = self.compile_expr(node.value)
 
+        resume = self.resume
+
         def run_from(frame: Frame) -> Iterator[Any]:
             iterable = source(frame)
-            if type(iterable) is ScriptGenerator:
-                result = yield from iterable.gen
+            result = None
+            if type(iterable) is ScriptGenerator:  # its return value is the result
+                while True:
+                    try:
+                        value = resume(iterable)  # one call deeper, as a call would be
+                    except StopIteration as stop:
+                        result = stop.value
+                        break
+                    yield value
             else:
                 yield from self.iterate(iterable, span)
-                result = None
             spans.current_span = span
             return result
 

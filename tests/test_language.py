@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gradtrace import stdlib
-from gradtrace.errors import GtSyntaxError, LimitExceeded, NotSupportedError, ScriptError
+from gradtrace.errors import GtSyntaxError, LimitExceeded, NotSupportedError
 from gradtrace.interpreter import Limits, library
 from gradtrace.runner import run_text
 
@@ -304,7 +304,8 @@ def test_tensors_held_by_instances_are_named_by_their_path():
 def test_names_bound_to_instances_and_classes_do_not_break_any_view():
     from gradtrace.render.json import document, validate
 
-    text = ("class A:\n    def __init__(self):\n        self.t = torch.ones(2, requires_grad=True)\n"
+    text = ("class A:\n    def __init__(self):\n"
+            "        self.t = torch.ones(2, requires_grad=True)\n"
             "a = A()\nb = A\nc = a.t * 2\nc.sum().backward()\ng = (i for i in range(2))\n")
     result = run(text, trace=True)
     assert result.error is None

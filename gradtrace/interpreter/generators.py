@@ -237,9 +237,7 @@ class GeneratorCompiler:
 
     def gen_Try(self, node: syntax.Try) -> GenCode:
         body = self.compile_gen_block(node.body)
-        handlers = [(self.compile_expr(h.type) if h.type is not None else None,
-                     self.mangled(h.name) if h.name is not None else None,
-                     self.compile_gen_block(h.body), h.span) for h in node.handlers]
+        handlers = self.compile_handlers(node, self.compile_gen_block)
         orelse = self.compile_gen_block(node.orelse) if node.orelse else None
         final = self.compile_gen_block(node.finalbody) if node.finalbody else None
         report = not self._scope.library

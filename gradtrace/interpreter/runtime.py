@@ -82,10 +82,3 @@ def run_iteration(body: Code, frame: Frame) -> bool:
 
 def short_int(n: int) -> str:
     return str(n) if n.bit_length() < 64 else "a large integer"
-
-
-def length_hint(value: Any) -> int:
-    try:
-        return len(value)
-    except TypeError:
-        return 0

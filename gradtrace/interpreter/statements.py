@@ -290,10 +290,13 @@ class StatementCompiler:
         raise ScriptError(f"'{type_name(manager)}' object does not support the context manager "
                           "protocol", span, kind="TypeError")
 
-    def compile_handlers(self, node: syntax.Try) -> list[tuple[Any, Any, Code, Span | None]]:
+    def compile_handlers(self, node: syntax.Try, block: Any = None
+                         ) -> list[tuple[Any, Any, Any, Span | None]]:
+        """(type, name, body, span) of each except clause; bodies compiled by `block`."""
+        block = block or self.compile_block
         return [(self.compile_expr(h.type) if h.type is not None else None,
                  self.mangled(h.name) if h.name is not None else None,
-                 self.compile_block(h.body), h.span) for h in node.handlers]
+                 block(h.body), h.span) for h in node.handlers]
 
     def stmt_Try(self, node: syntax.Try) -> Code:
         body = self.compile_block(node.body)

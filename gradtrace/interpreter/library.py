@@ -48,6 +48,12 @@ def warn(interp: Interpreter, message: str, category: str = "UserWarning") -> No
 
 
 @intrinsic
+def not_supported(interp: Interpreter, message: str) -> None:
+    """Refuse what the library does not emulate, as a NotSupportedError at the user's line."""
+    raise NotSupportedError(message)
+
+
+@intrinsic
 def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
     """functools.update_wrapper for script functions: the wrapper takes the wrapped
     function's name, qualified name, docstring and module."""

@@ -120,6 +120,9 @@ class StatementTeller:
             return
         expr = self.expression(outs[0] if outs else None, line)
         if nid is None:
+            if facts.get("library"):  # a library module's own bookkeeping: not the story
+                s.library_made.update(outs)
+                return
             out = ", ".join(s.label(o) for o in outs)
             wanting = [s.label(i) for i in ins
                        if i is not None and s.tensors[i].tensor.requires_grad
@@ -217,7 +220,9 @@ class StatementTeller:
         nid = facts["node"]
         self.index_saved(nid)
         counter = s.tensors[tid].counter
-        if s.muted(steps):  # not told: only what may warn
+        library_own = facts.get("library") and nid is None and tid not in s.bound and (
+            tid in s.library_made or s.tensors[tid].library)  # a library temporary
+        if s.muted(steps) or library_own:  # not told: only what may warn
             if nid is not None:
                 self.next_functions_seen(s.nodes[nid])
             self.stale_after_inplace(steps, counter, version, nid, line)

@@ -108,6 +108,7 @@ class Story:
         self.node_created: dict[int, int] = {}  # node id -> event index of its op
         # (event index, tensor id, version after, line, expression)
         self.inplace_log: list[tuple[int, int, int, int | None, str]] = []
+        self.library_made: set[int] = set()  # tensors library code made, recording nothing
         self.released: set[int] = set()  # nodes whose saved tensors a backward freed
         self.quiet = False  # say only warnings and errors (a run not told in full)
         self.cap: int | None = None  # steps a section may have; later ones are counted

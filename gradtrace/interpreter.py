@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from . import stdlib, syntax
+from .engine import anomaly
+from .engine.custom_function import FunctionCtx
 from .engine.dtypes import DType
 from .engine.generator import Generator
 from .engine.node import AccumulateGrad, Node
@@ -142,6 +144,8 @@ class Interpreter:
         self.current_span: Span | None = None
         self.tracer: Any = None  # a tracing.Tracer while one is attached
         self._warned: set[tuple[str, int]] = set()
+        # (function name, call site) of each script function running: anomaly tracebacks
+        self.call_stack: list[tuple[str, Span | None]] = []
 
     # -------------------------------------------------------------- running
 
@@ -150,6 +154,8 @@ class Interpreter:
         code = self.compile_block(module.body)
         self.deadline = time.monotonic() + self.limits.timeout
         creation.WARNINGS.clear()
+        anomaly.reset()
+        anomaly.STACK = self.format_stack
         # room for max_call_depth nested script calls, each a handful of Python frames
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, 2000 + 40 * self.limits.max_call_depth))
@@ -165,6 +171,19 @@ class Interpreter:
                 self.current_span) from None
         finally:
             sys.setrecursionlimit(old_limit)
+            anomaly.STACK = None
+
+    def format_stack(self) -> list[str]:
+        """The script's call stack as Python's traceback.format_stack prints it."""
+        frames = []
+        names = ["<module>"] + [name for name, _ in self.call_stack]
+        spans = [span for _, span in self.call_stack] + [self.current_span]
+        for name, span in zip(names, spans):
+            line = span.line if span is not None else 0
+            text = self.source.line_text(line).strip()
+            frames.append(f'  File "{self.source.name}", line {line}, in {name}\n'
+                          + (f"    {text}\n" if text else ""))
+        return frames
 
     def tick(self) -> None:
         """Count a step; enforce the step and time limits."""
@@ -443,6 +462,8 @@ class Interpreter:
                 return
             expr, store, span = items[index]
             manager = expr(frame)
+            if creation.WARNINGS:  # detect_anomaly() warns on the `with` line
+                self._flush_engine_warnings()
             if not isinstance(manager, stdlib.CONTEXT_TYPES):
                 raise ScriptError(
                     f"'{_type_name(manager)}' object does not support the context manager "
@@ -1064,6 +1085,8 @@ class Interpreter:
             if stdlib.is_private(name):
                 raise stdlib.not_supported_attribute(obj, name)
             raise NotSupportedError(f"'{obj.name}.{name}' is not supported by gradtrace")
+        if isinstance(obj, FunctionCtx):  # a custom Function's ctx / grad_fn
+            return stdlib.ctx_attribute(obj, name)
         if isinstance(obj, Node):
             if name == "variable" and isinstance(obj, AccumulateGrad):
                 return obj.variable
@@ -1143,6 +1166,9 @@ class Interpreter:
                 raise ScriptError(
                     f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable",
                     kind="AttributeError")
+        if isinstance(obj, FunctionCtx):
+            stdlib.set_ctx_attribute(obj, name, value)
+            return
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         raise NotSupportedError(
@@ -1177,6 +1203,7 @@ class Interpreter:
     def call_function(self, fn: UserFunction, args: Any, kwargs: dict[str, Any]) -> Any:
         frame = Frame(self._bind(fn, args, kwargs), fn.closure)
         self.depth += 1
+        self.call_stack.append((fn.name, self.current_span))
         try:
             if self.depth > self.limits.max_call_depth:
                 raise ScriptError("maximum recursion depth exceeded", kind="RecursionError")
@@ -1185,6 +1212,7 @@ class Interpreter:
             return ret.value
         finally:
             self.depth -= 1
+            self.call_stack.pop()
         return None
 
     def _bind(self, fn: UserFunction, args: Any, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,9 @@ import builtins as _py
 from collections.abc import Callable
 from typing import Any
 
-from .engine import api, ops
+from .engine import anomaly, api, ops
+from .engine.anomaly import detect_anomaly, set_detect_anomaly
+from .engine.custom_function import CTX_METHODS, CTX_PROPERTIES, FunctionCtx
 from .engine.dtypes import DType
 from .engine.generator import Generator
 from .engine.grad_mode import enable_grad, no_grad, set_grad_enabled
@@ -19,7 +21,7 @@ from .engine.ops.reductions import ReturnTypes
 from .engine.ops.views import torch_strides
 from .engine.shapes import Size, wrap_dim
 from .engine.tensor import RemovableHandle, Tensor
-from .errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError
+from .errors import EXCEPTION_PARENTS, TORCH_EXCEPTIONS, NotSupportedError, ScriptError
 
 NONLEAF_GRAD_WARNING = (
     "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
@@ -96,7 +98,14 @@ def _build_torch() -> Namespace:
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
     init = Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS))
     nn = Namespace("torch.nn", {"functional": functional, "init": init})
-    autograd = Namespace("torch.autograd", dict(api.AUTOGRAD_FUNCTIONS))
+    autograd = Namespace("torch.autograd", {
+        **api.AUTOGRAD_FUNCTIONS,
+        "functional": Namespace("torch.autograd.functional", dict(api.AUTOGRAD_FUNCTIONAL)),
+        "function": Namespace("torch.autograd.function", dict(api.AUTOGRAD_FUNCTION_MODULE)),
+        "anomaly_mode": Namespace("torch.autograd.anomaly_mode", {
+            "detect_anomaly": api.AUTOGRAD_FUNCTIONS["detect_anomaly"],
+            "set_detect_anomaly": api.AUTOGRAD_FUNCTIONS["set_detect_anomaly"]}),
+    })
     linalg = Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS))
     table: dict[str, Any] = {**api.TORCH_FUNCTIONS, **api.DTYPES, "nn": nn, "autograd": autograd,
                              "linalg": linalg}
@@ -104,12 +113,19 @@ def _build_torch() -> Namespace:
 
 
 TORCH = _build_torch()
+_AUTOGRAD = TORCH.table["autograd"]
 MODULES: dict[str, Namespace] = {
     "torch": TORCH,
     "torch.nn": TORCH.table["nn"],
     "torch.nn.functional": TORCH.table["nn"].table["functional"],
     "torch.nn.init": TORCH.table["nn"].table["init"],
-    "torch.autograd": TORCH.table["autograd"],
+    "torch.autograd": _AUTOGRAD,
+    "torch.autograd.functional": _AUTOGRAD.table["functional"],
+    "torch.autograd.function": _AUTOGRAD.table["function"],
+    "torch.autograd.anomaly_mode": _AUTOGRAD.table["anomaly_mode"],
+    # the module; `torch.autograd.gradcheck` itself is the function, as in torch
+    "torch.autograd.gradcheck": Namespace("torch.autograd.gradcheck", {
+        **api.GRADCHECK, "GradcheckError": ExceptionType("GradcheckError")}),
     "torch.linalg": TORCH.table["linalg"],
 }
 
@@ -237,7 +253,7 @@ def _register_node_prehook(node: Node, hook: Callable) -> RemovableHandle:
 
 NODE_ATTRIBUTES: dict[str, Callable[[Node, Any], Any]] = {
     "next_functions": lambda n, ctx: n.next_functions,
-    "metadata": lambda n, ctx: {},
+    "metadata": lambda n, ctx: anomaly.metadata(n),
 }
 
 NODE_METHODS: dict[str, Callable[..., Any]] = {
@@ -253,7 +269,7 @@ def node_saved(node: Node, name: str) -> Any:
     if node.attrs and key in node.attrs:
         return _saved_value(node.attrs[key])
     if node.saved and key in node.saved:  # unpack raises torch's error once freed
-        return node.unpack(key)
+        return node.unpack(key, always_reattach=True)
     raise ScriptError(f"'{node.name()}' object has no attribute '{name}'", kind="AttributeError")
 
 
@@ -261,6 +277,29 @@ def _saved_value(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(value)
     return value
+
+
+def ctx_attribute(ctx: FunctionCtx, name: str) -> Any:
+    """An attribute of a custom Function's ctx (its grad_fn): torch's properties, what the
+    script stored on it, then the ctx and node methods; dunders are refused."""
+    if name.startswith("__"):
+        raise not_supported_attribute(ctx, name)
+    stored = ctx.user_attrs is not None and name in ctx.user_attrs
+    if name in CTX_PROPERTIES or stored:
+        return ctx.get_attribute(name)
+    method = CTX_METHODS.get(name) or NODE_METHODS.get(name)
+    if method is not None:
+        return BoundMethod(ctx, method, name)
+    if is_private(name):
+        raise not_supported_attribute(ctx, name)
+    return ctx.get_attribute(name)  # torch's AttributeError (or "not readable")
+
+
+def set_ctx_attribute(ctx: FunctionCtx, name: str, value: Any) -> None:
+    """`ctx.name = value`: any name but a dunder (what the script stores lives in a dict)."""
+    if name.startswith("__"):
+        raise not_supported_attribute(ctx, name)
+    ctx.set_attribute(name, value)
 
 
 DTYPE_ATTRIBUTES: dict[str, Callable[[DType, Any], Any]] = {
@@ -298,11 +337,13 @@ RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
     "indices": lambda r, ctx: r.indices,
 }
 
-CONTEXT_TYPES = (no_grad, enable_grad, set_grad_enabled)
+CONTEXT_TYPES = (no_grad, enable_grad, set_grad_enabled, set_detect_anomaly, detect_anomaly)
 
 
 def exception_types() -> dict[str, ExceptionType]:
-    return {kind: ExceptionType(kind) for kind in EXCEPTION_PARENTS if kind != "BaseException"}
+    """Python's exception classes, as builtins (torch's own, like GradcheckError, are not)."""
+    return {kind: ExceptionType(kind) for kind in EXCEPTION_PARENTS
+            if kind != "BaseException" and kind not in TORCH_EXCEPTIONS}
 
 
 def is_private(name: str) -> bool:

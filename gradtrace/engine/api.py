@@ -8,8 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import anomaly, dtypes, grad_mode, ops
 from . import backward as _backward
-from . import dtypes, grad_mode, ops
+from .custom_function import FUNCTION, once_differentiable
+from .functional import FUNCTIONAL
+from .gradcheck import GRADCHECK
 from .ops import creation, dropout, init, nn, reductions, sampling
 from .shapes import Size
 from .tensor import Tensor
@@ -56,12 +59,27 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "cat": ops.cat, "concat": ops.cat, "concatenate": ops.cat, "stack": ops.stack,
     "softmax": ops.tensor_softmax, "log_softmax": ops.tensor_log_softmax,
     "max": ops.max, "min": ops.min,
+    "is_anomaly_enabled": anomaly.is_anomaly_enabled,
+    "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
+    "set_anomaly_enabled": anomaly.set_anomaly_enabled,
 }
 
 AUTOGRAD_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "grad": _backward.grad,
     "backward": _backward.backward,
+    "Function": FUNCTION,
+    "set_detect_anomaly": anomaly.set_detect_anomaly,
+    "detect_anomaly": anomaly.detect_anomaly,
+    **GRADCHECK,
 }
+
+# torch.autograd.function (Function itself is what a script's class names as its base)
+AUTOGRAD_FUNCTION_MODULE: dict[str, Any] = {
+    "Function": FUNCTION, "once_differentiable": once_differentiable,
+}
+
+# torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp
+AUTOGRAD_FUNCTIONAL: dict[str, Callable[..., Any]] = dict(FUNCTIONAL)
 
 FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "relu": nn.relu, "leaky_relu": nn.leaky_relu, "gelu": nn.gelu, "silu": nn.silu,

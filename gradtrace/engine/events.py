@@ -28,3 +28,17 @@ def emit(kind: str, **facts: Any) -> None:
     method = "on_" + kind
     for observer in OBSERVERS:
         getattr(observer, method)(**facts)
+
+
+class muted:  # noqa: N801 - used like a function
+    """Engine work the trace does not show: gradtrace's own bookkeeping around a script's
+    code (gradcheck's perturbations and jacobian assembly)."""
+
+    __slots__ = ("saved",)
+
+    def __enter__(self) -> None:
+        self.saved = OBSERVERS[:]
+        OBSERVERS.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        OBSERVERS[:] = self.saved

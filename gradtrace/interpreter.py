@@ -1212,7 +1212,8 @@ class Interpreter:
             return ret.value
         finally:
             self.depth -= 1
-            self.call_stack.pop()
+            # back at the call site: what the caller's engine call does next is labelled there
+            self.current_span = self.call_stack.pop()[1]
         return None
 
     def _bind(self, fn: UserFunction, args: Any, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -237,20 +237,6 @@ NOT_SUPPORTED_METHODS = {
 }
 
 
-def _register_node_hook(node: Node, hook: Callable) -> RemovableHandle:
-    if node.hooks is None:
-        node.hooks = []
-    node.hooks.append(hook)
-    return RemovableHandle(node.hooks, hook)
-
-
-def _register_node_prehook(node: Node, hook: Callable) -> RemovableHandle:
-    if node.pre_hooks is None:
-        node.pre_hooks = []
-    node.pre_hooks.append(hook)
-    return RemovableHandle(node.pre_hooks, hook)
-
-
 NODE_ATTRIBUTES: dict[str, Callable[[Node, Any], Any]] = {
     "next_functions": lambda n, ctx: n.next_functions,
     "metadata": lambda n, ctx: anomaly.metadata(n),
@@ -258,8 +244,8 @@ NODE_ATTRIBUTES: dict[str, Callable[[Node, Any], Any]] = {
 
 NODE_METHODS: dict[str, Callable[..., Any]] = {
     "name": lambda node: node.name(),
-    "register_hook": _register_node_hook,
-    "register_prehook": _register_node_prehook,
+    "register_hook": Node.register_hook,
+    "register_prehook": Node.register_prehook,
 }
 
 

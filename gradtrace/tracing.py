@@ -418,10 +418,10 @@ class Tracer:
                               "tensor": self.tensor(other).id})
         return found
 
-    def on_grad_mode(self, enabled: bool) -> None:
+    def on_grad_mode(self, enabled: bool, function: str | None = None) -> None:
         if self._current is not None:
             return
-        self._event("grad_mode", enabled=enabled)
+        self._event("grad_mode", enabled=enabled, function=function)
 
     def on_data_write(self, tensor: Tensor) -> None:
         # the tensor now lives in other memory: file the nodes that saved it again

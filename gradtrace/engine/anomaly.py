@@ -127,7 +127,8 @@ def _format(meta: dict[str, Any] | None, name: str, is_parent: bool) -> str:
     if stack is None:
         return (f"Error detected in {name}. No forward pass information available. Enable "
                 "detect anomaly during forward pass for more information.")
-    text = "".join(stack)
+    # (a script can put anything in grad_fn.metadata: torch would fail to join it)
+    text = "".join(map(str, stack)) if isinstance(stack, (list, tuple)) else str(stack)
     if is_parent:
         return (f"Previous calculation was induced by {name}. Traceback of forward call that "
                 f"induced the previous calculation:\n{text}")
@@ -136,10 +137,13 @@ def _format(meta: dict[str, Any] | None, name: str, is_parent: bool) -> str:
 
 def warn_error(node: Node) -> None:
     """Evaluating `node` raised: torch's warning with the forward traceback(s)."""
+    from .node import Node
     meta = _METADATA.get(node)
     parts = [_format(meta, node.name(), False)]
     parent = None if meta is None else meta.get(PARENT_KEY)
-    while parent is not None:
+    seen = {id(node)}
+    while isinstance(parent, Node) and id(parent) not in seen:
+        seen.add(id(parent))
         parent_meta = _METADATA.get(parent)
         parts.append(_format(parent_meta, parent.name(), True))
         parent = None if parent_meta is None else parent_meta.get(PARENT_KEY)

@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import ScriptError, TorchRuntimeError, TorchTypeError
 from . import anomaly
 from .events import OBSERVERS, emit
-from .grad_mode import GRAD_MODE, no_grad, set_grad_enabled
+from .grad_mode import GRAD_MODE, function_forward, no_grad
 from .node import FREED_MESSAGE, Node, SavedTensor
 from .ops.creation import WARNINGS
 from .ops.views import alias_view, rebase_view, refresh_views
@@ -43,7 +43,7 @@ NO_BACKWARD = ("You must implement either the backward or vjp method for your cu
 BOTH_BACKWARD_AND_VJP = ("Implementing both 'backward' and 'vjp' for a custom Function is not "
                          "allowed. You should only implement one of them.")
 INPUT_RETURNED_AS_IS = (
-    "A input that has been returned as-is as output is being saved for backward. This is not "
+    "An input that has been returned as-is as output is being saved for backward. This is not "
     "supported if you override setup_context. You should return and save a view of the input "
     "instead, e.g. with x.view_as(x) or setup ctx inside the forward function itself.")
 DIRTY_NOT_RETURNED = (
@@ -120,12 +120,12 @@ class AutogradFunction:
 
         ctx = _new_ctx(self.node_class)
         Node.__init__(ctx)
-        ctx.init_ctx(needs_input_grad, is_variable_input,
-                     self._flag("clear_saved_tensors_on_access"), self._flag("boxed_grads_call"))
         if executable:
             ctx.next_functions = tuple(gradient_edge(t) for t in tensors)
+        ctx.init_ctx(needs_input_grad, is_variable_input,
+                     self._flag("clear_saved_tensors_on_access"), self._flag("boxed_grads_call"))
 
-        with set_grad_enabled(False):
+        with function_forward(self.name):
             if forward is None:
                 raise _not_implemented(NO_FORWARD)
             if setup_context is not None:
@@ -375,7 +375,7 @@ class FunctionCtx(Node):
     __slots__ = ("to_save", "non_differentiable", "dirty_tensors", "saved_for_forward",
                  "needs_input_grad_value", "is_variable_input", "materialize_grads",
                  "output_info", "num_diff_outputs", "clear_on_access", "cleared",
-                 "boxed_grads_call", "user_attrs")
+                 "boxed_grads_call", "user_attrs", "ready")
     function: AutogradFunction  # set on each subclass
 
     def init_ctx(self, needs_input_grad: tuple[bool, ...], is_variable_input: tuple[bool, ...],
@@ -393,6 +393,7 @@ class FunctionCtx(Node):
         self.cleared = False
         self.boxed_grads_call = boxed_grads_call
         self.user_attrs: dict[str, Any] | None = None
+        self.ready = True  # from now on, Python code sets attributes by torch's rules
 
     def __repr__(self) -> str:
         return f"<torch.autograd.function.{type(self).__name__} object at {id(self):#x}>"
@@ -540,7 +541,7 @@ class FunctionCtx(Node):
             raise AttributeError(err.message) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in _SLOTS:
+        if name in _SLOTS and (name not in CTX_PROPERTIES or not getattr(self, "ready", False)):
             object.__setattr__(self, name, value)
         else:
             self.set_attribute(name, value)

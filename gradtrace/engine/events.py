@@ -7,7 +7,8 @@ keyword arguments. Event kinds and their facts:
 - ``op``: an op ran. node (the recorded Node, or None when nothing was recorded),
   name (the node class name), inputs (tensors, in next_functions order), outputs.
 - ``inplace``: tensor, version (after the bump), node (its new grad_fn or None), name.
-- ``grad_mode``: enabled (the new mode).
+- ``grad_mode``: enabled (the new mode), function (the custom Function whose forward
+  turned it off, and back on after; None for torch.no_grad() and the like).
 - ``data_write``: tensor (whose `.data` was replaced).
 - ``backward_begin``: roots (edges), grads, retain_graph, create_graph, accumulate.
 - ``node``: node, grad_outputs (received), grad_inputs (sent, one per next_function).

@@ -128,6 +128,10 @@ class Node:
         saved = self.saved.get(key) if self.saved else None
         return None if saved is None else saved.unpack(self, always_reattach)
 
+    def saved_attribute(self, key: str) -> str:
+        """How a script reads saved value `key` of this node: torch's `_saved_<key>`."""
+        return f"_saved_{key}"
+
     def saved_names(self) -> list[str]:
         names = list(self.saved or ()) + list(self.attrs or ())
         return sorted(names)
@@ -140,6 +144,20 @@ class Node:
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         raise NotImplementedError
+
+    def register_hook(self, hook: Callable) -> Any:
+        """`grad_fn.register_hook(fn)`: fn(grad_inputs, grad_outputs) after the node runs."""
+        if self.hooks is None:
+            self.hooks = []
+        self.hooks.append(hook)
+        return _tensor.RemovableHandle(self.hooks, hook)
+
+    def register_prehook(self, hook: Callable) -> Any:
+        """`grad_fn.register_prehook(fn)`: fn(grad_outputs) before the node runs."""
+        if self.pre_hooks is None:
+            self.pre_hooks = []
+        self.pre_hooks.append(hook)
+        return _tensor.RemovableHandle(self.pre_hooks, hook)
 
     def needs_input_grad(self, i: int) -> bool:
         return self.next_functions[i][0] is not None

@@ -383,6 +383,13 @@ RULES: dict[str, Rule] = {
 }
 
 
+
+def _saved_attr(record: Any, key: str) -> str:
+    """How a script reads a saved tensor: `_saved_self`, or `saved_tensors[0]` of a ctx."""
+    if record is None:
+        return f"_saved_{key}"
+    return record.node.saved_attribute(key)
+
 def _operands(attrs: dict[str, Any]) -> dict[str, str]:
     """Values derived from a node's saved attributes, for the templates."""
     out: dict[str, str] = {}
@@ -799,7 +806,13 @@ class _Explainer:
                 self.bind(steps, ev)
             elif kind == "grad_mode":
                 self.grad_enabled = facts["enabled"]
-                self.say(steps, "grad_mode.on" if facts["enabled"] else "grad_mode.off", line)
+                function = facts.get("function")
+                if function is not None:
+                    self.say(steps, "grad_mode.forward.on" if facts["enabled"] else
+                             "grad_mode.forward.off", line, function=function)
+                else:
+                    self.say(steps, "grad_mode.on" if facts["enabled"] else "grad_mode.off",
+                             line)
             elif kind == "data_write":
                 self.say(steps, "data.write", line, "note", tensor=self.label(facts["tensor"]))
             elif kind == "method":
@@ -1009,10 +1022,12 @@ class _Explainer:
         for s in kept:
             label = self.label(s.tensor_id)
             if self.tensors[s.tensor_id].tensor._wrapped:
-                entries.append(self.t("saved.entry.number", key=s.name, tensor=label))
+                entries.append(self.t("saved.entry.number", attr=_saved_attr(record, s.name),
+                                      tensor=label))
             else:
-                entries.append(self.t("saved.entry", key=s.name, tensor=label,
-                                      value=fmt_value(s.value), version=s.version))
+                entries.append(self.t("saved.entry", attr=_saved_attr(record, s.name),
+                                      tensor=label, value=fmt_value(s.value),
+                                      version=s.version))
         facts_saved = [{"key": s.name, "tensor": self.label(s.tensor_id), "value": s.value,
                         "version": s.version, "is_output": s.is_output} for s in kept]
         rule = RULES.get(record.name)
@@ -1041,7 +1056,9 @@ class _Explainer:
                 numbers = all(inputs[i] is not None and self.tensors[inputs[i]].tensor._wrapped
                               for i in users)
                 self.say(steps, "op.saved.skipped.number" if numbers else "op.saved.skipped",
-                         line, key=s.name, inputs=names, text={"inputs": self.t.join(names)})
+                         line, key=s.name, inputs=names,
+                         text={"inputs": self.t.join(names),
+                               "attr": _saved_attr(record, s.name)})
 
     def results(self, steps: list[Step], record: Any, outs: list[int], values: list[Any],
                 line: int | None) -> None:
@@ -1119,7 +1136,8 @@ class _Explainer:
             self.reported.add(("stale", record.id))
             self.say(steps, "inplace.stale", line, "warn", node=self.short_name(record),
                      tensor=self.label(s.tensor_id), key=s.name, version=s.version,
-                     now=version, text={"node": self.node_ref(record.id)})
+                     now=version, text={"node": self.node_ref(record.id),
+                                        "attr": _saved_attr(record, s.name)})
 
     def hazards(self, steps: list[Step], ev: Any, idx: int) -> None:
         found = ev.facts.get("hazards") or []
@@ -1128,7 +1146,7 @@ class _Explainer:
             by_node[h["node"]].append(h)
         for nid, items in by_node.items():
             record = self.nodes[nid]
-            keys = [f"_saved_{h['saved']}" for h in items]
+            keys = [_saved_attr(record, h["saved"]) for h in items]
             saved_label = self.label(items[0]["tensor"])
             consequence = self.consequence(nid, idx)
             text = {"node": self.node_ref(nid), "keys": self.t.join(keys)}
@@ -1572,7 +1590,8 @@ class _Explainer:
         tensor = self.label(tid)
         fields = dict(node=record.name if record else "?", tensor=tensor, key=stale["saved"],
                       saved_version=stale["saved_version"], version=stale["version"])
-        text = {"node": self.node_ref(record.id) if record else "?"}
+        text = {"node": self.node_ref(record.id) if record else "?",
+                "attr": _saved_attr(record, stale["saved"])}
         if bumps:
             bump_line, bump_expr, bumped = bumps[0]
             fields.update(bump_line=bump_line, bump=bump_expr)

@@ -135,7 +135,7 @@ def _batched_grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[A
     sizes = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(out, Tensor) or g.ndim == 0 or g.shape[1:] != out.shape:
-            shape = Size(g.shape[1:]) if g.ndim else Size(())
+            shape = Size(g.shape[2:])  # (sic: torch drops one dimension too many here)
             raise TorchRuntimeError(
                 "If `is_grads_batched=True`, we interpret the first dimension of each "
                 "grad_output as the batch dimension. The sizes of the remaining dimensions are "

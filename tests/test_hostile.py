@@ -70,6 +70,10 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("infinite_recursion.gt", "RecursionError"), ("file_open.gt", "NotSupportedError"),
     ("import_os.gt", "NotSupportedError"), ("dunder_tensor.gt", "NotSupportedError"),
     ("dunder_format.gt", "NotSupportedError"), ("deep_parens.gt", "SyntaxError"),
+    ("anomaly_metadata_dunder.gt", "NotSupportedError"),
+    ("once_differentiable_unwrap.gt", "NotSupportedError"),
+    ("detect_anomaly_enter.gt", "NotSupportedError"), ("jacobian_huge.gt", "LimitError"),
+    ("gradcheck_huge.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import NotSupportedError, ScriptError, TorchRuntimeError, TorchTypeError
 from . import backward as _backward
 from .grad_mode import GRAD_MODE, enable_grad, set_grad_enabled
+from .limits import reserve
 from .ops import stack
 from .ops.creation import zeros_like
 from .ops.views import split
@@ -320,6 +321,7 @@ def _standard_basis_for(tensors: tuple[Tensor, ...],
     chunks = []
     start = 0
     for t, numel in zip(tensors, numels):
+        reserve((total, numel), t.dtype.itemsize)
         chunk = np.zeros((total, numel), dtype=t.dtype.np)
         chunk[np.arange(start, start + numel), np.arange(numel)] = 1
         chunks.append(Tensor._wrap(chunk))

@@ -24,6 +24,7 @@ from . import backward as _backward
 from . import dtypes
 from .events import muted
 from .generator import Generator
+from .limits import reserve
 from .node import Function
 from .ops.creation import WARNINGS, zeros_like
 from .ops.reductions import vector_norm
@@ -105,6 +106,12 @@ def _differentiable_outputs(x: Any) -> tuple[Tensor, ...]:
 
 def _is_float(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype.is_floating_point
+
+
+def _zeros(shape: tuple[int, int], dtype: dtypes.DType) -> np.ndarray:
+    """A Jacobian's storage (numel in x numel out), within the allocation limits."""
+    reserve(shape, dtype.itemsize)
+    return np.zeros(shape, dtype=dtype.np)
 
 
 def _diff_inputs(inputs: tuple) -> list[Tensor]:
@@ -300,7 +307,7 @@ def _numerical_jacobian_wrt(fn: Callable[..., Any], inputs: tuple, outputs: tupl
             entry = data[x_idx]
         columns[d_idx] = _numerical_gradient(fn, inputs, entry, eps, eps, x_idx)
     with muted():
-        jacobians = [Tensor._wrap(np.zeros((inp.numel(), t.numel()), dtype=t.dtype.np))
+        jacobians = [Tensor._wrap(_zeros((inp.numel(), t.numel()), t.dtype))
                      for t in outputs if _is_float(t)]
         for i, jacobian in enumerate(jacobians):
             for k, v in columns.items():
@@ -415,7 +422,7 @@ def _analytical_rows(vjp_fn: Callable[[Tensor], Any], output: Tensor,
 def _stack_and_check_tensors(rows: list[list[Tensor | None]], inputs: tuple,
                              numel_outputs: int) -> tuple[tuple[Tensor, ...], bool, bool]:
     diff_inputs = _diff_inputs(inputs)
-    jacobians = tuple(np.zeros((t.numel(), numel_outputs), dtype=t.dtype.np)
+    jacobians = tuple(_zeros((t.numel(), numel_outputs), t.dtype)
                       for t in diff_inputs if _is_float(t))
     sizes_ok = types_ok = True
     for i, tensors in enumerate(rows):

@@ -34,15 +34,25 @@ from .tensor import Tensor, gradient_edge, type_name
 Edge = tuple[Node | None, int]
 
 
-
 def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
              retain_graph: bool | None = None, create_graph: bool = False,
-             inputs: Any = None) -> None:
+             grad_variables: Any = None, inputs: Any = None) -> None:
     """torch.autograd.backward: accumulate gradients of `tensors` into leaves' `.grad`."""
+    if grad_variables is not None:
+        from .ops.creation import WARNINGS
+
+        WARNINGS.append(
+            "FutureWarning: `grad_variables` is deprecated. Use `grad_tensors` instead.")
+        if grad_tensors is not None:
+            raise TorchRuntimeError(
+                "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                "`backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     if inputs is not None:
-        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        inputs = ([inputs] if isinstance(inputs, Tensor) else
+                  list(inputs.values()) if type(inputs) is dict else list(inputs))
         if not inputs:
-            raise TorchRuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise TorchRuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
     if retain_graph is None:
         retain_graph = create_graph

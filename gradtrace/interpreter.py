@@ -171,6 +171,7 @@ class Interpreter:
                 self.current_span) from None
         finally:
             sys.setrecursionlimit(old_limit)
+            anomaly.reset()  # the mode is the run's, like grad mode
             anomaly.STACK = None
 
     def format_stack(self) -> list[str]:

@@ -346,14 +346,12 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
              inputs: list | None, retain_graph: bool) -> None:
     """Run ready nodes until none is left; with anomaly detection on, an error in a node
     first warns with the forward traceback of the node that raised (torch's engine)."""
-    node = None
     try:
         _loop(ready, buffers, deps, needed, capture, captured, targets, target_nodes,
               accumulate, inputs, retain_graph)
     except ScriptError:
-        node = ANOMALY.evaluating
-        if ANOMALY.enabled and node is not None:
-            anomaly.warn_error(node)
+        if ANOMALY.enabled and ANOMALY.evaluating is not None:
+            anomaly.warn_error(ANOMALY.evaluating)
         raise
 
 

@@ -16,21 +16,12 @@ from typing import Any
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
-class Namespace:
-    def __init__(self, table: dict[str, Any]):
-        self._table = table
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self._table[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
 class GradtraceBackend:
     """`torch` as gradtrace's engine offers it to scripts."""
 
     def __init__(self) -> None:
+        from ops_helpers import Namespace
+
         from gradtrace.engine import api
         from gradtrace.engine.custom_function import AutogradFunction, once_differentiable
         from gradtrace.engine.ops.creation import WARNINGS

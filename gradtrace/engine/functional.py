@@ -171,6 +171,23 @@ def _fill_in_zeros(grads: tuple[Tensor | None, ...], refs: tuple[Tensor, ...], s
     return tuple(res)
 
 
+def _last_backward(outputs: tuple[Any, ...], inputs: tuple[Tensor, ...], v: Any,
+                   refs: tuple[Tensor, ...], stage: str, create_graph: bool,
+                   strict: bool) -> tuple[Tensor, ...]:
+    """The product's final backward: recorded only for create_graph (else in the caller's
+    grad mode), with zeros where no gradient arrived."""
+    with set_grad_enabled(True if create_graph else GRAD_MODE.enabled):
+        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        return _fill_in_zeros(grad_res, refs, strict, create_graph, stage)
+
+
+def _results(outputs: tuple[Tensor, ...], result: tuple[Tensor, ...], create_graph: bool,
+             is_outputs_tuple: bool, is_result_tuple: bool) -> tuple[Any, Any]:
+    """(outputs, product), detached unless create_graph, unpacked as the caller gave them."""
+    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
+            _tuple_postprocess(_grad_postprocess(result, create_graph), is_result_tuple))
+
+
 # ---------------------------------------------------------------------------- public API
 
 
@@ -191,13 +208,8 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
             raise TorchRuntimeError(
                 "The vector v can only be None if the user-provided function returns a single "
                 "Tensor with a single element.")
-    with set_grad_enabled(True if create_graph else GRAD_MODE.enabled):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    result = _last_backward(outputs, inputs, v, inputs, "back", create_graph, strict)
+    return _results(outputs, result, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
@@ -221,17 +233,9 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-    if create_graph:
-        with enable_grad():
-            grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-            result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    else:
-        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_outputs_tuple))
+    result = _last_backward(grad_inputs, grad_outputs, v, outputs, "back_trick", create_graph,
+                            strict)
+    return _results(outputs, result, create_graph, is_outputs_tuple, is_outputs_tuple)
 
 
 def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
@@ -414,13 +418,8 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _hessian_setup(
             func, inputs, v, create_graph, strict, "vhp")
-    with set_grad_enabled(True if create_graph else GRAD_MODE.enabled):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    result = _last_backward(jac, inputs, v, inputs, "double_back", create_graph, strict)
+    return _results(outputs, result, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
@@ -431,13 +430,9 @@ def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         grad_jac = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
-    with set_grad_enabled(True if create_graph else GRAD_MODE.enabled):
-        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    result = _last_backward(double_back, grad_jac, v, inputs, "double_back_trick", create_graph,
+                            strict)
+    return _results(outputs, result, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 FUNCTIONAL: dict[str, Callable[..., Any]] = {

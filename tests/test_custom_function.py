@@ -356,3 +356,22 @@ def test_functional_with_vectorize_and_create_graph_is_refused_not_guessed():
         jacobian(lambda t: t * t, x, vectorize=True, create_graph=True)
     assert jacobian(lambda t: t * t, x, vectorize=True).array.tolist() == [[2.0, 0.0],
                                                                             [0.0, 4.0]]
+
+
+def test_anomaly_names_the_node_whose_backward_made_the_failing_one():
+    text = """import torch
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+with torch.autograd.detect_anomaly():
+    y = x.sqrt()
+    g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+    (g * 0).sum().backward()
+"""
+    result, stderr = run_with_functions(text, {})
+    assert result.error.message == "Function 'DivBackward0' returned nan values in its 1th output."
+    assert ("function.gt:6: UserWarning: Error detected in DivBackward0. Traceback of forward "
+            'call that caused the error:\n  File "function.gt", line 5, in <module>\n') in stderr
+    assert ("function.gt:6: UserWarning: \n\nPrevious calculation was induced by SqrtBackward0. "
+            "Traceback of forward call that induced the previous calculation:\n"
+            '  File "function.gt", line 4, in <module>\n    y = x.sqrt()\n'
+            " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+            "python_anomaly_mode.cpp:129.)") in stderr

@@ -31,6 +31,7 @@ TRACE_KEY = "traceback_"
 PARENT_KEY = "parent_"
 TRIGGERED = (" (Triggered internally at "
              "/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)")
+TRIGGERED_PARENT = TRIGGERED.replace(":122.", ":129.")
 
 
 class _AnomalyMode:
@@ -136,18 +137,20 @@ def _format(meta: dict[str, Any] | None, name: str, is_parent: bool) -> str:
 
 
 def warn_error(node: Node) -> None:
-    """Evaluating `node` raised: torch's warning with the forward traceback(s)."""
+    """Evaluating `node` raised: torch's warnings with the forward traceback of the node,
+    then one for each node whose backward made it (its parents)."""
     from .node import Node
+
     meta = _METADATA.get(node)
-    parts = [_format(meta, node.name(), False)]
+    _warn("UserWarning: " + _format(meta, node.name(), False) + TRIGGERED)
     parent = None if meta is None else meta.get(PARENT_KEY)
     seen = {id(node)}
     while isinstance(parent, Node) and id(parent) not in seen:
         seen.add(id(parent))
         parent_meta = _METADATA.get(parent)
-        parts.append(_format(parent_meta, parent.name(), True))
+        _warn("UserWarning: \n\n" + _format(parent_meta, parent.name(), True)
+              + TRIGGERED_PARENT)
         parent = None if parent_meta is None else parent_meta.get(PARENT_KEY)
-    _warn("UserWarning: " + "\n\n".join(parts) + TRIGGERED)
 
 
 def check_nan(node: Node, grads: Any) -> None:

@@ -331,7 +331,11 @@ class Tracer:
             for key, saved in (node.saved or {}).items():
                 tensor_id = None
                 if saved is not None:
-                    source = outputs[saved.output_nr] if saved.is_output else saved.tensor
+                    source = saved.tensor
+                    if saved.is_output:  # the output itself (a custom Function's output_nr
+                        # also counts its non-tensor outputs)
+                        source = next((o for o in outputs if o.grad_fn is node
+                                       and o.output_nr == saved.output_nr), source)
                     tensor_id = self.tensor(source).id
                 record.saved.append(SavedRecord(
                     key, tensor_id, saved.version if saved is not None else 0,

@@ -375,3 +375,28 @@ with torch.autograd.detect_anomaly():
             '  File "function.gt", line 4, in <module>\n    y = x.sqrt()\n'
             " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
             "python_anomaly_mode.cpp:129.)") in stderr
+
+
+def test_a_saved_output_after_a_non_tensor_output_is_traced():
+    text = """import torch
+
+def f_forward(ctx, x):
+    y = x * 2
+    ctx.save_for_backward(y)
+    return 7, y
+
+def f_backward(ctx, g_int, g):
+    y, = ctx.saved_tensors
+    return g * y
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+k, y = F(x)
+y.sum().backward()
+print(k, y.output_nr, x.grad)
+"""
+    result, _ = run_with_functions(text, {"F": "f"})
+    assert result.error is None, result.error
+    assert result.stdout == "7 1 tensor([2., 4.])\n"
+    node = result.trace.node(result.variables["y"].grad_fn)
+    assert [s.name for s in node.saved] == ["saved_tensors[0]"]
+    assert result.trace.tensors[node.saved[0].tensor_id].tensor is result.variables["y"]

@@ -34,7 +34,10 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "AttributeError": "Exception",
     "AssertionError": "Exception",
     "StopIteration": "Exception",
+    "GradcheckError": "RuntimeError",  # torch.autograd.gradcheck.GradcheckError
 }
+# kinds above that are torch's classes, not Python builtins
+TORCH_EXCEPTIONS = frozenset({"GradcheckError"})
 
 
 class GradtraceError(Exception):

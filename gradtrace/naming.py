@@ -14,7 +14,8 @@ name tensors through `Naming`, so a tensor has the same name everywhere:
 4. else, for a tensor a node's backward made (create_graph), that node and the backward
    call: `⟨MulBackward0 #3 in backward #1⟩`;
 5. else, for a tensor an op made only to save it (max_pool2d's indices, layer_norm's
-   mean), how torch reaches it: `p.grad_fn._saved_result1`, after the op's output's name;
+   mean), how torch reaches it: `p.grad_fn._saved_result1` (`saved_tensors[0]` of a custom
+   Function), after the op's output's name;
 6. else the source of the sub-expression that made it (`x > 0`), cut to 40 characters;
 7. else `t<id>`.
 
@@ -159,7 +160,8 @@ class Naming:
         output = self._saving_output(tid)
         if output is not None:
             kind, text = self.describe(output)
-            text = f"{text}.grad_fn._saved_{record.saved_as[1]}"
+            saver = self.node_records()[record.saved_as[0]].node
+            text = f"{text}.grad_fn.{saver.saved_attribute(record.saved_as[1])}"
             return (EXPRESSION if kind == EXPRESSION else SAVED), text
         if record.expression:
             return EXPRESSION, cut_expression(record.expression)

@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .engine import api, ops
+from .engine import anomaly, api, ops
+from .engine.anomaly import detect_anomaly, set_detect_anomaly
+from .engine.custom_function import CTX_METHODS, CTX_PROPERTIES, FunctionCtx
 from .engine.device import CPU, Device
 from .engine.dtypes import DType
 from .engine.generator import Generator
@@ -19,7 +21,7 @@ from .engine.ops.reductions import ReturnTypes
 from .engine.ops.views import torch_strides
 from .engine.shapes import Size, wrap_dim
 from .engine.tensor import RemovableHandle, Tensor
-from .errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError
+from .errors import EXCEPTION_PARENTS, TORCH_EXCEPTIONS, NotSupportedError, ScriptError
 
 NONLEAF_GRAD_WARNING = (
     "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
@@ -165,6 +167,13 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),
+        "torch.autograd.functional": Namespace("torch.autograd.functional",
+                                               dict(api.AUTOGRAD_FUNCTIONAL)),
+        "torch.autograd.anomaly_mode": Namespace("torch.autograd.anomaly_mode", {
+            "detect_anomaly": detect_anomaly, "set_detect_anomaly": set_detect_anomaly}),
+        # the module; `torch.autograd.gradcheck` itself is the function, as in torch
+        "torch.autograd.gradcheck": Namespace("torch.autograd.gradcheck", {
+            **api.GRADCHECK, "GradcheckError": ExceptionType("GradcheckError")}),
         "torch.linalg": Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS)),
         "torch.cuda": Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS)),
         "torch.backends": Namespace("torch.backends", {}),
@@ -176,10 +185,10 @@ def _build_torch() -> dict[str, Namespace]:
     for namespace, names in LIBRARY_EXPORTS.items():
         modules[namespace].table.update({name: LibraryName(module, name)
                                          for name, module in names.items()})
-    for dotted, module in modules.items():  # each is an attribute of its parent
-        parent, _, name = dotted.rpartition(".")
+    for dotted, module in modules.items():  # each is an attribute of its parent (unless
+        parent, _, name = dotted.rpartition(".")  # the parent has a function of that name)
         if parent:
-            modules[parent].table[name] = module
+            modules[parent].table.setdefault(name, module)
     return modules
 
 
@@ -281,29 +290,15 @@ NOT_SUPPORTED_METHODS = {
 }
 
 
-def _register_node_hook(node: Node, hook: Callable) -> RemovableHandle:
-    if node.hooks is None:
-        node.hooks = []
-    node.hooks.append(hook)
-    return RemovableHandle(node.hooks, hook)
-
-
-def _register_node_prehook(node: Node, hook: Callable) -> RemovableHandle:
-    if node.pre_hooks is None:
-        node.pre_hooks = []
-    node.pre_hooks.append(hook)
-    return RemovableHandle(node.pre_hooks, hook)
-
-
 NODE_ATTRIBUTES: dict[str, Callable[[Node, Any], Any]] = {
     "next_functions": lambda n, ctx: n.next_functions,
-    "metadata": lambda n, ctx: {},
+    "metadata": lambda n, ctx: anomaly.metadata(n),
 }
 
 NODE_METHODS: dict[str, Callable[..., Any]] = {
     "name": lambda node: node.name(),
-    "register_hook": _register_node_hook,
-    "register_prehook": _register_node_prehook,
+    "register_hook": Node.register_hook,
+    "register_prehook": Node.register_prehook,
 }
 
 
@@ -313,7 +308,7 @@ def node_saved(node: Node, name: str) -> Any:
     if node.attrs and key in node.attrs:
         return _saved_value(node.attrs[key])
     if node.saved and key in node.saved:  # unpack raises torch's error once freed
-        return node.unpack(key)
+        return node.unpack(key, always_reattach=True)
     raise ScriptError(f"'{node.name()}' object has no attribute '{name}'", kind="AttributeError")
 
 
@@ -321,6 +316,29 @@ def _saved_value(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(value)
     return value
+
+
+def ctx_attribute(ctx: FunctionCtx, name: str) -> Any:
+    """An attribute of a custom Function's ctx (its grad_fn): torch's properties, what the
+    script stored on it, then the ctx and node methods; dunders are refused."""
+    if name.startswith("__"):
+        raise not_supported_attribute(ctx, name)
+    stored = ctx.user_attrs is not None and name in ctx.user_attrs
+    if name in CTX_PROPERTIES or stored:
+        return ctx.get_attribute(name)
+    method = CTX_METHODS.get(name) or NODE_METHODS.get(name)
+    if method is not None:
+        return BoundMethod(ctx, method, name)
+    if is_private(name):
+        raise not_supported_attribute(ctx, name)
+    return ctx.get_attribute(name)  # torch's AttributeError (or "not readable")
+
+
+def set_ctx_attribute(ctx: FunctionCtx, name: str, value: Any) -> None:
+    """`ctx.name = value`: any name but a dunder (what the script stores lives in a dict)."""
+    if name.startswith("__"):
+        raise not_supported_attribute(ctx, name)
+    ctx.set_attribute(name, value)
 
 
 DTYPE_ATTRIBUTES: dict[str, Callable[[DType, Any], Any]] = {
@@ -377,12 +395,15 @@ RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
     "indices": lambda r, ctx: r.indices,
 }
 
-CONTEXT_TYPES = (no_grad, enable_grad, set_grad_enabled, inference_mode)
+GRAD_MODE_TYPES = (no_grad, enable_grad, set_grad_enabled, inference_mode)  # decorators too
 GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as decorators
+CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly)
 
 
 def exception_types() -> dict[str, ExceptionType]:
-    return {kind: ExceptionType(kind) for kind in EXCEPTION_PARENTS if kind != "BaseException"}
+    """Python's exception classes, as builtins (torch's own, like GradcheckError, are not)."""
+    return {kind: ExceptionType(kind) for kind in EXCEPTION_PARENTS
+            if kind != "BaseException" and kind not in TORCH_EXCEPTIONS}
 
 
 def is_private(name: str) -> bool:

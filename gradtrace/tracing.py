@@ -378,7 +378,11 @@ class Tracer:
             for key, saved in (node.saved or {}).items():
                 tensor_id = None
                 if saved is not None:
-                    source = outputs[saved.output_nr] if saved.is_output else saved.tensor
+                    source = saved.tensor
+                    if saved.is_output:  # the output itself (a custom Function's output_nr
+                        # also counts its non-tensor outputs)
+                        source = next((o for o in outputs if o.grad_fn is node
+                                       and o.output_nr == saved.output_nr), source)
                     known = self.record_of(source) is not None
                     saved_record = self.tensor(source)
                     if not known:
@@ -473,10 +477,10 @@ class Tracer:
                               "tensor": self.tensor(other).id})
         return found
 
-    def on_grad_mode(self, enabled: bool) -> None:
+    def on_grad_mode(self, enabled: bool, function: str | None = None) -> None:
         if self._current is not None:
             return
-        self._event("grad_mode", enabled=enabled)
+        self._event("grad_mode", enabled=enabled, function=function)
 
     def on_data_write(self, tensor: Tensor) -> None:
         # the tensor now lives in other memory: file the nodes that saved it again

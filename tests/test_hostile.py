@@ -83,6 +83,10 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_getattr_recursion.gt", "RecursionError"), ("lang_generator_finally.gt", "LimitError"),
     ("lang_exit_suppresses_limit.gt", "LimitError"), ("lang_type_three_args.gt",
                                                       "NotSupportedError"),
+    ("anomaly_metadata_dunder.gt", "NotSupportedError"),
+    ("once_differentiable_unwrap.gt", "NotSupportedError"),
+    ("detect_anomaly_enter.gt", "AttributeError"), ("jacobian_huge.gt", "LimitError"),
+    ("gradcheck_huge.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import anomaly, dtypes, grad_mode, ops
 from . import backward as _backward
 from . import device as _device
-from . import dtypes, grad_mode, ops
+from .functional import FUNCTIONAL as _AUTOGRAD_FUNCTIONAL
+from .gradcheck import GRADCHECK
 from .ops import (
     activations,
     conv,
@@ -99,6 +101,9 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "constant_pad_nd": padding.constant_pad_nd,
     "std_mean": statistics.std_mean, "var_mean": statistics.var_mean,
     "einsum": einsum.einsum,
+    "is_anomaly_enabled": anomaly.is_anomaly_enabled,
+    "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
+    "set_anomaly_enabled": anomaly.set_anomaly_enabled,
 }
 
 # torch functions that take `out=` (measured against torch 2.13's signatures)
@@ -117,7 +122,13 @@ for _name in OUT_FUNCTIONS & TORCH_FUNCTIONS.keys():
 AUTOGRAD_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "grad": _backward.grad,
     "backward": _backward.backward,
+    "set_detect_anomaly": anomaly.set_detect_anomaly,
+    "detect_anomaly": anomaly.detect_anomaly,
+    **GRADCHECK,
 }
+
+# torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp
+AUTOGRAD_FUNCTIONAL: dict[str, Callable[..., Any]] = dict(_AUTOGRAD_FUNCTIONAL)
 
 FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "relu": activations.relu, "leaky_relu": activations.leaky_relu, "gelu": activations.gelu,

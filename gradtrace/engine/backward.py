@@ -12,28 +12,47 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TorchRuntimeError, TorchTypeError
+from ..errors import (
+    NotSupportedError,
+    ScriptError,
+    TorchRuntimeError,
+    TorchTypeError,
+    TorchValueError,
+)
+from . import anomaly
+from .anomaly import ANOMALY
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE, set_grad_enabled
 from .grad_reuse import add_to_buffer
 from .hooks import node_hook_result, tensor_hook_result
 from .node import AccumulateGrad, Node
+from .ops.creation import zeros_like
 from .ops.views import sum_to
 from .shapes import Size, is_expandable_to
-from .tensor import Tensor, gradient_edge
+from .tensor import Tensor, gradient_edge, type_name
 
 Edge = tuple[Node | None, int]
 
 
-
 def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
              retain_graph: bool | None = None, create_graph: bool = False,
-             inputs: Any = None) -> None:
+             grad_variables: Any = None, inputs: Any = None) -> None:
     """torch.autograd.backward: accumulate gradients of `tensors` into leaves' `.grad`."""
+    if grad_variables is not None:
+        from .ops.creation import WARNINGS
+
+        WARNINGS.append(
+            "FutureWarning: `grad_variables` is deprecated. Use `grad_tensors` instead.")
+        if grad_tensors is not None:
+            raise TorchRuntimeError(
+                "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                "`backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     if inputs is not None:
-        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        inputs = ([inputs] if isinstance(inputs, Tensor) else
+                  list(inputs.values()) if type(inputs) is dict else list(inputs))
         if not inputs:
-            raise TorchRuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise TorchRuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
@@ -45,34 +64,113 @@ def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = Non
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
-    """torch.autograd.grad: the gradients of `outputs` with respect to `inputs`, nothing stored."""
-    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    if grad_outputs is not None:
-        grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> Any:
+    """torch.autograd.grad: the gradients of `outputs` with respect to `inputs`, nothing stored.
+
+    `is_grads_batched`: torch vmaps the backward over the first dimension of each
+    grad_output; here it runs once per batch entry and stacks the results (the same
+    numbers; hooks see one entry at a time, and create_graph is refused because the
+    recorded graph would not be torch's).
+    """
+    if materialize_grads and allow_unused is False:
+        raise TorchValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    keys = list(inputs) if type(inputs) is dict else None
+    inputs = ([inputs] if isinstance(inputs, Tensor) else
+              list(inputs.values()) if keys is not None else list(inputs))
+    if not inputs:
+        raise TorchRuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        from .ops.creation import WARNINGS
+
+        WARNINGS.append(ONLY_INPUTS_WARNING)
+    if grad_outputs is not None:
+        grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
     for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TorchRuntimeError(
+                f"all inputs have to be Tensors or GradientEdges, but got {type_name(t)}")
         if not t.requires_grad:
             raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
-    roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        result = _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                               allow_unused)
+    else:
+        result = _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+    if materialize_grads:
+        result = [g if g is not None else zeros_like(t, requires_grad=create_graph)
+                  for g, t in zip(result, inputs)]
+    if keys is not None:
+        return dict(zip(keys, result))
+    return tuple(result)
+
+
+ONLY_INPUTS_WARNING = (
+    "FutureWarning: only_inputs argument is deprecated and is ignored now (defaults to True). "
+    "To accumulate gradient for other parts of the graph, please use torch.autograd.backward.")
+
+
+def _grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[Any] | None,
+          retain_graph: bool, create_graph: bool, allow_unused: bool) -> list[Tensor | None]:
+    """One run of the engine that captures the gradients reaching `inputs`."""
+    roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
     targets = [gradient_edge(t) for t in inputs]
     captured = _run(roots, grads, retain_graph, create_graph, targets, accumulate=False)
-    result = []
-    for i, (t, g) in enumerate(zip(inputs, captured)):
-        if g is None:
-            if materialize_grads:
-                g = Tensor._wrap(np.zeros_like(t.array))
-            elif not allow_unused:
+    if not allow_unused:
+        for i, g in enumerate(captured):
+            if g is None:
                 raise TorchRuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
-        result.append(g)
-    return tuple(result)
+    return captured
+
+
+def _batched_grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[Any] | None,
+                  retain_graph: bool, create_graph: bool,
+                  allow_unused: bool) -> list[Tensor | None]:
+    if create_graph:
+        raise NotSupportedError(
+            "torch.autograd.grad(..., is_grads_batched=True, create_graph=True) is not "
+            "supported: torch records one vmapped backward, which gradtrace cannot reproduce")
+    if grad_outputs is None or any(not isinstance(g, Tensor) for g in grad_outputs):
+        raise NotSupportedError(
+            "is_grads_batched=True needs a batched Tensor in grad_outputs for every output")
+    sizes = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(out, Tensor) or g.ndim == 0 or g.shape[1:] != out.shape:
+            shape = Size(g.shape[2:])  # (sic: torch drops one dimension too many here)
+            raise TorchRuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {shape!r} and output[{i}] has a "
+                f"shape of {Size(out.shape)!r}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap.")
+        sizes.append(g.shape[0])
+    if len(set(sizes)) > 1:
+        raise TorchValueError(
+            "vmap: Expected all tensors to have the same size in the mapped dimension, got "
+            f"sizes {sizes} for the mapped dimension")
+    rows = []
+    for b in range(sizes[0]):
+        last = b == sizes[0] - 1
+        rows.append(_grad(outputs, inputs, [g[b] for g in grad_outputs],
+                          retain_graph or not last, False, allow_unused))
+    result: list[Tensor | None] = []
+    for i in range(len(inputs)):
+        column = [row[i] for row in rows]
+        if any(g is None for g in column):
+            result.append(None)
+        else:
+            result.append(Tensor._wrap(np.stack([g.array for g in column])))
+    return result
 
 
 def _roots_and_grads(tensors: Sequence[Any], grad_tensors: Sequence[Any] | None,
@@ -231,11 +329,13 @@ def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_grap
     if OBSERVERS:
         emit("backward_begin", roots=roots, grads=grads, retain_graph=retain_graph,
              create_graph=create_graph, accumulate=accumulate)
+    parent = ANOMALY.evaluating
     try:
         with set_grad_enabled(create_graph):
             _execute(ready, buffers, deps, needed, capture, captured, targets, target_nodes,
                      accumulate, inputs, retain_graph)
     finally:
+        ANOMALY.evaluating = parent
         if OBSERVERS:
             emit("backward_end")
     return captured
@@ -244,11 +344,26 @@ def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_grap
 def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture: dict,
              captured: list, targets: list | None, target_nodes: set, accumulate: bool,
              inputs: list | None, retain_graph: bool) -> None:
+    """Run ready nodes until none is left; with anomaly detection on, an error in a node
+    first warns with the forward traceback of the node that raised (torch's engine)."""
+    try:
+        _loop(ready, buffers, deps, needed, capture, captured, targets, target_nodes,
+              accumulate, inputs, retain_graph)
+    except ScriptError:
+        if ANOMALY.enabled and ANOMALY.evaluating is not None:
+            anomaly.warn_error(ANOMALY.evaluating)
+        raise
+
+
+def _loop(ready: list, buffers: dict, deps: dict, needed: set | None, capture: dict,
+          captured: list, targets: list | None, target_nodes: set, accumulate: bool,
+          inputs: list | None, retain_graph: bool) -> None:
     """Run ready nodes until none is left (the engine's main loop)."""
     order = len(ready)
     pop, push = heapq.heappop, heapq.heappush
     while ready:
         node = pop(ready)[2]
+        ANOMALY.evaluating = node
         buf = buffers.pop(node)
         is_sink = type(node) is AccumulateGrad
         if (node.tensor_pre_hooks or node.retains_grad_hooks or node.pre_hooks
@@ -279,12 +394,14 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
         grads_in = _validate(node, node.apply(buf))
         if OBSERVERS:
             emit("node", node=node, grad_outputs=buf, grad_inputs=grads_in)
-        if not retain_graph and node.saved:
+        if not retain_graph and node.saved is not None:
             node.release()
             if OBSERVERS:
                 emit("release", node=node)
         if node.hooks:
             grads_in = _call_post_hooks(node, grads_in, buf)
+        if ANOMALY.enabled and ANOMALY.check_nan:
+            anomaly.check_nan(node, grads_in)
         if OBSERVERS:  # adding into the next nodes' buffers is this node's work too
             emit("node_begin", node=node)
         # Like torch, the node's inputs are gone now and each output is moved into its

@@ -7,7 +7,8 @@ keyword arguments. Event kinds and their facts:
 - ``op``: an op ran. node (the recorded Node, or None when nothing was recorded),
   name (the node class name), inputs (tensors, in next_functions order), outputs.
 - ``inplace``: tensor, version (after the bump), node (its new grad_fn or None), name.
-- ``grad_mode``: enabled (the new mode).
+- ``grad_mode``: enabled (the new mode), function (the custom Function whose forward
+  turned it off, and back on after; None for torch.no_grad() and the like).
 - ``data_write``: tensor (whose `.data` was replaced).
 - ``backward_begin``: roots (edges), grads, retain_graph, create_graph, accumulate.
 - ``node_begin``: node (its backward, or adding what it sent into the next nodes'
@@ -32,3 +33,17 @@ def emit(kind: str, **facts: Any) -> None:
     method = "on_" + kind
     for observer in OBSERVERS:
         getattr(observer, method)(**facts)
+
+
+class muted:  # noqa: N801 - used like a function
+    """Engine work the trace does not show: gradtrace's own bookkeeping around a script's
+    code (gradcheck's perturbations and jacobian assembly)."""
+
+    __slots__ = ("saved",)
+
+    def __enter__(self) -> None:
+        self.saved = OBSERVERS[:]
+        OBSERVERS.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        OBSERVERS[:] = self.saved

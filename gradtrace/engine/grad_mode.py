@@ -16,9 +16,9 @@ class _GradMode:
 GRAD_MODE = _GradMode()
 
 
-def _set(mode: bool) -> None:
+def _set(mode: bool, function: str | None = None) -> None:
     if OBSERVERS and GRAD_MODE.enabled != mode:
-        emit("grad_mode", enabled=mode)
+        emit("grad_mode", enabled=mode, function=function)
     GRAD_MODE.enabled = mode
 
 
@@ -104,3 +104,20 @@ class inference_mode:  # noqa: N801 - torch's name
 
     def release(self) -> None:
         return None
+
+
+class function_forward:  # noqa: N801 - used like a function
+    """Grad mode off while a custom Function's forward runs (`F.apply` does that): the
+    trace learns which Function turned it off."""
+
+    __slots__ = ("prev", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __enter__(self) -> None:
+        self.prev = GRAD_MODE.enabled
+        _set(False, self.name)
+
+    def __exit__(self, *exc: object) -> None:
+        _set(self.prev, self.name)

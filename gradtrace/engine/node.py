@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import TorchRuntimeError
-from . import grad_reuse
+from . import anomaly, grad_reuse
+from .anomaly import ANOMALY
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE
 
@@ -50,12 +51,14 @@ class SavedTensor:
         self.is_output = is_output
         self.output_nr = tensor.output_nr
 
-    def unpack(self, node: Node) -> Tensor:
+    def unpack(self, node: Node, always_reattach: bool = False) -> Tensor:
+        """The saved tensor, checked; a saved output comes back with `node` as its grad_fn
+        (torch always does that; backward formulas skip it when grad mode is off, where
+        nothing can see it)."""
         tensor = self.tensor
         if tensor._version_counter.value != self.version:
             raise TorchRuntimeError(version_error(tensor, self, node))
-        if self.is_output and GRAD_MODE.enabled:
-            # torch re-attaches a saved output to the node that saved it
+        if self.is_output and (always_reattach or GRAD_MODE.enabled):
             out = tensor.detach()
             out.requires_grad = True
             out.grad_fn = node
@@ -71,13 +74,20 @@ def version_error(tensor: Tensor, saved: SavedTensor, node: Node) -> str:
         short = re.sub(r"Backward\d*$", "", grad_fn.name())
         which = f", which is output {saved.output_nr} of {short},"
     shape = ", ".join(str(s) for s in tensor.array.shape)
+    hint = ANOMALY_HINT if ANOMALY.enabled else VERSION_HINT
     return (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [torch.{tensor.dtype.tensor_type} [{shape}]]{which} is at version "
-        f"{tensor._version_counter.value}; expected version {saved.version} instead. Hint: "
-        "enable anomaly detection to find the operation that failed to compute its gradient, "
-        "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        f"{tensor._version_counter.value}; expected version {saved.version} instead. {hint}"
     )
+
+
+VERSION_HINT = (
+    "Hint: enable anomaly detection to find the operation that failed to compute its "
+    "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+ANOMALY_HINT = (
+    "Hint: the backtrace further above shows the operation that failed to compute its "
+    "gradient. The variable in question was changed in there or anywhere later. Good luck!")
 
 
 class Node:
@@ -101,6 +111,8 @@ class Node:
         self.tensor_pre_hooks: dict[int, list] | None = None
         self.retains_grad_hooks: dict[int, Any] | None = None
         self.attrs: dict[str, Any] | None = None
+        if ANOMALY.enabled:
+            anomaly.record(self)
 
     def name(self) -> str:
         return type(self).__name__
@@ -110,12 +122,16 @@ class Node:
 
     # -- saved tensors -----------------------------------------------------
 
-    def unpack(self, key: str) -> Tensor | None:
+    def unpack(self, key: str, always_reattach: bool = False) -> Tensor | None:
         """The saved tensor `key`, checked against in-place changes and freeing."""
         if self.released:
             raise TorchRuntimeError(FREED_MESSAGE)
         saved = self.saved.get(key) if self.saved else None
-        return None if saved is None else saved.unpack(self)
+        return None if saved is None else saved.unpack(self, always_reattach)
+
+    def saved_attribute(self, key: str) -> str:
+        """How a script reads saved value `key` of this node: torch's `_saved_<key>`."""
+        return f"_saved_{key}"
 
     def saved_names(self) -> list[str]:
         names = list(self.saved or ()) + list(self.attrs or ())
@@ -129,6 +145,20 @@ class Node:
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         raise NotImplementedError
+
+    def register_hook(self, hook: Callable) -> Any:
+        """`grad_fn.register_hook(fn)`: fn(grad_inputs, grad_outputs) after the node runs."""
+        if self.hooks is None:
+            self.hooks = []
+        self.hooks.append(hook)
+        return _tensor.RemovableHandle(self.hooks, hook)
+
+    def register_prehook(self, hook: Callable) -> Any:
+        """`grad_fn.register_prehook(fn)`: fn(grad_outputs) before the node runs."""
+        if self.pre_hooks is None:
+            self.pre_hooks = []
+        self.pre_hooks.append(hook)
+        return _tensor.RemovableHandle(self.pre_hooks, hook)
 
     def needs_input_grad(self, i: int) -> bool:
         return self.next_functions[i][0] is not None

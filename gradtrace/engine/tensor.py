@@ -290,7 +290,7 @@ class Tensor:
         from .backward import backward
 
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
-                 inputs)
+                 inputs=inputs)
 
     # -- operators (the ops live in engine/ops; these are Python's spellings) --
 

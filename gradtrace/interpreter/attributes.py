@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import stdlib
+from ..engine.custom_function import FunctionCtx
 from ..engine.device import Device
 from ..engine.dtypes import DType
 from ..engine.generator import Generator
@@ -90,6 +91,8 @@ class Attributes:
         if kind is BuiltinType or kind is OpaqueType or kind is stdlib.ExceptionType or \
                 isinstance(obj, ScriptType):
             return self.type_getattr(obj, name)
+        if isinstance(obj, FunctionCtx):  # a custom Function's ctx, which is its grad_fn
+            return stdlib.ctx_attribute(obj, name)
         if isinstance(obj, Node):
             if name == "variable" and isinstance(obj, AccumulateGrad):
                 return obj.variable
@@ -214,11 +217,13 @@ class Attributes:
                 raise ScriptError(
                     f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable",
                     kind="AttributeError")
+        if isinstance(obj, FunctionCtx):
+            stdlib.set_ctx_attribute(obj, name, value)
+            return
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         raise NotSupportedError(
             f"setting attribute '{name}' on {stdlib.owner_name(obj)} is not supported")
-
 
     def del_attribute(self, obj: Any, name: str) -> None:
         """`del obj.name`."""

@@ -71,7 +71,7 @@ class Calls:
         if kind is StaticMethod:
             return self.call(fn.function, args, kwargs, span)
         if kind is type and fn in stdlib.GRAD_MODE_CLASSES or \
-                isinstance(fn, stdlib.CONTEXT_TYPES):
+                isinstance(fn, stdlib.GRAD_MODE_TYPES):
             decorated = self._grad_mode_decorator(fn, args, kwargs)
             if decorated is not None:
                 return decorated
@@ -112,8 +112,9 @@ class Calls:
         frame = Frame(fn.signature.bind(fn.qualname, fn.defaults, args, kwargs), fn.closure, fn)
         if fn.is_generator:
             return ScriptGenerator(fn.qualname, fn.body(frame), self, fn.library)
-        outer, span = self.in_library, self.current_span
+        outer = self.in_library
         self.in_library = fn.library
+        self.call_stack.append((fn.name, self.current_span, fn.library))
         self.depth += 1
         try:
             if self.depth > self.limits.max_call_depth:
@@ -124,8 +125,9 @@ class Calls:
         finally:
             self.depth -= 1
             self.in_library = outer
-            if outer:  # back in library code: it runs at the user's line again
-                self.current_span = span
+            # back at the call site: what the caller does next (the engine call a script
+            # function was passed to, library code) is labelled with the caller's line
+            self.current_span = self.call_stack.pop()[1]
 
     def call_bound(self, fn: Any, obj: Any, args: Any,
                    kwargs: dict[str, Any] | None = None) -> Any:
@@ -139,8 +141,10 @@ class Calls:
 
     def resume(self, gen: ScriptGenerator) -> Any:
         """next() of a script generator: runs its body to the next `yield`, one call deeper."""
-        outer, span = self.in_library, self.current_span
+        outer = self.in_library
         self.in_library = gen.library
+        self.call_stack.append((gen.qualname.rpartition(".")[2], self.current_span,
+                                gen.library))
         self.depth += 1
         try:
             if self.depth > self.limits.max_call_depth:
@@ -151,8 +155,7 @@ class Calls:
         finally:
             self.depth -= 1
             self.in_library = outer
-            if outer:
-                self.current_span = span
+            self.current_span = self.call_stack.pop()[1]
 
     def is_callable(self, value: Any) -> bool:
         """`callable(value)`: only what the language hands out as callable."""

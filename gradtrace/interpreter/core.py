@@ -6,6 +6,7 @@ import time
 from typing import Any, TextIO
 
 from .. import syntax
+from ..engine import anomaly
 from ..engine.ops import creation
 from ..errors import LimitExceeded, NotSupportedError
 from ..source import Source, Span
@@ -62,6 +63,9 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # operands, just before its operation runs. Library code never sets it.
         self.current_span: Span | None = None
         self.tracer: Any = None  # a tracing.Tracer while one is attached
+        # (function name, its call site, library code?) of each function or generator body
+        # running: calls restore the call site's span on return; anomaly mode's tracebacks
+        self.call_stack: list[tuple[str, Span | None, bool]] = []
         self._warned: set[tuple[str, int]] = set()
         # what is being compiled: the scope, the module's frame and name, where spans go
         self._scope = Scope("module", None)
@@ -92,6 +96,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         code = self.compile_module(module.body, self.globals, "__main__", library=False)
         self.deadline = time.monotonic() + self.limits.timeout
         creation.WARNINGS.clear()
+        anomaly.reset()
+        anomaly.STACK = self.format_stack
         # room for max_call_depth nested script calls, each a handful of Python frames
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, 2000 + 60 * self.limits.max_call_depth))
@@ -107,6 +113,24 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
                 self.current_span) from None
         finally:
             sys.setrecursionlimit(old_limit)
+            anomaly.reset()  # the mode is the run's, like grad mode
+            anomaly.STACK = None
+
+    def format_stack(self) -> list[str]:
+        """The script's call stack as Python's traceback.format_stack prints it (library
+        frames left out: they stand for torch's own Python, which has other files)."""
+        frames = [("<module>", False)] + [(name, library) for name, _, library in
+                                          self.call_stack]
+        spans = [span for _, span, _ in self.call_stack] + [self.current_span]
+        out = []
+        for (name, library), span in zip(frames, spans):
+            if library:
+                continue
+            line = span.line if span is not None else 0
+            text = self.source.line_text(line).strip()
+            out.append(f'  File "{self.source.name}", line {line}, in {name}\n'
+                       + (f"    {text}\n" if text else ""))
+        return out
 
     def tick(self) -> None:
         """Count a step; enforce the step and time limits."""

@@ -263,6 +263,8 @@ class StatementCompiler:
         """Enter a context manager: grad-mode managers, or an instance with `__enter__`
         and `__exit__`. Returns what `as` binds and the exit function, which takes the
         script error in flight (or None) and says whether the error is suppressed."""
+        if creation.WARNINGS:  # detect_anomaly() warns on the `with` line
+            self._flush_engine_warnings()
         if isinstance(manager, stdlib.CONTEXT_TYPES):
             entered = manager.__enter__()
 

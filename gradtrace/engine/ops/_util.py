@@ -111,17 +111,34 @@ def check_inplace(self: Tensor) -> None:
             if self._base is not None:
                 raise TorchRuntimeError(VIEW_OF_LEAF_INPLACE)
             raise TorchRuntimeError(LEAF_INPLACE)
-        if self._base is not None and getattr(self.grad_fn, "multi_output", False):
-            name = re.sub(r"Backward\d*$", "", self.grad_fn.name())
-            raise TorchRuntimeError(
-                f"Output {self.output_nr} of {name} is a view and is being modified inplace. "
-                "This view is the output of a function that returns multiple views. Such "
-                "functions do not allow the output views to be modified inplace. You should "
-                "replace the inplace operation by an out-of-place one.")
+        if self._base is not None:
+            _check_view_output(self)
     if self._base is not None and GRAD_MODE.enabled:
         base = self._base
         if base.requires_grad and base.grad_fn is None:
             raise TorchRuntimeError(VIEW_OF_LEAF_INPLACE)
+
+
+def _check_view_output(view_: Tensor) -> None:
+    """torch's handle_view_on_rebase: views that a multi-output op or a custom Function
+    returned must not be modified in place."""
+    node = view_.grad_fn
+    custom = getattr(node, "num_diff_outputs", None)  # a custom Function's node
+    if custom is None and not getattr(node, "multi_output", False):
+        return
+    name = re.sub(r"Backward\d*$", "", node.name())
+    prefix = f"Output {view_.output_nr} of {name} is a view and is being modified inplace. "
+    if custom is None or custom > 1:
+        raise TorchRuntimeError(
+            prefix + "This view is the output of a function that returns multiple views. Such "
+            "functions do not allow the output views to be modified inplace. You should "
+            "replace the inplace operation by an out-of-place one.")
+    raise TorchRuntimeError(
+        prefix + "This view was created inside a custom Function (or because an input was "
+        "returned as-is) and the autograd logic to handle view+inplace would override the "
+        "custom backward associated with the custom Function, leading to incorrect gradients. "
+        "This behavior is forbidden. You can fix this by cloning the output of the custom "
+        "Function.")
 
 
 def _save_original_self(node: Function, source: Tensor) -> None:

@@ -202,6 +202,16 @@ def view_as(a: Tensor, other: Tensor) -> Tensor:
     return ViewBackward0.call(a, shape=other.shape)
 
 
+def alias_view(a: Tensor) -> Tensor:
+    """`a.view_as(a)` under no_grad, unobserved: how a custom Function returns an input
+    as-is (a new tensor viewing it, sharing its version counter)."""
+    out = Tensor._wrap(a.array.view())
+    out._version_counter = a._version_counter
+    out._base = a._base if a._base is not None else a
+    _register_view(out)
+    return out
+
+
 def reshape(a: Tensor, *shape: Any) -> Tensor:
     shape = infer_size(size_args(shape), a.array.size)
     if a.array.flags.c_contiguous:

@@ -44,9 +44,9 @@ MESSAGES: dict[str, str] = {
     "math.vjp": "{inp} gets {formula}",
     "math.undefined": "{inp} gets no gradient ({node} has no derivative for it: backward "
                       "raises)",
-    "saved.entry": "_saved_{key} = {tensor} ({value}, version {version})",
-    "saved.entry.number": "_saved_{key} = {tensor}",
-    "saved.entry.own": "_saved_{key} = {value} (the op made it for its backward, version "
+    "saved.entry": "{attr} = {tensor} ({value}, version {version})",
+    "saved.entry.number": "{attr} = {tensor}",
+    "saved.entry.own": "{attr} = {value} (the op made it for its backward, version "
                        "{version})",
     # -- statements -------------------------------------------------------------------
     "leaf.requires_grad": "{tensor} = {value} is a leaf tensor you created with "
@@ -65,6 +65,11 @@ MESSAGES: dict[str, str] = {
                    "{old}.",
     "grad_mode.off": "Grad mode is now off (torch.no_grad()): operations are not recorded and "
                      "their results do not require grad.",
+    "grad_mode.forward.off": "{function}.apply runs {function}'s forward with grad mode off: "
+                             "the operations inside it are not recorded; autograd records "
+                             "{function}Backward for its outputs instead, and its backward is the "
+                             "one the class defines.",
+    "grad_mode.forward.on": "{function}'s forward returned, and grad mode is on again.",
     "grad_mode.on": "Grad mode is on again: operations on tensors that require grad are "
                     "recorded.",
     "data.read": "{tensor}.data is a tensor that shares {tensor}'s storage but has "
@@ -113,9 +118,9 @@ MESSAGES: dict[str, str] = {
     "op.saved.generic": "{node} saved {saved} for its backward.",
     "op.saved.nothing": "{node} saved no tensors: {derivatives}, which does not depend on the "
                         "values.",
-    "op.saved.skipped": "_saved_{key} is None: it is only needed for the gradient of "
+    "op.saved.skipped": "{attr} is None: it is only needed for the gradient of "
                         "{inputs}, which does not require grad.",
-    "op.saved.skipped.number": "_saved_{key} is None: it would only be needed for a gradient "
+    "op.saved.skipped.number": "{attr} is None: it would only be needed for a gradient "
                                "with respect to the number {inputs}, and numbers get none.",
     "result.nonleaf": "{tensor} = {value}: requires_grad=True, is_leaf=False, grad_fn={node}. "
                       "It is not a leaf, so backward will not fill {tensor}.grad (unless you "
@@ -130,7 +135,7 @@ MESSAGES: dict[str, str] = {
                      "{before} to {after} (nothing was recorded).",
     "inplace.shared": "{tensor} shares its version counter with {others} (views or detach() "
                       "of the same data), so their _version is {version} too.",
-    "inplace.stale": "{node} saved {tensor} as _saved_{key} at version {version}; it is now at "
+    "inplace.stale": "{node} saved {tensor} as {attr} at version {version}; it is now at "
                      "version {now}, so a backward through that node will raise the "
                      "\"modified by an inplace operation\" error.",
     "inplace.hazard": "Hazard: {tensor} shares storage with {saved_tensor}, which {node} saved "
@@ -212,17 +217,17 @@ MESSAGES: dict[str, str] = {
                     "script went on.",
     "error.uncaught": "Nothing caught the error, so the script stops here (exit status 1).",
     "error.stopped": "The script stops here.",
-    "error.version": "Why: {node} saved {tensor} as _saved_{key} when it was at version "
+    "error.version": "Why: {node} saved {tensor} as {attr} when it was at version "
                      "{saved_version}. Then `{bump}` on line {bump_line} changed {tensor} in "
                      "place, so it is at version {version}. Backward checks the version of "
                      "every saved tensor and refuses to use a changed one.",
-    "error.version.shared": "Why: {node} saved {tensor} as _saved_{key} when it was at version "
+    "error.version.shared": "Why: {node} saved {tensor} as {attr} when it was at version "
                             "{saved_version}. Then `{bump}` on line {bump_line} changed "
                             "{through} in place; {through} shares its version counter with "
                             "{tensor}, so {tensor} is at version {version}. Backward checks "
                             "the version of every saved tensor and refuses to use a changed "
                             "one.",
-    "error.version.nobump": "Why: {node} saved {tensor} as _saved_{key} at version "
+    "error.version.nobump": "Why: {node} saved {tensor} as {attr} at version "
                             "{saved_version}, and it is now at version {version}.",
     "error.version.unknown": "Why: a tensor that a node saved for backward was changed in "
                              "place after it was saved.",

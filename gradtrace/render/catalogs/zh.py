@@ -42,9 +42,9 @@ MESSAGES: dict[str, str] = {
     "math.pair": "{label}: {value}",
     "math.vjp": "{inp} 得到 {formula}",
     "math.undefined": "{inp} 得不到梯度（{node} 对它没有导数：反向传播会报错）",
-    "saved.entry": "_saved_{key} = {tensor}（值 {value}，版本 {version}）",
-    "saved.entry.number": "_saved_{key} = {tensor}",
-    "saved.entry.own": "_saved_{key} = {value}（该运算为反向传播自己算出，版本 {version}）",
+    "saved.entry": "{attr} = {tensor}（值 {value}，版本 {version}）",
+    "saved.entry.number": "{attr} = {tensor}",
+    "saved.entry.own": "{attr} = {value}（该运算为反向传播自己算出，版本 {version}）",
     # -- 语句 ----------------------------------------------------------------------------
     "leaf.requires_grad": "{tensor} = {value} 是你创建的叶子节点，requires_grad=True：autograd "
                           "会记录所有用到它的运算，反向传播时把它的梯度存进 {tensor}.grad。",
@@ -57,6 +57,10 @@ MESSAGES: dict[str, str] = {
     "bind.rebind": "这一行让名字 {name} 指向一个新张量。计算图里仍然保存着 {name} 从第 {since} "
                    "行起指向的那个张量，下文称之为 {old}。",
     "grad_mode.off": "梯度模式已关闭（torch.no_grad()）：运算不会被记录，结果也不需要梯度。",
+    "grad_mode.forward.off": "{function}.apply 在梯度模式关闭的情况下运行 {function} 的 forward："
+                             "其中的运算不会被记录；autograd 会为它的输出记录 {function}Backward，"
+                             "反向传播时运行的是这个类定义的 backward。",
+    "grad_mode.forward.on": "{function} 的 forward 已返回，梯度模式重新打开。",
     "grad_mode.on": "梯度模式重新打开：对需要梯度的张量的运算又会被记录。",
     "data.read": "{tensor}.data 与 {tensor} 共享存储，但 requires_grad=False，并且有自己的版本"
                  "计数器，所以通过它做的修改 autograd 看不到。",
@@ -95,9 +99,9 @@ MESSAGES: dict[str, str] = {
                             "梯度，引擎先把它们相加再往下传：合起来 ∂{out}/∂{tensor} = {total}。",
     "op.saved.generic": "{node} 为反向传播保存了 {saved}。",
     "op.saved.nothing": "{node} 没有保存任何张量：{derivatives}，与具体数值无关。",
-    "op.saved.skipped": "_saved_{key} 是 None：它只在计算 {inputs} 的梯度时才需要，而 "
+    "op.saved.skipped": "{attr} 是 None：它只在计算 {inputs} 的梯度时才需要，而 "
                         "{inputs} 不需要梯度。",
-    "op.saved.skipped.number": "_saved_{key} 是 None：它只在对数字 {inputs} 求梯度时才需要，"
+    "op.saved.skipped.number": "{attr} 是 None：它只在对数字 {inputs} 求梯度时才需要，"
                                "而数字不会得到梯度。",
     "result.nonleaf": "{tensor} = {value}：requires_grad=True，is_leaf=False，"
                       "grad_fn={node}。它不是叶子节点，反向传播不会填充 {tensor}.grad"
@@ -112,7 +116,7 @@ MESSAGES: dict[str, str] = {
                      "（没有记录任何节点）。",
     "inplace.shared": "{tensor} 与 {others} 共享版本计数器（同一份数据的视图或 detach() 结果），"
                       "所以它们的 _version 也变成了 {version}。",
-    "inplace.stale": "{node} 以 _saved_{key} 保存了版本 {version} 的 {tensor}；现在它的版本是 "
+    "inplace.stale": "{node} 以 {attr} 保存了版本 {version} 的 {tensor}；现在它的版本是 "
                      "{now}，所以反向传播经过这个节点时会报 “modified by an inplace "
                      "operation” 错误。",
     "inplace.hazard": "隐患：{tensor} 与 {saved_tensor} 共享存储，而 {node} 以 {keys} 保存了 "
@@ -183,16 +187,16 @@ MESSAGES: dict[str, str] = {
     "error.caught": "脚本的 except 子句（第 {handler_line} 行）捕获了这个错误，脚本继续执行。",
     "error.uncaught": "没有代码捕获这个错误，脚本在此终止（退出状态 1）。",
     "error.stopped": "脚本在此终止。",
-    "error.version": "原因：{node} 以 _saved_{key} 保存 {tensor} 时，它的版本是 "
+    "error.version": "原因：{node} 以 {attr} 保存 {tensor} 时，它的版本是 "
                      "{saved_version}。随后第 {bump_line} 行的 `{bump}` 原地修改了 {tensor}，"
                      "版本变成了 {version}。反向传播会检查每个保存的张量的版本，拒绝使用被修改"
                      "过的值。",
-    "error.version.shared": "原因：{node} 以 _saved_{key} 保存 {tensor} 时，它的版本是 "
+    "error.version.shared": "原因：{node} 以 {attr} 保存 {tensor} 时，它的版本是 "
                             "{saved_version}。随后第 {bump_line} 行的 `{bump}` 原地修改了 "
                             "{through}；{through} 与 {tensor} 共享版本计数器，所以 {tensor} 的"
                             "版本变成了 {version}。反向传播会检查每个保存的张量的版本，拒绝使用"
                             "被修改过的值。",
-    "error.version.nobump": "原因：{node} 以 _saved_{key} 保存了版本 {saved_version} 的 "
+    "error.version.nobump": "原因：{node} 以 {attr} 保存了版本 {saved_version} 的 "
                             "{tensor}，而它现在的版本是 {version}。",
     "error.version.unknown": "原因：某个节点为反向传播保存的张量在保存之后被原地修改了。",
     "error.version.fix": "修改方法：不要在反向传播之前原地修改 {tensor}；改用非原地写法"

@@ -12,6 +12,7 @@ from ...errors import GtSyntaxError, LimitExceeded, NotSupportedError
 from .. import hints
 from .model import Step
 from .numbers import fmt_shape
+from .saved import saved_attr
 
 if TYPE_CHECKING:
     from .story import Story
@@ -106,7 +107,8 @@ class ErrorTeller:
         tensor = s.label(tid)
         fields = dict(node=record.name if record else "?", tensor=tensor, key=stale["saved"],
                       saved_version=stale["saved_version"], version=stale["version"])
-        text = {"node": s.node_ref(record.id) if record else "?"}
+        text = {"node": s.node_ref(record.id) if record else "?",
+                "attr": saved_attr(record, stale["saved"])}
         if bumps:
             bump_line, bump_expr, bumped = bumps[0]
             fields.update(bump_line=bump_line, bump=bump_expr)

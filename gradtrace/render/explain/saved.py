@@ -22,6 +22,14 @@ if TYPE_CHECKING:
     from .story import Story
 
 
+def saved_attr(record: Any, key: str) -> str:
+    """How a script reads a node's saved value `key`: `_saved_self`, or `saved_tensors[0]`
+    of a custom Function's ctx (Node.saved_attribute)."""
+    if record is None:
+        return f"_saved_{key}"
+    return record.node.saved_attribute(key)
+
+
 class SavedTeller:
     def __init__(self, story: Story):
         self.s = story
@@ -124,13 +132,15 @@ class SavedTeller:
         for sv in kept:
             label = s.label(sv.tensor_id)
             if s.is_number(sv.tensor_id):
-                entries.append(s.t("saved.entry.number", key=sv.name, tensor=label))
+                entries.append(s.t("saved.entry.number", attr=saved_attr(record, sv.name),
+                                   tensor=label))
             elif s.naming is not None and s.naming.made_to_save(sv.tensor_id) \
                     and s.tensors[sv.tensor_id].saved_as == (record.id, sv.name):
-                entries.append(s.t("saved.entry.own", key=sv.name, value=fmt_value(sv.value),
+                entries.append(s.t("saved.entry.own", attr=saved_attr(record, sv.name),
+                                   value=fmt_value(sv.value),
                                    version=sv.version))
             else:
-                entries.append(s.t("saved.entry", key=sv.name, tensor=label,
+                entries.append(s.t("saved.entry", attr=saved_attr(record, sv.name), tensor=label,
                                    value=fmt_value(sv.value), version=sv.version))
         facts_saved = [{"key": sv.name, "tensor": s.label(sv.tensor_id), "value": sv.value,
                         "version": sv.version, "is_output": sv.is_output} for sv in kept]
@@ -161,7 +171,8 @@ class SavedTeller:
                 names = [s.label(inputs[i]) for i in users]
                 numbers = all(s.is_number(inputs[i]) for i in users)
                 s.say(steps, "op.saved.skipped.number" if numbers else "op.saved.skipped",
-                      line, key=sv.name, inputs=names, text={"inputs": s.t.join(names)})
+                      line, key=sv.name, inputs=names,
+                      text={"inputs": s.t.join(names), "attr": saved_attr(record, sv.name)})
 
 
 def _says(formula: str, value: Any) -> bool:

@@ -13,7 +13,7 @@ from ...naming import OLD_NAME
 from .derivation import replay_call
 from .model import Step
 from .numbers import close, fmt_value
-from .saved import SavedTeller
+from .saved import SavedTeller, saved_attr
 
 if TYPE_CHECKING:
     from .errors import ErrorTeller
@@ -50,7 +50,13 @@ class StatementTeller:
                 self.bind(steps, ev)
             elif kind == "grad_mode":
                 s.grad_enabled = facts["enabled"]
-                s.say(steps, "grad_mode.on" if facts["enabled"] else "grad_mode.off", line)
+                function = facts.get("function")  # a custom Function's forward
+                if function is not None:
+                    s.say(steps, "grad_mode.forward.on" if facts["enabled"] else
+                          "grad_mode.forward.off", line, function=function)
+                else:
+                    s.say(steps, "grad_mode.on" if facts["enabled"] else "grad_mode.off",
+                          line)
             elif kind == "data_write":
                 s.say(steps, "data.write", line, "note", tensor=s.label(facts["tensor"]))
             elif kind == "method":
@@ -271,7 +277,8 @@ class StatementTeller:
             s.reported.add(("stale", record.id))
             s.say(steps, "inplace.stale", line, "warn", node=s.short_name(record),
                   tensor=s.label(sv.tensor_id), key=sv.name, version=sv.version,
-                  now=version, text={"node": s.node_ref(record.id)})
+                  now=version, text={"node": s.node_ref(record.id),
+                                     "attr": saved_attr(record, sv.name)})
 
     def hazards(self, steps: list[Step], ev: Any, idx: int) -> None:
         s = self.s
@@ -280,7 +287,7 @@ class StatementTeller:
             by_node[h["node"]].append(h)
         for nid, items in by_node.items():
             record = s.nodes[nid]
-            keys = [f"_saved_{h['saved']}" for h in items]
+            keys = [saved_attr(record, h["saved"]) for h in items]
             text = {"node": s.node_ref(nid), "keys": s.t.join(keys)}
             facts = dict(tensor=s.label(ev.facts["tensor"]),
                          saved_tensor=s.label(items[0]["tensor"]), node_name=record.name,

@@ -144,7 +144,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "default_collate": "torch.utils.data._utils.collate",
         "default_convert": "torch.utils.data._utils.collate",
     },
+    "torch.autograd": {"Function": "torch.autograd.function"},
     "torch.autograd.function": {
+        "Function": "torch.autograd.function",
         "once_differentiable": "torch.autograd.function",
     },
 }

@@ -5,6 +5,8 @@ torch, or gradtrace's engine) and logs what a user would see: printed tensors, n
 names, next_functions, versions, gradients, warnings and errors. The torch logs are
 recorded in tests/data/custom_function_cases.json (tests/tools/record_custom_functions.py);
 tests/test_custom_function.py compares gradtrace's logs with them, and with live torch.
+once_differentiable is library code that only scripts reach: its cases are scripts
+(tests/conformance_extra/function_ctx_features.gt).
 """
 from __future__ import annotations
 
@@ -23,12 +25,11 @@ class GradtraceBackend:
         from ops_helpers import Namespace
 
         from gradtrace.engine import api
-        from gradtrace.engine.custom_function import AutogradFunction, once_differentiable
+        from gradtrace.engine.custom_function import AutogradFunction
         from gradtrace.engine.ops.creation import WARNINGS
 
         self._warnings = WARNINGS
         self._function = AutogradFunction
-        self.once_differentiable = once_differentiable
         autograd = Namespace({**api.AUTOGRAD_FUNCTIONS,
                               "functional": Namespace(api.AUTOGRAD_FUNCTIONAL)})
         self.torch = Namespace({**api.TORCH_FUNCTIONS, **api.DTYPES, "autograd": autograd})
@@ -54,10 +55,8 @@ class GradtraceBackend:
 class TorchBackend:
     def __init__(self) -> None:
         import torch
-        from torch.autograd.function import once_differentiable
 
         self.torch = torch
-        self.once_differentiable = once_differentiable
         self._caught: list[Any] = []
 
     def function(self, name: str, **attrs: Any) -> Any:
@@ -411,31 +410,6 @@ def materialize_grads(t: Any, log: Any, attempt: Any) -> None:
     log(x.grad)
 
 
-def once_differentiable(t: Any, log: Any, attempt: Any) -> None:
-    """Backward runs under no_grad; a double backward through it raises."""
-    torch = t.torch
-
-    def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)
-        return x * y
-
-    def backward(ctx, g):
-        log("grad mode in backward:", torch.is_grad_enabled())
-        x, y = ctx.saved_tensors
-        return g * y, None
-
-    Mul = t.function("OnceMul", forward=forward, backward=t.once_differentiable(backward))
-    x = torch.tensor([1.0, 2.0], requires_grad=True)
-    y = torch.tensor([3.0, 4.0], requires_grad=True)
-    z = Mul.apply(x, y)
-    gx, gy = torch.autograd.grad((z * z).sum(), [x, y], create_graph=True, allow_unused=True)
-    log(gx, gy, gx.grad_fn.name(), gx.grad_fn.next_functions, gx.is_leaf)
-    attempt(lambda: gx.sum().backward())
-    z = Mul.apply(x, y)
-    gx, = torch.autograd.grad(z.sum(), [x], create_graph=True)
-    log(gx, gx.requires_grad, gx.grad_fn)
-
-
 def create_graph(t: Any, log: Any, attempt: Any) -> None:
     """create_graph=True: backward runs in grad mode and its ops are recorded."""
     torch = t.torch
@@ -686,6 +660,6 @@ SCENARIOS: dict[str, Callable[..., None]] = {
     fn.__name__: fn for fn in (
         legendre, identity, multi_output, gradient_count_errors, forward_results,
         keyword_arguments, mark_dirty, mark_dirty_view, mark_dirty_errors, non_differentiable,
-        materialize_grads, once_differentiable, create_graph, saved_outputs,
+        materialize_grads, create_graph, saved_outputs,
         saved_tensor_rules, ctx_attributes, hooks, views, setup_context, anomaly_in_backward)
 }

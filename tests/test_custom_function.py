@@ -4,9 +4,10 @@
   (tests/data/custom_function_cases.json, from tests/tools/record_custom_functions.py);
   gradtrace must log the same, and the same as live torch when it is installed.
 - Gradients through a Function match finite differences in float64.
-- A script's functions used as a Function's forward/backward (how the interpreter's
-  `class F(torch.autograd.Function)` reaches the engine): the ctx as scripts see it, the
-  sandbox around it, and the node in the report, graph, JSON and explanation.
+- Scripts' `class F(torch.autograd.Function)` (library code over the engine, through
+  interpreter/autograd_function.py): the ctx as scripts see it, the sandbox around it,
+  and the node in the report, graph, JSON and explanation. What torch prints for such
+  classes is in tests/conformance_extra/function_*.gt.
 """
 from __future__ import annotations
 
@@ -22,12 +23,8 @@ from gradtrace.engine.custom_function import AutogradFunction, FunctionCtx
 from gradtrace.engine.grad_mode import set_grad_enabled
 from gradtrace.engine.gradcheck import GradcheckError, gradcheck
 from gradtrace.engine.tensor import Tensor
-from gradtrace.errors import GradtraceError, NotSupportedError
-from gradtrace.interpreter import Interpreter
-from gradtrace.parser import parse
-from gradtrace.runner import RunResult
-from gradtrace.source import Source
-from gradtrace.tracing import Tracer
+from gradtrace.errors import NotSupportedError
+from gradtrace.runner import RunResult, run_text
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "custom_function_cases.json")
                       .read_text())
@@ -126,55 +123,38 @@ def test_nothing_is_recorded_without_grad_but_forward_still_gets_a_ctx():
 # ---------------------------------------------------------------------------- from scripts
 
 
-def run_with_functions(text: str, functions: dict[str, str]) -> tuple[RunResult, str]:
-    """Run a script in which `NAME(...)` is `Function.apply` of a Function whose methods are
-    the script's functions `PREFIX_forward`, `PREFIX_backward`, ... (functions maps NAME to
-    PREFIX): what the interpreter's class statement will do, without the class syntax."""
-    source = Source("function.gt", text)
-    out, err = io.StringIO(), io.StringIO()
-    interp = Interpreter(source, out, err)
-    for name, prefix in functions.items():
-        function = AutogradFunction(
-            name, lambda attr, p=prefix: interp.globals.vars.get(f"{p}_{attr}"))
-        interp.globals.vars[name] = function.apply
-    module = parse(source)
-    tracer = Tracer(interp)
-    error = None
-    grad_mode = set_grad_enabled(True)
-    try:
-        with tracer:
-            interp.run(module)
-    except GradtraceError as exc:
-        error = exc
-    finally:
-        grad_mode.__exit__()
-    return RunResult(source, out.getvalue(), error, dict(interp.globals.vars), tracer,
-                     module), err.getvalue()
+def run(text: str) -> tuple[RunResult, str]:
+    """Run a script with a trace; (result, what it wrote to stderr)."""
+    err = io.StringIO()
+    return run_text(text, "function.gt", stderr=err, trace=True), err.getvalue()
 
 
 LEGENDRE = """import torch
 
-def legendre_forward(ctx, input):
-    ctx.save_for_backward(input)
-    ctx.constant = 3
-    return 0.5 * (5 * input ** 3 - 3 * input)
+class P3(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        ctx.constant = 3
+        return 0.5 * (5 * input ** 3 - 3 * input)
 
-def legendre_backward(ctx, grad_output):
-    input, = ctx.saved_tensors
-    print(ctx.constant, ctx.needs_input_grad, torch.is_grad_enabled())
-    return grad_output * 1.5 * (5 * input ** 2 - 1)
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        print(ctx.constant, ctx.needs_input_grad, torch.is_grad_enabled())
+        return grad_output * 1.5 * (5 * input ** 2 - 1)
 
 a = torch.tensor(0.25, requires_grad=True)
 x = torch.tensor([-1.0, 0.0, 1.0])
-p = P3(x * 0.75 + a)
+p = P3.apply(x * 0.75 + a)
 loss = (p ** 2).sum()
 loss.backward()
 print(p.grad_fn, p.grad_fn.name(), a.grad)
 """
 
 
-def test_script_functions_run_as_forward_and_backward():
-    result, _ = run_with_functions(LEGENDRE, {"P3": "legendre"})
+def test_a_function_class_runs_its_forward_and_backward():
+    result, _ = run(LEGENDRE)
     assert result.error is None, result.error
     assert result.stdout.splitlines() == [
         "3 (True,) False",
@@ -191,15 +171,15 @@ def test_the_views_show_a_function_node_like_any_other():
     from gradtrace.render.json import document
     from gradtrace.render.tables import SECTIONS, print_report
 
-    result, _ = run_with_functions(LEGENDRE, {"P3": "legendre"})
+    result, _ = run(LEGENDRE)
     console = Console(file=io.StringIO(), width=120)
     print_report(console, result, SECTIONS)
     report = console.file.getvalue()
-    assert "(P3Backward #3, 0) → p · line 15: P3(x * 0.75 + a)" in report
-    assert "saved (freed by backward #1): saved_tensors[0] = input@9 (version 0)" in report
+    assert "(P3Backward #3, 0) → p · line 18: P3.apply(x * 0.75 + a)" in report
+    assert "saved (freed by backward #1): saved_tensors[0] = input@12 (version 0)" in report
     assert "P3Backward #3 (p)" in report  # a step of the backward table
     node = next(n for n in document(result)["nodes"] if n["name"] == "P3Backward")
-    assert node["line"] == 15 and node["released"]
+    assert node["line"] == 18 and node["released"]
     assert [s["name"] for s in node["saved"]] == ["saved_tensors[0]"]
     assert 'label="P3Backward #3' in to_dot(result.trace)
     for lang, words in (("en", "P3.apply runs P3's forward with grad mode off"),
@@ -211,29 +191,42 @@ def test_the_views_show_a_function_node_like_any_other():
         assert "saved_tensors[0] = `x * 0.75 + a`" in story or lang == "zh"
 
 
+def test_what_apply_records_is_the_users_operation_not_library_bookkeeping():
+    result, _ = run(LEGENDRE.replace("p = P3.apply", "with torch.no_grad():\n"
+                                     "    q = P3.apply(x)\np = P3.apply"))
+    assert result.error is None, result.error
+    ops = [e for e in result.trace.events if e.kind == "op" and e.facts["name"] == "P3Backward"]
+    assert [e.facts["node"] is None for e in ops] == [True, False]
+    assert not any(e.facts.get("library") for e in ops)
+    assert [e.line for e in ops] == [19, 20]
+
+
 CTX = """import torch
 
-def f_forward(ctx, x):
-    ctx.k = 2
-    ctx._note = "kept"
-    ctx.saved = 5          # a script attribute, not the node's saved tensors
-    ctx.save_for_backward(x)
-    return x * ctx.k
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.k = 2
+        ctx._note = "kept"
+        ctx.saved = 5          # a script attribute, not the node's saved tensors
+        ctx.save_for_backward(x)
+        return x * ctx.k
 
-def f_backward(ctx, g):
-    x, = ctx.saved_tensors
-    print(ctx.k, ctx._note, ctx.saved)
-    return g * ctx.k
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        print(ctx.k, ctx._note, ctx.saved)
+        return g * ctx.k
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
-y = F(x)
+y = F.apply(x)
 y.sum().backward()
 print(x.grad, y.grad_fn.k)
 """
 
 
 def test_a_script_stores_anything_on_ctx_without_reaching_its_internals():
-    result, _ = run_with_functions(CTX, {"F": "f"})
+    result, _ = run(CTX)
     assert result.error is None, result.error
     assert result.stdout == "2 kept 5\ntensor([2., 2.]) 2\n"
 
@@ -252,8 +245,7 @@ def test_a_script_stores_anything_on_ctx_without_reaching_its_internals():
     ("y.grad_fn.apply.__self__", "NotSupportedError", "__self__"),
 ])
 def test_script_reads_of_ctx_internals_are_refused(expr: str, kind: str, message: str):
-    text = CTX.replace("print(x.grad, y.grad_fn.k)", f"print({expr})")
-    result, _ = run_with_functions(text, {"F": "f"})
+    result, _ = run(CTX.replace("print(x.grad, y.grad_fn.k)", f"print({expr})"))
     assert result.error is not None and result.error.kind == kind
     assert message in result.error.message
 
@@ -268,78 +260,115 @@ def test_script_reads_of_ctx_internals_are_refused(expr: str, kind: str, message
      "set_materialize_grads received an invalid combination of arguments"),
 ])
 def test_script_writes_to_ctx_properties_are_refused(stmt: str, message: str):
-    text = CTX.replace("print(x.grad, y.grad_fn.k)", stmt)
-    result, _ = run_with_functions(text, {"F": "f"})
+    result, _ = run(CTX.replace("print(x.grad, y.grad_fn.k)", stmt))
     assert result.error is not None and message in result.error.message
 
 
 def test_a_script_cannot_break_the_node_through_ctx_attributes():
     text = CTX.replace("y.sum().backward()", "y.grad_fn.next = 1\ny.grad_fn.released = 1\n"
                                              "y.grad_fn.hooks = 3\ny.sum().backward()")
-    result, _ = run_with_functions(text, {"F": "f"})
+    result, _ = run(text)
     assert result.error is None, result.error
     assert result.stdout == "2 kept 5\ntensor([2., 2.]) 2\n"
 
 
+NAN = """import torch
+
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * float("nan")
+"""
+
+
 def test_anomaly_metadata_a_script_scribbled_on_is_still_reported():
-    text = """import torch
-
-def f_forward(ctx, x):
-    return x * 2
-
-def f_backward(ctx, g):
-    return g * float("nan")
-
+    result, stderr = run(NAN + """
 torch.autograd.set_detect_anomaly(True)
 x = torch.tensor([1.0], requires_grad=True)
-y = F(x)
+y = F.apply(x)
 y.grad_fn.metadata["traceback_"] = 5
 y.grad_fn.metadata["parent_"] = y.grad_fn
 y.sum().backward()
-"""
-    result, stderr = run_with_functions(text, {"F": "f"})
+""")
     assert result.error.kind == "RuntimeError"
     assert result.error.message == "Function 'FBackward' returned nan values in its 0th output."
     assert "UserWarning: Error detected in FBackward. Traceback of forward call that caused " \
            "the error:\n5 (Triggered internally" in stderr
 
 
-def test_anomaly_traceback_is_the_script_call_stack():
-    text = """import torch
-
-def f_forward(ctx, x):
-    return x * 2
-
-def f_backward(ctx, g):
-    return g * float("nan")
-
+def test_anomaly_traceback_is_the_script_call_stack_without_library_frames():
+    result, stderr = run(NAN + """
 def model(t):
-    return F(t)
+    return F.apply(t)
 
 with torch.autograd.detect_anomaly():
     y = model(torch.tensor([1.0], requires_grad=True))
     y.sum().backward()
-"""
-    result, stderr = run_with_functions(text, {"F": "f"})
+""")
     assert result.error.message == "Function 'FBackward' returned nan values in its 0th output."
-    assert ('  File "function.gt", line 13, in <module>\n'
+    assert ('  File "function.gt", line 16, in <module>\n'
             '    y = model(torch.tensor([1.0], requires_grad=True))\n'
-            '  File "function.gt", line 10, in model\n'
-            '    return F(t)\n'
+            '  File "function.gt", line 13, in model\n'
+            '    return F.apply(t)\n'
             ' (Triggered internally at') in stderr
 
 
-def test_a_function_whose_forward_is_not_callable_fails_like_a_call():
-    result, _ = run_with_functions("import torch\nf_forward = 3\n"
-                                   "F(torch.ones(1, requires_grad=True))\n", {"F": "f"})
-    assert result.error.kind == "TypeError"
-    assert result.error.message == "'int' object is not callable"
+@pytest.mark.parametrize("body, kind, message", [
+    ("forward = 3", "TypeError", "'int' object is not callable"),
+    ("@staticmethod\n    def forward(ctx, x):\n        return x\n    backward = None",
+     "TypeError", "'NoneType' object is not callable"),
+])
+def test_a_function_whose_methods_are_not_callable_fails_like_torch(body: str, kind: str,
+                                                                     message: str):
+    result, _ = run(f"import torch\nclass F(torch.autograd.Function):\n    {body}\n"
+                    "F.apply(torch.ones(1, requires_grad=True)).sum().backward()\n")
+    assert result.error.kind == kind
+    assert message in result.error.message
 
 
-@pytest.mark.parametrize("attr", ["fn", "__wrapped__", "__call__", "_x"])
+def test_methods_come_from_script_bases_and_keywords_bind_to_forward():
+    result, _ = run("""import torch
+
+class Base(torch.autograd.Function):
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+class Times(Base):
+    @staticmethod
+    def forward(ctx, x, k=2):
+        ctx.k = k
+        return x * k
+
+class Later(Base):
+    @staticmethod
+    def forward(x, k=3):
+        return x * k
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.k = inputs[1]
+
+x = torch.ones(2, requires_grad=True)
+Times.apply(x, k=5).sum().backward()
+Later.apply(x).sum().backward()
+print(x.grad, Times.apply(x).grad_fn.name(), Later.apply(x, k=4))
+try:
+    Later.apply(x, j=1)
+except TypeError as err:
+    print(err)
+""")
+    assert result.error is None, result.error
+    assert result.stdout == ("tensor([8., 8.]) TimesBackward tensor([4., 4.], "
+                             "grad_fn=<LaterBackward>)\ngot an unexpected keyword argument 'j'\n")
+
+
+@pytest.mark.parametrize("attr", ["fn", "__wrapped__", "__call__", "_x", "__globals__"])
 def test_once_differentiable_wrappers_have_no_attributes_for_scripts(attr: str):
-    from gradtrace.runner import run_text
-
     result = run_text("from torch.autograd.function import once_differentiable\n"
                       "w = once_differentiable(lambda ctx, g: g * 2)\n"
                       f"print(w(None, 3))\nprint(w.{attr})\n")
@@ -359,14 +388,13 @@ def test_functional_with_vectorize_and_create_graph_is_refused_not_guessed():
 
 
 def test_anomaly_names_the_node_whose_backward_made_the_failing_one():
-    text = """import torch
+    result, stderr = run("""import torch
 x = torch.tensor([0.0, 1.0], requires_grad=True)
 with torch.autograd.detect_anomaly():
     y = x.sqrt()
     g, = torch.autograd.grad(y.sum(), x, create_graph=True)
     (g * 0).sum().backward()
-"""
-    result, stderr = run_with_functions(text, {})
+""")
     assert result.error.message == "Function 'DivBackward0' returned nan values in its 1th output."
     assert ("function.gt:6: UserWarning: Error detected in DivBackward0. Traceback of forward "
             'call that caused the error:\n  File "function.gt", line 5, in <module>\n') in stderr
@@ -378,23 +406,25 @@ with torch.autograd.detect_anomaly():
 
 
 def test_a_saved_output_after_a_non_tensor_output_is_traced():
-    text = """import torch
+    result, _ = run("""import torch
 
-def f_forward(ctx, x):
-    y = x * 2
-    ctx.save_for_backward(y)
-    return 7, y
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x * 2
+        ctx.save_for_backward(y)
+        return 7, y
 
-def f_backward(ctx, g_int, g):
-    y, = ctx.saved_tensors
-    return g * y
+    @staticmethod
+    def backward(ctx, g_int, g):
+        y, = ctx.saved_tensors
+        return g * y
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
-k, y = F(x)
+k, y = F.apply(x)
 y.sum().backward()
 print(k, y.output_nr, x.grad)
-"""
-    result, _ = run_with_functions(text, {"F": "f"})
+""")
     assert result.error is None, result.error
     assert result.stdout == "7 1 tensor([2., 4.])\n"
     node = result.trace.node(result.variables["y"].grad_fn)

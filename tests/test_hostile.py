@@ -87,6 +87,18 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("once_differentiable_unwrap.gt", "NotSupportedError"),
     ("detect_anomaly_enter.gt", "AttributeError"), ("jacobian_huge.gt", "LimitError"),
     ("gradcheck_huge.gt", "LimitError"),
+    ("function_ctx_class.gt", "NotSupportedError"), ("function_ctx_dict.gt", "NotSupportedError"),
+    ("function_ctx_setattr_dunder.gt", "NotSupportedError"),
+    ("function_apply_globals.gt", "NotSupportedError"),
+    ("function_apply_unbound.gt", "AttributeError"),
+    ("function_intrinsic_reach.gt", "NotSupportedError"),
+    ("function_engine_internals.gt", "NotSupportedError"),
+    ("function_saved_method_self.gt", "NotSupportedError"),
+    ("function_recursive_apply.gt", "RecursionError"),
+    ("function_backward_recursion.gt", "RecursionError"),
+    ("function_backward_endless.gt", "LimitError"),
+    ("function_forward_property.gt", "TypeError"),
+    ("function_subclass_meta.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]
@@ -100,13 +112,15 @@ def test_limit_errors_exit_3_and_name_the_option(outcomes: dict[str, dict]):
                                      or "--max-steps" in outcome["stderr"])
 
 
-# The language's hostile scripts (classes, generators, decorators, library modules) through
-# every view: each must end the same clean way under --quiet, --json, explain and graph.
+# The language's hostile scripts (classes, generators, decorators, library modules, custom
+# autograd Functions) through every view: each must end the same clean way under --quiet,
+# --json, explain and graph.
 # (those that run until the time limit are checked by `run` only: they take the limit each)
 TIMED_OUT = {"lang_infinite_generator.gt", "lang_many_instances.gt",
              "lang_generator_finally.gt", "lang_exit_suppresses_limit.gt",
-             "lang_star_unpack_huge.gt"}
-LANGUAGE = sorted(p for p in (Path(__file__).parent / "hostile").glob("lang_*.gt")
+             "lang_star_unpack_huge.gt", "function_backward_endless.gt"}
+LANGUAGE = sorted(p for pattern in ("lang_*.gt", "function_*.gt")
+                  for p in (Path(__file__).parent / "hostile").glob(pattern)
                   if p.name not in TIMED_OUT)
 VIEWS = [("run", "--quiet"), ("run", "--json"), ("explain",), ("graph",)]
 

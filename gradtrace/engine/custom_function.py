@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import ScriptError, TorchRuntimeError, TorchTypeError
 from . import anomaly
 from .events import OBSERVERS, emit
-from .grad_mode import GRAD_MODE, function_forward, no_grad
+from .grad_mode import GRAD_MODE, function_forward
 from .node import FREED_MESSAGE, Node, SavedTensor
 from .ops.creation import WARNINGS
 from .ops.view_inplace import rebase_view, refresh_views
@@ -67,8 +67,6 @@ CLEARED_ON_ACCESS = (
     "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
     "the autograd.Function. Either access saved_tensors only once, or set "
     "clear_saved_tensors_on_access=False.")
-ONCE_DIFFERENTIABLE = ("trying to differentiate twice a function that was marked with "
-                       "@once_differentiable")
 SAVED_VARIABLES_WARNING = "DeprecationWarning: 'saved_variables' is deprecated; use 'saved_tensors'"
 SHARED_STORAGE_WARNING = (
     "FutureWarning: `mark_shared_storage` is deprecated. Tensors with shared storages are "
@@ -614,34 +612,8 @@ CTX_METHODS: dict[str, Callable[..., Any]] = {
 }
 
 
-# ---------------------------------------------------------------------------- once_differentiable
-
-
-class OnceDifferentiable:
-    """`@once_differentiable`: backward runs under no_grad; under create_graph, the gradients
-    it returns hang off an `Error` node that refuses a second differentiation."""
-
-    __slots__ = ("fn", "__weakref__")
-
-    def __init__(self, fn: Callable[..., Any]):
-        self.fn = fn
-
-    def __call__(self, ctx: Any, *args: Any, **kwargs: Any) -> Any:
-        with no_grad():
-            outputs = self.fn(ctx, *args, **kwargs)
-        if not GRAD_MODE.enabled:
-            return outputs
-        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
-            return outputs
-        values = outputs if isinstance(outputs, tuple) else (outputs,)
-        return delayed_error(ONCE_DIFFERENTIABLE, values)
-
-    def __repr__(self) -> str:
-        return f"<function {getattr(self.fn, 'name', 'backward')} at {id(self):#x}>"
-
-
-def once_differentiable(fn: Callable[..., Any]) -> OnceDifferentiable:
-    return OnceDifferentiable(fn)
+# ---------------------------------------------------------------------------- DelayedError
+# (what torch.autograd.function.once_differentiable, library code, wraps outputs in)
 
 
 class DelayedError(Node):
@@ -661,7 +633,7 @@ DelayedError.__name__ = "Error"
 
 def delayed_error(message: str, values: Sequence[Any]) -> tuple[Any, ...]:
     """torch's DelayedError(msg, n)(*vars) over detached aliases that require grad: new
-    tensors sharing storage and version counter, with an Error node as grad_fn."""
+    tensors sharing storage (not the version counter), with an Error node as grad_fn."""
     sources = []
     for v in values:
         if isinstance(v, Tensor):
@@ -680,8 +652,7 @@ def delayed_error(message: str, values: Sequence[Any]) -> tuple[Any, ...]:
         if not isinstance(v, Tensor):
             outs.append(None)
             continue
-        out = Tensor._wrap(v.array)
-        out._version_counter = v._version_counter
+        out = Tensor._wrap(v.array)  # tensor_data(): its own version counter (torch's FIXME)
         out.requires_grad = True
         out.grad_fn = node
         out.output_nr = nr
@@ -690,16 +661,5 @@ def delayed_error(message: str, values: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(outs)
 
 
-# `torch.autograd.Function` as a base class a script's class names (it has no behaviour of
-# its own here: a subclass becomes an AutogradFunction)
-class FunctionBase:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<class 'torch.autograd.function.Function'>"
-
-
-FUNCTION = FunctionBase()
-
-__all__ = ["AutogradFunction", "FunctionCtx", "once_differentiable", "FUNCTION",
-           "CTX_PROPERTIES", "CTX_SETTERS", "CTX_METHODS"]
+__all__ = ["AutogradFunction", "FunctionCtx", "delayed_error", "CTX_PROPERTIES",
+           "CTX_SETTERS", "CTX_METHODS"]

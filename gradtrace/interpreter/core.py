@@ -66,6 +66,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # (function name, its call site, library code?) of each function or generator body
         # running: calls restore the call site's span on return; anomaly mode's tracebacks
         self.call_stack: list[tuple[str, Span | None, bool]] = []
+        # the engine's AutogradFunction of each torch.autograd.Function subclass used
+        self.autograd_functions: dict[Any, Any] = {}
         self._warned: set[tuple[str, int]] = set()
         # what is being compiled: the scope, the module's frame and name, where spans go
         self._scope = Scope("module", None)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .. import stdlib, syntax
 from ..errors import GradtraceError, InternalError, NotSupportedError
 from ..source import Source
+from . import autograd_function
 from .objects import UserFunction
 from .runtime import Frame
 
@@ -63,13 +64,9 @@ def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
     return wrapper
 
 
-@intrinsic
-def delayed_error(interp: Interpreter, message: str, outputs: tuple) -> Any:
-    """torch's DelayedError node: outputs whose backward raises `message`. The hook the
-    torch.autograd.Function work fills in; until then a double backward through a
-    @once_differentiable function is refused here."""
-    raise NotSupportedError("differentiating through a @once_differentiable backward "
-                            "(create_graph=True) is not supported yet")
+# torch.autograd.Function's C++ side (autograd_function.py)
+intrinsic(autograd_function.apply_function)
+intrinsic(autograd_function.delayed_error)
 
 
 _PARSED: dict[str, syntax.Module] = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import stdlib
+from ..engine.custom_function import FunctionCtx
 from ..engine.device import Device
 from ..engine.dtypes import DType
 from ..engine.generator import Generator
@@ -73,6 +74,8 @@ class TypeChecks:
         for pytype, (name, module) in _TORCH_TYPES.items():
             if isinstance(value, pytype):
                 return opaque_type(name, module)
+        if isinstance(value, FunctionCtx):  # <Name>Backward, made by torch's FunctionMeta
+            return opaque_type(type_name(value), "torch.autograd.function")
         if isinstance(value, Node):
             return opaque_type(type_name(value))
         return opaque_type(type_name(value))

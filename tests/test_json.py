@@ -90,7 +90,7 @@ def test_schema_is_shipped_and_valid():
     s = schema()
     jsonschema.Draft202012Validator.check_schema(s)
     assert s["properties"]["schema_version"]["pattern"] == "^1\\.[0-9]+$"
-    assert SCHEMA_VERSION == "1.1"
+    assert SCHEMA_VERSION == "1.2"
     # nan/inf are stated in the schema
     assert s["$defs"]["number"]["oneOf"][1] == {"enum": ["nan", "inf", "-inf"]}
 
@@ -125,7 +125,7 @@ def test_nan_in_a_script_reaches_the_document_as_a_string():
 
 def test_document_of_the_chain():
     doc = doc_of(ROOT / "samples" / "03_chain_two_muls.gt")
-    assert doc["schema_version"] == "1.1"
+    assert doc["schema_version"] == "1.2"
     assert doc["error"] is None and doc["exit_code"] == 0
     assert doc["stdout"].splitlines()[3] == "tensor(12.) tensor(8.) tensor(6.)"
     names = {name: doc["tensors"][tid - 1] for name, tid in doc["variables"].items()}
@@ -151,6 +151,10 @@ def test_document_of_the_chain():
     first = call["steps"][0]
     assert first["node"] == e_fn["id"] and first["received"][0]["data"] == 1.0
     assert [f["grad"]["data"] for f in first["sent"]] == [4.0, 6.0]
+    # every step ran before the backward_end event (schema 1.2: steps[].event)
+    end = next(i for i, e in enumerate(doc["events"]) if e["kind"] == "backward_end")
+    assert [s["event"] for s in call["steps"]] == [end] * 5
+    assert [s["value"]["data"] for s in e_fn["saved"]] == [6.0, 4.0]  # c and d when saved
     assert names["a"]["grad"]["data"] == 12.0 and names["c"]["grad"] is None
     assert doc["roots"] == [{"node": e_fn["id"], "output_nr": 0, "label": "e", "backward": 1}]
     assert {e["kind"] for e in doc["events"]} >= {"bind", "op", "backward_begin"}
@@ -169,7 +173,8 @@ def test_document_of_the_version_error():
     stale = [s for n in doc["nodes"] for s in n["saved"] if s["modified"]]
     assert stale == [{"name": "self", "tensor": doc["variables"]["c"], "version": 0,
                       "current_version": 1, "is_output": False, "modified": True,
-                      "changed_silently": False}]
+                      "changed_silently": False,
+                      "value": {"shape": [], "dtype": "float32", "data": 6.0}}]
 
 
 def test_document_of_data_mutation_flags_the_silent_change():
@@ -177,6 +182,7 @@ def test_document_of_data_mutation_flags_the_silent_change():
     silent = [s for n in doc["nodes"] for s in n["saved"] if s["changed_silently"]]
     assert [s["name"] for s in silent] == ["self", "other"]
     assert all(not s["modified"] for s in silent)
+    assert [s["value"]["data"] for s in silent] == [[1.0], [1.0]]  # x before x.data *= 100
 
 
 def test_document_of_unbind_multi_output():

@@ -54,6 +54,10 @@ class Step:
     facts: dict[str, Any]
     text: str
     tone: str = "info"  # info | note | warn | error
+    # what it tells about: {"event": i} (the trace's i-th event), {"call": c, "step": s}
+    # (step s of backward call c; 0 its start, len(steps) + 1 its end), {"error": true}
+    # (the error that ended the run); lets a view put the sentence beside the moment
+    at: dict[str, Any] | None = None
 
 
 @dataclass
@@ -573,6 +577,7 @@ class _Explainer:
         self.sections: list[Section] = []
         self.released: set[int] = set()  # nodes whose saved tensors a backward freed
         self.quiet = False  # a repeated statement: say only warnings and errors
+        self.at: dict[str, Any] | None = None  # what the steps said now tell about
         self.grad_results: set[int] = set()  # tensors torch.autograd.grad returned
         self.in_graph: set[int] = set()
         for record in self.nodes.values():
@@ -668,7 +673,8 @@ class _Explainer:
         used = _message_fields(self.t, message)
         fields = {k: self.fmt(v) for k, v in facts.items() if k not in text and k in used}
         fields.update(text)
-        steps.append(Step(message, line, jsonable(facts), self.t(message, **fields), tone))
+        steps.append(Step(message, line, jsonable(facts), self.t(message, **fields), tone,
+                          self.at))
 
     @staticmethod
     def fmt(value: Any) -> str:
@@ -751,8 +757,10 @@ class _Explainer:
                 if len(steps) > MAX_STEPS_PER_SECTION:
                     hidden = len(steps) - MAX_STEPS_PER_SECTION
                     steps = steps[:MAX_STEPS_PER_SECTION]
+                    self.at = None
                     self.say(steps, "section.more_steps", visit.line, "note", count=hidden)
                 self.sections.append(self.section(visit, steps))
+        self.at = None
         for holder in holders.values():
             self.say(holder.steps, "section.repeat", holder.line, "note",
                      count=holder.facts["count"])
@@ -786,6 +794,7 @@ class _Explainer:
         while k < len(events):
             idx, ev = events[k]
             kind, facts, line = ev.kind, ev.facts, ev.line
+            self.at = {"event": idx}
             if kind == "op":
                 nxt = events[k + 1][1] if k + 1 < len(events) else None
                 if nxt is not None and nxt.kind == "inplace" and nxt.facts["name"] == facts["name"]:
@@ -1247,6 +1256,7 @@ class _Explainer:
         steps: list[Step] = []
         line = visit.line
         contributions: dict[tuple[int, int], list[Any]] = defaultdict(list)
+        self.at = {"call": call.index, "step": 0}
         starts = [] if self.quiet else zip(call.roots, call.root_grads, strict=False)
         for (nid, nr), grad in starts:
             root = self.root_label(nid, nr)
@@ -1274,7 +1284,9 @@ class _Explainer:
             self.grad_results.update(self.returned_by(call))
         released: list[int] = []
         recorded = 0
-        for _, what, obj in items:
+        for (idx, _, _), what, obj in items:
+            self.at = {"call": call.index, "step": obj.index} if what == "step" else {
+                "event": idx}
             if what == "step":
                 self.executed.add(obj.node_id)
                 if obj.released:
@@ -1297,6 +1309,7 @@ class _Explainer:
             elif obj.kind == "hook":
                 self.hook_fired(steps, obj, line)
         self.released.update(released)
+        self.at = {"call": call.index, "step": len(call.steps) + 1}
         if call.create_graph and recorded:
             self.say(steps, "backward.create_graph", line, count=recorded)
         if call.error is None:
@@ -1316,7 +1329,8 @@ class _Explainer:
                 self.say(steps, "backward.returned", line)
         else:
             self.say(steps, "backward.failed", line, "error", after=len(call.steps))
-        for _, ev in end_events:
+        for idx, ev in end_events:
+            self.at = {"event": idx}
             if ev.kind == "caught":
                 self.error(steps, ev.facts["kind"], ev.facts["message"], ev.line,
                            visit.events, handler_line=ev.facts["handler_line"])
@@ -1625,6 +1639,7 @@ class _Explainer:
             return
         line = err.span.line if err.span is not None else None
         steps: list[Step] = []
+        self.at = {"error": True}
         if isinstance(err, (GtSyntaxError, NotSupportedError, LimitExceeded)) or \
                 self.trace is None:
             self.say(steps, "error.raised", line, "error", kind=err.kind, message=err.message)
@@ -1735,7 +1750,7 @@ def to_json(explanation: Explanation) -> dict[str, Any]:
         "sections": [
             {"kind": s.kind, "line": s.line, "source": s.source, "title": s.title,
              "facts": jsonable(s.facts),
-             "steps": [{"kind": st.kind, "line": st.line, "tone": st.tone,
+             "steps": [{"kind": st.kind, "line": st.line, "tone": st.tone, "at": st.at,
                         "facts": st.facts, "text": st.text} for st in s.steps]}
             for s in explanation.sections
         ],

@@ -284,6 +284,11 @@ def _notes(selection: Selection) -> list[str]:
         many = selection.skipped_calls
         notes.append(f"{many:,} {earlier}backward call{'s' if many != 1 else ''} not drawn: "
                      "--backward N draws call N, --backward all every call")
+    for call in selection.calls:
+        if call.error is not None:
+            where = f" (line {call.line})" if call.line is not None else ""
+            message = cut(call.error_message or call.error, 90)
+            notes.append(f"backward #{call.index}{where} raised {call.error_type}: {message}")
     if selection.hidden:
         drawn = len(selection.node_ids)
         notes.append(f"{drawn:,} of {drawn + selection.hidden:,} nodes drawn (⋯ marks where "
@@ -378,11 +383,10 @@ def _legend_table(drawing: Drawing) -> str:
         elif style in ("op", "accumulate", "output", "leaf"):
             swatch += ' STYLE="rounded"'
         elif style == "none":
-            swatch = 'BORDER="0"'
+            swatch = 'BGCOLOR="#ffffff" COLOR="#bbbbbb" BORDER="1" STYLE="dashed"'
         elif style == "cut":
             swatch += ' STYLE="dashed"'
-        mark = '<FONT POINT-SIZE="7" COLOR="#999999">None</FONT>' if style == "none" else ""
-        cells.append(f'<TD {swatch} WIDTH="16" HEIGHT="10" FIXEDSIZE="TRUE">{mark}</TD>'
+        cells.append(f'<TD {swatch} WIDTH="16" HEIGHT="10" FIXEDSIZE="TRUE"></TD>'
                      f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9">{_html(text)}</FONT></TD>')
     rows = ["<TR>" + "".join(cells[i:i + 3]) + "</TR>" for i in range(0, len(cells), 3)]
     return '<TABLE BORDER="0" CELLSPACING="3" CELLPADDING="1">' + "".join(rows) + "</TABLE>"
@@ -483,7 +487,7 @@ def _clustered(drawing: Drawing, lines: dict[str, str]) -> list[str]:
         pad = "  " * depth
         k = paths.index(path)
         out.append(f"{pad}subgraph cluster_m{k} {{")
-        out.append(f'{pad}  label={_dot_string(path)}; id="m-{k}"; class="cluster module"; '
+        out.append(f'{pad}  label={_dot_string(path)}; id="m-{k}"; class="module"; '
                    'style="rounded,dashed"; color="#1c7ed6"; fontcolor="#1c7ed6"; fontsize=10;')
         out.extend(f"{pad}  {line}" for line in members.get(path, ()))
         for child in paths:

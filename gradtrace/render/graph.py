@@ -368,9 +368,10 @@ def graph_trees(view: GraphView, *, max_nodes: int = MAX_TREE_NODES,
 
     A node reached a second time is referenced as "(shown above)". Past `max_depth` a
     branch continues as its own tree below; past `max_nodes` shown nodes the rest is
-    counted, not drawn.
+    counted, not drawn. `roots`: where the trees start (default: `view.roots()`).
     """
-    roots = view.roots()
+    if roots is None:
+        roots = view.roots()
     out: list[RenderableType] = []
     shown: set[int] = set()
     deferred: set[int] = set()

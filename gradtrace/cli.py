@@ -337,12 +337,13 @@ def _graph_data(result, stderr: str, fmt: str, output: str | None,  # type: igno
     from .render import graph as graph_render
     from .render import images
     from .render.drawing import draw
-    from .render.selection import SelectionError
+    from .render.selection import SelectionError, chosen_roots
 
     trace = result.trace
     try:
         if fmt == "tree":
-            roots = _tree_roots(trace, options["backward"], options["root"])
+            roots = chosen_roots(graph_render.GraphView(trace), options["backward"],
+                                 options["root"])
             if output is None:
                 graph_render.print_graph(_console(width), trace, roots=roots)
                 return None
@@ -363,16 +364,6 @@ def _graph_data(result, stderr: str, fmt: str, output: str | None,  # type: igno
         click.echo(f"gradtrace: {err}", err=True)
         sys.exit(EXIT_LIMIT)
     return None
-
-
-def _tree_roots(trace, backward, root):  # type: ignore[no-untyped-def]
-    """The tree's roots for --backward/--root (None: every root, the default)."""
-    if backward is None and root is None:
-        return None
-    from .render.graph import GraphView
-    from .render.selection import select
-
-    return select(GraphView(trace), backward=backward, root=root, max_nodes=0).roots
 
 
 def _write(data: str | bytes, output: str | None) -> None:

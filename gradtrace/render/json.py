@@ -236,9 +236,12 @@ def node_document(view: GraphView, record: NodeRecord) -> dict[str, Any]:
     }, record)
 
 
-def backward_document(call: BackwardCall) -> dict[str, Any]:
+def backward_document(call: BackwardCall, nodes: set[int] | None = None) -> dict[str, Any]:
+    """One backward call; with `nodes`, only the steps of those nodes."""
     steps = []
     for step in call.steps:
+        if nodes is not None and step.node_id not in nodes:
+            continue
         accumulated = None
         if step.accumulated is not None:
             tensor_id, before, after = step.accumulated
@@ -272,7 +275,8 @@ def backward_document(call: BackwardCall) -> dict[str, Any]:
 @dataclass
 class Part:
     """The part of a run a view shows (the `view` page): the document keeps only these
-    nodes, tensors and backward calls, and the events in [start, stop)."""
+    nodes, tensors and backward calls (and their steps through these nodes), and the
+    events in [start, stop)."""
 
     nodes: set[int]
     tensors: set[int]
@@ -318,8 +322,8 @@ def document(result: RunResult, *, stderr: str | None = None,
     doc["roots"] = [{"node": r.node_id, "output_nr": r.output_nr, "label": r.tensor_label,
                      "backward": r.backward} for r in view.roots()
                     if part is None or r.node_id in part.nodes]
-    doc["backward"] = [backward_document(c) for c in trace.backward_calls
-                       if part is None or c.index in part.calls]
+    doc["backward"] = [backward_document(c, None if part is None else part.nodes)
+                       for c in trace.backward_calls if part is None or c.index in part.calls]
     events = trace.events if part is None else trace.events[part.events[0]:part.events[1]]
     doc["events"] = [{"kind": e.kind, "line": e.line, "facts": plain(e.facts)} for e in events]
     return doc

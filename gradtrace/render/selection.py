@@ -168,3 +168,11 @@ def _walk(view: GraphView, chosen: Selection, max_nodes: int) -> None:
                    if c is not None and c not in inside]
             if out:
                 chosen.cut[nid] = list(dict.fromkeys(out))
+
+
+def chosen_roots(view: GraphView, backward: int | str | None,
+                 root: str | None) -> list[Root] | None:
+    """Where the tree view starts for --backward/--root (None: at every root)."""
+    if (backward is None or backward == "all") and root is None:
+        return None
+    return select(view, backward=backward, root=root, max_nodes=0).roots

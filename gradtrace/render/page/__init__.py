@@ -215,6 +215,8 @@ def _narration(result: Any, lang: str, timeline: Timeline) -> list[dict[str, Any
         if position["narration"]:
             position["section"] = position["narration"][0][0]
             continue
+        if position["kind"] == "start":
+            continue
         kind = "backward" if position["kind"] in ("backward", "step", "failed") else "statement"
         earlier = first_told.get((kind, position["line"]))
         if earlier is not None:

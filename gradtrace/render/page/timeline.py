@@ -91,24 +91,20 @@ def births(scene: Scene, events: list[Event]) -> dict[str, int]:
 
 def event_range(trace: Any, selection: Selection, born: dict[str, int],
                 failed: bool) -> tuple[int, int]:
-    """[start, stop) of the events the page shows: from the op that recorded the first
-    drawn node to the end of the shown backward call (everything when all is drawn);
-    a run that ended with an error runs to its end."""
+    """[start, stop) of the events the page shows: everything when the whole graph is
+    drawn; else from the op that recorded the first drawn node to the end of the shown
+    backward calls. A run that ended with an error runs to its end."""
     events = trace.events
-    if selection.how == "all":
+    if selection.how == "all" and not selection.hidden:
         return 0, len(events)
     made = [born[f"n{nid}"] for nid in selection.node_ids if born.get(f"n{nid}", -1) >= 0]
     start = min(made, default=0)
-    ends = [idx for idx, e in enumerate(events) if e.kind == "backward_end"
-            and e.facts.get("call") in {c.index for c in selection.calls}]
+    calls = {c.index for c in selection.calls}
     if selection.how == "root":
-        stop = max(made, default=0) + 1
-        first_calls = {r.backward for r in selection.roots if r.backward is not None}
-        ends = [idx for idx, e in enumerate(events) if e.kind == "backward_end"
-                and e.facts.get("call") in first_calls]
-    else:
-        stop = start + 1
-    stop = max([stop] + [e + 1 for e in ends])
+        calls = {r.backward for r in selection.roots if r.backward is not None}
+    ends = [idx for idx, e in enumerate(events)
+            if e.kind == "backward_end" and e.facts.get("call") in calls]
+    stop = max([max(made, default=start) + 1] + [e + 1 for e in ends])
     if failed:
         stop = len(events)
     return start, min(stop, len(events))

@@ -181,31 +181,54 @@
   }
 
   const stacked = {};  // vertex id -> badges already beside it
+
+  function overlaps(a, b) {
+    return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height &&
+      b.y < a.y + a.height;
+  }
+
   function addBadge(id, text, kind) {
     const g = vertexEl[id];
     if (!g || !text) return;
     const bbox = g.getBBox();
     const badge = svgEl("g", { class: "badge" + (kind ? " " + kind : "") });
-    const row = stacked[id] = (stacked[id] || 0) + 1;
-    const label = svgEl("text", { x: bbox.x + bbox.width + 10, y: bbox.y + 12 + (row - 1) * 20 });
+    const label = svgEl("text", {});
     label.textContent = text;
-    badge.appendChild(svgEl("rect", {}));
+    const rect = svgEl("rect", { rx: 5 });
+    badge.appendChild(rect);
     badge.appendChild(label);
     badges.appendChild(badge);
-    let tb = label.getBBox();
-    const right = box.x + box.width;
-    if (tb.x + tb.width + 6 > right) {  // no room on the right: on the left, or above
-      const left = bbox.x - 10 - tb.width;
-      label.setAttribute("x", left >= box.x + 6 ? left : Math.max(box.x + 6, right - tb.width - 6));
-      if (left < box.x + 6) label.setAttribute("y", bbox.y - 8 - (row - 1) * 20);
-      tb = label.getBBox();
+    const size = label.getBBox();
+    const w = size.width + 10;
+    const h = size.height + 6;
+    const row = stacked[id] = (stacked[id] || 0) + 1;
+    const shift = (row - 1) * (h + 3);
+    // beside the box where nothing else is drawn: right, left, below, above
+    const spots = [[bbox.x + bbox.width + 8, bbox.y + shift],
+                   [bbox.x - 8 - w, bbox.y + shift],
+                   [bbox.x + bbox.width / 2 - w / 2, bbox.y + bbox.height + 6 + shift],
+                   [bbox.x + bbox.width / 2 - w / 2, bbox.y - 6 - h - shift]];
+    const others = [];
+    for (const [other, el] of Object.entries(vertexEl)) {
+      if (other !== id && !el.classList.contains("unborn")) others.push(el.getBBox());
     }
-    const rect = badge.querySelector("rect");
-    rect.setAttribute("x", tb.x - 5);
-    rect.setAttribute("y", tb.y - 3);
-    rect.setAttribute("width", tb.width + 10);
-    rect.setAttribute("height", tb.height + 6);
-    rect.setAttribute("rx", 5);
+    Array.from(badges.children).forEach((b) => { if (b !== badge) others.push(b.getBBox()); });
+    // the visible area in the coordinates of the graph's group (Graphviz translates it)
+    const layer = badges.parentNode.transform ? badges.parentNode.transform.baseVal : null;
+    const matrix = layer && layer.numberOfItems ? layer.consolidate().matrix : { e: 0, f: 0 };
+    const area = { x: box.x - matrix.e, y: box.y - matrix.f, width: box.width,
+                   height: box.height };
+    const inside = ([x, y]) => x >= area.x && y >= area.y && x + w <= area.x + area.width &&
+      y + h <= area.y + area.height;
+    const free = spots.find((spot) => inside(spot) && !others.some(
+      (o) => overlaps({ x: spot[0], y: spot[1], width: w, height: h }, o)));
+    const [x, y] = free || spots.find(inside) || spots[0];
+    rect.setAttribute("x", x);
+    rect.setAttribute("y", y);
+    rect.setAttribute("width", w);
+    rect.setAttribute("height", h);
+    label.setAttribute("x", x + 5);
+    label.setAttribute("y", y + 3 - size.y);  // the text's top is size.y above its baseline
   }
 
   function drawGraph(p) {

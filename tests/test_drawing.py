@@ -109,14 +109,14 @@ def test_golden_dot(name):
 
 def test_gradients_ride_on_the_arrows_after_backward():
     dot = dot_of(ROOT / "samples" / "03_chain_two_muls.gt")
-    assert 'n4 -> n1 [label=<[0]<BR/><FONT COLOR="#b0306a">grad 4.</FONT>>];' in dot
-    assert 'n4 -> n5 [label=<[1]<BR/><FONT COLOR="#b0306a">grad 6.</FONT>>];' in dot
+    assert 'n4 -> n1 [label=<[0]<BR/><FONT COLOR="#b0306a">grad 4.</FONT>>, weight="8"];' in dot
+    assert 'n4 -> n5 [label=<[1]<BR/><FONT COLOR="#b0306a">grad 6.</FONT>>, weight="8"];' in dot
     assert 't5 -> n4 [label=<grad_fn<BR/><FONT COLOR="#b0306a">grad 1.</FONT>>' in dot
     assert 'n2 -> t1 [label=<.grad<BR/><FONT COLOR="#b0306a">None → 12.</FONT>>' in dot
     assert "on an arrow: the gradient backward #1 sent along it" in dot
     plain = dot_of(ROOT / "samples" / "03_chain_two_muls.gt", grads=False)
     assert "grad 4." not in plain and "on an arrow" not in plain
-    assert 'n4 -> n1 [label=<[0]>];' in plain
+    assert 'n4 -> n1 [label=<[0]>, weight="8"];' in plain
 
 
 def test_no_gradients_before_any_backward():

@@ -333,7 +333,9 @@ STYLE = {
 }
 
 LINK_STYLE = {
-    "next": {},
+    # heavy: dot keeps these arrows short and straight, so a long chain stays a column
+    # instead of drifting sideways past each node's None and saved tensors
+    "next": {"weight": "8"},
     "none": {"style": "dashed", "color": "#aaaaaa", "fontcolor": "#999999"},
     "saved": {"style": "dotted", "arrowhead": "none", "color": "#cc8a3a"},
     "grad_fn": {"style": "bold", "color": "#3c8c2c", "fontcolor": "#3c8c2c"},

@@ -48,7 +48,7 @@ CASES = [
 ]
 
 
-def run_once(python: str, env: dict[str, str], command: str, workload: str,
+def run_once(python: str, env: dict[str, str], code: str, command: str, workload: str,
              options: list[str], suffix: str | None) -> tuple[float, float, int | None, str]:
     """(wall s, CPU s of the process and its children, output bytes, error or '')."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -59,7 +59,8 @@ def run_once(python: str, env: dict[str, str], command: str, workload: str,
             argv += ["-o", str(out)]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True,
+        # in `code`: `python -m` puts the working directory first on sys.path
+        done = subprocess.run(argv, env=env, cwd=code, capture_output=True, text=True,
                               check=False)
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -87,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in range(args.rounds):
         order = cases if r % 2 == 0 else list(reversed(cases))
         for name, command, workload, options, suffix, _, _ in order:
-            samples[name].append(run_once(args.python, env, command, workload, options,
-                                          suffix))
+            samples[name].append(run_once(args.python, env, args.code, command, workload,
+                                          options, suffix))
     print(f"{'case':50} {'wall s (min-max)':>22} {'cpu s':>7} {'bytes':>11}  target")
     for name, _, _, _, _, seconds, size in cases:
         runs = samples[name]

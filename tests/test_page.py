@@ -83,7 +83,7 @@ def test_a_backward_step_names_the_arrows_it_sends_along_and_their_gradients():
     links = {(data["links"][k]["source"], data["links"][k]["target"]): text
              for k, text in step["links"]}
     assert links == {("n4", "n1"): "grad 4.", ("n4", "n5"): "grad 6."}
-    assert step["focus"] == "n4" and step["badges"] == [["n4", "received 1."]]
+    assert step["focus"] == "n4" and step["badges"] == [["n4", "grad_output 1."]]
     assert step["facts"][:3] == ["grad_output (what it received): 1.",
                                  "[0] → MulBackward0 #1: 4.",
                                  "[1] → AccumulateGrad #5 (d): 6."]

@@ -137,7 +137,7 @@ def test_backward_steps_light_the_edge_with_its_gradient(browser, tmp_path):
     assert "focus" in state(browser, "#v-n4")["cls"]
     badges = browser.js("Array.from(document.querySelectorAll('#badges text'))"
                         ".map(t => t.textContent)")
-    assert badges == ["received 1.", "freed"]
+    assert badges == ["grad_output 1.", "freed"]
     assert "gone" in state(browser, "#v-n4")["cls"]  # freed after this step: dashed
     assert "gone" not in state(browser, "#v-n1")["cls"]
     assert browser.js("document.querySelector('#source .line.current .code').textContent") \

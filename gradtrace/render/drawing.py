@@ -48,8 +48,9 @@ class Vertex:
 
 @dataclass
 class Link:
-    """An arrow. kind: grad_fn (tensor → node), next (next_functions), none (to None),
-    accumulate (AccumulateGrad → leaf), saved (node — saved tensor), cut."""
+    """An arrow. kind: grad_fn (tensor → node), next (next_functions, also to where a cut
+    graph continues), none (to None), accumulate (AccumulateGrad → leaf), saved (node —
+    saved tensor)."""
 
     source: str
     target: str
@@ -110,18 +111,14 @@ def value_line(array: Any) -> str:
     return text if not array.shape else f"{text} · shape {shape_cell(array.shape)}"
 
 
-def _value_line(view: GraphView, tensor_id: int) -> str:
-    return value_line(view.tensors[tensor_id].tensor.array)
-
-
 def build_drawing(view: GraphView, selection: Selection, *, saved: str = "auto",
-                  grads: bool = True, name: str | None = None) -> Drawing:
+                  grads: bool = True) -> Drawing:
     """The vertices and links of the selected graph. saved: "auto" hides saved `None`s
     and shape-only attributes (`self_sym_sizes`), "all" shows everything. grads: put the
     gradients of the selection's backward calls on the arrows."""
     drawn = set(selection.node_ids)
     sent, started, accumulated = _grads(selection) if grads else ({}, {}, {})
-    drawing = Drawing(_title(view, selection, name), _arrows_line(selection, grads and bool(
+    drawing = Drawing(_title(view, selection), _arrows_line(selection, grads and bool(
         sent or accumulated)), _notes(selection))
     vertices, links = drawing.vertices, drawing.links
 
@@ -142,18 +139,20 @@ def build_drawing(view: GraphView, selection: Selection, *, saved: str = "auto",
     for tensor_id in sorted(outputs):
         nid, nr = outputs[tensor_id]
         record = view.nodes[nid]
+        tensor = view.tensors[tensor_id]
         vertices.append(Vertex(f"t{tensor_id}", "output", [
-            view.tensor_label(tensor_id), _value_line(view, tensor_id)], tensor=tensor_id,
-            module=_module(view.tensors[tensor_id])))
+            view.tensor_label(tensor_id), value_line(tensor.tensor.array)], tensor=tensor_id,
+            module=_module(tensor)))
         label = "grad_fn" if len(record.outputs) <= 1 else f"grad_fn · output_nr {nr}"
         grad = started.get((nid, nr))
         links.append(Link(f"t{tensor_id}", f"n{nid}", "grad_fn", label,
                           "" if grad is None else f"grad {array_cell(grad, GRAD_CELL)}"))
 
+    leaves: set[int] = set()  # a leaf is drawn once, whatever AccumulateGrads feed it
     for nid in sorted(drawn):
         record = view.nodes[nid]
         if view.is_leaf_node(record):
-            _accumulate(view, record, vertices, links, accumulated, grads)
+            _accumulate(view, record, vertices, links, accumulated, leaves)
         else:
             _op(view, record, vertices, links, saved, nid in shown_outputs)
         for index, (child, nr) in enumerate(view.next_functions(record)):
@@ -183,18 +182,20 @@ def _module(record: Any) -> str | None:
 
 
 def _accumulate(view: GraphView, record: NodeRecord, vertices: list[Vertex],
-                links: list[Link], accumulated: dict, grads: bool) -> None:
+                links: list[Link], accumulated: dict, leaves: set[int]) -> None:
     nid = record.id
     vertices.append(Vertex(f"n{nid}", "accumulate", [view.node_title(record)], node=nid,
                            module=_module(record)))
     leaf = view.variable_id(record)
     if leaf is None or leaf not in view.tensors:
         return
-    variable = view.tensors[leaf].tensor
-    grad = "None" if variable.grad is None else array_cell(variable.grad.array, GRAD_CELL)
-    vertices.append(Vertex(f"t{leaf}", "leaf", [
-        view.tensor_label(leaf), _value_line(view, leaf), f"grad {grad}"], tensor=leaf,
-        module=_module(view.tensors[leaf])))
+    if leaf not in leaves:
+        leaves.add(leaf)
+        variable = view.tensors[leaf].tensor
+        grad = "None" if variable.grad is None else array_cell(variable.grad.array, GRAD_CELL)
+        vertices.append(Vertex(f"t{leaf}", "leaf", [
+            view.tensor_label(leaf), value_line(variable.array), f"grad {grad}"],
+            tensor=leaf, module=_module(view.tensors[leaf])))
     change = accumulated.get(nid)
     text = ""
     if change is not None:
@@ -255,8 +256,8 @@ def _op(view: GraphView, record: NodeRecord, vertices: list[Vertex], links: list
         links.append(Link(f"n{nid}", sid, "saved"))
 
 
-def _title(view: GraphView, selection: Selection, name: str | None) -> str:
-    title = f"autograd graph of {name or view.trace.interpreter.source.name}"
+def _title(view: GraphView, selection: Selection) -> str:
+    title = f"autograd graph of {view.trace.interpreter.source.name}"
     if selection.how in ("backward", "last"):
         call = next(c for c in view.trace.backward_calls if c.index == selection.backward)
         title += f" · backward #{call.index} of {selection.total_calls}"

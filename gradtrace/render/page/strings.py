@@ -32,7 +32,7 @@ EN: dict[str, str] = {
     "ui.layout.builtin": "Graphviz was not found when this page was built: the graph uses "
                          "gradtrace's simpler built-in layout. Install Graphviz (apt-get "
                          "install graphviz, brew install graphviz) for a tidier one.",
-    "ui.received": "received {grad}",
+    "ui.received": "grad_output {grad}",
     "ui.freed": "freed",
     # the timeline's positions
     "pos.start": "Start: nothing recorded yet from line {line} on",
@@ -90,7 +90,7 @@ ZH: dict[str, str] = {
     "ui.layout.builtin": "构建此页面时没有找到 Graphviz：图使用 gradtrace 内置的简单布局。"
                          "安装 Graphviz（apt-get install graphviz 或 brew install graphviz）"
                          "可得到更整齐的布局。",
-    "ui.received": "收到 {grad}",
+    "ui.received": "grad_output {grad}",
     "ui.freed": "已释放",
     "pos.start": "开始：从第 {line} 行起，还没有记录任何操作",
     "pos.start.none": "开始",

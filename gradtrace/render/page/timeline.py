@@ -73,13 +73,13 @@ def births(scene: Scene, events: list[Event]) -> dict[str, int]:
         if link.kind == "next" and scene.vertex[link.target].kind in ("accumulate", "cut"):
             parent = born.get(link.source, -1)
             born[link.target] = min(born.get(link.target, parent), parent)
+    grad_fn = {link.source: link.target for link in scene.drawing.links
+               if link.kind == "grad_fn"}
     for vertex in scene.drawing.vertices:
         if vertex.kind in ("saved", "none"):
             born[vertex.id] = born.get(f"n{vertex.node}", -1)
-        elif vertex.kind == "output":
-            owner = next((link.target for link in scene.drawing.links
-                          if link.source == vertex.id), None)
-            born[vertex.id] = born.get(owner, -1) if owner else -1
+        elif vertex.kind == "output":  # with the node that made it
+            born[vertex.id] = born.get(grad_fn.get(vertex.id, ""), -1)
     for acc, leaf in scene.leaf_of.items():
         known = [b for b in (bound.get(scene.vertex[leaf].tensor, -1), born.get(f"n{acc}", -1))
                  if b >= 0]
@@ -187,9 +187,9 @@ class Timeline:
         return self.positions
 
     def _steps(self) -> list[tuple[int, BackwardCall, BackwardStep]]:
-        """The backward steps of the shown calls that ran in the range, in order."""
+        """The shown calls' steps through drawn nodes that ran in the range, in order."""
         out = []
-        for call in self.trace.backward_calls:
+        for call in self.selection.calls:
             for step in call.steps:
                 if self.start <= step.event_index <= self.stop and \
                         self.scene.drawn(step.node_id):

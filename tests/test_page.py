@@ -239,7 +239,21 @@ def test_without_graphviz_the_page_uses_the_built_in_layout(monkeypatch):
     assert data["layout"] == "builtin"
     assert svg.startswith("<svg") and svg.count('class="node vertex') == len(data["vertices"])
     assert svg.count('<g id="l-') == len(data["links"])
-    assert "Graphviz was not found" in data["ui"]["layout.builtin"]
+    assert data["layout_note"].startswith("Graphviz was not found when this page was built")
+
+
+def test_when_graphviz_fails_the_page_uses_the_built_in_layout(monkeypatch):
+    from gradtrace.render import images
+
+    def fails(*args, **kwargs):
+        raise images.RenderError("Graphviz's `dot` did not finish drawing 14 boxes")
+
+    monkeypatch.setattr(images, "render", fails)
+    data, svg = data_of(ROOT / "samples" / "03_chain_two_muls.gt")
+    assert data["layout"] == "builtin" and svg.startswith("<svg")
+    assert data["layout_note"] == ("Graphviz could not draw this graph (Graphviz's `dot` did "
+                                   "not finish drawing 14 boxes): it uses gradtrace's simpler "
+                                   "built-in layout.")
 
 
 @pytest.mark.skipif(not HAVE_DOT, reason="Graphviz `dot` is not installed")
@@ -317,3 +331,19 @@ def test_view_open_writes_a_temporary_page_and_opens_it(monkeypatch):
     path = Path(url[len("file://"):])
     assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     path.unlink()
+
+
+@pytest.mark.parametrize("graphviz", [True, False], ids=["graphviz", "builtin"])
+def test_markup_in_the_script_stays_text(monkeypatch, graphviz):
+    if not graphviz:
+        monkeypatch.setattr(shutil, "which", lambda *a, **k: None)
+    elif not HAVE_DOT:
+        pytest.skip("Graphviz `dot` is not installed")
+    script = ('import torch\nx = torch.ones(1, requires_grad=True)\n'
+              'y = x * len("<img src=x onerror=alert(1)>&amp;")\ny.backward()\n')
+    page = build_page(run_text(script, name="<b>.gt", trace=True))
+    head, rest = page.split('<script type="application/json" id="gradtrace-data">')
+    tail = rest.split("</script>", 1)[1]
+    for part in (head, tail):  # outside the JSON block every "<" is the page's own markup
+        assert "<img" not in part and "<b>" not in part
+    assert "&lt;img src=x onerror=a" in head  # the SVG's label (cut at 30), escaped

@@ -51,7 +51,7 @@ def page_data(result: Any, *, lang: str = "en", backward: int | str | None = Non
     chosen = select(view, backward=backward, root=root,
                     max_nodes=MAX_PAGE_NODES if max_nodes is None else max_nodes)
     drawing = build_drawing(view, chosen, grads=True)
-    svg, layout = _svg(drawing)
+    svg, layout, note = _svg(drawing, words)
     scene = Scene.of(view, drawing)
     born = births(scene, trace.events)
     span = event_range(trace, chosen, born, result.error is not None)
@@ -69,6 +69,7 @@ def page_data(result: Any, *, lang: str = "en", backward: int | str | None = Non
         "notes": drawing.notes,
         "legend": [_legend_entry(kind) for kind in drawing.legend_kinds],
         "layout": layout,
+        "layout_note": note,
         "events_from": span[0],
         "vertices": {v.id: _vertex(v, born, chosen, view) for v in drawing.vertices},
         "modules": {f"m-{k}": path for k, path in enumerate(module_paths(drawing))},
@@ -108,19 +109,21 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _svg(drawing: Drawing) -> tuple[str, str]:
-    """The SVG of the drawing (ids on every box and arrow) and which layout made it."""
+def _svg(drawing: Drawing, words: Words) -> tuple[str, str, str]:
+    """The SVG of the drawing (ids on every box and arrow), which layout made it, and
+    what the page says about that."""
     from .. import images
+    from .svg import builtin_svg
 
     try:
         engine = images.engine_for(drawing)
         svg = images.render(drawing, "svg", ids=True, heading=False).decode("utf-8")
     except images.GraphvizMissing:
-        from .svg import builtin_svg
-
-        return builtin_svg(drawing), "builtin"
+        return builtin_svg(drawing), "builtin", words("ui.layout.builtin")
+    except images.RenderError as err:
+        return builtin_svg(drawing), "builtin", words("ui.layout.failed", error=str(err))
     start = svg.find("<svg")  # drop the XML declaration and doctype: inline SVG
-    return svg[start:], engine
+    return svg[start:], engine, words(f"ui.layout.{engine}")
 
 
 def _legend_entry(kind: str) -> dict[str, str]:

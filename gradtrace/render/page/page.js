@@ -119,7 +119,7 @@
   $("zoom-out").title = ui.zoom_out;
   $("zoom-fit").textContent = ui.fit;
   const layoutNote = $("layout-note");
-  layoutNote.textContent = ui["layout." + data.layout] || "";
+  layoutNote.textContent = data.layout_note;
   if (data.layout === "builtin") layoutNote.classList.add("warn");
 
   const inRange = new Set(positions.map((p) => p.line).filter((l) => l));

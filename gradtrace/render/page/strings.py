@@ -32,6 +32,8 @@ EN: dict[str, str] = {
     "ui.layout.builtin": "Graphviz was not found when this page was built: the graph uses "
                          "gradtrace's simpler built-in layout. Install Graphviz (apt-get "
                          "install graphviz, brew install graphviz) for a tidier one.",
+    "ui.layout.failed": "Graphviz could not draw this graph ({error}): it uses gradtrace's "
+                        "simpler built-in layout.",
     "ui.received": "grad_output {grad}",
     "ui.freed": "freed",
     # the timeline's positions
@@ -90,6 +92,7 @@ ZH: dict[str, str] = {
     "ui.layout.builtin": "构建此页面时没有找到 Graphviz：图使用 gradtrace 内置的简单布局。"
                          "安装 Graphviz（apt-get install graphviz 或 brew install graphviz）"
                          "可得到更整齐的布局。",
+    "ui.layout.failed": "Graphviz 无法绘制这张图（{error}）：图使用 gradtrace 内置的简单布局。",
     "ui.received": "grad_output {grad}",
     "ui.freed": "已释放",
     "pos.start": "开始：从第 {line} 行起，还没有记录任何操作",
@@ -137,5 +140,7 @@ class Words:
         return self.table[key].format(**fields)
 
     def ui(self) -> dict[str, str]:
-        """The labels the page's script shows (the `ui.*` keys, without the prefix)."""
-        return {k[3:]: v for k, v in self.table.items() if k.startswith("ui.")}
+        """The labels the page's script shows (the `ui.*` keys without the prefix; the
+        layout notes are formatted here, see page_data's `layout_note`)."""
+        return {k[3:]: v for k, v in self.table.items()
+                if k.startswith("ui.") and not k.startswith("ui.layout.")}

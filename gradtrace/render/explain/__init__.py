@@ -48,8 +48,8 @@ def to_json(explanation: Explanation) -> dict[str, Any]:
         section: dict[str, Any] = {
             "kind": s.kind, "number": s.number, "line": s.line, "source": s.source,
             "title": s.title, "facts": s.facts,
-            "steps": [{"kind": st.kind, "line": st.line, "tone": st.tone, "facts": st.facts,
-                       "text": st.text} for st in s.steps]}
+            "steps": [{"kind": st.kind, "line": st.line, "tone": st.tone, "at": st.at,
+                       "facts": st.facts, "text": st.text} for st in s.steps]}
         if s.brief:
             section["brief"] = s.brief
         sections.append(section)

@@ -127,7 +127,7 @@ class Teller:
             s.hidden = 0
             steps = (self.backward.tell(visit) if visit.kind == "backward"
                      else self.statements.tell(visit))
-            s.quiet, s.cap = False, None
+            s.quiet, s.cap, s.at = False, None, None
             if not chosen:
                 continue
             if o.brief and not over:
@@ -240,6 +240,7 @@ class Teller:
     def note(self, messages: list[tuple[str, dict[str, Any]]]) -> Section:
         s = self.story
         steps: list[Step] = []
+        s.at = None  # about the story, not a moment of the run
         for message, facts in messages:
             s.say(steps, message, None, "note", **facts)
         return Section("summary", None, "", s.t("section.summary"), steps)

@@ -425,16 +425,14 @@ def _write(data: str | bytes, output: str | None) -> None:
 
 def _line_range(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
     """`--lines 12-15` (or `--lines 12`) as (12, 15)."""
+    from .render.explain import line_range
+
     if value is None:
         return None
-    parts = value.replace(" ", "").split("-")
     try:
-        first, last = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, -1)
-    except ValueError:
-        first, last = 0, -1
-    if first < 1 or last < first:
-        raise click.BadParameter(f"{value!r}: give a line range A-B (e.g. 12-15) or one line")
-    return first, last
+        return line_range(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
 
 
 class _Progress:

@@ -60,7 +60,10 @@ def _options(kind: str) -> click.Command:
         params += [click.Option(["-q", "--quiet"], is_flag=True),
                    click.Option(["--show"], default=None)]
     elif kind == "explain":
-        params.append(lang)
+        params += [lang, click.Option(["--full"], is_flag=True),
+                   click.Option(["--brief"], is_flag=True),
+                   click.Option(["--lines", "line_range"], callback=_line_range, default=None),
+                   click.Option(["--statement"], type=click.IntRange(1), default=None)]
     elif kind == "graph":
         params += [click.Option(["-f", "--format", "fmt"], type=click.Choice(GRAPH_FORMATS),
                                 default="svg"),
@@ -73,6 +76,17 @@ def _options(kind: str) -> click.Command:
         params += [lang, *selection,
                    click.Option(["--height"], type=click.IntRange(200, 4000), default=720)]
     return click.Command(f"%%gradtrace {kind}", params=params, add_help_option=False)
+
+
+def _line_range(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    from .render.explain import line_range
+
+    if value is None:
+        return None
+    try:
+        return line_range(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
 
 
 def parse(line: str) -> tuple[str, dict[str, Any]]:
@@ -129,7 +143,10 @@ def show(kind: str, text: str, **options: Any) -> Shown:
         parts.append(_text(result.stdout))
     warnings = stderr.getvalue()
     if result.error is not None:
-        warnings += result.error.format(source) + "\n"
+        from .render.hints import hint_text
+
+        hint = hint_text(result.error, source)
+        warnings += result.error.format(source) + "\n" + (hint + "\n" if hint else "")
     if warnings:
         parts.append(_text(warnings.rstrip("\n"), error=True))
     try:
@@ -154,7 +171,12 @@ def _body(kind: str, result: Any, options: dict[str, Any]) -> Shown:
         sections = parse_sections(options["show"]) if options.get("show") else None
         return _rich(*rich_html.report(result, sections, width))
     if kind == "explain":
-        return _rich(*rich_html.explanation(result, options["lang"], width))
+        from .render.explain import Options
+
+        told = Options(full=options.get("full", False), brief=options.get("brief", False),
+                       lines=options.get("line_range"), statement=options.get("statement"),
+                       width=width)
+        return _rich(*rich_html.explanation(result, options["lang"], width, told))
     if kind == "view":
         from .render.page import build_page
 

@@ -61,6 +61,18 @@ def test_explain_in_both_languages(shell):
     assert "链式法则" in zh["text/plain"] and "链式法则" in html.unescape(zh["text/html"])
 
 
+def test_explain_takes_the_command_lines_budget_options(shell):
+    brief = bundle(shell, "explain --brief")["text/plain"]
+    assert "    1  line 5  │  a = torch.tensor(2.0, requires_grad=True)" in brief
+    assert "chain rule" not in brief
+    one = bundle(shell, "explain --statement 3")["text/plain"]
+    assert one.startswith("line 7  │  c = a * b") and "line 9" not in one
+    lines = bundle(shell, "explain --lines 9-9")["text/plain"]
+    assert lines.startswith("line 9  │  e = c * d") and "line 7 " not in lines
+    bad = bundle(shell, "explain --lines 9-3")["text/plain"]
+    assert bad.startswith("%%gradtrace: ") and "give a line range A-B" in bad
+
+
 @pytest.mark.skipif(not HAVE_DOT, reason="Graphviz `dot` is not installed")
 def test_graph_is_svg_and_png(shell):
     data = bundle(shell, "graph")
@@ -101,6 +113,9 @@ def test_errors_are_shown_like_the_command_line(shell):
     assert "    y.backward()\n    ^^^^^^^^^^^^" in data["text/plain"]
     assert "Traceback" not in data["text/plain"]
     assert 'color: #b00020' in data["text/html"]
+    hint = bundle(shell, "run", "import torch\nx = torch.ones(2, requires_grad=True)\n"
+                                "x.grad.zero_()\n")  # the command line's hint too
+    assert "Hint: x.grad is None until a backward pass reaches x" in hint["text/plain"]
     syntax = bundle(shell, "graph -f dot", "x = (\n")
     assert "<cell>:" in syntax["text/plain"] and "SyntaxError" in syntax["text/plain"]
 

@@ -35,11 +35,13 @@ def report(result: object, sections: tuple[str, ...] | None = None,
                     width)
 
 
-def explanation(result: object, lang: str = "en", width: int = 100) -> tuple[str, str]:
-    """`gradtrace explain`'s story as (html, text)."""
+def explanation(result: object, lang: str = "en", width: int = 100,
+                options: object = None) -> tuple[str, str]:
+    """`gradtrace explain`'s story as (html, text); `options`: an explain.Options (what
+    to tell: --full, --brief, --lines, --statement)."""
     from .explain import explain, print_explanation
 
-    told = explain(result, lang)
+    told = explain(result, lang, options)
     return recorded(lambda console: print_explanation(console, told), width)
 
 

@@ -47,6 +47,18 @@ class Options:
         return self.lines is not None or self.statement is not None
 
 
+def line_range(text: str) -> tuple[int, int]:
+    """`--lines 12-15` (or `--lines 12`) as (12, 15); ValueError for anything else."""
+    parts = text.replace(" ", "").split("-")
+    try:
+        first, last = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, -1)
+    except ValueError:
+        first, last = 0, -1
+    if first < 1 or last < first:
+        raise ValueError(f"{text!r}: give a line range A-B (e.g. 12-15) or one line")
+    return first, last
+
+
 @dataclass
 class _Left:
     """What was not told: counts and ranges for the closing summary."""

@@ -211,6 +211,18 @@ def test_backward_and_root_pick_one_graph():
     assert "MulBackward0 #1" in by_id and "MulBackward0 #4" not in by_id
 
 
+def test_root_takes_the_names_the_views_print():
+    alias = trace_of(HERE / "golden" / "alias_rebind.gt")  # y = y * 2 on line 5, then again
+    chosen = select(GraphView(alias), root="y@5")
+    assert [r.tensor_label for r in chosen.roots] == ["y@5"] and len(chosen.node_ids) == 2
+    two = "import torch\nx = torch.ones(2, requires_grad=True)\na = x * 2\nb = a\n"
+    chosen = select(GraphView(trace_of(two)), root="b")  # a and b hold it: it is a
+    assert [r.tensor_label for r in chosen.roots] == ["a"]
+    loop = GraphView(trace_of(ROOT / "samples" / "10_grad_accumulates.gt"))
+    with pytest.raises(SelectionError, match="--root loss@6: 3 tensors have that name"):
+        select(loop, root="loss@6")
+
+
 @pytest.mark.parametrize("options,message", [
     ({"backward": 5}, "--backward 5: the script made 4 backward calls (choose 1-4"),
     ({"backward": 0}, "--backward 0: the script made 4 backward calls"),

@@ -64,7 +64,8 @@ def select(view: GraphView, *, backward: int | str | None = None, root: str | No
 
     backward N: the graph of the N-th backward call (its roots), with its gradients;
     "all": every root. root NAME: the graph of the tensor a script name holds at the end
-    (or `#ID`, a node id as the views print it). Neither: everything, unless it has more
+    (or, as the views print them, `x@5`: the tensor x named on line 5 before x was
+    bound again; `#ID`: a node by its id). Neither: everything, unless it has more
     than `max_nodes` nodes and backward ran: then the last backward call's graph.
     Past `max_nodes` drawn nodes (None or 0: no limit) the rest is cut and counted.
     """
@@ -119,18 +120,27 @@ def _root_named(view: GraphView, name: str) -> Root:
             raise SelectionError(f"--root {name}: no node has that id (ids run from 1 to "
                                  f"{len(view.nodes)})") from None
         return Root(record.id, 0, view.output_label(record, None), None, None)
-    for bound, record in view.named:
-        if bound == name:
-            nid = view.node_id(record.tensor.grad_fn)
-            if nid is None:
-                raise SelectionError(
-                    f"--root {name}: {name} has no grad_fn (it is a leaf, or does not "
-                    "require grad), so it has no graph to draw")
-            return Root(nid, record.tensor.output_nr, name, _first_call(view, nid), None)
+    record = next((r for bound, r in view.named if bound == name), None)
+    if record is None and "@" in name:  # an `x@5` name, as the views print it
+        found = [r for r in view.tensors.values() if view.naming.label(r.id) == name]
+        if len(found) > 1:
+            raise SelectionError(
+                f"--root {name}: {len(found)} tensors have that name (its line ran "
+                f"{len(found)} times); pick one with --backward N or --root '#ID'")
+        record = found[0] if found else None
+    if record is not None:
+        nid = view.node_id(record.tensor.grad_fn)
+        if nid is None:
+            raise SelectionError(
+                f"--root {name}: {name} has no grad_fn (it is a leaf, or does not "
+                "require grad), so it has no graph to draw")
+        return Root(nid, record.tensor.output_nr, view.tensor_label(record.id),
+                    _first_call(view, nid), None)
     names = sorted({n for n, r in view.named if r.tensor.grad_fn is not None})
     hint = f" (names with a graph: {', '.join(names)})" if names else ""
     raise SelectionError(f"--root {name}: no tensor of that name at the end of the "
-                         f"script{hint}; `#ID` picks a node by the id the views print")
+                         f"script{hint}; as the views print them, `x@5` is the tensor x "
+                         "named on line 5 and `#ID` a node")
 
 
 def _first_call(view: GraphView, nid: int) -> int | None:

@@ -211,6 +211,27 @@ def test_backward_and_root_pick_one_graph():
     assert "MulBackward0 #1" in by_id and "MulBackward0 #4" not in by_id
 
 
+def test_tensor_vertices_are_named_by_the_naming_rule():
+    """main's graph_elements rule in the drawings: an x@5 name says which name and lines
+    held it (after the value line); a node a backward recorded says so."""
+    rebind = build_drawing_of(ROOT / "samples" / "14_rebind_name.gt")
+    leaf = next(v for v in rebind.vertices if v.kind == "leaf")
+    assert leaf.lines == ["x@5", "[1.] · shape [1]", "(x, lines 5-7)", "grad [8.]"]
+    saved = [v.lines[0] for v in rebind.vertices if v.kind == "saved"]
+    assert saved == ["self = x@5", "other = x@5"]
+    hooked = build_drawing_of(HERE / "golden" / "hook_create_graph.gt")
+    made = [v.lines for v in hooked.vertices if v.kind == "op"
+            and any(line.startswith("made by backward #1") for line in v.lines)]
+    assert made  # at the call's line (8), not the hook's (5)
+    assert all("made by backward #1 at line 8" in lines and "line 5" not in " ".join(lines)
+               for lines in made)
+
+
+def build_drawing_of(script: Path):
+    view = GraphView(trace_of(script))
+    return build_drawing(view, select(view, max_nodes=0))
+
+
 def test_root_takes_the_names_the_views_print():
     alias = trace_of(HERE / "golden" / "alias_rebind.gt")  # y = y * 2 on line 5, then again
     chosen = select(GraphView(alias), root="y@5")

@@ -286,3 +286,16 @@ def test_screenshots_of_three_steps_of_the_chain(browser, tmp_path):
         browser.screenshot(shot)
         assert png_size(shot) == (1440, 900)
     clean(browser, path)
+
+
+def test_a_rebound_leaf_keeps_its_name_lines_while_its_grad_changes(browser, tmp_path):
+    """The naming rule's `(x, lines 5-7)` line sits after the value line, so the page's
+    value and .grad updates leave the name and its lines in place."""
+    path = page_file(tmp_path, ROOT / "samples" / "14_rebind_name.gt")
+    opened(browser, path)
+    texts = [t for t, _ in state(browser, "#v-t1")["texts"]]
+    assert texts == ["x@5", "[1.] · shape [1]", "(x, lines 5-7)", "grad None"]
+    browser.js("gradtrace.show(gradtrace.data.timeline.length - 1)")
+    texts = [t for t, _ in state(browser, "#v-t1")["texts"]]
+    assert texts == ["x@5", "[1.] · shape [1]", "(x, lines 5-7)", "grad [8.]"]
+    clean(browser, path)

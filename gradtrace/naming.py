@@ -11,8 +11,10 @@ name tensors through `Naming`, so a tensor has the same name everywhere:
    5"). Views introduce such a name before they use it (`introduction`);
 4. else, for a tensor a node's backward made (create_graph), that node and the backward
    call: `⟨MulBackward0 #3 in backward #1⟩`;
-5. else the source of the sub-expression that made it (`x > 0`), cut to 40 characters;
-6. else `t<id>`.
+5. else, for a tensor an op made only to save it (max_pool2d's indices, layer_norm's
+   mean), how torch reaches it: `p.grad_fn._saved_result1`, after the op's output's name;
+6. else the source of the sub-expression that made it (`x > 0`), cut to 40 characters;
+7. else `t<id>`.
 
 Names bound inside a function stop holding their tensor when the run ends.
 """
@@ -25,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .tracing import Tracer
 
-VALUE, NAME, OLD_NAME, BACKWARD, EXPRESSION, ID = (
-    "value", "name", "old_name", "backward", "expression", "id")
+VALUE, NAME, OLD_NAME, BACKWARD, SAVED, EXPRESSION, ID = (
+    "value", "name", "old_name", "backward", "saved", "expression", "id")
 MAX_EXPRESSION = 40
 
 
@@ -119,10 +121,13 @@ class Naming:
 
     def describe(self, tid: int) -> tuple[str, str]:
         """(kind, text) of the tensor's name: kind is one of VALUE, NAME, OLD_NAME,
-        BACKWARD, EXPRESSION, ID."""
+        BACKWARD, SAVED, EXPRESSION, ID (a SAVED name after an expression is one too)."""
         found = self._cache.get(tid)
         if found is None:
-            found = self._cache[tid] = self._describe(tid)
+            found = self._describe(tid)
+            record = self.records.get(tid)
+            if record is None or record.saved_as is None:  # else it follows the output's name
+                self._cache[tid] = found
         return found
 
     def _describe(self, tid: int) -> tuple[str, str]:
@@ -146,9 +151,29 @@ class Naming:
             node_record = self.node_records().get(node)
             title = node_record.name.replace("torch::autograd::", "") if node_record else "?"
             return BACKWARD, f"⟨{title} #{node} in backward #{call}⟩"
+        output = self._saving_output(tid)
+        if output is not None:
+            kind, text = self.describe(output)
+            text = f"{text}.grad_fn._saved_{record.saved_as[1]}"
+            return (EXPRESSION if kind == EXPRESSION else SAVED), text
         if record.expression:
             return EXPRESSION, cut_expression(record.expression)
         return ID, f"t{tid}"
+
+    def _saving_output(self, tid: int) -> int | None:
+        """For a tensor an op made only to save it, and that no name ever held, the op's
+        first output (its name is `<output>.grad_fn._saved_<key>`)."""
+        record = self.records.get(tid)
+        if record is None or record.saved_as is None or self.history.get(tid) \
+                or record.made_by is not None:
+            return None
+        node_record = self.node_records().get(record.saved_as[0])
+        return node_record.outputs[0] if node_record is not None and node_record.outputs \
+            else None
+
+    def made_to_save(self, tid: int) -> bool:
+        """Whether the tensor is named after the node that saved it (rule 5)."""
+        return self._saving_output(tid) is not None
 
     def node_records(self) -> dict[int, Any]:
         """The trace's node records by id (built once)."""

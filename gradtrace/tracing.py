@@ -43,6 +43,9 @@ class TensorRecord:
     counter: int = 0  # which version counter it has (views and detach() share their base's)
     # (backward call index, node record id) when a node's backward made it (create_graph)
     made_by: tuple[int, int] | None = None
+    # (node record id, key) when an op made it only to save it (max_pool's indices,
+    # layer_norm's mean): the script never held it, torch shows it as grad_fn._saved_<key>
+    saved_as: tuple[int, str] | None = None
 
 
 def _final_values(array: np.ndarray) -> np.ndarray | Summary:
@@ -368,7 +371,11 @@ class Tracer:
                 tensor_id = None
                 if saved is not None:
                     source = outputs[saved.output_nr] if saved.is_output else saved.tensor
-                    tensor_id = self.tensor(source).id
+                    known = self.record_of(source) is not None
+                    saved_record = self.tensor(source)
+                    if not known:
+                        saved_record.saved_as = (record.id, key)
+                    tensor_id = saved_record.id
                 record.saved.append(SavedRecord(
                     key, tensor_id, saved.version if saved is not None else 0,
                     bool(saved and saved.is_output), keep_tensor(saved and saved.tensor)))

@@ -50,6 +50,11 @@ GOLDEN_SCRIPTS = {
     "broadcast_add": GOLDEN / "broadcast_add.gt",
     "pow_tensor": GOLDEN / "pow_tensor.gt",
     "hook_create_graph": HERE / "golden" / "hook_create_graph.gt",
+    # the nn ops' formulas: transposed convolution, max-pool routing, normalization,
+    # sort/topk scattering back, index_add_, reflect padding; tensors only a node saved
+    "conv_pool_loss": GOLDEN / "conv_pool_loss.gt",
+    "layer_norm": GOLDEN / "layer_norm.gt",
+    "sort_index_add_pad": GOLDEN / "sort_index_add_pad.gt",
 }
 
 

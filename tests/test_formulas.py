@@ -14,10 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import test_gradcheck
+import test_gradcheck_added
 from ops_helpers import TORCH as torch  # noqa: F401 (the gradcheck cases use it)
-from test_gradcheck import CASES, _rng, _tensors
 
 import gradtrace.engine.ops as ops_package
+from gradtrace.engine import events
 from gradtrace.engine.backward import grad as autograd_grad
 from gradtrace.engine.formulas import LOCAL, UNDEFINED, VJP, formulas_of, input_name, replay
 from gradtrace.engine.node import AccumulateGrad, Function, Node
@@ -90,17 +92,31 @@ def _nodes_of(tensors: list[Tensor]) -> list[Node]:
     return [n for n in seen.values() if not isinstance(n, AccumulateGrad)]
 
 
+# the gradcheck corpus: every differentiable op, first order and (create_graph) second
+CORPUS = [(module, name) for module in (test_gradcheck, test_gradcheck_added)
+          for name in module.CASES]
+
+
+def _run_case(module, name: str) -> tuple[list[Tensor], list[Tensor], list[Tensor | None]]:
+    """A gradcheck case's inputs, outputs (with a grad_fn) and first-order gradients, built
+    with create_graph so that the backward's own nodes are recorded too (from the outputs'
+    squares, so that the gradients they receive depend on the inputs as well)."""
+    fn, build = module.CASES[name]
+    inputs = module._tensors(build(module._rng(name)))
+    out = fn(*inputs)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    outs = [o for o in outs if isinstance(o, Tensor) and o.grad_fn is not None]
+    total = sum((o * o).sum() for o in outs)
+    grads = autograd_grad(total, inputs, create_graph=True, allow_unused=True)
+    return inputs, outs, list(grads)
+
+
 def _recorded_nodes() -> list[Node]:
     """The nodes every gradcheck case records, forward and (create_graph) backward."""
     nodes = []
-    for name, (fn, build) in CASES.items():
-        inputs = _tensors(build(_rng(name)))
-        out = fn(*inputs)
-        outs = list(out) if isinstance(out, tuple) else [out]
-        outs = [o for o in outs if isinstance(o, Tensor) and o.grad_fn is not None]
+    for module, name in CORPUS:
+        _, outs, grads = _run_case(module, name)
         nodes += _nodes_of(outs)
-        total = sum((o * 1.0).sum() for o in outs)
-        grads = autograd_grad(total, inputs, create_graph=True, allow_unused=True)
         nodes += _nodes_of([g for g in grads if g is not None])
     return nodes
 
@@ -117,7 +133,7 @@ def test_every_recorded_node_has_a_formula_for_each_input(recorded):
         chosen = formulas_of(node)
         assert len(chosen) == len(node.next_functions)
         assert None not in chosen, (node.name(), [f and f.input for f in chosen])
-    assert len(kinds) > 80
+    assert len(kinds) > 180
 
 
 def test_formula_operands_name_what_the_node_has(recorded):
@@ -157,6 +173,58 @@ def test_replay_gives_what_the_engine_sent_for_every_backward_step():
                                                   err_msg=f"{script.name}: {record.name}")
                     checked += 1
     assert checked > 100
+
+
+class _StepRecorder:
+    """An engine observer keeping, for every backward step, the node, the gradients it
+    received and sent, and the values its saved tensors held (copies: the engine may add
+    into a gradient in place later)."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[Node, list, dict, list]] = []
+
+    def on_node(self, node: Node, grad_outputs: list, grad_inputs: list) -> None:
+        def copy(g):
+            return None if g is None else np.array(g.array)
+
+        saved = {k: None if v is None else np.array(v.tensor.array)
+                 for k, v in (node.saved or {}).items()}
+        self.steps.append((node, [copy(g) for g in grad_outputs], saved,
+                           [copy(g) for g in grad_inputs]))
+
+    def __getattr__(self, name: str):
+        if name.startswith("on_"):
+            return lambda **facts: None
+        raise AttributeError(name)
+
+
+def test_replay_gives_what_the_engine_sent_on_the_gradcheck_corpus():
+    """Every node of every case, forward and backward nodes alike, run again by replay on
+    the values it received and saved gives the engine's gradients bit for bit: so each
+    backward reads its state only through what a node copy carries."""
+    kinds = set()
+    for module, name in CORPUS:
+        recorder = _StepRecorder()
+        events.OBSERVERS.append(recorder)
+        try:
+            inputs, _, grads = _run_case(module, name)
+            grads = [g for g in grads if g is not None and g.requires_grad]
+            if name in module.SECOND_ORDER and grads:  # through the backward's own nodes
+                autograd_grad(sum((g * 1.0).sum() for g in grads), inputs, allow_unused=True)
+        finally:
+            events.OBSERVERS.remove(recorder)
+        for node, received, saved, sent in recorder.steps:
+            kinds.add(type(node).__name__)
+            if all(g is None for g in received):
+                continue
+            replayed = replay(node, received, saved)
+            assert len(replayed) == len(sent), (name, node.name())
+            for want, got in zip(sent, replayed, strict=True):
+                if want is None:
+                    assert got is None, (name, node.name())
+                    continue
+                np.testing.assert_array_equal(got, want, err_msg=f"{name}: {node.name()}")
+    assert len(kinds) > 180
 
 
 def test_replay_with_ones_gives_the_local_derivative():

@@ -172,6 +172,41 @@ CASES = {
                    lambda r: [randn(r, 2, 2, 3), randn(r, 2, 3, 2)]),
     "einsum_trace_outer": (lambda a, v: torch.einsum("ii,j->j", a, v),
                            lambda r: [randn(r, 3, 3), randn(r, 2)]),
+    # the remaining node classes of these ops (every one is in tests/test_formulas' corpus)
+    "clamp_max_scalar": (lambda a: a.clamp_max(0.3),
+                         lambda r: [np.array([[-1.0, 0.2, 0.9], [0.4, -0.3, 2.0]])]),
+    "clamp_max_tensor": (lambda a, b: a.clamp_max(b),
+                         lambda r: [np.array([[-1.0, 0.2], [0.4, 2.0]]), np.array([0.0, 1.0])]),
+    "fmod_scalar": (lambda a: torch.fmod(a, 0.7), lambda r: [np.array([0.3, 1.6, -2.2])]),
+    "xlogy_scalar_self": (lambda b: torch.xlogy(2.5, b), lambda r: [pos(r, 2, 3)]),
+    "hardshrink": (lambda x: F.hardshrink(x, 0.3), lambda r: [away(r, 2, 4, gap=0.5)]),
+    "softshrink": (lambda x: F.softshrink(x, 0.3), lambda r: [away(r, 2, 4, gap=0.5)]),
+    "threshold": (lambda x: F.threshold(x, 0.1, -2.0), lambda r: [away(r, 2, 4, gap=0.3)]),
+    "threshold_inplace": (lambda x: F.threshold(x * 1, 0.1, -2.0, inplace=True),
+                          lambda r: [away(r, 2, 4, gap=0.3)]),
+    "hardsigmoid": (lambda x: F.hardsigmoid(x), lambda r: [away(r, 2, 4) * 2]),
+    "relu6": (lambda x: F.relu6(x * 4), lambda r: [away(r, 2, 4)]),
+    "reflect_pad1d": (lambda x: F.pad(x, (2, 1), mode="reflect"), lambda r: [randn(r, 2, 4)]),
+    "reflect_pad3d": (lambda x: F.pad(x, (1, 1, 0, 1, 1, 0), mode="reflect"),
+                      lambda r: [randn(r, 1, 2, 2, 3)]),
+    "replicate_pad2d": (lambda x: F.pad(x, (1, 2, 2, 0), mode="replicate"),
+                        lambda r: [randn(r, 1, 2, 3)]),
+    "replicate_pad3d": (lambda x: F.pad(x, (0, 1, 1, 0, 2, 1), mode="replicate"),
+                        lambda r: [randn(r, 1, 2, 2, 2)]),
+    "cummin": (lambda a: a.cummin(1)[0], lambda r: [distinct(r, 2, 5)]),
+    "median_all": (lambda a: a.median(), lambda r: [distinct(r, 3, 5)]),
+    # distinct values: every value is as frequent, so the mode is the smallest
+    "mode": (lambda a: a.mode(1, keepdim=True)[0], lambda r: [distinct(r, 2, 4)]),
+    "sort_stable": (lambda a: a.sort(0, descending=True, stable=True)[0],
+                    lambda r: [distinct(r, 3, 2)]),
+    "triu": (lambda a: a.triu(1), lambda r: [randn(r, 3, 4)]),
+    "diag_matrix": (lambda a: torch.diag(a, -1), lambda r: [randn(r, 4, 3)]),
+    "scatter_value": (lambda a: a.scatter(1, IDX, 0.5), lambda r: [randn(r, 3, 3)]),
+    "index_fill_scalar": (lambda a: a.index_fill(0, _long([1]), -1.0),
+                          lambda r: [randn(r, 2, 3)]),
+    "squeeze_all_inplace": (lambda a: (a * 1).squeeze_() * 2, lambda r: [randn(r, 1, 3, 1)]),
+    "squeeze_dims_inplace": (lambda a: (a * 1).squeeze_((0, 2)) * 2,
+                             lambda r: [randn(r, 1, 3, 1)]),
 }
 
 SECOND_ORDER = [
@@ -182,6 +217,8 @@ SECOND_ORDER = [
     "cosine_similarity", "logsigmoid", "hardswish", "mish", "glu", "smooth_l1_loss",
     "huber_loss", "soft_margin_loss", "kl_div", "cross_entropy_smoothing", "cross_entropy_2d",
     "cumprod", "std_mean", "var_mean", "index_copy", "scatter", "masked_scatter", "einsum_bmm",
+    "reflect_pad1d", "reflect_pad3d", "replicate_pad2d", "replicate_pad3d", "hardshrink",
+    "adaptive_max_pool2d", "diagonal", "hardtanh", "pad_replicate", "diag_matrix",
 ]
 
 

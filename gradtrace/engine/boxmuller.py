@@ -15,61 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import fp64
 from .capability import _cpu_flags
+from .fp32 import fma
 
 F32 = np.float32
 _U32 = np.uint32
 HAS_FMA = {"fma", "avx2"} <= _cpu_flags()
-
-
-def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
-    """`s` = round-to-nearest of s + err (exact); return the round-to-odd of the sum."""
-    inexact_even = (err != 0) & ((s.view(np.uint64) & np.uint64(1)) == 0)
-    if not inexact_even.any():
-        return s
-    toward = np.where(err > 0, np.inf, -np.inf)
-    return np.where(inexact_even, np.nextafter(s, toward), s)
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _is_one_and_zero(b: object, c: object) -> bool:
-    """a*1+0 is a+0 exactly (which turns -0 into +0, as the fused form does)."""
-    return np.ndim(b) == 0 and np.ndim(c) == 0 and float(b) == 1.0 and float(c) == 0.0
-
-
-def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray | float) -> np.ndarray:
-    """float32 a*b+c rounded once: the product is exact in float64, the sum rounds to odd."""
-    if _is_one_and_zero(b, c):
-        return np.asarray(a, F32) + F32(0)
-    p = np.asarray(a, np.float64) * np.asarray(b, np.float64)
-    s, err = _two_sum(p, np.broadcast_to(np.asarray(c, np.float64), p.shape))
-    return _round_to_odd(s, err).astype(F32)
-
-
-def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    t = 134217729.0 * x  # 2**27 + 1: Veltkamp's split into two 26-bit halves
-    hi = t - (t - x)
-    return hi, x - hi
-
-
-def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray | float) -> np.ndarray:
-    """float64 a*b+c rounded once (finite operands, no overflow)."""
-    if _is_one_and_zero(b, c):
-        return np.asarray(a, np.float64) + 0.0
-    a = np.asarray(a, np.float64)
-    b = np.asarray(b, np.float64)
-    p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # a*b == p + e exactly
-    s, t = _two_sum(np.broadcast_to(np.asarray(c, np.float64), p.shape), p)
-    v, ev = _two_sum(t, e)
-    return s + _round_to_odd(v, ev)
 
 
 # ------------------------------------------------------------------ avx_mathfun.h
@@ -102,11 +54,11 @@ def avx_mathfun_log(x: np.ndarray) -> np.ndarray:
     z = x * x
     y = np.full_like(x, _LOG_P[0])
     for coefficient in _LOG_P[1:]:
-        y = fma32(y, x, coefficient)
+        y = fma(y, x, coefficient)
     y = y * x
-    y = fma32(y, z, e * _LOG_Q1)
+    y = fma(y, z, e * _LOG_Q1)
     y = y - z * F32(0.5)  # a fused z*0.5 is the same: halving is exact
-    x = fma32(e, _LOG_Q2, x + y)
+    x = fma(e, _LOG_Q2, x + y)
     return np.where(invalid, F32(np.nan), x)
 
 
@@ -121,12 +73,12 @@ def avx_mathfun_sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     sign_cos = ((~(j - 2) & 4) << 29).astype(_U32)
     poly = (j & 2) == 0
     for dp in _DP:
-        x = fma32(y, dp, x)
+        x = fma(y, dp, x)
     z = x * x
-    yc = fma32(fma32(np.full_like(z, _COS[0]), z, _COS[1]), z, _COS[2]) * z
-    yc = fma32(yc, z, -(z * F32(0.5))) + F32(1)
-    ys = fma32(fma32(np.full_like(z, _SIN[0]), z, _SIN[1]), z, _SIN[2]) * z
-    ys = fma32(ys, x, x)
+    yc = fma(fma(np.full_like(z, _COS[0]), z, _COS[1]), z, _COS[2]) * z
+    yc = fma(yc, z, -(z * F32(0.5))) + F32(1)
+    ys = fma(fma(np.full_like(z, _SIN[0]), z, _SIN[1]), z, _SIN[2]) * z
+    ys = fma(ys, x, x)
     sin_part = np.where(poly, ys, F32(0)) + np.where(poly, F32(0), yc)
     cos_part = np.where(poly, yc, F32(0)) + np.where(poly, F32(0), ys)
     # the kernel forms y - (masked y) + (masked other); adding 0 where masked is exact
@@ -155,7 +107,7 @@ _LOGF_A = [float.fromhex(h) for h in
 
 def _mad(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float,
          fused: bool) -> np.ndarray:
-    return fma64(a, b, c) if fused else a * b + c
+    return fp64.fma(a, b, c) if fused else a * b + c
 
 
 def glibc_logf(x: np.ndarray, fused: bool = HAS_FMA) -> np.ndarray:

@@ -13,18 +13,13 @@ import math
 
 import numpy as np
 
-from . import boxmuller, capability
-from .boxmuller import fma32, fma64
+from . import boxmuller, capability, fp64
+from .fp32 import fma as fma32
 from .generator import Generator
 
 TWO_PI = 2.0 * math.pi  # 2.0f * c10::pi<double>: exact doubling of the double pi
 _MASK24, _MASK53 = np.uint64((1 << 24) - 1), np.uint64((1 << 53) - 1)
 RANDPERM_SMALL = (2**32 - 1) // 20  # below this randperm shuffles with 32-bit draws
-
-
-def fused(cap: str | None = None) -> bool:
-    """Whether ATen's scalar kernels run with a*b+c fused (the AVX2/AVX-512 builds)."""
-    return (cap or capability.CAPABILITY) != "default"
 
 
 def unit_float32(raw: np.ndarray) -> np.ndarray:
@@ -42,15 +37,16 @@ def uniform(gen: Generator, n: int, dtype: np.dtype, low: float, high: float,
     """uniform_real_distribution<scalar_t>(from, to): x * (to - from) + from."""
     if dtype == np.float64:
         x = unit_float64(gen.draw64(n))
-        return fma64(x, high - low, low) if fused(cap) else x * (high - low) + low
+        return fp64.fma(x, high - low, low) if capability.fma_build(cap) else x * (high - low) + low
     if dtype == np.float16:  # dist_acctype<Half> is float; 11-bit mantissa
         x = (gen.draw32(n) & np.uint64(2047)).astype(np.float32) * np.float32(2.0 ** -11)
         lo, hi = np.float32(np.float16(low)), np.float32(np.float16(high))
         span = np.float32(np.float16(hi - lo))
-        return (fma32(x, span, lo) if fused(cap) else x * span + lo).astype(np.float16)
+        out = fma32(x, span, lo) if capability.fma_build(cap) else x * span + lo
+        return out.astype(np.float16)
     lo, hi = np.float32(low), np.float32(high)
     x = unit_float32(gen.draw32(n))
-    return fma32(x, hi - lo, lo) if fused(cap) else x * (hi - lo) + lo
+    return fma32(x, hi - lo, lo) if capability.fma_build(cap) else x * (hi - lo) + lo
 
 
 # ------------------------------------------------------------------ normal
@@ -108,8 +104,8 @@ def _fill16_float64(data: np.ndarray, mean: float, std: float) -> np.ndarray:
     d = data.reshape(-1, 16)
     radius = np.sqrt(-2.0 * np.log(1.0 - d[:, :8]))
     theta = TWO_PI * d[:, 8:]
-    return np.concatenate([fma64(radius * np.cos(theta), std, mean),
-                           fma64(radius * np.sin(theta), std, mean)], axis=1).reshape(-1)
+    return np.concatenate([fp64.fma(radius * np.cos(theta), std, mean),
+                           fp64.fma(radius * np.sin(theta), std, mean)], axis=1).reshape(-1)
 
 
 def _normal_scalar(gen: Generator, n: int, mean: float, std: float, cap: str) -> np.ndarray:
@@ -130,7 +126,7 @@ def _normal_scalar(gen: Generator, n: int, mean: float, std: float, cap: str) ->
             gen.next_double_normal = float(both[-1])
         values.append(both[:n])
     z = np.concatenate(values) if values else np.empty(0)
-    return fma64(z, std, mean) if fused(cap) else z * std + mean
+    return fp64.fma(z, std, mean) if capability.fma_build(cap) else z * std + mean
 
 
 # ------------------------------------------------------------------ discrete

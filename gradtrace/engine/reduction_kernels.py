@@ -94,7 +94,7 @@ def norm2(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray
             acc += v * v
         total = seq_sum(acc)
         fused_from = nvec * width + (size - nvec * width) // 4 * 4
-        if array.dtype != np.float32 or capability.CAPABILITY == "default":
+        if array.dtype != np.float32 or not capability.fma_build():
             fused_from = size
         for i in range(nvec * width, size):
             x = rows[..., i]

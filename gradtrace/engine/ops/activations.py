@@ -8,13 +8,14 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from ..formulas import local
+from .. import kernels
+from ..formulas import local, vjp
+from ..kernels import precise
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, not_implemented
 from .scalar import add_scalar, mul_scalar, sub_scalar
 from .transcendental import erf64
-from .unary import precise
 
 # -- relu, leaky_relu, gelu, silu, softplus, elu ------------------------------------
 
@@ -160,6 +161,8 @@ class GeluBackward0(Function):
             raise not_implemented("GeluKernelImpl", a.dtype)
         self.save("self", a)
         self.save_attr(approximate=approximate)
+        if a.array.dtype == np.float32:
+            return kernels.gelu(a.array, approximate)
         value, _, _ = _gelu_parts(a.array, approximate)
         return value.astype(a.array.dtype)
 
@@ -181,6 +184,8 @@ class SiluBackward0(Function):
             raise not_implemented("silu_cpu", a.dtype)
         self.save("self", a)
         x = a.array
+        if x.dtype == np.float32:
+            return kernels.silu(x)
         with np.errstate(over="ignore"):
             return (x / (np.asarray(1, x.dtype) + precise(np.exp, -x))).astype(x.dtype)
 
@@ -210,6 +215,8 @@ class SoftplusBackward0(Function):
         self.save("self", a)
         self.save_attr(beta=beta, threshold=threshold)
         x = a.array
+        if x.dtype == np.float32:
+            return kernels.softplus(x, beta, threshold)
         with np.errstate(over="ignore"):
             soft = precise(np.log1p, precise(np.exp, x * beta)) / beta
         return np.where(x * beta > threshold, x, soft).astype(x.dtype)
@@ -268,6 +275,8 @@ class EluBackward0(Function):
         self.save("self", a)
         self.save_attr(alpha=alpha, input_scale=input_scale, scale=scale)
         x = a.array
+        if x.dtype == np.float32:
+            return kernels.elu(x, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             neg = scale * alpha * precise(np.expm1, x * input_scale)
         return np.where(x > 0, scale * x, neg).astype(x.dtype)
@@ -369,6 +378,7 @@ class LogSigmoidBackward0(Function):
     """log_sigmoid_forward: saves self and the buffer exp(-|x|) its backward uses."""
 
     __slots__ = ()
+    formulas = (local("self", "1 - σ({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -390,6 +400,8 @@ class LogSigmoidBackwardBackward0(Function):
     """log_sigmoid_backward(grad_output, self, buffer) as an op."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 - σ({self})"),
+                local("self", "-{grad_output} × σ({self}) × (1 - σ({self}))"))
 
     def forward(self, grad: Tensor, a: Tensor, buffer: Tensor) -> np.ndarray:
         self.save("buffer", buffer)
@@ -436,6 +448,8 @@ def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
 
 class MishBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "tanh(softplus({self})) + {self} × σ({self}) × "
+                              "(1 - tanh(softplus({self}))²)"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -471,6 +485,8 @@ def _halves(x: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
 
 class GluBackward0(Function):
     __slots__ = ()
+    # {self}₁, {self}₂: the halves along dim (glu is {self}₁ × σ({self}₂))
+    formulas = (vjp("self", "cat([{grad} × σ({self}₂), {grad} × {self}₁ × σ′({self}₂)], {dim})"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         from ..shapes import wrap_dim
@@ -501,6 +517,9 @@ class GluBackwardBackward0(Function):
     """glu_backward(grad_output, self, dim) as an op."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "{grad}₁ × σ({self}₂) + {grad}₂ × {self}₁ × σ′({self}₂)"),
+                vjp("self", "cat([{grad}₂ × {grad_output} × σ′({self}₂), ({grad}₂ × {self}₁ × "
+                    "σ″({self}₂) + {grad}₁ × σ′({self}₂)) × {grad_output}], {dim})"))
 
     def forward(self, grad: Tensor, a: Tensor, dim: int) -> np.ndarray:
         from ..shapes import wrap_dim

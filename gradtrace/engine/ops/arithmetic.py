@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import kernels
 from ..dtypes import bool_
 from ..formulas import local
 from ..node import Function
@@ -21,7 +22,7 @@ from ._util import (
 )
 from .fused import add_alpha
 from .scalar import mul_scalar, sub_scalar
-from .unary import float_pow
+from .unary import SPECIAL_EXPONENTS, float_pow
 
 
 class AddBackward0(Function):
@@ -150,7 +151,10 @@ class PowBackward0(Function):
         if not dtype.is_floating_point and isinstance(value, int) and value < 0:
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return float_pow(cast(a.array, dtype), cast(exponent.array, dtype))
+            base = cast(a.array, dtype)
+            if base.dtype == np.float32 and float(value) not in SPECIAL_EXPONENTS:
+                return kernels.pow_scalar(base, float(value))
+            return float_pow(base, cast(exponent.array, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         exponent = self.attrs["exponent"]

@@ -13,10 +13,17 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import exactness
+from ..formulas import vjp
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
 from .views import SqueezeBackward1, UnsqueezeBackward0, warn
+
+# The convolution's gradients, as explain shows them: conv_transpose is the transposed
+# convolution (the input's gradient), ⋆ the cross-correlation of the input with the
+# gradient over the batch (the weight's), both with the forward's parameters.
+_PARAMS = "stride={stride}, padding={padding}, dilation={dilation}, groups={groups}"
 
 
 def _windows(xp: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...],
@@ -107,10 +114,14 @@ class ConvolutionBackward0(Function):
     """convolution(input, weight, bias, stride, padding, dilation, transposed=False, ...)."""
 
     __slots__ = ()
+    formulas = (vjp("input", "conv_transpose({grad}, {weight}, " + _PARAMS + ")"),
+                vjp("weight", "Σₙ {input}ₙ ⋆ {grad}ₙ (" + _PARAMS + ")"),
+                vjp("bias", "{grad}.sum(0).flatten(1).sum(1)"))
 
     def forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                 output_padding: tuple[int, ...]) -> np.ndarray:
+        exactness.note("convolution: oneDNN's accumulation order is not reproduced")
         self.save("input", x)
         self.save("weight", w)
         self.save_attr(bias_sym_sizes_opt=b.array.shape if b is not None else (0,),
@@ -138,6 +149,10 @@ class ConvolutionBackwardBackward0(Function):
     (grad_input, grad_weight, grad_bias), so create_graph records torch's node."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "conv({grad}[0], {weight}, " + _PARAMS + ") + conv({input}, "
+                    "{grad}[1], " + _PARAMS + ") + {grad}[2].view(1, -1, 1, …)"),
+                vjp("input", "conv_transpose({grad_output}, {grad}[1], " + _PARAMS + ")"),
+                vjp("weight", "Σₙ {grad}[0]ₙ ⋆ {grad_output}ₙ (" + _PARAMS + ")"))
     multi_output = True
 
     def forward(self, grad: Tensor, x: Tensor, w: Tensor, bias_sizes: tuple[int, ...],

@@ -3,6 +3,7 @@ the losses built on them (F.margin_ranking_loss, F.cosine_embedding_loss), each 
 of the ops ATen composes it of, so the graphs match."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,10 @@ class NormBackward1(LinalgVectorNormBackward0):
     """at::norm(self, p, dim, keepdim): what pairwise_distance records."""
 
     __slots__ = ()
+    # the vector norm's formulas, with the order saved as `p`
+    formulas = tuple(replace(f, math=f.math.replace("{ord}", "{p}"),
+                             when=tuple(("p" if k == "ord" else k, v) for k, v in f.when))
+                     for f in LinalgVectorNormBackward0.formulas)
 
     def forward(self, a: Tensor, p: Any, dim: tuple[int, ...], keepdim: bool) -> np.ndarray:
         out = super().forward(a, ord=p, dim=dim, keepdim=keepdim)

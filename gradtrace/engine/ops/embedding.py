@@ -6,6 +6,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError
 from .. import dtypes
+from ..formulas import Formula, vjp
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function
@@ -24,10 +25,30 @@ def _check_indices(indices: Tensor, size: int) -> None:
         raise TorchIndexError("index out of range in self")
 
 
+NO_PADDING = saved_int(-1)  # padding_idx as torch saves "no padding row"
+
+
+def _embedding_formulas() -> tuple[Formula, ...]:
+    """Each row of the weight gets the gradients of the places that looked it up (divided
+    by how often it was looked up with scale_grad_by_freq); the padding row gets none."""
+    rows = "{grad}.flatten(0, -2)"
+    scaled = "({grad} / {indices}.bincount()[{indices}].unsqueeze(-1)).flatten(0, -2)"
+    out = []
+    for scale in (False, True):
+        summed = ("zeros_like({weight}).index_add(0, {indices}.flatten(), "
+                  + (scaled if scale else rows) + ")")
+        out.append(vjp("weight", summed, when=(("padding_idx", NO_PADDING),
+                                               ("scale_grad_by_freq", scale))))
+        out.append(vjp("weight", summed + ".index_fill(0, {padding_idx}, 0)",
+                       when=(("scale_grad_by_freq", scale),)))
+    return tuple(out)
+
+
 class EmbeddingBackward0(Function):
     """embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): one input."""
 
     __slots__ = ()
+    formulas = _embedding_formulas()
 
     def forward(self, weight: Tensor, indices: Tensor, padding_idx: int,
                 scale_grad_by_freq: bool, sparse: bool) -> np.ndarray:
@@ -49,6 +70,9 @@ class EmbeddingDenseBackwardBackward0(Function):
     """embedding_dense_backward(grad_output, indices, ...) as an op (input: grad_output)."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "{grad}[{indices}]", when=(("padding_idx", NO_PADDING),)),
+                vjp("grad_output", "{grad}[{indices}].masked_fill(({indices} == {padding_idx})"
+                    ".unsqueeze(-1), 0)"))
 
     def forward(self, grad: Tensor, indices: Tensor, num_weights: int, padding_idx: int,
                 scale_grad_by_freq: bool) -> np.ndarray:

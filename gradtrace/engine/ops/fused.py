@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import capability
-from ..fp32 import fma, fma64
+from .. import capability, fp64
+from ..formulas import local
+from ..fp32 import fma
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
@@ -25,7 +26,7 @@ from .scalar import mul_scalar, scalar_div, scalar_sub
 
 def fused(dtype: np.dtype) -> bool:
     """Whether torch's kernels round `a * b + c` once for this dtype here."""
-    return dtype in (np.float32, np.float64) and capability.CAPABILITY != "default"
+    return dtype in (np.float32, np.float64) and capability.fma_build()
 
 
 def multiply_add(a: Any, b: Any, c: Any, dtype: np.dtype) -> np.ndarray:
@@ -33,7 +34,7 @@ def multiply_add(a: Any, b: Any, c: Any, dtype: np.dtype) -> np.ndarray:
     if fused(dtype):
         if dtype == np.float64:
             a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
-            return fma64(a, b, c)
+            return fp64.fma(a, b, c)
         return fma(a, b, c)
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(np.asarray(a, dtype) * np.asarray(b, dtype) + np.asarray(c, dtype),
@@ -66,6 +67,8 @@ class AddcmulBackward0(Function):
     """self + value * tensor1 * tensor2 (PointwiseOpsKernel: `self + (value * t1) * t2`)."""
 
     __slots__ = ()
+    formulas = (local("self", "1"), local("tensor1", "{value} × {tensor2}"),
+                local("tensor2", "{value} × {tensor1}"))
 
     def forward(self, a: Tensor, t1: Tensor, t2: Tensor, value: Any = 1) -> np.ndarray:
         dt = result_dtype(a, t1, t2)
@@ -93,6 +96,8 @@ class AddcdivBackward0(Function):
     """self + value * tensor1 / tensor2 (`self + (value * t1) / t2`: no fusing)."""
 
     __slots__ = ()
+    formulas = (local("self", "1"), local("tensor1", "{value} / {tensor2}"),
+                local("tensor2", "-{value} × {tensor1} / {tensor2}²"))
 
     def forward(self, a: Tensor, t1: Tensor, t2: Tensor, value: Any = 1) -> np.ndarray:
         dt = result_dtype(a, t1, t2)
@@ -173,6 +178,7 @@ class LerpBackward0(Function):
     """lerp(self, end, weight: number)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 - {weight}"), local("end", "{weight}"))
 
     def forward(self, a: Tensor, end: Tensor, weight: Any) -> np.ndarray:
         dtype = _lerp_check(a, end, None)
@@ -190,6 +196,8 @@ class LerpBackward1(Function):
     """lerp(self, end, weight: Tensor)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 - {weight}"), local("end", "{weight}"),
+                local("weight", "{end} - {self}"))
 
     def forward(self, a: Tensor, end: Tensor, weight: Tensor) -> np.ndarray:
         dtype = _lerp_check(a, end, weight)

@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
 from .. import dtypes
 from ..dtypes import C_TYPE_NAMES
-from ..formulas import local, vjp
+from ..formulas import local, undefined, vjp
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
@@ -216,6 +216,7 @@ class ScatterBackward1(Function):
     """scatter(self, dim, index, value): value written at index; its gradient is zero."""
 
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.scatter({dim}, {index}, 0)"),)
 
     def forward(self, a: Tensor, dim: int, index: Tensor, value: Any) -> np.ndarray:
         d = _check_gather(a, dim, index, "scatter")
@@ -234,6 +235,7 @@ class NotImplementedScatterReduce(Function):
     """scatter(..., reduce=...): torch records torch::autograd::NotImplemented."""
 
     __slots__ = ()
+    formulas = (undefined("self"), undefined("src"))
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"
@@ -394,6 +396,8 @@ def _index_key(ndim: int, d: int, index: np.ndarray) -> tuple:
 
 class IndexCopyBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),
+                vjp("source", "{grad}.index_select({dim}, {index})"))
 
     def forward(self, a: Tensor, source: Tensor, dim: int, index: Tensor) -> np.ndarray:
         d = _check_index_copy(a, dim, index, source)
@@ -430,6 +434,8 @@ def _index_source_grad(grad: Tensor, dim: int, index: Tensor, source: Tensor,
 
 class IndexAddBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),
+                vjp("source", "{alpha} × {grad}.index_select({dim}, {index})"))
 
     def forward(self, a: Tensor, source: Tensor, dim: int, index: Tensor,
                 alpha: Any = 1) -> np.ndarray:
@@ -455,6 +461,7 @@ class IndexFillBackward0(Function):
     """index_fill(self, dim, index, number)."""
 
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),)
 
     def forward(self, a: Tensor, dim: int, index: Tensor, value: Any) -> np.ndarray:
         d = _check_index_fill(a, dim, index)
@@ -472,6 +479,8 @@ class IndexFillBackward1(Function):
     """index_fill(self, dim, index, 0-dim tensor value): the value gets a gradient too."""
 
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),
+                vjp("value", "{grad}.index_select({dim}, {index}.unique()).sum()"))
 
     def forward(self, a: Tensor, value: Tensor, dim: int, index: Tensor) -> np.ndarray:
         if value.array.ndim:
@@ -533,6 +542,7 @@ def _check_bool_mask(name: str, mask: Tensor) -> None:
 
 class MaskedSelectBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "zeros_like({self}).masked_scatter({mask}, {grad})"),)
 
     def forward(self, a: Tensor, mask: Tensor) -> np.ndarray:
         _check_bool_mask("masked_select", mask)
@@ -551,6 +561,9 @@ class MaskedSelectBackward0(Function):
 
 class MaskedScatterBackward0(Function):
     __slots__ = ()
+    # the source's first elements fill the mask's places, in order; the rest get 0
+    formulas = (local("self", "0 if {mask} else 1"),
+                vjp("source", "cat([{grad}[{mask}], zeros(…)]).view({source_sym_sizes})"))
 
     def forward(self, a: Tensor, source: Tensor, mask: Tensor) -> np.ndarray:
         _check_bool_mask("masked_scatter_", mask)
@@ -584,6 +597,7 @@ class MaskedScatterBackwardBackward0(Function):
     order, zero-padded to the source's size."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "zeros_like({grad_output}).masked_scatter({mask}, {grad})"),)
 
     def forward(self, grad: Tensor, mask: Tensor, sizes: tuple[int, ...]) -> np.ndarray:
         self.save("mask", mask)

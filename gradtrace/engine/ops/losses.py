@@ -14,13 +14,13 @@ from ...errors import TorchRuntimeError, TorchValueError
 from .. import dtypes
 from ..formulas import PRESENT, Formula, local
 from ..grad_mode import GRAD_MODE
+from ..kernels import precise
 from ..node import Function
 from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor
 from ._util import cast, not_implemented
 from .reductions import mean_array, sum_array
 from .scalar import add_scalar, div_scalar, mul_scalar
-from .unary import precise
 from .views import ExpandBackward0, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -370,6 +370,16 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
 # -- smooth_l1_loss, huber_loss, soft_margin_loss -----------------------------------------
 
 
+def _with_mean(formula: Formula) -> tuple[Formula, Formula]:
+    """A loss's local derivative divided by the number of elements for reduction='mean'."""
+    return (replace(formula, math=f"({formula.math}) / {{self}}.numel()", when=MEAN), formula)
+
+
+_SMOOTH_L1 = ("({self} - {target}) / {beta} if |{self} - {target}| < {beta} else "
+              "sgn({self} - {target})")
+_HUBER = "({self} - {target}).clamp(-{delta}, {delta})"
+
+
 def _pointwise_loss_values(kind: str, d: np.ndarray, param: float) -> np.ndarray:
     """The per-element loss of `d = self - target` (soft_margin: d = -target * self)."""
     z = np.abs(d)
@@ -474,20 +484,34 @@ class _PointwiseLossBackward(Function):
 
 class SmoothL1LossBackward0(_PointwiseLoss):
     __slots__ = ()
+    formulas = (*_with_mean(local("self", _SMOOTH_L1)),
+                *_with_mean(local("target", f"-({_SMOOTH_L1})")))
 
 
 class SmoothL1LossBackwardBackward0(_PointwiseLossBackward):
     __slots__ = ()
+    formulas = (*_with_mean(local("grad_output", _SMOOTH_L1)),
+                *_with_mean(local("self", "{grad_output} / {beta} if |{self} - {target}| < "
+                                    "{beta} else 0")),
+                *_with_mean(local("target", "-{grad_output} / {beta} if |{self} - {target}| "
+                                    "< {beta} else 0")))
 
 
 class HuberLossBackward0(_PointwiseLoss):
     __slots__ = ()
+    formulas = (*_with_mean(local("self", _HUBER)),
+                *_with_mean(local("target", f"-{_HUBER}")))
     kind = "huber"
     param_name = "delta"
 
 
 class HuberLossBackwardBackward0(_PointwiseLossBackward):
     __slots__ = ()
+    formulas = (*_with_mean(local("grad_output", _HUBER)),
+                *_with_mean(local("self", "{grad_output} if |{self} - {target}| < {delta} "
+                                    "else 0")),
+                *_with_mean(local("target", "-{grad_output} if |{self} - {target}| < {delta} "
+                                    "else 0")))
     kind = "huber"
     param_name = "delta"
 
@@ -522,6 +546,7 @@ class SoftMarginLossBackward0(Function):
     """soft_margin_loss: log(1 + exp(-target * self))."""
 
     __slots__ = ()
+    formulas = _with_mean(local("self", "-{target} × σ(-{target} × {self})"))
 
     def forward(self, a: Tensor, target: Tensor, reduction: int) -> np.ndarray:
         self.save_attr(reduction=reduction)  # target is no input: torch never differentiates it

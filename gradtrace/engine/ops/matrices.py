@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from ..formulas import local, vjp
 from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args, wrap_dim
@@ -33,10 +34,12 @@ class _Triangle(Function):
 
 class TrilBackward0(_Triangle):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.tril({diagonal})"),)
 
 
 class TriuBackward0(_Triangle):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.triu({diagonal})"),)
     lower = False
 
 
@@ -75,6 +78,8 @@ def _diagonal_view(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
 
 class DiagonalBackward0(ViewFunction):
     __slots__ = ()
+    formulas = (vjp("self", "zeros({self_sym_sizes}).diagonal_scatter({grad}, {offset}, {dim1}, "
+                    "{dim2})"),)
 
     def forward(self, a: Tensor, offset: int, dim1: int, dim2: int) -> np.ndarray:
         d1, d2 = wrap_dim(dim1, a.array.ndim), wrap_dim(dim2, a.array.ndim)
@@ -96,6 +101,7 @@ class DiagonalCopy(Function):
     """torch.diag of a matrix: diagonal_copy (node DiagonalBackward0_copy)."""
 
     __slots__ = ()
+    formulas = DiagonalBackward0.formulas
     forward = DiagonalBackward0.forward
     backward = DiagonalBackward0.backward
 
@@ -116,6 +122,7 @@ class DiagonalBackwardBackward0(Function):
     """diagonal_backward(grad_output, input_sizes, offset, dim1, dim2) as an op."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "{grad}.diagonal({offset}, {dim1}, {dim2})"),)
 
     def forward(self, grad: Tensor, input_sizes: tuple[int, ...], offset: int, dim1: int,
                 dim2: int) -> np.ndarray:
@@ -136,6 +143,7 @@ def diagonal(a: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
 
 class DiagEmbedBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.diagonal({offset}, {dim1}, {dim2})"),)
 
     def forward(self, a: Tensor, offset: int, dim1: int, dim2: int) -> np.ndarray:
         n = a.array.ndim + 1
@@ -174,6 +182,7 @@ def diag(a: Tensor, diagonal: int = 0) -> Tensor:
 
 class TraceBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "δᵢⱼ"),)  # 1 on the diagonal, 0 elsewhere
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.array.ndim != 2:
@@ -200,6 +209,7 @@ def trace(a: Tensor) -> Tensor:
 
 class RollBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.roll(-{shifts}, {dims})"),)
 
     def forward(self, a: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]) -> np.ndarray:
         self.save_attr(dims=saved_ints(dims), shifts=saved_ints(shifts))

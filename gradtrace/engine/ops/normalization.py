@@ -16,11 +16,25 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .. import exactness
+from ..formulas import local, undefined, vjp
 from ..node import Function
 from ..shapes import Size, wrap_dim
 from ..tensor import Tensor, type_name
 from .scalar import div_scalar, mul_scalar
 from .shape_inplace import unsqueeze_
+
+# The gradients as explain shows them (derivatives.yaml's native_*_backward written out):
+# ξ is the normalized input and η the gradient times the weight (defined in brackets after
+# a formula), ⟨·⟩ the mean over the elements each statistic was taken over (normalized_shape's
+# dims, a channel's batch and positions, a group), Σ the sum over the dims a weight or bias
+# was broadcast along.
+_XI = " [ξ = ({input} - {result1}) × {result2}]"
+_XI_ETA = " [ξ = ({input} - {result1}) × {result2}, η = {grad} × {weight}]"
+_XI_SAVED = " [ξ = ({input} - {mean}) × {rstd}]"
+_XI_BATCH = " [ξ = ({input} - {save_mean}) × {save_invstd}]"
+# what the gradients of the mean and rstd outputs (result1, result2) add to the input's
+_GROUP_STATS = "({grad}[1] - {grad}[2] × {result2}² × ξ) × {group} / ({C} × {HxW})"
 
 # -- layer_norm ----------------------------------------------------------------------
 
@@ -35,9 +49,16 @@ def _layer_stats(x: np.ndarray, nd: int, eps: float) -> tuple[np.ndarray, np.nda
 
 class NativeLayerNormBackward0(Function):
     __slots__ = ()
+    formulas = (
+        vjp("input", "{result2} × ({grad} - ⟨{grad}⟩ - ξ × ⟨{grad} × ξ⟩)" + _XI,
+            when=(("weight", None),)),
+        vjp("input", "{result2} × (η - ⟨η⟩ - ξ × ⟨η × ξ⟩)" + _XI_ETA),
+        local("weight", "({input} - {result1}) × {result2}"),
+        local("bias", "1"))
 
     def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None,
                 normalized_shape: tuple[int, ...], eps: float) -> np.ndarray:
+        exactness.note("layer_norm: RowwiseMoments' order is not reproduced")
         nd = len(normalized_shape)
         mean, rstd = _layer_stats(x.array, nd, eps)
         out = (x.array.astype(np.float64) - mean) * rstd
@@ -67,6 +88,18 @@ class NativeLayerNormBackwardBackward0(Function):
     """native_layer_norm_backward(grad_out, input, mean, rstd, weight, bias) as an op."""
 
     __slots__ = ()
+    formulas = (
+        vjp("grad_out", "{rstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩)"
+            + _XI_SAVED, when=(("weight", None),)),
+        vjp("grad_out", "{weight} × {rstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩) "
+            "+ {grad}[1] × ξ + {grad}[2]" + _XI_SAVED),
+        vjp("input", "layer_norm_double_backward({input}, {weight}, {grad}, {grad_out}, {mean}, "
+            "{rstd}, {normalized_shape})[0]"),
+        undefined("mean"),
+        undefined("rstd"),
+        vjp("weight", "Σ {grad_out} × {rstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩)"
+            + _XI_SAVED),
+        local("bias", "0"))
     multi_output = True
 
     def forward(self, grad: Tensor, x: Tensor, mean: Tensor, rstd: Tensor,
@@ -219,11 +252,22 @@ def _batch_stats(a: np.ndarray, axes: tuple[int, ...], eps: float,
 
 class NativeBatchNormBackward0(Function):
     __slots__ = ()
+    formulas = (
+        vjp("input", "{result2} × ({grad} - ⟨{grad}⟩ - ξ × ⟨{grad} × ξ⟩)" + _XI,
+            when=(("training", True), ("weight", None))),
+        vjp("input", "{weight} × {result2} × ({grad} - ⟨{grad}⟩ - ξ × ⟨{grad} × ξ⟩)" + _XI,
+            when=(("training", True),)),
+        vjp("input", "{grad} / √({running_var} + {eps})", when=(("weight", None),)),
+        vjp("input", "{grad} × {weight} / √({running_var} + {eps})"),
+        vjp("weight", "Σ {grad} × ({input} - {result1}) × {result2}", when=(("training", True),)),
+        vjp("weight", "Σ {grad} × ({input} - {running_mean}) / √({running_var} + {eps})"),
+        vjp("bias", "Σ {grad}"))
 
     def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None,
                 running_mean: Tensor | None, running_var: Tensor | None, training: bool,
                 momentum: float, eps: float) -> np.ndarray:
         """Inputs (next_functions): input, weight, bias; the running stats are buffers."""
+        exactness.note("batch_norm: only the contiguous training forward is in torch's order")
         a = x.array
         dtype = a.dtype
         axes = _reduce_axes(a.ndim)
@@ -269,6 +313,21 @@ class NativeBatchNormBackwardBackward0(Function):
     """native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, ...)."""
 
     __slots__ = ()
+    formulas = (
+        vjp("grad_out", "{save_invstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩)"
+            + _XI_BATCH, when=(("train", True), ("weight", None))),
+        vjp("grad_out", "{weight} × {save_invstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × "
+            "ξ⟩) + {grad}[1] × ξ + {grad}[2]" + _XI_BATCH, when=(("train", True),)),
+        vjp("grad_out", "{grad}[0] / √({running_var} + {eps})", when=(("weight", None),)),
+        vjp("grad_out", "({grad}[0] × {weight} + {grad}[1] × ({input} - {running_mean})) / "
+            "√({running_var} + {eps}) + {grad}[2]"),
+        vjp("input", "batchnorm_double_backward({input}, {weight}, {grad}, {grad_out}, "
+            "{running_mean}, {running_var}, {train}, {eps}, {save_mean}, {save_invstd})[0]"),
+        vjp("weight", "Σ {grad}[0] × {save_invstd} × ({grad_out} - ⟨{grad_out}⟩ - ξ × "
+            "⟨{grad_out} × ξ⟩)" + _XI_BATCH, when=(("train", True),)),
+        vjp("weight", "Σ {grad}[0] × {grad_out} / √({running_var} + {eps})"),
+        undefined("running_mean"),
+        undefined("running_var"))
     multi_output = True
 
     def forward(self, grad: Tensor, x: Tensor, weight: Tensor | None,
@@ -443,10 +502,18 @@ class NativeGroupNormBackward0(Function):
     second derivative)."""
 
     __slots__ = ()
+    formulas = (
+        vjp("input", "{result2} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩) + " + _GROUP_STATS
+            + _XI, when=(("weight", None),)),
+        vjp("input", "{result2} × (η - ⟨η⟩ - ξ × ⟨η × ξ⟩) + " + _GROUP_STATS
+            + " [ξ = ({input} - {result1}) × {result2}, η = {grad}[0] × {weight}]"),
+        vjp("weight", "Σ {grad}[0] × ({input} - {result1}) × {result2}"),
+        vjp("bias", "Σ {grad}[0]"))
     multi_output = True
 
     def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None, n: int, c: int,
                 hxw: int, group: int, eps: float) -> list[np.ndarray]:
+        exactness.note("group_norm: its kernel's order is not reproduced")
         a = x.array
         dtype = a.dtype
         xg = a.astype(np.float64).reshape(n, group, -1)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotSupportedError, ScriptError, TorchRuntimeError
+from ..formulas import local, vjp
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
@@ -43,6 +44,8 @@ def _constant_pad(x: np.ndarray, pad: tuple[int, ...], value: Any) -> np.ndarray
 
 class ConstantPadNdBackward0(Function):
     __slots__ = ()
+    # a negative pad crops: the gradient of the padding is dropped
+    formulas = (vjp("self", "constant_pad_nd({grad}, -{pad})"),)
 
     def forward(self, a: Tensor, pad: tuple[int, ...], value: Any = 0) -> np.ndarray:
         self.save_attr(pad=saved_ints(pad))
@@ -129,10 +132,14 @@ _BACKWARD: dict[str, type[_MappedPadBackward]] = {}
 for _mode, _kind in (("reflect", "Reflection"), ("replicate", "Replication")):
     for _d in (1, 2, 3):
         _name = f"{_kind}Pad{_d}DBackward0"
-        _FORWARD[_name] = type(_name, (_MappedPad,), {"__slots__": (), "mode": _mode})
+        _op = f"{_kind.lower()}_pad{_d}d"  # derivatives.yaml's names for the op and its backward
+        _FORWARD[_name] = type(_name, (_MappedPad,), {
+            "__slots__": (), "mode": _mode,
+            "formulas": (vjp("self", _op + "_backward({grad}, {self}, {padding})"),)})
         _back = f"{_kind}Pad{_d}DBackwardBackward0"
-        _BACKWARD[_name] = type(_back, (_MappedPadBackward,),
-                                {"__slots__": (), "mode": _mode, "forward_name": _name})
+        _BACKWARD[_name] = type(_back, (_MappedPadBackward,), {
+            "__slots__": (), "mode": _mode, "forward_name": _name,
+            "formulas": (vjp("grad_output", _op + "({grad}, {padding})"), local("self", "0"))})
 
 
 def _check_reflect(x: Tensor, padding: tuple[int, ...]) -> None:

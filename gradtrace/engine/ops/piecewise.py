@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchValueError
+from ..formulas import local, undefined
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, not_implemented
@@ -27,6 +28,7 @@ def _float_input(a: Tensor, kernel: str) -> np.ndarray:
 
 class HardtanhBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {min_val} < {self} < {max_val} else 0"),)
 
     def forward(self, a: Tensor, min_val: Any, max_val: Any) -> np.ndarray:
         x = a.array
@@ -47,6 +49,8 @@ class HardtanhBackwardBackward0(Function):
     """hardtanh_backward(grad_output, self, min_val, max_val) as an op."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 if {min_val} < {self} < {max_val} else 0"),
+                local("self", "0"))
 
     def forward(self, grad: Tensor, a: Tensor, min_val: Any, max_val: Any) -> np.ndarray:
         self.save_attr(max_val=max_val, min_val=min_val)
@@ -86,6 +90,7 @@ class ThresholdBackward0(Function):
     """threshold(self, threshold, value): x if x > threshold else value."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} > {threshold} else 0"),)
 
     def forward(self, a: Tensor, threshold: Any, value: Any) -> np.ndarray:
         self.save("self", a)
@@ -116,6 +121,7 @@ def threshold_(input: Tensor, threshold: Any, value: Any) -> Tensor:  # noqa: A0
 
 class HardsigmoidBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / 6 if -3 < {self} < 3 else 0"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         x = _float_input(a, "hardsigmoid_cpu")
@@ -132,6 +138,7 @@ class HardsigmoidBackwardNotImplemented(Function):
     torch::autograd::NotImplemented, whose backward raises."""
 
     __slots__ = ()
+    formulas = (undefined("grad_output"), undefined("self"))
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"
@@ -156,6 +163,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 class HardswishBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "0 if {self} < -3 else {self} / 3 + 0.5 if {self} ≤ 3 else 1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         x = _float_input(a, "hardswish_cpu")
@@ -171,6 +179,9 @@ class HardswishBackwardBackward0(Function):
     """hardswish_backward(grad_output, self) as an op."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "0 if {self} < -3 else {self} / 3 + 0.5 if {self} ≤ 3 "
+                                     "else 1"),
+                local("self", "{grad_output} / 3 if -3 < {self} < 3 else 0"))
 
     def forward(self, grad: Tensor, a: Tensor) -> np.ndarray:
         self.save("grad_output", grad)
@@ -200,6 +211,7 @@ class _Shrink(Function):
     """softshrink / hardshrink: saves lambd and self; backward zero inside [-lambd, lambd]."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if |{self}| > {lambd} else 0"),)
 
     def forward(self, a: Tensor, lambd: Any) -> np.ndarray:
         x = a.array

@@ -13,12 +13,13 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import dtypes
+from ..formulas import local
+from ..kernels import precise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype, result_dtype
 from .reductions import where
 from .scalar import add_scalar, mul_scalar
-from .unary import precise
 
 
 def _zero(grad: Tensor) -> Tensor:
@@ -40,6 +41,8 @@ def _float_pair(a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
 
 class Atan2Backward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{other} / ({self}² + {other}²)"),
+                local("other", "-{self} / ({self}² + {other}²)"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         self.save("other", b)
@@ -60,6 +63,7 @@ class Atan2Backward0(Function):
 
 class HypotBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{self} / {result}"), local("other", "{other} / {result}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         self.save("other", b if b.requires_grad else None)  # each only for its own formula
@@ -79,6 +83,8 @@ class HypotBackward0(Function):
 
 class LogaddexpBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 + exp({other} - {self}))"),
+                local("other", "1 / (1 + exp({self} - {other}))"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         self.save("other", b)
@@ -120,6 +126,8 @@ class XlogyBackward0(Function):
     """xlogy(tensor, tensor)."""
 
     __slots__ = ()
+    formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ 0 else ln({other})"),
+                local("other", "{self} / {other}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         self.save("other", b)
@@ -142,6 +150,7 @@ class XlogyBackward1(Function):
     """xlogy(number, tensor): one input, the tensor `other`."""
 
     __slots__ = ()
+    formulas = (local("other", "{self} / {other}"),)
 
     def forward(self, b: Tensor, number: Tensor) -> np.ndarray:
         self.save("other", b)
@@ -157,6 +166,7 @@ class XlogyBackward2(Function):
     """xlogy(tensor, number)."""
 
     __slots__ = ()
+    formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ 0 else ln({other})"),)
 
     def forward(self, a: Tensor, number: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -199,6 +209,13 @@ class ClampBackward0(Function):
     """clamp(self, min: Tensor?, max: Tensor?)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≥ {min} else 0", when=(("max", None),)),
+                local("self", "1 if {self} ≤ {max} else 0", when=(("min", None),)),
+                local("self", "1 if {min} ≤ {self} ≤ {max} else 0"),
+                local("min", "1 if {self} < {min} else 0", when=(("max", None),)),
+                local("min", "1 if {self} < {min} < {max} else 0"),
+                local("max", "1 if {self} > {max} else 0", when=(("min", None),)),
+                local("max", "1 if {self} > {max} ∨ {max} < {min} else 0"))
 
     def forward(self, a: Tensor, lo: Tensor | None, hi: Tensor | None) -> np.ndarray:
         if lo is None and hi is None:
@@ -237,6 +254,7 @@ class ClampMinBackward0(Function):
     """clamp_min(self, number)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≥ {min} else 0"),)
     bound = "min"
 
     def forward(self, a: Tensor, bound: Any) -> np.ndarray:
@@ -256,6 +274,7 @@ class ClampMaxBackward0(ClampMinBackward0):
     """clamp_max(self, number)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≤ {max} else 0"),)
     bound = "max"
 
 
@@ -263,6 +282,8 @@ class ClampMinBackward1(Function):
     """clamp_min(self, tensor)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≥ {min} else 0"),
+                local("min", "1 if {self} < {min} else 0"))
     bound = "min"
 
     def forward(self, a: Tensor, bound: Tensor) -> np.ndarray:
@@ -289,6 +310,8 @@ class ClampMaxBackward1(ClampMinBackward1):
     """clamp_max(self, tensor)."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≤ {max} else 0"),
+                local("max", "1 if {self} > {max} else 0"))
     bound = "max"
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError
+from ..formulas import local, vjp
 from ..node import Function
 from ..tensor import Tensor
 from .views import SqueezeBackward1, UnsqueezeBackward0
@@ -59,10 +60,22 @@ def _window_starts(out: int, stride: int, pad: int) -> np.ndarray:
     return np.arange(out) * stride - pad
 
 
+# Pooling's gradients, as explain shows them: ωₒ is the window of output o, |ωₒ| the number
+# of elements averaged in it; Σₒ:ᵢ∈ωₒ sums over the windows that hold input element i.
+ROUTED_TO_MAX = ("zeros_like({self}).flatten(-2).scatter_add(-1, {result1}.flatten(-2), "
+                 "{grad}.flatten(-2)).view_as({self})")
+AVERAGED_OVER_WINDOWS = (
+    vjp("self", "Σₒ:ᵢ∈ωₒ {grad}ₒ / ∏{kernel_size}",
+        when=(("divisor_override", None), ("count_include_pad", True), ("ceil_mode", False))),
+    vjp("self", "Σₒ:ᵢ∈ωₒ {grad}ₒ / |ωₒ|", when=(("divisor_override", None),)),
+    vjp("self", "Σₒ:ᵢ∈ωₒ {grad}ₒ / {divisor_override}"))
+
+
 class MaxPool2DWithIndicesBackward0(Function):
     """max_pool2d_with_indices: saves self and the indices (`result1`)."""
 
     __slots__ = ()
+    formulas = (vjp("self", ROUTED_TO_MAX),)
 
     def forward(self, a: Tensor, kernel_size: tuple[int, int], stride: tuple[int, ...],
                 padding: tuple[int, int], dilation: tuple[int, int], ceil_mode: bool,
@@ -117,6 +130,9 @@ class MaxPool2DWithIndicesBackwardBackward0(Function):
     indices are not differentiable: not an input)."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "{grad}.flatten(-2).gather(-1, {indices}.flatten(-2))"
+                                   ".view_as({indices})"),
+                local("self", "0"))
 
     def forward(self, grad: Tensor, a: Tensor, indices: Tensor) -> np.ndarray:
         self.save("indices", indices)
@@ -140,6 +156,7 @@ def _gather_pool(gg: Tensor, indices: Tensor) -> Tensor:
 
 class AvgPool2DBackward0(Function):
     __slots__ = ()
+    formulas = AVERAGED_OVER_WINDOWS
 
     def forward(self, a: Tensor, kernel_size: tuple[int, int], stride: tuple[int, ...],
                 padding: tuple[int, int], ceil_mode: bool, count_include_pad: bool,
@@ -208,6 +225,9 @@ class AvgPool2DBackwardBackward0(Function):
     """avg_pool2d_backward(grad_output, self, ...) as an op; saves the pooling arguments."""
 
     __slots__ = ()
+    formulas = (vjp("grad_output", "avg_pool2d({grad}, {kernel_size}, {stride}, {padding}, "
+                                   "{ceil_mode}, {count_include_pad}, {divisor_override})"),
+                local("self", "0"))
 
     def forward(self, grad: Tensor, a: Tensor, kernel_size: tuple[int, int],
                 stride: tuple[int, ...], padding: tuple[int, int], ceil_mode: bool,
@@ -253,6 +273,7 @@ def _adaptive_windows(shape: tuple[int, int], out: tuple[int, int]
 
 class AdaptiveAvgPool2DBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "Σₒ:ᵢ∈ωₒ {grad}ₒ / |ωₒ|"),)
 
     def forward(self, a: Tensor, output_size: tuple[int, int]) -> np.ndarray:
         self.save("self", a)
@@ -273,6 +294,9 @@ class AdaptiveAvgPool2DBackward0(Function):
 
 class AdaptiveAvgPool2DBackwardBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("grad_output", "adaptive_avg_pool2d({grad}, "
+                    "({grad_output_sym_argsize_minus_2}, {grad_output_sym_argsize_minus_1}))"),
+                local("self", "0"))
 
     def forward(self, grad: Tensor, a: Tensor) -> np.ndarray:
         g = grad.array
@@ -297,6 +321,7 @@ class AdaptiveAvgPool2DBackwardBackward0(Function):
 
 class AdaptiveMaxPool2DBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", ROUTED_TO_MAX),)
 
     def forward(self, a: Tensor, output_size: tuple[int, int],
                 indices_out: list[np.ndarray]) -> np.ndarray:

@@ -13,13 +13,13 @@ from .. import exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
 from ..formulas import local, vjp
+from ..kernels import precise
 from ..node import Function
 from ..reduction_order import cascade_sum
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype
 from .scalar import div_scalar, mul_scalar
-from .unary import precise
 from .views import saved_int, saved_ints, signed, warn
 
 _MISSING: Any = object()
@@ -278,11 +278,21 @@ def _evenly_distribute(grad: Tensor, self_: Tensor, result: Tensor) -> Tensor:
     return masked_fill_(zeros, mask, grad / mask.sum())
 
 
+# evenly_distribute_backward: ties share the gradient evenly (max(), min(), median())
+EVENLY_DISTRIBUTED = (local("self", "1 / ({self} == {result}).sum() if {self} == {result} "
+                            "else 0"),)
+# value_selecting_reduction_backward: each value goes back to the index it was picked from
+KEEPDIM_SCATTER = (vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}, {grad})",
+                       when=(("keepdim", True),)),
+                   vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}.unsqueeze({dim}), "
+                       "{grad}.unsqueeze({dim}))"))
+
+
 class _FullExtreme(Function):
     """max() / min() over all elements: ties share the gradient evenly."""
 
     __slots__ = ()
-    formulas = (local("self", "1 / ({self} == {result}).sum() if {self} == {result} else 0"),)
+    formulas = EVENLY_DISTRIBUTED
     ufunc = np.max
     label = "max"
 
@@ -317,10 +327,7 @@ class _DimExtreme(Function):
     """max(dim) / min(dim): the values; the indices are computed by the caller and saved."""
 
     __slots__ = ()
-    formulas = (vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}, {grad})",
-                    when=(("keepdim", True),)),
-                vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}.unsqueeze({dim}), "
-                    "{grad}.unsqueeze({dim}))"))
+    formulas = KEEPDIM_SCATTER
 
     def forward(self, a: Tensor, dim: int, keepdim: bool, indices: Tensor) -> np.ndarray:
         self.save("indices", indices)
@@ -760,6 +767,7 @@ class VarBackward0(Function):
                 vjp("self", "2 × {grad}.unsqueeze({dim}) × ({self} - {self}.mean({dim}, "
                     "keepdim=True)) / ({self}.numel() / {grad}.numel() - {correction})"))
     label = "var"
+    takes_sqrt = False  # std: the square root of the variance
 
     def forward(self, a: Tensor, dim: tuple[int, ...] | None, correction: Any,
                 keepdim: bool) -> np.ndarray:
@@ -776,7 +784,7 @@ class VarBackward0(Function):
                  "less than the reduction factor (input numel divided by output numel). "
                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
                  "ReduceOps.cpp:1861.)")
-        take_sqrt = isinstance(self, StdBackward0)
+        take_sqrt = self.takes_sqrt
         x = a.array
         if x.size == 0:
             return np.full(_reduced_shape(x.shape, axes, keepdim), np.nan, x.dtype)
@@ -826,6 +834,7 @@ class StdBackward0(VarBackward0):
                     "keepdim=True)) / (({self}.numel() / {grad}.numel() - {correction}) × "
                     "{result}.unsqueeze({dim}))"))
     label = "std"
+    takes_sqrt = True
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)

@@ -139,6 +139,7 @@ class FmodBackward0(Function):
     """fmod(tensor, number): C's fmod (the sign of the dividend); the gradient passes."""
 
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
         dtype = common_dtype(a, other)
@@ -153,6 +154,7 @@ class FmodBackward1(Function):
     """fmod(tensor, tensor): other's gradient is -grad * self.div(other, 'trunc')."""
 
     __slots__ = ()
+    formulas = (local("self", "1"), local("other", "-trunc({self} / {other})"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)

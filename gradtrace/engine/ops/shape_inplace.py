@@ -10,7 +10,6 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from ..events import OBSERVERS, emit
-from ..formulas import vjp
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function
@@ -30,18 +29,21 @@ from .views import (
 
 class TBackward1(Function):
     __slots__ = ()
+    formulas = TBackward0.formulas
     forward = TBackward0.forward
     backward = TBackward0.backward
 
 
 class TransposeBackward1(Function):
     __slots__ = ()
+    formulas = TransposeBackward0.formulas
     forward = TransposeBackward0.forward
     backward = TransposeBackward0.backward
 
 
 class UnsqueezeBackward1(Function):
     __slots__ = ()
+    formulas = UnsqueezeBackward0.formulas
     forward = UnsqueezeBackward0.forward
     backward = UnsqueezeBackward0.backward
 
@@ -50,6 +52,7 @@ class SqueezeBackward3(Function):
     """squeeze_(): every size-1 dim."""
 
     __slots__ = ()
+    formulas = SqueezeBackward0.formulas
     forward = SqueezeBackward0.forward
     backward = SqueezeBackward0.backward
 
@@ -58,7 +61,7 @@ class SqueezeBackward4(Function):
     """squeeze_(dim)."""
 
     __slots__ = ()
-    formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
+    formulas = SqueezeBackward1.formulas
     forward = SqueezeBackward1.forward
     backward = SqueezeBackward1.backward
 
@@ -67,6 +70,7 @@ class SqueezeBackward5(Function):
     """squeeze_(dims)."""
 
     __slots__ = ()
+    formulas = SqueezeBackward2.formulas
     forward = SqueezeBackward2.forward
     backward = SqueezeBackward2.backward
 

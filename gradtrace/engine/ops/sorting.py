@@ -12,10 +12,17 @@ from typing import Any
 import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError
+from ..formulas import undefined, vjp
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
-from .reductions import ReturnTypes, _evenly_distribute, value_selecting_backward
+from .reductions import (
+    EVENLY_DISTRIBUTED,
+    KEEPDIM_SCATTER,
+    ReturnTypes,
+    _evenly_distribute,
+    value_selecting_backward,
+)
 from .views import saved_int, signed
 
 
@@ -42,6 +49,9 @@ class _Selecting(Function):
     """A values output picked at `indices` along dim; saves dim, indices, self_sym_sizes."""
 
     __slots__ = ()
+    # the values go back to where they were picked from (derivatives.yaml's
+    # value_selecting_reduction_backward)
+    formulas = (vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}, {grad})"),)
     keepdim_saved = False
 
     def forward(self, a: Tensor, dim: int, indices: Tensor, keepdim: bool = True) -> np.ndarray:
@@ -79,16 +89,19 @@ class TopkBackward0(_Selecting):
 
 class KthvalueBackward0(_Selecting):
     __slots__ = ()
+    formulas = KEEPDIM_SCATTER
     keepdim_saved = True
 
 
 class MedianBackward1(_Selecting):
     __slots__ = ()
+    formulas = KEEPDIM_SCATTER
     keepdim_saved = True
 
 
 class ModeBackward0(_Selecting):
     __slots__ = ()
+    formulas = KEEPDIM_SCATTER
     keepdim_saved = True
 
 
@@ -150,6 +163,7 @@ class MedianBackward0(Function):
     """median() of all elements: the lower median; ties share the gradient evenly."""
 
     __slots__ = ()
+    formulas = EVENLY_DISTRIBUTED
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.array.size == 0:
@@ -205,6 +219,7 @@ class Unique2Backward0(Function):
     """_unique2: the values are differentiable in form; torch has no derivative for it."""
 
     __slots__ = ()
+    formulas = (undefined("self"),)
 
     def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:
         return values

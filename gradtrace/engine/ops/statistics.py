@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import dtypes
+from ..formulas import Formula, undefined, vjp
 from ..limits import reserve
 from ..node import Function
 from ..shapes import wrap_dim
@@ -35,10 +36,29 @@ def _named(name: str) -> type[ReturnTypes]:
 CummaxReturn, CumminReturn = _named("cummax"), _named("cummin")
 
 
+def _spread_mean_formulas(spread: str) -> tuple[Formula, ...]:
+    """var_mean's / std_mean's: the spread's gradient (`spread`: of {g} and the deviation
+    {d} from the mean over {n} elements, correction {c}, a reduced dim put back by {u})
+    plus the mean's, {grad}[1] / n."""
+    whole = dict(g="{grad}[0]", d="{self} - {self}.mean()", n="{self}.numel()", u="")
+    count = "{self}.numel() / {grad}[1].numel()"
+    within = dict(d="{self} - {self}.mean({dim}, keepdim=True)", n=count, c="{correction}")
+    return (
+        vjp("self", spread.format(c="1", **whole) + " + {grad}[1] / {self}.numel()",
+            when=(("dim", None), ("correction", None))),
+        vjp("self", spread.format(c="{correction}", **whole) + " + {grad}[1] / {self}.numel()",
+            when=(("dim", None),)),
+        vjp("self", spread.format(g="{grad}[0]", u="", **within)
+            + f" + {{grad}}[1] / ({count})", when=(("keepdim", True),)),
+        vjp("self", spread.format(g="{grad}[0].unsqueeze({dim})", u=".unsqueeze({dim})", **within)
+            + f" + {{grad}}[1].unsqueeze({{dim}}) / ({count})"))
+
+
 class VarMeanBackward0(VarBackward0):
     """var_mean: two outputs (var, mean) of one node."""
 
     __slots__ = ()
+    formulas = _spread_mean_formulas("2 × {g} × ({d}) / ({n} - {c})")
     multi_output = True
 
     def forward(self, a: Tensor, dim: tuple[int, ...] | None, correction: Any,
@@ -74,10 +94,9 @@ class VarMeanBackward0(VarBackward0):
 
 class StdMeanBackward0(VarMeanBackward0):
     __slots__ = ()
+    formulas = _spread_mean_formulas("{g} × ({d}) / (({n} - {c}) × {{result0}}{u})")
     label = "std"
-
-    def _finish(self, var: np.ndarray) -> np.ndarray:
-        return np.sqrt(var)
+    takes_sqrt = True
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result0", outputs[0], is_output=True)
@@ -113,6 +132,7 @@ def std_mean(a: Tensor, dim: Any = _MISSING, unbiased: Any = _MISSING, keepdim: 
 
 class CumprodBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "Σⱼ≥ᵢ {grad}ⱼ × ∏ₖ≤ⱼ,ₖ≠ᵢ {self}ₖ (dim={dim})"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim))
@@ -161,6 +181,7 @@ def cumprod(a: Tensor, dim: int, *, dtype: dtypes.DType | None = None) -> Tensor
 
 class _CumExtreme(Function):
     __slots__ = ()
+    formulas = (vjp("self", "zeros_like({self}).scatter_add({dim}, {indices}, {grad})"),)
     greater = True
 
     def forward(self, a: Tensor, dim: int, indices_out: list[np.ndarray]) -> np.ndarray:
@@ -230,6 +251,7 @@ class NotImplementedBincount(Function):
     """bincount with weights that require grad: torch records NotImplemented."""
 
     __slots__ = ()
+    formulas = (undefined("weights"),)
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"

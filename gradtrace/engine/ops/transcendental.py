@@ -9,10 +9,13 @@ so create_graph records the nodes torch records. Float32 values go through `prec
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ...errors import ScriptError
+from .. import exactness
+from ..formulas import local, undefined
 from ..node import Function
 from ..tensor import Tensor
 from ._util import not_implemented
@@ -55,19 +58,27 @@ def erfinv64(y: np.ndarray) -> np.ndarray:
         return np.where(np.abs(y) > 1, np.nan, x)
 
 
+def _note_unreproduced(function: Any) -> None:
+    exactness.note(f"{getattr(function, '__name__', 'this function')}: torch's kernel is not "
+                   "reproduced (a float64 evaluation rounded once)")
+
+
 class _Unary(Function):
     """An elementwise float function: the ufunc (or float64 function) of a subclass."""
 
     __slots__ = ()
     ufunc: np.ufunc | None = None
     function = None  # a float64 -> float64 function where numpy has no ufunc
+    kernel: str | None = None  # the name of torch's kernel in engine/kernels.py, if any
     saves = "self"  # or "result"
 
     def forward(self, a: Tensor) -> np.ndarray:
         if self.saves == "self":
             self.save("self", a)
         cls = type(self)
-        return floating_unary(a, cls.ufunc, cls.function)
+        if cls.kernel is None:
+            _note_unreproduced(cls.ufunc or cls.function)
+        return floating_unary(a, cls.ufunc, cls.function, cls.kernel)
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         if self.saves == "result":
@@ -76,7 +87,9 @@ class _Unary(Function):
 
 class TanBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 + {result}²"),)
     ufunc = np.tan
+    kernel = "tan"
     saves = "result"
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -85,7 +98,9 @@ class TanBackward0(_Unary):
 
 class AsinBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / √(1 - {self}²)"),)
     ufunc = np.arcsin
+    kernel = "asin"
 
     def backward(self, grad: Tensor) -> Tensor:
         x = self.unpack("self")
@@ -94,7 +109,9 @@ class AsinBackward0(_Unary):
 
 class AcosBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "-1 / √(1 - {self}²)"),)
     ufunc = np.arccos
+    kernel = "acos"
 
     def backward(self, grad: Tensor) -> Tensor:
         x = self.unpack("self")
@@ -103,7 +120,9 @@ class AcosBackward0(_Unary):
 
 class AtanBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 + {self}²)"),)
     ufunc = np.arctan
+    kernel = "atan"
 
     def backward(self, grad: Tensor) -> Tensor:
         x = self.unpack("self")
@@ -112,6 +131,7 @@ class AtanBackward0(_Unary):
 
 class SinhBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "cosh({self})"),)
     ufunc = np.sinh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -120,6 +140,7 @@ class SinhBackward0(_Unary):
 
 class CoshBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "sinh({self})"),)
     ufunc = np.cosh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -128,6 +149,7 @@ class CoshBackward0(_Unary):
 
 class AsinhBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / √({self}² + 1)"),)
     ufunc = np.arcsinh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -136,6 +158,7 @@ class AsinhBackward0(_Unary):
 
 class AcoshBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / √({self}² - 1)"),)
     ufunc = np.arccosh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -145,6 +168,7 @@ class AcoshBackward0(_Unary):
 
 class AtanhBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 - {self}²)"),)
     ufunc = np.arctanh
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -156,10 +180,12 @@ class _NotImplementedInplace(Function):
     """asinh_/acosh_/atanh_: torch records a node whose backward is not implemented."""
 
     __slots__ = ()
+    formulas = (undefined("self"),)
     ufunc: np.ufunc
     what: str
 
     def forward(self, a: Tensor) -> np.ndarray:
+        _note_unreproduced(type(self).ufunc)
         return floating_unary(a, type(self).ufunc)
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -187,7 +213,9 @@ class AtanhBackward1(_NotImplementedInplace):
 
 class Log2Backward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / ({self} × ln(2))"),)
     ufunc = np.log2
+    kernel = "log2"
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / mul_scalar(self.unpack("self"), LN2)
@@ -195,7 +223,9 @@ class Log2Backward0(_Unary):
 
 class Log10Backward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1 / ({self} × ln(10))"),)
     ufunc = np.log10
+    kernel = "log10"
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / mul_scalar(self.unpack("self"), LN10)
@@ -203,6 +233,7 @@ class Log10Backward0(_Unary):
 
 class Exp2Backward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "{result} × ln(2)"),)
     ufunc = np.exp2
     saves = "result"
 
@@ -212,7 +243,9 @@ class Exp2Backward0(_Unary):
 
 class ErfBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "2 / √π × exp(-{self}²)"),)
     function = erf64
+    kernel = "erf"
 
     def backward(self, grad: Tensor) -> Tensor:
         return mul_scalar((-self.unpack("self").pow(2)).exp(), TWO_OVER_SQRT_PI) * grad
@@ -220,7 +253,9 @@ class ErfBackward0(_Unary):
 
 class ErfcBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "-2 / √π × exp(-{self}²)"),)
     function = erfc64
+    kernel = "erfc"
 
     def backward(self, grad: Tensor) -> Tensor:
         return mul_scalar((-self.unpack("self").pow(2)).exp(), -TWO_OVER_SQRT_PI) * grad
@@ -228,7 +263,9 @@ class ErfcBackward0(_Unary):
 
 class ErfinvBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "√π / 2 × exp(erfinv({self})²)"),)
     function = erfinv64
+    kernel = "erfinv"
 
     def backward(self, grad: Tensor) -> Tensor:
         return mul_scalar(erfinv(self.unpack("self")).pow(2).exp(), HALF_SQRT_PI) * grad
@@ -236,6 +273,7 @@ class ErfinvBackward0(_Unary):
 
 class FracBackward0(_Unary):
     __slots__ = ()
+    formulas = (local("self", "1"),)
     saves = "none"
 
     def forward(self, a: Tensor) -> np.ndarray:

@@ -7,7 +7,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import kernels
 from ..formulas import local
+from ..kernels import precise, unary
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, cast, float_dtype
@@ -18,33 +20,23 @@ def _floating(a: Tensor) -> np.ndarray:
     return cast(a.array, float_dtype(a.dtype))
 
 
-def precise(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
-    """`ufunc(x)` for a float32 (or narrower) array, computed in float64 and rounded once.
-
-    torch's CPU kernels (SLEEF / MKL) return the correctly rounded float32 result far more
-    often than numpy's own float32 loops (exp: 99% against 60%), so float32 values printed
-    in full (`.item()`) match torch's.
-    """
-    if x.dtype == np.float64:
-        return ufunc(x)
-    if x.dtype.kind == "f":  # float64 chunk by chunk into the result: no float64 copy
-        return ufunc(x, dtype=np.float64, out=np.empty_like(x), casting="same_kind")
-    return ufunc(x.astype(np.float64)).astype(x.dtype)
-
-
 def precise_call(function: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
-    """`precise` for a float64 function numpy has no ufunc for (erf, erfinv): evaluated in
-    float64 and rounded once to x's dtype."""
+    """`precise` for a float64 function numpy has no ufunc for: evaluated in float64 and
+    rounded once to x's dtype."""
     if x.dtype == np.float64:
         return function(x)
     return function(x.astype(np.float64)).astype(x.dtype)
 
 
 def floating_unary(a: Tensor, ufunc: np.ufunc | None = None,
-                   function: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
-    """A float function of `a` (integers computed in the default float), rounded once."""
+                   function: Callable[[np.ndarray], np.ndarray] | None = None,
+                   kernel: str | None = None) -> np.ndarray:
+    """A float function of `a` (integers computed in the default float): torch's own kernel
+    (`kernels.unary`) where gradtrace has it, else evaluated in float64 and rounded once."""
     x = _floating(a)
     with np.errstate(all="ignore"):
+        if kernel is not None:
+            return kernels.unary(kernel, x)
         return precise(ufunc, x) if ufunc is not None else precise_call(function, x)
 
 
@@ -67,10 +59,13 @@ def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
         if e == -0.5:
             return one / np.sqrt(base)
         if e == 0.5:
-            return np.sqrt(base)
+            return unary("sqrt", base)  # torch's pow kernel calls sqrt_kernel
     if base.dtype == np.float64:
         return np.power(base, exponent)
     return np.power(base.astype(np.float64), exponent.astype(np.float64)).astype(base.dtype)
+
+
+SPECIAL_EXPONENTS = (2.0, 3.0, -1.0, -2.0, -0.5, 0.5)
 
 
 class ExpBackward0(Function):
@@ -78,8 +73,7 @@ class ExpBackward0(Function):
     formulas = (local("self", "exp({self}) = {result}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return precise(np.exp, _floating(a))
+        return unary("exp", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -94,8 +88,7 @@ class LogBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return precise(np.log, _floating(a))
+        return unary("log", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / self.unpack("self")
@@ -107,8 +100,7 @@ class Log1PBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return precise(np.log1p, _floating(a))
+        return unary("log1p", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / add_scalar(self.unpack("self"), 1)
@@ -119,8 +111,7 @@ class Expm1Backward0(Function):
     formulas = (local("self", "{result} + 1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return precise(np.expm1, _floating(a))
+        return unary("expm1", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -135,7 +126,7 @@ class SinBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        return precise(np.sin, _floating(a))
+        return unary("sin", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * self.unpack("self").cos()
@@ -147,7 +138,7 @@ class CosBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        return precise(np.cos, _floating(a))
+        return unary("cos", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * -self.unpack("self").sin()
@@ -187,7 +178,7 @@ class TanhBackward0(Function):
     formulas = (local("self", "1 - {result}²"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        return precise(np.tanh, _floating(a))
+        return unary("tanh", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -225,12 +216,7 @@ class SigmoidBackward0(Function):
     formulas = (local("self", "{result} × (1 - {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        x = _floating(a)
-        with np.errstate(over="ignore"):
-            # torch: 1 / (1 + exp(-x)) in the tensor's dtype, exp itself rounded once
-            e = precise(np.exp, -x)
-            return (np.asarray(1, x.dtype) / (np.asarray(1, x.dtype) + e)).astype(x.dtype,
-                                                                                 copy=False)
+        return unary("sigmoid", _floating(a))  # torch: 1 / (1 + exp(-x))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -285,8 +271,7 @@ class SqrtBackward0(Function):
     formulas = (local("self", "1 / (2 × {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        with np.errstate(invalid="ignore"):
-            return np.sqrt(_floating(a))
+        return unary("sqrt", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)

@@ -46,6 +46,8 @@ MESSAGES: dict[str, str] = {
                       "raises)",
     "saved.entry": "_saved_{key} = {tensor} ({value}, version {version})",
     "saved.entry.number": "_saved_{key} = {tensor}",
+    "saved.entry.own": "_saved_{key} = {value} (the op made it for its backward, version "
+                       "{version})",
     # -- statements -------------------------------------------------------------------
     "leaf.requires_grad": "{tensor} = {value} is a leaf tensor you created with "
                           "requires_grad=True: autograd will record every operation that uses "

@@ -44,6 +44,7 @@ MESSAGES: dict[str, str] = {
     "math.undefined": "{inp} 得不到梯度（{node} 对它没有导数：反向传播会报错）",
     "saved.entry": "_saved_{key} = {tensor}（值 {value}，版本 {version}）",
     "saved.entry.number": "_saved_{key} = {tensor}",
+    "saved.entry.own": "_saved_{key} = {value}（该运算为反向传播自己算出，版本 {version}）",
     # -- 语句 ----------------------------------------------------------------------------
     "leaf.requires_grad": "{tensor} = {value} 是你创建的叶子节点，requires_grad=True：autograd "
                           "会记录所有用到它的运算，反向传播时把它的梯度存进 {tensor}.grad。",

@@ -95,7 +95,7 @@ def local_values(node: Any, values: dict[str, Any]) -> list[Any]:
         except ReplayError:
             sent = []
         for i in wanted:
-            if i < len(sent) and sent[i] is not None:
+            if i < len(sent) and sent[i] is not None and _per_element(node, i, sent[i]):
                 v = sent[i]
                 out[i] = v if v.size <= FULL_LIMIT else Summary.of(v)
         return out
@@ -104,6 +104,20 @@ def local_values(node: Any, values: dict[str, Any]) -> list[Any]:
         if len(names) == 1 and chosen[i].math == "{" + names[0] + "}":
             out[i] = values.get(names[0])
     return out
+
+
+def _per_element(node: Any, i: int, value: np.ndarray) -> bool:
+    """Whether a replayed gradient is ∂out/∂input at each element: in the shape the output
+    and the input broadcast to, not one a backward already summed itself (layer_norm's
+    weight)."""
+    meta = node.input_meta[i] if i < len(node.input_meta) else None
+    if meta is None:
+        return False
+    try:
+        shape = np.broadcast_shapes(tuple(node.output_meta[0][0]), tuple(meta[0]))
+    except ValueError:
+        return False
+    return value.shape == shape
 
 
 def summed_dims(out_shape: tuple[int, ...], in_shape: tuple[int, ...]) -> list[int]:

@@ -125,6 +125,10 @@ class SavedTeller:
             label = s.label(sv.tensor_id)
             if s.is_number(sv.tensor_id):
                 entries.append(s.t("saved.entry.number", key=sv.name, tensor=label))
+            elif s.naming is not None and s.naming.made_to_save(sv.tensor_id) \
+                    and s.tensors[sv.tensor_id].saved_as == (record.id, sv.name):
+                entries.append(s.t("saved.entry.own", key=sv.name, value=fmt_value(sv.value),
+                                   version=sv.version))
             else:
                 entries.append(s.t("saved.entry", key=sv.name, tensor=label,
                                    value=fmt_value(sv.value), version=sv.version))

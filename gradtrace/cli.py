@@ -423,8 +423,9 @@ def _write(data: str | bytes, output: str | None) -> None:
         sys.exit(EXIT_USAGE)
 
 
-def _line_range(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
-    """`--lines 12-15` (or `--lines 12`) as (12, 15)."""
+def line_range_option(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
+    """`--lines 12-15` (or `--lines 12`) as (12, 15): the click callback of explain's
+    --lines, here and in the notebook magic."""
     from .render.explain import line_range
 
     if value is None:
@@ -473,7 +474,7 @@ class _Progress:
               help="Tell everything: every run of every statement, every step (no budget).")
 @click.option("--brief", is_flag=True,
               help="One line per statement run, numbered as --statement counts them.")
-@click.option("--lines", "line_range", callback=_line_range, metavar="A-B",
+@click.option("--lines", "line_range", callback=line_range_option, metavar="A-B",
               help="Tell only the statements on lines A to B (every run of them).")
 @click.option("--statement", type=click.IntRange(1), default=None, metavar="N",
               help="Tell only the Nth statement run, in full (see --brief for the numbers).")

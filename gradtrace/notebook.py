@@ -47,6 +47,8 @@ def load_ipython_extension(ipython: Any) -> None:
 
 
 def _options(kind: str) -> click.Command:
+    from .cli import line_range_option
+
     params: list[click.Parameter] = [
         click.Option(["--timeout"], type=click.FloatRange(0, min_open=True), default=60.0),
         click.Option(["--max-steps"], type=click.IntRange(1), default=50_000_000),
@@ -62,7 +64,8 @@ def _options(kind: str) -> click.Command:
     elif kind == "explain":
         params += [lang, click.Option(["--full"], is_flag=True),
                    click.Option(["--brief"], is_flag=True),
-                   click.Option(["--lines", "line_range"], callback=_line_range, default=None),
+                   click.Option(["--lines", "line_range"], callback=line_range_option,
+                                default=None),
                    click.Option(["--statement"], type=click.IntRange(1), default=None)]
     elif kind == "graph":
         params += [click.Option(["-f", "--format", "fmt"], type=click.Choice(GRAPH_FORMATS),
@@ -76,17 +79,6 @@ def _options(kind: str) -> click.Command:
         params += [lang, *selection,
                    click.Option(["--height"], type=click.IntRange(200, 4000), default=720)]
     return click.Command(f"%%gradtrace {kind}", params=params, add_help_option=False)
-
-
-def _line_range(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    from .render.explain import line_range
-
-    if value is None:
-        return None
-    try:
-        return line_range(value)
-    except ValueError as err:
-        raise click.BadParameter(str(err)) from None
 
 
 def parse(line: str) -> tuple[str, dict[str, Any]]:

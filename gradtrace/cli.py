@@ -286,8 +286,8 @@ GRAPH_FORMATS = ("tree", "dot", "mermaid", "json", "svg", "png")
 def _selection_options(fn):  # type: ignore[no-untyped-def]
     """--backward and --root: which part of the graph `graph` and `view` show."""
     fn = click.option("--root", metavar="NAME", default=None,
-                      help="Draw the graph of the tensor NAME holds at the end (or #ID: "
-                           "from the node with that id).")(fn)
+                      help="Draw the graph of the tensor NAME holds at the end (or x@5, "
+                           "a name the views print; or #ID: from the node with that id).")(fn)
     return click.option(
         "--backward", metavar="N|all", default=None,
         help="Draw the graph of backward call N (1, 2, …; -1 the last) with its "

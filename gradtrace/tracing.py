@@ -422,7 +422,7 @@ class Tracer:
                 self._index_saved(node_record)  # a saved output now lives in `tensor`
         hazards = self._shared_storage_hazards(tensor)
         self._event("inplace", tensor=record.id, name=name, version=version,
-                    node=self.node_id(node), hazards=hazards)
+                    node=self.node_id(node), hazards=hazards, value=keep(tensor.array))
         if self.interpreter.in_library:
             self.events[-1].facts["library"] = True
 
@@ -488,7 +488,7 @@ class Tracer:
             saved = record.node.saved
             if saved and any(s is not None and s.tensor is tensor for s in saved.values()):
                 self._index_saved(record)
-        self._event("data_write", tensor=self.tensor(tensor).id)
+        self._event("data_write", tensor=self.tensor(tensor).id, value=keep(tensor.array))
 
     def on_backward_begin(self, roots: list, grads: list[Tensor], retain_graph: bool,
                           create_graph: bool, accumulate: bool) -> None:

@@ -37,6 +37,7 @@ class StatementTeller:
         while k < len(events):
             idx, ev = events[k]
             kind, facts, line = ev.kind, ev.facts, ev.line
+            s.at = {"event": idx}
             if kind == "op":
                 nxt = events[k + 1][1] if k + 1 < len(events) else None
                 if nxt is not None and nxt.kind == "inplace" and nxt.facts["name"] == facts["name"]:
@@ -76,9 +77,10 @@ class StatementTeller:
         makes is called by its name; a tensor a name stops holding is introduced by its
         new name (`x@5`) before anything uses it."""
         s = self.s
-        for _, ev in visit.events:
+        for idx, ev in visit.events:
             if ev.kind != "bind":
                 continue
+            s.at = {"event": idx}
             name, tid = ev.facts["name"], ev.facts["tensor"]
             old = s.naming.bind(name, tid, ev.line, bool(ev.facts.get("local")))
             if old is not None and old in s.in_graph and s.naming.kind(old) == OLD_NAME:

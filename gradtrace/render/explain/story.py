@@ -113,6 +113,7 @@ class Story:
         self.quiet = False  # say only warnings and errors (a run not told in full)
         self.cap: int | None = None  # steps a section may have; later ones are counted
         self.hidden = 0  # steps not said because the section was full
+        self.at: dict[str, Any] | None = None  # what the steps said now tell about (Step.at)
         self.grad_results: set[int] = set()  # tensors torch.autograd.grad returned
         self.in_graph: set[int] = set()
         for record in self.nodes.values():
@@ -227,7 +228,8 @@ class Story:
         used = _message_fields(self.t, message)
         shown = {k: self.fmt(v) for k, v in facts.items() if k not in text and k in used}
         shown.update(text)
-        steps.append(Step(message, line, jsonable(facts), self.t(message, **shown), tone))
+        steps.append(Step(message, line, jsonable(facts), self.t(message, **shown), tone,
+                          self.at))
 
     @staticmethod
     def fmt(value: Any) -> str:

@@ -167,7 +167,7 @@ def test_the_views_show_a_function_node_like_any_other():
     from rich.console import Console
 
     from gradtrace.render.explain import explain, print_explanation
-    from gradtrace.render.graph import to_dot
+    from gradtrace.render.drawing import draw
     from gradtrace.render.json import document
     from gradtrace.render.tables import SECTIONS, print_report
 
@@ -181,13 +181,16 @@ def test_the_views_show_a_function_node_like_any_other():
     node = next(n for n in document(result)["nodes"] if n["name"] == "P3Backward")
     assert node["line"] == 18 and node["released"]
     assert [s["name"] for s in node["saved"]] == ["saved_tensors[0]"]
-    assert 'label="P3Backward #3' in to_dot(result.trace)
-    for lang, words in (("en", "P3.apply runs P3's forward with grad mode off"),
-                        ("zh", "P3.apply 在梯度模式关闭的情况下运行 P3 的 forward")):
+    assert 'label="P3Backward #3\\nline 18: P3.apply(x * 0.75 + a)"' in draw(result.trace, "dot")
+    for lang, words in (("en", ("P3.apply runs P3's forward with grad mode off",
+                                "and ran P3.backward, the backward your class defines; it "
+                                "returned: → `x * 0.75 + a`:")),
+                        ("zh", ("P3.apply 在梯度模式关闭的情况下运行 P3 的 forward",
+                                "运行了你的类定义的 P3.backward，它返回：→ `x * 0.75 + a`"))):
         console = Console(file=io.StringIO(), width=200)
         print_explanation(console, explain(result, lang))
         story = console.file.getvalue()
-        assert words in story
+        assert all(w in story for w in words), story
         assert "saved_tensors[0] = `x * 0.75 + a`" in story or lang == "zh"
 
 

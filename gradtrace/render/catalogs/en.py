@@ -179,6 +179,10 @@ MESSAGES: dict[str, str] = {
                            "returns the gradients instead of storing them in .grad.",
     "backward.node": "{node} received {received} and applied the chain rule: {edges}.",
     "backward.node.end": "{node} received {received}; none of its inputs needs a gradient.",
+    "backward.function": "{node} received {received} and ran {function}.backward, the backward "
+                         "your class defines; it returned: {edges}.",
+    "backward.function.end": "{node} received {received} and ran {function}.backward, the "
+                             "backward your class defines; none of its inputs needs a gradient.",
     "edge.formula": "→ {to}: {formula} = {value}",
     "edge.summed": "→ {to}: {formula}, summed over dim {dims} ({to} was broadcast from "
                    "{shape} to {out_shape}) = {value}",

@@ -156,6 +156,10 @@ MESSAGES: dict[str, str] = {
                            "作为返回值，而不是存进 .grad。",
     "backward.node": "{node} 收到梯度 {received}，按链式法则计算：{edges}。",
     "backward.node.end": "{node} 收到梯度 {received}；它的输入都不需要梯度。",
+    "backward.function": "{node} 收到梯度 {received}，运行了你的类定义的 {function}.backward，"
+                         "它返回：{edges}。",
+    "backward.function.end": "{node} 收到梯度 {received}，运行了你的类定义的 {function}.backward；"
+                             "它的输入都不需要梯度。",
     "edge.formula": "→ {to}：{formula} = {value}",
     "edge.summed": "→ {to}：{formula}，再沿第 {dims} 维求和（{to} 从形状 {shape} 广播成了 "
                    "{out_shape}）= {value}",

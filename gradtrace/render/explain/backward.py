@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...engine.custom_function import FunctionCtx
 from ...engine.formulas import UNDEFINED, input_name
 from ...engine.node import AccumulateGrad
 from ...summary import same_values
@@ -242,9 +243,13 @@ class BackwardTeller:
                                "grad": flow.grad})
             edges.append(self.edge(record, flow, formula, to, grad_text, used, inputs))
         kind = "backward.node" if edges else "backward.node.end"
+        extra = {}
+        if isinstance(node, FunctionCtx):  # the script's own backward ran, not a formula
+            kind = "backward.function" if edges else "backward.function.end"
+            extra["function"] = node.function.name
         s.say(steps, kind, line, node=record.name, received=list(step.received),
               sent=sent_facts, text={"node": s.node_ref(record.id), "received": received,
-                                     "edges": s.t("list.edges").join(edges)})
+                                     "edges": s.t("list.edges").join(edges)}, **extra)
         self.stale_values(steps, record, step, line)
 
     def edge(self, record: Any, flow: Any, formula: Any, to: str, grad_text: str,

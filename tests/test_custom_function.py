@@ -166,8 +166,8 @@ def test_a_function_class_runs_its_forward_and_backward():
 def test_the_views_show_a_function_node_like_any_other():
     from rich.console import Console
 
-    from gradtrace.render.explain import explain, print_explanation
     from gradtrace.render.drawing import draw
+    from gradtrace.render.explain import explain, print_explanation
     from gradtrace.render.json import document
     from gradtrace.render.tables import SECTIONS, print_report
 

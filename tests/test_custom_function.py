@@ -183,6 +183,8 @@ def test_the_views_show_a_function_node_like_any_other():
     assert [s["name"] for s in node["saved"]] == ["saved_tensors[0]"]
     assert 'label="P3Backward #3\\nline 18: P3.apply(x * 0.75 + a)"' in draw(result.trace, "dot")
     for lang, words in (("en", ("P3.apply runs P3's forward with grad mode off",
+                                "`P3.apply(x * 0.75 + a)`: `x * 0.75 + a` requires grad, so "
+                                "autograd recorded P3Backward as the grad_fn of p.",
                                 "and ran P3.backward, the backward your class defines; it "
                                 "returned: → `x * 0.75 + a`:")),
                         ("zh", ("P3.apply 在梯度模式关闭的情况下运行 P3 的 forward",

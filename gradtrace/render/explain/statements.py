@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from ...engine.custom_function import FunctionCtx
 from ...engine.node import AccumulateGrad
 from ...naming import OLD_NAME
 from .derivation import replay_call
@@ -142,6 +143,8 @@ class StatementTeller:
                 s.say(steps, "op.unrecorded", line, expr=expr, out=out, value=values[0])
             return
         record = s.nodes[nid]
+        if isinstance(record.node, FunctionCtx) and record.expression:
+            expr = record.expression  # the apply call, not the forward's last expression
         self.index_saved(nid)
         out_labels = [s.label(o) for o in outs]
         self.recorded(steps, record, expr, out_labels, line)

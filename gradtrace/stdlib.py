@@ -145,6 +145,16 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.autograd.function": {
         "once_differentiable": "torch.autograd.function",
     },
+    "torch.optim": {
+        "Optimizer": "torch.optim.optimizer",
+        "SGD": "torch.optim.sgd",
+    },
+    "torch.optim.optimizer": {
+        "Optimizer": "torch.optim.optimizer",
+        "required": "torch.optim.optimizer",
+        "register_optimizer_step_pre_hook": "torch.optim.optimizer",
+        "register_optimizer_step_post_hook": "torch.optim.optimizer",
+    },
 }
 """Names bundled `.gt` library modules (gradtrace/lib/) put into torch's namespaces:
 namespace -> {name: the library module defining it}. See docs/library.md."""
@@ -170,6 +180,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.backends": Namespace("torch.backends", {}),
         "torch.backends.mps": Namespace("torch.backends.mps", dict(api.MPS_FUNCTIONS)),
         "torch.optim": Namespace("torch.optim", {}),
+        "torch.optim.optimizer": Namespace("torch.optim.optimizer", {}),
         "torch.utils": Namespace("torch.utils", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),
     }
@@ -340,7 +351,8 @@ LIST_METHODS: dict[str, Callable[..., Any]] = {
 TUPLE_METHODS: dict[str, Callable[..., Any]] = {"index": tuple.index, "count": tuple.count}
 DICT_METHODS: dict[str, Callable[..., Any]] = {
     "keys": dict.keys, "values": dict.values, "items": dict.items, "get": dict.get,
-    "pop": dict.pop, "update": dict.update, "copy": dict.copy,
+    "pop": dict.pop, "update": dict.update, "copy": dict.copy, "setdefault": dict.setdefault,
+    "popitem": dict.popitem, "clear": dict.clear,
 }
 STR_METHODS: dict[str, Callable[..., Any]] = {
     name: getattr(str, name) for name in (  # fixed names: Python's pure str methods

@@ -148,6 +148,14 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.optim": {
         "Optimizer": "torch.optim.optimizer",
         "SGD": "torch.optim.sgd",
+        "Adam": "torch.optim.adam",
+        "AdamW": "torch.optim.adamw",
+        "RMSprop": "torch.optim.rmsprop",
+        "Adagrad": "torch.optim.adagrad",
+        "Adadelta": "torch.optim.adadelta",
+        "Adamax": "torch.optim.adamax",
+        "NAdam": "torch.optim.nadam",
+        "RAdam": "torch.optim.radam",
     },
     "torch.optim.optimizer": {
         "Optimizer": "torch.optim.optimizer",

@@ -152,8 +152,8 @@ MESSAGES: dict[str, str] = {
                                  "所以自动求导记录了这次更新）。",
     "optimizer.no_update": "{optimizer}.step() 没有修改任何参数：它们都没有梯度（.grad 为 None），"
                            "没有梯度的参数会被跳过。",
-    "grad.cleared.library": "`{expr}` 把 {grads} 设为 None：累加的梯度被丢弃，下一次反向传播会从 None "
-                            "重新开始。",
+    "grad.cleared.library": "`{expr}` 把 {grads} 设为 None：累加的梯度被丢弃，"
+                            "下一次反向传播会从 None 重新开始。",
     "grad.assigned": "{tensor}.grad 被直接赋值为 {value}。",
     # -- 反向传播 ------------------------------------------------------------------------
     "backward.start.scalar": "反向传播从 {root} 开始：它是单个数值，所以初始梯度是 1"

@@ -156,6 +156,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "Adamax": "torch.optim.adamax",
         "NAdam": "torch.optim.nadam",
         "RAdam": "torch.optim.radam",
+        "Rprop": "torch.optim.rprop",
+        "ASGD": "torch.optim.asgd",
     },
     "torch.optim.lr_scheduler": {
         "LambdaLR": "torch.optim.lr_scheduler",

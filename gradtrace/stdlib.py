@@ -171,6 +171,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "CosineAnnealingLR": "torch.optim.lr_scheduler",
         "ChainedScheduler": "torch.optim.lr_scheduler",
         "ReduceLROnPlateau": "torch.optim.lr_scheduler",
+        "CyclicLR": "torch.optim.lr_scheduler",
         "CosineAnnealingWarmRestarts": "torch.optim.lr_scheduler",
         "OneCycleLR": "torch.optim.lr_scheduler",
         "PolynomialLR": "torch.optim.lr_scheduler",

@@ -221,8 +221,9 @@ class Tracer:
         # (backward call index, node record id) while a node's backward runs: what it makes
         # belongs to that call and node, not to the script line that ran last (a hook's)
         self._applying: tuple[int, int] | None = None
-        # an optimizer's step() being run: [depth, optimizer name, parameters updated]
-        self._stepping: list[Any] = [0, None, 0]
+        # an optimizer's step() being run: [depth, optimizer name, parameters updated,
+        # in-place changes made (a user's own step() changes tensors without declaring it)]
+        self._stepping: list[Any] = [0, None, 0, 0]
         self._update: dict[str, Any] | None = None  # the parameter update under way
 
     # -- lifecycle ---------------------------------------------------------
@@ -420,6 +421,8 @@ class Tracer:
             if node_record is not None and node_record.node is node:
                 self._index_saved(node_record)  # a saved output now lives in `tensor`
         hazards = self._shared_storage_hazards(tensor)
+        if self._stepping[0]:
+            self._stepping[3] += 1
         self._event("inplace", tensor=record.id, name=name, version=version,
                     node=self.node_id(node), hazards=hazards, value=keep(tensor.array))
         if self.interpreter.in_library:
@@ -601,7 +604,8 @@ class Tracer:
     # -- what bundled library modules declare (interpreter/library.py's intrinsics) ---
     #
     # - ``optimizer_step``: optimizer (its class name), phase ("begin" or "end"), and at the
-    #   end `updated`, how many parameter updates it made (a step inside a step is one).
+    #   end `updated`, how many parameter updates it declared (a step inside a step is one),
+    #   and `changed`, how many in-place changes of any tensor it made.
     # - ``param_update``: tensor, optimizer, rule (a formula: `{param}`/`{grad}` stand for
     #   the tensor and its gradient), numbers (the hyper-parameters it used), grad, before,
     #   after (the values), version_before, version. The in-place events of the update
@@ -613,13 +617,14 @@ class Tracer:
         if begin:
             step[0] += 1
             if step[0] == 1:
-                step[1], step[2] = name, 0
+                step[1], step[2], step[3] = name, 0, 0
                 self._event("optimizer_step", optimizer=name, phase="begin")
             return
         step[0] -= 1
         if step[0] == 0:
             self._update = None
-            self._event("optimizer_step", optimizer=step[1], phase="end", updated=step[2])
+            self._event("optimizer_step", optimizer=step[1], phase="end", updated=step[2],
+                        changed=step[3])
 
     def update_begin(self, param: Tensor, grad: Tensor | None, rule: str,
                      numbers: dict[str, Any]) -> None:

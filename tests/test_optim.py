@@ -107,3 +107,23 @@ def test_foreach_and_fused_are_refused_not_run_differently():
         assert isinstance(result.error, NotSupportedError), option
         assert f"SGD({option}=True) is not supported" in str(result.error)
         assert result.error.span.line == 5
+
+
+def test_a_users_own_optimizer_step_is_told_as_its_own_lines():
+    e = explained("""\
+import torch
+class Plain(torch.optim.Optimizer):
+    def __init__(self, params, lr):
+        super().__init__(params, dict(lr=lr))
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group['params']:
+                p.add_(p.grad, alpha=-group['lr'])
+w = torch.ones(2, requires_grad=True)
+opt = Plain([w], lr=0.1)
+(w * w).sum().backward()
+opt.step()
+""")
+    assert not steps_of(e, "optimizer.no_update") and not steps_of(e, "optimizer.update")
+    assert any(s.line == 9 and "changed w in place" in s.text for s in e.steps)

@@ -78,7 +78,8 @@ class StatementTeller:
             elif kind == "param_update":
                 self.param_update(steps, ev)
             elif kind == "optimizer_step":
-                if facts["phase"] == "end" and not facts["updated"]:
+                if facts["phase"] == "end" and not facts["updated"] \
+                        and not facts.get("changed"):  # a user's own step() changes freely
                     s.say(steps, "optimizer.no_update", line, "note",
                           optimizer=facts["optimizer"])
             elif kind == "caught":

@@ -149,6 +149,44 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "Function": "torch.autograd.function",
         "once_differentiable": "torch.autograd.function",
     },
+    "torch.optim": {
+        "Optimizer": "torch.optim.optimizer",
+        "SGD": "torch.optim.sgd",
+        "Adam": "torch.optim.adam",
+        "AdamW": "torch.optim.adamw",
+        "RMSprop": "torch.optim.rmsprop",
+        "Adagrad": "torch.optim.adagrad",
+        "Adadelta": "torch.optim.adadelta",
+        "Adamax": "torch.optim.adamax",
+        "NAdam": "torch.optim.nadam",
+        "RAdam": "torch.optim.radam",
+        "Rprop": "torch.optim.rprop",
+        "ASGD": "torch.optim.asgd",
+    },
+    "torch.optim.lr_scheduler": {
+        "LambdaLR": "torch.optim.lr_scheduler",
+        "MultiplicativeLR": "torch.optim.lr_scheduler",
+        "StepLR": "torch.optim.lr_scheduler",
+        "MultiStepLR": "torch.optim.lr_scheduler",
+        "ConstantLR": "torch.optim.lr_scheduler",
+        "LinearLR": "torch.optim.lr_scheduler",
+        "ExponentialLR": "torch.optim.lr_scheduler",
+        "SequentialLR": "torch.optim.lr_scheduler",
+        "CosineAnnealingLR": "torch.optim.lr_scheduler",
+        "ChainedScheduler": "torch.optim.lr_scheduler",
+        "ReduceLROnPlateau": "torch.optim.lr_scheduler",
+        "CyclicLR": "torch.optim.lr_scheduler",
+        "CosineAnnealingWarmRestarts": "torch.optim.lr_scheduler",
+        "OneCycleLR": "torch.optim.lr_scheduler",
+        "PolynomialLR": "torch.optim.lr_scheduler",
+        "LRScheduler": "torch.optim.lr_scheduler",
+    },
+    "torch.optim.optimizer": {
+        "Optimizer": "torch.optim.optimizer",
+        "required": "torch.optim.optimizer",
+        "register_optimizer_step_pre_hook": "torch.optim.optimizer",
+        "register_optimizer_step_post_hook": "torch.optim.optimizer",
+    },
 }
 """Names bundled `.gt` library modules (gradtrace/lib/) put into torch's namespaces:
 namespace -> {name: the library module defining it}. See docs/library.md."""
@@ -181,6 +219,8 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.backends": Namespace("torch.backends", {}),
         "torch.backends.mps": Namespace("torch.backends.mps", dict(api.MPS_FUNCTIONS)),
         "torch.optim": Namespace("torch.optim", {}),
+        "torch.optim.optimizer": Namespace("torch.optim.optimizer", {}),
+        "torch.optim.lr_scheduler": Namespace("torch.optim.lr_scheduler", {}),
         "torch.utils": Namespace("torch.utils", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),
     }
@@ -360,7 +400,8 @@ LIST_METHODS: dict[str, Callable[..., Any]] = {
 TUPLE_METHODS: dict[str, Callable[..., Any]] = {"index": tuple.index, "count": tuple.count}
 DICT_METHODS: dict[str, Callable[..., Any]] = {
     "keys": dict.keys, "values": dict.values, "items": dict.items, "get": dict.get,
-    "pop": dict.pop, "update": dict.update, "copy": dict.copy,
+    "pop": dict.pop, "update": dict.update, "copy": dict.copy, "setdefault": dict.setdefault,
+    "popitem": dict.popitem, "clear": dict.clear,
 }
 STR_METHODS: dict[str, Callable[..., Any]] = {
     name: getattr(str, name) for name in (  # fixed names: Python's pure str methods

@@ -221,6 +221,10 @@ class Tracer:
         # (backward call index, node record id) while a node's backward runs: what it makes
         # belongs to that call and node, not to the script line that ran last (a hook's)
         self._applying: tuple[int, int] | None = None
+        # an optimizer's step() being run: [depth, optimizer name, parameters updated,
+        # in-place changes made (a user's own step() changes tensors without declaring it)]
+        self._stepping: list[Any] = [0, None, 0, 0]
+        self._update: dict[str, Any] | None = None  # the parameter update under way
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -421,10 +425,14 @@ class Tracer:
             if node_record is not None and node_record.node is node:
                 self._index_saved(node_record)  # a saved output now lives in `tensor`
         hazards = self._shared_storage_hazards(tensor)
+        if self._stepping[0]:
+            self._stepping[3] += 1
         self._event("inplace", tensor=record.id, name=name, version=version,
                     node=self.node_id(node), hazards=hazards, value=keep(tensor.array))
         if self.interpreter.in_library:
             self.events[-1].facts["library"] = True
+            if self._update is not None and self._update["param"] is tensor:
+                self.events[-1].facts["update"] = True  # one of the ops of a declared update
 
     def _index_saved(self, record: NodeRecord) -> None:
         """File a node's saved tensors under the memory they live in (again, if filed)."""
@@ -481,6 +489,8 @@ class Tracer:
         if self._current is not None:
             return
         self._event("grad_mode", enabled=enabled, function=function)
+        if self.interpreter.in_library:  # e.g. an optimizer's step() runs under no_grad
+            self.events[-1].facts["library"] = True
 
     def on_data_write(self, tensor: Tensor) -> None:
         # the tensor now lives in other memory: file the nodes that saved it again
@@ -595,6 +605,49 @@ class Tracer:
             stack.extend(n for n, _ in node.next_functions if n is not None)
         return found
 
+    # -- what bundled library modules declare (interpreter/library.py's intrinsics) ---
+    #
+    # - ``optimizer_step``: optimizer (its class name), phase ("begin" or "end"), and at the
+    #   end `updated`, how many parameter updates it declared (a step inside a step is one),
+    #   and `changed`, how many in-place changes of any tensor it made.
+    # - ``param_update``: tensor, optimizer, rule (a formula: `{param}`/`{grad}` stand for
+    #   the tensor and its gradient), numbers (the hyper-parameters it used), grad, before,
+    #   after (the values), version_before, version. The in-place events of the update
+    #   itself carry `update: True`.
+
+    def optimizer_step(self, optimizer: Any, begin: bool) -> None:
+        step = self._stepping
+        name = optimizer.cls.name if type(optimizer) is Instance else type(optimizer).__name__
+        if begin:
+            step[0] += 1
+            if step[0] == 1:
+                step[1], step[2], step[3] = name, 0, 0
+                self._event("optimizer_step", optimizer=name, phase="begin")
+            return
+        step[0] -= 1
+        if step[0] == 0:
+            self._update = None
+            self._event("optimizer_step", optimizer=step[1], phase="end", updated=step[2],
+                        changed=step[3])
+
+    def update_begin(self, param: Tensor, grad: Tensor | None, rule: str,
+                     numbers: dict[str, Any]) -> None:
+        self._update = {
+            "param": param, "rule": rule, "grad": keep_tensor(grad),
+            "numbers": {k: v.tolist() if isinstance(v, Tensor) else v
+                        for k, v in numbers.items()},
+            "before": keep(param.array), "version_before": param._version}
+
+    def update_end(self, param: Tensor) -> None:
+        update, self._update = self._update, None
+        if update is None or update["param"] is not param:
+            return
+        self._stepping[2] += 1
+        self._event("param_update", tensor=self.tensor(param).id, optimizer=self._stepping[1],
+                    rule=update["rule"], numbers=update["numbers"], grad=update["grad"],
+                    before=update["before"], after=keep(param.array),
+                    version_before=update["version_before"], version=param._version)
+
     # -- what the script did to tensors outside the engine's ops ------------------
     #
     # The engine does not see a script call `detach()`, read `.grad` of a non-leaf, set
@@ -635,6 +688,8 @@ class Tracer:
         if isinstance(result, Tensor):
             facts["result"] = self.tensor(result, span).id
         facts["requires_grad_after"] = tensor.requires_grad
+        if self.interpreter.in_library:
+            facts["library"] = True
         self._event("method", **facts)
         return result
 
@@ -643,6 +698,8 @@ class Tracer:
             self._event("attr_read", tensor=self.tensor(obj).id, attr=name,
                         result=self.tensor(result).id if isinstance(result, Tensor)
                         else None, is_leaf=obj.is_leaf, retains_grad=obj.retains_grad)
+            if self.interpreter.in_library:
+                self.events[-1].facts["library"] = True
 
     def attribute_write(self, assign: Any, obj: Any, name: str, value: Any) -> None:
         if not (isinstance(obj, Tensor) and name in ("grad", "requires_grad")):
@@ -651,6 +708,8 @@ class Tracer:
         shown = self.tensor(value).id if isinstance(value, Tensor) else (
             value if isinstance(value, bool) or value is None else repr(value))
         facts = {"tensor": self.tensor(obj).id, "attr": name, "value": shown, "error": None}
+        if self.interpreter.in_library:
+            facts["library"] = True
         try:
             assign(obj, name, value)
         except GradtraceError as err:

@@ -99,6 +99,15 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("function_backward_endless.gt", "LimitError"),
     ("function_forward_property.gt", "TypeError"),
     ("function_subclass_meta.gt", "NotSupportedError"),
+    ("optim_param_groups_class.gt", "NotSupportedError"),
+    ("optim_step_wrapped.gt", "NotSupportedError"),
+    ("optim_scheduler_wrapper_globals.gt", "NotSupportedError"),
+    ("optim_instance_dict_escape.gt", "NotSupportedError"),
+    ("optim_state_dict_hook_escape.gt", "NotSupportedError"),
+    ("optim_param_group_mutation.gt", "NotSupportedError"),
+    ("optim_state_default_factory.gt", "AttributeError"),
+    ("optim_closure_recursion.gt", "RecursionError"),
+    ("optim_lr_lambda_endless.gt", "LimitError"), ("optim_huge_state.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

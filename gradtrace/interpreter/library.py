@@ -14,16 +14,18 @@ interpreter, lazily, in their own global frame (see docs/library.md).
 from __future__ import annotations
 
 import threading
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib, syntax
+from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, InternalError, NotSupportedError
 from ..source import Source
 from . import autograd_function
-from .objects import UserFunction
+from .objects import Instance, ScriptClass, UserFunction, type_name
 from .runtime import Frame
 
 if TYPE_CHECKING:
@@ -67,6 +69,75 @@ def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
 # torch.autograd.Function's C++ side (autograd_function.py)
 intrinsic(autograd_function.apply_function)
 intrinsic(autograd_function.delayed_error)
+
+
+@intrinsic
+def typename(interp: Interpreter, obj: Any) -> str:
+    """torch.typename: a tensor's legacy type (`torch.FloatTensor`), else the dotted name of
+    the value's class (`__main__.Net`, `list`)."""
+    if isinstance(obj, Tensor):
+        return f"torch.{obj.dtype.tensor_type}"
+    cls = obj if type(obj) is ScriptClass else obj.cls if type(obj) is Instance else None
+    if cls is None:
+        return type_name(obj)
+    return cls.qualname if cls.module in ("", "builtins") else f"{cls.module}.{cls.qualname}"
+
+
+@intrinsic
+def defaultdict_of_dicts(interp: Interpreter) -> defaultdict:
+    """`collections.defaultdict(dict)` (an optimizer's `state`; it prints as torch's does)."""
+    return defaultdict(dict)
+
+
+@intrinsic
+def instance_dict(interp: Interpreter, obj: Any) -> dict[str, Any]:
+    """A copy of an instance's own attributes, in the order they were set (what torch's
+    `self.__dict__` gives a scheduler's state_dict)."""
+    if type(obj) is not Instance:
+        raise NotSupportedError(f"instance_dict of a {type_name(obj)}")
+    return dict(obj.attrs)
+
+
+@intrinsic
+def removable_handle(interp: Interpreter, hooks: list, hook: Any,
+                     prepend: bool = False) -> RemovableHandle:
+    """Register `hook` in the list `hooks` (first when `prepend`): torch's RemovableHandle."""
+    if prepend:
+        hooks.insert(0, hook)
+    else:
+        hooks.append(hook)
+    return RemovableHandle(hooks, hook)
+
+
+@intrinsic
+def step_begin(interp: Interpreter, optimizer: Any) -> None:
+    """An optimizer's step() starts (its parameter updates follow): for the views."""
+    if interp.tracer is not None:
+        interp.tracer.optimizer_step(optimizer, begin=True)
+
+
+@intrinsic
+def step_end(interp: Interpreter, optimizer: Any) -> None:
+    """An optimizer's step() ended (normally or by an error): for the views."""
+    if interp.tracer is not None:
+        interp.tracer.optimizer_step(optimizer, begin=False)
+
+
+@intrinsic
+def update_begin(interp: Interpreter, param: Tensor, grad: Tensor | None, rule: str,
+                 numbers: dict[str, Any]) -> None:
+    """An optimizer starts changing `param` in place by `rule` (a formula in which `{param}`
+    and `{grad}` stand for the tensors) with the hyper-parameters `numbers`: the views
+    tell the update as one step, not as the ops that make it."""
+    if interp.tracer is not None:
+        interp.tracer.update_begin(param, grad, rule, numbers)
+
+
+@intrinsic
+def update_end(interp: Interpreter, param: Tensor) -> None:
+    """The update update_begin announced is done."""
+    if interp.tracer is not None:
+        interp.tracer.update_end(param)
 
 
 _PARSED: dict[str, syntax.Module] = {}

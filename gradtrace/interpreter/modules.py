@@ -158,9 +158,11 @@ class ImportCompiler:
         return run
 
     def find_module(self, name: str, span: Span) -> stdlib.Namespace:
-        module = self.modules.get(name)
-        if module is None and self._scope.library:
+        module = None
+        if self._scope.library:  # a library module's own names, not only what it exports
             module = self.library.namespace(name)
+        if module is None:
+            module = self.modules.get(name)
         if module is None:
             raise NotSupportedError(
                 f"import of '{name}' is not supported (gradtrace scripts may import "

@@ -18,6 +18,7 @@ MESSAGES: dict[str, str] = {
                              "for.",
     "brief.recorded": "records {nodes}",
     "brief.inplace": "changes {tensors} in place",
+    "brief.updated": "{optimizer} updates {tensors}",
     "brief.leaf": "creates the leaf {tensors}",
     "brief.requires_grad": "{tensors} now requires grad",
     "brief.backward": "{count} nodes ran",
@@ -169,6 +170,18 @@ MESSAGES: dict[str, str] = {
                     "before backward to keep it.",
     "grad.cleared": "{tensor}.grad = None drops the accumulated gradient; the next backward "
                     "starts from None again.",
+    "optimizer.update": "{optimizer}.step() updated {tensor} in place by {rule} ({numbers}), "
+                        "with {tensor}.grad = {grad}: {before} → {after} (version "
+                        "{version_before} → {version}; the step runs under no_grad, so "
+                        "autograd recorded nothing).",
+    "optimizer.update.recorded": "{optimizer}.step() updated {tensor} in place by {rule} "
+                                 "({numbers}), with {tensor}.grad = {grad}: {before} → "
+                                 "{after} (version {version_before} → {version}; "
+                                 "differentiable=True, so autograd recorded the update).",
+    "optimizer.no_update": "{optimizer}.step() changed no parameter: none of them has a "
+                           "gradient (.grad is None), and a parameter without one is skipped.",
+    "grad.cleared.library": "`{expr}` set {grads} to None: the accumulated gradients are "
+                            "dropped, and the next backward starts from None again.",
     "grad.assigned": "{tensor}.grad was set to {value} by assignment.",
     # -- backward ----------------------------------------------------------------------
     "backward.start.scalar": "Backward starts at {root}: it is a single value, so the starting "

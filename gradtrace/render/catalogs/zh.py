@@ -18,6 +18,7 @@ MESSAGES: dict[str, str] = {
     "explain.none_selected": "没有语句执行符合你给出的 --statement 或 --lines。",
     "brief.recorded": "记录了 {nodes}",
     "brief.inplace": "原地修改了 {tensors}",
+    "brief.updated": "{optimizer} 更新了 {tensors}",
     "brief.leaf": "创建了叶子节点 {tensors}",
     "brief.requires_grad": "{tensors} 现在需要梯度",
     "brief.backward": "运行了 {count} 个节点",
@@ -146,6 +147,17 @@ MESSAGES: dict[str, str] = {
                     "反向传播只保存叶子节点的梯度。如果需要，在反向传播之前调用 "
                     "{tensor}.retain_grad()。",
     "grad.cleared": "{tensor}.grad = None 丢弃了累加的梯度；下一次反向传播会从 None 重新开始。",
+    "optimizer.update": "{optimizer}.step() 按 {rule}（{numbers}）原地更新了 {tensor}，"
+                        "其中 {tensor}.grad = {grad}：{before} → {after}（版本 {version_before} → "
+                        "{version}；这一步在 no_grad 下运行，自动求导没有记录任何运算）。",
+    "optimizer.update.recorded": "{optimizer}.step() 按 {rule}（{numbers}）原地更新了 "
+                                 "{tensor}，其中 {tensor}.grad = {grad}：{before} → {after}"
+                                 "（版本 {version_before} → {version}；differentiable=True，"
+                                 "所以自动求导记录了这次更新）。",
+    "optimizer.no_update": "{optimizer}.step() 没有修改任何参数：它们都没有梯度（.grad 为 None），"
+                           "没有梯度的参数会被跳过。",
+    "grad.cleared.library": "`{expr}` 把 {grads} 设为 None：累加的梯度被丢弃，"
+                            "下一次反向传播会从 None 重新开始。",
     "grad.assigned": "{tensor}.grad 被直接赋值为 {value}。",
     # -- 反向传播 ------------------------------------------------------------------------
     "backward.start.scalar": "反向传播从 {root} 开始：它是单个数值，所以初始梯度是 1"

@@ -56,17 +56,37 @@ class StatementTeller:
                 if function is not None:
                     s.say(steps, "grad_mode.forward.on" if facts["enabled"] else
                           "grad_mode.forward.off", line, function=function)
-                else:
+                elif not facts.get("library"):  # a library's own no_grad is its business
                     s.say(steps, "grad_mode.on" if facts["enabled"] else "grad_mode.off",
                           line)
             elif kind == "data_write":
                 s.say(steps, "data.write", line, "note", tensor=s.label(facts["tensor"]))
             elif kind == "method":
-                self.method(steps, ev)
+                if not facts.get("library"):
+                    self.method(steps, ev)
             elif kind == "attr_read":
                 self.attr_read(steps, ev)
             elif kind == "attr_write":
-                self.attr_write(steps, ev)
+                if _library_grad_clear(ev):  # zero_grad(): said once for all its tensors
+                    cleared = [ev]
+                    j = k + 1
+                    while j < len(events) and (_library_grad_clear(events[j][1]) or (
+                            events[j][1].kind == "attr_read"
+                            and events[j][1].facts.get("library"))):
+                        if events[j][1].kind == "attr_write":
+                            cleared.append(events[j][1])
+                            k = j
+                        j += 1
+                    self.grads_cleared(steps, cleared)
+                else:
+                    self.attr_write(steps, ev)
+            elif kind == "param_update":
+                self.param_update(steps, ev)
+            elif kind == "optimizer_step":
+                if facts["phase"] == "end" and not facts["updated"] \
+                        and not facts.get("changed"):  # a user's own step() changes freely
+                    s.say(steps, "optimizer.no_update", line, "note",
+                          optimizer=facts["optimizer"])
             elif kind == "caught":
                 self.errors.error(steps, facts["kind"], facts["message"], line, events,
                                   handler_line=facts["handler_line"])
@@ -231,8 +251,9 @@ class StatementTeller:
         nid = facts["node"]
         self.index_saved(nid)
         counter = s.tensors[tid].counter
-        library_own = facts.get("library") and nid is None and tid not in s.bound and (
-            tid in s.library_made or s.tensors[tid].library)  # a library temporary
+        library_own = facts.get("library") and nid is None and (
+            facts.get("update")  # part of a parameter update, told as one (param_update)
+            or tid not in s.bound and (tid in s.library_made or s.tensors[tid].library))
         if s.muted(steps) or library_own:  # not told: only what may warn
             if nid is not None:
                 self.next_functions_seen(s.nodes[nid])
@@ -333,6 +354,34 @@ class StatementTeller:
             return (call, actual, expected) if actual else None
         return None
 
+    # -- what library modules declared ----------------------------------------------------
+
+    def param_update(self, steps: list[Step], ev: Any) -> None:
+        """An optimizer changed a parameter in place by its rule: the rule with the
+        parameter's names, its hyper-parameters, the gradient, and the values before and
+        after."""
+        s = self.s
+        facts = ev.facts
+        tensor = s.label(facts["tensor"])
+        rule = facts["rule"].format(param=tensor, grad=f"{tensor}.grad")
+        numbers = ", ".join(f"{k}={v!r}" for k, v in facts["numbers"].items())
+        kind = "optimizer.update.recorded" if s.grad_enabled else "optimizer.update"
+        s.say(steps, kind, ev.line, tensor=tensor,
+              optimizer=facts["optimizer"] or "optimizer", rule=rule, numbers=numbers,
+              grad=facts["grad"], before=facts["before"], after=facts["after"],
+              version_before=facts["version_before"], version=facts["version"])
+
+    def grads_cleared(self, steps: list[Step], cleared: list[Any]) -> None:
+        """Library code (an optimizer's or a module's zero_grad) set .grad to None."""
+        s = self.s
+        grads = []
+        for ev in cleared:
+            s.has_grad.discard(ev.facts["tensor"])
+            grads.append(f"{s.label(ev.facts['tensor'])}.grad")
+        line = cleared[0].line
+        s.say(steps, "grad.cleared.library", line, expr=s.source.line_text(line or 0).strip(),
+              grads=grads, text={"grads": s.listed(grads)})
+
     # -- what the script did to tensors outside the engine's ops -------------------------
 
     def method(self, steps: list[Step], ev: Any) -> None:
@@ -395,3 +444,9 @@ class StatementTeller:
         elif facts["attr"] == "requires_grad":
             s.say(steps, "requires_grad.on" if value is True else "requires_grad.off",
                   line, tensor=tensor)
+
+
+def _library_grad_clear(ev: Any) -> bool:
+    facts = ev.facts
+    return ev.kind == "attr_write" and bool(facts.get("library")) and facts["attr"] == "grad" \
+        and facts["value"] is None and not facts.get("error")

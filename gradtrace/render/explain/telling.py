@@ -204,7 +204,9 @@ class Teller:
             nodes = [s.nodes[ev.facts["node"]].name for _, ev in visit.events
                      if ev.kind == "op" and ev.facts.get("node") is not None]
             changed = [s.label(ev.facts["tensor"]) for _, ev in visit.events
-                       if ev.kind == "inplace"]
+                       if ev.kind == "inplace" and not ev.facts.get("library")]
+            updated = [(ev.facts["optimizer"], s.label(ev.facts["tensor"]))
+                       for _, ev in visit.events if ev.kind == "param_update"]
             leaves = [ev.facts["name"] for idx, ev in visit.events if ev.kind == "bind"
                       and ev.facts.get("is_leaf") and ev.facts.get("requires_grad")
                       and self.first_bind.get(ev.facts["tensor"]) == idx]
@@ -219,6 +221,10 @@ class Teller:
                 parts.append(s.t("brief.recorded", nodes=", ".join(shown)))
             if changed:
                 parts.append(s.t("brief.inplace", tensors=s.listed(changed)))
+            for optimizer in dict.fromkeys(name for name, _ in updated):
+                tensors = list(dict.fromkeys(t for name, t in updated if name == optimizer))
+                parts.append(s.t("brief.updated", optimizer=optimizer or "optimizer",
+                                 tensors=s.listed(tensors)))
             if leaves:
                 parts.append(s.t("brief.leaf", tensors=s.listed(leaves)))
             if wanting:

@@ -151,16 +151,28 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
             ("module", "Module"),
             ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
             ("linear", "Identity Linear Bilinear"),
+            ("conv", "Conv1d Conv2d"),
+            ("pooling", "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d "
+                        "AdaptiveAvgPool2d"),
+            ("batchnorm", "BatchNorm1d BatchNorm2d"),
+            ("normalization", "LayerNorm GroupNorm"),
+            ("sparse", "Embedding"),
             ("flatten", "Flatten Unflatten"),
             ("dropout", "Dropout Dropout2d"),
             ("activation", "Threshold ReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
                            "Hardswish ELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
-                           "Softplus Softshrink PReLU Softsign Tanhshrink Softmin Softmax "
+                           "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
                            "Softmax2d LogSoftmax"),
             ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
                      "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
                      "MarginRankingLoss"),
         ) for name in names.split()},
+    },
+    "torch.nn.utils": {
+        "clip_grad_norm_": "torch.nn.utils.clip_grad",
+        "clip_grad_value_": "torch.nn.utils.clip_grad",
+        "parameters_to_vector": "torch.nn.utils.convert_parameters",
+        "vector_to_parameters": "torch.nn.utils.convert_parameters",
     },
 }
 """Names bundled `.gt` library modules (gradtrace/lib/) put into torch's namespaces:
@@ -179,6 +191,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.parameter": Namespace("torch.nn.parameter", {"Parameter": PARAMETER}),
         "torch.nn.functional": functional,
         "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
+        "torch.nn.utils": Namespace("torch.nn.utils", {}),
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),

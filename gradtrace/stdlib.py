@@ -150,7 +150,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         **{name: f"torch.nn.modules.{module}" for module, names in (
             ("module", "Module"),
             ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
-            ("linear", "Identity Linear Bilinear"),
+            ("linear", "Identity Linear"),
             ("conv", "Conv1d Conv2d"),
             ("pooling", "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d "
                         "AdaptiveAvgPool2d"),

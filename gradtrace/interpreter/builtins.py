@@ -165,7 +165,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         return self.format_value(value, spec, None)
 
     self.format_method = script_format
-    types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, type(None),
+    types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, slice, type(None),
                                             type(NotImplemented), type(...))}
     for t in (list, tuple, dict, set, frozenset, stdlib.OrderedDict):
         types[t] = BuiltinType(t, sized(t, f"a {t.__name__}() argument"))

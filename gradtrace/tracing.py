@@ -23,7 +23,7 @@ from .engine.node import AccumulateGrad, Node
 from .engine.ops.view_inplace import CopySlices
 from .engine.tensor import Tensor
 from .errors import GradtraceError
-from .interpreter.objects import Instance
+from .interpreter.objects import Instance, type_name
 from .stdlib import BoundMethod
 from .summary import FULL_LIMIT, Summary, keep, keep_tensor
 
@@ -228,6 +228,7 @@ class Tracer:
         self._module_calls: list[Any] = []
         self._tensor_modules: dict[int, Any] = {}
         self._node_modules: dict[int, Any] = {}
+        self._module_events: list[tuple[Event, Any]] = []
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -489,6 +490,8 @@ class Tracer:
         if self._current is not None:
             return
         self._event("grad_mode", enabled=enabled)
+        if self.interpreter.in_library:  # a library's own `with torch.no_grad()`
+            self.events[-1].facts["library"] = True
 
     def on_data_write(self, tensor: Tensor) -> None:
         # the tensor now lives in other memory: file the nodes that saved it again
@@ -678,7 +681,11 @@ class Tracer:
 
     def module_call(self, module: Instance, invoke: Any, forward: Any, args: tuple,
                     kwargs: dict[str, Any]) -> Any:
-        """`module`'s forward runs (nn.Module.__call__): what it records belongs to it."""
+        """`module`'s forward runs (nn.Module.__call__): what it records belongs to it.
+        A `module_call` event says so (its `module` path is filled in when the run ends)."""
+        self._event("module_call", type=type_name(module), depth=len(self._module_calls),
+                    module=None)
+        self._module_events.append((self.events[-1], module))
         self._module_calls.append(module)
         try:
             return invoke(forward, args, kwargs, None)
@@ -694,6 +701,8 @@ class Tracer:
                                ({r.id: r for r in self.nodes.values()}, self._node_modules)):
             for rid, module in found.items():
                 records[rid].module = paths.get(id(module))
+        for event, module in self._module_events:
+            event.facts["module"] = paths.get(id(module))
         owners = {}
         for path, module in script_modules(self.interpreter.globals.vars):
             for table in ("_parameters", "_buffers"):

@@ -84,7 +84,7 @@ def test_explain_tells_the_module_call_and_the_parameters_at_the_users_lines():
     said = [(s.line, s.text) for s in explanation.steps]
     assert (22, "model (Net) runs its forward: what it records is filed under model, at "
                 "this line.") in said
-    assert (14, "Inside it, model.body.0 (Linear) runs its forward.") in said  # in forward
+    assert (15, "Inside it, model.body.0 (Linear) runs its forward.") in said  # in forward
     parameter = [text for line, text in said if text.startswith("model.head.weight = ")]
     assert parameter and "is a parameter of model.head" in parameter[0]
     assert not [s for s in explanation.steps if s.kind.startswith("grad_mode")]  # init's

@@ -695,25 +695,26 @@ class Tracer:
     def _name_modules(self) -> None:
         """Give records their module's path from a script name (`model.0`): what a module
         call recorded, and each parameter and buffer (and its AccumulateGrad node)."""
-        paths = {id(module): path for path, module in
-                 script_modules(self.interpreter.globals.vars)}
+        modules = script_modules(self.interpreter.globals.vars)
+        paths = {id(module): path for path, module in modules}
+        nodes = {record.id: record for record in self.nodes.values()}
         for records, found in ((self.tensors, self._tensor_modules),
-                               ({r.id: r for r in self.nodes.values()}, self._node_modules)):
+                               (nodes, self._node_modules)):
             for rid, module in found.items():
                 records[rid].module = paths.get(id(module))
         for event, module in self._module_events:
             event.facts["module"] = paths.get(id(module))
-        owners = {}
-        for path, module in script_modules(self.interpreter.globals.vars):
-            for table in ("_parameters", "_buffers"):
-                for value in module.attrs[table].values():
+        owners: dict[int, tuple[Tensor, str]] = {}
+        for path, module in modules:
+            for table in _module_tables(module)[:2]:  # type: ignore[index] (a module)
+                for value in table.values():
                     if isinstance(value, Tensor):
                         owners.setdefault(id(value), (value, path))
         for record in self.tensors.values():
             owner = owners.get(id(record.tensor))
             if owner is not None and owner[0] is record.tensor:
                 record.module = owner[1]
-        for record in self.nodes.values():
+        for record in nodes.values():
             if isinstance(record.node, AccumulateGrad) and record.outputs:
                 record.module = self.tensors[record.outputs[0]].module
 
@@ -752,11 +753,12 @@ def script_modules(variables: dict[str, Any]) -> list[tuple[str, Instance]]:
     def walk(path: str, module: Instance, depth: int) -> None:
         seen.add(id(module))
         out.append((path, module))
-        tables = _module_tables(module)
-        if tables is None or depth >= MODULE_DEPTH:
+        if depth >= MODULE_DEPTH:
             return
+        tables = _module_tables(module)
+        assert tables is not None  # only modules are walked
         for name, child in tables[2].items():
-            if type(child) is Instance and id(child) not in seen:
+            if type(child) is Instance and id(child) not in seen and _module_tables(child):
                 walk(f"{path}.{name}", child, depth + 1)
 
     for name, value in variables.items():

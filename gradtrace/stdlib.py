@@ -5,6 +5,7 @@ type has an explicit table of the attributes and methods the language supports.
 """
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable
 from typing import Any
 
@@ -187,6 +188,34 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "register_optimizer_step_pre_hook": "torch.optim.optimizer",
         "register_optimizer_step_post_hook": "torch.optim.optimizer",
     },
+    "torch.nn": {
+        **{name: f"torch.nn.modules.{module}" for module, names in (
+            ("module", "Module"),
+            ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
+            ("linear", "Identity Linear"),
+            ("conv", "Conv1d Conv2d"),
+            ("pooling", "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d "
+                        "AdaptiveAvgPool2d"),
+            ("batchnorm", "BatchNorm1d BatchNorm2d"),
+            ("normalization", "LayerNorm GroupNorm"),
+            ("sparse", "Embedding"),
+            ("flatten", "Flatten Unflatten"),
+            ("dropout", "Dropout Dropout2d"),
+            ("activation", "Threshold ReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
+                           "Hardswish ELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
+                           "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
+                           "Softmax2d LogSoftmax"),
+            ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
+                     "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
+                     "MarginRankingLoss"),
+        ) for name in names.split()},
+    },
+    "torch.nn.utils": {
+        "clip_grad_norm_": "torch.nn.utils.clip_grad",
+        "clip_grad_value_": "torch.nn.utils.clip_grad",
+        "parameters_to_vector": "torch.nn.utils.convert_parameters",
+        "vector_to_parameters": "torch.nn.utils.convert_parameters",
+    },
 }
 """Names bundled `.gt` library modules (gradtrace/lib/) put into torch's namespaces:
 namespace -> {name: the library module defining it}. See docs/library.md."""
@@ -204,6 +233,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.parameter": Namespace("torch.nn.parameter", {"Parameter": PARAMETER}),
         "torch.nn.functional": functional,
         "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
+        "torch.nn.utils": Namespace("torch.nn.utils", {}),
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),
@@ -267,6 +297,24 @@ def _bool(t: Tensor) -> Tensor:
     return ops.to(t, api.DTYPES["bool"])
 
 
+def _type(t: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    """Tensor.type(): the legacy type name (`torch.FloatTensor`), or the tensor converted to
+    a dtype given as a dtype, a legacy class or its name (the tensor itself if it has it)."""
+    if dtype is None:
+        return f"torch.{t.dtype.tensor_type}"
+    if isinstance(dtype, str):
+        found = next((d for d in api.DTYPES.values() if f"torch.{d.tensor_type}" == dtype),
+                     None)
+        if found is None:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = found
+    elif not isinstance(dtype, DType):
+        dtype = getattr(dtype, "dtype", None)  # a legacy class: torch.LongTensor
+        if not isinstance(dtype, DType):
+            raise TypeError("dtype must be a type, str, or dtype object")
+    return ops.to(t, dtype)
+
+
 def _is_contiguous(t: Tensor, memory_format: Any = None) -> bool:
     return bool(t.array.flags.c_contiguous)
 
@@ -315,7 +363,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "size": Tensor.size, "dim": Tensor.dim, "numel": Tensor.numel, "nelement": Tensor.numel,
     "is_floating_point": Tensor.is_floating_point, "element_size": Tensor.element_size,
     "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
-    "is_contiguous": _is_contiguous, "stride": _stride,
+    "type": _type, "is_contiguous": _is_contiguous, "stride": _stride,
 }
 
 TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
@@ -403,6 +451,28 @@ DICT_METHODS: dict[str, Callable[..., Any]] = {
     "pop": dict.pop, "update": dict.update, "copy": dict.copy, "setdefault": dict.setdefault,
     "popitem": dict.popitem, "clear": dict.clear,
 }
+
+
+class OrderedDict(collections.OrderedDict):
+    """`collections.OrderedDict` as scripts see it: printed as CPython 3.11 prints it
+    (`OrderedDict([('a', 1)])`) whatever Python gradtrace runs on."""
+
+    def __repr__(self) -> str:
+        if not self:
+            return "OrderedDict()"
+        return f"OrderedDict({list(self.items())!r})"
+
+    __str__ = __repr__
+
+    def copy(self) -> OrderedDict:
+        return OrderedDict(self)
+
+
+OrderedDict.__module__ = "collections"
+ORDERED_DICT_METHODS: dict[str, Callable[..., Any]] = {  # its own order, not dict's
+    **{name: getattr(collections.OrderedDict, name) for name in DICT_METHODS},
+    "copy": OrderedDict.copy, "move_to_end": collections.OrderedDict.move_to_end,
+}
 STR_METHODS: dict[str, Callable[..., Any]] = {
     name: getattr(str, name) for name in (  # fixed names: Python's pure str methods
         "join", "upper", "lower", "strip", "lstrip", "rstrip", "split", "rsplit",
@@ -473,5 +543,5 @@ NOT_SUPPORTED_BUILTINS = {
 # The methods of Python's types as unbound functions (`str.lower` as a sort key).
 TYPE_METHOD_TABLES: dict[type, dict[str, Callable[..., Any]]] = {
     str: STR_METHODS, list: LIST_METHODS, tuple: TUPLE_METHODS, dict: DICT_METHODS,
-    set: SET_METHODS, frozenset: FROZENSET_METHODS,
+    set: SET_METHODS, frozenset: FROZENSET_METHODS, OrderedDict: ORDERED_DICT_METHODS,
 }

@@ -23,7 +23,7 @@ from .engine.node import AccumulateGrad, Node
 from .engine.ops.view_inplace import CopySlices
 from .engine.tensor import Tensor
 from .errors import GradtraceError
-from .interpreter.objects import Instance
+from .interpreter.objects import Instance, type_name
 from .stdlib import BoundMethod
 from .summary import FULL_LIMIT, Summary, keep, keep_tensor
 
@@ -48,6 +48,7 @@ class TensorRecord:
     # layer_norm's mean): the script never held it, torch shows it as grad_fn._saved_<key>
     saved_as: tuple[int, str] | None = None
     library: bool = False  # first met while a bundled library module's code ran
+    module: str | None = None  # the nn.Module path it belongs to (`model.0`), at the end
 
 
 def _final_values(array: np.ndarray) -> np.ndarray | Summary:
@@ -117,6 +118,7 @@ class NodeRecord:
     inputs: list[int | None] = field(default_factory=list)  # tensor ids, next_functions order
     # (backward call index, node record id) when recorded by a node's backward (create_graph)
     made_by: tuple[int, int] | None = None
+    module: str | None = None  # the path of the nn.Module call that recorded it (`model.0`)
 
     @property
     def name(self) -> str:
@@ -225,6 +227,12 @@ class Tracer:
         # in-place changes made (a user's own step() changes tensors without declaring it)]
         self._stepping: list[Any] = [0, None, 0, 0]
         self._update: dict[str, Any] | None = None  # the parameter update under way
+        # the nn.Module calls running now (innermost last), and the module each record was
+        # made in (record id -> module instance), named by path when the run ends
+        self._module_calls: list[Any] = []
+        self._tensor_modules: dict[int, Any] = {}
+        self._node_modules: dict[int, Any] = {}
+        self._module_events: list[tuple[Event, Any]] = []
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -240,6 +248,7 @@ class Tracer:
             self._current.error = "backward raised"
             self._current = None
         self._let_go()  # the run's temporaries are gone: every record says how it ended
+        self._name_modules()
 
     # -- where are we in the script ----------------------------------------
 
@@ -296,6 +305,8 @@ class Tracer:
                 known = self._counters[id(counter)] = (len(self._counters) + 1, counter)
             record.counter = known[0]
             self.tensors[record.id] = record
+            if self._module_calls:
+                self._tensor_modules[record.id] = self._module_calls[-1]
             self._live[id(t)] = record
             if len(self._live) >= self._let_go_at:
                 self._let_go()
@@ -329,6 +340,8 @@ class Tracer:
             line, text = self._origin()
             record = NodeRecord(len(self.nodes) + 1, n, line, text, made_by=self._applying)
             self.nodes[id(n)] = record
+            if self._module_calls and not isinstance(n, AccumulateGrad):
+                self._node_modules[record.id] = self._module_calls[-1]
             if isinstance(n, AccumulateGrad):
                 record.outputs.append(self.tensor(n.variable).id)
                 record.line, record.expression = self.tensor(n.variable).line, None
@@ -725,6 +738,47 @@ class Tracer:
             "kind": err.kind, "message": err.message,
             "handler_line": span.line if span is not None else None}))
 
+    # -- nn.Module calls ------------------------------------------------------
+
+    def module_call(self, module: Instance, invoke: Any, forward: Any, args: tuple,
+                    kwargs: dict[str, Any]) -> Any:
+        """`module`'s forward runs (nn.Module.__call__): what it records belongs to it.
+        A `module_call` event says so (its `module` path is filled in when the run ends)."""
+        self._event("module_call", type=type_name(module), depth=len(self._module_calls),
+                    module=None)
+        self._module_events.append((self.events[-1], module))
+        self._module_calls.append(module)
+        try:
+            return invoke(forward, args, kwargs, None)
+        finally:
+            self._module_calls.pop()
+
+    def _name_modules(self) -> None:
+        """Give records their module's path from a script name (`model.0`): what a module
+        call recorded, and each parameter and buffer (and its AccumulateGrad node)."""
+        modules = script_modules(self.interpreter.globals.vars)
+        paths = {id(module): path for path, module in modules}
+        nodes = {record.id: record for record in self.nodes.values()}
+        for records, found in ((self.tensors, self._tensor_modules),
+                               (nodes, self._node_modules)):
+            for rid, module in found.items():
+                records[rid].module = paths.get(id(module))
+        for event, module in self._module_events:
+            event.facts["module"] = paths.get(id(module))
+        owners: dict[int, tuple[Tensor, str]] = {}
+        for path, module in modules:
+            for table in _module_tables(module)[:2]:  # type: ignore[index] (a module)
+                for value in table.values():
+                    if isinstance(value, Tensor):
+                        owners.setdefault(id(value), (value, path))
+        for record in self.tensors.values():
+            owner = owners.get(id(record.tensor))
+            if owner is not None and owner[0] is record.tensor:
+                record.module = owner[1]
+        for record in nodes.values():
+            if isinstance(record.node, AccumulateGrad) and record.outputs:
+                record.module = self.tensors[record.outputs[0]].module
+
     # -- the end state -------------------------------------------------------
 
     def named_tensors(self) -> list[tuple[str, TensorRecord]]:
@@ -740,16 +794,56 @@ class Tracer:
 
 
 ATTRIBUTE_DEPTH = 3  # `a.b.c`: how deep script_tensors looks into instances
+MODULE_DEPTH = 12  # how deep it looks into nn.Module trees (`model.encoder.layers.0.fc`)
+_MODULE_TABLES = ("_parameters", "_buffers", "_modules")
+
+
+def _module_tables(obj: Instance) -> tuple[dict, dict, dict] | None:
+    """An nn.Module's parameters, buffers and submodules (torch's registration dicts), or
+    None for another instance."""
+    tables = tuple(obj.attrs.get(name) for name in _MODULE_TABLES)
+    return tables if all(type(t) is dict for t in tables) else None  # type: ignore[return-value]
+
+
+def script_modules(variables: dict[str, Any]) -> list[tuple[str, Instance]]:
+    """The nn.Modules a script's top-level names reach, by path (`model`, `model.0`),
+    each once (its first path), in torch's named_modules order."""
+    out: list[tuple[str, Instance]] = []
+    seen: set[int] = set()
+
+    def walk(path: str, module: Instance, depth: int) -> None:
+        seen.add(id(module))
+        out.append((path, module))
+        if depth >= MODULE_DEPTH:
+            return
+        tables = _module_tables(module)
+        assert tables is not None  # only modules are walked
+        for name, child in tables[2].items():
+            if type(child) is Instance and id(child) not in seen and _module_tables(child):
+                walk(f"{path}.{name}", child, depth + 1)
+
+    for name, value in variables.items():
+        if type(value) is Instance and id(value) not in seen and _module_tables(value):
+            walk(name, value, 1)
+    return out
 
 
 def script_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
     """The tensors a script's top-level names hold, in binding order: bound directly, or
     as public attributes of instances, named by the path to them (`model.w`,
-    `model.layer.b`). Library modules' names are never among them."""
+    `model.layer.b`); an nn.Module's parameters and buffers by their module path, in
+    named_parameters order (`model.0.weight`, as torchviz names them from
+    `dict(model.named_parameters())`). Library modules' names are never among them."""
     out: list[tuple[str, Tensor]] = []
     seen: set[int] = set()
 
     def walk(prefix: str, obj: Instance, depth: int) -> None:
+        tables = _module_tables(obj)
+        if tables is not None:
+            for table in tables[:2]:
+                for name, value in table.items():
+                    if isinstance(value, Tensor):
+                        out.append((f"{prefix}.{name}", value))
         for attr, value in obj.attrs.items():
             if attr.startswith("_"):
                 continue
@@ -759,6 +853,11 @@ def script_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
             elif type(value) is Instance and depth < ATTRIBUTE_DEPTH and id(value) not in seen:
                 seen.add(id(value))
                 walk(name, value, depth + 1)
+        if tables is not None and depth < MODULE_DEPTH:
+            for name, child in tables[2].items():
+                if type(child) is Instance and id(child) not in seen:
+                    seen.add(id(child))
+                    walk(f"{prefix}.{name}", child, depth + 1)
 
     for name, value in variables.items():
         if isinstance(value, Tensor):

@@ -108,6 +108,11 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("optim_state_default_factory.gt", "AttributeError"),
     ("optim_closure_recursion.gt", "RecursionError"),
     ("optim_lr_lambda_endless.gt", "LimitError"), ("optim_huge_state.gt", "LimitError"),
+    ("nn_module_dict.gt", "NotSupportedError"), ("nn_forward_globals.gt", "NotSupportedError"),
+    ("nn_apply_eval.gt", "NotSupportedError"), ("nn_hooks_dict_open.gt", "NotSupportedError"),
+    ("nn_import_library_module.gt", "NotSupportedError"),
+    ("nn_call_code.gt", "NotSupportedError"), ("nn_forward_recursion.gt", "RecursionError"),
+    ("nn_module_flood.gt", "LimitError"), ("nn_parameters_dict_poison.gt", "AttributeError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]
@@ -128,7 +133,8 @@ def test_limit_errors_exit_3_and_name_the_option(outcomes: dict[str, dict]):
 TIMED_OUT = {"lang_infinite_generator.gt", "lang_many_instances.gt",
              "lang_generator_finally.gt", "lang_exit_suppresses_limit.gt",
              "lang_star_unpack_huge.gt", "function_backward_endless.gt"}
-LANGUAGE = sorted(p for pattern in ("lang_*.gt", "function_*.gt")
+TIMED_OUT |= {"nn_module_flood.gt"}
+LANGUAGE = sorted(p for pattern in ("lang_*.gt", "function_*.gt", "nn_*.gt")
                   for p in (Path(__file__).parent / "hostile").glob(pattern)
                   if p.name not in TIMED_OUT)
 VIEWS = [("run", "--quiet"), ("run", "--json"), ("explain",), ("graph",)]

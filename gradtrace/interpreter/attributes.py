@@ -126,7 +126,8 @@ class Attributes:
         elif isinstance(obj, tuple):
             table = stdlib.TUPLE_METHODS
         elif isinstance(obj, dict):
-            table = stdlib.DICT_METHODS
+            table = stdlib.ORDERED_DICT_METHODS if kind is stdlib.OrderedDict \
+                else stdlib.DICT_METHODS
         elif isinstance(obj, str):
             if name == "format":
                 return stdlib.BoundMethod(obj, self.format_method, name)

@@ -165,17 +165,18 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         return self.format_value(value, spec, None)
 
     self.format_method = script_format
-    types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, type(None),
+    types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, slice, type(None),
                                             type(NotImplemented), type(...))}
-    for t in (list, tuple, dict, set, frozenset):
+    for t in (list, tuple, dict, set, frozenset, stdlib.OrderedDict):
         types[t] = BuiltinType(t, sized(t, f"a {t.__name__}() argument"))
+    types[stdlib.OrderedDict].module = "collections"
     for t, name in ((Property, "property"), (StaticMethod, "staticmethod"),
                     (ClassMethod, "classmethod")):
         types[t] = BuiltinType(t, t)
         types[t].name = name
     self.builtin_types = types
-    table: dict[str, Any] = {t.name: t for t in types.values()
-                             if t.type not in (type(None), type(NotImplemented), type(...))}
+    table: dict[str, Any] = {t.name: t for t in types.values() if t.module == "builtins"
+                             and t.type not in (type(None), type(NotImplemented), type(...))}
     table.update(stdlib.exception_types())
     table.update({
         "print": script_print, "len": py.len, "enumerate": py.enumerate, "zip": py.zip,

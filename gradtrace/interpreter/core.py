@@ -69,6 +69,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # the engine's AutogradFunction of each torch.autograd.Function subclass used
         self.autograd_functions: dict[Any, Any] = {}
         self._warned: set[tuple[str, int]] = set()
+        self._warned_once: set[tuple[str, str]] = set()
         # what is being compiled: the scope, the module's frame and name, where spans go
         self._scope = Scope("module", None)
         self._module_frame = self.globals
@@ -158,6 +159,18 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
             text += f"  {src}\n"
         self.stderr.write(text)
 
+    def warn_once(self, message: str, where: str = "") -> None:
+        """A warning torch raises with its own code as the location: Python's filter shows
+        it once per run for each place in torch (`where`), at the first user line."""
+        if (message, where) in self._warned_once:
+            return
+        self._warned_once.add((message, where))
+        self.warn(message)
+
     def _flush_engine_warnings(self) -> None:
         while creation.WARNINGS:
-            self.warn(creation.WARNINGS.pop(0))
+            message = creation.WARNINGS.pop(0)
+            if isinstance(message, creation.OnceWarning):
+                self.warn_once(message, message.where)
+            else:
+                self.warn(message)

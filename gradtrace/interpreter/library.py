@@ -222,3 +222,5 @@ class Library:
 
 INTRINSICS_NAMESPACE = stdlib.Namespace("_gradtrace", INTRINSICS)
 _MISSING: Any = object()
+
+from . import nn_intrinsics  # noqa: E402,F401 (registers torch.nn's intrinsics)

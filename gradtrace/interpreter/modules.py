@@ -112,11 +112,13 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules = dict(stdlib.MODULES)
     modules["math"] = _math_namespace(interp)
     modules["random"] = _random_namespace(interp)
+    modules["collections"] = stdlib.Namespace(
+        "collections", {"OrderedDict": interp.builtin_types[stdlib.OrderedDict]})
     return modules
 
 
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
-             "torch.utils.data), math and random"
+             "torch.utils.data), math, random and collections (OrderedDict)"
 
 
 class ImportCompiler:

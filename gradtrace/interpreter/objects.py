@@ -357,7 +357,9 @@ class BuiltinType:
         return self.make(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<class '{self.name}'>"
+        if self.module == "builtins":
+            return f"<class '{self.name}'>"
+        return f"<class '{self.module}.{self.name}'>"
 
 
 _OPAQUE: dict[tuple[str, str], OpaqueType] = {}

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..engine.shapes import Size
-from ..engine.tensor import Tensor
+from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, ScriptError
 from ..source import Span
 from .objects import Instance, ScriptGenerator, ScriptIterator, script_message, type_name
@@ -45,7 +45,7 @@ class Protocols:
         statement), else with `span`.
         """
         kind = type(value)
-        if kind is Tensor:
+        if kind is Tensor or kind is Parameter:
             if value.ndim == 0:
                 raise ScriptError("iteration over a 0-d tensor", span, kind="TypeError")
             where = label or span
@@ -94,7 +94,7 @@ class Protocols:
 
     def get_item(self, obj: Any, index: Any) -> Any:
         kind = type(obj)
-        if kind is Tensor:
+        if kind is Tensor or kind is Parameter:
             return obj[index]
         if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range)):
             try:
@@ -107,7 +107,7 @@ class Protocols:
 
     def set_item(self, obj: Any, index: Any, value: Any) -> None:
         kind = type(obj)
-        if kind is Tensor:
+        if kind is Tensor or kind is Parameter:
             from ..engine.ops.subscript import setitem
 
             setitem(obj, index, value)

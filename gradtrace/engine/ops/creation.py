@@ -20,6 +20,18 @@ from ..shapes import size_args
 from ..tensor import Tensor, type_name
 
 WARNINGS: list[str] = []  # UserWarnings torch would print; the interpreter sends them to stderr
+
+
+class OnceWarning(str):
+    """A warning whose location is torch's own code (`where` names the place): Python's
+    filter shows it once per run for each place, not once per line of the script."""
+
+    where: str = ""
+
+    def __new__(cls, message: str, where: str) -> OnceWarning:
+        self = super().__new__(cls, message)
+        self.where = where
+        return self
 COPY_CONSTRUCT_WARNING = (
     "UserWarning: To copy construct from a tensor, it is recommended to use "
     "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "

@@ -12,7 +12,7 @@ from ...errors import TorchRuntimeError
 from ..grad_mode import GRAD_MODE
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor
-from .losses import reduction_code
+from .losses import legacy_reduction, reduction_code
 from .pointwise import clamp_min
 from .reductions import LinalgVectorNormBackward0, vector_norm, where
 from .scalar import add_scalar, scalar_sub, sub_scalar
@@ -89,6 +89,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:
     """ATen: (-target * (input1 - input2) + margin).clamp_min_(0), reduced."""
+    reduction = legacy_reduction(size_average, reduce, reduction, "margin_ranking_loss")
     from .inplace import clamp_min_
 
     code = reduction_code(reduction)
@@ -108,6 +109,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
                           margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                           reduction: str = "mean") -> Tensor:
     """ATen's cosine_embedding_loss, op for op."""
+    reduction = legacy_reduction(size_average, reduce, reduction, "cosine_embedding_loss")
     from .creation import zeros_like
     from .inplace import INPLACE_METHODS, clamp_min_
 

@@ -24,6 +24,12 @@ DROPOUT2D_3D_WARNING = (
     "channel dim. This behavior will change in a future release to interpret the input as one "
     "without a batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
     "behavior, please switch to using dropout1d instead.")
+DROPOUT2D_DIM_WARNING = (
+    "UserWarning: dropout2d: Received a {}-D input to dropout2d, which is deprecated and will "
+    "result in an error in a future release. To retain the behavior and silence this warning, "
+    "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+    "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+    "(i.e. 3D or 4D inputs).")
 
 
 def _check_p(p: Any) -> float:
@@ -59,10 +65,14 @@ def torch_dropout(input: Tensor, p: float, train: bool) -> Tensor:
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """F.dropout2d: one draw per (N, C) channel of a 4-D (or, with torch's warning, 3-D)
-    input."""
+    input; another number of dimensions warns and drops per (N, C) all the same (feature
+    dropout: one draw per element of a 2-D input)."""
     p = _check_p(p)
     if input.ndim not in (3, 4):
-        raise NotSupportedError("dropout2d of an input that is not 3-D or 4-D is not supported")
+        if input.ndim < 2:
+            raise NotSupportedError("dropout2d of an input with fewer than 2 dimensions is "
+                                    "not supported")
+        WARNINGS.append(DROPOUT2D_DIM_WARNING.format(input.ndim))
     if input.ndim == 3:
         WARNINGS.append(DROPOUT2D_3D_WARNING)
     shape = input.shape[:2] + (1,) * (input.ndim - 2)

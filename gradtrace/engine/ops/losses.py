@@ -19,6 +19,7 @@ from ..node import Function
 from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor
 from ._util import cast, not_implemented
+from .creation import WARNINGS, OnceWarning
 from .reductions import mean_array, sum_array
 from .scalar import add_scalar, div_scalar, mul_scalar
 from .views import ExpandBackward0, warn
@@ -49,6 +50,23 @@ def reduction_code(reduction: str) -> int:
     if reduction not in REDUCTIONS:
         raise TorchValueError(f"{reduction} is not a valid value for reduction")
     return REDUCTIONS[reduction]
+
+
+def legacy_reduction(size_average: Any, reduce: Any, reduction: str, where: str) -> str:
+    """torch's `_Reduction.legacy_get_string`: the reduction the deprecated `size_average` /
+    `reduce` arguments mean (both None: `reduction` itself), with its warning (located in
+    torch's `where`, so shown once per run)."""
+    if size_average is None and reduce is None:
+        return reduction
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    WARNINGS.append(OnceWarning(
+        "UserWarning: size_average and reduce args will be deprecated, please use "
+        f"reduction='{ret}' instead.", where))
+    return ret
 
 
 # -- helpers ---------------------------------------------------------------------------
@@ -157,6 +175,7 @@ class MseLossBackwardBackward0(Function):
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
              reduce: Any = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction, "mse_loss")
     _size_warning(input, target)
     code = reduction_code(reduction)
     a, b = _broadcast_pair(input, target)
@@ -166,6 +185,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
             reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Composite in torch: (input - target).abs() then mean / sum."""
+    reduction = legacy_reduction(size_average, reduce, reduction, "l1_loss")
     _size_warning(input, target)
     code = reduction_code(reduction)
     a, b = _broadcast_pair(input, target)
@@ -286,6 +306,7 @@ class BinaryCrossEntropyBackwardBackward0(Function):
 def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002
                          weight: Tensor | None = None, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction, "binary_cross_entropy")
     code = reduction_code(reduction)
     if target.shape != input.shape:
         raise TorchValueError(
@@ -358,6 +379,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
                                      weight: Tensor | None = None, size_average: Any = None,
                                      reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction,
+                                 "binary_cross_entropy_with_logits")
     code = reduction_code(reduction)
     if target.shape != input.shape:
         raise TorchValueError(
@@ -522,6 +545,7 @@ _LOSS_BACKWARD = {SmoothL1LossBackward0: SmoothL1LossBackwardBackward0,
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
                    reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction, "smooth_l1_loss")
     _size_warning(input, target)
     code = reduction_code(reduction)
     if beta == 0.0:  # torch: l1_loss
@@ -564,6 +588,7 @@ class SoftMarginLossBackward0(Function):
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction, "soft_margin_loss")
     code = reduction_code(reduction)
     if target.requires_grad and GRAD_MODE.enabled:
         raise TorchRuntimeError(

@@ -13,7 +13,7 @@ from .. import reduction_kernels as kernels
 from ..formulas import local, vjp
 from ..node import FREED_MESSAGE, Function
 from ..tensor import Tensor
-from .losses import MEAN, reduction_code
+from .losses import MEAN, legacy_reduction, reduction_code
 from .scalar import DivBackward1, add_scalar, mul_scalar
 from .softmax import LogSoftmaxBackward0
 from .views import saved_int, signed, warn
@@ -175,6 +175,7 @@ _BACKWARD = {NllLossBackward0: NllLossBackwardBackward0,
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
              reduction: str = "mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction, "nll_loss")
     code = reduction_code(reduction)
     ndim = input.array.ndim
     if ndim < 1:
@@ -224,6 +225,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
                   size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction, "cross_entropy")
     code = reduction_code(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise TorchRuntimeError(
@@ -298,7 +300,9 @@ KL_MEAN_WARNING = (
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
            reduce: Any = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
     """torch.nn.functional.kl_div over ATen's composite kl_div."""
-    if reduction == "mean":
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction, "kl_div")
+    elif reduction == "mean":
         warn(KL_MEAN_WARNING)
     code = 2 if reduction == "batchmean" else reduction_code(reduction)
     if log_target:

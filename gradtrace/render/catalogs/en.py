@@ -53,6 +53,9 @@ MESSAGES: dict[str, str] = {
     "leaf.requires_grad": "{tensor} = {value} is a leaf tensor you created with "
                           "requires_grad=True: autograd will record every operation that uses "
                           "it, and backward will store its gradient in {tensor}.grad.",
+    "leaf.parameter": "{tensor} = {value} is a parameter of {module} (an nn.Parameter: a leaf "
+                      "that requires grad): autograd will record every operation that uses "
+                      "it, and backward will store its gradient in {tensor}.grad.",
     "leaf.plain": "{tensor} = {value} is a leaf tensor that does not require grad "
                   "(requires_grad=False): operations that use only such tensors are not "
                   "recorded, and {tensor}.grad stays None.",
@@ -64,6 +67,10 @@ MESSAGES: dict[str, str] = {
     "bind.rebind": "This line binds the name {name} to a new tensor. The graph still holds "
                    "the tensor {name} named since line {since}; from here on it is called "
                    "{old}.",
+    "module.call": "{module} ({type}) runs its forward: what it records is filed under "
+                   "{module}, at this line.",
+    "module.call.inner": "Inside it, {module} ({type}) runs its forward.",
+    "module.call.unnamed": "A {type} module runs its forward.",
     "grad_mode.off": "Grad mode is now off (torch.no_grad()): operations are not recorded and "
                      "their results do not require grad.",
     "grad_mode.forward.off": "{function}.apply runs {function}'s forward with grad mode off: "

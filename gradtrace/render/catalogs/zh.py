@@ -49,6 +49,8 @@ MESSAGES: dict[str, str] = {
     # -- 语句 ----------------------------------------------------------------------------
     "leaf.requires_grad": "{tensor} = {value} 是你创建的叶子节点，requires_grad=True：autograd "
                           "会记录所有用到它的运算，反向传播时把它的梯度存进 {tensor}.grad。",
+    "leaf.parameter": "{tensor} = {value} 是 {module} 的参数（nn.Parameter：需要梯度的叶子节点）："
+                      "autograd 会记录所有用到它的运算，反向传播时把它的梯度存进 {tensor}.grad。",
     "leaf.plain": "{tensor} = {value} 是不需要梯度的叶子节点（requires_grad=False）：只用到这类"
                   "张量的运算不会被记录，{tensor}.grad 始终是 None。",
     "bind.grad_result": "{tensor} = {value} 是 torch.autograd.grad 返回的梯度；它不需要梯度"
@@ -57,6 +59,10 @@ MESSAGES: dict[str, str] = {
                               "create_graph=True，它带有 grad_fn={node}，可以再次求导。",
     "bind.rebind": "这一行让名字 {name} 指向一个新张量。计算图里仍然保存着 {name} 从第 {since} "
                    "行起指向的那个张量，下文称之为 {old}。",
+    "module.call": "{module}（{type}）运行它的 forward：它记录的运算都归在 {module} 之下，"
+                   "位于这一行。",
+    "module.call.inner": "在其中，{module}（{type}）运行它的 forward。",
+    "module.call.unnamed": "一个 {type} 模块运行它的 forward。",
     "grad_mode.off": "梯度模式已关闭（torch.no_grad()）：运算不会被记录，结果也不需要梯度。",
     "grad_mode.forward.off": "{function}.apply 在梯度模式关闭的情况下运行 {function} 的 forward："
                              "其中的运算不会被记录；autograd 会为它的输出记录 {function}Backward，"

@@ -59,6 +59,8 @@ class StatementTeller:
                 elif not facts.get("library"):  # a library's own no_grad is its business
                     s.say(steps, "grad_mode.on" if facts["enabled"] else "grad_mode.off",
                           line)
+            elif kind == "module_call":
+                self.module_call(steps, ev)
             elif kind == "data_write":
                 s.say(steps, "data.write", line, "note", tensor=s.label(facts["tensor"]))
             elif kind == "method":
@@ -93,6 +95,18 @@ class StatementTeller:
             k += 1
         return steps
 
+    def module_call(self, steps: list[Step], ev: Any) -> None:
+        """An nn.Module's forward runs (`model(x)`, and each submodule it calls)."""
+        s, facts = self.s, ev.facts
+        if s.muted(steps):
+            return
+        module, depth = facts.get("module"), facts.get("depth", 0)
+        if module is None:
+            s.say(steps, "module.call.unnamed", ev.line, type=facts["type"])
+        else:
+            s.say(steps, "module.call.inner" if depth else "module.call", ev.line,
+                  module=module, type=facts["type"])
+
     def rebind(self, steps: list[Step], visit: Visit) -> None:
         """Names this statement binds hold their new tensors from its start, so what it
         makes is called by its name; a tensor a name stops holding is introduced by its
@@ -125,6 +139,10 @@ class StatementTeller:
                   node=grad_fn.name() if grad_fn is not None else None)
         elif not ev.facts.get("is_leaf"):
             return
+        elif ev.facts.get("requires_grad") and record.module is not None \
+                and record.tensor.is_parameter:
+            s.say(steps, "leaf.parameter", line, tensor=name, value=value,
+                  module=record.module, dtype=str(record.tensor.dtype))
         elif ev.facts.get("requires_grad"):
             s.say(steps, "leaf.requires_grad", line, tensor=name, value=value,
                   dtype=str(record.tensor.dtype))

@@ -116,6 +116,11 @@ class GraphView:
         if record is None or record.node is not node:
             record = self.trace.node(node)  # not seen by an op event (rare): register it
             self.nodes[record.id] = record
+            # an AccumulateGrad comes with its leaf: known now, as it will be to later views
+            if isinstance(node, AccumulateGrad):
+                leaf = self.trace.record_of(node.variable)
+                if leaf is not None:
+                    self.tensors.setdefault(leaf.id, leaf)
         return record.id
 
     def tensor_id(self, tensor: Any) -> int | None:

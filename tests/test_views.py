@@ -390,7 +390,8 @@ def test_a_script_without_a_command_suggests_run(tmp_path: Path):
 
 
 @pytest.mark.parametrize("line, name", [("m = torch.nn.Linear(2, 3)", "torch.nn.Linear"),
-                                        ("o = torch.optim.SGD([], lr=0.1)", "torch.optim.SGD")])
+                                        ("o = torch.optim.LBFGS([], lr=0.1)",
+                                         "torch.optim.LBFGS")])
 def test_unsupported_nn_and_optim_point_at_the_readme(tmp_path: Path, line: str, name: str):
     script = tmp_path / "nn.gt"
     script.write_text(f"import torch\n{line}\n")

@@ -41,7 +41,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, recorded_capabilit
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 68
+    assert len(CASES) == 71
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:
         entry = MANIFEST[case.stem]

@@ -14,10 +14,10 @@ exception, `NAME.err` with the last traceback line; a stale `.err` is removed ot
 depend on the vector kernels it picks; it can be forced down, never up). `--runs N` runs
 every case N times and refuses to record one whose output differs between runs.
 `--manifest PATH` writes a JSON list of the recorded cases: the source each cites in its
-header, the capability and torch version, and the features it uses. `--name-by-capability`
-writes `NAME.<capability>.out`/`.err` instead, so one case can hold recordings made under
-several capabilities (tests/conformance_numbers). `--manifest-only` rewrites the manifest
-from the existing recordings without running anything.
+header, the capability, torch version and intra-op thread count, and the features it uses.
+`--name-by-capability` writes `NAME.<capability>.out`/`.err` instead, so one case can hold
+recordings made under several capabilities (tests/conformance_numbers). `--manifest-only`
+rewrites the manifest from the existing recordings without running anything.
 """
 from __future__ import annotations
 
@@ -122,7 +122,8 @@ def record(case: pathlib.Path, env: dict[str, str], runs: int, tag: str = "") ->
     return True
 
 
-def manifest_entry(case: pathlib.Path, capability: str | None, torch_version: str) -> dict:
+def manifest_entry(case: pathlib.Path, capability: str | None, torch_version: str,
+                   threads: int) -> dict:
     text = case.read_text()
     source = header_field(text, "Source")
     url = re.search(r"https?://\S+", source)
@@ -133,6 +134,7 @@ def manifest_entry(case: pathlib.Path, capability: str | None, torch_version: st
         "changes": header_field(text, "Changes"),
         "capability": capability or "native",
         "torch": torch_version,
+        "threads": threads,
         "ends_with_error": case.with_suffix(".err").exists(),
         "features": features(text),
         "nn": sorted(set(re.findall(r"\bnn\.([A-Z]\w*)\(", text))),
@@ -170,7 +172,8 @@ def main() -> None:
     if args.manifest:
         import torch
 
-        entries = [manifest_entry(case, args.capability, torch.__version__) for case in cases]
+        entries = [manifest_entry(case, args.capability, torch.__version__,
+                                  torch.get_num_threads()) for case in cases]
         args.manifest.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
     if unstable:
         sys.exit(f"unstable output, not recorded: {', '.join(unstable)}")

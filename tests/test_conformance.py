@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from gradtrace.engine import capability
 from gradtrace.runner import load_source, run_source
 
 HERE = Path(__file__).parent
@@ -21,6 +22,13 @@ ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 def run_case(script: Path):
     result = run_source(load_source(str(script)))
     return ADDRESS.sub("0x?", result.stdout), result.error
+
+
+def use_capability(monkeypatch: pytest.MonkeyPatch, recorded: str) -> None:
+    """Run as torch ran when the output was recorded: ATEN_CPU_CAPABILITY for anything that
+    detects it again, and the module attribute the kernels read."""
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", recorded)
+    monkeypatch.setattr(capability, "CAPABILITY", recorded)
 
 
 def assert_matches_torch(case: Path, recorded: str = "") -> None:

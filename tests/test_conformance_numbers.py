@@ -15,9 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_conformance import assert_matches_torch
-
-from gradtrace.engine import capability
+from test_conformance import assert_matches_torch, use_capability
 
 HERE = Path(__file__).parent / "conformance_numbers"
 CASES = sorted(HERE.glob("*.gt"))
@@ -29,8 +27,7 @@ RECORDINGS = sorted((case, out.suffixes[-2][1:]) for case in CASES
                          ids=[f"{c.stem}[{cap}]" for c, cap in RECORDINGS])
 def test_training_loop_prints_torchs_numbers_under_its_capability(case: Path, recorded: str,
                                                                    monkeypatch):
-    monkeypatch.setenv("ATEN_CPU_CAPABILITY", recorded)
-    monkeypatch.setattr(capability, "CAPABILITY", recorded)
+    use_capability(monkeypatch, recorded)
     assert_matches_torch(case, recorded)
 
 

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_conformance import assert_matches_torch
+from test_conformance import assert_matches_torch, use_capability
 
 from gradtrace.engine import capability
 
@@ -25,18 +25,9 @@ CASES = sorted(HERE.glob("*.gt"))
 MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json").read_text())}
 
 
-@pytest.fixture
-def recorded_capability(request, monkeypatch):
-    """Run the case under the CPU capability torch ran it with: the environment variable
-    for anything that re-detects, and the module attribute the kernels read."""
-    recorded = MANIFEST[request.node.callspec.params["case"].stem]["capability"]
-    monkeypatch.setenv("ATEN_CPU_CAPABILITY", recorded)
-    monkeypatch.setattr(capability, "CAPABILITY", recorded)
-    return recorded
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
-def test_realworld_case_prints_what_torch_printed(case: Path, recorded_capability):
+def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
+    use_capability(monkeypatch, MANIFEST[case.stem]["capability"])
     assert_matches_torch(case)
 
 

@@ -42,14 +42,16 @@ MAX_GRAPH_DEPTH = 12
 MAX_GRAPH_NODES = 200
 DEFAULT_TIMEOUT = 120.0
 
-# Tolerances for floating point values and grads, by dtype; everything else is exact.
-TOLERANCES: dict[str, tuple[float, float]] = {
-    "torch.float32": (1e-5, 1e-6),
-    "torch.float64": (1e-7, 1e-9),
-    "torch.float16": (1e-3, 1e-4),
-    "torch.bfloat16": (1e-2, 1e-3),
-}
+# Values are compared exactly. A float difference of at most ROUNDING_ULPS units in the last
+# place of its dtype (of the value, or of the tensor's largest value: rounding differences
+# that went through a cancellation) is a rounding difference: labelled with its known cause
+# when the run has one (engine/exactness.py, or a CPU capability unlike torch's), else
+# reported as such with "no known cause". Anything larger is a plain difference.
+ROUNDING_ULPS = 64
+FLOAT_DTYPES = {"torch.float32": np.float32, "torch.float64": np.float64,
+                "torch.float16": np.float16}
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 # The torch side. Kept self-contained (the torch Python need not have gradtrace), and
 # `graph`/`clean` mirror `_graph`/`_clean` below so both sides truncate alike.
@@ -104,6 +106,7 @@ def run(job):
         tensors = {k: dump(v) for k, v in list(ns.items())
                    if isinstance(v, torch.Tensor) and not k.startswith("__")}
     return {"torch_version": torch.__version__, "python": sys.version.split()[0],
+            "cpu_capability": torch.backends.cpu.get_cpu_capability().lower(),
             "stdout": out.getvalue(), "error": error, "tensors": tensors}
 
 def isolated(job, timeout):
@@ -155,16 +158,19 @@ class Row:
     gradtrace: str = ""
     torch: str = ""
     note: str = ""
+    rounding: bool = False  # differs only in float rounding, for a known cause (in `note`)
 
 
 @dataclass
 class CheckReport:
     script: str
-    status: str  # agree | differ | no_torch | torch_failed | not_run
+    status: str  # agree | rounding | differ | no_torch | torch_failed | not_run
     rows: list[Row] = field(default_factory=list)
     torch_python: str | None = None
     torch_version: str | None = None
     message: str = ""
+    capability: str = ""  # the CPU capability gradtrace computed for
+    torch_capability: str = ""  # what the torch run reported
 
     @property
     def agree(self) -> bool:
@@ -176,21 +182,36 @@ class CheckReport:
 
     @property
     def exit_code(self) -> int:
-        return {"agree": EXIT_AGREE, "differ": EXIT_DIFFER, "no_torch": EXIT_NO_TORCH,
-                "torch_failed": EXIT_TORCH_FAILED, "not_run": EXIT_USAGE}[self.status]
+        return {"agree": EXIT_AGREE, "rounding": EXIT_DIFFER, "differ": EXIT_DIFFER,
+                "no_torch": EXIT_NO_TORCH, "torch_failed": EXIT_TORCH_FAILED,
+                "not_run": EXIT_USAGE}[self.status]
 
     def to_json(self) -> dict[str, Any]:
-        return {"script": self.script, "status": self.status, "exit_code": self.exit_code,
+        """The comparison as a JSON document (check_schema.json, docs/json.md)."""
+        return {"schema": SCHEMA, "script": self.script, "status": self.status,
+                "exit_code": self.exit_code,
                 "torch_python": self.torch_python, "torch_version": self.torch_version,
-                "message": self.message, "tolerance": tolerance_text(),
-                "rows": [{"item": r.item, "agree": r.agree, "gradtrace": r.gradtrace,
-                          "torch": r.torch, "note": r.note} for r in self.rows]}
+                "cpu_capability": {"gradtrace": self.capability, "torch": self.torch_capability},
+                "message": self.message, "comparison": comparison_text(),
+                "rows": [{"item": r.item, "agree": r.agree, "rounding": r.rounding,
+                          "gradtrace": r.gradtrace, "torch": r.torch, "note": r.note}
+                         for r in self.rows]}
 
 
-def tolerance_text() -> str:
-    parts = [f"{dtype.removeprefix('torch.')}: rtol={rtol:g}, atol={atol:g}"
-             for dtype, (rtol, atol) in TOLERANCES.items()]
-    return "; ".join(parts) + "; integer and bool values exact"
+SCHEMA = "gradtrace-check/1"
+SCHEMA_FILE = "check_schema.json"
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of `CheckReport.to_json` documents, shipped in the package."""
+    from importlib import resources
+
+    return json.loads(resources.files("gradtrace").joinpath(SCHEMA_FILE).read_text("utf-8"))
+
+
+def comparison_text() -> str:
+    return (f"values exact; float differences of at most {ROUNDING_ULPS} units in the last "
+            "place are labelled as rounding, with their cause where gradtrace knows it")
 
 
 # ---------------------------------------------------------------- finding torch
@@ -302,7 +323,10 @@ def dump_result(result: Any) -> dict[str, Any]:
     error = None
     if result.error is not None:
         error = {"kind": result.error.kind, "message": result.error.message}
-    return {"stdout": result.stdout, "error": error, "tensors": tensors}
+    from .engine import capability
+
+    return {"stdout": result.stdout, "error": error, "tensors": tensors,
+            "cpu_capability": capability.CAPABILITY, "inexact": list(result.inexact)}
 
 
 # ---------------------------------------------------------------- comparing
@@ -319,20 +343,86 @@ def _array(values: Any) -> np.ndarray:
     return np.asarray(num(values), dtype=object)
 
 
-def values_agree(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[bool, str]:
-    """Same shape, dtype and values (within the dtype's tolerance); a reason when not."""
+def _floats(values: Any, np_type: Any) -> np.ndarray:
+    return _array(values).astype(np.float64).astype(np_type)
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest distance in units in the last place between equal-shaped float arrays
+    (NaN matches NaN; a NaN against a number, or infinities that differ, count as far)."""
+    if a.size == 0:
+        return 0
+    both_nan = np.isnan(a) & np.isnan(b)
+    if (np.isnan(a) ^ np.isnan(b)).any():
+        return np.iinfo(np.int64).max
+    same = (a == b) | both_nan
+    if same.all():
+        return 0
+    if (np.isinf(a) | np.isinf(b))[~same].any():
+        return np.iinfo(np.int64).max
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    ia = a.view(bits).astype(np.int64)
+    ib = b.view(bits).astype(np.int64)
+    # map the sign-magnitude encoding onto a line of consecutive integers
+    top = np.int64(1) << (8 * a.dtype.itemsize - 1)
+    ia = np.where(ia < 0, -(ia + top), ia)
+    ib = np.where(ib < 0, -(ib + top), ib)
+    return int(np.abs(ia - ib)[~same].max())
+
+
+def _scaled_ulps(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest difference in units in the last place of the tensor's largest value."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = np.isfinite(a) & np.isfinite(b)
+        if not finite.all() or not a.size:
+            return np.iinfo(np.int64).max
+        top = np.max(np.abs(b)).astype(a.dtype)
+        unit = np.spacing(top) if top else np.spacing(a.dtype.type(1))
+        return int(np.ceil(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))
+                           / float(unit)))
+
+
+def compare_values(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[str, int | str]:
+    """'same', 'rounding' (a float difference of at most ROUNDING_ULPS ulps: the distance
+    is returned, as text when it is in ulps of the tensor's largest value), or which of
+    dtype / shape / values differs."""
     if ours["dtype"] != theirs["dtype"]:
-        return False, "dtype"
+        return "dtype", 0
     if ours["shape"] != theirs["shape"]:
-        return False, "shape"
+        return "shape", 0
+    np_type = FLOAT_DTYPES.get(ours["dtype"])
+    if np_type is not None:
+        a, b = _floats(ours["values"], np_type), _floats(theirs["values"], np_type)
+        ulps = ulp_distance(a, b)
+        if ulps == 0:
+            return "same", 0
+        if ulps <= ROUNDING_ULPS:
+            return "rounding", ulps
+        scaled = _scaled_ulps(a, b)
+        if scaled <= ROUNDING_ULPS:
+            return "rounding", f"{scaled} ulp{'s' if scaled != 1 else ''} of its largest value"
+        return "values", ulps
     a, b = _array(ours["values"]), _array(theirs["values"])
-    if ours["dtype"] in TOLERANCES:
-        rtol, atol = TOLERANCES[ours["dtype"]]
-        fa, fb = a.astype(np.float64), b.astype(np.float64)
-        ok = bool(np.allclose(fa, fb, rtol=rtol, atol=atol, equal_nan=True))
-        return ok, "" if ok else "values"
     ok = a.shape == b.shape and bool(np.all(a == b))
-    return ok, "" if ok else "values"
+    return ("same" if ok else "values"), 0
+
+
+def values_agree(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[bool, str]:
+    """Same shape, dtype and bit-identical values; a reason when not."""
+    how, _ = compare_values(ours, theirs)
+    return how == "same", "" if how == "same" else ("values" if how == "rounding" else how)
+
+
+def printed_rounding(a: str, b: str) -> int | None:
+    """If two printed lines differ only in numbers that are a few float32 ulps apart, the
+    largest distance; else None."""
+    na, nb = NUMBER.findall(a), NUMBER.findall(b)
+    if len(na) != len(nb) or NUMBER.sub("#", a) != NUMBER.sub("#", b):
+        return None
+    x = np.array([float(v) for v in na], np.float64).astype(np.float32)
+    y = np.array([float(v) for v in nb], np.float64).astype(np.float32)
+    ulps = ulp_distance(x, y)
+    return ulps if 0 < ulps <= ROUNDING_ULPS else None
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -360,9 +450,32 @@ def _first_difference(a: str, b: str) -> tuple[int, str, str]:
     return 0, "", ""
 
 
+def known_causes(ours: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
+    """Why this run's float values may differ from torch's: a CPU capability unlike the one
+    torch ran with, and the causes gradtrace's kernels noted (engine/exactness.py)."""
+    causes = []
+    mine, other = ours.get("cpu_capability"), theirs.get("cpu_capability")
+    if mine and other and mine != other:
+        causes.append(f"gradtrace computed for CPU capability {mine}, torch ran {other}")
+    causes.extend(ours.get("inexact", ()))
+    return causes
+
+
+def _rounding_row(item: str, gradtrace: str, torch: str, ulps: int | str, causes: list[str],
+                  where: str = "") -> Row:
+    """A float rounding difference: labelled with its causes, or said to have none known."""
+    amount = ulps if isinstance(ulps, str) else f"{ulps} ulp{'s' if ulps != 1 else ''}"
+    size = f"float rounding, {amount}{where}"
+    if causes:
+        return Row(item, False, gradtrace, torch, f"{size}: " + "; ".join(causes),
+                   rounding=True)
+    return Row(item, False, gradtrace, torch, f"{size}: no known cause")
+
+
 def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Row]:
     """Every comparison between gradtrace's report and torch's."""
     rows: list[Row] = []
+    causes = known_causes(ours, theirs)
     out_a = ADDRESS.sub("0x?", ours["stdout"])
     out_b = ADDRESS.sub("0x?", theirs["stdout"])
     if out_a == out_b:
@@ -370,8 +483,17 @@ def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Row]:
                         "addresses normalised"))
     else:
         n, x, y = _first_difference(out_a, out_b)
-        rows.append(Row("printed output", False, _short(x), _short(y), f"first difference "
-                        f"on output line {n}"))
+        lines = list(zip(out_a.splitlines(), out_b.splitlines(), strict=False))
+        same_count = len(out_a.splitlines()) == len(out_b.splitlines())
+        ulps = [printed_rounding(p, q) for p, q in lines if p != q] if same_count else [None]
+        if all(u is not None for u in ulps):
+            rows.append(_rounding_row("printed output", _short(x), _short(y),
+                                      max(u for u in ulps if u is not None), causes,
+                                      f" in {len(ulps)} line{'s' if len(ulps) != 1 else ''}"
+                                      f" from line {n}"))
+        else:
+            rows.append(Row("printed output", False, _short(x), _short(y), f"first difference "
+                            f"on output line {n}"))
     err_a, err_b = ours.get("error"), theirs.get("error")
     text_a = "none" if err_a is None else f"{err_a['kind']}: {err_a['message']}"
     text_b = "none" if err_b is None else f"{err_b['kind']}: {err_b['message']}"
@@ -387,20 +509,27 @@ def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Row]:
             rows.append(Row(name, False, "tensor" if a else "missing",
                             "tensor" if b else "missing", "only one side has this tensor"))
             continue
-        rows.extend(_compare_tensor(name, a, b))
+        rows.extend(_compare_tensor(name, a, b, causes))
     return rows
 
 
 FIELDS = ("requires_grad", "is_leaf", "grad_fn", "version", "retains_grad")
 
 
-def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any]) -> list[Row]:
-    rows = []
-    ok, why = values_agree(a, b)
-    if not ok:
-        rows.append(Row(f"{name} {why}", False, _short(a[why] if why != "values" else
-                                                      a["values"]),
-                        _short(b[why] if why != "values" else b["values"])))
+def _value_rows(item: str, a: dict[str, Any], b: dict[str, Any], causes: list[str]) -> list[Row]:
+    how, ulps = compare_values(a, b)
+    if how == "same":
+        return []
+    key = "values" if how == "rounding" else how
+    mine, theirs = _short(a[key]), _short(b[key])
+    if how == "rounding":
+        return [_rounding_row(f"{item} values", mine, theirs, ulps, causes)]
+    return [Row(f"{item} {how}", False, mine, theirs)]
+
+
+def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any],
+                    causes: list[str]) -> list[Row]:
+    rows = _value_rows(name, a, b, causes)
     for key in FIELDS:
         if a.get(key) != b.get(key):
             label = "_version" if key == "version" else key
@@ -413,9 +542,7 @@ def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any]) -> list[Row
         rows.append(Row(f"{name}.grad", False, "None" if ga is None else _short(ga["values"]),
                         "None" if gb is None else _short(gb["values"])))
     elif ga is not None:
-        ok, why = values_agree(ga, gb)
-        if not ok:
-            rows.append(Row(f"{name}.grad {why}", False, _short(ga[why]), _short(gb[why])))
+        rows.extend(_value_rows(f"{name}.grad", ga, gb, causes))
     if rows:
         return rows
     summary = f"{a['dtype'].removeprefix('torch.')} {a['shape']}"
@@ -427,8 +554,11 @@ def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any]) -> list[Row
 def build_report(script: str, ours: dict[str, Any], theirs: dict[str, Any],
                  python: str | None = None) -> CheckReport:
     rows = compare(ours, theirs)
-    status = "agree" if all(r.agree for r in rows) else "differ"
-    return CheckReport(script, status, rows, python, theirs.get("torch_version"))
+    left = [r for r in rows if not r.agree]
+    status = "agree" if not left else "rounding" if all(r.rounding for r in left) else "differ"
+    return CheckReport(script, status, rows, python, theirs.get("torch_version"),
+                       capability=ours.get("cpu_capability", ""),
+                       torch_capability=theirs.get("cpu_capability", ""))
 
 
 def check_script(source_text: str, name: str, python: str | None = None,
@@ -458,10 +588,15 @@ def check_scripts(scripts: list[tuple[str, str]], python: str | None = None,
         return [r for r in reports if r is not None]
     torch_python = find_torch_python(python)
     if torch_python is None:
-        where = f"in {python}" if python else "in this Python or in python3"
-        message = (f"PyTorch is not installed {where}, so there is nothing to compare "
-                   f"against. Install it with: {INSTALL_HINT} (or pass --torch PYTHON for a "
-                   "Python that has torch)")
+        if python and not (shutil.which(python) or os.path.exists(python)):
+            message = (f"--torch {python}: no such file or command, so there is nothing to "
+                       "compare against. Pass the path of a Python that has torch 2.13 (e.g. "
+                       f".venv/bin/python), or install it with: {INSTALL_HINT}")
+        else:
+            where = f"in {python}" if python else "in this Python or in python3"
+            message = (f"PyTorch is not installed {where}, so there is nothing to compare "
+                       f"against. Install it with: {INSTALL_HINT} (or pass --torch PYTHON for "
+                       "a Python that has torch)")
         for i, _ in ours:
             reports[i] = CheckReport(scripts[i][1], "no_torch", message=message)
         return [r for r in reports if r is not None]
@@ -494,17 +629,25 @@ def print_report(console: Any, report: CheckReport) -> None:
     if not version.startswith(TORCH_VERSION):
         console.print(Text(f"note: gradtrace follows torch {TORCH_VERSION}; this is torch "
                            f"{version}", style="yellow"))
-    console.print(Text(f"tolerance: {tolerance_text()}", style="dim"))
+    console.print(Text(f"CPU capability: gradtrace {report.capability or '?'}, torch "
+                       f"{report.torch_capability or '?'}", style="dim"))
+    console.print(Text(f"comparison: {comparison_text()}", style="dim"))
     table = Table(header_style="bold", show_lines=False)
     for column in ("", "compared", "gradtrace", "torch", "note"):
         table.add_column(column, overflow="fold")
     for row in report.rows:
-        mark = Text("✓", style="green") if row.agree else Text("✗", style="red")
+        mark = (Text("✓", style="green") if row.agree else Text("≈", style="yellow")
+                if row.rounding else Text("✗", style="red"))
         cells = (row.item, row.gradtrace, row.torch, row.note)
         table.add_row(mark, *(Text(cell) for cell in cells))  # literal: no markup in values
     console.print(table)
     if report.agree:
         console.print(Text("gradtrace and torch agree.", style="bold green"))
+    elif report.status == "rounding":
+        n = len(report.differences)
+        console.print(Text(f"{n} difference{'s' if n != 1 else ''} between gradtrace and torch, "
+                           "all float rounding with known causes (see the notes).",
+                           style="bold yellow"))
     else:
         n = len(report.differences)
         console.print(Text(f"{n} difference{'s' if n != 1 else ''} between gradtrace and torch.",

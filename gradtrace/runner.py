@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from .engine import exactness
 from .engine.grad_mode import set_grad_enabled
 from .engine.limits import configure as configure_allocation
 from .errors import (
@@ -70,6 +71,7 @@ class RunResult:
     variables: dict[str, Any] = field(default_factory=dict)
     trace: Tracer | None = None
     module: tuple[Any, ...] | None = None  # the parsed script (None if it did not parse)
+    inexact: tuple[str, ...] = ()  # why some float values may differ from torch's last bits
 
     @property
     def exit_code(self) -> int:
@@ -118,6 +120,7 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     gc.set_threshold(100_000, 50, 100)
     tracer = Tracer(interpreter) if trace else None
     module = None
+    exactness.reset()
     try:
         module = parse(source)
         if tracer is not None:
@@ -140,7 +143,7 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
         grad_mode.__exit__()
         _restore_gc(gc_thresholds)
     return RunResult(source, out.getvalue(), error, dict(interpreter.globals.vars), tracer,
-                     module)
+                     module, exactness.causes())
 
 
 def _restore_gc(thresholds: tuple[int, ...]) -> None:

@@ -20,9 +20,10 @@ import numpy as np
 
 from .engine import events
 from .engine.node import AccumulateGrad, Node
-from .engine.ops.views import CopySlices
+from .engine.ops.view_inplace import CopySlices
 from .engine.tensor import Tensor
 from .errors import GradtraceError
+from .interpreter.objects import Instance
 from .stdlib import BoundMethod
 from .summary import FULL_LIMIT, Summary, keep, keep_tensor
 
@@ -41,13 +42,12 @@ class TensorRecord:
     expression: str | None  # source text of the expression that made it
     names: list[str] = field(default_factory=list)  # script names bound to it, in order
     counter: int = 0  # which version counter it has (views and detach() share their base's)
-
-    @property
-    def label(self) -> str:
-        """Latest name bound to it, else its source expression, else `t<id>`."""
-        if self.names:
-            return self.names[-1]
-        return self.expression or f"t{self.id}"
+    # (backward call index, node record id) when a node's backward made it (create_graph)
+    made_by: tuple[int, int] | None = None
+    # (node record id, key) when an op made it only to save it (max_pool's indices,
+    # layer_norm's mean): the script never held it, torch shows it as grad_fn._saved_<key>
+    saved_as: tuple[int, str] | None = None
+    library: bool = False  # first met while a bundled library module's code ran
 
 
 def _final_values(array: np.ndarray) -> np.ndarray | Summary:
@@ -69,7 +69,7 @@ class TensorState:
     """How a tensor ended, once only the trace held it: what the views read of a Tensor."""
 
     __slots__ = ("array", "dtype", "requires_grad", "grad", "grad_fn", "output_nr",
-                 "_version_counter", "_base", "retains_grad", "_wrapped")
+                 "_version_counter", "_base", "retains_grad", "_wrapped", "is_parameter")
 
     def __init__(self, t: Tensor):
         self.array = _final_values(t.array)
@@ -82,6 +82,7 @@ class TensorState:
         self._base = True if t._base is not None else None
         self.retains_grad = t.retains_grad
         self._wrapped = t._wrapped
+        self.is_parameter = t.is_parameter  # an nn.Parameter stays one in the views
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -114,6 +115,8 @@ class NodeRecord:
     outputs: list[int] = field(default_factory=list)  # tensor ids, by output_nr
     saved: list[SavedRecord] = field(default_factory=list)
     inputs: list[int | None] = field(default_factory=list)  # tensor ids, next_functions order
+    # (backward call index, node record id) when recorded by a node's backward (create_graph)
+    made_by: tuple[int, int] | None = None
 
     @property
     def name(self) -> str:
@@ -215,6 +218,9 @@ class Tracer:
         self._indexed: dict[int, NodeRecord] = {}  # node record id -> record, when filed
         self._where_span: Any = None
         self._where_last: tuple[int | None, str | None] = (None, None)
+        # (backward call index, node record id) while a node's backward runs: what it makes
+        # belongs to that call and node, not to the script line that ran last (a hook's)
+        self._applying: tuple[int, int] | None = None
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -237,24 +243,49 @@ class Tracer:
         span = self.interpreter.current_span
         if span is self._where_span:
             return self._where_last
-        if span is None:
-            where: tuple[int | None, str | None] = (None, None)
-        else:
-            text = None
-            if span.end_line == span.line:
-                line = self.interpreter.source.line_text(span.line)
-                text = line[span.column - 1: span.end_column - 1].strip() or None
-            where = (span.line, text)
+        where = self._span_text(span)
         self._where_span, self._where_last = span, where
         return where
 
+    def _span_text(self, span: Any) -> tuple[int | None, str | None]:
+        if span is None:
+            return None, None
+        text = None
+        if span.end_line == span.line:
+            line = self.interpreter.source.line_text(span.line)
+            text = line[span.column - 1: span.end_column - 1].strip() or None
+        return span.line, text
+
+    def made(self, value: Any, span: Any = None) -> None:
+        """An expression evaluated to `value`: a tensor met for the first time is labelled
+        with that expression (`x > 0` inside `torch.where(x > 0, x, -x)`), even when no
+        recorded op made it."""
+        if isinstance(value, Tensor) and self._scripted():
+            self.tensor(value, span)
+
+    def _scripted(self) -> bool:
+        """Whether what runs now is the script's own computation: not the arithmetic of a
+        backward call that records nothing (holding its tensors would also keep the engine
+        from reusing a gradient buffer, as torch does when nothing else refers to it)."""
+        return self._current is None or self._current.create_graph
+
     # -- identities --------------------------------------------------------
 
-    def tensor(self, t: Tensor) -> TensorRecord:
+    def _origin(self, span: Any = None) -> tuple[int | None, str | None]:
+        """The line and source text a new record gets: the backward call's line (and no
+        text) for what a node's backward makes, else the expression being evaluated."""
+        if self._applying is not None:
+            return self.backward_calls[self._applying[0] - 1].line, None
+        if span is not None:
+            return self._span_text(span)
+        return self._where()
+
+    def tensor(self, t: Tensor, span: Any = None) -> TensorRecord:
         record = self._live.get(id(t))
         if record is None or record.tensor is not t:
-            line, text = self._where()
-            record = TensorRecord(len(self.tensors) + 1, t, line, text)
+            line, text = self._origin(span)
+            record = TensorRecord(len(self.tensors) + 1, t, line, text, made_by=self._applying,
+                                  library=self.interpreter.in_library)
             counter = t._version_counter
             known = self._counters.get(id(counter))
             if known is None or known[1] is not counter:
@@ -291,8 +322,8 @@ class Tracer:
     def node(self, n: Node) -> NodeRecord:
         record = self.nodes.get(id(n))
         if record is None or record.node is not n:
-            line, text = self._where()
-            record = NodeRecord(len(self.nodes) + 1, n, line, text)
+            line, text = self._origin()
+            record = NodeRecord(len(self.nodes) + 1, n, line, text, made_by=self._applying)
             self.nodes[id(n)] = record
             if isinstance(n, AccumulateGrad):
                 record.outputs.append(self.tensor(n.variable).id)
@@ -302,24 +333,40 @@ class Tracer:
     def node_id(self, n: Node | None) -> int | None:
         return None if n is None else self.node(n).id
 
-    def bind(self, name: str, value: Any) -> None:
-        """The interpreter bound a script name to a value."""
-        if isinstance(value, Tensor):
+    def bind(self, name: str, value: Any, frame: Any = None, span: Any = None) -> None:
+        """The interpreter bound a script name to a value (in `frame`: None is the module's;
+        `span` is the name's place in the statement: a call in the statement, like a hook
+        run by a backward, may have moved the interpreter's current span elsewhere).
+        An instance bound to a module-level name binds the tensors it holds by their paths
+        (`model = Net()` names `self.w` `model.w` from that line on)."""
+        local = frame is not None and frame is not self.interpreter.globals
+        if type(value) is Instance and not local:
+            for path, tensor in script_tensors({name: value}):
+                self.bind(path, tensor, frame, span)
+        elif isinstance(value, Tensor):
             record = self.tensor(value)
-            if name in record.names:
-                record.names.remove(name)
-            record.names.append(name)
-            self._event("bind", name=name, tensor=record.id, value=keep(value.array),
-                        requires_grad=value.requires_grad, is_leaf=value.is_leaf)
+            if name not in record.names:
+                record.names.append(name)
+            line = span.line if span is not None else self._where()[0]
+            self.events.append(Event("bind", line, {
+                "name": name, "tensor": record.id, "value": keep(value.array),
+                "requires_grad": value.requires_grad, "is_leaf": value.is_leaf,
+                "local": local}))
 
     # -- engine events (`events.emit` calls `on_<kind>`) --------------------------
 
     def _event(self, kind: str, **facts: Any) -> None:
-        span = self.interpreter.current_span
-        self.events.append(Event(kind, None if span is None else span.line, facts))
+        if self._applying is not None or kind in ("hook", "retain_grad", "backward_end"):
+            # the engine's own work: the backward call's line, not the line a hook ran last
+            call = self._current or (self.backward_calls[-1] if self.backward_calls else None)
+            line = call.line if call is not None else None
+        else:
+            span = self.interpreter.current_span
+            line = None if span is None else span.line
+        self.events.append(Event(kind, line, facts))
 
     def on_op(self, node: Node | None, name: str, inputs: tuple, outputs: list[Tensor]) -> None:
-        if self._current is not None and not self._current.create_graph:
+        if not self._scripted():
             return  # the arithmetic inside a backward step, not the script's
         input_ids = [None if t is None else self.tensor(t).id for t in inputs]
         output_ids = [self.tensor(t).id for t in outputs]
@@ -332,7 +379,11 @@ class Tracer:
                 tensor_id = None
                 if saved is not None:
                     source = outputs[saved.output_nr] if saved.is_output else saved.tensor
-                    tensor_id = self.tensor(source).id
+                    known = self.record_of(source) is not None
+                    saved_record = self.tensor(source)
+                    if not known:
+                        saved_record.saved_as = (record.id, key)
+                    tensor_id = saved_record.id
                 record.saved.append(SavedRecord(
                     key, tensor_id, saved.version if saved is not None else 0,
                     bool(saved and saved.is_output), keep_tensor(saved and saved.tensor)))
@@ -344,6 +395,8 @@ class Tracer:
             node_id = record.id
         self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
                     values=[keep(t.array) for t in outputs])
+        if self.interpreter.in_library:  # a bundled library module's own code did it
+            self.events[-1].facts["library"] = True
 
     def on_inplace(self, tensor: Tensor, version: int, node: Node | None, name: str) -> None:
         record = self.tensor(tensor)
@@ -365,7 +418,9 @@ class Tracer:
                 self._index_saved(node_record)  # a saved output now lives in `tensor`
         hazards = self._shared_storage_hazards(tensor)
         self._event("inplace", tensor=record.id, name=name, version=version,
-                    node=self.node_id(node), hazards=hazards)
+                    node=self.node_id(node), hazards=hazards, value=keep(tensor.array))
+        if self.interpreter.in_library:
+            self.events[-1].facts["library"] = True
 
     def _index_saved(self, record: NodeRecord) -> None:
         """File a node's saved tensors under the memory they live in (again, if filed)."""
@@ -429,7 +484,7 @@ class Tracer:
             saved = record.node.saved
             if saved and any(s is not None and s.tensor is tensor for s in saved.values()):
                 self._index_saved(record)
-        self._event("data_write", tensor=self.tensor(tensor).id)
+        self._event("data_write", tensor=self.tensor(tensor).id, value=keep(tensor.array))
 
     def on_backward_begin(self, roots: list, grads: list[Tensor], retain_graph: bool,
                           create_graph: bool, accumulate: bool) -> None:
@@ -444,7 +499,16 @@ class Tracer:
         self._exception_before = sys.exc_info()[1]
         self._event("backward_begin", call=call.index)
 
+    def on_node_begin(self, node: Node) -> None:
+        call = self._current
+        if call is not None and call.create_graph:
+            self._applying = (call.index, self.node(node).id)
+
+    def on_node_end(self, node: Node) -> None:
+        self._applying = None
+
     def _step(self, node: Node, received: list) -> BackwardStep:
+        self._applying = None
         call = self._current
         assert call is not None
         step = BackwardStep(len(call.steps) + 1, self.node(node).id, received, [],
@@ -494,6 +558,7 @@ class Tracer:
     def on_backward_end(self) -> None:
         # the engine emits this in a `finally`: an exception in flight means backward raised
         exc = sys.exc_info()[1]
+        self._applying = None
         if self._current is not None and exc is not None and exc is not self._exception_before:
             call = self._current
             call.error_type = getattr(exc, "kind", type(exc).__name__)
@@ -549,7 +614,10 @@ class Tracer:
         """The interpreter calls a function: record the autograd-relevant tensor methods."""
         if not (isinstance(fn, BoundMethod) and isinstance(fn.obj, Tensor)
                 and fn.name in self.WATCHED_METHODS):
-            return invoke(fn, args, kwargs, span)
+            result = invoke(fn, args, kwargs, span)
+            if isinstance(result, Tensor) and self._scripted():
+                self.tensor(result, span)
+            return result
         tensor = fn.obj
         facts = {"tensor": self.tensor(tensor).id, "method": fn.name,
                  "requires_grad_before": tensor.requires_grad, "result": None,
@@ -561,7 +629,7 @@ class Tracer:
             self._event("method", **facts)
             raise
         if isinstance(result, Tensor):
-            facts["result"] = self.tensor(result).id
+            facts["result"] = self.tensor(result, span).id
         facts["requires_grad_after"] = tensor.requires_grad
         self._event("method", **facts)
         return result
@@ -597,12 +665,42 @@ class Tracer:
     # -- the end state -------------------------------------------------------
 
     def named_tensors(self) -> list[tuple[str, TensorRecord]]:
-        """(name, tensor) for the script's top-level names bound to tensors at the end."""
+        """(name, tensor) for the tensors the script's top-level names hold at the end
+        (`script_tensors`)."""
         out = []
-        for name, value in self.interpreter.globals.vars.items():
-            if isinstance(value, Tensor):
-                record = self.tensor(value)
-                if name not in record.names:
-                    record.names.append(name)
-                out.append((name, record))
+        for name, value in script_tensors(self.interpreter.globals.vars):
+            record = self.tensor(value)
+            if name not in record.names:
+                record.names.append(name)
+            out.append((name, record))
         return out
+
+
+ATTRIBUTE_DEPTH = 3  # `a.b.c`: how deep script_tensors looks into instances
+
+
+def script_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
+    """The tensors a script's top-level names hold, in binding order: bound directly, or
+    as public attributes of instances, named by the path to them (`model.w`,
+    `model.layer.b`). Library modules' names are never among them."""
+    out: list[tuple[str, Tensor]] = []
+    seen: set[int] = set()
+
+    def walk(prefix: str, obj: Instance, depth: int) -> None:
+        for attr, value in obj.attrs.items():
+            if attr.startswith("_"):
+                continue
+            name = f"{prefix}.{attr}"
+            if isinstance(value, Tensor):
+                out.append((name, value))
+            elif type(value) is Instance and depth < ATTRIBUTE_DEPTH and id(value) not in seen:
+                seen.add(id(value))
+                walk(name, value, depth + 1)
+
+    for name, value in variables.items():
+        if isinstance(value, Tensor):
+            out.append((name, value))
+        elif type(value) is Instance and id(value) not in seen:
+            seen.add(id(value))
+            walk(name, value, 1)
+    return out

@@ -21,11 +21,14 @@ from rich.console import Console
 
 from gradtrace.render import explain as ex
 from gradtrace.render.catalogs import CATALOGS, TIDY, Catalog, fields
+from gradtrace.render.explain.derivation import replay_call
 from gradtrace.runner import load_source, run_source, run_text
+from gradtrace.summary import Summary
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
 GOLDEN = HERE / "golden" / "explain"
+HINTS_SOURCE = ROOT / "gradtrace" / "render" / "hints.py"
 SAMPLES = sorted((ROOT / "samples").glob("*.gt"))
 CASES = sorted((HERE / "conformance").glob("*.gt"))
 WIDTH = 100
@@ -40,6 +43,18 @@ GOLDEN_SCRIPTS = {
     "12_data_mutation": ROOT / "samples" / "12_data_mutation.gt",
     "version_uncaught": GOLDEN / "version_uncaught.gt",
     "backward_twice": GOLDEN / "backward_twice.gt",
+    # issue 14: names (items 1, 7), per-operand math (4), broadcasting (5), formulas (6)
+    "alias_rebind": GOLDEN / "alias_rebind.gt",
+    "14_rebind_name": ROOT / "samples" / "14_rebind_name.gt",
+    "mul_self": GOLDEN / "mul_self.gt",
+    "broadcast_add": GOLDEN / "broadcast_add.gt",
+    "pow_tensor": GOLDEN / "pow_tensor.gt",
+    "hook_create_graph": HERE / "golden" / "hook_create_graph.gt",
+    # the nn ops' formulas: transposed convolution, max-pool routing, normalization,
+    # sort/topk scattering back, index_add_, reflect padding; tensors only a node saved
+    "conv_pool_loss": GOLDEN / "conv_pool_loss.gt",
+    "layer_norm": GOLDEN / "layer_norm.gt",
+    "sort_index_add_pad": GOLDEN / "sort_index_add_pad.gt",
 }
 
 
@@ -88,11 +103,26 @@ def test_every_script_explains_in_both_languages(script: Path, lang: str):
     assert text.strip()  # scripts that touch no tensor get a one-line note
     document = ex.to_json(explanation)
     json.dumps(document, allow_nan=False, ensure_ascii=False)
+    trace = explanation_trace(script)
     for section in document["sections"]:
         for step in section["steps"]:
-            assert set(step) == {"kind", "line", "tone", "facts", "text"}
+            assert set(step) == {"kind", "line", "tone", "at", "facts", "text"}
             assert step["kind"] in CATALOGS[lang]
             assert step["text"]
+            at = step["at"]  # what the sentence tells about (the view page's timeline)
+            if at is None or "error" in at:
+                continue
+            if "event" in at:
+                assert 0 <= at["event"] < len(trace.events)
+            else:
+                call = trace.backward_calls[at["call"] - 1]
+                assert 0 <= at["step"] <= len(call.steps) + 1
+
+
+def explanation_trace(script: Path):
+    from gradtrace.runner import load_source, run_source
+
+    return run_source(load_source(str(script)), trace=True).trace
 
 
 def test_english_and_chinese_say_the_same_steps():
@@ -126,20 +156,25 @@ def test_chinese_catalog_is_chinese():
     assert all(cjk.search(CATALOGS["zh"][k]) for k in sentences)
 
 
+EXPLAINER_SOURCES = sorted(Path(ex.__file__).parent.glob("*.py"))
+
+
 def test_the_explainer_has_no_language_branches():
-    source = Path(ex.__file__).read_text(encoding="utf-8")
-    assert '"zh"' not in source and "'zh'" not in source
-    assert "lang ==" not in source
+    for path in EXPLAINER_SOURCES:
+        source = path.read_text(encoding="utf-8")
+        assert '"zh"' not in source and "'zh'" not in source, path.name
+        assert "lang ==" not in source, path.name
 
 
 def test_every_message_the_explainer_names_exists():
-    source = Path(ex.__file__).read_text(encoding="utf-8")
-    named = set(re.findall(r'"((?:[a-z_]+\.)+[a-z_]+)"', source))
-    named |= set(re.findall(r'"@((?:[a-z_]+\.)+[a-z_]+)"', source))
+    named: set[str] = set()
+    for path in EXPLAINER_SOURCES + [HINTS_SOURCE]:
+        named |= set(re.findall(r'"((?:[a-z_]+\.)+[a-z_]+)"', path.read_text(encoding="utf-8")))
     ids = {n for n in named if n.split(".")[0] in {
         "section", "leaf", "bind", "grad_mode", "data", "op", "next", "result", "inplace",
         "hazard", "detach", "requires_grad", "retain_grad", "hook", "grad", "backward",
-        "edge", "error", "math", "saved", "ref", "list", "explain"}}
+        "edge", "error", "math", "saved", "ref", "list", "explain", "brief", "summary"}}
+    assert len(ids) > 100
     missing = ids - set(CATALOGS["en"])
     assert not missing
 
@@ -147,7 +182,7 @@ def test_every_message_the_explainer_names_exists():
 def test_chinese_typography_has_no_space_beside_full_width_punctuation():
     text = ex.render_text(explained(ROOT / "samples" / "12_data_mutation.gt", "zh"), 200)
     assert not re.search(r" [，。、；：）]|[（，。、；：] ", text)
-    assert TIDY["en"] == []
+    assert TIDY["en"] == [(r"(\d)\.\.(?=\s|$)", r"\1.")]  # `12..` at the end of a sentence
 
 
 def test_unknown_language_is_refused():
@@ -163,13 +198,13 @@ def test_mul_saved_value_and_local_derivative_come_from_the_engine():
     saved = steps_of(e, "op.saved")[0]
     assert saved.facts["saved"] == [{"key": "other", "tensor": "b", "value": 3.0,
                                      "version": 0, "is_output": False}]
-    assert "∂c/∂a = b = 3" in saved.text
+    assert "∂c/∂a = b = 3." in saved.text
     none = steps_of(e, "next.none")[0]
     assert none.facts == {"index": 1, "input": "b"}
     assert "b does not require grad, so next_functions has None in its place" in none.text
     node = steps_of(e, "backward.node")[0]
     assert node.facts["sent"] == [{"to": "a", "grad": 3.0}]
-    assert "→ a: 1 × b (=3) = 3" in node.text
+    assert "→ a: 1. × b (=3.) = 3." in node.text
 
 
 def test_chain_rule_numbers():
@@ -178,8 +213,8 @@ def test_chain_rule_numbers():
                    for s in steps_of(e, "backward.accumulate.first")}
     assert accumulated == {"a": 12.0, "b": 8.0, "d": 6.0}
     texts = [s.text for s in steps_of(e, "backward.node")]
-    assert any("→ c: 1 × d (=4) = 4" in t for t in texts)
-    assert any("→ a: 4 × b (=3) = 12" in t for t in texts)
+    assert any("→ c: 1. × d (=4.) = 4." in t for t in texts)
+    assert any("→ a: 4. × b (=3.) = 12." in t for t in texts)
 
 
 def test_unbind_outputs_and_stacking():
@@ -235,7 +270,7 @@ def test_data_hazard_says_800_instead_of_8():
     assert hazard.line == 10 and hazard.tone == "warn"
     assert hazard.facts["actual"] == {"x.grad": [800.0]}
     assert hazard.facts["expected"] == {"x.grad": [8.0]}
-    assert "x.grad = [800] instead of [8]" in hazard.text
+    assert "x.grad = [800.] instead of [8.]" in hazard.text
     used = steps_of(e, "backward.stale_value")[0]
     assert used.facts["now"] == [100.0] and used.facts["then"] == [1.0]
 
@@ -262,7 +297,7 @@ def test_nonleaf_grad_read_suggests_retain_grad():
     warn = steps_of(e, "grad.nonleaf")[0]
     assert warn.facts == {"tensor": "x"} and "x.retain_grad()" in warn.text
     rebind = steps_of(e, "bind.rebind")[0]
-    assert rebind.facts == {"name": "x", "old": "x@5"}
+    assert rebind.facts == {"name": "x", "old": "x@5", "since": 5}
 
 
 def test_leaf_inplace_error_suggests_no_grad():
@@ -282,8 +317,10 @@ def test_accumulation_across_backward_calls_and_repeats_are_counted():
     e = explained(ROOT / "samples" / "10_grad_accumulates.gt")
     add = steps_of(e, "backward.accumulate.add")[0]
     assert add.facts["before"] == [2.0, -4.0] and add.facts["after"] == [4.0, -8.0]
-    repeats = [s for s in e.sections if s.kind == "repeat"]
-    assert repeats and all(s.facts["count"] == 1 for s in repeats)
+    summary = [s for s in e.sections if s.kind == "summary"]
+    assert len(summary) == 1 and e.sections[-1] is summary[0]
+    repeats = steps_of(e, "summary.repeats")[0]
+    assert repeats.facts["max"] == ex.MAX_REPEATS and repeats.facts["count"] >= 1
     assert steps_of(e, "grad.cleared")
 
 
@@ -341,32 +378,11 @@ def test_explain_with_nothing_to_explain_keeps_the_script_name_literally():
 # ---------------------------------------------------------------- numbers and formulas
 
 
-def test_rule_formulas_reproduce_every_backward_step_of_every_script():
-    """The local-derivative table agrees with what the engine sent, step by step."""
-    checked = 0
-    for script in SAMPLES + CASES:
-        result = run(script)
-        nodes = {r.id: r for r in result.trace.nodes.values()}
-        for call in result.trace.backward_calls:
-            for step in call.steps:
-                expected = ex.local_grads(nodes[step.node_id], step)
-                if expected is None:
-                    continue
-                for flow in step.sent:
-                    if flow.grad is None or expected[flow.index] is None:
-                        continue
-                    np.testing.assert_allclose(expected[flow.index], flow.grad, rtol=1e-5,
-                                               atol=1e-6, err_msg=f"{script.name}: "
-                                               f"{nodes[step.node_id].name} input {flow.index}")
-                    checked += 1
-    assert checked > 100
-
-
 def test_replay_with_saved_values_matches_the_engine_when_nothing_changed():
     result = run(ROOT / "samples" / "03_chain_two_muls.gt")
     nodes = {r.id: r for r in result.trace.nodes.values()}
     call = result.trace.backward_calls[0]
-    leaves = ex.replay(call, nodes)
+    leaves = replay_call(call, nodes)
     got = {step.accumulated[0]: step.received[0] for step in call.steps if step.accumulated}
     assert set(leaves) == set(got)
     for tid, grad in got.items():
@@ -374,18 +390,26 @@ def test_replay_with_saved_values_matches_the_engine_when_nothing_changed():
 
 
 @pytest.mark.parametrize("value, text", [
-    (np.float32(3.0), "3"), (np.float32(0.1), "0.1"), (np.float32(2.5), "2.5"),
-    (np.float64(1e-5), "1e-5"), (np.float32(1e7), "1e+7"), (np.int64(-4), "-4"),
-    (np.float32("nan"), "nan"), (np.float32("-inf"), "-inf"), (True, "True"),
+    (3, "3"), (0.001, "0.001"), (2.5, "2.5"), (1e-05, "1e-05"), (np.int64(-4), "-4"),
+    (float("nan"), "nan"), (True, "True"), (2**64 - 1, "-1"),
 ])
-def test_fmt_number(value, text):
+def test_python_numbers_are_written_as_python_prints_them(value, text):
     assert ex.fmt_number(value) == text
 
 
-def test_fmt_value_nests_and_abbreviates():
-    assert ex.fmt_value(np.array([[1, 2], [3, 4]], dtype=np.float32)) == "[[1, 2], [3, 4]]"
-    assert ex.fmt_value(np.arange(20.0)) == "[0, 1, 2, 3, …] [20]"
+def test_tensor_values_are_written_as_torch_and_the_tables_write_them():
+    assert ex.fmt_value(np.array([[1, 2], [3, 4]], dtype=np.float32)) == "[[1., 2.], [3., 4.]]"
+    assert ex.fmt_value(np.float32(1) / 3) == "0.3333"
+    assert ex.fmt_value(np.array([0.001, 2.0], dtype=np.float32)) == "[1.0000e-03, 2.0000e+00]"
     assert ex.fmt_value(None) == "None"
+
+
+def test_large_tensors_are_shown_by_corner_values_and_shape_not_flattened():
+    big = np.arange(10_000, dtype=np.float32).reshape(100, 100)
+    text = ex.fmt_value(big)
+    assert text.endswith("(shape [100, 100])") and text.startswith("[[0.0000e+00, ")
+    assert "9.9990e+03]]" in text and len(text) < 80
+    assert ex.fmt_value(Summary.of(big)) == text
 
 
 @given(st.text(alphabet="ab 叶子节点，。（）x=1", min_size=0, max_size=120),

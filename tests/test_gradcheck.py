@@ -112,6 +112,14 @@ CASES: dict[str, Case] = {
     "add_alpha": (lambda a, b: torch.add(a, b, alpha=2.5), lambda r: [randn(r, 2, 3), randn(r, 3)]),
     "sub": (lambda a, b: a - b, lambda r: [randn(r, 2, 3), randn(r, 3)]),
     "rsub_scalar": (lambda a: 2 - a, lambda r: [randn(r, 2, 3)]),
+    "sub_alpha": (lambda a, b: torch.sub(a, b, alpha=0.7), lambda r: [randn(r, 2, 3), randn(r, 3)]),
+    "addcmul": (lambda a, b, c: torch.addcmul(a, b, c, value=0.5),
+                lambda r: [randn(r, 2, 3), randn(r, 3), randn(r, 2, 3)]),
+    "addcdiv": (lambda a, b, c: torch.addcdiv(a, b, c, value=-1.5),
+                lambda r: [randn(r, 2, 3), randn(r, 3), away(r, 2, 3, gap=0.5)]),
+    "lerp_scalar": (lambda a, b: torch.lerp(a, b, 0.3), lambda r: [randn(r, 2, 3), randn(r, 3)]),
+    "lerp_tensor": (lambda a, b, w: torch.lerp(a, b, w),
+                    lambda r: [randn(r, 2, 3), randn(r, 2, 3), randn(r, 2, 3)]),
     "mul": (lambda a, b: a * b, lambda r: [randn(r, 2, 3), randn(r, 3)]),
     "mul_scalar": (lambda a: a * 3.5, lambda r: [randn(r, 2, 3)]),
     "div": (lambda a, b: a / b, lambda r: [randn(r, 2, 3), away(r, 3, gap=0.5)]),
@@ -320,7 +328,7 @@ SECOND_ORDER = [
     "index_list", "index_mask", "index_select", "gather", "unbind", "split", "cat", "stack",
     "setitem_row", "inplace_on_view", "copy_", "softmax", "log_softmax", "gelu", "gelu_tanh",
     "silu", "softplus", "elu", "leaky_relu", "mse_loss", "l1_loss", "cross_entropy",
-    "nll_loss", "bce", "bce_logits", "masked_fill",
+    "nll_loss", "bce", "bce_logits", "masked_fill", "addcmul", "addcdiv", "lerp_tensor",
 ]
 
 

@@ -192,7 +192,7 @@ def check_saved(key: str, got: Any, want: str) -> None:
         shape = tuple(int(s) for s in match.group(1).split(", ") if s)
         assert tuple(got.shape) == shape, f"{key}: shape {tuple(got.shape)} != {shape}"
     elif want.startswith("(tensor("):  # a tuple of index tensors: compare torch's printout
-        printed = "(" + ", ".join(repr(t) for t in got) + ",)"
+        printed = repr(tuple(got))
         assert printed == want, f"{key}: {printed} != {want}"
     else:
         value = ast.literal_eval(want)

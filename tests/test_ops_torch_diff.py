@@ -44,10 +44,23 @@ def _inputs(seed: int = 0) -> dict[str, np.ndarray]:
         "idx": np.array([[0, 2], [1, 0]], dtype=np.int64),
         "mask": rng.standard_normal((2, 3)) > 0,
         "x64": rng.standard_normal((2, 3)),
+        # nn inputs (test_ops_added_torch_diff.py): images, kernels, sequences, embeddings
+        "img": rng.standard_normal((2, 3, 5, 5)).astype(f32),
+        "ker": rng.standard_normal((4, 3, 3, 3)).astype(f32),
+        "b4": rng.standard_normal(4).astype(f32),
+        "seq": rng.standard_normal((2, 3, 7)).astype(f32),
+        "ker1": rng.standard_normal((4, 3, 3)).astype(f32),
+        "emb": rng.standard_normal((10, 3)).astype(f32),
+        "ids": rng.integers(0, 10, (2, 4)),
+        "tgt4": rng.integers(0, 3, (2, 5, 5)),
+        "rm": rng.standard_normal(3).astype(f32),
+        "rv": rng.uniform(0.5, 2.0, 3).astype(f32),
+        "g3": rng.uniform(0.5, 1.5, 3).astype(f32),
+        "sign": np.sign(rng.standard_normal((2, 3))).astype(f32),
     }
 
 
-NO_GRAD = {"tgt", "idx", "mask", "q", "w"}
+NO_GRAD = {"tgt", "idx", "mask", "q", "w", "ids", "tgt4", "rm", "rv", "sign"}
 
 
 def _torch_env(arrays: dict[str, np.ndarray]) -> dict[str, Any]:

@@ -43,6 +43,11 @@ GOLDEN_SCRIPTS = {
     "uncaught_version_error": GOLDEN / "uncaught_version_error.gt",
     "retain_and_accumulate": GOLDEN / "retain_and_accumulate.gt",
     "big_tensor": GOLDEN / "big_tensor.gt",
+    # issue 14: the one naming rule (items 1, 2, 3, 7)
+    "alias_rebind": GOLDEN / "alias_rebind.gt",
+    "where_condition": GOLDEN / "where_condition.gt",
+    "hook_create_graph": GOLDEN / "hook_create_graph.gt",
+    "sample_14_rebind_name": ROOT / "samples" / "14_rebind_name.gt",
 }
 
 

@@ -243,8 +243,10 @@ def test_explain_and_report_work_from_summaries():
     result = run_text(BIG, trace=True)
     explanation = ex.explain(result)
     text = " ".join(ex.render_text(explanation, 100).split())
-    # w is all ones (the summary knows): ∂(x * w)/∂x = w is shown as one number
-    assert "∂`x * w`/∂x = w = 1 and ∂`x * w`/∂w = x = [0, 1, 2, 3, …] [2000]" in text
+    # w is all ones (the summary knows): ∂(x * w)/∂x = w is shown as one number; x by its
+    # corner values and shape
+    assert ("∂`x * w`/∂x = w = 1. and ∂`x * w`/∂w = x = [0.0000e+00, 1.0000e+00, …, "
+            "1.9990e+03] (shape [2000])") in text
     # every fact stays small: summaries, not 2000-element lists
     facts = json.dumps(ex.to_json(explanation), allow_nan=False, ensure_ascii=False)
     assert len(facts) < 60_000
@@ -257,5 +259,7 @@ def test_explain_and_report_work_from_summaries():
 def test_explain_repeats_only_count_later_visits(steps):
     result = run_text(MLP.replace("STEPS", str(steps)), trace=True)
     explanation = ex.explain(result)
-    repeats = [s for s in explanation.sections if s.kind == "repeat"]
-    assert repeats and all(s.facts["count"] == steps - 2 for s in repeats)
+    counted = [s for s in explanation.steps if s.kind == "summary.repeats"]
+    assert len(counted) == 1  # said once, at the end
+    loop_lines = counted[0].facts["lines"].split(", ")
+    assert counted[0].facts["count"] == (steps - ex.MAX_REPEATS) * len(loop_lines)

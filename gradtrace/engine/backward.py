@@ -264,14 +264,18 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
             if not accumulate or (targets is not None and node not in target_nodes):
                 continue
             before = node.variable.grad
-            if OBSERVERS and before is not None:
-                before = before.detach_copy()  # apply may add into it in place
+            if OBSERVERS:
+                if before is not None:
+                    before = before.detach_copy()  # apply may add into it in place
+                emit("node_begin", node=node)
             node.apply(buf)
             if OBSERVERS:
                 emit("accumulate", node=node, grad=buf[0], before=before)
             if node.hooks:
                 _call_post_hooks(node, (), buf)
             continue
+        if OBSERVERS:
+            emit("node_begin", node=node)
         grads_in = _validate(node, node.apply(buf))
         if OBSERVERS:
             emit("node", node=node, grad_outputs=buf, grad_inputs=grads_in)
@@ -281,6 +285,8 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
                 emit("release", node=node)
         if node.hooks:
             grads_in = _call_post_hooks(node, grads_in, buf)
+        if OBSERVERS:  # adding into the next nodes' buffers is this node's work too
+            emit("node_begin", node=node)
         # Like torch, the node's inputs are gone now and each output is moved into its
         # buffer, so reference counts say which gradients may be added to in place.
         buf = None
@@ -306,6 +312,8 @@ def _execute(ready: list, buffers: dict, deps: dict, needed: set | None, capture
             if left == 0:
                 push(ready, (-nxt.sequence_nr, order, nxt))
                 order += 1
+        if OBSERVERS:
+            emit("node_end", node=node)
 
 
 def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:

@@ -42,7 +42,37 @@ def detect(environ: dict[str, str] | None = None, flags: frozenset[str] | None =
 CAPABILITY = detect()
 
 
-def float32_lanes(capability: str | None = None) -> int:
-    """Lanes of torch's Vectorized<float>: 16 with AVX-512; 8 with AVX2 and in the default
-    build (which emulates a 256-bit vector with scalar code)."""
-    return 16 if (capability or CAPABILITY) == "avx512" else 8
+def blas_platform(flags: frozenset[str] | None = None) -> str:
+    """Which of MKL's kernel families torch's matrix products run on: MKL dispatches on the
+    CPU itself (ATEN_CPU_CAPABILITY does not reach it)."""
+    hardware = detect(environ={}, flags=flags)
+    return f"mkl-{hardware}"
+
+
+BLAS_PLATFORM = blas_platform()
+
+
+def lanes(itemsize: int = 4, capability: str | None = None) -> int:
+    """Elements in one of torch's vectors (Vectorized<float>: 16 with AVX-512; 8 with AVX2
+    and in the default build, which emulates a 256-bit vector with scalar code)."""
+    return (64 if (capability or CAPABILITY) == "avx512" else 32) // itemsize
+
+
+def num_threads(environ: dict[str, str] | None = None) -> int:
+    """torch's intra-op thread count: OMP_NUM_THREADS when set, else the CPUs this
+    process may run on. Past 32,768 elements a pointwise kernel splits its range into
+    one chunk per thread, and each chunk has its own scalar tail."""
+    env = (os.environ if environ is None else environ).get("OMP_NUM_THREADS", "")
+    if env.strip().isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def fma_build(capability: str | None = None) -> bool:
+    """Whether torch's kernels for this capability are its FMA builds (AVX2, AVX-512):
+    vectorised loops call `vec::fmadd` and SLEEF, and GCC contracts the scalar tails'
+    `a * b + c` into fused multiply-adds. The default build does neither."""
+    return (capability or CAPABILITY) != "default"

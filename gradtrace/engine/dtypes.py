@@ -45,6 +45,11 @@ _BY_NP: dict[np.dtype, DType] = {d.np: d for d in ALL}
 
 DEFAULT_FLOAT = float32
 
+# C++ type names as torch's TypeMeta prints them in messages ("long int" for int64_t)
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                "uint8": "unsigned char", "bool": "bool"}
+
 
 def from_numpy(np_dtype: np.dtype) -> DType:
     return _BY_NP[np.dtype(np_dtype)]

@@ -10,6 +10,10 @@ keyword arguments. Event kinds and their facts:
 - ``grad_mode``: enabled (the new mode).
 - ``data_write``: tensor (whose `.data` was replaced).
 - ``backward_begin``: roots (edges), grads, retain_graph, create_graph, accumulate.
+- ``node_begin``: node (its backward, or adding what it sent into the next nodes'
+  gradient buffers, is about to run: what the engine makes until ``node`` or
+  ``node_end`` is that node's).
+- ``node_end``: node (done with its outputs).
 - ``node``: node, grad_outputs (received), grad_inputs (sent, one per next_function).
 - ``accumulate``: node (AccumulateGrad), grad (added), before (the old .grad).
 - ``retain_grad``: tensor, grad (its new .grad).

@@ -117,7 +117,7 @@ def copy_grad(new: Tensor) -> Tensor:
     from .tensor import Tensor
 
     if GRAD_MODE.enabled:
-        from .ops.views import copy_
+        from .ops.view_inplace import copy_
 
         return copy_(Tensor._wrap(np.empty_like(new.array, order="C")), new)
     out = Tensor._wrap(np.array(new.array, order="C", copy=True))

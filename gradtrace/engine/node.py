@@ -20,6 +20,7 @@ from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE
 
 if TYPE_CHECKING:
+    from .formulas import Formula
     from .tensor import Tensor
 
 _sequence = itertools.count()
@@ -174,6 +175,8 @@ class Function(Node):
     """
 
     __slots__ = ("recording",)
+    # the derivative for each input, as data (see engine/formulas.py): what explain shows
+    formulas: tuple[Formula, ...] = ()
     multi_output = False
     # Outputs that are views of the first input share its version counter and base.
     returns_view = False

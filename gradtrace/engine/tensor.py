@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from . import dtypes
+from .device import CPU, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
 from .limits import TRACK_BYTES, track
@@ -182,11 +183,11 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type_name(value)}")
             if value.dtype is not self.dtype:
-                from .ops.views import _C_TYPE_NAMES
+                from .dtypes import C_TYPE_NAMES
 
                 raise TorchRuntimeError(
                     f"attempting to assign a gradient with dtype "
-                    f"'{_C_TYPE_NAMES.get(value.dtype.name, value.dtype.name)}' to a tensor with "
+                    f"'{C_TYPE_NAMES.get(value.dtype.name, value.dtype.name)}' to a tensor with "
                     f"grad_dtype '{self.dtype.tensor_type[:-6]}'. The gradient must match the "
                     "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
@@ -266,7 +267,7 @@ class Tensor:
         return int(self.array.reshape(()))
 
     def __format__(self, spec: str) -> str:
-        if self.array.ndim == 0:
+        if self.array.ndim == 0 and not self.is_parameter:  # torch: `type(self) is Tensor`
             return format(self.item(), spec)
         if spec:  # torch falls back to object.__format__
             raise TorchTypeError("unsupported format string passed to Tensor.__format__")
@@ -411,6 +412,43 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    is_parameter = False
+    """True for an `nn.Parameter` (the class test the language's isinstance/type use)."""
+
+    @property
+    def device(self) -> Device:
+        return CPU
+
+
+class Parameter(Tensor):
+    """torch.nn.Parameter: a leaf that requires grad by default and prints as
+    `Parameter containing:` + the tensor. It shares storage and version counter with the
+    tensor it wraps (torch's `_make_subclass` of `data.detach()`); every op on it returns a
+    plain Tensor, and so do `.data`, `.detach()` and `.clone()`."""
+
+    __slots__ = ()
+    is_parameter = True
+
+    def __init__(self, data: Any = None, requires_grad: bool = True):
+        if data is None:
+            data = Tensor(np.empty(0, dtype=dtypes.DEFAULT_FLOAT.np))
+        if not isinstance(data, Tensor):
+            raise TorchTypeError(f"'{type_name(data)}' object has no attribute 'detach'")
+        source = data.detach()
+        for name in Tensor.__slots__:
+            if name != "__weakref__":
+                setattr(self, name, getattr(source, name))
+        if requires_grad:
+            check_float_for_grad(self.dtype)
+            self.requires_grad = True
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+
+Parameter.__module__ = "torch.nn.parameter"  # repr(type(p)): <class 'torch.nn.parameter...'>
 
 _BY_NP = dtypes._BY_NP
 _new_tensor = object.__new__
@@ -490,4 +528,6 @@ def check_float_for_grad(dtype: DType) -> None:
 
 from . import ops  # noqa: E402  (ops need Tensor; Tensor's operators need ops)
 
-__all__ = ["Tensor", "VersionCounter", "gradient_edge", "RemovableHandle", "TorchValueError"]
+__all__ = [
+    "Tensor", "Parameter", "VersionCounter", "gradient_edge", "RemovableHandle", "TorchValueError",
+]

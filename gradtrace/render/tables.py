@@ -14,7 +14,8 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from ..engine.tensor import Tensor
-from .graph import MAX_TREE_NODES, GraphView, print_graph
+from ..tracing import script_tensors
+from .graph import MAX_TREE_NODES, GraphView, old_names_lines, print_graph
 from .layout import CompactTable
 from .values import array_cell, cut, node_cell, shape_cell, tensor_cell
 
@@ -57,8 +58,8 @@ def parse_sections(text: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 def named_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
-    """The script's top-level names bound to tensors, in binding order."""
-    return [(name, value) for name, value in variables.items() if isinstance(value, Tensor)]
+    """The tensors the script's top-level names hold (`model.w` for an instance's)."""
+    return script_tensors(variables)
 
 
 def _bool(value: bool) -> Text:
@@ -101,15 +102,25 @@ def _rows_table(rows: list[dict[str, Text]], columns: Sequence[str]) -> CompactT
     return table
 
 
+def value_limit_for(width: int | None, base: int, share: int) -> int:
+    """Characters a value cell may take: `base` at the README's width (100), more when the
+    table has room (a wider terminal or --width), never less."""
+    if width is None:
+        return base
+    return max(base, base + (width - 100) // share)
+
+
 def tensors_table(variables: dict[str, Any], view: GraphView | None = None, *,
                   width: int | None = None, max_rows: int = MAX_TENSOR_ROWS,
-                  value_limit: int = 40) -> RenderableType:
+                  value_limit: int | None = None) -> RenderableType:
     """Name, value, shape, dtype, requires_grad, is_leaf, grad_fn, grad, _version,
     retains_grad for each tensor the script's names hold at the end.
 
     One table when it fits `width`; otherwise two (values, then autograd attributes),
-    so no column is squeezed below its header.
+    so no column is squeezed below its header. Values get more room on wider tables.
     """
+    if value_limit is None:
+        value_limit = value_limit_for(width, 40, 2)
     rows = _tensor_rows(variables, view, max_rows, value_limit)
     natural = sum(max([len(c)] + [_plain_width(r.get(c, Text())) for r in rows])
                   for c in TENSOR_COLUMNS) + 2 * (len(TENSOR_COLUMNS) - 1)
@@ -122,13 +133,16 @@ def tensors_table(variables: dict[str, Any], view: GraphView | None = None, *,
 # -- Backward ------------------------------------------------------------------------
 
 
+NODE_LABEL_LIMIT = 24  # characters of the tensor's name in a Backward table's node cell
+
+
 def _step_node(view: GraphView, node_id: int | None, output_nr: int | None = None) -> Text:
     if node_id is None:
         return Text("None")
     record = view.nodes[node_id]
     text = view.node_title(record)
     output = view.output_label(record, output_nr if not view.is_leaf_node(record) else None)
-    return Text(f"{text} ({output})" if output is not None else text)
+    return Text(f"{text} ({cut(output, NODE_LABEL_LIMIT)})" if output is not None else text)
 
 
 def _received_cell(step: BackwardStep, limit: int) -> Text:
@@ -138,7 +152,13 @@ def _received_cell(step: BackwardStep, limit: int) -> Text:
                           for i, g in enumerate(step.received)))
 
 
-def _sent_cell(view: GraphView, step: BackwardStep, limit: int) -> Text:
+SENT_INDENT = "    "
+
+
+def _sent_cell(view: GraphView, step: BackwardStep, limit: int,
+               width: int | None = None) -> Text:
+    """`[0] 4. → MulBackward0 #1`, a line per edge; where a line is wider than `width`,
+    `→ MulBackward0 #1` goes on a line of its own, so a node's name never breaks."""
     text = Text()
     for i, flow in enumerate(step.sent):
         if i:
@@ -147,9 +167,21 @@ def _sent_cell(view: GraphView, step: BackwardStep, limit: int) -> Text:
         if flow.node_id is None:
             text.append("None", style="dim")
             continue
-        text.append(array_cell(flow.grad, limit), style="bold")
-        text.append(" → " + view.node_title(view.nodes[flow.node_id]))
+        value = array_cell(flow.grad, limit)
+        target = "→ " + view.node_title(view.nodes[flow.node_id])
+        text.append(value, style="bold")
+        if width is not None and len(f"[{flow.index}] {value} {target}") > width:
+            text.append("\n" + SENT_INDENT + target)
+        else:
+            text.append(" " + target)
     return text
+
+
+def _sent_floor(view: GraphView, call: BackwardCall, max_steps: int) -> int:
+    """The narrowest the `grad sent` column may be: its longest `    → Node #id` line."""
+    titles = [view.node_title(view.nodes[f.node_id]) for step in call.steps[:max_steps]
+              for f in step.sent if f.node_id is not None]
+    return max((len(SENT_INDENT + "→ " + t) for t in titles), default=16)
 
 
 def _effect_cell(view: GraphView, step: BackwardStep, limit: int) -> Text:
@@ -167,7 +199,7 @@ def _effect_cell(view: GraphView, step: BackwardStep, limit: int) -> Text:
     return text
 
 
-def _call_title(view: GraphView, call: BackwardCall) -> Text:
+def _call_title(view: GraphView, call: BackwardCall, limit: int = 40) -> Text:
     source = view.trace.interpreter.source
     title = Text(f"Backward #{call.index}", style="bold")
     if call.line is not None:
@@ -177,7 +209,7 @@ def _call_title(view: GraphView, call: BackwardCall) -> Text:
     for (nid, nr), grad in zip(call.roots, call.root_grads, strict=False):
         label = "None" if nid is None else (
             view.output_label(view.nodes[nid], nr) or view.node_title(view.nodes[nid]))
-        roots.append(f"{label} with grad {array_cell(grad, 20)}")
+        roots.append(f"{label} with grad {array_cell(grad, limit)}")
     if roots:
         title.append(" · from " + ", ".join(roots))
     flags = []
@@ -231,10 +263,16 @@ BACKWARD_COLUMNS = ("step", "node", "grad received", "grad sent",
 
 def backward_table(view: GraphView, call: BackwardCall, *, width: int = 100,
                    max_steps: int = MAX_BACKWARD_STEPS,
-                   value_limit: int = 30) -> RenderableType:
-    """One row per node the backward call ran, in execution order, fitted to `width`."""
+                   value_limit: int | None = None) -> RenderableType:
+    """One row per node the backward call ran, in execution order, fitted to `width`.
+
+    Values get more room on wider tables; node names never break across lines (the node
+    column keeps its width, and `→ Node #id` moves to its own line in `grad sent`)."""
+    if value_limit is None:
+        value_limit = value_limit_for(width, 30, 3)
+    title_limit = value_limit_for(width, 40, 3)
     if not call.steps:
-        lines: list[RenderableType] = [_call_title(view, call)]
+        lines: list[RenderableType] = [_call_title(view, call, title_limit)]
         if call.error is not None:
             lines.append(_error_text(view, call))
         else:
@@ -254,9 +292,12 @@ def backward_table(view: GraphView, call: BackwardCall, *, width: int = 100,
     natural = [max(n, min(len(h), 30)) for n, h in zip(natural, BACKWARD_COLUMNS, strict=True)]
     gap = 2
     available = width - gap * (len(BACKWARD_COLUMNS) - 1)
-    widths = fit_widths(natural, [(4, 18), (1, 20), (2, 12), (3, 26), (4, 12), (1, 12),
-                                  (2, 8), (3, 16)], available)
-    table = CompactTable(gap, title=_call_title(view, call),
+    sent_floor = _sent_floor(view, call, max_steps)
+    widths = fit_widths(natural, [(4, 18), (2, 12), (4, 14), (3, max(26, sent_floor)), (4, 12),
+                                  (2, 8), (3, sent_floor)], available)
+    for row, step in zip(rows, call.steps[:max_steps], strict=False):
+        row[3] = _sent_cell(view, step, value_limit, widths[3])
+    table = CompactTable(gap, title=_call_title(view, call, title_limit),
                          caption=_error_text(view, call) if call.error is not None else None)
     for i, header in enumerate(BACKWARD_COLUMNS):
         table.add_column(header, width=widths[i], justify="right" if i == 0 else "left")
@@ -307,6 +348,9 @@ def print_report(console: Console, result: RunResult,
         console.print(note)
     for section in sections:
         console.rule(Text(section.capitalize(), style="bold"), align="left")
+        if section == "backward" and view is not None and "graph" not in sections:
+            for line in old_names_lines(view):  # the graph section introduces them
+                console.print(line)
         if section == "tensors":
             if not named_tensors(result.variables):
                 console.print(Text("The script named no tensors.", style="dim"))

@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..device import tensor_cpu, tensor_cuda, tensor_get_device
 from ..shapes import size_args
 from ..tensor import Tensor
+from . import indexing, matrices, shape_inplace, sorting, statistics, transcendental
 from ._util import apply_inplace
 from .arithmetic import (
     add,
@@ -41,8 +43,12 @@ from .arithmetic import (
     sub_,
 )
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
+from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
+from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add
+from .inplace import INPLACE_METHODS
+from .joins import cat, chunk, split, split_with_sizes, stack, unbind
 from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
-from .nn import tensor_log_softmax, tensor_softmax
+from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
 from .reductions import (
     all,
     amax,
@@ -64,13 +70,16 @@ from .reductions import (
     var,
     where,
 )
+from .rounding import fmod
+from .sampling import TENSOR_METHODS as SAMPLING_METHODS
+from .softmax import tensor_log_softmax, tensor_softmax
+from .subscript import getitem, index_put, index_put_, setitem
 from .unary import (
     abs,
     ceil,
     clamp,
     clamp_,
-    clamp_max,
-    clamp_min,
+    clip,
     cos,
     exp,
     exp_,
@@ -93,25 +102,16 @@ from .unary import (
     tanh_,
     trunc,
 )
+from .view_inplace import copy_
 from .views import (
     T,
     alias,
-    cat,
-    chunk,
     clone,
     contiguous,
-    copy_,
     expand,
     expand_as,
     flatten,
     flip,
-    gather,
-    getitem,
-    index_put,
-    index_put_,
-    index_select,
-    masked_fill,
-    masked_fill_,
     movedim,
     mT,
     narrow,
@@ -119,17 +119,11 @@ from .views import (
     repeat,
     reshape,
     reshape_as,
-    scatter_add,
     select,
-    setitem,
-    split,
-    split_with_sizes,
     squeeze,
-    stack,
     t,
     to,
     transpose,
-    unbind,
     unflatten,
     unsqueeze,
     view,
@@ -204,7 +198,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "cos": cos, "tanh": tanh, "tanh_": tanh_, "sigmoid": sigmoid, "sigmoid_": sigmoid_,
     "relu": relu, "relu_": relu_, "sqrt": sqrt, "abs": abs, "reciprocal": reciprocal,
     "clamp": clamp, "clamp_": clamp_, "clamp_min": clamp_min, "clamp_max": clamp_max,
-    "clip": clamp, "floor": floor, "ceil": ceil, "round": round, "trunc": trunc, "sign": sign,
+    "clip": clip, "floor": floor, "ceil": ceil, "round": round, "trunc": trunc, "sign": sign,
     "sgn": sgn,
     "sum": sum, "mean": mean, "where": lambda self, condition, other: where(condition, self,
                                                                                     other),
@@ -213,6 +207,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "zero_": zero_, "fill_": fill_, "square": square, "isnan": isnan, "isinf": isinf,
     "isfinite": isfinite, "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
     "type_as": type_as, "rsqrt": rsqrt,
+    "cpu": tensor_cpu, "cuda": tensor_cuda, "get_device": tensor_get_device,
     # views, indexing, joins
     "t": t, "permute": permute, "transpose": transpose, "swapaxes": transpose,
     "swapdims": transpose, "movedim": movedim, "flatten": flatten, "unflatten": unflatten,
@@ -228,9 +223,48 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     # products
     "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "outer": outer, "ger": outer,
     "addmm": addmm,
+    # fused pointwise
+    "addcmul": addcmul, "addcmul_": addcmul_, "addcdiv": addcdiv, "addcdiv_": addcdiv_,
+    "lerp": lerp, "lerp_": lerp_,
     # softmax
     "softmax": tensor_softmax, "log_softmax": tensor_log_softmax,
+    # random sampling
+    **SAMPLING_METHODS,
 }
+
+TENSOR_METHODS.update({
+    **{name: fn for name, (fn, _) in transcendental.FUNCTIONS.items()},
+    **{alias: transcendental.FUNCTIONS[name][0] for alias, name in transcendental.ALIASES.items()},
+    "absolute": abs, "negative": neg, "fix": trunc, "atan2": atan2, "arctan2": atan2,
+    "hypot": hypot, "logaddexp": logaddexp, "xlogy": xlogy, "lerp": lerp, "addcmul": addcmul,
+    "addcdiv": addcdiv, "fmod": fmod, "clamp_min": clamp_min, "clamp_max": clamp_max,
+    **INPLACE_METHODS,
+    "t_": shape_inplace.t_, "transpose_": shape_inplace.transpose_,
+    "swapaxes_": shape_inplace.transpose_, "swapdims_": shape_inplace.transpose_,
+    "squeeze_": shape_inplace.squeeze_, "unsqueeze_": shape_inplace.unsqueeze_,
+    "resize_": shape_inplace.resize_,
+    # sorting and selection
+    "sort": sorting.sort, "argsort": sorting.argsort, "msort": sorting.msort,
+    "topk": sorting.topk, "kthvalue": sorting.kthvalue, "median": sorting.median,
+    "mode": sorting.mode, "unique": sorting.unique,
+    # matrices
+    "tril": matrices.tril, "triu": matrices.triu, "tril_": matrices.tril_,
+    "triu_": matrices.triu_, "diag": matrices.diag, "diagonal": matrices.diagonal,
+    "diag_embed": matrices.diag_embed, "trace": matrices.trace, "roll": matrices.roll,
+    "tile": matrices.tile,
+    # statistics, cumulative ops, counting
+    "cumprod": statistics.cumprod, "cummax": statistics.cummax, "cummin": statistics.cummin,
+    "count_nonzero": statistics.count_nonzero, "bincount": statistics.bincount,
+    "histc": statistics.histc, "isclose": statistics.isclose, "equal": statistics.equal,
+    "nonzero": statistics.nonzero, "argwhere": statistics.argwhere,
+    # indexing
+    "index_copy": indexing.index_copy, "index_copy_": indexing.index_copy_,
+    "index_add": indexing.index_add, "index_add_": indexing.index_add_,
+    "index_fill": indexing.index_fill, "index_fill_": indexing.index_fill_,
+    "scatter": indexing.scatter, "scatter_": indexing.scatter_,
+    "scatter_add_": indexing.scatter_add_, "masked_select": indexing.masked_select,
+    "masked_scatter": indexing.masked_scatter, "masked_scatter_": indexing.masked_scatter_,
+})
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}

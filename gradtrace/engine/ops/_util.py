@@ -96,6 +96,14 @@ def cast_name(dtype: DType) -> str:
     return dtype.tensor_type[: -len("Tensor")]
 
 
+def not_implemented(kernel: str, dtype: DType) -> Exception:
+    """torch's NotImplementedError for a kernel without a `dtype` version."""
+    from ...errors import ScriptError
+
+    return ScriptError(f"\"{kernel}\" not implemented for '{dtype.tensor_type[:-6]}'",
+                       kind="NotImplementedError")
+
+
 def check_inplace(self: Tensor) -> None:
     """torch's checks before an in-place op on `self`."""
     if GRAD_MODE.enabled and self.requires_grad:
@@ -158,7 +166,7 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
     self._version_counter.value += 1
     node = out.grad_fn
     if node is not None:
-        from .views import rebase_view, refresh_views
+        from .view_inplace import rebase_view, refresh_views
 
         if self._base is not None:
             rebase_view(self, node)

@@ -6,7 +6,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import kernels
 from ..dtypes import bool_
+from ..formulas import local
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import (
@@ -18,18 +20,21 @@ from ._util import (
     float_dtype,
     result_dtype,
 )
+from .fused import add_alpha
 from .scalar import mul_scalar, sub_scalar
-from .unary import float_pow
+from .unary import SPECIAL_EXPONENTS, float_pow
 
 
 class AddBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),
+                local("other", "{alpha}"))
 
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
         self.save_attr(alpha=alpha)
         dtype = common_dtype(a, b)
         if alpha != 1:
-            return np.add(a.array, b.array * alpha, dtype=dtype.np, casting="unsafe")
+            return add_alpha(cast(a.array, dtype), cast(b.array, dtype), alpha, dtype.np)
         return binary_apply(np.add, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
@@ -39,6 +44,8 @@ class AddBackward0(Function):
 
 class SubBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),
+                local("other", "-{alpha}"))
 
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
         if a.dtype is bool_ and b.dtype is bool_:
@@ -48,7 +55,7 @@ class SubBackward0(Function):
         self.save_attr(alpha=alpha)
         dtype = common_dtype(a, b)
         if alpha != 1:
-            return np.subtract(a.array, b.array * alpha, dtype=dtype.np, casting="unsafe")
+            return add_alpha(cast(a.array, dtype), cast(b.array, dtype), -alpha, dtype.np)
         return binary_apply(np.subtract, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
@@ -60,10 +67,13 @@ class RsubBackward1(Function):
     """`number - tensor`: one input, the tensor."""
 
     __slots__ = ()
+    formulas = (local("self", "-{alpha}"),)
 
     def forward(self, a: Tensor, number: Tensor, alpha: Any = 1) -> np.ndarray:
         self.save_attr(alpha=alpha)
         dtype = result_dtype(a, number)
+        if alpha != 1:
+            return add_alpha(cast(number.array, dtype), cast(a.array, dtype), -alpha, dtype.np)
         return np.subtract(number.array, a.array, dtype=dtype.np, casting="unsafe")
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -73,6 +83,8 @@ class RsubBackward1(Function):
 
 class MulBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{other}"),
+                local("other", "{self}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
@@ -89,6 +101,8 @@ class MulBackward0(Function):
 
 class DivBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / {other}"),
+                local("other", "-{self} / {other}²"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
@@ -110,6 +124,7 @@ class DivBackward0(Function):
 
 class NegBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.dtype is bool_:
@@ -126,6 +141,7 @@ class PowBackward0(Function):
     """`tensor ** number`."""
 
     __slots__ = ()
+    formulas = (local("self", "{exponent} × {self}^({exponent} - 1)"),)
 
     def forward(self, a: Tensor, exponent: Tensor) -> np.ndarray:
         value = exponent.array.item()
@@ -135,7 +151,10 @@ class PowBackward0(Function):
         if not dtype.is_floating_point and isinstance(value, int) and value < 0:
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return float_pow(cast(a.array, dtype), cast(exponent.array, dtype))
+            base = cast(a.array, dtype)
+            if base.dtype == np.float32 and float(value) not in SPECIAL_EXPONENTS:
+                return kernels.pow_scalar(base, float(value))
+            return float_pow(base, cast(exponent.array, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         exponent = self.attrs["exponent"]
@@ -152,6 +171,8 @@ class PowBackward1(Function):
     """`tensor ** tensor`."""
 
     __slots__ = ()
+    formulas = (local("self", "{exponent} × {self}^({exponent} - 1)"),
+                local("exponent", "{result} × ln({self})"))
 
     def forward(self, a: Tensor, exponent: Tensor) -> np.ndarray:
         dtype = common_dtype(a, exponent)
@@ -182,6 +203,7 @@ class PowBackward2(Function):
     """`number ** tensor`: one input, the exponent."""
 
     __slots__ = ()
+    formulas = (local("exponent", "{result} × ln({self})"),)
 
     def forward(self, exponent: Tensor, base: Tensor) -> np.ndarray:
         self.save("exponent", exponent)
@@ -207,13 +229,17 @@ class RemainderBackward1(Function):
     """`tensor % tensor` (remainder.Tensor); `tensor % number` is RemainderBackward0."""
 
     __slots__ = ()
+    formulas = (local("self", "1"),
+                local("other", "-floor({self} / {other})"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
         self.save("other", b if b.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(cast(a.array, dtype), cast(b.array, dtype))
+            from .rounding import torch_remainder
+
+            return torch_remainder(cast(a.array, dtype), cast(b.array, dtype))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .unary import floor

@@ -8,7 +8,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from ..dtypes import DType
+from .. import blas, exactness
+from ..dtypes import C_TYPE_NAMES, DType
+from ..formulas import local, vjp
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, type_name
@@ -19,7 +21,6 @@ from .views import (
     mT,
     reshape,
     squeeze,
-    squeeze_inplace_result,
     t,
     torch_strides,
     unsafe_view,
@@ -27,14 +28,9 @@ from .views import (
     view,
 )
 
-# C++ type names as torch's TypeMeta prints them ("long int" for int64_t)
-_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                "uint8": "unsigned char", "bool": "bool"}
-
 
 def _c_name(dtype: DType) -> str:
-    return _DTYPE_NAMES[dtype.name]
+    return C_TYPE_NAMES[dtype.name]
 
 
 def _save_matrix(node: Function, key: str, m: Tensor, needed: bool, own_grad: bool) -> None:
@@ -60,16 +56,14 @@ def _check_matrix(a: Tensor, b: Tensor, name_a: str = "self", name_b: str = "mat
 
 
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`a @ b` for matrices. An inner size of 1 (an outer product, as in the backward of
-    `h @ w` with one output column) is a broadcast multiply: the same single products,
-    while numpy's matmul runs its scalar triple loop for it, ~7x slower."""
-    if a.shape[1] == 1:
-        return np.multiply(a, b)
-    return np.matmul(a, b)
+    """`a @ b` for matrices, in the BLAS's order where it is known (engine/blas.py)."""
+    return blas.matmul(a, b)
 
 
 class MmBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad} @ {mat2}ᵀ"),
+                vjp("mat2", "{self}ᵀ @ {grad}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         _check_matrix(a, b)
@@ -91,6 +85,9 @@ class AddmmBackward0(Function):
     """beta * self + alpha * (mat1 @ mat2); inputs (self, mat1, mat2)."""
 
     __slots__ = ()
+    formulas = (local("self", "{beta}"),
+                vjp("mat1", "{alpha} × {grad} @ {mat2}ᵀ"),
+                vjp("mat2", "{alpha} × {mat1}ᵀ @ {grad}"))
 
     def forward(self, bias: Tensor, m1: Tensor, m2: Tensor, beta: Any = 1,
                 alpha: Any = 1) -> np.ndarray:
@@ -106,11 +103,14 @@ class AddmmBackward0(Function):
         self.save_attr(alpha=alpha, beta=beta)
         _save_matrix(self, "mat1", m1, m2.requires_grad, m1.requires_grad)
         _save_matrix(self, "mat2", m2, m1.requires_grad, m2.requires_grad)
-        prod = _gemm(m1.array, m2.array)
-        if alpha != 1:
-            prod = prod * alpha
-        b = bias.array if beta == 1 else bias.array * beta
-        return np.asarray(prod + b, dtype=m1.array.dtype)
+        dtype = m1.array.dtype
+        if alpha != 1 or beta != 1:
+            exactness.note("addmm with alpha or beta other than 1: the BLAS's scaling order is "
+                           "not reproduced")
+            prod = _gemm(m1.array, m2.array) * alpha
+            return np.asarray(prod + bias.array * beta, dtype=dtype)
+        b = np.broadcast_to(bias.array.astype(dtype, copy=False), out_shape)
+        return np.asarray(blas.matmul(m1.array, m2.array, bias=b), dtype=dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         alpha, beta = self.attrs["alpha"], self.attrs["beta"]
@@ -132,6 +132,8 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
 
 class MvBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "outer({grad}, {vec})"),
+                vjp("vec", "{self}ᵀ @ {grad}"))
 
     def forward(self, a: Tensor, vec: Tensor) -> np.ndarray:
         if a.array.ndim != 2 or vec.array.ndim != 1:
@@ -147,7 +149,7 @@ class MvBackward0(Function):
                 f"{cast_name(a.dtype)}, and {cast_name(vec.dtype)}")
         self.save("self", a if vec.requires_grad else None)
         self.save("vec", vec if a.requires_grad else None)
-        return np.matmul(a.array, vec.array)
+        return blas.matmul(a.array, vec.array[:, None], vector=True)[:, 0]
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = outer(grad, self.unpack("vec")) if self.needs_input_grad(0) else None
@@ -161,6 +163,8 @@ def mv(a: Tensor, vec: Tensor) -> Tensor:
 
 class DotBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{tensor}"),
+                local("tensor", "{self}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         if a.array.ndim != 1 or b.array.ndim != 1:
@@ -177,7 +181,7 @@ class DotBackward0(Function):
                 f"number of elements, but got {n} and {m} elements respectively")
         self.save("self", a if b.requires_grad else None)
         self.save("tensor", b if a.requires_grad else None)
-        return np.asarray(np.dot(a.array, b.array))
+        return np.asarray(blas.dot(a.array, b.array))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = grad * self.unpack("tensor") if self.needs_input_grad(0) else None
@@ -191,6 +195,8 @@ def dot(a: Tensor, tensor: Tensor) -> Tensor:
 
 class BmmBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad} @ {mat2}.mT"),
+                vjp("mat2", "{self}.mT @ {grad}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         if a.array.ndim != 3:
@@ -207,7 +213,7 @@ class BmmBackward0(Function):
                 f"expected scalar type {cast_name(a.dtype)} but found {cast_name(b.dtype)}")
         self.save("mat2", b if a.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
-        return np.matmul(a.array, b.array)
+        return blas.bmm(a.array, b.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .views import transpose
@@ -277,6 +283,8 @@ def matmul(a: Tensor, other: Any) -> Tensor:
     if d1 == 2 and d2 == 1:
         return mv(a, b)
     if d1 == 1 and d2 == 2:
+        from .shape_inplace import squeeze_inplace_result
+
         return squeeze_inplace_result(mm(unsqueeze(a, 0), b), 0)
     if d1 == 2 and d2 == 2:
         return mm(a, b)

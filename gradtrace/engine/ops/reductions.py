@@ -9,13 +9,17 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
+from .. import exactness
+from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
+from ..formulas import local, vjp
+from ..kernels import precise
 from ..node import Function
+from ..reduction_order import cascade_sum
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype
 from .scalar import div_scalar, mul_scalar
-from .unary import precise
 from .views import saved_int, saved_ints, signed, warn
 
 _MISSING: Any = object()
@@ -88,13 +92,34 @@ def _sum_dtype(a: Tensor, dtype: DType | None) -> DType:
     return a.dtype if a.dtype.is_floating_point else int64
 
 
+def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+              dtype: DType) -> np.ndarray:
+    """torch.sum's values: floats in the order of torch's cascade sum (axes () = all)."""
+    if dtype.np == np.float16:  # torch accumulates half in float, 16 halves to a vector
+        exactness.note("float16 sums: accumulated in float32 in the float32 order, not "
+                       "torch's half-precision loads")
+        return cascade_sum(array.astype(np.float32), axes, keepdim).astype(np.float16)
+    if dtype.is_floating_point:
+        return cascade_sum(array.astype(dtype.np, copy=False), axes, keepdim)
+    return np.asarray(np.sum(array, axis=axes or None, keepdims=keepdim, dtype=dtype.np))
+
+
+def mean_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+               dtype: DType) -> np.ndarray:
+    """torch.mean on CPU: the sum, then divided by the count in the result's dtype."""
+    count = int(np.prod([array.shape[d] for d in axes])) if axes else array.size
+    total = sum_array(array, axes, keepdim, dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(total / dtype.np.type(count), dtype=dtype.np)
+
+
 class SumBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
-        out_dtype = _sum_dtype(a, dtype)
-        return np.asarray(np.sum(a.array, dtype=out_dtype.np))
+        return sum_array(a.array, (), False, _sum_dtype(a, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad.expand(self.attrs["self_sym_sizes"])
@@ -102,13 +127,14 @@ class SumBackward0(Function):
 
 class SumBackward1(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.expand({self_sym_sizes})", when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}).expand({self_sym_sizes})"))
 
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
         self.save_attr(dim=saved_ints(dim), keepdim=keepdim, self_sym_sizes=a.array.shape)
-        out_dtype = _sum_dtype(a, dtype)
         axes = reduced(dim, a.array.ndim)
-        return np.asarray(np.sum(a.array, axis=axes, keepdims=keepdim, dtype=out_dtype.np))
+        return sum_array(a.array, axes, keepdim, _sum_dtype(a, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -117,14 +143,12 @@ class SumBackward1(Function):
 
 class MeanBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / {self_sym_numel}"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         _check_mean_dtype(a, dtype)
         self.save_attr(self_sym_numel=a.array.size, self_sym_sizes=a.array.shape)
-        out = dtype or a.dtype
-        with np.errstate(invalid="ignore"):
-            return np.asarray(np.mean(a.array, dtype=np.float64 if out.np == np.float64
-                                      else None), dtype=out.np)
+        return mean_array(a.array, (), False, dtype or a.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
         return div_scalar(grad.expand(self.attrs["self_sym_sizes"]), self.attrs["self_sym_numel"])
@@ -132,16 +156,18 @@ class MeanBackward0(Function):
 
 class MeanBackward1(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.expand({self_sym_sizes}) × {grad}.numel() / {self_sym_numel}",
+                    when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}).expand({self_sym_sizes}) × {grad}.numel() / "
+                    "{self_sym_numel}"))
 
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
         _check_mean_dtype(a, dtype)
         self.save_attr(dim=saved_ints(dim), keepdim=keepdim, self_sym_numel=a.array.size,
                        self_sym_sizes=a.array.shape)
-        out = dtype or a.dtype
         axes = reduced(dim, a.array.ndim)
-        with np.errstate(invalid="ignore"):
-            return np.asarray(np.mean(a.array, axis=axes, keepdims=keepdim), dtype=out.np)
+        return mean_array(a.array, axes, keepdim, dtype or a.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -177,6 +203,8 @@ class WhereBackward0(Function):
     """torch.where(condition, x, y): inputs are (x, y); the condition is saved."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {condition} else 0"),
+                local("other", "0 if {condition} else 1"))
 
     def forward(self, x: Tensor, y: Tensor, condition: Tensor) -> np.ndarray:
         dtype = common_dtype(x, y)
@@ -240,7 +268,7 @@ class _MinReturn(ReturnTypes):
 
 def _evenly_distribute(grad: Tensor, self_: Tensor, result: Tensor) -> Tensor:
     """torch: grad.new_zeros(sizes).masked_fill_(input == value, grad / mask.sum())."""
-    from .views import masked_fill_
+    from .indexing import masked_fill_
 
     if np.isnan(result.array).any():
         mask = Tensor._wrap(np.isnan(self_.array))
@@ -250,10 +278,21 @@ def _evenly_distribute(grad: Tensor, self_: Tensor, result: Tensor) -> Tensor:
     return masked_fill_(zeros, mask, grad / mask.sum())
 
 
+# evenly_distribute_backward: ties share the gradient evenly (max(), min(), median())
+EVENLY_DISTRIBUTED = (local("self", "1 / ({self} == {result}).sum() if {self} == {result} "
+                            "else 0"),)
+# value_selecting_reduction_backward: each value goes back to the index it was picked from
+KEEPDIM_SCATTER = (vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}, {grad})",
+                       when=(("keepdim", True),)),
+                   vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}.unsqueeze({dim}), "
+                       "{grad}.unsqueeze({dim}))"))
+
+
 class _FullExtreme(Function):
     """max() / min() over all elements: ties share the gradient evenly."""
 
     __slots__ = ()
+    formulas = EVENLY_DISTRIBUTED
     ufunc = np.max
     label = "max"
 
@@ -288,6 +327,7 @@ class _DimExtreme(Function):
     """max(dim) / min(dim): the values; the indices are computed by the caller and saved."""
 
     __slots__ = ()
+    formulas = KEEPDIM_SCATTER
 
     def forward(self, a: Tensor, dim: int, keepdim: bool, indices: Tensor) -> np.ndarray:
         self.save("indices", indices)
@@ -300,21 +340,24 @@ class _DimExtreme(Function):
         return out if keepdim else np.squeeze(out, d)
 
     def backward(self, grad: Tensor) -> Tensor:
-        """torch's value_selecting_reduction_backward: zeros(sizes).scatter_(dim, ...)."""
-        from .creation import zeros
-        from .views import ScatterBackward0
-
         a = self.attrs
-        sizes = a["self_sym_sizes"]
-        indices = self.unpack("indices")
-        dim = signed(a["dim"])
-        if not sizes:
-            return grad
-        if not a["keepdim"]:
-            grad = grad.unsqueeze(dim)
-            indices = Tensor._wrap(np.expand_dims(indices.array, dim % len(sizes)))
-        return ScatterBackward0.call(zeros(sizes, dtype=grad.dtype), grad, dim=dim,
-                                     index=indices)
+        return value_selecting_backward(grad, signed(a["dim"]), self.unpack("indices"),
+                                        a["self_sym_sizes"], a["keepdim"])
+
+
+def value_selecting_backward(grad: Tensor, dim: int, indices: Tensor, sizes: tuple[int, ...],
+                             keepdim: bool) -> Tensor:
+    """torch's value_selecting_reduction_backward: zeros(sizes).scatter_(dim, indices, grad)
+    (max/min/sort/topk/kthvalue/median/mode along a dim)."""
+    from .creation import zeros
+    from .indexing import ScatterBackward0
+
+    if not sizes:
+        return grad
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        indices = Tensor._wrap(np.expand_dims(indices.array, dim % len(sizes)))
+    return ScatterBackward0.call(zeros(sizes, dtype=grad.dtype), grad, dim=dim, index=indices)
 
 
 class MaxBackward0(_DimExtreme):
@@ -363,6 +406,11 @@ def min(a: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001
 
 class _AmaxAmin(Function):
     __slots__ = ()
+    formulas = (vjp("self", "({self} == {result}) × {grad} / ({self} == {result}).sum({dim}, "
+                    "keepdim=True)",
+                    when=(("keepdim", True),)),
+                vjp("self", "({self} == {result}.unsqueeze({dim})) × {grad}.unsqueeze({dim}) / "
+                    "({self} == {result}.unsqueeze({dim})).sum({dim}, keepdim=True)"))
     ufunc = np.max
 
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False) -> np.ndarray:
@@ -428,6 +476,8 @@ def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 class MaximumBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {self} > {other} else 0.5 if {self} == {other} else 0"),
+                local("other", "1 if {other} > {self} else 0.5 if {self} == {other} else 0"))
     ufunc = np.maximum
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
@@ -438,7 +488,7 @@ class MaximumBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         """torch: at::where(self == other, grad / 2, grad).masked_fill_(self < other, 0)."""
-        from .views import masked_fill_
+        from .indexing import masked_fill_
 
         a, b = self.unpack("self"), self.unpack("other")
         loses_a, loses_b = (a < b, a > b) if type(self).ufunc is np.maximum else (a > b, a < b)
@@ -452,6 +502,8 @@ class MaximumBackward0(Function):
 
 class MinimumBackward0(MaximumBackward0):
     __slots__ = ()
+    formulas = (local("self", "1 if {self} < {other} else 0.5 if {self} == {other} else 0"),
+                local("other", "1 if {other} < {self} else 0.5 if {self} == {other} else 0"))
     ufunc = np.minimum
 
 
@@ -519,12 +571,20 @@ def _others_product(array: np.ndarray, axis: int | None) -> np.ndarray:
     return left * right
 
 
+def _prod_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+                dtype: DType) -> np.ndarray:
+    if dtype.is_floating_point and array.ndim and array.size:
+        return kernels.prod(array.astype(dtype.np, copy=False), axes, keepdim)
+    return np.asarray(np.prod(array, axis=axes or None, keepdims=keepdim, dtype=dtype.np))
+
+
 class ProdBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "∏ⱼ≠ᵢ {self}ⱼ"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
         self.save("self", a)
-        return np.asarray(np.prod(a.array, dtype=_sum_dtype(a, dtype).np))
+        return _prod_array(a.array, (), False, _sum_dtype(a, dtype))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -540,15 +600,17 @@ class ProdBackward0(Function):
 
 class ProdBackward1(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad} × ∏ⱼ≠ᵢ {self}ⱼ (dim={dim})", when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}) × ∏ⱼ≠ᵢ {self}ⱼ (dim={dim})"))
 
     def forward(self, a: Tensor, dim: int, keepdim: bool = False,
                 dtype: DType | None = None) -> np.ndarray:
         d = wrap_dim(dim, a.array.ndim)
         self.save("self", a)
         self.save_attr(dim=saved_int(dim), keepdim=keepdim)
-        axis = d if a.array.ndim else None
-        return np.asarray(np.prod(a.array, axis=axis, keepdims=keepdim and a.array.ndim > 0,
-                                  dtype=_sum_dtype(a, dtype).np))
+        if not a.array.ndim:
+            return _prod_array(a.array, (), False, _sum_dtype(a, dtype))
+        return _prod_array(a.array, (d,), keepdim, _sum_dtype(a, dtype))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -585,6 +647,15 @@ def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *,
 
 class LinalgVectorNormBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "sgn({self}) × (|{self}| == {result}) / (|{self}| == "
+                      "{result}).sum()",
+                      when=(("ord", math.inf), ("dim", None))),
+                local("self", "sgn({self}) × |{self}|^({ord} - 1) / {result}^({ord} - 1)",
+                      when=(("dim", None),)),
+                vjp("self", "{grad} × sgn({self}) × |{self}|^({ord} - 1) / {result}^({ord} - 1)",
+                    when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}) × sgn({self}) × |{self}|^({ord} - 1) / "
+                    "{result}.unsqueeze({dim})^({ord} - 1)"))
 
     def forward(self, a: Tensor, ord: Any, dim: tuple[int, ...] | None,  # noqa: A002
                 keepdim: bool) -> np.ndarray:
@@ -595,22 +666,7 @@ class LinalgVectorNormBackward0(Function):
         self.save("self", a)
         self.save_attr(dim=None if dim is None else saved_ints(dim), keepdim=keepdim, ord=ord)
         axes = tuple(range(a.array.ndim)) if dim is None else reduced(dim, a.array.ndim)
-        x = np.abs(a.array)
-        p = float(ord)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            if p == math.inf:
-                out = np.max(x, axis=axes, keepdims=keepdim)
-            elif p == -math.inf:
-                out = np.min(x, axis=axes, keepdims=keepdim)
-            elif p == 0:
-                out = np.sum(x != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
-            elif p == 1:
-                out = np.sum(x, axis=axes, keepdims=keepdim)
-            elif p == 2:
-                out = np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
-            else:
-                out = np.sum(x ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
-        return np.asarray(out, dtype=x.dtype)
+        return _norm_array(a.array, axes, keepdim, float(ord))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -618,8 +674,8 @@ class LinalgVectorNormBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor | None:
         """torch's norm_backward, op for op (so create_graph records the same nodes)."""
         from .arithmetic import pow_
+        from .indexing import masked_fill_
         from .unary import sgn
-        from .views import masked_fill_
 
         self_, norm = self.unpack("self"), self.unpack("result")
         a = self.attrs
@@ -628,7 +684,7 @@ class LinalgVectorNormBackward0(Function):
         if not a["keepdim"] and ndim:
             grad = unsqueeze_multiple(grad, dims, ndim)
             norm = unsqueeze_multiple(norm, dims, ndim)
-        p = float(a["ord"])
+        p = float(a["ord"] if "ord" in a else a["p"])  # NormBackward1 calls it p
         if p == 0:
             return None  # torch returns an undefined gradient
         if p == 1:
@@ -650,6 +706,19 @@ class LinalgVectorNormBackward0(Function):
         scale_v = grad / norm.pow(p - 1)
         masked_fill_(scale_v, norm == 0, 0)
         return scaled * scale_v
+
+
+def _norm_array(x: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) -> np.ndarray:
+    """linalg_vector_norm's values: |x| where every reduced dim has size 1, else ATen's
+    norm kernel (engine/reduction_kernels.py)."""
+    if not x.ndim:
+        return np.asarray(np.abs(x) if p != 0 else (x != 0).astype(x.dtype))
+    if builtins.all(x.shape[d] == 1 for d in axes):
+        out = np.abs(x) if p != 0 else (x != 0).astype(x.dtype)
+        return out if keepdim else np.squeeze(out, axes)
+    if p == 2:
+        return kernels.norm2(x, axes, keepdim)
+    return kernels.norm_p(x, axes, keepdim, p)
 
 
 def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None,  # noqa: A002
@@ -688,7 +757,17 @@ def _var_correction(dim: Any, unbiased: Any, correction: Any) -> Any:
 
 class VarBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "2 × ({self} - {self}.mean()) / ({self}.numel() - 1)",
+                      when=(("dim", None), ("correction", None))),
+                local("self", "2 × ({self} - {self}.mean()) / ({self}.numel() - {correction})",
+                      when=(("dim", None),)),
+                vjp("self", "2 × {grad} × ({self} - {self}.mean({dim}, keepdim=True)) / "
+                    "({self}.numel() / {grad}.numel() - {correction})",
+                    when=(("keepdim", True),)),
+                vjp("self", "2 × {grad}.unsqueeze({dim}) × ({self} - {self}.mean({dim}, "
+                    "keepdim=True)) / ({self}.numel() / {grad}.numel() - {correction})"))
     label = "var"
+    takes_sqrt = False  # std: the square root of the variance
 
     def forward(self, a: Tensor, dim: tuple[int, ...] | None, correction: Any,
                 keepdim: bool) -> np.ndarray:
@@ -705,14 +784,15 @@ class VarBackward0(Function):
                  "less than the reduction factor (input numel divided by output numel). "
                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
                  "ReduceOps.cpp:1861.)")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean_ = np.mean(a.array, axis=axes, keepdims=True)
-            total = np.sum((a.array - mean_) ** 2, axis=axes, keepdims=keepdim)
-            out = total / np.float64(builtins.max(0, n - ddof))
-            return self._finish(np.asarray(out, dtype=a.array.dtype))
-
-    def _finish(self, var: np.ndarray) -> np.ndarray:
-        return var
+        take_sqrt = self.takes_sqrt
+        x = a.array
+        if x.size == 0:
+            return np.full(_reduced_shape(x.shape, axes, keepdim), np.nan, x.dtype)
+        if n == x.size:  # one output: std_var_all_cpu
+            mean_ = float(mean_array(x, (), False, a.dtype))
+            out = kernels.var_all(x, mean_, float(ddof), take_sqrt)
+            return out.reshape(_reduced_shape(x.shape, axes, keepdim))
+        return kernels.var_dims(x, axes, float(ddof), take_sqrt, keepdim)
 
     def _var_backward(self, grad: Tensor) -> Tensor:
         """torch's var_backward: (2.0 / dof) * grad * (self - self.mean(...))."""
@@ -742,20 +822,36 @@ class VarBackward0(Function):
 
 class StdBackward0(VarBackward0):
     __slots__ = ()
+    formulas = (local("self", "({self} - {self}.mean()) / (({self}.numel() - 1) × {result})",
+                      when=(("dim", None), ("correction", None))),
+                local("self", "({self} - {self}.mean()) / (({self}.numel() - {correction}) × "
+                      "{result})",
+                      when=(("dim", None),)),
+                vjp("self", "{grad} × ({self} - {self}.mean({dim}, keepdim=True)) / "
+                    "(({self}.numel() / {grad}.numel() - {correction}) × {result})",
+                    when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}) × ({self} - {self}.mean({dim}, "
+                    "keepdim=True)) / (({self}.numel() / {grad}.numel() - {correction}) × "
+                    "{result}.unsqueeze({dim}))"))
     label = "std"
-
-    def _finish(self, var: np.ndarray) -> np.ndarray:
-        return np.sqrt(var)
+    takes_sqrt = True
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
         """torch: var_backward((grad / (result * 2)).masked_fill_(result == 0, 0), ...)."""
-        from .views import masked_fill_
+        from .indexing import masked_fill_
 
         result = self.unpack("result")
         return self._var_backward(masked_fill_(grad / mul_scalar(result, 2), result == 0, 0))
+
+
+def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...],
+                   keepdim: bool) -> tuple[int, ...]:
+    if keepdim:
+        return tuple(1 if d in axes else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
 def _var_std(node: type[VarBackward0], a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
@@ -779,6 +875,8 @@ def std(a: Tensor, dim: Any = _MISSING, unbiased: Any = _MISSING, keepdim: bool 
 
 class LogsumexpBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad} × exp({self} - {result})", when=(("keepdim", True),)),
+                vjp("self", "{grad}.unsqueeze({dim}) × exp({self} - {result}.unsqueeze({dim}))"))
 
     def forward(self, a: Tensor, dim: tuple[int, ...], keepdim: bool = False) -> np.ndarray:
         self.save("self", a)
@@ -789,7 +887,7 @@ class LogsumexpBackward0(Function):
             m = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim,
                                                                              x.dtype)
             m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
-            out = precise(np.log, np.sum(precise(np.exp, x - m), axis=axes, keepdims=True)) + m
+            out = precise(np.log, cascade_sum(precise(np.exp, x - m), axes, True)) + m
         if not keepdim:
             out = np.squeeze(out, axis=axes)
         return np.asarray(out, dtype=x.dtype)
@@ -812,6 +910,7 @@ def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 class CumsumBackward0(Function):
     __slots__ = ()
+    formulas = (vjp("self", "{grad}.flip({dim}).cumsum({dim}).flip({dim})"),)
 
     def forward(self, a: Tensor, dim: int, dtype: DType | None = None) -> np.ndarray:
         d = wrap_dim(dim, a.array.ndim)
@@ -819,7 +918,7 @@ class CumsumBackward0(Function):
         out_dtype = _sum_dtype(a, dtype) if a.dtype is not bool_ or dtype else int64
         if a.array.ndim == 0:
             return a.array.astype(out_dtype.np)
-        return np.cumsum(a.array, axis=d, dtype=out_dtype.np)
+        return kernels.cumsum(a.array.astype(out_dtype.np, copy=False), d)
 
     def backward(self, grad: Tensor) -> Tensor:
         from .views import flip

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from ..formulas import local, undefined
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import binary_operands, cast, common_dtype
@@ -27,10 +28,21 @@ def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
     return np.asarray(out).astype(dtype.np)
 
 
+def torch_remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """torch's remainder: fmod, shifted by the divisor when the signs differ (so an exact
+    multiple of a negative dividend stays -0.0, where numpy's remainder gives 0.0)."""
+    if x.dtype.kind != "f" and np.asarray(y).dtype.kind != "f":
+        return np.remainder(x, y)
+    mod = np.fmod(x, y)
+    return np.where((mod != 0) & ((np.asarray(y) < 0) != (mod < 0)), mod + y, mod).astype(
+        mod.dtype)
+
+
 class NotImplementedFloorDivide(Function):
     """floor_divide's node: torch::autograd::NotImplemented over the tensor operands."""
 
     __slots__ = ()
+    formulas = (undefined("self", each=True),)
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"
@@ -49,11 +61,12 @@ class RemainderBackward0(Function):
     """`tensor % number` (remainder.Scalar): one input; the gradient passes through."""
 
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
         dtype = common_dtype(a, other)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(cast(a.array, dtype), cast(other.array, dtype))
+            return torch_remainder(cast(a.array, dtype), cast(other.array, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad
@@ -63,6 +76,7 @@ class NotImplementedRemainder(Function):
     """`number % tensor` (remainder.Scalar_Tensor): torch has no derivative for it."""
 
     __slots__ = ()
+    formulas = (undefined("other"),)
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"
@@ -70,7 +84,7 @@ class NotImplementedRemainder(Function):
     def forward(self, b: Tensor, a: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(cast(a.array, dtype), cast(b.array, dtype))
+            return torch_remainder(cast(a.array, dtype), cast(b.array, dtype))
 
     def backward(self, grad: Tensor) -> Any:
         raise TorchRuntimeError("derivative for aten::remainder is not implemented")
@@ -90,6 +104,8 @@ class DivBackward2(Function):
     """div(self, other, rounding_mode=...): differentiable in form, with zero gradients."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),
+                local("other", "0"))
 
     def forward(self, a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
         if rounding_mode not in ("floor", "trunc"):
@@ -117,3 +133,45 @@ def floor_divide(a: Any, b: Any) -> Tensor:
 
 def rounded_div(a: Tensor, b: Any, rounding_mode: str) -> Tensor:
     return DivBackward2.call(a, as_tensor_operand(b), rounding_mode=rounding_mode)
+
+
+class FmodBackward0(Function):
+    """fmod(tensor, number): C's fmod (the sign of the dividend); the gradient passes."""
+
+    __slots__ = ()
+    formulas = (local("self", "1"),)
+
+    def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
+        dtype = common_dtype(a, other)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.fmod(cast(a.array, dtype), cast(other.array, dtype)))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad
+
+
+class FmodBackward1(Function):
+    """fmod(tensor, tensor): other's gradient is -grad * self.div(other, 'trunc')."""
+
+    __slots__ = ()
+    formulas = (local("self", "1"), local("other", "-trunc({self} / {other})"))
+
+    def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
+        dtype = common_dtype(a, b)
+        self.save("other", b if b.requires_grad else None)
+        self.save("self", a if b.requires_grad else None)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.fmod(cast(a.array, dtype), cast(b.array, dtype)))
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        g_b = None
+        if self.needs_input_grad(1):
+            g_b = -grad * rounded_div(self.unpack("self"), self.unpack("other"), "trunc")
+        g_a = grad if self.needs_input_grad(0) else None
+        return g_a, g_b
+
+
+def fmod(a: Tensor, b: Any) -> Tensor:
+    if isinstance(b, Tensor):
+        return FmodBackward1.call(a, b)
+    return FmodBackward0.call(a, other=as_tensor_operand(b))

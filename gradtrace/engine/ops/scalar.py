@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..formulas import local
 from ..node import Function
 from ..tensor import Tensor
 from ._util import binary_apply, binary_operands, float_dtype
@@ -28,6 +29,7 @@ class AddBackward1(Function):
     """`tensor + number` (add.Scalar): the gradient passes through."""
 
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         return _apply(np.add, a, other)
@@ -40,6 +42,7 @@ class SubBackward1(Function):
     """`tensor - number` (sub.Scalar): the gradient passes through."""
 
     __slots__ = ()
+    formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         return _apply(np.subtract, a, other)
@@ -52,6 +55,7 @@ class MulBackward1(Function):
     """`tensor * number` (mul.Scalar), saving the number as `other`."""
 
     __slots__ = ()
+    formulas = (local("self", "{other}"),)
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         self.save_attr(other=other)
@@ -65,6 +69,7 @@ class DivBackward1(Function):
     """`tensor / number` (div.Scalar), saving the number as `other`."""
 
     __slots__ = ()
+    formulas = (local("self", "1 / {other}"),)
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         self.save_attr(other=other)
@@ -89,3 +94,22 @@ def mul_scalar(a: Tensor, other: Any) -> Tensor:
 
 def div_scalar(a: Tensor, other: Any) -> Tensor:
     return DivBackward1.call(a, other=other)
+
+
+def scalar_sub(number: Any, t: Tensor) -> Tensor:
+    """C++ `number - t`: `empty_like(t).fill_(number).sub_(t)`, a SubBackward0 whose first
+    input needs no gradient (not the RsubBackward1 of Python's `number - t`)."""
+    from ._util import apply_inplace
+    from .arithmetic import SubBackward0
+
+    filled = Tensor._wrap(np.full(t.array.shape, number, dtype=t.array.dtype))
+    return apply_inplace(SubBackward0, filled, t)
+
+
+def scalar_div(number: Any, t: Tensor) -> Tensor:
+    """C++ `number / t`: `empty_like(t).fill_(number).div_(t)` (DivBackward0)."""
+    from ._util import apply_inplace
+    from .arithmetic import DivBackward0
+
+    filled = Tensor._wrap(np.full(t.array.shape, number, dtype=t.array.dtype))
+    return apply_inplace(DivBackward0, filled, t)

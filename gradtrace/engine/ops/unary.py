@@ -1,11 +1,15 @@
 """Elementwise functions of one tensor (exp, log, tanh, relu, clamp, ...)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import kernels
+from ..formulas import local
+from ..kernels import precise, unary
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, cast, float_dtype
@@ -16,18 +20,24 @@ def _floating(a: Tensor) -> np.ndarray:
     return cast(a.array, float_dtype(a.dtype))
 
 
-def precise(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
-    """`ufunc(x)` for a float32 (or narrower) array, computed in float64 and rounded once.
-
-    torch's CPU kernels (SLEEF / MKL) return the correctly rounded float32 result far more
-    often than numpy's own float32 loops (exp: 99% against 60%), so float32 values printed
-    in full (`.item()`) match torch's.
-    """
+def precise_call(function: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
+    """`precise` for a float64 function numpy has no ufunc for: evaluated in float64 and
+    rounded once to x's dtype."""
     if x.dtype == np.float64:
-        return ufunc(x)
-    if x.dtype.kind == "f":  # float64 chunk by chunk into the result: no float64 copy
-        return ufunc(x, dtype=np.float64, out=np.empty_like(x), casting="same_kind")
-    return ufunc(x.astype(np.float64)).astype(x.dtype)
+        return function(x)
+    return function(x.astype(np.float64)).astype(x.dtype)
+
+
+def floating_unary(a: Tensor, ufunc: np.ufunc | None = None,
+                   function: Callable[[np.ndarray], np.ndarray] | None = None,
+                   kernel: str | None = None) -> np.ndarray:
+    """A float function of `a` (integers computed in the default float): torch's own kernel
+    (`kernels.unary`) where gradtrace has it, else evaluated in float64 and rounded once."""
+    x = _floating(a)
+    with np.errstate(all="ignore"):
+        if kernel is not None:
+            return kernels.unary(kernel, x)
+        return precise(ufunc, x) if ufunc is not None else precise_call(function, x)
 
 
 def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
@@ -49,18 +59,21 @@ def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
         if e == -0.5:
             return one / np.sqrt(base)
         if e == 0.5:
-            return np.sqrt(base)
+            return unary("sqrt", base)  # torch's pow kernel calls sqrt_kernel
     if base.dtype == np.float64:
         return np.power(base, exponent)
     return np.power(base.astype(np.float64), exponent.astype(np.float64)).astype(base.dtype)
 
 
+SPECIAL_EXPONENTS = (2.0, 3.0, -1.0, -2.0, -0.5, 0.5)
+
+
 class ExpBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "exp({self}) = {result}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return precise(np.exp, _floating(a))
+        return unary("exp", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -71,11 +84,11 @@ class ExpBackward0(Function):
 
 class LogBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / {self}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return precise(np.log, _floating(a))
+        return unary("log", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / self.unpack("self")
@@ -83,11 +96,11 @@ class LogBackward0(Function):
 
 class Log1PBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / (1 + {self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return precise(np.log1p, _floating(a))
+        return unary("log1p", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / add_scalar(self.unpack("self"), 1)
@@ -95,10 +108,10 @@ class Log1PBackward0(Function):
 
 class Expm1Backward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{result} + 1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return precise(np.expm1, _floating(a))
+        return unary("expm1", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -109,10 +122,11 @@ class Expm1Backward0(Function):
 
 class SinBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "cos({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        return precise(np.sin, _floating(a))
+        return unary("sin", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * self.unpack("self").cos()
@@ -120,10 +134,11 @@ class SinBackward0(Function):
 
 class CosBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-sin({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        return precise(np.cos, _floating(a))
+        return unary("cos", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * -self.unpack("self").sin()
@@ -133,6 +148,8 @@ class TanhBackwardBackward0(Function):
     """tanh's backward as an op of its own, so create_graph records torch's node."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 - {output}²"),
+                local("output", "-2 × {output} × {grad_output}"))
 
     def forward(self, grad: Tensor, result: Tensor) -> np.ndarray:
         self.save("grad_output", grad)
@@ -158,9 +175,10 @@ def tanh_backward(grad: Tensor, result: Tensor) -> Tensor:
 
 class TanhBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 - {result}²"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        return precise(np.tanh, _floating(a))
+        return unary("tanh", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -171,6 +189,8 @@ class TanhBackward0(Function):
 
 class SigmoidBackwardBackward0(Function):
     __slots__ = ()
+    formulas = (local("grad_output", "{output} × (1 - {output})"),
+                local("output", "{grad_output} × (1 - 2 × {output})"))
 
     def forward(self, grad: Tensor, result: Tensor) -> np.ndarray:
         self.save("grad_output", grad)
@@ -193,14 +213,10 @@ def sigmoid_backward(grad: Tensor, result: Tensor) -> Tensor:
 
 class SigmoidBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "{result} × (1 - {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        x = _floating(a)
-        with np.errstate(over="ignore"):
-            # torch: 1 / (1 + exp(-x)) in the tensor's dtype, exp itself rounded once
-            e = precise(np.exp, -x)
-            return (np.asarray(1, x.dtype) / (np.asarray(1, x.dtype) + e)).astype(x.dtype,
-                                                                                 copy=False)
+        return unary("sigmoid", _floating(a))  # torch: 1 / (1 + exp(-x))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -213,6 +229,8 @@ class ThresholdBackwardBackward0(Function):
     """relu's backward (threshold_backward) as an op, for create_graph."""
 
     __slots__ = ()
+    formulas = (local("grad_output", "1 if {self} > {threshold} else 0"),
+                local("self", "0"))
 
     def forward(self, grad: Tensor, result: Tensor, threshold: float = 0.0) -> np.ndarray:
         self.save("self", result)
@@ -234,6 +252,7 @@ def threshold_backward(grad: Tensor, result: Tensor, threshold: float = 0.0) -> 
 
 class ReluBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {result} > 0 else 0"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.dtype.name == "bool":
@@ -249,10 +268,10 @@ class ReluBackward0(Function):
 
 class SqrtBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "1 / (2 × {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        with np.errstate(invalid="ignore"):
-            return np.sqrt(_floating(a))
+        return unary("sqrt", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -263,6 +282,7 @@ class SqrtBackward0(Function):
 
 class RsqrtBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-0.5 × {result}³"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         x = _floating(a)
@@ -283,6 +303,7 @@ def rsqrt(a: Tensor) -> Tensor:
 
 class AbsBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "sgn({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
@@ -294,6 +315,7 @@ class AbsBackward0(Function):
 
 class ReciprocalBackward0(Function):
     __slots__ = ()
+    formulas = (local("self", "-{result}²"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         with np.errstate(divide="ignore"):
@@ -309,6 +331,9 @@ class ReciprocalBackward0(Function):
 
 class ClampBackward1(Function):
     __slots__ = ()
+    formulas = (local("self", "1 if {self} ≥ {min} else 0", when=(("max", None),)),
+                local("self", "1 if {self} ≤ {max} else 0", when=(("min", None),)),
+                local("self", "1 if {min} ≤ {self} ≤ {max} else 0"))
 
     def forward(self, a: Tensor, min: Any = None, max: Any = None) -> np.ndarray:  # noqa: A002
         if min is None and max is None:
@@ -345,6 +370,7 @@ class _ZeroGrad(Function):
     """Piecewise-constant functions: their gradient is zero everywhere."""
 
     __slots__ = ()
+    formulas = (local("self", "0"),)
     ufunc: np.ufunc
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -375,8 +401,7 @@ class RoundBackward1(_ZeroGrad):
     __slots__ = ()
 
     def forward(self, a: Tensor, decimals: int = 0) -> np.ndarray:
-        self.save_attr(decimals=decimals)
-        return np.round(a.array, decimals)
+        return np.round(a.array, decimals)  # torch saves nothing (its gradient is zero)
 
 
 class TruncBackward0(_ZeroGrad):
@@ -452,15 +477,19 @@ def reciprocal(a: Tensor) -> Tensor:
 
 
 def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from .pointwise import clamp_tensor
+
+        return clamp_tensor(a, min, max, name="clamp")
     return ClampBackward1.call(a, min=min, max=max)
 
 
-def clamp_min(a: Tensor, min: Any) -> Tensor:  # noqa: A002
-    return ClampBackward1.call(a, min=min)
+def clip(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from .pointwise import clamp_tensor
 
-
-def clamp_max(a: Tensor, max: Any) -> Tensor:  # noqa: A002
-    return ClampBackward1.call(a, max=max)
+        return clamp_tensor(a, min, max, name="clip")
+    return ClampBackward1.call(a, min=min, max=max)
 
 
 def floor(a: Tensor) -> Tensor:
@@ -505,5 +534,14 @@ def relu_(a: Tensor) -> Tensor:
     return apply_inplace(ReluBackward0, a)
 
 
-def clamp_(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def clamp_(a: Tensor, min: Any = None, max: Any = None, *,  # noqa: A002
+           name: str = "clamp_") -> Tensor:
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from .pointwise import ClampBackward0, tensor_bounds
+
+        return apply_inplace(ClampBackward0, a, *tensor_bounds(name, min, max))
     return apply_inplace(ClampBackward1, a, min=min, max=max)
+
+
+def clip_(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return clamp_(a, min, max, name="clip_")

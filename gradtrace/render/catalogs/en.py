@@ -4,8 +4,26 @@ MESSAGES: dict[str, str] = {
     # -- layout -----------------------------------------------------------------------
     "section.statement": "line {line}",
     "section.backward": "line {line} · backward pass #{n}",
-    "section.more_steps": "… {count} more steps not shown.",
-    "section.repeat": "Later runs of this statement are not shown: {count}.",
+    "section.more_steps": "… {count} more steps not shown (--statement {number} shows them "
+                          "all).",
+    "section.summary": "not shown",
+    "summary.repeats": "Statements in loops are told for their first {max} runs: {count} later "
+                       "runs (of the statements on lines {lines}) are only counted.",
+    "summary.budget": "The story stops after about {budget} lines: the {count} statement runs "
+                      "after it (runs {first} to {last}, lines {first_line} to {last_line}) are "
+                      "not told.",
+    "summary.how": "--full tells everything, --brief gives one line per statement run, and "
+                   "--statement N or --lines A-B tells one part in full.",
+    "explain.none_selected": "No statement run matches the --statement or --lines you asked "
+                             "for.",
+    "brief.recorded": "records {nodes}",
+    "brief.inplace": "changes {tensors} in place",
+    "brief.leaf": "creates the leaf {tensors}",
+    "brief.requires_grad": "{tensors} now requires grad",
+    "brief.backward": "{count} nodes ran",
+    "brief.grads": "{grads} changed",
+    "brief.warnings": "⚠ {count} warning(s)",
+    "brief.error": "✗ {kind}",
     "explain.empty": "{script}: nothing in this script touched a tensor, so there is nothing "
                      "to explain.",
     "list.sep": ", ",
@@ -14,29 +32,22 @@ MESSAGES: dict[str, str] = {
     "list.edges": "; ",
     # -- references -------------------------------------------------------------------
     "ref.node": "{node} of {out} (line {line})",
+    "ref.node.backward": "{node} of {out} (made by backward #{call}, line {line})",
     "ref.accumulate": "AccumulateGrad of {tensor}",
+    "ref.operand": "{tensor} as {operand}",
     # -- math fragments ---------------------------------------------------------------
     "math.operand": "{label} (={value})",
     "math.derivative": "∂{out}/∂{inp} = {formula}",
     "math.equals": "{left} = {value}",
     "math.after_hook": "{received}, which a hook changed to {grad}",
     "math.pair": "{label}: {value}",
-    "math.relu_local": "1 where {result} > 0, else 0",
-    "math.relu_chain": "{grad} where {result} > 0, else 0",
-    "math.sum_local": "1 for every element of {inp}",
-    "math.sum_chain": "{grad} copied to every element (shape {sizes})",
-    "math.mean_local": "1/{n} for every element of {inp}",
-    "math.mean_chain": "{grad} / {n} for every element (shape {sizes})",
-    "math.view_local": "1 for each element (the same numbers, reshaped)",
-    "math.view_chain": "{grad} reshaped back to {sizes}",
-    "math.unbind_local": "1 at each output's own position of {inp}",
-    "math.unbind_chain": "the outputs' grads {grad} stacked back along dim {dim}",
-    "math.select_local": "1 at index {index} of dim {dim}, 0 elsewhere",
-    "math.select_chain": "{grad} placed at index {index} of dim {dim}, zeros elsewhere",
-    "math.mm_local_self": "{mat2}ᵀ on the right of the incoming grad",
-    "math.mm_local_mat2": "{self}ᵀ on the left of the incoming grad",
+    "math.vjp": "{inp} gets {formula}",
+    "math.undefined": "{inp} gets no gradient ({node} has no derivative for it: backward "
+                      "raises)",
     "saved.entry": "_saved_{key} = {tensor} ({value}, version {version})",
     "saved.entry.number": "_saved_{key} = {tensor}",
+    "saved.entry.own": "_saved_{key} = {value} (the op made it for its backward, version "
+                       "{version})",
     # -- statements -------------------------------------------------------------------
     "leaf.requires_grad": "{tensor} = {value} is a leaf tensor you created with "
                           "requires_grad=True: autograd will record every operation that uses "
@@ -49,8 +60,9 @@ MESSAGES: dict[str, str] = {
     "bind.grad_result.graph": "{tensor} = {value} is a gradient returned by "
                               "torch.autograd.grad. Because of create_graph=True it has "
                               "grad_fn={node}, so it can be differentiated again.",
-    "bind.rebind": "The name {name} now refers to a new tensor. The graph still holds the "
-                   "tensor it named before; below it is called {old}.",
+    "bind.rebind": "This line binds the name {name} to a new tensor. The graph still holds "
+                   "the tensor {name} named since line {since}; from here on it is called "
+                   "{old}.",
     "grad_mode.off": "Grad mode is now off (torch.no_grad()): operations are not recorded and "
                      "their results do not require grad.",
     "grad_mode.on": "Grad mode is on again: operations on tensors that require grad are "
@@ -85,6 +97,19 @@ MESSAGES: dict[str, str] = {
                    "no gradient goes to it.",
     "op.saved": "{node} saved {saved}: backward needs the values for the local derivatives "
                 "{derivatives}.",
+    "op.saved.vjp": "{node} saved {saved}: backward needs the values for the gradients: "
+                    "{derivatives}.",
+    "op.same_leaf": "{operands} are the same tensor {tensor}: backward sends {tensor} a "
+                    "gradient through each, and {tensor}'s AccumulateGrad adds them up.",
+    "op.same_leaf.total": "{operands} are the same tensor {tensor}: backward sends {tensor} a "
+                          "gradient through each, and {tensor}'s AccumulateGrad adds them up: "
+                          "in total ∂{out}/∂{tensor} = {total}.",
+    "op.same_tensor": "{operands} are the same tensor {tensor}: backward sends {tensor} a "
+                      "gradient through each, and the engine adds them up before passing the "
+                      "sum on.",
+    "op.same_tensor.total": "{operands} are the same tensor {tensor}: backward sends {tensor} a "
+                            "gradient through each, and the engine adds them up before passing "
+                            "the sum on: in total ∂{out}/∂{tensor} = {total}.",
     "op.saved.generic": "{node} saved {saved} for its backward.",
     "op.saved.nothing": "{node} saved no tensors: {derivatives}, which does not depend on the "
                         "values.",
@@ -150,6 +175,9 @@ MESSAGES: dict[str, str] = {
     "backward.node": "{node} received {received} and applied the chain rule: {edges}.",
     "backward.node.end": "{node} received {received}; none of its inputs needs a gradient.",
     "edge.formula": "→ {to}: {formula} = {value}",
+    "edge.summed": "→ {to}: {formula}, summed over dim {dims} ({to} was broadcast from "
+                   "{shape} to {out_shape}) = {value}",
+    "edge.expanded": "→ {to}: {formula} at each element of {to} (shape {shape}) = {value}",
     "edge.plain": "→ {to}: {value}",
     "edge.nothing": "→ {to}: nothing (not needed)",
     "backward.accumulate.first": "{tensor}'s AccumulateGrad received {received}: {tensor}.grad "
@@ -230,6 +258,15 @@ MESSAGES: dict[str, str] = {
                          "retain.",
     "error.grad_input": "Why: torch.autograd.grad was asked for the gradient of a tensor that "
                         "does not require grad.",
+    "hint.grad_none": "Hint: {tensor}.grad is None until a backward pass reaches {tensor} "
+                      "(and a non-leaf's stays None unless you call {tensor}.retain_grad()). "
+                      "Call backward first, or write `if {tensor}.grad is not None: "
+                      "{tensor}.grad.{attr}()`.",
+    "hint.planned": "Hint: {name} is not supported yet. The README's \"The language\" section "
+                    "lists what is supported and what is planned (issue {issue}).",
     "error.unused_input": "Why: one of the inputs given to torch.autograd.grad is not on any "
                           "path from the outputs. Pass allow_unused=True to get None for it.",
 }
+
+# A value torch prints with a trailing point (`12.`) ends the sentence with that point.
+TIDY: list[tuple[str, str]] = [(r"(\d)\.\.(?=\s|$)", r"\1.")]

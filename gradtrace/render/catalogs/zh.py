@@ -7,8 +7,23 @@ MESSAGES: dict[str, str] = {
     # -- 版式 ----------------------------------------------------------------------------
     "section.statement": "第 {line} 行",
     "section.backward": "第 {line} 行 · 第 {n} 次反向传播",
-    "section.more_steps": "…… 另有 {count} 步未列出。",
-    "section.repeat": "这条语句后面又执行了 {count} 次，不再逐一列出。",
+    "section.more_steps": "…… 另有 {count} 步未列出（--statement {number} 可全部列出）。",
+    "section.summary": "未列出的部分",
+    "summary.repeats": "循环里的语句只讲前 {max} 次执行：第 {lines} 行语句后面的 {count} 次执行"
+                       "只计数，不再逐一讲解。",
+    "summary.budget": "讲解在大约 {budget} 行后停止：之后的 {count} 次语句执行（第 {first} 到第 "
+                      "{last} 次，第 {first_line} 到第 {last_line} 行）没有讲解。",
+    "summary.how": "--full 讲解全部内容，--brief 每次语句执行只占一行，--statement N 或 --lines "
+                   "A-B 完整讲解其中一部分。",
+    "explain.none_selected": "没有语句执行符合你给出的 --statement 或 --lines。",
+    "brief.recorded": "记录了 {nodes}",
+    "brief.inplace": "原地修改了 {tensors}",
+    "brief.leaf": "创建了叶子节点 {tensors}",
+    "brief.requires_grad": "{tensors} 现在需要梯度",
+    "brief.backward": "运行了 {count} 个节点",
+    "brief.grads": "{grads} 改变了",
+    "brief.warnings": "⚠ {count} 条警告",
+    "brief.error": "✗ {kind}",
     "explain.empty": "{script}：脚本没有用到任何张量，没有可解释的内容。",
     "list.sep": "、",
     "list.last": " 和 ",
@@ -16,29 +31,20 @@ MESSAGES: dict[str, str] = {
     "list.edges": "；",
     # -- 引用 ----------------------------------------------------------------------------
     "ref.node": "{out} 的 {node}（第 {line} 行）",
+    "ref.node.backward": "{out} 的 {node}（由第 {call} 次反向传播生成，第 {line} 行）",
     "ref.accumulate": "{tensor} 的 AccumulateGrad",
+    "ref.operand": "{tensor}（作为 {operand}）",
     # -- 数学片段 ------------------------------------------------------------------------
     "math.operand": "{label}（={value}）",
     "math.derivative": "∂{out}/∂{inp} = {formula}",
     "math.equals": "{left} = {value}",
     "math.after_hook": "{received}（经钩子改为 {grad}）",
     "math.pair": "{label}: {value}",
-    "math.relu_local": "{result} > 0 处为 1，其余为 0",
-    "math.relu_chain": "{grad} 中只保留 {result} > 0 的位置，其余置 0",
-    "math.sum_local": "对 {inp} 的每个元素都是 1",
-    "math.sum_chain": "把 {grad} 复制到每个元素（形状 {sizes}）",
-    "math.mean_local": "对 {inp} 的每个元素都是 1/{n}",
-    "math.mean_chain": "把 {grad} / {n} 复制到每个元素（形状 {sizes}）",
-    "math.view_local": "每个元素都是 1（数值不变，只是换了形状）",
-    "math.view_chain": "把 {grad} 变回形状 {sizes}",
-    "math.unbind_local": "各输出在 {inp} 中各自的位置上为 1",
-    "math.unbind_chain": "把各输出的梯度 {grad} 沿第 {dim} 维重新堆叠",
-    "math.select_local": "第 {dim} 维下标 {index} 处为 1，其余为 0",
-    "math.select_chain": "把 {grad} 放到第 {dim} 维下标 {index} 处，其余位置补 0",
-    "math.mm_local_self": "传入的梯度右乘 {mat2}ᵀ",
-    "math.mm_local_mat2": "传入的梯度左乘 {self}ᵀ",
+    "math.vjp": "{inp} 得到 {formula}",
+    "math.undefined": "{inp} 得不到梯度（{node} 对它没有导数：反向传播会报错）",
     "saved.entry": "_saved_{key} = {tensor}（值 {value}，版本 {version}）",
     "saved.entry.number": "_saved_{key} = {tensor}",
+    "saved.entry.own": "_saved_{key} = {value}（该运算为反向传播自己算出，版本 {version}）",
     # -- 语句 ----------------------------------------------------------------------------
     "leaf.requires_grad": "{tensor} = {value} 是你创建的叶子节点，requires_grad=True：autograd "
                           "会记录所有用到它的运算，反向传播时把它的梯度存进 {tensor}.grad。",
@@ -48,8 +54,8 @@ MESSAGES: dict[str, str] = {
                         "（这次反向传播没有被记录）。",
     "bind.grad_result.graph": "{tensor} = {value} 是 torch.autograd.grad 返回的梯度。因为 "
                               "create_graph=True，它带有 grad_fn={node}，可以再次求导。",
-    "bind.rebind": "名字 {name} 现在指向一个新张量。计算图里仍然保存着它原来指向的那个张量，"
-                   "下文称之为 {old}。",
+    "bind.rebind": "这一行让名字 {name} 指向一个新张量。计算图里仍然保存着 {name} 从第 {since} "
+                   "行起指向的那个张量，下文称之为 {old}。",
     "grad_mode.off": "梯度模式已关闭（torch.no_grad()）：运算不会被记录，结果也不需要梯度。",
     "grad_mode.on": "梯度模式重新打开：对需要梯度的张量的运算又会被记录。",
     "data.read": "{tensor}.data 与 {tensor} 共享存储，但 requires_grad=False，并且有自己的版本"
@@ -77,6 +83,16 @@ MESSAGES: dict[str, str] = {
     "next.number": "next_functions[{index}] = (None, 0)：{input} 只是一个 Python 数字，不会有"
                    "梯度传给它。",
     "op.saved": "{node} 保存了 {saved}：反向传播要用这些值计算局部导数 {derivatives}。",
+    "op.saved.vjp": "{node} 保存了 {saved}：反向传播要用这些值计算梯度：{derivatives}。",
+    "op.same_leaf": "{operands} 是同一个张量 {tensor}：反向传播经每一处各给 {tensor} 一份梯度，"
+                    "{tensor} 的 AccumulateGrad 把它们相加。",
+    "op.same_leaf.total": "{operands} 是同一个张量 {tensor}：反向传播经每一处各给 {tensor} 一份"
+                          "梯度，{tensor} 的 AccumulateGrad 把它们相加：合起来 ∂{out}/∂{tensor} = "
+                          "{total}。",
+    "op.same_tensor": "{operands} 是同一个张量 {tensor}：反向传播经每一处各给 {tensor} 一份梯度，"
+                      "引擎先把它们相加再往下传。",
+    "op.same_tensor.total": "{operands} 是同一个张量 {tensor}：反向传播经每一处各给 {tensor} 一份"
+                            "梯度，引擎先把它们相加再往下传：合起来 ∂{out}/∂{tensor} = {total}。",
     "op.saved.generic": "{node} 为反向传播保存了 {saved}。",
     "op.saved.nothing": "{node} 没有保存任何张量：{derivatives}，与具体数值无关。",
     "op.saved.skipped": "_saved_{key} 是 None：它只在计算 {inputs} 的梯度时才需要，而 "
@@ -137,6 +153,9 @@ MESSAGES: dict[str, str] = {
     "backward.node": "{node} 收到梯度 {received}，按链式法则计算：{edges}。",
     "backward.node.end": "{node} 收到梯度 {received}；它的输入都不需要梯度。",
     "edge.formula": "→ {to}：{formula} = {value}",
+    "edge.summed": "→ {to}：{formula}，再沿第 {dims} 维求和（{to} 从形状 {shape} 广播成了 "
+                   "{out_shape}）= {value}",
+    "edge.expanded": "→ {to}：对 {to} 的每个元素（形状 {shape}）都是 {formula} = {value}",
     "edge.plain": "→ {to}：{value}",
     "edge.nothing": "→ {to}：无（不需要）",
     "backward.accumulate.first": "{tensor} 的 AccumulateGrad 收到 {received}：{tensor}.grad "
@@ -204,6 +223,11 @@ MESSAGES: dict[str, str] = {
     "error.grad_input": "原因：torch.autograd.grad 被要求对一个不需要梯度的张量求梯度。",
     "error.unused_input": "原因：传给 torch.autograd.grad 的某个输入不在从输出出发的任何路径"
                           "上。传入 allow_unused=True 可以让它得到 None。",
+    "hint.grad_none": "提示：在反向传播到达 {tensor} 之前，{tensor}.grad 是 None（非叶子节点的 "
+                      ".grad 一直是 None，除非调用 {tensor}.retain_grad()）。先调用 backward，"
+                      "或者写成 `if {tensor}.grad is not None: {tensor}.grad.{attr}()`。",
+    "hint.planned": "提示：gradtrace 还不支持 {name}。README 的“The language”一节列出了已支持和"
+                    "计划支持的功能（issue {issue}）。",
 }
 
 # No space next to full-width punctuation (the templates put spaces around Latin text).

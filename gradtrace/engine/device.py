@@ -1,0 +1,147 @@
+"""torch.device, and what a CPU-only torch build says when a script asks for another device.
+
+Tutorials pick their device with `torch.device("cuda" if torch.cuda.is_available() else
+"cpu")` and move tensors with `.to(device)`; gradtrace is torch's CPU build, so `cpu` works
+and `cuda`/`mps` fail with the errors that build raises.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import ScriptError, TorchRuntimeError, TorchTypeError
+
+# torch's device types, in the order its parse error lists them
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
+_DEVICE_STRING = re.compile(r"([a-z]+)(?::(\d+))?$")
+NO_CUDA = "Torch not compiled with CUDA enabled"
+NO_MPS = "PyTorch is not linked with support for mps devices"
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+
+
+class Device:
+    """A torch.device: a type and an optional index; prints `cpu`, repr `device(type='cpu')`."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: Any = None, index: Any = None):  # noqa: A002 - torch's name
+        if isinstance(type, Device) and index is None:
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int) and not isinstance(type, bool) and index is None:
+            raise TorchRuntimeError(NO_ACCELERATOR)  # an index means the accelerator
+        if not isinstance(type, str) or (index is not None and (
+                not isinstance(index, int) or isinstance(index, bool))):
+            got = ", ".join(_type_name(v) for v in (type, index) if v is not None)
+            raise TorchTypeError(
+                f"device() received an invalid combination of arguments - got ({got}), but "
+                "expected one of:\n * (torch.device device)\n * (str type, int index = -1)\n")
+        match = _DEVICE_STRING.match(type)
+        if match is None or match.group(1) not in DEVICE_TYPES:
+            name = type.split(":", 1)[0]
+            if match is None and name in DEVICE_TYPES:
+                raise TorchRuntimeError(f"Invalid device string: '{type}'")
+            raise TorchRuntimeError(
+                f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device "
+                f"string: {type}")
+        self.type = match.group(1)
+        self.index = None if match.group(2) is None else int(match.group(2))
+        if index is not None:
+            if self.index is not None:
+                raise TorchRuntimeError(
+                    "type (string) must not include an index because index was passed "
+                    f"explicitly: {type}")
+            if index < 0:
+                raise TorchRuntimeError("Device index must not be negative")
+            self.index = index
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+CPU = Device("cpu")
+
+
+def check_device(device: Any, *, moving: bool = False) -> None:
+    """A creation function's (or, `moving`, `.to()`'s) device: only the CPU exists here."""
+    if device is None:
+        return
+    dev = device if isinstance(device, Device) else Device(device)
+    if dev.type == "cpu":
+        return
+    if dev.type == "cuda":
+        raise ScriptError(NO_CUDA, kind="AssertionError")
+    if dev.type == "mps" and moving:
+        raise TorchRuntimeError(NO_MPS)
+    from ..errors import NotSupportedError
+
+    raise NotSupportedError(f"device '{dev}' is not supported: gradtrace runs on the CPU only")
+
+
+def is_device_like(value: Any) -> bool:
+    """Whether `.to(value)` names a device (a torch.device, a device string or an index)."""
+    return isinstance(value, (Device, str)) or (isinstance(value, int)
+                                                and not isinstance(value, bool))
+
+
+# -- torch.cuda and torch.backends.mps --------------------------------------------------
+
+
+def cuda_is_available() -> bool:
+    return False
+
+
+def cuda_device_count() -> int:
+    return 0
+
+
+def cuda_unavailable(*args: Any, **kwargs: Any) -> Any:
+    """torch.cuda.current_device() and friends on a build without CUDA."""
+    raise ScriptError(NO_CUDA, kind="AssertionError")
+
+
+def mps_is_available() -> bool:
+    return False
+
+
+CUDA_FUNCTIONS = {
+    "is_available": cuda_is_available, "device_count": cuda_device_count,
+    "current_device": cuda_unavailable, "get_device_name": cuda_unavailable,
+    "manual_seed": lambda seed: None, "manual_seed_all": lambda seed: None,
+}
+MPS_FUNCTIONS = {"is_available": mps_is_available, "is_built": mps_is_available}
+
+
+# -- Tensor.cpu / Tensor.cuda ---------------------------------------------------------
+
+
+def tensor_cpu(t: Any, memory_format: Any = None) -> Any:
+    return t
+
+
+def tensor_cuda(t: Any, device: Any = None, non_blocking: bool = False,
+                memory_format: Any = None) -> Any:
+    if isinstance(device, int) and not isinstance(device, bool):
+        raise TorchRuntimeError(NO_ACCELERATOR)
+    raise ScriptError(NO_CUDA, kind="AssertionError")
+
+
+def tensor_get_device(t: Any) -> int:
+    return -1

@@ -1,0 +1,99 @@
+"""Exact float32 fused multiply-add in numpy, for kernels that must round as a CPU does.
+
+torch's vectorised kernels (SLEEF, oneDNN, its own polynomials) chain float32 fused
+multiply-adds: `a * b + c` rounded once. numpy has none, so `fma` emulates it: the
+product of two float32 values is exact in float64, and the float64 sum `p + c` rounds to
+the right float32 unless it landed exactly on a float32 rounding boundary (a midpoint,
+or anywhere in the float32 subnormal range) while the exact sum did not. Those rare
+elements are found with a bit test and rounded through round-to-odd, using the exact
+error of the float64 sum (an error-free transformation). The common path is four numpy
+passes (multiply, add, bit test, cast); callers keep arrays small enough to stay in
+cache (see `kernels.CHUNK`).
+
+`two_prod` is the special case `(a * b, fma(a, b, -a * b))` of SLEEF's double-float
+arithmetic: there the float64 difference is exact, so no test is needed.
+
+Plain float32 `+ - * /` and sqrt need no help: numpy's float32 loops are IEEE operations.
+All functions take and return float32 arrays (scalars are accepted for b and c).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_LOW29 = np.int64((1 << 29) - 1)
+_MID29 = np.int64(1 << 28)
+_F32_TINY = float.fromhex("0x1p-126")  # below it float32 rounds at a coarser bit
+_SUBNORMAL2 = np.uint32(0x01000000)  # 2 * the bits of 2**-126, the smallest normal
+_U32_MAX = np.uint32(0xFFFFFFFF)
+
+
+def _round_odd_to_f32(p: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """float32 rounding of the exact p + c, given s = fl64(p + c): round s to odd in
+    float64 (exact-side neighbour when inexact), then to float32."""
+    with np.errstate(invalid="ignore"):
+        bb = s - p
+        err = (p - (s - bb)) + (c - bb)
+        inexact_even = np.isfinite(err) & (err != 0) & ((s.view(np.int64) & 1) == 0)
+        odd = np.where(inexact_even, np.nextafter(s, s + err), s)
+    return odd.astype(np.float32)
+
+
+def _sum64(a: np.ndarray | float, b: np.ndarray | float,
+           c: np.ndarray | float) -> np.ndarray:
+    """fl64(a * b + c): the product is exact, the sum rounded once."""
+    s = np.multiply(a, b, dtype=np.float64)
+    s += c
+    return s
+
+
+def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
+    """float32 fma(a, b, c), correctly rounded."""
+    if np.ndim(a) < np.ndim(b):
+        a, b = b, a
+    if isinstance(a, np.ndarray) and a.shape == np.broadcast_shapes(a.shape, np.shape(b),
+                                                                     np.shape(c)):
+        s = a.astype(np.float64)  # a copy of our own, multiplied in place: fewer passes
+        s *= b
+        s += c
+    else:
+        s = _sum64(a, b, c)
+    out = s.astype(np.float32)
+    low = s.view(np.int64)
+    low &= _LOW29  # s is no longer needed: its low bits answer "on a float32 midpoint?"
+    suspect = low == _MID29
+    # zero or subnormal float32 results (2 * bits wraps nothing: zero is smallest), where
+    # float32 rounds at a coarser bit: recheck them on the float64 sum
+    if np.min(out.view(np.uint32) << 1, initial=_U32_MAX) < _SUBNORMAL2:
+        full = _sum64(a, b, c)
+        suspect |= (full != 0) & (np.abs(full) < _F32_TINY)
+    if suspect.any():
+        idx = np.nonzero(suspect)
+        shape = suspect.shape
+        p = np.multiply(np.broadcast_to(a, shape)[idx], np.broadcast_to(b, shape)[idx],
+                        dtype=np.float64)
+        cc = np.broadcast_to(np.asarray(c, np.float64), shape)[idx]
+        out[idx] = _round_odd_to_f32(p, cc, p + cc)
+    return out
+
+
+def two_prod(a: np.ndarray, b: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """(a * b, fma(a, b, -(a * b))) in float32: the product and its exact rounding error."""
+    p = np.multiply(a, b, dtype=np.float64)
+    hi = p.astype(np.float32)
+    p -= hi
+    return hi, p.astype(np.float32)
+
+
+def float32_of_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x + y (float64 arrays of one shape whose exact sum float32 should round) rounded
+    once to float32: the float64 sum rounds to the same float32 unless it fell on a float32
+    rounding boundary (as in `fma`); only those elements are redone, rounding to odd."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = x + y
+        out = np.asarray(total.astype(np.float32))
+        suspect = (np.asarray(total).view(np.int64) & _LOW29) == _MID29
+        if np.min(out.view(np.uint32) << 1, initial=_U32_MAX) < _SUBNORMAL2:
+            suspect |= (total != 0) & (np.abs(total) < _F32_TINY)
+        if suspect.any():
+            out[suspect] = _round_odd_to_f32(x[suspect], y[suspect], total[suspect])
+    return out

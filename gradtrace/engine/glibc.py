@@ -1,0 +1,287 @@
+"""glibc's float32 libm functions, step for step in numpy: what torch's scalar code (vector
+tails, the `default` build's per-lane Vectorized<float>) calls through `std::exp` and
+friends on a float.
+
+- expf: glibc 2.28+'s algorithm (Arm optimized-routines), evaluated in double. On an
+  x86-64 CPU with FMA, glibc's ifunc selects its `-mfma` build, in which GCC contracts
+  `a * b + c` into a fused multiply-add: `fp64.fma` reproduces it where it matters.
+- expm1f, log1pf, tanhf, erff: fdlibm's float code (glibc up to 2.40), compiled for
+  baseline x86-64: plain float32 operations.
+- powf: numpy's float32 power, which is the C library's powf.
+
+Functions take float32 arrays and return float32 arrays.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal, localcontext
+from typing import Any
+
+import numpy as np
+
+from . import fp64
+
+_EXP2F_BITS = 5
+_LOW29 = np.int64((1 << 29) - 1)
+_MID29 = np.int64(1 << 28)
+_NEAR = 1 << 10  # units of the double's last place: far more than fma changes
+_N = 1 << _EXP2F_BITS
+
+
+def _exp2f_table() -> np.ndarray:
+    """__exp2f_data.tab: 2**(i/N) as float64 bits, less i << (52 - 5)."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        vals = [float(Decimal(2) ** (Decimal(i) / _N)) for i in range(_N)]
+    bits = np.array(vals, np.float64).view(np.uint64)
+    return bits - (np.arange(_N, dtype=np.uint64) << np.uint64(52 - _EXP2F_BITS))
+
+
+_T = _exp2f_table()
+_INVLN2N = float.fromhex("0x1.71547652b82fep+0") * _N
+_SHIFT = float.fromhex("0x1.8p+52")
+_C = (float.fromhex("0x1.c6af84b912394p-5") / _N / _N / _N,
+      float.fromhex("0x1.ebfce50fac4f3p-3") / _N / _N,
+      float.fromhex("0x1.62e42ff0c52d6p-1") / _N)
+
+
+def _expf_double(x: np.ndarray, fma: Callable[..., np.ndarray]) -> np.ndarray:
+    """e_expf.c's double evaluation, with `fma` for its three contracted `a * b + c`."""
+    xd = x.astype(np.float64)
+    z = _INVLN2N * xd
+    with np.errstate(invalid="ignore", over="ignore"):
+        kd = z + _SHIFT
+        ki = kd.view(np.uint64)
+        kd = kd - _SHIFT
+        r = z - kd
+        t = _T[(ki % np.uint64(_N)).astype(np.intp)] + (ki << np.uint64(52 - _EXP2F_BITS))
+        s = t.view(np.float64)
+        zz = fma(_C[0], r, _C[1])
+        y = fma(zz, r * r, fma(_C[2], r, 1.0))
+        return y * s
+
+
+def _plain_fma(a: Any, b: Any, c: Any) -> Any:
+    return a * b + c
+
+
+def expf(x: np.ndarray) -> np.ndarray:
+    """glibc __expf (sysdeps/ieee754/flt-32/e_expf.c, FMA build).
+
+    The double result is computed without fused multiply-adds first: it differs from the
+    FMA build's by a few units in its last place, which changes the float32 rounding only
+    where it lies that close to a float32 midpoint. Those few elements are redone with
+    the exact double fma."""
+    y = _expf_double(x, _plain_fma)
+    out = y.astype(np.float32)
+    near = np.abs((y.view(np.int64) & _LOW29) - _MID29) <= _NEAR
+    if near.any():
+        out[near] = _expf_double(x[near], fp64.fma).astype(np.float32)
+    big = ~(np.abs(x) < 88.0)  # |x| >= 88 or nan: the special cases
+    if big.any():
+        xb = x[big]
+        with np.errstate(over="ignore"):
+            res = np.where(xb > np.float32(float.fromhex("0x1.62e42ep6")), np.inf,
+                           np.where(xb < np.float32(float.fromhex("-0x1.9fe368p6")), 0.0,
+                                    out[big]))
+        res = np.where(np.isnan(xb), xb, res)
+        out[big] = res.astype(np.float32)
+    return out
+
+
+# -- fdlibm's float code (glibc 2.36: s_expm1f.c, s_log1pf.c, s_tanhf.c). Compiled for
+# baseline x86-64, so every operation is a plain float32 one; branches become selects.
+
+_F = np.float32
+_I = np.int32
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    return x.view(np.int32)
+
+
+def _from_bits(i: np.ndarray) -> np.ndarray:
+    return i.astype(np.int32).view(np.float32)
+
+
+_LN2_HI = _F(6.9313812256e-01)
+_LN2_LO = _F(9.0580006145e-06)
+_INVLN2 = _F(1.4426950216e+00)
+_Q = [_F(v) for v in (-3.3333335072e-02, 1.5873016091e-03, -7.9365076090e-05,
+                      4.0082177293e-06, -2.0109921195e-07)]
+_ONE, _HALF, _TWO = _F(1), _F(0.5), _F(2)
+
+
+def expm1f(x: np.ndarray) -> np.ndarray:
+    """glibc __expm1f."""
+    with np.errstate(all="ignore"):
+        hx = _bits(x) & 0x7FFFFFFF
+        neg = x < 0
+        mid = hx > 0x3EB17218  # |x| > 0.5 ln2
+        near1 = mid & (hx < 0x3F851592)  # |x| < 1.5 ln2
+        kf = (_INVLN2 * x + np.where(neg, -_HALF, _HALF))
+        k = np.where(near1, np.where(neg, -1, 1), np.where(mid, np.trunc(kf), 0)).astype(_I)
+        t = k.astype(np.float32)
+        hi = np.where(near1, np.where(neg, x + _LN2_HI, x - _LN2_HI), x - t * _LN2_HI)
+        lo = np.where(near1, np.where(neg, -_LN2_LO, _LN2_LO), t * _LN2_LO)
+        xr = np.where(mid, hi - lo, x)
+        c = np.where(mid, (hi - xr) - lo, _F(0))
+        hfx = _HALF * xr
+        hxs = xr * hfx
+        r1 = _ONE + hxs * (_Q[0] + hxs * (_Q[1] + hxs * (_Q[2] + hxs * (_Q[3] + hxs * _Q[4]))))
+        t3 = _F(3) - r1 * hfx
+        e = hxs * ((r1 - t3) / (_F(6) - xr * t3))
+        out = xr - (xr * e - hxs)  # k == 0
+        e = (xr * (e - c) - c) - hxs
+        km1 = _HALF * (xr - e) - _HALF
+        k1 = np.where(xr < _F(-0.25), -_TWO * (e - (xr + _HALF)), _ONE + _TWO * (xr - e))
+        far = _from_bits(_bits(_ONE - (e - xr)) + (k << 23)) - _ONE  # k <= -2 or k > 56
+        kk = np.clip(k, 2, 22)
+        y_small = _from_bits(_bits(_from_bits(0x3F800000 - (0x1000000 >> kk)) - (e - xr))
+                             + (k << 23))
+        y_big = _from_bits(_bits((xr - (e + _from_bits((0x7F - np.clip(k, 23, 56)) << 23)))
+                                 + _ONE) + (k << 23))
+        out = np.where(k == -1, km1, out)
+        out = np.where(k == 1, k1, out)
+        out = np.where((k <= -2) | (k > 56), far, out)
+        out = np.where((k >= 2) & (k < 23), y_small, out)
+        out = np.where((k >= 23) & (k <= 56), y_big, out)
+        out = np.where(hx < 0x33000000, x, out)  # |x| < 2**-25
+        big = hx >= 0x4195B844  # |x| >= 27 ln2
+        out = np.where(big & neg, _F(-1), out)
+        out = np.where((hx >= 0x42B17218) & (x > _F(8.8721679688e+01)), _F(np.inf), out)
+        out = np.where(np.isnan(x), x, out)
+    return out.astype(np.float32)
+
+
+_LP = [_F(v) for v in (6.6666668653e-01, 4.0000000596e-01, 2.8571429849e-01,
+                       2.2222198546e-01, 1.8183572590e-01, 1.5313838422e-01,
+                       1.4798198640e-01)]
+
+
+def log1pf(x: np.ndarray) -> np.ndarray:
+    """glibc __log1pf."""
+    with np.errstate(all="ignore"):
+        hx = _bits(x)
+        ax = hx & 0x7FFFFFFF
+        low = hx < 0x3ED413D7  # x < 0.41422
+        k0 = low & ((hx > 0) | (hx <= _I(-0x416A09E1)))  # -0.2929 < x < 0.41422
+        u = np.where(hx < 0x5A000000, _ONE + x, x)
+        hu = _bits(u)
+        k = (hu >> 23) - 127
+        c = np.where(hx < 0x5A000000,
+                     np.where(k > 0, _ONE - (u - x), x - (u - _ONE)) / u, _F(0))
+        hu = hu & 0x007FFFFF
+        up = hu >= 0x3504F7
+        k = np.where(up, k + 1, k)
+        u = np.where(up, _from_bits(hu | 0x3F000000), _from_bits(hu | 0x3F800000))
+        hu = np.where(up, (0x00800000 - hu) >> 2, hu)
+        f = np.where(k0, x, u - _ONE)
+        k = np.where(k0, 0, k)
+        hu = np.where(k0, 1, hu)
+        kf = k.astype(np.float32)
+        hfsq = _HALF * f * f
+        # |f| < 2**-20
+        r_tiny = hfsq * (_ONE - _F(0.66666666666666666) * f)
+        tiny = np.where(k == 0, f - r_tiny, kf * _LN2_HI - ((r_tiny - (kf * _LN2_LO + c)) - f))
+        tiny = np.where(f == 0, np.where(k == 0, _F(0), kf * _LN2_HI + (c + kf * _LN2_LO)),
+                        tiny)
+        s = f / (_TWO + f)
+        z = s * s
+        r = _LP[6]
+        for lp in _LP[5::-1]:
+            r = lp + z * r
+        r = z * r
+        out = np.where(k == 0, f - (hfsq - s * (hfsq + r)),
+                       kf * _LN2_HI - ((hfsq - (s * (hfsq + r) + (kf * _LN2_LO + c))) - f))
+        out = np.where(hu == 0, tiny, out)
+        small = low & (ax < 0x31000000)  # |x| < 2**-29
+        out = np.where(small, np.where(ax < 0x24800000, x, x - x * x * _HALF), out)
+        out = np.where(low & (ax >= 0x3F800000),
+                       np.where(x == _F(-1), _F(-np.inf), _F(np.nan)), out)
+        out = np.where(hx >= 0x7F800000, x + x, out)
+    return out.astype(np.float32)
+
+
+def tanhf(x: np.ndarray) -> np.ndarray:
+    """glibc __tanhf."""
+    with np.errstate(all="ignore"):
+        ix = _bits(x) & 0x7FFFFFFF
+        ax = np.abs(x)
+        t_big = expm1f(_TWO * ax)
+        t_small = expm1f(-_TWO * ax)
+        z = np.where(ix >= 0x3F800000, _ONE - _TWO / (t_big + _TWO), -t_small / (t_small + _TWO))
+        z = np.where(ix < 0x24000000, x * (_ONE + x), z)  # |x| < 2**-55 (sign kept below)
+        z = np.where(ix >= 0x41B00000, _ONE - _F(1e-30), z)  # |x| >= 22
+        out = np.where((ix < 0x24000000) | (x >= 0), z, -z)
+        out = np.where(x == 0, x, out)
+        out = np.where(ix >= 0x7F800000, np.where(x >= 0, _ONE / x + _ONE, _ONE / x - _ONE), out)
+    return out.astype(np.float32)
+
+
+_ERX = _F(8.4506291151e-01)
+_EFX = _F(1.2837916613e-01)
+_PP = [_F(v) for v in (1.2837916613e-01, -3.2504209876e-01, -2.8481749818e-02,
+                       -5.7702702470e-03, -2.3763017452e-05)]
+_QQ = [_F(v) for v in (3.9791721106e-01, 6.5022252500e-02, 5.0813062117e-03,
+                       1.3249473704e-04, -3.9602282413e-06)]
+_PA = [_F(v) for v in (-2.3621185683e-03, 4.1485610604e-01, -3.7220788002e-01,
+                       3.1834661961e-01, -1.1089469492e-01, 3.5478305072e-02,
+                       -2.1663755178e-03)]
+_QA = [_F(v) for v in (1.0642088205e-01, 5.4039794207e-01, 7.1828655899e-02,
+                       1.2617121637e-01, 1.3637083583e-02, 1.1984500103e-02)]
+_RA = [_F(v) for v in (-9.8649440333e-03, -6.9385856390e-01, -1.0558626175e+01,
+                       -6.2375331879e+01, -1.6239666748e+02, -1.8460508728e+02,
+                       -8.1287437439e+01, -9.8143291473e+00)]
+_SA = [_F(v) for v in (1.9651271820e+01, 1.3765776062e+02, 4.3456588745e+02,
+                       6.4538726807e+02, 4.2900814819e+02, 1.0863500214e+02,
+                       6.5702495575e+00, -6.0424413532e-02)]
+_RB = [_F(v) for v in (-9.8649431020e-03, -7.9928326607e-01, -1.7757955551e+01,
+                       -1.6063638306e+02, -6.3756646729e+02, -1.0250950928e+03,
+                       -4.8351919556e+02)]
+_SB = [_F(v) for v in (3.0338060379e+01, 3.2579251099e+02, 1.5367296143e+03,
+                       3.1998581543e+03, 2.5530502930e+03, 4.7452853394e+02,
+                       -2.2440952301e+01)]
+
+
+def _horner(z: np.ndarray, coeffs: list[np.float32]) -> np.ndarray:
+    """c0 + z*(c1 + z*(c2 + ...)) in float32, innermost first."""
+    r = coeffs[-1]
+    for c in coeffs[-2::-1]:
+        r = c + z * r
+    return r
+
+
+def erff(x: np.ndarray) -> np.ndarray:
+    """glibc __erff (fdlibm's s_erff.c); its two expf calls are glibc's expf."""
+    with np.errstate(all="ignore"):
+        hx = _bits(x)
+        ix = hx & 0x7FFFFFFF
+        neg = hx < 0
+        z = x * x
+        tiny = np.where(ix < 0x04000000, _F(0.0625) * (_F(16) * x + (_F(16) * _EFX) * x),
+                        x + _EFX * x)
+        y = _horner(z, _PP) / (_ONE + z * _horner(z, _QQ))
+        out = np.where(ix < 0x31800000, tiny, x + x * y)  # |x| < 0.84375
+        s = np.abs(x) - _ONE
+        pq = _horner(s, _PA) / (_ONE + s * _horner(s, _QA))
+        mid = np.where(neg, -_ERX - pq, _ERX + pq)  # 0.84375 <= |x| < 1.25
+        ax = np.abs(x)
+        s = _ONE / (ax * ax)
+        near = ix < 0x4036DB6E  # |x| < 1/0.35
+        r_ = np.where(near, _horner(s, _RA), _horner(s, _RB))
+        s_ = np.where(near, _ONE + s * _horner(s, _SA), _ONE + s * _horner(s, _SB))
+        zz = _from_bits(_bits(ax) & _I(-4096))  # & 0xfffff000
+        r = expf(-zz * zz - _F(0.5625)) * expf((zz - ax) * (zz + ax) + r_ / s_)
+        far = np.where(neg, r / ax - _ONE, _ONE - r / ax)
+        out = np.where(ix < 0x3F580000, out, np.where(ix < 0x3FA00000, mid, far))
+        out = np.where(ix >= 0x40C00000, np.where(neg, _F(-1), _ONE), out)  # |x| >= 6
+        out = np.where(ix >= 0x7F800000, np.where(neg, _F(-1), _ONE) + _ONE / x, out)
+    return out.astype(np.float32)
+
+
+def powf(x: np.ndarray, y: np.ndarray | np.float32) -> np.ndarray:
+    """glibc __powf. numpy's float32 power loop calls the C library's powf itself (it has
+    no SIMD power below AVX-512; tests/test_glibc.py checks the two agree)."""
+    with np.errstate(all="ignore"):
+        return np.power(x, np.asarray(y, np.float32))

@@ -1,0 +1,114 @@
+"""Intel MKL, the library torch 2.13's x86 wheel links statically: its vector math (VML)
+computes torch's float32 and float64 exp, log, sin, cos, tanh, sqrt, erf, ... and its BLAS
+torch's matmuls. MKL's algorithms are closed, so the only way to torch's bits is to call
+the same build: the `mkl` wheel of the version torch bundles (`pip install gradtrace[exact]`).
+
+Nothing imports this module's library at import time of gradtrace: `load()` finds
+`libmkl_rt` in the installed `mkl` distribution on first use and returns None (with
+`unavailable_reason()` saying why) when it is absent or another version, and callers then
+fall back to a float64 evaluation rounded once.
+
+VML is called as torch's ATen/cpu/vml.h does (IMPLEMENT_VML_MKL): `vm{s,d}<Op>(n, in, out,
+VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE)`, in chunks of at most INT_MAX elements. Every
+element is computed alone, so the layout and size of a tensor never change its bits.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib.metadata as metadata
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+TORCH_MKL_VERSION = "2024.2.0"  # torch.__config__.show(): MKL 2024.2-Product Build 20240605
+VML_MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE
+_MKL_THREADING_SEQUENTIAL = 1  # one thread: gradtrace's process is not torch's pool
+_MKL_INTERFACE_LP64 = 0  # 32-bit MKL_INT, as torch's vml.h assumes
+_MAX_N = 2**31 - 1
+
+# torch's IMPLEMENT_VML_MKL list (vml.h): op name -> VML name. expm1, log1p, sinh, cosh and
+# abs are commented out there, so torch runs SLEEF (or its own code) for them.
+VML_FUNCTIONS = {
+    "acos": "Acos", "asin": "Asin", "atan": "Atan", "cos": "Cos", "erf": "Erf",
+    "erfc": "Erfc", "erfinv": "ErfInv", "exp": "Exp", "log": "Ln", "log10": "Log10",
+    "log2": "Log2", "sin": "Sin", "sqrt": "Sqrt", "tan": "Tan", "tanh": "Tanh",
+    "trunc": "Trunc",
+}
+_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+
+
+def _library_path() -> str:
+    """The installed `mkl` wheel's libmkl_rt, or a ValueError saying why not."""
+    try:
+        dist = metadata.distribution("mkl")
+    except metadata.PackageNotFoundError:
+        raise ValueError("the `mkl` package is not installed "
+                         "(pip install 'gradtrace[exact]')") from None
+    if dist.version != TORCH_MKL_VERSION:
+        raise ValueError(f"mkl {dist.version} is installed; torch 2.13 bundles "
+                         f"{TORCH_MKL_VERSION}, whose results gradtrace reproduces")
+    names = ("mkl_rt.2.dll",) if sys.platform == "win32" else ("libmkl_rt.so.2",
+                                                                 "libmkl_rt.2.dylib")
+    for f in dist.files or ():
+        if f.name in names:
+            return str(dist.locate_file(f))
+    raise ValueError("the `mkl` package has no libmkl_rt for this platform")
+
+
+class MKL:
+    """One loaded libmkl_rt: VML by op name, and any other symbol by name."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lib = ctypes.CDLL(path)
+        # before any other MKL call: no OpenMP runtime, 32-bit indices
+        self._lib.MKL_Set_Threading_Layer(ctypes.c_int(_MKL_THREADING_SEQUENTIAL))
+        self._lib.MKL_Set_Interface_Layer(ctypes.c_int(_MKL_INTERFACE_LP64))
+        buf = ctypes.create_string_buffer(256)
+        self._lib.mkl_get_version_string(buf, ctypes.c_int(len(buf)))
+        self.version = buf.value.decode("ascii", "replace").strip()
+        self._cache: dict[str, Any] = {}
+
+    def symbol(self, name: str, restype: Any, argtypes: list[Any]) -> Callable[..., Any]:
+        """A typed ctypes function for `name` (e.g. `cblas_sgemm`, `sdot`): the reusable
+        lookup for MKL's BLAS, whose order of operations torch's matmuls inherit."""
+        fn = self._cache.get(name)
+        if fn is None:
+            fn = getattr(self._lib, name)
+            fn.restype = restype
+            fn.argtypes = argtypes
+            self._cache[name] = fn
+        return fn
+
+    def vml(self, op: str, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """`op` of the float32 or float64 1-D contiguous array x into out (may be x)."""
+        ptr = np.ctypeslib.ndpointer(x.dtype, ndim=1, flags="C_CONTIGUOUS")
+        fn = self.symbol(f"vm{_PREFIX[x.dtype]}{VML_FUNCTIONS[op]}", None,
+                         [ctypes.c_int, ptr, ptr, ctypes.c_int64])
+        for i in range(0, x.size, _MAX_N):
+            j = min(i + _MAX_N, x.size)
+            fn(j - i, x[i:j], out[i:j], VML_MODE)
+        return out
+
+
+_STATE: dict[str, Any] = {}
+
+
+def load() -> MKL | None:
+    """The MKL torch bundles, loaded once; None when it is not installed here."""
+    if "mkl" not in _STATE:
+        try:
+            _STATE["mkl"] = MKL(_library_path())
+            _STATE["reason"] = ""
+        except (ValueError, OSError, AttributeError) as exc:
+            _STATE["mkl"] = None
+            _STATE["reason"] = str(exc)
+    return _STATE["mkl"]
+
+
+def unavailable_reason() -> str:
+    """Why `load()` returned None ('' when MKL is loaded)."""
+    load()
+    return _STATE["reason"]

@@ -1,0 +1,570 @@
+"""torch.nn.functional's activations, recording torch's nodes (their backward as ops of
+their own, `*BackwardBackward0`, so create_graph records what torch records)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from .. import kernels
+from ..formulas import local, vjp
+from ..kernels import precise
+from ..node import Function
+from ..tensor import Tensor
+from ._util import apply_inplace, not_implemented
+from .scalar import add_scalar, mul_scalar, sub_scalar
+from .transcendental import erf64
+
+# -- relu, leaky_relu, gelu, silu, softplus, elu ------------------------------------
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    from .unary import relu as relu_op
+    from .unary import relu_
+
+    return relu_(input) if inplace else relu_op(input)
+
+
+class LeakyReluBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "1 if {self} > 0 else {negative_slope}"),)
+
+    def forward(self, a: Tensor, negative_slope: float) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise not_implemented("leaky_relu_cpu", a.dtype)
+        self.save("self", a)
+        self.save_attr(negative_slope=negative_slope)
+        x = a.array
+        return np.where(x > 0, x, x * negative_slope).astype(x.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return leaky_relu_backward(grad, self.unpack("self"), self.attrs["negative_slope"])
+
+
+class LeakyReluBackwardBackward0(Function):
+    """leaky_relu_backward(grad_output, self, negative_slope) as an op, for create_graph."""
+
+    __slots__ = ()
+    formulas = (local("grad_output", "1 if {self} > 0 else {negative_slope}"),
+                local("self", "0"))
+
+    def forward(self, grad: Tensor, x: Tensor, negative_slope: Any) -> np.ndarray:
+        self.save("self", x)
+        self.save_attr(negative_slope=negative_slope)
+        g = grad.array
+        return np.where(x.array > 0, g, g * negative_slope).astype(g.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .creation import zeros_like
+
+        x = self.unpack("self")
+        g_grad = (leaky_relu_backward(gg, x, self.attrs["negative_slope"])
+                  if self.needs_input_grad(0) else None)
+        return g_grad, (zeros_like(gg) if self.needs_input_grad(1) else None)
+
+
+def leaky_relu_backward(grad: Tensor, x: Tensor, negative_slope: Any) -> Tensor:
+    return LeakyReluBackwardBackward0.call(grad, x, negative_slope=negative_slope)
+
+
+class LeakyReluBackward1(LeakyReluBackward0):
+    """leaky_relu_ (in place): saves the result instead of self."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, negative_slope: float) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise not_implemented("leaky_relu_cpu", a.dtype)
+        self.save_attr(negative_slope=negative_slope)
+        x = a.array
+        return np.where(x > 0, x, x * negative_slope).astype(x.dtype)
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return leaky_relu_backward(grad, self.unpack("result"), self.attrs["negative_slope"])
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
+               inplace: bool = False) -> Tensor:
+    if inplace:
+        return apply_inplace(LeakyReluBackward1, input, negative_slope=negative_slope)
+    return LeakyReluBackward0.call(input, negative_slope=negative_slope)
+
+
+_SQRT2 = math.sqrt(2.0)
+_BETA = math.sqrt(2.0 / math.pi)
+_KAPPA = 0.044715
+_GELU_PDF_BETA = 2 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5  # M_2_SQRTPI * M_SQRT1_2 * 0.5
+
+
+def _gelu_parts(x: np.ndarray, approximate: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """gelu(x), gelu'(x) and gelu''(x), computed in float64."""
+    x = x.astype(np.float64)
+    if approximate == "tanh":
+        u = _BETA * (x + _KAPPA * x ** 3)
+        th = np.tanh(u)
+        du = _BETA * (1 + 3 * _KAPPA * x * x)
+        sech2 = 1 - th * th
+        value = 0.5 * x * (1 + th)
+        first = 0.5 * (1 + th) + 0.5 * x * sech2 * du
+        second = sech2 * du + 0.5 * x * sech2 * (-2 * th * du * du + 6 * _BETA * _KAPPA * x)
+        return value, first, second
+    cdf = 0.5 * (1 + erf64(x / _SQRT2))
+    pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+    return x * cdf, cdf + x * pdf, pdf * (2 - x * x)
+
+
+class GeluBackwardBackward0(Function):
+    """gelu's backward as an op of its own (inputs grad, self), for create_graph."""
+
+    __slots__ = ()
+    formulas = (local("grad_output", "gelu′({self})"),
+                local("self", "{grad_output} × gelu″({self})"))
+
+    def forward(self, grad: Tensor, x: Tensor, approximate: str) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("self", x)
+        self.save_attr(approximate=approximate)
+        _, first, _ = _gelu_parts(x.array, approximate)
+        return (grad.array * first).astype(grad.array.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, x = self.unpack("grad_output"), self.unpack("self")
+        approximate = self.attrs["approximate"]
+        g_grad = GeluBackwardBackward0.call(gg, x, approximate=approximate) \
+            if self.needs_input_grad(0) else None
+        g_x = None
+        if self.needs_input_grad(1):
+            if approximate == "none":  # torch's gelu_double_backward, op for op
+                input_sq = x * x
+                pdf = mul_scalar(mul_scalar(input_sq, -0.5).exp(), _GELU_PDF_BETA)
+                g_x = gg * grad * (mul_scalar(pdf, 2) - input_sq * pdf)
+            else:
+                _, _, second = _gelu_parts(x.array, approximate)
+                g_x = gg * grad * Tensor._wrap(second.astype(x.array.dtype))
+        return g_grad, g_x
+
+
+class GeluBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "Φ({self}) + {self} × φ({self})", when=(("approximate", "none"),)),
+                local("self", "gelu′({self})"))
+
+    def forward(self, a: Tensor, approximate: str = "none") -> np.ndarray:
+        if approximate not in ("none", "tanh"):
+            raise TorchRuntimeError("approximate argument must be either none or tanh.")
+        if not a.dtype.is_floating_point:
+            raise not_implemented("GeluKernelImpl", a.dtype)
+        self.save("self", a)
+        self.save_attr(approximate=approximate)
+        if a.array.dtype == np.float32:
+            return kernels.gelu(a.array, approximate)
+        value, _, _ = _gelu_parts(a.array, approximate)
+        return value.astype(a.array.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return GeluBackwardBackward0.call(grad, self.unpack("self"),
+                                          approximate=self.attrs["approximate"])
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+    return GeluBackward0.call(input, approximate=approximate)
+
+
+class SiluBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "σ({self}) × (1 + {self} × (1 - σ({self})))"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise not_implemented("silu_cpu", a.dtype)
+        self.save("self", a)
+        x = a.array
+        if x.dtype == np.float32:
+            return kernels.silu(x)
+        with np.errstate(over="ignore"):
+            return (x / (np.asarray(1, x.dtype) + precise(np.exp, -x))).astype(x.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        """torch: grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid))."""
+        from .creation import full_like
+
+        x = self.unpack("self")
+        s = x.sigmoid()
+        right = add_scalar(x * (full_like(s, 1.0) - s), 1.0)  # C++ evaluates this operand first
+        return grad * s * right
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    if inplace:
+        return apply_inplace(SiluBackward0, input)
+    return SiluBackward0.call(input)
+
+
+class SoftplusBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "σ({beta} × {self}) if {beta} × {self} ≤ {threshold} else 1"),)
+
+    def forward(self, a: Tensor, beta: Any = 1, threshold: Any = 20) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise not_implemented("softplus_cpu", a.dtype)
+        self.save("self", a)
+        self.save_attr(beta=beta, threshold=threshold)
+        x = a.array
+        if x.dtype == np.float32:
+            return kernels.softplus(x, beta, threshold)
+        with np.errstate(over="ignore"):
+            soft = precise(np.log1p, precise(np.exp, x * beta)) / beta
+        return np.where(x * beta > threshold, x, soft).astype(x.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return SoftplusBackwardBackward0.call(grad, self.unpack("self"), beta=self.attrs["beta"],
+                                              threshold=self.attrs["threshold"])
+
+
+class SoftplusBackwardBackward0(Function):
+    """softplus_backward(grad_output, self, beta, threshold) as an op, for create_graph."""
+
+    __slots__ = ()
+    formulas = (local("grad_output", "σ({beta} × {self}) if {beta} × {self} ≤ {threshold} else 1"),
+                local("self", "{beta} × {grad_output} × σ′({beta} × {self}) if {beta} × {self} < "
+                      "{threshold} else 0"))
+
+    def forward(self, grad: Tensor, x: Tensor, beta: Any, threshold: Any) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("self", x)
+        self.save_attr(beta=beta, threshold=threshold)
+        xb = x.array * beta
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.exp(xb)
+            return np.where(xb > threshold, grad.array, grad.array * z / (z + 1)).astype(
+                grad.array.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .unary import sigmoid_backward
+
+        grad, x = self.unpack("grad_output"), self.unpack("self")
+        beta, threshold = self.attrs["beta"], self.attrs["threshold"]
+        g_grad = g_x = None
+        if self.needs_input_grad(0):
+            g_grad = SoftplusBackwardBackward0.call(gg, x, beta=beta, threshold=threshold)
+        if self.needs_input_grad(1):  # torch's softplus_double_backward(gg * grad_output, ...)
+            xb = mul_scalar(x, beta)
+            mask = Tensor._wrap((xb.array < threshold).astype(gg.array.dtype))
+            g_x = mul_scalar(sigmoid_backward(gg * grad, xb.sigmoid()) * mask, beta)
+        return g_grad, g_x
+
+
+def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:  # noqa: A002
+    return SoftplusBackward0.call(input, beta=beta, threshold=threshold)
+
+
+class EluBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "{scale} if {self} > 0 else {scale} × {alpha} × {input_scale} × "
+                      "exp({input_scale} × {self})"),)
+
+    def forward(self, a: Tensor, alpha: Any = 1.0, scale: Any = 1,
+                input_scale: Any = 1) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise not_implemented("elu_cpu", a.dtype)
+        self.save("self", a)
+        self.save_attr(alpha=alpha, input_scale=input_scale, scale=scale)
+        x = a.array
+        if x.dtype == np.float32:
+            return kernels.elu(x, alpha, scale, input_scale)
+        with np.errstate(over="ignore"):
+            neg = scale * alpha * precise(np.expm1, x * input_scale)
+        return np.where(x > 0, scale * x, neg).astype(x.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        a = self.attrs
+        return EluBackwardBackward0.call(grad, self.unpack("self"), alpha=a["alpha"],
+                                         scale=a["scale"], input_scale=a["input_scale"])
+
+
+class EluBackwardBackward0(Function):
+    """elu_backward(grad_output, ..., self_or_result) as an op, for create_graph."""
+
+    __slots__ = ()
+    formulas = (local("grad_output", "{scale} if {self_or_result} > 0 else {scale} × {alpha} × "
+                      "{input_scale} × exp({input_scale} × {self_or_result})"),
+                local("self_or_result", "0 if {self_or_result} > 0 else {grad_output} × {scale} "
+                      "× {alpha} × {input_scale}² × exp({input_scale} × {self_or_result})"))
+
+    def forward(self, grad: Tensor, x: Tensor, alpha: Any, scale: Any,
+                input_scale: Any) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("self_or_result", x)
+        self.save_attr(alpha=alpha, input_scale=input_scale, is_result=False, scale=scale)
+        g, v = grad.array, x.array
+        with np.errstate(over="ignore"):
+            neg = g * (input_scale * scale * alpha) * np.exp(v * input_scale)
+        return np.where(v > 0, g * scale, neg).astype(g.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, x = self.unpack("grad_output"), self.unpack("self_or_result")
+        a = self.attrs
+        params = dict(alpha=a["alpha"], scale=a["scale"], input_scale=a["input_scale"])
+        g_grad = g_x = None
+        if self.needs_input_grad(0):
+            g_grad = EluBackwardBackward0.call(gg, x, **params)
+        if self.needs_input_grad(1):  # torch's elu_double_backward (is_result false)
+            mask = Tensor._wrap((x.array < 0).astype(gg.array.dtype))
+            inner = mul_scalar(gg * grad, a["input_scale"])
+            g_x = EluBackwardBackward0.call(inner, x, **params) * mask
+        return g_grad, g_x
+
+
+class EluBackward1(EluBackward0):
+    """elu_ (in place): saves the result; its backward is elu_backward(is_result=True)."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, alpha: Any = 1.0, scale: Any = 1,
+                input_scale: Any = 1) -> np.ndarray:
+        out = super().forward(a, alpha, scale, input_scale)
+        if self.saved:
+            del self.saved["self"]
+        return out
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        a = self.attrs
+        result = self.unpack("result")
+        # elu_backward(is_result): grad * input_scale * (result + alpha * scale) where <= 0
+        neg = mul_scalar(grad * add_scalar(result, a["alpha"] * a["scale"]), a["input_scale"])
+        from .reductions import where
+
+        return where(result > 0, mul_scalar(grad, a["scale"]), neg)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    if inplace:
+        return apply_inplace(EluBackward1, input, alpha=alpha)
+    return EluBackward0.call(input, alpha=alpha)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """torch: elu(input, alpha, scale) with selu's constants (EluBackward0)."""
+    node = EluBackward1 if inplace else EluBackward0
+    if inplace:
+        return apply_inplace(node, input, alpha=_SELU_ALPHA, scale=_SELU_SCALE)
+    return node.call(input, alpha=_SELU_ALPHA, scale=_SELU_SCALE)
+
+
+def elu_(input: Tensor, alpha: Any = 1) -> Tensor:  # noqa: A002
+    return apply_inplace(EluBackward1, input, alpha=alpha)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    return apply_inplace(LeakyReluBackward1, input, negative_slope=negative_slope)
+
+
+# -- logsigmoid, softsign, tanhshrink, mish, glu, softmin --------------------------------
+
+
+class LogSigmoidBackward0(Function):
+    """log_sigmoid_forward: saves self and the buffer exp(-|x|) its backward uses."""
+
+    __slots__ = ()
+    formulas = (local("self", "1 - σ({self})"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise not_implemented("log_sigmoid_forward_cpu", a.dtype)
+        x = a.array
+        with np.errstate(over="ignore"):
+            buffer = precise(np.exp, -np.abs(x))
+            out = (np.minimum(x, 0) - precise(np.log1p, buffer)).astype(x.dtype)
+        self.save("buffer", Tensor._wrap(buffer))
+        self.save("self", a)
+        return out
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return LogSigmoidBackwardBackward0.call(grad, self.unpack("self"),
+                                                buffer=self.unpack("buffer"))
+
+
+class LogSigmoidBackwardBackward0(Function):
+    """log_sigmoid_backward(grad_output, self, buffer) as an op."""
+
+    __slots__ = ()
+    formulas = (local("grad_output", "1 - σ({self})"),
+                local("self", "-{grad_output} × σ({self}) × (1 - σ({self}))"))
+
+    def forward(self, grad: Tensor, a: Tensor, buffer: Tensor) -> np.ndarray:
+        self.save("buffer", buffer)
+        self.save("grad_output", grad)
+        self.save("self", a)
+        x, b, g = a.array, buffer.array, grad.array
+        one = np.asarray(1, g.dtype)
+        # ATen: x < 0 ? 1 - b / (1 + b) : b / (1 + b), times grad
+        frac = b / (one + b)
+        return (np.where(x < 0, one - frac, frac) * g).astype(g.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
+        x = self.unpack("self")
+        g_grad = g_self = None
+        if self.needs_input_grad(1):  # log_sigmoid_double_backward(gg * grad_output, self)
+            z = x.sigmoid()
+            g_self = (gg * self.unpack("grad_output")) * sub_scalar(z, 1) * z
+        if self.needs_input_grad(0):
+            g_grad = LogSigmoidBackwardBackward0.call(gg, x, buffer=self.unpack("buffer"))
+        return g_grad, g_self
+
+
+def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    return LogSigmoidBackward0.call(input)
+
+
+def softsign(input: Tensor) -> Tensor:  # noqa: A002
+    """torch: input / (input.abs() + 1)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+    """torch: input - input.tanh()."""
+    return input - input.tanh()
+
+
+def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
+            dtype: Any = None) -> Tensor:
+    """torch: (-input).softmax(dim)."""
+    from .softmax import softmax
+
+    return softmax(-input, dim, dtype=dtype)
+
+
+class MishBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "tanh(softplus({self})) + {self} × σ({self}) × "
+                              "(1 - tanh(softplus({self}))²)"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise not_implemented("mish_cpu", a.dtype)
+        self.save("self", a)
+        x = a.array
+        with np.errstate(over="ignore"):
+            soft = np.where(x > 20, x, precise(np.log1p, precise(np.exp, x)))
+            return (x * precise(np.tanh, soft.astype(x.dtype))).astype(x.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        """infinitely_differentiable_mish_backward: grad * (tanh(softplus(x)) +
+        x * sigmoid(x) * (1 - tanh(softplus(x))^2))."""
+        from .scalar import scalar_sub
+
+        x = self.unpack("self")
+        sig = x.sigmoid()
+        tanh_sp = x.exp().log1p().tanh()
+        return grad * (tanh_sp + x * sig * scalar_sub(1.0, tanh_sp * tanh_sp))
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    if inplace:
+        return apply_inplace(MishBackward0, input)
+    return MishBackward0.call(input)
+
+
+def _halves(x: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+    n = x.shape[d] // 2
+    lead = (slice(None),) * d
+    return x[lead + (slice(0, n),)], x[lead + (slice(n, None),)]
+
+
+class GluBackward0(Function):
+    __slots__ = ()
+    # {self}₁, {self}₂: the halves along dim (glu is {self}₁ × σ({self}₂))
+    formulas = (vjp("self", "cat([{grad} × σ({self}₂), {grad} × {self}₁ × σ′({self}₂)], {dim})"),)
+
+    def forward(self, a: Tensor, dim: int) -> np.ndarray:
+        from ..shapes import wrap_dim
+        from .views import saved_int
+
+        if a.array.ndim == 0:
+            raise TorchRuntimeError("glu does not support scalars because halving size must be "
+                                    "even")
+        d = wrap_dim(dim, a.array.ndim)
+        if a.array.shape[d] % 2:
+            raise TorchRuntimeError(
+                f"Halving dimension must be even, but dimension {d} is size {a.array.shape[d]}")
+        self.save_attr(dim=saved_int(dim))
+        self.save("self", a)
+        first, second = _halves(a.array, d)
+        with np.errstate(over="ignore"):
+            sig = (np.asarray(1, second.dtype) / (np.asarray(1, second.dtype)
+                                                  + precise(np.exp, -second)))
+        return (first * sig.astype(second.dtype)).astype(a.array.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .views import signed
+
+        return GluBackwardBackward0.call(grad, self.unpack("self"), dim=signed(self.attrs["dim"]))
+
+
+class GluBackwardBackward0(Function):
+    """glu_backward(grad_output, self, dim) as an op."""
+
+    __slots__ = ()
+    formulas = (vjp("grad_output", "{grad}₁ × σ({self}₂) + {grad}₂ × {self}₁ × σ′({self}₂)"),
+                vjp("self", "cat([{grad}₂ × {grad_output} × σ′({self}₂), ({grad}₂ × {self}₁ × "
+                    "σ″({self}₂) + {grad}₁ × σ′({self}₂)) × {grad_output}], {dim})"))
+
+    def forward(self, grad: Tensor, a: Tensor, dim: int) -> np.ndarray:
+        from ..shapes import wrap_dim
+        from .views import saved_int
+
+        self.save_attr(dim=saved_int(dim))
+        self.save("grad_output", grad)
+        self.save("self", a)
+        d = wrap_dim(dim, a.array.ndim)
+        first, second = _halves(a.array.astype(np.float64), d)
+        g = grad.array.astype(np.float64)
+        sig = 1 / (1 + np.exp(-second))
+        return np.concatenate([g * sig, g * first * sig * (1 - sig)], axis=d).astype(
+            a.array.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        """torch's glu_double_backward and glu_double_backward_grad_output, op for op."""
+        from ..shapes import wrap_dim
+        from .creation import ones
+        from .joins import cat
+        from .scalar import scalar_sub
+        from .views import signed
+
+        x, grad = self.unpack("self"), self.unpack("grad_output")
+        d = wrap_dim(signed(self.attrs["dim"]), x.ndim)
+        n = x.shape[d] // 2
+        g_grad = g_x = None
+        if self.needs_input_grad(1):
+            first, second = x.narrow(d, 0, n), x.narrow(d, n, n)
+            sig = second.sigmoid()
+            one_sub_sig = scalar_sub(1, sig)
+            sig_one_sub_sig = sig * one_sub_sig
+            gg_first, gg_second = gg.narrow(d, 0, n), gg.narrow(d, n, n)
+            gg_second_first = gg_second * first
+            gi_first = gg_second * grad * sig_one_sub_sig
+            second_order = sig_one_sub_sig * one_sub_sig - sig * sig_one_sub_sig
+            gi_second = gg_second_first * grad * second_order + gg_first * grad * sig_one_sub_sig
+            g_x = cat([gi_first, gi_second], d)
+        if self.needs_input_grad(0):
+            sizes = list(x.shape)
+            sizes[d] //= 2
+            tmp = gg * GluBackwardBackward0.call(ones(*sizes, dtype=x.dtype), x, dim=d)
+            g_grad = tmp.narrow(d, 0, n) + tmp.narrow(d, n, n)
+        return g_grad, g_x
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+    return GluBackward0.call(input, dim=dim)

@@ -1,0 +1,348 @@
+"""F.conv1d / F.conv2d (and torch.conv1d/conv2d): torch's `convolution`, one
+`ConvolutionBackward0` node over (input, weight, bias), whose backward is the
+multi-output `ConvolutionBackwardBackward0` (grad_input, grad_weight, grad_bias).
+
+Values: float64 accumulation rounded once to the dtype. torch's float32 CPU kernels
+(oneDNN for most shapes, else im2col + sgemm / slow_conv2d) sum in an order of their
+own, so the last bit can differ (see the report of the engine work on conv).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from .. import exactness
+from ..formulas import vjp
+from ..limits import reserve
+from ..node import Function
+from ..tensor import Tensor
+from .views import SqueezeBackward1, UnsqueezeBackward0, warn
+
+# The convolution's gradients, as explain shows them: conv_transpose is the transposed
+# convolution (the input's gradient), ⋆ the cross-correlation of the input with the
+# gradient over the batch (the weight's), both with the forward's parameters.
+_PARAMS = "stride={stride}, padding={padding}, dilation={dilation}, groups={groups}"
+
+
+def _windows(xp: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...],
+             dilation: tuple[int, ...], out: tuple[int, ...]) -> np.ndarray:
+    """A strided view (N, C, *out, *kernel) of the padded input's receptive fields."""
+    nd = len(kernel)
+    sizes = xp.shape[:2] + tuple(out) + tuple(kernel)
+    st = xp.strides
+    strides = st[:2] + tuple(st[2 + i] * stride[i] for i in range(nd)) + tuple(
+        st[2 + i] * dilation[i] for i in range(nd))
+    return np.lib.stride_tricks.as_strided(xp, sizes, strides, writeable=False)
+
+
+def _pad(x: np.ndarray, padding: tuple[int, ...]) -> np.ndarray:
+    if not any(padding):
+        return x
+    return np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+
+
+def _out_size(size: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
+              padding: tuple[int, ...], dilation: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple((size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
+                 for i in range(len(kernel)))
+
+
+def _grouped(a: np.ndarray, groups: int, axis: int) -> np.ndarray:
+    """Split `axis` into (groups, size / groups)."""
+    shape = a.shape
+    return a.reshape(shape[:axis] + (groups, shape[axis] // groups) + shape[axis + 1:])
+
+
+def conv_forward(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
+                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int) -> np.ndarray:
+    """The convolution (no bias) in float64: (N, C, *S) x (O, C/g, *K) -> (N, O, *S')."""
+    nd = w.ndim - 2
+    kernel = w.shape[2:]
+    out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
+    cols = _windows(_pad(x.astype(np.float64), padding), kernel, stride, dilation, out)
+    cols = _grouped(cols, groups, 1)  # (N, g, C/g, *out, *K)
+    wg = _grouped(w.astype(np.float64), groups, 0)  # (g, O/g, C/g, *K)
+    letters = "abcdefghij"[:nd]
+    kl = "klmnopqrst"[:nd]
+    res = np.einsum(f"NGC{letters}{kl},GOC{kl}->NGO{letters}", cols, wg, optimize=True)
+    return res.reshape((x.shape[0], w.shape[0]) + tuple(out))
+
+
+def conv_input_grad(g: np.ndarray, w: np.ndarray, input_shape: tuple[int, ...],
+                    stride: tuple[int, ...], padding: tuple[int, ...],
+                    dilation: tuple[int, ...], groups: int) -> np.ndarray:
+    """d(conv)/d(input) applied to `g` (a transposed convolution), in float64."""
+    nd = w.ndim - 2
+    kernel = w.shape[2:]
+    out = g.shape[2:]
+    gg = _grouped(g.astype(np.float64), groups, 1)  # (N, g, O/g, *out)
+    wg = _grouped(w.astype(np.float64), groups, 0)  # (g, O/g, C/g, *K)
+    letters = "abcdefghij"[:nd]
+    kl = "klmnopqrst"[:nd]
+    cols = np.einsum(f"NGO{letters},GOC{kl}->NGC{letters}{kl}", gg, wg, optimize=True)
+    cols = cols.reshape((g.shape[0], input_shape[1]) + tuple(out) + tuple(kernel))
+    padded = np.zeros(input_shape[:2] + tuple(input_shape[2 + i] + 2 * padding[i]
+                                              for i in range(nd)))
+    for k in np.ndindex(*kernel):
+        target = (slice(None), slice(None)) + tuple(
+            slice(k[i] * dilation[i], k[i] * dilation[i] + stride[i] * (out[i] - 1) + 1,
+                  stride[i]) for i in range(nd))
+        padded[target] += cols[(Ellipsis,) + k]
+    inner = (slice(None), slice(None)) + tuple(
+        slice(padding[i], padding[i] + input_shape[2 + i]) for i in range(nd))
+    return padded[inner]
+
+
+def conv_weight_grad(g: np.ndarray, x: np.ndarray, weight_shape: tuple[int, ...],
+                     stride: tuple[int, ...], padding: tuple[int, ...],
+                     dilation: tuple[int, ...], groups: int) -> np.ndarray:
+    """d(conv)/d(weight) applied to `g`, in float64."""
+    nd = len(weight_shape) - 2
+    kernel = weight_shape[2:]
+    cols = _windows(_pad(x.astype(np.float64), padding), kernel, stride, dilation, g.shape[2:])
+    cols = _grouped(cols, groups, 1)
+    gg = _grouped(g.astype(np.float64), groups, 1)
+    letters = "abcdefghij"[:nd]
+    kl = "klmnopqrst"[:nd]
+    res = np.einsum(f"NGC{letters}{kl},NGO{letters}->GOC{kl}", cols, gg, optimize=True)
+    return res.reshape(weight_shape)
+
+
+class ConvolutionBackward0(Function):
+    """convolution(input, weight, bias, stride, padding, dilation, transposed=False, ...)."""
+
+    __slots__ = ()
+    formulas = (vjp("input", "conv_transpose({grad}, {weight}, " + _PARAMS + ")"),
+                vjp("weight", "Σₙ {input}ₙ ⋆ {grad}ₙ (" + _PARAMS + ")"),
+                vjp("bias", "{grad}.sum(0).flatten(1).sum(1)"))
+
+    def forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                output_padding: tuple[int, ...]) -> np.ndarray:
+        exactness.note("convolution: oneDNN's accumulation order is not reproduced")
+        self.save("input", x)
+        self.save("weight", w)
+        self.save_attr(bias_sym_sizes_opt=b.array.shape if b is not None else (0,),
+                       dilation=dilation, groups=groups, output_padding=output_padding,
+                       padding=padding, stride=stride, transposed=False)
+        full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
+        out = conv_forward(x.array, w.array, stride, full, dilation, groups)
+        if b is not None:
+            out += b.array.astype(np.float64).reshape((1, -1) + (1,) * (out.ndim - 2))
+        return out.astype(x.array.dtype)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        a = self.attrs
+        mask = (self.needs_input_grad(0), self.needs_input_grad(1), self.needs_input_grad(2))
+        outs = convolution_backward(grad, self.unpack("input"), self.unpack("weight"),
+                                    bias_sizes=a["bias_sym_sizes_opt"], stride=a["stride"],
+                                    padding=a["padding"], dilation=a["dilation"],
+                                    groups=a["groups"], output_padding=a["output_padding"],
+                                    mask=mask)
+        return tuple(o if m else None for o, m in zip(outs, mask, strict=True))
+
+
+class ConvolutionBackwardBackward0(Function):
+    """convolution_backward(grad_output, input, weight, ...) as an op: three outputs
+    (grad_input, grad_weight, grad_bias), so create_graph records torch's node."""
+
+    __slots__ = ()
+    formulas = (vjp("grad_output", "conv({grad}[0], {weight}, " + _PARAMS + ") + conv({input}, "
+                    "{grad}[1], " + _PARAMS + ") + {grad}[2].view(1, -1, 1, …)"),
+                vjp("input", "conv_transpose({grad_output}, {grad}[1], " + _PARAMS + ")"),
+                vjp("weight", "Σₙ {grad}[0]ₙ ⋆ {grad_output}ₙ (" + _PARAMS + ")"))
+    multi_output = True
+
+    def forward(self, grad: Tensor, x: Tensor, w: Tensor, bias_sizes: tuple[int, ...],
+                stride: tuple[int, ...], padding: tuple[int, ...], dilation: tuple[int, ...],
+                groups: int, output_padding: tuple[int, ...],
+                mask: tuple[bool, bool, bool]) -> list[np.ndarray]:
+        self.save_attr(dilation=dilation)
+        self.save("grad_output", grad)
+        self.save_attr(groups=groups)
+        self.save("input", x)
+        self.save_attr(output_padding=output_padding, padding=padding, stride=stride,
+                       transposed=False)
+        self.save("weight", w)
+        full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
+        dtype = x.array.dtype
+        g = grad.array
+        gi = (conv_input_grad(g, w.array, x.array.shape, stride, full, dilation, groups)
+              if mask[0] else np.zeros(x.array.shape))
+        gw = (conv_weight_grad(g, x.array, w.array.shape, stride, full, dilation, groups)
+              if mask[1] else np.zeros(w.array.shape))
+        axes = (0,) + tuple(range(2, g.ndim))
+        gb = (g.astype(np.float64).sum(axis=axes) if mask[2] and bias_sizes != (0,)
+              else np.zeros(bias_sizes if bias_sizes != (0,) else (w.array.shape[0],)))
+        return [gi.astype(dtype), gw.astype(dtype), gb.astype(dtype)]
+
+    def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor
+                 ) -> tuple[Tensor | None, ...]:
+        """torch's _convolution_double_backward: ggO = conv(ggI, w) + conv(x, ggW) + ggb;
+        gI from (gO, ggW), gW from (ggI, gO), both through convolution_backward."""
+        a = self.attrs
+        grad, x, w = self.unpack("grad_output"), self.unpack("input"), self.unpack("weight")
+        params = dict(stride=a["stride"], padding=a["padding"], dilation=a["dilation"],
+                      groups=a["groups"], output_padding=a["output_padding"])
+        g_grad = g_x = g_w = None
+        if self.needs_input_grad(0):
+            g_grad = convolution(gg_input, w, None, **params) + convolution(x, gg_weight, None,
+                                                                            **params)
+            g_grad = g_grad + gg_bias.reshape((1, -1) + (1,) * (grad.ndim - 2))
+        if self.needs_input_grad(1):
+            g_x = convolution_backward(grad, x, gg_weight, bias_sizes=(0,),
+                                       mask=(True, False, False), **params)[0]
+        if self.needs_input_grad(2):
+            g_w = convolution_backward(grad, gg_input, w, bias_sizes=(0,),
+                                       mask=(False, True, False), **params)[1]
+        return g_grad, g_x, g_w
+
+
+def convolution(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                output_padding: tuple[int, ...]) -> Tensor:
+    return ConvolutionBackward0.call(x, w, b, stride=stride, padding=padding,
+                                     dilation=dilation, groups=groups,
+                                     output_padding=output_padding)
+
+
+def convolution_backward(grad: Tensor, x: Tensor, w: Tensor, **params: Any) -> list[Tensor]:
+    return ConvolutionBackwardBackward0.call(grad, x, w, **params)
+
+
+# -- F.conv1d / F.conv2d: argument handling and torch's checks ------------------------
+
+
+def _expand(value: Any, nd: int) -> tuple[int, ...]:
+    """An int[nd] argument: an int or a one-element list is repeated (torch's parser)."""
+    values = (value,) if isinstance(value, int) else tuple(value)
+    return values * nd if len(values) == 1 else values
+
+
+def _check_length(name: str, values: tuple[int, ...], conv_nd: int) -> None:
+    if len(values) != conv_nd:
+        listed = ", ".join(map(str, values))
+        raise TorchRuntimeError(
+            f"expected {name} to be a single integer value or a list of {conv_nd} values to "
+            f"match the convolution dimensions, but got {name}=[{listed}]")
+
+
+def _dims_text(values: Any) -> str:
+    return " x ".join(map(str, values))
+
+
+def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+           padding: tuple[int, ...], dilation: tuple[int, ...], groups: int) -> None:
+    """torch's ConvParams / check_shape_forward messages, in torch's order."""
+    if any(s <= 0 for s in stride):
+        raise TorchRuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise TorchRuntimeError("negative padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise TorchRuntimeError("non-positive dilation is not supported")
+    if groups <= 0:
+        raise TorchRuntimeError("non-positive groups is not supported")
+    if x.dtype is not w.dtype:
+        raise TorchRuntimeError(
+            f"Input type (torch.{x.dtype.tensor_type}) and weight type "
+            f"(torch.{w.dtype.tensor_type}) should be the same or input should be a MKLDNN "
+            "tensor and weight is a dense tensor")
+    ws, xs = w.array.shape, x.array.shape
+    if ws[0] % groups:
+        raise TorchRuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size [{list(ws)}] instead")
+    if xs[1] != ws[1] * groups:
+        raise TorchRuntimeError(
+            f"Given groups={groups}, weight of size [{', '.join(map(str, ws))}], expected "
+            f"input[{', '.join(map(str, xs))}] to have {ws[1] * groups} channels, but got "
+            f"{xs[1]} channels instead")
+    if b is not None and (b.array.ndim != 1 or b.array.shape[0] != ws[0]):
+        raise TorchRuntimeError(
+            f"Given weight of size [{', '.join(map(str, ws))}], expected bias to be "
+            f"1-dimensional with {ws[0]} elements, but got bias of size "
+            f"[{', '.join(map(str, b.array.shape))}] instead")
+    padded = [xs[2 + i] + 2 * padding[i] for i in range(len(stride))]
+    kernel = [(ws[2 + i] - 1) * dilation[i] + 1 for i in range(len(stride))]
+    if any(p < k for p, k in zip(padded, kernel, strict=True)):
+        raise TorchRuntimeError(
+            f"Calculated padded input size per channel: ({_dims_text(padded)}). Kernel size: "
+            f"({_dims_text(kernel)}). Kernel size can't be greater than actual input size")
+
+
+def _conv(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: Any,
+          padding: Any, dilation: Any, groups: int) -> Tensor:
+    if x.array.ndim not in (nd + 1, nd + 2):
+        raise TorchRuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
+            f"input of size: [{', '.join(map(str, x.array.shape))}]")
+    unbatched = x.array.ndim == nd + 1
+    if unbatched:
+        x = UnsqueezeBackward0.call(x, dim=0)
+    conv_nd = w.array.ndim - 2
+    stride = _expand(stride, nd)
+    dilation = _expand(dilation, nd)
+    _check_length("stride", stride, conv_nd)
+    output_padding: tuple[int, ...] = (0,) * conv_nd
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding, output_padding = (0,), (0,)
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise TorchRuntimeError(
+                    "padding='same' is not supported for strided convolutions")
+            x, padding = _same_padding(x, w, dilation)
+        else:
+            raise TorchRuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        padding = _expand(padding, nd)
+        _check_length("padding", padding, conv_nd)
+    _check_length("dilation", dilation, conv_nd)
+    full = padding * conv_nd if len(padding) == 1 else padding
+    _check(x, w, b, stride, full, dilation, groups)
+    out_shape = _out_size(x.array.shape[2:], w.array.shape[2:], stride, full, dilation)
+    reserve((x.array.shape[0], w.array.shape[0]) + out_shape, 8)
+    reserve((x.array.shape[0], x.array.shape[1]) + out_shape + tuple(w.array.shape[2:]), 8)
+    out = convolution(x, w, b, stride=stride, padding=padding, dilation=dilation,
+                      groups=groups, output_padding=output_padding)
+    if unbatched:
+        out = SqueezeBackward1.call(out, dim=0)
+    return out
+
+
+def _same_padding(x: Tensor, w: Tensor, dilation: tuple[int, ...]
+                  ) -> tuple[Tensor, tuple[int, ...]]:
+    """torch's _convolution_mode('same'): symmetric padding where it can, else the input
+    padded on the right first (constant_pad_nd) with a warning."""
+    nd = w.array.ndim - 2
+    left = []
+    pad_nd = [0] * (2 * nd)
+    symmetric = True
+    for i in range(nd):
+        total = dilation[i] * (w.array.shape[2 + i] - 1)
+        lo = total // 2
+        hi = total - lo
+        left.append(lo)
+        if lo != hi:
+            symmetric = False
+            pad_nd[2 * (nd - 1 - i) + 1] = hi - lo
+    if not symmetric:
+        from .padding import constant_pad_nd
+
+        warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+             "zero-padded copy of the input be created (Triggered internally at /__w/pytorch/"
+             "pytorch/aten/src/ATen/native/Convolution.cpp:1101.)")
+        x = constant_pad_nd(x, tuple(pad_nd), 0)
+    return x, tuple(left)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+           stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+           stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)

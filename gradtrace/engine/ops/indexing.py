@@ -1,0 +1,627 @@
+"""Indexing ops that are not views: index_select, index_copy/index_add/index_fill,
+gather, scatter (src, value, reduce), scatter_add, masked_fill, masked_select and
+masked_scatter, with their in-place forms."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
+from .. import dtypes
+from ..dtypes import C_TYPE_NAMES
+from ..formulas import local, undefined, vjp
+from ..node import Function
+from ..shapes import broadcast_shapes, wrap_dim
+from ..tensor import Tensor, type_name
+from ._util import apply_inplace
+from .subscript import IndexPutBackward0
+from .views import saved_int, signed
+
+
+def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
+    return IndexSelectBackward0.call(a, dim=dim, index=index)
+
+
+class IndexSelectBackward0(Function):
+    __slots__ = ()
+    formulas = (vjp("self", "zeros({self_sym_sizes}).index_add({dim}, {index}, {grad})"),)
+
+    def forward(self, a: Tensor, dim: int, index: Tensor) -> np.ndarray:
+        d = wrap_dim(dim, a.array.ndim)
+        if index.array.ndim > 1:
+            raise TorchIndexError("index_select(): Index is supposed to be a vector")
+        if index.dtype not in (dtypes.int64, dtypes.int32):
+            raise TorchRuntimeError(
+                "index_select(): Expected dtype int32 or int64 for index")
+        size = a.array.shape[d] if a.array.ndim else 1
+        bad = index.array[(index.array < 0) | (index.array >= size)]
+        if bad.size:
+            if a.array.ndim == 2 and d == 1:  # torch's 2-D dim-1 kernel says it this way
+                raise TorchRuntimeError(
+                    f"INDICES element is out of DATA bounds, id={int(bad.reshape(-1)[0])} "
+                    f"axis_dim={size}")
+            raise TorchIndexError("index out of range in self")
+        self.save("index", index)
+        self.save_attr(dim=saved_int(dim), self_sym_sizes=a.array.shape)
+        return np.take(a.array, index.array.reshape(-1), axis=d if a.array.ndim else None)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .creation import zeros
+
+        a = self.attrs
+        sizes = a["self_sym_sizes"]
+        d = signed(a["dim"]) % max(len(sizes), 1)
+        index = self.unpack("index")
+        indices = (None,) * d + (index,)
+        return IndexPutBackward0.call(zeros(sizes, dtype=grad.dtype), grad, indices=indices,
+                                      accumulate=True)
+
+
+class MaskedFillBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "0 if {mask} else 1"),)
+
+    def forward(self, a: Tensor, mask: Tensor, value: Any) -> np.ndarray:
+        _check_mask(a, mask, value)
+        self.save("mask", mask)
+        return np.where(mask.array, np.asarray(value).astype(a.array.dtype), a.array)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return masked_fill(grad, self.unpack("mask"), 0)  # torch: grad.masked_fill(mask, 0)
+
+
+class MaskedFillBackward1(Function):
+    """masked_fill with a 0-dim tensor value: the value gets the masked gradient's sum."""
+
+    __slots__ = ()
+    formulas = (local("self", "0 if {mask} else 1"),
+                local("value", "1 if {mask} else 0"))
+
+    def forward(self, a: Tensor, value: Tensor, mask: Tensor) -> np.ndarray:
+        _check_mask(a, mask, value)
+        if value.array.ndim:
+            raise TorchRuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.array.ndim} dimension(s).")
+        self.save("mask", mask)
+        return np.where(mask.array, value.array.astype(a.array.dtype), a.array)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .reductions import where
+
+        mask = self.unpack("mask")
+        g_self = masked_fill(grad, mask, 0) if self.needs_input_grad(0) else None
+        g_value = (where(mask, grad, Tensor.scalar(0.0)).sum() if self.needs_input_grad(1)
+                   else None)
+        return g_self, g_value
+
+
+
+
+def _check_mask(a: Tensor, mask: Tensor, value: Any) -> None:
+    if not isinstance(value, (Tensor, bool, int, float)):
+        raise TorchTypeError(
+            "masked_fill() received an invalid combination of arguments - got (Tensor, "
+            f"{type_name(value)}), but expected one of:\n * (Tensor mask, Tensor value)\n      "
+            "didn't match because some of the arguments have invalid types: (Tensor, "
+            f"!{type_name(value)}!)\n * (Tensor mask, Number value)\n      didn't match because "
+            f"some of the arguments have invalid types: (Tensor, !{type_name(value)}!)\n")
+    broadcast_shapes(mask.array.shape, a.array.shape)  # torch names the mask "a"
+    if mask.dtype is not dtypes.bool_:
+        raise TorchRuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{C_TYPE_NAMES[mask.dtype.name]}")
+
+
+def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return MaskedFillBackward1.call(a, value, mask=mask)
+    return MaskedFillBackward0.call(a, mask=mask, value=value)
+
+
+def masked_fill_(a: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return apply_inplace(MaskedFillBackward1, a, value, mask=mask)
+    return apply_inplace(MaskedFillBackward0, a, mask=mask, value=value)
+
+
+def _gather_key(index: np.ndarray, dim: int) -> tuple:
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _check_gather(a: Tensor, dim: int, index: Tensor, name: str) -> int:
+    if index.dtype is not dtypes.int64 and index.dtype.name != "int32":
+        raise TorchRuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    d = wrap_dim(dim, a.array.ndim)
+    if index.array.ndim != a.array.ndim:
+        raise TorchRuntimeError(
+            "Index tensor must have the same number of dimensions as input tensor")
+    size = a.array.shape[d]
+    bad = index.array[(index.array < 0) | (index.array >= size)]
+    if bad.size:
+        raise TorchRuntimeError(
+            f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {d} with size {size}")
+    return d
+
+
+class GatherBackward0(Function):
+    __slots__ = ()
+    formulas = (vjp("self", "zeros_like({self}).scatter_add({dim}, {index}, {grad})"),)
+
+    def forward(self, a: Tensor, dim: int, index: Tensor, sparse_grad: bool = False
+                ) -> np.ndarray:
+        d = _check_gather(a, dim, index, "gather")
+        self.save("index", index)
+        self.save("self", a)
+        self.save_attr(dim=saved_int(dim), sparse_grad=sparse_grad)
+        return a.array[_gather_key(index.array, d)]
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .creation import zeros
+
+        a = self.unpack("self")
+        return ScatterAddBackward0.call(zeros(a.shape, dtype=grad.dtype), grad,
+                                        dim=signed(self.attrs["dim"]), index=self.unpack("index"))
+
+
+class ScatterAddBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "1"),
+                vjp("src", "{grad}.gather({dim}, {index})"))
+
+    def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor) -> np.ndarray:
+        d = _check_gather(a, dim, index, "scatter")
+        self.save("index", index)
+        self.save_attr(dim=saved_int(dim))
+        out = a.array.copy()
+        np.add.at(out, _gather_key(index.array, d),
+                  src.array[tuple(slice(0, s) for s in index.array.shape)])
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        dim, index = signed(self.attrs["dim"]), self.unpack("index")
+        g_src = gather(grad, dim, index) if self.needs_input_grad(1) else None
+        return (grad if self.needs_input_grad(0) else None), g_src
+
+
+class ScatterBackward0(Function):
+    """scatter(self, dim, index, src): what max(dim)/min(dim) record in their backward."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "{grad}.scatter({dim}, {index}, 0)"),
+                vjp("src", "{grad}.gather({dim}, {index})"))
+
+    def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor) -> np.ndarray:
+        d = _check_gather(a, dim, index, "scatter")
+        self.save("index", index)
+        self.save_attr(dim=saved_int(dim))
+        out = a.array.copy()
+        out[_gather_key(index.array, d)] = src.array[
+            tuple(slice(0, s) for s in index.array.shape)]
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        dim, index = signed(self.attrs["dim"]), self.unpack("index")
+        g_src = gather(grad, dim, index) if self.needs_input_grad(1) else None
+        g_self = None
+        if self.needs_input_grad(0):  # torch: grad.scatter(dim, index, 0)
+            g_self = ScatterBackward1.call(grad, dim=dim, index=index, value=0)
+        return g_self, g_src
+
+
+class ScatterBackward1(Function):
+    """scatter(self, dim, index, value): value written at index; its gradient is zero."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "{grad}.scatter({dim}, {index}, 0)"),)
+
+    def forward(self, a: Tensor, dim: int, index: Tensor, value: Any) -> np.ndarray:
+        d = _check_gather(a, dim, index, "scatter")
+        self.save("index", index)
+        self.save_attr(dim=saved_int(dim))
+        out = a.array.copy()
+        out[_gather_key(index.array, d)] = np.asarray(value).astype(out.dtype)
+        return out
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return ScatterBackward1.call(grad, dim=signed(self.attrs["dim"]),
+                                     index=self.unpack("index"), value=0)
+
+
+class NotImplementedScatterReduce(Function):
+    """scatter(..., reduce=...): torch records torch::autograd::NotImplemented."""
+
+    __slots__ = ()
+    formulas = (undefined("self"), undefined("src"))
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def forward(self, a: Tensor, src: Tensor | None = None, *, dim: int, index: Tensor,
+                value: Any, reduce: str) -> np.ndarray:
+        d = _check_gather(a, dim, index, "scatter")
+        out = a.array.copy()
+        key = _gather_key(index.array, d)
+        values = (np.asarray(value).astype(out.dtype) if src is None else
+                  src.array[tuple(slice(0, n) for n in index.array.shape)])
+        values = np.broadcast_to(values, index.array.shape)
+        if reduce == "add":
+            np.add.at(out, key, values)
+        else:
+            np.multiply.at(out, key, values)
+        return out
+
+    def backward(self, grad: Tensor) -> Any:
+        raise TorchRuntimeError("derivative for aten::scatter is not implemented")
+
+
+NotImplementedScatterReduce.__name__ = "NotImplemented"
+
+SCATTER_REDUCE_WARNING = (
+    "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+    "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+    "options. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "TensorAdvancedIndexing.cpp:225.)")
+
+
+def _scatter_node(a: Tensor, dim: int, index: Tensor, src: Any, value: Any,
+                  reduce: str | None) -> tuple[type[Function], tuple, dict[str, Any]]:
+    if src is None:
+        src = value
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise TorchRuntimeError(
+                f"reduce argument must be either add or multiply. Got {reduce}")
+        if isinstance(src, Tensor):
+            from .views import warn
+
+            warn(SCATTER_REDUCE_WARNING)
+            return NotImplementedScatterReduce, (a, src), dict(dim=dim, index=index, value=None,
+                                                                reduce=reduce)
+        return NotImplementedScatterReduce, (a,), dict(dim=dim, index=index, value=src,
+                                                        reduce=reduce)
+    if isinstance(src, Tensor):
+        return ScatterBackward0, (a, src), dict(dim=dim, index=index)
+    return ScatterBackward1, (a,), dict(dim=dim, index=index, value=src)
+
+
+def scatter(a: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Tensor:
+    node, inputs, params = _scatter_node(a, dim, index, src, value, reduce)
+    return node.call(*inputs, **params)
+
+
+def scatter_(a: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+             reduce: str | None = None) -> Tensor:
+    node, inputs, params = _scatter_node(a, dim, index, src, value, reduce)
+    return apply_inplace(node, a, *inputs[1:], **params)
+
+
+def scatter_add_(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return apply_inplace(ScatterAddBackward0, a, src, dim=dim, index=index)
+
+
+def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    return GatherBackward0.call(a, dim=dim, index=index, sparse_grad=sparse_grad)
+
+
+def scatter_add(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return ScatterAddBackward0.call(a, src, dim=dim, index=index)
+
+
+# -- index_copy, index_add, index_fill ----------------------------------------------------
+
+
+def _dim_size(a: Tensor, dim: int) -> tuple[int, int]:
+    d = wrap_dim(dim, a.array.ndim) if a.array.ndim else 0
+    return d, (a.array.shape[d] if a.array.ndim else 1)
+
+
+def _first_out_of_bounds(index: Tensor, size: int) -> int | None:
+    arr = index.array
+    bad = arr[(arr < -size) | (arr >= size)]
+    return int(bad.reshape(-1)[0]) if bad.size else None
+
+
+def _source_size(source: Tensor, d: int) -> int:
+    return source.array.shape[d] if source.array.ndim else 1
+
+
+def _check_index_copy(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    """torch's index_copy_ checks and messages, in its order."""
+    d, size = _dim_size(a, dim)
+    if index.dtype is not dtypes.int64:
+        raise TorchRuntimeError("index_copy_(): Expected a long tensor for index, but got "
+                                f"{cast_name(index.dtype)}")
+    if index.array.ndim > 1:
+        raise TorchIndexError("index_copy_(): Index should have dimension 1 or 0 (got "
+                              f"{index.array.ndim})")
+    if index.array.size != _source_size(source, d):
+        raise TorchIndexError(
+            f"index_copy_(): Number of indices ({index.array.size}) should be equal to "
+            f"source.size(dim) ({_source_size(source, d)})")
+    if source.dtype is not a.dtype:
+        raise TorchRuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{cast_name(a.dtype)} and (source) {cast_name(source.dtype)}")
+    bad = _first_out_of_bounds(index, size)
+    if bad is not None:
+        raise TorchIndexError(
+            f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}")
+    return d
+
+
+def _check_index_add(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    d, size = _dim_size(a, dim)
+    if index.dtype not in (dtypes.int64, dtypes.int32):
+        raise TorchRuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
+                                f"{cast_name(index.dtype)}")
+    if index.array.size != _source_size(source, d):
+        raise TorchRuntimeError(
+            f"index_add_(): Number of indices ({index.array.size}) should be equal to "
+            f"source.size(dim): ({_source_size(source, d)}), for dim: {d}")
+    if source.dtype is not a.dtype:
+        raise TorchRuntimeError(
+            f"index_add_(): self ({cast_name(a.dtype)}) and source ({cast_name(source.dtype)}) "
+            "must have the same scalar type")
+    bad = _first_out_of_bounds(index, size)
+    if bad is not None:
+        raise TorchRuntimeError(f"index {bad} is out of bounds for dimension {d} with size "
+                                f"{size}")
+    return d
+
+
+def _check_index_fill(a: Tensor, dim: int, index: Tensor) -> int:
+    d, size = _dim_size(a, dim)
+    if index.dtype is not dtypes.int64:
+        raise TorchIndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.array.ndim > 1:
+        raise TorchRuntimeError("Index has to be a vector/scalar")
+    bad = _first_out_of_bounds(index, size)
+    if bad is not None:
+        raise TorchIndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    return d
+
+
+def cast_name(dtype: dtypes.DType) -> str:
+    return dtype.tensor_type[:-6]
+
+
+def _index_key(ndim: int, d: int, index: np.ndarray) -> tuple:
+    return (slice(None),) * d + (index.reshape(-1),)
+
+
+class IndexCopyBackward0(Function):
+    __slots__ = ()
+    formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),
+                vjp("source", "{grad}.index_select({dim}, {index})"))
+
+    def forward(self, a: Tensor, source: Tensor, dim: int, index: Tensor) -> np.ndarray:
+        d = _check_index_copy(a, dim, index, source)
+        self.save_attr(dim=saved_int(dim))
+        self.save("index", index)
+        self.save("source", source)
+        self.save_attr(source_dim=source.array.ndim)
+        out = a.array.copy()
+        if out.ndim == 0:
+            return source.array.reshape(()).astype(out.dtype)
+        out[_index_key(out.ndim, d, index.array)] = source.array
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        dim, index = signed(self.attrs["dim"]), self.unpack("index")
+        g_src = _index_source_grad(grad, dim, index, self.unpack("source"), 1) \
+            if self.needs_input_grad(1) else None
+        g_self = index_fill(grad, dim, index, 0) if self.needs_input_grad(0) else None
+        return g_self, g_src
+
+
+def _index_source_grad(grad: Tensor, dim: int, index: Tensor, source: Tensor,
+                       alpha: Any) -> Tensor:
+    """grad.index_select(dim, index).expand_as(source) (times alpha unless it is one)."""
+    from .scalar import mul_scalar
+    from .views import ExpandBackward0
+
+    if source.ndim > 0:
+        out = ExpandBackward0.call(index_select(grad, dim, index), shape=source.shape)
+    else:
+        out = index_select(grad, dim, index.squeeze(0))
+    return out if alpha == 1 else mul_scalar(out, alpha)
+
+
+class IndexAddBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "1"),
+                vjp("source", "{alpha} × {grad}.index_select({dim}, {index})"))
+
+    def forward(self, a: Tensor, source: Tensor, dim: int, index: Tensor,
+                alpha: Any = 1) -> np.ndarray:
+        d = _check_index_add(a, dim, index, source)
+        self.save_attr(alpha=alpha, dim=saved_int(dim))
+        self.save("index", index)
+        self.save("source", source)
+        self.save_attr(source_dim=source.array.ndim)
+        out = a.array.copy()
+        values = source.array if alpha == 1 else source.array * np.asarray(alpha, out.dtype)
+        np.add.at(out, _index_key(out.ndim, d, index.array), values.astype(out.dtype))
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a = self.attrs
+        g_src = _index_source_grad(grad, signed(a["dim"]), self.unpack("index"),
+                                   self.unpack("source"), a["alpha"]) \
+            if self.needs_input_grad(1) else None
+        return (grad if self.needs_input_grad(0) else None), g_src
+
+
+class IndexFillBackward0(Function):
+    """index_fill(self, dim, index, number)."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),)
+
+    def forward(self, a: Tensor, dim: int, index: Tensor, value: Any) -> np.ndarray:
+        d = _check_index_fill(a, dim, index)
+        self.save_attr(dim=saved_int(dim))
+        self.save("index", index)
+        out = a.array.copy()
+        out[_index_key(out.ndim, d, index.array)] = np.asarray(value).astype(out.dtype)
+        return out
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return index_fill(grad, signed(self.attrs["dim"]), self.unpack("index"), 0)
+
+
+class IndexFillBackward1(Function):
+    """index_fill(self, dim, index, 0-dim tensor value): the value gets a gradient too."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),
+                vjp("value", "{grad}.index_select({dim}, {index}.unique()).sum()"))
+
+    def forward(self, a: Tensor, value: Tensor, dim: int, index: Tensor) -> np.ndarray:
+        if value.array.ndim:
+            raise TorchRuntimeError(
+                "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.array.ndim} dimension(s).")
+        d = _check_index_fill(a, dim, index)
+        self.save_attr(dim=saved_int(dim))
+        self.save("index", index)
+        out = a.array.copy()
+        out[_index_key(out.ndim, d, index.array)] = value.array.astype(out.dtype)
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        dim, index = signed(self.attrs["dim"]), self.unpack("index")
+        g_value = None
+        if self.needs_input_grad(1):  # grad.index_select(dim, unique(index)).sum()
+            unique = Tensor._wrap(np.unique(index.array))
+            g_value = index_select(grad, dim, unique).sum()
+        g_self = index_fill(grad, dim, index, 0) if self.needs_input_grad(0) else None
+        return g_self, g_value
+
+
+def index_copy(a: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    return IndexCopyBackward0.call(a, source, dim=dim, index=index)
+
+
+def index_copy_(a: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    return apply_inplace(IndexCopyBackward0, a, source, dim=dim, index=index)
+
+
+def index_add(a: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    return IndexAddBackward0.call(a, source, dim=dim, index=index, alpha=alpha)
+
+
+def index_add_(a: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    return apply_inplace(IndexAddBackward0, a, source, dim=dim, index=index, alpha=alpha)
+
+
+def index_fill(a: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return IndexFillBackward1.call(a, value, dim=dim, index=index)
+    return IndexFillBackward0.call(a, dim=dim, index=index, value=value)
+
+
+def index_fill_(a: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return apply_inplace(IndexFillBackward1, a, value, dim=dim, index=index)
+    return apply_inplace(IndexFillBackward0, a, dim=dim, index=index, value=value)
+
+
+# -- masked_select, masked_scatter ----------------------------------------------------------
+
+
+def _check_bool_mask(name: str, mask: Tensor) -> None:
+    if mask.dtype is not dtypes.bool_:
+        raise TorchRuntimeError(f"{name}: expected BoolTensor for mask")
+
+
+class MaskedSelectBackward0(Function):
+    __slots__ = ()
+    formulas = (vjp("self", "zeros_like({self}).masked_scatter({mask}, {grad})"),)
+
+    def forward(self, a: Tensor, mask: Tensor) -> np.ndarray:
+        _check_bool_mask("masked_select", mask)
+        shape = broadcast_shapes(a.array.shape, mask.array.shape)
+        self.save("mask", mask)
+        self.save("self", a)
+        return np.broadcast_to(a.array, shape)[np.broadcast_to(mask.array, shape)]
+
+    def backward(self, grad: Tensor) -> Tensor:
+        """torch: zeros_like(input expanded to the mask's shape).masked_scatter_(mask, grad)."""
+        x, mask = self.unpack("self"), self.unpack("mask")
+        shape = broadcast_shapes(x.shape, mask.shape)
+        zeros = Tensor._wrap(np.zeros(shape, dtype=grad.array.dtype))
+        return apply_inplace(MaskedScatterBackward0, zeros, grad, mask=mask)
+
+
+class MaskedScatterBackward0(Function):
+    __slots__ = ()
+    # the source's first elements fill the mask's places, in order; the rest get 0
+    formulas = (local("self", "0 if {mask} else 1"),
+                vjp("source", "cat([{grad}[{mask}], zeros(…)]).view({source_sym_sizes})"))
+
+    def forward(self, a: Tensor, source: Tensor, mask: Tensor) -> np.ndarray:
+        _check_bool_mask("masked_scatter_", mask)
+        if source.dtype is not a.dtype:
+            raise TorchRuntimeError(
+                f"masked_scatter_: expected self and source to have same dtypes but got "
+                f"{a.dtype.tensor_type[:-6]} and {source.dtype.tensor_type[:-6]}")
+        self.save("mask", mask)
+        self.save_attr(source_sym_sizes=source.array.shape)
+        m = np.broadcast_to(mask.array, a.array.shape)
+        count = int(m.sum())
+        if count > source.array.size:
+            raise TorchRuntimeError("masked_scatter: expected source to have at least as many "
+                                    "elements as ones in mask")
+        out = a.array.copy()
+        out[m] = source.array.reshape(-1)[:count]
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        mask = self.unpack("mask")
+        g_src = None
+        if self.needs_input_grad(1):
+            g_src = MaskedScatterBackwardBackward0.call(
+                grad, mask=mask, sizes=self.attrs["source_sym_sizes"])
+        g_self = masked_fill(grad, mask, 0) if self.needs_input_grad(0) else None
+        return g_self, g_src
+
+
+class MaskedScatterBackwardBackward0(Function):
+    """masked_scatter_backward(grad_output, mask, sizes) as an op: the masked elements in
+    order, zero-padded to the source's size."""
+
+    __slots__ = ()
+    formulas = (vjp("grad_output", "zeros_like({grad_output}).masked_scatter({mask}, {grad})"),)
+
+    def forward(self, grad: Tensor, mask: Tensor, sizes: tuple[int, ...]) -> np.ndarray:
+        self.save("mask", mask)
+        m = np.broadcast_to(mask.array, grad.array.shape)
+        picked = grad.array[m]
+        total = int(np.prod(sizes)) if sizes else 1
+        out = np.zeros(total, dtype=grad.array.dtype)
+        out[:min(total, picked.size)] = picked[:total]
+        return out.reshape(sizes)
+
+    def backward(self, gg: Tensor) -> Tensor:
+        """torch: zeros_like(grad_output).masked_scatter(mask, grad)."""
+        shape = self.input_meta[0][0]
+        zeros = Tensor._wrap(np.zeros(shape, dtype=gg.array.dtype))
+        return masked_scatter(zeros, self.unpack("mask"), gg)
+
+
+def masked_select(a: Tensor, mask: Tensor) -> Tensor:
+    return MaskedSelectBackward0.call(a, mask=mask)
+
+
+def masked_scatter(a: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    return MaskedScatterBackward0.call(a, source, mask=mask)
+
+
+def masked_scatter_(a: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    return apply_inplace(MaskedScatterBackward0, a, source, mask=mask)

@@ -1,0 +1,573 @@
+"""torch.nn.functional's losses, recording torch's nodes.
+
+Composite losses (l1_loss, cross_entropy) are built from the ops torch builds them from,
+so their graphs show the same chain of nodes.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError, TorchValueError
+from .. import dtypes
+from ..formulas import PRESENT, Formula, local
+from ..grad_mode import GRAD_MODE
+from ..kernels import precise
+from ..node import Function
+from ..shapes import Size, broadcast_shapes
+from ..tensor import Tensor
+from ._util import cast, not_implemented
+from .reductions import mean_array, sum_array
+from .scalar import add_scalar, div_scalar, mul_scalar
+from .views import ExpandBackward0, warn
+
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+MEAN = (("reduction", REDUCTIONS["mean"]),)
+
+
+def _weighted(formula: Formula) -> tuple[Formula, ...]:
+    """A loss's local derivative as torch applies it: times `weight` when one is given,
+    divided by the number of elements for reduction='mean' (most specific first)."""
+    out = []
+    for weighted in (True, False):
+        for mean in (True, False):
+            math = f"{{weight}} × ({formula.math})" if weighted else f"({formula.math})"
+            if mean:
+                math += " / {self}.numel()"
+            elif not weighted:
+                math = formula.math
+            when = formula.when + ((("weight", PRESENT if weighted else None),)
+                                   + (MEAN if mean else ()))
+            out.append(replace(formula, math=math, when=when))
+    return tuple(out)
+
+
+def reduction_code(reduction: str) -> int:
+    """torch's Reduction enum for a reduction string (its message for a bad one)."""
+    if reduction not in REDUCTIONS:
+        raise TorchValueError(f"{reduction} is not a valid value for reduction")
+    return REDUCTIONS[reduction]
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def _size_warning(input: Tensor, target: Tensor) -> None:  # noqa: A002
+    if target.shape != input.shape:
+        warn(f"Using a target size ({Size(target.shape)!r}) that is different to the input size "
+             f"({Size(input.shape)!r}). This will likely lead to incorrect results due to "
+             "broadcasting. Please ensure they have the same size.")
+
+
+def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    shape = broadcast_shapes(a.shape, b.shape)
+    if a.shape != shape:
+        a = ExpandBackward0.call(a, shape=shape)
+    if b.shape != shape:
+        b = ExpandBackward0.call(b, shape=shape)
+    return a, b
+
+
+def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
+    """apply_loss_reduction: the loss tensor's mean() or sum(), in torch's order."""
+    dtype = dtypes.from_numpy(loss.dtype)
+    if reduction == 1:
+        return mean_array(loss, (), False, dtype)
+    if reduction == 2:
+        return sum_array(loss, (), False, dtype)
+    return loss
+
+
+def _scale_grad(grad: Tensor, reduction: int, numel: int) -> Tensor:
+    return div_scalar(grad, numel) if reduction == 1 else grad  # torch: grad_input.div_(numel)
+
+
+class MseLossBackward0(Function):
+    __slots__ = ()
+    formulas = (local("self", "2 × ({self} - {target}) / {self}.numel()", when=MEAN),
+                local("self", "2 × ({self} - {target})"),
+                local("target", "-2 × ({self} - {target}) / {self}.numel()", when=MEAN),
+                local("target", "-2 × ({self} - {target})"))
+
+    def forward(self, a: Tensor, target: Tensor, reduction: int) -> np.ndarray:
+        dtype = dtypes.promote(a.dtype, target.dtype)
+        if not dtype.is_floating_point:
+            raise not_implemented("mse_cpu", dtype)
+        self.save("self", a)
+        self.save("target", target)
+        self.save_attr(reduction=reduction)
+        diff = cast(a.array, dtype) - cast(target.array, dtype)
+        return _reduce(diff * diff, reduction)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        x, target = self.unpack("self"), self.unpack("target")
+        reduction = self.attrs["reduction"]
+        g_x = g_t = None
+        if self.needs_input_grad(0):
+            g_x = MseLossBackwardBackward0.call(grad, x, target, reduction=reduction)
+        if self.needs_input_grad(1):  # torch: mse_loss_backward(grad, target, self, reduction)
+            g_t = MseLossBackwardBackward0.call(grad, target, x, reduction=reduction)
+        return g_x, g_t
+
+
+class MseLossBackwardBackward0(Function):
+    """mse_loss_backward(grad_output, self, target, reduction) as an op, for create_graph."""
+
+    __slots__ = ()
+    formulas = (local("grad_output", "2 × ({self} - {target}) / {self}.numel()", when=MEAN),
+                local("grad_output", "2 × ({self} - {target})"),
+                local("self", "2 × {grad_output} / {self}.numel()", when=MEAN),
+                local("self", "2 × {grad_output}"),
+                local("target", "-2 × {grad_output} / {self}.numel()", when=MEAN),
+                local("target", "-2 × {grad_output}"))
+
+    def forward(self, grad: Tensor, x: Tensor, target: Tensor, reduction: int) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("self", x)
+        self.save("target", target)
+        self.save_attr(reduction=reduction)
+        dtype = x.array.dtype
+        # mse_backward_cpu_kernel: norm * (self - target) * grad, norm = 2 (/ numel) as dtype
+        norm = dtype.type(2.0 / x.array.size if reduction == 1 else 2.0)
+        return np.asarray(norm * (x.array - target.array) * grad.array, dtype=dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
+        grad, x, target = (self.unpack("grad_output"), self.unpack("self"),
+                           self.unpack("target"))
+        reduction = self.attrs["reduction"]
+        g_grad = g_x = g_t = None
+        if self.needs_input_grad(0):  # torch's mse_loss_double_backward_grad_output
+            if reduction == 0:
+                g_grad = MseLossBackwardBackward0.call(gg, x, target, reduction=reduction)
+            else:
+                from .creation import ones_like
+
+                r = MseLossBackwardBackward0.call(ones_like(grad), x, target, reduction=reduction)
+                g_grad = (r * gg).sum()
+        if self.needs_input_grad(1) or self.needs_input_grad(2):
+            both = mul_scalar(gg * grad, 2)  # torch's mse_loss_double_backward
+            if reduction == 1:
+                both = div_scalar(both, x.array.size)
+            g_x = both if self.needs_input_grad(1) else None
+            g_t = -both if self.needs_input_grad(2) else None
+        return g_grad, g_x, g_t
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+             reduce: Any = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    _size_warning(input, target)
+    code = reduction_code(reduction)
+    a, b = _broadcast_pair(input, target)
+    return MseLossBackward0.call(a, b, reduction=code)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+            reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Composite in torch: (input - target).abs() then mean / sum."""
+    _size_warning(input, target)
+    code = reduction_code(reduction)
+    a, b = _broadcast_pair(input, target)
+    loss = (a - b).abs()
+    if code == 1:
+        return loss.mean()
+    if code == 2:
+        return loss.sum()
+    return loss
+
+
+_BCE_EPS = 1e-12
+
+
+class BinaryCrossEntropyBackward0(Function):
+    __slots__ = ()
+    formulas = (*_weighted(local('self', '({self} - {target}) / ({self} × (1 - {self}))')),
+                *_weighted(local('target', 'ln(1 - {self}) - ln({self})')))
+
+    def forward(self, a: Tensor, target: Tensor, weight: Tensor | None,
+                reduction: int) -> np.ndarray:
+        x, t_ = a.array, target.array
+        if a.dtype is not target.dtype:
+            raise TorchRuntimeError(
+                f"Found dtype {target.dtype.tensor_type[:-6]} but expected "
+                f"{a.dtype.tensor_type[:-6]}")
+        if ((x < 0) | (x > 1)).any():
+            raise TorchRuntimeError("all elements of input should be between 0 and 1")
+        if ((t_ < 0) | (t_ > 1)).any():
+            raise TorchRuntimeError("all elements of target should be between 0 and 1")
+        self.save("self", a)
+        self.save("target", target)
+        self.save("weight", weight)
+        self.save_attr(reduction=reduction)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_x = np.maximum(np.log(x), -100)
+            log_1mx = np.maximum(np.log1p(-x), -100)
+        loss = (t_ - 1) * log_1mx - t_ * log_x
+        if weight is not None:
+            loss = loss * weight.array
+        return _reduce(loss.astype(x.dtype), reduction)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+
+        x, t_ = self.unpack("self"), self.unpack("target")
+        weight = self.unpack("weight")
+        reduction = self.attrs["reduction"]
+        g_x = g_t = None
+        if self.needs_input_grad(0):
+            g_x = BinaryCrossEntropyBackwardBackward0.call(grad, x, t_, weight=weight,
+                                                           reduction=reduction)
+        if self.needs_input_grad(1):
+            g_t = grad * ((1 - x).log() - x.log())
+            if weight is not None:
+                g_t = g_t * weight
+            g_t = _scale_grad(g_t, reduction, t_.numel())
+        return g_x, g_t
+
+
+class BinaryCrossEntropyBackwardBackward0(Function):
+    """binary_cross_entropy_backward(grad_output, self, target, weight) as an op."""
+
+    __slots__ = ()
+    formulas = (*_weighted(local('grad_output', '({self} - {target}) / ({self} × (1 - {self}))')),
+                *_weighted(local("self", "{grad_output} × ({self}² - 2 × {self} × {target} + "
+                                "{target}) / ({self}² × (1 - {self})²)")),
+                *_weighted(local('target', '-{grad_output} / ({self} × (1 - {self}))')))
+
+    def forward(self, grad: Tensor, x: Tensor, target: Tensor, weight: Tensor | None,
+                reduction: int) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("self", x)
+        self.save("target", target)
+        self.save("weight", weight)
+        self.save_attr(reduction=reduction)
+        v, t_ = x.array, target.array
+        out = grad.array * (v - t_) / np.maximum((1 - v) * v, _BCE_EPS)
+        if weight is not None:
+            out = out * weight.array
+        if reduction == 1:
+            out = out / v.size
+        return np.asarray(out, dtype=v.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
+        from .creation import full_like
+
+        grad, x, t_ = self.unpack("grad_output"), self.unpack("self"), self.unpack("target")
+        weight = self.unpack("weight")
+        reduction = self.attrs["reduction"]
+        g_grad = g_x = None
+        if self.needs_input_grad(0):
+            g_grad = BinaryCrossEntropyBackwardBackward0.call(gg, x, t_, weight=weight,
+                                                              reduction=reduction)
+        if self.needs_input_grad(1):  # torch's binary_cross_entropy_double_backward
+            inp_pl_eps = add_scalar(x, _BCE_EPS)
+            one_m_inp_pl_eps = add_scalar(full_like(x, 1) - x, _BCE_EPS)
+            g_x = (x * x - mul_scalar(x, 2) * t_ + t_) / (inp_pl_eps.pow(2)
+                                                           * one_m_inp_pl_eps.pow(2))
+            g_x = g_x * (gg * grad)
+            if weight is not None:
+                g_x = g_x * weight
+            if reduction == 1:
+                g_x = div_scalar(g_x, x.array.size)
+        g_t = None
+        if self.needs_input_grad(2):  # torch's binary_cross_entropy_double_backward_target
+            g_t = -gg * grad
+            if weight is not None:
+                g_t = g_t * weight
+            denom = (full_like(x, 1) - x) * x
+            np.maximum(denom.array, _BCE_EPS, out=denom.array)  # clamp_min_ under no_grad
+            denom._version_counter.value += 1
+            g_t = g_t / denom
+            if reduction == 1:
+                g_t = div_scalar(g_t, t_.array.size)
+        return g_grad, g_x, g_t
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002
+                         weight: Tensor | None = None, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    code = reduction_code(reduction)
+    if target.shape != input.shape:
+        raise TorchValueError(
+            f"Using a target size ({Size(target.shape)!r}) that is different to the input size "
+            f"({Size(input.shape)!r}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        shape = broadcast_shapes(target.shape, weight.shape)
+        if weight.shape != shape:
+            weight = ExpandBackward0.call(weight, shape=shape)
+    return BinaryCrossEntropyBackward0.call(input, target, weight=weight, reduction=code)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Function):
+    __slots__ = ()
+    formulas = (*_weighted(local("self", "(1 + ({pos_weight} - 1) × {target}) × σ({self}) - "
+                                "{pos_weight} × {target}",
+                                when=(("pos_weight", PRESENT),))),
+                *_weighted(local('self', 'σ({self}) - {target}')),
+                *_weighted(local("target", "-{self} - ({pos_weight} - 1) × ln(σ({self}))",
+                                when=(("pos_weight", PRESENT),))),
+                *_weighted(local('target', '-{self}')))
+
+    def forward(self, a: Tensor, target: Tensor, weight: Tensor | None,
+                pos_weight: Tensor | None, reduction: int) -> np.ndarray:
+        x, t_ = a.array, target.array
+        self.save("pos_weight", pos_weight)
+        self.save("self", a)
+        self.save("target", target)
+        self.save("weight", weight)
+        self.save_attr(reduction=reduction)
+        with np.errstate(over="ignore"):  # torch: (1 - target) * input - log_sigmoid(input)
+            log_sigmoid = np.minimum(x, 0) - precise(np.log1p, precise(np.exp, -np.abs(x)))
+        if pos_weight is not None:
+            log_weight = (pos_weight.array - 1) * t_ + 1
+            log_sigmoid = log_sigmoid * log_weight
+        loss = (1 - t_) * x - log_sigmoid
+        if weight is not None:
+            loss = loss * weight.array
+        return _reduce(np.asarray(loss, dtype=x.dtype), reduction)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        x, t_ = self.unpack("self"), self.unpack("target")
+        weight, pos_weight = self.unpack("weight"), self.unpack("pos_weight")
+        reduction = self.attrs["reduction"]
+        s = x.sigmoid()
+        g_x = g_t = None
+        if self.needs_input_grad(0):
+            if pos_weight is not None:
+                pt = pos_weight * t_
+                g_x = (add_scalar(pt, 1) - t_) * s - pt
+            else:
+                g_x = s - t_
+            g_x = g_x * grad
+            if weight is not None:
+                g_x = g_x * weight
+            g_x = _scale_grad(g_x, reduction, x.numel())
+        if self.needs_input_grad(1):
+            if pos_weight is not None:
+                g_t = -x - (pos_weight - 1) * s.log()
+            else:
+                g_t = -x
+            g_t = g_t * grad
+            if weight is not None:
+                g_t = g_t * weight
+            g_t = _scale_grad(g_t, reduction, t_.numel())
+        return g_x, g_t
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+                                     weight: Tensor | None = None, size_average: Any = None,
+                                     reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    code = reduction_code(reduction)
+    if target.shape != input.shape:
+        raise TorchValueError(
+            f"Target size ({Size(target.shape)!r}) must be the same as input size "
+            f"({Size(input.shape)!r})")
+    return BinaryCrossEntropyWithLogitsBackward0.call(input, target, weight=weight,
+                                                      pos_weight=pos_weight, reduction=code)
+
+
+# -- smooth_l1_loss, huber_loss, soft_margin_loss -----------------------------------------
+
+
+def _with_mean(formula: Formula) -> tuple[Formula, Formula]:
+    """A loss's local derivative divided by the number of elements for reduction='mean'."""
+    return (replace(formula, math=f"({formula.math}) / {{self}}.numel()", when=MEAN), formula)
+
+
+_SMOOTH_L1 = ("({self} - {target}) / {beta} if |{self} - {target}| < {beta} else "
+              "sgn({self} - {target})")
+_HUBER = "({self} - {target}).clamp(-{delta}, {delta})"
+
+
+def _pointwise_loss_values(kind: str, d: np.ndarray, param: float) -> np.ndarray:
+    """The per-element loss of `d = self - target` (soft_margin: d = -target * self)."""
+    z = np.abs(d)
+    if kind == "smooth_l1":
+        half = np.asarray(0.5, d.dtype)
+        return np.where(z < param, half * z * z / np.asarray(param, d.dtype),
+                        z - half * np.asarray(param, d.dtype)).astype(d.dtype)
+    if kind == "huber":
+        p = np.asarray(param, d.dtype)
+        half = np.asarray(0.5, d.dtype)
+        return np.where(z < p, half * d * d, p * (z - half * p)).astype(d.dtype)
+    with np.errstate(over="ignore"):
+        return precise(np.log1p, precise(np.exp, d))
+
+
+def _pointwise_loss_slope(kind: str, d: np.ndarray, param: float) -> np.ndarray:
+    """d(loss)/d(self) per element (for soft_margin, of `-target * self`, before * -target)."""
+    if kind == "smooth_l1":
+        return np.where(d < -param, -1, np.where(d > param, 1, d / param))
+    if kind == "huber":
+        return np.clip(d, -param, param)
+    with np.errstate(over="ignore"):
+        e = np.exp(d)
+        return e / (1 + e)
+
+
+class _PointwiseLoss(Function):
+    """smooth_l1_loss / huber_loss (inputs self, target) with their parameter."""
+
+    __slots__ = ()
+    kind = "smooth_l1"
+    param_name = "beta"
+
+    def forward(self, a: Tensor, target: Tensor, reduction: int, param: float) -> np.ndarray:
+        self.save_attr(**{self.param_name: param, "reduction": reduction})
+        self.save("self", a)
+        self.save("target", target)
+        d = a.array - target.array
+        return _reduce(_pointwise_loss_values(self.kind, d, param), reduction)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        x, t = self.unpack("self"), self.unpack("target")
+        a = self.attrs
+        back = _LOSS_BACKWARD[type(self)]
+        params = dict(reduction=a["reduction"], param=a[self.param_name])
+        g_x = back.call(grad, x, t, **params) if self.needs_input_grad(0) else None
+        g_t = back.call(grad, t, x, **params) if self.needs_input_grad(1) else None
+        return g_x, g_t
+
+
+class _PointwiseLossBackward(Function):
+    """`<loss>_backward(grad_output, self, target, reduction, param)` as an op."""
+
+    __slots__ = ()
+    kind = "smooth_l1"
+    param_name = "beta"
+
+    def forward(self, grad: Tensor, a: Tensor, target: Tensor, reduction: int,
+                param: float) -> np.ndarray:
+        self.save_attr(**{self.param_name: param})
+        self.save("grad_output", grad)
+        self.save_attr(reduction=reduction)
+        self.save("self", a)
+        self.save("target", target)
+        d = a.array.astype(np.float64) - target.array
+        out = grad.array * _pointwise_loss_slope(self.kind, d, param)
+        if reduction == 1:
+            out = out / a.array.size
+        return np.asarray(out, dtype=a.array.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
+        x, t, grad = self.unpack("self"), self.unpack("target"), self.unpack("grad_output")
+        a = self.attrs
+        param, reduction = a[self.param_name], a["reduction"]
+        g_grad = g_x = g_t = None
+        if self.needs_input_grad(0):
+            if self.kind == "huber" and reduction != 0:  # double_backward_grad_output: a sum
+                from .creation import ones_like
+
+                r = type(self).call(ones_like(grad), x, t, reduction=reduction, param=param)
+                g_grad = (r * gg).sum()
+            else:
+                g_grad = type(self).call(gg, x, t, reduction=reduction, param=param)
+        # torch: target = -<loss>_double_backward(grad * grad_output, ...), self = the same
+        # (computed separately, the last input's first)
+        if self.needs_input_grad(2):
+            g_t = -self._double_backward(gg * grad, x, t, reduction, param)
+        if self.needs_input_grad(1):
+            g_x = self._double_backward(gg * grad, x, t, reduction, param)
+        return g_grad, g_x, g_t
+
+    def _double_backward(self, g: Tensor, x: Tensor, t: Tensor, reduction: int,
+                         param: float) -> Tensor:
+        d = (x - t).abs()
+        inside = d.array < param
+        if self.kind == "smooth_l1":  # grad * (d < beta).type_as(grad) / beta
+            out = div_scalar(g * Tensor._wrap(inside.astype(g.array.dtype)), param)
+        else:  # grad * (d < delta): a bool mask
+            out = g * Tensor._wrap(inside)
+        return div_scalar(out, x.numel()) if reduction == 1 else out
+
+
+class SmoothL1LossBackward0(_PointwiseLoss):
+    __slots__ = ()
+    formulas = (*_with_mean(local("self", _SMOOTH_L1)),
+                *_with_mean(local("target", f"-({_SMOOTH_L1})")))
+
+
+class SmoothL1LossBackwardBackward0(_PointwiseLossBackward):
+    __slots__ = ()
+    formulas = (*_with_mean(local("grad_output", _SMOOTH_L1)),
+                *_with_mean(local("self", "{grad_output} / {beta} if |{self} - {target}| < "
+                                    "{beta} else 0")),
+                *_with_mean(local("target", "-{grad_output} / {beta} if |{self} - {target}| "
+                                    "< {beta} else 0")))
+
+
+class HuberLossBackward0(_PointwiseLoss):
+    __slots__ = ()
+    formulas = (*_with_mean(local("self", _HUBER)),
+                *_with_mean(local("target", f"-{_HUBER}")))
+    kind = "huber"
+    param_name = "delta"
+
+
+class HuberLossBackwardBackward0(_PointwiseLossBackward):
+    __slots__ = ()
+    formulas = (*_with_mean(local("grad_output", _HUBER)),
+                *_with_mean(local("self", "{grad_output} if |{self} - {target}| < {delta} "
+                                    "else 0")),
+                *_with_mean(local("target", "-{grad_output} if |{self} - {target}| < {delta} "
+                                    "else 0")))
+    kind = "huber"
+    param_name = "delta"
+
+
+_LOSS_BACKWARD = {SmoothL1LossBackward0: SmoothL1LossBackwardBackward0,
+                  HuberLossBackward0: HuberLossBackwardBackward0}
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+                   reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    _size_warning(input, target)
+    code = reduction_code(reduction)
+    if beta == 0.0:  # torch: l1_loss
+        return l1_loss(input, target, reduction=reduction)
+    if beta < 0:
+        raise TorchRuntimeError("smooth_l1_loss does not support negative values for beta.")
+    a, b = _broadcast_pair(input, target)
+    return SmoothL1LossBackward0.call(a, b, reduction=code, param=float(beta))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",  # noqa: A002
+               delta: float = 1.0, weight: Any = None) -> Tensor:
+    _size_warning(input, target)
+    code = reduction_code(reduction)
+    if delta <= 0:
+        raise TorchRuntimeError("huber_loss does not support non-positive values for delta.")
+    a, b = _broadcast_pair(input, target)
+    return HuberLossBackward0.call(a, b, reduction=code, param=float(delta))
+
+
+class SoftMarginLossBackward0(Function):
+    """soft_margin_loss: log(1 + exp(-target * self))."""
+
+    __slots__ = ()
+    formulas = _with_mean(local("self", "-{target} × σ(-{target} × {self})"))
+
+    def forward(self, a: Tensor, target: Tensor, reduction: int) -> np.ndarray:
+        self.save_attr(reduction=reduction)  # target is no input: torch never differentiates it
+        self.save("self", a)
+        self.save("target", target)
+        d = (-target.array * a.array).astype(a.array.dtype)
+        return _reduce(_pointwise_loss_values("soft_margin", d, 0.0), reduction)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        x, t = self.unpack("self"), self.unpack("target")
+        z = (-t * x).exp()  # soft_margin_loss_backward: -target * z / (1 + z) * grad
+        out = -t * z / add_scalar(z, 1) * grad
+        return div_scalar(out, x.numel()) if self.attrs["reduction"] == 1 else out
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+                     reduce: Any = None, reduction: str = "mean") -> Tensor:
+    code = reduction_code(reduction)
+    if target.requires_grad and GRAD_MODE.enabled:
+        raise TorchRuntimeError(
+            "The function 'soft_margin_loss' is not differentiable with respect to argument "
+            "'target'. This input cannot have requires_grad True.")
+    return SoftMarginLossBackward0.call(input, target=target, reduction=code)
+

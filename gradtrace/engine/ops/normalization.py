@@ -1,0 +1,622 @@
+"""F.layer_norm, F.batch_norm and F.group_norm: torch's native_* nodes.
+
+layer_norm and batch_norm record `Native{Layer,Batch}NormBackward0`, whose backward is a
+multi-output op of its own (`...BackwardBackward0`), differentiated by torch's
+layer_norm_double_backward / batchnorm_double_backward written with tensor ops.
+group_norm's backward under grad mode is torch's infinitely_differentiable_... formula.
+
+Values: statistics in float64, rounded once (torch's float32 kernels accumulate rows with
+Welford/cascade sums of their own: see the engine report for which).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .. import exactness
+from ..formulas import local, undefined, vjp
+from ..node import Function
+from ..shapes import Size, wrap_dim
+from ..tensor import Tensor, type_name
+from .scalar import div_scalar, mul_scalar
+from .shape_inplace import unsqueeze_
+
+# The gradients as explain shows them (derivatives.yaml's native_*_backward written out):
+# ξ is the normalized input and η the gradient times the weight (defined in brackets after
+# a formula), ⟨·⟩ the mean over the elements each statistic was taken over (normalized_shape's
+# dims, a channel's batch and positions, a group), Σ the sum over the dims a weight or bias
+# was broadcast along.
+_XI = " [ξ = ({input} - {result1}) × {result2}]"
+_XI_ETA = " [ξ = ({input} - {result1}) × {result2}, η = {grad} × {weight}]"
+_XI_SAVED = " [ξ = ({input} - {mean}) × {rstd}]"
+_XI_BATCH = " [ξ = ({input} - {save_mean}) × {save_invstd}]"
+# what the gradients of the mean and rstd outputs (result1, result2) add to the input's
+_GROUP_STATS = "({grad}[1] - {grad}[2] × {result2}² × ξ) × {group} / ({C} × {HxW})"
+
+# -- layer_norm ----------------------------------------------------------------------
+
+
+def _layer_stats(x: np.ndarray, nd: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    axes = tuple(range(x.ndim - nd, x.ndim))
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=axes, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(axis=axes, keepdims=True)
+    return mean, 1.0 / np.sqrt(np.maximum(var, 0) + eps)
+
+
+class NativeLayerNormBackward0(Function):
+    __slots__ = ()
+    formulas = (
+        vjp("input", "{result2} × ({grad} - ⟨{grad}⟩ - ξ × ⟨{grad} × ξ⟩)" + _XI,
+            when=(("weight", None),)),
+        vjp("input", "{result2} × (η - ⟨η⟩ - ξ × ⟨η × ξ⟩)" + _XI_ETA),
+        local("weight", "({input} - {result1}) × {result2}"),
+        local("bias", "1"))
+
+    def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None,
+                normalized_shape: tuple[int, ...], eps: float) -> np.ndarray:
+        exactness.note("layer_norm: RowwiseMoments' order is not reproduced")
+        nd = len(normalized_shape)
+        mean, rstd = _layer_stats(x.array, nd, eps)
+        out = (x.array.astype(np.float64) - mean) * rstd
+        if weight is not None:
+            out = out * weight.array.astype(np.float64)
+        if bias is not None:
+            out = out + bias.array.astype(np.float64)
+        dtype = x.array.dtype
+        self.save("bias", bias)
+        self.save("input", x)
+        self.save_attr(normalized_shape=normalized_shape)
+        self.save("result1", Tensor._wrap(mean.astype(dtype)))
+        self.save("result2", Tensor._wrap(rstd.astype(dtype)))
+        self.save("weight", weight)
+        return out.astype(dtype)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        mask = tuple(self.needs_input_grad(i) for i in range(3))
+        outs = NativeLayerNormBackwardBackward0.call(
+            grad, self.unpack("input"), self.unpack("result1"), self.unpack("result2"),
+            self.unpack("weight"), self.unpack("bias"),
+            normalized_shape=self.attrs["normalized_shape"], mask=mask)
+        return tuple(o if m else None for o, m in zip(outs, mask, strict=True))
+
+
+class NativeLayerNormBackwardBackward0(Function):
+    """native_layer_norm_backward(grad_out, input, mean, rstd, weight, bias) as an op."""
+
+    __slots__ = ()
+    formulas = (
+        vjp("grad_out", "{rstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩)"
+            + _XI_SAVED, when=(("weight", None),)),
+        vjp("grad_out", "{weight} × {rstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩) "
+            "+ {grad}[1] × ξ + {grad}[2]" + _XI_SAVED),
+        vjp("input", "layer_norm_double_backward({input}, {weight}, {grad}, {grad_out}, {mean}, "
+            "{rstd}, {normalized_shape})[0]"),
+        undefined("mean"),
+        undefined("rstd"),
+        vjp("weight", "Σ {grad_out} × {rstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩)"
+            + _XI_SAVED),
+        local("bias", "0"))
+    multi_output = True
+
+    def forward(self, grad: Tensor, x: Tensor, mean: Tensor, rstd: Tensor,
+                weight: Tensor | None, bias: Tensor | None, normalized_shape: tuple[int, ...],
+                mask: tuple[bool, ...]) -> list[np.ndarray]:
+        self.save("grad_out", grad)
+        self.save("input", x)
+        self.save("mean", mean)
+        self.save_attr(normalized_shape=normalized_shape)
+        self.save("rstd", rstd)
+        self.save("weight", weight)
+        nd = len(normalized_shape)
+        inner = tuple(range(x.array.ndim - nd, x.array.ndim))
+        outer = tuple(range(x.array.ndim - nd))
+        n = math.prod(normalized_shape)
+        g = grad.array.astype(np.float64)
+        xhat = (x.array.astype(np.float64) - mean.array) * rstd.array
+        gw = g * weight.array if weight is not None else g
+        gi = rstd.array * (gw - gw.mean(axis=inner, keepdims=True)
+                           - xhat * (gw * xhat).sum(axis=inner, keepdims=True) / n)
+        dtype = x.array.dtype
+        w_shape = tuple(normalized_shape)
+        g_w = (g * xhat).sum(axis=outer) if weight is not None else np.zeros(w_shape)
+        g_b = g.sum(axis=outer) if bias is not None else np.zeros(w_shape)
+        return [gi.astype(dtype), g_w.astype(dtype), g_b.astype(dtype)]
+
+    def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor
+                 ) -> tuple[Tensor | None, ...]:
+        g_i, g_w, g_go = layer_norm_double_backward(
+            self.unpack("input"), self.unpack("weight"), gg_input, gg_weight, gg_bias,
+            self.unpack("grad_out"), self.unpack("mean"), self.unpack("rstd"),
+            self.attrs["normalized_shape"])
+        return (g_go if self.needs_input_grad(0) else None,
+                g_i if self.needs_input_grad(1) else None, None, None,
+                g_w if self.needs_input_grad(4) else None, None)
+
+
+def layer_norm_double_backward(x: Tensor, gamma: Tensor | None, gg_i: Tensor, gg_g: Tensor,
+                               gg_b: Tensor, g_o: Tensor, save_mean: Tensor,
+                               save_invstd: Tensor, normalized_shape: tuple[int, ...]
+                               ) -> tuple[Tensor, Tensor | None, Tensor]:
+    """torch's layer_norm_double_backward, op for op (in-place steps written out of place)."""
+    axis = x.ndim - len(normalized_shape)
+    m = math.prod(x.shape[:axis])
+    n = math.prod(x.shape[axis:])
+    inp = x.reshape(m, n)
+    go = g_o.reshape(m, n)
+    mu = save_mean.reshape(m, 1)
+    sig_n12 = save_invstd.reshape(m, 1)
+    ggi = gg_i.reshape(m, n)
+    if gamma is not None:
+        gamma_e, ggg_e, ggb_e = gamma.reshape(1, n), gg_g.reshape(1, n), gg_b.reshape(1, n)
+    else:
+        gamma_e = Tensor._wrap(np.ones(1, dtype=x.array.dtype))
+    in_mu = inp - mu
+    sig_n1 = sig_n12.pow(2)
+    sig_n32 = sig_n12.pow(3)
+    in_mu_s32 = in_mu * sig_n32
+    gxhat = go * gamma_e
+    gxhat_mu_sum = (gxhat * in_mu).sum(1, True)
+    gxhat_sum = gxhat.sum(1, True)
+    ggi_sum = ggi.sum(1, True)
+    ggi_mu_sum = (ggi * in_mu).sum(1, True)
+    all_sub = div_scalar(ggi_sum * gxhat_sum, n) - (ggi * gxhat).sum(1, True)
+    all_sub = all_sub + mul_scalar(sig_n1 * gxhat_mu_sum * ggi_mu_sum, 3.0 / n)
+    gi0 = div_scalar(in_mu_s32 * all_sub, n)
+    gi1 = div_scalar(ggi_mu_sum * sig_n32, n) * (div_scalar(gxhat_sum, n) - gxhat)
+    gi2 = div_scalar(gxhat_mu_sum * sig_n32, n) * (div_scalar(ggi_sum, n) - ggi)
+    g_i = gi0 + gi1 + gi2
+    if gamma is not None:
+        t0 = go * ggg_e * sig_n12
+        t1 = div_scalar(sig_n12 * (go * ggg_e).sum(1, True), -n)
+        t2 = div_scalar(in_mu_s32 * (go * ggg_e * in_mu).sum(1, True), -n)
+        g_i = g_i + (t0 + t1 + t2)
+    g_i = g_i.reshape_as(x)
+
+    def first_grad_input(g: Tensor, gam: Tensor) -> Tensor:
+        h0 = div_scalar(gam * sig_n12, n)
+        h1 = mul_scalar(g, n) - g.sum(1, True) - (in_mu * sig_n1) * (g * in_mu).sum(1, True)
+        return h0 * h1
+
+    g_g = None
+    if gamma is not None:
+        ones = Tensor._wrap(np.ones((), dtype=x.array.dtype))
+        g_g = (go * first_grad_input(ggi, ones)).sum(0).reshape_as(gamma)
+    gg_o = first_grad_input(ggi, gamma_e)
+    if gamma is not None:
+        gg_o = gg_o + ggg_e * in_mu * sig_n12 + ggb_e
+    gg_o = gg_o.expand(m, n).reshape_as(x)
+    return g_i, g_g, gg_o
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    if isinstance(normalized_shape, int) or not isinstance(normalized_shape, (tuple, list,
+                                                                              Size)):
+        raise TorchTypeError(
+            "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, "
+            f"not {type_name(normalized_shape)}")
+    shape = tuple(int(s) for s in normalized_shape)
+    listed = ", ".join(map(str, shape))
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.shape != shape:
+            raise TorchRuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape [{', '.join(map(str, t.shape))}] and normalized_shape = [{listed}]")
+    xs = input.array.shape
+    if len(xs) < len(shape) or xs[len(xs) - len(shape):] != shape:
+        raise TorchRuntimeError(
+            f"Given normalized_shape=[{listed}], expected input with shape [*, {listed}], but "
+            f"got input of size[{', '.join(map(str, xs))}]")
+    return NativeLayerNormBackward0.call(input, weight, bias, normalized_shape=shape, eps=eps)
+
+
+# -- batch_norm ----------------------------------------------------------------------
+
+
+def _channel_view(v: np.ndarray, ndim: int) -> np.ndarray:
+    return v.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def _reduce_axes(ndim: int) -> tuple[int, ...]:
+    return (0,) + tuple(range(2, ndim))
+
+
+def _batch_stats(a: np.ndarray, axes: tuple[int, ...], eps: float,
+                 running_mean: Tensor | None, running_var: Tensor | None,
+                 momentum: float) -> tuple[np.ndarray, np.ndarray]:
+    """ATen's batch_norm_cpu_collect_stats_contiguous_impl + update_stats: the sums
+    accumulated in double, mean and var_sum stored in the dtype; var = var_sum / n and the
+    unbiased var_sum / (n - 1) divided in the dtype; invstd = 1 / sqrt(var + eps) in double;
+    running stats updated in place (torch bumps no version) in double. (A 2-D input takes
+    torch's channels-last kernel, which sums per thread in the dtype: not reproduced.)"""
+    dtype = a.dtype
+    n = a.size // a.shape[1]
+    mean = (a.sum(axis=axes, dtype=np.float64) / n).astype(dtype)
+    dev = a - _channel_view(mean, a.ndim)
+    var_sum = (dev * dev).sum(axis=axes, dtype=np.float64).astype(dtype)
+    var = (var_sum / np.asarray(n, dtype)).astype(dtype)
+    invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(dtype)
+    if running_mean is not None:
+        running_mean.array[...] = (momentum * mean.astype(np.float64) + (1 - momentum)
+                                   * running_mean.array.astype(np.float64)).astype(dtype)
+    if running_var is not None:
+        unbiased = (var_sum / np.asarray(n - 1, dtype)).astype(dtype).astype(np.float64)
+        running_var.array[...] = (momentum * unbiased + (1 - momentum)
+                                  * running_var.array.astype(np.float64)).astype(dtype)
+    return mean, invstd
+
+
+class NativeBatchNormBackward0(Function):
+    __slots__ = ()
+    formulas = (
+        vjp("input", "{result2} × ({grad} - ⟨{grad}⟩ - ξ × ⟨{grad} × ξ⟩)" + _XI,
+            when=(("training", True), ("weight", None))),
+        vjp("input", "{weight} × {result2} × ({grad} - ⟨{grad}⟩ - ξ × ⟨{grad} × ξ⟩)" + _XI,
+            when=(("training", True),)),
+        vjp("input", "{grad} / √({running_var} + {eps})", when=(("weight", None),)),
+        vjp("input", "{grad} × {weight} / √({running_var} + {eps})"),
+        vjp("weight", "Σ {grad} × ({input} - {result1}) × {result2}", when=(("training", True),)),
+        vjp("weight", "Σ {grad} × ({input} - {running_mean}) / √({running_var} + {eps})"),
+        vjp("bias", "Σ {grad}"))
+
+    def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None,
+                running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+                momentum: float, eps: float) -> np.ndarray:
+        """Inputs (next_functions): input, weight, bias; the running stats are buffers."""
+        exactness.note("batch_norm: only the contiguous training forward is in torch's order")
+        a = x.array
+        dtype = a.dtype
+        axes = _reduce_axes(a.ndim)
+        if training:
+            mean, invstd = _batch_stats(a, axes, eps, running_mean, running_var, momentum)
+            save_mean, save_invstd = mean, invstd
+        else:
+            mean = running_mean.array
+            # ATen (opmath = the dtype): 1 / sqrt(running_var + eps)
+            invstd = (np.asarray(1, dtype) / np.sqrt(running_var.array + np.asarray(eps, dtype))
+                      ).astype(dtype)
+            save_mean = save_invstd = np.zeros(0, dtype=dtype)
+        # ATen's batch_norm_cpu_contiguous_impl: alpha = invstd * weight, beta = bias - mean *
+        # alpha per channel in the dtype, then output = input * alpha + beta, which its
+        # vectorized loop computes as one fused multiply-add (exact product, one rounding)
+        w = weight.array if weight is not None else np.ones(a.shape[1], dtype)
+        b = bias.array if bias is not None else np.zeros(a.shape[1], dtype)
+        alpha = (invstd * w).astype(dtype)
+        beta = (b - mean * alpha).astype(dtype)
+        out = (a.astype(np.float64) * _channel_view(alpha, a.ndim)
+               + _channel_view(beta, a.ndim))
+        self.save_attr(eps=eps)
+        self.save("input", x)
+        self.save("result1", Tensor._wrap(save_mean))
+        self.save("result2", Tensor._wrap(save_invstd))
+        self.save("running_mean", running_mean)
+        self.save("running_var", running_var)
+        self.save_attr(training=training)
+        self.save("weight", weight)
+        return out.astype(dtype, copy=False)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        mask = tuple(self.needs_input_grad(i) for i in range(3))
+        outs = NativeBatchNormBackwardBackward0.call(
+            grad, self.unpack("input"), self.unpack("weight"), self.unpack("running_mean"),
+            self.unpack("running_var"), save_mean=self.unpack("result1"),
+            save_invstd=self.unpack("result2"), train=self.attrs["training"],
+            eps=self.attrs["eps"], mask=mask)
+        return tuple(o if m else None for o, m in zip(outs, mask, strict=True))
+
+
+class NativeBatchNormBackwardBackward0(Function):
+    """native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, ...)."""
+
+    __slots__ = ()
+    formulas = (
+        vjp("grad_out", "{save_invstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩)"
+            + _XI_BATCH, when=(("train", True), ("weight", None))),
+        vjp("grad_out", "{weight} × {save_invstd} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × "
+            "ξ⟩) + {grad}[1] × ξ + {grad}[2]" + _XI_BATCH, when=(("train", True),)),
+        vjp("grad_out", "{grad}[0] / √({running_var} + {eps})", when=(("weight", None),)),
+        vjp("grad_out", "({grad}[0] × {weight} + {grad}[1] × ({input} - {running_mean})) / "
+            "√({running_var} + {eps}) + {grad}[2]"),
+        vjp("input", "batchnorm_double_backward({input}, {weight}, {grad}, {grad_out}, "
+            "{running_mean}, {running_var}, {train}, {eps}, {save_mean}, {save_invstd})[0]"),
+        vjp("weight", "Σ {grad}[0] × {save_invstd} × ({grad_out} - ⟨{grad_out}⟩ - ξ × "
+            "⟨{grad_out} × ξ⟩)" + _XI_BATCH, when=(("train", True),)),
+        vjp("weight", "Σ {grad}[0] × {grad_out} / √({running_var} + {eps})"),
+        undefined("running_mean"),
+        undefined("running_var"))
+    multi_output = True
+
+    def forward(self, grad: Tensor, x: Tensor, weight: Tensor | None,
+                running_mean: Tensor | None, running_var: Tensor | None, save_mean: Tensor,
+                save_invstd: Tensor, train: bool, eps: float, mask: tuple[bool, ...]
+                ) -> list[np.ndarray]:
+        self.save_attr(eps=eps)
+        self.save("grad_out", grad)
+        self.save("input", x)
+        self.save("running_mean", running_mean)
+        self.save("running_var", running_var)
+        self.save("save_invstd", save_invstd)
+        self.save("save_mean", save_mean)
+        self.save_attr(train=train)
+        self.save("weight", weight)
+        a = x.array
+        nd = a.ndim
+        axes = _reduce_axes(nd)
+        g = grad.array.astype(np.float64)
+        if train:
+            mean = save_mean.array.astype(np.float64)
+            invstd = save_invstd.array.astype(np.float64)
+        else:
+            mean = running_mean.array.astype(np.float64)
+            invstd = 1.0 / np.sqrt(running_var.array.astype(np.float64) + eps)
+        xhat = (a.astype(np.float64) - _channel_view(mean, nd)) * _channel_view(invstd, nd)
+        w = weight.array.astype(np.float64) if weight is not None else np.ones(a.shape[1])
+        if train:
+            gi = (g - g.mean(axis=axes, keepdims=True)
+                  - xhat * (g * xhat).mean(axis=axes, keepdims=True))
+            gi = gi * _channel_view(invstd * w, nd)
+        else:
+            gi = g * _channel_view(invstd * w, nd)
+        dtype = a.dtype
+        return [gi.astype(dtype), (g * xhat).sum(axis=axes).astype(dtype),
+                g.sum(axis=axes).astype(dtype)]
+
+    def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor
+                 ) -> tuple[Tensor | None, ...]:
+        g_i, g_w, g_go = batchnorm_double_backward(
+            self.unpack("input"), self.unpack("weight"), gg_input, gg_weight, gg_bias,
+            self.unpack("grad_out"), self.unpack("running_mean"), self.unpack("running_var"),
+            self.attrs["train"], self.attrs["eps"], self.unpack("save_mean"),
+            self.unpack("save_invstd"))
+        return (g_go if self.needs_input_grad(0) else None,
+                g_i if self.needs_input_grad(1) else None,
+                g_w if self.needs_input_grad(2) else None, None, None)
+
+
+def _sum_exclude_dim1(t: Tensor, keepdim: bool = True) -> Tensor:
+    r = t.sum(0, keepdim)
+    start = 1 if keepdim else 0
+    for d in range(r.ndim - 1, start, -1):
+        r = r.sum(d, keepdim)
+    return r
+
+
+def _unsqueeze_dim1(src: Tensor, target: Tensor) -> Tensor:
+    while src.ndim < target.ndim - 1:
+        src = src.unsqueeze(1)
+    if src.ndim == target.ndim - 1:
+        src = src.unsqueeze(0)
+    return src
+
+
+def _expand_as_dim1(src: Tensor, target: Tensor) -> Tensor:
+    while src.ndim < target.ndim - 1:
+        src = src.unsqueeze(1)
+    return src.expand_as(target)
+
+
+def batchnorm_double_backward(x: Tensor, gamma: Tensor | None, gg_i: Tensor, gg_g: Tensor,
+                              gg_b: Tensor, g_o: Tensor, running_mean: Tensor | None,
+                              running_var: Tensor | None, training: bool, eps: float,
+                              save_mean: Tensor, save_invstd: Tensor
+                              ) -> tuple[Tensor, Tensor | None, Tensor]:
+    """torch's batchnorm_double_backward, op for op (in-place steps written out of place)."""
+    if gamma is not None:
+        gamma_e = _expand_as_dim1(gamma, x)
+        ggg_e, ggb_e = _expand_as_dim1(gg_g, x), _expand_as_dim1(gg_b, x)
+    else:
+        gamma_e = Tensor._wrap(np.ones((), dtype=x.array.dtype))
+    m = x.shape[0] * math.prod(x.shape[2:])
+    mu = _unsqueeze_dim1(save_mean if training else running_mean, x)
+    in_mu = x - mu
+    sig_n12 = _unsqueeze_dim1(save_invstd if training else
+                              running_var.add(eps).pow(-0.5), x)
+    sig_n1 = sig_n12.pow(2)
+    sig_n32 = sig_n12.pow(3)
+    in_mu_s32 = in_mu * sig_n32
+    go_in_mu_sum = _sum_exclude_dim1(g_o * in_mu)
+    go_sum = _sum_exclude_dim1(g_o)
+    if training:
+        ggi_sum = _sum_exclude_dim1(gg_i)
+        ggi_in_mu_sum = _sum_exclude_dim1(gg_i * in_mu)
+        all_sub = div_scalar(ggi_sum * go_sum, m) - _sum_exclude_dim1(g_o * gg_i)
+        all_sub = all_sub + mul_scalar(sig_n1 * go_in_mu_sum * ggi_in_mu_sum, 3.0 / m)
+        gi0 = div_scalar(in_mu_s32 * all_sub, m)
+        gi1 = div_scalar(ggi_in_mu_sum * sig_n32, m) * (div_scalar(go_sum, m) - g_o)
+        gi2 = div_scalar(go_in_mu_sum * sig_n32, m) * (div_scalar(ggi_sum, m) - gg_i)
+        g_i = gamma_e * (gi0 + gi1 + gi2)
+    else:
+        g_i = None
+    if gamma is not None:
+        if training:
+            t0 = g_o * sig_n12
+            t1 = div_scalar(sig_n12 * go_sum, -m)
+            t2 = div_scalar(in_mu_s32 * _sum_exclude_dim1(g_o * in_mu), -m)
+            term = ggg_e * (t0 + t1 + t2)
+        else:
+            term = ggg_e * sig_n12 * g_o
+        g_i = term if g_i is None else g_i + term
+    if g_i is None:
+        from .creation import zeros_like
+
+        g_i = zeros_like(x)
+
+    def first_grad_input(g: Tensor, gam: Tensor) -> Tensor:
+        h0 = div_scalar(gam * sig_n12, m)
+        h1 = mul_scalar(g, m) - _sum_exclude_dim1(g) - in_mu * sig_n1 * _sum_exclude_dim1(
+            g * in_mu)
+        return h0 * h1
+
+    g_g = None
+    if gamma is not None:
+        if training:
+            ones = Tensor._wrap(np.ones((), dtype=x.array.dtype))
+            g_g = _sum_exclude_dim1(gg_i * first_grad_input(g_o, ones), False)
+        else:
+            g_g = _sum_exclude_dim1(gg_i * g_o * sig_n12, False)
+    gg_o = first_grad_input(gg_i, gamma_e) if training else gg_i * sig_n12 * gamma_e
+    if gamma is not None:
+        gg_o = gg_o + ggg_e * in_mu * sig_n12 + ggb_e
+    return g_i, g_g, gg_o
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
+               running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    shape = input.array.shape
+    wrap_dim(1, input.array.ndim)  # torch's IndexError for an input without a channel dim
+    channels = shape[1]
+    if training:
+        count = input.array.size // channels if channels else 0
+        if count == 1:
+            raise TorchValueError(
+                "Expected more than 1 value per channel when training, got input size "
+                f"{Size(shape)!r}")
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        if t is not None and t.array.size != channels:
+            raise TorchRuntimeError(
+                f"{name} should contain {channels} elements not {t.array.size}")
+    for t in (weight, bias, running_mean, running_var):
+        if t is not None and t.dtype is not input.dtype:
+            raise TorchRuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    if momentum is None:
+        raise TorchTypeError(
+            "batch_norm(): argument 'momentum' (position 7) must be float, not NoneType")
+    return NativeBatchNormBackward0.call(input, weight, bias, running_mean=running_mean,
+                                         running_var=running_var, training=bool(training),
+                                         momentum=float(momentum), eps=float(eps))
+
+
+# -- group_norm ----------------------------------------------------------------------
+
+
+class NativeGroupNormBackward0(Function):
+    """native_group_norm: three outputs (y, mean, rstd); F.group_norm returns y, and the
+    node saves mean and rstd as its outputs 1 and 2 (gradients can reach them through a
+    second derivative)."""
+
+    __slots__ = ()
+    formulas = (
+        vjp("input", "{result2} × ({grad}[0] - ⟨{grad}[0]⟩ - ξ × ⟨{grad}[0] × ξ⟩) + " + _GROUP_STATS
+            + _XI, when=(("weight", None),)),
+        vjp("input", "{result2} × (η - ⟨η⟩ - ξ × ⟨η × ξ⟩) + " + _GROUP_STATS
+            + " [ξ = ({input} - {result1}) × {result2}, η = {grad}[0] × {weight}]"),
+        vjp("weight", "Σ {grad}[0] × ({input} - {result1}) × {result2}"),
+        vjp("bias", "Σ {grad}[0]"))
+    multi_output = True
+
+    def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None, n: int, c: int,
+                hxw: int, group: int, eps: float) -> list[np.ndarray]:
+        exactness.note("group_norm: its kernel's order is not reproduced")
+        a = x.array
+        dtype = a.dtype
+        xg = a.astype(np.float64).reshape(n, group, -1)
+        mean = xg.mean(axis=2)
+        rstd = 1.0 / np.sqrt(((xg - mean[..., None]) ** 2).mean(axis=2) + eps)
+        out = ((xg - mean[..., None]) * rstd[..., None]).reshape(n, c, hxw)
+        if weight is not None:
+            out = out * weight.array.astype(np.float64)[None, :, None]
+        if bias is not None:
+            out = out + bias.array.astype(np.float64)[None, :, None]
+        self.save_attr(C=c, HxW=hxw, N=n, eps=eps, group=group)
+        self.save("input", x)
+        self.save("weight", weight)
+        return [out.reshape(a.shape).astype(dtype), mean.astype(dtype), rstd.astype(dtype)]
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result1", outputs[1], is_output=True)
+        self.save("result2", outputs[2], is_output=True)
+
+    def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        if all(g is None for g in grads):
+            return (None,) * len(self.next_functions)
+        return self.backward(*grads)
+
+    def backward(self, grad: Tensor | None, dmean: Tensor | None = None,
+                 drstd: Tensor | None = None) -> tuple[Tensor | None, ...]:
+        """infinitely_differentiable_native_group_norm_backward, op for op."""
+        a = self.attrs
+        n, c, hxw, g = a["N"], a["C"], a["HxW"], a["group"]
+        d = c // g
+        s = 1.0 / (d * hxw)
+        x_in = self.unpack("input")
+        x = x_in.reshape(n, g, d, hxw)
+        mean = self.unpack("result1").reshape(n, g, 1, 1)
+        rstd = self.unpack("result2").reshape(n, g, 1, 1)
+        gamma = self.unpack("weight")
+        ds = db = None
+        if grad is not None:
+            dy = grad.reshape(n, g, d, hxw)
+            ds = unsqueeze_((dy * x).sum(3), -1)
+            db = unsqueeze_(dy.sum(3), -1)
+        dx = dgamma = dbeta = None
+        if self.needs_input_grad(0):
+            gamma_t = gamma.reshape(1, g, d, 1) if gamma is not None else None
+            rstd_cube = rstd * rstd * rstd
+            dvar = None
+            if drstd is not None:
+                dvar = mul_scalar(rstd_cube, -0.5) * drstd.view(n, g, 1, 1)
+            if grad is not None:
+                a_ = rstd * gamma_t if gamma_t is not None else rstd
+                b_ = unsqueeze_((ds * gamma_t).sum(2) if gamma_t is not None else ds.sum(2), -2)
+                c_ = unsqueeze_((db * gamma_t).sum(2) if gamma_t is not None else db.sum(2), -2)
+                b_ = mul_scalar((c_ * mean - b_) * rstd_cube, s)
+                c_ = -b_ * mean - mul_scalar(c_ * rstd, s)
+                dx = a_ * dy + b_ * x + c_
+            if dmean is not None and drstd is not None:
+                extra = _var_mean_backward(dvar, dmean.view(n, g, 1, 1), x)
+                dx = extra if dx is None else dx + extra
+            if dx is not None:
+                dx = dx.reshape_as(x_in)
+        if self.needs_input_grad(1) and grad is not None:
+            dgamma = ((ds - db * mean) * rstd).sum(0).reshape_as(gamma)
+        if self.needs_input_grad(2) and grad is not None:
+            dbeta = db.sum(0).reshape(c)
+        return dx, dgamma, dbeta
+
+
+def _var_mean_backward(dvar: Tensor, dmean: Tensor, x: Tensor) -> Tensor:
+    """torch's var_mean_backward over dims (2, 3), correction 0, keepdim."""
+    count = x.shape[2] * x.shape[3]
+    g_var = mul_scalar(dvar, 2.0 / count) * (x - x.mean((2, 3), True))
+    return g_var + div_scalar(dmean.expand(x.shape), count)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    shape = input.array.shape
+    if input.array.ndim < 2 or shape[1] % num_groups:
+        raise TorchRuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape [{', '.join(map(str, shape))}] and num_groups={num_groups}")
+    n, c = shape[0], shape[1]
+    hxw = math.prod(shape[2:])
+    return NativeGroupNormBackward0.call(input, weight, bias, n=n, c=c, hxw=hxw,
+                                         group=num_groups, eps=eps)[0]
+
+
+# -- torch.* spellings (ATen's argument order) ----------------------------------------
+
+
+def torch_layer_norm(input: Tensor, normalized_shape: Any,  # noqa: A002
+                     weight: Tensor | None = None, bias: Tensor | None = None,
+                     eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def torch_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                     running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+                     momentum: float, eps: float, cudnn_enabled: bool = True) -> Tensor:
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def torch_group_norm(input: Tensor, num_groups: int,  # noqa: A002
+                     weight: Tensor | None = None, bias: Tensor | None = None,
+                     eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    return group_norm(input, num_groups, weight, bias, eps)

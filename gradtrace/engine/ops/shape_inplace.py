@@ -1,0 +1,152 @@
+"""In-place shape changes: t_, transpose_/swapaxes_/swapdims_, squeeze_, unsqueeze_ and
+resize_. They change the tensor's metadata, not its data: the tensor keeps its storage,
+its version moves on, and its history gets torch's node for the in-place form
+(TBackward1, TransposeBackward1, SqueezeBackward3/4/5, UnsqueezeBackward1)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from ..events import OBSERVERS, emit
+from ..grad_mode import GRAD_MODE
+from ..limits import reserve
+from ..node import Function
+from ..shapes import size_args, wrap_dim
+from ..tensor import Tensor
+from ._util import check_inplace
+from .view_inplace import refresh_views
+from .views import (
+    SqueezeBackward0,
+    SqueezeBackward1,
+    SqueezeBackward2,
+    TBackward0,
+    TransposeBackward0,
+    UnsqueezeBackward0,
+)
+
+
+class TBackward1(Function):
+    __slots__ = ()
+    formulas = TBackward0.formulas
+    forward = TBackward0.forward
+    backward = TBackward0.backward
+
+
+class TransposeBackward1(Function):
+    __slots__ = ()
+    formulas = TransposeBackward0.formulas
+    forward = TransposeBackward0.forward
+    backward = TransposeBackward0.backward
+
+
+class UnsqueezeBackward1(Function):
+    __slots__ = ()
+    formulas = UnsqueezeBackward0.formulas
+    forward = UnsqueezeBackward0.forward
+    backward = UnsqueezeBackward0.backward
+
+
+class SqueezeBackward3(Function):
+    """squeeze_(): every size-1 dim."""
+
+    __slots__ = ()
+    formulas = SqueezeBackward0.formulas
+    forward = SqueezeBackward0.forward
+    backward = SqueezeBackward0.backward
+
+
+class SqueezeBackward4(Function):
+    """squeeze_(dim)."""
+
+    __slots__ = ()
+    formulas = SqueezeBackward1.formulas
+    forward = SqueezeBackward1.forward
+    backward = SqueezeBackward1.backward
+
+
+class SqueezeBackward5(Function):
+    """squeeze_(dims)."""
+
+    __slots__ = ()
+    formulas = SqueezeBackward2.formulas
+    forward = SqueezeBackward2.forward
+    backward = SqueezeBackward2.backward
+
+
+def _shape_inplace(node: type[Function], t: Tensor, **params: Any) -> Tensor:
+    """Give `t` the op's shape in place: same storage, version + 1, the node as history."""
+    check_inplace(t)
+    recording = GRAD_MODE.enabled and t.requires_grad
+    source = t
+    if recording:  # the op reads the tensor as it was (shape and history)
+        source = Tensor._wrap(t.array)
+        source.requires_grad = True
+        source.grad_fn = t.grad_fn
+        source.output_nr = t.output_nr
+        source._accumulator = t._accumulator
+    out = node.call(source, **params)
+    t.array = out.array
+    t._version_counter.value += 1
+    if out.grad_fn is not None:
+        t.grad_fn = out.grad_fn
+        t.output_nr = 0
+        refresh_views(t)
+    if OBSERVERS:
+        emit("inplace", tensor=t, version=t._version_counter.value, node=out.grad_fn,
+             name=node.__name__)
+    return t
+
+
+def t_(a: Tensor) -> Tensor:
+    return _shape_inplace(TBackward1, a)
+
+
+def transpose_(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _shape_inplace(TransposeBackward1, a, dim0=dim0, dim1=dim1)
+
+
+def unsqueeze_(a: Tensor, dim: int) -> Tensor:
+    wrap_dim(dim, a.array.ndim + 1)
+    return _shape_inplace(UnsqueezeBackward1, a, dim=dim)
+
+
+def squeeze_(a: Tensor, dim: Any = None) -> Tensor:
+    if dim is None:
+        return _shape_inplace(SqueezeBackward3, a)
+    if isinstance(dim, (tuple, list)):
+        for d in dim:
+            wrap_dim(d, a.array.ndim)
+        return _shape_inplace(SqueezeBackward5, a, dim=tuple(dim))
+    wrap_dim(dim, a.array.ndim)
+    return _shape_inplace(SqueezeBackward4, a, dim=dim)
+
+
+def squeeze_inplace_result(a: Tensor, dim: int) -> Tensor:
+    """`a.squeeze_(dim)` on a fresh result inside an op (matmul's 1-D @ 2-D)."""
+    return _shape_inplace(SqueezeBackward4, a, dim=dim)
+
+
+def resize_(a: Tensor, *size: Any) -> Tensor:
+    """Tensor.resize_: new shape over the old data; new elements are zeros (torch leaves
+    them uninitialised)."""
+    if a.requires_grad and GRAD_MODE.enabled:
+        raise TorchRuntimeError("cannot resize variables that require grad")
+    shape = size_args(size)
+    reserve(shape, 8)
+    flat = a.array.reshape(-1)
+    count = int(np.prod(shape)) if shape else 1
+    if count <= flat.size and a.array.flags.c_contiguous:
+        a.array = flat[:count].reshape(shape)
+    else:
+        data = np.zeros(count, dtype=a.array.dtype)
+        data[:min(count, flat.size)] = flat[:count]
+        a.array = data.reshape(shape)
+    a._version_counter.value += 1
+    if OBSERVERS:
+        emit("inplace", tensor=a, version=a._version_counter.value, node=None, name="resize_")
+    return a
+
+
+__all__ = ["t_", "transpose_", "unsqueeze_", "squeeze_", "resize_"]

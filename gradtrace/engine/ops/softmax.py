@@ -1,0 +1,310 @@
+"""softmax and log_softmax: the ops (nodes, saved values, backward) and ATen's CPU kernels
+(SoftMaxKernel.cpp) in torch's order.
+
+Along the last dim torch works row by row on whole vectors (`vec::reduce_all`,
+`vec::map_reduce_all`: the first vector, then vector adds, a zero-padded tail into its
+lanes, then the lanes summed by the shuffle tree); along another dim it sums down the dim
+one position after another, vectors of positions taking SLEEF's exp and the last
+`inner % lanes` positions the scalar libm. softmax multiplies by the reciprocal of the sum
+along the last dim and divides elsewhere; log_softmax subtracts the max and then the log.
+
+The exp and log of a vector lane and of a scalar tail are `vector_exp`, `scalar_exp` and
+`vector_log` below: numpy in float64 rounded once, until the SLEEF emulation (another
+part of the engine) provides torch's own; the order around them is torch's.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import capability, exactness, glibc, sleef
+from ..formulas import vjp
+from ..kernels import precise
+from ..node import Function
+from ..reduction_order import lane_sum, lanes, reduce_all_sum, seq_sum
+from ..shapes import wrap_dim
+from ..tensor import Tensor
+from .fused import multiply_add
+from .views import saved_int, signed, warn
+
+
+def _not_implemented(kernel: str, dtype: Any) -> Exception:
+    from ...errors import ScriptError
+
+    return ScriptError(f"\"{kernel}\" not implemented for '{dtype.tensor_type[:-6]}'",
+                       kind="NotImplementedError")
+
+
+APPROXIMATE = ("softmax's log: correctly rounded float32, not yet SLEEF's logf_u10 (the order "
+               "around it is torch's)")
+
+
+APPROXIMATE_F64 = ("float64 softmax's exp: numpy's, not SLEEF's expd4_u10 or glibc's exp")
+
+
+def vector_exp(x: np.ndarray) -> np.ndarray:
+    """exp of vector lanes (Vectorized<float>::exp: SLEEF's expf_u10 in the FMA builds,
+    libm per lane in the default build)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if x.dtype != np.float32:
+            exactness.note(APPROXIMATE_F64)
+            return precise(np.exp, x)
+        return sleef.expf(x) if capability.fma_build() else glibc.expf(x)
+
+
+def scalar_exp(x: np.ndarray) -> np.ndarray:
+    """exp of scalar-tail elements (std::exp: glibc's expf)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if x.dtype != np.float32:
+            exactness.note(APPROXIMATE_F64)
+            return precise(np.exp, x)
+        return glibc.expf(x)
+
+
+def vector_log(x: np.ndarray) -> np.ndarray:
+    """log of vector lanes (Vectorized<float>::log)."""
+    exactness.note(APPROXIMATE)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return precise(np.log, x)
+
+
+# -- kernels --------------------------------------------------------------------------------
+
+
+def _split(x: np.ndarray, d: int) -> np.ndarray:
+    """(outer, dim, inner) view of a contiguous copy, as host_softmax sees its input."""
+    shape = x.shape
+    outer = int(np.prod(shape[:d], dtype=np.int64))
+    inner = int(np.prod(shape[d + 1:], dtype=np.int64))
+    return np.ascontiguousarray(x).reshape(outer, shape[d], inner)
+
+
+def _inner_exp(shifted: np.ndarray) -> np.ndarray:
+    """exp over (outer, dim, inner): inner positions in whole vectors take the vector exp,
+    the last `inner % lanes` the scalar one."""
+    inner = shifted.shape[-1]
+    split = inner - inner % lanes(shifted.dtype)
+    out = np.empty_like(shifted)
+    out[..., :split] = vector_exp(shifted[..., :split])
+    out[..., split:] = scalar_exp(shifted[..., split:])
+    return out
+
+
+def softmax_values(x: np.ndarray, d: int) -> np.ndarray:
+    """_vec_softmax_lastdim / _vec_softmax."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if d == x.ndim - 1:
+            e = vector_exp(x - np.max(x, axis=-1, keepdims=True))
+            total = reduce_all_sum(e)
+            return e * (x.dtype.type(1) / total)[..., None]
+        v = _split(x, d)
+        e = _inner_exp(v - np.max(v, axis=1, keepdims=True))
+        total = seq_sum(np.swapaxes(e, 1, 2))
+        return (e / total[:, None, :]).reshape(x.shape)
+
+
+def log_softmax_values(x: np.ndarray, d: int) -> np.ndarray:
+    """_vec_log_softmax_lastdim / _vec_logsoftmax: (x - max) - log(sum(exp(x - max)))."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if d == x.ndim - 1:
+            shifted = x - np.max(x, axis=-1, keepdims=True)
+            logs = vector_log(reduce_all_sum(vector_exp(shifted)))
+            return shifted - logs[..., None]
+        v = _split(x, d)
+        shifted = v - np.max(v, axis=1, keepdims=True)
+        logs = vector_log(seq_sum(np.swapaxes(_inner_exp(shifted), 1, 2)))
+        return (shifted - logs[:, None, :]).reshape(x.shape)
+
+
+def softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
+    """_vec_host_softmax_backward_lastdim / _vec_softmax_backward: y * (g - sum(g * y))
+    (the lastdim kernel writes (g - sum) * y). Along another dim the AVX2 build fuses
+    `sum += g * y` into FMAs; along the last (map2_reduce_all) it rounds the products of
+    whole vectors and fuses those of the zero-padded tail (measured)."""
+    if d == y.ndim - 1:
+        return (g - _map2_reduce_sum(g, y)[..., None]) * y
+    gv, yv = _split(g, d), _split(y, d)
+    total = np.zeros((gv.shape[0], gv.shape[2]), gv.dtype)
+    for k in range(gv.shape[1]):
+        total = multiply_add(gv[:, k], yv[:, k], total, gv.dtype)
+    return (yv * (gv - total[:, None, :])).reshape(y.shape)
+
+
+def _map2_reduce_sum(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """vec::map2_reduce_all(x * y, +) over the last axis."""
+    size = g.shape[-1]
+    width = lanes(g.dtype)
+    if size < width:
+        return seq_sum(g * y) if size else np.zeros(g.shape[:-1], g.dtype)
+    nvec = size // width
+    acc = g[..., :width] * y[..., :width]
+    for k in range(1, nvec):
+        acc += g[..., k * width:(k + 1) * width] * y[..., k * width:(k + 1) * width]
+    tail = size - nvec * width
+    if tail:
+        acc[..., :tail] = multiply_add(g[..., nvec * width:], y[..., nvec * width:],
+                                       acc[..., :tail], g.dtype)
+    return lane_sum(acc)
+
+
+def log_softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
+    """_vec_host_softmax_backward_lastdim<log> / _vec_log_softmax_backward:
+    g - exp(y) * sum(g), fused into one rounding by the AVX2 build (measured)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if d == y.ndim - 1:
+            total = reduce_all_sum(g)[..., None]
+            e = vector_exp(y)
+        else:
+            gv, yv = _split(g, d), _split(y, d)
+            total = seq_sum(np.swapaxes(gv, 1, 2))[:, None, :]
+            e = _inner_exp(yv).reshape(y.shape)
+            total = np.broadcast_to(total, gv.shape).reshape(y.shape)
+        return multiply_add(-e, np.broadcast_to(total, e.shape), g, y.dtype)
+
+
+# -- the ops -------------------------------------------------------------------------------
+
+
+class SoftmaxBackward0(Function):
+    __slots__ = ()
+    formulas = (vjp("self", "{result} × ({grad} - ({grad} × {result}).sum({dim}, keepdim=True))"),)
+
+    def forward(self, a: Tensor, dim: int) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
+            raise _not_implemented(f"softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
+        d = wrap_dim(dim, a.array.ndim)
+        self.save_attr(dim=saved_int(dim))
+        x = a.array
+        if x.ndim == 0:
+            return np.ones_like(x)
+        return softmax_values(x, d)
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        result = self.unpack("result")
+        if result.array.ndim == 0:
+            return grad * 0.0
+        return SoftmaxBackwardDataBackward0.call(grad, result, dim=self.attrs["dim"])
+
+
+class SoftmaxBackwardDataBackward0(Function):
+    """_softmax_backward_data(grad_output, output, dim) as an op, for create_graph."""
+
+    __slots__ = ()
+    formulas = (vjp("grad_output", "{output} × ({grad} - ({grad} × {output}).sum({dim}, "
+                    "keepdim=True))"),
+                vjp("output", "{grad_output} × {grad} - ({output} × {grad_output}).sum({dim}, "
+                    "keepdim=True) × {grad} - {grad_output} × ({output} × {grad}).sum({dim}, "
+                    "keepdim=True)"))
+
+    def forward(self, grad: Tensor, output: Tensor, dim: int) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("output", output)
+        self.save_attr(dim=dim)
+        y, g = output.array, grad.array
+        return softmax_backward_values(g.astype(y.dtype, copy=False), y, signed(dim) % y.ndim)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, output = self.unpack("grad_output"), self.unpack("output")
+        dim = self.attrs["dim"]
+        d = signed(dim)
+        g_grad = g_out = None
+        if self.needs_input_grad(0):
+            g_grad = SoftmaxBackwardDataBackward0.call(gg, output, dim=dim)
+        if self.needs_input_grad(1):  # torch's softmax_double_backward
+            g_out = (grad * gg - (output * grad).sum(d, True) * gg
+                     - grad * (output * gg).sum(d, True))
+        return g_grad, g_out
+
+
+class LogSoftmaxBackward0(Function):
+    __slots__ = ()
+    formulas = (vjp("self", "{grad} - exp({result}) × {grad}.sum({dim}, keepdim=True)"),)
+
+    def forward(self, a: Tensor, dim: int) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
+            raise _not_implemented(f"log_softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
+        d = wrap_dim(dim, a.array.ndim)
+        self.save_attr(dim=saved_int(dim))
+        x = a.array
+        if x.ndim == 0:
+            return np.zeros_like(x)
+        return log_softmax_values(x, d)
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        result = self.unpack("result")
+        if result.array.ndim == 0:
+            return grad * 0.0
+        return LogSoftmaxBackwardDataBackward0.call(grad, result, dim=self.attrs["dim"])
+
+
+class LogSoftmaxBackwardDataBackward0(Function):
+    """_log_softmax_backward_data(grad_output, output, dim) as an op, for create_graph."""
+
+    __slots__ = ()
+    formulas = (vjp("grad_output", "{grad} - ({grad} × exp({output})).sum({dim}, keepdim=True)"),
+                vjp("output", "-{grad_output}.sum({dim}, keepdim=True) × exp({output}) × {grad}"))
+
+    def forward(self, grad: Tensor, output: Tensor, dim: int) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save("output", output)
+        self.save_attr(dim=dim)
+        y, g = output.array, grad.array
+        return log_softmax_backward_values(g.astype(y.dtype, copy=False), y,
+                                           signed(dim) % y.ndim)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, output = self.unpack("grad_output"), self.unpack("output")
+        dim = self.attrs["dim"]
+        g_grad = g_out = None
+        if self.needs_input_grad(0):  # torch: grad - (grad * output.exp()).sum(dim, true)
+            g_grad = gg - (gg * output.exp()).sum(signed(dim), True)
+        if self.needs_input_grad(1):  # torch: -grad_output.sum(dim, true) * output.exp() * grad
+            g_out = (-grad.sum(signed(dim), True) * output.exp()) * gg
+        return g_grad, g_out
+
+
+def _softmax_dim(name: str, ndim: int) -> int:
+    warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+         "dim=X as an argument.")
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _with_dtype(a: Tensor, dtype: Any) -> Tensor:
+    from .views import to
+
+    return a if dtype is None else to(a, dtype)
+
+
+def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
+            dtype: Any = None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("softmax", input.array.ndim)
+    return SoftmaxBackward0.call(_with_dtype(input, dtype), dim=dim)
+
+
+def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
+                dtype: Any = None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.array.ndim)
+    return LogSoftmaxBackward0.call(_with_dtype(input, dtype), dim=dim)
+
+
+def tensor_softmax(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """torch.softmax / Tensor.softmax: dim is required."""
+    return SoftmaxBackward0.call(_with_dtype(a, dtype), dim=dim)
+
+
+def tensor_log_softmax(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return LogSoftmaxBackward0.call(_with_dtype(a, dtype), dim=dim)
+
+
+__all__ = ["softmax", "log_softmax", "tensor_softmax", "tensor_log_softmax"]

@@ -1,0 +1,245 @@
+"""sort, argsort, msort, topk, kthvalue, median, mode and unique.
+
+The values record torch's nodes (SortBackward0, TopkBackward0, ...), whose backward
+scatters the gradient to the selected positions; indices never require grad. Ties:
+sort is stable (as torch's CPU sort); topk, kthvalue and median pick among equal values
+by a stable order, where torch's quickselect may pick another of the equal elements.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import ScriptError, TorchRuntimeError
+from ..formulas import undefined, vjp
+from ..node import Function
+from ..shapes import wrap_dim
+from ..tensor import Tensor
+from .reductions import (
+    EVENLY_DISTRIBUTED,
+    KEEPDIM_SCATTER,
+    ReturnTypes,
+    _evenly_distribute,
+    value_selecting_backward,
+)
+from .views import saved_int, signed
+
+
+def _named(name: str) -> type[ReturnTypes]:
+    return type(f"{name.capitalize()}Return", (ReturnTypes,), {"__slots__": (),
+                                                               "type_name": name})
+
+
+SortReturn, TopkReturn, KthvalueReturn = _named("sort"), _named("topk"), _named("kthvalue")
+MedianReturn, ModeReturn = _named("median"), _named("mode")
+
+
+def stable_argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable order along `axis` (NaN largest); descending keeps equal values in order."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    n = x.shape[axis]
+    rev = np.flip(x, axis)
+    order = np.argsort(rev, axis=axis, kind="stable")
+    return (n - 1 - np.flip(order, axis)).astype(np.int64)
+
+
+class _Selecting(Function):
+    """A values output picked at `indices` along dim; saves dim, indices, self_sym_sizes."""
+
+    __slots__ = ()
+    # the values go back to where they were picked from (derivatives.yaml's
+    # value_selecting_reduction_backward)
+    formulas = (vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}, {grad})"),)
+    keepdim_saved = False
+
+    def forward(self, a: Tensor, dim: int, indices: Tensor, keepdim: bool = True) -> np.ndarray:
+        self.save_attr(dim=saved_int(dim))
+        self.save("indices", indices)
+        if self.keepdim_saved:
+            self.save_attr(keepdim=keepdim)
+        self.save_attr(self_sym_sizes=a.array.shape)
+        if a.array.ndim == 0:
+            return a.array.copy()
+        d = wrap_dim(dim, a.array.ndim)
+        idx = indices.array if keepdim else np.expand_dims(indices.array, d)
+        out = np.take_along_axis(a.array, idx, axis=d)
+        return out if keepdim else np.squeeze(out, d)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        a = self.attrs
+        return value_selecting_backward(grad, signed(a["dim"]), self.unpack("indices"),
+                                        a["self_sym_sizes"], a.get("keepdim", True))
+
+
+class SortBackward0(_Selecting):
+    __slots__ = ()
+
+
+class SortBackward1(_Selecting):
+    """sort(stable=...)."""
+
+    __slots__ = ()
+
+
+class TopkBackward0(_Selecting):
+    __slots__ = ()
+
+
+class KthvalueBackward0(_Selecting):
+    __slots__ = ()
+    formulas = KEEPDIM_SCATTER
+    keepdim_saved = True
+
+
+class MedianBackward1(_Selecting):
+    __slots__ = ()
+    formulas = KEEPDIM_SCATTER
+    keepdim_saved = True
+
+
+class ModeBackward0(_Selecting):
+    __slots__ = ()
+    formulas = KEEPDIM_SCATTER
+    keepdim_saved = True
+
+
+def _indices(values: np.ndarray) -> Tensor:
+    return Tensor._wrap(np.asarray(values, dtype=np.int64))
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: Any = None) -> Any:
+    d = wrap_dim(dim, a.array.ndim)
+    idx = stable_argsort(a.array, d, descending) if a.array.ndim else np.zeros((), np.int64)
+    indices = _indices(idx)
+    node = SortBackward0 if stable is None else SortBackward1
+    values = node.call(a, dim=dim, indices=indices)
+    return SortReturn(values, indices)
+
+
+def argsort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+            ) -> Tensor:
+    d = wrap_dim(dim, a.array.ndim)
+    return _indices(stable_argsort(a.array, d, descending) if a.array.ndim else 0)
+
+
+def msort(a: Tensor) -> Tensor:
+    return sort(a, 0)[0]
+
+
+def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    d = wrap_dim(dim, a.array.ndim)
+    size = a.array.shape[d] if a.array.ndim else 1
+    if not 0 <= k <= size:
+        raise TorchRuntimeError("selected index k out of range")
+    order = stable_argsort(a.array, d, largest) if a.array.ndim else np.zeros((), np.int64)
+    idx = np.take(order, np.arange(k), axis=d) if a.array.ndim else order
+    indices = _indices(idx)
+    return TopkReturn(TopkBackward0.call(a, dim=dim, indices=indices), indices)
+
+
+def kthvalue(a: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    d = wrap_dim(dim, a.array.ndim)
+    size = a.array.shape[d] if a.array.ndim else 1
+    if not 1 <= k <= size:
+        raise TorchRuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return _pick(KthvalueReturn, KthvalueBackward0, a, dim, keepdim, k - 1)
+
+
+def _pick(ret: type[ReturnTypes], node: type[_Selecting], a: Tensor, dim: int,
+          keepdim: bool, position: int) -> ReturnTypes:
+    d = wrap_dim(dim, a.array.ndim)
+    if a.array.ndim == 0:
+        indices = _indices(0)
+    else:
+        order = stable_argsort(a.array, d, False)
+        idx = np.take(order, [position], axis=d)
+        indices = _indices(idx if keepdim else np.squeeze(idx, d))
+    return ret(node.call(a, dim=dim, indices=indices, keepdim=keepdim), indices)
+
+
+class MedianBackward0(Function):
+    """median() of all elements: the lower median; ties share the gradient evenly."""
+
+    __slots__ = ()
+    formulas = EVENLY_DISTRIBUTED
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if a.array.size == 0:
+            raise TorchRuntimeError(
+                "median() input tensor cannot be empty")
+        self.save("self", a)
+        flat = np.sort(a.array.reshape(-1), kind="stable")
+        if np.isnan(flat).any():
+            return np.asarray(np.nan, dtype=a.array.dtype)
+        return np.asarray(flat[(flat.size - 1) // 2])
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return _evenly_distribute(grad, self.unpack("self"), self.unpack("result"))
+
+
+def median(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if dim is None:
+        return MedianBackward0.call(a)
+    d = wrap_dim(dim, a.array.ndim)
+    size = a.array.shape[d] if a.array.ndim else 1
+    return _pick(MedianReturn, MedianBackward1, a, dim, keepdim, (size - 1) // 2)
+
+
+def mode(a: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along dim (the smallest among equally frequent ones) and
+    the index of its last occurrence, as torch's CPU kernel finds them."""
+    d = wrap_dim(dim, a.array.ndim)
+    x = np.moveaxis(a.array, d, -1) if a.array.ndim else a.array.reshape(1)
+    rows = x.reshape(-1, x.shape[-1])
+    idx = np.zeros(rows.shape[0], dtype=np.int64)
+    for r, row in enumerate(rows):
+        order = np.lexsort((np.arange(row.size), row))
+        values = row[order]
+        best, best_len, start = 0, 0, 0
+        for i in range(1, values.size + 1):
+            if i == values.size or values[i] != values[start]:
+                if i - start > best_len:
+                    best, best_len = i - 1, i - start
+                start = i
+        idx[r] = order[best]
+    shape = x.shape[:-1]
+    indices_arr = idx.reshape(shape)
+    if keepdim and a.array.ndim:
+        indices_arr = np.expand_dims(indices_arr, d)
+    indices = _indices(indices_arr)
+    return ModeReturn(ModeBackward0.call(a, dim=dim, indices=indices, keepdim=keepdim), indices)
+
+
+class Unique2Backward0(Function):
+    """_unique2: the values are differentiable in form; torch has no derivative for it."""
+
+    __slots__ = ()
+    formulas = (undefined("self"),)
+
+    def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:
+        return values
+
+    def backward(self, grad: Tensor) -> Tensor:
+        raise ScriptError("the derivative for '_unique2' is not implemented.",
+                          kind="NotImplementedError")
+
+
+def unique(a: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    if dim is not None:
+        from ...errors import NotSupportedError
+
+        raise NotSupportedError("torch.unique(dim=...) is not supported by gradtrace")
+    values, inverse, counts = np.unique(a.array, return_inverse=True, return_counts=True)
+    out = Unique2Backward0.call(a, values=values.astype(a.array.dtype))
+    extra = []
+    if return_inverse:
+        extra.append(_indices(inverse.reshape(a.array.shape)))
+    if return_counts:
+        extra.append(_indices(counts))
+    return (out, *extra) if extra else out

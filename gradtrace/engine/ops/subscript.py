@@ -1,0 +1,386 @@
+"""`t[index]` and `t[index] = value` exactly as torch runs them (THPVariable_getitem /
+setitem): basic indices become view ops, advanced ones IndexBackward0 / IndexPutBackward0;
+and index_put(_)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from .. import dtypes
+from ..formulas import local, vjp
+from ..node import Function
+from ..tensor import Tensor, type_name
+from ._util import apply_inplace, cast_name
+from .view_inplace import copy_
+from .views import (
+    INT64_MAX,
+    ExpandBackward0,
+    SelectBackward0,
+    SliceBackward0,
+    UnsqueezeBackward0,
+    ViewBackward0,
+    alias,
+    warn,
+)
+
+
+def _np_index(indices: tuple[Tensor | None, ...]) -> tuple:
+    return tuple(slice(None) if i is None else i.array for i in indices)
+
+
+class IndexBackward0(Function):
+    """Advanced indexing (lists, integer or bool tensors): a copy, not a view."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "zeros({self_sym_sizes}).index_put({indices}, {grad}, "
+                    "accumulate=True)"),)
+
+    def forward(self, a: Tensor, indices: tuple[Tensor | None, ...]) -> np.ndarray:
+        key = _check_indices(a, indices)
+        self.save_attr(indices=indices, self_sym_sizes=a.array.shape)
+        return a.array[key]
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .creation import zeros
+
+        a = self.attrs
+        base = zeros(a["self_sym_sizes"], dtype=grad.dtype)
+        # torch: at::_index_put_impl_(zeros, indices, grad, accumulate=true, unsafe=true)
+        return IndexPutImplBackward0.call(base, grad, indices=a["indices"], accumulate=True)
+
+
+def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
+    """torch's checks on advanced indices (dtype, mask shape, bounds, broadcast)."""
+    shape = a.array.shape
+    dim = 0
+    index_shapes = []
+    for idx in indices:
+        if idx is None:
+            dim += 1
+            continue
+        if idx.dtype.is_floating_point:
+            raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if idx.dtype in (dtypes.bool_, dtypes.uint8):
+            for j, s in enumerate(idx.array.shape):
+                if dim + j >= len(shape):
+                    raise TorchIndexError(
+                        f"too many indices for tensor of dimension {len(shape)} "
+                        f"(got {dim + idx.array.ndim})")
+                if s != shape[dim + j]:
+                    raise TorchIndexError(
+                        f"The shape of the mask [{', '.join(map(str, idx.array.shape))}] at "
+                        f"index {j} does not match the shape of the indexed tensor "
+                        f"[{', '.join(map(str, shape))}] at index {dim + j}")
+            index_shapes += [(int(idx.array.sum()),)] * idx.array.ndim
+            dim += idx.array.ndim
+            continue
+        if dim >= len(shape):
+            raise TorchIndexError(f"too many indices for tensor of dimension {len(shape)}")
+        size = shape[dim]
+        arr = idx.array
+        if arr.size:
+            bad = arr[(arr < -size) | (arr >= size)]
+            if bad.size:
+                raise TorchIndexError(
+                    f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {dim} with "
+                    f"size {size}")
+        index_shapes.append(arr.shape)
+        dim += 1
+    try:
+        np.broadcast_shapes(*index_shapes)
+    except ValueError:
+        listed = ", ".join(f"[{', '.join(map(str, s))}]" for s in index_shapes)
+        raise TorchIndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes "
+            f"{listed}") from None
+    key = _np_index(indices)
+    return tuple(k.astype(np.bool_) if isinstance(k, np.ndarray) and k.dtype == np.uint8 else k
+                 for k in key)
+
+
+class IndexPutBackward0(Function):
+    """index_put_ (advanced-index assignment) and index backward (accumulate=True)."""
+
+    __slots__ = ()
+    formulas = (local("self", "1", when=(("accumulate", True),)),
+                vjp("self", "{grad}.index_put({indices}, 0)"),
+                vjp("values", "{grad}[{indices}]"))
+
+    def forward(self, a: Tensor, values: Tensor, indices: tuple[Tensor | None, ...],
+                accumulate: bool = False) -> np.ndarray:
+        key = _check_indices(a, indices)
+        if values.dtype is not a.dtype:
+            raise TorchRuntimeError(
+                f"Index put requires the source and destination dtypes match, got "
+                f"{cast_name(a.dtype)} for the destination and {cast_name(values.dtype)} for "
+                "the source.")
+        target = a.array[key].shape
+        try:
+            src = np.broadcast_to(values.array, target)
+        except ValueError:
+            raise TorchRuntimeError(
+                f"shape mismatch: value tensor of shape [{', '.join(map(str, values.shape))}] "
+                f"cannot be broadcast to indexing result of shape "
+                f"[{', '.join(map(str, target))}]") from None
+        self.save_attr(accumulate=accumulate, indices=indices)
+        out = a.array.copy()
+        if accumulate:
+            np.add.at(out, key, src)
+        else:
+            out[key] = src
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        indices = self.attrs["indices"]
+        g_self = g_values = None
+        if self.needs_input_grad(0):
+            if self.attrs["accumulate"]:
+                g_self = grad
+            else:
+                zero = Tensor._wrap(np.zeros((), dtype=grad.array.dtype))
+                g_self = IndexPutBackward0.call(grad, zero, indices=indices)
+        if self.needs_input_grad(1):
+            g_values = IndexBackward0.call(grad, indices=indices)
+        return g_self, g_values
+
+
+class IndexPutImplBackward0(IndexPutBackward0):
+    """_index_put_impl_: what index's backward (x[idx] under create_graph) records."""
+
+    __slots__ = ()
+
+
+def _sequence_to_tensor(seq: Any) -> Tensor:
+    from .creation import tensor
+
+    out = tensor(seq)
+    if out.dtype.is_floating_point:
+        out = Tensor._wrap(out.array.astype(np.int64))
+    return out
+
+
+def _treat_as_tuple(index: list) -> bool:
+    """torch's treatSequenceAsTuple for a list index."""
+    if len(index) >= 32:
+        return False
+    return any(isinstance(i, (Tensor, list, tuple, slice)) or i is None or i is Ellipsis
+               for i in index)
+
+
+SEQUENCE_INDEX_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+    "python_variable_indexing.cpp:349.)")
+
+
+def _is_int(obj: Any) -> bool:
+    return isinstance(obj, (int, np.integer)) and not isinstance(obj, bool)
+
+
+def _count_specified(index: tuple) -> int:
+    count = 0
+    for obj in index:
+        if isinstance(obj, Tensor):
+            count += obj.array.ndim if obj.dtype in (dtypes.bool_, dtypes.uint8) else 1
+        elif obj is None or obj is Ellipsis or isinstance(obj, bool):
+            continue
+        else:
+            count += 1
+    return count
+
+
+def _select_index(t: Tensor, dim: int, index: int) -> Tensor:
+    """applySelect: indexing's bounds checks and messages."""
+    shape = t.array.shape
+    if index == 0 and dim == 0 and not shape:
+        raise TorchIndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    size = shape[dim] if dim < len(shape) else 0
+    if not (size >= -index and size > index):
+        raise TorchIndexError(
+            f"index {index} is out of bounds for dimension {dim} with size {size}")
+    return SelectBackward0.call(t, dim=dim, index=index)
+
+
+def _slice_index(t: Tensor, dim: int, obj: slice, optimize: bool) -> Tensor:
+    step = 1 if obj.step is None else _slice_int(obj.step)
+    if step == 0:
+        raise TorchValueError("slice step cannot be zero")
+    if step < 0:
+        raise TorchValueError("step must be greater than zero")
+    start = 0 if obj.start is None else _slice_int(obj.start)
+    end = INT64_MAX if obj.stop is None else _slice_int(obj.stop)
+    if t.array.ndim == 0:
+        raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
+    if optimize and start == 0 and step == 1 and end >= t.array.shape[dim]:
+        return t
+    return SliceBackward0.call(t, dim=dim, start=start, end=end, step=step)
+
+
+def _slice_int(value: Any) -> int:
+    if isinstance(value, Tensor):
+        return value.__index__()
+    if not _is_int(value):
+        raise TorchTypeError(
+            "slice indices must be integers or None or have an __index__ method")
+    return int(value)
+
+
+def _bool_index(value: bool) -> Tensor:
+    return Tensor._wrap(np.zeros(1 if value else 0, dtype=np.int64))
+
+
+def _apply_slicing(t: Tensor, index: tuple, optimize: bool = True
+                   ) -> tuple[Tensor, list[Tensor | None]]:
+    """torch's applySlicing: basic indices become view ops, advanced ones are collected."""
+    specified = _count_specified(index)
+    if specified > t.array.ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {t.array.ndim}")
+    result = t
+    dim = 0
+    out: list[Tensor | None] = []
+
+    def record(tensor: Tensor) -> None:
+        nonlocal dim
+        out.extend([None] * (dim + 1 - len(out)))
+        out[dim] = tensor
+        dim += 1
+
+    for obj in index:
+        if _is_int(obj):
+            result = _select_index(result, dim, int(obj))
+        elif isinstance(obj, slice):
+            result = _slice_index(result, dim, obj, optimize)
+            dim += 1
+        elif obj is Ellipsis:
+            dim += t.array.ndim - specified
+        elif obj is None:
+            result = UnsqueezeBackward0.call(result, dim=dim)
+            dim += 1
+        elif isinstance(obj, bool):
+            result = UnsqueezeBackward0.call(result, dim=dim)
+            record(_bool_index(obj))
+        elif isinstance(obj, Tensor):
+            if obj.array.ndim == 0 and not obj.dtype.is_floating_point:
+                if obj.dtype in (dtypes.bool_, dtypes.uint8):
+                    result = UnsqueezeBackward0.call(result, dim=dim)
+                    record(_bool_index(bool(obj.array)))
+                else:
+                    result = _select_index(result, dim, int(obj.array))
+            else:
+                record(obj)
+        elif isinstance(obj, (list, tuple, range)):  # a sequence is a tensor index
+            record(_sequence_to_tensor(list(obj)))
+        else:
+            raise TorchIndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                f"are valid indices (got {type_name(obj)})")
+    return result, out
+
+
+def _index_tuple(index: Any) -> tuple:
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and _treat_as_tuple(index):
+        warn(SEQUENCE_INDEX_WARNING)
+        return tuple(index)
+    return (index,)
+
+
+def getitem(t: Tensor, index: Any) -> Tensor:
+    """`t[index]` exactly as torch records it (THPVariable_getitem)."""
+    if index is None:
+        return UnsqueezeBackward0.call(t, dim=0)
+    if index is Ellipsis:
+        return alias(t)
+    if _is_int(index):
+        return _select_index(t, 0, int(index))
+    if isinstance(index, slice):
+        return _slice_index(t, 0, index, optimize=False)
+    result, indices = _apply_slicing(t, _index_tuple(index))
+    if indices:
+        return IndexBackward0.call(result, indices=tuple(indices))
+    if result is t:
+        return alias(t)
+    return result
+
+
+class FillBackward3(Function):
+    """`self.fill_(value)` with a 0-dim tensor value (what `t[i] = scalar` does)."""
+
+    __slots__ = ()
+    formulas = (local("self", "0"),
+                local("value", "1"))
+
+    def forward(self, a: Tensor, value: Tensor) -> np.ndarray:
+        return np.full(a.array.shape, value.array, dtype=a.array.dtype)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .creation import zeros_like
+
+        g_self = zeros_like(grad) if self.needs_input_grad(0) else None
+        return g_self, (grad.sum() if self.needs_input_grad(1) else None)
+
+
+def _strip_leading_ones(shape: tuple[int, ...]) -> tuple[int, ...]:
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return shape[i:]
+
+
+def _copy_to(dst: Tensor, src: Tensor) -> None:
+    """torch's indexing copy_to: copy_, fill_ for a 0-dim source, else view + expand + copy_."""
+    if dst.array.shape == src.array.shape:
+        copy_(dst, src)
+        return
+    if src.array.ndim == 0:
+        apply_inplace(FillBackward3, dst, src)
+        return
+    src = ViewBackward0.call(src, shape=_strip_leading_ones(src.array.shape))
+    if src.array.shape != dst.array.shape:
+        src = ExpandBackward0.call(src, shape=dst.array.shape)
+    copy_(dst, src)
+
+
+def _value_tensor(t: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, np.number)):
+        return Tensor._wrap(np.asarray(value).astype(t.dtype.np))
+    raise TorchTypeError(
+        f"can't assign a {type_name(value)} to a torch.{t.dtype.tensor_type}")
+
+
+def setitem(t: Tensor, index: Any, value: Any) -> None:
+    """`t[index] = value` exactly as torch runs it (THPVariable_setitem)."""
+    src = _value_tensor(t, value)
+    if index is False:
+        return
+    if isinstance(index, slice) or index is None or index is Ellipsis or isinstance(index, bool) \
+            or _is_int(index):
+        index = (index,)
+    sliced, indices = _apply_slicing(t, _index_tuple(index))
+    if not indices:
+        _copy_to(sliced, src)
+        return
+    stripped = _strip_leading_ones(src.array.shape)
+    if stripped != src.array.shape:
+        src = ViewBackward0.call(src, shape=stripped)
+    apply_inplace(IndexPutBackward0, sliced, src, indices=tuple(indices))
+
+
+def index_put_(a: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    return apply_inplace(IndexPutBackward0, a, values, indices=tuple(indices),
+                         accumulate=accumulate)
+
+
+def index_put(a: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    return IndexPutBackward0.call(a, values, indices=tuple(indices), accumulate=accumulate)
+
+

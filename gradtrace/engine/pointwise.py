@@ -1,0 +1,154 @@
+"""Which elements of a pointwise float32 kernel torch computes with vector code, and which
+with its scalar code (ATen's cpu_kernel_vec / vectorized_loop, TensorIterator's loops).
+
+A kernel's vector body takes 2 x lanes elements at a time (16 with AVX2 and in the
+`default` build, 32 with AVX-512) and leaves the remainder of each inner loop to the
+scalar function (libm's expf, ...), which rounds differently. The inner loop is one row
+of the iteration: the whole tensor when its memory is dense (any permutation of
+contiguous), else the last dimension (with the dimensions that coalesce into it); rows
+whose input is strided run scalar only.
+Tensors of 32,768 elements or more are also cut into one chunk per thread
+(at::parallel_for), and each chunk's rows end in their own tail.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import capability
+
+GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
+
+
+def _is_dense(x: np.ndarray) -> bool:
+    """Non-overlapping and dense: some permutation of the dims is C-contiguous."""
+    dims = [(abs(st), n) for st, n in zip(x.strides, x.shape) if n != 1]
+    if any(st == 0 for st, _ in dims):
+        return False
+    expected = x.itemsize
+    for st, n in sorted(dims):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _iteration(x: np.ndarray) -> tuple[np.ndarray, int, bool]:
+    """(positions of x's elements in iteration order as flat C indices, inner row length,
+    whether the row is contiguous for the vector loop)."""
+    n = x.size
+    if _is_dense(x):
+        order = np.argsort(np.asarray(x.strides), kind="stable")[::-1]  # outer .. inner
+        flat = np.arange(n).reshape(x.shape).transpose(order).ravel()
+        return flat, n, True
+    # the output is C-contiguous; coalesce trailing dims while the input's strides allow
+    shape, strides = list(x.shape), list(x.strides)
+    inner, stride = 1, None
+    for size, st in zip(reversed(shape), reversed(strides)):
+        if size == 1:
+            continue
+        if stride is None:
+            stride, inner, expect = st, size, st * size
+        elif st == expect:
+            inner *= size
+            expect = st * size
+        else:
+            break
+    vec_ok = stride in (None, 0, x.itemsize)
+    return np.arange(n), max(inner, 1), vec_ok
+
+
+def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
+    """Boolean array in x's shape, True where torch's vector body computes the element;
+    None when no element is vectorised."""
+    if x.size == 0:
+        return None
+    width = 2 * capability.lanes(4, cap)
+    flat, row, contiguous = _iteration(x)
+    if not contiguous:
+        return None
+    n = x.size
+    it = np.arange(n)
+    chunk = _thread_chunk(n)
+    c_start = it - it % chunk
+    r_start = it - it % row
+    seg_start = np.maximum(c_start, r_start)
+    seg_end = np.minimum(np.minimum(c_start + chunk, r_start + row), n)
+    body = (seg_end - seg_start) // width * width
+    in_body = (it - seg_start) < body
+    mask = np.empty(n, bool)
+    mask[flat] = in_body
+    return mask.reshape(x.shape)
+
+
+def _thread_chunk(n: int) -> int:
+    """at::parallel_for's chunk: one per thread past GRAIN_SIZE elements, else all."""
+    threads = capability.num_threads()
+    if n < GRAIN_SIZE or threads == 1:
+        return max(n, 1)
+    return -(-n // min(threads, -(-n // GRAIN_SIZE)))
+
+
+def elementwise(x: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """fn over x's elements, given them as one 1-D array in memory order (a view when x is
+    dense). The result is laid out as torch lays out a unary op's output: with x's
+    strides when x is dense (any permutation of contiguous), else C-contiguous."""
+    if x.flags.c_contiguous:
+        return fn(x.reshape(-1)).reshape(x.shape)
+    perm = np.argsort([-st for st in x.strides], kind="stable")
+    xt = x.transpose(perm)
+    if xt.flags.c_contiguous:
+        return fn(xt.reshape(-1)).reshape(xt.shape).transpose(np.argsort(perm))
+    return fn(np.ascontiguousarray(x).reshape(-1)).reshape(x.shape)
+
+
+def chunked(fn: Callable[[np.ndarray], np.ndarray], flat: np.ndarray,
+            size: int = 8192) -> np.ndarray:
+    """fn over a 1-D array in pieces small enough for its temporaries to stay in cache."""
+    if flat.size <= size:
+        return fn(flat)
+    out = np.empty_like(flat)
+    for i in range(0, flat.size, size):
+        out[i:i + size] = fn(flat[i:i + size])
+    return out
+
+
+def _dense_split(flat: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
+                 scalar: Callable[[np.ndarray], np.ndarray], width: int) -> np.ndarray:
+    """A dense tensor is one row: each thread chunk runs its vector body, then its tail."""
+    n = flat.size
+    chunk = _thread_chunk(n)
+    tails = [np.arange(start + (min(start + chunk, n) - start) // width * width,
+                       min(start + chunk, n)) for start in range(0, n, chunk)]
+    idx = np.concatenate(tails)
+    if idx.size == n:
+        return chunked(scalar, flat)
+    out = chunked(vector, flat)
+    if idx.size:
+        out[idx] = scalar(flat[idx])
+    return out
+
+
+def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
+          scalar: Callable[[np.ndarray], np.ndarray], cap: str | None = None) -> np.ndarray:
+    """Evaluate a float32 pointwise kernel element by element as torch would: `vector`
+    (the Vectorized<float> formula) on the vector body, `scalar` (the scalar lambda)
+    elsewhere. Both take and return 1-D float32 arrays. The `default` build has vector
+    bodies too: its Vectorized<float> runs libm per lane, which is only the scalar
+    formula when the two lambdas agree (pow's do not), so callers pick `vector` by
+    capability."""
+    if x.size == 0:
+        return x.copy()
+    width = 2 * capability.lanes(4, cap)
+    if _is_dense(x):
+        return elementwise(x, lambda flat: _dense_split(flat, vector, scalar, width))
+    mask = vector_mask(x, cap)
+    flat = np.ascontiguousarray(x).ravel()
+    if mask is None:
+        return chunked(scalar, flat).reshape(x.shape)
+    m = mask.ravel()
+    out = np.empty_like(flat)
+    out[m] = chunked(vector, flat[m])
+    out[~m] = scalar(flat[~m])
+    return out.reshape(x.shape)

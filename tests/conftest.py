@@ -1,0 +1,48 @@
+"""Suite-wide pytest set-up: a line saying whether the live-torch tests can run.
+
+It is the session header's last line, and, when torch is missing, also the last line of
+the summary (`pytest -q` prints no header), next to the count of skipped tests.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from typing import Any
+
+
+def torch_line() -> str:
+    """One header line: where torch was found, or why the differential tests skip.
+
+    Looks where those tests look: this Python, GRADTRACE_TORCH_PYTHON, then python3.
+    """
+    if importlib.util.find_spec("torch") is not None:
+        return "torch: found in this Python; the differential tests against live torch run"
+    from gradtrace.check import find_torch_python
+
+    given = os.environ.get("GRADTRACE_TORCH_PYTHON")
+    found = find_torch_python(given) if given else find_torch_python()
+    if found is not None:
+        return f"torch: found in {found}; the differential tests against live torch run"
+    where = given or "this Python or in python3"
+    return (f"torch: not found in {where}, so the differential tests against live torch "
+            "are skipped (pip install torch==2.13.0, or set GRADTRACE_TORCH_PYTHON to a "
+            "Python that has it)")
+
+
+_LINE: list[str] = []
+
+
+def _line() -> str:
+    if not _LINE:
+        _LINE.append(torch_line())
+    return _LINE[0]
+
+
+def pytest_report_header(config: Any) -> list[str]:
+    return [_line()]
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    line = _line()
+    if line.startswith("torch: not found"):
+        terminalreporter.write_line(line)

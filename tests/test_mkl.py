@@ -1,0 +1,62 @@
+"""engine/mkl.py: finding torch's MKL in the installed `mkl` wheel, refusing other versions
+with a reason, and the reusable symbol lookup (BLAS) beside VML."""
+from __future__ import annotations
+
+import ctypes
+import importlib.metadata as metadata
+
+import numpy as np
+import pytest
+from mkl_skip import needs_mkl
+
+from gradtrace.engine import mkl
+
+
+@pytest.fixture
+def fresh_state(monkeypatch):
+    monkeypatch.setattr(mkl, "_STATE", {})
+
+
+class _Dist:
+    version = "2025.0.0"
+    files = ()
+
+
+def test_missing_wheel_gives_none_and_says_how_to_install(fresh_state, monkeypatch):
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(mkl.metadata, "distribution", missing)
+    assert mkl.load() is None
+    assert "pip install 'gradtrace[exact]'" in mkl.unavailable_reason()
+
+
+def test_another_mkl_version_is_refused(fresh_state, monkeypatch):
+    monkeypatch.setattr(mkl.metadata, "distribution", lambda name: _Dist())
+    assert mkl.load() is None
+    assert mkl.unavailable_reason() == ("mkl 2025.0.0 is installed; torch 2.13 bundles "
+                                        "2024.2.0, whose results gradtrace reproduces")
+
+
+@needs_mkl
+def test_loaded_mkl_is_the_build_torch_bundles():
+    assert "2024.2-Product Build 20240605" in mkl.load().version
+
+
+@needs_mkl
+def test_vml_writes_every_element_and_accepts_in_place():
+    x = np.array([0.0, 1.0, -1.0, 88.0, -104.0], np.float32)
+    lib = mkl.load()
+    out = lib.vml("exp", x, np.empty_like(x))
+    assert out[0] == 1 and abs(out[1] - np.e) < 1e-6 and out[4] == 0
+    y = x.copy()
+    assert lib.vml("exp", y, y) is y and np.array_equal(y, out)
+
+
+@needs_mkl
+def test_symbol_lookup_reaches_blas():
+    sdot = mkl.load().symbol("cblas_sdot", ctypes.c_float,
+                             [ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                              ctypes.c_int])
+    a = np.arange(1, 5, dtype=np.float32)
+    b = np.full(4, 2, np.float32)
+    assert sdot(4, a.ctypes.data, 1, b.ctypes.data, 1) == 20.0

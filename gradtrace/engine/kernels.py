@@ -131,6 +131,26 @@ def unary(name: str, x: np.ndarray) -> np.ndarray:
         return pointwise.elementwise(x, lambda flat: pointwise.chunked(fn, flat))
 
 
+def logit(x: np.ndarray) -> np.ndarray:
+    """logit_kernel without eps: a dense tensor (TensorIterator's is_contiguous) goes to
+    LogitMKLKernel (x / (1 - x), inf at 1, then VML's log); other layouts to
+    cpu_kernel_vec, log(x / (1 - x)) with SLEEF's log in the vector body, glibc's in the
+    scalar code."""
+    one, inf = x.dtype.type(1), x.dtype.type(np.inf)
+
+    def ratio(v: np.ndarray) -> np.ndarray:
+        return np.where(v == one, inf, v / (one - v))
+
+    with np.errstate(all="ignore"):
+        if pointwise.is_dense(x):
+            y = vml("log", pointwise.elementwise(x, ratio))
+            if y is not None:
+                return y
+        if x.dtype == _F64:
+            return np.log(ratio(x))
+        return _split(lambda v: sleef.logf_u1(ratio(v)), lambda v: glibc.logf(ratio(v)), x)
+
+
 # -- activation kernels (ATen/native/cpu/Activation.cpp), float32 -------------------------
 
 _HALF = np.float32(0.5)

@@ -21,7 +21,7 @@ from . import capability
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 
 
-def _is_dense(x: np.ndarray) -> bool:
+def is_dense(x: np.ndarray) -> bool:
     """Non-overlapping and dense: some permutation of the dims is C-contiguous."""
     dims = [(abs(st), n) for st, n in zip(x.strides, x.shape) if n != 1]
     if any(st == 0 for st, _ in dims):
@@ -38,7 +38,7 @@ def _iteration(x: np.ndarray) -> tuple[np.ndarray, int, bool]:
     """(positions of x's elements in iteration order as flat C indices, inner row length,
     whether the row is contiguous for the vector loop)."""
     n = x.size
-    if _is_dense(x):
+    if is_dense(x):
         order = np.argsort(np.asarray(x.strides), kind="stable")[::-1]  # outer .. inner
         flat = np.arange(n).reshape(x.shape).transpose(order).ravel()
         return flat, n, True
@@ -141,7 +141,7 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
     if x.size == 0:
         return x.copy()
     width = 2 * capability.lanes(4, cap)
-    if _is_dense(x):
+    if is_dense(x):
         return elementwise(x, lambda flat: _dense_split(flat, vector, scalar, width))
     mask = vector_mask(x, cap)
     flat = np.ascontiguousarray(x).ravel()

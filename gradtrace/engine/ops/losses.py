@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchValueError
-from .. import dtypes
+from .. import dtypes, glibc
 from ..formulas import PRESENT, Formula, local
 from ..grad_mode import GRAD_MODE
 from ..kernels import precise
@@ -21,6 +21,7 @@ from ..tensor import Tensor
 from ._util import cast, not_implemented
 from .reductions import mean_array, sum_array
 from .scalar import add_scalar, div_scalar, mul_scalar
+from .unary import logit
 from .views import ExpandBackward0, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -200,13 +201,10 @@ class BinaryCrossEntropyBackward0(Function):
         self.save("target", target)
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_x = np.maximum(np.log(x), -100)
-            log_1mx = np.maximum(np.log1p(-x), -100)
-        loss = (t_ - 1) * log_1mx - t_ * log_x
+        loss = _bce_values(x, t_)
         if weight is not None:
-            loss = loss * weight.array
-        return _reduce(loss.astype(x.dtype), reduction)
+            loss = loss * weight.array  # loss.mul_(weight)
+        return _reduce(loss, reduction)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
 
@@ -217,8 +215,8 @@ class BinaryCrossEntropyBackward0(Function):
         if self.needs_input_grad(0):
             g_x = BinaryCrossEntropyBackwardBackward0.call(grad, x, t_, weight=weight,
                                                            reduction=reduction)
-        if self.needs_input_grad(1):
-            g_t = grad * ((1 - x).log() - x.log())
+        if self.needs_input_grad(1):  # binary_cross_entropy_target_backward
+            g_t = -logit(x) * grad
             if weight is not None:
                 g_t = g_t * weight
             g_t = _scale_grad(g_t, reduction, t_.numel())
@@ -242,11 +240,15 @@ class BinaryCrossEntropyBackwardBackward0(Function):
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
         v, t_ = x.array, target.array
-        out = grad.array * (v - t_) / np.maximum((1 - v) * v, _BCE_EPS)
-        if weight is not None:
-            out = out * weight.array
-        if reduction == 1:
-            out = out / v.size
+        one, eps = v.dtype.type(1), v.dtype.type(_BCE_EPS)
+        # binary_cross_entropy_backward_out_cpu: grad * (x - t) / max((1 - x) * x, EPSILON),
+        # then grad_input.mul_(weight) and .div_(numel) for 'mean'
+        with np.errstate(all="ignore"):
+            out = grad.array.astype(v.dtype) * (v - t_) / np.maximum((one - v) * v, eps)
+            if weight is not None:
+                out = out * weight.array
+            if reduction == 1:
+                out = out / v.dtype.type(v.size)
         return np.asarray(out, dtype=v.dtype)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
@@ -281,6 +283,19 @@ class BinaryCrossEntropyBackwardBackward0(Function):
             if reduction == 1:
                 g_t = div_scalar(g_t, t_.array.size)
         return g_grad, g_x, g_t
+
+
+def _bce_values(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """binary_cross_entropy_out_cpu's scalar kernel (Loss.cpp, built without FMA):
+    (t - 1) * max(log1p(-x), -100) - t * max(log(x), -100) with libm's logf and log1pf."""
+    with np.errstate(all="ignore"):
+        if x.dtype == np.float32:
+            log_x, log_1mx = glibc.logf(x), glibc.log1pf(-x)
+        else:
+            log_x, log_1mx = np.log(x), np.log1p(-x)
+        low = x.dtype.type(-100)
+        one = x.dtype.type(1)
+        return (t - one) * np.maximum(log_1mx, low) - t * np.maximum(log_x, low)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002

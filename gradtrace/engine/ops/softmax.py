@@ -9,8 +9,8 @@ one position after another, vectors of positions taking SLEEF's exp and the last
 along the last dim and divides elsewhere; log_softmax subtracts the max and then the log.
 
 The exp and log of a vector lane and of a scalar tail are `vector_exp`, `scalar_exp` and
-`vector_log` below: numpy in float64 rounded once, until the SLEEF emulation (another
-part of the engine) provides torch's own; the order around them is torch's.
+`vector_log` below: SLEEF's expf_u10/logf_u10 in the FMA builds, glibc's expf/logf per lane
+in the default build and in scalar tails (float32); float64 still uses numpy's.
 """
 from __future__ import annotations
 
@@ -36,11 +36,8 @@ def _not_implemented(kernel: str, dtype: Any) -> Exception:
                        kind="NotImplementedError")
 
 
-APPROXIMATE = ("softmax's log: correctly rounded float32, not yet SLEEF's logf_u10 (the order "
-               "around it is torch's)")
-
-
-APPROXIMATE_F64 = ("float64 softmax's exp: numpy's, not SLEEF's expd4_u10 or glibc's exp")
+APPROXIMATE_F64 = ("float64 softmax's exp and log: numpy's, not SLEEF's expd4_u10/logd4_u10 "
+                   "or glibc's exp/log")
 
 
 def vector_exp(x: np.ndarray) -> np.ndarray:
@@ -63,10 +60,16 @@ def scalar_exp(x: np.ndarray) -> np.ndarray:
 
 
 def vector_log(x: np.ndarray) -> np.ndarray:
-    """log of vector lanes (Vectorized<float>::log)."""
-    exactness.note(APPROXIMATE)
+    """log of vector lanes (Vectorized<float>::log: SLEEF's logf_u10 in the FMA builds,
+    libm per lane in the default build); `vec::map` sends a partial vector's elements
+    through it too."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return precise(np.log, x)
+        if x.dtype != np.float32:
+            exactness.note(APPROXIMATE_F64)
+            return precise(np.log, x)
+        flat = np.asarray(x).reshape(-1)
+        log = sleef.logf_u1 if capability.fma_build() else glibc.logf
+        return log(flat).reshape(np.shape(x))
 
 
 # -- kernels --------------------------------------------------------------------------------

@@ -428,6 +428,27 @@ class SgnBackward0(_ZeroGrad):
         self.save("result", outputs[0], is_output=True)
 
 
+class LogitBackward0(Function):
+    """logit(self) = log(self / (1 - self)) (eps None); its gradient grad / (self (1 - self))
+    (logit_backward)."""
+
+    __slots__ = ()
+    formulas = (local("self", "1 / ({self} × (1 - {self}))"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        self.save("self", a)
+        self.save_attr(eps=None)
+        return kernels.logit(_floating(a))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        x = self.unpack("self")
+        return grad / (x * (1 - x))
+
+
+def logit(a: Tensor) -> Tensor:
+    return LogitBackward0.call(a)
+
+
 def exp(a: Tensor) -> Tensor:
     return ExpBackward0.call(a)
 

@@ -151,6 +151,40 @@ def logit(x: np.ndarray) -> np.ndarray:
         return _split(lambda v: sleef.logf_u1(ratio(v)), lambda v: glibc.logf(ratio(v)), x)
 
 
+def log_sigmoid(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """log_sigmoid_cpu_kernel: (min(x, 0) - log1p(buffer), buffer = exp(-|x|)), every
+    element (a partial vector too) through Vectorized's exp and log1p: SLEEF's in the FMA
+    builds, glibc's per lane in the default build. float64: numpy's exp and log1p."""
+    with np.errstate(all="ignore"):
+        if x.dtype == _F64:
+            buffer = np.exp(-np.abs(x))
+            return np.minimum(x, 0) - np.log1p(buffer), buffer
+        exp, log1p = ((sleef.expf, sleef.log1pf) if capability.fma_build()
+                      else (glibc.expf, glibc.log1pf))
+        flat = np.ascontiguousarray(x).reshape(-1)
+        buffer = pointwise.chunked(lambda v: exp(-np.abs(v)), flat)
+        out = np.minimum(flat, np.float32(0)) - pointwise.chunked(log1p, buffer)
+        return out.reshape(x.shape), buffer.reshape(x.shape)
+
+
+def logaddexp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """logaddexp_kernel: max(a, b) + log1p(exp(-|a - b|)), and a itself for equal infinities;
+    SLEEF's exp and log1p in the vector body, glibc's in the scalar code (float64: numpy)."""
+    def formula(exp: Callable[[np.ndarray], np.ndarray],
+                log1p: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+        def f(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            out = np.maximum(a, b) + log1p(exp(-np.abs(a - b)))
+            return np.where(np.isinf(a) & (a == b), a, out)
+        return f
+
+    with np.errstate(all="ignore"):
+        if x.dtype == _F64:
+            return formula(np.exp, np.log1p)(*np.broadcast_arrays(x, y))
+        scalar = formula(glibc.expf, glibc.log1pf)
+        vector = formula(sleef.expf, sleef.log1pf) if capability.fma_build() else scalar
+        return pointwise.apply_many([x, y], vector, scalar)
+
+
 # -- activation kernels (ATen/native/cpu/Activation.cpp), float32 -------------------------
 
 _HALF = np.float32(0.5)

@@ -64,7 +64,7 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     None when no element is vectorised."""
     if x.size == 0:
         return None
-    width = 2 * capability.lanes(4, cap)
+    width = 2 * capability.lanes(x.itemsize, cap)
     flat, row, contiguous = _iteration(x)
     if not contiguous:
         return None
@@ -140,7 +140,7 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
     capability."""
     if x.size == 0:
         return x.copy()
-    width = 2 * capability.lanes(4, cap)
+    width = 2 * capability.lanes(x.itemsize, cap)
     if is_dense(x):
         return elementwise(x, lambda flat: _dense_split(flat, vector, scalar, width))
     mask = vector_mask(x, cap)
@@ -152,3 +152,26 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
     out[m] = chunked(vector, flat[m])
     out[~m] = scalar(flat[~m])
     return out.reshape(x.shape)
+
+
+def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
+               scalar: Callable[..., np.ndarray], cap: str | None = None) -> np.ndarray:
+    """`apply` for a kernel of several inputs (broadcast to one shape, the output
+    C-contiguous): the vector body and scalar tails follow the first full-shape input that
+    is not C-contiguous, else a contiguous output's; `vector` and `scalar` take and return
+    1-D arrays, one per input."""
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    flats = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1) for a in arrays]
+    if not flats[0].size:
+        return np.empty(shape, np.result_type(*arrays))
+    lead = next((a for a in arrays if a.shape == shape and not a.flags.c_contiguous), None)
+    dtype = np.result_type(*arrays)
+    mask = vector_mask(lead if lead is not None else np.empty(shape, dtype), cap)
+    if mask is None:
+        return scalar(*flats).reshape(shape)
+    m = mask.reshape(-1)
+    out = np.empty(flats[0].size, dtype)
+    out[m] = vector(*(f[m] for f in flats))
+    out[~m] = scalar(*(f[~m] for f in flats))
+    return out.reshape(shape)
+

@@ -383,10 +383,7 @@ class LogSigmoidBackward0(Function):
     def forward(self, a: Tensor) -> np.ndarray:
         if not a.dtype.is_floating_point:
             raise not_implemented("log_sigmoid_forward_cpu", a.dtype)
-        x = a.array
-        with np.errstate(over="ignore"):
-            buffer = precise(np.exp, -np.abs(x))
-            out = (np.minimum(x, 0) - precise(np.log1p, buffer)).astype(x.dtype)
+        out, buffer = kernels.log_sigmoid(a.array)
         self.save("buffer", Tensor._wrap(buffer))
         self.save("self", a)
         return out

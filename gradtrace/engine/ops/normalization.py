@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from .. import exactness
+from .. import exactness, norm_kernels
 from ..formulas import local, undefined, vjp
 from ..node import Function
 from ..shapes import Size, wrap_dim
@@ -39,12 +39,9 @@ _GROUP_STATS = "({grad}[1] - {grad}[2] × {result2}² × ξ) × {group} / ({C} �
 # -- layer_norm ----------------------------------------------------------------------
 
 
-def _layer_stats(x: np.ndarray, nd: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    axes = tuple(range(x.ndim - nd, x.ndim))
-    x64 = x.astype(np.float64)
-    mean = x64.mean(axis=axes, keepdims=True)
-    var = ((x64 - mean) ** 2).mean(axis=axes, keepdims=True)
-    return mean, 1.0 / np.sqrt(np.maximum(var, 0) + eps)
+def _rows(x: np.ndarray, nd: int) -> np.ndarray:
+    """layer_norm's (M, N) view of the contiguous input: N the normalized elements."""
+    return np.ascontiguousarray(x).reshape(-1, math.prod(x.shape[x.ndim - nd:]))
 
 
 class NativeLayerNormBackward0(Function):
@@ -58,22 +55,18 @@ class NativeLayerNormBackward0(Function):
 
     def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None,
                 normalized_shape: tuple[int, ...], eps: float) -> np.ndarray:
-        exactness.note("layer_norm: RowwiseMoments' order is not reproduced")
         nd = len(normalized_shape)
-        mean, rstd = _layer_stats(x.array, nd, eps)
-        out = (x.array.astype(np.float64) - mean) * rstd
-        if weight is not None:
-            out = out * weight.array.astype(np.float64)
-        if bias is not None:
-            out = out + bias.array.astype(np.float64)
-        dtype = x.array.dtype
+        a = x.array
+        flat = lambda t: None if t is None else t.array.reshape(-1)  # noqa: E731
+        y, mean, rstd = norm_kernels.layer_norm(_rows(a, nd), flat(weight), flat(bias), eps)
+        stat_shape = a.shape[:a.ndim - nd] + (1,) * nd
         self.save("bias", bias)
         self.save("input", x)
         self.save_attr(normalized_shape=normalized_shape)
-        self.save("result1", Tensor._wrap(mean.astype(dtype)))
-        self.save("result2", Tensor._wrap(rstd.astype(dtype)))
+        self.save("result1", Tensor._wrap(mean.reshape(stat_shape)))
+        self.save("result2", Tensor._wrap(rstd.reshape(stat_shape)))
         self.save("weight", weight)
-        return out.astype(dtype)
+        return y.reshape(a.shape)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         mask = tuple(self.needs_input_grad(i) for i in range(3))
@@ -112,19 +105,18 @@ class NativeLayerNormBackwardBackward0(Function):
         self.save("rstd", rstd)
         self.save("weight", weight)
         nd = len(normalized_shape)
-        inner = tuple(range(x.array.ndim - nd, x.array.ndim))
-        outer = tuple(range(x.array.ndim - nd))
-        n = math.prod(normalized_shape)
-        g = grad.array.astype(np.float64)
-        xhat = (x.array.astype(np.float64) - mean.array) * rstd.array
-        gw = g * weight.array if weight is not None else g
-        gi = rstd.array * (gw - gw.mean(axis=inner, keepdims=True)
-                           - xhat * (gw * xhat).sum(axis=inner, keepdims=True) / n)
-        dtype = x.array.dtype
+        a = x.array
+        dtype = a.dtype
+        w = None if weight is None else weight.array.reshape(-1)
+        # native_layer_norm_backward: dgamma/dbeta only for a defined weight/bias
+        want = (True, weight is not None, bias is not None)
+        dx, dw, db = norm_kernels.layer_norm_backward(
+            _rows(grad.array.astype(dtype, copy=False), nd), _rows(a, nd),
+            mean.array.reshape(-1), rstd.array.reshape(-1), w, want)
         w_shape = tuple(normalized_shape)
-        g_w = (g * xhat).sum(axis=outer) if weight is not None else np.zeros(w_shape)
-        g_b = g.sum(axis=outer) if bias is not None else np.zeros(w_shape)
-        return [gi.astype(dtype), g_w.astype(dtype), g_b.astype(dtype)]
+        return [dx.reshape(a.shape),
+                np.zeros(w_shape, dtype) if dw is None else dw.reshape(w_shape),
+                np.zeros(w_shape, dtype) if db is None else db.reshape(w_shape)]
 
     def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor
                  ) -> tuple[Tensor | None, ...]:

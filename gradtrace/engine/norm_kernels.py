@@ -196,3 +196,145 @@ def _thread_buffers(parts: list[range], step: Callable[[np.ndarray, int], np.nda
             acc = step(acc, i)
         total = total + acc
     return total
+
+
+# -- batch_norm (cpu/batch_norm_kernel.cpp, Normalization.cpp) -----------------------------
+
+
+def _planar(x: np.ndarray) -> bool:
+    """Whether batch_norm's contiguous kernel runs (an image of more than one element per
+    channel); (N, C) and (N, C, 1, ...) inputs take its channels-last kernel."""
+    return x.size > 0 and x.size // (x.shape[0] * x.shape[1]) > 1
+
+
+def _seq_sum64(terms: np.ndarray) -> np.ndarray:
+    """A double accumulator adding the last axis's values in order from 0."""
+    return np.add.accumulate(terms.astype(np.float64), axis=-1)[..., -1] + 0.0
+
+
+def batch_norm_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """batch_norm_cpu_collect_stats_kernel for a contiguous (N, C, *) input: each channel's
+    mean and sum of squared deviations, in the dtype. With spatial dims (the contiguous
+    kernel) a double accumulator walks the channel's elements batch by batch; without
+    them (N, C: the channels-last kernel) each thread sums its block of rows in the dtype
+    and the threads' sums are added in double."""
+    n_batch, channels = x.shape[:2]
+    count = x.size // channels
+    mad = _fma(capability.fma_build(), x.dtype)
+    with np.errstate(all="ignore"):
+        if _planar(x):
+            per_channel = np.moveaxis(x.reshape(n_batch, channels, -1), 1, 0)
+            per_channel = per_channel.reshape(channels, count)
+            mean = (_seq_sum64(per_channel) / count).astype(x.dtype)
+            dev = per_channel - mean[:, None]
+            return mean, _seq_sum64(dev * dev).astype(x.dtype)
+        rows = x.reshape(count, channels)
+        parts = _thread_rows(count)
+        sums = [_rows_sum(r, lambda acc, i: acc + rows[i], channels, x.dtype) for r in parts]
+        mean = (_threads_sum64(sums) / count).astype(x.dtype)
+        squares = [_rows_sum(r, lambda acc, i: mad(rows[i] - mean, rows[i] - mean, acc),
+                             channels, x.dtype) for r in parts]
+        return mean, _threads_sum64(squares).astype(x.dtype)
+
+
+def _rows_sum(rows: range, step: Callable[[np.ndarray, int], np.ndarray], width: int,
+              dtype: np.dtype) -> np.ndarray:
+    """One thread's buffer: zeros, then `step(buffer, row)` over its block of rows."""
+    acc = np.zeros(width, dtype)
+    for i in rows:
+        acc = step(acc, i)
+    return acc
+
+
+def _threads_sum64(parts: list[np.ndarray]) -> np.ndarray:
+    """The second pass over per-thread buffers: a double accumulator from 0."""
+    total = np.zeros(parts[0].shape, np.float64)
+    for part in parts:
+        total = total + part
+    return total
+
+
+def batch_norm_update(mean: np.ndarray, var_sum: np.ndarray, count: int, eps: float,
+                      momentum: float, running_mean: np.ndarray | None,
+                      running_var: np.ndarray | None) -> np.ndarray:
+    """batch_norm_cpu_update_stats_template (compiled without FMA): the saved invstd
+    1 / sqrt(var_sum / n + eps) in double from the dtype's quotient; the running stats
+    updated in place with momentum in the dtype (the variance's product in double)."""
+    f = mean.dtype.type
+    m = f(momentum)
+    with np.errstate(all="ignore"):
+        var = var_sum / f(count)
+        invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(mean.dtype)
+        if running_mean is not None:
+            running_mean[...] = m * mean + (f(1) - m) * running_mean
+        if running_var is not None:
+            unbiased = (var_sum / f(count - 1)).astype(np.float64)
+            running_var[...] = (np.float64(m) * unbiased
+                                + ((f(1) - m) * running_var).astype(np.float64))
+    return invstd
+
+
+def batch_norm_apply(x: np.ndarray, mean: np.ndarray, invstd: np.ndarray,
+                     weight: np.ndarray | None, bias: np.ndarray | None) -> np.ndarray:
+    """batch_norm_cpu_kernel: alpha = invstd * w, beta = b - mean * alpha per channel,
+    then x * alpha + beta (both fused in the FMA builds)."""
+    mad = _fma(capability.fma_build(), x.dtype)
+    channels = x.shape[1]
+    w = np.ones(channels, x.dtype) if weight is None else weight
+    b = np.zeros(channels, x.dtype) if bias is None else bias
+    shape = (1, channels) + (1,) * (x.ndim - 2)
+    with np.errstate(all="ignore"):
+        alpha = invstd * w
+        beta = mad(-mean, alpha, b)
+        return np.asarray(mad(x, alpha.reshape(shape), beta.reshape(shape)), x.dtype)
+
+
+def batch_norm_backward(dy: np.ndarray, x: np.ndarray, weight: np.ndarray | None,
+                        mean: np.ndarray, invstd: np.ndarray, train: bool,
+                        mask: tuple[bool, bool, bool]
+                        ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """batch_norm_cpu_backward_kernel for a contiguous (N, C, *) input (`invstd` as the
+    kernel computes it: the saved one in training, else 1 / sqrt(running_var + eps)).
+    Per channel: sum(dy) and dotp = sum((x - mean) dy); dx = (dy - sum / n - (x - mean) k)
+    * invstd * w with k = dotp invstd^2 / n in training, dy * invstd * w in evaluation;
+    dweight = dotp * invstd, dbias = sum."""
+    f = x.dtype.type
+    mad = _fma(capability.fma_build(), x.dtype)
+    n_batch, channels = x.shape[:2]
+    count = x.size // channels
+    shape = (1, channels) + (1,) * (x.ndim - 2)
+    w = np.ones(channels, x.dtype) if weight is None else weight
+    with np.errstate(all="ignore"):
+        if _planar(x):  # the contiguous kernel
+            planes = x.reshape(n_batch, channels, -1)
+            grads = dy.reshape(planes.shape)
+            centred = planes - mean[None, :, None]
+            total64 = _seq_sum64(np.moveaxis(reduce_all_sum(grads), 0, -1))
+            dotp64 = _seq_sum64(np.moveaxis(_map_reduce_sum(centred, grads, mad), 0, -1))
+            total, dotp = total64.astype(x.dtype), dotp64.astype(x.dtype)
+            grad_mean = (total64 / count).astype(x.dtype)
+            d_weight = (dotp64 * invstd).astype(x.dtype)
+        else:  # (N, C): the channels-last kernel, per-thread buffers in the dtype
+            rows, grads = x.reshape(count, channels), dy.reshape(count, channels)
+            parts = _thread_rows(count)
+            total = _threads_sum64([_rows_sum(r, lambda acc, i: acc + grads[i], channels,
+                                              x.dtype) for r in parts]).astype(x.dtype)
+            dotp = _threads_sum64([_rows_sum(r, lambda acc, i: mad(rows[i] - mean, grads[i], acc),
+                                             channels, x.dtype) for r in parts]).astype(x.dtype)
+            grad_mean = total / f(count)
+            d_weight = dotp * invstd
+        dx = None
+        if mask[0]:
+            centred = x - mean.reshape(shape)
+            if train:
+                k = (dotp * invstd * invstd / f(count)).reshape(shape)
+                rest = dy - grad_mean.reshape(shape)
+                dx = mad(-centred, k, rest)
+                if not _planar(x):  # channels-last: its partial last vector is not fused
+                    tail = channels - channels % capability.lanes(x.itemsize)
+                    dx[:, tail:] = rest[:, tail:] - centred[:, tail:] * k[:, tail:]
+                dx = dx * invstd.reshape(shape) * w.reshape(shape)
+            else:
+                dx = dy * invstd.reshape(shape) * w.reshape(shape)
+            dx = np.asarray(dx, x.dtype).reshape(x.shape)
+    return dx, (d_weight if mask[1] else None), (total if mask[2] else None)

@@ -209,37 +209,13 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 # -- batch_norm ----------------------------------------------------------------------
 
 
-def _channel_view(v: np.ndarray, ndim: int) -> np.ndarray:
-    return v.reshape((1, -1) + (1,) * (ndim - 2))
-
-
-def _reduce_axes(ndim: int) -> tuple[int, ...]:
-    return (0,) + tuple(range(2, ndim))
-
-
-def _batch_stats(a: np.ndarray, axes: tuple[int, ...], eps: float,
-                 running_mean: Tensor | None, running_var: Tensor | None,
-                 momentum: float) -> tuple[np.ndarray, np.ndarray]:
-    """ATen's batch_norm_cpu_collect_stats_contiguous_impl + update_stats: the sums
-    accumulated in double, mean and var_sum stored in the dtype; var = var_sum / n and the
-    unbiased var_sum / (n - 1) divided in the dtype; invstd = 1 / sqrt(var + eps) in double;
-    running stats updated in place (torch bumps no version) in double. (A 2-D input takes
-    torch's channels-last kernel, which sums per thread in the dtype: not reproduced.)"""
-    dtype = a.dtype
-    n = a.size // a.shape[1]
-    mean = (a.sum(axis=axes, dtype=np.float64) / n).astype(dtype)
-    dev = a - _channel_view(mean, a.ndim)
-    var_sum = (dev * dev).sum(axis=axes, dtype=np.float64).astype(dtype)
-    var = (var_sum / np.asarray(n, dtype)).astype(dtype)
-    invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(dtype)
-    if running_mean is not None:
-        running_mean.array[...] = (momentum * mean.astype(np.float64) + (1 - momentum)
-                                   * running_mean.array.astype(np.float64)).astype(dtype)
-    if running_var is not None:
-        unbiased = (var_sum / np.asarray(n - 1, dtype)).astype(dtype).astype(np.float64)
-        running_var.array[...] = (momentum * unbiased + (1 - momentum)
-                                  * running_var.array.astype(np.float64)).astype(dtype)
-    return mean, invstd
+def _contiguous_for_kernel(a: np.ndarray) -> np.ndarray:
+    """batch_norm's CPU kernels take contiguous (or channels-last) input; another layout
+    goes through TensorIterator loops whose order is not reproduced."""
+    if not a.flags.c_contiguous:
+        exactness.note("batch_norm of a non-contiguous input: the TensorIterator path's "
+                       "order is not reproduced")
+    return np.ascontiguousarray(a)
 
 
 class NativeBatchNormBackward0(Function):
@@ -259,28 +235,24 @@ class NativeBatchNormBackward0(Function):
                 running_mean: Tensor | None, running_var: Tensor | None, training: bool,
                 momentum: float, eps: float) -> np.ndarray:
         """Inputs (next_functions): input, weight, bias; the running stats are buffers."""
-        exactness.note("batch_norm: only the contiguous training forward is in torch's order")
-        a = x.array
+        a = _contiguous_for_kernel(x.array)
         dtype = a.dtype
-        axes = _reduce_axes(a.ndim)
         if training:
-            mean, invstd = _batch_stats(a, axes, eps, running_mean, running_var, momentum)
+            mean, var_sum = norm_kernels.batch_norm_stats(a)
+            invstd = norm_kernels.batch_norm_update(
+                mean, var_sum, a.size // a.shape[1], eps, momentum,
+                None if running_mean is None else running_mean.array,
+                None if running_var is None else running_var.array)
             save_mean, save_invstd = mean, invstd
         else:
             mean = running_mean.array
-            # ATen (opmath = the dtype): 1 / sqrt(running_var + eps)
+            # batch_norm_cpu_collect_linear_and_constant_terms: 1 / sqrt(var + (float)eps)
             invstd = (np.asarray(1, dtype) / np.sqrt(running_var.array + np.asarray(eps, dtype))
                       ).astype(dtype)
             save_mean = save_invstd = np.zeros(0, dtype=dtype)
-        # ATen's batch_norm_cpu_contiguous_impl: alpha = invstd * weight, beta = bias - mean *
-        # alpha per channel in the dtype, then output = input * alpha + beta, which its
-        # vectorized loop computes as one fused multiply-add (exact product, one rounding)
-        w = weight.array if weight is not None else np.ones(a.shape[1], dtype)
-        b = bias.array if bias is not None else np.zeros(a.shape[1], dtype)
-        alpha = (invstd * w).astype(dtype)
-        beta = (b - mean * alpha).astype(dtype)
-        out = (a.astype(np.float64) * _channel_view(alpha, a.ndim)
-               + _channel_view(beta, a.ndim))
+        w = None if weight is None else weight.array
+        b = None if bias is None else bias.array
+        out = norm_kernels.batch_norm_apply(a, mean, invstd, w, b)
         self.save_attr(eps=eps)
         self.save("input", x)
         self.save("result1", Tensor._wrap(save_mean))
@@ -289,7 +261,7 @@ class NativeBatchNormBackward0(Function):
         self.save("running_var", running_var)
         self.save_attr(training=training)
         self.save("weight", weight)
-        return out.astype(dtype, copy=False)
+        return out
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         mask = tuple(self.needs_input_grad(i) for i in range(3))
@@ -335,27 +307,18 @@ class NativeBatchNormBackwardBackward0(Function):
         self.save("save_mean", save_mean)
         self.save_attr(train=train)
         self.save("weight", weight)
-        a = x.array
-        nd = a.ndim
-        axes = _reduce_axes(nd)
-        g = grad.array.astype(np.float64)
-        if train:
-            mean = save_mean.array.astype(np.float64)
-            invstd = save_invstd.array.astype(np.float64)
-        else:
-            mean = running_mean.array.astype(np.float64)
-            invstd = 1.0 / np.sqrt(running_var.array.astype(np.float64) + eps)
-        xhat = (a.astype(np.float64) - _channel_view(mean, nd)) * _channel_view(invstd, nd)
-        w = weight.array.astype(np.float64) if weight is not None else np.ones(a.shape[1])
-        if train:
-            gi = (g - g.mean(axis=axes, keepdims=True)
-                  - xhat * (g * xhat).mean(axis=axes, keepdims=True))
-            gi = gi * _channel_view(invstd * w, nd)
-        else:
-            gi = g * _channel_view(invstd * w, nd)
+        a = _contiguous_for_kernel(x.array)
         dtype = a.dtype
-        return [gi.astype(dtype), (g * xhat).sum(axis=axes).astype(dtype),
-                g.sum(axis=axes).astype(dtype)]
+        if train:
+            mean, invstd = save_mean.array, save_invstd.array
+        else:  # batch_norm_cpu_backward: 1 / sqrt(running_var + eps) with eps a double
+            mean = running_mean.array
+            invstd = (1.0 / np.sqrt(running_var.array.astype(np.float64) + eps)).astype(dtype)
+        dy = np.ascontiguousarray(grad.array, dtype=dtype)
+        w = None if weight is None else weight.array
+        dx, dw, db = norm_kernels.batch_norm_backward(dy, a, w, mean, invstd, train,
+                                                      (True, True, True))
+        return [dx, dw, db]
 
     def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor
                  ) -> tuple[Tensor | None, ...]:

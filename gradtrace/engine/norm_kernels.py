@@ -338,3 +338,30 @@ def batch_norm_backward(dy: np.ndarray, x: np.ndarray, weight: np.ndarray | None
                 dx = dy * invstd.reshape(shape) * w.reshape(shape)
             dx = np.asarray(dx, x.dtype).reshape(x.shape)
     return dx, (d_weight if mask[1] else None), (total if mask[2] else None)
+
+
+# -- group_norm (cpu/group_norm_kernel.cpp) ------------------------------------------------
+
+
+def group_norm(x: np.ndarray, groups: int, weight: np.ndarray | None,
+               bias: np.ndarray | None, eps: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """GroupNormKernelImplInternal for a contiguous (N, C, HxW) input: each (sample,
+    group) row's RowwiseMoments, rstd = 1 / sqrt(max(var, 0) + eps) in double (eps is a
+    double there); y = (x - mean) * rstd without affine parameters, else
+    scale * x + bias with scale = rstd * gamma and bias = beta - scale * mean (fused)."""
+    n, c, hxw = x.shape
+    mad = _fma(capability.fma_build(), x.dtype)
+    mean, var = rowwise_moments(x.reshape(n * groups, -1))
+    with np.errstate(all="ignore"):
+        rstd = (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(x.dtype)
+        per_channel = (n, c, 1)
+        m = np.repeat(mean.reshape(n, groups), c // groups, 1).reshape(per_channel)
+        r = np.repeat(rstd.reshape(n, groups), c // groups, 1).reshape(per_channel)
+        if weight is None and bias is None:
+            y = (x - m) * r
+        else:
+            scale = r if weight is None else r * weight.reshape(1, c, 1)
+            beta = np.zeros((1, c, 1), x.dtype) if bias is None else bias.reshape(1, c, 1)
+            y = mad(scale, x, mad(-scale, m, np.broadcast_to(beta, scale.shape)))
+    return np.asarray(y, x.dtype), mean.reshape(n, groups), rstd.reshape(n, groups)

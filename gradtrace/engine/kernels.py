@@ -231,6 +231,17 @@ def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
         return _split(_gelu_erf(aten.erf), _gelu_erf(glibc.erff), x)
 
 
+def gelu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """gelu_backward (exact form) as oneDNN's eltwise_gelu_erf backward computes it for a
+    contiguous float32 input of more than one element (the forward's path): its derivative
+    times dy. None elsewhere (torch's GeluBackwardKernel, not reproduced)."""
+    if x.dtype != _F32 or not x.flags.c_contiguous or x.size <= 1 or onednn.AVX512_CORE:
+        return None
+    derivative = onednn.gelu_erf_backward(x.reshape(-1)).reshape(x.shape)
+    with np.errstate(all="ignore"):
+        return (derivative * dy.astype(_F32, copy=False)).astype(dy.dtype)
+
+
 def softplus(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
     """softplus_kernel: x where x * beta > threshold, else log1p(exp(x * beta)) / beta,
     with beta and threshold as float32."""

@@ -271,6 +271,104 @@ def elu(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.nda
         return _split(formula(sleef.expm1f), formula(glibc.expm1f), x)
 
 
+def _lib(fused: bool) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+    """The exp/log1p/tanh a kernel's lambda calls: SLEEF in the FMA builds' vector bodies,
+    glibc in scalar code (and per lane in the default build)."""
+    if fused:
+        return {"exp": sleef.expf, "log1p": sleef.log1pf, "tanh": sleef.tanhf}
+    return {"exp": glibc.expf, "log1p": glibc.log1pf, "tanh": glibc.tanhf}
+
+
+def _mad(fused: bool) -> Callable[..., np.ndarray]:
+    return fma if fused else (lambda a, b, c: a * b + c)
+
+
+def _backward_kernel(formula: Callable[..., np.ndarray], dy: np.ndarray,
+                     x: np.ndarray) -> np.ndarray:
+    """A cpu_kernel_vec(dy, x) backward kernel: `formula(dy, x, lib, mad, vector)` with the
+    FMA builds' vector body's functions and contractions, or the scalar code's."""
+    fused = capability.fma_build()  # GCC contracts the scalar lambda in the FMA builds too
+    with np.errstate(all="ignore"):
+        return pointwise.apply_many(
+            [dy.astype(_F32, copy=False), x],
+            lambda d, v: formula(d, v, _lib(fused), _mad(fused), fused),
+            lambda d, v: formula(d, v, _lib(False), _mad(fused), False))
+
+
+def mish(x: np.ndarray) -> np.ndarray:
+    """mish_kernel: x * tanh(log1p(exp(x)))."""
+    with np.errstate(all="ignore"):
+        def formula(lib: dict[str, Callable[[np.ndarray], np.ndarray]]
+                    ) -> Callable[[np.ndarray], np.ndarray]:
+            return lambda v: v * lib["tanh"](lib["log1p"](lib["exp"](v)))
+        return _split(formula(_lib(True)), formula(_lib(False)), x)
+
+
+def mish_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """mish_backward_kernel: dy * (t + x * sigmoid * (1 - t * t)), t = tanh(softplus(x))."""
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        sig = _ONE / (_ONE + lib["exp"](-v))
+        t = lib["tanh"](lib["log1p"](lib["exp"](v)))
+        return d * mad(v * sig, mad(-t, t, _ONE), t)
+    return _backward_kernel(formula, dy, x)
+
+
+def silu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """silu_backward_kernel: dy * sigmoid * (1 + x * (1 - sigmoid))."""
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        sig = _ONE / (_ONE + lib["exp"](-v))
+        return d * sig * mad(v, _ONE - sig, _ONE)
+    return _backward_kernel(formula, dy, x)
+
+
+def softplus_backward(dy: np.ndarray, x: np.ndarray, beta: float,
+                      threshold: float) -> np.ndarray:
+    """softplus_backward_kernel: dy * z / (z + 1), z = exp(x * beta), or dy past the
+    threshold (beta and threshold as float32)."""
+    b, th = np.float32(beta), np.float32(threshold)
+
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        z = lib["exp"](v * b)
+        return np.where(v * b > th, d, d * z / (z + _ONE))
+    return _backward_kernel(formula, dy, x)
+
+
+def elu_backward(dy: np.ndarray, x: np.ndarray, alpha: float, scale: float,
+                 input_scale: float) -> np.ndarray:
+    """elu_backward_kernel (is_result false): dy * negiptcoef * negcoef * exp(x *
+    negiptcoef) where x <= 0, else dy * poscoef (coefficients as float32)."""
+    negcoef = np.float32(alpha) * np.float32(scale)
+    poscoef, negiptcoef = np.float32(scale), np.float32(input_scale)
+
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        return np.where(v <= 0, d * negiptcoef * negcoef * lib["exp"](v * negiptcoef),
+                        d * poscoef)
+    return _backward_kernel(formula, dy, x)
+
+
+def gelu_tanh_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """GeluBackwardKernel, tanh form: dy * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa
+    x^2)), t = tanh(beta (x + kappa x^3))."""
+    three_kappa = np.float32(3) * _K_KAPPA
+
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        sq = v * v
+        t = lib["tanh"](_K_BETA * mad(_K_KAPPA, sq * v, v))
+        left = _HALF * v
+        left_derivative = _HALF * (_ONE + t)
+        inner_derivative = _K_BETA * mad(three_kappa, sq, _ONE)
+        right_derivative = left * mad(-t, t, _ONE)
+        if vector:  # the vector body adds the two derivatives unfused (measured)
+            return d * (left_derivative + right_derivative * inner_derivative)
+        return d * mad(right_derivative, inner_derivative, left_derivative)
+    return _backward_kernel(formula, dy, x)
+
+
 def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
     """pow_tensor_scalar_optimized_kernel for a float32 tensor and an exponent without a
     special case (not 2, 3, -2, 0.5, -0.5, -1): the vector body computes

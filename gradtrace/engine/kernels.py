@@ -365,7 +365,8 @@ def gelu_tanh_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
         right_derivative = left * mad(-t, t, _ONE)
         if vector:  # the vector body adds the two derivatives unfused (measured)
             return d * (left_derivative + right_derivative * inner_derivative)
-        return d * mad(right_derivative, inner_derivative, left_derivative)
+        # GCC fuses the scalar sum into 0.5 * (1 + t), the left derivative's product
+        return d * mad(_HALF, _ONE + t, right_derivative * inner_derivative)
     return _backward_kernel(formula, dy, x)
 
 

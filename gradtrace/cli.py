@@ -33,7 +33,7 @@ class _Commands(click.Group):
         if name is not None and self.get_command(ctx, name) is None and (
                 name.endswith(".gt") or name == "-" or os.path.isfile(name)):
             raise click.UsageError(f"No such command {name!r}. To run a script: "
-                                   f"gradtrace run {name} (or explain, graph, check)", ctx)
+                                   f"gradtrace run {name} (or explain, graph, view, check)", ctx)
         return super().resolve_command(ctx, args)
 
 
@@ -64,11 +64,8 @@ def _freeze_at_exit() -> None:
 
 
 def _limits_options(fn):  # type: ignore[no-untyped-def]
-    """Add the resource-limit options; the command receives them as one `limits` object.
-
-    Besides the interpreter's own checks, a watchdog ends the process (exit 3) if a
-    single long computation keeps the script past --timeout.
-    """
+    """Add the resource-limit options; the command receives them as one `limits` object
+    and runs the script with `_run`."""
     @functools.wraps(fn)
     def command(*args, timeout, max_steps, max_memory, max_elements, max_call_depth,  # type: ignore[no-untyped-def]
                 max_sequence, **kwargs):
@@ -77,14 +74,11 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
         limits = Limits(timeout=timeout, max_steps=max_steps, max_memory=max_memory << 20,
                         max_elements=max_elements, max_call_depth=max_call_depth,
                         max_sequence=max_sequence)
-        watchdog = _start_watchdog(timeout)
-        _WATCHDOGS.append(watchdog)
         restore_memory = _cap_process_memory(limits.max_memory)
         _keep_freed_memory()
         try:
             return fn(*args, limits=limits, **kwargs)
         finally:  # the command may run inside a longer process (tests, CliRunner)
-            _script_done()
             restore_memory()
 
     options = [
@@ -155,26 +149,18 @@ def _keep_freed_memory() -> None:
     mallopt(m_trim_threshold, 256 << 20)
 
 
-_WATCHDOGS: list[threading.Timer] = []
-
-
-def _script_done() -> None:
-    """The script has finished: --timeout bounds the script, not the views of it (a long
-    explanation or drawing is the renderer's time, not the script's)."""
-    while _WATCHDOGS:
-        watchdog = _WATCHDOGS.pop()
-        watchdog.cancel()
-        watchdog.join()
-
-
 def _run(source, limits: Limits, **kwargs):  # type: ignore[no-untyped-def]
-    """Run the script (`runner.run_source`), then stop the --timeout watchdog."""
+    """Run the script. Besides the interpreter's own checks, a watchdog ends the process
+    (exit 3) if a single long computation keeps the script past --timeout; it stops when
+    the script does, so drawing or rendering the result never counts as the script's time."""
     from .runner import run_source
 
+    watchdog = _start_watchdog(limits.timeout)
     try:
         return run_source(source, limits=limits, **kwargs)
     finally:
-        _script_done()
+        watchdog.cancel()
+        watchdog.join()
 
 
 def _start_watchdog(timeout: float) -> threading.Timer:
@@ -297,34 +283,68 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
 GRAPH_FORMATS = ("tree", "dot", "mermaid", "json", "svg", "png")
 
 
+def _selection_options(fn):  # type: ignore[no-untyped-def]
+    """--backward and --root: which part of the graph `graph` and `view` show."""
+    fn = click.option("--root", metavar="NAME", default=None,
+                      help="Draw the graph of the tensor NAME holds at the end (or x@5, "
+                           "a name the views print; or #ID: from the node with that id).")(fn)
+    return click.option(
+        "--backward", metavar="N|all", default=None,
+        help="Draw the graph of backward call N (1, 2, …; -1 the last) with its "
+             "gradients, or all of them. Default: everything, or the last call's graph "
+             "when everything would be too large.")(fn)
+
+
+def _selection_error(err: Exception) -> None:
+    click.echo(f"gradtrace: {err}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
 @main.command(context_settings=CONTEXT)
 @click.argument("script")
 @click.option("-f", "--format", "fmt", type=click.Choice(GRAPH_FORMATS), default="tree",
               show_default=True,
               help="tree (terminal), dot (Graphviz), mermaid (Markdown), json, or svg/png "
-                   "(rendered by Graphviz's `dot` program).")
+                   "(rendered by Graphviz).")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to FILE instead of standard output.")
 @click.option("--width", type=click.IntRange(40, 1000), default=None,
               help="Width of the tree view in columns.")
+@_selection_options
+@click.option("--max-nodes", type=click.IntRange(0), default=None, metavar="N",
+              help="Autograd nodes a drawing shows before it is cut (default 200; 0: all).")
+@click.option("--grads/--no-grads", default=True, show_default=True,
+              help="Put the gradient each arrow carried in backward on the arrows.")
+@click.option("--legend/--no-legend", default=True, show_default=True,
+              help="A legend of the kinds of boxes the drawing shows.")
+@click.option("--saved", type=click.Choice(["auto", "all"]), default="auto",
+              show_default=True,
+              help="all: also draw saved Nones and the shape-only attributes "
+                   "(self_sym_sizes, …).")
 @_limits_options
 def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int | None,
-          limits: Limits) -> None:
+          backward: str | None, root: str | None, max_nodes: int | None, grads: bool,
+          legend: bool, saved: str, limits: Limits) -> None:
     """Run SCRIPT and print its autograd graph (what ran before an error, if any).
 
     The script's own output is not shown; the exit status is the script's.
     """
     import io
 
-    from .render import graph as graph_render
+    from .render import images
+    from .render.selection import SelectionError, parse_backward
 
     if as_json:
         fmt = "json"
-    if fmt in graph_render.IMAGE_FORMATS:
+    try:
+        which = parse_backward(backward)
+    except SelectionError as err:
+        raise click.BadParameter(str(err), param_hint="--backward") from None
+    if fmt in images.IMAGE_FORMATS:
         try:
-            graph_render.require_dot(fmt)  # before running the script: fail fast
-        except graph_render.GraphvizMissing as err:
+            images.require_dot(fmt)  # before running the script: fail fast
+        except images.GraphvizMissing as err:
             click.echo(f"gradtrace: {err}", err=True)
             sys.exit(EXIT_USAGE)
         if fmt == "png" and output is None and sys.stdout.isatty():
@@ -334,45 +354,52 @@ def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int |
     result = _run(source, limits, stderr=stderr, trace=True)
     if result.error is not None and fmt != "json":
         click.echo(_error_text(result.error, source), err=True)
-    trace = result.trace
-    assert trace is not None
     from .render import trace_frozen
 
+    options = {"backward": which, "root": root, "max_nodes": max_nodes, "grads": grads,
+               "legend": legend, "saved": saved}
     with trace_frozen():
-        data = _graph_data(result, stderr.getvalue(), fmt, output, width)
+        data = _graph_data(result, stderr.getvalue(), fmt, output, width, options)
     if data is not None:
         _write(data, output)
     sys.exit(result.exit_code)
 
 
 def _graph_data(result, stderr: str, fmt: str, output: str | None,  # type: ignore[no-untyped-def]
-                width: int | None) -> str | bytes | None:
+                width: int | None, options: dict) -> str | bytes | None:
     """The `graph` command's output (None: the tree went to the terminal already)."""
     import io
 
     from .render import graph as graph_render
+    from .render import images
+    from .render.drawing import draw
+    from .render.selection import SelectionError, chosen_roots
 
     trace = result.trace
-    if fmt == "tree":
-        if output is None:
-            graph_render.print_graph(_console(width), trace)
-            return None
-        buffer = io.StringIO()
-        graph_render.print_graph(_console(width or 100, file=buffer), trace)
-        return buffer.getvalue()
-    if fmt == "dot":
-        return graph_render.to_dot(trace)
-    if fmt == "mermaid":
-        return graph_render.to_mermaid(trace)
-    if fmt == "json":
-        from .render.json import dumps
-
-        return dumps(result, stderr=stderr) + "\n"
     try:
-        return graph_render.render_image(graph_render.to_dot(trace), fmt)
-    except graph_render.GraphvizMissing as err:
+        if fmt == "tree":
+            roots = chosen_roots(graph_render.GraphView(trace), options["backward"],
+                                 options["root"])
+            if output is None:
+                graph_render.print_graph(_console(width), trace, roots=roots)
+                return None
+            buffer = io.StringIO()
+            graph_render.print_graph(_console(width or 100, file=buffer), trace, roots=roots)
+            return buffer.getvalue()
+        if fmt == "json":
+            from .render.json import dumps
+
+            return dumps(result, stderr=stderr) + "\n"
+        return draw(trace, fmt, **options)
+    except SelectionError as err:
+        _selection_error(err)
+    except images.GraphvizMissing as err:
         click.echo(f"gradtrace: {err}", err=True)
         sys.exit(EXIT_USAGE)
+    except images.RenderError as err:
+        click.echo(f"gradtrace: {err}", err=True)
+        sys.exit(EXIT_LIMIT)
+    return None
 
 
 def _write(data: str | bytes, output: str | None) -> None:
@@ -396,18 +423,17 @@ def _write(data: str | bytes, output: str | None) -> None:
         sys.exit(EXIT_USAGE)
 
 
-def _line_range(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
-    """`--lines 12-15` (or `--lines 12`) as (12, 15)."""
+def line_range_option(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
+    """`--lines 12-15` (or `--lines 12`) as (12, 15): the click callback of explain's
+    --lines, here and in the notebook magic."""
+    from .render.explain import line_range
+
     if value is None:
         return None
-    parts = value.replace(" ", "").split("-")
     try:
-        first, last = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, -1)
-    except ValueError:
-        first, last = 0, -1
-    if first < 1 or last < first:
-        raise click.BadParameter(f"{value!r}: give a line range A-B (e.g. 12-15) or one line")
-    return first, last
+        return line_range(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
 
 
 class _Progress:
@@ -448,7 +474,7 @@ class _Progress:
               help="Tell everything: every run of every statement, every step (no budget).")
 @click.option("--brief", is_flag=True,
               help="One line per statement run, numbered as --statement counts them.")
-@click.option("--lines", "line_range", callback=_line_range, metavar="A-B",
+@click.option("--lines", "line_range", callback=line_range_option, metavar="A-B",
               help="Tell only the statements on lines A to B (every run of them).")
 @click.option("--statement", type=click.IntRange(1), default=None, metavar="N",
               help="Tell only the Nth statement run, in full (see --brief for the numbers).")
@@ -490,6 +516,74 @@ def explain(script: str, lang: str, as_json: bool, full: bool, brief: bool,
 
             print_explanation(Console(width=width, highlight=False), explanation)
     sys.exit(result.exit_code)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("script")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the page to FILE (default: standard output when it is not a "
+                   "terminal, else SCRIPT's name with .html in this directory).")
+@click.option("--open", "open_page", is_flag=True,
+              help="Open the page in a web browser (written to a temporary file unless "
+                   "--output is given).")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="Language of the page and of its narration.")
+@_selection_options
+@click.option("--max-nodes", type=click.IntRange(0), default=None, metavar="N",
+              help="Autograd nodes the page draws before the graph is cut (default 150; "
+                   "0: all).")
+@_limits_options
+def view(script: str, output: str | None, open_page: bool, lang: str, backward: str | None,
+         root: str | None, max_nodes: int | None, limits: Limits) -> None:
+    """Run SCRIPT and write one self-contained HTML page that steps through it.
+
+    The page shows the source, the graph as it stands at each step, and a timeline over
+    every forward op and backward step, with explain's narration beside it. It needs no
+    network; Graphviz, if installed, lays the graph out.
+    """
+    from .render import trace_frozen
+    from .render.page import build_page
+    from .render.selection import SelectionError, parse_backward
+
+    try:
+        which = parse_backward(backward)
+    except SelectionError as err:
+        raise click.BadParameter(str(err), param_hint="--backward") from None
+    source = _load(script)
+    result = _run(source, limits, trace=True)
+    if result.error is not None:
+        click.echo(_error_text(result.error, source), err=True)
+    try:
+        with trace_frozen():
+            page = build_page(result, lang=lang, backward=which, root=root,
+                              max_nodes=max_nodes)
+    except SelectionError as err:
+        _selection_error(err)
+    if output is None and (open_page or sys.stdout.isatty()):
+        output = _page_path(script, open_page)
+        click.echo(f"gradtrace: wrote {output}", err=True)
+    _write(page, output)
+    if open_page:
+        import webbrowser
+        from pathlib import Path
+
+        webbrowser.open(Path(output).resolve().as_uri())
+    sys.exit(result.exit_code)
+
+
+def _page_path(script: str, temporary: bool) -> str:
+    """Where a page goes without --output: SCRIPT's name with .html (a temporary file
+    for --open)."""
+    from pathlib import Path
+
+    stem = Path(script).stem if script != "-" else "stdin"
+    if temporary:
+        import tempfile
+
+        handle, path = tempfile.mkstemp(prefix=f"gradtrace-{stem}-", suffix=".html")
+        os.close(handle)
+        return path
+    return f"{stem}.html"
 
 
 @main.command(context_settings=CONTEXT)

@@ -6,7 +6,9 @@ name tensors through `Naming`, so a tensor has the same name everywhere:
 1. a Python number an op wrapped: the number as Python prints it (`0.001`);
 2. a name that holds the tensor when the view is drawn (the end of the run for the
    report and the graph files; the statement being told for `explain`), the first one
-   bound if several do (`y = x` keeps calling the leaf `x`);
+   bound if several do (`y = x` keeps calling the leaf `x`). A tensor stored on an
+   instance is bound to the target's text (`self.w`) and, at the end, held by its path
+   from a module-level name (`model.w`, `model.layer.b`; tracing.script_tensors);
 3. else the last name that held it, with the line that bound it: `x@5` ("the x of line
    5"). Views introduce such a name before they use it (`introduction`);
 4. else, for a tensor a node's backward made (create_graph), that node and the backward
@@ -79,6 +81,9 @@ class Naming:
             for b in bindings:
                 if b.open and (b.local or final.get(b.name) != tid):
                     b.open = False
+        for name, tid in final.items():  # an instance's attribute path (`model.w`) is only
+            if not any(b.open and b.name == name for b in naming.history[tid]):  # known now
+                naming.history[tid].append(Binding(name, None))
         naming.holds = final
         naming.local_holds = {}
         naming._cache.clear()

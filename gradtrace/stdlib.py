@@ -5,7 +5,6 @@ type has an explicit table of the attributes and methods the language supports.
 """
 from __future__ import annotations
 
-import builtins as _py
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +12,7 @@ from .engine import api, ops
 from .engine.device import CPU, Device
 from .engine.dtypes import DType
 from .engine.generator import Generator
-from .engine.grad_mode import enable_grad, no_grad, set_grad_enabled
+from .engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .engine.node import Node
 from .engine.ops import sampling
 from .engine.ops.reductions import ReturnTypes
@@ -36,7 +35,10 @@ PUBLIC_UNDERSCORE = ("_version", "_saved_", "_base")
 
 
 class Namespace:
-    """A module-like object (`torch`, `torch.nn.functional`) backed by a name table."""
+    """A module-like object (`torch`, `torch.nn.functional`) backed by a name table.
+
+    A table entry may be a `LibraryName`: a name a bundled library module defines, loaded
+    on first use (see `interpreter/library.py`)."""
 
     __slots__ = ("name", "table")
 
@@ -48,16 +50,48 @@ class Namespace:
         return f"<module '{self.name}'>"
 
 
+class LibraryName:
+    """A namespace entry defined by a bundled `.gt` library module (`module`, `name`)."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str):
+        self.module = module
+        self.name = name
+
+
+class Intrinsic:
+    """A Python function that only bundled library code may call (never a script): the
+    interpreter passes itself as the first argument."""
+
+    __slots__ = ("name", "fn")
+
+    def __init__(self, name: str, fn: Callable[..., Any]):
+        self.name = name
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"<gradtrace intrinsic {self.name}>"
+
+
 class ExceptionType:
     """A Python exception class as scripts see it: callable, and usable in `except`."""
 
     __slots__ = ("kind",)
+    module = "builtins"
 
     def __init__(self, kind: str):
         self.kind = kind
 
+    @property
+    def name(self) -> str:
+        return self.kind
+
     def __call__(self, *args: Any) -> ScriptError:
-        message = "" if not args else str(args[0]) if len(args) == 1 else str(args)
+        if len(args) == 1:  # a KeyError shows its key as repr, as Python's does
+            message = repr(args[0]) if self.kind == "KeyError" else str(args[0])
+        else:
+            message = "" if not args else str(args)
         return ScriptError(message, kind=self.kind)
 
     def __repr__(self) -> str:
@@ -93,35 +127,64 @@ def owner_name(obj: Any) -> str:
 # ---------------------------------------------------------------- the torch namespace
 
 
-def _build_torch() -> Namespace:
-    functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
-    init = Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS))
-    parameter = Namespace("torch.nn.parameter", {"Parameter": api.NN["Parameter"]})
-    nn = Namespace("torch.nn", {"functional": functional, "init": init, "parameter": parameter,
-                                **api.NN})
-    autograd = Namespace("torch.autograd", dict(api.AUTOGRAD_FUNCTIONS))
-    linalg = Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS))
-    cuda = Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS))
-    backends = Namespace("torch.backends",
-                         {"mps": Namespace("torch.backends.mps", dict(api.MPS_FUNCTIONS))})
-    table: dict[str, Any] = {**api.TORCH_FUNCTIONS, **api.DTYPES, "nn": nn, "autograd": autograd,
-                             "linalg": linalg, "cuda": cuda, "backends": backends}
-    return Namespace("torch", table)
-
-
-TORCH = _build_torch()
-MODULES: dict[str, Namespace] = {
-    "torch": TORCH,
-    "torch.nn": TORCH.table["nn"],
-    "torch.nn.functional": TORCH.table["nn"].table["functional"],
-    "torch.nn.init": TORCH.table["nn"].table["init"],
-    "torch.autograd": TORCH.table["autograd"],
-    "torch.linalg": TORCH.table["linalg"],
-    "torch.nn.parameter": TORCH.table["nn"].table["parameter"],
-    "torch.cuda": TORCH.table["cuda"],
-    "torch.backends": TORCH.table["backends"],
-    "torch.backends.mps": TORCH.table["backends"].table["mps"],
+LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
+    "torch.utils.data": {
+        "Dataset": "torch.utils.data.dataset",
+        "TensorDataset": "torch.utils.data.dataset",
+        "Subset": "torch.utils.data.dataset",
+        "ConcatDataset": "torch.utils.data.dataset",
+        "random_split": "torch.utils.data.dataset",
+        "Sampler": "torch.utils.data.sampler",
+        "SequentialSampler": "torch.utils.data.sampler",
+        "RandomSampler": "torch.utils.data.sampler",
+        "BatchSampler": "torch.utils.data.sampler",
+        "DataLoader": "torch.utils.data.dataloader",
+        "default_collate": "torch.utils.data._utils.collate",
+        "default_convert": "torch.utils.data._utils.collate",
+    },
+    "torch.autograd.function": {
+        "once_differentiable": "torch.autograd.function",
+    },
 }
+"""Names bundled `.gt` library modules (gradtrace/lib/) put into torch's namespaces:
+namespace -> {name: the library module defining it}. See docs/library.md."""
+
+
+def _build_torch() -> dict[str, Namespace]:
+    """Every importable torch namespace, by dotted name."""
+    from .tensor_types import LEGACY, PARAMETER, SIZE, TENSOR, VARIABLE, VERSION
+
+    functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
+    modules = {
+        "torch": Namespace("torch", {**api.TORCH_FUNCTIONS, **api.DTYPES, "Tensor": TENSOR,
+                                     **LEGACY, "Size": SIZE, "__version__": VERSION}),
+        "torch.nn": Namespace("torch.nn", {**api.NN, "Parameter": PARAMETER}),
+        "torch.nn.parameter": Namespace("torch.nn.parameter", {"Parameter": PARAMETER}),
+        "torch.nn.functional": functional,
+        "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
+        "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
+                                                       "Variable": VARIABLE}),
+        "torch.autograd.function": Namespace("torch.autograd.function", {}),
+        "torch.linalg": Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS)),
+        "torch.cuda": Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS)),
+        "torch.backends": Namespace("torch.backends", {}),
+        "torch.backends.mps": Namespace("torch.backends.mps", dict(api.MPS_FUNCTIONS)),
+        "torch.optim": Namespace("torch.optim", {}),
+        "torch.utils": Namespace("torch.utils", {}),
+        "torch.utils.data": Namespace("torch.utils.data", {}),
+    }
+    for namespace, names in LIBRARY_EXPORTS.items():
+        modules[namespace].table.update({name: LibraryName(module, name)
+                                         for name, module in names.items()})
+    for dotted, module in modules.items():  # each is an attribute of its parent
+        parent, _, name = dotted.rpartition(".")
+        if parent:
+            modules[parent].table[name] = module
+    return modules
+
+
+MODULES: dict[str, Namespace] = _build_torch()
+TORCH = MODULES["torch"]
 
 
 # ---------------------------------------------------------------- attribute tables
@@ -280,10 +343,29 @@ DICT_METHODS: dict[str, Callable[..., Any]] = {
     "pop": dict.pop, "update": dict.update, "copy": dict.copy,
 }
 STR_METHODS: dict[str, Callable[..., Any]] = {
-    "join": str.join, "upper": str.upper, "lower": str.lower,
-    "strip": str.strip, "split": str.split, "replace": str.replace,
-    "startswith": str.startswith, "endswith": str.endswith, "ljust": str.ljust,
-    "rjust": str.rjust, "center": str.center,
+    name: getattr(str, name) for name in (  # fixed names: Python's pure str methods
+        "join", "upper", "lower", "strip", "lstrip", "rstrip", "split", "rsplit",
+        "splitlines", "replace", "startswith", "endswith", "ljust", "rjust", "center", "zfill",
+        "title", "capitalize", "swapcase", "casefold", "count", "find", "rfind", "index",
+        "rindex", "partition", "rpartition", "isdigit", "isalpha", "isalnum", "isspace",
+        "isupper", "islower", "istitle", "isnumeric", "isdecimal", "isidentifier",
+        "removeprefix", "removesuffix")
+}
+STR_WIDTH_METHODS = frozenset({"ljust", "rjust", "center", "zfill"})  # build `width` chars
+SET_METHODS: dict[str, Callable[..., Any]] = {
+    "add": set.add, "discard": set.discard, "remove": set.remove, "pop": set.pop,
+    "clear": set.clear, "copy": set.copy, "update": set.update, "union": set.union,
+    "intersection": set.intersection, "difference": set.difference,
+    "symmetric_difference": set.symmetric_difference, "issubset": set.issubset,
+    "issuperset": set.issuperset, "isdisjoint": set.isdisjoint,
+    "intersection_update": set.intersection_update,
+    "difference_update": set.difference_update,
+    "symmetric_difference_update": set.symmetric_difference_update,
+}
+FROZENSET_METHODS: dict[str, Callable[..., Any]] = {
+    name: getattr(frozenset, name) for name in (  # fixed names, not the script's
+        "copy", "union", "intersection", "difference", "symmetric_difference", "issubset",
+        "issuperset", "isdisjoint")
 }
 HANDLE_METHODS: dict[str, Callable[..., Any]] = {"remove": RemovableHandle.remove}
 GENERATOR_METHODS: dict[str, Callable[..., Any]] = dict(sampling.GENERATOR_METHODS)
@@ -295,7 +377,8 @@ RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
     "indices": lambda r, ctx: r.indices,
 }
 
-CONTEXT_TYPES = (no_grad, enable_grad, set_grad_enabled)
+CONTEXT_TYPES = (no_grad, enable_grad, set_grad_enabled, inference_mode)
+GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as decorators
 
 
 def exception_types() -> dict[str, ExceptionType]:
@@ -317,20 +400,14 @@ def not_supported_attribute(obj: Any, name: str) -> NotSupportedError:
 NOT_SUPPORTED_BUILTINS = {
     name: f"`{name}` is not supported: gradtrace scripts cannot run code from strings, "
           "reach files or the system, or inspect Python objects"
-    for name in ("eval", "exec", "compile", "open", "input", "__import__", "getattr",
-                 "setattr", "delattr", "hasattr", "globals", "locals", "vars", "dir", "type",
-                 "object", "super", "breakpoint", "help", "memoryview", "id", "hash",
-                 "classmethod", "staticmethod", "property", "iter", "next", "format",
-                 "isinstance", "issubclass", "callable", "exit", "quit", "map", "filter")
+    for name in ("eval", "exec", "compile", "open", "input", "__import__", "globals",
+                 "locals", "vars", "dir", "breakpoint", "help", "memoryview", "id",
+                 "exit", "quit", "bytes", "bytearray", "complex", "ascii", "aiter", "anext")
 }
 
 
-# Python builtins the language offers. Those that build containers are wrapped by the
-# interpreter (size limits); the rest are Python's own.
-PLAIN_BUILTINS: dict[str, Any] = {
-    "range": _py.range, "len": _py.len, "enumerate": _py.enumerate, "zip": _py.zip,
-    "float": _py.float, "int": _py.int, "bool": _py.bool, "str": _py.str, "abs": _py.abs,
-    "min": _py.min, "max": _py.max, "sum": _py.sum, "round": _py.round, "repr": _py.repr,
-    "any": _py.any, "all": _py.all, "reversed": _py.reversed, "list": _py.list,
-    "tuple": _py.tuple, "dict": _py.dict, "sorted": _py.sorted,
+# The methods of Python's types as unbound functions (`str.lower` as a sort key).
+TYPE_METHOD_TABLES: dict[type, dict[str, Callable[..., Any]]] = {
+    str: STR_METHODS, list: LIST_METHODS, tuple: TUPLE_METHODS, dict: DICT_METHODS,
+    set: SET_METHODS, frozenset: FROZENSET_METHODS,
 }

@@ -71,7 +71,7 @@ class Starred(Node):
 
 @dataclass(frozen=True, slots=True)
 class Keyword(Node):
-    arg: str
+    arg: str | None  # None: `**value` (keyword arguments unpacked from a mapping)
     value: Expr
 
 
@@ -115,10 +115,19 @@ class IfExp(Node):
     orelse: Expr
 
 
+# Param.kind, in the order a signature lists them (Python's inspect.Parameter kinds)
+POSITIONAL_ONLY = "positional_only"  # before a `/`
+POSITIONAL = "positional"  # positional or keyword
+VAR_POSITIONAL = "var_positional"  # *args
+KEYWORD_ONLY = "keyword_only"  # after `*` or `*args`
+VAR_KEYWORD = "var_keyword"  # **kwargs
+
+
 @dataclass(frozen=True, slots=True)
 class Param(Node):
     name: str
     default: Expr | None
+    kind: str = POSITIONAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +147,13 @@ class TupleExpr(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class SetExpr(Node):
+    elts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class DictExpr(Node):
-    keys: tuple[Expr, ...]
+    keys: tuple[Expr | None, ...]  # None: `**value` unpacks a mapping here
     values: tuple[Expr, ...]
 
 
@@ -156,9 +170,39 @@ class ListComp(Node):
     generators: tuple[Comprehension, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class SetComp(Node):
+    elt: Expr
+    generators: tuple[Comprehension, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DictComp(Node):
+    key: Expr
+    value: Expr
+    generators: tuple[Comprehension, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratorExp(Node):
+    elt: Expr
+    generators: tuple[Comprehension, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Yield(Node):
+    value: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class YieldFrom(Node):
+    value: Expr
+
+
 Expr = Union[  # noqa: UP007 (a runtime alias; `|` of classes needs 3.10 types)
     Constant, FString, Name, Attribute, Subscript, Slice, Starred, Call, UnaryOp, BinOp,
-    BoolOp, Compare, IfExp, Lambda, ListExpr, TupleExpr, DictExpr, ListComp,
+    BoolOp, Compare, IfExp, Lambda, ListExpr, TupleExpr, SetExpr, DictExpr, ListComp, SetComp,
+    DictComp, GeneratorExp, Yield, YieldFrom,
 ]
 
 # ------------------------------------------------------------------ statements
@@ -175,6 +219,15 @@ class Assign(Node):
 
     targets: tuple[Expr, ...]
     value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class AnnAssign(Node):
+    """`target: annotation [= value]`; the annotation is kept but never evaluated."""
+
+    target: Expr  # Name, Attribute or Subscript
+    annotation: Expr
+    value: Expr | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +279,31 @@ class FunctionDef(Node):
     name: str
     params: tuple[Param, ...]
     body: tuple[Stmt, ...]
+    decorators: tuple[Expr, ...] = ()  # applied last to first, as Python does
+
+
+@dataclass(frozen=True, slots=True)
+class ClassDef(Node):
+    name: str
+    bases: tuple[Expr, ...]
+    keywords: tuple[Keyword, ...]
+    body: tuple[Stmt, ...]
+    decorators: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Global(Node):
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Nonlocal(Node):
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Delete(Node):
+    targets: tuple[Expr, ...]  # Name, Attribute, Subscript, or a TupleExpr/ListExpr of them
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +372,6 @@ class Module(Node):
 
 
 Stmt = Union[  # noqa: UP007
-    ExprStmt, Assign, AugAssign, If, For, While, Break, Continue, Pass, FunctionDef,
-    Return, With, Try, Raise, Assert, Import, ImportFrom,
+    ExprStmt, Assign, AnnAssign, AugAssign, If, For, While, Break, Continue, Pass, FunctionDef,
+    ClassDef, Global, Nonlocal, Delete, Return, With, Try, Raise, Assert, Import, ImportFrom,
 ]

@@ -23,6 +23,7 @@ from .engine.node import AccumulateGrad, Node
 from .engine.ops.view_inplace import CopySlices
 from .engine.tensor import Tensor
 from .errors import GradtraceError
+from .interpreter.objects import Instance
 from .stdlib import BoundMethod
 from .summary import FULL_LIMIT, Summary, keep, keep_tensor
 
@@ -46,6 +47,7 @@ class TensorRecord:
     # (node record id, key) when an op made it only to save it (max_pool's indices,
     # layer_norm's mean): the script never held it, torch shows it as grad_fn._saved_<key>
     saved_as: tuple[int, str] | None = None
+    library: bool = False  # first met while a bundled library module's code ran
 
 
 def _final_values(array: np.ndarray) -> np.ndarray | Summary:
@@ -282,7 +284,8 @@ class Tracer:
         record = self._live.get(id(t))
         if record is None or record.tensor is not t:
             line, text = self._origin(span)
-            record = TensorRecord(len(self.tensors) + 1, t, line, text, made_by=self._applying)
+            record = TensorRecord(len(self.tensors) + 1, t, line, text, made_by=self._applying,
+                                  library=self.interpreter.in_library)
             counter = t._version_counter
             known = self._counters.get(id(counter))
             if known is None or known[1] is not counter:
@@ -333,12 +336,17 @@ class Tracer:
     def bind(self, name: str, value: Any, frame: Any = None, span: Any = None) -> None:
         """The interpreter bound a script name to a value (in `frame`: None is the module's;
         `span` is the name's place in the statement: a call in the statement, like a hook
-        run by a backward, may have moved the interpreter's current span elsewhere)."""
-        if isinstance(value, Tensor):
+        run by a backward, may have moved the interpreter's current span elsewhere).
+        An instance bound to a module-level name binds the tensors it holds by their paths
+        (`model = Net()` names `self.w` `model.w` from that line on)."""
+        local = frame is not None and frame is not self.interpreter.globals
+        if type(value) is Instance and not local:
+            for path, tensor in script_tensors({name: value}):
+                self.bind(path, tensor, frame, span)
+        elif isinstance(value, Tensor):
             record = self.tensor(value)
             if name not in record.names:
                 record.names.append(name)
-            local = frame is not None and frame is not self.interpreter.globals
             line = span.line if span is not None else self._where()[0]
             self.events.append(Event("bind", line, {
                 "name": name, "tensor": record.id, "value": keep(value.array),
@@ -387,6 +395,8 @@ class Tracer:
             node_id = record.id
         self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
                     values=[keep(t.array) for t in outputs])
+        if self.interpreter.in_library:  # a bundled library module's own code did it
+            self.events[-1].facts["library"] = True
 
     def on_inplace(self, tensor: Tensor, version: int, node: Node | None, name: str) -> None:
         record = self.tensor(tensor)
@@ -408,7 +418,9 @@ class Tracer:
                 self._index_saved(node_record)  # a saved output now lives in `tensor`
         hazards = self._shared_storage_hazards(tensor)
         self._event("inplace", tensor=record.id, name=name, version=version,
-                    node=self.node_id(node), hazards=hazards)
+                    node=self.node_id(node), hazards=hazards, value=keep(tensor.array))
+        if self.interpreter.in_library:
+            self.events[-1].facts["library"] = True
 
     def _index_saved(self, record: NodeRecord) -> None:
         """File a node's saved tensors under the memory they live in (again, if filed)."""
@@ -472,7 +484,7 @@ class Tracer:
             saved = record.node.saved
             if saved and any(s is not None and s.tensor is tensor for s in saved.values()):
                 self._index_saved(record)
-        self._event("data_write", tensor=self.tensor(tensor).id)
+        self._event("data_write", tensor=self.tensor(tensor).id, value=keep(tensor.array))
 
     def on_backward_begin(self, roots: list, grads: list[Tensor], retain_graph: bool,
                           create_graph: bool, accumulate: bool) -> None:
@@ -653,12 +665,42 @@ class Tracer:
     # -- the end state -------------------------------------------------------
 
     def named_tensors(self) -> list[tuple[str, TensorRecord]]:
-        """(name, tensor) for the script's top-level names bound to tensors at the end."""
+        """(name, tensor) for the tensors the script's top-level names hold at the end
+        (`script_tensors`)."""
         out = []
-        for name, value in self.interpreter.globals.vars.items():
-            if isinstance(value, Tensor):
-                record = self.tensor(value)
-                if name not in record.names:
-                    record.names.append(name)
-                out.append((name, record))
+        for name, value in script_tensors(self.interpreter.globals.vars):
+            record = self.tensor(value)
+            if name not in record.names:
+                record.names.append(name)
+            out.append((name, record))
         return out
+
+
+ATTRIBUTE_DEPTH = 3  # `a.b.c`: how deep script_tensors looks into instances
+
+
+def script_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
+    """The tensors a script's top-level names hold, in binding order: bound directly, or
+    as public attributes of instances, named by the path to them (`model.w`,
+    `model.layer.b`). Library modules' names are never among them."""
+    out: list[tuple[str, Tensor]] = []
+    seen: set[int] = set()
+
+    def walk(prefix: str, obj: Instance, depth: int) -> None:
+        for attr, value in obj.attrs.items():
+            if attr.startswith("_"):
+                continue
+            name = f"{prefix}.{attr}"
+            if isinstance(value, Tensor):
+                out.append((name, value))
+            elif type(value) is Instance and depth < ATTRIBUTE_DEPTH and id(value) not in seen:
+                seen.add(id(value))
+                walk(name, value, depth + 1)
+
+    for name, value in variables.items():
+        if isinstance(value, Tensor):
+            out.append((name, value))
+        elif type(value) is Instance and id(value) not in seen:
+            seen.add(id(value))
+            walk(name, value, 1)
+    return out

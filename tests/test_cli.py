@@ -100,3 +100,37 @@ def test_commands_leave_no_watchdog_or_memory_cap_in_the_calling_process():
     assert resource.getrlimit(resource.RLIMIT_DATA) == before
     assert not [t for t in threading.enumerate() if isinstance(t, threading.Timer)
                 and t.is_alive()]
+
+
+def test_timeout_watchdog_runs_while_the_script_runs_and_not_while_its_views_are_made(
+        monkeypatch):
+    """--timeout bounds the script: one watchdog lives in cli._run, around the script
+    only, so a slow explanation, drawing or page is never blamed on the script."""
+    import threading
+
+    from gradtrace import runner
+    from gradtrace.render import drawing, explain, page
+
+    def timers() -> int:
+        return sum(isinstance(t, threading.Timer) and t.is_alive()
+                   for t in threading.enumerate())
+
+    seen: dict[str, int] = {}
+
+    def spy(name, fn):  # type: ignore[no-untyped-def]
+        def wrapped(*args, **kwargs):  # type: ignore[no-untyped-def]
+            seen[name] = timers()
+            return fn(*args, **kwargs)
+        return wrapped
+
+    monkeypatch.setattr(runner, "run_source", spy("script", runner.run_source))
+    monkeypatch.setattr(explain, "explain", spy("explain", explain.explain))
+    monkeypatch.setattr(drawing, "draw", spy("draw", drawing.draw))
+    monkeypatch.setattr(page, "build_page", spy("view", page.build_page))
+    script = str(SAMPLES / "03_chain_two_muls.gt")
+    for args in (["explain", script], ["graph", "--format", "dot", script],
+                 ["view", "-o", "/dev/null", script]):
+        seen.clear()
+        assert invoke(*args).exit_code == 0
+        assert seen.pop("script") == 1, args  # the watchdog ran beside the script
+        assert set(seen.values()) == {0}, (args, seen)  # and had stopped before the view

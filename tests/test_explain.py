@@ -103,11 +103,26 @@ def test_every_script_explains_in_both_languages(script: Path, lang: str):
     assert text.strip()  # scripts that touch no tensor get a one-line note
     document = ex.to_json(explanation)
     json.dumps(document, allow_nan=False, ensure_ascii=False)
+    trace = explanation_trace(script)
     for section in document["sections"]:
         for step in section["steps"]:
-            assert set(step) == {"kind", "line", "tone", "facts", "text"}
+            assert set(step) == {"kind", "line", "tone", "at", "facts", "text"}
             assert step["kind"] in CATALOGS[lang]
             assert step["text"]
+            at = step["at"]  # what the sentence tells about (the view page's timeline)
+            if at is None or "error" in at:
+                continue
+            if "event" in at:
+                assert 0 <= at["event"] < len(trace.events)
+            else:
+                call = trace.backward_calls[at["call"] - 1]
+                assert 0 <= at["step"] <= len(call.steps) + 1
+
+
+def explanation_trace(script: Path):
+    from gradtrace.runner import load_source, run_source
+
+    return run_source(load_source(str(script)), trace=True).trace
 
 
 def test_english_and_chinese_say_the_same_steps():

@@ -17,7 +17,8 @@ from lark import Lark
 
 from gradtrace.errors import GradtraceError, InternalError
 from gradtrace.interpreter import Limits
-from gradtrace.parser import _grammar_text, parse
+from gradtrace.parser import parse
+from gradtrace.parser.driver import _grammar_text
 from gradtrace.runner import run_text
 from gradtrace.source import Source
 

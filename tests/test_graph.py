@@ -1,10 +1,8 @@
-"""`gradtrace graph`: the tree view, DOT that Graphviz accepts, Mermaid, images."""
+"""`gradtrace graph`: the tree view and the command (the drawings: test_drawing.py)."""
 from __future__ import annotations
 
 import io
-import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,15 +10,8 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from gradtrace.cli import main
-from gradtrace.render import graph as graph_render
-from gradtrace.render.graph import (
-    GraphView,
-    graph_trees,
-    mermaid_escape,
-    print_graph,
-    to_dot,
-    to_mermaid,
-)
+from gradtrace.render import images
+from gradtrace.render.graph import GraphView, graph_trees, print_graph
 from gradtrace.runner import load_source, run_source, run_text
 
 HERE = Path(__file__).parent
@@ -101,84 +92,6 @@ def test_tree_for_no_graph():
     assert "No autograd graph" in tree_text(trace)
 
 
-# -- DOT --------------------------------------------------------------------------------
-
-
-def test_dot_has_the_parts_and_the_legend():
-    dot = to_dot(trace_of(ROOT / "samples" / "04_version_counter.gt"))
-    assert dot.startswith("digraph gradtrace {")
-    assert "subgraph cluster_legend" in dot
-    assert 'n4 [label="MulBackward0 #4\\n→ e\\nline 10: c * d"' in dot
-    # the stale saved tensor is red, the leaf is blue, the output green
-    assert re.search(r's4_0 \[label="self = c\\nsaved at version 0, now 1".*color="#cc0000"', dot)
-    assert re.search(r'n2 \[label="AccumulateGrad #2.*fillcolor="#bcdcff"', dot)
-    assert re.search(r't5 \[label="e\\n24\. · shape \[\]".*ellipse', dot)
-    assert 'n4 -> n1 [label="[0]"];' in dot
-    assert re.search(r'n6 -> none6_1 \[label="\[1\]", style=dashed', dot)
-
-
-def test_dot_marks_freed_nodes():
-    dot = to_dot(trace_of(ROOT / "samples" / "03_chain_two_muls.gt"))
-    assert re.search(r'n4 \[label="[^"]*saved freed by backward #1", [^\n]*dashed', dot)
-
-
-def test_dot_escapes_labels():
-    dot = to_dot(run_text(NASTY, trace=True).trace)
-    assert 'len(\\"q\\\\\\"<b>#1;|`{x}`\\\\\\\\n\\")' in dot
-
-
-@pytest.mark.skipif(not HAVE_DOT, reason="Graphviz `dot` is not installed")
-@pytest.mark.parametrize("script", SCRIPTS + ["nasty"], ids=IDS + ["nasty"])
-def test_graphviz_accepts_the_dot(script):
-    trace = run_text(NASTY, trace=True).trace if script == "nasty" else trace_of(script)
-    done = subprocess.run(["dot", "-Tsvg"], input=to_dot(trace).encode(), capture_output=True,
-                          timeout=60, check=False)
-    assert done.returncode == 0, done.stderr.decode()
-    assert b"<svg" in done.stdout
-    assert not done.stderr.strip(), done.stderr.decode()  # no warnings either
-
-
-# -- Mermaid ----------------------------------------------------------------------------
-
-
-def test_mermaid_structure():
-    text = to_mermaid(trace_of(ROOT / "samples" / "05_unbind.gt"))
-    lines = text.splitlines()
-    assert lines[0] == "flowchart TB"
-    assert '  n1["UnbindBackward0 #35;1<br/>→ b, c, d<br/>line 5: b, c, d = a<br/>dim = 0"]' \
-        in lines
-    assert '  n4 -->|"[1] output_nr 2"| n1' in lines
-    assert '  t3 ==>|"grad_fn (output 1)"| n1' in lines
-    assert any(line.startswith("  classDef freed ") for line in lines)
-    # every node used in an edge is declared
-    declared = {m.group(1) for m in re.finditer(r"^\s+(\w+)[\[\(>]", text, re.M)}
-    for m in re.finditer(r"^\s+(\w+) [-=.]+[>-](?:\|\"[^\"]*\"\|)? (\w+)$", text, re.M):
-        assert m.group(1) in declared and m.group(2) in declared
-
-
-def test_mermaid_escapes_labels():
-    assert mermaid_escape('a"b#c<d>&e|f;g`h\\') == \
-        "a#quot;b#35;c#lt;d#gt;#amp;e#124;f#59;g#96;h#92;"
-    text = to_mermaid(run_text(NASTY, trace=True).trace)
-    for line in text.splitlines():
-        labels = re.findall(r'"([^"]*)"', line)
-        for label in labels:
-            assert "<" not in label.replace("<br/>", "") and "`" not in label
-    assert "#quot;q" in text
-
-
-@pytest.mark.parametrize("script", SCRIPTS, ids=IDS)
-def test_mermaid_every_label_is_quoted(script):
-    text = to_mermaid(trace_of(script))
-    for line in text.splitlines()[1:]:
-        stripped = line.strip()
-        if stripped.startswith(("classDef", "class ", "direction", "end", "subgraph")):
-            continue
-        # node: id + shape + "label" + shape; edge: id arrow |"label"| id
-        assert re.fullmatch(r'\w+(\[|\(\[|\(\(|>)"[^"]*"(\]|\]\)|\)\)|\])'
-                            r'|\w+ (-->|-\.->|-\.-|==>)(\|"[^"]*"\|)? \w+', stripped), line
-
-
 # -- the command ------------------------------------------------------------------------
 
 
@@ -233,8 +146,8 @@ def test_graph_images_without_graphviz(monkeypatch):
     r = invoke("graph", "samples/03_chain_two_muls.gt", "--format", "svg")
     assert r.exit_code == 2
     assert "`dot` program from Graphviz" in r.stderr and "not installed" in r.stderr
-    with pytest.raises(graph_render.GraphvizMissing, match="Graphviz"):
-        graph_render.render_image("digraph {}", "png")
+    with pytest.raises(images.GraphvizMissing, match="Graphviz"):
+        images.render_dot("digraph {}", "png")
 
 
 def test_graph_reads_stdin():

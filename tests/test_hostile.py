@@ -21,11 +21,13 @@ LIMIT_SECONDS = 15
 LIMIT_RSS = 1536 << 20
 
 
-def run_hostile(script: Path, workdir: Path) -> dict:
+def run_hostile(script: Path, workdir: Path, command: tuple[str, ...] = ("run",),
+                timeout: float = TIMEOUT) -> dict:
     start = time.monotonic()
     with open(workdir / ".out", "wb") as out, open(workdir / ".err", "wb") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "gradtrace", "run", "--timeout", str(TIMEOUT), str(script)],
+            [sys.executable, "-m", "gradtrace", *command, "--timeout", str(timeout),
+             str(script)],
             cwd=workdir, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         try:
             _, status, usage = os.wait4(proc.pid, 0)
@@ -37,6 +39,7 @@ def run_hostile(script: Path, workdir: Path) -> dict:
         "seconds": elapsed,
         "rss": usage.ru_maxrss * 1024,
         "stderr": (workdir / ".err").read_text(errors="replace"),
+        "stdout": (workdir / ".out").read_bytes()[-20000:].decode(errors="replace"),
         "left": sorted(p.name for p in workdir.iterdir() if p.name not in (".out", ".err")),
     }
 
@@ -70,6 +73,16 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("infinite_recursion.gt", "RecursionError"), ("file_open.gt", "NotSupportedError"),
     ("import_os.gt", "NotSupportedError"), ("dunder_tensor.gt", "NotSupportedError"),
     ("dunder_format.gt", "NotSupportedError"), ("deep_parens.gt", "SyntaxError"),
+    ("lang_class_dict.gt", "NotSupportedError"), ("lang_instance_dict.gt", "NotSupportedError"),
+    ("lang_subclasses.gt", "NotSupportedError"), ("lang_super_escape.gt", "NotSupportedError"),
+    ("lang_method_globals.gt", "NotSupportedError"), ("lang_import_intrinsics.gt",
+                                                      "NotSupportedError"),
+    ("lang_library_globals.gt", "NotSupportedError"), ("lang_setattr_class.gt",
+                                                       "NotSupportedError"),
+    ("lang_generator_frame.gt", "AttributeError"), ("lang_deep_inheritance.gt", "LimitError"),
+    ("lang_getattr_recursion.gt", "RecursionError"), ("lang_generator_finally.gt", "LimitError"),
+    ("lang_exit_suppresses_limit.gt", "LimitError"), ("lang_type_three_args.gt",
+                                                      "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]
@@ -81,3 +94,38 @@ def test_limit_errors_exit_3_and_name_the_option(outcomes: dict[str, dict]):
     outcome = outcomes["endless_loop.gt"]
     assert outcome["exit"] == 3 and ("--timeout" in outcome["stderr"]
                                      or "--max-steps" in outcome["stderr"])
+
+
+# The language's hostile scripts (classes, generators, decorators, library modules) through
+# every view: each must end the same clean way under --quiet, --json, explain and graph.
+# (those that run until the time limit are checked by `run` only: they take the limit each)
+TIMED_OUT = {"lang_infinite_generator.gt", "lang_many_instances.gt",
+             "lang_generator_finally.gt", "lang_exit_suppresses_limit.gt",
+             "lang_star_unpack_huge.gt"}
+LANGUAGE = sorted(p for p in (Path(__file__).parent / "hostile").glob("lang_*.gt")
+                  if p.name not in TIMED_OUT)
+VIEWS = [("run", "--quiet"), ("run", "--json"), ("explain",), ("graph",)]
+
+
+@pytest.fixture(scope="module")
+def view_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple, dict]:
+    def one(job: tuple[Path, tuple[str, ...]]) -> tuple[tuple, dict]:
+        script, command = job
+        workdir = tmp_path_factory.mktemp(script.stem)
+        return (script.name, command), run_hostile(script, workdir, command, timeout=2)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, [(s, v) for s in LANGUAGE for v in VIEWS]))
+
+
+@pytest.mark.parametrize("command", VIEWS, ids=["-".join(v) for v in VIEWS])
+@pytest.mark.parametrize("script", LANGUAGE, ids=[s.stem for s in LANGUAGE])
+def test_language_hostile_script_ends_cleanly_in_every_view(script: Path, command: tuple,
+                                                            view_outcomes: dict):
+    outcome = view_outcomes[(script.name, command)]
+    assert outcome["exit"] in (1, 2, 3), outcome
+    assert outcome["seconds"] < LIMIT_SECONDS, outcome
+    both = outcome["stderr"] + outcome["stdout"]  # --json and explain tell it on stdout
+    assert "Traceback" not in both, both
+    assert "InternalError" not in both, both
+    assert "Error" in both, "no message"

@@ -90,9 +90,63 @@ def test_schema_is_shipped_and_valid():
     s = schema()
     jsonschema.Draft202012Validator.check_schema(s)
     assert s["properties"]["schema_version"]["pattern"] == "^1\\.[0-9]+$"
-    assert SCHEMA_VERSION == "1.3"
+    assert SCHEMA_VERSION == "1.4"
     # nan/inf are stated in the schema
     assert s["$defs"]["number"]["oneOf"][1] == {"enum": ["nan", "inf", "-inf"]}
+
+
+def _without(doc: dict, path: tuple) -> dict:
+    """A copy of `doc` without the field at `path` (keys and list indexes)."""
+    copy = json.loads(json.dumps(doc))
+    inner = copy
+    for key in path[:-1]:
+        inner = inner[key]
+    del inner[path[-1]]
+    return copy
+
+
+def test_schema_requires_what_each_minor_version_added():
+    """1.1 summaries, 1.2 bindings/made_by, 1.3 numerics, 1.4 the view page's fields: a
+    document without any of them does not validate, and docs/json.md lists each version."""
+    doc = doc_of(ROOT / "samples" / "12_data_mutation.gt")  # a .data write, then backward
+    events = doc["events"]
+    data_write = next(i for i, e in enumerate(events) if e["kind"] == "data_write")
+    assert events[data_write]["facts"]["value"]["data"] == [100.0]  # x after x.data *= 100
+    inplace_doc = doc_of(ROOT / "samples" / "04_version_counter.gt")
+    inplace = next(i for i, e in enumerate(inplace_doc["events"]) if e["kind"] == "inplace")
+    assert inplace_doc["events"][inplace]["facts"]["value"]["data"] == 7.0  # c += 1
+    saved_at = next((i, k) for i, n in enumerate(doc["nodes"]) for k, _ in enumerate(n["saved"]))
+    required = {
+        "1.2": [("tensors", 0, "bindings"), ("tensors", 0, "made_by"), ("nodes", 0, "made_by")],
+        "1.3": [("numerics",)],
+        "1.4": [("backward", 0, "steps", 0, "event"),
+                ("nodes", saved_at[0], "saved", saved_at[1], "value"),
+                ("events", data_write, "facts", "value")],
+    }
+    for version, paths in required.items():
+        for path in paths:
+            with pytest.raises(jsonschema.ValidationError):
+                validate(_without(doc, path))
+                pytest.fail(f"a {version} document without {path} validated")
+    with pytest.raises(jsonschema.ValidationError):
+        validate(_without(inplace_doc, ("events", inplace, "facts", "value")))
+    summarised = doc_of(HERE / "golden" / "big_tensor.gt")  # 1.1: the summarised form
+    assert any("summary" in (t["value"] or {}) for t in summarised["tensors"])
+    # `module` (1.4) is optional: a string where present
+    with_module = json.loads(json.dumps(doc))
+    with_module["tensors"][0]["module"] = "model.fc1"
+    with_module["nodes"][0]["module"] = "model"
+    validate(with_module)
+    with_module["nodes"][0]["module"] = 3
+    with pytest.raises(jsonschema.ValidationError):
+        validate(with_module)
+    docs = (ROOT / "docs" / "json.md").read_text()
+    history = re.search(r"\*\*`schema_version`\*\* is `\"1\.4\"`.*?\n\n", docs, re.S).group(0)
+    for version, fields in {"1.1": ["summarised"], "1.2": ["bindings", "made_by"],
+                            "1.3": ["numerics"],
+                            "1.4": ["steps[].event", "saved[].value", "inplace",
+                                    "data_write", "module"]}.items():
+        assert version in history and all(f in history for f in fields), version
 
 
 def test_values_are_json_numbers_with_nan_and_inf_as_strings():
@@ -125,7 +179,7 @@ def test_nan_in_a_script_reaches_the_document_as_a_string():
 
 def test_document_of_the_chain():
     doc = doc_of(ROOT / "samples" / "03_chain_two_muls.gt")
-    assert doc["schema_version"] == "1.3"
+    assert doc["schema_version"] == "1.4"
     assert doc["error"] is None and doc["exit_code"] == 0
     assert doc["stdout"].splitlines()[3] == "tensor(12.) tensor(8.) tensor(6.)"
     names = {name: doc["tensors"][tid - 1] for name, tid in doc["variables"].items()}
@@ -151,6 +205,10 @@ def test_document_of_the_chain():
     first = call["steps"][0]
     assert first["node"] == e_fn["id"] and first["received"][0]["data"] == 1.0
     assert [f["grad"]["data"] for f in first["sent"]] == [4.0, 6.0]
+    # every step ran before the backward_end event (schema 1.4: steps[].event)
+    end = next(i for i, e in enumerate(doc["events"]) if e["kind"] == "backward_end")
+    assert [s["event"] for s in call["steps"]] == [end] * 5
+    assert [s["value"]["data"] for s in e_fn["saved"]] == [6.0, 4.0]  # c and d when saved
     assert names["a"]["grad"]["data"] == 12.0 and names["c"]["grad"] is None
     assert doc["roots"] == [{"node": e_fn["id"], "output_nr": 0, "label": "e", "backward": 1}]
     assert {e["kind"] for e in doc["events"]} >= {"bind", "op", "backward_begin"}
@@ -169,7 +227,8 @@ def test_document_of_the_version_error():
     stale = [s for n in doc["nodes"] for s in n["saved"] if s["modified"]]
     assert stale == [{"name": "self", "tensor": doc["variables"]["c"], "version": 0,
                       "current_version": 1, "is_output": False, "modified": True,
-                      "changed_silently": False}]
+                      "changed_silently": False,
+                      "value": {"shape": [], "dtype": "float32", "data": 6.0}}]
 
 
 def test_document_of_data_mutation_flags_the_silent_change():
@@ -177,6 +236,7 @@ def test_document_of_data_mutation_flags_the_silent_change():
     silent = [s for n in doc["nodes"] for s in n["saved"] if s["changed_silently"]]
     assert [s["name"] for s in silent] == ["self", "other"]
     assert all(not s["modified"] for s in silent)
+    assert [s["value"]["data"] for s in silent] == [[1.0], [1.0]]  # x before x.data *= 100
 
 
 def test_document_of_unbind_multi_output():

@@ -22,7 +22,8 @@ from rich.console import Console
 from gradtrace import check
 from gradtrace.cli import main
 from gradtrace.render import explain as ex
-from gradtrace.render.graph import GraphView, print_graph, to_dot, to_mermaid
+from gradtrace.render.drawing import draw
+from gradtrace.render.graph import GraphView, print_graph
 from gradtrace.render.json import document, validate
 from gradtrace.render.tables import print_report
 from gradtrace.render.values import array_cell
@@ -68,9 +69,11 @@ def test_a_leaf_is_named_by_a_name_that_holds_it_in_every_view():
     assert leaf["label"] == "x" and leaf["names"] == ["x", "y"]
     assert [(b["name"], b["line"], b["until"], b["holds"]) for b in leaf["bindings"]] == [
         ("x", 3, None, True), ("y", 4, 5, False)]
-    dot, mermaid = to_dot(result.trace), to_mermaid(result.trace)
-    assert "AccumulateGrad #2\\n→ x\\n" in dot and "→ y\\ngrad" not in dot
-    assert "AccumulateGrad #35;2<br/>→ x<br/>" in mermaid
+    dot, mermaid = draw(result.trace, "dot"), draw(result.trace, "mermaid")
+    # the leaf is its own tensor vertex, named x (y held it from line 4 to line 5)
+    assert '[label="x\\n[1., 2., 3.] · shape [3]\\ngrad [6., 6., 6.]"' in dot
+    assert '"y\\n[1., 2., 3.]' not in dot
+    assert '(("x<br/>[1., 2., 3.] · shape [3]<br/>grad [6., 6., 6.]"))' in mermaid
     story = ex.explain(result)
     accumulated = steps(story, "backward.accumulate.first")[0]
     assert accumulated.facts["tensor"] == "x"
@@ -191,7 +194,7 @@ def test_a_rebound_name_is_introduced_before_it_is_used_in_every_view():
     said = [s for s in story.steps]
     rebind = next(i for i, s in enumerate(said) if s.kind == "bind.rebind")
     assert all("x@5" not in s.text for s in said[:rebind])
-    assert "(x, lines 5-7)" in to_dot(result.trace)
+    assert '"x@5\\n[1.] · shape [1]\\n(x, lines 5-7)\\ngrad [8.]"' in draw(result.trace, "dot")
 
 
 # ---------------------------------------------------------------- 8. big runs
@@ -317,9 +320,29 @@ def test_explain_json_follows_its_schema(lang: str, options: dict):
     schema = ex.schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     for script in sorted((ROOT / "samples").glob("*.gt")) + [GOLDEN / "hook_create_graph.gt"]:
-        doc = ex.to_json(ex.explain(traced(script), lang, ex.Options(**options)))
+        result = traced(script)
+        doc = ex.to_json(ex.explain(result, lang, ex.Options(**options)))
         jsonschema.validate(json.loads(json.dumps(doc, allow_nan=False)), schema)
         assert doc["schema"] == ex.SCHEMA
+        for section in doc["sections"]:  # `at`: a moment of this run, or None for a note
+            for step in section["steps"]:
+                at = step["at"]
+                if section["kind"] == "summary":
+                    assert at is None
+                elif at is not None and "event" in at:
+                    assert at["event"] < len(result.trace.events)
+                elif at is not None and "call" in at:
+                    call = result.trace.backward_calls[at["call"] - 1]
+                    assert at["step"] <= len(call.steps) + 1
+    step = {"kind": "op.recorded.one", "line": 1, "tone": "info", "facts": {}, "text": "x"}
+    of_step = {"$defs": schema["$defs"], "$ref": "#/$defs/step"}
+    for good in (None, {"event": 0}, {"call": 1, "step": 0}, {"error": True}):
+        jsonschema.validate({**step, "at": good}, of_step)
+    for bad in ({"event": -1}, {"call": 0, "step": 1}, {"error": False}, {"step": 1}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({**step, "at": bad}, of_step)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(step, of_step)  # `at` is required
 
 
 def test_check_json_follows_its_schema_and_names_a_missing_torch_path():
@@ -338,6 +361,9 @@ def test_the_schemas_are_documented():
     docs = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
     for key in ex.schema()["properties"]:
         assert f"`{key}`" in docs, key
+    for name in ("section", "step"):
+        for key in ex.schema()["$defs"][name]["properties"]:
+            assert f"`{key}`" in docs, (name, key)
     for key in check.schema()["properties"]:
         assert f"`{key}`" in docs, key
     assert "gradtrace-explain/2" in docs and "gradtrace-check/1" in docs
@@ -364,7 +390,7 @@ def test_a_script_without_a_command_suggests_run(tmp_path: Path):
 
 
 @pytest.mark.parametrize("line, name", [("m = torch.nn.Linear(2, 3)", "torch.nn.Linear"),
-                                        ("o = torch.optim.SGD([], lr=0.1)", "torch.optim")])
+                                        ("o = torch.optim.SGD([], lr=0.1)", "torch.optim.SGD")])
 def test_unsupported_nn_and_optim_point_at_the_readme(tmp_path: Path, line: str, name: str):
     script = tmp_path / "nn.gt"
     script.write_text(f"import torch\n{line}\n")

@@ -80,6 +80,8 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "equal": equal, "promote_types": promote_types,
     "is_grad_enabled": grad_mode.is_grad_enabled, "no_grad": grad_mode.no_grad,
     "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
+    "inference_mode": grad_mode.inference_mode,
+    "is_inference_mode_enabled": grad_mode.is_inference_mode_enabled,
     "Size": Size, "device": _device.Device,
     "cat": ops.cat, "concat": ops.cat, "concatenate": ops.cat, "stack": ops.stack,
     "softmax": ops.tensor_softmax, "log_softmax": ops.tensor_log_softmax,

@@ -1,14 +1,16 @@
-"""Global grad mode: whether ops record nodes (`torch.no_grad`, `enable_grad`, ...)."""
+"""Global grad mode: whether ops record nodes (`torch.no_grad`, `enable_grad`,
+`set_grad_enabled`, `inference_mode`)."""
 from __future__ import annotations
 
 from .events import OBSERVERS, emit
 
 
 class _GradMode:
-    __slots__ = ("enabled",)
+    __slots__ = ("enabled", "inference")
 
     def __init__(self) -> None:
         self.enabled = True
+        self.inference = False  # inside torch.inference_mode()
 
 
 GRAD_MODE = _GradMode()
@@ -24,19 +26,32 @@ def is_grad_enabled() -> bool:
     return GRAD_MODE.enabled
 
 
+def is_inference_mode_enabled() -> bool:
+    return GRAD_MODE.inference
+
+
 class set_grad_enabled:  # noqa: N801 - torch's name
     """Sets grad mode on construction (like torch) and restores the previous mode on exit."""
 
-    __slots__ = ("prev",)
+    __slots__ = ("prev", "mode")
 
     def __init__(self, mode: bool) -> None:
         self.prev = GRAD_MODE.enabled
-        _set(bool(mode))
+        self.mode = bool(mode)
+        _set(self.mode)
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, *exc: object) -> None:
+        _set(self.prev)
+
+    def clone(self) -> set_grad_enabled:
+        """A fresh manager for the same mode (a decorator makes one per call)."""
+        return set_grad_enabled(self.mode)
+
+    def release(self) -> None:
+        """Used as a decorator: torch restores the mode its construction set."""
         _set(self.prev)
 
 
@@ -53,7 +68,39 @@ class no_grad:  # noqa: N801 - torch's name
     def __exit__(self, *exc: object) -> None:
         _set(self.prev)
 
+    def clone(self) -> no_grad:
+        return type(self)()
+
+    def release(self) -> None:
+        return None
+
 
 class enable_grad(no_grad):  # noqa: N801 - torch's name
     __slots__ = ()
     mode = True
+
+
+class inference_mode:  # noqa: N801 - torch's name
+    """`torch.inference_mode(mode=True)`: grad mode off and `is_inference_mode_enabled()`;
+    `inference_mode(False)` turns both the other way (grad mode on), as torch's c10
+    InferenceMode guard does. Tensors are not marked as inference tensors."""
+
+    __slots__ = ("enabled", "prev", "prev_inference")
+
+    def __init__(self, mode: bool = True) -> None:
+        self.enabled = bool(mode)
+
+    def __enter__(self) -> None:
+        self.prev, self.prev_inference = GRAD_MODE.enabled, GRAD_MODE.inference
+        _set(not self.enabled)
+        GRAD_MODE.inference = self.enabled
+
+    def __exit__(self, *exc: object) -> None:
+        _set(self.prev)
+        GRAD_MODE.inference = self.prev_inference
+
+    def clone(self) -> inference_mode:
+        return inference_mode(self.enabled)
+
+    def release(self) -> None:
+        return None

@@ -1,12 +1,13 @@
-"""The autograd graph of a run: as a rich tree, as Graphviz DOT, as Mermaid, as SVG/PNG.
+"""The autograd graph of a run: `GraphView`, and the graph as a rich tree.
 
 Everything here reads a `tracing.Tracer` (the trace of one run) through `GraphView`,
 which indexes its records by id and answers the questions every view asks: the roots to
 draw, a node's label, its saved tensors with their versions, which backward freed it.
+The pictures (DOT, Mermaid, SVG/PNG) are drawing.py and images.py.
 
 All walks are iterative (a script can build a chain of 10,000 ops). The tree view is
 capped for the terminal (`max_nodes`, and a depth past which a branch continues as its
-own tree); DOT and Mermaid are complete and linear in the size of the graph.
+own tree).
 """
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from ..engine.node import AccumulateGrad, Node
-from ..naming import Binding, Naming, held, introduce
+from ..naming import Binding, Naming, introduce
 from .layout import CompactTree
-from .values import array_cell, attr_cell, cut, short_node_name, tensor_cell
+from .values import attr_cell, cut, short_node_name, tensor_cell
 
 if TYPE_CHECKING:
     from ..tracing import NodeRecord, TensorRecord, Tracer
@@ -379,15 +380,16 @@ def tree_depth_for(width: int) -> int:
 
 
 def graph_trees(view: GraphView, *, max_nodes: int = MAX_TREE_NODES,
-                max_depth: int = 12) -> list[RenderableType]:
+                max_depth: int = 12, roots: list[Root] | None = None) -> list[RenderableType]:
     """One tree per root (see `GraphView.roots`), built without recursion: a `CompactTree`,
     which prints what rich's `Tree` would.
 
     A node reached a second time is referenced as "(shown above)". Past `max_depth` a
     branch continues as its own tree below; past `max_nodes` shown nodes the rest is
-    counted, not drawn.
+    counted, not drawn. `roots`: where the trees start (default: `view.roots()`).
     """
-    roots = view.roots()
+    if roots is None:
+        roots = view.roots()
     out: list[RenderableType] = []
     shown: set[int] = set()
     deferred: set[int] = set()
@@ -473,28 +475,33 @@ def _continued_text(view: GraphView, record: NodeRecord) -> Text:
 
 
 def print_graph(console: Any, trace: Tracer, *, max_nodes: int = MAX_TREE_NODES,
-                view: GraphView | None = None) -> None:
+                view: GraphView | None = None, roots: list[Root] | None = None) -> None:
     """Print the graph trees of a run to a rich console, after the `x@5` names they use;
-    `view`, if given, is the run's `GraphView(trace)` already built."""
+    `view`, if given, is the run's `GraphView(trace)` already built; `roots`, where the
+    trees start (default: all)."""
     if view is None:
         view = GraphView(trace)
     view.value_limit = max(30, 30 + (console.width - 100) // 3)
-    trees = graph_trees(view, max_nodes=max_nodes, max_depth=tree_depth_for(console.width))
+    trees = graph_trees(view, max_nodes=max_nodes, max_depth=tree_depth_for(console.width),
+                        roots=roots)
     if not trees:
         console.print(Text("No autograd graph: no tensor was computed from one that "
                            "requires grad.", style="dim"))
         return
-    console.print(Group(*old_names_lines(view), *trees))
+    console.print(Group(*old_names_lines(view, roots), *trees))
 
 
 MAX_OLD_NAMES = 10
 
 
-def old_names_lines(view: GraphView) -> list[Text]:
+def old_names_lines(view: GraphView, roots: list[Root] | None = None) -> list[Text]:
     """The `x@5` names the graph and backward sections use, each introduced once: which
-    tensor a name held that now names another one."""
+    tensor a name held that now names another one. With `roots`, only the names of the
+    graphs that start there."""
+    records = view.nodes.values() if roots is None else [
+        view.nodes[nid] for nid in view.reachable([r.node_id for r in roots])]
     ids: list[int | None] = []
-    for record in view.nodes.values():
+    for record in records:
         ids.extend(record.outputs)
         ids.extend(s.tensor_id for s in record.saved)
         ids.extend(record.inputs)
@@ -505,320 +512,3 @@ def old_names_lines(view: GraphView) -> list[Text]:
         lines.append(Text(f"… {len(found) - MAX_OLD_NAMES:,} more names of this kind",
                           style="dim"))
     return lines
-
-
-# -- DOT and Mermaid ---------------------------------------------------------------
-
-
-@dataclass
-class Vertex:
-    """A box in a drawn graph. kind: op, leaf, output, saved, none."""
-
-    id: str
-    kind: str
-    lines: list[str]
-    freed: bool = False
-    modified: bool = False
-
-
-@dataclass
-class Link:
-    """An arrow: kind next (next_functions), none (to a None), saved, grad_fn."""
-
-    source: str
-    target: str
-    kind: str
-    label: str = ""
-
-
-def graph_elements(view: GraphView) -> tuple[list[Vertex], list[Link]]:
-    """Every node the run recorded, its edges, saved tensors and the output tensors.
-
-    Linear in the size of the graph; the order is stable (by id) so output is repeatable.
-    """
-    vertices: list[Vertex] = []
-    links: list[Link] = []
-    outputs: dict[int, tuple[int, int]] = {}  # tensor id -> (node id, output_nr)
-    for root in view.roots():
-        record = view.nodes[root.node_id]
-        if root.output_nr < len(record.outputs):
-            outputs.setdefault(record.outputs[root.output_nr], (root.node_id, root.output_nr))
-    for call in view.trace.backward_calls:
-        for nid, nr in call.roots:
-            if nid is not None and nr < len(view.nodes[nid].outputs):
-                outputs.setdefault(view.nodes[nid].outputs[nr], (nid, nr))
-    for _, record in view.named:
-        nid = view.node_id(record.tensor.grad_fn)
-        if nid is not None:
-            outputs.setdefault(record.id, (nid, record.tensor.output_nr))
-    for tensor_id in sorted(outputs):
-        nid, nr = outputs[tensor_id]
-        tensor = view.tensors[tensor_id].tensor
-        label = view.tensor_label(tensor_id)
-        lines = [label, f"{array_cell(tensor.array, 24)} · shape {list(tensor.shape)}"]
-        binding = view.naming.introduction(tensor_id)
-        if binding is not None:
-            lines.insert(1, f"({held(binding)})")
-        vertices.append(Vertex(f"t{tensor_id}", "output", lines))
-        links.append(Link(f"t{tensor_id}", f"n{nid}", "grad_fn",
-                          "grad_fn" if nr == 0 else f"grad_fn (output {nr})"))
-    for nid in view.all_node_ids():
-        record = view.nodes[nid]
-        freed = view.is_freed(record)
-        if view.is_leaf_node(record):
-            variable = view.tensors.get(view.variable_id(record) or -1)
-            lines = [view.node_title(record), f"→ {view.output_label(record)}"]
-            binding = view.naming.introduction(view.variable_id(record) or -1)
-            if binding is not None:
-                lines.append(f"({held(binding)})")
-            if variable is not None:
-                lines.append(f"grad {tensor_cell(variable.tensor.grad, 24)}")
-            vertices.append(Vertex(f"n{nid}", "leaf", lines))
-            continue
-        lines = [view.node_title(record)]
-        output = view.output_label(record)
-        if output is not None:
-            lines.append(f"→ {cut(output, 30)}")
-        where = origin(record, 30)
-        if where:
-            lines.append(where)
-        saved = view.saved(record)
-        attrs = [f"{s.name} = {attr_cell(s.value, 24)}" for s in saved if s.is_attr]
-        lines.extend(attrs)
-        if freed:
-            by = view.freed_by.get(nid)
-            lines.append(f"saved freed by backward #{by}" if by else "saved freed")
-        vertices.append(Vertex(f"n{nid}", "op", lines, freed=freed))
-        for k, info in enumerate(s for s in saved if not s.is_attr):
-            sid = f"s{nid}_{k}"
-            text = [f"{info.name} = {info.label}"]
-            if info.version is not None:
-                if info.modified:
-                    text.append(f"saved at version {info.version}, now {info.current}")
-                elif info.changed_silently:
-                    text.append(f"version {info.version}, values changed")
-                    text.append("without a version bump")
-                else:
-                    text.append(f"version {info.version}")
-            if info.is_output:
-                text.append("(an output of this node)")
-            vertices.append(Vertex(sid, "saved", text, freed=freed,
-                                   modified=info.modified or info.changed_silently))
-            links.append(Link(f"n{nid}", sid, "saved"))
-        many = {n: len(view.nodes[n].outputs) > 1 for n, _ in view.next_functions(record)
-                if n is not None}
-        for index, (child, nr) in enumerate(view.next_functions(record)):
-            label = f"[{index}]"
-            if child is None:
-                none_id = f"none{nid}_{index}"
-                vertices.append(Vertex(none_id, "none", ["None"]))
-                links.append(Link(f"n{nid}", none_id, "none", label))
-                continue
-            if nr or many.get(child):
-                label += f" output_nr {nr}"
-            links.append(Link(f"n{nid}", f"n{child}", "next", label))
-    return vertices, links
-
-
-LEGEND = [
-    ("output", ["output tensor", "(named, or a backward root)"]),
-    ("op", ["grad_fn node", "(a recorded op)"]),
-    ("leaf", ["AccumulateGrad", "(adds into a leaf's .grad)"]),
-    ("saved", ["saved tensor", "(with its version)"]),
-    ("modified", ["saved tensor changed", "in place since (backward fails)"]),
-    ("freed", ["node whose saved tensors", "backward freed"]),
-    ("none", ["None", "(input needs no grad)"]),
-]
-
-_DOT_STYLE = {
-    "op": 'shape=box, style="rounded,filled", fillcolor="#e8e8e8"',
-    "freed": 'shape=box, style="rounded,filled,dashed", fillcolor="#f8f8f8", '
-             'color="#888888", fontcolor="#777777"',
-    "leaf": 'shape=box, style="rounded,filled", fillcolor="#bcdcff"',
-    "output": 'shape=ellipse, style=filled, fillcolor="#c8efc0"',
-    "saved": 'shape=note, style=filled, fillcolor="#ffdcae"',
-    "saved_freed": 'shape=note, style="filled,dashed", fillcolor="#fff4e6", '
-                   'color="#888888", fontcolor="#777777"',
-    "modified": 'shape=note, style=filled, fillcolor="#ff9c9c", color="#cc0000", '
-                'penwidth=2, fontcolor="#660000"',
-    "none": 'shape=plaintext, fontcolor="#999999"',
-}
-
-_DOT_LINK = {
-    "next": "",
-    "none": 'style=dashed, color="#aaaaaa", fontcolor="#999999"',
-    "saved": 'style=dotted, arrowhead=none, color="#cc8a3a", fontcolor="#aa6a1a"',
-    "grad_fn": 'style=bold, color="#3c8c2c", fontcolor="#3c8c2c"',
-}
-
-
-def _dot_string(text: str) -> str:
-    """A DOT double-quoted string: backslashes and quotes escaped, no raw newlines."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
-
-
-def _dot_label(lines: list[str]) -> str:
-    return "\\n".join(_dot_string(line)[1:-1] for line in lines).join('""')
-
-
-def _dot_style(vertex: Vertex) -> str:
-    if vertex.kind == "saved":
-        if vertex.modified:
-            return _DOT_STYLE["modified"]
-        return _DOT_STYLE["saved_freed" if vertex.freed else "saved"]
-    if vertex.kind == "op" and vertex.freed:
-        return _DOT_STYLE["freed"]
-    return _DOT_STYLE[vertex.kind]
-
-
-def to_dot(trace: Tracer, *, title: str | None = None, legend: bool = True) -> str:
-    """Graphviz DOT for the whole graph: `dot -Tsvg` renders it."""
-    view = GraphView(trace)
-    vertices, links = graph_elements(view)
-    name = title if title is not None else trace.interpreter.source.name
-    out = [
-        "digraph gradtrace {",
-        f'  graph [rankdir=TB, charset="UTF-8", fontname="Helvetica", labelloc=t, '
-        f"label={_dot_string('autograd graph of ' + name)}];",
-        '  node [fontname="Helvetica", fontsize=11];',
-        '  edge [fontname="Helvetica", fontsize=9];',
-    ]
-    if legend:
-        out.append("  subgraph cluster_legend {")
-        out.append('    label="legend"; style=dashed; color="#999999"; fontsize=10;')
-        for kind, lines in LEGEND:
-            style = {"freed": _DOT_STYLE["freed"], "modified": _DOT_STYLE["modified"]}.get(
-                kind, _DOT_STYLE.get(kind, ""))
-            out.append(f"    legend_{kind} [label={_dot_label(lines)}, {style}];")
-        chain = " -> ".join(f"legend_{kind}" for kind, _ in LEGEND)
-        out.append(f"    {chain} [style=invis];")
-        out.append("  }")
-    if not vertices:
-        out.append('  empty [label="no autograd graph was recorded", shape=plaintext];')
-    for vertex in vertices:
-        out.append(f"  {vertex.id} [label={_dot_label(vertex.lines)}, {_dot_style(vertex)}];")
-    for link in links:
-        attrs = [f"label={_dot_string(link.label)}"] if link.label else []
-        if _DOT_LINK[link.kind]:
-            attrs.append(_DOT_LINK[link.kind])
-        suffix = f" [{', '.join(attrs)}]" if attrs else ""
-        out.append(f"  {link.source} -> {link.target}{suffix};")
-    out.append("}")
-    return "\n".join(out) + "\n"
-
-
-_MERMAID_ESCAPES = {
-    # inside a quoted label only these need codes: the quote itself, `#` (codes start
-    # with it), HTML markup, `;`, `|` (edge labels) and the backtick (Markdown fences)
-    "&": "#amp;", '"': "#quot;", "<": "#lt;", ">": "#gt;", "#": "#35;", "`": "#96;",
-    "|": "#124;", ";": "#59;", "\\": "#92;", "\n": " ", "\r": " ",
-}
-
-
-def mermaid_escape(text: str) -> str:
-    """Text safe inside a quoted Mermaid label: markup and entity characters as codes."""
-    return "".join(_MERMAID_ESCAPES.get(ch, ch) for ch in text)
-
-
-def _mermaid_label(lines: list[str]) -> str:
-    return '"' + "<br/>".join(mermaid_escape(line) for line in lines) + '"'
-
-
-_MERMAID_SHAPE = {
-    "op": ("[", "]"), "leaf": ("([", "])"), "output": ("((", "))"), "saved": (">", "]"),
-    "none": ("[", "]"),
-}
-
-_MERMAID_CLASSES = {
-    "op": "fill:#e8e8e8,stroke:#555555,color:#000000",
-    "freed": "fill:#f8f8f8,stroke:#888888,stroke-dasharray:5 5,color:#777777",
-    "leaf": "fill:#bcdcff,stroke:#3366aa,color:#000000",
-    "output": "fill:#c8efc0,stroke:#3c8c2c,color:#000000",
-    "saved": "fill:#ffdcae,stroke:#cc8a3a,color:#000000",
-    "savedfreed": "fill:#fff4e6,stroke:#888888,stroke-dasharray:5 5,color:#777777",
-    "modified": "fill:#ff9c9c,stroke:#cc0000,stroke-width:2px,color:#660000",
-    "nograd": "fill:#ffffff,stroke:#cccccc,color:#999999",
-}
-
-
-def _mermaid_class(vertex: Vertex) -> str:
-    if vertex.kind == "saved":
-        return "modified" if vertex.modified else ("savedfreed" if vertex.freed else "saved")
-    if vertex.kind == "op" and vertex.freed:
-        return "freed"
-    return "nograd" if vertex.kind == "none" else vertex.kind
-
-
-def to_mermaid(trace: Tracer, *, legend: bool = True) -> str:
-    """A Mermaid `flowchart TB` for Markdown (```mermaid fences), complete and escaped."""
-    view = GraphView(trace)
-    vertices, links = graph_elements(view)
-    out = ["flowchart TB"]
-    if legend:
-        out.append('  subgraph legend["legend"]')
-        out.append("    direction LR")
-        for kind, lines in LEGEND:
-            shape_kind = {"freed": "op", "modified": "saved"}.get(kind, kind)
-            left, right = _MERMAID_SHAPE[shape_kind]
-            out.append(f"    legend_{kind}{left}{_mermaid_label(lines)}{right}")
-        out.append("  end")
-    if not vertices:
-        out.append('  empty["no autograd graph was recorded"]')
-    for vertex in vertices:
-        left, right = _MERMAID_SHAPE[vertex.kind]
-        out.append(f"  {vertex.id}{left}{_mermaid_label(vertex.lines)}{right}")
-    arrows = {"next": "-->", "none": "-.->", "saved": "-.-", "grad_fn": "==>"}
-    for link in links:
-        arrow = arrows[link.kind]
-        label = f'|"{mermaid_escape(link.label)}"|' if link.label else ""
-        out.append(f"  {link.source} {arrow}{label} {link.target}")
-    for name, style in _MERMAID_CLASSES.items():
-        out.append(f"  classDef {name} {style}")
-    groups: dict[str, list[str]] = {}
-    if legend:
-        for kind, _ in LEGEND:
-            groups.setdefault({"none": "nograd"}.get(kind, kind), []).append(f"legend_{kind}")
-    for vertex in vertices:
-        groups.setdefault(_mermaid_class(vertex), []).append(vertex.id)
-    for name, ids in groups.items():
-        for start in range(0, len(ids), 50):  # keep lines a readable length
-            out.append(f"  class {','.join(ids[start:start + 50])} {name}")
-    return "\n".join(out) + "\n"
-
-
-# -- images through Graphviz -------------------------------------------------------
-
-
-class GraphvizMissing(RuntimeError):
-    """The `dot` program (Graphviz) is not installed."""
-
-
-IMAGE_FORMATS = ("svg", "png")
-
-
-def require_dot(fmt: str = "svg") -> str:
-    """The path of Graphviz's `dot`; raises GraphvizMissing, naming it, when absent."""
-    import shutil
-
-    program = shutil.which("dot")
-    if program is None:
-        raise GraphvizMissing(
-            f"--format {fmt} needs the `dot` program from Graphviz, which is not installed "
-            "(install Graphviz: apt-get install graphviz, brew install graphviz, or "
-            "https://graphviz.org/download/); --format dot writes the DOT text without it")
-    return program
-
-
-def render_image(dot_text: str, fmt: str, *, timeout: float = 120.0) -> bytes:
-    """Run Graphviz `dot -T<fmt>` on DOT text; raises GraphvizMissing without it."""
-    import subprocess
-
-    if fmt not in IMAGE_FORMATS:
-        raise ValueError(f"unknown image format {fmt!r} (choose from {', '.join(IMAGE_FORMATS)})")
-    program = require_dot(fmt)
-    done = subprocess.run([program, f"-T{fmt}"], input=dot_text.encode("utf-8"),
-                          capture_output=True, timeout=timeout, check=False)
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip()
-        raise RuntimeError(f"dot -T{fmt} failed: {message}")
-    return done.stdout

@@ -13,6 +13,7 @@ gradtrace/summary.py) are written in the summarised form of schema 1.1.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from ..runner import RunResult
     from ..tracing import BackwardCall, NodeRecord, TensorRecord
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 SCHEMA_FILE = "trace_schema.json"
 
 
@@ -169,7 +170,7 @@ def error_document(result: RunResult) -> dict[str, Any] | None:
 
 def tensor_document(view: GraphView, record: TensorRecord) -> dict[str, Any]:
     t = record.tensor
-    return {
+    doc = {
         "id": record.id,
         "label": view.tensor_label(record.id),
         "names": list(record.names),
@@ -191,6 +192,15 @@ def tensor_document(view: GraphView, record: TensorRecord) -> dict[str, Any]:
                       "holds": b.open} for b in view.naming.bindings(record.id)],
         "made_by": _made_by(record.made_by),
     }
+    return _with_module(doc, record)
+
+
+def _with_module(doc: dict[str, Any], record: Any) -> dict[str, Any]:
+    """Add the optional `module` path (schema 1.4) when the trace knows one."""
+    module = getattr(record, "module", None)
+    if module is not None:
+        doc["module"] = module
+    return doc
 
 
 def _made_by(made_by: tuple[int, int] | None) -> dict[str, int] | None:
@@ -201,6 +211,7 @@ def _made_by(made_by: tuple[int, int] | None) -> dict[str, int] | None:
 def node_document(view: GraphView, record: NodeRecord) -> dict[str, Any]:
     saved = []
     attrs: dict[str, Any] = {}
+    saved_values = {s.name: s.value for s in record.saved}
     for info in view.saved(record):
         if info.is_attr:
             attrs[info.name] = plain(info.value)
@@ -213,9 +224,10 @@ def node_document(view: GraphView, record: NodeRecord) -> dict[str, Any]:
             "is_output": info.is_output,
             "modified": info.modified,
             "changed_silently": info.changed_silently,
+            "value": value(saved_values.get(info.name)),
         })
     leaf = view.is_leaf_node(record)
-    return {
+    return _with_module({
         "id": record.id,
         "name": record.name,
         "kind": "accumulate_grad" if leaf else "op",
@@ -230,12 +242,15 @@ def node_document(view: GraphView, record: NodeRecord) -> dict[str, Any]:
         "released": view.is_freed(record),
         "freed_by": view.freed_by.get(record.id),
         "made_by": _made_by(record.made_by),
-    }
+    }, record)
 
 
-def backward_document(call: BackwardCall) -> dict[str, Any]:
+def backward_document(call: BackwardCall, nodes: set[int] | None = None) -> dict[str, Any]:
+    """One backward call; with `nodes`, only the steps of those nodes."""
     steps = []
     for step in call.steps:
+        if nodes is not None and step.node_id not in nodes:
+            continue
         accumulated = None
         if step.accumulated is not None:
             tensor_id, before, after = step.accumulated
@@ -243,6 +258,7 @@ def backward_document(call: BackwardCall) -> dict[str, Any]:
         steps.append({
             "index": step.index,
             "node": step.node_id,
+            "event": step.event_index,
             "received": [value(g) for g in step.received],
             "sent": [{"index": f.index, "node": f.node_id, "output_nr": f.input_nr,
                       "grad": value(f.grad)} for f in step.sent],
@@ -274,8 +290,22 @@ def numerics_document(result: RunResult) -> dict[str, Any]:
             "inexact": list(result.inexact)}
 
 
-def document(result: RunResult, *, stderr: str | None = None) -> dict[str, Any]:
-    """The whole run as a JSON-ready dict (see docs/json.md)."""
+@dataclass
+class Part:
+    """The part of a run a view shows (the `view` page): the document keeps only these
+    nodes, tensors and backward calls (and their steps through these nodes), and the
+    events in [start, stop)."""
+
+    nodes: set[int]
+    tensors: set[int]
+    calls: set[int]
+    events: tuple[int, int]
+
+
+def document(result: RunResult, *, stderr: str | None = None,
+             part: Part | None = None) -> dict[str, Any]:
+    """The whole run as a JSON-ready dict (see docs/json.md); with `part`, only that part
+    (the same fields, fewer entries)."""
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "gradtrace_version": __version__,
@@ -297,20 +327,24 @@ def document(result: RunResult, *, stderr: str | None = None) -> dict[str, Any]:
     if trace is None:
         return doc
     view = GraphView(trace)
-    doc["variables"] = {name: record.id for name, record in view.named}
+    doc["variables"] = {name: record.id for name, record in view.named
+                        if part is None or record.id in part.tensors}
     # tensors first: asking for a grad_fn id may register a node the ops never showed
-    doc["tensors"] = [tensor_document(view, r) for r in list(trace.tensors.values())]
-    nodes = [view.nodes[nid] for nid in view.all_node_ids()]
+    doc["tensors"] = [tensor_document(view, r) for r in list(trace.tensors.values())
+                      if part is None or r.id in part.tensors]
+    nodes = [view.nodes[nid] for nid in view.all_node_ids() if part is None or nid in part.nodes]
     doc["nodes"] = [node_document(view, r) for r in nodes]
     doc["edges"] = [
         {"from": node["id"], "to": nid, "index": index, "output_nr": nr}
         for node in doc["nodes"] for index, (nid, nr) in enumerate(node["next_functions"])
     ]
     doc["roots"] = [{"node": r.node_id, "output_nr": r.output_nr, "label": r.tensor_label,
-                     "backward": r.backward} for r in view.roots()]
-    doc["backward"] = [backward_document(c) for c in trace.backward_calls]
-    doc["events"] = [{"kind": e.kind, "line": e.line, "facts": plain(e.facts)}
-                     for e in trace.events]
+                     "backward": r.backward} for r in view.roots()
+                    if part is None or r.node_id in part.nodes]
+    doc["backward"] = [backward_document(c, None if part is None else part.nodes)
+                       for c in trace.backward_calls if part is None or c.index in part.calls]
+    events = trace.events if part is None else trace.events[part.events[0]:part.events[1]]
+    doc["events"] = [{"kind": e.kind, "line": e.line, "facts": plain(e.facts)} for e in events]
     return doc
 
 

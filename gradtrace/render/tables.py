@@ -14,6 +14,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from ..engine.tensor import Tensor
+from ..tracing import script_tensors
 from .graph import MAX_TREE_NODES, GraphView, old_names_lines, print_graph
 from .layout import CompactTable
 from .values import array_cell, cut, node_cell, shape_cell, tensor_cell
@@ -57,8 +58,8 @@ def parse_sections(text: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 def named_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
-    """The script's top-level names bound to tensors, in binding order."""
-    return [(name, value) for name, value in variables.items() if isinstance(value, Tensor)]
+    """The tensors the script's top-level names hold (`model.w` for an instance's)."""
+    return script_tensors(variables)
 
 
 def _bool(value: bool) -> Text:

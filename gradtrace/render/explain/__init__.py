@@ -21,7 +21,7 @@ from typing import Any
 from ..catalogs import LANGUAGES, Catalog
 from .model import Explanation, Section, Step
 from .numbers import fmt_number, fmt_value
-from .telling import BUDGET, MAX_REPEATS, MAX_STEPS, Options, Teller
+from .telling import BUDGET, MAX_REPEATS, MAX_STEPS, Options, Teller, line_range
 from .text import print_explanation, render_text, wrap
 
 SCHEMA = "gradtrace-explain/2"
@@ -29,7 +29,7 @@ SCHEMA_FILE = "explain_schema.json"
 
 __all__ = ["LANGUAGES", "SCHEMA", "BUDGET", "MAX_REPEATS", "MAX_STEPS", "Explanation",
            "Options", "Section", "Step", "explain", "fmt_number", "fmt_value",
-           "print_explanation", "render_text", "schema", "to_json", "wrap"]
+           "line_range", "print_explanation", "render_text", "schema", "to_json", "wrap"]
 
 
 def explain(result: Any, lang: str = "en", options: Options | None = None) -> Explanation:
@@ -48,8 +48,8 @@ def to_json(explanation: Explanation) -> dict[str, Any]:
         section: dict[str, Any] = {
             "kind": s.kind, "number": s.number, "line": s.line, "source": s.source,
             "title": s.title, "facts": s.facts,
-            "steps": [{"kind": st.kind, "line": st.line, "tone": st.tone, "facts": st.facts,
-                       "text": st.text} for st in s.steps]}
+            "steps": [{"kind": st.kind, "line": st.line, "tone": st.tone, "at": st.at,
+                       "facts": st.facts, "text": st.text} for st in s.steps]}
         if s.brief:
             section["brief"] = s.brief
         sections.append(section)

@@ -62,6 +62,7 @@ class BackwardTeller:
         steps: list[Step] = []
         line = visit.line
         contributions: dict[tuple[int, int], list[Any]] = defaultdict(list)
+        s.at = {"call": call.index, "step": 0}
         for (nid, nr), grad in zip(call.roots, call.root_grads, strict=False):
             if nid is not None:
                 contributions[(nid, nr)].append(grad)
@@ -89,7 +90,9 @@ class BackwardTeller:
             s.grad_results.update(self.returned_by(call))
         released: list[int] = []
         recorded = 0
-        for _, what, obj in items:
+        for (idx, _, _), what, obj in items:
+            s.at = {"call": call.index, "step": obj.index} if what == "step" else {
+                "event": idx}
             if what == "step":
                 s.executed.add(obj.node_id)
                 if obj.released:
@@ -104,6 +107,7 @@ class BackwardTeller:
             elif obj.kind == "hook":
                 self.hook_fired(steps, obj, line)
         s.released.update(released)
+        s.at = {"call": call.index, "step": len(call.steps) + 1}
         if call.create_graph and recorded:
             s.say(steps, "backward.create_graph", line, count=recorded)
         if call.error is None:
@@ -119,7 +123,8 @@ class BackwardTeller:
                 s.say(steps, "backward.returned", line)
         else:
             s.say(steps, "backward.failed", line, "error", after=len(call.steps))
-        for _, ev in end_events:
+        for idx, ev in end_events:
+            s.at = {"event": idx}
             if ev.kind == "caught":
                 self.errors.error(steps, ev.facts["kind"], ev.facts["message"], ev.line,
                                   visit.events, handler_line=ev.facts["handler_line"])

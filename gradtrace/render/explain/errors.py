@@ -161,6 +161,7 @@ class ErrorTeller:
             return None, []
         line = err.span.line if err.span is not None else None
         steps: list[Step] = []
+        s.at = {"error": True}
         if isinstance(err, (GtSyntaxError, NotSupportedError, LimitExceeded)) or \
                 s.trace is None:
             s.say(steps, "error.raised", line, "error", kind=err.kind, message=err.message)

@@ -14,6 +14,11 @@ class Step:
     facts: dict[str, Any]
     text: str
     tone: str = "info"  # info | note | warn | error
+    # what it tells about: {"event": i} (the trace's i-th event), {"call": c, "step": s}
+    # (step s of backward call c; 0 its start, len(steps) + 1 its end), {"error": true}
+    # (the error that ended the run), None (a note about the story itself); lets a view
+    # (the `view` page's timeline) put the sentence beside the moment
+    at: dict[str, Any] | None = None
 
 
 @dataclass

@@ -37,6 +37,7 @@ class StatementTeller:
         while k < len(events):
             idx, ev = events[k]
             kind, facts, line = ev.kind, ev.facts, ev.line
+            s.at = {"event": idx}
             if kind == "op":
                 nxt = events[k + 1][1] if k + 1 < len(events) else None
                 if nxt is not None and nxt.kind == "inplace" and nxt.facts["name"] == facts["name"]:
@@ -70,9 +71,10 @@ class StatementTeller:
         makes is called by its name; a tensor a name stops holding is introduced by its
         new name (`x@5`) before anything uses it."""
         s = self.s
-        for _, ev in visit.events:
+        for idx, ev in visit.events:
             if ev.kind != "bind":
                 continue
+            s.at = {"event": idx}
             name, tid = ev.facts["name"], ev.facts["tensor"]
             old = s.naming.bind(name, tid, ev.line, bool(ev.facts.get("local")))
             if old is not None and old in s.in_graph and s.naming.kind(old) == OLD_NAME:
@@ -120,6 +122,9 @@ class StatementTeller:
             return
         expr = self.expression(outs[0] if outs else None, line)
         if nid is None:
+            if facts.get("library"):  # a library module's own bookkeeping: not the story
+                s.library_made.update(outs)
+                return
             out = ", ".join(s.label(o) for o in outs)
             wanting = [s.label(i) for i in ins
                        if i is not None and s.tensors[i].tensor.requires_grad
@@ -217,7 +222,9 @@ class StatementTeller:
         nid = facts["node"]
         self.index_saved(nid)
         counter = s.tensors[tid].counter
-        if s.muted(steps):  # not told: only what may warn
+        library_own = facts.get("library") and nid is None and tid not in s.bound and (
+            tid in s.library_made or s.tensors[tid].library)  # a library temporary
+        if s.muted(steps) or library_own:  # not told: only what may warn
             if nid is not None:
                 self.next_functions_seen(s.nodes[nid])
             self.stale_after_inplace(steps, counter, version, nid, line)

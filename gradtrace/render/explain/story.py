@@ -108,10 +108,12 @@ class Story:
         self.node_created: dict[int, int] = {}  # node id -> event index of its op
         # (event index, tensor id, version after, line, expression)
         self.inplace_log: list[tuple[int, int, int, int | None, str]] = []
+        self.library_made: set[int] = set()  # tensors library code made, recording nothing
         self.released: set[int] = set()  # nodes whose saved tensors a backward freed
         self.quiet = False  # say only warnings and errors (a run not told in full)
         self.cap: int | None = None  # steps a section may have; later ones are counted
         self.hidden = 0  # steps not said because the section was full
+        self.at: dict[str, Any] | None = None  # what the steps said now tell about (Step.at)
         self.grad_results: set[int] = set()  # tensors torch.autograd.grad returned
         self.in_graph: set[int] = set()
         for record in self.nodes.values():
@@ -226,7 +228,8 @@ class Story:
         used = _message_fields(self.t, message)
         shown = {k: self.fmt(v) for k, v in facts.items() if k not in text and k in used}
         shown.update(text)
-        steps.append(Step(message, line, jsonable(facts), self.t(message, **shown), tone))
+        steps.append(Step(message, line, jsonable(facts), self.t(message, **shown), tone,
+                          self.at))
 
     @staticmethod
     def fmt(value: Any) -> str:

@@ -47,6 +47,18 @@ class Options:
         return self.lines is not None or self.statement is not None
 
 
+def line_range(text: str) -> tuple[int, int]:
+    """`--lines 12-15` (or `--lines 12`) as (12, 15); ValueError for anything else."""
+    parts = text.replace(" ", "").split("-")
+    try:
+        first, last = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, -1)
+    except ValueError:
+        first, last = 0, -1
+    if first < 1 or last < first:
+        raise ValueError(f"{text!r}: give a line range A-B (e.g. 12-15) or one line")
+    return first, last
+
+
 @dataclass
 class _Left:
     """What was not told: counts and ranges for the closing summary."""
@@ -127,7 +139,7 @@ class Teller:
             s.hidden = 0
             steps = (self.backward.tell(visit) if visit.kind == "backward"
                      else self.statements.tell(visit))
-            s.quiet, s.cap = False, None
+            s.quiet, s.cap, s.at = False, None, None
             if not chosen:
                 continue
             if o.brief and not over:
@@ -240,6 +252,7 @@ class Teller:
     def note(self, messages: list[tuple[str, dict[str, Any]]]) -> Section:
         s = self.story
         steps: list[Step] = []
+        s.at = None  # about the story, not a moment of the run
         for message, facts in messages:
             s.say(steps, message, None, "note", **facts)
         return Section("summary", None, "", s.t("section.summary"), steps)

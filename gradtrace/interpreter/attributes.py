@@ -1,0 +1,234 @@
+"""Attribute access: per-type allow-lists in `stdlib` for the engine's values and Python's
+containers, `classes.py` for script objects. Nothing here calls Python's getattr with a
+name the script chose."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import stdlib
+from ..engine.device import Device
+from ..engine.dtypes import DType
+from ..engine.generator import Generator
+from ..engine.node import AccumulateGrad, Node
+from ..engine.ops.reductions import ReturnTypes
+from ..engine.shapes import Size
+from ..engine.tensor import RemovableHandle, Tensor
+from ..errors import GradtraceError, NotSupportedError, ScriptError
+from ..source import Span
+from ..tensor_types import ScriptType
+from .classes import REFUSED_DUNDERS
+from .objects import (
+    BuiltinType,
+    ClassMethod,
+    FunctionWrapper,
+    Instance,
+    Method,
+    NativeFunction,
+    OpaqueType,
+    Property,
+    ScriptClass,
+    StaticMethod,
+    Super,
+    UserFunction,
+    is_dunder,
+    script_message,
+    type_name,
+)
+from .runtime import PYTHON_ERRORS
+
+_FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction)
+# the methods that walk an iterable argument in C: lazy iterables are built first, counted
+_CONSUMING = frozenset({"join", "extend", "update", "union", "intersection", "difference",
+                        "symmetric_difference", "issubset", "issuperset", "isdisjoint",
+                        "intersection_update", "difference_update",
+                        "symmetric_difference_update"})
+
+
+class Attributes:
+    """Reading and writing attributes of script values."""
+
+    def get_attribute(self, obj: Any, name: str, span: Span) -> Any:
+        """Attribute access through the per-type tables in `stdlib` only."""
+        try:
+            result = self._get_attribute(obj, name)
+        except GradtraceError as err:
+            err.at(span)
+            raise
+        if self.tracer is not None:
+            self.tracer.attribute_read(obj, name, result)
+        return result
+
+    def _get_attribute(self, obj: Any, name: str) -> Any:
+        kind = type(obj)
+        if kind is Instance:
+            return self.instance_getattr(obj, name)
+        if isinstance(obj, Tensor):
+            getter = stdlib.TENSOR_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+            method = stdlib.TENSOR_METHODS.get(name)
+            if method is not None:
+                return stdlib.BoundMethod(obj, method, name)
+            if name in stdlib.NOT_SUPPORTED_METHODS:
+                raise NotSupportedError(stdlib.NOT_SUPPORTED_METHODS[name])
+            return self._missing(obj, name)
+        if kind is ScriptClass:
+            return self.class_getattr(obj, name)
+        if kind is Super:
+            return self.super_getattr(obj, name)
+        if kind in _FUNCTION_LIKE or isinstance(obj, FunctionWrapper):
+            return self.function_getattr(obj, name)
+        if isinstance(obj, stdlib.Namespace):
+            value = obj.table.get(name)
+            if value is not None:
+                return self.library.resolve(value) if type(value) is stdlib.LibraryName \
+                    else value
+            if stdlib.is_private(name):
+                raise stdlib.not_supported_attribute(obj, name)
+            raise NotSupportedError(f"'{obj.name}.{name}' is not supported by gradtrace")
+        if kind is BuiltinType or kind is OpaqueType or kind is stdlib.ExceptionType or \
+                isinstance(obj, ScriptType):
+            return self.type_getattr(obj, name)
+        if isinstance(obj, Node):
+            if name == "variable" and isinstance(obj, AccumulateGrad):
+                return obj.variable
+            getter = stdlib.NODE_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+            method = stdlib.NODE_METHODS.get(name)
+            if method is not None:
+                return stdlib.BoundMethod(obj, method, name)
+            if name.startswith("_saved_"):
+                return stdlib.node_saved(obj, name)
+            return self._missing(obj, name)
+        table: dict[str, Callable[..., Any]] | None = None
+        if isinstance(obj, DType):
+            getter = stdlib.DTYPE_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+        elif isinstance(obj, Device):
+            getter = stdlib.DEVICE_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+        elif isinstance(obj, ReturnTypes):
+            getter = stdlib.RETURN_TYPES_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+            table = stdlib.TUPLE_METHODS
+        elif isinstance(obj, Size):
+            table = stdlib.SIZE_METHODS
+        elif isinstance(obj, list):
+            table = stdlib.LIST_METHODS
+        elif isinstance(obj, tuple):
+            table = stdlib.TUPLE_METHODS
+        elif isinstance(obj, dict):
+            table = stdlib.DICT_METHODS
+        elif isinstance(obj, str):
+            if name == "format":
+                return stdlib.BoundMethod(obj, self.format_method, name)
+            table = stdlib.STR_METHODS
+        elif isinstance(obj, (set, frozenset)):
+            table = stdlib.SET_METHODS if kind is set else stdlib.FROZENSET_METHODS
+        elif isinstance(obj, RemovableHandle):
+            table = stdlib.HANDLE_METHODS
+        elif isinstance(obj, Generator):
+            getter = stdlib.GENERATOR_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+            table = stdlib.GENERATOR_METHODS
+        elif isinstance(obj, ScriptError) and name == "args":
+            return (obj.message,)
+        if table is not None and name in table:
+            return stdlib.BoundMethod(obj, self.guarded(table[name], name), name)
+        return self._missing(obj, name)
+
+    def guarded(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+        """A Python method of a list/str/dict/set: its errors become the script's errors;
+        one that walks an iterable argument gets lazy ones built first, within the limit."""
+        consuming = name in _CONSUMING
+        width = name in stdlib.STR_WIDTH_METHODS
+        materialize = self.materialize
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if consuming:
+                args = (args[0],) + tuple(materialize(a, f"a {name}() argument")
+                                          for a in args[1:])
+            elif width and len(args) > 1 and isinstance(args[1], int):
+                self.check_size(args[1], f"a {name}() result")
+            try:
+                return fn(*args, **kwargs)
+            except PYTHON_ERRORS as err:
+                raise ScriptError(script_message(str(err), args), kind=type(err).__name__) \
+                    from None
+
+        return call
+
+    def type_getattr(self, cls: Any, name: str) -> Any:
+        """A Python type's, torch.Tensor's or an opaque class object's attributes: its name,
+        and a builtin type's methods unbound (`str.lower` as a `key=`)."""
+        if name in ("__name__", "__qualname__"):
+            return cls.name
+        if name == "__module__":
+            return cls.module
+        if type(cls) is BuiltinType:
+            table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
+            if table is not None and name in table:
+                return NativeFunction(name, cls.name, self.guarded(table[name], name), "method")
+        if isinstance(cls, ScriptType):
+            return cls.attribute(name)
+        if is_dunder(name) or name.startswith("_"):
+            raise NotSupportedError(f"attribute '{name}' of {cls!r} is not available in "
+                                    "gradtrace scripts")
+        raise ScriptError(f"type object '{cls.name}' has no attribute '{name}'",
+                          kind="AttributeError")
+
+    def _missing(self, obj: Any, name: str) -> Any:
+        """No such attribute: Python's internals and undocumented `_names` are refused;
+        anything else (an unknown dunder included) is Python's AttributeError."""
+        if stdlib.is_private(name) and (not is_dunder(name) or name in REFUSED_DUNDERS):
+            raise stdlib.not_supported_attribute(obj, name)
+        raise ScriptError(f"'{type_name(obj)}' object has no attribute '{name}'",
+                          kind="AttributeError")
+
+    def set_attribute(self, obj: Any, name: str, value: Any) -> None:
+        if self.tracer is not None:
+            self.tracer.attribute_write(self._set_attribute, obj, name, value)
+        else:
+            self._set_attribute(obj, name, value)
+
+    def _set_attribute(self, obj: Any, name: str, value: Any) -> None:
+        kind = type(obj)
+        if kind is Instance:
+            self.instance_setattr(obj, name, value)
+            return
+        if kind is ScriptClass:
+            self.class_setattr(obj, name, value)
+            return
+        if isinstance(obj, Tensor):
+            setter = stdlib.TENSOR_SETTERS.get(name)
+            if setter is not None:
+                setter(obj, value)
+                return
+            if name in stdlib.TENSOR_ATTRIBUTES or name in stdlib.TENSOR_METHODS:
+                raise ScriptError(
+                    f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable",
+                    kind="AttributeError")
+        if stdlib.is_private(name):
+            raise stdlib.not_supported_attribute(obj, name)
+        raise NotSupportedError(
+            f"setting attribute '{name}' on {stdlib.owner_name(obj)} is not supported")
+
+
+    def del_attribute(self, obj: Any, name: str) -> None:
+        """`del obj.name`."""
+        kind = type(obj)
+        if kind is Instance:
+            self.instance_delattr(obj, name)
+        elif kind is ScriptClass:
+            self.class_delattr(obj, name)
+        elif stdlib.is_private(name):
+            raise stdlib.not_supported_attribute(obj, name)
+        else:
+            raise NotSupportedError(
+                f"deleting attribute '{name}' of {stdlib.owner_name(obj)} is not supported")

@@ -1,0 +1,197 @@
+"""The builtins a script can call: Python's own where safe, the interpreter's where they
+must see script objects (`isinstance`, `type`, `iter`, `next`, `getattr`, ...), and
+size-checked where they walk an argument in C (a lazy iterable is built first, counted
+against --max-sequence)."""
+from __future__ import annotations
+
+import builtins as py
+import string
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from .. import stdlib
+from ..errors import NotSupportedError, ScriptError, TorchTypeError
+from .dunders import OBJECT
+from .objects import (
+    BuiltinType,
+    ClassMethod,
+    Property,
+    ScriptIterator,
+    StaticMethod,
+    SuperBuiltin,
+    type_name,
+)
+from .protocols import ITERABLES, SIZED
+from .typecheck import TypeBuiltin
+
+if TYPE_CHECKING:
+    from .core import Interpreter
+
+_FORMATTER = string.Formatter()
+
+
+def make_builtins(self: Interpreter) -> dict[str, Any]:
+    """The builtins table of one run (print writes to its stdout; limits are its own)."""
+    materialize = self.materialize
+
+    def script_print(*args: Any, sep: str | None = " ", end: str | None = "\n",
+                     file: Any = None, flush: bool = False) -> None:
+        if file is not None:
+            raise NotSupportedError("print(file=...) is not supported: scripts write to "
+                                    "standard output only")
+        if sep is not None and not isinstance(sep, str):
+            raise TorchTypeError(f"sep must be None or a string, not {type_name(sep)}")
+        if end is not None and not isinstance(end, str):
+            raise TorchTypeError(f"end must be None or a string, not {type_name(end)}")
+        sep = " " if sep is None else sep
+        end = "\n" if end is None else end
+        self.stdout.write(sep.join(str(a) for a in args) + end)
+
+    def sized(fn: Callable[..., Any], what: str, every: bool = False) -> Callable[..., Any]:
+        """A builtin that walks an iterable argument in C: lazy iterables are built (within
+        the limit) first, containers have their length checked. `every`: each positional
+        argument is such an iterable; else only a lone first one (`min(a, b)` is not)."""
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if every:
+                args = tuple(materialize(a, what) for a in args)
+            elif len(args) == 1 or (args and fn in (py.sum, py.dict, py.sorted)):
+                args = (materialize(args[0], what),) + args[1:]
+            return fn(*args, **kwargs)
+
+        call.__name__ = fn.__name__
+        return call
+
+    def short_circuit(fn: Callable[..., Any]) -> Callable[..., Any]:
+        """any()/all(): a container at C speed; a lazy iterable item by item (each item a
+        step), stopping where Python stops."""
+        stop = fn is py.any
+
+        def call(iterable: Any) -> bool:
+            if type(iterable) in SIZED or isinstance(iterable, ITERABLES):
+                self.check_size(len(iterable), f"an {fn.__name__}() argument")
+                return fn(iterable)
+            for item in self.iterate(iterable, None):
+                self.tick()
+                if self.truth(item, None) is stop:
+                    return stop
+            return not stop
+
+        call.__name__ = fn.__name__
+        return call
+
+    def script_format(text: str, *args: Any, **kwargs: Any) -> str:
+        """str.format without attribute or index lookups in the fields."""
+        for _, field_name, spec, _ in _FORMATTER.parse(text):
+            if field_name and any(c in field_name for c in ".["):
+                raise NotSupportedError(
+                    f"format field '{{{field_name}}}' is not supported (only positions and "
+                    "names; use an f-string)")
+            if spec and "{" in spec:
+                raise NotSupportedError("nested format fields are not supported")
+        return text.format(*args, **kwargs)
+
+    def script_iter(value: Any, *sentinel: Any) -> Iterator[Any]:
+        if sentinel:
+            raise NotSupportedError("iter(callable, sentinel) is not supported")
+        return self.iterate(value, None)
+
+    def script_next(iterator: Any, *default: Any) -> Any:
+        if len(default) > 1:
+            raise TorchTypeError(f"next expected at most 2 arguments, got {len(default) + 1}")
+        try:
+            return next(iterator)
+        except StopIteration as stop:
+            if default:
+                return default[0]
+            message = "" if stop.value is None else str(stop.value)
+            raise ScriptError(message, kind="StopIteration") from None
+
+    def script_map(fn: Any, *iterables: Any) -> ScriptIterator:
+        if not iterables:
+            raise TorchTypeError("map() must have at least two arguments.")
+        sources = [self.iterate(i, None) for i in iterables]
+        call = self.call
+        return ScriptIterator("map", (call(fn, list(items), {}, None)
+                                      for items in zip(*sources)))
+
+    def script_filter(fn: Any, iterable: Any) -> ScriptIterator:
+        source = self.iterate(iterable, None)
+        call, truth = self.call, self.truth
+        if fn is None:
+            return ScriptIterator("filter", (x for x in source if truth(x, None)))
+        return ScriptIterator("filter", (x for x in source
+                                         if truth(call(fn, [x], {}, None), None)))
+
+    def attribute_name(name: Any, where: str) -> str:
+        if not isinstance(name, str):
+            raise TorchTypeError(f"{where}attribute name must be string, not "
+                                 f"'{type_name(name)}'")
+        return name
+
+    def script_getattr(obj: Any, name: Any, *default: Any) -> Any:
+        name = attribute_name(name, "")
+        try:
+            return self.get_attribute(obj, name, None)
+        except ScriptError as err:
+            if default and err.matches("AttributeError"):
+                return default[0]
+            raise
+
+    def script_hasattr(obj: Any, name: Any) -> bool:
+        name = attribute_name(name, "hasattr(): ")
+        try:
+            self.get_attribute(obj, name, None)
+        except ScriptError as err:
+            if err.matches("AttributeError"):
+                return False
+            raise
+        return True
+
+    def script_setattr(obj: Any, name: Any, value: Any) -> None:
+        self.set_attribute(obj, attribute_name(name, ""), value)
+
+    def script_delattr(obj: Any, name: Any) -> None:
+        self.del_attribute(obj, attribute_name(name, ""))
+
+    def script_pow(base: Any, exp: Any, mod: Any = None) -> Any:
+        if mod is None:
+            self._guard_binop("**", base, exp, None)
+            return base ** exp
+        return py.pow(base, exp, mod)
+
+    def script_format_builtin(value: Any, spec: str = "") -> str:
+        if not isinstance(spec, str):
+            raise TorchTypeError(f"format() argument 2 must be str, not {type_name(spec)}")
+        return self.format_value(value, spec, None)
+
+    self.format_method = script_format
+    types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, type(None),
+                                            type(NotImplemented), type(...))}
+    for t in (list, tuple, dict, set, frozenset):
+        types[t] = BuiltinType(t, sized(t, f"a {t.__name__}() argument"))
+    for t, name in ((Property, "property"), (StaticMethod, "staticmethod"),
+                    (ClassMethod, "classmethod")):
+        types[t] = BuiltinType(t, t)
+        types[t].name = name
+    self.builtin_types = types
+    table: dict[str, Any] = {t.name: t for t in types.values()
+                             if t.type not in (type(None), type(NotImplemented), type(...))}
+    table.update(stdlib.exception_types())
+    table.update({
+        "print": script_print, "len": py.len, "enumerate": py.enumerate, "zip": py.zip,
+        "abs": py.abs, "round": py.round, "repr": py.repr, "reversed": py.reversed,
+        "divmod": py.divmod, "pow": script_pow, "hash": py.hash, "chr": py.chr, "ord": py.ord,
+        "format": script_format_builtin,
+        "sorted": sized(py.sorted, "a sorted() argument"),
+        "sum": sized(py.sum, "a sum() argument"), "min": sized(py.min, "a min() argument"),
+        "max": sized(py.max, "a max() argument"), "any": short_circuit(py.any),
+        "all": short_circuit(py.all),
+        "isinstance": self.isinstance_check, "issubclass": self.issubclass_check,
+        "type": TypeBuiltin(self), "iter": script_iter, "next": script_next,
+        "map": script_map, "filter": script_filter, "callable": self.is_callable,
+        "getattr": script_getattr, "hasattr": script_hasattr, "setattr": script_setattr,
+        "delattr": script_delattr, "super": SuperBuiltin(self), "object": OBJECT,
+        "NotImplemented": NotImplemented, "Ellipsis": ...,
+    })
+    return table
+

@@ -1,0 +1,182 @@
+"""Calling things: script functions (binding arguments, counting depth), methods, classes,
+callable instances, grad-mode decorators, builtins and engine functions."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import stdlib
+from ..engine.dtypes import DType
+from ..engine.node import Node
+from ..engine.tensor import Tensor
+from ..errors import GradtraceError, NotSupportedError, ScriptError
+from ..source import Span
+from .objects import (
+    MISSING,
+    BuiltinType,
+    ClassMethod,
+    FunctionWrapper,
+    GradModeFunction,
+    Instance,
+    Method,
+    NativeFunction,
+    OpaqueType,
+    Property,
+    ScriptClass,
+    ScriptGenerator,
+    ScriptIterator,
+    StaticMethod,
+    Super,
+    UserFunction,
+    script_message,
+    type_name,
+)
+from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
+
+_ALWAYS_CALLABLE = frozenset((UserFunction, Method, ScriptClass, NativeFunction,
+                              GradModeFunction, StaticMethod, BuiltinType))
+_NEVER_CALLABLE = frozenset((OpaqueType, Super, Property, ClassMethod, ScriptGenerator,
+                             ScriptIterator, Tensor, DType))
+_FUNCTION_LIKE = (UserFunction, Method, FunctionWrapper, NativeFunction, ScriptClass,
+                  StaticMethod)
+
+
+class Calls:
+    """Calls of script functions, builtins and engine functions."""
+
+    def call(self, fn: Any, args: list[Any] | tuple, kwargs: dict[str, Any],
+             span: Span | None) -> Any:
+        kind = type(fn)
+        if kind is UserFunction:
+            return self.call_function(fn, args, kwargs)
+        if kind is Method:
+            function = fn.function
+            if type(function) is UserFunction:
+                return self.call_function(function, (fn.obj, *args), kwargs)
+            return self.call(function, [fn.obj, *args], kwargs, span)
+        if kind is ScriptClass:
+            return self.instantiate(fn, list(args), kwargs)
+        if kind is Instance:
+            hook = fn.cls.lookup("__call__")
+            if hook is MISSING:
+                raise ScriptError(f"'{type_name(fn)}' object is not callable", span,
+                                  kind="TypeError")
+            return self.call_bound(hook, fn, args, kwargs)
+        if kind is GradModeFunction:
+            manager = fn.factory()
+            manager.__enter__()
+            try:
+                return self.call(fn.wrapped, args, kwargs, span)
+            finally:
+                manager.__exit__(None, None, None)
+        if kind is StaticMethod:
+            return self.call(fn.function, args, kwargs, span)
+        if kind is type and fn in stdlib.GRAD_MODE_CLASSES or \
+                isinstance(fn, stdlib.CONTEXT_TYPES):
+            decorated = self._grad_mode_decorator(fn, args, kwargs)
+            if decorated is not None:
+                return decorated
+        elif not self.is_callable(fn):
+            if kind is stdlib.Intrinsic:
+                raise NotSupportedError(f"'{fn.name}' is internal to gradtrace's library", span)
+            raise ScriptError(f"'{type_name(fn)}' object is not callable", span,
+                              kind="TypeError")
+        if self.tracer is not None:
+            return self.tracer.call(self._invoke, fn, args, kwargs, span)
+        return self._invoke(fn, args, kwargs, span)
+
+    def call_intrinsic_or(self, fn: Any, args: list[Any] | tuple, kwargs: dict[str, Any],
+                          span: Span | None) -> Any:
+        """A call in library code: an intrinsic gets the interpreter first; anything else is
+        an ordinary call."""
+        if type(fn) is stdlib.Intrinsic:
+            return self._invoke(fn.fn, [self, *args], kwargs, span)
+        return self.call(fn, args, kwargs, span)
+
+    def _invoke(self, fn: Any, args: list[Any] | tuple, kwargs: dict[str, Any],
+                span: Span | None) -> Any:
+        """Call an engine or builtin function; its errors become the script's, at `span`."""
+        try:
+            return fn(*args, **kwargs)
+        except GradtraceError as err:
+            err.at(span)
+            raise
+        except (ReturnSignal, BreakSignal, ContinueSignal):
+            raise
+        except RecursionError:
+            raise
+        except PYTHON_ERRORS as err:
+            raise ScriptError(script_message(str(err), args), span,
+                              kind=type(err).__name__) from None
+
+    def call_function(self, fn: UserFunction, args: Any, kwargs: dict[str, Any]) -> Any:
+        frame = Frame(fn.signature.bind(fn.qualname, fn.defaults, args, kwargs), fn.closure, fn)
+        if fn.is_generator:
+            return ScriptGenerator(fn.qualname, fn.body(frame), self, fn.library)
+        outer, span = self.in_library, self.current_span
+        self.in_library = fn.library
+        self.depth += 1
+        try:
+            if self.depth > self.limits.max_call_depth:
+                raise ScriptError("maximum recursion depth exceeded", kind="RecursionError")
+            return fn.body(frame)  # a body ending in `return value` gives it back
+        except ReturnSignal as ret:
+            return ret.value
+        finally:
+            self.depth -= 1
+            self.in_library = outer
+            if outer:  # back in library code: it runs at the user's line again
+                self.current_span = span
+
+    def call_bound(self, fn: Any, obj: Any, args: Any,
+                   kwargs: dict[str, Any] | None = None) -> Any:
+        """Call a class attribute as a method of `obj` (what `obj.name(*args)` does)."""
+        kind = type(fn)
+        if kind is UserFunction:
+            return self.call_function(fn, (obj, *args), kwargs or {})
+        if kind is NativeFunction:
+            return self._invoke(fn.fn, (obj, *args), kwargs or {}, None)
+        return self.call(self.bind(fn, obj), list(args), kwargs or {}, None)
+
+    def resume(self, gen: ScriptGenerator) -> Any:
+        """next() of a script generator: runs its body to the next `yield`, one call deeper."""
+        outer, span = self.in_library, self.current_span
+        self.in_library = gen.library
+        self.depth += 1
+        try:
+            if self.depth > self.limits.max_call_depth:
+                raise ScriptError("maximum recursion depth exceeded", kind="RecursionError")
+            return next(gen.gen)
+        except ValueError as err:  # "generator already executing"
+            raise ScriptError(str(err), kind="ValueError") from None
+        finally:
+            self.depth -= 1
+            self.in_library = outer
+            if outer:
+                self.current_span = span
+
+    def is_callable(self, value: Any) -> bool:
+        """`callable(value)`: only what the language hands out as callable."""
+        kind = type(value)
+        if kind in _ALWAYS_CALLABLE:
+            return True
+        if kind is Instance:
+            return value.cls.lookup("__call__") is not MISSING
+        if kind in _NEVER_CALLABLE or isinstance(value, (Tensor, Node)):
+            return False
+        if kind is stdlib.Intrinsic or kind is stdlib.Namespace:
+            return False
+        return callable(value)
+
+    def _grad_mode_decorator(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+        """`@torch.no_grad()`, `@torch.no_grad`, `@torch.enable_grad()`,
+        `@torch.inference_mode()`, `@torch.set_grad_enabled(False)`: a function that runs
+        the decorated one in a fresh copy of the grad mode. None if `fn(*args)` is an
+        ordinary construction (`torch.no_grad()`, `torch.inference_mode(False)`)."""
+        if kwargs or len(args) != 1 or not isinstance(args[0], _FUNCTION_LIKE) and not (
+                type(args[0]) is Instance and self.is_callable(args[0])):
+            return None
+        target = args[0]
+        if isinstance(fn, type):  # the class itself as the decorator
+            return GradModeFunction(target, fn)
+        fn.release()  # set_grad_enabled(False) switched the mode when it was made
+        return GradModeFunction(target, fn.clone)

@@ -1,0 +1,300 @@
+"""Script classes at run time: making instances, attribute lookup on instances, classes
+and `super()`, binding functions into methods, and the descriptors (property,
+staticmethod, classmethod).
+
+Dunder attributes: a script reads a dunder only when a class in the MRO defines it
+(`super().__init__`, `Base.__init__(self)`, `obj.__len__()`), or from a short list of
+harmless ones (`__name__`, `__qualname__`, `__module__`, `__doc__`, `__class__` of an
+instance). Python's own internals (`__dict__`, `__mro__`, `__subclasses__`, `__globals__`,
+... `REFUSED_DUNDERS`) are refused with a NotSupportedError; any other missing dunder is
+an AttributeError, as in Python (so `hasattr(obj, "__len__")` works). No dunder can be set.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import NotSupportedError, ScriptError, TorchTypeError
+from .dunders import OBJECT
+from .objects import (
+    MISSING,
+    ClassMethod,
+    FunctionWrapper,
+    Instance,
+    Method,
+    NativeFunction,
+    Property,
+    ScriptClass,
+    StaticMethod,
+    Super,
+    UserFunction,
+    is_dunder,
+    type_name,
+)
+
+REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's internals
+    "__dict__", "__weakref__", "__slots__", "__mro__", "__bases__", "__base__",
+    "__subclasses__", "__globals__", "__code__", "__closure__", "__defaults__",
+    "__kwdefaults__", "__builtins__", "__annotations__", "__wrapped__", "__objclass__",
+    "__basicsize__", "__itemsize__", "__flags__", "__weakrefoffset__", "__dictoffset__",
+    "__instancecheck__", "__subclasscheck__", "__prepare__", "__traceback__", "__cause__",
+    "__context__", "__loader__", "__spec__", "__package__", "__file__", "__path__",
+    "__self__", "__func__", "__get__", "__set__", "__delete__", "__set_name__",
+    "__class_getitem__", "__orig_bases__", "__parameters__", "__type_params__",
+)) - frozenset(("__doc__", "__module__", "__name__", "__qualname__"))
+
+_OBJECT_INIT = OBJECT.attrs["__init__"]
+_OBJECT_SETATTR = OBJECT.attrs["__setattr__"]
+_OBJECT_DELATTR = OBJECT.attrs["__delattr__"]
+
+
+def refused(owner: str, name: str) -> NotSupportedError:
+    return NotSupportedError(f"attribute '{name}' of {owner} is not available in gradtrace "
+                             "scripts")
+
+
+def missing_dunder(owner: str, name: str, message: str) -> Exception:
+    """A dunder nothing defines: Python's internals are refused, others missing."""
+    if name in REFUSED_DUNDERS:
+        return refused(owner, name)
+    return attribute_error(message)
+
+
+def attribute_error(message: str) -> ScriptError:
+    return ScriptError(message, kind="AttributeError")
+
+
+class ClassRuntime:
+    """Instances, classes and super() at run time (a mixin of the Interpreter)."""
+
+    def instantiate(self, cls: ScriptClass, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """`Cls(...)`: a new instance, then `__init__` (object's takes no arguments)."""
+        if cls.lookup("__new__") is not MISSING:
+            raise NotSupportedError(f"{cls.name}.__new__ is not supported: gradtrace makes "
+                                    "instances itself")
+        inst = Instance(cls)
+        init = cls.lookup("__init__")
+        if init is _OBJECT_INIT:
+            if args or kwargs:
+                raise TorchTypeError(f"{cls.name}() takes no arguments")
+            return inst
+        result = self.call_bound(init, inst, args, kwargs)
+        if result is not None:
+            raise TorchTypeError(f"__init__() should return None, not '{type_name(result)}'")
+        return inst
+
+    def bind(self, value: Any, obj: Any) -> Any:
+        """What a class attribute becomes when read through an instance (Python's
+        descriptor protocol, for the descriptors the language has)."""
+        kind = type(value)
+        if kind is UserFunction or kind is NativeFunction or isinstance(value, FunctionWrapper):
+            return Method(obj, value)
+        if kind is StaticMethod:
+            return value.function
+        if kind is ClassMethod:
+            return Method(obj.cls if type(obj) is Instance else obj, value.function)
+        if kind is Property:
+            return self.property_get(value, obj)
+        return value
+
+    def property_get(self, prop: Property, obj: Any) -> Any:
+        if prop.fget is None:
+            raise attribute_error(f"property '{prop.name}' of '{type_name(obj)}' object has "
+                                  "no getter")
+        return self.call(prop.fget, [obj], {}, None)
+
+    # ------------------------------------------------------------------ instances
+
+    def instance_getattr(self, obj: Instance, name: str) -> Any:
+        cls = obj.cls
+        value = cls.lookup(name)
+        if type(value) is Property:
+            return self.property_get(value, obj)
+        found = obj.attrs.get(name, MISSING)
+        if found is not MISSING:
+            return found
+        if value is not MISSING:
+            return self.bind(value, obj)
+        if is_dunder(name):
+            if name == "__class__":
+                return cls
+            if name in REFUSED_DUNDERS:
+                raise refused(f"'{cls.name}' objects", name)
+        hook = cls.lookup("__getattr__")
+        if hook is not MISSING:
+            return self.call_bound(hook, obj, (name,))
+        raise attribute_error(f"'{cls.name}' object has no attribute '{name}'")
+
+    def instance_setattr(self, obj: Instance, name: str, value: Any) -> None:
+        hook = obj.cls.lookup("__setattr__")
+        if hook is _OBJECT_SETATTR:
+            self.plain_setattr(obj, name, value)
+        else:
+            self.call_bound(hook, obj, (name, value))
+
+    def instance_delattr(self, obj: Instance, name: str) -> None:
+        hook = obj.cls.lookup("__delattr__")
+        if hook is _OBJECT_DELATTR:
+            self.plain_delattr(obj, name)
+        else:
+            self.call_bound(hook, obj, (name,))
+
+    def plain_setattr(self, obj: Instance, name: Any, value: Any) -> None:
+        """`object.__setattr__`: a property's setter, else the instance's own dict."""
+        name = _attribute_name(name)
+        if is_dunder(name):
+            raise NotSupportedError(f"setting attribute '{name}' of '{obj.cls.name}' objects "
+                                    "is not supported")
+        if obj.cls is OBJECT:
+            raise attribute_error(f"'object' object has no attribute '{name}'")
+        prop = obj.cls.lookup(name)
+        if type(prop) is Property:
+            if prop.fset is None:
+                raise attribute_error(f"property '{name}' of '{obj.cls.name}' object has no "
+                                      "setter")
+            self.call(prop.fset, [obj, value], {}, None)
+            return
+        obj.attrs[name] = value
+
+    def plain_delattr(self, obj: Instance, name: Any) -> None:
+        name = _attribute_name(name)
+        if is_dunder(name):
+            raise NotSupportedError(f"deleting attribute '{name}' of '{obj.cls.name}' objects "
+                                    "is not supported")
+        prop = obj.cls.lookup(name)
+        if type(prop) is Property:
+            if prop.fdel is None:
+                raise attribute_error(f"property '{name}' of '{obj.cls.name}' object has no "
+                                      "deleter")
+            self.call(prop.fdel, [obj], {}, None)
+            return
+        if name not in obj.attrs:
+            raise attribute_error(f"'{obj.cls.name}' object has no attribute '{name}'")
+        del obj.attrs[name]
+
+    # ------------------------------------------------------------------ classes
+
+    def class_getattr(self, cls: ScriptClass, name: str) -> Any:
+        value = cls.lookup(name)
+        if value is MISSING:
+            if name == "__name__":
+                return cls.name
+            if name == "__qualname__":
+                return cls.qualname
+            raise missing_dunder(f"class {cls.name}", name,
+                                 f"type object '{cls.name}' has no attribute '{name}'")
+        kind = type(value)
+        if kind is StaticMethod:
+            return value.function
+        if kind is ClassMethod:
+            return Method(cls, value.function)
+        return value
+
+    def class_setattr(self, cls: ScriptClass, name: str, value: Any) -> None:
+        if cls.frozen:
+            raise TorchTypeError(f"cannot set '{name}' attribute of immutable type "
+                                 f"'{cls.name}'")
+        if is_dunder(name) and name not in ("__doc__", "__module__"):
+            raise NotSupportedError(f"setting attribute '{name}' of class {cls.name} is not "
+                                    "supported")
+        cls.attrs[name] = value
+
+    def class_delattr(self, cls: ScriptClass, name: str) -> None:
+        if cls.frozen:
+            raise TorchTypeError(f"cannot delete '{name}' attribute of immutable type "
+                                 f"'{cls.name}'")
+        if is_dunder(name):
+            raise NotSupportedError(f"deleting attribute '{name}' of class {cls.name} is not "
+                                    "supported")
+        if name not in cls.attrs:
+            raise attribute_error(name)
+        del cls.attrs[name]
+
+    # ------------------------------------------------------------------ super
+
+    def make_super(self, cls: Any, obj: Any) -> Super:
+        """`super(cls, obj)`, checked as Python checks it."""
+        if type(cls) is not ScriptClass:
+            raise TorchTypeError(f"super() argument 1 must be a type, not {type_name(cls)}")
+        of = obj if type(obj) is ScriptClass else obj.cls if type(obj) is Instance else None
+        if of is None or not of.is_subclass(cls):
+            raise TorchTypeError("super(type, obj): obj must be an instance or subtype of type")
+        return Super(cls, obj)
+
+    def zero_arg_super(self, frame: Any, span: Any) -> Super:
+        """`super()` in a method: the class its `def` was in, and its first argument."""
+        f = frame
+        while f is not None and f.function is None:  # out of comprehensions
+            f = f.parent
+        fn = f.function if f is not None else None
+        if fn is None or fn.cell is None or fn.cell.cls is None:
+            raise ScriptError("super(): __class__ cell not found", span, kind="RuntimeError")
+        names = fn.signature.positional
+        if not names:
+            raise ScriptError("super(): no arguments", span, kind="RuntimeError")
+        obj = f.vars.get(names[0], MISSING)
+        if obj is MISSING:
+            raise ScriptError("super(): arg[0] deleted", span, kind="RuntimeError")
+        return self.make_super(fn.cell.cls, obj)
+
+    def super_getattr(self, sup: Super, name: str) -> Any:
+        obj = sup.obj
+        of = obj if type(obj) is ScriptClass else obj.cls
+        mro = of.mro
+        for cls in mro[mro.index(sup.cls) + 1:]:
+            value = cls.attrs.get(name, MISSING)
+            if value is MISSING:
+                continue
+            if type(obj) is ScriptClass:  # super() in a classmethod: functions stay plain
+                kind = type(value)
+                if kind is ClassMethod:
+                    return Method(obj, value.function)
+                if kind is StaticMethod:
+                    return value.function
+                return value
+            return self.bind(value, obj)
+        raise missing_dunder("'super' objects", name,
+                             f"'super' object has no attribute '{name}'")
+
+    # ------------------------------------------------------------------ functions
+
+    def function_getattr(self, fn: Any, name: str) -> Any:
+        """The few attributes of a function (or method, descriptor) a script may read."""
+        kind = type(fn)
+        if kind is Method:
+            if name == "__self__":
+                return fn.obj
+            if name == "__func__":
+                return fn.function
+            return self.function_getattr(fn.function, name)
+        if kind is StaticMethod or kind is ClassMethod:
+            if name == "__func__":
+                return fn.function
+        if kind is Property:
+            if name in ("fget", "fset", "fdel"):
+                return getattr(fn, name)  # a fixed name, not the script's
+            if name in ("getter", "setter", "deleter"):
+                return NativeFunction(name, "property", getattr(fn, name))
+            if name == "__doc__":
+                return fn.doc
+        if kind is UserFunction or isinstance(fn, FunctionWrapper):
+            target = fn.wrapped if isinstance(fn, FunctionWrapper) else fn
+            if name == "__name__":
+                return target.name
+            if name == "__qualname__":
+                return target.qualname
+            if name == "__doc__":
+                return target.doc
+            if name == "__module__":
+                return target.module
+        if kind is NativeFunction and name == "__name__":
+            return fn.name
+        if name.startswith("_") and not is_dunder(name):
+            raise refused(f"'{type_name(fn)}' objects", name)
+        raise missing_dunder(f"'{type_name(fn)}' objects", name,
+                             f"'{type_name(fn)}' object has no attribute '{name}'")
+
+
+def _attribute_name(name: Any) -> str:
+    if not isinstance(name, str):
+        raise TorchTypeError(f"attribute name must be string, not '{type_name(name)}'")
+    return name

@@ -1,0 +1,196 @@
+"""Compiles definitions: `def`, `lambda` and `class`, with their decorators.
+
+A function's body is compiled once, in its own scope (scopes.py), into a closure over
+a fresh frame per call; a generator function's body into a Python generator function
+(generators.py). A class body runs once in a `ClassFrame`; what it binds becomes the
+class's namespace, and the functions defined in it get the class (for `super()`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Any
+
+from .. import stdlib, syntax
+from ..engine.ops import creation
+from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError
+from ..source import Span
+from ..tensor_types import ScriptType
+from .dunders import OBJECT
+from .objects import BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
+from .runtime import ClassFrame, Code, Frame, ReturnSignal
+from .scopes import Scope, class_scope, function_scope
+from .signature import Signature
+
+MAX_CLASS_DEPTH = 100
+
+
+def docstring(body: tuple[syntax.Stmt, ...]) -> str | None:
+    if body and isinstance(body[0], syntax.ExprStmt) and \
+            isinstance(body[0].value, syntax.Constant) and isinstance(body[0].value.value, str):
+        return body[0].value.value
+    return None
+
+
+class DefinitionCompiler:
+    """`def`, `lambda`, `class` and decorators."""
+
+    @contextmanager
+    def scope(self, scope: Scope) -> Any:
+        outer = self._scope
+        self._scope = scope
+        try:
+            yield scope
+        finally:
+            self._scope = outer
+
+    def stmt_FunctionDef(self, node: syntax.FunctionDef) -> Code:
+        make = self.compile_function(node.name, node.params, node.body)
+        return self._define(node, make)
+
+    def stmt_ClassDef(self, node: syntax.ClassDef) -> Code:
+        return self._define(node, self.compile_class(node))
+
+    def _define(self, node: syntax.FunctionDef | syntax.ClassDef,
+                make: Callable[[Frame], Any]) -> Code:
+        """Evaluate the decorators (first to last), make the definition, apply them (last
+        to first), bind the name: Python's order."""
+        decorators = [(self.compile_expr(d), d.span) for d in node.decorators]
+        store = self._store_name(self.mangled(node.name))
+        spans = self._spans
+        if not decorators:
+            return lambda frame: store(frame, make(frame))
+
+        def run(frame: Frame) -> None:
+            values = [(code(frame), span) for code, span in decorators]
+            result = make(frame)
+            for decorator, span in reversed(values):
+                spans.current_span = span
+                result = self.call(decorator, [result], {}, span)
+            store(frame, result)
+
+        return run
+
+    def compile_function(self, name: str, params: tuple[syntax.Param, ...],
+                         body: tuple[syntax.Stmt, ...] | syntax.Expr
+                         ) -> Callable[[Frame], UserFunction]:
+        """A maker of the function object (defaults are evaluated when it runs)."""
+        parent = self._scope
+        is_lambda = not isinstance(body, tuple)
+        statements = () if is_lambda else body
+        scope = function_scope(parent, name, params, statements, parent.library)
+        defaults = [(p.name, self.compile_expr(p.default)) for p in params
+                    if p.default is not None]
+        with self.scope(scope):
+            if is_lambda:
+                code = self.compile_expr(body)
+            elif scope.is_generator:
+                code = self.compile_generator_body(body)
+            else:
+                code = self.compile_function_body(body)
+        signature = Signature(params)
+        qualname = scope.qualname
+        in_class = parent.kind == "class"
+        doc = None if is_lambda else docstring(body)
+        module = self._module_name
+        is_generator = scope.is_generator
+        library = scope.library
+
+        def make(frame: Frame) -> UserFunction:
+            values = {n: d(frame) for n, d in defaults}
+            if in_class:  # a method: it never sees the class body's names
+                return UserFunction(name, qualname, signature, values, code, frame.parent,
+                                    self, is_generator, frame.cell, doc, module, library)
+            return UserFunction(name, qualname, signature, values, code, frame, self,
+                                is_generator, None, doc, module, library)
+
+        return make
+
+    def compile_function_body(self, body: tuple[syntax.Stmt, ...]) -> Code:
+        """A body that ends in `return value` gives the value back without raising
+        ReturnSignal (a `return` elsewhere still does)."""
+        last = body[-1]
+        if not isinstance(last, syntax.Return) or last.value is None:
+            return self.compile_block(body)
+        head = self.compile_block(body[:-1]) if len(body) > 1 else None
+        value = self.compile_expr(last.value)
+        span = last.span
+        spans = self._spans
+        tick = self.tick
+
+        def run(frame: Frame) -> Any:
+            if head is not None:
+                head(frame)
+            tick()
+            spans.current_span = span
+            try:
+                return value(frame)
+            except GradtraceError as err:
+                err.at(span)
+                raise
+            finally:
+                if creation.WARNINGS:
+                    self._flush_engine_warnings()
+
+        return run
+
+    def expr_Lambda(self, node: syntax.Lambda) -> Code:
+        return self.compile_function("<lambda>", node.params, node.body)
+
+    def compile_class(self, node: syntax.ClassDef) -> Callable[[Frame], ScriptClass]:
+        if node.keywords:
+            raise NotSupportedError("class keyword arguments (such as `metaclass=`) are not "
+                                    "supported", node.keywords[0].span)
+        for base in node.bases:
+            if isinstance(base, syntax.Starred):
+                raise NotSupportedError("`*` in a class's bases is not supported", base.span)
+        bases = [(self.compile_expr(b), b.span) for b in node.bases]
+        parent = self._scope
+        scope = class_scope(parent, node.name, node.body, parent.library)
+        with self.scope(scope):
+            body = self.compile_block(node.body) if node.body else None
+        name, qualname, span = node.name, scope.qualname, node.span
+        doc = docstring(node.body)
+        module = self._module_name
+
+        def make(frame: Frame) -> ScriptClass:
+            base = self.class_base([(code(frame), s) for code, s in bases], span)
+            cell = ClassCell()
+            namespace = ClassFrame({"__module__": module, "__qualname__": qualname,
+                                    "__doc__": doc}, frame, cell)
+            if body is not None:
+                try:
+                    body(namespace)
+                except ReturnSignal:  # the parser only allows `return` inside functions
+                    raise NotSupportedError("'return' outside function", span) from None
+            attrs = namespace.vars
+            attrs.pop("__qualname__", None)
+            owner = attrs.get("__module__")
+            if "__eq__" in attrs and "__hash__" not in attrs:
+                attrs["__hash__"] = None  # Python: __eq__ without __hash__ is unhashable
+            cls = ScriptClass(name, qualname, owner if isinstance(owner, str) else module,
+                              base, attrs, self)
+            cell.cls = cls
+            return cls
+
+        return make
+
+    def class_base(self, bases: list[tuple[Any, Span | None]], span: Span | None
+                   ) -> ScriptClass:
+        """A class's one base: `object` (also when none is given) or a script or library
+        class."""
+        if not bases:
+            return OBJECT
+        if len(bases) > 1:
+            raise NotSupportedError("multiple inheritance is not supported (a class has one "
+                                    "base)", bases[1][1])
+        base, where = bases[0]
+        if type(base) is ScriptClass:
+            if len(base.mro) >= MAX_CLASS_DEPTH:  # each class keeps its whole MRO
+                raise LimitExceeded(f"a class hierarchy deeper than {MAX_CLASS_DEPTH} classes",
+                                    where)
+            return base
+        if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)):
+            raise NotSupportedError(f"subclassing {base!r} is not supported", where)
+        raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,
+                          kind="TypeError")

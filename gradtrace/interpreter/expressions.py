@@ -1,0 +1,420 @@
+"""Compiles expressions to closures: names (as their scope decided), literals, f-strings,
+attributes, subscripts, calls, operators. (Displays and comprehensions are in
+`displays.py`.)"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import BuiltinFunctionType
+from typing import Any
+
+from .. import stdlib, syntax
+from ..engine.tensor import Tensor
+from ..errors import (
+    GradtraceError,
+    LimitExceeded,
+    NotSupportedError,
+    ScriptError,
+)
+from ..source import Span
+from .objects import (
+    Instance,
+    Method,
+    ScriptClass,
+    UserFunction,
+    script_message,
+    type_name,
+)
+from .operators import BINOPS, COMPARE, UNARY
+from .runtime import PYTHON_ERRORS, Code, Frame, short_int
+
+
+class ExpressionCompiler:
+    """Expressions: names, literals, f-strings, operators, calls, displays, comprehensions."""
+
+    def compile_expr(self, node: syntax.Expr) -> Code:
+        method = getattr(self, "expr_" + type(node).__name__)  # internal dispatch on AST type
+        return method(node)
+
+    def expr_Constant(self, node: syntax.Constant) -> Code:
+        value = node.value
+        return lambda frame: value
+
+    def expr_Name(self, node: syntax.Name) -> Code:
+        name = self.mangled(node.id)
+        span = node.span
+        builtins = self.builtins
+        scope = self._scope
+
+        def missing() -> Any:
+            if name in builtins:
+                return builtins[name]
+            if name in stdlib.NOT_SUPPORTED_BUILTINS:
+                raise NotSupportedError(stdlib.NOT_SUPPORTED_BUILTINS[name], span)
+            raise ScriptError(f"name '{name}' is not defined", span, kind="NameError")
+
+        # (`name in vars` then `vars[name]`: two opcodes, cheaper than a `.get` call)
+        if scope.kind == "function" and name in scope.locals:
+            def load_local(frame: Frame) -> Any:
+                variables = frame.vars
+                if name in variables:
+                    return variables[name]
+                raise ScriptError(f"cannot access local variable '{name}' where it is not "
+                                  "associated with a value", span, kind="UnboundLocalError")
+
+            return load_local
+        if name in scope.globals:
+            module = self._module_frame.vars
+
+            def load_global(frame: Frame) -> Any:
+                return module[name] if name in module else missing()
+
+            return load_global
+
+        def load(frame: Frame) -> Any:
+            f: Frame | None = frame
+            while f is not None:
+                variables = f.vars
+                if name in variables:
+                    return variables[name]
+                f = f.parent
+            return missing()
+
+        return load
+
+    def expr_FString(self, node: syntax.FString) -> Code:
+        parts: list[Any] = []
+        for part in node.parts:
+            if isinstance(part, str):
+                parts.append(part)
+            else:
+                parts.append((self.compile_expr(part.value), part.conversion, part.spec,
+                              part.span))
+
+        def run(frame: Frame) -> str:
+            out = []
+            for part in parts:
+                if isinstance(part, str):
+                    out.append(part)
+                    continue
+                code, conversion, spec, span = part
+                value = code(frame)
+                if conversion == "r":
+                    value = repr(value)
+                elif conversion == "s":
+                    value = str(value)
+                out.append(self.format_value(value, spec or "", span))
+            return "".join(out)
+
+        return run
+
+    def format_value(self, value: Any, spec: str, span: Span) -> str:
+        """f-string formatting: specs only for numbers, strings and tensors, widths bounded."""
+        if spec:
+            if not isinstance(value, (int, float, str, Tensor, Instance)):
+                raise NotSupportedError(
+                    f"format spec '{spec}' is only supported for numbers, strings and tensors",
+                    span)
+            digits = "".join(c if c.isdigit() else " " for c in spec).split()
+            if any(len(d) > 4 for d in digits):
+                raise LimitExceeded(f"format spec '{spec}' asks for more than 9999 characters",
+                                    span)
+        try:
+            return format(value, spec)
+        except GradtraceError as err:
+            err.at(span)
+            raise
+        except PYTHON_ERRORS as err:
+            raise ScriptError(script_message(str(err), (value,)), span,
+                              kind=type(err).__name__) from None
+
+    def expr_Attribute(self, node: syntax.Attribute) -> Code:
+        obj = self.compile_expr(node.value)
+        attr = self.mangled(node.attr)
+        span = node.span
+        spans = self._spans
+
+        def run(frame: Frame) -> Any:
+            o = obj(frame)
+            spans.current_span = span  # a property such as `.T` runs an op
+            return self.get_attribute(o, attr, span)
+
+        return run
+
+    def compile_index(self, node: syntax.Expr) -> Code:
+        if isinstance(node, syntax.Slice):
+            parts = [self.compile_expr(p) if p is not None else None
+                     for p in (node.lower, node.upper, node.step)]
+
+            def make_slice(frame: Frame) -> slice:
+                return slice(*(p(frame) if p is not None else None for p in parts))
+
+            return make_slice
+        if isinstance(node, syntax.TupleExpr):
+            items = [self.compile_index(e) for e in node.elts]
+            return lambda frame: tuple(i(frame) for i in items)
+        return self.compile_expr(node)
+
+    def expr_Subscript(self, node: syntax.Subscript) -> Code:
+        obj = self.compile_expr(node.value)
+        index = self.compile_index(node.index)
+        span = node.span
+
+        spans = self._spans
+
+        def run(frame: Frame) -> Any:
+            try:
+                o, i = obj(frame), index(frame)
+                spans.current_span = span
+                result = self.get_item(o, i)
+                if self.tracer is not None:
+                    self.tracer.made(result)
+                return result
+            except GradtraceError as err:
+                err.at(span)
+                raise
+
+        return run
+
+    def expr_Slice(self, node: syntax.Slice) -> Code:
+        return self.compile_index(node)
+
+    def expr_Starred(self, node: syntax.Starred) -> Code:
+        raise NotSupportedError("starred expressions are only supported in calls, displays "
+                                "and assignment targets", node.span)
+
+    def expr_Call(self, node: syntax.Call) -> Code:
+        func = self.compile_expr(node.func)
+        span = node.span
+        spans = self._spans
+        call = self.call_intrinsic_or if self._scope.library else self.call
+        args = []
+        has_star = False
+        for a in node.args:
+            if isinstance(a, syntax.Starred):
+                args.append((True, self.compile_expr(a.value), a.value.span))
+                has_star = True
+            else:
+                args.append((False, self.compile_expr(a), a.span))
+        keywords = [(k.arg, self.compile_expr(k.value), k.span) for k in node.keywords]
+        if isinstance(node.func, syntax.Name) and node.func.id == "super" and not node.args \
+                and not keywords:
+            zero_arg_super = self.zero_arg_super
+            builtin = self.builtins["super"]
+
+            def call_super(frame: Frame) -> Any:
+                f = func(frame)
+                spans.current_span = span
+                if f is builtin:
+                    return zero_arg_super(frame, span)
+                return call(f, [], {}, span)
+
+            return call_super
+        if not has_star and not keywords:
+            codes = [c for _, c, _ in args]
+            if len(codes) == 1:
+                only = codes[0]
+
+                def call_one(frame: Frame) -> Any:
+                    f = func(frame)
+                    value = only(frame)
+                    spans.current_span = span
+                    return call(f, [value], {}, span)
+
+                return call_one
+
+            def call_simple(frame: Frame) -> Any:
+                f = func(frame)
+                values = [c(frame) for c in codes]
+                spans.current_span = span
+                return call(f, values, {}, span)
+
+            return call_simple
+
+        def call_general(frame: Frame) -> Any:
+            f = func(frame)
+            values: list[Any] = []
+            for starred, code, arg_span in args:
+                if starred:
+                    values.extend(self.materialize(code(frame), "a *args argument", arg_span))
+                else:
+                    values.append(code(frame))
+            kwargs: dict[str, Any] = {}
+            for name, code, arg_span in keywords:
+                if name is not None:
+                    if name in kwargs:
+                        raise ScriptError(f"{callable_name(f)}() got multiple values for "
+                                          f"keyword argument '{name}'", arg_span,
+                                          kind="TypeError")
+                    kwargs[name] = code(frame)
+                    continue
+                mapping = code(frame)
+                if not isinstance(mapping, dict):
+                    raise ScriptError(f"{callable_name(f)}() argument after ** must be a "
+                                      f"mapping, not {type_name(mapping)}", arg_span,
+                                      kind="TypeError")
+                for key, value in mapping.items():
+                    if not isinstance(key, str):
+                        raise ScriptError("keywords must be strings", arg_span,
+                                          kind="TypeError")
+                    if key in kwargs:
+                        raise ScriptError(f"{callable_name(f)}() got multiple values for "
+                                          f"keyword argument '{key}'", arg_span,
+                                          kind="TypeError")
+                    kwargs[key] = value
+            spans.current_span = span
+            return call(f, values, kwargs, span)
+
+        return call_general
+
+    def expr_UnaryOp(self, node: syntax.UnaryOp) -> Code:
+        operand = self.compile_expr(node.operand)
+        span = node.span
+        if node.op == "not":
+            return lambda frame: not self.truth(operand(frame), span)
+        fn = UNARY[node.op]
+
+        spans = self._spans
+
+        def run(frame: Frame) -> Any:
+            value = operand(frame)
+            spans.current_span = span
+            try:
+                result = fn(value)
+            except GradtraceError as err:
+                err.at(span)
+                raise
+            except PYTHON_ERRORS as err:
+                raise ScriptError(script_message(str(err), (value,)), span,
+                                  kind=type(err).__name__) from None
+            if self.tracer is not None:
+                self.tracer.made(result)
+            return result
+
+        return run
+
+    def expr_BinOp(self, node: syntax.BinOp) -> Code:
+        left = self.compile_expr(node.left)
+        right = self.compile_expr(node.right)
+        fn = BINOPS[node.op]
+        op = node.op
+        span = node.span
+        apply_op = self.apply_op
+        spans = self._spans
+
+        def run(frame: Frame) -> Any:
+            a = left(frame)
+            b = right(frame)
+            spans.current_span = span
+            return apply_op(fn, a, b, op, span)
+
+        return run
+
+    def apply_op(self, fn: Callable[[Any, Any], Any], a: Any, b: Any, op: str,
+                 span: Span | None) -> Any:
+        """A binary operator on script values, with size guards for Python ints/sequences.
+        (The caller labels the operation: it sets current_span.)"""
+        if type(a) is not Tensor and type(b) is not Tensor:
+            self._guard_binop(op, a, b, span)
+        try:
+            result = fn(a, b)
+        except GradtraceError as err:
+            err.at(span)
+            raise
+        except PYTHON_ERRORS as err:
+            raise ScriptError(script_message(str(err), (a, b)), span,
+                              kind=type(err).__name__) from None
+        if self.tracer is not None:
+            self.tracer.made(result)
+        return result
+
+    def _guard_binop(self, op: str, a: Any, b: Any, span: Span) -> None:
+        limit = self.limits.max_int_bits
+        if op in ("**", "*") and isinstance(a, int) and isinstance(b, int):
+            if op == "**" and b > 0 and abs(a) > 1 and b * max(abs(a).bit_length() - 1, 1) > limit:
+                raise LimitExceeded(
+                    f"{short_int(a)} ** {short_int(b)} would exceed the integer size limit "
+                    f"({limit} bits)", span)
+            if op == "*" and a.bit_length() + b.bit_length() > limit:
+                raise LimitExceeded(f"integer result exceeds the size limit ({limit} bits)", span)
+        if op == "*" and (isinstance(a, (str, list, tuple)) and isinstance(b, int) or
+                          isinstance(b, (str, list, tuple)) and isinstance(a, int)):
+            seq, n = (a, b) if isinstance(b, int) else (b, a)
+            if len(seq) * n > self.limits.max_sequence:
+                raise LimitExceeded(
+                    f"repeating a sequence of {len(seq)} items {n} times exceeds the limit of "
+                    f"{self.limits.max_sequence} items (raise it with --max-sequence)", span)
+        if op == "+" and isinstance(a, (str, list, tuple)) and type(a) is type(b):
+            if len(a) + len(b) > self.limits.max_sequence:
+                raise LimitExceeded(
+                    f"a sequence longer than {self.limits.max_sequence} items "
+                    "(raise the limit with --max-sequence)", span)
+
+    def expr_BoolOp(self, node: syntax.BoolOp) -> Code:
+        values = [(self.compile_expr(v), v.span) for v in node.values]
+        is_and = node.op == "and"
+
+        def run(frame: Frame) -> Any:
+            result = None
+            for code, span in values:
+                result = code(frame)
+                if self.truth(result, span) != is_and:
+                    return result
+            return result
+
+        return run
+
+    def expr_Compare(self, node: syntax.Compare) -> Code:
+        left = self.compile_expr(node.left)
+        rest = [(COMPARE[op], self.compile_expr(c)) for op, c in zip(node.ops, node.comparators)]
+        span = node.span
+        spans = self._spans
+
+        def run(frame: Frame) -> Any:
+            a = left(frame)
+            result: Any = True
+            for i, (fn, code) in enumerate(rest):
+                b = code(frame)
+                spans.current_span = span
+                try:
+                    result = fn(a, b)
+                except GradtraceError as err:
+                    err.at(span)
+                    raise
+                except PYTHON_ERRORS as err:
+                    raise ScriptError(script_message(str(err), (a, b)), span,
+                                      kind=type(err).__name__) from None
+                if i + 1 < len(rest) and not self.truth(result, span):
+                    return result
+                a = b
+            if self.tracer is not None:
+                self.tracer.made(result)
+            return result
+
+        return run
+
+    def expr_IfExp(self, node: syntax.IfExp) -> Code:
+        test = self.compile_expr(node.test)
+        body = self.compile_expr(node.body)
+        orelse = self.compile_expr(node.orelse)
+        span = node.test.span
+        return lambda frame: body(frame) if self.truth(test(frame), span) else orelse(frame)
+
+    def expr_Yield(self, node: syntax.Yield | syntax.YieldFrom) -> Code:
+        raise NotSupportedError("`yield` is only supported as a statement or as the value of "
+                                "an assignment (`x = yield value`)", node.span)
+
+    expr_YieldFrom = expr_Yield
+
+
+
+def callable_name(fn: Any) -> str:
+    """How Python names a callable in its call errors (`Net.forward`, `f`, `print`)."""
+    if isinstance(fn, Method):
+        fn = fn.function
+    if isinstance(fn, (UserFunction, ScriptClass)):
+        return fn.qualname
+    if isinstance(fn, stdlib.BoundMethod):
+        return fn.name
+    if isinstance(fn, BuiltinFunctionType):
+        return fn.__name__
+    return type_name(fn)

@@ -1,0 +1,274 @@
+"""Generator functions: a body with `yield` compiles to a Python generator function.
+
+Design: every other closure runs a statement to completion, so a `yield` cannot suspend
+one. A generator's body is therefore compiled a second way: each statement that contains
+a `yield` (and each block around one: `if`, `for`, `while`, `with`, `try`) becomes a
+Python generator function, and blocks run their statements with `yield from`. Python
+then keeps the suspended state (loop positions, the frame, open `with` blocks) for us;
+statements without a `yield` are compiled as everywhere else and run at full speed, so
+only the path to each `yield` pays for suspension. Calling the function binds its
+arguments and returns a `ScriptGenerator` around the Python generator; `next()` resumes
+it through the interpreter (one call deeper, steps counted as usual).
+
+`yield` is supported as a statement (`yield x`, `yield from xs`) and as the value of an
+assignment (`x = yield y`, whose value is None: there is no `send`). A generator that
+is closed before it ends does not run its `finally` blocks (no script code runs while
+Python collects it).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .. import syntax
+from ..engine.ops import creation
+from ..errors import GradtraceError, NotSupportedError, ScriptError
+from .objects import ScriptGenerator
+from .runtime import BreakSignal, ContinueSignal, Frame, ReturnSignal
+from .scopes import contains_yield
+from .statements import ABORT
+
+GenCode = Callable[[Frame], Iterator[Any]]
+
+
+class GeneratorCompiler:
+    """The second compilation of statements, for generator bodies."""
+
+    def compile_generator_body(self, body: tuple[syntax.Stmt, ...]) -> GenCode:
+        block = self.compile_gen_block(body)
+
+        def run(frame: Frame) -> Iterator[Any]:
+            try:
+                yield from block(frame)
+            except ReturnSignal as ret:
+                return ret.value
+            except ScriptError as err:
+                if err.kind == "StopIteration":  # PEP 479
+                    raise ScriptError("generator raised StopIteration",
+                                      kind="RuntimeError") from None
+                raise
+
+        return run
+
+    def compile_gen_block(self, body: tuple[syntax.Stmt, ...]) -> GenCode:
+        codes = [(True, self.compile_gen_stmt(s)) if contains_yield(s) else
+                 (False, self.compile_stmt(s)) for s in body]
+        tick = self.tick
+
+        def run(frame: Frame) -> Iterator[Any]:
+            for suspends, code in codes:
+                tick()
+                if suspends:
+                    yield from code(frame)
+                else:
+                    code(frame)
+
+        return run
+
+    def compile_gen_stmt(self, node: syntax.Stmt) -> GenCode:
+        method = getattr(self, "gen_" + type(node).__name__, None)  # dispatch on AST type
+        if method is None:
+            raise NotSupportedError("`yield` is only supported as a statement or as the value "
+                                    "of an assignment (`x = yield value`)", node.span)
+        code = method(node)
+        span = node.span
+        spans = self._spans
+        flush = self._flush_engine_warnings
+
+        def run(frame: Frame) -> Iterator[Any]:
+            spans.current_span = span
+            try:
+                return (yield from code(frame))
+            except GradtraceError as err:
+                err.at(span)
+                raise
+            finally:
+                if creation.WARNINGS:
+                    flush()
+
+        return run
+
+    def _compile_yield(self, node: Any) -> GenCode:
+        """`yield value` / `yield from iterable` as a generator whose result is what the
+        expression evaluates to (None, or the return value of a delegated generator)."""
+        if not isinstance(node, (syntax.Yield, syntax.YieldFrom)):
+            raise NotSupportedError("`yield` is only supported as a statement or as the value "
+                                    "of an assignment (`x = yield value`)", node.span)
+        span = node.span
+        spans = self._spans
+        if isinstance(node, syntax.Yield):
+            value = self.compile_expr(node.value) if node.value is not None else None
+
+            def run_yield(frame: Frame) -> Iterator[Any]:
+                yield value(frame) if value is not None else None
+                spans.current_span = span  # resumed: what follows is this statement's again
+                return None
+
+            return run_yield
+        source = self.compile_expr(node.value)
+
+        resume = self.resume
+
+        def run_from(frame: Frame) -> Iterator[Any]:
+            iterable = source(frame)
+            result = None
+            if type(iterable) is ScriptGenerator:  # its return value is the result
+                while True:
+                    try:
+                        value = resume(iterable)  # one call deeper, as a call would be
+                    except StopIteration as stop:
+                        result = stop.value
+                        break
+                    yield value
+            else:
+                yield from self.iterate(iterable, span)
+            spans.current_span = span
+            return result
+
+        return run_from
+
+    def gen_ExprStmt(self, node: syntax.ExprStmt) -> GenCode:
+        return self._compile_yield(node.value)
+
+    def gen_Assign(self, node: syntax.Assign) -> GenCode:
+        value = self._compile_yield(node.value)
+        stores = [self.compile_store(t, node.span) for t in node.targets]
+
+        def run(frame: Frame) -> Iterator[Any]:
+            result = yield from value(frame)
+            for store in stores:
+                store(frame, result)
+
+        return run
+
+    def gen_AnnAssign(self, node: syntax.AnnAssign) -> GenCode:
+        value = self._compile_yield(node.value)
+        store = self.compile_store(node.target, node.span)
+
+        def run(frame: Frame) -> Iterator[Any]:
+            store(frame, (yield from value(frame)))
+
+        return run
+
+    def gen_If(self, node: syntax.If) -> GenCode:
+        test = self.compile_expr(node.test)
+        body = self.compile_gen_block(node.body)
+        orelse = self.compile_gen_block(node.orelse) if node.orelse else None
+        span = node.test.span
+
+        def run(frame: Frame) -> Iterator[Any]:
+            if self.truth(test(frame), span):
+                yield from body(frame)
+            elif orelse is not None:
+                yield from orelse(frame)
+
+        return run
+
+    def gen_While(self, node: syntax.While) -> GenCode:
+        test = self.compile_expr(node.test)
+        body = self.compile_gen_block(node.body)
+        orelse = self.compile_gen_block(node.orelse) if node.orelse else None
+        span = node.test.span
+
+        def run(frame: Frame) -> Iterator[Any]:
+            while self.truth(test(frame), span):
+                self.tick()
+                try:
+                    yield from body(frame)
+                except BreakSignal:
+                    return
+                except ContinueSignal:
+                    pass
+            if orelse is not None:
+                yield from orelse(frame)
+
+        return run
+
+    def gen_For(self, node: syntax.For) -> GenCode:
+        iterable = self.compile_expr(node.iter)
+        store = self.compile_store(node.target)
+        body = self.compile_gen_block(node.body)
+        orelse = self.compile_gen_block(node.orelse) if node.orelse else None
+        span = node.iter.span
+
+        def run(frame: Frame) -> Iterator[Any]:
+            for item in self.iterate(iterable(frame), span):
+                self.tick()
+                store(frame, item)
+                try:
+                    yield from body(frame)
+                except BreakSignal:
+                    return
+                except ContinueSignal:
+                    pass
+            if orelse is not None:
+                yield from orelse(frame)
+
+        return run
+
+    def gen_With(self, node: syntax.With) -> GenCode:
+        items = self.compile_with_items(node)
+        body = self.compile_gen_block(node.body)
+        count = len(items)
+
+        def run(frame: Frame, index: int = 0) -> Iterator[Any]:
+            if index == count:
+                yield from body(frame)
+                return
+            expr, store, span = items[index]
+            manager, exit_ = self.enter_context(expr(frame), span)
+            try:
+                if store is not None:
+                    store(frame, manager)
+                yield from run(frame, index + 1)
+            except ScriptError as err:
+                if not exit_(err):
+                    raise
+            except (ReturnSignal, BreakSignal, ContinueSignal):
+                exit_(None)
+                raise
+            except BaseException:  # a limit, a refusal, or the generator being closed
+                exit_(ABORT)
+                raise
+            else:
+                exit_(None)
+
+        return run
+
+    def gen_Try(self, node: syntax.Try) -> GenCode:
+        body = self.compile_gen_block(node.body)
+        handlers = self.compile_handlers(node, self.compile_gen_block)
+        orelse = self.compile_gen_block(node.orelse) if node.orelse else None
+        final = self.compile_gen_block(node.finalbody) if node.finalbody else None
+        report = not self._scope.library
+
+        def run(frame: Frame) -> Iterator[Any]:
+            closing = False
+            try:
+                try:
+                    yield from body(frame)
+                except ScriptError as err:
+                    for type_code, name, handler, span in handlers:
+                        if type_code is None or self.exception_matches(
+                                err, type_code(frame), span, report):
+                            if name is not None:
+                                frame.vars[name] = err
+                            try:
+                                yield from handler(frame)
+                            finally:
+                                if name is not None:
+                                    frame.vars.pop(name, None)
+                            break
+                    else:
+                        raise
+                else:
+                    if orelse is not None:
+                        yield from orelse(frame)
+            except GeneratorExit:
+                closing = True
+                raise
+            finally:
+                if final is not None and not closing:
+                    yield from final(frame)
+
+        return run

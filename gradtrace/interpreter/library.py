@@ -1,0 +1,156 @@
+"""Bundled library modules: `.gt` source shipped in `gradtrace/lib/`, run by the same
+interpreter, lazily, in their own global frame (see docs/library.md).
+
+- `stdlib.LIBRARY_EXPORTS` says which names each library module puts into which torch
+  namespace; the namespaces hold `LibraryName`s until a script first uses one, and the
+  module runs then (once per run; its parsed form is cached for the process).
+- Library code is compiled with its spans removed: it never sets `current_span` (what
+  it records is attributed to the user's calling line), errors raised in it are located
+  at the user's call, and the names it binds never reach the tracer.
+- Library code may `import _gradtrace` (or `from _gradtrace import ...`): the
+  `INTRINSICS` table of Python functions scripts can never call. Register one with
+  `@intrinsic`; it receives the interpreter first.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import stdlib, syntax
+from ..errors import GradtraceError, InternalError, NotSupportedError
+from ..source import Source
+from .objects import UserFunction
+from .runtime import Frame
+
+if TYPE_CHECKING:
+    from .core import Interpreter
+
+LIBRARY_DIRS: list[Path] = [Path(__file__).resolve().parent.parent / "lib"]
+"""Where library modules live: `torch.utils.data.dataset` is torch/utils/data/dataset.gt."""
+
+INTRINSICS: dict[str, stdlib.Intrinsic] = {}
+"""What `import _gradtrace` gives library code: name -> Intrinsic."""
+
+
+def intrinsic(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Register `fn(interp, *args, **kwargs)` as the intrinsic `_gradtrace.<fn name>`."""
+    INTRINSICS[fn.__name__] = stdlib.Intrinsic(fn.__name__, fn)
+    return fn
+
+
+@intrinsic
+def warn(interp: Interpreter, message: str, category: str = "UserWarning") -> None:
+    """A Python warning at the user's line (once per line, like Python's default filter)."""
+    interp.warn(f"{category}: {message}")
+
+
+@intrinsic
+def not_supported(interp: Interpreter, message: str) -> None:
+    """Refuse what the library does not emulate, as a NotSupportedError at the user's line."""
+    raise NotSupportedError(message)
+
+
+@intrinsic
+def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
+    """functools.update_wrapper for script functions: the wrapper takes the wrapped
+    function's name, qualified name, docstring and module."""
+    if isinstance(wrapper, UserFunction) and isinstance(wrapped, UserFunction):
+        wrapper.name, wrapper.qualname = wrapped.name, wrapped.qualname
+        wrapper.doc, wrapper.module = wrapped.doc, wrapped.module
+    return wrapper
+
+
+@intrinsic
+def delayed_error(interp: Interpreter, message: str, outputs: tuple) -> Any:
+    """torch's DelayedError node: outputs whose backward raises `message`. The hook the
+    torch.autograd.Function work fills in; until then a double backward through a
+    @once_differentiable function is refused here."""
+    raise NotSupportedError("differentiating through a @once_differentiable backward "
+                            "(create_graph=True) is not supported yet")
+
+
+_PARSED: dict[str, syntax.Module] = {}
+_LOCK = threading.Lock()
+
+
+def _strip(node: Any) -> Any:
+    """The same AST without positions: library code has no span of its own to report."""
+    if isinstance(node, tuple):
+        return tuple(_strip(x) for x in node)
+    if not isinstance(node, syntax.Node):
+        return node
+    values = [_strip(getattr(node, f.name)) for f in fields(node) if f.name != "span"]
+    return type(node)(None, *values)
+
+
+def parsed(module: str) -> syntax.Module:
+    """The module's AST, spans removed, parsed once per process."""
+    with _LOCK:
+        found = _PARSED.get(module)
+        if found is not None:
+            return found
+        from ..parser import parse
+
+        relative = Path(*module.split(".")).with_suffix(".gt")
+        path = next((d / relative for d in LIBRARY_DIRS if (d / relative).is_file()), None)
+        if path is None:
+            raise InternalError(f"library module {module} is missing ({relative})")
+        source = Source(str(path), path.read_text(encoding="utf-8"))
+        try:
+            tree = parse(source)
+        except GradtraceError as err:
+            raise InternalError(f"library module {module} does not parse: "
+                                f"{err.format(source)}") from None
+        found = _PARSED[module] = _strip(tree)
+        return found
+
+
+class Library:
+    """The library modules one run has loaded (each runs at most once per run)."""
+
+    def __init__(self, interp: Interpreter):
+        self.interp = interp
+        self.modules: dict[str, Frame] = {}
+
+    def resolve(self, entry: stdlib.LibraryName) -> Any:
+        """The value a namespace's LibraryName stands for, loading its module."""
+        frame = self.load(entry.module)
+        value = frame.vars.get(entry.name, _MISSING)
+        if value is _MISSING:
+            raise InternalError(f"library module {entry.module} does not define {entry.name}")
+        return value
+
+    def load(self, module: str) -> Frame:
+        frame = self.modules.get(module)
+        if frame is not None:  # loaded, or loading (a circular import sees it part-made)
+            return frame
+        tree = parsed(module)
+        frame = self.modules[module] = Frame({"__name__": module})
+        interp = self.interp
+        code = interp.compile_module(tree.body, frame, module, library=True)
+        outer = interp.in_library
+        interp.in_library = True
+        interp.depth += 1
+        try:
+            code(frame)
+        finally:
+            interp.depth -= 1
+            interp.in_library = outer
+        return frame
+
+    def namespace(self, name: str) -> stdlib.Namespace | None:
+        """What `import name` gives library code: the intrinsics, a library module (its
+        globals, loaded now), or None."""
+        if name == "_gradtrace":
+            return INTRINSICS_NAMESPACE
+        relative = Path(*name.split(".")).with_suffix(".gt")
+        if any((d / relative).is_file() for d in LIBRARY_DIRS):
+            return stdlib.Namespace(name, self.load(name).vars)
+        return None
+
+
+INTRINSICS_NAMESPACE = stdlib.Namespace("_gradtrace", INTRINSICS)
+_MISSING: Any = object()

@@ -1,0 +1,168 @@
+"""Imports: the modules a script may import (torch and its emulated submodules, `math`,
+`random`), resolved when the script is compiled; names a bundled library module defines
+are loaded when first used (library.py).
+
+`math` is an allow-list of Python's own math functions (pure functions of numbers), with
+size guards where an integer result can grow without bound. `random` is Python's own
+generator, one per run (`random.seed(0); random.random()` gives CPython's sequence).
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .. import stdlib, syntax
+from ..errors import LimitExceeded, NotSupportedError
+from ..source import Span
+from .runtime import Code, Frame
+
+if TYPE_CHECKING:
+    from .core import Interpreter
+
+_MATH_FUNCTIONS = (
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign",
+    "cos", "cosh", "degrees", "dist", "erf", "erfc", "exp", "exp2", "expm1", "fabs", "floor",
+    "fmod", "frexp", "gamma", "gcd", "hypot", "isclose", "isfinite", "isinf", "isnan",
+    "isqrt", "ldexp", "lgamma", "log", "log10", "log1p", "log2", "modf", "nextafter", "pow",
+    "radians", "remainder", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "ulp",
+)
+_MATH_CONSTANTS = ("pi", "e", "tau", "inf", "nan")
+_RANDOM_METHODS = (
+    "seed", "random", "uniform", "randint", "randrange", "choice", "shuffle", "sample",
+    "gauss", "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate",
+    "gammavariate", "betavariate", "paretovariate", "weibullvariate", "triangular",
+)
+
+
+def _math_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """`math`, with guards on the functions whose integer results grow with their input."""
+    bits = interp.limits.max_int_bits
+    table: dict[str, Any] = {name: getattr(math, name) for name in _MATH_FUNCTIONS
+                             if hasattr(math, name)}  # fixed names (exp2/cbrt: 3.11+)
+    table.update({name: getattr(math, name) for name in _MATH_CONSTANTS})
+
+    def guard(n: Any, what: str) -> None:
+        if isinstance(n, int) and n > 0 and n * max(n.bit_length(), 1) > 4 * bits:
+            raise LimitExceeded(f"math.{what}({n}) would exceed the integer size limit "
+                                f"({bits} bits)")
+
+    def factorial(n: Any) -> int:
+        guard(n, "factorial")
+        return math.factorial(n)
+
+    def comb(n: Any, k: Any) -> int:
+        guard(n, "comb")
+        return math.comb(n, k)
+
+    def perm(n: Any, k: Any = None) -> int:
+        guard(n, "perm")
+        return math.perm(n, k)
+
+    def prod(iterable: Any, *, start: Any = 1) -> Any:
+        result = start
+        for item in interp.materialize(iterable, "a prod() argument"):
+            result = result * item
+            if isinstance(result, int) and result.bit_length() > bits:
+                raise LimitExceeded(f"math.prod's result exceeds the integer size limit "
+                                    f"({bits} bits)")
+        return result
+
+    def fsum(iterable: Any) -> float:
+        return math.fsum(interp.materialize(iterable, "an fsum() argument"))
+
+    def lcm(*integers: Any) -> int:
+        result = math.lcm(*integers)
+        if result.bit_length() > bits:
+            raise LimitExceeded(f"math.lcm's result exceeds the integer size limit ({bits} "
+                                "bits)")
+        return result
+
+    table.update(factorial=factorial, comb=comb, perm=perm, prod=prod, fsum=fsum, lcm=lcm)
+    return stdlib.Namespace("math", table)
+
+
+def _random_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """`random`: Python's Mersenne Twister, one generator per run, seeded from the system
+    like CPython's until the script calls `random.seed`."""
+    generator = random.Random()
+    table: dict[str, Any] = {name: getattr(generator, name) for name in _RANDOM_METHODS}
+    limit = interp.limits.max_sequence
+
+    def choices(population: Any, weights: Any = None, *, cum_weights: Any = None,
+                k: int = 1) -> list:
+        if isinstance(k, int) and k > limit:
+            raise LimitExceeded(f"random.choices of {k} items exceeds the limit of {limit} "
+                                "(raise it with --max-sequence)")
+        return generator.choices(population, weights, cum_weights=cum_weights, k=k)
+
+    def getrandbits(k: int) -> int:
+        if isinstance(k, int) and k > interp.limits.max_int_bits:
+            raise LimitExceeded(f"random.getrandbits({k}) exceeds the integer size limit "
+                                f"({interp.limits.max_int_bits} bits)")
+        return generator.getrandbits(k)
+
+    table.update(choices=choices, getrandbits=getrandbits)
+    return stdlib.Namespace("random", table)
+
+
+def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
+    """The modules a script can import, by dotted name (`math` and `random` are per run)."""
+    modules = dict(stdlib.MODULES)
+    modules["math"] = _math_namespace(interp)
+    modules["random"] = _random_namespace(interp)
+    return modules
+
+
+_SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
+             "torch.utils.data), math and random"
+
+
+class ImportCompiler:
+    """`import ...` and `from ... import ...`."""
+
+    def stmt_Import(self, node: syntax.Import) -> Code:
+        bindings: list[tuple[Callable, Any]] = []
+        for alias in node.names:
+            module = self.find_module(alias.name, alias.span)
+            if alias.asname:
+                bindings.append((self._store_name(self.mangled(alias.asname)), module))
+            else:
+                top = alias.name.split(".")[0]
+                bindings.append((self._store_name(self.mangled(top)),
+                                 self.find_module(top, alias.span)))
+
+        def run(frame: Frame) -> None:
+            for store, value in bindings:
+                store(frame, value)
+
+        return run
+
+    def stmt_ImportFrom(self, node: syntax.ImportFrom) -> Code:
+        module = self.find_module(node.module, node.span)
+        bindings = []
+        for alias in node.names:
+            if alias.name not in module.table:
+                raise NotSupportedError(
+                    f"cannot import name '{alias.name}' from '{node.module}': "
+                    f"'{node.module}.{alias.name}' is not supported by gradtrace", alias.span)
+            bindings.append((self._store_name(self.mangled(alias.asname or alias.name)),
+                             module.table[alias.name]))
+        resolve = self.library.resolve
+
+        def run(frame: Frame) -> None:
+            for store, value in bindings:
+                store(frame, resolve(value) if type(value) is stdlib.LibraryName else value)
+
+        return run
+
+    def find_module(self, name: str, span: Span) -> stdlib.Namespace:
+        module = self.modules.get(name)
+        if module is None and self._scope.library:
+            module = self.library.namespace(name)
+        if module is None:
+            raise NotSupportedError(
+                f"import of '{name}' is not supported (gradtrace scripts may import "
+                f"{_SUPPORTED})", span)
+        return module

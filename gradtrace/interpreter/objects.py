@@ -1,0 +1,433 @@
+"""The interpreter's own objects: script functions, classes, instances, bound methods,
+`super`, descriptors (staticmethod, classmethod, property), generators and iterators.
+
+None of these is a Python class made from script text: a script class is a
+`ScriptClass` holding a dict, an instance is an `Instance` holding its class and a dict.
+Python's protocols reach a script's dunder methods through the Python-level methods of
+`Instance` (in `dunders`), which call into the interpreter; nothing here exposes a
+Python attribute to a script (the attribute layer, `attributes.py`, decides what a
+script can read).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..errors import NotSupportedError
+
+if TYPE_CHECKING:
+    from .core import Interpreter
+    from .runtime import Frame
+    from .signature import Signature
+
+MISSING: Any = object()  # "no such attribute" in class lookups (None is a value)
+
+
+class ClassCell:
+    """The class a `class` statement made, for `super()` in the functions of its body
+    (Python's `__class__` cell): filled in once the class exists."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self) -> None:
+        self.cls: ScriptClass | None = None
+
+
+class UserFunction:
+    """A `def` or `lambda` from the script (or a library module); Python-callable so hooks,
+    `key=` and `map` can call it."""
+
+    __slots__ = ("name", "qualname", "signature", "defaults", "body", "closure", "interp",
+                 "is_generator", "cell", "doc", "module", "library", "__weakref__")
+
+    def __init__(self, name: str, qualname: str, signature: Signature, defaults: dict[str, Any],
+                 body: Callable[[Frame], Any], closure: Frame, interp: Interpreter,
+                 is_generator: bool = False, cell: ClassCell | None = None,
+                 doc: str | None = None, module: str = "__main__", library: bool = False):
+        self.name = name
+        self.qualname = qualname
+        self.signature = signature
+        self.defaults = defaults
+        self.body = body
+        self.closure = closure
+        self.interp = interp
+        self.is_generator = is_generator
+        self.cell = cell
+        self.doc = doc
+        self.module = module
+        self.library = library  # defined by a bundled library module
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.interp.call_function(self, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<function {self.qualname} at {id(self):#x}>"
+
+
+class FunctionWrapper:
+    """A callable the interpreter made around a script function (a decorator's result,
+    such as `@torch.no_grad()`'s): it binds as a method, like the function it wraps."""
+
+    __slots__ = ("wrapped",)
+
+    def __init__(self, wrapped: Any):
+        self.wrapped = wrapped
+
+    def __repr__(self) -> str:
+        qualname = getattr(self.wrapped, "qualname", None) or type_name(self.wrapped)
+        return f"<function {qualname} at {id(self):#x}>"
+
+
+class GradModeFunction(FunctionWrapper):
+    """A function decorated with a grad-mode context manager (`@torch.no_grad()`): each
+    call runs it inside a fresh manager made by `factory`."""
+
+    __slots__ = ("factory",)
+
+    def __init__(self, wrapped: Any, factory: Callable[[], Any]):
+        super().__init__(wrapped)
+        self.factory = factory
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        with self.factory():
+            return self.wrapped(*args, **kwargs)
+
+
+def is_dunder(name: str) -> bool:
+    return len(name) > 4 and name[:2] == "__" and name[-2:] == "__"
+
+
+class NativeFunction:
+    """A method the interpreter implements in Python (`object.__init__`, `object.__setattr__`,
+    ...): called with the object first, like a script method."""
+
+    __slots__ = ("name", "owner", "fn", "kind")
+
+    def __init__(self, name: str, owner: str, fn: Callable[..., Any],
+                 kind: str = "slot wrapper"):
+        self.name = name
+        self.owner = owner
+        self.fn = fn
+        self.kind = kind  # how Python prints it: "slot wrapper", "method"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} '{self.name}' of '{self.owner}' objects>"
+
+
+class Method:
+    """A function bound to an object (an instance, or a class for a classmethod)."""
+
+    __slots__ = ("obj", "function")
+
+    def __init__(self, obj: Any, function: Any):
+        self.obj = obj
+        self.function = function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function(self.obj, *args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is Method and other.obj is self.obj
+                and other.function is self.function)
+
+    def __hash__(self) -> int:
+        return hash((id(self.obj), id(self.function)))
+
+    def __repr__(self) -> str:
+        fn = self.function
+        if isinstance(fn, NativeFunction):
+            return (f"<method-wrapper '{fn.name}' of {type_name(self.obj)} object at "
+                    f"{id(self.obj):#x}>")
+        name = getattr(fn, "qualname", None) or type_name(fn)
+        return f"<bound method {name} of {self.obj!r}>"
+
+
+class StaticMethod:
+    __slots__ = ("function",)
+
+    def __init__(self, function: Any):
+        self.function = function
+
+    def __repr__(self) -> str:
+        return f"<staticmethod({self.function!r})>"
+
+
+class ClassMethod:
+    __slots__ = ("function",)
+
+    def __init__(self, function: Any):
+        self.function = function
+
+    def __repr__(self) -> str:
+        return f"<classmethod({self.function!r})>"
+
+
+class Property:
+    """`@property`: fget/fset/fdel run when an instance's attribute is read/set/deleted."""
+
+    __slots__ = ("fget", "fset", "fdel", "doc", "name")
+
+    def __init__(self, fget: Any = None, fset: Any = None, fdel: Any = None,
+                 doc: Any = None):
+        self.fget = fget
+        self.fset = fset
+        self.fdel = fdel
+        self.doc = doc if doc is not None else getattr(fget, "doc", None)
+        self.name = getattr(fget, "name", None)
+
+    def getter(self, fget: Any) -> Property:
+        return Property(fget, self.fset, self.fdel, self.doc)
+
+    def setter(self, fset: Any) -> Property:
+        return Property(self.fget, fset, self.fdel, self.doc)
+
+    def deleter(self, fdel: Any) -> Property:
+        return Property(self.fget, self.fset, fdel, self.doc)
+
+    def __repr__(self) -> str:
+        return f"<property object at {id(self):#x}>"
+
+
+class ScriptClass:
+    """A class: its name, module, one base (None only for `object`), its namespace, and
+    its method resolution order (itself, then its base's)."""
+
+    __slots__ = ("name", "qualname", "module", "base", "attrs", "mro", "interp", "frozen",
+                 "__weakref__")
+
+    def __init__(self, name: str, qualname: str, module: str, base: ScriptClass | None,
+                 attrs: dict[str, Any], interp: Interpreter | None, frozen: bool = False):
+        self.name = name
+        self.qualname = qualname
+        self.module = module
+        self.base = base
+        self.attrs = attrs
+        self.mro: tuple[ScriptClass, ...] = (self,) + (base.mro if base is not None else ())
+        self.interp = interp
+        self.frozen = frozen  # `object`, shared by every run: its namespace never changes
+
+    def lookup(self, name: str) -> Any:
+        """The attribute `name` from the first class in the MRO that has it, else MISSING."""
+        for cls in self.mro:
+            value = cls.attrs.get(name, MISSING)
+            if value is not MISSING:
+                return value
+        return MISSING
+
+    def is_subclass(self, other: ScriptClass) -> bool:
+        return other in self.mro
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.interp is None:  # `object` itself, shared by every run
+            raise NotSupportedError("calling `object` from Python code is not supported")
+        return self.interp.instantiate(self, list(args), kwargs)
+
+    def __repr__(self) -> str:
+        if self.module == "builtins":
+            return f"<class '{self.qualname}'>"
+        return f"<class '{self.module}.{self.qualname}'>"
+
+
+class Instance:
+    """An instance of a script class: its class and its attributes. Python's protocols on
+    it (operators, `len`, `iter`, `str`, hashing, ...) are defined in `dunders`."""
+
+    __slots__ = ("cls", "attrs", "__weakref__")
+
+    def __init__(self, cls: ScriptClass):
+        self.cls = cls
+        self.attrs: dict[str, Any] = {}
+
+
+class Super:
+    """`super()` / `super(C, obj)`: attribute lookup starting after `cls` in obj's MRO."""
+
+    __slots__ = ("cls", "obj")
+
+    def __init__(self, cls: ScriptClass, obj: Any):
+        self.cls = cls
+        self.obj = obj
+
+    def __repr__(self) -> str:
+        obj = self.obj
+        shown = f"<{obj.cls.name} object>" if isinstance(obj, Instance) else repr(obj)
+        return f"<super: {self.cls!r}, {shown}>"
+
+
+class SuperBuiltin:
+    """The builtin `super`: `super(C, obj)` here; a bare `super()` is made where it is
+    called (it needs the caller's frame: see `Interpreter.zero_arg_super`)."""
+
+    __slots__ = ("interp",)
+
+    def __init__(self, interp: Interpreter):
+        self.interp = interp
+
+    def __call__(self, *args: Any) -> Super:
+        if len(args) == 2:
+            return self.interp.make_super(*args)
+        if not args:
+            raise NotSupportedError("super() without arguments only works directly in a "
+                                    "method's code")
+        raise NotSupportedError("super() with one argument (an unbound super object) is not "
+                                "supported")
+
+    def __repr__(self) -> str:
+        return "<class 'super'>"
+
+
+class ScriptGenerator:
+    """A generator made by calling a script function that contains `yield`: a Python
+    generator running the function's compiled body, resumed through the interpreter
+    (which counts the call depth)."""
+
+    __slots__ = ("qualname", "gen", "interp", "library", "__weakref__")
+
+    def __init__(self, qualname: str, gen: Iterator[Any], interp: Interpreter,
+                 library: bool = False):
+        self.qualname = qualname
+        self.gen = gen
+        self.interp = interp
+        self.library = library
+
+    def __iter__(self) -> ScriptGenerator:
+        return self
+
+    def __next__(self) -> Any:
+        return self.interp.resume(self)
+
+    def __repr__(self) -> str:
+        return f"<generator object {self.qualname} at {id(self):#x}>"
+
+
+class ScriptIterator:
+    """A lazy iterator the language hands out (`map`, `filter`, a generator expression,
+    `iter()` of an instance): `kind` is the type name scripts see."""
+
+    __slots__ = ("kind", "it")
+
+    def __init__(self, kind: str, it: Iterator[Any]):
+        self.kind = kind
+        self.it = it
+
+    def __iter__(self) -> ScriptIterator:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self.it)
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} object at {id(self):#x}>"
+
+
+class OpaqueType:
+    """What `type(x)` gives for values whose Python class scripts must not touch: a class
+    object that prints, compares, and works with isinstance, but cannot be called or
+    inspected."""
+
+    __slots__ = ("name", "module")
+
+    def __init__(self, name: str, module: str = "builtins"):
+        self.name = name
+        self.module = module
+
+    def __repr__(self) -> str:
+        if self.module == "builtins":
+            return f"<class '{self.name}'>"
+        return f"<class '{self.module}.{self.name}'>"
+
+
+class BuiltinType:
+    """One of Python's types as scripts see it (`int`, `list`, `dict`, `NoneType`, ...):
+    callable (through `make`, size-checked where it builds a container), usable with
+    isinstance and `type(x) == list`, printed as `<class 'list'>`."""
+
+    __slots__ = ("type", "make", "name", "module")
+
+    def __init__(self, pytype: type, make: Callable[..., Any]):
+        self.type = pytype
+        self.make = make
+        self.name = pytype.__name__
+        self.module = "builtins"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.make(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+
+_OPAQUE: dict[tuple[str, str], OpaqueType] = {}
+
+
+def opaque_type(name: str, module: str = "builtins") -> OpaqueType:
+    """The one OpaqueType per name, so `type(f) == type(g)` holds for two functions."""
+    key = (name, module)
+    found = _OPAQUE.get(key)
+    if found is None:
+        found = _OPAQUE[key] = OpaqueType(name, module)
+    return found
+
+
+# script-visible type names of the interpreter's own Python classes
+_TYPE_NAMES: dict[type, str] = {
+    UserFunction: "function", FunctionWrapper: "function", Method: "method",
+    NativeFunction: "wrapper_descriptor",
+    StaticMethod: "staticmethod", ClassMethod: "classmethod", Property: "property",
+    ScriptClass: "type", OpaqueType: "type", BuiltinType: "type", Super: "super",
+    ScriptGenerator: "generator",
+}
+
+
+def type_name(value: Any) -> str:
+    """The type's name as Python would print it for the script's value."""
+    cls = type(value)
+    if cls is Instance:
+        return value.cls.name
+    name = _TYPE_NAMES.get(cls)
+    if name is not None:
+        return name
+    if cls is ScriptIterator:
+        return value.kind
+    if value is None:
+        return "NoneType"
+    from ..engine.node import Node
+    from ..engine.tensor import Tensor
+    from ..stdlib import BoundMethod, ExceptionType, Namespace
+
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if isinstance(value, Node):
+        return value.name().rsplit("::", 1)[-1]
+    if cls is Namespace:
+        return "module"
+    if cls is BoundMethod:
+        return "builtin_function_or_method"
+    if cls is ExceptionType or isinstance(value, type):
+        return "type"
+    from ..errors import ScriptError
+
+    if isinstance(value, ScriptError):
+        return value.kind
+    if callable(value) and cls.__module__.startswith("gradtrace"):
+        return "builtin_function_or_method"
+    return cls.__name__
+
+
+def script_message(message: str, operands: Any) -> str:
+    """Python's error text with our Python class names replaced by the script's type names
+    (`'Instance'` -> `'Value'`), operand by operand in order."""
+    for value in operands:
+        python_name = type(value).__name__
+        shown = type_name(value)
+        if python_name == shown:
+            continue
+        quoted = f"'{python_name}'"
+        if quoted in message:
+            message = message.replace(quoted, f"'{shown}'", 1)
+        elif f" {python_name}" in message:
+            message = message.replace(f" {python_name}", f" {shown}", 1)
+    return message

@@ -1,0 +1,135 @@
+"""Python's protocols on script values: truth, iteration, items, and building containers
+from lazy iterables within the size limit."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..engine.shapes import Size
+from ..engine.tensor import Tensor
+from ..errors import GradtraceError, LimitExceeded, ScriptError
+from ..source import Span
+from .objects import Instance, ScriptGenerator, ScriptIterator, script_message, type_name
+from .runtime import PYTHON_ERRORS
+
+# Python's own iterators over the containers scripts hold (what `iter()`, `zip`,
+# `enumerate`, `reversed` and dict views give): their length is bounded by a container's.
+PYTHON_ITERATORS = frozenset(type(it) for it in (
+    iter([]), iter(()), iter(""), iter({}), iter({}.values()), iter({}.items()),
+    iter(range(0)), iter(range(1 << 70)), iter(set()), reversed([]), reversed(range(0)),
+    reversed(()), zip(), enumerate(()), iter(b""), reversed({}),
+))
+ITERABLES = (list, tuple, str, range, dict, Size, set, frozenset, type({}.keys()),
+             type({}.values()), type({}.items()))
+# containers whose length bounds what iterating them produces
+SIZED = frozenset(ITERABLES)
+
+
+class Protocols:
+    """Truth, iteration and subscripts of script values."""
+
+    def truth(self, value: Any, span: Span | None) -> bool:
+        try:
+            return bool(value)
+        except GradtraceError as err:
+            err.at(span)
+            raise
+        except PYTHON_ERRORS as err:
+            raise ScriptError(script_message(str(err), (value,)), span,
+                              kind=type(err).__name__) from None
+
+    def iterate(self, value: Any, span: Span | None, label: Span | None = None) -> Iterator[Any]:
+        """Iterate a script value (a tensor unbinds, like torch's Tensor.__iter__).
+
+        Errors point at `span`; the unbind is labelled with `label` (an assignment's
+        statement), else with `span`.
+        """
+        kind = type(value)
+        if kind is Tensor:
+            if value.ndim == 0:
+                raise ScriptError("iteration over a 0-d tensor", span, kind="TypeError")
+            where = label or span
+            if where is not None:
+                self.current_span = where
+            try:
+                return iter(value.unbind(0))
+            except GradtraceError as err:
+                err.at(span)
+                raise
+        if kind in SIZED or kind in PYTHON_ITERATORS or kind is ScriptGenerator or \
+                kind is ScriptIterator or isinstance(value, ITERABLES):
+            return iter(value)
+        if kind is Instance:
+            try:
+                return iter(value)
+            except GradtraceError as err:
+                err.at(span)
+                raise
+            except PYTHON_ERRORS as err:
+                raise ScriptError(script_message(str(err), (value,)), span,
+                                  kind=type(err).__name__) from None
+        raise ScriptError(f"'{type_name(value)}' object is not iterable", span,
+                          kind="TypeError")
+
+    def materialize(self, value: Any, what: str, span: Span | None = None) -> Any:
+        """An iterable's items for a builtin that walks its argument in C: a sized container
+        as it is (its length checked), anything else as a list built here, counted against
+        --max-sequence (a non-iterable is Python's TypeError)."""
+        if type(value) in SIZED or isinstance(value, ITERABLES):
+            self.check_size(len(value), what)
+            return value
+        limit = self.limits.max_sequence
+        out: list[Any] = []
+        for item in self.iterate(value, span):
+            out.append(item)
+            if len(out) > limit:
+                self.check_size(len(out), what)
+        return out
+
+    def check_size(self, n: int, what: str) -> None:
+        if n > self.limits.max_sequence:
+            raise LimitExceeded(
+                f"{what} of {n} items exceeds the limit of {self.limits.max_sequence} "
+                "(raise it with --max-sequence)")
+
+    def get_item(self, obj: Any, index: Any) -> Any:
+        kind = type(obj)
+        if kind is Tensor:
+            return obj[index]
+        if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range)):
+            try:
+                return obj[index]
+            except PYTHON_ERRORS as err:
+                message = repr(index) if isinstance(err, KeyError) else str(err)
+                raise ScriptError(script_message(message, (obj, index)),
+                                  kind=type(err).__name__) from None
+        raise ScriptError(f"'{type_name(obj)}' object is not subscriptable", kind="TypeError")
+
+    def set_item(self, obj: Any, index: Any, value: Any) -> None:
+        kind = type(obj)
+        if kind is Tensor:
+            from ..engine.ops.subscript import setitem
+
+            setitem(obj, index, value)
+            return
+        if kind is Instance or isinstance(obj, (list, dict)):
+            try:
+                obj[index] = value
+            except PYTHON_ERRORS as err:
+                raise ScriptError(script_message(str(err), (obj, index)),
+                                  kind=type(err).__name__) from None
+            return
+        raise ScriptError(f"'{type_name(obj)}' object does not support item assignment",
+                          kind="TypeError")
+
+    def del_item(self, obj: Any, index: Any) -> None:
+        if type(obj) is Instance or isinstance(obj, (list, dict)):
+            try:
+                del obj[index]
+            except PYTHON_ERRORS as err:
+                message = repr(index) if isinstance(err, KeyError) else str(err)
+                raise ScriptError(script_message(message, (obj, index)),
+                                  kind=type(err).__name__) from None
+            return
+        raise ScriptError(f"'{type_name(obj)}' object doesn't support item deletion",
+                          kind="TypeError")

@@ -1,0 +1,375 @@
+"""Compiles statements to closures: blocks, assignments, control flow, with/try/raise.
+(Definitions are in `definitions.py`, imports in `modules.py`, generator bodies in
+`generators.py`.)"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import stdlib, syntax
+from ..engine.ops import creation
+from ..errors import GradtraceError, NotSupportedError, ScriptError
+from ..source import Span
+from .objects import MISSING, Instance, type_name
+from .operators import INPLACE
+from .runtime import (
+    BREAK,
+    CONTINUE,
+    BreakSignal,
+    Code,
+    ContinueSignal,
+    Frame,
+    ReturnSignal,
+    run_iteration,
+)
+
+ABORT: Any = object()  # what a context's exit gets when a limit or refusal ends the run
+
+
+class StatementCompiler:
+    """Statements: blocks, assignments, control flow, with/try, raise, assert."""
+
+    def compile_block(self, body: tuple[syntax.Stmt, ...]) -> Code:
+        codes = [self.compile_stmt(s) for s in body]
+        tick = self.tick
+
+        if len(codes) == 1:
+            only = codes[0]
+
+            def run_one(frame: Frame) -> None:
+                tick()
+                only(frame)
+
+            return run_one
+
+        def run_block(frame: Frame) -> None:
+            for code in codes:
+                tick()
+                code(frame)
+
+        return run_block
+
+    def compile_stmt(self, node: syntax.Stmt) -> Code:
+        method = getattr(self, "stmt_" + type(node).__name__)  # internal dispatch on AST type
+        code = method(node)
+        span = node.span
+        spans = self._spans
+        flush = self._flush_engine_warnings
+
+        def run(frame: Frame) -> None:
+            spans.current_span = span
+            try:
+                code(frame)
+            except GradtraceError as err:
+                err.at(span)
+                raise
+            finally:
+                if creation.WARNINGS:
+                    flush()
+
+        return run
+
+    def stmt_ExprStmt(self, node: syntax.ExprStmt) -> Code:
+        return self.compile_expr(node.value)
+
+    def stmt_Pass(self, node: syntax.Pass) -> Code:
+        return lambda frame: None
+
+    stmt_Global = stmt_Nonlocal = stmt_Pass  # decided when compiling (scopes.py)
+
+    def stmt_Break(self, node: syntax.Break) -> Code:
+        def run(frame: Frame) -> None:
+            raise BREAK
+
+        return run
+
+    def stmt_Continue(self, node: syntax.Continue) -> Code:
+        def run(frame: Frame) -> None:
+            raise CONTINUE
+
+        return run
+
+    def stmt_Return(self, node: syntax.Return) -> Code:
+        value = self.compile_expr(node.value) if node.value is not None else None
+
+        def run(frame: Frame) -> None:
+            raise ReturnSignal(value(frame) if value is not None else None)
+
+        return run
+
+    def stmt_Assign(self, node: syntax.Assign) -> Code:
+        value = self.compile_expr(node.value)
+        stores = [self.compile_store(t, node.span) for t in node.targets]
+        if len(stores) == 1:
+            store = stores[0]
+            return lambda frame: store(frame, value(frame))
+
+        def run(frame: Frame) -> None:
+            v = value(frame)
+            for store in stores:
+                store(frame, v)
+
+        return run
+
+    def stmt_AnnAssign(self, node: syntax.AnnAssign) -> Code:
+        """`x: T = v` is `x = v` (the annotation is never evaluated); `x: T` does nothing."""
+        if node.value is None:
+            return self.stmt_Pass(node)
+        value = self.compile_expr(node.value)
+        store = self.compile_store(node.target, node.span)
+        return lambda frame: store(frame, value(frame))
+
+    def stmt_AugAssign(self, node: syntax.AugAssign) -> Code:
+        op = INPLACE[node.op]
+        value = self.compile_expr(node.value)
+        span = node.span
+        target = node.target
+        spans = self._spans
+        apply_op = self.apply_op
+        symbol = node.op
+        if isinstance(target, syntax.Name):
+            load = self.compile_expr(target)
+            store = self.compile_store(target, span)
+
+            def run_name(frame: Frame) -> None:
+                current = load(frame)
+                operand = value(frame)
+                spans.current_span = span
+                store(frame, apply_op(op, current, operand, symbol, span))
+
+            return run_name
+        # the target's read is labelled with the target; the operator and the write with the
+        # statement
+        target_span = target.span
+        if isinstance(target, syntax.Attribute):
+            obj = self.compile_expr(target.value)
+            attr = self.mangled(target.attr)
+
+            def run_attr(frame: Frame) -> None:
+                o = obj(frame)
+                spans.current_span = target_span
+                current = self.get_attribute(o, attr, span)
+                operand = value(frame)
+                spans.current_span = span
+                self.set_attribute(o, attr, apply_op(op, current, operand, symbol, span))
+
+            return run_attr
+        if isinstance(target, syntax.Subscript):
+            obj = self.compile_expr(target.value)
+            index = self.compile_index(target.index)
+
+            def run_item(frame: Frame) -> None:
+                o, i = obj(frame), index(frame)
+                spans.current_span = target_span
+                current = self.get_item(o, i)
+                operand = value(frame)
+                spans.current_span = span
+                self.set_item(o, i, apply_op(op, current, operand, symbol, span))
+
+            return run_item
+        raise NotSupportedError("illegal expression for augmented assignment", node.span)
+
+    def stmt_Delete(self, node: syntax.Delete) -> Code:
+        deletes = [self.compile_delete(t) for t in node.targets]
+
+        def run(frame: Frame) -> None:
+            for delete in deletes:
+                delete(frame)
+
+        return run
+
+    def stmt_If(self, node: syntax.If) -> Code:
+        test = self.compile_expr(node.test)
+        body = self.compile_block(node.body)
+        orelse = self.compile_block(node.orelse) if node.orelse else None
+        span = node.test.span
+
+        def run(frame: Frame) -> None:
+            if self.truth(test(frame), span):
+                body(frame)
+            elif orelse is not None:
+                orelse(frame)
+
+        return run
+
+    def stmt_While(self, node: syntax.While) -> Code:
+        test = self.compile_expr(node.test)
+        body = self.compile_block(node.body)
+        orelse = self.compile_block(node.orelse) if node.orelse else None
+        span = node.test.span
+
+        def run(frame: Frame) -> None:
+            while self.truth(test(frame), span):
+                self.tick()
+                if not run_iteration(body, frame):
+                    return
+            if orelse is not None:
+                orelse(frame)
+
+        return run
+
+    def stmt_For(self, node: syntax.For) -> Code:
+        iterable = self.compile_expr(node.iter)
+        store = self.compile_store(node.target)
+        body = self.compile_block(node.body)
+        orelse = self.compile_block(node.orelse) if node.orelse else None
+        span = node.iter.span
+
+        def run(frame: Frame) -> None:
+            for item in self.iterate(iterable(frame), span):
+                self.tick()
+                store(frame, item)
+                if not run_iteration(body, frame):
+                    return
+            if orelse is not None:
+                orelse(frame)
+
+        return run
+
+    def compile_with_items(self, node: syntax.With) -> list[tuple[Code, Any, Span | None]]:
+        return [(self.compile_expr(i.context_expr),
+                 self.compile_store(i.optional_vars) if i.optional_vars is not None else None,
+                 i.context_expr.span) for i in node.items]
+
+    def stmt_With(self, node: syntax.With) -> Code:
+        items = self.compile_with_items(node)
+        body = self.compile_block(node.body)
+        count = len(items)
+
+        def run(frame: Frame, index: int = 0) -> None:
+            if index == count:
+                body(frame)
+                return
+            expr, store, span = items[index]
+            manager, exit_ = self.enter_context(expr(frame), span)
+            try:
+                if store is not None:
+                    store(frame, manager)
+                run(frame, index + 1)
+            except ScriptError as err:
+                if not exit_(err):
+                    raise
+            except (ReturnSignal, BreakSignal, ContinueSignal):
+                exit_(None)
+                raise
+            except BaseException:
+                exit_(ABORT)  # a limit or refusal ends the run: no script code runs now
+                raise
+            else:
+                exit_(None)
+
+        return run
+
+    def enter_context(self, manager: Any, span: Span | None) -> tuple[Any, Any]:
+        """Enter a context manager: grad-mode managers, or an instance with `__enter__`
+        and `__exit__`. Returns what `as` binds and the exit function, which takes the
+        script error in flight (or None) and says whether the error is suppressed."""
+        if isinstance(manager, stdlib.CONTEXT_TYPES):
+            entered = manager.__enter__()
+
+            def exit_native(err: Any) -> bool:
+                manager.__exit__(None, None, None)
+                return False
+
+            return entered, exit_native
+        if type(manager) is Instance:
+            enter, leave = manager.cls.lookup("__enter__"), manager.cls.lookup("__exit__")
+            if enter is not MISSING and leave is not MISSING:
+                entered = self.call_bound(enter, manager, ())
+
+                def exit_script(err: Any) -> bool:
+                    if err is ABORT:
+                        return False
+                    if err is None:
+                        self.call_bound(leave, manager, (None, None, None))
+                        return False
+                    kind = self.builtins.get(err.kind, stdlib.ExceptionType(err.kind))
+                    return self.truth(self.call_bound(leave, manager, (kind, err, None)),
+                                      span)
+
+                return entered, exit_script
+        raise ScriptError(f"'{type_name(manager)}' object does not support the context manager "
+                          "protocol", span, kind="TypeError")
+
+    def compile_handlers(self, node: syntax.Try, block: Any = None
+                         ) -> list[tuple[Any, Any, Any, Span | None]]:
+        """(type, name, body, span) of each except clause; bodies compiled by `block`."""
+        block = block or self.compile_block
+        return [(self.compile_expr(h.type) if h.type is not None else None,
+                 self.mangled(h.name) if h.name is not None else None,
+                 block(h.body), h.span) for h in node.handlers]
+
+    def stmt_Try(self, node: syntax.Try) -> Code:
+        body = self.compile_block(node.body)
+        handlers = self.compile_handlers(node)
+        orelse = self.compile_block(node.orelse) if node.orelse else None
+        final = self.compile_block(node.finalbody) if node.finalbody else None
+        report = not self._scope.library  # library code's own catches are not the script's
+
+        def run(frame: Frame) -> None:
+            try:
+                try:
+                    body(frame)
+                except ScriptError as err:
+                    for type_code, name, handler, span in handlers:
+                        if type_code is None or self.exception_matches(
+                                err, type_code(frame), span, report):
+                            if name is None:
+                                handler(frame)
+                            else:
+                                frame.vars[name] = err
+                                try:
+                                    handler(frame)
+                                finally:
+                                    frame.vars.pop(name, None)  # as Python's `del name`
+                            break
+                    else:
+                        raise
+                else:
+                    if orelse is not None:
+                        orelse(frame)
+            finally:
+                if final is not None:
+                    final(frame)
+
+        return run
+
+    def exception_matches(self, err: ScriptError, kind: Any, span: Span | None,
+                          report: bool = True) -> bool:
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        for k in kinds:
+            if not isinstance(k, stdlib.ExceptionType):
+                raise ScriptError("catching classes that do not inherit from BaseException is "
+                                  "not allowed", span, kind="TypeError")
+            if err.matches(k.kind):
+                if report and self.tracer is not None:
+                    self.tracer.caught(err, span)
+                return True
+        return False
+
+    def stmt_Raise(self, node: syntax.Raise) -> Code:
+        exc = self.compile_expr(node.exc) if node.exc is not None else None
+
+        def run(frame: Frame) -> None:
+            if exc is None:
+                raise NotSupportedError("bare 'raise' is not supported; raise an exception")
+            value = exc(frame)
+            if isinstance(value, stdlib.ExceptionType):
+                value = value()
+            if not isinstance(value, ScriptError):
+                raise ScriptError("exceptions must derive from BaseException", kind="TypeError")
+            value.span = None
+            raise value
+
+        return run
+
+    def stmt_Assert(self, node: syntax.Assert) -> Code:
+        test = self.compile_expr(node.test)
+        msg = self.compile_expr(node.msg) if node.msg is not None else None
+        span = node.test.span
+
+        def run(frame: Frame) -> None:
+            if not self.truth(test(frame), span):
+                text = str(msg(frame)) if msg is not None else ""
+                raise ScriptError(text, kind="AssertionError")
+
+        return run

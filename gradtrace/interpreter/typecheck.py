@@ -1,0 +1,136 @@
+"""`type(x)`, `isinstance` and `issubclass` over every kind of class object a script has:
+script and library classes, Python's own types (an allow-list, as `BuiltinType`s),
+`torch.Tensor` and the legacy typed classes, exception types, and opaque class objects
+for everything else (printable and comparable, never callable or inspectable)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import stdlib
+from ..engine.device import Device
+from ..engine.dtypes import DType
+from ..engine.generator import Generator
+from ..engine.node import Node
+from ..engine.shapes import Size
+from ..engine.tensor import Tensor
+from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
+from ..tensor_types import SIZE, ScriptType, TorchVersion, tensor_class_of
+from .dunders import OBJECT
+from .objects import (
+    BuiltinType,
+    Instance,
+    OpaqueType,
+    ScriptClass,
+    opaque_type,
+    type_name,
+)
+
+
+class TypeBuiltin:
+    """The builtin `type`: `type(x)` gives x's class; itself the class of classes."""
+
+    __slots__ = ("interp",)
+    name = "type"
+    module = "builtins"
+
+    def __init__(self, interp: Any):
+        self.interp = interp
+
+    def __call__(self, *args: Any) -> Any:
+        return self.interp.script_type(*args)
+
+    def __repr__(self) -> str:
+        return "<class 'type'>"
+
+# torch's own names for the classes of its values
+_TORCH_TYPES: dict[type, tuple[str, str]] = {
+    DType: ("dtype", "torch"),
+    Device: ("device", "torch"), stdlib.Namespace: ("module", "builtins"),
+    TorchVersion: ("TorchVersion", "torch.torch_version"), Generator: ("Generator", "torch._C"),
+}
+_CLASS_OBJECTS = (ScriptClass, BuiltinType, OpaqueType, TypeBuiltin)
+
+
+class TypeChecks:
+    """type(), isinstance(), issubclass() (a mixin of the Interpreter)."""
+
+    def type_of(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is Instance:
+            return value.cls
+        if isinstance(value, Tensor):
+            return tensor_class_of(value)
+        if isinstance(value, Size):
+            return SIZE
+        builtin = self.builtin_types.get(kind)
+        if builtin is not None:
+            return builtin
+        if kind in _CLASS_OBJECTS or isinstance(value, (ScriptType,
+                                                        stdlib.ExceptionType)):
+            return self.builtins["type"]
+        if isinstance(value, ScriptError):
+            return self.builtins.get(value.kind) or stdlib.ExceptionType(value.kind)
+        for pytype, (name, module) in _TORCH_TYPES.items():
+            if isinstance(value, pytype):
+                return opaque_type(name, module)
+        if isinstance(value, Node):
+            return opaque_type(type_name(value))
+        return opaque_type(type_name(value))
+
+    def isinstance_check(self, value: Any, classinfo: Any) -> bool:
+        if isinstance(classinfo, tuple):
+            return any(self.isinstance_check(value, c) for c in classinfo)
+        kind = type(classinfo)
+        if kind is ScriptClass:
+            if classinfo is OBJECT:
+                return True
+            return type(value) is Instance and classinfo in value.cls.mro
+        if kind is BuiltinType:
+            return type(value) is not Instance and isinstance(value, classinfo.type)
+        if isinstance(classinfo, ScriptType):
+            return classinfo.instancecheck(value)
+        if kind is stdlib.ExceptionType:
+            return isinstance(value, ScriptError) and value.matches(classinfo.kind)
+        if kind is OpaqueType:
+            return self.type_of(value) is classinfo
+        if kind is TypeBuiltin:
+            return self.is_class(value)
+        raise TorchTypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+
+    def issubclass_check(self, cls: Any, classinfo: Any) -> bool:
+        if not self.is_class(cls):
+            raise TorchTypeError("issubclass() arg 1 must be a class")
+        if isinstance(classinfo, tuple):
+            return any(self.issubclass_check(cls, c) for c in classinfo)
+        if not self.is_class(classinfo):
+            raise TorchTypeError("issubclass() arg 2 must be a class, a tuple of classes, or a "
+                                 "union")
+        if classinfo is OBJECT or cls is classinfo:
+            return True
+        if type(cls) is ScriptClass and type(classinfo) is ScriptClass:
+            return cls.is_subclass(classinfo)
+        if isinstance(cls, ScriptType):  # nn.Parameter is a torch.Tensor
+            return classinfo in cls.bases
+        if type(cls) is BuiltinType and type(classinfo) is BuiltinType:
+            return issubclass(cls.type, classinfo.type)
+        if type(cls) is stdlib.ExceptionType and type(classinfo) is stdlib.ExceptionType:
+            kind: str | None = cls.kind
+            while kind is not None:
+                if kind == classinfo.kind:
+                    return True
+                kind = EXCEPTION_PARENTS.get(kind)
+            return False
+        return False
+
+    def is_class(self, value: Any) -> bool:
+        return type(value) in _CLASS_OBJECTS or isinstance(
+            value, (ScriptType, stdlib.ExceptionType))
+
+    def script_type(self, *args: Any) -> Any:
+        """The builtin `type(x)`; `type(name, bases, dict)` is refused."""
+        if len(args) == 1:
+            return self.type_of(args[0])
+        if len(args) == 3:
+            raise NotSupportedError("type(name, bases, dict) is not supported: use a `class` "
+                                    "statement")
+        raise TorchTypeError("type() takes 1 or 3 arguments")

@@ -1,0 +1,304 @@
+"""`torch.Tensor` and the legacy typed tensor classes as class objects scripts can call,
+print and use with isinstance; `torch.autograd.Variable`; `torch.__version__`.
+
+Measured against torch 2.13 (CPU):
+- `torch.Tensor(data)` is float32 data; `torch.Tensor(t)` of a tensor is an alias of it
+  (AliasBackward0, the same storage and version counter), whatever its dtype;
+  `torch.Tensor(2, 3)` / `torch.Tensor(torch.Size(...))` / `size=` is uninitialised memory
+  in torch, zeros here (as `torch.empty`);
+- `torch.FloatTensor`/`DoubleTensor`/`LongTensor`/`IntTensor`/`BoolTensor` do the same in
+  their dtype (a tensor of another dtype is a TypeError); `isinstance(t, torch.FloatTensor)`
+  holds for float32 tensors; `type(t)` is `torch.Tensor` for every tensor;
+- `Variable(t, requires_grad=False)` is `t.detach()` with requires_grad set (the same
+  storage and version counter); `Variable(non_tensor)` is a TypeError.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .engine import dtypes
+from .engine.dtypes import DType
+from .engine.ops import creation
+from .engine.ops.views import alias
+from .engine.shapes import Size
+from .engine.tensor import Parameter, Tensor
+from .errors import ScriptError, TorchRuntimeError, TorchTypeError
+
+
+class ScriptType:
+    """A class object of the torch emulation (`torch.Tensor`, `torch.FloatTensor`, ...):
+    prints as a class, works with isinstance and `type(x) == ...`; subclasses say what
+    calling it does and which attributes it has."""
+
+    name = "type"
+    module = "builtins"
+    bases: tuple[ScriptType, ...] = ()  # the torch classes it subclasses (issubclass)
+
+    def instancecheck(self, value: Any) -> bool:
+        raise NotImplementedError
+
+    def attribute(self, name: str) -> Any:
+        raise ScriptError(f"type object '{self.name}' has no attribute '{name}'",
+                          kind="AttributeError")
+
+    def __repr__(self) -> str:
+        return f"<class '{self.module}.{self.name}'>"
+
+
+_SIGNATURES = (
+    " * (*, torch.device device = None)\n"
+    "{why}"
+    " * (torch.Storage storage)\n"
+    " * (Tensor other)\n"
+    " * (tuple of ints size, *, torch.device device = None)\n"
+    " * (object data, *, torch.device device = None)\n"
+)
+
+
+def _type_word(value: Any) -> str:
+    from .interpreter.objects import type_name
+
+    return type_name(value)
+
+
+class TensorType(ScriptType):
+    """`torch.Tensor` (dtype None: float32 data, any tensor aliased) or a legacy typed class
+    such as `torch.LongTensor`."""
+
+    module = "torch"
+
+    def __init__(self, name: str, dtype: DType | None):
+        self.name = name
+        self.dtype = dtype
+
+    def instancecheck(self, value: Any) -> bool:
+        if not isinstance(value, Tensor):
+            return False
+        return self.dtype is None or value.dtype is self.dtype
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
+        dtype = self.dtype or dtypes.DEFAULT_FLOAT
+        if kwargs:
+            if set(kwargs) == {"size"} and not args:
+                return self._sized(kwargs["size"], dtype)
+            if set(kwargs) <= {"device"}:
+                return self(*args)
+            got = ", ".join([_type_word(a) for a in args] +
+                            [f"{k}={_kw_word(v)}" for k, v in kwargs.items()])
+            bad = ", ".join(k for k in kwargs if k != "device")
+            why = f"      didn't match because some of the keywords were incorrect: {bad}\n"
+            raise TorchTypeError(
+                f"new() received an invalid combination of arguments - got ({got}), but "
+                "expected one of:\n" + _SIGNATURES.format(why=why))
+        if not args:
+            return creation.tensor([], dtype=dtype)
+        first = args[0]
+        if len(args) == 1 and isinstance(first, Tensor):
+            if self.dtype is not None and first.dtype is not self.dtype:
+                raise TorchTypeError(_options_mismatch(self.dtype, first.dtype))
+            return alias(first)
+        if isinstance(first, Size) or all(isinstance(a, int) and not isinstance(a, bool)
+                                          for a in args):
+            if len(args) > 1 and isinstance(first, Size):
+                raise TorchTypeError(_invalid(args))
+            return self._sized(tuple(first) if isinstance(first, Size) else args, dtype)
+        if len(args) > 1:
+            raise TorchTypeError(_invalid(args))
+        if isinstance(first, str):
+            raise TorchTypeError("new(): invalid data type 'str'")
+        if isinstance(first, range):
+            first = list(first)
+        if not isinstance(first, (list, tuple)):
+            raise TorchTypeError(f"new(): data must be a sequence (got {_type_word(first)})")
+        return creation.tensor(first, dtype=dtype)
+
+    def _sized(self, size: Any, dtype: DType) -> Tensor:
+        shape = tuple(size)
+        for s in shape:
+            if s < 0:
+                raise TorchRuntimeError(
+                    f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+        return creation.empty(*shape, dtype=dtype)  # uninitialised in torch: zeros here
+
+    def __repr__(self) -> str:
+        return f"<class 'torch.{self.name}'>"
+
+
+def _kw_word(value: Any) -> str:
+    if isinstance(value, DType):
+        return "torch.dtype"
+    return _type_word(value)
+
+
+def _invalid(args: tuple) -> str:
+    got = ", ".join(_type_word(a) for a in args)
+    shown = ", ".join(f"!{_describe(a)}!" for a in args)
+    why = f"      didn't match because some of the arguments have invalid types: ({shown})\n"
+    return (f"new() received an invalid combination of arguments - got ({got}), but expected "
+            "one of:\n" + _SIGNATURES.format(why=why))
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(dict.fromkeys(_type_word(v) for v in value))
+        return f"{_type_word(value)} of [{inner}]"
+    return _type_word(value)
+
+
+_OPTION_NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int",
+                 "bool": "bool", "float16": "half", "int16": "short", "int8": "signed char",
+                 "uint8": "unsigned char"}
+
+
+def _options(dtype: DType) -> str:
+    return (f"TensorOptions(dtype={_OPTION_NAMES.get(dtype.name, dtype.name)}, device=cpu, "
+            "layout=Strided, requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
+
+
+def _options_mismatch(expected: DType, got: DType) -> str:
+    return f"expected {_options(expected)} (got {_options(got)})"
+
+
+class SizeType(ScriptType):
+    """`torch.Size`: callable (`torch.Size([2, 3])`), the type of every shape."""
+
+    name = "Size"
+    module = "torch"
+
+    def instancecheck(self, value: Any) -> bool:
+        return isinstance(value, Size)
+
+    def __call__(self, *args: Any) -> Size:
+        return Size(*args)
+
+
+class ParameterType(TensorType):
+    """`torch.nn.Parameter`: the engine's Parameter (a leaf that requires grad by default),
+    a subclass of `torch.Tensor` for isinstance/issubclass."""
+
+    module = "torch.nn.parameter"
+
+    def __init__(self) -> None:
+        super().__init__("Parameter", None)
+
+    def instancecheck(self, value: Any) -> bool:
+        return isinstance(value, Tensor) and value.is_parameter
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Parameter:
+        return Parameter(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return "<class 'torch.nn.parameter.Parameter'>"
+
+
+SIZE = SizeType()
+TENSOR = TensorType("Tensor", None)
+PARAMETER = ParameterType()
+PARAMETER.bases = (TENSOR,)
+# what `type(t)` is for each Python class of tensors
+TENSOR_CLASSES: dict[type, TensorType] = {Tensor: TENSOR, Parameter: PARAMETER}
+
+
+def tensor_class_of(t: Tensor) -> TensorType:
+    return TENSOR_CLASSES.get(type(t), TENSOR)
+
+
+LEGACY = {name: TensorType(name, dtypes.ALIASES[dtype]) for name, dtype in (
+    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("LongTensor", "int64"),
+    ("IntTensor", "int32"), ("BoolTensor", "bool"))}
+
+
+def variable(data: Any, requires_grad: bool = False, volatile: Any = None) -> Tensor:
+    """`torch.autograd.Variable(t, requires_grad=...)`: the tensor detached, requires_grad
+    set (a leaf sharing its storage and version counter), as torch 2.13 does."""
+    if not isinstance(data, Tensor):
+        raise TorchTypeError(f"Variable data has to be a tensor, but got {_type_word(data)}")
+    if volatile is not None:
+        from .engine.ops.creation import WARNINGS
+
+        WARNINGS.append("UserWarning: volatile was removed and now has no effect. Use "
+                        "`with torch.no_grad():` instead.")
+    out = data.detach()
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+class VariableType(TensorType):
+    """`torch.autograd.Variable`: callable as above; every tensor is an instance."""
+
+    module = "torch.autograd.variable"
+
+    def __init__(self) -> None:
+        super().__init__("Variable", None)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
+        return variable(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return "<class 'torch.autograd.variable.Variable'>"
+
+
+VARIABLE = VariableType()
+
+_VERSION = re.compile(r"^(\d+(?:\.\d+)*)(?:\+([0-9A-Za-z.]+))?$")
+
+
+class TorchVersion(str):
+    """`torch.__version__`: a str that compares as a version (`>= "2.0"`), as torch's does;
+    anything that does not parse as a version compares as text."""
+
+    def _key(self, other: Any) -> tuple[tuple, tuple] | None:
+        if isinstance(other, tuple):
+            other = ".".join(str(x) for x in other)
+        if not isinstance(other, str):
+            return None
+        mine, theirs = _VERSION.match(str(self)), _VERSION.match(other)
+        if mine is None or theirs is None:
+            return None
+        return _version_key(mine), _version_key(theirs)
+
+    def _compare(self, other: Any, op: str) -> bool:
+        keys = self._key(other)
+        if keys is None:
+            if not isinstance(other, str):
+                raise ScriptError(f"'{op}' not supported between instances of 'TorchVersion' "
+                                  f"and '{_type_word(other)}'", kind="TypeError")
+            a, b = str(self), other
+        else:
+            a, b = keys  # type: ignore[assignment]
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+    def __lt__(self, other: Any) -> bool:
+        return self._compare(other, "<")
+
+    def __le__(self, other: Any) -> bool:
+        return self._compare(other, "<=")
+
+    def __gt__(self, other: Any) -> bool:
+        return self._compare(other, ">")
+
+    def __ge__(self, other: Any) -> bool:
+        return self._compare(other, ">=")
+
+    def __eq__(self, other: Any) -> bool:
+        keys = self._key(other)
+        return str(self) == other if keys is None else keys[0] == keys[1]
+
+    def __ne__(self, other: Any) -> bool:
+        return not self == other
+
+    __hash__ = str.__hash__
+
+
+def _version_key(match: re.Match) -> tuple:
+    release = [int(p) for p in match.group(1).split(".")]
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    local = match.group(2)
+    return (tuple(release), (1, local) if local else (0, ""))
+
+
+VERSION = TorchVersion("2.13.0+cpu")  # what torch 2.13's CPU wheel reports

@@ -1,0 +1,363 @@
+"""The language beyond expressions: scopes, generators, classes as the sandbox sees them,
+and bundled library modules (loading, intrinsics, attribution, limits).
+
+CPython's own output for these constructs is checked by the torch-recorded cases in
+tests/conformance_extra/lang_*.gt; these tests check what only gradtrace has.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gradtrace import stdlib
+from gradtrace.errors import GtSyntaxError, LimitExceeded, NotSupportedError
+from gradtrace.interpreter import Limits, library
+from gradtrace.runner import run_text
+
+
+def run(text: str, **kwargs):
+    return run_text("import torch\n" + text, **kwargs)
+
+
+def out(text: str) -> str:
+    result = run(text)
+    assert result.error is None, result.error.format(result.source)
+    return result.stdout
+
+
+def error(text: str, **kwargs):
+    result = run(text, **kwargs)
+    assert result.error is not None, "expected an error"
+    return result.error
+
+
+# ------------------------------------------------------------------ scopes
+
+
+@pytest.mark.parametrize("text, message", [
+    ("def f():\n    nonlocal x\n", "no binding for nonlocal 'x' found"),
+    ("def f():\n    x = 1\n    global x\n", "name 'x' is assigned to before global declaration"),
+    ("def f():\n    print(x)\n    global x\n", "name 'x' is used prior to global declaration"),
+    ("def f(a):\n    global a\n", "name 'a' is parameter and global"),
+    ("def f():\n    x = 1\n    def g():\n        global x\n        nonlocal x\n",
+     "name 'x' is nonlocal and global"),
+])
+def test_scope_errors_are_cpythons_and_stop_the_script_before_it_runs(text, message):
+    result = run("print('never')\n" + text)
+    assert isinstance(result.error, GtSyntaxError)
+    assert result.error.message == message
+    assert result.stdout == ""
+
+
+def test_reading_a_local_before_binding_it_is_unbound_local_error():
+    err = error("x = 1\ndef f():\n    print(x)\n    x = 2\nf()\n")
+    assert err.kind == "UnboundLocalError"
+    assert err.message == "cannot access local variable 'x' where it is not associated with a value"
+    assert err.span.line == 4
+
+
+def test_methods_do_not_see_class_body_names_but_comprehensions_see_function_locals():
+    text = ("k = 'global'\nclass A:\n    k = 'class'\n    def f(self):\n        return k\n"
+            "def g(n):\n    return [n * i for i in range(3)]\nprint(A().f(), g(2))\n")
+    assert out(text) == "global [0, 2, 4]\n"
+
+
+def test_private_names_are_mangled_inside_classes():
+    text = ("class A:\n    def __init__(self):\n        self.__x = 1\n"
+            "    def get(self):\n        return self.__x\na = A()\nprint(a.get(), a._A__x)\n")
+    assert out(text) == "1 1\n"
+
+
+# ------------------------------------------------------------------ generators
+
+
+def test_generator_steps_count_against_the_step_limit():
+    err = error("def g():\n    while True:\n        yield 1\nfor x in g():\n    pass\n",
+                limits=Limits(max_steps=5000))
+    assert isinstance(err, LimitExceeded) and "--max-steps" in err.message
+
+
+def test_recursive_generators_count_against_the_call_depth():
+    text = "def down(n):\n    yield n\n    yield from down(n + 1)\nprint(len(list(down(0))))\n"
+    err = error(text, limits=Limits(max_call_depth=50))
+    assert err.kind == "RecursionError"
+
+
+def test_stop_iteration_inside_a_generator_is_a_runtime_error_as_pep_479_says():
+    text = ("def g():\n    yield next(iter([]))\ntry:\n    list(g())\n"
+            "except RuntimeError as e:\n    print(e)\n")
+    assert out(text) == "generator raised StopIteration\n"
+
+
+def test_a_generator_dropped_before_its_end_runs_no_finally_block():
+    text = ("def g():\n    try:\n        yield 1\n    finally:\n        print('cleanup')\n"
+            "x = g()\nprint(next(x))\nx = None\nprint('after')\n")
+    assert out(text) == "1\nafter\n"
+
+
+def test_yield_inside_an_expression_is_refused_by_name():
+    err = error("def g():\n    print((yield 1))\nlist(g())\n")
+    assert isinstance(err, NotSupportedError) and "`yield` is only supported" in err.message
+
+
+def test_list_of_an_endless_generator_stops_at_the_sequence_limit():
+    err = error("def g():\n    while True:\n        yield 1\nxs = list(g())\n",
+                limits=Limits(max_sequence=1000))
+    assert isinstance(err, LimitExceeded) and "--max-sequence" in err.message
+
+
+def test_starred_unpacking_reads_one_item_past_the_targets_only():
+    text = ("def g():\n    for i in range(5):\n        print('made', i)\n        yield i\n"
+            "try:\n    a, b = g()\nexcept ValueError as e:\n    print(e)\n")
+    assert out(text) == "made 0\nmade 1\nmade 2\ntoo many values to unpack (expected 2)\n"
+
+
+# ------------------------------------------------------------------ the sandbox
+
+
+@pytest.mark.parametrize("expression", [
+    "A.__dict__", "a.__dict__", "A.__mro__", "A.__bases__", "A.__subclasses__",
+    "object.__subclasses__", "a.f.__func__.__globals__", "a.f.__func__.__code__",
+    "type(a).__dict__", "super(A, a).__getattribute__", "len.__self__",
+    "(lambda: 0).__closure__", "A.p.fget.__code__", "int.__subclasses__",
+])
+def test_python_internals_are_refused_through_every_object_kind(expression):
+    err = error("class A:\n    def f(self):\n        return 1\n    @property\n    def p(self):\n"
+                f"        return 2\na = A()\nprint({expression})\n")
+    assert isinstance(err, NotSupportedError), err
+
+
+@pytest.mark.parametrize("statement", [
+    "a.__class__ = B", "setattr(a, '__class__', B)", "object.__setattr__(a, '__dict__', {})",
+    "A.__init__ = B.__init__", "del A.__init__",
+])
+def test_dunders_cannot_be_set_or_deleted(statement):
+    err = error(f"class A:\n    pass\nclass B:\n    pass\na = A()\n{statement}\n")
+    assert isinstance(err, NotSupportedError), err
+
+
+def test_object_is_shared_by_runs_and_cannot_be_changed():
+    err = error("object.x = 1\n")
+    assert err.kind == "TypeError"
+    assert err.message == "cannot set 'x' attribute of immutable type 'object'"
+
+
+def test_missing_dunders_of_script_classes_are_attribute_errors_for_duck_typing():
+    assert out("class A:\n    pass\nprint(hasattr(A(), '__len__'), getattr(A, '__iter__', 0))\n") \
+        == "False 0\n"
+
+
+def test_type_of_an_interpreter_object_is_an_opaque_class_that_cannot_be_called():
+    text = "def f():\n    pass\nT = type(f)\nprint(T, T == type(lambda: 0))\nT()\n"
+    result = run(text)
+    assert result.stdout == "<class 'function'> True\n"
+    assert result.error.kind == "TypeError"
+    assert result.error.message == "'type' object is not callable"
+
+
+# ------------------------------------------------------------------ library modules
+
+
+@pytest.fixture
+def test_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A bundled-library module `testlib.helpers`, exported into torch.utils.data."""
+    module = tmp_path / "testlib"
+    module.mkdir()
+    (module / "helpers.gt").write_text(
+        "import torch\n"
+        "import _gradtrace\n"
+        "from _gradtrace import warn\n"
+        "\n"
+        "\n"
+        "class Leaky:\n"
+        "    intrinsics = _gradtrace\n"
+        "    warn_fn = warn\n"
+        "\n"
+        "\n"
+        "def double(t):\n"
+        "    hidden = t * 2\n"
+        "    return hidden + 0\n"
+        "\n"
+        "\n"
+        "def complain(message):\n"
+        "    warn(message)\n"
+        "    return 1\n"
+        "\n"
+        "\n"
+        "def fail(x):\n"
+        "    if x < 0:\n"
+        "        raise ValueError(f'negative: {x}')\n"
+        "    return x\n"
+        "\n"
+        "\n"
+        "def spin():\n"
+        "    while True:\n"
+        "        pass\n")
+    monkeypatch.setattr(library, "LIBRARY_DIRS", [tmp_path] + library.LIBRARY_DIRS)
+    names = {name: "testlib.helpers" for name in ("Leaky", "double", "complain", "fail", "spin")}
+    table = stdlib.MODULES["torch.utils.data"].table
+    for name, module_name in names.items():
+        monkeypatch.setitem(table, name, stdlib.LibraryName(module_name, name))
+    library._PARSED.pop("testlib.helpers", None)
+    yield tmp_path
+    library._PARSED.pop("testlib.helpers", None)
+
+
+def test_a_library_module_is_loaded_on_first_use_once_per_run(test_library):
+    from gradtrace.interpreter import Interpreter
+    from gradtrace.parser import parse
+    from gradtrace.source import Source
+
+    source = Source("s.gt", "from torch.utils.data import double\nimport torch\n"
+                            "print(double(torch.ones(1)), double(torch.ones(1)))\n")
+    interp = Interpreter(source)
+    assert interp.library.modules == {}
+    interp.run(parse(source))
+    assert list(interp.library.modules) == ["testlib.helpers"]
+    assert library.parsed("testlib.helpers") is library.parsed("testlib.helpers")
+
+
+def test_a_script_that_does_not_use_the_library_never_loads_it():
+    from gradtrace.interpreter import Interpreter
+    from gradtrace.parser import parse
+    from gradtrace.source import Source
+
+    source = Source("s.gt", "import torch\nimport torch.utils.data as data\nx = data\n")
+    interp = Interpreter(source)
+    interp.run(parse(source))
+    assert interp.library.modules == {}
+
+
+def test_intrinsics_leaked_through_exported_objects_cannot_be_called(test_library):
+    for call in ("Leaky.warn_fn('x')", "Leaky().warn_fn('x')", "Leaky.intrinsics.warn('x')",
+                 "list(map(Leaky.warn_fn, ['x']))", "sorted([1, 2], key=Leaky.warn_fn)"):
+        result = run(f"from torch.utils.data import Leaky\n{call}\n")
+        assert result.error is not None and result.error.kind in (
+            "NotSupportedError", "TypeError"), (call, result.error)
+        assert "InternalError" not in result.error.kind
+
+
+def test_intrinsics_run_for_library_code_at_the_users_line(test_library):
+    import io
+
+    stderr = io.StringIO()
+    result = run_text("from torch.utils.data import complain\nx = complain('careful')\n",
+                      stderr=stderr)
+    assert result.error is None
+    assert stderr.getvalue().startswith("<script>:2: UserWarning: careful")
+
+
+def test_library_errors_are_located_at_the_users_call_with_their_message(test_library):
+    err = error("from torch.utils.data import fail\ny = 1\nz = fail(-3)\n")
+    assert (err.kind, err.message, err.span.line) == ("ValueError", "negative: -3", 4)
+
+
+def test_steps_and_time_count_inside_library_code(test_library):
+    err = error("from torch.utils.data import spin\nspin()\n", limits=Limits(max_steps=10000))
+    assert isinstance(err, LimitExceeded) and err.span.line == 3
+
+
+def test_what_library_code_records_is_attributed_to_the_users_line(test_library):
+    result = run("from torch.utils.data import double\nx = torch.ones(1, requires_grad=True)\n"
+                 "\ny = double(x)\n", trace=True)
+    assert result.error is None
+    trace = result.trace
+    lines = {record.name: record.line for record in trace.nodes.values()}
+    assert lines == {"MulBackward0": 5, "AddBackward0": 5,
+                     "torch::autograd::AccumulateGrad": 3}
+    names = [name for record in trace.tensors.values() for name in record.names]
+    assert "hidden" not in names and "t" not in names
+    assert all(ev.facts.get("library") for ev in trace.events if ev.kind == "op")
+
+
+def test_user_functions_called_by_library_code_are_the_users_again(test_library):
+    text = ("from torch.utils.data import DataLoader\n"
+            "class Data:\n"
+            "    def __len__(self):\n"
+            "        return 2\n"
+            "    def __getitem__(self, i):\n"
+            "        w = torch.ones(1, requires_grad=True)\n"
+            "        return w * i\n"
+            "batch = next(iter(DataLoader(Data(), batch_size=2)))\n")
+    result = run(text, trace=True)
+    assert result.error is None
+    ops = [ev for ev in result.trace.events if ev.kind == "op"]
+    muls = [ev for ev in ops if ev.facts["name"] == "MulBackward0"]
+    assert len(muls) == 2 and all(ev.line == 8 and not ev.facts.get("library") for ev in muls)
+    stacks = [ev for ev in ops if ev.facts["name"] == "StackBackward0"]
+    assert len(stacks) == 1 and stacks[0].facts.get("library") and stacks[0].line == 9
+
+
+# ------------------------------------------------------------------ the views
+
+
+def test_tensors_held_by_instances_are_named_by_their_path():
+    text = ("class Layer:\n    def __init__(self):\n        self.w = torch.ones(2)\n"
+            "        self._hidden = torch.zeros(1)\n"
+            "class Net:\n    def __init__(self):\n        self.fc = Layer()\n"
+            "        self.b = torch.zeros(2)\nmodel = Net()\nx = model.b\n")
+    result = run(text, trace=True)
+    assert [name for name, _ in result.trace.named_tensors()] == ["model.fc.w", "model.b", "x"]
+
+
+def test_every_view_names_an_instance_tensor_by_its_path_from_the_binding_line_on():
+    from gradtrace.naming import Naming
+    from gradtrace.render.explain import explain, render_text
+
+    text = ("class Net:\n    def __init__(self):\n"
+            "        self.w = torch.ones(2, requires_grad=True)\n"
+            "model = Net()\ny = (model.w * 2).sum()\nmodel.later = torch.zeros(1)\n")
+    result = run(text, trace=True)
+    record = next(r for name, r in result.trace.named_tensors() if name == "model.w")
+    bindings = Naming.at_end(result.trace).bindings(record.id)
+    assert [(b.name, b.line, b.local, b.open) for b in bindings] == [
+        ("self.w", 4, True, False), ("model.w", 5, False, True)]
+    assert Naming.at_end(result.trace).label(record.id) == "model.w"
+    story = render_text(explain(result), 200)
+    assert "self.w requires grad" not in story and "model.w requires grad" in story
+
+
+def test_an_attribute_path_held_only_at_the_end_is_still_the_tensors_name():
+    from gradtrace.naming import Naming
+
+    text = ("class Net:\n    def __init__(self):\n        self.w = torch.ones(2)\n"
+            "    def grow(self):\n        self.w = self.w * 2\n"
+            "model = Net()\nmodel.grow()\n")
+    result = run(text, trace=True)
+    naming = Naming.at_end(result.trace)
+    record = next(r for name, r in result.trace.named_tensors() if name == "model.w")
+    assert naming.label(record.id) == "model.w"
+    assert [(b.name, b.open) for b in naming.bindings(record.id)] == [
+        ("self.w", False), ("model.w", True)]
+
+
+def test_global_and_nonlocal_stores_are_bound_in_the_frame_that_holds_the_name():
+    text = ("def f():\n    global g\n    g = torch.ones(1)\n"
+            "def outer():\n    n = None\n    def inner():\n        nonlocal n\n"
+            "        n = torch.zeros(1)\n    inner()\n    return n\nf()\nm = outer()\n")
+    result = run(text, trace=True)
+    binds = [(e.facts["name"], e.line, e.facts["local"])
+             for e in result.trace.events if e.kind == "bind"]
+    assert binds == [("g", 4, False), ("n", 9, True), ("m", 13, False)]
+
+
+def test_nn_parameter_is_a_tensor_class_of_its_own():
+    assert out("import torch.nn as nn\np = nn.Parameter(torch.ones(2))\n"
+               "print(type(p), isinstance(p, torch.Tensor), isinstance(p * 2, nn.Parameter))\n"
+               "print(issubclass(nn.Parameter, torch.Tensor), type(p * 2), nn.Parameter)\n"
+               "print(isinstance(p, torch.nn.parameter.Parameter), isinstance(p, nn.Parameter))\n"
+               ) == ("<class 'torch.nn.parameter.Parameter'> True False\n"
+                     "True <class 'torch.Tensor'> <class 'torch.nn.parameter.Parameter'>\n"
+                     "True True\n")
+
+
+def test_names_bound_to_instances_and_classes_do_not_break_any_view():
+    from gradtrace.render.json import document, validate
+
+    text = ("class A:\n    def __init__(self):\n"
+            "        self.t = torch.ones(2, requires_grad=True)\n"
+            "a = A()\nb = A\nc = a.t * 2\nc.sum().backward()\ng = (i for i in range(2))\n")
+    result = run(text, trace=True)
+    assert result.error is None
+    validate(document(result))

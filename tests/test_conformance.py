@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from gradtrace.engine import capability
 from gradtrace.runner import load_source, run_source
 
 HERE = Path(__file__).parent
@@ -23,11 +24,20 @@ def run_case(script: Path):
     return ADDRESS.sub("0x?", result.stdout), result.error
 
 
-def assert_matches_torch(case: Path) -> None:
-    """stdout equals NAME.out; the uncaught error equals NAME.err (or there is none)."""
+def use_capability(monkeypatch: pytest.MonkeyPatch, recorded: str) -> None:
+    """Run as torch ran when the output was recorded: ATEN_CPU_CAPABILITY for anything that
+    detects it again, and the module attribute the kernels read."""
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", recorded)
+    monkeypatch.setattr(capability, "CAPABILITY", recorded)
+
+
+def assert_matches_torch(case: Path, recorded: str = "") -> None:
+    """stdout equals NAME.out; the uncaught error equals NAME.err (or there is none).
+    `recorded` names another recording of the same case: NAME.<recorded>.out/.err."""
     stdout, error = run_case(case)
-    assert stdout == case.with_suffix(".out").read_text()
-    err_file = case.with_suffix(".err")
+    suffix = f".{recorded}" if recorded else ""
+    assert stdout == case.with_suffix(f"{suffix}.out").read_text()
+    err_file = case.with_suffix(f"{suffix}.err")
     if err_file.exists():
         assert error is not None, "torch raised, gradtrace did not"
         assert f"{error.kind}: {error.message}" == err_file.read_text().strip()

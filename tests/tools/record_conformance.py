@@ -3,13 +3,27 @@
 Run under a Python that has torch 2.13 (not the project venv):
 
     python tests/tools/record_conformance.py tests/conformance_extra [CASE.gt ...]
+    python tests/tools/record_conformance.py --capability avx2 --runs 2 \\
+        --manifest tests/conformance_realworld/MANIFEST.json tests/conformance_realworld
 
 For each `NAME.gt` it writes `NAME.out` (stdout with memory addresses written `0x?`, the
 normalisation of ../shared/conformance/check.py) and, when the script ends with an uncaught
 exception, `NAME.err` with the last traceback line; a stale `.err` is removed otherwise.
+
+`--capability` runs torch with `ATEN_CPU_CAPABILITY` set to it (torch's float32 results
+depend on the vector kernels it picks; it can be forced down, never up). `--runs N` runs
+every case N times and refuses to record one whose output differs between runs.
+`--manifest PATH` writes a JSON list of the recorded cases: the source each cites in its
+header, the capability, torch version and intra-op thread count, and the features it uses.
+`--name-by-capability` writes `NAME.<capability>.out`/`.err` instead, so one case can hold
+recordings made under several capabilities (tests/conformance_numbers). `--manifest-only`
+rewrites the manifest from the existing recordings without running anything.
 """
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import pathlib
 import re
 import subprocess
@@ -17,27 +31,152 @@ import sys
 
 ADDR = re.compile(r"0x[0-9a-fA-F]+")
 
+# (feature, pattern): what a case uses, found in its code (comments and strings stripped)
+FEATURES: list[tuple[str, str]] = [
+    ("class", r"^\s*class\s+\w+"),
+    ("nn.Module subclass", r"class\s+\w+\((?:torch\.)?nn\.Module\)|class\s+\w+\(nn_Module\)"),
+    ("autograd.Function", r"class\s+\w+\((?:torch\.)?(?:autograd\.)?Function\)"),
+    ("nn layers", r"\bnn\.[A-Z]\w*\("),
+    ("nn.Parameter", r"\bnn\.Parameter\("),
+    ("nn.functional", r"\bF\.\w+\(|torch\.nn\.functional\.\w+\("),
+    ("optim", r"\boptim\.\w+\(|torch\.optim\.\w+\("),
+    ("lr_scheduler", r"lr_scheduler"),
+    ("DataLoader", r"\bDataLoader\("),
+    ("TensorDataset", r"\bTensorDataset\("),
+    ("generator (yield)", r"^\s*yield\b|\byield\s"),
+    ("decorator", r"^\s*@"),
+    ("lambda", r"\blambda\b"),
+    ("*args/**kwargs", r"def\s+\w+\([^)]*\*"),
+    ("f-string", r"\bf['\"]"),
+    ("try/except", r"^\s*try\s*:"),
+    ("grad-mode context",
+     r"with\s+torch\.(?:no_grad|enable_grad|set_grad_enabled|inference_mode)"),
+    ("random numbers", r"torch\.(?:randn|rand|randint|normal|randperm|multinomial)\("
+                       r"|\.normal_\(|\.random_\(|\.uniform_\("),
+    ("torch.manual_seed", r"torch\.manual_seed\("),
+    ("torch.Generator", r"torch\.Generator\("),
+    ("tensor hooks", r"\.register_hook\("),
+    ("module hooks", r"register_(?:forward|forward_pre|full_backward|backward)_hook\("),
+    ("autograd.grad", r"autograd\.grad\(|\bgrad\(\w+"),
+    ("create_graph", r"create_graph\s*=\s*True"),
+    ("retain_graph", r"retain_graph\s*=\s*True"),
+    ("autograd.functional", r"autograd\.functional|from torch\.autograd\.functional import"),
+    ("gradcheck", r"gradcheck\("),
+    ("detect_anomaly", r"detect_anomaly"),
+    ("Variable", r"\bVariable\("),
+    ("torch.Tensor()/FloatTensor()/LongTensor()", r"torch\.(?:Tensor|FloatTensor|LongTensor)\("),
+    (".data", r"(?<!utils)\.data\b(?!\.\w*(?:Loader|Dataset))"),
+    ("in-place ops", r"\.[a-z]\w*[a-z]_\(|[-+*/]=\s"),
+    ("print(model)", r"print\((?:\w+\.)?(?:net|model|module|tinymodel|my_nn)\w*\)"),
+    ("state_dict", r"state_dict\("),
+    ("import math", r"^\s*import math\b|^\s*from math import"),
+    ("import random", r"^\s*import random\b"),
+    ("import collections", r"^\s*from collections import"),
+    ("torch.device", r"torch\.device\("),
+    ("torch.cuda", r"torch\.cuda\."),
+]
 
-def record(case: pathlib.Path) -> None:
-    proc = subprocess.run([sys.executable, case.name], cwd=case.parent, capture_output=True,
-                          text=True, timeout=120)
-    case.with_suffix(".out").write_text(ADDR.sub("0x?", proc.stdout))
-    err = case.with_suffix(".err")
+
+def header_field(text: str, name: str) -> str:
+    """The value of a `# Name: ...` header line, with its indented continuation lines."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(f"# {name}:"):
+            value = [line.split(":", 1)[1].strip()]
+            for more in lines[i + 1:]:
+                if not more.startswith("#   "):
+                    break
+                value.append(more[4:].strip())
+            return " ".join(value)
+    return ""
+
+
+def features(text: str) -> list[str]:
+    code = "\n".join(ln.split("#", 1)[0] if not ln.lstrip().startswith("#") else ""
+                     for ln in text.splitlines())
+    return [name for name, pattern in FEATURES if re.search(pattern, code, re.MULTILINE)]
+
+
+def run(case: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, case.name], cwd=case.parent, capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def record(case: pathlib.Path, env: dict[str, str], runs: int, tag: str = "") -> bool:
+    """Write NAME[.tag].out and NAME[.tag].err; False (and nothing written) if the runs differ."""
+    procs = [run(case, env) for _ in range(max(runs, 1))]
+    outs = {(ADDR.sub("0x?", p.stdout), p.returncode) for p in procs}
+    if len(outs) > 1:
+        print(f"{case.name}: output differs between runs, not recorded")
+        return False
+    proc = procs[0]
+    suffix = f".{tag}" if tag else ""
+    case.with_suffix(f"{suffix}.out").write_text(ADDR.sub("0x?", proc.stdout))
+    err = case.with_suffix(f"{suffix}.err")
     if proc.returncode != 0:
         lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
         err.write_text(lines[-1] + "\n")
     elif err.exists():
         err.unlink()
-    print(f"{case.name}: exit {proc.returncode}")
+    print(f"{case.stem}{suffix}: exit {proc.returncode}")
+    return True
+
+
+def manifest_entry(case: pathlib.Path, capability: str | None, torch_version: str,
+                   threads: int) -> dict:
+    text = case.read_text()
+    source = header_field(text, "Source")
+    url = re.search(r"https?://\S+", source)
+    return {
+        "case": case.stem,
+        "source": source,
+        "url": url.group(0).rstrip(".,)") if url else "",
+        "changes": header_field(text, "Changes"),
+        "capability": capability or "native",
+        "torch": torch_version,
+        "threads": threads,
+        "ends_with_error": case.with_suffix(".err").exists(),
+        "features": features(text),
+        "nn": sorted(set(re.findall(r"\bnn\.([A-Z]\w*)\(", text))),
+    }
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", help="case files or directories of NAME.gt")
+    parser.add_argument("--capability", choices=("default", "avx2", "avx512"),
+                        help="run torch with ATEN_CPU_CAPABILITY set to this")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="run each case this many times; record only stable output")
+    parser.add_argument("--manifest", type=pathlib.Path, help="write MANIFEST.json here")
+    parser.add_argument("--name-by-capability", action="store_true",
+                        help="write NAME.<capability>.out/.err (needs --capability)")
+    parser.add_argument("--manifest-only", action="store_true",
+                        help="only (re)write --manifest from the existing recordings")
+    args = parser.parse_args()
+    if args.manifest_only and not args.manifest:
+        parser.error("--manifest-only needs --manifest")
+    if args.name_by_capability and not args.capability:
+        parser.error("--name-by-capability needs --capability")
+
     cases: list[pathlib.Path] = []
-    for arg in sys.argv[1:]:
+    for arg in args.paths:
         p = pathlib.Path(arg)
         cases += sorted(p.glob("*.gt")) if p.is_dir() else [p]
-    for case in cases:
-        record(case)
+    env = dict(os.environ)
+    if args.capability:
+        env["ATEN_CPU_CAPABILITY"] = args.capability
+    tag = args.capability if args.name_by_capability else ""
+    unstable = [] if args.manifest_only else \
+        [case.name for case in cases if not record(case, env, args.runs, tag)]
+    if args.manifest:
+        import torch
+
+        entries = [manifest_entry(case, args.capability, torch.__version__,
+                                  torch.get_num_threads()) for case in cases]
+        args.manifest.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
+    if unstable:
+        sys.exit(f"unstable output, not recorded: {', '.join(unstable)}")
 
 
 if __name__ == "__main__":

@@ -5,9 +5,9 @@ cell, embeddings, SGD with momentum and Adam written out, seeded data and initia
 Each `tests/training_loops/NAME.gt` was run under python + torch 2.13.0 with
 ATEN_CPU_CAPABILITY set to avx2 and to default; `NAME.<capability>.out` holds what it
 printed (`tests/tools/record_conformance.py --capability CAP --runs 2
---name-by-capability tests/training_loops`). A loop whose run notes no inexact kernel must
-print exactly that; one that notes a cause (engine/exactness.py: what `gradtrace check`
-labels "rounding") must say so, and is held to the lines before its first difference.
+--name-by-capability tests/training_loops`). Each must print exactly that, and its run
+must note no inexact kernel (engine/exactness.py: what `gradtrace check` labels
+"rounding").
 """
 from __future__ import annotations
 
@@ -22,8 +22,6 @@ HERE = Path(__file__).parent / "training_loops"
 CASES = sorted(HERE.glob("*.gt"))
 RECORDINGS = sorted((case, out.suffixes[-2][1:]) for case in CASES
                     for out in HERE.glob(f"{case.stem}.*.out"))
-# loops that run a kernel gradtrace does not reproduce: (case, capability) -> the cause
-NOTED = {("gelu_groupnorm", "avx2"): "group_norm backward"}
 
 
 @pytest.mark.parametrize(("case", "recorded"), RECORDINGS,
@@ -35,13 +33,8 @@ def test_training_loop_prints_torchs_numbers_under_its_capability(case: Path, re
     assert result.error is None, result.error.format()
     stdout = ADDRESS.sub("0x?", result.stdout)
     want = case.with_suffix(f".{recorded}.out").read_text()
-    cause = NOTED.get((case.stem, recorded))
-    if cause is None:
-        assert stdout == want
-        return
-    assert any(cause in note for note in result.inexact), result.inexact
-    assert stdout != want, f"{case.stem} now matches torch: drop it from NOTED"
-    assert len(stdout.splitlines()) == len(want.splitlines())
+    assert stdout == want
+    assert result.inexact == ()  # and gradtrace knows it: no kernel noted as inexact
 
 
 def test_every_training_loop_is_recorded_under_avx2_and_default():

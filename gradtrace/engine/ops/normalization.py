@@ -18,6 +18,7 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import exactness, norm_kernels
 from ..formulas import local, undefined, vjp
+from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, wrap_dim
 from ..tensor import Tensor, type_name
@@ -488,11 +489,14 @@ class NativeGroupNormBackward0(Function):
 
     def backward(self, grad: Tensor | None, dmean: Tensor | None = None,
                  drstd: Tensor | None = None) -> tuple[Tensor | None, ...]:
-        """infinitely_differentiable_native_group_norm_backward, op for op (torch runs it
-        under create_graph and its native_group_norm_backward kernel otherwise, whose order
-        is not reproduced)."""
-        exactness.note("group_norm backward: native_group_norm_backward's order is not "
-                       "reproduced")
+        """native_group_norm_backward's kernel when grad mode is off and only the output's
+        gradient arrives (as torch's derivatives.yaml; reproduced for float32); else
+        infinitely_differentiable_native_group_norm_backward, op for op."""
+        kernel = grad is not None and dmean is None and drstd is None and not GRAD_MODE.enabled
+        if kernel and self.unpack("input").array.dtype == np.float32:
+            return self._kernel_backward(grad)
+        exactness.note("group_norm backward in float64, under create_graph or of mean/rstd: "
+                       "torch's rounding is not reproduced")
         a = self.attrs
         n, c, hxw, g = a["N"], a["C"], a["HxW"], a["group"]
         d = c // g
@@ -531,6 +535,23 @@ class NativeGroupNormBackward0(Function):
         if self.needs_input_grad(2) and grad is not None:
             dbeta = db.sum(0).reshape(c)
         return dx, dgamma, dbeta
+
+    def _kernel_backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        a = self.attrs
+        x = self.unpack("input")
+        weight = self.unpack("weight")
+        dtype = x.array.dtype
+        shape = (a["N"], a["C"], a["HxW"])
+        mask = (self.needs_input_grad(0), self.needs_input_grad(1) and weight is not None,
+                self.needs_input_grad(2))
+        dx, dgamma, dbeta = norm_kernels.group_norm_backward(
+            np.ascontiguousarray(grad.array, dtype).reshape(shape),
+            np.ascontiguousarray(x.array).reshape(shape),
+            self.unpack("result1").array, self.unpack("result2").array,
+            None if weight is None else weight.array.reshape(-1), a["group"], mask)
+        wrap = lambda v, like: None if v is None else Tensor._wrap(  # noqa: E731
+            v.reshape(like))
+        return (wrap(dx, x.array.shape), wrap(dgamma, (a["C"],)), wrap(dbeta, (a["C"],)))
 
 
 def _var_mean_backward(dvar: Tensor, dmean: Tensor, x: Tensor) -> Tensor:

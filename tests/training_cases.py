@@ -111,10 +111,13 @@ def _norms() -> list[Case]:
         out.append(Case("norms", f"batch_norm no affine {shape}",
                         lambda T, F, x: F.batch_norm(x, None, None, training=True),
                         {"x": _x(*shape)}))
-    for shape, groups in [((2, 4, 5), 2), ((3, 6, 16), 3), ((2, 8, 7, 7), 4)]:
+    for shape, groups in [((2, 4, 5), 2), ((3, 6, 16), 3), ((2, 8, 7, 7), 4),
+                          ((3, 40, 13), 4), ((2, 48, 3, 3), 2)]:
         out.append(Case("norms", f"group_norm {shape}",
                         lambda T, F, x, w, b, g=groups: F.group_norm(x, g, w, b),
                         {"x": _x(*shape), "w": _x(shape[1]), "b": _x(shape[1])}))
+        out.append(Case("norms", f"group_norm no affine {shape}",
+                        lambda T, F, x, g=groups: F.group_norm(x, g), {"x": _x(*shape)}))
     return out
 
 

@@ -262,15 +262,15 @@ FAMILIES = {"reductions": record_reductions, "softmax": record_softmax,
             "matmul": record_matmul, "fused": record_fused, "training": record_training}
 
 
-def child(capability: str) -> None:
+def child(capability: str, families: list[str]) -> None:
     import torch
 
     torch.set_num_threads(2)  # the thread count the matmul expectations were measured with
     reported = torch.backends.cpu.get_cpu_capability().lower()
     if reported != capability:
         sys.exit(f"asked for {capability}, torch runs {reported}")
-    for name, fn in FAMILIES.items():
-        fn(torch).save(OUT / capability / f"{name}.npz")
+    for name in families:
+        FAMILIES[name](torch).save(OUT / capability / f"{name}.npz")
     meta = {"capability": capability, "torch": torch.__version__,
             "blas": "mkl" if torch.backends.mkl.is_available() else "other",
             "cpu_flags_avx512": "avx512f" in open("/proc/cpuinfo").read(), "threads": 2}
@@ -286,12 +286,19 @@ def runnable() -> list[str]:
 
 
 def main() -> None:
-    if len(sys.argv) > 2 and sys.argv[1] == "--child":
-        child(sys.argv[2])
+    """`record_numerics.py [--family NAME ...] [CAPABILITY ...]`: every family by default."""
+    args = sys.argv[1:]
+    if len(args) > 1 and args[0] == "--child":
+        child(args[1], args[2:])
         return
-    for capability in sys.argv[1:] or runnable():
+    families = []
+    while len(args) > 1 and args[0] == "--family":
+        families.append(args[1])
+        args = args[2:]
+    for capability in args or runnable():
         env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
-        subprocess.run([sys.executable, __file__, "--child", capability], env=env, check=True)
+        subprocess.run([sys.executable, __file__, "--child", capability,
+                        *(families or FAMILIES)], env=env, check=True)
 
 
 if __name__ == "__main__":

@@ -208,8 +208,17 @@ def _statistics() -> list[Case]:
     return out
 
 
+def _large_reductions() -> list[Case]:
+    """Full sums past GRAIN_SIZE elements: one partial sum per thread, then the partials."""
+    return [Case("statistics", f"{name} {shape}", fn, {"x": _x(*shape)})
+            for shape in [(100_000,), (300, 784), (40_000,)]
+            for name, fn in [("sum", lambda T, F, x: x.sum()),
+                             ("mean", lambda T, F, x: T.mean(x))]]
+
+
 def training_cases() -> list[Case]:
-    return _products() + _norms() + _losses() + _convolutions() + _activations() + _statistics()
+    return (_products() + _norms() + _losses() + _convolutions() + _activations()
+            + _statistics() + _large_reductions())
 
 
 def grad_seed(index: int) -> int:

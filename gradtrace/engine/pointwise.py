@@ -70,7 +70,7 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
         return None
     n = x.size
     it = np.arange(n)
-    chunk = _thread_chunk(n)
+    chunk = thread_chunk(n)
     c_start = it - it % chunk
     r_start = it - it % row
     seg_start = np.maximum(c_start, r_start)
@@ -82,7 +82,7 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     return mask.reshape(x.shape)
 
 
-def _thread_chunk(n: int) -> int:
+def thread_chunk(n: int) -> int:
     """at::parallel_for's chunk: one per thread past GRAIN_SIZE elements, else all."""
     threads = capability.num_threads()
     if n < GRAIN_SIZE or threads == 1:
@@ -118,7 +118,7 @@ def _dense_split(flat: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
                  scalar: Callable[[np.ndarray], np.ndarray], width: int) -> np.ndarray:
     """A dense tensor is one row: each thread chunk runs its vector body, then its tail."""
     n = flat.size
-    chunk = _thread_chunk(n)
+    chunk = thread_chunk(n)
     tails = [np.arange(start + (min(start + chunk, n) - start) // width * width,
                        min(start + chunk, n)) for start in range(0, n, chunk)]
     idx = np.concatenate(tails)

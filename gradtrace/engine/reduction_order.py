@@ -249,10 +249,11 @@ def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.n
         rows = array.reshape(-1, int(np.prod(array.shape[array.ndim - len(axes):])))
         width = lanes(array.dtype)
         chunk = thread_chunk(rows.shape[1]) if rows.shape[0] == 1 else rows.shape[1]
-        if chunk < rows.shape[1]:
-            return _two_pass_sum(rows[0], chunk).reshape(out_shape if keepdim else ())
-        q = vectorized_inner_sum(rows, width) if rows.shape[1] >= width else row_sum(rows)
-        out = q + array.dtype.type(0)
+        if chunk < rows.shape[1]:  # one output: two_pass_reduction
+            out = _two_pass_sum(rows[0], chunk)
+        else:
+            q = vectorized_inner_sum(rows, width) if rows.shape[1] >= width else row_sum(rows)
+            out = q + array.dtype.type(0)
         return out.reshape(out_shape if keepdim else tuple(
             n for d, n in enumerate(array.shape) if d not in axes))
     if len(axes) == array.ndim and thread_chunk(array.size) < array.size:

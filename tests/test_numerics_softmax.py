@@ -26,8 +26,6 @@ RESIDUALS = {
     "softmax along another dim": (0.99, "isolated 1-2 ulp differences in single elements "
                                   "(never a whole row): the exp of _vec_softmax's vector "
                                   "lanes differs from the lastdim kernel's for ~1% of inputs"),
-    "softmax_backward along the last dim": (0.99, "map2_reduce_all's zero-padded tail is "
-                                            "fused in some rows and not in others"),
 }
 
 

@@ -124,7 +124,7 @@ def softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
     """_vec_host_softmax_backward_lastdim / _vec_softmax_backward: y * (g - sum(g * y))
     (the lastdim kernel writes (g - sum) * y). Along another dim the AVX2 build fuses
     `sum += g * y` into FMAs; along the last (map2_reduce_all) it rounds the products of
-    whole vectors and fuses those of the zero-padded tail (measured)."""
+    whole vectors and those of the zero-padded tail as `_map2_reduce_sum` says."""
     if d == y.ndim - 1:
         return (g - _map2_reduce_sum(g, y)[..., None]) * y
     gv, yv = _split(g, d), _split(y, d)
@@ -135,7 +135,10 @@ def softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
 
 
 def _map2_reduce_sum(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """vec::map2_reduce_all(x * y, +) over the last axis."""
+    """vec::map2_reduce_all(x * y, +) over the last axis. GCC inlines the row loop twice
+    (at::parallel_for's serial call and its OpenMP body) and contracts differently: the
+    zero-padded tail is fused when the rows run serially (one row, or one thread), not
+    when they run in parallel (measured on AVX2)."""
     size = g.shape[-1]
     width = lanes(g.dtype)
     if size < width:
@@ -146,8 +149,12 @@ def _map2_reduce_sum(g: np.ndarray, y: np.ndarray) -> np.ndarray:
         acc += g[..., k * width:(k + 1) * width] * y[..., k * width:(k + 1) * width]
     tail = size - nvec * width
     if tail:
-        acc[..., :tail] = multiply_add(g[..., nvec * width:], y[..., nvec * width:],
-                                       acc[..., :tail], g.dtype)
+        rows = int(np.prod(g.shape[:-1]))
+        if rows == 1 or capability.num_threads() == 1:
+            acc[..., :tail] = multiply_add(g[..., nvec * width:], y[..., nvec * width:],
+                                           acc[..., :tail], g.dtype)
+        else:
+            acc[..., :tail] += g[..., nvec * width:] * y[..., nvec * width:]
     return lane_sum(acc)
 
 

@@ -94,15 +94,43 @@ def _inner_exp(shifted: np.ndarray) -> np.ndarray:
     return out
 
 
+def _softmax_vector_positions(outer: int, inner: int, width: int) -> np.ndarray:
+    """Which (outer, inner) positions _vec_softmax computes with vectors: it walks the flat
+    positions of each thread's parallel_for range (grain 0: one range a thread) and takes a
+    vector where `width` positions remain both in the inner row and in the range, else
+    the scalar code up to the row's or the range's end."""
+    total = outer * inner
+    mask = np.zeros(total, bool)
+    threads = capability.num_threads() if total > 1 else 1
+    chunk = -(-total // threads)
+    for begin in range(0, total, chunk):
+        end = min(total, begin + chunk)
+        idx = begin
+        while idx < end:
+            inner_idx = idx % inner
+            if inner_idx + width <= inner and idx + width <= end:
+                mask[idx:idx + width] = True
+                idx += width
+            else:
+                idx += end - idx if idx + width > end else inner - inner_idx
+    return mask.reshape(outer, inner)
+
+
 def softmax_values(x: np.ndarray, d: int) -> np.ndarray:
-    """_vec_softmax_lastdim / _vec_softmax."""
+    """_vec_softmax_lastdim / _vec_softmax (whose exp is the vector one at the positions
+    `_softmax_vector_positions` gives, the scalar one elsewhere)."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if d == x.ndim - 1:
             e = vector_exp(x - np.max(x, axis=-1, keepdims=True))
             total = reduce_all_sum(e)
             return e * (x.dtype.type(1) / total)[..., None]
         v = _split(x, d)
-        e = _inner_exp(v - np.max(v, axis=1, keepdims=True))
+        shifted = v - np.max(v, axis=1, keepdims=True)
+        vector = np.broadcast_to(_softmax_vector_positions(
+            v.shape[0], v.shape[2], lanes(v.dtype))[:, None, :], v.shape)
+        e = np.empty_like(shifted)
+        e[vector] = vector_exp(shifted[vector])
+        e[~vector] = scalar_exp(shifted[~vector])
         total = seq_sum(np.swapaxes(e, 1, 2))
         return (e / total[:, None, :]).reshape(x.shape)
 

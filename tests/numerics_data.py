@@ -119,11 +119,15 @@ def load(capability: str, family: str) -> list[dict]:
         flat = {"float32": data["float32"], "float64": data["float64"]}
 
     def resolve(value: object) -> object:
-        if (isinstance(value, list) and len(value) == 3 and value[0] in flat
-                and isinstance(value[2], list)):
+        if (isinstance(value, list) and len(value) == 3 and isinstance(value[0], str)
+                and value[0] in flat and isinstance(value[2], list)):
             kind, offset, shape = value
             size = int(np.prod(shape, dtype=np.int64))
             return flat[kind][offset:offset + size].reshape(shape)
+        if isinstance(value, list) and value and isinstance(value[0], (list, dict)):
+            return [resolve(v) for v in value]
+        if isinstance(value, dict):
+            return {k: resolve(v) for k, v in value.items()}
         return value
 
     return [{k: resolve(v) for k, v in case.items()} for case in cases]

@@ -19,11 +19,7 @@ HERE = Path(__file__).parent
 CASES = sorted((HERE / "conformance_extra").glob("*.gt"))
 
 # Cases where gradtrace still prints something else than torch; reported, not hidden.
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "items_logistic_regression_bce": "binary_cross_entropy's scalar kernel calls glibc's logf "
-                                     "and log1pf per element; gradtrace rounds a float64 "
-                                     "evaluation there (step 6 prints the loss 1 ulp off)",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 # Cases that print float32 results of MKL's VML functions (exp, log, sin, ... in full
 # precision): exact only with torch's MKL installed (`pip install gradtrace[exact]`).

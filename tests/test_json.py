@@ -417,6 +417,10 @@ def test_numerics_reports_the_capability_the_blas_and_the_inexact_causes(monkeyp
     validate(exact)
     assert exact["numerics"] == {"cpu_capability": "default", "blas": "mkl-avx2",
                                  "inexact": []}
+    from gradtrace.engine import mkl
+
+    # without MKL, a product past the measured order model is noted
+    monkeypatch.setattr(mkl, "_STATE", {"mkl": None, "reason": "not installed"})
     past = document(run_text("import torch\ny = torch.ones(5, 300) @ torch.ones(300, 6)\n",
                              trace=True))
     validate(past)

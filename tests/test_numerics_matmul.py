@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from numerics_data import Rates, floats, load, matmul_sizes, recorded_capabilities, same_bits
 
-from gradtrace.engine import blas, capability, exactness
+from gradtrace.engine import blas_model, capability, exactness, mkl
 from gradtrace.engine.ops import linalg
 from gradtrace.engine.tensor import Tensor
 
@@ -68,14 +68,23 @@ def test_matrix_products_match_torch_where_the_blas_order_is_known(cap, monkeypa
     assert known.rate("mm") == 1.0 and known.counts["mm"][1] > 0
 
 
-def test_every_matrix_product_shape_gradtrace_does_not_claim_is_noted(monkeypatch):
-    """A shape past the reproduced ones computes with numpy and leaves a note naming it."""
+def test_without_mkl_the_order_model_matches_torch_where_it_claims(monkeypatch):
+    """Without the `mkl` wheel engine/blas_model.py stands in: exact where it claims an
+    order, noted elsewhere."""
+    monkeypatch.setitem(mkl._STATE, "mkl", None)
+    monkeypatch.setitem(mkl._STATE, "reason", "not installed (test)")
+    test_matrix_products_match_torch_where_the_blas_order_is_known("avx2", monkeypatch)
+
+
+def test_every_matrix_product_shape_the_model_does_not_claim_is_noted(monkeypatch):
+    """Without MKL, a shape past the modelled ones computes with numpy and leaves a note
+    naming it."""
     monkeypatch.setattr(capability, "BLAS_PLATFORM", "mkl-avx2")
     exactness.reset()
     a = np.ones((5, 300), np.float32)
     b = np.ones((300, 6), np.float32)
-    assert blas.gemm_order(5, 300, 6, "N", "N") is None
-    assert (blas.matmul(a, b) == 300).all()
+    assert blas_model.gemm_order(5, 300, 6, "N", "N") is None
+    assert (blas_model.matmul(a, b) == 300).all()
     assert exactness.causes() == ("matrix product 5x300 @ 300x6: the BLAS's order for this "
                                   "shape is not reproduced (mkl-avx2)",)
 
@@ -83,7 +92,7 @@ def test_every_matrix_product_shape_gradtrace_does_not_claim_is_noted(monkeypatc
 def test_an_unmeasured_blas_platform_claims_nothing(monkeypatch):
     monkeypatch.setattr(capability, "BLAS_PLATFORM", "mkl-avx512")
     exactness.reset()
-    blas.matmul(np.ones((4, 3), np.float32), np.ones((3, 2), np.float32))
+    blas_model.matmul(np.ones((4, 3), np.float32), np.ones((3, 2), np.float32))
     assert exactness.causes() == ("matrix product 4x3 @ 3x2: the BLAS's order for this shape "
                                   "is not reproduced (mkl-avx512)",)
 
@@ -92,6 +101,6 @@ def test_fused_chains_round_once_per_step():
     """The fused order is k exactly rounded multiply-adds, not a float64 dot product."""
     a = np.array([[1.0, 2.0 ** -24, 2.0 ** -24]], np.float32)
     b = np.array([[1.0], [1.0], [1.0]], np.float32)
-    assert blas.chain(a, b, True)[0, 0] == np.float32(1.0)  # each 2^-24 is a tie to even
+    assert blas_model.chain(a, b, True)[0, 0] == np.float32(1.0)  # each 2^-24 is a tie to even
     exact = np.float32(1.0 + 2.0 ** -23)
     assert (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)[0, 0] == exact

@@ -15,20 +15,10 @@ import numpy as np
 import pytest
 from numerics_data import Lookup, Rates, floats, load, recorded_capabilities, same_bits
 
-from gradtrace.engine import capability
+from gradtrace.engine import capability, kernels
 from gradtrace.engine.ops import reductions, softmax
 
 CAPABILITIES = recorded_capabilities()
-
-# Families not yet bit-exact, with what is known of why (README: "Numerics"). The order
-# test still requires that no other family miss and that these stay above what was measured.
-RESIDUALS = {
-    "softmax along another dim": (0.99, "isolated 1-2 ulp differences in single elements "
-                                  "(never a whole row): the exp of _vec_softmax's vector "
-                                  "lanes differs from the lastdim kernel's for ~1% of inputs"),
-    "softmax_backward along the last dim": (0.99, "map2_reduce_all's zero-padded tail is "
-                                            "fused in some rows and not in others"),
-}
 
 
 def family(case: dict) -> str:
@@ -63,7 +53,8 @@ def run(case: dict, monkeypatch, tables: bool) -> np.ndarray:
         shifted = x - np.max(x, axis=d, keepdims=True)
         exp = Lookup(shifted, case["exp_out"])
         log = Lookup(case["log_in"], case["log_out"])
-        monkeypatch.setattr(reductions, "precise", lambda f, v: exp(v) if f is np.exp else log(v))
+        monkeypatch.setattr(reductions, "unary_kernel",
+                            lambda name, v: exp(v) if name == "exp" else log(v))
     with np.errstate(all="ignore"):
         if op == "softmax":
             return softmax.softmax_values(x, d)
@@ -91,21 +82,20 @@ def test_softmax_family_order_matches_torch_given_torchs_exp_and_log(cap, monkey
             except AssertionError as miss:
                 ok, got = np.zeros(case["out"].shape, bool), str(miss)
         rates.add(family(case), ok)
-        if not ok.all() and family(case) not in RESIDUALS and len(failures) < 5:
+        if not ok.all() and len(failures) < 5:
             failures.append(f"{case['op']} {case['shape']} dim={case['dim']}")
     assert not failures, f"under {cap}: {rates.report()}; first failures: {failures}"
-    for name, (floor, why) in RESIDUALS.items():
-        assert rates.rate(name) >= floor, f"{name}: {why}; {rates.report()}"
 
 
 @pytest.mark.parametrize("cap", CAPABILITIES)
 def test_softmax_family_with_gradtraces_own_exp_and_log(cap, monkeypatch):
-    """Reports the match rate end to end; exact only where no exp or log is involved
-    (softmax's backward) until the engine's exp/log are torch's (SLEEF / libm)."""
+    """End to end with the engine's SLEEF/glibc exp and log: exact; logsumexp is composite
+    (torch.exp, torch.log: MKL's VML), exact with MKL."""
     monkeypatch.setattr(capability, "CAPABILITY", cap)
     rates = Rates()
     for case in load(cap, "softmax"):
         rates.add(family(case), same_bits(run(case, monkeypatch, tables=False), case["out"]))
-    assert rates.rate("softmax_backward") == 1.0, rates.report()
-    for op in ("softmax", "log_softmax", "log_softmax_backward", "logsumexp"):
-        assert rates.rate(op) > 0.5, rates.report()
+    for name in rates.counts:
+        if name != "logsumexp":
+            assert rates.rate(name) == 1.0, rates.report()
+    assert rates.rate("logsumexp") == 1.0 or kernels.mkl_unavailable_reason(), rates.report()

@@ -237,8 +237,6 @@ CREATE_GRAPH_DIFFERENCES = {
     "F.conv1d(seq, ker1, b4, stride=2) ** 2": "as conv2d",
     "F.soft_margin_loss(x, sign)":
         "soft_margin_loss_backward is composed of tensor ops here, an op of its own in torch",
-    "F.kl_div(x.log_softmax(1), y.softmax(1), reduction='batchmean')":
-        "the three gradients reaching softmax's output are summed in another order",
 }
 
 

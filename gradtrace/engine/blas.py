@@ -1,144 +1,321 @@
-"""float32 matrix products in the order torch's CPU BLAS computes them, where it is known.
+"""Matrix products as torch 2.13 computes them on the CPU: the same BLAS routines, called
+with the same arguments.
 
-torch 2.13's CPU wheel calls MKL's sgemm (`torch.__config__.show()`: BLAS_INFO=mkl).
-MKL picks its kernels from the CPU's own instruction set (not ATEN_CPU_CAPABILITY), and
-on an AVX2 CPU with two threads its order was found by experiment (tests/tools/
-record_numerics.py records the evidence; tests/test_numerics_matmul.py measures it):
-
-* every output element is one chain over k, in order, starting from 0;
-* the chain is fused (one rounding per step, `fma(a, b, acc)`) in the large kernel: at
-  least 12 output columns, rows in whole blocks of 4, k up to 192 (at 256 MKL blocks k),
-  `a` or `b` (not both) possibly transposed;
-* the chain rounds the product and the sum separately in MKL's small kernels, `b` not
-  transposed: one output row; 2 or 3 rows and 2 or more columns; 2, 3, 4 or 8 columns;
-  one column with k up to 4; with `a` transposed, up to 5 or exactly 8 columns;
-* `addmm`'s bias starts the small kernels' chains (MKL's beta * C) and is added to the
-  finished chain by the large kernel and by the one-column (matrix-vector) kernel;
-* `mv` goes to MKL's sgemv: plain chains for k up to 4, unknown beyond.
-
-Every other shape and layout goes to numpy's matmul and is noted as inexact (see
-engine/exactness.py), so `gradtrace check` can name the cause; so are products too
-large for the emulation to be cheap (`MAX_EMULATED` multiply-adds).
+torch's float32 and float64 `mm`, `addmm`, `F.linear` and `matmul` end in ATen's
+`addmm_impl_cpu_` (LinearAlgebra.cpp): it copies an addmm's expanded bias into the
+result, reads the transposition flags and leading dimensions off the strides of the
+result and the operands (cloning an operand that is neither row- nor column-major), and
+calls MKL's Fortran `sgemm_`/`dgemm_` through `cpublas::gemm` (CPUBlas.cpp). `mv` goes to
+`addmv` and `?gemv_` (Blas.cpp, BlasKernel.cpp; a zero-stride vector takes ATen's own
+loop), `dot` to `?dot`, and `bmm` to ATen's own plain loop below 400 multiply-adds, else
+to MKL's batched gemm for contiguous or transposed batches (`cblas_?gemm_batch`), else to
+one addmm per matrix. MKL's kernels, its blocking and its split of a product across
+threads decide the bits, so gradtrace follows the same dispatch and calls the same MKL
+build (engine/mkl.py) with the same arguments on torch's thread count: every product then
+has torch's bits (tests/test_numerics_matmul.py). Without the `mkl` wheel, the order
+model of engine/blas_model.py stands in and says where it is not exact.
 """
 from __future__ import annotations
 
+import ctypes
+from typing import Any
+
 import numpy as np
 
-from . import capability, exactness
-from .fp32 import float32_of_sum
+from . import blas_model, capability, exactness
 
-MAX_EMULATED = 1 << 18  # m * k * n above this: numpy's matmul (see benchmarks/README.md)
-FUSED_MAX_K = 192
-
-
-def _layout(x: np.ndarray) -> str:
-    """'N' for a row-major matrix, 'T' for a column-major one (what torch passes MKL)."""
-    if x.shape[0] <= 1 or x.shape[1] <= 1:
-        return "N"
-    s0, s1 = x.strides
-    if s1 == x.itemsize and s0 >= x.shape[1] * x.itemsize:
-        return "N"
-    if s0 == x.itemsize and s1 >= x.shape[0] * x.itemsize:
-        return "T"
-    return "copy"
+BMM_NAIVE = 400  # ATen's bmm: contraction * rows * cols below this runs its own plain loop
+_INT_MAX = 2**31 - 1
+_P = ctypes.c_void_p
+_IP = ctypes.POINTER(ctypes.c_int)
 
 
-def gemm_order(m: int, k: int, n: int, a_layout: str, b_layout: str) -> str | None:
-    """How MKL orders (m x k) @ (k x n): 'fused' or 'plain' chains, or None if unknown."""
-    if capability.BLAS_PLATFORM != "mkl-avx2" or m * k * n > MAX_EMULATED:
+def _int(v: int) -> Any:
+    return ctypes.byref(ctypes.c_int(v))
+
+
+def _strides(x: np.ndarray) -> tuple[int, ...]:
+    """Strides in elements (what torch's kernels read)."""
+    return tuple(s // x.itemsize for s in x.strides)
+
+
+class _Routines:
+    """MKL's BLAS for one float dtype, typed: ?gemm_, ?gemv_, cblas_?dot, cblas_?gemm_batch."""
+
+    def __init__(self, lib: Any, dtype: np.dtype) -> None:
+        p, scalar = ("s", ctypes.c_float) if dtype == np.float32 else ("d", ctypes.c_double)
+        ref = ctypes.POINTER(scalar)
+        self.scalar = scalar
+        self.gemm = lib.symbol(f"{p}gemm_", None, [ctypes.c_char_p, ctypes.c_char_p, _IP, _IP,
+                                                    _IP, ref, _P, _IP, _P, _IP, ref, _P, _IP])
+        self.gemv = lib.symbol(f"{p}gemv_", None, [ctypes.c_char_p, _IP, _IP, ref, _P, _IP, _P,
+                                                    _IP, ref, _P, _IP])
+        self.dot = lib.symbol(f"cblas_{p}dot", scalar, [ctypes.c_int, _P, ctypes.c_int, _P,
+                                                         ctypes.c_int])
+        ints = ctypes.POINTER(ctypes.c_int)
+        self.gemm_batch = lib.symbol(
+            f"cblas_{p}gemm_batch", None,
+            [ctypes.c_int, ints, ints, ints, ints, ints, ref, _P, ints, _P, ints, ref, _P, ints,
+             ctypes.c_int, ints])
+
+
+_ROUTINES: dict[np.dtype, _Routines] = {}
+
+
+def _routines(dtype: np.dtype) -> _Routines | None:
+    """MKL's routines for float32/float64 on torch's thread count; None without MKL."""
+    if dtype not in (np.float32, np.float64):
         return None
-    if "copy" in (a_layout, b_layout):
+    from . import mkl
+
+    lib = mkl.load()
+    if lib is None:
         return None
-    if n >= 12 and m % 4 == 0 and k <= FUSED_MAX_K and (a_layout, b_layout) != ("T", "T"):
-        return "fused"
-    if b_layout != "N":
-        return None
-    if a_layout == "T":  # a transposed (the backward's X.t() @ grad): MKL's small kernels
-        return "plain" if n <= 5 or n == 8 else None
-    if m == 1 or (m <= 3 and n >= 2) or n in (2, 3, 4, 8) or (n == 1 and k <= 4):
-        return "plain"
-    return None
+    threads = capability.num_threads()
+    lib.set_threads(threads)
+    if threads > 1 and not lib.threaded:
+        exactness.note(f"MKL runs on one thread here (no OpenMP runtime found), torch on "
+                       f"{threads}: products it splits across threads may differ")
+    found = _ROUTINES.get(dtype)
+    if found is None:
+        found = _ROUTINES[dtype] = _Routines(lib, np.dtype(dtype))
+    return found
 
 
-def chain(a: np.ndarray, b: np.ndarray, fused: bool,
-          start: np.ndarray | None = None) -> np.ndarray:
-    """Each element of `a @ b` (matrices, or stacks of them) as one chain over k from 0
-    (or from `start`, broadcast to the result).
-
-    A fused step is float32's exactly rounded `a * b + acc`: the product is exact in
-    float64, and fp32.float32_of_sum rounds the sum once."""
-    k = a.shape[-1]
-    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
-    acc = np.zeros(shape, a.dtype)
-    if start is not None:
-        acc[...] = start
-    if not fused:  # the rounded products summed in order along k (one numpy accumulate)
-        terms = np.empty(shape + (k + 1,), a.dtype)
-        terms[..., 0] = acc
-        np.multiply(a[..., :, None, :], np.swapaxes(b, -1, -2)[..., None, :, :],
-                    out=terms[..., 1:])
-        return np.ascontiguousarray(np.add.accumulate(terms, axis=-1)[..., -1])
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    acc64 = acc.astype(np.float64)
-    prod = np.empty(shape, np.float64)
-    for i in range(k):
-        np.multiply(a64[..., :, i:i + 1], b64[..., i:i + 1, :], out=prod)
-        acc64 = float32_of_sum(prod, acc64).astype(np.float64)
-    return acc64.astype(np.float32)
+def _gemm(blas: _Routines, transa: bool, transb: bool, m: int, n: int, k: int, alpha: Any,
+          a: np.ndarray, lda: int, b: np.ndarray, ldb: int, beta: Any, c: np.ndarray,
+          ldc: int) -> bool:
+    """cpublas::gemm (column-major C = alpha op(A) op(B) + beta C): normalize_last_dims, then
+    MKL when the leading dimensions are valid (use_blas_gemm). False when torch would run
+    its own gemm_stub instead."""
+    lda, ldb, ldc = _normalized(transa, transb, m, n, k, lda, ldb, ldc)
+    if not _blas_ok(transa, transb, m, n, k, lda, ldb, ldc):
+        return False
+    blas.gemm(b"T" if transa else b"N", b"T" if transb else b"N", _int(m), _int(n), _int(k),
+              ctypes.byref(blas.scalar(alpha)), a.ctypes.data, _int(lda), b.ctypes.data,
+              _int(ldb), ctypes.byref(blas.scalar(beta)), c.ctypes.data, _int(ldc))
+    return True
 
 
-def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None,
-           vector: bool = False) -> np.ndarray:
-    """`a @ b` (+ `bias`, as addmm) for 2-D float arrays, bit for bit as torch where the
-    order is known; `vector` for torch.mv (MKL's sgemv)."""
+def _normalized(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb: int,
+                ldc: int) -> tuple[int, int, int]:
+    """CPUBlas.cpp's normalize_last_dims: leading dimensions of single rows/columns."""
+    if n == 1:
+        ldc = m
+    if transa:
+        lda = k if m == 1 else lda
+    elif k == 1:
+        lda = m
+    if transb:
+        ldb = n if k == 1 else ldb
+    elif n == 1:
+        ldb = k
+    return lda, ldb, ldc
+
+
+def _blas_ok(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb: int,
+             ldc: int) -> bool:
+    """CPUBlas.cpp's use_blas_gemm."""
+    return (max(m, n, k, lda, ldb, ldc) <= _INT_MAX and lda >= max(1, k if transa else m)
+            and ldb >= max(1, n if transb else k) and ldc >= max(1, m))
+
+
+def _addmm_into(result: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta: Any,
+                alpha: Any, blas: _Routines) -> None:
+    """addmm_impl_cpu_ after the bias copy: result = beta * result + alpha * m1 @ m2, with
+    result C-contiguous (a fresh output) or a contiguous slice of one."""
+    rs, (rows, cols) = _strides(result), result.shape
+    if rs[0] == 1 and (cols == 1 or rs[1] >= max(1, rows)):
+        transpose_c = False
+    elif rs[1] == 1 and (rows == 1 or rs[0] >= max(1, cols)):
+        m1, m2, transpose_c = m2, m1, True
+    else:  # not reached for torch's own outputs; kept as torch writes it
+        raise AssertionError("addmm: result is neither row- nor column-major")
+    m, n = (cols, rows) if transpose_c else (rows, cols)
+    k = m1.shape[0 if transpose_c else 1]
+    inner, outer = (1, 0) if transpose_c else (0, 1)
+    a, transpose_a = _operand(m1, inner, outer, m, k, transpose_c)
+    b, transpose_b = _operand(m2, inner, outer, k, n, transpose_c)
+    lda = _strides(a)[1 if transpose_a == transpose_c else 0]
+    ldb = _strides(b)[1 if transpose_b == transpose_c else 0]
+    ldc = rs[0 if transpose_c else 1]
+    with np.errstate(all="ignore"):
+        if not _gemm(blas, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta,
+                     result, ldc):
+            exactness.note("a matrix product whose strides send torch to its own gemm loop "
+                           "(not reproduced)")
+            prod = m2 @ m1 if transpose_c else m1 @ m2  # (the operands were swapped)
+            result[...] = alpha * prod + (beta * result if beta else 0)
+
+
+def _operand(x: np.ndarray, inner: int, outer: int, rows: int, cols: int,
+             transpose_c: bool) -> tuple[np.ndarray, bool]:
+    """addmm_impl_cpu_'s cast of an operand to a BLAS matrix: as it lies when its strides
+    allow (column-major: not transposed; row-major: transposed), else a contiguous clone."""
+    s = _strides(x)
+    if s[inner] == 1 and s[outer] >= max(1, rows):
+        return x, False
+    if s[outer] == 1 and s[inner] >= max(1, cols):
+        return x, True
+    return np.ascontiguousarray(x), not transpose_c
+
+
+def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch.mm: addmm_impl_cpu_ with beta 0."""
+    return addmm(None, a, b, 0, 1)
+
+
+def addmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1,
+          alpha: Any = 1) -> np.ndarray:
+    """torch.addmm(bias, a, b, beta=, alpha=) (bias broadcast to the result); `bias` None
+    with beta 0 is torch.mm."""
     m, k = a.shape
     n = b.shape[1]
-    if k <= 1 and bias is None:  # single products: exact in any order
-        return np.multiply(a, b) if k == 1 else np.matmul(a, b)
-    order = None
-    if a.dtype == np.float32:
-        order = ("plain" if k <= 4 else None) if vector else gemm_order(
-            m, k, n, _layout(a), _layout(b))
-    if order is None:
-        what = "matrix-vector product" if vector else "matrix product"
-        exactness.note(f"{what} {m}x{k} @ {k}x{n}: the BLAS's order for this shape is not "
-                       f"reproduced ({capability.BLAS_PLATFORM})" if a.dtype == np.float32
-                       else f"{a.dtype} matrix products use numpy's order, not the BLAS's")
-        out = np.matmul(a, b)
-        return out if bias is None else out + bias
-    bias_first = bias is not None and order == "plain" and not (n == 1 and m > 1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = chain(a, b, order == "fused", bias if bias_first else None)
-        return out if bias is None or bias_first else out + bias
+    dtype = np.result_type(a, b)
+    blas = _routines(dtype)
+    if blas is None or m * n == 0 or k == 0:
+        return _without_blas(bias, a, b, beta, alpha, dtype)
+    result = np.empty((m, n), dtype)
+    if beta != 0:
+        np.copyto(result, bias)
+    _addmm_into(result, a, b, beta, alpha, blas)
+    return result
+
+
+def _without_blas(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any,
+                  alpha: Any, dtype: np.dtype) -> np.ndarray:
+    """Empty products, integers, and every product when MKL is not installed."""
+    m, k = a.shape
+    n = b.shape[1]
+    if m * n == 0 or k == 0:
+        out = np.zeros((m, n), dtype)
+        if beta != 0 and bias is not None:
+            out[...] = np.asarray(bias * beta, dtype)
+        return out
+    if alpha != 1 or (beta not in (0, 1) and bias is not None):
+        exactness.note("addmm with alpha or beta other than 1: the BLAS's scaling order is "
+                       "not reproduced")
+        prod = blas_model.matmul(a, b) * alpha
+        return np.asarray(prod if bias is None or beta == 0 else prod + bias * beta, dtype)
+    if bias is None or beta == 0:
+        return blas_model.matmul(a, b)
+    return np.asarray(blas_model.matmul(a, b, bias=np.broadcast_to(bias, (m, n))), dtype)
+
+
+def mv(mat: np.ndarray, vec: np.ndarray) -> np.ndarray:
+    """torch.mv: addmv with beta 0, as Blas.cpp's addmv_out_cpu and BlasKernel.cpp's gemv."""
+    rows, cols = mat.shape
+    blas = _routines(mat.dtype)
+    if blas is None or mat.size == 0:
+        return blas_model.matmul(mat, vec[:, None], vector=True)[:, 0] if mat.size else \
+            np.zeros(rows, mat.dtype)
+    s = _strides(mat)
+    if s[0] == 1 and (cols == 1 or s[1] >= max(1, rows)):
+        trans, m, n, a, lda = b"n", rows, cols, mat, s[1]
+    elif s[1] == 1 and (rows == 1 or s[0] >= max(1, cols)):
+        trans, m, n, a, lda = b"t", cols, rows, mat, s[0]
+    else:
+        a = np.ascontiguousarray(mat)
+        trans, m, n, lda = b"t", cols, rows, _strides(a)[0]
+    incx = _strides(vec)[0]
+    if n == 1:
+        lda = m
+    if not 0 < incx <= _INT_MAX:  # gemv_use_fast_path: ATen's loop, a plain chain over k
+        with np.errstate(all="ignore"):
+            return blas_model.chain(mat, vec[:, None], False)[:, 0]
+    out = np.empty(rows, mat.dtype)
+    with np.errstate(all="ignore"):
+        blas.gemv(trans, _int(m), _int(n), ctypes.byref(blas.scalar(1)), a.ctypes.data,
+                  _int(lda), vec.ctypes.data, _int(incx), ctypes.byref(blas.scalar(0)),
+                  out.ctypes.data, _int(1))
+    return out
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """torch.dot: MKL's sdot, a plain chain up to 3 terms (measured); its order for longer
-    vectors is not reproduced."""
-    if a.dtype == np.float32 and a.size > 3:
-        exactness.note(f"dot product of {a.size} elements: the BLAS's order is not reproduced")
-    if a.dtype != np.float32 or a.size > 3:
-        return np.asarray(np.dot(a, b))
-    with np.errstate(over="ignore", invalid="ignore"):
-        return chain(a[None, :], b[:, None], False)[0, 0]
-
-
-BMM_NAIVE = 400  # ATen's bmm: contraction * rows * cols below this runs its own plain loop
+    """torch.dot: BlasKernel.cpp's dot_impl, MKL's ?dot on the strided vectors."""
+    blas = _routines(a.dtype)
+    if blas is None:
+        return blas_model.dot(a, b)
+    n = a.size
+    inc_a, inc_b = (1, 1) if n == 1 else (_strides(a)[0], _strides(b)[0])
+    with np.errstate(all="ignore"):
+        return np.asarray(blas.dot(n, a.ctypes.data, inc_a, b.ctypes.data, inc_b), a.dtype)
 
 
 def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """torch.bmm: ATen's own loop (a plain chain, compiled without FMA) for small products,
-    else MKL per matrix."""
-    _, m, k = a.shape
+    """torch.bmm as LinearAlgebra.cpp's bmm_out_or_baddbmm_ dispatches it."""
+    bs, m, k = a.shape
     n = b.shape[-1]
-    if not np.issubdtype(a.dtype, np.floating) or k * m * n >= BMM_NAIVE:
-        if a.dtype == np.float32 and k > 1:
-            order = gemm_order(m, k, n, "N", "N")
-            if order is not None and all(_layout(x) == "N" for x in (*a, *b)):
-                with np.errstate(over="ignore", invalid="ignore"):
-                    return chain(a, b, order == "fused")
-            exactness.note(f"batched matrix product {m}x{k} @ {k}x{n}: the BLAS's order for "
-                           f"this shape is not reproduced ({capability.BLAS_PLATFORM})")
-        return np.matmul(a, b)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return chain(a, b, False)
+    if bs * m * n == 0 or k == 0:
+        return np.zeros((bs, m, n), np.result_type(a, b))
+    if k * m * n < BMM_NAIVE:  # baddbmm_cpu_kernel: a plain chain, compiled without FMA
+        if not np.issubdtype(a.dtype, np.floating):
+            return np.matmul(a, b)
+        with np.errstate(all="ignore"):
+            return blas_model.chain(a, b, False)
+    blas = _routines(a.dtype)
+    if blas is None:
+        return blas_model.bmm(a, b)
+    result = np.empty((bs, m, n), a.dtype)
+    if _batch_items_blas_ready(a) and _batch_items_blas_ready(b):
+        _baddbmm_with_gemm(result, a, b, blas)
+    else:  # split along the batch: one addmm per matrix
+        for i in range(bs):
+            _addmm_into(result[i], a[i], b[i], 0, 1, blas)
+    return result
+
+
+def _batch_items_blas_ready(t: np.ndarray) -> bool:
+    """bmm's batch_items_contiguous_or_transposed."""
+    (_, rows, cols), s = t.shape, _strides(t)
+    return ((s[2] == 1 and (rows == 1 or s[1] >= cols))
+            or (s[1] == 1 and (cols == 1 or s[2] >= rows)))
+
+
+def _baddbmm_with_gemm(result: np.ndarray, mat1: np.ndarray, mat2: np.ndarray,
+                       blas: _Routines) -> None:
+    """baddbmm_with_gemm_ and cpublas::gemm_batched_with_stride: the product of the
+    transposes, column-major, as one MKL batched gemm (a single matrix: plain gemm)."""
+    s1, s2, sr = _strides(mat1), _strides(mat2), _strides(result)
+    transpose_a = s2[1] == 1 and s2[2] >= mat2.shape[1]
+    transpose_b = s1[1] == 1 and s1[2] >= mat1.shape[1]
+    bs, n, m = result.shape
+    k = mat2.shape[1]
+    lda, ldb, ldc = s2[2 if transpose_a else 1], s1[2 if transpose_b else 1], sr[1]
+    with np.errstate(all="ignore"):
+        if bs == 1:
+            done = _gemm(blas, transpose_a, transpose_b, m, n, k, 1, mat2[0], lda, mat1[0],
+                         ldb, 0, result[0], ldc)
+        else:
+            lda, ldb, ldc = _normalized(transpose_a, transpose_b, m, n, k, lda, ldb, ldc)
+            done = _blas_ok(transpose_a, transpose_b, m, n, k, lda, ldb, ldc)
+            if done:
+                _gemm_batch(blas, transpose_a, transpose_b, m, n, k, mat2, lda, mat1, ldb,
+                            result, ldc)
+            else:  # gemm_batched_with_stride_generic: one gemm per matrix
+                done = all(_gemm(blas, transpose_a, transpose_b, m, n, k, 1, mat2[i], lda,
+                                 mat1[i], ldb, 0, result[i], ldc) for i in range(bs))
+    if not done:
+        exactness.note("a batched matrix product whose strides send torch to its own gemm "
+                       "loop (not reproduced)")
+        result[...] = np.matmul(mat1, mat2)
+
+
+def _gemm_batch(blas: _Routines, transa: bool, transb: bool, m: int, n: int, k: int,
+                a: np.ndarray, lda: int, b: np.ndarray, ldb: int, c: np.ndarray,
+                ldc: int) -> None:
+    """cblas_?gemm_batch(CblasColMajor, ...) with one group of every matrix in the batch
+    (mkl/LinearAlgebra.cpp's mkl_gemm_batched)."""
+    bs = c.shape[0]
+    ints = ctypes.c_int * 1
+    pointers = ctypes.c_void_p * bs
+
+    def starts(x: np.ndarray) -> Any:
+        step = x.strides[0]
+        return pointers(*(x.ctypes.data + i * step for i in range(bs)))
+
+    no, trans = 111, 112  # CblasNoTrans, CblasTrans
+    blas.gemm_batch(102, ints(trans if transa else no), ints(trans if transb else no),
+                    ints(m), ints(n), ints(k), ctypes.byref(blas.scalar(1)), starts(a),
+                    ints(lda), starts(b), ints(ldb), ctypes.byref(blas.scalar(0)), starts(c),
+                    ints(ldc), 1, ints(bs))

@@ -9,6 +9,7 @@ and every kernel that depends on it reads `CAPABILITY`.
 """
 from __future__ import annotations
 
+import functools
 import os
 
 KNOWN = ("default", "avx2", "avx512")
@@ -59,16 +60,36 @@ def lanes(itemsize: int = 4, capability: str | None = None) -> int:
 
 
 def num_threads(environ: dict[str, str] | None = None) -> int:
-    """torch's intra-op thread count: OMP_NUM_THREADS when set, else the CPUs this
-    process may run on. Past 32,768 elements a pointwise kernel splits its range into
-    one chunk per thread, and each chunk has its own scalar tail."""
-    env = (os.environ if environ is None else environ).get("OMP_NUM_THREADS", "")
-    if env.strip().isdigit() and int(env) > 0:
-        return int(env)
+    """torch's intra-op thread count (`intraop_default_num_threads`): OMP_NUM_THREADS, then
+    MKL_NUM_THREADS when set, else the physical cores this process may run on. Past 32,768
+    elements a pointwise kernel splits its range into one chunk per thread, and MKL splits
+    a matrix product across as many threads (engine/blas.py)."""
+    env = os.environ if environ is None else environ
+    count = 0
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        value = env.get(name, "").strip()
+        if value.isdigit() and int(value) > 0:
+            count = int(value)
+    return count or _physical_cores()
+
+
+@functools.lru_cache(maxsize=1)
+def _physical_cores() -> int:
+    """Distinct (package, core) pairs among the CPUs this process may use (cpuinfo counts
+    cores, not hyper-threads); the CPU count where the topology is not readable."""
     try:
-        return len(os.sched_getaffinity(0))
+        cpus = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+    cores = set()
+    for cpu in cpus:
+        base = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+        try:
+            with open(base + "physical_package_id") as f, open(base + "core_id") as g:
+                cores.add((f.read().strip(), g.read().strip()))
+        except OSError:
+            return len(cpus)
+    return len(cores) or len(cpus)
 
 
 def fma_build(capability: str | None = None) -> bool:

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from . import boxmuller, capability, fp64
+from . import boxmuller, capability, fp64, glibc
 from .fp32 import fma as fma32
 from .generator import Generator
 
@@ -92,11 +92,11 @@ def _fill16_avx2(data: np.ndarray, mean: float, std: float) -> np.ndarray:
 
 def _fill16_scalar_float32(data: np.ndarray, mean: float, std: float) -> np.ndarray:
     d = data.reshape(-1, 16)
-    radius = np.sqrt(np.float32(-2) * boxmuller.glibc_logf(np.float32(1) - d[:, :8]))
+    radius = np.sqrt(np.float32(-2) * glibc.logf(np.float32(1) - d[:, :8]))
     theta = (TWO_PI * d[:, 8:].astype(np.float64)).astype(np.float32)
     m, s = np.float32(mean), np.float32(std)
-    return np.concatenate([fma32(radius * boxmuller.glibc_cosf(theta), s, m),
-                           fma32(radius * boxmuller.glibc_sinf(theta), s, m)],
+    return np.concatenate([fma32(radius * glibc.cosf(theta), s, m),
+                           fma32(radius * glibc.sinf(theta), s, m)],
                           axis=1).reshape(-1)
 
 

@@ -2,9 +2,10 @@
 tails, the `default` build's per-lane Vectorized<float>) calls through `std::exp` and
 friends on a float.
 
-- expf: glibc 2.28+'s algorithm (Arm optimized-routines), evaluated in double. On an
-  x86-64 CPU with FMA, glibc's ifunc selects its `-mfma` build, in which GCC contracts
-  `a * b + c` into a fused multiply-add: `fp64.fma` reproduces it where it matters.
+- expf, logf, sinf, cosf: glibc 2.28+'s algorithms (Arm optimized-routines), evaluated
+  in double. On an x86-64 CPU with FMA and AVX2, glibc's ifunc selects its `-mfma` build
+  (whatever torch's ATEN_CPU_CAPABILITY), in which GCC contracts `a * b + c` into a fused
+  multiply-add: `fp64.fma` reproduces it (`HAS_FMA`).
 - expm1f, log1pf, tanhf, erff: fdlibm's float code (glibc up to 2.40), compiled for
   baseline x86-64: plain float32 operations.
 - powf: numpy's float32 power, which is the C library's powf.
@@ -20,7 +21,11 @@ from typing import Any
 import numpy as np
 
 from . import fp64
+from .capability import _cpu_flags
 
+HAS_FMA = {"fma", "avx2"} <= _cpu_flags()  # glibc's ifunc: the -mfma builds
+F32 = np.float32
+_U32 = np.uint32
 _EXP2F_BITS = 5
 _LOW29 = np.int64((1 << 29) - 1)
 _MID29 = np.int64(1 << 28)
@@ -285,3 +290,115 @@ def powf(x: np.ndarray, y: np.ndarray | np.float32) -> np.ndarray:
     no SIMD power below AVX-512; tests/test_glibc.py checks the two agree)."""
     with np.errstate(all="ignore"):
         return np.power(x, np.asarray(y, np.float32))
+
+
+_LOGF_INVC = np.array([float.fromhex(h) for h in (
+    "0x1.661ec79f8f3bep+0", "0x1.571ed4aaf883dp+0", "0x1.49539f0f010bp+0",
+    "0x1.3c995b0b80385p+0", "0x1.30d190c8864a5p+0", "0x1.25e227b0b8eap+0",
+    "0x1.1bb4a4a1a343fp+0", "0x1.12358f08ae5bap+0", "0x1.0953f419900a7p+0", "0x1p+0",
+    "0x1.e608cfd9a47acp-1", "0x1.ca4b31f026aap-1", "0x1.b2036576afce6p-1",
+    "0x1.9c2d163a1aa2dp-1", "0x1.886e6037841edp-1", "0x1.767dcf5534862p-1")])
+_LOGF_LOGC = np.array([float.fromhex(h) for h in (
+    "-0x1.57bf7808caadep-2", "-0x1.2bef0a7c06ddbp-2", "-0x1.01eae7f513a67p-2",
+    "-0x1.b31d8a68224e9p-3", "-0x1.6574f0ac07758p-3", "-0x1.1aa2bc79c81p-3",
+    "-0x1.a4e76ce8c0e5ep-4", "-0x1.1973c5a611cccp-4", "-0x1.252f438e10c1ep-5", "0x0p+0",
+    "0x1.aa5aa5df25984p-5", "0x1.c5e53aa362eb4p-4", "0x1.526e57720db08p-3",
+    "0x1.bc2860d22477p-3", "0x1.1058bc8a07ee1p-2", "0x1.4043057b6ee09p-2")])
+_LOGF_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
+_LOGF_A = [float.fromhex(h) for h in
+           ("-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2")]
+
+
+def _mad(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float,
+         fused: bool) -> np.ndarray:
+    return fp64.fma(a, b, c) if fused else a * b + c
+
+
+def logf(x: np.ndarray, fused: bool = HAS_FMA) -> np.ndarray:
+    """glibc __logf (sysdeps/ieee754/flt-32/e_logf.c, Arm optimized-routines): the scalar
+    log of torch's float32 kernels (binary_cross_entropy, vector tails, Box-Muller)."""
+    x = np.asarray(x, F32)
+    ix = x.view(_U32).astype(np.int64)
+    special = (ix - 0x00800000) % (1 << 32) >= 0x7F800000 - 0x00800000
+    if special.any():  # subnormals are normalised (x * 2**23, exponent less 23)
+        sub = special & (ix > 0) & (ix < 0x00800000)
+        ix = np.where(sub, (x * F32(2.0**23)).view(_U32).astype(np.int64) - (23 << 23), ix)
+    tmp = ix - 0x3F330000
+    i = (tmp >> 19) % 16
+    k = tmp >> 23  # arithmetic shift of the signed difference
+    iz = (ix - (tmp & (0x1FF << 23))).astype(_U32)
+    z = iz.view(F32).astype(np.float64)
+    invc, logc = _LOGF_INVC[i], _LOGF_LOGC[i]
+    r = _mad(z, invc, -1.0, fused)
+    y0 = _mad(k.astype(np.float64), _LOGF_LN2, logc, fused)
+    r2 = r * r
+    y = _mad(_LOGF_A[1], r, _LOGF_A[2], fused)
+    y = _mad(_LOGF_A[0], r2, y, fused)
+    y = _mad(y, r2, y0 + r, fused)
+    out = np.where(x == 1, F32(0), y.astype(F32))
+    if special.any():
+        out = np.where(ix % (1 << 31) == 0, F32(-np.inf), out)  # +-0
+        out = np.where(x == np.inf, x, out)
+        out = np.where(np.signbit(x) & (x != 0) | np.isnan(x), F32(np.nan), out)
+    return out
+
+
+_HPI_INV = float.fromhex("0x1.45F306DC9C883p+23")
+_HPI = float.fromhex("0x1.921FB54442D18p0")
+_SC_C = [float.fromhex(h) for h in ("0x1p0", "-0x1.ffffffd0c621cp-2", "0x1.55553e1068f19p-5",
+                                     "-0x1.6c087e89a359dp-10", "0x1.99343027bf8c3p-16")]
+_SC_S = [float.fromhex(h) for h in
+         ("-0x1.555545995a603p-3", "0x1.1107605230bc4p-7", "-0x1.994eb3774cf24p-13")]
+_SIGN = np.array([1.0, -1.0, -1.0, 1.0])
+
+
+def _abstop12(x: np.ndarray) -> np.ndarray:
+    return (x.view(_U32) >> _U32(20)) & _U32(0x7FF)
+
+
+_TOP_PIO4 = _abstop12(np.array([float.fromhex("0x1.921FB6p-1")], F32))[0]
+_TOP_TINY = _abstop12(np.array([2.0 ** -12], F32))[0]
+_TOP_120 = _abstop12(np.array([120.0], F32))[0]
+
+
+def _sincosf(y: np.ndarray, want_cos: bool, fused: bool) -> np.ndarray:
+    """glibc sinf/cosf for |y| < 120 (Box-Muller's angles lie in [0, 2*pi))."""
+    y = np.asarray(y, F32)
+    top = _abstop12(y)
+    if (top >= _TOP_120).any():
+        raise ValueError("glibc sinf/cosf port covers |x| < 120 only")
+    x = y.astype(np.float64)
+    small = top < _TOP_PIO4
+    r = x * _HPI_INV
+    n = np.where(small, 0, (r.astype(np.int32) + 0x800000) >> 24)
+    xr = np.where(small, x, _mad(-n.astype(np.float64), _HPI, x, fused))
+    sign = np.where(small, 1.0, _SIGN[n & 3])
+    negate = (n & 2) != 0  # the 2nd table entry holds the negated cosine polynomial
+    quadrant = n ^ 1 if want_cos else n
+    xs = xr * sign
+    x2 = xr * xr
+    x3 = xs * x2
+    s1 = _mad(x2, _SC_S[2], _SC_S[1], fused)
+    sin_poly = _mad(x3 * x2, s1, _mad(x3, _SC_S[0], xs, fused), fused)
+    c = [-v for v in _SC_C]
+    x4 = x2 * x2
+    cos_pos = _mad(x4 * x2, _mad(x2, _SC_C[4], _SC_C[3], fused),
+                   _mad(x4, _SC_C[2], _mad(x2, _SC_C[1], _SC_C[0], fused), fused), fused)
+    cos_neg = _mad(x4 * x2, _mad(x2, c[4], c[3], fused),
+                   _mad(x4, c[2], _mad(x2, c[1], c[0], fused), fused), fused)
+    result = np.where((quadrant & 1) == 0, sin_poly, np.where(negate, cos_neg, cos_pos))
+    out = result.astype(F32)
+    tiny = top < _TOP_TINY
+    if tiny.any():
+        out = np.where(tiny, F32(1) if want_cos else y, out)
+    return out
+
+
+def sinf(y: np.ndarray, fused: bool = HAS_FMA) -> np.ndarray:
+    """glibc __sinf for |y| < 120 (Box-Muller's angles)."""
+    return _sincosf(y, False, fused)
+
+
+def cosf(y: np.ndarray, fused: bool = HAS_FMA) -> np.ndarray:
+    """glibc __cosf for |y| < 120."""
+    return _sincosf(y, True, fused)

@@ -131,6 +131,60 @@ def unary(name: str, x: np.ndarray) -> np.ndarray:
         return pointwise.elementwise(x, lambda flat: pointwise.chunked(fn, flat))
 
 
+def logit(x: np.ndarray) -> np.ndarray:
+    """logit_kernel without eps: a dense tensor (TensorIterator's is_contiguous) goes to
+    LogitMKLKernel (x / (1 - x), inf at 1, then VML's log); other layouts to
+    cpu_kernel_vec, log(x / (1 - x)) with SLEEF's log in the vector body, glibc's in the
+    scalar code."""
+    one, inf = x.dtype.type(1), x.dtype.type(np.inf)
+
+    def ratio(v: np.ndarray) -> np.ndarray:
+        return np.where(v == one, inf, v / (one - v))
+
+    with np.errstate(all="ignore"):
+        if pointwise.is_dense(x):
+            y = vml("log", pointwise.elementwise(x, ratio))
+            if y is not None:
+                return y
+        if x.dtype == _F64:
+            return np.log(ratio(x))
+        return _split(lambda v: sleef.logf_u1(ratio(v)), lambda v: glibc.logf(ratio(v)), x)
+
+
+def log_sigmoid(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """log_sigmoid_cpu_kernel: (min(x, 0) - log1p(buffer), buffer = exp(-|x|)), every
+    element (a partial vector too) through Vectorized's exp and log1p: SLEEF's in the FMA
+    builds, glibc's per lane in the default build. float64: numpy's exp and log1p."""
+    with np.errstate(all="ignore"):
+        if x.dtype == _F64:
+            buffer = np.exp(-np.abs(x))
+            return np.minimum(x, 0) - np.log1p(buffer), buffer
+        exp, log1p = ((sleef.expf, sleef.log1pf) if capability.fma_build()
+                      else (glibc.expf, glibc.log1pf))
+        flat = np.ascontiguousarray(x).reshape(-1)
+        buffer = pointwise.chunked(lambda v: exp(-np.abs(v)), flat)
+        out = np.minimum(flat, np.float32(0)) - pointwise.chunked(log1p, buffer)
+        return out.reshape(x.shape), buffer.reshape(x.shape)
+
+
+def logaddexp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """logaddexp_kernel: max(a, b) + log1p(exp(-|a - b|)), and a itself for equal infinities;
+    SLEEF's exp and log1p in the vector body, glibc's in the scalar code (float64: numpy)."""
+    def formula(exp: Callable[[np.ndarray], np.ndarray],
+                log1p: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+        def f(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            out = np.maximum(a, b) + log1p(exp(-np.abs(a - b)))
+            return np.where(np.isinf(a) & (a == b), a, out)
+        return f
+
+    with np.errstate(all="ignore"):
+        if x.dtype == _F64:
+            return formula(np.exp, np.log1p)(*np.broadcast_arrays(x, y))
+        scalar = formula(glibc.expf, glibc.log1pf)
+        vector = formula(sleef.expf, sleef.log1pf) if capability.fma_build() else scalar
+        return pointwise.apply_many([x, y], vector, scalar)
+
+
 # -- activation kernels (ATen/native/cpu/Activation.cpp), float32 -------------------------
 
 _HALF = np.float32(0.5)
@@ -177,6 +231,17 @@ def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
         return _split(_gelu_erf(aten.erf), _gelu_erf(glibc.erff), x)
 
 
+def gelu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """gelu_backward (exact form) as oneDNN's eltwise_gelu_erf backward computes it for a
+    contiguous float32 input of more than one element (the forward's path): its derivative
+    times dy. None elsewhere (torch's GeluBackwardKernel, not reproduced)."""
+    if x.dtype != _F32 or not x.flags.c_contiguous or x.size <= 1 or onednn.AVX512_CORE:
+        return None
+    derivative = onednn.gelu_erf_backward(x.reshape(-1)).reshape(x.shape)
+    with np.errstate(all="ignore"):
+        return (derivative * dy.astype(_F32, copy=False)).astype(dy.dtype)
+
+
 def softplus(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
     """softplus_kernel: x where x * beta > threshold, else log1p(exp(x * beta)) / beta,
     with beta and threshold as float32."""
@@ -204,6 +269,105 @@ def elu(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.nda
 
     with np.errstate(all="ignore"):
         return _split(formula(sleef.expm1f), formula(glibc.expm1f), x)
+
+
+def _lib(fused: bool) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+    """The exp/log1p/tanh a kernel's lambda calls: SLEEF in the FMA builds' vector bodies,
+    glibc in scalar code (and per lane in the default build)."""
+    if fused:
+        return {"exp": sleef.expf, "log1p": sleef.log1pf, "tanh": sleef.tanhf}
+    return {"exp": glibc.expf, "log1p": glibc.log1pf, "tanh": glibc.tanhf}
+
+
+def _mad(fused: bool) -> Callable[..., np.ndarray]:
+    return fma if fused else (lambda a, b, c: a * b + c)
+
+
+def _backward_kernel(formula: Callable[..., np.ndarray], dy: np.ndarray,
+                     x: np.ndarray) -> np.ndarray:
+    """A cpu_kernel_vec(dy, x) backward kernel: `formula(dy, x, lib, mad, vector)` with the
+    FMA builds' vector body's functions and contractions, or the scalar code's."""
+    fused = capability.fma_build()  # GCC contracts the scalar lambda in the FMA builds too
+    with np.errstate(all="ignore"):
+        return pointwise.apply_many(
+            [dy.astype(_F32, copy=False), x],
+            lambda d, v: formula(d, v, _lib(fused), _mad(fused), fused),
+            lambda d, v: formula(d, v, _lib(False), _mad(fused), False))
+
+
+def mish(x: np.ndarray) -> np.ndarray:
+    """mish_kernel: x * tanh(log1p(exp(x)))."""
+    with np.errstate(all="ignore"):
+        def formula(lib: dict[str, Callable[[np.ndarray], np.ndarray]]
+                    ) -> Callable[[np.ndarray], np.ndarray]:
+            return lambda v: v * lib["tanh"](lib["log1p"](lib["exp"](v)))
+        return _split(formula(_lib(True)), formula(_lib(False)), x)
+
+
+def mish_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """mish_backward_kernel: dy * (t + x * sigmoid * (1 - t * t)), t = tanh(softplus(x))."""
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        sig = _ONE / (_ONE + lib["exp"](-v))
+        t = lib["tanh"](lib["log1p"](lib["exp"](v)))
+        return d * mad(v * sig, mad(-t, t, _ONE), t)
+    return _backward_kernel(formula, dy, x)
+
+
+def silu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """silu_backward_kernel: dy * sigmoid * (1 + x * (1 - sigmoid))."""
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        sig = _ONE / (_ONE + lib["exp"](-v))
+        return d * sig * mad(v, _ONE - sig, _ONE)
+    return _backward_kernel(formula, dy, x)
+
+
+def softplus_backward(dy: np.ndarray, x: np.ndarray, beta: float,
+                      threshold: float) -> np.ndarray:
+    """softplus_backward_kernel: dy * z / (z + 1), z = exp(x * beta), or dy past the
+    threshold (beta and threshold as float32)."""
+    b, th = np.float32(beta), np.float32(threshold)
+
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        z = lib["exp"](v * b)
+        return np.where(v * b > th, d, d * z / (z + _ONE))
+    return _backward_kernel(formula, dy, x)
+
+
+def elu_backward(dy: np.ndarray, x: np.ndarray, alpha: float, scale: float,
+                 input_scale: float) -> np.ndarray:
+    """elu_backward_kernel (is_result false): dy * negiptcoef * negcoef * exp(x *
+    negiptcoef) where x <= 0, else dy * poscoef (coefficients as float32)."""
+    negcoef = np.float32(alpha) * np.float32(scale)
+    poscoef, negiptcoef = np.float32(scale), np.float32(input_scale)
+
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        return np.where(v <= 0, d * negiptcoef * negcoef * lib["exp"](v * negiptcoef),
+                        d * poscoef)
+    return _backward_kernel(formula, dy, x)
+
+
+def gelu_tanh_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """GeluBackwardKernel, tanh form: dy * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa
+    x^2)), t = tanh(beta (x + kappa x^3))."""
+    three_kappa = np.float32(3) * _K_KAPPA
+
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        sq = v * v
+        t = lib["tanh"](_K_BETA * mad(_K_KAPPA, sq * v, v))
+        left = _HALF * v
+        left_derivative = _HALF * (_ONE + t)
+        inner_derivative = _K_BETA * mad(three_kappa, sq, _ONE)
+        right_derivative = left * mad(-t, t, _ONE)
+        if vector:  # the vector body adds the two derivatives unfused (measured)
+            return d * (left_derivative + right_derivative * inner_derivative)
+        # GCC fuses the scalar sum into 0.5 * (1 + t), the left derivative's product
+        return d * mad(_HALF, _ONE + t, right_derivative * inner_derivative)
+    return _backward_kernel(formula, dy, x)
 
 
 def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:

@@ -11,6 +11,14 @@ fall back to a float64 evaluation rounded once.
 VML is called as torch's ATen/cpu/vml.h does (IMPLEMENT_VML_MKL): `vm{s,d}<Op>(n, in, out,
 VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE)`, in chunks of at most INT_MAX elements. Every
 element is computed alone, so the layout and size of a tensor never change its bits.
+
+MKL's BLAS splits a product across its threads, and the split changes the bits: with 2
+threads, 408 of 4,536 products of a shape sweep differed from one thread's (5-row outputs,
+among others), while MKL run with torch's thread count matched torch on all of them. torch
+runs MKL threaded (OpenMP) with its intra-op thread count, so gradtrace loads MKL's OpenMP
+layer with the Intel OpenMP runtime the `mkl` wheel depends on (`intel-openmp`) and sets the
+same count (`set_threads`); where that runtime is missing MKL runs sequentially and
+`threaded` is False.
 """
 from __future__ import annotations
 
@@ -24,7 +32,9 @@ import numpy as np
 
 TORCH_MKL_VERSION = "2024.2.0"  # torch.__config__.show(): MKL 2024.2-Product Build 20240605
 VML_MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE
-_MKL_THREADING_SEQUENTIAL = 1  # one thread: gradtrace's process is not torch's pool
+_MKL_THREADING_INTEL = 0  # MKL's OpenMP layer on libiomp5 (torch's is GNU OpenMP: same splits)
+_MKL_THREADING_SEQUENTIAL = 1
+_MKL_THREADING_GNU = 3
 _MKL_INTERFACE_LP64 = 0  # 32-bit MKL_INT, as torch's vml.h assumes
 _MAX_N = 2**31 - 1
 
@@ -57,19 +67,59 @@ def _library_path() -> str:
     raise ValueError("the `mkl` package has no libmkl_rt for this platform")
 
 
+def _openmp_runtime() -> str | None:
+    """libiomp5 from the `intel-openmp` wheel (a dependency of `mkl`), or None."""
+    try:
+        dist = metadata.distribution("intel-openmp")
+    except metadata.PackageNotFoundError:
+        return None
+    names = ("libiomp5md.dll",) if sys.platform == "win32" else ("libiomp5.so", "libiomp5.dylib")
+    for f in dist.files or ():
+        if f.name in names:
+            return str(dist.locate_file(f))
+    return None
+
+
+def _threading_layer(openmp: str | None) -> int:
+    """MKL's threading layer for this process. An OpenMP runtime already loaded globally
+    (torch imports libgomp so) serves MKL's GNU layer: a second runtime beside it would
+    answer omp_get_thread_num for threads the first did not start. Else the wheel's
+    libiomp5, loaded globally so that MKL's Intel layer finds it; else one thread."""
+    if hasattr(ctypes.CDLL(None), "GOMP_parallel"):
+        return _MKL_THREADING_GNU
+    if openmp is not None:
+        try:
+            ctypes.CDLL(openmp, mode=ctypes.RTLD_GLOBAL)
+            return _MKL_THREADING_INTEL
+        except OSError:
+            pass
+    return _MKL_THREADING_SEQUENTIAL
+
+
 class MKL:
     """One loaded libmkl_rt: VML by op name, and any other symbol by name."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, openmp: str | None = None) -> None:
         self.path = path
+        layer = _threading_layer(openmp)
+        self.threaded = layer != _MKL_THREADING_SEQUENTIAL
         self._lib = ctypes.CDLL(path)
-        # before any other MKL call: no OpenMP runtime, 32-bit indices
-        self._lib.MKL_Set_Threading_Layer(ctypes.c_int(_MKL_THREADING_SEQUENTIAL))
+        # before any other MKL call: the threading layer, 32-bit indices
+        self._lib.MKL_Set_Threading_Layer(ctypes.c_int(layer))
         self._lib.MKL_Set_Interface_Layer(ctypes.c_int(_MKL_INTERFACE_LP64))
         buf = ctypes.create_string_buffer(256)
         self._lib.mkl_get_version_string(buf, ctypes.c_int(len(buf)))
         self.version = buf.value.decode("ascii", "replace").strip()
         self._cache: dict[str, Any] = {}
+        self._threads = 0
+        if self.threaded:
+            self._lib.MKL_Set_Dynamic(ctypes.c_int(0))  # as torch's set_num_threads
+
+    def set_threads(self, n: int) -> None:
+        """Run MKL's BLAS on `n` threads (torch's intra-op count); a no-op when sequential."""
+        if self.threaded and n != self._threads:
+            self._lib.MKL_Set_Num_Threads(ctypes.c_int(n))
+            self._threads = n
 
     def symbol(self, name: str, restype: Any, argtypes: list[Any]) -> Callable[..., Any]:
         """A typed ctypes function for `name` (e.g. `cblas_sgemm`, `sdot`): the reusable
@@ -100,7 +150,7 @@ def load() -> MKL | None:
     """The MKL torch bundles, loaded once; None when it is not installed here."""
     if "mkl" not in _STATE:
         try:
-            _STATE["mkl"] = MKL(_library_path())
+            _STATE["mkl"] = MKL(_library_path(), _openmp_runtime())
             _STATE["reason"] = ""
         except (ValueError, OSError, AttributeError) as exc:
             _STATE["mkl"] = None

@@ -81,3 +81,23 @@ def gelu_erf(s: np.ndarray) -> np.ndarray:
         erf = (erf.view(np.int32) ^ (s.view(np.int32) & np.int32(-2**31))).view(np.float32)
         half_s = s * _HALF
         return fma(erf, half_s, half_s)
+
+
+_ONE_OVER_SQRT_PI = _f(0x3F106EBA)  # oneDNN rounds 1/sqrt(pi) down
+
+
+def gelu_erf_backward(s: np.ndarray) -> np.ndarray:
+    """gelu_erf_compute_vector_bwd (non-AVX-512 ISAs): d gelu / ds, which the eltwise
+    backward kernel then multiplies by the incoming gradient."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        r = s * _ONE_OVER_SQRT_TWO
+        q = exp(-(r * r))
+        t = r * _ONE_OVER_SQRT_PI * q
+        w = _ONE / fma(np.full_like(r, _ERF_P), np.abs(r), _ONE)
+        qw = -q * w
+        poly = np.full_like(w, _ERF_POL[4])
+        for c in _ERF_POL[3::-1]:
+            poly = fma(poly, w, c)
+        erf = fma(qw, poly, _ONE)
+        erf = (erf.view(np.int32) ^ (r.view(np.int32) & np.int32(-2**31))).view(np.float32)
+        return fma(erf, _HALF, t + _HALF)

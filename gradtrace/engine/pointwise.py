@@ -21,7 +21,7 @@ from . import capability
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 
 
-def _is_dense(x: np.ndarray) -> bool:
+def is_dense(x: np.ndarray) -> bool:
     """Non-overlapping and dense: some permutation of the dims is C-contiguous."""
     dims = [(abs(st), n) for st, n in zip(x.strides, x.shape) if n != 1]
     if any(st == 0 for st, _ in dims):
@@ -38,7 +38,7 @@ def _iteration(x: np.ndarray) -> tuple[np.ndarray, int, bool]:
     """(positions of x's elements in iteration order as flat C indices, inner row length,
     whether the row is contiguous for the vector loop)."""
     n = x.size
-    if _is_dense(x):
+    if is_dense(x):
         order = np.argsort(np.asarray(x.strides), kind="stable")[::-1]  # outer .. inner
         flat = np.arange(n).reshape(x.shape).transpose(order).ravel()
         return flat, n, True
@@ -64,13 +64,13 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     None when no element is vectorised."""
     if x.size == 0:
         return None
-    width = 2 * capability.lanes(4, cap)
+    width = 2 * capability.lanes(x.itemsize, cap)
     flat, row, contiguous = _iteration(x)
     if not contiguous:
         return None
     n = x.size
     it = np.arange(n)
-    chunk = _thread_chunk(n)
+    chunk = thread_chunk(n)
     c_start = it - it % chunk
     r_start = it - it % row
     seg_start = np.maximum(c_start, r_start)
@@ -82,7 +82,7 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     return mask.reshape(x.shape)
 
 
-def _thread_chunk(n: int) -> int:
+def thread_chunk(n: int) -> int:
     """at::parallel_for's chunk: one per thread past GRAIN_SIZE elements, else all."""
     threads = capability.num_threads()
     if n < GRAIN_SIZE or threads == 1:
@@ -118,7 +118,7 @@ def _dense_split(flat: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
                  scalar: Callable[[np.ndarray], np.ndarray], width: int) -> np.ndarray:
     """A dense tensor is one row: each thread chunk runs its vector body, then its tail."""
     n = flat.size
-    chunk = _thread_chunk(n)
+    chunk = thread_chunk(n)
     tails = [np.arange(start + (min(start + chunk, n) - start) // width * width,
                        min(start + chunk, n)) for start in range(0, n, chunk)]
     idx = np.concatenate(tails)
@@ -140,8 +140,8 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
     capability."""
     if x.size == 0:
         return x.copy()
-    width = 2 * capability.lanes(4, cap)
-    if _is_dense(x):
+    width = 2 * capability.lanes(x.itemsize, cap)
+    if is_dense(x):
         return elementwise(x, lambda flat: _dense_split(flat, vector, scalar, width))
     mask = vector_mask(x, cap)
     flat = np.ascontiguousarray(x).ravel()
@@ -152,3 +152,26 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
     out[m] = chunked(vector, flat[m])
     out[~m] = scalar(flat[~m])
     return out.reshape(x.shape)
+
+
+def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
+               scalar: Callable[..., np.ndarray], cap: str | None = None) -> np.ndarray:
+    """`apply` for a kernel of several inputs (broadcast to one shape, the output
+    C-contiguous): the vector body and scalar tails follow the first full-shape input that
+    is not C-contiguous, else a contiguous output's; `vector` and `scalar` take and return
+    1-D arrays, one per input."""
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    flats = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1) for a in arrays]
+    if not flats[0].size:
+        return np.empty(shape, np.result_type(*arrays))
+    lead = next((a for a in arrays if a.shape == shape and not a.flags.c_contiguous), None)
+    dtype = np.result_type(*arrays)
+    mask = vector_mask(lead if lead is not None else np.empty(shape, dtype), cap)
+    if mask is None:
+        return scalar(*flats).reshape(shape)
+    m = mask.reshape(-1)
+    out = np.empty(flats[0].size, dtype)
+    out[m] = vector(*(f[m] for f in flats))
+    out[~m] = scalar(*(f[~m] for f in flats))
+    return out.reshape(shape)
+

@@ -49,6 +49,13 @@ def var_dims(array: np.ndarray, axes: tuple[int, ...], correction: float, take_s
              keepdim: bool) -> np.ndarray:
     """std_var_kernel_impl: WelfordOps<float, double> per output, over its elements in
     visiting order."""
+    return var_mean_dims(array, axes, correction, take_sqrt, keepdim)[0]
+
+
+def var_mean_dims(array: np.ndarray, axes: tuple[int, ...], correction: float,
+                  take_sqrt: bool, keepdim: bool) -> tuple[np.ndarray, np.ndarray]:
+    """WelfordOps' two results per output (var_mean, std_mean): the variance (or its root)
+    and Welford's running mean, both accumulated in double and rounded to the dtype."""
     rows, layout, nred = reduced_rows(array, axes)
     x = rows.astype(np.float64)
     mean = np.zeros(x.shape[:-1])
@@ -63,7 +70,14 @@ def var_dims(array: np.ndarray, axes: tuple[int, ...], correction: float, take_s
     with np.errstate(divide="ignore", invalid="ignore"):
         var = m2 / np.float64(divisor)
         out = (np.sqrt(var) if take_sqrt else var).astype(array.dtype)
-    return place(out, array, axes, layout, nred, keepdim)
+    return (place(out, array, axes, layout, nred, keepdim),
+            place(mean.astype(array.dtype), array, axes, layout, nred, keepdim))
+
+
+def cumprod(array: np.ndarray, axis: int) -> np.ndarray:
+    """cumprod_cpu_kernel: a double running product along the dim, each step rounded to
+    the dtype (acc_type<float> is double)."""
+    return np.cumprod(array.astype(np.float64), axis=axis).astype(array.dtype)
 
 
 # -- norm (ReduceOpsKernel.cpp norm_kernel_tensor_iterator_impl) ----------------------------

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import capability
+from . import capability, exactness
+from .pointwise import thread_chunk
 
 
 def lanes(dtype: np.dtype) -> int:
@@ -247,15 +248,35 @@ def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.n
         # one contiguous row per output (rows of fewer than a vector: row_sum)
         rows = array.reshape(-1, int(np.prod(array.shape[array.ndim - len(axes):])))
         width = lanes(array.dtype)
-        q = vectorized_inner_sum(rows, width) if rows.shape[1] >= width else row_sum(rows)
-        out = q + array.dtype.type(0)
+        chunk = thread_chunk(rows.shape[1]) if rows.shape[0] == 1 else rows.shape[1]
+        if chunk < rows.shape[1]:  # one output: two_pass_reduction
+            out = _two_pass_sum(rows[0], chunk)
+        else:
+            q = vectorized_inner_sum(rows, width) if rows.shape[1] >= width else row_sum(rows)
+            out = q + array.dtype.type(0)
         return out.reshape(out_shape if keepdim else tuple(
             n for d, n in enumerate(array.shape) if d not in axes))
+    if len(axes) == array.ndim and thread_chunk(array.size) < array.size:
+        exactness.note("a full sum of a non-contiguous tensor split across threads: the "
+                       "threads' ranges over its iteration shape are not reproduced")
     layout = reduction_layout(array, axes)
     q, off = _partials(iteration_view(array, layout), layout)
     out = _accumulate(q, off).reshape(out_shape)
     return out if keepdim else out.reshape(tuple(n for d, n in enumerate(array.shape)
                                                  if d not in axes))
+
+
+def _two_pass_sum(flat: np.ndarray, chunk: int) -> np.ndarray:
+    """TensorIteratorReduce.cpp's two_pass_reduction of a contiguous full sum past
+    GRAIN_SIZE elements: each thread sums its parallel_for chunk into its own slot of a
+    buffer of identities (one per thread), then the buffer is summed as a tensor."""
+    width = lanes(flat.dtype)
+    buffer = np.zeros(capability.num_threads(), flat.dtype)
+    for t, start in enumerate(range(0, flat.size, chunk)):
+        part = flat[None, start:start + chunk]
+        q = vectorized_inner_sum(part, width) if part.shape[1] >= width else row_sum(part)
+        buffer[t] += q[0]
+    return cascade_sum(buffer, (0,), False)
 
 
 # -- reductions that visit elements one by one (binary_kernel_reduce) -------------------

@@ -8,11 +8,13 @@ For each CPU capability (default: every one this CPU can run: `default`, `avx2`,
 `avx512` on a CPU with AVX-512; torch can be forced down, never up) it starts a fresh
 Python with ATEN_CPU_CAPABILITY set, checks that torch reports that capability, and writes
 `tests/data/numerics/<capability>/<family>.npz` for the families `reductions`, `softmax`,
-`matmul` and `fused`. Each file holds the cases (JSON in the `cases` entry: op, arguments,
-input seeds, which arrays) and torch's outputs as arrays; results of the
-transcendental functions the order-dependent kernels call (SLEEF's vector exp, libm's
-scalar exp, the log of each softmax row's sum) are recorded as lookup tables, so the tests
-can check the order around them apart from the functions themselves.
+`matmul`, `fused` and `training` (the cases of tests/training_cases.py: products, norms,
+losses, convolutions, activations and statistics, forward and backward). Each file holds
+the cases (JSON in the `cases` entry: op, arguments, input seeds, which arrays) and
+torch's outputs as arrays; results of the transcendental functions the order-dependent
+kernels call (SLEEF's vector exp, libm's scalar exp, the log of each softmax row's sum) are
+recorded as lookup tables, so the tests can check the order around them apart from the
+functions themselves.
 
 Inputs are not stored: tests/numerics_data.py builds them from integer bit patterns, the
 same on every platform, for the recorder and the tests alike. Sizes stay below 32,768
@@ -31,6 +33,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 import numerics_data as nd  # noqa: E402  (shared with the tests)
+import training_cases as tc  # noqa: E402
 
 OUT = nd.DATA
 
@@ -231,19 +234,43 @@ def record_fused(torch) -> Recorder:
     return rec
 
 
+def record_training(torch) -> Recorder:
+    """Each training case under torch: its outputs, then the gradient of every input that
+    requires one after a backward of the first output with a fixed gradient."""
+    import torch.nn.functional as F
+
+    rec = Recorder()
+    for index, case in enumerate(tc.training_cases()):
+        arrays = case.arrays(index)
+        tensors = {k: torch.from_numpy(v.copy()).requires_grad_(case.inputs[k].grad
+                                                                 and v.dtype.kind == "f")
+                   for k, v in arrays.items()}
+        outs = case.fn(torch, F, **tensors)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        fields: dict = {"outs": [rec.array(o.detach().numpy()) for o in outs]}
+        if outs[0].requires_grad:
+            first = outs[0].detach().numpy()
+            grad = nd.floats(tc.grad_seed(index), first.shape, -3, 1, first.dtype.type)
+            outs[0].backward(torch.from_numpy(grad))
+            fields["grads"] = {k: rec.array(t.grad.numpy()) for k, t in tensors.items()
+                               if t.grad is not None}
+        rec.case(family=case.family, name=case.name, **fields)
+    return rec
+
+
 FAMILIES = {"reductions": record_reductions, "softmax": record_softmax,
-            "matmul": record_matmul, "fused": record_fused}
+            "matmul": record_matmul, "fused": record_fused, "training": record_training}
 
 
-def child(capability: str) -> None:
+def child(capability: str, families: list[str]) -> None:
     import torch
 
     torch.set_num_threads(2)  # the thread count the matmul expectations were measured with
     reported = torch.backends.cpu.get_cpu_capability().lower()
     if reported != capability:
         sys.exit(f"asked for {capability}, torch runs {reported}")
-    for name, fn in FAMILIES.items():
-        fn(torch).save(OUT / capability / f"{name}.npz")
+    for name in families:
+        FAMILIES[name](torch).save(OUT / capability / f"{name}.npz")
     meta = {"capability": capability, "torch": torch.__version__,
             "blas": "mkl" if torch.backends.mkl.is_available() else "other",
             "cpu_flags_avx512": "avx512f" in open("/proc/cpuinfo").read(), "threads": 2}
@@ -259,12 +286,19 @@ def runnable() -> list[str]:
 
 
 def main() -> None:
-    if len(sys.argv) > 2 and sys.argv[1] == "--child":
-        child(sys.argv[2])
+    """`record_numerics.py [--family NAME ...] [CAPABILITY ...]`: every family by default."""
+    args = sys.argv[1:]
+    if len(args) > 1 and args[0] == "--child":
+        child(args[1], args[2:])
         return
-    for capability in sys.argv[1:] or runnable():
+    families = []
+    while len(args) > 1 and args[0] == "--family":
+        families.append(args[1])
+        args = args[2:]
+    for capability in args or runnable():
         env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
-        subprocess.run([sys.executable, __file__, "--child", capability], env=env, check=True)
+        subprocess.run([sys.executable, __file__, "--child", capability,
+                        *(families or FAMILIES)], env=env, check=True)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import kernels
+from .. import exactness, kernels
 from ..formulas import local, vjp
+from ..grad_mode import GRAD_MODE
 from ..kernels import precise
 from ..node import Function
 from ..tensor import Tensor
@@ -129,6 +130,14 @@ class GeluBackwardBackward0(Function):
         self.save("grad_output", grad)
         self.save("self", x)
         self.save_attr(approximate=approximate)
+        if approximate == "tanh" and x.array.dtype == np.float32:
+            return kernels.gelu_tanh_backward(grad.array, x.array)
+        exact = kernels.gelu_backward(grad.array, x.array) if approximate == "none" else None
+        if exact is not None:
+            return exact
+        if x.array.dtype != np.float64:
+            exactness.note("gelu's backward outside oneDNN's path: GeluBackwardKernel's order "
+                           "is not reproduced")
         _, first, _ = _gelu_parts(x.array, approximate)
         return (grad.array * first).astype(grad.array.dtype)
 
@@ -190,10 +199,13 @@ class SiluBackward0(Function):
             return (x / (np.asarray(1, x.dtype) + precise(np.exp, -x))).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
-        """torch: grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid))."""
+        """torch: grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid)): the silu_backward
+        kernel, or its composite (infinitely_differentiable_silu_backward) under create_graph."""
         from .creation import full_like
 
         x = self.unpack("self")
+        if not GRAD_MODE.enabled and x.array.dtype == np.float32:
+            return Tensor._wrap(kernels.silu_backward(grad.array, x.array))
         s = x.sigmoid()
         right = add_scalar(x * (full_like(s, 1.0) - s), 1.0)  # C++ evaluates this operand first
         return grad * s * right
@@ -238,6 +250,8 @@ class SoftplusBackwardBackward0(Function):
         self.save("grad_output", grad)
         self.save("self", x)
         self.save_attr(beta=beta, threshold=threshold)
+        if x.array.dtype == np.float32:
+            return kernels.softplus_backward(grad.array, x.array, beta, threshold)
         xb = x.array * beta
         with np.errstate(over="ignore", invalid="ignore"):
             z = np.exp(xb)
@@ -302,6 +316,8 @@ class EluBackwardBackward0(Function):
         self.save("self_or_result", x)
         self.save_attr(alpha=alpha, input_scale=input_scale, is_result=False, scale=scale)
         g, v = grad.array, x.array
+        if v.dtype == np.float32:
+            return kernels.elu_backward(g, v, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             neg = g * (input_scale * scale * alpha) * np.exp(v * input_scale)
         return np.where(v > 0, g * scale, neg).astype(g.dtype)
@@ -383,10 +399,7 @@ class LogSigmoidBackward0(Function):
     def forward(self, a: Tensor) -> np.ndarray:
         if not a.dtype.is_floating_point:
             raise not_implemented("log_sigmoid_forward_cpu", a.dtype)
-        x = a.array
-        with np.errstate(over="ignore"):
-            buffer = precise(np.exp, -np.abs(x))
-            out = (np.minimum(x, 0) - precise(np.log1p, buffer)).astype(x.dtype)
+        out, buffer = kernels.log_sigmoid(a.array)
         self.save("buffer", Tensor._wrap(buffer))
         self.save("self", a)
         return out
@@ -456,9 +469,10 @@ class MishBackward0(Function):
             raise not_implemented("mish_cpu", a.dtype)
         self.save("self", a)
         x = a.array
-        with np.errstate(over="ignore"):
-            soft = np.where(x > 20, x, precise(np.log1p, precise(np.exp, x)))
-            return (x * precise(np.tanh, soft.astype(x.dtype))).astype(x.dtype)
+        if x.dtype == np.float32:
+            return kernels.mish(x)
+        with np.errstate(over="ignore"):  # mish_kernel: x * tanh(log1p(exp(x)))
+            return (x * np.tanh(np.log1p(np.exp(x)))).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
         """infinitely_differentiable_mish_backward: grad * (tanh(softplus(x)) +
@@ -466,6 +480,8 @@ class MishBackward0(Function):
         from .scalar import scalar_sub
 
         x = self.unpack("self")
+        if not GRAD_MODE.enabled and x.array.dtype == np.float32:  # mish_backward's kernel
+            return Tensor._wrap(kernels.mish_backward(grad.array, x.array))
         sig = x.sigmoid()
         tanh_sp = x.exp().log1p().tanh()
         return grad * (tanh_sp + x * sig * scalar_sub(1.0, tanh_sp * tanh_sp))

@@ -2,9 +2,10 @@
 `ConvolutionBackward0` node over (input, weight, bias), whose backward is the
 multi-output `ConvolutionBackwardBackward0` (grad_input, grad_weight, grad_bias).
 
-Values: float64 accumulation rounded once to the dtype. torch's float32 CPU kernels
-(oneDNN for most shapes, else im2col + sgemm / slow_conv2d) sum in an order of their
-own, so the last bit can differ (see the report of the engine work on conv).
+Values: a float32 convolution that torch hands to oneDNN's AVX2 direct kernels is
+computed in their order (engine/conv_kernels.py); others (slow_conv2d's im2col + BLAS,
+oneDNN's 1x1 and gemm kernels, groups, float64) accumulate in float64 and round once, and
+the run notes that their last bit may differ.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import exactness
+from .. import conv_kernels, exactness
 from ..formulas import vjp
 from ..limits import reserve
 from ..node import Function
@@ -110,6 +111,36 @@ def conv_weight_grad(g: np.ndarray, x: np.ndarray, weight_shape: tuple[int, ...]
     return res.reshape(weight_shape)
 
 
+def _as_2d(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],
+           padding: tuple[int, ...], dilation: tuple[int, ...]) -> tuple[tuple, ...]:
+    """torch's view of a 1-D convolution as a 2-D one of height 1 (view1d_as_2d)."""
+    if len(w_shape) == 4:
+        return x_shape, w_shape, tuple(stride), tuple(padding), tuple(dilation)
+    return ((x_shape[0], x_shape[1], 1, x_shape[2]), (w_shape[0], w_shape[1], 1, w_shape[2]),
+            (1, stride[0]), (0, padding[0]), (1, dilation[0]))
+
+
+def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding: tuple[int, ...],
+                 dilation: tuple[int, ...], groups: int, direction: str) -> tuple | None:
+    """The 2-D shapes and parameters when torch runs this convolution through oneDNN's
+    kernels whose order conv_kernels reproduces; else None, with the cause noted."""
+    if x.dtype != np.float32:
+        exactness.note(f"{x.dtype} convolution: accumulated in float64, not in the kernel's "
+                       "order")
+        return None
+    xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
+    if not conv_kernels.uses_onednn(xs, ws, st, dil, groups):
+        exactness.note("convolution through slow_conv2d (im2col + BLAS): its order is not "
+                       "reproduced")
+        return None
+    if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction):
+        exactness.note(f"convolution ({direction}) through oneDNN kernels whose order is not "
+                       "reproduced (1x1, grouped, strided input gradient, dilated weight "
+                       "gradient, AVX-512, or too large)")
+        return None
+    return xs, ws, st, pad, dil
+
+
 class ConvolutionBackward0(Function):
     """convolution(input, weight, bias, stride, padding, dilation, transposed=False, ...)."""
 
@@ -121,13 +152,18 @@ class ConvolutionBackward0(Function):
     def forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                 output_padding: tuple[int, ...]) -> np.ndarray:
-        exactness.note("convolution: oneDNN's accumulation order is not reproduced")
         self.save("input", x)
         self.save("weight", w)
         self.save_attr(bias_sym_sizes_opt=b.array.shape if b is not None else (0,),
                        dilation=dilation, groups=groups, output_padding=output_padding,
                        padding=padding, stride=stride, transposed=False)
         full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
+        plan = _onednn_plan(x.array, w.array, stride, full, dilation, groups, "forward")
+        if plan is not None:
+            xs, ws, st, pad, dil = plan
+            out = conv_kernels.forward(x.array.reshape(xs), w.array.reshape(ws),
+                                       None if b is None else b.array, st, pad, dil)
+            return out.reshape(out.shape[:2] + (-1,)) if x.array.ndim == 3 else out
         out = conv_forward(x.array, w.array, stride, full, dilation, groups)
         if b is not None:
             out += b.array.astype(np.float64).reshape((1, -1) + (1,) * (out.ndim - 2))
@@ -168,14 +204,36 @@ class ConvolutionBackwardBackward0(Function):
         self.save("weight", w)
         full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
         dtype = x.array.dtype
-        g = grad.array
-        gi = (conv_input_grad(g, w.array, x.array.shape, stride, full, dilation, groups)
-              if mask[0] else np.zeros(x.array.shape))
-        gw = (conv_weight_grad(g, x.array, w.array.shape, stride, full, dilation, groups)
-              if mask[1] else np.zeros(w.array.shape))
-        axes = (0,) + tuple(range(2, g.ndim))
-        gb = (g.astype(np.float64).sum(axis=axes) if mask[2] and bias_sizes != (0,)
-              else np.zeros(bias_sizes if bias_sizes != (0,) else (w.array.shape[0],)))
+        g = grad.array.astype(dtype, copy=False)
+        xa, wa = x.array, w.array
+        bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[0],)
+        gi = np.zeros(xa.shape, dtype)
+        gw = np.zeros(wa.shape, dtype)
+        gb = np.zeros(bias_shape, dtype)
+        if mask[0]:
+            plan = _onednn_plan(xa, wa, stride, full, dilation, groups, "input")
+            if plan is not None:
+                xs, ws, st, pad, dil = plan
+                gi = conv_kernels.backward_input(np.ascontiguousarray(g).reshape(
+                    xs[:1] + (ws[0],) + (-1, g.shape[-1])), wa.reshape(ws), xs, st, pad,
+                    dil).reshape(xa.shape)
+            else:
+                gi = conv_input_grad(g, wa, xa.shape, stride, full, dilation, groups)
+        if mask[1] or (mask[2] and bias_sizes != (0,)):
+            plan = _onednn_plan(xa, wa, stride, full, dilation, groups, "weight")
+            if plan is not None:
+                xs, ws, st, pad, dil = plan
+                g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+                if mask[1]:
+                    gw = conv_kernels.backward_weight(g4, xa.reshape(xs), ws, st, pad,
+                                                      dil).reshape(wa.shape)
+                if mask[2] and bias_sizes != (0,):
+                    gb = conv_kernels.backward_bias(g4)
+            else:
+                if mask[1]:
+                    gw = conv_weight_grad(g, xa, wa.shape, stride, full, dilation, groups)
+                if mask[2] and bias_sizes != (0,):
+                    gb = g.astype(np.float64).sum(axis=(0,) + tuple(range(2, g.ndim)))
         return [gi.astype(dtype), gw.astype(dtype), gb.astype(dtype)]
 
     def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor

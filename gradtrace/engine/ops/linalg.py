@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from .. import blas, exactness
+from .. import blas
 from ..dtypes import C_TYPE_NAMES, DType
 from ..formulas import local, vjp
 from ..node import Function
@@ -55,9 +55,27 @@ def _check_matrix(a: Tensor, b: Tensor, name_a: str = "self", name_b: str = "mat
             f"{_c_name(b.dtype)}")
 
 
-def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`a @ b` for matrices, in the BLAS's order where it is known (engine/blas.py)."""
-    return blas.matmul(a, b)
+def _column_major(node: Function, key: str) -> bool:
+    """Whether the saved sizes and strides of input `key` say column-major (the test of
+    FunctionsManual.cpp's mm_mat1_backward / mm_mat2_backward)."""
+    sizes, strides = node.attrs[f"{key}_sym_sizes"], node.attrs[f"{key}_sym_strides"]
+    return bool(strides) and strides[0] == 1 and strides[1] == sizes[0]
+
+
+def _mat1_grad(node: Function, key: str, grad: Tensor, mat2: Tensor) -> Tensor:
+    """mm_mat1_backward: grad @ mat2ᵀ, or (mat2 @ gradᵀ)ᵀ for a column-major mat1 -- another
+    BLAS call, so other bits."""
+    if _column_major(node, key):
+        return t(mm(mat2, t(grad)))
+    return mm(grad, t(mat2))
+
+
+def _mat2_grad(node: Function, grad: Tensor, mat1: Tensor) -> Tensor:
+    """mm_mat2_backward: mat1ᵀ @ grad, or (gradᵀ @ mat1)ᵀ for a column-major mat2 (such as
+    F.linear's weight.t())."""
+    if _column_major(node, "mat2"):
+        return t(mm(t(grad), mat1))
+    return mm(t(mat1), grad)
 
 
 class MmBackward0(Function):
@@ -69,11 +87,14 @@ class MmBackward0(Function):
         _check_matrix(a, b)
         _save_matrix(self, "mat2", b, a.requires_grad, b.requires_grad)
         _save_matrix(self, "self", a, b.requires_grad, a.requires_grad)
-        return _gemm(a.array, b.array)
+        return blas.mm(a.array, b.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        ga = mm(grad, t(self.unpack("mat2"))) if self.needs_input_grad(0) else None
-        gb = mm(t(self.unpack("self")), grad) if self.needs_input_grad(1) else None
+        ga = gb = None
+        if self.needs_input_grad(0):
+            ga = _mat1_grad(self, "self", grad, self.unpack("mat2"))
+        if self.needs_input_grad(1):
+            gb = _mat2_grad(self, grad, self.unpack("self"))
         return ga, gb
 
 
@@ -104,13 +125,8 @@ class AddmmBackward0(Function):
         _save_matrix(self, "mat1", m1, m2.requires_grad, m1.requires_grad)
         _save_matrix(self, "mat2", m2, m1.requires_grad, m2.requires_grad)
         dtype = m1.array.dtype
-        if alpha != 1 or beta != 1:
-            exactness.note("addmm with alpha or beta other than 1: the BLAS's scaling order is "
-                           "not reproduced")
-            prod = _gemm(m1.array, m2.array) * alpha
-            return np.asarray(prod + bias.array * beta, dtype=dtype)
         b = np.broadcast_to(bias.array.astype(dtype, copy=False), out_shape)
-        return np.asarray(blas.matmul(m1.array, m2.array, bias=b), dtype=dtype)
+        return blas.addmm(b, m1.array, m2.array, beta, alpha)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         alpha, beta = self.attrs["alpha"], self.attrs["beta"]
@@ -118,10 +134,10 @@ class AddmmBackward0(Function):
         if self.needs_input_grad(0):
             g_bias = grad if beta == 1 else grad * beta
         if self.needs_input_grad(1):
-            g1 = mm(grad, t(self.unpack("mat2")))
+            g1 = _mat1_grad(self, "mat1", grad, self.unpack("mat2"))
             g1 = g1 if alpha == 1 else g1 * alpha
         if self.needs_input_grad(2):
-            g2 = mm(t(self.unpack("mat1")), grad)
+            g2 = _mat2_grad(self, grad, self.unpack("mat1"))
             g2 = g2 if alpha == 1 else g2 * alpha
         return g_bias, g1, g2
 
@@ -149,7 +165,7 @@ class MvBackward0(Function):
                 f"{cast_name(a.dtype)}, and {cast_name(vec.dtype)}")
         self.save("self", a if vec.requires_grad else None)
         self.save("vec", vec if a.requires_grad else None)
-        return blas.matmul(a.array, vec.array[:, None], vector=True)[:, 0]
+        return blas.mv(a.array, vec.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = outer(grad, self.unpack("vec")) if self.needs_input_grad(0) else None

@@ -11,17 +11,18 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchValueError
-from .. import dtypes
+from .. import dtypes, glibc, kernels, pointwise
 from ..formulas import PRESENT, Formula, local
 from ..grad_mode import GRAD_MODE
-from ..kernels import precise
 from ..node import Function
 from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor
 from ._util import cast, not_implemented
+from .activations import logsigmoid
 from .creation import WARNINGS, OnceWarning
 from .reductions import mean_array, sum_array
 from .scalar import add_scalar, div_scalar, mul_scalar
+from .unary import logit
 from .views import ExpandBackward0, warn
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -220,13 +221,10 @@ class BinaryCrossEntropyBackward0(Function):
         self.save("target", target)
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_x = np.maximum(np.log(x), -100)
-            log_1mx = np.maximum(np.log1p(-x), -100)
-        loss = (t_ - 1) * log_1mx - t_ * log_x
+        loss = _bce_values(x, t_)
         if weight is not None:
-            loss = loss * weight.array
-        return _reduce(loss.astype(x.dtype), reduction)
+            loss = loss * weight.array  # loss.mul_(weight)
+        return _reduce(loss, reduction)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
 
@@ -237,8 +235,8 @@ class BinaryCrossEntropyBackward0(Function):
         if self.needs_input_grad(0):
             g_x = BinaryCrossEntropyBackwardBackward0.call(grad, x, t_, weight=weight,
                                                            reduction=reduction)
-        if self.needs_input_grad(1):
-            g_t = grad * ((1 - x).log() - x.log())
+        if self.needs_input_grad(1):  # binary_cross_entropy_target_backward
+            g_t = -logit(x) * grad
             if weight is not None:
                 g_t = g_t * weight
             g_t = _scale_grad(g_t, reduction, t_.numel())
@@ -262,11 +260,15 @@ class BinaryCrossEntropyBackwardBackward0(Function):
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
         v, t_ = x.array, target.array
-        out = grad.array * (v - t_) / np.maximum((1 - v) * v, _BCE_EPS)
-        if weight is not None:
-            out = out * weight.array
-        if reduction == 1:
-            out = out / v.size
+        one, eps = v.dtype.type(1), v.dtype.type(_BCE_EPS)
+        # binary_cross_entropy_backward_out_cpu: grad * (x - t) / max((1 - x) * x, EPSILON),
+        # then grad_input.mul_(weight) and .div_(numel) for 'mean'
+        with np.errstate(all="ignore"):
+            out = grad.array.astype(v.dtype) * (v - t_) / np.maximum((one - v) * v, eps)
+            if weight is not None:
+                out = out * weight.array
+            if reduction == 1:
+                out = out / v.dtype.type(v.size)
         return np.asarray(out, dtype=v.dtype)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
@@ -303,6 +305,19 @@ class BinaryCrossEntropyBackwardBackward0(Function):
         return g_grad, g_x, g_t
 
 
+def _bce_values(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """binary_cross_entropy_out_cpu's scalar kernel (Loss.cpp, built without FMA):
+    (t - 1) * max(log1p(-x), -100) - t * max(log(x), -100) with libm's logf and log1pf."""
+    with np.errstate(all="ignore"):
+        if x.dtype == np.float32:
+            log_x, log_1mx = glibc.logf(x), glibc.log1pf(-x)
+        else:
+            log_x, log_1mx = np.log(x), np.log1p(-x)
+        low = x.dtype.type(-100)
+        one = x.dtype.type(1)
+        return (t - one) * np.maximum(log_1mx, low) - t * np.maximum(log_x, low)
+
+
 def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002
                          weight: Tensor | None = None, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
@@ -337,14 +352,14 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
         self.save("target", target)
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
-        with np.errstate(over="ignore"):  # torch: (1 - target) * input - log_sigmoid(input)
-            log_sigmoid = np.minimum(x, 0) - precise(np.log1p, precise(np.exp, -np.abs(x)))
-        if pos_weight is not None:
-            log_weight = (pos_weight.array - 1) * t_ + 1
-            log_sigmoid = log_sigmoid * log_weight
-        loss = (1 - t_) * x - log_sigmoid
-        if weight is not None:
-            loss = loss * weight.array
+        one = x.dtype.type(1)
+        with np.errstate(all="ignore"):  # torch: (1 - target).mul_(input).sub_(log_sigmoid)
+            log_sigmoid = kernels.log_sigmoid(x)[0]
+            if pos_weight is not None:  # (pos_weight - 1).mul(target).add_(1)
+                log_sigmoid = log_sigmoid * ((pos_weight.array - one) * t_ + one)
+            loss = (one - t_) * x - log_sigmoid
+            if weight is not None:
+                loss = loss * weight.array
         return _reduce(np.asarray(loss, dtype=x.dtype), reduction)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -363,9 +378,9 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
             if weight is not None:
                 g_x = g_x * weight
             g_x = _scale_grad(g_x, reduction, x.numel())
-        if self.needs_input_grad(1):
+        if self.needs_input_grad(1):  # binary_cross_entropy_with_logits_target_backward
             if pos_weight is not None:
-                g_t = -x - (pos_weight - 1) * s.log()
+                g_t = logsigmoid(-x) - logsigmoid(x) * pos_weight
             else:
                 g_t = -x
             g_t = g_t * grad
@@ -404,29 +419,42 @@ _HUBER = "({self} - {target}).clamp(-{delta}, {delta})"
 
 
 def _pointwise_loss_values(kind: str, d: np.ndarray, param: float) -> np.ndarray:
-    """The per-element loss of `d = self - target` (soft_margin: d = -target * self)."""
+    """The per-element loss of `d = self - target` (smooth_l1_kernel, huber_kernel: the
+    vector and scalar formulas round alike)."""
     z = np.abs(d)
+    half, p = d.dtype.type(0.5), d.dtype.type(param)
     if kind == "smooth_l1":
-        half = np.asarray(0.5, d.dtype)
-        return np.where(z < param, half * z * z / np.asarray(param, d.dtype),
-                        z - half * np.asarray(param, d.dtype)).astype(d.dtype)
-    if kind == "huber":
-        p = np.asarray(param, d.dtype)
-        half = np.asarray(0.5, d.dtype)
-        return np.where(z < p, half * d * d, p * (z - half * p)).astype(d.dtype)
-    with np.errstate(over="ignore"):
-        return precise(np.log1p, precise(np.exp, d))
+        return np.where(z < p, half * z * z / p, z - half * p).astype(d.dtype)
+    return np.where(z < p, half * z * z, p * (z - half * p)).astype(d.dtype)
 
 
-def _pointwise_loss_slope(kind: str, d: np.ndarray, param: float) -> np.ndarray:
-    """d(loss)/d(self) per element (for soft_margin, of `-target * self`, before * -target)."""
-    if kind == "smooth_l1":
-        return np.where(d < -param, -1, np.where(d > param, 1, d / param))
-    if kind == "huber":
-        return np.clip(d, -param, param)
-    with np.errstate(over="ignore"):
-        e = np.exp(d)
-        return e / (1 + e)
+def _pointwise_loss_slope(kind: str, x: np.ndarray, target: np.ndarray, grad: np.ndarray,
+                          param: float, norm: float) -> np.ndarray:
+    """smooth_l1_backward_cpu_kernel / huber_backward_cpu_kernel (PointwiseOpsKernel.cpp):
+    their vector and scalar lambdas multiply in different orders."""
+    dtype = x.dtype.type
+    p, n, one = dtype(param), dtype(norm), dtype(1)
+
+    def vector(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> np.ndarray:
+        d = a - b
+        sign = np.where(d > 0, one, -one)
+        if kind == "smooth_l1":
+            return n * np.where(np.abs(d) >= p, sign, d / p) * g
+        return n * np.where(np.abs(d) >= p, sign * p, d) * g
+
+    def scalar(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> np.ndarray:
+        # the scalar lambdas compare with, and divide or multiply by, the double parameter
+        d = a - b
+        if kind == "smooth_l1":
+            inside = ((n * d * g).astype(np.float64) / param).astype(x.dtype)
+            return np.where(d <= -param, -n * g, np.where(d >= param, n * g, inside))
+        low = ((-n * g).astype(np.float64) * param).astype(x.dtype)
+        high = ((n * g).astype(np.float64) * param).astype(x.dtype)
+        return np.where(d <= -param, low, np.where(d >= param, high, n * d * g))
+
+    with np.errstate(all="ignore"):
+        return pointwise.apply_many([x, target, grad.astype(x.dtype, copy=False)], vector,
+                                    scalar)
 
 
 class _PointwiseLoss(Function):
@@ -467,11 +495,8 @@ class _PointwiseLossBackward(Function):
         self.save_attr(reduction=reduction)
         self.save("self", a)
         self.save("target", target)
-        d = a.array.astype(np.float64) - target.array
-        out = grad.array * _pointwise_loss_slope(self.kind, d, param)
-        if reduction == 1:
-            out = out / a.array.size
-        return np.asarray(out, dtype=a.array.dtype)
+        norm = 1.0 / a.array.size if reduction == 1 else 1.0
+        return _pointwise_loss_slope(self.kind, a.array, target.array, grad.array, param, norm)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
         x, t, grad = self.unpack("self"), self.unpack("target"), self.unpack("grad_output")
@@ -576,14 +601,17 @@ class SoftMarginLossBackward0(Function):
         self.save_attr(reduction=reduction)  # target is no input: torch never differentiates it
         self.save("self", a)
         self.save("target", target)
-        d = (-target.array * a.array).astype(a.array.dtype)
-        return _reduce(_pointwise_loss_values("soft_margin", d, 0.0), reduction)
+        # neg_out(input).mul_(target).exp_().log1p_(): torch's exp (VML) and log1p kernels
+        d = np.asarray(-a.array * target.array, a.array.dtype)
+        return _reduce(kernels.unary("log1p", kernels.unary("exp", d)), reduction)
 
     def backward(self, grad: Tensor) -> Tensor:
+        """soft_margin_loss_backward: z = exp(-target * input); (target * z) * -norm, then
+        / (z + 1) * grad."""
         x, t = self.unpack("self"), self.unpack("target")
-        z = (-t * x).exp()  # soft_margin_loss_backward: -target * z / (1 + z) * grad
-        out = -t * z / add_scalar(z, 1) * grad
-        return div_scalar(out, x.numel()) if self.attrs["reduction"] == 1 else out
+        norm = 1.0 / x.numel() if self.attrs["reduction"] == 1 else 1.0
+        z = (-t * x).exp()
+        return mul_scalar(t * z, -norm) / add_scalar(z, 1) * grad
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002

@@ -305,12 +305,17 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A00
     elif reduction == "mean":
         warn(KL_MEAN_WARNING)
     code = 2 if reduction == "batchmean" else reduction_code(reduction)
+    # ATen's `exp(target) * (target - input)` / `xlogy(target, target) - target * input`:
+    # GCC evaluates the operator's right operand first, which orders the backward nodes
+    # (sequence numbers) and so the order the target's gradients are summed in
     if log_target:
-        out = target.exp() * (target - input)
+        diff = target - input
+        out = target.exp() * diff
     else:
         from .pointwise import xlogy
 
-        out = xlogy(target, target) - target * input
+        prod = target * input
+        out = xlogy(target, target) - prod
     if code == 1:
         out = out.mean()
     elif code == 2:

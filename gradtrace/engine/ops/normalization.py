@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from .. import exactness
+from .. import exactness, norm_kernels
 from ..formulas import local, undefined, vjp
+from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, wrap_dim
 from ..tensor import Tensor, type_name
@@ -39,12 +40,9 @@ _GROUP_STATS = "({grad}[1] - {grad}[2] × {result2}² × ξ) × {group} / ({C} �
 # -- layer_norm ----------------------------------------------------------------------
 
 
-def _layer_stats(x: np.ndarray, nd: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    axes = tuple(range(x.ndim - nd, x.ndim))
-    x64 = x.astype(np.float64)
-    mean = x64.mean(axis=axes, keepdims=True)
-    var = ((x64 - mean) ** 2).mean(axis=axes, keepdims=True)
-    return mean, 1.0 / np.sqrt(np.maximum(var, 0) + eps)
+def _rows(x: np.ndarray, nd: int) -> np.ndarray:
+    """layer_norm's (M, N) view of the contiguous input: N the normalized elements."""
+    return np.ascontiguousarray(x).reshape(-1, math.prod(x.shape[x.ndim - nd:]))
 
 
 class NativeLayerNormBackward0(Function):
@@ -58,22 +56,18 @@ class NativeLayerNormBackward0(Function):
 
     def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None,
                 normalized_shape: tuple[int, ...], eps: float) -> np.ndarray:
-        exactness.note("layer_norm: RowwiseMoments' order is not reproduced")
         nd = len(normalized_shape)
-        mean, rstd = _layer_stats(x.array, nd, eps)
-        out = (x.array.astype(np.float64) - mean) * rstd
-        if weight is not None:
-            out = out * weight.array.astype(np.float64)
-        if bias is not None:
-            out = out + bias.array.astype(np.float64)
-        dtype = x.array.dtype
+        a = x.array
+        flat = lambda t: None if t is None else t.array.reshape(-1)  # noqa: E731
+        y, mean, rstd = norm_kernels.layer_norm(_rows(a, nd), flat(weight), flat(bias), eps)
+        stat_shape = a.shape[:a.ndim - nd] + (1,) * nd
         self.save("bias", bias)
         self.save("input", x)
         self.save_attr(normalized_shape=normalized_shape)
-        self.save("result1", Tensor._wrap(mean.astype(dtype)))
-        self.save("result2", Tensor._wrap(rstd.astype(dtype)))
+        self.save("result1", Tensor._wrap(mean.reshape(stat_shape)))
+        self.save("result2", Tensor._wrap(rstd.reshape(stat_shape)))
         self.save("weight", weight)
-        return out.astype(dtype)
+        return y.reshape(a.shape)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         mask = tuple(self.needs_input_grad(i) for i in range(3))
@@ -112,19 +106,18 @@ class NativeLayerNormBackwardBackward0(Function):
         self.save("rstd", rstd)
         self.save("weight", weight)
         nd = len(normalized_shape)
-        inner = tuple(range(x.array.ndim - nd, x.array.ndim))
-        outer = tuple(range(x.array.ndim - nd))
-        n = math.prod(normalized_shape)
-        g = grad.array.astype(np.float64)
-        xhat = (x.array.astype(np.float64) - mean.array) * rstd.array
-        gw = g * weight.array if weight is not None else g
-        gi = rstd.array * (gw - gw.mean(axis=inner, keepdims=True)
-                           - xhat * (gw * xhat).sum(axis=inner, keepdims=True) / n)
-        dtype = x.array.dtype
+        a = x.array
+        dtype = a.dtype
+        w = None if weight is None else weight.array.reshape(-1)
+        # native_layer_norm_backward: dgamma/dbeta only for a defined weight/bias
+        want = (True, weight is not None, bias is not None)
+        dx, dw, db = norm_kernels.layer_norm_backward(
+            _rows(grad.array.astype(dtype, copy=False), nd), _rows(a, nd),
+            mean.array.reshape(-1), rstd.array.reshape(-1), w, want)
         w_shape = tuple(normalized_shape)
-        g_w = (g * xhat).sum(axis=outer) if weight is not None else np.zeros(w_shape)
-        g_b = g.sum(axis=outer) if bias is not None else np.zeros(w_shape)
-        return [gi.astype(dtype), g_w.astype(dtype), g_b.astype(dtype)]
+        return [dx.reshape(a.shape),
+                np.zeros(w_shape, dtype) if dw is None else dw.reshape(w_shape),
+                np.zeros(w_shape, dtype) if db is None else db.reshape(w_shape)]
 
     def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor
                  ) -> tuple[Tensor | None, ...]:
@@ -217,37 +210,13 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 # -- batch_norm ----------------------------------------------------------------------
 
 
-def _channel_view(v: np.ndarray, ndim: int) -> np.ndarray:
-    return v.reshape((1, -1) + (1,) * (ndim - 2))
-
-
-def _reduce_axes(ndim: int) -> tuple[int, ...]:
-    return (0,) + tuple(range(2, ndim))
-
-
-def _batch_stats(a: np.ndarray, axes: tuple[int, ...], eps: float,
-                 running_mean: Tensor | None, running_var: Tensor | None,
-                 momentum: float) -> tuple[np.ndarray, np.ndarray]:
-    """ATen's batch_norm_cpu_collect_stats_contiguous_impl + update_stats: the sums
-    accumulated in double, mean and var_sum stored in the dtype; var = var_sum / n and the
-    unbiased var_sum / (n - 1) divided in the dtype; invstd = 1 / sqrt(var + eps) in double;
-    running stats updated in place (torch bumps no version) in double. (A 2-D input takes
-    torch's channels-last kernel, which sums per thread in the dtype: not reproduced.)"""
-    dtype = a.dtype
-    n = a.size // a.shape[1]
-    mean = (a.sum(axis=axes, dtype=np.float64) / n).astype(dtype)
-    dev = a - _channel_view(mean, a.ndim)
-    var_sum = (dev * dev).sum(axis=axes, dtype=np.float64).astype(dtype)
-    var = (var_sum / np.asarray(n, dtype)).astype(dtype)
-    invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(dtype)
-    if running_mean is not None:
-        running_mean.array[...] = (momentum * mean.astype(np.float64) + (1 - momentum)
-                                   * running_mean.array.astype(np.float64)).astype(dtype)
-    if running_var is not None:
-        unbiased = (var_sum / np.asarray(n - 1, dtype)).astype(dtype).astype(np.float64)
-        running_var.array[...] = (momentum * unbiased + (1 - momentum)
-                                  * running_var.array.astype(np.float64)).astype(dtype)
-    return mean, invstd
+def _contiguous_for_kernel(a: np.ndarray) -> np.ndarray:
+    """batch_norm's CPU kernels take contiguous (or channels-last) input; another layout
+    goes through TensorIterator loops whose order is not reproduced."""
+    if not a.flags.c_contiguous:
+        exactness.note("batch_norm of a non-contiguous input: the TensorIterator path's "
+                       "order is not reproduced")
+    return np.ascontiguousarray(a)
 
 
 class NativeBatchNormBackward0(Function):
@@ -267,28 +236,24 @@ class NativeBatchNormBackward0(Function):
                 running_mean: Tensor | None, running_var: Tensor | None, training: bool,
                 momentum: float, eps: float) -> np.ndarray:
         """Inputs (next_functions): input, weight, bias; the running stats are buffers."""
-        exactness.note("batch_norm: only the contiguous training forward is in torch's order")
-        a = x.array
+        a = _contiguous_for_kernel(x.array)
         dtype = a.dtype
-        axes = _reduce_axes(a.ndim)
         if training:
-            mean, invstd = _batch_stats(a, axes, eps, running_mean, running_var, momentum)
+            mean, var_sum = norm_kernels.batch_norm_stats(a)
+            invstd = norm_kernels.batch_norm_update(
+                mean, var_sum, a.size // a.shape[1], eps, momentum,
+                None if running_mean is None else running_mean.array,
+                None if running_var is None else running_var.array)
             save_mean, save_invstd = mean, invstd
         else:
             mean = running_mean.array
-            # ATen (opmath = the dtype): 1 / sqrt(running_var + eps)
+            # batch_norm_cpu_collect_linear_and_constant_terms: 1 / sqrt(var + (float)eps)
             invstd = (np.asarray(1, dtype) / np.sqrt(running_var.array + np.asarray(eps, dtype))
                       ).astype(dtype)
             save_mean = save_invstd = np.zeros(0, dtype=dtype)
-        # ATen's batch_norm_cpu_contiguous_impl: alpha = invstd * weight, beta = bias - mean *
-        # alpha per channel in the dtype, then output = input * alpha + beta, which its
-        # vectorized loop computes as one fused multiply-add (exact product, one rounding)
-        w = weight.array if weight is not None else np.ones(a.shape[1], dtype)
-        b = bias.array if bias is not None else np.zeros(a.shape[1], dtype)
-        alpha = (invstd * w).astype(dtype)
-        beta = (b - mean * alpha).astype(dtype)
-        out = (a.astype(np.float64) * _channel_view(alpha, a.ndim)
-               + _channel_view(beta, a.ndim))
+        w = None if weight is None else weight.array
+        b = None if bias is None else bias.array
+        out = norm_kernels.batch_norm_apply(a, mean, invstd, w, b)
         self.save_attr(eps=eps)
         self.save("input", x)
         self.save("result1", Tensor._wrap(save_mean))
@@ -297,7 +262,7 @@ class NativeBatchNormBackward0(Function):
         self.save("running_var", running_var)
         self.save_attr(training=training)
         self.save("weight", weight)
-        return out.astype(dtype, copy=False)
+        return out
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         mask = tuple(self.needs_input_grad(i) for i in range(3))
@@ -343,27 +308,18 @@ class NativeBatchNormBackwardBackward0(Function):
         self.save("save_mean", save_mean)
         self.save_attr(train=train)
         self.save("weight", weight)
-        a = x.array
-        nd = a.ndim
-        axes = _reduce_axes(nd)
-        g = grad.array.astype(np.float64)
-        if train:
-            mean = save_mean.array.astype(np.float64)
-            invstd = save_invstd.array.astype(np.float64)
-        else:
-            mean = running_mean.array.astype(np.float64)
-            invstd = 1.0 / np.sqrt(running_var.array.astype(np.float64) + eps)
-        xhat = (a.astype(np.float64) - _channel_view(mean, nd)) * _channel_view(invstd, nd)
-        w = weight.array.astype(np.float64) if weight is not None else np.ones(a.shape[1])
-        if train:
-            gi = (g - g.mean(axis=axes, keepdims=True)
-                  - xhat * (g * xhat).mean(axis=axes, keepdims=True))
-            gi = gi * _channel_view(invstd * w, nd)
-        else:
-            gi = g * _channel_view(invstd * w, nd)
+        a = _contiguous_for_kernel(x.array)
         dtype = a.dtype
-        return [gi.astype(dtype), (g * xhat).sum(axis=axes).astype(dtype),
-                g.sum(axis=axes).astype(dtype)]
+        if train:
+            mean, invstd = save_mean.array, save_invstd.array
+        else:  # batch_norm_cpu_backward: 1 / sqrt(running_var + eps) with eps a double
+            mean = running_mean.array
+            invstd = (1.0 / np.sqrt(running_var.array.astype(np.float64) + eps)).astype(dtype)
+        dy = np.ascontiguousarray(grad.array, dtype=dtype)
+        w = None if weight is None else weight.array
+        dx, dw, db = norm_kernels.batch_norm_backward(dy, a, w, mean, invstd, train,
+                                                      (True, True, True))
+        return [dx, dw, db]
 
     def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor
                  ) -> tuple[Tensor | None, ...]:
@@ -513,21 +469,14 @@ class NativeGroupNormBackward0(Function):
 
     def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None, n: int, c: int,
                 hxw: int, group: int, eps: float) -> list[np.ndarray]:
-        exactness.note("group_norm: its kernel's order is not reproduced")
         a = x.array
-        dtype = a.dtype
-        xg = a.astype(np.float64).reshape(n, group, -1)
-        mean = xg.mean(axis=2)
-        rstd = 1.0 / np.sqrt(((xg - mean[..., None]) ** 2).mean(axis=2) + eps)
-        out = ((xg - mean[..., None]) * rstd[..., None]).reshape(n, c, hxw)
-        if weight is not None:
-            out = out * weight.array.astype(np.float64)[None, :, None]
-        if bias is not None:
-            out = out + bias.array.astype(np.float64)[None, :, None]
+        y, mean, rstd = norm_kernels.group_norm(
+            np.ascontiguousarray(a).reshape(n, c, hxw), group,
+            None if weight is None else weight.array, None if bias is None else bias.array, eps)
         self.save_attr(C=c, HxW=hxw, N=n, eps=eps, group=group)
         self.save("input", x)
         self.save("weight", weight)
-        return [out.reshape(a.shape).astype(dtype), mean.astype(dtype), rstd.astype(dtype)]
+        return [y.reshape(a.shape), mean, rstd]
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result1", outputs[1], is_output=True)
@@ -540,7 +489,14 @@ class NativeGroupNormBackward0(Function):
 
     def backward(self, grad: Tensor | None, dmean: Tensor | None = None,
                  drstd: Tensor | None = None) -> tuple[Tensor | None, ...]:
-        """infinitely_differentiable_native_group_norm_backward, op for op."""
+        """native_group_norm_backward's kernel when grad mode is off and only the output's
+        gradient arrives (as torch's derivatives.yaml; reproduced for float32); else
+        infinitely_differentiable_native_group_norm_backward, op for op."""
+        kernel = grad is not None and dmean is None and drstd is None and not GRAD_MODE.enabled
+        if kernel and self.unpack("input").array.dtype == np.float32:
+            return self._kernel_backward(grad)
+        exactness.note("group_norm backward in float64, under create_graph or of mean/rstd: "
+                       "torch's rounding is not reproduced")
         a = self.attrs
         n, c, hxw, g = a["N"], a["C"], a["HxW"], a["group"]
         d = c // g
@@ -579,6 +535,23 @@ class NativeGroupNormBackward0(Function):
         if self.needs_input_grad(2) and grad is not None:
             dbeta = db.sum(0).reshape(c)
         return dx, dgamma, dbeta
+
+    def _kernel_backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        a = self.attrs
+        x = self.unpack("input")
+        weight = self.unpack("weight")
+        dtype = x.array.dtype
+        shape = (a["N"], a["C"], a["HxW"])
+        mask = (self.needs_input_grad(0), self.needs_input_grad(1) and weight is not None,
+                self.needs_input_grad(2))
+        dx, dgamma, dbeta = norm_kernels.group_norm_backward(
+            np.ascontiguousarray(grad.array, dtype).reshape(shape),
+            np.ascontiguousarray(x.array).reshape(shape),
+            self.unpack("result1").array, self.unpack("result2").array,
+            None if weight is None else weight.array.reshape(-1), a["group"], mask)
+        wrap = lambda v, like: None if v is None else Tensor._wrap(  # noqa: E731
+            v.reshape(like))
+        return (wrap(dx, x.array.shape), wrap(dgamma, (a["C"],)), wrap(dbeta, (a["C"],)))
 
 
 def _var_mean_backward(dvar: Tensor, dmean: Tensor, x: Tensor) -> Tensor:

@@ -12,9 +12,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from .. import dtypes
+from .. import dtypes, glibc, kernels
 from ..formulas import local
-from ..kernels import precise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype, result_dtype
@@ -91,11 +90,7 @@ class LogaddexpBackward0(Function):
         self.save("self", a)
         x, y = _float_pair(a, b)
         with np.errstate(invalid="ignore", over="ignore"):
-            # torch's kernel: m + log1p(exp(-|a - b|)), and a itself for equal infinities
-            m = np.maximum(x, y)
-            tail = precise(np.log1p, precise(np.exp, -np.abs(x - y)))
-            out = (m + tail).astype(x.dtype, copy=False)
-            return np.where(np.isinf(x) & (x == y), x, out)
+            return kernels.logaddexp(x, y)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, y = self.unpack("self"), self.unpack("other")
@@ -117,8 +112,12 @@ def logaddexp(a: Tensor, other: Tensor) -> Tensor:
 
 
 def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """xlogy_kernel (cpu_kernel, scalar): nan where y is, 0 where x is, else x * log(y)
+    with libm's log."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = (x * precise(np.log, y)).astype(x.dtype, copy=False)
+        x, y = np.broadcast_arrays(x, y)
+        log = glibc.logf(np.ascontiguousarray(y)) if y.dtype == np.float32 else np.log(y)
+        out = (x * log).astype(x.dtype, copy=False)
         return np.where(np.isnan(y), np.nan, np.where(x == 0, 0, out)).astype(x.dtype)
 
 

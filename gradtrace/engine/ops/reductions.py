@@ -13,7 +13,7 @@ from .. import exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
 from ..formulas import local, vjp
-from ..kernels import precise
+from ..kernels import unary as unary_kernel
 from ..node import Function
 from ..reduction_order import cascade_sum
 from ..shapes import broadcast_shapes, wrap_dim
@@ -884,10 +884,13 @@ class LogsumexpBackward0(Function):
         x = cast(a.array, float_dtype(a.dtype))
         axes = reduced(dim, x.ndim)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            # logsumexp_out_impl: amax, infinite maxima set to 0 (masked_fill_), then
+            # sum((self - maxes).exp_()).log_().add_(maxes): torch's exp and log kernels
             m = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim,
                                                                              x.dtype)
-            m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
-            out = precise(np.log, cascade_sum(precise(np.exp, x - m), axes, True)) + m
+            m = np.where(np.abs(m) == np.inf, 0, m).astype(x.dtype)
+            total = cascade_sum(unary_kernel("exp", x - m), axes, True)
+            out = unary_kernel("log", total) + m
         if not keepdim:
             out = np.squeeze(out, axis=axes)
         return np.asarray(out, dtype=x.dtype)

@@ -9,8 +9,8 @@ one position after another, vectors of positions taking SLEEF's exp and the last
 along the last dim and divides elsewhere; log_softmax subtracts the max and then the log.
 
 The exp and log of a vector lane and of a scalar tail are `vector_exp`, `scalar_exp` and
-`vector_log` below: numpy in float64 rounded once, until the SLEEF emulation (another
-part of the engine) provides torch's own; the order around them is torch's.
+`vector_log` below: SLEEF's expf_u10/logf_u10 in the FMA builds, glibc's expf/logf per lane
+in the default build and in scalar tails (float32); float64 still uses numpy's.
 """
 from __future__ import annotations
 
@@ -36,11 +36,8 @@ def _not_implemented(kernel: str, dtype: Any) -> Exception:
                        kind="NotImplementedError")
 
 
-APPROXIMATE = ("softmax's log: correctly rounded float32, not yet SLEEF's logf_u10 (the order "
-               "around it is torch's)")
-
-
-APPROXIMATE_F64 = ("float64 softmax's exp: numpy's, not SLEEF's expd4_u10 or glibc's exp")
+APPROXIMATE_F64 = ("float64 softmax's exp and log: numpy's, not SLEEF's expd4_u10/logd4_u10 "
+                   "or glibc's exp/log")
 
 
 def vector_exp(x: np.ndarray) -> np.ndarray:
@@ -63,10 +60,16 @@ def scalar_exp(x: np.ndarray) -> np.ndarray:
 
 
 def vector_log(x: np.ndarray) -> np.ndarray:
-    """log of vector lanes (Vectorized<float>::log)."""
-    exactness.note(APPROXIMATE)
+    """log of vector lanes (Vectorized<float>::log: SLEEF's logf_u10 in the FMA builds,
+    libm per lane in the default build); `vec::map` sends a partial vector's elements
+    through it too."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return precise(np.log, x)
+        if x.dtype != np.float32:
+            exactness.note(APPROXIMATE_F64)
+            return precise(np.log, x)
+        flat = np.asarray(x).reshape(-1)
+        log = sleef.logf_u1 if capability.fma_build() else glibc.logf
+        return log(flat).reshape(np.shape(x))
 
 
 # -- kernels --------------------------------------------------------------------------------
@@ -91,15 +94,43 @@ def _inner_exp(shifted: np.ndarray) -> np.ndarray:
     return out
 
 
+def _softmax_vector_positions(outer: int, inner: int, width: int) -> np.ndarray:
+    """Which (outer, inner) positions _vec_softmax computes with vectors: it walks the flat
+    positions of each thread's parallel_for range (grain 0: one range a thread) and takes a
+    vector where `width` positions remain both in the inner row and in the range, else
+    the scalar code up to the row's or the range's end."""
+    total = outer * inner
+    mask = np.zeros(total, bool)
+    threads = capability.num_threads() if total > 1 else 1
+    chunk = -(-total // threads)
+    for begin in range(0, total, chunk):
+        end = min(total, begin + chunk)
+        idx = begin
+        while idx < end:
+            inner_idx = idx % inner
+            if inner_idx + width <= inner and idx + width <= end:
+                mask[idx:idx + width] = True
+                idx += width
+            else:
+                idx += end - idx if idx + width > end else inner - inner_idx
+    return mask.reshape(outer, inner)
+
+
 def softmax_values(x: np.ndarray, d: int) -> np.ndarray:
-    """_vec_softmax_lastdim / _vec_softmax."""
+    """_vec_softmax_lastdim / _vec_softmax (whose exp is the vector one at the positions
+    `_softmax_vector_positions` gives, the scalar one elsewhere)."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if d == x.ndim - 1:
             e = vector_exp(x - np.max(x, axis=-1, keepdims=True))
             total = reduce_all_sum(e)
             return e * (x.dtype.type(1) / total)[..., None]
         v = _split(x, d)
-        e = _inner_exp(v - np.max(v, axis=1, keepdims=True))
+        shifted = v - np.max(v, axis=1, keepdims=True)
+        vector = np.broadcast_to(_softmax_vector_positions(
+            v.shape[0], v.shape[2], lanes(v.dtype))[:, None, :], v.shape)
+        e = np.empty_like(shifted)
+        e[vector] = vector_exp(shifted[vector])
+        e[~vector] = scalar_exp(shifted[~vector])
         total = seq_sum(np.swapaxes(e, 1, 2))
         return (e / total[:, None, :]).reshape(x.shape)
 
@@ -121,7 +152,7 @@ def softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
     """_vec_host_softmax_backward_lastdim / _vec_softmax_backward: y * (g - sum(g * y))
     (the lastdim kernel writes (g - sum) * y). Along another dim the AVX2 build fuses
     `sum += g * y` into FMAs; along the last (map2_reduce_all) it rounds the products of
-    whole vectors and fuses those of the zero-padded tail (measured)."""
+    whole vectors and those of the zero-padded tail as `_map2_reduce_sum` says."""
     if d == y.ndim - 1:
         return (g - _map2_reduce_sum(g, y)[..., None]) * y
     gv, yv = _split(g, d), _split(y, d)
@@ -132,7 +163,10 @@ def softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
 
 
 def _map2_reduce_sum(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """vec::map2_reduce_all(x * y, +) over the last axis."""
+    """vec::map2_reduce_all(x * y, +) over the last axis. GCC inlines the row loop twice
+    (at::parallel_for's serial call and its OpenMP body) and contracts differently: the
+    zero-padded tail is fused when the rows run serially (one row, or one thread), not
+    when they run in parallel (measured on AVX2)."""
     size = g.shape[-1]
     width = lanes(g.dtype)
     if size < width:
@@ -143,8 +177,12 @@ def _map2_reduce_sum(g: np.ndarray, y: np.ndarray) -> np.ndarray:
         acc += g[..., k * width:(k + 1) * width] * y[..., k * width:(k + 1) * width]
     tail = size - nvec * width
     if tail:
-        acc[..., :tail] = multiply_add(g[..., nvec * width:], y[..., nvec * width:],
-                                       acc[..., :tail], g.dtype)
+        rows = int(np.prod(g.shape[:-1]))
+        if rows == 1 or capability.num_threads() == 1:
+            acc[..., :tail] = multiply_add(g[..., nvec * width:], y[..., nvec * width:],
+                                           acc[..., :tail], g.dtype)
+        else:
+            acc[..., :tail] += g[..., nvec * width:] * y[..., nvec * width:]
     return lane_sum(acc)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import dtypes
+from .. import dtypes, reduction_kernels
 from ..formulas import Formula, undefined, vjp
 from ..limits import reserve
 from ..node import Function
@@ -65,9 +65,14 @@ class VarMeanBackward0(VarBackward0):
                 keepdim: bool) -> list[np.ndarray]:
         spread = super().forward(a, dim, correction, keepdim)
         axes = tuple(range(a.array.ndim)) if dim is None else reduced(dim, a.array.ndim)
-        with np.errstate(invalid="ignore"):
-            mean = np.asarray(np.mean(a.array, axis=axes, keepdims=keepdim), a.array.dtype)
-        return [spread, mean]
+        x = a.array
+        if x.dtype.kind != "f" or x.size == 0:
+            with np.errstate(invalid="ignore"):
+                return [spread, np.asarray(np.mean(x, axis=axes, keepdims=keepdim), x.dtype)]
+        # std_var_mean_out: one WelfordOps reduction gives both outputs (never the
+        # two-pass std_var_all_cpu of a single var/std over everything)
+        ddof = 1.0 if correction is None else float(correction)
+        return list(reduction_kernels.var_mean_dims(x, axes, ddof, self.takes_sqrt, keepdim))
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         if all(g is None for g in grads):
@@ -140,6 +145,8 @@ class CumprodBackward0(Function):
         x = a.array if a.dtype.is_floating_point else a.array.astype(np.int64)
         if x.ndim == 0:
             return x.copy()
+        if x.dtype.kind == "f":
+            return reduction_kernels.cumprod(x, wrap_dim(dim, x.ndim))
         return np.cumprod(x, axis=wrap_dim(dim, x.ndim)).astype(x.dtype)
 
     def after_forward(self, outputs: list[Tensor]) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import kernels
+from .. import capability, kernels
 from ..formulas import local
 from ..kernels import precise, unary
 from ..node import Function
@@ -155,8 +155,9 @@ class TanhBackwardBackward0(Function):
         self.save("grad_output", grad)
         self.save("output", result)
         y = result.array
-        if y.dtype == np.float64:
-            return grad.array * (1 - y * y)
+        if y.dtype == np.float64 or not capability.fma_build():
+            # the default build has no FMA: 1 - y*y rounds twice
+            return grad.array * (y.dtype.type(1) - y * y)
         y64 = y.astype(np.float64)  # fma: 1 - y*y rounded once, in a buffer of our own
         one_minus = np.subtract(1.0, np.multiply(y64, y64, out=y64), out=y64)
         return grad.array * one_minus.astype(y.dtype)
@@ -426,6 +427,27 @@ class SgnBackward0(_ZeroGrad):
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
+
+
+class LogitBackward0(Function):
+    """logit(self) = log(self / (1 - self)) (eps None); its gradient grad / (self (1 - self))
+    (logit_backward)."""
+
+    __slots__ = ()
+    formulas = (local("self", "1 / ({self} × (1 - {self}))"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        self.save("self", a)
+        self.save_attr(eps=None)
+        return kernels.logit(_floating(a))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        x = self.unpack("self")
+        return grad / (x * (1 - x))
+
+
+def logit(a: Tensor) -> Tensor:
+    return LogitBackward0.call(a)
 
 
 def exp(a: Tensor) -> Tensor:

@@ -1,0 +1,210 @@
+"""float32 convolutions in the order torch's oneDNN kernels (jit:avx2 direct convolution,
+`mkldnn_convolution`) compute them, in vectorised numpy.
+
+torch sends a float32 convolution to oneDNN when Convolution.cpp's `use_mkldnn` says so
+(a batch of more than one, kernels larger than 3x3, more than 20,480 input elements,
+groups, or 1x1 kernels with several threads); the rest runs slow_conv2d (im2col and the
+BLAS), whose order is not reproduced here. Measured against torch 2.13 on an AVX2 CPU
+(ONEDNN_VERBOSE: `jit:avx2`, alg:convolution_direct):
+
+* forward: each output element is one chain of fused multiply-adds starting from its
+  bias (or 0), over input-channel blocks of 8 (all channels when there are fewer than 8),
+  then kernel rows, kernel columns, and the channels of the block;
+* backward data (stride 1): each input element's chain from 0 over output-channel blocks
+  of 8, kernel rows, kernel columns, the block's channels;
+* backward weights: each weight's chain over images, output rows, output columns; bias
+  gradients by plain additions in the same order. oneDNN's reduce balancer may split the
+  images between threads (each thread one chain from 0, the threads' sums then added),
+  which it does when there are fewer weight blocks than threads.
+
+Other ISAs (AVX-512 oneDNN kernels block by 16) and grouped convolutions are not
+measured: `onednn_order_known` says when this order applies.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import capability
+from .fp32 import fma
+from .reduction_order import seq_sum
+
+BLOCK = 8  # oneDNN's channel block (simd width) on AVX2
+_MAX_BUFFER = 1 << 21  # cpu_reducer's max_buffer_size
+MAX_STEPS = 1 << 27  # chain steps x elements past which the emulation is not attempted
+
+
+def uses_onednn(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],
+                dilation: tuple[int, ...], groups: int) -> bool:
+    """Convolution.cpp's use_mkldnn for a float32 CPU tensor, on the 4-D shapes torch uses
+    (a 1-D convolution is viewed as a 2-D one of height 1)."""
+    n, c, h, w = x_shape
+    strided = any(s != 1 for s in stride)
+    dilated = any(d != 1 for d in dilation)
+    kh, kw = w_shape[2], w_shape[3]
+    return ((strided or dilated or n >= 16 or kw != 1 or kh != 1
+             or capability.num_threads() > 1)
+            and (groups > 1 or (kw > 3 and kh > 3) or n > 1 or n * c * h * w > 20480))
+
+
+def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                       stride: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                       direction: str) -> bool:
+    """Whether the order below is what oneDNN runs here for `direction` ('forward',
+    'input', 'weight'): its AVX2 direct kernels (jit:avx2) -- not the AVX-512 ones, not
+    `jit_1x1` for 1x1 kernels, not the `brgconv_strided` kernel of a strided input
+    gradient, not the im2col `gemm:jit` of a dilated weight gradient --, no groups, and a
+    chain short enough to emulate."""
+    from . import onednn
+
+    if onednn.AVX512_CORE or groups != 1 or tuple(w_shape[2:]) == (1, 1):
+        return False
+    if direction == "input" and any(st != 1 for st in stride):
+        return False
+    if direction == "weight" and any(d != 1 for d in dilation):
+        return False
+    n, c = x_shape[:2]
+    return c * w_shape[2] * w_shape[3] * n * w_shape[0] * x_shape[2] * x_shape[3] < MAX_STEPS
+
+
+def _padded(x: np.ndarray, padding: tuple[int, int]) -> np.ndarray:
+    ph, pw = padding
+    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else x
+
+
+def _blocks(channels: int) -> list[range]:
+    """Channel blocks of 8 (one block of all channels below 8, as the `flat` layout)."""
+    if channels < BLOCK:
+        return [range(channels)]
+    return [range(b, min(channels, b + BLOCK)) for b in range(0, channels, BLOCK)]
+
+
+def _tap(a: np.ndarray, kh: int, kw: int, out: tuple[int, int], stride: tuple[int, int],
+         dilation: tuple[int, int]) -> tuple[slice, slice]:
+    """The rows and columns of a padded input that kernel tap (kh, kw) meets."""
+    return (slice(kh * dilation[0], kh * dilation[0] + stride[0] * (out[0] - 1) + 1, stride[0]),
+            slice(kw * dilation[1], kw * dilation[1] + stride[1] * (out[1] - 1) + 1, stride[1]))
+
+
+def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[int, int],
+            padding: tuple[int, int], dilation: tuple[int, int]) -> np.ndarray:
+    """(N, C, H, W) x (O, C, KH, KW) -> (N, O, OH, OW), oneDNN's forward chain."""
+    n, c = x.shape[:2]
+    o, _, kh_n, kw_n = w.shape
+    xp = _padded(x, padding)
+    out = ((xp.shape[2] - dilation[0] * (kh_n - 1) - 1) // stride[0] + 1,
+           (xp.shape[3] - dilation[1] * (kw_n - 1) - 1) // stride[1] + 1)
+    acc = np.zeros((n, o) + out, np.float32)
+    if b is not None:
+        acc += b.reshape(1, o, 1, 1)
+    with np.errstate(all="ignore"):
+        for block in _blocks(c):
+            for kh in range(kh_n):
+                for kw in range(kw_n):
+                    rows, cols = _tap(xp, kh, kw, out, stride, dilation)
+                    for ic in block:
+                        acc = fma(xp[:, None, ic, rows, cols], w[None, :, ic, kh, kw, None, None],
+                                  acc)
+    return acc
+
+
+def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
+                   stride: tuple[int, int], padding: tuple[int, int],
+                   dilation: tuple[int, int]) -> np.ndarray:
+    """d(input): each input element's chain over output-channel blocks, kernel rows,
+    kernel columns, the block's channels."""
+    n, c, h, wd = x_shape
+    o, _, kh_n, kw_n = w.shape
+    out = g.shape[2:]
+    ph, pw = padding
+    acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
+    with np.errstate(all="ignore"):
+        for block in _blocks(o):
+            for kh in range(kh_n):
+                for kw in range(kw_n):
+                    rows, cols = _tap(acc, kh, kw, out, stride, dilation)
+                    for oc in block:
+                        acc[:, :, rows, cols] = fma(g[:, None, oc], w[None, oc, :, kh, kw, None,
+                                                                         None],
+                                                    acc[:, :, rows, cols])
+    return acc[:, :, ph:ph + h, pw:pw + wd]
+
+
+def _reduction_split(job_size: int, njobs: int, reduction: int) -> int:
+    """cpu_reducer's reduce_balancer_t: how many threads share one job's reduction (the
+    images then split between them by balance211)."""
+    nthr = capability.num_threads()
+    min_per_group = max(1, njobs // nthr)
+    max_per_group = max(1, _MAX_BUFFER // (nthr * job_size))
+    groups = min(njobs // min_per_group, nthr)
+    per_group = min(nthr // groups, reduction)
+    best = njobs * job_size * reduction
+    for c_jobs in range(min_per_group, njobs):
+        c_groups = min(njobs // c_jobs, nthr)
+        c_per_group = min(nthr // c_groups, reduction)
+        c_ub = -(-njobs // c_groups)
+        if c_per_group > 1 and c_ub > max_per_group:
+            continue
+        cost = job_size * c_ub * (-(-reduction // c_per_group) + (c_per_group != 1))
+        if cost < best:
+            per_group, best = c_per_group, cost
+    return max(per_group, 1)
+
+
+def _balance211(n: int, team: int) -> list[range]:
+    """oneDNN's balance211: n items over `team` threads, the first ones one item more."""
+    if team <= 1 or n == 0:
+        return [range(n)]
+    n1 = -(-n // team)
+    n2 = n1 - 1
+    t1 = n - n2 * team
+    parts, start = [], 0
+    for tid in range(team):
+        size = n1 if tid < t1 else n2
+        parts.append(range(start, start + size))
+        start += size
+    return parts
+
+
+def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
+                    stride: tuple[int, int], padding: tuple[int, int],
+                    dilation: tuple[int, int]) -> np.ndarray:
+    """d(weight): chains over images, output rows and columns, the images split between
+    threads as oneDNN's reducer balances the weight blocks."""
+    o, c, kh_n, kw_n = w_shape
+    n = x.shape[0]
+    out = g.shape[2:]
+    xp = _padded(x, padding)
+    ic_block = c if c < BLOCK else BLOCK
+    jobs = -(-o // BLOCK) * -(-c // ic_block)
+    parts = _balance211(n, _reduction_split(BLOCK * ic_block * kh_n * kw_n, jobs, n))
+    # every weight's input values at output position (oh, ow): (N, C, KH, KW, OH, OW)
+    taps = np.empty((n, c, kh_n, kw_n) + out, np.float32)
+    for kh in range(kh_n):
+        for kw in range(kw_n):
+            rows, cols = _tap(xp, kh, kw, out, stride, dilation)
+            taps[:, :, kh, kw] = xp[:, :, rows, cols]
+    total = np.zeros(w_shape, np.float32)
+    with np.errstate(all="ignore"):
+        for images in parts:
+            acc = np.zeros(w_shape, np.float32)
+            for i in images:
+                for oh in range(out[0]):
+                    for ow in range(out[1]):
+                        acc = fma(g[i, :, oh, ow, None, None, None], taps[None, i, ..., oh, ow],
+                                  acc)
+            total = total + acc
+    return total
+
+
+def backward_bias(g: np.ndarray) -> np.ndarray:
+    """d(bias): each channel's plain sum over images, rows and columns, the images split
+    between threads by the reducer (jobs: the output-channel blocks)."""
+    n, o = g.shape[:2]
+    parts = _balance211(n, _reduction_split(BLOCK, -(-o // BLOCK), n))
+    flat = g.reshape(n, o, -1)
+    total = np.zeros(o, np.float32)
+    for images in parts:
+        if len(images):
+            total = total + seq_sum(np.moveaxis(flat[images.start:images.stop], 1, 0)
+                                    .reshape(o, -1))
+    return total

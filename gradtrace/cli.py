@@ -5,7 +5,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 # One BLAS thread unless the user asks for more: the graphs gradtrace shows are small, and
 # OpenBLAS's spinning worker threads make every matmul many times slower when the cores
@@ -19,6 +19,7 @@ from .errors import EXIT_LIMIT, EXIT_USAGE, LimitExceeded  # noqa: E402
 if TYPE_CHECKING:
     from .interpreter import Limits
 
+T = TypeVar("T")
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 PIPE_WIDTH = 100  # the README's width: what a pipe or file gets unless COLUMNS says otherwise
 
@@ -163,19 +164,27 @@ def _run(source, limits: Limits, stopped: str = "text", **kwargs):  # type: igno
     the child dies, reporting in the `stopped` form ("text" on stderr, or the JSON
     document of "run-json" / "explain-json" on stdout). Without real file descriptors
     (CliRunner) the script runs in this process."""
-    from . import supervisor
     from .runner import run_source
+
+    return _supervised(source, limits, stopped,
+                       functools.partial(run_source, source, limits=limits, **kwargs))
+
+
+def _supervised(source, limits: Limits, stopped: str, work: Callable[[], T]) -> T:  # type: ignore[no-untyped-def]
+    """`work()` (the script's run) in the supervised child, within the memory cap; the
+    report that follows gets REPORT_MEMORY more."""
+    from . import supervisor
 
     if not supervisor.can_supervise():
         restore = _cap_process_memory(limits.max_memory)
         try:
-            return run_source(source, limits=limits, **kwargs)
+            return work()
         finally:
             restore()
     supervisor.fork_supervised(limits.timeout,
                                functools.partial(_report_stopped, source, limits, stopped))
     _cap_process_memory(limits.max_memory)
-    result = run_source(source, limits=limits, **kwargs)
+    result = work()
     _cap_process_memory(limits.max_memory + REPORT_MEMORY)  # room for the report
     return result
 
@@ -194,6 +203,12 @@ def _report_stopped(source, limits: Limits, form: str, stopped) -> None:  # type
         _echo(dumps(result))
     elif form == "explain-json":
         _echo(_explain_json(result, "en"))
+    elif form == "check-json":
+        from .check import CheckReport
+
+        _echo(_json_text(CheckReport(source.name, "limited", message=(
+            "gradtrace's run of the script hit a limit, so it was not run under torch:\n"
+            + error.format(source))).to_json()))
     else:
         _echo(_error_text(error, source), err=True)
 
@@ -656,20 +671,24 @@ def _page_path(script: str, temporary: bool) -> str:
 @click.option("--json", "as_json", is_flag=True, help="The comparison as JSON.")
 @click.option("--width", type=click.IntRange(40, 1000), default=None,
               help="Table width (default: the terminal's, 100 when piped).")
-def check(script: str, torch_python: str | None, as_json: bool, width: int | None) -> None:
+@_limits_options
+def check(script: str, torch_python: str | None, as_json: bool, width: int | None,
+          limits: Limits) -> None:
     """Run SCRIPT under gradtrace and under real PyTorch and compare everything.
 
-    Exit status: 0 they agree, 1 they differ, 2 the script cannot be read or parsed,
-    4 no Python with torch was found, 5 the torch run failed.
+    Exit status: 0 they agree, 1 they differ, 2 the script cannot be read or parsed (or
+    gradtrace refused it), 3 gradtrace's run hit a limit, 4 no Python with torch was
+    found, 5 the torch run failed. The torch run gets the same --timeout.
     """
-
     from .check import check_script, print_report
 
     source = _load(script)
-    report = check_script(source.text, source.name, torch_python)
+    report = _supervised(source, limits, "check-json" if as_json else "text",
+                         lambda: check_script(source.text, source.name, torch_python,
+                                              timeout=limits.timeout, limits=limits))
     if as_json:
         click.echo(_json_text(report.to_json()))
     else:
-        failed = report.status in ("no_torch", "torch_failed", "not_run")
+        failed = report.status in ("no_torch", "torch_failed", "not_run", "limited")
         print_report(_console(width, file=sys.stderr if failed else None), report)
     sys.exit(report.exit_code)

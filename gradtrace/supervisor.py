@@ -14,7 +14,7 @@ report exactly as an unsupervised command would (it inherits stdout and stderr, 
 output streams with the same bytes and exit status); it publishes its phase and the
 statement it is running in `gradtrace.progress`'s shared page. The parent only waits,
 with a budget per phase (parsing and running: --timeout; writing the report: --timeout
-again), and when a budget runs out or the child dies of a signal (a C stack overflow, a
+plus a minute), and when a budget runs out or the child dies of a signal (a C stack overflow, a
 fatal MemoryError), it ends the child's whole process group (Graphviz's `dot`
 included) and reports a LimitError at the statement the child was running, as the
 command would have (JSON where JSON was asked for). The child sets its own memory cap,
@@ -35,8 +35,9 @@ from . import progress
 from .errors import EXIT_LIMIT, LimitExceeded
 from .source import Span
 
-GRACE = 1.0  # seconds past a budget before the parent steps in (the child's own checks
-# normally end the run first, with its report)
+GRACE = 1.0  # seconds past --timeout before the parent stops a run (the child's own
+# checks normally end it first, with its report)
+REPORT_SECONDS = 60.0  # what writing the report (or check's torch run) may add to --timeout
 POLL = 0.05  # seconds between looks at the child's phase
 SIGNAL_EXITS = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 
@@ -142,7 +143,8 @@ def _wait(pid: int, state: memoryview, timeout: float) -> int | Stopped:
         current = state[progress.PHASE]
         if current != phase:
             phase, since = current, now
-        if phase != progress.STARTING and now - since > timeout + GRACE:
+        budget = timeout + (REPORT_SECONDS if phase == progress.REPORTING else GRACE)
+        if phase != progress.STARTING and now - since > budget:
             position = progress.span_of(state[progress.POSITION])
             _kill_group(pid)
             os.waitpid(pid, 0)
@@ -175,7 +177,8 @@ def limit_error(stopped: Stopped, timeout: float) -> LimitExceeded:
         return LimitExceeded(f"parsing the script took longer than {timeout:g} s (raise the "
                              "limit with --timeout)")
     if stopped.phase == progress.REPORTING:
-        return LimitExceeded(f"writing the report took longer than {timeout:g} s (it has "
-                             "its own --timeout; raise it, or choose less to show)")
+        return LimitExceeded(f"writing the report took longer than "
+                             f"{timeout + REPORT_SECONDS:g} s (--timeout plus a minute; raise "
+                             "it, or choose less to show)")
     return LimitExceeded(f"the script ran longer than {timeout:g} s (raise the limit with "
                          "--timeout)", stopped.span)

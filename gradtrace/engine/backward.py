@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TorchRuntimeError, TorchTypeError
+from ..errors import ScriptError, TorchRuntimeError, TorchTypeError
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE, set_grad_enabled
 from .grad_reuse import add_to_buffer
@@ -20,16 +20,34 @@ from .hooks import node_hook_result, tensor_hook_result
 from .node import AccumulateGrad, Node
 from .ops.views import sum_to
 from .shapes import Size, is_expandable_to
-from .tensor import Tensor, gradient_edge
+from .tensor import Tensor, gradient_edge, type_name
 
 Edge = tuple[Node | None, int]
 
+
+
+def _flag(value: Any) -> bool | None:
+    """retain_graph / create_graph as torch's argument parser reads them (a C++ bool from
+    any integer), so only a bool or None goes further (into the trace and its JSON)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, Tensor):
+        if value.dtype.is_floating_point or value.array.size != 1:
+            raise TorchTypeError(
+                "only integer tensors of a single element can be converted to an index")
+        return bool(value.array.item())
+    if not isinstance(value, int):
+        raise TorchTypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ScriptError("Python int too large to convert to C long", kind="OverflowError")
+    return bool(value)
 
 
 def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
              retain_graph: bool | None = None, create_graph: bool = False,
              inputs: Any = None) -> None:
     """torch.autograd.backward: accumulate gradients of `tensors` into leaves' `.grad`."""
+    retain_graph, create_graph = _flag(retain_graph), bool(_flag(create_graph))
     if inputs is not None:
         inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
         if not inputs:
@@ -48,6 +66,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
          create_graph: bool = False, allow_unused: bool | None = None,
          materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
     """torch.autograd.grad: the gradients of `outputs` with respect to `inputs`, nothing stored."""
+    retain_graph, create_graph = _flag(retain_graph), bool(_flag(create_graph))
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if grad_outputs is not None:

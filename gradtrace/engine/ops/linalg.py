@@ -11,6 +11,7 @@ from ...errors import TorchRuntimeError, TorchTypeError
 from .. import blas, exactness
 from ..dtypes import C_TYPE_NAMES, DType
 from ..formulas import local, vjp
+from ..limits import reserve
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, type_name
@@ -57,6 +58,7 @@ def _check_matrix(a: Tensor, b: Tensor, name_a: str = "self", name_b: str = "mat
 
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """`a @ b` for matrices, in the BLAS's order where it is known (engine/blas.py)."""
+    reserve((a.shape[0], b.shape[1]), a.itemsize)
     return blas.matmul(a, b)
 
 
@@ -213,6 +215,7 @@ class BmmBackward0(Function):
                 f"expected scalar type {cast_name(a.dtype)} but found {cast_name(b.dtype)}")
         self.save("mat2", b if a.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
+        reserve((bs, a.array.shape[1], b.array.shape[2]), a.array.itemsize)
         return blas.bmm(a.array, b.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:

@@ -524,6 +524,7 @@ class CloneBackward0(Function):
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, order: str = "K") -> np.ndarray:
+        reserve(a.array.shape, a.array.itemsize)  # a broadcast view copies to its full size
         return a.array.copy(order=order)
 
     def backward(self, grad: Tensor) -> Tensor:

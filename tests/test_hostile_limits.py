@@ -128,3 +128,18 @@ def test_retain_graph_accepts_an_integer_as_torch_does():
     result = _run("x = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
                   "y.backward(retain_graph=2)\ny.backward()\nprint(x.grad)")
     assert result.error is None and result.stdout == "tensor([4., 4.])\n"
+
+
+@pytest.mark.parametrize("separator", ["\f", "\u2028", "\x1c", "\x85"])
+def test_a_line_break_python_does_not_count_leaves_the_error_on_its_line(separator: str):
+    result = run_text(f'x = "a{separator}b"\nraise ValueError("here")\n', "hostile.gt")
+    assert result.error.span.line == 2
+    assert 'raise ValueError("here")' in result.error.format(result.source)
+
+
+def test_a_dtype_that_is_not_a_dtype_is_torchs_type_error():
+    result = _run('x = torch.tensor(1, dtype="float32")')
+    assert result.error.kind == "TypeError"
+    assert str(result.error) == "tensor(): argument 'dtype' must be torch.dtype, not str"
+    result = _run("print(torch.zeros(2, dtype=float))")
+    assert result.error is None and result.stdout == "tensor([0., 0.], dtype=torch.float64)\n"

@@ -117,6 +117,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
                 self.current_span) from None
         finally:
             timer.cancel()
+            timer.join()  # gone before the views are made (cancel only wakes it)
             sys.setrecursionlimit(old_limit)
 
     def _expire(self) -> None:

@@ -9,8 +9,9 @@ grad, requires_grad, is_leaf, grad_fn name, the next_functions graph, _version, 
 shape). The same document is built from gradtrace's run, and the two are compared.
 
 Exit statuses (see `EXIT_*`): 0 when everything agrees, 1 when something differs,
-2 when the script cannot be read or parsed, 4 when no Python with torch was found,
-5 when the torch run itself failed (crashed, timed out, produced no report).
+2 when the script cannot be read or parsed (or gradtrace refused it), 3 when gradtrace's
+run hit a limit, 4 when no Python with torch was found, 5 when the torch run itself
+failed (crashed, timed out, produced no report).
 Note that the torch side runs the script as ordinary Python, so only check scripts
 you trust.
 """
@@ -34,6 +35,7 @@ EXIT_DIFFER = 1
 EXIT_USAGE = 2
 EXIT_NO_TORCH = 4
 EXIT_TORCH_FAILED = 5
+EXIT_LIMIT = 3
 
 INSTALL_HINT = "pip install 'gradtrace[torch]'"
 TORCH_VERSION = "2.13"
@@ -164,7 +166,7 @@ class Row:
 @dataclass
 class CheckReport:
     script: str
-    status: str  # agree | rounding | differ | no_torch | torch_failed | not_run
+    status: str  # agree | rounding | differ | no_torch | torch_failed | not_run | limited
     rows: list[Row] = field(default_factory=list)
     torch_python: str | None = None
     torch_version: str | None = None
@@ -184,7 +186,7 @@ class CheckReport:
     def exit_code(self) -> int:
         return {"agree": EXIT_AGREE, "rounding": EXIT_DIFFER, "differ": EXIT_DIFFER,
                 "no_torch": EXIT_NO_TORCH, "torch_failed": EXIT_TORCH_FAILED,
-                "not_run": EXIT_USAGE}[self.status]
+                "not_run": EXIT_USAGE, "limited": EXIT_LIMIT}[self.status]
 
     def to_json(self) -> dict[str, Any]:
         """The comparison as a JSON document (check_schema.json, docs/json.md)."""
@@ -562,24 +564,32 @@ def build_report(script: str, ours: dict[str, Any], theirs: dict[str, Any],
 
 
 def check_script(source_text: str, name: str, python: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> CheckReport:
+                 timeout: float = DEFAULT_TIMEOUT, limits: Any = None) -> CheckReport:
     """Run `source_text` under gradtrace and under torch (found from `python`); compare."""
-    return check_scripts([(source_text, name)], python, timeout)[0]
+    return check_scripts([(source_text, name)], python, timeout, limits)[0]
 
 
 def check_scripts(scripts: list[tuple[str, str]], python: str | None = None,
-                  timeout: float = DEFAULT_TIMEOUT) -> list[CheckReport]:
-    """`check_script` for many (text, name) pairs, with one torch process for all."""
-    from .errors import GtSyntaxError
+                  timeout: float = DEFAULT_TIMEOUT, limits: Any = None) -> list[CheckReport]:
+    """`check_script` for many (text, name) pairs, with one torch process for all.
+
+    A script gradtrace did not parse, refused (NotSupportedError: it reaches for
+    something outside the sandbox, or not built yet) or stopped at a limit is not run
+    under torch: there is nothing to compare, and torch would run it unchecked."""
+    from .errors import GtSyntaxError, LimitExceeded, NotSupportedError
     from .runner import run_text
 
     reports: list[CheckReport | None] = []
     ours: list[tuple[int, dict[str, Any]]] = []
     for i, (text, name) in enumerate(scripts):
-        result = run_text(text, name, trace=True)
-        if isinstance(result.error, GtSyntaxError):
-            reports.append(CheckReport(name, "not_run", message=(
-                "gradtrace cannot parse the script, so it was not run under torch:\n"
+        result = run_text(text, name, trace=True, limits=limits)
+        refused = {GtSyntaxError: ("not_run", "gradtrace cannot parse the script"),
+                   NotSupportedError: ("not_run", "gradtrace refused the script"),
+                   LimitExceeded: ("limited", "gradtrace's run of the script hit a limit")}
+        why = next((v for k, v in refused.items() if isinstance(result.error, k)), None)
+        if why is not None:
+            reports.append(CheckReport(name, why[0], message=(
+                f"{why[1]}, so it was not run under torch:\n"
                 + result.error.format(result.source))))
             continue
         reports.append(None)
@@ -619,7 +629,7 @@ def print_report(console: Any, report: CheckReport) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    if report.status in ("no_torch", "torch_failed", "not_run"):
+    if report.status in ("no_torch", "torch_failed", "not_run", "limited"):
         console.print(Text(f"gradtrace check: {report.message}",
                            style="yellow" if report.status == "no_torch" else "red"))
         return

@@ -4,9 +4,8 @@ from __future__ import annotations
 import functools
 import os
 import sys
-import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 # One BLAS thread unless the user asks for more: the graphs gradtrace shows are small, and
 # OpenBLAS's spinning worker threads make every matmul many times slower when the cores
@@ -15,11 +14,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402
 
-from .errors import EXIT_LIMIT, EXIT_USAGE  # noqa: E402
+from .errors import EXIT_LIMIT, EXIT_USAGE, LimitExceeded  # noqa: E402
 
 if TYPE_CHECKING:
     from .interpreter import Limits
 
+T = TypeVar("T")
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 PIPE_WIDTH = 100  # the README's width: what a pipe or file gets unless COLUMNS says otherwise
 
@@ -35,6 +35,16 @@ class _Commands(click.Group):
             raise click.UsageError(f"No such command {name!r}. To run a script: "
                                    f"gradtrace run {name} (or explain, graph, view, check)", ctx)
         return super().resolve_command(ctx, args)
+
+    def main(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """Out of memory or stack while writing a report: a LimitError, not a traceback."""
+        try:
+            return super().main(*args, **kwargs)
+        except (MemoryError, RecursionError) as err:
+            what = "memory" if isinstance(err, MemoryError) else "stack"
+            _echo(f"gradtrace: LimitError: writing the report ran out of {what} (raise "
+                  "--max-memory, or choose less to show)", err=True)
+            sys.exit(EXIT_LIMIT)
 
 
 @click.group(cls=_Commands, context_settings=CONTEXT)
@@ -74,12 +84,8 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
         limits = Limits(timeout=timeout, max_steps=max_steps, max_memory=max_memory << 20,
                         max_elements=max_elements, max_call_depth=max_call_depth,
                         max_sequence=max_sequence)
-        restore_memory = _cap_process_memory(limits.max_memory)
         _keep_freed_memory()
-        try:
-            return fn(*args, limits=limits, **kwargs)
-        finally:  # the command may run inside a longer process (tests, CliRunner)
-            restore_memory()
+        return fn(*args, limits=limits, **kwargs)
 
     options = [
         click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0,
@@ -98,6 +104,9 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+REPORT_MEMORY = 1 << 30  # what the report may add to the script's memory cap
 
 
 def _cap_process_memory(max_memory: int) -> Callable[[], None]:
@@ -149,34 +158,91 @@ def _keep_freed_memory() -> None:
     mallopt(m_trim_threshold, 256 << 20)
 
 
-def _run(source, limits: Limits, **kwargs):  # type: ignore[no-untyped-def]
-    """Run the script. Besides the interpreter's own checks, a watchdog ends the process
-    (exit 3) if a single long computation keeps the script past --timeout; it stops when
-    the script does, so drawing or rendering the result never counts as the script's time."""
+def _run(source, limits: Limits, stopped: str = "text", **kwargs):  # type: ignore[no-untyped-def]
+    """Run the script under the supervisor (see gradtrace/supervisor.py): from here on
+    this is the child process, which the parent stops if a phase outlives --timeout or
+    the child dies, reporting in the `stopped` form ("text" on stderr, or the JSON
+    document of "run-json" / "explain-json" on stdout). Without real file descriptors
+    (CliRunner) the script runs in this process."""
     from .runner import run_source
 
-    watchdog = _start_watchdog(limits.timeout)
+    return _supervised(source, limits, stopped,
+                       functools.partial(run_source, source, limits=limits, **kwargs))
+
+
+def _supervised(source, limits: Limits, stopped: str, work: Callable[[], T]) -> T:  # type: ignore[no-untyped-def]
+    """`work()` (the script's run) in the supervised child, within the memory cap; the
+    report that follows gets REPORT_MEMORY more."""
+    from . import supervisor
+
+    if not supervisor.can_supervise():
+        restore = _cap_process_memory(limits.max_memory)
+        try:
+            return work()
+        finally:
+            restore()
+    supervisor.fork_supervised(limits.timeout,
+                               functools.partial(_report_stopped, source, limits, stopped))
+    _cap_process_memory(limits.max_memory)
+    result = work()
+    _cap_process_memory(limits.max_memory + REPORT_MEMORY)  # room for the report
+    return result
+
+
+def _report_stopped(source, limits: Limits, form: str, stopped) -> None:  # type: ignore[no-untyped-def]
+    """The parent's report of a child it stopped (or that died): what the command would
+    have said of that LimitError."""
+    from .runner import RunResult
+    from .supervisor import limit_error
+
+    error = limit_error(stopped, limits.timeout)
+    result = RunResult(source, "", error)
+    if form == "run-json":
+        from .render.json import dumps
+
+        _echo(dumps(result))
+    elif form == "explain-json":
+        _echo(_explain_json(result, "en"))
+    elif form == "check-json":
+        from .check import CheckReport
+
+        _echo(_json_text(CheckReport(source.name, "limited", message=(
+            "gradtrace's run of the script hit a limit, so it was not run under torch:\n"
+            + error.format(source))).to_json()))
+    else:
+        _echo(_error_text(error, source), err=True)
+
+
+def _view_text(build: Callable[[], str], result, form: str) -> str:  # type: ignore[no-untyped-def]
+    """A JSON view's text; if the document is too large to build in the memory left,
+    a document with that LimitError instead (--json always prints JSON)."""
     try:
-        return run_source(source, limits=limits, **kwargs)
-    finally:
-        watchdog.cancel()
-        watchdog.join()
+        return build()
+    except (MemoryError, RecursionError):
+        from .runner import RunResult
+
+        error = LimitExceeded("the run's JSON document is too large for the memory left "
+                              "(raise --max-memory, or trace less)")
+        small = RunResult(result.source, "", error)
+        if form == "explain-json":
+            return _explain_json(small, "en")
+        from .render.json import dumps
+
+        return dumps(small)
 
 
-def _start_watchdog(timeout: float) -> threading.Timer:
-    """End the process if it outlives --timeout by 2 s (a long numpy call cannot be
-    interrupted by the interpreter's own time checks)."""
-    def expire() -> None:
-        sys.stdout.flush()
-        sys.stderr.write(f"gradtrace: LimitError: the script ran longer than {timeout:g} s "
-                         "(raise the limit with --timeout)\n")
-        sys.stderr.flush()
-        os._exit(EXIT_LIMIT)
+def _explain_json(result, lang: str) -> str:  # type: ignore[no-untyped-def]
+    from .render.explain import explain, to_json
 
-    timer = threading.Timer(timeout + 2.0, expire)
-    timer.daemon = True
-    timer.start()
-    return timer
+    return _json_text(to_json(explain(result, lang)))
+
+
+def _echo(text: str, err: bool = False) -> None:
+    """Write a line of gradtrace's own text: control characters and lone surrogates from
+    the script made visible (a terminal must not act on them)."""
+    from .printable import visible
+
+    click.echo(visible(text), err=err)
 
 
 def _load(script: str):  # type: ignore[no-untyped-def]
@@ -186,7 +252,7 @@ def _load(script: str):  # type: ignore[no-untyped-def]
     try:
         return load_source(script)
     except ScriptFileError as err:
-        click.echo(f"gradtrace: {err}", err=True)
+        _echo(f"gradtrace: {err}", err=True)
         sys.exit(EXIT_USAGE)
 
 
@@ -216,9 +282,17 @@ def _width(width: int | None, stream=None) -> int | None:  # type: ignore[no-unt
 
 def _console(width: int | None, file=None):  # type: ignore[no-untyped-def]
     """A rich console: colour only on a terminal and without NO_COLOR (rich checks both)."""
-    from rich.console import Console
+    from .render.terminal import console
 
-    return Console(width=_width(width, file), file=file, soft_wrap=False)
+    return console(_width(width, file), file=file, soft_wrap=False)
+
+
+def _json_text(doc) -> str:  # type: ignore[no-untyped-def]
+    import json
+
+    from .printable import json_text
+
+    return json_text(json.dumps(doc, ensure_ascii=False, indent=2))
 
 
 def _error_text(error, source) -> str:  # type: ignore[no-untyped-def]
@@ -263,14 +337,17 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
         from .render.json import dumps
 
         stderr = io.StringIO()
-        result = _run(source, limits, stderr=stderr, trace=True)
+        result = _run(source, limits, "run-json", stderr=stderr, trace=True)
         with trace_frozen():
-            click.echo(dumps(result, stderr=stderr.getvalue()))
+            text = _view_text(lambda: dumps(result, stderr=stderr.getvalue()), result,
+                              "run-json")
+        click.echo(text)
         sys.exit(result.exit_code)
-    result = _run(source, limits, stdout=sys.stdout, stderr=sys.stderr, trace=not quiet)
+    result = _run(source, limits, stdout=sys.stdout, stderr=sys.stderr, trace=not quiet,
+                  capture=False)
     sys.stdout.flush()
     if result.error is not None:
-        click.echo(_error_text(result.error, source), err=True)
+        _echo(_error_text(result.error, source), err=True)
     if not quiet and result.module is not None:  # no report for a script that never ran
         from .render import trace_frozen
         from .render.tables import SECTIONS, print_report
@@ -296,7 +373,7 @@ def _selection_options(fn):  # type: ignore[no-untyped-def]
 
 
 def _selection_error(err: Exception) -> None:
-    click.echo(f"gradtrace: {err}", err=True)
+    _echo(f"gradtrace: {err}", err=True)
     sys.exit(EXIT_USAGE)
 
 
@@ -345,15 +422,16 @@ def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int |
         try:
             images.require_dot(fmt)  # before running the script: fail fast
         except images.GraphvizMissing as err:
-            click.echo(f"gradtrace: {err}", err=True)
+            _echo(f"gradtrace: {err}", err=True)
             sys.exit(EXIT_USAGE)
         if fmt == "png" and output is None and sys.stdout.isatty():
             raise click.UsageError("PNG is binary: write it to a file with --output FILE")
     source = _load(script)
     stderr = io.StringIO()
-    result = _run(source, limits, stderr=stderr, trace=True)
+    result = _run(source, limits, "run-json" if fmt == "json" else "text", stderr=stderr,
+                  trace=True, capture=fmt == "json")
     if result.error is not None and fmt != "json":
-        click.echo(_error_text(result.error, source), err=True)
+        _echo(_error_text(result.error, source), err=True)
     from .render import trace_frozen
 
     options = {"backward": which, "root": root, "max_nodes": max_nodes, "grads": grads,
@@ -389,15 +467,15 @@ def _graph_data(result, stderr: str, fmt: str, output: str | None,  # type: igno
         if fmt == "json":
             from .render.json import dumps
 
-            return dumps(result, stderr=stderr) + "\n"
+            return _view_text(lambda: dumps(result, stderr=stderr), result, "run-json") + "\n"
         return draw(trace, fmt, **options)
     except SelectionError as err:
         _selection_error(err)
     except images.GraphvizMissing as err:
-        click.echo(f"gradtrace: {err}", err=True)
+        _echo(f"gradtrace: {err}", err=True)
         sys.exit(EXIT_USAGE)
     except images.RenderError as err:
-        click.echo(f"gradtrace: {err}", err=True)
+        _echo(f"gradtrace: {err}", err=True)
         sys.exit(EXIT_LIMIT)
     return None
 
@@ -419,7 +497,7 @@ def _write(data: str | bytes, output: str | None) -> None:
             with open(output, "w", encoding="utf-8") as f:
                 f.write(data)
     except OSError as err:
-        click.echo(f"gradtrace: cannot write {output}: {err.strerror}", err=True)
+        _echo(f"gradtrace: cannot write {output}: {err.strerror}", err=True)
         sys.exit(EXIT_USAGE)
 
 
@@ -491,14 +569,14 @@ def explain(script: str, lang: str, as_json: bool, full: bool, brief: bool,
     left out is summarised once at the end; --full, --brief, --lines and --statement
     choose what to tell instead.
     """
-    import json
 
     from .render import trace_frozen
     from .render.explain import Options, print_explanation, to_json
     from .render.explain import explain as explain_run
 
     source = _load(script)
-    result = _run(source, limits, trace=True)
+    result = _run(source, limits, "explain-json" if as_json else "text", trace=True,
+                  capture=False)
     width = _width(width)
     progress = _Progress() if sys.stderr.isatty() else None
     options = Options(full=full, brief=brief, lines=line_range, statement=statement,
@@ -510,11 +588,11 @@ def explain(script: str, lang: str, as_json: bool, full: bool, brief: bool,
             if progress is not None:
                 progress.close()
         if as_json:
-            click.echo(json.dumps(to_json(explanation), ensure_ascii=False, indent=2))
+            click.echo(_json_text(to_json(explanation)))
         else:
-            from rich.console import Console
+            from .render.terminal import console
 
-            print_explanation(Console(width=width, highlight=False), explanation)
+            print_explanation(console(width, highlight=False), explanation)
     sys.exit(result.exit_code)
 
 
@@ -550,9 +628,9 @@ def view(script: str, output: str | None, open_page: bool, lang: str, backward: 
     except SelectionError as err:
         raise click.BadParameter(str(err), param_hint="--backward") from None
     source = _load(script)
-    result = _run(source, limits, trace=True)
+    result = _run(source, limits, trace=True, capture=False)
     if result.error is not None:
-        click.echo(_error_text(result.error, source), err=True)
+        _echo(_error_text(result.error, source), err=True)
     try:
         with trace_frozen():
             page = build_page(result, lang=lang, backward=which, root=root,
@@ -561,7 +639,7 @@ def view(script: str, output: str | None, open_page: bool, lang: str, backward: 
         _selection_error(err)
     if output is None and (open_page or sys.stdout.isatty()):
         output = _page_path(script, open_page)
-        click.echo(f"gradtrace: wrote {output}", err=True)
+        _echo(f"gradtrace: wrote {output}", err=True)
     _write(page, output)
     if open_page:
         import webbrowser
@@ -593,21 +671,24 @@ def _page_path(script: str, temporary: bool) -> str:
 @click.option("--json", "as_json", is_flag=True, help="The comparison as JSON.")
 @click.option("--width", type=click.IntRange(40, 1000), default=None,
               help="Table width (default: the terminal's, 100 when piped).")
-def check(script: str, torch_python: str | None, as_json: bool, width: int | None) -> None:
+@_limits_options
+def check(script: str, torch_python: str | None, as_json: bool, width: int | None,
+          limits: Limits) -> None:
     """Run SCRIPT under gradtrace and under real PyTorch and compare everything.
 
-    Exit status: 0 they agree, 1 they differ, 2 the script cannot be read or parsed,
-    4 no Python with torch was found, 5 the torch run failed.
+    Exit status: 0 they agree, 1 they differ, 2 the script cannot be read or parsed (or
+    gradtrace refused it), 3 gradtrace's run hit a limit, 4 no Python with torch was
+    found, 5 the torch run failed. The torch run gets the same --timeout.
     """
-    import json
-
     from .check import check_script, print_report
 
     source = _load(script)
-    report = check_script(source.text, source.name, torch_python)
+    report = _supervised(source, limits, "check-json" if as_json else "text",
+                         lambda: check_script(source.text, source.name, torch_python,
+                                              timeout=limits.timeout, limits=limits))
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        click.echo(_json_text(report.to_json()))
     else:
-        failed = report.status in ("no_torch", "torch_failed", "not_run")
+        failed = report.status in ("no_torch", "torch_failed", "not_run", "limited")
         print_report(_console(width, file=sys.stderr if failed else None), report)
     sys.exit(report.exit_code)

@@ -5,9 +5,9 @@ import gc
 import io
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
+from . import progress
 from .engine import exactness
 from .engine.grad_mode import set_grad_enabled
 from .engine.limits import configure as configure_allocation
@@ -29,25 +29,25 @@ class ScriptFileError(Exception):
     """The script could not be read (missing, a directory, not UTF-8)."""
 
 
+MAX_SCRIPT_BYTES = 16 << 20  # a script is text a person wrote or pasted
+
+
 def load_source(path: str, stdin: TextIO | None = None) -> Source:
-    """Read SCRIPT (or stdin for `-`) as UTF-8 text."""
+    """Read SCRIPT (or stdin for `-`) as UTF-8 text: at most MAX_SCRIPT_BYTES, and only a
+    regular file (a FIFO would block, /dev/zero never ends)."""
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin
         if stream is None or (hasattr(stream, "isatty") and stream.isatty()):
             raise ScriptFileError("no script on standard input (pipe a script into `-`)")
-        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+        reader = stream.buffer if hasattr(stream, "buffer") else stream
+        data = reader.read(MAX_SCRIPT_BYTES + 1)
         name = "<stdin>"
     else:
-        p = Path(path)
-        if p.is_dir():
-            raise ScriptFileError(f"{path}: is a directory, not a script")
-        try:
-            data = p.read_bytes()
-        except FileNotFoundError:
-            raise ScriptFileError(f"{path}: no such file") from None
-        except OSError as err:
-            raise ScriptFileError(f"{path}: cannot read ({err.strerror})") from None
+        data = _read_file(path)
         name = path
+    if len(data) > MAX_SCRIPT_BYTES:
+        raise ScriptFileError(f"{name}: larger than {MAX_SCRIPT_BYTES >> 20} MiB; gradtrace "
+                              "runs scripts, not data")
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8-sig")
@@ -59,6 +59,35 @@ def load_source(path: str, stdin: TextIO | None = None) -> Source:
     else:
         text = data
     return Source(name, text)
+
+
+def _read_file(path: str) -> bytes:
+    """The bytes of a regular file, opened without blocking (a FIFO's open waits for a
+    writer) and read up to one byte past the size cap."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ScriptFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ScriptFileError(f"{path}: is a directory, not a script") from None
+    except OSError as err:
+        raise ScriptFileError(f"{path}: cannot read ({err.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ScriptFileError(f"{path}: is a directory, not a script")
+        if not stat.S_ISREG(mode):
+            raise ScriptFileError(f"{path}: not a regular file (a device, FIFO or socket); "
+                                  "pass a script file, or pipe it into `-`")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(MAX_SCRIPT_BYTES + 1)
+    except OSError as err:
+        raise ScriptFileError(f"{path}: cannot read ({err.strerror})") from None
+    finally:
+        os.close(fd)
 
 
 @dataclass
@@ -86,22 +115,43 @@ class RunResult:
         return isinstance(self.error, ScriptError)
 
 
-class _Tee(io.StringIO):
-    """Keeps the script's stdout and forwards it live when asked."""
+class ScriptOutput:
+    """The script's stdout: forwarded live to `forward` (when given), and kept for the
+    result (when `keep`) up to `limit` characters, so a script that prints without end
+    streams in bounded memory, and one whose output is captured stops at --max-sequence."""
 
-    def __init__(self, forward: TextIO | None):
-        super().__init__()
+    def __init__(self, forward: TextIO | None, keep: bool, limit: int):
         self.forward = forward
+        self.keep = keep
+        self.limit = limit
+        self.size = 0
+        self.parts: list[str] = []
 
     def write(self, text: str) -> int:
+        if self.keep:
+            self.size += len(text)
+            if self.size > self.limit:
+                raise LimitExceeded(
+                    f"the script printed more than {self.limit:,} characters, and its output "
+                    "is kept for the result (raise the limit with --max-sequence)")
+            self.parts.append(text)
         if self.forward is not None:
             self.forward.write(text)
-        return super().write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.forward is not None:
+            self.forward.flush()
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
 
 
 def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO | None = None,
-               limits: Limits | None = None, trace: bool = False) -> RunResult:
-    """Parse and run a script. Output is captured (and forwarded to `stdout` if given).
+               limits: Limits | None = None, trace: bool = False,
+               capture: bool = True) -> RunResult:
+    """Parse and run a script. Output is forwarded to `stdout` if given, and captured in
+    the result unless `capture` is False (at most --max-sequence characters).
 
     With `trace`, the result carries a Tracer holding everything the engine did.
     """
@@ -109,7 +159,7 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
 
     limits = limits or Limits()
     configure_allocation(limits.max_elements, limits.max_memory)
-    out = _Tee(stdout)
+    out = ScriptOutput(stdout, capture, limits.max_sequence)
     err_stream = stderr if stderr is not None else io.StringIO()
     interpreter = Interpreter(source, out, err_stream, limits)
     error: GradtraceError | None = None
@@ -122,7 +172,9 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     module = None
     exactness.reset()
     try:
+        progress.set_phase(progress.PARSING)
         module = parse(source)
+        progress.set_phase(progress.RUNNING)
         if tracer is not None:
             with tracer:
                 interpreter.run(module)
@@ -136,10 +188,13 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     except RecursionError:
         error = LimitExceeded("the script nests too deeply (maximum recursion depth exceeded)",
                               interpreter.current_span)
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): the command ends
+        raise
     except Exception as exc:  # a gradtrace bug: report it at the script's location
         error = InternalError(f"{type(exc).__name__}: {exc} (please report this bug)",
                               interpreter.current_span)
     finally:
+        progress.set_phase(progress.REPORTING)
         grad_mode.__exit__()
         _restore_gc(gc_thresholds)
     return RunResult(source, out.getvalue(), error, dict(interpreter.globals.vars), tracer,

@@ -1,6 +1,7 @@
 """Script text and positions: every error and trace event points back here."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -22,6 +23,9 @@ class Span:
         return cls(line, column, line, column + 1)
 
 
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 @dataclass(frozen=True)
 class Source:
     """A script's name (as the user gave it) and its text."""
@@ -31,7 +35,10 @@ class Source:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        """The lines as Python's tokenizer (and the parser) counts them: split at \n, \r\n
+        and \r only, never at a form feed or U+2028 inside a string literal."""
+        lines = LINE_BREAK.split(self.text)
+        return lines[:-1] if lines and lines[-1] == "" else lines
 
     def line_text(self, line: int) -> str:
         lines = self.lines

@@ -104,11 +104,11 @@ def test_commands_leave_no_watchdog_or_memory_cap_in_the_calling_process():
 
 def test_timeout_watchdog_runs_while_the_script_runs_and_not_while_its_views_are_made(
         monkeypatch):
-    """--timeout bounds the script: one watchdog lives in cli._run, around the script
-    only, so a slow explanation, drawing or page is never blamed on the script."""
+    """--timeout bounds the script: one deadline timer lives around the script's run
+    only (Interpreter.run), so a slow explanation, drawing or page is never blamed on the
+    script."""
     import threading
 
-    from gradtrace import runner
     from gradtrace.render import drawing, explain, page
 
     def timers() -> int:
@@ -123,7 +123,12 @@ def test_timeout_watchdog_runs_while_the_script_runs_and_not_while_its_views_are
             return fn(*args, **kwargs)
         return wrapped
 
-    monkeypatch.setattr(runner, "run_source", spy("script", runner.run_source))
+    class Deadline(threading.Timer):  # the interpreter's timer, counted when it starts
+        def start(self) -> None:
+            super().start()
+            seen["script"] = timers()
+
+    monkeypatch.setattr(threading, "Timer", Deadline)
     monkeypatch.setattr(explain, "explain", spy("explain", explain.explain))
     monkeypatch.setattr(drawing, "draw", spy("draw", drawing.draw))
     monkeypatch.setattr(page, "build_page", spy("view", page.build_page))

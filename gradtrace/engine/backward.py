@@ -34,6 +34,24 @@ from .tensor import Tensor, gradient_edge, type_name
 Edge = tuple[Node | None, int]
 
 
+
+def _flag(value: Any) -> bool | None:
+    """retain_graph / create_graph as torch's argument parser reads them (a C++ bool from
+    any integer), so only a bool or None goes further (into the trace and its JSON)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, Tensor):
+        if value.dtype.is_floating_point or value.array.size != 1:
+            raise TorchTypeError(
+                "only integer tensors of a single element can be converted to an index")
+        return bool(value.array.item())
+    if not isinstance(value, int):
+        raise TorchTypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ScriptError("Python int too large to convert to C long", kind="OverflowError")
+    return bool(value)
+
+
 def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
              retain_graph: bool | None = None, create_graph: bool = False,
              grad_variables: Any = None, inputs: Any = None) -> None:
@@ -48,6 +66,7 @@ def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = Non
                 "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
                 "`backward()`. Please only use `grad_tensors`.")
         grad_tensors = grad_variables
+    retain_graph, create_graph = _flag(retain_graph), bool(_flag(create_graph))
     if inputs is not None:
         inputs = ([inputs] if isinstance(inputs, Tensor) else
                   list(inputs.values()) if type(inputs) is dict else list(inputs))
@@ -77,6 +96,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         raise TorchValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
             "but got: allow_unused=False.")
+    retain_graph, create_graph = _flag(retain_graph), bool(_flag(create_graph))
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)

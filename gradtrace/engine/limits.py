@@ -1,7 +1,8 @@
 """Allocation limits: refuse a tensor before numpy allocates it, and cap live tensor memory.
 
 Ops call `reserve(shape, dtype)` before building a result whose size the script
-controls (constructors, broadcasting, matmul, repeat, cat). Every tensor of
+controls (constructors, broadcasting, matmul, repeat, cat, stack, clone), so numpy never
+allocates it; `admit` checks every tensor built, as the backstop for the rest. Every tensor of
 `TRACK_BYTES` or more is counted while it is alive, so a loop that keeps big
 tensors cannot grow without bound.
 """
@@ -56,6 +57,17 @@ def reserve(shape: tuple[int, ...], itemsize: int = 4) -> None:
             f"a tensor of shape {list(shape)} ({_mib(nbytes)}) would bring live tensor memory "
             f"to {_mib(LIMITS.live_bytes + nbytes)}, more than the limit of "
             f"{_mib(LIMITS.max_bytes)} (raise it with --max-memory)")
+
+
+def admit(owner: Any, array: Any) -> None:
+    """Every tensor that owns its data passes here (Tensor(), wrap): --max-elements holds
+    for every op, also those that cannot size their result before numpy builds it, and
+    large tensors are counted toward live memory. A view counts too: only a broadcast
+    (expand) is larger than its base, and every op on it would build one that large."""
+    if array.size > LIMITS.max_elements:
+        reserve(array.shape)
+    if array.base is None and array.nbytes >= TRACK_BYTES:
+        track(owner, array.nbytes)
 
 
 def _release(nbytes: int) -> None:

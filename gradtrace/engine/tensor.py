@@ -12,7 +12,7 @@ from . import dtypes
 from .device import CPU, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
-from .limits import TRACK_BYTES, track
+from .limits import admit
 from .node import AccumulateGrad, Node
 
 ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
@@ -53,8 +53,7 @@ class Tensor:
         self._hooks: list[Callable] | None = None
         self._accumulator: weakref.ref | None = None
         self._wrapped = False
-        if array.nbytes >= TRACK_BYTES and array.base is None:
-            track(self, array.nbytes)
+        admit(self, array)
         if requires_grad:
             if not self.dtype.is_floating_point:
                 raise TorchRuntimeError(ONLY_FLOAT_GRAD)
@@ -471,8 +470,7 @@ def wrap(array: Any) -> Tensor:
     t._hooks = None
     t._accumulator = None
     t._wrapped = False
-    if array.nbytes >= TRACK_BYTES and array.base is None:
-        track(t, array.nbytes)
+    admit(t, array)
     return t
 
 
@@ -503,12 +501,19 @@ class RemovableHandle:
             self.hooks.remove(self.hook)
 
 
+# the language's names for the values it makes ('function', never 'UserFunction'): set
+# by the interpreter, which the engine does not import
+SCRIPT_TYPE_NAME: list[Callable[[Any], str]] = []
+
+
 def type_name(value: Any) -> str:
     """The Python type name a script would see for a value."""
     if isinstance(value, Tensor):
         return "Tensor"
     if value is None:
         return "NoneType"
+    if SCRIPT_TYPE_NAME:
+        return SCRIPT_TYPE_NAME[0](value)
     return type(value).__name__
 
 

@@ -10,8 +10,11 @@ time), `builtins`, `operators`, `runtime` (limits, scopes, signals, script funct
 """
 from __future__ import annotations
 
+from ..engine.tensor import SCRIPT_TYPE_NAME
 from .core import Interpreter
-from .objects import UserFunction
+from .objects import UserFunction, type_name
 from .runtime import PYTHON_ERRORS, Frame, Limits
+
+SCRIPT_TYPE_NAME[:] = [type_name]  # the engine's messages name types as the script sees them
 
 __all__ = ["Interpreter", "Limits", "Frame", "UserFunction", "PYTHON_ERRORS"]

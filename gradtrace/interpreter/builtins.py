@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import NotSupportedError, ScriptError, TorchTypeError
+from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from .dunders import OBJECT
 from .objects import (
     BuiltinType,
@@ -88,6 +88,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                     "names; use an f-string)")
             if spec and "{" in spec:
                 raise NotSupportedError("nested format fields are not supported")
+            if spec:
+                self.check_spec(spec, None)
         return text.format(*args, **kwargs)
 
     def script_iter(value: Any, *sentinel: Any) -> Iterator[Any]:
@@ -164,9 +166,19 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             raise TorchTypeError(f"format() argument 2 must be str, not {type_name(spec)}")
         return self.format_value(value, spec, None)
 
+    def script_int(*args: Any, **kwargs: Any) -> int:
+        """int(): text in a power-of-two base has no digit cap in Python, so the parsed
+        number is held to --max-int-bits like any other."""
+        result = int(*args, **kwargs)
+        if result.bit_length() > self.limits.max_int_bits:
+            raise LimitExceeded(f"int() result exceeds the integer size limit "
+                                f"({self.limits.max_int_bits} bits)")
+        return result
+
     self.format_method = script_format
     types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, slice, type(None),
                                             type(NotImplemented), type(...))}
+    types[int] = BuiltinType(int, script_int)
     for t in (list, tuple, dict, set, frozenset, stdlib.OrderedDict):
         types[t] = BuiltinType(t, sized(t, f"a {t.__name__}() argument"))
     types[stdlib.OrderedDict].module = "collections"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import stdlib
+from ..engine import dtypes
 from ..engine.dtypes import DType
 from ..engine.node import Node
 from ..engine.tensor import Tensor
@@ -38,6 +39,20 @@ _NEVER_CALLABLE = frozenset((OpaqueType, Super, Property, ClassMethod, ScriptGen
                              ScriptIterator, Tensor, DType))
 _FUNCTION_LIKE = (UserFunction, Method, FunctionWrapper, NativeFunction, ScriptClass,
                   StaticMethod)
+
+
+# the Python types torch's argument parser takes for a dtype
+_PYTHON_DTYPES = {float: dtypes.float64, int: dtypes.int64, bool: dtypes.bool_}
+
+
+def _dtype_argument(fn: Any, value: Any, span: Span | None) -> DType:
+    """An engine function's `dtype=`: a torch.dtype, or `float`/`int`/`bool` as torch reads
+    them; anything else is torch's TypeError (never an engine attribute error)."""
+    if type(value) is BuiltinType and value.type in _PYTHON_DTYPES:
+        return _PYTHON_DTYPES[value.type]
+    name = getattr(fn, "__name__", "function")
+    raise ScriptError(f"{name}(): argument 'dtype' must be torch.dtype, not {type_name(value)}",
+                      span, kind="TypeError")
 
 
 class Calls:
@@ -95,6 +110,9 @@ class Calls:
     def _invoke(self, fn: Any, args: list[Any] | tuple, kwargs: dict[str, Any],
                 span: Span | None) -> Any:
         """Call an engine or builtin function; its errors become the script's, at `span`."""
+        if kwargs and kwargs.get("dtype") is not None and type(kwargs["dtype"]) is not DType \
+                and getattr(fn, "__module__", "").startswith("gradtrace.engine"):
+            kwargs = {**kwargs, "dtype": _dtype_argument(fn, kwargs["dtype"], span)}
         try:
             return fn(*args, **kwargs)
         except GradtraceError as err:

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import sys
-import time
+import threading
 from typing import Any, TextIO
 
-from .. import syntax
+from .. import progress, syntax
 from ..engine import anomaly
 from ..engine.ops import creation
-from ..errors import LimitExceeded, NotSupportedError
+from ..errors import GradtraceError, LimitExceeded, NotSupportedError
+from ..printable import visible
 from ..source import Source, Span
 from .attributes import Attributes
 from .builtins import make_builtins
@@ -55,9 +56,14 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.modules = make_modules(self)
         self.library = Library(self)
         self.steps = 0
+        # tick() compares steps with step_cap only: the deadline timer and an abort lower
+        # the cap, so neither costs a clock read per step nor waits for 1024 slow steps
+        self.step_cap = self.limits.max_steps
+        self.expired = False  # --timeout has passed
+        self.aborted: GradtraceError | None = None  # a limit or refusal that ends the run
         self.depth = 0
         self.in_library = False  # the code running now is a bundled library module's
-        self.deadline = 0.0
+        self.position = progress.STATE  # where a supervisor reads the statement running
         # The expression or statement running now: the trace labels the tensors and nodes
         # an op makes with it, so each construct sets its own span after evaluating its
         # operands, just before its operation runs. Library code never sets it.
@@ -97,15 +103,19 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
     def run(self, module: syntax.Module) -> None:
         """Execute the script; an uncaught script error propagates with its span."""
         code = self.compile_module(module.body, self.globals, "__main__", library=False)
-        self.deadline = time.monotonic() + self.limits.timeout
         creation.WARNINGS.clear()
         anomaly.reset()
         anomaly.STACK = self.format_stack
         # room for max_call_depth nested script calls, each a handful of Python frames
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, 2000 + 60 * self.limits.max_call_depth))
+        timer = threading.Timer(self.limits.timeout, self._expire)
+        timer.daemon = True
+        timer.start()
         try:
             code(self.globals)
+            if self.aborted is not None:  # swallowed by something that is not the script's
+                raise self.aborted
         except (BreakSignal, ContinueSignal):  # the parser only allows these inside loops
             raise NotSupportedError("'break' outside loop") from None
         except ReturnSignal:
@@ -115,6 +125,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
                 "maximum recursion depth exceeded (limit: --max-call-depth)",
                 self.current_span) from None
         finally:
+            timer.cancel()
+            timer.join()  # gone before the views are made (cancel only wakes it)
             sys.setrecursionlimit(old_limit)
             anomaly.reset()  # the mode is the run's, like grad mode
             anomaly.STACK = None
@@ -135,17 +147,38 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
                        + (f"    {text}\n" if text else ""))
         return out
 
+    def _expire(self) -> None:
+        """The deadline timer (a thread: it runs at the next switch interval, between two
+        bytecodes of however slow a step; a single C call that holds the interpreter lock
+        is the command line supervisor's to end)."""
+        self.expired = True
+        self.step_cap = -1
+
     def tick(self) -> None:
-        """Count a step; enforce the step and time limits."""
+        """Count a step; enforce the step and time limits, and keep an abort going."""
         self.steps += 1
-        if self.steps > self.limits.max_steps:
-            raise LimitExceeded(
-                f"the script ran more than {self.limits.max_steps} steps "
-                "(raise the limit with --max-steps)")
-        if not self.steps & 1023 and time.monotonic() > self.deadline:
-            raise LimitExceeded(
-                f"the script ran longer than {self.limits.timeout:g} s "
-                "(raise the limit with --timeout)")
+        if self.steps > self.step_cap:
+            self._over_limit()
+
+    def _over_limit(self) -> None:
+        if self.aborted is not None:
+            raise self.aborted
+        if self.expired:
+            error = LimitExceeded(f"the script ran longer than {self.limits.timeout:g} s "
+                                  "(raise the limit with --timeout)")
+        else:
+            error = LimitExceeded(f"the script ran more than {self.limits.max_steps} steps "
+                                  "(raise the limit with --max-steps)")
+        self.abort(error)
+        raise error
+
+    def abort(self, error: GradtraceError) -> None:
+        """A limit or refusal ends the run: no construct may swallow it (a `finally` that
+        continues, a generator's `finally`, library code), so every later step raises it
+        again."""
+        if self.aborted is None:
+            self.aborted = error
+            self.step_cap = -1
 
     def warn(self, message: str) -> None:
         """A Python warning: printed once per script line, like Python's default filter."""
@@ -157,7 +190,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         src = self.source.line_text(line).strip()
         if src and self.source.name != "<stdin>":
             text += f"  {src}\n"
-        self.stderr.write(text)
+        self.stderr.write(visible(text))  # the line may hold a raw control character
 
     def warn_once(self, message: str, where: str = "") -> None:
         """A warning torch raises with its own code as the location: Python's filter shows

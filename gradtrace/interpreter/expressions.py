@@ -3,6 +3,7 @@ attributes, subscripts, calls, operators. (Displays and comprehensions are in
 `displays.py`.)"""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from types import BuiltinFunctionType
 from typing import Any
@@ -26,6 +27,10 @@ from .objects import (
 )
 from .operators import BINOPS, COMPARE, UNARY
 from .runtime import PYTHON_ERRORS, Code, Frame, short_int
+
+# a %-format conversion's flags, width and precision (group 1), as printf-style formatting
+# reads them
+PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?([-#0 +]*[0-9*]*(?:\.[0-9*]*)?)[hlL]?[a-zA-Z%]")
 
 
 class ExpressionCompiler:
@@ -98,14 +103,33 @@ class ExpressionCompiler:
                     continue
                 code, conversion, spec, span = part
                 value = code(frame)
-                if conversion == "r":
-                    value = repr(value)
-                elif conversion == "s":
-                    value = str(value)
+                if conversion is not None:
+                    value = self.convert(value, conversion, span)
                 out.append(self.format_value(value, spec or "", span))
             return "".join(out)
 
         return run
+
+    def convert(self, value: Any, conversion: str, span: Span) -> str:
+        """An f-string's `!r` / `!s`: Python's errors (str() of a huge int) are the script's."""
+        try:
+            return repr(value) if conversion == "r" else str(value)
+        except GradtraceError as err:
+            err.at(span)
+            raise
+        except PYTHON_ERRORS as err:
+            raise ScriptError(script_message(str(err), (value,)), span,
+                              kind=type(err).__name__) from None
+
+    def check_spec(self, spec: str, span: Span | None) -> None:
+        """A format spec's width and precision are counted against --max-sequence before
+        Python pads (`"{:900000000}"` would build 900 MB in one C call)."""
+        for digits in "".join(c if c.isdigit() else " " for c in spec).split():
+            if len(digits) > 18 or int(digits) > self.limits.max_sequence:
+                raise LimitExceeded(
+                    f"format spec '{spec[:40]}' asks for more than "
+                    f"{self.limits.max_sequence} characters (raise it with --max-sequence)",
+                    span)
 
     def format_value(self, value: Any, spec: str, span: Span) -> str:
         """f-string formatting: specs only for numbers, strings and tensors, widths bounded."""
@@ -114,10 +138,7 @@ class ExpressionCompiler:
                 raise NotSupportedError(
                     f"format spec '{spec}' is only supported for numbers, strings and tensors",
                     span)
-            digits = "".join(c if c.isdigit() else " " for c in spec).split()
-            if any(len(d) > 4 for d in digits):
-                raise LimitExceeded(f"format spec '{spec}' asks for more than 9999 characters",
-                                    span)
+            self.check_spec(spec, span)
         try:
             return format(value, spec)
         except GradtraceError as err:
@@ -336,6 +357,11 @@ class ExpressionCompiler:
                     f"({limit} bits)", span)
             if op == "*" and a.bit_length() + b.bit_length() > limit:
                 raise LimitExceeded(f"integer result exceeds the size limit ({limit} bits)", span)
+        if op in ("//", "%") and isinstance(a, int) and isinstance(b, int) and \
+                max(a.bit_length(), b.bit_length()) > limit:
+            raise LimitExceeded(f"integer operand exceeds the size limit ({limit} bits)", span)
+        if op == "%" and isinstance(a, str):
+            self.check_percent(a, b, span)
         if op == "*" and (isinstance(a, (str, list, tuple)) and isinstance(b, int) or
                           isinstance(b, (str, list, tuple)) and isinstance(a, int)):
             seq, n = (a, b) if isinstance(b, int) else (b, a)
@@ -348,6 +374,20 @@ class ExpressionCompiler:
                 raise LimitExceeded(
                     f"a sequence longer than {self.limits.max_sequence} items "
                     "(raise the limit with --max-sequence)", span)
+
+    def check_percent(self, text: str, args: Any, span: Span) -> None:
+        """`text % args`: its widths and precisions, and the numbers `*` takes from `args`,
+        are counted against --max-sequence before Python pads."""
+        for match in PERCENT_SPEC.finditer(text):
+            self.check_spec(match.group(1), span)
+        if "*" in text:
+            values = args if isinstance(args, tuple) else (args,)
+            for value in values:
+                if isinstance(value, int) and abs(value) > self.limits.max_sequence:
+                    raise LimitExceeded(
+                        f"a '*' width of {short_int(value)} asks for more than "
+                        f"{self.limits.max_sequence} characters (raise it with --max-sequence)",
+                        span)
 
     def expr_BoolOp(self, node: syntax.BoolOp) -> Code:
         values = [(self.compile_expr(v), v.span) for v in node.values]

@@ -13,20 +13,20 @@ it through the interpreter (one call deeper, steps counted as usual).
 `yield` is supported as a statement (`yield x`, `yield from xs`) and as the value of an
 assignment (`x = yield y`, whose value is None: there is no `send`). A generator that
 is closed before it ends does not run its `finally` blocks (no script code runs while
-Python collects it).
+Python collects it), nor does one stopped by a limit or a refusal.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .. import syntax
+from .. import progress, syntax
 from ..engine.ops import creation
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from .objects import ScriptGenerator
 from .runtime import BreakSignal, ContinueSignal, Frame, ReturnSignal
 from .scopes import contains_yield
-from .statements import ABORT
+from .statements import ABORT, SCRIPT_FLOW
 
 GenCode = Callable[[Frame], Iterator[Any]]
 
@@ -74,13 +74,21 @@ class GeneratorCompiler:
         span = node.span
         spans = self._spans
         flush = self._flush_engine_warnings
+        abort = self.abort
+        if spans is not self:  # library code: the supervisor keeps the user's line
+            position, key = [0, 0], 0
+        else:
+            position, key = self.position, progress.position_key(span)
 
         def run(frame: Frame) -> Iterator[Any]:
             spans.current_span = span
+            position[1] = key
             try:
                 return (yield from code(frame))
             except GradtraceError as err:
                 err.at(span)
+                if not isinstance(err, ScriptError):
+                    abort(err)
                 raise
             finally:
                 if creation.WARNINGS:
@@ -243,7 +251,6 @@ class GeneratorCompiler:
         report = not self._scope.library
 
         def run(frame: Frame) -> Iterator[Any]:
-            closing = False
             try:
                 try:
                     yield from body(frame)
@@ -264,11 +271,12 @@ class GeneratorCompiler:
                 else:
                     if orelse is not None:
                         yield from orelse(frame)
-            except GeneratorExit:
-                closing = True
+            except SCRIPT_FLOW:
+                if final is not None:
+                    yield from final(frame)
                 raise
-            finally:
-                if final is not None and not closing:
+            else:
+                if final is not None:
                     yield from final(frame)
 
         return run

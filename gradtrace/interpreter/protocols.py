@@ -2,6 +2,7 @@
 from lazy iterables within the size limit."""
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +24,37 @@ ITERABLES = (list, tuple, str, range, dict, Size, set, frozenset, type({}.keys()
              type({}.values()), type({}.items()))
 # containers whose length bounds what iterating them produces
 SIZED = frozenset(ITERABLES)
+
+
+# containers a loop's body can resize while it iterates them (Python's RuntimeError)
+MUTABLE_HASHED = frozenset((dict, set, type({}.keys()), type({}.values()), type({}.items())))
+
+
+def _guard_mutation(value: Any, span: Span | None) -> Iterator[Any]:
+    """Iterate a dict or set, raising Python's RuntimeError as the script's own (its
+    `except RuntimeError` catches it) when the loop changes the container's size."""
+    try:
+        yield from value
+    except RuntimeError as err:
+        raise ScriptError(str(err), span, kind="RuntimeError") from None
+
+
+def _length_hint(iterator: Any) -> int:
+    """How many items one of Python's iterators will give, where it can tell: its own
+    length hint, or for zip and enumerate (which have none) their iterators' (at most
+    a few levels down: deeper nesting is left to the item count)."""
+    for _ in range(8):
+        kind = type(iterator)
+        if kind is enumerate:
+            iterator = iterator.__reduce__()[1][0]
+        elif kind is zip:
+            inner = iterator.__reduce__()[1]
+            if len(inner) != 1:
+                return min((operator.length_hint(i) for i in inner), default=0)
+            iterator = inner[0]
+        else:
+            return operator.length_hint(iterator)
+    return 0
 
 
 class Protocols:
@@ -56,6 +88,8 @@ class Protocols:
             except GradtraceError as err:
                 err.at(span)
                 raise
+        if kind in MUTABLE_HASHED:
+            return _guard_mutation(value, span)
         if kind in SIZED or kind in PYTHON_ITERATORS or kind is ScriptGenerator or \
                 kind is ScriptIterator or isinstance(value, ITERABLES):
             return iter(value)
@@ -79,6 +113,8 @@ class Protocols:
             self.check_size(len(value), what)
             return value
         limit = self.limits.max_sequence
+        if type(value) in PYTHON_ITERATORS:  # reversed(range(10**15)) tells its length
+            self.check_size(_length_hint(value), what)
         out: list[Any] = []
         for item in self.iterate(value, span):
             out.append(item)

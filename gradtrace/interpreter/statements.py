@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import stdlib, syntax
+from .. import progress, stdlib, syntax
 from ..engine.ops import creation
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
@@ -23,6 +23,9 @@ from .runtime import (
 )
 
 ABORT: Any = object()  # what a context's exit gets when a limit or refusal ends the run
+# what may run a `finally` block: the script's own exceptions and control flow. Anything
+# else (a limit, a refusal, a generator being closed) ends the run with no script code run.
+SCRIPT_FLOW = (ScriptError, BreakSignal, ContinueSignal, ReturnSignal)
 
 
 class StatementCompiler:
@@ -54,13 +57,21 @@ class StatementCompiler:
         span = node.span
         spans = self._spans
         flush = self._flush_engine_warnings
+        abort = self.abort
+        if spans is not self:  # library code: the supervisor keeps the user's line
+            position, key = [0, 0], 0
+        else:
+            position, key = self.position, progress.position_key(span)
 
         def run(frame: Frame) -> None:
             spans.current_span = span
+            position[1] = key
             try:
                 code(frame)
             except GradtraceError as err:
                 err.at(span)
+                if not isinstance(err, ScriptError):
+                    abort(err)
                 raise
             finally:
                 if creation.WARNINGS:
@@ -329,7 +340,11 @@ class StatementCompiler:
                 else:
                     if orelse is not None:
                         orelse(frame)
-            finally:
+            except SCRIPT_FLOW:
+                if final is not None:
+                    final(frame)
+                raise
+            else:
                 if final is not None:
                     final(frame)
 

@@ -29,6 +29,7 @@ from ..errors import (
     NotSupportedError,
     ScriptError,
 )
+from ..printable import json_text
 from ..summary import Summary
 from .graph import GraphView
 
@@ -361,7 +362,8 @@ def dumps(result: RunResult, *, indent: int | None | str = "auto",
     doc = document(result, stderr=stderr)
     if indent == "auto":
         indent = None if len(doc["tensors"]) + len(doc["nodes"]) > COMPACT_ABOVE else 2
-    return json.dumps(doc, indent=indent, ensure_ascii=False, allow_nan=False)  # type: ignore[arg-type]
+    return json_text(json.dumps(doc, indent=indent, ensure_ascii=False,  # type: ignore[arg-type]
+                                allow_nan=False))
 
 
 @lru_cache(maxsize=1)

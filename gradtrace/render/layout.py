@@ -22,6 +22,7 @@ with a justify, overflow or no_wrap of their own, go through rich's `render_line
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -190,9 +191,9 @@ def _cell_lines(console: Console, cell: Text, width: int, pad: int, column: _Col
                             overflow=cell.overflow or "fold", tab_size=tab_size, no_wrap=no_wrap)
         fitted = [_line_segments(console, line, inner) for line in wrapped]
     elif cell.spans:
-        fitted = [_line_segments(console, _styled_line(console, cell, start, end, inner,
-                                                       column.justify), inner)
-                  for start, end in _line_ranges(plain, inner, column.no_wrap)]
+        fitted = [_line_segments(console, _styled_line(console, line, inner, column.justify),
+                                 inner)
+                  for line in _text_slices(cell, _line_ranges(plain, inner, column.no_wrap))]
     else:  # all in one style: strings
         base = console.get_style(cell.style, default=Style.null()) if cell.style else None
         fitted = [[Segment(_justified(plain[start:end], inner, column.justify), base)]
@@ -269,21 +270,30 @@ def _justified(text: str, width: int, justify: Justify) -> str:
     return set_cell_size(text, width) if size > width else text + " " * (width - size)
 
 
-def _styled_line(console: Console, cell: Text, start: int, end: int, width: int,
-                 justify: Justify) -> Text:
-    """`cell[start:end]` with its styles, justified in `width` cells, as `Text.wrap` leaves
-    the line."""
-    line = _text_slice(cell, start, end)
+def _styled_line(console: Console, line: Text, width: int, justify: Justify) -> Text:
+    """A cell's line (a `_text_slices` slice), justified in `width` cells, as `Text.wrap`
+    leaves the line."""
     Lines([line]).justify(console, width, justify=justify, overflow="fold")
     return line
 
 
-def _text_slice(text: Text, start: int, end: int) -> Text:
-    """`text[start:end]` with its style and the parts of its spans inside the slice, as
-    `Text.divide` cuts a line."""
-    spans = [Span(max(s, start) - start, min(e, end) - start, style)
-             for s, e, style in text.spans if min(e, end) > max(s, start)]
-    return Text(text.plain[start:end], style=text.style, spans=spans)
+def _text_slices(text: Text, ranges: list[tuple[int, int]]) -> list[Text]:
+    """`text[start:end]` for each of the increasing `ranges`, with its style and the parts
+    of its spans inside the slice, as `Text.divide` cuts lines. One sweep over the spans
+    (sorted by start, kept in their order within a line: a later span's style wins), so a
+    cell of many styled lines costs no more than its spans and lines."""
+    order = sorted(range(len(text.spans)), key=lambda i: text.spans[i].start)
+    spans, active, next_span, out = text.spans, [], 0, []
+    for start, end in ranges:
+        while next_span < len(order) and spans[order[next_span]].start < end:
+            active.append(order[next_span])
+            next_span += 1
+        active = [i for i in active if spans[i].end > start]
+        cut = [Span(max(spans[i].start, start) - start, min(spans[i].end, end) - start,
+                    spans[i].style)
+               for i in sorted(active) if min(spans[i].end, end) > max(spans[i].start, start)]
+        out.append(Text(text.plain[start:end], style=text.style, spans=cut))
+    return out
 
 
 def _collapse_widths(widths: list[int], wrappable: list[bool], limit: int) -> list[int]:
@@ -494,17 +504,18 @@ def _label_lines(console: Console, options: ConsoleOptions, label: RenderableTyp
             pad=options.justify is not None)
     plain = label.plain
     spans = label.spans
+    ends = [span.end for span in spans]
     # without spans, rich's lines are one string each, styled only if the label is
     base = _span_style(console, styles, label.style, None) if spans or label.style else None
     lines: list[list[Segment]] = []
     for start, end in _line_ranges(plain, width, False):
         text = plain[start:end]
         if cell_len(text) > width:  # a wide character folded alone: Text.truncate crops it
-            line = _text_slice(label, start, end)
+            line = _text_slices(label, [(start, end)])[0]
             line.truncate(width, overflow="fold")
             segments = _rendered_line(console, line)
         elif spans:
-            segments = _span_segments(console, styles, label, start, end, base)
+            segments = _span_segments(console, styles, label, start, end, base, ends)
         else:
             segments = [Segment(text, base)]
         if len(segments) > 1 and any(joiner in text for joiner in _JOINERS):
@@ -541,15 +552,17 @@ def _span_style(console: Console, styles: dict[tuple[StyleType, StyleType], Styl
 
 
 def _span_segments(console: Console, styles: dict[tuple[StyleType, StyleType], Style],
-                   label: Text, start: int, end: int, base: Style | None) -> list[Segment]:
+                   label: Text, start: int, end: int, base: Style | None,
+                   ends: list[int]) -> list[Segment]:
     """The segments `Text.render` cuts from the line `label[start:end]`, for spans in order
-    (`_in_order`): the text between spans in `base`, each span's part in its own style."""
+    (`_in_order`, so `ends`, the spans' ends, increase): the text between spans in `base`,
+    each span's part in its own style."""
     plain = label.plain
     segments: list[Segment] = []
     position = start
-    for span_start, span_end, span_style in label.spans:
-        if span_end <= start:
-            continue
+    spans = label.spans
+    for index in range(bisect_right(ends, start), len(spans)):
+        span_start, span_end, span_style = spans[index]
         if span_start >= end:
             break
         span_start = max(span_start, start)

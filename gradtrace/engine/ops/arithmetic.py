@@ -5,12 +5,12 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError
+from ...errors import TorchRuntimeError, TorchTypeError
 from .. import kernels
 from ..dtypes import bool_
 from ..formulas import local
 from ..node import Function
-from ..tensor import Tensor, as_tensor_operand
+from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import (
     apply_inplace,
     binary_apply,
@@ -251,13 +251,21 @@ class RemainderBackward1(Function):
         return ga, gb
 
 
+def _check_alpha(op: str, alpha: Any) -> None:
+    """alpha is a Number (or a tensor holding one), before it reaches numpy's broadcasting."""
+    if not isinstance(alpha, (bool, int, float, complex, Tensor)):
+        raise TorchTypeError(f"{op}(): argument 'alpha' must be Number, not {type_name(alpha)}")
+
+
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
+    _check_alpha("add", alpha)
     if isinstance(a, Tensor):
         return AddBackward0.call(a, as_tensor_operand(b), alpha=alpha)
     return AddBackward0.call(b, as_tensor_operand(a), alpha=alpha)
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
+    _check_alpha("sub", alpha)
     if not isinstance(a, Tensor):
         return rsub(b, a, alpha=alpha)
     return SubBackward0.call(a, as_tensor_operand(b), alpha=alpha)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..formulas import each, vjp
+from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor, type_name
@@ -157,6 +158,9 @@ class CatBackward0(Function):
                         f"Sizes of tensors must match except in dimension {d}. Expected size "
                         f"{r} but got size {s} for tensor number {i} in the list.")
         self.save_attr(dim=saved_int(dim))
+        shape = list(ref.array.shape)
+        shape[d] = sum(t_.array.shape[d] for t_ in used)
+        reserve(tuple(shape), dtype.np.itemsize)
         return np.concatenate([cast(t_.array, dtype) for t_ in used], axis=d)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
@@ -200,6 +204,7 @@ class StackBackward0(Function):
         d = _wrap(dim, len(ref) + 1)
         dtype = result_dtype(*tensors)
         self.save_attr(dim=saved_int(dim))
+        reserve((len(tensors),) + ref, dtype.np.itemsize)
         return np.stack([cast(t_.array, dtype) for t_ in tensors], axis=d)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:

@@ -11,6 +11,7 @@ from ...errors import TorchRuntimeError, TorchTypeError
 from .. import blas
 from ..dtypes import C_TYPE_NAMES, DType
 from ..formulas import local, vjp
+from ..limits import reserve
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, type_name
@@ -87,6 +88,7 @@ class MmBackward0(Function):
         _check_matrix(a, b)
         _save_matrix(self, "mat2", b, a.requires_grad, b.requires_grad)
         _save_matrix(self, "self", a, b.requires_grad, a.requires_grad)
+        reserve((a.array.shape[0], b.array.shape[1]), a.array.itemsize)
         return blas.mm(a.array, b.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -126,6 +128,7 @@ class AddmmBackward0(Function):
         _save_matrix(self, "mat2", m2, m1.requires_grad, m2.requires_grad)
         dtype = m1.array.dtype
         b = np.broadcast_to(bias.array.astype(dtype, copy=False), out_shape)
+        reserve((m1.array.shape[0], m2.array.shape[1]), m1.array.itemsize)
         return blas.addmm(b, m1.array, m2.array, beta, alpha)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
@@ -229,6 +232,7 @@ class BmmBackward0(Function):
                 f"expected scalar type {cast_name(a.dtype)} but found {cast_name(b.dtype)}")
         self.save("mat2", b if a.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
+        reserve((bs, a.array.shape[1], b.array.shape[2]), a.array.itemsize)
         return blas.bmm(a.array, b.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:

@@ -10,6 +10,7 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
 from ..formulas import local, vjp
+from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor, type_name
 from ._util import apply_inplace, cast_name
@@ -56,8 +57,10 @@ def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
     shape = a.array.shape
     dim = 0
     index_shapes = []
+    kept = []  # the dimensions no index consumes
     for idx in indices:
         if idx is None:
+            kept.append(shape[dim] if dim < len(shape) else 1)
             dim += 1
             continue
         if idx.dtype.is_floating_point:
@@ -89,12 +92,13 @@ def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
         index_shapes.append(arr.shape)
         dim += 1
     try:
-        np.broadcast_shapes(*index_shapes)
+        indexed = np.broadcast_shapes(*index_shapes)
     except ValueError:
         listed = ", ".join(f"[{', '.join(map(str, s))}]" for s in index_shapes)
         raise TorchIndexError(
             f"shape mismatch: indexing tensors could not be broadcast together with shapes "
             f"{listed}") from None
+    reserve(tuple(indexed) + tuple(kept) + tuple(shape[dim:]), a.array.itemsize)
     key = _np_index(indices)
     return tuple(k.astype(np.bool_) if isinstance(k, np.ndarray) and k.dtype == np.uint8 else k
                  for k in key)

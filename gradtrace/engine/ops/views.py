@@ -76,7 +76,8 @@ def _wrap(dim: Any, ndim: int) -> int:
 # base -> weak references to its (single-output) views, so an in-place change of the base
 # or of one view can give the other views their new history (torch regenerates their
 # grad_fn as AsStridedBackward0 once the base's version moved on).
-_VIEWS: dict[int, tuple[weakref.ref, list[weakref.ref]]] = {}  # id(base) -> (base, views)
+# id(base) -> [base, views, the count of views at which dead references are next dropped]
+_VIEWS: dict[int, list] = {}
 
 
 def _register_view(out: Tensor) -> None:
@@ -85,11 +86,14 @@ def _register_view(out: Tensor) -> None:
     entry = _VIEWS.get(key)
     if entry is None or entry[0]() is not base:
         ref = weakref.ref(base, lambda _r, key=key: _drop_views(key, _r))
-        _VIEWS[key] = (ref, [weakref.ref(out)])
+        _VIEWS[key] = [ref, [weakref.ref(out)], 64]
         return
     refs = entry[1]
-    if len(refs) > 64:
+    if len(refs) > entry[2]:
+        # drop dead references, then wait until the list doubles: linear over a run that
+        # keeps many views alive (stack's backward selects one per input), not quadratic
         refs[:] = [r for r in refs if r() is not None]
+        entry[2] = max(64, 2 * len(refs))
     refs.append(weakref.ref(out))
 
 
@@ -534,6 +538,7 @@ class CloneBackward0(Function):
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, order: str = "K") -> np.ndarray:
+        reserve(a.array.shape, a.array.itemsize)  # a broadcast view copies to its full size
         return a.array.copy(order=order)
 
     def backward(self, grad: Tensor) -> Tensor:

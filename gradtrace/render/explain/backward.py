@@ -7,7 +7,8 @@ dimensions that brings the gradient back to its shape.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import ChainMap, defaultdict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -170,12 +171,13 @@ class BackwardTeller:
 
     # -- one node --------------------------------------------------------------------------
 
-    def operand_values(self, record: Any, values: dict[str, Any], inputs: list[int | None],
-                       math: str) -> dict[str, str]:
+    def operand_values(self, record: Any, values: dict[str, Any], operands: Mapping[str, str],
+                       math: str) -> Mapping[str, str]:
         """Operands for a chain formula: `d (=4.)`, or just the value when the formula
-        powers an operand or uses it twice."""
+        powers an operand or uses it twice. (`operands`, the node's, are shared by all its
+        edges: an op of n inputs has n edges, so each edge only layers its changes.)"""
         s = self.s
-        fields = s.operands(record, inputs)
+        fields: ChainMap[str, str] = ChainMap({}, operands)  # type: ignore[arg-type]
         names = _OPERAND.findall(math)
         bare = "^" in math or "²" in math or "³" in math or len(names) != len(set(names))
         for saved in record.saved:
@@ -221,6 +223,7 @@ class BackwardTeller:
                                           step.received[0] if step.received else None)
         inputs = s.inputs_of(record)
         chosen = formulas_of(node)
+        operands = s.operands(record, inputs)
         places: dict[int, int] = defaultdict(int)
         for (nxt, _), tid in zip(node.next_functions, inputs, strict=False):
             if nxt is not None and tid is not None:
@@ -241,7 +244,7 @@ class BackwardTeller:
                 to = s.t("ref.operand", tensor=to, operand=input_name(formula, flow.index))
             sent_facts.append({"to": s.label(tid) if tid is not None else "?",
                                "grad": flow.grad})
-            edges.append(self.edge(record, flow, formula, to, grad_text, used, inputs))
+            edges.append(self.edge(record, flow, formula, to, grad_text, used, operands))
         kind = "backward.node" if edges else "backward.node.end"
         extra = {}
         if isinstance(node, FunctionCtx):  # the script's own backward ran, not a formula
@@ -253,7 +256,7 @@ class BackwardTeller:
         self.stale_values(steps, record, step, line)
 
     def edge(self, record: Any, flow: Any, formula: Any, to: str, grad_text: str,
-             used: dict[str, Any], inputs: list[int | None]) -> str:
+             used: dict[str, Any], node_operands: Mapping[str, str]) -> str:
         """`→ a: 1. × b (=3.) = 3.`; with the sum over broadcast dims when there is one."""
         s = self.s
         if flow.grad is None:
@@ -261,7 +264,7 @@ class BackwardTeller:
         value = fmt_value(flow.grad)
         if formula is None or formula.kind == UNDEFINED:
             return s.t("edge.plain", to=to, value=value)
-        operands = self.operand_values(record, used, inputs, formula.math)
+        operands = self.operand_values(record, used, node_operands, formula.math)
         text = chain(formula, grad_text, operands)
         if text == value:
             return s.t("edge.plain", to=to, value=value)

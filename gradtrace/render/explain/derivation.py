@@ -9,6 +9,8 @@ saved tensor behind the version counter.
 from __future__ import annotations
 
 import re
+from collections import ChainMap
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -26,7 +28,7 @@ __all__ = ["Formula", "LOCAL", "VJP", "formulas_of", "substitute", "chain", "loc
            "replay_call", "summed_dims", "EXACT_LIMIT"]
 
 
-def substitute(math: str, operands: dict[str, str]) -> str:
+def substitute(math: str, operands: Mapping[str, str]) -> str:
     """The formula with its operands filled in; `x^(2 - 1)` becomes `x^1`."""
     text = _OPERAND.sub(lambda m: operands.get(m.group(1), m.group(1)), math)
     return _ARITHMETIC.sub(_fold, text)
@@ -53,11 +55,11 @@ def _top_level_operator(text: str) -> bool:
     return False
 
 
-def chain(formula: Formula, grad: str, operands: dict[str, str]) -> str:
+def chain(formula: Formula, grad: str, operands: Mapping[str, str]) -> str:
     """What backward computes for the input: `grad × local` for a local derivative (in
     its simplest written form), the formula itself for a vector-Jacobian product."""
     if formula.kind == VJP:
-        return substitute(formula.math, {**operands, "grad": grad})
+        return substitute(formula.math, ChainMap({"grad": grad}, operands))  # type: ignore[arg-type]
     local = substitute(formula.math, operands)
     if local == "1":
         return grad

@@ -141,10 +141,10 @@ def render_text(explanation: Explanation, width: int = 100) -> str:
     """The explanation as plain text at a fixed width (what a pipe receives)."""
     import io
 
-    from rich.console import Console
+    from ..terminal import SafeConsole
 
     out = io.StringIO()
-    console = Console(file=out, width=width, color_system=None, force_terminal=False,
-                      legacy_windows=False, emoji=False, highlight=False)
+    console = SafeConsole(file=out, width=width, color_system=None, force_terminal=False,
+                          legacy_windows=False, emoji=False, highlight=False)
     print_explanation(console, explanation)
     return "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"

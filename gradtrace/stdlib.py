@@ -221,6 +221,13 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
 namespace -> {name: the library module defining it}. See docs/library.md."""
 
 
+_TORCH_FUNCTIONAL = (
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
+    "cartesian_prod", "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm",
+    "meshgrid", "pca_lowrank", "split", "stft", "svd_lowrank", "tensordot", "unique",
+    "unique_consecutive", "unravel_index")
+
+
 def _build_torch() -> dict[str, Namespace]:
     """Every importable torch namespace, by dotted name."""
     from .tensor_types import LEGACY, PARAMETER, SIZE, TENSOR, VARIABLE, VERSION
@@ -245,6 +252,10 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.autograd.gradcheck": Namespace("torch.autograd.gradcheck", {
             **api.GRADCHECK, "GradcheckError": ExceptionType("GradcheckError")}),
         "torch.linalg": Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS)),
+        # torch/functional.py: the torch functions written in Python (torch.functional.__all__)
+        "torch.functional": Namespace("torch.functional", {
+            name: api.TORCH_FUNCTIONS[name] for name in _TORCH_FUNCTIONAL
+            if name in api.TORCH_FUNCTIONS}),
         "torch.cuda": Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS)),
         "torch.backends": Namespace("torch.backends", {}),
         "torch.backends.mps": Namespace("torch.backends.mps", dict(api.MPS_FUNCTIONS)),

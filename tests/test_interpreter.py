@@ -163,8 +163,16 @@ def test_unknown_tensor_attribute_is_torch_attribute_error():
 
 
 def test_only_torch_imports_are_allowed():
-    err = error("import os\n")
-    assert isinstance(err, NotSupportedError) and "import of 'os'" in err.message
+    err = error("import subprocess\n")
+    assert isinstance(err, NotSupportedError) and "import of 'subprocess'" in err.message
+
+
+def test_os_imports_but_every_name_in_it_is_refused_where_used():
+    err = error("import os\npath = os.path\n")
+    assert isinstance(err, NotSupportedError)
+    assert err.message == "'os.path' is not supported by gradtrace" and err.span.line == 3
+    err = error("from os import system\n")
+    assert isinstance(err, NotSupportedError) and "'os.system' is not supported" in err.message
 
 
 def test_numpy_is_not_reachable():
@@ -236,3 +244,30 @@ def test_str_format_cannot_reach_attributes():
 def test_builtins_refuse_huge_ranges_before_walking_them():
     assert isinstance(error("sum(range(10 ** 12))\n"), LimitExceeded)
     assert isinstance(error("list(range(10 ** 9))\n"), LimitExceeded)
+
+
+def test_torch_functions_take_input_other_and_numpys_keyword_names():
+    # python_arg_parser.cpp's numpy_compatibility_arg_names, as torch 2.13 prints them
+    assert out("x = torch.ones(2, 3)\n"
+               "print(torch.sum(input=x, axis=1, keepdims=True).tolist())\n"
+               "print(torch.matmul(input=x, other=x.t()).tolist())\n"
+               "print(x.mean(axis=0).tolist(), torch.add(x1=x, x2=x).shape)\n"
+               "print(torch.add(x, other=x).sum().item(), torch.sum(a=x).item())\n") == (
+        "[[3.0], [3.0]]\n[[3.0, 3.0], [3.0, 3.0]]\n[1.0, 1.0, 1.0] torch.Size([2, 3])\n"
+        "12.0 6.0\n")
+    err = error("torch.sum(torch.ones(2), dim=0, axis=0)\n")
+    assert (err.kind, err.message) == ("TypeError",
+                                       "sum() got an unexpected keyword argument 'axis'")
+    assert error("torch.ones(2, 2).matmul(input=torch.ones(2, 2))\n").kind == "TypeError"
+
+
+def test_default_device_is_the_cpu_and_another_is_refused():
+    assert out("torch.set_default_device('cpu')\nprint(torch.get_default_device())\n"
+               "torch.set_default_device(None)\n") == "cpu\n"
+    err = error("torch.set_default_device('cuda')\n")
+    assert isinstance(err, NotSupportedError) and "CPU build" in err.message
+
+
+def test_torch_functional_holds_torchs_python_functions():
+    assert out("import torch.functional as F\n"
+               "print(F.einsum('i,i->', torch.ones(3), torch.ones(3)).item())\n") == "3.0\n"

@@ -85,6 +85,8 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "inference_mode": grad_mode.inference_mode,
     "is_inference_mode_enabled": grad_mode.is_inference_mode_enabled,
     "Size": Size, "device": _device.Device,
+    "set_default_device": _device.set_default_device,
+    "get_default_device": _device.get_default_device,
     "cat": ops.cat, "concat": ops.cat, "concatenate": ops.cat, "stack": ops.stack,
     "softmax": ops.tensor_softmax, "log_softmax": ops.tensor_log_softmax,
     "max": ops.max, "min": ops.min,

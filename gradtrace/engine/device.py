@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import ScriptError, TorchRuntimeError, TorchTypeError
+from ..errors import NotSupportedError, ScriptError, TorchRuntimeError, TorchTypeError
 
 # torch's device types, in the order its parse error lists them
 DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
@@ -145,3 +145,17 @@ def tensor_cuda(t: Any, device: Any = None, non_blocking: bool = False,
 
 def tensor_get_device(t: Any) -> int:
     return -1
+
+
+def set_default_device(device: Any) -> None:
+    """torch.set_default_device. gradtrace is torch's CPU build, where the CPU is the only
+    device a tensor can be made on: `cpu` (or None) keeps it; another device is refused
+    here (torch accepts it and fails at the next tensor made, which is not modelled)."""
+    if device is not None and Device(device).type != "cpu":
+        raise NotSupportedError(f"torch.set_default_device({str(Device(device))!r}): gradtrace "
+                                "runs torch's CPU build, where tensors live on the CPU only")
+
+
+def get_default_device() -> Device:
+    """torch.get_default_device: always the CPU here (see set_default_device)."""
+    return CPU

@@ -2,6 +2,8 @@
 callable instances, grad-mode decorators, builtins and engine functions."""
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any
 
 from .. import stdlib
@@ -53,6 +55,50 @@ def _dtype_argument(fn: Any, value: Any, span: Span | None) -> DType:
     name = getattr(fn, "__name__", "function")
     raise ScriptError(f"{name}(): argument 'dtype' must be torch.dtype, not {type_name(value)}",
                       span, kind="TypeError")
+
+
+# torch's argument parser also takes numpy's names for these (python_arg_parser.cpp's
+# numpy_compatibility_arg_names): `x.sum(axis=1, keepdims=True)`, `torch.add(x1=a, x2=b)`
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input",
+                "x1": "input", "x2": "other"}
+_TORCH_NAMES = frozenset(("input", "other", *_NUMPY_NAMES))
+
+
+@functools.cache
+def _parameter_names(fn: Any) -> tuple[str, ...]:
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple(p.name for p in parameters
+                 if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+
+
+def _torch_keywords(fn: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """An engine function's keywords under torch's names: numpy's `axis`/`keepdims`/`x2`
+    are torch's `dim`/`keepdim`/`other`, a function's `input` (or numpy's `x`, `a`, `x1`)
+    is the engine's first parameter (a tensor method has no `input`), `other` its `b`. A name given
+    twice stays as written, so Python reports it as torch does: "unexpected keyword
+    argument 'axis'"."""
+    method = type(fn) is stdlib.BoundMethod
+    target_fn = fn.fn if method else fn
+    if not getattr(target_fn, "__module__", "").startswith("gradtrace.engine"):
+        return kwargs
+    names = _parameter_names(target_fn)
+    if not names:
+        return kwargs
+    renamed: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        target = key
+        if key not in names:
+            target = _NUMPY_NAMES.get(key, key)
+            if target == "input" and "input" not in names:
+                target = key if method else names[0]
+            elif target == "other" and "other" not in names and "b" in names:
+                target = "b"  # the engine's name of a binary op's second operand
+        renamed[key if target in renamed or target != key and target in kwargs
+                else target] = value
+    return renamed
 
 
 class Calls:
@@ -113,6 +159,8 @@ class Calls:
         if kwargs and kwargs.get("dtype") is not None and type(kwargs["dtype"]) is not DType \
                 and getattr(fn, "__module__", "").startswith("gradtrace.engine"):
             kwargs = {**kwargs, "dtype": _dtype_argument(fn, kwargs["dtype"], span)}
+        if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
+            kwargs = _torch_keywords(fn, kwargs)
         try:
             return fn(*args, **kwargs)
         except GradtraceError as err:

@@ -114,11 +114,15 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["random"] = _random_namespace(interp)
     modules["collections"] = stdlib.Namespace(
         "collections", {"OrderedDict": interp.builtin_types[stdlib.OrderedDict]})
+    # tutorials import os for paths they may never use: the import works, every name in
+    # it is refused where it is used ('os.system' is not supported by gradtrace)
+    modules["os"] = stdlib.Namespace("os", {})
     return modules
 
 
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
-             "torch.utils.data), math, random and collections (OrderedDict)"
+             "torch.utils.data), math, random, collections (OrderedDict) and os (nothing " \
+             "in it)"
 
 
 class ImportCompiler:

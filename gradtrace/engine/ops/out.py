@@ -134,4 +134,5 @@ def accepting_out(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
     call.__name__ = name
     call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn  # type: ignore[attr-defined]  # its parameters, for keywords
     return call

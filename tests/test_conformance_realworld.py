@@ -7,8 +7,8 @@ under python + torch 2.13.0 with ATEN_CPU_CAPABILITY set as MANIFEST.json record
 written `0x?`), `NAME.err` the uncaught exception's last traceback line. Each case runs
 under the capability it was recorded with. Re-record with
 `tests/tools/record_conformance.py --capability avx2 --runs 2 --manifest ...` under a Python
-with torch. Cases fail until the features they use land; STATUS.md lists each one's first
-blocker.
+with torch. NOT_YET lists the cases that still fail and what each needs; STATUS.md (made
+by tests/tools/realworld_status.py) lists every call the corpus makes.
 """
 from __future__ import annotations
 
@@ -23,9 +23,24 @@ from gradtrace.engine import capability
 HERE = Path(__file__).parent / "conformance_realworld"
 CASES = sorted(HERE.glob("*.gt"))
 MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json").read_text())}
+# What these still need; each is expected to fail (strict), so the case flips to a pass, and
+# this list shrinks, when the feature lands.
+NOT_YET = {
+    "docs_autograd_mechanics": "torch.autograd.graph.saved_tensors_hooks is not built",
+    "docstr_set_grad_enabled_inference_mode": "inference tensors are not modelled "
+                                              "(their missing version counter)",
+    "gh_lseman_autograd_float64": "torch.set_default_dtype is not built",
+    "nlp_sequence_models_lstm": "nn.LSTM (torch's fused MkldnnRnnLayerBackward0) is not built",
+}
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def _case_param(case: Path) -> object:
+    reason = NOT_YET.get(case.stem)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(case, id=case.stem, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_case_param(c) for c in CASES])
 def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
     use_capability(monkeypatch, MANIFEST[case.stem]["capability"])
     assert_matches_torch(case)
@@ -33,6 +48,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 def test_realworld_corpus_is_complete_and_recorded():
     assert len(CASES) == 71
+    assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:
         entry = MANIFEST[case.stem]

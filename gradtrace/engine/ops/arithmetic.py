@@ -31,7 +31,8 @@ class AddBackward0(Function):
                 local("other", "{alpha}"))
 
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
-        self.save_attr(alpha=alpha)
+        if self.recording:  # save_attr(alpha=alpha) without its call: the commonest node
+            self.attrs = {"alpha": alpha}
         dtype = common_dtype(a, b)
         if alpha != 1:
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), alpha, dtype.np)

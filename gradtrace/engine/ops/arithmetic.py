@@ -151,8 +151,13 @@ class PowBackward0(Function):
         dtype = result_dtype(a, exponent)
         if not dtype.is_floating_point and isinstance(value, int) and value < 0:
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
+        base = cast(a.array, dtype)
+        if value == 1:
+            # torch's pow_Tensor_Scalar_out copies the base for an exponent of 1 (the `** 2`
+            # backward's self.pow(1.0)): the same bits as SLEEF's powf, without its ~250 ns
+            # per element
+            return base.copy() if base is a.array else base
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            base = cast(a.array, dtype)
             if base.dtype == np.float32 and float(value) not in SPECIAL_EXPONENTS:
                 return kernels.pow_scalar(base, float(value))
             return float_pow(base, cast(exponent.array, dtype))

@@ -344,6 +344,19 @@ def code_state() -> str:
                    else " (clean)")
 
 
+# The x86 levels numpy's runtime dispatch found (np.show_runtime()'s "found" list): X86_V4 means
+# AVX-512 kernels (float64 tanh/exp/log among them); X86_V3 alone is an AVX2 machine, or an
+# AVX-512 one with NPY_DISABLE_CPU_FEATURES switching the AVX-512 features off.
+NUMPY_SIMD = (
+    "import os, numpy\n"
+    "from numpy._core._multiarray_umath import __cpu_features__ as f\n"
+    "found = [k for k in ('X86_V2', 'X86_V3', 'X86_V4') if f.get(k)]\n"
+    "off = os.environ.get('NPY_DISABLE_CPU_FEATURES')\n"
+    "print(' '.join(found) or 'baseline', '(highest: ' + (found[-1] if found else '-') + ')'"
+    " + (', NPY_DISABLE_CPU_FEATURES=' + off if off else ''))"
+)
+
+
 def machine_info(r: Runners) -> dict[str, str]:
     info: dict[str, str] = {}
     cpu = "?"
@@ -366,11 +379,16 @@ def machine_info(r: Runners) -> dict[str, str]:
     info["gradtrace python"] = _probe(
         r.numpy_python, "import sys, numpy; print(sys.version.split()[0], '/ numpy', "
         "numpy.__version__)") or "?"
+    info["numpy SIMD"] = _probe(r.numpy_python, NUMPY_SIMD) or "?"
     info["torch"] = r.torch_note
     if r.torch_python:
         info["torch python"] = _probe(
             r.torch_python, "import sys, numpy, torch; print(sys.version.split()[0], '/ numpy',"
             " numpy.__version__, '/ torch threads', torch.get_num_threads())") or "?"
+        info["torch CPU capability"] = _probe(
+            r.torch_python, "import os, torch; print(torch.backends.cpu.get_cpu_capability(),"
+            " '(ATEN_CPU_CAPABILITY=' + os.environ.get('ATEN_CPU_CAPABILITY', 'unset') + ')')"
+        ) or "?"
     info["environment"] = r.pyc_note
     return info
 

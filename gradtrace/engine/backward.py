@@ -292,6 +292,12 @@ def _validate(node: Node, grads: tuple[Tensor | None, ...]) -> tuple[Tensor | No
     """torch's validate_outputs: no gradient for an input that needs none (a formula may
     compute one anyway; torch's skips it, and post-hooks see None), and each gradient
     reduced to its input's shape and cast to its dtype."""
+    for g, edge, meta in zip(grads, node.next_functions, node.input_meta):
+        if g is not None and (edge[0] is None or g.dtype is not meta[1]
+                              or g.array.shape != meta[0]):
+            break
+    else:
+        return grads  # the common case, checked without building anything
     out: list[Tensor | None] | None = None
     for i, (g, (nxt, _), meta) in enumerate(zip(grads, node.next_functions, node.input_meta)):
         if g is None:

@@ -67,12 +67,7 @@ class Tensor:
     @classmethod
     def scalar(cls, value: bool | int | float) -> Tensor:
         """A Python number as torch wraps it for an op: float64/int64/bool, lowest priority."""
-        array = np.array(value)  # bool -> bool, int -> int64, float -> float64, like torch
-        if array.dtype.kind == "O":
-            raise TorchRuntimeError("Overflow when unpacking long")
-        t = wrap(array)
-        t._wrapped = True
-        return t
+        return wrap_number(value)
 
     # -- attributes ---------------------------------------------------------
 
@@ -474,6 +469,16 @@ def wrap(array: Any) -> Tensor:
     return t
 
 
+def wrap_number(value: bool | int | float) -> Tensor:
+    """`Tensor.scalar` without the class-method call: every `tensor op number` makes one."""
+    array = np.array(value)  # bool -> bool, int -> int64, float -> float64, like torch
+    if type(value) is not float and array.dtype.kind == "O":
+        raise TorchRuntimeError("Overflow when unpacking long")
+    t = wrap(array)
+    t._wrapped = True
+    return t
+
+
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
     """Where a gradient for `t` goes: its grad_fn, or its AccumulateGrad if it is a leaf."""
     if t.grad_fn is not None:
@@ -522,7 +527,7 @@ def as_tensor_operand(value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float)):
-        return Tensor.scalar(value)
+        return wrap_number(value)
     raise TorchTypeError(f"unsupported operand type: '{type_name(value)}'")
 
 

@@ -25,7 +25,7 @@ from .objects import (
     script_message,
     type_name,
 )
-from .operators import BINOPS, COMPARE, UNARY
+from .operators import BINOPS, COMPARE, NUMBERS, TENSOR_BINOPS, TENSOR_RBINOPS, UNARY
 from .runtime import PYTHON_ERRORS, Code, Frame, short_int
 
 # a %-format conversion's flags, width and precision (group 1), as printf-style formatting
@@ -321,11 +321,18 @@ class ExpressionCompiler:
         span = node.span
         apply_op = self.apply_op
         spans = self._spans
+        on_tensor = TENSOR_BINOPS[op]
+        on_number = TENSOR_RBINOPS.get(op)
 
         def run(frame: Frame) -> Any:
             a = left(frame)
             b = right(frame)
             spans.current_span = span
+            if type(a) is Tensor:
+                if type(b) is Tensor or type(b) in NUMBERS:
+                    return apply_op(on_tensor, a, b, op, span)
+            elif type(b) is Tensor and on_number is not None and type(a) in NUMBERS:
+                return apply_op(on_number, b, a, op, span)
             return apply_op(fn, a, b, op, span)
 
         return run

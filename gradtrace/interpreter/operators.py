@@ -5,6 +5,8 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from ..engine.tensor import Tensor
+
 
 def _binop_table() -> dict[str, Callable[[Any, Any], Any]]:
     return {
@@ -15,6 +17,18 @@ def _binop_table() -> dict[str, Callable[[Any, Any], Any]]:
 
 
 BINOPS = _binop_table()
+
+_DUNDER = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+           "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor"}
+# What Python's dispatch ends in when one operand is exactly a Tensor and the other a Tensor
+# or a Python number (no subclass, so no reflected method goes first, and no Tensor method
+# returns NotImplemented): the Tensor's own method, called without the two C layers
+# (operator.mul, the type slot) in between. `number op tensor` ends in the reflected method,
+# after float's/int's own method gives up.
+TENSOR_BINOPS = {op: getattr(Tensor, f"__{name}__") for op, name in _DUNDER.items()}
+TENSOR_RBINOPS = {op: getattr(Tensor, f"__r{name}__") for op, name in _DUNDER.items()
+                  if hasattr(Tensor, f"__r{name}__")}
+NUMBERS = (float, int)
 INPLACE = {
     "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
     "//": operator.ifloordiv, "%": operator.imod, "**": operator.ipow, "@": operator.imatmul,

@@ -31,7 +31,8 @@ class AddBackward0(Function):
                 local("other", "{alpha}"))
 
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
-        self.save_attr(alpha=alpha)
+        if self.recording:  # save_attr(alpha=alpha) without its call: the commonest node
+            self.attrs = {"alpha": alpha}
         dtype = common_dtype(a, b)
         if alpha != 1:
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), alpha, dtype.np)
@@ -150,8 +151,13 @@ class PowBackward0(Function):
         dtype = result_dtype(a, exponent)
         if not dtype.is_floating_point and isinstance(value, int) and value < 0:
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
+        base = cast(a.array, dtype)
+        if value == 1:
+            # torch's pow_Tensor_Scalar_out copies the base for an exponent of 1 (the `** 2`
+            # backward's self.pow(1.0)): the same bits as SLEEF's powf, without its ~250 ns
+            # per element
+            return base.copy() if base is a.array else base
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            base = cast(a.array, dtype)
             if base.dtype == np.float32 and float(value) not in SPECIAL_EXPONENTS:
                 return kernels.pow_scalar(base, float(value))
             return float_pow(base, cast(exponent.array, dtype))

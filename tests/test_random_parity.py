@@ -171,3 +171,15 @@ def test_bad_seeds_and_states_raise_torchs_errors():
     for code, (kind, message) in cases.items():
         error = _run(code + "\n").error
         assert (error.kind, error.message) == (kind, message), code
+
+
+def test_sampling_factories_return_version_zero_tensors():
+    # torch 2.13: each prints 0 (its factories fill new tensors below autograd); gradtrace's
+    # normal(mean, std, size) and randint fill theirs with the in-place samplers
+    gen = generator.Generator().manual_seed(0)
+    made = [sampling.normal(0.0, 1.0, (3, 2), generator=gen),
+            sampling.normal(Tensor._wrap(np.zeros(2, np.float32)), 1.0, generator=gen),
+            sampling.randint(0, 5, (2,), generator=gen),
+            sampling.randint_like(Tensor._wrap(np.zeros(2, np.float32)), 3, generator=gen),
+            sampling.randn(2, generator=gen), sampling.randperm(3, generator=gen)]
+    assert [t._version for t in made] == [0] * len(made)

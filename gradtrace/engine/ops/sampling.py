@@ -293,6 +293,9 @@ def _empty(shape: tuple[int, ...], dtype: DType) -> Tensor:
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    """A factory's new tensor: version 0 even when an in-place sampler filled it (torch
+    fills it below autograd, so `torch.normal(0, 1, size)._version` is 0)."""
+    t._version_counter.value = 0
     if requires_grad:
         t.requires_grad_(True)
     return t

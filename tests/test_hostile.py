@@ -39,9 +39,18 @@ def run_hostile(script: Path, workdir: Path, command: tuple[str, ...] = ("run",)
         "seconds": elapsed,
         "rss": usage.ru_maxrss * 1024,
         "stderr": (workdir / ".err").read_text(errors="replace"),
-        "stdout": (workdir / ".out").read_bytes()[-20000:].decode(errors="replace"),
+        "stdout": _tail(workdir / ".out", 20000).decode(errors="replace"),
         "left": sorted(p.name for p in workdir.iterdir() if p.name not in (".out", ".err")),
     }
+
+
+def _tail(path: Path, size: int) -> bytes:
+    """The last `size` bytes: a flood script's output may be gigabytes, and reading it
+    whole would grow this process, whose peak every later child inherits at exec (the
+    `rss` measured above)."""
+    with open(path, "rb") as f:
+        f.seek(max(0, f.seek(0, os.SEEK_END) - size))
+        return f.read()
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +64,22 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         return dict(pool.map(one, HOSTILE))
 
 
+# Scripts that once crashed or hung gradtrace (issue 16) but are valid programs: they may
+# now run to their end, within the same time and memory bounds. (big_int_requires_grad:
+# torch raises "argument 'requires_grad' must be bool, not int"; gradtrace still takes it.)
+MAY_RUN = {"big_int_requires_grad", "crash_nested_enumerate", "crash_nested_zip",
+           "graphviz_nul_name", "view_long_name", "view_stack_many_leaves"}
+
+
 @pytest.mark.parametrize("script", HOSTILE, ids=[s.stem for s in HOSTILE])
 def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[str, dict]):
     outcome = outcomes[script.name]
-    assert outcome["exit"] in (1, 2, 3), outcome
+    assert outcome["exit"] in ((0, 1, 2, 3) if script.stem in MAY_RUN else (1, 2, 3)), outcome
     assert outcome["seconds"] < LIMIT_SECONDS, outcome
     assert outcome["rss"] < LIMIT_RSS, outcome
     assert "Traceback" not in outcome["stderr"], outcome["stderr"]
     assert "InternalError" not in outcome["stderr"], outcome["stderr"]
-    assert outcome["stderr"].strip(), "no message"
+    assert outcome["exit"] == 0 or outcome["stderr"].strip(), "no message"
     assert outcome["left"] == [], outcome["left"]
 
 

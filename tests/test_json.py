@@ -360,7 +360,11 @@ def test_seed_facts_match_live_torch(script: Path):
     doc = doc_of(script)
     address = re.compile(r"0x[0-9a-fA-F]+")
     assert address.sub("0x?", doc["stdout"]) == address.sub("0x?", ns["__stdout__"])
+    # a module's parameters and buffers are listed by their path (model.0.weight) too
     theirs = {k: v for k, v in ns.items() if isinstance(v, torch.Tensor)}
+    theirs.update({f"{name}.{path}": t for name, m in ns.items()
+                   if isinstance(m, torch.nn.Module)
+                   for named in (m.named_parameters(), m.named_buffers()) for path, t in named})
     assert sorted(theirs) == sorted(doc["variables"])
     tensors = {t["id"]: t for t in doc["tensors"]}
     for name, t in theirs.items():

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .. import progress, syntax
+from .. import syntax
 from ..engine.ops import creation
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from .objects import ScriptGenerator
@@ -71,14 +71,7 @@ class GeneratorCompiler:
             raise NotSupportedError("`yield` is only supported as a statement or as the value "
                                     "of an assignment (`x = yield value`)", node.span)
         code = method(node)
-        span = node.span
-        spans = self._spans
-        flush = self._flush_engine_warnings
-        abort = self.abort
-        if spans is not self:  # library code: the supervisor keeps the user's line
-            position, key = [0, 0], 0
-        else:
-            position, key = self.position, progress.position_key(span)
+        span, spans, flush, abort, position, key = self.statement_context(node)
 
         def run(frame: Frame) -> Iterator[Any]:
             spans.current_span = span

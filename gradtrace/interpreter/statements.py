@@ -54,14 +54,7 @@ class StatementCompiler:
     def compile_stmt(self, node: syntax.Stmt) -> Code:
         method = getattr(self, "stmt_" + type(node).__name__)  # internal dispatch on AST type
         code = method(node)
-        span = node.span
-        spans = self._spans
-        flush = self._flush_engine_warnings
-        abort = self.abort
-        if spans is not self:  # library code: the supervisor keeps the user's line
-            position, key = [0, 0], 0
-        else:
-            position, key = self.position, progress.position_key(span)
+        span, spans, flush, abort, position, key = self.statement_context(node)
 
         def run(frame: Frame) -> None:
             spans.current_span = span
@@ -78,6 +71,18 @@ class StatementCompiler:
                     flush()
 
         return run
+
+    def statement_context(self, node: syntax.Stmt) -> tuple[Any, ...]:
+        """What a statement's runner binds once: its span, where the current span is kept,
+        the warning flush, the abort, and the supervisor's position slot and key (library
+        code keeps the user's line, so it writes a slot nobody reads)."""
+        span = node.span
+        spans = self._spans
+        if spans is not self:
+            position, key = [0, 0], 0
+        else:
+            position, key = self.position, progress.position_key(span)
+        return span, spans, self._flush_engine_warnings, self.abort, position, key
 
     def stmt_ExprStmt(self, node: syntax.ExprStmt) -> Code:
         return self.compile_expr(node.value)

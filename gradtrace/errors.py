@@ -34,6 +34,8 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "AttributeError": "Exception",
     "AssertionError": "Exception",
     "StopIteration": "Exception",
+    "ImportError": "Exception",
+    "ModuleNotFoundError": "ImportError",
     "GradcheckError": "RuntimeError",  # torch.autograd.gradcheck.GradcheckError
 }
 # kinds above that are torch's classes, not Python builtins

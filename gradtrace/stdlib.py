@@ -6,6 +6,9 @@ type has an explicit table of the attributes and methods the language supports.
 from __future__ import annotations
 
 import collections
+import functools
+import json
+import pathlib
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +25,13 @@ from .engine.ops.reductions import ReturnTypes
 from .engine.ops.views import torch_strides
 from .engine.shapes import Size, wrap_dim
 from .engine.tensor import RemovableHandle, Tensor
-from .errors import EXCEPTION_PARENTS, TORCH_EXCEPTIONS, NotSupportedError, ScriptError
+from .errors import (
+    EXCEPTION_PARENTS,
+    TORCH_EXCEPTIONS,
+    GradtraceError,
+    NotSupportedError,
+    ScriptError,
+)
 
 NONLEAF_GRAD_WARNING = (
     "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
@@ -124,6 +133,10 @@ def owner_name(obj: Any) -> str:
         return "Tensor"
     if isinstance(obj, Node):
         return obj.name().rsplit("::", 1)[-1]
+    if type(obj).__module__.startswith("gradtrace."):  # the script's name, never ours
+        from .interpreter.objects import type_name
+
+        return type_name(obj)
     return type(obj).__name__
 
 
@@ -534,6 +547,36 @@ def is_private(name: str) -> bool:
     """Names a script may not touch: dunders and undocumented `_` names."""
     return name.startswith("_") and not any(
         name == p or (p.endswith("_") and name.startswith(p)) for p in PUBLIC_UNDERSCORE)
+
+
+@functools.cache
+def _torch_names() -> dict[str, frozenset[str]]:
+    recorded = json.loads((pathlib.Path(__file__).parent / "torch_names.json").read_text())
+    return {owner: frozenset(names) for owner, names in recorded["names"].items()}
+
+
+def torch_has(owner: Any, name: str) -> bool:
+    """Whether torch 2.13 (or the Python module) has `name` on `owner` (a namespace or a
+    tensor), as recorded by tests/tools/record_torch_names.py: what gradtrace lacks is then
+    "not supported", what nobody has is Python's AttributeError, and `hasattr` answers as
+    under torch."""
+    if isinstance(owner, Tensor):
+        key = "torch.Tensor"
+    elif isinstance(owner, Namespace):
+        key = owner.name
+    else:
+        return False
+    return name in _torch_names().get(key, ())
+
+
+def missing_namespace_name(namespace: Namespace, name: str) -> GradtraceError:
+    """A name a namespace lacks: gradtrace's gap if torch has it, else Python's error."""
+    if namespace.name in _torch_names() and not torch_has(namespace, name):
+        return ScriptError(f"module '{namespace.name}' has no attribute '{name}'",
+                           kind="AttributeError")
+    if is_private(name):
+        return not_supported_attribute(namespace, name)
+    return NotSupportedError(f"'{namespace.name}.{name}' is not supported by gradtrace")
 
 
 def not_supported_attribute(obj: Any, name: str) -> NotSupportedError:

@@ -85,9 +85,7 @@ class Attributes:
             if value is not None:
                 return self.library.resolve(value) if type(value) is stdlib.LibraryName \
                     else value
-            if stdlib.is_private(name):
-                raise stdlib.not_supported_attribute(obj, name)
-            raise NotSupportedError(f"'{obj.name}.{name}' is not supported by gradtrace")
+            raise stdlib.missing_namespace_name(obj, name)
         if kind is BuiltinType or kind is OpaqueType or kind is stdlib.ExceptionType or \
                 isinstance(obj, ScriptType):
             return self.type_getattr(obj, name)
@@ -192,6 +190,8 @@ class Attributes:
         anything else (an unknown dunder included) is Python's AttributeError."""
         if stdlib.is_private(name) and (not is_dunder(name) or name in REFUSED_DUNDERS):
             raise stdlib.not_supported_attribute(obj, name)
+        if isinstance(obj, Tensor) and stdlib.torch_has(obj, name):
+            raise NotSupportedError(f"'Tensor.{name}' is not supported by gradtrace")
         raise ScriptError(f"'{type_name(obj)}' object has no attribute '{name}'",
                           kind="AttributeError")
 

@@ -7,12 +7,15 @@ from __future__ import annotations
 import builtins as py
 import string
 from collections.abc import Callable, Iterator
+from types import FunctionType, MethodType
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from .dunders import OBJECT
 from .objects import (
+    MISSING,
+    BuiltinFunction,
     BuiltinType,
     ClassMethod,
     Property,
@@ -92,23 +95,21 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                 self.check_spec(spec, None)
         return text.format(*args, **kwargs)
 
-    def script_iter(value: Any, *sentinel: Any) -> Iterator[Any]:
-        if sentinel:
+    def script_iter(value: Any, sentinel: Any = MISSING, /) -> Iterator[Any]:
+        if sentinel is not MISSING:
             raise NotSupportedError("iter(callable, sentinel) is not supported")
         return self.iterate(value, None)
 
-    def script_next(iterator: Any, *default: Any) -> Any:
-        if len(default) > 1:
-            raise TorchTypeError(f"next expected at most 2 arguments, got {len(default) + 1}")
+    def script_next(iterator: Any, default: Any = MISSING, /) -> Any:
         try:
             return next(iterator)
         except StopIteration as stop:
-            if default:
-                return default[0]
+            if default is not MISSING:
+                return default
             message = "" if stop.value is None else str(stop.value)
             raise ScriptError(message, kind="StopIteration") from None
 
-    def script_map(fn: Any, *iterables: Any) -> ScriptIterator:
+    def script_map(fn: Any, /, *iterables: Any) -> ScriptIterator:
         if not iterables:
             raise TorchTypeError("map() must have at least two arguments.")
         sources = [self.iterate(i, None) for i in iterables]
@@ -116,7 +117,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         return ScriptIterator("map", (call(fn, list(items), {}, None)
                                       for items in zip(*sources)))
 
-    def script_filter(fn: Any, iterable: Any) -> ScriptIterator:
+    def script_filter(fn: Any, iterable: Any, /) -> ScriptIterator:
         source = self.iterate(iterable, None)
         call, truth = self.call, self.truth
         if fn is None:
@@ -130,16 +131,16 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                                  f"'{type_name(name)}'")
         return name
 
-    def script_getattr(obj: Any, name: Any, *default: Any) -> Any:
+    def script_getattr(obj: Any, name: Any, default: Any = MISSING, /) -> Any:
         name = attribute_name(name, "")
         try:
             return self.get_attribute(obj, name, None)
         except ScriptError as err:
-            if default and err.matches("AttributeError"):
-                return default[0]
+            if default is not MISSING and err.matches("AttributeError"):
+                return default
             raise
 
-    def script_hasattr(obj: Any, name: Any) -> bool:
+    def script_hasattr(obj: Any, name: Any, /) -> bool:
         name = attribute_name(name, "hasattr(): ")
         try:
             self.get_attribute(obj, name, None)
@@ -147,12 +148,16 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             if err.matches("AttributeError"):
                 return False
             raise
+        except NotSupportedError:
+            if stdlib.torch_has(obj, name):  # torch has it; using it is what is refused
+                return True
+            raise
         return True
 
-    def script_setattr(obj: Any, name: Any, value: Any) -> None:
+    def script_setattr(obj: Any, name: Any, value: Any, /) -> None:
         self.set_attribute(obj, attribute_name(name, ""), value)
 
-    def script_delattr(obj: Any, name: Any) -> None:
+    def script_delattr(obj: Any, name: Any, /) -> None:
         self.del_attribute(obj, attribute_name(name, ""))
 
     def script_pow(base: Any, exp: Any, mod: Any = None) -> Any:
@@ -161,7 +166,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             return base ** exp
         return py.pow(base, exp, mod)
 
-    def script_format_builtin(value: Any, spec: str = "") -> str:
+    def script_format_builtin(value: Any, spec: str = "", /) -> str:
         if not isinstance(spec, str):
             raise TorchTypeError(f"format() argument 2 must be str, not {type_name(spec)}")
         return self.format_value(value, spec, None)
@@ -206,5 +211,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "delattr": script_delattr, "super": SuperBuiltin(self), "object": OBJECT,
         "NotImplemented": NotImplemented, "Ellipsis": ...,
     })
+    for name, value in table.items():  # Python names, not ours, in reprs and messages
+        if isinstance(value, (FunctionType, MethodType)):
+            table[name] = BuiltinFunction(name, value, getattr(py, name))
     return table
 

@@ -15,6 +15,7 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from .objects import (
     MISSING,
+    BuiltinFunction,
     BuiltinType,
     ClassMethod,
     FunctionWrapper,
@@ -36,7 +37,7 @@ from .objects import (
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
 
 _ALWAYS_CALLABLE = frozenset((UserFunction, Method, ScriptClass, NativeFunction,
-                              GradModeFunction, StaticMethod, BuiltinType))
+                              GradModeFunction, StaticMethod, BuiltinType, BuiltinFunction))
 _NEVER_CALLABLE = frozenset((OpaqueType, Super, Property, ClassMethod, ScriptGenerator,
                              ScriptIterator, Tensor, DType))
 _FUNCTION_LIKE = (UserFunction, Method, FunctionWrapper, NativeFunction, ScriptClass,

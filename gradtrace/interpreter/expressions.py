@@ -18,6 +18,7 @@ from ..errors import (
 )
 from ..source import Span
 from .objects import (
+    BuiltinFunction,
     Instance,
     Method,
     ScriptClass,
@@ -460,7 +461,7 @@ def callable_name(fn: Any) -> str:
         fn = fn.function
     if isinstance(fn, (UserFunction, ScriptClass)):
         return fn.qualname
-    if isinstance(fn, stdlib.BoundMethod):
+    if isinstance(fn, (stdlib.BoundMethod, BuiltinFunction)):
         return fn.name
     if isinstance(fn, BuiltinFunctionType):
         return fn.__name__

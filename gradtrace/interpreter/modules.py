@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib, syntax
-from ..errors import LimitExceeded, NotSupportedError
+from ..errors import LimitExceeded, NotSupportedError, ScriptError
 from ..source import Span
 from .runtime import Code, Frame
 
@@ -107,6 +107,10 @@ def _random_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("random", table)
 
 
+# Python's own modules a script may import (their namespaces are built per run below)
+IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os")
+
+
 def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     """The modules a script can import, by dotted name (`math` and `random` are per run)."""
     modules = dict(stdlib.MODULES)
@@ -148,11 +152,18 @@ class ImportCompiler:
     def stmt_ImportFrom(self, node: syntax.ImportFrom) -> Code:
         module = self.find_module(node.module, node.span)
         bindings = []
+        missing: tuple[str, Span] | None = None  # a name torch lacks too: ImportError, run
         for alias in node.names:
             if alias.name not in module.table:
-                raise NotSupportedError(
-                    f"cannot import name '{alias.name}' from '{node.module}': "
-                    f"'{node.module}.{alias.name}' is not supported by gradtrace", alias.span)
+                error = stdlib.missing_namespace_name(module, alias.name)
+                if isinstance(error, NotSupportedError):
+                    raise NotSupportedError(
+                        f"cannot import name '{alias.name}' from '{node.module}': "
+                        f"'{node.module}.{alias.name}' is not supported by gradtrace",
+                        alias.span)
+                missing = (f"cannot import name '{alias.name}' from '{node.module}'",  # less
+                           alias.span)  # Python's path to the module
+                break
             bindings.append((self._store_name(self.mangled(alias.asname or alias.name)),
                              module.table[alias.name]))
         resolve = self.library.resolve
@@ -160,6 +171,8 @@ class ImportCompiler:
         def run(frame: Frame) -> None:
             for store, value in bindings:
                 store(frame, resolve(value) if type(value) is stdlib.LibraryName else value)
+            if missing is not None:
+                raise ScriptError(*missing, kind="ImportError")
 
         return run
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NotSupportedError
+from ..errors import NotSupportedError, TorchTypeError
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -115,6 +115,41 @@ class NativeFunction:
 
     def __repr__(self) -> str:
         return f"<{self.kind} '{self.name}' of '{self.owner}' objects>"
+
+
+class BuiltinFunction:
+    """A Python builtin the interpreter implements itself (`print`, `getattr`, `next`, ...),
+    shown and reported under Python's name: `<built-in function print>`, and Python's own
+    words when the call's arguments do not fit (`getattr expected at least 2 arguments,
+    got 1`), which `twin`, Python's builtin, gives for placeholder arguments of the same
+    shape (never the script's values)."""
+
+    __slots__ = ("name", "fn", "twin")
+
+    def __init__(self, name: str, fn: Callable[..., Any], twin: Callable[..., Any]):
+        self.name = name
+        self.fn = fn
+        self.twin = twin
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self.fn(*args, **kwargs)
+        except TypeError as err:
+            if err.__traceback__ is None or err.__traceback__.tb_next is not None:
+                raise  # raised inside the builtin, not by binding its arguments
+            raise TorchTypeError(self.arguments_message(len(args), kwargs)) from None
+
+    def arguments_message(self, count: int, kwargs: dict[str, Any]) -> str:
+        try:
+            self.twin(*[None] * count, **dict.fromkeys(kwargs))
+        except TypeError as err:
+            return str(err)
+        return f"{self.name}() got unexpected arguments"  # our signature is narrower
+
+    def __repr__(self) -> str:
+        if isinstance(self.twin, type):
+            return f"<class '{self.twin.__name__}'>"
+        return f"<built-in function {self.name}>"
 
 
 class Method:

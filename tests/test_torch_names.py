@@ -1,0 +1,59 @@
+"""The recorded catalog of torch's names (gradtrace/torch_names.json) that tells a name
+gradtrace lacks ("not supported by gradtrace") from one nobody has (Python's
+AttributeError/ImportError), and lets `hasattr` answer as under torch. What scripts print
+is checked against torch by tests/conformance_extra/lang_builtin_and_torch_names.gt."""
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+from gradtrace import stdlib
+from gradtrace.runner import run_text
+
+CATALOG = Path(stdlib.__file__).parent / "torch_names.json"
+
+
+def test_every_importable_namespace_is_in_the_catalog():
+    from gradtrace.interpreter.modules import IMPORTABLE_PYTHON_MODULES
+
+    recorded = json.loads(CATALOG.read_text())["names"]
+    assert set(recorded) == {*stdlib.MODULES, *IMPORTABLE_PYTHON_MODULES, "torch.Tensor"}
+
+
+def test_catalog_holds_what_live_torch_213_has():
+    torch = pytest.importorskip("torch")
+    if not torch.__version__.startswith("2.13"):
+        pytest.skip(f"recorded from torch 2.13, this is {torch.__version__}")
+    recorded = json.loads(CATALOG.read_text())["names"]
+    for dotted in stdlib.MODULES:
+        live = {n for n in dir(importlib.import_module(dotted)) if not n.startswith("__")}
+        assert set(recorded[dotted]) == live, dotted
+
+
+def test_a_name_torch_has_but_gradtrace_lacks_is_refused_as_not_supported():
+    result = run_text("import torch\ntorch.compile\n")
+    assert result.error.kind == "NotSupportedError"
+    assert "'torch.compile' is not supported by gradtrace" in result.error.message
+
+
+def test_a_real_tensor_method_gradtrace_lacks_is_not_supported_not_missing():
+    result = run_text("import torch\ntorch.ones(1).is_pinned()\n")
+    assert result.error.kind == "NotSupportedError"
+    assert "'Tensor.is_pinned' is not supported by gradtrace" in result.error.message
+
+
+def test_import_of_a_missing_name_fails_when_the_statement_runs_not_before():
+    result = run_text("import torch\nprint('first')\nfrom torch import nope\n")
+    assert result.stdout == "first\n"
+    assert result.error.kind == "ImportError"
+    assert result.error.span.line == 3
+
+
+def test_builtins_hold_no_route_to_their_python_functions():
+    for name in ("fn", "twin", "__call__", "__globals__", "__closure__"):
+        result = run_text(f"print.{name}\n")
+        assert result.error is not None, name
+        assert result.error.kind in ("AttributeError", "NotSupportedError"), name

@@ -21,6 +21,7 @@ import numpy as np
 from .engine import events
 from .engine.node import AccumulateGrad, Node
 from .engine.ops.view_inplace import CopySlices
+from .engine.saved_hooks import hook_names
 from .engine.tensor import Tensor
 from .errors import GradtraceError
 from .interpreter.objects import Instance, type_name
@@ -105,6 +106,8 @@ class SavedRecord:
     version: int  # version when saved
     is_output: bool
     value: np.ndarray | Summary | None = None  # the values when saved (summary.keep)
+    # under saved_tensors_hooks: the names of the (pack, unpack) hooks that ran on it
+    packed: tuple[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -407,7 +410,8 @@ class Tracer:
                     tensor_id = saved_record.id
                 record.saved.append(SavedRecord(
                     key, tensor_id, saved.version if saved is not None else 0,
-                    bool(saved and saved.is_output), keep_tensor(saved and saved.tensor)))
+                    bool(saved and saved.is_output), keep_tensor(saved and saved.tensor),
+                    hook_names(saved)))
             if node.saved:
                 self._index_saved(record)
             for nxt, _ in node.next_functions:
@@ -498,10 +502,13 @@ class Tracer:
                               "tensor": self.tensor(other).id})
         return found
 
-    def on_grad_mode(self, enabled: bool, function: str | None = None) -> None:
+    def on_grad_mode(self, enabled: bool, function: str | None = None,
+                     inference: bool = False) -> None:
         if self._current is not None:
             return
         self._event("grad_mode", enabled=enabled, function=function)
+        if inference:
+            self.events[-1].facts["inference"] = True
         if self.interpreter.in_library:  # e.g. an optimizer's step() runs under no_grad
             self.events[-1].facts["library"] = True
 
@@ -608,8 +615,9 @@ class Tracer:
             seen.add(id(node))
             record = by_node.get(id(node))
             for key, saved in (node.saved or {}).items():
-                if saved is None or saved.tensor._version_counter.value == saved.version:
-                    continue
+                if saved is None or saved.packed is not None or \
+                        saved.tensor._version_counter.value == saved.version:
+                    continue  # (versions are not checked through saved_tensors_hooks)
                 tensor_id = next((s.tensor_id for s in record.saved if s.name == key), None) \
                     if record is not None else None
                 found.append({"node": record.id if record is not None else None, "saved": key,

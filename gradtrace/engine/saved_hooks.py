@@ -102,6 +102,16 @@ def unpack(packed: Packed, node: Node, output_nr: int, is_output: bool,
     return out
 
 
+def hook_names(saved: Any) -> tuple[str, str] | None:
+    """(pack hook, unpack hook) names of a saved tensor packed under hooks, for the views."""
+    from .hooks import hook_name
+
+    packed = getattr(saved, "packed", None)
+    if packed is None:
+        return None
+    return hook_name(packed.pack_hook), hook_name(packed.unpack_hook)
+
+
 class saved_tensors_hooks:  # noqa: N801 - torch's name
     """`with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):`"""
 
@@ -137,15 +147,15 @@ def _arg_repr(value: Any) -> str:
     return "tensor" if isinstance(value, Tensor) else repr(value)
 
 
-def _pack_to_cpu(tensor: Tensor) -> tuple[Any, Tensor]:
+def pack_to_cpu(tensor: Tensor) -> tuple[Any, Tensor]:
     return (tensor.device, tensor)
 
 
-def _unpack_from_cpu(packed: tuple[Any, Tensor]) -> Tensor:
+def unpack_from_cpu(packed: tuple[Any, Tensor]) -> Tensor:
     return packed[1]
 
 
-def _pack_pinned(tensor: Tensor) -> tuple[Any, Tensor]:
+def pack_to_pinned_cpu(tensor: Tensor) -> tuple[Any, Tensor]:
     from .tensor import Tensor
 
     return (tensor.device, Tensor._wrap(tensor.array.copy()))
@@ -158,8 +168,8 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
     __slots__ = ()
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
-        pack_hook: Callable[..., Any] = _pack_pinned if pin_memory else _pack_to_cpu
-        super().__init__(pack_hook, _unpack_from_cpu)
+        pack_hook: Callable[..., Any] = pack_to_pinned_cpu if pin_memory else pack_to_cpu
+        super().__init__(pack_hook, unpack_from_cpu)
 
 
 class disable_saved_tensors_hooks:  # noqa: N801 - torch's name

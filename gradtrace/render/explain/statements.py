@@ -57,8 +57,8 @@ class StatementTeller:
                     s.say(steps, "grad_mode.forward.on" if facts["enabled"] else
                           "grad_mode.forward.off", line, function=function)
                 elif not facts.get("library"):  # a library's own no_grad is its business
-                    s.say(steps, "grad_mode.on" if facts["enabled"] else "grad_mode.off",
-                          line)
+                    mode = "grad_mode.inference" if facts.get("inference") else "grad_mode"
+                    s.say(steps, f"{mode}.on" if facts["enabled"] else f"{mode}.off", line)
             elif kind == "module_call":
                 self.module_call(steps, ev)
             elif kind == "data_write":

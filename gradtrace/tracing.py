@@ -98,6 +98,8 @@ class TensorState:
     def _version(self) -> int:
         return self._version_counter.value
 
+    is_inference = Tensor.is_inference  # it keeps the counter, which says so
+
 
 @dataclass(slots=True)
 class SavedRecord:

@@ -124,7 +124,7 @@ def test_schema_requires_what_each_minor_version_added():
                 ("nodes", saved_at[0], "saved", saved_at[1], "value"),
                 ("events", data_write, "facts", "value")],
         "1.5": [("nodes", saved_at[0], "saved", saved_at[1], "packed"),
-                ("tensors", 0, "is_inference")],
+                ("tensors", 0, "is_inference"), ("backward", 0, "steps", 0, "script")],
     }
     for version, paths in required.items():
         for path in paths:
@@ -149,7 +149,7 @@ def test_schema_requires_what_each_minor_version_added():
                             "1.3": ["numerics"],
                             "1.4": ["steps[].event", "saved[].value", "inplace",
                                     "data_write", "module"],
-                            "1.5": ["saved[].packed", "is_inference"]}.items():
+                            "1.5": ["saved[].packed", "is_inference", "steps[].script"]}.items():
         assert version in history and all(f in history for f in fields), version
 
 

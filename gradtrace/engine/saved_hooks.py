@@ -29,13 +29,16 @@ PACK_INPLACE = (
 
 
 class _HookState:
-    """The run's hook stack (innermost last) and the message that forbids hooks, if any."""
+    """The run's hook stack (innermost last), the message that forbids hooks, if any, and
+    how many hook calls are running (the trace leaves their insides out: the views tell
+    that a hook ran, and a hook's tensors would otherwise lend it their names)."""
 
-    __slots__ = ("stack", "disabled")
+    __slots__ = ("stack", "disabled", "running")
 
     def __init__(self) -> None:
         self.stack: list[tuple[Any, Any]] = []
         self.disabled: str | None = None
+        self.running = 0
 
 
 HOOKS = _HookState()
@@ -45,6 +48,7 @@ def reset() -> None:
     """Every run starts with no hooks (like a new process)."""
     HOOKS.stack.clear()
     HOOKS.disabled = None
+    HOOKS.running = 0
 
 
 class Packed:
@@ -70,10 +74,12 @@ def pack(tensor: Tensor) -> Packed | None:
     version = tensor._version_counter.value
     enabled = GRAD_MODE.enabled
     GRAD_MODE.enabled = False
+    HOOKS.running += 1
     try:
         value = pack_hook(tensor)
     finally:
         GRAD_MODE.enabled = enabled
+        HOOKS.running -= 1
     if tensor._version_counter.value != version:
         raise TorchRuntimeError(PACK_INPLACE)
     return Packed(value, pack_hook, unpack_hook, tensor)
@@ -84,7 +90,11 @@ def unpack(packed: Packed, node: Node, output_nr: int, is_output: bool,
     """Call the unpack hook and make its tensor a new tensor in the saved one's place."""
     from .tensor import Tensor, gradient_edge, type_name
 
-    data = packed.unpack_hook(packed.value)
+    HOOKS.running += 1
+    try:
+        data = packed.unpack_hook(packed.value)
+    finally:
+        HOOKS.running -= 1
     if not isinstance(data, Tensor):
         raise TorchTypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
                              f"got result of type {type_name(data)}")

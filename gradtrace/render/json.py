@@ -268,6 +268,10 @@ def backward_document(call: BackwardCall, nodes: set[int] | None = None) -> dict
                       "grad": value(f.grad)} for f in step.sent],
             "accumulated": accumulated,
             "released": step.released,
+            "script": None if step.script is None else [
+                {"line": entry["line"], "code": entry["code"], "result": value(entry["result"]),
+                 "names": {name: value(v) for name, v in entry["names"].items()}}
+                for entry in step.script],
         })
     error = None
     if call.error is not None:

@@ -80,6 +80,9 @@ MESSAGES: dict[str, str] = {
     "grad_mode.forward.on": "{function}'s forward returned, and grad mode is on again.",
     "grad_mode.on": "Grad mode is on again: operations on tensors that require grad are "
                     "recorded.",
+    "backward.function.ran": "{function}.backward is the script's own code, not a formula: "
+                             "it ran these {count} lines, in order:",
+    "backward.function.line": "line {at} │ {code}{made}",
     "grad_mode.inference.off": "Inference mode is now on (torch.inference_mode()): grad mode is "
                                "off, and every tensor made here is an inference tensor: it has "
                                "no version counter (reading _version raises), it cannot be "

@@ -69,6 +69,9 @@ MESSAGES: dict[str, str] = {
                              "反向传播时运行的是这个类定义的 backward。",
     "grad_mode.forward.on": "{function} 的 forward 已返回，梯度模式重新打开。",
     "grad_mode.on": "梯度模式重新打开：对需要梯度的张量的运算又会被记录。",
+    "backward.function.ran": "{function}.backward 是脚本自己的代码，不是公式：它依次运行了这 "
+                             "{count} 行：",
+    "backward.function.line": "第 {at} 行 │ {code}{made}",
     "grad_mode.inference.off": "推理模式已打开（torch.inference_mode()）：梯度模式关闭，在这里"
                                "创建的每个张量都是推理张量：它没有版本计数器（读取 _version 会"
                                "报错），不能保存给反向传播，离开推理模式后也不能原地修改。",

@@ -233,6 +233,12 @@ class Function(Node):
                 self.saved = {}
             self.saved[key] = None if tensor is None else SavedTensor(tensor, is_output)
 
+    def show_saved_as(self, *keys: str) -> None:
+        """The order the views list saved tensors in, when the op saves (and packs, under
+        saved_tensors_hooks) them in another: torch's save order is not its attribute order."""
+        if self.recording and self.saved:
+            self.saved = {key: self.saved[key] for key in keys}
+
     def save_attr(self, /, **attrs: Any) -> None:
         """Non-tensor values backward needs (dim, exponent, ...), shown as `_saved_*`."""
         if self.recording:

@@ -92,6 +92,7 @@ class MulBackward0(Function):
         # torch saves (and packs, under saved_tensors_hooks) what self's formula uses first
         self.save("other", b if a.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
+        self.show_saved_as("self", "other")
         return binary_apply(np.multiply, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -111,6 +112,7 @@ class DivBackward0(Function):
         dtype = float_dtype(dtype)
         self.save("other", b if (a.requires_grad or b.requires_grad) else None)
         self.save("self", a if b.requires_grad else None)
+        self.show_saved_as("self", "other")
         with np.errstate(divide="ignore", invalid="ignore"):
             return binary_apply(np.true_divide, a, b, dtype)
 
@@ -185,6 +187,7 @@ class PowBackward1(Function):
         dtype = common_dtype(a, exponent)
         self.save("exponent", exponent)
         self.save("self", a)
+        self.show_saved_as("self", "exponent")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return float_pow(cast(a.array, dtype), cast(exponent.array, dtype))
 

@@ -231,7 +231,7 @@ _TORCH_FUNCTIONAL = (
 
 def _build_torch() -> dict[str, Namespace]:
     """Every importable torch namespace, by dotted name."""
-    from .tensor_types import LEGACY, PARAMETER, SIZE, TENSOR, VARIABLE, VERSION
+    from .tensor_types import LEGACY, NODE, PARAMETER, SIZE, TENSOR, VARIABLE, VERSION
 
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
     modules = {
@@ -247,7 +247,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.autograd.function": Namespace("torch.autograd.function", {}),
         "torch.autograd.graph": Namespace("torch.autograd.graph", {
             "saved_tensors_hooks": saved_tensors_hooks, "save_on_cpu": save_on_cpu,
-            "disable_saved_tensors_hooks": disable_saved_tensors_hooks}),
+            "disable_saved_tensors_hooks": disable_saved_tensors_hooks, "Node": NODE}),
         "torch.autograd.functional": Namespace("torch.autograd.functional",
                                                dict(api.AUTOGRAD_FUNCTIONAL)),
         "torch.autograd.anomaly_mode": Namespace("torch.autograd.anomaly_mode", {

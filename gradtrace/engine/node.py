@@ -69,6 +69,8 @@ class SavedTensor:
         (torch always does that; backward formulas skip it when grad mode is off, where
         nothing can see it)."""
         if self.packed is not None:
+            if self.packed.unpacked is not None:  # unpacked when the node's backward began
+                return self.packed.unpacked
             return saved_hooks.unpack(self.packed, node, self.output_nr, self.is_output,
                                       always_reattach or GRAD_MODE.enabled)
         tensor = self.tensor
@@ -254,6 +256,15 @@ class Function(Node):
         raise NotImplementedError
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        if saved_hooks.HOOKS.used and self.saved:
+            unpacked = saved_hooks.unpack_all(self)
+            try:
+                return self._apply(grads)
+            finally:
+                saved_hooks.forget(unpacked)
+        return self._apply(grads)
+
+    def _apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         if self.multi_output:
             full = []
             for grad, (shape, dtype) in zip(grads, self.output_meta):

@@ -11,6 +11,7 @@ are not checked through hooks, as in torch.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -33,12 +34,13 @@ class _HookState:
     how many hook calls are running (the trace leaves their insides out: the views tell
     that a hook ran, and a hook's tensors would otherwise lend it their names)."""
 
-    __slots__ = ("stack", "disabled", "running")
+    __slots__ = ("stack", "disabled", "running", "used")
 
     def __init__(self) -> None:
         self.stack: list[tuple[Any, Any]] = []
         self.disabled: str | None = None
         self.running = 0
+        self.used = False  # a tensor was packed this run (backward then unpacks up front)
 
 
 HOOKS = _HookState()
@@ -49,20 +51,47 @@ def reset() -> None:
     HOOKS.stack.clear()
     HOOKS.disabled = None
     HOOKS.running = 0
+    HOOKS.used = False
 
 
 class Packed:
     """What a saved tensor keeps under hooks: the pack hook's result, the unpack hook, and
     where an unpacked tensor goes in the graph (the saved tensor's grad_fn or leaf)."""
 
-    __slots__ = ("value", "pack_hook", "unpack_hook", "grad_fn", "leaf")
+    __slots__ = ("value", "pack_hook", "unpack_hook", "grad_fn", "leaf", "order", "unpacked")
 
     def __init__(self, value: Any, pack_hook: Any, unpack_hook: Any, tensor: Tensor):
+        self.order = next(_ORDER)  # torch unpacks a node's saved tensors in the order saved
+        self.unpacked: Tensor | None = None  # while the node's backward runs
         self.value = value
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
         self.grad_fn = tensor.grad_fn
         self.leaf = tensor if tensor.grad_fn is None and tensor.requires_grad else None
+
+
+_ORDER = itertools.count()
+
+
+def unpack_all(node: Node) -> list[Packed]:
+    """torch's generated backward unpacks every saved tensor of the node once, first, in
+    the order they were saved: do that for the packed ones (the formulas then read these)."""
+    saved = sorted((s for s in node.saved.values() if s is not None and s.packed is not None),
+                   key=lambda s: s.packed.order) if node.saved else []
+    done = []
+    try:
+        for s in saved:
+            s.packed.unpacked = s.unpack(node)
+            done.append(s.packed)
+    except BaseException:
+        forget(done)
+        raise
+    return done
+
+
+def forget(packed: list[Packed]) -> None:
+    for p in packed:
+        p.unpacked = None
 
 
 def pack(tensor: Tensor) -> Packed | None:
@@ -82,6 +111,7 @@ def pack(tensor: Tensor) -> Packed | None:
         HOOKS.running -= 1
     if tensor._version_counter.value != version:
         raise TorchRuntimeError(PACK_INPLACE)
+    HOOKS.used = True
     return Packed(value, pack_hook, unpack_hook, tensor)
 
 

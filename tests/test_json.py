@@ -232,7 +232,8 @@ def test_document_of_the_version_error():
     assert stale == [{"name": "self", "tensor": doc["variables"]["c"], "version": 0,
                       "current_version": 1, "is_output": False, "modified": True,
                       "changed_silently": False,
-                      "value": {"shape": [], "dtype": "float32", "data": 6.0}}]
+                      "value": {"shape": [], "dtype": "float32", "data": 6.0},
+                      "packed": None}]
 
 
 def test_document_of_data_mutation_flags_the_silent_change():

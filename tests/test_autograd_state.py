@@ -197,7 +197,7 @@ def test_the_json_names_the_hooks_that_packed_a_saved_tensor_and_inference_tenso
 
 
 @pytest.mark.parametrize("lang, packed, inference", [
-    ("en", "the pack hook keep ran once on each of _saved_other and _saved_self",
+    ("en", "the pack hook keep ran once on each of _saved_self and _saved_other",
      "Inference mode is now on (torch.inference_mode())"),
     ("zh", "运行了 pack 钩子 keep", "推理模式已打开（torch.inference_mode()）"),
 ])

@@ -88,7 +88,7 @@ def dump(t):
     d.update(requires_grad=t.requires_grad, is_leaf=t.is_leaf,
              grad_fn=None if t.grad_fn is None else t.grad_fn.name(),
              next_functions=graph(t.grad_fn, 0, [MAX_NODES]),
-             version=t._version, retains_grad=t.retains_grad,
+             version=None if t.is_inference() else t._version, retains_grad=t.retains_grad,
              grad=None if t.grad is None else values(t.grad))
     return d
 
@@ -319,8 +319,8 @@ def dump_result(result: Any) -> dict[str, Any]:
         d.update(requires_grad=t.requires_grad, is_leaf=t.is_leaf,
                  grad_fn=None if t.grad_fn is None else t.grad_fn.name(),
                  next_functions=_graph(t.grad_fn, 0, [MAX_GRAPH_NODES]),
-                 version=t._version, retains_grad=t.retains_grad,
-                 grad=None if t.grad is None else _values(t.grad))
+                 version=None if t.is_inference() else t._version,
+                 retains_grad=t.retains_grad, grad=None if t.grad is None else _values(t.grad))
         tensors[name] = d
     error = None
     if result.error is not None:

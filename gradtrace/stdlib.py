@@ -23,6 +23,7 @@ from .engine.node import Node
 from .engine.ops import sampling
 from .engine.ops.reductions import ReturnTypes
 from .engine.ops.views import torch_strides
+from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .engine.shapes import Size, wrap_dim
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import (
@@ -243,7 +244,7 @@ _TORCH_FUNCTIONAL = (
 
 def _build_torch() -> dict[str, Namespace]:
     """Every importable torch namespace, by dotted name."""
-    from .tensor_types import LEGACY, PARAMETER, SIZE, TENSOR, VARIABLE, VERSION
+    from .tensor_types import LEGACY, NODE, PARAMETER, SIZE, TENSOR, VARIABLE, VERSION
 
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
     modules = {
@@ -257,6 +258,9 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),
+        "torch.autograd.graph": Namespace("torch.autograd.graph", {
+            "saved_tensors_hooks": saved_tensors_hooks, "save_on_cpu": save_on_cpu,
+            "disable_saved_tensors_hooks": disable_saved_tensors_hooks, "Node": NODE}),
         "torch.autograd.functional": Namespace("torch.autograd.functional",
                                                dict(api.AUTOGRAD_FUNCTIONAL)),
         "torch.autograd.anomaly_mode": Namespace("torch.autograd.anomaly_mode", {
@@ -370,7 +374,7 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "shape": lambda t, ctx: Size(t.shape),
     "dtype": lambda t, ctx: t.dtype,
     "ndim": lambda t, ctx: t.ndim,
-    "_version": lambda t, ctx: t._version,
+    "_version": lambda t, ctx: t.script_version(),
     "_base": lambda t, ctx: t._base,
     "retains_grad": lambda t, ctx: t.retains_grad,
     "output_nr": lambda t, ctx: t.output_nr,
@@ -386,6 +390,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "register_hook": Tensor.register_hook, "item": Tensor.item, "tolist": Tensor.tolist,
     "size": Tensor.size, "dim": Tensor.dim, "numel": Tensor.numel, "nelement": Tensor.numel,
     "is_floating_point": Tensor.is_floating_point, "element_size": Tensor.element_size,
+    "is_inference": Tensor.is_inference,
     "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
     "type": _type, "is_contiguous": _is_contiguous, "stride": _stride,
 }
@@ -527,6 +532,10 @@ GENERATOR_METHODS: dict[str, Callable[..., Any]] = dict(sampling.GENERATOR_METHO
 GENERATOR_ATTRIBUTES: dict[str, Callable[[Generator, Any], Any]] = {
     "device": lambda g, ctx: CPU,
 }
+SAVED_TENSORS_HOOKS_ATTRIBUTES: dict[str, Callable[[saved_tensors_hooks, Any], Any]] = {
+    "pack_hook": lambda h, ctx: h.pack_hook,
+    "unpack_hook": lambda h, ctx: h.unpack_hook,
+}
 RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
     "values": lambda r, ctx: r.values,
     "indices": lambda r, ctx: r.indices,
@@ -534,7 +543,8 @@ RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
 
 GRAD_MODE_TYPES = (no_grad, enable_grad, set_grad_enabled, inference_mode)  # decorators too
 GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as decorators
-CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly)
+CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_tensors_hooks,
+                 disable_saved_tensors_hooks)
 
 
 def exception_types() -> dict[str, ExceptionType]:

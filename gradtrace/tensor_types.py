@@ -19,6 +19,7 @@ from typing import Any
 
 from .engine import dtypes
 from .engine.dtypes import DType
+from .engine.node import Node
 from .engine.ops import creation
 from .engine.ops.views import alias
 from .engine.shapes import Size
@@ -193,6 +194,23 @@ class ParameterType(TensorType):
         return "<class 'torch.nn.parameter.Parameter'>"
 
 
+class NodeType(ScriptType):
+    """`torch.autograd.graph.Node`: the abstract class of every grad_fn (isinstance)."""
+
+    name = "Node"
+    module = "torch.autograd.graph"
+
+    def instancecheck(self, value: Any) -> bool:
+        return isinstance(value, Node)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TorchTypeError(
+            "Can't instantiate abstract class Node with abstract methods _input_metadata, "
+            "_register_hook_dict, _sequence_nr, metadata, name, next_functions, register_hook, "
+            "register_prehook")
+
+
+NODE = NodeType()
 SIZE = SizeType()
 TENSOR = TensorType("Tensor", None)
 PARAMETER = ParameterType()

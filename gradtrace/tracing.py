@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .engine import events
+from .engine.custom_function import FunctionCtx
 from .engine.node import AccumulateGrad, Node
 from .engine.ops.view_inplace import CopySlices
+from .engine.saved_hooks import HOOKS, hook_names
 from .engine.tensor import Tensor
 from .errors import GradtraceError
 from .interpreter.objects import Instance, type_name
@@ -97,6 +99,8 @@ class TensorState:
     def _version(self) -> int:
         return self._version_counter.value
 
+    is_inference = Tensor.is_inference  # it keeps the counter, which says so
+
 
 @dataclass(slots=True)
 class SavedRecord:
@@ -105,6 +109,8 @@ class SavedRecord:
     version: int  # version when saved
     is_output: bool
     value: np.ndarray | Summary | None = None  # the values when saved (summary.keep)
+    # under saved_tensors_hooks: the names of the (pack, unpack) hooks that ran on it
+    packed: tuple[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -157,6 +163,9 @@ class BackwardStep:
     # when the storage was changed behind the version counter, e.g. through `.data`)
     saved: dict[str, np.ndarray | Summary | None] = field(default_factory=dict)
     event_index: int = 0  # len(Tracer.events) when the step ran: orders steps among events
+    # a custom Function's backward: the lines of the script's `backward` that ran, in order,
+    # with the tensors each made ({"line", "code", "tensors": [{"name", "value"}]}), bounded
+    script: list[dict[str, Any]] | None = None
 
 
 @dataclass(slots=True)
@@ -207,6 +216,7 @@ class Tracer:
         self.backward_calls: list[BackwardCall] = []
         self._current: BackwardCall | None = None
         self._steps_by_node: dict[int, BackwardStep] = {}
+        self._script_lines: list[dict[str, Any]] | None = None  # see _script_ran
         self._counters: dict[int, tuple[int, Any]] = {}  # id(version counter) -> (n, counter)
         self._exception_before: BaseException | None = None
         # records whose tensor is alive, by id(tensor); the others hold a TensorState
@@ -280,6 +290,8 @@ class Tracer:
         """Whether what runs now is the script's own computation: not the arithmetic of a
         backward call that records nothing (holding its tensors would also keep the engine
         from reusing a gradient buffer, as torch does when nothing else refers to it)."""
+        if HOOKS.running:  # a saved_tensors_hooks hook's own work (see engine/saved_hooks)
+            return False
         return self._current is None or self._current.create_graph
 
     # -- identities --------------------------------------------------------
@@ -356,7 +368,11 @@ class Tracer:
         run by a backward, may have moved the interpreter's current span elsewhere).
         An instance bound to a module-level name binds the tensors it holds by their paths
         (`model = Net()` names `self.w` `model.w` from that line on)."""
+        if HOOKS.running:
+            return
         local = frame is not None and frame is not self.interpreter.globals
+        if self._script_lines is not None and isinstance(value, Tensor):
+            self._script_ran(value, name, span)
         if type(value) is Instance and not local:
             for path, tensor in script_tensors({name: value}):
                 self.bind(path, tensor, frame, span)
@@ -383,6 +399,8 @@ class Tracer:
         self.events.append(Event(kind, line, facts))
 
     def on_op(self, node: Node | None, name: str, inputs: tuple, outputs: list[Tensor]) -> None:
+        if self._script_lines is not None and outputs:
+            self._script_ran(outputs[-1])
         if not self._scripted():
             return  # the arithmetic inside a backward step, not the script's
         input_ids = [None if t is None else self.tensor(t).id for t in inputs]
@@ -407,7 +425,8 @@ class Tracer:
                     tensor_id = saved_record.id
                 record.saved.append(SavedRecord(
                     key, tensor_id, saved.version if saved is not None else 0,
-                    bool(saved and saved.is_output), keep_tensor(saved and saved.tensor)))
+                    bool(saved and saved.is_output), keep_tensor(saved and saved.tensor),
+                    hook_names(saved)))
             if node.saved:
                 self._index_saved(record)
             for nxt, _ in node.next_functions:
@@ -498,10 +517,13 @@ class Tracer:
                               "tensor": self.tensor(other).id})
         return found
 
-    def on_grad_mode(self, enabled: bool, function: str | None = None) -> None:
+    def on_grad_mode(self, enabled: bool, function: str | None = None,
+                     inference: bool = False) -> None:
         if self._current is not None:
             return
         self._event("grad_mode", enabled=enabled, function=function)
+        if inference:
+            self.events[-1].facts["inference"] = True
         if self.interpreter.in_library:  # e.g. an optimizer's step() runs under no_grad
             self.events[-1].facts["library"] = True
 
@@ -530,9 +552,34 @@ class Tracer:
         call = self._current
         if call is not None and call.create_graph:
             self._applying = (call.index, self.node(node).id)
+        if call is not None and isinstance(node, FunctionCtx) and id(node) not in \
+                self._steps_by_node:  # (not again when it hands its gradients on)
+            self._script_lines = []
 
     def on_node_end(self, node: Node) -> None:
         self._applying = None
+        self._script_lines = None
+
+    def _script_ran(self, tensor: Tensor, name: str | None = None, span: Any = None) -> None:
+        """A custom Function's backward made `tensor` (or bound it to `name`) on the line
+        running now: note the line (each run of it once, in order, at most SCRIPT_LINES), the
+        last tensor it made and the names it bound (at most SCRIPT_NAMES)."""
+        if self.interpreter.in_library:
+            return
+        span = span or self.interpreter.current_span
+        if span is None:
+            return
+        lines = self._script_lines
+        if not lines or lines[-1]["line"] != span.line:
+            if len(lines) >= SCRIPT_LINES:
+                return
+            lines.append({"line": span.line, "result": None, "names": {},
+                          "code": self.interpreter.source.line_text(span.line).strip()})
+        entry = lines[-1]
+        if name is None:
+            entry["result"] = keep(tensor.array)
+        elif len(entry["names"]) < SCRIPT_NAMES:
+            entry["names"][name] = keep(tensor.array)
 
     def _step(self, node: Node, received: list) -> BackwardStep:
         self._applying = None
@@ -546,7 +593,9 @@ class Tracer:
 
     def on_node(self, node: Node, grad_outputs: list, grad_inputs: list) -> None:
         # every gradient is kept as it is now: the engine may add into it in place later
+        script, self._script_lines = self._script_lines, None
         step = self._step(node, [None if g is None else keep(g.array) for g in grad_outputs])
+        step.script = script
         if node.saved and not node.released:
             step.saved = {key: None if saved is None else keep(saved.tensor.array)
                           for key, saved in node.saved.items()}
@@ -608,8 +657,9 @@ class Tracer:
             seen.add(id(node))
             record = by_node.get(id(node))
             for key, saved in (node.saved or {}).items():
-                if saved is None or saved.tensor._version_counter.value == saved.version:
-                    continue
+                if saved is None or saved.packed is not None or \
+                        saved.tensor._version_counter.value == saved.version:
+                    continue  # (versions are not checked through saved_tensors_hooks)
                 tensor_id = next((s.tensor_id for s in record.saved if s.name == key), None) \
                     if record is not None else None
                 found.append({"node": record.id if record is not None else None, "saved": key,
@@ -682,8 +732,8 @@ class Tracer:
     def call(self, invoke: Any, fn: Any, args: list[Any], kwargs: dict[str, Any],
              span: Any) -> Any:
         """The interpreter calls a function: record the autograd-relevant tensor methods."""
-        if not (isinstance(fn, BoundMethod) and isinstance(fn.obj, Tensor)
-                and fn.name in self.WATCHED_METHODS):
+        if HOOKS.running or not (isinstance(fn, BoundMethod) and isinstance(fn.obj, Tensor)
+                                 and fn.name in self.WATCHED_METHODS):
             result = invoke(fn, args, kwargs, span)
             if isinstance(result, Tensor) and self._scripted():
                 self.tensor(result, span)
@@ -793,6 +843,8 @@ class Tracer:
         return out
 
 
+SCRIPT_LINES = 12  # lines of a custom Function's backward a backward step keeps
+SCRIPT_NAMES = 4  # names bound on one such line it keeps
 ATTRIBUTE_DEPTH = 3  # `a.b.c`: how deep script_tensors looks into instances
 MODULE_DEPTH = 12  # how deep it looks into nn.Module trees (`model.encoder.layers.0.fc`)
 _MODULE_TABLES = ("_parameters", "_buffers", "_modules")

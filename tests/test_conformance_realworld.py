@@ -26,10 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "docs_autograd_mechanics": "torch.autograd.graph.saved_tensors_hooks is not built",
-    "docstr_set_grad_enabled_inference_mode": "inference tensors are not modelled "
-                                              "(their missing version counter)",
-    "gh_lseman_autograd_float64": "torch.set_default_dtype is not built",
     "nlp_sequence_models_lstm": "nn.LSTM (torch's fused MkldnnRnnLayerBackward0) is not built",
 }
 

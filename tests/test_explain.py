@@ -55,6 +55,10 @@ GOLDEN_SCRIPTS = {
     "conv_pool_loss": GOLDEN / "conv_pool_loss.gt",
     "layer_norm": GOLDEN / "layer_norm.gt",
     "sort_index_add_pad": GOLDEN / "sort_index_add_pad.gt",
+    # issue 12: a custom Function's backward told as the script's own lines running;
+    # saved tensors packed by saved_tensors_hooks and inference mode
+    "custom_function_backward": GOLDEN / "custom_function_backward.gt",
+    "saved_hooks_inference": GOLDEN / "saved_hooks_inference.gt",
 }
 
 

@@ -129,6 +129,14 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("nn_import_library_module.gt", "NotSupportedError"),
     ("nn_call_code.gt", "NotSupportedError"), ("nn_forward_recursion.gt", "RecursionError"),
     ("nn_module_flood.gt", "LimitError"), ("nn_parameters_dict_poison.gt", "AttributeError"),
+    ("hooks_saved_pack_recursion.gt", "RecursionError"),
+    ("hooks_saved_unpack_recursion.gt", "RecursionError"),
+    ("hooks_saved_pack_huge.gt", "LimitError"),
+    ("hooks_saved_pack_escape.gt", "NotSupportedError"),
+    ("hooks_saved_object_escape.gt", "AttributeError"),
+    ("hooks_saved_unpack_packed_state.gt", "NotSupportedError"),
+    ("inference_mode_version_escape.gt", "NotSupportedError"),
+    ("default_dtype_poison.gt", "TypeError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]
@@ -149,8 +157,8 @@ def test_limit_errors_exit_3_and_name_the_option(outcomes: dict[str, dict]):
 TIMED_OUT = {"lang_infinite_generator.gt", "lang_many_instances.gt",
              "lang_generator_finally.gt", "lang_exit_suppresses_limit.gt",
              "lang_star_unpack_huge.gt", "function_backward_endless.gt"}
-TIMED_OUT |= {"nn_module_flood.gt"}
-LANGUAGE = sorted(p for pattern in ("lang_*.gt", "function_*.gt", "nn_*.gt")
+TIMED_OUT |= {"nn_module_flood.gt", "hooks_saved_pack_huge.gt"}
+LANGUAGE = sorted(p for pattern in ("lang_*.gt", "function_*.gt", "nn_*.gt", "hooks_*.gt")
                   for p in (Path(__file__).parent / "hostile").glob(pattern)
                   if p.name not in TIMED_OUT)
 VIEWS = [("run", "--quiet"), ("run", "--json"), ("explain",), ("graph",)]

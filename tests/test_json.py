@@ -90,7 +90,7 @@ def test_schema_is_shipped_and_valid():
     s = schema()
     jsonschema.Draft202012Validator.check_schema(s)
     assert s["properties"]["schema_version"]["pattern"] == "^1\\.[0-9]+$"
-    assert SCHEMA_VERSION == "1.4"
+    assert SCHEMA_VERSION == "1.5"
     # nan/inf are stated in the schema
     assert s["$defs"]["number"]["oneOf"][1] == {"enum": ["nan", "inf", "-inf"]}
 
@@ -106,7 +106,8 @@ def _without(doc: dict, path: tuple) -> dict:
 
 
 def test_schema_requires_what_each_minor_version_added():
-    """1.1 summaries, 1.2 bindings/made_by, 1.3 numerics, 1.4 the view page's fields: a
+    """1.1 summaries, 1.2 bindings/made_by, 1.3 numerics, 1.4 the view page's fields, 1.5
+    saved_tensors_hooks: a
     document without any of them does not validate, and docs/json.md lists each version."""
     doc = doc_of(ROOT / "samples" / "12_data_mutation.gt")  # a .data write, then backward
     events = doc["events"]
@@ -122,6 +123,8 @@ def test_schema_requires_what_each_minor_version_added():
         "1.4": [("backward", 0, "steps", 0, "event"),
                 ("nodes", saved_at[0], "saved", saved_at[1], "value"),
                 ("events", data_write, "facts", "value")],
+        "1.5": [("nodes", saved_at[0], "saved", saved_at[1], "packed"),
+                ("tensors", 0, "is_inference"), ("backward", 0, "steps", 0, "script")],
     }
     for version, paths in required.items():
         for path in paths:
@@ -141,11 +144,12 @@ def test_schema_requires_what_each_minor_version_added():
     with pytest.raises(jsonschema.ValidationError):
         validate(with_module)
     docs = (ROOT / "docs" / "json.md").read_text()
-    history = re.search(r"\*\*`schema_version`\*\* is `\"1\.4\"`.*?\n\n", docs, re.S).group(0)
+    history = re.search(r"\*\*`schema_version`\*\* is `\"1\.5\"`.*?\n\n", docs, re.S).group(0)
     for version, fields in {"1.1": ["summarised"], "1.2": ["bindings", "made_by"],
                             "1.3": ["numerics"],
                             "1.4": ["steps[].event", "saved[].value", "inplace",
-                                    "data_write", "module"]}.items():
+                                    "data_write", "module"],
+                            "1.5": ["saved[].packed", "is_inference", "steps[].script"]}.items():
         assert version in history and all(f in history for f in fields), version
 
 
@@ -179,7 +183,7 @@ def test_nan_in_a_script_reaches_the_document_as_a_string():
 
 def test_document_of_the_chain():
     doc = doc_of(ROOT / "samples" / "03_chain_two_muls.gt")
-    assert doc["schema_version"] == "1.4"
+    assert doc["schema_version"] == "1.5"
     assert doc["error"] is None and doc["exit_code"] == 0
     assert doc["stdout"].splitlines()[3] == "tensor(12.) tensor(8.) tensor(6.)"
     names = {name: doc["tensors"][tid - 1] for name, tid in doc["variables"].items()}
@@ -228,7 +232,8 @@ def test_document_of_the_version_error():
     assert stale == [{"name": "self", "tensor": doc["variables"]["c"], "version": 0,
                       "current_version": 1, "is_output": False, "modified": True,
                       "changed_silently": False,
-                      "value": {"shape": [], "dtype": "float32", "data": 6.0}}]
+                      "value": {"shape": [], "dtype": "float32", "data": 6.0},
+                      "packed": None}]
 
 
 def test_document_of_data_mutation_flags_the_silent_change():

@@ -84,6 +84,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
     "inference_mode": grad_mode.inference_mode,
     "is_inference_mode_enabled": grad_mode.is_inference_mode_enabled,
+    "set_default_dtype": dtypes.set_default_dtype, "get_default_dtype": dtypes.get_default_dtype,
     "Size": Size, "device": _device.Device,
     "set_default_device": _device.set_default_device,
     "get_default_device": _device.get_default_device,

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import TorchTypeError
+
 
 class DType:
     """A torch dtype: prints as `torch.float32`, backed by a numpy dtype."""
@@ -43,7 +45,30 @@ ALIASES: dict[str, DType] = {
 }
 _BY_NP: dict[np.dtype, DType] = {d.np: d for d in ALL}
 
-DEFAULT_FLOAT = float32
+DEFAULT_FLOAT = float32  # torch.get_default_dtype(): the run's, reset by reset_default_dtype
+
+NOT_FLOAT_DEFAULT = "only floating-point types are supported as the default type"
+
+
+def set_default_dtype(dtype: object) -> None:
+    """torch.set_default_dtype: the dtype of float factories, Python floats made tensors and
+    of Python floats in type promotion (float16, float32 or float64)."""
+    global DEFAULT_FLOAT
+    if not isinstance(dtype, DType):
+        raise TorchTypeError(f"invalid dtype object: {NOT_FLOAT_DEFAULT}")
+    if not dtype.is_floating_point:
+        raise TorchTypeError(NOT_FLOAT_DEFAULT)
+    DEFAULT_FLOAT = dtype
+
+
+def get_default_dtype() -> DType:
+    return DEFAULT_FLOAT
+
+
+def reset_default_dtype() -> None:
+    """Every run starts with float32, like a new process (the setting never leaks)."""
+    global DEFAULT_FLOAT
+    DEFAULT_FLOAT = float32
 
 # C++ type names as torch's TypeMeta prints them in messages ("long int" for int64_t)
 C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",

@@ -8,7 +8,8 @@ keyword arguments. Event kinds and their facts:
   name (the node class name), inputs (tensors, in next_functions order), outputs.
 - ``inplace``: tensor, version (after the bump), node (its new grad_fn or None), name.
 - ``grad_mode``: enabled (the new mode), function (the custom Function whose forward
-  turned it off, and back on after; None for torch.no_grad() and the like).
+  turned it off, and back on after; None for torch.no_grad() and the like), and
+  inference=True when torch.inference_mode() switched it.
 - ``data_write``: tensor (whose `.data` was replaced).
 - ``backward_begin``: roots (edges), grads, retain_graph, create_graph, accumulate.
 - ``node_begin``: node (its backward, or adding what it sent into the next nodes'

@@ -16,9 +16,12 @@ class _GradMode:
 GRAD_MODE = _GradMode()
 
 
-def _set(mode: bool, function: str | None = None) -> None:
+def _set(mode: bool, function: str | None = None, inference: bool = False) -> None:
     if OBSERVERS and GRAD_MODE.enabled != mode:
-        emit("grad_mode", enabled=mode, function=function)
+        if inference:  # inference_mode switched it: tensors made meanwhile are inference ones
+            emit("grad_mode", enabled=mode, function=function, inference=True)
+        else:
+            emit("grad_mode", enabled=mode, function=function)
     GRAD_MODE.enabled = mode
 
 
@@ -83,7 +86,7 @@ class enable_grad(no_grad):  # noqa: N801 - torch's name
 class inference_mode:  # noqa: N801 - torch's name
     """`torch.inference_mode(mode=True)`: grad mode off and `is_inference_mode_enabled()`;
     `inference_mode(False)` turns both the other way (grad mode on), as torch's c10
-    InferenceMode guard does. Tensors are not marked as inference tensors."""
+    InferenceMode guard does. Tensors made inside are inference tensors (engine/tensor.py)."""
 
     __slots__ = ("enabled", "prev", "prev_inference")
 
@@ -92,11 +95,11 @@ class inference_mode:  # noqa: N801 - torch's name
 
     def __enter__(self) -> None:
         self.prev, self.prev_inference = GRAD_MODE.enabled, GRAD_MODE.inference
-        _set(not self.enabled)
+        _set(not self.enabled, inference=self.enabled)
         GRAD_MODE.inference = self.enabled
 
     def __exit__(self, *exc: object) -> None:
-        _set(self.prev)
+        _set(self.prev, inference=self.enabled)
         GRAD_MODE.inference = self.prev_inference
 
     def clone(self) -> inference_mode:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import TorchRuntimeError
-from . import anomaly, grad_reuse
+from . import anomaly, grad_reuse, saved_hooks
 from .anomaly import ANOMALY
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE
@@ -35,6 +35,12 @@ FREED_MESSAGE = (
     "calling backward."
 )
 
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
 
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved (torch's SavedVariable).
@@ -43,9 +49,16 @@ class SavedTensor:
     unpacking it gives a tensor whose grad_fn is the saving node, like torch.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr")
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed")
 
     def __init__(self, tensor: Tensor, is_output: bool):
+        if type(tensor._version_counter) is _tensor.InferenceVersion:
+            raise TorchRuntimeError(INFERENCE_SAVED)
+        # under saved_tensors_hooks: what the pack hook made of it (the views still show
+        # the tensor as it was saved; unpacking goes through the hook)
+        # (torch never packs a Python number an op wrapped as a tensor)
+        self.packed = saved_hooks.pack(tensor) if saved_hooks.HOOKS.stack \
+            and not tensor._wrapped else None
         self.tensor = tensor.detach() if is_output else tensor
         self.version = tensor._version_counter.value
         self.is_output = is_output
@@ -55,6 +68,11 @@ class SavedTensor:
         """The saved tensor, checked; a saved output comes back with `node` as its grad_fn
         (torch always does that; backward formulas skip it when grad mode is off, where
         nothing can see it)."""
+        if self.packed is not None:
+            if self.packed.unpacked is not None:  # unpacked when the node's backward began
+                return self.packed.unpacked
+            return saved_hooks.unpack(self.packed, node, self.output_nr, self.is_output,
+                                      always_reattach or GRAD_MODE.enabled)
         tensor = self.tensor
         if tensor._version_counter.value != self.version:
             raise TorchRuntimeError(version_error(tensor, self, node))
@@ -217,6 +235,12 @@ class Function(Node):
                 self.saved = {}
             self.saved[key] = None if tensor is None else SavedTensor(tensor, is_output)
 
+    def show_saved_as(self, *keys: str) -> None:
+        """The order the views list saved tensors in, when the op saves (and packs, under
+        saved_tensors_hooks) them in another: torch's save order is not its attribute order."""
+        if self.recording and self.saved:
+            self.saved = {key: self.saved[key] for key in keys}
+
     def save_attr(self, /, **attrs: Any) -> None:
         """Non-tensor values backward needs (dim, exponent, ...), shown as `_saved_*`."""
         if self.recording:
@@ -232,6 +256,15 @@ class Function(Node):
         raise NotImplementedError
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        if saved_hooks.HOOKS.used and self.saved:
+            unpacked = saved_hooks.unpack_all(self)
+            try:
+                return self._apply(grads)
+            finally:
+                saved_hooks.forget(unpacked)
+        return self._apply(grads)
+
+    def _apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         if self.multi_output:
             full = []
             for grad, (shape, dtype) in zip(grads, self.output_meta):

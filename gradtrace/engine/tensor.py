@@ -12,6 +12,7 @@ from . import dtypes
 from .device import CPU, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
+from .grad_mode import GRAD_MODE
 from .limits import admit
 from .node import AccumulateGrad, Node
 
@@ -22,6 +23,15 @@ NONLEAF_REQUIRES_GRAD = (
 )
 
 
+INFERENCE_VERSION = "Inference tensors do not track version counter."
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+INFERENCE_REQUIRES_GRAD = (
+    "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+
+
 class VersionCounter:
     """Shared by a tensor, its views and its detach()es; bumped by every in-place op."""
 
@@ -29,6 +39,28 @@ class VersionCounter:
 
     def __init__(self) -> None:
         self.value = 0
+
+
+class InferenceVersion(VersionCounter):
+    """The counter of an inference tensor (made in `torch.inference_mode()`): torch keeps
+    none, so `_version` raises; views and detach()es share it, hence are inference tensors
+    too. (The engine still counts, for its own bookkeeping.)"""
+
+    __slots__ = ()
+
+
+def bump_version(t: Tensor) -> None:
+    """Count an in-place write into `t`. torch checks an inference tensor here, after the
+    write (the values have changed when its error is raised)."""
+    counter = t._version_counter
+    counter.value += 1
+    if type(counter) is InferenceVersion and not GRAD_MODE.inference:
+        raise TorchRuntimeError(INFERENCE_INPLACE)
+
+
+def new_counter() -> VersionCounter:
+    """A fresh tensor's counter: an inference tensor's inside inference mode."""
+    return InferenceVersion() if GRAD_MODE.inference else VersionCounter()
 
 
 class Tensor:
@@ -47,7 +79,7 @@ class Tensor:
         self.grad: Tensor | None = None
         self.grad_fn: Node | None = None
         self.output_nr = 0
-        self._version_counter = VersionCounter()
+        self._version_counter = new_counter()
         self._base: Tensor | None = None
         self.retains_grad = False
         self._hooks: list[Callable] | None = None
@@ -150,7 +182,18 @@ class Tensor:
         self.output_nr = 0
         return self
 
+    def is_inference(self) -> bool:
+        return type(self._version_counter) is InferenceVersion
+
+    def script_version(self) -> int:
+        """`t._version` as a script reads it (inference tensors have none)."""
+        if type(self._version_counter) is InferenceVersion:
+            raise TorchRuntimeError(INFERENCE_VERSION)
+        return self._version_counter.value
+
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and self.is_inference() and not GRAD_MODE.inference:
+            raise TorchRuntimeError(INFERENCE_REQUIRES_GRAD)
         if self.grad_fn is not None:
             if not requires_grad:
                 raise TorchRuntimeError(NONLEAF_REQUIRES_GRAD)
@@ -459,7 +502,7 @@ def wrap(array: Any) -> Tensor:
     t.grad = None
     t.grad_fn = None
     t.output_nr = 0
-    t._version_counter = VersionCounter()
+    t._version_counter = InferenceVersion() if GRAD_MODE.inference else VersionCounter()
     t._base = None
     t.retains_grad = False
     t._hooks = None

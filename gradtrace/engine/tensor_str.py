@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import dtypes
 from .dtypes import DType
 
 PRECISION = 4
@@ -26,8 +27,9 @@ EDGEITEMS = 3
 LINEWIDTH = 80
 
 _PREFIX = "tensor("
-# torch prints no dtype= suffix for the default float dtype and for these two
-_IMPLIED_DTYPES = frozenset({"float32", "int64", "bool"})
+# torch prints no dtype= suffix for these two and for the default float dtype (read when
+# printing: torch.set_default_dtype changes it)
+_IMPLIED_DTYPES = frozenset({"int64", "bool"})
 
 _SCI = f"{{:.{PRECISION}e}}"
 _FIXED = f"{{:.{PRECISION}f}}"
@@ -62,11 +64,11 @@ def tensor_repr(
         # default float dtype: with no elements the dtype cannot be guessed.
         if data.ndim != 1:
             suffixes.append("size=" + str(tuple(int(n) for n in data.shape)))
-        if dtype.name != "float32":
+        if dtype is not dtypes.DEFAULT_FLOAT:
             suffixes.append("dtype=torch." + dtype.name)
         body = "[]"
     else:
-        if dtype.name not in _IMPLIED_DTYPES:
+        if dtype.name not in _IMPLIED_DTYPES and dtype is not dtypes.DEFAULT_FLOAT:
             suffixes.append("dtype=torch." + dtype.name)
         body = _tensor_str(data, dtype, indent)
     if grad_fn is not None:

@@ -13,6 +13,7 @@ from ..engine.dtypes import DType
 from ..engine.generator import Generator
 from ..engine.node import AccumulateGrad, Node
 from ..engine.ops.reductions import ReturnTypes
+from ..engine.saved_hooks import saved_tensors_hooks
 from ..engine.shapes import Size
 from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
@@ -110,6 +111,10 @@ class Attributes:
                 return getter(obj, self)
         elif isinstance(obj, Device):
             getter = stdlib.DEVICE_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+        elif isinstance(obj, saved_tensors_hooks):
+            getter = stdlib.SAVED_TENSORS_HOOKS_ATTRIBUTES.get(name)
             if getter is not None:
                 return getter(obj, self)
         elif isinstance(obj, ReturnTypes):

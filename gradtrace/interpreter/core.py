@@ -6,7 +6,7 @@ import threading
 from typing import Any, TextIO
 
 from .. import progress, syntax
-from ..engine import anomaly
+from ..engine import anomaly, dtypes, saved_hooks
 from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError
 from ..printable import visible
@@ -105,6 +105,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         code = self.compile_module(module.body, self.globals, "__main__", library=False)
         creation.WARNINGS.clear()
         anomaly.reset()
+        dtypes.reset_default_dtype()
+        saved_hooks.reset()
         anomaly.STACK = self.format_stack
         # room for max_call_depth nested script calls, each a handful of Python frames
         old_limit = sys.getrecursionlimit()
@@ -129,6 +131,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
             timer.join()  # gone before the views are made (cancel only wakes it)
             sys.setrecursionlimit(old_limit)
             anomaly.reset()  # the mode is the run's, like grad mode
+            dtypes.reset_default_dtype()
+            saved_hooks.reset()  # a run's hooks are its own (an error may leave some pushed)
             anomaly.STACK = None
 
     def format_stack(self) -> list[str]:

@@ -401,13 +401,14 @@ class ExpressionCompiler:
         values = [(self.compile_expr(v), v.span) for v in node.values]
         is_and = node.op == "and"
 
+        *tested, (last, _) = values  # Python never asks the last operand for its truth
+
         def run(frame: Frame) -> Any:
-            result = None
-            for code, span in values:
+            for code, span in tested:
                 result = code(frame)
                 if self.truth(result, span) != is_and:
                     return result
-            return result
+            return last(frame)
 
         return run
 

@@ -47,6 +47,7 @@ class SavedInfo:
     # values changed without a version bump (through `.data`): backward will not notice
     changed_silently: bool = False
     changed_lines: list[int] = field(default_factory=list)  # where (in-place through .data)
+    packed: tuple[str, str] | None = None  # (pack, unpack) saved_tensors_hooks that ran on it
 
     @property
     def modified(self) -> bool:
@@ -192,7 +193,8 @@ class GraphView:
     def saved(self, record: NodeRecord) -> list[SavedInfo]:
         out = []
         for s in record.saved:
-            info = SavedInfo(s.name, s.tensor_id, version=s.version, is_output=s.is_output)
+            info = SavedInfo(s.name, s.tensor_id, version=s.version, is_output=s.is_output,
+                             packed=s.packed)
             if s.tensor_id is None:
                 info.label, info.version = "None", None
             else:
@@ -284,20 +286,28 @@ def _saved_text(view: GraphView, record: NodeRecord) -> Text | None:
             text.append(f"{info.name} = {attr_cell(info.value)}")
             continue
         text.append(f"{info.name} = {info.label}")
-        if info.version is None:
-            continue
-        if info.modified:
-            text.append(f" (version {info.version}, now {info.current}: modified in place)",
-                        style="bold red")
-        elif info.changed_silently:
-            text.append(f" (version {info.version}, ", style="dim")
-            where = (" at line " + ", ".join(str(n) for n in info.changed_lines)
-                     if info.changed_lines else "")
-            text.append(f"but its values changed{where} without a version bump)",
-                        style="bold yellow")
-        else:
-            text.append(f" (version {info.version})", style="dim")
+        _saved_state(text, info)
+        if info.packed is not None:
+            text.append(f" [packed by {info.packed[0]} · unpacked by {info.packed[1]}]",
+                        style="magenta")
     return text
+
+
+def _saved_state(text: Text, info: SavedInfo) -> None:
+    """A saved tensor's version, and whether it changed since it was saved."""
+    if info.version is None:
+        return
+    if info.modified:
+        text.append(f" (version {info.version}, now {info.current}: modified in place)",
+                    style="bold red")
+    elif info.changed_silently:
+        text.append(f" (version {info.version}, ", style="dim")
+        where = (" at line " + ", ".join(str(n) for n in info.changed_lines)
+                 if info.changed_lines else "")
+        text.append(f"but its values changed{where} without a version bump)",
+                    style="bold yellow")
+    else:
+        text.append(f" (version {info.version})", style="dim")
 
 
 def _node_text(view: GraphView, record: NodeRecord, edge: tuple[int, int] | None,

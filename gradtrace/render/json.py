@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ..runner import RunResult
     from ..tracing import BackwardCall, NodeRecord, TensorRecord
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 SCHEMA_FILE = "trace_schema.json"
 
 
@@ -189,6 +189,7 @@ def tensor_document(view: GraphView, record: TensorRecord) -> dict[str, Any]:
         "retains_grad": bool(t.retains_grad),
         "is_view": t._base is not None,
         "python_number": bool(t._wrapped),
+        "is_inference": t.is_inference(),
         "bindings": [{"name": b.name, "line": b.line, "until": b.until, "local": b.local,
                       "holds": b.open} for b in view.naming.bindings(record.id)],
         "made_by": _made_by(record.made_by),
@@ -226,6 +227,8 @@ def node_document(view: GraphView, record: NodeRecord) -> dict[str, Any]:
             "modified": info.modified,
             "changed_silently": info.changed_silently,
             "value": value(saved_values.get(info.name)),
+            "packed": None if info.packed is None else {
+                "pack_hook": info.packed[0], "unpack_hook": info.packed[1]},
         })
     leaf = view.is_leaf_node(record)
     return _with_module({
@@ -265,6 +268,10 @@ def backward_document(call: BackwardCall, nodes: set[int] | None = None) -> dict
                       "grad": value(f.grad)} for f in step.sent],
             "accumulated": accumulated,
             "released": step.released,
+            "script": None if step.script is None else [
+                {"line": entry["line"], "code": entry["code"], "result": value(entry["result"]),
+                 "names": {name: value(v) for name, v in entry["names"].items()}}
+                for entry in step.script],
         })
     error = None
     if call.error is not None:

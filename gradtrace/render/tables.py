@@ -87,10 +87,17 @@ def _tensor_rows(variables: dict[str, Any], view: GraphView | None, max_rows: in
             "shape": Text(shape_cell(t.shape)), "dtype": Text(t.dtype.name),
             "requires_grad": _bool(t.requires_grad), "is_leaf": _bool(t.is_leaf),
             "grad_fn": Text(grad_fn), "grad": Text(tensor_cell(t.grad, value_limit)),
-            "_version": Text(str(t._version)), "retains_grad": _bool(t.retains_grad)})
+            "_version": _version_cell(t), "retains_grad": _bool(t.retains_grad)})
     if len(named) > max_rows:
         rows.append({"name": Text(f"… {len(named) - max_rows:,} more", style="yellow")})
     return rows
+
+
+def _version_cell(t: Any) -> Text:
+    """`_version`, or what torch says instead for an inference tensor (it has none)."""
+    if t.is_inference():
+        return Text("none: inference tensor", style="dim")
+    return Text(str(t._version))
 
 
 def _rows_table(rows: list[dict[str, Text]], columns: Sequence[str]) -> CompactTable:

@@ -15,7 +15,7 @@ from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function, SavedTensor
 from ..shapes import broadcast_shapes
-from ..tensor import Tensor, as_tensor_operand
+from ..tensor import Tensor, as_tensor_operand, bump_version
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = (
@@ -144,7 +144,7 @@ def _check_view_output(view_: Tensor) -> None:
 def _save_original_self(node: Function, source: Tensor) -> None:
     """torch saves `self.clone()` (CloneBackward0) as an in-place op's `_saved_self`."""
     saved = node.saved.get("self") if node.saved else None
-    if saved is not None and not saved.is_output:
+    if saved is not None and not saved.is_output and saved.packed is None:  # hooks packed it
         from .views import clone
 
         node.saved["self"] = SavedTensor(clone(source), is_output=False)
@@ -180,7 +180,7 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
             f"output with shape [{', '.join(map(str, self.array.shape))}] doesn't match the "
             f"broadcast shape [{', '.join(map(str, out.array.shape))}]")
     np.copyto(self.array, out.array, casting="unsafe")
-    self._version_counter.value += 1
+    bump_version(self)
     node = out.grad_fn
     if node is not None:
         from .view_inplace import rebase_view, refresh_views

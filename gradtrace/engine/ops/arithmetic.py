@@ -89,8 +89,10 @@ class MulBackward0(Function):
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
-        self.save("self", a if b.requires_grad else None)
+        # torch saves (and packs, under saved_tensors_hooks) what self's formula uses first
         self.save("other", b if a.requires_grad else None)
+        self.save("self", a if b.requires_grad else None)
+        self.show_saved_as("self", "other")
         return binary_apply(np.multiply, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -108,8 +110,9 @@ class DivBackward0(Function):
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
         dtype = float_dtype(dtype)
-        self.save("self", a if b.requires_grad else None)
         self.save("other", b if (a.requires_grad or b.requires_grad) else None)
+        self.save("self", a if b.requires_grad else None)
+        self.show_saved_as("self", "other")
         with np.errstate(divide="ignore", invalid="ignore"):
             return binary_apply(np.true_divide, a, b, dtype)
 
@@ -182,8 +185,9 @@ class PowBackward1(Function):
 
     def forward(self, a: Tensor, exponent: Tensor) -> np.ndarray:
         dtype = common_dtype(a, exponent)
-        self.save("self", a)
         self.save("exponent", exponent)
+        self.save("self", a)
+        self.show_saved_as("self", "exponent")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return float_pow(cast(a.array, dtype), cast(exponent.array, dtype))
 

@@ -14,7 +14,7 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
-from ..tensor import Tensor, type_name
+from ..tensor import Tensor, bump_version, type_name
 from ._util import cast_name
 from .reductions import ReturnTypes
 from .views import warn
@@ -69,7 +69,7 @@ def write_into(out: Tensor, result: Tensor) -> Tensor:
                                        new=_shape_text(result.array.shape)))
         out.array = np.empty(result.array.shape, dtype=out.dtype.np)
     np.copyto(out.array, result.array, casting="unsafe")
-    out._version_counter.value += 1
+    bump_version(out)
     return out
 
 

@@ -14,7 +14,7 @@ from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args, wrap_dim
-from ..tensor import Tensor
+from ..tensor import Tensor, bump_version
 from ._util import check_inplace
 from .view_inplace import refresh_views
 from .views import (
@@ -88,7 +88,7 @@ def _shape_inplace(node: type[Function], t: Tensor, **params: Any) -> Tensor:
         source._accumulator = t._accumulator
     out = node.call(source, **params)
     t.array = out.array
-    t._version_counter.value += 1
+    bump_version(t)
     if out.grad_fn is not None:
         t.grad_fn = out.grad_fn
         t.output_nr = 0
@@ -143,7 +143,7 @@ def resize_(a: Tensor, *size: Any) -> Tensor:
         data = np.zeros(count, dtype=a.array.dtype)
         data[:min(count, flat.size)] = flat[:count]
         a.array = data.reshape(shape)
-    a._version_counter.value += 1
+    bump_version(a)
     if OBSERVERS:
         emit("inplace", tensor=a, version=a._version_counter.value, node=None, name="resize_")
     return a

@@ -80,6 +80,16 @@ MESSAGES: dict[str, str] = {
     "grad_mode.forward.on": "{function}'s forward returned, and grad mode is on again.",
     "grad_mode.on": "Grad mode is on again: operations on tensors that require grad are "
                     "recorded.",
+    "backward.function.ran": "{function}.backward is the script's own code, not a formula: "
+                             "it ran these {count} lines, in order:",
+    "backward.function.line": "line {at} │ {code}{made}",
+    "grad_mode.inference.off": "Inference mode is now on (torch.inference_mode()): grad mode is "
+                               "off, and every tensor made here is an inference tensor: it has "
+                               "no version counter (reading _version raises), it cannot be "
+                               "saved for backward, and outside inference mode it cannot be "
+                               "changed in place.",
+    "grad_mode.inference.on": "Inference mode is over: grad mode is on again, and new tensors "
+                              "are normal ones.",
     "data.read": "{tensor}.data is a tensor that shares {tensor}'s storage but has "
                  "requires_grad=False and its own version counter, so autograd does not see "
                  "changes made through it.",
@@ -124,6 +134,12 @@ MESSAGES: dict[str, str] = {
                             "gradient through each, and the engine adds them up before passing "
                             "the sum on: in total ∂{out}/∂{tensor} = {total}.",
     "op.saved.generic": "{node} saved {saved} for its backward.",
+    "op.saved.packed": "Inside saved_tensors_hooks, the pack hook {pack_hook} ran once on "
+                       "each of {saved} when {node} saved it, with grad mode off: the node "
+                       "keeps what the hook "
+                       "returned, and every read (backward, grad_fn._saved_*) calls "
+                       "{unpack_hook} to get a tensor back. torch checks no versions through "
+                       "the hooks.",
     "op.saved.nothing": "{node} saved no tensors: {derivatives}, which does not depend on the "
                         "values.",
     "op.saved.skipped": "{attr} is None: it is only needed for the gradient of "

@@ -69,6 +69,13 @@ MESSAGES: dict[str, str] = {
                              "反向传播时运行的是这个类定义的 backward。",
     "grad_mode.forward.on": "{function} 的 forward 已返回，梯度模式重新打开。",
     "grad_mode.on": "梯度模式重新打开：对需要梯度的张量的运算又会被记录。",
+    "backward.function.ran": "{function}.backward 是脚本自己的代码，不是公式：它依次运行了这 "
+                             "{count} 行：",
+    "backward.function.line": "第 {at} 行 │ {code}{made}",
+    "grad_mode.inference.off": "推理模式已打开（torch.inference_mode()）：梯度模式关闭，在这里"
+                               "创建的每个张量都是推理张量：它没有版本计数器（读取 _version 会"
+                               "报错），不能保存给反向传播，离开推理模式后也不能原地修改。",
+    "grad_mode.inference.on": "推理模式结束：梯度模式重新打开，新建的张量又是普通张量。",
     "data.read": "{tensor}.data 与 {tensor} 共享存储，但 requires_grad=False，并且有自己的版本"
                  "计数器，所以通过它做的修改 autograd 看不到。",
     "data.write": "通过 {tensor}.data 写入会改变 {tensor} 的数值，但不会增加它的版本计数器，"
@@ -105,6 +112,10 @@ MESSAGES: dict[str, str] = {
     "op.same_tensor.total": "{operands} 是同一个张量 {tensor}：反向传播经每一处各给 {tensor} 一份"
                             "梯度，引擎先把它们相加再往下传：合起来 ∂{out}/∂{tensor} = {total}。",
     "op.saved.generic": "{node} 为反向传播保存了 {saved}。",
+    "op.saved.packed": "在 saved_tensors_hooks 之内，{node} 保存 {saved} 时运行了 pack 钩子 "
+                       "{pack_hook}（此时梯度模式关闭）：节点只保留钩子返回的东西，每次读取"
+                       "（反向传播、grad_fn._saved_*）都调用 {unpack_hook} 取回张量。经过钩子时 "
+                       "torch 不检查版本号。",
     "op.saved.nothing": "{node} 没有保存任何张量：{derivatives}，与具体数值无关。",
     "op.saved.skipped": "{attr} 是 None：它只在计算 {inputs} 的梯度时才需要，而 "
                         "{inputs} 不需要梯度。",

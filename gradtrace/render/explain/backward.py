@@ -253,7 +253,24 @@ class BackwardTeller:
         s.say(steps, kind, line, node=record.name, received=list(step.received),
               sent=sent_facts, text={"node": s.node_ref(record.id), "received": received,
                                      "edges": s.t("list.edges").join(edges)}, **extra)
+        if step.script:
+            self.script_lines(steps, node.function.name, step.script, line)
         self.stale_values(steps, record, step, line)
+
+    def script_lines(self, steps: list[Step], function: str, lines: list[dict],
+                     line: int | None) -> None:
+        """The lines of the script's own `backward` that ran in this step, in order, with
+        the names they bound and the last tensor each made."""
+        s = self.s
+        s.say(steps, "backward.function.ran", line, function=function,
+              lines=[entry["line"] for entry in lines], count=len(lines))
+        for entry in lines:
+            made = [f"{name} = {fmt_value(value)}" for name, value in entry["names"].items()]
+            if entry["result"] is not None and not made:
+                made.append(f"→ {fmt_value(entry['result'])}")
+            s.say(steps, "backward.function.line", line, at=entry["line"], code=entry["code"],
+                  names=list(entry["names"]), result=entry["result"],
+                  text={"made": (": " + ", ".join(made)) if made else ""})
 
     def edge(self, record: Any, flow: Any, formula: Any, to: str, grad_text: str,
              used: dict[str, Any], node_operands: Mapping[str, str]) -> str:

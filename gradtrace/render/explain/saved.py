@@ -154,8 +154,21 @@ class SavedTeller:
         elif derivs:
             s.say(steps, "op.saved.nothing", line, node=record.name, derivatives=deriv_facts,
                   text={"derivatives": s.t.join(derivs)})
+        self.packed(steps, record, kept, line)
         self.same_tensor(steps, record, out_labels, line)
         self.skipped(steps, record, line)
+
+    def packed(self, steps: list[Step], record: Any, kept: list[Any], line: int | None) -> None:
+        """Saved under saved_tensors_hooks: which hooks ran, once per pair of hooks."""
+        s = self.s
+        by_hooks: dict[tuple[str, str], list[str]] = {}
+        for sv in kept:
+            if sv.packed is not None:
+                by_hooks.setdefault(sv.packed, []).append(saved_attr(record, sv.name))
+        for (pack_hook, unpack_hook), attrs in by_hooks.items():
+            s.say(steps, "op.saved.packed", line, node=record.name, saved=attrs,
+                  pack_hook=pack_hook, unpack_hook=unpack_hook,
+                  text={"saved": s.t.join(attrs)})
 
     def skipped(self, steps: list[Step], record: Any, line: int | None) -> None:
         """A saved slot left empty: only the gradient of an input that needs none uses it."""

@@ -57,8 +57,12 @@ class StatementTeller:
                     s.say(steps, "grad_mode.forward.on" if facts["enabled"] else
                           "grad_mode.forward.off", line, function=function)
                 elif not facts.get("library"):  # a library's own no_grad is its business
-                    s.say(steps, "grad_mode.on" if facts["enabled"] else "grad_mode.off",
-                          line)
+                    if facts.get("inference"):  # torch.inference_mode() switched it
+                        kind = "grad_mode.inference.on" if facts["enabled"] else \
+                            "grad_mode.inference.off"
+                    else:
+                        kind = "grad_mode.on" if facts["enabled"] else "grad_mode.off"
+                    s.say(steps, kind, line)
             elif kind == "module_call":
                 self.module_call(steps, ev)
             elif kind == "data_write":

@@ -1,0 +1,232 @@
+"""Default hooks for saved tensors: `torch.autograd.graph.saved_tensors_hooks(pack, unpack)`,
+`save_on_cpu` and `disable_saved_tensors_hooks` (torch/autograd/graph.py over
+SavedVariable.cpp).
+
+Inside the context, every tensor a node saves for backward goes through `pack` once, at
+save time, in the order the op saves them; the node keeps only what `pack` returned.
+Reading the saved value (`grad_fn._saved_self`, or backward using it) calls `unpack` on
+that object each time, and the tensor it returns is re-attached to the saved tensor's
+place in the graph (its grad_fn, or the leaf's AccumulateGrad) as a new tensor. Versions
+are not checked through hooks, as in torch.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import TorchRuntimeError, TorchTypeError
+from .grad_mode import GRAD_MODE
+
+if TYPE_CHECKING:
+    from .node import Node
+    from .tensor import Tensor
+
+PACK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
+
+class _HookState:
+    """The run's hook stack (innermost last), the message that forbids hooks, if any, and
+    how many hook calls are running (the trace leaves their insides out: the views tell
+    that a hook ran, and a hook's tensors would otherwise lend it their names)."""
+
+    __slots__ = ("stack", "disabled", "running", "used")
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[Any, Any]] = []
+        self.disabled: str | None = None
+        self.running = 0
+        self.used = False  # a tensor was packed this run (backward then unpacks up front)
+
+
+HOOKS = _HookState()
+
+
+def reset() -> None:
+    """Every run starts with no hooks (like a new process)."""
+    HOOKS.stack.clear()
+    HOOKS.disabled = None
+    HOOKS.running = 0
+    HOOKS.used = False
+
+
+class Packed:
+    """What a saved tensor keeps under hooks: the pack hook's result, the unpack hook, and
+    where an unpacked tensor goes in the graph (the saved tensor's grad_fn or leaf)."""
+
+    __slots__ = ("value", "pack_hook", "unpack_hook", "grad_fn", "leaf", "order", "unpacked")
+
+    def __init__(self, value: Any, pack_hook: Any, unpack_hook: Any, tensor: Tensor):
+        self.order = next(_ORDER)  # torch unpacks a node's saved tensors in the order saved
+        self.unpacked: Tensor | None = None  # while the node's backward runs
+        self.value = value
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+        self.grad_fn = tensor.grad_fn
+        self.leaf = tensor if tensor.grad_fn is None and tensor.requires_grad else None
+
+
+_ORDER = itertools.count()
+
+
+def unpack_all(node: Node) -> list[Packed]:
+    """torch's generated backward unpacks every saved tensor of the node once, first, in
+    the order they were saved: do that for the packed ones (the formulas then read these)."""
+    saved = sorted((s for s in node.saved.values() if s is not None and s.packed is not None),
+                   key=lambda s: s.packed.order) if node.saved else []
+    done = []
+    try:
+        for s in saved:
+            s.packed.unpacked = s.unpack(node)
+            done.append(s.packed)
+    except BaseException:
+        forget(done)
+        raise
+    return done
+
+
+def forget(packed: list[Packed]) -> None:
+    for p in packed:
+        p.unpacked = None
+
+
+def pack(tensor: Tensor) -> Packed | None:
+    """Run the innermost pack hook on a tensor being saved (None without hooks). The hook
+    runs with grad mode off, as torch runs it, and must not change its input in place."""
+    if not HOOKS.stack:
+        return None
+    pack_hook, unpack_hook = HOOKS.stack[-1]
+    version = tensor._version_counter.value
+    enabled = GRAD_MODE.enabled
+    GRAD_MODE.enabled = False
+    HOOKS.running += 1
+    try:
+        value = pack_hook(tensor)
+    finally:
+        GRAD_MODE.enabled = enabled
+        HOOKS.running -= 1
+    if tensor._version_counter.value != version:
+        raise TorchRuntimeError(PACK_INPLACE)
+    HOOKS.used = True
+    return Packed(value, pack_hook, unpack_hook, tensor)
+
+
+def unpack(packed: Packed, node: Node, output_nr: int, is_output: bool,
+           reattach: bool) -> Tensor:
+    """Call the unpack hook and make its tensor a new tensor in the saved one's place."""
+    from .tensor import Tensor, gradient_edge, type_name
+
+    HOOKS.running += 1
+    try:
+        data = packed.unpack_hook(packed.value)
+    finally:
+        HOOKS.running -= 1
+    if not isinstance(data, Tensor):
+        raise TorchTypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                             f"got result of type {type_name(data)}")
+    out = Tensor._wrap(data.array)
+    out._version_counter = data._version_counter
+    grad_fn = node if is_output else packed.grad_fn
+    if grad_fn is not None and (reattach or not is_output):
+        out.requires_grad = True
+        out.grad_fn = grad_fn
+        out.output_nr = output_nr
+    elif packed.leaf is not None:
+        gradient_edge(packed.leaf)  # the leaf's AccumulateGrad receives what flows here
+        out.requires_grad = True
+        out._accumulator = packed.leaf._accumulator
+    return out
+
+
+def hook_names(saved: Any) -> tuple[str, str] | None:
+    """(pack hook, unpack hook) names of a saved tensor packed under hooks, for the views."""
+    from .hooks import hook_name
+
+    packed = getattr(saved, "packed", None)
+    if packed is None:
+        return None
+    return hook_name(packed.pack_hook), hook_name(packed.unpack_hook)
+
+
+class saved_tensors_hooks:  # noqa: N801 - torch's name
+    """`with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):`"""
+
+    __slots__ = ("pack_hook", "unpack_hook")
+    module = "torch.autograd.graph"
+
+    def __init__(self, pack_hook: Any, unpack_hook: Any):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        if HOOKS.disabled is not None:
+            raise TorchRuntimeError(HOOKS.disabled)
+        if not (callable(self.pack_hook) and callable(self.unpack_hook)):
+            raise TorchTypeError(
+                "_push_saved_tensors_default_hooks(): incompatible function arguments. The "
+                "following argument types are supported:\n    1. (arg0: collections.abc."
+                "Callable, arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+                f"{_arg_repr(self.pack_hook)}, {_arg_repr(self.unpack_hook)}")
+        HOOKS.stack.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *exc: object) -> None:
+        if HOOKS.stack:
+            HOOKS.stack.pop()
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.graph.{type(self).__name__} object at {id(self):#x}>"
+
+
+def _arg_repr(value: Any) -> str:
+    from .tensor import Tensor
+
+    return "tensor" if isinstance(value, Tensor) else repr(value)
+
+
+def pack_to_cpu(tensor: Tensor) -> tuple[Any, Tensor]:
+    return (tensor.device, tensor)
+
+
+def unpack_from_cpu(packed: tuple[Any, Tensor]) -> Tensor:
+    return packed[1]
+
+
+def pack_to_pinned_cpu(tensor: Tensor) -> tuple[Any, Tensor]:
+    from .tensor import Tensor
+
+    return (tensor.device, Tensor._wrap(tensor.array.copy()))
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
+    """`torch.autograd.graph.save_on_cpu(pin_memory=False, device_type="cuda")`: on torch's
+    CPU build the tensor itself is kept (pinned memory: a copy of it)."""
+
+    __slots__ = ()
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        pack_hook: Callable[..., Any] = pack_to_pinned_cpu if pin_memory else pack_to_cpu
+        super().__init__(pack_hook, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
+    """`with torch.autograd.graph.disable_saved_tensors_hooks(error_message):` saved tensor
+    hooks raise `error_message` (entering it inside hooks raises it too)."""
+
+    __slots__ = ("error_message", "prev")
+    module = "torch.autograd.graph"
+
+    def __init__(self, error_message: str):
+        self.error_message = error_message
+
+    def __enter__(self) -> None:
+        if HOOKS.stack:
+            raise TorchRuntimeError(str(self.error_message))
+        self.prev = HOOKS.disabled
+        HOOKS.disabled = str(self.error_message)
+
+    def __exit__(self, *exc: object) -> None:
+        HOOKS.disabled = self.prev

@@ -199,6 +199,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
             ("batchnorm", "BatchNorm1d BatchNorm2d"),
             ("normalization", "LayerNorm GroupNorm"),
             ("sparse", "Embedding"),
+            ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
             ("flatten", "Flatten Unflatten"),
             ("dropout", "Dropout Dropout2d"),
             ("activation", "Threshold ReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "

@@ -30,7 +30,6 @@ NOT_YET = {
     "docstr_set_grad_enabled_inference_mode": "inference tensors are not modelled "
                                               "(their missing version counter)",
     "gh_lseman_autograd_float64": "torch.set_default_dtype is not built",
-    "nlp_sequence_models_lstm": "nn.LSTM (torch's fused MkldnnRnnLayerBackward0) is not built",
 }
 
 

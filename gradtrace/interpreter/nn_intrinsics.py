@@ -58,6 +58,7 @@ def mkldnn_rnn_layer(interp: Interpreter, input: Tensor, w0: Tensor, w1: Tensor,
 
 
 @intrinsic
-def uses_mkldnn(interp: Interpreter, input: Any, proj_size: int = 0) -> bool:
-    """Whether torch runs this LSTM through oneDNN (`use_mkldnn` in ATen's RNN.cpp)."""
-    return _rnn.uses_mkldnn(input, proj_size)
+def uses_mkldnn(interp: Interpreter, input: Any) -> bool:  # noqa: A002
+    """Whether torch runs an LSTM on `input` through oneDNN (`use_mkldnn` in ATen's RNN.cpp;
+    one with projections then falls back to the decomposed path, with a warning)."""
+    return _rnn.uses_mkldnn(input)

@@ -31,10 +31,6 @@ def _sigmoid(v: np.ndarray) -> np.ndarray:
         return np.asarray(1 / (1 + np.exp(-v)), v.dtype)
 
 
-def _time_major(x: np.ndarray, batch_first: bool) -> np.ndarray:
-    return np.swapaxes(x, 0, 1) if batch_first else x
-
-
 class MkldnnRnnLayerBackward0(Function):
     """An LSTM layer (one direction): gates i, f, g, o = split(x·W_ihᵀ + h·W_hhᵀ + b_ih +
     b_hh); c' = σ(f)·c + σ(i)·tanh(g); h' = σ(o)·tanh(c'). Outputs (output, hy, cy)."""
@@ -50,14 +46,14 @@ class MkldnnRnnLayerBackward0(Function):
                 w3: Tensor, hx: Tensor, cx: Tensor, *, reverse: bool, hidden_size: int,
                 num_layers: int, has_biases: bool, bidirectional: bool, batch_first: bool,
                 train: bool) -> list[np.ndarray]:
-        x = _time_major(input.array, batch_first)
+        x = input.array  # time-major: torch transposes a batch_first input before the layer
         if x.ndim != 3:
             raise TorchRuntimeError(f"mkldnn_rnn_layer: expected a 3-D input, got {x.ndim}-D")
         steps, batch, _ = x.shape
         reserve((steps, batch, 6 * hidden_size), 4)
-        gates, cells, hs = self._run(x, w0.array, w1.array, w2.array + w3.array, hx.array,
+        bias = w2.array + w3.array if has_biases else np.zeros(w0.array.shape[0], x.dtype)
+        gates, cells, hs = self._run(x, w0.array, w1.array, bias, hx.array,
                                      cx.array, reverse)
-        output = _time_major(hs, batch_first)
         self.save_attr(batch_first=batch_first, batch_sizes=(), bidirectional=bidirectional,
                        has_biases=has_biases, hidden_size=hidden_size, mode=LSTM_MODE,
                        num_layers=num_layers, reverse=reverse, train=train)
@@ -68,7 +64,7 @@ class MkldnnRnnLayerBackward0(Function):
         # (oneDNN's own workspace has another layout and size)
         self.save("result3", Tensor._wrap(np.concatenate([gates.ravel(), cells.ravel()])),
                   is_output=True)
-        return [output, hs[-1 if not reverse else 0].copy(), cells[-1].copy()]
+        return [hs, hs[-1 if not reverse else 0].copy(), cells[-1].copy()]
 
     def after_forward(self, outs: list[Tensor]) -> None:
         for i, out in enumerate(outs):
@@ -101,8 +97,8 @@ class MkldnnRnnLayerBackward0(Function):
 
     def backward(self, *grads: Tensor) -> tuple[Tensor | None, ...]:
         attrs = self.attrs
-        reverse, batch_first = attrs["reverse"], attrs["batch_first"]
-        x = _time_major(self.unpack("input").array, batch_first)
+        reverse = attrs["reverse"]
+        x = self.unpack("input").array
         w_ih, w_hh = self.unpack("weight0").array, self.unpack("weight1").array
         h0, c0 = self.unpack("hx_").array, self.unpack("cx_").array
         steps, batch, _ = x.shape
@@ -110,8 +106,8 @@ class MkldnnRnnLayerBackward0(Function):
         work = self.unpack("result3").array
         gates = work[:steps * batch * 4 * hidden].reshape(steps, batch, 4 * hidden)
         cells = work[steps * batch * 4 * hidden:].reshape(steps, batch, hidden)
-        hs = _time_major(self.unpack("result0").array, batch_first)
-        g_out = _time_major(grads[0].array, batch_first)
+        hs = self.unpack("result0").array
+        g_out = grads[0].array
         dh, dc = grads[1].array.copy(), grads[2].array.copy()
         dx = np.zeros_like(x)
         dw_ih, dw_hh = np.zeros_like(w_ih), np.zeros_like(w_hh)
@@ -137,7 +133,7 @@ class MkldnnRnnLayerBackward0(Function):
             dc = dc * f
         wrap = Tensor._wrap
         need = self.needs_input_grad
-        return (wrap(_time_major(dx, batch_first).copy()) if need(0) else None,
+        return (wrap(dx) if need(0) else None,
                 wrap(dw_ih) if need(1) else None, wrap(dw_hh) if need(2) else None,
                 wrap(db.copy()) if need(3) else None, wrap(db.copy()) if need(4) else None,
                 wrap(np.asarray(dh, x.dtype)) if need(5) else None,
@@ -155,7 +151,6 @@ def mkldnn_rnn_layer(input: Tensor, w0: Tensor, w1: Tensor, w2: Tensor, w3: Tens
         batch_first=batch_first, train=train))
 
 
-def uses_mkldnn(input: Any, proj_size: int) -> bool:
-    """torch's `use_mkldnn` for an LSTM: float32 CPU input with elements, no projections."""
-    return (isinstance(input, Tensor) and input.array.dtype == np.float32
-            and input.array.size != 0 and proj_size == 0)
+def uses_mkldnn(input: Any) -> bool:  # noqa: A002
+    """torch's `use_mkldnn`: a float32 CPU input with elements."""
+    return isinstance(input, Tensor) and input.array.dtype == np.float32 and input.array.size != 0

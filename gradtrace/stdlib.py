@@ -192,7 +192,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         **{name: f"torch.nn.modules.{module}" for module, names in (
             ("module", "Module"),
             ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
-            ("linear", "Identity Linear"),
+            ("linear", "Identity Linear Bilinear"),
             ("conv", "Conv1d Conv2d"),
             ("pooling", "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d "
                         "AdaptiveAvgPool2d"),
@@ -205,7 +205,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
             ("activation", "Threshold ReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
                            "Hardswish ELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
                            "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
-                           "Softmax2d LogSoftmax"),
+                           "Softmax2d LogSoftmax PReLU"),
             ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
                      "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
                      "MarginRankingLoss"),

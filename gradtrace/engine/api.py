@@ -33,6 +33,7 @@ from .ops import (
     softmax,
     statistics,
     unary,
+    weighted,
 )
 from .ops.inplace import TORCH_INPLACE
 from .ops.out import accepting_out
@@ -100,7 +101,8 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "pairwise_distance": distance.pairwise_distance, "relu": ops.relu,
     "threshold": piecewise.threshold, "threshold_": piecewise.threshold_,
     "selu": activations.selu, "hardshrink": piecewise.hardshrink,
-    "constant_pad_nd": padding.constant_pad_nd,
+    "constant_pad_nd": padding.constant_pad_nd, "prelu": weighted.prelu,
+    "bilinear": weighted.bilinear,
     "std_mean": statistics.std_mean, "var_mean": statistics.var_mean,
     "einsum": einsum.einsum,
     "is_anomaly_enabled": anomaly.is_anomaly_enabled,
@@ -166,6 +168,7 @@ FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "binary_cross_entropy": losses.binary_cross_entropy,
     "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits,
     "linear": ops.linear, "dropout": dropout.dropout, "dropout2d": dropout.dropout2d,
+    "prelu": weighted.prelu, "bilinear": weighted.bilinear,
 }
 
 # torch.nn.init

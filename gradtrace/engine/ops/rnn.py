@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import exactness
 from ..formulas import vjp
 from ..limits import reserve
 from ..node import Function
@@ -23,6 +24,8 @@ from ..tensor import Tensor
 
 LSTM_MODE = 2  # ideep::rnn_kind::LSTM, torch's `mode` argument
 
+ONEDNN_CAUSE = ("LSTM through oneDNN (mkldnn_rnn_layer): its GEMM and eltwise kernels are "
+                "not reproduced")
 _BPTT = "BPTT of the LSTM over {reverse} time: ∂ of (output, hy, cy) = {grad}"
 
 
@@ -51,6 +54,7 @@ class MkldnnRnnLayerBackward0(Function):
             raise TorchRuntimeError(f"mkldnn_rnn_layer: expected a 3-D input, got {x.ndim}-D")
         steps, batch, _ = x.shape
         reserve((steps, batch, 6 * hidden_size), 4)
+        exactness.note(ONEDNN_CAUSE)
         bias = w2.array + w3.array if has_biases else np.zeros(w0.array.shape[0], x.dtype)
         gates, cells, hs = self._run(x, w0.array, w1.array, bias, hx.array,
                                      cx.array, reverse)

@@ -157,6 +157,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "AdamW": "torch.optim.adamw",
         "RMSprop": "torch.optim.rmsprop",
         "Adagrad": "torch.optim.adagrad",
+        "SparseAdam": "torch.optim.sparse_adam",
         "Adadelta": "torch.optim.adadelta",
         "Adamax": "torch.optim.adamax",
         "NAdam": "torch.optim.nadam",

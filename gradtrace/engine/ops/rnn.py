@@ -26,7 +26,8 @@ LSTM_MODE = 2  # ideep::rnn_kind::LSTM, torch's `mode` argument
 
 ONEDNN_CAUSE = ("LSTM through oneDNN (mkldnn_rnn_layer): its GEMM and eltwise kernels are "
                 "not reproduced")
-_BPTT = "BPTT of the LSTM over {reverse} time: ∂ of (output, hy, cy) = {grad}"
+_BPTT = ("mkldnn_rnn_layer_backward({input}, {weight0}, {weight1}, {weight2}, {weight3}, {hx_}, "
+         "{cx_}, {result0}, {result1}, {result2}, {grad}, {reverse}, {result3})[{i}]")
 
 
 def _sigmoid(v: np.ndarray) -> np.ndarray:
@@ -40,10 +41,8 @@ class MkldnnRnnLayerBackward0(Function):
 
     __slots__ = ()
     multi_output = True
-    formulas = (
-        vjp("input", _BPTT), vjp("weight0", _BPTT), vjp("weight1", _BPTT),
-        vjp("weight2", _BPTT), vjp("weight3", _BPTT), vjp("hx_", _BPTT), vjp("cx_", _BPTT),
-    )
+    formulas = tuple(vjp(name, _BPTT.replace("{i}", str(i))) for i, name in enumerate(
+        ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_")))
 
     def forward(self, input: Tensor, w0: Tensor, w1: Tensor, w2: Tensor,  # noqa: A002
                 w3: Tensor, hx: Tensor, cx: Tensor, *, reverse: bool, hidden_size: int,

@@ -87,9 +87,12 @@ class TrilinearBackward0(Function):
     (2, 3)): out[b, o] = Σ_jk i1[b, j]·i2[o, j, k]·i3[b, k]."""
 
     __slots__ = ()
-    formulas = (vjp("i1", "Σ_ok {grad}[b, o]·{i2}[o, j, k]·{i3}[b, k]"),
-                vjp("i2", "Σ_b {i1}[b, j]·{grad}[b, o]·{i3}[b, k]"),
-                vjp("i3", "Σ_oj {i1}[b, j]·{i2}[o, j, k]·{grad}[b, o]"))
+    # derivatives.yaml's _trilinear_backward: each gradient is a _trilinear with the
+    # incoming gradient in that input's place
+    formulas = (
+        vjp("i1", "_trilinear({grad}, {i2}, {i3}, {sumdim}, {expand2}, {expand3}, {expand1})"),
+        vjp("i2", "_trilinear({i1}, {grad}, {i3}, {expand1}, {sumdim}, {expand3}, {expand2})"),
+        vjp("i3", "_trilinear({i1}, {i2}, {grad}, {expand1}, {expand2}, {sumdim}, {expand3})"))
 
     def forward(self, i1: Tensor, i2: Tensor, i3: Tensor) -> np.ndarray:
         need = [t.requires_grad for t in (i1, i2, i3)]

@@ -194,7 +194,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
             ("module", "Module"),
             ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
             ("linear", "Identity Linear Bilinear"),
-            ("conv", "Conv1d Conv2d"),
+            ("conv", "Conv1d Conv2d ConvTranspose1d ConvTranspose2d"),
             ("pooling", "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d "
                         "AdaptiveAvgPool2d"),
             ("batchnorm", "BatchNorm1d BatchNorm2d"),

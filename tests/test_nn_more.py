@@ -53,6 +53,13 @@ CASES = {
                     lambda r: [randn(r, 2, 3, 3), randn(r, 2, 3, 2), randn(r, 2, 3, 2)]),
     "pad_circular": (lambda x: F.pad(x, (1, 2, 2, 0), mode="circular"),
                      lambda r: [randn(r, 1, 2, 3, 4)]),
+    "conv_transpose2d": (lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1,
+                                                          output_padding=1),
+                         lambda r: [randn(r, 1, 2, 3, 3), randn(r, 2, 3, 3, 3), randn(r, 3)]),
+    "conv_transpose2d_groups": (lambda x, w: F.conv_transpose2d(x, w, groups=2, dilation=2),
+                                lambda r: [randn(r, 1, 4, 2, 3), randn(r, 4, 1, 2, 2)]),
+    "conv_transpose1d": (lambda x, w: F.conv_transpose1d(x, w, stride=3, padding=1),
+                         lambda r: [randn(r, 2, 2, 4), randn(r, 2, 3, 3)]),
     "pad_circular_negative": (lambda x: F.pad(x, (-1, 2), mode="circular"),
                               lambda r: [randn(r, 2, 4)]),
 }
@@ -96,6 +103,13 @@ FUNCTIONAL = [
     "F.pad(seq, (8, 0), mode='circular')", "F.pad(seq, (-8, 0), mode='circular')",
     "x.unsafe_chunk(3, 1)", "torch.unsafe_split(B, 2, 0)", "B.unsafe_chunk(2, -1)",
     "y2 = x * 1\nout = y2.unsafe_chunk(3, 1)[1].tanh_()",
+    "F.conv_transpose2d(img, ker.transpose(0, 1).contiguous(), b4)",
+    "F.conv_transpose2d(img, ker, stride=2, padding=1, output_padding=1)",
+    "F.conv_transpose2d(img, ker[:, :2], groups=3)",
+    "F.conv_transpose2d(img, ker[:3, :1], groups=3)", "F.conv_transpose2d(img[0], ker)",
+    "F.conv_transpose1d(seq, ker1, b4, stride=2)", "torch.conv_transpose1d(seq, ker1)",
+    "F.conv_transpose2d(img, ker[:2])", "F.conv_transpose2d(img, ker, b4[:2])",
+    "F.conv_transpose2d(img, ker, output_padding=1)",
 ]
 
 
@@ -114,7 +128,9 @@ torch.manual_seed(3)
 layers = [nn.RNN(4, 3, 2), nn.GRU(4, 3, bidirectional=True), nn.LSTM(4, 3, batch_first=True),
           nn.LSTM(4, 3, proj_size=2), nn.RNNCell(4, 3, nonlinearity="relu"),
           nn.GRUCell(4, 3, bias=False), nn.LSTMCell(4, 3), nn.PReLU(3),
-          nn.Bilinear(4, 2, 3), nn.Conv2d(2, 2, 3, padding=1, padding_mode="circular")]
+          nn.Bilinear(4, 2, 3), nn.Conv2d(2, 2, 3, padding=1, padding_mode="circular"),
+          nn.ConvTranspose2d(2, 4, 3, stride=2, output_padding=1, groups=2),
+          nn.ConvTranspose1d(3, 2, 2, bias=False, dilation=2)]
 """
 
 

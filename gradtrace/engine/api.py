@@ -16,6 +16,7 @@ from .gradcheck import GRADCHECK
 from .ops import (
     activations,
     conv,
+    conv_transpose,
     creation,
     distance,
     dropout,
@@ -102,7 +103,8 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "threshold": piecewise.threshold, "threshold_": piecewise.threshold_,
     "selu": activations.selu, "hardshrink": piecewise.hardshrink,
     "constant_pad_nd": padding.constant_pad_nd, "prelu": weighted.prelu,
-    "bilinear": weighted.bilinear,
+    "bilinear": weighted.bilinear, "conv_transpose1d": conv_transpose.conv_transpose1d,
+    "conv_transpose2d": conv_transpose.conv_transpose2d,
     "std_mean": statistics.std_mean, "var_mean": statistics.var_mean,
     "einsum": einsum.einsum,
     "is_anomaly_enabled": anomaly.is_anomaly_enabled,
@@ -169,6 +171,8 @@ FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits,
     "linear": ops.linear, "dropout": dropout.dropout, "dropout2d": dropout.dropout2d,
     "prelu": weighted.prelu, "bilinear": weighted.bilinear,
+    "conv_transpose1d": conv_transpose.conv_transpose1d,
+    "conv_transpose2d": conv_transpose.conv_transpose2d,
 }
 
 # torch.nn.init

@@ -158,6 +158,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "RMSprop": "torch.optim.rmsprop",
         "Adagrad": "torch.optim.adagrad",
         "SparseAdam": "torch.optim.sparse_adam",
+        "LBFGS": "torch.optim.lbfgs",
         "Adadelta": "torch.optim.adadelta",
         "Adamax": "torch.optim.adamax",
         "NAdam": "torch.optim.nadam",

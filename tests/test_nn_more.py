@@ -149,3 +149,30 @@ def test_layers_have_torchs_parameters_reprs_and_initial_values():
         expected += [f"{n} {tuple(p.shape)} {p.tolist()}" for n, p in m.named_parameters()]
     assert result.stdout.splitlines() == "\n".join(expected).splitlines()
     assert real.__version__.startswith("2.13")
+
+
+# -- optimizers ------------------------------------------------------------------------------
+
+def test_sparse_adam_is_refused_naming_the_sparse_gradients_it_needs():
+    from gradtrace.errors import NotSupportedError
+
+    result = run_text("import torch\nw = torch.zeros(3, requires_grad=True)\n"
+                      "opt = torch.optim.SparseAdam([w])\n")
+    assert isinstance(result.error, NotSupportedError)
+    assert "gradtrace has no sparse tensors" in str(result.error)
+    assert result.error.span.line == 3
+
+
+def test_lbfgs_step_is_told_as_updates_at_the_users_line():
+    from gradtrace.render import explain as ex
+
+    text = ("import torch\nw = torch.tensor([1.0, -1.0], requires_grad=True)\n"
+            "opt = torch.optim.LBFGS([w], max_iter=2)\n"
+            "def closure():\n    opt.zero_grad()\n    loss = (w ** 2).sum()\n"
+            "    loss.backward()\n    return loss\n"
+            "opt.step(closure)\nprint(w.tolist())\n")
+    result = run_text(text, trace=True)
+    assert result.error is None and result.stdout == "[0.5, -0.5]\n"  # as torch 2.13 prints
+    steps = [s for s in ex.explain(result, "en").steps if s.kind == "optimizer.update"]
+    assert [s.line for s in steps] == [9]  # the second direction is 0: torch stops there
+    assert all(s.facts["rule"] == "w ← w + t·d" for s in steps)

@@ -202,6 +202,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
             ("normalization", "LayerNorm GroupNorm"),
             ("sparse", "Embedding"),
             ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
+            ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
             ("flatten", "Flatten Unflatten"),
             ("dropout", "Dropout Dropout2d"),
             ("activation", "Threshold ReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "

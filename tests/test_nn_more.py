@@ -60,6 +60,18 @@ CASES = {
                                 lambda r: [randn(r, 1, 4, 2, 3), randn(r, 4, 1, 2, 2)]),
     "conv_transpose1d": (lambda x, w: F.conv_transpose1d(x, w, stride=3, padding=1),
                          lambda r: [randn(r, 2, 2, 4), randn(r, 2, 3, 3)]),
+    "interpolate_nearest": (lambda x: F.interpolate(x, scale_factor=1.5),
+                            lambda r: [randn(r, 1, 2, 3, 4)]),
+    "interpolate_nearest_exact_1d": (lambda x: F.interpolate(x, size=7, mode="nearest-exact"),
+                                     lambda r: [randn(r, 2, 2, 3)]),
+    "interpolate_bilinear": (lambda x: F.interpolate(x, size=(5, 3), mode="bilinear"),
+                             lambda r: [randn(r, 1, 2, 3, 4)]),
+    "interpolate_bilinear_corners": (lambda x: F.interpolate(x, scale_factor=1.7,
+                                                             mode="bilinear",
+                                                             align_corners=True),
+                                     lambda r: [randn(r, 1, 1, 3, 4)]),
+    "interpolate_linear": (lambda x: F.interpolate(x, size=8, mode="linear"),
+                           lambda r: [randn(r, 2, 2, 5)]),
     "pad_circular_negative": (lambda x: F.pad(x, (-1, 2), mode="circular"),
                               lambda r: [randn(r, 2, 4)]),
 }
@@ -110,6 +122,15 @@ FUNCTIONAL = [
     "F.conv_transpose1d(seq, ker1, b4, stride=2)", "torch.conv_transpose1d(seq, ker1)",
     "F.conv_transpose2d(img, ker[:2])", "F.conv_transpose2d(img, ker, b4[:2])",
     "F.conv_transpose2d(img, ker, output_padding=1)",
+    "F.interpolate(img, scale_factor=2)", "F.interpolate(img, size=(3, 8))",
+    "F.interpolate(img, scale_factor=(1.5, 0.7))", "F.interpolate(seq, size=5)",
+    "F.interpolate(img, scale_factor=1.3, mode='nearest-exact')",
+    "F.interpolate(img, scale_factor=2, mode='bilinear')",
+    "F.interpolate(img, size=(7, 4), mode='bilinear', align_corners=True)",
+    "F.interpolate(img, scale_factor=2.5, mode='bilinear', recompute_scale_factor=True)",
+    "F.interpolate(seq, scale_factor=1.5, mode='linear')",
+    "F.interpolate(img, scale_factor=2, align_corners=True)",
+    "F.interpolate(img, size=4, scale_factor=2)", "F.interpolate(img, size=(2, 3, 4))",
 ]
 
 
@@ -130,7 +151,9 @@ layers = [nn.RNN(4, 3, 2), nn.GRU(4, 3, bidirectional=True), nn.LSTM(4, 3, batch
           nn.GRUCell(4, 3, bias=False), nn.LSTMCell(4, 3), nn.PReLU(3),
           nn.Bilinear(4, 2, 3), nn.Conv2d(2, 2, 3, padding=1, padding_mode="circular"),
           nn.ConvTranspose2d(2, 4, 3, stride=2, output_padding=1, groups=2),
-          nn.ConvTranspose1d(3, 2, 2, bias=False, dilation=2)]
+          nn.ConvTranspose1d(3, 2, 2, bias=False, dilation=2), nn.Upsample(scale_factor=2),
+          nn.Upsample(size=(4, 5), mode="bilinear"), nn.UpsamplingNearest2d(size=3),
+          nn.UpsamplingBilinear2d(scale_factor=(2, 3))]
 """
 
 

@@ -34,6 +34,7 @@ from .ops import (
     softmax,
     statistics,
     unary,
+    upsample,
     weighted,
 )
 from .ops.inplace import TORCH_INPLACE
@@ -172,7 +173,7 @@ FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "linear": ops.linear, "dropout": dropout.dropout, "dropout2d": dropout.dropout2d,
     "prelu": weighted.prelu, "bilinear": weighted.bilinear,
     "conv_transpose1d": conv_transpose.conv_transpose1d,
-    "conv_transpose2d": conv_transpose.conv_transpose2d,
+    "conv_transpose2d": conv_transpose.conv_transpose2d, "interpolate": upsample.interpolate,
 }
 
 # torch.nn.init

@@ -4,7 +4,7 @@ same ConvolutionBackward0 node over (input, weight, bias) as a convolution (weig
 
 Values accumulate in float64 and round once: torch's float32 kernels here
 (slow_conv_transpose2d's col2im + BLAS, or oneDNN's deconvolution) are not reproduced, and
-the run notes it. A create_graph backward through it records no double-backward node.
+the run notes it. A create_graph=True backward through it is refused (no double backward).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ..formulas import vjp
 from ..limits import reserve
 from ..tensor import Tensor
 from . import conv
+from ._util import refuse_double_backward
 from .views import SqueezeBackward1, UnsqueezeBackward0
 
 _CAUSE = "transposed convolution: accumulated in float64, not in torch's kernel's order"
@@ -54,6 +55,7 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
         return out.astype(x.array.dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        refuse_double_backward(self)
         a = self.attrs
         x, w = self.unpack("input"), self.unpack("weight")
         g = grad.array

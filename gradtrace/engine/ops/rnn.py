@@ -21,6 +21,7 @@ from ..formulas import vjp
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
+from ._util import refuse_double_backward
 
 LSTM_MODE = 2  # ideep::rnn_kind::LSTM, torch's `mode` argument
 
@@ -99,6 +100,7 @@ class MkldnnRnnLayerBackward0(Function):
         return gates, cells, hs
 
     def backward(self, *grads: Tensor) -> tuple[Tensor | None, ...]:
+        refuse_double_backward(self)
         attrs = self.attrs
         reverse = attrs["reverse"]
         x = self.unpack("input").array

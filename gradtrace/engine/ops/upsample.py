@@ -22,6 +22,7 @@ from ..formulas import vjp
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
+from ._util import refuse_double_backward
 
 _LINEAR_CAUSE = ("linear/bilinear interpolation: torch's kernels (for few planes a separable "
                  "pass with antialias-style normalised weights) are not reproduced")
@@ -114,6 +115,7 @@ class _Upsample(Function):
         return out
 
     def backward(self, grad: Tensor) -> Tensor:
+        refuse_double_backward(self)
         attrs = self.attrs
         in_shape = attrs["self_sym_sizes"]
         scales = ((attrs["scales"],) if self.dims == 1

@@ -12,7 +12,7 @@ from .. import exactness
 from ..formulas import local, vjp
 from ..node import Function
 from ..tensor import Tensor
-from ._util import cast_name
+from ._util import cast_name, refuse_double_backward
 from .views import reshape, sum_to
 
 
@@ -31,6 +31,7 @@ class PreluKernelBackward0(Function):
             return np.asarray(np.where(a > 0, a, w * a), a.dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        refuse_double_backward(self)
         x, weight = self.unpack("self"), self.unpack("weight")
         a, w, g = x.array, weight.array, grad.array
         positive = a > 0
@@ -104,6 +105,7 @@ class TrilinearBackward0(Function):
         return _bilinear(i1.array, i2.array, i3.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        refuse_double_backward(self)
         g = grad.array
         i1, i2, i3 = (self.unpack(k) for k in ("i1", "i2", "i3"))
         exactness.note(_CAUSE)

@@ -171,6 +171,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "AdamW": "torch.optim.adamw",
         "RMSprop": "torch.optim.rmsprop",
         "Adagrad": "torch.optim.adagrad",
+        "SparseAdam": "torch.optim.sparse_adam",
+        "LBFGS": "torch.optim.lbfgs",
         "Adadelta": "torch.optim.adadelta",
         "Adamax": "torch.optim.adamax",
         "NAdam": "torch.optim.nadam",
@@ -206,19 +208,21 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         **{name: f"torch.nn.modules.{module}" for module, names in (
             ("module", "Module"),
             ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
-            ("linear", "Identity Linear"),
-            ("conv", "Conv1d Conv2d"),
+            ("linear", "Identity Linear Bilinear"),
+            ("conv", "Conv1d Conv2d ConvTranspose1d ConvTranspose2d"),
             ("pooling", "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d "
                         "AdaptiveAvgPool2d"),
             ("batchnorm", "BatchNorm1d BatchNorm2d"),
             ("normalization", "LayerNorm GroupNorm"),
             ("sparse", "Embedding"),
+            ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
+            ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
             ("flatten", "Flatten Unflatten"),
             ("dropout", "Dropout Dropout2d"),
             ("activation", "Threshold ReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
                            "Hardswish ELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
                            "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
-                           "Softmax2d LogSoftmax"),
+                           "Softmax2d LogSoftmax PReLU"),
             ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
                      "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
                      "MarginRankingLoss"),

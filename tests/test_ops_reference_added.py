@@ -118,6 +118,20 @@ TABLE = r"""
 | `x.roll(1, 1)` | RollBackward0 | AccumulateGrad:0 | dims=(1,); shifts=(1,) |
 | `x.cumprod(1)` | CumprodBackward0 | AccumulateGrad:0 | dim=1; result=tensor[2, 3]; self=tensor[2, 3] |
 | `x.cummax(1)` | CummaxBackward0 | AccumulateGrad:0 | dim=1; indices=tensor[2, 3]; self=tensor[2, 3] |
+| `F.prelu(img, b2)` | PreluKernelBackward0 | AccumulateGrad:0, ViewBackward0:0 | self=tensor[1, 2, 5, 5]; weight=tensor[1, 2, 1, 1] |
+| `F.prelu(x, v[:1])` | PreluKernelBackward0 | AccumulateGrad:0, ViewBackward0:0 | self=tensor[2, 3]; weight=tensor[1, 1] |
+| `F.bilinear(x, y, ker[:, 0], b2)` | AddBackward0 | ViewBackward0:0, AccumulateGrad:0 | alpha=1 |
+| `F.bilinear(x, y.detach(), ker[:, 0].detach())` | ViewBackward0 | TrilinearBackward0:0 | self_sym_sizes=(2, 2) |
+| `F.pad(img, (1, 2, 0, 1), mode='circular')` | torch::autograd::CopySlices | torch::autograd::CopySlices:0, SliceBackward0:0 |  |
+| `F.conv_transpose2d(img, ker, b2, stride=2, padding=1, output_padding=1)` | ConvolutionBackward0 | AccumulateGrad:0, AccumulateGrad:0, AccumulateGrad:0 | bias_sym_sizes_opt=(2,); dilation=(1, 1); groups=1; input=tensor[1, 2, 5, 5]; output_padding=(1, 1); padding=(1, 1); stride=(2, 2); transposed=True; weight=tensor[2, 2, 3, 3] |
+| `F.conv_transpose1d(seq, ker[:, :, 0])` | ConvolutionBackward0 | AccumulateGrad:0, SelectBackward0:0, None | bias_sym_sizes_opt=(0,); dilation=(1,); groups=1; input=tensor[1, 2, 7]; output_padding=(0,); padding=(0,); stride=(1,); transposed=True; weight=tensor[2, 2, 3] |
+| `F.interpolate(img, scale_factor=2)` | UpsampleNearest2DBackward0 | AccumulateGrad:0 | output_size=(10, 10); scales_h=2.0; scales_w=2.0; self_sym_sizes=(1, 2, 5, 5) |
+| `F.interpolate(seq, size=9)` | UpsampleNearest1DBackward0 | AccumulateGrad:0 | output_size=(9,); scales=None; self_sym_sizes=(1, 2, 7) |
+| `F.interpolate(img, size=(3, 7), mode='nearest-exact')` | UpsampleNearestExact2DBackward0 | AccumulateGrad:0 | output_size=(3, 7); scales_h=None; scales_w=None; self_sym_sizes=(1, 2, 5, 5) |
+| `F.interpolate(img, scale_factor=1.5, mode='bilinear', align_corners=True)` | UpsampleBilinear2DBackward0 | AccumulateGrad:0 | align_corners=True; output_size=(7, 7); scales_h=1.5; scales_w=1.5; self_sym_sizes=(1, 2, 5, 5) |
+| `F.interpolate(seq, scale_factor=2, mode='linear')` | UpsampleLinear1DBackward0 | AccumulateGrad:0 | align_corners=False; output_size=(14,); scales=2.0; self_sym_sizes=(1, 2, 7) |
+| `x.unsafe_chunk(3, 1)[0]` | UnsafeSplitBackward0 | AccumulateGrad:0 | dim=1; self_sym_sizes=(2, 3); split_size=1 |
+| `torch.unsafe_split(x, 2, 1)[1]` | UnsafeSplitBackward0 | AccumulateGrad:0 | dim=1; self_sym_sizes=(2, 3); split_size=2 |
 | `torch.std_mean(x, 1)` | StdMeanBackward0 | AccumulateGrad:0 | correction=1; dim=(1,); keepdim=False; result0=tensor[2]; self=tensor[2, 3] |
 | `torch.var_mean(x)` | VarMeanBackward0 | AccumulateGrad:0 | correction=None; dim=None; keepdim=False; self=tensor[2, 3] |
 | `x.index_copy(1, tgt, y[:, :2])` | IndexCopyBackward0 | AccumulateGrad:0, SliceBackward0:0 | dim=1; index=tensor[2]; source=tensor[2, 2]; source_dim=2 |

@@ -16,6 +16,7 @@ from .gradcheck import GRADCHECK
 from .ops import (
     activations,
     conv,
+    conv_transpose,
     creation,
     distance,
     dropout,
@@ -33,6 +34,8 @@ from .ops import (
     softmax,
     statistics,
     unary,
+    upsample,
+    weighted,
 )
 from .ops.inplace import TORCH_INPLACE
 from .ops.out import accepting_out
@@ -101,7 +104,9 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "pairwise_distance": distance.pairwise_distance, "relu": ops.relu,
     "threshold": piecewise.threshold, "threshold_": piecewise.threshold_,
     "selu": activations.selu, "hardshrink": piecewise.hardshrink,
-    "constant_pad_nd": padding.constant_pad_nd,
+    "constant_pad_nd": padding.constant_pad_nd, "prelu": weighted.prelu,
+    "bilinear": weighted.bilinear, "conv_transpose1d": conv_transpose.conv_transpose1d,
+    "conv_transpose2d": conv_transpose.conv_transpose2d,
     "std_mean": statistics.std_mean, "var_mean": statistics.var_mean,
     "einsum": einsum.einsum,
     "is_anomaly_enabled": anomaly.is_anomaly_enabled,
@@ -167,6 +172,9 @@ FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "binary_cross_entropy": losses.binary_cross_entropy,
     "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits,
     "linear": ops.linear, "dropout": dropout.dropout, "dropout2d": dropout.dropout2d,
+    "prelu": weighted.prelu, "bilinear": weighted.bilinear,
+    "conv_transpose1d": conv_transpose.conv_transpose1d,
+    "conv_transpose2d": conv_transpose.conv_transpose2d, "interpolate": upsample.interpolate,
 }
 
 # torch.nn.init

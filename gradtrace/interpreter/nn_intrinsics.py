@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..engine.ops import rnn as _rnn
 from ..engine.ops.module_hooks import backward_hook_function as _backward_hook_function
 from ..engine.tensor import Tensor
 from .library import intrinsic
@@ -44,3 +45,20 @@ def warn_once(interp: Interpreter, message: str, category: str = "UserWarning",
     """A warning torch raises with its own code as the location (`where` names the place):
     Python's default filter shows it once per run, wherever the user's call was."""
     interp.warn_once(f"{category}: {message}", where)
+
+
+@intrinsic
+def mkldnn_rnn_layer(interp: Interpreter, input: Tensor, w0: Tensor, w1: Tensor,  # noqa: A002
+                     w2: Tensor, w3: Tensor, hx: Tensor, cx: Tensor, reverse: bool,
+                     hidden_size: int, num_layers: int, has_biases: bool, bidirectional: bool,
+                     batch_first: bool, train: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """`torch.mkldnn_rnn_layer` (LSTM mode): one layer and direction of a float32 LSTM."""
+    return _rnn.mkldnn_rnn_layer(input, w0, w1, w2, w3, hx, cx, reverse, hidden_size,
+                                 num_layers, has_biases, bidirectional, batch_first, train)
+
+
+@intrinsic
+def uses_mkldnn(interp: Interpreter, input: Any) -> bool:  # noqa: A002
+    """Whether torch runs an LSTM on `input` through oneDNN (`use_mkldnn` in ATen's RNN.cpp;
+    one with projections then falls back to the decomposed path, with a warning)."""
+    return _rnn.uses_mkldnn(input)

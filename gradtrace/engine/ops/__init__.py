@@ -46,7 +46,16 @@ from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
 from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add
 from .inplace import INPLACE_METHODS
-from .joins import cat, chunk, split, split_with_sizes, stack, unbind
+from .joins import (
+    cat,
+    chunk,
+    split,
+    split_with_sizes,
+    stack,
+    unbind,
+    unsafe_chunk,
+    unsafe_split,
+)
 from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
 from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
 from .reductions import (
@@ -215,6 +224,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "swapdims": transpose, "movedim": movedim, "flatten": flatten, "unflatten": unflatten,
     "view_as": view_as, "reshape_as": reshape_as, "repeat": repeat, "contiguous": contiguous,
     "unbind": unbind, "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk,
+    "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
     "narrow": narrow, "select": select, "index_select": index_select, "masked_fill": masked_fill,
     "masked_fill_": masked_fill_, "gather": gather, "scatter_add": scatter_add, "copy_": copy_,
     "flip": flip, "index_put": index_put, "index_put_": index_put_,

@@ -93,6 +93,34 @@ class SplitWithSizesBackward0(ViewFunction):
         return cat(list(grads), signed(self.attrs["dim"]))
 
 
+class UnsafeSplitBackward0(Function):
+    """unsafe_split: split's pieces, but not views (torch's RNN cells change them in place)."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "cat({grad}, {dim})"),)
+    multi_output = True
+
+    def forward(self, a: Tensor, split_size: int, dim: int) -> list[np.ndarray]:
+        pieces = SplitBackward0.forward(self, a, split_size, dim)  # type: ignore[arg-type]
+        return [piece.copy() for piece in pieces]
+
+    def backward(self, *grads: Tensor) -> Tensor:
+        return cat(list(grads), signed(self.attrs["dim"]))
+
+
+def unsafe_split(a: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    return tuple(UnsafeSplitBackward0.call(a, split_size=int(split_size), dim=dim))
+
+
+def unsafe_chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if a.array.ndim == 0:
+        raise TorchRuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise TorchRuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = a.array.shape[_wrap(dim, a.array.ndim)]
+    return unsafe_split(a, -(-size // chunks), dim)
+
+
 def split(a: Tensor, split_size_or_sections: Any = None, dim: int = 0, *,
           split_size: Any = None) -> tuple[Tensor, ...]:
     if split_size_or_sections is None:

@@ -114,6 +114,11 @@ class AddmmBackward0(Function):
 
     def forward(self, bias: Tensor, m1: Tensor, m2: Tensor, beta: Any = 1,
                 alpha: Any = 1) -> np.ndarray:
+        # addmm words its dtype checks otherwise than mm (measured on torch 2.13)
+        for a, b, names in ((m1, m2, "mat1 and mat2"), (bias, m2, "self and mat2")):
+            if a.dtype is not b.dtype and m1.array.ndim == m2.array.ndim == 2:
+                raise TorchRuntimeError(f"{names} must have the same dtype, but got "
+                                        f"{cast_name(a.dtype)} and {cast_name(b.dtype)}")
         _check_matrix(m1, m2, "mat1", "mat2")
         out_shape = (m1.array.shape[0], m2.array.shape[1])
         shape = broadcast_shapes(bias.array.shape, out_shape)

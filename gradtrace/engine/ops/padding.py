@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, ScriptError, TorchRuntimeError
+from ...errors import ScriptError, TorchRuntimeError
 from ..formulas import local, vjp
 from ..limits import reserve
 from ..node import Function
@@ -154,6 +154,53 @@ def _check_reflect(x: Tensor, padding: tuple[int, ...]) -> None:
                 f"[{', '.join(map(str, shape))}]")
 
 
+def pad_circular(input: Tensor, padding: tuple[int, ...]) -> Tensor:  # noqa: A002
+    """aten::_pad_circular, a composite: an empty tensor of the padded size, the input copied
+    into its middle, then each padded dim's wrap-around copied from the output itself, left
+    side then right (so the graph is torch's chain of CopySlices over SliceBackward0)."""
+    from .view_inplace import copy_
+    from .views import slice_op
+
+    in_shape = input.array.shape
+    ndim_padded = len(padding) // 2
+    ndim_nonpadded = len(in_shape) - ndim_padded
+    if ndim_nonpadded not in (1, 2):
+        raise TorchRuntimeError(
+            "Invalid padding size, expected 1 or 2 non-padded dimensions, which would be "
+            f"equivalent to padding of length {(len(in_shape) - 1) * 2} or "
+            f"{(len(in_shape) - 2) * 2} respectively but got {len(padding)}")
+    out_shape = list(in_shape[:ndim_nonpadded])
+    for i in range(ndim_padded):
+        pad_l = padding[2 * (ndim_padded - i - 1)]
+        pad_r = padding[2 * (ndim_padded - i - 1) + 1]
+        size = in_shape[ndim_nonpadded + i]
+        out_shape.append(size + pad_l + pad_r)
+        if not (pad_l <= size and pad_r <= size):
+            raise TorchRuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[-1] < 0:
+            raise TorchRuntimeError("Negative padding value is resulting in an empty dimension")
+    reserve(tuple(out_shape), input.array.itemsize)
+    out = Tensor._wrap(np.zeros(out_shape, input.array.dtype))
+    out_slice, in_slice = out, input
+    for i in range(ndim_padded):
+        dim = ndim_padded - i + ndim_nonpadded - 1
+        pad_l, pad_r = padding[2 * i], padding[2 * i + 1]
+        out_slice = slice_op(out_slice, dim, max(pad_l, 0), out_shape[dim] - max(pad_r, 0), 1)
+        in_slice = slice_op(in_slice, dim, max(-pad_l, 0), in_shape[dim] - max(-pad_r, 0), 1)
+    copy_(out_slice, in_slice)
+    for i in range(ndim_padded):
+        dim = ndim_padded - i + ndim_nonpadded - 1
+        pad_l, pad_r = padding[2 * i], padding[2 * i + 1]
+        if pad_l > 0:
+            copy_(slice_op(out, dim, 0, pad_l, 1),
+                  slice_op(out, dim, out_shape[dim] - pad_l - max(pad_r, 0),
+                           out_shape[dim] - max(pad_r, 0), 1))
+        if pad_r > 0:
+            copy_(slice_op(out, dim, out_shape[dim] - pad_r, out_shape[dim], 1),
+                  slice_op(out, dim, max(pad_l, 0), max(pad_l, 0) + pad_r, 1))
+    return out
+
+
 def pad(input: Tensor, pad: Any, mode: str = "constant",  # noqa: A002
         value: Any = None) -> Tensor:
     pad = tuple(int(p) for p in pad)
@@ -175,7 +222,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant",  # noqa: A002
         raise ScriptError(PAD_SIZES_MESSAGE.format(size=len(pad), ndim=ndim),
                           kind="NotImplementedError")
     if mode == "circular":
-        raise NotSupportedError("F.pad(mode='circular') is not supported by gradtrace")
+        return pad_circular(input, pad)
     if mode == "reflect":
         _check_reflect(input, pad)
     kind = "Reflection" if mode == "reflect" else "Replication"

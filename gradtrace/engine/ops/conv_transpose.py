@@ -1,0 +1,153 @@
+"""F.conv_transpose1d / F.conv_transpose2d: torch's `convolution` with transposed=True, the
+same ConvolutionBackward0 node over (input, weight, bias) as a convolution (weight of shape
+(in_channels, out_channels / groups, *kernel)).
+
+Values accumulate in float64 and round once: torch's float32 kernels here
+(slow_conv_transpose2d's col2im + BLAS, or oneDNN's deconvolution) are not reproduced, and
+the run notes it. A create_graph=True backward through it is refused (no double backward).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from .. import exactness
+from ..formulas import vjp
+from ..limits import reserve
+from ..tensor import Tensor
+from . import conv
+from ._util import refuse_double_backward
+from .views import SqueezeBackward1, UnsqueezeBackward0
+
+_CAUSE = "transposed convolution: accumulated in float64, not in torch's kernel's order"
+
+
+class ConvolutionBackward0(conv.ConvolutionBackward0):
+    """convolution(input, weight, bias, stride, padding, dilation, transposed=True,
+    output_padding, groups): the input gradient of a convolution, used as a layer."""
+
+    __slots__ = ()
+    formulas = (vjp("input", "conv({grad}, {weight}, " + conv._PARAMS + ")"),
+                vjp("weight", "Σₙ {grad}ₙ ⋆ {input}ₙ (" + conv._PARAMS + ")"),
+                vjp("bias", "{grad}.sum(0).flatten(1).sum(1)"))
+
+    def forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                output_padding: tuple[int, ...]) -> np.ndarray:
+        self.save("input", x)
+        self.save("weight", w)
+        self.save_attr(bias_sym_sizes_opt=b.array.shape if b is not None else (0,),
+                       dilation=dilation, groups=groups, output_padding=output_padding,
+                       padding=padding, stride=stride, transposed=True)
+        exactness.note(_CAUSE)
+        xs, ws = x.array.shape, w.array.shape
+        spatial = tuple((xs[2 + i] - 1) * stride[i] - 2 * padding[i]
+                        + dilation[i] * (ws[2 + i] - 1) + output_padding[i] + 1
+                        for i in range(len(stride)))
+        out_shape = (xs[0], ws[1] * groups) + spatial
+        reserve(out_shape, 8)
+        out = conv.conv_input_grad(x.array, w.array, out_shape, stride, padding, dilation,
+                                   groups)
+        if b is not None:
+            out = out + b.array.astype(np.float64).reshape((1, -1) + (1,) * len(spatial))
+        return out.astype(x.array.dtype)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        refuse_double_backward(self)
+        a = self.attrs
+        x, w = self.unpack("input"), self.unpack("weight")
+        g = grad.array
+        dtype = x.array.dtype
+        exactness.note(_CAUSE)
+        params = (a["stride"], a["padding"], a["dilation"], a["groups"])
+        gi = gw = gb = None
+        if self.needs_input_grad(0):
+            gi = Tensor._wrap(conv.conv_forward(g, w.array, *params).astype(dtype))
+        if self.needs_input_grad(1):
+            gw = Tensor._wrap(conv.conv_weight_grad(x.array, g, w.array.shape, *params)
+                              .astype(dtype))
+        if self.needs_input_grad(2):
+            gb = Tensor._wrap(g.astype(np.float64).sum(axis=(0,) + tuple(range(2, g.ndim)))
+                              .astype(dtype))
+        return gi, gw, gb
+
+
+def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+           padding: tuple[int, ...], output_padding: tuple[int, ...],
+           dilation: tuple[int, ...], groups: int) -> None:
+    """torch's ConvParams / check_shape_forward messages for transposed=1."""
+    if any(s <= 0 for s in stride):
+        raise TorchRuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise TorchRuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise TorchRuntimeError("negative output_padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise TorchRuntimeError("non-positive dilation is not supported")
+    if groups <= 0:
+        raise TorchRuntimeError("non-positive groups is not supported")
+    if x.dtype is not w.dtype:
+        raise TorchRuntimeError(
+            f"Input type (torch.{x.dtype.tensor_type}) and weight type "
+            f"(torch.{w.dtype.tensor_type}) should be the same or input should be a MKLDNN "
+            "tensor and weight is a dense tensor")
+    ws, xs = w.array.shape, x.array.shape
+    if ws[0] % groups:
+        raise TorchRuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size [{list(ws)}] instead")
+    if xs[1] != ws[0]:
+        raise TorchRuntimeError(
+            f"Given transposed=1, weight of size [{', '.join(map(str, ws))}], expected "
+            f"input[{', '.join(map(str, xs))}] to have {ws[0]} channels, but got {xs[1]} "
+            "channels instead")
+    if b is not None and (b.array.ndim != 1 or b.array.shape[0] != ws[1] * groups):
+        raise TorchRuntimeError(
+            f"Given transposed=1, weight of size [{', '.join(map(str, ws))}], expected bias "
+            f"to be 1-dimensional with {ws[1] * groups} elements, but got bias of size "
+            f"[{', '.join(map(str, b.array.shape))}] instead")
+    for i in range(len(stride)):
+        if output_padding[i] >= max(stride[i], dilation[i]):
+            raise TorchRuntimeError("output padding must be smaller than either stride or "
+                                    "dilation")
+
+
+def _conv_transpose(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: Any,
+                    padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
+    if x.array.ndim not in (nd + 1, nd + 2):
+        raise TorchRuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
+            f"input of size: [{', '.join(map(str, x.array.shape))}]")
+    unbatched = x.array.ndim == nd + 1
+    if unbatched:
+        x = UnsqueezeBackward0.call(x, dim=0)
+    conv_nd = w.array.ndim - 2
+    values = {}
+    for key, value in (("stride", stride), ("padding", padding),
+                       ("output_padding", output_padding), ("dilation", dilation)):
+        values[key] = conv._expand(value, nd)
+        conv._check_length(key, values[key], conv_nd)
+    _check(x, w, b, values["stride"], values["padding"], values["output_padding"],
+           values["dilation"], groups)
+    out = ConvolutionBackward0.call(x, w, b, stride=values["stride"], padding=values["padding"],
+                                    dilation=values["dilation"], groups=groups,
+                                    output_padding=values["output_padding"])
+    if unbatched:
+        out = SqueezeBackward1.call(out, dim=0)
+    return out
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    return _conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)

@@ -1,0 +1,161 @@
+"""mkldnn_rnn_layer: one layer and direction of a float32 LSTM on the CPU, the op torch 2.13
+records as MkldnnRnnLayerBackward0 (aten/src/ATen/native/mkldnn/RNN.cpp).
+
+torch runs `nn.LSTM` on float32 CPU tensors through oneDNN (`use_mkldnn`: float32, CPU,
+no projections) one layer and direction at a time; every other RNN (float64, GRU, RNN,
+the cells) is decomposed into aten ops (addmm, sigmoid_, tanh_, ...), which the library
+(lib/torch/_VF.gt) records op for op. oneDNN computes the gates with its own GEMM and
+eltwise kernels, whose float32 bits gradtrace does not reproduce: here the gates are
+`x·W_ihᵀ + h·W_hhᵀ + (b_ih + b_hh)` in float32 (numpy matmul) and the nonlinearities
+are numpy's (README Numerics gives the measured ulps).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from .. import exactness
+from ..formulas import vjp
+from ..limits import reserve
+from ..node import Function
+from ..tensor import Tensor
+from ._util import refuse_double_backward
+
+LSTM_MODE = 2  # ideep::rnn_kind::LSTM, torch's `mode` argument
+
+ONEDNN_CAUSE = ("LSTM through oneDNN (mkldnn_rnn_layer): its GEMM and eltwise kernels are "
+                "not reproduced")
+_BPTT = ("mkldnn_rnn_layer_backward({input}, {weight0}, {weight1}, {weight2}, {weight3}, {hx_}, "
+         "{cx_}, {result0}, {result1}, {result2}, {grad}, {reverse}, {result3})[{i}]")
+
+
+def _sigmoid(v: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.asarray(1 / (1 + np.exp(-v)), v.dtype)
+
+
+class MkldnnRnnLayerBackward0(Function):
+    """An LSTM layer (one direction): gates i, f, g, o = split(x·W_ihᵀ + h·W_hhᵀ + b_ih +
+    b_hh); c' = σ(f)·c + σ(i)·tanh(g); h' = σ(o)·tanh(c'). Outputs (output, hy, cy)."""
+
+    __slots__ = ()
+    multi_output = True
+    formulas = tuple(vjp(name, _BPTT.replace("{i}", str(i))) for i, name in enumerate(
+        ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_")))
+
+    def forward(self, input: Tensor, w0: Tensor, w1: Tensor, w2: Tensor,  # noqa: A002
+                w3: Tensor, hx: Tensor, cx: Tensor, *, reverse: bool, hidden_size: int,
+                num_layers: int, has_biases: bool, bidirectional: bool, batch_first: bool,
+                train: bool) -> list[np.ndarray]:
+        x = input.array  # time-major: torch transposes a batch_first input before the layer
+        if x.ndim != 3:
+            raise TorchRuntimeError(f"mkldnn_rnn_layer: expected a 3-D input, got {x.ndim}-D")
+        steps, batch, _ = x.shape
+        reserve((steps, batch, 6 * hidden_size), 4)
+        exactness.note(ONEDNN_CAUSE)
+        bias = w2.array + w3.array if has_biases else np.zeros(w0.array.shape[0], x.dtype)
+        gates, cells, hs = self._run(x, w0.array, w1.array, bias, hx.array,
+                                     cx.array, reverse)
+        self.save_attr(batch_first=batch_first, batch_sizes=(), bidirectional=bidirectional,
+                       has_biases=has_biases, hidden_size=hidden_size, mode=LSTM_MODE,
+                       num_layers=num_layers, reverse=reverse, train=train)
+        for key, t in (("input", input), ("weight0", w0), ("weight1", w1), ("weight2", w2),
+                       ("weight3", w3), ("hx_", hx), ("cx_", cx)):
+            self.save(key, t)
+        # gradtrace's workspace: the activated gates and the cell states of every step
+        # (oneDNN's own workspace has another layout and size)
+        self.save("result3", Tensor._wrap(np.concatenate([gates.ravel(), cells.ravel()])),
+                  is_output=True)
+        return [hs, hs[-1 if not reverse else 0].copy(), cells[-1].copy()]
+
+    def after_forward(self, outs: list[Tensor]) -> None:
+        for i, out in enumerate(outs):
+            self.save(f"result{i}", out, is_output=True)
+
+    @staticmethod
+    def _run(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bias: np.ndarray,
+             h: np.ndarray, c: np.ndarray, reverse: bool
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Forward over time: activated gates (T, B, 4H), cell states (T, B, H) in the order
+        they were computed, hidden outputs (T, B, H) in input order."""
+        steps, batch, _ = x.shape
+        hidden = w_hh.shape[1]
+        dtype = x.dtype
+        xw = np.matmul(x, w_ih.T)
+        gates = np.empty((steps, batch, 4 * hidden), dtype)
+        cells = np.empty((steps, batch, hidden), dtype)
+        hs = np.empty((steps, batch, hidden), dtype)
+        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        for k, t in enumerate(order):
+            pre = xw[t] + np.matmul(h, w_hh.T) + bias
+            i, f, g, o = np.split(pre, 4, axis=1)
+            i, f, g, o = _sigmoid(i), _sigmoid(f), np.tanh(g), _sigmoid(o)
+            c = np.asarray(f * c + i * g, dtype)
+            h = np.asarray(o * np.tanh(c), dtype)
+            gates[k] = np.concatenate([i, f, g, o], axis=1)
+            cells[k] = c
+            hs[t] = h
+        return gates, cells, hs
+
+    def backward(self, *grads: Tensor) -> tuple[Tensor | None, ...]:
+        refuse_double_backward(self)
+        attrs = self.attrs
+        reverse = attrs["reverse"]
+        x = self.unpack("input").array
+        w_ih, w_hh = self.unpack("weight0").array, self.unpack("weight1").array
+        h0, c0 = self.unpack("hx_").array, self.unpack("cx_").array
+        steps, batch, _ = x.shape
+        hidden = w_hh.shape[1]
+        work = self.unpack("result3").array
+        gates = work[:steps * batch * 4 * hidden].reshape(steps, batch, 4 * hidden)
+        cells = work[steps * batch * 4 * hidden:].reshape(steps, batch, hidden)
+        hs = self.unpack("result0").array
+        g_out = grads[0].array
+        dh, dc = grads[1].array.copy(), grads[2].array.copy()
+        dx = np.zeros_like(x)
+        dw_ih, dw_hh = np.zeros_like(w_ih), np.zeros_like(w_hh)
+        db = np.zeros(4 * hidden, x.dtype)
+        order = list(range(steps - 1, -1, -1) if reverse else range(steps))
+        for k in range(steps - 1, -1, -1):
+            t = order[k]
+            c_prev = cells[k - 1] if k > 0 else c0
+            h_prev = hs[order[k - 1]] if k > 0 else h0
+            i, f, g, o = np.split(gates[k], 4, axis=1)
+            tc = np.tanh(cells[k])
+            dh = dh + g_out[t]
+            do = dh * tc
+            dc = dc + dh * o * (1 - tc * tc)
+            di, df, dg = dc * g, dc * c_prev, dc * i
+            dpre = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g * g),
+                                   do * o * (1 - o)], axis=1).astype(x.dtype)
+            dx[t] = dpre @ w_ih
+            dw_ih += dpre.T @ x[t]
+            dw_hh += dpre.T @ h_prev
+            db += dpre.sum(0)
+            dh = dpre @ w_hh
+            dc = dc * f
+        wrap = Tensor._wrap
+        need = self.needs_input_grad
+        return (wrap(dx) if need(0) else None,
+                wrap(dw_ih) if need(1) else None, wrap(dw_hh) if need(2) else None,
+                wrap(db.copy()) if need(3) else None, wrap(db.copy()) if need(4) else None,
+                wrap(np.asarray(dh, x.dtype)) if need(5) else None,
+                wrap(np.asarray(dc, x.dtype)) if need(6) else None)
+
+
+def mkldnn_rnn_layer(input: Tensor, w0: Tensor, w1: Tensor, w2: Tensor, w3: Tensor,  # noqa: A002
+                     hx: Tensor, cx: Tensor, reverse: bool, hidden_size: int, num_layers: int,
+                     has_biases: bool, bidirectional: bool, batch_first: bool,
+                     train: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """torch.mkldnn_rnn_layer for mode LSTM: (output, hy, cy) of one layer and direction."""
+    return tuple(MkldnnRnnLayerBackward0.call(
+        input, w0, w1, w2, w3, hx, cx, reverse=reverse, hidden_size=hidden_size,
+        num_layers=num_layers, has_biases=has_biases, bidirectional=bidirectional,
+        batch_first=batch_first, train=train))
+
+
+def uses_mkldnn(input: Any) -> bool:  # noqa: A002
+    """torch's `use_mkldnn`: a float32 CPU input with elements."""
+    return isinstance(input, Tensor) and input.array.dtype == np.float32 and input.array.size != 0

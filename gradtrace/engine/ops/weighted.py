@@ -1,0 +1,147 @@
+"""Ops with a learned weight beside the input: prelu (PreluKernelBackward0) and bilinear,
+which torch composes from _trilinear (TrilinearBackward0), both as ATen composes them
+(aten/src/ATen/native/Activation.cpp, Linear.cpp)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from .. import exactness
+from ..formulas import local, vjp
+from ..node import Function
+from ..tensor import Tensor
+from ._util import cast_name, refuse_double_backward
+from .views import reshape, sum_to
+
+
+class PreluKernelBackward0(Function):
+    """_prelu_kernel: x where x > 0, else weight·x (weight broadcast over x)."""
+
+    __slots__ = ()
+    formulas = (local("self", "1 if {self} > 0 else {weight}"),
+                local("weight", "0 if {self} > 0 else {self}"))
+
+    def forward(self, x: Tensor, weight: Tensor) -> np.ndarray:
+        self.save("self", x)
+        self.save("weight", weight)
+        a, w = x.array, weight.array
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(np.where(a > 0, a, w * a), a.dtype)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        refuse_double_backward(self)
+        x, weight = self.unpack("self"), self.unpack("weight")
+        a, w, g = x.array, weight.array, grad.array
+        positive = a > 0
+        with np.errstate(over="ignore", invalid="ignore"):
+            gi = np.asarray(np.where(positive, g, w * g), a.dtype) if self.needs_input_grad(0) \
+                else None
+            gw = np.asarray(np.where(positive, 0, a * g), a.dtype) if self.needs_input_grad(1) \
+                else None
+        return (None if gi is None else Tensor._wrap(gi),
+                None if gw is None else sum_to(Tensor._wrap(gw), weight.array.shape))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+    """aten::prelu: checks, then `weight` reshaped to broadcast over the channel dim (1)."""
+    if input.dtype != weight.dtype:
+        raise TorchRuntimeError(f"prelu: Type promoting not supported. Got "
+                                f"{cast_name(input.dtype)} and {cast_name(weight.dtype)}")
+    ndim = input.array.ndim
+    if weight.array.size != 1:
+        if ndim == 0:
+            raise TorchRuntimeError("Not allow zero-dim input tensor.")
+        channels = input.array.shape[1] if ndim > 1 else 1
+        if channels != weight.array.size:
+            raise TorchRuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {weight.array.size} and channel size = {channels}.")
+    if weight.array.ndim > 1:
+        raise TorchRuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but "
+                                f"got: ndim = {weight.array.ndim}")
+    if ndim != weight.array.ndim:
+        shape = [1] * ndim
+        if ndim > 1:
+            shape[1] = weight.array.size
+        weight = reshape(weight, tuple(shape))
+    return PreluKernelBackward0.call(input, weight)
+
+
+# -- bilinear ---------------------------------------------------------------------------------
+
+_CAUSE = ("bilinear through _trilinear (sumproduct_pair's bmm): its order is not reproduced")
+
+
+def _bilinear(i1: np.ndarray, w: np.ndarray, i3: np.ndarray) -> np.ndarray:
+    """out[b, o] = Σ_jk i1[b, j]·w[o, j, k]·i3[b, k], per output feature as _trilinear
+    unrolls it: (i1 @ w[o]) then the row-wise dot with i3."""
+    out = np.empty((i1.shape[0], w.shape[0]), i1.dtype)
+    for o in range(w.shape[0]):
+        out[:, o] = np.einsum("bk,bk->b", i1 @ w[o], i3)
+    return out
+
+
+class TrilinearBackward0(Function):
+    """_trilinear as bilinear calls it (expand1 (1, 3), expand2 (0,), expand3 (1, 2), sumdim
+    (2, 3)): out[b, o] = Σ_jk i1[b, j]·i2[o, j, k]·i3[b, k]."""
+
+    __slots__ = ()
+    # derivatives.yaml's _trilinear_backward: each gradient is a _trilinear with the
+    # incoming gradient in that input's place
+    formulas = (
+        vjp("i1", "_trilinear({grad}, {i2}, {i3}, {sumdim}, {expand2}, {expand3}, {expand1})"),
+        vjp("i2", "_trilinear({i1}, {grad}, {i3}, {expand1}, {sumdim}, {expand3}, {expand2})"),
+        vjp("i3", "_trilinear({i1}, {i2}, {grad}, {expand1}, {expand2}, {sumdim}, {expand3})"))
+
+    def forward(self, i1: Tensor, i2: Tensor, i3: Tensor) -> np.ndarray:
+        need = [t.requires_grad for t in (i1, i2, i3)]
+        self.save("i1", i1 if need[1] or need[2] else None)
+        self.save("i2", i2 if need[0] or need[2] else None)
+        self.save("i3", i3 if need[0] or need[1] else None)
+        self.save_attr(expand1=(1, 3), expand2=(0,), expand3=(1, 2), sumdim=(2, 3))
+        exactness.note(_CAUSE)
+        return _bilinear(i1.array, i2.array, i3.array)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        refuse_double_backward(self)
+        g = grad.array
+        i1, i2, i3 = (self.unpack(k) for k in ("i1", "i2", "i3"))
+        exactness.note(_CAUSE)
+        out: list[Tensor | None] = [None, None, None]
+        if self.needs_input_grad(0):
+            out[0] = Tensor._wrap(np.einsum("bo,ojk,bk->bj", g, i2.array, i3.array))
+        if self.needs_input_grad(1):
+            out[1] = Tensor._wrap(np.einsum("bj,bo,bk->ojk", i1.array, g, i3.array))
+        if self.needs_input_grad(2):
+            out[2] = Tensor._wrap(np.einsum("bj,ojk,bo->bk", i1.array, i2.array, g))
+        return tuple(out)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Any = None) -> Tensor:
+    """aten::bilinear: inputs flattened to 2-D, _trilinear, reshaped back, plus bias."""
+    if input1.array.ndim != input2.array.ndim:
+        raise TorchRuntimeError(f"bilinear(): input dimensions do not match: got "
+                                f"{input1.array.ndim} and {input2.array.ndim}")
+    for i in range(input1.array.ndim - 1):
+        if input1.array.shape[i] != input2.array.shape[i]:
+            raise TorchRuntimeError(f"bilinear(): input batch dimensions do not match at dim "
+                                    f"{i}: got {input1.array.shape[i]} and "
+                                    f"{input2.array.shape[i]}")
+    if input1.array.shape[-1] != weight.array.shape[1]:
+        raise TorchRuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                                f"{input1.array.shape[-1]} but expected {weight.array.shape[1]}")
+    if input2.array.shape[-1] != weight.array.shape[2]:
+        raise TorchRuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                                f"{input2.array.shape[-1]} but expected {weight.array.shape[2]}")
+    if bias is not None and bias.array.shape[0] != weight.array.shape[0]:
+        raise TorchRuntimeError(f"bilinear(): bias size does not match weight size: got "
+                                f"{bias.array.shape[0]} but expected {weight.array.shape[0]}")
+    output_size = input1.array.shape[:-1] + (weight.array.shape[0],)
+    flat1 = reshape(input1, (-1, input1.array.shape[-1]))
+    flat2 = reshape(input2, (-1, input2.array.shape[-1]))
+    output = reshape(TrilinearBackward0.call(flat1, weight, flat2), output_size)
+    if bias is not None:
+        output = output + bias
+    return output

@@ -31,6 +31,10 @@ NOT_YET = {
                                               "(their missing version counter)",
     "gh_lseman_autograd_float64": "torch.set_default_dtype is not built",
     "nlp_sequence_models_lstm": "nn.LSTM (torch's fused MkldnnRnnLayerBackward0) is not built",
+    "docstr_activation_modules": "nn.RReLU (F.rrelu's RreluWithNoiseBackward0, its noise drawn "
+                                 "from the generator) and nn.CELU are not built",
+    "docstr_nn_init": "nn.init.trunc_normal_ needs torch's float erfinv",
+    "introyt_tensors_deeper": "torch.cross (LinalgCrossBackward0) is not built",
 }
 
 
@@ -47,7 +51,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 71
+    assert len(CASES) == 111
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

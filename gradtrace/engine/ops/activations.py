@@ -295,10 +295,13 @@ class EluBackward0(Function):
             neg = scale * alpha * precise(np.expm1, x * input_scale)
         return np.where(x > 0, scale * x, neg).astype(x.dtype)
 
-    def backward(self, grad: Tensor) -> Tensor:
+    def elu_params(self) -> dict[str, Any]:
+        """alpha, scale and input_scale of the elu_backward this node's backward runs."""
         a = self.attrs
-        return EluBackwardBackward0.call(grad, self.unpack("self"), alpha=a["alpha"],
-                                         scale=a["scale"], input_scale=a["input_scale"])
+        return {"alpha": a["alpha"], "scale": a["scale"], "input_scale": a["input_scale"]}
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return EluBackwardBackward0.call(grad, self.unpack("self"), **self.elu_params())
 
 
 class EluBackwardBackward0(Function):
@@ -352,13 +355,54 @@ class EluBackward1(EluBackward0):
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
-        a = self.attrs
+        a = self.elu_params()
         result = self.unpack("result")
         # elu_backward(is_result): grad * input_scale * (result + alpha * scale) where <= 0
         neg = mul_scalar(grad * add_scalar(result, a["alpha"] * a["scale"]), a["input_scale"])
         from .reductions import where
 
         return where(result > 0, mul_scalar(grad, a["scale"]), neg)
+
+
+class CeluBackward0(EluBackward0):
+    """celu: elu with input_scale 1/alpha (torch saves only alpha); its backward is
+    elu_backward with input_scale 1.0 / float(alpha), as derivatives.yaml writes it."""
+
+    __slots__ = ()
+    formulas = (local("self", "1 if {self} > 0 else exp({self} / {alpha})"),)
+
+    def forward(self, a: Tensor, alpha: Any = 1.0) -> np.ndarray:  # type: ignore[override]
+        out = super().forward(a, alpha, 1, 1.0 / alpha)
+        self.attrs = {"alpha": alpha}
+        return out
+
+    def elu_params(self) -> dict[str, Any]:
+        alpha = self.attrs["alpha"]
+        return {"alpha": alpha, "scale": 1, "input_scale": 1.0 / float(np.float32(alpha))}
+
+
+class CeluBackward1(EluBackward1):
+    """celu_ (in place): saves the result and alpha."""
+
+    __slots__ = ()
+    elu_params = CeluBackward0.elu_params
+
+    def forward(self, a: Tensor, alpha: Any = 1.0) -> np.ndarray:  # type: ignore[override]
+        out = super().forward(a, alpha, 1, 1.0 / alpha)
+        self.attrs = {"alpha": alpha}
+        return out
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    if alpha == 0:
+        raise TorchRuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    if inplace:
+        return apply_inplace(CeluBackward1, input, alpha=alpha)
+    return CeluBackward0.call(input, alpha=alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    return celu(input, alpha, inplace=True)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002

@@ -215,7 +215,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
             ("sparse", "Embedding"),
             ("flatten", "Flatten Unflatten"),
             ("dropout", "Dropout Dropout2d"),
-            ("activation", "Threshold ReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
+            ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
                            "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
                            "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
                            "Softmax2d LogSoftmax"),

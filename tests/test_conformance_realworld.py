@@ -31,10 +31,7 @@ NOT_YET = {
                                               "(their missing version counter)",
     "gh_lseman_autograd_float64": "torch.set_default_dtype is not built",
     "nlp_sequence_models_lstm": "nn.LSTM (torch's fused MkldnnRnnLayerBackward0) is not built",
-    "docstr_activation_modules": "nn.RReLU (F.rrelu's RreluWithNoiseBackward0, its noise drawn "
-                                 "from the generator) and nn.CELU are not built",
     "docstr_nn_init": "nn.init.trunc_normal_ needs torch's float erfinv",
-    "introyt_tensors_deeper": "torch.cross (LinalgCrossBackward0) is not built",
 }
 
 

@@ -127,6 +127,8 @@ CASES = {
     "selu": (lambda x: F.selu(x), lambda r: [away(r, 2, 4)]),
     "elu_inplace": (lambda x: F.elu(x * 1, inplace=True), lambda r: [away(r, 2, 4)]),
     "celu": (lambda x: F.celu(x, alpha=0.6), lambda r: [away(r, 2, 4)]),
+    "rrelu_eval": (lambda x: F.rrelu(x, 0.1, 0.3), lambda r: [away(r, 2, 4)]),
+    "cross": (lambda a, b: torch.cross(a, b, dim=1), lambda r: [randn(r, 2, 3), randn(r, 1, 3)]),
     "celu_inplace": (lambda x: F.celu(x * 1, alpha=1.7, inplace=True),
                      lambda r: [away(r, 2, 4)]),
     "smooth_l1_loss": (lambda a, b: F.smooth_l1_loss(a, b, beta=0.5),

@@ -22,6 +22,7 @@ from .ops import (
     einsum,
     embedding,
     init,
+    linalg,
     losses,
     nll,
     normalization,
@@ -100,7 +101,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "pairwise_distance": distance.pairwise_distance, "relu": ops.relu,
     "threshold": piecewise.threshold, "threshold_": piecewise.threshold_,
     "selu": activations.selu, "hardshrink": piecewise.hardshrink,
-    "celu": activations.celu, "celu_": activations.celu_,
+    "celu": activations.celu, "celu_": activations.celu_, "rrelu": activations.torch_rrelu,
     "constant_pad_nd": padding.constant_pad_nd,
     "std_mean": statistics.std_mean, "var_mean": statistics.var_mean,
     "einsum": einsum.einsum,
@@ -163,7 +164,7 @@ FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "softsign": activations.softsign, "tanhshrink": activations.tanhshrink,
     "mish": activations.mish, "glu": activations.glu, "selu": activations.selu,
     "elu_": activations.elu_, "leaky_relu_": activations.leaky_relu_,
-    "celu": activations.celu, "celu_": activations.celu_,
+    "celu": activations.celu, "celu_": activations.celu_, "rrelu": activations.rrelu,
     "softmin": activations.softmin,
     "binary_cross_entropy": losses.binary_cross_entropy,
     "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits,
@@ -176,7 +177,7 @@ INIT_FUNCTIONS: dict[str, Callable[..., Any]] = dict(init.INIT_FUNCTIONS)
 # torch.linalg
 LINALG_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "norm": reductions.linalg_norm, "vector_norm": reductions.vector_norm,
-    "matmul": ops.matmul,
+    "matmul": ops.matmul, "cross": linalg.linalg_cross,
 }
 
 # torch.nn's engine-level names (the layers are library code built on these)

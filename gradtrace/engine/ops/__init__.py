@@ -50,7 +50,7 @@ from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add
 from .inplace import INPLACE_METHODS
 from .joins import cat, chunk, split, split_with_sizes, stack, unbind
-from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
+from .linalg import addmm, bmm, cross, dot, linear, matmul, mm, mv, outer
 from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
 from .reductions import (
     all,
@@ -230,6 +230,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "maximum": maximum, "minimum": minimum, "any": any, "all": all, "cumsum": cumsum,
     # products
     "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "outer": outer, "ger": outer,
+    "cross": cross,
     "addmm": addmm,
     # fused pointwise
     "addcmul": addcmul, "addcmul_": addcmul_, "addcdiv": addcdiv, "addcdiv_": addcdiv_,

@@ -417,3 +417,9 @@ def test_future_imports_may_follow_the_docstring():
 def test_pprint_writes_only_to_the_scripts_output():
     err = error("from pprint import pprint\npprint({}, stream=1)\n")
     assert isinstance(err, NotSupportedError)
+
+
+def test_id_numbers_at_most_a_tenth_of_the_sequence_limit_of_objects():
+    err = error("while True:\n    id([])\n", limits=Limits(max_sequence=1000))
+    assert isinstance(err, LimitExceeded)
+    assert "id() has numbered 100 objects" in err.message

@@ -179,10 +179,14 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
 
     def script_id(obj: Any) -> int:
         """id(): a number per object, in the order the script first asks (an address would
-        say where Python keeps it); the object is kept alive so its number is never reused."""
+        say where Python keeps it); the object is kept alive so its number is never reused,
+        which is why at most a tenth of --max-sequence objects can be numbered."""
         known = identities.get(py.id(obj))
         if known is None:
-            self.check_size(len(identities) + 1, "the objects id() has numbered")
+            cap = self.limits.max_sequence // 10
+            if len(identities) >= cap:
+                raise LimitExceeded(f"id() has numbered {cap} objects, each kept alive, the "
+                                    "limit (a tenth of --max-sequence)")
             known = identities[py.id(obj)] = (len(identities) + 1, obj)
         return known[0]
 

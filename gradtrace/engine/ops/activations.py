@@ -119,8 +119,9 @@ class RreluWithNoiseBackward0(Function):
     slope."""
 
     __slots__ = ()
-    formulas = (local("self", "{noise} if training else 1 if {self} > 0 else "
-                              "({lower} + {upper}) / 2"),)
+    formulas = (local("self", "{noise}", when=(("training", True),)),
+                local("self", "1 if {self} > 0 else ({lower} + {upper}) / 2",
+                      when=(("training", False),)))
 
     def forward(self, a: Tensor, lower: Any, upper: Any, training: bool,
                 gen: Any) -> np.ndarray:
@@ -161,8 +162,9 @@ class RreluWithNoiseBackwardBackward0(Function):
     (when upper - lower > 1e-6), else leaky_relu_backward with the mean slope."""
 
     __slots__ = ()
-    formulas = (local("grad_output", "{noise} if training else 1 if {self} > 0 else "
-                                     "({lower} + {upper}) / 2"),
+    formulas = (local("grad_output", "{noise}", when=(("training", True),)),
+                local("grad_output", "1 if {self} > 0 else ({lower} + {upper}) / 2",
+                      when=(("training", False),)),
                 local("self", "0"))
 
     def forward(self, grad: Tensor, x: Tensor, noise: Tensor, lower: Any, upper: Any,
@@ -490,6 +492,7 @@ class CeluBackward1(EluBackward1):
     """celu_ (in place): saves the result and alpha."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {result} > 0 else {result} / {alpha} + 1"),)
     elu_params = CeluBackward0.elu_params
 
     def forward(self, a: Tensor, alpha: Any = 1.0) -> np.ndarray:  # type: ignore[override]

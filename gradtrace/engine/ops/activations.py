@@ -107,7 +107,8 @@ def _rrelu_slope(lower: Any, upper: Any) -> float:
 
 def rrelu_with_noise_backward(grad: Tensor, x: Tensor, noise: Tensor, lower: Any, upper: Any,
                               training: bool) -> Tensor:
-    return RreluWithNoiseBackwardBackward0.call(grad, x, noise, lower=lower, upper=upper,
+    # noise is saved, not an input: the node's edges are grad_output and self, as torch's
+    return RreluWithNoiseBackwardBackward0.call(grad, x, noise=noise, lower=lower, upper=upper,
                                                 training=training)
 
 

@@ -4,6 +4,7 @@ Nothing here is looked up with `getattr` on a name taken from the script: each
 type has an explicit table of the attributes and methods the language supports.
 """
 from __future__ import annotations
+import __future__
 
 import collections
 import functools
@@ -45,6 +46,19 @@ NONLEAF_GRAD_WARNING = (
 
 # Underscore names torch documents and scripts may use; every other `_name` is refused.
 PUBLIC_UNDERSCORE = ("_version", "_saved_", "_base")
+
+
+class FutureFeature:
+    """A `__future__` name (`print_function`): Python 3 already behaves so; it prints as
+    Python's `_Feature` does."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return repr(getattr(__future__, self.name))
 
 
 class Namespace:
@@ -219,8 +233,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
             ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
             ("flatten", "Flatten Unflatten"),
             ("dropout", "Dropout Dropout2d"),
-            ("activation", "Threshold ReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
-                           "Hardswish ELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
+            ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
+                           "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
                            "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
                            "Softmax2d LogSoftmax PReLU"),
             ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
@@ -231,6 +245,15 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.nn.utils": {
         "clip_grad_norm_": "torch.nn.utils.clip_grad",
         "clip_grad_value_": "torch.nn.utils.clip_grad",
+        "parameters_to_vector": "torch.nn.utils.convert_parameters",
+        "vector_to_parameters": "torch.nn.utils.convert_parameters",
+    },
+    # the submodules themselves (`nn.utils.clip_grad.clip_grad_norm_(...)`)
+    "torch.nn.utils.clip_grad": {
+        "clip_grad_norm_": "torch.nn.utils.clip_grad",
+        "clip_grad_value_": "torch.nn.utils.clip_grad",
+    },
+    "torch.nn.utils.convert_parameters": {
         "parameters_to_vector": "torch.nn.utils.convert_parameters",
         "vector_to_parameters": "torch.nn.utils.convert_parameters",
     },
@@ -259,6 +282,8 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.functional": functional,
         "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
         "torch.nn.utils": Namespace("torch.nn.utils", {}),
+        "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
+        "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),
@@ -391,7 +416,9 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     **ops.TENSOR_METHODS,
     "backward": Tensor.backward, "detach": Tensor.detach, "detach_": Tensor.detach_,
     "requires_grad_": Tensor.requires_grad_, "retain_grad": Tensor.retain_grad,
-    "register_hook": Tensor.register_hook, "item": Tensor.item, "tolist": Tensor.tolist,
+    "register_hook": Tensor.register_hook,
+    "register_post_accumulate_grad_hook": Tensor.register_post_accumulate_grad_hook,
+    "item": Tensor.item, "tolist": Tensor.tolist,
     "size": Tensor.size, "dim": Tensor.dim, "numel": Tensor.numel, "nelement": Tensor.numel,
     "is_floating_point": Tensor.is_floating_point, "element_size": Tensor.element_size,
     "is_inference": Tensor.is_inference,
@@ -603,7 +630,7 @@ NOT_SUPPORTED_BUILTINS = {
     name: f"`{name}` is not supported: gradtrace scripts cannot run code from strings, "
           "reach files or the system, or inspect Python objects"
     for name in ("eval", "exec", "compile", "open", "input", "__import__", "globals",
-                 "locals", "vars", "dir", "breakpoint", "help", "memoryview", "id",
+                 "locals", "vars", "dir", "breakpoint", "help", "memoryview",
                  "exit", "quit", "bytes", "bytearray", "complex", "ascii", "aiter", "anext")
 }
 

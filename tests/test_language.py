@@ -361,3 +361,65 @@ def test_names_bound_to_instances_and_classes_do_not_break_any_view():
     result = run(text, trace=True)
     assert result.error is None
     validate(document(result))
+
+
+# ------------------------------------------------------------------ standard-library modules
+
+
+def test_id_numbers_objects_in_the_order_asked_never_by_address():
+    text = "a = [1]\nb = a\nprint(id(a), id(b), id([2]), id(a) == id(b))\n"
+    assert out(text) == "1 1 2 True\n"
+
+
+def test_id_keeps_its_object_so_a_number_is_never_reused():
+    assert out("x = id([1])\ny = id([2])\nprint(x != y)\n") == "True\n"
+
+
+@pytest.mark.parametrize("text", [
+    "import itertools\nlist(itertools.count())\n",
+    "from itertools import repeat\nsorted(repeat(1))\n",
+])
+def test_infinite_itertools_walked_by_a_builtin_stop_at_the_sequence_limit(text):
+    err = error(text, limits=Limits(max_sequence=1000))
+    assert isinstance(err, LimitExceeded)
+
+
+def test_islice_skipping_an_unbounded_prefix_counts_every_skipped_item_as_a_step():
+    err = error("from itertools import count, islice\nnext(islice(count(), 10**15, None))\n",
+                limits=Limits(max_steps=10_000))
+    assert isinstance(err, LimitExceeded)
+
+
+def test_product_builds_its_pools_within_the_sequence_limit():
+    err = error("from itertools import product\nnext(product(range(10**9)))\n",
+                limits=Limits(max_sequence=1000))
+    assert isinstance(err, LimitExceeded)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("x = 1\nfrom __future__ import annotations\n",
+     "from __future__ imports must occur at the beginning of the file"),
+    ("from __future__ import braces\n", "not a chance"),
+    ("from __future__ import nope\n", "future feature nope is not defined"),
+    ("def f():\n    from __future__ import division\n",
+     "from __future__ imports must occur at the beginning of the file"),
+])
+def test_future_imports_are_checked_where_python_checks_them(text, message):
+    result = run_text(text)
+    assert isinstance(result.error, GtSyntaxError)
+    assert result.error.message == message
+
+
+def test_future_imports_may_follow_the_docstring():
+    assert run_text('"""doc"""\nfrom __future__ import annotations\nprint(1)\n').stdout == "1\n"
+
+
+def test_pprint_writes_only_to_the_scripts_output():
+    err = error("from pprint import pprint\npprint({}, stream=1)\n")
+    assert isinstance(err, NotSupportedError)
+
+
+def test_id_numbers_at_most_a_tenth_of_the_sequence_limit_of_objects():
+    err = error("while True:\n    id([])\n", limits=Limits(max_sequence=1000))
+    assert isinstance(err, LimitExceeded)
+    assert "id() has numbered 100 objects" in err.message

@@ -23,6 +23,7 @@ from .ops import (
     einsum,
     embedding,
     init,
+    linalg,
     losses,
     nll,
     normalization,
@@ -107,6 +108,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "constant_pad_nd": padding.constant_pad_nd, "prelu": weighted.prelu,
     "bilinear": weighted.bilinear, "conv_transpose1d": conv_transpose.conv_transpose1d,
     "conv_transpose2d": conv_transpose.conv_transpose2d,
+    "celu": activations.celu, "celu_": activations.celu_, "rrelu": activations.torch_rrelu,
     "std_mean": statistics.std_mean, "var_mean": statistics.var_mean,
     "einsum": einsum.einsum,
     "is_anomaly_enabled": anomaly.is_anomaly_enabled,
@@ -168,6 +170,7 @@ FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "softsign": activations.softsign, "tanhshrink": activations.tanhshrink,
     "mish": activations.mish, "glu": activations.glu, "selu": activations.selu,
     "elu_": activations.elu_, "leaky_relu_": activations.leaky_relu_,
+    "celu": activations.celu, "celu_": activations.celu_, "rrelu": activations.rrelu,
     "softmin": activations.softmin,
     "binary_cross_entropy": losses.binary_cross_entropy,
     "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits,
@@ -183,7 +186,7 @@ INIT_FUNCTIONS: dict[str, Callable[..., Any]] = dict(init.INIT_FUNCTIONS)
 # torch.linalg
 LINALG_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "norm": reductions.linalg_norm, "vector_norm": reductions.vector_norm,
-    "matmul": ops.matmul,
+    "matmul": ops.matmul, "cross": linalg.linalg_cross,
 }
 
 # torch.nn's engine-level names (the layers are library code built on these)

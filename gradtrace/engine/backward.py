@@ -412,6 +412,10 @@ def _loop(ready: list, buffers: dict, deps: dict, needed: set | None, capture: d
             node.apply(buf)
             if OBSERVERS:
                 emit("accumulate", node=node, grad=buf[0], before=before)
+            post = node.variable._post_accumulate_hooks
+            if post and buf[0] is not None:
+                for hook in list(post):  # torch passes the tensor; a result is not used
+                    tensor_hook_result(hook, node.variable, hook(node.variable))
             if node.hooks:
                 _call_post_hooks(node, (), buf)
             continue

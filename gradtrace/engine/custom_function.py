@@ -343,6 +343,7 @@ def _set_history(node: FunctionCtx | None, var: Tensor, nr: int, n_outputs: int,
             raise TorchRuntimeError(DIRTY_VIEW_MULTI_OUTPUT)
         var.grad = None
         var._hooks = None
+        var._post_accumulate_hooks = None
         var._accumulator = None
         if var._base is not None:
             rebase_view(var, node)

@@ -68,7 +68,8 @@ class Tensor:
 
     __slots__ = (
         "array", "dtype", "requires_grad", "grad", "grad_fn", "output_nr", "_version_counter",
-        "_base", "retains_grad", "_hooks", "_accumulator", "_wrapped", "__weakref__",
+        "_base", "retains_grad", "_hooks", "_post_accumulate_hooks", "_accumulator", "_wrapped",
+        "__weakref__",
     )
 
     def __init__(self, array: Any, dtype: DType | None = None, requires_grad: bool = False):
@@ -83,6 +84,7 @@ class Tensor:
         self._base: Tensor | None = None
         self.retains_grad = False
         self._hooks: list[Callable] | None = None
+        self._post_accumulate_hooks: list[Callable] | None = None
         self._accumulator: weakref.ref | None = None
         self._wrapped = False
         admit(self, array)
@@ -264,6 +266,19 @@ class Tensor:
             hooks = node.tensor_pre_hooks.setdefault(self.output_nr, [])
         hooks.append(hook)
         return RemovableHandle(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        """Call `hook(tensor)` after a backward has accumulated into this leaf's `.grad`."""
+        if not self.requires_grad:
+            raise TorchRuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise TorchRuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        self._post_accumulate_hooks.append(hook)
+        return RemovableHandle(self._post_accumulate_hooks, hook)
 
     # -- values ---------------------------------------------------------------
 
@@ -506,6 +521,7 @@ def wrap(array: Any) -> Tensor:
     t._base = None
     t.retains_grad = False
     t._hooks = None
+    t._post_accumulate_hooks = None
     t._accumulator = None
     t._wrapped = False
     admit(t, array)

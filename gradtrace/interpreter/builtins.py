@@ -180,6 +180,21 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                                 f"({self.limits.max_int_bits} bits)")
         return result
 
+    identities: dict[int, tuple[int, Any]] = {}
+
+    def script_id(obj: Any) -> int:
+        """id(): a number per object, in the order the script first asks (an address would
+        say where Python keeps it); the object is kept alive so its number is never reused,
+        which is why at most a tenth of --max-sequence objects can be numbered."""
+        known = identities.get(py.id(obj))
+        if known is None:
+            cap = self.limits.max_sequence // 10
+            if len(identities) >= cap:
+                raise LimitExceeded(f"id() has numbered {cap} objects, each kept alive, the "
+                                    "limit (a tenth of --max-sequence)")
+            known = identities[py.id(obj)] = (len(identities) + 1, obj)
+        return known[0]
+
     self.format_method = script_format
     types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, slice, type(None),
                                             type(NotImplemented), type(...))}
@@ -199,7 +214,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "print": script_print, "len": py.len, "enumerate": py.enumerate, "zip": py.zip,
         "abs": py.abs, "round": py.round, "repr": py.repr, "reversed": py.reversed,
         "divmod": py.divmod, "pow": script_pow, "hash": py.hash, "chr": py.chr, "ord": py.ord,
-        "format": script_format_builtin,
+        "format": script_format_builtin, "id": script_id,
         "sorted": sized(py.sorted, "a sorted() argument"),
         "sum": sized(py.sum, "a sum() argument"), "min": sized(py.min, "a min() argument"),
         "max": sized(py.max, "a max() argument"), "any": short_circuit(py.any),

@@ -8,14 +8,24 @@ generator, one per run (`random.seed(0); random.random()` gives CPython's sequen
 """
 from __future__ import annotations
 
+import itertools
 import math
+import pprint
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib, syntax
-from ..errors import LimitExceeded, NotSupportedError, ScriptError
+from ..errors import (
+    LimitExceeded,
+    NotSupportedError,
+    ScriptError,
+    TorchTypeError,
+    TorchValueError,
+)
+from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
+from .objects import ScriptIterator
 from .runtime import Code, Frame
 
 if TYPE_CHECKING:
@@ -107,8 +117,122 @@ def _random_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("random", table)
 
 
+def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """`itertools`' lazy iterators, each item a counted step (Python's own would loop in C,
+    where `islice(count(), 10**15, None)` could not be stopped). Iterators that must first
+    store their inputs (product) build them within --max-sequence."""
+    tick, iterate = interp.tick, interp.iterate
+
+    def lazy(kind: str, items: Iterator[Any]) -> ScriptIterator:
+        def counted() -> Iterator[Any]:
+            for item in items:
+                tick()
+                yield item
+        return ScriptIterator(kind, counted())
+
+    def count(start: Any = 0, step: Any = 1) -> ScriptIterator:
+        if type(start) not in (int, float, bool) or type(step) not in (int, float, bool):
+            raise TorchTypeError("a number is required")
+
+        def counting() -> Iterator[Any]:
+            n = start
+            while True:
+                yield n
+                n = n + step
+        return lazy("count", counting())
+
+    def repeat(obj: Any, times: Any = None) -> ScriptIterator:
+        if times is None:
+            return lazy("repeat", iter(lambda: obj, object()))
+        return lazy("repeat", (obj for _ in range(max(int(times), 0))))
+
+    def chain(*iterables: Any) -> ScriptIterator:
+        return lazy("chain", (x for it in iterables for x in iterate(it, None)))
+
+    def islice(iterable: Any, *args: Any) -> ScriptIterator:
+        try:  # Python's own checks of the bounds, on an empty iterator
+            itertools.islice((), *args)
+        except ValueError as err:
+            raise TorchValueError(str(err)) from None
+        except TypeError as err:
+            raise TorchTypeError(str(err)) from None
+        bounds = slice(*args)
+        start, stop, step = bounds.start or 0, bounds.stop, bounds.step or 1
+
+        def slicing() -> Iterator[Any]:
+            if stop is not None and stop <= start:
+                return
+            for i, item in enumerate(iterate(iterable, None)):
+                if i >= start and (i - start) % step == 0:
+                    yield item
+                if stop is not None and i + 1 >= stop:
+                    return
+        return lazy("islice", slicing())
+
+    def product(*iterables: Any, repeat: int = 1) -> ScriptIterator:
+        pools = [tuple(interp.materialize(it, "a product() argument"))
+                 for it in iterables] * repeat
+
+        def producing() -> Iterator[tuple]:
+            result: list[tuple] = [()]
+            for pool in pools:
+                interp.check_size(len(result) * len(pool), "a product()")
+                result = [r + (x,) for r in result for x in pool]
+            yield from result
+        return lazy("product", producing())
+
+    return stdlib.Namespace("itertools", {"count": count, "repeat": repeat, "chain": chain,
+                                          "islice": islice, "product": product})
+
+
+class _PrettyPrinter(pprint.PrettyPrinter):
+    """Python's pprint, with the scripts' OrderedDict laid out as CPython 3.11 lays out its
+    own (`OrderedDict([(key, value),` one pair per line `])`)."""
+
+    _dispatch = dict(pprint.PrettyPrinter._dispatch)  # type: ignore[attr-defined]
+
+    def _pprint_ordered_dict(self, obj: Any, stream: Any, indent: int, allowance: int,
+                             context: dict, level: int) -> None:
+        if not len(obj):
+            stream.write(repr(obj))
+            return
+        stream.write("OrderedDict(")
+        self._format(list(obj.items()), stream, indent + len("OrderedDict") + 1,  # type: ignore[attr-defined]
+                     allowance + 1, context, level)
+        stream.write(")")
+
+    _dispatch[stdlib.OrderedDict.__repr__] = _pprint_ordered_dict
+
+
+def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """`pprint.pprint` and `pprint.pformat`, writing to the script's standard output."""
+    def pformat(obj: Any, indent: int = 1, width: int = 80, depth: Any = None, *,
+                compact: bool = False, sort_dicts: bool = True,
+                underscore_numbers: bool = False) -> str:
+        return _PrettyPrinter(indent=indent, width=width, depth=depth, compact=compact,
+                              sort_dicts=sort_dicts,
+                              underscore_numbers=underscore_numbers).pformat(obj)
+
+    def pprint_(obj: Any, stream: Any = None, indent: int = 1, width: int = 80,
+                depth: Any = None, *, compact: bool = False, sort_dicts: bool = True,
+                underscore_numbers: bool = False) -> None:
+        if stream is not None:
+            raise NotSupportedError("pprint(stream=...) is not supported: scripts write to "
+                                    "standard output only")
+        interp.stdout.write(pformat(obj, indent, width, depth, compact=compact,
+                                    sort_dicts=sort_dicts,
+                                    underscore_numbers=underscore_numbers) + "\n")
+
+    def pp(obj: Any, *args: Any, sort_dicts: bool = False, **kwargs: Any) -> None:
+        pprint_(obj, *args, sort_dicts=sort_dicts, **kwargs)
+
+    pprint_.__name__ = "pprint"
+    return stdlib.Namespace("pprint", {"pprint": pprint_, "pformat": pformat, "pp": pp})
+
+
 # Python's own modules a script may import (their namespaces are built per run below)
-IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os")
+IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
+                             "__future__")
 
 
 def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
@@ -121,12 +245,16 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     # tutorials import os for paths they may never use: the import works, every name in
     # it is refused where it is used ('os.system' is not supported by gradtrace)
     modules["os"] = stdlib.Namespace("os", {})
+    modules["itertools"] = _itertools_namespace(interp)
+    modules["pprint"] = _pprint_namespace(interp)
+    modules["__future__"] = stdlib.Namespace(
+        "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
     return modules
 
 
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
-             "torch.utils.data), math, random, collections (OrderedDict) and os (nothing " \
-             "in it)"
+             "torch.utils.data), math, random, collections (OrderedDict), itertools (count, " \
+             "repeat, chain, islice, product), pprint, __future__ and os (nothing in it)"
 
 
 class ImportCompiler:

@@ -24,9 +24,35 @@ def _fields(node: ast.Node) -> tuple[str, ...]:
     return names
 
 
+# the names `from __future__ import` knows (all already how Python 3 behaves)
+FUTURE_FEATURES = ("nested_scopes", "generators", "division", "absolute_import",
+                   "with_statement", "print_function", "unicode_literals", "generator_stop",
+                   "annotations")
+
+
+def _future_prefix(body: tuple[ast.Stmt, ...]) -> set[int]:
+    """The `from __future__ import` statements Python accepts: those that open the file
+    (after its docstring), each naming known features."""
+    allowed: set[int] = set()
+    for i, stmt in enumerate(body):
+        if i == 0 and type(stmt) is ast.ExprStmt and type(stmt.value) is ast.Constant \
+                and isinstance(stmt.value.value, str):
+            continue
+        if type(stmt) is not ast.ImportFrom or stmt.module != "__future__":
+            break
+        for alias in stmt.names:
+            if alias.name == "braces":
+                raise GtSyntaxError("not a chance", stmt.span)
+            if alias.name not in FUTURE_FEATURES:
+                raise GtSyntaxError(f"future feature {alias.name} is not defined", stmt.span)
+        allowed.add(id(stmt))
+    return allowed
+
+
 def _check_context(body: tuple[ast.Stmt, ...]) -> None:
     """Walks every node once, without recursion, carrying (in a loop, the enclosing
     scope: "module", "class", "function" or "lambda", the comprehension around it)."""
+    future = _future_prefix(body)
     pending: list[tuple[Any, bool, str, str | None]] = [
         (s, False, "module", None) for s in reversed(body)]
     while pending:
@@ -43,6 +69,9 @@ def _check_context(body: tuple[ast.Stmt, ...]) -> None:
             raise GtSyntaxError("'continue' not properly in loop", node.span)
         if kind is ast.Return and scope != "function":
             raise GtSyntaxError("'return' outside function", node.span)
+        if kind is ast.ImportFrom and node.module == "__future__" and id(node) not in future:
+            raise GtSyntaxError("from __future__ imports must occur at the beginning of the "
+                                "file", node.span)
         if kind is ast.Nonlocal and scope == "module":
             raise GtSyntaxError("nonlocal declaration not allowed at module level", node.span)
         if kind is ast.Yield or kind is ast.YieldFrom:

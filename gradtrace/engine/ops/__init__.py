@@ -27,7 +27,10 @@ from .arithmetic import (
     ge,
     gt,
     le,
+    logical_and,
     logical_not,
+    logical_or,
+    logical_xor,
     lt,
     mul,
     mul_,
@@ -56,7 +59,7 @@ from .joins import (
     unsafe_chunk,
     unsafe_split,
 )
-from .linalg import addmm, bmm, dot, linear, matmul, mm, mv, outer
+from .linalg import addmm, bmm, cross, dot, linear, matmul, mm, mv, outer
 from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
 from .reductions import (
     all,
@@ -204,6 +207,9 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "div": div, "div_": div_, "neg": neg, "pow": pow, "pow_": pow_, "remainder": remainder,
     "floor_divide": floor_divide, "rsub": rsub,
     "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "logical_not": logical_not,
+    "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
+    "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor,
+    "bitwise_not": bitwise_not,
     "exp": exp, "exp_": exp_, "log": log, "log1p": log1p, "expm1": expm1, "sin": sin,
     "cos": cos, "tanh": tanh, "tanh_": tanh_, "sigmoid": sigmoid, "sigmoid_": sigmoid_,
     "logit": logit,
@@ -234,6 +240,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "maximum": maximum, "minimum": minimum, "any": any, "all": all, "cumsum": cumsum,
     # products
     "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "outer": outer, "ger": outer,
+    "cross": cross,
     "addmm": addmm,
     # fused pointwise
     "addcmul": addcmul, "addcmul_": addcmul_, "addcdiv": addcdiv, "addcdiv_": addcdiv_,

@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError
+from ...errors import NotSupportedError, TorchRuntimeError
 from .. import exactness, kernels
 from ..formulas import local, vjp
+from ..generator import resolve
 from ..grad_mode import GRAD_MODE
 from ..kernels import precise
 from ..node import Function
@@ -94,6 +95,113 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
     if inplace:
         return apply_inplace(LeakyReluBackward1, input, negative_slope=negative_slope)
     return LeakyReluBackward0.call(input, negative_slope=negative_slope)
+
+
+# -- rrelu -----------------------------------------------------------------------------------
+
+
+def _rrelu_slope(lower: Any, upper: Any) -> float:
+    """Eval mode's slope: (lower + upper) / 2 on double scalar tensors."""
+    return (float(lower) + float(upper)) / 2
+
+
+def rrelu_with_noise_backward(grad: Tensor, x: Tensor, noise: Tensor, lower: Any, upper: Any,
+                              training: bool) -> Tensor:
+    # noise is saved, not an input: the node's edges are grad_output and self, as torch's
+    return RreluWithNoiseBackwardBackward0.call(grad, x, noise=noise, lower=lower, upper=upper,
+                                                training=training)
+
+
+class RreluWithNoiseBackward0(Function):
+    """rrelu_with_noise: in training each element <= 0 is multiplied by its own slope drawn
+    uniformly from [lower, upper) (torch's CPU loop: one random64() per such element, in
+    order, as uniform_real_distribution<double> over the bounds held in the op's math
+    type); the slopes are saved as `noise`. In eval mode it is leaky_relu with the mean
+    slope."""
+
+    __slots__ = ()
+    formulas = (local("self", "{noise}", when=(("training", True),)),
+                local("self", "1 if {self} > 0 else ({lower} + {upper}) / 2",
+                      when=(("training", False),)))
+
+    def forward(self, a: Tensor, lower: Any, upper: Any, training: bool,
+                gen: Any) -> np.ndarray:
+        if not a.dtype.is_floating_point:
+            raise not_implemented("rrelu_with_noise_out_cpu", a.dtype)
+        if float(lower) > float(upper):
+            raise TorchRuntimeError("Lower bound should be less than or equal to the upper bound")
+        x = a.array
+        if training:
+            flat = np.ascontiguousarray(x).reshape(-1)
+            neg = flat <= 0
+            lo, hi = (float(x.dtype.type(v)) for v in (lower, upper))  # the op's math type
+            raw = gen.draw64(int(neg.sum()))
+            unit = (raw & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
+            slopes = (unit * (hi - lo) + lo).astype(x.dtype)
+            noise = np.ones_like(flat)
+            noise[neg] = slopes
+            out = flat.copy()
+            out[neg] = flat[neg] * slopes
+            out, noise = out.reshape(x.shape), noise.reshape(x.shape)
+        else:
+            slope = _rrelu_slope(lower, upper)
+            out = np.where(x > 0, x, x * slope).astype(x.dtype)
+            noise = np.zeros_like(x)  # torch's is empty_like: never read in eval mode
+        self.save("self", a)
+        self.save("noise", Tensor._wrap(noise))
+        self.save_attr(lower=lower, upper=upper, training=training)
+        return out
+
+    def backward(self, grad: Tensor) -> Tensor:
+        a = self.attrs
+        return rrelu_with_noise_backward(grad, self.unpack("self"), self.unpack("noise"),
+                                         a["lower"], a["upper"], a["training"])
+
+
+class RreluWithNoiseBackwardBackward0(Function):
+    """rrelu_with_noise_backward as an op, for create_graph: grad × noise in training
+    (when upper - lower > 1e-6), else leaky_relu_backward with the mean slope."""
+
+    __slots__ = ()
+    formulas = (local("grad_output", "{noise}", when=(("training", True),)),
+                local("grad_output", "1 if {self} > 0 else ({lower} + {upper}) / 2",
+                      when=(("training", False),)),
+                local("self", "0"))
+
+    def forward(self, grad: Tensor, x: Tensor, noise: Tensor, lower: Any, upper: Any,
+                training: bool) -> np.ndarray:
+        self.save("self", x)
+        self.save("noise", noise)
+        self.save_attr(lower=lower, upper=upper, training=training)
+        g = grad.array
+        if training and float(upper) - float(lower) > 1e-6:
+            return (g * noise.array).astype(g.dtype)
+        slope = _rrelu_slope(lower, upper)
+        return np.where(x.array > 0, g, g * slope).astype(g.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .creation import zeros_like
+
+        a = self.attrs
+        g_grad = rrelu_with_noise_backward(gg, self.unpack("self"), self.unpack("noise"),
+                                           a["lower"], a["upper"], a["training"]) \
+            if self.needs_input_grad(0) else None
+        g_x = zeros_like(gg) if self.needs_input_grad(1) else None
+        return g_grad, g_x
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+          training: bool = False, inplace: bool = False, *, generator: Any = None) -> Tensor:
+    if inplace:
+        raise NotSupportedError("rrelu with inplace=True (torch's RreluWithNoiseBackward1) is "
+                                "not supported yet")
+    return RreluWithNoiseBackward0.call(input, lower=lower, upper=upper, training=training,
+                                        gen=resolve(generator))
+
+
+def torch_rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+                training: bool = False, generator: Any = None) -> Tensor:
+    return rrelu(input, lower, upper, training, generator=generator)
 
 
 _SQRT2 = math.sqrt(2.0)
@@ -295,10 +403,13 @@ class EluBackward0(Function):
             neg = scale * alpha * precise(np.expm1, x * input_scale)
         return np.where(x > 0, scale * x, neg).astype(x.dtype)
 
-    def backward(self, grad: Tensor) -> Tensor:
+    def elu_params(self) -> dict[str, Any]:
+        """alpha, scale and input_scale of the elu_backward this node's backward runs."""
         a = self.attrs
-        return EluBackwardBackward0.call(grad, self.unpack("self"), alpha=a["alpha"],
-                                         scale=a["scale"], input_scale=a["input_scale"])
+        return {"alpha": a["alpha"], "scale": a["scale"], "input_scale": a["input_scale"]}
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return EluBackwardBackward0.call(grad, self.unpack("self"), **self.elu_params())
 
 
 class EluBackwardBackward0(Function):
@@ -352,13 +463,55 @@ class EluBackward1(EluBackward0):
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
-        a = self.attrs
+        a = self.elu_params()
         result = self.unpack("result")
         # elu_backward(is_result): grad * input_scale * (result + alpha * scale) where <= 0
         neg = mul_scalar(grad * add_scalar(result, a["alpha"] * a["scale"]), a["input_scale"])
         from .reductions import where
 
         return where(result > 0, mul_scalar(grad, a["scale"]), neg)
+
+
+class CeluBackward0(EluBackward0):
+    """celu: elu with input_scale 1/alpha (torch saves only alpha); its backward is
+    elu_backward with input_scale 1.0 / float(alpha), as derivatives.yaml writes it."""
+
+    __slots__ = ()
+    formulas = (local("self", "1 if {self} > 0 else exp({self} / {alpha})"),)
+
+    def forward(self, a: Tensor, alpha: Any = 1.0) -> np.ndarray:  # type: ignore[override]
+        out = super().forward(a, alpha, 1, 1.0 / alpha)
+        self.attrs = {"alpha": alpha}
+        return out
+
+    def elu_params(self) -> dict[str, Any]:
+        alpha = self.attrs["alpha"]
+        return {"alpha": alpha, "scale": 1, "input_scale": 1.0 / float(np.float32(alpha))}
+
+
+class CeluBackward1(EluBackward1):
+    """celu_ (in place): saves the result and alpha."""
+
+    __slots__ = ()
+    formulas = (local("self", "1 if {result} > 0 else {result} / {alpha} + 1"),)
+    elu_params = CeluBackward0.elu_params
+
+    def forward(self, a: Tensor, alpha: Any = 1.0) -> np.ndarray:  # type: ignore[override]
+        out = super().forward(a, alpha, 1, 1.0 / alpha)
+        self.attrs = {"alpha": alpha}
+        return out
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    if alpha == 0:
+        raise TorchRuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    if inplace:
+        return apply_inplace(CeluBackward1, input, alpha=alpha)
+    return CeluBackward0.call(input, alpha=alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    return celu(input, alpha, inplace=True)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002

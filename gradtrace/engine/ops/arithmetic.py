@@ -432,3 +432,21 @@ def bitwise_not(a: Tensor) -> Tensor:
 
 def logical_not(a: Tensor) -> Tensor:
     return Tensor._wrap(np.logical_not(a.array))
+
+
+def _logical(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
+    """logical_and/or/xor: any dtype, nonzero is true, the result is bool."""
+    ta, tb, _ = binary_operands(a, b)
+    return Tensor._wrap(ufunc(ta.array != 0, tb.array != 0))
+
+
+def logical_and(a: Any, b: Any) -> Tensor:
+    return _logical(np.logical_and, a, b)
+
+
+def logical_or(a: Any, b: Any) -> Tensor:
+    return _logical(np.logical_or, a, b)
+
+
+def logical_xor(a: Any, b: Any) -> Tensor:
+    return _logical(np.logical_xor, a, b)

@@ -160,8 +160,7 @@ def _problems(script: str, name: str, outcome: dict, matrix: dict) -> list[str]:
         found.append("the script's process crashed: " + err[-300:].decode(errors="replace"))
     if outcome["left"]:
         found.append(f"processes left behind: {outcome['left']}")
-    if name in JSON_COMMANDS and not (outcome["exit"] == 2 and not out):
-        # (a SCRIPT that cannot be read is a usage error: one line on stderr, like click's)
+    if name in JSON_COMMANDS:  # (a SCRIPT that cannot be read too: exit 2 with a document)
         try:
             json.loads(out.decode("utf-8"), parse_constant=_no_constant)
         except (UnicodeDecodeError, ValueError) as bad:

@@ -48,14 +48,14 @@ def check_bool_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
         function, name = fn.fn, fn.name
     else:
         function, name = getattr(fn, "__func__", fn), getattr(fn, "__name__", "function")
+    module = getattr(function, "__module__", None)
+    if module is None or not module.startswith("gradtrace.engine"):
+        return  # (closures made per call, like a list's bound methods, are never cached)
     declared = _DECLARED.get(function)
     if declared is None:
-        engine = getattr(function, "__module__", "") or ""
-        declared = _bool_parameters(function) if engine.startswith("gradtrace.engine") else ()
-        try:
-            _DECLARED[function] = declared
-        except TypeError:  # an unhashable callable: not the engine's
-            return
+        if len(_DECLARED) > 20_000:  # engine functions are module-level: never this many
+            _DECLARED.clear()
+        declared = _DECLARED[function] = _bool_parameters(function)
     if not declared:
         return
     bound = function is not fn  # a method: `self` is not among the script's arguments

@@ -499,6 +499,10 @@ def _graph_data(result, stderr: str, fmt: str, output: str | None,  # type: igno
 
 
 def _write(data: str | bytes, output: str | None) -> None:
+    """A view's text or bytes to stdout or `output`; a lone surrogate from the script (a
+    page quotes the script's strings) is written as its escape, so the file is UTF-8."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "backslashreplace").decode("utf-8")
     if output is None:
         if isinstance(data, bytes):
             stream = click.get_binary_stream("stdout")

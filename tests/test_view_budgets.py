@@ -59,3 +59,20 @@ def test_explain_counts_the_derivatives_of_a_node_past_the_first_few(result):
     assert len(saved) == 1
     assert saved[0]["text"].count("gets grad.select(0, i)") == MAX_TOLD_EDGES
     assert f"and {LEAVES - MAX_TOLD_EDGES:,} more" in saved[0]["text"]
+
+
+def test_the_page_of_a_script_with_a_lone_surrogate_is_utf8(tmp_path):
+    """`view` quotes the script's strings (here an exception message holding U+D800):
+    the page shows it as its escape (it was a UnicodeEncodeError traceback)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "surrogate.gt"
+    script.write_text('raise ValueError("bad \\ud800 value")\n')
+    done = subprocess.run([sys.executable, "-m", "gradtrace", "view", str(script)],
+                          capture_output=True, cwd=tmp_path,
+                          env={"PYTHONPATH": str(Path(__file__).parents[1]), "PATH": ""})
+    assert done.returncode == 1, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert "bad \\ud800 value" in done.stdout.decode("utf-8")

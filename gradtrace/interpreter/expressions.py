@@ -378,8 +378,9 @@ class ExpressionCompiler:
             seq, n = (a, b) if isinstance(b, int) else (b, a)
             if len(seq) * n > self.limits.max_sequence:
                 raise LimitExceeded(
-                    f"repeating a sequence of {len(seq)} items {short_int(n)} times exceeds the limit of "
-                    f"{self.limits.max_sequence} items (raise it with --max-sequence)", span)
+                    f"repeating a sequence of {len(seq)} items {short_int(n)} times exceeds the "
+                    f"limit of {self.limits.max_sequence} items (raise it with --max-sequence)",
+                    span)
         if op == "+" and isinstance(a, (str, list, tuple)) and type(a) is type(b):
             if len(a) + len(b) > self.limits.max_sequence:
                 raise LimitExceeded(

@@ -192,10 +192,16 @@ def _supervised(source, limits: Limits, stopped: str, work: Callable[[], T]) -> 
 def _report_stopped(source, limits: Limits, form: str, stopped) -> None:  # type: ignore[no-untyped-def]
     """The parent's report of a child it stopped (or that died): what the command would
     have said of that LimitError."""
-    from .runner import RunResult
     from .supervisor import limit_error
 
-    error = limit_error(stopped, limits.timeout)
+    _report_error(source, limit_error(stopped, limits.timeout), form)
+
+
+def _report_error(source, error, form: str) -> None:  # type: ignore[no-untyped-def]
+    """An error that ended the command before the script's run could report it, in the
+    command's `form`: stderr text, or its JSON document on stdout."""
+    from .runner import RunResult
+
     result = RunResult(source, "", error)
     if form == "run-json":
         from .render.json import dumps
@@ -206,9 +212,15 @@ def _report_stopped(source, limits: Limits, form: str, stopped) -> None:  # type
     elif form == "check-json":
         from .check import CheckReport
 
-        _echo(_json_text(CheckReport(source.name, "limited", message=(
-            "gradtrace's run of the script hit a limit, so it was not run under torch:\n"
-            + error.format(source))).to_json()))
+        if isinstance(error, LimitExceeded):
+            report = CheckReport(source.name, "limited", message=(
+                "gradtrace's run of the script hit a limit, so it was not run under torch:\n"
+                + error.format(source)))
+        else:
+            report = CheckReport(source.name, "not_run", message=(
+                "gradtrace cannot read the script, so it was not run under torch:\n"
+                + error.format(source)))
+        _echo(_json_text(report.to_json()))
     else:
         _echo(_error_text(error, source), err=True)
 
@@ -245,14 +257,20 @@ def _echo(text: str, err: bool = False) -> None:
     click.echo(visible(text), err=err)
 
 
-def _load(script: str):  # type: ignore[no-untyped-def]
-    """Read SCRIPT or exit with status 2 and a one-line message."""
-    from .runner import ScriptFileError, load_source
+def _load(script: str, form: str = "text"):  # type: ignore[no-untyped-def]
+    """Read SCRIPT or exit with status 2 and a one-line message on stderr (and, where
+    JSON was asked for, the command's JSON document with that error on stdout)."""
+    from .errors import ScriptFileError
+    from .runner import load_source
+    from .source import Source
 
     try:
         return load_source(script)
     except ScriptFileError as err:
-        _echo(f"gradtrace: {err}", err=True)
+        source = Source("<stdin>" if script == "-" else script, "")
+        _echo(f"gradtrace: {err.format(source)}", err=True)
+        if form != "text":
+            _report_error(source, err, form)
         sys.exit(EXIT_USAGE)
 
 
@@ -329,7 +347,7 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
     if show is not None and (quiet or as_json):
         raise click.UsageError("--show chooses report sections; it has no effect with "
                                + ("--quiet" if quiet else "--json"))
-    source = _load(script)
+    source = _load(script, "run-json" if as_json else "text")
     if as_json:
         import io
 
@@ -426,7 +444,7 @@ def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int |
             sys.exit(EXIT_USAGE)
         if fmt == "png" and output is None and sys.stdout.isatty():
             raise click.UsageError("PNG is binary: write it to a file with --output FILE")
-    source = _load(script)
+    source = _load(script, "run-json" if fmt == "json" else "text")
     stderr = io.StringIO()
     result = _run(source, limits, "run-json" if fmt == "json" else "text", stderr=stderr,
                   trace=True, capture=fmt == "json")
@@ -481,6 +499,10 @@ def _graph_data(result, stderr: str, fmt: str, output: str | None,  # type: igno
 
 
 def _write(data: str | bytes, output: str | None) -> None:
+    """A view's text or bytes to stdout or `output`; a lone surrogate from the script (a
+    page quotes the script's strings) is written as its escape, so the file is UTF-8."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "backslashreplace").decode("utf-8")
     if output is None:
         if isinstance(data, bytes):
             stream = click.get_binary_stream("stdout")
@@ -574,7 +596,7 @@ def explain(script: str, lang: str, as_json: bool, full: bool, brief: bool,
     from .render.explain import Options, print_explanation, to_json
     from .render.explain import explain as explain_run
 
-    source = _load(script)
+    source = _load(script, "explain-json" if as_json else "text")
     result = _run(source, limits, "explain-json" if as_json else "text", trace=True,
                   capture=False)
     width = _width(width)
@@ -682,7 +704,7 @@ def check(script: str, torch_python: str | None, as_json: bool, width: int | Non
     """
     from .check import check_script, print_report
 
-    source = _load(script)
+    source = _load(script, "check-json" if as_json else "text")
     report = _supervised(source, limits, "check-json" if as_json else "text",
                          lambda: check_script(source.text, source.name, torch_python,
                                               timeout=limits.timeout, limits=limits))

@@ -122,6 +122,21 @@ class LimitExceeded(GradtraceError):
     kind = "LimitError"
 
 
+class ScriptFileError(GradtraceError):
+    """SCRIPT could not be read (missing, a directory, a device or FIFO, not UTF-8): a
+    usage error (exit status 2), reported before anything ran."""
+
+    kind = "ScriptFileError"
+
+    def format(self, source: Source | None = None) -> str:
+        """`file: message` (`file:line: message` for text that is not UTF-8), as the
+        command line prints it after `gradtrace: `."""
+        where = "" if source is None else source.name
+        if self.span is not None:
+            where = f"{where}:{self.span.line}"
+        return f"{where}: {self.message}" if where else self.message
+
+
 class InternalError(GradtraceError):
     """A bug in gradtrace itself, reported with the script location instead of a traceback."""
 

@@ -15,26 +15,24 @@ from .errors import (
     EXIT_LIMIT,
     EXIT_OK,
     EXIT_SCRIPT_ERROR,
+    EXIT_USAGE,
     GradtraceError,
     InternalError,
     LimitExceeded,
     ScriptError,
+    ScriptFileError,
 )
 from .interpreter import Interpreter, Limits
-from .source import Source
+from .source import Source, Span
 from .tracing import Tracer
-
-
-class ScriptFileError(Exception):
-    """The script could not be read (missing, a directory, not UTF-8)."""
-
 
 MAX_SCRIPT_BYTES = 16 << 20  # a script is text a person wrote or pasted
 
 
 def load_source(path: str, stdin: TextIO | None = None) -> Source:
     """Read SCRIPT (or stdin for `-`) as UTF-8 text: at most MAX_SCRIPT_BYTES, and only a
-    regular file (a FIFO would block, /dev/zero never ends)."""
+    regular file (a FIFO would block, /dev/zero never ends). A ScriptFileError's message
+    leaves the file's name to its `format`."""
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin
         if stream is None or (hasattr(stream, "isatty") and stream.isatty()):
@@ -46,7 +44,7 @@ def load_source(path: str, stdin: TextIO | None = None) -> Source:
         data = _read_file(path)
         name = path
     if len(data) > MAX_SCRIPT_BYTES:
-        raise ScriptFileError(f"{name}: larger than {MAX_SCRIPT_BYTES >> 20} MiB; gradtrace "
+        raise ScriptFileError(f"larger than {MAX_SCRIPT_BYTES >> 20} MiB; gradtrace "
                               "runs scripts, not data")
     if isinstance(data, bytes):
         try:
@@ -54,8 +52,8 @@ def load_source(path: str, stdin: TextIO | None = None) -> Source:
         except UnicodeDecodeError as err:
             line = data[: err.start].count(b"\n") + 1
             raise ScriptFileError(
-                f"{name}:{line}: the script is not UTF-8 text (byte {data[err.start]:#04x} at "
-                f"offset {err.start})") from None
+                f"the script is not UTF-8 text (byte {data[err.start]:#04x} at offset "
+                f"{err.start})", Span.point(line, 1)) from None
     else:
         text = data
     return Source(name, text)
@@ -70,22 +68,22 @@ def _read_file(path: str) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise ScriptFileError(f"{path}: no such file") from None
+        raise ScriptFileError("no such file") from None
     except IsADirectoryError:
-        raise ScriptFileError(f"{path}: is a directory, not a script") from None
+        raise ScriptFileError("is a directory, not a script") from None
     except OSError as err:
-        raise ScriptFileError(f"{path}: cannot read ({err.strerror})") from None
+        raise ScriptFileError(f"cannot read ({err.strerror})") from None
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise ScriptFileError(f"{path}: is a directory, not a script")
+            raise ScriptFileError("is a directory, not a script")
         if not stat.S_ISREG(mode):
-            raise ScriptFileError(f"{path}: not a regular file (a device, FIFO or socket); "
+            raise ScriptFileError("not a regular file (a device, FIFO or socket); "
                                   "pass a script file, or pipe it into `-`")
         with os.fdopen(fd, "rb", closefd=False) as f:
             return f.read(MAX_SCRIPT_BYTES + 1)
     except OSError as err:
-        raise ScriptFileError(f"{path}: cannot read ({err.strerror})") from None
+        raise ScriptFileError(f"cannot read ({err.strerror})") from None
     finally:
         os.close(fd)
 
@@ -108,6 +106,8 @@ class RunResult:
             return EXIT_OK
         if isinstance(self.error, LimitExceeded):
             return EXIT_LIMIT
+        if isinstance(self.error, ScriptFileError):
+            return EXIT_USAGE
         return EXIT_SCRIPT_ERROR
 
     @property

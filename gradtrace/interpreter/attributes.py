@@ -20,6 +20,7 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
 from .classes import REFUSED_DUNDERS
+from .nesting import HASHED, check_all_hashable, check_hashable
 from .objects import (
     BuiltinType,
     ClassMethod,
@@ -154,6 +155,7 @@ class Attributes:
         """A Python method of a list/str/dict/set: its errors become the script's errors;
         one that walks an iterable argument gets lazy ones built first, within the limit."""
         consuming = name in _CONSUMING
+        keyed = name == "fromkeys"  # dict.fromkeys(keys) or d.fromkeys(keys)
         width = name in stdlib.STR_WIDTH_METHODS
         materialize = self.materialize
 
@@ -161,7 +163,12 @@ class Attributes:
             if consuming:
                 args = (args[0],) + tuple(materialize(a, f"a {name}() argument")
                                           for a in args[1:])
-            elif width and len(args) > 1 and isinstance(args[1], int):
+            if keyed or args and isinstance(args[0], HASHED):  # keys and items are hashed
+                for arg in args:
+                    check_hashable(arg)
+                    if consuming or keyed:
+                        check_all_hashable(arg)
+            if width and len(args) > 1 and isinstance(args[1], int):
                 self.check_size(args[1], f"a {name}() result")
             try:
                 return fn(*args, **kwargs)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .. import stdlib
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from .dunders import OBJECT
+from .nesting import check_all_hashable, check_hashable, unnest
 from .objects import (
     MISSING,
     BuiltinFunction,
@@ -31,6 +32,51 @@ if TYPE_CHECKING:
     from .core import Interpreter
 
 _FORMATTER = string.Formatter()
+
+
+class MapItems:
+    """map()'s items. Its `next` is a method, not a generator: a RecursionError out of
+    10^5 nested maps unwinds through generator frames in quadratic time (each links
+    its exception context), through method frames in linear time."""
+
+    __slots__ = ("interpreter", "fn", "sources")
+
+    def __init__(self, interpreter: Interpreter, fn: Any, sources: list[Iterator[Any]]):
+        self.interpreter = interpreter
+        self.fn = fn
+        self.sources = sources
+
+    def __iter__(self) -> MapItems:
+        return self
+
+    def __next__(self) -> Any:
+        items = [next(source) for source in self.sources]
+        return self.interpreter.call(self.fn, items, {}, None)
+
+
+class FilterItems:
+    """filter()'s items (a method for the reason MapItems gives)."""
+
+    __slots__ = ("interpreter", "fn", "source")
+
+    def __init__(self, interpreter: Interpreter, fn: Any, source: Iterator[Any]):
+        self.interpreter = interpreter
+        self.fn = fn
+        self.source = source
+
+    def __iter__(self) -> FilterItems:
+        return self
+
+    def __next__(self) -> Any:
+        call, truth = self.interpreter.call, self.interpreter.truth
+        while True:
+            item = next(self.source)
+            if truth(item if self.fn is None else call(self.fn, [item], {}, None), None):
+                return item
+
+
+# builtins that hash the items of their first argument
+HASHING = (set, frozenset, dict, stdlib.OrderedDict)
 
 
 def make_builtins(self: Interpreter) -> dict[str, Any]:
@@ -54,11 +100,15 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         """A builtin that walks an iterable argument in C: lazy iterables are built (within
         the limit) first, containers have their length checked. `every`: each positional
         argument is such an iterable; else only a lone first one (`min(a, b)` is not)."""
+        hashes = fn in HASHING
+
         def call(*args: Any, **kwargs: Any) -> Any:
             if every:
                 args = tuple(materialize(a, what) for a in args)
             elif len(args) == 1 or (args and fn in (py.sum, py.dict, py.sorted)):
                 args = (materialize(args[0], what),) + args[1:]
+            if hashes and args:
+                check_all_hashable(args[0])
             return fn(*args, **kwargs)
 
         call.__name__ = fn.__name__
@@ -113,17 +163,10 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         if not iterables:
             raise TorchTypeError("map() must have at least two arguments.")
         sources = [self.iterate(i, None) for i in iterables]
-        call = self.call
-        return ScriptIterator("map", (call(fn, list(items), {}, None)
-                                      for items in zip(*sources)))
+        return ScriptIterator("map", MapItems(self, fn, sources))
 
     def script_filter(fn: Any, iterable: Any, /) -> ScriptIterator:
-        source = self.iterate(iterable, None)
-        call, truth = self.call, self.truth
-        if fn is None:
-            return ScriptIterator("filter", (x for x in source if truth(x, None)))
-        return ScriptIterator("filter", (x for x in source
-                                         if truth(call(fn, [x], {}, None), None)))
+        return ScriptIterator("filter", FilterItems(self, fn, self.iterate(iterable, None)))
 
     def attribute_name(name: Any, where: str) -> str:
         if not isinstance(name, str):
@@ -182,7 +225,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
 
     identities: dict[int, tuple[int, Any]] = {}
 
-    def script_id(obj: Any) -> int:
+    def script_id(obj: Any, /) -> int:
         """id(): a number per object, in the order the script first asks (an address would
         say where Python keeps it); the object is kept alive so its number is never reused,
         which is why at most a tenth of --max-sequence objects can be numbered."""
@@ -194,6 +237,16 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                                     "limit (a tenth of --max-sequence)")
             known = identities[py.id(obj)] = (len(identities) + 1, obj)
         return known[0]
+
+    def script_hash(value: Any, /) -> int:
+        check_hashable(value)
+        return py.hash(value)
+
+    def script_zip(*iterables: Any, **kwargs: Any) -> zip:
+        return py.zip(*(unnest(i) for i in iterables), **kwargs)
+
+    def script_enumerate(iterable: Any, *args: Any, **kwargs: Any) -> enumerate:
+        return py.enumerate(unnest(iterable), *args, **kwargs)
 
     self.format_method = script_format
     types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, slice, type(None),
@@ -211,9 +264,9 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                              and t.type not in (type(None), type(NotImplemented), type(...))}
     table.update(stdlib.exception_types())
     table.update({
-        "print": script_print, "len": py.len, "enumerate": py.enumerate, "zip": py.zip,
+        "print": script_print, "len": py.len, "enumerate": script_enumerate, "zip": script_zip,
         "abs": py.abs, "round": py.round, "repr": py.repr, "reversed": py.reversed,
-        "divmod": py.divmod, "pow": script_pow, "hash": py.hash, "chr": py.chr, "ord": py.ord,
+        "divmod": py.divmod, "pow": script_pow, "hash": script_hash, "chr": py.chr, "ord": py.ord,
         "format": script_format_builtin, "id": script_id,
         "sorted": sized(py.sorted, "a sorted() argument"),
         "sum": sized(py.sum, "a sum() argument"), "min": sized(py.min, "a min() argument"),

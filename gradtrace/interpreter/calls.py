@@ -35,6 +35,7 @@ from .objects import (
     type_name,
 )
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
+from .torch_arguments import check_bool_arguments
 
 _ALWAYS_CALLABLE = frozenset((UserFunction, Method, ScriptClass, NativeFunction,
                               GradModeFunction, StaticMethod, BuiltinType, BuiltinFunction))
@@ -162,6 +163,7 @@ class Calls:
             kwargs = {**kwargs, "dtype": _dtype_argument(fn, kwargs["dtype"], span)}
         if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
             kwargs = _torch_keywords(fn, kwargs)
+        check_bool_arguments(fn, args, kwargs, span)
         try:
             return fn(*args, **kwargs)
         except GradtraceError as err:

@@ -11,6 +11,7 @@ from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError
 from ..printable import visible
 from ..source import Source, Span
+from . import nesting
 from .attributes import Attributes
 from .builtins import make_builtins
 from .calls import Calls
@@ -108,9 +109,11 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         dtypes.reset_default_dtype()
         saved_hooks.reset()
         anomaly.STACK = self.format_stack
-        # room for max_call_depth nested script calls, each a handful of Python frames
+        # room for max_call_depth nested script calls, each a handful of Python frames,
+        # as far as the C stack holds them (deep values recurse in C: see nesting.py)
         old_limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(old_limit, 2000 + 60 * self.limits.max_call_depth))
+        sys.setrecursionlimit(max(old_limit, nesting.reserve_stack(
+            2000 + 60 * self.limits.max_call_depth)))
         timer = threading.Timer(self.limits.timeout, self._expire)
         timer.daemon = True
         timer.start()

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import syntax
 from ..errors import GradtraceError, LimitExceeded, ScriptError
+from .nesting import check_all_hashable, check_hashable
 from .objects import ScriptGenerator, script_message, type_name
 from .runtime import PYTHON_ERRORS, Code, Frame
 from .scopes import Scope
@@ -37,6 +38,7 @@ class DisplayCompiler:
 
         def run(frame: Frame) -> set:
             values = items(frame)
+            check_all_hashable(values)
             try:
                 return set(values)
             except GradtraceError as err:
@@ -173,6 +175,7 @@ class DisplayCompiler:
 
 
 def _store(out: dict, key: Any, value: Any, span: Any) -> None:
+    check_hashable(key)
     try:
         out[key] = value
     except GradtraceError as err:
@@ -184,6 +187,7 @@ def _store(out: dict, key: Any, value: Any, span: Any) -> None:
 
 
 def _make_set(items: list, span: Any) -> set:
+    check_all_hashable(items)
     try:
         return set(items)
     except GradtraceError as err:

@@ -17,6 +17,7 @@ from ..errors import (
     ScriptError,
 )
 from ..source import Span
+from .nesting import HASHED, SET_OPERATORS, check_all_hashable
 from .objects import (
     BuiltinFunction,
     Instance,
@@ -370,13 +371,17 @@ class ExpressionCompiler:
             raise LimitExceeded(f"integer operand exceeds the size limit ({limit} bits)", span)
         if op == "%" and isinstance(a, str):
             self.check_percent(a, b, span)
+        if op in SET_OPERATORS and (isinstance(a, HASHED) or isinstance(b, HASHED)):
+            # a dict view's `|` takes any iterable and hashes its items
+            check_all_hashable(b if isinstance(a, HASHED) else a)
         if op == "*" and (isinstance(a, (str, list, tuple)) and isinstance(b, int) or
                           isinstance(b, (str, list, tuple)) and isinstance(a, int)):
             seq, n = (a, b) if isinstance(b, int) else (b, a)
             if len(seq) * n > self.limits.max_sequence:
                 raise LimitExceeded(
-                    f"repeating a sequence of {len(seq)} items {n} times exceeds the limit of "
-                    f"{self.limits.max_sequence} items (raise it with --max-sequence)", span)
+                    f"repeating a sequence of {len(seq)} items {short_int(n)} times exceeds the "
+                    f"limit of {self.limits.max_sequence} items (raise it with --max-sequence)",
+                    span)
         if op == "+" and isinstance(a, (str, list, tuple)) and type(a) is type(b):
             if len(a) + len(b) > self.limits.max_sequence:
                 raise LimitExceeded(

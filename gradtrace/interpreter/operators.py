@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine.tensor import Tensor
+from .nesting import HASHED, check_hashable
 
 
 def _binop_table() -> dict[str, Callable[[Any, Any], Any]]:
@@ -37,8 +38,14 @@ INPLACE = {
 COMPARE = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
-    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    "in": lambda a, b: _contains(b, a), "not in": lambda a, b: not _contains(b, a),
 }
+
+def _contains(container: Any, item: Any) -> bool:
+    if isinstance(container, HASHED):
+        check_hashable(item)
+    return item in container
+
 UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert,
          "not": operator.not_}
 

@@ -10,6 +10,7 @@ from ..engine.shapes import Size
 from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, ScriptError
 from ..source import Span
+from .nesting import check_hashable
 from .objects import Instance, ScriptGenerator, ScriptIterator, script_message, type_name
 from .runtime import PYTHON_ERRORS
 
@@ -133,6 +134,8 @@ class Protocols:
         if kind is Tensor or kind is Parameter:
             return obj[index]
         if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range)):
+            if isinstance(obj, dict):
+                check_hashable(index)
             try:
                 return obj[index]
             except PYTHON_ERRORS as err:
@@ -149,6 +152,8 @@ class Protocols:
             setitem(obj, index, value)
             return
         if kind is Instance or isinstance(obj, (list, dict)):
+            if isinstance(obj, dict):
+                check_hashable(index)
             try:
                 obj[index] = value
             except PYTHON_ERRORS as err:
@@ -160,6 +165,8 @@ class Protocols:
 
     def del_item(self, obj: Any, index: Any) -> None:
         if type(obj) is Instance or isinstance(obj, (list, dict)):
+            if isinstance(obj, dict):
+                check_hashable(index)
             try:
                 del obj[index]
             except PYTHON_ERRORS as err:

@@ -28,6 +28,7 @@ from ..errors import (
     LimitExceeded,
     NotSupportedError,
     ScriptError,
+    ScriptFileError,
 )
 from ..printable import json_text
 from ..summary import Summary
@@ -149,6 +150,8 @@ def _category(error: GradtraceError) -> str:
         return "limit"
     if isinstance(error, InternalError):
         return "internal"
+    if isinstance(error, ScriptFileError):
+        return "usage"
     return "other"
 
 

@@ -27,6 +27,7 @@ SECTIONS = ("tensors", "graph", "backward")
 MAX_TENSOR_ROWS = 100
 MAX_BACKWARD_STEPS = 100  # rows per backward table
 MAX_BACKWARD_CALLS = 10  # tables; past this, the first and last five are shown
+MAX_CELL_EDGES = 16  # gradients one cell lists (a node of 30,000 inputs sends 30,000)
 
 
 def parse_sections(text: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -152,11 +153,19 @@ def _step_node(view: GraphView, node_id: int | None, output_nr: int | None = Non
     return Text(f"{text} ({cut(output, NODE_LABEL_LIMIT)})" if output is not None else text)
 
 
+def _more_edges(total: int) -> str:
+    left = total - MAX_CELL_EDGES
+    return f"… {left:,} more gradient{'s' if left != 1 else ''} (`--json` has them all)"
+
+
 def _received_cell(step: BackwardStep, limit: int) -> Text:
     if len(step.received) == 1:
         return Text(array_cell(step.received[0], limit))
-    return Text("\n".join(f"[{i}] {array_cell(g, limit)}"
-                          for i, g in enumerate(step.received)))
+    lines = [f"[{i}] {array_cell(g, limit)}"
+             for i, g in enumerate(step.received[:MAX_CELL_EDGES])]
+    if len(step.received) > MAX_CELL_EDGES:
+        lines.append(_more_edges(len(step.received)))
+    return Text("\n".join(lines))
 
 
 SENT_INDENT = "    "
@@ -165,9 +174,10 @@ SENT_INDENT = "    "
 def _sent_cell(view: GraphView, step: BackwardStep, limit: int,
                width: int | None = None) -> Text:
     """`[0] 4. → MulBackward0 #1`, a line per edge; where a line is wider than `width`,
-    `→ MulBackward0 #1` goes on a line of its own, so a node's name never breaks."""
+    `→ MulBackward0 #1` goes on a line of its own, so a node's name never breaks.
+    At most MAX_CELL_EDGES lines, then how many more."""
     text = Text()
-    for i, flow in enumerate(step.sent):
+    for i, flow in enumerate(step.sent[:MAX_CELL_EDGES]):
         if i:
             text.append("\n")
         text.append(f"[{flow.index}] ", style="dim")
@@ -181,13 +191,15 @@ def _sent_cell(view: GraphView, step: BackwardStep, limit: int,
             text.append("\n" + SENT_INDENT + target)
         else:
             text.append(" " + target)
+    if len(step.sent) > MAX_CELL_EDGES:
+        text.append("\n" + _more_edges(len(step.sent)), style="yellow")
     return text
 
 
 def _sent_floor(view: GraphView, call: BackwardCall, max_steps: int) -> int:
     """The narrowest the `grad sent` column may be: its longest `    → Node #id` line."""
     titles = [view.node_title(view.nodes[f.node_id]) for step in call.steps[:max_steps]
-              for f in step.sent if f.node_id is not None]
+              for f in step.sent[:MAX_CELL_EDGES] if f.node_id is not None]
     return max((len(SENT_INDENT + "→ " + t) for t in titles), default=16)
 
 

@@ -18,7 +18,7 @@ from ...engine.formulas import UNDEFINED, input_name
 from ...engine.node import AccumulateGrad
 from ...summary import same_values
 from .derivation import LOCAL, chain, formulas_of, summed_dims
-from .model import Step
+from .model import MAX_TOLD_EDGES, Step
 from .numbers import as_dtype, close, fmt_shape, fmt_value, total
 
 if TYPE_CHECKING:
@@ -212,10 +212,15 @@ class BackwardTeller:
         used.update({k: v for k, v in step.saved.items() if v is not None})
         outs = [s.label(o) for o in record.outputs]
         if len(step.received) > 1:
+            told = step.received[:MAX_TOLD_EDGES]
             pairs = [s.t("math.pair", label=outs[i] if i < len(outs) else str(i),
                          value=self.received_text(contributions, (step.node_id, i), g))
-                     for i, g in enumerate(step.received)]
-            grad_text = "(" + ", ".join(fmt_value(g) for g in step.received) + ")"
+                     for i, g in enumerate(told)]
+            grad_text = "(" + ", ".join(fmt_value(g) for g in told) + ")"
+            if len(step.received) > MAX_TOLD_EDGES:
+                more = s.t("list.more", count=f"{len(step.received) - MAX_TOLD_EDGES:,}")
+                pairs.append(more)
+                grad_text = grad_text[:-1] + ", …)"
             received = s.t.join(pairs)
         else:
             grad_text = fmt_value(step.received[0]) if step.received else "None"
@@ -244,7 +249,10 @@ class BackwardTeller:
                 to = s.t("ref.operand", tensor=to, operand=input_name(formula, flow.index))
             sent_facts.append({"to": s.label(tid) if tid is not None else "?",
                                "grad": flow.grad})
-            edges.append(self.edge(record, flow, formula, to, grad_text, used, operands))
+            if len(edges) < MAX_TOLD_EDGES:
+                edges.append(self.edge(record, flow, formula, to, grad_text, used, operands))
+        if len(sent_facts) > MAX_TOLD_EDGES:  # the facts keep every edge; the text a few
+            edges.append(s.t("list.more", count=f"{len(sent_facts) - MAX_TOLD_EDGES:,}"))
         kind = "backward.node" if edges else "backward.node.end"
         extra = {}
         if isinstance(node, FunctionCtx):  # the script's own backward ran, not a formula

@@ -4,6 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# edges (and received gradients) one step's text tells, the rest counted: a node of
+# 30,000 inputs would make one sentence of 30,000 clauses
+MAX_TOLD_EDGES = 16
+
 
 @dataclass
 class Step:

@@ -15,7 +15,7 @@ from ...engine.formulas import UNDEFINED, input_name
 from ...engine.node import AccumulateGrad
 from ...summary import Summary
 from .derivation import LOCAL, formulas_of, local_values, substitute
-from .model import Step
+from .model import MAX_TOLD_EDGES, Step
 from .numbers import fmt_value, is_uniform, uniform_text
 
 if TYPE_CHECKING:
@@ -68,9 +68,14 @@ class SavedTeller:
         texts: list[str] = []
         facts: list[dict[str, Any]] = []
         all_local = True
+        untold = 0
         for i, ((nxt, _), tid) in enumerate(zip(node.next_functions, inputs, strict=False)):
             formula = chosen[i] if i < len(chosen) else None
             if nxt is None or formula is None:
+                continue
+            if len(texts) >= MAX_TOLD_EDGES:  # counted, not told (a stack of 30,000)
+                untold += 1
+                all_local = all_local and formula.kind == LOCAL
                 continue
             name = input_name(formula, i) or str(i)
             inp = s.label(tid)
@@ -96,6 +101,8 @@ class SavedTeller:
             facts.append({"input": inp, "operand": name, "index": i, "kind": formula.kind,
                           "formula": shown, "uses": [u for u in formula.operands
                                                      if u != "grad"], "value": value})
+        if untold:
+            texts.append(s.t("list.more", count=f"{untold:,}"))
         return texts, facts, all_local
 
     def same_tensor(self, steps: list[Step], record: Any, out_labels: list[str],

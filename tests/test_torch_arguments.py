@@ -1,0 +1,73 @@
+"""A `bool` parameter takes only a bool, as torch's argument parser has it (issue 16:
+`torch.tensor(1., requires_grad=2)` was accepted). The messages were recorded from torch
+2.13; where torch is installed they are also compared live."""
+from __future__ import annotations
+
+import pytest
+
+from gradtrace.runner import run_text
+
+# (call, torch's message); None: torch accepts it
+RECORDED = [
+    ("torch.tensor(1., requires_grad=2)",
+     "tensor(): argument 'requires_grad' must be bool, not int"),
+    ("torch.tensor(1., requires_grad='a')",
+     "tensor(): argument 'requires_grad' must be bool, not str"),
+    ("torch.ones(2, requires_grad=1)", "ones(): argument 'requires_grad' must be bool, not int"),
+    ("torch.ones(2, 3, requires_grad=1.0)",
+     "ones(): argument 'requires_grad' must be bool, not float"),
+    ("torch.full((2,), 1.0, requires_grad=1)",
+     "full(): argument 'requires_grad' must be bool, not int"),
+    ("torch.empty(2, requires_grad=1)", "empty(): argument 'requires_grad' must be bool, not int"),
+    ("torch.zeros_like(torch.ones(2), requires_grad=1)",
+     "zeros_like(): argument 'requires_grad' must be bool, not int"),
+    ("torch.ones(2).requires_grad_(1)",
+     "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not int"),
+    ("torch.ones(2).requires_grad_(None)",
+     "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not NoneType"),
+    ("torch.ones(2).requires_grad_(requires_grad=2)",
+     "requires_grad_(): argument 'requires_grad' must be bool, not int"),
+    ("torch.ones(2, 2).sum(0, keepdim=None)",
+     "sum(): argument 'keepdim' must be bool, not NoneType"),
+    ("torch.ones(2, 2).sum(0, None)",
+     "sum(): argument 'keepdim' (position 2) must be bool, not NoneType"),
+    ("torch.sum(torch.ones(2, 2), 0, keepdim=None)",
+     "sum(): argument 'keepdim' must be bool, not NoneType"),
+    ("torch.ones(2, 2).mean(0, keepdim=1)", "mean(): argument 'keepdim' must be bool, not int"),
+    ("torch.ones(2, requires_grad=torch.tensor(True))",
+     "ones(): argument 'requires_grad' must be bool, not Tensor"),
+    ("torch.zeros(2, requires_grad=None)", None),
+    ("torch.ones(2, 2).sum(0, keepdim=True)", None),
+    ("torch.ones(2).requires_grad_(False)", None),
+]
+
+
+def _outcome(call: str) -> str | None:
+    result = run_text(f"import torch\ny = {call}\n", "args.gt")
+    if result.error is None:
+        return None
+    assert result.error.kind == "TypeError", result.error
+    return str(result.error)
+
+
+@pytest.mark.parametrize(("call", "message"), RECORDED, ids=[c for c, _ in RECORDED])
+def test_bool_parameters_take_only_a_bool_as_torch_says(call: str, message: str | None):
+    assert _outcome(call) == message
+
+
+def test_the_script_can_catch_it_as_a_type_error():
+    result = run_text("import torch\ntry:\n    torch.ones(2, requires_grad=1)\n"
+                      "except TypeError as e:\n    print('caught', e)\n", "args.gt")
+    assert result.error is None
+    assert result.stdout == "caught ones(): argument 'requires_grad' must be bool, not int\n"
+
+
+@pytest.mark.parametrize("call", [c for c, _ in RECORDED])
+def test_the_recorded_messages_are_torch_s(call: str):
+    torch = pytest.importorskip("torch")
+    try:
+        eval(call, {"torch": torch})  # noqa: S307 (the test's own literal calls)
+    except TypeError as err:
+        assert str(err) == dict(RECORDED)[call]
+    else:
+        assert dict(RECORDED)[call] is None

@@ -9,7 +9,7 @@ from ...errors import TorchRuntimeError, TorchTypeError
 from .. import kernels
 from ..dtypes import bool_
 from ..formulas import local
-from ..node import Function
+from ..node import Function, SavedTensor
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import (
     apply_inplace,
@@ -38,7 +38,10 @@ class AddBackward0(Function):
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), alpha, dtype.np)
         return binary_apply(np.add, a, b, dtype)
 
-    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        # like torch, nothing for an input that needs no gradient (`y + 0.5`'s number)
+        if self.next_functions[1][0] is None:
+            return grad, None
         alpha = self.attrs["alpha"]
         return grad, grad if alpha == 1 else mul_scalar(grad, alpha)
 
@@ -59,7 +62,9 @@ class SubBackward0(Function):
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), -alpha, dtype.np)
         return binary_apply(np.subtract, a, b, dtype)
 
-    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        if self.next_functions[1][0] is None:  # `y - 0.5`: no -grad for the number
+            return grad, None
         alpha = self.attrs["alpha"]
         return grad, -grad if alpha == 1 else mul_scalar(-grad, alpha)
 
@@ -89,8 +94,9 @@ class MulBackward0(Function):
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
-        self.save("self", a if b.requires_grad else None)
-        self.save("other", b if a.requires_grad else None)
+        if self.recording:  # save("self", ...), save("other", ...) without their calls
+            self.saved = {"self": SavedTensor(a, False) if b.requires_grad else None,
+                          "other": SavedTensor(b, False) if a.requires_grad else None}
         return binary_apply(np.multiply, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -264,14 +270,16 @@ def _check_alpha(op: str, alpha: Any) -> None:
 
 
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
-    _check_alpha("add", alpha)
+    if type(alpha) is not int:
+        _check_alpha("add", alpha)
     if isinstance(a, Tensor):
-        return AddBackward0.call(a, as_tensor_operand(b), alpha=alpha)
+        return AddBackward0.call(a, b if type(b) is Tensor else as_tensor_operand(b), alpha=alpha)
     return AddBackward0.call(b, as_tensor_operand(a), alpha=alpha)
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
-    _check_alpha("sub", alpha)
+    if type(alpha) is not int:
+        _check_alpha("sub", alpha)
     if not isinstance(a, Tensor):
         return rsub(b, a, alpha=alpha)
     return SubBackward0.call(a, as_tensor_operand(b), alpha=alpha)
@@ -287,7 +295,7 @@ def rsub(a: Tensor, b: Any, *, alpha: Any = 1) -> Tensor:
 def mul(a: Any, b: Any) -> Tensor:
     if not isinstance(a, Tensor):
         a, b = b, a
-    return MulBackward0.call(a, as_tensor_operand(b))
+    return MulBackward0.call(a, b if type(b) is Tensor else as_tensor_operand(b))
 
 
 def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:

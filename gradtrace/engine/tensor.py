@@ -422,7 +422,7 @@ class Parameter(Tensor):
 Parameter.__module__ = "torch.nn.parameter"  # repr(type(p)): <class 'torch.nn.parameter...'>
 
 _BY_NP = dtypes._BY_NP
-_new_tensor = object.__new__
+_new_tensor = _new_counter = object.__new__
 
 
 def wrap(array: Any) -> Tensor:
@@ -436,7 +436,9 @@ def wrap(array: Any) -> Tensor:
     t.grad = None
     t.grad_fn = None
     t.output_nr = 0
-    t._version_counter = VersionCounter()
+    counter = _new_counter(VersionCounter)  # VersionCounter() without its __init__ call
+    counter.value = 0
+    t._version_counter = counter
     t._base = None
     t.retains_grad = False
     t._hooks = None
@@ -501,6 +503,8 @@ def type_name(value: Any) -> str:
 
 def as_tensor_operand(value: Any) -> Tensor:
     """A tensor op's operand: tensors pass through, Python numbers become wrapped scalars."""
+    if type(value) is float:  # the commonest number operand, checked first
+        return wrap_number(value)
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float)):

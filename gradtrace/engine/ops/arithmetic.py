@@ -101,8 +101,9 @@ class MulBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         # torch computes the last input's gradient first (the order nodes are created in)
-        gb = grad * self.unpack("self") if self.needs_input_grad(1) else None
-        ga = grad * self.unpack("other") if self.needs_input_grad(0) else None
+        edges = self.next_functions  # (needs_input_grad without its calls)
+        gb = grad * self.unpack("self") if edges[1][0] is not None else None
+        ga = grad * self.unpack("other") if edges[0][0] is not None else None
         return ga, gb
 
 

@@ -12,6 +12,7 @@ from . import dtypes
 from .device import CPU, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
+from .limits import LIMITS as _LIMITS
 from .limits import admit
 from .node import AccumulateGrad, Node
 
@@ -444,7 +445,8 @@ def wrap(array: Any) -> Tensor:
     t._hooks = None
     t._accumulator = None
     t._wrapped = False
-    admit(t, array)
+    if array.size >= _LIMITS.admit_from:
+        admit(t, array)
     return t
 
 

@@ -16,13 +16,24 @@ from ..errors import LimitExceeded
 TRACK_BYTES = 1 << 16  # tensors this large are counted toward live memory
 
 
+# the widest itemsize (complex128): an array of fewer elements is under TRACK_BYTES
+_WIDEST = 16
+
+
 class AllocationLimits:
-    __slots__ = ("max_elements", "max_bytes", "live_bytes")
+    __slots__ = ("max_elements", "max_bytes", "live_bytes", "admit_from")
 
     def __init__(self) -> None:
         self.max_elements = 50_000_000
         self.max_bytes = 1 << 30
         self.live_bytes = 0
+        self.admit_from = _admit_from(self.max_elements)
+
+
+def _admit_from(max_elements: int) -> int:
+    """The size from which `admit` has anything to do (`wrap` skips its call below it: most
+    results of a graph of scalars): over the element limit, or possibly TRACK_BYTES long."""
+    return min(max_elements + 1, TRACK_BYTES // _WIDEST)
 
 
 LIMITS = AllocationLimits()
@@ -31,6 +42,7 @@ LIMITS = AllocationLimits()
 def configure(max_elements: int, max_bytes: int) -> None:
     LIMITS.max_elements = max_elements
     LIMITS.max_bytes = max_bytes
+    LIMITS.admit_from = _admit_from(max_elements)
 
 
 def _numel(shape: tuple[int, ...]) -> int:

@@ -13,6 +13,7 @@ from .device import CPU, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE
+from .limits import LIMITS as _LIMITS
 from .limits import admit
 from .node import AccumulateGrad, Node
 
@@ -346,32 +347,9 @@ class Tensor:
 
     # -- operators (the ops live in engine/ops; these are Python's spellings) --
 
-    def __add__(self, other: Any) -> Tensor:
-        return ops.add(self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return ops.add(self, other)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return ops.sub(self, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return ops.rsub(self, other)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return ops.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return ops.mul(self, other)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return ops.div(self, other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return ops.rdiv(self, other)
-
-    def __neg__(self) -> Tensor:
-        return ops.neg(self)
+    # + - * / and unary - are the ops themselves, set below once ops is imported: every
+    # operator on a tensor, the engine's own backward formulas included, runs one Python
+    # frame fewer than through a method that forwards its arguments.
 
     def __pow__(self, other: Any) -> Tensor:
         return ops.pow(self, other)
@@ -503,7 +481,7 @@ class Parameter(Tensor):
 Parameter.__module__ = "torch.nn.parameter"  # repr(type(p)): <class 'torch.nn.parameter...'>
 
 _BY_NP = dtypes._BY_NP
-_new_tensor = object.__new__
+_new_tensor = _new_counter = object.__new__
 
 
 def wrap(array: Any) -> Tensor:
@@ -517,14 +495,20 @@ def wrap(array: Any) -> Tensor:
     t.grad = None
     t.grad_fn = None
     t.output_nr = 0
-    t._version_counter = InferenceVersion() if GRAD_MODE.inference else VersionCounter()
+    if GRAD_MODE.inference:
+        t._version_counter = InferenceVersion()
+    else:
+        counter = _new_counter(VersionCounter)  # VersionCounter() without its __init__ call
+        counter.value = 0
+        t._version_counter = counter
     t._base = None
     t.retains_grad = False
     t._hooks = None
     t._post_accumulate_hooks = None
     t._accumulator = None
     t._wrapped = False
-    admit(t, array)
+    if array.size >= _LIMITS.admit_from:
+        admit(t, array)
     return t
 
 
@@ -583,6 +567,8 @@ def type_name(value: Any) -> str:
 
 def as_tensor_operand(value: Any) -> Tensor:
     """A tensor op's operand: tensors pass through, Python numbers become wrapped scalars."""
+    if type(value) is float:  # the commonest number operand, checked first
+        return wrap_number(value)
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float)):
@@ -596,6 +582,14 @@ def check_float_for_grad(dtype: DType) -> None:
 
 
 from . import ops  # noqa: E402  (ops need Tensor; Tensor's operators need ops)
+
+Tensor.__add__ = Tensor.__radd__ = ops.add  # type: ignore[method-assign]
+Tensor.__sub__ = ops.sub  # type: ignore[method-assign]
+Tensor.__rsub__ = ops.rsub  # type: ignore[method-assign]
+Tensor.__mul__ = Tensor.__rmul__ = ops.mul  # type: ignore[method-assign]
+Tensor.__truediv__ = ops.div  # type: ignore[method-assign]
+Tensor.__rtruediv__ = ops.rdiv  # type: ignore[method-assign]
+Tensor.__neg__ = ops.neg  # type: ignore[method-assign]
 
 __all__ = [
     "Tensor", "Parameter", "VersionCounter", "gradient_edge", "RemovableHandle", "TorchValueError",

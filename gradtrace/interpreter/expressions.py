@@ -317,7 +317,9 @@ class ExpressionCompiler:
 
     def expr_BinOp(self, node: syntax.BinOp) -> Code:
         left = self.compile_expr(node.left)
-        right = self.compile_expr(node.right)
+        # a constant right operand (`y * 0.9999`, `i + 1`) is read without a call
+        constant = node.right.value if type(node.right) is syntax.Constant else None
+        right = None if type(node.right) is syntax.Constant else self.compile_expr(node.right)
         fn = BINOPS[node.op]
         op = node.op
         span = node.span
@@ -328,7 +330,7 @@ class ExpressionCompiler:
 
         def run(frame: Frame) -> Any:
             a = left(frame)
-            b = right(frame)
+            b = constant if right is None else right(frame)
             spans.current_span = span
             if type(a) is Tensor:
                 if type(b) is Tensor or type(b) in NUMBERS:

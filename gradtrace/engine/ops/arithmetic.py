@@ -32,15 +32,23 @@ class AddBackward0(Function):
 
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
         if self.recording:  # save_attr(alpha=alpha) without its call: the commonest node
-            self.attrs = {"alpha": alpha}
+            # alpha 1 (the `+` operator's) shares one dict, never written after forward:
+            # ~180 bytes less per Add node
+            self.attrs = _ALPHA_ONE if type(alpha) is int and alpha == 1 else {"alpha": alpha}
         dtype = common_dtype(a, b)
         if alpha != 1:
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), alpha, dtype.np)
         return binary_apply(np.add, a, b, dtype)
 
-    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        # like torch, nothing for an input that needs no gradient (`y + 0.5`'s number)
+        if self.next_functions[1][0] is None:
+            return grad, None
         alpha = self.attrs["alpha"]
         return grad, grad if alpha == 1 else mul_scalar(grad, alpha)
+
+
+_ALPHA_ONE = {"alpha": 1}
 
 
 class SubBackward0(Function):
@@ -59,7 +67,9 @@ class SubBackward0(Function):
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), -alpha, dtype.np)
         return binary_apply(np.subtract, a, b, dtype)
 
-    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        if self.next_functions[1][0] is None:  # `y - 0.5`: no -grad for the number
+            return grad, None
         alpha = self.attrs["alpha"]
         return grad, -grad if alpha == 1 else mul_scalar(-grad, alpha)
 
@@ -97,8 +107,9 @@ class MulBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         # torch computes the last input's gradient first (the order nodes are created in)
-        gb = grad * self.unpack("self") if self.needs_input_grad(1) else None
-        ga = grad * self.unpack("other") if self.needs_input_grad(0) else None
+        edges = self.next_functions  # (needs_input_grad without its calls)
+        gb = grad * self.unpack("self") if edges[1][0] is not None else None
+        ga = grad * self.unpack("other") if edges[0][0] is not None else None
         return ga, gb
 
 
@@ -268,14 +279,16 @@ def _check_alpha(op: str, alpha: Any) -> None:
 
 
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
-    _check_alpha("add", alpha)
+    if type(alpha) is not int:
+        _check_alpha("add", alpha)
     if isinstance(a, Tensor):
-        return AddBackward0.call(a, as_tensor_operand(b), alpha=alpha)
+        return AddBackward0.call(a, b if type(b) is Tensor else as_tensor_operand(b), alpha=alpha)
     return AddBackward0.call(b, as_tensor_operand(a), alpha=alpha)
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
-    _check_alpha("sub", alpha)
+    if type(alpha) is not int:
+        _check_alpha("sub", alpha)
     if not isinstance(a, Tensor):
         return rsub(b, a, alpha=alpha)
     return SubBackward0.call(a, as_tensor_operand(b), alpha=alpha)
@@ -291,7 +304,7 @@ def rsub(a: Tensor, b: Any, *, alpha: Any = 1) -> Tensor:
 def mul(a: Any, b: Any) -> Tensor:
     if not isinstance(a, Tensor):
         a, b = b, a
-    return MulBackward0.call(a, as_tensor_operand(b))
+    return MulBackward0.call(a, b if type(b) is Tensor else as_tensor_operand(b))
 
 
 def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:

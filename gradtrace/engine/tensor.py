@@ -581,15 +581,10 @@ def check_float_for_grad(dtype: DType) -> None:
         raise TorchRuntimeError(ONLY_FLOAT_GRAD)
 
 
-from . import ops  # noqa: E402  (ops need Tensor; Tensor's operators need ops)
-
-Tensor.__add__ = Tensor.__radd__ = ops.add  # type: ignore[method-assign]
-Tensor.__sub__ = ops.sub  # type: ignore[method-assign]
-Tensor.__rsub__ = ops.rsub  # type: ignore[method-assign]
-Tensor.__mul__ = Tensor.__rmul__ = ops.mul  # type: ignore[method-assign]
-Tensor.__truediv__ = ops.div  # type: ignore[method-assign]
-Tensor.__rtruediv__ = ops.rdiv  # type: ignore[method-assign]
-Tensor.__neg__ = ops.neg  # type: ignore[method-assign]
+# ops attach Tensor's methods and operators (+ - * / are the ops themselves, one frame
+# fewer per operator); importing them here makes `import tensor` enough, whichever of
+# the two modules is imported first
+from . import ops  # noqa: E402,F401
 
 __all__ = [
     "Tensor", "Parameter", "VersionCounter", "gradient_edge", "RemovableHandle", "TorchValueError",

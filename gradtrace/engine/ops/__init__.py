@@ -304,6 +304,13 @@ def _iter(t: Tensor) -> Any:
 
 
 Tensor.__iter__ = _iter  # type: ignore[method-assign]
+Tensor.__add__ = Tensor.__radd__ = add  # type: ignore[method-assign]
+Tensor.__sub__ = sub  # type: ignore[method-assign]
+Tensor.__rsub__ = rsub  # type: ignore[method-assign]
+Tensor.__mul__ = Tensor.__rmul__ = mul  # type: ignore[method-assign]
+Tensor.__truediv__ = div  # type: ignore[method-assign]
+Tensor.__rtruediv__ = rdiv  # type: ignore[method-assign]
+Tensor.__neg__ = neg  # type: ignore[method-assign]
 Tensor.__setitem__ = setitem  # type: ignore[method-assign]
 
 __all__ = [

@@ -291,13 +291,17 @@ def _dims_text(values: Any) -> str:
     return " x ".join(map(str, values))
 
 
-def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
-           padding: tuple[int, ...], dilation: tuple[int, ...], groups: int) -> None:
-    """torch's ConvParams / check_shape_forward messages, in torch's order."""
+def check_params(x: Tensor, w: Tensor, stride: tuple[int, ...], padding: tuple[int, ...],
+                 output_padding: tuple[int, ...], dilation: tuple[int, ...],
+                 groups: int) -> None:
+    """torch's ConvParams checks shared by convolution and transposed convolution, in
+    torch's order (a plain convolution has no output_padding)."""
     if any(s <= 0 for s in stride):
         raise TorchRuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):
         raise TorchRuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise TorchRuntimeError("negative output_padding is not supported")
     if any(d <= 0 for d in dilation):
         raise TorchRuntimeError("non-positive dilation is not supported")
     if groups <= 0:
@@ -307,11 +311,18 @@ def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
             f"Input type (torch.{x.dtype.tensor_type}) and weight type "
             f"(torch.{w.dtype.tensor_type}) should be the same or input should be a MKLDNN "
             "tensor and weight is a dense tensor")
-    ws, xs = w.array.shape, x.array.shape
+    ws = w.array.shape
     if ws[0] % groups:
         raise TorchRuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
             f"but got weight of size [{list(ws)}] instead")
+
+
+def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+           padding: tuple[int, ...], dilation: tuple[int, ...], groups: int) -> None:
+    """torch's ConvParams / check_shape_forward messages, in torch's order."""
+    check_params(x, w, stride, padding, (), dilation, groups)
+    ws, xs = w.array.shape, x.array.shape
     if xs[1] != ws[1] * groups:
         raise TorchRuntimeError(
             f"Given groups={groups}, weight of size [{', '.join(map(str, ws))}], expected "

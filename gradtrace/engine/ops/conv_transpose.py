@@ -78,26 +78,8 @@ def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
            padding: tuple[int, ...], output_padding: tuple[int, ...],
            dilation: tuple[int, ...], groups: int) -> None:
     """torch's ConvParams / check_shape_forward messages for transposed=1."""
-    if any(s <= 0 for s in stride):
-        raise TorchRuntimeError("non-positive stride is not supported")
-    if any(p < 0 for p in padding):
-        raise TorchRuntimeError("negative padding is not supported")
-    if any(p < 0 for p in output_padding):
-        raise TorchRuntimeError("negative output_padding is not supported")
-    if any(d <= 0 for d in dilation):
-        raise TorchRuntimeError("non-positive dilation is not supported")
-    if groups <= 0:
-        raise TorchRuntimeError("non-positive groups is not supported")
-    if x.dtype is not w.dtype:
-        raise TorchRuntimeError(
-            f"Input type (torch.{x.dtype.tensor_type}) and weight type "
-            f"(torch.{w.dtype.tensor_type}) should be the same or input should be a MKLDNN "
-            "tensor and weight is a dense tensor")
+    conv.check_params(x, w, stride, padding, output_padding, dilation, groups)
     ws, xs = w.array.shape, x.array.shape
-    if ws[0] % groups:
-        raise TorchRuntimeError(
-            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-            f"but got weight of size [{list(ws)}] instead")
     if xs[1] != ws[0]:
         raise TorchRuntimeError(
             f"Given transposed=1, weight of size [{', '.join(map(str, ws))}], expected "

@@ -26,7 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "docstr_nn_init": "nn.init.trunc_normal_ needs torch's float erfinv",
 }
 
 

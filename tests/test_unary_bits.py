@@ -5,7 +5,7 @@ tests/data/unary_bits/<capability>.npz holds torch's outputs for 10^5 points per
 to that capability and torch's thread count, without torch. gradtrace follows torch's
 code path for every function (engine/kernels.py), so each must match every bit, except:
 
-exp, log, sin, cos, tanh and sqrt are MKL VML's in torch: exact only with torch's MKL
+exp, log, sin, cos, tanh, sqrt and erfinv are MKL VML's in torch: exact only with torch's MKL
 installed (`pip install gradtrace[exact]`); those exactness tests skip without it, and the
 float64 fallback is tested separately against the match rate it had when recorded.
 """
@@ -50,13 +50,14 @@ GRADTRACE = {
     "elu": nn.elu,
     "gelu": nn.gelu,
     "gelu_tanh": lambda t: nn.gelu(t, approximate="tanh"),
+    "erfinv": lambda t: t.erfinv(),
 }
 
-MKL_FUNCTIONS = ("cos", "exp", "log", "sin", "sqrt", "tanh")
+MKL_FUNCTIONS = ("cos", "erfinv", "exp", "log", "sin", "sqrt", "tanh")
 # MKL's functions evaluated in float64 and rounded once (no `mkl` wheel): the match rate
 # measured when recorded, rounded down
-FALLBACK_FLOORS = {"cos": 0.957, "exp": 0.992, "log": 0.949, "sin": 0.964, "sqrt": 0.833,
-                   "tanh": 0.999}
+FALLBACK_FLOORS = {"cos": 0.957, "erfinv": 0.999, "exp": 0.992, "log": 0.949, "sin": 0.964,
+                   "sqrt": 0.833, "tanh": 0.999}
 
 
 def match_rate(path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> float:

@@ -27,6 +27,17 @@ def _softplus(x: np.ndarray) -> np.ndarray:
     return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20))))
 
 
+def _erfinv(y: np.ndarray) -> np.ndarray:
+    """Winitzki's approximation polished by three Newton steps on erf."""
+    log1my2 = np.log((1 - y) * (1 + y))
+    t = 2 / (math.pi * 0.147) + log1my2 / 2
+    x = np.sign(y) * np.sqrt(np.sqrt(t * t - log1my2 / 0.147) - t)
+    for _ in range(3):
+        x = x - (_erf(np.where(np.isfinite(x), x, 0)) - y) / (2 / math.sqrt(math.pi)
+                                                              * np.exp(-x * x))
+    return np.where(np.abs(y) == 1, np.copysign(np.inf, y), x)
+
+
 REFERENCES = {
     "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sin": np.sin,
     "cos": np.cos, "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
@@ -35,15 +46,23 @@ REFERENCES = {
     "silu": lambda x: x / (1 + np.exp(-x)), "softplus": _softplus,
     "elu": lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))),
     "gelu": lambda x: x * 0.5 * (1 + _erf(x / math.sqrt(2))),
+    "erfinv": _erfinv,
     "gelu_tanh": lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
 }
-DOMAINS = {"log": "positive", "sqrt": "positive", "rsqrt": "positive", "pow_1.7": "positive"}
+DOMAINS = {"erfinv": "unit", "log": "positive", "sqrt": "positive", "rsqrt": "positive",
+           "pow_1.7": "positive"}
 
 
 def domain(kind: str) -> np.ndarray:
     """The 10^5 inputs of a domain ('real' or 'positive'), from a fixed seed."""
     rng = np.random.default_rng(13)
     n = POINTS - len(SPECIAL)
+    if kind == "unit":  # (-1, 1): uniform, then crowding both ends, then the specials
+        edge = 1 - 10.0 ** rng.uniform(-7.3, 0, n - n // 2)
+        x = np.concatenate([rng.uniform(-1, 1, n // 2), edge * rng.choice([-1.0, 1.0], edge.size),
+                            np.array(SPECIAL)]).astype(np.float32)
+        rng.shuffle(x)
+        return x
     parts = [rng.standard_normal(n // 4) * s for s in (0.3, 3.0, 30.0)]
     mags = 10.0 ** rng.uniform(-45, 38.5, n - 3 * (n // 4))
     parts.append(mags * rng.choice([-1.0, 1.0], mags.size))

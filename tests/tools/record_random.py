@@ -62,7 +62,9 @@ def cases() -> list[dict]:
                 f"p = torch.linspace(0, 1, {n}, {d})\nout(torch.bernoulli(pGEN))\n"
                 f"out(torch.zeros({n}).bernoulli_(pGEN))")
             add("rand_like/randn_like", f"x = torch.zeros({n}, 2, {d})\n"
-                f"out(torch.rand_like(x)); out(torch.randn_like(x))")
+                f"out(torch.rand_like(x)); out(torch.randn_like(x))\n"
+                f"out(torch.rand_like(x.t())); out(torch.randn_like(x.t()))\n"
+                f"out(torch.randint_like(x.t(), 9))")
             add("Tensor.random_", f"out(torch.empty({n}, {d}).random_(GENONLY))\n"
                 f"out(torch.empty({n}, {d}).random_(7GEN))\n"
                 f"out(torch.empty({n}, {d}).random_(-3, 9GEN))")
@@ -75,6 +77,14 @@ def cases() -> list[dict]:
                 f"out(torch.nn.init.xavier_normal_(wGEN))\n"
                 f"out(torch.nn.init.kaiming_uniform_(w, a=5 ** 0.5GEN))\n"
                 f"out(torch.nn.init.kaiming_normal_(w, mode='fan_out', nonlinearity='relu'GEN))")
+            add("nn.init.trunc_normal_", f"w = torch.empty({n}, 3, {d})\n"
+                f"out(torch.nn.init.trunc_normal_(wGEN))\n"
+                f"out(torch.nn.init.trunc_normal_(w, std=0.02GEN))\n"
+                f"out(torch.nn.init.trunc_normal_(w, 0.5, 2.0, -0.1, 0.3GEN))\n"
+                f"out(torch.nn.init.trunc_normal_(w, 3.0, 0.5, -1.0, 1.0GEN))\n"
+                f"out(torch.nn.init.trunc_normal_(w.t(), -1.0, 1.0, 0.0, 4.0GEN))", SEEDS)
+            add("nn.init.sparse_", f"w = torch.empty({n}, 3, {d})\n"
+                f"out(torch.nn.init.sparse_(w, 0.3GEN)); out(torch.nn.init.sparse_(w, 0.9))")
         for it in ("int64", "int32", "int16", "int8", "uint8", "bool"):
             add("Tensor.random_ (integer)",
                 f"out(torch.empty({n}, dtype=torch.{it}).random_(GENONLY))\n"

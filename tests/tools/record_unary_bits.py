@@ -27,7 +27,7 @@ FUNCTIONS = {
     "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "reciprocal": torch.reciprocal,
     "pow_1.7": lambda t: t ** 1.7, "pow_-1.3": lambda t: t ** -1.3, "silu": F.silu,
     "softplus": F.softplus, "elu": F.elu, "gelu": F.gelu,
-    "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+    "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "erfinv": torch.erfinv,
 }
 
 

@@ -14,6 +14,7 @@ from .. import capability, dtypes
 from ..device import check_device
 from ..dtypes import DType
 from ..formulas import local
+from ..grad_reuse import is_non_overlapping_and_dense
 from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args
@@ -159,7 +160,12 @@ def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
 def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool) -> Tensor:
     if not isinstance(t, Tensor):
         raise TorchTypeError(f"expected Tensor as argument 1, but got {type_name(t)}")
-    return _filled(t.shape, value, dtype or t.dtype, requires_grad)
+    result = _filled(t.shape, value, dtype or t.dtype, requires_grad)
+    if not t.array.flags.c_contiguous and is_non_overlapping_and_dense(t.array):
+        # memory_format=preserve: a dense tensor's strides are kept (a transposed weight's
+        # empty_like is transposed too, so samplers fill it in the same memory order)
+        result.array = np.full_like(t.array, value, dtype=result.array.dtype, order="K")
+    return result
 
 
 def zeros_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,

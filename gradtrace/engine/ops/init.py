@@ -12,13 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, TorchValueError
+from ...errors import TorchValueError
 from ..generator import Generator
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from .creation import WARNINGS
+from .creation import WARNINGS, empty_like
+from .reductions import where
 from .sampling import normal_ as tensor_normal_
+from .sampling import randperm
 from .sampling import uniform_ as tensor_uniform_
+from .subscript import getitem, setitem
+from .view_inplace import copy_
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d")
@@ -96,12 +100,44 @@ def ones_(tensor: Tensor) -> Tensor:
 
 
 def eye_(tensor: Tensor) -> Tensor:
-    from .views import copy_
-
     if tensor.ndim != 2:
         raise TorchValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
         return copy_(tensor, Tensor._wrap(np.eye(*tensor.shape, dtype=tensor.array.dtype)))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The identity of a 3-, 4- or 5-d conv weight: a 1 at each (out, in) pair's centre."""
+    from . import zero_
+
+    if tensor.ndim not in (3, 4, 5):
+        raise TorchValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if tensor.shape[0] % groups != 0:
+        raise TorchValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = tensor.shape[0] // groups
+    centre = tuple(s // 2 for s in tensor.shape[2:])
+    with no_grad():
+        zero_(tensor)
+        for g in range(groups):
+            for d in range(min(out_chans_per_grp, tensor.shape[1])):
+                setitem(tensor, (g * out_chans_per_grp + d, d, *centre), 1)
+    return tensor
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
+            generator: Generator | None = None) -> Tensor:
+    """normal_(0, std), then ceil(sparsity * rows) zeros per column at rows drawn by
+    randperm from the default generator (torch ignores `generator` there)."""
+    if tensor.ndim != 2:
+        raise TorchValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor_normal_(tensor, 0, std, generator=generator)
+        for col_idx in range(cols):
+            zero_indices = getitem(randperm(rows), slice(None, num_zeros))
+            setitem(tensor, (zero_indices, col_idx), 0)
+    return tensor
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
@@ -146,16 +182,61 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     return normal_(tensor, 0.0, std, generator)
 
 
-def trunc_normal_(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    raise NotSupportedError(
-        "torch.nn.init.trunc_normal_ is not supported yet: it needs torch's float erfinv")
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Generator | None = None) -> Tensor:
+    """torch 2.13's _no_grad_trunc_normal_, op for op (so the draws and bits are torch's):
+    rejection from normal_ when [a, b] holds over 30% of the mass, else uniform_ proposals
+    on [a, b] accepted by log(uniform) against the normal's log density."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        WARNINGS.append("UserWarning: mean is more than 2 std from [a, b] in "
+                        "nn.init.trunc_normal_. The distribution of values may be incorrect.")
+    with no_grad():
+        if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+            rounded = tensor.array.dtype.type  # tensor.new_tensor(a).item()
+            lo, hi = float(rounded(a)), float(rounded(b))
+            result = tensor_normal_(tensor, mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any().item():
+                    break
+                fresh = tensor_normal_(empty_like(result), mean, std, generator=generator)
+                result = where(mask, fresh, result)
+            if tensor is not result:
+                copy_(tensor, result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates = empty_like(tensor)
+        accept_buf = empty_like(tensor)
+        tensor_uniform_(tensor, a, b, generator=generator)
+        copy_(candidates, tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = tensor_uniform_(accept_buf, generator=generator).log_().gt(candidates)
+        if not pending.any().item():
+            return tensor
+        result = tensor
+        while True:
+            tensor_uniform_(candidates, a, b, generator=generator)
+            result = where(pending, candidates, result)
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            accepted = tensor_uniform_(accept_buf, generator=generator).log_().gt(candidates)
+            pending = where(pending, accepted, pending)
+            if not pending.any().item():
+                break
+        copy_(tensor, result)
+        return tensor
 
 
 INIT_FUNCTIONS = {
     "calculate_gain": calculate_gain,
     "_calculate_fan_in_and_fan_out": calculate_fan_in_and_fan_out,
     "uniform_": uniform_, "normal_": normal_, "constant_": constant_, "zeros_": zeros_,
-    "ones_": ones_, "eye_": eye_, "xavier_uniform_": xavier_uniform_,
-    "xavier_normal_": xavier_normal_, "kaiming_uniform_": kaiming_uniform_,
-    "kaiming_normal_": kaiming_normal_, "trunc_normal_": trunc_normal_,
+    "ones_": ones_, "eye_": eye_, "dirac_": dirac_, "sparse_": sparse_,
+    "xavier_uniform_": xavier_uniform_, "xavier_normal_": xavier_normal_,
+    "kaiming_uniform_": kaiming_uniform_, "kaiming_normal_": kaiming_normal_,
+    "trunc_normal_": trunc_normal_,
 }

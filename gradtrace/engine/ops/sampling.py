@@ -24,7 +24,7 @@ from ..node import Function
 from ..shapes import broadcast_shapes, size_args
 from ..tensor import Tensor, type_name
 from ._util import apply_inplace
-from .creation import zeros_like
+from .creation import empty_like, zeros_like
 
 # ------------------------------------------------------------------ helpers
 
@@ -384,16 +384,24 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
     return _finish(t, requires_grad)
 
 
+def _empty_like(t: Tensor, dtype: DType | None) -> Tensor:
+    """empty_like(t): a dense tensor's strides are kept, so `*_like` samplers draw in t's
+    memory order as torch's `empty_like(t).uniform_()` does."""
+    return empty_like(t, dtype=_float_dtype(dtype or t.dtype))
+
+
 def rand_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
               generator: Generator | None = None, **kw: Any) -> Tensor:
-    return rand(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad,
-                generator=generator)
+    out = _empty_like(t, dtype)
+    uniform_(out, generator=generator)
+    return _finish(out, requires_grad)
 
 
 def randn_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
                generator: Generator | None = None, **kw: Any) -> Tensor:
-    return randn(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad,
-                 generator=generator)
+    out = _empty_like(t, dtype)
+    normal_(out, generator=generator)
+    return _finish(out, requires_grad)
 
 
 def randint_like(t: Tensor, low: int, high: int | None = None, *, dtype: DType | None = None,
@@ -401,7 +409,7 @@ def randint_like(t: Tensor, low: int, high: int | None = None, *, dtype: DType |
                  **kw: Any) -> Tensor:
     if high is None:
         low, high = 0, low
-    out = _empty(t.shape, dtype or t.dtype)
+    out = empty_like(t, dtype=dtype or t.dtype)
     random_(out, low, high, generator=generator)
     return _finish(out, requires_grad)
 

@@ -31,33 +31,6 @@ erf64 = np.vectorize(math.erf, otypes=[np.float64])
 erfc64 = np.vectorize(math.erfc, otypes=[np.float64])
 
 
-def erfinv64(y: np.ndarray) -> np.ndarray:
-    """erf's inverse in float64: Giles' single-precision approximation, then two Newton
-    steps on math.erf (numpy has no erfinv)."""
-    y = np.asarray(y, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = -np.log((1.0 - y) * (1.0 + y))
-        small = w < 5.0
-        ws = w - 2.5
-        p_small = 2.81022636e-08
-        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
-            p_small = c + p_small * ws
-        wl = np.sqrt(np.where(small, 5.0, w)) - 3.0
-        p_large = -0.000200214257
-        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
-            p_large = c + p_large * wl
-        x = np.where(small, p_small, p_large) * y
-        finite = np.isfinite(x) & (np.abs(y) < 1)
-        for _ in range(2):
-            xf = np.where(finite, x, 0.0)
-            step = (erf64(xf) - y) / (TWO_OVER_SQRT_PI * np.exp(-xf * xf))
-            x = np.where(finite, x - step, x)
-        x = np.where(y == 1, np.inf, np.where(y == -1, -np.inf, x))
-        return np.where(np.abs(y) > 1, np.nan, x)
-
-
 def _note_unreproduced(function: Any) -> None:
     exactness.note(f"{getattr(function, '__name__', 'this function')}: torch's kernel is not "
                    "reproduced (a float64 evaluation rounded once)")
@@ -264,8 +237,7 @@ class ErfcBackward0(_Unary):
 class ErfinvBackward0(_Unary):
     __slots__ = ()
     formulas = (local("self", "√π / 2 × exp(erfinv({self})²)"),)
-    function = erfinv64
-    kernel = "erfinv"
+    kernel = "erfinv"  # MKL's vsErfInv/vdErfInv in torch's x86 wheel (vml.h), not calc_erfinv
 
     def backward(self, grad: Tensor) -> Tensor:
         return mul_scalar(erfinv(self.unpack("self")).pow(2).exp(), HALF_SQRT_PI) * grad

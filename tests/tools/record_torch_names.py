@@ -18,8 +18,9 @@ OUT = pathlib.Path(__file__).resolve().parents[2] / "gradtrace" / "torch_names.j
 
 def main() -> None:
     names: dict[str, list[str]] = {}
-    for dotted in [*stdlib.MODULES, *IMPORTABLE_PYTHON_MODULES]:
-        module = importlib.import_module(dotted)
+    dotted_names = [*stdlib.MODULES, *IMPORTABLE_PYTHON_MODULES]
+    modules = [importlib.import_module(dotted) for dotted in dotted_names]  # all first: an
+    for dotted, module in zip(dotted_names, modules, strict=True):  # import adds attributes
         names[dotted] = sorted(n for n in dir(module) if not n.startswith("__"))
     names["torch.Tensor"] = sorted(n for n in dir(torch.Tensor) if not n.startswith("__"))
     payload = {"torch": torch.__version__, "names": names}

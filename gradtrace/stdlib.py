@@ -158,6 +158,13 @@ def owner_name(obj: Any) -> str:
 # ---------------------------------------------------------------- the torch namespace
 
 
+_NN_UTILS = {
+    "clip_grad_norm_": "torch.nn.utils.clip_grad",
+    "clip_grad_value_": "torch.nn.utils.clip_grad",
+    "parameters_to_vector": "torch.nn.utils.convert_parameters",
+    "vector_to_parameters": "torch.nn.utils.convert_parameters",
+}
+
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.utils.data": {
         "Dataset": "torch.utils.data.dataset",
@@ -242,21 +249,10 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
                      "MarginRankingLoss"),
         ) for name in names.split()},
     },
-    "torch.nn.utils": {
-        "clip_grad_norm_": "torch.nn.utils.clip_grad",
-        "clip_grad_value_": "torch.nn.utils.clip_grad",
-        "parameters_to_vector": "torch.nn.utils.convert_parameters",
-        "vector_to_parameters": "torch.nn.utils.convert_parameters",
-    },
+    "torch.nn.utils": _NN_UTILS,
     # the submodules themselves (`nn.utils.clip_grad.clip_grad_norm_(...)`)
-    "torch.nn.utils.clip_grad": {
-        "clip_grad_norm_": "torch.nn.utils.clip_grad",
-        "clip_grad_value_": "torch.nn.utils.clip_grad",
-    },
-    "torch.nn.utils.convert_parameters": {
-        "parameters_to_vector": "torch.nn.utils.convert_parameters",
-        "vector_to_parameters": "torch.nn.utils.convert_parameters",
-    },
+    **{module: {name: module for name, defined in _NN_UTILS.items() if defined == module}
+       for module in sorted(set(_NN_UTILS.values()))},
 }
 """Names bundled `.gt` library modules (gradtrace/lib/) put into torch's namespaces:
 namespace -> {name: the library module defining it}. See docs/library.md."""

@@ -347,7 +347,7 @@ class Tensor:
 
     # -- operators (the ops live in engine/ops; these are Python's spellings) --
 
-    # + - * / and unary - are the ops themselves, set below once ops is imported: every
+    # + - * / and unary - are the ops themselves, attached in ops/__init__.py: every
     # operator on a tensor, the engine's own backward formulas included, runs one Python
     # frame fewer than through a method that forwards its arguments.
 

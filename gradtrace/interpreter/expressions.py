@@ -318,8 +318,9 @@ class ExpressionCompiler:
     def expr_BinOp(self, node: syntax.BinOp) -> Code:
         left = self.compile_expr(node.left)
         # a constant right operand (`y * 0.9999`, `i + 1`) is read without a call
-        constant = node.right.value if type(node.right) is syntax.Constant else None
-        right = None if type(node.right) is syntax.Constant else self.compile_expr(node.right)
+        is_constant = type(node.right) is syntax.Constant
+        constant = node.right.value if is_constant else None
+        right = None if is_constant else self.compile_expr(node.right)
         fn = BINOPS[node.op]
         op = node.op
         span = node.span

@@ -149,14 +149,22 @@ class ConvolutionBackward0(Function):
                 vjp("weight", "Σₙ {input}ₙ ⋆ {grad}ₙ (" + _PARAMS + ")"),
                 vjp("bias", "{grad}.sum(0).flatten(1).sum(1)"))
 
-    def forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
-                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
-                output_padding: tuple[int, ...]) -> np.ndarray:
+    transposed = False  # torch's `transposed` argument, shown as `_saved_transposed`
+
+    def save_inputs(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+                    padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                    output_padding: tuple[int, ...]) -> None:
+        """What torch's ConvolutionBackward0 saves, transposed or not."""
         self.save("input", x)
         self.save("weight", w)
         self.save_attr(bias_sym_sizes_opt=b.array.shape if b is not None else (0,),
                        dilation=dilation, groups=groups, output_padding=output_padding,
-                       padding=padding, stride=stride, transposed=False)
+                       padding=padding, stride=stride, transposed=self.transposed)
+
+    def forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                output_padding: tuple[int, ...]) -> np.ndarray:
+        self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
         full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
         plan = _onednn_plan(x.array, w.array, stride, full, dilation, groups, "forward")
         if plan is not None:

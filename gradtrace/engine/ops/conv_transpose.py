@@ -33,14 +33,12 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
                 vjp("weight", "Σₙ {grad}ₙ ⋆ {input}ₙ (" + conv._PARAMS + ")"),
                 vjp("bias", "{grad}.sum(0).flatten(1).sum(1)"))
 
+    transposed = True
+
     def forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                 output_padding: tuple[int, ...]) -> np.ndarray:
-        self.save("input", x)
-        self.save("weight", w)
-        self.save_attr(bias_sym_sizes_opt=b.array.shape if b is not None else (0,),
-                       dilation=dilation, groups=groups, output_padding=output_padding,
-                       padding=padding, stride=stride, transposed=True)
+        self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
         exactness.note(_CAUSE)
         xs, ws = x.array.shape, w.array.shape
         spatial = tuple((xs[2 + i] - 1) * stride[i] - 2 * padding[i]

@@ -171,18 +171,20 @@ def replay(node: Node, grads: list[np.ndarray | None], saved: dict[str, Any], *,
             setattr(copy, name, getattr(node, name))
     copy.released = False
     copy.pre_hooks = copy.hooks = copy.tensor_pre_hooks = copy.retains_grad_hooks = None
-    if node.saved is not None:
-        copy.saved = {}
-        for key in node.saved:
-            value = saved.get(key)
-            if value is not None and not isinstance(value, np.ndarray):
-                raise ReplayError(f"saved {key} is not an array")
-            copy.saved[key] = None if value is None else SavedTensor(
-                Tensor._wrap(np.array(value)), False)
-    inputs = [None if g is None else Tensor._wrap(np.array(g)) for g in grads]
     observers = events.OBSERVERS[:]
     events.OBSERVERS.clear()
     try:
+        # Wrapping counts against the run's memory limit: a replay too big for it is one
+        # explain cannot show, not a crash.
+        if node.saved is not None:
+            copy.saved = {}
+            for key in node.saved:
+                value = saved.get(key)
+                if value is not None and not isinstance(value, np.ndarray):
+                    raise ReplayError(f"saved {key} is not an array")
+                copy.saved[key] = None if value is None else SavedTensor(
+                    Tensor._wrap(np.array(value)), False)
+        inputs = [None if g is None else Tensor._wrap(np.array(g)) for g in grads]
         with set_grad_enabled(False):
             sent = copy.apply(inputs)
             if reduce:

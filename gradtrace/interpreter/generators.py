@@ -30,19 +30,25 @@ from .statements import ABORT, SCRIPT_FLOW
 
 GenCode = Callable[[Frame], Iterator[Any]]
 
+# _closing_safe: the generators below name what they catch through closure variables, not
+# module globals. A script generator left suspended is closed when Python collects it, which
+# can be at interpreter shutdown, after this module's globals are cleared; an `except`
+# naming a global would then raise "catching classes that do not inherit from BaseException".
+
 
 class GeneratorCompiler:
     """The second compilation of statements, for generator bodies."""
 
     def compile_generator_body(self, body: tuple[syntax.Stmt, ...]) -> GenCode:
         block = self.compile_gen_block(body)
+        return_signal, script_error = ReturnSignal, ScriptError  # see _closing_safe
 
         def run(frame: Frame) -> Iterator[Any]:
             try:
                 yield from block(frame)
-            except ReturnSignal as ret:
+            except return_signal as ret:
                 return ret.value
-            except ScriptError as err:
+            except script_error as err:
                 if err.kind == "StopIteration":  # PEP 479
                     raise ScriptError("generator raised StopIteration",
                                       kind="RuntimeError") from None
@@ -72,19 +78,20 @@ class GeneratorCompiler:
                                     "of an assignment (`x = yield value`)", node.span)
         code = method(node)
         span, spans, flush, abort, position, key = self.statement_context(node)
+        gradtrace_error, script_error, warnings = GradtraceError, ScriptError, creation.WARNINGS
 
         def run(frame: Frame) -> Iterator[Any]:
             spans.current_span = span
             position[1] = key
             try:
                 return (yield from code(frame))
-            except GradtraceError as err:
+            except gradtrace_error as err:
                 err.at(span)
-                if not isinstance(err, ScriptError):
+                if not isinstance(err, script_error):
                     abort(err)
                 raise
             finally:
-                if creation.WARNINGS:
+                if warnings:
                     flush()
 
         return run
@@ -170,15 +177,16 @@ class GeneratorCompiler:
         body = self.compile_gen_block(node.body)
         orelse = self.compile_gen_block(node.orelse) if node.orelse else None
         span = node.test.span
+        break_signal, continue_signal = BreakSignal, ContinueSignal
 
         def run(frame: Frame) -> Iterator[Any]:
             while self.truth(test(frame), span):
                 self.tick()
                 try:
                     yield from body(frame)
-                except BreakSignal:
+                except break_signal:
                     return
-                except ContinueSignal:
+                except continue_signal:
                     pass
             if orelse is not None:
                 yield from orelse(frame)
@@ -191,6 +199,7 @@ class GeneratorCompiler:
         body = self.compile_gen_block(node.body)
         orelse = self.compile_gen_block(node.orelse) if node.orelse else None
         span = node.iter.span
+        break_signal, continue_signal = BreakSignal, ContinueSignal
 
         def run(frame: Frame) -> Iterator[Any]:
             for item in self.iterate(iterable(frame), span):
@@ -198,9 +207,9 @@ class GeneratorCompiler:
                 store(frame, item)
                 try:
                     yield from body(frame)
-                except BreakSignal:
+                except break_signal:
                     return
-                except ContinueSignal:
+                except continue_signal:
                     pass
             if orelse is not None:
                 yield from orelse(frame)
@@ -211,6 +220,7 @@ class GeneratorCompiler:
         items = self.compile_with_items(node)
         body = self.compile_gen_block(node.body)
         count = len(items)
+        script_error, flow, abort = ScriptError, (ReturnSignal, BreakSignal, ContinueSignal), ABORT
 
         def run(frame: Frame, index: int = 0) -> Iterator[Any]:
             if index == count:
@@ -222,14 +232,14 @@ class GeneratorCompiler:
                 if store is not None:
                     store(frame, manager)
                 yield from run(frame, index + 1)
-            except ScriptError as err:
+            except script_error as err:
                 if not exit_(err):
                     raise
-            except (ReturnSignal, BreakSignal, ContinueSignal):
+            except flow:
                 exit_(None)
                 raise
             except BaseException:  # a limit, a refusal, or the generator being closed
-                exit_(ABORT)
+                exit_(abort)
                 raise
             else:
                 exit_(None)
@@ -242,12 +252,13 @@ class GeneratorCompiler:
         orelse = self.compile_gen_block(node.orelse) if node.orelse else None
         final = self.compile_gen_block(node.finalbody) if node.finalbody else None
         report = not self._scope.library
+        script_error, script_flow = ScriptError, SCRIPT_FLOW
 
         def run(frame: Frame) -> Iterator[Any]:
             try:
                 try:
                     yield from body(frame)
-                except ScriptError as err:
+                except script_error as err:
                     for type_code, name, handler, span in handlers:
                         if type_code is None or self.exception_matches(
                                 err, type_code(frame), span, report):
@@ -264,7 +275,7 @@ class GeneratorCompiler:
                 else:
                     if orelse is not None:
                         yield from orelse(frame)
-            except SCRIPT_FLOW:
+            except script_flow:
                 if final is not None:
                     yield from final(frame)
                 raise

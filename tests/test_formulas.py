@@ -17,6 +17,7 @@ import pytest
 import test_gradcheck
 import test_gradcheck_added
 from ops_helpers import TORCH as torch  # noqa: F401 (the gradcheck cases use it)
+from ops_helpers import F, leaf
 
 import gradtrace.engine.ops as ops_package
 from gradtrace.engine import events
@@ -145,6 +146,26 @@ def test_formula_operands_name_what_the_node_has(recorded):
         for formula in chosen:
             unknown = set(formula.operands) - known
             assert not unknown, (node.name(), formula.math, unknown)
+
+
+IN_PLACE_ACTIVATIONS = {
+    "elu_": lambda x: F.elu_(x, 0.5), "celu_": lambda x: F.celu_(x, 0.5),
+    "leaky_relu_": lambda x: F.leaky_relu_(x, 0.1), "relu_": lambda x: F.relu_(x),
+    "threshold_": lambda x: F.threshold_(x, 0.1, 2.0), "hardtanh_": lambda x: F.hardtanh_(x),
+    "selu": lambda x: F.selu(x, inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE_ACTIVATIONS))
+def test_in_place_activation_formulas_read_only_what_the_node_saved(name):
+    """An in-place op overwrites its input, so its formula must be written in the saved
+    result (elu_'s is result + alpha × scale), not in the input's name."""
+    x = leaf(np.array([-1.5, -0.2, 0.3, 2.0])) * 1
+    node = IN_PLACE_ACTIVATIONS[name](x).grad_fn
+    for formula in formulas_of(node):
+        unknown = set(formula.operands) - set(node.saved or {}) - set(node.attrs or {}) - {
+            "grad"}
+        assert not unknown, (node.name(), formula.math, unknown)
 
 
 # -- replay: the op's own backward on the values the trace kept ---------------------------

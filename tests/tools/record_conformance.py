@@ -2,7 +2,8 @@
 
 Run under a Python that has torch 2.13 (not the project venv):
 
-    python tests/tools/record_conformance.py tests/conformance_extra [CASE.gt ...]
+    python tests/tools/record_conformance.py tests/conformance_extra/CASE.gt [CASE.gt ...]
+    python tests/tools/record_conformance.py tests/conformance_extra   # every case in it
     python tests/tools/record_conformance.py --capability avx2 --runs 2 \\
         --manifest tests/conformance_realworld/MANIFEST.json tests/conformance_realworld
 

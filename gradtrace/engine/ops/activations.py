@@ -75,6 +75,7 @@ class LeakyReluBackward1(LeakyReluBackward0):
     """leaky_relu_ (in place): saves the result instead of self."""
 
     __slots__ = ()
+    formulas = (local("self", "1 if {result} > 0 else {negative_slope}"),)
 
     def forward(self, a: Tensor, negative_slope: float) -> np.ndarray:
         if not a.dtype.is_floating_point:
@@ -451,6 +452,8 @@ class EluBackward1(EluBackward0):
     """elu_ (in place): saves the result; its backward is elu_backward(is_result=True)."""
 
     __slots__ = ()
+    formulas = (local("self", "{scale} if {result} > 0 else {input_scale} × ({result} + "
+                      "{alpha} × {scale})"),)
 
     def forward(self, a: Tensor, alpha: Any = 1.0, scale: Any = 1,
                 input_scale: Any = 1) -> np.ndarray:

@@ -21,6 +21,8 @@ from .views import (
     expand,
     mT,
     reshape,
+    saved_int,
+    signed,
     squeeze,
     t,
     torch_strides,
@@ -401,7 +403,7 @@ class LinalgCrossBackward0(Function):
     def forward(self, a: Tensor, b: Tensor, dim: int) -> np.ndarray:
         self.save("other", b if a.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
-        self.save_attr(dim=dim)
+        self.save_attr(dim=saved_int(dim))
         dtype = promote(a.dtype, b.dtype)
         shape = broadcast_shapes(a.array.shape, b.array.shape)
         x = np.broadcast_to(a.array.astype(dtype.np, copy=False), shape)
@@ -409,7 +411,7 @@ class LinalgCrossBackward0(Function):
         return _cross_arrays(x, y, dim % len(shape))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        dim = self.attrs["dim"]
+        dim = signed(self.attrs["dim"])
         g_a = linalg_cross(self.unpack("other"), grad, dim) if self.needs_input_grad(0) \
             else None
         g_b = linalg_cross(grad, self.unpack("self"), dim) if self.needs_input_grad(1) \

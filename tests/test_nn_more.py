@@ -204,6 +204,18 @@ def test_sparse_adam_is_refused_naming_the_sparse_gradients_it_needs():
     assert result.error.span.line == 3
 
 
+def test_embedding_with_sparse_gradients_runs_forward_and_refuses_its_backward():
+    """torch's weight.grad would be a sparse COO tensor; a dense one would print otherwise."""
+    from gradtrace.errors import NotSupportedError
+
+    result = run_text("import torch\nemb = torch.nn.Embedding(5, 2, sparse=True)\n"
+                      "out = emb(torch.tensor([1, 3]))\nprint(out.grad_fn.name())\n"
+                      "out.sum().backward()\n")
+    assert result.stdout == "EmbeddingBackward0\n"
+    assert isinstance(result.error, NotSupportedError)
+    assert "sparse COO" in str(result.error) and result.error.span.line == 5
+
+
 def test_lbfgs_step_is_told_as_updates_at_the_users_line():
     from gradtrace.render import explain as ex
 

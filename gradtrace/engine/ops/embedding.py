@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import TorchIndexError, TorchRuntimeError
+from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError
 from .. import dtypes
 from ..formulas import Formula, vjp
 from ..grad_mode import GRAD_MODE
@@ -61,6 +61,10 @@ class EmbeddingBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
+        if a["sparse"]:  # torch's embedding_sparse_backward: a sparse COO weight.grad
+            raise NotSupportedError("the backward of embedding with sparse=True: its gradient is "
+                                    "a sparse COO tensor, which gradtrace does not have (use "
+                                    "sparse=False for the same values as a dense gradient)")
         return EmbeddingDenseBackwardBackward0.call(
             grad, indices=self.unpack("indices"), num_weights=a["weight_sym_argsize_0"],
             padding_idx=signed(a["padding_idx"]), scale_grad_by_freq=a["scale_grad_by_freq"])

@@ -153,6 +153,7 @@ IN_PLACE_ACTIVATIONS = {
     "leaky_relu_": lambda x: F.leaky_relu_(x, 0.1), "relu_": lambda x: F.relu_(x),
     "threshold_": lambda x: F.threshold_(x, 0.1, 2.0), "hardtanh_": lambda x: F.hardtanh_(x),
     "selu": lambda x: F.selu(x, inplace=True),
+    "rrelu_": lambda x: F.rrelu_(x), "rrelu_ (training)": lambda x: F.rrelu_(x, training=True),
 }
 
 

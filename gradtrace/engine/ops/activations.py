@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, TorchRuntimeError
+from ...errors import TorchRuntimeError
 from .. import exactness, kernels
 from ..formulas import local, vjp
 from ..generator import resolve
@@ -191,11 +191,37 @@ class RreluWithNoiseBackwardBackward0(Function):
         return g_grad, g_x
 
 
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    """rrelu_with_noise_ (in place): saves the result instead of self; its backward is
+    rrelu_with_noise_backward(..., is_result=True), whose eval-mode test reads the result's
+    sign (the same as self's, the slopes being positive)."""
+
+    __slots__ = ()
+    formulas = (local("self", "{noise}", when=(("training", True),)),
+                local("self", "1 if {result} > 0 else ({lower} + {upper}) / 2",
+                      when=(("training", False),)))
+
+    def forward(self, a: Tensor, lower: Any, upper: Any, training: bool,
+                gen: Any) -> np.ndarray:
+        out = super().forward(a, lower, upper, training, gen)
+        if self.saved:
+            del self.saved["self"]
+        return out
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        a = self.attrs
+        return rrelu_with_noise_backward(grad, self.unpack("result"), self.unpack("noise"),
+                                         a["lower"], a["upper"], a["training"])
+
+
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
           training: bool = False, inplace: bool = False, *, generator: Any = None) -> Tensor:
     if inplace:
-        raise NotSupportedError("rrelu with inplace=True (torch's RreluWithNoiseBackward1) is "
-                                "not supported yet")
+        return apply_inplace(RreluWithNoiseBackward1, input, lower=lower, upper=upper,
+                             training=training, gen=resolve(generator))
     return RreluWithNoiseBackward0.call(input, lower=lower, upper=upper, training=training,
                                         gen=resolve(generator))
 
@@ -203,6 +229,12 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa
 def torch_rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
                 training: bool = False, generator: Any = None) -> Tensor:
     return rrelu(input, lower, upper, training, generator=generator)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+           training: bool = False, generator: Any = None) -> Tensor:
+    """torch.rrelu_ and F.rrelu_ (training defaults to False in both)."""
+    return rrelu(input, lower, upper, training, inplace=True, generator=generator)
 
 
 _SQRT2 = math.sqrt(2.0)

@@ -27,10 +27,10 @@ from .ops import (
     losses,
     nll,
     normalization,
+    norms,
     padding,
     piecewise,
     pooling,
-    reductions,
     sampling,
     softmax,
     statistics,
@@ -187,7 +187,7 @@ INIT_FUNCTIONS: dict[str, Callable[..., Any]] = dict(init.INIT_FUNCTIONS)
 
 # torch.linalg
 LINALG_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "norm": reductions.linalg_norm, "vector_norm": reductions.vector_norm,
+    "norm": norms.linalg_norm, "vector_norm": norms.vector_norm,
     "matmul": ops.matmul, "cross": linalg.linalg_cross,
 }
 

@@ -28,7 +28,7 @@ from .generator import Generator
 from .limits import reserve
 from .node import Function
 from .ops.creation import WARNINGS, zeros_like
-from .ops.reductions import vector_norm
+from .ops.norms import vector_norm
 from .ops.sampling import rand
 from .ops.views import torch_strides
 from .tensor import Tensor

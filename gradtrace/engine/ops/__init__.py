@@ -60,6 +60,7 @@ from .joins import (
     unsafe_split,
 )
 from .linalg import addmm, bmm, cross, dot, linear, matmul, mm, mv, outer
+from .norms import logsumexp, norm, std, var
 from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
 from .reductions import (
     all,
@@ -69,17 +70,13 @@ from .reductions import (
     argmax,
     argmin,
     cumsum,
-    logsumexp,
     max,
     maximum,
     mean,
     min,
     minimum,
-    norm,
     prod,
-    std,
     sum,
-    var,
     where,
 )
 from .rounding import fmod

@@ -13,8 +13,9 @@ from ..grad_mode import GRAD_MODE
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor
 from .losses import legacy_reduction, reduction_code
+from .norms import LinalgVectorNormBackward0, vector_norm
 from .pointwise import clamp_min
-from .reductions import LinalgVectorNormBackward0, vector_norm, where
+from .reductions import where
 from .scalar import add_scalar, scalar_sub, sub_scalar
 from .views import ExpandBackward0, clone
 

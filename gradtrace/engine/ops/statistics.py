@@ -15,15 +15,8 @@ from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from .indexing import ScatterAddBackward0
-from .reductions import (
-    _MISSING,
-    ReturnTypes,
-    VarBackward0,
-    _var_correction,
-    raw_dims,
-    reduced,
-    sum_backward,
-)
+from .norms import VarBackward0, _var_correction
+from .reductions import _MISSING, ReturnTypes, raw_dims, reduced, sum_backward
 from .scalar import div_scalar, mul_scalar
 from .views import saved_int, signed
 

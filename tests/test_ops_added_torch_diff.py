@@ -235,8 +235,6 @@ CREATE_GRAPH_DIFFERENCES = {
         "convolution (ConvolutionBackward0, transposed=True); gradtrace has no transposed "
         "convolution and records ConvolutionBackwardBackward0",
     "F.conv1d(seq, ker1, b4, stride=2) ** 2": "as conv2d",
-    "F.soft_margin_loss(x, sign)":
-        "soft_margin_loss_backward is composed of tensor ops here, an op of its own in torch",
 }
 
 

@@ -606,12 +606,54 @@ class SoftMarginLossBackward0(Function):
         return _reduce(kernels.unary("log1p", kernels.unary("exp", d)), reduction)
 
     def backward(self, grad: Tensor) -> Tensor:
-        """soft_margin_loss_backward: z = exp(-target * input); (target * z) * -norm, then
-        / (z + 1) * grad."""
-        x, t = self.unpack("self"), self.unpack("target")
-        norm = 1.0 / x.numel() if self.attrs["reduction"] == 1 else 1.0
-        z = (-t * x).exp()
-        return mul_scalar(t * z, -norm) / add_scalar(z, 1) * grad
+        return SoftMarginLossBackwardBackward0.call(grad, self.unpack("self"),
+                                                    target=self.unpack("target"),
+                                                    reduction=self.attrs["reduction"])
+
+
+class SoftMarginLossBackwardBackward0(Function):
+    """soft_margin_loss_backward(grad_output, self, target, reduction) as an op, for
+    create_graph (target is no input, as in the loss)."""
+
+    __slots__ = ()
+    formulas = (*_with_mean(local("grad_output", "-{target} × σ(-{target} × {self})")),
+                *_with_mean(local("self", "{grad_output} × {target}² × σ(-{target} × {self}) × "
+                                  "σ({target} × {self})")))
+
+    def forward(self, grad: Tensor, a: Tensor, target: Tensor, reduction: int) -> np.ndarray:
+        self.save("grad_output", grad)
+        self.save_attr(reduction=reduction)
+        self.save("self", a)
+        self.save("target", target)
+        x, t, g = a.array, target.array, grad.array
+        dtype = x.dtype.type
+        norm = 1.0 / x.size if reduction == 1 else 1.0
+        # torch's kernel: z = exp(-target * input); (target * z).mul_(-norm); z.add_(1);
+        # .div_(z).mul_(grad_output), each step rounded in the input's dtype
+        z = kernels.unary("exp", np.asarray(-t * x, x.dtype))
+        out = (t * z) * dtype(-norm) / (z + dtype(1)) * g
+        return np.asarray(out, x.dtype)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, x, t = self.unpack("grad_output"), self.unpack("self"), self.unpack("target")
+        reduction = self.attrs["reduction"]
+        g_grad = g_x = None
+        if self.needs_input_grad(0):  # soft_margin_loss_double_backward_grad_output
+            if reduction == 0:
+                g_grad = SoftMarginLossBackwardBackward0.call(gg, x, target=t, reduction=0)
+            else:
+                from .creation import ones_like
+
+                r = SoftMarginLossBackwardBackward0.call(ones_like(grad), x, target=t,
+                                                         reduction=reduction)
+                g_grad = (r * gg).sum()
+        if self.needs_input_grad(1):  # soft_margin_loss_double_backward(gg * grad_output, ...)
+            z = (x * -t).exp()
+            zplus1 = add_scalar(z, 1)
+            g_x = gg * grad * (t * t) * z / (zplus1 * zplus1)
+            if reduction == 1:
+                g_x = div_scalar(g_x, x.numel())
+        return g_grad, g_x
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002

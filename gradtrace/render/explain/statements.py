@@ -1,20 +1,19 @@
 """Telling one statement run: names bound, ops recorded, what they saved, in-place changes.
 
 What a recorded node saved, and the local derivatives it will use, are told by
-`saved.SavedTeller`.
+`saved.SavedTeller`; what an in-place change does to tensors saved earlier, by
+`versions.VersionTeller`.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ...engine.custom_function import FunctionCtx
 from ...engine.node import AccumulateGrad
 from ...naming import OLD_NAME
-from .derivation import replay_call
 from .model import Step
-from .numbers import close, fmt_value
-from .saved import SavedTeller, saved_attr
+from .saved import SavedTeller
+from .versions import VersionTeller
 
 if TYPE_CHECKING:
     from .errors import ErrorTeller
@@ -26,6 +25,7 @@ class StatementTeller:
         self.s = story
         self.errors = errors
         self.saved = SavedTeller(story)
+        self.versions = VersionTeller(story)
 
     # -- a statement run ------------------------------------------------------------
 
@@ -165,7 +165,7 @@ class StatementTeller:
         nid = facts["node"]
         if s.muted(steps):  # not told: keep the state, say nothing
             if nid is not None:
-                self.index_saved(nid)
+                self.versions.index_saved(nid)
                 self.next_functions_seen(s.nodes[nid])
                 self.results_seen(outs)
             return
@@ -187,7 +187,7 @@ class StatementTeller:
         record = s.nodes[nid]
         if isinstance(record.node, FunctionCtx) and record.expression:
             expr = record.expression  # the apply call, not the forward's last expression
-        self.index_saved(nid)
+        self.versions.index_saved(nid)
         out_labels = [s.label(o) for o in outs]
         self.recorded(steps, record, expr, out_labels, line)
         self.next_functions(steps, record, line)
@@ -271,7 +271,7 @@ class StatementTeller:
                 s.naming.show_as(ins[0], tid)  # the op read a copy of the old values
         s.inplace_log.append((idx, tid, version, line, expr))
         nid = facts["node"]
-        self.index_saved(nid)
+        self.versions.index_saved(nid)
         counter = s.tensors[tid].counter
         library_own = facts.get("library") and nid is None and (
             facts.get("update")  # part of a parameter update, told as one (param_update)
@@ -279,8 +279,8 @@ class StatementTeller:
         if s.muted(steps) or library_own:  # not told: only what may warn
             if nid is not None:
                 self.next_functions_seen(s.nodes[nid])
-            self.stale_after_inplace(steps, counter, version, nid, line)
-            self.hazards(steps, ev, idx)
+            self.versions.stale_after_inplace(steps, counter, version, nid, line)
+            self.versions.hazards(steps, ev, idx)
             return
         if nid is not None:
             record = s.nodes[nid]
@@ -296,85 +296,8 @@ class StatementTeller:
         if sharing:
             s.say(steps, "inplace.shared", line, tensor=target, others=sharing,
                   version=version, text={"others": s.t.join(sharing)})
-        self.stale_after_inplace(steps, counter, version, nid, line)
-        self.hazards(steps, ev, idx)
-
-    def index_saved(self, nid: int | None) -> None:
-        """Remember what a just-recorded node saved, by version counter."""
-        s = self.s
-        if nid is None or nid not in s.nodes:
-            return
-        record = s.nodes[nid]
-        for saved in record.saved:
-            if saved.tensor_id is not None:
-                counter = s.tensors[saved.tensor_id].counter
-                s.saved_by_counter[counter].append((record, saved))
-
-    def stale_after_inplace(self, steps: list[Step], counter: int, version: int,
-                            own: int | None, line: int | None) -> None:
-        s = self.s
-        candidates = s.saved_by_counter.get(counter, [])
-        live = [(r, sv) for r, sv in candidates
-                if r.id not in s.released and ("stale", r.id) not in s.reported]
-        s.saved_by_counter[counter] = live  # freed or reported nodes need no more checks
-        for record, sv in live:
-            if record.id == own or record.id not in s.node_created:
-                continue
-            if sv.version >= version or ("stale", record.id) in s.reported:
-                continue
-            s.reported.add(("stale", record.id))
-            s.say(steps, "inplace.stale", line, "warn", node=s.short_name(record),
-                  tensor=s.label(sv.tensor_id), key=sv.name, version=sv.version,
-                  now=version, text={"node": s.node_ref(record.id),
-                                     "attr": saved_attr(record, sv.name)})
-
-    def hazards(self, steps: list[Step], ev: Any, idx: int) -> None:
-        s = self.s
-        by_node: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        for h in ev.facts.get("hazards") or []:
-            by_node[h["node"]].append(h)
-        for nid, items in by_node.items():
-            record = s.nodes[nid]
-            keys = [saved_attr(record, h["saved"]) for h in items]
-            text = {"node": s.node_ref(nid), "keys": s.t.join(keys)}
-            facts = dict(tensor=s.label(ev.facts["tensor"]),
-                         saved_tensor=s.label(items[0]["tensor"]), node_name=record.name,
-                         keys=keys)
-            consequence = self.consequence(nid, idx)
-            if consequence is None:
-                s.say(steps, "inplace.hazard", ev.line, "warn", text=text, **facts)
-                continue
-            call, actual, expected = consequence
-            grads = [s.t("hazard.grad", tensor=name, actual=fmt_value(a), expected=fmt_value(e))
-                     for name, a, e in zip(actual, actual.values(), expected.values(),
-                                           strict=False)]
-            text.update(grads=s.t.join(grads), line=str(call.line))
-            s.say(steps, "inplace.hazard.result", ev.line, "warn", text=text,
-                  backward_line=call.line, actual=actual, expected=expected, **facts)
-
-    def consequence(self, nid: int, idx: int) -> tuple[Any, dict, dict] | None:
-        """The first later backward through node `nid`: leaf grads it gave vs. with the
-        saved values (each node's own backward run again on them)."""
-        s = self.s
-        for call in s.trace.backward_calls:
-            begin = s.begin_of.get(call.index, -1)
-            if begin < idx or not any(st.node_id == nid for st in call.steps):
-                continue
-            replayed = replay_call(call, s.nodes)
-            if replayed is None:
-                return None
-            actual, expected = {}, {}
-            for step in call.steps:
-                if step.accumulated is None:
-                    continue
-                tid = step.accumulated[0]
-                got, want = step.received[0], replayed.get(tid)
-                if got is None or want is None or close(got, want):
-                    continue
-                name = f"{s.label(tid)}.grad"
-                actual[name], expected[name] = got, want
-            return (call, actual, expected) if actual else None
-        return None
+        self.versions.stale_after_inplace(steps, counter, version, nid, line)
+        self.versions.hazards(steps, ev, idx)
 
     # -- what library modules declared ----------------------------------------------------
 

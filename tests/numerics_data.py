@@ -31,6 +31,13 @@ SOME_K = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 31, 32, 33, 48, 63, 64]
 MATMUL_LARGE = [(64, 100, 64), (128, 128, 128), (64, 300, 10), (32, 256, 32),
                 (100, 200, 16)]
 FUSED_SIZES = list(range(1, 71)) + [1000]
+
+
+def activation_outputs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """tanh and sigmoid outputs for the activation backwards (numpy's: any values in their
+    ranges will do, the same for recorder and test)."""
+    with np.errstate(over="ignore"):
+        return np.tanh(x), (1 / (1 + np.exp(-x))).astype(x.dtype)
 CUMSUM_MAX = 300  # cumsum outputs are as large as their inputs: recorded up to this size
 
 

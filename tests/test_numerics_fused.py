@@ -1,16 +1,23 @@
 """Pointwise ops that torch computes with a fused multiply-add, bit for bit as torch 2.13
 computed them (tests/data/numerics/<capability>/fused.npz): add/sub with alpha (also in
 place), addcmul, addcdiv, lerp with a scalar weight on either side of 0.5 and with a tensor
-weight, plus plain mul and add, for sizes 1 to 70 (every split between vector body and
+weight, tanh's and sigmoid's backward, plus plain mul and add, for sizes 1 to 70 (every split between vector body and
 scalar tail) and 1,000, in float32 and float64."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from numerics_data import Rates, floats, load, recorded_capabilities, same_bits
+from numerics_data import (
+    Rates,
+    activation_outputs,
+    floats,
+    load,
+    recorded_capabilities,
+    same_bits,
+)
 
 from gradtrace.engine import capability, ops
-from gradtrace.engine.ops import fused
+from gradtrace.engine.ops import fused, unary
 from gradtrace.engine.tensor import Tensor
 
 CAPABILITIES = recorded_capabilities()
@@ -37,7 +44,11 @@ def compute(op: str, x: Tensor, y: Tensor, z: Tensor, w: Tensor) -> np.ndarray:
         "lerp_large": lambda: fused.lerp(x, y, 0.9),
         "lerp_tensor": lambda: fused.lerp(x, y, w),
         "mul": lambda: ops.mul(x, y), "add": lambda: ops.add(x, y),
+        "tanh_backward": lambda: unary.TanhBackwardBackward0.call(y, Tensor._wrap(tanh_y)),
+        "sigmoid_backward": lambda: unary.SigmoidBackwardBackward0.call(
+            y, Tensor._wrap(sigmoid_y)),
     }
+    tanh_y, sigmoid_y = activation_outputs(x.array)
     return results[op]().array
 
 

@@ -213,7 +213,8 @@ def fused_inputs(dtype: str, size: int) -> dict[str, np.ndarray]:
 
 
 FUSED_OPS = ("add_alpha", "sub_alpha", "add_alpha_inplace", "addcmul", "addcmul_inplace",
-             "addcdiv", "lerp_small", "lerp_large", "lerp_tensor", "mul", "add")
+             "addcdiv", "lerp_small", "lerp_large", "lerp_tensor", "mul", "add",
+             "tanh_backward", "sigmoid_backward")
 
 
 def record_fused(torch) -> Recorder:
@@ -229,6 +230,9 @@ def record_fused(torch) -> Recorder:
                    "addcdiv": torch.addcdiv(tx, ty, tz, value=-0.01),
                    "lerp_small": torch.lerp(tx, ty, 0.1), "lerp_large": torch.lerp(tx, ty, 0.9),
                    "lerp_tensor": torch.lerp(tx, ty, tw), "mul": tx * ty, "add": tx + ty}
+            tanh_y, sigmoid_y = (torch.from_numpy(v) for v in nd.activation_outputs(tx.numpy()))
+            ops["tanh_backward"] = torch.ops.aten.tanh_backward(ty, tanh_y)
+            ops["sigmoid_backward"] = torch.ops.aten.sigmoid_backward(ty, sigmoid_y)
             for op in FUSED_OPS:
                 rec.case(op=op, size=size, dtype=dtype, out=rec.array(ops[op].numpy()))
     return rec

@@ -33,11 +33,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "items_logistic_regression_bce": "binary_cross_entropy's scalar kernel calls glibc's logf "
                                      "and log1pf per element; gradtrace rounds a float64 "
                                      "evaluation there (1 ulp in a printed loss)",
-    "nn_recurrent_layers": "float64 gradients through AddmmBackward0 of the decomposed RNN "
-                           "differ from torch's in the last bits (h0.grad: 4 ulps, no cause "
-                           "noted); F.linear of a 3-D float64 input shows the same in its "
-                           "weight gradient, so it is the engine's addmm backward, not the "
-                           "RNN's graph (printed output identical)",
     "loss_soft_margin_double_backward": "float64 soft_margin_loss: torch's log1p of a double "
                                         "vector is SLEEF's log1pd4_u10, gradtrace's numpy's "
                                         "(1 ulp in some loss elements; printed output "

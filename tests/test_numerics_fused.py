@@ -1,8 +1,8 @@
 """Pointwise ops that torch computes with a fused multiply-add, bit for bit as torch 2.13
 computed them (tests/data/numerics/<capability>/fused.npz): add/sub with alpha (also in
 place), addcmul, addcdiv, lerp with a scalar weight on either side of 0.5 and with a tensor
-weight, tanh's and sigmoid's backward, plus plain mul and add, for sizes 1 to 70 (every split between vector body and
-scalar tail) and 1,000, in float32 and float64."""
+weight, tanh's and sigmoid's backward, plus plain mul and add, for sizes 1 to 70 (every
+split between vector body and scalar tail) and 1,000, in float32 and float64."""
 from __future__ import annotations
 
 import numpy as np

@@ -79,15 +79,18 @@ def _pad_mapped(x: np.ndarray, padding: tuple[int, ...], mode: str) -> np.ndarra
 
 def _pad_mapped_adjoint(g: np.ndarray, shape: tuple[int, ...], padding: tuple[int, ...],
                         mode: str) -> np.ndarray:
-    """The padding's backward: every output position's gradient added to its source."""
-    for i in range(len(padding) // 2):
-        d = len(shape) - 1 - i
-        idx = _source_index(shape[d], padding[2 * i], padding[2 * i + 1], mode)
-        moved = np.moveaxis(g, d, 0)
-        out = np.zeros((shape[d],) + moved.shape[1:], dtype=g.dtype)
-        np.add.at(out, idx, moved)
-        g = np.moveaxis(out, 0, d)
-    return g
+    """The padding's backward as torch's cpu_padding_backward runs it: per channel, each
+    output position's gradient added to its source in row-major output order (np.add.at
+    adds in index order), so a corner's contributions sum in torch's order."""
+    nd = len(padding) // 2
+    spatial_in = shape[len(shape) - nd:]
+    idxs = [_source_index(shape[len(shape) - 1 - i], padding[2 * i], padding[2 * i + 1], mode)
+            for i in reversed(range(nd))]
+    source = np.ravel_multi_index(np.meshgrid(*idxs, indexing="ij"), spatial_in).reshape(-1)
+    rows = g.reshape(-1, source.size).T  # one row per output position, a column per channel
+    out = np.zeros((int(np.prod(spatial_in)), rows.shape[1]), dtype=g.dtype)
+    np.add.at(out, source, rows)
+    return out.T.reshape(shape)
 
 
 class _MappedPad(Function):

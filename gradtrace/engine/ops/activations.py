@@ -706,10 +706,8 @@ class GluBackward0(Function):
         self.save_attr(dim=saved_int(dim))
         self.save("self", a)
         first, second = _halves(a.array, d)
-        with np.errstate(over="ignore"):
-            sig = (np.asarray(1, second.dtype) / (np.asarray(1, second.dtype)
-                                                  + precise(np.exp, -second)))
-        return (first * sig.astype(second.dtype)).astype(a.array.dtype)
+        # glu_kernel: a * (1 / (1 + exp(-b))), sigmoid_kernel's formula over the same split
+        return first * kernels.unary("sigmoid", second)
 
     def backward(self, grad: Tensor) -> Tensor:
         from .views import signed
@@ -733,11 +731,13 @@ class GluBackwardBackward0(Function):
         self.save("grad_output", grad)
         self.save("self", a)
         d = wrap_dim(dim, a.array.ndim)
-        first, second = _halves(a.array.astype(np.float64), d)
-        g = grad.array.astype(np.float64)
-        sig = 1 / (1 + np.exp(-second))
-        return np.concatenate([g * sig, g * first * sig * (1 - sig)], axis=d).astype(
-            a.array.dtype)
+        first, second = _halves(a.array, d)
+        g = grad.array.astype(a.array.dtype, copy=False)
+        # glu_backward_cpu_out: sig = sigmoid(second half); the second half's gradient is
+        # glu_backward_kernel's (1 - sig) * sig * first * grad, then the first's sig * grad
+        sig = kernels.unary("sigmoid", second)
+        one = sig.dtype.type(1)
+        return np.concatenate([sig * g, (one - sig) * sig * first * g], axis=d)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         """torch's glu_double_backward and glu_double_backward_grad_output, op for op."""

@@ -635,6 +635,7 @@ class Tracer:
         # the engine emits this in a `finally`: an exception in flight means backward raised
         exc = sys.exc_info()[1]
         self._applying = None
+        self._script_lines = None  # a custom backward that raised never reached node_end
         if self._current is not None and exc is not None and exc is not self._exception_before:
             call = self._current
             call.error_type = getattr(exc, "kind", type(exc).__name__)

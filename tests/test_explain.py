@@ -353,6 +353,32 @@ def test_requires_grad_flags_retain_grad_and_hooks():
     assert steps_of(e, "error.requires_grad_nonleaf")[0].facts["tensor"] == "y"
 
 
+def test_a_custom_backward_that_raised_leaves_no_script_lines_for_later_nodes():
+    """The Function's backward raised before its node ended: the tensors the script made
+    after it are its own lines, not lines of a later node's backward."""
+    result = run_text(
+        "import torch\n"
+        "class Boom(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return x.clone()\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        raise RuntimeError('Some error in backward')\n"
+        "a = torch.ones(2, requires_grad=True)\n"
+        "try:\n"
+        "    Boom.apply(a).sum().backward()\n"
+        "except RuntimeError as e:\n"
+        "    print(e)\n"
+        "b = torch.ones(2, requires_grad=True)\n"
+        "(b * 2).sum().backward()\n", trace=True)
+    assert result.stdout == "Some error in backward\n"
+    e = ex.explain(result)
+    assert not steps_of(e, "backward.function.ran")
+    assert [s.facts["node"] for s in steps_of(e, "backward.node")][-2:] == [
+        "SumBackward0", "MulBackward0"]
+
+
 def test_autograd_grad_and_create_graph():
     e = explained(HERE / "conformance" / "autograd_grad_second_order.gt")
     assert steps_of(e, "backward.start.grad")

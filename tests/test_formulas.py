@@ -23,6 +23,7 @@ import gradtrace.engine.ops as ops_package
 from gradtrace.engine import events
 from gradtrace.engine.backward import grad as autograd_grad
 from gradtrace.engine.formulas import LOCAL, UNDEFINED, VJP, formulas_of, input_name, replay
+from gradtrace.engine.grad_mode import GRAD_MODE
 from gradtrace.engine.node import AccumulateGrad, Function, Node
 from gradtrace.engine.ops.view_inplace import CopySlices
 from gradtrace.engine.ops.views import ViewFunction
@@ -185,7 +186,8 @@ def test_replay_gives_what_the_engine_sent_for_every_backward_step():
                 saved = {s.name: s.value for s in record.saved}
                 saved.update({k: v for k, v in step.saved.items() if v is not None})
                 try:
-                    sent = replay(record.node, list(step.received), saved)
+                    sent = replay(record.node, list(step.received), saved,
+                                  create_graph=call.create_graph)
                 except Exception:  # freed inner nodes (CopySlices), ops without a derivative
                     continue
                 for flow in step.sent:
@@ -203,7 +205,7 @@ class _StepRecorder:
     into a gradient in place later)."""
 
     def __init__(self) -> None:
-        self.steps: list[tuple[Node, list, dict, list]] = []
+        self.steps: list[tuple[Node, list, dict, list, bool]] = []
 
     def on_node(self, node: Node, grad_outputs: list, grad_inputs: list) -> None:
         def copy(g):
@@ -212,7 +214,7 @@ class _StepRecorder:
         saved = {k: None if v is None else np.array(v.tensor.array)
                  for k, v in (node.saved or {}).items()}
         self.steps.append((node, [copy(g) for g in grad_outputs], saved,
-                           [copy(g) for g in grad_inputs]))
+                           [copy(g) for g in grad_inputs], GRAD_MODE.enabled))
 
     def __getattr__(self, name: str):
         if name.startswith("on_"):
@@ -235,11 +237,11 @@ def test_replay_gives_what_the_engine_sent_on_the_gradcheck_corpus():
                 autograd_grad(sum((g * 1.0).sum() for g in grads), inputs, allow_unused=True)
         finally:
             events.OBSERVERS.remove(recorder)
-        for node, received, saved, sent in recorder.steps:
+        for node, received, saved, sent, create_graph in recorder.steps:
             kinds.add(type(node).__name__)
             if all(g is None for g in received):
                 continue
-            replayed = replay(node, received, saved)
+            replayed = replay(node, received, saved, create_graph=create_graph)
             assert len(replayed) == len(sent), (name, node.name())
             for want, got in zip(sent, replayed, strict=True):
                 if want is None:

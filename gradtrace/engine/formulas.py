@@ -150,13 +150,16 @@ class ReplayError(Exception):
 
 
 def replay(node: Node, grads: list[np.ndarray | None], saved: dict[str, Any], *,
-           reduce: bool = True) -> list[np.ndarray | None]:
+           reduce: bool = True, create_graph: bool = False) -> list[np.ndarray | None]:
     """What `node`'s backward sends for `grads`, with its saved tensors replaced by `saved`.
 
-    A copy of the node runs with grad mode off and no observer, so nothing is recorded
-    or traced. `reduce` sums each gradient to its input's shape and dtype as the engine
-    does after a node ran; without it, an elementwise op gives its gradient in the
-    output's shape (with ones as `grads`: the local derivative at each element).
+    A copy of the node runs with no observer, so nothing is traced, and with grad mode as
+    the backward had it (`create_graph`): some backwards pick their kernel by grad mode,
+    as torch's derivatives.yaml does (group_norm's), and the nodes a create_graph replay
+    records are dropped with it. `reduce` sums each gradient to its input's shape and
+    dtype as the engine does after a node ran; without it, an elementwise op gives its
+    gradient in the output's shape (with ones as `grads`: the local derivative at each
+    element).
     Raises ReplayError when it cannot run.
     """
     from . import events
@@ -185,7 +188,7 @@ def replay(node: Node, grads: list[np.ndarray | None], saved: dict[str, Any], *,
                 copy.saved[key] = None if value is None else SavedTensor(
                     Tensor._wrap(np.array(value)), False)
         inputs = [None if g is None else Tensor._wrap(np.array(g)) for g in grads]
-        with set_grad_enabled(False):
+        with set_grad_enabled(create_graph):
             sent = copy.apply(inputs)
             if reduce:
                 sent = _validate(copy, tuple(sent))

@@ -374,12 +374,14 @@ def group_norm_backward(dy: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: n
     rstd (N, groups): (dX, dgamma, dbeta) for the outputs asked for.
 
     ComputeInternalGradients gives each (sample, channel) ds = sum(dy * x) (map2_reduce_all,
-    nothing fused here) and db = sum(dy) (reduce_all); GroupNormInputBackward folds them per
+    its partial last vector fused for double, nothing fused for float) and db = sum(dy)
+    (reduce_all); GroupNormInputBackward folds them per
     group with gamma (CalcDsDb: whole vectors of channels lane-wise, the lanes added in
     order, then the remaining channels one by one), c2 = (db mean - ds) rstd^3 / (D HxW),
     c3 = -c2 mean - db rstd / (D HxW) and dX = c1 dy + c2 x + c3 with c1 = rstd gamma;
     GammaBackward and BetaBackward add (ds - db mean) rstd and db over the samples in order.
-    Which steps the FMA builds fuse was measured against torch 2.13 (AVX2): the folds, c2's
+    Which steps the FMA builds fuse was measured against torch 2.13 (AVX2, float32 and
+    float64): the folds, c2's
     difference, c3 as fma(-db rstd, 1 / (D HxW), -c2 mean), dX as fma(c1, dy, c2 x) + c3,
     and GammaBackward's difference and accumulation.
     """
@@ -389,7 +391,9 @@ def group_norm_backward(dy: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: n
     mad = _fma(capability.fma_build(), x.dtype)
     dx = dgamma = dbeta = None
     with np.errstate(all="ignore"):
-        ds = _map_reduce_sum(dy, x, _fma(False, x.dtype))  # (n, c)
+        # (n, c); the partial last vector's product fused for double only (measured)
+        ds = _map_reduce_sum(dy, x, _fma(capability.fma_build() and x.dtype == np.float64,
+                                         x.dtype))
         db = reduce_all_sum(dy)
         m = mean.reshape(n, groups, 1)
         r = rstd.reshape(n, groups, 1)

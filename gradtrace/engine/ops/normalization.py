@@ -490,13 +490,13 @@ class NativeGroupNormBackward0(Function):
     def backward(self, grad: Tensor | None, dmean: Tensor | None = None,
                  drstd: Tensor | None = None) -> tuple[Tensor | None, ...]:
         """native_group_norm_backward's kernel when grad mode is off and only the output's
-        gradient arrives (as torch's derivatives.yaml; reproduced for float32); else
-        infinitely_differentiable_native_group_norm_backward, op for op."""
+        gradient arrives (as torch's derivatives.yaml; reproduced for float32 and float64);
+        else infinitely_differentiable_native_group_norm_backward, op for op."""
         kernel = grad is not None and dmean is None and drstd is None and not GRAD_MODE.enabled
-        if kernel and self.unpack("input").array.dtype == np.float32:
+        if kernel and self.unpack("input").array.dtype in (np.float32, np.float64):
             return self._kernel_backward(grad)
-        exactness.note("group_norm backward in float64, under create_graph or of mean/rstd: "
-                       "torch's rounding is not reproduced")
+        exactness.note("group_norm backward under create_graph, of mean/rstd or in a half "
+                       "type: torch's rounding is not reproduced")
         a = self.attrs
         n, c, hxw, g = a["N"], a["C"], a["HxW"], a["group"]
         d = c // g

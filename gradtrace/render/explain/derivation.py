@@ -166,7 +166,7 @@ def replay_call(call: Any, nodes: dict[int, Any]) -> dict[int, np.ndarray] | Non
         if not _replayable(saved):
             return None
         try:
-            sent = replay(node, grads, saved)
+            sent = replay(node, grads, saved, create_graph=call.create_graph)
         except ReplayError:
             return None
         for (nxt, nr), g in zip(node.next_functions, sent, strict=False):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import capability
+from . import capability, glibc
 from .fp32 import fma
 from .reduction_order import (
     Layout,
@@ -132,9 +132,11 @@ def norm_p(array: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) ->
             out = np.min(a, axis=-1) if a.shape[-1] else np.full(a.shape[:-1], np.inf, a.dtype)
         elif p == 0:
             out = seq_sum((a != 0).astype(a.dtype))
+        elif a.dtype == np.float32:  # NormOps in float: libm's powf, 1 / p in float too
+            q = np.float32(p)
+            out = glibc.powf(seq_sum(glibc.powf(a, q)), np.float32(1) / q)
         else:
-            powered = np.power(a.astype(np.float64), p).astype(a.dtype)
-            out = np.power(seq_sum(powered).astype(np.float64), 1.0 / p).astype(a.dtype)
+            out = np.power(seq_sum(np.power(a, p)), 1.0 / p)
     return place(np.asarray(out, array.dtype), array, axes, layout, nred, keepdim)
 
 

@@ -31,17 +31,64 @@ class PreluKernelBackward0(Function):
             return np.asarray(np.where(a > 0, a, w * a), a.dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        refuse_double_backward(self)
         x, weight = self.unpack("self"), self.unpack("weight")
+        gi, gw = PreluKernelBackwardBackward0.call(grad, x, weight)
+        # the engine's validate_outputs: a weight broadcast over x gets its gradient summed
+        return (gi if self.needs_input_grad(0) else None,
+                sum_to(gw, weight.array.shape) if self.needs_input_grad(1) else None)
+
+
+class PreluKernelBackwardBackward0(Function):
+    """_prelu_kernel_backward(grad_output, self, weight) -> (grad_input, grad_weight), as an
+    op so create_graph records torch's node; both gradients have self's shape."""
+
+    __slots__ = ()
+    multi_output = True
+    materialize_grads = False  # derivatives.yaml's formulas test grads[i].defined()
+    formulas = (vjp("grad_output", "where({self} >= 0, {grad}[0], {grad}[0]·{weight} + "
+                    "{grad}[1]·{self})"),
+                vjp("self", "where({self} >= 0, 0, {grad_output}·{grad}[1])"),
+                vjp("weight", "where({self} >= 0, 0, {grad_output}·{grad}[0])"))
+
+    def forward(self, grad: Tensor, x: Tensor, weight: Tensor) -> list[np.ndarray]:
+        self.save("grad_output", grad)
+        self.save("self", x)
+        self.save("weight", weight)
         a, w, g = x.array, weight.array, grad.array
         positive = a > 0
         with np.errstate(over="ignore", invalid="ignore"):
-            gi = np.asarray(np.where(positive, g, w * g), a.dtype) if self.needs_input_grad(0) \
-                else None
-            gw = np.asarray(np.where(positive, 0, a * g), a.dtype) if self.needs_input_grad(1) \
-                else None
-        return (None if gi is None else Tensor._wrap(gi),
-                None if gw is None else sum_to(Tensor._wrap(gw), weight.array.shape))
+            gi = np.where(positive, g, w * g)
+            gw = np.where(positive, 0, a * g)
+        shape = np.broadcast_shapes(a.shape, w.shape)
+        return [np.asarray(np.broadcast_to(gi, shape), a.dtype),
+                np.asarray(np.broadcast_to(gw, shape), a.dtype)]
+
+    def backward(self, gg_input: Tensor | None, gg_weight: Tensor | None
+                 ) -> tuple[Tensor | None, ...]:
+        """derivatives.yaml's _prelu_kernel_backward entry, op for op."""
+        from .creation import zeros_like
+        from .reductions import where
+
+        grad, x, weight = (self.unpack(k) for k in ("grad_output", "self", "weight"))
+        nonneg = x >= 0
+        zero = Tensor._wrap(np.zeros((), x.array.dtype))
+        g_grad = g_self = g_weight = None
+        if self.needs_input_grad(0):
+            if gg_input is None:
+                g_grad = where(nonneg, zero, gg_weight * x)
+            elif gg_weight is None:
+                g_grad = where(nonneg, gg_input, gg_input * weight)
+            else:
+                g_grad = where(nonneg, gg_input, gg_input * weight + gg_weight * x)
+        if self.needs_input_grad(1):
+            g_self = (where(nonneg, zero, grad * gg_weight) if gg_weight is not None
+                      else zeros_like(x))
+        if self.needs_input_grad(2):
+            g_weight = (where(nonneg, zero, grad * gg_input) if gg_input is not None
+                        else zeros_like(x))
+        if g_weight is not None:
+            g_weight = sum_to(g_weight, weight.array.shape)  # validate_outputs, as above
+        return g_grad, g_self, g_weight
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002

@@ -12,7 +12,7 @@ from .. import exactness
 from ..formulas import local, vjp
 from ..node import Function
 from ..tensor import Tensor
-from ._util import cast_name, refuse_double_backward
+from ._util import cast_name
 from .views import reshape, sum_to
 
 
@@ -130,9 +130,25 @@ def _bilinear(i1: np.ndarray, w: np.ndarray, i3: np.ndarray) -> np.ndarray:
     return out
 
 
+_BILINEAR = ((1, 3), (0,), (1, 2), (2, 3))  # bilinear's (expand1, expand2, expand3, sumdim)
+
+
+def _trilinear_array(i1: np.ndarray, i2: np.ndarray, i3: np.ndarray,
+                     expand: tuple[tuple[int, ...], ...], sumdim: tuple[int, ...]) -> np.ndarray:
+    """_trilinear's value: each input unsqueezed at its expand dims to one rank, the three
+    multiplied and summed over sumdim (an einsum over those dims)."""
+    rank = i1.ndim + len(expand[0])
+    letters = "abcdefghijklmnop"[:rank]
+    subs = ["".join(letters[d] for d in range(rank) if d not in ex) for ex in expand]
+    out = "".join(letters[d] for d in range(rank) if d not in sumdim)
+    return np.einsum(f"{subs[0]},{subs[1]},{subs[2]}->{out}", i1, i2, i3)
+
+
 class TrilinearBackward0(Function):
-    """_trilinear as bilinear calls it (expand1 (1, 3), expand2 (0,), expand3 (1, 2), sumdim
-    (2, 3)): out[b, o] = Σ_jk i1[b, j]·i2[o, j, k]·i3[b, k]."""
+    """_trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim): the inputs unsqueezed at
+    their expand dims, multiplied, summed over sumdim. bilinear calls it with expand1 (1, 3),
+    expand2 (0,), expand3 (1, 2), sumdim (2, 3): out[b, o] = Σ_jk i1[b, j]·i2[o, j, k]·i3[b, k];
+    its backward calls it again with the gradient in each input's place."""
 
     __slots__ = ()
     # derivatives.yaml's _trilinear_backward: each gradient is a _trilinear with the
@@ -142,28 +158,40 @@ class TrilinearBackward0(Function):
         vjp("i2", "_trilinear({i1}, {grad}, {i3}, {expand1}, {sumdim}, {expand3}, {expand2})"),
         vjp("i3", "_trilinear({i1}, {i2}, {grad}, {expand1}, {expand2}, {sumdim}, {expand3})"))
 
-    def forward(self, i1: Tensor, i2: Tensor, i3: Tensor) -> np.ndarray:
+    def forward(self, i1: Tensor, i2: Tensor, i3: Tensor, expand1: tuple[int, ...],
+                expand2: tuple[int, ...], expand3: tuple[int, ...],
+                sumdim: tuple[int, ...]) -> np.ndarray:
         need = [t.requires_grad for t in (i1, i2, i3)]
         self.save("i1", i1 if need[1] or need[2] else None)
         self.save("i2", i2 if need[0] or need[2] else None)
         self.save("i3", i3 if need[0] or need[1] else None)
-        self.save_attr(expand1=(1, 3), expand2=(0,), expand3=(1, 2), sumdim=(2, 3))
+        self.save_attr(expand1=expand1, expand2=expand2, expand3=expand3, sumdim=sumdim)
         exactness.note(_CAUSE)
-        return _bilinear(i1.array, i2.array, i3.array)
+        if (expand1, expand2, expand3, sumdim) == _BILINEAR:
+            return _bilinear(i1.array, i2.array, i3.array)
+        return _trilinear_array(i1.array, i2.array, i3.array, (expand1, expand2, expand3),
+                                sumdim).astype(i1.array.dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        refuse_double_backward(self)
-        g = grad.array
+        """_trilinear_backward: three _trilinear calls (recorded under create_graph)."""
         i1, i2, i3 = (self.unpack(k) for k in ("i1", "i2", "i3"))
-        exactness.note(_CAUSE)
+        a = self.attrs
+        e1, e2, e3, s = a["expand1"], a["expand2"], a["expand3"], a["sumdim"]
         out: list[Tensor | None] = [None, None, None]
         if self.needs_input_grad(0):
-            out[0] = Tensor._wrap(np.einsum("bo,ojk,bk->bj", g, i2.array, i3.array))
+            out[0] = _trilinear(grad, i2, i3, s, e2, e3, e1)
         if self.needs_input_grad(1):
-            out[1] = Tensor._wrap(np.einsum("bj,bo,bk->ojk", i1.array, g, i3.array))
+            out[1] = _trilinear(i1, grad, i3, e1, s, e3, e2)
         if self.needs_input_grad(2):
-            out[2] = Tensor._wrap(np.einsum("bj,ojk,bo->bk", i1.array, i2.array, g))
+            out[2] = _trilinear(i1, i2, grad, e1, e2, s, e3)
         return tuple(out)
+
+
+def _trilinear(i1: Tensor, i2: Tensor, i3: Tensor, expand1: tuple[int, ...],
+               expand2: tuple[int, ...], expand3: tuple[int, ...],
+               sumdim: tuple[int, ...]) -> Tensor:
+    return TrilinearBackward0.call(i1, i2, i3, expand1=expand1, expand2=expand2,
+                                   expand3=expand3, sumdim=sumdim)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Any = None) -> Tensor:
@@ -188,7 +216,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Any = None) -
     output_size = input1.array.shape[:-1] + (weight.array.shape[0],)
     flat1 = reshape(input1, (-1, input1.array.shape[-1]))
     flat2 = reshape(input2, (-1, input2.array.shape[-1]))
-    output = reshape(TrilinearBackward0.call(flat1, weight, flat2), output_size)
+    output = reshape(_trilinear(flat1, weight, flat2, *_BILINEAR), output_size)
     if bias is not None:
         output = output + bias
     return output

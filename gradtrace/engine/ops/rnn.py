@@ -18,10 +18,10 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import exactness
 from ..formulas import vjp
+from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
-from ._util import refuse_double_backward
 
 LSTM_MODE = 2  # ideep::rnn_kind::LSTM, torch's `mode` argument
 
@@ -100,7 +100,9 @@ class MkldnnRnnLayerBackward0(Function):
         return gates, cells, hs
 
     def backward(self, *grads: Tensor) -> tuple[Tensor | None, ...]:
-        refuse_double_backward(self)
+        if GRAD_MODE.enabled:  # create_graph: derivatives.yaml's differentiable backward
+            outs = differentiable_backward(self, *grads)
+            return tuple(o if self.needs_input_grad(i) else None for i, o in enumerate(outs))
         attrs = self.attrs
         reverse = attrs["reverse"]
         x = self.unpack("input").array
@@ -143,6 +145,75 @@ class MkldnnRnnLayerBackward0(Function):
                 wrap(db.copy()) if need(3) else None, wrap(db.copy()) if need(4) else None,
                 wrap(np.asarray(dh, x.dtype)) if need(5) else None,
                 wrap(np.asarray(dc, x.dtype)) if need(6) else None)
+
+
+def differentiable_backward(node: MkldnnRnnLayerBackward0, grad_output: Tensor, grad_hy: Tensor,
+                            grad_cy: Tensor) -> tuple[Tensor, ...]:
+    """torch's mkldnn_rnn_layer_differentiable_backward (FunctionsManual.cpp) op for op: the
+    layer's gates recomputed from aten ops, then backpropagation through time written in
+    aten ops, so a create_graph backward records torch's nodes (AddmmBackward0,
+    SigmoidBackward0, MmBackward0, CatBackward0, ...)."""
+    from .arithmetic import add_, sub_
+    from .creation import ones_like
+    from .joins import cat, unsafe_chunk
+    from .linalg import linear, matmul
+    from .unary import sigmoid_, tanh_
+    from .views import select, transpose, unsqueeze
+
+    def one_minus(t: Tensor) -> Tensor:  # C++'s `1 - t`: empty_like(t).fill_(1).sub_(t)
+        return sub_(ones_like(t), t)
+
+    x, w0, w1 = (node.unpack(k) for k in ("input", "weight0", "weight1"))
+    hx_, cx_ = node.unpack("hx_"), node.unpack("cx_")
+    bias_ih, bias_hh = node.unpack("weight2"), node.unpack("weight3")
+    if not node.attrs["has_biases"]:
+        zeros = np.zeros(4 * node.attrs["hidden_size"], w0.array.dtype)
+        bias_ih, bias_hh = Tensor._wrap(zeros), Tensor._wrap(zeros.copy())
+    reverse = node.attrs["reverse"]
+    steps = x.array.shape[0]
+    gates: list[tuple[Tensor, ...]] = [()] * steps
+    states: list[tuple[Tensor, Tensor]] = [(hx_, cx_)]
+    hx, cx = hx_, cx_
+    for seq in range(1, steps + 1):
+        t = steps - seq if reverse else seq - 1
+        gate = add_(linear(select(x, 0, t), w0, bias_ih), linear(hx, w1, bias_hh))
+        chunks = unsafe_chunk(gate, 4, 1)
+        i, f, o = sigmoid_(chunks[0]), sigmoid_(chunks[1]), sigmoid_(chunks[3])
+        g = tanh_(chunks[2])
+        gates[t] = (i, f, g, o)
+        cy = (f * cx) + (i * g)
+        hy = o * cy.tanh()
+        states.append((hy, cy))
+        hx, cx = hy, cy
+    layer_dx: list[Tensor | None] = [None] * steps
+    dwx = dwh = db = dprev_h = dprev_c = None
+    for seq in range(steps - 1, -1, -1):
+        t = steps - seq - 1 if reverse else seq
+        i, f, g, o = gates[t]
+        cy = states[seq + 1][1]
+        hx, cx = states[seq]
+        new_grad_hy = select(grad_output, 0, t) + grad_hy
+        d1 = grad_cy + new_grad_hy * o * one_minus(cy.tanh() * cy.tanh())
+        dgp, dip = d1 * i, d1 * g
+        dprev_c = d1 * f
+        dfp = d1 * cx
+        dop = new_grad_hy * cy.tanh()
+        do_ = dop * o * one_minus(o)
+        dg = dgp * one_minus(g * g)
+        df = dfp * f * one_minus(f)
+        di = dip * i * one_minus(i)
+        da = cat([di, df, dg, do_], 1)
+        db_ = da.sum(0)
+        layer_dx[t] = unsqueeze(matmul(da, w0), 0)
+        dprev_h = matmul(da, w1)
+        dwx_ = matmul(transpose(da, 0, 1), select(x, 0, t))
+        dwh_ = matmul(transpose(da, 0, 1), hx)
+        if seq == steps - 1:
+            db, dwx, dwh = db_, dwx_, dwh_
+        else:
+            db, dwx, dwh = add_(db, db_), add_(dwx, dwx_), add_(dwh, dwh_)
+        grad_hy, grad_cy = dprev_h, dprev_c
+    return cat(layer_dx, 0), dwx, dwh, db, db, dprev_h, dprev_c
 
 
 def mkldnn_rnn_layer(input: Tensor, w0: Tensor, w1: Tensor, w2: Tensor, w3: Tensor,  # noqa: A002

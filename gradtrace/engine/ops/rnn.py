@@ -230,3 +230,74 @@ def mkldnn_rnn_layer(input: Tensor, w0: Tensor, w1: Tensor, w2: Tensor, w3: Tens
 def uses_mkldnn(input: Any) -> bool:  # noqa: A002
     """torch's `use_mkldnn`: a float32 CPU input with elements."""
     return isinstance(input, Tensor) and input.array.dtype == np.float32 and input.array.size != 0
+
+
+# -- packed sequences ---------------------------------------------------------------------
+
+
+class PackPaddedSequenceBackward0(Function):
+    """_pack_padded_sequence(input, lengths, batch_first) -> (data, batch_sizes): the time
+    steps of a padded (T, B, *) batch, sorted by decreasing length, stacked without their
+    padding (aten/src/ATen/native/PackedSequence.cpp). Only `data` is differentiable; this
+    node makes it, from the batch sizes pack_padded_sequence computed."""
+
+    __slots__ = ()
+    formulas = (vjp("input", "_pack_padded_sequence_backward({grad}, {input_sym_sizes}, "
+                    "batch_sizes, {batch_first})"),)
+
+    def forward(self, input: Tensor, batch_sizes: Tensor,  # noqa: A002
+                batch_first: bool) -> np.ndarray:
+        self.save_attr(batch_first=batch_first, input_sym_sizes=input.array.shape)
+        self.save("result1", batch_sizes, is_output=True)  # torch's second output
+        x = np.swapaxes(input.array, 0, 1) if batch_first else input.array
+        rows = [x[t, :size] for t, size in enumerate(batch_sizes.array.tolist())]
+        return np.ascontiguousarray(np.concatenate(rows))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        """_pack_padded_sequence_backward, op for op: each step's rows copied into zeros."""
+        from .creation import zeros
+        from .view_inplace import copy_
+        from .views import select, slice_op, transpose
+
+        sizes = list(self.attrs["input_sym_sizes"])
+        batch_first = self.attrs["batch_first"]
+        if batch_first:
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        grad_input = zeros(*sizes, dtype=grad.dtype)
+        offset = 0
+        for i, size in enumerate(self.unpack("result1").array.tolist()):
+            copy_(slice_op(select(grad_input, 0, i), 0, 0, size, 1),
+                  slice_op(grad, 0, offset, offset + size, 1))
+            offset += size
+        return transpose(grad_input, 0, 1) if batch_first else grad_input
+
+
+def pack_padded_sequence(input: Tensor, lengths: Tensor,  # noqa: A002
+                         batch_first: bool) -> tuple[Tensor, Tensor]:
+    """torch._VF._pack_padded_sequence, with ATen's checks in ATen's order."""
+    if lengths.array.ndim != 1:  # the Python side has made them int64
+        raise TorchRuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
+                                f"{lengths.array.ndim}D cpu Long tensor")
+    x = input.array
+    batch = (x.shape[0] if batch_first else x.shape[1]) if x.ndim > 1 else 0
+    if x.size == 0:
+        raise TorchRuntimeError("Cannot pack empty tensors.")
+    values = [int(v) for v in lengths.array]
+    if len(values) != batch:
+        raise TorchRuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
+                                f"{len(values)} (batch_size={batch})")
+    if values[-1] <= 0:
+        raise TorchRuntimeError("Length of all samples has to be greater than 0, but found an "
+                                "element in 'lengths' that is <= 0")
+    if any(values[i + 1] > values[i] for i in range(len(values) - 1)):
+        raise TorchRuntimeError(
+            "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+            "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence "
+            "to sidestep this requirement if you do not need ONNX exportability.")
+    steps = values[0]
+    sizes = tuple(sum(1 for v in values if v > t) for t in range(steps))
+    batch_sizes = Tensor._wrap(np.array(sizes, np.int64))
+    data = PackPaddedSequenceBackward0.call(input, batch_sizes=batch_sizes,
+                                            batch_first=batch_first)
+    return data, batch_sizes
+

@@ -243,7 +243,7 @@ class PackPaddedSequenceBackward0(Function):
 
     __slots__ = ()
     formulas = (vjp("input", "_pack_padded_sequence_backward({grad}, {input_sym_sizes}, "
-                    "batch_sizes, {batch_first})"),)
+                    "{result1}, {batch_first})"),)
 
     def forward(self, input: Tensor, batch_sizes: Tensor,  # noqa: A002
                 batch_first: bool) -> np.ndarray:

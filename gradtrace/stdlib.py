@@ -250,6 +250,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         ) for name in names.split()},
     },
     "torch.nn.utils": _NN_UTILS,
+    "torch.nn.utils.rnn": {name: "torch.nn.utils.rnn" for name in (
+        "PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
+        "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence")},
     # the submodules themselves (`nn.utils.clip_grad.clip_grad_norm_(...)`)
     **{module: {name: module for name, defined in _NN_UTILS.items() if defined == module}
        for module in sorted(set(_NN_UTILS.values()))},
@@ -280,6 +283,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.utils": Namespace("torch.nn.utils", {}),
         "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
+        "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),

@@ -102,24 +102,6 @@ def test_lstm_layer_matches_the_decomposed_cells_in_float64():
     np.testing.assert_allclose(cy.array, c.array, rtol=1e-12)
 
 
-@pytest.mark.parametrize("code", [
-    "y = F.prelu(x, w)", "y = F.bilinear(x, x, torch.ones(2, 3, 3))",
-    "y = F.interpolate(x.unsqueeze(0), scale_factor=2)",
-    "y = F.conv_transpose1d(x.unsqueeze(0), torch.ones(2, 1, 2))",
-])
-def test_create_graph_through_a_numpy_backward_is_refused_not_silently_first_order(code):
-    """These nodes' backward is computed in numpy: a double backward would have no graph."""
-    from gradtrace.errors import NotSupportedError
-
-    result = run_text("import torch\nimport torch.nn.functional as F\n"
-                      "x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3]], "
-                      "requires_grad=True)\nw = torch.tensor([0.25], requires_grad=True)\n"
-                      f"{code}\ng, = torch.autograd.grad(y.sum(), x, create_graph=True)\n")
-    assert isinstance(result.error, NotSupportedError), result.error
-    assert "double backward is not built" in str(result.error)
-    assert result.error.span.line == 6
-
-
 # -- against live torch --------------------------------------------------------------------
 
 FUNCTIONAL = [

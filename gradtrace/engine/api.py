@@ -76,7 +76,8 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{name: fn for name, fn in ops.TENSOR_METHODS.items()
        if not name.endswith("_") and name not in _METHODS_ONLY},
     **{name: ops.TENSOR_METHODS[name] for name in TORCH_INPLACE},
-    "tensor": creation.tensor, "zeros": creation.zeros, "ones": creation.ones,
+    "tensor": creation.tensor, "as_tensor": creation.as_tensor, "zeros": creation.zeros,
+    "ones": creation.ones,
     "empty": creation.empty, "full": creation.full, "zeros_like": creation.zeros_like,
     "ones_like": creation.ones_like, "empty_like": creation.empty_like,
     "full_like": creation.full_like, "arange": creation.arange,

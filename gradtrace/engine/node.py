@@ -219,13 +219,15 @@ class Function(Node):
     Subclasses define `forward(*inputs, **params) -> np.ndarray` (inputs are Tensors, in
     next_functions order; call `self.save(...)`) and `backward(grad) -> grads per input`.
     Multi-output ops set `multi_output = True`: forward returns a list of arrays,
-    backward receives one gradient per output (zeros where none flowed).
+    backward receives one gradient per output (zeros where none flowed, or None when the
+    op's formula depends on which gradients are defined: `materialize_grads = False`).
     """
 
     __slots__ = ("recording",)
     # the derivative for each input, as data (see engine/formulas.py): what explain shows
     formulas: tuple[Formula, ...] = ()
     multi_output = False
+    materialize_grads = True
     # Outputs that are views of the first input share its version counter and base.
     returns_view = False
 
@@ -266,6 +268,11 @@ class Function(Node):
 
     def _apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         if self.multi_output:
+            if not self.materialize_grads:
+                if all(grad is None for grad in grads):
+                    return (None,) * len(self.next_functions)
+                result = self.backward(*grads)
+                return result if isinstance(result, tuple) else (result,)
             full = []
             for grad, (shape, dtype) in zip(grads, self.output_meta):
                 full.append(grad if grad is not None else _zeros(shape, dtype))

@@ -62,3 +62,10 @@ def uses_mkldnn(interp: Interpreter, input: Any) -> bool:  # noqa: A002
     """Whether torch runs an LSTM on `input` through oneDNN (`use_mkldnn` in ATen's RNN.cpp;
     one with projections then falls back to the decomposed path, with a warning)."""
     return _rnn.uses_mkldnn(input)
+
+
+@intrinsic
+def pack_padded_sequence_kernel(interp: Interpreter, input: Tensor, lengths: Tensor,  # noqa: A002
+                                batch_first: bool) -> tuple[Tensor, Tensor]:
+    """`torch._VF._pack_padded_sequence`: (data, batch_sizes)."""
+    return _rnn.pack_padded_sequence(input, lengths, batch_first)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, TorchRuntimeError
+from ...errors import TorchRuntimeError
 from .. import dtypes
 from ..dtypes import DType
 from ..events import OBSERVERS, emit
@@ -201,10 +201,3 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
              name=op.__name__)
     return self
 
-
-def refuse_double_backward(node: Function) -> None:
-    """For a backward computed in numpy (it records nothing): under create_graph=True
-    (grad mode on during backward) refuse, rather than return gradients without a graph."""
-    if GRAD_MODE.enabled:
-        raise NotSupportedError(f"create_graph=True through {type(node).__name__}: its double "
-                                "backward is not built in gradtrace")

@@ -184,7 +184,7 @@ class ConvolutionBackward0(Function):
                                     bias_sizes=a["bias_sym_sizes_opt"], stride=a["stride"],
                                     padding=a["padding"], dilation=a["dilation"],
                                     groups=a["groups"], output_padding=a["output_padding"],
-                                    mask=mask)
+                                    transposed=self.transposed, mask=mask)
         return tuple(o if m else None for o, m in zip(outs, mask, strict=True))
 
 
@@ -198,22 +198,29 @@ class ConvolutionBackwardBackward0(Function):
                 vjp("input", "conv_transpose({grad_output}, {grad}[1], " + _PARAMS + ")"),
                 vjp("weight", "Σₙ {grad}[0]ₙ ⋆ {grad_output}ₙ (" + _PARAMS + ")"))
     multi_output = True
+    materialize_grads = False  # which of ggI, ggW, ggb are defined shapes the graph
 
     def forward(self, grad: Tensor, x: Tensor, w: Tensor, bias_sizes: tuple[int, ...],
                 stride: tuple[int, ...], padding: tuple[int, ...], dilation: tuple[int, ...],
-                groups: int, output_padding: tuple[int, ...],
+                groups: int, output_padding: tuple[int, ...], transposed: bool,
                 mask: tuple[bool, bool, bool]) -> list[np.ndarray]:
         self.save_attr(dilation=dilation)
         self.save("grad_output", grad)
         self.save_attr(groups=groups)
         self.save("input", x)
         self.save_attr(output_padding=output_padding, padding=padding, stride=stride,
-                       transposed=False)
+                       transposed=transposed)
         self.save("weight", w)
         full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
         dtype = x.array.dtype
         g = grad.array.astype(dtype, copy=False)
         xa, wa = x.array, w.array
+        if not transposed and any(output_padding):
+            raise TorchRuntimeError("output_padding is not supported for non-transposed "
+                                    "convolutions; got: " + " ".join(map(str, output_padding)))
+        if transposed:
+            return _transposed_grads(g, xa, wa, bias_sizes, (stride, full, dilation, groups),
+                                     mask)
         bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[0],)
         gi = np.zeros(xa.shape, dtype)
         gw = np.zeros(wa.shape, dtype)
@@ -244,38 +251,102 @@ class ConvolutionBackwardBackward0(Function):
                     gb = g.astype(np.float64).sum(axis=(0,) + tuple(range(2, g.ndim)))
         return [gi.astype(dtype), gw.astype(dtype), gb.astype(dtype)]
 
-    def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor
-                 ) -> tuple[Tensor | None, ...]:
-        """torch's _convolution_double_backward: ggO = conv(ggI, w) + conv(x, ggW) + ggb;
-        gI from (gO, ggW), gW from (ggI, gO), both through convolution_backward."""
+    def backward(self, gg_input: Tensor | None, gg_weight: Tensor | None,
+                 gg_bias: Tensor | None) -> tuple[Tensor | None, ...]:
+        """torch's _convolution_double_backward (Convolution.cpp), op for op."""
+        from .joins import cat
+        from .views import expand, narrow, transpose
+
         a = self.attrs
         grad, x, w = self.unpack("grad_output"), self.unpack("input"), self.unpack("weight")
-        params = dict(stride=a["stride"], padding=a["padding"], dilation=a["dilation"],
-                      groups=a["groups"], output_padding=a["output_padding"])
+        nd = w.ndim - 2
+        stride, dilation, groups = tuple(a["stride"]), tuple(a["dilation"]), a["groups"]
+        padding = tuple(a["padding"]) * nd if len(a["padding"]) == 1 else tuple(a["padding"])
+        output_padding, transposed = tuple(a["output_padding"]), a["transposed"]
+        params = dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
+                      output_padding=output_padding, transposed=transposed)
         g_grad = g_x = g_w = None
-        if self.needs_input_grad(0):
-            g_grad = convolution(gg_input, w, None, **params) + convolution(x, gg_weight, None,
-                                                                            **params)
-            g_grad = g_grad + gg_bias.reshape((1, -1) + (1,) * (grad.ndim - 2))
-        if self.needs_input_grad(1):
-            g_x = convolution_backward(grad, x, gg_weight, bias_sizes=(0,),
-                                       mask=(True, False, False), **params)[0]
-        if self.needs_input_grad(2):
-            g_w = convolution_backward(grad, gg_input, w, bias_sizes=(0,),
-                                       mask=(False, True, False), **params)[1]
+        if self.needs_input_grad(0):  # ggO = conv(ggI, w) + conv(x, ggW) + ggb
+            if gg_input is not None:
+                g_grad = convolution(gg_input, w, None, **params)
+            if gg_weight is not None:
+                term = convolution(x, gg_weight, None, **params)
+                g_grad = term if g_grad is None else g_grad + term
+            if gg_bias is not None:
+                shape = [1] * grad.ndim
+                shape[1] = gg_bias.shape[0]
+                term = expand(gg_bias.contiguous().view(tuple(shape)), tuple(grad.shape))
+                g_grad = term if g_grad is None else g_grad + term
+        if self.needs_input_grad(2) and gg_input is not None:  # gW = conv(ggI, gO)
+            swapped = dict(stride=dilation, padding=padding, dilation=stride, groups=1,
+                           output_padding=output_padding, transposed=False)
+            grad_t, gg_t = transpose(grad, 0, 1), transpose(gg_input, 0, 1)
+            pairs = [(grad_t, gg_t)] if groups == 1 else [
+                (_subvariable(grad_t, groups, g), _subvariable(gg_t, groups, g))
+                for g in range(groups)]
+            parts = [convolution(go, gi, None, **swapped) if transposed
+                     else convolution(gi, go, None, **swapped) for go, gi in pairs]
+            g_w = transpose(parts[0] if groups == 1 else cat(parts, 1), 0, 1)
+            for i in range(2, g_w.ndim):
+                if g_w.shape[i] > w.shape[i]:
+                    g_w = narrow(g_w, i, 0, w.shape[i])
+        if self.needs_input_grad(1) and gg_weight is not None:  # gI = convT(gO, ggW)
+            pad_out = list(output_padding)
+            if not transposed:  # the output padding that gives the input's size back
+                for i in range(nd):
+                    expected = ((w.shape[2 + i] - 1) * dilation[i] - 2 * padding[i]
+                                + stride[i] * (grad.shape[2 + i] - 1) + 1)
+                    if expected != x.shape[2 + i]:
+                        pad_out[i] = x.shape[2 + i] - expected
+            g_x = convolution(grad, gg_weight, None, **{**params, "transposed": not transposed,
+                                                       "output_padding": tuple(pad_out)})
+            if transposed:
+                for i in range(2, g_x.ndim):
+                    if g_x.shape[i] > x.shape[i]:
+                        g_x = narrow(g_x, i, 0, x.shape[i])
         return g_grad, g_x, g_w
+
+
+def _subvariable(t: Tensor, groups: int, g: int) -> Tensor:
+    """Group g's slice of dim 0 (Convolution.cpp's subvariable)."""
+    from .views import narrow
+
+    n = t.shape[0] // groups
+    return narrow(t, 0, n * g, n)
+
+
+def _transposed_grads(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, bias_sizes: tuple[int, ...],
+                      params: tuple, mask: tuple[bool, bool, bool]) -> list[np.ndarray]:
+    """A transposed convolution's gradients: its input's is the plain convolution of the
+    gradient, its weight's the correlation of the gradient with the input (in float64,
+    noted: torch's kernels' order is not reproduced)."""
+    from .conv_transpose import CAUSE
+
+    exactness.note(CAUSE)
+    dtype = xa.dtype
+    gi = conv_forward(g, wa, *params) if mask[0] else np.zeros(xa.shape)
+    gw = conv_weight_grad(xa, g, wa.shape, *params) if mask[1] else np.zeros(wa.shape)
+    bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[1] * params[3],)
+    gb = (g.astype(np.float64).sum(axis=(0,) + tuple(range(2, g.ndim)))
+          if mask[2] and bias_sizes != (0,) else np.zeros(bias_shape))
+    return [gi.astype(dtype), gw.astype(dtype), gb.astype(dtype)]
 
 
 def convolution(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
-                output_padding: tuple[int, ...]) -> Tensor:
-    return ConvolutionBackward0.call(x, w, b, stride=stride, padding=padding,
-                                     dilation=dilation, groups=groups,
-                                     output_padding=output_padding)
+                output_padding: tuple[int, ...], transposed: bool = False) -> Tensor:
+    """aten::convolution: one ConvolutionBackward0 node, plain or transposed."""
+    node: type[ConvolutionBackward0] = ConvolutionBackward0
+    if transposed:
+        from .conv_transpose import ConvolutionBackward0 as node
+    return node.call(x, w, b, stride=stride, padding=padding, dilation=dilation,
+                     groups=groups, output_padding=output_padding)
 
 
-def convolution_backward(grad: Tensor, x: Tensor, w: Tensor, **params: Any) -> list[Tensor]:
-    return ConvolutionBackwardBackward0.call(grad, x, w, **params)
+def convolution_backward(grad: Tensor, x: Tensor, w: Tensor, transposed: bool = False,
+                         **params: Any) -> list[Tensor]:
+    """aten::convolution_backward: (grad_input, grad_weight, grad_bias) as one op."""
+    return ConvolutionBackwardBackward0.call(grad, x, w, transposed=transposed, **params)
 
 
 # -- F.conv1d / F.conv2d: argument handling and torch's checks ------------------------

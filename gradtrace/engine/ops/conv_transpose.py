@@ -4,7 +4,8 @@ same ConvolutionBackward0 node over (input, weight, bias) as a convolution (weig
 
 Values accumulate in float64 and round once: torch's float32 kernels here
 (slow_conv_transpose2d's col2im + BLAS, or oneDNN's deconvolution) are not reproduced, and
-the run notes it. A create_graph=True backward through it is refused (no double backward).
+the run notes it. Its backward is conv.py's ConvolutionBackwardBackward0 with transposed=True,
+so create_graph records torch's nodes.
 """
 from __future__ import annotations
 
@@ -18,10 +19,9 @@ from ..formulas import vjp
 from ..limits import reserve
 from ..tensor import Tensor
 from . import conv
-from ._util import refuse_double_backward
 from .views import SqueezeBackward1, UnsqueezeBackward0
 
-_CAUSE = "transposed convolution: accumulated in float64, not in torch's kernel's order"
+CAUSE = "transposed convolution: accumulated in float64, not in torch's kernel's order"
 
 
 class ConvolutionBackward0(conv.ConvolutionBackward0):
@@ -39,7 +39,7 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                 output_padding: tuple[int, ...]) -> np.ndarray:
         self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
-        exactness.note(_CAUSE)
+        exactness.note(CAUSE)
         xs, ws = x.array.shape, w.array.shape
         spatial = tuple((xs[2 + i] - 1) * stride[i] - 2 * padding[i]
                         + dilation[i] * (ws[2 + i] - 1) + output_padding[i] + 1
@@ -51,25 +51,6 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
         if b is not None:
             out = out + b.array.astype(np.float64).reshape((1, -1) + (1,) * len(spatial))
         return out.astype(x.array.dtype)
-
-    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        refuse_double_backward(self)
-        a = self.attrs
-        x, w = self.unpack("input"), self.unpack("weight")
-        g = grad.array
-        dtype = x.array.dtype
-        exactness.note(_CAUSE)
-        params = (a["stride"], a["padding"], a["dilation"], a["groups"])
-        gi = gw = gb = None
-        if self.needs_input_grad(0):
-            gi = Tensor._wrap(conv.conv_forward(g, w.array, *params).astype(dtype))
-        if self.needs_input_grad(1):
-            gw = Tensor._wrap(conv.conv_weight_grad(x.array, g, w.array.shape, *params)
-                              .astype(dtype))
-        if self.needs_input_grad(2):
-            gb = Tensor._wrap(g.astype(np.float64).sum(axis=(0,) + tuple(range(2, g.ndim)))
-                              .astype(dtype))
-        return gi, gw, gb
 
 
 def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],

@@ -111,6 +111,19 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     return Tensor(array, requires_grad=requires_grad)
 
 
+def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tensor:
+    """torch.as_tensor: a tensor is returned as it is (or converted to `dtype`, recorded
+    like .to), other data is read as torch.tensor reads it."""
+    check_device(device)
+    if isinstance(data, Tensor):
+        if dtype is None or dtype is data.dtype:
+            return data
+        from .views import to
+
+        return to(data, dtype)
+    return tensor(data, dtype=dtype)
+
+
 def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
             requires_grad: bool) -> Tensor:
     for s in shape:

@@ -18,10 +18,10 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import exactness
 from ..formulas import vjp
+from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
-from ._util import refuse_double_backward
 
 LSTM_MODE = 2  # ideep::rnn_kind::LSTM, torch's `mode` argument
 
@@ -100,7 +100,9 @@ class MkldnnRnnLayerBackward0(Function):
         return gates, cells, hs
 
     def backward(self, *grads: Tensor) -> tuple[Tensor | None, ...]:
-        refuse_double_backward(self)
+        if GRAD_MODE.enabled:  # create_graph: derivatives.yaml's differentiable backward
+            outs = differentiable_backward(self, *grads)
+            return tuple(o if self.needs_input_grad(i) else None for i, o in enumerate(outs))
         attrs = self.attrs
         reverse = attrs["reverse"]
         x = self.unpack("input").array
@@ -145,6 +147,75 @@ class MkldnnRnnLayerBackward0(Function):
                 wrap(np.asarray(dc, x.dtype)) if need(6) else None)
 
 
+def differentiable_backward(node: MkldnnRnnLayerBackward0, grad_output: Tensor, grad_hy: Tensor,
+                            grad_cy: Tensor) -> tuple[Tensor, ...]:
+    """torch's mkldnn_rnn_layer_differentiable_backward (FunctionsManual.cpp) op for op: the
+    layer's gates recomputed from aten ops, then backpropagation through time written in
+    aten ops, so a create_graph backward records torch's nodes (AddmmBackward0,
+    SigmoidBackward0, MmBackward0, CatBackward0, ...)."""
+    from .arithmetic import add_, sub_
+    from .creation import ones_like
+    from .joins import cat, unsafe_chunk
+    from .linalg import linear, matmul
+    from .unary import sigmoid_, tanh_
+    from .views import select, transpose, unsqueeze
+
+    def one_minus(t: Tensor) -> Tensor:  # C++'s `1 - t`: empty_like(t).fill_(1).sub_(t)
+        return sub_(ones_like(t), t)
+
+    x, w0, w1 = (node.unpack(k) for k in ("input", "weight0", "weight1"))
+    hx_, cx_ = node.unpack("hx_"), node.unpack("cx_")
+    bias_ih, bias_hh = node.unpack("weight2"), node.unpack("weight3")
+    if not node.attrs["has_biases"]:
+        zeros = np.zeros(4 * node.attrs["hidden_size"], w0.array.dtype)
+        bias_ih, bias_hh = Tensor._wrap(zeros), Tensor._wrap(zeros.copy())
+    reverse = node.attrs["reverse"]
+    steps = x.array.shape[0]
+    gates: list[tuple[Tensor, ...]] = [()] * steps
+    states: list[tuple[Tensor, Tensor]] = [(hx_, cx_)]
+    hx, cx = hx_, cx_
+    for seq in range(1, steps + 1):
+        t = steps - seq if reverse else seq - 1
+        gate = add_(linear(select(x, 0, t), w0, bias_ih), linear(hx, w1, bias_hh))
+        chunks = unsafe_chunk(gate, 4, 1)
+        i, f, o = sigmoid_(chunks[0]), sigmoid_(chunks[1]), sigmoid_(chunks[3])
+        g = tanh_(chunks[2])
+        gates[t] = (i, f, g, o)
+        cy = (f * cx) + (i * g)
+        hy = o * cy.tanh()
+        states.append((hy, cy))
+        hx, cx = hy, cy
+    layer_dx: list[Tensor | None] = [None] * steps
+    dwx = dwh = db = dprev_h = dprev_c = None
+    for seq in range(steps - 1, -1, -1):
+        t = steps - seq - 1 if reverse else seq
+        i, f, g, o = gates[t]
+        cy = states[seq + 1][1]
+        hx, cx = states[seq]
+        new_grad_hy = select(grad_output, 0, t) + grad_hy
+        d1 = grad_cy + new_grad_hy * o * one_minus(cy.tanh() * cy.tanh())
+        dgp, dip = d1 * i, d1 * g
+        dprev_c = d1 * f
+        dfp = d1 * cx
+        dop = new_grad_hy * cy.tanh()
+        do_ = dop * o * one_minus(o)
+        dg = dgp * one_minus(g * g)
+        df = dfp * f * one_minus(f)
+        di = dip * i * one_minus(i)
+        da = cat([di, df, dg, do_], 1)
+        db_ = da.sum(0)
+        layer_dx[t] = unsqueeze(matmul(da, w0), 0)
+        dprev_h = matmul(da, w1)
+        dwx_ = matmul(transpose(da, 0, 1), select(x, 0, t))
+        dwh_ = matmul(transpose(da, 0, 1), hx)
+        if seq == steps - 1:
+            db, dwx, dwh = db_, dwx_, dwh_
+        else:
+            db, dwx, dwh = add_(db, db_), add_(dwx, dwx_), add_(dwh, dwh_)
+        grad_hy, grad_cy = dprev_h, dprev_c
+    return cat(layer_dx, 0), dwx, dwh, db, db, dprev_h, dprev_c
+
+
 def mkldnn_rnn_layer(input: Tensor, w0: Tensor, w1: Tensor, w2: Tensor, w3: Tensor,  # noqa: A002
                      hx: Tensor, cx: Tensor, reverse: bool, hidden_size: int, num_layers: int,
                      has_biases: bool, bidirectional: bool, batch_first: bool,
@@ -159,3 +230,74 @@ def mkldnn_rnn_layer(input: Tensor, w0: Tensor, w1: Tensor, w2: Tensor, w3: Tens
 def uses_mkldnn(input: Any) -> bool:  # noqa: A002
     """torch's `use_mkldnn`: a float32 CPU input with elements."""
     return isinstance(input, Tensor) and input.array.dtype == np.float32 and input.array.size != 0
+
+
+# -- packed sequences ---------------------------------------------------------------------
+
+
+class PackPaddedSequenceBackward0(Function):
+    """_pack_padded_sequence(input, lengths, batch_first) -> (data, batch_sizes): the time
+    steps of a padded (T, B, *) batch, sorted by decreasing length, stacked without their
+    padding (aten/src/ATen/native/PackedSequence.cpp). Only `data` is differentiable; this
+    node makes it, from the batch sizes pack_padded_sequence computed."""
+
+    __slots__ = ()
+    formulas = (vjp("input", "_pack_padded_sequence_backward({grad}, {input_sym_sizes}, "
+                    "{result1}, {batch_first})"),)
+
+    def forward(self, input: Tensor, batch_sizes: Tensor,  # noqa: A002
+                batch_first: bool) -> np.ndarray:
+        self.save_attr(batch_first=batch_first, input_sym_sizes=input.array.shape)
+        self.save("result1", batch_sizes, is_output=True)  # torch's second output
+        x = np.swapaxes(input.array, 0, 1) if batch_first else input.array
+        rows = [x[t, :size] for t, size in enumerate(batch_sizes.array.tolist())]
+        return np.ascontiguousarray(np.concatenate(rows))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        """_pack_padded_sequence_backward, op for op: each step's rows copied into zeros."""
+        from .creation import zeros
+        from .view_inplace import copy_
+        from .views import select, slice_op, transpose
+
+        sizes = list(self.attrs["input_sym_sizes"])
+        batch_first = self.attrs["batch_first"]
+        if batch_first:
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        grad_input = zeros(*sizes, dtype=grad.dtype)
+        offset = 0
+        for i, size in enumerate(self.unpack("result1").array.tolist()):
+            copy_(slice_op(select(grad_input, 0, i), 0, 0, size, 1),
+                  slice_op(grad, 0, offset, offset + size, 1))
+            offset += size
+        return transpose(grad_input, 0, 1) if batch_first else grad_input
+
+
+def pack_padded_sequence(input: Tensor, lengths: Tensor,  # noqa: A002
+                         batch_first: bool) -> tuple[Tensor, Tensor]:
+    """torch._VF._pack_padded_sequence, with ATen's checks in ATen's order."""
+    if lengths.array.ndim != 1:  # the Python side has made them int64
+        raise TorchRuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
+                                f"{lengths.array.ndim}D cpu Long tensor")
+    x = input.array
+    batch = (x.shape[0] if batch_first else x.shape[1]) if x.ndim > 1 else 0
+    if x.size == 0:
+        raise TorchRuntimeError("Cannot pack empty tensors.")
+    values = [int(v) for v in lengths.array]
+    if len(values) != batch:
+        raise TorchRuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
+                                f"{len(values)} (batch_size={batch})")
+    if values[-1] <= 0:
+        raise TorchRuntimeError("Length of all samples has to be greater than 0, but found an "
+                                "element in 'lengths' that is <= 0")
+    if any(values[i + 1] > values[i] for i in range(len(values) - 1)):
+        raise TorchRuntimeError(
+            "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+            "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence "
+            "to sidestep this requirement if you do not need ONNX exportability.")
+    steps = values[0]
+    sizes = tuple(sum(1 for v in values if v > t) for t in range(steps))
+    batch_sizes = Tensor._wrap(np.array(sizes, np.int64))
+    data = PackPaddedSequenceBackward0.call(input, batch_sizes=batch_sizes,
+                                            batch_first=batch_first)
+    return data, batch_sizes
+

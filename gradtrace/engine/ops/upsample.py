@@ -22,7 +22,6 @@ from ..formulas import vjp
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
-from ._util import refuse_double_backward
 
 _LINEAR_CAUSE = ("linear/bilinear interpolation: torch's kernels (for few planes a separable "
                  "pass with antialias-style normalised weights) are not reproduced")
@@ -75,8 +74,9 @@ class _Upsample(Function):
     mode = "nearest"
     dims = 2
 
-    def _saved_scales(self, scales: tuple[float | None, ...]) -> dict[str, Any]:
-        if self.dims == 1:
+    @classmethod
+    def _saved_scales(cls, scales: tuple[float | None, ...]) -> dict[str, Any]:
+        if cls.dims == 1:
             return {"scales": scales[0]}
         return {"scales_h": scales[0], "scales_w": scales[1]}
 
@@ -115,36 +115,62 @@ class _Upsample(Function):
         return out
 
     def backward(self, grad: Tensor) -> Tensor:
-        refuse_double_backward(self)
         attrs = self.attrs
-        in_shape = attrs["self_sym_sizes"]
-        scales = ((attrs["scales"],) if self.dims == 1
-                  else (attrs["scales_h"], attrs["scales_w"]))
+        return _BACKWARDS[type(self)].call(
+            grad, output_size=attrs["output_size"], input_size=attrs["self_sym_sizes"],
+            scales=_scales_of(attrs, self.dims), align_corners=attrs.get("align_corners"))
+
+
+class _UpsampleBackward(Function):
+    """upsample_*_backward(grad_output, output_size, input_size, ...) as an op, for
+    create_graph: linear in grad_output, its own backward is the upsampling again."""
+
+    __slots__ = ()
+    forward_node: type[_Upsample]
+
+    def forward(self, grad: Tensor, output_size: tuple[int, ...], input_size: tuple[int, ...],
+                scales: tuple[float | None, ...], align_corners: bool | None) -> np.ndarray:
+        attrs: dict[str, Any] = {"output_size": tuple(output_size)}
+        if align_corners is not None:
+            attrs["align_corners"] = align_corners
+        self.save_attr(**attrs, **self.forward_node._saved_scales(scales))
+        dims, mode = self.forward_node.dims, self.forward_node.mode
         g = grad.array
         dtype = g.dtype
         out = g
-        if self.mode.startswith("nearest"):
-            for d in range(self.dims - 1, -1, -1):
+        if mode.startswith("nearest"):
+            for d in range(dims - 1, -1, -1):
                 axis = 2 + d
-                idx = nearest_index(g.shape[axis], in_shape[axis], scales[d],
-                                    self.mode == "nearest-exact", dtype)
+                idx = nearest_index(g.shape[axis], input_size[axis], scales[d],
+                                    mode == "nearest-exact", dtype)
                 moved = np.moveaxis(out, axis, 0)
-                acc = np.zeros((in_shape[axis],) + moved.shape[1:], dtype)
+                acc = np.zeros((input_size[axis],) + moved.shape[1:], dtype)
                 np.add.at(acc, idx, moved)
                 out = np.moveaxis(acc, 0, axis)
-            return Tensor._wrap(np.ascontiguousarray(out))
+            return np.ascontiguousarray(out)
         exactness.note(_LINEAR_CAUSE)
-        for d in range(self.dims):
+        for d in range(dims):
             axis = 2 + d
-            i0, i1, l0, l1 = linear_weights(g.shape[axis], in_shape[axis], scales[d],
-                                            bool(attrs["align_corners"]), dtype)
+            i0, i1, l0, l1 = linear_weights(g.shape[axis], input_size[axis], scales[d],
+                                            bool(align_corners), dtype)
             moved = np.moveaxis(out, axis, 0)
             shape = (-1,) + (1,) * (moved.ndim - 1)
-            acc = np.zeros((in_shape[axis],) + moved.shape[1:], dtype)
+            acc = np.zeros((input_size[axis],) + moved.shape[1:], dtype)
             np.add.at(acc, i0, moved * l0.reshape(shape))
             np.add.at(acc, i1, moved * l1.reshape(shape))
             out = np.moveaxis(acc, 0, axis)
-        return Tensor._wrap(np.ascontiguousarray(out))
+        return np.ascontiguousarray(out)
+
+    def backward(self, gg: Tensor) -> Tensor:
+        attrs = self.attrs
+        extra = {} if "align_corners" not in attrs else {"align_corners": attrs["align_corners"]}
+        return self.forward_node.call(gg, output_size=attrs["output_size"],
+                                      scales=_scales_of(attrs, self.forward_node.dims), **extra)
+
+
+def _scales_of(attrs: dict[str, Any], dims: int) -> tuple[float | None, ...]:
+    """The scales a node saved, back in argument form."""
+    return (attrs["scales"],) if dims == 1 else (attrs["scales_h"], attrs["scales_w"])
 
 
 def _node(name: str, mode: str, dims: int, aten: str) -> type[_Upsample]:
@@ -153,8 +179,17 @@ def _node(name: str, mode: str, dims: int, aten: str) -> type[_Upsample]:
     scales = "{scales}" if dims == 1 else "{scales_h}, {scales_w}"
     text = f"{aten}_backward({{grad}}, {{output_size}}, {{self_sym_sizes}}, "
     text += "{align_corners}, " if mode in ("linear", "bilinear") else ""
-    return type(name, (_Upsample,), {"__slots__": (), "mode": mode, "dims": dims,
+    node = type(name, (_Upsample,), {"__slots__": (), "mode": mode, "dims": dims,
                                      "formulas": (vjp("self", text + scales + ")"),)})
+    again = f"{aten}({{grad}}, {{output_size}}, "
+    again += "{align_corners}, " if mode in ("linear", "bilinear") else ""
+    _BACKWARDS[node] = type(name.replace("Backward0", "BackwardBackward0"), (_UpsampleBackward,),
+                            {"__slots__": (), "forward_node": node,
+                             "formulas": (vjp("grad_output", again + scales + ")"),)})
+    return node
+
+
+_BACKWARDS: dict[type[_Upsample], type[_UpsampleBackward]] = {}
 
 
 UpsampleNearest1DBackward0 = _node("UpsampleNearest1DBackward0", "nearest", 1,

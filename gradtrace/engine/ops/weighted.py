@@ -12,7 +12,7 @@ from .. import exactness
 from ..formulas import local, vjp
 from ..node import Function
 from ..tensor import Tensor
-from ._util import cast_name, refuse_double_backward
+from ._util import cast_name
 from .views import reshape, sum_to
 
 
@@ -31,17 +31,64 @@ class PreluKernelBackward0(Function):
             return np.asarray(np.where(a > 0, a, w * a), a.dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        refuse_double_backward(self)
         x, weight = self.unpack("self"), self.unpack("weight")
+        gi, gw = PreluKernelBackwardBackward0.call(grad, x, weight)
+        # the engine's validate_outputs: a weight broadcast over x gets its gradient summed
+        return (gi if self.needs_input_grad(0) else None,
+                sum_to(gw, weight.array.shape) if self.needs_input_grad(1) else None)
+
+
+class PreluKernelBackwardBackward0(Function):
+    """_prelu_kernel_backward(grad_output, self, weight) -> (grad_input, grad_weight), as an
+    op so create_graph records torch's node; both gradients have self's shape."""
+
+    __slots__ = ()
+    multi_output = True
+    materialize_grads = False  # derivatives.yaml's formulas test grads[i].defined()
+    formulas = (vjp("grad_output", "where({self} >= 0, {grad}[0], {grad}[0]·{weight} + "
+                    "{grad}[1]·{self})"),
+                vjp("self", "where({self} >= 0, 0, {grad_output}·{grad}[1])"),
+                vjp("weight", "where({self} >= 0, 0, {grad_output}·{grad}[0])"))
+
+    def forward(self, grad: Tensor, x: Tensor, weight: Tensor) -> list[np.ndarray]:
+        self.save("grad_output", grad)
+        self.save("self", x)
+        self.save("weight", weight)
         a, w, g = x.array, weight.array, grad.array
         positive = a > 0
         with np.errstate(over="ignore", invalid="ignore"):
-            gi = np.asarray(np.where(positive, g, w * g), a.dtype) if self.needs_input_grad(0) \
-                else None
-            gw = np.asarray(np.where(positive, 0, a * g), a.dtype) if self.needs_input_grad(1) \
-                else None
-        return (None if gi is None else Tensor._wrap(gi),
-                None if gw is None else sum_to(Tensor._wrap(gw), weight.array.shape))
+            gi = np.where(positive, g, w * g)
+            gw = np.where(positive, 0, a * g)
+        shape = np.broadcast_shapes(a.shape, w.shape)
+        return [np.asarray(np.broadcast_to(gi, shape), a.dtype),
+                np.asarray(np.broadcast_to(gw, shape), a.dtype)]
+
+    def backward(self, gg_input: Tensor | None, gg_weight: Tensor | None
+                 ) -> tuple[Tensor | None, ...]:
+        """derivatives.yaml's _prelu_kernel_backward entry, op for op."""
+        from .creation import zeros_like
+        from .reductions import where
+
+        grad, x, weight = (self.unpack(k) for k in ("grad_output", "self", "weight"))
+        nonneg = x >= 0
+        zero = Tensor._wrap(np.zeros((), x.array.dtype))
+        g_grad = g_self = g_weight = None
+        if self.needs_input_grad(0):
+            if gg_input is None:
+                g_grad = where(nonneg, zero, gg_weight * x)
+            elif gg_weight is None:
+                g_grad = where(nonneg, gg_input, gg_input * weight)
+            else:
+                g_grad = where(nonneg, gg_input, gg_input * weight + gg_weight * x)
+        if self.needs_input_grad(1):
+            g_self = (where(nonneg, zero, grad * gg_weight) if gg_weight is not None
+                      else zeros_like(x))
+        if self.needs_input_grad(2):
+            g_weight = (where(nonneg, zero, grad * gg_input) if gg_input is not None
+                        else zeros_like(x))
+        if g_weight is not None:
+            g_weight = sum_to(g_weight, weight.array.shape)  # validate_outputs, as above
+        return g_grad, g_self, g_weight
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
@@ -83,9 +130,25 @@ def _bilinear(i1: np.ndarray, w: np.ndarray, i3: np.ndarray) -> np.ndarray:
     return out
 
 
+_BILINEAR = ((1, 3), (0,), (1, 2), (2, 3))  # bilinear's (expand1, expand2, expand3, sumdim)
+
+
+def _trilinear_array(i1: np.ndarray, i2: np.ndarray, i3: np.ndarray,
+                     expand: tuple[tuple[int, ...], ...], sumdim: tuple[int, ...]) -> np.ndarray:
+    """_trilinear's value: each input unsqueezed at its expand dims to one rank, the three
+    multiplied and summed over sumdim (an einsum over those dims)."""
+    rank = i1.ndim + len(expand[0])
+    letters = "abcdefghijklmnop"[:rank]
+    subs = ["".join(letters[d] for d in range(rank) if d not in ex) for ex in expand]
+    out = "".join(letters[d] for d in range(rank) if d not in sumdim)
+    return np.einsum(f"{subs[0]},{subs[1]},{subs[2]}->{out}", i1, i2, i3)
+
+
 class TrilinearBackward0(Function):
-    """_trilinear as bilinear calls it (expand1 (1, 3), expand2 (0,), expand3 (1, 2), sumdim
-    (2, 3)): out[b, o] = Σ_jk i1[b, j]·i2[o, j, k]·i3[b, k]."""
+    """_trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim): the inputs unsqueezed at
+    their expand dims, multiplied, summed over sumdim. bilinear calls it with expand1 (1, 3),
+    expand2 (0,), expand3 (1, 2), sumdim (2, 3): out[b, o] = Σ_jk i1[b, j]·i2[o, j, k]·i3[b, k];
+    its backward calls it again with the gradient in each input's place."""
 
     __slots__ = ()
     # derivatives.yaml's _trilinear_backward: each gradient is a _trilinear with the
@@ -95,28 +158,40 @@ class TrilinearBackward0(Function):
         vjp("i2", "_trilinear({i1}, {grad}, {i3}, {expand1}, {sumdim}, {expand3}, {expand2})"),
         vjp("i3", "_trilinear({i1}, {i2}, {grad}, {expand1}, {expand2}, {sumdim}, {expand3})"))
 
-    def forward(self, i1: Tensor, i2: Tensor, i3: Tensor) -> np.ndarray:
+    def forward(self, i1: Tensor, i2: Tensor, i3: Tensor, expand1: tuple[int, ...],
+                expand2: tuple[int, ...], expand3: tuple[int, ...],
+                sumdim: tuple[int, ...]) -> np.ndarray:
         need = [t.requires_grad for t in (i1, i2, i3)]
         self.save("i1", i1 if need[1] or need[2] else None)
         self.save("i2", i2 if need[0] or need[2] else None)
         self.save("i3", i3 if need[0] or need[1] else None)
-        self.save_attr(expand1=(1, 3), expand2=(0,), expand3=(1, 2), sumdim=(2, 3))
+        self.save_attr(expand1=expand1, expand2=expand2, expand3=expand3, sumdim=sumdim)
         exactness.note(_CAUSE)
-        return _bilinear(i1.array, i2.array, i3.array)
+        if (expand1, expand2, expand3, sumdim) == _BILINEAR:
+            return _bilinear(i1.array, i2.array, i3.array)
+        return _trilinear_array(i1.array, i2.array, i3.array, (expand1, expand2, expand3),
+                                sumdim).astype(i1.array.dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        refuse_double_backward(self)
-        g = grad.array
+        """_trilinear_backward: three _trilinear calls (recorded under create_graph)."""
         i1, i2, i3 = (self.unpack(k) for k in ("i1", "i2", "i3"))
-        exactness.note(_CAUSE)
+        a = self.attrs
+        e1, e2, e3, s = a["expand1"], a["expand2"], a["expand3"], a["sumdim"]
         out: list[Tensor | None] = [None, None, None]
         if self.needs_input_grad(0):
-            out[0] = Tensor._wrap(np.einsum("bo,ojk,bk->bj", g, i2.array, i3.array))
+            out[0] = _trilinear(grad, i2, i3, s, e2, e3, e1)
         if self.needs_input_grad(1):
-            out[1] = Tensor._wrap(np.einsum("bj,bo,bk->ojk", i1.array, g, i3.array))
+            out[1] = _trilinear(i1, grad, i3, e1, s, e3, e2)
         if self.needs_input_grad(2):
-            out[2] = Tensor._wrap(np.einsum("bj,ojk,bo->bk", i1.array, i2.array, g))
+            out[2] = _trilinear(i1, i2, grad, e1, e2, s, e3)
         return tuple(out)
+
+
+def _trilinear(i1: Tensor, i2: Tensor, i3: Tensor, expand1: tuple[int, ...],
+               expand2: tuple[int, ...], expand3: tuple[int, ...],
+               sumdim: tuple[int, ...]) -> Tensor:
+    return TrilinearBackward0.call(i1, i2, i3, expand1=expand1, expand2=expand2,
+                                   expand3=expand3, sumdim=sumdim)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Any = None) -> Tensor:
@@ -141,7 +216,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Any = None) -
     output_size = input1.array.shape[:-1] + (weight.array.shape[0],)
     flat1 = reshape(input1, (-1, input1.array.shape[-1]))
     flat2 = reshape(input2, (-1, input2.array.shape[-1]))
-    output = reshape(TrilinearBackward0.call(flat1, weight, flat2), output_size)
+    output = reshape(_trilinear(flat1, weight, flat2, *_BILINEAR), output_size)
     if bias is not None:
         output = output + bias
     return output

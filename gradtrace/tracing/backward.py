@@ -63,9 +63,9 @@ class BackwardRecorder:
                           "code": self.interpreter.source.line_text(span.line).strip()})
         entry = lines[-1]
         if name is None:
-            entry["result"] = keep(tensor.array)
+            entry["result"] = self._value(tensor.array)
         elif len(entry["names"]) < SCRIPT_NAMES:
-            entry["names"][name] = keep(tensor.array)
+            entry["names"][name] = self._value(tensor.array)
 
     def _step(self, node: Node, received: list) -> BackwardStep:
         self._applying = None
@@ -82,7 +82,7 @@ class BackwardRecorder:
         script, self._script_lines = self._script_lines, None
         step = self._step(node, [None if g is None else keep(g.array) for g in grad_outputs])
         step.script = script
-        if node.saved and not node.released:
+        if node.saved and not node.released and self._value is keep:
             step.saved = {key: None if saved is None else keep(saved.tensor.array)
                           for key, saved in node.saved.items()}
         sent = step.sent

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..engine.tensor import Tensor
-from ..summary import keep
 
 if TYPE_CHECKING:
     from .records import NodeRecord
@@ -87,5 +86,5 @@ class SavedStorageIndex:
             saved = record.node.saved
             if saved and any(s is not None and s.tensor is tensor for s in saved.values()):
                 self._index_saved(record)
-        self._event("data_write", tensor=self.tensor(tensor).id, value=keep(tensor.array))
+        self._event("data_write", tensor=self.tensor(tensor).id, value=self._value(tensor.array))
 

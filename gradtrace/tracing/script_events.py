@@ -11,7 +11,7 @@ from ..engine.tensor import Tensor
 from ..errors import GradtraceError
 from ..interpreter.objects import Instance, type_name
 from ..stdlib import BoundMethod
-from ..summary import keep, keep_tensor
+from ..summary import keep_tensor
 from .records import Event, TensorRecord
 from .script_objects import _module_tables, script_modules, script_tensors
 
@@ -43,7 +43,7 @@ class ScriptRecorder:
             "param": param, "rule": rule, "grad": keep_tensor(grad),
             "numbers": {k: v.tolist() if isinstance(v, Tensor) else v
                         for k, v in numbers.items()},
-            "before": keep(param.array), "version_before": param._version}
+            "before": self._value(param.array), "version_before": param._version}
 
     def update_end(self, param: Tensor) -> None:
         update, self._update = self._update, None
@@ -52,7 +52,7 @@ class ScriptRecorder:
         self._stepping[2] += 1
         self._event("param_update", tensor=self.tensor(param).id, optimizer=self._stepping[1],
                     rule=update["rule"], numbers=update["numbers"], grad=update["grad"],
-                    before=update["before"], after=keep(param.array),
+                    before=update["before"], after=self._value(param.array),
                     version_before=update["version_before"], version=param._version)
 
     # -- what the script did to tensors outside the engine's ops ------------------

@@ -54,6 +54,11 @@ def _reference_count_alone() -> int:
 
 
 
+def _not_kept(array: np.ndarray) -> None:
+    """A value no view of this trace reads (`Tracer(values=False)`)."""
+    return None
+
+
 class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
     """Subscribes to engine events for one run and builds the trace."""
 
@@ -61,8 +66,13 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
     # were added since the last pass (and at least as many as were kept): linear overall
     LET_GO_EVERY = 256
 
-    def __init__(self, interpreter: Interpreter):
+    def __init__(self, interpreter: Interpreter, values: bool = True):
+        """`values=False` for a view that reads no values but the gradients and the saved
+        tensors of the graph (the report's tables): the values that only explain, the page
+        and JSON read are then not kept (events' tensor values, the saved tensors as each
+        backward step used them), which is a tenth of what tracing costs a training step."""
         self.interpreter = interpreter
+        self._value = keep if values else _not_kept
         self.tensors: dict[int, TensorRecord] = {}  # keyed by record id, in the order met
         self.nodes: dict[int, NodeRecord] = {}  # keyed by id(node)
         self.events: list[Event] = []
@@ -235,7 +245,7 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
                 record.names.append(name)
             line = span.line if span is not None else self._where()[0]
             self.events.append(Event("bind", line, {
-                "name": name, "tensor": record.id, "value": keep(value.array),
+                "name": name, "tensor": record.id, "value": self._value(value.array),
                 "requires_grad": value.requires_grad, "is_leaf": value.is_leaf,
                 "local": local}))
 
@@ -287,7 +297,7 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
                     self.node(nxt)
             node_id = record.id
         self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
-                    values=[keep(t.array) for t in outputs])
+                    values=[self._value(t.array) for t in outputs])
         if self.interpreter.in_library:  # a bundled library module's own code did it
             self.events[-1].facts["library"] = True
 
@@ -313,7 +323,7 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
         if self._stepping[0]:
             self._stepping[3] += 1
         self._event("inplace", tensor=record.id, name=name, version=version,
-                    node=self.node_id(node), hazards=hazards, value=keep(tensor.array))
+                    node=self.node_id(node), hazards=hazards, value=self._value(tensor.array))
         if self.interpreter.in_library:
             self.events[-1].facts["library"] = True
             if self._update is not None and self._update["param"] is tensor:

@@ -9,7 +9,7 @@ from ...errors import TorchRuntimeError, TorchTypeError
 from .. import kernels
 from ..dtypes import bool_
 from ..formulas import local
-from ..node import Function
+from ..node import Function, SavedTensor
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import (
     apply_inplace,
@@ -99,10 +99,12 @@ class MulBackward0(Function):
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
-        # torch saves (and packs, under saved_tensors_hooks) what self's formula uses first
-        self.save("other", b if a.requires_grad else None)
-        self.save("self", a if b.requires_grad else None)
-        self.show_saved_as("self", "other")
+        if self.recording:  # save() and show_saved_as() without their calls (every Mul)
+            # torch saves (and packs, under saved_tensors_hooks) what self's formula uses
+            # first; the views list self first
+            other = SavedTensor(b, False) if a.requires_grad else None
+            self.saved = {"self": SavedTensor(a, False) if b.requires_grad else None,
+                          "other": other}
         return binary_apply(np.multiply, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:

@@ -158,11 +158,14 @@ class TanhBackwardBackward0(Function):
         if y.dtype == np.float64 or not capability.fma_build():
             # the default build has no FMA: 1 - y*y rounds twice
             return grad.array * (y.dtype.type(1) - y * y)
-        # fma: 1 - y*y rounded once (y*y is exact in float64), in one buffer of our own;
-        # the float32 product casts it in numpy's loop, as astype would, without a copy
+        # fma: 1 - y*y rounded once (y*y is exact in float64), in one buffer of our own
         one_minus = np.multiply(y, y, dtype=np.float64)
         np.subtract(1.0, one_minus, out=one_minus)
-        return np.multiply(grad.array, one_minus, dtype=y.dtype, casting="same_kind")
+        g = grad.array
+        if g.dtype != y.dtype:
+            return g * one_minus.astype(y.dtype)
+        # a product in y's dtype casts it in numpy's loop, as astype would, without a copy
+        return np.multiply(g, one_minus, dtype=y.dtype, casting="same_kind")
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, result = self.unpack("grad_output"), self.unpack("output")

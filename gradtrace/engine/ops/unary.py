@@ -158,13 +158,13 @@ class TanhBackwardBackward0(Function):
         if y.dtype == np.float64 or not capability.fma_build():
             # the default build has no FMA: 1 - y*y rounds twice
             return grad.array * (y.dtype.type(1) - y * y)
-        # fma: 1 - y*y rounded once (y*y is exact in float64), in one buffer of our own
-        one_minus = np.multiply(y, y, dtype=np.float64)
-        np.subtract(1.0, one_minus, out=one_minus)
+        y64 = y.astype(np.float64)  # fma: 1 - y*y rounded once, in a buffer of our own
+        one_minus = np.subtract(1.0, np.multiply(y64, y64, out=y64), out=y64)
         g = grad.array
         if g.dtype != y.dtype:
             return g * one_minus.astype(y.dtype)
-        # a product in y's dtype casts it in numpy's loop, as astype would, without a copy
+        # a product in y's dtype casts 1 - y*y in numpy's loop, as astype would, without
+        # a temporary
         return np.multiply(g, one_minus, dtype=y.dtype, casting="same_kind")
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:

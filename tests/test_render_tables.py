@@ -17,6 +17,7 @@ from rich.console import Console
 
 from gradtrace.cli import main
 from gradtrace.engine.node import AccumulateGrad
+from gradtrace.interpreter import Limits
 from gradtrace.render.json import document
 from gradtrace.render.tables import (
     SECTIONS,
@@ -108,7 +109,9 @@ def test_report_reads_no_value_the_tables_tracer_leaves_out(path: Path):
     source = str(path.relative_to(ROOT))
     texts = []
     for values in (True, False):
-        result = run_source(load_source(source), trace=True, trace_values=values)
+        # (a loaded machine must not stop one of the two runs at the default 60 s)
+        result = run_source(load_source(source), trace=True, trace_values=values,
+                            limits=Limits(timeout=3600.0))
         console, buffer = plain_console(100)
         print_report(console, result, SECTIONS)
         texts.append(normalise(result.stdout + buffer.getvalue()))

@@ -38,7 +38,7 @@ import io
 from gradtrace.interpreter.runtime import Limits
 from gradtrace.runner import run_text
 text = open({path!r}).read().replace({loop!r}, "range({{n}})")
-result = run_text(text, stdout=io.StringIO(), trace={trace},
+result = run_text(text, stdout=io.StringIO(), trace={trace}, trace_values={values},
                   limits=Limits(timeout=3600.0, max_memory=8 << 30))
 if result.error is not None:
     raise SystemExit(result.error.format())
@@ -75,15 +75,21 @@ def counts(python: str, torch_python: str | None) -> list[Count]:
     by_hand = str(WORK / "train_mlp_numpy.py")
     out = [
         Count("scalar graph, gradtrace run --quiet", python,
-              GRADTRACE.format(path=scalar, loop="range(20000)", trace=False), 100, 3100,
-              "iteration (2 ops + their backward)"),
-        Count("scalar graph, gradtrace traced (report/explain)", python,
-              GRADTRACE.format(path=scalar, loop="range(20000)", trace=True), 100, 3100,
-              "iteration"),
+              GRADTRACE.format(path=scalar, loop="range(20000)", trace=False, values=True), 100,
+              3100, "iteration (2 ops + their backward)"),
+        Count("scalar graph, gradtrace traced (explain)", python,
+              GRADTRACE.format(path=scalar, loop="range(20000)", trace=True, values=True), 100,
+              3100, "iteration"),
         Count("training loop, gradtrace run --quiet", python,
-              GRADTRACE.format(path=train, loop="range(200)", trace=False), 1, 21, "step"),
-        Count("training loop, gradtrace traced (report/explain)", python,
-              GRADTRACE.format(path=train, loop="range(200)", trace=True), 1, 21, "step"),
+              GRADTRACE.format(path=train, loop="range(200)", trace=False, values=True), 1, 21,
+              "step"),
+        # `gradtrace run`'s report keeps no value its tables do not show (trace_values)
+        Count("training loop, gradtrace traced (report)", python,
+              GRADTRACE.format(path=train, loop="range(200)", trace=True, values=False), 1, 21,
+              "step"),
+        Count("training loop, gradtrace traced (explain)", python,
+              GRADTRACE.format(path=train, loop="range(200)", trace=True, values=True), 1, 21,
+              "step"),
         Count("training loop, numpy by hand", python,
               PLAIN.format(path=by_hand, loop="range(200)"), 1, 21, "step"),
     ]

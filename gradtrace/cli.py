@@ -362,7 +362,7 @@ def run(script: str, quiet: bool, as_json: bool, show: tuple[str, ...] | None,
         click.echo(text)
         sys.exit(result.exit_code)
     result = _run(source, limits, stdout=sys.stdout, stderr=sys.stderr, trace=not quiet,
-                  capture=False)
+                  capture=False, trace_values=False)  # the tables read no event values
     sys.stdout.flush()
     if result.error is not None:
         _echo(_error_text(result.error, source), err=True)

@@ -149,11 +149,13 @@ class ScriptOutput:
 
 def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO | None = None,
                limits: Limits | None = None, trace: bool = False,
-               capture: bool = True) -> RunResult:
+               capture: bool = True, trace_values: bool = True) -> RunResult:
     """Parse and run a script. Output is forwarded to `stdout` if given, and captured in
     the result unless `capture` is False (at most --max-sequence characters).
 
-    With `trace`, the result carries a Tracer holding everything the engine did.
+    With `trace`, the result carries a Tracer holding everything the engine did;
+    `trace_values=False` leaves out the values only explain, the page and JSON read
+    (`Tracer(values=False)`: the report's tables).
     """
     from .parser import parse
 
@@ -168,7 +170,7 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     # thresholds rescan a large graph over and over (30% of the time for 10^5+ nodes).
     gc_thresholds = gc.get_threshold()
     gc.set_threshold(100_000, 50, 100)
-    tracer = Tracer(interpreter) if trace else None
+    tracer = Tracer(interpreter, trace_values) if trace else None
     module = None
     exactness.reset()
     try:

@@ -17,6 +17,7 @@ from rich.console import Console
 
 from gradtrace.cli import main
 from gradtrace.engine.node import AccumulateGrad
+from gradtrace.interpreter import Limits
 from gradtrace.render.json import document
 from gradtrace.render.tables import (
     SECTIONS,
@@ -95,6 +96,27 @@ def test_golden_files_have_no_colour_and_fit_the_width():
         report = text[len(script_lines):]
         assert all(len(line) <= 100 for line in report.splitlines()), name
 
+
+
+REPORT_SCRIPTS = sorted({*GOLDEN_SCRIPTS.values(), *(ROOT / "samples").glob("*.gt"),
+                         ROOT / "benchmarks" / "workloads" / "train_300.gt"})
+
+
+@pytest.mark.parametrize("path", REPORT_SCRIPTS, ids=lambda p: p.stem)
+def test_report_reads_no_value_the_tables_tracer_leaves_out(path: Path):
+    """`gradtrace run` traces without the values only explain, the page and JSON read
+    (`trace_values=False`); its report is the one a full trace gives."""
+    source = str(path.relative_to(ROOT))
+    texts = []
+    for values in (True, False):
+        # (a loaded machine must not stop one of the two runs at the default 60 s)
+        result = run_source(load_source(source), trace=True, trace_values=values,
+                            limits=Limits(timeout=3600.0))
+        console, buffer = plain_console(100)
+        print_report(console, result, SECTIONS)
+        texts.append(normalise(result.stdout + buffer.getvalue()))
+    assert texts[0] == texts[1]
+    assert "Backward" in texts[1] or "backward" not in path.read_text()
 
 # -- the facts each golden report must show -------------------------------------------
 

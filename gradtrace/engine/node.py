@@ -264,7 +264,13 @@ class Function(Node):
                 return self._apply(grads)
             finally:
                 saved_hooks.forget(unpacked)
-        return self._apply(grads)
+        if self.multi_output:
+            return self._apply(grads)
+        # _apply's single-output case without its call: every node of every backward
+        if grads[0] is None:
+            return (None,) * len(self.next_functions)
+        result = self.backward(grads[0])
+        return result if isinstance(result, tuple) else (result,)
 
     def _apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         if self.multi_output:

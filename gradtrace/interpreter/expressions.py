@@ -335,7 +335,18 @@ class ExpressionCompiler:
             spans.current_span = span
             if type(a) is Tensor:
                 if type(b) is Tensor or type(b) in NUMBERS:
-                    return apply_op(on_tensor, a, b, op, span)
+                    # apply_op's work without its call: the commonest operator of a script
+                    try:
+                        result = on_tensor(a, b)
+                    except GradtraceError as err:
+                        err.at(span)
+                        raise
+                    except PYTHON_ERRORS as err:
+                        raise ScriptError(script_message(str(err), (a, b)), span,
+                                          kind=type(err).__name__) from None
+                    if self.tracer is not None:
+                        self.tracer.made(result)
+                    return result
             elif type(b) is Tensor and on_number is not None and type(a) in NUMBERS:
                 return apply_op(on_number, b, a, op, span)
             return apply_op(fn, a, b, op, span)

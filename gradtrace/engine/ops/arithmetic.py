@@ -8,9 +8,11 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import kernels
 from ..dtypes import bool_
+from ..events import OBSERVERS
 from ..formulas import local
-from ..node import Function
-from ..tensor import Tensor, as_tensor_operand, type_name
+from ..grad_mode import GRAD_MODE
+from ..node import Function, SavedTensor
+from ..tensor import Tensor, as_tensor_operand, type_name, wrap
 from ._util import (
     apply_inplace,
     binary_apply,
@@ -99,18 +101,29 @@ class MulBackward0(Function):
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
-        # torch saves (and packs, under saved_tensors_hooks) what self's formula uses first
-        self.save("other", b if a.requires_grad else None)
-        self.save("self", a if b.requires_grad else None)
-        self.show_saved_as("self", "other")
+        if self.recording:  # save() and show_saved_as() without their calls (every Mul)
+            # torch saves (and packs, under saved_tensors_hooks) what self's formula uses
+            # first; the views list self first
+            other = SavedTensor(b, False) if a.requires_grad else None
+            self.saved = {"self": SavedTensor(a, False) if b.requires_grad else None,
+                          "other": other}
         return binary_apply(np.multiply, a, b, dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         # torch computes the last input's gradient first (the order nodes are created in)
         edges = self.next_functions  # (needs_input_grad without its calls)
-        gb = grad * self.unpack("self") if edges[1][0] is not None else None
-        ga = grad * self.unpack("other") if edges[0][0] is not None else None
+        gb = _product(grad, self.unpack("self")) if edges[1][0] is not None else None
+        ga = _product(grad, self.unpack("other")) if edges[0][0] is not None else None
         return ga, gb
+
+
+def _product(grad: Tensor, t: Tensor) -> Tensor:
+    """`grad * t` in a backward formula. With grad mode off (no create_graph) and nothing
+    observing the engine, no node can be recorded and no op event read: the product
+    MulBackward0.forward computes, the same bits, without the op's calls."""
+    if GRAD_MODE.enabled or OBSERVERS:
+        return mul(grad, t)
+    return wrap(binary_apply(np.multiply, grad, t, common_dtype(grad, t)))
 
 
 class DivBackward0(Function):

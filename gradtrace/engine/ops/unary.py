@@ -161,7 +161,12 @@ class TanhBackwardBackward0(Function):
             return grad.array * fp64.fma(-y, y, 1.0)
         y64 = y.astype(np.float64)  # fma: 1 - y*y rounded once, in a buffer of our own
         one_minus = np.subtract(1.0, np.multiply(y64, y64, out=y64), out=y64)
-        return grad.array * one_minus.astype(y.dtype)
+        g = grad.array
+        if g.dtype != y.dtype:
+            return g * one_minus.astype(y.dtype)
+        # a product in y's dtype casts 1 - y*y in numpy's loop, as astype would, without
+        # a temporary
+        return np.multiply(g, one_minus, dtype=y.dtype, casting="same_kind")
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, result = self.unpack("grad_output"), self.unpack("output")

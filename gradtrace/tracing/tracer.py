@@ -1,0 +1,342 @@
+"""Records what a run did, from the engine's events, as plain data for the renderers.
+
+The tracer listens to `engine.events` while a script runs and keeps: every tensor and
+node it saw (with the script names bound to them and the line that made them), each
+in-place change, grad-mode change and `.data` write, and for each backward call every
+step: the gradient a node received, what it sent to each of its next_functions,
+accumulations into leaves, and which nodes freed their saved tensors.
+
+Memory stays bounded on long runs: values are kept whole only when small (`summary.keep`:
+large ones become a `Summary` of what the views show), and a tensor only the trace still
+holds is let go, its record keeping a `TensorState` of how it ended (`Tracer._let_go`).
+
+This module holds the tracer's core (identities, names, forward ops and in-place
+changes); its other concerns are parts of the class in their own modules: backward calls
+(`backward.py`), saved tensors by storage (`saved_storage.py`) and the script's own
+calls (`script_events.py`).
+"""
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..engine import events
+from ..engine.node import AccumulateGrad, Node
+from ..engine.ops.view_inplace import CopySlices
+from ..engine.saved_hooks import HOOKS, hook_names
+from ..engine.tensor import Tensor
+from ..interpreter.objects import Instance
+from ..summary import keep, keep_tensor
+from .backward import BackwardRecorder
+from .records import (
+    BackwardCall,
+    BackwardStep,
+    Event,
+    NodeRecord,
+    SavedRecord,
+    TensorRecord,
+    TensorState,
+)
+from .saved_storage import SavedStorageIndex
+from .script_events import ScriptRecorder
+from .script_objects import script_tensors
+
+if TYPE_CHECKING:
+    from ..interpreter import Interpreter
+
+
+def _reference_count_alone() -> int:
+    """sys.getrefcount of a record's tensor when nothing but the record holds it."""
+    record = TensorRecord(0, Tensor._wrap(np.zeros(1)), None, None)
+    return sys.getrefcount(record.tensor)
+
+
+
+def _not_kept(array: np.ndarray) -> None:
+    """A value no view of this trace reads (`Tracer(values=False)`)."""
+    return None
+
+
+class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
+    """Subscribes to engine events for one run and builds the trace."""
+
+    # a pass over the live records to let go of dead tensors runs once this many records
+    # were added since the last pass (and at least as many as were kept): linear overall
+    LET_GO_EVERY = 256
+
+    def __init__(self, interpreter: Interpreter, values: bool = True):
+        """`values=False` for a view that reads no values but the gradients and the saved
+        tensors of the graph (the report's tables): the values that only explain, the page
+        and JSON read are then not kept (events' tensor values, the saved tensors as each
+        backward step used them), which is a tenth of what tracing costs a training step."""
+        self.interpreter = interpreter
+        self._value = keep if values else _not_kept
+        self.tensors: dict[int, TensorRecord] = {}  # keyed by record id, in the order met
+        self.nodes: dict[int, NodeRecord] = {}  # keyed by id(node)
+        self.events: list[Event] = []
+        self.backward_calls: list[BackwardCall] = []
+        self._current: BackwardCall | None = None
+        self._steps_by_node: dict[int, BackwardStep] = {}
+        self._script_lines: list[dict[str, Any]] | None = None  # see _script_ran
+        self._counters: dict[int, tuple[int, Any]] = {}  # id(version counter) -> (n, counter)
+        self._exception_before: BaseException | None = None
+        # records whose tensor is alive, by id(tensor); the others hold a TensorState
+        self._live: dict[int, TensorRecord] = {}
+        self._let_go_at = self.LET_GO_EVERY
+        self._alone = _reference_count_alone()
+        # saved tensors by the memory they live in, for in-place hazards:
+        # storage -> [(node record, saved key, position in node.saved)]
+        self._saved_by_storage: dict[int, list[tuple[NodeRecord, str, int]]] = {}
+        self._storages_of: dict[int, list[int]] = {}  # node record id -> its storages
+        self._indexed: dict[int, NodeRecord] = {}  # node record id -> record, when filed
+        self._where_span: Any = None
+        self._where_last: tuple[int | None, str | None] = (None, None)
+        # (backward call index, node record id) while a node's backward runs: what it makes
+        # belongs to that call and node, not to the script line that ran last (a hook's)
+        self._applying: tuple[int, int] | None = None
+        # an optimizer's step() being run: [depth, optimizer name, parameters updated,
+        # in-place changes made (a user's own step() changes tensors without declaring it)]
+        self._stepping: list[Any] = [0, None, 0, 0]
+        self._update: dict[str, Any] | None = None  # the parameter update under way
+        # the nn.Module calls running now (innermost last), and the module each record was
+        # made in (record id -> module instance), named by path when the run ends
+        self._module_calls: list[Any] = []
+        self._tensor_modules: dict[int, Any] = {}
+        self._node_modules: dict[int, Any] = {}
+        self._module_events: list[tuple[Event, Any]] = []
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def __enter__(self) -> Tracer:
+        events.OBSERVERS.append(self)
+        self.interpreter.tracer = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        events.OBSERVERS.remove(self)
+        self.interpreter.tracer = None
+        if self._current is not None:  # backward ended by an error
+            self._current.error = "backward raised"
+            self._current = None
+        self._let_go()  # the run's temporaries are gone: every record says how it ended
+        self._name_modules()
+
+    # -- where are we in the script ----------------------------------------
+
+    def _where(self) -> tuple[int | None, str | None]:
+        span = self.interpreter.current_span
+        if span is self._where_span:
+            return self._where_last
+        where = self._span_text(span)
+        self._where_span, self._where_last = span, where
+        return where
+
+    def _span_text(self, span: Any) -> tuple[int | None, str | None]:
+        if span is None:
+            return None, None
+        text = None
+        if span.end_line == span.line:
+            line = self.interpreter.source.line_text(span.line)
+            text = line[span.column - 1: span.end_column - 1].strip() or None
+        return span.line, text
+
+    def made(self, value: Any, span: Any = None) -> None:
+        """An expression evaluated to `value`: a tensor met for the first time is labelled
+        with that expression (`x > 0` inside `torch.where(x > 0, x, -x)`), even when no
+        recorded op made it."""
+        if isinstance(value, Tensor) and self._scripted():
+            self.tensor(value, span)
+
+    def _scripted(self) -> bool:
+        """Whether what runs now is the script's own computation: not the arithmetic of a
+        backward call that records nothing (holding its tensors would also keep the engine
+        from reusing a gradient buffer, as torch does when nothing else refers to it)."""
+        if HOOKS.running:  # a saved_tensors_hooks hook's own work (see engine/saved_hooks)
+            return False
+        return self._current is None or self._current.create_graph
+
+    # -- identities --------------------------------------------------------
+
+    def _origin(self, span: Any = None) -> tuple[int | None, str | None]:
+        """The line and source text a new record gets: the backward call's line (and no
+        text) for what a node's backward makes, else the expression being evaluated."""
+        if self._applying is not None:
+            return self.backward_calls[self._applying[0] - 1].line, None
+        if span is not None:
+            return self._span_text(span)
+        return self._where()
+
+    def tensor(self, t: Tensor, span: Any = None) -> TensorRecord:
+        record = self._live.get(id(t))
+        if record is None or record.tensor is not t:
+            line, text = self._origin(span)
+            record = TensorRecord(len(self.tensors) + 1, t, line, text, made_by=self._applying,
+                                  library=self.interpreter.in_library)
+            counter = t._version_counter
+            known = self._counters.get(id(counter))
+            if known is None or known[1] is not counter:
+                known = self._counters[id(counter)] = (len(self._counters) + 1, counter)
+            record.counter = known[0]
+            self.tensors[record.id] = record
+            if self._module_calls:
+                self._tensor_modules[record.id] = self._module_calls[-1]
+            self._live[id(t)] = record
+            if len(self._live) >= self._let_go_at:
+                self._let_go()
+        return record
+
+    def record_of(self, t: Any) -> TensorRecord | None:
+        """The record of a live tensor the trace met, or None."""
+        record = self._live.get(id(t))
+        return record if record is not None and record.tensor is t else None
+
+    def _let_go(self) -> None:
+        """Drop the tensors only the trace still holds: their records keep how they ended.
+
+        Nothing else can reach such a tensor, so its state is final; keeping it would keep
+        every intermediate of a long run alive. (Reference counts: only the record's own
+        reference and getrefcount's argument are left.)
+        """
+        alone = self._alone
+        live = {}
+        for key, record in self._live.items():
+            if sys.getrefcount(record.tensor) <= alone:
+                record.tensor = TensorState(record.tensor)
+            else:
+                live[key] = record
+        self._live = live
+        self._let_go_at = 2 * len(live) + self.LET_GO_EVERY
+
+    def node(self, n: Node) -> NodeRecord:
+        record = self.nodes.get(id(n))
+        if record is None or record.node is not n:
+            line, text = self._origin()
+            record = NodeRecord(len(self.nodes) + 1, n, line, text, made_by=self._applying)
+            self.nodes[id(n)] = record
+            if self._module_calls and not isinstance(n, AccumulateGrad):
+                self._node_modules[record.id] = self._module_calls[-1]
+            if isinstance(n, AccumulateGrad):
+                record.outputs.append(self.tensor(n.variable).id)
+                record.line, record.expression = self.tensor(n.variable).line, None
+        return record
+
+    def node_id(self, n: Node | None) -> int | None:
+        return None if n is None else self.node(n).id
+
+    def bind(self, name: str, value: Any, frame: Any = None, span: Any = None) -> None:
+        """The interpreter bound a script name to a value (in `frame`: None is the module's;
+        `span` is the name's place in the statement: a call in the statement, like a hook
+        run by a backward, may have moved the interpreter's current span elsewhere).
+        An instance bound to a module-level name binds the tensors it holds by their paths
+        (`model = Net()` names `self.w` `model.w` from that line on)."""
+        if HOOKS.running:
+            return
+        local = frame is not None and frame is not self.interpreter.globals
+        if self._script_lines is not None and isinstance(value, Tensor):
+            self._script_ran(value, name, span)
+        if type(value) is Instance and not local:
+            for path, tensor in script_tensors({name: value}):
+                self.bind(path, tensor, frame, span)
+        elif isinstance(value, Tensor):
+            record = self.tensor(value)
+            if name not in record.names:
+                record.names.append(name)
+            line = span.line if span is not None else self._where()[0]
+            self.events.append(Event("bind", line, {
+                "name": name, "tensor": record.id, "value": self._value(value.array),
+                "requires_grad": value.requires_grad, "is_leaf": value.is_leaf,
+                "local": local}))
+
+    # -- engine events (`events.emit` calls `on_<kind>`) --------------------------
+
+    def _event(self, kind: str, **facts: Any) -> None:
+        if self._applying is not None or kind in ("hook", "retain_grad", "backward_end"):
+            # the engine's own work: the backward call's line, not the line a hook ran last
+            call = self._current or (self.backward_calls[-1] if self.backward_calls else None)
+            line = call.line if call is not None else None
+        else:
+            span = self.interpreter.current_span
+            line = None if span is None else span.line
+        self.events.append(Event(kind, line, facts))
+
+    def on_op(self, node: Node | None, name: str, inputs: tuple, outputs: list[Tensor]) -> None:
+        if self._script_lines is not None and outputs:
+            self._script_ran(outputs[-1])
+        if not self._scripted():
+            return  # the arithmetic inside a backward step, not the script's
+        input_ids = [None if t is None else self.tensor(t).id for t in inputs]
+        output_ids = [self.tensor(t).id for t in outputs]
+        node_id = None
+        if node is not None:
+            record = self.node(node)
+            record.outputs = output_ids
+            record.inputs = input_ids
+            for key, saved in (node.saved or {}).items():
+                tensor_id = None
+                if saved is not None:
+                    source = saved.tensor
+                    if saved.is_output:  # the output itself (a custom Function's output_nr
+                        # also counts its non-tensor outputs)
+                        source = next((o for o in outputs if o.grad_fn is node
+                                       and o.output_nr == saved.output_nr), source)
+                    known = self.record_of(source) is not None
+                    saved_record = self.tensor(source)
+                    if not known:
+                        saved_record.saved_as = (record.id, key)
+                    tensor_id = saved_record.id
+                record.saved.append(SavedRecord(
+                    key, tensor_id, saved.version if saved is not None else 0,
+                    bool(saved and saved.is_output), keep_tensor(saved and saved.tensor),
+                    hook_names(saved)))
+            if node.saved:
+                self._index_saved(record)
+            for nxt, _ in node.next_functions:
+                if nxt is not None:
+                    self.node(nxt)
+            node_id = record.id
+        self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
+                    values=[self._value(t.array) for t in outputs])
+        if self.interpreter.in_library:  # a bundled library module's own code did it
+            self.events[-1].facts["library"] = True
+
+    def on_inplace(self, tensor: Tensor, version: int, node: Node | None, name: str) -> None:
+        record = self.tensor(tensor)
+        if node is not None and tensor.grad_fn is node:
+            # the op ran on temporaries; the tensor changed in place is the node's output
+            node_record = self.node(node)
+            while len(node_record.outputs) <= tensor.output_nr:
+                node_record.outputs.append(record.id)
+            node_record.outputs[tensor.output_nr] = record.id
+        base = tensor._base
+        if node is not None and base is not None and isinstance(base.grad_fn, CopySlices) \
+                and base.grad_fn.fn is node:
+            # the engine gives the view's base this new grad_fn without an op event: file it
+            # now, with the line that made it, not when a later op first uses the base
+            self.node(base.grad_fn).outputs = [self.tensor(base).id]
+        if node is not None and node.saved:
+            node_record = self.nodes.get(id(node))
+            if node_record is not None and node_record.node is node:
+                self._index_saved(node_record)  # a saved output now lives in `tensor`
+        hazards = self._shared_storage_hazards(tensor)
+        if self._stepping[0]:
+            self._stepping[3] += 1
+        self._event("inplace", tensor=record.id, name=name, version=version,
+                    node=self.node_id(node), hazards=hazards, value=self._value(tensor.array))
+        if self.interpreter.in_library:
+            self.events[-1].facts["library"] = True
+            if self._update is not None and self._update["param"] is tensor:
+                self.events[-1].facts["update"] = True  # one of the ops of a declared update
+
+
+    def on_grad_mode(self, enabled: bool, function: str | None = None,
+                     inference: bool = False) -> None:
+        if self._current is not None:
+            return
+        self._event("grad_mode", enabled=enabled, function=function)
+        if inference:
+            self.events[-1].facts["inference"] = True
+        if self.interpreter.in_library:  # e.g. an optimizer's step() runs under no_grad
+            self.events[-1].facts["library"] = True
+

@@ -312,8 +312,9 @@ def place(values: np.ndarray, array: np.ndarray, axes: tuple[int, ...], layout: 
 
 def lane_sum(v: np.ndarray) -> np.ndarray:
     """vec_reduce_all(+) of a vector (last axis): the AVX2/AVX-512 shuffle tree (halves,
-    then quarters, ...), or lane by lane in the default build."""
-    if capability.CAPABILITY == "default":
+    then quarters, ...) of Vectorized<float>, which functional_base.h specialises; lane by
+    lane for any other type (double) and in the default build."""
+    if capability.CAPABILITY == "default" or v.dtype != np.float32:
         return seq_sum(v)
     while v.shape[-1] > 1:
         half = v.shape[-1] // 2

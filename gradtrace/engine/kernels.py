@@ -116,10 +116,10 @@ def _libm_pow(x: np.ndarray, y: np.ndarray | float) -> np.ndarray:
 # on AVX2 CPUs), and SLEEF's u10 double functions of the FMA builds' Vectorized<double>
 LIBM64: dict[str, Callable[..., np.ndarray]] = {
     "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": _libm_tanh,
-    "pow": _libm_pow}
+    "pow": _libm_pow, "erf": np.vectorize(math.erf, otypes=[np.float64])}
 _SLEEF64: dict[str, Callable[..., np.ndarray]] = {
     "exp": sleef64.exp, "expm1": sleef64.expm1, "log": sleef64.log, "log1p": sleef64.log1p,
-    "tanh": sleef64.tanh, "pow": sleef64.pow}
+    "tanh": sleef64.tanh, "pow": sleef64.pow, "erf": sleef64.erf}
 _SLEEF32: dict[str, Callable[..., np.ndarray]] = {
     "exp": sleef.expf, "expm1": sleef.expm1f, "log": sleef.logf_u1, "log1p": sleef.log1pf,
     "tanh": sleef.tanhf, "pow": sleef.powf}
@@ -251,8 +251,6 @@ class _Constants:
 
 
 _CONSTANTS = {_F32: _Constants(_F32), _F64: _Constants(_F64)}
-_HALF = _CONSTANTS[_F32].half  # onednn-path float32 GELU's constants
-_K_ALPHA = _CONSTANTS[_F32].k_alpha
 
 
 def _fma(dtype: Any) -> Callable[..., np.ndarray]:
@@ -278,21 +276,26 @@ def _gelu_tanh(tanh: Callable[[np.ndarray], np.ndarray], fused: bool,
     return formula
 
 
-def _gelu_erf(erf: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    return lambda v: v * _HALF * (_ONE + erf(v * _K_ALPHA))
+def _gelu_erf(erf: Callable[[np.ndarray], np.ndarray],
+              dtype: Any = _F32) -> Callable[[np.ndarray], np.ndarray]:
+    k = _CONSTANTS[np.dtype(dtype)]
+    return lambda v: v * k.half * (k.one + erf(v * k.k_alpha))
 
 
 def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
     """GELU as torch computes it: the exact form of a contiguous tensor of more than one
     element through oneDNN; otherwise GeluKernel, whose vector body uses torch's erf
     polynomial (or SLEEF's tanhf) and whose scalar code glibc's erff (tanhf). GCC fuses
-    `x + kappa * x^3` into an fma in the FMA builds, in both paths. float64: the tanh form
-    only (SLEEF's erfd4_u10 is not reproduced)."""
+    `x + kappa * x^3` into an fma in the FMA builds, in both paths. float64 has no oneDNN
+    path: SLEEF's erf (tanh) in the vector body, libm's in the scalar code."""
     with np.errstate(all="ignore"):
         if approximate == "tanh":
             return _split(_gelu_tanh(_lib(True, x.dtype)["tanh"], True, x.dtype),
                           _gelu_tanh(_lib(False, x.dtype)["tanh"], capability.fma_build(),
                                      x.dtype), x)
+        if x.dtype == _F64:
+            return _split(_gelu_erf(_lib(True, x.dtype)["erf"], x.dtype),
+                          _gelu_erf(_lib(False, x.dtype)["erf"], x.dtype), x)
         if x.flags.c_contiguous and x.size > 1:
             if onednn.AVX512_CORE:  # oneDNN's minimax erf: not reproduced, round float64
                 x64 = x.astype(np.float64)
@@ -355,12 +358,13 @@ def _mad(fused: bool, dtype: Any = _F32) -> Callable[..., np.ndarray]:
 def _backward_kernel(formula: Callable[..., np.ndarray], dy: np.ndarray,
                      x: np.ndarray) -> np.ndarray:
     """A cpu_kernel_vec(dy, x) backward kernel: `formula(dy, x, lib, mad, vector)` with the
-    FMA builds' vector body's functions and contractions, or the scalar code's."""
+    vector body's functions and contractions (vector=True; the default build's Vectorized
+    runs libm per lane, unfused), or the scalar code's (vector=False)."""
     fused = capability.fma_build()  # GCC contracts the scalar lambda in the FMA builds too
     with np.errstate(all="ignore"):
         return pointwise.apply_many(
             [dy.astype(x.dtype, copy=False), x],
-            lambda d, v: formula(d, v, _lib(fused, x.dtype), _mad(fused, x.dtype), fused),
+            lambda d, v: formula(d, v, _lib(fused, x.dtype), _mad(fused, x.dtype), True),
             lambda d, v: formula(d, v, _lib(False, x.dtype), _mad(fused, x.dtype), False))
 
 
@@ -412,13 +416,17 @@ def softplus_backward(dy: np.ndarray, x: np.ndarray, beta: float,
 def elu_backward(dy: np.ndarray, x: np.ndarray, alpha: float, scale: float,
                  input_scale: float) -> np.ndarray:
     """elu_backward_kernel (is_result false): dy * negiptcoef * negcoef * exp(x *
-    negiptcoef) where x <= 0, else dy * poscoef (coefficients as scalar_t)."""
+    negiptcoef) where x <= 0, else dy * poscoef (coefficients as scalar_t). The vector body
+    blends on x > 0 and the scalar code tests x <= 0, so a NaN x takes the exp branch (NaN)
+    in the first and dy * poscoef in the second."""
     negcoef, poscoef, negiptcoef = _elu_coefficients(x.dtype, alpha, scale, input_scale)
 
     def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
                 vector: bool) -> np.ndarray:
-        return np.where(v <= 0, d * negiptcoef * negcoef * lib["exp"](v * negiptcoef),
-                        d * poscoef)
+        negative = d * negiptcoef * negcoef * lib["exp"](v * negiptcoef)
+        if vector:
+            return np.where(v > 0, d * poscoef, negative)
+        return np.where(v <= 0, negative, d * poscoef)
     return _backward_kernel(formula, dy, x)
 
 

@@ -27,12 +27,13 @@ _DBL_MIN = float.fromhex("0x1p-1022")
 _TWO64 = 2.0 ** 64
 
 
-def poly(powers: Sequence[np.ndarray], coeffs: Sequence[float]) -> np.ndarray:
+def poly(powers: Sequence[np.ndarray], coeffs: Sequence[float | np.ndarray]) -> np.ndarray:
     """estrin.h's POLYn(x, x2, x4, x8, c[n-1] .. c0) with fmas: the high coefficients
-    times the largest power below n, plus the low ones' polynomial."""
+    times the largest power below n, plus the low ones' polynomial. A coefficient may be
+    an array (a per-lane vsel of two)."""
     n = len(coeffs)
     if n == 1:
-        return np.full_like(powers[0], coeffs[0])
+        return np.broadcast_to(coeffs[0], powers[0].shape).astype(np.float64)
     if n == 2:
         return fma(powers[0], coeffs[0], coeffs[1])
     k = 1 << ((n - 1).bit_length() - 1)  # largest power of two below n
@@ -276,7 +277,9 @@ def log1p(d: np.ndarray) -> np.ndarray:
         s = dd_add_dd(s, (x[0] * 2.0, x[1] * 2.0))
         s = dd_add_dd_d(s, x2 * x[0] * t)
         r = s[0] + s[1]
-        r[d > 1e+307] = np.inf
+        big = d > 1e+307  # past it the core approximation is replaced by log (measured)
+        if big.any():
+            r[big] = log(d[big])
         r[(d < -1) | np.isnan(d)] = np.nan
         r[d == -1] = -np.inf
         r[(d == 0) & np.signbit(d)] = -0.0
@@ -384,3 +387,73 @@ def pow(x: np.ndarray, y: np.ndarray | float) -> np.ndarray:  # noqa: A001
         result = np.where(np.isnan(x) | np.isnan(y), np.nan, result)
         result = np.where((y == 0) | (x == 1), 1.0, result)
     return result
+
+
+# xerf_u1's two polynomials (x <= 2.5 | x > 2.5), highest coefficient first, and the
+# double-double coefficients of its poly4dd
+_ERF_POLY = ((-0.2083271002525222097e-14, -0.4024015130752621932e-18),
+             (+0.7151909970790897009e-13, +0.3847193332817048172e-16),
+             (-0.1162238220110999364e-11, -0.1749316241455644088e-14),
+             (+0.1186474230821585259e-10, +0.5029618322872872715e-13),
+             (-0.8499973178354613440e-10, -0.1025221466851463164e-11),
+             (+0.4507647462598841629e-9, +0.1573695559331945583e-10),
+             (-0.1808044474288848915e-8, -0.1884658558040203709e-9),
+             (+0.5435081826716212389e-8, +0.1798167853032159309e-8),
+             (-0.1143939895758628484e-7, -0.1380745342355033142e-7),
+             (+0.1215442362680889243e-7, +0.8525705726469103499e-7),
+             (+0.1669878756181250355e-7, -0.4160448058101303405e-6),
+             (-0.9808074602255194288e-7, +0.1517272660008588485e-5),
+             (+0.1389000557865837204e-6, -0.3341634127317201697e-5),
+             (+0.2945514529987331866e-6, -0.2515023395879724513e-5),
+             (-0.1842918273003998283e-5, +0.6539731269664907554e-4),
+             (+0.3417987836115362136e-5, -0.3551065097428388658e-3),
+             (+0.3860236356493129101e-5, +0.1210736097958368864e-2),
+             (-0.3309403072749947546e-4, -0.2605566912579998680e-2),
+             (+0.1060862922597579532e-3, +0.1252823202436093193e-2),
+             (+0.2323253155213076174e-3, +0.1820191395263313222e-1),
+             (+0.1490149719145544729e-3, -0.1021557155453465954e+0))
+_ERF_DD = (((0.0092877958392275604405, 7.9287559463961107493e-19),
+            (-0.63691044383641748361, -2.4249477526539431839e-17)),
+           ((0.042275531758784692937, 1.3785226620501016138e-19),
+            (-1.1282926061803961737, -6.2970338860410996505e-17)),
+           ((0.07052369794346953491, 9.5846628070792092842e-19),
+            (-1.2261313785184804967e-05, -5.5329707514490107044e-22)))
+
+
+def _select(o: np.ndarray, pair: tuple[float, float]) -> np.ndarray:
+    return np.where(o, pair[0], pair[1])
+
+
+def _dd_mla(x: np.ndarray, y: DD, z: DD) -> DD:
+    """ddmla_vd2_vd_vd2_vd2: z + y * x."""
+    return dd_add_dd(z, dd_mul_dd_d(y, x))
+
+
+def erf(a: np.ndarray) -> np.ndarray:
+    """Sleef_erfd4_u10 (xerf_u1): each lane takes the polynomial of its own range."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        x = np.abs(a)
+        x2 = x * x
+        x4 = x2 * x2
+        x8 = x4 * x4
+        o25 = x <= 2.5
+        t = poly([x, x2, x4, x8, x8 * x8], [_select(o25, c) for c in _ERF_POLY])
+        c2, c1, c0 = ((_select(o25, (near[0], far[0])), _select(o25, (near[1], far[1])))
+                      for near, far in _ERF_DD)
+        zero = np.zeros_like(x)
+        t2 = _dd_mla(x2, _dd_mla(x, (t, zero), c2), _dd_mla(x, c1, c0))
+        s2 = dd_add_d_dd(1.0, dd_mul_dd_d(t2, x))
+        for _ in range(4):
+            s2 = dd_squ(s2)
+        s2 = dd_rec(s2)
+        if not o25.all():
+            far = ~o25
+            s2[0][far] = expk((t2[0][far], t2[1][far]))
+            s2[1][far] = 0.0
+        t2 = dd_add2_dd_d(s2, -1.0)
+        z = -(t2[0] + t2[1])
+        z = np.where(x < 1e-8, x * 1.12837916709551262756245475959, z)
+        z = np.where(x >= 6, 1.0, z)
+        z = np.where(np.isinf(a), 1.0, z)
+        z = np.where(a == 0, 0.0, z)
+        return mulsign(z, a)

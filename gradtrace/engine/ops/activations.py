@@ -314,8 +314,7 @@ class GeluBackward0(Function):
             raise not_implemented("GeluKernelImpl", a.dtype)
         self.save("self", a)
         self.save_attr(approximate=approximate)
-        if a.array.dtype == np.float32 or (approximate == "tanh"
-                                           and a.array.dtype in _KERNEL_DTYPES):
+        if a.array.dtype in _KERNEL_DTYPES:
             return kernels.gelu(a.array, approximate)
         value, _, _ = _gelu_parts(a.array, approximate)
         return value.astype(a.array.dtype)

@@ -107,6 +107,7 @@ FORMULAS: dict[str, tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
     "softplus_backward": ("real", lambda x: GRAD * _sigmoid(x)),
     "elu_backward": ("real", lambda x: GRAD * np.where(x > 0, 1.0, np.exp(np.minimum(x, 0)))),
     "mish_backward": ("real", lambda x: GRAD * np.tanh(_softplus(x))),
+    "gelu_backward": ("real", lambda x: GRAD * 0.5 * (1 + _erf(x / np.sqrt(2)))),
     "gelu_tanh_backward": ("real", lambda x: GRAD * 0.5 * (1 + np.tanh(_K * x))),
 }
 GRAD = 0.7

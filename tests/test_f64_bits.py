@@ -50,6 +50,7 @@ GRADTRACE: dict[str, Callable[[Tensor], Tensor]] = {
     "soft_margin": lambda t: F.soft_margin_loss(t, Tensor(np.sign(t.array)), reduction="none"),
     "silu_backward": _backward(F.silu), "softplus_backward": _backward(F.softplus),
     "elu_backward": _backward(F.elu), "mish_backward": _backward(F.mish),
+    "gelu_backward": _backward(F.gelu),
     "gelu_tanh_backward": _backward(lambda t: F.gelu(t, approximate="tanh")),
 }
 
@@ -94,3 +95,11 @@ def test_sleef_exp_keeps_its_range_limits():
     y = sleef64.exp(x)
     assert np.isfinite(y[0]) and y[1] == np.inf and y[2] > 0 and y[4] == 0
     assert np.isnan(y[5]) and y[6] == 0 and y[7] == np.inf
+
+
+def test_fma_rounds_once_where_the_product_is_subnormal():
+    # 3 * 2**-1074 * 0.5 = 1.5 * 2**-1074 (ties to even: 2 * 2**-1074); + 2**-1074 exactly
+    # 2.5 * 2**-1074, rounded once to 2 * 2**-1074
+    tiny = 2.0 ** -1074
+    got = fp64.fma(np.array([3 * tiny, 3 * tiny]), np.array([0.5, 0.5]), np.array([tiny, 0.0]))
+    assert list(got) == [2 * tiny, 2 * tiny]

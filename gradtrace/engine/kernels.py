@@ -308,7 +308,10 @@ def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
 def gelu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     """gelu_backward (exact form) as oneDNN's eltwise_gelu_erf backward computes it for a
     contiguous float32 input of more than one element (the forward's path): its derivative
-    times dy. None elsewhere (torch's GeluBackwardKernel, not reproduced)."""
+    times dy; float64 through GeluBackwardKernel (`gelu_erf_backward`). None elsewhere
+    (float32 GeluBackwardKernel, not reproduced)."""
+    if x.dtype == _F64:
+        return gelu_erf_backward(dy, x)
     if x.dtype != _F32 or not x.flags.c_contiguous or x.size <= 1 or onednn.AVX512_CORE:
         return None
     derivative = onednn.gelu_erf_backward(x.reshape(-1)).reshape(x.shape)
@@ -427,6 +430,22 @@ def elu_backward(dy: np.ndarray, x: np.ndarray, alpha: float, scale: float,
         if vector:
             return np.where(v > 0, d * poscoef, negative)
         return np.where(v <= 0, negative, d * poscoef)
+    return _backward_kernel(formula, dy, x)
+
+
+def gelu_erf_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """GeluBackwardKernel, exact form: dy * (cdf + x * pdf), cdf = 0.5 (1 + erf(x / sqrt 2)),
+    pdf = beta exp(-x^2 / 2). The FMA builds' vector body fuses `cdf + x * pdf`, the scalar
+    code does not (measured on float64; the tanh form is the other way round)."""
+    k = _CONSTANTS[x.dtype]
+    beta = x.dtype.type(_M_2_SQRTPI * _M_SQRT1_2 * 0.5)
+    minus_half = x.dtype.type(-0.5)
+
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        cdf = k.half * (k.one + lib["erf"](v * k.k_alpha))
+        pdf = beta * lib["exp"](v * v * minus_half)
+        return d * (mad(v, pdf, cdf) if vector else cdf + v * pdf)
     return _backward_kernel(formula, dy, x)
 
 

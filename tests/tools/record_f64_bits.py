@@ -40,6 +40,7 @@ CASES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "soft_margin": lambda t: F.soft_margin_loss(t, t.sign(), reduction="none"),
     "silu_backward": _backward(F.silu), "softplus_backward": _backward(F.softplus),
     "elu_backward": _backward(F.elu), "mish_backward": _backward(F.mish),
+    "gelu_backward": _backward(F.gelu),
     "gelu_tanh_backward": _backward(lambda t: F.gelu(t, approximate="tanh")),
 }
 

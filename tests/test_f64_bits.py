@@ -103,3 +103,9 @@ def test_fma_rounds_once_where_the_product_is_subnormal():
     tiny = 2.0 ** -1074
     got = fp64.fma(np.array([3 * tiny, 3 * tiny]), np.array([0.5, 0.5]), np.array([tiny, 0.0]))
     assert list(got) == [2 * tiny, 2 * tiny]
+
+
+def test_fma_finds_a_subnormal_product_beside_a_nan():
+    tiny = 2.0 ** -1074
+    got = fp64.fma(np.array([3 * tiny, np.nan]), np.array([0.5, 1.0]), np.array([tiny, 0.0]))
+    assert got[0] == 2 * tiny and np.isnan(got[1])

@@ -30,7 +30,9 @@ def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     s, e = two_sum(a, b)
     fix = (e != 0) & ((s.view(np.int64) & 1) == 0)
-    return np.where(fix, np.nextafter(s, s + e), s)
+    if fix.any():
+        s[fix] = np.nextafter(s[fix], (s + e)[fix])
+    return s
 
 
 _TINY = 2.0 ** -969  # below it a product's rounding error is no longer a double
@@ -47,17 +49,21 @@ def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> 
         p, pe = two_prod(a, b)
         uh, ul = two_sum(pe, c)
         th, tl = two_sum(p, uh)
-        out = th + _add_round_odd(tl, ul)
-        plain = a * b + c
-        out = np.where(np.isfinite(out), out, plain)
-        edge = (((np.abs(p) < _TINY) & (a != 0) & (b != 0))
-                | (np.abs(a) > _HUGE) | (np.abs(b) > _HUGE)) & np.isfinite(plain)
-    if edge.any():
-        out = np.array(out, copy=True)
-        idx = np.nonzero(edge)
-        for i, x, y, z in zip(zip(*idx), *(np.broadcast_to(v, edge.shape)[idx]
-                                           for v in (a, b, c))):
-            out[i] = _exact_fma(float(x), float(y), float(z))
+        out = np.asarray(th + _add_round_odd(np.asarray(tl), np.asarray(ul)))
+        # the rare cases, found by reductions first (one pass each) on the common path
+        if not np.isfinite(out).all():
+            out = np.where(np.isfinite(out), out, a * b + c)
+        if (np.fmin.reduce(np.abs(p), axis=None, initial=np.inf) < _TINY  # NaN-blind
+                or np.fmax.reduce(np.abs(a), axis=None, initial=0) > _HUGE
+                or np.fmax.reduce(np.abs(b), axis=None, initial=0) > _HUGE):
+            edge = (((np.abs(p) < _TINY) & (a != 0) & (b != 0))
+                    | (np.abs(a) > _HUGE) | (np.abs(b) > _HUGE)) & np.isfinite(a * b + c)
+            idx = np.nonzero(edge)
+            if idx[0].size:
+                out = np.array(np.broadcast_to(out, edge.shape))
+                for i, x, y, z in zip(zip(*idx), *(np.broadcast_to(v, edge.shape)[idx]
+                                                   for v in (a, b, c))):
+                    out[i] = _exact_fma(float(x), float(y), float(z))
     return out
 
 

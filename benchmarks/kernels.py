@@ -1,13 +1,14 @@
 """Nanoseconds per element of gradtrace's float32 (or, with --dtype float64, float64)
 elementwise kernels (engine/kernels.py), against the float64 evaluation rounded once that
-they replaced (`precise`; numpy's float64 function for float64) and numpy's own function. Minimum over repeated runs of the process's CPU time, so other processes
-on a busy machine add noise, not waiting time.
+they replaced (`precise`; numpy's float64 function for float64) and numpy's own function.
+Minimum over repeated runs of the process's CPU time, so other processes on a busy machine
+add noise, not waiting time.
 
     PYTHONPATH=. python benchmarks/kernels.py            # 65,536 contiguous elements
     PYTHONPATH=. python benchmarks/kernels.py --n 1000 --repeat 50
     PYTHONPATH=. python benchmarks/kernels.py --dtype float64    # SLEEF's double kernels
 
-Prints one markdown row per function: kernel path, ns/element, precise, numpy float32.
+Prints one markdown row per function: kernel path, ns/element, precise, numpy.
 Whether MKL is loaded (`pip install gradtrace[exact]`) decides the MKL rows' path.
 """
 from __future__ import annotations

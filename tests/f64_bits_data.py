@@ -86,6 +86,7 @@ FORMULAS: dict[str, tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
     "sigmoid": ("real", _sigmoid),
     "expm1": ("real", np.expm1),
     "log1p": ("positive", np.log1p),
+    "pow_tensor": ("positive", lambda x: x ** (x[::-1] / 7)),
     "pow_1.7": ("positive", lambda x: x ** 1.7),
     "pow_-1.3": ("positive", lambda x: x ** -1.3),
     "silu": ("real", lambda x: x * _sigmoid(x)),

@@ -40,7 +40,8 @@ def _target(t: Tensor) -> Tensor:
 
 GRADTRACE: dict[str, Callable[[Tensor], Tensor]] = {
     "sigmoid": TORCH.sigmoid, "expm1": TORCH.expm1, "log1p": TORCH.log1p,
-    "pow_1.7": lambda t: t ** 1.7, "pow_-1.3": lambda t: t ** -1.3, "silu": F.silu,
+    "pow_tensor": lambda t: t ** (t.flip(0) / 7), "pow_1.7": lambda t: t ** 1.7,
+    "pow_-1.3": lambda t: t ** -1.3, "silu": F.silu,
     "softplus": F.softplus, "elu": F.elu, "selu": F.selu, "gelu": F.gelu,
     "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "mish": F.mish,
     "logsigmoid": F.logsigmoid, "logaddexp": lambda t: TORCH.logaddexp(t, t.flip(0)),

@@ -139,9 +139,16 @@ def _lib(fused: bool, dtype: Any = _F32) -> dict[str, Callable[..., np.ndarray]]
     return _SLEEF32 if fused else _GLIBC32
 
 
-def _chunk(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+def _chunk(fn: Callable[..., np.ndarray], size: int = 4096) -> Callable[..., np.ndarray]:
+    """fn over 1-D arrays (a scalar second operand or one array per element) in pieces."""
     def run(x: np.ndarray, *args: Any) -> np.ndarray:
-        return pointwise.chunked(lambda v: fn(v, *args), x, 4096)
+        if x.size <= size:
+            return fn(x, *args)
+        out = np.empty_like(x)
+        for i in range(0, x.size, size):
+            out[i:i + size] = fn(x[i:i + size], *(a[i:i + size] if np.ndim(a) else a
+                                                    for a in args))
+        return out
     return run
 
 
@@ -483,3 +490,11 @@ def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
     power = vector_lib(x.dtype)["pow"]
     with np.errstate(all="ignore"):
         return pointwise.apply(x, lambda v: power(v, e), scalar)
+
+
+def pow_tensor(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """pow_tensor_tensor_kernel for float64: `base.pow(exp)` (SLEEF's powd4_u10; libm's per
+    lane in the default build) in the vector body, std::pow in the scalar code."""
+    with np.errstate(all="ignore"):
+        return pointwise.apply_many([base, exponent], vector_lib(_F64)["pow"], LIBM64["pow"])
+

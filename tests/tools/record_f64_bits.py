@@ -29,7 +29,8 @@ def _backward(fn: Callable[[torch.Tensor], torch.Tensor]) -> Callable[[torch.Ten
 
 CASES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "sigmoid": torch.sigmoid, "expm1": torch.expm1, "log1p": torch.log1p,
-    "pow_1.7": lambda t: t ** 1.7, "pow_-1.3": lambda t: t ** -1.3, "silu": F.silu,
+    "pow_tensor": lambda t: t ** (t.flip(0) / 7), "pow_1.7": lambda t: t ** 1.7,
+    "pow_-1.3": lambda t: t ** -1.3, "silu": F.silu,
     "softplus": F.softplus, "elu": F.elu, "selu": F.selu, "gelu": F.gelu,
     "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "mish": F.mish,
     "logsigmoid": F.logsigmoid, "logaddexp": lambda t: torch.logaddexp(t, t.flip(0)),

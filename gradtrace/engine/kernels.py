@@ -193,7 +193,7 @@ def unary(name: str, x: np.ndarray) -> np.ndarray:
 def logit(x: np.ndarray) -> np.ndarray:
     """logit_kernel without eps: a dense tensor (TensorIterator's is_contiguous) goes to
     LogitMKLKernel (x / (1 - x), inf at 1, then VML's log); other layouts to
-    cpu_kernel_vec, log(x / (1 - x)) with SLEEF's log in the vector body, glibc's in the
+    cpu_kernel_vec, log(x / (1 - x)) with SLEEF's log in the vector body, libm's in the
     scalar code."""
     one, inf = x.dtype.type(1), x.dtype.type(np.inf)
 
@@ -205,9 +205,8 @@ def logit(x: np.ndarray) -> np.ndarray:
             y = vml("log", pointwise.elementwise(x, ratio))
             if y is not None:
                 return y
-        if x.dtype == _F64:
-            return np.log(ratio(x))
-        return _split(lambda v: sleef.logf_u1(ratio(v)), lambda v: glibc.logf(ratio(v)), x)
+        vector, scalar = _lib(True, x.dtype)["log"], _lib(False, x.dtype)["log"]
+        return _split(lambda v: vector(ratio(v)), lambda v: scalar(ratio(v)), x)
 
 
 def log_sigmoid(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

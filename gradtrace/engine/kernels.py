@@ -12,8 +12,8 @@ the one place that knows which library computes what, so every op gets torch's b
   exact GELU of a contiguous tensor through oneDNN.
 
 float64 outside MKL's list runs the same split: SLEEF's double functions (`sleef64`:
-exp, expm1, log1p, tanh, pow) in the FMA builds' vector bodies, libm's double ones
-(`libm64`) in scalar tails and per lane in the default build.
+exp, expm1, log, log1p, tanh, pow, erf) in the FMA builds' vector bodies, libm's double
+ones (`LIBM64`) in scalar tails and per lane in the default build.
 
 Usage for an op: `kernels.unary("tan", x)` with x a float32 or float64 array.
 """
@@ -117,7 +117,7 @@ def _libm_pow(x: np.ndarray, y: np.ndarray | float) -> np.ndarray:
 LIBM64: dict[str, Callable[..., np.ndarray]] = {
     "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": _libm_tanh,
     "pow": _libm_pow, "erf": np.vectorize(math.erf, otypes=[np.float64])}
-_SLEEF64: dict[str, Callable[..., np.ndarray]] = {
+_SLEEF64_FUNCTIONS = {
     "exp": sleef64.exp, "expm1": sleef64.expm1, "log": sleef64.log, "log1p": sleef64.log1p,
     "tanh": sleef64.tanh, "pow": sleef64.pow, "erf": sleef64.erf}
 _SLEEF32: dict[str, Callable[..., np.ndarray]] = {
@@ -130,12 +130,9 @@ _GLIBC32: dict[str, Callable[..., np.ndarray]] = {
 
 def _lib(fused: bool, dtype: Any = _F32) -> dict[str, Callable[..., np.ndarray]]:
     """The exp/expm1/log1p/tanh/pow a kernel's lambda calls for float32 or float64: SLEEF in
-    the FMA builds' vector bodies, libm in scalar code (and per lane in the default build).
-    SLEEF's float64 functions run in cache-sized pieces (their temporaries are many)."""
+    the FMA builds' vector bodies, libm in scalar code (and per lane in the default build)."""
     if np.dtype(dtype) == _F64:
-        if not fused:
-            return LIBM64
-        return {name: _chunk(fn) for name, fn in _SLEEF64.items()}
+        return _SLEEF64 if fused else LIBM64
     return _SLEEF32 if fused else _GLIBC32
 
 
@@ -150,6 +147,10 @@ def _chunk(fn: Callable[..., np.ndarray], size: int = 4096) -> Callable[..., np.
                                                     for a in args))
         return out
     return run
+
+
+# in cache-sized pieces: SLEEF's double functions keep many temporaries
+_SLEEF64 = {name: _chunk(fn) for name, fn in _SLEEF64_FUNCTIONS.items()}
 
 
 def vector_lib(dtype: Any) -> dict[str, Callable[..., np.ndarray]]:

@@ -1,12 +1,14 @@
-"""Nanoseconds per element of gradtrace's float32 elementwise kernels (engine/kernels.py),
-against the float64 evaluation rounded once that they replaced (`precise`) and numpy's own
-float32 function. Minimum over repeated runs of the process's CPU time, so other processes
-on a busy machine add noise, not waiting time.
+"""Nanoseconds per element of gradtrace's float32 (or, with --dtype float64, float64)
+elementwise kernels (engine/kernels.py), against the float64 evaluation rounded once that
+they replaced (`precise`; numpy's float64 function for float64) and numpy's own function.
+Minimum over repeated runs of the process's CPU time, so other processes on a busy machine
+add noise, not waiting time.
 
     PYTHONPATH=. python benchmarks/kernels.py            # 65,536 contiguous elements
     PYTHONPATH=. python benchmarks/kernels.py --n 1000 --repeat 50
+    PYTHONPATH=. python benchmarks/kernels.py --dtype float64    # SLEEF's double kernels
 
-Prints one markdown row per function: kernel path, ns/element, precise, numpy float32.
+Prints one markdown row per function: kernel path, ns/element, precise, numpy.
 Whether MKL is loaded (`pip install gradtrace[exact]`) decides the MKL rows' path.
 """
 from __future__ import annotations
@@ -54,6 +56,9 @@ CASES: dict[str, tuple[Callable, Callable, Callable | None]] = {
                   None),
     "pow 1.7": (lambda x: kernels.pow_scalar(np.abs(x), 1.7), lambda x: np.abs(x) ** 1.7,
                 None),
+    "mish": (kernels.mish, lambda x: x * np.tanh(np.log1p(np.exp(x))), None),
+    "log_sigmoid": (lambda x: kernels.log_sigmoid(x)[0],
+                    lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), None),
 }
 
 
@@ -71,11 +76,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=65536)
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     args = ap.parse_args()
-    x = (np.random.default_rng(0).standard_normal(args.n) * 3).astype(np.float32)
+    x = (np.random.default_rng(0).standard_normal(args.n) * 3).astype(args.dtype)
     reason = kernels.mkl_unavailable_reason()
-    print(f"capability {capability.CAPABILITY}, n={args.n}, MKL: {reason or 'loaded'}")
-    print("| function | gradtrace ns/el | precise ns/el | ratio | numpy float32 ns/el |")
+    print(f"capability {capability.CAPABILITY}, {args.dtype}, n={args.n}, "
+          f"MKL: {reason or 'loaded'}")
+    print(f"| function | gradtrace ns/el | precise ns/el | ratio | numpy {args.dtype} ns/el |")
     print("|---|---:|---:|---:|---:|")
     for name, (fn, ref, f32) in CASES.items():
         ours = best_ns(fn, x, args.repeat)

@@ -5,6 +5,9 @@ capability, so it favours exactness over speed.
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitter for 53-bit significands
@@ -27,18 +30,49 @@ def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     s, e = two_sum(a, b)
     fix = (e != 0) & ((s.view(np.int64) & 1) == 0)
-    return np.where(fix, np.nextafter(s, s + e), s)
+    if fix.any():
+        s[fix] = np.nextafter(s[fix], (s + e)[fix])
+    return s
+
+
+_TINY = 2.0 ** -969  # below it a product's rounding error is no longer a double
+_HUGE = 2.0 ** 995  # above it Veltkamp's split overflows
 
 
 def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
     """float64 fma(a, b, c), correctly rounded (Boldo and Melquiond's sum of three
-    numbers through round-to-odd, over an exact product); finite, non-overflowing
-    operands, as in the kernels that use it. Non-finite results fall back to a*b + c."""
+    numbers through round-to-odd, over an exact product). Non-finite results are
+    a*b + c; the rare finite elements whose product underflows or whose operands are too
+    large to split are evaluated exactly in rationals."""
     a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         p, pe = two_prod(a, b)
         uh, ul = two_sum(pe, c)
         th, tl = two_sum(p, uh)
-        out = th + _add_round_odd(tl, ul)
-        plain = a * b + c
-    return np.where(np.isfinite(out), out, plain)
+        out = np.asarray(th + _add_round_odd(np.asarray(tl), np.asarray(ul)))
+        # the rare cases, found by reductions first (one pass each) on the common path
+        if not np.isfinite(out).all():
+            out = np.where(np.isfinite(out), out, a * b + c)
+        if (np.fmin.reduce(np.abs(p), axis=None, initial=np.inf) < _TINY  # NaN-blind
+                or np.fmax.reduce(np.abs(a), axis=None, initial=0) > _HUGE
+                or np.fmax.reduce(np.abs(b), axis=None, initial=0) > _HUGE):
+            edge = (((np.abs(p) < _TINY) & (a != 0) & (b != 0))
+                    | (np.abs(a) > _HUGE) | (np.abs(b) > _HUGE)) & np.isfinite(a * b + c)
+            idx = np.nonzero(edge)
+            if idx[0].size:
+                out = np.array(np.broadcast_to(out, edge.shape))
+                for i, x, y, z in zip(zip(*idx), *(np.broadcast_to(v, edge.shape)[idx]
+                                                   for v in (a, b, c))):
+                    out[i] = _exact_fma(float(x), float(y), float(z))
+    return out
+
+
+def _exact_fma(a: float, b: float, c: float) -> float:
+    """a * b + c rounded once (Fraction's float() rounds correctly, subnormals too)."""
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return a * b + c  # the sign IEEE gives an exact zero sum
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, exact)

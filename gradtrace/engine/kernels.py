@@ -11,8 +11,9 @@ the one place that knows which library computes what, so every op gets torch's b
   polynomials in each row's vector body, glibc in its scalar tail (`pointwise.apply`);
   exact GELU of a contiguous tensor through oneDNN.
 
-float64 outside MKL's list runs numpy's float64 function (torch: SLEEF's d4 functions
-and glibc's double ones; they differ in the last bit now and then).
+float64 outside MKL's list runs the same split: SLEEF's double functions (`sleef64`:
+exp, expm1, log, log1p, tanh, pow, erf) in the FMA builds' vector bodies, libm's double
+ones (`LIBM64`) in scalar tails and per lane in the default build.
 
 Usage for an op: `kernels.unary("tan", x)` with x a float32 or float64 array.
 """
@@ -24,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from . import aten, capability, glibc, onednn, pointwise, sleef
-from .fp32 import fma
+from . import aten, capability, fp32, fp64, glibc, onednn, pointwise, sleef, sleef64
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -101,8 +101,70 @@ def _sigmoid(exp: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], 
     return lambda x: _ONE / (_ONE + exp(-x))
 
 
-# vml.h's `map` over Vectorized<float>: SLEEF on every element, glibc under `default`
-_MAPPED = {"expm1": (sleef.expm1f, glibc.expm1f), "log1p": (sleef.log1pf, glibc.log1pf)}
+def _libm_tanh(x: np.ndarray) -> np.ndarray:
+    """libm's double tanh (std::tanh): numpy's own SIMD tanh rounds otherwise."""
+    if not x.size:
+        return x.copy()
+    return np.frompyfunc(math.tanh, 1, 1)(x).astype(np.float64)
+
+
+def _libm_pow(x: np.ndarray, y: np.ndarray | float) -> np.ndarray:
+    return np.power(x, y)
+
+
+# std:: double functions (glibc's libm; numpy's float64 exp, expm1, log1p and power call it
+# on AVX2 CPUs), and SLEEF's u10 double functions of the FMA builds' Vectorized<double>
+LIBM64: dict[str, Callable[..., np.ndarray]] = {
+    "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": _libm_tanh,
+    "pow": _libm_pow, "erf": np.vectorize(math.erf, otypes=[np.float64])}
+_SLEEF64_FUNCTIONS = {
+    "exp": sleef64.exp, "expm1": sleef64.expm1, "log": sleef64.log, "log1p": sleef64.log1p,
+    "tanh": sleef64.tanh, "pow": sleef64.pow, "erf": sleef64.erf}
+_SLEEF32: dict[str, Callable[..., np.ndarray]] = {
+    "exp": sleef.expf, "expm1": sleef.expm1f, "log": sleef.logf_u1, "log1p": sleef.log1pf,
+    "tanh": sleef.tanhf, "pow": sleef.powf}
+_GLIBC32: dict[str, Callable[..., np.ndarray]] = {
+    "exp": glibc.expf, "expm1": glibc.expm1f, "log": glibc.logf, "log1p": glibc.log1pf,
+    "tanh": glibc.tanhf, "pow": glibc.powf}
+
+
+def _lib(fused: bool, dtype: Any = _F32) -> dict[str, Callable[..., np.ndarray]]:
+    """The exp/expm1/log1p/tanh/pow a kernel's lambda calls for float32 or float64: SLEEF in
+    the FMA builds' vector bodies, libm in scalar code (and per lane in the default build)."""
+    if np.dtype(dtype) == _F64:
+        return _SLEEF64 if fused else LIBM64
+    return _SLEEF32 if fused else _GLIBC32
+
+
+def _chunk(fn: Callable[..., np.ndarray], size: int = 4096) -> Callable[..., np.ndarray]:
+    """fn over 1-D arrays (a scalar second operand or one array per element) in pieces."""
+    def run(x: np.ndarray, *args: Any) -> np.ndarray:
+        if x.size <= size:
+            return fn(x, *args)
+        out = np.empty_like(x)
+        for i in range(0, x.size, size):
+            out[i:i + size] = fn(x[i:i + size], *(a[i:i + size] if np.ndim(a) else a
+                                                    for a in args))
+        return out
+    return run
+
+
+# in cache-sized pieces: SLEEF's double functions keep many temporaries
+_SLEEF64 = {name: _chunk(fn) for name, fn in _SLEEF64_FUNCTIONS.items()}
+
+
+def vector_lib(dtype: Any) -> dict[str, Callable[..., np.ndarray]]:
+    """Vectorized<T>'s functions in this capability's build."""
+    return _lib(capability.fma_build(), dtype)
+
+
+def scalar_lib(dtype: Any) -> dict[str, Callable[..., np.ndarray]]:
+    """The std:: functions of a kernel's scalar code (libm's)."""
+    return _lib(False, dtype)
+
+
+# vml.h's `map` over Vectorized<T>: SLEEF on every element, libm under `default`
+_MAPPED = ("expm1", "log1p")
 
 
 def _split(vector: Callable[[np.ndarray], np.ndarray], scalar: Callable[[np.ndarray], np.ndarray],
@@ -120,21 +182,19 @@ def unary(name: str, x: np.ndarray) -> np.ndarray:
         if name in _VML:
             y = vml(name, x)
             return y if y is not None else precise(_FLOAT64[name], x)
-        if x.dtype == _F64:
-            if name == "sigmoid":
-                return 1 / (1 + np.exp(-x))
-            return _FLOAT64[name](x)
         if name == "sigmoid":  # sigmoid_kernel: 1 / (1 + exp(-x))
-            return _split(_sigmoid(sleef.expf), _sigmoid(glibc.expf), x)
-        vector, scalar = _MAPPED[name]
-        fn = vector if capability.fma_build() else scalar
+            return _split(_sigmoid(_lib(True, x.dtype)["exp"]),
+                          _sigmoid(_lib(False, x.dtype)["exp"]), x)
+        if name not in _MAPPED:
+            return _FLOAT64[name](x)
+        fn = vector_lib(x.dtype)[name]
         return pointwise.elementwise(x, lambda flat: pointwise.chunked(fn, flat))
 
 
 def logit(x: np.ndarray) -> np.ndarray:
     """logit_kernel without eps: a dense tensor (TensorIterator's is_contiguous) goes to
     LogitMKLKernel (x / (1 - x), inf at 1, then VML's log); other layouts to
-    cpu_kernel_vec, log(x / (1 - x)) with SLEEF's log in the vector body, glibc's in the
+    cpu_kernel_vec, log(x / (1 - x)) with SLEEF's log in the vector body, libm's in the
     scalar code."""
     one, inf = x.dtype.type(1), x.dtype.type(np.inf)
 
@@ -146,30 +206,25 @@ def logit(x: np.ndarray) -> np.ndarray:
             y = vml("log", pointwise.elementwise(x, ratio))
             if y is not None:
                 return y
-        if x.dtype == _F64:
-            return np.log(ratio(x))
-        return _split(lambda v: sleef.logf_u1(ratio(v)), lambda v: glibc.logf(ratio(v)), x)
+        vector, scalar = _lib(True, x.dtype)["log"], _lib(False, x.dtype)["log"]
+        return _split(lambda v: vector(ratio(v)), lambda v: scalar(ratio(v)), x)
 
 
 def log_sigmoid(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """log_sigmoid_cpu_kernel: (min(x, 0) - log1p(buffer), buffer = exp(-|x|)), every
     element (a partial vector too) through Vectorized's exp and log1p: SLEEF's in the FMA
-    builds, glibc's per lane in the default build. float64: numpy's exp and log1p."""
+    builds, libm's per lane in the default build."""
     with np.errstate(all="ignore"):
-        if x.dtype == _F64:
-            buffer = np.exp(-np.abs(x))
-            return np.minimum(x, 0) - np.log1p(buffer), buffer
-        exp, log1p = ((sleef.expf, sleef.log1pf) if capability.fma_build()
-                      else (glibc.expf, glibc.log1pf))
+        lib = vector_lib(x.dtype)
         flat = np.ascontiguousarray(x).reshape(-1)
-        buffer = pointwise.chunked(lambda v: exp(-np.abs(v)), flat)
-        out = np.minimum(flat, np.float32(0)) - pointwise.chunked(log1p, buffer)
+        buffer = pointwise.chunked(lambda v: lib["exp"](-np.abs(v)), flat)
+        out = np.minimum(flat, x.dtype.type(0)) - pointwise.chunked(lib["log1p"], buffer)
         return out.reshape(x.shape), buffer.reshape(x.shape)
 
 
 def logaddexp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """logaddexp_kernel: max(a, b) + log1p(exp(-|a - b|)), and a itself for equal infinities;
-    SLEEF's exp and log1p in the vector body, glibc's in the scalar code (float64: numpy)."""
+    SLEEF's exp and log1p in the vector body, libm's in the scalar code."""
     def formula(exp: Callable[[np.ndarray], np.ndarray],
                 log1p: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
         def f(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -178,50 +233,76 @@ def logaddexp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return f
 
     with np.errstate(all="ignore"):
-        if x.dtype == _F64:
-            return formula(np.exp, np.log1p)(*np.broadcast_arrays(x, y))
-        scalar = formula(glibc.expf, glibc.log1pf)
-        vector = formula(sleef.expf, sleef.log1pf) if capability.fma_build() else scalar
+        dtype = np.result_type(x, y)
+        scalar = formula(_lib(False, dtype)["exp"], _lib(False, dtype)["log1p"])
+        vector = formula(*(vector_lib(dtype)[f] for f in ("exp", "log1p")))
         return pointwise.apply_many([x, y], vector, scalar)
 
 
-# -- activation kernels (ATen/native/cpu/Activation.cpp), float32 -------------------------
+# -- activation kernels (ATen/native/cpu/Activation.cpp), float32 and float64 ---------------
 
-_HALF = np.float32(0.5)
-_K_ALPHA = np.float32(math.sqrt(0.5))  # M_SQRT1_2
-_K_BETA = np.float32(math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5)  # M_SQRT2 * M_2_SQRTPI / 2
-_K_KAPPA = np.float32(0.044715)
+_M_SQRT2 = 1.41421356237309504880
+_M_2_SQRTPI = 1.12837916709551257390
+_M_SQRT1_2 = 0.70710678118654752440
+
+
+class _Constants:
+    """A kernel's constants as scalar_t (float32 or float64), as the C++ casts them."""
+
+    def __init__(self, dtype: Any) -> None:
+        c = np.dtype(dtype).type
+        self.one, self.half = c(1), c(0.5)
+        self.k_alpha = c(_M_SQRT1_2)
+        self.k_beta = c(_M_SQRT2 * _M_2_SQRTPI * 0.5)
+        self.k_kappa = c(0.044715)
+
+
+_CONSTANTS = {_F32: _Constants(_F32), _F64: _Constants(_F64)}
+
+
+def _fma(dtype: Any) -> Callable[..., np.ndarray]:
+    return fp64.fma if np.dtype(dtype) == _F64 else fp32.fma
 
 
 def silu(x: np.ndarray) -> np.ndarray:
     """silu_kernel: x / (1 + exp(-x))."""
+    one = _CONSTANTS[x.dtype].one
     with np.errstate(all="ignore"):
-        return _split(lambda v: v / (_ONE + sleef.expf(-v)),
-                      lambda v: v / (_ONE + glibc.expf(-v)), x)
+        return _split(lambda v: v / (one + _lib(True, x.dtype)["exp"](-v)),
+                      lambda v: v / (one + _lib(False, x.dtype)["exp"](-v)), x)
 
 
-def _gelu_tanh(tanh: Callable[[np.ndarray], np.ndarray],
-               fused: bool) -> Callable[[np.ndarray], np.ndarray]:
+def _gelu_tanh(tanh: Callable[[np.ndarray], np.ndarray], fused: bool,
+               dtype: Any) -> Callable[[np.ndarray], np.ndarray]:
+    k, fma = _CONSTANTS[np.dtype(dtype)], _fma(dtype)
+
     def formula(v: np.ndarray) -> np.ndarray:
         cube = v * v * v
-        inner = fma(_K_KAPPA, cube, v) if fused else v + _K_KAPPA * cube
-        return _HALF * v * (_ONE + tanh(_K_BETA * inner))
+        inner = fma(k.k_kappa, cube, v) if fused else v + k.k_kappa * cube
+        return k.half * v * (k.one + tanh(k.k_beta * inner))
     return formula
 
 
-def _gelu_erf(erf: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    return lambda v: v * _HALF * (_ONE + erf(v * _K_ALPHA))
+def _gelu_erf(erf: Callable[[np.ndarray], np.ndarray],
+              dtype: Any = _F32) -> Callable[[np.ndarray], np.ndarray]:
+    k = _CONSTANTS[np.dtype(dtype)]
+    return lambda v: v * k.half * (k.one + erf(v * k.k_alpha))
 
 
 def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
     """GELU as torch computes it: the exact form of a contiguous tensor of more than one
     element through oneDNN; otherwise GeluKernel, whose vector body uses torch's erf
     polynomial (or SLEEF's tanhf) and whose scalar code glibc's erff (tanhf). GCC fuses
-    `x + kappa * x^3` into an fma in the FMA builds, in both paths."""
+    `x + kappa * x^3` into an fma in the FMA builds, in both paths. float64 has no oneDNN
+    path: SLEEF's erf (tanh) in the vector body, libm's in the scalar code."""
     with np.errstate(all="ignore"):
         if approximate == "tanh":
-            return _split(_gelu_tanh(sleef.tanhf, True),
-                          _gelu_tanh(glibc.tanhf, capability.fma_build()), x)
+            return _split(_gelu_tanh(_lib(True, x.dtype)["tanh"], True, x.dtype),
+                          _gelu_tanh(_lib(False, x.dtype)["tanh"], capability.fma_build(),
+                                     x.dtype), x)
+        if x.dtype == _F64:
+            return _split(_gelu_erf(_lib(True, x.dtype)["erf"], x.dtype),
+                          _gelu_erf(_lib(False, x.dtype)["erf"], x.dtype), x)
         if x.flags.c_contiguous and x.size > 1:
             if onednn.AVX512_CORE:  # oneDNN's minimax erf: not reproduced, round float64
                 x64 = x.astype(np.float64)
@@ -234,7 +315,10 @@ def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
 def gelu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     """gelu_backward (exact form) as oneDNN's eltwise_gelu_erf backward computes it for a
     contiguous float32 input of more than one element (the forward's path): its derivative
-    times dy. None elsewhere (torch's GeluBackwardKernel, not reproduced)."""
+    times dy; float64 through GeluBackwardKernel (`gelu_erf_backward`). None elsewhere
+    (float32 GeluBackwardKernel, not reproduced)."""
+    if x.dtype == _F64:
+        return gelu_erf_backward(dy, x)
     if x.dtype != _F32 or not x.flags.c_contiguous or x.size <= 1 or onednn.AVX512_CORE:
         return None
     derivative = onednn.gelu_erf_backward(x.reshape(-1)).reshape(x.shape)
@@ -244,55 +328,54 @@ def gelu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray | None:
 
 def softplus(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
     """softplus_kernel: x where x * beta > threshold, else log1p(exp(x * beta)) / beta,
-    with beta and threshold as float32."""
-    b, th = np.float32(beta), np.float32(threshold)
+    with beta and threshold as scalar_t."""
+    b, th = x.dtype.type(beta), x.dtype.type(threshold)
 
-    def formula(exp: Callable[[np.ndarray], np.ndarray],
-                log1p: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    def formula(lib: dict[str, Callable[..., np.ndarray]]) -> Callable[[np.ndarray], np.ndarray]:
         def f(v: np.ndarray) -> np.ndarray:
             vb = v * b
-            return np.where(vb > th, v, log1p(exp(vb)) / b)
+            return np.where(vb > th, v, lib["log1p"](lib["exp"](vb)) / b)
         return f
 
     with np.errstate(all="ignore"):
-        return _split(formula(sleef.expf, sleef.log1pf), formula(glibc.expf, glibc.log1pf), x)
+        return _split(formula(_lib(True, x.dtype)), formula(_lib(False, x.dtype)), x)
+
+
+def _elu_coefficients(dtype: Any, alpha: float, scale: float,
+                      input_scale: float) -> tuple[Any, Any, Any]:
+    """(negcoef, poscoef, negiptcoef): alpha * scale, scale, input_scale as scalar_t."""
+    c = np.dtype(dtype).type
+    return c(alpha) * c(scale), c(scale), c(input_scale)
 
 
 def elu(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
     """elu_kernel: x * scale where x > 0, else expm1(x * input_scale) * (alpha * scale),
-    every coefficient a float32."""
-    negcoef = np.float32(alpha) * np.float32(scale)
-    poscoef, negiptcoef = np.float32(scale), np.float32(input_scale)
+    every coefficient a scalar_t."""
+    negcoef, poscoef, negiptcoef = _elu_coefficients(x.dtype, alpha, scale, input_scale)
 
     def formula(expm1: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
         return lambda v: np.where(v > 0, v * poscoef, expm1(v * negiptcoef) * negcoef)
 
     with np.errstate(all="ignore"):
-        return _split(formula(sleef.expm1f), formula(glibc.expm1f), x)
+        return _split(formula(_lib(True, x.dtype)["expm1"]),
+                      formula(_lib(False, x.dtype)["expm1"]), x)
 
 
-def _lib(fused: bool) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
-    """The exp/log1p/tanh a kernel's lambda calls: SLEEF in the FMA builds' vector bodies,
-    glibc in scalar code (and per lane in the default build)."""
-    if fused:
-        return {"exp": sleef.expf, "log1p": sleef.log1pf, "tanh": sleef.tanhf}
-    return {"exp": glibc.expf, "log1p": glibc.log1pf, "tanh": glibc.tanhf}
-
-
-def _mad(fused: bool) -> Callable[..., np.ndarray]:
-    return fma if fused else (lambda a, b, c: a * b + c)
+def _mad(fused: bool, dtype: Any = _F32) -> Callable[..., np.ndarray]:
+    return _fma(dtype) if fused else (lambda a, b, c: a * b + c)
 
 
 def _backward_kernel(formula: Callable[..., np.ndarray], dy: np.ndarray,
                      x: np.ndarray) -> np.ndarray:
     """A cpu_kernel_vec(dy, x) backward kernel: `formula(dy, x, lib, mad, vector)` with the
-    FMA builds' vector body's functions and contractions, or the scalar code's."""
+    vector body's functions and contractions (vector=True; the default build's Vectorized
+    runs libm per lane, unfused), or the scalar code's (vector=False)."""
     fused = capability.fma_build()  # GCC contracts the scalar lambda in the FMA builds too
     with np.errstate(all="ignore"):
         return pointwise.apply_many(
-            [dy.astype(_F32, copy=False), x],
-            lambda d, v: formula(d, v, _lib(fused), _mad(fused), fused),
-            lambda d, v: formula(d, v, _lib(False), _mad(fused), False))
+            [dy.astype(x.dtype, copy=False), x],
+            lambda d, v: formula(d, v, _lib(fused, x.dtype), _mad(fused, x.dtype), True),
+            lambda d, v: formula(d, v, _lib(False, x.dtype), _mad(fused, x.dtype), False))
 
 
 def mish(x: np.ndarray) -> np.ndarray:
@@ -301,85 +384,117 @@ def mish(x: np.ndarray) -> np.ndarray:
         def formula(lib: dict[str, Callable[[np.ndarray], np.ndarray]]
                     ) -> Callable[[np.ndarray], np.ndarray]:
             return lambda v: v * lib["tanh"](lib["log1p"](lib["exp"](v)))
-        return _split(formula(_lib(True)), formula(_lib(False)), x)
+        return _split(formula(_lib(True, x.dtype)), formula(_lib(False, x.dtype)), x)
 
 
 def mish_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
     """mish_backward_kernel: dy * (t + x * sigmoid * (1 - t * t)), t = tanh(softplus(x))."""
+    one = _CONSTANTS[x.dtype].one
+
     def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
                 vector: bool) -> np.ndarray:
-        sig = _ONE / (_ONE + lib["exp"](-v))
+        sig = one / (one + lib["exp"](-v))
         t = lib["tanh"](lib["log1p"](lib["exp"](v)))
-        return d * mad(v * sig, mad(-t, t, _ONE), t)
+        return d * mad(v * sig, mad(-t, t, one), t)
     return _backward_kernel(formula, dy, x)
 
 
 def silu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
     """silu_backward_kernel: dy * sigmoid * (1 + x * (1 - sigmoid))."""
+    one = _CONSTANTS[x.dtype].one
+
     def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
                 vector: bool) -> np.ndarray:
-        sig = _ONE / (_ONE + lib["exp"](-v))
-        return d * sig * mad(v, _ONE - sig, _ONE)
+        sig = one / (one + lib["exp"](-v))
+        return d * sig * mad(v, one - sig, one)
     return _backward_kernel(formula, dy, x)
 
 
 def softplus_backward(dy: np.ndarray, x: np.ndarray, beta: float,
                       threshold: float) -> np.ndarray:
     """softplus_backward_kernel: dy * z / (z + 1), z = exp(x * beta), or dy past the
-    threshold (beta and threshold as float32)."""
-    b, th = np.float32(beta), np.float32(threshold)
+    threshold (beta and threshold as scalar_t)."""
+    b, th, one = x.dtype.type(beta), x.dtype.type(threshold), _CONSTANTS[x.dtype].one
 
     def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
                 vector: bool) -> np.ndarray:
         z = lib["exp"](v * b)
-        return np.where(v * b > th, d, d * z / (z + _ONE))
+        return np.where(v * b > th, d, d * z / (z + one))
     return _backward_kernel(formula, dy, x)
 
 
 def elu_backward(dy: np.ndarray, x: np.ndarray, alpha: float, scale: float,
                  input_scale: float) -> np.ndarray:
     """elu_backward_kernel (is_result false): dy * negiptcoef * negcoef * exp(x *
-    negiptcoef) where x <= 0, else dy * poscoef (coefficients as float32)."""
-    negcoef = np.float32(alpha) * np.float32(scale)
-    poscoef, negiptcoef = np.float32(scale), np.float32(input_scale)
+    negiptcoef) where x <= 0, else dy * poscoef (coefficients as scalar_t). The vector body
+    blends on x > 0 and the scalar code tests x <= 0, so a NaN x takes the exp branch (NaN)
+    in the first and dy * poscoef in the second."""
+    negcoef, poscoef, negiptcoef = _elu_coefficients(x.dtype, alpha, scale, input_scale)
 
     def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
                 vector: bool) -> np.ndarray:
-        return np.where(v <= 0, d * negiptcoef * negcoef * lib["exp"](v * negiptcoef),
-                        d * poscoef)
+        negative = d * negiptcoef * negcoef * lib["exp"](v * negiptcoef)
+        if vector:
+            return np.where(v > 0, d * poscoef, negative)
+        return np.where(v <= 0, negative, d * poscoef)
+    return _backward_kernel(formula, dy, x)
+
+
+def gelu_erf_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """GeluBackwardKernel, exact form: dy * (cdf + x * pdf), cdf = 0.5 (1 + erf(x / sqrt 2)),
+    pdf = beta exp(-x^2 / 2). The FMA builds' vector body fuses `cdf + x * pdf`, the scalar
+    code does not (measured on float64; the tanh form is the other way round)."""
+    k = _CONSTANTS[x.dtype]
+    beta = x.dtype.type(_M_2_SQRTPI * _M_SQRT1_2 * 0.5)
+    minus_half = x.dtype.type(-0.5)
+
+    def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
+                vector: bool) -> np.ndarray:
+        cdf = k.half * (k.one + lib["erf"](v * k.k_alpha))
+        pdf = beta * lib["exp"](v * v * minus_half)
+        return d * (mad(v, pdf, cdf) if vector else cdf + v * pdf)
     return _backward_kernel(formula, dy, x)
 
 
 def gelu_tanh_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
     """GeluBackwardKernel, tanh form: dy * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa
     x^2)), t = tanh(beta (x + kappa x^3))."""
-    three_kappa = np.float32(3) * _K_KAPPA
+    k = _CONSTANTS[x.dtype]
+    three_kappa = x.dtype.type(3) * k.k_kappa
 
     def formula(d: np.ndarray, v: np.ndarray, lib: dict, mad: Callable,
                 vector: bool) -> np.ndarray:
         sq = v * v
-        t = lib["tanh"](_K_BETA * mad(_K_KAPPA, sq * v, v))
-        left = _HALF * v
-        left_derivative = _HALF * (_ONE + t)
-        inner_derivative = _K_BETA * mad(three_kappa, sq, _ONE)
-        right_derivative = left * mad(-t, t, _ONE)
+        t = lib["tanh"](k.k_beta * mad(k.k_kappa, sq * v, v))
+        left = k.half * v
+        left_derivative = k.half * (k.one + t)
+        inner_derivative = k.k_beta * mad(three_kappa, sq, k.one)
+        right_derivative = left * mad(-t, t, k.one)
         if vector:  # the vector body adds the two derivatives unfused (measured)
             return d * (left_derivative + right_derivative * inner_derivative)
         # GCC fuses the scalar sum into 0.5 * (1 + t), the left derivative's product
-        return d * mad(_HALF, _ONE + t, right_derivative * inner_derivative)
+        return d * mad(k.half, k.one + t, right_derivative * inner_derivative)
     return _backward_kernel(formula, dy, x)
 
 
 def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
-    """pow_tensor_scalar_optimized_kernel for a float32 tensor and an exponent without a
-    special case (not 2, 3, -2, 0.5, -0.5, -1): the vector body computes
-    `powf(x, (float)e)` (SLEEF's; glibc's per lane in the default build), the scalar code
-    `std::pow(x, e)` with e a double, i.e. libm's double pow rounded to float32."""
-    e32 = np.float32(exponent)
+    """pow_tensor_scalar_optimized_kernel for a float32 or float64 tensor and an exponent
+    without a special case (not 2, 3, -2, 0.5, -0.5, -1): the vector body computes
+    `pow(x, (scalar_t)e)` (SLEEF's; libm's per lane in the default build), the scalar code
+    `std::pow(x, e)` with e a double, i.e. libm's double pow (rounded to float32)."""
+    e = x.dtype.type(exponent)
 
     def scalar(v: np.ndarray) -> np.ndarray:
-        return np.power(v.astype(np.float64), exponent).astype(np.float32)
+        return np.power(v.astype(np.float64), exponent).astype(x.dtype)
 
-    power = sleef.powf if capability.fma_build() else glibc.powf  # the default build: libm per lane
+    power = vector_lib(x.dtype)["pow"]
     with np.errstate(all="ignore"):
-        return pointwise.apply(x, lambda v: power(v, e32), scalar)
+        return pointwise.apply(x, lambda v: power(v, e), scalar)
+
+
+def pow_tensor(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """pow_tensor_tensor_kernel for float64: `base.pow(exp)` (SLEEF's powd4_u10; libm's per
+    lane in the default build) in the vector body, std::pow in the scalar code."""
+    with np.errstate(all="ignore"):
+        return pointwise.apply_many([base, exponent], vector_lib(_F64)["pow"], LIBM64["pow"])
+

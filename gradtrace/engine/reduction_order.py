@@ -312,8 +312,8 @@ def place(values: np.ndarray, array: np.ndarray, axes: tuple[int, ...], layout: 
 
 def lane_sum(v: np.ndarray) -> np.ndarray:
     """vec_reduce_all(+) of a vector (last axis): the AVX2/AVX-512 shuffle tree (halves,
-    then quarters, ...) for float, which VecReduceAllSIMD specialises; lane by lane for
-    double and in the default build."""
+    then quarters, ...) of Vectorized<float>, which functional_base.h specialises; lane by
+    lane for any other type (double) and in the default build."""
     if capability.CAPABILITY == "default" or v.dtype != np.float32:
         return seq_sum(v)
     while v.shape[-1] > 1:

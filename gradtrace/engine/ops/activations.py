@@ -237,6 +237,9 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noq
     return rrelu(input, lower, upper, training, inplace=True, generator=generator)
 
 
+# dtypes whose CPU kernels `kernels` reproduces element for element (half types compute in
+# float32 through torch's reduced-precision paths, evaluated here in float64)
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _SQRT2 = math.sqrt(2.0)
 _BETA = math.sqrt(2.0 / math.pi)
 _KAPPA = 0.044715
@@ -271,7 +274,7 @@ class GeluBackwardBackward0(Function):
         self.save("grad_output", grad)
         self.save("self", x)
         self.save_attr(approximate=approximate)
-        if approximate == "tanh" and x.array.dtype == np.float32:
+        if approximate == "tanh" and x.array.dtype in _KERNEL_DTYPES:
             return kernels.gelu_tanh_backward(grad.array, x.array)
         exact = kernels.gelu_backward(grad.array, x.array) if approximate == "none" else None
         if exact is not None:
@@ -311,7 +314,7 @@ class GeluBackward0(Function):
             raise not_implemented("GeluKernelImpl", a.dtype)
         self.save("self", a)
         self.save_attr(approximate=approximate)
-        if a.array.dtype == np.float32:
+        if a.array.dtype in _KERNEL_DTYPES:
             return kernels.gelu(a.array, approximate)
         value, _, _ = _gelu_parts(a.array, approximate)
         return value.astype(a.array.dtype)
@@ -334,7 +337,7 @@ class SiluBackward0(Function):
             raise not_implemented("silu_cpu", a.dtype)
         self.save("self", a)
         x = a.array
-        if x.dtype == np.float32:
+        if x.dtype in _KERNEL_DTYPES:
             return kernels.silu(x)
         with np.errstate(over="ignore"):
             return (x / (np.asarray(1, x.dtype) + precise(np.exp, -x))).astype(x.dtype)
@@ -345,7 +348,7 @@ class SiluBackward0(Function):
         from .creation import full_like
 
         x = self.unpack("self")
-        if not GRAD_MODE.enabled and x.array.dtype == np.float32:
+        if not GRAD_MODE.enabled and x.array.dtype in _KERNEL_DTYPES:
             return Tensor._wrap(kernels.silu_backward(grad.array, x.array))
         s = x.sigmoid()
         right = add_scalar(x * (full_like(s, 1.0) - s), 1.0)  # C++ evaluates this operand first
@@ -368,7 +371,7 @@ class SoftplusBackward0(Function):
         self.save("self", a)
         self.save_attr(beta=beta, threshold=threshold)
         x = a.array
-        if x.dtype == np.float32:
+        if x.dtype in _KERNEL_DTYPES:
             return kernels.softplus(x, beta, threshold)
         with np.errstate(over="ignore"):
             soft = precise(np.log1p, precise(np.exp, x * beta)) / beta
@@ -391,7 +394,7 @@ class SoftplusBackwardBackward0(Function):
         self.save("grad_output", grad)
         self.save("self", x)
         self.save_attr(beta=beta, threshold=threshold)
-        if x.array.dtype == np.float32:
+        if x.array.dtype in _KERNEL_DTYPES:
             return kernels.softplus_backward(grad.array, x.array, beta, threshold)
         xb = x.array * beta
         with np.errstate(over="ignore", invalid="ignore"):
@@ -430,7 +433,7 @@ class EluBackward0(Function):
         self.save("self", a)
         self.save_attr(alpha=alpha, input_scale=input_scale, scale=scale)
         x = a.array
-        if x.dtype == np.float32:
+        if x.dtype in _KERNEL_DTYPES:
             return kernels.elu(x, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             neg = scale * alpha * precise(np.expm1, x * input_scale)
@@ -460,7 +463,7 @@ class EluBackwardBackward0(Function):
         self.save("self_or_result", x)
         self.save_attr(alpha=alpha, input_scale=input_scale, is_result=False, scale=scale)
         g, v = grad.array, x.array
-        if v.dtype == np.float32:
+        if v.dtype in _KERNEL_DTYPES:
             return kernels.elu_backward(g, v, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             neg = g * (input_scale * scale * alpha) * np.exp(v * input_scale)
@@ -657,7 +660,7 @@ class MishBackward0(Function):
             raise not_implemented("mish_cpu", a.dtype)
         self.save("self", a)
         x = a.array
-        if x.dtype == np.float32:
+        if x.dtype in _KERNEL_DTYPES:
             return kernels.mish(x)
         with np.errstate(over="ignore"):  # mish_kernel: x * tanh(log1p(exp(x)))
             return (x * np.tanh(np.log1p(np.exp(x)))).astype(x.dtype)
@@ -668,7 +671,7 @@ class MishBackward0(Function):
         from .scalar import scalar_sub
 
         x = self.unpack("self")
-        if not GRAD_MODE.enabled and x.array.dtype == np.float32:  # mish_backward's kernel
+        if not GRAD_MODE.enabled and x.array.dtype in _KERNEL_DTYPES:  # mish_backward's kernel
             return Tensor._wrap(kernels.mish_backward(grad.array, x.array))
         sig = x.sigmoid()
         tanh_sp = x.exp().log1p().tanh()

@@ -185,7 +185,7 @@ class PowBackward0(Function):
             # per element
             return base.copy() if base is a.array else base
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if base.dtype == np.float32 and float(value) not in SPECIAL_EXPONENTS:
+            if base.dtype in (np.float32, np.float64) and float(value) not in SPECIAL_EXPONENTS:
                 return kernels.pow_scalar(base, float(value))
             return float_pow(base, cast(exponent.array, dtype))
 

@@ -9,8 +9,8 @@ one position after another, vectors of positions taking SLEEF's exp and the last
 along the last dim and divides elsewhere; log_softmax subtracts the max and then the log.
 
 The exp and log of a vector lane and of a scalar tail are `vector_exp`, `scalar_exp` and
-`vector_log` below: SLEEF's expf_u10/logf_u10 in the FMA builds, glibc's expf/logf per lane
-in the default build and in scalar tails (float32); float64 still uses numpy's.
+`vector_log` below: SLEEF's exp/log u10 in the FMA builds, libm's per lane in the default
+build and in scalar tails (float32 and float64).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import capability, exactness, glibc, sleef
+from .. import capability, kernels
 from ..formulas import vjp
 from ..kernels import precise
 from ..node import Function
@@ -36,40 +36,40 @@ def _not_implemented(kernel: str, dtype: Any) -> Exception:
                        kind="NotImplementedError")
 
 
-APPROXIMATE_F64 = ("float64 softmax's exp and log: numpy's, not SLEEF's expd4_u10/logd4_u10 "
-                   "or glibc's exp/log")
+def _lib(x: np.ndarray, vector: bool) -> dict[str, Any]:
+    """Vectorized<T>'s exp and log (SLEEF's u10 in the FMA builds, libm per lane in the
+    default build) or the scalar tails' std:: ones, for float32 and float64; other dtypes
+    (computed in float64 and rounded once) have None."""
+    if x.dtype not in (np.float32, np.float64):
+        return {"exp": None, "log": None}
+    return kernels.vector_lib(x.dtype) if vector else kernels.scalar_lib(x.dtype)
 
 
 def vector_exp(x: np.ndarray) -> np.ndarray:
-    """exp of vector lanes (Vectorized<float>::exp: SLEEF's expf_u10 in the FMA builds,
-    libm per lane in the default build)."""
+    """exp of vector lanes."""
     with np.errstate(over="ignore", invalid="ignore"):
-        if x.dtype != np.float32:
-            exactness.note(APPROXIMATE_F64)
+        exp = _lib(x, True)["exp"]
+        if exp is None:
             return precise(np.exp, x)
-        return sleef.expf(x) if capability.fma_build() else glibc.expf(x)
+        return exp(np.asarray(x).reshape(-1)).reshape(np.shape(x))
 
 
 def scalar_exp(x: np.ndarray) -> np.ndarray:
-    """exp of scalar-tail elements (std::exp: glibc's expf)."""
+    """exp of scalar-tail elements (std::exp)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        if x.dtype != np.float32:
-            exactness.note(APPROXIMATE_F64)
+        exp = _lib(x, False)["exp"]
+        if exp is None:
             return precise(np.exp, x)
-        return glibc.expf(x)
+        return exp(np.asarray(x).reshape(-1)).reshape(np.shape(x))
 
 
 def vector_log(x: np.ndarray) -> np.ndarray:
-    """log of vector lanes (Vectorized<float>::log: SLEEF's logf_u10 in the FMA builds,
-    libm per lane in the default build); `vec::map` sends a partial vector's elements
-    through it too."""
+    """log of vector lanes; `vec::map` sends a partial vector's elements through it too."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        if x.dtype != np.float32:
-            exactness.note(APPROXIMATE_F64)
+        log = _lib(x, True)["log"]
+        if log is None:
             return precise(np.log, x)
-        flat = np.asarray(x).reshape(-1)
-        log = sleef.logf_u1 if capability.fma_build() else glibc.logf
-        return log(flat).reshape(np.shape(x))
+        return log(np.asarray(x).reshape(-1)).reshape(np.shape(x))
 
 
 # -- kernels --------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
         if e == 0.5:
             return unary("sqrt", base)  # torch's pow kernel calls sqrt_kernel
     if base.dtype == np.float64:
-        return np.power(base, exponent)
+        return kernels.pow_tensor(base, exponent)
     return np.power(base.astype(np.float64), exponent.astype(np.float64)).astype(base.dtype)
 
 

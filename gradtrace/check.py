@@ -642,22 +642,26 @@ def build_report(script: str, ours: dict[str, Any], theirs: dict[str, Any],
 
 
 def _run_twice_if_uninitialised(text: str, name: str, limits: Any) -> tuple[Any, Any]:
-    """gradtrace's run of a script, and, when it used uninitialised memory, a second run
-    from the same random state with another fill of that memory (else None)."""
+    """gradtrace's run of a script, and, when it used uninitialised memory and ran to an
+    end there is to compare, a second run from the same state of torch's default
+    generator with another fill of that memory (else None). (Python's `random`, unseeded,
+    starts from the system's entropy in each run: what it changes is marked too.)"""
     from .engine import generator, uninitialised
+    from .errors import GtSyntaxError, LimitExceeded, NotSupportedError
     from .runner import run_text
 
     state = generator.DEFAULT.get_state()
     uninitialised.reset()
     result = run_text(text, name, trace=True, limits=limits)
-    if not uninitialised.used():
+    if not uninitialised.used() or isinstance(result.error, (GtSyntaxError, NotSupportedError,
+                                                             LimitExceeded)):
         return result, None
     after = generator.DEFAULT.get_state()
     generator.DEFAULT.set_state(state)
     with uninitialised.filled_with(uninitialised.CHECK_FILL):
         refilled = run_text(text, name, limits=limits)
     generator.DEFAULT.set_state(after)
-    return result, refilled
+    return result, None if isinstance(refilled.error, LimitExceeded) else refilled
 
 
 def check_script(source_text: str, name: str, python: str | None = None,

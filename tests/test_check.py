@@ -225,6 +225,14 @@ def test_a_script_without_uninitialised_memory_runs_once():
     assert refilled is None and "uninitialised" not in check.dump_result(result)["tensors"]["x"]
 
 
+def test_a_run_that_hit_a_limit_is_not_run_again():
+    from gradtrace.interpreter.runtime import Limits
+
+    script = "import torch\nx = torch.empty(2)\nwhile True:\n    pass\n"
+    result, refilled = check._run_twice_if_uninitialised(script, "s.gt", Limits(max_steps=500))
+    assert result.error is not None and result.error.kind == "LimitError" and refilled is None
+
+
 def test_uninitialised_values_compare_by_shape_and_dtype_only():
     ours = doc("tensor([0., 0.])\nok\n", x=tensor([0.0, 0.0], uninitialised=[True, True]),
                y=tensor([1.0, 0.0], uninitialised=[False, True]))

@@ -213,7 +213,10 @@ def schema() -> dict[str, Any]:
 
 def comparison_text() -> str:
     return (f"values exact; float differences of at most {ROUNDING_ULPS} units in the last "
-            "place are labelled as rounding, with their cause where gradtrace knows it")
+            "place are labelled as rounding, with their cause where gradtrace knows it; "
+            "values from uninitialised memory (torch.empty, empty_like, new_empty, "
+            "empty_strided, what resize_ grows), found by running gradtrace again with "
+            "another fill, are not compared")
 
 
 # ---------------------------------------------------------------- finding torch
@@ -307,8 +310,16 @@ def _values(t: Any) -> dict[str, Any]:
     return {"shape": list(t.shape), "dtype": str(t.dtype), "values": _clean(t.array.tolist())}
 
 
-def dump_result(result: Any) -> dict[str, Any]:
-    """gradtrace's run in the driver's format."""
+def _error(result: Any) -> dict[str, str] | None:
+    if result.error is None:
+        return None
+    return {"kind": result.error.kind, "message": result.error.message}
+
+
+def dump_result(result: Any, refilled: Any = None) -> dict[str, Any]:
+    """gradtrace's run in the driver's format. `refilled` is the same script run with
+    another fill of uninitialised memory (`engine/uninitialised.py`), when it used any:
+    what differs between the two runs is marked as coming from uninitialised memory."""
     from .engine.tensor import Tensor
 
     tensors = {}
@@ -322,13 +333,41 @@ def dump_result(result: Any) -> dict[str, Any]:
                  version=None if t.is_inference() else t._version,
                  retains_grad=t.retains_grad, grad=None if t.grad is None else _values(t.grad))
         tensors[name] = d
-    error = None
-    if result.error is not None:
-        error = {"kind": result.error.kind, "message": result.error.message}
     from .engine import capability
 
-    return {"stdout": result.stdout, "error": error, "tensors": tensors,
-            "cpu_capability": capability.CAPABILITY, "inexact": list(result.inexact)}
+    doc = {"stdout": result.stdout, "error": _error(result), "tensors": tensors,
+           "cpu_capability": capability.CAPABILITY, "inexact": list(result.inexact)}
+    if refilled is not None:
+        _mark_uninitialised(doc, dump_result(refilled))
+    return doc
+
+
+def _unstable(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[bool] | None:
+    """Which elements of a tensor's values changed with the fill of uninitialised memory
+    (flat, in row-major order); None when none did."""
+    if a is None or b is None:
+        return None
+    if a["shape"] != b["shape"] or a["dtype"] != b["dtype"]:
+        return [True] * max(1, int(np.prod(a["shape"])))
+    x, y = _array(a["values"]).reshape(-1), _array(b["values"]).reshape(-1)
+    same = [p == q or (p != p and q != q) for p, q in zip(x.tolist(), y.tolist(), strict=True)]
+    return None if all(same) else [not s for s in same]
+
+
+def _mark_uninitialised(doc: dict[str, Any], other: dict[str, Any]) -> None:
+    """Mark in `doc` what differs from `other`, the run with another uninitialised fill:
+    tensor elements (`uninitialised`, `grad_uninitialised`), printed lines
+    (`uninitialised_lines`, and `uninitialised_from` where the outputs part for good) and
+    the error (`uninitialised_error`)."""
+    for name, d in doc["tensors"].items():
+        e = other["tensors"].get(name)
+        d["uninitialised"] = _unstable(d, e)
+        d["grad_uninitialised"] = _unstable(d["grad"], e and e["grad"])
+    mine, theirs = doc["stdout"].splitlines(), other["stdout"].splitlines()
+    doc["uninitialised_lines"] = [i for i, (p, q) in enumerate(zip(mine, theirs)) if p != q]
+    if len(mine) != len(theirs):
+        doc["uninitialised_from"] = min([*doc["uninitialised_lines"], len(mine), len(theirs)])
+    doc["uninitialised_error"] = doc["error"] != other["error"]
 
 
 # ---------------------------------------------------------------- comparing
@@ -478,11 +517,11 @@ def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Row]:
     """Every comparison between gradtrace's report and torch's."""
     rows: list[Row] = []
     causes = known_causes(ours, theirs)
-    out_a = ADDRESS.sub("0x?", ours["stdout"])
-    out_b = ADDRESS.sub("0x?", theirs["stdout"])
+    out_a, out_b, left_out = _stable_output(ours, ADDRESS.sub("0x?", ours["stdout"]),
+                                            ADDRESS.sub("0x?", theirs["stdout"]))
     if out_a == out_b:
         rows.append(Row("printed output", True, f"{len(out_a.splitlines())} lines", "same",
-                        "addresses normalised"))
+                        "addresses normalised" + left_out))
     else:
         n, x, y = _first_difference(out_a, out_b)
         lines = list(zip(out_a.splitlines(), out_b.splitlines(), strict=False))
@@ -502,6 +541,9 @@ def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Row]:
     if text_a == text_b:
         rows.append(Row("error raised", True, "none" if err_a is None else err_a["kind"],
                         "same", "" if err_a is None else "same message"))
+    elif ours.get("uninitialised_error"):
+        rows.append(Row("error raised", True, _short(text_a), _short(text_b),
+                        f"not compared: it depends on {UNINITIALISED}"))
     else:
         rows.append(Row("error raised", False, _short(text_a), _short(text_b)))
     names = list(dict.fromkeys(list(ours["tensors"]) + list(theirs["tensors"])))
@@ -516,22 +558,55 @@ def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Row]:
 
 
 FIELDS = ("requires_grad", "is_leaf", "grad_fn", "version", "retains_grad")
+UNINITIALISED = "uninitialised memory"
 
 
-def _value_rows(item: str, a: dict[str, Any], b: dict[str, Any], causes: list[str]) -> list[Row]:
+def _stable_output(ours: dict[str, Any], out_a: str, out_b: str) -> tuple[str, str, str]:
+    """Both printed outputs without the lines gradtrace's runs printed differently with
+    another fill of uninitialised memory, and a note saying how many were left out."""
+    lines_a, lines_b = out_a.splitlines(), out_b.splitlines()
+    cut = ours.get("uninitialised_from")
+    skip = set(ours.get("uninitialised_lines", ()))
+    if cut is None and (not skip or len(lines_a) != len(lines_b)):
+        return out_a, out_b, ""
+    if cut is not None:
+        skip.update(range(cut, max(len(lines_a), len(lines_b))))
+    keep_a = [x for i, x in enumerate(lines_a) if i not in skip]
+    keep_b = [x for i, x in enumerate(lines_b) if i not in skip]
+    n = len(lines_a) - len(keep_a)
+    return ("\n".join(keep_a), "\n".join(keep_b),
+            f"; {n} line{'s' if n != 1 else ''} printed from {UNINITIALISED} not compared")
+
+
+def _masked(d: dict[str, Any], mask: list[bool]) -> dict[str, Any]:
+    """`d` with the values at `mask` set to 0: elements not to compare."""
+    flat = _array(d["values"]).reshape(-1)
+    flat[np.asarray(mask, dtype=bool)] = 0
+    return dict(d, values=flat.reshape(d["shape"]).tolist())
+
+
+def _value_rows(item: str, a: dict[str, Any], b: dict[str, Any], causes: list[str],
+                mask: list[bool] | None = None) -> tuple[list[Row], str]:
+    """The rows for a difference in values, and a note on the elements not compared."""
+    note = ""
+    if mask and a["shape"] == b["shape"] and a["dtype"] == b["dtype"]:
+        a, b = _masked(a, mask), _masked(b, mask)
+        n = sum(mask)
+        note = (f"values: {UNINITIALISED}, shape and dtype compared" if n == len(mask)
+                else f"{n} of {len(mask)} values from {UNINITIALISED} not compared")
     how, ulps = compare_values(a, b)
     if how == "same":
-        return []
+        return [], note
     key = "values" if how == "rounding" else how
     mine, theirs = _short(a[key]), _short(b[key])
     if how == "rounding":
-        return [_rounding_row(f"{item} values", mine, theirs, ulps, causes)]
-    return [Row(f"{item} {how}", False, mine, theirs)]
+        return [_rounding_row(f"{item} values", mine, theirs, ulps, causes)], note
+    return [Row(f"{item} {how}", False, mine, theirs, note)], note
 
 
 def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any],
                     causes: list[str]) -> list[Row]:
-    rows = _value_rows(name, a, b, causes)
+    rows, note = _value_rows(name, a, b, causes, a.get("uninitialised"))
     for key in FIELDS:
         if a.get(key) != b.get(key):
             label = "_version" if key == "version" else key
@@ -544,13 +619,16 @@ def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any],
         rows.append(Row(f"{name}.grad", False, "None" if ga is None else _short(ga["values"]),
                         "None" if gb is None else _short(gb["values"])))
     elif ga is not None:
-        rows.extend(_value_rows(f"{name}.grad", ga, gb, causes))
+        grad_rows, grad_note = _value_rows(f"{name}.grad", ga, gb, causes,
+                                           a.get("grad_uninitialised"))
+        rows.extend(grad_rows)
+        note = "; ".join(filter(None, [note, grad_note and "grad: " + grad_note]))
     if rows:
         return rows
     summary = f"{a['dtype'].removeprefix('torch.')} {a['shape']}"
     grad = "" if ga is None else ", grad"
     return [Row(name, True, summary, "same", "values" + grad + ", requires_grad, is_leaf, "
-                "grad_fn, next_functions, _version")]
+                "grad_fn, next_functions, _version" + (f" ({note})" if note else ""))]
 
 
 def build_report(script: str, ours: dict[str, Any], theirs: dict[str, Any],
@@ -561,6 +639,29 @@ def build_report(script: str, ours: dict[str, Any], theirs: dict[str, Any],
     return CheckReport(script, status, rows, python, theirs.get("torch_version"),
                        capability=ours.get("cpu_capability", ""),
                        torch_capability=theirs.get("cpu_capability", ""))
+
+
+def _run_twice_if_uninitialised(text: str, name: str, limits: Any) -> tuple[Any, Any]:
+    """gradtrace's run of a script, and, when it used uninitialised memory and ran to an
+    end there is to compare, a second run from the same state of torch's default
+    generator with another fill of that memory (else None). (Python's `random`, unseeded,
+    starts from the system's entropy in each run: what it changes is marked too.)"""
+    from .engine import generator, uninitialised
+    from .errors import GtSyntaxError, LimitExceeded, NotSupportedError
+    from .runner import run_text
+
+    state = generator.DEFAULT.get_state()
+    uninitialised.reset()
+    result = run_text(text, name, trace=True, limits=limits)
+    if not uninitialised.used() or isinstance(result.error, (GtSyntaxError, NotSupportedError,
+                                                             LimitExceeded)):
+        return result, None
+    after = generator.DEFAULT.get_state()
+    generator.DEFAULT.set_state(state)
+    with uninitialised.filled_with(uninitialised.CHECK_FILL):
+        refilled = run_text(text, name, limits=limits)
+    generator.DEFAULT.set_state(after)
+    return result, None if isinstance(refilled.error, LimitExceeded) else refilled
 
 
 def check_script(source_text: str, name: str, python: str | None = None,
@@ -577,12 +678,11 @@ def check_scripts(scripts: list[tuple[str, str]], python: str | None = None,
     something outside the sandbox, or not built yet) or stopped at a limit is not run
     under torch: there is nothing to compare, and torch would run it unchecked."""
     from .errors import GtSyntaxError, LimitExceeded, NotSupportedError
-    from .runner import run_text
 
     reports: list[CheckReport | None] = []
     ours: list[tuple[int, dict[str, Any]]] = []
     for i, (text, name) in enumerate(scripts):
-        result = run_text(text, name, trace=True, limits=limits)
+        result, refilled = _run_twice_if_uninitialised(text, name, limits)
         refused = {GtSyntaxError: ("not_run", "gradtrace cannot parse the script"),
                    NotSupportedError: ("not_run", "gradtrace refused the script"),
                    LimitExceeded: ("limited", "gradtrace's run of the script hit a limit")}
@@ -593,7 +693,7 @@ def check_scripts(scripts: list[tuple[str, str]], python: str | None = None,
                 + result.error.format(result.source))))
             continue
         reports.append(None)
-        ours.append((i, dump_result(result)))
+        ours.append((i, dump_result(result, refilled)))
     if not ours:
         return [r for r in reports if r is not None]
     torch_python = find_torch_python(python)

@@ -574,6 +574,8 @@ RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
 
 GRAD_MODE_TYPES = (no_grad, enable_grad, set_grad_enabled, inference_mode)  # decorators too
 GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as decorators
+# managers whose instance decorates a function: each call runs inside a fresh `clone()`
+DECORATING_CONTEXTS = (*GRAD_MODE_TYPES, disable_saved_tensors_hooks)
 CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_tensors_hooks,
                  disable_saved_tensors_hooks)
 

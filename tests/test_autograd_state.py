@@ -35,7 +35,7 @@ ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
 def test_the_recorded_cases_are_there():
-    assert len(CASES) == 6
+    assert len(CASES) == 7
     assert all(c.with_suffix(".out").exists() for c in CASES)
 
 

@@ -188,6 +188,83 @@ def test_gradtrace_side_is_dumped_in_the_driver_format():
     assert d["tensors"]["a"]["grad"] == {"shape": [], "dtype": "torch.float32", "values": 3.0}
 
 
+UNINITIALISED_SCRIPT = """import torch
+x = torch.empty(3)
+x[0] = 1.0
+y = x * 2
+z = torch.ones(2).new_empty(2, 2).fill_(3)
+g = torch.zeros(2)
+g.resize_(4)
+s = torch.empty_strided((2, 3), (1, 2))
+r = torch.randn(3)
+print(x[1:])
+print(x[0], s.shape)
+w = torch.ones(2, requires_grad=True)
+(w * torch.empty_like(w)).sum().backward()
+"""
+
+
+def test_values_from_uninitialised_memory_are_found_by_a_second_fill():
+    # torch.empty & co. hold whatever the allocator held: check runs the script again with
+    # another fill, and marks what changed (elements, printed lines), nothing else
+    result, refilled = check._run_twice_if_uninitialised(UNINITIALISED_SCRIPT, "u.gt", None)
+    assert refilled is not None and result.stdout != refilled.stdout
+    d = check.dump_result(result, refilled)
+    marks = {name: t["uninitialised"] for name, t in d["tensors"].items()}
+    assert marks == {"x": [False, True, True], "y": [False, True, True], "z": None,
+                     "g": [False, False, True, True], "s": [True] * 6, "r": None, "w": None}
+    assert d["tensors"]["w"]["grad_uninitialised"] == [True, True]
+    assert d["uninitialised_lines"] == [0] and not d["uninitialised_error"]
+    assert "uninitialised_from" not in d
+
+
+def test_a_script_without_uninitialised_memory_runs_once():
+    result, refilled = check._run_twice_if_uninitialised("import torch\nx = torch.zeros(2)\n"
+                                                         "y = torch.randn(2)\n", "s.gt", None)
+    assert refilled is None and "uninitialised" not in check.dump_result(result)["tensors"]["x"]
+
+
+def test_a_run_that_hit_a_limit_is_not_run_again():
+    from gradtrace.interpreter.runtime import Limits
+
+    script = "import torch\nx = torch.empty(2)\nwhile True:\n    pass\n"
+    result, refilled = check._run_twice_if_uninitialised(script, "s.gt", Limits(max_steps=500))
+    assert result.error is not None and result.error.kind == "LimitError" and refilled is None
+
+
+def test_uninitialised_values_compare_by_shape_and_dtype_only():
+    ours = doc("tensor([0., 0.])\nok\n", x=tensor([0.0, 0.0], uninitialised=[True, True]),
+               y=tensor([1.0, 0.0], uninitialised=[False, True]))
+    ours.update(uninitialised_lines=[0], uninitialised_error=False)
+    theirs = doc("tensor([1.2e-38, 4.5e+11])\nok\n", x=tensor([1e-38, 4.5e11]),
+                 y=tensor([1.0, -3.0]))
+    report = check.build_report("s", ours, theirs)
+    assert report.agree, report_text(report)
+    notes = {r.item: r.note for r in report.rows}
+    assert notes["printed output"].endswith("1 line printed from uninitialised memory not "
+                                            "compared")
+    assert "(values: uninitialised memory, shape and dtype compared)" in notes["x"]
+    assert "(1 of 2 values from uninitialised memory not compared)" in notes["y"]
+    # what does not come from that memory is still compared
+    wrong = copy.deepcopy(theirs)
+    wrong["tensors"]["y"]["values"] = [2.0, -3.0]
+    wrong["tensors"]["x"]["shape"] = [1, 2]
+    wrong["stdout"] = "tensor([1.2e-38, 4.5e+11])\nno\n"
+    items = {r.item for r in check.build_report("s", ours, wrong).differences}
+    assert items == {"y values", "x shape", "printed output"}
+
+
+def test_output_that_parts_with_the_fill_is_compared_up_to_there():
+    ours = dict(doc("a\nb\nc\n"), uninitialised_lines=[], uninitialised_from=1,
+                uninitialised_error=True)
+    ours["error"] = {"kind": "RuntimeError", "message": "from garbage"}
+    report = check.build_report("s", ours, doc("a\nz\n"))
+    assert report.agree, report_text(report)
+    assert "2 lines printed from uninitialised memory" in report.rows[0].note
+    assert report.rows[1].note == "not compared: it depends on uninitialised memory"
+    assert not check.build_report("s", ours, doc("q\nz\n")).agree
+
+
 def test_without_torch_the_message_says_how_to_install_it(tmp_path: Path):
     no_torch = tmp_path / "python-without-torch"
     no_torch.write_text("#!/bin/sh\nexit 1\n")
@@ -273,6 +350,15 @@ def test_unseeded_random_numbers_differ_from_torch_and_check_says_so():
     report = check.check_script("import torch\nx = torch.randn(3)\n", "rand.gt", TORCH)
     assert report.status == "differ"
     assert [r.item for r in report.differences] == ["x values"]
+
+
+@needs_torch
+def test_check_agrees_with_torch_on_uninitialised_memory():
+    script = (UNINITIALISED_SCRIPT.replace("r = ", "torch.manual_seed(0)\nr = ")
+              + "print(torch.empty(2, 3))\nprint(torch.empty(5).sum() > 0)\n")
+    report = check.check_script(script, "u.gt", TORCH)
+    assert report.agree, report_text(report)
+    assert "values: uninitialised memory" in {r.item: r.note for r in report.rows}["s"]
 
 
 @needs_torch

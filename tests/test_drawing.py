@@ -61,6 +61,29 @@ for i in range(30):
 y.backward()
 """
 
+# saved tensors packed by saved_tensors_hooks; one changed in place after (torch does not
+# check versions through hooks: backward runs)
+SAVED_HOOKS = """import torch
+
+
+def pack(t):
+    return t
+
+
+def unpack(t):
+    return t
+
+
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = a * 1
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    c = b * b
+    d = c.exp()
+e = a * a
+b.add_(1)
+d.sum().backward()
+"""
+
 
 def trace_of(path: Path | str):
     """The trace of a script file (named relative to the repository) or text."""
@@ -90,6 +113,7 @@ CASES = {
     "loop.last_backward": (LOOP, {"max_nodes": 5}),
     "loop.root": (LOOP, {"root": "loss"}),
     "chain.cut": (CHAIN, {"max_nodes": 4}),
+    "saved_hooks": (SAVED_HOOKS, {}),
 }
 
 
@@ -104,7 +128,43 @@ def test_golden_dot(name):
     assert text == golden.read_text(encoding="utf-8")
 
 
+def test_golden_mermaid_of_packed_saved_tensors():
+    text = draw(trace_of(SAVED_HOOKS), "mermaid")
+    golden = GOLDEN / "saved_hooks.mmd"
+    if UPDATE or not golden.exists():
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")
+
+
 # -- what the drawing shows ------------------------------------------------------------------
+
+
+def test_packed_saved_tensors_are_drawn_with_their_hooks():
+    # as the tree and JSON show them: the hooks that ran, and a version change that is no
+    # error (backward reads the unpacked tensor); a tensor saved outside hooks is unchanged
+    made = build_drawing_of(SAVED_HOOKS)
+    saved = {(v.node, v.saved_name): v for v in made.vertices if v.kind == "saved"}
+    packed = [v for v in saved.values() if v.packed]
+    assert sorted(v.saved_name for v in packed) == ["other", "result", "self"]
+    for v in packed:
+        assert v.lines[2:4] == ["packed by pack", "unpacked by unpack"]
+        assert v.style == "packed" and v.state == "" and v.fresh is None
+    self_ = next(v for v in packed if v.saved_name == "self")
+    assert self_.lines[1] == "saved at version 0, now 1 (not checked)"
+    plain = [v for v in saved.values() if not v.packed]
+    assert plain and all("packed" not in " ".join(v.lines) for v in plain)
+    assert "packed" in made.legend_kinds and "modified" not in made.legend_kinds
+    dot = to_dot(made)
+    assert "packed by saved_tensors_hooks" in dot and dot.count("#f6dcf8") == 4  # 3 + legend
+
+
+@needs_dot
+def test_packed_saved_tensors_in_the_svg():
+    svg = draw(trace_of(SAVED_HOOKS), "svg").decode()
+    assert svg.count("packed by pack") == 3 and svg.count("unpacked by unpack") == 3
+    assert "(not checked)" in svg
+
+
 
 
 def test_gradients_ride_on_the_arrows_after_backward():

@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import TorchRuntimeError, TorchTypeError
+from ..errors import ScriptError, TorchRuntimeError, TorchTypeError
 from .grad_mode import GRAD_MODE
 
 if TYPE_CHECKING:
@@ -214,19 +214,45 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
 
 class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
     """`with torch.autograd.graph.disable_saved_tensors_hooks(error_message):` saved tensor
-    hooks raise `error_message` (entering it inside hooks raises it too)."""
+    hooks raise `error_message` (entering it inside hooks raises it too).
 
-    __slots__ = ("error_message", "prev")
+    torch makes it with `contextlib.contextmanager`: one object enters once (a second
+    `with` is Python's AttributeError), and used as a decorator it enters a fresh copy of
+    itself (`clone`) around every call, without using itself up."""
+
+    __slots__ = ("error_message", "prev", "entered")
     module = "torch.autograd.graph"
+    type_name = "_GeneratorContextManager"  # what Python calls the object torch returns
 
-    def __init__(self, error_message: str):
+    def __init__(self, error_message: Any):
         self.error_message = error_message
+        self.entered = False
 
     def __enter__(self) -> None:
+        if self.entered:  # its generator's arguments are gone after the first `with`
+            raise ScriptError(f"'{self.type_name}' object has no attribute 'args'",
+                              kind="AttributeError")
+        self.entered = True
+        if not isinstance(self.error_message, str):
+            raise TorchTypeError(
+                "_saved_tensors_hooks_disable(): incompatible function arguments. The "
+                "following argument types are supported:\n    1. (error_message: str, "
+                "fail_if_non_empty: bool = True) -> None\n\nInvoked with: "
+                f"{_arg_repr(self.error_message)}")
         if HOOKS.stack:
-            raise TorchRuntimeError(str(self.error_message))
+            raise TorchRuntimeError(self.error_message)
         self.prev = HOOKS.disabled
-        HOOKS.disabled = str(self.error_message)
+        HOOKS.disabled = self.error_message
 
     def __exit__(self, *exc: object) -> None:
         HOOKS.disabled = self.prev
+
+    def clone(self) -> disable_saved_tensors_hooks:
+        """The fresh manager each call of a decorated function runs in."""
+        return disable_saved_tensors_hooks(self.error_message)
+
+    def release(self) -> None:
+        """Decorating enters nothing (grad-mode managers' protocol)."""
+
+    def __repr__(self) -> str:
+        return f"<contextlib.{self.type_name} object at {id(self):#x}>"

@@ -134,7 +134,7 @@ class Calls:
         if kind is StaticMethod:
             return self.call(fn.function, args, kwargs, span)
         if kind is type and fn in stdlib.GRAD_MODE_CLASSES or \
-                isinstance(fn, stdlib.GRAD_MODE_TYPES):
+                isinstance(fn, stdlib.DECORATING_CONTEXTS):
             decorated = self._grad_mode_decorator(fn, args, kwargs)
             if decorated is not None:
                 return decorated
@@ -241,8 +241,9 @@ class Calls:
 
     def _grad_mode_decorator(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
         """`@torch.no_grad()`, `@torch.no_grad`, `@torch.enable_grad()`,
-        `@torch.inference_mode()`, `@torch.set_grad_enabled(False)`: a function that runs
-        the decorated one in a fresh copy of the grad mode. None if `fn(*args)` is an
+        `@torch.inference_mode()`, `@torch.set_grad_enabled(False)`,
+        `@torch.autograd.graph.disable_saved_tensors_hooks(msg)`: a function that runs
+        the decorated one in a fresh copy of the manager. None if `fn(*args)` is an
         ordinary construction (`torch.no_grad()`, `torch.inference_mode(False)`)."""
         if kwargs or len(args) != 1 or not isinstance(args[0], _FUNCTION_LIKE) and not (
                 type(args[0]) is Instance and self.is_callable(args[0])):

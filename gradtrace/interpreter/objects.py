@@ -411,7 +411,8 @@ def opaque_type(name: str, module: str = "builtins") -> OpaqueType:
 
 # script-visible type names of the interpreter's own Python classes
 _TYPE_NAMES: dict[type, str] = {
-    UserFunction: "function", FunctionWrapper: "function", Method: "method",
+    UserFunction: "function", FunctionWrapper: "function", GradModeFunction: "function",
+    Method: "method",
     NativeFunction: "wrapper_descriptor",
     StaticMethod: "staticmethod", ClassMethod: "classmethod", Property: "property",
     ScriptClass: "type", OpaqueType: "type", BuiltinType: "type", Super: "super",
@@ -432,6 +433,7 @@ def type_name(value: Any) -> str:
     if value is None:
         return "NoneType"
     from ..engine.node import Node
+    from ..engine.saved_hooks import disable_saved_tensors_hooks
     from ..engine.tensor import Tensor
     from ..stdlib import BoundMethod, ExceptionType, Namespace
 
@@ -449,6 +451,8 @@ def type_name(value: Any) -> str:
 
     if isinstance(value, ScriptError):
         return value.kind
+    if cls is disable_saved_tensors_hooks:
+        return cls.type_name
     if callable(value) and cls.__module__.startswith("gradtrace"):
         return "builtin_function_or_method"
     return cls.__name__

@@ -45,6 +45,12 @@ class Vertex:
     saved_name: str | None = None  # saved: torch's attribute without `_saved_`
     module: str | None = None  # the module path of the node or tensor, when known
     fresh: list[str] | None = None  # a stale saved tensor: its lines before it went stale
+    packed: bool = False  # saved: packed by saved_tensors_hooks (backward reads it unpacked)
+
+    @property
+    def style(self) -> str:
+        """The LEGEND/STYLE entry the vertex is drawn with."""
+        return self.state or ("packed" if self.packed else self.kind)
 
 
 @dataclass
@@ -74,7 +80,7 @@ class Drawing:
         """The legend entries for what the drawing shows, in LEGEND order."""
         present: set[str] = set()
         for v in self.vertices:
-            present.add(v.state or v.kind)
+            present.add(v.style)
             if v.freed:
                 present.add("freed")
         return [kind for kind in LEGEND if kind in present]
@@ -248,7 +254,10 @@ def _op(view: GraphView, record: NodeRecord, vertices: list[Vertex], links: list
         text = [f"{info.name} = {info.label}"]
         state = ""
         fresh = [*text, f"version {info.version}"]
-        if info.modified:
+        if info.packed is not None:
+            # backward reads what the unpack hook returns, whose version torch does not check
+            text.extend(_packed_lines(info))
+        elif info.modified:
             state = "modified"
             text.append(f"saved at version {info.version}, now {info.current}")
         elif info.changed_silently:
@@ -262,8 +271,22 @@ def _op(view: GraphView, record: NodeRecord, vertices: list[Vertex], links: list
         sid = f"s{nid}_{k}"
         vertices.append(Vertex(sid, "saved", text, node=nid, tensor=info.tensor_id,
                                freed=freed, state=state, saved_name=info.name,
-                               module=_module(record), fresh=fresh if state else None))
+                               module=_module(record), fresh=fresh if state else None,
+                               packed=info.packed is not None))
         links.append(Link(f"n{nid}", sid, "saved"))
+
+
+def _packed_lines(info: Any) -> list[str]:
+    """A saved tensor packed by saved_tensors_hooks: its versions (which backward does not
+    check through hooks, so a change is no error) and the hooks, as the tables name them."""
+    if info.modified:
+        version = f"saved at version {info.version}, now {info.current} (not checked)"
+    elif info.changed_silently:
+        version = f"version {info.version}, changed through .data"
+    else:
+        version = f"version {info.version}"
+    return [version, f"packed by {cut(info.packed[0], 28)}",
+            f"unpacked by {cut(info.packed[1], 26)}"]
 
 
 def _title(view: GraphView, selection: Selection) -> str:
@@ -320,6 +343,8 @@ LEGEND = {
     "modified": ("modified", "saved tensor changed in place since: backward raises"),
     "silent": ("silent", "saved tensor changed through .data: backward silently uses the "
                          "new values"),
+    "packed": ("packed", "saved tensor packed by saved_tensors_hooks: backward reads what "
+                         "the unpack hook returns (versions not checked)"),
     "freed": ("freed", "dashed: backward freed the saved tensors"),
     "none": ("none", "None: that input needs no grad"),
     "cut": ("cut", "the graph continues (not drawn)"),
@@ -339,6 +364,7 @@ STYLE = {
                  "color": "#cc0000", "penwidth": "2", "fontcolor": "#660000"},
     "silent": {"shape": "note", "style": "filled", "fillcolor": "#ffd08a", "color": "#e07000",
                "penwidth": "2", "fontcolor": "#5c2e00"},
+    "packed": {"shape": "note", "style": "filled", "fillcolor": "#f6dcf8", "color": "#9c3aa6"},
     "none": {"shape": "plaintext", "fontcolor": "#999999"},
     "cut": {"shape": "box", "style": "dashed", "color": "#999999", "fontcolor": "#666666"},
 }
@@ -357,7 +383,7 @@ GRAD_COLOUR = "#b0306a"
 
 
 def _vertex_style(vertex: Vertex) -> dict[str, str]:
-    style = dict(STYLE[vertex.state or vertex.kind])
+    style = dict(STYLE[vertex.style])
     if vertex.freed and vertex.kind == "op":
         style["style"] += ",dashed"
     return style
@@ -558,7 +584,8 @@ def to_mermaid(drawing: Drawing, *, legend: bool = True) -> str:
         out.append('  subgraph legend["legend"]')
         out.append("    direction LR")
         for kind in kinds:
-            shape = {"freed": "op", "modified": "saved", "silent": "saved"}.get(kind, kind)
+            shape = {"freed": "op", "modified": "saved", "silent": "saved",
+                     "packed": "saved"}.get(kind, kind)
             left, right = _MERMAID_SHAPE[shape]
             out.append(f"    legend_{kind}{left}{_mermaid_label([LEGEND[kind][1]])}{right}")
         out.append("  end")
@@ -577,7 +604,7 @@ def to_mermaid(drawing: Drawing, *, legend: bool = True) -> str:
     for kind in kinds:
         groups.setdefault(kind, []).append(f"legend_{kind}")
     for vertex in drawing.vertices:
-        cls = "freed" if vertex.freed and vertex.kind == "op" else (vertex.state or vertex.kind)
+        cls = "freed" if vertex.freed and vertex.kind == "op" else vertex.style
         groups.setdefault(cls, []).append(vertex.id)
     for name in groups:
         line = _mermaid_class_style("op" if name == "freed" else name)

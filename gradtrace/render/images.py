@@ -49,7 +49,7 @@ def engine_for(drawing: Drawing) -> str:
 def layered_positions(drawing: Drawing) -> dict[str, tuple[float, float]]:
     """Vertex centres from the built-in layout, in Graphviz's points (y upwards)."""
     boxes = [layered.box_for(v.id, v.lines,
-                             shape=STYLE[v.state or v.kind].get("shape", "box"))
+                             shape=STYLE[v.style].get("shape", "box"))
              for v in drawing.vertices]
     centres = layered.layout(boxes, [(link.source, link.target) for link in drawing.links])
     height = max((y for _, y in centres.values()), default=0.0) + 40.0

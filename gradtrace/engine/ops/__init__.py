@@ -180,6 +180,14 @@ def new_ones(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = Fal
     return _new_filled(t, size, 1, dtype, requires_grad)
 
 
+def new_empty(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
+    """Uninitialised in torch (`uninitialised.fill()` here), in t's dtype by default."""
+    from .. import uninitialised
+
+    return _new_filled(t, size, uninitialised.fill(), dtype, requires_grad)
+
+
 def new_full(t: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
     return _new_filled(t, (size,), fill_value, dtype, requires_grad)
@@ -219,7 +227,8 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "view": view, "reshape": reshape, "expand": expand, "expand_as": expand_as,
     "unsqueeze": unsqueeze, "squeeze": squeeze, "clone": clone, "to": to, "alias": alias,
     "zero_": zero_, "fill_": fill_, "square": square, "isnan": isnan, "isinf": isinf,
-    "isfinite": isfinite, "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
+    "isfinite": isfinite, "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty,
+    "new_full": new_full,
     "type_as": type_as, "rsqrt": rsqrt,
     "cpu": tensor_cpu, "cuda": tensor_cuda, "get_device": tensor_get_device,
     # views, indexing, joins

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from .. import capability, dtypes
+from .. import capability, dtypes, uninitialised
 from ..device import check_device
 from ..dtypes import DType
 from ..formulas import local
@@ -153,9 +153,34 @@ def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
 
 def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
-    """Uninitialised in torch; zeros here, so runs are reproducible."""
+    """Uninitialised in torch; `uninitialised.fill()` (zeros) here, so runs are reproducible."""
     check_device(device)
-    return _filled(size_args(size), 0.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
+    return _filled(size_args(size), uninitialised.fill(), dtype or dtypes.DEFAULT_FLOAT,
+                   requires_grad)
+
+
+def empty_strided(size: Any, stride: Any, *, dtype: DType | None = None,
+                  requires_grad: bool = False, device: Any = None) -> Tensor:
+    """torch.empty_strided: uninitialised memory seen through the given strides (a
+    storage of the size they reach, as at::empty_strided allocates)."""
+    check_device(device)
+    shape, strides = size_args((size,)), size_args((stride,))
+    if len(shape) != len(strides):
+        raise TorchRuntimeError(f"dimensionality of sizes ({len(shape)}) must match "
+                                f"dimensionality of strides ({len(strides)})")
+    if any(s < 0 for s in strides):
+        raise TorchRuntimeError(f"Storage size calculation overflowed with sizes="
+                                f"{list(shape)} and strides={list(strides)}")
+    dense = empty(*shape, dtype=dtype, requires_grad=requires_grad)
+    if 0 in shape:
+        return dense
+    storage = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+    reserve((storage,), dense.array.itemsize)
+    buffer = np.full(storage, uninitialised.fill(), dtype=dense.array.dtype)
+    itemsize = buffer.itemsize
+    dense.array = np.lib.stride_tricks.as_strided(
+        buffer, shape, tuple(s * itemsize for s in strides))
+    return dense
 
 
 def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
@@ -196,7 +221,7 @@ def ones_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = Fa
 def empty_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
                device: Any = None) -> Tensor:
     check_device(device)
-    return _like(t, 0, dtype, requires_grad)
+    return _like(t, uninitialised.fill(), dtype, requires_grad)
 
 
 def full_like(t: Tensor, fill_value: Any, *, dtype: DType | None = None,

@@ -20,7 +20,7 @@ def _esc(text: str) -> str:
 
 
 def _shape(vertex: Vertex, box: Box, x: float, y: float) -> str:
-    style = STYLE[vertex.state or vertex.kind]
+    style = STYLE[vertex.style]
     fill = style.get("fillcolor", "none")
     stroke = style.get("color", "#000000") if style.get("shape") != "plaintext" else "none"
     width = style.get("penwidth", "1")
@@ -49,7 +49,7 @@ def _texts(lines: list[str], x: float, y: float, size: float, colour: str,
 
 
 def builtin_svg(drawing: Drawing) -> str:
-    boxes = {v.id: box_for(v.id, v.lines, shape=STYLE[v.state or v.kind].get("shape", "box"))
+    boxes = {v.id: box_for(v.id, v.lines, shape=STYLE[v.style].get("shape", "box"))
              for v in drawing.vertices}
     centres = layout(list(boxes.values()), [(k.source, k.target) for k in drawing.links])
     width = max((centres[v][0] + boxes[v].width / 2 for v in centres), default=100) + 2 * MARGIN
@@ -82,7 +82,7 @@ def builtin_svg(drawing: Drawing) -> str:
     for vertex in drawing.vertices:
         x, y0 = shift[vertex.id]
         classes = " ".join(["node", "vertex", vertex.kind] + (["freed"] if vertex.freed else []))
-        style = STYLE[vertex.state or vertex.kind]
+        style = STYLE[vertex.style]
         out.append(f'<g id="v-{vertex.id}" class="{classes}">')
         out.append(_shape(vertex, boxes[vertex.id], x, y0))
         out += _texts(vertex.lines, x, y0, 11, style.get("fontcolor", "#000000"))

@@ -33,10 +33,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "items_logistic_regression_bce": "binary_cross_entropy's scalar kernel calls glibc's logf "
                                      "and log1pf per element; gradtrace rounds a float64 "
                                      "evaluation there (1 ulp in a printed loss)",
-    "loss_soft_margin_double_backward": "float64 soft_margin_loss: torch's log1p of a double "
-                                        "vector is SLEEF's log1pd4_u10, gradtrace's numpy's "
-                                        "(1 ulp in some loss elements; printed output "
-                                        "identical)",
 }
 
 # Cases whose float32 values come from MKL's VML in torch: equal only with torch's MKL

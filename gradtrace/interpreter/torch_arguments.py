@@ -251,6 +251,17 @@ class Signature:
             _argument_list(marked, bool(args))
 
 
+def _kind(value: Any) -> Any:
+    """What `Parameter.takes` looks at: the type, a tensor's floating-pointness, which
+    Python type a `float`/`int` given as a dtype is."""
+    t = type(value)
+    if t is Tensor or isinstance(value, Tensor):
+        return t, value.dtype.is_floating_point
+    if t is BuiltinType:
+        return t, value.type
+    return t
+
+
 def _argument_list(parts: list[str], positional: bool) -> str:
     """torch's `(a, b, k=c)`: each part followed by ", ", the last one's taken off only if
     the call had positional arguments (so `(min=str, )`)."""
@@ -277,18 +288,30 @@ def _split(inner: str) -> list[str]:
 class Parser:
     """torch's PythonArgParser for one function or method."""
 
-    __slots__ = ("name", "signatures", "numbers")
+    __slots__ = ("name", "signatures", "numbers", "taken")
 
     def __init__(self, name: str, texts: list[str], numbers: bool = False):
         self.name = name
         self.signatures = [Signature(t) for t in texts]
         self.numbers = numbers  # a Python number is taken for a Tensor
+        # the argument kinds of calls it took (whether a value is taken depends only on
+        # its kind): a call of the same kinds needs no parse
+        self.taken: set[tuple] = set()
 
     def check(self, args: list[Any], kwargs: dict[str, Any], span: Span | None) -> None:
         """torch's TypeError, at `span`, if no signature takes the arguments."""
+        kinds = tuple([(Tensor, a.dtype.is_floating_point) if isinstance(a, Tensor)
+                       else type(a) for a in args])
+        if kwargs:
+            kinds += tuple([(k, _kind(v)) for k, v in kwargs.items()])
+        if kinds in self.taken:
+            return
         message = self.message(args, kwargs)
         if message is not None:
             raise ScriptError(message, span, kind="TypeError")
+        if len(self.taken) > 256:
+            self.taken.clear()
+        self.taken.add(kinds)
 
     def message(self, args: list[Any], kwargs: dict[str, Any]) -> str | None:
         if not self.signatures:  # a Tensor method that takes nothing (Python's METH_NOARGS)

@@ -158,7 +158,8 @@ class Calls:
     def _invoke(self, fn: Any, args: list[Any] | tuple, kwargs: dict[str, Any],
                 span: Span | None) -> Any:
         """Call an engine or builtin function; its errors become the script's, at `span`."""
-        check_arguments(fn, args, kwargs, span)
+        if not self.in_library:  # (bundled library code passes the engine its own way)
+            check_arguments(fn, args, kwargs, span)
         if kwargs and kwargs.get("dtype") is not None and type(kwargs["dtype"]) is not DType \
                 and getattr(fn, "__module__", "").startswith("gradtrace.engine"):
             kwargs = {**kwargs, "dtype": _dtype_argument(fn, kwargs["dtype"], span)}

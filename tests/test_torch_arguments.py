@@ -101,3 +101,14 @@ def test_the_recorded_parser_messages_are_torch_s(call: str):
         assert str(err) == dict(PARSER_RECORDED)[call]
     else:
         assert dict(PARSER_RECORDED)[call] is None
+
+
+def test_functional_s_python_level_functions_keep_their_own_signatures():
+    # F.threshold and F.max_pool1d are Python functions in torch, with other parameters
+    # than torch.threshold / torch.max_pool1d, and share gradtrace's engine function
+    text = ("import torch\nimport torch.nn.functional as F\nx = torch.ones(1, 1, 4)\n"
+            "print(F.threshold(x, 0.5, 2.0, False).shape, "
+            "F.max_pool1d(x, 2, return_indices=False).shape)\n")
+    result = run_text(text, "args.gt")
+    assert result.error is None, result.error
+    assert result.stdout == "torch.Size([1, 1, 4]) torch.Size([1, 1, 2])\n"

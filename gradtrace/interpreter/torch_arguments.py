@@ -363,12 +363,18 @@ def parser_for(fn: Any) -> Parser | None:
     if type(fn) is BoundMethod:
         return PARSERS.get(f"Tensor.{fn.name}") if isinstance(fn.obj, Tensor) else None
     if not _BY_FUNCTION:
-        from ..stdlib import TORCH
+        from ..stdlib import MODULES, TORCH
+        # an engine function torch.nn.functional also has may be torch's Python-level
+        # function there (F.threshold(input, threshold, value, inplace)), another signature:
+        # the call cannot tell which name it came by, so neither is checked
+        elsewhere = {id(v) for ns in MODULES.values() if ns is not TORCH
+                     for v in ns.table.values()}
         for name, value in TORCH.table.items():
             if callable(value) and (value not in _BY_FUNCTION or
                                     getattr(value, "__name__", None) == name):
                 try:
-                    _BY_FUNCTION[value] = PARSERS.get(f"torch.{name}")
+                    _BY_FUNCTION[value] = None if id(value) in elsewhere \
+                        else PARSERS.get(f"torch.{name}")
                 except TypeError:  # unhashable
                     continue
     try:

@@ -217,8 +217,8 @@ class Signature:
     def _extra_kwargs(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> str:
         known = {p.name: i for i, p in enumerate(self.params)}
         for alias_of, aliases in _NUMPY_ALIASES.items():
-            for alias in aliases:
-                if alias_of in known:
+            for alias in aliases:  # (numpy's name only where torch's is not given)
+                if alias_of in known and alias_of not in kwargs:
                     known.setdefault(alias, known[alias_of])
         for key in kwargs:
             if key not in known:

@@ -510,6 +510,8 @@ DICT_METHODS: dict[str, Callable[..., Any]] = {
     "keys": dict.keys, "values": dict.values, "items": dict.items, "get": dict.get,
     "pop": dict.pop, "update": dict.update, "copy": dict.copy, "setdefault": dict.setdefault,
     "popitem": dict.popitem, "clear": dict.clear,
+    # a classmethod: `d.fromkeys(keys)` and `dict.fromkeys(keys)` build the type of `d`
+    "fromkeys": lambda d, keys, value=None: type(d).fromkeys(keys, value),
 }
 
 
@@ -530,7 +532,8 @@ class OrderedDict(collections.OrderedDict):
 
 OrderedDict.__module__ = "collections"
 ORDERED_DICT_METHODS: dict[str, Callable[..., Any]] = {  # its own order, not dict's
-    **{name: getattr(collections.OrderedDict, name) for name in DICT_METHODS},
+    **{name: getattr(collections.OrderedDict, name) for name in DICT_METHODS
+       if name != "fromkeys"}, "fromkeys": DICT_METHODS["fromkeys"],
     "copy": OrderedDict.copy, "move_to_end": collections.OrderedDict.move_to_end,
 }
 STR_METHODS: dict[str, Callable[..., Any]] = {

@@ -165,6 +165,31 @@ def test_inplace_on_an_inference_tensor_writes_then_raises_like_torch():
     assert t.array.tolist() == [3.0, 3.0]  # torch's check runs after its kernel wrote
 
 
+# measured under torch 2.13: accumulating into an inference .grad and mark_dirty of an
+# inference tensor raise; embedding's max_norm renorm of an inference weight does not
+INFERENCE_WRITES = """import torch
+x = torch.ones(3, requires_grad=True)
+with torch.inference_mode():
+    x.grad = torch.zeros(3)
+    w = torch.ones(5, 3)
+try:
+    (x * 2).sum().backward()
+except RuntimeError as e:
+    print('accumulate:', e)
+torch.nn.functional.embedding(torch.tensor([0, 1]), w, max_norm=0.1)
+print('renorm:', bool((w.norm(dim=1)[:2] < 0.11).all()))
+"""
+
+
+def test_engine_writes_into_inference_tensors_check_them_where_torch_does():
+    result = run_text(INFERENCE_WRITES)
+    assert result.error is None, result.error
+    assert result.stdout.splitlines() == [
+        "accumulate: Inplace update to inference tensor outside InferenceMode is not "
+        "allowed.You can make a clone to get a normal tensor before doing inplace update.See "
+        "https://github.com/pytorch/rfcs/pull/17 for more details.", "renorm: True"]
+
+
 # ---------------------------------------------------------------- the views
 
 HOOKED = """import torch

@@ -423,3 +423,47 @@ def test_id_numbers_at_most_a_tenth_of_the_sequence_limit_of_objects():
     err = error("while True:\n    id([])\n", limits=Limits(max_sequence=1000))
     assert isinstance(err, LimitExceeded)
     assert "id() has numbered 100 objects" in err.message
+
+
+# ------------------------------------------------------------------ dict.fromkeys
+
+
+def test_dict_fromkeys_builds_the_type_it_is_called_on_as_python_does():
+    text = ("import collections\n"
+            "print(dict.fromkeys('abc'), dict.fromkeys([1, 2], 0))\n"
+            "print({}.fromkeys((x for x in 'ab'), [1]))\n"
+            "print(collections.OrderedDict.fromkeys('ab'))\n")
+    assert out(text) == ("{'a': None, 'b': None, 'c': None} {1: 0, 2: 0}\n"
+                         "{'a': [1], 'b': [1]}\nOrderedDict([('a', None), ('b', None)])\n")
+
+
+def test_dict_fromkeys_counts_its_keys_against_max_sequence():
+    err = error("d = dict.fromkeys(range(10 ** 9))")
+    assert isinstance(err, LimitExceeded)
+    assert "a fromkeys() argument of 1000000000 items exceeds the limit" in str(err)
+
+
+# ------------------------------------------------------------------ Python's module functions
+
+PYTHON_FUNCTIONS = """import itertools, pprint
+print(itertools.count, itertools.chain, itertools.islice, itertools.product, itertools.repeat)
+print(pprint.pprint, pprint.pformat, pprint.pp)
+for call in (lambda: itertools.count(1, 2, 3), lambda: itertools.repeat(),
+             lambda: pprint.pformat(), lambda: itertools.product(foo=1), lambda: pprint.pp()):
+    try:
+        call()
+    except TypeError as e:
+        print(e)
+"""
+
+
+def test_itertools_and_pprint_functions_show_and_report_as_python_s_own():
+    import contextlib
+    import io
+    import re
+
+    python = io.StringIO()
+    with contextlib.redirect_stdout(python):
+        exec(PYTHON_FUNCTIONS, {})  # noqa: S102 (the test's own literal script)
+    address = re.compile("0x[0-9a-f]+")
+    assert address.sub("ADDR", out(PYTHON_FUNCTIONS)) == address.sub("ADDR", python.getvalue())

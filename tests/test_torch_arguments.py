@@ -1,11 +1,20 @@
-"""A `bool` parameter takes only a bool, as torch's argument parser has it (issue 16:
-`torch.tensor(1., requires_grad=2)` was accepted). The messages were recorded from torch
-2.13; where torch is installed they are also compared live."""
+"""Arguments are checked as torch's argument parser checks them (issue 16: `torch.exp(3)`
+leaked `'int' object has no attribute 'requires_grad'`, `requires_grad=2` was accepted),
+from the signatures recorded from torch (gradtrace/torch_signatures.json). The messages
+were recorded from torch 2.13; where torch is installed they are also compared live."""
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 
 from gradtrace.runner import run_text
+
+# (call, torch's message or None where torch takes it), recorded from torch by
+# tests/tools/record_torch_signatures.py; `t` is torch.ones(2, 2)
+PARSER_RECORDED = [tuple(row) for row in json.loads(
+    (Path(__file__).parent / "data" / "torch_argument_messages.json").read_text())["calls"]]
 
 # (call, torch's message); None: torch accepts it
 RECORDED = [
@@ -43,7 +52,7 @@ RECORDED = [
 
 
 def _outcome(call: str) -> str | None:
-    result = run_text(f"import torch\ny = {call}\n", "args.gt")
+    result = run_text(f"import torch\nt = torch.ones(2, 2)\ny = {call}\n", "args.gt")
     if result.error is None:
         return None
     assert result.error.kind == "TypeError", result.error
@@ -71,3 +80,35 @@ def test_the_recorded_messages_are_torch_s(call: str):
         assert str(err) == dict(RECORDED)[call]
     else:
         assert dict(RECORDED)[call] is None
+
+
+@pytest.mark.parametrize(("call", "message"), PARSER_RECORDED, ids=[c for c, _ in PARSER_RECORDED])
+def test_every_parameter_kind_is_checked_with_torch_s_words(call: str, message: str | None):
+    assert _outcome(call) == message
+
+
+def test_the_error_is_located_at_the_call():
+    result = run_text("import torch\nx = 1 + \\\n    torch.exp(3)\n", "args.gt")
+    assert (result.error.kind, result.error.span.line) == ("TypeError", 3)
+
+
+@pytest.mark.parametrize("call", [c for c, _ in PARSER_RECORDED])
+def test_the_recorded_parser_messages_are_torch_s(call: str):
+    torch = pytest.importorskip("torch")
+    try:
+        eval(call, {"torch": torch, "t": torch.ones(2, 2)})  # noqa: S307 (literal calls)
+    except TypeError as err:
+        assert str(err) == dict(PARSER_RECORDED)[call]
+    else:
+        assert dict(PARSER_RECORDED)[call] is None
+
+
+def test_functional_s_python_level_functions_keep_their_own_signatures():
+    # F.threshold and F.max_pool1d are Python functions in torch, with other parameters
+    # than torch.threshold / torch.max_pool1d, and share gradtrace's engine function
+    text = ("import torch\nimport torch.nn.functional as F\nx = torch.ones(1, 1, 4)\n"
+            "print(F.threshold(x, 0.5, 2.0, False).shape, "
+            "F.max_pool1d(x, 2, return_indices=False).shape)\n")
+    result = run_text(text, "args.gt")
+    assert result.error is None, result.error
+    assert result.stdout == "torch.Size([1, 1, 4]) torch.Size([1, 1, 2])\n"

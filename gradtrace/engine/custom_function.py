@@ -35,7 +35,7 @@ from .node import FREED_MESSAGE, Node, SavedTensor
 from .ops.creation import WARNINGS
 from .ops.view_inplace import rebase_view, refresh_views
 from .ops.views import alias_view
-from .tensor import Tensor, gradient_edge, type_name
+from .tensor import Tensor, bump_version, gradient_edge, type_name
 
 NOT_WRITABLE = "attribute '{}' of 'torch._C._FunctionBase' objects is not writable"
 NO_FORWARD = "You must implement the forward function for custom autograd.Function."
@@ -318,7 +318,7 @@ def _mark_dirty(ctx: FunctionCtx) -> dict[int, Tensor]:
         if not isinstance(t, Tensor):
             raise TorchRuntimeError("mark_dirty can only accept variables, but argument ")
         dirty[id(t)] = t
-        t._version_counter.value += 1
+        bump_version(t)
     ctx.dirty_tensors = None
     return dirty
 

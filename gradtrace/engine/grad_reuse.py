@@ -87,9 +87,11 @@ def add_to_buffer(buffer: list, index: int, grad: Tensor) -> None:
         calibrate()
     if (not GRAD_MODE.enabled and _slot_refs(buffer, index) == _SLOT_ALONE
             and _accumulable_inplace(buffer[index], grad)):
+        from .tensor import bump_version
+
         old = buffer[index]
         np.add(old.array, grad.array, out=old.array, casting="unsafe")
-        old._version_counter.value += 1
+        bump_version(old)
         return
     buffer[index] = buffer[index] + grad
 

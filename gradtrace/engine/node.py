@@ -209,7 +209,7 @@ class AccumulateGrad(Node):
             var.grad = var.grad + grads[0]
         else:
             np.add(var.grad.array, grads[0].array, out=var.grad.array, casting="unsafe")
-            var.grad._version_counter.value += 1
+            _tensor.bump_version(var.grad)
         return ()
 
 

@@ -163,6 +163,8 @@ class Attributes:
             if consuming:
                 args = (args[0],) + tuple(materialize(a, f"a {name}() argument")
                                           for a in args[1:])
+            elif keyed and len(args) > 1:  # the keys (not the value)
+                args = (args[0], materialize(args[1], f"a {name}() argument"), *args[2:])
             if keyed or args and isinstance(args[0], HASHED):  # keys and items are hashed
                 for arg in args:
                     check_hashable(arg)
@@ -187,6 +189,8 @@ class Attributes:
             return cls.module
         if type(cls) is BuiltinType:
             table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
+            if name == "fromkeys" and table is not None and name in table:  # a classmethod
+                return stdlib.BoundMethod(cls.type(), self.guarded(table[name], name), name)
             if table is not None and name in table:
                 return NativeFunction(name, cls.name, self.guarded(table[name], name), "method")
         if isinstance(cls, ScriptType):

@@ -111,7 +111,6 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                 check_all_hashable(args[0])
             return fn(*args, **kwargs)
 
-        call.__name__ = fn.__name__
         return call
 
     def short_circuit(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -129,7 +128,6 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                     return stop
             return not stop
 
-        call.__name__ = fn.__name__
         return call
 
     def script_format(text: str, *args: Any, **kwargs: Any) -> str:

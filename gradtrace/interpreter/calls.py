@@ -35,7 +35,7 @@ from .objects import (
     type_name,
 )
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
-from .torch_arguments import check_bool_arguments
+from .torch_arguments import check_arguments
 
 _ALWAYS_CALLABLE = frozenset((UserFunction, Method, ScriptClass, NativeFunction,
                               GradModeFunction, StaticMethod, BuiltinType, BuiltinFunction))
@@ -158,12 +158,13 @@ class Calls:
     def _invoke(self, fn: Any, args: list[Any] | tuple, kwargs: dict[str, Any],
                 span: Span | None) -> Any:
         """Call an engine or builtin function; its errors become the script's, at `span`."""
+        if not self.in_library:  # (bundled library code passes the engine its own way)
+            check_arguments(fn, args, kwargs, span)
         if kwargs and kwargs.get("dtype") is not None and type(kwargs["dtype"]) is not DType \
                 and getattr(fn, "__module__", "").startswith("gradtrace.engine"):
             kwargs = {**kwargs, "dtype": _dtype_argument(fn, kwargs["dtype"], span)}
         if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
             kwargs = _torch_keywords(fn, kwargs)
-        check_bool_arguments(fn, args, kwargs, span)
         try:
             return fn(*args, **kwargs)
         except GradtraceError as err:

@@ -25,7 +25,7 @@ from ..errors import (
 )
 from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
-from .objects import ScriptIterator
+from .objects import BuiltinFunction, ScriptIterator
 from .runtime import Code, Frame
 
 if TYPE_CHECKING:
@@ -181,8 +181,16 @@ def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
             yield from result
         return lazy("product", producing())
 
-    return stdlib.Namespace("itertools", {"count": count, "repeat": repeat, "chain": chain,
-                                          "islice": islice, "product": product})
+    return _python_namespace("itertools", itertools, {
+        "count": count, "repeat": repeat, "chain": chain, "islice": islice, "product": product})
+
+
+def _python_namespace(name: str, module: Any, table: dict[str, Any]) -> stdlib.Namespace:
+    """A Python module's functions that the interpreter implements, shown and reported
+    under the module's real ones (`<class 'itertools.count'>`, `<function pprint at ...>`,
+    Python's own argument-count messages), as the builtins are."""
+    return stdlib.Namespace(name, {key: BuiltinFunction(key, fn, getattr(module, key))
+                                   for key, fn in table.items()})
 
 
 class _PrettyPrinter(pprint.PrettyPrinter):
@@ -226,8 +234,7 @@ def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
     def pp(obj: Any, *args: Any, sort_dicts: bool = False, **kwargs: Any) -> None:
         pprint_(obj, *args, sort_dicts=sort_dicts, **kwargs)
 
-    pprint_.__name__ = "pprint"
-    return stdlib.Namespace("pprint", {"pprint": pprint_, "pformat": pformat, "pp": pp})
+    return _python_namespace("pprint", pprint, {"pprint": pprint_, "pformat": pformat, "pp": pp})
 
 
 # Python's own modules a script may import (their namespaces are built per run below)

@@ -10,6 +10,7 @@ script can read).
 """
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -147,8 +148,12 @@ class BuiltinFunction:
         return f"{self.name}() got unexpected arguments"  # our signature is narrower
 
     def __repr__(self) -> str:
-        if isinstance(self.twin, type):
-            return f"<class '{self.twin.__name__}'>"
+        twin = self.twin
+        if isinstance(twin, type):  # `<class 'int'>`, `<class 'itertools.count'>`
+            module = "" if twin.__module__ == "builtins" else f"{twin.__module__}."
+            return f"<class '{module}{twin.__qualname__}'>"
+        if isinstance(twin, types.FunctionType):  # written in Python (pprint's functions)
+            return f"<function {twin.__qualname__} at {id(self):#x}>"
         return f"<built-in function {self.name}>"
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from ..grad_mode import GRAD_MODE
 from ..shapes import broadcast_shapes, wrap_dim
-from ..tensor import Tensor
+from ..tensor import Tensor, bump_version
 from .losses import legacy_reduction, reduction_code
 from .norms import LinalgVectorNormBackward0, vector_norm
 from .pointwise import clamp_min
@@ -51,7 +51,7 @@ def _clamp_min_quietly(t: Tensor, eps: float) -> None:
     GRAD_MODE.enabled = False
     try:
         np.maximum(t.array, np.asarray(eps, t.array.dtype), out=t.array)
-        t._version_counter.value += 1
+        bump_version(t)
     finally:
         GRAD_MODE.enabled = previous
 

@@ -114,6 +114,8 @@ def _renorm_rows(weight: Tensor, indices: Tensor, max_norm: float, norm_type: fl
     norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
     scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
     w[rows] = (w[rows] * scale[:, None].astype(w.dtype)).astype(w.dtype)
+    # counted without bump_version's inference-tensor check: torch 2.13 renorms an
+    # inference weight outside inference mode without raising (measured)
     weight._version_counter.value += 1
 
 

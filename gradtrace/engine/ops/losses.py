@@ -16,7 +16,7 @@ from ..formulas import PRESENT, Formula, local
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, broadcast_shapes
-from ..tensor import Tensor
+from ..tensor import Tensor, bump_version
 from ._util import cast, not_implemented
 from .activations import logsigmoid
 from .creation import WARNINGS, OnceWarning
@@ -298,7 +298,7 @@ class BinaryCrossEntropyBackwardBackward0(Function):
                 g_t = g_t * weight
             denom = (full_like(x, 1) - x) * x
             np.maximum(denom.array, _BCE_EPS, out=denom.array)  # clamp_min_ under no_grad
-            denom._version_counter.value += 1
+            bump_version(denom)
             g_t = g_t / denom
             if reduction == 1:
                 g_t = div_scalar(g_t, t_.array.size)

@@ -47,11 +47,12 @@ from .arithmetic import (
 )
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
 from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
-from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add
+from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add, take
 from .inplace import INPLACE_METHODS
 from .joins import (
     cat,
     chunk,
+    diff,
     split,
     split_with_sizes,
     stack,
@@ -69,6 +70,7 @@ from .reductions import (
     argmax,
     argmin,
     cumsum,
+    dist,
     logsumexp,
     max,
     maximum,
@@ -188,6 +190,14 @@ def new_full(t: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
     return _new_filled(t, (size,), fill_value, dtype, requires_grad)
 
 
+def new_tensor(t: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    """Tensor.new_tensor: torch.tensor(data) in this tensor's dtype unless one is given."""
+    from .creation import tensor
+
+    return tensor(data, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+
+
 def type_as(t: Tensor, other: Tensor) -> Tensor:
     return to(t, other.dtype)
 
@@ -222,7 +232,8 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "view": view, "reshape": reshape, "expand": expand, "expand_as": expand_as,
     "unsqueeze": unsqueeze, "squeeze": squeeze, "clone": clone, "to": to, "alias": alias,
     "zero_": zero_, "fill_": fill_, "square": square, "isnan": isnan, "isinf": isinf,
-    "isfinite": isfinite, "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
+    "isfinite": isfinite, "new_zeros": new_zeros, "new_ones": new_ones,
+    "new_tensor": new_tensor, "new_full": new_full,
     "type_as": type_as, "rsqrt": rsqrt,
     "cpu": tensor_cpu, "cuda": tensor_cuda, "get_device": tensor_get_device,
     # views, indexing, joins
@@ -232,6 +243,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "unbind": unbind, "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk,
     "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
     "narrow": narrow, "select": select, "index_select": index_select, "masked_fill": masked_fill,
+    "take": take, "diff": diff, "dist": dist,
     "masked_fill_": masked_fill_, "gather": gather, "scatter_add": scatter_add, "copy_": copy_,
     "flip": flip, "index_put": index_put, "index_put_": index_put_,
     # reductions

@@ -625,3 +625,38 @@ def masked_scatter(a: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 def masked_scatter_(a: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return apply_inplace(MaskedScatterBackward0, a, source, mask=mask)
+
+
+def take(a: Tensor, index: Tensor) -> Tensor:
+    return TakeBackward0.call(a, index=index)
+
+
+class TakeBackward0(Function):
+    """torch.take: the input read as 1-D at `index` (negative indices count from the end);
+    the gradient adds each grad element back at its flat index."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "zeros_like({self}).put_({index}, {grad}, accumulate=True)"),)
+
+    def forward(self, a: Tensor, index: Tensor) -> np.ndarray:
+        if index.dtype is not dtypes.int64:
+            raise TorchRuntimeError(
+                f"take(): Expected a long tensor for index, but got {index.dtype.tensor_type[:-6]}")
+        numel = a.array.size
+        flat = index.array.reshape(-1)
+        bad = flat[(flat < -numel) | (flat >= numel)]
+        if bad.size:
+            raise TorchIndexError(f"out of range: tried to access index {int(bad[0])} on a "
+                                  f"tensor of {numel} elements.")
+        self.save("self", a)
+        self.save("index", index)
+        return a.array.reshape(-1)[index.array % numel if numel else index.array]
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .creation import zeros
+
+        a, index = self.unpack("self"), self.unpack("index")
+        numel = a.array.size
+        flat = Tensor._wrap(index.array.reshape(-1) % numel)
+        out = index_add(zeros(numel, dtype=grad.dtype), 0, flat, grad.reshape(-1))
+        return out.view(a.array.shape)

@@ -38,7 +38,6 @@ NOT_YET = {
                                                 "TripletMarginWithDistanceLoss",
     "docstr_pooling_modules": "nn.MaxUnpool1d, LPPool1d",
     "docstr_shape_ops": "Tensor.unfold",
-    "docstr_tensor_scatter_gather_index": "Tensor.put_, masked_scatter_",
 }
 
 

@@ -47,7 +47,16 @@ from .arithmetic import (
 )
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
 from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
-from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add, take
+from .indexing import (
+    gather,
+    index_select,
+    masked_fill,
+    masked_fill_,
+    put,
+    put_,
+    scatter_add,
+    take,
+)
 from .inplace import INPLACE_METHODS
 from .joins import (
     cat,
@@ -243,7 +252,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "unbind": unbind, "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk,
     "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
     "narrow": narrow, "select": select, "index_select": index_select, "masked_fill": masked_fill,
-    "take": take, "diff": diff, "dist": dist,
+    "take": take, "put": put, "put_": put_, "diff": diff, "dist": dist,
     "masked_fill_": masked_fill_, "gather": gather, "scatter_add": scatter_add, "copy_": copy_,
     "flip": flip, "index_put": index_put, "index_put_": index_put_,
     # reductions

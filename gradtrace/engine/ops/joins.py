@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..dtypes import bool_
 from ..formulas import each, vjp
 from ..limits import reserve
 from ..node import Function
@@ -275,6 +276,6 @@ def diff(a: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     result = a
     for _ in range(min(n, a.array.shape[d])):
         later, earlier = narrow(result, dim, 1, out_len), narrow(result, dim, 0, out_len)
-        result = logical_xor(later, earlier) if a.dtype.name == "bool" else sub(later, earlier)
+        result = logical_xor(later, earlier) if a.dtype is bool_ else sub(later, earlier)
         out_len -= 1
     return result

@@ -232,12 +232,16 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
             ("linear", "Identity Linear Bilinear"),
             ("conv", "Conv1d Conv2d ConvTranspose1d ConvTranspose2d"),
             ("pooling", "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d "
-                        "AdaptiveAvgPool2d"),
+                        "AdaptiveAvgPool2d AdaptiveMaxPool1d AdaptiveMaxPool2d"),
             ("batchnorm", "BatchNorm1d BatchNorm2d"),
             ("normalization", "LayerNorm GroupNorm"),
             ("sparse", "Embedding"),
             ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
             ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
+            ("padding", "CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d "
+                        "ConstantPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d "
+                        "ReplicationPad1d ReplicationPad2d ReplicationPad3d ZeroPad1d ZeroPad2d "
+                        "ZeroPad3d"),
             ("flatten", "Flatten Unflatten"),
             ("dropout", "Dropout Dropout2d"),
             ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "

@@ -212,6 +212,20 @@ CASES = {
     "squeeze_all_inplace": (lambda a: (a * 1).squeeze_() * 2, lambda r: [randn(r, 1, 3, 1)]),
     "squeeze_dims_inplace": (lambda a: (a * 1).squeeze_((0, 2)) * 2,
                              lambda r: [randn(r, 1, 3, 1)]),
+    # corpus round 3
+    "take": (lambda a: torch.take(a, _long([[0, -1], [4, 4]])), lambda r: [randn(r, 2, 3)]),
+    "dist_2_broadcast": (lambda a, b: torch.dist(a, b), lambda r: [randn(r, 2, 3), randn(r, 3)]),
+    "dist_3": (lambda a, b: torch.dist(a, b, 3), lambda r: [randn(r, 2, 3), randn(r, 2, 3)]),
+    "dist_1": (lambda a, b: a.dist(b, 1), lambda r: [away(r, 2, 3), randn(r, 2, 3) * 0]),
+    "dist_inf": (lambda a, b: torch.dist(a, b, float("inf")),
+                 lambda r: [distinct(r, 2, 3), randn(r, 2, 3) * 0]),
+    "diff_prepend_append": (lambda a, p: torch.diff(a, n=2, dim=0, prepend=p, append=p),
+                            lambda r: [randn(r, 3, 2), randn(r, 1, 2)]),
+    "put": (lambda a, s: a.put(_long([1, 4]), s), lambda r: [randn(r, 2, 3), randn(r, 2)]),
+    "put_accumulate": (lambda a, s: (a * 1).put_(_long([[1], [1]]), s, accumulate=True),
+                       lambda r: [randn(r, 2, 3), randn(r, 2, 1)]),
+    "einsum_sublist": (lambda a, b: torch.einsum(a, [..., 0, 1], b, [1, 2], [..., 0, 2]),
+                       lambda r: [randn(r, 2, 2, 3), randn(r, 3, 2)]),
 }
 
 SECOND_ORDER = [
@@ -224,6 +238,8 @@ SECOND_ORDER = [
     "cumprod", "std_mean", "var_mean", "index_copy", "scatter", "masked_scatter", "einsum_bmm",
     "reflect_pad1d", "reflect_pad3d", "replicate_pad2d", "replicate_pad3d", "hardshrink",
     "adaptive_max_pool2d", "diagonal", "hardtanh", "pad_replicate", "diag_matrix",
+    "take", "put", "put_accumulate", "dist_2_broadcast", "dist_3", "diff_prepend_append",
+    "einsum_sublist",
 ]
 
 

@@ -3,6 +3,7 @@ containers, `classes.py` for script objects. Nothing here calls Python's getattr
 name the script chose."""
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -48,8 +49,31 @@ _CONSUMING = frozenset({"join", "extend", "update", "union", "intersection", "di
                         "symmetric_difference_update"})
 
 
+class TensorDicts:
+    """What a script stores on a tensor object (`inp.g = ...`, fastai's hand-written
+    backward): torch keeps it in the Python object's `__dict__`; here a table keyed by the
+    tensor's identity whose entry goes when the tensor does."""
+
+    def __init__(self) -> None:
+        self._table: dict[int, tuple[weakref.ref, dict[str, Any]]] = {}
+
+    def get(self, tensor: Tensor) -> dict[str, Any] | None:
+        entry = self._table.get(id(tensor))
+        return None if entry is None else entry[1]
+
+    def setdefault(self, tensor: Tensor) -> dict[str, Any]:
+        key = id(tensor)
+        entry = self._table.get(key)
+        if entry is None:
+            table = self._table
+            entry = table[key] = (weakref.ref(tensor, lambda _ref: table.pop(key, None)), {})
+        return entry[1]
+
+
 class Attributes:
     """Reading and writing attributes of script values."""
+
+    tensor_dicts: TensorDicts
 
     def get_attribute(self, obj: Any, name: str, span: Span) -> Any:
         """Attribute access through the per-type tables in `stdlib` only."""
@@ -75,6 +99,9 @@ class Attributes:
                 return stdlib.BoundMethod(obj, method, name)
             if name in stdlib.NOT_SUPPORTED_METHODS:
                 raise NotSupportedError(stdlib.NOT_SUPPORTED_METHODS[name])
+            stored = self.tensor_dicts.get(obj)
+            if stored is not None and name in stored:
+                return stored[name]
             return self._missing(obj, name)
         if kind is ScriptClass:
             return self.class_getattr(obj, name)
@@ -234,6 +261,9 @@ class Attributes:
                 raise ScriptError(
                     f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable",
                     kind="AttributeError")
+            if not stdlib.is_private(name) and not stdlib.torch_has(obj, name):
+                self.tensor_dicts.setdefault(obj)[name] = value
+                return
         if isinstance(obj, FunctionCtx):
             stdlib.set_ctx_attribute(obj, name, value)
             return
@@ -249,6 +279,8 @@ class Attributes:
             self.instance_delattr(obj, name)
         elif kind is ScriptClass:
             self.class_delattr(obj, name)
+        elif isinstance(obj, Tensor) and name in (self.tensor_dicts.get(obj) or ()):
+            del self.tensor_dicts.get(obj)[name]
         elif stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         else:

@@ -12,7 +12,7 @@ from ..errors import GradtraceError, LimitExceeded, NotSupportedError
 from ..printable import visible
 from ..source import Source, Span
 from . import nesting
-from .attributes import Attributes
+from .attributes import Attributes, TensorDicts
 from .builtins import make_builtins
 from .calls import Calls
 from .classes import ClassRuntime
@@ -56,6 +56,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.builtins = make_builtins(self)
         self.modules = make_modules(self)
         self.library = Library(self)
+        self.tensor_dicts = TensorDicts()  # what the script stores on tensors (`t.g = ...`)
         self.steps = 0
         # tick() compares steps with step_cap only: the deadline timer and an abort lower
         # the cap, so neither costs a clock read per step nor waits for 1024 slow steps

@@ -47,11 +47,21 @@ from .arithmetic import (
 )
 from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
 from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
-from .indexing import gather, index_select, masked_fill, masked_fill_, scatter_add
+from .indexing import (
+    gather,
+    index_select,
+    masked_fill,
+    masked_fill_,
+    put,
+    put_,
+    scatter_add,
+    take,
+)
 from .inplace import INPLACE_METHODS
 from .joins import (
     cat,
     chunk,
+    diff,
     split,
     split_with_sizes,
     stack,
@@ -60,7 +70,7 @@ from .joins import (
     unsafe_split,
 )
 from .linalg import addmm, bmm, cross, dot, linear, matmul, mm, mv, outer
-from .norms import logsumexp, norm, std, var
+from .norms import dist, logsumexp, norm, std, var
 from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
 from .reductions import (
     all,
@@ -193,6 +203,14 @@ def new_full(t: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
     return _new_filled(t, (size,), fill_value, dtype, requires_grad)
 
 
+def new_tensor(t: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    """Tensor.new_tensor: torch.tensor(data) in this tensor's dtype unless one is given."""
+    from .creation import tensor
+
+    return tensor(data, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+
+
 def type_as(t: Tensor, other: Tensor) -> Tensor:
     return to(t, other.dtype)
 
@@ -228,7 +246,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "unsqueeze": unsqueeze, "squeeze": squeeze, "clone": clone, "to": to, "alias": alias,
     "zero_": zero_, "fill_": fill_, "square": square, "isnan": isnan, "isinf": isinf,
     "isfinite": isfinite, "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty,
-    "new_full": new_full,
+    "new_tensor": new_tensor, "new_full": new_full,
     "type_as": type_as, "rsqrt": rsqrt,
     "cpu": tensor_cpu, "cuda": tensor_cuda, "get_device": tensor_get_device,
     # views, indexing, joins
@@ -238,6 +256,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "unbind": unbind, "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk,
     "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
     "narrow": narrow, "select": select, "index_select": index_select, "masked_fill": masked_fill,
+    "take": take, "put": put, "put_": put_, "diff": diff, "dist": dist,
     "masked_fill_": masked_fill_, "gather": gather, "scatter_add": scatter_add, "copy_": copy_,
     "flip": flip, "index_put": index_put, "index_put_": index_put_,
     # reductions

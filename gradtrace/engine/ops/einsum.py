@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import TorchRuntimeError, TorchValueError
-from ..tensor import Tensor
+from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..tensor import Tensor, type_name
 from .linalg import bmm
 from .views import movedim, permute, reshape, view
 
@@ -114,10 +114,34 @@ def sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list[int], keepdim: b
     return result
 
 
+def _sublist_letter(n: Any) -> str:
+    """A sublist entry as an equation letter: 0-25 are A-Z, 26-51 a-z, Ellipsis `...`."""
+    if n is Ellipsis:
+        return "..."
+    if isinstance(n, int) and 0 <= n < 26:
+        return chr(ord("A") + n)
+    if isinstance(n, int) and 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise TorchValueError(
+        "einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
 def einsum(equation: Any, *operands: Any) -> Tensor:
+    if isinstance(equation, Tensor):  # the sublist format: op, [subscripts], op, ..., [out]
+        args = (equation, *operands)
+        if len(args) < 2:
+            raise TorchValueError(
+                "einsum(): must specify the equation string and at least one operand, or at "
+                "least one operand and its subscripts list")
+        equation = ",".join("".join(_sublist_letter(n) for n in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_sublist_letter(n) for n in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
     if not isinstance(equation, str):
-        raise TorchValueError("einsum(): the equation string must come first "
-                              "(the sublist format is not supported by gradtrace)")
+        raise TorchTypeError("einsum(): argument 'equation' (position 1) must be str, not "
+                             f"{type_name(equation)}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:

@@ -625,3 +625,98 @@ def masked_scatter(a: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 def masked_scatter_(a: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return apply_inplace(MaskedScatterBackward0, a, source, mask=mask)
+
+
+def take(a: Tensor, index: Tensor) -> Tensor:
+    return TakeBackward0.call(a, index=index)
+
+
+class TakeBackward0(Function):
+    """torch.take: the input read as 1-D at `index` (negative indices count from the end);
+    the gradient adds each grad element back at its flat index."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "zeros_like({self}).put_({index}, {grad}, accumulate=True)"),)
+
+    def forward(self, a: Tensor, index: Tensor) -> np.ndarray:
+        flat = _check_flat_index("take", index, a.array.size)
+        self.save("self", a)
+        self.save("index", index)
+        return a.array.reshape(-1)[flat].reshape(index.array.shape)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .creation import zeros
+
+        a, index = self.unpack("self"), self.unpack("index")
+        numel = a.array.size
+        flat = Tensor._wrap(index.array.reshape(-1) % numel)
+        out = index_add(zeros(numel, dtype=grad.dtype), 0, flat, grad.reshape(-1))
+        return out.view(a.array.shape)
+
+
+def _check_flat_index(name: str, index: Tensor, numel: int) -> np.ndarray:
+    """A flat (take/put) index: int64, each within [-numel, numel); returned wrapped."""
+    if index.dtype is not dtypes.int64:
+        raise TorchRuntimeError(
+            f"{name}(): Expected a long tensor for index, but got {index.dtype.tensor_type[:-6]}")
+    flat = index.array.reshape(-1)
+    bad = flat[(flat < -numel) | (flat >= numel)]
+    if bad.size:
+        raise TorchIndexError(f"out of range: tried to access index {int(bad[0])} on a "
+                              f"tensor of {numel} elements.")
+    return flat % numel if numel else flat
+
+
+def put(a: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    return PutBackward0.call(a, source, index=index, accumulate=accumulate)
+
+
+def put_(a: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    return apply_inplace(PutBackward0, a, source, index=index, accumulate=accumulate)
+
+
+class PutBackward0(Function):
+    """put(self, index, source, accumulate): source's elements written (or added) at the flat
+    indices of self; self's gradient is grad with those places zeroed (all of it when
+    accumulating), source's is grad taken at them."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "{grad}.put({index}, zeros_like({source}))",
+                    when=(("accumulate", False),)),
+                vjp("self", "{grad}"),
+                vjp("source", "{grad}.take({index}).reshape_as({source})"))
+
+    def forward(self, a: Tensor, source: Tensor, index: Tensor, accumulate: bool) -> np.ndarray:
+        if index.dtype is not dtypes.int64:
+            _check_flat_index("put_", index, a.array.size)
+        if a.dtype is not source.dtype:
+            raise TorchRuntimeError(
+                "put_(): self and source expected to have the same dtype, but got self.dtype = "
+                f"{a.dtype.tensor_type[:-6]} and source.dtype = {source.dtype.tensor_type[:-6]}")
+        if source.array.size != index.array.size:
+            raise TorchIndexError(
+                "put_(): Expected source and index to have the same number of elements, but got "
+                f"source.numel() = {source.array.size}, index.numel() = {index.array.size}")
+        flat = _check_flat_index("put_", index, a.array.size)
+        self.save("index", index)
+        self.save("source", source)
+        self.save_attr(accumulate=accumulate)
+        out = a.array.copy()
+        view = out.reshape(-1)
+        values = source.array.reshape(-1)
+        if accumulate:
+            np.add.at(view, flat, values)
+        else:
+            view[flat] = values
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .creation import zeros_like
+
+        index, source = self.unpack("index"), self.unpack("source")
+        g_self = g_source = None
+        if self.needs_input_grad(0):
+            g_self = grad if self.attrs["accumulate"] else put(grad, index, zeros_like(source))
+        if self.needs_input_grad(1):
+            g_source = take(grad, index).reshape(source.array.shape)
+        return g_self, g_source

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..dtypes import bool_
 from ..formulas import each, vjp
 from ..limits import reserve
 from ..node import Function
@@ -248,3 +249,33 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
     return StackBackward0.call(*tensors, dim=dim)
 
 
+
+
+def diff(a: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """torch.diff, ATen's composite: prepend/append joined by cat, then `n` times the later
+    slice minus the earlier one (logical_xor for bool), so the nodes are torch's."""
+    from .arithmetic import logical_xor, sub
+    from .creation import zeros_like
+    from .views import narrow
+
+    if not a.array.ndim:
+        raise TorchRuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise TorchRuntimeError(f"order must be non-negative but got {n}")
+    for extra in (prepend, append):
+        if extra is not None and extra.array.ndim != a.array.ndim:
+            raise TorchRuntimeError(
+                "diff expects prepend or append to be the same dimension as input")
+    if n and (prepend is not None or append is not None):
+        a = cat([t for t in (prepend, a, append) if t is not None], dim)
+    if n == 0:
+        return zeros_like(a).copy_(a)
+    d = dim if dim >= 0 else dim + a.array.ndim
+    out_len = a.array.shape[d] - 1
+    result = a
+    for _ in range(min(n, a.array.shape[d])):
+        later, earlier = narrow(result, dim, 1, out_len), narrow(result, dim, 0, out_len)
+        result = logical_xor(later, earlier) if a.dtype is bool_ else sub(later, earlier)
+        out_len -= 1
+    return result

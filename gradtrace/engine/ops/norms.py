@@ -16,7 +16,7 @@ from ..kernels import unary as unary_kernel
 from ..node import Function
 from ..reduction_order import cascade_sum
 from ..tensor import Tensor
-from ._util import cast, float_dtype
+from ._util import cast, common_dtype, float_dtype
 from .reductions import (
     _MISSING,
     mean_array,
@@ -56,40 +56,84 @@ class LinalgVectorNormBackward0(Function):
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor | None:
-        """torch's norm_backward, op for op (so create_graph records the same nodes)."""
-        from .arithmetic import pow_
-        from .indexing import masked_fill_
-        from .unary import sgn
-
-        self_, norm = self.unpack("self"), self.unpack("result")
         a = self.attrs
-        ndim = self_.array.ndim
-        dims = a["dim"] or ()
-        if not a["keepdim"] and ndim:
-            grad = unsqueeze_multiple(grad, dims, ndim)
-            norm = unsqueeze_multiple(norm, dims, ndim)
         p = float(a["ord"] if "ord" in a else a["p"])  # NormBackward1 calls it p
-        if p == 0:
-            return None  # torch returns an undefined gradient
-        if p == 1:
-            return sgn(self_) * grad
-        if p == 2:
-            return grad * masked_fill_(self_ / norm, norm == 0, 0)
-        if math.isinf(p):
-            self_abs = self_.abs()
-            mask = (self_abs == norm) | Tensor._wrap(np.isnan(self_abs.array))
-            count = mask.sum(dim=tuple(signed(d) for d in dims), keepdim=True)
-            return sgn(self_) * ((grad / count) * mask)
-        if p < 1:
-            scaled = sgn(self_) * masked_fill_(pow_(self_.abs(), p - 1), self_ == 0, 0)
-            return scaled * grad * norm.pow(1 - p)
-        if p < 2:
-            scaled = sgn(self_) * pow_(self_.abs(), p - 1)
-        else:
-            scaled = self_ * pow_(self_.abs(), p - 2)
-        scale_v = grad / norm.pow(p - 1)
-        masked_fill_(scale_v, norm == 0, 0)
-        return scaled * scale_v
+        return norm_backward(grad, self.unpack("self"), self.unpack("result"), p,
+                             a["dim"] or (), a["keepdim"])
+
+
+def norm_backward(grad: Tensor, self_: Tensor, norm: Tensor, p: float, dims: tuple[int, ...],
+                  keepdim: bool) -> Tensor | None:
+    """torch's norm_backward, op for op (so create_graph records the same nodes)."""
+    from .arithmetic import pow_
+    from .indexing import masked_fill_
+    from .unary import sgn
+
+    ndim = self_.array.ndim
+    if not keepdim and ndim:
+        grad = unsqueeze_multiple(grad, dims, ndim)
+        norm = unsqueeze_multiple(norm, dims, ndim)
+    if p == 0:
+        return None  # torch returns an undefined gradient
+    if p == 1:
+        return sgn(self_) * grad
+    if p == 2:
+        return grad * masked_fill_(self_ / norm, norm == 0, 0)
+    if math.isinf(p):
+        self_abs = self_.abs()
+        mask = (self_abs == norm) | Tensor._wrap(np.isnan(self_abs.array))
+        count = mask.sum(dim=tuple(signed(d) for d in dims), keepdim=True)
+        return sgn(self_) * ((grad / count) * mask)
+    if p < 1:
+        scaled = sgn(self_) * masked_fill_(pow_(self_.abs(), p - 1), self_ == 0, 0)
+        return scaled * grad * norm.pow(1 - p)
+    if p < 2:
+        scaled = sgn(self_) * pow_(self_.abs(), p - 1)
+    else:
+        scaled = self_ * pow_(self_.abs(), p - 2)
+    scale_v = grad / norm.pow(p - 1)
+    masked_fill_(scale_v, norm == 0, 0)
+    return scaled * scale_v
+
+
+class DistBackward0(Function):
+    """torch.dist(self, other, p): the p-norm of self - other, broadcast; each side's gradient
+    is norm_backward of the difference (negated for other), summed to its shape."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "{grad} × sgn({self} - {other}) × |{self} - {other}|^({p} - 1) / "
+                    "{result}^({p} - 1)"),
+                vjp("other", "-{grad} × sgn({self} - {other}) × |{self} - {other}|^({p} - 1) / "
+                    "{result}^({p} - 1)"))
+
+    def forward(self, a: Tensor, b: Tensor, p: float) -> np.ndarray:
+        dtype = common_dtype(a, b)
+        if not dtype.is_floating_point:
+            raise TorchRuntimeError("norm(): input dtype should be either floating point or "
+                                    f"complex. Got {dtype.tensor_type[:-6]} instead.")
+        self.save("self", a)
+        self.save("other", b)
+        self.save_attr(p=p)
+        diff = cast(a.array, dtype) - cast(b.array, dtype)
+        return _norm_array(diff, tuple(range(diff.ndim)), False, float(p))
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .views import sum_to
+
+        a, b = self.unpack("self"), self.unpack("other")
+        diff = a - b
+        g = norm_backward(grad, diff, self.unpack("result"), float(self.attrs["p"]),
+                          tuple(range(diff.array.ndim)), False)
+        if g is None:
+            return None, None
+        return sum_to(g, a.array.shape), sum_to(-g, b.array.shape)
+
+
+def dist(a: Tensor, other: Any, p: Any = 2) -> Tensor:
+    return DistBackward0.call(a, other, p=p)
 
 
 def _norm_array(x: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) -> np.ndarray:

@@ -37,7 +37,6 @@ NOT_YET = {
     "docstr_poisson_gaussian_triplet_distance": "nn.PoissonNLLLoss, GaussianNLLLoss, "
                                                 "TripletMarginWithDistanceLoss",
     "docstr_pooling_modules": "nn.MaxUnpool1d, LPPool1d",
-    "docstr_shape_ops": "Tensor.unfold",
 }
 
 

@@ -156,6 +156,8 @@ CASES = {
     "median": (lambda a: a.median(1)[0], lambda r: [distinct(r, 3, 5)]),
     "tril": (lambda a: a.tril(-1), lambda r: [randn(r, 3, 4)]),
     "diagonal": (lambda a: a.diagonal(1), lambda r: [randn(r, 3, 4)]),
+    "unfold_overlapping": (lambda a: a.unfold(1, 3, 2) ** 2, lambda r: [randn(r, 2, 7)]),
+    "unfold_gaps": (lambda a: a.unfold(-1, 2, 3), lambda r: [randn(r, 3, 8)]),
     "diag_embed": (lambda a: torch.diag_embed(a, 1), lambda r: [randn(r, 2, 3)]),
     "trace": (lambda a: a.trace(), lambda r: [randn(r, 3, 4)]),
     "roll": (lambda a: a.roll((1, -1), (0, 1)), lambda r: [randn(r, 3, 4)]),
@@ -237,7 +239,8 @@ SECOND_ORDER = [
     "huber_loss", "soft_margin_loss", "kl_div", "cross_entropy_smoothing", "cross_entropy_2d",
     "cumprod", "std_mean", "var_mean", "index_copy", "scatter", "masked_scatter", "einsum_bmm",
     "reflect_pad1d", "reflect_pad3d", "replicate_pad2d", "replicate_pad3d", "hardshrink",
-    "adaptive_max_pool2d", "diagonal", "hardtanh", "pad_replicate", "diag_matrix",
+    "adaptive_max_pool2d", "diagonal", "unfold_overlapping", "hardtanh", "pad_replicate",
+    "diag_matrix",
     "take", "put", "put_accumulate", "dist_2_broadcast", "dist_3", "diff_prepend_append",
     "einsum_sublist",
 ]

@@ -11,7 +11,7 @@ from typing import Any
 from ..device import tensor_cpu, tensor_cuda, tensor_get_device
 from ..shapes import size_args
 from ..tensor import Tensor
-from . import indexing, matrices, shape_inplace, sorting, statistics, transcendental
+from . import indexing, matrices, shape_inplace, sorting, statistics, transcendental, windows
 from ._util import apply_inplace
 from .arithmetic import (
     add,
@@ -294,8 +294,8 @@ TENSOR_METHODS.update({
     # matrices
     "tril": matrices.tril, "triu": matrices.triu, "tril_": matrices.tril_,
     "triu_": matrices.triu_, "diag": matrices.diag, "diagonal": matrices.diagonal,
-    "diag_embed": matrices.diag_embed, "trace": matrices.trace, "roll": matrices.roll,
-    "tile": matrices.tile,
+    "unfold": windows.unfold, "diag_embed": matrices.diag_embed, "trace": matrices.trace,
+    "roll": matrices.roll, "tile": matrices.tile,
     # statistics, cumulative ops, counting
     "cumprod": statistics.cumprod, "cummax": statistics.cummax, "cummin": statistics.cummin,
     "count_nonzero": statistics.count_nonzero, "bincount": statistics.bincount,

@@ -243,6 +243,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
                         "ReplicationPad1d ReplicationPad2d ReplicationPad3d ZeroPad1d ZeroPad2d "
                         "ZeroPad3d"),
             ("flatten", "Flatten Unflatten"),
+            ("pixelshuffle", "PixelShuffle PixelUnshuffle"),
             ("dropout", "Dropout Dropout2d"),
             ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
                            "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "

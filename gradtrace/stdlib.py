@@ -244,6 +244,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
                         "ZeroPad3d"),
             ("flatten", "Flatten Unflatten"),
             ("pixelshuffle", "PixelShuffle PixelUnshuffle"),
+            ("fold", "Fold Unfold"),
+            ("distance", "PairwiseDistance CosineSimilarity"),
             ("dropout", "Dropout Dropout2d"),
             ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
                            "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "

@@ -26,7 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "docstr_conv_fold_distance": "nn.Fold/Unfold (F.fold, F.unfold)",
     "docstr_einsum_bmm_addmm": "torch.baddbmm",
     "docstr_functional_onehot_pad_embedding": "F.embedding_bag",
     "docstr_margin_losses": "nn.HingeEmbeddingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, "

@@ -186,6 +186,17 @@ def test_sparse_adam_is_refused_naming_the_sparse_gradients_it_needs():
     assert result.error.span.line == 3
 
 
+@pytest.mark.parametrize("call", ["F.elu_(x)", "F.celu_(x)", "F.rrelu_(x)", "F.selu(x, True)",
+                                  "F.pairwise_distance(x[None], x[None])",
+                                  "nn.PairwiseDistance()(x[None], x[None])"])
+def test_ops_that_adjust_their_node_run_when_nothing_is_recorded(call):
+    """Their forward edits what the node saved; a node that records nothing has none."""
+    result = run_text(f"import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+                      f"x = torch.tensor([-1.0, 0.5, 2.0])\nprint({call}.requires_grad)\n")
+    assert result.error is None, result.error
+    assert result.stdout == "False\n"
+
+
 def test_embedding_with_sparse_gradients_runs_forward_and_refuses_its_backward():
     """torch's weight.grad would be a sparse COO tensor; a dense one would print otherwise."""
     from gradtrace.errors import NotSupportedError

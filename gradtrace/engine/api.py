@@ -38,6 +38,7 @@ from .ops import (
     unary,
     upsample,
     weighted,
+    windows,
 )
 from .ops.inplace import TORCH_INPLACE
 from .ops.out import accepting_out
@@ -160,6 +161,7 @@ FUNCTIONAL: dict[str, Callable[..., Any]] = {
     "conv1d": conv.conv1d, "conv2d": conv.conv2d, "pad": padding.pad,
     "pixel_shuffle": pixel_shuffle.pixel_shuffle,
     "pixel_unshuffle": pixel_shuffle.pixel_unshuffle,
+    "unfold": windows.im2col, "fold": windows.fold,
     "max_pool1d": pooling.max_pool1d, "max_pool2d": pooling.max_pool2d,
     "avg_pool1d": pooling.avg_pool1d, "avg_pool2d": pooling.avg_pool2d,
     "adaptive_avg_pool1d": pooling.adaptive_avg_pool1d,

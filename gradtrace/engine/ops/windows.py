@@ -3,6 +3,8 @@ view (UnfoldBackward0), and its backward unfold_backward (UnfoldBackwardBackward
 adds each window's gradient back where it came from, window after window."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...errors import TorchRuntimeError
@@ -87,3 +89,134 @@ class UnfoldBackwardBackward0(Function):
 
 def unfold(a: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return UnfoldBackward0.call(a, dimension=dimension, size=size, step=step)
+
+
+# -- F.unfold / F.fold: im2col and col2im --------------------------------------------------
+
+
+def _pair(value: Any) -> tuple[int, int]:
+    return (value, value) if isinstance(value, int) else (int(value[0]), int(value[1]))
+
+
+def _blocks(size: tuple[int, int], kernel: tuple[int, int], dilation: tuple[int, int],
+            padding: tuple[int, int], stride: tuple[int, int]) -> tuple[int, int]:
+    return tuple((size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
+                 for i in range(2))  # type: ignore[return-value]
+
+
+def _check_kernel(kernel: tuple[int, int]) -> None:
+    if kernel[0] <= 0 or kernel[1] <= 0:
+        raise TorchRuntimeError("kernel size should be greater than zero, but got kernel_height: "
+                                f"{kernel[0]} kernel_width: {kernel[1]}")
+
+
+def _col_index(channels: int, size: tuple[int, int], kernel: tuple[int, int],
+               dilation: tuple[int, int], padding: tuple[int, int], stride: tuple[int, int],
+               blocks: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """For every column entry in ATen's loop order (c_col, h_col, w_col): whether it reads
+    the image, and the flat image position it reads."""
+    kh, kw = kernel
+    c_col = np.arange(channels * kh * kw)
+    w_off, h_off, c_im = c_col % kw, (c_col // kw) % kh, c_col // (kh * kw)
+    h_im = (np.arange(blocks[0]) * stride[0] - padding[0])[None, :, None] \
+        + (h_off * dilation[0])[:, None, None]
+    w_im = (np.arange(blocks[1]) * stride[1] - padding[1])[None, None, :] \
+        + (w_off * dilation[1])[:, None, None]
+    valid = (h_im >= 0) & (h_im < size[0]) & (w_im >= 0) & (w_im < size[1])
+    flat = (c_im[:, None, None] * size[0] + h_im) * size[1] + w_im
+    return valid.reshape(-1), np.where(valid, flat, 0).reshape(-1)
+
+
+class Im2ColBackward0(Function):
+    __slots__ = ()
+    formulas = (vjp("self", "col2im({grad}, ({self_sym_argsize_minus_2}, "
+                    "{self_sym_argsize_minus_1}), {kernel_size}, {dilation}, {padding}, "
+                    "{stride})"),)
+
+    def forward(self, a: Tensor, kernel_size: Any, dilation: Any, padding: Any,
+                stride: Any) -> np.ndarray:
+        kernel, dil, pad, st = (_pair(v) for v in (kernel_size, dilation, padding, stride))
+        _check_kernel(kernel)
+        x = a.array
+        if x.ndim < 3:
+            wrap_dim(x.ndim, x.ndim)  # torch's IndexError for the missing channel dim
+        batched = x.ndim == 4
+        xb = x if batched else x[None]
+        n, c, h, w = xb.shape
+        blocks = _blocks((h, w), kernel, dil, pad, st)
+        if blocks[0] < 1 or blocks[1] < 1:
+            raise TorchRuntimeError(
+                f"Given input with spatial size ({h}, {w}), kernel_size={kernel}, "
+                f"dilation={dil}, padding={pad}, calculated shape of the array of sliding "
+                f"blocks as {blocks}, but its components must be at least one.")
+        self.save_attr(dilation=dil, kernel_size=kernel, padding=pad,
+                       self_sym_argsize_minus_1=w, self_sym_argsize_minus_2=h, stride=st)
+        reserve((n, c * kernel[0] * kernel[1], blocks[0] * blocks[1]), 8)
+        valid, flat = _col_index(c, (h, w), kernel, dil, pad, st, blocks)
+        cols = np.where(valid, xb.reshape(n, -1)[:, flat], xb.dtype.type(0))
+        cols = cols.reshape(n, c * kernel[0] * kernel[1], blocks[0] * blocks[1])
+        return cols if batched else cols[0]
+
+    def backward(self, grad: Tensor) -> Tensor:
+        a = self.attrs
+        return fold(grad, (a["self_sym_argsize_minus_2"], a["self_sym_argsize_minus_1"]),
+                    a["kernel_size"], a["dilation"], a["padding"], a["stride"])
+
+
+class Col2ImBackward0(Function):
+    """col2im: a zero image, each column entry added to the pixel it came from in ATen's loop
+    order (column channel, then block row, then block column)."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "im2col({grad}, {kernel_size}, {dilation}, {padding}, {stride})"),)
+
+    def forward(self, a: Tensor, output_size: Any, kernel_size: Any, dilation: Any,
+                padding: Any, stride: Any) -> np.ndarray:
+        size, kernel, dil, pad, st = (_pair(v) for v in (output_size, kernel_size, dilation,
+                                                         padding, stride))
+        _check_kernel(kernel)
+        x = a.array
+        if x.ndim < 2:
+            wrap_dim(x.ndim, x.ndim)
+        batched = x.ndim == 3
+        xb = x if batched else x[None]
+        n, rows, length = xb.shape
+        per = kernel[0] * kernel[1]
+        if rows % per:
+            raise TorchRuntimeError(
+                "Expected size of input's dimension 1 to be divisible by the product of "
+                f"kernel_size, but got input.size(1)={rows} and kernel_size={kernel}.")
+        blocks = _blocks(size, kernel, dil, pad, st)
+        if blocks[0] * blocks[1] != length:
+            raise TorchRuntimeError(
+                f"Given output_size={size}, kernel_size={kernel}, dilation={dil}, "
+                f"padding={pad}, stride={st}, expected size of input's dimension 2 to match "
+                f"the calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                f"{blocks[0] * blocks[1]}, but got input.size(2)={length}.")
+        self.save_attr(dilation=dil, kernel_size=kernel, padding=pad, stride=st)
+        c = rows // per
+        reserve((n, c, size[0], size[1]), 8)
+        valid, flat = _col_index(c, size, kernel, dil, pad, st, blocks)
+        out = np.zeros((n, c * size[0] * size[1]), dtype=x.dtype)
+        for i in range(n):  # np.add.at adds in index order: ATen's loop order
+            np.add.at(out[i], flat[valid], xb[i].reshape(-1)[valid])
+        out = out.reshape(n, c, size[0], size[1])
+        return out if batched else out[0]
+
+    def backward(self, grad: Tensor) -> Tensor:
+        a = self.attrs
+        return im2col(grad, a["kernel_size"], a["dilation"], a["padding"], a["stride"])
+
+
+def im2col(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,  # noqa: A002
+           stride: Any = 1) -> Tensor:
+    """F.unfold."""
+    return Im2ColBackward0.call(input, kernel_size=kernel_size, dilation=dilation,
+                                padding=padding, stride=stride)
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,  # noqa: A002
+         padding: Any = 0, stride: Any = 1) -> Tensor:
+    """F.fold."""
+    return Col2ImBackward0.call(input, output_size=output_size, kernel_size=kernel_size,
+                                dilation=dilation, padding=padding, stride=stride)

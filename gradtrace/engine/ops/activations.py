@@ -113,6 +113,23 @@ def rrelu_with_noise_backward(grad: Tensor, x: Tensor, noise: Tensor, lower: Any
                                                 training=training)
 
 
+class _SavesResultInstead:
+    """An in-place op whose out-of-place node saves self: its in-place node keeps the
+    result instead (the input's old values are overwritten), as derivatives.yaml's `_`
+    entries do."""
+
+    __slots__ = ()
+
+    def forward(self, *inputs: Any, **params: Any) -> np.ndarray:
+        out = super().forward(*inputs, **params)  # type: ignore[misc]
+        if self.recording:  # type: ignore[attr-defined] (a node recording nothing has no saved)
+            del self.saved["self"]  # type: ignore[attr-defined]
+        return out
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)  # type: ignore[attr-defined]
+
+
 class RreluWithNoiseBackward0(Function):
     """rrelu_with_noise: in training each element <= 0 is multiplied by its own slope drawn
     uniformly from [lower, upper) (torch's CPU loop: one random64() per such element, in
@@ -191,7 +208,7 @@ class RreluWithNoiseBackwardBackward0(Function):
         return g_grad, g_x
 
 
-class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+class RreluWithNoiseBackward1(_SavesResultInstead, RreluWithNoiseBackward0):
     """rrelu_with_noise_ (in place): saves the result instead of self; its backward is
     rrelu_with_noise_backward(..., is_result=True), whose eval-mode test reads the result's
     sign (the same as self's, the slopes being positive)."""
@@ -200,16 +217,6 @@ class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
     formulas = (local("self", "{noise}", when=(("training", True),)),
                 local("self", "1 if {result} > 0 else ({lower} + {upper}) / 2",
                       when=(("training", False),)))
-
-    def forward(self, a: Tensor, lower: Any, upper: Any, training: bool,
-                gen: Any) -> np.ndarray:
-        out = super().forward(a, lower, upper, training, gen)
-        if self.recording:  # a node that records nothing was never set up
-            del self.saved["self"]
-        return out
-
-    def after_forward(self, outputs: list[Tensor]) -> None:
-        self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -483,22 +490,12 @@ class EluBackwardBackward0(Function):
         return g_grad, g_x
 
 
-class EluBackward1(EluBackward0):
+class EluBackward1(_SavesResultInstead, EluBackward0):
     """elu_ (in place): saves the result; its backward is elu_backward(is_result=True)."""
 
     __slots__ = ()
     formulas = (local("self", "{scale} if {result} > 0 else {input_scale} × ({result} + "
                       "{alpha} × {scale})"),)
-
-    def forward(self, a: Tensor, alpha: Any = 1.0, scale: Any = 1,
-                input_scale: Any = 1) -> np.ndarray:
-        out = super().forward(a, alpha, scale, input_scale)
-        if self.recording:  # a node that records nothing was never set up
-            del self.saved["self"]
-        return out
-
-    def after_forward(self, outputs: list[Tensor]) -> None:
-        self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.elu_params()

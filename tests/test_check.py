@@ -29,11 +29,7 @@ EXTRA = sorted((HERE / "conformance_extra").glob("*.gt"))
 
 # Cases where check finds that gradtrace and torch differ today: engine differences the
 # conformance files (printed output only) do not show. Reported, not hidden.
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "items_logistic_regression_bce": "binary_cross_entropy's scalar kernel calls glibc's logf "
-                                     "and log1pf per element; gradtrace rounds a float64 "
-                                     "evaluation there (1 ulp in a printed loss)",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 # Cases whose float32 values come from MKL's VML in torch: equal only with torch's MKL
 # installed (`pip install gradtrace[exact]`), else the last bit differs.

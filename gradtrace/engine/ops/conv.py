@@ -420,15 +420,20 @@ def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
             f"({_dims_text(kernel)}). Kernel size can't be greater than actual input size")
 
 
-def _conv(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: Any,
-          padding: Any, dilation: Any, groups: int) -> Tensor:
+def batched_input(name: str, nd: int, x: Tensor) -> tuple[Tensor, bool]:
+    """An nd-spatial input with its batch dim (an unbatched one unsqueezed, as torch's
+    convolutions do), and whether it had none."""
     if x.array.ndim not in (nd + 1, nd + 2):
         raise TorchRuntimeError(
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
             f"input of size: [{', '.join(map(str, x.array.shape))}]")
     unbatched = x.array.ndim == nd + 1
-    if unbatched:
-        x = UnsqueezeBackward0.call(x, dim=0)
+    return (UnsqueezeBackward0.call(x, dim=0) if unbatched else x), unbatched
+
+
+def _conv(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: Any,
+          padding: Any, dilation: Any, groups: int) -> Tensor:
+    x, unbatched = batched_input(name, nd, x)
     conv_nd = w.array.ndim - 2
     stride = _expand(stride, nd)
     dilation = _expand(dilation, nd)

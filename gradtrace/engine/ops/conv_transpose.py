@@ -19,7 +19,7 @@ from ..formulas import vjp
 from ..limits import reserve
 from ..tensor import Tensor
 from . import conv
-from .views import SqueezeBackward1, UnsqueezeBackward0
+from .views import SqueezeBackward1
 
 CAUSE = "transposed convolution: accumulated in float64, not in torch's kernel's order"
 
@@ -77,13 +77,7 @@ def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
 
 def _conv_transpose(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: Any,
                     padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
-    if x.array.ndim not in (nd + 1, nd + 2):
-        raise TorchRuntimeError(
-            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
-            f"input of size: [{', '.join(map(str, x.array.shape))}]")
-    unbatched = x.array.ndim == nd + 1
-    if unbatched:
-        x = UnsqueezeBackward0.call(x, dim=0)
+    x, unbatched = conv.batched_input(name, nd, x)
     conv_nd = w.array.ndim - 2
     values = {}
     for key, value in (("stride", stride), ("padding", padding),

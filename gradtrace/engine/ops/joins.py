@@ -113,13 +113,17 @@ def unsafe_split(a: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]
     return tuple(UnsafeSplitBackward0.call(a, split_size=int(split_size), dim=dim))
 
 
-def unsafe_chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+def _chunk_size(a: Tensor, chunks: int, dim: int) -> int:
+    """The split size chunk and unsafe_chunk use: ceil(size / chunks), with torch's checks."""
     if a.array.ndim == 0:
         raise TorchRuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise TorchRuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    size = a.array.shape[_wrap(dim, a.array.ndim)]
-    return unsafe_split(a, -(-size // chunks), dim)
+    return -(-a.array.shape[_wrap(dim, a.array.ndim)] // chunks)
+
+
+def unsafe_chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    return unsafe_split(a, _chunk_size(a, chunks, dim), dim)
 
 
 def split(a: Tensor, split_size_or_sections: Any = None, dim: int = 0, *,
@@ -137,12 +141,7 @@ def split_with_sizes(a: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor,
 
 
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    if a.array.ndim == 0:
-        raise TorchRuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise TorchRuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    size = a.array.shape[_wrap(dim, a.array.ndim)]
-    return split(a, -(-size // chunks), dim)
+    return split(a, _chunk_size(a, chunks, dim), dim)
 
 
 def _tensor_list(tensors: Any, name: str) -> list[Tensor]:

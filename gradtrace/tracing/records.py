@@ -66,18 +66,10 @@ class TensorState:
         self._wrapped = t._wrapped
         self.is_parameter = t.is_parameter  # an nn.Parameter stays one in the views
 
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.array.shape
-
-    @property
-    def is_leaf(self) -> bool:
-        return self.grad_fn is None
-
-    @property
-    def _version(self) -> int:
-        return self._version_counter.value
-
+    # Tensor's own definitions: the snapshot keeps the fields they read
+    shape = Tensor.shape
+    is_leaf = Tensor.is_leaf
+    _version = Tensor._version
     is_inference = Tensor.is_inference  # it keeps the counter, which says so
 
 

@@ -286,17 +286,21 @@ def log1p(d: np.ndarray) -> np.ndarray:
     return r
 
 
+def _log_argument(d: np.ndarray) -> tuple[np.ndarray, DD]:
+    """The reduction xlog_u1 and logk share: d = m 2^e with m in [0.75, 1.5) (subnormals
+    scaled up by 2^64 first), and x = (m - 1) / (m + 1) as a double-double."""
+    o = d < _DBL_MIN
+    d = np.where(o, d * _TWO64, d)
+    e = ilogb2k(d * (1.0 / 0.75))
+    m = ldexp3(d, -e)
+    e = np.where(o, e - 64, e)
+    return e, dd_div(dd_add2_d2(np.full_like(m, -1.0), m), dd_add2_d2(np.full_like(m, 1.0), m))
 
 
 def log(d: np.ndarray) -> np.ndarray:
     """Sleef_logd4_u10 (xlog_u1)."""
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
-        o = d < _DBL_MIN
-        d1 = np.where(o, d * _TWO64, d)
-        e = ilogb2k(d1 * (1.0 / 0.75))
-        m = ldexp3(d1, -e)
-        e = np.where(o, e - 64, e)
-        x = dd_div(dd_add2_d2(np.full_like(m, -1.0), m), dd_add2_d2(np.full_like(m, 1.0), m))
+        e, x = _log_argument(d)
         x2 = x[0] * x[0]
         x4 = x2 * x2
         t = poly([x2, x4, x4 * x4], _LOG1P_POLY)
@@ -320,12 +324,7 @@ _LOGK_C = (0.666666666666666629659233, 3.80554962542412056336616e-17)
 
 def logk(d: np.ndarray) -> DD:
     """logk: log of a positive double as a double-double (pow)."""
-    o = d < _DBL_MIN
-    d = np.where(o, d * _TWO64, d)
-    e = ilogb2k(d * (1.0 / 0.75))
-    m = ldexp3(d, -e)
-    e = np.where(o, e - 64, e)
-    x = dd_div(dd_add2_d2(np.full_like(m, -1.0), m), dd_add2_d2(np.full_like(m, 1.0), m))
+    e, x = _log_argument(d)
     x2 = dd_squ(x)
     x4 = x2[0] * x2[0]
     x8 = x4 * x4

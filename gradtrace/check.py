@@ -58,7 +58,7 @@ NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # The torch side. Kept self-contained (the torch Python need not have gradtrace), and
 # `graph`/`clean` mirror `_graph`/`_clean` below so both sides truncate alike.
 DRIVER = r'''
-import contextlib, io, json, math, os, signal, sys, warnings
+import contextlib, io, json, math, os, signal, sys, tempfile, warnings
 import torch
 MARK = "@@GRADTRACE-CHECK@@"
 MAX_DEPTH, MAX_NODES = @DEPTH@, @NODES@
@@ -121,6 +121,7 @@ def isolated(job, timeout):
     if pid == 0:
         os.close(r)
         try:
+            os.chdir(tempfile.mkdtemp(dir="."))  # its own empty folder
             signal.alarm(int(timeout) + 1)
             data = json.dumps(run(job)).encode()
         except BaseException as exc:
@@ -215,8 +216,9 @@ def comparison_text() -> str:
     return (f"values exact; float differences of at most {ROUNDING_ULPS} units in the last "
             "place are labelled as rounding, with their cause where gradtrace knows it; "
             "values from uninitialised memory (torch.empty, empty_like, new_empty, "
-            "empty_strided, what resize_ grows), found by running gradtrace again with "
-            "another fill, are not compared")
+            "empty_strided, what resize_ grows) or from a generator the script did not seed "
+            "(torch's default generator, Python's random), found by running gradtrace again "
+            "with another fill and other seeds, are not compared")
 
 
 # ---------------------------------------------------------------- finding torch
@@ -253,13 +255,19 @@ def run_torch_many(jobs: list[tuple[str, str]], python: str,
                    timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any] | TorchRunError]:
     """Run scripts (text, name) with real torch in `python`: one report (or error) each.
 
-    One process imports torch once and runs every script in a fresh forked child.
+    One process imports torch once and runs every script in a fresh forked child, each in
+    an empty folder of a temporary one removed afterwards: the files a script writes with
+    torch.save go where gradtrace's go (nowhere), and no script finds another's.
     """
+    import tempfile
+
     payload = json.dumps({"timeout": timeout,
                           "jobs": [{"source": text, "name": name} for text, name in jobs]})
     try:
-        done = subprocess.run([python, "-c", DRIVER], input=payload, capture_output=True,
-                              text=True, encoding="utf-8", timeout=60 + timeout * len(jobs))
+        with tempfile.TemporaryDirectory(prefix="gradtrace-check-") as folder:
+            done = subprocess.run([python, "-c", DRIVER], input=payload, capture_output=True,
+                                  text=True, encoding="utf-8", cwd=folder,
+                                  timeout=60 + timeout * len(jobs))
     except subprocess.TimeoutExpired:
         return [TorchRunError(f"the torch run took longer than {timeout:g} s")] * len(jobs)
     except OSError as err:
@@ -316,10 +324,12 @@ def _error(result: Any) -> dict[str, str] | None:
     return {"kind": result.error.kind, "message": result.error.message}
 
 
-def dump_result(result: Any, refilled: Any = None) -> dict[str, Any]:
+def dump_result(result: Any, refilled: Any = None,
+                sources: tuple[str, ...] = ()) -> dict[str, Any]:
     """gradtrace's run in the driver's format. `refilled` is the same script run with
-    another fill of uninitialised memory (`engine/uninitialised.py`), when it used any:
-    what differs between the two runs is marked as coming from uninitialised memory."""
+    another fill of uninitialised memory and other seeds of the generators the script did
+    not seed (`engine/unreproducible.py`), when it used any: what differs between the two
+    runs is marked as coming from them."""
     from .engine.tensor import Tensor
 
     tensors = {}
@@ -338,12 +348,12 @@ def dump_result(result: Any, refilled: Any = None) -> dict[str, Any]:
     doc = {"stdout": result.stdout, "error": _error(result), "tensors": tensors,
            "cpu_capability": capability.CAPABILITY, "inexact": list(result.inexact)}
     if refilled is not None:
-        _mark_uninitialised(doc, dump_result(refilled))
+        _mark_unreproducible(doc, dump_result(refilled), sources)
     return doc
 
 
 def _unstable(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[bool] | None:
-    """Which elements of a tensor's values changed with the fill of uninitialised memory
+    """Which elements of a tensor's values changed in the run with another fill and seeds
     (flat, in row-major order); None when none did."""
     if a is None or b is None:
         return None
@@ -354,20 +364,25 @@ def _unstable(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[bool] 
     return None if all(same) else [not s for s in same]
 
 
-def _mark_uninitialised(doc: dict[str, Any], other: dict[str, Any]) -> None:
-    """Mark in `doc` what differs from `other`, the run with another uninitialised fill:
-    tensor elements (`uninitialised`, `grad_uninitialised`), printed lines
-    (`uninitialised_lines`, and `uninitialised_from` where the outputs part for good) and
-    the error (`uninitialised_error`)."""
+def _mark_unreproducible(doc: dict[str, Any], other: dict[str, Any],
+                         sources: tuple[str, ...]) -> None:
+    """Mark in `doc` what differs from `other`, the run with another fill of uninitialised
+    memory and other seeds (what changed came from `sources`): tensor elements
+    (`unreproducible`, `grad_unreproducible`), printed lines (`unreproducible_lines`, and
+    `unreproducible_from` where the outputs part for good) and the error
+    (`unreproducible_error`)."""
+    doc["unreproducible_sources"] = list(sources)
     for name, d in doc["tensors"].items():
         e = other["tensors"].get(name)
-        d["uninitialised"] = _unstable(d, e)
-        d["grad_uninitialised"] = _unstable(d["grad"], e and e["grad"])
-    mine, theirs = doc["stdout"].splitlines(), other["stdout"].splitlines()
-    doc["uninitialised_lines"] = [i for i, (p, q) in enumerate(zip(mine, theirs)) if p != q]
+        d["unreproducible"] = _unstable(d, e)
+        d["grad_unreproducible"] = _unstable(d["grad"], e and e["grad"])
+    mine, theirs = (ADDRESS.sub("0x?", doc["stdout"]).splitlines(),
+                    ADDRESS.sub("0x?", other["stdout"]).splitlines())  # as compare() reads them
+    doc["unreproducible_lines"] = [i for i, (p, q) in enumerate(zip(mine, theirs)) if p != q]
     if len(mine) != len(theirs):
-        doc["uninitialised_from"] = min([*doc["uninitialised_lines"], len(mine), len(theirs)])
-    doc["uninitialised_error"] = doc["error"] != other["error"]
+        doc["unreproducible_from"] = min([*doc["unreproducible_lines"], len(mine),
+                                          len(theirs)])
+    doc["unreproducible_error"] = doc["error"] != other["error"]
 
 
 # ---------------------------------------------------------------- comparing
@@ -541,9 +556,9 @@ def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Row]:
     if text_a == text_b:
         rows.append(Row("error raised", True, "none" if err_a is None else err_a["kind"],
                         "same", "" if err_a is None else "same message"))
-    elif ours.get("uninitialised_error"):
+    elif ours.get("unreproducible_error"):
         rows.append(Row("error raised", True, _short(text_a), _short(text_b),
-                        f"not compared: it depends on {UNINITIALISED}"))
+                        f"not compared: it depends on {_unreproducible(ours)}"))
     else:
         rows.append(Row("error raised", False, _short(text_a), _short(text_b)))
     names = list(dict.fromkeys(list(ours["tensors"]) + list(theirs["tensors"])))
@@ -553,20 +568,25 @@ def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Row]:
             rows.append(Row(name, False, "tensor" if a else "missing",
                             "tensor" if b else "missing", "only one side has this tensor"))
             continue
-        rows.extend(_compare_tensor(name, a, b, causes))
+        rows.extend(_compare_tensor(name, a, b, causes, _unreproducible(ours)))
     return rows
 
 
 FIELDS = ("requires_grad", "is_leaf", "grad_fn", "version", "retains_grad")
-UNINITIALISED = "uninitialised memory"
+
+
+def _unreproducible(ours: dict[str, Any]) -> str:
+    """Where the values gradtrace's second run changed came from, for the notes."""
+    return " or ".join(ours.get("unreproducible_sources", ())) or "another run"
 
 
 def _stable_output(ours: dict[str, Any], out_a: str, out_b: str) -> tuple[str, str, str]:
     """Both printed outputs without the lines gradtrace's runs printed differently with
-    another fill of uninitialised memory, and a note saying how many were left out."""
+    another fill of uninitialised memory and other seeds, and a note saying how many were
+    left out."""
     lines_a, lines_b = out_a.splitlines(), out_b.splitlines()
-    cut = ours.get("uninitialised_from")
-    skip = set(ours.get("uninitialised_lines", ()))
+    cut = ours.get("unreproducible_from")
+    skip = set(ours.get("unreproducible_lines", ()))
     if cut is None and (not skip or len(lines_a) != len(lines_b)):
         return out_a, out_b, ""
     if cut is not None:
@@ -575,7 +595,8 @@ def _stable_output(ours: dict[str, Any], out_a: str, out_b: str) -> tuple[str, s
     keep_b = [x for i, x in enumerate(lines_b) if i not in skip]
     n = len(lines_a) - len(keep_a)
     return ("\n".join(keep_a), "\n".join(keep_b),
-            f"; {n} line{'s' if n != 1 else ''} printed from {UNINITIALISED} not compared")
+            f"; {n} line{'s' if n != 1 else ''} printed from {_unreproducible(ours)} "
+            "not compared")
 
 
 def _masked(d: dict[str, Any], mask: list[bool]) -> dict[str, Any]:
@@ -586,14 +607,15 @@ def _masked(d: dict[str, Any], mask: list[bool]) -> dict[str, Any]:
 
 
 def _value_rows(item: str, a: dict[str, Any], b: dict[str, Any], causes: list[str],
-                mask: list[bool] | None = None) -> tuple[list[Row], str]:
-    """The rows for a difference in values, and a note on the elements not compared."""
+                mask: list[bool] | None = None, source: str = "") -> tuple[list[Row], str]:
+    """The rows for a difference in values, and a note on the elements not compared (at
+    `mask`, from `source`)."""
     note = ""
     if mask and a["shape"] == b["shape"] and a["dtype"] == b["dtype"]:
         a, b = _masked(a, mask), _masked(b, mask)
         n = sum(mask)
-        note = (f"values: {UNINITIALISED}, shape and dtype compared" if n == len(mask)
-                else f"{n} of {len(mask)} values from {UNINITIALISED} not compared")
+        note = (f"values: {source}, shape and dtype compared" if n == len(mask)
+                else f"{n} of {len(mask)} values from {source} not compared")
     how, ulps = compare_values(a, b)
     if how == "same":
         return [], note
@@ -604,9 +626,9 @@ def _value_rows(item: str, a: dict[str, Any], b: dict[str, Any], causes: list[st
     return [Row(f"{item} {how}", False, mine, theirs, note)], note
 
 
-def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any],
-                    causes: list[str]) -> list[Row]:
-    rows, note = _value_rows(name, a, b, causes, a.get("uninitialised"))
+def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any], causes: list[str],
+                    source: str) -> list[Row]:
+    rows, note = _value_rows(name, a, b, causes, a.get("unreproducible"), source)
     for key in FIELDS:
         if a.get(key) != b.get(key):
             label = "_version" if key == "version" else key
@@ -620,7 +642,7 @@ def _compare_tensor(name: str, a: dict[str, Any], b: dict[str, Any],
                         "None" if gb is None else _short(gb["values"])))
     elif ga is not None:
         grad_rows, grad_note = _value_rows(f"{name}.grad", ga, gb, causes,
-                                           a.get("grad_uninitialised"))
+                                           a.get("grad_unreproducible"), source)
         rows.extend(grad_rows)
         note = "; ".join(filter(None, [note, grad_note and "grad: " + grad_note]))
     if rows:
@@ -641,27 +663,39 @@ def build_report(script: str, ours: dict[str, Any], theirs: dict[str, Any],
                        torch_capability=theirs.get("cpu_capability", ""))
 
 
-def _run_twice_if_uninitialised(text: str, name: str, limits: Any) -> tuple[Any, Any]:
-    """gradtrace's run of a script, and, when it used uninitialised memory and ran to an
-    end there is to compare, a second run from the same state of torch's default
-    generator with another fill of that memory (else None). (Python's `random`, unseeded,
-    starts from the system's entropy in each run: what it changes is marked too.)"""
-    from .engine import generator, uninitialised
+def _run_twice_if_unreproducible(text: str, name: str,
+                                  limits: Any) -> tuple[Any, Any, tuple[str, ...]]:
+    """gradtrace's run of a script, and, when it used values torch does not reproduce
+    (`engine/unreproducible.py`) and ran to an end there is to compare, a second run with
+    another fill of uninitialised memory and other seeds (else None), and what the first
+    used.
+
+    torch's side runs every script from its default generator as seeded from the OS, so
+    gradtrace's is taken as seeded from the OS at the start of every script too; the second
+    run starts it from the same state unless the script drew from it unseeded, and then
+    from a new seed. Python's `random` is seeded from the OS in every run."""
+    from .engine import generator, unreproducible
     from .errors import GtSyntaxError, LimitExceeded, NotSupportedError
     from .runner import run_text
 
-    state = generator.DEFAULT.get_state()
-    uninitialised.reset()
+    default = generator.DEFAULT
+    state = default.get_state()
+    default.seeded_by_os = True
+    unreproducible.reset()
     result = run_text(text, name, trace=True, limits=limits)
-    if not uninitialised.used() or isinstance(result.error, (GtSyntaxError, NotSupportedError,
-                                                             LimitExceeded)):
-        return result, None
-    after = generator.DEFAULT.get_state()
-    generator.DEFAULT.set_state(state)
-    with uninitialised.filled_with(uninitialised.CHECK_FILL):
-        refilled = run_text(text, name, limits=limits)
-    generator.DEFAULT.set_state(after)
-    return result, None if isinstance(refilled.error, LimitExceeded) else refilled
+    sources = unreproducible.used()
+    if not sources or isinstance(result.error, (GtSyntaxError, NotSupportedError,
+                                                LimitExceeded)):
+        return result, None, sources
+    after, after_seeded_by_os = default.get_state(), default.seeded_by_os
+    default.set_state(state)
+    if unreproducible.UNSEEDED_TORCH in sources:
+        default.seed()
+    with unreproducible.filled_with(unreproducible.CHECK_FILL):
+        again = run_text(text, name, limits=limits)
+    default.set_state(after)
+    default.seeded_by_os = after_seeded_by_os
+    return result, None if isinstance(again.error, LimitExceeded) else again, sources
 
 
 def check_script(source_text: str, name: str, python: str | None = None,
@@ -682,7 +716,7 @@ def check_scripts(scripts: list[tuple[str, str]], python: str | None = None,
     reports: list[CheckReport | None] = []
     ours: list[tuple[int, dict[str, Any]]] = []
     for i, (text, name) in enumerate(scripts):
-        result, refilled = _run_twice_if_uninitialised(text, name, limits)
+        result, refilled, sources = _run_twice_if_unreproducible(text, name, limits)
         refused = {GtSyntaxError: ("not_run", "gradtrace cannot parse the script"),
                    NotSupportedError: ("not_run", "gradtrace refused the script"),
                    LimitExceeded: ("limited", "gradtrace's run of the script hit a limit")}
@@ -693,7 +727,7 @@ def check_scripts(scripts: list[tuple[str, str]], python: str | None = None,
                 + result.error.format(result.source))))
             continue
         reports.append(None)
-        ours.append((i, dump_result(result, refilled)))
+        ours.append((i, dump_result(result, refilled, sources)))
     if not ours:
         return [r for r in reports if r is not None]
     torch_python = find_torch_python(python)

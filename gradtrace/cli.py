@@ -227,7 +227,8 @@ def _report_error(source, error, form: str) -> None:  # type: ignore[no-untyped-
 
 def _view_text(build: Callable[[], str], result, form: str) -> str:  # type: ignore[no-untyped-def]
     """A JSON view's text; if the document is too large to build in the memory left,
-    a document with that LimitError instead (--json always prints JSON)."""
+    a document with that LimitError is printed instead (--json always prints JSON), and
+    the command exits with the limit's status."""
     try:
         return build()
     except (MemoryError, RecursionError):
@@ -237,10 +238,12 @@ def _view_text(build: Callable[[], str], result, form: str) -> str:  # type: ign
                               "(raise --max-memory, or trace less)")
         small = RunResult(result.source, "", error)
         if form == "explain-json":
-            return _explain_json(small, "en")
-        from .render.json import dumps
+            _echo(_explain_json(small, "en"))
+        else:
+            from .render.json import dumps
 
-        return dumps(small)
+            _echo(dumps(small))
+        sys.exit(EXIT_LIMIT)
 
 
 def _explain_json(result, lang: str) -> str:  # type: ignore[no-untyped-def]
@@ -446,8 +449,10 @@ def graph(script: str, fmt: str, as_json: bool, output: str | None, width: int |
             raise click.UsageError("PNG is binary: write it to a file with --output FILE")
     source = _load(script, "run-json" if fmt == "json" else "text")
     stderr = io.StringIO()
+    # the tree and the drawings read no event values (only the JSON document does): a
+    # 200,000-node chain's values ran the report out of memory
     result = _run(source, limits, "run-json" if fmt == "json" else "text", stderr=stderr,
-                  trace=True, capture=fmt == "json")
+                  trace=True, capture=fmt == "json", trace_values=fmt == "json")
     if result.error is not None and fmt != "json":
         _echo(_error_text(result.error, source), err=True)
     from .render import trace_frozen
@@ -592,29 +597,37 @@ def explain(script: str, lang: str, as_json: bool, full: bool, brief: bool,
     choose what to tell instead.
     """
 
+    import time
+
     from .render import trace_frozen
     from .render.explain import Options, print_explanation, to_json
     from .render.explain import explain as explain_run
+    from .supervisor import REPORT_SECONDS
 
     source = _load(script, "explain-json" if as_json else "text")
     result = _run(source, limits, "explain-json" if as_json else "text", trace=True,
                   capture=False)
     width = _width(width)
     progress = _Progress() if sys.stderr.isatty() else None
+    # the story stops with time left to print it within the report's budget
+    deadline = time.monotonic() + 0.6 * (limits.timeout + REPORT_SECONDS)
     options = Options(full=full, brief=brief, lines=line_range, statement=statement,
-                      width=width or 100, progress=progress)
-    with trace_frozen():
+                      width=width or 100, progress=progress, deadline=deadline)
+    def told():  # type: ignore[no-untyped-def]
         try:
-            explanation = explain_run(result, lang, options)
+            return explain_run(result, lang, options)
         finally:
             if progress is not None:
                 progress.close()
-        if as_json:
-            click.echo(_json_text(to_json(explanation)))
+
+    with trace_frozen():
+        if as_json:  # (a document with the LimitError if the story outgrows the memory left)
+            click.echo(_view_text(lambda: _json_text(to_json(told())), result,
+                                  "explain-json"))
         else:
             from .render.terminal import console
 
-            print_explanation(console(width, highlight=False), explanation)
+            print_explanation(console(width, highlight=False), told())
     sys.exit(result.exit_code)
 
 

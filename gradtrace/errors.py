@@ -36,10 +36,14 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "StopIteration": "Exception",
     "ImportError": "Exception",
     "ModuleNotFoundError": "ImportError",
+    "OSError": "Exception",
+    "FileNotFoundError": "OSError",
+    "UnpicklingError": "Exception",  # pickle.UnpicklingError (torch.load's weights_only)
     "GradcheckError": "RuntimeError",  # torch.autograd.gradcheck.GradcheckError
+    "_LinAlgError": "RuntimeError",  # torch.linalg.LinAlgError (torch._C._LinAlgError)
 }
-# kinds above that are torch's classes, not Python builtins
-TORCH_EXCEPTIONS = frozenset({"GradcheckError"})
+# kinds above that are not Python builtins (torch's classes, pickle's)
+NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError"})
 
 
 class GradtraceError(Exception):

@@ -13,23 +13,22 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-from .engine import anomaly, api, ops
+from .engine import anomaly, api, no_grad_views, ops
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.custom_function import CTX_METHODS, CTX_PROPERTIES, FunctionCtx
 from .engine.device import CPU, Device
-from .engine.dtypes import DType
+from .engine.dtypes import DType, TypeInfo, finfo, iinfo
 from .engine.generator import Generator
 from .engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .engine.node import Node
-from .engine.ops import sampling
-from .engine.ops.reductions import ReturnTypes
+from .engine.ops import sampling, tensor_info
 from .engine.ops.views import torch_strides
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .engine.shapes import Size, wrap_dim
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import (
     EXCEPTION_PARENTS,
-    TORCH_EXCEPTIONS,
+    NOT_BUILTIN_EXCEPTIONS,
     GradtraceError,
     NotSupportedError,
     ScriptError,
@@ -125,6 +124,20 @@ class ExceptionType:
         return f"<class '{self.kind}'>"
 
 
+class TorchExceptionType(ExceptionType):
+    """One of torch's exception classes, which prints with its module
+    (torch.linalg.LinAlgError is `<class 'torch._C._LinAlgError'>`)."""
+
+    __slots__ = ("qualified",)
+
+    def __init__(self, kind: str, module: str):
+        super().__init__(kind)
+        self.qualified = f"{module}.{kind}"
+
+    def __repr__(self) -> str:
+        return f"<class '{self.qualified}'>"
+
+
 class BoundMethod:
     """`obj.method` as a value: calling it calls `fn(obj, ...)`."""
 
@@ -161,11 +174,85 @@ def owner_name(obj: Any) -> str:
 _NN_UTILS = {
     "clip_grad_norm_": "torch.nn.utils.clip_grad",
     "clip_grad_value_": "torch.nn.utils.clip_grad",
+    "clip_grad_norm": "torch.nn.utils.clip_grad",
+    "get_total_norm": "torch.nn.utils.clip_grad",
+    "clip_grads_with_norm_": "torch.nn.utils.clip_grad",
+    **{name: "torch.nn.utils.fusion" for name in (
+        "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+        "fuse_linear_bn_weights")},
     "parameters_to_vector": "torch.nn.utils.convert_parameters",
     "vector_to_parameters": "torch.nn.utils.convert_parameters",
+    "weight_norm": "torch.nn.utils.weight_norm",
+    "remove_weight_norm": "torch.nn.utils.weight_norm",
+    "spectral_norm": "torch.nn.utils.spectral_norm",
+    "remove_spectral_norm": "torch.nn.utils.spectral_norm",
 }
 
+_TRANSFORMS = (
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+    "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+    "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
+    "SigmoidTransform", "SoftplusTransform", "TanhTransform", "SoftmaxTransform",
+    "StackTransform", "StickBreakingTransform", "Transform", "identity_transform")
+
+_DISTRIBUTIONS = {
+    **{name: "torch.distributions.transforms" for name in _TRANSFORMS},
+    "TransformedDistribution": "torch.distributions.transformed_distribution",
+    "MultivariateNormal": "torch.distributions.multivariate_normal",
+    "LowRankMultivariateNormal": "torch.distributions.lowrank_multivariate_normal",
+    "VonMises": "torch.distributions.von_mises",
+    "Multinomial": "torch.distributions.multinomial",
+    "ContinuousBernoulli": "torch.distributions.continuous_bernoulli",
+    "biject_to": "torch.distributions.constraint_registry",
+    "transform_to": "torch.distributions.constraint_registry",
+    "MixtureSameFamily": "torch.distributions.mixture_same_family",
+    "RelaxedBernoulli": "torch.distributions.relaxed_bernoulli",
+    "RelaxedOneHotCategorical": "torch.distributions.relaxed_categorical",
+    "OneHotCategoricalStraightThrough": "torch.distributions.one_hot_categorical",
+    "Exponential": "torch.distributions.exponential",
+    "Laplace": "torch.distributions.laplace",
+    "Cauchy": "torch.distributions.cauchy",
+    "LogNormal": "torch.distributions.log_normal",
+    "HalfNormal": "torch.distributions.half_normal",
+    "HalfCauchy": "torch.distributions.half_cauchy",
+    "Gumbel": "torch.distributions.gumbel",
+    "Geometric": "torch.distributions.geometric",
+    "Pareto": "torch.distributions.pareto",
+    "Weibull": "torch.distributions.weibull",
+    "LogisticNormal": "torch.distributions.logistic_normal",
+    "Distribution": "torch.distributions.distribution",
+    "ExponentialFamily": "torch.distributions.exp_family",
+    "Normal": "torch.distributions.normal",
+    "Uniform": "torch.distributions.uniform",
+    "Bernoulli": "torch.distributions.bernoulli",
+    "Categorical": "torch.distributions.categorical",
+    "Independent": "torch.distributions.independent",
+    "OneHotCategorical": "torch.distributions.one_hot_categorical",
+    "kl_divergence": "torch.distributions.kl",
+    "register_kl": "torch.distributions.kl",
+    "Gamma": "torch.distributions.gamma",
+    "Chi2": "torch.distributions.chi2",
+    "Dirichlet": "torch.distributions.dirichlet",
+    "Beta": "torch.distributions.beta",
+    "Poisson": "torch.distributions.poisson",
+    "StudentT": "torch.distributions.studentT",
+    "Binomial": "torch.distributions.binomial",
+}
+_CONSTRAINTS = (
+    "Constraint", "is_dependent", "dependent", "independent", "boolean", "one_hot",
+    "nonnegative_integer", "positive_integer", "integer_interval", "real", "real_vector",
+    "positive", "nonnegative", "greater_than", "greater_than_eq", "less_than",
+    "unit_interval", "interval", "half_open_interval", "simplex", "multinomial",
+    "lower_triangular", "lower_cholesky", "corr_cholesky", "square", "symmetric",
+    "positive_semidefinite", "positive_definite", "cat", "stack", "MixtureSameFamilyConstraint")
+
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
+    "torch.distributions": _DISTRIBUTIONS,
+    "torch.distributions.constraints": {name: "torch.distributions.constraints"
+                                        for name in _CONSTRAINTS},
+    # the submodules themselves (`torch.distributions.normal.Normal`)
+    **{module: {name: module for name, defined in _DISTRIBUTIONS.items() if defined == module}
+       for module in sorted(set(_DISTRIBUTIONS.values()))},
     "torch.utils.data": {
         "Dataset": "torch.utils.data.dataset",
         "TensorDataset": "torch.utils.data.dataset",
@@ -180,7 +267,21 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "default_collate": "torch.utils.data._utils.collate",
         "default_convert": "torch.utils.data._utils.collate",
     },
+    "torch": {"save": "torch.serialization", "load": "torch.serialization",
+              "vmap": "torch._functorch.apis"},
+    "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
     "torch.autograd": {"Function": "torch.autograd.function"},
+    "torch.func": {name: "torch._functorch.apis" for name in (
+        "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
+        "functional_call")},
+    "torch.nn.utils.stateless": {"functional_call": "torch.nn.utils.stateless"},
+    "torch.nn.utils.parametrizations": {
+        "weight_norm": "torch.nn.utils.parametrizations",
+        "spectral_norm": "torch.nn.utils.parametrizations"},
+    "torch.nn.utils.parametrize": {name: "torch.nn.utils.parametrize" for name in (
+        "cached", "ParametrizationList", "register_parametrization", "is_parametrized",
+        "remove_parametrizations", "type_before_parametrizations",
+        "transfer_parametrizations_and_params")},
     "torch.autograd.function": {
         "Function": "torch.autograd.function",
         "once_differentiable": "torch.autograd.function",
@@ -227,15 +328,22 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     },
     "torch.nn": {
         **{name: f"torch.nn.modules.{module}" for module, names in (
-            ("module", "Module"),
+            ("module", "Module Buffer"),
             ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
             ("linear", "Identity Linear Bilinear"),
-            ("conv", "Conv1d Conv2d ConvTranspose1d ConvTranspose2d"),
-            ("pooling", "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d "
-                        "AdaptiveAvgPool2d AdaptiveMaxPool1d AdaptiveMaxPool2d"),
-            ("batchnorm", "BatchNorm1d BatchNorm2d"),
-            ("normalization", "LayerNorm GroupNorm"),
-            ("sparse", "Embedding"),
+            ("lazy", "LazyLinear LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d "
+                     "LazyConvTranspose2d LazyConvTranspose3d LazyBatchNorm1d LazyBatchNorm2d "
+                     "LazyBatchNorm3d LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d"),
+            ("conv", "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d"),
+            ("pooling", "MaxPool1d MaxPool2d MaxPool3d FractionalMaxPool2d AvgPool1d AvgPool2d "
+                        "FractionalMaxPool3d "
+                        "AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
+                        "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d MaxUnpool1d "
+                        "MaxUnpool2d MaxUnpool3d LPPool1d LPPool2d LPPool3d"),
+            ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d"),
+            ("instancenorm", "InstanceNorm1d InstanceNorm2d InstanceNorm3d"),
+            ("normalization", "LayerNorm GroupNorm LocalResponseNorm RMSNorm"),
+            ("sparse", "Embedding EmbeddingBag"),
             ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
             ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
             ("padding", "CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d "
@@ -243,19 +351,30 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
                         "ReplicationPad1d ReplicationPad2d ReplicationPad3d ZeroPad1d ZeroPad2d "
                         "ZeroPad3d"),
             ("flatten", "Flatten Unflatten"),
-            ("pixelshuffle", "PixelShuffle PixelUnshuffle"),
+            ("pixelshuffle", "PixelShuffle PixelUnshuffle ChannelShuffle"),
             ("fold", "Fold Unfold"),
             ("distance", "PairwiseDistance CosineSimilarity"),
-            ("dropout", "Dropout Dropout2d"),
+            ("dropout", "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout "
+                        "FeatureAlphaDropout"),
             ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
                            "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
                            "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
                            "Softmax2d LogSoftmax PReLU"),
+            ("attention", "MultiheadAttention"),
+            ("transformer", "Transformer TransformerEncoder TransformerDecoder "
+                            "TransformerEncoderLayer TransformerDecoderLayer"),
             ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
                      "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
-                     "MarginRankingLoss"),
+                     "MarginRankingLoss HingeEmbeddingLoss MultiLabelSoftMarginLoss "
+                     "MultiMarginLoss MultiLabelMarginLoss TripletMarginLoss "
+                     "TripletMarginWithDistanceLoss PoissonNLLLoss GaussianNLLLoss NLLLoss2d "
+                     "CTCLoss"),
         ) for name in names.split()},
     },
+    "torch.nn.functional": {
+        "multi_head_attention_forward": "torch.nn.modules.attention",
+        **{name: "torch.nn.modules.functional_more" for name in (
+            "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax")}},
     "torch.nn.utils": _NN_UTILS,
     "torch.nn.utils.rnn": {name: "torch.nn.utils.rnn" for name in (
         "PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
@@ -277,20 +396,40 @@ _TORCH_FUNCTIONAL = (
 
 def _build_torch() -> dict[str, Namespace]:
     """Every importable torch namespace, by dotted name."""
-    from .tensor_types import LEGACY, NODE, PARAMETER, SIZE, TENSOR, VARIABLE, VERSION
+    from .tensor_types import (
+        LEGACY,
+        NODE,
+        PARAMETER,
+        SIZE,
+        TENSOR,
+        UNINITIALIZED_BUFFER,
+        UNINITIALIZED_PARAMETER,
+        VARIABLE,
+        VERSION,
+    )
 
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
+    uninitialized = {"Parameter": PARAMETER, "UninitializedParameter": UNINITIALIZED_PARAMETER,
+                     "UninitializedBuffer": UNINITIALIZED_BUFFER}
     modules = {
-        "torch": Namespace("torch", {**api.TORCH_FUNCTIONS, **api.DTYPES, "Tensor": TENSOR,
+        "torch": Namespace("torch", {**api.TORCH_FUNCTIONS, **api.DTYPES, **api.CONSTANTS,
+                                     "Tensor": TENSOR,
                                      **LEGACY, "Size": SIZE, "__version__": VERSION}),
-        "torch.nn": Namespace("torch.nn", {**api.NN, "Parameter": PARAMETER}),
-        "torch.nn.parameter": Namespace("torch.nn.parameter", {"Parameter": PARAMETER}),
+        "torch.nn": Namespace("torch.nn", {**api.NN, **uninitialized}),
+        "torch.nn.parameter": Namespace("torch.nn.parameter", dict(uninitialized)),
         "torch.nn.functional": functional,
         "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
         "torch.nn.utils": Namespace("torch.nn.utils", {}),
         "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
+        "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),
+        "torch.nn.utils.fusion": Namespace("torch.nn.utils.fusion", {}),
+        "torch.nn.utils.stateless": Namespace("torch.nn.utils.stateless", {}),
+        "torch.nn.utils.parametrize": Namespace("torch.nn.utils.parametrize", {}),
+        "torch.nn.utils.parametrizations": Namespace("torch.nn.utils.parametrizations", {}),
+        "torch.func": Namespace("torch.func", {}),
+        "torch.nn.utils.spectral_norm": Namespace("torch.nn.utils.spectral_norm", {}),
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),
@@ -304,7 +443,9 @@ def _build_torch() -> dict[str, Namespace]:
         # the module; `torch.autograd.gradcheck` itself is the function, as in torch
         "torch.autograd.gradcheck": Namespace("torch.autograd.gradcheck", {
             **api.GRADCHECK, "GradcheckError": ExceptionType("GradcheckError")}),
-        "torch.linalg": Namespace("torch.linalg", dict(api.LINALG_FUNCTIONS)),
+        "torch.linalg": Namespace("torch.linalg", {
+            **api.LINALG_FUNCTIONS, "LinAlgError": TorchExceptionType("_LinAlgError", "torch._C")}),
+        "torch.special": Namespace("torch.special", dict(api.SPECIAL_FUNCTIONS)),
         # torch/functional.py: the torch functions written in Python (torch.functional.__all__)
         "torch.functional": Namespace("torch.functional", {
             name: api.TORCH_FUNCTIONS[name] for name in _TORCH_FUNCTIONAL
@@ -316,7 +457,11 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.optim.optimizer": Namespace("torch.optim.optimizer", {}),
         "torch.optim.lr_scheduler": Namespace("torch.optim.lr_scheduler", {}),
         "torch.utils": Namespace("torch.utils", {}),
+        "torch.serialization": Namespace("torch.serialization", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),
+        "torch.distributions": Namespace("torch.distributions", {}),
+        "torch.distributions.constraints": Namespace("torch.distributions.constraints", {}),
+        **{module: Namespace(module, {}) for module in sorted(set(_DISTRIBUTIONS.values()))},
     }
     for namespace, names in LIBRARY_EXPORTS.items():
         modules[namespace].table.update({name: LibraryName(module, name)
@@ -333,6 +478,13 @@ TORCH = MODULES["torch"]
 
 
 # ---------------------------------------------------------------- attribute tables
+
+
+def _grad_fn(t: Tensor) -> Any:
+    """t.grad_fn, which raises for a view made with grad mode off once it was modified."""
+    if t._base is not None:
+        no_grad_views.check_usable(t)
+    return t.grad_fn
 
 
 def _tensor_grad(t: Tensor, ctx: Any) -> Any:
@@ -403,7 +555,7 @@ def _property_getter(fn: Callable[[Tensor], Any]) -> Callable[[Tensor, Any], Any
 # attribute name -> getter(obj, ctx)
 TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "grad": _tensor_grad,
-    "grad_fn": lambda t, ctx: t.grad_fn,
+    "grad_fn": lambda t, ctx: _grad_fn(t),
     "requires_grad": lambda t, ctx: t.requires_grad,
     "is_leaf": lambda t, ctx: t.is_leaf,
     "data": lambda t, ctx: t.data,
@@ -416,6 +568,8 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "output_nr": lambda t, ctx: t.output_nr,
     "is_cuda": lambda t, ctx: False,
     "device": lambda t, ctx: t.device,
+    "nbytes": lambda t, ctx: tensor_info.nbytes(t),
+    "itemsize": lambda t, ctx: tensor_info.itemsize(t),
     **{name: _property_getter(fn) for name, fn in ops.TENSOR_PROPERTIES.items()},
 }
 
@@ -431,6 +585,11 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "is_inference": Tensor.is_inference,
     "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
     "type": _type, "is_contiguous": _is_contiguous, "stride": _stride,
+    "byte": tensor_info.byte, "char": tensor_info.char, "short": tensor_info.short,
+    "half": tensor_info.half, "ndimension": tensor_info.ndimension,
+    "storage_offset": tensor_info.storage_offset, "is_complex": tensor_info.is_complex,
+    "is_signed": tensor_info.is_signed, "is_nonzero": tensor_info.is_nonzero,
+    "is_same_size": tensor_info.is_same_size, "sum_to_size": tensor_info.sum_to_size,
 }
 
 TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
@@ -503,6 +662,10 @@ DTYPE_ATTRIBUTES: dict[str, Callable[[DType, Any], Any]] = {
     "itemsize": lambda d, ctx: d.itemsize,
     "is_signed": lambda d, ctx: d.is_signed,
 }
+
+# torch.finfo / torch.iinfo: the attributes they have, their slots (all plain values)
+TYPE_INFO_ATTRIBUTES: dict[type, frozenset[str]] = {
+    cls: frozenset(TypeInfo.__slots__ + cls.__slots__) for cls in (finfo, iinfo)}
 
 SIZE_METHODS: dict[str, Callable[..., Any]] = {"numel": Size.numel, "count": tuple.count,
                                                "index": tuple.index}
@@ -577,11 +740,6 @@ SAVED_TENSORS_HOOKS_ATTRIBUTES: dict[str, Callable[[saved_tensors_hooks, Any], A
     "pack_hook": lambda h, ctx: h.pack_hook,
     "unpack_hook": lambda h, ctx: h.unpack_hook,
 }
-RETURN_TYPES_ATTRIBUTES: dict[str, Callable[[ReturnTypes, Any], Any]] = {
-    "values": lambda r, ctx: r.values,
-    "indices": lambda r, ctx: r.indices,
-}
-
 GRAD_MODE_TYPES = (no_grad, enable_grad, set_grad_enabled, inference_mode)  # decorators too
 GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as decorators
 # managers whose instance decorates a function: each call runs inside a fresh `clone()`
@@ -593,7 +751,7 @@ CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_ten
 def exception_types() -> dict[str, ExceptionType]:
     """Python's exception classes, as builtins (torch's own, like GradcheckError, are not)."""
     return {kind: ExceptionType(kind) for kind in EXCEPTION_PARENTS
-            if kind != "BaseException" and kind not in TORCH_EXCEPTIONS}
+            if kind != "BaseException" and kind not in NOT_BUILTIN_EXCEPTIONS}
 
 
 def is_private(name: str) -> bool:

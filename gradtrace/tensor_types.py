@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .engine import dtypes
+from .engine import dtypes, lazy
 from .engine.dtypes import DType
 from .engine.node import Node
 from .engine.ops import creation
@@ -194,6 +194,26 @@ class ParameterType(TensorType):
         return "<class 'torch.nn.parameter.Parameter'>"
 
 
+class UninitializedType(TensorType):
+    """`torch.nn.parameter.UninitializedParameter` / `UninitializedBuffer`: a lazy module's
+    placeholders (engine/lazy.py), subclasses of Parameter / Tensor for isinstance."""
+
+    module = "torch.nn.parameter"
+
+    def __init__(self, cls: type) -> None:
+        super().__init__(cls.__name__, None)
+        self.cls = cls
+
+    def instancecheck(self, value: Any) -> bool:
+        return isinstance(value, self.cls)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
+        return self.cls(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<class 'torch.nn.parameter.{self.name}'>"
+
+
 class NodeType(ScriptType):
     """`torch.autograd.graph.Node`: the abstract class of every grad_fn (isinstance)."""
 
@@ -211,6 +231,8 @@ class NodeType(ScriptType):
 
 
 NODE = NodeType()
+UNINITIALIZED_PARAMETER = UninitializedType(lazy.UninitializedParameter)
+UNINITIALIZED_BUFFER = UninitializedType(lazy.UninitializedBuffer)
 SIZE = SizeType()
 TENSOR = TensorType("Tensor", None)
 PARAMETER = ParameterType()

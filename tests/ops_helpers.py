@@ -29,6 +29,7 @@ class Namespace:
 F = Namespace(api.FUNCTIONAL)
 TORCH = Namespace({**api.TORCH_FUNCTIONS, **api.DTYPES,
                    "linalg": Namespace(api.LINALG_FUNCTIONS),
+                   "special": Namespace(api.SPECIAL_FUNCTIONS),
                    "autograd": Namespace({"grad": autograd_grad}),
                    "nn": Namespace({"functional": F})})
 

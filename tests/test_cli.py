@@ -139,3 +139,30 @@ def test_timeout_watchdog_runs_while_the_script_runs_and_not_while_its_views_are
         assert invoke(*args).exit_code == 0
         assert seen.pop("script") == 1, args  # the watchdog ran beside the script
         assert set(seen.values()) == {0}, (args, seen)  # and had stopped before the view
+
+
+def test_explain_json_that_outgrows_memory_prints_a_document_with_the_limit(tmp_path: Path,
+                                                                           monkeypatch):
+    # issue 16: a 200,000-node chain's story ran out of memory under `explain --json`,
+    # which then printed no JSON at all
+    import json
+
+    from gradtrace.render import explain
+
+    calls = []
+
+    def out_of_memory_once(*args, **kwargs):  # (the story; the LimitError's is told)
+        calls.append(1)
+        if len(calls) == 1:
+            raise MemoryError
+        return real(*args, **kwargs)
+
+    real = explain.explain
+    script = tmp_path / "s.gt"
+    script.write_text("import torch\nx = torch.ones(2, requires_grad=True)\n"
+                      "(x * 2).sum().backward()\n")
+    monkeypatch.setattr(explain, "explain", out_of_memory_once)
+    result = invoke("explain", "--json", str(script))
+    assert result.exit_code == 3
+    document = json.loads(result.stdout)
+    assert "too large for the memory left" in json.dumps(document)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gradtrace.engine import capability
+from gradtrace.interpreter import Limits
 from gradtrace.runner import load_source, run_source
 
 HERE = Path(__file__).parent
@@ -19,8 +20,12 @@ SAMPLES = sorted((HERE.parent / "samples").glob("*.gt"))
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
+# parity, not speed: a case may take longer than --timeout's default on a loaded machine
+CASE_LIMITS = Limits(timeout=600)
+
+
 def run_case(script: Path):
-    result = run_source(load_source(str(script)))
+    result = run_source(load_source(str(script)), limits=CASE_LIMITS)
     return ADDRESS.sub("0x?", result.stdout), result.error
 
 

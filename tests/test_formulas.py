@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import test_gradcheck
 import test_gradcheck_added
+import test_gradcheck_linalg
 from ops_helpers import TORCH as torch  # noqa: F401 (the gradcheck cases use it)
 from ops_helpers import F, leaf
 
@@ -95,7 +96,8 @@ def _nodes_of(tensors: list[Tensor]) -> list[Node]:
 
 
 # the gradcheck corpus: every differentiable op, first order and (create_graph) second
-CORPUS = [(module, name) for module in (test_gradcheck, test_gradcheck_added)
+CORPUS = [(module, name)
+          for module in (test_gradcheck, test_gradcheck_added, test_gradcheck_linalg)
           for name in module.CASES]
 
 

@@ -46,3 +46,17 @@ print(torch.autograd.gradcheck(f, (x,)), torch.autograd.gradgradcheck(f, (x,)))
 """)
     assert result.error is None, result.error
     assert result.stdout == "True True\n"
+
+
+def test_packed_sequence_has_the_namedtuple_fields_and_asdict():
+    # torch's PackedSequence is a namedtuple: its _fields and _asdict() are there too
+    result = run_text("""
+import torch
+from torch.nn.utils.rnn import PackedSequence, pack_sequence
+p = pack_sequence([torch.tensor([1., 2.]), torch.tensor([3.])])
+print(PackedSequence._fields == p._fields, list(p._asdict()))
+print(p._asdict()["batch_sizes"])
+""")
+    assert result.error is None, result.error
+    assert result.stdout == ("True ['data', 'batch_sizes', 'sorted_indices', "
+                             "'unsorted_indices']\ntensor([2, 1])\n")

@@ -12,9 +12,13 @@ import pytest
 from gradtrace.runner import run_text
 
 # (call, torch's message or None where torch takes it), recorded from torch by
-# tests/tools/record_torch_signatures.py; `t` is torch.ones(2, 2)
-PARSER_RECORDED = [tuple(row) for row in json.loads(
-    (Path(__file__).parent / "data" / "torch_argument_messages.json").read_text())["calls"]]
+# tests/tools/record_torch_signatures.py; `t` is torch.ones(2, 2), `p` an nn.Parameter
+_MESSAGES = json.loads(
+    (Path(__file__).parent / "data" / "torch_argument_messages.json").read_text())
+PARSER_RECORDED = [tuple(row) for row in _MESSAGES["calls"]]
+# (call, "Kind: message" or None) for calls torch refuses with another kind than TypeError:
+# ints past int64, non-Tensor inputs to torch.nn.functional's Python-level functions
+OTHER_KINDS = [tuple(row) for row in _MESSAGES["other_kinds"]]
 
 # (call, torch's message); None: torch accepts it
 RECORDED = [
@@ -52,7 +56,8 @@ RECORDED = [
 
 
 def _outcome(call: str) -> str | None:
-    result = run_text(f"import torch\nt = torch.ones(2, 2)\ny = {call}\n", "args.gt")
+    result = run_text("import torch\nt = torch.ones(2, 2)\n"
+                      f"p = torch.nn.Parameter(torch.ones(2, 2))\ny = {call}\n", "args.gt")
     if result.error is None:
         return None
     assert result.error.kind == "TypeError", result.error
@@ -96,7 +101,8 @@ def test_the_error_is_located_at_the_call():
 def test_the_recorded_parser_messages_are_torch_s(call: str):
     torch = pytest.importorskip("torch")
     try:
-        eval(call, {"torch": torch, "t": torch.ones(2, 2)})  # noqa: S307 (literal calls)
+        eval(call, {"torch": torch, "t": torch.ones(2, 2),  # noqa: S307 (literal calls)
+                    "p": torch.nn.Parameter(torch.ones(2, 2))})
     except TypeError as err:
         assert str(err) == dict(PARSER_RECORDED)[call]
     else:
@@ -112,3 +118,45 @@ def test_functional_s_python_level_functions_keep_their_own_signatures():
     result = run_text(text, "args.gt")
     assert result.error is None, result.error
     assert result.stdout == "torch.Size([1, 1, 4]) torch.Size([1, 1, 2])\n"
+
+
+@pytest.mark.parametrize(("call", "message"), OTHER_KINDS, ids=[c for c, _ in OTHER_KINDS])
+def test_ints_past_int64_and_functional_inputs_fail_as_in_torch(call: str, message: str | None):
+    result = run_text(f"import torch\nt = torch.ones(2, 2)\ny = {call}\n", "args.gt")
+    got = None if result.error is None else f"{result.error.kind}: {result.error}"
+    assert got == message
+
+
+# A Python int in [2**63, 2**64) is a uint64 scalar to torch: it converts to the other
+# operand's dtype with C's wrap-around (printed by torch 2.13.0, avx2)
+UINT64_SCALARS = [
+    ("torch.ones(2) + 2 ** 63", "tensor([9.2234e+18, 9.2234e+18])"),
+    ("torch.ones(2, dtype=torch.long) + 2 ** 63",
+     "tensor([-9223372036854775807, -9223372036854775807])"),
+    ("torch.ones(2, dtype=torch.long) * 2 ** 63",
+     "tensor([-9223372036854775808, -9223372036854775808])"),
+    ("torch.ones(2, dtype=torch.int32) + 2 ** 63", "tensor([1, 1], dtype=torch.int32)"),
+    ("torch.ones(2, dtype=torch.long) + (2 ** 64 - 1)", "tensor([0, 0])"),
+    ("torch.tensor(1) + 2 ** 63", "tensor(-9223372036854775807)"),
+    ("torch.tensor([1.5], dtype=torch.float64) + (2 ** 64 - 1)",
+     "tensor([1.8447e+19], dtype=torch.float64)"),
+    ("torch.ones(2, dtype=torch.uint8) + 2 ** 63", "tensor([1, 1], dtype=torch.uint8)"),
+    ("torch.ones(2, dtype=torch.long) > 2 ** 63", "tensor([True, True])"),
+    ("torch.tensor([-1, -255, 3], dtype=torch.uint8)",
+     "tensor([255,   1,   3], dtype=torch.uint8)"),
+]
+
+
+@pytest.mark.parametrize(("expression", "printed"), UINT64_SCALARS)
+def test_ints_past_int64_are_uint64_scalars_as_in_torch(expression: str, printed: str):
+    result = run_text(f"import torch\nprint({expression})\n", "uint64.gt")
+    assert result.error is None
+    assert result.stdout == printed + "\n"
+
+
+def test_more_than_64_dimensions_are_refused_as_not_supported_not_a_numpy_error():
+    for call in ("torch.zeros([1] * 70)", "torch.ones(1).view([1] * 65)",
+                 "torch.ones(1)[(None,) * 70]"):
+        result = run_text(f"import torch\ny = {call}\n", "dims.gt")
+        assert result.error is not None and result.error.kind == "NotSupportedError", call
+        assert "more than 64 dimensions" in str(result.error)

@@ -76,3 +76,38 @@ def test_the_page_of_a_script_with_a_lone_surrogate_is_utf8(tmp_path):
     assert done.returncode == 1, done.stderr
     assert b"Traceback" not in done.stderr
     assert "bad \\ud800 value" in done.stdout.decode("utf-8")
+
+
+def _chain(n: int):
+    return run_text("import torch\nx = torch.ones(1, requires_grad=True)\ny = x\n"
+                    f"for i in range({n}):\n    y = y * 1.0\ny.sum().backward()\n",
+                    "chain.gt", trace=True)
+
+
+def test_explain_past_its_deadline_summarises_the_rest_instead_of_telling_it():
+    result = _chain(30)
+    with trace_frozen():
+        explanation = explain(result, "en", Options(width=100, deadline=0.0))
+    told = [s for s in explanation.sections if s.kind != "summary"]
+    assert told == []
+    notes = [st.kind for s in explanation.sections for st in s.steps]
+    assert "summary.deadline" in notes
+    assert "The story stops at statement run 1 of" in render_text_of(explanation)
+
+
+def test_explain_with_time_to_spare_tells_what_it_tells_without_a_deadline():
+    import time
+
+    result = _chain(30)
+    with trace_frozen():
+        plain = render_text_of(explain(result, "en", Options(width=100)))
+        timed = render_text_of(explain(result, "en",
+                                       Options(width=100, deadline=time.monotonic() + 600)))
+    assert timed == plain
+    assert "The story stops at statement run" not in timed
+
+
+def render_text_of(explanation) -> str:
+    from gradtrace.render.explain import render_text
+
+    return render_text(explanation, 100)

@@ -139,11 +139,11 @@ def _addmm_into(result: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta: Any,
     lda = _strides(a)[1 if transpose_a == transpose_c else 0]
     ldb = _strides(b)[1 if transpose_b == transpose_c else 0]
     ldc = rs[0 if transpose_c else 1]
-    with np.errstate(all="ignore"):
-        if not _gemm(blas, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta,
-                     result, ldc):
-            exactness.note("a matrix product whose strides send torch to its own gemm loop "
-                           "(not reproduced)")
+    if not _gemm(blas, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta,
+                 result, ldc):
+        exactness.note("a matrix product whose strides send torch to its own gemm loop "
+                       "(not reproduced)")
+        with np.errstate(all="ignore"):  # MKL raises no numpy warning either
             prod = m2 @ m1 if transpose_c else m1 @ m2  # (the operands were swapped)
             result[...] = alpha * prod + (beta * result if beta else 0)
 
@@ -203,12 +203,29 @@ def _without_blas(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: A
 
 
 def mv(mat: np.ndarray, vec: np.ndarray) -> np.ndarray:
-    """torch.mv: addmv with beta 0, as Blas.cpp's addmv_out_cpu and BlasKernel.cpp's gemv."""
+    """torch.mv: addmv with beta 0."""
+    return addmv(None, mat, vec, 0, 1)
+
+
+def addmv(bias: np.ndarray | None, mat: np.ndarray, vec: np.ndarray, beta: Any = 1,
+          alpha: Any = 1) -> np.ndarray:
+    """torch.addmv(bias, mat, vec, beta=, alpha=) as Blas.cpp's addmv_out_cpu and
+    BlasKernel.cpp's gemv: the bias (broadcast to the result) is copied in unless beta is 0,
+    and ?gemv_ scales it by beta (reading none of it when beta is 0, so its nans vanish)."""
     rows, cols = mat.shape
+    dtype = np.result_type(mat, vec)
+    out = np.zeros(rows, dtype)
+    if beta != 0 and bias is not None:
+        np.copyto(out, bias, casting="unsafe")
     blas = _routines(mat.dtype)
-    if blas is None or mat.size == 0:
-        return blas_model.matmul(mat, vec[:, None], vector=True)[:, 0] if mat.size else \
-            np.zeros(rows, mat.dtype)
+    if mat.size == 0:
+        return out * dtype.type(beta) if beta != 0 else out
+    if blas is None:
+        if beta != 1 or alpha != 1:
+            exactness.note("addmv with alpha or beta other than 1: the BLAS's scaling order is "
+                           "not reproduced")
+        prod = blas_model.matmul(mat, vec[:, None], vector=True)[:, 0]
+        return _scaled_sum(prod, out, beta, alpha, dtype)
     s = _strides(mat)
     if s[0] == 1 and (cols == 1 or s[1] >= max(1, rows)):
         trans, m, n, a, lda = b"n", rows, cols, mat, s[1]
@@ -222,13 +239,24 @@ def mv(mat: np.ndarray, vec: np.ndarray) -> np.ndarray:
         lda = m
     if not 0 < incx <= _INT_MAX:  # gemv_use_fast_path: ATen's loop, a plain chain over k
         with np.errstate(all="ignore"):
-            return blas_model.chain(mat, vec[:, None], False)[:, 0]
-    out = np.empty(rows, mat.dtype)
+            prod = blas_model.chain(mat, vec[:, None], False)[:, 0]
+            return _scaled_sum(prod, out, beta, alpha, dtype)
     with np.errstate(all="ignore"):
-        blas.gemv(trans, _int(m), _int(n), ctypes.byref(blas.scalar(1)), a.ctypes.data,
-                  _int(lda), vec.ctypes.data, _int(incx), ctypes.byref(blas.scalar(0)),
+        blas.gemv(trans, _int(m), _int(n), ctypes.byref(blas.scalar(alpha)), a.ctypes.data,
+                  _int(lda), vec.ctypes.data, _int(incx), ctypes.byref(blas.scalar(beta)),
                   out.ctypes.data, _int(1))
     return out
+
+
+def _scaled_sum(prod: np.ndarray, bias: np.ndarray, beta: Any, alpha: Any,
+                dtype: np.dtype) -> np.ndarray:
+    """alpha * prod + beta * bias, each factor of 1 and a beta of 0 left out (so a product
+    of -0.0 stays -0.0)."""
+    with np.errstate(all="ignore"):
+        out = prod if alpha == 1 else dtype.type(alpha) * prod
+        if beta != 0:
+            out = out + (bias if beta == 1 else dtype.type(beta) * bias)
+        return np.asarray(out, dtype)
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -243,25 +271,50 @@ def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """torch.bmm as LinearAlgebra.cpp's bmm_out_or_baddbmm_ dispatches it."""
+    """torch.bmm: baddbmm without a bias."""
+    return baddbmm(None, a, b, 0, 1)
+
+
+def baddbmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1,
+            alpha: Any = 1) -> np.ndarray:
+    """torch.bmm and torch.baddbmm as LinearAlgebra.cpp's bmm_out_or_baddbmm_ dispatches
+    them; `bias` (broadcast to the result) is copied into the result first unless it is
+    None (bmm), and beta 0 reads none of it."""
     bs, m, k = a.shape
     n = b.shape[-1]
-    if bs * m * n == 0 or k == 0:
-        return np.zeros((bs, m, n), np.result_type(a, b))
+    dtype = np.result_type(a, b)
+    result = np.zeros((bs, m, n), dtype)
+    if bias is not None:
+        np.copyto(result, bias, casting="unsafe")
+    if bs * m * n == 0:
+        return result
+    if k == 0:
+        return result * dtype.type(beta) if bias is not None and beta != 0 else \
+            np.zeros_like(result)
     if k * m * n < BMM_NAIVE:  # baddbmm_cpu_kernel: a plain chain, compiled without FMA
         if not np.issubdtype(a.dtype, np.floating):
-            return np.matmul(a, b)
+            prod = np.matmul(a, b)
+        else:
+            with np.errstate(all="ignore"):
+                prod = blas_model.chain(a, b, False)
+        if bias is None:
+            return prod
         with np.errstate(all="ignore"):
-            return blas_model.chain(a, b, False)
+            scaled = dtype.type(alpha) * prod
+            return scaled if beta == 0 else result * dtype.type(beta) + scaled
     blas = _routines(a.dtype)
     if blas is None:
-        return blas_model.bmm(a, b)
-    result = np.empty((bs, m, n), a.dtype)
+        prod = blas_model.bmm(a, b)
+        if bias is None:
+            return prod
+        exactness.note("baddbmm without MKL: the BLAS's scaling order is not reproduced")
+        return _scaled_sum(prod, result, beta, alpha, dtype)
+    beta = beta if bias is not None else 0
     if _batch_items_blas_ready(a) and _batch_items_blas_ready(b):
-        _baddbmm_with_gemm(result, a, b, blas)
+        _baddbmm_with_gemm(result, a, b, beta, alpha, blas)
     else:  # split along the batch: one addmm per matrix
         for i in range(bs):
-            _addmm_into(result[i], a[i], b[i], 0, 1, blas)
+            _addmm_into(result[i], a[i], b[i], beta, alpha, blas)
     return result
 
 
@@ -272,8 +325,8 @@ def _batch_items_blas_ready(t: np.ndarray) -> bool:
             or (s[1] == 1 and (cols == 1 or s[2] >= rows)))
 
 
-def _baddbmm_with_gemm(result: np.ndarray, mat1: np.ndarray, mat2: np.ndarray,
-                       blas: _Routines) -> None:
+def _baddbmm_with_gemm(result: np.ndarray, mat1: np.ndarray, mat2: np.ndarray, beta: Any,
+                       alpha: Any, blas: _Routines) -> None:
     """baddbmm_with_gemm_ and cpublas::gemm_batched_with_stride: the product of the
     transposes, column-major, as one MKL batched gemm (a single matrix: plain gemm)."""
     s1, s2, sr = _strides(mat1), _strides(mat2), _strides(result)
@@ -284,26 +337,26 @@ def _baddbmm_with_gemm(result: np.ndarray, mat1: np.ndarray, mat2: np.ndarray,
     lda, ldb, ldc = s2[2 if transpose_a else 1], s1[2 if transpose_b else 1], sr[1]
     with np.errstate(all="ignore"):
         if bs == 1:
-            done = _gemm(blas, transpose_a, transpose_b, m, n, k, 1, mat2[0], lda, mat1[0],
-                         ldb, 0, result[0], ldc)
+            done = _gemm(blas, transpose_a, transpose_b, m, n, k, alpha, mat2[0], lda, mat1[0],
+                         ldb, beta, result[0], ldc)
         else:
             lda, ldb, ldc = _normalized(transpose_a, transpose_b, m, n, k, lda, ldb, ldc)
             done = _blas_ok(transpose_a, transpose_b, m, n, k, lda, ldb, ldc)
             if done:
-                _gemm_batch(blas, transpose_a, transpose_b, m, n, k, mat2, lda, mat1, ldb,
-                            result, ldc)
+                _gemm_batch(blas, transpose_a, transpose_b, m, n, k, alpha, mat2, lda, mat1,
+                            ldb, beta, result, ldc)
             else:  # gemm_batched_with_stride_generic: one gemm per matrix
-                done = all(_gemm(blas, transpose_a, transpose_b, m, n, k, 1, mat2[i], lda,
-                                 mat1[i], ldb, 0, result[i], ldc) for i in range(bs))
+                done = all(_gemm(blas, transpose_a, transpose_b, m, n, k, alpha, mat2[i], lda,
+                                 mat1[i], ldb, beta, result[i], ldc) for i in range(bs))
     if not done:
         exactness.note("a batched matrix product whose strides send torch to its own gemm "
                        "loop (not reproduced)")
-        result[...] = np.matmul(mat1, mat2)
+        result[...] = alpha * np.matmul(mat1, mat2) + (beta * result if beta != 0 else 0)
 
 
 def _gemm_batch(blas: _Routines, transa: bool, transb: bool, m: int, n: int, k: int,
-                a: np.ndarray, lda: int, b: np.ndarray, ldb: int, c: np.ndarray,
-                ldc: int) -> None:
+                alpha: Any, a: np.ndarray, lda: int, b: np.ndarray, ldb: int, beta: Any,
+                c: np.ndarray, ldc: int) -> None:
     """cblas_?gemm_batch(CblasColMajor, ...) with one group of every matrix in the batch
     (mkl/LinearAlgebra.cpp's mkl_gemm_batched)."""
     bs = c.shape[0]
@@ -316,6 +369,25 @@ def _gemm_batch(blas: _Routines, transa: bool, transb: bool, m: int, n: int, k: 
 
     no, trans = 111, 112  # CblasNoTrans, CblasTrans
     blas.gemm_batch(102, ints(trans if transa else no), ints(trans if transb else no),
-                    ints(m), ints(n), ints(k), ctypes.byref(blas.scalar(1)), starts(a),
-                    ints(lda), starts(b), ints(ldb), ctypes.byref(blas.scalar(0)), starts(c),
+                    ints(m), ints(n), ints(k), ctypes.byref(blas.scalar(alpha)), starts(a),
+                    ints(lda), starts(b), ints(ldb), ctypes.byref(blas.scalar(beta)), starts(c),
                     ints(ldc), 1, ints(bs))
+
+
+def gemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray, lda: int,
+         b: np.ndarray, ldb: int, beta: int, c: np.ndarray, ldc: int,
+         threads: int | None = None) -> bool:
+    """cpublas::gemm as ATen's own kernels call it (column-major C = op(A) op(B) + beta C on
+    contiguous buffers), on `threads` MKL threads (torch's count when None: a call inside
+    ATen's parallel_for runs on one). False when MKL is missing or torch would run its own
+    loop: the caller computes the product otherwise and notes it."""
+    blas = _routines(c.dtype)
+    if blas is None:
+        return False
+    from . import mkl
+
+    lib = mkl.load()
+    if threads is not None and lib is not None:
+        lib.set_threads(threads)
+    with np.errstate(all="ignore"):
+        return _gemm(blas, transa, transb, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)

@@ -59,11 +59,21 @@ def lanes(itemsize: int = 4, capability: str | None = None) -> int:
     return (64 if (capability or CAPABILITY) == "avx512" else 32) // itemsize
 
 
+_SET_THREADS: list[int | None] = [None]  # torch.set_num_threads in this run
+
+
+def set_num_threads(n: int | None) -> None:
+    _SET_THREADS[0] = n
+
+
 def num_threads(environ: dict[str, str] | None = None) -> int:
     """torch's intra-op thread count (`intraop_default_num_threads`): OMP_NUM_THREADS, then
     MKL_NUM_THREADS when set, else the physical cores this process may run on. Past 32,768
     elements a pointwise kernel splits its range into one chunk per thread, and MKL splits
-    a matrix product across as many threads (engine/blas.py)."""
+    a matrix product across as many threads (engine/blas.py). torch.set_num_threads in the
+    script overrides it."""
+    if _SET_THREADS[0] is not None and environ is None:
+        return _SET_THREADS[0]
     env = os.environ if environ is None else environ
     count = 0
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):

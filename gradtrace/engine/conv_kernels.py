@@ -36,11 +36,12 @@ MAX_STEPS = 1 << 27  # chain steps x elements past which the emulation is not at
 def uses_onednn(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],
                 dilation: tuple[int, ...], groups: int) -> bool:
     """Convolution.cpp's use_mkldnn for a float32 CPU tensor, on the 4-D shapes torch uses
-    (a 1-D convolution is viewed as a 2-D one of height 1)."""
-    n, c, h, w = x_shape
+    (a 1-D convolution is viewed as a 2-D one of height 1; a 3-D one's size(2) * size(3) is
+    its depth times height, as torch's test reads it)."""
+    n, c, h, w = x_shape[:4]
     strided = any(s != 1 for s in stride)
     dilated = any(d != 1 for d in dilation)
-    kh, kw = w_shape[2], w_shape[3]
+    kh, kw = w_shape[-2], w_shape[-1]
     return ((strided or dilated or n >= 16 or kw != 1 or kh != 1
              or capability.num_threads() > 1)
             and (groups > 1 or (kw > 3 and kh > 3) or n > 1 or n * c * h * w > 20480))

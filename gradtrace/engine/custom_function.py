@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ScriptError, TorchRuntimeError, TorchTypeError
-from . import anomaly
+from . import anomaly, no_grad_views
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE, function_forward
 from .node import FREED_MESSAGE, Node, SavedTensor
@@ -326,6 +326,8 @@ def _mark_dirty(ctx: FunctionCtx) -> dict[int, Tensor]:
 def _set_history(node: FunctionCtx | None, var: Tensor, nr: int, n_outputs: int,
                  is_input: bool, is_modified: bool, differentiable: bool) -> Tensor:
     """torch's set_history in _process_backward_mode_ad: the output as the caller gets it."""
+    if var._base is not None:  # (a view made in forward, under no_grad: torch's creation
+        no_grad_views.forget(var)  # meta for it becomes the custom Function's)
     if not differentiable:
         if not var.requires_grad:
             return alias_view(var) if is_input and not is_modified else var

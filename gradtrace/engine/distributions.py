@@ -2,7 +2,7 @@
 
 One function per kernel of ATen's cpu/DistributionTemplates.h, DistributionsHelper.h and
 TransformationHelper.h (uniform_real, normal_fill and normal_distribution, bernoulli,
-random_from_to / random / random_full_64_bits_range, exponential), plus randperm's
+random_from_to / random / random_full_64_bits_range, exponential, cauchy), plus randperm's
 Fisher-Yates shuffle and multinomial with replacement. Each returns a flat numpy array in
 TensorIterator order; callers reshape and cast. Where ATen's float results depend on the
 CPU capability (FMA fusion in the AVX2 build, normal_fill_AVX2), `capability` decides.
@@ -129,6 +129,11 @@ def _normal_scalar(gen: Generator, n: int, mean: float, std: float, cap: str) ->
     return fp64.fma(z, std, mean) if capability.fma_build(cap) else z * std + mean
 
 
+def standard_normal_double(gen: Generator) -> float:
+    """One normal_distribution<double>(0, 1) sample (the cached half of a pair if any)."""
+    return float(_normal_scalar(gen, 1, 0.0, 1.0, "default")[0])
+
+
 # ------------------------------------------------------------------ discrete
 
 
@@ -180,6 +185,16 @@ def exponential(gen: Generator, n: int, lambd: float) -> np.ndarray:
     """exponential_distribution<double>: -1/lambda * log1p(-x)."""
     with np.errstate(divide="ignore"):
         return (-1.0 / lambd) * np.log1p(-unit_float64(gen.draw64(n)))
+
+
+def cauchy(gen: Generator, n: int, median: float, sigma: float,
+           cap: str | None = None) -> np.ndarray:
+    """cauchy_distribution<double>: median + sigma * tan(pi * (x - 0.5)), one random64()
+    per element; the AVX2 build fuses the multiply-add."""
+    tangent = np.tan(math.pi * (unit_float64(gen.draw64(n)) - 0.5))
+    if capability.fma_build(cap or capability.CAPABILITY):
+        return fp64.fma(tangent, sigma, median)
+    return median + sigma * tangent
 
 
 def randperm(gen: Generator, n: int) -> np.ndarray:

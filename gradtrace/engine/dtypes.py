@@ -3,22 +3,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import TorchTypeError
+from ..errors import TorchRuntimeError, TorchTypeError
 
 
 class DType:
     """A torch dtype: prints as `torch.float32`, backed by a numpy dtype."""
 
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "tensor_type",
-                 "category")
+                 "scalar_type", "category")
 
-    def __init__(self, name: str, np_dtype: type, tensor_type: str):
+    def __init__(self, name: str, np_dtype: type, tensor_type: str,
+                 scalar_type: str | None = None):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = self.np.kind == "f"
         self.is_signed = self.np.kind in "fi"
         self.itemsize = self.np.itemsize
         self.tensor_type = tensor_type  # legacy name torch uses in messages: FloatTensor
+        # c10's ScalarType name, as kernels' messages print it: Float, Long, Byte
+        self.scalar_type = scalar_type or tensor_type[: -len("Tensor")]
         # 0 bool, 1 integer, 2 floating: promotion across categories goes upward
         self.category = 2 if self.is_floating_point else 0 if name == "bool" else 1
 
@@ -43,7 +46,10 @@ ALIASES: dict[str, DType] = {
     **BY_NAME, "float": float32, "double": float64, "half": float16, "long": int64,
     "int": int32, "short": int16,
 }
-_BY_NP: dict[np.dtype, DType] = {d.np: d for d in ALL}
+# a Python int in [2**63, 2**64) wrapped for an op (`t + 2**63`): torch makes it a uint64
+# scalar, which promotes with no other dtype but a float; nothing else makes one
+uint64 = DType("uint64", np.uint64, "UInt64Tensor", "UInt64")
+_BY_NP: dict[np.dtype, DType] = {d.np: d for d in (*ALL, uint64)}
 
 DEFAULT_FLOAT = float32  # torch.get_default_dtype(): the run's, reset by reset_default_dtype
 
@@ -86,6 +92,9 @@ def promote(a: DType, b: DType) -> DType:
         return a
     if a.is_floating_point != b.is_floating_point:  # int + float is that float (numpy widens)
         return a if a.is_floating_point else b
+    if a is uint64 or b is uint64:
+        raise TorchRuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                                f"attempted to promote {a.scalar_type} and {b.scalar_type}")
     return _BY_NP[np.promote_types(a.np, b.np)]
 
 
@@ -94,7 +103,7 @@ def scalar_dtype(value: bool | int | float) -> DType:
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
-        return int64
+        return int64 if value < 1 << 63 else uint64
     return DEFAULT_FLOAT
 
 
@@ -123,3 +132,63 @@ def _combine(higher: DType | None, lower: DType | None) -> DType | None:
     if lower is None or higher.category >= lower.category:
         return higher
     return promote(higher, lower)
+
+
+class TypeInfo:
+    """torch.finfo / torch.iinfo of a dtype: numpy's numbers under torch's names and repr
+    (`dtype` is the dtype's name, a str, as in torch)."""
+
+    __slots__ = ("bits", "min", "max", "dtype")
+    _shown: tuple[str, ...] = ("min", "max")
+
+    def __init__(self, dtype: DType, info: np.finfo | np.iinfo):
+        self.bits = int(info.bits)
+        self.min, self.max = (int(info.min), int(info.max)) if isinstance(info, np.iinfo) \
+            else (float(info.min), float(info.max))
+        self.dtype = dtype.name
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.dtype))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name):g}" for name in self._shown)
+        return f"{type(self).__name__}({shown}, dtype={self.dtype})"
+
+
+class finfo(TypeInfo):  # noqa: N801 (torch's name: type(x) prints <class 'torch.finfo'>)
+    __slots__ = ("eps", "tiny", "smallest_normal", "resolution")
+    _shown = ("resolution", "min", "max", "eps", "smallest_normal", "tiny")
+
+    def __init__(self, dtype: DType | None = None):
+        dtype = DEFAULT_FLOAT if dtype is None else _type_info_argument(dtype, "finfo")
+        if not dtype.is_floating_point:
+            raise TorchTypeError("torch.finfo() requires a floating point input type. Use "
+                                 "torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(dtype.np)
+        super().__init__(dtype, info)
+        self.eps = float(info.eps)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)  # a double, as torch computes it
+
+
+class iinfo(TypeInfo):  # noqa: N801 (torch's name)
+    __slots__ = ()
+
+    def __init__(self, dtype: DType):
+        dtype = _type_info_argument(dtype, "iinfo")
+        if dtype is bool_:
+            raise TorchTypeError("torch.bool is not supported by torch.iinfo")
+        if dtype.is_floating_point:
+            raise TorchTypeError("torch.iinfo() requires an integer input type. Use "
+                                 "torch.finfo to handle 'torch.iinfo'")
+        super().__init__(dtype, np.iinfo(dtype.np))
+
+
+def _type_info_argument(dtype: object, name: str) -> DType:
+    if not isinstance(dtype, DType):
+        raise TorchTypeError(f"{name}(): argument 'type' (position 1) must be torch.dtype, "
+                             f"not {type(dtype).__name__}")
+    return dtype

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from . import unreproducible
 
 N = 624  # MERSENNE_STATE_N
 DEFAULT_SEED = 67280421310721  # c10::detail::default_rng_seed_val, torch.Generator()'s seed
@@ -60,11 +61,18 @@ class Generator:
     """A CPU torch.Generator. `draw32(n)` is n calls of CPUGeneratorImpl::random()."""
 
     __slots__ = ("_bits", "_seed", "_counters", "_pending", "next_double_normal",
-                 "next_float_normal")
+                 "next_float_normal", "seeded_by_os")
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
+        # Whether the current seed came from the OS (the default generator's first one, in
+        # every process as in torch; Generator.seed()): what it gives is unreproducible.
+        self.seeded_by_os = False
         self._bits = np.random.MT19937(0)
         self.manual_seed(seed)
+
+    def _drawn(self) -> None:
+        if self.seeded_by_os:
+            unreproducible.note(unreproducible.UNSEEDED_TORCH)
 
     # -- seeding ---------------------------------------------------------------
 
@@ -73,15 +81,18 @@ class Generator:
         seed = unpack_seed(seed)
         self._load(seed_key(seed), pos=N, counters=(1, 0))
         self._seed = seed
+        self.seeded_by_os = False
         return self
 
     def seed(self) -> int:
         """Reseed from the OS and return the new seed, like Generator.seed()."""
         seed = nondeterministic_seed()
         self.manual_seed(seed)
+        self.seeded_by_os = True
         return seed
 
     def initial_seed(self) -> int:
+        self._drawn()
         return self._seed
 
     def _load(self, key: np.ndarray, pos: int, counters: tuple[int, int] | None,
@@ -101,6 +112,7 @@ class Generator:
         """n 32-bit outputs (as uint64), in order."""
         if n <= 0:
             return np.empty(0, dtype=np.uint64)
+        self._drawn()
         head = None
         if self._pending is not None and len(self._pending):
             head, self._pending = self._pending[:n], self._pending[n:]
@@ -123,6 +135,7 @@ class Generator:
 
     def get_state(self) -> np.ndarray:
         """CPUGeneratorImplState as bytes, the uint8 tensor torch.get_rng_state() returns."""
+        self._drawn()
         state = self._bits.state["state"]
         key, pos = state["key"], int(state["pos"])
         left, nxt = self._counters if self._counters is not None else (N + 1 - pos, pos)
@@ -171,6 +184,7 @@ class Generator:
             self.next_double_normal = float(field(_NORMAL_Y, "<f8"))
         if raw[_FLOAT_VALID]:
             self.next_float_normal = float(field(_FLOAT_NORMAL, "<f4"))
+        self.seeded_by_os = False
 
     @property
     def device(self) -> str:
@@ -182,6 +196,7 @@ class Generator:
 
 # The default generator, seeded from the OS once per process as torch's is.
 DEFAULT = Generator(nondeterministic_seed())
+DEFAULT.seeded_by_os = True
 
 
 def resolve(generator: Generator | None) -> Generator:

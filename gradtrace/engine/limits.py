@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from ..errors import LimitExceeded
+from ..errors import LimitExceeded, NotSupportedError
 
 TRACK_BYTES = 1 << 16  # tensors this large are counted toward live memory
 
@@ -56,8 +56,25 @@ def _mib(n: int) -> str:
     return f"{n / (1 << 20):,.0f} MiB"
 
 
+MAX_DIMS = 64  # numpy's NPY_MAXDIMS (torch allows more)
+
+
+def too_many_dims(err: ValueError, ndim: int | None = None) -> Exception:
+    """numpy's refusal of an array past MAX_DIMS dimensions as gradtrace's own limitation;
+    any other ValueError as it is."""
+    if ndim is None and "maximum supported dimension for an ndarray" not in str(err):
+        return err
+    found = "" if ndim is None else f" ({ndim})"
+    return NotSupportedError(f"tensors of more than {MAX_DIMS} dimensions{found} are not "
+                             "supported: gradtrace's tensors are numpy arrays, which stop "
+                             f"at {MAX_DIMS}")
+
+
 def reserve(shape: tuple[int, ...], itemsize: int = 4) -> None:
-    """Raise LimitExceeded if a tensor of `shape` would break a limit."""
+    """Raise LimitExceeded if a tensor of `shape` would break a limit (NotSupportedError if
+    numpy cannot make it)."""
+    if len(shape) > MAX_DIMS:
+        raise too_many_dims(ValueError(), len(shape))
     numel = _numel(shape)
     if numel > LIMITS.max_elements:
         raise LimitExceeded(

@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import TorchRuntimeError
-from . import anomaly, grad_reuse, saved_hooks
+from . import anomaly, grad_reuse, no_grad_views, saved_hooks
 from .anomaly import ANOMALY
+from .dtypes import float64
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE
+from .limits import too_many_dims
 
 if TYPE_CHECKING:
     from .formulas import Formula
@@ -83,6 +85,43 @@ class SavedTensor:
             out.output_nr = self.output_nr
             return out
         return tensor
+
+
+class SavedNumber(SavedTensor):
+    """A Python number an op saved (`y * 0.5`'s `other`). torch saves the number wrapped as
+    a 0-d tensor; here that tensor is built when something first reads it (backward under
+    grad mode or a tracer, a script's `_saved_other`), and backward without either multiplies
+    by the number itself (`number`)."""
+
+    __slots__ = ("number",)
+
+    @property  # type: ignore[override]
+    def tensor(self) -> Tensor:
+        t = _SAVED_TENSOR_SLOT.__get__(self, SavedNumber)
+        if t is None:
+            t = _tensor.wrap_number(self.number)
+            _SAVED_TENSOR_SLOT.__set__(self, t)
+        return t
+
+    def built(self) -> bool:
+        """Whether the number's tensor exists (something has read it)."""
+        return _SAVED_TENSOR_SLOT.__get__(self, SavedNumber) is not None
+
+
+_SAVED_TENSOR_SLOT = SavedTensor.__dict__["tensor"]
+
+
+def saved_number(number: float) -> SavedNumber:
+    """`SavedTensor(wrap_number(number), False)` without building the tensor (every
+    `tensor * number` saves one): the version it is checked against is the fresh one, 0."""
+    saved = _new_node(SavedNumber)
+    _SAVED_TENSOR_SLOT.__set__(saved, None)
+    saved.number = number
+    saved.version = 0
+    saved.is_output = False
+    saved.output_nr = 0
+    saved.packed = None  # torch never packs a Python number an op wrapped
+    return saved
 
 
 def version_error(tensor: Tensor, saved: SavedTensor, node: Node) -> str:
@@ -308,7 +347,10 @@ class Function(Node):
         node.recording = recording
         if recording:
             Node.__init__(node)
-        data = node.forward(*inputs, **params)
+        try:
+            data = node.forward(*inputs, **params)
+        except ValueError as err:
+            raise too_many_dims(err) from None
         wrap = _tensor.wrap
         if cls.multi_output:
             outs = [wrap(array) for array in data]
@@ -321,6 +363,10 @@ class Function(Node):
             for o in outs:
                 o._version_counter = base._version_counter
                 o._base = root
+            if not recording and base.requires_grad and not GRAD_MODE.enabled:
+                for o in outs:  # a view made in no_grad/inference mode still requires grad
+                    o.requires_grad = True
+                    no_grad_views.mark(o, GRAD_MODE.inference)
         if recording:
             nr = 0
             for o in outs:
@@ -359,6 +405,37 @@ class Function(Node):
                  outputs=outs)
         return outs if cls.multi_output else out
 
+    forward_number: Callable[[Function, Tensor, float], np.ndarray]
+    """Ops that take `tensor op number` without wrapping the number define it: forward's
+    result for `forward(a, wrap_number(number))`, saving what that saves."""
+
+    @classmethod
+    def call_number(cls, a: Tensor, number: float) -> Tensor:
+        """`call(a, wrap_number(number))` for a floating-point `a` and a Python float, with
+        the same node (next_functions, input_meta, saved values), without the number's
+        tensor: `--quiet` never reads it, and a saved one is built when read (SavedNumber).
+        An observer's op event shows the wrapped number, so with one attached this is
+        `call` itself."""
+        if OBSERVERS:
+            return cls.call(a, _tensor.wrap_number(number))
+        recording = GRAD_MODE.enabled and a.requires_grad
+        node = _new_node(cls)
+        node.recording = recording
+        if recording:
+            Node.__init__(node)
+        out = _tensor.wrap(node.forward_number(a, number))
+        if recording:
+            out.requires_grad = True
+            out.grad_fn = node
+            grad_fn = a.grad_fn
+            node.next_functions = ((grad_fn, a.output_nr) if grad_fn is not None
+                                   else _tensor.gradient_edge(a), _NO_EDGE)
+            meta = (a.array.shape, a.dtype)
+            node.input_meta = (_META.setdefault(meta, meta), _NUMBER_META)
+            meta = ((out.array.shape, out.dtype),)
+            node.output_meta = _META.setdefault(meta, meta)
+        return out
+
     after_forward: Callable[[Function, list[Tensor]], None] | None = None
     """Save outputs (e.g. `result`) once they exist; ops that need it define the method."""
 
@@ -368,6 +445,7 @@ _new_node = object.__new__
 # (shape, dtype) metadata tuples are shared between nodes: graphs of a million nodes
 # mostly repeat a handful of them.
 _META: dict[tuple, tuple] = {}
+_NUMBER_META = _META.setdefault(((), float64), ((), float64))  # a wrapped Python float
 
 
 def _zeros(shape: tuple[int, ...], dtype: Any) -> Tensor:

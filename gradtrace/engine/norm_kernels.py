@@ -436,3 +436,44 @@ def _fold_channels(v: np.ndarray, gamma: np.ndarray,
     for j in range(whole, d):
         total = mad(v[..., j], gamma[..., j], total)
     return total
+
+
+# -- weight_norm (cpu/WeightNormKernel.cpp) -------------------------------------------------
+
+
+def weight_norm(v: np.ndarray, g: np.ndarray, first: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(w, norm) of `v` (rows, N) per row (`first`: the kernel for dim 0) or per column (the
+    last-dim kernel). Per row: map_reduce_all(x * x, +), its sqrt, w = v * (g / norm). Per
+    column: each thread's buffer of v * v summed over its rows (fused in FMA builds), the
+    buffers summed in thread order, then w = v * (g / norm)."""
+    mad = _fma(capability.fma_build(), v.dtype)
+    with np.errstate(all="ignore"):
+        if first:
+            norm = np.sqrt(_map_reduce_sum(v, v, mad))
+            return v * (g.reshape(-1) / norm)[:, None], norm
+        rows, size = v.shape
+        squares = _thread_buffers(_thread_rows(rows), lambda acc, i: mad(v[i], v[i], acc),
+                                  size, v.dtype)
+        norm = np.sqrt(squares)
+        return v * (g.reshape(-1) / norm)[None, :], norm
+
+
+def weight_norm_backward(grad_w: np.ndarray, v: np.ndarray, g: np.ndarray, norm: np.ndarray,
+                         first: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(grad_v, grad_g) of weight_norm_backward_{first,last}_dim_kernel: the per-row (or
+    per-column) sum of grad_w * v, grad_g = sum / norm, a = g / norm, b = a * grad_g / norm,
+    grad_v = a * grad_w - b * v (its b * v fused into the subtraction in FMA builds)."""
+    mad = _fma(capability.fma_build(), v.dtype)
+    g = g.reshape(-1)
+    with np.errstate(all="ignore"):
+        if first:
+            sums = _map_reduce_sum(grad_w, v, mad)
+        else:
+            rows, size = v.shape
+            sums = _thread_buffers(_thread_rows(rows),
+                                   lambda acc, i: mad(grad_w[i], v[i], acc), size, v.dtype)
+        grad_g = sums / norm
+        a = g / norm
+        b = a * grad_g / norm
+        a, b = (a[:, None], b[:, None]) if first else (a[None, :], b[None, :])
+        return mad(-b, v, a * grad_w), grad_g

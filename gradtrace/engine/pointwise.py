@@ -84,9 +84,11 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
 
 def thread_chunk(n: int) -> int:
     """at::parallel_for's chunk: one per thread past GRAIN_SIZE elements, else all."""
-    threads = capability.num_threads()
-    if n < GRAIN_SIZE or threads == 1:
+    if n < GRAIN_SIZE:
         return max(n, 1)
+    threads = capability.num_threads()
+    if threads == 1:
+        return n
     return -(-n // min(threads, -(-n // GRAIN_SIZE)))
 
 

@@ -122,11 +122,28 @@ def iteration_view(array: np.ndarray, layout: Layout) -> np.ndarray:
 # -- the cascade sum (SumKernel.cpp) -----------------------------------------------------
 
 
+# seq_sum adds term by term in a Python loop, one numpy add over all the sums at once, when
+# there are this many sums or more (or at most _LOOP_TERMS terms): accumulate would write
+# every partial sum of a strided axis; the loop writes one array and reads each term once.
+_LOOP_SUMS = 256
+_LOOP_TERMS = 4
+
+
 def seq_sum(x: np.ndarray) -> np.ndarray:
     """Left-to-right sum along the last axis, from +0.0 (an accumulator's start): numpy's
-    accumulate adds in order; adding +0.0 at the end gives what starting from it gives."""
-    if x.shape[-1] == 0:
+    accumulate adds in order; adding +0.0 at the end gives what starting from it gives.
+    The loop performs the same additions in the same order, in the same dtype (floats
+    only: accumulate widens integers to int64)."""
+    n = x.shape[-1]
+    if n == 0:
         return np.zeros(x.shape[:-1], x.dtype)
+    if (x.dtype.kind == "f" and x.ndim > 1 and n > 1
+            and (n <= _LOOP_TERMS or x.size >= n * _LOOP_SUMS)):
+        acc = np.add(x[..., 0], x[..., 1])
+        for i in range(2, n):
+            acc += x[..., i]
+        acc += x.dtype.type(0)
+        return acc
     return np.add.accumulate(x, axis=-1)[..., -1] + x.dtype.type(0)
 
 
@@ -230,6 +247,8 @@ def _partials(x: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
 
 def _accumulate(q: np.ndarray, off: np.ndarray) -> np.ndarray:
     """Each output: 0 plus its partials in execution order; outputs in offset order."""
+    if off.size < 2 or bool((off[1:] > off[:-1]).all()):  # one partial per output, in order
+        return q + q.dtype.type(0)
     order = np.argsort(off, kind="stable")
     nout = np.unique(off).size
     ordered = q[order].reshape(nout, -1)

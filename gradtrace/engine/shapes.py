@@ -25,6 +25,24 @@ class Size(tuple):
         result = tuple.__getitem__(self, index)
         return Size(result) if isinstance(index, slice) else result
 
+    # a torch.Size joined with or repeated like a tuple is a torch.Size, on either side
+    def __add__(self, other: Any) -> Any:
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "torch.Size")
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other: Any) -> Any:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n: Any) -> Any:
+        result = tuple.__mul__(self, n)
+        return result if result is NotImplemented else Size(result)
+
+    __rmul__ = __mul__
+
 
 def wrap_dim(dim: Any, ndim: int) -> int:
     """A possibly negative dim as an index, with torch's IndexError when out of range."""
@@ -39,17 +57,21 @@ def wrap_dim(dim: Any, ndim: int) -> int:
 
 
 def size_args(args: tuple[Any, ...], what: str = "size") -> tuple[int, ...]:
-    """`f(2, 3)`, `f((2, 3))` and `f([2, 3])` all mean the shape (2, 3)."""
+    """`f(2, 3)`, `f((2, 3))` and `f([2, 3])` all mean the shape (2, 3); a one-element
+    integer tensor stands for its value, as Python's __index__ makes it in torch."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
     out = []
     for a in args:
-        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+        if isinstance(a, (int, np.integer)) and (out or not isinstance(a, bool)):
+            out.append(int(a))  # (a bool after the first item, as torch unpacks it)
+        elif hasattr(a, "grad_fn") and a.numel() == 1 and a.dtype.np.kind in "iu":
+            out.append(int(a.array.reshape(())))  # a one-element integer tensor
+        else:
             name = "Tensor" if hasattr(a, "grad_fn") else type(a).__name__
             raise TorchTypeError(
                 f"{what}(): argument '{what}' must be tuple of ints, but found element of type "
                 f"{name} at pos {len(out)}")
-        out.append(int(a))
     return tuple(out)
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from . import dtypes
+from ..errors import ScriptError, TorchRuntimeError, TorchTypeError, TorchValueError
+from . import dtypes, no_grad_views
 from .device import CPU, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
@@ -228,7 +228,7 @@ class Tensor:
                 raise TorchRuntimeError(
                     f"attempting to assign a gradient with dtype "
                     f"'{C_TYPE_NAMES.get(value.dtype.name, value.dtype.name)}' to a tensor with "
-                    f"grad_dtype '{self.dtype.tensor_type[:-6]}'. The gradient must match the "
+                    f"grad_dtype '{self.dtype.scalar_type}'. The gradient must match the "
                     "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
@@ -331,6 +331,8 @@ class Tensor:
 
         # torch prints the class name: <CopySlices>, not its name() torch::autograd::CopySlices
         grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None
+        if self._base is not None and no_grad_views.invalid(self):
+            grad_fn = "Invalid"  # (what torch shows when reading grad_fn would raise)
         return tensor_repr(self.array, self.dtype, grad_fn=grad_fn,
                            requires_grad=self.requires_grad and grad_fn is None)
 
@@ -514,9 +516,10 @@ def wrap(array: Any) -> Tensor:
 
 def wrap_number(value: bool | int | float) -> Tensor:
     """`Tensor.scalar` without the class-method call: every `tensor op number` makes one."""
-    array = np.array(value)  # bool -> bool, int -> int64, float -> float64, like torch
-    if type(value) is not float and array.dtype.kind == "O":
-        raise TorchRuntimeError("Overflow when unpacking long")
+    array = np.array(value)  # bool, int64 (uint64 from 2**63 on), float64: as torch does
+    if type(value) is not float and array.dtype.kind == "O":  # past uint64 either way
+        raise ScriptError("can't convert negative int to unsigned" if value < 0
+                          else "int too big to convert", kind="OverflowError")
     t = wrap(array)
     t._wrapped = True
     return t
@@ -528,6 +531,9 @@ def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
         return (t.grad_fn, t.output_nr)
     if not t.requires_grad:
         return (None, 0)
+    if t._base is not None and no_grad_views.mode_of(t) is not None:
+        no_grad_views.check_usable(t)
+        return (None, 0)  # a view made with grad mode off takes no gradient
     acc = t._accumulator() if t._accumulator is not None else None
     if acc is None:
         acc = AccumulateGrad(t)

@@ -1,7 +1,8 @@
 """Render tensors exactly as PyTorch 2.13 prints them (`repr(t)` / `print(t)`).
 
-This mirrors torch/_tensor_str.py with its default print options (precision 4,
-threshold 1000, edgeitems 3, linewidth 80).  gradtrace's output is compared byte for
+This mirrors torch/_tensor_str.py under the run's print options (`OPTIONS`, set by
+torch.set_printoptions; by default precision 4, threshold 1000, edgeitems 3, linewidth 80,
+sci_mode chosen per tensor).  gradtrace's output is compared byte for
 byte with real torch, so every quirk is kept on purpose: the column width is decided
 from the non-zero finite values only (so `-0.`, `nan` and `-inf` may overflow it), the
 "integer mode" test is `ceil(v) == v`, numbers go through Python's float formatting of
@@ -15,6 +16,8 @@ differently.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -31,8 +34,54 @@ _PREFIX = "tensor("
 # printing: torch.set_default_dtype changes it)
 _IMPLIED_DTYPES = frozenset({"int64", "bool"})
 
-_SCI = f"{{:.{PRECISION}e}}"
-_FIXED = f"{{:.{PRECISION}f}}"
+
+
+@dataclass
+class PrintOptions:
+    """torch._tensor_str.PRINT_OPTS: the script's torch.set_printoptions."""
+
+    precision: int = PRECISION
+    threshold: float = THRESHOLD
+    edgeitems: int = EDGEITEMS
+    linewidth: int = LINEWIDTH
+    sci_mode: bool | None = None
+
+
+OPTIONS = PrintOptions()
+MAX_PRECISION = 10_000
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+             "full": (4, float("inf"), 3, 80)}
+
+
+def set_printoptions(precision: int | None = None, threshold: float | None = None,
+                     edgeitems: int | None = None, linewidth: int | None = None,
+                     profile: str | None = None, sci_mode: bool | None = None) -> None:
+    """torch.set_printoptions: a profile first, then each option given; sci_mode is always
+    set (None: chosen per tensor). A precision past MAX_PRECISION digits is refused: each
+    printed number would be that long (torch prints them; here it is a limit)."""
+    if precision is not None and not isinstance(precision, bool) and isinstance(
+            precision, int) and precision > MAX_PRECISION:
+        from ..errors import LimitExceeded
+
+        raise LimitExceeded(f"print precision {precision:,} is more digits than gradtrace "
+                            f"prints ({MAX_PRECISION:,})")
+    if profile is not None and profile in _PROFILES:
+        (OPTIONS.precision, OPTIONS.threshold, OPTIONS.edgeitems,
+         OPTIONS.linewidth) = _PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            setattr(OPTIONS, name, value)
+    OPTIONS.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict[str, Any]:
+    return {f.name: getattr(OPTIONS, f.name) for f in fields(OPTIONS)}
+
+
+def reset_printoptions() -> None:
+    """A run starts (and ends) with torch's defaults, like a new process."""
+    set_printoptions(profile="default")
 
 
 def format_size(shape: tuple[int, ...]) -> str:
@@ -84,7 +133,7 @@ def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
     # torch's off-by-some arithmetic, kept: counts 2 more than the last line's length
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+        if last_line_len + len(suffix) + 2 > OPTIONS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
         else:
@@ -96,12 +145,13 @@ def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
 
 def _tensor_str(data: np.ndarray, dtype: DType, indent: int) -> str:
     """The bracketed body of a non-empty tensor, summarised past 1000 elements."""
-    if data.size > THRESHOLD:
-        # only the first and last `EDGEITEMS` entries of each long dimension are shown,
+    if data.size > OPTIONS.threshold:
+        # only the first and last `edgeitems` entries of each long dimension are shown,
         # and only those decide the formatting
-        summarised = [n > 2 * EDGEITEMS for n in data.shape]
+        edge = OPTIONS.edgeitems
+        summarised = [n > 2 * edge for n in data.shape]
         index = [
-            [*range(EDGEITEMS), *range(n - EDGEITEMS, n)] if cut else range(n)
+            [*range(edge), *range(n - edge, n)] if cut else range(n)
             for n, cut in zip(data.shape, summarised, strict=True)
         ]
         data = data[np.ix_(*index)]
@@ -127,15 +177,15 @@ def nested_str(
     if dim == 1:
         items = [fmt(v) for v in values]
         if summarised[level]:
-            items.insert(EDGEITEMS, " ...")
-        per_line = max(1, (LINEWIDTH - indent) // (width + 2))
+            items.insert(OPTIONS.edgeitems, " ...")
+        per_line = max(1, (OPTIONS.linewidth - indent) // (width + 2))
         if len(items) <= per_line:
             return "[" + ", ".join(items) + "]"
         lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     slices = [nested_str(v, dim - 1, indent + 1, summarised, fmt, width) for v in values]
     if summarised[level]:
-        slices.insert(EDGEITEMS, "...")
+        slices.insert(OPTIONS.edgeitems, "...")
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
@@ -162,7 +212,11 @@ def value_formatter(data: np.ndarray, dtype: DType) -> tuple[Callable[[object], 
     # torch does this arithmetic in double precision
     amin = float(mags.min())
     amax = float(mags.max())
-    sci_mode = amax / amin > 1000.0 or amax > 1.0e8 or amin < 1.0e-4
+    sci_mode = OPTIONS.sci_mode
+    if sci_mode is None:
+        sci_mode = amax / amin > 1000.0 or amax > 1.0e8 or amin < 1.0e-4
+    precision = OPTIONS.precision
+    sci, fixed = f"{{:.{precision}e}}", f"{{:.{precision}f}}"
     # Width is monotonic in the value for each sign in fixed notation, so the extremes
     # decide it; in scientific notation only a 3-digit exponent changes it.
     extremes = (float(vals.max()), float(vals.min()))
@@ -171,14 +225,14 @@ def value_formatter(data: np.ndarray, dtype: DType) -> tuple[Callable[[object], 
             candidates = vals.tolist()
         else:
             candidates = extremes
-        width = max(len(_SCI.format(v)) for v in candidates)
-        spec = f"{{:{width}.{PRECISION}e}}"
+        width = max(len(sci.format(v)) for v in candidates)
+        spec = f"{{:{width}.{precision}e}}"
         return spec.format, width
     if int_mode:
         width = max(1, max(len(f"{v:.0f}") + 1 for v in extremes))
         return _int_mode_format(width), width
-    width = max(1, max(len(_FIXED.format(v)) for v in extremes))
-    return (lambda v: _FIXED.format(v).rjust(width)), width
+    width = max(1, max(len(fixed.format(v)) for v in extremes))
+    return (lambda v: fixed.format(v).rjust(width)), width
 
 
 def _int_mode_format(width: int) -> Callable[[object], str]:

@@ -10,7 +10,7 @@ from typing import Any
 from .. import stdlib
 from ..engine.custom_function import FunctionCtx
 from ..engine.device import Device
-from ..engine.dtypes import DType
+from ..engine.dtypes import DType, TypeInfo
 from ..engine.generator import Generator
 from ..engine.node import AccumulateGrad, Node
 from ..engine.ops.reductions import ReturnTypes
@@ -137,6 +137,9 @@ class Attributes:
             getter = stdlib.DTYPE_ATTRIBUTES.get(name)
             if getter is not None:
                 return getter(obj, self)
+        elif isinstance(obj, TypeInfo):
+            if name in stdlib.TYPE_INFO_ATTRIBUTES[type(obj)]:
+                return getattr(obj, name)
         elif isinstance(obj, Device):
             getter = stdlib.DEVICE_ATTRIBUTES.get(name)
             if getter is not None:
@@ -146,9 +149,8 @@ class Attributes:
             if getter is not None:
                 return getter(obj, self)
         elif isinstance(obj, ReturnTypes):
-            getter = stdlib.RETURN_TYPES_ATTRIBUTES.get(name)
-            if getter is not None:
-                return getter(obj, self)
+            if name in obj.fields:
+                return obj.field(name)
             table = stdlib.TUPLE_METHODS
         elif isinstance(obj, Size):
             table = stdlib.SIZE_METHODS

@@ -6,7 +6,7 @@ import threading
 from typing import Any, TextIO
 
 from .. import progress, syntax
-from ..engine import anomaly, dtypes, saved_hooks
+from ..engine import anomaly, dtypes, saved_hooks, settings
 from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError
 from ..printable import visible
@@ -57,6 +57,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.modules = make_modules(self)
         self.library = Library(self)
         self.tensor_dicts = TensorDicts()  # what the script stores on tensors (`t.g = ...`)
+        self.saved_files: dict[str, Any] = {}  # torch.save's files, by name (serialization.py)
         self.steps = 0
         # tick() compares steps with step_cap only: the deadline timer and an abort lower
         # the cap, so neither costs a clock read per step nor waits for 1024 slow steps
@@ -109,6 +110,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         anomaly.reset()
         dtypes.reset_default_dtype()
         saved_hooks.reset()
+        settings.reset()
         anomaly.STACK = self.format_stack
         # room for max_call_depth nested script calls, each a handful of Python frames,
         # as far as the C stack holds them (deep values recurse in C: see nesting.py)
@@ -137,6 +139,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
             anomaly.reset()  # the mode is the run's, like grad mode
             dtypes.reset_default_dtype()
             saved_hooks.reset()  # a run's hooks are its own (an error may leave some pushed)
+            settings.reset()  # threads and print options are the run's
             anomaly.STACK = None
 
     def format_stack(self) -> list[str]:

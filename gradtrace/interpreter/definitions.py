@@ -17,7 +17,7 @@ from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptErr
 from ..source import Span
 from ..tensor_types import ScriptType
 from .dunders import OBJECT
-from .objects import BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
+from .objects import ANNOTATED, BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
 from .signature import Signature
@@ -165,11 +165,13 @@ class DefinitionCompiler:
                     raise NotSupportedError("'return' outside function", span) from None
             attrs = namespace.vars
             attrs.pop("__qualname__", None)
+            annotated = tuple(attrs.pop(ANNOTATED, ()))
             owner = attrs.get("__module__")
             if "__eq__" in attrs and "__hash__" not in attrs:
                 attrs["__hash__"] = None  # Python: __eq__ without __hash__ is unhashable
             cls = ScriptClass(name, qualname, owner if isinstance(owner, str) else module,
                               base, attrs, self)
+            cls.annotated = annotated
             cell.cls = cls
             return cls
 

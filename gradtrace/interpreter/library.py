@@ -24,7 +24,7 @@ from .. import stdlib, syntax
 from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, InternalError, NotSupportedError
 from ..source import Source
-from . import autograd_function
+from . import autograd_function, copying
 from .objects import Instance, ScriptClass, UserFunction, type_name
 from .runtime import Frame
 
@@ -96,6 +96,21 @@ def instance_dict(interp: Interpreter, obj: Any) -> dict[str, Any]:
     if type(obj) is not Instance:
         raise NotSupportedError(f"instance_dict of a {type_name(obj)}")
     return dict(obj.attrs)
+
+
+@intrinsic
+def new_instance(interp: Interpreter, cls: Any) -> Instance:
+    """`cls.__new__(cls)`: an instance of a script class whose `__init__` does not run (what
+    torch.distributions' `expand` makes and then fills in)."""
+    if type(cls) is not ScriptClass:
+        raise NotSupportedError(f"new_instance of a {type_name(cls)}")
+    return Instance(cls)
+
+
+@intrinsic
+def deepcopy(interp: Interpreter, obj: Any) -> Any:
+    """copy.deepcopy (what nn.Transformer's _get_clones does to a module): see copying.py."""
+    return copying.deep_copy(obj, interp.tick)
 
 
 @intrinsic
@@ -223,4 +238,5 @@ class Library:
 INTRINSICS_NAMESPACE = stdlib.Namespace("_gradtrace", INTRINSICS)
 _MISSING: Any = object()
 
-from . import nn_intrinsics  # noqa: E402,F401 (registers torch.nn's intrinsics)
+# (importing them registers torch.nn's intrinsics and torch.save/torch.load's)
+from . import nn_intrinsics, serialization  # noqa: E402,F401,I001

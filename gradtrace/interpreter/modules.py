@@ -8,6 +8,7 @@ generator, one per run (`random.seed(0); random.random()` gives CPython's sequen
 """
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import pprint
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib, syntax
+from ..engine import unreproducible
 from ..errors import (
     LimitExceeded,
     NotSupportedError,
@@ -25,6 +27,8 @@ from ..errors import (
 )
 from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
+from .copying import deep_copy, shallow_copy
+from .dataclass import dataclasses_namespace
 from .objects import BuiltinFunction, ScriptIterator
 from .runtime import Code, Frame
 
@@ -212,6 +216,18 @@ class _PrettyPrinter(pprint.PrettyPrinter):
     _dispatch[stdlib.OrderedDict.__repr__] = _pprint_ordered_dict
 
 
+def _copy_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """`copy.deepcopy` and `copy.copy` (training loops keep their best weights with
+    `copy.deepcopy(model.state_dict())`): copying.py."""
+    def deepcopy(x: Any, memo: dict[int, Any] | None = None, _nil: Any = None) -> Any:
+        return deep_copy(x, interp.tick, memo)
+
+    def copy_(x: Any) -> Any:
+        return shallow_copy(x)
+
+    return _python_namespace("copy", copy, {"deepcopy": deepcopy, "copy": copy_})
+
+
 def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
     """`pprint.pprint` and `pprint.pformat`, writing to the script's standard output."""
     def pformat(obj: Any, indent: int = 1, width: int = 80, depth: Any = None, *,
@@ -237,9 +253,25 @@ def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
     return _python_namespace("pprint", pprint, {"pprint": pprint_, "pformat": pformat, "pp": pp})
 
 
+class TypingName:
+    """A name from `typing` (Tuple, Optional, ...): scripts import them for annotations,
+    which gradtrace keeps but never evaluates; the value itself only prints."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"typing.{self.name}"
+
+
+TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional",
+                "Sequence", "Set", "Tuple", "Type", "Union")
+
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
-                             "__future__")
+                             "copy", "dataclasses", "__future__", "typing")
 
 
 def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
@@ -254,14 +286,19 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["os"] = stdlib.Namespace("os", {})
     modules["itertools"] = _itertools_namespace(interp)
     modules["pprint"] = _pprint_namespace(interp)
+    modules["copy"] = _copy_namespace(interp)
+    modules["dataclasses"] = dataclasses_namespace(interp)
+    modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
     return modules
 
 
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
-             "torch.utils.data), math, random, collections (OrderedDict), itertools (count, " \
-             "repeat, chain, islice, product), pprint, __future__ and os (nothing in it)"
+             "torch.utils.data, torch.distributions), math, random, collections " \
+             "(OrderedDict), itertools (count, repeat, chain, islice, product), pprint, copy, " \
+             "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
+             "typing (for annotations), __future__ and os (nothing in it)"
 
 
 class ImportCompiler:
@@ -321,4 +358,7 @@ class ImportCompiler:
             raise NotSupportedError(
                 f"import of '{name}' is not supported (gradtrace scripts may import "
                 f"{_SUPPORTED})", span)
+        if name == "random":  # seeded from the OS unless the script seeds it: `check` runs
+            # such a script again to find what that changed (whether it seeds is not followed)
+            unreproducible.note(unreproducible.UNSEEDED_RANDOM)
         return module

@@ -3,13 +3,15 @@
 module's forward, which the tracer watches to name modules in every view."""
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
+from ..engine import lazy as _lazy
 from ..engine.ops import rnn as _rnn
 from ..engine.ops.module_hooks import backward_hook_function as _backward_hook_function
 from ..engine.tensor import Tensor
 from .library import intrinsic
-from .objects import Instance
+from .objects import Instance, ScriptClass
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -31,6 +33,65 @@ def call_forward(interp: Interpreter, module: Any, forward: Any, args: tuple,
     if tracer is None:
         return interp.call(forward, args, kwargs, None)
     return tracer.module_call(module, interp.call, forward, args, kwargs)
+
+
+@intrinsic
+def inject_parametrized_class(interp: Interpreter, module: Any) -> None:
+    """parametrize's `_inject_new_class`: `module.__class__ = type(f"Parametrized{name}",
+    (cls,), {})`, a subclass of its own that the parametrized tensors' properties go on."""
+    if type(module) is not Instance:
+        raise TypeError("register_parametrization expects an nn.Module")
+    cls = module.cls
+    module.cls = ScriptClass(f"Parametrized{cls.name}", f"Parametrized{cls.name}",
+                             "torch.nn.utils.parametrize", cls, {}, interp)
+
+
+@intrinsic
+def class_before_parametrizations(interp: Interpreter, module: Any) -> Any:
+    """`module.__class__.__bases__[0]`: the class a parametrized module had before."""
+    return module.cls.base
+
+
+@intrinsic
+def restore_class(interp: Interpreter, module: Any) -> None:
+    """`module.__class__ = module.__class__.__bases__[0]` once no parametrization is left."""
+    module.cls = module.cls.base
+
+
+@intrinsic
+def materialize(interp: Interpreter, t: Tensor, shape: Any, dtype: Any = None) -> None:
+    """`UninitializedParameter.materialize(shape)` (and a buffer's): see engine/lazy.py."""
+    _lazy.materialize(t, shape, dtype)
+
+
+@intrinsic
+def is_lazy(interp: Interpreter, t: Any) -> bool:
+    """torch.nn.parameter.is_lazy."""
+    return _lazy.is_lazy(t)
+
+
+@intrinsic
+def become(interp: Interpreter, obj: Any, cls: Any) -> None:
+    """`module.__class__ = module.cls_to_become` (LazyModuleMixin, after the first call):
+    the instance becomes an instance of the library class it stands for."""
+    if type(obj) is Instance and type(cls) is ScriptClass and cls in obj.cls.mro:
+        obj.cls = cls
+
+
+# tensors marked by torch.nn.Buffer, by id (a WeakSet would compare tensors with `==`)
+_BUFFERS: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
+
+
+@intrinsic
+def mark_buffer(interp: Interpreter, t: Tensor) -> None:
+    """torch.nn.Buffer's `_is_buffer = True` (a script cannot set `_` attributes on tensors)."""
+    _BUFFERS[id(t)] = t
+
+
+@intrinsic
+def is_marked_buffer(interp: Interpreter, value: Any) -> bool:
+    """Whether `value` came from torch.nn.Buffer (its metaclass's isinstance)."""
+    return isinstance(value, Tensor) and _BUFFERS.get(id(value)) is value
 
 
 @intrinsic

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from .signature import Signature
 
 MISSING: Any = object()  # "no such attribute" in class lookups (None is a value)
+ANNOTATED = "<annotated>"  # where a class body notes the names it annotates (no script
+# can name this key): they become the class's `annotated`, the fields of a @dataclass
 
 
 class ClassCell:
@@ -236,7 +238,7 @@ class ScriptClass:
     its method resolution order (itself, then its base's)."""
 
     __slots__ = ("name", "qualname", "module", "base", "attrs", "mro", "interp", "frozen",
-                 "__weakref__")
+                 "annotated", "__weakref__")
 
     def __init__(self, name: str, qualname: str, module: str, base: ScriptClass | None,
                  attrs: dict[str, Any], interp: Interpreter | None, frozen: bool = False):
@@ -248,6 +250,7 @@ class ScriptClass:
         self.mro: tuple[ScriptClass, ...] = (self,) + (base.mro if base is not None else ())
         self.interp = interp
         self.frozen = frozen  # `object`, shared by every run: its namespace never changes
+        self.annotated: tuple[str, ...] = ()  # the names its body annotates (`x: int`)
 
     def lookup(self, name: str) -> Any:
         """The attribute `name` from the first class in the MRO that has it, else MISSING."""

@@ -9,7 +9,7 @@ from .. import progress, stdlib, syntax
 from ..engine.ops import creation
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
-from .objects import MISSING, Instance, type_name
+from .objects import ANNOTATED, MISSING, Instance, type_name
 from .operators import INPLACE
 from .runtime import (
     BREAK,
@@ -127,12 +127,27 @@ class StatementCompiler:
         return run
 
     def stmt_AnnAssign(self, node: syntax.AnnAssign) -> Code:
-        """`x: T = v` is `x = v` (the annotation is never evaluated); `x: T` does nothing."""
+        """`x: T = v` is `x = v` (the annotation is never evaluated); `x: T` does nothing,
+        except that a class body records the names it annotates, in order (the fields a
+        `@dataclass` makes)."""
+        record = None
+        if self._scope.kind == "class" and isinstance(node.target, syntax.Name):
+            field = node.target.id
+
+            def record(frame: Frame) -> None:
+                frame.vars.setdefault(ANNOTATED, {})[field] = None
         if node.value is None:
-            return self.stmt_Pass(node)
+            return record if record is not None else self.stmt_Pass(node)
         value = self.compile_expr(node.value)
         store = self.compile_store(node.target, node.span)
-        return lambda frame: store(frame, value(frame))
+        if record is None:
+            return lambda frame: store(frame, value(frame))
+
+        def run(frame: Frame) -> None:
+            store(frame, value(frame))
+            record(frame)
+
+        return run
 
     def stmt_AugAssign(self, node: syntax.AugAssign) -> Code:
         op = INPLACE[node.op]

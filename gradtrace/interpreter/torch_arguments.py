@@ -12,14 +12,21 @@ tests/tools/record_torch_signatures.py): one table, no per-function code.
   as torch prints it, with "didn't match because ..." under those of the call's length.
 
 A type is checked where gradtrace's values tell it as torch's do (Tensor, Number, int,
-float, bool, torch.dtype, torch.device, tuple of ints, tuple of Tensors). A Python number
-is a Tensor only for the functions whose parser takes one (recorded: add, sub, mul, div,
-copy_); the items of an int list and the other types (Generator, layout, memory format,
-strings) are left to the function itself.
+float, bool, torch.dtype, torch.device, torch.Generator, str, tuple of ints, tuple of
+Tensors; gradtrace has no layout or memory-format objects, so only None is one). A Python
+number is a Tensor only for the functions whose parser takes one (recorded: add, sub, mul,
+div, copy_). As in torch, an int list's first item is checked while parsing and the others
+when the chosen signature unpacks it (`failed to unpack the object at pos 2`), and every
+item of a Tensor list while parsing (`expected Tensor as element 1 in argument 0`).
 
-Functions not in the table (torch's Python-level ones, like most of torch.nn.functional)
-have only their `bool` parameters checked, from the engine's annotations
-(`check_bool_arguments`), as torch's parser would check them.
+An engine function torch.nn.functional also exposes keeps the parser where torch's
+F.name is the same builtin as torch.name (F.conv2d); where torch's F.name is a Python
+function (F.threshold), the call cannot tell which name it came by, and is not parsed.
+torch.nn.functional's Python-level functions have the bool checks their inner torch calls
+make, with those calls' words (recorded: F.dropout's `training` is checked as
+`dropout(): argument 'train' (position 3)`, F.relu's `inplace` not at all). Other
+functions not in the table have only their `bool` parameters checked, from the engine's
+annotations (`check_bool_arguments`), as torch's parser would check them.
 """
 from __future__ import annotations
 
@@ -30,6 +37,7 @@ from typing import Any
 
 from ..engine.device import Device
 from ..engine.dtypes import DType
+from ..engine.generator import Generator
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 from ..source import Span
@@ -49,14 +57,22 @@ _PRINTED = {"Scalar": "Number", "int64_t": "int", "SymInt": "int", "double": "fl
             "TensorList": "tuple of Tensors", "ITensorListRef": "tuple of Tensors",
             "c10::string_view": "str", "std::string_view": "str", "ArrayRef<double>":
             "tuple of floats", "PyObject*": "object", "Dimname": "name", "DimnameList":
-            "tuple of names", "Storage": "Storage", "Stream": "Stream"}
+            "tuple of names", "Storage": "Storage", "Stream": "Stream",
+            "c10::List<::std::optional<Tensor>>": "tuple of Tensors"}
 _NUMBERS = (int, float, bool)
+_INT_LISTS = ("IntArrayRef", "SymIntArrayRef")
+_INTS = ("int64_t", "SymInt")
+_PLAIN_INTS = {int, bool}
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_OVERFLOW = "Overflow when unpacking long long"
+_TENSOR_LISTS = ("TensorList", "ITensorListRef", "c10::List<::std::optional<Tensor>>")
+_MISSING = object()
 
 
 def type_name(value: Any) -> str:
     """The type's name in torch's messages (a call may list 100,000 arguments' types)."""
     if isinstance(value, Tensor):
-        return "Tensor"
+        return "Parameter" if value.is_parameter else "Tensor"
     return _SIMPLE.get(type(value)) or _script_type_name(value)
 
 
@@ -90,8 +106,7 @@ class Parameter:
     def printed(self) -> str:
         text = f"{_PRINTED.get(self.type, self.type)} {self.name}"
         if self.default is not None:
-            default = self.default.strip('"')
-            text += f" = {default}"
+            text += f" = {self.default}"
         return text
 
     def takes(self, value: Any, numbers: bool = False) -> bool:
@@ -114,18 +129,57 @@ class Parameter:
             return t is DType or t is BuiltinType and value.type in _NUMBERS
         if kind == "Device":
             return t in (str, int, Device)
-        if kind in ("TensorList", "ITensorListRef"):
+        if kind in _TENSOR_LISTS:
             return isinstance(value, (list, tuple))
-        if kind in ("IntArrayRef", "SymIntArrayRef"):
-            return isinstance(value, (list, tuple)) or t is int or isinstance(value, Tensor)
+        if kind in _INT_LISTS:  # (a list's first item only, as torch's is_int_or_symint_list)
+            if isinstance(value, (list, tuple)):  # (torch.Size too)
+                return not value or _is_int(value[0])
+            return t is int or isinstance(value, Tensor)
+        if kind == "Generator":
+            return t is Generator
+        if kind in ("c10::string_view", "std::string_view"):
+            return t is str
+        if kind in ("Layout", "MemoryFormat"):
+            return False  # (gradtrace has no layout or memory-format objects)
         return True
 
     def matches(self, value: Any, numbers: bool) -> bool:
-        """`takes`, as torch's invalid-arguments message marks it: a Tensor is not a
-        Number there."""
-        if self.type == "Scalar" and isinstance(value, Tensor):
+        """`takes`, as torch's invalid-arguments message marks it: by the type's name, so a
+        Tensor is not a Number there, nor an nn.Parameter a Tensor."""
+        if isinstance(value, Tensor) and (self.type == "Scalar" or value.is_parameter):
             return False
         return self.takes(value, numbers)
+
+    def elements_message(self, value: Any, argnum: int) -> str | None:
+        """torch's error for a Tensor list's item that is not a Tensor, raised while
+        parsing (before any other signature is tried)."""
+        if self.type in _TENSOR_LISTS and isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                if not isinstance(item, Tensor):
+                    return f"expected Tensor as element {i} in argument {argnum}, but got " \
+                           f"{type_name(item)}"
+        return None
+
+
+def _is_int(value: Any) -> bool:
+    """torch's is_int_or_symint: an int (not a bool), or a one-element integer tensor."""
+    if type(value) is int:
+        return True
+    return isinstance(value, Tensor) and value.numel() == 1 and \
+        not value.dtype.is_floating_point
+
+
+def _unpacks_as_int(value: Any) -> bool:
+    """What unpacking an int list takes after its first item: bools too."""
+    return type(value) is bool or _is_int(value)
+
+
+class _Thrown(Exception):
+    """An error torch's parser raises at once, whichever signature it was trying."""
+
+    def __init__(self, message: str, kind: str = "TypeError"):
+        super().__init__(message)
+        self.kind = kind
 
 
 class Signature:
@@ -165,10 +219,10 @@ class Signature:
     def parse(self, name: str, args: list[Any], kwargs: dict[str, Any],
               numbers: bool = False) -> str | None:
         """torch's FunctionSignature::parse: None if it takes the arguments, else the
-        message it raises."""
+        message it raises (a Tensor list's wrong item: raised as _Thrown)."""
         nargs = len(args)
         if nargs > self.max_pos_args:
-            if not (self.varargs and type(args[0]) is int):
+            if not (self.varargs and _is_int(args[0])):
                 return self._extra_args(name, nargs)
             args, nargs = [list(args)], 1  # view(2, 3): the ints are the one list
         used = 0
@@ -191,12 +245,20 @@ class Signature:
                 if p.required:
                     missing.append(p.name)
                 continue
+            thrown = p.elements_message(value, position)
+            if thrown is not None:
+                raise _Thrown(thrown)
             if p.takes(value, numbers) or (self.varargs and position == 0 and not keyword
-                                  and type(value) is int):
+                                           and type(value) is int):
                 continue
-            where = "" if keyword else f" (position {position + 1})"
-            return (f"{name}(): argument '{p.name}'{where} must be "
-                    f"{_PRINTED.get(p.type, p.type)}, not {type_name(value)}")
+            printed = _PRINTED.get(p.type, p.type)
+            if keyword:
+                return f"{name}(): argument '{p.name}' must be {printed}, not {type_name(value)}"
+            if p.type in _INT_LISTS and isinstance(value, (list, tuple)):
+                return (f"{name}(): argument '{p.name}' (position {position + 1}) must be "
+                        f"{printed}, but found element of type {type_name(value[0])} at pos 0")
+            return (f"{name}(): argument '{p.name}' (position {position + 1}) must be "
+                    f"{printed}, not {type_name(value)}")
         if missing:
             names = ", ".join(f'"{m}"' for m in missing)
             plural = "s" if len(missing) == 1 else ""  # (torch's own wording)
@@ -205,6 +267,44 @@ class Signature:
         if used < len(kwargs):
             return self._extra_kwargs(name, args, kwargs)
         return None
+
+    def unpack(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> str | None:
+        """torch's error when the signature `parse` took unpacks an int list whose later
+        item is not an int (`view(2, "a")`); None if every item is one. An int past int64
+        is torch's ValueError (raised as _Thrown)."""
+        if len(args) > self.max_pos_args:  # view(2, 3): the ints are the one list
+            args = [args]
+        for position, p in enumerate(self.params):
+            if p.type not in _INT_LISTS and p.type not in _INTS:
+                continue
+            if position < len(args):
+                value = args[position]
+            else:
+                keys = [k for k in (p.name, *_NUMPY_ALIASES.get(p.name, ())) if k in kwargs]
+                value = kwargs[keys[0]] if keys else None
+            if type(value) is int and not _INT64[0] <= value <= _INT64[1]:
+                if not (self.varargs and position == 0):  # an IntArrayRef[N]'s one int
+                    raise _Thrown(_OVERFLOW, "ValueError")
+                value = [value]
+            if not isinstance(value, (list, tuple)):
+                continue
+            if set(map(type, value)) <= _PLAIN_INTS:  # (at C speed: 10^7 items)
+                if value and (min(value) < _INT64[0] or max(value) > _INT64[1]):
+                    i = next(i for i, v in enumerate(value) if not _INT64[0] <= v <= _INT64[1])
+                    return self._unpack_error(name, p, i, _OVERFLOW)
+                continue
+            for i in range(1, len(value)):
+                if not _unpacks_as_int(value[i]):
+                    return self._unpack_error(name, p, i, "type must be tuple of ints,but got "
+                                              f"{type_name(value[i])}\"")
+        return None
+
+    @staticmethod
+    def _unpack_error(name: str, p: Any, index: int, error: str) -> str:
+        """torch's message for item `index` of an int list; for an overflow it is the first
+        line only: the rest is the C++ backtrace of torch's build."""
+        return (f"{name}(): argument '{p.name}' failed to unpack the object at pos {index + 1} "
+                f"with error \"{error}")
 
     def _extra_args(self, name: str, nargs: int) -> str:
         if self.min_args != self.max_pos_args:
@@ -252,13 +352,22 @@ class Signature:
 
 
 def _kind(value: Any) -> Any:
-    """What `Parameter.takes` looks at: the type, a tensor's floating-pointness, which
-    Python type a `float`/`int` given as a dtype is."""
+    """What `Parameter.takes` and the messages look at: the type, whether an int fits
+    int64, a tensor's floating-pointness and whether it is one number, which Python type
+    a `float`/`int` given as a dtype is, a short list's items' kinds (None, never cached:
+    a long list)."""
     t = type(value)
+    if t is int:
+        return t if _INT64[0] <= value <= _INT64[1] else (t, "past int64")
     if t is Tensor or isinstance(value, Tensor):
-        return t, value.dtype.is_floating_point
+        return t, value.dtype.is_floating_point, value.numel() == 1
     if t is BuiltinType:
         return t, value.type
+    if t is list or t is tuple:
+        if len(value) > 8:
+            return None
+        items = tuple([_kind(v) for v in value])
+        return None if None in items else (t, items)
     return t
 
 
@@ -300,20 +409,30 @@ class Parser:
 
     def check(self, args: list[Any], kwargs: dict[str, Any], span: Span | None) -> None:
         """torch's TypeError, at `span`, if no signature takes the arguments."""
-        kinds = tuple([(Tensor, a.dtype.is_floating_point) if isinstance(a, Tensor)
-                       else type(a) for a in args])
+        kinds = tuple([_kind(a) for a in args])
         if kwargs:
             kinds += tuple([(k, _kind(v)) for k, v in kwargs.items()])
         if kinds in self.taken:
             return
-        message = self.message(args, kwargs)
+        try:
+            message, kind = self._message(args, kwargs), "TypeError"
+        except _Thrown as thrown:
+            message, kind = str(thrown), thrown.kind
         if message is not None:
-            raise ScriptError(message, span, kind="TypeError")
+            raise ScriptError(message, span, kind=kind)
         if len(self.taken) > 256:
             self.taken.clear()
-        self.taken.add(kinds)
+        if None not in kinds:
+            self.taken.add(kinds)
 
     def message(self, args: list[Any], kwargs: dict[str, Any]) -> str | None:
+        """torch's message for the call, None if it takes the arguments."""
+        try:
+            return self._message(args, kwargs)
+        except _Thrown as thrown:
+            return str(thrown)
+
+    def _message(self, args: list[Any], kwargs: dict[str, Any]) -> str | None:
         if not self.signatures:  # a Tensor method that takes nothing (Python's METH_NOARGS)
             if kwargs:
                 return f"TensorBase.{self.name}() takes no keyword arguments"
@@ -321,10 +440,12 @@ class Parser:
                 if args else None
         name, numbers = self.name, self.numbers
         if len(self.signatures) == 1:
-            return self.signatures[0].parse(name, args, kwargs, numbers)
+            signature = self.signatures[0]
+            return signature.parse(name, args, kwargs, numbers) or \
+                signature.unpack(name, args, kwargs)
         for signature in self.signatures:
             if signature.parse(name, args, kwargs, numbers) is None:
-                return None
+                return signature.unpack(name, args, kwargs)
         count = len(args) + len(kwargs)
         plausible = [s for s in self.signatures
                      if s.min_args <= count <= s.max_args and not s.hidden]
@@ -346,14 +467,19 @@ class Parser:
         return text
 
 
-def _load() -> dict[str, Parser]:
+def _load() -> tuple[dict[str, Parser], frozenset[str], dict[str, Any]]:
     recorded = json.loads(_TABLE.read_text())
     numbers = set(recorded["numbers_as_tensors"])
-    return {key: Parser(key.rpartition(".")[2], texts, key in numbers)
-            for key, texts in recorded["signatures"].items()}
+    return ({key: Parser(key.rpartition(".")[2], texts, key in numbers)
+             for key, texts in recorded["signatures"].items()},
+            frozenset(recorded["same_in_torch"]), recorded["functional_checks"])
 
 
-PARSERS: dict[str, Parser] = _load()
+PARSERS, _SAME_IN_TORCH, _FUNCTIONAL_CHECKS = _load()
+# engine function -> its recorded checks ({"bools": {parameter: torch's message or None},
+# "input": [kind, message] for a non-Tensor input}), for torch.nn.functional's
+# Python-level functions (filled on first use)
+_FUNCTIONAL: dict[Any, dict[str, Any]] = {}
 # engine function -> its parser, for the torch namespace's functions (filled on first use)
 _BY_FUNCTION: dict[Any, Parser | None] = {}
 
@@ -366,9 +492,11 @@ def parser_for(fn: Any) -> Parser | None:
         from ..stdlib import MODULES, TORCH
         # an engine function torch.nn.functional also has may be torch's Python-level
         # function there (F.threshold(input, threshold, value, inplace)), another signature:
-        # the call cannot tell which name it came by, so neither is checked
-        elsewhere = {id(v) for ns in MODULES.values() if ns is not TORCH
-                     for v in ns.table.values()}
+        # the call cannot tell which name it came by, so neither is checked; where torch's
+        # F.name is torch.name itself (F.conv2d), it is the same parser
+        elsewhere = {id(v) for module, ns in MODULES.items() if ns is not TORCH
+                     for name, v in ns.table.items()
+                     if f"{module}.{name}" not in _SAME_IN_TORCH}
         for name, value in TORCH.table.items():
             if callable(value) and (value not in _BY_FUNCTION or
                                     getattr(value, "__name__", None) == name):
@@ -377,6 +505,12 @@ def parser_for(fn: Any) -> Parser | None:
                         else PARSERS.get(f"torch.{name}")
                 except TypeError:  # unhashable
                     continue
+        # torch.nn.functional's own builtins (F.gelu, F.linear: torch._C._nn's)
+        in_torch = {id(v) for v in TORCH.table.values()}
+        for name, value in MODULES["torch.nn.functional"].table.items():
+            parser = PARSERS.get(f"torch.nn.functional.{name}")
+            if parser is not None and id(value) not in in_torch:
+                _BY_FUNCTION[value] = parser
     try:
         return _BY_FUNCTION.get(fn)
     except TypeError:
@@ -423,11 +557,21 @@ def check_bool_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
     module = getattr(function, "__module__", None)
     if module is None or not module.startswith("gradtrace.engine"):
         return  # (closures made per call, like a list's bound methods, are never cached)
+    if not _FUNCTIONAL:
+        from ..stdlib import MODULES
+        for key, checks in _FUNCTIONAL_CHECKS.items():
+            module, _, name = key.rpartition(".")
+            value = MODULES[module].table[name]
+            _FUNCTIONAL[getattr(value, "__func__", value)] = checks
     declared = _DECLARED.get(function)
     if declared is None:
         if len(_DECLARED) > 20_000:  # engine functions are module-level: never this many
             _DECLARED.clear()
         declared = _DECLARED[function] = _bool_parameters(function)
+    checks = _FUNCTIONAL.get(function)
+    if checks is not None:
+        _check_functional(checks, declared, args, kwargs, span)
+        return
     if not declared:
         return
     bound = function is not fn  # a method: `self` is not among the script's arguments
@@ -447,3 +591,26 @@ def check_bool_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
             where = f" (position {index + 1})"
         raise ScriptError(f"{name}(): argument '{parameter}'{where} must be bool, not "
                           f"{type_name(value)}", span, kind="TypeError")
+
+
+def _check_functional(checks: dict[str, Any], declared: tuple[tuple[str, int], ...],
+                      args: Any, kwargs: dict[str, Any], span: Span | None) -> None:
+    """The checks a torch.nn.functional Python-level function makes through its inner
+    torch calls, in their words (recorded, `{}` for the type's name): a non-Tensor input,
+    and the bools they check (of the `declared` ones), whether given by position or name."""
+    value = args[0] if args else kwargs.get("input", _MISSING)
+    if checks["input"] is not None and value is not _MISSING and not isinstance(value, Tensor):
+        kind, message = checks["input"]
+        raise ScriptError(message.replace("{}", type_name(value)), span, kind=kind)
+    for parameter, position in declared:
+        message = checks["bools"].get(parameter)
+        if message is None:
+            continue
+        if parameter in kwargs:
+            value = kwargs[parameter]
+        elif 0 <= position < len(args):
+            value = args[position]
+        else:
+            continue
+        if type(value) is not bool:
+            raise ScriptError(message.replace("{}", type_name(value)), span, kind="TypeError")

@@ -9,7 +9,7 @@ from typing import Any
 from .. import stdlib
 from ..engine.custom_function import FunctionCtx
 from ..engine.device import Device
-from ..engine.dtypes import DType
+from ..engine.dtypes import DType, finfo, iinfo
 from ..engine.generator import Generator
 from ..engine.node import Node
 from ..engine.shapes import Size
@@ -45,7 +45,7 @@ class TypeBuiltin:
 
 # torch's own names for the classes of its values
 _TORCH_TYPES: dict[type, tuple[str, str]] = {
-    DType: ("dtype", "torch"),
+    DType: ("dtype", "torch"), finfo: ("finfo", "torch"), iinfo: ("iinfo", "torch"),
     Device: ("device", "torch"), stdlib.Namespace: ("module", "builtins"),
     TorchVersion: ("TorchVersion", "torch.torch_version"), Generator: ("Generator", "torch._C"),
 }

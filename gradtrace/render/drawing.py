@@ -121,11 +121,13 @@ def value_line(array: Any) -> str:
 def tensor_lines(view: GraphView, tensor_id: int, array: Any) -> list[str]:
     """A tensor vertex's first lines: its name by the naming rule, its value, and for an
     `x@5` name the name and lines that held it (`(x, lines 5-7)`). The value stays the
-    second line: the view page rewrites it as the values change."""
-    lines = [view.tensor_label(tensor_id), value_line(array)]
+    second line: the view page rewrites it as the values change. The name lines are cut
+    as a box's other lines are (Graphviz refuses a string past 16,384 characters, and a
+    20,000-character name is no use in a box)."""
+    lines = [cut(view.tensor_label(tensor_id)), value_line(array)]
     binding = view.naming.introduction(tensor_id)
     if binding is not None:
-        lines.append(f"({held(binding)})")
+        lines.append(cut(f"({held(binding)})"))
     return lines
 
 

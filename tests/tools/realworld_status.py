@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gradtrace.engine import capability
+from gradtrace.interpreter import Limits
 from gradtrace.runner import load_source, run_source
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
@@ -67,7 +68,7 @@ class Outcome:
 def run_case(case: Path, recorded: str) -> Outcome:
     os.environ["ATEN_CPU_CAPABILITY"] = recorded
     capability.CAPABILITY = recorded
-    result = run_source(load_source(str(case)))
+    result = run_source(load_source(str(case)), limits=Limits(timeout=600))  # (parity, not speed)
     stdout = ADDRESS.sub("0x?", result.stdout)
     expected = case.with_suffix(".out").read_text()
     err_file = case.with_suffix(".err")

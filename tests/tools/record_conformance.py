@@ -29,6 +29,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 
 ADDR = re.compile(r"0x[0-9a-fA-F]+")
 
@@ -99,8 +100,10 @@ def features(text: str) -> list[str]:
 
 
 def run(case: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, case.name], cwd=case.parent, capture_output=True,
-                          text=True, timeout=300, env=env)
+    """The case under torch, in an empty folder (what a torch.save writes is thrown away)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return subprocess.run([sys.executable, str(case.resolve())], cwd=folder,
+                              capture_output=True, text=True, timeout=300, env=env)
 
 
 def record(case: pathlib.Path, env: dict[str, str], runs: int, tag: str = "") -> bool:

@@ -57,6 +57,7 @@ def cases() -> list[dict]:
             add("Tensor.uniform_", f"out(torch.empty({n}, {d}).uniform_(-0.37, 1.91GEN))")
             add("Tensor.normal_", f"out(torch.empty({n}, {d}).normal_(0.3, 1.7GEN))")
             add("Tensor.exponential_", f"out(torch.empty({n}, {d}).exponential_(2.5GEN))")
+            add("Tensor.cauchy_", f"out(torch.empty({n}, {d}).cauchy_(0.5, 1.5GEN))")
             add("Tensor.bernoulli_(p)", f"out(torch.empty({n}, {d}).bernoulli_(0.3GEN))")
             add("bernoulli(Tensor)",
                 f"p = torch.linspace(0, 1, {n}, {d})\nout(torch.bernoulli(pGEN))\n"

@@ -11,7 +11,30 @@ from typing import Any
 from ..device import tensor_cpu, tensor_cuda, tensor_get_device
 from ..shapes import size_args
 from ..tensor import Tensor
-from . import indexing, matrices, shape_inplace, sorting, statistics, transcendental, windows
+from . import (
+    add_products,
+    arrangements,
+    cholesky_solve,
+    composites,
+    correlation,
+    float_ops,
+    gamma,
+    indexing,
+    linalg_composite,
+    matrices,
+    piecewise,
+    quantiles,
+    scatter_reduce,
+    scatters,
+    shape_inplace,
+    sorting,
+    stacking,
+    statistics,
+    transcendental,
+    triangular_solve,
+    weighted,
+    windows,
+)
 from ._util import apply_inplace
 from .arithmetic import (
     add,
@@ -45,7 +68,7 @@ from .arithmetic import (
     sub,
     sub_,
 )
-from .creation import FillBackward0, ZeroBackward0, ones_like, zeros_like
+from .creation import FillBackward2, ZeroBackward0, ones_like, zeros_like
 from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .indexing import (
     gather,
@@ -70,12 +93,14 @@ from .joins import (
     unsafe_split,
 )
 from .linalg import addmm, bmm, cross, dot, linear, matmul, mm, mv, outer
+from .logic_inplace import INPLACE_LOGIC, bitwise_left_shift, bitwise_right_shift
 from .norms import dist, logsumexp, norm, std, var
 from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
 from .reductions import (
     all,
     amax,
     amin,
+    aminmax,
     any,
     argmax,
     argmin,
@@ -92,7 +117,7 @@ from .reductions import (
 from .rounding import fmod
 from .sampling import TENSOR_METHODS as SAMPLING_METHODS
 from .softmax import tensor_log_softmax, tensor_softmax
-from .subscript import getitem, index_put, index_put_, setitem
+from .subscript import FillBackward3, getitem, index_put, index_put_, setitem
 from .unary import (
     abs,
     ceil,
@@ -107,6 +132,7 @@ from .unary import (
     log,
     log1p,
     logit,
+    logit_,
     reciprocal,
     relu,
     relu_,
@@ -192,10 +218,52 @@ def new_ones(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = Fal
 
 def new_empty(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
               device: Any = None) -> Tensor:
-    """Uninitialised in torch (`uninitialised.fill()` here), in t's dtype by default."""
-    from .. import uninitialised
+    """Uninitialised in torch (`unreproducible.fill()` here), in t's dtype by default."""
+    from .. import unreproducible
 
-    return _new_filled(t, size, uninitialised.fill(), dtype, requires_grad)
+    return _new_filled(t, size, unreproducible.fill(), dtype, requires_grad)
+
+
+def new_empty_strided(t: Tensor, size: Any, stride: Any, *, dtype: Any = None,
+                      requires_grad: bool = False, device: Any = None, **_: Any) -> Tensor:
+    """Uninitialised, like new_empty; the strides are not kept (numpy lays it out)."""
+    return new_empty(t, size, dtype=dtype, requires_grad=requires_grad)
+
+
+def new(t: Tensor, *args: Any, device: Any = None) -> Tensor:
+    """The legacy constructor Tensor.new: no argument is an empty tensor, sizes (ints or a
+    torch.Size) an uninitialised one, a tensor of t's dtype an alias (AliasBackward0), other
+    data a tensor of it, all in t's dtype."""
+    from ..shapes import Size
+    from .creation import tensor
+
+    if not args:
+        return new_empty(t, 0)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype is not t.dtype:
+            from ...errors import TorchTypeError
+            from ..dtypes import C_TYPE_NAMES
+
+            options = ("TensorOptions(dtype={}, device=cpu, layout=Strided, requires_grad=false "
+                       "(default), pinned_memory=false (default), memory_format=(nullopt))")
+            raise TorchTypeError(f"expected {options.format(C_TYPE_NAMES[t.dtype.name])} (got "
+                                 f"{options.format(C_TYPE_NAMES[other.dtype.name])})")
+        return alias(other)
+    if len(args) == 1 and not isinstance(args[0], Size) and isinstance(args[0], (list, tuple)):
+        return tensor(args[0], dtype=t.dtype)
+    return new_empty(t, *args)
+
+
+def numpy(t: Tensor, *, force: bool = False) -> Any:
+    """Refused: a script holds tensors, never numpy arrays (torch's own check first)."""
+    from ...errors import NotSupportedError, TorchRuntimeError
+
+    if t.requires_grad and not force:
+        raise TorchRuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                                "tensor.detach().numpy() instead.")
+    raise NotSupportedError("Tensor.numpy() is not supported by gradtrace: a script cannot hold "
+                            "numpy arrays (use .tolist() or .item())")
 
 
 def new_full(t: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
@@ -220,9 +288,15 @@ def zero_(t: Tensor) -> Tensor:
 
 
 def fill_(t: Tensor, value: Any) -> Tensor:
+    """fill_.Scalar records FillBackward2, fill_.Tensor (a 0-dim value) FillBackward3."""
     if isinstance(value, Tensor):
-        value = value.item()
-    return apply_inplace(FillBackward0, t, value=value)
+        if value.array.ndim:
+            from ...errors import TorchRuntimeError
+
+            raise TorchRuntimeError("fill_ only supports 0-dimension value tensor but got "
+                                    f"tensor with {value.array.ndim} dimensions.")
+        return apply_inplace(FillBackward3, t, value)
+    return apply_inplace(FillBackward2, t, value=value)
 
 
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {
@@ -246,6 +320,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "unsqueeze": unsqueeze, "squeeze": squeeze, "clone": clone, "to": to, "alias": alias,
     "zero_": zero_, "fill_": fill_, "square": square, "isnan": isnan, "isinf": isinf,
     "isfinite": isfinite, "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty,
+    "new_empty_strided": new_empty_strided, "new": new, "numpy": numpy,
     "new_tensor": new_tensor, "new_full": new_full,
     "type_as": type_as, "rsqrt": rsqrt,
     "cpu": tensor_cpu, "cuda": tensor_cuda, "get_device": tensor_get_device,
@@ -266,7 +341,10 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     # products
     "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "outer": outer, "ger": outer,
     "cross": cross,
-    "addmm": addmm,
+    "addmm": addmm, "baddbmm": add_products.baddbmm, "baddbmm_": add_products.baddbmm_,
+    "addbmm": add_products.addbmm, "addbmm_": add_products.addbmm_,
+    "addmv": add_products.addmv, "addmv_": add_products.addmv_,
+    "addr": add_products.addr, "addr_": add_products.addr_,
     # fused pointwise
     "addcmul": addcmul, "addcmul_": addcmul_, "addcdiv": addcdiv, "addcdiv_": addcdiv_,
     "lerp": lerp, "lerp_": lerp_,
@@ -299,7 +377,8 @@ TENSOR_METHODS.update({
     # statistics, cumulative ops, counting
     "cumprod": statistics.cumprod, "cummax": statistics.cummax, "cummin": statistics.cummin,
     "count_nonzero": statistics.count_nonzero, "bincount": statistics.bincount,
-    "histc": statistics.histc, "isclose": statistics.isclose, "equal": statistics.equal,
+    "histc": statistics.histc, "aminmax": aminmax, "isclose": statistics.isclose,
+    "allclose": statistics.allclose, "equal": statistics.equal,
     "nonzero": statistics.nonzero, "argwhere": statistics.argwhere,
     # indexing
     "index_copy": indexing.index_copy, "index_copy_": indexing.index_copy_,
@@ -308,7 +387,45 @@ TENSOR_METHODS.update({
     "scatter": indexing.scatter, "scatter_": indexing.scatter_,
     "scatter_add_": indexing.scatter_add_, "masked_select": indexing.masked_select,
     "masked_scatter": indexing.masked_scatter, "masked_scatter_": indexing.masked_scatter_,
+    # torch's other spellings
+    "greater": gt, "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
+    "multiply": mul, "multiply_": mul_, "subtract": sub, "subtract_": sub_, "divide": div,
+    "divide_": div_, "true_divide": div, "true_divide_": div_, "moveaxis": movedim,
+    # in-place comparisons, logic, bitwise ops and shifts
+    **INPLACE_LOGIC,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+    # composite shape functions
+    "ravel": stacking.ravel, "fliplr": stacking.fliplr, "flipud": stacking.flipud,
+    "broadcast_to": stacking.broadcast_to, "tensor_split": stacking.tensor_split,
+    "hsplit": stacking.hsplit, "vsplit": stacking.vsplit, "dsplit": stacking.dsplit,
+    "take_along_dim": stacking.take_along_dim,
+    # floating-point housekeeping
+    "deg2rad": float_ops.deg2rad, "rad2deg": float_ops.rad2deg,
+    "copysign": float_ops.copysign, "fmax": float_ops.fmax, "fmin": float_ops.fmin,
+    "nan_to_num": float_ops.nan_to_num, "nan_to_num_": float_ops.nan_to_num_,
+    "nansum": float_ops.nansum, "nanmean": float_ops.nanmean, "signbit": float_ops.signbit,
+    "isposinf": float_ops.isposinf, "isneginf": float_ops.isneginf,
+    "isreal": float_ops.isreal, "positive": float_ops.positive,
+    "heaviside": float_ops.heaviside, "float_power": float_ops.float_power,
+    "deg2rad_": float_ops.deg2rad_, "rad2deg_": float_ops.rad2deg_,
+    "copysign_": float_ops.copysign_, "heaviside_": float_ops.heaviside_,
+    "float_power_": float_ops.float_power_,
+    # rearranging and repeating, index helpers
+    "repeat_interleave": arrangements.repeat_interleave, "rot90": arrangements.rot90,
+    "diagflat": arrangements.diagflat, "gcd": arrangements.gcd, "lcm": arrangements.lcm,
+    "gcd_": arrangements.gcd_, "lcm_": arrangements.lcm_, "logit_": logit_,
+    "hardshrink": piecewise.hardshrink, "prelu": weighted.prelu,
 })
+
+TENSOR_METHODS.update(linalg_composite.TENSOR_METHODS)
+TENSOR_METHODS.update(gamma.TENSOR_METHODS)
+TENSOR_METHODS.update(scatter_reduce.TENSOR_METHODS)
+TENSOR_METHODS.update(quantiles.TENSOR_METHODS)
+TENSOR_METHODS.update(correlation.TENSOR_METHODS)
+TENSOR_METHODS.update(scatters.TENSOR_METHODS)
+TENSOR_METHODS.update(composites.TENSOR_METHODS)
+TENSOR_METHODS.update(cholesky_solve.TENSOR_METHODS)
+TENSOR_METHODS.update(triangular_solve.TENSOR_METHODS)
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import dtypes
+from .. import dtypes, no_grad_views
 from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
@@ -59,10 +59,23 @@ def common_dtype(a: Tensor, b: Tensor) -> DType:
 
 def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndarray:
     """`ufunc(a, b)` computed in `dtype`, like torch's TensorIterator."""
-    x = a.array.item() if a._wrapped else (
+    # (a wrapped number is a Python number for numpy, but a uint64 one, which numpy cannot
+    # take as a number, is cast with C's wrap-around as torch casts it)
+    x = a.array.item() if a._wrapped and a.dtype is not _UINT64 else (
         a.array if a.dtype is dtype else a.array.astype(dtype.np))
-    y = b.array.item() if b._wrapped else (
+    y = b.array.item() if b._wrapped and b.dtype is not _UINT64 else (
         b.array if b.dtype is dtype else b.array.astype(dtype.np))
+    return values_apply(ufunc, x, y, dtype)
+
+
+def number_apply(ufunc: np.ufunc, a: Tensor, number: float) -> np.ndarray:
+    """`binary_apply(ufunc, a, wrap_number(number), a.dtype)` for a floating-point `a` and
+    a Python float (which never widens it), without the number's tensor."""
+    return values_apply(ufunc, a.array, number, a.dtype)
+
+
+def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
+    """`ufunc(x, y)` as a `dtype` array; x and y are arrays in `dtype` or Python numbers."""
     if type(x) is np.ndarray and not x.ndim and dtype in _SCALAR_MATH:
         operator_ = _SCALAR_OPERATORS.get(ufunc)
         if operator_ is not None and (type(y) is not np.ndarray or not y.ndim):
@@ -78,6 +91,7 @@ def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndar
     return out
 
 
+_UINT64 = dtypes.uint64
 _SCALAR_MATH = frozenset({dtypes.float32, dtypes.float64})
 _SCALAR_OPERATORS = {np.add: operator.add, np.subtract: operator.sub,
                      np.multiply: operator.mul, np.true_divide: operator.truediv}
@@ -92,20 +106,18 @@ def float_dtype(dtype: DType) -> DType:
     return dtype if dtype.is_floating_point else dtypes.DEFAULT_FLOAT
 
 
-def cast_name(dtype: DType) -> str:
-    return dtype.tensor_type[: -len("Tensor")]
-
-
 def not_implemented(kernel: str, dtype: DType) -> Exception:
     """torch's NotImplementedError for a kernel without a `dtype` version."""
     from ...errors import ScriptError
 
-    return ScriptError(f"\"{kernel}\" not implemented for '{dtype.tensor_type[:-6]}'",
+    return ScriptError(f"\"{kernel}\" not implemented for '{dtype.scalar_type}'",
                        kind="NotImplementedError")
 
 
 def check_inplace(self: Tensor) -> None:
     """torch's checks before an in-place op on `self`."""
+    if GRAD_MODE.enabled and self._base is not None:
+        no_grad_views.check_inplace(self)
     if GRAD_MODE.enabled and self.requires_grad:
         if self.grad_fn is None:
             if self._base is not None:
@@ -173,8 +185,8 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
     if not np.can_cast(out.dtype.np, self.dtype.np, "same_kind") and not (
             out.dtype.is_floating_point and self.dtype.is_floating_point):
         raise TorchRuntimeError(
-            f"result type {cast_name(out.dtype)} can't be cast to the desired output type "
-            f"{cast_name(self.dtype)}")
+            f"result type {out.dtype.scalar_type} can't be cast to the desired output type "
+            f"{self.dtype.scalar_type}")
     if out.array.shape != self.array.shape:
         raise TorchRuntimeError(
             f"output with shape [{', '.join(map(str, self.array.shape))}] doesn't match the "

@@ -567,6 +567,11 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return node.call(input, alpha=_SELU_ALPHA, scale=_SELU_SCALE)
 
 
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """F.selu_ / torch.selu_: selu in place (EluBackward1)."""
+    return selu(input, inplace=True)
+
+
 def elu_(input: Tensor, alpha: Any = 1) -> Tensor:  # noqa: A002
     return apply_inplace(EluBackward1, input, alpha=alpha)
 
@@ -642,8 +647,10 @@ def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
 def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
             dtype: Any = None) -> Tensor:
     """torch: (-input).softmax(dim)."""
-    from .softmax import softmax
+    from .softmax import implicit_dim, softmax
 
+    if dim is None:
+        dim = implicit_dim("softmin", input)
     return softmax(-input, dim, dtype=dtype)
 
 

@@ -11,7 +11,7 @@ from ..dtypes import bool_
 from ..events import OBSERVERS
 from ..formulas import local
 from ..grad_mode import GRAD_MODE
-from ..node import Function, SavedTensor
+from ..node import Function, SavedNumber, SavedTensor, saved_number
 from ..tensor import Tensor, as_tensor_operand, type_name, wrap
 from ._util import (
     apply_inplace,
@@ -20,6 +20,8 @@ from ._util import (
     cast,
     common_dtype,
     float_dtype,
+    not_implemented,
+    number_apply,
     result_dtype,
 )
 from .fused import add_alpha
@@ -41,6 +43,11 @@ class AddBackward0(Function):
         if alpha != 1:
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), alpha, dtype.np)
         return binary_apply(np.add, a, b, dtype)
+
+    def forward_number(self, a: Tensor, number: float) -> np.ndarray:
+        if self.recording:
+            self.attrs = _ALPHA_ONE
+        return number_apply(np.add, a, number)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor | None]:
         # like torch, nothing for an input that needs no gradient (`y + 0.5`'s number)
@@ -68,6 +75,11 @@ class SubBackward0(Function):
         if alpha != 1:
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), -alpha, dtype.np)
         return binary_apply(np.subtract, a, b, dtype)
+
+    def forward_number(self, a: Tensor, number: float) -> np.ndarray:
+        if self.recording:
+            self.attrs = {"alpha": 1}
+        return number_apply(np.subtract, a, number)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor | None]:
         if self.next_functions[1][0] is None:  # `y - 0.5`: no -grad for the number
@@ -109,11 +121,20 @@ class MulBackward0(Function):
                           "other": other}
         return binary_apply(np.multiply, a, b, dtype)
 
+    def forward_number(self, a: Tensor, number: float) -> np.ndarray:
+        if self.recording:  # only `a` can require grad: `self` is not saved
+            self.saved = {"self": None, "other": saved_number(number)}
+        return number_apply(np.multiply, a, number)
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         # torch computes the last input's gradient first (the order nodes are created in)
         edges = self.next_functions  # (needs_input_grad without its calls)
         gb = _product(grad, self.unpack("self")) if edges[1][0] is not None else None
-        ga = _product(grad, self.unpack("other")) if edges[0][0] is not None else None
+        ga = None
+        if edges[0][0] is not None:
+            number = _unread_number(grad, self, "other")
+            ga = _product(grad, self.unpack("other")) if number is None else \
+                wrap(number_apply(np.multiply, grad, number))
         return ga, gb
 
 
@@ -124,6 +145,20 @@ def _product(grad: Tensor, t: Tensor) -> Tensor:
     if GRAD_MODE.enabled or OBSERVERS:
         return mul(grad, t)
     return wrap(binary_apply(np.multiply, grad, t, common_dtype(grad, t)))
+
+
+def _unread_number(grad: Tensor, node: Function, key: str) -> float | None:
+    """The Python number saved as `key` (SavedNumber) when a backward formula may compute
+    `grad op number` without the op: grad mode off (no create_graph) and nothing observing
+    the engine, as in `_product`; the number's wrapped tensor would give the same bits (a
+    Python float never widens a floating-point gradient). None otherwise, and once the
+    tensor was read: it is then unpacked as any saved tensor (a script may have changed it
+    in place)."""
+    saved = node.saved[key]
+    if (type(saved) is SavedNumber and not (GRAD_MODE.enabled or OBSERVERS)
+            and grad.dtype.is_floating_point and not saved.built()):
+        return saved.number
+    return None
 
 
 class DivBackward0(Function):
@@ -140,7 +175,17 @@ class DivBackward0(Function):
         with np.errstate(divide="ignore", invalid="ignore"):
             return binary_apply(np.true_divide, a, b, dtype)
 
+    def forward_number(self, a: Tensor, number: float) -> np.ndarray:
+        if self.recording:  # only `a` can require grad: `self` is not saved
+            self.saved = {"self": None, "other": saved_number(number)}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return number_apply(np.true_divide, a, number)
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        number = _unread_number(grad, self, "other")
+        if number is not None:  # `a / number`: only a's gradient, grad / number
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return wrap(number_apply(np.true_divide, grad, number)), None
         other = self.unpack("other")
         gb = None
         if self.needs_input_grad(1):  # first, like torch; C++ evaluates the right operand first
@@ -295,7 +340,12 @@ def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     if type(alpha) is not int:
         _check_alpha("add", alpha)
     if isinstance(a, Tensor):
-        return AddBackward0.call(a, b if type(b) is Tensor else as_tensor_operand(b), alpha=alpha)
+        if type(b) is Tensor:
+            return AddBackward0.call(a, b, alpha=alpha)
+        if type(b) is float and type(alpha) is int and alpha == 1 \
+                and a.dtype.is_floating_point:
+            return AddBackward0.call_number(a, b)
+        return AddBackward0.call(a, as_tensor_operand(b), alpha=alpha)
     return AddBackward0.call(b, as_tensor_operand(a), alpha=alpha)
 
 
@@ -304,6 +354,8 @@ def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
         _check_alpha("sub", alpha)
     if not isinstance(a, Tensor):
         return rsub(b, a, alpha=alpha)
+    if type(b) is float and type(alpha) is int and alpha == 1 and a.dtype.is_floating_point:
+        return SubBackward0.call_number(a, b)
     return SubBackward0.call(a, as_tensor_operand(b), alpha=alpha)
 
 
@@ -317,7 +369,11 @@ def rsub(a: Tensor, b: Any, *, alpha: Any = 1) -> Tensor:
 def mul(a: Any, b: Any) -> Tensor:
     if not isinstance(a, Tensor):
         a, b = b, a
-    return MulBackward0.call(a, b if type(b) is Tensor else as_tensor_operand(b))
+    if type(b) is Tensor:
+        return MulBackward0.call(a, b)
+    if type(b) is float and a.dtype.is_floating_point:
+        return MulBackward0.call_number(a, b)
+    return MulBackward0.call(a, as_tensor_operand(b))
 
 
 def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
@@ -327,6 +383,8 @@ def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
         from .rounding import rounded_div
 
         return rounded_div(a, b, rounding_mode)
+    if type(b) is float and a.dtype.is_floating_point:
+        return DivBackward0.call_number(a, b)
     return DivBackward0.call(a, as_tensor_operand(b))
 
 
@@ -433,7 +491,7 @@ def ge(a: Any, b: Any) -> Tensor:
 def _bitwise(ufunc: np.ufunc, name: str, a: Any, b: Any) -> Tensor:
     ta, tb, dtype = binary_operands(a, b)
     if dtype.is_floating_point:
-        raise TorchRuntimeError(f'"{name}_cpu" not implemented for \'{dtype.tensor_type[:-6]}\'')
+        raise not_implemented(f"{name}_cpu", dtype)
     return Tensor._wrap(ufunc(cast(ta.array, dtype), cast(tb.array, dtype)))
 
 
@@ -451,8 +509,7 @@ def bitwise_xor(a: Any, b: Any) -> Tensor:
 
 def bitwise_not(a: Tensor) -> Tensor:
     if a.dtype.is_floating_point:
-        raise TorchRuntimeError(
-            f"\"bitwise_not_cpu\" not implemented for '{a.dtype.tensor_type[:-6]}'")
+        raise not_implemented("bitwise_not_cpu", a.dtype)
     return Tensor._wrap(np.invert(a.array))
 
 

@@ -1,11 +1,12 @@
-"""F.conv1d / F.conv2d (and torch.conv1d/conv2d): torch's `convolution`, one
+"""F.conv1d / F.conv2d / F.conv3d (and torch.conv1d/2d/3d): torch's `convolution`, one
 `ConvolutionBackward0` node over (input, weight, bias), whose backward is the
 multi-output `ConvolutionBackwardBackward0` (grad_input, grad_weight, grad_bias).
 
-Values: a float32 convolution that torch hands to oneDNN's AVX2 direct kernels is
-computed in their order (engine/conv_kernels.py); others (slow_conv2d's im2col + BLAS,
-oneDNN's 1x1 and gemm kernels, groups, float64) accumulate in float64 and round once, and
-the run notes that their last bit may differ.
+Values are torch's kernels' own order: slow_conv2d's / slow_conv3d's and the dilated
+kernels' im2col + MKL gemm (float64, and float32 that use_mkldnn declines) in
+engine/slow_conv.py, oneDNN's AVX2 direct kernels (2-D) in engine/conv_kernels.py. The
+rest (oneDNN's 1x1, grouped, gemm and deconvolution kernels, and every 3-D oneDNN kernel)
+accumulate in float64 and round once, and the run notes that their last bit may differ.
 """
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import conv_kernels, exactness
+from .. import conv_kernels, exactness, slow_conv
 from ..formulas import vjp
 from ..limits import reserve
 from ..node import Function
+from ..reduction_order import cascade_sum
 from ..tensor import Tensor
 from .views import SqueezeBackward1, UnsqueezeBackward0, warn
 
@@ -113,11 +115,125 @@ def conv_weight_grad(g: np.ndarray, x: np.ndarray, weight_shape: tuple[int, ...]
 
 def _as_2d(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],
            padding: tuple[int, ...], dilation: tuple[int, ...]) -> tuple[tuple, ...]:
-    """torch's view of a 1-D convolution as a 2-D one of height 1 (view1d_as_2d)."""
-    if len(w_shape) == 4:
+    """torch's view of a 1-D convolution as a 2-D one of height 1 (view1d_as_2d); 2-D and
+    3-D ones as they are."""
+    if len(w_shape) != 3:
         return x_shape, w_shape, tuple(stride), tuple(padding), tuple(dilation)
     return ((x_shape[0], x_shape[1], 1, x_shape[2]), (w_shape[0], w_shape[1], 1, w_shape[2]),
             (1, stride[0]), (0, padding[0]), (1, dilation[0]))
+
+
+def _slow2d_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
+                 padding: tuple[int, ...], dilation: tuple[int, ...],
+                 groups: int) -> tuple | None:
+    """The 2-D shapes, stride, padding and dilation when torch runs slow_conv2d or, dilated,
+    slow_conv_dilated2d (Convolution.cpp's Slow2d / SlowDilated2d: float64, or float32
+    that use_mkldnn declines); else None."""
+    if x.dtype not in (np.float32, np.float64):
+        return None
+    xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
+    if x.dtype == np.float32 and conv_kernels.uses_onednn(xs, ws, st, dil, groups):
+        return None
+    return xs, ws, st, pad, dil
+
+
+def _group_slices(a: np.ndarray, groups: int, axis: int) -> list[np.ndarray]:
+    """Convolution.cpp's subtensor: group g's contiguous slice of `axis`."""
+    size = a.shape[axis] // groups
+    return [np.ascontiguousarray(np.take(a, range(g * size, (g + 1) * size), axis=axis))
+            for g in range(groups)] if groups > 1 else [a]
+
+
+def transposed_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
+                    padding: tuple[int, ...], dilation: tuple[int, ...],
+                    output_padding: tuple[int, ...], groups: int) -> tuple | None:
+    """_slow2d_plan's parameters and the 2-D output padding when torch runs
+    slow_conv_transpose2d (the same dtypes and use_mkldnn test); else None."""
+    plan = _slow2d_plan(x, w, stride, padding, dilation, groups)
+    if plan is None:
+        return None
+    op = (0, output_padding[0]) if len(output_padding) == 1 else tuple(output_padding)
+    return plan + (op,)
+
+
+def transposed_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, plan: tuple,
+                       groups: int) -> np.ndarray:
+    """slow_conv_transpose2d, group by group: per image weight.T @ input into columns,
+    folded into a zeroed output, then the bias added (as torch 2.13 does; measured)."""
+    xs, ws, st, pad, dil, op = plan
+    out_hw = tuple((xs[2 + i] - 1) * st[i] - 2 * pad[i] + dil[i] * (ws[2 + i] - 1) + op[i] + 1
+                   for i in range(len(xs) - 2))
+    x4 = np.ascontiguousarray(x).reshape(xs)
+    w4 = np.ascontiguousarray(w).reshape(ws)
+    out = np.concatenate([slow_conv.backward_input(
+        xg, wg, (xs[0], ws[1]) + out_hw, st, pad, dil, "transposed") for xg, wg in zip(
+        _group_slices(x4, groups, 1), _group_slices(w4, groups, 0), strict=True)], 1)
+    if b is not None:
+        with np.errstate(all="ignore"):
+            out = out + b.reshape((1, -1) + (1,) * (out.ndim - 2))
+    return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
+
+
+def _transposed_backward(g: np.ndarray, x: np.ndarray, w: np.ndarray, plan: tuple,
+                         groups: int, mask: tuple[bool, bool, bool]) -> list[np.ndarray | None]:
+    """slow_conv_transpose2d's backward per group (then cat): grad_input a convolution of
+    the gradient (im2col + gemm), grad_weight the images' beta-1 gemms, grad_bias the
+    images' spatial sums added in turn."""
+    xs, ws, st, pad, dil, _ = plan
+    g4 = g.reshape(g.shape[:2] + (1, g.shape[-1])) if g.ndim == 3 else g
+    x4 = np.ascontiguousarray(x).reshape(xs)
+    w4 = np.ascontiguousarray(w).reshape(ws)
+    parts = list(zip(_group_slices(np.ascontiguousarray(g4), groups, 1),
+                     _group_slices(x4, groups, 1), _group_slices(w4, groups, 0), strict=True))
+    gi = gw = gb = None
+    if mask[0]:
+        gi = np.concatenate([slow_conv.forward(gg, wg, None, st, pad, dil, "transposed")
+                             for gg, _, wg in parts], 1).reshape(x.shape)
+    if mask[1]:
+        gw = np.concatenate([slow_conv.backward_weight(xg, gg, wg.shape, st, pad, dil)
+                             for gg, xg, wg in parts], 0).reshape(w.shape)
+    if mask[2]:
+        gb = np.concatenate([slow_conv.backward_bias(gg) for gg, _, _ in parts])
+    return [gi, gw, gb]
+
+
+def _slow2d_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, plan: tuple,
+                    groups: int) -> np.ndarray:
+    """Slow2d's forward, group by group (then cat), on the 2-D view; back in x's rank."""
+    xs, ws, st, pad, dil = plan
+    x4 = np.ascontiguousarray(x).reshape(xs)
+    w4 = np.ascontiguousarray(w).reshape(ws)
+    bs = [None] * groups if b is None else _group_slices(b, groups, 0)
+    out = np.concatenate([slow_conv.forward(xg, wg, bg, st, pad, dil) for xg, wg, bg in zip(
+        _group_slices(x4, groups, 1), _group_slices(w4, groups, 0), bs, strict=True)], 1)
+    return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
+
+
+def _slow2d_backward(g: np.ndarray, x: np.ndarray, w: np.ndarray, plan: tuple, groups: int,
+                     mask: tuple[bool, bool, bool]) -> list[np.ndarray | None]:
+    """Slow2d's / SlowDilated2d's convolution_backward: per group grad_input and grad_weight
+    (then cat), and grad_bias (per group's contiguous slice): Slow2d's torch.sum over
+    (0, 2, 3), the dilated kernel's own per-image sums."""
+    xs, ws, st, pad, dil = plan
+    g4 = g.reshape(xs[:1] + (ws[0],) + (-1,) + g.shape[3 - len(xs):])
+    x4 = np.ascontiguousarray(x).reshape(xs)
+    w4 = np.ascontiguousarray(w).reshape(ws)
+    parts = list(zip(_group_slices(g4, groups, 1), _group_slices(x4, groups, 1),
+                     _group_slices(w4, groups, 0), strict=True))
+    gi = gw = gb = None
+    if mask[0]:
+        gi = np.concatenate([slow_conv.backward_input(gg, wg, xg.shape, st, pad, dil)
+                             for gg, xg, wg in parts], 1).reshape(x.shape)
+    if mask[1] and groups > 1 and len(xs) == 5 and slow_conv.kernel_name(dil) == "slow2d":
+        gw = slow_conv.backward_weight_grouped3d(g4, x4, w4.shape, st, pad, groups)
+    elif mask[1]:
+        gw = np.concatenate([slow_conv.backward_weight(gg, xg, wg.shape, st, pad, dil)
+                             for gg, xg, wg in parts], 0).reshape(w.shape)
+    if mask[2]:
+        bias_grad = slow_conv.backward_bias if any(d != 1 for d in dil) else (
+            lambda gg: cascade_sum(gg, (0,) + tuple(range(2, gg.ndim)), False))
+        gb = np.concatenate([bias_grad(gg) for gg, _, _ in parts])
+    return [gi, gw, gb]
 
 
 def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding: tuple[int, ...],
@@ -129,9 +245,9 @@ def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding:
                        "order")
         return None
     xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
-    if not conv_kernels.uses_onednn(xs, ws, st, dil, groups):
-        exactness.note("convolution through slow_conv2d (im2col + BLAS): its order is not "
-                       "reproduced")
+    if len(ws) == 5:
+        exactness.note(f"3-D convolution ({direction}) through oneDNN: accumulated in float64, "
+                       "not in its kernel's order")
         return None
     if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction):
         exactness.note(f"convolution ({direction}) through oneDNN kernels whose order is not "
@@ -166,6 +282,10 @@ class ConvolutionBackward0(Function):
                 output_padding: tuple[int, ...]) -> np.ndarray:
         self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
         full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
+        slow = _slow2d_plan(x.array, w.array, stride, full, dilation, groups)
+        if slow is not None:
+            return _slow2d_forward(x.array, w.array, None if b is None else b.array, slow,
+                                   groups)
         plan = _onednn_plan(x.array, w.array, stride, full, dilation, groups, "forward")
         if plan is not None:
             xs, ws, st, pad, dil = plan
@@ -219,9 +339,22 @@ class ConvolutionBackwardBackward0(Function):
             raise TorchRuntimeError("output_padding is not supported for non-transposed "
                                     "convolutions; got: " + " ".join(map(str, output_padding)))
         if transposed:
-            return _transposed_grads(g, xa, wa, bias_sizes, (stride, full, dilation, groups),
-                                     mask)
+            plan = transposed_plan(xa, wa, stride, full, dilation, output_padding, groups)
+            if plan is None:
+                return _transposed_grads(g, xa, wa, bias_sizes,
+                                         (stride, full, dilation, groups), mask)
+            bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[1] * groups,)
+            outs = _transposed_backward(g, xa, wa, plan, groups,
+                                        (mask[0], mask[1], mask[2] and bias_sizes != (0,)))
+            return [o.astype(dtype, copy=False) if o is not None else np.zeros(shape, dtype)
+                    for o, shape in zip(outs, (xa.shape, wa.shape, bias_shape), strict=True)]
         bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[0],)
+        slow = _slow2d_plan(xa, wa, stride, full, dilation, groups)
+        if slow is not None:
+            outs = _slow2d_backward(g, xa, wa, slow, groups,
+                                    (mask[0], mask[1], mask[2] and bias_sizes != (0,)))
+            return [o if o is not None else np.zeros(shape, dtype) for o, shape in
+                    zip(outs, (xa.shape, wa.shape, bias_shape), strict=True)]
         gi = np.zeros(xa.shape, dtype)
         gw = np.zeros(wa.shape, dtype)
         gb = np.zeros(bias_shape, dtype)
@@ -391,6 +524,10 @@ def check_params(x: Tensor, w: Tensor, stride: tuple[int, ...], padding: tuple[i
             f"(torch.{w.dtype.tensor_type}) should be the same or input should be a MKLDNN "
             "tensor and weight is a dense tensor")
     ws = w.array.shape
+    if ws[0] < groups:
+        raise TorchRuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+            f"but got weight of size [{', '.join(map(str, ws))}] instead")
     if ws[0] % groups:
         raise TorchRuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
@@ -499,3 +636,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
            stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+           stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)

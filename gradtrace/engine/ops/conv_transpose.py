@@ -1,11 +1,12 @@
-"""F.conv_transpose1d / F.conv_transpose2d: torch's `convolution` with transposed=True, the
+"""F.conv_transpose1d/2d/3d: torch's `convolution` with transposed=True, the
 same ConvolutionBackward0 node over (input, weight, bias) as a convolution (weight of shape
 (in_channels, out_channels / groups, *kernel)).
 
-Values accumulate in float64 and round once: torch's float32 kernels here
-(slow_conv_transpose2d's col2im + BLAS, or oneDNN's deconvolution) are not reproduced, and
-the run notes it. Its backward is conv.py's ConvolutionBackwardBackward0 with transposed=True,
-so create_graph records torch's nodes.
+Values: slow_conv_transpose2d/3d (float64, and float32 that use_mkldnn declines) in its order
+(conv.transposed_forward, engine/slow_conv.py); oneDNN's float32 deconvolution is not
+reproduced: it accumulates in float64 and rounds once, and the run notes it. Its backward
+is conv.py's ConvolutionBackwardBackward0 with transposed=True, so create_graph records
+torch's nodes.
 """
 from __future__ import annotations
 
@@ -39,6 +40,11 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                 output_padding: tuple[int, ...]) -> np.ndarray:
         self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
+        plan = conv.transposed_plan(x.array, w.array, stride, padding, dilation,
+                                    output_padding, groups)
+        if plan is not None:
+            return conv.transposed_forward(x.array, w.array, None if b is None else b.array,
+                                           plan, groups)
         exactness.note(CAUSE)
         xs, ws = x.array.shape, w.array.shape
         spatial = tuple((xs[2 + i] - 1) * stride[i] - 2 * padding[i]
@@ -71,8 +77,14 @@ def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
             f"[{', '.join(map(str, b.array.shape))}] instead")
     for i in range(len(stride)):
         if output_padding[i] >= max(stride[i], dilation[i]):
-            raise TorchRuntimeError("output padding must be smaller than either stride or "
-                                    "dilation")
+            message = "output padding must be smaller than either stride or dilation"
+            if len(stride) == 3:  # slow_conv_transpose3d's shape check names every value
+                dims = ("depth", "height", "width")
+                message += ", but got " + " ".join(
+                    f"{name}_{d}: {v}" for name, values in (
+                        ("output_padding", output_padding), ("stride", stride),
+                        ("dilation", dilation)) for d, v in zip(dims, values, strict=True))
+            raise TorchRuntimeError(message)
 
 
 def _conv_transpose(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: Any,
@@ -105,4 +117,11 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
                      groups: int = 1, dilation: Any = 1) -> Tensor:
     return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from .. import capability, dtypes, uninitialised
+from ...errors import ScriptError, TorchRuntimeError, TorchTypeError, TorchValueError
+from .. import capability, dtypes, unreproducible
 from ..device import check_device
 from ..dtypes import DType
 from ..formulas import local
@@ -39,6 +39,9 @@ COPY_CONSTRUCT_WARNING = (
     "rather than torch.tensor(sourceTensor).")
 
 
+MAX_DIMS = 128  # the nesting torch.tensor reads (torch/csrc/utils/tensor_new.cpp)
+
+
 def _infer(data: Any, depth: int = 0) -> tuple[list[int], DType | None]:
     """Shape and dtype of nested Python data, with torch's messages for ragged input."""
     if isinstance(data, Tensor):
@@ -50,6 +53,8 @@ def _infer(data: Any, depth: int = 0) -> tuple[list[int], DType | None]:
     if isinstance(data, float):
         return [], dtypes.DEFAULT_FLOAT
     if isinstance(data, (list, tuple)):
+        if depth >= MAX_DIMS:  # (torch's check, before any item's)
+            raise TorchValueError(f"too many dimensions '{type_name(data)}'")
         if not data:
             return [0], None
         shapes_dtypes = [_infer(item, depth + 1) for item in data]
@@ -85,6 +90,40 @@ def _flatten(data: Any, out: list) -> None:
         out.append(data)
 
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _check_python_ints(flat: list, target: DType) -> None:
+    """What torch's tensor_new.cpp does with a Python int: unpack it as int64 (ValueError
+    past that), then convert it to the dtype with c10's overflow check, which lets an
+    unsigned dtype take -max..-1 (wrapping them, as `-1` becomes 255 in uint8); a float
+    dtype takes it through double (Python's OverflowError past that)."""
+    ints = [v for v in flat if type(v) is int]
+    if not ints or target is dtypes.bool_:
+        return
+    low, high = min(ints), max(ints)
+    if low < _INT64[0] or high > _INT64[1]:
+        if target.is_floating_point:
+            try:
+                float(low), float(high)
+            except OverflowError:
+                raise ScriptError("int too large to convert to float",
+                                  kind="OverflowError") from None
+            return
+        raise TorchValueError("Overflow when unpacking long long")
+    if target.is_floating_point:
+        return
+    info = np.iinfo(target.np)
+    floor = -int(info.max) if info.min == 0 else int(info.min)
+    if low < floor or high > info.max:
+        raise TorchRuntimeError(
+            f"value cannot be converted to type {target.name} without overflow")
+    if info.min == 0 and low < 0:
+        for i, v in enumerate(flat):
+            if type(v) is int and v < 0:
+                flat[i] = v % (int(info.max) + 1)
+
+
 def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False,
            device: Any = None) -> Tensor:
     """torch.tensor: always copies; infers float32 / int64 / bool like torch."""
@@ -100,6 +139,7 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     target = dtype or inferred or dtypes.DEFAULT_FLOAT
     flat: list = []
     _flatten(data, flat)
+    _check_python_ints(flat, target)
     try:
         array = np.array(flat, dtype=target.np).reshape(shape)
     except OverflowError:
@@ -153,9 +193,9 @@ def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
 
 def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
-    """Uninitialised in torch; `uninitialised.fill()` (zeros) here, so runs are reproducible."""
+    """Uninitialised in torch; `unreproducible.fill()` (zeros) here, so runs are reproducible."""
     check_device(device)
-    return _filled(size_args(size), uninitialised.fill(), dtype or dtypes.DEFAULT_FLOAT,
+    return _filled(size_args(size), unreproducible.fill(), dtype or dtypes.DEFAULT_FLOAT,
                    requires_grad)
 
 
@@ -176,7 +216,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: DType | None = None,
         return dense
     storage = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
     reserve((storage,), dense.array.itemsize)
-    buffer = np.full(storage, uninitialised.fill(), dtype=dense.array.dtype)
+    buffer = np.full(storage, unreproducible.fill(), dtype=dense.array.dtype)
     itemsize = buffer.itemsize
     dense.array = np.lib.stride_tricks.as_strided(
         buffer, shape, tuple(s * itemsize for s in strides))
@@ -221,7 +261,7 @@ def ones_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = Fa
 def empty_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
                device: Any = None) -> Tensor:
     check_device(device)
-    return _like(t, uninitialised.fill(), dtype, requires_grad)
+    return _like(t, unreproducible.fill(), dtype, requires_grad)
 
 
 def full_like(t: Tensor, fill_value: Any, *, dtype: DType | None = None,
@@ -326,7 +366,7 @@ class ZeroBackward0(Function):
 
 
 class FillBackward0(Function):
-    """`t.fill_(value)`."""
+    """torch.fill(t, value) (FillBackward2 is its in-place t.fill_(value))."""
 
     __slots__ = ()
     formulas = (local("self", "0"),)
@@ -336,3 +376,9 @@ class FillBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return zeros_like(grad)
+
+
+class FillBackward2(FillBackward0):
+    """`t.fill_(value)` with a number."""
+
+    __slots__ = ()

@@ -38,14 +38,22 @@ class NormBackward1(LinalgVectorNormBackward0):
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  # noqa: A002
               out: Any = None) -> Tensor:
-    """torch: input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)."""
-    denom = clamp_min(vector_norm(input, p, dim, True), eps)
+    """torch: input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input); with
+    `out`, torch.div into it (what spectral_norm's power iteration updates its u and v by)."""
+    from .arithmetic import div
+    from .inplace import clamp_min_
+    from .out import call_with_out
+
+    norm = vector_norm(input, p, dim, True)
+    denom = clamp_min(norm, eps) if out is None else clamp_min_(norm, eps)
     if denom.shape != input.shape:
         denom = ExpandBackward0.call(denom, shape=input.shape)
-    return input / denom
+    if out is None:
+        return input / denom
+    return call_with_out("div", div, (input, denom), {}, out)
 
 
-def _clamp_min_quietly(t: Tensor, eps: float) -> None:
+def clamp_min_quietly(t: Tensor, eps: float) -> None:
     """`t.clamp_min_(eps)` under no_grad: the data changes and the version moves on."""
     previous = GRAD_MODE.enabled
     GRAD_MODE.enabled = False
@@ -65,8 +73,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         x2 = ExpandBackward0.call(x2, shape=shape)
     n1 = clone(vector_norm(x1, 2, dim, True))
     n2 = clone(vector_norm(x2, 2, dim, True))
-    _clamp_min_quietly(n1, eps)
-    _clamp_min_quietly(n2, eps)
+    clamp_min_quietly(n1, eps)
+    clamp_min_quietly(n2, eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
@@ -78,7 +86,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return NormBackward1.call(diff, p=p, dim=(ndim - 1,), keepdim=keepdim)
 
 
-def _reduce(t: Tensor, code: int) -> Tensor:
+def apply_loss_reduction(t: Tensor, code: int) -> Tensor:
+    """ATen's apply_loss_reduction: the loss's mean() (1), sum() (2) or the loss itself."""
     if code == 1:
         return t.mean()
     if code == 2:
@@ -89,18 +98,24 @@ def _reduce(t: Tensor, code: int) -> Tensor:
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:
-    """ATen: (-target * (input1 - input2) + margin).clamp_min_(0), reduced."""
     reduction = legacy_reduction(size_average, reduce, reduction, "margin_ranking_loss")
+    return torch_margin_ranking_loss(input1, input2, target, margin,
+                                     reduction_code(reduction))
+
+
+def torch_margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor,
+                              margin: float = 0.0, reduction: int = 0) -> Tensor:
+    """ATen: (-target * (input1 - input2) + margin).clamp_min_(0), reduced (torch.*'s
+    parser reads the default reduction, at::Reduction::Mean, as 0: measured)."""
     from .inplace import clamp_min_
 
-    code = reduction_code(reduction)
     if not (input1.ndim == input2.ndim == target.ndim):
         raise TorchRuntimeError(
             f"margin_ranking_loss : All input tensors should have same dimension but got "
             f"sizes: input1: {list(input1.shape)}, input2: {list(input2.shape)}, target: "
             f"{list(target.shape)} ")
     out = clamp_min_(add_scalar(-target * (input1 - input2), margin), 0)
-    return _reduce(out, code)
+    return apply_loss_reduction(out, reduction)
 
 
 _EPSILON = 1e-12
@@ -109,12 +124,17 @@ _EPSILON = 1e-12
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
                           margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                           reduction: str = "mean") -> Tensor:
-    """ATen's cosine_embedding_loss, op for op."""
     reduction = legacy_reduction(size_average, reduce, reduction, "cosine_embedding_loss")
+    return torch_cosine_embedding_loss(input1, input2, target, margin,
+                                       reduction_code(reduction))
+
+
+def torch_cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
+                                margin: float = 0.0, reduction: int = 0) -> Tensor:
+    """ATen's cosine_embedding_loss, op for op (torch.*'s default reduction reads as 0)."""
     from .creation import zeros_like
     from .inplace import INPLACE_METHODS, clamp_min_
 
-    code = reduction_code(reduction)
     d = target.ndim
     if input1.ndim != d + 1 or input2.ndim != d + 1:
         raise TorchRuntimeError(
@@ -130,8 +150,9 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
     pos = scalar_sub(1, cos)
     neg = clamp_min_(sub_scalar(cos, margin), 0)
     out = where(target == 1, pos, zeros) + where(target == -1, neg, zeros)
-    return _reduce(out, code)
+    return apply_loss_reduction(out, reduction)
 
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "margin_ranking_loss",
-           "cosine_embedding_loss"]
+           "cosine_embedding_loss", "torch_margin_ranking_loss", "torch_cosine_embedding_loss",
+           "apply_loss_reduction", "clamp_min_quietly"]

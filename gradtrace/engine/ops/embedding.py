@@ -109,14 +109,19 @@ class EmbeddingDenseBackwardBackward0(Function):
 
 def _renorm_rows(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> None:
     """torch.embedding_renorm_ under no_grad: rows used whose norm exceeds max_norm shrink."""
-    rows = np.unique(indices.array.reshape(-1))
-    w = weight.array
-    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
-    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-    w[rows] = (w[rows] * scale[:, None].astype(w.dtype)).astype(w.dtype)
-    # counted without bump_version's inference-tensor check: torch 2.13 renorms an
-    # inference weight outside inference mode without raising (measured)
-    weight._version_counter.value += 1
+    previous = GRAD_MODE.enabled
+    GRAD_MODE.enabled = False
+    try:
+        rows = np.unique(indices.array.reshape(-1))
+        w = weight.array
+        norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+        scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        w[rows] = (w[rows] * scale[:, None].astype(w.dtype)).astype(w.dtype)
+        # counted without bump_version's inference-tensor check: torch 2.13 renorms an
+        # inference weight outside inference mode without raising (measured)
+        weight._version_counter.value += 1
+    finally:
+        GRAD_MODE.enabled = previous
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
@@ -134,12 +139,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         padding_idx = -1
     if max_norm is not None:
         _check_indices(input, num)
-        previous = GRAD_MODE.enabled
-        GRAD_MODE.enabled = False
-        try:
-            _renorm_rows(weight, input, max_norm, norm_type)
-        finally:
-            GRAD_MODE.enabled = previous
+        _renorm_rows(weight, input, max_norm, norm_type)
     return EmbeddingBackward0.call(weight, indices=input, padding_idx=padding_idx,
                                    scale_grad_by_freq=bool(scale_grad_by_freq),
                                    sparse=bool(sparse))

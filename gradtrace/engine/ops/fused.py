@@ -166,11 +166,11 @@ def _lerp_check(a: Tensor, end: Tensor, weight: Tensor | None) -> np.dtype:
     for other, what in ((end, "end"), (weight, "weight")):
         if other is not None and other.dtype is not a.dtype:
             raise TorchRuntimeError(
-                f"expected dtype {a.dtype.tensor_type[:-6].lower()} for `{what}` but got dtype "
-                f"{other.dtype.tensor_type[:-6].lower()}")
+                f"expected dtype {a.dtype.scalar_type.lower()} for `{what}` but got dtype "
+                f"{other.dtype.scalar_type.lower()}")
     if not a.dtype.is_floating_point:
         raise TorchRuntimeError(
-            f"\"lerp_kernel_scalar\" not implemented for '{a.dtype.tensor_type[:-6]}'")
+            f"\"lerp_kernel_scalar\" not implemented for '{a.dtype.scalar_type}'")
     return a.dtype.np
 
 

@@ -15,7 +15,6 @@ from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
 from ._util import apply_inplace
-from .subscript import IndexPutBackward0
 from .views import saved_int, signed
 
 
@@ -52,10 +51,8 @@ class IndexSelectBackward0(Function):
         a = self.attrs
         sizes = a["self_sym_sizes"]
         d = signed(a["dim"]) % max(len(sizes), 1)
-        index = self.unpack("index")
-        indices = (None,) * d + (index,)
-        return IndexPutBackward0.call(zeros(sizes, dtype=grad.dtype), grad, indices=indices,
-                                      accumulate=True)
+        # torch: zeros(self_sizes).index_add_(dim, index, grad)
+        return index_add(zeros(sizes, dtype=grad.dtype), d, self.unpack("index"), grad)
 
 
 class MaskedFillBackward0(Function):
@@ -335,7 +332,7 @@ def _check_index_copy(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int
     d, size = _dim_size(a, dim)
     if index.dtype is not dtypes.int64:
         raise TorchRuntimeError("index_copy_(): Expected a long tensor for index, but got "
-                                f"{cast_name(index.dtype)}")
+                                f"{index.dtype.scalar_type}")
     if index.array.ndim > 1:
         raise TorchIndexError("index_copy_(): Index should have dimension 1 or 0 (got "
                               f"{index.array.ndim})")
@@ -346,7 +343,7 @@ def _check_index_copy(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int
     if source.dtype is not a.dtype:
         raise TorchRuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{cast_name(a.dtype)} and (source) {cast_name(source.dtype)}")
+            f"{a.dtype.scalar_type} and (source) {source.dtype.scalar_type}")
     bad = _first_out_of_bounds(index, size)
     if bad is not None:
         raise TorchIndexError(
@@ -358,14 +355,14 @@ def _check_index_add(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
     d, size = _dim_size(a, dim)
     if index.dtype not in (dtypes.int64, dtypes.int32):
         raise TorchRuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
-                                f"{cast_name(index.dtype)}")
+                                f"{index.dtype.scalar_type}")
     if index.array.size != _source_size(source, d):
         raise TorchRuntimeError(
             f"index_add_(): Number of indices ({index.array.size}) should be equal to "
             f"source.size(dim): ({_source_size(source, d)}), for dim: {d}")
     if source.dtype is not a.dtype:
         raise TorchRuntimeError(
-            f"index_add_(): self ({cast_name(a.dtype)}) and source ({cast_name(source.dtype)}) "
+            f"index_add_(): self ({a.dtype.scalar_type}) and source ({source.dtype.scalar_type}) "
             "must have the same scalar type")
     bad = _first_out_of_bounds(index, size)
     if bad is not None:
@@ -384,10 +381,6 @@ def _check_index_fill(a: Tensor, dim: int, index: Tensor) -> int:
     if bad is not None:
         raise TorchIndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     return d
-
-
-def cast_name(dtype: dtypes.DType) -> str:
-    return dtype.tensor_type[:-6]
 
 
 def _index_key(ndim: int, d: int, index: np.ndarray) -> tuple:
@@ -570,7 +563,7 @@ class MaskedScatterBackward0(Function):
         if source.dtype is not a.dtype:
             raise TorchRuntimeError(
                 f"masked_scatter_: expected self and source to have same dtypes but got "
-                f"{a.dtype.tensor_type[:-6]} and {source.dtype.tensor_type[:-6]}")
+                f"{a.dtype.scalar_type} and {source.dtype.scalar_type}")
         self.save("mask", mask)
         self.save_attr(source_sym_sizes=source.array.shape)
         m = np.broadcast_to(mask.array, a.array.shape)
@@ -658,7 +651,7 @@ def _check_flat_index(name: str, index: Tensor, numel: int) -> np.ndarray:
     """A flat (take/put) index: int64, each within [-numel, numel); returned wrapped."""
     if index.dtype is not dtypes.int64:
         raise TorchRuntimeError(
-            f"{name}(): Expected a long tensor for index, but got {index.dtype.tensor_type[:-6]}")
+            f"{name}(): Expected a long tensor for index, but got {index.dtype.scalar_type}")
     flat = index.array.reshape(-1)
     bad = flat[(flat < -numel) | (flat >= numel)]
     if bad.size:
@@ -692,7 +685,7 @@ class PutBackward0(Function):
         if a.dtype is not source.dtype:
             raise TorchRuntimeError(
                 "put_(): self and source expected to have the same dtype, but got self.dtype = "
-                f"{a.dtype.tensor_type[:-6]} and source.dtype = {source.dtype.tensor_type[:-6]}")
+                f"{a.dtype.scalar_type} and source.dtype = {source.dtype.scalar_type}")
         if source.array.size != index.array.size:
             raise TorchIndexError(
                 "put_(): Expected source and index to have the same number of elements, but got "

@@ -231,6 +231,51 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         return tensor
 
 
+def orthogonal_(tensor: Tensor, gain: float = 1,
+                generator: Generator | None = None) -> Tensor:
+    """A (semi) orthogonal matrix: Q of the QR of a normal_ draw (transposed when there are
+    fewer rows than columns), its columns' signs fixed by R's diagonal, as torch 2.13 does."""
+    from . import mul_
+    from .decompositions import qr
+    from .matrices import diag
+    from .shape_inplace import t_
+    from .unary import sign
+    from .views import view_as
+
+    if tensor.ndim < 2:
+        raise TorchValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flattened = tensor_normal_(Tensor._wrap(np.zeros((rows, cols), tensor.array.dtype)), 0, 1,
+                               generator=generator)
+    if rows < cols:
+        t_(flattened)
+    q, r = qr(flattened)
+    mul_(q, sign(diag(r, 0)))
+    if rows < cols:
+        t_(q)
+    with no_grad():
+        copy_(view_as(tensor, q), q)
+        mul_(tensor, gain)
+    return tensor
+
+
+def _deprecated(new: Any) -> Any:
+    """torch.nn.init's old name for an initialiser (`uniform` for `uniform_`): the same
+    function after torch's FutureWarning at the caller's line."""
+    old_name = new.__name__[:-1]
+
+    def deprecated_init(*args: Any, **kwargs: Any) -> Any:
+        WARNINGS.append(f"FutureWarning: `nn.init.{old_name}` is now deprecated in favor of "
+                        f"`nn.init.{new.__name__}`.")
+        return new(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    return deprecated_init
+
+
 INIT_FUNCTIONS = {
     "calculate_gain": calculate_gain,
     "_calculate_fan_in_and_fan_out": calculate_fan_in_and_fan_out,
@@ -238,5 +283,8 @@ INIT_FUNCTIONS = {
     "ones_": ones_, "eye_": eye_, "dirac_": dirac_, "sparse_": sparse_,
     "xavier_uniform_": xavier_uniform_, "xavier_normal_": xavier_normal_,
     "kaiming_uniform_": kaiming_uniform_, "kaiming_normal_": kaiming_normal_,
-    "trunc_normal_": trunc_normal_,
+    "trunc_normal_": trunc_normal_, "orthogonal_": orthogonal_,
 }
+INIT_FUNCTIONS.update({name[:-1]: _deprecated(INIT_FUNCTIONS[name]) for name in (
+    "uniform_", "normal_", "constant_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_",
+    "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_")})

@@ -15,7 +15,6 @@ from ..limits import reserve
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
-from ._util import cast_name
 from .views import (
     contiguous,
     expand,
@@ -120,7 +119,7 @@ class AddmmBackward0(Function):
         for a, b, names in ((m1, m2, "mat1 and mat2"), (bias, m2, "self and mat2")):
             if a.dtype is not b.dtype and m1.array.ndim == m2.array.ndim == 2:
                 raise TorchRuntimeError(f"{names} must have the same dtype, but got "
-                                        f"{cast_name(a.dtype)} and {cast_name(b.dtype)}")
+                                        f"{a.dtype.scalar_type} and {b.dtype.scalar_type}")
         _check_matrix(m1, m2, "mat1", "mat2")
         out_shape = (m1.array.shape[0], m2.array.shape[1])
         shape = broadcast_shapes(bias.array.shape, out_shape)
@@ -171,8 +170,8 @@ class MvBackward0(Function):
                 f"({a.array.shape[0]}x{a.array.shape[1]}), vec ({vec.array.shape[0]})")
         if a.dtype is not vec.dtype:  # torch lists (result, mat, vec); the result has vec's dtype
             raise TorchRuntimeError(
-                f"addmv input tensors must have the same dtype, but got {cast_name(vec.dtype)}, "
-                f"{cast_name(a.dtype)}, and {cast_name(vec.dtype)}")
+                f"addmv input tensors must have the same dtype, but got {vec.dtype.scalar_type}, "
+                f"{a.dtype.scalar_type}, and {vec.dtype.scalar_type}")
         self.save("self", a if vec.requires_grad else None)
         self.save("vec", vec if a.requires_grad else None)
         return blas.mv(a.array, vec.array)
@@ -187,24 +186,30 @@ def mv(a: Tensor, vec: Tensor) -> Tensor:
     return MvBackward0.call(a, vec)
 
 
+def check_dot_operands(a: Tensor, b: Tensor) -> None:
+    """dot's and vdot's checks on their two vectors, with torch's messages (both say
+    "dot")."""
+    if a.array.ndim != 1 or b.array.ndim != 1:
+        raise TorchRuntimeError(
+            f"1D tensors expected, but got {a.array.ndim}D and {b.array.ndim}D tensors")
+    if a.dtype is not b.dtype:
+        raise TorchRuntimeError(
+            f"dot : expected both vectors to have same dtype, but found "
+            f"{a.dtype.scalar_type} and {b.dtype.scalar_type}")
+    if a.array.shape != b.array.shape:
+        n, m = a.array.shape[0], b.array.shape[0]
+        raise TorchRuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively")
+
+
 class DotBackward0(Function):
     __slots__ = ()
     formulas = (local("self", "{tensor}"),
                 local("tensor", "{self}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
-        if a.array.ndim != 1 or b.array.ndim != 1:
-            raise TorchRuntimeError(
-                f"1D tensors expected, but got {a.array.ndim}D and {b.array.ndim}D tensors")
-        if a.dtype is not b.dtype:
-            raise TorchRuntimeError(
-                f"dot : expected both vectors to have same dtype, but found "
-                f"{cast_name(a.dtype)} and {cast_name(b.dtype)}")
-        if a.array.shape != b.array.shape:
-            n, m = a.array.shape[0], b.array.shape[0]
-            raise TorchRuntimeError(
-                f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
-                f"number of elements, but got {n} and {m} elements respectively")
+        check_dot_operands(a, b)
         self.save("self", a if b.requires_grad else None)
         self.save("tensor", b if a.requires_grad else None)
         return np.asarray(blas.dot(a.array, b.array))
@@ -236,7 +241,7 @@ class BmmBackward0(Function):
                 f"got: [{b.array.shape[0]}, {b.array.shape[1]}].")
         if a.dtype is not b.dtype:
             raise TorchRuntimeError(
-                f"expected scalar type {cast_name(a.dtype)} but found {cast_name(b.dtype)}")
+                f"expected scalar type {a.dtype.scalar_type} but found {b.dtype.scalar_type}")
         self.save("mat2", b if a.requires_grad else None)
         self.save("self", a if b.requires_grad else None)
         reserve((bs, a.array.shape[1], b.array.shape[2]), a.array.itemsize)

@@ -211,8 +211,8 @@ class BinaryCrossEntropyBackward0(Function):
         x, t_ = a.array, target.array
         if a.dtype is not target.dtype:
             raise TorchRuntimeError(
-                f"Found dtype {target.dtype.tensor_type[:-6]} but expected "
-                f"{a.dtype.tensor_type[:-6]}")
+                f"Found dtype {target.dtype.scalar_type} but expected "
+                f"{a.dtype.scalar_type}")
         if ((x < 0) | (x > 1)).any():
             raise TorchRuntimeError("all elements of input should be between 0 and 1")
         if ((t_ < 0) | (t_ > 1)).any():
@@ -401,8 +401,17 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
         raise TorchValueError(
             f"Target size ({Size(target.shape)!r}) must be the same as input size "
             f"({Size(input.shape)!r})")
+    return torch_binary_cross_entropy_with_logits(input, target, weight, pos_weight, code)
+
+
+def torch_binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+                                           weight: Tensor | None = None,
+                                           pos_weight: Tensor | None = None,
+                                           reduction: int = 0) -> Tensor:
+    """The native op (torch.*'s parser reads the default reduction, at::Reduction::Mean, as
+    0: measured)."""
     return BinaryCrossEntropyWithLogitsBackward0.call(input, target, weight=weight,
-                                                      pos_weight=pos_weight, reduction=code)
+                                                      pos_weight=pos_weight, reduction=reduction)
 
 
 # -- smooth_l1_loss, huber_loss, soft_margin_loss -----------------------------------------

@@ -182,7 +182,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
         raise TorchValueError(f"Expected 1 or more dimensions (got {ndim})")
     if target.dtype not in (dtypes.int64, dtypes.uint8):
         raise TorchRuntimeError(
-            f"expected target dtype to be Long or Byte, but got {target.dtype.tensor_type[:-6]}")
+            f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_type}")
     if ndim != 1 and input.array.shape[0] != (target.array.shape[0] if target.array.ndim
                                               else 0):
         got = target.array.shape[0] if target.array.ndim else 0
@@ -247,7 +247,7 @@ def _cross_entropy_probabilities(logp: Tensor, target: Tensor, weight: Tensor | 
     if not target.dtype.is_floating_point:
         raise TorchRuntimeError(
             "Expected floating point type for target with class probabilities, got "
-            f"{target.dtype.tensor_type[:-6]}")
+            f"{target.dtype.scalar_type}")
     classes = logp.shape[class_dim]
     if smoothing > 0.0:  # torch: target * (1 - label_smoothing) + label_smoothing / n
         target = add_scalar(mul_scalar(target, 1 - smoothing), smoothing / classes)
@@ -305,6 +305,16 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A00
     elif reduction == "mean":
         warn(KL_MEAN_WARNING)
     code = 2 if reduction == "batchmean" else reduction_code(reduction)
+    out = torch_kl_div(input, target, code, log_target=log_target)
+    if reduction == "batchmean" and input.ndim != 0:
+        out = out / input.shape[0]
+    return out
+
+
+def torch_kl_div(input: Tensor, target: Tensor, reduction: int = 0,  # noqa: A002
+                 *, log_target: bool = False) -> Tensor:
+    """ATen's composite kl_div (torch.kl_div: reduction as Reduction's int; the parser
+    reads the default, at::Reduction::Mean, as 0, measured)."""
     # ATen's `exp(target) * (target - input)` / `xlogy(target, target) - target * input`:
     # GCC evaluates the operator's right operand first, which orders the backward nodes
     # (sequence numbers) and so the order the target's gradients are summed in
@@ -316,13 +326,11 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A00
 
         prod = target * input
         out = xlogy(target, target) - prod
-    if code == 1:
-        out = out.mean()
-    elif code == 2:
-        out = out.sum()
-    if reduction == "batchmean" and input.ndim != 0:
-        out = out / input.shape[0]
+    if reduction == 1:
+        return out.mean()
+    if reduction == 2:
+        return out.sum()
     return out
 
 
-__all__ = ["nll_loss", "cross_entropy", "kl_div"]
+__all__ = ["nll_loss", "cross_entropy", "kl_div", "torch_kl_div"]

@@ -46,7 +46,7 @@ class LinalgVectorNormBackward0(Function):
         if not a.dtype.is_floating_point:
             raise TorchRuntimeError(
                 "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                f"{a.dtype.tensor_type[:-6]}")
+                f"{a.dtype.scalar_type}")
         self.save("self", a)
         self.save_attr(dim=None if dim is None else saved_ints(dim), keepdim=keepdim, ord=ord)
         axes = tuple(range(a.array.ndim)) if dim is None else reduced(dim, a.array.ndim)
@@ -110,7 +110,7 @@ class DistBackward0(Function):
         dtype = common_dtype(a, b)
         if not dtype.is_floating_point:
             raise TorchRuntimeError("norm(): input dtype should be either floating point or "
-                                    f"complex. Got {dtype.tensor_type[:-6]} instead.")
+                                    f"complex. Got {dtype.scalar_type} instead.")
         self.save("self", a)
         self.save("other", b)
         self.save_attr(p=p)

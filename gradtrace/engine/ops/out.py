@@ -15,7 +15,6 @@ from ...errors import TorchRuntimeError, TorchTypeError
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..tensor import Tensor, bump_version, type_name
-from ._util import cast_name
 from .reductions import ReturnTypes
 from .views import warn
 
@@ -61,8 +60,8 @@ def write_into(out: Tensor, result: Tensor) -> Tensor:
         raise TorchTypeError(f"argument 'out' must be Tensor, not {type_name(out)}")
     if not _can_cast(result.dtype, out.dtype):
         raise TorchRuntimeError(
-            f"result type {cast_name(result.dtype)} can't be cast to the desired output type "
-            f"{cast_name(out.dtype)}")
+            f"result type {result.dtype.scalar_type} can't be cast to the desired output type "
+            f"{out.dtype.scalar_type}")
     if out.array.shape != result.array.shape:
         if out.array.size:
             warn(RESIZE_WARNING.format(old=_shape_text(out.array.shape),

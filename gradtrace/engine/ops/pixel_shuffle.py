@@ -1,6 +1,6 @@
 """pixel_shuffle / pixel_unshuffle: channels moved into space and back
-(PixelShuffleBackward0, PixelUnshuffleBackward0). Pure data movement, so each one's
-backward is the other."""
+(PixelShuffleBackward0, PixelUnshuffleBackward0), each one's backward the other; and
+channel_shuffle (ChannelShuffleBackward0), whose backward shuffles back. Pure data movement."""
 from __future__ import annotations
 
 from typing import Any
@@ -93,3 +93,36 @@ def pixel_shuffle(input: Tensor, upscale_factor: Any) -> Tensor:  # noqa: A002
 def pixel_unshuffle(input: Tensor, downscale_factor: Any) -> Tensor:  # noqa: A002
     factor = _factor("pixel_unshuffle", "downscale_factor", downscale_factor)
     return PixelUnshuffleBackward0.call(input, downscale_factor=factor)
+
+
+class ChannelShuffleBackward0(Function):
+    """native_channel_shuffle: the channels, read as (groups, C / groups), transposed; the
+    gradient shuffles back with C / groups groups."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "channel_shuffle({grad}, {grad}.shape[1] / {groups})"),)
+
+    def forward(self, a: Tensor, groups: int) -> np.ndarray:
+        x = a.array
+        if groups <= 0:
+            raise TorchRuntimeError(
+                f"Number of groups to divide channels in must be positive. Value of groups:"
+                f"{groups}")
+        if x.ndim <= 2:
+            raise TorchRuntimeError(f"channel_shuffle expects input with > 2 dims, but got "
+                                    f"input with sizes {list(x.shape)}")
+        c = x.shape[1]
+        if c % groups:
+            raise TorchRuntimeError(f"Number of channels must be divisible by groups. Got {c} "
+                                    f"channels and {groups} groups.")
+        self.save_attr(groups=groups)
+        n, rest = x.shape[0], x.shape[2:]
+        grouped = x.reshape((n, groups, c // groups) + rest)
+        return np.ascontiguousarray(grouped.swapaxes(1, 2)).reshape(x.shape)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return ChannelShuffleBackward0.call(grad, groups=grad.shape[1] // self.attrs["groups"])
+
+
+def channel_shuffle(input: Tensor, groups: Any) -> Tensor:  # noqa: A002
+    return ChannelShuffleBackward0.call(input, groups=groups)

@@ -483,5 +483,35 @@ def torch_adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, 
     return adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """F.max_pool1d_with_indices / torch.max_pool1d_with_indices: (values, indices) always."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """F.max_pool2d_with_indices: (values, indices) always."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def torch_max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (),  # noqa: A002
+                     padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
+    """torch.max_pool2d: the values only (its stride defaults to an empty list)."""
+    return max_pool2d(input, kernel_size, stride if stride else None, padding, dilation, ceil_mode)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    return adaptive_max_pool2d(input, output_size, True)
+
+
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]

@@ -176,7 +176,7 @@ class MeanBackward1(Function):
 
 def _check_mean_dtype(a: Tensor, dtype: DType | None) -> None:
     if not (dtype or a.dtype).is_floating_point:
-        name = (dtype or a.dtype).tensor_type[:-6]
+        name = (dtype or a.dtype).scalar_type
         raise TorchRuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {name}")
@@ -220,7 +220,7 @@ def where(condition: Tensor, x: Any, y: Any) -> Tensor:
     if condition.dtype.name != "bool":
         raise TorchRuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{condition.dtype.tensor_type[:-6]}")
+            f"{condition.dtype.scalar_type}")
     tx, ty = as_tensor_operand(x), as_tensor_operand(y)
     broadcast_shapes(broadcast_shapes(condition.array.shape, tx.array.shape), ty.array.shape)
     return WhereBackward0.call(tx, ty, condition=condition)
@@ -230,13 +230,15 @@ def where(condition: Tensor, x: Any, y: Any) -> Tensor:
 
 
 class ReturnTypes(tuple):
-    """torch.return_types.max & co: a (values, indices) tuple that prints like torch."""
+    """torch.return_types.max & co: a named tuple (values, indices by default) that prints
+    like torch."""
 
     __slots__ = ()
     type_name = "max"
+    fields: tuple[str, ...] = ("values", "indices")
 
-    def __new__(cls, values: Tensor, indices: Tensor) -> ReturnTypes:
-        return super().__new__(cls, (values, indices))
+    def __new__(cls, *items: Any) -> ReturnTypes:
+        return super().__new__(cls, items)
 
     @property
     def values(self) -> Tensor:
@@ -246,9 +248,19 @@ class ReturnTypes(tuple):
     def indices(self) -> Tensor:
         return self[1]
 
+    def field(self, name: str) -> Any:
+        """The item called `name`, or a KeyError."""
+        return self[self.fields.index(name)] if name in self.fields else {}[name]
+
+    def __getattr__(self, name: str) -> Any:  # the fields by name, as a namedtuple has them
+        if name in type(self).fields:
+            return self[type(self).fields.index(name)]
+        raise AttributeError(name)
+
     def __repr__(self) -> str:
-        return (f"torch.return_types.{self.type_name}(\nvalues={self[0]!r},\n"
-                f"indices={self[1]!r})")
+        items = ",\n".join(f"{name}={item!r}" for name, item in zip(self.fields, self,
+                                                                     strict=True))
+        return f"torch.return_types.{self.type_name}(\n{items})"
 
     __str__ = __repr__
 
@@ -469,6 +481,69 @@ def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return AminBackward0.call(a, dim=raw_dims(dim, a.array.ndim) if dim != () else (),
                               keepdim=keepdim)
+
+
+class AminmaxBackward0(Function):
+    """aminmax: min and max of one node; each output's gradient is shared evenly among the
+    elements equal to it (torch's aminmax_backward)."""
+
+    __slots__ = ()
+    multi_output = True
+    materialize_grads = False
+    formulas = (vjp("self", "({self} == {min}) × {grad}[0] / ({self} == {min}).sum({dim}, "
+                            "keepdim=True) + ({self} == {max}) × {grad}[1] / ({self} == {max})"
+                            ".sum({dim}, keepdim=True)"),)
+
+    def forward(self, a: Tensor, dim: int | None = None, keepdim: bool = False
+                ) -> list[np.ndarray]:
+        x = a.array
+        if dim is None:
+            if x.size == 0:
+                raise TorchRuntimeError(
+                    "aminmax(): cannot compute aminmax over an empty dimension as the "
+                    "operation has no identity.")
+            axes: Any = None
+        else:
+            axes = wrap_dim(dim, x.ndim) if x.ndim else None
+            if x.ndim and x.shape[axes] == 0:
+                raise TorchIndexError(
+                    f"aminmax: Expected reduction dim {axes} to have non-zero size.")
+        self.save_attr(dim=None if dim is None else saved_int(dim), keepdim=keepdim)
+        self.save("self", a)
+        keep = keepdim and (dim is not None or x.ndim == 0)
+        lo = np.asarray(np.min(x, axis=axes, keepdims=keep))
+        hi = np.asarray(np.max(x, axis=axes, keepdims=keep))
+        if dim is None and keepdim:
+            lo, hi = lo.reshape((1,) * x.ndim), hi.reshape((1,) * x.ndim)
+        return [lo, hi]
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("min", outputs[0], is_output=True)
+        self.save("max", outputs[1], is_output=True)
+
+    def backward(self, g_min: Tensor | None, g_max: Tensor | None) -> Tensor | None:
+        x = self.unpack("self")
+        dim = self.attrs["dim"]
+        dims = () if dim is None else (dim,)
+        keepdim = self.attrs["keepdim"]
+        out = None
+        for grad, key in ((g_min, "min"), (g_max, "max")):
+            if grad is not None:
+                mask = x == _restore_reduced_dims(self.unpack(key), dims, keepdim)
+                count = mask.sum(dim=tuple(signed(d) for d in dims), keepdim=True)
+                part = (_restore_reduced_dims(grad, dims, keepdim) / count) * mask
+                out = part if out is None else out + part
+        return out
+
+
+class AminmaxReturn(ReturnTypes):
+    __slots__ = ()
+    type_name = "aminmax"
+    fields = ("min", "max")
+
+
+def aminmax(a: Tensor, *, dim: int | None = None, keepdim: bool = False) -> AminmaxReturn:
+    return AminmaxReturn(*AminmaxBackward0.call(a, dim=dim, keepdim=keepdim))
 
 
 class MaximumBackward0(Function):

@@ -38,6 +38,10 @@ def torch_remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         mod.dtype)
 
 
+def rounded_floor(a: Tensor, b: Tensor) -> np.ndarray:
+    return _rounded_divide(a, b, "floor")
+
+
 class NotImplementedFloorDivide(Function):
     """floor_divide's node: torch::autograd::NotImplemented over the tensor operands."""
 
@@ -48,7 +52,7 @@ class NotImplementedFloorDivide(Function):
         return "torch::autograd::NotImplemented"
 
     def forward(self, *tensors: Tensor, a: Tensor, b: Tensor) -> np.ndarray:
-        return _rounded_divide(a, b, "floor")
+        return rounded_floor(a, b)
 
     def backward(self, grad: Tensor) -> Any:
         raise TorchRuntimeError("derivative for aten::floor_divide is not implemented")

@@ -1,5 +1,6 @@
 """torch's random functions: rand/randn/randint/randperm/normal/bernoulli/multinomial, their
-*_like forms, the in-place samplers (uniform_, normal_, bernoulli_, random_, exponential_)
+*_like forms, the in-place samplers (uniform_, normal_, bernoulli_, random_, exponential_,
+cauchy_)
 and the generator functions (manual_seed, get_rng_state, ...).
 
 They compose ATen's kernels (`..distributions`) the way ATen's factories do (`rand` is
@@ -50,14 +51,8 @@ def _float_dtype(dtype: DType | None) -> DType:
     dtype = dtype or dtypes.DEFAULT_FLOAT
     if not dtype.is_floating_point:
         raise TorchRuntimeError(f'"check_uniform_bounds" not implemented for '
-                                f"'{_scalar_name(dtype)}'")
+                                f"'{dtype.scalar_type}'")
     return dtype
-
-
-def _scalar_name(dtype: DType) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[dtype.name]
 
 
 def _shape(size: tuple[Any, ...], kw_size: Any = None) -> tuple[int, ...]:
@@ -168,6 +163,13 @@ class ExponentialBackward0(_Sampler):
         return _fill(a.array, dist.exponential(gen, a.array.size, lambd))
 
 
+class CauchyBackward0(_Sampler):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, median: float, sigma: float, gen: Generator) -> np.ndarray:
+        return _fill(a.array, dist.cauchy(gen, a.array.size, median, sigma))
+
+
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *,
              generator: Generator | None = None, **kwargs: Any) -> Tensor:
     low, high = float(kwargs.pop("from", a)), float(kwargs.pop("to", b))
@@ -194,7 +196,7 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *,
             generator: Generator | None = None) -> Tensor:
     if not t.dtype.is_floating_point:
         raise TorchRuntimeError(
-            f'"normal_kernel_cpu" not implemented for \'{_scalar_name(t.dtype)}\'')
+            f'"normal_kernel_cpu" not implemented for \'{t.dtype.scalar_type}\'')
     if std < 0:
         raise TorchRuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
     return apply_inplace(NormalBackward0, t, mean=float(mean), std=float(std),
@@ -206,7 +208,7 @@ def bernoulli_(t: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -
     if isinstance(p, Tensor):
         if not p.dtype.is_floating_point:
             raise TorchRuntimeError(
-                f'"bernoulli_tensor_cpu_p_" not implemented for \'{_scalar_name(p.dtype)}\'')
+                f'"bernoulli_tensor_cpu_p_" not implemented for \'{p.dtype.scalar_type}\'')
         broadcast_shapes(t.shape, p.shape)
         return apply_inplace(BernoulliBackward1, t, p, gen=gen)
     p = float(p)
@@ -283,6 +285,22 @@ def exponential_(t: Tensor, lambd: float = 1.0, *,
         raise TorchRuntimeError(
             f"exponential_ expects lambda > 0.0, but found lambda={_g(float(lambd))}")
     return apply_inplace(ExponentialBackward0, t, lambd=float(lambd), gen=resolve(generator))
+
+
+_CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int",
+                   "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def cauchy_(t: Tensor, median: float = 0.0, sigma: float = 1.0, *,
+            generator: Generator | None = None) -> Tensor:
+    if not t.dtype.is_floating_point:  # this check names the C++ type (caffe2::TypeMeta)
+        raise TorchRuntimeError(
+            "Cauchy distribution is a continuous probability distribution. dtype must be a "
+            f"floating point but you specified {_CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name)}")
+    if not sigma > 0.0:
+        raise TorchRuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(float(sigma))}")
+    return apply_inplace(CauchyBackward0, t, median=float(median), sigma=float(sigma),
+                         gen=resolve(generator))
 
 
 # ------------------------------------------------------------------ factories
@@ -514,7 +532,7 @@ def multinomial(t: Tensor, num_samples: int, replacement: bool = False, *,
     if not t.dtype.is_floating_point:
         raise TorchRuntimeError(
             f"multinomial only supports floating-point dtypes for input, got: "
-            f"{_scalar_name(t.dtype)}")
+            f"{t.dtype.scalar_type}")
     if num_samples <= 0:
         raise TorchRuntimeError("cannot sample n_sample <= 0 samples")
     categories = t.shape[-1]
@@ -582,7 +600,8 @@ def new_generator(device: Any = "cpu") -> Generator:
 
 TENSOR_METHODS = {
     "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "random_": random_,
-    "exponential_": exponential_, "bernoulli": bernoulli, "multinomial": multinomial,
+    "exponential_": exponential_, "cauchy_": cauchy_, "bernoulli": bernoulli,
+    "multinomial": multinomial,
 }
 
 TORCH_FUNCTIONS = {

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import uninitialised
+from .. import unreproducible
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
@@ -131,7 +131,7 @@ def squeeze_inplace_result(a: Tensor, dim: int) -> Tensor:
 
 def resize_(a: Tensor, *size: Any) -> Tensor:
     """Tensor.resize_: new shape over the old data; the elements it grows are uninitialised
-    in torch (`uninitialised.fill()` here)."""
+    in torch (`unreproducible.fill()` here)."""
     if a.requires_grad and GRAD_MODE.enabled:
         raise TorchRuntimeError("cannot resize variables that require grad")
     shape = size_args(size)
@@ -141,7 +141,7 @@ def resize_(a: Tensor, *size: Any) -> Tensor:
     if count <= flat.size and a.array.flags.c_contiguous:
         a.array = flat[:count].reshape(shape)
     else:
-        data = np.full(count, uninitialised.fill() if count > flat.size else 0,
+        data = np.full(count, unreproducible.fill() if count > flat.size else 0,
                        dtype=a.array.dtype)
         data[:min(count, flat.size)] = flat[:count]
         a.array = data.reshape(shape)

@@ -18,13 +18,15 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import ScriptError, TorchTypeError
 from .. import capability, kernels
+from ..dtypes import DType
 from ..formulas import vjp
 from ..kernels import precise
 from ..node import Function
 from ..reduction_order import lane_sum, lanes, reduce_all_sum, seq_sum
 from ..shapes import wrap_dim
-from ..tensor import Tensor
+from ..tensor import Tensor, type_name
 from .fused import multiply_add
 from .views import saved_int, signed, warn
 
@@ -32,7 +34,7 @@ from .views import saved_int, signed, warn
 def _not_implemented(kernel: str, dtype: Any) -> Exception:
     from ...errors import ScriptError
 
-    return ScriptError(f"\"{kernel}\" not implemented for '{dtype.tensor_type[:-6]}'",
+    return ScriptError(f"\"{kernel}\" not implemented for '{dtype.scalar_type}'",
                        kind="NotImplementedError")
 
 
@@ -310,10 +312,14 @@ class LogSoftmaxBackwardDataBackward0(Function):
         return g_grad, g_out
 
 
-def _softmax_dim(name: str, ndim: int) -> int:
+def implicit_dim(name: str, input: Any) -> int:  # noqa: A002
+    """torch's _get_softmax_dim(name, input.dim()), with its deprecation warning."""
+    if not isinstance(input, Tensor):
+        raise ScriptError(f"'{type_name(input)}' object has no attribute 'dim'",
+                          kind="AttributeError")
     warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
          "dim=X as an argument.")
-    return 0 if ndim in (0, 1, 3) else 1
+    return 0 if input.array.ndim in (0, 1, 3) else 1
 
 
 def _with_dtype(a: Tensor, dtype: Any) -> Tensor:
@@ -322,18 +328,35 @@ def _with_dtype(a: Tensor, dtype: Any) -> Tensor:
     return a if dtype is None else to(a, dtype)
 
 
+def _method_call(method: str, input: Any, dim: Any, dtype: Any) -> tuple[Tensor, int]:  # noqa: A002
+    """F.softmax and F.log_softmax are torch's Python, `input.softmax(dim, dtype=dtype)`:
+    a non-Tensor has no such method, and the method's parser checks dim and dtype."""
+    if dim is None:
+        dim = implicit_dim(method, input)
+    elif not isinstance(input, Tensor):
+        raise ScriptError(f"'{type_name(input)}' object has no attribute '{method}'",
+                          kind="AttributeError")
+    if isinstance(dim, Tensor) and not dim.array.ndim and dim.dtype.category == 1:
+        dim = int(dim.array)
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TorchTypeError(f"{method}(): argument 'dim' (position 1) must be int, not "
+                             f"{type_name(dim)}")
+    if dtype is not None and not isinstance(dtype, DType):
+        raise TorchTypeError(f"{method}(): argument 'dtype' must be torch.dtype, not "
+                             f"{type_name(dtype)}")
+    return _with_dtype(input, dtype), int(dim)
+
+
 def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
             dtype: Any = None) -> Tensor:
-    if dim is None:
-        dim = _softmax_dim("softmax", input.array.ndim)
-    return SoftmaxBackward0.call(_with_dtype(input, dtype), dim=dim)
+    a, dim = _method_call("softmax", input, dim, dtype)
+    return SoftmaxBackward0.call(a, dim=dim)
 
 
 def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
                 dtype: Any = None) -> Tensor:
-    if dim is None:
-        dim = _softmax_dim("log_softmax", input.array.ndim)
-    return LogSoftmaxBackward0.call(_with_dtype(input, dtype), dim=dim)
+    a, dim = _method_call("log_softmax", input, dim, dtype)
+    return LogSoftmaxBackward0.call(a, dim=dim)
 
 
 def tensor_softmax(a: Tensor, dim: int, dtype: Any = None) -> Tensor:

@@ -286,7 +286,7 @@ def histc(a: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # 
     x = a.array
     if not a.dtype.is_floating_point:
         raise TorchRuntimeError(f"\"histogram_cpu\" not implemented for "
-                                f"'{a.dtype.tensor_type[:-6]}'")
+                                f"'{a.dtype.scalar_type}'")
     reserve((bins,), 8)
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
@@ -305,7 +305,7 @@ def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     if a.dtype is not b.dtype:
         raise TorchRuntimeError(
-            f"{a.dtype.name.capitalize()} did not match {b.dtype.name.capitalize()}")
+            f"{a.dtype.tensor_type[:-6]} did not match {b.dtype.tensor_type[:-6]}")
     x, y = a.array, b.array
     with np.errstate(invalid="ignore", over="ignore"):
         finite = np.isfinite(x) & np.isfinite(y)
@@ -315,6 +315,12 @@ def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
     out = Tensor._wrap(np.asarray(close))
     out._version_counter.value = 1  # torch combines the masks in place (close.__iand__)
     return out
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """torch.allclose / Tensor.allclose: isclose(...).all().item()."""
+    return bool(isclose(a, b, rtol, atol, equal_nan).array.all())
 
 
 def equal(a: Tensor, b: Tensor) -> bool:

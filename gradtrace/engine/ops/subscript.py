@@ -13,7 +13,7 @@ from ..formulas import local, vjp
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor, type_name
-from ._util import apply_inplace, cast_name
+from ._util import apply_inplace
 from .view_inplace import copy_
 from .views import (
     INT64_MAX,
@@ -118,7 +118,7 @@ class IndexPutBackward0(Function):
         if values.dtype is not a.dtype:
             raise TorchRuntimeError(
                 f"Index put requires the source and destination dtypes match, got "
-                f"{cast_name(a.dtype)} for the destination and {cast_name(values.dtype)} for "
+                f"{a.dtype.scalar_type} for the destination and {values.dtype.scalar_type} for "
                 "the source.")
         target = a.array[key].shape
         try:
@@ -198,7 +198,9 @@ def _count_specified(index: tuple) -> int:
 
 
 def _select_index(t: Tensor, dim: int, index: int) -> Tensor:
-    """applySelect: indexing's bounds checks and messages."""
+    """applySelect: indexing's bounds checks and messages, after THPUtils_unpackLong."""
+    if not -(1 << 63) <= index < (1 << 63):
+        raise TorchValueError("Overflow when unpacking long long")
     shape = t.array.shape
     if index == 0 and dim == 0 and not shape:
         raise TorchIndexError(

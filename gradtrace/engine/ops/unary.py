@@ -159,8 +159,11 @@ class TanhBackwardBackward0(Function):
             return grad.array * (y.dtype.type(1) - y * y)
         if y.dtype == np.float64:  # 1 - y*y contracted into one fma, as for float
             return grad.array * fp64.fma(-y, y, 1.0)
-        y64 = y.astype(np.float64)  # fma: 1 - y*y rounded once, in a buffer of our own
-        one_minus = np.subtract(1.0, np.multiply(y64, y64, out=y64), out=y64)
+        # fma: 1 - y*y rounded once; y*y is exact in float64, cast in numpy's loop (no
+        # astype temporary), and 1 - y*y is taken in the same buffer (asarray: a 0-d
+        # product comes back as a numpy scalar, which cannot be an out=)
+        y64 = np.asarray(np.multiply(y, y, dtype=np.float64))
+        one_minus = np.subtract(1.0, y64, out=y64)
         g = grad.array
         if g.dtype != y.dtype:
             return g * one_minus.astype(y.dtype)
@@ -442,18 +445,34 @@ class LogitBackward0(Function):
     __slots__ = ()
     formulas = (local("self", "1 / ({self} × (1 - {self}))"),)
 
-    def forward(self, a: Tensor) -> np.ndarray:
+    def forward(self, a: Tensor, eps: float | None = None) -> np.ndarray:
         self.save("self", a)
-        self.save_attr(eps=None)
-        return kernels.logit(_floating(a))
+        self.save_attr(eps=eps)
+        x = _floating(a)
+        if eps is not None:  # logit_kernel clamps to [eps, 1 - eps] (in the input's dtype)
+            lo = x.dtype.type(eps)
+            x = np.clip(x, lo, x.dtype.type(1) - lo)
+        return kernels.logit(x)
 
     def backward(self, grad: Tensor) -> Tensor:
         x = self.unpack("self")
-        return grad / (x * (1 - x))
+        eps = self.attrs["eps"]
+        if eps is None:
+            return grad / (x * (1 - x))
+        from .reductions import where
+
+        outside = (x < eps) | (x > 1 - eps)  # logit_backward: 0 outside [eps, 1 - eps]
+        return where(outside, Tensor.scalar(0.0), grad / (x * (1 - x)))
 
 
-def logit(a: Tensor) -> Tensor:
-    return LogitBackward0.call(a)
+def logit(a: Tensor, eps: float | None = None) -> Tensor:
+    return LogitBackward0.call(a, eps=eps)
+
+
+def logit_(a: Tensor, eps: float | None = None) -> Tensor:
+    from ._util import apply_inplace
+
+    return apply_inplace(LogitBackward0, a, eps=eps)
 
 
 def exp(a: Tensor) -> Tensor:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchTypeError
+from .. import no_grad_views
 from ..formulas import each, local, vjp
 from ..grad_mode import GRAD_MODE
 from ..node import Function, Node
@@ -31,7 +32,7 @@ def refresh_views(t: Tensor) -> None:
         if v is None or v._base is not base:
             continue
         alive.append(ref)
-        if v is not t:
+        if v is not t and no_grad_views.mode_of(v) is None:  # (those are invalid instead)
             _set_as_strided(v, edge)
     entry[1][:] = alive
 

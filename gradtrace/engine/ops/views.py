@@ -25,14 +25,15 @@ U64 = 2**64
 INT64_MAX = 2**63 - 1
 
 
-def saved_int(value: int) -> int:
-    """An int64 as torch shows it in `_saved_*` (negative ints appear as uint64)."""
-    return value + U64 if value < 0 else value
+def saved_int(value: Any) -> Any:
+    """An int64 as torch shows it in `_saved_*` (negative ints appear as uint64; an
+    optional int that is None stays None)."""
+    return value + U64 if value is not None and value < 0 else value
 
 
-def signed(value: int) -> int:
+def signed(value: Any) -> Any:
     """Undo `saved_int`."""
-    return value - U64 if value >= 2**63 else value
+    return value - U64 if value is not None and value >= 2**63 else value
 
 
 def saved_ints(values: Any) -> tuple[int, ...]:
@@ -766,9 +767,11 @@ class SliceBackward0(ViewFunction):
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
-        return SliceBackwardBackward0.call(
-            grad, sizes=a["self_sym_sizes"], dim=signed(a["dim"]), start=signed(a["start"]),
-            end=signed(a["end"]), step=a["step"])
+        start, end = signed(a["start"]), signed(a["end"])
+        return SliceBackwardBackward0.call(  # slice_backward's start and end are not optional
+            grad, sizes=a["self_sym_sizes"], dim=signed(a["dim"]),
+            start=0 if start is None else start, end=INT64_MAX if end is None else end,
+            step=a["step"])
 
 
 def slice_op(a: Tensor, dim: int, start: Any, end: Any, step: Any) -> Tensor:

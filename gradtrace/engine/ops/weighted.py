@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import exactness
+from .. import blas
 from ..formulas import local, vjp
 from ..node import Function
+from ..reduction_order import cascade_sum
 from ..tensor import Tensor
-from ._util import cast_name
 from .views import reshape, sum_to
 
 
@@ -95,7 +95,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     """aten::prelu: checks, then `weight` reshaped to broadcast over the channel dim (1)."""
     if input.dtype != weight.dtype:
         raise TorchRuntimeError(f"prelu: Type promoting not supported. Got "
-                                f"{cast_name(input.dtype)} and {cast_name(weight.dtype)}")
+                                f"{input.dtype.scalar_type} and {weight.dtype.scalar_type}")
     ndim = input.array.ndim
     if weight.array.size != 1:
         if ndim == 0:
@@ -118,30 +118,126 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
 
 # -- bilinear ---------------------------------------------------------------------------------
 
-_CAUSE = ("bilinear through _trilinear (sumproduct_pair's bmm): its order is not reproduced")
-
-
-def _bilinear(i1: np.ndarray, w: np.ndarray, i3: np.ndarray) -> np.ndarray:
-    """out[b, o] = Σ_jk i1[b, j]·w[o, j, k]·i3[b, k], per output feature as _trilinear
-    unrolls it: (i1 @ w[o]) then the row-wise dot with i3."""
-    out = np.empty((i1.shape[0], w.shape[0]), i1.dtype)
-    for o in range(w.shape[0]):
-        out[:, o] = np.einsum("bk,bk->b", i1 @ w[o], i3)
-    return out
-
-
 _BILINEAR = ((1, 3), (0,), (1, 2), (2, 3))  # bilinear's (expand1, expand2, expand3, sumdim)
 
 
+def _strided(a: np.ndarray, shape: list[int], strides: list[int]) -> np.ndarray:
+    """A view of `a` with torch's sizes and strides (in elements): MKL's gemm arguments,
+    and so its bits, follow the strides of even a size-1 dim."""
+    return np.lib.stride_tricks.as_strided(a, tuple(shape),
+                                           tuple(st * a.itemsize for st in strides))
+
+
+def _elements(a: np.ndarray) -> list[int]:
+    return [st // a.itemsize for st in a.strides]
+
+
+def _unsqueeze(a: np.ndarray, d: int) -> np.ndarray:
+    """Tensor.unsqueeze's view: the new dim's stride is size * stride of the dim it precedes."""
+    st = _elements(a)
+    st.insert(d, a.shape[d] * st[d] if d < a.ndim else 1)
+    return _strided(a, list(a.shape[:d]) + [1] + list(a.shape[d:]), st)
+
+
+def _view_strides(old: tuple[int, ...], strides: list[int],
+                  new: list[int]) -> list[int] | None:
+    """TensorUtils.cpp's computeStride: the strides of a view of `old` as `new`, or None
+    when reshape must copy."""
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    base, tensor_numel, view_numel = strides[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        tensor_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and strides[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
+                out[view_d] = view_numel * base
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base, tensor_numel, view_numel = strides[d - 1], 1, 1
+    return out if view_d == -1 else None
+
+
+def _reshape(a: np.ndarray, shape: list[int]) -> np.ndarray:
+    """Tensor.reshape: a view with computeStride's strides, else a contiguous copy."""
+    strides = _view_strides(a.shape, _elements(a), shape) if a.ndim else None
+    if strides is None:
+        return np.ascontiguousarray(a).reshape(shape)
+    return _strided(a, shape, strides)
+
+
+def _sumproduct_pair(left: np.ndarray, right: np.ndarray, sum_dims: list[int]) -> np.ndarray:
+    """Linear.cpp's sumproduct_pair (keepdim) on arrays: dims summed in only one operand
+    summed first (torch.sum), then both permuted to (lro, lo, sum) and (lro, sum, ro),
+    reshaped and multiplied by bmm (the operands swapped when every right-only dim
+    precedes the left-only ones), the product viewed and permuted back."""
+    if not sum_dims:
+        return np.ascontiguousarray(left * right)
+    lro: list[int] = []
+    lo: list[int] = []
+    ro: list[int] = []
+    both: list[int] = []
+    for i in range(left.ndim):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                both.append(i)
+            elif sl:
+                left = cascade_sum(left, (i,), True)
+            elif sr:
+                right = cascade_sum(right, (i,), True)
+        elif sl and sr:
+            lro.append(i)
+        elif sl:
+            lo.append(i)
+        else:
+            ro.append(i)
+    size = {d: left.shape[d] for d in lro + lo + both}
+    size.update({d: right.shape[d] for d in ro})
+    if lo and ro and ro[-1] < lo[0]:  # swap_lo_ro: bmm then writes the output's order
+        left, right, lo, ro = right, left, ro, lo
+
+    def prod(dims: list[int]) -> int:
+        return int(np.prod([size[d] for d in dims], dtype=np.int64))
+
+    a = _reshape(left.transpose(lro + lo + both + ro), [prod(lro), prod(lo), prod(both)])
+    b = _reshape(right.transpose(lro + both + ro + lo), [prod(lro), prod(both), prod(ro)])
+    out = _reshape(blas.bmm(a, b), [size[d] for d in lro + lo] + [1] * len(both)
+                   + [size[d] for d in ro])
+    order = lro + lo + both + ro
+    return out.transpose([order.index(d) for d in range(left.ndim)])
+
+
 def _trilinear_array(i1: np.ndarray, i2: np.ndarray, i3: np.ndarray,
-                     expand: tuple[tuple[int, ...], ...], sumdim: tuple[int, ...]) -> np.ndarray:
-    """_trilinear's value: each input unsqueezed at its expand dims to one rank, the three
-    multiplied and summed over sumdim (an einsum over those dims)."""
-    rank = i1.ndim + len(expand[0])
-    letters = "abcdefghijklmnop"[:rank]
-    subs = ["".join(letters[d] for d in range(rank) if d not in ex) for ex in expand]
-    out = "".join(letters[d] for d in range(rank) if d not in sumdim)
-    return np.einsum(f"{subs[0]},{subs[1]},{subs[2]}->{out}", i1, i2, i3)
+                     expand: tuple[tuple[int, ...], ...], sumdim: tuple[int, ...],
+                     unroll_dim: int = 1) -> np.ndarray:
+    """Linear.cpp's _trilinear: the inputs unsqueezed at their expand dims, then for each
+    index of unroll_dim two sumproduct_pairs (i1 with i2 over the sum dims i3 lacks, the
+    result with i3 over the rest), added into a zeroed output."""
+    total = i1.ndim + len(expand[0])
+    ins = []
+    for a, ex in zip((i1, i2, i3), expand, strict=True):
+        for d in sorted(ex):
+            a = _unsqueeze(a, d)
+        ins.append(a)
+    sum12 = [d for d in range(total) if d in sumdim and d != unroll_dim and d in expand[2]]
+    sum23 = [d for d in range(total) if d in sumdim and d != unroll_dim
+             and d not in expand[2]]
+    shape = [1 if d in sumdim else max(a.shape[d] for a in ins) for d in range(total)]
+    out = np.zeros(shape, i1.dtype)
+    step = [0 if unroll_dim in ex else 1 for ex in expand]
+    with np.errstate(all="ignore"):
+        for k in range(max(a.shape[unroll_dim] for a in ins)):
+            a, b, c = (x[(slice(None),) * unroll_dim + (slice(k * m, k * m + 1),)]
+                       for x, m in zip(ins, step, strict=True))
+            buf = _sumproduct_pair(_sumproduct_pair(a, b, sum12), c, sum23)
+            at = [slice(None)] * total
+            if unroll_dim not in sumdim:
+                at[unroll_dim] = slice(k, k + 1)
+            out[tuple(at)] += buf
+    return out.reshape([n for d, n in enumerate(shape) if d not in sumdim])
 
 
 class TrilinearBackward0(Function):
@@ -166,11 +262,8 @@ class TrilinearBackward0(Function):
         self.save("i2", i2 if need[0] or need[2] else None)
         self.save("i3", i3 if need[0] or need[1] else None)
         self.save_attr(expand1=expand1, expand2=expand2, expand3=expand3, sumdim=sumdim)
-        exactness.note(_CAUSE)
-        if (expand1, expand2, expand3, sumdim) == _BILINEAR:
-            return _bilinear(i1.array, i2.array, i3.array)
         return _trilinear_array(i1.array, i2.array, i3.array, (expand1, expand2, expand3),
-                                sumdim).astype(i1.array.dtype)
+                                sumdim)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         """_trilinear_backward: three _trilinear calls (recorded under create_graph)."""

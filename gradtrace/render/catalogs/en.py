@@ -12,6 +12,8 @@ MESSAGES: dict[str, str] = {
     "summary.budget": "The story stops after about {budget} lines: the {count} statement runs "
                       "after it (runs {first} to {last}, lines {first_line} to {last_line}) are "
                       "not told.",
+    "summary.deadline": "The story stops at statement run {number} of {count}: telling the "
+                        "rest would take longer than a report may (--timeout).",
     "summary.how": "--full tells everything, --brief gives one line per statement run, and "
                    "--statement N or --lines A-B tells one part in full.",
     "explain.none_selected": "No statement run matches the --statement or --lines you asked "

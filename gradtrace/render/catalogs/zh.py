@@ -13,6 +13,8 @@ MESSAGES: dict[str, str] = {
                        "只计数，不再逐一讲解。",
     "summary.budget": "讲解在大约 {budget} 行后停止：之后的 {count} 次语句执行（第 {first} 到第 "
                       "{last} 次，第 {first_line} 到第 {last_line} 行）没有讲解。",
+    "summary.deadline": "讲解在第 {number} 次语句执行处停止（共 {count} 次）：讲完其余部分所需的"
+                        "时间超过报告允许的时间（--timeout）。",
     "summary.how": "--full 讲解全部内容，--brief 每次语句执行只占一行，--statement N 或 --lines "
                    "A-B 完整讲解其中一部分。",
     "explain.none_selected": "没有语句执行符合你给出的 --statement 或 --lines。",

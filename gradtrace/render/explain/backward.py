@@ -92,7 +92,9 @@ class BackwardTeller:
             s.grad_results.update(self.returned_by(call))
         released: list[int] = []
         recorded = 0
-        for (idx, _, _), what, obj in items:
+        for told, ((idx, _, _), what, obj) in enumerate(items):
+            if not told % 4096:
+                s.check_time()
             s.at = {"call": call.index, "step": obj.index} if what == "step" else {
                 "event": idx}
             if what == "step":

@@ -9,6 +9,7 @@ backticks.
 from __future__ import annotations
 
 import re
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,6 +86,10 @@ def statement_lines(source: Any, module: Any) -> tuple[dict[int, int], dict[int,
     return {line: stmt for line, (_, stmt) in owner.items()}, texts
 
 
+class OutOfTime(Exception):
+    """The story ran past Options.deadline: the rest of the run is not told."""
+
+
 class Story:
     """What the tellers share: the trace's indexes, the names, and what was said."""
 
@@ -115,6 +120,7 @@ class Story:
         self.hidden = 0  # steps not said because the section was full
         self.at: dict[str, Any] | None = None  # what the steps said now tell about (Step.at)
         self.grad_results: set[int] = set()  # tensors torch.autograd.grad returned
+        self.deadline: float | None = None  # time.monotonic() past which telling stops
         self.in_graph: set[int] = set()
         for record in self.nodes.values():
             self.in_graph.update(i for i in record.inputs if i is not None)
@@ -206,6 +212,11 @@ class Story:
         return True
 
     # -- saying ---------------------------------------------------------------------
+
+    def check_time(self) -> None:
+        """Raise OutOfTime past the deadline (the tellers call it in their long loops)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OutOfTime
 
     def muted(self, steps: list[Step]) -> bool:
         """Whether the next step would not be said (a quiet run, or a full section): the

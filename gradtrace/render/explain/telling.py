@@ -19,7 +19,7 @@ from .backward import BackwardTeller
 from .errors import ErrorTeller
 from .model import Section, Step
 from .statements import StatementTeller
-from .story import Story, Visit
+from .story import OutOfTime, Story, Visit
 from .text import wrap
 
 BUDGET = 3000  # lines of text told in full before the rest is summarised
@@ -41,6 +41,8 @@ class Options:
     budget: int = BUDGET
     width: int = 100
     progress: Callable[[int, int], None] | None = None
+    # time.monotonic() after which the rest is only summarised (the CLI's report budget)
+    deadline: float | None = None
 
     @property
     def zoom(self) -> bool:
@@ -70,6 +72,7 @@ class _Left:
     last: int | None = None
     first_line: int | None = None
     last_line: int | None = None
+    stopped: tuple[int, int] | None = None  # (run, runs) where the deadline stopped it
 
     def repeat(self, visit: Visit) -> None:
         self.repeats += 1
@@ -98,6 +101,7 @@ class Teller:
     def __init__(self, result: Any, catalog: Catalog, options: Options):
         self.options = options
         self.story = Story(result, catalog)
+        self.story.deadline = options.deadline
         self.errors = ErrorTeller(self.story)
         self.statements = StatementTeller(self.story, self.errors)
         self.backward = BackwardTeller(self.story, self.errors) if self.story.trace else None
@@ -127,6 +131,11 @@ class Teller:
         for number, visit in enumerate(visits, 1):
             if o.progress is not None:
                 o.progress(number, len(visits))
+            try:
+                s.check_time()
+            except OutOfTime:
+                left.stopped = (number, len(visits))
+                break
             seen[(visit.kind, visit.line)] += 1
             chosen = self.chosen(number, visit)
             told_any = told_any or chosen
@@ -137,9 +146,14 @@ class Teller:
             s.quiet = not (chosen and not repeat and not over and not o.brief)
             s.cap = None if o.full or o.statement is not None else MAX_STEPS
             s.hidden = 0
-            steps = (self.backward.tell(visit) if visit.kind == "backward"
-                     else self.statements.tell(visit))
-            s.quiet, s.cap, s.at = False, None, None
+            try:
+                steps = (self.backward.tell(visit) if visit.kind == "backward"
+                         else self.statements.tell(visit))
+            except OutOfTime:
+                left.stopped = (number, len(visits))
+                break
+            finally:
+                s.quiet, s.cap, s.at = False, None, None
             if not chosen:
                 continue
             if o.brief and not over:
@@ -277,6 +291,9 @@ class Teller:
                 "count": left.budget, "budget": o.budget, "first": left.first,
                 "last": left.last, "first_line": left.first_line or "?",
                 "last_line": left.last_line or "?"}))
+        if left.stopped is not None:
+            messages.append(("summary.deadline", {"number": left.stopped[0],
+                                                  "count": left.stopped[1]}))
         if not messages:
             return None
         messages.append(("summary.how", {}))

@@ -26,6 +26,7 @@ import json
 from importlib import resources
 from typing import Any
 
+from ...printable import json_text
 from ..drawing import LEGEND, STYLE, Drawing, build_drawing, module_paths
 from ..explain import explain, to_json
 from ..graph import GraphView
@@ -89,9 +90,10 @@ def build_page(result: Any, *, lang: str = "en", backward: int | str | None = No
                           max_nodes=max_nodes)
     assets = resources.files(__name__)
     html = assets.joinpath("page.html").read_text("utf-8")
-    # the data goes into a <script type="application/json">: `</` must not end it early
-    payload = json.dumps(data, ensure_ascii=False, allow_nan=False,
-                         separators=(",", ":")).replace("</", "<\\/")
+    # the data goes into a <script type="application/json">: `</` must not end it early,
+    # and the C1 and bidi controls a script's strings may hold are written as escapes
+    payload = json_text(json.dumps(data, ensure_ascii=False, allow_nan=False,
+                                   separators=(",", ":"))).replace("</", "<\\/")
     replacements = {
         "{{lang}}": lang,
         "{{title}}": _escape(f"gradtrace · {result.source.name}"),

@@ -1,0 +1,430 @@
+"""LAPACK as torch 2.13 calls it on the CPU: the same MKL routines (getrf, getrs, potrf,
+geqrf/orgqr, gesdd, syevd) on column-major copies of each matrix of a batch, with the
+workspace sizes LAPACK's own query returns (BatchLinearAlgebra.cpp's apply_* functions).
+
+MKL's LAPACK decides the bits of det, inv, solve, cholesky (cholesky_solve,
+cholesky_inverse), qr, svd and eigh; gradtrace
+calls the same build (engine/mkl.py) so that they are torch's. Without the `mkl` wheel
+numpy's LAPACK (OpenBLAS) stands in: the same algorithms, other blocking and kernels, so
+results may differ in the last bits, and `exactness` says so.
+
+Every function takes and returns row-major arrays of shape (..., m, n) and loops over the
+batch, as torch's CPU kernels do.
+"""
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import capability, exactness
+
+_P = ctypes.c_void_p
+_IP = ctypes.POINTER(ctypes.c_int)
+_CP = ctypes.c_char_p
+
+
+def _int(v: int) -> Any:
+    return ctypes.byref(ctypes.c_int(v))
+
+
+def _mkl() -> Any:
+    from . import mkl
+
+    lib = mkl.load()
+    if lib is None:
+        exactness.note("LAPACK results come from numpy's LAPACK, not torch's MKL: "
+                       "decompositions may differ in the last bits")
+        return None
+    lib.set_threads(capability.num_threads())
+    return lib
+
+
+def _routine(lib: Any, dtype: np.dtype, name: str, n_args: int) -> Callable[..., Any]:
+    prefix = "s" if dtype == np.float32 else "d"
+    return lib.symbol(f"{prefix}{name}_", None, [_P] * n_args)
+
+
+def _fortran(a: np.ndarray) -> np.ndarray:
+    return np.array(a, order="F", copy=True)
+
+
+def _batches(a: np.ndarray) -> list[tuple[int, ...]]:
+    return list(np.ndindex(*a.shape[:-2]))
+
+
+def _work(dtype: np.dtype, size: float) -> np.ndarray:
+    return np.zeros(max(1, int(size)), dtype=dtype)
+
+
+def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LU with partial pivoting of each (m, n) matrix: (LU, 1-based pivots, info)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    lu = np.empty(a.shape, dtype=a.dtype)
+    piv = np.zeros(a.shape[:-2] + (k,), dtype=np.int32)
+    info = np.zeros(a.shape[:-2], dtype=np.int32)
+    lib = _mkl()
+    for idx in _batches(a):
+        if lib is not None:
+            f = _fortran(a[idx])
+            p = np.zeros(k, dtype=np.int32)
+            res = ctypes.c_int(0)
+            if m and n:
+                _routine(lib, a.dtype, "getrf", 6)(_int(m), _int(n), f.ctypes.data,
+                                                   _int(max(1, m)), p.ctypes.data,
+                                                   ctypes.byref(res))
+            lu[idx], piv[idx], info[idx] = f, p, res.value
+        else:
+            lu[idx], piv[idx], info[idx] = _getrf_numpy(a[idx])
+    return lu, piv, info
+
+
+def _getrf_numpy(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Right-looking LU with partial pivoting (LAPACK's getf2), for want of MKL."""
+    lu = a.astype(a.dtype, copy=True)
+    m, n = lu.shape
+    piv = np.zeros(min(m, n), dtype=np.int32)
+    info = 0
+    for j in range(min(m, n)):
+        p = j + int(np.argmax(np.abs(lu[j:, j])))
+        piv[j] = p + 1
+        if lu[p, j] != 0:
+            if p != j:
+                lu[[j, p]] = lu[[p, j]]
+            lu[j + 1:, j] /= lu[j, j]
+        elif info == 0:
+            info = j + 1
+        lu[j + 1:, j + 1:] -= np.outer(lu[j + 1:, j], lu[j, j + 1:])
+    return lu, piv, info
+
+
+def getrs(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, transpose: bool = False
+          ) -> np.ndarray:
+    """Solve A X = B (or Aᵀ X = B) from getrf's factors, each batch alone."""
+    n, nrhs = b.shape[-2:]
+    out = np.empty(b.shape, dtype=b.dtype)
+    lib = _mkl()
+    for idx in _batches(b):
+        li = idx[len(idx) - (lu.ndim - 2):] if lu.ndim > 2 else ()
+        f_lu, f_b = _fortran(lu[li]), _fortran(b[idx])
+        if lib is not None:
+            res = ctypes.c_int(0)
+            if n and nrhs:
+                p = np.ascontiguousarray(piv[li], dtype=np.int32)
+                _routine(lib, b.dtype, "getrs", 9)(_CP(b"T" if transpose else b"N"), _int(n),
+                                                   _int(nrhs), f_lu.ctypes.data,
+                                                   _int(max(1, n)), p.ctypes.data,
+                                                   f_b.ctypes.data, _int(max(1, n)),
+                                                   ctypes.byref(res))
+            out[idx] = f_b
+        else:
+            out[idx] = _getrs_numpy(f_lu, piv[li], f_b, transpose)
+    return out
+
+
+def _getrs_numpy(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, transpose: bool
+                 ) -> np.ndarray:
+    n = lu.shape[0]
+    lower = np.tril(lu, -1) + np.eye(n, dtype=lu.dtype)
+    upper = np.triu(lu)
+    perm = np.arange(n)
+    for i, p in enumerate(piv):
+        perm[[i, p - 1]] = perm[[p - 1, i]]
+    if not transpose:
+        return np.linalg.solve(upper, np.linalg.solve(lower, b[perm]))
+    y = np.linalg.solve(lower.T, np.linalg.solve(upper.T, b))
+    out = np.empty_like(y)
+    out[perm] = y
+    return out
+
+
+def potrs(factor: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
+    """Solve A X = B from A's Cholesky factor (?potrs on column-major copies of each batch,
+    as apply_cholesky_solve); `factor` and `b` already broadcast to one batch shape."""
+    n, nrhs = b.shape[-2:]
+    out = np.empty(b.shape, dtype=b.dtype)
+    lib = _mkl()
+    for idx in _batches(b):
+        f_a, f_b = _fortran(factor[idx]), _fortran(b[idx])
+        if lib is None:
+            tri = np.triu(f_a) if upper else np.tril(f_a)
+            low = tri.T if upper else tri
+            out[idx] = np.linalg.solve(low.T, np.linalg.solve(low, f_b)) if f_b.size else f_b
+            continue
+        if n and nrhs:
+            res = ctypes.c_int(0)
+            _routine(lib, b.dtype, "potrs", 8)(_CP(b"U" if upper else b"L"), _int(n),
+                                               _int(nrhs), f_a.ctypes.data, _int(max(1, n)),
+                                               f_b.ctypes.data, _int(max(1, n)),
+                                               ctypes.byref(res))
+        out[idx] = f_b
+    return out
+
+
+def potri(factor: np.ndarray, upper: bool) -> np.ndarray:
+    """The inverse of A from its Cholesky factor (?potri on a column-major copy of each
+    matrix, as apply_cholesky_inverse), the triangle LAPACK writes copied to the other."""
+    n = factor.shape[-1]
+    out = np.empty(factor.shape, dtype=factor.dtype)
+    lib = _mkl()
+    for idx in _batches(factor):
+        f_a = _fortran(factor[idx])
+        if lib is None:
+            tri = np.triu(f_a) if upper else np.tril(f_a)
+            low = tri.T if upper else tri
+            f_a = np.linalg.inv(low @ low.T) if n else f_a
+        elif n:
+            res = ctypes.c_int(0)
+            _routine(lib, factor.dtype, "potri", 5)(_CP(b"U" if upper else b"L"), _int(n),
+                                                    f_a.ctypes.data, _int(max(1, n)),
+                                                    ctypes.byref(res))
+        tri = np.triu(f_a) if upper else np.tril(f_a)
+        below = np.tril_indices(n, -1) if upper else np.triu_indices(n, 1)
+        tri[below] = tri.T[below]
+        out[idx] = tri
+    return out
+
+
+def potrf(a: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Cholesky factor of each matrix (the other triangle zeroed) and LAPACK's info."""
+    n = a.shape[-1]
+    out = np.empty(a.shape, dtype=a.dtype)
+    info = np.zeros(a.shape[:-2], dtype=np.int32)
+    lib = _mkl()
+    for idx in _batches(a):
+        f = _fortran(a[idx])
+        if lib is not None:
+            res = ctypes.c_int(0)
+            if n:
+                _routine(lib, a.dtype, "potrf", 5)(_CP(b"U" if upper else b"L"), _int(n),
+                                                   f.ctypes.data, _int(max(1, n)),
+                                                   ctypes.byref(res))
+            info[idx] = res.value
+        else:
+            try:
+                low = np.linalg.cholesky(a[idx])
+                f = low.T if upper else low
+            except np.linalg.LinAlgError:
+                info[idx] = _first_non_positive_minor(a[idx])
+        out[idx] = np.triu(f) if upper else np.tril(f)
+    return out, info
+
+
+def _first_non_positive_minor(a: np.ndarray) -> int:
+    for k in range(1, a.shape[0] + 1):
+        try:
+            np.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+def geqrf_orgqr(a: np.ndarray, complete: bool, with_q: bool
+                ) -> tuple[np.ndarray | None, np.ndarray]:
+    """Householder QR of each (m, n) matrix: Q (m×k, or m×m when complete) and R."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    qcols = m if complete else k
+    q = np.empty(a.shape[:-2] + (m, qcols), dtype=a.dtype) if with_q else None
+    r = np.empty(a.shape[:-2] + ((m if complete else k), n), dtype=a.dtype)
+    lib = _mkl()
+    for idx in _batches(a):
+        if lib is None:
+            qq, rr = np.linalg.qr(a[idx], mode="complete" if complete else "reduced")
+            if q is not None:
+                q[idx] = qq
+            r[idx] = rr
+            continue
+        f = _fortran(a[idx])
+        tau = np.zeros(max(1, k), dtype=a.dtype)
+        res = ctypes.c_int(0)
+        if m and n:
+            geqrf = _routine(lib, a.dtype, "geqrf", 8)
+            query = np.zeros(1, dtype=a.dtype)
+            geqrf(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
+                  query.ctypes.data, _int(-1), ctypes.byref(res))
+            work = _work(a.dtype, query[0])
+            geqrf(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
+                  work.ctypes.data, _int(work.size), ctypes.byref(res))
+        r[idx] = np.triu(f[:r.shape[-2], :])
+        if q is None:
+            continue
+        qf = np.zeros((m, qcols), dtype=a.dtype, order="F")
+        cols = min(n, qcols)
+        qf[:, :cols] = f[:, :cols]
+        if m and qcols:
+            orgqr = _routine(lib, a.dtype, "orgqr", 9)
+            query = np.zeros(1, dtype=a.dtype)
+            orgqr(_int(m), _int(qcols), _int(k), qf.ctypes.data, _int(max(1, m)),
+                  tau.ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
+            work = _work(a.dtype, query[0])
+            orgqr(_int(m), _int(qcols), _int(k), qf.ctypes.data, _int(max(1, m)),
+                  tau.ctypes.data, work.ctypes.data, _int(work.size), ctypes.byref(res))
+        q[idx] = qf
+    return q, r
+
+
+def gesdd(a: np.ndarray, full_matrices: bool, compute_uv: bool
+          ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None, np.ndarray]:
+    """SVD of each (m, n) matrix by divide and conquer: U, S, Vh and LAPACK's info."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    ucols, vrows = (m, n) if full_matrices else (k, k)
+    batch = a.shape[:-2]
+    s = np.empty(batch + (k,), dtype=a.dtype)
+    u = np.empty(batch + (m, ucols), dtype=a.dtype) if compute_uv else None
+    vh = np.empty(batch + (vrows, n), dtype=a.dtype) if compute_uv else None
+    info = np.zeros(batch, dtype=np.int32)
+    lib = _mkl()
+    jobz = (b"A" if full_matrices else b"S") if compute_uv else b"N"
+    for idx in _batches(a):
+        if lib is None:
+            if compute_uv:
+                uu, ss, vv = np.linalg.svd(a[idx], full_matrices=full_matrices)
+                u[idx], vh[idx] = uu, vv  # type: ignore[index]
+            else:
+                ss = np.linalg.svd(a[idx], compute_uv=False)
+            s[idx] = ss
+            continue
+        f = _fortran(a[idx])
+        ss = np.zeros(max(1, k), dtype=a.dtype)
+        uf = np.zeros((m, ucols) if compute_uv else (1, 1), dtype=a.dtype, order="F")
+        vf = np.zeros((vrows, n) if compute_uv else (1, 1), dtype=a.dtype, order="F")
+        iwork = np.zeros(max(1, 8 * k), dtype=np.int32)
+        res = ctypes.c_int(0)
+        if m and n:
+            fn = _routine(lib, a.dtype, "gesdd", 14)
+            ldu = max(1, m) if compute_uv else 1
+            ldvt = max(1, vrows) if compute_uv else 1
+            query = np.zeros(1, dtype=a.dtype)
+            args = [_CP(jobz), _int(m), _int(n), f.ctypes.data, _int(max(1, m)),
+                    ss.ctypes.data, uf.ctypes.data, _int(ldu), vf.ctypes.data, _int(ldvt)]
+            fn(*args, query.ctypes.data, _int(-1), iwork.ctypes.data, ctypes.byref(res))
+            work = _work(a.dtype, query[0])
+            fn(*args, work.ctypes.data, _int(work.size), iwork.ctypes.data, ctypes.byref(res))
+        elif compute_uv:  # an empty matrix: identity factors, as LAPACK is not called
+            uf, vf = np.eye(m, ucols, dtype=a.dtype), np.eye(vrows, n, dtype=a.dtype)
+        s[idx], info[idx] = ss[:k], res.value
+        if compute_uv:
+            u[idx], vh[idx] = uf, vf  # type: ignore[index]
+    return u, s, vh, info
+
+
+def syevd(a: np.ndarray, upper: bool, compute_v: bool
+          ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Eigen-decomposition of each symmetric matrix from one triangle: ascending
+    eigenvalues, eigenvectors as columns, LAPACK's info."""
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    w = np.empty(batch + (n,), dtype=a.dtype)
+    v = np.empty(a.shape, dtype=a.dtype) if compute_v else None
+    info = np.zeros(batch, dtype=np.int32)
+    lib = _mkl()
+    uplo = "U" if upper else "L"
+    for idx in _batches(a):
+        if lib is None:
+            if compute_v:
+                w[idx], v[idx] = np.linalg.eigh(a[idx], UPLO=uplo)  # type: ignore[index]
+            else:
+                w[idx] = np.linalg.eigvalsh(a[idx], UPLO=uplo)
+            continue
+        f = _fortran(a[idx])
+        ww = np.zeros(max(1, n), dtype=a.dtype)
+        res = ctypes.c_int(0)
+        if n:
+            fn = _routine(lib, a.dtype, "syevd", 11)
+            query = np.zeros(1, dtype=a.dtype)
+            iquery = np.zeros(1, dtype=np.int32)
+            head = [_CP(b"V" if compute_v else b"N"), _CP(uplo.encode()), _int(n),
+                    f.ctypes.data, _int(max(1, n)), ww.ctypes.data]
+            fn(*head, query.ctypes.data, _int(-1), iquery.ctypes.data, _int(-1),
+               ctypes.byref(res))
+            work = _work(a.dtype, query[0])
+            iwork = np.zeros(max(1, int(iquery[0])), dtype=np.int32)
+            fn(*head, work.ctypes.data, _int(work.size), iwork.ctypes.data,
+               _int(iwork.size), ctypes.byref(res))
+        w[idx], info[idx] = ww[:n], res.value
+        if compute_v:
+            v[idx] = f  # type: ignore[index]
+    return w, v, info
+
+
+def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: bool
+         ) -> np.ndarray:
+    """Solve A X = B (left) or X A = B for triangular A with BLAS ?trsm, each batch alone,
+    as linalg_solve_triangular_out lays it out: B copied column-major, A passed as it lies
+    (transa='T' on the buffer of a row-major A, a column-major copy of any other). `a` and
+    `b` already broadcast to the same batch shape."""
+    out = np.empty(b.shape, dtype=b.dtype)
+    lib = _mkl()
+    for idx in _batches(b):
+        mat = a[idx]
+        if lib is None:
+            tri = np.triu(mat) if upper else np.tril(mat)
+            if unitriangular:
+                np.fill_diagonal(tri, 1)
+            out[idx] = (np.linalg.solve(tri, b[idx]) if left else
+                        np.linalg.solve(tri.T, b[idx].T).T) if b[idx].size else b[idx]
+            continue
+        row_major = mat.flags.c_contiguous and not mat.flags.f_contiguous
+        fa = np.asfortranarray(mat.T if row_major else mat)
+        fb = _fortran(b[idx])  # a copy: trsm overwrites it with X
+        m, n = fb.shape
+        if m and n:
+            one = (ctypes.c_float if b.dtype == np.float32 else ctypes.c_double)(1.0)
+            _routine(lib, b.dtype, "trsm", 11)(
+                _CP(b"L" if left else b"R"), _CP(b"U" if upper != row_major else b"L"),
+                _CP(b"T" if row_major else b"N"), _CP(b"U" if unitriangular else b"N"),
+                _int(m), _int(n), ctypes.byref(one), fa.ctypes.data,
+                _int(max(1, fa.shape[0])), fb.ctypes.data, _int(max(1, m)))
+        out[idx] = fb
+    return out
+
+
+def column_major(x: np.ndarray) -> np.ndarray:
+    """`x` with each matrix column-major and the batch outermost: the layout of the
+    results torch's LAPACK wrappers return (strides (..., 1, m))."""
+    if x.ndim < 2:
+        return x
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
+def gelsy(a: np.ndarray, b: np.ndarray, rcond: float) -> tuple[np.ndarray, np.ndarray]:
+    """Least squares min ‖A X - B‖ by complete orthogonal factorization (?gelsy, torch's
+    CPU default driver), each batch alone: X as the first n rows of a column-major
+    (max(m, n), k) buffer (the layout torch returns), and the effective ranks."""
+    m, n = a.shape[-2:]
+    k = b.shape[-1]
+    rows = max(m, n)
+    batch = a.shape[:-2]
+    out = np.zeros(batch + (k, rows), dtype=a.dtype)  # column-major buffers, transposed
+    ranks = np.zeros(batch, dtype=np.int64)
+    lib = _mkl()
+    for idx in _batches(a):
+        if lib is None:
+            x, _, rank, _ = np.linalg.lstsq(a[idx], b[idx], rcond=rcond)
+            out[idx][:, :n] = x.T
+            ranks[idx] = rank
+            continue
+        fa = _fortran(a[idx])
+        fb = np.zeros((rows, k), dtype=a.dtype, order="F")
+        fb[:m] = b[idx]
+        jpvt = np.zeros(max(1, n), dtype=np.int32)
+        rank = ctypes.c_int(0)
+        res = ctypes.c_int(0)
+        scalar = ctypes.c_float if a.dtype == np.float32 else ctypes.c_double
+        if m and n and k:
+            fn = _routine(lib, a.dtype, "gelsy", 13)
+            head = [_int(m), _int(n), _int(k), fa.ctypes.data, _int(max(1, m)),
+                    fb.ctypes.data, _int(max(1, rows)), jpvt.ctypes.data,
+                    ctypes.byref(scalar(rcond)), ctypes.byref(rank)]
+            query = np.zeros(1, dtype=a.dtype)
+            fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
+            work = _work(a.dtype, query[0])
+            fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
+        out[idx] = fb.T
+        ranks[idx] = rank.value
+    return np.swapaxes(out, -1, -2)[..., :n, :], ranks

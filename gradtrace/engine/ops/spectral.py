@@ -1,0 +1,357 @@
+"""torch.linalg's singular-value and symmetric eigen-decompositions and what is built on
+them: svd, svdvals, torch.svd, eigh, eigvalsh, pinv, matrix_rank and lstsq (eig and
+eigvals, whose results are complex, are refused). LAPACK's gesdd, syevd and gelsy as torch
+calls them (engine/lapack.py); the backward formulas are FunctionsManual.cpp's
+svd_backward, linalg_eig_backward (Hermitian case), pinv_backward and
+linalg_lstsq_backward, written with the engine's ops.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import NotSupportedError, TorchRuntimeError
+from .. import lapack
+from ..formulas import vjp
+from ..grad_mode import GRAD_MODE
+from ..node import Function
+from ..tensor import Tensor
+from .decompositions import check_matrices, named_return, wrap_result
+from .linalg import matmul
+from .matrices import diag_embed, diagonal
+from .reductions import ReturnTypes
+from .views import mT, narrow, unsqueeze
+
+SvdReturn = named_return("linalg_svd", "U", "S", "Vh")
+TorchSvdReturn = named_return("svd", "U", "S", "V")
+EighReturn = named_return("linalg_eigh", "eigenvalues", "eigenvectors")
+
+
+# -- SVD -------------------------------------------------------------------------------
+
+
+def _gaps(values: Tensor) -> Tensor:
+    """E_jk = values_k - values_j off the diagonal, 1 on it (what svd_backward and
+    linalg_eig_backward divide by; torch fills the diagonal in place)."""
+    e = unsqueeze(values, -2) - unsqueeze(values, -1)
+    eye = np.eye(values.array.shape[-1], dtype=bool)
+    if not e.requires_grad:
+        return Tensor._wrap(np.where(eye, np.ones((), dtype=e.array.dtype), e.array))
+    return e + Tensor._wrap(eye.astype(e.array.dtype)) * (1 - e)  # exactly 1 on the diagonal
+
+
+class LinalgSvdBackward0(Function):
+    __slots__ = ()
+    multi_output = True
+    materialize_grads = False
+    formulas = (vjp("A", "svd_backward({grad}, {U}, {S}, {Vh})"),)
+
+    def forward(self, a: Tensor, full_matrices: bool, compute_uv: bool) -> list[np.ndarray]:
+        u, s, vh, info = lapack.gesdd(a.array, full_matrices, compute_uv)
+        self.save_attr(full_matrices=full_matrices, S_sym_argsize_minus_1=s.shape[-1])
+        if u is None:
+            u = vh = np.zeros((0,), dtype=a.array.dtype)
+        return [lapack.column_major(u), s, lapack.column_major(vh)]
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("S", outputs[1], is_output=True)
+        self.save("U", outputs[0], is_output=True)
+        self.save("Vh", outputs[2], is_output=True)
+
+    def backward(self, g_u: Tensor | None, g_s: Tensor | None, g_vh: Tensor | None
+                 ) -> Tensor | None:
+        u, s, vh = self.unpack("U"), self.unpack("S"), self.unpack("Vh")
+        k = s.array.shape[-1]
+        if self.attrs["full_matrices"]:
+            u, vh = narrow(u, -1, 0, k), narrow(vh, -2, 0, k)
+            g_u = narrow(g_u, -1, 0, k) if g_u is not None else None
+            g_vh = narrow(g_vh, -2, 0, k) if g_vh is not None else None
+        return svd_backward(g_u, g_s, g_vh, u, s, vh)
+
+
+def svd_backward(g_u: Tensor | None, g_s: Tensor | None, g_vh: Tensor | None, u: Tensor,
+                 s: Tensor, vh: Tensor) -> Tensor | None:
+    """FunctionsManual.cpp's svd_backward (real case)."""
+    if g_s is None and g_u is None and g_vh is None:
+        return None
+    m, n = u.array.shape[-2], vh.array.shape[-1]
+    if g_u is None and g_vh is None:
+        return matmul(u, unsqueeze(g_s, -1) * vh) if m >= n \
+            else matmul(u * unsqueeze(g_s, -2), vh)
+    uhgu = vhgv = None
+    if g_u is not None:
+        x = matmul(mT(u), g_u)
+        uhgu = x - mT(x)
+    if g_vh is not None:
+        x = matmul(vh, mT(g_vh))
+        vhgv = x - mT(x)
+    e = _gaps(s * s)
+    if uhgu is not None and vhgv is not None:
+        g_a = (uhgu * unsqueeze(s, -2) + unsqueeze(s, -1) * vhgv) / e
+    elif uhgu is not None:
+        g_a = (uhgu / e) * unsqueeze(s, -2)
+    else:
+        g_a = unsqueeze(s, -1) * (vhgv / e)
+    if g_s is not None:
+        g_a = g_a + diag_embed(g_s)
+    if m > n and g_u is not None:
+        g_a = matmul(u, g_a)
+        gusinv = g_u / unsqueeze(s, -2)
+        g_a = g_a + gusinv - matmul(u, matmul(mT(u), gusinv))
+        return matmul(g_a, vh)
+    if m < n and g_vh is not None:
+        g_a = matmul(g_a, vh)
+        sinvgvh = g_vh / unsqueeze(s, -1)
+        g_a = g_a + sinvgvh - matmul(matmul(sinvgvh, mT(vh)), vh)
+        return matmul(u, g_a)
+    return matmul(u, matmul(g_a, vh)) if m >= n else matmul(matmul(u, g_a), vh)
+
+
+def svd(a: Tensor, full_matrices: bool = True, *, driver: Any = None) -> ReturnTypes:
+    check_matrices(a, "linalg.svd", square=False)
+    return SvdReturn(*LinalgSvdBackward0.call(a, full_matrices=full_matrices, compute_uv=True))
+
+
+def _needs_uv(a: Tensor) -> bool:
+    return GRAD_MODE.enabled and a.requires_grad
+
+
+def svdvals(a: Tensor, *, driver: Any = None) -> Tensor:
+    """The singular values; U and Vh are computed (and saved) only when A needs a grad."""
+    check_matrices(a, "linalg.svd", square=False)
+    return LinalgSvdBackward0.call(a, full_matrices=False, compute_uv=_needs_uv(a))[1]
+
+
+def torch_svd(a: Tensor, some: bool = True, compute_uv: bool = True) -> ReturnTypes:
+    """torch.svd: V rather than Vh; with compute_uv=False, zero U and V."""
+    check_matrices(a, "linalg.svd", square=False)
+    if not compute_uv:
+        s = svdvals(a)
+        m, n = a.array.shape[-2:]
+        batch = a.array.shape[:-2]
+        from ..tensor import bump_version
+
+        u, v = (wrap_result(np.zeros(batch + (k, k), dtype=a.array.dtype)) for k in (m, n))
+        bump_version(u)  # torch zero-fills them in place, and returns V as Vhᴴ
+        bump_version(v)
+        return TorchSvdReturn(u, s, mT(v))
+    u, s, vh = LinalgSvdBackward0.call(a, full_matrices=not some, compute_uv=True)
+    return TorchSvdReturn(u, s, mT(vh))
+
+
+# -- symmetric eigen-decomposition -------------------------------------------------------
+
+
+class LinalgEighBackward0(Function):
+    __slots__ = ()
+    multi_output = True
+    materialize_grads = False
+    formulas = (vjp("A", "{eigenvectors} @ (diag_embed({grad}[0]) + skew({eigenvectors}ᵀ @ "
+                    "{grad}[1]) / ({eigenvalues}.unsqueeze(-2) - {eigenvalues}.unsqueeze(-1))) @ "
+                    "{eigenvectors}ᵀ"),)
+
+    def forward(self, a: Tensor, uplo: str, compute_v: bool) -> list[np.ndarray]:
+        w, v, _ = lapack.syevd(a.array, uplo == "U", compute_v)
+        if v is None:
+            v = np.zeros((0,), dtype=a.array.dtype)
+        return [w, lapack.column_major(v)]
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("eigenvalues", outputs[0], is_output=True)
+        self.save("eigenvectors", outputs[1], is_output=True)
+
+    def backward(self, g_l: Tensor | None, g_v: Tensor | None) -> Tensor | None:
+        lam, v = self.unpack("eigenvalues"), self.unpack("eigenvectors")
+        if g_l is None and g_v is None:
+            return None
+        if g_v is None:
+            return matmul(v * unsqueeze(g_l, -2), mT(v))
+        vhgv = matmul(mT(v), g_v)
+        vhgv = 0.5 * (vhgv - mT(vhgv))
+        ret = vhgv / _gaps(lam)
+        if g_l is not None:
+            ret = ret - diag_embed(diagonal(ret, 0, -2, -1)) + diag_embed(g_l)
+        return matmul(v, matmul(ret, mT(v)))
+
+
+def _check_uplo(uplo: str) -> None:
+    if uplo not in ("L", "U"):
+        raise TorchRuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {uplo}")
+
+
+def eigh(a: Tensor, UPLO: str = "L") -> ReturnTypes:  # noqa: N803 - torch's name
+    check_matrices(a, "linalg.eigh")
+    _check_uplo(UPLO)
+    return EighReturn(*LinalgEighBackward0.call(a, uplo=UPLO, compute_v=True))
+
+
+def eigvalsh(a: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803 - torch's name
+    check_matrices(a, "linalg.eigh")
+    _check_uplo(UPLO)
+    return LinalgEighBackward0.call(a, uplo=UPLO, compute_v=_needs_uv(a))[0]
+
+
+def eig(a: Tensor) -> Any:
+    """Eigenvalues of a general matrix are complex; the engine has no complex dtypes."""
+    raise NotSupportedError("torch.linalg.eig and eigvals return complex tensors, which "
+                            "gradtrace does not support")
+
+
+# -- pseudo-inverse --------------------------------------------------------------------
+
+
+class LinalgPinvBackward0(Function):
+    __slots__ = ()
+    formulas = (vjp("self", "pinv_backward({grad}, {result}, {self})"),)
+
+    def forward(self, a: Tensor, atol: Any, rtol: Any, hermitian: bool) -> np.ndarray:
+        self.save("self", a)
+        x = a.array
+        m, n = x.shape[-2:]
+        u, s, vh, _ = lapack.gesdd(x, False, True)
+        assert u is not None and vh is not None
+        if s.shape[-1] == 0:
+            return np.zeros(x.shape[:-2] + (n, m), dtype=x.dtype)
+        max_val = s[..., :1]
+        eps = np.finfo(x.dtype).eps
+        if atol is None and rtol is None:
+            tol = max_val * (eps * max(m, n))
+        else:
+            atol_ = 0.0 if atol is None else atol
+            rtol_ = (eps * max(m, n) if atol is None or atol <= 0 else 0.0) \
+                if rtol is None else rtol
+            tol = np.maximum(np.asarray(atol_, dtype=x.dtype),
+                             np.asarray(rtol_, dtype=x.dtype) * max_val)
+        with np.errstate(divide="ignore"):
+            s_inv = np.where(s > tol, np.reciprocal(s), np.zeros((), dtype=x.dtype))
+        left = wrap_result(np.swapaxes(vh, -1, -2) * s_inv[..., None, :])
+        return matmul(left, wrap_result(np.swapaxes(u, -1, -2))).array
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return pinv_backward(grad, self.unpack("result"), self.unpack("self"))
+
+
+def pinv_backward(grad: Tensor, pinv_a: Tensor, a: Tensor) -> Tensor:
+    """FunctionsManual.cpp's pinv_backward, with the products of the smaller dimension."""
+    m, n = a.array.shape[-2:]
+    pinv_ah, gradh = mT(pinv_a), mT(grad)
+    if m <= n:
+        k = matmul(gradh, pinv_a)
+        k_pinv_ah = matmul(k, pinv_ah)
+        return (-mT(matmul(pinv_a, k)) + k_pinv_ah
+                - matmul(matmul(a, pinv_a), k_pinv_ah)
+                + matmul(matmul(pinv_ah, pinv_a), gradh - matmul(k, a)))
+    k = matmul(pinv_a, gradh)
+    pinv_ah_k = matmul(pinv_ah, k)
+    return (-mT(matmul(k, pinv_a))
+            + matmul(matmul(gradh - matmul(a, k), pinv_a), pinv_ah) + pinv_ah_k
+            - matmul(matmul(pinv_ah_k, pinv_a), a))
+
+
+def pinv(a: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
+         rcond: Any = None) -> Tensor:
+    if a.array.ndim < 2 or not a.dtype.is_floating_point:
+        shape = ", ".join(map(str, a.array.shape))
+        kind = a.dtype.scalar_type
+        raise TorchRuntimeError(
+            f"linalg.pinv({kind}{{[{shape}]}}): expected a tensor with 2 or more dimensions "
+            "of float, double, cfloat or cdouble types")
+    check_matrices(a, "linalg.pinv", square=False)
+    if rcond is not None:
+        rtol = rcond
+    return LinalgPinvBackward0.call(a, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def pinverse(a: Tensor, rcond: float = 1e-15) -> Tensor:
+    return pinv(a, rtol=rcond)
+
+
+def matrix_rank(a: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
+                tol: Any = None) -> Tensor:
+    """The number of singular values above the tolerance (no gradient)."""
+    check_matrices(a, "torch.linalg.matrix_rank", square=False)
+    x = a.array
+    m, n = x.shape[-2:]
+    if hermitian:
+        w, _, _ = lapack.syevd(x, False, False)
+        s = np.abs(w)
+        s_max = s.max(-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
+    else:
+        _, s, _, _ = lapack.gesdd(x, False, False)
+        s_max = s[..., :1] if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), dtype=x.dtype)
+    if tol is not None:
+        atol = tol
+    eps = np.finfo(x.dtype).eps
+    atol_ = 0.0 if atol is None else atol
+    rtol_ = (eps * max(m, n) if atol is None or atol <= 0 else 0.0) if rtol is None else rtol
+    thresh = np.maximum(np.asarray(atol_, dtype=x.dtype), np.asarray(rtol_, dtype=x.dtype)
+                        * s_max)
+    from ..tensor import bump_version
+
+    rank = wrap_result((s > thresh).sum(-1).astype(np.int64))
+    bump_version(rank)  # torch counts into the result with an out= sum
+    return rank
+
+
+# -- least squares ----------------------------------------------------------------------
+
+LstsqReturn = named_return("linalg_lstsq", "solution", "residuals", "rank", "singular_values")
+
+
+class LinalgLstsqBackward0(Function):
+    __slots__ = ()
+    multi_output = True
+    materialize_grads = False
+    formulas = (vjp("self", "pinv_backward({grad}[0] @ {b}ᵀ, pinv({self}), {self})"),
+                vjp("b", "pinv({self})ᵀ @ {grad}[0]"))
+
+    def forward(self, a: Tensor, b: Tensor, rcond: float) -> list[np.ndarray]:
+        self.save("self", a)
+        self.save("b", b)
+        x, _ = lapack.gelsy(a.array, b.array, rcond)
+        return [x, np.zeros((0,), dtype=a.array.dtype)]
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("solution", outputs[0], is_output=True)
+
+    def backward(self, g_x: Tensor | None, g_l: Tensor | None) -> tuple[Tensor | None, ...]:
+        if g_x is None:
+            return None, None
+        a, b = self.unpack("self"), self.unpack("b")
+        pinv_a = pinv(a)
+        g_a = g_b = None
+        if self.needs_input_grad(0):
+            g_a = pinv_backward(matmul(g_x, mT(b)), pinv_a, a)
+        if self.needs_input_grad(1):
+            g_b = matmul(mT(pinv_a), g_x)
+        return g_a, g_b
+
+
+def lstsq(a: Tensor, b: Tensor, rcond: Any = None, *, driver: Any = None) -> ReturnTypes:
+    """torch.linalg.lstsq with the CPU's default driver, gelsy: the solution and the rank
+    (residuals and singular values stay empty, as gelsy computes neither)."""
+    if driver not in (None, "gelsy"):
+        raise NotSupportedError(f"torch.linalg.lstsq(..., driver={driver!r}): only 'gelsy', "
+                                "the CPU default, is supported")
+    check_matrices(a, "torch.linalg.lstsq", square=False)
+    if b.array.ndim < 2:
+        raise NotSupportedError("torch.linalg.lstsq with a 1-D B")
+    if a.dtype is not b.dtype:
+        raise TorchRuntimeError(
+            f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+            f"input's dtype {a.dtype.scalar_type} and other's dtype "
+            f"{b.dtype.scalar_type}")
+    if a.array.shape[-2] != b.array.shape[-2]:
+        raise TorchRuntimeError(
+            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    m, n = a.array.shape[-2:]
+    if rcond is None:
+        rcond = float(np.finfo(a.array.dtype).eps) * max(m, n)
+    _, ranks = lapack.gelsy(a.array, b.array, rcond)
+    solution, residuals = LinalgLstsqBackward0.call(a, b, rcond=rcond)
+    empty = wrap_result(np.zeros((0,), dtype=a.array.dtype))
+    return LstsqReturn(solution, residuals, wrap_result(ranks), empty)

@@ -1,0 +1,152 @@
+"""Copies of script values as Python's copy.deepcopy and pickle (torch.save) make them.
+
+One copier, two uses: `deep_copy` is copy.deepcopy (the `copy` module, and the library's
+`deepcopy` intrinsic that nn.Transformer's clones use), `pickled_copy` is what torch.save
+keeps and torch.load returns (serialization.py). Both copy containers and script-class
+instances once each (shared ones stay shared, cycles included), keep functions, classes
+and immutable values, and copy each tensor storage once, so tensors that shared one still
+share one. They differ where torch's Tensor.__deepcopy__ and __reduce_ex__ differ:
+deepcopy refuses a tensor with a graph and copies `.grad`; pickling makes any tensor a
+new leaf (requires_grad kept) without its grad.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..engine.limits import reserve, track
+from ..engine.tensor import Parameter, Tensor
+from ..errors import ScriptError
+from .objects import Instance
+
+NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+              "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+              "be because of a torch.nn.utils.weight_norm usage, see "
+              "https://github.com/pytorch/pytorch/pull/103001")
+# containers nested deeper than these raise RecursionError in CPython 3.11 from a script's
+# top level (measured with torch 2.13 imported): copy.deepcopy takes 499 lists or dicts
+# nested in each other, torch.save's pickler 497
+DEEPCOPY_NESTING = 499
+PICKLE_NESTING = 497
+_TOO_DEEP = {False: "maximum recursion depth exceeded while calling a Python object",
+             True: "maximum recursion depth exceeded"}  # (deepcopy's, the pickler's)
+_CONTAINERS = (Instance, dict, list, tuple, set, frozenset)
+
+
+def deep_copy(obj: Any, tick: Callable[[], None], memo: dict[int, Any] | None = None) -> Any:
+    """copy.deepcopy(obj, memo); `tick` counts a step per object copied."""
+    return _Copier(False, tick, {} if memo is None else memo).copy(obj)
+
+
+def pickled_copy(obj: Any, tick: Callable[[], None]) -> Any:
+    """pickle.loads(pickle.dumps(obj)) as torch.save and torch.load do it."""
+    return _Copier(True, tick, {}).copy(obj)
+
+
+def shallow_copy(obj: Any) -> Any:
+    """copy.copy(obj): a new container (or instance) holding the same items; a tensor is a
+    new leaf on the same storage (Tensor.__reduce_ex__), requires_grad kept."""
+    if isinstance(obj, Tensor):
+        out: Tensor = Tensor._wrap(obj.array)
+        if obj.is_parameter:
+            return Parameter(out, requires_grad=obj.requires_grad)
+        out.requires_grad = obj.requires_grad
+        out._version_counter.value = 1  # (rebuilt with set_(), as torch does)
+        return out
+    if type(obj) is Instance:
+        out_instance = Instance(obj.cls)
+        out_instance.attrs.update(obj.attrs)
+        return out_instance
+    if isinstance(obj, (dict, list, set)):
+        return obj.copy()
+    return obj  # tuples, numbers, strings, functions: themselves, as in Python
+
+
+class _Copier:
+    """One copy of an object graph: each object once (a memo by identity), each tensor
+    storage once."""
+
+    def __init__(self, pickling: bool, tick: Callable[[], None], memo: dict[int, Any]):
+        self.pickling = pickling
+        self.tick = tick  # the interpreter's step count: a copy of a million objects is long
+        self.limit = PICKLE_NESTING if pickling else DEEPCOPY_NESTING
+        self.depth = 0
+        self.memo = memo
+        self.storages: dict[int, np.ndarray] = {}
+
+    def copy(self, obj: Any) -> Any:
+        found = self.memo.get(id(obj))
+        if found is not None:
+            return found
+        self.tick()
+        if isinstance(obj, Tensor):
+            out = self.memo[id(obj)] = self._tensor(obj)
+            return out
+        if not isinstance(obj, _CONTAINERS):
+            return obj  # numbers, strings, None, dtypes, functions and classes (by reference)
+        self.depth += 1
+        if self.depth > self.limit:
+            raise ScriptError(_TOO_DEEP[self.pickling], kind="RecursionError")
+        try:
+            return self._container(obj)
+        finally:
+            self.depth -= 1
+
+    def _container(self, obj: Any) -> Any:
+        if type(obj) is Instance:
+            out = self.memo[id(obj)] = Instance(obj.cls)
+            out.attrs.update({k: self.copy(v) for k, v in obj.attrs.items()})
+            return out
+        if isinstance(obj, dict):
+            out = self.memo[id(obj)] = obj.copy()  # (keeps the type: OrderedDict)
+            out.clear()
+            for k, v in obj.items():
+                out[self.copy(k)] = self.copy(v)
+            return out
+        if isinstance(obj, list):
+            out = self.memo[id(obj)] = []
+            out.extend(self.copy(v) for v in obj)
+            return out
+        if isinstance(obj, tuple):
+            items = [self.copy(v) for v in obj]
+            if type(obj) is tuple:
+                return tuple(items)
+            return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+        return type(obj)(self.copy(v) for v in obj)  # a set
+
+    def _tensor(self, t: Tensor) -> Tensor:
+        if not self.pickling and t.grad_fn is not None:
+            raise ScriptError(NOT_A_LEAF, kind="RuntimeError")
+        array = t.array
+        root = array
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        fresh_root = self.storages.get(id(root))
+        if fresh_root is None:
+            reserve(root.shape, root.itemsize)
+            fresh_root = self.storages[id(root)] = np.ascontiguousarray(root).copy()
+            if fresh_root.nbytes:  # (counted while a copy holds it)
+                track(fresh_root, fresh_root.nbytes)
+        out: Tensor = Tensor._wrap(_same_view(array, root, fresh_root))
+        if t.is_parameter:
+            out = Parameter(out, requires_grad=t.requires_grad)
+        elif t.requires_grad:
+            out.requires_grad = True
+        # torch builds the copy with set_() (version 1), but Parameter.__deepcopy__ clones
+        out._version_counter.value = 0 if t.is_parameter and not self.pickling else 1
+        if not self.pickling and t.grad is not None:
+            out.grad = self.copy(t.grad)
+        return out
+
+
+def _same_view(array: np.ndarray, root: np.ndarray, fresh_root: np.ndarray) -> np.ndarray:
+    """`array`'s window into `root`, over `fresh_root` (a copy of `root`)."""
+    if array is root:
+        return fresh_root
+    if not root.flags.c_contiguous or not array.size:
+        return array.copy()
+    offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(array.shape, array.dtype, buffer=fresh_root, offset=offset,
+                      strides=array.strides)

@@ -1,0 +1,214 @@
+"""Python's `dataclasses` as training scripts use it for their configs: `@dataclass` (with
+or without arguments) makes `__init__`, `__repr__` and `__eq__` from the names the class
+body annotates (its bases' first), `field(default=..., default_factory=...)`, `asdict`
+and `astuple`. Python's checks and messages: a field without a default after one with
+one, a list/dict/set default, the generated `__init__`'s argument errors. `order=True`,
+`frozen=True` and the other options that change more than this are refused.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .. import stdlib
+from ..errors import NotSupportedError, TorchTypeError, TorchValueError
+from .copying import deep_copy
+from .objects import MISSING, BuiltinFunction, Instance, NativeFunction, ScriptClass
+
+if TYPE_CHECKING:
+    from .core import Interpreter
+
+
+class Field:
+    """What `dataclasses.field(...)` returns: a field's default or default factory."""
+
+    __slots__ = ("default", "default_factory", "repr", "compare", "init")
+
+    def __init__(self, default: Any, default_factory: Any, init: bool, repr: bool,
+                 compare: bool):
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.compare = compare
+
+    def __repr__(self) -> str:
+        return "Field(...)"
+
+
+_REFUSED_OPTIONS = ("order", "unsafe_hash", "frozen", "match_args", "kw_only", "slots")
+
+
+def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """The `dataclasses` module of one run."""
+    fields_of: dict[int, tuple[tuple[str, Field], ...]] = {}  # id(class) -> its fields
+
+    def field(*, default: Any = MISSING, default_factory: Any = MISSING, init: bool = True,
+              repr: bool = True, hash: Any = None, compare: bool = True,
+              metadata: Any = None, kw_only: Any = MISSING) -> Field:
+        if default is not MISSING and default_factory is not MISSING:
+            raise TorchValueError("cannot specify both default and default_factory")
+        return Field(default, default_factory, init, repr, compare)
+
+    def dataclass(cls: Any = None, /, *, init: bool = True, repr: bool = True,
+                  eq: bool = True, **options: Any) -> Any:
+        for name in options:
+            if name not in _REFUSED_OPTIONS:
+                raise TorchTypeError(f"dataclass() got an unexpected keyword argument '{name}'")
+            if options[name]:
+                raise NotSupportedError(f"@dataclass({name}=True) is not supported by gradtrace")
+
+        def wrap(cls: Any) -> Any:
+            if type(cls) is not ScriptClass:
+                raise NotSupportedError("@dataclass applies to a class defined in the script")
+            fields = _collect(cls, fields_of)
+            fields_of[id(cls)] = fields
+            if init:
+                cls.attrs["__init__"] = NativeFunction("__init__", cls.name,
+                                                       _make_init(interp, cls, fields))
+            if repr:
+                cls.attrs["__repr__"] = NativeFunction("__repr__", cls.name, _make_repr(fields))
+            if eq:
+                cls.attrs["__eq__"] = NativeFunction("__eq__", cls.name, _make_eq(fields))
+                cls.attrs["__hash__"] = None
+            return cls
+
+        return wrap if cls is None else wrap(cls)
+
+    def fields_for(obj: Any, what: str) -> tuple[tuple[str, Field], ...]:
+        if type(obj) is not Instance or id(obj.cls) not in fields_of:
+            raise TorchTypeError(f"{what}() should be called on dataclass instances")
+        return fields_of[id(obj.cls)]
+
+    def convert(value: Any, factory: Callable[[list], Any]) -> Any:
+        if type(value) is Instance and id(value.cls) in fields_of:
+            return factory([(name, convert(value.attrs.get(name), factory))
+                            for name, _ in fields_of[id(value.cls)]])
+        if isinstance(value, (list, tuple)):
+            return type(value)(convert(v, factory) for v in value)
+        if isinstance(value, dict):
+            return type(value)((convert(k, factory), convert(v, factory))
+                               for k, v in value.items())
+        return deep_copy(value, interp.tick)
+
+    def asdict(obj: Any) -> dict:
+        fields_for(obj, "asdict")
+        return convert(obj, dict)
+
+    def astuple(obj: Any) -> tuple:
+        fields_for(obj, "astuple")
+        return convert(obj, lambda pairs: tuple(v for _, v in pairs))
+
+    def is_dataclass(obj: Any) -> bool:
+        cls = obj.cls if type(obj) is Instance else obj
+        return type(cls) is ScriptClass and id(cls) in fields_of
+
+    table = {"dataclass": dataclass, "field": field, "asdict": asdict, "astuple": astuple,
+             "is_dataclass": is_dataclass}
+    return stdlib.Namespace("dataclasses", {
+        key: BuiltinFunction(key, fn, getattr(dataclasses, key)) for key, fn in table.items()})
+
+
+def _collect(cls: ScriptClass, fields_of: dict[int, Any]) -> tuple[tuple[str, Field], ...]:
+    """The fields: the dataclass bases' first, then the names this class annotates, each
+    with its default (the class attribute, or what `field()` gave)."""
+    fields: dict[str, Field] = {}
+    for base in reversed(cls.mro[1:]):
+        fields.update(fields_of.get(id(base), ()))
+    for name in cls.annotated:
+        value = cls.attrs.get(name, MISSING)
+        if type(value) is Field:
+            spec = value
+            if value.default is MISSING:
+                del cls.attrs[name]
+            else:
+                cls.attrs[name] = value.default
+        else:
+            spec = Field(value, MISSING, True, True, True)
+        if type(spec.default) in (list, dict, set):
+            raise TorchValueError(f"mutable default <class '{type(spec.default).__name__}'> "
+                                  f"for field {name} is not allowed: use default_factory")
+        fields[name] = spec
+    seen_default = False
+    for name, spec in fields.items():
+        if not spec.init:
+            continue
+        has_default = spec.default is not MISSING or spec.default_factory is not MISSING
+        if seen_default and not has_default:
+            raise TorchTypeError(f"non-default argument '{name}' follows default argument")
+        seen_default = seen_default or has_default
+    return tuple(fields.items())
+
+
+def _names(names: list[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) <= 2:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+
+
+def _make_init(interp: Interpreter, cls: ScriptClass,
+               fields: tuple[tuple[str, Field], ...]) -> Callable[..., None]:
+    params = [(name, spec) for name, spec in fields if spec.init]
+    required = sum(1 for _, s in params
+                   if s.default is MISSING and s.default_factory is MISSING)
+    where = f"{cls.qualname}.__init__()"
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(params):
+            takes = (f"{len(params) + 1}" if required == len(params)
+                     else f"from {required + 1} to {len(params) + 1}")
+            raise TorchTypeError(f"{where} takes {takes} positional arguments but "
+                                 f"{len(args) + 1} were given")
+        names = [name for name, _ in params]
+        for key in kwargs:
+            if key not in names:
+                raise TorchTypeError(f"{where} got an unexpected keyword argument '{key}'")
+            if names.index(key) < len(args):
+                raise TorchTypeError(f"{where} got multiple values for argument '{key}'")
+        values = dict(zip(names, args))
+        values.update(kwargs)
+        missing = [name for name, spec in params if name not in values
+                   and spec.default is MISSING and spec.default_factory is MISSING]
+        if missing:
+            plural = "argument" if len(missing) == 1 else "arguments"
+            raise TorchTypeError(f"{where} missing {len(missing)} required positional "
+                                 f"{plural}: {_names(missing)}")
+        for name, spec in fields:
+            if name in values:
+                value = values[name]
+            elif spec.default_factory is not MISSING:
+                value = interp.call(spec.default_factory, [], {}, None)
+            elif spec.default is not MISSING:
+                value = spec.default
+            else:
+                continue
+            interp.set_attribute(self, name, value)
+        post_init = self.cls.lookup("__post_init__")
+        if post_init is not MISSING:
+            interp.call_bound(post_init, self, [], {})
+
+    return __init__
+
+
+def _make_repr(fields: tuple[tuple[str, Field], ...]) -> Callable[[Any], str]:
+    shown = [name for name, spec in fields if spec.repr]
+
+    def __repr__(self: Any) -> str:
+        inner = ", ".join(f"{name}={self.attrs.get(name)!r}" for name in shown)
+        return f"{self.cls.qualname}({inner})"
+
+    return __repr__
+
+
+def _make_eq(fields: tuple[tuple[str, Field], ...]) -> Callable[[Any, Any], Any]:
+    compared = [name for name, spec in fields if spec.compare]
+
+    def __eq__(self: Any, other: Any) -> Any:
+        if type(other) is not Instance or other.cls is not self.cls:
+            return NotImplemented
+        return (tuple(self.attrs.get(n) for n in compared)
+                == tuple(other.attrs.get(n) for n in compared))
+
+    return __eq__

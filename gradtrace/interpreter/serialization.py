@@ -1,0 +1,104 @@
+"""torch.save and torch.load over files that live in the run's memory (never the disk).
+
+A script that saves a model's state_dict (or a checkpoint dict) and loads it back runs as
+under torch: `torch.save(obj, name)` keeps a copy of `obj` as pickling would leave it, and
+each `torch.load(name)` returns a new copy of that (copying.py: containers, instances,
+tensors as new leaves with their storage sharing, functions and classes by reference).
+
+torch.load's default `weights_only=True` refuses what torch's weights-only unpickler
+refuses (instances of classes, functions), with its message. Saved copies count toward
+--max-memory while their file name holds them; the file names a run may write are capped.
+The library module torch/serialization.gt gives torch's signatures.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import LimitExceeded, NotSupportedError, ScriptError
+from .copying import pickled_copy
+from .library import intrinsic
+from .objects import Instance, ScriptClass, UserFunction, type_name
+
+if TYPE_CHECKING:
+    from .core import Interpreter
+
+MAX_FILES = 10_000  # file names one run may save to
+
+
+class _Saved:
+    """What a file holds: the copy torch.save made."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+
+@intrinsic
+def save_to_memory(interp: Interpreter, obj: Any, f: Any) -> None:
+    """torch.save(obj, f) for a file name `f`."""
+    if not isinstance(f, str):
+        raise NotSupportedError(f"torch.save to a {type_name(f)}: gradtrace keeps saved files "
+                                "in memory, by file name (a str)")
+    files = interp.saved_files
+    if f not in files and len(files) >= MAX_FILES:
+        raise LimitExceeded(f"the script saved to more than {MAX_FILES:,} files")
+    files[f] = _Saved(pickled_copy(obj, interp.tick))
+
+
+@intrinsic
+def load_from_memory(interp: Interpreter, f: Any, weights_only: bool) -> Any:
+    """torch.load(f, weights_only=...) of a file torch.save wrote in this run."""
+    saved = interp.saved_files.get(f) if isinstance(f, str) else None
+    if saved is None:
+        if not isinstance(f, str):
+            raise NotSupportedError(f"torch.load from a {type_name(f)}: gradtrace keeps saved "
+                                    "files in memory, by file name (a str)")
+        raise ScriptError(f"[Errno 2] No such file or directory: {f!r}",
+                          kind="FileNotFoundError")
+    if weights_only:
+        refused = _first_global(saved.obj, set())
+        if refused is not None:
+            raise ScriptError(_weights_only_message(refused), kind="UnpicklingError")
+    return pickled_copy(saved.obj, interp.tick)
+
+
+def _first_global(obj: Any, seen: set[int]) -> str | None:
+    """The first class or function the weights-only unpickler would refuse, by the
+    name pickle stores (`__main__.Net`, `torch.nn.modules.linear.Linear`)."""
+    if id(obj) in seen:
+        return None
+    seen.add(id(obj))
+    if type(obj) is Instance:
+        return f"{obj.cls.module}.{obj.cls.qualname}"
+    if type(obj) in (ScriptClass, UserFunction):
+        return f"{obj.module}.{obj.qualname}"
+    if isinstance(obj, dict):
+        items = [*obj.keys(), *obj.values()]
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        items = list(obj)
+    else:
+        return None
+    for item in items:
+        found = _first_global(item, seen)
+        if found is not None:
+            return found
+    return None
+
+
+def _weights_only_message(name: str) -> str:
+    """torch 2.13's UnpicklingError for a global weights_only=True does not allow."""
+    return (
+        "Weights only load failed. This file can still be loaded, to do so you have two "
+        "options, \x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. "
+        "\n\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument "
+        "in `torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` "
+        "set to `False` will likely succeed, but it can result in arbitrary code execution. "
+        "Do it only if you got the file from a trusted source.\n\t(2) Alternatively, to load "
+        "with `weights_only=True` please check the recommended steps in the following error "
+        f"message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL {name} was not an "
+        "allowed global by default. Please use `torch.serialization.add_safe_globals("
+        f"[{name}])` or the `torch.serialization.safe_globals([{name}])` context manager to "
+        "allowlist this global if you trust this class/function.\n\nCheck the documentation "
+        "of torch.load to learn more about types accepted by default with weights_only "
+        "https://pytorch.org/docs/stable/generated/torch.load.html.")

@@ -9,6 +9,13 @@ import importlib.util
 import os
 from typing import Any
 
+# The recorded outputs (conformance corpora, samples, bit tables) were made by torch with
+# ATEN_CPU_CAPABILITY=avx2, so gradtrace runs the suite as torch does under that setting,
+# whatever this CPU has: set before gradtrace is imported (engine/capability.py reads it
+# once), and inherited by every gradtrace and torch child process. Tests of the other
+# capabilities set them themselves.
+os.environ["ATEN_CPU_CAPABILITY"] = "avx2"
+
 
 def torch_line() -> str:
     """One header line: where torch was found, or why the differential tests skip.

@@ -361,6 +361,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
                            "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
                            "Softmax2d LogSoftmax PReLU"),
             ("attention", "MultiheadAttention"),
+            ("adaptive", "AdaptiveLogSoftmaxWithLoss"),
             ("transformer", "Transformer TransformerEncoder TransformerDecoder "
                             "TransformerEncoderLayer TransformerDecoderLayer"),
             ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "

@@ -237,6 +237,8 @@ _DISTRIBUTIONS = {
     "Poisson": "torch.distributions.poisson",
     "StudentT": "torch.distributions.studentT",
     "Binomial": "torch.distributions.binomial",
+    "LKJCholesky": "torch.distributions.lkj_cholesky",
+    "Wishart": "torch.distributions.wishart",
 }
 _CONSTRAINTS = (
     "Constraint", "is_dependent", "dependent", "independent", "boolean", "one_hot",

@@ -12,9 +12,16 @@ from ops_helpers import F, gradcheck, gradgradcheck
 from test_gradcheck import randn
 from test_gradcheck_added import _tensors
 
+from gradtrace.engine.tensor import Tensor
+
 
 def _rng(name: str) -> np.random.Generator:
     return np.random.default_rng([2026, 12, sum(map(ord, name))])
+
+
+def _grid(r: np.random.Generator, *shape: int) -> np.ndarray:
+    """Sampling locations away from the voxel boundaries (where trilinear is not smooth)."""
+    return r.uniform(-0.9, 0.9, shape) * 0.97 + 0.011
 
 
 CASES = {
@@ -26,6 +33,18 @@ CASES = {
     "bicubic_scale_factor": (
         lambda x: F.interpolate(x, scale_factor=(1.5, 0.7), mode="bicubic"),
         lambda r: [randn(r, 1, 1, 4, 6)]),
+    "grid_sample_3d_bilinear": (lambda x, g: F.grid_sample(x, g, align_corners=False),
+                                lambda r: [randn(r, 2, 2, 3, 4, 3), _grid(r, 2, 2, 3, 2, 3)]),
+    "grid_sample_3d_border": (lambda x, g: F.grid_sample(x, g * 1.3, padding_mode="border",
+                                                         align_corners=True),
+                              lambda r: [randn(r, 1, 2, 3, 4, 3), _grid(r, 1, 2, 2, 3, 3)]),
+    "grid_sample_3d_reflection": (
+        lambda x, g: F.grid_sample(x, g * 1.4, padding_mode="reflection", align_corners=False),
+        lambda r: [randn(r, 1, 1, 3, 4, 5), _grid(r, 1, 3, 2, 2, 3)]),
+    "grid_sample_3d_nearest": (
+        lambda x: F.grid_sample(x, Tensor(_grid(_rng("g3"), 1, 2, 3, 2, 3)), mode="nearest",
+                                align_corners=False),
+        lambda r: [randn(r, 1, 2, 3, 4, 3)]),
 }
 
 SECOND_ORDER = ["bicubic_up", "bicubic_down_align_corners"]
@@ -43,6 +62,9 @@ def test_gradgradcheck(name: str) -> None:
     assert gradgradcheck(fn, _tensors(build(_rng(name))))
 
 
+VOL = "img.unsqueeze(2).expand(2, 3, 3, 5, 5) * torch.arange(1., 4.).view(1, 1, 3, 1, 1)"
+GRID = "torch.tanh(C[:2, :, :3].reshape(2, 1, 3, 3, 1).expand(2, 2, 3, 3, 3) * 2)"
+
 TORCH_CASES = [
     "F.interpolate(img, size=(7, 9), mode='bicubic')",
     "F.interpolate(img, size=(3, 8), mode='bicubic', align_corners=True)",
@@ -54,6 +76,20 @@ TORCH_CASES = [
     "F.interpolate(img, size=4, mode='bicubic', antialias=True, align_corners=None) "
     "if False else F.interpolate(seq, size=4, mode='bilinear', antialias=True)",
     "F.interpolate(img, size=4, mode='nearest', antialias=True)",
+    f"F.grid_sample({VOL}, {GRID}, align_corners=False)",
+    f"F.grid_sample({VOL}, {GRID} * 1.5, padding_mode='border', align_corners=True)",
+    f"F.grid_sample({VOL}, {GRID} * 1.5, padding_mode='reflection', align_corners=False)",
+    f"F.grid_sample({VOL}, {GRID} * 2, padding_mode='reflection', align_corners=True)",
+    f"F.grid_sample({VOL}, {GRID} * 1.2, mode='nearest', align_corners=False)",
+    f"F.grid_sample({VOL}, {GRID} * 1.2, mode='nearest', padding_mode='border')",
+    f"F.grid_sample({VOL}.to(torch.float64), {GRID}.to(torch.float64), align_corners=True)",
+    f"F.grid_sample({VOL}, {GRID}, mode='bicubic', align_corners=False)",
+    f"F.grid_sample({VOL}, {GRID}[..., :2], align_corners=False)",
+    f"F.grid_sample({VOL}, {GRID}[:1], align_corners=False)",
+    f"F.grid_sample({VOL}, {GRID}.to(torch.float64), align_corners=False)",
+    f"F.grid_sample({VOL}, img, align_corners=False)",
+    f"F.grid_sample({VOL}, {GRID}[0], align_corners=False)",
+    f"F.grid_sample({VOL}[:, :, :0], {GRID}, align_corners=False)",
 ]
 
 

@@ -1,6 +1,6 @@
 """F.affine_grid (AffineGridGeneratorBackward0) and F.grid_sample on 4-D inputs
-(GridSampler2DBackward0): bilinear and nearest interpolation, zeros / border / reflection
-padding, align_corners.
+(GridSampler2DBackward0; 5-D inputs are grid_sample3d.py's GridSampler3DBackward0):
+bilinear and nearest interpolation, zeros / border / reflection padding, align_corners.
 
 Values follow ATen: affine_grid is a base grid of linspace(-1, 1) rows (scaled by
 (n - 1) / n without align_corners) times theta transposed (bmm); grid_sample is
@@ -326,13 +326,48 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",  # noqa: A0
         warn(_ALIGN_WARNING)
         align_corners = False
     if input.ndim == 5:
-        raise NotSupportedError("F.grid_sample on a 5-D input (grid_sampler_3d)")
+        return _grid_sample_3d(input, grid, mode, padding_mode, bool(align_corners))
     if mode == "bicubic":
         raise NotSupportedError("F.grid_sample with mode='bicubic'")
     _check(input, grid)
     return GridSampler2DBackward0.call(input, grid, interpolation_mode=MODES[mode],
                                        padding_mode=PADDINGS[padding_mode],
                                        align_corners=bool(align_corners))
+
+
+def _grid_sample_3d(x: Tensor, grid: Tensor, mode: str, padding_mode: str,
+                    align_corners: bool) -> Tensor:
+    """grid_sampler_3d after check_grid_sampler_common and check_grid_sampler_3d."""
+    from .grid_sample3d import GridSampler3DBackward0
+
+    if x.shape[0] != grid.shape[0]:
+        raise TorchRuntimeError(
+            "grid_sampler(): expected grid and input to have same batch size, but got input "
+            f"with sizes {list(x.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != 3:
+        raise TorchRuntimeError(
+            "grid_sampler(): expected grid to have size 3 in last dimension, but got grid with "
+            f"sizes {list(grid.shape)}")
+    for i in range(2, 5):
+        if x.shape[i] <= 0:
+            raise TorchRuntimeError(
+                "grid_sampler(): expected input to have non-empty spatial dimensions, but "
+                f"input has sizes {list(x.shape)} with dimension {i} being empty")
+    if grid.ndim != 5:
+        raise TorchRuntimeError(
+            "grid_sampler(): expected 5D input and grid with same number of dimensions, "
+            f"but got input with sizes {list(x.shape)} and grid with sizes {list(grid.shape)}")
+    if mode == "bicubic":
+        raise TorchRuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if not x.dtype.is_floating_point:
+        raise TorchRuntimeError(f'"grid_sampler_3d_cpu" not implemented for '
+                                f"'{x.dtype.tensor_type[:-6]}'")
+    if x.dtype is not grid.dtype:
+        raise TorchRuntimeError(f"expected scalar type {x.dtype.tensor_type[:-6]} but found "
+                                f"{grid.dtype.tensor_type[:-6]}")
+    return GridSampler3DBackward0.call(x, grid, interpolation_mode=MODES[mode],
+                                       padding_mode=PADDINGS[padding_mode],
+                                       align_corners=align_corners)
 
 
 def _check(x: Tensor, grid: Tensor) -> None:

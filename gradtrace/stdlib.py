@@ -279,7 +279,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.nn.utils.stateless": {"functional_call": "torch.nn.utils.stateless"},
     "torch.nn.utils.parametrizations": {
         "weight_norm": "torch.nn.utils.parametrizations",
-        "spectral_norm": "torch.nn.utils.parametrizations"},
+        "spectral_norm": "torch.nn.utils.parametrizations",
+        "orthogonal": "torch.nn.utils.parametrizations"},
     "torch.nn.utils.parametrize": {name: "torch.nn.utils.parametrize" for name in (
         "cached", "ParametrizationList", "register_parametrization", "is_parametrized",
         "remove_parametrizations", "type_before_parametrizations",

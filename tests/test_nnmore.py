@@ -6,6 +6,8 @@ library modules (AdaptiveLogSoftmaxWithLoss, LKJCholesky, Wishart) are checked b
 torch-recorded conformance cases tests/conformance_extra/nnmore_*.gt."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from ops_helpers import F, gradcheck, gradgradcheck
@@ -99,3 +101,20 @@ def test_matches_torch(code: str) -> None:
     from test_ops_torch_diff import check_case
 
     check_case(code)
+
+
+ORTHOGONAL = Path(__file__).parent / "data" / "nnmore" / "orthogonal.gt"
+
+
+def test_orthogonal_parametrization_prints_what_torch_printed() -> None:
+    """nn.utils.parametrizations.orthogonal (every map, with and without trivialization,
+    batched and conv weights, errors) against torch's recording; it needs the engine's
+    geqrf, householder_product and matrix_exp (the linalg2 work), so it waits for them."""
+    from gradtrace.engine import api
+
+    missing = [name for name in ("geqrf", "matrix_exp") if name not in api.TORCH_FUNCTIONS]
+    if missing:
+        pytest.skip(f"the engine has no torch.{missing[0]} yet")
+    from test_conformance import assert_matches_torch
+
+    assert_matches_torch(ORTHOGONAL)

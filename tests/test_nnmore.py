@@ -1,4 +1,5 @@
-"""Issue 12's nn additions: F.interpolate(mode='bicubic') (UpsampleBicubic2DBackward0) and
+"""Issue 12's nn additions: F.interpolate(mode='bicubic') (UpsampleBicubic2DBackward0),
+antialiased bilinear/bicubic (UpsampleBilinear2DAaBackward0, UpsampleBicubic2DAaBackward0) and
 F.grid_sample on 5-d input (GridSampler3DBackward0). Finite-difference checks in float64
 (second order where the backward is differentiable), then differential tests against live
 PyTorch (values, gradients, nodes, saved values and errors), skipped without torch. The
@@ -35,6 +36,16 @@ CASES = {
     "bicubic_scale_factor": (
         lambda x: F.interpolate(x, scale_factor=(1.5, 0.7), mode="bicubic"),
         lambda r: [randn(r, 1, 1, 4, 6)]),
+    "bilinear_antialias": (
+        lambda x: F.interpolate(x, size=(3, 4), mode="bilinear", antialias=True),
+        lambda r: [randn(r, 1, 2, 7, 9)]),
+    "bicubic_antialias": (
+        lambda x: F.interpolate(x, size=(4, 2), mode="bicubic", antialias=True,
+                                align_corners=True),
+        lambda r: [randn(r, 2, 1, 9, 6)]),
+    "bicubic_antialias_up": (
+        lambda x: F.interpolate(x, scale_factor=(1.5, 0.5), mode="bicubic", antialias=True),
+        lambda r: [randn(r, 1, 1, 4, 8)]),
     "grid_sample_3d_bilinear": (lambda x, g: F.grid_sample(x, g, align_corners=False),
                                 lambda r: [randn(r, 2, 2, 3, 4, 3), _grid(r, 2, 2, 3, 2, 3)]),
     "grid_sample_3d_border": (lambda x, g: F.grid_sample(x, g * 1.3, padding_mode="border",
@@ -49,7 +60,8 @@ CASES = {
         lambda r: [randn(r, 1, 2, 3, 4, 3)]),
 }
 
-SECOND_ORDER = ["bicubic_up", "bicubic_down_align_corners"]
+SECOND_ORDER = ["bicubic_up", "bicubic_down_align_corners", "bilinear_antialias",
+                "bicubic_antialias"]
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -78,6 +90,12 @@ TORCH_CASES = [
     "F.interpolate(img, size=4, mode='bicubic', antialias=True, align_corners=None) "
     "if False else F.interpolate(seq, size=4, mode='bilinear', antialias=True)",
     "F.interpolate(img, size=4, mode='nearest', antialias=True)",
+    "F.interpolate(img, size=(3, 2), mode='bilinear', antialias=True)",
+    "F.interpolate(img, size=(2, 4), mode='bicubic', antialias=True, align_corners=True)",
+    "F.interpolate(img, scale_factor=0.45, mode='bicubic', antialias=True)",
+    "F.interpolate(img.to(torch.float64), size=(3, 3), mode='bicubic', antialias=True)",
+    "F.interpolate(img, size=(5, 1), mode='bilinear', antialias=True)",
+    "F.interpolate(img, size=(4, 4), mode='lanczos', antialias=False)",
     f"F.grid_sample({VOL}, {GRID}, align_corners=False)",
     f"F.grid_sample({VOL}, {GRID} * 1.5, padding_mode='border', align_corners=True)",
     f"F.grid_sample({VOL}, {GRID} * 1.5, padding_mode='reflection', align_corners=False)",

@@ -250,8 +250,18 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and dims == 2):
         raise TorchValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                               "modes and requires a 4-D tensor as input")
-    if antialias:
-        raise NotSupportedError(f"F.interpolate with mode={mode!r} and antialias=True")
+    if mode == "lanczos" and dims == 2:
+        if align_corners:
+            raise TorchValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise TorchValueError("Lanczos mode requires antialias=True")
+    if antialias and mode != "lanczos":
+        from .upsample_aa import UpsampleBicubic2DAaBackward0, UpsampleBilinear2DAaBackward0
+
+        node = UpsampleBicubic2DAaBackward0 if mode == "bicubic" else \
+            UpsampleBilinear2DAaBackward0
+        return node.call(input, output_size=tuple(output_size), scales=tuple(scales),
+                         align_corners=bool(align_corners))
     if mode == "bicubic":
         return _bicubic(input, output_size, scales, bool(align_corners))
     key = (mode, dims)

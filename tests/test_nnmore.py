@@ -1,4 +1,5 @@
 """Issue 12's nn additions: F.interpolate(mode='bicubic') (UpsampleBicubic2DBackward0),
+3-D F.affine_grid,
 antialiased bilinear/bicubic (UpsampleBilinear2DAaBackward0, UpsampleBicubic2DAaBackward0) and
 F.grid_sample on 5-d input (GridSampler3DBackward0). Finite-difference checks in float64
 (second order where the backward is differentiable), then differential tests against live
@@ -46,6 +47,12 @@ CASES = {
     "bicubic_antialias_up": (
         lambda x: F.interpolate(x, scale_factor=(1.5, 0.5), mode="bicubic", antialias=True),
         lambda r: [randn(r, 1, 1, 4, 8)]),
+    "affine_grid_3d": (lambda t: F.affine_grid(t, (2, 3, 2, 3, 4), align_corners=False),
+                       lambda r: [randn(r, 2, 3, 4)]),
+    "affine_grid_3d_grid_sample": (
+        lambda x, t: F.grid_sample(x, F.affine_grid(t, (1, 2, 3, 2, 4), align_corners=True),
+                                   align_corners=True),
+        lambda r: [randn(r, 1, 2, 3, 3, 3), np.eye(3, 4)[None] * 0.83 + 0.013]),
     "grid_sample_3d_bilinear": (lambda x, g: F.grid_sample(x, g, align_corners=False),
                                 lambda r: [randn(r, 2, 2, 3, 4, 3), _grid(r, 2, 2, 3, 2, 3)]),
     "grid_sample_3d_border": (lambda x, g: F.grid_sample(x, g * 1.3, padding_mode="border",
@@ -96,6 +103,12 @@ TORCH_CASES = [
     "F.interpolate(img.to(torch.float64), size=(3, 3), mode='bicubic', antialias=True)",
     "F.interpolate(img, size=(5, 1), mode='bilinear', antialias=True)",
     "F.interpolate(img, size=(4, 4), mode='lanczos', antialias=False)",
+    "F.affine_grid(C[:2, :, :4], (2, 3, 4, 5, 6), align_corners=False)",
+    "F.affine_grid(C[:2, :, :4].to(torch.float64), (2, 1, 2, 1, 3), align_corners=True)",
+    "F.affine_grid(C[:2, :, :4], (2, 3, 4, 5, 6))",
+    "F.affine_grid(C[:2, :, 1:], (2, 3, 4, 5, 6), align_corners=True)",
+    "F.affine_grid(B[:2, :2], (2, 3, 4, 5, 6), align_corners=False)",
+    "F.affine_grid(C[:1, :, :4], (2, 3, 4, 5, 6), align_corners=False)",
     f"F.grid_sample({VOL}, {GRID}, align_corners=False)",
     f"F.grid_sample({VOL}, {GRID} * 1.5, padding_mode='border', align_corners=True)",
     f"F.grid_sample({VOL}, {GRID} * 1.5, padding_mode='reflection', align_corners=False)",

@@ -47,12 +47,14 @@ def _linspace_from_neg_one(num_steps: int, align_corners: bool, dtype: Any) -> n
 
 
 def _base_grid(size: tuple[int, ...], align_corners: bool, dtype: Any) -> np.ndarray:
-    """make_base_grid_4D: (N, H, W, 3) of (x, y, 1)."""
-    n, _, h, w = size
-    base = np.empty((n, h, w, 3), dtype)
-    base[..., 0] = _linspace_from_neg_one(w, align_corners, dtype)
-    base[..., 1] = _linspace_from_neg_one(h, align_corners, dtype)[:, None]
-    base[..., 2] = 1
+    """make_base_grid_4D / _5D: (N, H, W, 3) of (x, y, 1), or (N, D, H, W, 4) of
+    (x, y, z, 1)."""
+    n, spatial = size[0], tuple(size[2:])
+    base = np.empty((n, *spatial, len(spatial) + 1), dtype)
+    for axis, steps in enumerate(reversed(spatial)):
+        line = _linspace_from_neg_one(steps, align_corners, dtype)
+        base[..., axis] = line.reshape((-1,) + (1,) * axis)
+    base[..., len(spatial)] = 1
     return base
 
 
@@ -60,27 +62,30 @@ class AffineGridGeneratorBackward0(Function):
     """affine_grid_generator(theta, size, align_corners): base_grid @ theta.T."""
 
     __slots__ = ()
-    formulas = (vjp("theta", "base_grid({size}, {align_corners}).flatten(1, 2).mT"
-                             ".bmm({grad}.flatten(1, 2)).mT"),)
+    formulas = (vjp("theta", "base_grid({size}, {align_corners}).flatten(1, -2).mT"
+                             ".bmm({grad}.flatten(1, -2)).mT"),)
 
     def forward(self, theta: Tensor, size: tuple[int, ...], align_corners: bool) -> np.ndarray:
         self.save_attr(align_corners=align_corners, size=tuple(size))
         t = theta.array
-        n, _, h, w = size
-        base = _base_grid(size, align_corners, t.dtype).reshape(n, h * w, 3)
-        return blas.bmm(base, t.transpose(0, 2, 1)).reshape(n, h, w, 2)
+        n, spatial = size[0], tuple(size[2:])
+        points = int(np.prod(spatial))
+        base = _base_grid(size, align_corners, t.dtype).reshape(n, points, len(spatial) + 1)
+        return blas.bmm(base, t.transpose(0, 2, 1)).reshape(n, *spatial, len(spatial))
 
     def backward(self, grad: Tensor) -> Tensor:
         size, align = self.attrs["size"], self.attrs["align_corners"]
-        n, _, h, w = size
+        n, spatial = size[0], tuple(size[2:])
+        points = int(np.prod(spatial))
         g = grad.array
-        base = _base_grid(size, align, g.dtype).reshape(n, h * w, 3)
-        out = blas.bmm(base.transpose(0, 2, 1), np.ascontiguousarray(g).reshape(n, h * w, 2))
+        base = _base_grid(size, align, g.dtype).reshape(n, points, len(spatial) + 1)
+        out = blas.bmm(base.transpose(0, 2, 1),
+                       np.ascontiguousarray(g).reshape(n, points, len(spatial)))
         return Tensor._wrap(np.ascontiguousarray(out.transpose(0, 2, 1)))
 
 
 def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
-    """F.affine_grid: 2-D affine grids (a 5-D size is refused as not supported)."""
+    """F.affine_grid: 2-D (size N, C, H, W) and 3-D (size N, C, D, H, W) affine grids."""
     if align_corners is None:
         warn(_ALIGN_WARNING)
         align_corners = False
@@ -89,15 +94,19 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
                               f"{theta.dtype}")
     size = tuple(size)
     if len(size) == 5:
-        raise NotSupportedError("F.affine_grid with a 5-D size (3-D affine transforms)")
-    if len(size) != 4:
+        if theta.ndim != 3 or tuple(theta.shape[1:]) != (3, 4):
+            raise TorchValueError(
+                f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got "
+                f"torch.Size({list(theta.shape)}).")
+    elif len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[1:]) != (2, 3):
+            raise TorchValueError(
+                f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
+                f"torch.Size({list(theta.shape)}).")
+    else:
         raise ScriptError(
             "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
             f"respectively. Got size {size}.", kind="NotImplementedError")
-    if theta.ndim != 3 or tuple(theta.shape[1:]) != (2, 3):
-        raise TorchValueError(
-            f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
-            f"torch.Size({list(theta.shape)}).")
     if align_corners and min(size[2:]) == 1:
         warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
              "align_corners=True. This is not an intended use case of affine_grid. See the "
@@ -106,8 +115,8 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
         raise TorchValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:
         raise TorchRuntimeError(  # bmm's check on theta.transpose(1, 2)
-            f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, 3] but "
-            f"got: [{theta.shape[0]}, 3].")
+            f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, "
+            f"{len(size) - 1}] but got: [{theta.shape[0]}, {len(size) - 1}].")
     return AffineGridGeneratorBackward0.call(theta, size=size, align_corners=bool(align_corners))
 
 

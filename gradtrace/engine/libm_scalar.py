@@ -1,0 +1,130 @@
+"""C's math library one element at a time, in the element's own type, for torch's scalar
+CPU kernels (ATen's Math.h: the Bessel functions, the orthogonal polynomials, igamma).
+
+Those kernels branch and loop per element, so they are ported as scalar code over `Libm`:
+`t` makes a value of the kernel's type T (numpy float32, or float64), arithmetic on
+those values rounds as C's does, and the functions are glibc's where gradtrace has them
+(float32: its ports of expf, logf, sinf, cosf, log1pf, powf; float64: CPython's math module,
+which calls the C library) or a float64 evaluation rounded once (noted as inexact).
+`fma` is a * b + c rounded once: torch's AVX2 kernel files are built with -mfma, and GCC
+contracts a product whose only use is an addition into one.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import exactness, fp64, glibc
+
+F32 = np.float32
+F64 = np.float64
+
+
+def _vector(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[Any], Any]:
+    def one(v: Any) -> Any:
+        return F32(fn(np.asarray([v], F32))[0])
+    return one
+
+
+def _rounded(name: str) -> Callable[[Any], Any]:
+    """A float32 function glibc computes on its own, as float64 rounded once (noted)."""
+    fn = getattr(math, name)
+
+    def one(v: Any) -> Any:
+        exactness.note(f"{name}f: glibc's float function is not ported (a float64 {name} "
+                       "rounded once)")
+        return F32(_safe(fn, name)(float(v)))
+    return one
+
+
+def _safe(fn: Callable[[float], float], name: str) -> Callable[[Any], Any]:
+    """CPython's math function with C's answers where CPython raises (poles, overflow,
+    arguments outside the domain)."""
+    fallback = getattr(np, {"lgamma": "log", "erfc": "exp"}.get(name, name))
+
+    def one(v: Any) -> Any:
+        try:
+            return F64(fn(float(v)))
+        except (ValueError, OverflowError):
+            if name == "lgamma":
+                return F64(math.inf)
+            with np.errstate(all="ignore"):
+                return F64(fallback(F64(v)))
+    return one
+
+
+def _sinf(v: Any) -> Any:
+    if abs(float(v)) < 120:
+        return F32(glibc.sinf(np.asarray([v], F32))[0])
+    exactness.note("sinf beyond |x| >= 120: a float64 sin rounded once, not glibc's")
+    return F32(math.sin(float(v))) if math.isfinite(float(v)) else F32(math.nan)
+
+
+def _cosf(v: Any) -> Any:
+    if abs(float(v)) < 120:
+        return F32(glibc.cosf(np.asarray([v], F32))[0])
+    exactness.note("cosf beyond |x| >= 120: a float64 cos rounded once, not glibc's")
+    return F32(math.cos(float(v))) if math.isfinite(float(v)) else F32(math.nan)
+
+
+def _fma32(a: Any, b: Any, c: Any) -> Any:
+    return F32(float(a) * float(b) + float(c))  # the float product is exact in double
+
+
+def _fma64(a: Any, b: Any, c: Any) -> Any:
+    a, b, c = float(a), float(b), float(c)
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        with np.errstate(all="ignore"):
+            return F64(a) * F64(b) + F64(c)
+    return F64(fp64._exact_fma(a, b, c))
+
+
+class Libm:
+    """The scalar type and math functions of one dtype (see the module note)."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = np.dtype(dtype)
+        single = self.dtype == F32
+        self.t: Callable[[Any], Any] = F32 if single else F64
+        self.eps = self.t(np.finfo(self.dtype).eps)
+        self.fma = _fma32 if single else _fma64
+        names = ("exp", "log", "sin", "cos", "sqrt", "acos", "log1p", "erfc", "lgamma", "expm1")
+        for name in names:
+            setattr(self, name, _safe(getattr(math, name), name))
+        if single:
+            self.exp = _vector(glibc.expf)
+            self.log = _vector(glibc.logf)
+            self.log1p = _vector(glibc.log1pf)
+            self.expm1 = _vector(glibc.expm1f)
+            self.sin, self.cos = _sinf, _cosf
+            self.sqrt = lambda v: F32(np.sqrt(F32(v)))
+            for name in ("acos", "erfc", "lgamma"):
+                setattr(self, name, _rounded(name))
+
+    def pow(self, a: Any, b: Any) -> Any:
+        if self.dtype == F32:
+            return F32(glibc.powf(np.asarray([a], F32), F32(b))[0])
+        try:
+            return F64(math.pow(float(a), float(b)))
+        except (ValueError, OverflowError, ZeroDivisionError):
+            with np.errstate(all="ignore"):
+                return F64(np.power(F64(a), F64(b)))
+
+
+LIBM = {np.dtype(F32): Libm(F32), np.dtype(F64): Libm(F64)}
+
+
+def elementwise(kernel: Callable[..., Any], *arrays: np.ndarray) -> np.ndarray:
+    """`kernel(m, *values)` over broadcast arrays of one float dtype, element by element."""
+    arrays = np.broadcast_arrays(*arrays)
+    dtype = arrays[0].dtype
+    m = LIBM[np.dtype(dtype)]
+    out = np.empty(arrays[0].shape, dtype)
+    flat = out.reshape(-1)
+    with np.errstate(all="ignore"):
+        for i, values in enumerate(zip(*(a.reshape(-1) for a in arrays))):
+            flat[i] = kernel(m, *(m.t(v) for v in values))
+    return out

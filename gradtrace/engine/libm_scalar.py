@@ -70,6 +70,48 @@ def _cosf(v: Any) -> Any:
     return F32(math.cos(float(v))) if math.isfinite(float(v)) else F32(math.nan)
 
 
+_ACOSF_P = tuple(F32(c) for c in (1.6666667163e-01, -3.2556581497e-01, 2.0121252537e-01,
+                                  -4.0055535734e-02, 7.9153501429e-04, 3.4793309169e-05))
+_ACOSF_Q = tuple(F32(c) for c in (-2.4033949375e+00, 2.0209457874e+00, -6.8828397989e-01,
+                                  7.7038154006e-02))
+_ACOSF_PI, _PIO2_HI, _PIO2_LO = F32(3.1415925026e+00), F32(1.5707962513e+00), F32(7.5497894159e-08)
+
+
+def _acosf_ratio(z: Any) -> Any:
+    p0, p1, p2, p3, p4, p5 = _ACOSF_P
+    q1, q2, q3, q4 = _ACOSF_Q
+    p = z * (p0 + z * (p1 + z * (p2 + z * (p3 + z * (p4 + z * p5)))))
+    q = F32(1) + z * (q1 + z * (q2 + z * (q3 + z * q4)))
+    return p / q
+
+
+def _acosf(x: Any) -> Any:
+    """glibc 2.36's __ieee754_acosf (sysdeps/ieee754/flt-32/e_acosf.c, fdlibm's), float
+    operations without contraction as glibc is built."""
+    x = F32(x)
+    hx = int(np.asarray(x).view(np.int32))
+    ix = hx & 0x7FFFFFFF
+    if ix == 0x3F800000:
+        return F32(0) if hx > 0 else _ACOSF_PI + F32(2) * _PIO2_LO
+    if ix > 0x3F800000:
+        return F32(np.nan)
+    if ix < 0x3F000000:  # |x| < 0.5
+        if ix <= 0x32800000:
+            return _PIO2_HI + _PIO2_LO
+        r = _acosf_ratio(x * x)
+        return _PIO2_HI - (x - (_PIO2_LO - x * r))
+    if hx < 0:
+        z = (F32(1) + x) * F32(0.5)
+        s = np.sqrt(z)
+        w = _acosf_ratio(z) * s - _PIO2_LO
+        return _ACOSF_PI - F32(2) * (s + w)
+    z = (F32(1) - x) * F32(0.5)
+    s = np.sqrt(z)
+    df = np.asarray(np.asarray(s).view(np.int32) & np.int32(-4096)).view(F32)[()]
+    c = (z - df * df) / (s + df)
+    return F32(2) * (df + (_acosf_ratio(z) * s + c))
+
+
 def _fma32(a: Any, b: Any, c: Any) -> Any:
     return F32(float(a) * float(b) + float(c))  # the float product is exact in double
 
@@ -79,7 +121,11 @@ def _fma64(a: Any, b: Any, c: Any) -> Any:
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
         with np.errstate(all="ignore"):
             return F64(a) * F64(b) + F64(c)
-    return F64(fp64._exact_fma(a, b, c))
+    try:
+        return F64(fp64._exact_fma(a, b, c))
+    except OverflowError:  # past the largest double: the infinity of the exact sum's sign
+        with np.errstate(all="ignore"):
+            return F64(math.copysign(math.inf, a * b + c if a * b + c else a * b))
 
 
 class Libm:
@@ -101,7 +147,8 @@ class Libm:
             self.expm1 = _vector(glibc.expm1f)
             self.sin, self.cos = _sinf, _cosf
             self.sqrt = lambda v: F32(np.sqrt(F32(v)))
-            for name in ("acos", "erfc", "lgamma"):
+            self.acos = _acosf
+            for name in ("erfc", "lgamma"):
                 setattr(self, name, _rounded(name))
 
     def pow(self, a: Any, b: Any) -> Any:

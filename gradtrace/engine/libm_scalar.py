@@ -112,6 +112,10 @@ def _acosf(x: Any) -> Any:
     return F32(2) * (df + (_acosf_ratio(z) * s + c))
 
 
+def _unfused(a: Any, b: Any, c: Any) -> Any:
+    return a * b + c
+
+
 def _fma32(a: Any, b: Any, c: Any) -> Any:
     return F32(float(a) * float(b) + float(c))  # the float product is exact in double
 
@@ -131,12 +135,12 @@ def _fma64(a: Any, b: Any, c: Any) -> Any:
 class Libm:
     """The scalar type and math functions of one dtype (see the module note)."""
 
-    def __init__(self, dtype: np.dtype) -> None:
+    def __init__(self, dtype: np.dtype, fused: bool = True) -> None:
         self.dtype = np.dtype(dtype)
         single = self.dtype == F32
         self.t: Callable[[Any], Any] = F32 if single else F64
         self.eps = self.t(np.finfo(self.dtype).eps)
-        self.fma = _fma32 if single else _fma64
+        self.fma = (_fma32 if single else _fma64) if fused else _unfused
         names = ("exp", "log", "sin", "cos", "sqrt", "acos", "log1p", "erfc", "lgamma", "expm1")
         for name in names:
             setattr(self, name, _safe(getattr(math, name), name))
@@ -152,8 +156,13 @@ class Libm:
                 setattr(self, name, _rounded(name))
 
     def pow(self, a: Any, b: Any) -> Any:
-        if self.dtype == F32:
-            return F32(glibc.powf(np.asarray([a], F32), F32(b))[0])
+        if self.dtype == F32:  # numpy's float32 power is not glibc's powf (measured)
+            exactness.note("powf: a float64 pow rounded once, not glibc's powf")
+            return F32(self._pow64(a, b))
+        return self._pow64(a, b)
+
+    @staticmethod
+    def _pow64(a: Any, b: Any) -> Any:
         try:
             return F64(math.pow(float(a), float(b)))
         except (ValueError, OverflowError, ZeroDivisionError):
@@ -162,13 +171,16 @@ class Libm:
 
 
 LIBM = {np.dtype(F32): Libm(F32), np.dtype(F64): Libm(F64)}
+_UNFUSED = {np.dtype(F32): Libm(F32, False), np.dtype(F64): Libm(F64, False)}
 
 
-def elementwise(kernel: Callable[..., Any], *arrays: np.ndarray) -> np.ndarray:
-    """`kernel(m, *values)` over broadcast arrays of one float dtype, element by element."""
+def elementwise(kernel: Callable[..., Any], *arrays: np.ndarray,
+                fused: bool = True) -> np.ndarray:
+    """`kernel(m, *values)` over broadcast arrays of one float dtype, element by element;
+    `fused=False` for a kernel GCC did not contract."""
     arrays = np.broadcast_arrays(*arrays)
     dtype = arrays[0].dtype
-    m = LIBM[np.dtype(dtype)]
+    m = (LIBM if fused else _UNFUSED)[np.dtype(dtype)]
     out = np.empty(arrays[0].shape, dtype)
     flat = out.reshape(-1)
     with np.errstate(all="ignore"):

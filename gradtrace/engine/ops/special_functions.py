@@ -31,11 +31,40 @@ def _no_derivative(what: str) -> ScriptError:
                        kind="NotImplementedError")
 
 
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def _check_tensor(name: str, argument: str, value: Any) -> None:
+    """torch's parser on a one-tensor function given something else."""
+    if not isinstance(value, Tensor):
+        raise ScriptError(f"special_{name}(): argument '{argument}' (position 1) must be "
+                          f"Tensor, not {_type_name(value)}", kind="TypeError")
+
+
+def _check_pair(name: str, first: str, second: str, a: Any, b: Any) -> None:
+    """torch's parser on (Tensor, Tensor) / (Number, Tensor) / (Tensor, Number) overloads
+    given no tensor."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return
+    number = "self" if first == "input" else first
+    lines = "".join(f"\n * ({x}, *, Tensor out = None)" for x in (
+        f"Tensor {first}, Tensor {second}", f"Number {number}, Tensor {second}",
+        f"Tensor {first}, Number {second}"))
+    raise ScriptError(f"special_{name}() received an invalid combination of arguments - got "
+                      f"({_type_name(a)}, {_type_name(b)}), but expected one of:{lines}\n",
+                      kind="TypeError")
+
+
 # -- no autograd formula: plain results ------------------------------------------------------
+
+_TAKES_X = ("airy_ai", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+            "spherical_bessel_j0")
 
 
 def _unary(kernel: Callable[[np.ndarray], np.ndarray], name: str) -> Callable[[Tensor], Tensor]:
     def op(a: Tensor) -> Tensor:
+        _check_tensor(name, "x" if name in _TAKES_X else "input", a)
         return Tensor._wrap(kernel(_floating(a)))
     op.__name__ = name
     op.__doc__ = f"torch.special.{name}: torch records no node for it."
@@ -50,6 +79,7 @@ BESSEL = {name: _unary(getattr(bessel_kernels, name), name) for name in (
 
 def _polynomial(name: str) -> Callable[[Any, Any], Tensor]:
     def op(x: Any, n: Any) -> Tensor:
+        _check_pair(name, "x", "n", x, n)
         a, b = _float_pair(as_tensor_operand(x), as_tensor_operand(n))
         return Tensor._wrap(polynomial_kernels.polynomial(name, a, b))
     op.__name__ = name
@@ -96,10 +126,12 @@ class SpecialLogNdtrBackward0(Function):
 
 
 def erfcx(a: Tensor) -> Tensor:
+    _check_tensor("erfcx", "input", a)
     return SpecialErfcxBackward0.call(a)
 
 
 def log_ndtr(a: Tensor) -> Tensor:
+    _check_tensor("log_ndtr", "input", a)
     return SpecialLogNdtrBackward0.call(a)
 
 
@@ -146,7 +178,7 @@ class IgammacBackward0(IgammaBackward0):
 
 def _tensor_only(name: str, position: int, argument: str, value: Any) -> None:
     if not isinstance(value, Tensor):
-        kind = type(value).__name__
+        kind = _type_name(value)
         raise ScriptError(f"{name}(): argument '{argument}' (position {position}) must be "
                           f"Tensor, not {kind}", kind="TypeError")
 
@@ -235,6 +267,7 @@ class SpecialZetaBackward2(Function):
 
 
 def zeta(a: Any, other: Any) -> Tensor:
+    _check_pair("zeta", "input", "other", a, other)
     if not isinstance(a, Tensor):
         return SpecialZetaBackward1.call(other, number=as_tensor_operand(a))
     if not isinstance(other, Tensor):

@@ -1,7 +1,7 @@
 """Inputs of the torch.special bit tests (tests/test_special_functions2.py), shared with
 their recorder (tests/tools/record_special2_bits.py): seeded, so both sides draw the same
 values. Each domain keeps to where gradtrace reproduces torch bit for bit (float32 sinf and
-cosf below |x| = 120, lgamma's branches of igamma left to the `near` tests)."""
+cosf below |x| = 120, float32 erfcx below x = 50)."""
 from __future__ import annotations
 
 import numpy as np
@@ -49,15 +49,3 @@ def igamma_pairs(dtype: type) -> tuple[np.ndarray, np.ndarray]:
     x = np.concatenate([rng.uniform(0, 3, 120), rng.uniform(0, 40, 120),
                         rng.uniform(10, 320, 120), [1, 0, 0.5, np.inf, 3, 2, -1, np.nan, 25]])
     return a.astype(dtype), x.astype(dtype)
-
-
-def lgamma_free(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The pairs whose igamma and igammac never call lgamma: a near x (Lanczos' form or the
-    asymptotic series) and x > 1.1, or the boundary values; in float32 also a <= 20 (the
-    asymptotic series calls erfcf, and powf comes in, neither ported)."""
-    with np.errstate(all="ignore"):
-        near = np.abs(a.astype(np.float64) - x) <= 0.4 * np.abs(a.astype(np.float64))
-        edge = ~np.isfinite(a) | ~np.isfinite(x) | (a <= 0) | (x <= 0)
-        if a.dtype == np.float32:
-            near &= a <= 20
-    return edge | (near & (x > 1.1))

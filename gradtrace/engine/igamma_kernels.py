@@ -5,9 +5,8 @@ Boost), scalar code over `libm_scalar.Libm` in the kernel's type T.
 Where Math.h mixes in a double literal (0.4 * |a|, 1.0 - igammac, x > 1.1, the
 asymptotic series' exp and erfc terms) the arithmetic is double's, as C++ promotes it,
 rounded to T where it is stored. Measured against torch: igammac's kernel has GCC's
-fused multiply-adds, igamma's (calc_igammac inlined in it included) has none. lgamma
-(glibc's lgammaf / lgamma) is not reproduced bit for bit: the branches that call it are
-noted as inexact; with glibc's lgamma in its place every value measured matches torch.
+fused multiply-adds, igamma's (calc_igammac inlined in it included) has none. lgamma is
+glibc's (glibc_lgamma); float32's powf is a once-rounded double pow (see libm_scalar).
 """
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from . import exactness
 from .libm_scalar import LIBM, Libm, elementwise
 
 _F64 = np.float64
@@ -269,8 +267,6 @@ def _consts(m: Libm) -> tuple[Any, Any, Any]:
 
 
 def _lgamma(m: Libm, v: Any) -> Any:
-    exactness.note("igamma/igammac: glibc's lgamma is not reproduced (their x^a e^-x / "
-                   "Gamma(a) far from a = x, and the small-x series, may differ in the last bit)")
     return m.lgamma(v)
 
 
@@ -361,8 +357,6 @@ def _asymptotic_series(m: Libm, a: Any, x: Any, igam: bool) -> Any:
         eta = m.sqrt(t(-2) * (m.log1p(sigma) - sigma))
         if lam < t(1):
             eta = -eta
-    if m.dtype == np.float32:
-        exactness.note("igamma/igammac near a = x (a > 20): glibc's erfcf is not ported")
     res = t(0.5 * _F64(m.erfc(t(sgn) * eta * m.sqrt(a / t(2)))))
     etapow = [t(1)] + [t(0)] * 24
     maxpow = 0

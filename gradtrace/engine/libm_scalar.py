@@ -4,8 +4,9 @@ CPU kernels (ATen's Math.h: the Bessel functions, the orthogonal polynomials, ig
 Those kernels branch and loop per element, so they are ported as scalar code over `Libm`:
 `t` makes a value of the kernel's type T (numpy float32, or float64), arithmetic on
 those values rounds as C's does, and the functions are glibc's where gradtrace has them
-(float32: its ports of expf, logf, sinf, cosf, log1pf, powf; float64: CPython's math module,
-which calls the C library) or a float64 evaluation rounded once (noted as inexact).
+(float32: its ports of expf, logf, sinf, cosf, log1pf, acosf, erfcf, lgammaf; float64: CPython's
+math module, which calls the C library, and glibc_lgamma's lgamma) or a float64 evaluation
+rounded once (noted as inexact).
 `fma` is a * b + c rounded once: torch's AVX2 kernel files are built with -mfma, and GCC
 contracts a product whose only use is an addition into one.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import exactness, fp64, glibc
+from . import exactness, fp64, glibc, glibc_lgamma
 
 F32 = np.float32
 F64 = np.float64
@@ -53,6 +54,17 @@ def _safe(fn: Callable[[float], float], name: str) -> Callable[[Any], Any]:
                 return F64(math.inf)
             with np.errstate(all="ignore"):
                 return F64(fallback(F64(v)))
+    return one
+
+
+def _lgamma(positive: Callable[[Any], Any], other: Callable[[Any], Any],
+            t: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """glibc's lgamma for x > 0 (and NaN); below, a stand-in noted as inexact."""
+    def one(v: Any) -> Any:
+        if not v <= 0:
+            return t(positive(t(v) if t is F32 else float(v)))
+        exactness.note("lgamma of a negative argument: glibc's is not ported")
+        return t(other(v))
     return one
 
 
@@ -112,6 +124,43 @@ def _acosf(x: Any) -> Any:
     return F32(2) * (df + (_acosf_ratio(z) * s + c))
 
 
+def _erfcf(x: Any) -> Any:
+    """glibc 2.36's __erfcf (fdlibm's s_erff.c, erf's tables; its split of |x| keeps the
+    top 19 bits, mask 0xffffe000), with glibc's expf."""
+    g, one, half, two, tiny = glibc, F32(1), F32(0.5), F32(2), F32(1e-30)
+    x = F32(x)
+    hx = int(np.asarray(x).view(np.int32))
+    ix = hx & 0x7FFFFFFF
+    if ix >= 0x7F800000:  # erfc(nan) = nan, erfc(+-inf) = 0, 2
+        return F32(2 if hx < 0 else 0) + one / x
+    if ix < 0x3F580000:  # |x| < 0.84375
+        if ix < 0x32800000:
+            return one - x
+        z = x * x
+        y = g._horner(z, g._PP) / (one + z * g._horner(z, g._QQ))
+        if hx < 0x3E800000:  # x < 1/4
+            return one - (x + x * y)
+        return half - (x * y + (x - half))
+    if ix < 0x3FA00000:  # |x| < 1.25
+        s = abs(x) - one
+        ratio = g._horner(s, g._PA) / (one + s * g._horner(s, g._QA))
+        return (one - g._ERX) - ratio if hx >= 0 else one + (g._ERX + ratio)
+    if ix >= 0x41E00000:  # |x| >= 28
+        return tiny * tiny if hx > 0 else two - tiny
+    ax = abs(x)
+    s = one / (ax * ax)
+    if ix < 0x4036DB6D:  # |x| < 1/0.35
+        r_, s_ = g._horner(s, g._RA), one + s * g._horner(s, g._SA)
+    else:
+        if hx < 0 and ix >= 0x40C00000:
+            return two - tiny
+        r_, s_ = g._horner(s, g._RB), one + s * g._horner(s, g._SB)
+    z = np.asarray(np.asarray(ax).view(np.int32) & np.int32(-8192)).view(F32)[()]
+    expf = _vector(glibc.expf)
+    r = expf(-z * z - F32(0.5625)) * expf((z - ax) * (z + ax) + r_ / s_)
+    return r / ax if hx > 0 else two - r / ax
+
+
 def _unfused(a: Any, b: Any, c: Any) -> Any:
     return a * b + c
 
@@ -152,8 +201,11 @@ class Libm:
             self.sin, self.cos = _sinf, _cosf
             self.sqrt = lambda v: F32(np.sqrt(F32(v)))
             self.acos = _acosf
-            for name in ("erfc", "lgamma"):
-                setattr(self, name, _rounded(name))
+            self.erfc = _erfcf
+            self.lgamma = _lgamma(glibc_lgamma.lgammaf_positive, _rounded("lgamma"), F32)
+        else:
+            self.lgamma = _lgamma(glibc_lgamma.lgamma_positive, _safe(math.lgamma, "lgamma"),
+                                  F64)
 
     def pow(self, a: Any, b: Any) -> Any:
         if self.dtype == F32:  # numpy's float32 power is not glibc's powf (measured)

@@ -9,6 +9,19 @@ import importlib.util
 import os
 from typing import Any
 
+# The recorded outputs (conformance corpora, samples, bit tables) were made by torch on an
+# AVX2 machine (or with ATEN_CPU_CAPABILITY=avx2 and oneDNN capped at AVX2,
+# tests/tools/record_conformance.py), so the suite runs gradtrace, and the live torch it
+# compares with, as on such a machine, whatever this CPU has. Set before gradtrace is
+# imported (engine/capability.py and engine/onednn.py read them once) and inherited by
+# every child process. Tests of the other capabilities set them themselves.
+os.environ["ATEN_CPU_CAPABILITY"] = "avx2"
+os.environ["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+
+# gradtrace imports numpy without its AVX-512 loops (see gradtrace/__init__.py); the test
+# modules import numpy themselves, so gradtrace must come first.
+import gradtrace  # noqa: E402, F401
+
 
 def torch_line() -> str:
     """One header line: where torch was found, or why the differential tests skip.

@@ -21,6 +21,7 @@ from ..errors import (
 )
 from . import anomaly
 from .anomaly import ANOMALY
+from .dtypes import fits_int64
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE, set_grad_enabled
 from .grad_reuse import add_to_buffer
@@ -47,7 +48,7 @@ def _flag(value: Any) -> bool | None:
         return bool(value.array.item())
     if not isinstance(value, int):
         raise TorchTypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
-    if not -(1 << 63) <= value < (1 << 63):
+    if not fits_int64(value):
         raise ScriptError("Python int too large to convert to C long", kind="OverflowError")
     return bool(value)
 

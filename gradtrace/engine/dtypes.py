@@ -98,12 +98,21 @@ def promote(a: DType, b: DType) -> DType:
     return _BY_NP[np.promote_types(a.np, b.np)]
 
 
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def fits_int64(value: int) -> bool:
+    """Whether a Python int unpacks as torch's int64 (THPUtils_unpackLong), past which torch
+    raises its overflow errors."""
+    return INT64_MIN <= value <= INT64_MAX
+
+
 def scalar_dtype(value: bool | int | float) -> DType:
     """The dtype torch gives a Python number wrapped as a tensor."""
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
-        return int64 if value < 1 << 63 else uint64
+        return int64 if value <= INT64_MAX else uint64
     return DEFAULT_FLOAT
 
 

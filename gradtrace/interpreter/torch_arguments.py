@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.device import Device
-from ..engine.dtypes import DType
+from ..engine.dtypes import DType, fits_int64
 from ..engine.generator import Generator
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
@@ -63,7 +63,6 @@ _NUMBERS = (int, float, bool)
 _INT_LISTS = ("IntArrayRef", "SymIntArrayRef")
 _INTS = ("int64_t", "SymInt")
 _PLAIN_INTS = {int, bool}
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 _OVERFLOW = "Overflow when unpacking long long"
 _TENSOR_LISTS = ("TensorList", "ITensorListRef", "c10::List<::std::optional<Tensor>>")
 _MISSING = object()
@@ -282,15 +281,15 @@ class Signature:
             else:
                 keys = [k for k in (p.name, *_NUMPY_ALIASES.get(p.name, ())) if k in kwargs]
                 value = kwargs[keys[0]] if keys else None
-            if type(value) is int and not _INT64[0] <= value <= _INT64[1]:
+            if type(value) is int and not fits_int64(value):
                 if not (self.varargs and position == 0):  # an IntArrayRef[N]'s one int
                     raise _Thrown(_OVERFLOW, "ValueError")
                 value = [value]
             if not isinstance(value, (list, tuple)):
                 continue
             if set(map(type, value)) <= _PLAIN_INTS:  # (at C speed: 10^7 items)
-                if value and (min(value) < _INT64[0] or max(value) > _INT64[1]):
-                    i = next(i for i, v in enumerate(value) if not _INT64[0] <= v <= _INT64[1])
+                if value and not (fits_int64(min(value)) and fits_int64(max(value))):
+                    i = next(i for i, v in enumerate(value) if not fits_int64(v))
                     return self._unpack_error(name, p, i, _OVERFLOW)
                 continue
             for i in range(1, len(value)):
@@ -358,7 +357,7 @@ def _kind(value: Any) -> Any:
     a long list)."""
     t = type(value)
     if t is int:
-        return t if _INT64[0] <= value <= _INT64[1] else (t, "past int64")
+        return t if fits_int64(value) else (t, "past int64")
     if t is Tensor or isinstance(value, Tensor):
         return t, value.dtype.is_floating_point, value.numel() == 1
     if t is BuiltinType:

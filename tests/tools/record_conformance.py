@@ -12,7 +12,10 @@ normalisation of ../shared/conformance/check.py) and, when the script ends with 
 exception, `NAME.err` with the last traceback line; a stale `.err` is removed otherwise.
 
 `--capability` runs torch with `ATEN_CPU_CAPABILITY` set to it (torch's float32 results
-depend on the vector kernels it picks; it can be forced down, never up). `--runs N` runs
+depend on the vector kernels it picks; it can be forced down, never up); below avx512 it
+also caps oneDNN (GELU, convolutions) at AVX2 with `ONEDNN_MAX_CPU_ISA`, since oneDNN reads
+the CPU, not torch's setting: a recording then says the same on an AVX-512 machine as on an
+AVX2 one. `--runs N` runs
 every case N times and refuses to record one whose output differs between runs.
 `--manifest PATH` writes a JSON list of the recorded cases: the source each cites in its
 header, the capability, torch version and intra-op thread count, and the features it uses.
@@ -170,6 +173,8 @@ def main() -> None:
     env = dict(os.environ)
     if args.capability:
         env["ATEN_CPU_CAPABILITY"] = args.capability
+        if args.capability != "avx512":  # oneDNN picks its ISA from the CPU, not from torch
+            env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
     tag = args.capability if args.name_by_capability else ""
     unstable = [] if args.manifest_only else \
         [case.name for case in cases if not record(case, env, args.runs, tag)]

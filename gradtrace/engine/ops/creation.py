@@ -90,7 +90,6 @@ def _flatten(data: Any, out: list) -> None:
         out.append(data)
 
 
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 def _check_python_ints(flat: list, target: DType) -> None:
@@ -102,7 +101,7 @@ def _check_python_ints(flat: list, target: DType) -> None:
     if not ints or target is dtypes.bool_:
         return
     low, high = min(ints), max(ints)
-    if low < _INT64[0] or high > _INT64[1]:
+    if not (dtypes.fits_int64(low) and dtypes.fits_int64(high)):
         if target.is_floating_point:
             try:
                 float(low), float(high)

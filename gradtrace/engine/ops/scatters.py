@@ -9,13 +9,13 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError
 from .. import dtypes
+from ..dtypes import INT64_MAX
 from ..formulas import each, vjp
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from .matrices import diagonal
 from .views import (
-    INT64_MAX,
     SliceBackward0,
     saved_int,
     select,

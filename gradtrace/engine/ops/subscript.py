@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
+from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..limits import reserve
 from ..node import Function
@@ -16,7 +17,6 @@ from ..tensor import Tensor, type_name
 from ._util import apply_inplace
 from .view_inplace import copy_
 from .views import (
-    INT64_MAX,
     ExpandBackward0,
     SelectBackward0,
     SliceBackward0,
@@ -199,7 +199,7 @@ def _count_specified(index: tuple) -> int:
 
 def _select_index(t: Tensor, dim: int, index: int) -> Tensor:
     """applySelect: indexing's bounds checks and messages, after THPUtils_unpackLong."""
-    if not -(1 << 63) <= index < (1 << 63):
+    if not dtypes.fits_int64(index):
         raise TorchValueError("Overflow when unpacking long long")
     shape = t.array.shape
     if index == 0 and dim == 0 and not shape:

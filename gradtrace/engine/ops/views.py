@@ -15,6 +15,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import dtypes
+from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..limits import reserve
 from ..node import Function
@@ -22,7 +23,6 @@ from ..shapes import Size, size_args, wrap_dim
 from ..tensor import Tensor, type_name
 
 U64 = 2**64
-INT64_MAX = 2**63 - 1
 
 
 def saved_int(value: Any) -> Any:
@@ -33,7 +33,7 @@ def saved_int(value: Any) -> Any:
 
 def signed(value: Any) -> Any:
     """Undo `saved_int`."""
-    return value - U64 if value is not None and value >= 2**63 else value
+    return value - U64 if value is not None and value > INT64_MAX else value
 
 
 def saved_ints(values: Any) -> tuple[int, ...]:

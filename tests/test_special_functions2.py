@@ -10,9 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ops_helpers import TORCH as torch
-from ops_helpers import gradcheck, gradgradcheck
+from ops_helpers import finite_difference_tests
 from special2_bits_data import igamma_pairs, inputs, polynomial_grid
-from test_gradcheck_added import _tensors
 
 from gradtrace.engine import api
 from gradtrace.engine.tensor import Tensor
@@ -123,16 +122,8 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", ["erfcx", "log_ndtr", "zeta_number_self"])
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(
+    CASES, ["erfcx", "log_ndtr", "zeta_number_self"], _rng)
 
 
 def _leaf(*values: float) -> Tensor:

@@ -6,7 +6,7 @@ Where Math.h mixes in a double literal (0.4 * |a|, 1.0 - igammac, x > 1.1, the
 asymptotic series' exp and erfc terms) the arithmetic is double's, as C++ promotes it,
 rounded to T where it is stored. Measured against torch: igammac's kernel has GCC's
 fused multiply-adds, igamma's (calc_igammac inlined in it included) has none. lgamma is
-glibc's (glibc_lgamma); float32's powf is a once-rounded double pow (see libm_scalar).
+glibc's (glibc_lgamma).
 """
 from __future__ import annotations
 

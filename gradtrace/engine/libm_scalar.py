@@ -4,9 +4,9 @@ CPU kernels (ATen's Math.h: the Bessel functions, the orthogonal polynomials, ig
 Those kernels branch and loop per element, so they are ported as scalar code over `Libm`:
 `t` makes a value of the kernel's type T (numpy float32, or float64), arithmetic on
 those values rounds as C's does, and the functions are glibc's where gradtrace has them
-(float32: its ports of expf, logf, sinf, cosf, log1pf, acosf, erfcf, lgammaf; float64: CPython's
-math module, which calls the C library, and glibc_lgamma's lgamma) or a float64 evaluation
-rounded once (noted as inexact).
+(float32: its ports of expf, logf, sinf, cosf, log1pf, powf, acosf, erfcf, lgammaf;
+float64: CPython's math module, which calls the C library, and glibc_lgamma's lgamma) or a
+float64 evaluation rounded once (noted as inexact).
 `fma` is a * b + c rounded once: torch's AVX2 kernel files are built with -mfma, and GCC
 contracts a product whose only use is an addition into one.
 """
@@ -208,9 +208,8 @@ class Libm:
                                   F64)
 
     def pow(self, a: Any, b: Any) -> Any:
-        if self.dtype == F32:  # numpy's float32 power is not glibc's powf (measured)
-            exactness.note("powf: a float64 pow rounded once, not glibc's powf")
-            return F32(self._pow64(a, b))
+        if self.dtype == F32:
+            return F32(glibc.powf(np.asarray([a], F32), F32(b))[0])
         return self._pow64(a, b)
 
     @staticmethod

@@ -68,18 +68,79 @@ def _lgamma(positive: Callable[[Any], Any], other: Callable[[Any], Any],
     return one
 
 
+def _inv_pio4() -> tuple[int, ...]:
+    """glibc's __inv_pio4: 32-bit windows of 2/pi's bits, 8 bits apart (the first three
+    start before the point), from pi by Machin's formula in integers."""
+    bits = 320
+    one = 1 << bits
+
+    def arctan_inv(k: int) -> int:
+        total, term, n, sign = 0, one // k, 1, 1
+        while term:
+            total += sign * (term // n)
+            term //= k * k
+            n += 2
+            sign = -sign
+        return total
+
+    pi = 4 * (4 * arctan_inv(5) - arctan_inv(239))
+    two_over_pi = (2 << (2 * bits)) // pi
+    return tuple((two_over_pi >> (bits - 8 * k - 8)) & 0xFFFFFFFF for k in range(24))
+
+
+_INV_PIO4 = _inv_pio4()
+_PI63 = float.fromhex("0x1.921FB54442D18p-62")
+
+
+def _sincosf_large(v: Any, want_cos: bool) -> Any:
+    """glibc's sinf/cosf for 120 <= |x| < inf: reduce_large (x times 2/pi's bits in
+    integers), then the same polynomials as below 120."""
+    xi = int(np.asarray(F32(v)).view(np.uint32))
+    sign = xi >> 31
+    arr = (xi >> 26) & 15
+    shift = (xi >> 23) & 7
+    m = ((xi & 0xFFFFFF) | 0x800000) << shift
+    res0 = (m * _INV_PIO4[arr]) & 0xFFFFFFFF
+    res1 = m * _INV_PIO4[arr + 4]
+    res2 = m * _INV_PIO4[arr + 8]
+    res0 = ((res2 >> 32) | (res0 << 32)) & 0xFFFFFFFFFFFFFFFF
+    res0 = (res0 + res1) & 0xFFFFFFFFFFFFFFFF
+    n = ((res0 + (1 << 61)) & 0xFFFFFFFFFFFFFFFF) >> 62
+    res0 = (res0 - (n << 62)) & 0xFFFFFFFFFFFFFFFF
+    signed = res0 - (1 << 64) if res0 >> 63 else res0
+    x = float(signed) * _PI63
+    s = float(glibc._SIGN[(n + sign) & 3])
+    negate = ((n + sign) & 2) != 0
+    return F32(_sinf_poly(x * s, x * x, negate, n ^ 1 if want_cos else n))
+
+
+def _sinf_poly(x: float, x2: float, negate: bool, n: int) -> float:
+    """glibc's sinf_poly in double, fused as its FMA build is (glibc.HAS_FMA)."""
+    def mad(a: float, b: float, c: float) -> float:
+        return float(fp64._exact_fma(a, b, c)) if glibc.HAS_FMA else a * b + c
+    if n & 1 == 0:
+        s1, s2, s3 = glibc._SC_S
+        x3 = x * x2
+        return mad(x3 * x2, mad(x2, s3, s2), mad(x3, s1, x))
+    c0, c1, c2, c3, c4 = (-c for c in glibc._SC_C) if negate else glibc._SC_C
+    x4 = x2 * x2
+    return mad(x4 * x2, mad(x2, c4, c3), mad(x4, c2, mad(x2, c1, c0)))
+
+
 def _sinf(v: Any) -> Any:
     if abs(float(v)) < 120:
         return F32(glibc.sinf(np.asarray([v], F32))[0])
-    exactness.note("sinf beyond |x| >= 120: a float64 sin rounded once, not glibc's")
-    return F32(math.sin(float(v))) if math.isfinite(float(v)) else F32(math.nan)
+    if not math.isfinite(float(v)):
+        return F32(math.nan)
+    return _sincosf_large(v, False)
 
 
 def _cosf(v: Any) -> Any:
     if abs(float(v)) < 120:
         return F32(glibc.cosf(np.asarray([v], F32))[0])
-    exactness.note("cosf beyond |x| >= 120: a float64 cos rounded once, not glibc's")
-    return F32(math.cos(float(v))) if math.isfinite(float(v)) else F32(math.nan)
+    if not math.isfinite(float(v)):
+        return F32(math.nan)
+    return _sincosf_large(v, True)
 
 
 _ACOSF_P = tuple(F32(c) for c in (1.6666667163e-01, -3.2556581497e-01, 2.0121252537e-01,

@@ -4,7 +4,7 @@ CPU kernels (ATen's Math.h: the Bessel functions, the orthogonal polynomials, ig
 Those kernels branch and loop per element, so they are ported as scalar code over `Libm`:
 `t` makes a value of the kernel's type T (numpy float32, or float64), arithmetic on
 those values rounds as C's does, and the functions are glibc's where gradtrace has them
-(float32: its ports of expf, logf, sinf, cosf, log1pf, powf, acosf, erfcf, lgammaf;
+(float32: its ports of expf, logf, sinf, cosf, log1pf, acosf, erfcf, lgammaf;
 float64: CPython's math module, which calls the C library, and glibc_lgamma's lgamma) or a
 float64 evaluation rounded once (noted as inexact).
 `fma` is a * b + c rounded once: torch's AVX2 kernel files are built with -mfma, and GCC
@@ -13,6 +13,7 @@ contracts a product whose only use is an addition into one.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -116,8 +117,7 @@ def _sincosf_large(v: Any, want_cos: bool) -> Any:
 
 def _sinf_poly(x: float, x2: float, negate: bool, n: int) -> float:
     """glibc's sinf_poly in double, fused as its FMA build is (glibc.HAS_FMA)."""
-    def mad(a: float, b: float, c: float) -> float:
-        return float(fp64._exact_fma(a, b, c)) if glibc.HAS_FMA else a * b + c
+    mad = _mad
     if n & 1 == 0:
         s1, s2, s3 = glibc._SC_S
         x3 = x * x2
@@ -127,20 +127,39 @@ def _sinf_poly(x: float, x2: float, negate: bool, n: int) -> float:
     return mad(x4 * x2, mad(x2, c4, c3), mad(x4, c2, mad(x2, c1, c0)))
 
 
-def _sinf(v: Any) -> Any:
-    if abs(float(v)) < 120:
-        return F32(glibc.sinf(np.asarray([v], F32))[0])
-    if not math.isfinite(float(v)):
+_PIO4_TOP = float.fromhex("0x1.921FB6p-1")
+
+
+def _sincosf(v: Any, want_cos: bool) -> Any:
+    """glibc's sinf/cosf one element at a time (its vector port costs ~0.2 ms an element):
+    the polynomial near 0, reduce_fast below 120, reduce_large beyond."""
+    a = abs(float(v))
+    if not math.isfinite(a):
         return F32(math.nan)
-    return _sincosf_large(v, False)
+    if a >= 120:
+        return _sincosf_large(v, want_cos)
+    x = float(v)
+    if a < _PIO4_TOP:
+        if a < 2.0 ** -12:
+            return F32(1) if want_cos else F32(v)
+        return F32(_sinf_poly(x, x * x, False, 1 if want_cos else 0))
+    n = (int(x * glibc._HPI_INV) + 0x800000) >> 24
+    xr = _mad(-float(n), glibc._HPI, x)
+    s = float(glibc._SIGN[n & 3])
+    return F32(_sinf_poly(xr * s, xr * xr, (n & 2) != 0, n ^ 1 if want_cos else n))
+
+
+def _mad(a: float, b: float, c: float) -> float:
+    """glibc's FMA build of sinf/cosf fuses its double products."""
+    return float(_fma64(a, b, c)) if glibc.HAS_FMA else a * b + c
+
+
+def _sinf(v: Any) -> Any:
+    return _sincosf(v, False)
 
 
 def _cosf(v: Any) -> Any:
-    if abs(float(v)) < 120:
-        return F32(glibc.cosf(np.asarray([v], F32))[0])
-    if not math.isfinite(float(v)):
-        return F32(math.nan)
-    return _sincosf_large(v, True)
+    return _sincosf(v, True)
 
 
 _ACOSF_P = tuple(F32(c) for c in (1.6666667163e-01, -3.2556581497e-01, 2.0121252537e-01,
@@ -230,11 +249,43 @@ def _fma32(a: Any, b: Any, c: Any) -> Any:
     return F32(float(a) * float(b) + float(c))  # the float product is exact in double
 
 
+_SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitter
+
+
+def _two_sum(a: float, b: float) -> tuple[float, float]:
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_prod(a: float, b: float) -> tuple[float, float]:
+    p = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
 def _fma64(a: Any, b: Any, c: Any) -> Any:
+    """a * b + c rounded once: Boldo and Melquiond's emulation (the product's and the sum's
+    errors added in round-to-odd) where no step can overflow or underflow, else exact
+    rationals (fp64._exact_fma)."""
     a, b, c = float(a), float(b), float(c)
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
         with np.errstate(all="ignore"):
             return F64(a) * F64(b) + F64(c)
+    p = a * b
+    if (abs(p) < 1e280 and abs(c) < 1e280 and (p == 0 or abs(p) > 1e-250)
+            and (c == 0 or abs(c) > 1e-250) and abs(a) < 1e280 and abs(b) < 1e280):
+        p, pe = _two_prod(a, b)
+        s, se = _two_sum(p, c)
+        u, ue = _two_sum(pe, se)
+        if ue != 0 and not struct.unpack("<Q", struct.pack("<d", u))[0] & 1:
+            u = math.nextafter(u, math.inf if ue > 0 else -math.inf)
+        return F64(s + u)
     try:
         return F64(fp64._exact_fma(a, b, c))
     except OverflowError:  # past the largest double: the infinity of the exact sum's sign
@@ -270,7 +321,10 @@ class Libm:
 
     def pow(self, a: Any, b: Any) -> Any:
         if self.dtype == F32:
-            return F32(glibc.powf(np.asarray([a], F32), F32(b))[0])
+            # numpy's float32 power (glibc.powf) is not glibc's powf for every input (measured:
+            # base 0.76, exponent 20), a double pow rounded once matches it nearly always
+            exactness.note("powf: a float64 pow rounded once, not glibc's powf")
+            return F32(self._pow64(a, b))
         return self._pow64(a, b)
 
     @staticmethod

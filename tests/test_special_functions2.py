@@ -37,7 +37,8 @@ def _recorded(name: str, dtype: type) -> np.ndarray:
 
 def _assert_same(ours: np.ndarray, theirs: np.ndarray, where: np.ndarray | None = None) -> None:
     assert ours.dtype == theirs.dtype
-    same = (ours == theirs) | (np.isnan(ours) & np.isnan(theirs))
+    same = ((ours == theirs) & (np.signbit(ours) == np.signbit(theirs))  # -0.0 too
+            | (np.isnan(ours) & np.isnan(theirs)))
     if where is not None:
         same |= ~where
     bad = np.nonzero(~same)

@@ -285,7 +285,8 @@ def _fma64(a: Any, b: Any, c: Any) -> Any:
         u, ue = _two_sum(pe, se)
         if ue != 0 and not struct.unpack("<Q", struct.pack("<d", u))[0] & 1:
             u = math.nextafter(u, math.inf if ue > 0 else -math.inf)
-        return F64(s + u)
+        r = s + u
+        return F64(r if r else p + c)  # an exact zero: p = -c, and IEEE's sign of p + c
     try:
         return F64(fp64._exact_fma(a, b, c))
     except OverflowError:  # past the largest double: the infinity of the exact sum's sign

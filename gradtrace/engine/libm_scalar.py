@@ -4,7 +4,7 @@ CPU kernels (ATen's Math.h: the Bessel functions, the orthogonal polynomials, ig
 Those kernels branch and loop per element, so they are ported as scalar code over `Libm`:
 `t` makes a value of the kernel's type T (numpy float32, or float64), arithmetic on
 those values rounds as C's does, and the functions are glibc's where gradtrace has them
-(float32: its ports of expf, logf, sinf, cosf, log1pf, acosf, erfcf, lgammaf;
+(float32: its ports of expf, logf, sinf, cosf, log1pf, powf, acosf, erfcf, lgammaf;
 float64: CPython's math module, which calls the C library, and glibc_lgamma's lgamma) or a
 float64 evaluation rounded once (noted as inexact).
 `fma` is a * b + c rounded once: torch's AVX2 kernel files are built with -mfma, and GCC
@@ -321,11 +321,8 @@ class Libm:
                                   F64)
 
     def pow(self, a: Any, b: Any) -> Any:
-        if self.dtype == F32:
-            # numpy's float32 power (glibc.powf) is not glibc's powf for every input (measured:
-            # base 0.76, exponent 20), a double pow rounded once matches it nearly always
-            exactness.note("powf: a float64 pow rounded once, not glibc's powf")
-            return F32(self._pow64(a, b))
+        if self.dtype == F32:  # numpy's float32 power calls glibc's powf (gradtrace
+            return F32(glibc.powf(np.asarray([a], F32), F32(b))[0])  # turns off AVX-512)
         return self._pow64(a, b)
 
     @staticmethod

@@ -28,6 +28,7 @@ from . import (
     scatters,
     shape_inplace,
     sorting,
+    special_functions,
     stacking,
     statistics,
     transcendental,
@@ -419,6 +420,7 @@ TENSOR_METHODS.update({
 
 TENSOR_METHODS.update(linalg_composite.TENSOR_METHODS)
 TENSOR_METHODS.update(gamma.TENSOR_METHODS)
+TENSOR_METHODS.update(special_functions.TENSOR_METHODS)
 TENSOR_METHODS.update(scatter_reduce.TENSOR_METHODS)
 TENSOR_METHODS.update(quantiles.TENSOR_METHODS)
 TENSOR_METHODS.update(correlation.TENSOR_METHODS)

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import lu
+from . import lu, matrix_exp
 
-LINALG_FUNCTIONS: dict[str, Any] = {**lu.LINALG_FUNCTIONS}
-TENSOR_METHODS: dict[str, Any] = {**lu.TENSOR_METHODS}
-TORCH_FUNCTIONS: dict[str, Any] = {**lu.TORCH_FUNCTIONS}
+_MODULES = (lu, matrix_exp)
+
+LINALG_FUNCTIONS: dict[str, Any] = {}
+TENSOR_METHODS: dict[str, Any] = {}
+TORCH_FUNCTIONS: dict[str, Any] = {}
+for _module in _MODULES:
+    LINALG_FUNCTIONS.update(getattr(_module, "LINALG_FUNCTIONS", {}))
+    TENSOR_METHODS.update(getattr(_module, "TENSOR_METHODS", {}))
+    TORCH_FUNCTIONS.update(getattr(_module, "TORCH_FUNCTIONS", {}))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import lu, matrix_exp
+from . import lu, matrix_exp, tensor_linalg
 
-_MODULES = (lu, matrix_exp)
+_MODULES = (lu, matrix_exp, tensor_linalg)
 
 LINALG_FUNCTIONS: dict[str, Any] = {}
 TENSOR_METHODS: dict[str, Any] = {}

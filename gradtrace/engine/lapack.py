@@ -428,3 +428,92 @@ def gelsy(a: np.ndarray, b: np.ndarray, rcond: float) -> tuple[np.ndarray, np.nd
         out[idx] = fb.T
         ranks[idx] = rank.value
     return np.swapaxes(out, -1, -2)[..., :n, :], ranks
+
+
+def geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """?geqrf of each (m, n) matrix, as apply_geqrf: the packed factor (R above the
+    diagonal, the Householder vectors below) and tau (min(m, n) scalars)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    out = np.empty(a.shape, dtype=a.dtype)
+    taus = np.zeros(a.shape[:-2] + (k,), dtype=a.dtype)
+    lib = _mkl()
+    if lib is None:
+        raise_without_mkl("torch.geqrf")
+    for idx in _batches(a):
+        f = _fortran(a[idx])
+        tau = np.zeros(max(1, k), dtype=a.dtype)
+        if m and n:
+            fn = _routine(lib, a.dtype, "geqrf", 8)
+            res = ctypes.c_int(0)
+            query = np.zeros(1, dtype=a.dtype)
+            fn(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
+               query.ctypes.data, _int(-1), ctypes.byref(res))
+            work = _work(a.dtype, query[0])
+            fn(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
+               work.ctypes.data, _int(work.size), ctypes.byref(res))
+        out[idx], taus[idx] = f, tau[:k]
+    return out, taus
+
+
+def orgqr(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """?orgqr on a column-major copy of each (m, n) matrix with its k = tau.shape[-1]
+    reflectors, as apply_orgqr: one workspace query for the batch."""
+    m, n = a.shape[-2:]
+    k = tau.shape[-1]
+    out = np.empty(a.shape, dtype=a.dtype)
+    if a.size == 0:
+        return out
+    lib = _mkl()
+    if lib is None:
+        raise_without_mkl("torch.linalg.householder_product")
+    fn = _routine(lib, a.dtype, "orgqr", 9)
+    res = ctypes.c_int(0)
+    query = np.zeros(1, dtype=a.dtype)
+    tau0 = np.ascontiguousarray(tau[(0,) * (tau.ndim - 1)])
+    fn(_int(m), _int(n), _int(k), _fortran(a[(0,) * (a.ndim - 2)]).ctypes.data,
+       _int(max(1, m)), tau0.ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
+    work = _work(a.dtype, query[0])
+    for idx in _batches(a):
+        f = _fortran(a[idx])
+        t = np.ascontiguousarray(tau[idx])
+        fn(_int(m), _int(n), _int(k), f.ctypes.data, _int(max(1, m)), t.ctypes.data,
+           work.ctypes.data, _int(work.size), ctypes.byref(res))
+        out[idx] = f
+    return out
+
+
+def ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, left: bool, transpose: bool
+          ) -> np.ndarray:
+    """?ormqr: Q C, Qᵀ C, C Q or C Qᵀ for the Q of `a`'s k = tau.shape[-1] reflectors, on a
+    column-major copy of each C, as apply_ormqr."""
+    m, n = c.shape[-2:]
+    k = tau.shape[-1]
+    out = np.empty(c.shape, dtype=c.dtype)
+    if c.size == 0:
+        return out
+    lib = _mkl()
+    if lib is None:
+        raise_without_mkl("torch.ormqr")
+    fn = _routine(lib, c.dtype, "ormqr", 13)
+    side, trans = _CP(b"L" if left else b"R"), _CP(b"T" if transpose else b"N")
+    lda = max(1, a.shape[-2])
+    for idx in _batches(c):
+        fa, fc = _fortran(a[idx]), _fortran(c[idx])
+        t = np.ascontiguousarray(tau[idx])
+        res = ctypes.c_int(0)
+        head = [side, trans, _int(m), _int(n), _int(k), fa.ctypes.data, _int(lda),
+                t.ctypes.data, fc.ctypes.data, _int(max(1, m))]
+        query = np.zeros(1, dtype=c.dtype)
+        fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
+        work = _work(c.dtype, query[0])
+        fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
+        out[idx] = fc
+    return out
+
+
+def raise_without_mkl(fname: str) -> None:
+    """The Householder routines have no numpy stand-in: without MKL they are refused."""
+    from ..errors import NotSupportedError
+
+    raise NotSupportedError(f"{fname} without MKL's LAPACK (the `mkl` wheel)")

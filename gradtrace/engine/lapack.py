@@ -512,6 +512,56 @@ def ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, left: bool, transpose: 
     return out
 
 
+def sytrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bunch-Kaufman LDLᵀ of each symmetric matrix from its lower triangle (?sytrf with
+    uplo 'L', as apply_ldl_factor: one workspace query for the batch): the factor with the
+    upper triangle zeroed, LAPACK's pivots and info."""
+    n = a.shape[-1]
+    out = np.empty(a.shape, dtype=a.dtype)
+    piv = np.zeros(a.shape[:-2] + (n,), dtype=np.int32)
+    info = np.zeros(a.shape[:-2], dtype=np.int32)
+    if a.size == 0:
+        return out, piv, info
+    lib = _mkl()
+    if lib is None:
+        raise_without_mkl("torch.linalg.ldl_factor")
+    fn = _routine(lib, a.dtype, "sytrf", 8)
+    res = ctypes.c_int(0)
+    query = np.zeros(1, dtype=a.dtype)
+    p = np.zeros(n, dtype=np.int32)
+    fn(_CP(b"L"), _int(n), _fortran(a[(0,) * (a.ndim - 2)]).ctypes.data, _int(max(1, n)),
+       p.ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
+    work = _work(a.dtype, query[0])
+    for idx in _batches(a):
+        f = _fortran(a[idx])
+        p = np.zeros(n, dtype=np.int32)
+        res = ctypes.c_int(0)
+        fn(_CP(b"L"), _int(n), f.ctypes.data, _int(max(1, n)), p.ctypes.data,
+           work.ctypes.data, _int(work.size), ctypes.byref(res))
+        out[idx], piv[idx], info[idx] = np.tril(f), p, res.value
+    return out, piv, info
+
+
+def sytrs(ld: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Solve A X = B from sytrf's lower factor (?sytrs, uplo 'L'), each batch alone; the
+    arguments already broadcast to one batch shape."""
+    n, nrhs = b.shape[-2:]
+    out = np.empty(b.shape, dtype=b.dtype)
+    if b.size == 0:
+        return out
+    lib = _mkl()
+    if lib is None:
+        raise_without_mkl("torch.linalg.ldl_solve")
+    fn = _routine(lib, b.dtype, "sytrs", 9)
+    for idx in _batches(b):
+        f_ld, f_b = _fortran(ld[idx]), _fortran(b[idx])
+        p = np.ascontiguousarray(piv[idx], dtype=np.int32)
+        res = ctypes.c_int(0)
+        fn(_CP(b"L"), _int(n), _int(nrhs), f_ld.ctypes.data, _int(max(1, n)), p.ctypes.data,
+           f_b.ctypes.data, _int(max(1, n)), ctypes.byref(res))
+        out[idx] = f_b
+    return out
+
 def raise_without_mkl(fname: str) -> None:
     """The Householder routines have no numpy stand-in: without MKL they are refused."""
     from ..errors import NotSupportedError

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import householder, lu, matrix_exp, tensor_linalg
+from . import householder, ldl, lu, matrix_exp, tensor_linalg
 
-_MODULES = (lu, matrix_exp, tensor_linalg, householder)
+_MODULES = (lu, matrix_exp, tensor_linalg, householder, ldl)
 
 LINALG_FUNCTIONS: dict[str, Any] = {}
 TENSOR_METHODS: dict[str, Any] = {}

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError
 from .. import lapack
-from ..formulas import vjp
+from ..formulas import undefined, vjp
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..tensor import Tensor
@@ -38,7 +38,7 @@ class GeqrfBackward0(Function):
     __slots__ = ()
     multi_output = True
     materialize_grads = False
-    formulas = (vjp("self", "not implemented"),)
+    formulas = (undefined("self"),)
 
     def forward(self, a: Tensor) -> list[np.ndarray]:
         packed, tau = lapack.geqrf(a.array)
@@ -235,7 +235,7 @@ class OrmqrBackward0(Function):
     formulas = (
         vjp("self", "householder_product_backward(…, {result}, {self}, {input2})[0]"),
         vjp("input2", "householder_product_backward(…, {result}, {self}, {input2})[1]"),
-        vjp("input3", "ormqr({self}, {input2}, {grad}, {left}, not {transpose})"),
+        vjp("input3", "ormqr({self}, {input2}, {grad}, {left}, ¬{transpose})"),
     )
 
     def forward(self, a: Tensor, tau: Tensor, c: Tensor, left: bool, transpose: bool

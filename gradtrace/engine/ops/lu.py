@@ -177,8 +177,8 @@ class LuUnpackBackward0(Function):
     __slots__ = ()
     multi_output = True
     materialize_grads = False
-    formulas = (vjp("LU_data", "{grad}[1].tril(-1) + {grad}[2].triu(), padded to "
-                    "({LU_data_sym_argsize_minus_2}, {LU_data_sym_argsize_minus_1})"),)
+    formulas = (vjp("LU_data", "zeros({LU_data_sym_argsize_minus_2}, "
+                    "{LU_data_sym_argsize_minus_1}) + {grad}[1].tril(-1) + {grad}[2].triu()"),)
 
     def forward(self, lu: Tensor, *, pivots: np.ndarray, unpack_data: bool,
                 unpack_pivots: bool) -> list[np.ndarray]:
@@ -377,7 +377,7 @@ class LinalgLuSolveBackward0(Function):
     __slots__ = ()
     formulas = (
         vjp("LU", "linalg_lu_solve_LU({grad}, {LU}, {pivots}, {result}, {left}, {adjoint})"),
-        vjp("B", "linalg_lu_solve({LU}, {pivots}, {grad}, {left}, not {adjoint})"),
+        vjp("B", "linalg_lu_solve({LU}, {pivots}, {grad}, {left}, ¬{adjoint})"),
     )
 
     def forward(self, lu: Tensor, b: Tensor, *, pivots: Tensor, left: bool, adjoint: bool

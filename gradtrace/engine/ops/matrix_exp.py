@@ -183,7 +183,8 @@ def matrix_exp_array(a: np.ndarray) -> np.ndarray:
 
 class LinalgMatrixExpBackward0(Function):
     __slots__ = ()
-    formulas = (vjp("self", "matrix_exp([[{self}ᵀ, {grad}], [0, {self}ᵀ]])[:n, n:]"),)
+    formulas = (vjp("self", "matrix_exp([[{self}ᵀ, {grad}], [0, {self}ᵀ]])"
+                    "[:{self}.shape[-1], {self}.shape[-1]:]"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)

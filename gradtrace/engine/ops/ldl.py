@@ -21,29 +21,36 @@ LdlFactorReturn = named_return("linalg_ldl_factor", "LD", "pivots")
 LdlFactorExReturn = named_return("linalg_ldl_factor_ex", "LD", "pivots", "info")
 
 
-class LdlNotImplemented(Function):
-    """The NotImplemented node of ldl_factor_ex / ldl_solve (the op named by `op`): the
-    result comes computed beside the inputs that require grad."""
+class LdlFactorNotImplemented(Function):
+    """The NotImplemented node of ldl_factor_ex: the result comes computed beside the inputs
+    that require grad."""
 
     __slots__ = ()
     formulas = (undefined("input", each=True),)
+    op = "linalg_ldl_factor_ex"
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"
 
-    def forward(self, *differentiable: Tensor, value: np.ndarray, op: str) -> np.ndarray:
-        self.save_attr(op=op)
+    def forward(self, *differentiable: Tensor, value: np.ndarray) -> np.ndarray:
         return value
 
     def backward(self, grad: Tensor) -> Any:
-        raise TorchRuntimeError(f"derivative for aten::{self.attrs['op']} is not implemented")
+        raise TorchRuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
-LdlNotImplemented.__name__ = "NotImplemented"
+class LdlSolveNotImplemented(LdlFactorNotImplemented):
+    """The NotImplemented node of ldl_solve."""
+
+    __slots__ = ()
+    op = "linalg_ldl_solve"
 
 
-def _record(value: np.ndarray, op: str, *inputs: Tensor) -> Tensor:
-    return LdlNotImplemented.call(*[t for t in inputs if t.requires_grad], value=value, op=op)
+LdlFactorNotImplemented.__name__ = LdlSolveNotImplemented.__name__ = "NotImplemented"
+
+
+def _record(value: np.ndarray, node: type[Function], *inputs: Tensor) -> Tensor:
+    return node.call(*[t for t in inputs if t.requires_grad], value=value)
 
 
 def _unknown_error(info: np.ndarray, fname: str) -> None:
@@ -62,7 +69,7 @@ def _factor(a: Tensor, check_errors: bool, fname: str) -> tuple[Tensor, Tensor, 
     ld, piv, info = lapack.sytrf(a.array)
     if check_errors:
         _unknown_error(info, fname)
-    out = _record(lapack.column_major(ld), "linalg_ldl_factor_ex", a)
+    out = _record(lapack.column_major(ld), LdlFactorNotImplemented, a)
     return out, wrap_result(piv), wrap_result(info)
 
 
@@ -103,7 +110,7 @@ def ldl_solve(ld: Tensor, pivots: Tensor, b: Tensor, *, hermitian: bool = False)
     piv_b = np.broadcast_to(pivots.array, batch + pivots.array.shape[-1:])
     b_b = np.broadcast_to(b.array, batch + b.array.shape[-2:])
     x = lapack.column_major(lapack.sytrs(ld_b, piv_b, b_b))
-    return _record(x, "linalg_ldl_solve", ld, b)
+    return _record(x, LdlSolveNotImplemented, ld, b)
 
 
 LINALG_FUNCTIONS = {"ldl_factor": ldl_factor, "ldl_factor_ex": ldl_factor_ex,

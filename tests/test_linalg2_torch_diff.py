@@ -61,7 +61,10 @@ CASES = [
     # matrix exponential
     "torch.linalg.matrix_exp(M @ x)", "torch.linalg.matrix_exp(B @ B.mT)",
     "torch.linalg.matrix_exp(0.01 * M @ x)", "torch.linalg.matrix_exp(0.1 * M @ x)",
-    "torch.linalg.matrix_exp(5 * M @ x)", "torch.matrix_exp(x[:, :2])", "(M @ x).matrix_exp()",
+    "torch.linalg.matrix_exp(5 * M @ x)", "torch.linalg.matrix_exp(0.01 * B @ B.mT)",
+    "torch.linalg.matrix_exp(B[:, :, :2] * torch.tensor([1e-9, 0.03, 0.5, 2.0])"
+    ".reshape(4, 1, 1))",
+    "torch.matrix_exp(x[:, :2])", "(M @ x).matrix_exp()",
     "torch.linalg.matrix_exp(x[:1, :1])", "torch.linalg.matrix_exp(x)",
     "torch.linalg.matrix_exp(v)", "torch.linalg.matrix_exp(tgt.reshape(1, 2)[:, :1])",
     # Householder

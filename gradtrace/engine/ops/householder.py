@@ -136,8 +136,11 @@ def _transform(m: int, k: int, v: Tensor, t: Tensor, big_k: Tensor, in_place: bo
 def householder_product_backward(grad: Tensor, result: Tensor, v_in: Tensor, tau: Tensor,
                                  flip_order: bool = False
                                  ) -> tuple[Tensor | None, Tensor | None]:
-    from .joins import cat, stack
+    from .creation import zeros_like
+    from .matrices import tril_
     from .reductions import sum as sum_
+    from .view_inplace import copy_
+    from .views import select
 
     if v_in.array.size == 0 or tau.array.size == 0:
         return None, None
@@ -166,21 +169,21 @@ def householder_product_backward(grad: Tensor, result: Tensor, v_in: Tensor, tau
     left = not flip_order
     i0 = order[0]
     big_k = _transform(m, i0, column(v, i0), column(sigma, i0), big_k, in_place, left)
-    v_grads: dict[int, Tensor] = {}
-    tau_grads: dict[int, Tensor] = {}
+    # zeros filled column by column (select(-1, i).copy_), as torch's non-subclass path
+    g_v = zeros_like(v_in)
+    g_tau = zeros_like(tau)
     for pos, i in enumerate(order):
         v_i, t_i = column(v, i), column(tau, i)
-        v_grads[i], tau_grads[i] = update_grad(i, v_i, t_i, big_k)
+        v_grad, tau_grad = update_grad(i, v_i, t_i, big_k)
+        copy_(select(g_v, -1, i), v_grad)
+        copy_(select(g_tau, -1, i), tau_grad)
         if pos + 1 < len(order):
             nxt = order[pos + 1]
             big_k = _transform(m, nxt, column(v, nxt), column(sigma, nxt), big_k, in_place,
                                left)
             big_k = _transform(m, i, v_i, t_i, big_k, in_place, not left)
-    g_v = stack([v_grads[i] for i in range(k)], -1)
-    if k < n:  # only the first k columns enter the product
-        zeros = np.zeros(v_in.array.shape[:-1] + (n - k,), dtype=v_in.array.dtype)
-        g_v = cat([g_v, Tensor._wrap(zeros)], -1)
-    return tril(g_v, -1), stack([tau_grads[i] for i in range(k)], -1)
+    # forward reads only the strictly lower part of the input
+    return tril_(g_v, -1), g_tau
 
 
 # -- ormqr -----------------------------------------------------------------------------

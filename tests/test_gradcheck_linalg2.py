@@ -7,11 +7,9 @@ the perturbations.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from ops_helpers import TORCH as torch
-from ops_helpers import gradcheck, gradgradcheck
+from ops_helpers import finite_difference_tests
 from test_gradcheck import randn
-from test_gradcheck_added import _tensors
 from test_gradcheck_linalg import square
 
 RNG_SEED = 2414
@@ -93,13 +91,4 @@ SECOND_ORDER = ["lu_factor", "lu", "lu_wide", "lu_tall", "lu_unpack", "lu_solve"
                 "householder_product", "ormqr", "ormqr_right", "tensorinv", "tensorsolve"]
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)

@@ -18,9 +18,9 @@ from ..formulas import undefined, vjp
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..tensor import Tensor
-from ._util import not_implemented
 from .decompositions import named_return
 from .linalg import matmul
+from .lu import lapack_dtype
 from .matrices import tril
 from .reductions import ReturnTypes
 from .views import mT, narrow, squeeze, unsqueeze
@@ -52,8 +52,7 @@ class GeqrfBackward0(Function):
 def geqrf(a: Tensor) -> ReturnTypes:
     if a.array.ndim < 2:
         raise TorchRuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    if not a.dtype.is_floating_point:
-        raise not_implemented("geqrf_cpu", a.dtype)
+    lapack_dtype(a, "geqrf_cpu")
     return GeqrfReturn(*GeqrfBackward0.call(a))
 
 
@@ -83,8 +82,7 @@ def _check_householder(v: Tensor, tau: Tensor) -> None:
     if tau.dtype is not v.dtype:
         raise TorchRuntimeError(f"{fname}: tau dtype {tau.dtype.scalar_type} does not match "
                                 f"input dtype {v.dtype.scalar_type}")
-    if not v.dtype.is_floating_point:
-        raise not_implemented("orgqr_cpu", v.dtype)
+    lapack_dtype(v, "orgqr_cpu")
 
 
 class LinalgHouseholderProductBackward0(Function):
@@ -229,8 +227,7 @@ def _check_ormqr(a: Tensor, tau: Tensor, c: Tensor, left: bool) -> None:
         raise TorchRuntimeError(
             f"{fname}: Expected input and other to have the same dtype, but input has dtype"
             f"{a.dtype.scalar_type} and other has dtype {c.dtype.scalar_type}")
-    if not a.dtype.is_floating_point:
-        raise not_implemented("ormqr_cpu", a.dtype)
+    lapack_dtype(a, "ormqr_cpu")
 
 
 class OrmqrBackward0(Function):

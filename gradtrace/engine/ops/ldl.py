@@ -15,6 +15,7 @@ from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .decompositions import check_matrices, named_return, wrap_result
+from .lu import lapack_dtype
 from .reductions import ReturnTypes
 
 LdlFactorReturn = named_return("linalg_ldl_factor", "LD", "pivots")
@@ -64,8 +65,15 @@ def _unknown_error(info: np.ndarray, fname: str) -> None:
             f"{fname}: Unknown error code: {code}.")
 
 
+def _check(a: Tensor, fname: str, kernel: str) -> None:
+    """check_matrices, except that float16 and bfloat16 pass it and then find no kernel."""
+    low = a.dtype.is_floating_point and a.array.dtype not in (np.float32, np.float64)
+    check_matrices(Tensor._wrap(np.zeros(a.array.shape, np.float32)) if low else a, fname)
+    lapack_dtype(a, kernel)
+
+
 def _factor(a: Tensor, check_errors: bool, fname: str) -> tuple[Tensor, Tensor, Tensor]:
-    check_matrices(a, "torch.linalg.ldl_factor_ex")
+    _check(a, "torch.linalg.ldl_factor_ex", "ldl_factor_kernel_cpu")
     ld, piv, info = lapack.sytrf(a.array)
     if check_errors:
         _unknown_error(info, fname)
@@ -85,7 +93,7 @@ def ldl_factor(a: Tensor, *, hermitian: bool = False) -> ReturnTypes:
 
 def ldl_solve(ld: Tensor, pivots: Tensor, b: Tensor, *, hermitian: bool = False) -> Tensor:
     fname = "torch.linalg.ldl_solve"
-    check_matrices(ld, fname)
+    _check(ld, fname, "ldl_solve_kernel_cpu")
     if b.array.ndim < 2:
         raise TorchIndexError(f"Dimension out of range (expected to be in range of "
                               f"[{-max(b.array.ndim, 1)}, {max(b.array.ndim, 1) - 1}], but got -2)")

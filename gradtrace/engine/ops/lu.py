@@ -56,12 +56,18 @@ def _no_grad_output(t: Tensor) -> Tensor:
     return t
 
 
+def lapack_dtype(a: Tensor, kernel: str) -> None:
+    """torch's CPU LAPACK kernels exist for float32 and float64 (and complex) only: any
+    other dtype (integers, float16, bfloat16) has no `kernel`."""
+    if a.array.dtype not in (np.float32, np.float64):
+        raise not_implemented(kernel, a.dtype)
+
+
 def _check_lu_input(a: Tensor, fname: str) -> None:
     if a.array.ndim < 2:
         raise TorchRuntimeError(f"{fname}: Expected tensor with 2 or more dimensions. Got size: "
                                 f"{list(a.array.shape)} instead")
-    if not a.dtype.is_floating_point:
-        raise not_implemented("lu_cpu", a.dtype)
+    lapack_dtype(a, "lu_cpu")
 
 
 def _factor(a: Tensor, pivot: bool, fname: str = "torch.lu_factor"
@@ -347,6 +353,7 @@ def _check_lu_solve(lu: Tensor, pivots: Tensor, b: Tensor, left: bool) -> None:
         raise TorchRuntimeError(f"{fname}: Number of pivots per batch should be same as the "
                                 "dimension of the matrix")
     broadcast_shapes(lu.array.shape[:-2], b.array.shape[:-2])
+    lapack_dtype(lu, "linalg.lu_solve_cpu")
 
 
 def _solve_arrays(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,

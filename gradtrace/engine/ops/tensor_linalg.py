@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ...errors import TorchRuntimeError
 from ..tensor import Tensor
 from .decompositions import LinalgInvExBackward0, _raise_not_invertible, check_matrices
@@ -25,6 +27,9 @@ def tensorinv(a: Tensor, ind: int = 2) -> Tensor:
         raise TorchRuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) "
                                 f"== prod(self.shape[:ind]), but got {prod_end} != {prod_start}")
     square = reshape(a, prod_end, prod_end)
+    if a.dtype.is_floating_point and a.array.dtype not in (np.float32, np.float64):
+        raise TorchRuntimeError(f"linalg.inv: Low precision dtypes not supported. Got "
+                                f"{a.dtype.scalar_type}")
     check_matrices(square, "linalg.inv")
     from .decompositions import _inverse_info
 

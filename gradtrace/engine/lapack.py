@@ -438,9 +438,14 @@ def geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     out = np.empty(a.shape, dtype=a.dtype)
     taus = np.zeros(a.shape[:-2] + (k,), dtype=a.dtype)
     lib = _mkl()
-    if lib is None:
-        raise_without_mkl("torch.geqrf")
     for idx in _batches(a):
+        if lib is None:  # numpy's LAPACK: the same ?geqrf, its packed factor transposed
+            if m and n:
+                h, tau = np.linalg.qr(a[idx], mode="raw")
+                out[idx], taus[idx] = h.T, tau[:k]
+            else:
+                out[idx] = a[idx]
+            continue
         f = _fortran(a[idx])
         tau = np.zeros(max(1, k), dtype=a.dtype)
         if m and n:
@@ -466,7 +471,9 @@ def orgqr(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
         return out
     lib = _mkl()
     if lib is None:
-        raise_without_mkl("torch.linalg.householder_product")
+        for idx in _batches(a):
+            out[idx] = _reflect(a[idx], tau[idx], np.eye(m, n, dtype=a.dtype), True, False)
+        return out
     fn = _routine(lib, a.dtype, "orgqr", 9)
     res = ctypes.c_int(0)
     query = np.zeros(1, dtype=a.dtype)
@@ -494,7 +501,9 @@ def ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, left: bool, transpose: 
         return out
     lib = _mkl()
     if lib is None:
-        raise_without_mkl("torch.ormqr")
+        for idx in _batches(c):
+            out[idx] = _reflect(a[idx], tau[idx], c[idx], left, transpose)
+        return out
     fn = _routine(lib, c.dtype, "ormqr", 13)
     side, trans = _CP(b"L" if left else b"R"), _CP(b"T" if transpose else b"N")
     lda = max(1, a.shape[-2])
@@ -561,6 +570,27 @@ def sytrs(ld: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
            f_b.ctypes.data, _int(max(1, n)), ctypes.byref(res))
         out[idx] = f_b
     return out
+
+def _reflect(a: np.ndarray, tau: np.ndarray, c: np.ndarray, left: bool, transpose: bool
+             ) -> np.ndarray:
+    """Q C, Qᵀ C, C Q or C Qᵀ with Q = H₁ ⋯ H_k, Hᵢ = I - τᵢ vᵢ vᵢᵀ from `a`'s columns (unit
+    diagonal): numpy's stand-in for ?orgqr / ?ormqr without MKL (other rounding)."""
+    m = a.shape[0]
+    out = np.array(c, dtype=a.dtype)
+    order = range(len(tau))
+    # Q C applies H_k first; Qᵀ C applies H_1 first; C Q applies H_1 first; C Qᵀ H_k first
+    if left != transpose:
+        order = reversed(order)
+    for i in order:
+        v = np.zeros(m, dtype=a.dtype)
+        v[i] = 1
+        v[i + 1:] = a[i + 1:, i]
+        if left:
+            out -= tau[i] * np.outer(v, v @ out)
+        else:
+            out -= tau[i] * np.outer(out @ v, v)
+    return out
+
 
 def raise_without_mkl(fname: str) -> None:
     """The Householder routines have no numpy stand-in: without MKL they are refused."""

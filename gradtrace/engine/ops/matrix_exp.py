@@ -181,6 +181,9 @@ def matrix_exp_array(a: np.ndarray) -> np.ndarray:
         from .unary import exp
 
         return exp(Tensor._wrap(a)).array
+    from ..limits import reserve
+
+    reserve((10,) + a.shape, a.itemsize)  # degree 18's powers and combinations at once
     flat = np.ascontiguousarray(a).reshape((-1, n, n))
     return mexp(flat).reshape(a.shape)
 

@@ -33,6 +33,11 @@ NEEDS_MKL = {
     "exp_log_items": "float32 exp/log/sin/cos/tanh are MKL VML's; without the mkl wheel "
                      "gradtrace rounds a float64 evaluation, which differs in the last bit "
                      "(log(1.5): 0.40546512603759766 in torch, 0.40546509623527527 here)",
+    # full-precision LU, QR, LDL and matrix_exp bits are MKL's LAPACK and BLAS; numpy's LAPACK
+    # has no sytrf/sytrs (without MKL gradtrace refuses ldl_factor/ldl_solve)
+    **dict.fromkeys(("linalg2_householder", "linalg2_ldl_tensorinv", "linalg2_lu_factor",
+                     "linalg2_lu_solve", "linalg2_matrix_exp"),
+                    "MKL's getrf/getrs/geqrf/orgqr/ormqr/sytrf/sytrs and gemm bits"),
 }
 
 

@@ -29,6 +29,7 @@ from .ops import (
     einsum,
     embedding,
     embedding_bag,
+    factorizations,
     float_ops,
     fractional_pool,
     gamma,
@@ -160,6 +161,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
     "set_anomaly_enabled": anomaly.set_anomaly_enabled,
     **linalg_composite.TORCH_FUNCTIONS, **gamma.TORCH_FUNCTIONS,
+    **factorizations.TORCH_FUNCTIONS,
     **gamma_sampling.TORCH_FUNCTIONS, **special_functions.TORCH_FUNCTIONS,
     "_weight_norm": weight_norm.weight_norm,
     "_weight_norm_interface": weight_norm.weight_norm_interface,
@@ -306,6 +308,7 @@ INIT_FUNCTIONS: dict[str, Callable[..., Any]] = dict(init.INIT_FUNCTIONS)
 LINALG_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "vector_norm": norms.vector_norm, "matmul": ops.matmul, "cross": linalg.linalg_cross,
     **linalg_composite.LINALG_FUNCTIONS, **composites.LINALG_FUNCTIONS,
+    **factorizations.LINALG_FUNCTIONS,
 }
 
 

@@ -428,3 +428,172 @@ def gelsy(a: np.ndarray, b: np.ndarray, rcond: float) -> tuple[np.ndarray, np.nd
         out[idx] = fb.T
         ranks[idx] = rank.value
     return np.swapaxes(out, -1, -2)[..., :n, :], ranks
+
+
+def geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """?geqrf of each (m, n) matrix, as apply_geqrf: the packed factor (R above the
+    diagonal, the Householder vectors below) and tau (min(m, n) scalars)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    out = np.empty(a.shape, dtype=a.dtype)
+    taus = np.zeros(a.shape[:-2] + (k,), dtype=a.dtype)
+    lib = _mkl()
+    for idx in _batches(a):
+        if lib is None:  # numpy's LAPACK: the same ?geqrf, its packed factor transposed
+            if m and n:
+                h, tau = np.linalg.qr(a[idx], mode="raw")
+                out[idx], taus[idx] = h.T, tau[:k]
+            else:
+                out[idx] = a[idx]
+            continue
+        f = _fortran(a[idx])
+        tau = np.zeros(max(1, k), dtype=a.dtype)
+        if m and n:
+            fn = _routine(lib, a.dtype, "geqrf", 8)
+            res = ctypes.c_int(0)
+            query = np.zeros(1, dtype=a.dtype)
+            fn(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
+               query.ctypes.data, _int(-1), ctypes.byref(res))
+            work = _work(a.dtype, query[0])
+            fn(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
+               work.ctypes.data, _int(work.size), ctypes.byref(res))
+        out[idx], taus[idx] = f, tau[:k]
+    return out, taus
+
+
+def orgqr(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """?orgqr on a column-major copy of each (m, n) matrix with its k = tau.shape[-1]
+    reflectors, as apply_orgqr: one workspace query for the batch."""
+    m, n = a.shape[-2:]
+    k = tau.shape[-1]
+    out = np.empty(a.shape, dtype=a.dtype)
+    if a.size == 0:
+        return out
+    lib = _mkl()
+    if lib is None:
+        for idx in _batches(a):
+            out[idx] = _reflect(a[idx], tau[idx], np.eye(m, n, dtype=a.dtype), True, False)
+        return out
+    fn = _routine(lib, a.dtype, "orgqr", 9)
+    res = ctypes.c_int(0)
+    query = np.zeros(1, dtype=a.dtype)
+    tau0 = np.ascontiguousarray(tau[(0,) * (tau.ndim - 1)])
+    fn(_int(m), _int(n), _int(k), _fortran(a[(0,) * (a.ndim - 2)]).ctypes.data,
+       _int(max(1, m)), tau0.ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
+    work = _work(a.dtype, query[0])
+    for idx in _batches(a):
+        f = _fortran(a[idx])
+        t = np.ascontiguousarray(tau[idx])
+        fn(_int(m), _int(n), _int(k), f.ctypes.data, _int(max(1, m)), t.ctypes.data,
+           work.ctypes.data, _int(work.size), ctypes.byref(res))
+        out[idx] = f
+    return out
+
+
+def ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, left: bool, transpose: bool
+          ) -> np.ndarray:
+    """?ormqr: Q C, Qᵀ C, C Q or C Qᵀ for the Q of `a`'s k = tau.shape[-1] reflectors, on a
+    column-major copy of each C, as apply_ormqr."""
+    m, n = c.shape[-2:]
+    k = tau.shape[-1]
+    out = np.empty(c.shape, dtype=c.dtype)
+    if c.size == 0:
+        return out
+    lib = _mkl()
+    if lib is None:
+        for idx in _batches(c):
+            out[idx] = _reflect(a[idx], tau[idx], c[idx], left, transpose)
+        return out
+    fn = _routine(lib, c.dtype, "ormqr", 13)
+    side, trans = _CP(b"L" if left else b"R"), _CP(b"T" if transpose else b"N")
+    lda = max(1, a.shape[-2])
+    for idx in _batches(c):
+        fa, fc = _fortran(a[idx]), _fortran(c[idx])
+        t = np.ascontiguousarray(tau[idx])
+        res = ctypes.c_int(0)
+        head = [side, trans, _int(m), _int(n), _int(k), fa.ctypes.data, _int(lda),
+                t.ctypes.data, fc.ctypes.data, _int(max(1, m))]
+        query = np.zeros(1, dtype=c.dtype)
+        fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
+        work = _work(c.dtype, query[0])
+        fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
+        out[idx] = fc
+    return out
+
+
+def sytrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bunch-Kaufman LDLᵀ of each symmetric matrix from its lower triangle (?sytrf with
+    uplo 'L', as apply_ldl_factor: one workspace query for the batch): the factor with the
+    upper triangle zeroed, LAPACK's pivots and info."""
+    n = a.shape[-1]
+    out = np.empty(a.shape, dtype=a.dtype)
+    piv = np.zeros(a.shape[:-2] + (n,), dtype=np.int32)
+    info = np.zeros(a.shape[:-2], dtype=np.int32)
+    if a.size == 0:
+        return out, piv, info
+    lib = _mkl()
+    if lib is None:
+        raise_without_mkl("torch.linalg.ldl_factor")
+    fn = _routine(lib, a.dtype, "sytrf", 8)
+    res = ctypes.c_int(0)
+    query = np.zeros(1, dtype=a.dtype)
+    p = np.zeros(n, dtype=np.int32)
+    fn(_CP(b"L"), _int(n), _fortran(a[(0,) * (a.ndim - 2)]).ctypes.data, _int(max(1, n)),
+       p.ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
+    work = _work(a.dtype, query[0])
+    for idx in _batches(a):
+        f = _fortran(a[idx])
+        p = np.zeros(n, dtype=np.int32)
+        res = ctypes.c_int(0)
+        fn(_CP(b"L"), _int(n), f.ctypes.data, _int(max(1, n)), p.ctypes.data,
+           work.ctypes.data, _int(work.size), ctypes.byref(res))
+        out[idx], piv[idx], info[idx] = np.tril(f), p, res.value
+    return out, piv, info
+
+
+def sytrs(ld: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Solve A X = B from sytrf's lower factor (?sytrs, uplo 'L'), each batch alone; the
+    arguments already broadcast to one batch shape."""
+    n, nrhs = b.shape[-2:]
+    out = np.empty(b.shape, dtype=b.dtype)
+    if b.size == 0:
+        return out
+    lib = _mkl()
+    if lib is None:
+        raise_without_mkl("torch.linalg.ldl_solve")
+    fn = _routine(lib, b.dtype, "sytrs", 9)
+    for idx in _batches(b):
+        f_ld, f_b = _fortran(ld[idx]), _fortran(b[idx])
+        p = np.ascontiguousarray(piv[idx], dtype=np.int32)
+        res = ctypes.c_int(0)
+        fn(_CP(b"L"), _int(n), _int(nrhs), f_ld.ctypes.data, _int(max(1, n)), p.ctypes.data,
+           f_b.ctypes.data, _int(max(1, n)), ctypes.byref(res))
+        out[idx] = f_b
+    return out
+
+def _reflect(a: np.ndarray, tau: np.ndarray, c: np.ndarray, left: bool, transpose: bool
+             ) -> np.ndarray:
+    """Q C, Qᵀ C, C Q or C Qᵀ with Q = H₁ ⋯ H_k, Hᵢ = I - τᵢ vᵢ vᵢᵀ from `a`'s columns (unit
+    diagonal): numpy's stand-in for ?orgqr / ?ormqr without MKL (other rounding)."""
+    m = a.shape[0]
+    out = np.array(c, dtype=a.dtype)
+    order = range(len(tau))
+    # Q C applies H_k first; Qᵀ C applies H_1 first; C Q applies H_1 first; C Qᵀ H_k first
+    if left != transpose:
+        order = reversed(order)
+    for i in order:
+        v = np.zeros(m, dtype=a.dtype)
+        v[i] = 1
+        v[i + 1:] = a[i + 1:, i]
+        if left:
+            out -= tau[i] * np.outer(v, v @ out)
+        else:
+            out -= tau[i] * np.outer(out @ v, v)
+    return out
+
+
+def raise_without_mkl(fname: str) -> None:
+    """The Householder routines have no numpy stand-in: without MKL they are refused."""
+    from ..errors import NotSupportedError
+
+    raise NotSupportedError(f"{fname} without MKL's LAPACK (the `mkl` wheel)")

@@ -17,6 +17,7 @@ from . import (
     cholesky_solve,
     composites,
     correlation,
+    factorizations,
     float_ops,
     gamma,
     indexing,
@@ -428,6 +429,7 @@ TENSOR_METHODS.update(scatters.TENSOR_METHODS)
 TENSOR_METHODS.update(composites.TENSOR_METHODS)
 TENSOR_METHODS.update(cholesky_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(triangular_solve.TENSOR_METHODS)
+TENSOR_METHODS.update(factorizations.TENSOR_METHODS)
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`; `x.mH`, the
 # conjugate transpose, is mT's TransposeBackward0 view for the real dtypes gradtrace has.

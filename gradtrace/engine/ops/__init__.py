@@ -15,6 +15,7 @@ from . import (
     add_products,
     arrangements,
     cholesky_solve,
+    copies,
     composites,
     correlation,
     float_ops,
@@ -426,6 +427,7 @@ TENSOR_METHODS.update(scatters.TENSOR_METHODS)
 TENSOR_METHODS.update(composites.TENSOR_METHODS)
 TENSOR_METHODS.update(cholesky_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(triangular_solve.TENSOR_METHODS)
+TENSOR_METHODS.update(copies.TENSOR_METHODS)
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}

@@ -1,0 +1,57 @@
+"""Finite-difference checks (float64) of the backwards added for torch's tensor API: the
+`*_copy` ops (view derivatives under `<Node>_copy` names, NarrowCopyBackward0), renorm,
+ldexp and torch.gradient's composite graph; second order where the backward is built of
+differentiable ops."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from ops_helpers import TORCH as torch
+from ops_helpers import gradcheck, gradgradcheck
+from test_gradcheck import randn
+from test_gradcheck_added import _tensors
+
+RNG_SEED = 1203
+
+
+def _rng(name: str) -> np.random.Generator:
+    return np.random.default_rng([RNG_SEED, sum(map(ord, name))])
+
+
+CASES = {
+    "select_copy": (lambda a: torch.select_copy(a, 1, -1), lambda r: [randn(r, 2, 3)]),
+    "transpose_copy": (lambda a: torch.transpose_copy(a, 0, 1), lambda r: [randn(r, 2, 3)]),
+    "permute_copy": (lambda a: torch.permute_copy(a, (2, 0, 1)),
+                     lambda r: [randn(r, 2, 3, 2)]),
+    "view_copy": (lambda a: torch.view_copy(a, [3, 2]), lambda r: [randn(r, 2, 3)]),
+    "expand_copy": (lambda a: torch.expand_copy(a, [2, 3]), lambda r: [randn(r, 3)]),
+    "diagonal_copy": (lambda a: torch.diagonal_copy(a, 1), lambda r: [randn(r, 3, 4)]),
+    "narrow_copy": (lambda a: torch.narrow_copy(a, 1, 1, 2), lambda r: [randn(r, 2, 4)]),
+    "narrow_copy_negative_start": (lambda a: torch.narrow_copy(a, -1, -3, 2),
+                                   lambda r: [randn(r, 2, 4)]),
+    "unsqueeze_copy": (lambda a: torch.unsqueeze_copy(a, 1), lambda r: [randn(r, 2, 3)]),
+    "squeeze_copy": (lambda a: torch.squeeze_copy(a, 0), lambda r: [randn(r, 1, 3)]),
+    "t_copy": (lambda a: torch.t_copy(a), lambda r: [randn(r, 2, 3)]),
+    "unbind_copy": (lambda a: torch.unbind_copy(a, 1), lambda r: [randn(r, 2, 3)]),
+    "split_copy": (lambda a: torch.split_copy(a, 2, 1), lambda r: [randn(r, 2, 5)]),
+    "split_with_sizes_copy": (lambda a: torch.split_with_sizes_copy(a, [1, 3], 1),
+                              lambda r: [randn(r, 2, 4)]),
+    "slice_copy": (lambda a: torch.slice_copy(a, 1, -3, None, 2), lambda r: [randn(r, 2, 5)]),
+    "alias_copy": (lambda a: torch.alias_copy(a) * a, lambda r: [randn(r, 2, 3)]),
+    "unfold_copy": (lambda a: torch.unfold_copy(a, 1, 2, 1), lambda r: [randn(r, 2, 4)]),
+}
+
+SECOND_ORDER = ["select_copy", "narrow_copy", "slice_copy", "diagonal_copy", "unfold_copy",
+                "alias_copy"]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradcheck(name: str) -> None:
+    fn, build = CASES[name]
+    assert gradcheck(fn, _tensors(build(_rng(name))))
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER)
+def test_gradgradcheck(name: str) -> None:
+    fn, build = CASES[name]
+    assert gradgradcheck(fn, _tensors(build(_rng(name))))

@@ -39,10 +39,17 @@ CASES = {
     "slice_copy": (lambda a: torch.slice_copy(a, 1, -3, None, 2), lambda r: [randn(r, 2, 5)]),
     "alias_copy": (lambda a: torch.alias_copy(a) * a, lambda r: [randn(r, 2, 3)]),
     "unfold_copy": (lambda a: torch.unfold_copy(a, 1, 2, 1), lambda r: [randn(r, 2, 4)]),
+    # rows 0 and 2 are above maxnorm, row 1 below it (the where's both branches)
+    "renorm_p2": (lambda a: torch.renorm(a * torch.tensor([[1.0], [0.1], [2.0]],
+                                                             dtype=a.dtype), 2, 0, 1.0),
+                  lambda r: [randn(r, 3, 4)]),
+    "renorm_p1_dim1": (lambda a: a.renorm(1, 1, 0.5), lambda r: [randn(r, 3, 4)]),
+    "renorm_p3_3d": (lambda a: a.renorm(3, -1, 0.8), lambda r: [randn(r, 2, 3, 2)]),
+    "renorm_inplace": (lambda a: (a * 1).renorm_(2, 1, 0.7), lambda r: [randn(r, 3, 2)]),
 }
 
-SECOND_ORDER = ["select_copy", "narrow_copy", "slice_copy", "diagonal_copy", "unfold_copy",
-                "alias_copy"]
+SECOND_ORDER = ["renorm_p2", "renorm_p3_3d", "select_copy", "narrow_copy", "slice_copy",
+                "diagonal_copy", "unfold_copy", "alias_copy"]
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -15,8 +15,8 @@ from . import (
     add_products,
     arrangements,
     cholesky_solve,
-    copies,
     composites,
+    copies,
     correlation,
     float_ops,
     gamma,
@@ -25,6 +25,7 @@ from . import (
     matrices,
     piecewise,
     quantiles,
+    renorm,
     scatter_reduce,
     scatters,
     shape_inplace,
@@ -428,6 +429,7 @@ TENSOR_METHODS.update(composites.TENSOR_METHODS)
 TENSOR_METHODS.update(cholesky_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(triangular_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(copies.TENSOR_METHODS)
+TENSOR_METHODS.update(renorm.TENSOR_METHODS)
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}

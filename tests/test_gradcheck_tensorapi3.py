@@ -46,9 +46,17 @@ CASES = {
     "renorm_p1_dim1": (lambda a: a.renorm(1, 1, 0.5), lambda r: [randn(r, 3, 4)]),
     "renorm_p3_3d": (lambda a: a.renorm(3, -1, 0.8), lambda r: [randn(r, 2, 3, 2)]),
     "renorm_inplace": (lambda a: (a * 1).renorm_(2, 1, 0.7), lambda r: [randn(r, 3, 2)]),
+    "frexp_mantissa": (lambda a: torch.frexp(a).mantissa, lambda r: [randn(r, 2, 3)]),
+    "ldexp_int_exponent": (lambda a: torch.ldexp(a, torch.tensor([1, 0, 3])),
+                           lambda r: [randn(r, 2, 3)]),
+    "ldexp_float_exponent": (lambda a, e: torch.ldexp(a, e), lambda r: [randn(r, 2, 3),
+                                                                       randn(r, 3)]),
+    "nextafter_self": (lambda a: torch.nextafter(a, torch.tensor(0.0, dtype=a.dtype)) * a,
+                       lambda r: [randn(r, 2, 3)]),
 }
 
-SECOND_ORDER = ["renorm_p2", "renorm_p3_3d", "select_copy", "narrow_copy", "slice_copy",
+SECOND_ORDER = ["ldexp_float_exponent", "renorm_p2", "renorm_p3_3d", "select_copy", "narrow_copy",
+                "slice_copy",
                 "diagonal_copy", "unfold_copy", "alias_copy"]
 
 

@@ -18,6 +18,7 @@ from . import (
     composites,
     copies,
     correlation,
+    float_bits,
     float_ops,
     gamma,
     indexing,
@@ -430,6 +431,7 @@ TENSOR_METHODS.update(cholesky_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(triangular_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(copies.TENSOR_METHODS)
 TENSOR_METHODS.update(renorm.TENSOR_METHODS)
+TENSOR_METHODS.update(float_bits.TENSOR_METHODS)
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}

@@ -21,6 +21,7 @@ from . import (
     float_bits,
     float_ops,
     gamma,
+    histograms,
     indexing,
     linalg_composite,
     matrices,
@@ -380,7 +381,7 @@ TENSOR_METHODS.update({
     # statistics, cumulative ops, counting
     "cumprod": statistics.cumprod, "cummax": statistics.cummax, "cummin": statistics.cummin,
     "count_nonzero": statistics.count_nonzero, "bincount": statistics.bincount,
-    "histc": statistics.histc, "aminmax": aminmax, "isclose": statistics.isclose,
+    "aminmax": aminmax, "isclose": statistics.isclose,
     "allclose": statistics.allclose, "equal": statistics.equal,
     "nonzero": statistics.nonzero, "argwhere": statistics.argwhere,
     # indexing
@@ -432,6 +433,7 @@ TENSOR_METHODS.update(triangular_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(copies.TENSOR_METHODS)
 TENSOR_METHODS.update(renorm.TENSOR_METHODS)
 TENSOR_METHODS.update(float_bits.TENSOR_METHODS)
+TENSOR_METHODS.update(histograms.TENSOR_METHODS)
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}

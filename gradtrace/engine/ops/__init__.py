@@ -18,6 +18,7 @@ from . import (
     composites,
     copies,
     correlation,
+    elementwise_callables,
     float_bits,
     float_ops,
     gamma,
@@ -434,6 +435,7 @@ TENSOR_METHODS.update(copies.TENSOR_METHODS)
 TENSOR_METHODS.update(renorm.TENSOR_METHODS)
 TENSOR_METHODS.update(float_bits.TENSOR_METHODS)
 TENSOR_METHODS.update(histograms.TENSOR_METHODS)
+TENSOR_METHODS.update(elementwise_callables.TENSOR_METHODS)
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}

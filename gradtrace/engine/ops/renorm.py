@@ -42,11 +42,12 @@ def _others(ndim: int, d: int) -> tuple[int, ...]:
 
 
 class RenormBackward0(Function):
+    """‖·‖ in the formula is the p-norm of each slice along dim, δ torch's 1e-7."""
+
     __slots__ = ()
-    formulas = (vjp("self", "where(‖{self}‖ > {maxnorm}, {maxnorm} / (‖{self}‖ + 1e-7) × "
-                            "({grad} - norm_backward(({self} × {grad}).sum(), {self}) / "
-                            "(‖{self}‖ + 1e-7)), {grad}), ‖·‖ the {p}-norm of each slice "
-                            "along {dim}"),)
+    formulas = (vjp("self", "where(‖{self}‖ > {maxnorm}, {maxnorm} / (‖{self}‖ + δ) × ({grad} - "
+                            "norm_backward(({self} × {grad}).sum(), {self}, {p}) / "
+                            "(‖{self}‖ + δ)), {grad})"),)
 
     def forward(self, a: Tensor, p: Any, dim: int, maxnorm: Any) -> np.ndarray:
         d = _check(a, p, dim, maxnorm)

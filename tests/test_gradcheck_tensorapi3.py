@@ -53,11 +53,17 @@ CASES = {
                                                                        randn(r, 3)]),
     "nextafter_self": (lambda a: torch.nextafter(a, torch.tensor(0.0, dtype=a.dtype)) * a,
                        lambda r: [randn(r, 2, 3)]),
+    "gradient_edge1": (lambda a: torch.gradient(a), lambda r: [randn(r, 3, 4)]),
+    "gradient_edge2_spacing": (lambda a: torch.gradient(a, spacing=[0.5, 2.0], edge_order=2),
+                               lambda r: [randn(r, 3, 4)]),
+    "gradient_coordinates": (
+        lambda a, c: torch.gradient(a, spacing=(c.cumsum(0),), dim=1, edge_order=2),
+        lambda r: [randn(r, 2, 5), r.random(5) + 0.5]),
 }
 
-SECOND_ORDER = ["ldexp_float_exponent", "renorm_p2", "renorm_p3_3d", "select_copy", "narrow_copy",
-                "slice_copy",
-                "diagonal_copy", "unfold_copy", "alias_copy"]
+SECOND_ORDER = ["gradient_coordinates", "ldexp_float_exponent", "renorm_p2", "renorm_p3_3d",
+                "select_copy", "narrow_copy", "slice_copy", "diagonal_copy", "unfold_copy",
+                "alias_copy"]
 
 
 @pytest.mark.parametrize("name", list(CASES))

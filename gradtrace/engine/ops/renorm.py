@@ -16,8 +16,9 @@ from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from ._util import apply_inplace
-from .norms import _norm_array, norm_backward, vector_norm
+from .norms import LinalgVectorNormBackward0, _norm_array, norm_backward, vector_norm
 from .reductions import sum, where
+from .scalar import add_scalar, mul_scalar
 from .views import saved_int, signed, to
 
 
@@ -35,6 +36,27 @@ def _check(a: Tensor, p: Any, dim: int, maxnorm: Any) -> int:
         raise TorchRuntimeError("linalg.vector_norm: Expected a floating point or complex "
                                 f"tensor as input. Got {a.dtype.scalar_type}")
     return d
+
+
+class _DoubleNorm(LinalgVectorNormBackward0):
+    """linalg_vector_norm(self, p, dims, keepdim=True, dtype=double) of a float32 `self`, as
+    renorm_backward takes it: one LinalgVectorNormBackward0 on self, the norm in float64
+    (its gradient to self is cast back to self's dtype)."""
+
+    __slots__ = ()
+
+    def forward(self, a: Tensor, ord: Any, dim: tuple[int, ...],  # noqa: A002
+                keepdim: bool) -> np.ndarray:
+        super().forward(a, ord, dim, keepdim)
+        return _norm_array(a.array.astype(np.float64), dim, keepdim, float(ord))
+
+    def backward(self, grad: Tensor) -> Tensor | None:
+        out = super().backward(grad)
+        dtype = self.input_meta[0][1]
+        return out if out is None or out.dtype is dtype else to(out, dtype)
+
+
+_DoubleNorm.__name__ = "LinalgVectorNormBackward0"
 
 
 def _others(ndim: int, d: int) -> tuple[int, ...]:
@@ -68,11 +90,12 @@ class RenormBackward0(Function):
         p, maxnorm = a["p"], a["maxnorm"]
         dims = _others(self_.array.ndim, wrap_dim(signed(a["dim"]), self_.array.ndim))
         acc = dtypes.float64
-        norm = vector_norm(self_ if self_.dtype is acc else to(self_, acc), p, dims, True)
+        norm = vector_norm(self_, p, dims, True) if self_.dtype is acc else \
+            _DoubleNorm.call(self_, ord=p, dim=dims, keepdim=True)
         grad_output = sum(self_ * grad, dims, keepdim=True, dtype=acc)
         nb = norm_backward(grad_output, self_, norm, float(p), dims, True)
-        invnorm = (norm + 1e-7).reciprocal()
-        grad_norm = (invnorm * maxnorm) * (grad - invnorm * nb)
+        invnorm = add_scalar(norm, 1e-7).reciprocal()  # C++ Scalar arithmetic: add.Scalar
+        grad_norm = mul_scalar(invnorm, maxnorm) * (grad - invnorm * nb)
         return where(norm > maxnorm, to(grad_norm, grad.dtype), grad)
 
 

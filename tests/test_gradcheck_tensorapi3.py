@@ -9,9 +9,15 @@ import pytest
 from ops_helpers import TORCH as torch
 from ops_helpers import gradcheck, gradgradcheck
 from test_gradcheck import randn
-from test_gradcheck_added import _tensors
+
+from gradtrace.engine.tensor import Tensor
 
 RNG_SEED = 1203
+
+
+def _tensors(arrays: list[np.ndarray]) -> list[Tensor]:
+    """A case's input arrays as float64 leaves that require grad."""
+    return [Tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
 
 
 def _rng(name: str) -> np.random.Generator:

@@ -66,6 +66,7 @@ from .ops import (
     weighted,
     windows,
 )
+from .ops import gradient as _gradient
 from .ops.inplace import TORCH_INPLACE
 from .ops.out import accepting_out
 from .shapes import Size
@@ -167,6 +168,8 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "_weight_norm_interface": weight_norm.weight_norm_interface,
     "norm_except_dim": weight_norm.norm_except_dim,
     **scatters.TORCH_FUNCTIONS, **composites.TORCH_FUNCTIONS,
+    **ops.copies.TORCH_FUNCTIONS, **ops.histograms.TORCH_FUNCTIONS,
+    **_gradient.TORCH_FUNCTIONS,
     # composite shape functions
     "atleast_1d": stacking.atleast_1d, "atleast_2d": stacking.atleast_2d,
     "atleast_3d": stacking.atleast_3d, "hstack": stacking.hstack, "vstack": stacking.vstack,

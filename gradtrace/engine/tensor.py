@@ -64,6 +64,12 @@ def new_counter() -> VersionCounter:
     return InferenceVersion() if GRAD_MODE.inference else VersionCounter()
 
 
+SCALAR_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at /__w/pytorch/pytorch/torch/"
+    "csrc/autograd/generated/python_variable_methods.cpp:822.)")
+
+
 class Tensor:
     """A torch-like tensor. `array` is the numpy data; everything else is autograd state."""
 
@@ -304,6 +310,10 @@ class Tensor:
         return bool(self.array.reshape(()))
 
     def __float__(self) -> float:
+        if self.requires_grad and GRAD_MODE.enabled:  # TORCH_WARN_ONCE, before the size check
+            from .ops.creation import WARNINGS, OnceWarning
+
+            WARNINGS.append(OnceWarning(f"UserWarning: {SCALAR_WARNING}", "float"))
         if self.array.size != 1:
             raise TorchValueError("only one element tensors can be converted to Python scalars")
         return float(self.array.reshape(()))

@@ -20,6 +20,7 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
+from . import memory_io
 from .classes import REFUSED_DUNDERS
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .objects import (
@@ -169,6 +170,10 @@ class Attributes:
             table = stdlib.SET_METHODS if kind is set else stdlib.FROZENSET_METHODS
         elif isinstance(obj, RemovableHandle):
             table = stdlib.HANDLE_METHODS
+        elif kind is memory_io.BytesIO:
+            if name in memory_io.BYTES_IO_ATTRIBUTES:
+                return getattr(obj, name)
+            table = memory_io.BYTES_IO_METHODS
         elif isinstance(obj, Generator):
             getter = stdlib.GENERATOR_ATTRIBUTES.get(name)
             if getter is not None:

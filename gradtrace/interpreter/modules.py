@@ -27,9 +27,10 @@ from ..errors import (
 )
 from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
+from . import memory_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
-from .objects import BuiltinFunction, ScriptIterator
+from .objects import BuiltinFunction, BuiltinType, ScriptIterator
 from .runtime import Code, Frame
 
 if TYPE_CHECKING:
@@ -228,6 +229,17 @@ def _copy_namespace(interp: Interpreter) -> stdlib.Namespace:
     return _python_namespace("copy", copy, {"deepcopy": deepcopy, "copy": copy_})
 
 
+def _io_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """`io.BytesIO`, an in-memory file for torch.save / torch.load (memory_io.py)."""
+    bytes_io = BuiltinType(memory_io.BytesIO, memory_io.BytesIO)
+    bytes_io.name, bytes_io.module = "BytesIO", "_io"
+    value = BuiltinType(memory_io.BytesValue, memory_io.BytesValue)
+    value.name = "bytes"
+    interp.builtin_types[memory_io.BytesIO] = bytes_io
+    interp.builtin_types[memory_io.BytesValue] = value
+    return stdlib.Namespace("io", {"BytesIO": bytes_io})
+
+
 def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
     """`pprint.pprint` and `pprint.pformat`, writing to the script's standard output."""
     def pformat(obj: Any, indent: int = 1, width: int = 80, depth: Any = None, *,
@@ -271,7 +283,7 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
 
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
-                             "copy", "dataclasses", "__future__", "typing")
+                             "copy", "dataclasses", "__future__", "typing", "io")
 
 
 def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
@@ -287,6 +299,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["itertools"] = _itertools_namespace(interp)
     modules["pprint"] = _pprint_namespace(interp)
     modules["copy"] = _copy_namespace(interp)
+    modules["io"] = _io_namespace(interp)
     modules["dataclasses"] = dataclasses_namespace(interp)
     modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
     modules["__future__"] = stdlib.Namespace(
@@ -298,7 +311,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "torch.utils.data, torch.distributions), math, random, collections " \
              "(OrderedDict), itertools (count, repeat, chain, islice, product), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
-             "typing (for annotations), __future__ and os (nothing in it)"
+             "typing (for annotations), __future__, io (BytesIO) and os (nothing in it)"
 
 
 class ImportCompiler:

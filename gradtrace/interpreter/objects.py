@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotSupportedError, TorchTypeError
+from .memory_io import BytesIO, BytesValue
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -424,7 +425,7 @@ _TYPE_NAMES: dict[type, str] = {
     NativeFunction: "wrapper_descriptor",
     StaticMethod: "staticmethod", ClassMethod: "classmethod", Property: "property",
     ScriptClass: "type", OpaqueType: "type", BuiltinType: "type", Super: "super",
-    ScriptGenerator: "generator",
+    ScriptGenerator: "generator", BytesIO: "_io.BytesIO", BytesValue: "bytes",
 }
 
 

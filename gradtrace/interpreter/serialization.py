@@ -7,7 +7,8 @@ tensors as new leaves with their storage sharing, functions and classes by refer
 
 torch.load's default `weights_only=True` refuses what torch's weights-only unpickler
 refuses (instances of classes, functions), with its message. Saved copies count toward
---max-memory while their file name holds them; the file names a run may write are capped.
+--max-memory while their file name (or io.BytesIO, memory_io.py) holds them; the file names
+a run may write are capped.
 The library module torch/serialization.gt gives torch's signatures.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import LimitExceeded, NotSupportedError, ScriptError
 from .copying import pickled_copy
 from .library import intrinsic
+from .memory_io import BytesIO
 from .objects import Instance, ScriptClass, UserFunction, type_name
 
 if TYPE_CHECKING:
@@ -36,7 +38,10 @@ class _Saved:
 
 @intrinsic
 def save_to_memory(interp: Interpreter, obj: Any, f: Any) -> None:
-    """torch.save(obj, f) for a file name `f`."""
+    """torch.save(obj, f) for a file name `f` or an io.BytesIO."""
+    if type(f) is BytesIO:
+        f.write_archive(_Saved(pickled_copy(obj, interp.tick)))
+        return
     if not isinstance(f, str):
         raise NotSupportedError(f"torch.save to a {type_name(f)}: gradtrace keeps saved files "
                                 "in memory, by file name (a str)")
@@ -48,8 +53,12 @@ def save_to_memory(interp: Interpreter, obj: Any, f: Any) -> None:
 
 @intrinsic
 def load_from_memory(interp: Interpreter, f: Any, weights_only: bool) -> Any:
-    """torch.load(f, weights_only=...) of a file torch.save wrote in this run."""
-    saved = interp.saved_files.get(f) if isinstance(f, str) else None
+    """torch.load(f, weights_only=...) of a file (or io.BytesIO) torch.save wrote in this
+    run."""
+    if type(f) is BytesIO:
+        saved = f.read_archive()
+    else:
+        saved = interp.saved_files.get(f) if isinstance(f, str) else None
     if saved is None:
         if not isinstance(f, str):
             raise NotSupportedError(f"torch.load from a {type_name(f)}: gradtrace keeps saved "

@@ -9,6 +9,7 @@ from .. import progress, stdlib, syntax
 from ..engine.ops import creation
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
+from .memory_io import BytesIO
 from .objects import ANNOTATED, MISSING, Instance, type_name
 from .operators import INPLACE
 from .runtime import (
@@ -296,7 +297,7 @@ class StatementCompiler:
         script error in flight (or None) and says whether the error is suppressed."""
         if creation.WARNINGS:  # detect_anomaly() warns on the `with` line
             self._flush_engine_warnings()
-        if isinstance(manager, stdlib.CONTEXT_TYPES):
+        if isinstance(manager, (*stdlib.CONTEXT_TYPES, BytesIO)):
             entered = manager.__enter__()
 
             def exit_native(err: Any) -> bool:

@@ -12,6 +12,7 @@ from ..engine.device import Device
 from ..engine.dtypes import DType, finfo, iinfo
 from ..engine.generator import Generator
 from ..engine.node import Node
+from ..engine.ops.reductions import ReturnTypes
 from ..engine.shapes import Size
 from ..engine.tensor import Tensor
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
@@ -74,6 +75,8 @@ class TypeChecks:
         for pytype, (name, module) in _TORCH_TYPES.items():
             if isinstance(value, pytype):
                 return opaque_type(name, module)
+        if isinstance(value, ReturnTypes):  # torch.return_types.max, .frexp, ...
+            return opaque_type(value.type_name, "torch.return_types")
         if isinstance(value, FunctionCtx):  # <Name>Backward, made by torch's FunctionMeta
             return opaque_type(type_name(value), "torch.autograd.function")
         if isinstance(value, Node):

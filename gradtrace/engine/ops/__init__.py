@@ -16,15 +16,20 @@ from . import (
     arrangements,
     cholesky_solve,
     composites,
+    copies,
     correlation,
+    elementwise_callables,
     factorizations,
+    float_bits,
     float_ops,
     gamma,
+    histograms,
     indexing,
     linalg_composite,
     matrices,
     piecewise,
     quantiles,
+    renorm,
     scatter_reduce,
     scatters,
     shape_inplace,
@@ -379,7 +384,7 @@ TENSOR_METHODS.update({
     # statistics, cumulative ops, counting
     "cumprod": statistics.cumprod, "cummax": statistics.cummax, "cummin": statistics.cummin,
     "count_nonzero": statistics.count_nonzero, "bincount": statistics.bincount,
-    "histc": statistics.histc, "aminmax": aminmax, "isclose": statistics.isclose,
+    "aminmax": aminmax, "isclose": statistics.isclose,
     "allclose": statistics.allclose, "equal": statistics.equal,
     "nonzero": statistics.nonzero, "argwhere": statistics.argwhere,
     # indexing
@@ -430,6 +435,11 @@ TENSOR_METHODS.update(composites.TENSOR_METHODS)
 TENSOR_METHODS.update(cholesky_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(triangular_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(factorizations.TENSOR_METHODS)
+TENSOR_METHODS.update(copies.TENSOR_METHODS)
+TENSOR_METHODS.update(renorm.TENSOR_METHODS)
+TENSOR_METHODS.update(float_bits.TENSOR_METHODS)
+TENSOR_METHODS.update(histograms.TENSOR_METHODS)
+TENSOR_METHODS.update(elementwise_callables.TENSOR_METHODS)
 
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`; `x.mH`, the
 # conjugate transpose, is mT's TransposeBackward0 view for the real dtypes gradtrace has.

@@ -1,5 +1,5 @@
 """std_mean / var_mean (two-output nodes), cumprod, cummax / cummin, and the
-non-differentiable counting and comparing ops: count_nonzero, bincount, histc, isclose,
+non-differentiable counting and comparing ops: count_nonzero, bincount, isclose,
 Tensor.equal, nonzero, argwhere."""
 from __future__ import annotations
 
@@ -280,25 +280,6 @@ def bincount(a: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Te
     out_dtype = weights.array.dtype if weights.dtype.is_floating_point else np.float64
     counts = np.bincount(arr, weights=weights.array.astype(np.float64), minlength=minlength)
     return NotImplementedBincount.call(weights, counts=counts.astype(out_dtype))
-
-
-def histc(a: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
-    x = a.array
-    if not a.dtype.is_floating_point:
-        raise TorchRuntimeError(f"\"histogram_cpu\" not implemented for "
-                                f"'{a.dtype.scalar_type}'")
-    reserve((bins,), 8)
-    lo, hi = float(min), float(max)
-    if lo == hi and x.size:
-        lo, hi = float(x.min()), float(x.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise TorchRuntimeError("torch.histc: max must be larger than min")
-    inside = x[(x >= lo) & (x <= hi)].astype(np.float64)
-    pos = ((inside - lo) * bins / (hi - lo)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
-    return Tensor._wrap(np.bincount(pos, minlength=bins).astype(x.dtype))
 
 
 def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,

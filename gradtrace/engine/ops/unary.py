@@ -40,10 +40,22 @@ def floating_unary(a: Tensor, ufunc: np.ufunc | None = None,
         return precise(ufunc, x) if ufunc is not None else precise_call(function, x)
 
 
+def _int_pow_negative(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """Integer pow with a tensor exponent, some of it negative: torch's powi gives 1 for
+    base 1, +-1 for base -1 (by the exponent's parity) and 0 for any other base."""
+    negative = exponent < 0
+    positive = np.power(base, np.where(negative, 0, exponent))
+    odd = (exponent % 2).astype(bool)
+    small = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, small, positive).astype(positive.dtype)
+
+
 def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     """torch's pow on same-dtype arrays: its special exponents (2, 3, -1, -2, -0.5) as
     products and quotients in the dtype, anything else through a once-rounded pow."""
     if base.dtype.kind != "f":
+        if exponent.dtype.kind in "iu" and (exponent < 0).any():
+            return _int_pow_negative(base, exponent)
         return np.power(base, exponent)
     if exponent.ndim == 0:
         e = float(exponent)

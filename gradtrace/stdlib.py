@@ -237,6 +237,8 @@ _DISTRIBUTIONS = {
     "Poisson": "torch.distributions.poisson",
     "StudentT": "torch.distributions.studentT",
     "Binomial": "torch.distributions.binomial",
+    "LKJCholesky": "torch.distributions.lkj_cholesky",
+    "Wishart": "torch.distributions.wishart",
 }
 _CONSTRAINTS = (
     "Constraint", "is_dependent", "dependent", "independent", "boolean", "one_hot",
@@ -277,7 +279,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.nn.utils.stateless": {"functional_call": "torch.nn.utils.stateless"},
     "torch.nn.utils.parametrizations": {
         "weight_norm": "torch.nn.utils.parametrizations",
-        "spectral_norm": "torch.nn.utils.parametrizations"},
+        "spectral_norm": "torch.nn.utils.parametrizations",
+        "orthogonal": "torch.nn.utils.parametrizations"},
     "torch.nn.utils.parametrize": {name: "torch.nn.utils.parametrize" for name in (
         "cached", "ParametrizationList", "register_parametrization", "is_parametrized",
         "remove_parametrizations", "type_before_parametrizations",
@@ -361,6 +364,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
                            "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
                            "Softmax2d LogSoftmax PReLU"),
             ("attention", "MultiheadAttention"),
+            ("adaptive", "AdaptiveLogSoftmaxWithLoss"),
             ("transformer", "Transformer TransformerEncoder TransformerDecoder "
                             "TransformerEncoderLayer TransformerDecoderLayer"),
             ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "

@@ -18,6 +18,10 @@ from typing import Any
 os.environ["ATEN_CPU_CAPABILITY"] = "avx2"
 os.environ["ONEDNN_MAX_CPU_ISA"] = "AVX2"
 
+# gradtrace imports numpy without its AVX-512 loops (see gradtrace/__init__.py); the test
+# modules import numpy themselves, so gradtrace must come first.
+import gradtrace  # noqa: E402, F401
+
 
 def torch_line() -> str:
     """One header line: where torch was found, or why the differential tests skip.

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pytest
 
 from gradtrace.engine import api, dtypes
 from gradtrace.engine.backward import grad as autograd_grad
@@ -148,6 +149,33 @@ def gradgradcheck(fn: Callable[..., Any], inputs: Sequence[Tensor], eps: float =
 
     assert wanted
     return gradcheck(first_order, inputs, eps, atol, rtol)
+
+
+def float64_leaves(arrays: Sequence[Any]) -> list[Tensor]:
+    """A case's input arrays as float64 leaves that require grad (what gradcheck perturbs)."""
+    return [Tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
+
+
+Case = tuple[Callable[..., Any], Callable[[np.random.Generator], list[Any]]]
+
+
+def finite_difference_tests(cases: dict[str, Case], second_order: Sequence[str],
+                            rng: Callable[[str], np.random.Generator]) -> tuple[Any, Any]:
+    """The two tests of a gradcheck corpus, for its module to bind as `test_gradcheck` and
+    `test_gradgradcheck`: each case's `fn` against finite differences at float64 inputs
+    built from its own seeded generator, first order for every case, second order
+    (create_graph) for those in `second_order`."""
+    @pytest.mark.parametrize("name", list(cases))
+    def test_gradcheck(name: str) -> None:
+        fn, build = cases[name]
+        assert gradcheck(fn, float64_leaves(build(rng(name))))
+
+    @pytest.mark.parametrize("name", list(second_order))
+    def test_gradgradcheck(name: str) -> None:
+        fn, build = cases[name]
+        assert gradgradcheck(fn, float64_leaves(build(rng(name))))
+
+    return test_gradcheck, test_gradgradcheck
 
 
 def as_dtype(name: str) -> dtypes.DType:

@@ -18,7 +18,7 @@ import test_gradcheck
 import test_gradcheck_added
 import test_gradcheck_linalg
 from ops_helpers import TORCH as torch  # noqa: F401 (the gradcheck cases use it)
-from ops_helpers import F, leaf
+from ops_helpers import F, float64_leaves, leaf
 
 import gradtrace.engine.ops as ops_package
 from gradtrace.engine import events
@@ -106,7 +106,7 @@ def _run_case(module, name: str) -> tuple[list[Tensor], list[Tensor], list[Tenso
     with create_graph so that the backward's own nodes are recorded too (from the outputs'
     squares, so that the gradients they receive depend on the inputs as well)."""
     fn, build = module.CASES[name]
-    inputs = module._tensors(build(module._rng(name)))
+    inputs = float64_leaves(build(module._rng(name)))
     out = fn(*inputs)
     outs = list(out) if isinstance(out, tuple) else [out]
     outs = [o for o in outs if isinstance(o, Tensor) and o.grad_fn is not None]

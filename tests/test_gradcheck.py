@@ -13,9 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pytest
 from ops_helpers import TORCH as torch
-from ops_helpers import F, gradcheck, gradgradcheck
+from ops_helpers import F, finite_difference_tests
 
 from gradtrace.engine.tensor import Tensor
 
@@ -307,17 +306,6 @@ CASES: dict[str, Case] = {
 }
 
 
-def _tensors(arrays: list[np.ndarray]) -> list[Tensor]:
-    return [Tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
-
-
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    inputs = _tensors(build(_rng(name)))
-    assert gradcheck(fn, inputs)
-
-
 SECOND_ORDER = [
     "mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sin", "cos", "tanh", "sigmoid",
     "sum", "sum_dim", "mean", "mean_dim", "mm", "mv", "dot", "bmm", "matmul_3d_2d",
@@ -332,11 +320,7 @@ SECOND_ORDER = [
 ]
 
 
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    inputs = _tensors(build(_rng(name)))
-    assert gradgradcheck(fn, inputs)
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)
 
 
 def test_every_second_order_case_exists() -> None:

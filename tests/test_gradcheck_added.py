@@ -6,9 +6,8 @@ Inputs stay away from kinks (clamp bounds, ties, pool window ties).
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from ops_helpers import TORCH as torch
-from ops_helpers import F, gradcheck, gradgradcheck
+from ops_helpers import F, finite_difference_tests
 from test_gradcheck import away, distinct, pos, prob, randn
 
 from gradtrace.engine.tensor import Tensor
@@ -254,17 +253,4 @@ SECOND_ORDER = [
 ]
 
 
-def _tensors(arrays: list[np.ndarray]) -> list[Tensor]:
-    return [Tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
-
-
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)

@@ -7,11 +7,9 @@ where the function needs it, with distinct singular values and eigenvalues.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from ops_helpers import TORCH as torch
-from ops_helpers import gradcheck, gradgradcheck
+from ops_helpers import finite_difference_tests
 from test_gradcheck import randn
-from test_gradcheck_added import _tensors
 
 RNG_SEED = 2413
 
@@ -101,13 +99,4 @@ SECOND_ORDER = ["det", "slogdet", "inv", "solve", "solve_triangular", "cholesky"
                 "svdvals", "eigh_values", "pinv_tall", "kron", "matrix_power", "cond"]
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)

@@ -5,11 +5,9 @@ kinks (ties of fmax/fmin, zeros of copysign, logit's eps bounds)."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from ops_helpers import TORCH as torch
-from ops_helpers import gradcheck, gradgradcheck
+from ops_helpers import finite_difference_tests
 from test_gradcheck import away, distinct, pos, prob, randn
-from test_gradcheck_added import _tensors
 
 from gradtrace.engine.ops.tensor_info import sum_to_size
 from gradtrace.engine.tensor import Tensor
@@ -140,13 +138,4 @@ SECOND_ORDER = ["hstack", "meshgrid_xy", "take_along_dim", "copysign", "fmax", "
                 "cholesky_inverse"]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)

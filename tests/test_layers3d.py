@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ops_helpers import F, gradcheck, gradgradcheck
+from ops_helpers import F, finite_difference_tests
 from test_gradcheck import distinct, randn
-from test_gradcheck_added import _tensors
 
 from gradtrace.engine.tensor import Tensor
 
@@ -70,16 +69,7 @@ SECOND_ORDER = ["fractional_max_pool2d", "fractional_max_pool3d", "conv3d",
                 "adaptive_max_pool3d"]
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)
 
 
 VOL = "img.unsqueeze(-1).expand(2, 3, 5, 5, 3)"

@@ -4,11 +4,9 @@ in torch (the products, avg_pool3d, max_unpool and the composites)."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from ops_helpers import TORCH as torch
-from ops_helpers import F, gradcheck, gradgradcheck
+from ops_helpers import F, finite_difference_tests
 from test_gradcheck import distinct, pos, randn
-from test_gradcheck_added import _tensors
 
 from gradtrace.engine.tensor import Tensor
 
@@ -83,13 +81,4 @@ SECOND_ORDER = ["baddbmm", "addbmm", "addmv", "addr", "avg_pool3d", "avg_pool3d_
                 "rms_norm", "channel_shuffle"]
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)

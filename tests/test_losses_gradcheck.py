@@ -5,9 +5,7 @@ native two have no double backward in torch). Inputs stay away from the hinges' 
 from __future__ import annotations
 
 import numpy as np
-import pytest
-from ops_helpers import F, gradcheck, gradgradcheck
-from test_gradcheck_added import _tensors
+from ops_helpers import F, finite_difference_tests
 
 from gradtrace.engine.tensor import Tensor
 
@@ -92,13 +90,4 @@ SECOND_ORDER = [
 ]
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)

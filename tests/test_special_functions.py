@@ -8,10 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ops_helpers import TORCH as torch
-from ops_helpers import gradcheck, gradgradcheck
+from ops_helpers import finite_difference_tests
 from special_bits_data import inputs, samplers
 from test_gradcheck import pos, prob, randn
-from test_gradcheck_added import _tensors
 
 from gradtrace.engine import api
 from gradtrace.engine.tensor import Tensor
@@ -95,16 +94,7 @@ def _rng(name: str) -> np.random.Generator:
     return np.random.default_rng([2313, sum(map(ord, name))])
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)
 
 
 @pytest.mark.parametrize("call, message", [

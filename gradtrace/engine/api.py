@@ -55,6 +55,7 @@ from .ops import (
     scatters,
     signal_windows,
     softmax,
+    special_functions,
     stacking,
     statistics,
     tensor_info,
@@ -159,7 +160,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
     "set_anomaly_enabled": anomaly.set_anomaly_enabled,
     **linalg_composite.TORCH_FUNCTIONS, **gamma.TORCH_FUNCTIONS,
-    **gamma_sampling.TORCH_FUNCTIONS,
+    **gamma_sampling.TORCH_FUNCTIONS, **special_functions.TORCH_FUNCTIONS,
     "_weight_norm": weight_norm.weight_norm,
     "_weight_norm_interface": weight_norm.weight_norm_interface,
     "norm_except_dim": weight_norm.norm_except_dim,
@@ -326,6 +327,7 @@ SPECIAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
         "logsumexp", "log_softmax", "softmax")},
     "expit": _special(TORCH_FUNCTIONS["sigmoid"]), "ndtr": float_ops.ndtr,
     **{name: _special(fn) for name, fn in gamma.SPECIAL_FUNCTIONS.items()},
+    **special_functions.SPECIAL_FUNCTIONS,
 }
 
 # torch.nn's engine-level names (the layers are library code built on these)

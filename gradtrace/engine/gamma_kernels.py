@@ -156,7 +156,7 @@ def _zeta_scalar(x: float, q: float, first_pow=None) -> float:
         b /= w
         t = a * b / coefficient
         s = s + t
-        if abs(t / s) < _MACHEP:
+        if s and abs(t / s) < _MACHEP:  # (C: t / 0 is ±inf or NaN, never small)
             return s
         k += 1.0
         a *= x + k

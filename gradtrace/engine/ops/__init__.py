@@ -28,6 +28,7 @@ from . import (
     scatters,
     shape_inplace,
     sorting,
+    special_functions,
     stacking,
     statistics,
     transcendental,
@@ -419,6 +420,7 @@ TENSOR_METHODS.update({
 
 TENSOR_METHODS.update(linalg_composite.TENSOR_METHODS)
 TENSOR_METHODS.update(gamma.TENSOR_METHODS)
+TENSOR_METHODS.update(special_functions.TENSOR_METHODS)
 TENSOR_METHODS.update(scatter_reduce.TENSOR_METHODS)
 TENSOR_METHODS.update(quantiles.TENSOR_METHODS)
 TENSOR_METHODS.update(correlation.TENSOR_METHODS)
@@ -427,8 +429,9 @@ TENSOR_METHODS.update(composites.TENSOR_METHODS)
 TENSOR_METHODS.update(cholesky_solve.TENSOR_METHODS)
 TENSOR_METHODS.update(triangular_solve.TENSOR_METHODS)
 
-# Tensor attributes computed on access (torch properties): `x.T`, `x.mT`.
-TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT}
+# Tensor attributes computed on access (torch properties): `x.T`, `x.mT`; `x.mH`, the
+# conjugate transpose, is mT's TransposeBackward0 view for the real dtypes gradtrace has.
+TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT, "mH": mT}
 
 for _name, _fn in TENSOR_METHODS.items():
     setattr(Tensor, _name, _fn)

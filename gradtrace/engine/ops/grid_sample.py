@@ -1,6 +1,6 @@
 """F.affine_grid (AffineGridGeneratorBackward0) and F.grid_sample on 4-D inputs
-(GridSampler2DBackward0): bilinear and nearest interpolation, zeros / border / reflection
-padding, align_corners.
+(GridSampler2DBackward0; 5-D inputs are grid_sample3d.py's GridSampler3DBackward0):
+bilinear and nearest interpolation, zeros / border / reflection padding, align_corners.
 
 Values follow ATen: affine_grid is a base grid of linspace(-1, 1) rows (scaled by
 (n - 1) / n without align_corners) times theta transposed (bmm); grid_sample is
@@ -47,12 +47,14 @@ def _linspace_from_neg_one(num_steps: int, align_corners: bool, dtype: Any) -> n
 
 
 def _base_grid(size: tuple[int, ...], align_corners: bool, dtype: Any) -> np.ndarray:
-    """make_base_grid_4D: (N, H, W, 3) of (x, y, 1)."""
-    n, _, h, w = size
-    base = np.empty((n, h, w, 3), dtype)
-    base[..., 0] = _linspace_from_neg_one(w, align_corners, dtype)
-    base[..., 1] = _linspace_from_neg_one(h, align_corners, dtype)[:, None]
-    base[..., 2] = 1
+    """make_base_grid_4D / _5D: (N, H, W, 3) of (x, y, 1), or (N, D, H, W, 4) of
+    (x, y, z, 1)."""
+    n, spatial = size[0], tuple(size[2:])
+    base = np.empty((n, *spatial, len(spatial) + 1), dtype)
+    for axis, steps in enumerate(reversed(spatial)):
+        line = _linspace_from_neg_one(steps, align_corners, dtype)
+        base[..., axis] = line.reshape((-1,) + (1,) * axis)
+    base[..., len(spatial)] = 1
     return base
 
 
@@ -60,27 +62,30 @@ class AffineGridGeneratorBackward0(Function):
     """affine_grid_generator(theta, size, align_corners): base_grid @ theta.T."""
 
     __slots__ = ()
-    formulas = (vjp("theta", "base_grid({size}, {align_corners}).flatten(1, 2).mT"
-                             ".bmm({grad}.flatten(1, 2)).mT"),)
+    formulas = (vjp("theta", "base_grid({size}, {align_corners}).flatten(1, -2).mT"
+                             ".bmm({grad}.flatten(1, -2)).mT"),)
 
     def forward(self, theta: Tensor, size: tuple[int, ...], align_corners: bool) -> np.ndarray:
         self.save_attr(align_corners=align_corners, size=tuple(size))
         t = theta.array
-        n, _, h, w = size
-        base = _base_grid(size, align_corners, t.dtype).reshape(n, h * w, 3)
-        return blas.bmm(base, t.transpose(0, 2, 1)).reshape(n, h, w, 2)
+        n, spatial = size[0], tuple(size[2:])
+        points = int(np.prod(spatial))
+        base = _base_grid(size, align_corners, t.dtype).reshape(n, points, len(spatial) + 1)
+        return blas.bmm(base, t.transpose(0, 2, 1)).reshape(n, *spatial, len(spatial))
 
     def backward(self, grad: Tensor) -> Tensor:
         size, align = self.attrs["size"], self.attrs["align_corners"]
-        n, _, h, w = size
+        n, spatial = size[0], tuple(size[2:])
+        points = int(np.prod(spatial))
         g = grad.array
-        base = _base_grid(size, align, g.dtype).reshape(n, h * w, 3)
-        out = blas.bmm(base.transpose(0, 2, 1), np.ascontiguousarray(g).reshape(n, h * w, 2))
+        base = _base_grid(size, align, g.dtype).reshape(n, points, len(spatial) + 1)
+        out = blas.bmm(base.transpose(0, 2, 1),
+                       np.ascontiguousarray(g).reshape(n, points, len(spatial)))
         return Tensor._wrap(np.ascontiguousarray(out.transpose(0, 2, 1)))
 
 
 def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
-    """F.affine_grid: 2-D affine grids (a 5-D size is refused as not supported)."""
+    """F.affine_grid: 2-D (size N, C, H, W) and 3-D (size N, C, D, H, W) affine grids."""
     if align_corners is None:
         warn(_ALIGN_WARNING)
         align_corners = False
@@ -89,15 +94,19 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
                               f"{theta.dtype}")
     size = tuple(size)
     if len(size) == 5:
-        raise NotSupportedError("F.affine_grid with a 5-D size (3-D affine transforms)")
-    if len(size) != 4:
+        if theta.ndim != 3 or tuple(theta.shape[1:]) != (3, 4):
+            raise TorchValueError(
+                f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got "
+                f"torch.Size({list(theta.shape)}).")
+    elif len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[1:]) != (2, 3):
+            raise TorchValueError(
+                f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
+                f"torch.Size({list(theta.shape)}).")
+    else:
         raise ScriptError(
             "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
             f"respectively. Got size {size}.", kind="NotImplementedError")
-    if theta.ndim != 3 or tuple(theta.shape[1:]) != (2, 3):
-        raise TorchValueError(
-            f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
-            f"torch.Size({list(theta.shape)}).")
     if align_corners and min(size[2:]) == 1:
         warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
              "align_corners=True. This is not an intended use case of affine_grid. See the "
@@ -106,8 +115,8 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
         raise TorchValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:
         raise TorchRuntimeError(  # bmm's check on theta.transpose(1, 2)
-            f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, 3] but "
-            f"got: [{theta.shape[0]}, 3].")
+            f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, "
+            f"{len(size) - 1}] but got: [{theta.shape[0]}, {len(size) - 1}].")
     return AffineGridGeneratorBackward0.call(theta, size=size, align_corners=bool(align_corners))
 
 
@@ -326,13 +335,48 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",  # noqa: A0
         warn(_ALIGN_WARNING)
         align_corners = False
     if input.ndim == 5:
-        raise NotSupportedError("F.grid_sample on a 5-D input (grid_sampler_3d)")
+        return _grid_sample_3d(input, grid, mode, padding_mode, bool(align_corners))
     if mode == "bicubic":
         raise NotSupportedError("F.grid_sample with mode='bicubic'")
     _check(input, grid)
     return GridSampler2DBackward0.call(input, grid, interpolation_mode=MODES[mode],
                                        padding_mode=PADDINGS[padding_mode],
                                        align_corners=bool(align_corners))
+
+
+def _grid_sample_3d(x: Tensor, grid: Tensor, mode: str, padding_mode: str,
+                    align_corners: bool) -> Tensor:
+    """grid_sampler_3d after check_grid_sampler_common and check_grid_sampler_3d."""
+    from .grid_sample3d import GridSampler3DBackward0
+
+    if x.shape[0] != grid.shape[0]:
+        raise TorchRuntimeError(
+            "grid_sampler(): expected grid and input to have same batch size, but got input "
+            f"with sizes {list(x.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != 3:
+        raise TorchRuntimeError(
+            "grid_sampler(): expected grid to have size 3 in last dimension, but got grid with "
+            f"sizes {list(grid.shape)}")
+    for i in range(2, 5):
+        if x.shape[i] <= 0:
+            raise TorchRuntimeError(
+                "grid_sampler(): expected input to have non-empty spatial dimensions, but "
+                f"input has sizes {list(x.shape)} with dimension {i} being empty")
+    if grid.ndim != 5:
+        raise TorchRuntimeError(
+            "grid_sampler(): expected 5D input and grid with same number of dimensions, "
+            f"but got input with sizes {list(x.shape)} and grid with sizes {list(grid.shape)}")
+    if mode == "bicubic":
+        raise TorchRuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if not x.dtype.is_floating_point:
+        raise TorchRuntimeError(f'"grid_sampler_3d_cpu" not implemented for '
+                                f"'{x.dtype.tensor_type[:-6]}'")
+    if x.dtype is not grid.dtype:
+        raise TorchRuntimeError(f"expected scalar type {x.dtype.tensor_type[:-6]} but found "
+                                f"{grid.dtype.tensor_type[:-6]}")
+    return GridSampler3DBackward0.call(x, grid, interpolation_mode=MODES[mode],
+                                       padding_mode=PADDINGS[padding_mode],
+                                       align_corners=align_corners)
 
 
 def _check(x: Tensor, grid: Tensor) -> None:

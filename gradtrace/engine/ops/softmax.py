@@ -14,6 +14,7 @@ build and in scalar tails (float32 and float64).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -206,29 +207,41 @@ def log_softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndar
 # -- the ops -------------------------------------------------------------------------------
 
 
+def _forward(node: Function, a: Tensor, dim: int, kernel: str,
+             values: Callable[[np.ndarray, int], np.ndarray],
+             at_0d: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """softmax and log_softmax alike: torch's kernel-name error for integer input, the saved
+    dim, and a 0-d input's constant result."""
+    x = a.array
+    if not a.dtype.is_floating_point:
+        last = x.ndim == 0 or wrap_dim(dim, x.ndim) == x.ndim - 1
+        raise _not_implemented(f"{kernel}_{'lastdim_' if last else ''}kernel_impl", a.dtype)
+    d = wrap_dim(dim, x.ndim)
+    node.save_attr(dim=saved_int(dim))
+    return at_0d(x) if x.ndim == 0 else values(x, d)
+
+
+def _backward(node: Function, grad: Tensor, data_op: type[Function]) -> Tensor:
+    """The backward as torch's `_(log_)softmax_backward_data` op (a node of its own under
+    create_graph); a 0-d result's gradient is zero."""
+    result = node.unpack("result")
+    if result.array.ndim == 0:
+        return grad * 0.0
+    return data_op.call(grad, result, dim=node.attrs["dim"])
+
+
 class SoftmaxBackward0(Function):
     __slots__ = ()
     formulas = (vjp("self", "{result} × ({grad} - ({grad} × {result}).sum({dim}, keepdim=True))"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
-        if not a.dtype.is_floating_point:
-            last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
-            raise _not_implemented(f"softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
-        d = wrap_dim(dim, a.array.ndim)
-        self.save_attr(dim=saved_int(dim))
-        x = a.array
-        if x.ndim == 0:
-            return np.ones_like(x)
-        return softmax_values(x, d)
+        return _forward(self, a, dim, "softmax", softmax_values, np.ones_like)
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
-        result = self.unpack("result")
-        if result.array.ndim == 0:
-            return grad * 0.0
-        return SoftmaxBackwardDataBackward0.call(grad, result, dim=self.attrs["dim"])
+        return _backward(self, grad, SoftmaxBackwardDataBackward0)
 
 
 class SoftmaxBackwardDataBackward0(Function):
@@ -266,24 +279,13 @@ class LogSoftmaxBackward0(Function):
     formulas = (vjp("self", "{grad} - exp({result}) × {grad}.sum({dim}, keepdim=True)"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
-        if not a.dtype.is_floating_point:
-            last = a.array.ndim == 0 or wrap_dim(dim, a.array.ndim) == a.array.ndim - 1
-            raise _not_implemented(f"log_softmax_{'lastdim_' if last else ''}kernel_impl", a.dtype)
-        d = wrap_dim(dim, a.array.ndim)
-        self.save_attr(dim=saved_int(dim))
-        x = a.array
-        if x.ndim == 0:
-            return np.zeros_like(x)
-        return log_softmax_values(x, d)
+        return _forward(self, a, dim, "log_softmax", log_softmax_values, np.zeros_like)
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
-        result = self.unpack("result")
-        if result.array.ndim == 0:
-            return grad * 0.0
-        return LogSoftmaxBackwardDataBackward0.call(grad, result, dim=self.attrs["dim"])
+        return _backward(self, grad, LogSoftmaxBackwardDataBackward0)
 
 
 class LogSoftmaxBackwardDataBackward0(Function):

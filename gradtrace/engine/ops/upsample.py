@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, TorchValueError
+from ...errors import NotSupportedError, ScriptError, TorchValueError
 from .. import exactness
 from ..formulas import vjp
 from ..limits import reserve
@@ -247,9 +247,23 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
         scales = [None] * dims if recompute_scale_factor else [float(f) for f in factors]
     else:
         raise TorchValueError("either size or scale_factor should be defined")
-    if antialias:
-        raise TorchValueError("Anti-alias option is restricted to bilinear and bicubic modes "
-                              "and requires a 4-D tensor as input")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and dims == 2):
+        raise TorchValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                              "modes and requires a 4-D tensor as input")
+    if mode == "lanczos" and dims == 2:
+        if align_corners:
+            raise TorchValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise TorchValueError("Lanczos mode requires antialias=True")
+    if antialias and mode != "lanczos":
+        from .upsample_aa import UpsampleBicubic2DAaBackward0, UpsampleBilinear2DAaBackward0
+
+        node = UpsampleBicubic2DAaBackward0 if mode == "bicubic" else \
+            UpsampleBilinear2DAaBackward0
+        return node.call(input, output_size=tuple(output_size), scales=tuple(scales),
+                         align_corners=bool(align_corners))
+    if mode == "bicubic":
+        return _bicubic(input, output_size, scales, bool(align_corners))
     key = (mode, dims)
     if key not in _NODES:
         raise NotSupportedError(
@@ -260,3 +274,18 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
         return _NODES[key].call(input, output_size=tuple(output_size), scales=tuple(scales))
     return _NODES[key].call(input, output_size=tuple(output_size), scales=tuple(scales),
                             align_corners=bool(align_corners))
+
+
+def _bicubic(input: Tensor, output_size: list[int], scales: list[float | None],  # noqa: A002
+             align_corners: bool) -> Tensor:
+    """mode='bicubic': upsample_bicubic2d on 4-d input, torch's NotImplementedError else."""
+    if input.array.ndim != 4:
+        raise ScriptError(
+            "Input Error: Only 3D, 4D and 5D input Tensors supported"
+            f" (got {input.array.ndim}D) for the modes: nearest | linear | bilinear | bicubic | "
+            "trilinear | lanczos | area | nearest-exact (got bicubic)",
+            kind="NotImplementedError")
+    from .upsample_bicubic import UpsampleBicubic2DBackward0
+
+    return UpsampleBicubic2DBackward0.call(input, output_size=tuple(output_size),
+                                           scales=tuple(scales), align_corners=align_corners)

@@ -69,12 +69,13 @@ def _column_sum_by_layout(a: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(512, 128), (512, 2), (2, 512), (33, 7), (700, 37), (17, 8)])
+@pytest.mark.parametrize("shape", [(512, 128), (512, 2), (2, 512), (33, 7), (700, 37), (17, 8),
+                                   (512, 1), (5, 1), (8, 1)])
 def test_column_sums_shortcut_matches_torchs_layout_path(dtype, shape):
     rng = np.random.default_rng(shape[0] * 1000 + shape[1])
     a = (rng.standard_normal(shape) * rng.choice([1e-4, 1.0, 1e4], shape)).astype(dtype)
     a.reshape(-1)[rng.integers(0, a.size, 3)] = np.array([np.inf, -np.inf, np.nan]).astype(dtype)
-    want = _column_sum_by_layout(a)
+    want = _column_sum_by_layout(a)  # also the one-column case, coalesced to one row
     assert cascade_sum(a, (0,), False).tobytes() == want.tobytes()
     assert cascade_sum(a, (0,), True).shape == (1, shape[1])
     zeros = np.full(shape, -0.0, dtype)

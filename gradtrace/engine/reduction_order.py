@@ -307,13 +307,19 @@ def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.n
             out = q + array.dtype.type(0)
         return out.reshape(out_shape if keepdim else tuple(
             n for d, n in enumerate(array.shape) if d not in axes))
-    if axes == (0,) and array.ndim == 2 and array.flags.c_contiguous and min(array.shape) > 1:
+    if axes == (0,) and array.ndim == 2 and array.flags.c_contiguous and array.shape[0] > 1:
         # a bias gradient's column sums: the layout below comes out as these very columns,
         # each output getting its one partial in order (skipped: layout, offsets, sort)
+        rows, cols = array.shape
         width = lanes(array.dtype)
-        out = _column_sums(array, 4 * width if array.shape[1] >= width else 4)
-        out += array.dtype.type(0)
-        return out[None] if keepdim else out
+        if cols > 1:
+            out = _column_sums(array, 4 * width if cols >= width else 4)
+            out += array.dtype.type(0)
+            return out[None] if keepdim else out
+        if width <= rows and thread_chunk(rows) >= rows:
+            # one column: TensorIterator coalesces it into one contiguous row
+            out = vectorized_inner_sum(array.reshape(1, rows), width) + array.dtype.type(0)
+            return out.reshape((1, 1) if keepdim else (1,))
     if len(axes) == array.ndim and thread_chunk(array.size) < array.size:
         exactness.note("a full sum of a non-contiguous tensor split across threads: the "
                        "threads' ranges over its iteration shape are not reproduced")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gradtrace.engine import reduction_order
 from gradtrace.engine.reduction_order import cascade_sum, seq_sum
 
 
@@ -40,3 +41,42 @@ def test_column_sum_of_a_bias_gradient_adds_in_torchs_chunks():
     groups = np.add.accumulate(chunks.reshape(2, 16, 128), axis=1)[:, -1]
     want = (np.float32(0) + groups[0] + groups[1] + np.float32(0))[None]
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(16, 300), (64, 8, 16), (3, 40, 17), (2, 9, 5)])
+def test_seq_sum_by_reduce_over_a_strided_axis_adds_in_term_order(dtype, shape):
+    # the terms' axis strided, a kept axis contiguous: numpy's add.reduce adds term by term
+    # (reduction_order._sums_inner), never pairwise; checked against accumulate's order
+    rng = np.random.default_rng(sum(shape) + 7)
+    x = (rng.standard_normal(shape) * rng.choice([1e-4, 1.0, 1e4], shape)).astype(dtype)
+    flat = x.reshape(-1)
+    flat[rng.integers(0, flat.size, 4)] = np.array([np.inf, np.nan, -0.0, 1e30],
+                                                   dtype=np.float64).astype(dtype)
+    for view in (np.swapaxes(x, -1, -2), np.moveaxis(x, 0, -1), np.swapaxes(x, -1, -2)[..., ::3]):
+        assert reduction_order._sums_inner(view) or view.shape[-1] < 3
+        got = seq_sum(view)
+        assert got.tobytes() == _by_accumulate(view).tobytes()
+    negative_zeros = np.full(shape, -0.0, dtype)
+    assert seq_sum(np.swapaxes(negative_zeros, -1, -2)).tobytes() == _by_accumulate(
+        np.swapaxes(negative_zeros, -1, -2)).tobytes()
+
+
+def _column_sum_by_layout(a: np.ndarray) -> np.ndarray:
+    layout = reduction_order.reduction_layout(a, (0,))
+    q, off = reduction_order._partials(reduction_order.iteration_view(a, layout), layout)
+    return reduction_order._accumulate(q, off).reshape(a.shape[1:])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(512, 128), (512, 2), (2, 512), (33, 7), (700, 37), (17, 8),
+                                   (512, 1), (5, 1), (8, 1)])
+def test_column_sums_shortcut_matches_torchs_layout_path(dtype, shape):
+    rng = np.random.default_rng(shape[0] * 1000 + shape[1])
+    a = (rng.standard_normal(shape) * rng.choice([1e-4, 1.0, 1e4], shape)).astype(dtype)
+    a.reshape(-1)[rng.integers(0, a.size, 3)] = np.array([np.inf, -np.inf, np.nan]).astype(dtype)
+    want = _column_sum_by_layout(a)  # also the one-column case, coalesced to one row
+    assert cascade_sum(a, (0,), False).tobytes() == want.tobytes()
+    assert cascade_sum(a, (0,), True).shape == (1, shape[1])
+    zeros = np.full(shape, -0.0, dtype)
+    assert cascade_sum(zeros, (0,), False).tobytes() == _column_sum_by_layout(zeros).tobytes()

@@ -66,15 +66,36 @@ def set_num_threads(n: int | None) -> None:
     _SET_THREADS[0] = n
 
 
+# os.environ's own dict (encoded keys and values; CPython's os module keeps it in _data), read
+# by num_threads: a changed variable changes the key, so the cache follows the environment
+_ENV_DATA = getattr(os.environ, "_data", None)
+_encode = getattr(os.environ, "encodekey", None)
+_OMP_KEY = _encode("OMP_NUM_THREADS") if _encode else None
+_MKL_KEY = _encode("MKL_NUM_THREADS") if _encode else None
+if _OMP_KEY is None:
+    _ENV_DATA = None
+_THREADS_BY_ENV: dict[tuple[object, object], int] = {}
+
+
 def num_threads(environ: dict[str, str] | None = None) -> int:
     """torch's intra-op thread count (`intraop_default_num_threads`): OMP_NUM_THREADS, then
     MKL_NUM_THREADS when set, else the physical cores this process may run on. Past 32,768
     elements a pointwise kernel splits its range into one chunk per thread, and MKL splits
     a matrix product across as many threads (engine/blas.py). torch.set_num_threads in the
     script overrides it."""
-    if _SET_THREADS[0] is not None and environ is None:
-        return _SET_THREADS[0]
-    env = os.environ if environ is None else environ
+    if environ is None:
+        if _SET_THREADS[0] is not None:
+            return _SET_THREADS[0]
+        # every matrix product and large pointwise kernel asks: os.environ's lookups
+        # encode and decode their keys (~4 us for the two), its raw dict does not
+        key = (_ENV_DATA.get(_OMP_KEY), _ENV_DATA.get(_MKL_KEY)) if _ENV_DATA is not None else None
+        found = _THREADS_BY_ENV.get(key) if key is not None else None
+        if found is None:
+            found = num_threads(os.environ)
+            if key is not None:
+                _THREADS_BY_ENV[key] = found
+        return found
+    env = environ
     count = 0
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         value = env.get(name, "").strip()

@@ -137,6 +137,10 @@ def seq_sum(x: np.ndarray) -> np.ndarray:
     n = x.shape[-1]
     if n == 0:
         return np.zeros(x.shape[:-1], x.dtype)
+    if n > 2 and x.dtype.kind == "f" and _sums_inner(x):
+        acc = np.add.reduce(x, axis=-1)
+        acc += x.dtype.type(0)
+        return acc
     if (x.dtype.kind == "f" and x.ndim > 1 and n > 1
             and (n <= _LOOP_TERMS or x.size >= n * _LOOP_SUMS)):
         acc = np.add(x[..., 0], x[..., 1])
@@ -145,6 +149,34 @@ def seq_sum(x: np.ndarray) -> np.ndarray:
         acc += x.dtype.type(0)
         return acc
     return np.add.accumulate(x, axis=-1)[..., -1] + x.dtype.type(0)
+
+
+def _sums_inner(x: np.ndarray) -> bool:
+    """Whether numpy's add.reduce over x's last axis runs as seq_sum's loop does: one
+    elementwise `out += x[..., i]` per term, in term order. numpy's iterator puts the axis
+    of smallest stride innermost; when that is a kept, contiguous axis (and every stride is
+    positive, so no axis is walked backwards), its inner loop is a plain add over the sums,
+    never the pairwise reduction it uses when the summed axis is innermost. One call
+    instead of a Python loop over the terms (the column sums of a bias gradient, the lanes
+    of a vectorised row sum). tests/test_seq_sum_loop.py keeps this equal to accumulate."""
+    if x.ndim < 2:
+        return False
+    item = x.itemsize
+    strides, shape = x.strides, x.shape
+    last = strides[-1]
+    if last <= item:
+        return False
+    inner = False
+    for s, n in zip(strides[:-1], shape[:-1]):
+        if n == 1:
+            continue
+        if s <= 0 or s == last:
+            return False
+        if s == item:
+            inner = True
+        elif s < item:
+            return False
+    return inner
 
 
 def _ceil_log2(n: int) -> int:
@@ -275,6 +307,19 @@ def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.n
             out = q + array.dtype.type(0)
         return out.reshape(out_shape if keepdim else tuple(
             n for d, n in enumerate(array.shape) if d not in axes))
+    if axes == (0,) and array.ndim == 2 and array.flags.c_contiguous and array.shape[0] > 1:
+        # a bias gradient's column sums: the layout below comes out as these very columns,
+        # each output getting its one partial in order (skipped: layout, offsets, sort)
+        rows, cols = array.shape
+        width = lanes(array.dtype)
+        if cols > 1:
+            out = _column_sums(array, 4 * width if cols >= width else 4)
+            out += array.dtype.type(0)
+            return out[None] if keepdim else out
+        if width <= rows and thread_chunk(rows) >= rows:
+            # one column: TensorIterator coalesces it into one contiguous row
+            out = vectorized_inner_sum(array.reshape(1, rows), width) + array.dtype.type(0)
+            return out.reshape((1, 1) if keepdim else (1,))
     if len(axes) == array.ndim and thread_chunk(array.size) < array.size:
         exactness.note("a full sum of a non-contiguous tensor split across threads: the "
                        "threads' ranges over its iteration shape are not reproduced")

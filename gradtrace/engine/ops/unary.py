@@ -171,12 +171,24 @@ class TanhBackwardBackward0(Function):
             return grad.array * (y.dtype.type(1) - y * y)
         if y.dtype == np.float64:  # 1 - y*y contracted into one fma, as for float
             return grad.array * fp64.fma(-y, y, 1.0)
+        g = grad.array
+        if (y.ndim and g.dtype == y.dtype and g.shape == y.shape and y.flags.c_contiguous
+                and g.flags.c_contiguous):
+            # the common case (tanh's own backward) in one buffer: numpy's casting multiply
+            # (dtype=float64 on float32 inputs) runs a buffered loop ~2x slower than a cast
+            # and a plain square; y*y is exact in float64 either way, 1 - y*y rounds once to
+            # float32 in the cast, and g * it is the same float32 product, in the same
+            # operand order, into the same C-contiguous layout
+            w = y.astype(np.float64)
+            np.multiply(w, w, out=w)
+            np.subtract(1.0, w, out=w)
+            out = w.astype(y.dtype)
+            return np.multiply(g, out, out=out)
         # fma: 1 - y*y rounded once; y*y is exact in float64, cast in numpy's loop (no
         # astype temporary), and 1 - y*y is taken in the same buffer (asarray: a 0-d
         # product comes back as a numpy scalar, which cannot be an out=)
         y64 = np.asarray(np.multiply(y, y, dtype=np.float64))
         one_minus = np.subtract(1.0, y64, out=y64)
-        g = grad.array
         if g.dtype != y.dtype:
             return g * one_minus.astype(y.dtype)
         # a product in y's dtype casts 1 - y*y in numpy's loop, as astype would, without

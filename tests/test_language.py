@@ -467,3 +467,81 @@ def test_itertools_and_pprint_functions_show_and_report_as_python_s_own():
         exec(PYTHON_FUNCTIONS, {})  # noqa: S102 (the test's own literal script)
     address = re.compile("0x[0-9a-f]+")
     assert address.sub("ADDR", out(PYTHON_FUNCTIONS)) == address.sub("ADDR", python.getvalue())
+
+
+# ------------------------------------------------------------------ raise forms
+
+
+def test_raise_from_raises_the_new_exception_and_checks_its_cause():
+    text = ("def f(k):\n"
+            "    try:\n"
+            "        return {'a': 1}[k]\n"
+            "    except KeyError as e:\n"
+            "        raise ValueError('bad ' + k) from e\n"
+            "try:\n    f('b')\nexcept ValueError as e:\n    print('caught', e)\n"
+            "try:\n    raise KeyError('x') from None\nexcept KeyError as e:\n    print(repr(e))\n"
+            "try:\n    raise ValueError('v') from 3\nexcept TypeError as e:\n    print(e)\n")
+    assert out(text) == ("caught bad b\nKeyError('x')\n"
+                         "exception causes must derive from BaseException\n")
+
+
+def test_bare_raise_reraises_the_exception_being_handled():
+    text = ("def g():\n"
+            "    try:\n        1 / 0\n"
+            "    except ZeroDivisionError:\n        print('logging')\n        raise\n"
+            "try:\n    g()\nexcept ZeroDivisionError as e:\n    print('again', e)\n"
+            "try:\n"
+            "    try:\n        raise ValueError('inner')\n"
+            "    except ValueError:\n"
+            "        try:\n            raise TypeError('t')\n"
+            "        except TypeError:\n            pass\n"
+            "        raise\n"
+            "except ValueError as e:\n    print('outer', e)\n")
+    assert out(text) == "logging\nagain division by zero\nouter inner\n"
+
+
+def test_bare_raise_outside_a_handler_is_python_s_runtime_error():
+    err = error("raise\n")
+    assert err.kind == "RuntimeError" and err.message == "No active exception to reraise"
+
+
+def test_exception_repr_matches_python_for_empty_and_key_errors():
+    assert out("print(repr(ValueError()), repr(KeyError('k')), repr(KeyError(3)))\n") == \
+        "ValueError() KeyError('k') KeyError(3)\n"
+
+
+# ------------------------------------------------------------------ Counter, defaultdict
+
+
+def test_counter_counts_and_prints_most_common_first():
+    text = ("from collections import Counter\n"
+            "c = Counter('the cat sat on the mat the end'.split())\n"
+            "print(c)\nprint(c.most_common(2), c['the'], c['zzz'], len(c))\n"
+            "c.update(['cat', 'dog'])\nprint(c, c.total(), type(c))\n"
+            "print(Counter(), Counter(x for x in 'aab'))\n")
+    assert out(text) == (
+        "Counter({'the': 3, 'cat': 1, 'sat': 1, 'on': 1, 'mat': 1, 'end': 1})\n"
+        "[('the', 3), ('cat', 1)] 3 0 6\n"
+        "Counter({'the': 3, 'cat': 2, 'sat': 1, 'on': 1, 'mat': 1, 'end': 1, 'dog': 1}) 10 "
+        "<class 'collections.Counter'>\n"
+        "Counter() Counter({'a': 2, 'b': 1})\n")
+
+
+def test_defaultdict_fills_missing_keys_from_its_factory():
+    text = ("from collections import defaultdict\n"
+            "d = defaultdict(list)\n"
+            "for i, w in enumerate('a b a'.split()):\n    d[w].append(i)\n"
+            "n = defaultdict(int)\nn['x'] += 2\n"
+            "z = defaultdict(lambda: -1)\nz['q']\n"
+            "print(d, n, dict(z), isinstance(d, dict), type(n))\n"
+            "e = defaultdict(None)\ne['k']\n")
+    result = run(text)
+    assert result.stdout == ("defaultdict(<class 'list'>, {'a': [0, 2], 'b': [1]}) "
+                             "defaultdict(<class 'int'>, {'x': 2}) {'q': -1} True "
+                             "<class 'collections.defaultdict'>\n")
+    assert result.error.kind == "KeyError" and result.error.message == "'k'"
+
+
+def test_defaultdict_factory_must_be_callable():
+    err = error("import collections\ncollections.defaultdict(3)\n")
+    assert err.kind == "TypeError" and err.message == "first argument must be callable or None"

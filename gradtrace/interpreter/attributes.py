@@ -21,6 +21,7 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
 from .classes import REFUSED_DUNDERS
+from .collection_types import COUNTER_METHODS, DEFAULTDICT_METHODS, Counter, defaultdict
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .objects import (
     BuiltinType,
@@ -40,6 +41,8 @@ from .objects import (
     type_name,
 )
 from .runtime import PYTHON_ERRORS
+
+_COUNTING_METHODS = {Counter: COUNTER_METHODS, defaultdict: DEFAULTDICT_METHODS}
 
 _FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction)
 # the methods that walk an iterable argument in C: lazy iterables are built first, counted
@@ -160,7 +163,7 @@ class Attributes:
             table = stdlib.TUPLE_METHODS
         elif isinstance(obj, dict):
             table = stdlib.ORDERED_DICT_METHODS if kind is stdlib.OrderedDict \
-                else stdlib.DICT_METHODS
+                else _COUNTING_METHODS.get(kind, stdlib.DICT_METHODS)
         elif isinstance(obj, str):
             if name == "format":
                 return stdlib.BoundMethod(obj, self.format_method, name)

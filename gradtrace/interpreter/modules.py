@@ -27,9 +27,10 @@ from ..errors import (
 )
 from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
+from . import collection_types
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
-from .objects import BuiltinFunction, ScriptIterator
+from .objects import BuiltinFunction, BuiltinType, ScriptIterator
 from .runtime import Code, Frame
 
 if TYPE_CHECKING:
@@ -274,13 +275,41 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools",
                              "copy", "dataclasses", "__future__", "typing")
 
 
+def _counting_types(interp: Interpreter) -> dict[str, BuiltinType]:
+    """`collections.defaultdict` and `Counter`: their inputs are built within the limits
+    first, and a defaultdict's factory is called as the script's call would call it."""
+    def call(factory: Any) -> Any:
+        return interp.call(factory, [], {}, None)
+
+    def make_defaultdict(default_factory: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if default_factory is not None and not callable(default_factory):
+            raise TorchTypeError("first argument must be callable or None")
+        if args:
+            args = (interp.materialize(args[0], "a defaultdict() argument"),) + args[1:]
+        return collection_types.defaultdict(default_factory, call, *args, **kwargs)
+
+    def counted(iterable: Any) -> Any:
+        return interp.materialize(iterable, "a Counter() argument")
+
+    def make_counter(iterable: Any = None, /, **kwargs: Any) -> Any:
+        return collection_types.Counter(counted, iterable, **kwargs)
+
+    types = {"defaultdict": BuiltinType(collection_types.defaultdict, make_defaultdict),
+             "Counter": BuiltinType(collection_types.Counter, make_counter)}
+    for t in types.values():
+        t.module = "collections"
+        interp.builtin_types[t.type] = t  # what type(x) answers
+    return types
+
+
 def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     """The modules a script can import, by dotted name (`math` and `random` are per run)."""
     modules = dict(stdlib.MODULES)
     modules["math"] = _math_namespace(interp)
     modules["random"] = _random_namespace(interp)
-    modules["collections"] = stdlib.Namespace(
-        "collections", {"OrderedDict": interp.builtin_types[stdlib.OrderedDict]})
+    modules["collections"] = stdlib.Namespace("collections", {
+        "OrderedDict": interp.builtin_types[stdlib.OrderedDict],
+        **_counting_types(interp)})
     # tutorials import os for paths they may never use: the import works, every name in
     # it is refused where it is used ('os.system' is not supported by gradtrace)
     modules["os"] = stdlib.Namespace("os", {})
@@ -296,7 +325,8 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
 
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
              "torch.utils.data, torch.distributions), math, random, collections " \
-             "(OrderedDict), itertools (count, repeat, chain, islice, product), pprint, copy, " \
+             "(OrderedDict, defaultdict, Counter), itertools (count, repeat, chain, islice, " \
+             "product), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
              "typing (for annotations), __future__ and os (nothing in it)"
 

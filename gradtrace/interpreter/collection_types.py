@@ -1,0 +1,79 @@
+"""`collections.defaultdict` and `collections.Counter` as scripts see them: dicts (so
+subscripts, `in`, iteration and the dict methods work as on any dict) that print as CPython
+3.11 prints them. NLP tutorials count tokens with Counter and group items with
+defaultdict(list)."""
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from typing import Any
+
+from .. import stdlib
+
+
+class defaultdict(dict):  # noqa: N801 - Python's name, shown by type(x).__name__
+    """A dict whose missing keys are filled by calling `default_factory` (a script
+    callable, called through the interpreter)."""
+
+    __slots__ = ("default_factory", "_call")
+
+    def __init__(self, default_factory: Any, call: Callable[[Any], Any], *args: Any,
+                 **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.default_factory = default_factory
+        self._call = call
+
+    def __missing__(self, key: Any) -> Any:
+        if self.default_factory is None:
+            raise KeyError(key)
+        value = self[key] = self._call(self.default_factory)
+        return value
+
+    def __repr__(self) -> str:
+        return f"defaultdict({self.default_factory!r}, {dict.__repr__(self)})"
+
+    __str__ = __repr__
+
+    def copy(self) -> defaultdict:
+        return defaultdict(self.default_factory, self._call, self)
+
+
+class Counter(collections.Counter):
+    """Python's Counter, printed with its own class name whatever module defines it; an
+    iterable it counts is built first (within --max-sequence) by `materialize`."""
+
+    def __init__(self, materialize: Callable[[Any], Any], iterable: Any = None, /,
+                 **kwargs: Any):
+        self._materialize = materialize
+        super().__init__(self._counted(iterable), **kwargs)
+
+    def _counted(self, iterable: Any) -> Any:
+        if iterable is None or isinstance(iterable, dict):
+            return iterable
+        return self._materialize(iterable)
+
+    def update(self, iterable: Any = None, /, **kwargs: Any) -> None:
+        super().update(self._counted(iterable), **kwargs)
+
+    def subtract(self, iterable: Any = None, /, **kwargs: Any) -> None:
+        super().subtract(self._counted(iterable), **kwargs)
+
+    def __repr__(self) -> str:
+        if not self:
+            return "Counter()"
+        return f"Counter({dict(self.most_common())!r})"
+
+    __str__ = __repr__
+
+    def copy(self) -> Counter:
+        return Counter(self._materialize, self)
+
+
+COUNTER_METHODS: dict[str, Callable[..., Any]] = {
+    **{name: getattr(dict, name) for name in stdlib.DICT_METHODS if name != "fromkeys"},
+    "copy": Counter.copy, "most_common": collections.Counter.most_common,
+    "update": Counter.update, "subtract": Counter.subtract,
+    "total": collections.Counter.total,
+}
+DEFAULTDICT_METHODS: dict[str, Callable[..., Any]] = {
+    **stdlib.DICT_METHODS, "copy": defaultdict.copy}

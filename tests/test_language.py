@@ -545,3 +545,32 @@ def test_defaultdict_fills_missing_keys_from_its_factory():
 def test_defaultdict_factory_must_be_callable():
     err = error("import collections\ncollections.defaultdict(3)\n")
     assert err.kind == "TypeError" and err.message == "first argument must be callable or None"
+
+
+# ------------------------------------------------------------------ functools
+
+
+def test_partial_binds_arguments_for_hooks_and_calls_through_the_interpreter():
+    text = ("import torch.nn as nn\nfrom functools import partial\n"
+            "seen = []\n"
+            "def save(name, mod, inp, out):\n    seen.append((name, tuple(out.shape)))\n"
+            "net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))\n"
+            "for name, m in net.named_modules():\n"
+            "    if isinstance(m, nn.Linear):\n"
+            "        m.register_forward_hook(partial(save, name))\n"
+            "net(torch.ones(2, 3))\nprint(seen)\n"
+            "def f(a, b, c=3):\n    return a + b + c\n"
+            "g = partial(f, 1, c=10)\nprint(g(2), g.func is f, g.args, g.keywords, type(g))\n")
+    assert out(text) == ("[('0', (2, 4)), ('2', (2, 2))]\n"
+                         "13 True (1,) {'c': 10} <class 'functools.partial'>\n")
+
+
+def test_reduce_folds_with_the_script_function_and_python_s_empty_error():
+    text = ("import functools\n"
+            "print(functools.reduce(lambda a, b: a * b, range(1, 5)),"
+            " functools.reduce(lambda a, b: a + b, [], 10))\n"
+            "functools.reduce(lambda a, b: a + b, [])\n")
+    result = run(text)
+    assert result.stdout == "24 10\n"
+    assert result.error.kind == "TypeError"
+    assert result.error.message == "reduce() of empty iterable with no initial value"

@@ -21,7 +21,13 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
 from .classes import REFUSED_DUNDERS
-from .collection_types import COUNTER_METHODS, DEFAULTDICT_METHODS, Counter, defaultdict
+from .collection_types import (
+    COUNTER_METHODS,
+    DEFAULTDICT_METHODS,
+    Counter,
+    defaultdict,
+    partial,
+)
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .objects import (
     BuiltinType,
@@ -179,6 +185,8 @@ class Attributes:
             table = stdlib.GENERATOR_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
             return (obj.message,)
+        elif kind is partial and name in ("func", "args", "keywords"):
+            return getattr(obj, name)
         if table is not None and name in table:
             return stdlib.BoundMethod(obj, self.guarded(table[name], name), name)
         return self._missing(obj, name)

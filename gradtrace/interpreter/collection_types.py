@@ -77,3 +77,25 @@ COUNTER_METHODS: dict[str, Callable[..., Any]] = {
 }
 DEFAULTDICT_METHODS: dict[str, Callable[..., Any]] = {
     **stdlib.DICT_METHODS, "copy": defaultdict.copy}
+
+
+class partial:  # noqa: N801 - Python's name, shown by type(x).__name__
+    """`functools.partial`: forum answers register one hook per layer with
+    `register_forward_hook(partial(save_activation, name))`. Calls go through the
+    interpreter (`call`), as the script's own call of `func` would."""
+
+    __slots__ = ("func", "args", "keywords", "_call")
+
+    def __init__(self, call: Callable[..., Any], func: Any, *args: Any, **keywords: Any):
+        self._call = call
+        self.func = func
+        self.args = args
+        self.keywords = keywords
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(self.func, [*self.args, *args], {**self.keywords, **kwargs})
+
+    def __repr__(self) -> str:
+        parts = [repr(self.func), *map(repr, self.args),
+                 *(f"{k}={v!r}" for k, v in self.keywords.items())]
+        return f"functools.partial({', '.join(parts)})"

@@ -9,6 +9,7 @@ generator, one per run (`random.seed(0); random.random()` gives CPython's sequen
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import math
 import pprint
@@ -272,7 +273,7 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
 
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
-                             "copy", "dataclasses", "__future__", "typing")
+                             "copy", "dataclasses", "__future__", "typing", "functools")
 
 
 def _counting_types(interp: Interpreter) -> dict[str, BuiltinType]:
@@ -302,6 +303,39 @@ def _counting_types(interp: Interpreter) -> dict[str, BuiltinType]:
     return types
 
 
+def _functools_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """`functools.partial` and `functools.reduce`, calling the script's functions through
+    the interpreter (each call a counted step)."""
+    def call(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        return interp.call(fn, args, kwargs, None)
+
+    def partial(func: Any, /, *args: Any, **keywords: Any) -> Any:
+        if not interp.is_callable(func):
+            raise TorchTypeError("the first argument must be callable")
+        return collection_types.partial(call, func, *args, **keywords)
+
+    def reduce(function: Any, iterable: Any, *initial: Any) -> Any:
+        items = iter(interp.materialize(iterable, "a reduce() argument"))
+        if initial:
+            value = initial[0]
+        else:
+            try:
+                value = next(items)
+            except StopIteration:
+                raise TorchTypeError(
+                    "reduce() of empty iterable with no initial value") from None
+        for item in items:
+            value = call(function, [value, item], {})
+        return value
+
+    namespace = _python_namespace("functools", functools, {"reduce": reduce})
+    partial_type = BuiltinType(collection_types.partial, partial)
+    partial_type.module = "functools"
+    interp.builtin_types[collection_types.partial] = partial_type
+    namespace.table["partial"] = partial_type
+    return namespace
+
+
 def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     """The modules a script can import, by dotted name (`math` and `random` are per run)."""
     modules = dict(stdlib.MODULES)
@@ -316,6 +350,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["itertools"] = _itertools_namespace(interp)
     modules["pprint"] = _pprint_namespace(interp)
     modules["copy"] = _copy_namespace(interp)
+    modules["functools"] = _functools_namespace(interp)
     modules["dataclasses"] = dataclasses_namespace(interp)
     modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
     modules["__future__"] = stdlib.Namespace(
@@ -326,7 +361,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
              "torch.utils.data, torch.distributions), math, random, collections " \
              "(OrderedDict, defaultdict, Counter), itertools (count, repeat, chain, islice, " \
-             "product), pprint, copy, " \
+             "product), functools (partial, reduce), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
              "typing (for annotations), __future__ and os (nothing in it)"
 

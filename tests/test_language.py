@@ -574,3 +574,36 @@ def test_reduce_folds_with_the_script_function_and_python_s_empty_error():
     assert result.stdout == "24 10\n"
     assert result.error.kind == "TypeError"
     assert result.error.message == "reduce() of empty iterable with no initial value"
+
+
+# ------------------------------------------------------------------ namedtuple, deque
+
+
+def test_namedtuple_makes_a_tuple_class_with_fields_as_python_s():
+    text = ("from collections import namedtuple\n"
+            "P = namedtuple('Point', 'x y')\n"
+            "p = P(1, y=2)\n"
+            "print(p, p.x, p[1], len(p), p._asdict(), p._replace(x=5), P._fields)\n"
+            "print(type(p), isinstance(p, tuple), P)\n"
+            "T = namedtuple('T', ('s', 'a'))\nprint(T(*zip(*[(1, 2), (3, 4)])))\n"
+            "P(1)\n")
+    result = run(text)
+    assert result.stdout == (
+        "Point(x=1, y=2) 1 2 2 {'x': 1, 'y': 2} Point(x=5, y=2) ('x', 'y')\n"
+        "<class '__main__.Point'> True <class '__main__.Point'>\n"
+        "T(s=(1, 3), a=(2, 4))\n")
+    assert result.error.kind == "TypeError"
+    assert result.error.message == "Point.__new__() missing 1 required positional argument: 'y'"
+
+
+def test_deque_is_bounded_by_maxlen_and_samples_like_a_sequence():
+    text = ("import random\nfrom collections import deque\nrandom.seed(0)\n"
+            "d = deque(maxlen=3)\n"
+            "for i in range(5):\n    d.append(i)\n"
+            "print(d, len(d), d[0], d[-1], list(d), d.maxlen, 3 in d)\n"
+            "d.appendleft(9)\nprint(d, d.popleft(), d.pop(), d)\n"
+            "e = deque([1, 2, 3])\ne[0] = 7\ne.rotate(1)\n"
+            "print(e, random.sample(e, 2), sum(e), type(e))\n")
+    assert out(text) == ("deque([2, 3, 4], maxlen=3) 3 2 4 [2, 3, 4] 3 True\n"
+                         "deque([2], maxlen=3) 9 3 deque([2], maxlen=3)\n"
+                         "deque([3, 7, 2]) [7, 2] 12 <class 'collections.deque'>\n")

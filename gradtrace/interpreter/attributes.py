@@ -24,8 +24,12 @@ from .classes import REFUSED_DUNDERS
 from .collection_types import (
     COUNTER_METHODS,
     DEFAULTDICT_METHODS,
+    DEQUE_METHODS,
+    NAMEDTUPLE_CLASSES,
     Counter,
     defaultdict,
+    deque,
+    namedtuple_attribute,
     partial,
 )
 from .nesting import HASHED, check_all_hashable, check_hashable
@@ -166,6 +170,10 @@ class Attributes:
         elif isinstance(obj, list):
             table = stdlib.LIST_METHODS
         elif isinstance(obj, tuple):
+            if kind in NAMEDTUPLE_CLASSES:
+                found = namedtuple_attribute(obj, name)
+                if found is not None:
+                    return found
             table = stdlib.TUPLE_METHODS
         elif isinstance(obj, dict):
             table = stdlib.ORDERED_DICT_METHODS if kind is stdlib.OrderedDict \
@@ -187,6 +195,10 @@ class Attributes:
             return (obj.message,)
         elif kind is partial and name in ("func", "args", "keywords"):
             return getattr(obj, name)
+        elif kind is deque:
+            if name == "maxlen":
+                return obj.maxlen
+            table = DEQUE_METHODS
         if table is not None and name in table:
             return stdlib.BoundMethod(obj, self.guarded(table[name], name), name)
         return self._missing(obj, name)
@@ -228,6 +240,8 @@ class Attributes:
         if name == "__module__":
             return cls.module
         if type(cls) is BuiltinType:
+            if cls.type in NAMEDTUPLE_CLASSES and name == "_fields":
+                return cls.type._fields
             table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
             if name == "fromkeys" and table is not None and name in table:  # a classmethod
                 return stdlib.BoundMethod(cls.type(), self.guarded(table[name], name), name)

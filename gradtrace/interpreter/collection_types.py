@@ -1,7 +1,8 @@
-"""`collections.defaultdict` and `collections.Counter` as scripts see them: dicts (so
-subscripts, `in`, iteration and the dict methods work as on any dict) that print as CPython
-3.11 prints them. NLP tutorials count tokens with Counter and group items with
-defaultdict(list)."""
+"""`collections.defaultdict`, `Counter`, `deque` and `namedtuple` as scripts see them, and
+`functools.partial`. The dicts work as any dict does (subscripts, `in`, iteration, the dict
+methods) and all print as CPython 3.11 prints them. NLP tutorials count tokens with Counter
+and group items with defaultdict(list); the DQN tutorial keeps its replay memory in a
+deque of namedtuples."""
 from __future__ import annotations
 
 import collections
@@ -99,3 +100,32 @@ class partial:  # noqa: N801 - Python's name, shown by type(x).__name__
         parts = [repr(self.func), *map(repr, self.args),
                  *(f"{k}={v!r}" for k, v in self.keywords.items())]
         return f"functools.partial({', '.join(parts)})"
+
+
+class deque(collections.deque):  # noqa: N801 - Python's name, shown by type(x).__name__
+    """Python's deque (a bounded one drops from the other end), under the script's limits:
+    the iterable it starts from is built first by the caller."""
+
+    __slots__ = ()
+
+
+DEQUE_METHODS: dict[str, Callable[..., Any]] = {
+    name: getattr(collections.deque, name) for name in (
+        "append", "appendleft", "pop", "popleft", "clear", "count", "index", "remove",
+        "reverse", "rotate", "insert")
+}
+DEQUE_METHODS["copy"] = lambda d: deque(d, d.maxlen)
+
+# the classes `namedtuple` made, by their Python class
+NAMEDTUPLE_CLASSES: set[type] = set()
+
+
+def namedtuple_attribute(obj: tuple, name: str) -> Any:
+    """A field of a namedtuple instance, or one of its documented methods; None else."""
+    if name in obj._fields:  # type: ignore[attr-defined]
+        return getattr(obj, name)
+    if name == "_fields":
+        return obj._fields  # type: ignore[attr-defined]
+    if name in ("_asdict", "_replace"):
+        return getattr(obj, name)
+    return None

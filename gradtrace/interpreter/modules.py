@@ -8,6 +8,7 @@ generator, one per run (`random.seed(0); random.random()` gives CPython's sequen
 """
 from __future__ import annotations
 
+import collections
 import copy
 import functools
 import itertools
@@ -276,7 +277,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools",
                              "copy", "dataclasses", "__future__", "typing", "functools")
 
 
-def _counting_types(interp: Interpreter) -> dict[str, BuiltinType]:
+def _counting_types(interp: Interpreter) -> dict[str, Any]:
     """`collections.defaultdict` and `Counter`: their inputs are built within the limits
     first, and a defaultdict's factory is called as the script's call would call it."""
     def call(factory: Any) -> Any:
@@ -295,12 +296,30 @@ def _counting_types(interp: Interpreter) -> dict[str, BuiltinType]:
     def make_counter(iterable: Any = None, /, **kwargs: Any) -> Any:
         return collection_types.Counter(counted, iterable, **kwargs)
 
+    def make_deque(iterable: Any = (), maxlen: Any = None) -> Any:
+        return collection_types.deque(interp.materialize(iterable, "a deque() argument"),
+                                      maxlen)
+
+    def namedtuple(typename: Any, field_names: Any, *, rename: bool = False,
+                   defaults: Any = None, module: Any = None) -> BuiltinType:
+        if not isinstance(field_names, str):
+            field_names = interp.materialize(field_names, "a namedtuple() argument")
+        cls = collections.namedtuple(typename, field_names, rename=rename,
+                                     defaults=defaults, module="__main__")
+        made = BuiltinType(cls, cls)
+        made.module = "__main__"
+        interp.builtin_types[cls] = made
+        collection_types.NAMEDTUPLE_CLASSES.add(cls)
+        return made
+
     types = {"defaultdict": BuiltinType(collection_types.defaultdict, make_defaultdict),
-             "Counter": BuiltinType(collection_types.Counter, make_counter)}
+             "Counter": BuiltinType(collection_types.Counter, make_counter),
+             "deque": BuiltinType(collection_types.deque, make_deque)}
     for t in types.values():
         t.module = "collections"
         interp.builtin_types[t.type] = t  # what type(x) answers
-    return types
+    return {**types, "namedtuple": BuiltinFunction("namedtuple", namedtuple,
+                                                   collections.namedtuple)}
 
 
 def _functools_namespace(interp: Interpreter) -> stdlib.Namespace:
@@ -360,8 +379,8 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
 
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
              "torch.utils.data, torch.distributions), math, random, collections " \
-             "(OrderedDict, defaultdict, Counter), itertools (count, repeat, chain, islice, " \
-             "product), functools (partial, reduce), pprint, copy, " \
+             "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools (count, " \
+             "repeat, chain, islice, product), functools (partial, reduce), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
              "typing (for annotations), __future__ and os (nothing in it)"
 

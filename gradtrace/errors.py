@@ -80,6 +80,10 @@ class ScriptError(GradtraceError):
     kind = "Exception"
 
     def __repr__(self) -> str:
+        if not self.message:
+            return f"{self.kind}()"
+        if self.kind == "KeyError":  # its message is already the key's repr
+            return f"KeyError({self.message})"
         return f"{self.kind}({self.message!r})"
 
     def matches(self, kind: str) -> bool:

@@ -341,6 +341,7 @@ class Try(Node):
 @dataclass(frozen=True, slots=True)
 class Raise(Node):
     exc: Expr | None
+    cause: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -467,3 +467,143 @@ def test_itertools_and_pprint_functions_show_and_report_as_python_s_own():
         exec(PYTHON_FUNCTIONS, {})  # noqa: S102 (the test's own literal script)
     address = re.compile("0x[0-9a-f]+")
     assert address.sub("ADDR", out(PYTHON_FUNCTIONS)) == address.sub("ADDR", python.getvalue())
+
+
+# ------------------------------------------------------------------ raise forms
+
+
+def test_raise_from_raises_the_new_exception_and_checks_its_cause():
+    text = ("def f(k):\n"
+            "    try:\n"
+            "        return {'a': 1}[k]\n"
+            "    except KeyError as e:\n"
+            "        raise ValueError('bad ' + k) from e\n"
+            "try:\n    f('b')\nexcept ValueError as e:\n    print('caught', e)\n"
+            "try:\n    raise KeyError('x') from None\nexcept KeyError as e:\n    print(repr(e))\n"
+            "try:\n    raise ValueError('v') from 3\nexcept TypeError as e:\n    print(e)\n")
+    assert out(text) == ("caught bad b\nKeyError('x')\n"
+                         "exception causes must derive from BaseException\n")
+
+
+def test_bare_raise_reraises_the_exception_being_handled():
+    text = ("def g():\n"
+            "    try:\n        1 / 0\n"
+            "    except ZeroDivisionError:\n        print('logging')\n        raise\n"
+            "try:\n    g()\nexcept ZeroDivisionError as e:\n    print('again', e)\n"
+            "try:\n"
+            "    try:\n        raise ValueError('inner')\n"
+            "    except ValueError:\n"
+            "        try:\n            raise TypeError('t')\n"
+            "        except TypeError:\n            pass\n"
+            "        raise\n"
+            "except ValueError as e:\n    print('outer', e)\n")
+    assert out(text) == "logging\nagain division by zero\nouter inner\n"
+
+
+def test_bare_raise_outside_a_handler_is_python_s_runtime_error():
+    err = error("raise\n")
+    assert err.kind == "RuntimeError" and err.message == "No active exception to reraise"
+
+
+def test_exception_repr_matches_python_for_empty_and_key_errors():
+    assert out("print(repr(ValueError()), repr(KeyError('k')), repr(KeyError(3)))\n") == \
+        "ValueError() KeyError('k') KeyError(3)\n"
+
+
+# ------------------------------------------------------------------ Counter, defaultdict
+
+
+def test_counter_counts_and_prints_most_common_first():
+    text = ("from collections import Counter\n"
+            "c = Counter('the cat sat on the mat the end'.split())\n"
+            "print(c)\nprint(c.most_common(2), c['the'], c['zzz'], len(c))\n"
+            "c.update(['cat', 'dog'])\nprint(c, c.total(), type(c))\n"
+            "print(Counter(), Counter(x for x in 'aab'))\n")
+    assert out(text) == (
+        "Counter({'the': 3, 'cat': 1, 'sat': 1, 'on': 1, 'mat': 1, 'end': 1})\n"
+        "[('the', 3), ('cat', 1)] 3 0 6\n"
+        "Counter({'the': 3, 'cat': 2, 'sat': 1, 'on': 1, 'mat': 1, 'end': 1, 'dog': 1}) 10 "
+        "<class 'collections.Counter'>\n"
+        "Counter() Counter({'a': 2, 'b': 1})\n")
+
+
+def test_defaultdict_fills_missing_keys_from_its_factory():
+    text = ("from collections import defaultdict\n"
+            "d = defaultdict(list)\n"
+            "for i, w in enumerate('a b a'.split()):\n    d[w].append(i)\n"
+            "n = defaultdict(int)\nn['x'] += 2\n"
+            "z = defaultdict(lambda: -1)\nz['q']\n"
+            "print(d, n, dict(z), isinstance(d, dict), type(n))\n"
+            "e = defaultdict(None)\ne['k']\n")
+    result = run(text)
+    assert result.stdout == ("defaultdict(<class 'list'>, {'a': [0, 2], 'b': [1]}) "
+                             "defaultdict(<class 'int'>, {'x': 2}) {'q': -1} True "
+                             "<class 'collections.defaultdict'>\n")
+    assert result.error.kind == "KeyError" and result.error.message == "'k'"
+
+
+def test_defaultdict_factory_must_be_callable():
+    err = error("import collections\ncollections.defaultdict(3)\n")
+    assert err.kind == "TypeError" and err.message == "first argument must be callable or None"
+
+
+# ------------------------------------------------------------------ functools
+
+
+def test_partial_binds_arguments_for_hooks_and_calls_through_the_interpreter():
+    text = ("import torch.nn as nn\nfrom functools import partial\n"
+            "seen = []\n"
+            "def save(name, mod, inp, out):\n    seen.append((name, tuple(out.shape)))\n"
+            "net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))\n"
+            "for name, m in net.named_modules():\n"
+            "    if isinstance(m, nn.Linear):\n"
+            "        m.register_forward_hook(partial(save, name))\n"
+            "net(torch.ones(2, 3))\nprint(seen)\n"
+            "def f(a, b, c=3):\n    return a + b + c\n"
+            "g = partial(f, 1, c=10)\nprint(g(2), g.func is f, g.args, g.keywords, type(g))\n")
+    assert out(text) == ("[('0', (2, 4)), ('2', (2, 2))]\n"
+                         "13 True (1,) {'c': 10} <class 'functools.partial'>\n")
+
+
+def test_reduce_folds_with_the_script_function_and_python_s_empty_error():
+    text = ("import functools\n"
+            "print(functools.reduce(lambda a, b: a * b, range(1, 5)),"
+            " functools.reduce(lambda a, b: a + b, [], 10))\n"
+            "functools.reduce(lambda a, b: a + b, [])\n")
+    result = run(text)
+    assert result.stdout == "24 10\n"
+    assert result.error.kind == "TypeError"
+    assert result.error.message == "reduce() of empty iterable with no initial value"
+
+
+# ------------------------------------------------------------------ namedtuple, deque
+
+
+def test_namedtuple_makes_a_tuple_class_with_fields_as_python_s():
+    text = ("from collections import namedtuple\n"
+            "P = namedtuple('Point', 'x y')\n"
+            "p = P(1, y=2)\n"
+            "print(p, p.x, p[1], len(p), p._asdict(), p._replace(x=5), P._fields)\n"
+            "print(type(p), isinstance(p, tuple), P)\n"
+            "T = namedtuple('T', ('s', 'a'))\nprint(T(*zip(*[(1, 2), (3, 4)])))\n"
+            "P(1)\n")
+    result = run(text)
+    assert result.stdout == (
+        "Point(x=1, y=2) 1 2 2 {'x': 1, 'y': 2} Point(x=5, y=2) ('x', 'y')\n"
+        "<class '__main__.Point'> True <class '__main__.Point'>\n"
+        "T(s=(1, 3), a=(2, 4))\n")
+    assert result.error.kind == "TypeError"
+    assert result.error.message == "Point.__new__() missing 1 required positional argument: 'y'"
+
+
+def test_deque_is_bounded_by_maxlen_and_samples_like_a_sequence():
+    text = ("import random\nfrom collections import deque\nrandom.seed(0)\n"
+            "d = deque(maxlen=3)\n"
+            "for i in range(5):\n    d.append(i)\n"
+            "print(d, len(d), d[0], d[-1], list(d), d.maxlen, 3 in d)\n"
+            "d.appendleft(9)\nprint(d, d.popleft(), d.pop(), d)\n"
+            "e = deque([1, 2, 3])\ne[0] = 7\ne.rotate(1)\n"
+            "print(e, random.sample(e, 2), sum(e), type(e))\n")
+    assert out(text) == ("deque([2, 3, 4], maxlen=3) 3 2 4 [2, 3, 4] 3 True\n"
+                         "deque([2], maxlen=3) 9 3 deque([2], maxlen=3)\n"
+                         "deque([3, 7, 2]) [7, 2] 12 <class 'collections.deque'>\n")

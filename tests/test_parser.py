@@ -148,7 +148,7 @@ def normalise_py(node: Any, spans: bool = True) -> Any:
     if isinstance(node, pyast.ExceptHandler):
         return ("ExceptHandler", span, n(node.type), node.name, n(node.body))
     if isinstance(node, pyast.Raise):
-        return ("Raise", span, n(node.exc))
+        return ("Raise", span, n(node.exc), n(node.cause))
     if isinstance(node, pyast.Assert):
         return ("Assert", span, n(node.test), n(node.msg))
     if isinstance(node, pyast.Import):
@@ -455,7 +455,8 @@ def test_try_except_else_finally():
 
 def test_raise_assert_and_imports():
     same_as_python(
-        "raise\nraise ValueError('bad')\nassert x\nassert x > 0, 'positive'\n"
+        "raise\nraise ValueError('bad')\nraise ValueError('bad') from err\n"
+        "assert x\nassert x > 0, 'positive'\n"
         "import torch\nimport torch.nn.functional as F\nimport numpy as np, math\n"
         "from torch.nn import functional as F\nfrom torch import nn\n"
         "from torch import (nn, autograd as ag,)\n"
@@ -951,7 +952,6 @@ def test_no_lark_exception_escapes_for_garbage_input():
     ("x = b'bytes'\n", "bytes literals"),
     ("x = y << 2\n", "the `<<` operator is not supported"),
     ("x |= 2\n", "the `|=` operator is not supported"),
-    ("raise A from B\n", "`raise ... from ...` is not supported"),
     ("from . import x\n", "relative imports"),
     ("from torch import *\n", "`from ... import *` is not supported"),
     ("x = f'{x!a}'\n", "the `!a` conversion is not supported"),

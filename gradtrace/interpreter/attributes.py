@@ -22,6 +22,17 @@ from ..source import Span
 from ..tensor_types import ScriptType
 from . import memory_io
 from .classes import REFUSED_DUNDERS
+from .collection_types import (
+    COUNTER_METHODS,
+    DEFAULTDICT_METHODS,
+    DEQUE_METHODS,
+    NAMEDTUPLE_CLASSES,
+    Counter,
+    defaultdict,
+    deque,
+    namedtuple_attribute,
+    partial,
+)
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .objects import (
     BuiltinType,
@@ -41,6 +52,8 @@ from .objects import (
     type_name,
 )
 from .runtime import PYTHON_ERRORS
+
+_COUNTING_METHODS = {Counter: COUNTER_METHODS, defaultdict: DEFAULTDICT_METHODS}
 
 _FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction)
 # the methods that walk an iterable argument in C: lazy iterables are built first, counted
@@ -158,10 +171,14 @@ class Attributes:
         elif isinstance(obj, list):
             table = stdlib.LIST_METHODS
         elif isinstance(obj, tuple):
+            if kind in NAMEDTUPLE_CLASSES:
+                found = namedtuple_attribute(obj, name)
+                if found is not None:
+                    return found
             table = stdlib.TUPLE_METHODS
         elif isinstance(obj, dict):
             table = stdlib.ORDERED_DICT_METHODS if kind is stdlib.OrderedDict \
-                else stdlib.DICT_METHODS
+                else _COUNTING_METHODS.get(kind, stdlib.DICT_METHODS)
         elif isinstance(obj, str):
             if name == "format":
                 return stdlib.BoundMethod(obj, self.format_method, name)
@@ -181,6 +198,12 @@ class Attributes:
             table = stdlib.GENERATOR_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
             return (obj.message,)
+        elif kind is partial and name in ("func", "args", "keywords"):
+            return getattr(obj, name)
+        elif kind is deque:
+            if name == "maxlen":
+                return obj.maxlen
+            table = DEQUE_METHODS
         if table is not None and name in table:
             return stdlib.BoundMethod(obj, self.guarded(table[name], name), name)
         return self._missing(obj, name)
@@ -222,6 +245,8 @@ class Attributes:
         if name == "__module__":
             return cls.module
         if type(cls) is BuiltinType:
+            if cls.type in NAMEDTUPLE_CLASSES and name == "_fields":
+                return cls.type._fields
             table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
             if name == "fromkeys" and table is not None and name in table:  # a classmethod
                 return stdlib.BoundMethod(cls.type(), self.guarded(table[name], name), name)

@@ -77,6 +77,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.call_stack: list[tuple[str, Span | None, bool]] = []
         # the engine's AutogradFunction of each torch.autograd.Function subclass used
         self.autograd_functions: dict[Any, Any] = {}
+        # the exceptions the running `except` handlers are handling, innermost last
+        self.handling: list[Any] = []
         self._warned: set[tuple[str, int]] = set()
         self._warned_once: set[tuple[str, str]] = set()
         # what is being compiled: the scope, the module's frame and name, where spans go

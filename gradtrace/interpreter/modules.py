@@ -8,7 +8,9 @@ generator, one per run (`random.seed(0); random.random()` gives CPython's sequen
 """
 from __future__ import annotations
 
+import collections
 import copy
+import functools
 import itertools
 import math
 import pprint
@@ -27,7 +29,7 @@ from ..errors import (
 )
 from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
-from . import memory_io
+from . import collection_types, memory_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .objects import BuiltinFunction, BuiltinType, ScriptIterator
@@ -283,7 +285,86 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
 
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
-                             "copy", "dataclasses", "__future__", "typing", "io")
+                             "copy", "dataclasses", "__future__", "typing", "io",
+                             "functools")
+
+
+def _counting_types(interp: Interpreter) -> dict[str, Any]:
+    """`collections.defaultdict` and `Counter`: their inputs are built within the limits
+    first, and a defaultdict's factory is called as the script's call would call it."""
+    def call(factory: Any) -> Any:
+        return interp.call(factory, [], {}, None)
+
+    def make_defaultdict(default_factory: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if default_factory is not None and not callable(default_factory):
+            raise TorchTypeError("first argument must be callable or None")
+        if args:
+            args = (interp.materialize(args[0], "a defaultdict() argument"),) + args[1:]
+        return collection_types.defaultdict(default_factory, call, *args, **kwargs)
+
+    def counted(iterable: Any) -> Any:
+        return interp.materialize(iterable, "a Counter() argument")
+
+    def make_counter(iterable: Any = None, /, **kwargs: Any) -> Any:
+        return collection_types.Counter(counted, iterable, **kwargs)
+
+    def make_deque(iterable: Any = (), maxlen: Any = None) -> Any:
+        return collection_types.deque(interp.materialize(iterable, "a deque() argument"),
+                                      maxlen)
+
+    def namedtuple(typename: Any, field_names: Any, *, rename: bool = False,
+                   defaults: Any = None, module: Any = None) -> BuiltinType:
+        if not isinstance(field_names, str):
+            field_names = interp.materialize(field_names, "a namedtuple() argument")
+        cls = collections.namedtuple(typename, field_names, rename=rename,
+                                     defaults=defaults, module="__main__")
+        made = BuiltinType(cls, cls)
+        made.module = "__main__"
+        interp.builtin_types[cls] = made
+        collection_types.NAMEDTUPLE_CLASSES.add(cls)
+        return made
+
+    types = {"defaultdict": BuiltinType(collection_types.defaultdict, make_defaultdict),
+             "Counter": BuiltinType(collection_types.Counter, make_counter),
+             "deque": BuiltinType(collection_types.deque, make_deque)}
+    for t in types.values():
+        t.module = "collections"
+        interp.builtin_types[t.type] = t  # what type(x) answers
+    return {**types, "namedtuple": BuiltinFunction("namedtuple", namedtuple,
+                                                   collections.namedtuple)}
+
+
+def _functools_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """`functools.partial` and `functools.reduce`, calling the script's functions through
+    the interpreter (each call a counted step)."""
+    def call(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        return interp.call(fn, args, kwargs, None)
+
+    def partial(func: Any, /, *args: Any, **keywords: Any) -> Any:
+        if not interp.is_callable(func):
+            raise TorchTypeError("the first argument must be callable")
+        return collection_types.partial(call, func, *args, **keywords)
+
+    def reduce(function: Any, iterable: Any, *initial: Any) -> Any:
+        items = iter(interp.materialize(iterable, "a reduce() argument"))
+        if initial:
+            value = initial[0]
+        else:
+            try:
+                value = next(items)
+            except StopIteration:
+                raise TorchTypeError(
+                    "reduce() of empty iterable with no initial value") from None
+        for item in items:
+            value = call(function, [value, item], {})
+        return value
+
+    namespace = _python_namespace("functools", functools, {"reduce": reduce})
+    partial_type = BuiltinType(collection_types.partial, partial)
+    partial_type.module = "functools"
+    interp.builtin_types[collection_types.partial] = partial_type
+    namespace.table["partial"] = partial_type
+    return namespace
 
 
 def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
@@ -291,8 +372,9 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules = dict(stdlib.MODULES)
     modules["math"] = _math_namespace(interp)
     modules["random"] = _random_namespace(interp)
-    modules["collections"] = stdlib.Namespace(
-        "collections", {"OrderedDict": interp.builtin_types[stdlib.OrderedDict]})
+    modules["collections"] = stdlib.Namespace("collections", {
+        "OrderedDict": interp.builtin_types[stdlib.OrderedDict],
+        **_counting_types(interp)})
     # tutorials import os for paths they may never use: the import works, every name in
     # it is refused where it is used ('os.system' is not supported by gradtrace)
     modules["os"] = stdlib.Namespace("os", {})
@@ -300,6 +382,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["pprint"] = _pprint_namespace(interp)
     modules["copy"] = _copy_namespace(interp)
     modules["io"] = _io_namespace(interp)
+    modules["functools"] = _functools_namespace(interp)
     modules["dataclasses"] = dataclasses_namespace(interp)
     modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
     modules["__future__"] = stdlib.Namespace(
@@ -309,7 +392,8 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
 
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
              "torch.utils.data, torch.distributions), math, random, collections " \
-             "(OrderedDict), itertools (count, repeat, chain, islice, product), pprint, copy, " \
+             "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools (count, " \
+             "repeat, chain, islice, product), functools (partial, reduce), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
              "typing (for annotations), __future__, io (BytesIO) and os (nothing in it)"
 

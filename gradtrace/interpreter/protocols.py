@@ -10,6 +10,7 @@ from ..engine.shapes import Size
 from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, ScriptError
 from ..source import Span
+from .collection_types import deque
 from .nesting import check_hashable
 from .objects import Instance, ScriptGenerator, ScriptIterator, script_message, type_name
 from .runtime import PYTHON_ERRORS
@@ -22,7 +23,7 @@ PYTHON_ITERATORS = frozenset(type(it) for it in (
     reversed(()), zip(), enumerate(()), iter(b""), reversed({}),
 ))
 ITERABLES = (list, tuple, str, range, dict, Size, set, frozenset, type({}.keys()),
-             type({}.values()), type({}.items()))
+             type({}.values()), type({}.items()), deque)
 # containers whose length bounds what iterating them produces
 SIZED = frozenset(ITERABLES)
 
@@ -133,7 +134,7 @@ class Protocols:
         kind = type(obj)
         if kind is Tensor or kind is Parameter:
             return obj[index]
-        if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range)):
+        if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range, deque)):
             if isinstance(obj, dict):
                 check_hashable(index)
             try:
@@ -151,7 +152,7 @@ class Protocols:
 
             setitem(obj, index, value)
             return
-        if kind is Instance or isinstance(obj, (list, dict)):
+        if kind is Instance or isinstance(obj, (list, dict, deque)):
             if isinstance(obj, dict):
                 check_hashable(index)
             try:

@@ -347,14 +347,18 @@ class StatementCompiler:
                     for type_code, name, handler, span in handlers:
                         if type_code is None or self.exception_matches(
                                 err, type_code(frame), span, report):
-                            if name is None:
-                                handler(frame)
-                            else:
-                                frame.vars[name] = err
-                                try:
+                            self.handling.append(err)  # what a bare `raise` re-raises
+                            try:
+                                if name is None:
                                     handler(frame)
-                                finally:
-                                    frame.vars.pop(name, None)  # as Python's `del name`
+                                else:
+                                    frame.vars[name] = err
+                                    try:
+                                        handler(frame)
+                                    finally:
+                                        frame.vars.pop(name, None)  # as Python's `del name`
+                            finally:
+                                self.handling.pop()
                             break
                     else:
                         raise
@@ -386,15 +390,23 @@ class StatementCompiler:
 
     def stmt_Raise(self, node: syntax.Raise) -> Code:
         exc = self.compile_expr(node.exc) if node.exc is not None else None
+        cause = self.compile_expr(node.cause) if node.cause is not None else None
 
         def run(frame: Frame) -> None:
-            if exc is None:
-                raise NotSupportedError("bare 'raise' is not supported; raise an exception")
+            if exc is None:  # bare `raise`: the exception the innermost handler is handling
+                if not self.handling:
+                    raise ScriptError("No active exception to reraise", kind="RuntimeError")
+                raise self.handling[-1]
             value = exc(frame)
             if isinstance(value, stdlib.ExceptionType):
                 value = value()
             if not isinstance(value, ScriptError):
                 raise ScriptError("exceptions must derive from BaseException", kind="TypeError")
+            if cause is not None:  # `from`: Python checks the cause; its chain is not shown
+                why = cause(frame)
+                if why is not None and not isinstance(why, (ScriptError, stdlib.ExceptionType)):
+                    raise ScriptError("exception causes must derive from BaseException",
+                                      kind="TypeError")
             value.span = None
             raise value
 

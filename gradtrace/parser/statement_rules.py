@@ -124,10 +124,7 @@ class StatementRules:
 
     def _h_raise_stmt(self, tree: _Tree, children: list) -> ast.Raise:
         exc, cause = children
-        if cause is not None:
-            raise self.unsupported("`raise ... from ...` is not supported; use `raise ...`",
-                                   self.span(tree))
-        return self._mk(ast.Raise, self.span(tree), exc)
+        return self._mk(ast.Raise, self.span(tree), exc, cause)
 
     def _h_assert_stmt(self, tree: _Tree, children: list) -> ast.Assert:
         return self._mk(ast.Assert, self.span(tree), children[0], children[1])

@@ -5,19 +5,11 @@ differentiable ops."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from ops_helpers import TORCH as torch
-from ops_helpers import gradcheck, gradgradcheck
+from ops_helpers import finite_difference_tests
 from test_gradcheck import randn
 
-from gradtrace.engine.tensor import Tensor
-
 RNG_SEED = 1203
-
-
-def _tensors(arrays: list[np.ndarray]) -> list[Tensor]:
-    """A case's input arrays as float64 leaves that require grad."""
-    return [Tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
 
 
 def _rng(name: str) -> np.random.Generator:
@@ -72,13 +64,4 @@ SECOND_ORDER = ["gradient_coordinates", "ldexp_float_exponent", "renorm_p2", "re
                 "alias_copy"]
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)

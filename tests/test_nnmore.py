@@ -12,9 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ops_helpers import F, gradcheck, gradgradcheck
+from ops_helpers import F, finite_difference_tests
 from test_gradcheck import randn
-from test_gradcheck_added import _tensors
 
 from gradtrace.engine.tensor import Tensor
 
@@ -71,16 +70,7 @@ SECOND_ORDER = ["bicubic_up", "bicubic_down_align_corners", "bilinear_antialias"
                 "bicubic_antialias"]
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_gradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradcheck(fn, _tensors(build(_rng(name))))
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name: str) -> None:
-    fn, build = CASES[name]
-    assert gradgradcheck(fn, _tensors(build(_rng(name))))
+test_gradcheck, test_gradgradcheck = finite_difference_tests(CASES, SECOND_ORDER, _rng)
 
 
 VOL = "img.unsqueeze(2).expand(2, 3, 3, 5, 5) * torch.arange(1., 4.).view(1, 1, 3, 1, 1)"

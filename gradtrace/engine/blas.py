@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from . import blas_model, capability, exactness
+from . import blas_model, capability, exactness, mkl
 
 BMM_NAIVE = 400  # ATen's bmm: contraction * rows * cols below this runs its own plain loop
 _INT_MAX = 2**31 - 1
@@ -73,13 +73,13 @@ def _routines(dtype: np.dtype) -> _Routines | None:
     """MKL's routines for float32/float64 on torch's thread count; None without MKL."""
     threads = capability.num_threads()
     ready = _READY.get((dtype, threads))
-    if ready is not None:  # every product: skip the checks (other MKL users set their count)
+    # every product: skip the checks (other MKL users set their count), while the MKL they
+    # were made with is still the loaded one (tests unload it to see the fallback)
+    if ready is not None and ready[1] is mkl.loaded():
         ready[1].set_threads(threads)
         return ready[0]
     if dtype not in (np.float32, np.float64):
         return None
-    from . import mkl
-
     lib = mkl.load()
     if lib is None:
         return None

@@ -158,6 +158,11 @@ def load() -> MKL | None:
     return _STATE["mkl"]
 
 
+def loaded() -> MKL | None:
+    """What `load` returned last (None before the first call), without loading."""
+    return _STATE.get("mkl")
+
+
 def unavailable_reason() -> str:
     """Why `load()` returned None ('' when MKL is loaded)."""
     load()

@@ -15,11 +15,12 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from ..formulas import local, vjp
 from ..node import Function
-from ..tensor import Tensor, wrap_number
+from ..tensor import Tensor, bump_version, wrap_number
 from ._util import apply_inplace, cast, not_implemented, result_dtype
 from .arithmetic import rpow
 from .creation import zeros_like
 from .reductions import ReturnTypes
+from .scalar import mul_scalar
 from .unary import float_pow
 from .views import sum_to
 
@@ -81,7 +82,7 @@ class LdexpBackward0(Function):
         if self.needs_input_grad(0):
             g_self = sum_to(grad * rpow(other, 2), self.input_meta[0][0])
         if self.needs_input_grad(1):
-            g_other = sum_to(grad * self.unpack("result") * math.log(2.0),
+            g_other = sum_to(mul_scalar(grad * self.unpack("result"), math.log(2.0)),
                              self.input_meta[1][0])
         return g_self, g_other
 
@@ -108,7 +109,10 @@ class NextafterBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         g_self = sum_to(grad, self.input_meta[0][0]) if self.needs_input_grad(0) else None
-        g_other = zeros_like(self.unpack("other")) if self.needs_input_grad(1) else None
+        g_other = None
+        if self.needs_input_grad(1):  # ATen's zeros_like: empty_like, then zero_ (version 1)
+            g_other = zeros_like(self.unpack("other"))
+            bump_version(g_other)
         return g_self, g_other
 
 

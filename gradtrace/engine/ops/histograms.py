@@ -222,11 +222,11 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None,  # noqa: A00
     w = None if weight is None else weight.reshape(-1)
     if isinstance(bins, Tensor):
         hist, edges = _histogramdd(x, [bins], None, w, density, "torch.histogram()", "binary")
-        inputs = [input, bins, weight]
     else:
         hist, edges = _histogramdd(x, [bins], range, w, density, "torch.histogram()", "local")
-        inputs = [input, weight]
-    out = _wrap_outputs("histogram", inputs, [hist, edges[0].copy()])
+    # torch's NotImplemented node has edges to input and weight, not to a bins tensor
+    # (measured: one edge for histogram(x, bins_tensor))
+    out = _wrap_outputs("histogram", [input, weight], [hist, edges[0].copy()])
     return HistogramReturn(*out)
 
 

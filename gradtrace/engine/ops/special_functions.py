@@ -23,6 +23,7 @@ from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, common_dtype, not_implemented
 from .pointwise import _float_pair
+from .scalar import mul_scalar, sub_scalar
 from .unary import _floating
 
 
@@ -106,7 +107,9 @@ class SpecialErfcxBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         x, result = self.unpack("self"), self.unpack("result")
-        return (x * 2.0 * result - 2.0 / math.sqrt(math.pi)) * grad
+        # derivatives.yaml's `(2.0 * self * result - 2.0 / sqrt(M_PI)) * grad`: the numbers
+        # are Scalar overloads there (MulBackward1, SubBackward1 under create_graph)
+        return sub_scalar(mul_scalar(x, 2.0) * result, 2.0 / math.sqrt(math.pi)) * grad
 
 
 class SpecialLogNdtrBackward0(Function):

@@ -26,7 +26,6 @@ from .collection_types import (
     COUNTER_METHODS,
     DEFAULTDICT_METHODS,
     DEQUE_METHODS,
-    NAMEDTUPLE_CLASSES,
     Counter,
     defaultdict,
     deque,
@@ -88,6 +87,7 @@ class Attributes:
     """Reading and writing attributes of script values."""
 
     tensor_dicts: TensorDicts
+    namedtuple_classes: set[type]
 
     def get_attribute(self, obj: Any, name: str, span: Span) -> Any:
         """Attribute access through the per-type tables in `stdlib` only."""
@@ -171,7 +171,7 @@ class Attributes:
         elif isinstance(obj, list):
             table = stdlib.LIST_METHODS
         elif isinstance(obj, tuple):
-            if kind in NAMEDTUPLE_CLASSES:
+            if kind in self.namedtuple_classes:
                 found = namedtuple_attribute(obj, name)
                 if found is not None:
                     return found
@@ -245,7 +245,7 @@ class Attributes:
         if name == "__module__":
             return cls.module
         if type(cls) is BuiltinType:
-            if cls.type in NAMEDTUPLE_CLASSES and name == "_fields":
+            if cls.type in self.namedtuple_classes and name == "_fields":
                 return cls.type._fields
             table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
             if name == "fromkeys" and table is not None and name in table:  # a classmethod

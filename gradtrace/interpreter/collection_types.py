@@ -116,10 +116,6 @@ DEQUE_METHODS: dict[str, Callable[..., Any]] = {
 }
 DEQUE_METHODS["copy"] = lambda d: deque(d, d.maxlen)
 
-# the classes `namedtuple` made, by their Python class
-NAMEDTUPLE_CLASSES: set[type] = set()
-
-
 def namedtuple_attribute(obj: tuple, name: str) -> Any:
     """A field of a namedtuple instance, or one of its documented methods; None else."""
     if name in obj._fields:  # type: ignore[attr-defined]

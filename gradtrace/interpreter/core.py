@@ -53,6 +53,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.limits = limits or Limits()
         self.globals = Frame({"__name__": "__main__"})
         self.builtin_types: dict[type, Any] = {}
+        self.namedtuple_classes: set[type] = set()  # the classes the script's namedtuple() made
         self.builtins = make_builtins(self)
         self.modules = make_modules(self)
         self.library = Library(self)

@@ -321,7 +321,7 @@ def _counting_types(interp: Interpreter) -> dict[str, Any]:
         made = BuiltinType(cls, cls)
         made.module = "__main__"
         interp.builtin_types[cls] = made
-        collection_types.NAMEDTUPLE_CLASSES.add(cls)
+        interp.namedtuple_classes.add(cls)
         return made
 
     types = {"defaultdict": BuiltinType(collection_types.defaultdict, make_defaultdict),

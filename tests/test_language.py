@@ -96,6 +96,28 @@ def test_a_generator_dropped_before_its_end_runs_no_finally_block():
     assert out(text) == "1\nafter\n"
 
 
+def test_closing_a_suspended_generator_reports_no_engine_warning(monkeypatch):
+    """Python closes a generator left suspended when it collects it, at the latest at
+    interpreter shutdown, when module globals are already cleared: closing runs no
+    gradtrace code that could need them (it once flushed pending engine warnings)."""
+    from gradtrace.engine.ops import creation
+    from gradtrace.interpreter import core
+    from gradtrace.parser import parse
+    from gradtrace.source import Source
+
+    source = Source("<script>", "def g():\n    yield 1\n    yield 2\nit = g()\nnext(it)\n")
+    interp = core.Interpreter(source, limits=Limits())
+    interp.run(parse(source))
+    generator = interp.globals.vars["it"].gen
+    monkeypatch.setattr(creation, "WARNINGS", creation.WARNINGS)
+    creation.WARNINGS.append("pending")
+    monkeypatch.setattr(core, "creation", None)  # as shutdown leaves module globals
+    try:
+        generator.close()
+    finally:
+        creation.WARNINGS.clear()
+
+
 def test_yield_inside_an_expression_is_refused_by_name():
     err = error("def g():\n    print((yield 1))\nlist(g())\n")
     assert isinstance(err, NotSupportedError) and "`yield` is only supported" in err.message

@@ -79,10 +79,12 @@ class GeneratorCompiler:
         code = method(node)
         span, spans, flush, abort, position, key = self.statement_context(node)
         gradtrace_error, script_error, warnings = GradtraceError, ScriptError, creation.WARNINGS
+        generator_exit = GeneratorExit  # see _closing_safe
 
         def run(frame: Frame) -> Iterator[Any]:
             spans.current_span = span
             position[1] = key
+            report_warnings = True
             try:
                 return (yield from code(frame))
             except gradtrace_error as err:
@@ -90,8 +92,11 @@ class GeneratorCompiler:
                 if not isinstance(err, script_error):
                     abort(err)
                 raise
+            except generator_exit:  # closed while suspended, perhaps at interpreter shutdown
+                report_warnings = False  # when no gradtrace module can be relied on
+                raise
             finally:
-                if warnings:
+                if report_warnings and warnings:
                     flush()
 
         return run

@@ -137,7 +137,7 @@ def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 def reserve_broadcast(*values: Any) -> None:
     """Refuse an elementwise result larger than the limits before numpy builds it."""
-    shapes = [np.shape(v) for v in values if isinstance(v, np.ndarray)]
+    shapes = [v.shape for v in values if isinstance(v, np.ndarray)]
     if len(shapes) > 1:
         try:
             shape = np.broadcast_shapes(*shapes)
@@ -152,7 +152,7 @@ def _binary(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable:
                 not isinstance(other, np.generic):
             return NotImplemented
         b = raw(other)
-        reserve_broadcast(self.a, np.asarray(b) if type(b) is list else b)
+        reserve_broadcast(self.a, b)
         a, b = (b, self.a) if reflected else (self.a, b)
         return wrap(call(fn, a, b))
 
@@ -171,7 +171,7 @@ def _inplace(fn: Callable[..., Any]) -> Callable:
     return op
 
 
-_OPERANDS: set[type] = {bool, int, float, list, tuple}
+_OPERANDS: set[type] = {bool, int, float, list, tuple}  # and ndarray, below
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
            "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
            "matmul": np.matmul, "and": np.bitwise_and, "or": np.bitwise_or,
@@ -250,6 +250,7 @@ class ndarray:  # noqa: N801 - numpy's own name, which scripts see in messages
         return ndarray(self.a.copy())
 
 
+_OPERANDS.add(ndarray)
 for _name, _fn in _UFUNCS.items():
     setattr(ndarray, f"__{_name}__", _binary(_fn))
     setattr(ndarray, f"__r{_name}__", _binary(_fn, reflected=True))
@@ -322,7 +323,7 @@ def tensor_binop(op: str, a: Any, b: Any, warn: Callable[[str], None]) -> Any:
     `tensor op array` runs numpy's ufunc on the tensor's array and wraps the result as a
     tensor (numpy warns about torch's `__array_wrap__`); `array op tensor` is a TypeError
     but for `/` (torch's `__rtruediv__`: reciprocal times the array) and `==`/`!=`."""
-    from ..interpreter.operators import BINOPS
+    import operator as ops
 
     symbols = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide,
                "//": np.floor_divide, "%": np.remainder, "**": np.power, "@": np.matmul,
@@ -332,7 +333,7 @@ def tensor_binop(op: str, a: Any, b: Any, warn: Callable[[str], None]) -> Any:
         from .ops.creation import tensor as make
 
         converted = make(other.a.tolist(), dtype=torch_dtype(other.a.dtype))
-        return BINOPS["=="](t, converted) if op == "==" else t != converted
+        return ops.eq(t, converted) if op == "==" else ops.ne(t, converted)
     if isinstance(a, Tensor):
         if op in symbols:
             array = tensor_array(a)
@@ -343,8 +344,8 @@ def tensor_binop(op: str, a: Any, b: Any, warn: Callable[[str], None]) -> Any:
         raise ScriptError(f"'{op}' not supported between instances of 'Tensor' and "
                           "'numpy.ndarray'", kind="TypeError")
     if op == "/":
-        recip = Tensor(call(np.reciprocal, tensor_array(b)))
-        return tensor_binop("*", recip, a, warn)
+        recip = Tensor(call(np.reciprocal, tensor_array(b)))  # torch's own code: numpy's
+        return tensor_binop("*", recip, a, lambda message: None)  # warning is not shown
     if op == "+":
         raise ScriptError("Concatenation operation is not implemented for NumPy arrays, use "
                           "np.concatenate() instead. Please do not rely on this error; it may "
@@ -371,4 +372,5 @@ def torch_index(index: Any) -> Any:
 
 # the types of script values that are numpy's (operators check them on both sides)
 NUMPY_TYPES = frozenset({ndarray, *(t for t in set(np.sctypeDict.values())
-                                    if issubclass(t, (np.number, np.bool_)))})
+                                    if issubclass(t, (np.number, np.bool_))),
+                          *(type(np.dtype(c)) for c in np.typecodes["All"])})

@@ -126,7 +126,7 @@ class Attributes:
             return self.function_getattr(obj, name)
         if isinstance(obj, stdlib.Namespace):
             value = obj.table.get(name)
-            if value is not None:
+            if value is not None or name in obj.table:  # np.newaxis is None
                 return self.library.resolve(value) if type(value) is stdlib.LibraryName \
                     else value
             raise stdlib.missing_namespace_name(obj, name)

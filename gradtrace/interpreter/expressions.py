@@ -21,8 +21,10 @@ from ..errors import (
 )
 from ..source import Span
 from .nesting import HASHED, SET_OPERATORS, check_all_hashable
+from .numpy_module import DTYPE_CLASSES
 from .objects import (
     BuiltinFunction,
+    BuiltinType,
     Instance,
     Method,
     ScriptClass,
@@ -390,6 +392,10 @@ class ExpressionCompiler:
             if isinstance(b, np.generic):
                 b = b.item()
             return a, b, type(a) is ndarray or type(b) is ndarray
+        if type(a) is BuiltinType and a.type in DTYPE_CLASSES:  # `x.dtype == np.float32`
+            a = a.type
+        if type(b) is BuiltinType and b.type in DTYPE_CLASSES:
+            b = b.type
         return a, b, False
 
     def _guard_binop(self, op: str, a: Any, b: Any, span: Span) -> None:

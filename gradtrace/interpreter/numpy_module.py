@@ -46,7 +46,7 @@ SCALAR_TYPES: dict[str, type] = {
     "int_": np.int_, "longlong": np.longlong, "float_": np.float64,
 }
 _NUMPY2_MISSING = ("float_",)  # removed in numpy 2: AttributeError as numpy raises
-_DTYPE_CLASSES = frozenset({*SCALAR_TYPES.values(), float, int, bool, complex})
+DTYPE_CLASSES = frozenset({*SCALAR_TYPES.values(), float, int, bool, complex})
 _CLASS_NAMES = {np.float64: "float64", np.float32: "float32", np.float16: "float16",
                 np.int64: "int64", np.int32: "int32", np.int16: "int16", np.int8: "int8",
                 np.uint8: "uint8", np.uint16: "uint16", np.uint32: "uint32",
@@ -155,10 +155,12 @@ _SHAPE_KWARGS = ("size", "shape")
 
 def dtype_arg(value: Any) -> Any:
     """A dtype argument: np.float32, float, 'float32', x.dtype (never an object dtype)."""
-    if type(value) is BuiltinType and value.type in _DTYPE_CLASSES:
+    if type(value) is BuiltinType and value.type in DTYPE_CLASSES:
         return value.type
     if isinstance(value, DType):
         raise ScriptError(f"Cannot interpret '{value!r}' as a data type", kind="TypeError")
+    if type(value) is BuiltinType:
+        return value
     if value is None:
         return None
     if isinstance(value, (str, np.dtype)):
@@ -221,7 +223,11 @@ def _sized_count(name: str, args: list, kwargs: dict) -> int:
 
 def _check_result_size(name: str, args: list) -> None:
     """The results numpy builds larger than their inputs: outer, kron, tile, repeat."""
-    arrays = [np.asarray(a) if type(a) is list else a for a in args]
+    try:
+        arrays = [np.asarray(a) if type(a) is list and name not in (
+            "concatenate", "stack", "vstack", "hstack", "column_stack") else a for a in args]
+    except ValueError:
+        return  # a ragged list: numpy's own error follows
     if name in ("outer", "kron") and len(arrays) >= 2:
         reserve(int(np.size(arrays[0])) * int(np.size(arrays[1])))
     elif name in ("tile", "repeat") and len(arrays) >= 2:

@@ -101,6 +101,7 @@ def raw(value: Any, depth: int = 0) -> Any:
     if isinstance(value, Tensor):
         return tensor_array(value)
     if kind is range:
+        limits.reserve((len(value),), 8)
         return value
     raise NotSupportedError(f"numpy functions take numbers, lists and arrays in gradtrace "
                             f"scripts, not {_type_name(value)}")

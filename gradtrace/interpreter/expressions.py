@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import stdlib, syntax
-from ..engine.ndarray import NUMPY_TYPES, ndarray, tensor_binop
+from ..engine.ndarray import NUMPY_TYPES, ndarray, raw, tensor_binop, wrap
 from ..engine.tensor import Tensor
 from ..errors import (
     GradtraceError,
@@ -392,6 +392,10 @@ class ExpressionCompiler:
             if isinstance(b, np.generic):
                 b = b.item()
             return a, b, type(a) is ndarray or type(b) is ndarray
+        if isinstance(a, np.generic) and type(b) in (list, tuple):  # numpy would build an
+            b = wrap(np.asarray(raw(b)))  # array of the list's items: checked ones here
+        elif isinstance(b, np.generic) and type(a) in (list, tuple):
+            a = wrap(np.asarray(raw(a)))
         if type(a) is BuiltinType and a.type in DTYPE_CLASSES:  # `x.dtype == np.float32`
             a = a.type
         if type(b) is BuiltinType and b.type in DTYPE_CLASSES:

@@ -165,18 +165,19 @@ def _inplace(fn: Callable[..., Any]) -> Callable:
         if type(other) not in _OPERANDS and not isinstance(other, np.generic) and \
                 not isinstance(other, Tensor):
             return NotImplemented
-        b = raw(other)
-        call(fn, self.a, b, out=self.a)
+        result = call(fn, self.a, raw(other))
+        if result is not self.a:  # (numpy's in-place operators return the array itself)
+            return wrap(result)
         return self
 
     return op
 
 
 _OPERANDS: set[type] = {bool, int, float, list, tuple}  # and ndarray, below
-_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-           "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
-           "matmul": np.matmul, "and": np.bitwise_and, "or": np.bitwise_or,
-           "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift}
+# numpy's own operators (not the ufuncs: `x ** 2` is numpy's square, `x ** 0.5` its sqrt)
+_UFUNCS = {name: getattr(operator, name if name not in ("and", "or") else f"{name}_")
+           for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+                        "and", "or", "xor", "lshift", "rshift")}
 
 
 class ndarray:  # noqa: N801 - numpy's own name, which scripts see in messages
@@ -255,9 +256,9 @@ _OPERANDS.add(ndarray)
 for _name, _fn in _UFUNCS.items():
     setattr(ndarray, f"__{_name}__", _binary(_fn))
     setattr(ndarray, f"__r{_name}__", _binary(_fn, reflected=True))
-    setattr(ndarray, f"__i{_name}__", _inplace(_fn))
-for _name, _fn in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
-                   ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)):
+    setattr(ndarray, f"__i{_name}__", _inplace(getattr(operator, f"i{_name}")))
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    _fn = getattr(operator, _name)
     setattr(ndarray, f"__{_name}__", _binary(_fn))
 
 

@@ -174,9 +174,9 @@ def dtype_arg(value: Any) -> Any:
 
 def args_of(args: tuple, kwargs: dict) -> tuple[list, dict]:
     """Script arguments as numpy's: dtypes resolved, arrays unwrapped, `out=` refused."""
-    if "out" in kwargs and kwargs["out"] is not None:
-        raise NotSupportedError("numpy's out= is not supported by gradtrace (assign the "
-                                "result instead)")
+    out = kwargs.get("out")
+    if out is not None and type(out) is not ndarray:  # the script's own array only
+        raise NotSupportedError("numpy's out= takes a numpy array in gradtrace scripts")
     converted = [dtype_arg(a) if type(a) is BuiltinType or isinstance(a, DType) else raw(a)
                  for a in args]
     named = {key: dtype_arg(v) if key == "dtype" or type(v) is BuiltinType else raw(v)

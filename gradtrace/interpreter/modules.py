@@ -287,7 +287,8 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
                              "copy", "dataclasses", "__future__", "typing", "io",
-                             "functools", "numpy")
+                             "functools", "numpy", "numpy.random", "numpy.linalg",
+                             "numpy.testing")
 
 
 def _counting_types(interp: Interpreter) -> dict[str, Any]:

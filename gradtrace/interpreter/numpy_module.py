@@ -440,20 +440,73 @@ def scalar_types(interp: Interpreter) -> dict[str, BuiltinType]:
     return types
 
 
+ABSTRACT_TYPES = {"generic": np.generic, "number": np.number, "integer": np.integer,
+                  "signedinteger": np.signedinteger, "unsignedinteger": np.unsignedinteger,
+                  "floating": np.floating, "complexfloating": np.complexfloating,
+                  "inexact": np.inexact}
+
+
+def _abstract_types(interp: Interpreter) -> dict[str, BuiltinType]:
+    """np.number, np.integer, np.floating, ...: for isinstance and issubclass only."""
+    types = {}
+    for name, cls in ABSTRACT_TYPES.items():
+        def make(*args: Any, _name: str = name) -> Any:
+            raise ScriptError(f"cannot create 'numpy.{_name}' instances", kind="TypeError")
+
+        made = BuiltinType(cls, make)
+        made.module = "numpy"
+        types[name] = made
+    return types
+
+
+_DEFAULT_PRINT = {key: value for key, value in np.get_printoptions().items()
+                  if key in ("precision", "threshold", "edgeitems", "linewidth", "suppress",
+                             "nanstr", "infstr", "sign", "floatmode", "legacy")}
+_PRINT_LIMIT = 1000  # precision, edgeitems and linewidth beyond this only make output huge
+
+
+def _set_printoptions(interp: Interpreter) -> NumpyFunction:
+    """np.set_printoptions for one run: numpy's own setting (scalars print by it too), reset
+    when the next run starts; `formatter` (functions) is refused."""
+    def set_printoptions(precision: Any = None, threshold: Any = None, edgeitems: Any = None,
+                         linewidth: Any = None, suppress: Any = None, nanstr: Any = None,
+                         infstr: Any = None, sign: Any = None, floatmode: Any = None,
+                         *, legacy: Any = None, override_repr: Any = None,
+                         formatter: Any = None) -> None:
+        if formatter is not None or override_repr is not None:
+            raise NotSupportedError("np.set_printoptions(formatter=...) is not supported by "
+                                    "gradtrace")
+        for value in (precision, edgeitems, linewidth):
+            if isinstance(value, int) and value > _PRINT_LIMIT:
+                raise NotSupportedError(f"numpy print options above {_PRINT_LIMIT} are not "
+                                        "supported by gradtrace")
+        for text in (nanstr, infstr):
+            if isinstance(text, str):
+                interp.check_size(len(text), "a print option")
+        call(np.set_printoptions, precision, threshold, edgeitems, linewidth, suppress,
+             nanstr, infstr, None, sign, floatmode, legacy=legacy)
+
+    return NumpyFunction("set_printoptions", set_printoptions, interp,
+                         "numpy.set_printoptions")
+
+
 def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     """The `numpy` namespace of one run, and `numpy.random`, `numpy.linalg`."""
+    np.set_printoptions(**_DEFAULT_PRINT)  # what an earlier run in this process set goes
     table: dict[str, Any] = dict(CONSTANTS)
     for name in {*FUNCTIONS, *UFUNCS, *_SIZED}:
         fn = getattr(np, name, None)  # fixed names from the tables above
         if fn is not None:
             table[name] = make_function(interp, name, fn)
     table.update(scalar_types(interp))
+    table.update(_abstract_types(interp))
     array_type = BuiltinType(ndarray, table["array"])
     array_type.module = "numpy"
     interp.builtin_types[ndarray] = array_type
     table["ndarray"] = array_type
     table["dtype"] = NumpyFunction("dtype", dtype_arg, interp, "numpy.dtype")
     table["__version__"] = np.__version__
+    table["set_printoptions"] = _set_printoptions(interp)
     random_ns = _random_namespace(interp)
     linalg = stdlib.Namespace("numpy.linalg", {
         name: make_function(interp, name, getattr(np.linalg, name), f"numpy.linalg.{name}")

@@ -115,6 +115,8 @@ class Protocols:
         as it is (its length checked), anything else as a list built here, counted against
         --max-sequence (a non-iterable is Python's TypeError)."""
         if type(value) in SIZED or isinstance(value, ITERABLES):
+            if type(value) is ndarray and not value.a.ndim:
+                raise ScriptError("iteration over a 0-d array", span, kind="TypeError")
             self.check_size(len(value), what)
             return value
         limit = self.limits.max_sequence

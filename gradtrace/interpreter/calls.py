@@ -49,12 +49,16 @@ _SCALAR_TYPES = frozenset(t for t in NUMPY_TYPES if issubclass(t, np.generic))
 
 
 def numpy_scalars_in(args: Any, kwargs: dict[str, Any]) -> bool:
-    for value in (*args, *kwargs.values()):
+    """Whether a call's arguments hold a numpy scalar (at the top or in a size tuple)."""
+    for value in args:
         kind = type(value)
-        if kind in _SCALAR_TYPES or (kind is tuple or kind is list) and any(
-                type(v) in _SCALAR_TYPES for v in value):
+        if kind in _SCALAR_TYPES or (kind is tuple or kind is list) and _holds(value):
             return True
-    return False
+    return bool(kwargs) and numpy_scalars_in(tuple(kwargs.values()), {})
+
+
+def _holds(values: Any) -> bool:
+    return len(values) < 64 and any(type(v) in _SCALAR_TYPES for v in values)
 
 
 def _number(value: Any) -> Any:

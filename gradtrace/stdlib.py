@@ -787,6 +787,11 @@ def torch_has(owner: Any, name: str) -> bool:
 
 def missing_namespace_name(namespace: Namespace, name: str) -> GradtraceError:
     """A name a namespace lacks: gradtrace's gap if torch has it, else Python's error."""
+    if namespace.name == "numpy":
+        from .interpreter.numpy_module import REMOVED_NAMES, removed_name_error
+
+        if name in REMOVED_NAMES:
+            return removed_name_error(name)
     if namespace.name in _torch_names() and not torch_has(namespace, name):
         return ScriptError(f"module '{namespace.name}' has no attribute '{name}'",
                            kind="AttributeError")

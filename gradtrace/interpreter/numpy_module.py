@@ -12,6 +12,7 @@ allocates (`reserve`), and numpy's MemoryError is the memory limit's message.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -43,9 +44,8 @@ SCALAR_TYPES: dict[str, type] = {
     "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
     "bool_": np.bool_, "complex128": np.complex128, "complex64": np.complex64,
     "double": np.float64, "single": np.float32, "half": np.float16, "intc": np.intc,
-    "int_": np.int_, "longlong": np.longlong, "float_": np.float64,
+    "int_": np.int_, "longlong": np.longlong, "bool": np.bool_,
 }
-_NUMPY2_MISSING = ("float_",)  # removed in numpy 2: AttributeError as numpy raises
 DTYPE_CLASSES = frozenset({*SCALAR_TYPES.values(), float, int, bool, complex})
 _CLASS_NAMES = {np.float64: "float64", np.float32: "float32", np.float16: "float16",
                 np.int64: "int64", np.int32: "int32", np.int16: "int16", np.int8: "int8",
@@ -117,7 +117,7 @@ FUNCTIONS = (
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
           "logspace", "geomspace")
 CONSTANTS = {"pi": np.pi, "e": np.e, "inf": np.inf, "nan": np.nan, "newaxis": None,
-             "euler_gamma": np.euler_gamma, "Inf": np.inf, "NaN": np.nan}
+             "euler_gamma": np.euler_gamma, "True_": np.True_, "False_": np.False_}
 LINALG = ("norm", "inv", "solve", "det", "pinv", "svd", "eig", "eigh", "eigvals", "eigvalsh",
           "qr", "cholesky", "lstsq", "matrix_rank", "slogdet", "matrix_power", "multi_dot")
 _LEGACY_RANDOM = (
@@ -411,6 +411,27 @@ def random_source_attribute(interp: Interpreter, source: RandomSource, name: str
     raise _missing(source.kind, name)
 
 
+def _removed_names() -> frozenset[str]:
+    from numpy import _expired_attrs_2_0
+
+    return frozenset({*_expired_attrs_2_0.__expired_attributes__,
+                      *getattr(np, "__former_attrs__", ())})
+
+
+REMOVED_NAMES = _removed_names()  # np.float, np.float_, np.NaN, ...: gone in numpy 2
+
+
+def removed_name_error(name: str) -> ScriptError:
+    """numpy 2's own AttributeError for a name it removed (one of REMOVED_NAMES only)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            getattr(np, name)  # a fixed name from numpy's own list: it raises
+    except AttributeError as err:
+        return ScriptError(str(err), kind="AttributeError")
+    return ScriptError(f"module 'numpy' has no attribute '{name}'", kind="AttributeError")
+
+
 def _missing(owner: str, name: str) -> Exception:
     if name.startswith("_"):
         return NotSupportedError(f"attribute '{name}' of {owner} is not available in "
@@ -422,8 +443,6 @@ def scalar_types(interp: Interpreter) -> dict[str, BuiltinType]:
     """np.float32 & co: classes for isinstance/type(x), dtypes, and constructors."""
     types: dict[str, BuiltinType] = {}
     for name, cls in SCALAR_TYPES.items():
-        if name in _NUMPY2_MISSING:
-            continue
         known = interp.builtin_types.get(cls)
         if known is None:
             def make(value: Any = 0, *rest: Any, _cls: type = cls) -> Any:

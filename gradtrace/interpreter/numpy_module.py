@@ -111,7 +111,7 @@ FUNCTIONS = (
     "nanmax", "nanmin", "ptp", "isscalar", "floor_divide", "pad", "take", "cumulative_sum",
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
-    "result_type", "promote_types", "can_cast",
+    "result_type", "promote_types", "can_cast", "issubdtype",
 )
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
@@ -153,14 +153,21 @@ DTYPE_PROPERTIES = ("name", "itemsize", "kind", "char", "str", "num", "alignment
 _SHAPE_KWARGS = ("size", "shape")
 
 
+_ABSTRACT_CLASSES = frozenset({np.generic, np.number, np.integer, np.signedinteger,
+                               np.unsignedinteger, np.floating, np.complexfloating,
+                               np.inexact})
+
+
 def dtype_arg(value: Any) -> Any:
     """A dtype argument: np.float32, float, 'float32', x.dtype (never an object dtype)."""
-    if type(value) is BuiltinType and value.type in DTYPE_CLASSES:
+    if type(value) is BuiltinType and (value.type in DTYPE_CLASSES or
+                                       value.type in _ABSTRACT_CLASSES):
         return value.type
     if isinstance(value, DType):
         raise ScriptError(f"Cannot interpret '{value!r}' as a data type", kind="TypeError")
     if type(value) is BuiltinType:
-        return value
+        raise NotSupportedError(f"numpy functions take numbers, lists, arrays and numpy's "
+                                f"types in gradtrace scripts, not {value!r}")
     if value is None:
         return None
     if isinstance(value, (str, np.dtype)):
@@ -459,10 +466,7 @@ def scalar_types(interp: Interpreter) -> dict[str, BuiltinType]:
     return types
 
 
-ABSTRACT_TYPES = {"generic": np.generic, "number": np.number, "integer": np.integer,
-                  "signedinteger": np.signedinteger, "unsignedinteger": np.unsignedinteger,
-                  "floating": np.floating, "complexfloating": np.complexfloating,
-                  "inexact": np.inexact}
+ABSTRACT_TYPES = {cls.__name__: cls for cls in _ABSTRACT_CLASSES}
 
 
 def _abstract_types(interp: Interpreter) -> dict[str, BuiltinType]:

@@ -13,7 +13,7 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-from .engine import anomaly, api, no_grad_views, ops
+from .engine import anomaly, api, ndarray, no_grad_views, ops
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.custom_function import CTX_METHODS, CTX_PROPERTIES, FunctionCtx
 from .engine.device import CPU, Device
@@ -479,6 +479,7 @@ def _build_torch() -> dict[str, Namespace]:
 
 MODULES: dict[str, Namespace] = _build_torch()
 TORCH = MODULES["torch"]
+TORCH.table["from_numpy"] = ndarray.from_numpy
 
 
 # ---------------------------------------------------------------- attribute tables
@@ -594,6 +595,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "storage_offset": tensor_info.storage_offset, "is_complex": tensor_info.is_complex,
     "is_signed": tensor_info.is_signed, "is_nonzero": tensor_info.is_nonzero,
     "is_same_size": tensor_info.is_same_size, "sum_to_size": tensor_info.sum_to_size,
+    "numpy": ndarray.tensor_numpy,
 }
 
 TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
@@ -603,7 +605,6 @@ TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
 }
 
 NOT_SUPPORTED_METHODS = {
-    "numpy": "`.numpy()` is not supported: gradtrace scripts cannot reach numpy objects",
     "storage": "tensor storage is not exposed to scripts",
     "data_ptr": "tensor storage is not exposed to scripts",
     "untyped_storage": "tensor storage is not exposed to scripts",
@@ -786,6 +787,11 @@ def torch_has(owner: Any, name: str) -> bool:
 
 def missing_namespace_name(namespace: Namespace, name: str) -> GradtraceError:
     """A name a namespace lacks: gradtrace's gap if torch has it, else Python's error."""
+    if namespace.name == "numpy":
+        from .interpreter.numpy_module import REMOVED_NAMES, removed_name_error
+
+        if name in REMOVED_NAMES:
+            return removed_name_error(name)
     if namespace.name in _torch_names() and not torch_has(namespace, name):
         return ScriptError(f"module '{namespace.name}' has no attribute '{name}'",
                            kind="AttributeError")

@@ -19,6 +19,7 @@ from typing import Any
 
 from .engine import dtypes, lazy
 from .engine.dtypes import DType
+from .engine.ndarray import ndarray
 from .engine.node import Node
 from .engine.ops import creation
 from .engine.ops.views import alias
@@ -110,6 +111,8 @@ class TensorType(ScriptType):
             raise TorchTypeError("new(): invalid data type 'str'")
         if isinstance(first, range):
             first = list(first)
+        if type(first) is ndarray:
+            return creation.tensor(first, dtype=dtype)
         if not isinstance(first, (list, tuple)):
             raise TorchTypeError(f"new(): data must be a sequence (got {_type_word(first)})")
         return creation.tensor(first, dtype=dtype)

@@ -175,8 +175,26 @@ def test_os_imports_but_every_name_in_it_is_refused_where_used():
     assert isinstance(err, NotSupportedError) and "'os.system' is not supported" in err.message
 
 
-def test_numpy_is_not_reachable():
-    err = error("x = torch.ones(1)\nx.numpy()\n")
+def test_numpy_array_of_a_tensor_shares_memory_but_not_its_internals():
+    assert out("x = torch.zeros(2)\na = x.numpy()\na[0] = 5\nx.add_(1)\nprint(a, x)\n") == \
+        "[6. 1.] tensor([6., 1.])\n"
+    for attribute in ("ctypes", "base", "data", "__array_interface__", "flat"):
+        err = error(f"x = torch.ones(1)\nx.numpy().{attribute}\n")
+        assert isinstance(err, NotSupportedError), attribute
+
+
+def test_numpy_arrays_count_against_the_memory_limit():
+    err = error("import numpy as np\na = np.ones(10**6)\nb = [a + i for i in range(20)]\n",
+                limits=Limits(max_memory=64 << 20))
+    assert isinstance(err, LimitExceeded) and "--max-memory" in err.message
+    err = error("import numpy as np\nnp.zeros((10**6, 10**6))\n")
+    assert isinstance(err, LimitExceeded)
+
+
+def test_numpy_refuses_script_objects_and_callbacks():
+    err = error("import numpy as np\nclass C:\n    pass\nnp.array([C()])\n")
+    assert isinstance(err, NotSupportedError) and "'C'" in err.message
+    err = error("import numpy as np\nnp.vectorize(print)\n")
     assert isinstance(err, NotSupportedError)
 
 

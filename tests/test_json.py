@@ -436,3 +436,20 @@ def test_numerics_reports_the_capability_the_blas_and_the_inexact_causes(monkeyp
     assert past["numerics"]["inexact"] == [
         "matrix product 5x300 @ 300x6: the BLAS's order for this shape is not reproduced "
         "(mkl-avx2)"]
+
+
+NUMPY_CASES = sorted((HERE / "conformance_extra").glob("numpy_*.gt"))
+
+
+@pytest.mark.parametrize("script", NUMPY_CASES, ids=[p.stem for p in NUMPY_CASES])
+def test_numpy_values_leave_every_view_whole(script: Path):
+    """A numpy array is not a tensor: the views list tensors only, and still run to the end
+    with a document that validates (strict JSON: no NaN, no numpy object)."""
+    path = str(script.relative_to(ROOT))
+    status = invoke("run", "--quiet", path).exit_code
+    for args in (["run"], ["explain"], ["graph", "--format", "dot"]):
+        assert invoke(*args, path).exit_code == status, args
+    text = invoke("run", "--json", path).stdout
+    doc = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+    validate(doc)
+    assert doc["exit_code"] == status == expected_exit(script)

@@ -33,6 +33,7 @@ from .collection_types import (
     partial,
 )
 from .nesting import HASHED, check_all_hashable, check_hashable
+from .numpy_module import RandomSource, array_attribute, is_numpy_value, random_source_attribute
 from .objects import (
     BuiltinType,
     ClassMethod,
@@ -125,7 +126,7 @@ class Attributes:
             return self.function_getattr(obj, name)
         if isinstance(obj, stdlib.Namespace):
             value = obj.table.get(name)
-            if value is not None:
+            if value is not None or name in obj.table:  # np.newaxis is None
                 return self.library.resolve(value) if type(value) is stdlib.LibraryName \
                     else value
             raise stdlib.missing_namespace_name(obj, name)
@@ -147,6 +148,10 @@ class Attributes:
                 return stdlib.node_saved(obj, name)
             return self._missing(obj, name)
         table: dict[str, Callable[..., Any]] | None = None
+        if is_numpy_value(obj):
+            return array_attribute(obj, name)
+        if kind is RandomSource:
+            return random_source_attribute(self, obj, name)
         if isinstance(obj, DType):
             getter = stdlib.DTYPE_ATTRIBUTES.get(name)
             if getter is not None:

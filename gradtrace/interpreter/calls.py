@@ -6,10 +6,14 @@ import functools
 import inspect
 from typing import Any
 
+import numpy as np
+
 from .. import stdlib
 from ..engine import dtypes
 from ..engine.dtypes import DType
+from ..engine.ndarray import NUMPY_TYPES
 from ..engine.node import Node
+from ..engine.ops import creation
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
@@ -36,6 +40,38 @@ from .objects import (
 )
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
 from .torch_arguments import check_arguments
+
+# torch's parser reads a numpy scalar as the Python number it holds (`torch.zeros(n)` for an
+# np.int64, `t.pow(np.float64(2))`); torch.tensor / as_tensor keep its dtype (np.float64
+# makes a float64 tensor), so they get it as it is
+KEEPS_NUMPY_SCALARS = frozenset({creation.tensor, creation.as_tensor})
+_SCALAR_TYPES = frozenset(t for t in NUMPY_TYPES if issubclass(t, np.generic))
+
+
+def numpy_scalars_in(args: Any, kwargs: dict[str, Any]) -> bool:
+    """Whether a call's arguments hold a numpy scalar (at the top or in a size tuple)."""
+    for value in args:
+        kind = type(value)
+        if kind in _SCALAR_TYPES or (kind is tuple or kind is list) and _holds(value):
+            return True
+    return bool(kwargs) and numpy_scalars_in(tuple(kwargs.values()), {})
+
+
+def _holds(values: Any) -> bool:
+    return len(values) < 64 and any(type(v) in _SCALAR_TYPES for v in values)
+
+
+def _number(value: Any) -> Any:
+    kind = type(value)
+    if kind in _SCALAR_TYPES:
+        return value.item()
+    if kind is tuple or kind is list:
+        return kind(v.item() if type(v) in _SCALAR_TYPES else v for v in value)
+    return value
+
+
+def as_python_numbers(args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    return [_number(a) for a in args], {k: _number(v) for k, v in kwargs.items()}
 
 _ALWAYS_CALLABLE = frozenset((UserFunction, Method, ScriptClass, NativeFunction,
                               GradModeFunction, StaticMethod, BuiltinType, BuiltinFunction))
@@ -158,6 +194,11 @@ class Calls:
     def _invoke(self, fn: Any, args: list[Any] | tuple, kwargs: dict[str, Any],
                 span: Span | None) -> Any:
         """Call an engine or builtin function; its errors become the script's, at `span`."""
+        if numpy_scalars_in(args, kwargs) and (
+                isinstance(fn.obj, Tensor) if type(fn) is stdlib.BoundMethod else
+                fn not in KEEPS_NUMPY_SCALARS and
+                getattr(fn, "__module__", "").startswith("gradtrace.engine")):
+            args, kwargs = as_python_numbers(args, kwargs)
         if not self.in_library:  # (bundled library code passes the engine its own way)
             check_arguments(fn, args, kwargs, span)
         if kwargs and kwargs.get("dtype") is not None and type(kwargs["dtype"]) is not DType \

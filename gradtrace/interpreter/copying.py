@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.limits import reserve, track
+from ..engine.ndarray import ndarray
 from ..engine.tensor import Parameter, Tensor
 from ..errors import ScriptError
 from .objects import Instance
@@ -61,6 +62,8 @@ def shallow_copy(obj: Any) -> Any:
         return out_instance
     if isinstance(obj, (dict, list, set)):
         return obj.copy()
+    if type(obj) is ndarray:  # numpy's __copy__ copies the data
+        return _array_copy(obj)
     return obj  # tuples, numbers, strings, functions: themselves, as in Python
 
 
@@ -83,6 +86,9 @@ class _Copier:
         self.tick()
         if isinstance(obj, Tensor):
             out = self.memo[id(obj)] = self._tensor(obj)
+            return out
+        if type(obj) is ndarray:
+            out = self.memo[id(obj)] = _array_copy(obj)
             return out
         if not isinstance(obj, _CONTAINERS):
             return obj  # numbers, strings, None, dtypes, functions and classes (by reference)
@@ -139,6 +145,12 @@ class _Copier:
         if not self.pickling and t.grad is not None:
             out.grad = self.copy(t.grad)
         return out
+
+
+def _array_copy(value: ndarray) -> ndarray:
+    """A numpy array's copy (numpy's own copy and deepcopy of a number array)."""
+    reserve(value.a.shape, value.a.itemsize)
+    return ndarray(value.a.copy())
 
 
 def _same_view(array: np.ndarray, root: np.ndarray, fresh_root: np.ndarray) -> np.ndarray:

@@ -8,7 +8,10 @@ from collections.abc import Callable
 from types import BuiltinFunctionType
 from typing import Any
 
+import numpy as np
+
 from .. import stdlib, syntax
+from ..engine.ndarray import NUMPY_TYPES, ndarray, raw, tensor_binop, wrap
 from ..engine.tensor import Tensor
 from ..errors import (
     GradtraceError,
@@ -18,8 +21,10 @@ from ..errors import (
 )
 from ..source import Span
 from .nesting import HASHED, SET_OPERATORS, check_all_hashable
+from .numpy_module import DTYPE_CLASSES
 from .objects import (
     BuiltinFunction,
+    BuiltinType,
     Instance,
     Method,
     ScriptClass,
@@ -136,7 +141,7 @@ class ExpressionCompiler:
     def format_value(self, value: Any, spec: str, span: Span) -> str:
         """f-string formatting: specs only for numbers, strings and tensors, widths bounded."""
         if spec:
-            if not isinstance(value, (int, float, str, Tensor, Instance)):
+            if not isinstance(value, (int, float, str, Tensor, Instance, np.generic, ndarray)):
                 raise NotSupportedError(
                     f"format spec '{spec}' is only supported for numbers, strings and tensors",
                     span)
@@ -360,6 +365,13 @@ class ExpressionCompiler:
         if type(a) is not Tensor and type(b) is not Tensor:
             self._guard_binop(op, a, b, span)
         try:
+            if type(a) in NUMPY_TYPES or type(b) in NUMPY_TYPES:
+                a, b, mixed = self.numpy_operands(a, b)
+                if mixed:
+                    result = tensor_binop(op, a, b, self.warn)
+                    if self.tracer is not None:
+                        self.tracer.made(result)
+                    return result
             result = fn(a, b)
         except GradtraceError as err:
             err.at(span)
@@ -370,6 +382,25 @@ class ExpressionCompiler:
         if self.tracer is not None:
             self.tracer.made(result)
         return result
+
+    def numpy_operands(self, a: Any, b: Any) -> tuple[Any, Any, bool]:
+        """Operands where numpy meets torch: a numpy scalar next to a tensor is a Python
+        number (as torch reads it); a tensor and an array go to `tensor_binop`."""
+        if isinstance(a, Tensor) or isinstance(b, Tensor):
+            if isinstance(a, np.generic):
+                a = a.item()
+            if isinstance(b, np.generic):
+                b = b.item()
+            return a, b, type(a) is ndarray or type(b) is ndarray
+        if isinstance(a, np.generic) and type(b) in (list, tuple):  # numpy would build an
+            b = wrap(np.asarray(raw(b)))  # array of the list's items: checked ones here
+        elif isinstance(b, np.generic) and type(a) in (list, tuple):
+            a = wrap(np.asarray(raw(a)))
+        if type(a) is BuiltinType and a.type in DTYPE_CLASSES:  # `x.dtype == np.float32`
+            a = a.type
+        if type(b) is BuiltinType and b.type in DTYPE_CLASSES:
+            b = b.type
+        return a, b, False
 
     def _guard_binop(self, op: str, a: Any, b: Any, span: Span) -> None:
         limit = self.limits.max_int_bits
@@ -433,18 +464,23 @@ class ExpressionCompiler:
 
     def expr_Compare(self, node: syntax.Compare) -> Code:
         left = self.compile_expr(node.left)
-        rest = [(COMPARE[op], self.compile_expr(c)) for op, c in zip(node.ops, node.comparators)]
+        rest = [(COMPARE[op], self.compile_expr(c), op)
+                for op, c in zip(node.ops, node.comparators)]
         span = node.span
         spans = self._spans
 
         def run(frame: Frame) -> Any:
             a = left(frame)
             result: Any = True
-            for i, (fn, code) in enumerate(rest):
+            for i, (fn, code, op) in enumerate(rest):
                 b = code(frame)
                 spans.current_span = span
                 try:
-                    result = fn(a, b)
+                    if type(a) in NUMPY_TYPES or type(b) in NUMPY_TYPES:
+                        x, y, mixed = self.numpy_operands(a, b)
+                        result = tensor_binop(op, x, y, self.warn) if mixed else fn(x, y)
+                    else:
+                        result = fn(a, b)
                 except GradtraceError as err:
                     err.at(span)
                     raise

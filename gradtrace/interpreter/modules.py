@@ -32,6 +32,7 @@ from ..source import Span
 from . import collection_types, memory_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
+from .numpy_module import make_numpy
 from .objects import BuiltinFunction, BuiltinType, ScriptIterator
 from .runtime import Code, Frame
 
@@ -286,7 +287,8 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
                              "copy", "dataclasses", "__future__", "typing", "io",
-                             "functools")
+                             "functools", "numpy", "numpy.random", "numpy.linalg",
+                             "numpy.testing")
 
 
 def _counting_types(interp: Interpreter) -> dict[str, Any]:
@@ -384,6 +386,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["io"] = _io_namespace(interp)
     modules["functools"] = _functools_namespace(interp)
     modules["dataclasses"] = dataclasses_namespace(interp)
+    modules.update(make_numpy(interp))
     modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
@@ -395,7 +398,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools (count, " \
              "repeat, chain, islice, product), functools (partial, reduce), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
-             "typing (for annotations), __future__, io (BytesIO) and os (nothing in it)"
+             "typing (for annotations), __future__, io (BytesIO), numpy (arrays, math, " \
+             "random, linalg) and os (nothing in it)"
 
 
 class ImportCompiler:

@@ -437,6 +437,8 @@ def type_name(value: Any) -> str:
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name
+    if cls.__module__ == "numpy" or cls.__module__ == "gradtrace.engine.ndarray":
+        return f"numpy.{cls.__name__}"  # numpy's arrays and scalars, as Python names them
     if cls is ScriptIterator:
         return value.kind
     if value is None:

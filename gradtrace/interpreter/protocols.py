@@ -6,6 +6,9 @@ import operator
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
+from ..engine.ndarray import ndarray, torch_index
 from ..engine.shapes import Size
 from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, ScriptError
@@ -23,7 +26,7 @@ PYTHON_ITERATORS = frozenset(type(it) for it in (
     reversed(()), zip(), enumerate(()), iter(b""), reversed({}),
 ))
 ITERABLES = (list, tuple, str, range, dict, Size, set, frozenset, type({}.keys()),
-             type({}.values()), type({}.items()), deque)
+             type({}.values()), type({}.items()), deque, ndarray)
 # containers whose length bounds what iterating them produces
 SIZED = frozenset(ITERABLES)
 
@@ -112,6 +115,8 @@ class Protocols:
         as it is (its length checked), anything else as a list built here, counted against
         --max-sequence (a non-iterable is Python's TypeError)."""
         if type(value) in SIZED or isinstance(value, ITERABLES):
+            if type(value) is ndarray and not value.a.ndim:
+                raise ScriptError("iteration over a 0-d array", span, kind="TypeError")
             self.check_size(len(value), what)
             return value
         limit = self.limits.max_sequence
@@ -133,6 +138,10 @@ class Protocols:
     def get_item(self, obj: Any, index: Any) -> Any:
         kind = type(obj)
         if kind is Tensor or kind is Parameter:
+            if type(index) is tuple or type(index) is ndarray or isinstance(index, np.generic):
+                index = torch_index(index)
+            return obj[index]
+        if kind is ndarray:
             return obj[index]
         if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range, deque)):
             if isinstance(obj, dict):
@@ -150,7 +159,14 @@ class Protocols:
         if kind is Tensor or kind is Parameter:
             from ..engine.ops.subscript import setitem
 
+            if type(index) is tuple or type(index) is ndarray or isinstance(index, np.generic):
+                index = torch_index(index)
+            if isinstance(value, np.generic):
+                value = value.item()
             setitem(obj, index, value)
+            return
+        if kind is ndarray:
+            obj[index] = value
             return
         if kind is Instance or isinstance(obj, (list, dict, deque)):
             if isinstance(obj, dict):

@@ -14,8 +14,9 @@ exception, `NAME.err` with the last traceback line; a stale `.err` is removed ot
 `--capability` runs torch with `ATEN_CPU_CAPABILITY` set to it (torch's float32 results
 depend on the vector kernels it picks; it can be forced down, never up); below avx512 it
 also caps oneDNN (GELU, convolutions) at AVX2 with `ONEDNN_MAX_CPU_ISA`, since oneDNN reads
-the CPU, not torch's setting: a recording then says the same on an AVX-512 machine as on an
-AVX2 one. `--runs N` runs
+the CPU, not torch's setting, and switches numpy's AVX-512 loops off (`NPY_DISABLE_CPU_FEATURES`,
+for the script's own numpy arrays): a recording then says the same on an AVX-512 machine as on
+an AVX2 one. `--runs N` runs
 every case N times and refuses to record one whose output differs between runs.
 `--manifest PATH` writes a JSON list of the recorded cases: the source each cites in its
 header, the capability, torch version and intra-op thread count, and the features it uses.
@@ -33,6 +34,8 @@ import re
 import subprocess
 import sys
 import tempfile
+
+from gradtrace import _numpy_avx512_features
 
 ADDR = re.compile(r"0x[0-9a-fA-F]+")
 
@@ -175,6 +178,9 @@ def main() -> None:
         env["ATEN_CPU_CAPABILITY"] = args.capability
         if args.capability != "avx512":  # oneDNN picks its ISA from the CPU, not from torch
             env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+            # and numpy too (a script's own numpy arrays): its AVX-512 loops off, as on an
+            # AVX2 machine and as gradtrace imports numpy (gradtrace/__init__.py)
+            env["NPY_DISABLE_CPU_FEATURES"] = _numpy_avx512_features()
     tag = args.capability if args.name_by_capability else ""
     unstable = [] if args.manifest_only else \
         [case.name for case in cases if not record(case, env, args.runs, tag)]

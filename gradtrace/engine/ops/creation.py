@@ -39,6 +39,11 @@ COPY_CONSTRUCT_WARNING = (
     "rather than torch.tensor(sourceTensor).")
 
 
+LIST_OF_ARRAYS_WARNING = (
+    "UserWarning: Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+    "consider converting the list to a single numpy.ndarray with numpy.array() before "
+    "converting to a tensor. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/"
+    "tensor_new.cpp:252.)")
 MAX_DIMS = 128  # the nesting torch.tensor reads (torch/csrc/utils/tensor_new.cpp)
 
 
@@ -46,6 +51,16 @@ def _infer(data: Any, depth: int = 0) -> tuple[list[int], DType | None]:
     """Shape and dtype of nested Python data, with torch's messages for ragged input."""
     if isinstance(data, Tensor):
         return list(data.shape), data.dtype
+    if isinstance(data, np.generic):  # numpy's scalars keep their dtype (np.float64(1.5))
+        from ..ndarray import torch_dtype
+
+        return [], torch_dtype(data.dtype)
+    if type(data).__name__ == "ndarray" and type(data).__module__ == "gradtrace.engine.ndarray":
+        from ..ndarray import torch_dtype
+
+        if depth:
+            WARNINGS.append(LIST_OF_ARRAYS_WARNING)
+        return list(data.a.shape), torch_dtype(data.a.dtype)
     if isinstance(data, bool):
         return [], dtypes.bool_
     if isinstance(data, int):
@@ -83,6 +98,10 @@ def _promote_infer(a: DType, b: DType) -> DType:
 def _flatten(data: Any, out: list) -> None:
     if isinstance(data, Tensor):
         out.extend(data.array.reshape(-1).tolist())
+    elif isinstance(data, np.generic):
+        out.append(data.item())
+    elif hasattr(data, "a") and type(data).__module__ == "gradtrace.engine.ndarray":
+        out.extend(data.a.reshape(-1).tolist())
     elif isinstance(data, (list, tuple)):
         for item in data:
             _flatten(item, out)
@@ -127,6 +146,13 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
            device: Any = None) -> Tensor:
     """torch.tensor: always copies; infers float32 / int64 / bool like torch."""
     check_device(device)
+    from ..ndarray import ndarray, tensor_copy
+
+    if type(data) is ndarray:
+        made = tensor_copy(data, dtype)
+        if requires_grad:
+            made.requires_grad_(True)
+        return made
     if isinstance(data, Tensor):
         WARNINGS.append(COPY_CONSTRUCT_WARNING)
         array = data.array.copy()
@@ -154,6 +180,11 @@ def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tens
     """torch.as_tensor: a tensor is returned as it is (or converted to `dtype`, recorded
     like .to), other data is read as torch.tensor reads it."""
     check_device(device)
+    from ..ndarray import as_tensor as from_array
+    from ..ndarray import ndarray
+
+    if type(data) is ndarray:
+        return from_array(data, dtype)
     if isinstance(data, Tensor):
         if dtype is None or dtype is data.dtype:
             return data

@@ -1,0 +1,615 @@
+"""`import numpy as np`: numpy itself, through an allow-list (engine/ndarray.py wraps its
+arrays).
+
+The functions, constants and array methods below are numpy's own, called with the
+script's arguments unwrapped (`ndarray.raw`) and their results wrapped (`ndarray.wrap`),
+so arithmetic, printing and random streams are numpy's, bit for bit. Nothing outside the
+tables can be reached: no files (load, save, fromfile, memmap), no `np.lib`, no
+`ctypes`, no object arrays, no calls back into script functions (vectorize, frompyfunc,
+apply_along_axis). Sizes the script asks for are checked against the limits before numpy
+allocates (`reserve`), and numpy's MemoryError is the memory limit's message.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import stdlib
+from ..engine import limits, unreproducible
+from ..engine.dtypes import DType
+from ..engine.ndarray import (
+    COPY_WARNING,
+    WRAP_WARNING,
+    call,
+    ndarray,
+    raw,
+    reserve_broadcast,
+    wrap,
+)
+from ..engine.tensor import Tensor
+from ..errors import NotSupportedError, ScriptError
+from .objects import BuiltinType
+
+if TYPE_CHECKING:
+    from .core import Interpreter
+
+# numpy's scalar types a script may name (np.float32 as a dtype, a constructor, a class)
+SCALAR_TYPES: dict[str, type] = {
+    "float64": np.float64, "float32": np.float32, "float16": np.float16,
+    "int64": np.int64, "int32": np.int32, "int16": np.int16, "int8": np.int8,
+    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+    "bool_": np.bool_, "complex128": np.complex128, "complex64": np.complex64,
+    "double": np.float64, "single": np.float32, "half": np.float16, "intc": np.intc,
+    "int_": np.int_, "longlong": np.longlong, "bool": np.bool_,
+}
+DTYPE_CLASSES = frozenset({*SCALAR_TYPES.values(), float, int, bool, complex})
+_CLASS_NAMES = {np.float64: "float64", np.float32: "float32", np.float16: "float16",
+                np.int64: "int64", np.int32: "int32", np.int16: "int16", np.int8: "int8",
+                np.uint8: "uint8", np.uint16: "uint16", np.uint32: "uint32",
+                np.uint64: "uint64", np.bool_: "bool", np.complex128: "complex128",
+                np.complex64: "complex64"}
+
+# numpy's ufuncs: given a tensor, numpy runs on its array and torch's __array_wrap__ makes
+# the result a tensor again (with numpy 2's DeprecationWarning)
+UFUNCS = (
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
+    "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+    "sqrt", "cbrt", "square", "abs", "absolute", "fabs", "sign", "floor", "ceil", "trunc",
+    "rint", "negative", "positive", "reciprocal", "maximum", "minimum", "fmax", "fmin",
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power",
+    "float_power", "mod", "remainder", "fmod", "hypot", "logaddexp", "logaddexp2", "isnan",
+    "isinf", "isfinite", "signbit", "copysign", "greater", "greater_equal", "less",
+    "less_equal", "equal", "not_equal", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "deg2rad", "rad2deg", "degrees", "radians", "heaviside",
+)
+# functions numpy answers with the tensor's own method (torch's signature refuses numpy's)
+_TENSOR_METHOD_ERRORS = {
+    "mean": "mean() got an unexpected keyword argument 'axis'",
+    "sum": "sum() got an unexpected keyword argument 'axis'",
+    "max": "max(): argument 'dim' must be int, not NoneType",
+    "min": "min(): argument 'dim' must be int, not NoneType",
+    "amax": "max(): argument 'dim' must be int, not NoneType",
+    "amin": "min(): argument 'dim' must be int, not NoneType",
+    "prod": "prod(): argument 'dim' must be int, not NoneType",
+    **{name: f"{name}() received an invalid combination of arguments - got (ddof=int, "
+       "dtype=NoneType, out=NoneType, axis=NoneType, ), but expected one of:\n"
+       " * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+       " * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n"
+       "      didn't match because some of the keywords were incorrect: ddof, dtype, out, "
+       "axis\n * (bool unbiased = True)\n" for name in ("std", "var")},
+    **{name: f"{name}() received an invalid combination of arguments - got (out=NoneType, "
+       "axis=NoneType, ), but expected one of:\n * ()\n"
+       " * (tuple of ints dim = None, bool keepdim = False)\n"
+       "      didn't match because some of the keywords were incorrect: out, axis\n"
+       " * (int dim, bool keepdim = False)\n"
+       "      didn't match because some of the keywords were incorrect: out, axis\n"
+       for name in ("all", "any")},
+}
+_TENSOR_METHOD_DISPATCH = frozenset({
+    "argmax", "argmin", "round", "around", "clip", "cumsum", "cumprod", "argsort", "reshape",
+    "transpose", "squeeze", "sort", "nonzero", "ravel", "repeat", "swapaxes", "trace",
+    "diagonal", "ptp", "shape", "ndim", "size"})
+
+# the rest of numpy's functions scripts use (their tensors read through __array__)
+FUNCTIONS = (
+    "array", "asarray", "ascontiguousarray", "copy", "zeros_like", "ones_like", "empty_like",
+    "full_like", "where", "sum", "mean", "std", "var", "max", "min", "amax", "amin", "argmax",
+    "argmin", "prod", "cumsum", "cumprod", "median", "average", "percentile", "quantile",
+    "dot", "matmul", "outer", "inner", "vdot", "cross", "tensordot", "einsum", "kron",
+    "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "split",
+    "array_split", "allclose", "isclose", "array_equal", "round", "around", "clip",
+    "reshape", "transpose", "squeeze", "expand_dims", "ravel", "flip", "fliplr", "flipud",
+    "roll", "tile", "repeat", "sort", "argsort", "unique", "nonzero", "count_nonzero",
+    "argwhere", "all", "any", "diag", "diagonal", "trace", "tril", "triu", "shape", "ndim",
+    "size", "meshgrid", "atleast_1d", "atleast_2d", "broadcast_to", "swapaxes", "moveaxis",
+    "cov", "corrcoef", "histogram", "bincount", "digitize", "searchsorted", "diff",
+    "gradient", "interp", "convolve", "correlate", "nan_to_num", "nansum", "nanmean",
+    "nanmax", "nanmin", "ptp", "isscalar", "floor_divide", "pad", "take", "cumulative_sum",
+    "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
+    "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
+    "result_type", "promote_types", "can_cast", "issubdtype",
+)
+# constructors whose size the script gives: checked against the limits first
+_SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
+          "logspace", "geomspace")
+CONSTANTS = {"pi": np.pi, "e": np.e, "inf": np.inf, "nan": np.nan, "newaxis": None,
+             "euler_gamma": np.euler_gamma, "True_": np.True_, "False_": np.False_}
+LINALG = ("norm", "inv", "solve", "det", "pinv", "svd", "eig", "eigh", "eigvals", "eigvalsh",
+          "qr", "cholesky", "lstsq", "matrix_rank", "slogdet", "matrix_power", "multi_dot")
+_LEGACY_RANDOM = (
+    "rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "uniform",
+    "normal", "standard_normal", "choice", "permutation", "binomial", "poisson",
+    "exponential", "beta", "gamma", "multivariate_normal", "laplace", "lognormal",
+    "logistic", "geometric", "multinomial", "dirichlet", "standard_t", "chisquare",
+    "standard_exponential", "random_integers", "rayleigh", "weibull",
+    "triangular", "standard_gamma", "standard_cauchy", "pareto", "power", "vonmises",
+    "hypergeometric", "negative_binomial", "gumbel", "wald", "f", "zipf", "logseries",
+)
+_GENERATOR_METHODS = (
+    "random", "integers", "normal", "uniform", "standard_normal", "choice", "permutation",
+    "binomial", "poisson", "exponential", "beta", "gamma", "multivariate_normal", "laplace",
+    "lognormal", "logistic", "geometric", "multinomial", "dirichlet", "standard_t",
+    "chisquare", "standard_exponential", "permuted", "triangular", "standard_gamma",
+    "rayleigh", "weibull", "pareto", "gumbel",
+)
+# the array methods and properties scripts use
+METHODS = (
+    "astype", "reshape", "sum", "mean", "max", "min", "argmax", "argmin", "std", "var",
+    "prod", "cumsum", "cumprod", "copy", "flatten", "ravel", "tolist", "item", "dot",
+    "transpose", "squeeze", "clip", "round", "all", "any", "fill", "sort", "argsort",
+    "nonzero", "repeat", "swapaxes", "trace", "diagonal", "ptp", "conj",
+)
+PROPERTIES = ("shape", "dtype", "ndim", "size", "T", "itemsize", "nbytes", "real", "imag")
+SCALAR_METHODS = ("item", "tolist", "astype", "round", "conjugate", "is_integer",
+                  "as_integer_ratio", "sum", "mean", "max", "min", "reshape")
+SCALAR_PROPERTIES = ("shape", "dtype", "ndim", "size", "itemsize", "nbytes", "real", "imag",
+                     "T")
+DTYPE_PROPERTIES = ("name", "itemsize", "kind", "char", "str", "num", "alignment",
+                    "byteorder", "isnative", "ndim", "shape")
+_SHAPE_KWARGS = ("size", "shape")
+
+
+_ABSTRACT_CLASSES = frozenset({np.generic, np.number, np.integer, np.signedinteger,
+                               np.unsignedinteger, np.floating, np.complexfloating,
+                               np.inexact})
+
+
+def dtype_arg(value: Any) -> Any:
+    """A dtype argument: np.float32, float, 'float32', x.dtype (never an object dtype)."""
+    if type(value) is BuiltinType and (value.type in DTYPE_CLASSES or
+                                       value.type in _ABSTRACT_CLASSES):
+        return value.type
+    if isinstance(value, DType):
+        raise ScriptError(f"Cannot interpret '{value!r}' as a data type", kind="TypeError")
+    if type(value) is BuiltinType:
+        raise NotSupportedError(f"numpy functions take numbers, lists, arrays and numpy's "
+                                f"types in gradtrace scripts, not {value!r}")
+    if value is None:
+        return None
+    if isinstance(value, (str, np.dtype)):
+        resolved = call(np.dtype, value)
+        if resolved.kind not in "biufc":
+            raise NotSupportedError(f"numpy dtype {resolved} is not supported by gradtrace "
+                                    "(numbers and bools only)")
+        return resolved
+    return raw(value)
+
+
+def args_of(args: tuple, kwargs: dict) -> tuple[list, dict]:
+    """Script arguments as numpy's: dtypes resolved, arrays unwrapped, `out=` refused."""
+    out = kwargs.get("out")
+    if out is not None and type(out) is not ndarray:  # the script's own array only
+        raise NotSupportedError("numpy's out= takes a numpy array in gradtrace scripts")
+    converted = [dtype_arg(a) if type(a) is BuiltinType or isinstance(a, DType) else raw(a)
+                 for a in args]
+    named = {key: dtype_arg(v) if key == "dtype" or type(v) is BuiltinType else raw(v)
+             for key, v in kwargs.items()}
+    return converted, named
+
+
+def _numel(shape: Any) -> int:
+    if shape is None:
+        return 1
+    if isinstance(shape, (int, np.integer)):
+        return int(shape)
+    return math.prod(int(s) for s in shape) if all(
+        isinstance(s, (int, np.integer)) for s in shape) else 0
+
+
+def reserve(n: int) -> None:
+    """Refuse an array of `n` elements past the limits before numpy allocates it."""
+    if n > 0:
+        limits.reserve((n,), 8)
+
+
+def _sized_count(name: str, args: list, kwargs: dict) -> int:
+    """How many elements a sized constructor will build (0 when numpy will refuse)."""
+    try:
+        if name in ("zeros", "ones", "empty", "full"):
+            return _numel(args[0] if args else kwargs.get("shape"))
+        if name in ("eye", "identity"):
+            n = int(args[0] if args else kwargs.get("N", 0))
+            m = args[1] if len(args) > 1 and args[1] is not None else kwargs.get("M") or n
+            return n * int(m)
+        if name == "arange":
+            numbers = [float(a) for a in args[:3] if isinstance(a, (int, float, np.number))]
+            if len(numbers) == 1:
+                return max(0, math.ceil(numbers[0]))
+            start, stop = numbers[0], numbers[1]
+            step = numbers[2] if len(numbers) > 2 else float(kwargs.get("step", 1))
+            return max(0, math.ceil((stop - start) / step)) if step else 0
+        num = args[2] if len(args) > 2 else kwargs.get("num", 50)
+        return int(num)
+    except (TypeError, ValueError, OverflowError, IndexError):
+        return 0
+
+
+def _check_result_size(name: str, args: list) -> None:
+    """The results numpy builds larger than their inputs: outer, kron, tile, repeat."""
+    try:
+        arrays = [np.asarray(a) if type(a) is list and name not in (
+            "concatenate", "stack", "vstack", "hstack", "column_stack") else a for a in args]
+    except ValueError:
+        return  # a ragged list: numpy's own error follows
+    if name in ("outer", "kron") and len(arrays) >= 2:
+        reserve(int(np.size(arrays[0])) * int(np.size(arrays[1])))
+    elif name in ("tile", "repeat") and len(arrays) >= 2:
+        reps = arrays[1]
+        factor = int(np.prod(reps)) if np.size(reps) and np.asarray(reps).dtype.kind in "iu" \
+            else 1
+        if name == "repeat" and np.size(reps) > 1:
+            factor = int(np.max(reps))
+        reserve(int(np.size(arrays[0])) * max(factor, 1))
+    elif name in ("concatenate", "stack", "vstack", "hstack", "column_stack") and arrays and \
+            isinstance(arrays[0], (list, tuple)):
+        reserve(sum(int(np.size(a)) for a in arrays[0]))
+    else:
+        reserve_broadcast(*arrays)
+
+
+class NumpyFunction:
+    """A numpy function as a script value: prints as numpy's."""
+
+    __slots__ = ("name", "fn", "interp", "qualified")
+
+    def __init__(self, name: str, fn: Callable[..., Any], interp: Interpreter,
+                 qualified: str = ""):
+        self.name = name
+        self.fn = fn
+        self.interp = interp
+        self.qualified = qualified or name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<function {self.qualified}>"
+
+
+def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: tuple,
+                 kwargs: dict) -> Any:
+    """A numpy function given a tensor, as torch 2.13 answers it."""
+    first = args[0] if args else None
+    if name in _TENSOR_METHOD_ERRORS and isinstance(first, Tensor):
+        raise ScriptError(_TENSOR_METHOD_ERRORS[name], kind="TypeError")
+    if name in _TENSOR_METHOD_DISPATCH and isinstance(first, Tensor):
+        raise NotSupportedError(f"np.{name}() of a tensor (numpy calls the tensor's own "
+                                f"method) is not supported by gradtrace: call t.{name}() "
+                                "or use t.numpy()")
+    if name in UFUNCS:
+        converted, named = args_of(args, kwargs)
+        reserve_broadcast(*converted)
+        result = call(fn, *converted, **named)
+        interp.warn(WRAP_WARNING)
+        return Tensor(np.asarray(result))
+    if name == "array":
+        interp.warn(COPY_WARNING)
+    return None
+
+
+def make_function(interp: Interpreter, name: str, fn: Callable[..., Any],
+                  qualified: str = "") -> NumpyFunction:
+    sized = name in _SIZED
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, Tensor) for a in args):
+            result = _tensor_call(interp, name, fn, args, kwargs)
+            if result is not None:
+                return result
+        converted, named = args_of(args, kwargs)
+        if sized:
+            reserve(_sized_count(name, converted, named))
+        else:
+            _check_result_size(name, converted)
+        return wrap(call(fn, *converted, **named))
+
+    return NumpyFunction(name, function, interp, qualified or f"numpy.{name}")
+
+
+def _random_size(args: list, kwargs: dict, positional_dims: bool) -> int:
+    if positional_dims:  # rand(2, 3), randn(2, 3)
+        return _numel(tuple(args)) if args else 1
+    for key in _SHAPE_KWARGS:
+        if key in kwargs:
+            return _numel(kwargs[key])
+    return 0
+
+
+class RandomSource:
+    """np.random.RandomState / np.random.default_rng()'s Generator as a script value:
+    numpy's generator, its sampling methods allow-listed."""
+
+    __slots__ = ("gen", "methods", "kind")
+
+    def __init__(self, gen: Any, methods: tuple[str, ...], kind: str):
+        self.gen = gen
+        self.methods = methods
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"{self.kind}(MT19937)" if self.kind == "RandomState" else \
+            f"Generator({type(self.gen.bit_generator).__name__})"
+
+
+def _sampler(interp: Interpreter, gen: Any, name: str, note: Callable[[], None]) -> Callable:
+    method = getattr(gen, name)  # a fixed name from the allow-lists above
+    positional_dims = name in ("rand", "randn")
+
+    def sample(*args: Any, **kwargs: Any) -> Any:
+        note()
+        if name in ("shuffle",):
+            target = args[0] if args else kwargs.get("x")
+            if type(target) is list:
+                interp.check_size(len(target), "a shuffle() argument")
+                return call(method, target)
+            return call(method, raw(target))
+        converted, named = args_of(args, kwargs)
+        n = _random_size(converted, named, positional_dims)
+        if not positional_dims and len(converted) >= 3 and name in (
+                "randint", "uniform", "normal", "integers", "binomial", "laplace", "logistic",
+                "lognormal", "gamma", "beta", "choice"):
+            n = _numel(converted[2]) if converted[2] is not None else 1
+        elif not positional_dims and name in ("choice", "permutation") and converted and \
+                isinstance(converted[0], (int, np.integer)) and "size" not in named:
+            n = int(converted[0]) if name == "permutation" else 1
+        reserve(n)
+        return wrap(call(method, *converted, **named))
+
+    return sample
+
+
+def _random_table(interp: Interpreter, gen: Any, names: tuple[str, ...],
+                  note: Callable[[], None]) -> dict[str, Any]:
+    table: dict[str, Any] = {}
+    for name in (*names, "shuffle"):
+        if hasattr(gen, name):
+            table[name] = NumpyFunction(name, _sampler(interp, gen, name, note), interp,
+                                        f"{name}")
+    return table
+
+
+def _random_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """np.random: one legacy RandomState per run (numpy seeds its global one from the OS
+    until the script calls np.random.seed), RandomState(seed) and default_rng(seed)."""
+    state = np.random.RandomState()
+    seeded = [False]
+
+    def note() -> None:
+        if not seeded[0]:
+            unreproducible.note(unreproducible.UNSEEDED_RANDOM)
+
+    table = _random_table(interp, state, _LEGACY_RANDOM, note)
+
+    def seed(seed: Any = None) -> None:
+        seeded[0] = seed is not None
+        call(state.seed, raw(seed))
+
+    def random_state(seed: Any = None) -> RandomSource:
+        if seed is None:
+            unreproducible.note(unreproducible.UNSEEDED_RANDOM)
+        gen = call(np.random.RandomState, raw(seed))
+        return RandomSource(gen, _LEGACY_RANDOM + ("seed",), "RandomState")
+
+    def default_rng(seed: Any = None) -> RandomSource:
+        if seed is None:
+            unreproducible.note(unreproducible.UNSEEDED_RANDOM)
+        if type(seed) is RandomSource:
+            return seed
+        gen = call(np.random.default_rng, raw(seed))
+        return RandomSource(gen, _GENERATOR_METHODS, "Generator")
+
+    table.update(seed=NumpyFunction("seed", seed, interp),
+                 RandomState=NumpyFunction("RandomState", random_state, interp),
+                 default_rng=NumpyFunction("default_rng", default_rng, interp))
+    return stdlib.Namespace("numpy.random", table)
+
+
+def random_source_attribute(interp: Interpreter, source: RandomSource, name: str) -> Any:
+    """A RandomState's or Generator's method (the allow-listed samplers only)."""
+    if name in source.methods or name == "shuffle":
+        if name == "seed":
+            return NumpyFunction("seed", lambda seed=None: call(source.gen.seed, raw(seed)),
+                                 interp)
+        return NumpyFunction(name, _sampler(interp, source.gen, name, lambda: None), interp)
+    raise _missing(source.kind, name)
+
+
+def _removed_names() -> frozenset[str]:
+    from numpy import _expired_attrs_2_0
+
+    return frozenset({*_expired_attrs_2_0.__expired_attributes__,
+                      *getattr(np, "__former_attrs__", ())})
+
+
+REMOVED_NAMES = _removed_names()  # np.float, np.float_, np.NaN, ...: gone in numpy 2
+
+
+def removed_name_error(name: str) -> ScriptError:
+    """numpy 2's own AttributeError for a name it removed (one of REMOVED_NAMES only)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            getattr(np, name)  # a fixed name from numpy's own list: it raises
+    except AttributeError as err:
+        return ScriptError(str(err), kind="AttributeError")
+    return ScriptError(f"module 'numpy' has no attribute '{name}'", kind="AttributeError")
+
+
+def _missing(owner: str, name: str) -> Exception:
+    if name.startswith("_"):
+        return NotSupportedError(f"attribute '{name}' of {owner} is not available in "
+                                 "gradtrace scripts")
+    return NotSupportedError(f"'{owner}.{name}' is not supported by gradtrace")
+
+
+def scalar_types(interp: Interpreter) -> dict[str, BuiltinType]:
+    """np.float32 & co: classes for isinstance/type(x), dtypes, and constructors."""
+    types: dict[str, BuiltinType] = {}
+    for name, cls in SCALAR_TYPES.items():
+        known = interp.builtin_types.get(cls)
+        if known is None:
+            def make(value: Any = 0, *rest: Any, _cls: type = cls) -> Any:
+                converted, _ = args_of((value, *rest), {})
+                if isinstance(converted[0], (list, tuple, np.ndarray)):
+                    _check_result_size("array", converted)
+                return wrap(call(_cls, *converted))
+
+            known = BuiltinType(cls, make)
+            known.name = cls.__name__
+            known.module = "numpy"
+            interp.builtin_types[cls] = known
+        types[name] = known
+    return types
+
+
+ABSTRACT_TYPES = {cls.__name__: cls for cls in _ABSTRACT_CLASSES}
+
+
+def _abstract_types(interp: Interpreter) -> dict[str, BuiltinType]:
+    """np.number, np.integer, np.floating, ...: for isinstance and issubclass only."""
+    types = {}
+    for name, cls in ABSTRACT_TYPES.items():
+        def make(*args: Any, _name: str = name) -> Any:
+            raise ScriptError(f"cannot create 'numpy.{_name}' instances", kind="TypeError")
+
+        made = BuiltinType(cls, make)
+        made.module = "numpy"
+        types[name] = made
+    return types
+
+
+_DEFAULT_PRINT = {key: value for key, value in np.get_printoptions().items()
+                  if key in ("precision", "threshold", "edgeitems", "linewidth", "suppress",
+                             "nanstr", "infstr", "sign", "floatmode", "legacy")}
+_PRINT_LIMIT = 1000  # precision, edgeitems and linewidth beyond this only make output huge
+
+
+def _set_printoptions(interp: Interpreter) -> NumpyFunction:
+    """np.set_printoptions for one run: numpy's own setting (scalars print by it too), reset
+    when the next run starts; `formatter` (functions) is refused."""
+    def set_printoptions(precision: Any = None, threshold: Any = None, edgeitems: Any = None,
+                         linewidth: Any = None, suppress: Any = None, nanstr: Any = None,
+                         infstr: Any = None, sign: Any = None, floatmode: Any = None,
+                         *, legacy: Any = None, override_repr: Any = None,
+                         formatter: Any = None) -> None:
+        if formatter is not None or override_repr is not None:
+            raise NotSupportedError("np.set_printoptions(formatter=...) is not supported by "
+                                    "gradtrace")
+        for value in (precision, edgeitems, linewidth):
+            if isinstance(value, int) and value > _PRINT_LIMIT:
+                raise NotSupportedError(f"numpy print options above {_PRINT_LIMIT} are not "
+                                        "supported by gradtrace")
+        for text in (nanstr, infstr):
+            if isinstance(text, str):
+                interp.check_size(len(text), "a print option")
+        call(np.set_printoptions, precision, threshold, edgeitems, linewidth, suppress,
+             nanstr, infstr, None, sign, floatmode, legacy=legacy)
+
+    return NumpyFunction("set_printoptions", set_printoptions, interp,
+                         "numpy.set_printoptions")
+
+
+def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
+    """The `numpy` namespace of one run, and `numpy.random`, `numpy.linalg`."""
+    np.set_printoptions(**_DEFAULT_PRINT)  # what an earlier run in this process set goes
+    table: dict[str, Any] = dict(CONSTANTS)
+    for name in {*FUNCTIONS, *UFUNCS, *_SIZED}:
+        fn = getattr(np, name, None)  # fixed names from the tables above
+        if fn is not None:
+            table[name] = make_function(interp, name, fn)
+    table.update(scalar_types(interp))
+    table.update(_abstract_types(interp))
+    array_type = BuiltinType(ndarray, table["array"])
+    array_type.module = "numpy"
+    interp.builtin_types[ndarray] = array_type
+    table["ndarray"] = array_type
+    table["dtype"] = NumpyFunction("dtype", dtype_arg, interp, "numpy.dtype")
+    table["__version__"] = np.__version__
+    table["set_printoptions"] = _set_printoptions(interp)
+    random_ns = _random_namespace(interp)
+    linalg = stdlib.Namespace("numpy.linalg", {
+        name: make_function(interp, name, getattr(np.linalg, name), f"numpy.linalg.{name}")
+        for name in LINALG})
+    testing = stdlib.Namespace("numpy.testing", {
+        "assert_allclose": make_function(interp, "assert_allclose",
+                                         _assert_allclose, "numpy.testing.assert_allclose"),
+        "assert_array_equal": make_function(interp, "assert_array_equal",
+                                            _assert_array_equal,
+                                            "numpy.testing.assert_array_equal")})
+    table.update(random=random_ns, linalg=linalg, testing=testing)
+    namespace = stdlib.Namespace("numpy", table)
+    return {"numpy": namespace, "numpy.random": random_ns, "numpy.linalg": linalg,
+            "numpy.testing": testing}
+
+
+def _assert_allclose(*args: Any, **kwargs: Any) -> None:
+    try:
+        np.testing.assert_allclose(*args, **kwargs)
+    except AssertionError as err:
+        raise ScriptError(str(err), kind="AssertionError") from None
+
+
+def _assert_array_equal(*args: Any, **kwargs: Any) -> None:
+    try:
+        np.testing.assert_array_equal(*args, **kwargs)
+    except AssertionError as err:
+        raise ScriptError(str(err), kind="AssertionError") from None
+
+
+# ---------------------------------------------------------------- attributes
+
+
+def _method(value: Any, name: str) -> Callable[..., Any]:
+    bound = getattr(value, name)  # a fixed name from METHODS / SCALAR_METHODS
+
+    def method(*args: Any, **kwargs: Any) -> Any:
+        converted, named = args_of(args, kwargs)
+        if name in ("repeat",):
+            _check_result_size(name, [value, *converted])
+        result = call(bound, *converted, **named)
+        if name in ("tolist", "item"):
+            return _plain(result)
+        return wrap(result)
+
+    return method
+
+
+def _plain(value: Any) -> Any:
+    """tolist()/item(): Python numbers (complex refused: scripts have no complex)."""
+    if isinstance(value, complex):
+        raise NotSupportedError("complex numbers are not supported by gradtrace")
+    return value
+
+
+def array_attribute(value: Any, name: str) -> Any:
+    """An allow-listed attribute of a numpy array or scalar (numpy's own value)."""
+    if type(value) is ndarray:
+        array = value.a
+        if name in PROPERTIES:
+            return wrap(getattr(array, name))
+        if name in METHODS:
+            return stdlib.BoundMethod(value, lambda _v, *a, **k: _method(array, name)(*a, **k),
+                                      name)
+        owner = "numpy.ndarray"
+    elif isinstance(value, np.dtype):
+        if name in DTYPE_PROPERTIES:
+            return getattr(value, name)
+        owner = "numpy.dtype"
+    else:
+        if name in SCALAR_PROPERTIES:
+            return wrap(getattr(value, name))
+        if name in SCALAR_METHODS:
+            return stdlib.BoundMethod(value, lambda v, *a, **k: _method(v, name)(*a, **k),
+                                      name)
+        owner = f"numpy.{type(value).__name__}"
+    if name.startswith("_") or hasattr(np.ndarray, name):
+        raise _missing(owner, name)
+    raise ScriptError(f"'{owner}' object has no attribute '{name}'", kind="AttributeError")
+
+
+def is_numpy_value(value: Any) -> bool:
+    return type(value) is ndarray or isinstance(value, (np.generic, np.dtype))

@@ -69,7 +69,13 @@ class Summary:
             head = array.reshape(-1)[:HEAD].copy()
         else:
             head = array[np.unravel_index(np.arange(min(HEAD, array.size)), shape)]
-        corners = array[_corner_index(shape)] if array.ndim else array.reshape(1)
+        if len(shape) == 2:  # (two takes copy less than one fancy index: same values)
+            rows, columns = _corner_index(shape)
+            corners = array.take(rows.reshape(-1), 0).take(columns.reshape(-1), 1)
+        elif array.ndim:
+            corners = array[_corner_index(shape)]
+        else:
+            corners = array.reshape(1)
         uniform = False
         values = head.tolist()
         # cheap checks first: most arrays differ within their first or corner values

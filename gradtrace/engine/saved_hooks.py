@@ -144,11 +144,11 @@ def unpack(packed: Packed, node: Node, output_nr: int, is_output: bool,
 
 def hook_names(saved: Any) -> tuple[str, str] | None:
     """(pack hook, unpack hook) names of a saved tensor packed under hooks, for the views."""
+    packed = getattr(saved, "packed", None)
+    if packed is None:  # (before the import: the tracer asks this of every saved tensor)
+        return None
     from .hooks import hook_name
 
-    packed = getattr(saved, "packed", None)
-    if packed is None:
-        return None
     return hook_name(packed.pack_hook), hook_name(packed.unpack_hook)
 
 

@@ -96,20 +96,25 @@ def _long_cell(array: np.ndarray, dtype: dtypes.DType, limit: int) -> str:
     shape = array.shape
     want = limit // 3 + 3  # more than summarise can keep from one end
 
-    last = [n - 1 for n in shape]
-    dims = range(len(shape) - 1, -1, -1)
+    # the value at flat index k opens the dimensions, innermost first, whose index and
+    # every inner one are 0: those d where k is a multiple of prod(shape[d:]); it closes
+    # those where k + 1 is
+    blocks = []
+    block = 1
+    for size in reversed(shape):
+        block *= size
+        blocks.append(block)
 
     def items(start: int, stop: int) -> list[str]:
-        coords = [c.tolist() for c in np.unravel_index(np.arange(start, stop), shape)]
         out = []
-        for k, v in enumerate(flat[start:stop].tolist()):
+        for k, v in zip(range(start, stop), flat[start:stop].tolist(), strict=True):
             opens = closes = 0
-            for d in dims:
-                if coords[d][k] != 0:
+            for block in blocks:
+                if k % block:
                     break
                 opens += 1
-            for d in dims:
-                if coords[d][k] != last[d]:
+            for block in blocks:
+                if (k + 1) % block:
                     break
                 closes += 1
             text = fmt(v)

@@ -28,7 +28,7 @@ from ..engine.ops.view_inplace import CopySlices
 from ..engine.saved_hooks import HOOKS, hook_names
 from ..engine.tensor import Tensor
 from ..interpreter.objects import Instance
-from ..summary import keep, keep_tensor
+from ..summary import keep
 from .backward import BackwardRecorder
 from .records import (
     BackwardCall,
@@ -92,6 +92,7 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
         self._storages_of: dict[int, list[int]] = {}  # node record id -> its storages
         self._indexed: dict[int, NodeRecord] = {}  # node record id -> record, when filed
         self._where_span: Any = None
+        self._span_texts: dict[int, tuple[Any, tuple[int | None, str | None]]] = {}
         self._where_last: tuple[int | None, str | None] = (None, None)
         # (backward call index, node record id) while a node's backward runs: what it makes
         # belongs to that call and node, not to the script line that ran last (a hook's)
@@ -136,6 +137,14 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
     def _span_text(self, span: Any) -> tuple[int | None, str | None]:
         if span is None:
             return None, None
+        known = self._span_texts.get(id(span))
+        if known is not None and known[0] is span:
+            return known[1]
+        where = self._span_text_of(span)
+        self._span_texts[id(span)] = (span, where)  # (holding the span: its id stays its)
+        return where
+
+    def _span_text_of(self, span: Any) -> tuple[int | None, str | None]:
         text = None
         if span.end_line == span.line:
             line = self.interpreter.source.line_text(span.line)
@@ -264,37 +273,57 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
     def on_op(self, node: Node | None, name: str, inputs: tuple, outputs: list[Tensor]) -> None:
         if self._script_lines is not None and outputs:
             self._script_ran(outputs[-1])
-        if not self._scripted():
-            return  # the arithmetic inside a backward step, not the script's
-        input_ids = [None if t is None else self.tensor(t).id for t in inputs]
-        output_ids = [self.tensor(t).id for t in outputs]
+        if HOOKS.running or not (self._current is None or self._current.create_graph):
+            return  # the arithmetic inside a backward step, not the script's (_scripted)
+        # (the records of live tensors and known nodes are looked up inline: `tensor()` and
+        # `node()` are called for the ones met for the first time, in the same order)
+        live = self._live
+        input_ids: list[int | None] = []
+        for t in inputs:
+            if t is None:
+                input_ids.append(None)
+                continue
+            known_record = live.get(id(t))
+            if known_record is None or known_record.tensor is not t:
+                known_record = self.tensor(t)
+            input_ids.append(known_record.id)
+        output_ids = []
+        for t in outputs:
+            known_record = live.get(id(t))
+            if known_record is None or known_record.tensor is not t:
+                known_record = self.tensor(t)
+            output_ids.append(known_record.id)
         node_id = None
         if node is not None:
             record = self.node(node)
             record.outputs = output_ids
             record.inputs = input_ids
-            for key, saved in (node.saved or {}).items():
-                tensor_id = None
-                if saved is not None:
+            saved_all = node.saved
+            if saved_all:
+                for key, saved in saved_all.items():
+                    if saved is None:
+                        record.saved.append(SavedRecord(key, None, 0, False, None, None))
+                        continue
                     source = saved.tensor
                     if saved.is_output:  # the output itself (a custom Function's output_nr
                         # also counts its non-tensor outputs)
                         source = next((o for o in outputs if o.grad_fn is node
                                        and o.output_nr == saved.output_nr), source)
-                    known = self.record_of(source) is not None
-                    saved_record = self.tensor(source)
-                    if not known:
-                        saved_record.saved_as = (record.id, key)
-                    tensor_id = saved_record.id
-                record.saved.append(SavedRecord(
-                    key, tensor_id, saved.version if saved is not None else 0,
-                    bool(saved and saved.is_output), keep_tensor(saved and saved.tensor),
-                    hook_names(saved)))
-            if node.saved:
+                    known_record = live.get(id(source))
+                    if known_record is None or known_record.tensor is not source:
+                        known_record = self.tensor(source)
+                        known_record.saved_as = (record.id, key)
+                    record.saved.append(SavedRecord(
+                        key, known_record.id, saved.version, bool(saved.is_output),
+                        keep(saved.tensor.array),
+                        None if saved.packed is None else hook_names(saved)))
                 self._index_saved(record)
+            nodes = self.nodes
             for nxt, _ in node.next_functions:
                 if nxt is not None:
-                    self.node(nxt)
+                    known_node = nodes.get(id(nxt))
+                    if known_node is None or known_node.node is not nxt:
+                        self.node(nxt)
             node_id = record.id
         self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
                     values=[self._value(t.array) for t in outputs])

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import TorchRuntimeError
-from . import anomaly, grad_reuse, no_grad_views, saved_hooks
+from . import anomaly, forward_ad, grad_reuse, no_grad_views, saved_hooks
 from .anomaly import ANOMALY
 from .dtypes import float64
 from .events import OBSERVERS, emit
+from .forward_ad import FW as _FW
 from .grad_mode import GRAD_MODE
 from .limits import too_many_dims
 
@@ -269,6 +270,9 @@ class Function(Node):
     materialize_grads = True
     # Outputs that are views of the first input share its version counter and base.
     returns_view = False
+    # The forward-mode derivative (derivatives.yaml's `result:`), run by forward_ad.propagate
+    # as `jvp(node, tangents, outputs, inputs, params)`; None: torch has none for the op.
+    jvp: Callable[..., Any] | None = None
 
     def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
         if self.recording:
@@ -400,6 +404,8 @@ class Function(Node):
                 node.output_meta = meta_cache.setdefault(meta, meta)
             if cls.after_forward is not None:
                 node.after_forward(outs)
+        if _FW.level >= 0:
+            forward_ad.propagate(cls, node, inputs, params, outs)
         if OBSERVERS:
             emit("op", node=node if recording else None, name=cls.__name__, inputs=inputs,
                  outputs=outs)
@@ -416,7 +422,7 @@ class Function(Node):
         tensor: `--quiet` never reads it, and a saved one is built when read (SavedNumber).
         An observer's op event shows the wrapped number, so with one attached this is
         `call` itself."""
-        if OBSERVERS:
+        if OBSERVERS or _FW.level >= 0:
             return cls.call(a, _tensor.wrap_number(number))
         recording = GRAD_MODE.enabled and a.requires_grad
         node = _new_node(cls)

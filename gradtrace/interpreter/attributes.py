@@ -172,6 +172,8 @@ class Attributes:
             table = stdlib.LIST_METHODS
         elif isinstance(obj, tuple):
             if kind in NAMEDTUPLE_CLASSES:
+                if name in obj._fields:  # a field may hold None
+                    return getattr(obj, name)
                 found = namedtuple_attribute(obj, name)
                 if found is not None:
                     return found

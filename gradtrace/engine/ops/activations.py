@@ -330,6 +330,11 @@ class GeluBackward0(Function):
         return GeluBackwardBackward0.call(grad, self.unpack("self"),
                                           approximate=self.attrs["approximate"])
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # auto_element_wise: gelu_backward(self_t, self_p, approximate)
+        return GeluBackwardBackward0.call(t[0], inputs[0],
+                                          approximate=params.get("approximate", "none"))
+
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     return GeluBackward0.call(input, approximate=approximate)

@@ -11,6 +11,7 @@ from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
 from .. import dtypes
 from ..dtypes import C_TYPE_NAMES
 from ..formulas import local, undefined, vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
@@ -24,6 +25,7 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
 
 class IndexSelectBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros({self_sym_sizes}).index_add({dim}, {index}, {grad})"),)
 
     def forward(self, a: Tensor, dim: int, index: Tensor) -> np.ndarray:
@@ -146,6 +148,7 @@ def _check_gather(a: Tensor, dim: int, index: Tensor, name: str) -> int:
 
 class GatherBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros_like({self}).scatter_add({dim}, {index}, {grad})"),)
 
     def forward(self, a: Tensor, dim: int, index: Tensor, sparse_grad: bool = False

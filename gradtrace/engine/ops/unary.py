@@ -93,6 +93,9 @@ class ExpBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad * self.unpack("result")
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] * outs[0]  # auto_element_wise
+
 
 class LogBackward0(Function):
     __slots__ = ()
@@ -105,6 +108,9 @@ class LogBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad / self.unpack("self")
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] / inputs[0]  # auto_element_wise
+
 
 class Log1PBackward0(Function):
     __slots__ = ()
@@ -116,6 +122,9 @@ class Log1PBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / add_scalar(self.unpack("self"), 1)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] / add_scalar(inputs[0], 1)  # auto_element_wise
 
 
 class Expm1Backward0(Function):
@@ -131,6 +140,9 @@ class Expm1Backward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad * add_scalar(self.unpack("result"), 1)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] * add_scalar(outs[0], 1)  # auto_element_wise
+
 
 class SinBackward0(Function):
     __slots__ = ()
@@ -143,6 +155,9 @@ class SinBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad * self.unpack("self").cos()
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] * inputs[0].cos()  # auto_element_wise
+
 
 class CosBackward0(Function):
     __slots__ = ()
@@ -154,6 +169,9 @@ class CosBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * -self.unpack("self").sin()
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] * -inputs[0].sin()  # auto_element_wise
 
 
 class TanhBackwardBackward0(Function):
@@ -220,6 +238,9 @@ class TanhBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return tanh_backward(grad, self.unpack("result"))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return tanh_backward(t[0], outs[0])  # auto_element_wise
+
 
 class SigmoidBackwardBackward0(Function):
     __slots__ = ()
@@ -257,6 +278,9 @@ class SigmoidBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return sigmoid_backward(grad, self.unpack("result"))
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return sigmoid_backward(t[0], outs[0])  # auto_element_wise
 
 
 class ThresholdBackwardBackward0(Function):
@@ -299,6 +323,9 @@ class ReluBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return threshold_backward(grad, self.unpack("result"), 0)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return threshold_backward(t[0], outs[0], 0)  # auto_element_wise
+
 
 class SqrtBackward0(Function):
     __slots__ = ()
@@ -312,6 +339,9 @@ class SqrtBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / mul_scalar(self.unpack("result"), 2)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] / mul_scalar(outs[0], 2)  # auto_element_wise
 
 
 class RsqrtBackward0(Function):

@@ -1,0 +1,290 @@
+"""Forward-mode AD (torch.autograd.forward_ad): dual levels, dual tensors, tangent propagation.
+
+A tensor's tangent lives in its `_fw_grad` slot. torch supports one level at a time (entering
+a second raises), so the slot holds the tangent of level 0, and leaving the level clears
+every tangent made in it (`FW.duals`).
+
+Each op's forward-derivative formula lives with the op (its `jvp` method, torch's
+derivatives.yaml `result:` entry, or `jvp = auto_linear` for ops that are linear in their
+first input); `propagate` runs it after the op's forward when an input has a tangent.
+
+torch evaluates a formula with an undefined tangent replaced by an "efficient zero tensor"
+(ZeroTensor): mul/div by one, a view of one, and the sum of two stay zero tensors; add/sub
+of one return the other operand unchanged; every other op sees plain zeros. Autograd still
+records each of those ops, so a tangent formula that multiplies a zero tangent by a primal
+requiring grad gives a tangent with a grad_fn (the tutorial's `jvp` prints one). Here a zero
+tangent is a tensor of zeros whose `_fw_grad` slot holds `ZERO`; while a formula runs
+(`FW.computing`), `propagate` applies those rules to the results of the ops it calls.
+"""
+from __future__ import annotations
+
+import re
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ScriptError, TorchRuntimeError
+from .events import muted
+
+if TYPE_CHECKING:
+    from .node import Function
+    from .tensor import Tensor
+
+
+class _State:
+    """The forward-AD level (-1: none entered) and whether a tangent formula is running."""
+
+    __slots__ = ("level", "computing", "duals")
+
+    def __init__(self) -> None:
+        self.level = -1
+        self.computing = False
+        self.duals: list[weakref.ref] = []
+
+
+FW = _State()
+ZERO = object()  # in a tensor's _fw_grad slot: the tensor is an efficient zero tensor
+
+NESTED = "Nested forward mode AD is not supported at the moment"
+NO_JVP_MESSAGE = (
+    "Trying to use forward AD with {name} that does not support it because it has not been "
+    "implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/"
+    "issues/new?template=feature-request.yml so that we can prioritize its implementation or "
+    "submit a PR adding the implementation to derivatives.yaml")
+
+
+# -- levels ------------------------------------------------------------------------------
+
+
+def enter_dual_level() -> int:
+    """torch._C._enter_dual_level: the new level (always 0: nesting is refused)."""
+    if FW.level >= 0:
+        raise TorchRuntimeError(NESTED)
+    FW.level = 0
+    return 0
+
+
+def exit_dual_level(level: int) -> None:
+    """torch._C._exit_dual_level: drop every tangent of the level."""
+    if level < 0:
+        raise TorchRuntimeError("Dual level must be a positive number.")
+    if level != FW.level:
+        raise TorchRuntimeError(
+            "Trying to exit a forward AD level that was not the last one that was created. "
+            "This is not supported.")
+    for ref in FW.duals:
+        t = ref()
+        if t is not None:
+            t._fw_grad = None
+    FW.duals = []
+    FW.level = -1
+
+
+def _check_level(level: int | None, op: str) -> None:
+    if level is not None and level != FW.level:
+        raise TorchRuntimeError(f"Invalid level given to {op}")
+
+
+def tangent_of(t: Any) -> Tensor | None:
+    """`t`'s tangent at the current level, or None."""
+    g = getattr(t, "_fw_grad", None)
+    return None if g is None or g is ZERO else g
+
+
+def set_tangent(t: Tensor, tangent: Tensor) -> None:
+    if tangent._fw_grad is ZERO:  # a formula's zero tensor is stored as plain zeros
+        tangent._fw_grad = None
+    if t._fw_grad is None:
+        FW.duals.append(weakref.ref(t))
+    t._fw_grad = tangent
+
+
+# -- make_dual / unpack_dual ---------------------------------------------------------------
+
+
+def make_dual(tensor: Tensor, tangent: Tensor, level: int | None = None) -> Tensor:
+    """torch._make_dual: a view of `tensor` carrying `tangent` (as-is when it has the primal's
+    layout, else a copy with it)."""
+    from .ops.views import ViewBackward0
+    from .tensor import wrap
+
+    _check_level(level, "_make_dual")
+    if tensor.array.shape != tangent.array.shape:
+        raise TorchRuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size "
+            f"[{', '.join(map(str, tensor.array.shape))}] while the given forward gradient is "
+            f"of size [{', '.join(map(str, tangent.array.shape))}].")
+    if tangent_of(tensor) is not None:
+        raise TorchRuntimeError(
+            "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+            f"same level {FW.level} is not supported.")
+    out = ViewBackward0.call(tensor, shape=tensor.array.shape)
+    if tangent.array.strides != tensor.array.strides and tangent.array.size > 1:
+        layout = np.empty_like(tensor.array, dtype=tangent.array.dtype)
+        layout[...] = tangent.array
+        tangent = wrap(layout)
+    set_tangent(out, tangent)
+    return out
+
+
+def unpack_dual(tensor: Tensor, level: int | None = None) -> tuple[Tensor, Tensor | None]:
+    """torch._unpack_dual: (a view of the primal without its tangent, the tangent as-is)."""
+    from .ops.views import Identity
+
+    _check_level(level, "_fw_primal")
+    tangent = tangent_of(tensor)
+    tensor._fw_grad = None  # the primal is a view without the tangent
+    try:
+        primal = Identity.call(tensor)
+    finally:
+        if tangent is not None:
+            tensor._fw_grad = tangent
+    return primal, tangent
+
+
+# -- propagation ---------------------------------------------------------------------------
+
+
+def aten_name(cls: type[Function]) -> str:
+    """The ATen op torch names in its forward-AD error: the op's `aten_name`, else its node
+    name without `Backward<n>`, in snake case (`GridSampler2DBackward0` -> grid_sampler_2d)."""
+    name = getattr(cls, "aten_name", None)
+    if name:
+        return name
+    base = re.sub(r"Backward\d*$", "", cls.__name__)
+    base = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", base).lower()
+    return re.sub(r"(?<=[a-z])(\d)", r"_\1", base)
+
+
+def propagate(cls: type[Function], node: Function, inputs: tuple, params: dict,
+              outs: list[Tensor]) -> None:
+    """After `cls`'s forward: give its outputs their tangents (an input has one), or, inside
+    a tangent formula, apply the zero-tensor rules."""
+    if FW.computing:
+        _zero_rules(cls, inputs, params, outs)
+        return
+    found = False
+    for t in inputs:
+        g = getattr(t, "_fw_grad", None)
+        if g is not None and g is not ZERO:
+            found = True
+            break
+    if not found:
+        return
+    jvp = cls.jvp
+    if jvp is None:
+        raise ScriptError(NO_JVP_MESSAGE.format(name=aten_name(cls)), kind="NotImplementedError")
+    tangents = [_tangent_or_zero(t) for t in inputs]
+    FW.computing = True
+    try:
+        with muted():
+            result = jvp(node, tangents, outs, inputs, params)
+    finally:
+        FW.computing = False
+    results = result if cls.multi_output else [result]
+    for out, tangent in zip(outs, results):
+        if tangent is not None and out.dtype.is_floating_point:
+            set_tangent(out, tangent)
+
+
+def _tangent_or_zero(t: Any) -> Tensor | None:
+    from .tensor import Tensor
+
+    if not isinstance(t, Tensor):
+        return None
+    g = t._fw_grad
+    if g is not None and g is not ZERO:
+        return g
+    return zero_tangent(t.array.shape, t.array.dtype)
+
+
+def zero_tangent(shape: tuple[int, ...], dtype: Any) -> Tensor:
+    """An efficient zero tensor (torch's _efficientzerotensor)."""
+    from .tensor import wrap
+
+    z = wrap(np.zeros(shape, dtype=dtype))
+    z._fw_grad = ZERO
+    return z
+
+
+def is_zero(t: Any) -> bool:
+    return getattr(t, "_fw_grad", None) is ZERO
+
+
+_PRODUCTS = frozenset({"MulBackward0", "MulBackward1"})
+_QUOTIENTS = frozenset({"DivBackward0", "DivBackward1"})
+_SUMS = frozenset({"AddBackward0", "AddBackward1"})
+_DIFFERENCES = frozenset({"SubBackward0", "SubBackward1"})
+
+
+def _zero_rules(cls: type[Function], inputs: tuple, params: dict, outs: list[Tensor]) -> None:
+    """torch's ZeroTensor kernels, applied to an op's result inside a tangent formula."""
+    zeros = [is_zero(t) for t in inputs]
+    if not any(zeros):
+        return
+    out = outs[0]
+    name = cls.__name__
+    if cls.returns_view:
+        if zeros[0]:
+            for o in outs:
+                o._fw_grad = ZERO
+        return
+    if name in _PRODUCTS or (name in _QUOTIENTS and zeros[0]):
+        _set_data(out, np.zeros_like(out.array))
+        out._fw_grad = ZERO
+        return
+    if name in _SUMS or name in _DIFFERENCES:
+        if len(zeros) < 2:
+            return
+        if zeros[0] and zeros[1]:
+            _set_data(out, np.zeros_like(out.array))
+            out._fw_grad = ZERO
+            return
+        alpha = params.get("alpha", 1)
+        if zeros[1]:  # self + 0: self
+            data = inputs[0].array
+        else:  # 0 + alpha * other; 0 - alpha * other
+            data = inputs[1].array if alpha == 1 else inputs[1].array * alpha
+            if name in _DIFFERENCES:
+                data = np.negative(data)
+        _set_data(out, np.broadcast_to(data.astype(out.array.dtype, copy=False),
+                                       out.array.shape).copy())
+
+
+def _set_data(t: Tensor, data: np.ndarray) -> None:
+    if t.array.flags.writeable and t.array.shape == data.shape:
+        np.copyto(t.array, data)
+    else:
+        t.array = data
+
+
+# -- formula helpers -----------------------------------------------------------------------
+
+
+def auto_linear(node: Function, tangents: list, outs: list, inputs: tuple,
+                params: dict) -> Any:
+    """derivatives.yaml's `result: auto_linear`: the op applied to the first input's tangent,
+    with the other arguments as they were."""
+    return type(node).call(tangents[0], *inputs[1:], **params)
+
+
+def maybe_multiply(t: Tensor, scalar: Any) -> Tensor:
+    """torch's maybe_multiply: `t * scalar` unless the scalar is 1."""
+    if isinstance(scalar, (int, float)) and not isinstance(scalar, bool) and scalar == 1:
+        return t
+    return t * scalar
+
+
+def inplace_tangent(self: Tensor, out: Tensor) -> None:
+    """An in-place op's tangent: written into `self`'s tangent when it has one (torch's
+    `self_t.copy_(...)`, so views of that tangent see it), else `out`'s becomes `self`'s."""
+    tangent = tangent_of(out)
+    if tangent is None:
+        return
+    own = tangent_of(self)
+    if own is not None and own is not tangent:
+        np.copyto(own.array, tangent.array, casting="unsafe")
+    else:
+        set_tangent(self, tangent)

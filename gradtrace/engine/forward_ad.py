@@ -180,13 +180,25 @@ def propagate(cls: type[Function], node: Function, inputs: tuple, params: dict,
     FW.computing = True
     try:
         with muted():
-            result = jvp(node, tangents, outs, inputs, params)
+            result = jvp(node, tangents, outs, _primals(inputs), params)
     finally:
         FW.computing = False
     results = result if cls.multi_output else [result]
     for out, tangent in zip(outs, results):
         if tangent is not None and out.dtype.is_floating_point:
             set_tangent(out, tangent)
+
+
+def _primals(inputs: tuple) -> tuple:
+    """The formula's `self_p`: a dual input that requires grad as its `_fw_primal` view
+    (torch's Identity node, which the tangent's graph then shows); others as they are."""
+    from .ops.views import Identity
+
+    if not any(getattr(t, "requires_grad", False) and tangent_of(t) is not None
+               for t in inputs):
+        return inputs
+    return tuple(Identity.call(t) if getattr(t, "requires_grad", False)
+                 and tangent_of(t) is not None else t for t in inputs)
 
 
 def _tangent_or_zero(t: Any) -> Tensor | None:
@@ -285,6 +297,9 @@ def inplace_tangent(self: Tensor, out: Tensor) -> None:
         return
     own = tangent_of(self)
     if own is not None and own is not tangent:
-        np.copyto(own.array, tangent.array, casting="unsafe")
+        from .ops.view_inplace import copy_
+
+        with muted():
+            copy_(own, tangent)
     else:
         set_tangent(self, tangent)

@@ -177,6 +177,7 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
         source.grad_fn = self.grad_fn
         source.output_nr = self.output_nr
         source._accumulator = self._accumulator
+        source._fw_grad = self._fw_grad  # the tangent of the value before the write
     else:
         source = self
     out = op.call(source, *others, **params)

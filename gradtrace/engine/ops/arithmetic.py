@@ -10,7 +10,7 @@ from .. import kernels
 from ..dtypes import bool_
 from ..events import OBSERVERS
 from ..formulas import local
-from ..forward_ad import maybe_multiply
+from ..forward_ad import FW, maybe_multiply
 from ..grad_mode import GRAD_MODE
 from ..node import Function, SavedNumber, SavedTensor, saved_number
 from ..tensor import Tensor, as_tensor_operand, type_name, wrap
@@ -170,7 +170,7 @@ def _product(grad: Tensor, t: Tensor) -> Tensor:
     """`grad * t` in a backward formula. With grad mode off (no create_graph) and nothing
     observing the engine, no node can be recorded and no op event read: the product
     MulBackward0.forward computes, the same bits, without the op's calls."""
-    if GRAD_MODE.enabled or OBSERVERS:
+    if GRAD_MODE.enabled or OBSERVERS or FW.level >= 0:  # (forward AD: tangents to carry)
         return mul(grad, t)
     return wrap(binary_apply(np.multiply, grad, t, common_dtype(grad, t)))
 
@@ -183,7 +183,7 @@ def _unread_number(grad: Tensor, node: Function, key: str) -> float | None:
     tensor was read: it is then unpacked as any saved tensor (a script may have changed it
     in place)."""
     saved = node.saved[key]
-    if (type(saved) is SavedNumber and not (GRAD_MODE.enabled or OBSERVERS)
+    if (type(saved) is SavedNumber and not (GRAD_MODE.enabled or OBSERVERS or FW.level >= 0)
             and grad.dtype.is_floating_point and not saved.built()):
         return saved.number
     return None

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..forward_ad import auto_linear
 from ..formulas import local
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..tensor import Tensor
 from ._util import binary_apply, binary_operands, float_dtype

@@ -18,13 +18,12 @@ tangent is a tensor of zeros whose `_fw_grad` slot holds `ZERO`; while a formula
 """
 from __future__ import annotations
 
-import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ScriptError, TorchRuntimeError
+from ..errors import NotSupportedError, ScriptError, TorchRuntimeError
 from .events import muted
 
 if TYPE_CHECKING:
@@ -35,11 +34,12 @@ if TYPE_CHECKING:
 class _State:
     """The forward-AD level (-1: none entered) and whether a tangent formula is running."""
 
-    __slots__ = ("level", "computing", "duals")
+    __slots__ = ("level", "computing", "hidden", "duals")
 
     def __init__(self) -> None:
         self.level = -1
         self.computing = False
+        self.hidden = False
         self.duals: list[weakref.ref] = []
 
 
@@ -89,7 +89,7 @@ def _check_level(level: int | None, op: str) -> None:
 def tangent_of(t: Any) -> Tensor | None:
     """`t`'s tangent at the current level, or None."""
     g = getattr(t, "_fw_grad", None)
-    return None if g is None or g is ZERO else g
+    return None if g is None or g is ZERO or FW.hidden else g
 
 
 def set_tangent(t: Tensor, tangent: Tensor) -> None:
@@ -98,6 +98,24 @@ def set_tangent(t: Tensor, tangent: Tensor) -> None:
     if t._fw_grad is None:
         FW.duals.append(weakref.ref(t))
     t._fw_grad = tangent
+
+
+class disabled:  # noqa: N801 - used like a function
+    """torch's forward grad mode off (what a custom Function's forward runs in): tangents
+    are not seen (unpack_dual, printing) nor propagated."""
+
+    __slots__ = ("on", "before")
+
+    def __init__(self, on: bool = True) -> None:
+        self.on = on
+
+    def __enter__(self) -> None:
+        self.before = FW.hidden
+        if self.on:
+            FW.hidden = True
+
+    def __exit__(self, *exc: object) -> None:
+        FW.hidden = self.before
 
 
 # -- make_dual / unpack_dual ---------------------------------------------------------------
@@ -135,33 +153,41 @@ def unpack_dual(tensor: Tensor, level: int | None = None) -> tuple[Tensor, Tenso
 
     _check_level(level, "_fw_primal")
     tangent = tangent_of(tensor)
+    slot = tensor._fw_grad
     tensor._fw_grad = None  # the primal is a view without the tangent
     try:
         primal = Identity.call(tensor)
     finally:
-        if tangent is not None:
-            tensor._fw_grad = tangent
+        tensor._fw_grad = slot
     return primal, tangent
 
 
 # -- propagation ---------------------------------------------------------------------------
 
 
-def aten_name(cls: type[Function]) -> str:
-    """The ATen op torch names in its forward-AD error: the op's `aten_name`, else its node
-    name without `Backward<n>`, in snake case (`GridSampler2DBackward0` -> grid_sampler_2d)."""
-    name = getattr(cls, "aten_name", None)
-    if name:
-        return name
-    base = re.sub(r"Backward\d*$", "", cls.__name__)
-    base = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", base).lower()
-    return re.sub(r"(?<=[a-z])(\d)", r"_\1", base)
+def check(cls: type[Function], inputs: tuple) -> None:
+    """Before an op without a forward formula runs on a dual input: torch's error (raised
+    before the op checks its arguments)."""
+    if cls.jvp is None and not FW.hidden and not FW.computing and any(
+            tangent_of(t) is not None for t in inputs):
+        _no_formula(cls)
+
+
+def _no_formula(cls: type[Function]) -> None:
+    if cls.no_forward_ad is not None:  # torch has no formula either
+        raise ScriptError(NO_JVP_MESSAGE.format(name=cls.no_forward_ad),
+                          kind="NotImplementedError")
+    raise NotSupportedError(
+        f"forward-mode AD through {cls.__name__}'s op is not supported by gradtrace yet "
+        "(torch has a formula for it)")
 
 
 def propagate(cls: type[Function], node: Function, inputs: tuple, params: dict,
               outs: list[Tensor]) -> None:
     """After `cls`'s forward: give its outputs their tangents (an input has one), or, inside
     a tangent formula, apply the zero-tensor rules."""
+    if FW.hidden:
+        return
     if FW.computing:
         _zero_rules(cls, inputs, params, outs)
         return
@@ -175,7 +201,7 @@ def propagate(cls: type[Function], node: Function, inputs: tuple, params: dict,
         return
     jvp = cls.jvp
     if jvp is None:
-        raise ScriptError(NO_JVP_MESSAGE.format(name=aten_name(cls)), kind="NotImplementedError")
+        _no_formula(cls)
     tangents = [_tangent_or_zero(t) for t in inputs]
     FW.computing = True
     try:
@@ -303,3 +329,13 @@ def inplace_tangent(self: Tensor, out: Tensor) -> None:
             copy_(own, tangent)
     else:
         set_tangent(self, tangent)
+
+
+def add_tangent_inplace(t: Tensor, other: Tensor) -> None:
+    """`t += other`'s tangent, when the values were added without an op (AccumulateGrad)."""
+    other_t = tangent_of(other)
+    if other_t is None:
+        return
+    own = tangent_of(t)
+    with muted():
+        set_tangent(t, other_t if own is None else own + other_t)

@@ -245,11 +245,15 @@ class AccumulateGrad(Node):
             steal = grad_reuse.can_steal(grads, 0, var)
             new = grads[0]
             var.grad = new if steal else grad_reuse.copy_grad(new)
+            if var.grad._fw_grad is not None:  # torch keeps `new_grad.detach()`: no tangent
+                var.grad._fw_grad = None
         elif GRAD_MODE.enabled:
             var.grad = var.grad + grads[0]
         else:
             np.add(var.grad.array, grads[0].array, out=var.grad.array, casting="unsafe")
             _tensor.bump_version(var.grad)
+            if _FW.level >= 0:  # torch's `grad += new_grad` adds the tangents too
+                forward_ad.add_tangent_inplace(var.grad, grads[0])
         return ()
 
 
@@ -273,6 +277,8 @@ class Function(Node):
     # The forward-mode derivative (derivatives.yaml's `result:`), run by forward_ad.propagate
     # as `jvp(node, tangents, outputs, inputs, params)`; None: torch has none for the op.
     jvp: Callable[..., Any] | None = None
+    # The ATen op's name when torch has no forward formula either (its NotImplementedError)
+    no_forward_ad: str | None = None
 
     def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
         if self.recording:
@@ -347,6 +353,8 @@ class Function(Node):
                 if t is not None and t.requires_grad:
                     recording = True
                     break
+        if _FW.level >= 0 and cls.jvp is None:
+            forward_ad.check(cls, inputs)
         node = _new_node(cls)
         node.recording = recording
         if recording:

@@ -12,7 +12,7 @@ from . import dtypes, no_grad_views
 from .device import CPU, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
-from .forward_ad import ZERO
+from .forward_ad import tangent_of
 from .grad_mode import GRAD_MODE
 from .limits import LIMITS as _LIMITS
 from .limits import admit
@@ -345,10 +345,10 @@ class Tensor:
         grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None
         if self._base is not None and no_grad_views.invalid(self):
             grad_fn = "Invalid"  # (what torch shows when reading grad_fn would raise)
-        tangent = self._fw_grad
+        tangent = tangent_of(self)
         return tensor_repr(self.array, self.dtype, grad_fn=grad_fn,
                            requires_grad=self.requires_grad and grad_fn is None,
-                           tangent=None if tangent is None or tangent is ZERO else repr(tangent))
+                           tangent=None if tangent is None else repr(tangent))
 
     __str__ = __repr__
 

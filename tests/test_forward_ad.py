@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ops_helpers import F
 from ops_helpers import TORCH as gt_torch
+from ops_helpers import F
 
 from gradtrace.engine import forward_ad
 from gradtrace.engine.tensor import Tensor

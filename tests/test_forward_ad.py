@@ -62,6 +62,9 @@ CASES = {
     "clone": (lambda a: a.clone(), [(3, 4)], False),
     "softmax": (lambda a: F.softmax(a, dim=1), [(3, 4)], False),
     "log_softmax": (lambda a: F.log_softmax(a, dim=0), [(3, 4)], False),
+    "mse_loss": (lambda a, b: F.mse_loss(a, b), [(3, 4), (3, 4)], False),
+    "mse_loss_sum": (lambda a, b: F.mse_loss(a, b, reduction="sum"), [(3, 4), (3, 4)], False),
+    "cross_entropy": (lambda a: F.cross_entropy(a, a.detach().argmax(1)), [(3, 4)], False),
     "chain": (lambda a, b: ((a * b).sin().sum(0) / 2).exp(), [(3, 4), (3, 4)], False),
 }
 

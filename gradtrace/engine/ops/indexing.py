@@ -69,6 +69,9 @@ class MaskedFillBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return masked_fill(grad, self.unpack("mask"), 0)  # torch: grad.masked_fill(mask, 0)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return masked_fill(t[0], params["mask"], 0)  # self_t.masked_fill(mask, 0)
+
 
 class MaskedFillBackward1(Function):
     """masked_fill with a 0-dim tensor value: the value gets the masked gradient's sum."""
@@ -94,6 +97,9 @@ class MaskedFillBackward1(Function):
         g_value = (where(mask, grad, Tensor.scalar(0.0)).sum() if self.needs_input_grad(1)
                    else None)
         return g_self, g_value
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return MaskedFillBackward1.call(t[0], t[1], mask=params["mask"])  # masked_fill(.., value_t)
 
 
 

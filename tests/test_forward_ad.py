@@ -41,6 +41,26 @@ CASES = {
     "sqrt": (lambda a: a.sqrt(), [(3, 4)], True),
     "gelu": (lambda a: F.gelu(a), [(3, 4)], False),
     "gelu_tanh": (lambda a: F.gelu(a, approximate="tanh"), [(3, 4)], False),
+    "abs": (lambda a: a.abs(), [(3, 4)], False),
+    "rsqrt": (lambda a: a.rsqrt(), [(3, 4)], True),
+    "reciprocal": (lambda a: a.reciprocal(), [(3, 4)], True),
+    "clamp": (lambda a: a.clamp(-0.5, 0.7), [(3, 4)], False),
+    "clamp_min": (lambda a: a.clamp_min(0.1), [(3, 4)], False),
+    "tan": (lambda a: a.tan(), [(3, 4)], False),
+    "atan": (lambda a: a.atan(), [(3, 4)], False),
+    "sinh": (lambda a: a.sinh(), [(3, 4)], False),
+    "cosh": (lambda a: a.cosh(), [(3, 4)], False),
+    "asinh": (lambda a: a.asinh(), [(3, 4)], False),
+    "log2": (lambda a: a.log2(), [(3, 4)], True),
+    "log10": (lambda a: a.log10(), [(3, 4)], True),
+    "exp2": (lambda a: a.exp2(), [(3, 4)], False),
+    "erf": (lambda a: a.erf(), [(3, 4)], False),
+    "erfc": (lambda a: a.erfc(), [(3, 4)], False),
+    "silu": (lambda a: F.silu(a), [(3, 4)], False),
+    "leaky_relu": (lambda a: F.leaky_relu(a, 0.2), [(3, 4)], False),
+    "softplus": (lambda a: F.softplus(a), [(3, 4)], False),
+    "elu": (lambda a: F.elu(a), [(3, 4)], False),
+    "hardtanh": (lambda a: F.hardtanh(a, -0.5, 0.5), [(3, 4)], False),
     "mm": (lambda a, b: a.mm(b), [(3, 4), (4, 2)], False),
     "matmul_batched": (lambda a, b: a @ b, [(2, 3, 4), (4, 2)], False),
     "addmm": (lambda c, a, b: c.addmm(a, b), [(2,), (3, 4), (4, 2)], False),
@@ -100,7 +120,12 @@ def test_jvp_formula_matches_central_differences_in_float64(name):
     np.testing.assert_allclose(jvp, (plus - minus) / (2 * eps), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+# whose float32 forward gradtrace does not compute with torch's kernel (so neither the
+# tangent formula's factors): checked against finite differences only
+INEXACT_FORWARD = {"sinh", "cosh"}
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - INEXACT_FORWARD))
 def test_jvp_formula_gives_torchs_float32_bits(name):
     torch = pytest.importorskip("torch")
     import torch.autograd.forward_ad as fwAD

@@ -308,6 +308,23 @@ def auto_linear(node: Function, tangents: list, outs: list, inputs: tuple,
     return type(node).call(tangents[0], *inputs[1:], **params)
 
 
+def auto_element_wise(node: Function, tangents: list, outs: list, inputs: tuple,
+                      params: dict) -> Any:
+    """derivatives.yaml's `result: auto_element_wise`: the op's backward formula with the
+    tangent for `grad` (so torch's arithmetic, in its order). The node saved what backward
+    reads even when nothing requires grad (Function.call); it is then no graph node, so its
+    saved result is read as the plain tensor it is, not re-attached to the node."""
+    if not node.next_functions:  # not a node of the graph (no primal requires grad)
+        for saved in (node.saved or {}).values():
+            if saved is not None:
+                saved.is_output = False
+    return node.backward(tangents[0])
+
+
+def has_tangent(inputs: tuple) -> bool:
+    return any(tangent_of(t) is not None for t in inputs)
+
+
 def maybe_multiply(t: Tensor, scalar: Any) -> Tensor:
     """torch's maybe_multiply: `t * scalar` unless the scalar is 1."""
     if isinstance(scalar, (int, float)) and not isinstance(scalar, bool) and scalar == 1:

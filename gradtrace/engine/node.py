@@ -353,11 +353,15 @@ class Function(Node):
                 if t is not None and t.requires_grad:
                     recording = True
                     break
-        if _FW.level >= 0 and cls.jvp is None:
-            forward_ad.check(cls, inputs)
+        saving = recording
+        if _FW.level >= 0:
+            if cls.jvp is None:
+                forward_ad.check(cls, inputs)
+            elif not recording and cls.jvp is forward_ad.auto_element_wise:
+                saving = forward_ad.has_tangent(inputs)  # its jvp is backward(tangent)
         node = _new_node(cls)
-        node.recording = recording
-        if recording:
+        node.recording = saving
+        if saving:
             Node.__init__(node)
         try:
             data = node.forward(*inputs, **params)
@@ -379,6 +383,8 @@ class Function(Node):
                 for o in outs:  # a view made in no_grad/inference mode still requires grad
                     o.requires_grad = True
                     no_grad_views.mark(o, GRAD_MODE.inference)
+        if saving and not recording and cls.after_forward is not None:
+            node.after_forward(outs)  # (saved for the tangent formula only)
         if recording:
             nr = 0
             for o in outs:

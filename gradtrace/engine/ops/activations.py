@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import exactness, kernels
+from ..forward_ad import auto_element_wise
 from ..formulas import local, vjp
 from ..generator import resolve
 from ..grad_mode import GRAD_MODE
@@ -31,6 +32,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 class LeakyReluBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if {self} > 0 else {negative_slope}"),)
 
     def forward(self, a: Tensor, negative_slope: float) -> np.ndarray:
@@ -342,6 +344,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
 
 class SiluBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "σ({self}) × (1 + {self} × (1 - σ({self})))"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -375,6 +378,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 class SoftplusBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "σ({beta} × {self}) if {beta} × {self} ≤ {threshold} else 1"),)
 
     def forward(self, a: Tensor, beta: Any = 1, threshold: Any = 20) -> np.ndarray:
@@ -435,6 +439,7 @@ def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:  # no
 
 class EluBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "{scale} if {self} > 0 else {scale} × {alpha} × {input_scale} × "
                       "exp({input_scale} × {self})"),)
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import capability, fp64, kernels
+from ..forward_ad import auto_element_wise
 from ..formulas import local
 from ..kernels import precise, unary
 from ..node import Function
@@ -346,6 +347,7 @@ class SqrtBackward0(Function):
 
 class RsqrtBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "-0.5 × {result}³"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -367,6 +369,7 @@ def rsqrt(a: Tensor) -> Tensor:
 
 class AbsBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "sgn({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -379,6 +382,7 @@ class AbsBackward0(Function):
 
 class ReciprocalBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "-{result}²"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -395,6 +399,7 @@ class ReciprocalBackward0(Function):
 
 class ClampBackward1(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if {self} ≥ {min} else 0", when=(("max", None),)),
                 local("self", "1 if {self} ≤ {max} else 0", when=(("min", None),)),
                 local("self", "1 if {min} ≤ {self} ≤ {max} else 0"))

@@ -9,8 +9,8 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import exactness, kernels
-from ..forward_ad import auto_element_wise
 from ..formulas import local, vjp
+from ..forward_ad import auto_element_wise
 from ..generator import resolve
 from ..grad_mode import GRAD_MODE
 from ..kernels import precise

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchValueError
-from ..forward_ad import auto_element_wise
 from ..formulas import local, undefined
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, not_implemented

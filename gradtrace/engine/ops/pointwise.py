@@ -13,8 +13,8 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import dtypes, glibc, kernels
-from ..forward_ad import auto_element_wise
 from ..formulas import local
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype, result_dtype

@@ -15,8 +15,8 @@ import numpy as np
 
 from ...errors import ScriptError
 from .. import exactness
-from ..forward_ad import auto_element_wise
 from ..formulas import local, undefined
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor
 from ._util import not_implemented

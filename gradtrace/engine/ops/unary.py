@@ -8,8 +8,8 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import capability, fp64, kernels
-from ..forward_ad import auto_element_wise
 from ..formulas import local
+from ..forward_ad import auto_element_wise
 from ..kernels import precise, unary
 from ..node import Function
 from ..tensor import Tensor

@@ -14,6 +14,7 @@ from gradtrace.engine.tensor import Tensor
 from gradtrace.errors import NotSupportedError, ScriptError, TorchRuntimeError
 
 SEED = 1205
+gt_where, gt_cat, gt_stack = gt_torch.where, gt_torch.cat, gt_torch.stack
 
 # name -> (function of the inputs, their shapes, whether they must be positive)
 CASES = {
@@ -61,6 +62,9 @@ CASES = {
     "softplus": (lambda a: F.softplus(a), [(3, 4)], False),
     "elu": (lambda a: F.elu(a), [(3, 4)], False),
     "hardtanh": (lambda a: F.hardtanh(a, -0.5, 0.5), [(3, 4)], False),
+    "where": (lambda a, b: gt_where(a > 0, a, b), [(3, 4), (3, 4)], False),
+    "cat": (lambda a, b: gt_cat([a, b, a], 1), [(3, 4), (3, 2)], False),
+    "stack": (lambda a, b: gt_stack([a, b], 0), [(3, 4), (3, 4)], False),
     "mm": (lambda a, b: a.mm(b), [(3, 4), (4, 2)], False),
     "matmul_batched": (lambda a, b: a @ b, [(2, 3, 4), (4, 2)], False),
     "addmm": (lambda c, a, b: c.addmm(a, b), [(2,), (3, 4), (4, 2)], False),
@@ -133,7 +137,9 @@ def test_jvp_formula_gives_torchs_float32_bits(name):
 
     primals, tangents = _arrays(name, np.float32)
     # the same lambda, with torch's F where the case reads gradtrace's
-    fn = type(CASES[name][0])(CASES[name][0].__code__, {"F": tF, "__builtins__": __builtins__})
+    fn = type(CASES[name][0])(CASES[name][0].__code__, {
+        "F": tF, "gt_where": torch.where, "gt_cat": torch.cat, "gt_stack": torch.stack,
+        "__builtins__": __builtins__})
     with fwAD.dual_level():
         duals = [fwAD.make_dual(torch.from_numpy(p.copy()), torch.from_numpy(t.copy()))
                  for p, t in zip(primals, tangents)]

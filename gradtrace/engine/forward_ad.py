@@ -308,6 +308,13 @@ def auto_linear(node: Function, tangents: list, outs: list, inputs: tuple,
     return type(node).call(tangents[0], *inputs[1:], **params)
 
 
+def linear_in_all(node: Function, tangents: list, outs: list, inputs: tuple,
+                  params: dict) -> Any:
+    """A formula that is the op itself on every input's tangent (zeros for one without):
+    cat_jvp, stack_jvp, where(condition, self_t, other_t)."""
+    return type(node).call(*tangents, **params)
+
+
 def auto_element_wise(node: Function, tangents: list, outs: list, inputs: tuple,
                       params: dict) -> Any:
     """derivatives.yaml's `result: auto_element_wise`: the op's backward formula with the

@@ -11,7 +11,7 @@ from .. import exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
 from ..formulas import local, vjp
-from ..forward_ad import auto_linear
+from ..forward_ad import auto_linear, linear_in_all
 from ..node import Function
 from ..reduction_order import cascade_sum
 from ..shapes import broadcast_shapes, wrap_dim
@@ -205,6 +205,7 @@ class WhereBackward0(Function):
     """torch.where(condition, x, y): inputs are (x, y); the condition is saved."""
 
     __slots__ = ()
+    jvp = linear_in_all  # cat_jvp / stack_jvp / where(condition, self_t, other_t)
     formulas = (local("self", "1 if {condition} else 0"),
                 local("other", "0 if {condition} else 1"))
 

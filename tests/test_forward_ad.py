@@ -197,3 +197,18 @@ def test_an_op_without_a_formula_is_refused_before_it_runs():
             gt_torch.cumprod(x, 0)
     finally:
         forward_ad.exit_dual_level(0)
+
+
+def test_the_trace_and_explain_tell_an_ops_tangent():
+    from gradtrace.render import explain as ex
+    from gradtrace.runner import run_text
+
+    result = run_text(
+        "import torch\nimport torch.autograd.forward_ad as fwAD\n"
+        "with fwAD.dual_level():\n"
+        "    d = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([0.5, -1.0]))\n"
+        "    y = d * 3\n", trace=True)
+    ops = [e for e in result.trace.events if e.kind == "op" and e.facts.get("tangents")]
+    assert [np.asarray(e.facts["tangents"][0]).tolist() for e in ops] == [[1.5, -3.0]]
+    steps = [s for s in ex.explain(result, "en").steps if s.kind == "op.tangent"]
+    assert len(steps) == 1 and "1.5000, -3.0000" in steps[0].text

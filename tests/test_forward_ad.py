@@ -65,6 +65,11 @@ CASES = {
     "where": (lambda a, b: gt_where(a > 0, a, b), [(3, 4), (3, 4)], False),
     "cat": (lambda a, b: gt_cat([a, b, a], 1), [(3, 4), (3, 2)], False),
     "stack": (lambda a, b: gt_stack([a, b], 0), [(3, 4), (3, 4)], False),
+    "conv2d": (lambda x, w, b: F.conv2d(x, w, b, padding=1), [(1, 2, 5, 5), (3, 2, 3, 3), (3,)],
+               False),
+    "conv1d_stride": (lambda x, w: F.conv1d(x, w, stride=2), [(2, 2, 7), (3, 2, 3)], False),
+    "conv_transpose2d": (lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2),
+                         [(1, 2, 3, 3), (2, 3, 3, 3), (3,)], False),
     "mm": (lambda a, b: a.mm(b), [(3, 4), (4, 2)], False),
     "matmul_batched": (lambda a, b: a @ b, [(2, 3, 4), (4, 2)], False),
     "addmm": (lambda c, a, b: c.addmm(a, b), [(2,), (3, 4), (4, 2)], False),
@@ -129,8 +134,18 @@ def test_jvp_formula_matches_central_differences_in_float64(name):
 INEXACT_FORWARD = {"sinh", "cosh"}
 
 
+# torch's tangent differs in the last bits from its own conv(input_t, weight_p, bias_t) +
+# conv(input_p, weight_t) (measured; torch picks another convolution kernel under forward AD)
+KNOWN_BIT_DIFFERENCES = {
+    "conv2d": "torch's forward-AD convolution kernel (2-d, with bias) is not the forward's",
+    "conv_transpose2d": "torch's forward-AD transposed convolution kernel is not the forward's",
+}
+
+
 @pytest.mark.parametrize("name", sorted(set(CASES) - INEXACT_FORWARD))
-def test_jvp_formula_gives_torchs_float32_bits(name):
+def test_jvp_formula_gives_torchs_float32_bits(name, request):
+    if name in KNOWN_BIT_DIFFERENCES:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN_BIT_DIFFERENCES[name], strict=True))
     torch = pytest.importorskip("torch")
     import torch.autograd.forward_ad as fwAD
     import torch.nn.functional as tF

@@ -60,8 +60,9 @@ class SavedTensor:
         # under saved_tensors_hooks: what the pack hook made of it (the views still show
         # the tensor as it was saved; unpacking goes through the hook)
         # (torch never packs a Python number an op wrapped as a tensor)
+        # (nor a forward-AD formula's zero tensor: measured, torch's hooks never see one)
         self.packed = saved_hooks.pack(tensor) if saved_hooks.HOOKS.stack \
-            and not tensor._wrapped else None
+            and not tensor._wrapped and tensor._fw_grad is not forward_ad.ZERO else None
         self.tensor = tensor.detach() if is_output else tensor
         self.version = tensor._version_counter.value
         self.is_output = is_output
@@ -364,7 +365,10 @@ class Function(Node):
         if saving:
             Node.__init__(node)
         try:
-            data = node.forward(*inputs, **params)
+            if saving is not recording and saved_hooks.HOOKS.stack:
+                data = _unhooked(node.forward, *inputs, **params)
+            else:
+                data = node.forward(*inputs, **params)
         except ValueError as err:
             raise too_many_dims(err) from None
         wrap = _tensor.wrap
@@ -384,7 +388,7 @@ class Function(Node):
                     o.requires_grad = True
                     no_grad_views.mark(o, GRAD_MODE.inference)
         if saving and not recording and cls.after_forward is not None:
-            node.after_forward(outs)  # (saved for the tangent formula only)
+            _unhooked(node.after_forward, outs)  # (saved for the tangent formula only)
         if recording:
             nr = 0
             for o in outs:
@@ -458,6 +462,17 @@ class Function(Node):
 
     after_forward: Callable[[Function, list[Tensor]], None] | None = None
     """Save outputs (e.g. `result`) once they exist; ops that need it define the method."""
+
+
+def _unhooked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn` with no saved_tensors_hooks: what an op saves only for its forward-AD formula
+    (forward_ad.auto_element_wise) is no saved tensor of the graph, so torch packs nothing."""
+    hooks = saved_hooks.HOOKS
+    stack, hooks.stack = hooks.stack, []
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        hooks.stack = stack
 
 
 _NO_EDGE = (None, 0)

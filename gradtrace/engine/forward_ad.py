@@ -149,7 +149,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, level: int | None = None) -> Tens
 
 def unpack_dual(tensor: Tensor, level: int | None = None) -> tuple[Tensor, Tensor | None]:
     """torch._unpack_dual: (a view of the primal without its tangent, the tangent as-is)."""
-    from .ops.views import Identity
+    from .ops.fw_primal import Identity
 
     _check_level(level, "_fw_primal")
     tangent = tangent_of(tensor)
@@ -218,7 +218,7 @@ def propagate(cls: type[Function], node: Function, inputs: tuple, params: dict,
 def _primals(inputs: tuple) -> tuple:
     """The formula's `self_p`: a dual input that requires grad as its `_fw_primal` view
     (torch's Identity node, which the tangent's graph then shows); others as they are."""
-    from .ops.views import Identity
+    from .ops.fw_primal import Identity
 
     if not any(getattr(t, "requires_grad", False) and tangent_of(t) is not None
                for t in inputs):

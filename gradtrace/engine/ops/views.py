@@ -278,26 +278,6 @@ def alias(a: Tensor) -> Tensor:
     return AliasBackward0.call(a)
 
 
-class Identity(ViewFunction):
-    """The node of forward_ad.unpack_dual's primal (torch's `_fw_primal` view): a C++ node
-    torch shows as `CppFunction`, named torch::autograd::Identity."""
-
-    __slots__ = ()
-    formulas = (local("self", "1"),)
-
-    def forward(self, a: Tensor) -> np.ndarray:
-        return a.array.view()
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return grad
-
-    def name(self) -> str:
-        return "torch::autograd::Identity"
-
-    def __repr__(self) -> str:
-        return f"<CppFunction object at {id(self):#x}>"
-
-
 class ExpandBackward0(ViewFunction):
     __slots__ = ()
     jvp = auto_linear  # derivatives.yaml: result: auto_linear

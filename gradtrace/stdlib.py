@@ -273,6 +273,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
               "vmap": "torch._functorch.apis"},
     "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
     "torch.autograd": {"Function": "torch.autograd.function"},
+    "torch.autograd.forward_ad": {name: "torch.autograd.forward_ad" for name in (
+        "UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
+        "unpack_dual", "dual_level")},
     "torch.func": {name: "torch._functorch.apis" for name in (
         "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
         "functional_call")},
@@ -437,6 +440,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),
+        "torch.autograd.forward_ad": Namespace("torch.autograd.forward_ad", {}),
         "torch.autograd.graph": Namespace("torch.autograd.graph", {
             "saved_tensors_hooks": saved_tensors_hooks, "save_on_cpu": save_on_cpu,
             "disable_saved_tensors_hooks": disable_saved_tensors_hooks, "Node": NODE}),

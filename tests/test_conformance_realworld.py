@@ -30,9 +30,6 @@ NOT_YET = {
                                       "results: a result that requires grad has "
                                       "StackBackward0 where torch's batched op leaves the "
                                       "function's last node (MulBackward0)",
-    "docs_forward_mode_ad": "torch.autograd.forward_ad (dual tensors, make_dual/unpack_dual, "
-                            "dual_level) is not implemented: gradtrace's engine is "
-                            "reverse-mode only, and the import is refused",
     "github_qmlhep_spectral_norm_discriminator": "conv2d's input gradient of a stride-2 "
                                                  "128->256 3x3 convolution differs from "
                                                  "torch's in the last bits (conv kernels), so "

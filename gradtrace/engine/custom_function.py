@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ScriptError, TorchRuntimeError, TorchTypeError
-from . import anomaly, no_grad_views
+from . import anomaly, forward_ad, no_grad_views
 from .events import OBSERVERS, emit
 from .grad_mode import GRAD_MODE, function_forward
 from .node import FREED_MESSAGE, Node, SavedTensor
@@ -39,6 +39,8 @@ from .tensor import Tensor, bump_version, gradient_edge, type_name
 
 NOT_WRITABLE = "attribute '{}' of 'torch._C._FunctionBase' objects is not writable"
 NO_FORWARD = "You must implement the forward function for custom autograd.Function."
+NO_JVP = ("You must implement the jvp function for custom autograd.Function to use it with "
+          "forward mode AD.")
 NO_BACKWARD = ("You must implement either the backward or vjp method for your custom "
                "autograd.Function to use it with backward mode AD.")
 BOTH_BACKWARD_AND_VJP = ("Implementing both 'backward' and 'vjp' for a custom Function is not "
@@ -124,15 +126,46 @@ class AutogradFunction:
         ctx.init_ctx(needs_input_grad, is_variable_input,
                      self._flag("clear_saved_tensors_on_access"), self._flag("boxed_grads_call"))
 
-        with function_forward(self.name):
-            if forward is None:
+        dual = forward_ad.FW.level >= 0 and any(
+            forward_ad.tangent_of(a) is not None for a in tensors)
+        with function_forward(self.name), forward_ad.disabled(dual):  # torch's forward sees
+            if forward is None:                                        # no tangents
                 raise _not_implemented(NO_FORWARD)
             if setup_context is not None:
                 output = forward(*args)
                 setup_context(ctx, tuple(args), output)
             else:
                 output = forward(ctx, *args)
-        return _process_outputs(ctx, tensors, output, executable, setup_context is not None)
+        for_forward = ctx.saved_for_forward  # (_process_outputs forgets it; jvp reads it)
+        result = _process_outputs(ctx, tensors, output, executable, setup_context is not None)
+        if dual:
+            ctx.saved_for_forward = for_forward
+            try:
+                self._forward_ad(ctx, args, result)
+            finally:
+                ctx.saved_for_forward = None
+        return result
+
+    def _forward_ad(self, ctx: FunctionCtx, args: tuple, result: Any) -> None:
+        """The outputs' tangents: the class's `jvp(ctx, *tangents)` (zeros for a tensor
+        input without one, None for other arguments), reading save_for_forward's tensors."""
+        jvp = self.lookup("jvp")
+        if jvp is None:
+            raise _not_implemented(NO_JVP)
+        tangents = []
+        for a in args:
+            if isinstance(a, Tensor):
+                t = forward_ad.tangent_of(a)
+                tangents.append(t if t is not None else Tensor._wrap(np.zeros_like(a.array)))
+            else:
+                tangents.append(None)
+        with forward_ad.disabled():  # (torch's jvp runs with forward grad mode off)
+            out_tangents = jvp(ctx, *tangents)
+        outputs = result if isinstance(result, tuple) else (result,)
+        out_tangents = out_tangents if isinstance(out_tangents, tuple) else (out_tangents,)
+        for out, tangent in zip(outputs, out_tangents):
+            if isinstance(out, Tensor) and isinstance(tangent, Tensor):
+                forward_ad.set_tangent(out, tangent)
 
     def _flag(self, name: str) -> bool:
         value = self.lookup(name)

@@ -86,7 +86,8 @@ def add_to_buffer(buffer: list, index: int, grad: Tensor) -> None:
     if _SLOT_ALONE < 0:
         calibrate()
     if (not GRAD_MODE.enabled and _slot_refs(buffer, index) == _SLOT_ALONE
-            and _accumulable_inplace(buffer[index], grad)):
+            and _accumulable_inplace(buffer[index], grad)
+            and buffer[index]._fw_grad is None and grad._fw_grad is None):  # (tangents: +)
         from .tensor import bump_version
 
         old = buffer[index]

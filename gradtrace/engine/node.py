@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import TorchRuntimeError
-from . import anomaly, grad_reuse, no_grad_views, saved_hooks
+from . import anomaly, forward_ad, grad_reuse, no_grad_views, saved_hooks
 from .anomaly import ANOMALY
 from .dtypes import float64
 from .events import OBSERVERS, emit
+from .forward_ad import FW as _FW
 from .grad_mode import GRAD_MODE
 from .limits import too_many_dims
 
@@ -59,8 +60,9 @@ class SavedTensor:
         # under saved_tensors_hooks: what the pack hook made of it (the views still show
         # the tensor as it was saved; unpacking goes through the hook)
         # (torch never packs a Python number an op wrapped as a tensor)
+        # (nor a forward-AD formula's zero tensor: measured, torch's hooks never see one)
         self.packed = saved_hooks.pack(tensor) if saved_hooks.HOOKS.stack \
-            and not tensor._wrapped else None
+            and not tensor._wrapped and tensor._fw_grad is not forward_ad.ZERO else None
         self.tensor = tensor.detach() if is_output else tensor
         self.version = tensor._version_counter.value
         self.is_output = is_output
@@ -244,11 +246,15 @@ class AccumulateGrad(Node):
             steal = grad_reuse.can_steal(grads, 0, var)
             new = grads[0]
             var.grad = new if steal else grad_reuse.copy_grad(new)
+            if var.grad._fw_grad is not None:  # torch keeps `new_grad.detach()`: no tangent
+                var.grad._fw_grad = None
         elif GRAD_MODE.enabled:
             var.grad = var.grad + grads[0]
         else:
             np.add(var.grad.array, grads[0].array, out=var.grad.array, casting="unsafe")
             _tensor.bump_version(var.grad)
+            if _FW.level >= 0:  # torch's `grad += new_grad` adds the tangents too
+                forward_ad.add_tangent_inplace(var.grad, grads[0])
         return ()
 
 
@@ -269,6 +275,11 @@ class Function(Node):
     materialize_grads = True
     # Outputs that are views of the first input share its version counter and base.
     returns_view = False
+    # The forward-mode derivative (derivatives.yaml's `result:`), run by forward_ad.propagate
+    # as `jvp(node, tangents, outputs, inputs, params)`; None: torch has none for the op.
+    jvp: Callable[..., Any] | None = None
+    # The ATen op's name when torch has no forward formula either (its NotImplementedError)
+    no_forward_ad: str | None = None
 
     def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
         if self.recording:
@@ -343,12 +354,21 @@ class Function(Node):
                 if t is not None and t.requires_grad:
                     recording = True
                     break
+        saving = recording
+        if _FW.level >= 0:
+            if cls.jvp is None:
+                forward_ad.check(cls, inputs)
+            elif not recording and cls.jvp is forward_ad.auto_element_wise:
+                saving = forward_ad.has_tangent(inputs)  # its jvp is backward(tangent)
         node = _new_node(cls)
-        node.recording = recording
-        if recording:
+        node.recording = saving
+        if saving:
             Node.__init__(node)
         try:
-            data = node.forward(*inputs, **params)
+            if saving is not recording and saved_hooks.HOOKS.stack:
+                data = _unhooked(node.forward, *inputs, **params)
+            else:
+                data = node.forward(*inputs, **params)
         except ValueError as err:
             raise too_many_dims(err) from None
         wrap = _tensor.wrap
@@ -367,6 +387,8 @@ class Function(Node):
                 for o in outs:  # a view made in no_grad/inference mode still requires grad
                     o.requires_grad = True
                     no_grad_views.mark(o, GRAD_MODE.inference)
+        if saving and not recording and cls.after_forward is not None:
+            _unhooked(node.after_forward, outs)  # (saved for the tangent formula only)
         if recording:
             nr = 0
             for o in outs:
@@ -400,6 +422,8 @@ class Function(Node):
                 node.output_meta = meta_cache.setdefault(meta, meta)
             if cls.after_forward is not None:
                 node.after_forward(outs)
+        if _FW.level >= 0:
+            forward_ad.propagate(cls, node, inputs, params, outs)
         if OBSERVERS:
             emit("op", node=node if recording else None, name=cls.__name__, inputs=inputs,
                  outputs=outs)
@@ -416,7 +440,7 @@ class Function(Node):
         tensor: `--quiet` never reads it, and a saved one is built when read (SavedNumber).
         An observer's op event shows the wrapped number, so with one attached this is
         `call` itself."""
-        if OBSERVERS:
+        if OBSERVERS or _FW.level >= 0:
             return cls.call(a, _tensor.wrap_number(number))
         recording = GRAD_MODE.enabled and a.requires_grad
         node = _new_node(cls)
@@ -438,6 +462,17 @@ class Function(Node):
 
     after_forward: Callable[[Function, list[Tensor]], None] | None = None
     """Save outputs (e.g. `result`) once they exist; ops that need it define the method."""
+
+
+def _unhooked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn` with no saved_tensors_hooks: what an op saves only for its forward-AD formula
+    (forward_ad.auto_element_wise) is no saved tensor of the graph, so torch packs nothing."""
+    hooks = saved_hooks.HOOKS
+    stack, hooks.stack = hooks.stack, []
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        hooks.stack = stack
 
 
 _NO_EDGE = (None, 0)

@@ -12,6 +12,7 @@ from . import dtypes, no_grad_views
 from .device import CPU, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
+from .forward_ad import tangent_of
 from .grad_mode import GRAD_MODE
 from .limits import LIMITS as _LIMITS
 from .limits import admit
@@ -76,7 +77,7 @@ class Tensor:
     __slots__ = (
         "array", "dtype", "requires_grad", "grad", "grad_fn", "output_nr", "_version_counter",
         "_base", "retains_grad", "_hooks", "_post_accumulate_hooks", "_accumulator", "_wrapped",
-        "__weakref__",
+        "_fw_grad", "__weakref__",
     )
 
     def __init__(self, array: Any, dtype: DType | None = None, requires_grad: bool = False):
@@ -94,6 +95,7 @@ class Tensor:
         self._post_accumulate_hooks: list[Callable] | None = None
         self._accumulator: weakref.ref | None = None
         self._wrapped = False
+        self._fw_grad: Any = None  # the tangent at the forward-AD level (engine/forward_ad.py)
         admit(self, array)
         if requires_grad:
             if not self.dtype.is_floating_point:
@@ -343,8 +345,10 @@ class Tensor:
         grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None
         if self._base is not None and no_grad_views.invalid(self):
             grad_fn = "Invalid"  # (what torch shows when reading grad_fn would raise)
+        tangent = tangent_of(self)
         return tensor_repr(self.array, self.dtype, grad_fn=grad_fn,
-                           requires_grad=self.requires_grad and grad_fn is None)
+                           requires_grad=self.requires_grad and grad_fn is None,
+                           tangent=None if tangent is None else repr(tangent))
 
     __str__ = __repr__
 
@@ -519,6 +523,7 @@ def wrap(array: Any) -> Tensor:
     t._post_accumulate_hooks = None
     t._accumulator = None
     t._wrapped = False
+    t._fw_grad = None
     if array.size >= _LIMITS.admit_from:
         admit(t, array)
     return t

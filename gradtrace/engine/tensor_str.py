@@ -95,6 +95,7 @@ def tensor_repr(
     *,
     grad_fn: str | None = None,
     requires_grad: bool = False,
+    tangent: str | None = None,
 ) -> str:
     """`repr(tensor)` as torch prints it, e.g. `tensor([1., 2.], requires_grad=True)`.
 
@@ -124,6 +125,8 @@ def tensor_repr(
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:  # a dual tensor's (forward_ad): its own repr
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(_PREFIX + body, suffixes, indent)
 
 

@@ -177,6 +177,8 @@ class Attributes:
             table = stdlib.LIST_METHODS
         elif isinstance(obj, tuple):
             if kind in self.namedtuple_classes:
+                if name in obj._fields:  # a field may hold None
+                    return getattr(obj, name)
                 found = namedtuple_attribute(obj, name)
                 if found is not None:
                     return found
@@ -318,6 +320,8 @@ class Attributes:
             self.class_delattr(obj, name)
         elif isinstance(obj, Tensor) and name in (self.tensor_dicts.get(obj) or ()):
             del self.tensor_dicts.get(obj)[name]
+        elif isinstance(obj, FunctionCtx) and name in (obj.user_attrs or ()):
+            del obj.user_attrs[name]  # `del ctx.result` (torch's tutorial frees it in jvp)
         elif stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         else:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # what the engine may ask a Function class for: methods (called back through the
 # interpreter) and flags (class attributes read as they are)
-_METHODS = frozenset(("forward", "backward", "vjp", "setup_context"))
+_METHODS = frozenset(("forward", "backward", "vjp", "jvp", "setup_context"))
 _FLAGS = frozenset(("clear_saved_tensors_on_access", "boxed_grads_call"))
 
 class ScriptCallable:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib, syntax
+from ..engine import forward_ad
 from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, InternalError, NotSupportedError
 from ..source import Source
@@ -69,6 +70,31 @@ def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
 # torch.autograd.Function's C++ side (autograd_function.py)
 intrinsic(autograd_function.apply_function)
 intrinsic(autograd_function.delayed_error)
+
+
+# torch.autograd.forward_ad's C++ side (engine/forward_ad.py)
+@intrinsic
+def enter_dual_level_c(interp: Interpreter) -> int:
+    """torch._C._enter_dual_level."""
+    return forward_ad.enter_dual_level()
+
+
+@intrinsic
+def exit_dual_level_c(interp: Interpreter, level: int) -> None:
+    """torch._C._exit_dual_level."""
+    forward_ad.exit_dual_level(level)
+
+
+@intrinsic
+def make_dual_c(interp: Interpreter, tensor: Tensor, tangent: Tensor, level: int) -> Tensor:
+    """torch._make_dual."""
+    return forward_ad.make_dual(tensor, tangent, level)
+
+
+@intrinsic
+def unpack_dual_c(interp: Interpreter, tensor: Tensor, level: int) -> tuple:
+    """torch._unpack_dual."""
+    return forward_ad.unpack_dual(tensor, level)
 
 
 @intrinsic

@@ -318,10 +318,11 @@ def _counting_types(interp: Interpreter) -> dict[str, Any]:
                    defaults: Any = None, module: Any = None) -> BuiltinType:
         if not isinstance(field_names, str):
             field_names = interp.materialize(field_names, "a namedtuple() argument")
+        module = module if isinstance(module, str) else "__main__"  # Python's __module__
         cls = collections.namedtuple(typename, field_names, rename=rename,
-                                     defaults=defaults, module="__main__")
+                                     defaults=defaults, module=module)
         made = BuiltinType(cls, cls)
-        made.module = "__main__"
+        made.module = module
         interp.builtin_types[cls] = made
         interp.namedtuple_classes.add(cls)
         return made

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..engine import events
+from ..engine.forward_ad import tangent_of
 from ..engine.node import AccumulateGrad, Node
 from ..engine.ops.view_inplace import CopySlices
 from ..engine.saved_hooks import HOOKS, hook_names
@@ -327,6 +328,10 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
             node_id = record.id
         self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
                     values=[self._value(t.array) for t in outputs])
+        tangents = [tangent_of(t) for t in outputs]
+        if any(t is not None for t in tangents):  # forward-mode AD: the outputs' tangents
+            self.events[-1].facts["tangents"] = [
+                None if t is None else self._value(t.array) for t in tangents]
         if self.interpreter.in_library:  # a bundled library module's own code did it
             self.events[-1].facts["library"] = True
 

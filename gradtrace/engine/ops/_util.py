@@ -177,6 +177,7 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
         source.grad_fn = self.grad_fn
         source.output_nr = self.output_nr
         source._accumulator = self._accumulator
+        source._fw_grad = self._fw_grad  # the tangent of the value before the write
     else:
         source = self
     out = op.call(source, *others, **params)
@@ -193,6 +194,10 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
             f"broadcast shape [{', '.join(map(str, out.array.shape))}]")
     np.copyto(self.array, out.array, casting="unsafe")
     bump_version(self)
+    if out._fw_grad is not None:
+        from ..forward_ad import inplace_tangent
+
+        inplace_tangent(self, out)
     node = out.grad_fn
     if node is not None:
         from .view_inplace import rebase_view, refresh_views

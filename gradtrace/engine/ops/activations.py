@@ -10,6 +10,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import exactness, kernels
 from ..formulas import local, vjp
+from ..forward_ad import auto_element_wise
 from ..generator import resolve
 from ..grad_mode import GRAD_MODE
 from ..kernels import precise
@@ -31,6 +32,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 class LeakyReluBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if {self} > 0 else {negative_slope}"),)
 
     def forward(self, a: Tensor, negative_slope: float) -> np.ndarray:
@@ -330,6 +332,11 @@ class GeluBackward0(Function):
         return GeluBackwardBackward0.call(grad, self.unpack("self"),
                                           approximate=self.attrs["approximate"])
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # auto_element_wise: gelu_backward(self_t, self_p, approximate)
+        return GeluBackwardBackward0.call(t[0], inputs[0],
+                                          approximate=params.get("approximate", "none"))
+
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     return GeluBackward0.call(input, approximate=approximate)
@@ -337,6 +344,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
 
 class SiluBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "σ({self}) × (1 + {self} × (1 - σ({self})))"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -370,6 +378,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 class SoftplusBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "σ({beta} × {self}) if {beta} × {self} ≤ {threshold} else 1"),)
 
     def forward(self, a: Tensor, beta: Any = 1, threshold: Any = 20) -> np.ndarray:
@@ -430,6 +439,7 @@ def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:  # no
 
 class EluBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "{scale} if {self} > 0 else {scale} × {alpha} × {input_scale} × "
                       "exp({input_scale} × {self})"),)
 

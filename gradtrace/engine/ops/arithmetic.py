@@ -10,6 +10,7 @@ from .. import kernels
 from ..dtypes import bool_
 from ..events import OBSERVERS
 from ..formulas import local
+from ..forward_ad import FW, maybe_multiply
 from ..grad_mode import GRAD_MODE
 from ..node import Function, SavedNumber, SavedTensor, saved_number
 from ..tensor import Tensor, as_tensor_operand, type_name, wrap
@@ -56,6 +57,13 @@ class AddBackward0(Function):
         alpha = self.attrs["alpha"]
         return grad, grad if alpha == 1 else mul_scalar(grad, alpha)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t + maybe_multiply(other_t, alpha)
+        if t[1] is None:
+            return t[0]
+        other = maybe_multiply(t[1], params.get("alpha", 1))
+        return other if t[0] is None else t[0] + other
+
 
 _ALPHA_ONE = {"alpha": 1}
 
@@ -87,6 +95,13 @@ class SubBackward0(Function):
         alpha = self.attrs["alpha"]
         return grad, -grad if alpha == 1 else mul_scalar(-grad, alpha)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t - maybe_multiply(other_t, alpha)
+        if t[1] is None:
+            return t[0]
+        other = maybe_multiply(t[1], params.get("alpha", 1))
+        return -other if t[0] is None else t[0] - other
+
 
 class RsubBackward1(Function):
     """`number - tensor`: one input, the tensor."""
@@ -104,6 +119,10 @@ class RsubBackward1(Function):
     def backward(self, grad: Tensor) -> Tensor:
         alpha = self.attrs["alpha"]
         return -grad if alpha == 1 else mul_scalar(-grad, alpha)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        alpha = params.get("alpha", 1)  # auto_element_wise
+        return -t[0] if alpha == 1 else mul_scalar(-t[0], alpha)
 
 
 class MulBackward0(Function):
@@ -137,12 +156,21 @@ class MulBackward0(Function):
                 wrap(number_apply(np.multiply, grad, number))
         return ga, gb
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # other_t * self_p + self_t * other_p
+        a, b = inputs
+        if t[1] is None:
+            return t[0] * b
+        if t[0] is None:
+            return t[1] * a
+        return t[1] * a + t[0] * b
+
 
 def _product(grad: Tensor, t: Tensor) -> Tensor:
     """`grad * t` in a backward formula. With grad mode off (no create_graph) and nothing
     observing the engine, no node can be recorded and no op event read: the product
     MulBackward0.forward computes, the same bits, without the op's calls."""
-    if GRAD_MODE.enabled or OBSERVERS:
+    if GRAD_MODE.enabled or OBSERVERS or FW.level >= 0:  # (forward AD: tangents to carry)
         return mul(grad, t)
     return wrap(binary_apply(np.multiply, grad, t, common_dtype(grad, t)))
 
@@ -155,7 +183,7 @@ def _unread_number(grad: Tensor, node: Function, key: str) -> float | None:
     tensor was read: it is then unpacked as any saved tensor (a script may have changed it
     in place)."""
     saved = node.saved[key]
-    if (type(saved) is SavedNumber and not (GRAD_MODE.enabled or OBSERVERS)
+    if (type(saved) is SavedNumber and not (GRAD_MODE.enabled or OBSERVERS or FW.level >= 0)
             and grad.dtype.is_floating_point and not saved.built()):
         return saved.number
     return None
@@ -194,6 +222,12 @@ class DivBackward0(Function):
         ga = grad / other if self.needs_input_grad(0) else None
         return ga, gb
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # (self_t - other_t * result) / other_p
+        if t[1] is None:
+            return t[0] / inputs[1]
+        return (t[0] - t[1] * outs[0]) / inputs[1]
+
 
 class NegBackward0(Function):
     __slots__ = ()
@@ -208,6 +242,9 @@ class NegBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return -grad
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return -t[0]  # auto_element_wise
 
 
 class PowBackward0(Function):
@@ -243,6 +280,17 @@ class PowBackward0(Function):
             return zeros_like(self_)
         exponent = float(exponent)  # torch: grad * (exp * self.pow(exp - 1)) with a double exp
         return grad * mul_scalar(self_.pow(exponent - 1), exponent)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # auto_element_wise: pow_backward(self_t, self_p, exponent)
+        exponent = params["exponent"].array.item() if "exponent" in params \
+            else inputs[1].array.item()
+        if exponent == 0:
+            from .creation import zeros_like
+
+            return zeros_like(inputs[0])
+        exponent = float(exponent)
+        return t[0] * mul_scalar(inputs[0].pow(exponent - 1), exponent)
 
 
 class PowBackward1(Function):

@@ -81,6 +81,7 @@ def _cdist_grad(grad: np.ndarray, x1: np.ndarray, x2: np.ndarray, p: float,
 
 class CdistBackward0(Function):
     __slots__ = ()
+    no_forward_ad = "_cdist_forward"  # torch has no forward-mode formula (measured)
     formulas = (vjp("x1", "Σⱼ {grad}ᵢⱼ × ∂dist({x1}ᵢ, {x2}ⱼ, {p})/∂{x1}ᵢ"),
                 vjp("x2", "Σᵢ {grad}ᵢⱼ × ∂dist({x1}ᵢ, {x2}ⱼ, {p})/∂{x2}ⱼ"))
 

@@ -307,6 +307,13 @@ class ConvolutionBackward0(Function):
                                     transposed=self.transposed, mask=mask)
         return tuple(o if m else None for o, m in zip(outs, mask, strict=True))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # _convolution_jvp: conv(input_t, weight_p, bias_t) + conv(input_p, weight_t, None)
+        x, w, b = inputs
+        cls = type(self)
+        return (cls.call(t[0], w, None if b is None else t[2], **params)
+                + cls.call(x, t[1], None, **params))
+
 
 class ConvolutionBackwardBackward0(Function):
     """convolution_backward(grad_output, input, weight, ...) as an op: three outputs

@@ -75,6 +75,7 @@ def _batch_targets(targets: np.ndarray, target_lengths: list[int]) -> list[np.nd
 
 class CtcLossBackward0(Function):
     __slots__ = ()
+    no_forward_ad = "_ctc_loss"  # torch has no forward-mode formula (measured)
     formulas = (vjp("log_probs", "_ctc_loss_backward({grad}, {log_probs}, {targets}, "
                                  "{input_lengths}, {target_lengths}, {result0}, {result1}, "
                                  "{blank}, {zero_infinity})"),)

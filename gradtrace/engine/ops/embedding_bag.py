@@ -94,6 +94,7 @@ class EmbeddingBagBackward0(Function):
     """_embedding_bag(weight, indices, offsets, ...): inputs (weight, per_sample_weights)."""
 
     __slots__ = ()
+    no_forward_ad = "_embedding_bag"  # torch has no forward-mode formula (measured)
     formulas = (vjp("weight", "_embedding_bag_backward({grad}, {indices}, {offsets}, ...)"),
                 vjp("per_sample_weights",
                     "_embedding_bag_per_sample_weights_backward({grad}, {weight}, {indices}, "

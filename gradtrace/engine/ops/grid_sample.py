@@ -298,6 +298,7 @@ class GridSampler2DBackward0(Function):
     """grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)."""
 
     __slots__ = ()
+    no_forward_ad = "grid_sampler_2d"  # torch has no forward-mode formula (measured)
     formulas = (vjp("input", "grid_sampler_2d_backward({grad}, {input}, {grid}, "
                              "{interpolation_mode}, {padding_mode}, {align_corners})[0]"),
                 vjp("grid", "grid_sampler_2d_backward({grad}, {input}, {grid}, "

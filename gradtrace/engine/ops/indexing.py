@@ -11,6 +11,7 @@ from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
 from .. import dtypes
 from ..dtypes import C_TYPE_NAMES
 from ..formulas import local, undefined, vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
@@ -24,6 +25,7 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
 
 class IndexSelectBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros({self_sym_sizes}).index_add({dim}, {index}, {grad})"),)
 
     def forward(self, a: Tensor, dim: int, index: Tensor) -> np.ndarray:
@@ -67,6 +69,9 @@ class MaskedFillBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return masked_fill(grad, self.unpack("mask"), 0)  # torch: grad.masked_fill(mask, 0)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return masked_fill(t[0], params["mask"], 0)  # self_t.masked_fill(mask, 0)
+
 
 class MaskedFillBackward1(Function):
     """masked_fill with a 0-dim tensor value: the value gets the masked gradient's sum."""
@@ -92,6 +97,9 @@ class MaskedFillBackward1(Function):
         g_value = (where(mask, grad, Tensor.scalar(0.0)).sum() if self.needs_input_grad(1)
                    else None)
         return g_self, g_value
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return MaskedFillBackward1.call(t[0], t[1], mask=params["mask"])  # masked_fill(.., value_t)
 
 
 
@@ -146,6 +154,7 @@ def _check_gather(a: Tensor, dim: int, index: Tensor, name: str) -> int:
 
 class GatherBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros_like({self}).scatter_add({dim}, {index}, {grad})"),)
 
     def forward(self, a: Tensor, dim: int, index: Tensor, sparse_grad: bool = False

@@ -8,6 +8,7 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..dtypes import bool_
 from ..formulas import each, vjp
+from ..forward_ad import linear_in_all
 from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args
@@ -159,6 +160,7 @@ def _tensor_list(tensors: Any, name: str) -> list[Tensor]:
 
 class CatBackward0(Function):
     __slots__ = ()
+    jvp = linear_in_all  # cat_jvp / stack_jvp / where(condition, self_t, other_t)
     formulas = (each("tensors", "{grad}.split([t.shape[{dim}] for t in tensors], {dim})[{i}]"),)
 
     def forward(self, *tensors: Tensor, dim: int = 0) -> np.ndarray:
@@ -219,6 +221,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 
 class StackBackward0(Function):
     __slots__ = ()
+    jvp = linear_in_all  # cat_jvp / stack_jvp / where(condition, self_t, other_t)
     formulas = (each("tensors", "{grad}.select({dim}, {i})"),)
 
     def forward(self, *tensors: Tensor, dim: int = 0) -> np.ndarray:

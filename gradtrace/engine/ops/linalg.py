@@ -11,6 +11,7 @@ from ...errors import TorchRuntimeError, TorchTypeError
 from .. import blas
 from ..dtypes import C_TYPE_NAMES, DType, promote
 from ..formulas import local, vjp
+from ..forward_ad import maybe_multiply
 from ..limits import reserve
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
@@ -100,6 +101,10 @@ class MmBackward0(Function):
             gb = _mat2_grad(self, grad, self.unpack("self"))
         return ga, gb
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::mm(self_t, mat2_p) + at::mm(self_p, mat2_t)
+        return mm(t[0], inputs[1]) + mm(inputs[0], t[1])
+
 
 def mm(a: Tensor, mat2: Tensor) -> Tensor:
     return MmBackward0.call(a, mat2)
@@ -150,6 +155,14 @@ class AddmmBackward0(Function):
             g2 = g2 if alpha == 1 else g2 * alpha
         return g_bias, g1, g2
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # maybe_multiply(self_t, beta) + maybe_multiply(mat1_t.mm(mat2_p), alpha)
+        #   + maybe_multiply(mat1_p.mm(mat2_t), alpha)
+        alpha, beta = params.get("alpha", 1), params.get("beta", 1)
+        _, m1, m2 = inputs
+        return (maybe_multiply(t[0], beta) + maybe_multiply(mm(t[1], m2), alpha)
+                + maybe_multiply(mm(m1, t[2]), alpha))
+
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     return AddmmBackward0.call(bias, mat1, mat2, beta=beta, alpha=alpha)
@@ -180,6 +193,9 @@ class MvBackward0(Function):
         ga = outer(grad, self.unpack("vec")) if self.needs_input_grad(0) else None
         gv = mv(t(self.unpack("self")), grad) if self.needs_input_grad(1) else None
         return ga, gv
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return mv(t[0], inputs[1]) + mv(inputs[0], t[1])  # mv(self_t, vec_p) + mv(self_p, vec_t)
 
 
 def mv(a: Tensor, vec: Tensor) -> Tensor:
@@ -219,6 +235,9 @@ class DotBackward0(Function):
         gb = grad * self.unpack("self") if self.needs_input_grad(1) else None
         return ga, gb
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return dot(t[0], inputs[1]) + dot(inputs[0], t[1])
+
 
 def dot(a: Tensor, tensor: Tensor) -> Tensor:
     return DotBackward0.call(a, tensor)
@@ -253,6 +272,9 @@ class BmmBackward0(Function):
         ga = bmm(grad, transpose(self.unpack("mat2"), 1, 2)) if self.needs_input_grad(0) else None
         gb = bmm(transpose(self.unpack("self"), 1, 2), grad) if self.needs_input_grad(1) else None
         return ga, gb
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return bmm(t[0], inputs[1]) + bmm(inputs[0], t[1])  # self_t.bmm(mat2_p) + ...
 
 
 def bmm(a: Tensor, mat2: Tensor) -> Tensor:

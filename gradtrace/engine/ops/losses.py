@@ -130,6 +130,16 @@ class MseLossBackward0(Function):
             g_t = MseLossBackwardBackward0.call(grad, target, x, reduction=reduction)
         return g_x, g_t
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # apply_loss_reduction(mse_loss_backward(self_t, self_p, target_p, None)
+        #                      + mse_loss_backward(target_t, target_p, self_p, None), reduction)
+        x, target = inputs
+        product = (MseLossBackwardBackward0.call(t[0], x, target, reduction=0)
+                   + MseLossBackwardBackward0.call(t[1], target, x, reduction=0))
+        reduction = params["reduction"]
+        return product.mean() if reduction == 1 else product.sum() if reduction == 2 \
+            else product
+
 
 class MseLossBackwardBackward0(Function):
     """mse_loss_backward(grad_output, self, target, reduction) as an op, for create_graph."""

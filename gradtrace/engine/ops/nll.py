@@ -11,6 +11,7 @@ from ...errors import TorchIndexError, TorchRuntimeError, TorchValueError
 from .. import dtypes, exactness
 from .. import reduction_kernels as kernels
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..node import FREED_MESSAGE, Function
 from ..tensor import Tensor
 from .losses import MEAN, legacy_reduction, reduction_code
@@ -39,6 +40,7 @@ class NllLossBackward0(Function):
     """nll_loss for (N, C) or (C,) input; `total_weight` is saved as torch does."""
 
     __slots__ = ()
+    jvp = auto_linear  # std::get<0>(nll_loss_forward(self_t, target, weight, ...))
     formulas = (local("self", "-1 / {total_weight} if class == {target} else 0",
                       when=MEAN + (('weight', None),)),
                 local("self", "-{weight}[{target}] / {total_weight} if class == {target} else 0",

@@ -78,6 +78,7 @@ class PdistBackward0(Function):
     """_pdist_forward(self, p)."""
 
     __slots__ = ()
+    no_forward_ad = "_pdist_forward"  # torch has no forward-mode formula (measured)
     formulas = (vjp("self", "_pdist_backward({grad}, {self}, {p}, {result})"),)
 
     def forward(self, x: Tensor, p: float) -> np.ndarray:

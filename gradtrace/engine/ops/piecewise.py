@@ -8,6 +8,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchValueError
 from ..formulas import local, undefined
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace, not_implemented
@@ -28,6 +29,7 @@ def _float_input(a: Tensor, kernel: str) -> np.ndarray:
 
 class HardtanhBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if {min_val} < {self} < {max_val} else 0"),)
 
     def forward(self, a: Tensor, min_val: Any, max_val: Any) -> np.ndarray:

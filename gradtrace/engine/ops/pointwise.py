@@ -14,6 +14,7 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import dtypes, glibc, kernels
 from ..formulas import local
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand, type_name
 from ._util import cast, common_dtype, float_dtype, result_dtype
@@ -253,6 +254,7 @@ class ClampMinBackward0(Function):
     """clamp_min(self, number)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if {self} ≥ {min} else 0"),)
     bound = "min"
 
@@ -273,6 +275,7 @@ class ClampMaxBackward0(ClampMinBackward0):
     """clamp_max(self, number)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if {self} ≤ {max} else 0"),)
     bound = "max"
 

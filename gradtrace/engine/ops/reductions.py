@@ -11,6 +11,7 @@ from .. import exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear, linear_in_all
 from ..node import Function
 from ..reduction_order import cascade_sum
 from ..shapes import broadcast_shapes, wrap_dim
@@ -112,6 +113,7 @@ def mean_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
 
 class SumBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
@@ -124,6 +126,7 @@ class SumBackward0(Function):
 
 class SumBackward1(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.expand({self_sym_sizes})", when=(("keepdim", True),)),
                 vjp("self", "{grad}.unsqueeze({dim}).expand({self_sym_sizes})"))
 
@@ -140,6 +143,7 @@ class SumBackward1(Function):
 
 class MeanBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "1 / {self_sym_numel}"),)
 
     def forward(self, a: Tensor, dtype: DType | None = None) -> np.ndarray:
@@ -153,6 +157,7 @@ class MeanBackward0(Function):
 
 class MeanBackward1(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.expand({self_sym_sizes}) × {grad}.numel() / {self_sym_numel}",
                     when=(("keepdim", True),)),
                 vjp("self", "{grad}.unsqueeze({dim}).expand({self_sym_sizes}) × {grad}.numel() / "
@@ -200,6 +205,7 @@ class WhereBackward0(Function):
     """torch.where(condition, x, y): inputs are (x, y); the condition is saved."""
 
     __slots__ = ()
+    jvp = linear_in_all  # cat_jvp / stack_jvp / where(condition, self_t, other_t)
     formulas = (local("self", "1 if {condition} else 0"),
                 local("other", "0 if {condition} else 1"))
 
@@ -716,6 +722,7 @@ def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *,
 
 class CumsumBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.flip({dim}).cumsum({dim}).flip({dim})"),)
 
     def forward(self, a: Tensor, dim: int, dtype: DType | None = None) -> np.ndarray:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..formulas import local
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..tensor import Tensor
 from ._util import binary_apply, binary_operands, float_dtype
@@ -37,6 +38,9 @@ class AddBackward1(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0]  # auto_element_wise of `grad`
+
 
 class SubBackward1(Function):
     """`tensor - number` (sub.Scalar): the gradient passes through."""
@@ -50,12 +54,16 @@ class SubBackward1(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0]  # auto_element_wise of `grad`
+
 
 class MulBackward1(Function):
     """`tensor * number` (mul.Scalar), saving the number as `other`."""
 
     __slots__ = ()
     formulas = (local("self", "{other}"),)
+    jvp = auto_linear  # self_t * other
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         self.save_attr(other=other)
@@ -70,6 +78,7 @@ class DivBackward1(Function):
 
     __slots__ = ()
     formulas = (local("self", "1 / {other}"),)
+    jvp = auto_linear  # self_t / other
 
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         self.save_attr(other=other)

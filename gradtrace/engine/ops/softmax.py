@@ -243,6 +243,10 @@ class SoftmaxBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return _backward(self, grad, SoftmaxBackwardDataBackward0)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # result * (self_t - logsumexp_jvp(self_p, self_t, {dim}, true))
+        return outs[0] * (t[0] - logsumexp_jvp(inputs[0], t[0], params["dim"]))
+
 
 class SoftmaxBackwardDataBackward0(Function):
     """_softmax_backward_data(grad_output, output, dim) as an op, for create_graph."""
@@ -286,6 +290,23 @@ class LogSoftmaxBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return _backward(self, grad, LogSoftmaxBackwardDataBackward0)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t - logsumexp_jvp(self_p, self_t, {dim}, true)
+        return t[0] - logsumexp_jvp(inputs[0], t[0], params["dim"])
+
+
+def logsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: int) -> Tensor:
+    """torch's logsumexp_jvp (FunctionsManual.cpp) with keepdim: the exp-normalize trick,
+    then sum(exp * tangent) / sum(exp)."""
+    from .arithmetic import div_, mul_
+    from .reductions import amax, sum
+
+    self_p_exp = (self_p - amax(self_p, dim, True)).exp() if self_p.array.size \
+        else self_p.exp()
+    sumexp_p = sum(self_p_exp, dim, True)
+    mul_(self_p_exp, self_t)  # torch writes these two in place (self_p_exp *= self_t)
+    return div_(sum(self_p_exp, dim, True), sumexp_p)
 
 
 class LogSoftmaxBackwardDataBackward0(Function):

@@ -11,6 +11,7 @@ from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchV
 from .. import dtypes
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor, type_name
@@ -35,6 +36,7 @@ class IndexBackward0(Function):
     """Advanced indexing (lists, integer or bool tensors): a copy, not a view."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros({self_sym_sizes}).index_put({indices}, {grad}, "
                     "accumulate=True)"),)
 

@@ -16,6 +16,7 @@ import numpy as np
 from ...errors import ScriptError
 from .. import exactness
 from ..formulas import local, undefined
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor
 from ._util import not_implemented
@@ -40,6 +41,7 @@ class _Unary(Function):
     """An elementwise float function: the ufunc (or float64 function) of a subclass."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc: np.ufunc | None = None
     function = None  # a float64 -> float64 function where numpy has no ufunc
     kernel: str | None = None  # the name of torch's kernel in engine/kernels.py, if any

@@ -9,6 +9,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import capability, fp64, kernels
 from ..formulas import local
+from ..forward_ad import auto_element_wise
 from ..kernels import precise, unary
 from ..node import Function
 from ..tensor import Tensor
@@ -93,6 +94,9 @@ class ExpBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad * self.unpack("result")
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] * outs[0]  # auto_element_wise
+
 
 class LogBackward0(Function):
     __slots__ = ()
@@ -105,6 +109,9 @@ class LogBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad / self.unpack("self")
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] / inputs[0]  # auto_element_wise
+
 
 class Log1PBackward0(Function):
     __slots__ = ()
@@ -116,6 +123,9 @@ class Log1PBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad / add_scalar(self.unpack("self"), 1)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] / add_scalar(inputs[0], 1)  # auto_element_wise
 
 
 class Expm1Backward0(Function):
@@ -131,6 +141,9 @@ class Expm1Backward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad * add_scalar(self.unpack("result"), 1)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] * add_scalar(outs[0], 1)  # auto_element_wise
+
 
 class SinBackward0(Function):
     __slots__ = ()
@@ -143,6 +156,9 @@ class SinBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad * self.unpack("self").cos()
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] * inputs[0].cos()  # auto_element_wise
+
 
 class CosBackward0(Function):
     __slots__ = ()
@@ -154,6 +170,9 @@ class CosBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * -self.unpack("self").sin()
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] * -inputs[0].sin()  # auto_element_wise
 
 
 class TanhBackwardBackward0(Function):
@@ -220,6 +239,9 @@ class TanhBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return tanh_backward(grad, self.unpack("result"))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return tanh_backward(t[0], outs[0])  # auto_element_wise
+
 
 class SigmoidBackwardBackward0(Function):
     __slots__ = ()
@@ -257,6 +279,9 @@ class SigmoidBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return sigmoid_backward(grad, self.unpack("result"))
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return sigmoid_backward(t[0], outs[0])  # auto_element_wise
 
 
 class ThresholdBackwardBackward0(Function):
@@ -299,6 +324,9 @@ class ReluBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return threshold_backward(grad, self.unpack("result"), 0)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return threshold_backward(t[0], outs[0], 0)  # auto_element_wise
+
 
 class SqrtBackward0(Function):
     __slots__ = ()
@@ -313,9 +341,13 @@ class SqrtBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return grad / mul_scalar(self.unpack("result"), 2)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return t[0] / mul_scalar(outs[0], 2)  # auto_element_wise
+
 
 class RsqrtBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "-0.5 × {result}³"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -337,6 +369,7 @@ def rsqrt(a: Tensor) -> Tensor:
 
 class AbsBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "sgn({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -349,6 +382,7 @@ class AbsBackward0(Function):
 
 class ReciprocalBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "-{result}²"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -365,6 +399,7 @@ class ReciprocalBackward0(Function):
 
 class ClampBackward1(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if {self} ≥ {min} else 0", when=(("max", None),)),
                 local("self", "1 if {self} ≤ {max} else 0", when=(("min", None),)),
                 local("self", "1 if {min} ≤ {self} ≤ {max} else 0"))

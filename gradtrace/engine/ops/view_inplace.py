@@ -57,6 +57,9 @@ class CopyBackwards(Function):
         g_self = zeros_like(grad) if self.needs_input_grad(0) else None
         return g_self, (grad if self.needs_input_grad(1) else None)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return CopyBackwards.call(t[0], t[1])  # self_t.copy_(src_t)
+
 
 def copy_(a: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     if not isinstance(src, Tensor):

@@ -17,6 +17,7 @@ from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchV
 from .. import dtypes
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..shapes import Size, size_args, wrap_dim
@@ -153,6 +154,7 @@ def _reshaped_view(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | No
 
 class ViewBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
@@ -179,6 +181,7 @@ class UnsafeViewBackward0(Function):
     """reshape that had to copy (clone + _unsafe_view): the result is not a view."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
@@ -261,6 +264,7 @@ def unflatten(a: Tensor, dim: int, sizes: Any) -> Tensor:
 
 class AliasBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -276,6 +280,7 @@ def alias(a: Tensor) -> Tensor:
 
 class ExpandBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.sum_to_size({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
@@ -334,6 +339,7 @@ def expand_as(a: Tensor, other: Tensor) -> Tensor:
 
 class UnsqueezeBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.squeeze({dim})"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
@@ -353,6 +359,7 @@ class SqueezeBackward0(ViewFunction):
     """squeeze(): every size-1 dim."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -383,6 +390,7 @@ class SqueezeBackward1(ViewFunction):
     """squeeze(dim): that dim, if it has size 1."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
@@ -397,6 +405,7 @@ class SqueezeBackward2(ViewFunction):
     """squeeze(dims): those dims that have size 1."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.reshape({self_sym_sizes})"),)
 
     def forward(self, a: Tensor, dim: tuple[int, ...]) -> np.ndarray:
@@ -423,6 +432,7 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
 
 class TBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.t()"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -441,6 +451,7 @@ def t(a: Tensor) -> Tensor:
 
 class PermuteBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.permute(argsort({dims}))"),)
 
     def forward(self, a: Tensor, dims: tuple[int, ...]) -> np.ndarray:
@@ -488,6 +499,7 @@ def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
 
 class TransposeBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.transpose({dim0}, {dim1})"),)
 
     def forward(self, a: Tensor, dim0: int, dim1: int) -> np.ndarray:
@@ -536,6 +548,7 @@ def mT(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
 
 class CloneBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, order: str = "K") -> np.ndarray:
@@ -558,6 +571,7 @@ def contiguous(a: Tensor, memory_format: Any = None) -> Tensor:
 
 class ToCopyBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, dtype: Any) -> np.ndarray:
@@ -619,6 +633,7 @@ def _to_type_name(value: Any) -> str:
 
 class RepeatBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "Σ {grad}.tiles({repeats})"),)
 
     def forward(self, a: Tensor, repeats: tuple[int, ...]) -> np.ndarray:
@@ -663,6 +678,7 @@ class RepeatBackward0(Function):
 
 class FlipBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.flip({dims})"),)
 
     def forward(self, a: Tensor, dims: tuple[int, ...]) -> np.ndarray:
@@ -707,6 +723,7 @@ class SelectBackwardBackward0(Function):
 
 class SelectBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros({self_sym_sizes}).select_scatter({grad}, {dim}, {index})"),)
 
     def forward(self, a: Tensor, dim: int, index: int) -> np.ndarray:
@@ -757,6 +774,7 @@ def _slice_key(ndim: int, dim: int, start: int, end: int, step: int) -> tuple:
 
 class SliceBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros({self_sym_sizes}).slice_scatter({grad}, {dim}, {start}, "
                     "{end}, {step})"),)
 

@@ -102,6 +102,8 @@ MESSAGES: dict[str, str] = {
     "op.unrecorded.mode": "`{expr}` ran with grad mode off, so nothing was recorded although "
                           "{inputs} requires grad: {out} = {value} has requires_grad=False and "
                           "is a leaf.",
+    "op.tangent": "Forward-mode AD: {out} carries the tangent {value}, its directional "
+                  "derivative along the dual inputs' tangents.",
     "op.recorded.one": "`{expr}`: {inputs} requires grad, so autograd recorded {node} as the "
                        "grad_fn of {out}.",
     "op.recorded.many": "`{expr}`: {inputs} require grad, so autograd recorded {node} as the "

@@ -82,6 +82,7 @@ MESSAGES: dict[str, str] = {
                  "计数器，所以通过它做的修改 autograd 看不到。",
     "data.write": "通过 {tensor}.data 写入会改变 {tensor} 的数值，但不会增加它的版本计数器，"
                   "也不会记录任何东西。",
+    "op.tangent": "前向模式自动微分：{out} 带有切向量 {value}，即它沿对偶输入切向量的方向导数。",
     "op.unrecorded": "`{expr}`：没有输入需要梯度，autograd 什么也没记录：{out} = {value} 是"
                      "叶子节点，requires_grad=False，grad_fn=None。",
     "op.unrecorded.mode": "`{expr}` 在梯度模式关闭时执行，所以即使 {inputs} 需要梯度，也没有"

@@ -183,6 +183,7 @@ class StatementTeller:
                       value=values[0], inputs=wanting)
             else:
                 s.say(steps, "op.unrecorded", line, expr=expr, out=out, value=values[0])
+            self.tangent(steps, facts, outs, line)
             return
         record = s.nodes[nid]
         if isinstance(record.node, FunctionCtx) and record.expression:
@@ -193,6 +194,13 @@ class StatementTeller:
         self.next_functions(steps, record, line)
         self.saved.tell(steps, record, out_labels, line)
         self.results(steps, record, outs, values, line)
+        self.tangent(steps, facts, outs, line)
+
+    def tangent(self, steps: list[Step], facts: dict, outs: list[int], line: int | None) -> None:
+        """Forward-mode AD: the tangent the op gave its (first) output."""
+        tangents = facts.get("tangents")
+        if tangents and outs and tangents[0] is not None:
+            self.s.say(steps, "op.tangent", line, out=self.s.label(outs[0]), value=tangents[0])
 
     def expression(self, tid: int | None, line: int | None) -> str:
         record = self.s.tensors.get(tid) if tid is not None else None

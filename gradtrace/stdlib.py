@@ -76,6 +76,66 @@ class Namespace:
         return f"<module '{self.name}'>"
 
 
+class FlagNamespace(Namespace):
+    """A torch.backends module whose switches a script may set (`torch.backends.cudnn.
+    deterministic = True`, as reproducibility recipes do): `flags` maps each switch to the
+    name of the C++ setter torch's error names when it is given something other than a
+    bool. The switches change nothing here (no cuDNN, no cuBLAS): they read back as set."""
+
+    __slots__ = ("flags", "shown")
+
+    def __init__(self, name: str, table: dict[str, Any], flags: dict[str, str],
+                 shown: str | None = None):
+        super().__init__(name, table)
+        self.flags = flags
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return self.shown or super().__repr__()
+
+    def set_flag(self, name: str, value: Any) -> None:
+        if type(value) is not bool:
+            from .interpreter.objects import type_name
+
+            raise ScriptError(f"{self.flags[name]} expects a bool, but got {type_name(value)}",
+                              kind="RuntimeError")
+        self.table[name] = value
+
+
+def _cudnn_is_available() -> bool:
+    """torch.backends.cudnn.is_available(): no cuDNN in a CPU-only torch."""
+    return False
+
+
+def _cudnn_version() -> None:
+    """torch.backends.cudnn.version(): None without cuDNN."""
+    return None
+
+
+def _cuda_is_built() -> bool:
+    """torch.backends.cuda.is_built(): False for a CPU-only torch."""
+    return False
+
+
+def _backends() -> dict[str, Namespace]:
+    """torch.backends.cudnn and torch.backends.cuda(.matmul) as a CPU-only torch has them."""
+    cudnn = FlagNamespace("torch.backends.cudnn", {
+        "is_available": _cudnn_is_available, "version": _cudnn_version,
+        "enabled": True, "benchmark": False, "deterministic": False, "allow_tf32": True}, {
+        "enabled": "set_enabled_cudnn", "benchmark": "set_benchmark_cudnn",
+        "deterministic": "set_deterministic_cudnn", "allow_tf32": "set_allow_tf32_cublas"})
+    matmul = FlagNamespace("torch.backends.cuda.matmul", {
+        "allow_tf32": False, "allow_fp16_reduced_precision_reduction": True,
+        "allow_bf16_reduced_precision_reduction": True}, {
+        "allow_tf32": "set_allow_tf32_cublas",
+        "allow_fp16_reduced_precision_reduction": "set_allow_fp16_reduced_precision_reduction",
+        "allow_bf16_reduced_precision_reduction": "set_allow_bf16_reduced_precision_reduction"},
+        shown="<torch.backends.cuda.cuBLASModule object>")
+    cuda = Namespace("torch.backends.cuda", {
+        "is_built": _cuda_is_built, "matmul": matmul})
+    return {"torch.backends.cudnn": cudnn, "torch.backends.cuda": cuda}
+
+
 class LibraryName:
     """A namespace entry defined by a bundled `.gt` library module (`module`, `name`)."""
 
@@ -248,6 +308,19 @@ _CONSTRAINTS = (
     "lower_triangular", "lower_cholesky", "corr_cholesky", "square", "symmetric",
     "positive_semidefinite", "positive_definite", "cat", "stack", "MixtureSameFamilyConstraint")
 
+_DATA = {
+    **{name: "torch.utils.data.dataset" for name in (
+        "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
+        "ChainDataset", "Subset", "random_split")},
+    **{name: "torch.utils.data.sampler" for name in (
+        "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+        "WeightedRandomSampler", "BatchSampler")},
+    "DataLoader": "torch.utils.data.dataloader",
+    "get_worker_info": "torch.utils.data._utils.worker",
+    "default_collate": "torch.utils.data._utils.collate",
+    "default_convert": "torch.utils.data._utils.collate",
+}
+
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.distributions": _DISTRIBUTIONS,
     "torch.distributions.constraints": {name: "torch.distributions.constraints"
@@ -255,20 +328,12 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     # the submodules themselves (`torch.distributions.normal.Normal`)
     **{module: {name: module for name, defined in _DISTRIBUTIONS.items() if defined == module}
        for module in sorted(set(_DISTRIBUTIONS.values()))},
-    "torch.utils.data": {
-        "Dataset": "torch.utils.data.dataset",
-        "TensorDataset": "torch.utils.data.dataset",
-        "Subset": "torch.utils.data.dataset",
-        "ConcatDataset": "torch.utils.data.dataset",
-        "random_split": "torch.utils.data.dataset",
-        "Sampler": "torch.utils.data.sampler",
-        "SequentialSampler": "torch.utils.data.sampler",
-        "RandomSampler": "torch.utils.data.sampler",
-        "BatchSampler": "torch.utils.data.sampler",
-        "DataLoader": "torch.utils.data.dataloader",
-        "default_collate": "torch.utils.data._utils.collate",
-        "default_convert": "torch.utils.data._utils.collate",
-    },
+    "torch.utils.data": _DATA,
+    # the submodules themselves (`from torch.utils.data.sampler import SubsetRandomSampler`)
+    **{module: {name: module for name, defined in _DATA.items() if defined == module}
+       for module in ("torch.utils.data.dataset", "torch.utils.data.sampler")},
+    "torch.utils.data.dataloader": {"DataLoader": "torch.utils.data.dataloader",
+                                    "get_worker_info": "torch.utils.data._utils.worker"},
     "torch": {"save": "torch.serialization", "load": "torch.serialization",
               "vmap": "torch._functorch.apis"},
     "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
@@ -457,12 +522,16 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.cuda": Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS)),
         "torch.backends": Namespace("torch.backends", {}),
         "torch.backends.mps": Namespace("torch.backends.mps", dict(api.MPS_FUNCTIONS)),
+        **_backends(),
         "torch.optim": Namespace("torch.optim", {}),
         "torch.optim.optimizer": Namespace("torch.optim.optimizer", {}),
         "torch.optim.lr_scheduler": Namespace("torch.optim.lr_scheduler", {}),
         "torch.utils": Namespace("torch.utils", {}),
         "torch.serialization": Namespace("torch.serialization", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),
+        **{module: Namespace(module, {}) for module in (
+            "torch.utils.data.dataset", "torch.utils.data.sampler",
+            "torch.utils.data.dataloader")},
         "torch.distributions": Namespace("torch.distributions", {}),
         "torch.distributions.constraints": Namespace("torch.distributions.constraints", {}),
         **{module: Namespace(module, {}) for module in sorted(set(_DISTRIBUTIONS.values()))},

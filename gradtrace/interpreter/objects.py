@@ -287,7 +287,9 @@ class Instance:
 
 
 class Super:
-    """`super()` / `super(C, obj)`: attribute lookup starting after `cls` in obj's MRO."""
+    """`super()` / `super(C, obj)`: attribute lookup starting after `cls` in obj's MRO;
+    `super(C)` (obj None) is Python's unbound super object, whose `__init__()` does nothing
+    (real code calls `super(C).__init__()` by mistake for `super(C, self).__init__()`)."""
 
     __slots__ = ("cls", "obj")
 
@@ -297,6 +299,8 @@ class Super:
 
     def __repr__(self) -> str:
         obj = self.obj
+        if obj is None:
+            return f"<super: {self.cls!r}, NULL>"
         shown = f"<{obj.cls.name} object>" if isinstance(obj, Instance) else repr(obj)
         return f"<super: {self.cls!r}, {shown}>"
 
@@ -316,8 +320,9 @@ class SuperBuiltin:
         if not args:
             raise NotSupportedError("super() without arguments only works directly in a "
                                     "method's code")
-        raise NotSupportedError("super() with one argument (an unbound super object) is not "
-                                "supported")
+        if len(args) == 1:
+            return self.interp.make_super(args[0], None)
+        raise TorchTypeError(f"super() takes at most 2 arguments ({len(args)} given)")
 
     def __repr__(self) -> str:
         return "<class 'super'>"

@@ -445,6 +445,11 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         **{name: "torch.nn.modules.functional_more" for name in (
             "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax")}},
     "torch.nn.utils": _NN_UTILS,
+    "torch.nn.utils.prune": {name: "torch.nn.utils.prune" for name in (
+        "BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
+        "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask", "identity",
+        "random_unstructured", "l1_unstructured", "random_structured", "ln_structured",
+        "global_unstructured", "custom_from_mask", "remove", "is_pruned")},
     "torch.nn.utils.rnn": {name: "torch.nn.utils.rnn" for name in (
         "PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
         "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence")},
@@ -492,6 +497,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
+        "torch.nn.utils.prune": Namespace("torch.nn.utils.prune", {}),
         "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),
         "torch.nn.utils.fusion": Namespace("torch.nn.utils.fusion", {}),
         "torch.nn.utils.stateless": Namespace("torch.nn.utils.stateless", {}),

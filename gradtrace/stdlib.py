@@ -321,6 +321,57 @@ _DATA = {
     "default_convert": "torch.utils.data._utils.collate",
 }
 
+_NN_MODULES = (
+    ("module", "Module Buffer"),
+    ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
+    ("linear", "Identity Linear Bilinear"),
+    ("lazy", "LazyLinear LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d "
+             "LazyConvTranspose2d LazyConvTranspose3d LazyBatchNorm1d LazyBatchNorm2d "
+             "LazyBatchNorm3d LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d"),
+    ("conv", "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d"),
+    ("pooling", "MaxPool1d MaxPool2d MaxPool3d FractionalMaxPool2d AvgPool1d AvgPool2d "
+                "FractionalMaxPool3d "
+                "AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
+                "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d MaxUnpool1d "
+                "MaxUnpool2d MaxUnpool3d LPPool1d LPPool2d LPPool3d"),
+    ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d"),
+    ("instancenorm", "InstanceNorm1d InstanceNorm2d InstanceNorm3d"),
+    ("normalization", "LayerNorm GroupNorm LocalResponseNorm RMSNorm"),
+    ("sparse", "Embedding EmbeddingBag"),
+    ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
+    ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
+    ("padding", "CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d "
+                "ConstantPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d "
+                "ReplicationPad1d ReplicationPad2d ReplicationPad3d ZeroPad1d ZeroPad2d "
+                "ZeroPad3d"),
+    ("flatten", "Flatten Unflatten"),
+    ("pixelshuffle", "PixelShuffle PixelUnshuffle ChannelShuffle"),
+    ("fold", "Fold Unfold"),
+    ("distance", "PairwiseDistance CosineSimilarity"),
+    ("dropout", "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout "
+                "FeatureAlphaDropout"),
+    ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
+                   "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
+                   "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
+                   "Softmax2d LogSoftmax PReLU"),
+    ("attention", "MultiheadAttention"),
+    ("adaptive", "AdaptiveLogSoftmaxWithLoss"),
+    ("transformer", "Transformer TransformerEncoder TransformerDecoder "
+                    "TransformerEncoderLayer TransformerDecoderLayer"),
+    ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
+             "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
+             "MarginRankingLoss HingeEmbeddingLoss MultiLabelSoftMarginLoss "
+             "MultiMarginLoss MultiLabelMarginLoss TripletMarginLoss "
+             "TripletMarginWithDistanceLoss PoissonNLLLoss GaussianNLLLoss NLLLoss2d "
+             "CTCLoss"),
+)
+"""torch.nn's classes by the torch.nn.modules submodule defining them."""
+_NN_PRIVATE = {"loss": "_Loss _WeightedLoss", "conv": "_ConvNd _ConvTransposeNd",
+               "batchnorm": "_NormBase _BatchNorm", "instancenorm": "_InstanceNorm",
+               "dropout": "_DropoutNd", "pooling": "_MaxPoolNd _AvgPoolNd _AdaptiveAvgPoolNd "
+               "_AdaptiveMaxPoolNd _MaxUnpoolNd _LPPoolNd"}
+"""The base classes scripts subclass (`from torch.nn.modules.loss import _Loss`)."""
+
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.distributions": _DISTRIBUTIONS,
     "torch.distributions.constraints": {name: "torch.distributions.constraints"
@@ -394,52 +445,14 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "register_optimizer_step_pre_hook": "torch.optim.optimizer",
         "register_optimizer_step_post_hook": "torch.optim.optimizer",
     },
-    "torch.nn": {
-        **{name: f"torch.nn.modules.{module}" for module, names in (
-            ("module", "Module Buffer"),
-            ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
-            ("linear", "Identity Linear Bilinear"),
-            ("lazy", "LazyLinear LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d "
-                     "LazyConvTranspose2d LazyConvTranspose3d LazyBatchNorm1d LazyBatchNorm2d "
-                     "LazyBatchNorm3d LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d"),
-            ("conv", "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d"),
-            ("pooling", "MaxPool1d MaxPool2d MaxPool3d FractionalMaxPool2d AvgPool1d AvgPool2d "
-                        "FractionalMaxPool3d "
-                        "AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
-                        "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d MaxUnpool1d "
-                        "MaxUnpool2d MaxUnpool3d LPPool1d LPPool2d LPPool3d"),
-            ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d"),
-            ("instancenorm", "InstanceNorm1d InstanceNorm2d InstanceNorm3d"),
-            ("normalization", "LayerNorm GroupNorm LocalResponseNorm RMSNorm"),
-            ("sparse", "Embedding EmbeddingBag"),
-            ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
-            ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
-            ("padding", "CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d "
-                        "ConstantPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d "
-                        "ReplicationPad1d ReplicationPad2d ReplicationPad3d ZeroPad1d ZeroPad2d "
-                        "ZeroPad3d"),
-            ("flatten", "Flatten Unflatten"),
-            ("pixelshuffle", "PixelShuffle PixelUnshuffle ChannelShuffle"),
-            ("fold", "Fold Unfold"),
-            ("distance", "PairwiseDistance CosineSimilarity"),
-            ("dropout", "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout "
-                        "FeatureAlphaDropout"),
-            ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
-                           "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
-                           "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
-                           "Softmax2d LogSoftmax PReLU"),
-            ("attention", "MultiheadAttention"),
-            ("adaptive", "AdaptiveLogSoftmaxWithLoss"),
-            ("transformer", "Transformer TransformerEncoder TransformerDecoder "
-                            "TransformerEncoderLayer TransformerDecoderLayer"),
-            ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
-                     "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
-                     "MarginRankingLoss HingeEmbeddingLoss MultiLabelSoftMarginLoss "
-                     "MultiMarginLoss MultiLabelMarginLoss TripletMarginLoss "
-                     "TripletMarginWithDistanceLoss PoissonNLLLoss GaussianNLLLoss NLLLoss2d "
-                     "CTCLoss"),
-        ) for name in names.split()},
-    },
+    "torch.nn": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
+                 for name in names.split()},
+    "torch.nn.modules": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
+                         for name in names.split()},
+    **{f"torch.nn.modules.{module}": {
+        name: f"torch.nn.modules.{module}"
+        for name in (names + " " + _NN_PRIVATE.get(module, "")).split()}
+       for module, names in _NN_MODULES},
     "torch.nn.functional": {
         "multi_head_attention_forward": "torch.nn.modules.attention",
         **{name: "torch.nn.modules.functional_more" for name in (
@@ -498,6 +511,9 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
         "torch.nn.utils.prune": Namespace("torch.nn.utils.prune", {}),
+        "torch.nn.modules": Namespace("torch.nn.modules", {}),
+        **{f"torch.nn.modules.{module}": Namespace(f"torch.nn.modules.{module}", {})
+           for module, _ in _NN_MODULES},
         "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),
         "torch.nn.utils.fusion": Namespace("torch.nn.utils.fusion", {}),
         "torch.nn.utils.stateless": Namespace("torch.nn.utils.stateless", {}),

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import NotSupportedError, ScriptError, TorchTypeError
 from .. import stdlib
+from ..errors import NotSupportedError, ScriptError, TorchTypeError
 from .dunders import OBJECT
 from .objects import (
     MISSING,

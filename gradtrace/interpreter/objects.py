@@ -299,10 +299,12 @@ class Super:
 
     def __repr__(self) -> str:
         obj = self.obj
+        cls = f"<class '{self.cls.name}'>"  # Python shows the type's own name, no module
         if obj is None:
-            return f"<super: {self.cls!r}, NULL>"
-        shown = f"<{obj.cls.name} object>" if isinstance(obj, Instance) else repr(obj)
-        return f"<super: {self.cls!r}, {shown}>"
+            return f"<super: {cls}, NULL>"
+        of = obj.name if type(obj) is ScriptClass else obj.cls.name \
+            if isinstance(obj, Instance) else type_name(obj)
+        return f"<super: {cls}, <{of} object>>"
 
 
 class SuperBuiltin:

@@ -371,6 +371,26 @@ _NN_PRIVATE = {"loss": "_Loss _WeightedLoss", "conv": "_ConvNd _ConvTransposeNd"
                "dropout": "_DropoutNd", "pooling": "_MaxPoolNd _AvgPoolNd _AdaptiveAvgPoolNd "
                "_AdaptiveMaxPoolNd _MaxUnpoolNd _LPPoolNd"}
 """The base classes scripts subclass (`from torch.nn.modules.loss import _Loss`)."""
+_NN_ELSEWHERE = {"Buffer": None, "ChannelShuffle": "channelshuffle",
+                 "MultiheadAttention": "activation", "LazyLinear": "linear",
+                 **{f"Lazy{kind}{d}": module for kind, module in (
+                     ("Conv", "conv"), ("ConvTranspose", "conv"), ("BatchNorm", "batchnorm"),
+                     ("InstanceNorm", "instancenorm")) for d in ("1d", "2d", "3d")}}
+"""Where torch defines the classes gradtrace's library puts in another file (None: not in
+torch.nn.modules)."""
+
+
+def _nn_submodules() -> dict[str, dict[str, str]]:
+    """torch.nn.modules.<submodule> -> {name: the library module defining it}, laid out as
+    torch's submodules are."""
+    tables: dict[str, dict[str, str]] = {}
+    for module, names in _NN_MODULES:
+        for name in (names + " " + _NN_PRIVATE.get(module, "")).split():
+            where = _NN_ELSEWHERE.get(name, module)
+            if where is not None:
+                tables.setdefault(f"torch.nn.modules.{where}", {})[name] = \
+                    f"torch.nn.modules.{module}"
+    return tables
 
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.distributions": _DISTRIBUTIONS,
@@ -449,10 +469,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
                  for name in names.split()},
     "torch.nn.modules": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
                          for name in names.split()},
-    **{f"torch.nn.modules.{module}": {
-        name: f"torch.nn.modules.{module}"
-        for name in (names + " " + _NN_PRIVATE.get(module, "")).split()}
-       for module, names in _NN_MODULES},
+    **_nn_submodules(),
     "torch.nn.functional": {
         "multi_head_attention_forward": "torch.nn.modules.attention",
         **{name: "torch.nn.modules.functional_more" for name in (
@@ -512,8 +529,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
         "torch.nn.utils.prune": Namespace("torch.nn.utils.prune", {}),
         "torch.nn.modules": Namespace("torch.nn.modules", {}),
-        **{f"torch.nn.modules.{module}": Namespace(f"torch.nn.modules.{module}", {})
-           for module, _ in _NN_MODULES},
+        **{module: Namespace(module, {}) for module in _nn_submodules()},
         "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),
         "torch.nn.utils.fusion": Namespace("torch.nn.utils.fusion", {}),
         "torch.nn.utils.stateless": Namespace("torch.nn.utils.stateless", {}),

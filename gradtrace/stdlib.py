@@ -475,6 +475,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         **{name: "torch.nn.modules.functional_more" for name in (
             "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax")}},
     "torch.nn.utils": _NN_UTILS,
+    "torch.testing": {"assert_close": "torch.testing"},
     "torch.nn.utils.prune": {name: "torch.nn.utils.prune" for name in (
         "BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
         "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask", "identity",
@@ -528,6 +529,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
         "torch.nn.utils.prune": Namespace("torch.nn.utils.prune", {}),
+        "torch.testing": Namespace("torch.testing", {}),
         "torch.nn.modules": Namespace("torch.nn.modules", {}),
         **{module: Namespace(module, {}) for module in _nn_submodules()},
         "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),

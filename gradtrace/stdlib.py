@@ -80,15 +80,21 @@ class FlagNamespace(Namespace):
     """A torch.backends module whose switches a script may set (`torch.backends.cudnn.
     deterministic = True`, as reproducibility recipes do): `flags` maps each switch to the
     name of the C++ setter torch's error names when it is given something other than a
-    bool. The switches change nothing here (no cuDNN, no cuBLAS): they read back as set."""
+    bool. The switches change nothing here (no cuDNN, no cuBLAS): they read back as set,
+    until the run ends (`reset`: each run starts from torch's defaults, like a process)."""
 
-    __slots__ = ("flags", "shown")
+    __slots__ = ("flags", "shown", "defaults")
 
     def __init__(self, name: str, table: dict[str, Any], flags: dict[str, str],
                  shown: str | None = None):
         super().__init__(name, table)
         self.flags = flags
         self.shown = shown
+        self.defaults = {flag: table[flag] for flag in flags}
+        _FLAG_NAMESPACES.append(self)
+
+    def reset(self) -> None:
+        self.table.update(self.defaults)
 
     def __repr__(self) -> str:
         return self.shown or super().__repr__()
@@ -100,6 +106,15 @@ class FlagNamespace(Namespace):
             raise ScriptError(f"{self.flags[name]} expects a bool, but got {type_name(value)}",
                               kind="RuntimeError")
         self.table[name] = value
+
+
+_FLAG_NAMESPACES: list[FlagNamespace] = []
+
+
+def reset_backend_flags() -> None:
+    """Every torch.backends switch back to torch's default (at the start and end of a run)."""
+    for namespace in _FLAG_NAMESPACES:
+        namespace.reset()
 
 
 def _cudnn_is_available() -> bool:

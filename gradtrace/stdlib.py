@@ -76,6 +76,81 @@ class Namespace:
         return f"<module '{self.name}'>"
 
 
+class FlagNamespace(Namespace):
+    """A torch.backends module whose switches a script may set (`torch.backends.cudnn.
+    deterministic = True`, as reproducibility recipes do): `flags` maps each switch to the
+    name of the C++ setter torch's error names when it is given something other than a
+    bool. The switches change nothing here (no cuDNN, no cuBLAS): they read back as set,
+    until the run ends (`reset`: each run starts from torch's defaults, like a process)."""
+
+    __slots__ = ("flags", "shown", "defaults")
+
+    def __init__(self, name: str, table: dict[str, Any], flags: dict[str, str],
+                 shown: str | None = None):
+        super().__init__(name, table)
+        self.flags = flags
+        self.shown = shown
+        self.defaults = {flag: table[flag] for flag in flags}
+        _FLAG_NAMESPACES.append(self)
+
+    def reset(self) -> None:
+        self.table.update(self.defaults)
+
+    def __repr__(self) -> str:
+        return self.shown or super().__repr__()
+
+    def set_flag(self, name: str, value: Any) -> None:
+        if type(value) is not bool:
+            from .interpreter.objects import type_name
+
+            raise ScriptError(f"{self.flags[name]} expects a bool, but got {type_name(value)}",
+                              kind="RuntimeError")
+        self.table[name] = value
+
+
+_FLAG_NAMESPACES: list[FlagNamespace] = []
+
+
+def reset_backend_flags() -> None:
+    """Every torch.backends switch back to torch's default (at the start and end of a run)."""
+    for namespace in _FLAG_NAMESPACES:
+        namespace.reset()
+
+
+def _cudnn_is_available() -> bool:
+    """torch.backends.cudnn.is_available(): no cuDNN in a CPU-only torch."""
+    return False
+
+
+def _cudnn_version() -> None:
+    """torch.backends.cudnn.version(): None without cuDNN."""
+    return None
+
+
+def _cuda_is_built() -> bool:
+    """torch.backends.cuda.is_built(): False for a CPU-only torch."""
+    return False
+
+
+def _backends() -> dict[str, Namespace]:
+    """torch.backends.cudnn and torch.backends.cuda(.matmul) as a CPU-only torch has them."""
+    cudnn = FlagNamespace("torch.backends.cudnn", {
+        "is_available": _cudnn_is_available, "version": _cudnn_version,
+        "enabled": True, "benchmark": False, "deterministic": False, "allow_tf32": True}, {
+        "enabled": "set_enabled_cudnn", "benchmark": "set_benchmark_cudnn",
+        "deterministic": "set_deterministic_cudnn", "allow_tf32": "set_allow_tf32_cublas"})
+    matmul = FlagNamespace("torch.backends.cuda.matmul", {
+        "allow_tf32": False, "allow_fp16_reduced_precision_reduction": True,
+        "allow_bf16_reduced_precision_reduction": True}, {
+        "allow_tf32": "set_allow_tf32_cublas",
+        "allow_fp16_reduced_precision_reduction": "set_allow_fp16_reduced_precision_reduction",
+        "allow_bf16_reduced_precision_reduction": "set_allow_bf16_reduced_precision_reduction"},
+        shown="<torch.backends.cuda.cuBLASModule object>")
+    cuda = Namespace("torch.backends.cuda", {
+        "is_built": _cuda_is_built, "matmul": matmul})
+    return {"torch.backends.cudnn": cudnn, "torch.backends.cuda": cuda}
+
+
 class LibraryName:
     """A namespace entry defined by a bundled `.gt` library module (`module`, `name`)."""
 
@@ -248,6 +323,90 @@ _CONSTRAINTS = (
     "lower_triangular", "lower_cholesky", "corr_cholesky", "square", "symmetric",
     "positive_semidefinite", "positive_definite", "cat", "stack", "MixtureSameFamilyConstraint")
 
+_DATA = {
+    **{name: "torch.utils.data.dataset" for name in (
+        "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
+        "ChainDataset", "Subset", "random_split")},
+    **{name: "torch.utils.data.sampler" for name in (
+        "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+        "WeightedRandomSampler", "BatchSampler")},
+    "DataLoader": "torch.utils.data.dataloader",
+    "get_worker_info": "torch.utils.data._utils.worker",
+    "default_collate": "torch.utils.data._utils.collate",
+    "default_convert": "torch.utils.data._utils.collate",
+}
+
+_NN_MODULES = (
+    ("module", "Module Buffer"),
+    ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
+    ("linear", "Identity Linear Bilinear"),
+    ("lazy", "LazyLinear LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d "
+             "LazyConvTranspose2d LazyConvTranspose3d LazyBatchNorm1d LazyBatchNorm2d "
+             "LazyBatchNorm3d LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d"),
+    ("conv", "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d"),
+    ("pooling", "MaxPool1d MaxPool2d MaxPool3d FractionalMaxPool2d AvgPool1d AvgPool2d "
+                "FractionalMaxPool3d "
+                "AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
+                "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d MaxUnpool1d "
+                "MaxUnpool2d MaxUnpool3d LPPool1d LPPool2d LPPool3d"),
+    ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d"),
+    ("instancenorm", "InstanceNorm1d InstanceNorm2d InstanceNorm3d"),
+    ("normalization", "LayerNorm GroupNorm LocalResponseNorm RMSNorm"),
+    ("sparse", "Embedding EmbeddingBag"),
+    ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
+    ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
+    ("padding", "CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d "
+                "ConstantPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d "
+                "ReplicationPad1d ReplicationPad2d ReplicationPad3d ZeroPad1d ZeroPad2d "
+                "ZeroPad3d"),
+    ("flatten", "Flatten Unflatten"),
+    ("pixelshuffle", "PixelShuffle PixelUnshuffle ChannelShuffle"),
+    ("fold", "Fold Unfold"),
+    ("distance", "PairwiseDistance CosineSimilarity"),
+    ("dropout", "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout "
+                "FeatureAlphaDropout"),
+    ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
+                   "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
+                   "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
+                   "Softmax2d LogSoftmax PReLU"),
+    ("attention", "MultiheadAttention"),
+    ("adaptive", "AdaptiveLogSoftmaxWithLoss"),
+    ("transformer", "Transformer TransformerEncoder TransformerDecoder "
+                    "TransformerEncoderLayer TransformerDecoderLayer"),
+    ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
+             "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
+             "MarginRankingLoss HingeEmbeddingLoss MultiLabelSoftMarginLoss "
+             "MultiMarginLoss MultiLabelMarginLoss TripletMarginLoss "
+             "TripletMarginWithDistanceLoss PoissonNLLLoss GaussianNLLLoss NLLLoss2d "
+             "CTCLoss"),
+)
+"""torch.nn's classes by the torch.nn.modules submodule defining them."""
+_NN_PRIVATE = {"loss": "_Loss _WeightedLoss", "conv": "_ConvNd _ConvTransposeNd",
+               "batchnorm": "_NormBase _BatchNorm", "instancenorm": "_InstanceNorm",
+               "dropout": "_DropoutNd", "pooling": "_MaxPoolNd _AvgPoolNd _AdaptiveAvgPoolNd "
+               "_AdaptiveMaxPoolNd _MaxUnpoolNd _LPPoolNd"}
+"""The base classes scripts subclass (`from torch.nn.modules.loss import _Loss`)."""
+_NN_ELSEWHERE = {"Buffer": None, "ChannelShuffle": "channelshuffle",
+                 "MultiheadAttention": "activation", "LazyLinear": "linear",
+                 **{f"Lazy{kind}{d}": module for kind, module in (
+                     ("Conv", "conv"), ("ConvTranspose", "conv"), ("BatchNorm", "batchnorm"),
+                     ("InstanceNorm", "instancenorm")) for d in ("1d", "2d", "3d")}}
+"""Where torch defines the classes gradtrace's library puts in another file (None: not in
+torch.nn.modules)."""
+
+
+def _nn_submodules() -> dict[str, dict[str, str]]:
+    """torch.nn.modules.<submodule> -> {name: the library module defining it}, laid out as
+    torch's submodules are."""
+    tables: dict[str, dict[str, str]] = {}
+    for module, names in _NN_MODULES:
+        for name in (names + " " + _NN_PRIVATE.get(module, "")).split():
+            where = _NN_ELSEWHERE.get(name, module)
+            if where is not None:
+                tables.setdefault(f"torch.nn.modules.{where}", {})[name] = \
+                    f"torch.nn.modules.{module}"
+    return tables
+
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.distributions": _DISTRIBUTIONS,
     "torch.distributions.constraints": {name: "torch.distributions.constraints"
@@ -255,20 +414,12 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     # the submodules themselves (`torch.distributions.normal.Normal`)
     **{module: {name: module for name, defined in _DISTRIBUTIONS.items() if defined == module}
        for module in sorted(set(_DISTRIBUTIONS.values()))},
-    "torch.utils.data": {
-        "Dataset": "torch.utils.data.dataset",
-        "TensorDataset": "torch.utils.data.dataset",
-        "Subset": "torch.utils.data.dataset",
-        "ConcatDataset": "torch.utils.data.dataset",
-        "random_split": "torch.utils.data.dataset",
-        "Sampler": "torch.utils.data.sampler",
-        "SequentialSampler": "torch.utils.data.sampler",
-        "RandomSampler": "torch.utils.data.sampler",
-        "BatchSampler": "torch.utils.data.sampler",
-        "DataLoader": "torch.utils.data.dataloader",
-        "default_collate": "torch.utils.data._utils.collate",
-        "default_convert": "torch.utils.data._utils.collate",
-    },
+    "torch.utils.data": _DATA,
+    # the submodules themselves (`from torch.utils.data.sampler import SubsetRandomSampler`)
+    **{module: {name: module for name, defined in _DATA.items() if defined == module}
+       for module in ("torch.utils.data.dataset", "torch.utils.data.sampler")},
+    "torch.utils.data.dataloader": {"DataLoader": "torch.utils.data.dataloader",
+                                    "get_worker_info": "torch.utils.data._utils.worker"},
     "torch": {"save": "torch.serialization", "load": "torch.serialization",
               "vmap": "torch._functorch.apis"},
     "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
@@ -332,57 +483,22 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "register_optimizer_step_pre_hook": "torch.optim.optimizer",
         "register_optimizer_step_post_hook": "torch.optim.optimizer",
     },
-    "torch.nn": {
-        **{name: f"torch.nn.modules.{module}" for module, names in (
-            ("module", "Module Buffer"),
-            ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
-            ("linear", "Identity Linear Bilinear"),
-            ("lazy", "LazyLinear LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d "
-                     "LazyConvTranspose2d LazyConvTranspose3d LazyBatchNorm1d LazyBatchNorm2d "
-                     "LazyBatchNorm3d LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d"),
-            ("conv", "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d"),
-            ("pooling", "MaxPool1d MaxPool2d MaxPool3d FractionalMaxPool2d AvgPool1d AvgPool2d "
-                        "FractionalMaxPool3d "
-                        "AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
-                        "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d MaxUnpool1d "
-                        "MaxUnpool2d MaxUnpool3d LPPool1d LPPool2d LPPool3d"),
-            ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d"),
-            ("instancenorm", "InstanceNorm1d InstanceNorm2d InstanceNorm3d"),
-            ("normalization", "LayerNorm GroupNorm LocalResponseNorm RMSNorm"),
-            ("sparse", "Embedding EmbeddingBag"),
-            ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
-            ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
-            ("padding", "CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d "
-                        "ConstantPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d "
-                        "ReplicationPad1d ReplicationPad2d ReplicationPad3d ZeroPad1d ZeroPad2d "
-                        "ZeroPad3d"),
-            ("flatten", "Flatten Unflatten"),
-            ("pixelshuffle", "PixelShuffle PixelUnshuffle ChannelShuffle"),
-            ("fold", "Fold Unfold"),
-            ("distance", "PairwiseDistance CosineSimilarity"),
-            ("dropout", "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout "
-                        "FeatureAlphaDropout"),
-            ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
-                           "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
-                           "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
-                           "Softmax2d LogSoftmax PReLU"),
-            ("attention", "MultiheadAttention"),
-            ("adaptive", "AdaptiveLogSoftmaxWithLoss"),
-            ("transformer", "Transformer TransformerEncoder TransformerDecoder "
-                            "TransformerEncoderLayer TransformerDecoderLayer"),
-            ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
-                     "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
-                     "MarginRankingLoss HingeEmbeddingLoss MultiLabelSoftMarginLoss "
-                     "MultiMarginLoss MultiLabelMarginLoss TripletMarginLoss "
-                     "TripletMarginWithDistanceLoss PoissonNLLLoss GaussianNLLLoss NLLLoss2d "
-                     "CTCLoss"),
-        ) for name in names.split()},
-    },
+    "torch.nn": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
+                 for name in names.split()},
+    "torch.nn.modules": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
+                         for name in names.split()},
+    **_nn_submodules(),
     "torch.nn.functional": {
         "multi_head_attention_forward": "torch.nn.modules.attention",
         **{name: "torch.nn.modules.functional_more" for name in (
             "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax")}},
     "torch.nn.utils": _NN_UTILS,
+    "torch.testing": {"assert_close": "torch.testing"},
+    "torch.nn.utils.prune": {name: "torch.nn.utils.prune" for name in (
+        "BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
+        "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask", "identity",
+        "random_unstructured", "l1_unstructured", "random_structured", "ln_structured",
+        "global_unstructured", "custom_from_mask", "remove", "is_pruned")},
     "torch.nn.utils.rnn": {name: "torch.nn.utils.rnn" for name in (
         "PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
         "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence")},
@@ -430,6 +546,10 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
+        "torch.nn.utils.prune": Namespace("torch.nn.utils.prune", {}),
+        "torch.testing": Namespace("torch.testing", {}),
+        "torch.nn.modules": Namespace("torch.nn.modules", {}),
+        **{module: Namespace(module, {}) for module in _nn_submodules()},
         "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),
         "torch.nn.utils.fusion": Namespace("torch.nn.utils.fusion", {}),
         "torch.nn.utils.stateless": Namespace("torch.nn.utils.stateless", {}),
@@ -461,12 +581,16 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.cuda": Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS)),
         "torch.backends": Namespace("torch.backends", {}),
         "torch.backends.mps": Namespace("torch.backends.mps", dict(api.MPS_FUNCTIONS)),
+        **_backends(),
         "torch.optim": Namespace("torch.optim", {}),
         "torch.optim.optimizer": Namespace("torch.optim.optimizer", {}),
         "torch.optim.lr_scheduler": Namespace("torch.optim.lr_scheduler", {}),
         "torch.utils": Namespace("torch.utils", {}),
         "torch.serialization": Namespace("torch.serialization", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),
+        **{module: Namespace(module, {}) for module in (
+            "torch.utils.data.dataset", "torch.utils.data.sampler",
+            "torch.utils.data.dataloader")},
         "torch.distributions": Namespace("torch.distributions", {}),
         "torch.distributions.constraints": Namespace("torch.distributions.constraints", {}),
         **{module: Namespace(module, {}) for module in sorted(set(_DISTRIBUTIONS.values()))},

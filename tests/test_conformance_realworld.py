@@ -30,6 +30,20 @@ NOT_YET = {
                                       "results: a result that requires grad has "
                                       "StackBackward0 where torch's batched op leaves the "
                                       "function's last node (MulBackward0)",
+    "recipe_reasoning_about_shapes": "the meta device (torch.rand(..., device='meta'), "
+                                     "nn.Conv2d(..., device='meta'), `with "
+                                     "torch.device('meta')`: tensors with shapes and no data) "
+                                     "is not implemented; gradtrace refuses every device but "
+                                     "the CPU",
+    "docstr_multi_grad_hook_gradient_edge": "torch.autograd.graph.register_multi_grad_hook "
+                                            "(needs the engine's graph task id and "
+                                            "will-execute-node queries) and get_gradient_edge "
+                                            "/ GradientEdge inputs to autograd.grad are not "
+                                            "implemented",
+    "d2l_resnet_residual_block": "ResNet-18's conv gradients differ from torch's in the last "
+                                 "bits (conv kernels), and batch norm over 8 values per "
+                                 "channel amplifies that to the 4th digit of a weight "
+                                 "gradient's sum (the loss and shapes match)",
     "github_qmlhep_spectral_norm_discriminator": "conv2d's input gradient of a stride-2 "
                                                  "128->256 3x3 convolution differs from "
                                                  "torch's in the last bits (conv kernels), so "
@@ -50,7 +64,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 252
+    assert len(CASES) == 271
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

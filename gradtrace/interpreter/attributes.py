@@ -306,6 +306,9 @@ class Attributes:
         if isinstance(obj, FunctionCtx):
             stdlib.set_ctx_attribute(obj, name, value)
             return
+        if kind is stdlib.FlagNamespace and name in obj.flags:
+            obj.set_flag(name, value)
+            return
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         raise NotSupportedError(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import stdlib
 from ..errors import NotSupportedError, ScriptError, TorchTypeError
 from .dunders import OBJECT
 from .objects import (
@@ -215,6 +216,8 @@ class ClassRuntime:
         """`super(cls, obj)`, checked as Python checks it."""
         if type(cls) is not ScriptClass:
             raise TorchTypeError(f"super() argument 1 must be a type, not {type_name(cls)}")
+        if obj is None:  # super(C): unbound
+            return Super(cls, None)
         of = obj if type(obj) is ScriptClass else obj.cls if type(obj) is Instance else None
         if of is None or not of.is_subclass(cls):
             raise TorchTypeError("super(type, obj): obj must be an instance or subtype of type")
@@ -238,6 +241,11 @@ class ClassRuntime:
 
     def super_getattr(self, sup: Super, name: str) -> Any:
         obj = sup.obj
+        if obj is None:  # super(C).__init__(): Python re-initialises the super object
+            if name == "__init__":
+                return stdlib.BoundMethod(sup, lambda _sup, *args: None, "__init__")
+            raise missing_dunder("'super' objects", name,
+                                 f"'super' object has no attribute '{name}'")
         of = obj if type(obj) is ScriptClass else obj.cls
         mro = of.mro
         for cls in mro[mro.index(sup.cls) + 1:]:

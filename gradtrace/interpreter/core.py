@@ -5,7 +5,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from .. import progress, syntax
+from .. import progress, stdlib, syntax
 from ..engine import anomaly, dtypes, saved_hooks, settings
 from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError
@@ -114,6 +114,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         dtypes.reset_default_dtype()
         saved_hooks.reset()
         settings.reset()
+        stdlib.reset_backend_flags()
         anomaly.STACK = self.format_stack
         # room for max_call_depth nested script calls, each a handful of Python frames,
         # as far as the C stack holds them (deep values recurse in C: see nesting.py)
@@ -143,6 +144,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
             dtypes.reset_default_dtype()
             saved_hooks.reset()  # a run's hooks are its own (an error may leave some pushed)
             settings.reset()  # threads and print options are the run's
+            stdlib.reset_backend_flags()  # and so are the torch.backends switches
             anomaly.STACK = None
 
     def format_stack(self) -> list[str]:

@@ -287,7 +287,9 @@ class Instance:
 
 
 class Super:
-    """`super()` / `super(C, obj)`: attribute lookup starting after `cls` in obj's MRO."""
+    """`super()` / `super(C, obj)`: attribute lookup starting after `cls` in obj's MRO;
+    `super(C)` (obj None) is Python's unbound super object, whose `__init__()` does nothing
+    (real code calls `super(C).__init__()` by mistake for `super(C, self).__init__()`)."""
 
     __slots__ = ("cls", "obj")
 
@@ -297,8 +299,12 @@ class Super:
 
     def __repr__(self) -> str:
         obj = self.obj
-        shown = f"<{obj.cls.name} object>" if isinstance(obj, Instance) else repr(obj)
-        return f"<super: {self.cls!r}, {shown}>"
+        cls = f"<class '{self.cls.name}'>"  # Python shows the type's own name, no module
+        if obj is None:
+            return f"<super: {cls}, NULL>"
+        of = obj.name if type(obj) is ScriptClass else obj.cls.name \
+            if isinstance(obj, Instance) else type_name(obj)
+        return f"<super: {cls}, <{of} object>>"
 
 
 class SuperBuiltin:
@@ -316,8 +322,9 @@ class SuperBuiltin:
         if not args:
             raise NotSupportedError("super() without arguments only works directly in a "
                                     "method's code")
-        raise NotSupportedError("super() with one argument (an unbound super object) is not "
-                                "supported")
+        if len(args) == 1:
+            return self.interp.make_super(args[0], None)
+        raise TorchTypeError(f"super() takes at most 2 arguments ({len(args)} given)")
 
     def __repr__(self) -> str:
         return "<class 'super'>"

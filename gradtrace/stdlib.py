@@ -755,7 +755,7 @@ CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_ten
 def exception_types() -> dict[str, ExceptionType]:
     """Python's exception classes, as builtins (torch's own, like GradcheckError, are not)."""
     return {kind: ExceptionType(kind) for kind in EXCEPTION_PARENTS
-            if kind != "BaseException" and kind not in NOT_BUILTIN_EXCEPTIONS}
+            if kind not in NOT_BUILTIN_EXCEPTIONS}
 
 
 def is_private(name: str) -> bool:

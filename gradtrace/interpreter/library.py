@@ -240,3 +240,26 @@ _MISSING: Any = object()
 
 # (importing them registers torch.nn's intrinsics and torch.save/torch.load's)
 from . import nn_intrinsics, serialization  # noqa: E402,F401,I001
+
+
+@intrinsic
+def warnings_save(interp: Interpreter, simple_filter: Any = None) -> int:
+    """catch_warnings.__enter__: keep the filters and where warnings go (a token for
+    warnings_restore), then apply its `action=` filter."""
+    token = interp.warnings.save()
+    if simple_filter is not None:
+        interp.call(interp.modules["warnings"].table["simplefilter"], list(simple_filter),
+                    {}, None)
+    return token
+
+
+@intrinsic
+def warnings_restore(interp: Interpreter, token: int) -> None:
+    """catch_warnings.__exit__: the filters and output as they were at the matching save."""
+    interp.warnings.restore(token)
+
+
+@intrinsic
+def warnings_record(interp: Interpreter, recorder: Any) -> None:
+    """catch_warnings(record=True): warnings shown from now on go to `recorder`."""
+    interp.warnings.record(recorder)

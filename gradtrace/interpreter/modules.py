@@ -29,11 +29,12 @@ from ..errors import (
 )
 from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
-from . import collection_types, memory_io
+from . import collection_types, memory_io, text_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .objects import BuiltinFunction, BuiltinType, ScriptIterator
 from .runtime import Code, Frame
+from .system_modules import system_namespaces
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -239,7 +240,13 @@ def _io_namespace(interp: Interpreter) -> stdlib.Namespace:
     value.name = "bytes"
     interp.builtin_types[memory_io.BytesIO] = bytes_io
     interp.builtin_types[memory_io.BytesValue] = value
-    return stdlib.Namespace("io", {"BytesIO": bytes_io})
+    def make_string_io(initial_value: Any = "", newline: Any = "\n") -> text_io.StringIO:
+        return text_io.StringIO(initial_value, newline, limit=interp.limits.max_sequence)
+
+    string_io = BuiltinType(text_io.StringIO, make_string_io)
+    string_io.name, string_io.module = "StringIO", "_io"
+    interp.builtin_types[text_io.StringIO] = string_io
+    return stdlib.Namespace("io", {"BytesIO": bytes_io, "StringIO": string_io})
 
 
 def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
@@ -286,7 +293,7 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
                              "copy", "dataclasses", "__future__", "typing", "io",
-                             "functools")
+                             "functools", "warnings", "sys", "time")
 
 
 def _counting_types(interp: Interpreter) -> dict[str, Any]:
@@ -384,6 +391,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["io"] = _io_namespace(interp)
     modules["functools"] = _functools_namespace(interp)
     modules["dataclasses"] = dataclasses_namespace(interp)
+    modules.update(system_namespaces(interp))
     modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
@@ -395,7 +403,9 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools (count, " \
              "repeat, chain, islice, product), functools (partial, reduce), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
-             "typing (for annotations), __future__, io (BytesIO) and os (nothing in it)"
+             "typing (for annotations), __future__, io (BytesIO, StringIO), warnings, sys " \
+             "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks) " \
+             "and os (nothing in it)"
 
 
 class ImportCompiler:

@@ -82,6 +82,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.autograd_functions: dict[Any, Any] = {}
         # the exceptions the running `except` handlers are handling, innermost last
         self.handling: list[Any] = []
+        self.context_exits: list[Any] = []  # the exits of contexts an ExitStack entered
         self._warned_once: set[tuple[str, str]] = set()
         # what is being compiled: the scope, the module's frame and name, where spans go
         self._scope = Scope("module", None)

@@ -290,10 +290,16 @@ class TypingName:
 TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional",
                 "Sequence", "Set", "Tuple", "Type", "Union")
 
+# Python modules written as bundled library code (gradtrace/lib/NAME.gt): their names
+LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
+    "contextlib": ("contextmanager", "nullcontext", "suppress", "ExitStack",
+                   "ContextDecorator"),
+}
+
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
                              "copy", "dataclasses", "__future__", "typing", "io",
-                             "functools", "warnings", "sys", "time")
+                             "functools", "warnings", "sys", "time", *LIBRARY_PYTHON_MODULES)
 
 
 def _counting_types(interp: Interpreter) -> dict[str, Any]:
@@ -392,6 +398,8 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["functools"] = _functools_namespace(interp)
     modules["dataclasses"] = dataclasses_namespace(interp)
     modules.update(system_namespaces(interp))
+    for name, names in LIBRARY_PYTHON_MODULES.items():
+        modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
     modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
@@ -404,7 +412,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "repeat, chain, islice, product), functools (partial, reduce), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
              "typing (for annotations), __future__, io (BytesIO, StringIO), warnings, sys " \
-             "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks) " \
+             "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), contextlib " \
              "and os (nothing in it)"
 
 

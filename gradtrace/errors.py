@@ -41,6 +41,8 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "UnpicklingError": "Exception",  # pickle.UnpicklingError (torch.load's weights_only)
     "GradcheckError": "RuntimeError",  # torch.autograd.gradcheck.GradcheckError
     "_LinAlgError": "RuntimeError",  # torch.linalg.LinAlgError (torch._C._LinAlgError)
+    "JSONDecodeError": "ValueError",  # json.JSONDecodeError
+    "StatisticsError": "ValueError",  # statistics.StatisticsError
     "SystemExit": "BaseException",  # sys.exit(): ends the run with its status (runner.py)
     "Warning": "Exception",  # what warnings.warn takes, and raises under an "error" filter
     **{kind: "Warning" for kind in (
@@ -49,7 +51,8 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
         "ResourceWarning", "EncodingWarning")},
 }
 # kinds above that are not Python builtins (torch's classes, pickle's)
-NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError"})
+NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError",
+                                    "JSONDecodeError", "StatisticsError"})
 
 
 class GradtraceError(Exception):

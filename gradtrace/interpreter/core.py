@@ -22,6 +22,7 @@ from .generators import GeneratorCompiler
 from .library import Library
 from .modules import ImportCompiler, make_modules
 from .protocols import Protocols
+from .pure_modules import Abstracts
 from .runtime import BreakSignal, ContinueSignal, Frame, Limits, ReturnSignal
 from .scopes import Scope, module_scope
 from .statements import StatementCompiler
@@ -82,7 +83,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.autograd_functions: dict[Any, Any] = {}
         # the exceptions the running `except` handlers are handling, innermost last
         self.handling: list[Any] = []
-        self.context_exits: list[Any] = []  # the exits of contexts an ExitStack entered
+        self.context_exits: list[Any] = []
+        self.abstracts = Abstracts()  # the functions @abc.abstractmethod marked  # the exits of contexts an ExitStack entered
         self._warned_once: set[tuple[str, str]] = set()
         # what is being compiled: the scope, the module's frame and name, where spans go
         self._scope = Scope("module", None)

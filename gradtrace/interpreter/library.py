@@ -298,3 +298,9 @@ def context_exit(interp: Interpreter, token: int, error: Any = None) -> bool:
         raise NotSupportedError("context_exit of a context that is not open")
     exits[token] = None
     return bool(exit_(error if isinstance(error, ScriptError) else None))
+
+
+@intrinsic
+def abstract_method(interp: Interpreter, fn: Any) -> Any:
+    """abc.abstractmethod: mark `fn` (pure_modules.Abstracts)."""
+    return interp.abstracts.mark(fn)

@@ -34,6 +34,7 @@ from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .objects import BuiltinFunction, BuiltinType, ScriptIterator
 from .runtime import Code, Frame
+from .pure_modules import pure_namespaces
 from .system_modules import system_namespaces
 
 if TYPE_CHECKING:
@@ -299,7 +300,8 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
                              "copy", "dataclasses", "__future__", "typing", "io",
-                             "functools", "warnings", "sys", "time", *LIBRARY_PYTHON_MODULES)
+                             "functools", "warnings", "sys", "time", "operator", "string",
+                             "json", "statistics", "abc", *LIBRARY_PYTHON_MODULES)
 
 
 def _counting_types(interp: Interpreter) -> dict[str, Any]:
@@ -398,6 +400,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["functools"] = _functools_namespace(interp)
     modules["dataclasses"] = dataclasses_namespace(interp)
     modules.update(system_namespaces(interp))
+    modules.update(pure_namespaces(interp))
     for name, names in LIBRARY_PYTHON_MODULES.items():
         modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
     modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})

@@ -83,8 +83,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.autograd_functions: dict[Any, Any] = {}
         # the exceptions the running `except` handlers are handling, innermost last
         self.handling: list[Any] = []
-        self.context_exits: list[Any] = []
-        self.abstracts = Abstracts()  # the functions @abc.abstractmethod marked  # the exits of contexts an ExitStack entered
+        self.context_exits: list[Any] = []  # the exits of contexts an ExitStack entered
+        self.abstracts = Abstracts()  # the functions @abc.abstractmethod marked
         self._warned_once: set[tuple[str, str]] = set()
         # what is being compiled: the scope, the module's frame and name, where spans go
         self._scope = Scope("module", None)

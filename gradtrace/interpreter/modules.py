@@ -33,8 +33,8 @@ from . import collection_types, memory_io, text_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .objects import BuiltinFunction, BuiltinType, ScriptIterator
-from .runtime import Code, Frame
 from .pure_modules import pure_namespaces
+from .runtime import Code, Frame
 from .system_modules import system_namespaces
 
 if TYPE_CHECKING:
@@ -415,8 +415,9 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "repeat, chain, islice, product), functools (partial, reduce), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
              "typing (for annotations), __future__, io (BytesIO, StringIO), warnings, sys " \
-             "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), contextlib " \
-             "and os (nothing in it)"
+             "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
+             "contextlib, abc, operator, string, json (plain data), statistics and os " \
+             "(nothing in it)"
 
 
 class ImportCompiler:

@@ -224,9 +224,9 @@ def _json_namespace(interp: Interpreter) -> stdlib.Namespace:
             raise ScriptError("maximum recursion depth exceeded while decoding a JSON "
                               "array from a unicode string", kind="RecursionError") from None
 
-    return stdlib.Namespace("json", {"dumps": _python(json, "dumps", dumps),
-                                     "loads": _python(json, "loads", loads),
-                                     "JSONDecodeError": stdlib.TorchExceptionType("JSONDecodeError", "json.decoder")})
+    return stdlib.Namespace("json", {
+        "dumps": _python(json, "dumps", dumps), "loads": _python(json, "loads", loads),
+        "JSONDecodeError": stdlib.TorchExceptionType("JSONDecodeError", "json.decoder")})
 
 
 # ------------------------------------------------------------------------ statistics

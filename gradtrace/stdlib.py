@@ -272,6 +272,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch": {"save": "torch.serialization", "load": "torch.serialization",
               "vmap": "torch._functorch.apis"},
     "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
+    "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
+        "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
+        "CheckpointFunction", "CheckpointError", "noop_context_fn")},
     "torch.autograd": {"Function": "torch.autograd.function"},
     "torch.func": {name: "torch._functorch.apis" for name in (
         "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -463,6 +466,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.utils": Namespace("torch.utils", {}),
         "torch.serialization": Namespace("torch.serialization", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),
+        "torch.utils.checkpoint": Namespace("torch.utils.checkpoint", {}),
         "torch.distributions": Namespace("torch.distributions", {}),
         "torch.distributions.constraints": Namespace("torch.distributions.constraints", {}),
         **{module: Namespace(module, {}) for module in sorted(set(_DISTRIBUTIONS.values()))},

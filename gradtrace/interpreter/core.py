@@ -198,11 +198,13 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
             self.aborted = error
             self.step_cap = -1
 
-    def warn(self, message: str, module: str = "__main__") -> None:
+    def warn(self, message: str, module: str = "__main__", where: int | None = None) -> None:
         """A Python warning (`Category: text`) at the script line running now, through
-        the script's warnings filters (shown once per line by Python's default filter)."""
+        the script's warnings filters (shown once per line by Python's default filter;
+        `module` and `where` say the torch module and line it comes from, if not the
+        script's)."""
         line = self.current_span.line if self.current_span else 0
-        self.warnings.emit_text(message, line, module)
+        self.warnings.emit_text(message, line, module, where)
 
     def warn_once(self, message: str, where: str = "") -> None:
         """A warning torch raises with its own code as the location: Python's filter shows

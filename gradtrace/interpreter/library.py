@@ -45,9 +45,12 @@ def intrinsic(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @intrinsic
-def warn(interp: Interpreter, message: str, category: str = "UserWarning") -> None:
-    """A Python warning at the user's line (once per line, like Python's default filter)."""
-    interp.warn(f"{category}: {message}")
+def warn(interp: Interpreter, message: str, category: str = "UserWarning",
+         module: str = "__main__", where: int | None = None) -> None:
+    """A Python warning at the user's line, through the script's filters (once per line by
+    Python's default filter). A warning Python attributes to torch's own code names its
+    module and line there (`where`): filters and the once-per-place registry use them."""
+    interp.warn(f"{category}: {message}", module, where)
 
 
 @intrinsic

@@ -207,17 +207,21 @@ class Warnings:
     # ---------------------------------------------------------------- a warning
 
     def emit(self, text: str, category: str, lineno: int, module: str = "__main__",
-             filename: str | None = None, line_text: str | None = None) -> None:
-        """warnings.warn_explicit: filter, then show, record or raise."""
+             filename: str | None = None, line_text: str | None = None,
+             where: int | None = None) -> None:
+        """warnings.warn_explicit: filter, then show, record or raise. `where` is the line
+        in torch's own file a warning comes from, when that is not the script's line (it
+        is shown at the script's line, and filtered and remembered by torch's)."""
         state = self.state
         if state.registry_version != state.version:
             state.registries.clear()
             state.registry_version = state.version
         registry = state.registries.setdefault(module, set())
-        key = (text, category, lineno)
+        place = lineno if where is None else where
+        key = (text, category, place)
         if key in registry:
             return
-        action = self.action_for(text, category, module, lineno)
+        action = self.action_for(text, category, module, place)
         if action == "ignore":
             return
         if action == "error":
@@ -256,12 +260,13 @@ class Warnings:
         interp.stderr.write(visible(format_warning(text, category, filename, lineno,
                                                    line_text)))
 
-    def emit_text(self, message: str, lineno: int, module: str = "__main__") -> None:
+    def emit_text(self, message: str, lineno: int, module: str = "__main__",
+                  where: int | None = None) -> None:
         """A warning the engine or a library module raised as `Category: text`."""
         category, sep, text = message.partition(": ")
         if not sep or category not in WARNING_KINDS:
             category, text = "UserWarning", message
-        self.emit(text, category, lineno, module)
+        self.emit(text, category, lineno, module, where=where)
 
 
 def format_warning(text: str, category: str, filename: str, lineno: int,

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import NotSupportedError, ScriptError, TorchTypeError, TorchValueError
+from ..errors import NotSupportedError, ScriptError, TorchTypeError
 from .objects import BuiltinFunction, type_name
 from .text_io import ScriptStream
 from .warning_filters import (
@@ -105,7 +105,7 @@ def _warnings_namespace(interp: Interpreter) -> stdlib.Namespace:
     def filterwarnings(action: Any, message: Any = "", category: Any = None, module: Any = "",
                        lineno: Any = 0, append: Any = False) -> None:
         if action not in ACTIONS:
-            raise TorchValueError(f"invalid action: {action!r}")
+            raise ScriptError(f"invalid action: {action!r}", kind="AssertionError")
         if not isinstance(message, str):
             raise ScriptError("message must be a string", kind="AssertionError")
         kind = "Warning" if category is None else _category_class(category)
@@ -120,7 +120,7 @@ def _warnings_namespace(interp: Interpreter) -> stdlib.Namespace:
     def simplefilter(action: Any, category: Any = None, lineno: Any = 0,
                      append: Any = False) -> None:
         if action not in ACTIONS:
-            raise TorchValueError(f"invalid action: {action!r}")
+            raise ScriptError(f"invalid action: {action!r}", kind="AssertionError")
         kind = "Warning" if category is None else _category_class(category)
         if not isinstance(lineno, int) or lineno < 0:
             raise ScriptError("lineno must be an int >= 0", kind="AssertionError")

@@ -27,7 +27,7 @@ from ..printable import visible
 if TYPE_CHECKING:
     from .core import Interpreter
 
-ACTIONS = ("default", "always", "all", "ignore", "module", "once", "error")
+ACTIONS = ("error", "ignore", "always", "default", "module", "once")  # CPython 3.11's
 WARNING_KINDS = frozenset(kind for kind in EXCEPTION_PARENTS
                           if kind == "Warning" or EXCEPTION_PARENTS[kind] == "Warning")
 

@@ -164,6 +164,7 @@ _PLAIN = (str, int, float, bool, type(None))
 
 def _plain(interp: Interpreter, value: Any, budget: list[int], depth: int = 0) -> Any:
     """The value as plain Python data for json, or Python's TypeError."""
+    interp.tick()  # a step per value: a large structure is bounded by --timeout too
     budget[0] -= 1
     if budget[0] < 0:
         raise LimitExceeded("json.dumps of more than --max-sequence values")

@@ -14,7 +14,7 @@ from ..errors import LimitExceeded, ScriptError, TorchTypeError, TorchValueError
 
 
 def _type_name(value: Any) -> str:
-    from .objects import type_name
+    from .objects import type_name  # (objects.py imports this module)
 
     return type_name(value)
 

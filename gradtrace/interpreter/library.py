@@ -307,3 +307,11 @@ def context_exit(interp: Interpreter, token: int, error: Any = None) -> bool:
 def abstract_method(interp: Interpreter, fn: Any) -> Any:
     """abc.abstractmethod: mark `fn` (pure_modules.Abstracts)."""
     return interp.abstracts.mark(fn)
+
+
+@intrinsic
+def checkpoint_valid(interp: Interpreter) -> bool:
+    """torch.autograd._is_checkpoint_valid() (engine/backward.py)."""
+    from ..engine.backward import is_checkpoint_valid
+
+    return is_checkpoint_valid()

@@ -272,6 +272,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch": {"save": "torch.serialization", "load": "torch.serialization",
               "vmap": "torch._functorch.apis"},
     "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
+    "torch.random": {"fork_rng": "torch.random"},
     "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
         "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
         "CheckpointFunction", "CheckpointError", "noop_context_fn")},
@@ -467,6 +468,10 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.serialization": Namespace("torch.serialization", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),
         "torch.utils.checkpoint": Namespace("torch.utils.checkpoint", {}),
+        "torch.random": Namespace("torch.random", {
+            name: api.TORCH_FUNCTIONS[name] for name in (
+                "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state")
+            if name in api.TORCH_FUNCTIONS}),
         "torch.distributions": Namespace("torch.distributions", {}),
         "torch.distributions.constraints": Namespace("torch.distributions.constraints", {}),
         **{module: Namespace(module, {}) for module in sorted(set(_DISTRIBUTIONS.values()))},

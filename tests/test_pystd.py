@@ -140,6 +140,14 @@ def test_filter_patterns_match_as_re_match_with_ignorecase(pattern, text, matche
     assert pattern_matches(compile_pattern(pattern, "message"), text) is matches
 
 
+def test_module_patterns_match_the_start_of_the_module_name_with_case():
+    assert pattern_matches(compile_pattern("tor", "module", False), "torch.nn")
+    assert not pattern_matches(compile_pattern("Torch", "module", False), "torch")
+    _, err, _ = stderr_of("import warnings\nwarnings.filterwarnings('ignore', module='__ma')\n"
+                          "warnings.warn('hidden')\n")
+    assert err == ""
+
+
 def test_filter_patterns_that_could_backtrack_are_refused():
     result = run_text("import warnings\nwarnings.filterwarnings('ignore', message='(a+)+$')\n")
     assert result.error.kind == "NotSupportedError"

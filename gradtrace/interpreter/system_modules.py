@@ -114,7 +114,7 @@ def _warnings_namespace(interp: Interpreter) -> stdlib.Namespace:
         if not isinstance(lineno, int) or lineno < 0:
             raise ScriptError("lineno must be an int >= 0", kind="AssertionError")
         filters.add_filter(action, compile_pattern(message, "message") if message else None,
-                           kind, compile_pattern(module + "$", "module") if module else None,
+                           kind, compile_pattern(module, "module", False) if module else None,
                            lineno, bool(append))
 
     def simplefilter(action: Any, category: Any = None, lineno: Any = 0,

@@ -10,9 +10,10 @@ module, "once" once per run, "always" each time, "ignore" never, "error" raises 
 per-module registries are forgotten whenever the filters change, as CPython's are.
 
 Filter patterns (`filterwarnings(message=..., module=...)`) are regular expressions in
-Python; here only the subset that cannot backtrack without bound is taken: literal text,
-`.` and `.*`, escaped characters, a trailing `$`. Anything else is refused, so a hostile
-pattern cannot hold the process beyond --timeout inside one C call.
+Python (`re.match`: the message's ignoring case, the module's not); here only the subset
+that cannot backtrack without bound is taken: literal text, `.` and `.*`, escaped
+characters, a trailing `$`. Anything else is refused, so a hostile pattern cannot hold the
+process beyond --timeout inside one C call.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ WARNING_KINDS = frozenset(kind for kind in EXCEPTION_PARENTS
 
 # CPython's default filters (no -W, no dev mode): (action, message, category, module, line)
 DEFAULT_FILTERS: tuple[tuple[str, Any, str, Any, int], ...] = (
-    ("default", None, "DeprecationWarning", ((tuple("__main__"),), True), 0),
+    ("default", None, "DeprecationWarning", ((tuple("__main__"),), True, False), 0),
     ("ignore", None, "DeprecationWarning", None, 0),
     ("ignore", None, "PendingDeprecationWarning", None, 0),
     ("ignore", None, "ImportWarning", None, 0),
@@ -44,10 +45,11 @@ _META = set("()[]{}+?|^\\")
 
 
 @functools.lru_cache(maxsize=256)
-def compile_pattern(pattern: str, what: str) -> tuple[tuple[tuple[str, ...], ...], bool]:
+def compile_pattern(pattern: str, what: str, ignore_case: bool = True) -> tuple[Any, ...]:
     """A filter's pattern as segments separated by `.*` (each a tuple of characters, None
-    for `.`), and whether it must match to the end (`$`). What would need backtracking is
-    refused."""
+    for `.`), whether it must match to the end (`$`), and whether case is ignored (a
+    message's pattern, not a module's). What would need backtracking is refused."""
+    fold = str.lower if ignore_case else str
     anchored = pattern.endswith("$") and not pattern.endswith("\\$")
     text = pattern[:-1] if anchored else pattern
     segments: list[tuple[Any, ...]] = []
@@ -60,7 +62,7 @@ def compile_pattern(pattern: str, what: str) -> tuple[tuple[tuple[str, ...], ...
                 raise NotSupportedError(
                     f"warnings {what} pattern {pattern!r}: gradtrace takes literal text, `.`, "
                     "`.*`, escaped punctuation and a final `$` (not regular-expression classes)")
-            current.append(text[i + 1].lower())
+            current.append(fold(text[i + 1]))
             i += 2
             continue
         if c == "." and text[i + 1:i + 2] == "*":
@@ -72,10 +74,10 @@ def compile_pattern(pattern: str, what: str) -> tuple[tuple[tuple[str, ...], ...
             raise NotSupportedError(
                 f"warnings {what} pattern {pattern!r}: gradtrace takes literal text, `.`, "
                 "`.*`, escaped punctuation and a final `$` (not general regular expressions)")
-        current.append(None if c == "." else c.lower())
+        current.append(None if c == "." else fold(c))
         i += 1
     segments.append(tuple(current))
-    return tuple(segments), anchored
+    return tuple(segments), anchored, ignore_case
 
 
 def _segment_at(text: str, start: int, segment: tuple[Any, ...]) -> bool:
@@ -84,12 +86,13 @@ def _segment_at(text: str, start: int, segment: tuple[Any, ...]) -> bool:
     return all(c is None or text[start + k] == c for k, c in enumerate(segment))
 
 
-def pattern_matches(compiled: tuple[tuple[tuple[Any, ...], ...], bool], text: str) -> bool:
+def pattern_matches(compiled: tuple[Any, ...], text: str) -> bool:
     """`re.match(pattern, text, re.I)` for the compiled subset: the first segment at the
     start, each later one at its leftmost place (greedy `.*` needs no more), the last at
     the end when anchored. Linear in the text for each segment."""
-    segments, anchored = compiled
-    text = text.lower()
+    segments, anchored, ignore_case = compiled
+    if ignore_case:
+        text = text.lower()
     first = segments[0]
     if not _segment_at(text, 0, first):
         return False

@@ -101,6 +101,11 @@ def run(job):
         warnings.simplefilter("ignore")
         try:
             exec(compile(job["source"], job["name"], "exec"), ns)
+        except SystemExit as exc:  # sys.exit(): the run's status, an error only if not 0
+            code = exc.code
+            status = 0 if code is None else code & 0xFF if isinstance(code, int) else 1
+            if status:
+                error = {"kind": "exit status", "message": str(status)}
         except BaseException as exc:
             error = {"kind": type(exc).__name__, "message": str(exc)}
     with warnings.catch_warnings():
@@ -319,8 +324,8 @@ def _values(t: Any) -> dict[str, Any]:
 
 
 def _error(result: Any) -> dict[str, str] | None:
-    if result.error is None:
-        return None
+    if result.error is None:  # a sys.exit() status other than 0 is compared as torch's is
+        return {"kind": "exit status", "message": str(result.status)} if result.status else None
     return {"kind": result.error.kind, "message": result.error.message}
 
 

@@ -41,9 +41,18 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "UnpicklingError": "Exception",  # pickle.UnpicklingError (torch.load's weights_only)
     "GradcheckError": "RuntimeError",  # torch.autograd.gradcheck.GradcheckError
     "_LinAlgError": "RuntimeError",  # torch.linalg.LinAlgError (torch._C._LinAlgError)
+    "JSONDecodeError": "ValueError",  # json.JSONDecodeError
+    "StatisticsError": "ValueError",  # statistics.StatisticsError
+    "SystemExit": "BaseException",  # sys.exit(): ends the run with its status (runner.py)
+    "Warning": "Exception",  # what warnings.warn takes, and raises under an "error" filter
+    **{kind: "Warning" for kind in (
+        "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning",
+        "RuntimeWarning", "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning",
+        "ResourceWarning", "EncodingWarning")},
 }
 # kinds above that are not Python builtins (torch's classes, pickle's)
-NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError"})
+NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError",
+                                    "JSONDecodeError", "StatisticsError"})
 
 
 class GradtraceError(Exception):
@@ -84,6 +93,8 @@ class ScriptError(GradtraceError):
             return f"{self.kind}()"
         if self.kind == "KeyError":  # its message is already the key's repr
             return f"KeyError({self.message})"
+        if self.kind == "SystemExit" and hasattr(self, "code"):  # sys.exit(3): SystemExit(3)
+            return f"SystemExit({self.code!r})"
         return f"{self.kind}({self.message!r})"
 
     def matches(self, kind: str) -> bool:

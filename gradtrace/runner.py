@@ -23,6 +23,7 @@ from .errors import (
     ScriptFileError,
 )
 from .interpreter import Interpreter, Limits
+from .interpreter.system_modules import exit_status
 from .source import Source, Span
 from .tracing import Tracer
 
@@ -99,9 +100,12 @@ class RunResult:
     trace: Tracer | None = None
     module: tuple[Any, ...] | None = None  # the parsed script (None if it did not parse)
     inexact: tuple[str, ...] = ()  # why some float values may differ from torch's last bits
+    status: int | None = None  # the status an uncaught sys.exit() ended the run with
 
     @property
     def exit_code(self) -> int:
+        if self.status is not None:
+            return self.status
         if self.error is None:
             return EXIT_OK
         if isinstance(self.error, LimitExceeded):
@@ -199,8 +203,12 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
         progress.set_phase(progress.REPORTING)
         grad_mode.__exit__()
         _restore_gc(gc_thresholds)
+    status = None
+    if isinstance(error, ScriptError) and error.kind == "SystemExit":  # sys.exit(): the run
+        status = exit_status(error, err_stream)  # ends as Python's does, without an error
+        error = None
     return RunResult(source, out.getvalue(), error, dict(interpreter.globals.vars), tracer,
-                     module, exactness.causes())
+                     module, exactness.causes(), status)
 
 
 def _restore_gc(thresholds: tuple[int, ...]) -> None:

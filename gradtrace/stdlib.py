@@ -423,6 +423,10 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch": {"save": "torch.serialization", "load": "torch.serialization",
               "vmap": "torch._functorch.apis"},
     "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
+    "torch.random": {"fork_rng": "torch.random"},
+    "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
+        "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
+        "CheckpointFunction", "CheckpointError", "noop_context_fn")},
     "torch.autograd": {"Function": "torch.autograd.function"},
     "torch.autograd.forward_ad": {name: "torch.autograd.forward_ad" for name in (
         "UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -591,6 +595,11 @@ def _build_torch() -> dict[str, Namespace]:
         **{module: Namespace(module, {}) for module in (
             "torch.utils.data.dataset", "torch.utils.data.sampler",
             "torch.utils.data.dataloader")},
+        "torch.utils.checkpoint": Namespace("torch.utils.checkpoint", {}),
+        "torch.random": Namespace("torch.random", {
+            name: api.TORCH_FUNCTIONS[name] for name in (
+                "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state")
+            if name in api.TORCH_FUNCTIONS}),
         "torch.distributions": Namespace("torch.distributions", {}),
         "torch.distributions.constraints": Namespace("torch.distributions.constraints", {}),
         **{module: Namespace(module, {}) for module in sorted(set(_DISTRIBUTIONS.values()))},
@@ -884,7 +893,7 @@ CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_ten
 def exception_types() -> dict[str, ExceptionType]:
     """Python's exception classes, as builtins (torch's own, like GradcheckError, are not)."""
     return {kind: ExceptionType(kind) for kind in EXCEPTION_PARENTS
-            if kind != "BaseException" and kind not in NOT_BUILTIN_EXCEPTIONS}
+            if kind not in NOT_BUILTIN_EXCEPTIONS}
 
 
 def is_private(name: str) -> bool:

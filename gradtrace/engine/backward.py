@@ -326,6 +326,17 @@ def _validate(node: Node, grads: tuple[Tensor | None, ...]) -> tuple[Tensor | No
     return grads if out is None else tuple(out)
 
 
+# Whether each running backward (innermost last) was asked for all gradients: torch's
+# graph task's `checkpoint_valid`, false under autograd.grad or backward(inputs=...),
+# where a reentrant torch.utils.checkpoint cannot work.
+CHECKPOINT_VALID: list[bool] = []
+
+
+def is_checkpoint_valid() -> bool:
+    """torch.autograd._is_checkpoint_valid(): True outside a backward."""
+    return CHECKPOINT_VALID[-1] if CHECKPOINT_VALID else True
+
+
 def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_graph: bool,
          targets: list[Edge] | None, accumulate: bool,
          inputs: list[Tensor] | None = None) -> list[Tensor | None]:
@@ -357,11 +368,13 @@ def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_grap
         emit("backward_begin", roots=roots, grads=grads, retain_graph=retain_graph,
              create_graph=create_graph, accumulate=accumulate)
     parent = ANOMALY.evaluating
+    CHECKPOINT_VALID.append(targets is None)
     try:
         with set_grad_enabled(create_graph):
             _execute(ready, buffers, deps, needed, capture, captured, targets, target_nodes,
                      accumulate, inputs, retain_graph)
     finally:
+        CHECKPOINT_VALID.pop()
         ANOMALY.evaluating = parent
         if OBSERVERS:
             emit("backward_end")

@@ -20,7 +20,7 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
-from . import memory_io
+from . import memory_io, text_io
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
     COUNTER_METHODS,
@@ -52,6 +52,7 @@ from .objects import (
     type_name,
 )
 from .runtime import PYTHON_ERRORS
+from .system_modules import StructSequence, struct_attribute
 
 _COUNTING_METHODS = {Counter: COUNTER_METHODS, defaultdict: DEFAULTDICT_METHODS}
 
@@ -167,6 +168,11 @@ class Attributes:
             getter = stdlib.SAVED_TENSORS_HOOKS_ATTRIBUTES.get(name)
             if getter is not None:
                 return getter(obj, self)
+        elif isinstance(obj, StructSequence):
+            found = struct_attribute(obj, name)
+            if found is not None:
+                return found
+            table = stdlib.TUPLE_METHODS
         elif isinstance(obj, ReturnTypes):
             if name in obj.fields:
                 return obj.field(name)
@@ -205,6 +211,14 @@ class Attributes:
             table = stdlib.GENERATOR_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
             return (obj.message,)
+        elif isinstance(obj, ScriptError) and name == "code" and obj.kind == "SystemExit":
+            return getattr(obj, "code", None)
+        elif kind is text_io.ScriptStream:
+            table = text_io.STREAM_METHODS
+        elif kind is text_io.StringIO:
+            if name in text_io.STRING_IO_ATTRIBUTES:
+                return obj.closed
+            table = text_io.STRING_IO_METHODS
         elif kind is partial and name in ("func", "args", "keywords"):
             return getattr(obj, name)
         elif kind is deque:

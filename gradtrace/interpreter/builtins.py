@@ -26,6 +26,7 @@ from .objects import (
     type_name,
 )
 from .protocols import ITERABLES, SIZED
+from .text_io import WRITABLE
 from .typecheck import TypeBuiltin
 
 if TYPE_CHECKING:
@@ -85,16 +86,21 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
 
     def script_print(*args: Any, sep: str | None = " ", end: str | None = "\n",
                      file: Any = None, flush: bool = False) -> None:
-        if file is not None:
-            raise NotSupportedError("print(file=...) is not supported: scripts write to "
-                                    "standard output only")
+        if file is not None and not isinstance(file, WRITABLE):
+            raise NotSupportedError("print(file=...) is not supported for this object: "
+                                    "scripts write to sys.stdout, sys.stderr or an "
+                                    "io.StringIO")
         if sep is not None and not isinstance(sep, str):
             raise TorchTypeError(f"sep must be None or a string, not {type_name(sep)}")
         if end is not None and not isinstance(end, str):
             raise TorchTypeError(f"end must be None or a string, not {type_name(end)}")
         sep = " " if sep is None else sep
         end = "\n" if end is None else end
-        self.stdout.write(sep.join(str(a) for a in args) + end)
+        text = sep.join(str(a) for a in args) + end
+        if file is None:
+            self.stdout.write(text)
+        else:
+            file.write(text)
 
     def sized(fn: Callable[..., Any], what: str, every: bool = False) -> Callable[..., Any]:
         """A builtin that walks an iterable argument in C: lazy iterables are built (within

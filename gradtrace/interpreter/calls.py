@@ -250,8 +250,9 @@ class Calls:
             return self._invoke(fn.fn, (obj, *args), kwargs or {}, None)
         return self.call(self.bind(fn, obj), list(args), kwargs or {}, None)
 
-    def resume(self, gen: ScriptGenerator) -> Any:
-        """next() of a script generator: runs its body to the next `yield`, one call deeper."""
+    def resume(self, gen: ScriptGenerator, throw: Any = None) -> Any:
+        """next() of a script generator: runs its body to the next `yield`, one call deeper
+        (with `throw`, that error is raised at the suspended `yield` first)."""
         outer = self.in_library
         self.in_library = gen.library
         self.call_stack.append((gen.qualname.rpartition(".")[2], self.current_span,
@@ -260,7 +261,7 @@ class Calls:
         try:
             if self.depth > self.limits.max_call_depth:
                 raise ScriptError("maximum recursion depth exceeded", kind="RecursionError")
-            return next(gen.gen)
+            return next(gen.gen) if throw is None else gen.gen.throw(throw)
         except ValueError as err:  # "generator already executing"
             raise ScriptError(str(err), kind="ValueError") from None
         finally:

@@ -72,6 +72,9 @@ class ClassRuntime:
         if cls.lookup("__new__") is not MISSING:
             raise NotSupportedError(f"{cls.name}.__new__ is not supported: gradtrace makes "
                                     "instances itself")
+        if self.abstracts.marked:  # abc.ABC's check: every abstract method implemented
+            abc = self.library.modules.get("abc")
+            self.abstracts.check(cls, abc.vars.get("ABC") if abc is not None else None)
         inst = Instance(cls)
         init = cls.lookup("__init__")
         if init is _OBJECT_INIT:

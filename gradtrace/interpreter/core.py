@@ -9,7 +9,6 @@ from .. import progress, stdlib, syntax
 from ..engine import anomaly, dtypes, saved_hooks, settings
 from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError
-from ..printable import visible
 from ..source import Source, Span
 from . import nesting
 from .attributes import Attributes, TensorDicts
@@ -23,11 +22,14 @@ from .generators import GeneratorCompiler
 from .library import Library
 from .modules import ImportCompiler, make_modules
 from .protocols import Protocols
+from .pure_modules import Abstracts
 from .runtime import BreakSignal, ContinueSignal, Frame, Limits, ReturnSignal
 from .scopes import Scope, module_scope
 from .statements import StatementCompiler
 from .targets import TargetCompiler
+from .text_io import ScriptStream
 from .typecheck import TypeChecks
+from .warning_filters import Warnings
 
 
 class SpanSink:
@@ -54,6 +56,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.globals = Frame({"__name__": "__main__"})
         self.builtin_types: dict[type, Any] = {}
         self.namedtuple_classes: set[type] = set()  # the classes the script's namedtuple() made
+        self.stderr_stream = ScriptStream("stderr", self.stderr)  # sys.stderr
+        self.warnings = Warnings(self)  # the warnings filters and where warnings go
         self.builtins = make_builtins(self)
         self.modules = make_modules(self)
         self.library = Library(self)
@@ -80,7 +84,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.autograd_functions: dict[Any, Any] = {}
         # the exceptions the running `except` handlers are handling, innermost last
         self.handling: list[Any] = []
-        self._warned: set[tuple[str, int]] = set()
+        self.context_exits: list[Any] = []  # the exits of contexts an ExitStack entered
+        self.abstracts = Abstracts()  # the functions @abc.abstractmethod marked
         self._warned_once: set[tuple[str, str]] = set()
         # what is being compiled: the scope, the module's frame and name, where spans go
         self._scope = Scope("module", None)
@@ -196,17 +201,13 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
             self.aborted = error
             self.step_cap = -1
 
-    def warn(self, message: str) -> None:
-        """A Python warning: printed once per script line, like Python's default filter."""
+    def warn(self, message: str, module: str = "__main__", where: int | None = None) -> None:
+        """A Python warning (`Category: text`) at the script line running now, through
+        the script's warnings filters (shown once per line by Python's default filter;
+        `module` and `where` say the torch module and line it comes from, if not the
+        script's)."""
         line = self.current_span.line if self.current_span else 0
-        if (message, line) in self._warned:
-            return
-        self._warned.add((message, line))
-        text = f"{self.source.name}:{line}: {message}\n"
-        src = self.source.line_text(line).strip()
-        if src and self.source.name != "<stdin>":
-            text += f"  {src}\n"
-        self.stderr.write(visible(text))  # the line may hold a raw control character
+        self.warnings.emit_text(message, line, module, where)
 
     def warn_once(self, message: str, where: str = "") -> None:
         """A warning torch raises with its own code as the location: Python's filter shows

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 from .. import stdlib, syntax
 from ..engine import forward_ad
 from ..engine.tensor import RemovableHandle, Tensor
-from ..errors import GradtraceError, InternalError, NotSupportedError
+from ..errors import GradtraceError, InternalError, NotSupportedError, ScriptError
 from ..source import Source
 from . import autograd_function, copying
-from .objects import Instance, ScriptClass, UserFunction, type_name
+from .objects import Instance, ScriptClass, ScriptGenerator, UserFunction, type_name
 from .runtime import Frame
 
 if TYPE_CHECKING:
@@ -46,9 +46,12 @@ def intrinsic(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @intrinsic
-def warn(interp: Interpreter, message: str, category: str = "UserWarning") -> None:
-    """A Python warning at the user's line (once per line, like Python's default filter)."""
-    interp.warn(f"{category}: {message}")
+def warn(interp: Interpreter, message: str, category: str = "UserWarning",
+         module: str = "__main__", where: int | None = None) -> None:
+    """A Python warning at the user's line, through the script's filters (once per line by
+    Python's default filter). A warning Python attributes to torch's own code names its
+    module and line there (`where`): filters and the once-per-place registry use them."""
+    interp.warn(f"{category}: {message}", module, where)
 
 
 @intrinsic
@@ -266,3 +269,75 @@ _MISSING: Any = object()
 
 # (importing them registers torch.nn's intrinsics and torch.save/torch.load's)
 from . import nn_intrinsics, serialization  # noqa: E402,F401,I001
+
+
+@intrinsic
+def warnings_save(interp: Interpreter, simple_filter: Any = None) -> int:
+    """catch_warnings.__enter__: keep the filters and where warnings go (a token for
+    warnings_restore), then apply its `action=` filter."""
+    token = interp.warnings.save()
+    if simple_filter is not None:
+        interp.call(interp.modules["warnings"].table["simplefilter"], list(simple_filter),
+                    {}, None)
+    return token
+
+
+@intrinsic
+def warnings_restore(interp: Interpreter, token: int) -> None:
+    """catch_warnings.__exit__: the filters and output as they were at the matching save."""
+    interp.warnings.restore(token)
+
+
+@intrinsic
+def warnings_record(interp: Interpreter, recorder: Any) -> None:
+    """catch_warnings(record=True): warnings shown from now on go to `recorder`."""
+    interp.warnings.record(recorder)
+
+
+@intrinsic
+def throw_into(interp: Interpreter, gen: Any, error: Any) -> Any:
+    """`gen.throw(error)` for a script generator (contextlib.contextmanager's __exit__):
+    the error is raised at the suspended `yield`, and the generator's own try/except and
+    finally blocks see it; returns the next value it yields."""
+    if type(gen) is not ScriptGenerator or not isinstance(error, ScriptError):
+        raise NotSupportedError("throw_into takes a script generator and an exception")
+    try:
+        return interp.resume(gen, error)
+    except StopIteration as stop:  # the generator returned: Python's StopIteration
+        raise ScriptError("" if stop.value is None else str(stop.value),
+                          kind="StopIteration") from None
+
+
+@intrinsic
+def context_enter(interp: Interpreter, manager: Any) -> tuple[Any, int]:
+    """Enter any context manager as a `with` statement would (contextlib.ExitStack): what
+    `as` would bind, and a token for context_exit."""
+    entered, exit_ = interp.enter_context(manager, None)
+    interp.context_exits.append(exit_)
+    return entered, len(interp.context_exits) - 1
+
+
+@intrinsic
+def context_exit(interp: Interpreter, token: int, error: Any = None) -> bool:
+    """Leave the manager context_enter entered, with the error in flight (or None);
+    whether the manager suppressed it. Each token exits once."""
+    exits = interp.context_exits
+    exit_ = exits[token] if isinstance(token, int) and 0 <= token < len(exits) else None
+    if exit_ is None:
+        raise NotSupportedError("context_exit of a context that is not open")
+    exits[token] = None
+    return bool(exit_(error if isinstance(error, ScriptError) else None))
+
+
+@intrinsic
+def abstract_method(interp: Interpreter, fn: Any) -> Any:
+    """abc.abstractmethod: mark `fn` (pure_modules.Abstracts)."""
+    return interp.abstracts.mark(fn)
+
+
+@intrinsic
+def checkpoint_valid(interp: Interpreter) -> bool:
+    """torch.autograd._is_checkpoint_valid() (engine/backward.py)."""
+    from ..engine.backward import is_checkpoint_valid
+
+    return is_checkpoint_valid()

@@ -29,12 +29,14 @@ from ..errors import (
 )
 from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
-from . import collection_types, memory_io
+from . import collection_types, memory_io, text_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .numpy_module import make_numpy
 from .objects import BuiltinFunction, BuiltinType, ScriptIterator
+from .pure_modules import pure_namespaces
 from .runtime import Code, Frame
+from .system_modules import system_namespaces
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -240,7 +242,13 @@ def _io_namespace(interp: Interpreter) -> stdlib.Namespace:
     value.name = "bytes"
     interp.builtin_types[memory_io.BytesIO] = bytes_io
     interp.builtin_types[memory_io.BytesValue] = value
-    return stdlib.Namespace("io", {"BytesIO": bytes_io})
+    def make_string_io(initial_value: Any = "", newline: Any = "\n") -> text_io.StringIO:
+        return text_io.StringIO(initial_value, newline, limit=interp.limits.max_sequence)
+
+    string_io = BuiltinType(text_io.StringIO, make_string_io)
+    string_io.name, string_io.module = "StringIO", "_io"
+    interp.builtin_types[text_io.StringIO] = string_io
+    return stdlib.Namespace("io", {"BytesIO": bytes_io, "StringIO": string_io})
 
 
 def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
@@ -284,11 +292,18 @@ class TypingName:
 TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional",
                 "Sequence", "Set", "Tuple", "Type", "Union")
 
+# Python modules written as bundled library code (gradtrace/lib/NAME.gt): their names
+LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
+    "contextlib": ("contextmanager", "nullcontext", "suppress", "ExitStack",
+                   "ContextDecorator"),
+}
+
 # Python's own modules a script may import (their namespaces are built per run below)
 IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
                              "copy", "dataclasses", "__future__", "typing", "io",
                              "functools", "numpy", "numpy.random", "numpy.linalg",
-                             "numpy.testing")
+                             "numpy.testing", "warnings", "sys", "time", "operator", "string",
+                             "json", "statistics", "abc", *LIBRARY_PYTHON_MODULES)
 
 
 def _counting_types(interp: Interpreter) -> dict[str, Any]:
@@ -388,6 +403,10 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["functools"] = _functools_namespace(interp)
     modules["dataclasses"] = dataclasses_namespace(interp)
     modules.update(make_numpy(interp))
+    modules.update(system_namespaces(interp))
+    modules.update(pure_namespaces(interp))
+    for name, names in LIBRARY_PYTHON_MODULES.items():
+        modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
     modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
@@ -399,8 +418,11 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools (count, " \
              "repeat, chain, islice, product), functools (partial, reduce), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
-             "typing (for annotations), __future__, io (BytesIO), numpy (arrays, math, " \
-             "random, linalg) and os (nothing in it)"
+             "typing (for annotations), __future__, io (BytesIO, StringIO), numpy (arrays, " \
+             "math, random, linalg), warnings, sys " \
+             "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
+             "contextlib, abc, operator, string, json (plain data), statistics and os " \
+             "(nothing in it)"
 
 
 class ImportCompiler:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NotSupportedError, TorchTypeError
 from .memory_io import BytesIO, BytesValue
+from .text_io import ScriptStream, StringIO
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -433,6 +434,7 @@ _TYPE_NAMES: dict[type, str] = {
     StaticMethod: "staticmethod", ClassMethod: "classmethod", Property: "property",
     ScriptClass: "type", OpaqueType: "type", BuiltinType: "type", Super: "super",
     ScriptGenerator: "generator", BytesIO: "_io.BytesIO", BytesValue: "bytes",
+    ScriptStream: "_io.TextIOWrapper", StringIO: "_io.StringIO",
 }
 
 

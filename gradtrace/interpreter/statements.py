@@ -22,6 +22,7 @@ from .runtime import (
     ReturnSignal,
     run_iteration,
 )
+from .text_io import StringIO
 
 ABORT: Any = object()  # what a context's exit gets when a limit or refusal ends the run
 # what may run a `finally` block: the script's own exceptions and control flow. Anything
@@ -297,7 +298,7 @@ class StatementCompiler:
         script error in flight (or None) and says whether the error is suppressed."""
         if creation.WARNINGS:  # detect_anomaly() warns on the `with` line
             self._flush_engine_warnings()
-        if isinstance(manager, (*stdlib.CONTEXT_TYPES, BytesIO)):
+        if isinstance(manager, (*stdlib.CONTEXT_TYPES, BytesIO, StringIO)):
             entered = manager.__enter__()
 
             def exit_native(err: Any) -> bool:

@@ -24,6 +24,9 @@ class BackwardRecorder:
     def on_backward_begin(self, roots: list, grads: list[Tensor], retain_graph: bool,
                           create_graph: bool, accumulate: bool) -> None:
         line, _ = self._where()
+        if self._current is not None:  # a backward inside a node's backward: resumed after
+            self._outer_calls.append((self._current, self._steps_by_node,
+                                      self._exception_before))
         call = BackwardCall(
             len(self.backward_calls) + 1, line,
             [(self.node_id(n), nr) for n, nr in roots], [keep(g.array) for g in grads],
@@ -128,8 +131,12 @@ class BackwardRecorder:
             call.error_message = getattr(exc, "message", str(exc))
             call.error = f"{call.error_type}: {call.error_message}"
             call.stale = self._stale_saved(call)
+        index = self._current.index if self._current is not None else len(self.backward_calls)
         self._current = None
-        self._event("backward_end", call=len(self.backward_calls))
+        if self._outer_calls:  # back in the backward this one ran inside
+            self._current, self._steps_by_node, self._exception_before = \
+                self._outer_calls.pop()
+        self._event("backward_end", call=index)
 
     def _stale_saved(self, call: BackwardCall) -> list[dict[str, Any]]:
         """Saved tensors of this call's graph whose version moved on since they were saved."""

@@ -83,6 +83,9 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
         self._script_lines: list[dict[str, Any]] | None = None  # see _script_ran
         self._counters: dict[int, tuple[int, Any]] = {}  # id(version counter) -> (n, counter)
         self._exception_before: BaseException | None = None
+        # the backward calls a backward running now interrupted (a reentrant checkpoint's
+        # backward inside its node): (call, its steps by node, its exception before)
+        self._outer_calls: list[tuple[Any, dict[int, BackwardStep], Any]] = []
         # records whose tensor is alive, by id(tensor); the others hold a TensorState
         self._live: dict[int, TensorRecord] = {}
         self._let_go_at = self.LET_GO_EVERY

@@ -1,0 +1,305 @@
+"""`operator`, `string`, `json`, `statistics` and `abc` as scripts see them.
+
+- operator's functions apply the language's own operators (tensors record their nodes,
+  script classes' dunders run, integer sizes are guarded); itemgetter/attrgetter/
+  methodcaller read items and attributes through the interpreter's allow-lists.
+- json converts plain data only (dict, list, tuple, str, int, float, bool, None), built
+  within --max-sequence; `default=`, `cls=` and hooks are refused.
+- statistics takes numbers only (Python's own functions on a materialized list).
+- abc: `ABC` is bundled library code (gradtrace/lib/abc.gt); `abstractmethod` marks a
+  function, and instantiating a subclass of ABC that leaves one unimplemented raises
+  Python 3.11's TypeError (classes.py asks `abstract_names`).
+"""
+from __future__ import annotations
+
+import json
+import operator
+import statistics
+import string
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .. import stdlib
+from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
+from .objects import BuiltinFunction, Property, type_name
+from .operators import BINOPS, COMPARE, INPLACE, UNARY
+from .runtime import PYTHON_ERRORS
+
+if TYPE_CHECKING:
+    from .core import Interpreter
+
+
+def _python(module: Any, name: str, fn: Callable[..., Any]) -> BuiltinFunction:
+    return BuiltinFunction(name, fn, getattr(module, name))
+
+
+# ------------------------------------------------------------------------ operator
+
+
+class ItemGetter:
+    """operator.itemgetter(*items)."""
+
+    __slots__ = ("interp", "items")
+
+    def __init__(self, interp: Interpreter, items: tuple[Any, ...]):
+        self.interp, self.items = interp, items
+
+    def __call__(self, obj: Any) -> Any:
+        got = tuple(self.interp.get_item(obj, item) for item in self.items)
+        return got[0] if len(got) == 1 else got
+
+    def __repr__(self) -> str:
+        return f"operator.itemgetter({', '.join(repr(i) for i in self.items)})"
+
+
+class AttrGetter:
+    """operator.attrgetter(*names): each a dotted path read through the allow-lists."""
+
+    __slots__ = ("interp", "names")
+
+    def __init__(self, interp: Interpreter, names: tuple[Any, ...]):
+        for name in names:
+            if not isinstance(name, str):
+                raise TorchTypeError("attribute name must be a string")
+        self.interp, self.names = interp, names
+
+    def _get(self, obj: Any, dotted: str) -> Any:
+        for part in dotted.split("."):
+            obj = self.interp.get_attribute(obj, part, None)
+        return obj
+
+    def __call__(self, obj: Any) -> Any:
+        got = tuple(self._get(obj, name) for name in self.names)
+        return got[0] if len(got) == 1 else got
+
+    def __repr__(self) -> str:
+        return f"operator.attrgetter({', '.join(repr(n) for n in self.names)})"
+
+
+class MethodCaller:
+    """operator.methodcaller(name, *args, **kwargs)."""
+
+    __slots__ = ("interp", "name", "args", "kwargs")
+
+    def __init__(self, interp: Interpreter, name: Any, args: tuple[Any, ...],
+                 kwargs: dict[str, Any]):
+        if not isinstance(name, str):
+            raise TorchTypeError("method name must be a string")
+        self.interp, self.name, self.args, self.kwargs = interp, name, args, kwargs
+
+    def __call__(self, obj: Any) -> Any:
+        method = self.interp.get_attribute(obj, self.name, None)
+        return self.interp.call(method, list(self.args), dict(self.kwargs), None)
+
+    def __repr__(self) -> str:
+        parts = [repr(self.name), *(repr(a) for a in self.args),
+                 *(f"{k}={v!r}" for k, v in self.kwargs.items())]
+        return f"operator.methodcaller({', '.join(parts)})"
+
+
+_BINARY_NAMES = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+                 "mod": "%", "pow": "**", "matmul": "@", "and_": "&", "or_": "|", "xor": "^"}
+_COMPARE_NAMES = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+                  "is_": "is", "is_not": "is not"}
+
+
+def _operator_namespace(interp: Interpreter) -> stdlib.Namespace:
+    table: dict[str, Any] = {}
+
+    def binary(symbol: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        return lambda a, b: interp.apply_op(fn, a, b, symbol, None)
+
+    def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            try:
+                return fn(*args)
+            except PYTHON_ERRORS as err:
+                raise ScriptError(str(err), kind=type(err).__name__) from None
+        return call
+
+    for name, symbol in _BINARY_NAMES.items():
+        table[name] = _python(operator, name, binary(symbol, BINOPS[symbol]))
+        inplace = "i" + name.rstrip("_")
+        table[inplace] = _python(operator, inplace, binary(symbol, INPLACE[symbol]))
+    for name, symbol in _COMPARE_NAMES.items():
+        table[name] = _python(operator, name, guarded(COMPARE[symbol]))
+    table["neg"] = _python(operator, "neg", guarded(UNARY["-"]))
+    table["pos"] = _python(operator, "pos", guarded(UNARY["+"]))
+    table["invert"] = _python(operator, "invert", guarded(UNARY["~"]))
+    table["inv"] = _python(operator, "inv", guarded(UNARY["~"]))
+    table["abs"] = _python(operator, "abs", guarded(abs))
+    table["not_"] = _python(operator, "not_", lambda a: not interp.truth(a, None))
+    table["truth"] = _python(operator, "truth", lambda a: interp.truth(a, None))
+    table["getitem"] = _python(operator, "getitem", lambda a, b: interp.get_item(a, b))
+    table["contains"] = _python(operator, "contains", guarded(lambda a, b: COMPARE["in"](b, a)))
+    table["concat"] = _python(operator, "concat", binary("+", operator.concat))
+    table["index"] = _python(operator, "index", guarded(operator.index))
+    table["itemgetter"] = _python(operator, "itemgetter",
+                                  lambda *items: ItemGetter(interp, items))
+    table["attrgetter"] = _python(operator, "attrgetter",
+                                  lambda *names: AttrGetter(interp, names))
+    table["methodcaller"] = _python(
+        operator, "methodcaller",
+        lambda name, /, *args, **kwargs: MethodCaller(interp, name, args, kwargs))
+    return stdlib.Namespace("operator", table)
+
+
+# ------------------------------------------------------------------------ string
+
+_STRING_CONSTANTS = ("ascii_letters", "ascii_lowercase", "ascii_uppercase", "digits",
+                     "hexdigits", "octdigits", "punctuation", "printable", "whitespace")
+
+
+def _string_namespace(interp: Interpreter) -> stdlib.Namespace:
+    table: dict[str, Any] = {name: getattr(string, name) for name in _STRING_CONSTANTS}
+    table["capwords"] = _python(string, "capwords", string.capwords)
+    return stdlib.Namespace("string", table)
+
+
+# ------------------------------------------------------------------------ json
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _plain(interp: Interpreter, value: Any, budget: list[int], depth: int = 0) -> Any:
+    """The value as plain Python data for json, or Python's TypeError."""
+    interp.tick()  # a step per value: a large structure is bounded by --timeout too
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise LimitExceeded("json.dumps of more than --max-sequence values")
+    if depth > interp.limits.max_call_depth:
+        raise ScriptError("maximum recursion depth exceeded while encoding a JSON object",
+                          kind="RecursionError")
+    if isinstance(value, _PLAIN) and type(value) in _PLAIN:
+        return value
+    if type(value) in (list, tuple):
+        return [_plain(interp, v, budget, depth + 1) for v in value]
+    if type(value) in (dict, stdlib.OrderedDict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, _PLAIN):
+                raise TorchTypeError("keys must be str, int, float, bool or None, not "
+                                     f"{type_name(k)}")
+            out[k] = _plain(interp, v, budget, depth + 1)
+        return out
+    raise TorchTypeError(f"Object of type {type_name(value)} is not JSON serializable")
+
+
+def _json_namespace(interp: Interpreter) -> stdlib.Namespace:
+    limit = interp.limits.max_sequence
+
+    def dumps(obj: Any, *, skipkeys: bool = False, ensure_ascii: bool = True,
+              check_circular: bool = True, allow_nan: bool = True, cls: Any = None,
+              indent: Any = None, separators: Any = None, default: Any = None,
+              sort_keys: bool = False, **kw: Any) -> str:
+        if cls is not None or default is not None or kw:
+            raise NotSupportedError("json.dumps with cls=, default= or other hooks is not "
+                                    "supported: gradtrace encodes plain data only")
+        if indent is not None and not isinstance(indent, (int, str)):
+            raise TorchTypeError("indent must be an int or a string")
+        if isinstance(indent, int) and indent > 1000:
+            raise LimitExceeded("json.dumps indent over 1000")
+        text = json.dumps(_plain(interp, obj, [limit]), skipkeys=skipkeys,
+                          ensure_ascii=ensure_ascii, allow_nan=allow_nan, indent=indent,
+                          separators=separators, sort_keys=sort_keys)
+        if len(text) > limit:
+            raise LimitExceeded(f"json.dumps made more than {limit:,} characters "
+                                "(raise the limit with --max-sequence)")
+        return text
+
+    def loads(s: Any, **kw: Any) -> Any:
+        if kw:
+            raise NotSupportedError("json.loads with hooks is not supported: gradtrace "
+                                    "decodes plain data only")
+        if not isinstance(s, str):
+            raise TorchTypeError("the JSON object must be str, bytes or bytearray, not "
+                                 f"{type_name(s)}")
+        if len(s) > limit:
+            raise LimitExceeded(f"json.loads of more than {limit:,} characters")
+        try:
+            return json.loads(s)
+        except json.JSONDecodeError as err:
+            raise ScriptError(str(err), kind="JSONDecodeError") from None
+        except RecursionError:
+            raise ScriptError("maximum recursion depth exceeded while decoding a JSON "
+                              "array from a unicode string", kind="RecursionError") from None
+
+    return stdlib.Namespace("json", {
+        "dumps": _python(json, "dumps", dumps), "loads": _python(json, "loads", loads),
+        "JSONDecodeError": stdlib.TorchExceptionType("JSONDecodeError", "json.decoder")})
+
+
+# ------------------------------------------------------------------------ statistics
+
+_STATISTICS = ("mean", "fmean", "median", "median_low", "median_high", "mode", "multimode",
+               "stdev", "pstdev", "variance", "pvariance", "harmonic_mean", "geometric_mean")
+
+
+def _statistics_namespace(interp: Interpreter) -> stdlib.Namespace:
+    def numbers(data: Any) -> list[Any]:
+        items = list(interp.materialize(data, "a statistics argument"))
+        for item in items:
+            if type(item) not in (int, float, bool):
+                raise NotSupportedError(f"statistics of a {type_name(item)}: gradtrace takes "
+                                        "Python numbers (use .tolist() on a tensor)")
+        return items
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(data: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(numbers(data), *args, **kwargs)
+            except statistics.StatisticsError as err:
+                raise ScriptError(str(err), kind="StatisticsError") from None
+        return call
+
+    table: dict[str, Any] = {name: _python(statistics, name, wrap(getattr(statistics, name)))
+                             for name in _STATISTICS}
+    table["StatisticsError"] = stdlib.TorchExceptionType("StatisticsError", "statistics")
+    return stdlib.Namespace("statistics", table)
+
+
+# ------------------------------------------------------------------------ abc
+
+
+class Abstracts:
+    """The functions @abstractmethod marked in this run."""
+
+    def __init__(self) -> None:
+        self.marked: weakref.WeakSet[Any] = weakref.WeakSet()
+
+    def mark(self, fn: Any) -> Any:
+        try:
+            self.marked.add(fn)
+        except TypeError:
+            raise NotSupportedError(f"abstractmethod of a {type_name(fn)}") from None
+        return fn
+
+    def is_abstract(self, value: Any) -> bool:
+        if type(value) is Property:
+            return any(f is not None and f in self.marked
+                       for f in (value.fget, value.fset, value.fdel))
+        function = getattr(value, "function", None)  # staticmethod / classmethod
+        try:
+            return value in self.marked or (function is not None and function in self.marked)
+        except TypeError:
+            return False
+
+    def check(self, cls: Any, abc_class: Any) -> None:
+        """Python 3.11's TypeError if `cls` (a subclass of ABC) has abstract methods."""
+        if not self.marked or abc_class is None or abc_class not in cls.mro:
+            return
+        names = sorted({name for c in cls.mro for name in c.attrs
+                        if self.is_abstract(cls.lookup(name))})
+        if names:
+            s = "s" if len(names) > 1 else ""
+            raise TorchTypeError(f"Can't instantiate abstract class {cls.name} with abstract "
+                                 f"method{s} {', '.join(names)}")
+
+
+def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
+    return {"operator": _operator_namespace(interp), "string": _string_namespace(interp),
+            "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
+            "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),
+                                            "abstractmethod":
+                                                stdlib.LibraryName("abc", "abstractmethod")})}

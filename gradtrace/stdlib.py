@@ -553,7 +553,9 @@ DEVICE_ATTRIBUTES: dict[str, Callable[[Device, Any], Any]] = {
 
 
 def _property_getter(fn: Callable[[Tensor], Any]) -> Callable[[Tensor, Any], Any]:
-    return lambda t, ctx: fn(t)
+    from .engine.batching import call  # (x.T of a BatchedTensor goes through its rules)
+
+    return lambda t, ctx: call(fn, t)
 
 
 # attribute name -> getter(obj, ctx)

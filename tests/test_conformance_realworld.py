@@ -26,10 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "docstring_func_grad_per_sample": "vmap runs the function once per sample and stacks the "
-                                      "results: a result that requires grad has "
-                                      "StackBackward0 where torch's batched op leaves the "
-                                      "function's last node (MulBackward0)",
     "docs_forward_mode_ad": "torch.autograd.forward_ad (dual tensors, make_dual/unpack_dual, "
                             "dual_level) is not implemented: gradtrace's engine is "
                             "reverse-mode only, and the import is refused",

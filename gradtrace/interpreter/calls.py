@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import stdlib
 from ..engine import dtypes
+from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.dtypes import DType
 from ..engine.node import Node
 from ..engine.tensor import Tensor
@@ -166,6 +167,12 @@ class Calls:
         if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
             kwargs = _torch_keywords(fn, kwargs)
         try:
+            if TRANSFORMS.vmaps:
+                target, operands = (fn.fn, [fn.obj, *args]) if type(fn) is stdlib.BoundMethod \
+                    else (fn, list(args))
+                if has_batched(operands, kwargs) and getattr(
+                        target, "__module__", "").startswith("gradtrace.engine"):
+                    return batched_call(target, operands, kwargs)
             return fn(*args, **kwargs)
         except GradtraceError as err:
             err.at(span)

@@ -172,3 +172,12 @@ def per_example(interp: Interpreter, fn: Any, args: tuple, kwargs: dict) -> Any:
                            {k: _slice(v, level, i) for k, v in kwargs.items()}, None)
                for i in range(size)]
     return _stack(results, level)
+
+
+@intrinsic
+def same_tuple(interp: Interpreter, template: tuple, items: list) -> tuple:
+    """A tuple of `template`'s kind (a torch.return_types named tuple stays one) holding
+    `items`: what pytree's unflatten rebuilds."""
+    if type(template) is tuple:
+        return tuple(items)
+    return type(template)(*items)

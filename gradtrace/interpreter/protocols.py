@@ -6,6 +6,7 @@ import operator
 from collections.abc import Iterator
 from typing import Any
 
+from ..engine.batching import BatchedTensor, call
 from ..engine.shapes import Size
 from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, ScriptError
@@ -79,14 +80,14 @@ class Protocols:
         statement), else with `span`.
         """
         kind = type(value)
-        if kind is Tensor or kind is Parameter:
+        if kind is Tensor or kind is Parameter or kind is BatchedTensor:
             if value.ndim == 0:
                 raise ScriptError("iteration over a 0-d tensor", span, kind="TypeError")
             where = label or span
             if where is not None:
                 self.current_span = where
             try:
-                return iter(value.unbind(0))
+                return iter(call(type(value).unbind, value, 0))
             except GradtraceError as err:
                 err.at(span)
                 raise
@@ -132,7 +133,7 @@ class Protocols:
 
     def get_item(self, obj: Any, index: Any) -> Any:
         kind = type(obj)
-        if kind is Tensor or kind is Parameter:
+        if kind is Tensor or kind is Parameter or kind is BatchedTensor:
             return obj[index]
         if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range, deque)):
             if isinstance(obj, dict):
@@ -147,10 +148,10 @@ class Protocols:
 
     def set_item(self, obj: Any, index: Any, value: Any) -> None:
         kind = type(obj)
-        if kind is Tensor or kind is Parameter:
+        if kind is Tensor or kind is Parameter or kind is BatchedTensor:
             from ..engine.ops.subscript import setitem
 
-            setitem(obj, index, value)
+            call(setitem, obj, index, value)  # (through vmap's rules when batched)
             return
         if kind is Instance or isinstance(obj, (list, dict, deque)):
             if isinstance(obj, dict):

@@ -220,6 +220,15 @@ def _view(fn: Callable[..., Any], level: int, args: list[Any], kwargs: dict[str,
     x = front(value, bdim)
     key = "shape" if "shape" in kwargs else "size"
     shape = _shape_args(args[1:], kwargs, key)
+    numel = args[0].numel()
+    known = 1
+    for s in shape:
+        known *= s if s != -1 else 1
+    if (-1 not in shape and known != numel) or (-1 in shape and known and numel % known):
+        from ...errors import TorchRuntimeError
+
+        raise TorchRuntimeError(f"shape '[{', '.join(str(s) for s in shape)}]' is invalid for "
+                                f"input of size {numel}")
     return wrap(call(fn, x, (x.shape[0], *shape)), 0, level)
 
 
@@ -348,8 +357,9 @@ def matmul_logical(level: int, a: Any, b: Any) -> Any:
     if ra == 2 and rb == 1:
         result, bdim = _tv(level, a, b)
         return wrap(result, bdim, level)
-    if ra == 1 and rb == 2:
-        return call(ops.squeeze, matmul_logical(level, call(ops.unsqueeze, a, 0), b), 0)
+    if ra == 1 and rb == 2:  # tensor1.unsqueeze(0).mm(tensor2).squeeze_(0)
+        result = matmul_logical(level, call(ops.unsqueeze, a, 0), b)
+        return call(ops.TENSOR_METHODS["squeeze_"], result, 0)
     if ra == 2 and rb == 2:
         return wrap(_mm(level, a, b), 0, level)
     av, ab = unwrap(a, level)
@@ -408,8 +418,26 @@ def _addmm_rule(fn: Callable[..., Any], level: int, args: list[Any],
 
 def _outer_rule(fn: Callable[..., Any], level: int, args: list[Any],
                 kwargs: dict[str, Any]) -> Any:
+    """at::outer: self.reshape({self.size(0), 1}) * vec2."""
     ops = _ops()
-    return call(ops.mul, call(ops.unsqueeze, args[0], -1), args[1])
+    return call(ops.mul, call(ops.reshape, args[0], (args[0].shape[0], 1)), args[1])
+
+
+def _squeeze_inplace(fn: Callable[..., Any], level: int, args: list[Any],
+                     kwargs: dict[str, Any]) -> Any:
+    """squeeze_(dim) of a BatchedTensor: its value squeezed in place (SqueezeBackward5)."""
+    t = args[0]
+    value, bdim = unwrap(t, level)
+    d = kwargs.get("dim", args[1] if len(args) > 1 else None)
+    if bdim is None or d is None or isinstance(d, (list, tuple)):
+        return fallback(fn, level, args, kwargs)
+    d = wrap_dim(d, max(t.ndim, 1))
+    physical_dim = d + 1 if d >= bdim else d
+    if value.shape[physical_dim] == 1:
+        call(fn, value, (physical_dim,))
+        if physical_dim < bdim:
+            t.bdim = bdim - 1
+    return t
 
 
 def _detach_rule(fn: Callable[..., Any], level: int, args: list[Any],
@@ -421,20 +449,33 @@ def _detach_rule(fn: Callable[..., Any], level: int, args: list[Any],
 # -- losses --------------------------------------------------------------------------------
 
 
+def _flatten_logical(t: Any, bdim: int | None) -> Any:
+    ops = _ops()
+    if bdim is None:
+        return call(ops.flatten, t)
+    t = front(t, bdim)
+    return call(ops.flatten, t, 1) if t.ndim > 1 else t
+
+
 def _mse_rule(fn: Callable[..., Any], level: int, args: list[Any],
               kwargs: dict[str, Any]) -> Any:
     """BatchRulesLoss.cpp's mse_loss: the unreduced loss of the front-batched operands
-    (flattened per example), then mean/sum over the logical dims."""
+    (flattened per example when reducing), then mean/sum over the last dim."""
     ops = _ops()
     x, target = args[0], args[1] if len(args) > 1 else kwargs["target"]
     reduction = kwargs.get("reduction", args[4] if len(args) > 4 else "mean")
-    loss = call(fn, x, target, reduction="none")
+    xv, xb = unwrap(x, level)
+    tv, tb = unwrap(target, level)
     if reduction == "none":
-        return loss
-    if loss.ndim == 0:
-        return loss
-    flat = call(ops.flatten, loss) if loss.ndim > 1 else loss
-    return call(ops.mean if reduction == "mean" else ops.sum, flat, -1)
+        rank = max(x.ndim, target.ndim)
+        x_ = pad(front(xv, xb), rank) if xb is not None else xv
+        t_ = pad(front(tv, tb), rank) if tb is not None else tv
+        return wrap(call(fn, x_, t_, reduction="none"), 0, level)
+    x_, t_ = _flatten_logical(xv, xb), _flatten_logical(tv, tb)
+    loss = call(fn, x_, t_, reduction="none")
+    if loss.ndim == 1:
+        return wrap(loss, 0, level)
+    return wrap(call(ops.mean if reduction == "mean" else ops.sum, loss, -1), 0, level)
 
 
 # -- the table -------------------------------------------------------------------------------
@@ -516,6 +557,7 @@ def install() -> None:
                        ("outer", _outer_rule), ("ger", _outer_rule), ("detach", _detach_rule),
                        ("broadcast_to", _expand)):
         put(name, rule)
+    put("squeeze_", _squeeze_inplace)
     put("view_as", _as(lambda: ops.view))
     put("reshape_as", _as(lambda: ops.reshape))
     put("expand_as", _as(lambda: ops.expand))

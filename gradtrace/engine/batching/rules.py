@@ -77,6 +77,12 @@ def pointwise(fn: Callable[..., Any], level: int, args: list[Any],
 
         _refuse_unbatched_inplace(args[0], TRANSFORMS.batch_size(level))
     original = args[0] if args else None
+    if len(parts) == 1 and name not in _SCALAR_AS_TENSOR:
+        # basic_unary_batch_rule: the op on the value, its bdim kept
+        (key, (value, bdim)), = parts.items()
+        put(key, value)
+        result = call(fn, *args, **kwargs)
+        return original if inplace else wrap(result, bdim, level)
     for key, (value, bdim) in parts.items():
         if bdim is not None:
             put(key, pad(front(value, bdim), rank))
@@ -86,6 +92,13 @@ def pointwise(fn: Callable[..., Any], level: int, args: list[Any],
     if inplace:
         return original
     return wrap(result, 0, level)
+
+
+# ops whose Python-number operand torch wraps as a tensor (the binary rule, batch dim to the
+# front); any other op with one tensor keeps its batch dim where it is (measured)
+_SCALAR_AS_TENSOR = frozenset((
+    "add", "sub", "mul", "div", "rdiv", "rpow", "true_divide", "multiply", "subtract",
+    "divide", "add_", "sub_", "mul_", "div_"))
 
 
 # -- ops with dims ------------------------------------------------------------------------
@@ -181,10 +194,10 @@ def _squeeze(fn: Callable[..., Any], level: int, args: list[Any],
     x = front(value, bdim)
     rank = x.ndim - 1
     d = kwargs.pop("dim", args[1] if len(args) > 1 else None)
-    if d is None:
-        d = tuple(i + 1 for i, s in enumerate(x.shape[1:]) if s == 1)
-        if not d:
-            return wrap(call(_ops().alias, x), 0, level)
+    if d is None:  # squeeze_batch_rule: a view without the logical size-1 dims
+        sizes = [s for i, s in enumerate(value.shape) if s != 1 or i == bdim]
+        new_bdim = sum(1 for i, s in enumerate(value.shape[:bdim]) if s != 1)
+        return wrap(call(_ops().view, value, tuple(sizes)), new_bdim, level)
     else:
         d = _shift(d, rank)
     return wrap(call(fn, x, d), 0, level)
@@ -460,21 +473,19 @@ def _flatten_logical(t: Any, bdim: int | None) -> Any:
 def _mse_rule(fn: Callable[..., Any], level: int, args: list[Any],
               kwargs: dict[str, Any]) -> Any:
     """BatchRulesLoss.cpp's mse_loss: the unreduced loss of the front-batched operands
-    (flattened per example when reducing), then mean/sum over the last dim."""
+    flattened per example, then mean/sum over the last dim (or reshaped back)."""
     ops = _ops()
     x, target = args[0], args[1] if len(args) > 1 else kwargs["target"]
     reduction = kwargs.get("reduction", args[4] if len(args) > 4 else "mean")
     xv, xb = unwrap(x, level)
     tv, tb = unwrap(target, level)
-    if reduction == "none":
-        rank = max(x.ndim, target.ndim)
-        x_ = pad(front(xv, xb), rank) if xb is not None else xv
-        t_ = pad(front(tv, tb), rank) if tb is not None else tv
-        return wrap(call(fn, x_, t_, reduction="none"), 0, level)
     x_, t_ = _flatten_logical(xv, xb), _flatten_logical(tv, tb)
     loss = call(fn, x_, t_, reduction="none")
     if loss.ndim == 1:
         return wrap(loss, 0, level)
+    if reduction == "none":
+        shape = front(xv, xb).shape if xb is not None else front(tv, tb).shape
+        return wrap(call(ops.reshape, loss, tuple(shape)), 0, level)
     return wrap(call(ops.mean if reduction == "mean" else ops.sum, loss, -1), 0, level)
 
 

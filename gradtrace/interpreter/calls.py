@@ -9,6 +9,7 @@ from typing import Any
 from .. import stdlib
 from ..engine import dtypes
 from ..engine.batching import TRANSFORMS, batched_call, has_batched
+from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
 from ..engine.node import Node
 from ..engine.tensor import Tensor
@@ -173,6 +174,9 @@ class Calls:
                 if has_batched(operands, kwargs) and getattr(
                         target, "__module__", "").startswith("gradtrace.engine"):
                     return batched_call(target, operands, kwargs)
+                drawn = random_factory(target, operands, kwargs)
+                if drawn is not None:
+                    return drawn
             return fn(*args, **kwargs)
         except GradtraceError as err:
             err.at(span)

@@ -147,3 +147,23 @@ def _refuse_unbatched_inplace(t: Tensor, size: int) -> None:
     full = ", ".join(str(s) for s in (size, *t.shape))
     raise TorchRuntimeError(f"output with shape [{shape}] doesn't match the broadcast shape "
                             f"[{full}]")
+
+
+def random_factory(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """torch.rand/randn inside vmap(randomness="different"): one draw of the batched size
+    (every such level's batch in front, outermost first), a sample per example; None when
+    `fn` is not one of them or no level draws differently."""
+    from ..ops import sampling
+
+    target = resolve(fn, kwargs)
+    if target not in (sampling.rand, sampling.randn):
+        return None
+    levels = [v for v in TRANSFORMS.vmaps if v.randomness == "different"]
+    if not levels:
+        return None
+    size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) \
+        else tuple(args)
+    result = target(*[v.batch_size for v in levels], *size, **kwargs)
+    for v in levels:
+        result = BatchedTensor(result, 0, v.level)
+    return result

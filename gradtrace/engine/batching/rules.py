@@ -453,6 +453,13 @@ def _squeeze_inplace(fn: Callable[..., Any], level: int, args: list[Any],
     return t
 
 
+def _contiguous_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                     kwargs: dict[str, Any]) -> Any:
+    """contiguous: the logical tensor laid out contiguously (batch dim moved to the front)."""
+    value, bdim = unwrap(args[0], level)
+    return wrap(call(fn, front(value, bdim), **kwargs), 0, level)
+
+
 def _detach_rule(fn: Callable[..., Any], level: int, args: list[Any],
                  kwargs: dict[str, Any]) -> Any:
     value, bdim = unwrap(args[0], level)
@@ -496,7 +503,7 @@ _POINTWISE = (
     "logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not exp log "
     "log1p expm1 sin cos tanh sigmoid logit relu sqrt abs reciprocal clamp clamp_min clamp_max "
     "clip floor ceil round trunc sign sgn square isnan isinf isfinite rsqrt where atan2 hypot "
-    "logaddexp xlogy lerp addcmul addcdiv fmod maximum minimum clone to type_as contiguous "
+    "logaddexp xlogy lerp addcmul addcdiv fmod maximum minimum clone to type_as "
     "float double half long int bool alias positive copysign fmax fmin nan_to_num heaviside "
     "float_power deg2rad rad2deg signbit tan asin acos atan sinh cosh asinh acosh atanh log2 "
     "log10 exp2 erf erfc erfinv lgamma digamma sinc frac masked_fill absolute negative fix "
@@ -569,6 +576,7 @@ def install() -> None:
                        ("broadcast_to", _expand)):
         put(name, rule)
     put("squeeze_", _squeeze_inplace)
+    put("contiguous", _contiguous_rule)
     put("view_as", _as(lambda: ops.view))
     put("reshape_as", _as(lambda: ops.reshape))
     put("expand_as", _as(lambda: ops.expand))

@@ -418,8 +418,12 @@ def _linear_rule(fn: Callable[..., Any], level: int, args: list[Any],
 
 
 def _addmm_decomposed(level: int, bias: Any, m1: Any, m2: Any, beta: Any, alpha: Any) -> Any:
+    """addmm_decomp: at::add(self * beta, at::mm(mat1, mat2), alpha), `* beta` the Scalar
+    overload (MulBackward1)."""
+    from ..ops.scalar import mul_scalar
+
     ops = _ops()
-    return call(ops.add, call(ops.mul, bias, beta), call(ops.mm, m1, m2), alpha=alpha)
+    return call(ops.add, call(mul_scalar, bias, beta), call(ops.mm, m1, m2), alpha=alpha)
 
 
 def _addmm_rule(fn: Callable[..., Any], level: int, args: list[Any],
@@ -588,6 +592,10 @@ def install() -> None:
     put("concatenate", _joined(False))
     RULES[ops.getitem] = _getitem
     RULES[ops.rdiv] = RULES[ops.rpow] = pointwise
+    from ..ops import scalar
+
+    for fn in (scalar.add_scalar, scalar.sub_scalar, scalar.mul_scalar, scalar.div_scalar):
+        RULES[fn] = pointwise  # C++'s Scalar overloads: the batch dim stays where it is
     RULES[ops.stack] = _joined(True)
     RULES[ops.cat] = _joined(False)
     from ..tensor import Tensor as _T

@@ -433,7 +433,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "unpack_dual", "dual_level")},
     "torch.func": {name: "torch._functorch.apis" for name in (
         "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-        "functional_call")},
+        "functional_call", "stack_module_state")},
     "torch.nn.utils.stateless": {"functional_call": "torch.nn.utils.stateless"},
     "torch.nn.utils.parametrizations": {
         "weight_norm": "torch.nn.utils.parametrizations",
@@ -691,7 +691,9 @@ DEVICE_ATTRIBUTES: dict[str, Callable[[Device, Any], Any]] = {
 
 
 def _property_getter(fn: Callable[[Tensor], Any]) -> Callable[[Tensor, Any], Any]:
-    return lambda t, ctx: fn(t)
+    from .engine.batching import call  # (x.T of a BatchedTensor goes through its rules)
+
+    return lambda t, ctx: call(fn, t)
 
 
 # attribute name -> getter(obj, ctx)

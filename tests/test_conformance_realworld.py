@@ -26,10 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "docstring_func_grad_per_sample": "vmap runs the function once per sample and stacks the "
-                                      "results: a result that requires grad has "
-                                      "StackBackward0 where torch's batched op leaves the "
-                                      "function's last node (MulBackward0)",
     "recipe_reasoning_about_shapes": "the meta device (torch.rand(..., device='meta'), "
                                      "nn.Conv2d(..., device='meta'), `with "
                                      "torch.device('meta')`: tensors with shapes and no data) "

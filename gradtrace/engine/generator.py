@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from . import unreproducible
+from .batching.batched import TRANSFORMS
 
 N = 624  # MERSENNE_STATE_N
 DEFAULT_SEED = 67280421310721  # c10::detail::default_rng_seed_val, torch.Generator()'s seed
@@ -71,6 +72,8 @@ class Generator:
         self.manual_seed(seed)
 
     def _drawn(self) -> None:
+        if TRANSFORMS.vmaps:  # a random op under vmap(randomness="error") is refused
+            TRANSFORMS.check_random()
         if self.seeded_by_os:
             unreproducible.note(unreproducible.UNSEEDED_TORCH)
 

@@ -10,6 +10,8 @@ import numpy as np
 
 from .. import stdlib
 from ..engine import dtypes
+from ..engine.batching import TRANSFORMS, batched_call, has_batched
+from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
 from ..engine.ndarray import NUMPY_TYPES
 from ..engine.node import Node
@@ -207,6 +209,15 @@ class Calls:
         if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
             kwargs = _torch_keywords(fn, kwargs)
         try:
+            if TRANSFORMS.vmaps:
+                target, operands = (fn.fn, [fn.obj, *args]) if type(fn) is stdlib.BoundMethod \
+                    else (fn, list(args))
+                if has_batched(operands, kwargs) and getattr(
+                        target, "__module__", "").startswith("gradtrace.engine"):
+                    return batched_call(target, operands, kwargs)
+                drawn = random_factory(target, operands, kwargs)
+                if drawn is not None:
+                    return drawn
             return fn(*args, **kwargs)
         except GradtraceError as err:
             err.at(span)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.batching import BatchedTensor, call
 from ..engine.ndarray import ndarray, torch_index
 from ..engine.shapes import Size
 from ..engine.tensor import Parameter, Tensor
@@ -82,14 +83,14 @@ class Protocols:
         statement), else with `span`.
         """
         kind = type(value)
-        if kind is Tensor or kind is Parameter:
+        if kind is Tensor or kind is Parameter or kind is BatchedTensor:
             if value.ndim == 0:
                 raise ScriptError("iteration over a 0-d tensor", span, kind="TypeError")
             where = label or span
             if where is not None:
                 self.current_span = where
             try:
-                return iter(value.unbind(0))
+                return iter(call(type(value).unbind, value, 0))
             except GradtraceError as err:
                 err.at(span)
                 raise
@@ -137,7 +138,7 @@ class Protocols:
 
     def get_item(self, obj: Any, index: Any) -> Any:
         kind = type(obj)
-        if kind is Tensor or kind is Parameter:
+        if kind is Tensor or kind is Parameter or kind is BatchedTensor:
             if type(index) is tuple or type(index) is ndarray or isinstance(index, np.generic):
                 index = torch_index(index)
             return obj[index]
@@ -156,14 +157,14 @@ class Protocols:
 
     def set_item(self, obj: Any, index: Any, value: Any) -> None:
         kind = type(obj)
-        if kind is Tensor or kind is Parameter:
+        if kind is Tensor or kind is Parameter or kind is BatchedTensor:
             from ..engine.ops.subscript import setitem
 
             if type(index) is tuple or type(index) is ndarray or isinstance(index, np.generic):
                 index = torch_index(index)
             if isinstance(value, np.generic):
                 value = value.item()
-            setitem(obj, index, value)
+            call(setitem, obj, index, value)  # (through vmap's rules when batched)
             return
         if kind is ndarray:
             obj[index] = value

@@ -1,0 +1,169 @@
+"""Running an op on BatchedTensors: the rule for the op at the highest vmap level among its
+arguments (rules.py), or torch's fallback (BatchedFallback.cpp): the op once per example,
+the results stacked, with torch's performance warning. A rule calls ops through `call`,
+which dispatches again while lower vmap levels remain, as functorch's levels do."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import TorchRuntimeError
+from ..tensor import Tensor
+from .batched import TRANSFORMS, BatchedTensor, max_level, unwrap
+
+Rule = Callable[[Callable[..., Any], int, list[Any], dict[str, Any]], Any]
+RULES: dict[Any, Rule] = {}
+"""engine function -> its batching rule (filled by rules.py)."""
+
+TORCH_FALLS_BACK = frozenset((
+    "histc", "quantile", "nanquantile", "renorm", "renorm_", "put", "put_", "take", "pdist",
+    "masked_scatter", "masked_scatter_"))
+"""The ops torch 2.13 itself runs through its fallback (measured): only these warn; any other
+op gradtrace has no rule for runs the same loop silently, as torch's rule gives no warning."""
+
+FALLBACK_MESSAGE = (
+    "There is a performance drop because we have not yet implemented the batching rule for "
+    "aten::{name}. Please file us an issue on GitHub so that we can prioritize its "
+    "implementation. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/functorch/"
+    "BatchedFallback.cpp:82.)")
+DYNAMIC_SHAPE = ("vmap: We do not support batching operators that can output dynamic shape. "
+                 "Attempted to vmap over aten::{name}. Please file an issue at "
+                 "https://github.com/pytorch/pytorch/issues if you need this feature.")
+DYNAMIC_OPS = frozenset(("nonzero", "argwhere", "masked_select", "unique", "bincount"))
+
+
+def has_batched(args: Any, kwargs: dict[str, Any] | None = None) -> bool:
+    """Whether a BatchedTensor is among `args` (one list level deep) or `kwargs`' values."""
+    for a in args:
+        if isinstance(a, BatchedTensor):
+            return True
+        if type(a) in (list, tuple):
+            for b in a:
+                if isinstance(b, BatchedTensor):
+                    return True
+    if kwargs:
+        return has_batched(kwargs.values())
+    return False
+
+
+def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)`, through the batching rules while an argument is batched."""
+    if has_batched(args, kwargs):
+        return batched_call(fn, list(args), kwargs)
+    return fn(*args, **kwargs)
+
+
+def resolve(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[..., Any]:
+    """The engine function under torch-namespace wrappers (`accepting_out`)."""
+    while kwargs.get("out") is None and hasattr(fn, "__wrapped__") and \
+            getattr(fn, "__module__", "").startswith("gradtrace.engine"):
+        fn = fn.__wrapped__
+    return fn
+
+
+def batched_call(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """Run `fn` on arguments some of which are BatchedTensors."""
+    from . import rules
+
+    rules.install()
+    fn = resolve(fn, kwargs)
+    own = _OVERRIDES.get(getattr(fn, "__name__", ""))
+    if own is not None and fn is getattr(Tensor, fn.__name__, None) and args and \
+            isinstance(args[0], BatchedTensor):
+        return own(*args, **kwargs)
+    level = max_level([*args, *kwargs.values()])
+    rule = RULES.get(fn)
+    if rule is None:
+        return fallback(fn, level, args, kwargs)
+    return rule(fn, level, args, kwargs)
+
+
+_OVERRIDES: dict[str, Callable[..., Any]] = {
+    name: getattr(BatchedTensor, name)
+    for name in ("size", "dim", "numel", "item", "tolist", "__len__", "__bool__", "__float__",
+                 "__int__")}
+
+
+def wrap(t: Any, bdim: int | None, level: int) -> Any:
+    """A rule's result: tensors batched at `level` along `bdim` (None: not batched)."""
+    if bdim is None:
+        return t
+    if isinstance(t, Tensor):
+        return BatchedTensor(t, bdim, level)
+    if isinstance(t, tuple):
+        items = [wrap(x, bdim, level) for x in t]
+        return tuple(items) if type(t) is tuple else type(t)(*items)
+    if isinstance(t, list):
+        return [wrap(x, bdim, level) for x in t]
+    return t
+
+
+def _select(t: Any, level: int, i: int) -> Any:
+    from ..ops import select
+
+    if isinstance(t, BatchedTensor) and t.level == level:
+        return call(select, t.value, t.bdim, i)
+    if type(t) in (list, tuple):
+        return type(t)(_select(x, level, i) for x in t)
+    return t
+
+
+def fallback(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+    """torch's batched fallback: `fn` once per example along `level`, results stacked."""
+    from ..ops import stack
+    from ..ops.views import warn
+
+    name = getattr(fn, "__name__", "op").strip("_") if not getattr(
+        fn, "__name__", "").endswith("_") else fn.__name__
+    if name in DYNAMIC_OPS:
+        raise TorchRuntimeError(DYNAMIC_SHAPE.format(name=name))
+    if name in TORCH_FALLS_BACK:
+        warn(FALLBACK_MESSAGE.format(name=name))
+    size = TRANSFORMS.batch_size(level)
+    inplace = getattr(fn, "__name__", "").endswith("_") and args and \
+        isinstance(args[0], Tensor)
+    if inplace:
+        _self, self_bdim = unwrap(args[0], level)
+        if self_bdim is None:
+            _refuse_unbatched_inplace(args[0], size)
+    results = [call(fn, *[_select(a, level, i) for a in args],
+                    **{k: _select(v, level, i) for k, v in kwargs.items()})
+               for i in range(size)]
+    if inplace:
+        return args[0]
+    first = results[0]
+    if isinstance(first, Tensor):
+        return wrap(call(stack, results), 0, level)
+    if isinstance(first, tuple) and all(isinstance(x, Tensor) for x in first):
+        parts = [wrap(call(stack, [r[j] for r in results]), 0, level)
+                 for j in range(len(first))]
+        return tuple(parts) if type(first) is tuple else type(first)(*parts)
+    return first
+
+
+def _refuse_unbatched_inplace(t: Tensor, size: int) -> None:
+    shape = ", ".join(str(s) for s in t.shape)
+    full = ", ".join(str(s) for s in (size, *t.shape))
+    raise TorchRuntimeError(f"output with shape [{shape}] doesn't match the broadcast shape "
+                            f"[{full}]")
+
+
+def random_factory(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """torch.rand/randn inside vmap(randomness="different"): one draw of the batched size
+    (every such level's batch in front, outermost first), a sample per example; None when
+    `fn` is not one of them or no level draws differently."""
+    from ..ops import sampling
+
+    target = resolve(fn, kwargs)
+    if target not in (sampling.rand, sampling.randn):
+        return None
+    levels = [v for v in TRANSFORMS.vmaps if v.randomness == "different"]
+    if not levels:
+        return None
+    size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) \
+        else tuple(args)
+    result = target(*[v.batch_size for v in levels], *size, **kwargs)
+    for v in levels:
+        result = BatchedTensor(result, 0, v.level)
+    return result

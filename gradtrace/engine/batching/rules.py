@@ -1,0 +1,641 @@
+"""Batching rules, by pattern rather than one per op (functorch's BatchRules*.cpp):
+
+- pointwise: batch dims moved to the front, each batched operand padded (a view with 1s
+  after its batch dim) to the common logical rank, so broadcasting lines up;
+- reductions and other ops with a `dim` argument: batch dim to the front, logical dims
+  shifted by one (no dim: every logical dim);
+- views: dims and shapes shifted past the batch dim;
+- the matmul family: torch's dot/mv/mm/bmm rules, matmul and linear decomposed into them.
+Every rule calls ops through `call`, so a value still batched at an outer level dispatches
+again."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..shapes import wrap_dim
+from ..tensor import Tensor
+from .batched import TRANSFORMS, BatchedTensor, unwrap
+from .dispatch import RULES, call, fallback, wrap
+
+_INSTALLED: list[bool] = []
+
+
+def _ops() -> Any:
+    from .. import ops
+
+    return ops
+
+
+def front(t: Any, bdim: int | None) -> Any:
+    """moveBatchDimToFront."""
+    if bdim is None or bdim == 0:
+        return t
+    return call(_ops().movedim, t, bdim, 0)
+
+
+def pad(t: Any, rank: int) -> Any:
+    """maybePadToLogicalRank for a front-batched value: a view with 1s after the batch dim."""
+    have = t.ndim - 1
+    if have >= rank:
+        return t
+    shape = (t.shape[0],) + (1,) * (rank - have) + tuple(t.shape[1:])
+    return call(_ops().view, t, shape)
+
+
+def ensure_batched(t: Any, size: int) -> Any:
+    """An unbatched operand given a front batch dim of `size` (unsqueeze + expand)."""
+    ops = _ops()
+    return call(ops.expand, call(ops.unsqueeze, t, 0), (size, *t.shape))
+
+
+# -- pointwise ---------------------------------------------------------------------------
+
+
+def pointwise(fn: Callable[..., Any], level: int, args: list[Any],
+              kwargs: dict[str, Any]) -> Any:
+    keys = [("a", i) for i, a in enumerate(args) if isinstance(a, Tensor)]
+    keys += [("k", k) for k, v in kwargs.items() if isinstance(v, Tensor)]
+    args, kwargs = list(args), dict(kwargs)
+
+    def get(key: tuple[str, Any]) -> Any:
+        return args[key[1]] if key[0] == "a" else kwargs[key[1]]
+
+    def put(key: tuple[str, Any], value: Any) -> None:
+        if key[0] == "a":
+            args[key[1]] = value
+        else:
+            kwargs[key[1]] = value
+
+    parts = {key: unwrap(get(key), level) for key in keys}
+    rank = max(v.ndim - (b is not None) for v, b in parts.values())
+    name = getattr(fn, "__name__", "")
+    inplace = name.endswith("_") and not name.endswith("__") and args and \
+        isinstance(args[0], Tensor)
+    if inplace and parts[("a", 0)][1] is None:
+        from .dispatch import _refuse_unbatched_inplace
+
+        _refuse_unbatched_inplace(args[0], TRANSFORMS.batch_size(level))
+    original = args[0] if args else None
+    if len(parts) == 1 and name not in _SCALAR_AS_TENSOR:
+        # basic_unary_batch_rule: the op on the value, its bdim kept
+        (key, (value, bdim)), = parts.items()
+        put(key, value)
+        result = call(fn, *args, **kwargs)
+        return original if inplace else wrap(result, bdim, level)
+    for key, (value, bdim) in parts.items():
+        if bdim is not None:
+            put(key, pad(front(value, bdim), rank))
+        else:
+            put(key, value)
+    result = call(fn, *args, **kwargs)
+    if inplace:
+        return original
+    return wrap(result, 0, level)
+
+
+# ops whose Python-number operand torch wraps as a tensor (the binary rule, batch dim to the
+# front); any other op with one tensor keeps its batch dim where it is (measured)
+_SCALAR_AS_TENSOR = frozenset((
+    "add", "sub", "mul", "div", "rdiv", "rpow", "true_divide", "multiply", "subtract",
+    "divide", "add_", "sub_", "mul_", "div_"))
+
+
+# -- ops with dims ------------------------------------------------------------------------
+
+
+def _shift(d: Any, rank: int) -> Any:
+    if isinstance(d, (list, tuple)):
+        return type(d)(wrap_dim(x, max(rank, 1)) + 1 for x in d)
+    return wrap_dim(d, max(rank, 1)) + 1
+
+
+def with_dim(position: int, name: str = "dim", absent: str = "all",
+             nested: bool = False) -> Callable[..., Any]:
+    """A rule for an op whose `dim` is argument `position` (or keyword `name`). `absent`
+    says what no dim means: "all" (every logical dim at once), "flat" (the op reduces a
+    flattened tensor: flatten the logical dims first), "last" (dim -1, unchanged), "zero"
+    (logical dim 0)."""
+
+    def rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+        value, bdim = unwrap(args[0], level)
+        if bdim is None:
+            return fallback(fn, level, args, kwargs)
+        args, kwargs = list(args), dict(kwargs)
+        x = front(value, bdim)
+        rank = x.ndim - 1
+        if name in kwargs:
+            dim = kwargs[name]
+        elif len(args) > position:
+            dim = args[position]
+        else:
+            dim = None
+        if dim is None:
+            if absent == "last":
+                args[0] = x
+                return wrap(call(fn, *args, **kwargs), 0, level)
+            if absent == "zero":
+                dim = 0
+            elif rank == 0:
+                x = call(_ops().unsqueeze, x, 1)
+                dim = 1
+            elif absent == "flat" or rank == 1:
+                if rank > 1:
+                    x = call(_ops().flatten, x, 1)
+                dim = 1
+            else:
+                dim = tuple(range(1, rank + 1))
+        else:
+            if rank == 0 and not isinstance(dim, (list, tuple)):
+                wrap_dim(dim, 1)
+                x = call(_ops().unsqueeze, x, 1)
+                dim = 1
+            else:
+                dim = _shift(dim, rank)
+        args[0] = x
+        if name in kwargs or len(args) <= position:
+            kwargs[name] = dim
+        else:
+            args[position] = dim
+        return wrap(call(fn, *args, **kwargs), 0, level)
+    return rule
+
+
+def two_dims(p0: int, p1: int) -> Callable[..., Any]:
+    """transpose(d0, d1) and friends: both dims shifted."""
+
+    def rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+        value, bdim = unwrap(args[0], level)
+        x = front(value, bdim)
+        rank = x.ndim - 1
+        args = list(args)
+        args[0] = x
+        for p in (p0, p1):
+            if len(args) > p:
+                args[p] = _shift(args[p], rank)
+        return wrap(call(fn, *args, **kwargs), 0, level)
+    return rule
+
+
+def _unsqueeze(fn: Callable[..., Any], level: int, args: list[Any],
+               kwargs: dict[str, Any]) -> Any:
+    value, bdim = unwrap(args[0], level)
+    x = front(value, bdim)
+    d = kwargs.pop("dim", args[1] if len(args) > 1 else None)
+    d = wrap_dim(d, x.ndim) + 1
+    return wrap(call(fn, x, d), 0, level)
+
+
+def _squeeze(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+    value, bdim = unwrap(args[0], level)
+    x = front(value, bdim)
+    rank = x.ndim - 1
+    d = kwargs.pop("dim", args[1] if len(args) > 1 else None)
+    if d is None:  # squeeze_batch_rule: a view without the logical size-1 dims
+        sizes = [s for i, s in enumerate(value.shape) if s != 1 or i == bdim]
+        new_bdim = sum(1 for i, s in enumerate(value.shape[:bdim]) if s != 1)
+        return wrap(call(_ops().view, value, tuple(sizes)), new_bdim, level)
+    else:
+        d = _shift(d, rank)
+    return wrap(call(fn, x, d), 0, level)
+
+
+def _t(fn: Callable[..., Any], level: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    value, bdim = unwrap(args[0], level)
+    x = front(value, bdim)
+    if x.ndim - 1 < 2:
+        return wrap(call(_ops().alias, x), 0, level)
+    return wrap(call(_ops().transpose, x, 1, 2), 0, level)
+
+
+def _permute(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+    value, bdim = unwrap(args[0], level)
+    x = front(value, bdim)
+    dims = kwargs.get("dims", args[1:])
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = dims[0]
+    return wrap(call(_ops().permute, x, (0, *_shift(tuple(dims), x.ndim - 1))), 0, level)
+
+
+def _shape_args(args: Sequence[Any], kwargs: dict[str, Any], key: str) -> tuple[Any, ...]:
+    shape = kwargs.get(key, args)
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+        shape = shape[0]
+    return tuple(shape)
+
+
+def _view(fn: Callable[..., Any], level: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    value, bdim = unwrap(args[0], level)
+    x = front(value, bdim)
+    key = "shape" if "shape" in kwargs else "size"
+    shape = _shape_args(args[1:], kwargs, key)
+    numel = args[0].numel()
+    known = 1
+    for s in shape:
+        known *= s if s != -1 else 1
+    if (-1 not in shape and known != numel) or (-1 in shape and known and numel % known):
+        from ...errors import TorchRuntimeError
+
+        raise TorchRuntimeError(f"shape '[{', '.join(str(s) for s in shape)}]' is invalid for "
+                                f"input of size {numel}")
+    return wrap(call(fn, x, (x.shape[0], *shape)), 0, level)
+
+
+def _as(target: Callable[..., Any]) -> Callable[..., Any]:
+    """view_as/reshape_as/expand_as: the op with the other tensor's logical shape."""
+
+    def rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+        other = args[1] if len(args) > 1 else kwargs["other"]
+        return call(target(), args[0], tuple(other.shape))
+    return rule
+
+
+def _expand(fn: Callable[..., Any], level: int, args: list[Any],
+            kwargs: dict[str, Any]) -> Any:
+    value, bdim = unwrap(args[0], level)
+    x = front(value, bdim)
+    shape = _shape_args(args[1:], kwargs, "size")
+    x = pad(x, len(shape))
+    return wrap(call(_ops().expand, x, (x.shape[0], *shape)), 0, level)
+
+
+def _repeat(fn: Callable[..., Any], level: int, args: list[Any],
+            kwargs: dict[str, Any]) -> Any:
+    value, bdim = unwrap(args[0], level)
+    x = front(value, bdim)
+    sizes = _shape_args(args[1:], kwargs, "repeats")
+    x = pad(x, len(sizes))
+    return wrap(call(_ops().repeat, x, (1, *sizes)), 0, level)
+
+
+def _getitem(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+    value, bdim = unwrap(args[0], level)
+    index = args[1]
+    items = index if type(index) is tuple else (index,)
+    tensors = [i for i, it in enumerate(items) if isinstance(it, Tensor) or
+               isinstance(it, list)]
+    if bdim is None or any(isinstance(it, BatchedTensor) for it in items) or len(tensors) > 1:
+        return fallback(fn, level, args, kwargs)
+    x = front(value, bdim)
+    return wrap(call(fn, x, (slice(None), *items)), 0, level)
+
+
+def _joined(stacking: bool) -> Callable[..., Any]:
+    def rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+        tensors = args[0] if args else kwargs.pop("tensors")
+        dim = kwargs.pop("dim", args[1] if len(args) > 1 else 0)
+        size = TRANSFORMS.batch_size(level)
+        parts = []
+        rank = None
+        for t in tensors:
+            value, bdim = unwrap(t, level)
+            parts.append(front(value, bdim) if bdim is not None else
+                         ensure_batched(value, size))
+            if rank is None:
+                rank = t.ndim
+        dim = wrap_dim(dim, (rank or 0) + (1 if stacking else 0)) + 1
+        return wrap(call(fn, parts, dim), 0, level)
+    return rule
+
+
+# -- the matmul family -------------------------------------------------------------------
+
+
+def _dot(level: int, a: Any, b: Any) -> Any:
+    ops = _ops()
+    av, ab = unwrap(a, level)
+    bv, bb = unwrap(b, level)
+    a_, b_ = front(av, ab), front(bv, bb)
+    if ab is not None and bb is not None and a.expanded != b.expanded and \
+            not isinstance(a_, BatchedTensor) and not isinstance(b_, BatchedTensor):
+        # a grad transform's expanded input: torch's unbatched-vector rule and dot's formula
+        from .nodes import MvBackward0
+
+        return MvBackward0.call(b_, a_) if a.expanded else MvBackward0.call(a_, b_)
+    if ab is not None and bb is not None:
+        r = call(ops.matmul, call(ops.unsqueeze, a_, -2), call(ops.unsqueeze, b_, -1))
+        return call(ops.squeeze, call(ops.squeeze, r, -1), -1)
+    return call(ops.matmul, a_, call(ops.t, b_))
+
+
+def _tv(level: int, a: Any, b: Any) -> tuple[Any, int]:
+    ops = _ops()
+    av, ab = unwrap(a, level)
+    bv, bb = unwrap(b, level)
+    if ab is not None and bb is not None:
+        a_ = call(ops.movedim, av, ab, -3)
+        b_ = call(ops.unsqueeze, front(bv, bb), -1)
+        r = call(ops.squeeze, call(ops.matmul, a_, b_), -1)
+        return r, r.ndim - 2
+    if ab is not None:
+        return call(ops.matmul, front(av, ab), bv), 0
+    return call(ops.matmul, av, call(ops.movedim, bv, bb, -1)), 1
+
+
+def _mm(level: int, a: Any, b: Any) -> Any:
+    av, ab = unwrap(a, level)
+    bv, bb = unwrap(b, level)
+    return call(_ops().matmul, front(av, ab), front(bv, bb))
+
+
+def _dot_rule(fn: Callable[..., Any], level: int, args: list[Any],
+              kwargs: dict[str, Any]) -> Any:
+    return wrap(_dot(level, args[0], args[1] if len(args) > 1 else kwargs["tensor"]), 0, level)
+
+
+def _mv_rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+    result, bdim = _tv(level, args[0], args[1] if len(args) > 1 else kwargs["vec"])
+    return wrap(result, bdim, level)
+
+
+def _mm_rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+    return wrap(_mm(level, args[0], args[1] if len(args) > 1 else kwargs["mat2"]), 0, level)
+
+
+def matmul_logical(level: int, a: Any, b: Any) -> Any:
+    """at::matmul's decomposition on the logical ranks, into the rules above."""
+    ops = _ops()
+    ra, rb = a.ndim, b.ndim
+    if ra == 1 and rb == 1:
+        return wrap(_dot(level, a, b), 0, level)
+    if ra == 2 and rb == 1:
+        result, bdim = _tv(level, a, b)
+        return wrap(result, bdim, level)
+    if ra == 1 and rb == 2:  # tensor1.unsqueeze(0).mm(tensor2).squeeze_(0)
+        result = matmul_logical(level, call(ops.unsqueeze, a, 0), b)
+        return call(ops.TENSOR_METHODS["squeeze_"], result, 0)
+    if ra == 2 and rb == 2:
+        return wrap(_mm(level, a, b), 0, level)
+    av, ab = unwrap(a, level)
+    bv, bb = unwrap(b, level)
+    if ra < 2 or rb < 2:
+        raise NotImplementedError
+    rank = max(ra, rb)
+    a_ = pad(front(av, ab), rank) if ab is not None else av
+    b_ = pad(front(bv, bb), rank) if bb is not None else bv
+    if ab is None:
+        a_ = call(ops.unsqueeze, a_, 0) if a_.ndim < rank + 1 else a_
+    if bb is None:
+        b_ = call(ops.unsqueeze, b_, 0) if b_.ndim < rank + 1 else b_
+    return wrap(call(ops.matmul, a_, b_), 0, level)
+
+
+def _matmul_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                 kwargs: dict[str, Any]) -> Any:
+    b = args[1] if len(args) > 1 else kwargs["other"]
+    try:
+        return matmul_logical(level, args[0], b)
+    except NotImplementedError:
+        return fallback(fn, level, args, kwargs)
+
+
+def _rmatmul_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                  kwargs: dict[str, Any]) -> Any:
+    return _matmul_rule(fn, level, [args[1], args[0]], {})
+
+
+def _linear_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                 kwargs: dict[str, Any]) -> Any:
+    """at::linear: addmm for a 2-d input with a bias, else matmul then add."""
+    ops = _ops()
+    x, weight = args[0], args[1] if len(args) > 1 else kwargs["weight"]
+    bias = args[2] if len(args) > 2 else kwargs.get("bias")
+    if x.ndim == 2 and bias is not None:
+        return _addmm_decomposed(level, bias, x, call(ops.t, weight), 1, 1)
+    out = call(ops.matmul, x, call(ops.t, weight))
+    if bias is not None:
+        out = call(ops.add, out, bias)
+    return out
+
+
+def _addmm_decomposed(level: int, bias: Any, m1: Any, m2: Any, beta: Any, alpha: Any) -> Any:
+    """addmm_decomp: at::add(self * beta, at::mm(mat1, mat2), alpha), `* beta` the Scalar
+    overload (MulBackward1)."""
+    from ..ops.scalar import mul_scalar
+
+    ops = _ops()
+    return call(ops.add, call(mul_scalar, bias, beta), call(ops.mm, m1, m2), alpha=alpha)
+
+
+def _addmm_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                kwargs: dict[str, Any]) -> Any:
+    bias, m1, m2 = args[:3]
+    return _addmm_decomposed(level, bias, m1, m2, kwargs.get("beta", 1),
+                             kwargs.get("alpha", 1))
+
+
+def _outer_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                kwargs: dict[str, Any]) -> Any:
+    """at::outer: self.reshape({self.size(0), 1}) * vec2."""
+    ops = _ops()
+    return call(ops.mul, call(ops.reshape, args[0], (args[0].shape[0], 1)), args[1])
+
+
+def _squeeze_inplace(fn: Callable[..., Any], level: int, args: list[Any],
+                     kwargs: dict[str, Any]) -> Any:
+    """squeeze_(dim) of a BatchedTensor: its value squeezed in place (SqueezeBackward5)."""
+    t = args[0]
+    value, bdim = unwrap(t, level)
+    d = kwargs.get("dim", args[1] if len(args) > 1 else None)
+    if bdim is None or d is None or isinstance(d, (list, tuple)):
+        return fallback(fn, level, args, kwargs)
+    d = wrap_dim(d, max(t.ndim, 1))
+    physical_dim = d + 1 if d >= bdim else d
+    if value.shape[physical_dim] == 1:
+        call(fn, value, (physical_dim,))
+        if physical_dim < bdim:
+            t.bdim = bdim - 1
+    return t
+
+
+def _contiguous_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                     kwargs: dict[str, Any]) -> Any:
+    """contiguous: the logical tensor laid out contiguously (batch dim moved to the front)."""
+    value, bdim = unwrap(args[0], level)
+    return wrap(call(fn, front(value, bdim), **kwargs), 0, level)
+
+
+def _detach_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                 kwargs: dict[str, Any]) -> Any:
+    value, bdim = unwrap(args[0], level)
+    return wrap(call(fn, value), bdim, level)
+
+
+# -- losses --------------------------------------------------------------------------------
+
+
+def _flatten_logical(t: Any, bdim: int | None) -> Any:
+    ops = _ops()
+    if bdim is None:
+        return call(ops.flatten, t)
+    t = front(t, bdim)
+    return call(ops.flatten, t, 1) if t.ndim > 1 else t
+
+
+def _mse_rule(fn: Callable[..., Any], level: int, args: list[Any],
+              kwargs: dict[str, Any]) -> Any:
+    """BatchRulesLoss.cpp's mse_loss: the unreduced loss of the front-batched operands
+    flattened per example, then mean/sum over the last dim (or reshaped back)."""
+    ops = _ops()
+    x, target = args[0], args[1] if len(args) > 1 else kwargs["target"]
+    reduction = kwargs.get("reduction", args[4] if len(args) > 4 else "mean")
+    xv, xb = unwrap(x, level)
+    tv, tb = unwrap(target, level)
+    x_, t_ = _flatten_logical(xv, xb), _flatten_logical(tv, tb)
+    loss = call(fn, x_, t_, reduction="none")
+    if loss.ndim == 1:
+        return wrap(loss, 0, level)
+    if reduction == "none":
+        shape = front(xv, xb).shape if xb is not None else front(tv, tb).shape
+        return wrap(call(ops.reshape, loss, tuple(shape)), 0, level)
+    return wrap(call(ops.mean if reduction == "mean" else ops.sum, loss, -1), 0, level)
+
+
+# -- the table -------------------------------------------------------------------------------
+
+_POINTWISE = (
+    "add sub mul div neg pow remainder floor_divide rsub eq ne lt le gt ge logical_not "
+    "logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not exp log "
+    "log1p expm1 sin cos tanh sigmoid logit relu sqrt abs reciprocal clamp clamp_min clamp_max "
+    "clip floor ceil round trunc sign sgn square isnan isinf isfinite rsqrt where atan2 hypot "
+    "logaddexp xlogy lerp addcmul addcdiv fmod maximum minimum clone to type_as "
+    "float double half long int bool alias positive copysign fmax fmin nan_to_num heaviside "
+    "float_power deg2rad rad2deg signbit tan asin acos atan sinh cosh asinh acosh atanh log2 "
+    "log10 exp2 erf erfc erfinv lgamma digamma sinc frac masked_fill absolute negative fix "
+    "multiply subtract divide true_divide greater greater_equal less less_equal not_equal "
+    "add_ sub_ mul_ div_ pow_ exp_ relu_ tanh_ sigmoid_ clamp_ zero_ fill_ copy_ masked_fill_ "
+    "addcmul_ addcdiv_ lerp_ neg_ abs_ sqrt_ log_ sin_ cos_ floor_ ceil_ round_ trunc_")
+_FUNCTIONAL_POINTWISE = (
+    "relu relu6 gelu silu elu selu celu leaky_relu hardtanh hardsigmoid hardswish softplus "
+    "softsign mish tanhshrink softshrink hardshrink logsigmoid threshold sigmoid tanh")
+_DIMS = {
+    # name: (position, keyword, absent)
+    "sum": (1, "dim", "all"), "mean": (1, "dim", "all"), "nansum": (1, "dim", "all"),
+    "nanmean": (1, "dim", "all"), "amax": (1, "dim", "all"), "amin": (1, "dim", "all"),
+    "logsumexp": (1, "dim", "all"), "prod": (1, "dim", "flat"), "argmax": (1, "dim", "flat"),
+    "argmin": (1, "dim", "flat"), "any": (1, "dim", "all"), "all": (1, "dim", "all"),
+    "count_nonzero": (1, "dim", "all"), "var": (1, "dim", "all"), "std": (1, "dim", "all"),
+    "norm": (2, "dim", "all"), "softmax": (1, "dim", "last"), "log_softmax": (1, "dim", "last"),
+    "cumsum": (1, "dim", "last"), "cumprod": (1, "dim", "last"), "max": (1, "dim", "flat"),
+    "min": (1, "dim", "flat"), "sort": (1, "dim", "last"), "argsort": (1, "dim", "last"),
+    "topk": (2, "dim", "last"), "select": (1, "dim", "zero"), "narrow": (1, "dim", "zero"),
+    "unbind": (1, "dim", "zero"), "split": (2, "dim", "zero"), "chunk": (2, "dim", "zero"),
+    "unflatten": (1, "dim", "zero"), "index_select": (1, "dim", "zero"),
+    "logcumsumexp": (1, "dim", "last"), "flip": (1, "dims", "zero"),
+    "split_with_sizes": (2, "dim", "zero"), "normalize": (2, "dim", "zero"),
+    "cosine_similarity": (2, "dim", "zero"),
+}
+_TWO_DIMS = {"transpose": (1, 2), "swapaxes": (1, 2), "swapdims": (1, 2), "movedim": (1, 2),
+             "moveaxis": (1, 2), "flatten": (1, 2)}
+
+
+def install() -> None:
+    """Fill RULES from the engine's tables (once: rules key on the function objects)."""
+    if _INSTALLED:
+        return
+    _INSTALLED.append(True)
+    from .. import api
+
+    ops = _ops()
+    methods = ops.TENSOR_METHODS
+    functional = api.FUNCTIONAL
+    torch = api.TORCH_FUNCTIONS
+
+    def put(name: str, rule: Callable[..., Any], *tables: dict[str, Any]) -> None:
+        for table in tables or (methods, torch):
+            fn = table.get(name)
+            if fn is None:
+                continue
+            while hasattr(fn, "__wrapped__"):
+                fn = fn.__wrapped__
+            RULES.setdefault(fn, rule)
+
+    for name in _POINTWISE.split():
+        put(name, pointwise)
+    for name in _FUNCTIONAL_POINTWISE.split():
+        put(name, pointwise, functional)
+    for name, (pos, key, absent) in _DIMS.items():
+        if name in ("max", "min"):
+            put(name, _max_min(with_dim(pos, key, absent)))
+            continue
+        put(name, with_dim(pos, key, absent), methods, torch, functional)
+    flatten_rule = with_dim(1, "start_dim", "zero")
+    for name, (p0, p1) in _TWO_DIMS.items():
+        put(name, two_dims(p0, p1) if name != "flatten" else _flatten(flatten_rule))
+    for name, rule in (("unsqueeze", _unsqueeze), ("squeeze", _squeeze), ("t", _t),
+                       ("permute", _permute), ("view", _view), ("reshape", _view),
+                       ("expand", _expand), ("repeat", _repeat), ("dot", _dot_rule),
+                       ("inner", _dot_rule), ("mv", _mv_rule), ("mm", _mm_rule),
+                       ("bmm", _mm_rule), ("matmul", _matmul_rule), ("addmm", _addmm_rule),
+                       ("outer", _outer_rule), ("ger", _outer_rule), ("detach", _detach_rule),
+                       ("broadcast_to", _expand)):
+        put(name, rule)
+    put("squeeze_", _squeeze_inplace)
+    put("contiguous", _contiguous_rule)
+    put("view_as", _as(lambda: ops.view))
+    put("reshape_as", _as(lambda: ops.reshape))
+    put("expand_as", _as(lambda: ops.expand))
+    put("linear", _linear_rule, functional, torch)
+    put("mse_loss", _mse_rule, functional)
+    put("stack", _joined(True))
+    put("cat", _joined(False))
+    put("concat", _joined(False))
+    put("concatenate", _joined(False))
+    RULES[ops.getitem] = _getitem
+    RULES[ops.rdiv] = RULES[ops.rpow] = pointwise
+    from ..ops import scalar
+
+    for fn in (scalar.add_scalar, scalar.sub_scalar, scalar.mul_scalar, scalar.div_scalar):
+        RULES[fn] = pointwise  # C++'s Scalar overloads: the batch dim stays where it is
+    RULES[ops.stack] = _joined(True)
+    RULES[ops.cat] = _joined(False)
+    from ..tensor import Tensor as _T
+
+    RULES[_T.detach] = _detach_rule
+    RULES[_T.__matmul__] = _matmul_rule
+    if hasattr(_T, "__rmatmul__"):
+        RULES[_T.__rmatmul__] = _rmatmul_rule
+    for dunder in ("__add__", "__sub__", "__rsub__", "__mul__", "__truediv__", "__rtruediv__",
+                   "__neg__", "__pow__", "__rpow__", "__floordiv__", "__rfloordiv__",
+                   "__mod__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+                   "__and__", "__or__", "__xor__", "__invert__", "__abs__", "__radd__",
+                   "__rmul__"):
+        fn = _T.__dict__.get(dunder)
+        if fn is not None:
+            RULES.setdefault(fn, pointwise)
+
+
+def _max_min(dim_rule: Callable[..., Any]) -> Callable[..., Any]:
+    """max/min: with a tensor `other`, pointwise; else a reduction."""
+
+    def rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+        other = args[1] if len(args) > 1 else kwargs.get("other")
+        if isinstance(other, Tensor):
+            return pointwise(fn, level, args, kwargs)
+        return dim_rule(fn, level, args, kwargs)
+    return rule
+
+
+def _flatten(dim_rule: Callable[..., Any]) -> Callable[..., Any]:
+    def rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+        value, bdim = unwrap(args[0], level)
+        x = front(value, bdim)
+        rank = x.ndim - 1
+        start = kwargs.get("start_dim", args[1] if len(args) > 1 else 0)
+        end = kwargs.get("end_dim", args[2] if len(args) > 2 else -1)
+        if rank == 0:
+            return wrap(call(fn, x, 1, 1) if x.ndim > 1 else
+                        call(_ops().unsqueeze, x, 1), 0, level)
+        return wrap(call(fn, x, _shift(start, rank), _shift(end, rank)), 0, level)
+    return rule

@@ -143,7 +143,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("optim_lr_lambda_endless.gt", "LimitError"), ("optim_huge_state.gt", "LimitError"),
     ("nn_module_dict.gt", "NotSupportedError"), ("nn_forward_globals.gt", "NotSupportedError"),
     ("nn_apply_eval.gt", "NotSupportedError"), ("nn_hooks_dict_open.gt", "NotSupportedError"),
-    ("nn_import_library_module.gt", "NotSupportedError"),
+    ("nn_import_library_module.gt", "AttributeError"),
     ("nn_call_code.gt", "NotSupportedError"), ("nn_forward_recursion.gt", "RecursionError"),
     ("nn_module_flood.gt", "LimitError"), ("nn_parameters_dict_poison.gt", "AttributeError"),
     ("io_bytesio_dunder.gt", "NotSupportedError"),

@@ -348,13 +348,13 @@ MAX_SCRIPT_CHARS = 100_000
 REPORT_WIDTHS = (44, 100, 160)
 
 
-@pytest.fixture(scope="module")
-def script_traces():
+def _script_traces():
+    """(path, trace) of each script in turn: a trace is dropped once it has been drawn, so
+    the suite's process does not keep a thousand traces (it once held ~900 MB of them)."""
     # hostile scripts are left to tests/test_hostile*.py, which run them in a supervised
     # subprocess: in process, one long C call of theirs cannot be stopped by a timeout
     scripts = sorted((ROOT / "samples").glob("*.gt")) + sorted(
         p for p in (ROOT / "tests").rglob("*.gt") if "hostile" not in p.parts)
-    traces = []
     for path in scripts:
         try:
             source = load_source(str(path))
@@ -365,8 +365,7 @@ def script_traces():
         result = run_source(source, stdout=io.StringIO(), trace=True,
                             limits=Limits(timeout=0.5, max_memory=256 << 20))
         if result.trace is not None:
-            traces.append((path.relative_to(ROOT), result.trace))
-    return traces
+            yield path.relative_to(ROOT), result.trace
 
 
 def _graph_section(trace, width: int, colour: bool) -> str:
@@ -376,12 +375,16 @@ def _graph_section(trace, width: int, colour: bool) -> str:
     return console.file.getvalue()
 
 
-def test_graph_section_of_every_script_prints_as_with_rich_tree(script_traces, monkeypatch):
-    cases = [(path, trace, width, colour) for path, trace in script_traces
-             for width in REPORT_WIDTHS for colour in (False, True)]
-    actual = [_graph_section(trace, width, colour) for _, trace, width, colour in cases]
-    monkeypatch.setattr(graph_render, "CompactTree", Tree)
-    expected = [_graph_section(trace, width, colour) for _, trace, width, colour in cases]
-    assert len(script_traces) > 150 and sum("──" in text for text in actual) > 300
-    for case, got, want in zip(cases, actual, expected, strict=True):
-        assert got == want, case[0::2]
+def test_graph_section_of_every_script_prints_as_with_rich_tree(monkeypatch):
+    scripts = drawn = 0
+    for path, trace in _script_traces():
+        scripts += 1
+        for width in REPORT_WIDTHS:
+            for colour in (False, True):
+                actual = _graph_section(trace, width, colour)
+                with monkeypatch.context() as patched:
+                    patched.setattr(graph_render, "CompactTree", Tree)
+                    expected = _graph_section(trace, width, colour)
+                assert actual == expected, (path, width, colour)
+                drawn += "──" in actual
+    assert scripts > 150 and drawn > 300

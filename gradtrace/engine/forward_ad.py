@@ -81,6 +81,14 @@ def exit_dual_level(level: int) -> None:
     FW.level = -1
 
 
+def reset() -> None:
+    """A run starts or ends with no dual level (one a limit stopped inside `dual_level()`
+    must not carry into the next run in the same process)."""
+    if FW.level >= 0:
+        exit_dual_level(FW.level)
+    FW.computing = FW.hidden = False
+
+
 def _check_level(level: int | None, op: str) -> None:
     if level is not None and level != FW.level:
         raise TorchRuntimeError(f"Invalid level given to {op}")

@@ -6,7 +6,9 @@ import threading
 from typing import Any, TextIO
 
 from .. import progress, stdlib, syntax
-from ..engine import anomaly, dtypes, saved_hooks, settings
+from ..engine import anomaly, dtypes, forward_ad, saved_hooks, settings
+from ..engine.backward import CHECKPOINT_VALID
+from ..engine.batching import TRANSFORMS
 from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError
 from ..source import Source, Span
@@ -40,6 +42,19 @@ class SpanSink:
 
     def __init__(self) -> None:
         self.current_span: Span | None = None
+
+
+def _reset_run_state() -> None:
+    """The engine's process-wide modes are a run's own, like grad mode: each run starts and
+    ends with them at torch's defaults (an error or a limit may leave some set)."""
+    anomaly.reset()
+    dtypes.reset_default_dtype()
+    saved_hooks.reset()  # hooks a run pushed
+    settings.reset()  # threads and print options
+    stdlib.reset_backend_flags()  # the torch.backends switches
+    forward_ad.reset()  # a dual level
+    TRANSFORMS.reset()  # torch.func's vmap and grad levels
+    CHECKPOINT_VALID.clear()  # reentrant checkpoints' backward passes
 
 
 class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, ImportCompiler,
@@ -115,11 +130,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         """Execute the script; an uncaught script error propagates with its span."""
         code = self.compile_module(module.body, self.globals, "__main__", library=False)
         creation.WARNINGS.clear()
-        anomaly.reset()
-        dtypes.reset_default_dtype()
-        saved_hooks.reset()
-        settings.reset()
-        stdlib.reset_backend_flags()
+        _reset_run_state()
         anomaly.STACK = self.format_stack
         # room for max_call_depth nested script calls, each a handful of Python frames,
         # as far as the C stack holds them (deep values recurse in C: see nesting.py)
@@ -145,11 +156,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
             timer.cancel()
             timer.join()  # gone before the views are made (cancel only wakes it)
             sys.setrecursionlimit(old_limit)
-            anomaly.reset()  # the mode is the run's, like grad mode
-            dtypes.reset_default_dtype()
-            saved_hooks.reset()  # a run's hooks are its own (an error may leave some pushed)
-            settings.reset()  # threads and print options are the run's
-            stdlib.reset_backend_flags()  # and so are the torch.backends switches
+            _reset_run_state()
             anomaly.STACK = None
 
     def format_stack(self) -> list[str]:

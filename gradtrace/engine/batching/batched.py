@@ -44,6 +44,11 @@ class TransformStack:
         self.depth = 0
         self.vmaps: list[VmapLevel] = []
 
+    def reset(self) -> None:
+        """A run starts or ends outside every transform (a limit can stop one midway)."""
+        self.depth = 0
+        self.vmaps.clear()
+
     def push_vmap(self, batch_size: int, randomness: str) -> int:
         self.depth += 1
         self.vmaps.append(VmapLevel(self.depth, batch_size, randomness))

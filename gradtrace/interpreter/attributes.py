@@ -26,6 +26,7 @@ from .collection_types import (
     COUNTER_METHODS,
     DEFAULTDICT_METHODS,
     DEQUE_METHODS,
+    MISSING,
     Counter,
     defaultdict,
     deque,
@@ -183,10 +184,8 @@ class Attributes:
             table = stdlib.LIST_METHODS
         elif isinstance(obj, tuple):
             if kind in self.namedtuple_classes:
-                if name in obj._fields:  # a field may hold None
-                    return getattr(obj, name)
                 found = namedtuple_attribute(obj, name)
-                if found is not None:
+                if found is not MISSING:
                     return found
             table = stdlib.TUPLE_METHODS
         elif isinstance(obj, dict):

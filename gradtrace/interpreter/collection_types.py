@@ -116,12 +116,12 @@ DEQUE_METHODS: dict[str, Callable[..., Any]] = {
 }
 DEQUE_METHODS["copy"] = lambda d: deque(d, d.maxlen)
 
+MISSING = object()  # what namedtuple_attribute answers for a name it does not have
+
+
 def namedtuple_attribute(obj: tuple, name: str) -> Any:
-    """A field of a namedtuple instance, or one of its documented methods; None else."""
-    if name in obj._fields:  # type: ignore[attr-defined]
+    """A field of a namedtuple instance (which may hold None), or one of its documented
+    members; MISSING else."""
+    if name in obj._fields or name in ("_fields", "_asdict", "_replace"):  # type: ignore
         return getattr(obj, name)
-    if name == "_fields":
-        return obj._fields  # type: ignore[attr-defined]
-    if name in ("_asdict", "_replace"):
-        return getattr(obj, name)
-    return None
+    return MISSING

@@ -43,6 +43,9 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "_LinAlgError": "RuntimeError",  # torch.linalg.LinAlgError (torch._C._LinAlgError)
     "JSONDecodeError": "ValueError",  # json.JSONDecodeError
     "StatisticsError": "ValueError",  # statistics.StatisticsError
+    "error": "Exception",  # re.error
+    "ArgumentError": "Exception",  # argparse.ArgumentError
+    "ArgumentTypeError": "Exception",  # argparse.ArgumentTypeError
     "SystemExit": "BaseException",  # sys.exit(): ends the run with its status (runner.py)
     "Warning": "Exception",  # what warnings.warn takes, and raises under an "error" filter
     **{kind: "Warning" for kind in (
@@ -52,7 +55,8 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
 }
 # kinds above that are not Python builtins (torch's classes, pickle's)
 NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError",
-                                    "JSONDecodeError", "StatisticsError"})
+                                    "JSONDecodeError", "StatisticsError", "error",
+                                    "ArgumentError", "ArgumentTypeError"})
 
 
 class GradtraceError(Exception):

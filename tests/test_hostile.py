@@ -161,6 +161,17 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("hooks_saved_unpack_packed_state.gt", "NotSupportedError"),
     ("inference_mode_version_escape.gt", "NotSupportedError"),
     ("default_dtype_poison.gt", "TypeError"),
+    ("re_match_internals.gt", "NotSupportedError"), ("re_pattern_dunder.gt", "NotSupportedError"),
+    ("re_callable_repl_escape.gt", "NotSupportedError"), ("re_sub_flood.gt", "LimitError"),
+    ("re_callable_repl_recursion.gt", "RecursionError"),
+    ("re_catastrophic_backtracking.gt", "LimitError"), ("re_findall_flood.gt", "LimitError"),
+    ("argparse_private_internals.gt", "NotSupportedError"),
+    ("argparse_namespace_dunder.gt", "NotSupportedError"),
+    ("argparse_type_recursion.gt", "RecursionError"),
+    ("argparse_filetype.gt", "NotSupportedError"), ("argparse_fromfile.gt", "NotSupportedError"),
+    ("argparse_help_flood.gt", "LimitError"), ("argparse_many_arguments.gt", "LimitError"),
+    ("argparse_custom_action_escape.gt", "NotSupportedError"),
+    ("lang_vars_dunder_write.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -223,6 +223,7 @@ class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
     __slots__ = ("error_message", "prev", "entered")
     module = "torch.autograd.graph"
     type_name = "_GeneratorContextManager"  # what Python calls the object torch returns
+    python_type_name = type_name
 
     def __init__(self, error_message: Any):
         self.error_message = error_message

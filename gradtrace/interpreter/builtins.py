@@ -11,6 +11,7 @@ from types import FunctionType, MethodType
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
+from ..engine.tensor import Tensor
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from .dunders import OBJECT
 from .nesting import check_all_hashable, check_hashable, unnest
@@ -19,6 +20,7 @@ from .objects import (
     BuiltinFunction,
     BuiltinType,
     ClassMethod,
+    Instance,
     Property,
     ScriptIterator,
     StaticMethod,
@@ -207,6 +209,23 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
     def script_delattr(obj: Any, name: Any, /) -> None:
         self.del_attribute(obj, attribute_name(name, ""))
 
+    def script_vars(*args: Any) -> dict[str, Any]:
+        """vars(obj) of an instance: a copy of its attributes, in the order they were set
+        (Python's is the live __dict__; writing through it would bypass setattr's
+        checks, so a script's writes do not reach the instance)."""
+        if len(args) != 1:
+            if not args:
+                raise NotSupportedError("vars() without an argument (the local scope) is "
+                                        "not supported")
+            raise TorchTypeError(f"vars expected at most 1 argument, got {len(args)}")
+        obj = args[0]
+        if type(obj) is Instance:
+            return dict(obj.attrs)
+        if isinstance(obj, (int, float, str, bool, list, tuple, dict, set, frozenset,
+                            type(None))) or isinstance(obj, Tensor):
+            raise TorchTypeError("vars() argument must have __dict__ attribute")
+        raise NotSupportedError(f"vars() of a {type_name(obj)} is not supported")
+
     def script_pow(base: Any, exp: Any, mod: Any = None) -> Any:
         if mod is None:
             self._guard_binop("**", base, exp, None)
@@ -280,7 +299,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "type": TypeBuiltin(self), "iter": script_iter, "next": script_next,
         "map": script_map, "filter": script_filter, "callable": self.is_callable,
         "getattr": script_getattr, "hasattr": script_hasattr, "setattr": script_setattr,
-        "delattr": script_delattr, "super": SuperBuiltin(self), "object": OBJECT,
+        "delattr": script_delattr, "vars": script_vars, "super": SuperBuiltin(self),
+        "object": OBJECT,
         "NotImplemented": NotImplemented, "Ellipsis": ...,
     })
     for name, value in table.items():  # Python names, not ours, in reprs and messages

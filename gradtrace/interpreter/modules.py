@@ -35,6 +35,7 @@ from .dataclass import dataclasses_namespace
 from .numpy_module import make_numpy
 from .objects import BuiltinFunction, BuiltinType, ScriptIterator
 from .pure_modules import pure_namespaces
+from .regex_module import re_namespace
 from .runtime import Code, Frame
 from .system_modules import system_namespaces
 
@@ -296,6 +297,11 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
 LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
     "contextlib": ("contextmanager", "nullcontext", "suppress", "ExitStack",
                    "ContextDecorator"),
+    "argparse": ("ArgumentParser", "ArgumentError", "ArgumentTypeError",
+                 "BooleanOptionalAction", "FileType", "HelpFormatter",
+                 "ArgumentDefaultsHelpFormatter", "RawDescriptionHelpFormatter",
+                 "RawTextHelpFormatter", "MetavarTypeHelpFormatter", "Namespace", "Action",
+                 "ONE_OR_MORE", "OPTIONAL", "PARSER", "REMAINDER", "SUPPRESS", "ZERO_OR_MORE"),
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
@@ -303,7 +309,8 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools",
                              "copy", "dataclasses", "__future__", "typing", "io",
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
-                             "json", "statistics", "abc", *LIBRARY_PYTHON_MODULES)
+                             "json", "statistics", "abc", "re", "textwrap",
+                             *LIBRARY_PYTHON_MODULES)
 
 
 def _counting_types(interp: Interpreter) -> dict[str, Any]:
@@ -405,6 +412,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules.update(make_numpy(interp))
     modules.update(system_namespaces(interp))
     modules.update(pure_namespaces(interp))
+    modules["re"] = re_namespace(interp)
     for name, names in LIBRARY_PYTHON_MODULES.items():
         modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
     modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
@@ -421,7 +429,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "typing (for annotations), __future__, io (BytesIO, StringIO), numpy (arrays, " \
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
-             "contextlib, abc, operator, string, json (plain data), statistics and os " \
+             "contextlib, abc, operator, string, json (plain data), statistics, re, " \
+             "textwrap, argparse (no files, no sub-commands) and os " \
              "(nothing in it)"
 
 

@@ -452,8 +452,10 @@ def type_name(value: Any) -> str:
         return value.kind
     if value is None:
         return "NoneType"
+    shown = getattr(cls, "python_type_name", None)  # what Python calls the object it stands
+    if type(shown) is str:  # for (`re.Match`, `torch.return_types.max`)
+        return shown
     from ..engine.node import Node
-    from ..engine.saved_hooks import disable_saved_tensors_hooks
     from ..engine.tensor import Tensor
     from ..stdlib import BoundMethod, ExceptionType, Namespace
 
@@ -471,8 +473,6 @@ def type_name(value: Any) -> str:
 
     if isinstance(value, ScriptError):
         return value.kind
-    if cls is disable_saved_tensors_hooks:
-        return cls.type_name
     if callable(value) and cls.__module__.startswith("gradtrace"):
         return "builtin_function_or_method"
     return cls.__name__

@@ -17,6 +17,7 @@ from ..source import Span
 from .collection_types import deque
 from .nesting import check_hashable
 from .objects import Instance, ScriptGenerator, ScriptIterator, script_message, type_name
+from .regex_module import Match
 from .runtime import PYTHON_ERRORS
 
 # Python's own iterators over the containers scripts hold (what `iter()`, `zip`,
@@ -153,6 +154,11 @@ class Protocols:
                 message = repr(index) if isinstance(err, KeyError) else str(err)
                 raise ScriptError(script_message(message, (obj, index)),
                                   kind=type(err).__name__) from None
+        if kind is Match:
+            try:
+                return obj[index]
+            except PYTHON_ERRORS as err:
+                raise ScriptError(str(err), kind=type(err).__name__) from None
         raise ScriptError(f"'{type_name(obj)}' object is not subscriptable", kind="TypeError")
 
     def set_item(self, obj: Any, index: Any, value: Any) -> None:

@@ -16,6 +16,7 @@ import json
 import operator
 import statistics
 import string
+import textwrap
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -259,6 +260,82 @@ def _statistics_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("statistics", table)
 
 
+# ------------------------------------------------------------------------ textwrap
+
+_WRAPPER_OPTIONS = {"width": int, "initial_indent": str, "subsequent_indent": str,
+                    "expand_tabs": bool, "replace_whitespace": bool,
+                    "fix_sentence_endings": bool, "break_long_words": bool,
+                    "drop_whitespace": bool, "break_on_hyphens": bool, "tabsize": int,
+                    "max_lines": (int, type(None)), "placeholder": str}
+
+
+def _textwrap_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """wrap, fill, shorten, dedent and indent on strings, their results bounded by
+    --max-sequence before they are built (each line may repeat an indent)."""
+    limit = interp.limits.max_sequence
+
+    def bounded(text: Any, repeated: int, what: str) -> str:
+        if not isinstance(text, str):
+            raise TorchTypeError(f"expected string or bytes-like object, got "
+                                 f"'{type_name(text)}'")
+        if len(text) + (len(text) + 1) * repeated > limit:
+            raise LimitExceeded(f"textwrap.{what} could make more than {limit:,} characters "
+                                "(raise the limit with --max-sequence)")
+        return text
+
+    def options(kwargs: dict[str, Any]) -> dict[str, Any]:
+        for name, value in kwargs.items():
+            wanted = _WRAPPER_OPTIONS.get(name)
+            if wanted is None:
+                raise TorchTypeError(f"TextWrapper.__init__() got an unexpected keyword "
+                                     f"argument '{name}'")
+            if not isinstance(value, wanted):
+                raise TorchTypeError(f"textwrap's {name} must be {wanted}, not "
+                                     f"{type_name(value)}")
+        return kwargs
+
+    def wrapping(what: str) -> Callable[..., Any]:
+        fn = getattr(textwrap, what)
+
+        def call(text: Any, width: Any = 70, **kwargs: Any) -> Any:
+            kwargs = options(kwargs)
+            repeated = max(len(kwargs.get("initial_indent", "")),
+                           len(kwargs.get("subsequent_indent", ""))) + 1
+            text = bounded(text, repeated, what)
+            try:
+                return fn(text, width, **kwargs)
+            except (ValueError, TypeError) as err:
+                raise ScriptError(str(err), kind=type(err).__name__) from None
+        return call
+
+    def shorten(text: Any, width: Any, **kwargs: Any) -> str:
+        kwargs = options(kwargs)
+        text = bounded(text, len(kwargs.get("placeholder", " [...]")), "shorten")
+        try:
+            return textwrap.shorten(text, width, **kwargs)
+        except (ValueError, TypeError) as err:
+            raise ScriptError(str(err), kind=type(err).__name__) from None
+
+    def dedent(text: Any) -> str:
+        return textwrap.dedent(bounded(text, 0, "dedent"))
+
+    def indent(text: Any, prefix: Any, predicate: Any = None) -> str:
+        if not isinstance(prefix, str):
+            raise TorchTypeError(f"can only concatenate str (not \"{type_name(prefix)}\") "
+                                 "to str")
+        text = bounded(text, len(prefix), "indent")
+        if predicate is None:
+            return textwrap.indent(text, prefix)
+        return textwrap.indent(text, prefix,
+                               lambda line: interp.truth(interp.call(predicate, [line], {},
+                                                                     None), None))
+
+    table = {name: _python(textwrap, name, fn) for name, fn in (
+        ("wrap", wrapping("wrap")), ("fill", wrapping("fill")), ("shorten", shorten),
+        ("dedent", dedent), ("indent", indent))}
+    return stdlib.Namespace("textwrap", table)
+
+
 # ------------------------------------------------------------------------ abc
 
 
@@ -300,6 +377,7 @@ class Abstracts:
 def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     return {"operator": _operator_namespace(interp), "string": _string_namespace(interp),
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
+            "textwrap": _textwrap_namespace(interp),
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),
                                             "abstractmethod":
                                                 stdlib.LibraryName("abc", "abstractmethod")})}

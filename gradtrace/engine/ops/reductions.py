@@ -241,7 +241,12 @@ class ReturnTypes(tuple):
 
     __slots__ = ()
     type_name = "max"
+    python_type_name = "torch.return_types.max"  # (the script's type name, in errors)
     fields: tuple[str, ...] = ("values", "indices")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.python_type_name = f"torch.return_types.{cls.type_name}"
 
     def __new__(cls, *items: Any) -> ReturnTypes:
         return super().__new__(cls, items)

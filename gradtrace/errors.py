@@ -38,6 +38,8 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "ModuleNotFoundError": "ImportError",
     "OSError": "Exception",
     "FileNotFoundError": "OSError",
+    "FileExistsError": "OSError",
+    "IsADirectoryError": "OSError",
     "UnpicklingError": "Exception",  # pickle.UnpicklingError (torch.load's weights_only)
     "GradcheckError": "RuntimeError",  # torch.autograd.gradcheck.GradcheckError
     "_LinAlgError": "RuntimeError",  # torch.linalg.LinAlgError (torch._C._LinAlgError)

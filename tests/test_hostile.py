@@ -172,6 +172,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("argparse_help_flood.gt", "LimitError"), ("argparse_many_arguments.gt", "LimitError"),
     ("argparse_custom_action_escape.gt", "NotSupportedError"),
     ("lang_vars_dunder_write.gt", "NotSupportedError"),
+    ("os_disk_unreachable.gt", "NotSupportedError"), ("os_makedirs_flood.gt", "LimitError"),
+    ("os_path_huge.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -34,6 +34,7 @@ from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .numpy_module import make_numpy
 from .objects import BuiltinFunction, BuiltinType, ScriptIterator
+from .os_module import os_namespaces
 from .pure_modules import pure_namespaces
 from .regex_module import re_namespace
 from .runtime import Code, Frame
@@ -305,7 +306,8 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
-IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "itertools", "pprint",
+IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "itertools",
+                             "pprint",
                              "copy", "dataclasses", "__future__", "typing", "io",
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
@@ -400,9 +402,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["collections"] = stdlib.Namespace("collections", {
         "OrderedDict": interp.builtin_types[stdlib.OrderedDict],
         **_counting_types(interp)})
-    # tutorials import os for paths they may never use: the import works, every name in
-    # it is refused where it is used ('os.system' is not supported by gradtrace)
-    modules["os"] = stdlib.Namespace("os", {})
+    modules.update(os_namespaces(interp))  # paths; the run's files and folders in memory
     modules["itertools"] = _itertools_namespace(interp)
     modules["pprint"] = _pprint_namespace(interp)
     modules["copy"] = _copy_namespace(interp)
@@ -430,8 +430,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, operator, string, json (plain data), statistics, re, " \
-             "textwrap, argparse (no files, no sub-commands) and os " \
-             "(nothing in it)"
+             "textwrap, argparse (no files, no sub-commands) and os (paths; the files " \
+             "torch.save wrote and the folders the script made, in memory)"
 
 
 class ImportCompiler:

@@ -20,6 +20,7 @@ from .copying import pickled_copy
 from .library import intrinsic
 from .memory_io import BytesIO
 from .objects import Instance, ScriptClass, UserFunction, type_name
+from .os_module import file_key
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -28,7 +29,7 @@ MAX_FILES = 10_000  # file names one run may save to
 
 
 class _Saved:
-    """What a file holds: the copy torch.save made."""
+    """What a file holds: the copy torch.save made (kept under its `file_key`)."""
 
     __slots__ = ("obj",)
 
@@ -46,9 +47,10 @@ def save_to_memory(interp: Interpreter, obj: Any, f: Any) -> None:
         raise NotSupportedError(f"torch.save to a {type_name(f)}: gradtrace keeps saved files "
                                 "in memory, by file name (a str)")
     files = interp.saved_files
-    if f not in files and len(files) >= MAX_FILES:
+    key = file_key(f)
+    if key not in files and len(files) >= MAX_FILES:
         raise LimitExceeded(f"the script saved to more than {MAX_FILES:,} files")
-    files[f] = _Saved(pickled_copy(obj, interp.tick))
+    files[key] = _Saved(pickled_copy(obj, interp.tick))
 
 
 @intrinsic
@@ -58,7 +60,7 @@ def load_from_memory(interp: Interpreter, f: Any, weights_only: bool) -> Any:
     if type(f) is BytesIO:
         saved = f.read_archive()
     else:
-        saved = interp.saved_files.get(f) if isinstance(f, str) else None
+        saved = interp.saved_files.get(file_key(f)) if isinstance(f, str) else None
     if saved is None:
         if not isinstance(f, str):
             raise NotSupportedError(f"torch.load from a {type_name(f)}: gradtrace keeps saved "

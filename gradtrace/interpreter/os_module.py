@@ -1,0 +1,167 @@
+"""`os` and `os.path` as scripts see them: paths are strings, and the only files are the
+run's own (torch.save's, serialization.py), kept in memory.
+
+Tutorials build checkpoint paths (`os.path.join`), make their folder (`os.makedirs(...,
+exist_ok=True)`), ask whether a checkpoint is there (`os.path.exists`) and set environment
+variables at the top. Here `exists`/`isfile`/`isdir` answer about the files the run saved
+and the folders it made (and those files' parent folders); `remove` forgets a saved file;
+`environ` is the run's own mapping, empty at the start (what a script reads back is what it
+set). Nothing reaches the disk, the real environment or the working directory.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .. import stdlib
+from ..errors import LimitExceeded, ScriptError, TorchTypeError
+from .objects import type_name
+from .system_modules import python_function
+
+if TYPE_CHECKING:
+    from .core import Interpreter
+
+MAX_FOLDERS = 10_000  # folders one run may make
+
+
+def file_key(path: str) -> str:
+    """The name a file is kept under: `./ckpt//model.pt` and `ckpt/model.pt` are one file."""
+    return posixpath.normpath(path)
+
+
+def _path(value: Any, function: str) -> str:
+    if isinstance(value, str):
+        return value
+    raise TorchTypeError(f"{function}: path should be string, bytes or os.PathLike, not "
+                         f"{type_name(value)}")
+
+
+def _no_such_file(path: str) -> ScriptError:
+    return ScriptError(f"[Errno 2] No such file or directory: {path!r}",
+                       kind="FileNotFoundError")
+
+
+class RunFiles:
+    """The folders a run made, next to the files it saved (interp.saved_files)."""
+
+    def __init__(self, interp: Interpreter):
+        self.interp = interp
+        self.folders: set[str] = set()
+
+    def files(self) -> Any:
+        return self.interp.saved_files.keys()  # (kept under their file_key)
+
+    def is_folder(self, path: str) -> bool:
+        key = file_key(path)
+        if key in (".", "/") or key in self.folders:
+            return True
+        prefix = key.rstrip("/") + "/"
+        return any(name.startswith(prefix) for name in self.files())
+
+    def exists(self, path: str) -> bool:
+        return file_key(path) in self.files() or self.is_folder(path)
+
+    def make(self, path: str, exist_ok: bool) -> None:
+        if self.exists(path):
+            if exist_ok and self.is_folder(path):
+                return
+            raise ScriptError(f"[Errno 17] File exists: {path!r}", kind="FileExistsError")
+        key = file_key(path)
+        if len(self.folders) + key.count("/") >= MAX_FOLDERS:
+            raise LimitExceeded(f"the script made more than {MAX_FOLDERS:,} folders")
+        while key not in ("", ".", "/"):  # makedirs makes the parents too
+            self.folders.add(key)
+            key = posixpath.dirname(key)
+
+    def remove(self, path: str) -> None:
+        if self.interp.saved_files.pop(file_key(path), None) is not None:
+            return
+        if self.is_folder(path):
+            raise ScriptError(f"[Errno 21] Is a directory: {path!r}", kind="IsADirectoryError")
+        raise _no_such_file(path)
+
+    def listdir(self, path: str) -> list[str]:
+        if not self.is_folder(path):
+            raise _no_such_file(path)
+        key = file_key(path)
+        names: dict[str, None] = {}
+        for name in [*self.interp.saved_files, *sorted(self.folders)]:
+            rel = posixpath.relpath(name, key) if key != "." else name
+            if not rel.startswith("..") and rel != ".":
+                names[rel.split("/")[0]] = None
+        return list(names)
+
+
+def _join_sig(a, *p): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001,ANN002
+def _path_sig(p): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
+def _makedirs_sig(name, mode=0o777, exist_ok=False): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001,E501
+def _mkdir_sig(path, mode=0o777, *, dir_fd=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001,E501
+def _remove_sig(path, *, dir_fd=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
+def _listdir_sig(path=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
+def _getenv_sig(key, default=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
+def _cpu_count_sig(): pass  # type: ignore[no-untyped-def]  # noqa: E704
+
+
+def os_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
+    """`os` and `os.path` for one run."""
+    files = RunFiles(interp)
+    limit = interp.limits.max_sequence
+
+    def pure(name: str) -> Callable[..., Any]:
+        fn = getattr(posixpath, name)
+
+        def call(*args: Any) -> Any:
+            for arg in args:
+                _path(arg, name)
+            if sum(len(a) for a in args) > limit:
+                raise LimitExceeded(f"a path longer than {limit:,} characters")
+            return fn(*args)
+        return call
+
+    def asking(question: Callable[[str], bool]) -> Callable[[Any], bool]:
+        return lambda path: isinstance(path, str) and question(path)
+
+    path_table: dict[str, Any] = {
+        name: python_function(name, pure(name), _join_sig if name == "join" else _path_sig)
+        for name in ("join", "basename", "dirname", "split", "splitext", "normpath")}
+    path_table.update({
+        "exists": python_function("exists", asking(files.exists), _path_sig),
+        "isfile": python_function("isfile", asking(lambda p: file_key(p) in files.files()),
+                                  _path_sig),
+        "isdir": python_function("isdir", asking(files.is_folder), _path_sig),
+        "sep": "/",
+    })
+    path = stdlib.Namespace("os.path", path_table)  # (posixpath, as on Linux)
+
+    def makedirs(name: Any, mode: Any = 0o777, exist_ok: Any = False) -> None:
+        files.make(_path(name, "makedirs"), bool(exist_ok))
+
+    def mkdir(name: Any, mode: Any = 0o777, *, dir_fd: Any = None) -> None:
+        files.make(_path(name, "mkdir"), False)
+
+    def remove(name: Any, *, dir_fd: Any = None) -> None:
+        files.remove(_path(name, "remove"))
+
+    def listdir(name: Any = None) -> list[str]:
+        return files.listdir("." if name is None else _path(name, "listdir"))
+
+    environ: dict[str, str] = {}
+
+    def getenv(key: Any, default: Any = None) -> Any:
+        if not isinstance(key, str):
+            raise TorchTypeError(f"str expected, not {type_name(key)}")
+        return environ.get(key, default)
+
+    table: dict[str, Any] = {
+        "path": path, "sep": "/", "linesep": "\n", "name": "posix", "environ": environ,
+        "makedirs": python_function("makedirs", makedirs, _makedirs_sig),
+        "mkdir": python_function("mkdir", mkdir, _mkdir_sig),
+        "remove": python_function("remove", remove, _remove_sig),
+        "unlink": python_function("unlink", remove, _remove_sig),
+        "listdir": python_function("listdir", listdir, _listdir_sig),
+        "getenv": python_function("getenv", getenv, _getenv_sig),
+        "cpu_count": python_function("cpu_count", os.cpu_count, _cpu_count_sig),
+    }
+    return {"os": stdlib.Namespace("os", table), "os.path": path}

@@ -46,8 +46,6 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "JSONDecodeError": "ValueError",  # json.JSONDecodeError
     "StatisticsError": "ValueError",  # statistics.StatisticsError
     "error": "Exception",  # re.error
-    "ArgumentError": "Exception",  # argparse.ArgumentError
-    "ArgumentTypeError": "Exception",  # argparse.ArgumentTypeError
     "SystemExit": "BaseException",  # sys.exit(): ends the run with its status (runner.py)
     "Warning": "Exception",  # what warnings.warn takes, and raises under an "error" filter
     **{kind: "Warning" for kind in (
@@ -57,8 +55,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
 }
 # kinds above that are not Python builtins (torch's classes, pickle's)
 NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError",
-                                    "JSONDecodeError", "StatisticsError", "error",
-                                    "ArgumentError", "ArgumentTypeError"})
+                                    "JSONDecodeError", "StatisticsError", "error"})
 
 
 class GradtraceError(Exception):
@@ -90,9 +87,13 @@ class GradtraceError(Exception):
 
 
 class ScriptError(GradtraceError):
-    """An exception raised inside the script (catchable with try/except)."""
+    """An exception raised inside the script (catchable with try/except). One raised from
+    an instance of a script's exception class keeps it (`instance`) and the builtin kind its
+    class derives from (`root_kind`, what Python's hierarchy matches)."""
 
     kind = "Exception"
+    instance: object = None
+    root_kind: str | None = None
 
     def __repr__(self) -> str:
         if not self.message:
@@ -105,7 +106,7 @@ class ScriptError(GradtraceError):
 
     def matches(self, kind: str) -> bool:
         """Whether `except kind:` catches this error, following Python's hierarchy."""
-        current: str | None = self.kind
+        current: str | None = self.root_kind or self.kind
         while current is not None:
             if current == kind:
                 return True

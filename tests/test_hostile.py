@@ -174,6 +174,9 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_vars_dunder_write.gt", "NotSupportedError"),
     ("os_disk_unreachable.gt", "NotSupportedError"), ("os_makedirs_flood.gt", "LimitError"),
     ("os_path_huge.gt", "LimitError"),
+    ("exc_class_internals.gt", "NotSupportedError"), ("exc_str_recursion.gt", "RecursionError"),
+    ("exc_str_not_string.gt", "TypeError"), ("exc_subclass_system_exit.gt", "NotSupportedError"),
+    ("exc_new_refused.gt", "NotSupportedError"), ("exc_deep_hierarchy.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

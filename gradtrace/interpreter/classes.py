@@ -76,6 +76,8 @@ class ClassRuntime:
             abc = self.library.modules.get("abc")
             self.abstracts.check(cls, abc.vars.get("ABC") if abc is not None else None)
         inst = Instance(cls)
+        if cls.exception_kind is not None:  # BaseException.__new__ keeps the arguments
+            inst.attrs["args"] = tuple(args)
         init = cls.lookup("__init__")
         if init is _OBJECT_INIT:
             if args or kwargs:

@@ -17,6 +17,7 @@ from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptErr
 from ..source import Span
 from ..tensor_types import ScriptType
 from .dunders import OBJECT
+from .exception_classes import exception_base, is_exception_kind
 from .objects import ANNOTATED, BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
@@ -179,8 +180,8 @@ class DefinitionCompiler:
 
     def class_base(self, bases: list[tuple[Any, Span | None]], span: Span | None
                    ) -> ScriptClass:
-        """A class's one base: `object` (also when none is given) or a script or library
-        class."""
+        """A class's one base: `object` (also when none is given), a script or library
+        class, or one of Python's exceptions (exception_classes.py)."""
         if not bases:
             return OBJECT
         if len(bases) > 1:
@@ -192,6 +193,8 @@ class DefinitionCompiler:
                 raise LimitExceeded(f"a class hierarchy deeper than {MAX_CLASS_DEPTH} classes",
                                     where)
             return base
+        if type(base) is stdlib.ExceptionType and is_exception_kind(base.kind):
+            return exception_base(base.kind)  # class StopTraining(Exception)
         if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)):
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)
         raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,

@@ -23,14 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .. import stdlib, syntax
 from ..engine import forward_ad
 from ..engine.tensor import RemovableHandle, Tensor
-from ..errors import (
-    EXCEPTION_PARENTS,
-    NOT_BUILTIN_EXCEPTIONS,
-    GradtraceError,
-    InternalError,
-    NotSupportedError,
-    ScriptError,
-)
+from ..errors import GradtraceError, InternalError, NotSupportedError, ScriptError
 from ..source import Source
 from . import autograd_function, copying
 from .objects import Instance, ScriptClass, ScriptGenerator, UserFunction, type_name
@@ -59,15 +52,6 @@ def warn(interp: Interpreter, message: str, category: str = "UserWarning",
     Python's default filter). A warning Python attributes to torch's own code names its
     module and line there (`where`): filters and the once-per-place registry use them."""
     interp.warn(f"{category}: {message}", module, where)
-
-
-@intrinsic
-def exception_type(interp: Interpreter, kind: str, module: str) -> stdlib.TorchExceptionType:
-    """A Python module's own exception class (argparse.ArgumentError), one of the kinds
-    errors.py places in Python's hierarchy."""
-    if kind not in EXCEPTION_PARENTS or kind not in NOT_BUILTIN_EXCEPTIONS:
-        raise InternalError(f"no exception kind {kind}")
-    return stdlib.TorchExceptionType(kind, module)
 
 
 @intrinsic

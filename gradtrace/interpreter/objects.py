@@ -240,7 +240,7 @@ class ScriptClass:
     its method resolution order (itself, then its base's)."""
 
     __slots__ = ("name", "qualname", "module", "base", "attrs", "mro", "interp", "frozen",
-                 "annotated", "__weakref__")
+                 "annotated", "exception_kind", "__weakref__")
 
     def __init__(self, name: str, qualname: str, module: str, base: ScriptClass | None,
                  attrs: dict[str, Any], interp: Interpreter | None, frozen: bool = False):
@@ -253,6 +253,8 @@ class ScriptClass:
         self.interp = interp
         self.frozen = frozen  # `object`, shared by every run: its namespace never changes
         self.annotated: tuple[str, ...] = ()  # the names its body annotates (`x: int`)
+        # the builtin exception at its root (`class E(ValueError)`), None if not one
+        self.exception_kind: str | None = base.exception_kind if base is not None else None
 
     def lookup(self, name: str) -> Any:
         """The attribute `name` from the first class in the MRO that has it, else MISSING."""

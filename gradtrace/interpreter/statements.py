@@ -9,8 +9,9 @@ from .. import progress, stdlib, syntax
 from ..engine.ops import creation
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
+from .exception_classes import instance_error
 from .memory_io import BytesIO
-from .objects import ANNOTATED, MISSING, Instance, type_name
+from .objects import ANNOTATED, MISSING, Instance, ScriptClass, type_name
 from .operators import INPLACE
 from .runtime import (
     BREAK,
@@ -317,8 +318,12 @@ class StatementCompiler:
                     if err is None:
                         self.call_bound(leave, manager, (None, None, None))
                         return False
-                    kind = self.builtins.get(err.kind, stdlib.ExceptionType(err.kind))
-                    return self.truth(self.call_bound(leave, manager, (kind, err, None)),
+                    if err.instance is not None:  # an instance of a script's exception
+                        kind, value = err.instance.cls, err.instance
+                    else:
+                        kind, value = self.builtins.get(
+                            err.kind, stdlib.ExceptionType(err.kind)), err
+                    return self.truth(self.call_bound(leave, manager, (kind, value, None)),
                                       span)
 
                 return entered, exit_script
@@ -353,7 +358,8 @@ class StatementCompiler:
                                 if name is None:
                                     handler(frame)
                                 else:
-                                    frame.vars[name] = err
+                                    frame.vars[name] = err if err.instance is None \
+                                        else err.instance
                                     try:
                                         handler(frame)
                                     finally:
@@ -380,6 +386,12 @@ class StatementCompiler:
                           report: bool = True) -> bool:
         kinds = kind if isinstance(kind, tuple) else (kind,)
         for k in kinds:
+            if type(k) is ScriptClass and k.exception_kind is not None:  # a script's class
+                if err.instance is not None and k in err.instance.cls.mro:
+                    if report and self.tracer is not None:
+                        self.tracer.caught(err, span)
+                    return True
+                continue
             if not isinstance(k, stdlib.ExceptionType):
                 raise ScriptError("catching classes that do not inherit from BaseException is "
                                   "not allowed", span, kind="TypeError")
@@ -401,11 +413,16 @@ class StatementCompiler:
             value = exc(frame)
             if isinstance(value, stdlib.ExceptionType):
                 value = value()
+            elif type(value) is ScriptClass and value.exception_kind is not None:
+                value = self.instantiate(value, [], {})  # `raise StopTraining`
+            if type(value) is Instance and value.cls.exception_kind is not None:
+                value = instance_error(value)
             if not isinstance(value, ScriptError):
                 raise ScriptError("exceptions must derive from BaseException", kind="TypeError")
             if cause is not None:  # `from`: Python checks the cause; its chain is not shown
                 why = cause(frame)
-                if why is not None and not isinstance(why, (ScriptError, stdlib.ExceptionType)):
+                if why is not None and not isinstance(why, (ScriptError, stdlib.ExceptionType)) \
+                        and getattr(getattr(why, "cls", why), "exception_kind", None) is None:
                     raise ScriptError("exception causes must derive from BaseException",
                                       kind="TypeError")
             value.span = None

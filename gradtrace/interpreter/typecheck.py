@@ -96,6 +96,8 @@ class TypeChecks:
         if isinstance(classinfo, ScriptType):
             return classinfo.instancecheck(value)
         if kind is stdlib.ExceptionType:
+            if type(value) is Instance and value.cls.exception_kind is not None:
+                return _derives(value.cls.exception_kind, classinfo.kind)
             return isinstance(value, ScriptError) and value.matches(classinfo.kind)
         if kind is OpaqueType:
             return self.type_of(value) is classinfo
@@ -120,12 +122,10 @@ class TypeChecks:
         if type(cls) is BuiltinType and type(classinfo) is BuiltinType:
             return issubclass(cls.type, classinfo.type)
         if type(cls) is stdlib.ExceptionType and type(classinfo) is stdlib.ExceptionType:
-            kind: str | None = cls.kind
-            while kind is not None:
-                if kind == classinfo.kind:
-                    return True
-                kind = EXCEPTION_PARENTS.get(kind)
-            return False
+            return _derives(cls.kind, classinfo.kind)
+        if type(cls) is ScriptClass and cls.exception_kind is not None and \
+                type(classinfo) is stdlib.ExceptionType:  # issubclass(StopTraining, Exception)
+            return _derives(cls.exception_kind, classinfo.kind)
         return False
 
     def is_class(self, value: Any) -> bool:
@@ -140,3 +140,12 @@ class TypeChecks:
             raise NotSupportedError("type(name, bases, dict) is not supported: use a `class` "
                                     "statement")
         raise TorchTypeError("type() takes 1 or 3 arguments")
+
+
+def _derives(kind: str | None, ancestor: str) -> bool:
+    """Whether the builtin exception `kind` is `ancestor` or derives from it."""
+    while kind is not None:
+        if kind == ancestor:
+            return True
+        kind = EXCEPTION_PARENTS.get(kind)
+    return False

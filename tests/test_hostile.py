@@ -177,6 +177,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("exc_class_internals.gt", "NotSupportedError"), ("exc_str_recursion.gt", "RecursionError"),
     ("exc_str_not_string.gt", "TypeError"), ("exc_subclass_system_exit.gt", "NotSupportedError"),
     ("exc_new_refused.gt", "NotSupportedError"), ("exc_deep_hierarchy.gt", "LimitError"),
+    ("types_namespace_dunder.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -303,6 +303,7 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                  "ArgumentDefaultsHelpFormatter", "RawDescriptionHelpFormatter",
                  "RawTextHelpFormatter", "MetavarTypeHelpFormatter", "Namespace", "Action",
                  "ONE_OR_MORE", "OPTIONAL", "PARSER", "REMAINDER", "SUPPRESS", "ZERO_OR_MORE"),
+    "types": ("SimpleNamespace",),
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
@@ -430,7 +431,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, operator, string, json (plain data), statistics, re, " \
-             "textwrap, argparse (no files, no sub-commands) and os (paths; the files " \
+             "textwrap, argparse (no files, no sub-commands), types (SimpleNamespace) " \
+             "and os (paths; the files " \
              "torch.save wrote and the folders the script made, in memory)"
 
 

@@ -178,6 +178,10 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("exc_str_not_string.gt", "TypeError"), ("exc_subclass_system_exit.gt", "NotSupportedError"),
     ("exc_new_refused.gt", "NotSupportedError"), ("exc_deep_hierarchy.gt", "LimitError"),
     ("types_namespace_dunder.gt", "NotSupportedError"),
+    ("logging_file_handler.gt", "NotSupportedError"),
+    ("logging_record_dunder.gt", "NotSupportedError"),
+    ("logging_handler_recursion.gt", "RecursionError"),
+    ("logging_message_flood.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -213,6 +213,8 @@ class Attributes:
         elif isinstance(obj, ScriptError) and name == "code" and obj.kind == "SystemExit":
             return getattr(obj, "code", None)
         elif kind is text_io.ScriptStream:
+            if name == "name":  # sys.stdout.name
+                return f"<{obj.name}>"
             table = text_io.STREAM_METHODS
         elif kind is text_io.StringIO:
             if name in text_io.STRING_IO_ATTRIBUTES:

@@ -55,6 +55,31 @@ def warn(interp: Interpreter, message: str, category: str = "UserWarning",
 
 
 @intrinsic
+def handled_exception(interp: Interpreter) -> Any:
+    """The exception the innermost `except` is handling (sys.exc_info()[1]), or None: the
+    instance of a script's exception class, else the error itself."""
+    if not interp.handling:
+        return None
+    error = interp.handling[-1]
+    return error if error.instance is None else error.instance
+
+
+@intrinsic
+def exception_text(interp: Interpreter, error: Any) -> str:
+    """An exception as the last line of its traceback (`ValueError: bad`)."""
+    if type(error) is Instance and error.cls.exception_kind is not None:
+        cls = error.cls
+        name = cls.qualname if cls.module in ("builtins", "__main__") else \
+            f"{cls.module}.{cls.qualname}"
+        text = str(error)
+    elif isinstance(error, ScriptError):
+        name, text = error.kind, error.message
+    else:
+        return "NoneType: None"
+    return f"{name}: {text}" if text else name
+
+
+@intrinsic
 def not_supported(interp: Interpreter, message: str) -> None:
     """Refuse what the library does not emulate, as a NotSupportedError at the user's line."""
     raise NotSupportedError(message)

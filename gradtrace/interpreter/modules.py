@@ -304,6 +304,14 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                  "RawTextHelpFormatter", "MetavarTypeHelpFormatter", "Namespace", "Action",
                  "ONE_OR_MORE", "OPTIONAL", "PARSER", "REMAINDER", "SUPPRESS", "ZERO_OR_MORE"),
     "types": ("SimpleNamespace",),
+    "logging": ("BASIC_FORMAT", "BufferingFormatter", "CRITICAL", "DEBUG", "ERROR", "FATAL",
+                "FileHandler", "Filter", "Formatter", "Handler", "INFO", "LogRecord", "Logger",
+                "LoggerAdapter", "NOTSET", "NullHandler", "StreamHandler", "WARN", "WARNING",
+                "addLevelName", "basicConfig", "critical", "debug", "disable", "error",
+                "exception", "fatal", "getLevelName", "getLogger", "getLoggerClass", "info",
+                "log", "makeLogRecord", "setLoggerClass", "shutdown", "warn", "warning",
+                "getLogRecordFactory", "setLogRecordFactory", "lastResort", "raiseExceptions",
+                "getLevelNamesMapping", "root"),
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
@@ -431,7 +439,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, operator, string, json (plain data), statistics, re, " \
-             "textwrap, argparse (no files, no sub-commands), types (SimpleNamespace) " \
+             "textwrap, argparse (no files, no sub-commands), types (SimpleNamespace), " \
+             "logging (to streams) " \
              "and os (paths; the files " \
              "torch.save wrote and the folders the script made, in memory)"
 

@@ -189,13 +189,22 @@ STRUCTS: dict[type, tuple[str, ...]] = {}
 
 
 def _make_struct(label: str, fields: tuple[str, ...], value: Any) -> StructSequence:
-    cls = type(label.replace(".", "_"), (StructSequence,), {"fields": fields, "label": label})
+    cls = type(label.replace(".", "_"), (StructSequence,), {"fields": fields, "label": label,
+                                                          "python_type_name": label})
     STRUCTS[cls] = fields
     return cls(getattr(value, f) for f in fields)
 
 
 VERSION_INFO = _make_struct("sys.version_info", VERSION_INFO_FIELDS, sys.version_info)
+STRUCT_TIME_FIELDS = ("tm_year", "tm_mon", "tm_mday", "tm_hour", "tm_min", "tm_sec", "tm_wday",
+                      "tm_yday", "tm_isdst")
+
+
+def STRUCT_TIME(value: time.struct_time) -> StructSequence:  # noqa: N802 (a type)
+    """time.localtime()/gmtime() as a `time.struct_time(tm_year=..., ...)`."""
+    return _STRUCT_TIME_TYPE(getattr(value, f) for f in STRUCT_TIME_FIELDS)
 FLOAT_INFO = _make_struct("sys.float_info", FLOAT_INFO_FIELDS, sys.float_info)
+_STRUCT_TIME_TYPE = type(_make_struct("time.struct_time", STRUCT_TIME_FIELDS, time.gmtime(0)))
 
 
 def struct_attribute(obj: StructSequence, name: str) -> Any:
@@ -261,8 +270,26 @@ def _time_namespace(interp: Interpreter) -> stdlib.Namespace:
         "time", "perf_counter", "monotonic", "process_time", "time_ns", "perf_counter_ns",
         "monotonic_ns")}
 
+    def converting(convert: Callable[..., Any]) -> Callable[..., StructSequence]:
+        def call(seconds: Any = None) -> StructSequence:
+            return STRUCT_TIME(convert(seconds))
+        return call
+
+    def strftime(format: Any, t: Any = None) -> str:
+        if not isinstance(format, str):
+            raise TorchTypeError(f"strftime() argument 1 must be str, not {type_name(format)}")
+        if len(format) > 10_000:  # (each directive gives a few characters)
+            raise NotSupportedError("time.strftime of a format over 10,000 characters")
+        try:
+            return time.strftime(format, time.localtime() if t is None else tuple(t))
+        except (TypeError, ValueError, OverflowError) as err:
+            raise ScriptError(str(err), kind=type(err).__name__) from None
+
     table: dict[str, Any] = {name: BuiltinFunction(name, fn, fn) for name, fn in clocks.items()}
     table["sleep"] = BuiltinFunction("sleep", sleep, time.sleep)
+    table["localtime"] = BuiltinFunction("localtime", converting(time.localtime), time.localtime)
+    table["gmtime"] = BuiltinFunction("gmtime", converting(time.gmtime), time.gmtime)
+    table["strftime"] = BuiltinFunction("strftime", strftime, time.strftime)
     return stdlib.Namespace("time", table)
 
 

@@ -182,6 +182,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("logging_record_dunder.gt", "NotSupportedError"),
     ("logging_handler_recursion.gt", "RecursionError"),
     ("logging_message_flood.gt", "LimitError"),
+    ("pathlib_real_files.gt", "NotSupportedError"), ("pathlib_internals.gt", "AttributeError"),
+    ("pathlib_join_flood.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

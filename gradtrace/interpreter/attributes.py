@@ -20,7 +20,7 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
-from . import memory_io, regex_module, text_io
+from . import memory_io, text_io, wrapped
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
     COUNTER_METHODS,
@@ -226,10 +226,13 @@ class Attributes:
             if name == "maxlen":
                 return obj.maxlen
             table = DEQUE_METHODS
-        elif kind in regex_module.OBJECT_TABLES:
-            getters, table = regex_module.OBJECT_TABLES[kind]
+        elif kind in wrapped.OBJECT_TABLES:
+            getters, table = wrapped.OBJECT_TABLES[kind]
             if name in getters:
                 return getters[name](obj)
+            refused = wrapped.REFUSED.get(kind)
+            if refused is not None and name in refused:
+                raise NotSupportedError(refused[name])
         if table is not None and name in table:
             return stdlib.BoundMethod(obj, self.guarded(table[name], name), name)
         return self._missing(obj, name)

@@ -34,7 +34,8 @@ from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .numpy_module import make_numpy
 from .objects import BuiltinFunction, BuiltinType, ScriptIterator
-from .os_module import os_namespaces
+from .os_module import RunFiles, os_namespaces
+from .path_module import pathlib_namespace
 from .pure_modules import pure_namespaces
 from .regex_module import re_namespace
 from .runtime import Code, Frame
@@ -320,7 +321,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "copy", "dataclasses", "__future__", "typing", "io",
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
-                             "json", "statistics", "abc", "re", "textwrap",
+                             "json", "statistics", "abc", "re", "textwrap", "pathlib",
                              *LIBRARY_PYTHON_MODULES)
 
 
@@ -411,7 +412,9 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["collections"] = stdlib.Namespace("collections", {
         "OrderedDict": interp.builtin_types[stdlib.OrderedDict],
         **_counting_types(interp)})
-    modules.update(os_namespaces(interp))  # paths; the run's files and folders in memory
+    files = RunFiles(interp)  # the run's files and folders, in memory
+    modules.update(os_namespaces(interp, files))
+    modules["pathlib"] = pathlib_namespace(interp, files)
     modules["itertools"] = _itertools_namespace(interp)
     modules["pprint"] = _pprint_namespace(interp)
     modules["copy"] = _copy_namespace(interp)
@@ -440,7 +443,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, operator, string, json (plain data), statistics, re, " \
              "textwrap, argparse (no files, no sub-commands), types (SimpleNamespace), " \
-             "logging (to streams) " \
+             "logging (to streams), pathlib (Path over the run's files) " \
              "and os (paths; the files " \
              "torch.save wrote and the folders the script made, in memory)"
 

@@ -34,6 +34,10 @@ def file_key(path: str) -> str:
 def _path(value: Any, function: str) -> str:
     if isinstance(value, str):
         return value
+    from .path_module import ScriptPath  # (it imports this module)
+
+    if type(value) is ScriptPath:  # os.fspath of a pathlib.Path
+        return str(value)
     raise TorchTypeError(f"{function}: path should be string, bytes or os.PathLike, not "
                          f"{type_name(value)}")
 
@@ -104,24 +108,27 @@ def _getenv_sig(key, default=None): pass  # type: ignore[no-untyped-def]  # noqa
 def _cpu_count_sig(): pass  # type: ignore[no-untyped-def]  # noqa: E704
 
 
-def os_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
-    """`os` and `os.path` for one run."""
-    files = RunFiles(interp)
+def os_namespaces(interp: Interpreter, files: RunFiles) -> dict[str, stdlib.Namespace]:
+    """`os` and `os.path` for one run, over its files and folders."""
     limit = interp.limits.max_sequence
 
     def pure(name: str) -> Callable[..., Any]:
         fn = getattr(posixpath, name)
 
         def call(*args: Any) -> Any:
-            for arg in args:
-                _path(arg, name)
+            args = tuple(_path(arg, name) for arg in args)
             if sum(len(a) for a in args) > limit:
                 raise LimitExceeded(f"a path longer than {limit:,} characters")
             return fn(*args)
         return call
 
     def asking(question: Callable[[str], bool]) -> Callable[[Any], bool]:
-        return lambda path: isinstance(path, str) and question(path)
+        def ask(path: Any) -> bool:
+            try:
+                return question(_path(path, "exists"))
+            except TorchTypeError:
+                return False  # (os.path.exists(None) is False)
+        return ask
 
     path_table: dict[str, Any] = {
         name: python_function(name, pure(name), _join_sig if name == "join" else _path_sig)

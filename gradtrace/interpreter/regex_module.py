@@ -1,7 +1,7 @@
 """`re` as scripts see it: Python's own regular expressions behind fixed tables.
 
 Patterns and matches are wrappers (`Pattern`, `Match`) whose attributes and methods are
-the tables below (attributes.py reads `OBJECT_TABLES`); nothing hands a script Python's
+the tables below (registered in wrapped.py); nothing hands a script Python's
 `re.Pattern` or `re.Match` themselves. What a call builds is bounded: `sub`/`subn` build
 their result piece by piece against --max-sequence (a replacement may repeat at every
 position), a callable replacement runs through the interpreter (a counted step each),
@@ -18,6 +18,7 @@ from .. import stdlib
 from ..errors import LimitExceeded, ScriptError, TorchTypeError
 from .objects import type_name
 from .system_modules import python_function
+from .wrapped import register
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -194,13 +195,10 @@ def _methods(cls: type, names: str) -> dict[str, Callable[..., Any]]:
     return {name: guarded(getattr(cls, name)) for name in names.split()}
 
 
-OBJECT_TABLES: dict[type, tuple[dict[str, Callable[[Any], Any]], dict[str, Callable[..., Any]]]] = {
-    Pattern: (_PATTERN_ATTRIBUTES, _methods(
-        Pattern, "match search fullmatch findall finditer split sub subn")),
-    Match: (_MATCH_ATTRIBUTES, _methods(
-        Match, "group groups groupdict start end span expand")),
-}
-"""Each wrapper kind's readable attributes (getters) and methods."""
+_PATTERN_METHODS = _methods(Pattern, "match search fullmatch findall finditer split sub subn")
+register(Pattern, _PATTERN_ATTRIBUTES, _PATTERN_METHODS)
+register(Match, _MATCH_ATTRIBUTES, _methods(Match, "group groups groupdict start end span expand"))
+
 
 def _compile_sig(pattern, flags=0): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
 def _search_sig(pattern, string, flags=0): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
@@ -230,21 +228,21 @@ def re_namespace(interp: Interpreter) -> stdlib.Namespace:
             raise _python_error(err) from None
 
     def searching(method: str) -> Callable[..., Any]:
-        bound = OBJECT_TABLES[Pattern][1][method]
+        bound = _PATTERN_METHODS[method]
 
         def call(pattern: Any, string: Any, flags: Any = 0) -> Any:
             return bound(compile_(pattern, flags), string)
         return call
 
     def substituting(method: str) -> Callable[..., Any]:
-        bound = OBJECT_TABLES[Pattern][1][method]
+        bound = _PATTERN_METHODS[method]
 
         def call(pattern: Any, repl: Any, string: Any, count: int = 0, flags: Any = 0) -> Any:
             return bound(compile_(pattern, flags), repl, string, count)
         return call
 
     def split(pattern: Any, string: Any, maxsplit: int = 0, flags: Any = 0) -> Any:
-        return OBJECT_TABLES[Pattern][1]["split"](compile_(pattern, flags), string, maxsplit)
+        return _PATTERN_METHODS["split"](compile_(pattern, flags), string, maxsplit)
 
     def escape(pattern: Any) -> str:
         return re.escape(_text(pattern))

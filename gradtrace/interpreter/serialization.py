@@ -21,6 +21,7 @@ from .library import intrinsic
 from .memory_io import BytesIO
 from .objects import Instance, ScriptClass, UserFunction, type_name
 from .os_module import file_key
+from .path_module import path_text
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -43,6 +44,7 @@ def save_to_memory(interp: Interpreter, obj: Any, f: Any) -> None:
     if type(f) is BytesIO:
         f.write_archive(_Saved(pickled_copy(obj, interp.tick)))
         return
+    f = path_text(f) or f  # a pathlib.Path names the file too
     if not isinstance(f, str):
         raise NotSupportedError(f"torch.save to a {type_name(f)}: gradtrace keeps saved files "
                                 "in memory, by file name (a str)")
@@ -57,6 +59,7 @@ def save_to_memory(interp: Interpreter, obj: Any, f: Any) -> None:
 def load_from_memory(interp: Interpreter, f: Any, weights_only: bool) -> Any:
     """torch.load(f, weights_only=...) of a file (or io.BytesIO) torch.save wrote in this
     run."""
+    f = path_text(f) or f
     if type(f) is BytesIO:
         saved = f.read_archive()
     else:

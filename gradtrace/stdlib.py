@@ -428,6 +428,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
         "CheckpointFunction", "CheckpointError", "noop_context_fn")},
     "torch.autograd": {"Function": "torch.autograd.function"},
+    "torch.autograd.graph": {name: "torch.autograd.graph" for name in (
+        "GradientEdge", "get_gradient_edge", "register_multi_grad_hook")},
     "torch.autograd.forward_ad": {name: "torch.autograd.forward_ad" for name in (
         "UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
         "unpack_dual", "dual_level")},

@@ -421,6 +421,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.utils.data.dataloader": {"DataLoader": "torch.utils.data.dataloader",
                                     "get_worker_info": "torch.utils.data._utils.worker"},
     "torch": {"save": "torch.serialization", "load": "torch.serialization",
+              "typename": "torch._typename",
               "vmap": "torch._functorch.apis"},
     "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
     "torch.random": {"fork_rng": "torch.random"},

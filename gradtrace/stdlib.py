@@ -27,6 +27,7 @@ from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_
 from .engine.shapes import Size, wrap_dim
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import (
+    EXCEPTION_NAMES,
     EXCEPTION_PARENTS,
     NOT_BUILTIN_EXCEPTIONS,
     GradtraceError,
@@ -186,7 +187,7 @@ class ExceptionType:
 
     @property
     def name(self) -> str:
-        return self.kind
+        return EXCEPTION_NAMES.get(self.kind, self.kind)
 
     def __call__(self, *args: Any) -> ScriptError:
         if len(args) == 1:  # a KeyError shows its key as repr, as Python's does
@@ -892,7 +893,7 @@ GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as dec
 # managers whose instance decorates a function: each call runs inside a fresh `clone()`
 DECORATING_CONTEXTS = (*GRAD_MODE_TYPES, disable_saved_tensors_hooks)
 CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_tensors_hooks,
-                 disable_saved_tensors_hooks)
+                 disable_saved_tensors_hooks, ndarray.ErrState)
 
 
 def exception_types() -> dict[str, ExceptionType]:

@@ -161,6 +161,14 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("hooks_saved_unpack_packed_state.gt", "NotSupportedError"),
     ("inference_mode_version_escape.gt", "NotSupportedError"),
     ("default_dtype_poison.gt", "TypeError"),
+    ("numpy_index_trick_internals.gt", "AttributeError"),
+    ("numpy_index_trick_huge.gt", "LimitError"),
+    ("numpy_errstate_enter_dunder.gt", "AttributeError"),
+    ("numpy_errstate_call_handler.gt", "NotSupportedError"),
+    ("multi_grad_hook_edge_escape.gt", "NotSupportedError"),
+    ("multi_grad_hook_handle_internals.gt", "AttributeError"),
+    ("multi_grad_hook_recursion.gt", "RecursionError"),
+    ("as_strided_out_of_storage.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

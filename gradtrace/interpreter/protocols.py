@@ -16,6 +16,7 @@ from ..errors import GradtraceError, LimitExceeded, ScriptError
 from ..source import Span
 from .collection_types import deque
 from .nesting import check_hashable
+from .numpy_module import IndexTrick
 from .objects import Instance, ScriptGenerator, ScriptIterator, script_message, type_name
 from .runtime import PYTHON_ERRORS
 
@@ -144,6 +145,8 @@ class Protocols:
             return obj[index]
         if kind is ndarray:
             return obj[index]
+        if kind is IndexTrick:
+            return obj.getitem(index)
         if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range, deque)):
             if isinstance(obj, dict):
                 check_hashable(index)

@@ -169,6 +169,13 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("multi_grad_hook_handle_internals.gt", "AttributeError"),
     ("multi_grad_hook_recursion.gt", "RecursionError"),
     ("as_strided_out_of_storage.gt", "LimitError"),
+    ("enum_member_dunder.gt", "NotSupportedError"),
+    ("enum_class_internals.gt", "AttributeError"),
+    ("enum_members_dunder.gt", "AttributeError"),
+    ("enum_auto_internals.gt", "NotSupportedError"),
+    ("enum_reassign_class_attr.gt", "AttributeError"),
+    ("enum_functional_api.gt", "NotSupportedError"),
+    ("enum_unhashable_values.gt", "ValueError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

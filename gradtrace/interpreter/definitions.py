@@ -17,6 +17,7 @@ from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptErr
 from ..source import Span
 from ..tensor_types import ScriptType
 from .dunders import OBJECT
+from .enums import make_enum
 from .objects import ANNOTATED, BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
@@ -173,6 +174,8 @@ class DefinitionCompiler:
                               base, attrs, self)
             cls.annotated = annotated
             cell.cls = cls
+            if base.enum is not None:
+                make_enum(cls)
             return cls
 
         return make

@@ -376,3 +376,21 @@ def gradient_edge_type(interp: Interpreter, cls: Any) -> Any:
 
     GRADIENT_EDGE_TYPES.add(getattr(cls, "type", cls))
     return cls
+
+
+@intrinsic
+def enum_root(interp: Interpreter, cls: Any, auto: Any) -> None:
+    """Make the library's `enum.Enum` the base of enumerations, `auto` its auto()."""
+    from .enums import mark_root
+
+    mark_root(cls, auto)
+
+
+@intrinsic
+def enum_aliases(interp: Interpreter, cls: Any) -> list:
+    """(alias, member name) for each name of an enumeration that repeats a value."""
+    info = getattr(cls, "enum", None) if type(cls) is ScriptClass else None
+    if info is None:
+        return []
+    return [(name, member.attrs["_name_"]) for name, member in info.by_name.items()
+            if member.attrs["_name_"] != name]

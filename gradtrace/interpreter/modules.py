@@ -296,6 +296,7 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
 LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
     "contextlib": ("contextmanager", "nullcontext", "suppress", "ExitStack",
                    "ContextDecorator"),
+    "enum": ("Enum", "IntEnum", "auto", "unique"),
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)

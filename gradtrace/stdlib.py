@@ -467,6 +467,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "Rprop": "torch.optim.rprop",
         "ASGD": "torch.optim.asgd",
     },
+    "torch.optim.swa_utils": {name: "torch.optim.swa_utils" for name in (
+        "AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
+        "get_ema_avg_fn", "get_swa_avg_fn")},
     "torch.optim.lr_scheduler": {
         "LambdaLR": "torch.optim.lr_scheduler",
         "MultiplicativeLR": "torch.optim.lr_scheduler",
@@ -593,6 +596,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.optim": Namespace("torch.optim", {}),
         "torch.optim.optimizer": Namespace("torch.optim.optimizer", {}),
         "torch.optim.lr_scheduler": Namespace("torch.optim.lr_scheduler", {}),
+        "torch.optim.swa_utils": Namespace("torch.optim.swa_utils", {}),
         "torch.utils": Namespace("torch.utils", {}),
         "torch.serialization": Namespace("torch.serialization", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),

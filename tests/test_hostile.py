@@ -176,6 +176,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("enum_reassign_class_attr.gt", "AttributeError"),
     ("enum_functional_api.gt", "NotSupportedError"),
     ("enum_unhashable_values.gt", "ValueError"),
+    ("swa_avg_fn_recursion.gt", "RecursionError"),
+    ("swa_module_internals.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

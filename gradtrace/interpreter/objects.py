@@ -271,6 +271,9 @@ class ScriptClass:
             raise NotSupportedError("calling `object` from Python code is not supported")
         return self.interp.instantiate(self, list(args), kwargs)
 
+    def __bool__(self) -> bool:
+        return True  # a class is true (its __len__ is an enumeration's member count)
+
     def __len__(self) -> int:
         if self.enum is None:
             raise TypeError("object of type 'type' has no len()")

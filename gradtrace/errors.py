@@ -21,6 +21,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "ArithmeticError": "Exception",
     "ZeroDivisionError": "ArithmeticError",
     "OverflowError": "ArithmeticError",
+    "FloatingPointError": "ArithmeticError",
     "LookupError": "Exception",
     "IndexError": "LookupError",
     "KeyError": "LookupError",
@@ -46,6 +47,14 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "JSONDecodeError": "ValueError",  # json.JSONDecodeError
     "StatisticsError": "ValueError",  # statistics.StatisticsError
     "error": "Exception",  # re.error
+    # numpy's, named as an uncaught one prints (each class's __name__ is UFuncTypeError)
+    "numpy._core._exceptions.UFuncTypeError": "TypeError",
+    "numpy._core._exceptions._UFuncNoLoopError": "numpy._core._exceptions.UFuncTypeError",
+    "numpy._core._exceptions._UFuncCastingError": "numpy._core._exceptions.UFuncTypeError",
+    "numpy._core._exceptions._UFuncInputCastingError":
+        "numpy._core._exceptions._UFuncCastingError",
+    "numpy._core._exceptions._UFuncOutputCastingError":
+        "numpy._core._exceptions._UFuncCastingError",
     "SystemExit": "BaseException",  # sys.exit(): ends the run with its status (runner.py)
     "Warning": "Exception",  # what warnings.warn takes, and raises under an "error" filter
     **{kind: "Warning" for kind in (
@@ -55,7 +64,12 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
 }
 # kinds above that are not Python builtins (torch's classes, pickle's)
 NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError",
-                                    "JSONDecodeError", "StatisticsError", "error"})
+                                    "JSONDecodeError", "StatisticsError", "error",
+                                    *(kind for kind in EXCEPTION_PARENTS
+                                      if kind.startswith("numpy."))})
+# the __name__ of the kinds above whose class shows its base's name
+EXCEPTION_NAMES = {kind: "UFuncTypeError" for kind in EXCEPTION_PARENTS
+                   if kind.startswith("numpy._core._exceptions.")}
 
 
 class GradtraceError(Exception):

@@ -27,6 +27,7 @@ from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_
 from .engine.shapes import Size, wrap_dim
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import (
+    EXCEPTION_NAMES,
     EXCEPTION_PARENTS,
     NOT_BUILTIN_EXCEPTIONS,
     GradtraceError,
@@ -186,7 +187,7 @@ class ExceptionType:
 
     @property
     def name(self) -> str:
-        return self.kind
+        return EXCEPTION_NAMES.get(self.kind, self.kind)
 
     def __call__(self, *args: Any) -> ScriptError:
         if len(args) == 1:  # a KeyError shows its key as repr, as Python's does
@@ -421,6 +422,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.utils.data.dataloader": {"DataLoader": "torch.utils.data.dataloader",
                                     "get_worker_info": "torch.utils.data._utils.worker"},
     "torch": {"save": "torch.serialization", "load": "torch.serialization",
+              "typename": "torch._typename",
               "vmap": "torch._functorch.apis"},
     "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
     "torch.random": {"fork_rng": "torch.random"},
@@ -428,6 +430,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
         "CheckpointFunction", "CheckpointError", "noop_context_fn")},
     "torch.autograd": {"Function": "torch.autograd.function"},
+    "torch.autograd.graph": {name: "torch.autograd.graph" for name in (
+        "GradientEdge", "get_gradient_edge", "register_multi_grad_hook")},
     "torch.autograd.forward_ad": {name: "torch.autograd.forward_ad" for name in (
         "UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
         "unpack_dual", "dual_level")},
@@ -463,6 +467,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "Rprop": "torch.optim.rprop",
         "ASGD": "torch.optim.asgd",
     },
+    "torch.optim.swa_utils": {name: "torch.optim.swa_utils" for name in (
+        "AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
+        "get_ema_avg_fn", "get_swa_avg_fn")},
     "torch.optim.lr_scheduler": {
         "LambdaLR": "torch.optim.lr_scheduler",
         "MultiplicativeLR": "torch.optim.lr_scheduler",
@@ -589,6 +596,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.optim": Namespace("torch.optim", {}),
         "torch.optim.optimizer": Namespace("torch.optim.optimizer", {}),
         "torch.optim.lr_scheduler": Namespace("torch.optim.lr_scheduler", {}),
+        "torch.optim.swa_utils": Namespace("torch.optim.swa_utils", {}),
         "torch.utils": Namespace("torch.utils", {}),
         "torch.serialization": Namespace("torch.serialization", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),
@@ -889,7 +897,7 @@ GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as dec
 # managers whose instance decorates a function: each call runs inside a fresh `clone()`
 DECORATING_CONTEXTS = (*GRAD_MODE_TYPES, disable_saved_tensors_hooks)
 CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_tensors_hooks,
-                 disable_saved_tensors_hooks)
+                 disable_saved_tensors_hooks, ndarray.ErrState)
 
 
 def exception_types() -> dict[str, ExceptionType]:

@@ -31,19 +31,19 @@ NOT_YET = {
                                      "torch.device('meta')`: tensors with shapes and no data) "
                                      "is not implemented; gradtrace refuses every device but "
                                      "the CPU",
-    "docstr_multi_grad_hook_gradient_edge": "torch.autograd.graph.register_multi_grad_hook "
-                                            "(needs the engine's graph task id and "
-                                            "will-execute-node queries) and get_gradient_edge "
-                                            "/ GradientEdge inputs to autograd.grad are not "
-                                            "implemented",
     "d2l_resnet_residual_block": "ResNet-18's conv gradients differ from torch's in the last "
-                                 "bits (conv kernels), and batch norm over 8 values per "
-                                 "channel amplifies that to the 4th digit of a weight "
-                                 "gradient's sum (the loss and shapes match)",
-    "github_qmlhep_spectral_norm_discriminator": "conv2d's input gradient of a stride-2 "
-                                                 "128->256 3x3 convolution differs from "
-                                                 "torch's in the last bits (conv kernels), so "
-                                                 "the second Adam step's outputs do",
+                                 "bits: ONEDNN_VERBOSE shows oneDNN's brgconv_strided:avx2 "
+                                 "for the stride-2 input gradients, jit_1x1:avx2 for the 1x1 "
+                                 "convolutions and x64:gemm:jit for the weight gradients at "
+                                 "1x1 and 2x2 outputs, whose orders gradtrace does not "
+                                 "reproduce; batch norm over 8 values per channel amplifies "
+                                 "that to the 4th digit of a weight gradient's sum",
+    "github_qmlhep_spectral_norm_discriminator": "conv2d's input gradient of the stride-2 "
+                                                 "3x3 convolutions (64->128, 128->256) runs "
+                                                 "oneDNN's brgconv_strided:avx2 kernel "
+                                                 "(ONEDNN_VERBOSE), whose order gradtrace "
+                                                 "does not reproduce, so the second Adam "
+                                                 "step's outputs differ in the last bits",
 }
 
 

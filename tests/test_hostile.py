@@ -184,6 +184,23 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("logging_message_flood.gt", "LimitError"),
     ("pathlib_real_files.gt", "NotSupportedError"), ("pathlib_internals.gt", "AttributeError"),
     ("pathlib_join_flood.gt", "LimitError"),
+    ("numpy_index_trick_internals.gt", "AttributeError"),
+    ("numpy_index_trick_huge.gt", "LimitError"),
+    ("numpy_errstate_enter_dunder.gt", "AttributeError"),
+    ("numpy_errstate_call_handler.gt", "NotSupportedError"),
+    ("multi_grad_hook_edge_escape.gt", "NotSupportedError"),
+    ("multi_grad_hook_handle_internals.gt", "AttributeError"),
+    ("multi_grad_hook_recursion.gt", "RecursionError"),
+    ("as_strided_out_of_storage.gt", "LimitError"),
+    ("enum_member_dunder.gt", "NotSupportedError"),
+    ("enum_class_internals.gt", "AttributeError"),
+    ("enum_members_dunder.gt", "AttributeError"),
+    ("enum_auto_internals.gt", "NotSupportedError"),
+    ("enum_reassign_class_attr.gt", "AttributeError"),
+    ("enum_functional_api.gt", "NotSupportedError"),
+    ("enum_unhashable_values.gt", "ValueError"),
+    ("swa_avg_fn_recursion.gt", "RecursionError"),
+    ("swa_module_internals.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

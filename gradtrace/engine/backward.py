@@ -7,6 +7,7 @@ hooks fire and trace events appear.
 from __future__ import annotations
 
 import heapq
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -69,16 +70,16 @@ def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = Non
         grad_tensors = grad_variables
     retain_graph, create_graph = _flag(retain_graph), bool(_flag(create_graph))
     if inputs is not None:
-        inputs = ([inputs] if isinstance(inputs, Tensor) else
+        inputs = ([inputs] if isinstance(inputs, Tensor) or is_gradient_edge(inputs) else
                   list(inputs.values()) if type(inputs) is dict else list(inputs))
         if not inputs:
             raise TorchRuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
-    targets = None if inputs is None else [gradient_edge(t) for t in inputs]
+    targets = None if inputs is None else [_edge(t) for t in inputs]
     for t in inputs or ():
-        if t.grad_fn is not None:
+        if isinstance(t, Tensor) and t.grad_fn is not None:
             t.retain_grad()  # torch: a non-leaf input gets its .grad through retain_grad
     _run(roots, grads, retain_graph, create_graph, targets, accumulate=True, inputs=inputs)
 
@@ -100,9 +101,10 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     retain_graph, create_graph = _flag(retain_graph), bool(_flag(create_graph))
     if allow_unused is None:
         allow_unused = materialize_grads
-    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    outputs = ([outputs] if isinstance(outputs, Tensor) or is_gradient_edge(outputs)
+               else list(outputs))
     keys = list(inputs) if type(inputs) is dict else None
-    inputs = ([inputs] if isinstance(inputs, Tensor) else
+    inputs = ([inputs] if isinstance(inputs, Tensor) or is_gradient_edge(inputs) else
               list(inputs.values()) if keys is not None else list(inputs))
     if not inputs:
         raise TorchRuntimeError("`inputs` argument to `grad()` cannot be empty.")
@@ -113,6 +115,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     if grad_outputs is not None:
         grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
     for t in inputs:
+        if is_gradient_edge(t):
+            continue
         if not isinstance(t, Tensor):
             raise TorchRuntimeError(
                 f"all inputs have to be Tensors or GradientEdges, but got {type_name(t)}")
@@ -126,6 +130,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     else:
         result = _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
     if materialize_grads:
+        if any(g is None and not isinstance(t, Tensor) for g, t in zip(result, inputs)):
+            raise TorchRuntimeError(
+                "materialize_grads cannot be used when the given input is a GradientEdge")
         result = [g if g is not None else zeros_like(t, requires_grad=create_graph)
                   for g, t in zip(result, inputs)]
     if keys is not None:
@@ -142,7 +149,7 @@ def _grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[Any] | No
           retain_graph: bool, create_graph: bool, allow_unused: bool) -> list[Tensor | None]:
     """One run of the engine that captures the gradients reaching `inputs`."""
     roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
-    targets = [gradient_edge(t) for t in inputs]
+    targets = [_edge(t) for t in inputs]
     captured = _run(roots, grads, retain_graph, create_graph, targets, accumulate=False)
     if not allow_unused:
         for i, g in enumerate(captured):
@@ -196,7 +203,8 @@ def _batched_grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[A
 
 def _roots_and_grads(tensors: Sequence[Any], grad_tensors: Sequence[Any] | None,
                      create_graph: bool) -> tuple[list[Edge], list[Tensor]]:
-    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    tensors = ([tensors] if isinstance(tensors, Tensor) or is_gradient_edge(tensors)
+               else list(tensors))
     if grad_tensors is None:
         grad_tensors = [None] * len(tensors)
     elif isinstance(grad_tensors, Tensor):
@@ -208,6 +216,10 @@ def _roots_and_grads(tensors: Sequence[Any], grad_tensors: Sequence[Any] | None,
             f"{len(tensors)}")
     roots, grads = [], []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if is_gradient_edge(t):
+            roots.append((t.node, t.output_nr))
+            grads.append(_edge_grad(t, g, i))
+            continue
         if not isinstance(t, Tensor):
             raise TorchTypeError(f"expected Tensor as element {i} in argument 0, but got "
                                  f"{type(t).__name__}")
@@ -234,6 +246,25 @@ def _roots_and_grads(tensors: Sequence[Any], grad_tensors: Sequence[Any] | None,
     return roots, grads
 
 
+def _edge_grad(edge: Any, g: Any, i: int) -> Tensor:
+    """The gradient flowing into a GradientEdge output: given, or ones for a scalar."""
+    shape, dtype = edge.node.output_meta[edge.output_nr]
+    if g is None:
+        if any(n != 1 for n in shape):
+            raise TorchRuntimeError("grad can be implicitly created only for scalar outputs")
+        if not dtype.is_floating_point:
+            raise TorchRuntimeError("grad can be implicitly created only for real scalar "
+                                    f"outputs but got {dtype!r}")
+        return Tensor._wrap(np.ones(shape, dtype=dtype.np))
+    if not isinstance(g, Tensor):
+        g = Tensor(np.asarray(g, dtype=dtype.np))
+    if g.shape != shape:
+        raise TorchRuntimeError(
+            f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g.shape)!r} and "
+            f"output[{i}] has a shape of {Size(shape)!r}.")
+    return g
+
+
 def _dependencies(roots: list[Edge]) -> dict[Node, int]:
     """How many edges point at each node reachable from the roots."""
     deps: dict[Node, int] = {}
@@ -255,8 +286,10 @@ def _dependencies(roots: list[Edge]) -> dict[Node, int]:
     return deps
 
 
-def _needed(roots: list[Edge], targets: list[Edge]) -> set[Node]:
-    """Nodes that lie on a path from the roots to a target edge (torch's exec_info)."""
+def _needed(roots: list[Edge], targets: list[Edge], accumulate: bool = True) -> set[Node]:
+    """Nodes that run (torch's exec_info `needed_`): those on a path from the roots to a
+    target edge. autograd.grad only captures what reaches a target: its node runs only
+    when a target lies beyond it."""
     target_nodes = {node for node, _ in targets if node is not None}
     needed: set[Node] = set()
     state: dict[Node, int] = {}  # 1 = on the stack, 2 = finished
@@ -278,8 +311,9 @@ def _needed(roots: list[Edge], targets: list[Edge]) -> set[Node]:
                 continue
             stack.pop()
             state[node] = 2
-            if node in target_nodes or any(
-                    c in needed for c, _ in node.next_functions if c is not None):
+            if accumulate and node in target_nodes or any(
+                    c in needed or c in target_nodes
+                    for c, _ in node.next_functions if c is not None):
                 needed.add(node)
     return needed
 
@@ -337,11 +371,53 @@ def is_checkpoint_valid() -> bool:
     return CHECKPOINT_VALID[-1] if CHECKPOINT_VALID else True
 
 
+# The running graph tasks (innermost last): (id, nodes in the graph, nodes that will run
+# or capture when `inputs` were given, else None), for torch._C._current_graph_task_id and
+# _will_engine_execute_node (what register_multi_grad_hook asks).
+TASKS: list[tuple[int, set[Node], set[Node] | None, bool]] = []
+_TASK_IDS = [0]
+
+# The classes torch.autograd.graph.GradientEdge is in each run (a library namedtuple).
+GRADIENT_EDGE_TYPES: weakref.WeakSet = weakref.WeakSet()
+
+
+def is_gradient_edge(value: Any) -> bool:
+    return type(value) in GRADIENT_EDGE_TYPES
+
+
+def current_graph_task_id() -> int:
+    """torch._C._current_graph_task_id(): -1 outside a backward."""
+    return TASKS[-1][0] if TASKS else -1
+
+
+def will_engine_execute_node(node: Any) -> bool:
+    """torch._C._will_engine_execute_node: whether the running backward runs `node`."""
+    if not TASKS:
+        raise TorchRuntimeError(
+            "_will_engine_execute_node should only be called during the backward pass")
+    if not isinstance(node, Node):
+        raise TorchRuntimeError(
+            "_will_engine_execute_node expects an grad_fn, but got a non-grad_fn object")
+    _, in_graph, needed, accumulate = TASKS[-1]
+    if not accumulate and isinstance(node, AccumulateGrad):
+        raise TorchRuntimeError(
+            "A leaf node was passed to _will_engine_execute_node but we are currently "
+            "running autograd.grad(). This is currently not supported.")
+    return node in (in_graph if needed is None else needed)
+
+
+def _edge(value: Any) -> Edge:
+    """Where a gradient goes: a tensor's edge, or a GradientEdge's own."""
+    if is_gradient_edge(value):
+        return (value.node, value.output_nr)
+    return gradient_edge(value)
+
+
 def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_graph: bool,
          targets: list[Edge] | None, accumulate: bool,
          inputs: list[Tensor] | None = None) -> list[Tensor | None]:
     deps = _dependencies(roots)
-    needed = None if targets is None else _needed(roots, targets)
+    needed = None if targets is None else _needed(roots, targets, accumulate)
     # autograd.grad captures what arrives at each target edge instead of accumulating
     capture: dict[tuple[Node, int], list[int]] = {}
     captured: list[Tensor | None] = []
@@ -369,12 +445,16 @@ def _run(roots: list[Edge], grads: list[Tensor], retain_graph: bool, create_grap
              create_graph=create_graph, accumulate=accumulate)
     parent = ANOMALY.evaluating
     CHECKPOINT_VALID.append(targets is None)
+    _TASK_IDS[0] += 1
+    TASKS.append((_TASK_IDS[0], set(deps) | set(buffers),
+                  None if needed is None else needed | target_nodes, accumulate))
     try:
         with set_grad_enabled(create_graph):
             _execute(ready, buffers, deps, needed, capture, captured, targets, target_nodes,
                      accumulate, inputs, retain_graph)
     finally:
         CHECKPOINT_VALID.pop()
+        TASKS.pop()
         ANOMALY.evaluating = parent
         if OBSERVERS:
             emit("backward_end")
@@ -436,6 +516,8 @@ def _loop(ready: list, buffers: dict, deps: dict, needed: set | None, capture: d
         if OBSERVERS:
             emit("node_begin", node=node)
         grads_in = _validate(node, node.apply(buf))
+        if needed is not None:
+            grads_in = _unwanted_dropped(node, grads_in, needed, target_nodes)
         if OBSERVERS:
             emit("node", node=node, grad_outputs=buf, grad_inputs=grads_in)
         if not retain_graph and node.saved is not None:
@@ -475,6 +557,20 @@ def _loop(ready: list, buffers: dict, deps: dict, needed: set | None, capture: d
                 order += 1
         if OBSERVERS:
             emit("node_end", node=node)
+
+
+def _unwanted_dropped(node: Node, grads: Sequence[Tensor | None], needed: set,
+                      target_nodes: set) -> Sequence[Tensor | None]:
+    """No gradient toward a node this backward neither runs nor captures: torch's
+    formulas do not compute it (should_compute_output), so hooks there see none."""
+    out = None
+    for i, (nxt, _) in enumerate(node.next_functions):
+        if (i < len(grads) and grads[i] is not None and nxt is not None
+                and nxt not in needed and nxt not in target_nodes):
+            if out is None:
+                out = list(grads)
+            out[i] = None
+    return grads if out is None else tuple(out)
 
 
 def _call_pre_hooks(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:

@@ -187,6 +187,19 @@ def exponential(gen: Generator, n: int, lambd: float) -> np.ndarray:
         return (-1.0 / lambd) * np.log1p(-unit_float64(gen.draw64(n)))
 
 
+def geometric(gen: Generator, n: int, p: float) -> np.ndarray:
+    """geometric_distribution<double>: ceil(log(x) / log1p(-p)), one random64() each."""
+    with np.errstate(divide="ignore"):
+        return np.ceil(np.log(unit_float64(gen.draw64(n))) / math.log1p(-p))
+
+
+def log_normal(gen: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """lognormal_distribution<double>: exp of normal_distribution<double>(mean, std),
+    whose pairs and cached second half are _normal_scalar's."""
+    with np.errstate(over="ignore"):
+        return np.exp(_normal_scalar(gen, n, mean, std, capability.CAPABILITY))
+
+
 def cauchy(gen: Generator, n: int, median: float, sigma: float,
            cap: str | None = None) -> np.ndarray:
     """cauchy_distribution<double>: median + sigma * tan(pi * (x - 0.5)), one random64()

@@ -399,7 +399,8 @@ def _analytical_rows(vjp_fn: Callable[[Tensor], Any], output: Tensor,
         if v is not None:
             grad_outs = [v.reshape(sample.shape)]
         else:
-            base = zeros_like(sample)
+            # torch: zeros_like(output, memory_format=torch.legacy_contiguous_format)
+            base = zeros_like(sample).contiguous()
             grad_outs = []
     rows: list[list[Tensor | None]] = []
     for j in range(len(grad_outs) if v is not None else sample.numel()):

@@ -19,7 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError
+from ..errors import (
+    EXCEPTION_PARENTS,
+    GradtraceError,
+    LimitExceeded,
+    NotSupportedError,
+    ScriptError,
+)
 from . import limits
 from .ops.creation import WARNINGS
 from .tensor import Tensor
@@ -113,10 +119,62 @@ def _type_name(value: Any) -> str:
     return f"'{type_name(value)}'"
 
 
+# numpy's floating-point error handling as the script set it (np.errstate), innermost last;
+# the first entry is numpy's default
+_ERR_DEFAULT = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
+ERRSTATE: list[dict[str, str]] = [_ERR_DEFAULT]
+_ERR_VALUES = ("ignore", "warn", "raise")
+
+
+class ErrState:
+    """`with np.errstate(divide="ignore", ...):`: how numpy treats floating-point errors
+    in the block ("ignore", "warn" or "raise"; numpy's "call", "print" and "log" need a
+    handler or a stream and are refused)."""
+
+    __slots__ = ("settings",)
+
+    def __init__(self, *, all: Any = None, divide: Any = None, over: Any = None,  # noqa: A002
+                 under: Any = None, invalid: Any = None, call: Any = None) -> None:
+        if call is not None:
+            raise NotSupportedError("np.errstate(call=...) is not supported by gradtrace")
+        self.settings = {}
+        for key, value in (("all", all), ("divide", divide), ("over", over),
+                           ("under", under), ("invalid", invalid)):
+            if value is None:
+                continue
+            if value in ("call", "print", "log"):
+                raise NotSupportedError(f"np.errstate({key}={value!r}) is not supported by "
+                                        "gradtrace")
+            self.settings[key] = value
+
+    def __enter__(self) -> None:
+        state = dict(ERRSTATE[-1])
+        for key in ("divide", "over", "under", "invalid"):
+            value = self.settings.get(key, self.settings.get("all"))
+            if value is None:
+                continue
+            if value not in _ERR_VALUES:
+                raise ScriptError(f"invalid value '{value}'", kind="ValueError")
+            state[key] = value
+        ERRSTATE.append(state)
+
+    def __exit__(self, *exc: Any) -> None:
+        if len(ERRSTATE) > 1:
+            ERRSTATE.pop()
+
+    def __repr__(self) -> str:
+        return f"<numpy.errstate object at {id(self):#x}>"
+
+
+def reset_errstate() -> None:
+    """A run starts with numpy's default handling."""
+    del ERRSTATE[1:]
+
+
 def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Run a numpy function on raw arguments, with numpy's errors as the script's."""
     try:
-        with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+        with warnings.catch_warnings(record=True) as caught, np.errstate(**ERRSTATE[-1]):
             warnings.simplefilter("always")
             result = fn(*args, **kwargs)
     except GradtraceError:
@@ -127,9 +185,11 @@ def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             f"{limits.LIMITS.max_bytes / (1 << 20):,.0f} MiB (raise it with --max-memory)"
         ) from None
     except (TypeError, ValueError, IndexError, ZeroDivisionError, OverflowError,
-            KeyError, AttributeError) as err:
-        kind = next(k.__name__ for k in type(err).__mro__
-                    if k.__module__ == "builtins")
+            KeyError, AttributeError, FloatingPointError) as err:
+        # numpy's UFuncTypeError family shows that name (numpy's _display_as_base)
+        qualified = f"{type(err).__module__}.{type(err).__qualname__}"
+        kind = qualified if qualified in EXCEPTION_PARENTS else next(
+            k.__name__ for k in type(err).__mro__ if k.__module__ == "builtins")
         raise ScriptError(str(err), kind=kind) from None
     for warning in caught:  # numpy's own warnings, shown at the script's line
         WARNINGS.append(f"{warning.category.__name__}: {warning.message}")

@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import stdlib
 from ..errors import NotSupportedError, ScriptError, TorchTypeError
+from . import enums
 from .dunders import OBJECT
 from .objects import (
     MISSING,
@@ -69,6 +70,8 @@ class ClassRuntime:
 
     def instantiate(self, cls: ScriptClass, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """`Cls(...)`: a new instance, then `__init__` (object's takes no arguments)."""
+        if cls.enum is not None:
+            return enums.call(cls, args, kwargs)
         if cls.lookup("__new__") is not MISSING:
             raise NotSupportedError(f"{cls.name}.__new__ is not supported: gradtrace makes "
                                     "instances itself")
@@ -202,6 +205,8 @@ class ClassRuntime:
         if is_dunder(name) and name not in ("__doc__", "__module__"):
             raise NotSupportedError(f"setting attribute '{name}' of class {cls.name} is not "
                                     "supported")
+        if cls.enum is not None:
+            enums.check_setattr(cls, name)
         cls.attrs[name] = value
 
     def class_delattr(self, cls: ScriptClass, name: str) -> None:

@@ -17,6 +17,7 @@ from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptErr
 from ..source import Span
 from ..tensor_types import ScriptType
 from .dunders import OBJECT
+from .enums import make_enum
 from .exception_classes import exception_base, is_exception_kind
 from .objects import ANNOTATED, BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
@@ -174,6 +175,8 @@ class DefinitionCompiler:
                               base, attrs, self)
             cls.annotated = annotated
             cell.cls = cls
+            if base.enum is not None:
+                make_enum(cls)
             return cls
 
         return make

@@ -366,3 +366,56 @@ def checkpoint_valid(interp: Interpreter) -> bool:
     from ..engine.backward import is_checkpoint_valid
 
     return is_checkpoint_valid()
+
+
+@intrinsic
+def current_graph_task_id(interp: Interpreter) -> int:
+    """torch._C._current_graph_task_id() (engine/backward.py)."""
+    from ..engine.backward import current_graph_task_id as task_id
+
+    return task_id()
+
+
+@intrinsic
+def will_engine_execute_node(interp: Interpreter, node: Any) -> bool:
+    """torch._C._will_engine_execute_node(node) (engine/backward.py)."""
+    from ..engine.backward import will_engine_execute_node as will_execute
+
+    return will_execute(node)
+
+
+@intrinsic
+def grad_fn_or_grad_acc(interp: Interpreter, tensor: Any) -> Any:
+    """torch.autograd.graph._get_grad_fn_or_grad_acc: a tensor's grad_fn, or the
+    AccumulateGrad node a leaf's gradient goes to."""
+    from ..engine.tensor import gradient_edge
+
+    return gradient_edge(tensor)[0]
+
+
+@intrinsic
+def gradient_edge_type(interp: Interpreter, cls: Any) -> Any:
+    """Mark torch.autograd.graph.GradientEdge (a namedtuple class) as the edge type
+    backward() and grad() take in place of a tensor."""
+    from ..engine.backward import GRADIENT_EDGE_TYPES
+
+    GRADIENT_EDGE_TYPES.add(getattr(cls, "type", cls))
+    return cls
+
+
+@intrinsic
+def enum_root(interp: Interpreter, cls: Any, auto: Any) -> None:
+    """Make the library's `enum.Enum` the base of enumerations, `auto` its auto()."""
+    from .enums import mark_root
+
+    mark_root(cls, auto)
+
+
+@intrinsic
+def enum_aliases(interp: Interpreter, cls: Any) -> list:
+    """(alias, member name) for each name of an enumeration that repeats a value."""
+    info = getattr(cls, "enum", None) if type(cls) is ScriptClass else None
+    if info is None:
+        return []
+    return [(name, member.attrs["_name_"]) for name, member in info.by_name.items()
+            if member.attrs["_name_"] != name]

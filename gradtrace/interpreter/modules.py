@@ -313,6 +313,7 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                 "log", "makeLogRecord", "setLoggerClass", "shutdown", "warn", "warning",
                 "getLogRecordFactory", "setLogRecordFactory", "lastResort", "raiseExceptions",
                 "getLevelNamesMapping", "root"),
+    "enum": ("Enum", "IntEnum", "auto", "unique"),
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
@@ -442,7 +443,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, operator, string, json (plain data), statistics, re, " \
-             "textwrap, argparse (no files, no sub-commands), types (SimpleNamespace), " \
+             "textwrap, enum, argparse (no files, no sub-commands), types (SimpleNamespace), " \
              "logging (to streams), pathlib (Path over the run's files) " \
              "and os (paths; the files " \
              "torch.save wrote and the folders the script made, in memory)"

@@ -23,11 +23,14 @@ from ..engine import limits, unreproducible
 from ..engine.dtypes import DType
 from ..engine.ndarray import (
     COPY_WARNING,
+    ERRSTATE,
     WRAP_WARNING,
+    ErrState,
     call,
     ndarray,
     raw,
     reserve_broadcast,
+    reset_errstate,
     wrap,
 )
 from ..engine.tensor import Tensor
@@ -310,6 +313,50 @@ def make_function(interp: Interpreter, name: str, fn: Callable[..., Any],
     return NumpyFunction(name, function, interp, qualified or f"numpy.{name}")
 
 
+class IndexTrick:
+    """np.r_ / np.c_: indexing one concatenates its pieces (arrays, numbers, lists and
+    slices, which become ranges) along the first axis / as columns; numpy's own object."""
+
+    __slots__ = ("name", "trick")
+
+    def __init__(self, name: str, trick: Any):
+        self.name = name
+        self.trick = trick
+
+    def getitem(self, key: Any) -> Any:
+        items = key if type(key) is tuple else (key,)
+        count = 0
+        pieces = []
+        for item in items:
+            if type(item) is slice:
+                count += _slice_size(item)
+                pieces.append(slice(raw(item.start), raw(item.stop), raw(item.step)))
+            elif isinstance(item, str):
+                pieces.append(item)
+            else:
+                value = raw(item)
+                count += int(np.size(value)) if not isinstance(value, list) else len(value)
+                pieces.append(value)
+        reserve(count)
+        return wrap(call(self.trick.__getitem__, tuple(pieces) if type(key) is tuple
+                         else pieces[0]))
+
+    def __repr__(self) -> str:
+        return f"<numpy.lib._index_tricks_impl.{type(self.trick).__name__} object at " \
+               f"{id(self):#x}>"
+
+
+def _slice_size(item: slice) -> int:
+    """How many numbers a slice in np.r_ makes (a range; numpy's complex steps, a count,
+    cannot come from scripts)."""
+    try:
+        start = 0 if item.start is None else float(item.start)
+        step = 1 if item.step is None else float(item.step)
+        return max(0, math.ceil((float(item.stop) - start) / step)) if step else 0
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
 def _random_size(args: list, kwargs: dict, positional_dims: bool) -> int:
     if positional_dims:  # rand(2, 3), randn(2, 3)
         return _numel(tuple(args)) if args else 1
@@ -530,6 +577,12 @@ def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     table["dtype"] = NumpyFunction("dtype", dtype_arg, interp, "numpy.dtype")
     table["__version__"] = np.__version__
     table["set_printoptions"] = _set_printoptions(interp)
+    reset_errstate()
+    table["errstate"] = NumpyFunction("errstate", ErrState, interp, "numpy.errstate")
+    table["geterr"] = NumpyFunction("geterr", lambda: dict(ERRSTATE[-1]), interp,
+                                    "numpy.geterr")
+    table["r_"] = IndexTrick("r_", np.r_)
+    table["c_"] = IndexTrick("c_", np.c_)
     random_ns = _random_namespace(interp)
     linalg = stdlib.Namespace("numpy.linalg", {
         name: make_function(interp, name, getattr(np.linalg, name), f"numpy.linalg.{name}")

@@ -240,7 +240,7 @@ class ScriptClass:
     its method resolution order (itself, then its base's)."""
 
     __slots__ = ("name", "qualname", "module", "base", "attrs", "mro", "interp", "frozen",
-                 "annotated", "exception_kind", "__weakref__")
+                 "annotated", "exception_kind", "enum", "__weakref__")
 
     def __init__(self, name: str, qualname: str, module: str, base: ScriptClass | None,
                  attrs: dict[str, Any], interp: Interpreter | None, frozen: bool = False):
@@ -255,6 +255,7 @@ class ScriptClass:
         self.annotated: tuple[str, ...] = ()  # the names its body annotates (`x: int`)
         # the builtin exception at its root (`class E(ValueError)`), None if not one
         self.exception_kind: str | None = base.exception_kind if base is not None else None
+        self.enum: Any = None  # an enumeration's members (interpreter/enums.py)
 
     def lookup(self, name: str) -> Any:
         """The attribute `name` from the first class in the MRO that has it, else MISSING."""
@@ -272,7 +273,24 @@ class ScriptClass:
             raise NotSupportedError("calling `object` from Python code is not supported")
         return self.interp.instantiate(self, list(args), kwargs)
 
+    def __bool__(self) -> bool:
+        return True  # a class is true (its __len__ is an enumeration's member count)
+
+    def __len__(self) -> int:
+        if self.enum is None:
+            raise TypeError("object of type 'type' has no len()")
+        return len(self.enum.members)
+
+    def __contains__(self, item: Any) -> bool:
+        if self.enum is None:
+            raise TypeError("argument of type 'type' is not iterable")
+        from .enums import contains
+
+        return contains(self, item)
+
     def __repr__(self) -> str:
+        if self.enum is not None:
+            return f"<enum '{self.name}'>"
         if self.module == "builtins":
             return f"<class '{self.qualname}'>"
         return f"<class '{self.module}.{self.qualname}'>"

@@ -14,9 +14,19 @@ from ..engine.shapes import Size
 from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, ScriptError
 from ..source import Span
+from . import enums
 from .collection_types import deque
 from .nesting import check_hashable
-from .objects import Instance, ScriptGenerator, ScriptIterator, script_message, type_name
+from .numpy_module import IndexTrick
+from .objects import (
+    MISSING,
+    Instance,
+    ScriptClass,
+    ScriptGenerator,
+    ScriptIterator,
+    script_message,
+    type_name,
+)
 from .regex_module import Match
 from .runtime import PYTHON_ERRORS
 
@@ -100,6 +110,8 @@ class Protocols:
         if kind in SIZED or kind in PYTHON_ITERATORS or kind is ScriptGenerator or \
                 kind is ScriptIterator or isinstance(value, ITERABLES):
             return iter(value)
+        if kind is ScriptClass and value.enum is not None:
+            return enums.iterate(value)
         if kind is Instance:
             try:
                 return iter(value)
@@ -145,9 +157,15 @@ class Protocols:
             return obj[index]
         if kind is ndarray:
             return obj[index]
+        if kind is IndexTrick:
+            return obj.getitem(index)
+        if kind is ScriptClass and obj.enum is not None:
+            return enums.getitem(obj, index)
         if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range, deque)):
             if isinstance(obj, dict):
                 check_hashable(index)
+            elif type(index) is Instance and kind is not Instance:
+                index = self.as_index(index)
             try:
                 return obj[index]
             except PYTHON_ERRORS as err:
@@ -160,6 +178,17 @@ class Protocols:
             except PYTHON_ERRORS as err:
                 raise ScriptError(str(err), kind=type(err).__name__) from None
         raise ScriptError(f"'{type_name(obj)}' object is not subscriptable", kind="TypeError")
+
+    def as_index(self, value: Instance) -> Any:
+        """An instance used as a sequence index: its `__index__()` (an int), if it has one."""
+        fn = value.cls.lookup("__index__")
+        if fn is MISSING:
+            return value
+        result = self.call_bound(fn, value, ())
+        if type(result) is not int:
+            raise ScriptError(f"__index__ returned non-int (type {type_name(result)})",
+                              kind="TypeError")
+        return result
 
     def set_item(self, obj: Any, index: Any, value: Any) -> None:
         kind = type(obj)

@@ -14,6 +14,7 @@ from ..tensor import Tensor
 from . import (
     add_products,
     arrangements,
+    as_strided,
     cholesky_solve,
     composites,
     copies,
@@ -425,6 +426,7 @@ TENSOR_METHODS.update({
 })
 
 TENSOR_METHODS.update(linalg_composite.TENSOR_METHODS)
+TENSOR_METHODS.update(as_strided.TENSOR_METHODS)
 TENSOR_METHODS.update(gamma.TENSOR_METHODS)
 TENSOR_METHODS.update(special_functions.TENSOR_METHODS)
 TENSOR_METHODS.update(scatter_reduce.TENSOR_METHODS)

@@ -24,7 +24,7 @@ from ..limits import reserve
 from ..node import Function
 from ..shapes import broadcast_shapes, size_args
 from ..tensor import Tensor, type_name
-from ._util import apply_inplace
+from ._util import apply_inplace, not_implemented
 from .creation import empty_like, zeros_like
 
 # ------------------------------------------------------------------ helpers
@@ -163,6 +163,20 @@ class ExponentialBackward0(_Sampler):
         return _fill(a.array, dist.exponential(gen, a.array.size, lambd))
 
 
+class GeometricBackward0(_Sampler):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, p: float, gen: Generator) -> np.ndarray:
+        return _fill(a.array, dist.geometric(gen, a.array.size, p).astype(a.array.dtype))
+
+
+class LogNormalBackward0(_Sampler):
+    __slots__ = ()
+
+    def forward(self, a: Tensor, mean: float, std: float, gen: Generator) -> np.ndarray:
+        return _fill(a.array, dist.log_normal(gen, a.array.size, mean, std))
+
+
 class CauchyBackward0(_Sampler):
     __slots__ = ()
 
@@ -285,6 +299,22 @@ def exponential_(t: Tensor, lambd: float = 1.0, *,
         raise TorchRuntimeError(
             f"exponential_ expects lambda > 0.0, but found lambda={_g(float(lambd))}")
     return apply_inplace(ExponentialBackward0, t, lambd=float(lambd), gen=resolve(generator))
+
+
+def geometric_(t: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    if not 0 < p < 1:
+        raise TorchRuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(float(p))}")
+    return apply_inplace(GeometricBackward0, t, p=float(p), gen=resolve(generator))
+
+
+def log_normal_(t: Tensor, mean: float = 1.0, std: float = 2.0, *,
+                generator: Generator | None = None) -> Tensor:
+    if not std > 0.0:
+        raise TorchRuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(float(std))}")
+    if not t.dtype.is_floating_point:
+        raise not_implemented("log_normal_cpu", t.dtype)
+    return apply_inplace(LogNormalBackward0, t, mean=float(mean), std=float(std),
+                         gen=resolve(generator))
 
 
 _CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int",
@@ -600,7 +630,8 @@ def new_generator(device: Any = "cpu") -> Generator:
 
 TENSOR_METHODS = {
     "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "random_": random_,
-    "exponential_": exponential_, "cauchy_": cauchy_, "bernoulli": bernoulli,
+    "exponential_": exponential_, "cauchy_": cauchy_, "geometric_": geometric_,
+    "log_normal_": log_normal_, "bernoulli": bernoulli,
     "multinomial": multinomial,
 }
 

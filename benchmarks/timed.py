@@ -14,7 +14,17 @@ import os
 import sys
 import time
 
-_FORKED: list[float] = []  # the parent's CPU time at the fork, then 0.0 in the child
+# CPU time this process's ancestors spent after the import ("base", summed over forks) and
+# this process's own clock at its last fork ("at")
+_FORK: dict[str, float] = {}
+
+
+def _before_fork() -> None:
+    _FORK["at"] = time.process_time()
+
+
+def _after_fork_in_child() -> None:
+    _FORK["base"] = _FORK.get("base", 0.0) + _FORK.pop("at", 0.0)
 
 
 def _report(t0: float, t1: float, t2: float, c1: float, c2: float) -> None:
@@ -36,16 +46,14 @@ def main() -> None:
         # whose CPU clock starts again at 0. Count the parent's CPU from here to the fork,
         # then the child's own (before: the child's clock minus the parent's import time,
         # which came out negative for the empty script).
-        os.register_at_fork(before=lambda: _FORKED.append(time.process_time()),
-                            after_in_child=lambda: _FORKED.append(0.0))
+        os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
         code = 0
         try:
             cli_main(args=args, prog_name="gradtrace")
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         t2, c2 = time.perf_counter(), time.process_time()
-        if len(_FORKED) >= 2 and _FORKED[-1] == 0.0:  # this is the forked child
-            c2 += _FORKED[-2]
+        c2 += _FORK.get("base", 0.0)  # in the forked child: the parent's part
         _report(t0, t1, t2, c1, c2)
         sys.exit(code)
     elif mode == "module":

@@ -10,8 +10,21 @@ time of the process, all threads) exclude interpreter start-up and the runner's 
 which for torch is large and noisy (and its shutdown, ~0.45 s), so they are steadier
 measures of compute time; the CPU one also resists other processes competing for the CPU.
 """
+import os
 import sys
 import time
+
+# CPU time this process's ancestors spent after the import ("base", summed over forks) and
+# this process's own clock at its last fork ("at")
+_FORK: dict[str, float] = {}
+
+
+def _before_fork() -> None:
+    _FORK["at"] = time.process_time()
+
+
+def _after_fork_in_child() -> None:
+    _FORK["base"] = _FORK.get("base", 0.0) + _FORK.pop("at", 0.0)
 
 
 def _report(t0: float, t1: float, t2: float, c1: float, c2: float) -> None:
@@ -29,12 +42,18 @@ def main() -> None:
         from gradtrace.cli import main as cli_main  # what the console script imports
 
         t1, c1 = time.perf_counter(), time.process_time()
+        # `gradtrace run` forks: the script runs (and this report is written) in the child,
+        # whose CPU clock starts again at 0. Count the parent's CPU from here to the fork,
+        # then the child's own (before: the child's clock minus the parent's import time,
+        # which came out negative for the empty script).
+        os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
         code = 0
         try:
             cli_main(args=args, prog_name="gradtrace")
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         t2, c2 = time.perf_counter(), time.process_time()
+        c2 += _FORK.get("base", 0.0)  # in the forked child: the parent's part
         _report(t0, t1, t2, c1, c2)
         sys.exit(code)
     elif mode == "module":

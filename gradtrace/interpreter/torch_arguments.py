@@ -532,6 +532,12 @@ _DECLARED: dict[Any, tuple[tuple[str, int], ...]] = {}
 
 
 def _bool_parameters(fn: Any) -> tuple[tuple[str, int], ...]:
+    if (isinstance(fn, type) and type(fn).__call__ is type.__call__
+            and fn.__init__ is object.__init__ and fn.__new__ is object.__new__):
+        # a class that takes no arguments (torch.no_grad): inspect would build its `()`
+        # from object's text signature, compiling the tokenize module's regexes (~7 ms,
+        # the first `with torch.no_grad()` of every run)
+        return ()
     try:
         parameters = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):

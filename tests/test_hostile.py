@@ -184,6 +184,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("logging_message_flood.gt", "LimitError"),
     ("pathlib_real_files.gt", "NotSupportedError"), ("pathlib_internals.gt", "AttributeError"),
     ("pathlib_join_flood.gt", "LimitError"),
+    ("typing_alias_nesting.gt", "LimitError"), ("typing_internals.gt", "NotSupportedError"),
     ("numpy_index_trick_internals.gt", "AttributeError"),
     ("numpy_index_trick_huge.gt", "LimitError"),
     ("numpy_errstate_enter_dunder.gt", "AttributeError"),

@@ -40,6 +40,7 @@ from .pure_modules import pure_namespaces
 from .regex_module import re_namespace
 from .runtime import Code, Frame
 from .system_modules import system_namespaces
+from .typing_module import typing_namespace
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -279,22 +280,6 @@ def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
     return _python_namespace("pprint", pprint, {"pprint": pprint_, "pformat": pformat, "pp": pp})
 
 
-class TypingName:
-    """A name from `typing` (Tuple, Optional, ...): scripts import them for annotations,
-    which gradtrace keeps but never evaluates; the value itself only prints."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"typing.{self.name}"
-
-
-TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional",
-                "Sequence", "Set", "Tuple", "Type", "Union")
-
 # Python modules written as bundled library code (gradtrace/lib/NAME.gt): their names
 LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
     "contextlib": ("contextmanager", "nullcontext", "suppress", "ExitStack",
@@ -428,7 +413,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["re"] = re_namespace(interp)
     for name, names in LIBRARY_PYTHON_MODULES.items():
         modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
-    modules["typing"] = stdlib.Namespace("typing", {n: TypingName(n) for n in TYPING_NAMES})
+    modules["typing"] = typing_namespace()
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
     return modules

@@ -29,6 +29,7 @@ from .objects import (
 )
 from .regex_module import Match
 from .runtime import PYTHON_ERRORS
+from .typing_module import TypingName
 
 # Python's own iterators over the containers scripts hold (what `iter()`, `zip`,
 # `enumerate`, `reversed` and dict views give): their length is bounded by a container's.
@@ -172,6 +173,8 @@ class Protocols:
                 message = repr(index) if isinstance(err, KeyError) else str(err)
                 raise ScriptError(script_message(message, (obj, index)),
                                   kind=type(err).__name__) from None
+        if kind is TypingName:  # Tuple[torch.Tensor, torch.Tensor]
+            return obj.subscript(index)
         if kind is Match:
             try:
                 return obj[index]

@@ -1,0 +1,109 @@
+"""`typing` as scripts use it: names for annotations (kept, never evaluated) and the type
+aliases code builds from them at run time (`Batch = Tuple[torch.Tensor, torch.Tensor]`),
+which print as Python prints them (`typing.Tuple[torch.Tensor, torch.Tensor]`). Nothing
+checks a type: `cast` returns its value, a TypeVar is a name.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import stdlib
+from ..errors import TorchTypeError
+from .objects import BuiltinFunction
+
+TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional",
+                "Sequence", "Set", "Tuple", "Type", "Union", "Literal", "Mapping",
+                "MutableMapping", "MutableSequence", "FrozenSet", "DefaultDict", "Deque",
+                "Counter", "OrderedDict", "Generator", "Hashable", "Sized", "Collection",
+                "Container", "Final", "ClassVar", "Annotated", "NoReturn", "Awaitable")
+"""The names of `typing` a script may import (`Generic`, `Protocol`, `NamedTuple` and
+`TypedDict` would be class bases: not offered)."""
+
+
+class TypingName:
+    """A name from `typing` (`Tuple`), or one subscripted (`Tuple[int, str]`)."""
+
+    __slots__ = ("name", "args")
+    python_type_name = "typing._GenericAlias"
+
+    def __init__(self, name: str, args: tuple[Any, ...] | None = None):
+        self.name = name
+        self.args = args
+
+    def __repr__(self) -> str:
+        if self.args is None:
+            return f"typing.{self.name}"
+        return f"typing.{self.name}[{', '.join(_type_repr(a) for a in self.args)}]"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is TypingName and (self.name, self.args) == (other.name, other.args)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.args))
+
+    def subscript(self, index: Any) -> Any:
+        """`Name[args]`, normalised as Python's typing does for Optional and Union."""
+        if self.args is not None or self.name == "Any":
+            raise TorchTypeError(f"{self!r} is not a generic class")
+        args = index if type(index) is tuple else (index,)
+        if self.name == "Optional":
+            if len(args) != 1:
+                raise TorchTypeError("typing.Optional requires a single type.")
+            return TypingName("Optional", args) if args[0] is not None else None
+        if self.name == "Union":
+            unique = tuple(dict.fromkeys(args))
+            if len(unique) == 1:
+                return unique[0]
+            if len(unique) == 2 and None in unique:
+                return TypingName("Optional", tuple(a for a in unique if a is not None))
+            return TypingName("Union", unique)
+        return TypingName(self.name, args)
+
+
+def _type_repr(value: Any) -> str:
+    """typing._type_repr: a class by its dotted name (`int`, `torch.Tensor`), None as the
+    type typing makes of it (`NoneType`), `...` as itself, a list of types in brackets
+    (Callable's parameters)."""
+    if value is None:
+        return "NoneType"
+    if value is ...:
+        return "..."
+    if type(value) is list:
+        return f"[{', '.join(_type_repr(v) for v in value)}]"
+    text = repr(value)
+    if text.startswith("<class '") and text.endswith("'>"):
+        text = text[len("<class '"):-2]
+        return text[len("builtins."):] if text.startswith("builtins.") else text
+    return text
+
+
+def typing_namespace() -> stdlib.Namespace:
+    def cast(typ: Any, val: Any) -> Any:
+        return val
+
+    def type_var(name: Any, *constraints: Any, bound: Any = None, covariant: bool = False,
+                 contravariant: bool = False) -> TypeVarName:
+        if not isinstance(name, str):
+            raise TorchTypeError("TypeVar name must be a string")
+        return TypeVarName(name)
+
+    import typing
+
+    table: dict[str, Any] = {n: TypingName(n) for n in TYPING_NAMES}
+    table["TYPE_CHECKING"] = False
+    table["cast"] = BuiltinFunction("cast", cast, typing.cast)
+    table["TypeVar"] = BuiltinFunction("TypeVar", type_var, typing.TypeVar)
+    return stdlib.Namespace("typing", table)
+
+
+class TypeVarName:
+    """`T = TypeVar("T")`: prints as Python's (`~T`)."""
+
+    __slots__ = ("name",)
+    python_type_name = "TypeVar"
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"~{self.name}"

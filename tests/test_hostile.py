@@ -185,6 +185,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("pathlib_real_files.gt", "NotSupportedError"), ("pathlib_internals.gt", "AttributeError"),
     ("pathlib_join_flood.gt", "LimitError"),
     ("typing_alias_nesting.gt", "LimitError"), ("typing_internals.gt", "NotSupportedError"),
+    ("itertools_cycle_forever.gt", "LimitError"), ("functools_lru_cache_flood.gt", "LimitError"),
+    ("functools_wraps_dunder.gt", "NotSupportedError"),
     ("numpy_index_trick_internals.gt", "AttributeError"),
     ("numpy_index_trick_huge.gt", "LimitError"),
     ("numpy_errstate_enter_dunder.gt", "AttributeError"),

@@ -195,8 +195,13 @@ def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
             yield from result
         return lazy("product", producing())
 
-    return _python_namespace("itertools", itertools, {
+    namespace = _python_namespace("itertools", itertools, {
         "count": count, "repeat": repeat, "chain": chain, "islice": islice, "product": product})
+    namespace.table.update({name: stdlib.LibraryName("_itertools", name) for name in (
+        "accumulate", "combinations", "combinations_with_replacement", "permutations",
+        "zip_longest", "cycle", "starmap", "compress", "dropwhile", "takewhile",
+        "filterfalse", "pairwise", "groupby", "tee")})  # (lib/_itertools.gt)
+    return namespace
 
 
 def _python_namespace(name: str, module: Any, table: dict[str, Any]) -> stdlib.Namespace:
@@ -383,6 +388,9 @@ def _functools_namespace(interp: Interpreter) -> stdlib.Namespace:
         return value
 
     namespace = _python_namespace("functools", functools, {"reduce": reduce})
+    namespace.table.update({name: stdlib.LibraryName("_functools", name) for name in (
+        "wraps", "update_wrapper", "lru_cache", "cache", "cmp_to_key", "WRAPPER_ASSIGNMENTS",
+        "WRAPPER_UPDATES")})
     partial_type = BuiltinType(collection_types.partial, partial)
     partial_type.module = "functools"
     interp.builtin_types[collection_types.partial] = partial_type
@@ -421,8 +429,8 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
 
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
              "torch.utils.data, torch.distributions), math, random, collections " \
-             "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools (count, " \
-             "repeat, chain, islice, product), functools (partial, reduce), pprint, copy, " \
+             "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools, functools " \
+             "(partial, reduce, wraps, lru_cache, cache, cmp_to_key), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
              "typing (for annotations), __future__, io (BytesIO, StringIO), numpy (arrays, " \
              "math, random, linalg), warnings, sys " \

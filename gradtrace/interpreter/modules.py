@@ -295,6 +295,10 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                  "RawTextHelpFormatter", "MetavarTypeHelpFormatter", "Namespace", "Action",
                  "ONE_OR_MORE", "OPTIONAL", "PARSER", "REMAINDER", "SUPPRESS", "ZERO_OR_MORE"),
     "types": ("SimpleNamespace",),
+    "heapq": ("heappush", "heappop", "heapify", "heapreplace", "merge", "nlargest",
+              "nsmallest", "heappushpop"),
+    "bisect": ("bisect_left", "bisect_right", "insort_left", "insort_right", "bisect",
+               "insort"),
     "logging": ("BASIC_FORMAT", "BufferingFormatter", "CRITICAL", "DEBUG", "ERROR", "FATAL",
                 "FileHandler", "Filter", "Formatter", "Handler", "INFO", "LogRecord", "Logger",
                 "LoggerAdapter", "NOTSET", "NullHandler", "StreamHandler", "WARN", "WARNING",
@@ -436,7 +440,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, operator, string, json (plain data), statistics, re, " \
-             "textwrap, enum, argparse (no files, no sub-commands), types (SimpleNamespace), " \
+             "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types (SimpleNamespace), " \
              "logging (to streams), pathlib (Path over the run's files) " \
              "and os (paths; the files " \
              "torch.save wrote and the folders the script made, in memory)"

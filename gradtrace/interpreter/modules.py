@@ -440,10 +440,10 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, operator, string, json (plain data), statistics, re, " \
-             "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types (SimpleNamespace), " \
-             "logging (to streams), pathlib (Path over the run's files) " \
-             "and os (paths; the files " \
-             "torch.save wrote and the folders the script made, in memory)"
+             "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
+             "(SimpleNamespace), logging (to streams), pathlib (Path over the run's files) " \
+             "and os (paths; the files torch.save wrote and the folders the script made, " \
+             "in memory)"
 
 
 class ImportCompiler:

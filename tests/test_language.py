@@ -629,3 +629,18 @@ def test_deque_is_bounded_by_maxlen_and_samples_like_a_sequence():
     assert out(text) == ("deque([2, 3, 4], maxlen=3) 3 2 4 [2, 3, 4] 3 True\n"
                          "deque([2], maxlen=3) 9 3 deque([2], maxlen=3)\n"
                          "deque([3, 7, 2]) [7, 2] 12 <class 'collections.deque'>\n")
+
+
+def test_shift_and_bitwise_augmented_operators_work_on_ints_and_tensors_in_place():
+    assert out("x = 5\nx <<= 3\nx &= 12\nx ^= 1\nx |= 16\nx >>= 1\n"
+               "print(x, 1 << 20, -7 >> 1)\n"
+               "t = torch.tensor([1, 2, 4])\nv = t._version\nt <<= 2\n"
+               "m = torch.tensor([True, False])\nm |= torch.tensor([False, True])\n"
+               "print(t, t._version - v, t >> 1, 1 << t, m, m._version)\n") == \
+        "12 1048576 -4\ntensor([ 4,  8, 16]) 1 tensor([2, 4, 8]) tensor([   16,   256, 65536]) " \
+        "tensor([True, True]) 1\n"
+
+
+def test_a_shift_past_the_integer_size_limit_is_refused_before_python_builds_it():
+    err = error("y = 1 << 10**9\n")
+    assert isinstance(err, LimitExceeded) and "1 << 1000000000" in err.message

@@ -445,6 +445,18 @@ class Tensor:
     def __ipow__(self, other: Any) -> Tensor:
         return ops.pow_(self, other)
 
+    def __lshift__(self, other: Any) -> Tensor:
+        return ops.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return ops.bitwise_left_shift(other, self)
+
+    def __rshift__(self, other: Any) -> Tensor:
+        return ops.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return ops.bitwise_right_shift(other, self)
+
     def __getitem__(self, index: Any) -> Tensor:
         return ops.getitem(self, index)
 
@@ -610,3 +622,18 @@ from . import ops  # noqa: E402,F401
 __all__ = [
     "Tensor", "Parameter", "VersionCounter", "gradient_edge", "RemovableHandle", "TorchValueError",
 ]
+
+
+def _bitwise_inplace(name: str) -> Callable[[Tensor, Any], Tensor]:
+    """`t &= m`: torch's in-place bitwise op (Tensor.bitwise_and_), found when first used."""
+    def op(self: Tensor, other: Any) -> Tensor:
+        return ops.TENSOR_METHODS[name](self, other)
+
+    op.__name__ = name
+    return op
+
+
+for _dunder, _method in (("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_"),
+                         ("__ixor__", "bitwise_xor_"), ("__ilshift__", "bitwise_left_shift_"),
+                         ("__irshift__", "bitwise_right_shift_")):
+    setattr(Tensor, _dunder, _bitwise_inplace(_method))

@@ -411,6 +411,10 @@ class ExpressionCompiler:
                     f"({limit} bits)", span)
             if op == "*" and a.bit_length() + b.bit_length() > limit:
                 raise LimitExceeded(f"integer result exceeds the size limit ({limit} bits)", span)
+        if op == "<<" and isinstance(a, int) and isinstance(b, int) and b > 0 and \
+                a.bit_length() + b > limit:
+            raise LimitExceeded(f"{short_int(a)} << {short_int(b)} would exceed the integer "
+                                f"size limit ({limit} bits)", span)
         if op in ("//", "%") and isinstance(a, int) and isinstance(b, int) and \
                 max(a.bit_length(), b.bit_length()) > limit:
             raise LimitExceeded(f"integer operand exceeds the size limit ({limit} bits)", span)

@@ -13,14 +13,16 @@ def _binop_table() -> dict[str, Callable[[Any, Any], Any]]:
     return {
         "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
         "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
-        "&": operator.and_, "|": operator.or_, "^": operator.xor,
+        "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+        ">>": operator.rshift,
     }
 
 
 BINOPS = _binop_table()
 
 _DUNDER = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
-           "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor"}
+           "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor", "<<": "lshift",
+           ">>": "rshift"}
 # What Python's dispatch ends in when one operand is exactly a Tensor and the other a Tensor
 # or a Python number (no subclass, so no reflected method goes first, and no Tensor method
 # returns NotImplemented): the Tensor's own method, called without the two C layers
@@ -33,7 +35,8 @@ NUMBERS = (float, int)
 INPLACE = {
     "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
     "//": operator.ifloordiv, "%": operator.imod, "**": operator.ipow, "@": operator.imatmul,
-    "&": operator.iand, "|": operator.ior, "^": operator.ixor,
+    "&": operator.iand, "|": operator.ior, "^": operator.ixor, "<<": operator.ilshift,
+    ">>": operator.irshift,
 }
 COMPARE = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,

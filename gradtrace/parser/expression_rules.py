@@ -75,9 +75,8 @@ class ExpressionRules:
     def _h_and_expr(self, tree: _Tree, children: list) -> ast.BinOp:
         return self.fold(children, tree.children, ["&"] * (len(children) - 1))
 
-    def _h_shift_expr(self, tree: _Tree, children: list) -> None:
-        op = children[1]
-        raise self.unsupported(f"the `{op}` operator is not supported", self.tok_span(op))
+    def _h_shift_expr(self, tree: _Tree, children: list) -> ast.BinOp:
+        return self._h_arith_expr(tree, children)
 
     def _h_arith_expr(self, tree: _Tree, children: list) -> ast.BinOp:
         ops = [str(op) for op in children[1::2]]

@@ -14,7 +14,7 @@ from .tokens import MAX_NESTING
 if TYPE_CHECKING:
     from .driver import _Tree
 
-_AUG_OPS = frozenset({"+", "-", "*", "/", "//", "%", "**", "@"})
+_AUG_OPS = frozenset({"+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>"})
 _TARGET_WORDS: dict[type, str] = {
     ast.Call: "function call",
     ast.Compare: "comparison",

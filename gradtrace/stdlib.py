@@ -958,7 +958,7 @@ NOT_SUPPORTED_BUILTINS = {
           "reach files or the system, or inspect Python objects"
     for name in ("eval", "exec", "compile", "open", "input", "__import__", "globals",
                  "locals", "dir", "breakpoint", "help", "memoryview",
-                 "exit", "quit", "bytes", "bytearray", "complex", "ascii", "aiter", "anext")
+                 "bytes", "bytearray", "complex", "ascii", "aiter", "anext")
 }
 
 

@@ -215,3 +215,9 @@ def test_checkpoint_warnings_show_once_like_torchs(tmp_path):
                 if "UserWarning: " in line]
 
     assert messages(ours.stderr) == messages(theirs.stderr)
+
+
+def test_builtin_exit_and_quit_raise_system_exit_like_sys_exit():
+    stdout, _, status = stderr_of("print(exit)\ntry:\n    quit(3)\nexcept SystemExit as e:\n"
+                                  "    print(e.code)\nprint(1)\nexit()\nprint(2)\n")
+    assert (stdout, status) == ("Use exit() or Ctrl-D (i.e. EOF) to exit\n3\n1\n", 0)

@@ -28,6 +28,7 @@ from .objects import (
     type_name,
 )
 from .protocols import ITERABLES, SIZED
+from .system_modules import Quitter
 from .text_io import WRITABLE
 from .typecheck import TypeBuiltin
 
@@ -300,6 +301,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "map": script_map, "filter": script_filter, "callable": self.is_callable,
         "getattr": script_getattr, "hasattr": script_hasattr, "setattr": script_setattr,
         "delattr": script_delattr, "vars": script_vars, "super": SuperBuiltin(self),
+        "exit": Quitter("exit"), "quit": Quitter("quit"),
         "object": OBJECT,
         "NotImplemented": NotImplemented, "Ellipsis": ...,
     })

@@ -225,6 +225,21 @@ def system_exit(code: Any = None) -> ScriptError:
     return error
 
 
+class Quitter:
+    """The builtins `exit` and `quit` (site.py's): calling one raises SystemExit(code)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Use {self.name}() or Ctrl-D (i.e. EOF) to exit"
+
+    def __call__(self, code: Any = None) -> None:
+        raise system_exit(code)
+
+
 def _sys_namespace(interp: Interpreter) -> stdlib.Namespace:
     def exit_(status: Any = None) -> None:
         raise system_exit(status)

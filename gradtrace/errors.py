@@ -47,6 +47,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "JSONDecodeError": "ValueError",  # json.JSONDecodeError
     "StatisticsError": "ValueError",  # statistics.StatisticsError
     "error": "Exception",  # re.error
+    "FrozenInstanceError": "AttributeError",  # dataclasses.FrozenInstanceError
     # numpy's, named as an uncaught one prints (each class's __name__ is UFuncTypeError)
     "numpy._core._exceptions.UFuncTypeError": "TypeError",
     "numpy._core._exceptions._UFuncNoLoopError": "numpy._core._exceptions.UFuncTypeError",
@@ -65,6 +66,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
 # kinds above that are not Python builtins (torch's classes, pickle's)
 NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError",
                                     "JSONDecodeError", "StatisticsError", "error",
+                                    "FrozenInstanceError",
                                     *(kind for kind in EXCEPTION_PARENTS
                                       if kind.startswith("numpy."))})
 # the __name__ of the kinds above whose class shows its base's name

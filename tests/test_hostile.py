@@ -188,6 +188,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("itertools_cycle_forever.gt", "LimitError"), ("functools_lru_cache_flood.gt", "LimitError"),
     ("functools_wraps_dunder.gt", "NotSupportedError"),
     ("heapq_lt_recursion.gt", "RecursionError"), ("shift_int_growth.gt", "LimitError"),
+    ("dataclass_replace_internals.gt", "NotSupportedError"),
     ("numpy_index_trick_internals.gt", "AttributeError"),
     ("numpy_index_trick_huge.gt", "LimitError"),
     ("numpy_errstate_enter_dunder.gt", "AttributeError"),

@@ -1,9 +1,10 @@
 """Python's `dataclasses` as training scripts use it for their configs: `@dataclass` (with
 or without arguments) makes `__init__`, `__repr__` and `__eq__` from the names the class
-body annotates (its bases' first), `field(default=..., default_factory=...)`, `asdict`
-and `astuple`. Python's checks and messages: a field without a default after one with
-one, a list/dict/set default, the generated `__init__`'s argument errors. `order=True`,
-`frozen=True` and the other options that change more than this are refused.
+body annotates (its bases' first), `field(default=..., default_factory=...)`, `asdict`,
+`astuple`, `replace`, `fields`, and `frozen=True` (assignment raises FrozenInstanceError,
+instances hash by their fields). Python's checks and messages: a field without a default
+after one with one, a list/dict/set default, the generated `__init__`'s argument errors.
+`order=True` and the other options that change more than this are refused.
 """
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import NotSupportedError, TorchTypeError, TorchValueError
+from ..errors import NotSupportedError, ScriptError, TorchTypeError, TorchValueError
 from .copying import deep_copy
 from .objects import MISSING, BuiltinFunction, Instance, NativeFunction, ScriptClass
+from .wrapped import register
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 class Field:
     """What `dataclasses.field(...)` returns: a field's default or default factory."""
 
-    __slots__ = ("default", "default_factory", "repr", "compare", "init")
+    __slots__ = ("default", "default_factory", "repr", "compare", "init", "name")
 
     def __init__(self, default: Any, default_factory: Any, init: bool, repr: bool,
                  compare: bool):
@@ -32,12 +34,20 @@ class Field:
         self.init = init
         self.repr = repr
         self.compare = compare
+        self.name: Any = None  # set when the class is made
 
     def __repr__(self) -> str:
         return "Field(...)"
 
 
-_REFUSED_OPTIONS = ("order", "unsafe_hash", "frozen", "match_args", "kw_only", "slots")
+_REFUSED_OPTIONS = ("order", "unsafe_hash", "match_args", "kw_only", "slots")
+register(Field, {name: (lambda spec, name=name: _shown(getattr(spec, name))) for name in (
+    "name", "default", "default_factory", "init", "repr", "compare")}, {})
+
+
+def _shown(value: Any) -> Any:
+    """A field's attribute as scripts see it: no default is Python's dataclasses.MISSING."""
+    return dataclasses.MISSING if value is MISSING else value
 
 
 def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
@@ -52,7 +62,7 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
         return Field(default, default_factory, init, repr, compare)
 
     def dataclass(cls: Any = None, /, *, init: bool = True, repr: bool = True,
-                  eq: bool = True, **options: Any) -> Any:
+                  eq: bool = True, frozen: bool = False, **options: Any) -> Any:
         for name in options:
             if name not in _REFUSED_OPTIONS:
                 raise TorchTypeError(f"dataclass() got an unexpected keyword argument '{name}'")
@@ -66,12 +76,15 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
             fields_of[id(cls)] = fields
             if init:
                 cls.attrs["__init__"] = NativeFunction("__init__", cls.name,
-                                                       _make_init(interp, cls, fields))
+                                                       _make_init(interp, cls, fields, frozen))
             if repr:
                 cls.attrs["__repr__"] = NativeFunction("__repr__", cls.name, _make_repr(fields))
             if eq:
                 cls.attrs["__eq__"] = NativeFunction("__eq__", cls.name, _make_eq(fields))
                 cls.attrs["__hash__"] = None
+            if frozen:
+                for name, fn in _make_frozen(cls, fields).items():
+                    cls.attrs[name] = NativeFunction(name, cls.name, fn)
             return cls
 
         return wrap if cls is None else wrap(cls)
@@ -100,14 +113,35 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
         fields_for(obj, "astuple")
         return convert(obj, lambda pairs: tuple(v for _, v in pairs))
 
+    def replace(obj: Any, /, **changes: Any) -> Any:
+        for name, spec in fields_for(obj, "replace"):
+            if not spec.init:
+                if name in changes:
+                    raise TorchValueError(f"field {name} is declared with init=False, it "
+                                          "cannot be specified with replace()")
+            elif name not in changes:
+                changes[name] = obj.attrs.get(name)
+        return interp.instantiate(obj.cls, [], changes)
+
+    def fields(class_or_instance: Any) -> tuple[Field, ...]:
+        cls = class_or_instance.cls if type(class_or_instance) is Instance \
+            else class_or_instance
+        if type(cls) is not ScriptClass or id(cls) not in fields_of:
+            raise TorchTypeError("must be called with a dataclass type or instance")
+        return tuple(spec for _, spec in fields_of[id(cls)])
+
     def is_dataclass(obj: Any) -> bool:
         cls = obj.cls if type(obj) is Instance else obj
         return type(cls) is ScriptClass and id(cls) in fields_of
 
     table = {"dataclass": dataclass, "field": field, "asdict": asdict, "astuple": astuple,
-             "is_dataclass": is_dataclass}
-    return stdlib.Namespace("dataclasses", {
+             "is_dataclass": is_dataclass, "replace": replace, "fields": fields}
+    namespace = stdlib.Namespace("dataclasses", {
         key: BuiltinFunction(key, fn, getattr(dataclasses, key)) for key, fn in table.items()})
+    namespace.table["FrozenInstanceError"] = stdlib.TorchExceptionType("FrozenInstanceError",
+                                                                       "dataclasses")
+    namespace.table["MISSING"] = dataclasses.MISSING
+    return namespace
 
 
 def _collect(cls: ScriptClass, fields_of: dict[int, Any]) -> tuple[tuple[str, Field], ...]:
@@ -126,6 +160,7 @@ def _collect(cls: ScriptClass, fields_of: dict[int, Any]) -> tuple[tuple[str, Fi
                 cls.attrs[name] = value.default
         else:
             spec = Field(value, MISSING, True, True, True)
+        spec.name = name
         if type(spec.default) in (list, dict, set):
             raise TorchValueError(f"mutable default <class '{type(spec.default).__name__}'> "
                                   f"for field {name} is not allowed: use default_factory")
@@ -148,8 +183,8 @@ def _names(names: list[str]) -> str:
     return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
 
 
-def _make_init(interp: Interpreter, cls: ScriptClass,
-               fields: tuple[tuple[str, Field], ...]) -> Callable[..., None]:
+def _make_init(interp: Interpreter, cls: ScriptClass, fields: tuple[tuple[str, Field], ...],
+               frozen: bool) -> Callable[..., None]:
     params = [(name, spec) for name, spec in fields if spec.init]
     required = sum(1 for _, s in params
                    if s.default is MISSING and s.default_factory is MISSING)
@@ -184,7 +219,10 @@ def _make_init(interp: Interpreter, cls: ScriptClass,
                 value = spec.default
             else:
                 continue
-            interp.set_attribute(self, name, value)
+            if frozen:  # object.__setattr__, past the frozen class's own
+                interp.plain_setattr(self, name, value)
+            else:
+                interp.set_attribute(self, name, value)
         post_init = self.cls.lookup("__post_init__")
         if post_init is not MISSING:
             interp.call_bound(post_init, self, [], {})
@@ -212,3 +250,28 @@ def _make_eq(fields: tuple[tuple[str, Field], ...]) -> Callable[[Any, Any], Any]
                 == tuple(other.attrs.get(n) for n in compared))
 
     return __eq__
+
+
+def _make_frozen(cls: ScriptClass, fields: tuple[tuple[str, Field], ...]
+                 ) -> dict[str, Callable[..., Any]]:
+    """A frozen dataclass's __setattr__/__delattr__ (FrozenInstanceError for its fields, or
+    any name on the class itself) and __hash__ (of its compared fields)."""
+    names = {name for name, _ in fields}
+    compared = [name for name, spec in fields if spec.compare]
+
+    def refuse(verb: str) -> Callable[..., None]:
+        def method(self: Any, name: Any, *value: Any) -> None:
+            if self.cls is cls or name in names:
+                raise ScriptError(f"cannot {verb} field {name!r}", kind="FrozenInstanceError")
+            interp = cls.interp
+            if value:
+                interp.plain_setattr(self, name, value[0])
+            else:
+                interp.plain_delattr(self, name)
+        return method
+
+    def __hash__(self: Any) -> int:
+        return hash(tuple(self.attrs.get(n) for n in compared))
+
+    return {"__setattr__": refuse("assign to"), "__delattr__": refuse("delete"),
+            "__hash__": __hash__}

@@ -666,6 +666,7 @@ def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
 
 class MishBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "tanh(softplus({self})) + {self} × σ({self}) × "
                               "(1 - tanh(softplus({self}))²)"),)
 

@@ -14,6 +14,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import dtypes
 from ..formulas import local, undefined, vjp
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, cast, common_dtype, float_dtype
@@ -38,6 +39,7 @@ def _scaled(a: Tensor, factor: float) -> np.ndarray:
 
 class Deg2RadBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "π / 180"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -49,6 +51,7 @@ class Deg2RadBackward0(Function):
 
 class Rad2DegBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "180 / π"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -171,6 +174,7 @@ def fmin(a: Tensor, other: Tensor) -> Tensor:
 
 class NanToNumBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if isfinite({self}) else 0"),)
 
     def forward(self, a: Tensor, nan: Any, posinf: Any, neginf: Any) -> np.ndarray:

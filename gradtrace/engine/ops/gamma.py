@@ -16,6 +16,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import exactness, gamma_kernels, glibc
 from ..formulas import local
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, common_dtype, float_dtype, not_implemented
@@ -29,6 +30,7 @@ LN2 = 0.6931471805599453
 
 class LgammaBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "digamma({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -43,6 +45,7 @@ class LgammaBackward0(Function):
 
 class DigammaBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "polygamma(1, {self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -65,6 +68,7 @@ class PolygammaBackward0(Function):
     """polygamma(n, self): saves n and self."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "polygamma({n} + 1, {self})"),)
 
     def forward(self, a: Tensor, n: int) -> np.ndarray:
@@ -80,12 +84,14 @@ class PolygammaBackward1(PolygammaBackward0):
     """polygamma_(n): the in-place form's own node, the same formula."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
 
 
 class MvlgammaBackward0(Function):
     """mvlgamma(self, p): Σ_i lgamma(self - i/2) over i < p, plus p(p-1)/4 · ln π."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "sum(digamma({self} - arange({p}) / 2))"),)
 
     def forward(self, a: Tensor, p: int) -> np.ndarray:
@@ -115,6 +121,7 @@ def _mvlgamma_args(x: np.ndarray, p: int) -> np.ndarray:
 
 class SincBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "(cos(π{self}) π{self} - sin(π{self})) / (π {self}²)"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -139,6 +146,7 @@ class SincBackward0(Function):
 
 class I0Backward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "i1({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -151,6 +159,7 @@ class I0Backward0(Function):
 
 class SpecialI0EBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "i1e({self}) - sgn({self}) × {result}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -176,6 +185,7 @@ def _safe_bessel_input(x: Tensor) -> tuple[Tensor, Tensor]:
 
 class SpecialI1Backward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1/2 if abs({self}) ≤ ε else i0({self}) - {result} / {self}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -196,6 +206,7 @@ class SpecialI1Backward0(Function):
 
 class SpecialI1EBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1/2 if abs({self}) ≤ ε else "
                       "i0e({self}) - {result} × (sgn({self}) + 1 / {self})"),)
 
@@ -217,6 +228,7 @@ class SpecialI1EBackward0(Function):
 
 class SpecialNdtriBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "√(2π) × exp({result}² / 2)"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -234,6 +246,7 @@ class SpecialNdtriBackward0(Function):
 
 class SpecialEntrBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "-(1 + ln({self}))"),)
 
     def forward(self, a: Tensor) -> np.ndarray:

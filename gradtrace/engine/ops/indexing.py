@@ -544,6 +544,7 @@ def _check_bool_mask(name: str, mask: Tensor) -> None:
 
 class MaskedSelectBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros_like({self}).masked_scatter({mask}, {grad})"),)
 
     def forward(self, a: Tensor, mask: Tensor) -> np.ndarray:
@@ -599,6 +600,7 @@ class MaskedScatterBackwardBackward0(Function):
     order, zero-padded to the source's size."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "zeros_like({grad_output}).masked_scatter({mask}, {grad})"),)
 
     def forward(self, grad: Tensor, mask: Tensor, sizes: tuple[int, ...]) -> np.ndarray:
@@ -638,6 +640,7 @@ class TakeBackward0(Function):
     the gradient adds each grad element back at its flat index."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros_like({self}).put_({index}, {grad}, accumulate=True)"),)
 
     def forward(self, a: Tensor, index: Tensor) -> np.ndarray:

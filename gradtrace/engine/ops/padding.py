@@ -8,6 +8,7 @@ import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
@@ -97,6 +98,7 @@ class _MappedPad(Function):
     """reflection_pad / replication_pad: saves padding and self."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     mode = "reflect"
 
     def forward(self, a: Tensor, padding: tuple[int, ...]) -> np.ndarray:
@@ -113,6 +115,7 @@ class _MappedPadBackward(Function):
     """The padding's backward as an op (inputs grad_output, self), for create_graph."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     mode = "reflect"
     forward_name = ""
 

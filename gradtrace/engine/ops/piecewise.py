@@ -92,6 +92,7 @@ class ThresholdBackward0(Function):
     """threshold(self, threshold, value): x if x > threshold else value."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if {self} > {threshold} else 0"),)
 
     def forward(self, a: Tensor, threshold: Any, value: Any) -> np.ndarray:
@@ -123,6 +124,7 @@ def threshold_(input: Tensor, threshold: Any, value: Any) -> Tensor:  # noqa: A0
 
 class HardsigmoidBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 / 6 if -3 < {self} < 3 else 0"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -165,6 +167,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 class HardswishBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "0 if {self} < -3 else {self} / 3 + 0.5 if {self} ≤ 3 else 1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -213,6 +216,7 @@ class _Shrink(Function):
     """softshrink / hardshrink: saves lambd and self; backward zero inside [-lambd, lambd]."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if |{self}| > {lambd} else 0"),)
 
     def forward(self, a: Tensor, lambd: Any) -> np.ndarray:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..tensor import Tensor
 from .views import SqueezeBackward1, UnsqueezeBackward0
@@ -130,6 +131,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Function):
     indices are not differentiable: not an input)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "{grad}.flatten(-2).gather(-1, {indices}.flatten(-2))"
                                    ".view_as({indices})"),
                 local("self", "0"))
@@ -156,6 +158,7 @@ def _gather_pool(gg: Tensor, indices: Tensor) -> Tensor:
 
 class AvgPool2DBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = AVERAGED_OVER_WINDOWS
 
     def forward(self, a: Tensor, kernel_size: tuple[int, int], stride: tuple[int, ...],
@@ -225,6 +228,7 @@ class AvgPool2DBackwardBackward0(Function):
     """avg_pool2d_backward(grad_output, self, ...) as an op; saves the pooling arguments."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "avg_pool2d({grad}, {kernel_size}, {stride}, {padding}, "
                                    "{ceil_mode}, {count_include_pad}, {divisor_override})"),
                 local("self", "0"))
@@ -273,6 +277,7 @@ def _adaptive_windows(shape: tuple[int, int], out: tuple[int, int]
 
 class AdaptiveAvgPool2DBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "Σₒ:ᵢ∈ωₒ {grad}ₒ / |ωₒ|"),)
 
     def forward(self, a: Tensor, output_size: tuple[int, int]) -> np.ndarray:
@@ -294,6 +299,7 @@ class AdaptiveAvgPool2DBackward0(Function):
 
 class AdaptiveAvgPool2DBackwardBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "adaptive_avg_pool2d({grad}, "
                     "({grad_output_sym_argsize_minus_2}, {grad_output_sym_argsize_minus_1}))"),
                 local("self", "0"))
@@ -348,6 +354,7 @@ class AdaptiveMaxPool2DBackward0(Function):
 
 class AdaptiveMaxPool2DBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
 
 
 # -- F.* functions ----------------------------------------------------------------------

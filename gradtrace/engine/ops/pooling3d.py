@@ -14,6 +14,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..tensor import Tensor
 from .pooling import _out_size, _pool_with_indices
@@ -121,6 +122,7 @@ class MaxPool3DWithIndicesBackwardBackward0(Function):
     """max_pool3d_with_indices_backward(grad_output, self, ..., indices) as an op."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "{grad}.flatten(-3).gather(-1, {indices}.flatten(-3))"
                                    ".view_as({indices})"),
                 local("self", "0"))
@@ -151,6 +153,7 @@ def _windows(shape: tuple[int, ...], out: tuple[int, ...]) -> list[tuple]:
 
 class AdaptiveAvgPool3DBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "Σₒ:ᵢ∈ωₒ {grad}ₒ / |ωₒ|"),)
 
     def forward(self, a: Tensor, output_size: tuple[int, ...]) -> np.ndarray:
@@ -172,6 +175,7 @@ class AdaptiveAvgPool3DBackward0(Function):
 
 class AdaptiveAvgPool3DBackwardBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "adaptive_avg_pool3d({grad}, "
                     "({grad_output_sym_argsize_minus_3}, {grad_output_sym_argsize_minus_2}, "
                     "{grad_output_sym_argsize_minus_1}))"),
@@ -232,6 +236,7 @@ class AdaptiveMaxPool3DBackward0(Function):
 
 class AdaptiveMaxPool3DBackwardBackward0(MaxPool3DWithIndicesBackwardBackward0):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
 
 
 # -- F.* functions ----------------------------------------------------------------------

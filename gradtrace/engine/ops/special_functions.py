@@ -19,6 +19,7 @@ import numpy as np
 from ...errors import ScriptError
 from .. import bessel_kernels, erfcx_kernels, gamma_kernels, igamma_kernels, polynomial_kernels
 from ..formulas import local, undefined
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, common_dtype, not_implemented
@@ -96,6 +97,7 @@ POLYNOMIALS = {name: _polynomial(name) for name in polynomial_kernels.KERNELS}
 
 class SpecialErfcxBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "2 {self} {result} - 2 / √π"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -114,6 +116,7 @@ class SpecialErfcxBackward0(Function):
 
 class SpecialLogNdtrBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "exp(-({result} + {self}² / 2)) / √(2π)"),)
 
     def forward(self, a: Tensor) -> np.ndarray:

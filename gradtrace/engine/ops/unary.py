@@ -453,21 +453,25 @@ class _ZeroGrad(Function):
 
 class FloorBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.floor
 
 
 class CeilBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.ceil
 
 
 class RoundBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.round
 
 
 class RoundBackward1(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
 
     def forward(self, a: Tensor, decimals: int = 0) -> np.ndarray:
         return np.round(a.array, decimals)  # torch saves nothing (its gradient is zero)
@@ -475,11 +479,13 @@ class RoundBackward1(_ZeroGrad):
 
 class TruncBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.trunc
 
 
 class SignBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.sign
 
 
@@ -502,6 +508,7 @@ class LogitBackward0(Function):
     (logit_backward)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 / ({self} × (1 - {self}))"),)
 
     def forward(self, a: Tensor, eps: float | None = None) -> np.ndarray:

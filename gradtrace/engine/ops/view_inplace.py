@@ -10,6 +10,7 @@ import numpy as np
 from ...errors import TorchTypeError
 from .. import no_grad_views
 from ..formulas import each, local, vjp
+from ..forward_ad import linear_in_all
 from ..grad_mode import GRAD_MODE
 from ..node import Function, Node
 from ..shapes import broadcast_shapes
@@ -153,6 +154,7 @@ class AsStridedScatterBackward0(Function):
     """`self` with a strided window replaced by `src` (CopySlices' gradient for the base)."""
 
     __slots__ = ("base_strides",)
+    jvp = linear_in_all  # derivatives.yaml: auto_linear in every input
     formulas = (vjp("self", "{grad}.as_strided_scatter(zeros({size}), {size}, {stride}, "
                     "{storage_offset})"),
                 vjp("src", "{grad}.as_strided({size}, {stride}, {storage_offset})"))

@@ -58,7 +58,8 @@ CASES = {
     "batch_norm_train_4d": (lambda x: F.batch_norm(x, None, None, training=True),
                             [(2, 3, 2, 2)], "normal"),
     "batch_norm_eval": (lambda x, w, b: F.batch_norm(
-        x, torch.tensor([0.1, -0.2, 0.3]), torch.tensor([1.5, 0.5, 2.0]), w, b),
+        x, torch.linspace(-0.2, 0.3, 3, dtype=x.dtype), torch.linspace(0.5, 2.0, 3, dtype=x.dtype),
+        w, b),
         [(4, 3), (3,), (3,)], "normal"),
     "group_norm": (lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)],
                    "normal"),

@@ -110,6 +110,13 @@ class MaxPool2DWithIndicesBackward0(Function):
         self.save("result1", Tensor._wrap(indices))
         return np.take_along_axis(flat, pick[..., None], -1)[..., 0].astype(x.dtype)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # result0: gather(self_t.flatten(-2), -1, result1.flatten(-2)).view_as(result1)
+        from .indexing import gather
+
+        idx = Tensor._wrap(params["indices_out"][-1])
+        return gather(t[0].flatten(-2), -1, idx.flatten(-2)).view(*idx.shape)
+
     def backward(self, grad: Tensor) -> Tensor:
         return MaxPool2DWithIndicesBackwardBackward0.call(grad, self.unpack("self"),
                                                           indices=self.unpack("result1"))
@@ -346,6 +353,13 @@ class AdaptiveMaxPool2DBackward0(Function):
         indices_out.append(idx)
         self.save("result1", Tensor._wrap(idx))
         return out
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # result0: gather(self_t.flatten(-2), -1, result1.flatten(-2)).view_as(result1)
+        from .indexing import gather
+
+        idx = Tensor._wrap(params["indices_out"][-1])
+        return gather(t[0].flatten(-2), -1, idx.flatten(-2)).view(*idx.shape)
 
     def backward(self, grad: Tensor) -> Tensor:
         return AdaptiveMaxPool2DBackwardBackward0.call(grad, self.unpack("self"),

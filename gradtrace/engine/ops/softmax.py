@@ -296,17 +296,17 @@ class LogSoftmaxBackward0(Function):
         return t[0] - logsumexp_jvp(inputs[0], t[0], params["dim"])
 
 
-def logsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: int) -> Tensor:
-    """torch's logsumexp_jvp (FunctionsManual.cpp) with keepdim: the exp-normalize trick,
-    then sum(exp * tangent) / sum(exp)."""
+def logsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: Any, keepdim: bool = True) -> Tensor:
+    """torch's logsumexp_jvp (FunctionsManual.cpp): the exp-normalize trick, then
+    sum(exp * tangent) / sum(exp)."""
     from .arithmetic import div_, mul_
     from .reductions import amax, sum
 
     self_p_exp = (self_p - amax(self_p, dim, True)).exp() if self_p.array.size \
         else self_p.exp()
-    sumexp_p = sum(self_p_exp, dim, True)
+    sumexp_p = sum(self_p_exp, dim, keepdim)
     mul_(self_p_exp, self_t)  # torch writes these two in place (self_p_exp *= self_t)
-    return div_(sum(self_p_exp, dim, True), sumexp_p)
+    return div_(sum(self_p_exp, dim, keepdim), sumexp_p)
 
 
 class LogSoftmaxBackwardDataBackward0(Function):

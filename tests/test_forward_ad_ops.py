@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from ops_helpers import TORCH as GT_TORCH
 from ops_helpers import TORCH as torch  # noqa: F401 - the name the cases read
-from ops_helpers import F as GT_F
 from ops_helpers import F  # noqa: F401 - the name the cases read
+from ops_helpers import F as GT_F
 
 from gradtrace.engine import forward_ad
 from gradtrace.engine.tensor import Tensor

@@ -15,7 +15,6 @@ from .. import blas, capability, fp32, fp64
 from ..dtypes import C_TYPE_NAMES, promote
 from ..formulas import vjp
 from ..limits import reserve
-from ..forward_ad import maybe_multiply
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace

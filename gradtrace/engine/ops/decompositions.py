@@ -326,6 +326,10 @@ class LinalgInvExBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("inverse", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # inverse: -at::matmul(at::matmul(inverse, A_t), inverse)
+        return -matmul(matmul(outs[0], t[0]), outs[0])
+
     def backward(self, grad: Tensor) -> Tensor:
         inv_h = mT(self.unpack("inverse"))
         return -matmul(inv_h, matmul(grad, inv_h))
@@ -378,6 +382,13 @@ class LinalgSolveTriangularBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """torch's linalg_solve_triangular_forward_AD: A⁻¹(B_t - proj(A_t) X)."""
+        upper, left, unit = params["upper"], params["left"], params["unitriangular"]
+        proj = triu(t[0], int(unit)) if upper else tril(t[0], -int(unit))
+        x_t = t[1] - (matmul(proj, outs[0]) if left else matmul(outs[0], proj))
+        return solve_triangular(inputs[0], x_t, upper=upper, left=left, unitriangular=unit)
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         at = self.attrs
         upper, left, unit = at["upper"], at["left"], at["unitriangular"]
@@ -426,6 +437,16 @@ class LinalgCholeskyExBackward0(Function):
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save(self.factor_name, outputs[0], is_output=True)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """torch's cholesky_jvp: L π(L⁻¹ dA L⁻ᴴ), π(X) = X.tril() - diag(X) / 2."""
+        upper = params["upper"]
+        factor = mT(outs[0]) if upper else outs[0]
+        d_l = solve_triangular(factor, t[0], upper=False, left=True)
+        d_l = solve_triangular(mT(factor), d_l, upper=True, left=False)
+        d_l = tril(d_l) - diag_embed(diagonal(d_l, 0, -2, -1).mul(0.5))
+        d_l = matmul(factor, d_l)
+        return mT(d_l) if upper else d_l
 
     def backward(self, grad: Tensor) -> Tensor:
         """cholesky_backward: L⁻ᴴ π*(tril(Lᴴ gL)) L⁻¹ with π*(X) = ½ (X + X.tril(-1)ᴴ), by two

@@ -16,8 +16,8 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import capability, fp64
 from ..formulas import local
-from ..fp32 import fma
 from ..forward_ad import linear_in_all, maybe_multiply
+from ..fp32 import fma
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
@@ -194,7 +194,7 @@ class LerpBackward0(Function):
     """lerp(self, end, weight: number)."""
 
     __slots__ = ()
-    jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent  (lerp(self_t, end_t, weight))
+    jvp = linear_in_all  # derivatives.yaml: lerp(self_t, end_t, weight)
     formulas = (local("self", "1 - {weight}"), local("end", "{weight}"))
 
     def forward(self, a: Tensor, end: Tensor, weight: Any) -> np.ndarray:

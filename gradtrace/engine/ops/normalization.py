@@ -18,8 +18,8 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import exactness, norm_kernels
 from ..formulas import local, undefined, vjp
-from ..grad_mode import GRAD_MODE
 from ..forward_ad import is_zero
+from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, wrap_dim
 from ..tensor import Tensor, type_name

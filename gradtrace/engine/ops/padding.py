@@ -52,6 +52,9 @@ class ConstantPadNdBackward0(Function):
         self.save_attr(pad=saved_ints(pad))
         return _constant_pad(a.array, pad, value)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return ConstantPadNdBackward0.call(t[0], **{**params, "value": 0})  # pad(self_t, 0)
+
     def backward(self, grad: Tensor) -> Tensor:
         return constant_pad_nd(grad, tuple(-signed(p) for p in self.attrs["pad"]))
 

@@ -216,6 +216,7 @@ class RreluWithNoiseBackward1(_SavesResultInstead, RreluWithNoiseBackward0):
     sign (the same as self's, the slopes being positive)."""
 
     __slots__ = ()
+    no_forward_ad = "rrelu_with_noise_"  # torch has no forward-mode formula (measured)
     formulas = (local("self", "{noise}", when=(("training", True),)),
                 local("self", "1 if {result} > 0 else ({lower} + {upper}) / 2",
                       when=(("training", False),)))
@@ -597,6 +598,7 @@ class LogSigmoidBackward0(Function):
     """log_sigmoid_forward: saves self and the buffer exp(-|x|) its backward uses."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 - σ({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:

@@ -381,6 +381,13 @@ class RemainderBackward1(Function):
 
             return torch_remainder(cast(a.array, dtype), cast(b.array, dtype))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t - other_t * self_p.div(other_p, rounding_mode="floor")
+        from .rounding import DivBackward2
+
+        a, b = inputs
+        return t[0] - t[1] * DivBackward2.call(a, b, rounding_mode="floor")
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .unary import floor
 

@@ -283,6 +283,15 @@ class SpecialXlog1PyBackward0(Function):
         self.save("self", a)
         return _xlog1py(*_float_pair(a, b))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::special_xlog1py(self_t, other_p).masked_fill((self_p == 0.) & (other_p <= -1.), 0.)
+        #   + other_t * self_p / (other_p + 1)
+        from .indexing import masked_fill
+
+        a, b = inputs
+        return (masked_fill(SpecialXlog1PyBackward0.call(t[0], b), (a == 0) & (b <= -1), 0)
+                + t[1] * a / (b + 1))
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, y = self.unpack("self"), self.unpack("other")
         g_b = grad * x / add_scalar(y, 1) if self.needs_input_grad(1) else None
@@ -298,6 +307,7 @@ class SpecialXlog1PyBackward1(Function):
     """xlog1py(number, tensor): one input, the tensor `other`."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("other", "{self} / ({other} + 1)"),)
 
     def forward(self, b: Tensor, number: Tensor) -> np.ndarray:
@@ -314,6 +324,7 @@ class SpecialXlog1PyBackward2(Function):
     """xlog1py(tensor, number)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ -1 else ln(1 + {other})"),)
 
     def forward(self, a: Tensor, number: Tensor) -> np.ndarray:
@@ -351,6 +362,11 @@ class Logaddexp2Backward0(Function):
             out = np.maximum(x64, y64) + np.log1p(np.exp2(-np.abs(x64 - y64))) / LN2
             out = np.where(np.isinf(x64) & (x64 == y64), x64, out)
         return out.astype(x.dtype)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t / (1 + pow(2, other_p - self_p)) + other_t / (1 + pow(2, self_p - other_p))
+        a, b = inputs
+        return t[0] / (1 + 2 ** (b - a)) + t[1] / (1 + 2 ** (a - b))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .arithmetic import rpow

@@ -574,6 +574,7 @@ class HuberLossBackward0(_PointwiseLoss):
 
 class HuberLossBackwardBackward0(_PointwiseLossBackward):
     __slots__ = ()
+    no_forward_ad = "huber_loss_backward"  # torch has no forward-mode formula (measured)
     formulas = (*_with_mean(local("grad_output", _HUBER)),
                 *_with_mean(local("self", "{grad_output} if |{self} - {target}| < {delta} "
                                     "else 0")),
@@ -635,6 +636,7 @@ class SoftMarginLossBackwardBackward0(Function):
     create_graph (target is no input, as in the loss)."""
 
     __slots__ = ()
+    no_forward_ad = "soft_margin_loss_backward"  # torch has no forward-mode formula (measured)
     formulas = (*_with_mean(local("grad_output", "-{target} × σ(-{target} × {self})")),
                 *_with_mean(local("self", "{grad_output} × {target}² × σ(-{target} × {self}) × "
                                   "σ({target} × {self})")))

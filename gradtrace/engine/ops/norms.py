@@ -167,6 +167,11 @@ class DistBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # norm_jvp(self_p - other_p, self_t - other_t, p, result, {}, false)
+        a, b = inputs
+        return norm_jvp(a - b, t[0] - t[1], float(params["p"]), outs[0], (), False)
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .views import sum_to
 

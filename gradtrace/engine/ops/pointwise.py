@@ -174,6 +174,7 @@ class XlogyBackward1(Function):
     """xlogy(number, tensor): one input, the tensor `other`."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("other", "{self} / {other}"),)
 
     def forward(self, b: Tensor, number: Tensor) -> np.ndarray:
@@ -190,6 +191,7 @@ class XlogyBackward2(Function):
     """xlogy(tensor, number)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ 0 else ln({other})"),)
 
     def forward(self, a: Tensor, number: Tensor) -> np.ndarray:

@@ -229,6 +229,7 @@ class Unique2Backward0(Function):
     """_unique2: the values are differentiable in form; torch has no derivative for it."""
 
     __slots__ = ()
+    no_forward_ad = "_unique2"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),)
 
     def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:

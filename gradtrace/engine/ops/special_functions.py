@@ -156,6 +156,7 @@ class IgammaBackward0(Function):
     """igamma(self, other): the regularized lower incomplete gamma P(self, other)."""
 
     __slots__ = ()
+    no_forward_ad = "igamma"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),
                 local("other", "exp(({self} - 1) ln {other} - {other} - lgamma({self}))"))
     upper = False
@@ -177,6 +178,7 @@ class IgammacBackward0(IgammaBackward0):
     """igammac(self, other): Q(self, other) = 1 - P(self, other)."""
 
     __slots__ = ()
+    no_forward_ad = "igammac"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),
                 local("other", "-exp(({self} - 1) ln {other} - {other} - lgamma({self}))"))
     upper = True
@@ -229,6 +231,7 @@ class SpecialZetaBackward0(Function):
     """zeta(self, other), both tensors: the Hurwitz zeta function."""
 
     __slots__ = ()
+    no_forward_ad = "special_zeta"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"), local("other", "-{self} zeta({self} + 1, {other})"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
@@ -247,6 +250,7 @@ class SpecialZetaBackward1(Function):
     """zeta(number, other): saves the number as `self`."""
 
     __slots__ = ()
+    no_forward_ad = "special_zeta"  # torch has no forward-mode formula (measured)
     formulas = (local("other", "-{self} zeta({self} + 1, {other})"),)
 
     def forward(self, b: Tensor, number: Tensor) -> np.ndarray:
@@ -263,6 +267,7 @@ class SpecialZetaBackward2(Function):
     """zeta(self, number): no derivative for self, and nothing saved."""
 
     __slots__ = ()
+    no_forward_ad = "special_zeta"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),)
 
     def forward(self, a: Tensor, number: Tensor) -> np.ndarray:

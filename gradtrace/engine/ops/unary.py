@@ -493,6 +493,7 @@ class SgnBackward0(_ZeroGrad):
     """sgn: zero gradient for real input; torch saves self and result (sgn_backward)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # sgn_backward: a zero tensor for real input
     ufunc = np.sign
 
     def forward(self, a: Tensor) -> np.ndarray:

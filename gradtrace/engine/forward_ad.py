@@ -229,6 +229,20 @@ def propagate(cls: type[Function], node: Function, inputs: tuple, params: dict,
     for out, tangent in zip(outs, results):
         if tangent is not None and out.dtype.is_floating_point:
             set_tangent(out, tangent)
+    _tangents_of_saved_outputs(node, outs)
+
+
+def _tangents_of_saved_outputs(node: Function, outs: list[Tensor]) -> None:
+    """A saved output keeps its output's tangent (torch's SavedVariable saves the forward
+    grad): what forward-over-reverse (jacfwd of a gradient) differentiates through."""
+    if not node.recording or not node.saved:
+        return
+    for saved in node.saved.values():
+        if saved is None or not saved.is_output or saved.output_nr >= len(outs):
+            continue
+        tangent = outs[saved.output_nr]._fw_grad
+        if tangent is not None and tangent is not ZERO and saved.tensor._fw_grad is None:
+            set_tangent(saved.tensor, tangent)
 
 
 def _double_backward_jvp(node: Function, tangents: list, outs: list, inputs: tuple,

@@ -85,6 +85,8 @@ class SavedTensor:
             out.requires_grad = True
             out.grad_fn = node
             out.output_nr = self.output_nr
+            if tensor._fw_grad is not None:  # a saved output keeps its tangent, as torch's
+                forward_ad.set_tangent(out, tensor._fw_grad)
             return out
         return tensor
 

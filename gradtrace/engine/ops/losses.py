@@ -162,6 +162,19 @@ class MseLossBackwardBackward0(Function):
         norm = dtype.type(2.0 / x.array.size if reduction == 1 else 2.0)
         return np.asarray(norm * (x.array - target.array) * grad.array, dtype=dtype)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # mse_loss_double_backward(self_t * grad_output_p, self_p, reduction)
+        #   - mse_loss_double_backward(target_t * grad_output_p, target_p, reduction)
+        #   + mse_loss_backward(grad_output_t, self_p, target_p, reduction)
+        grad, x, target = inputs
+        reduction = params["reduction"]
+
+        def double(g: Tensor) -> Tensor:
+            out = mul_scalar(g, 2)
+            return div_scalar(out, x.array.size) if reduction == 1 else out
+        return (double(t[1] * grad) - double(t[2] * grad)
+                + MseLossBackwardBackward0.call(t[0], x, target, reduction=reduction))
+
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
         grad, x, target = (self.unpack("grad_output"), self.unpack("self"),
                            self.unpack("target"))

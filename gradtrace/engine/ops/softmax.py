@@ -265,6 +265,14 @@ class SoftmaxBackwardDataBackward0(Function):
         y, g = output.array, grad.array
         return softmax_backward_values(g.astype(y.dtype, copy=False), y, signed(dim) % y.ndim)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # torch's jvp decomposition: g = grad_output * output; g - output * sum(g, dim, true)
+        grad, output = inputs
+        dim = params["dim"]
+        g = grad * output
+        g_t = t[1] * grad + t[0] * output
+        return g_t - (g.sum(dim, True) * t[1] + g_t.sum(dim, True) * output)
+
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, output = self.unpack("grad_output"), self.unpack("output")
         dim = self.attrs["dim"]
@@ -323,6 +331,14 @@ class LogSoftmaxBackwardDataBackward0(Function):
         y, g = output.array, grad.array
         return log_softmax_backward_values(g.astype(y.dtype, copy=False), y,
                                            signed(dim) % y.ndim)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # torch's jvp decomposition: grad_output - exp(output) * sum(grad_output, dim, true)
+        grad, output = inputs
+        dim = params["dim"]
+        e = output.exp()
+        s = grad.sum(dim, True)
+        return t[0] - (t[0].sum(dim, True) * e + (t[1] * e) * s)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, output = self.unpack("grad_output"), self.unpack("output")

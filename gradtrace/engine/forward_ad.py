@@ -425,3 +425,22 @@ def add_tangent_inplace(t: Tensor, other: Tensor) -> None:
     own = tangent_of(t)
     with muted():
         set_tangent(t, other_t if own is None else own + other_t)
+
+
+def add_tangent_into_buffer(t: Tensor, other: Tensor) -> None:
+    """The tangent of an input buffer's in-place `old.add_(new)` (torch's add_ formula):
+    self_t + other_t as a new tensor (a zero tensor for an undefined side), never one of
+    the operands' own tangents."""
+    from .tensor import wrap
+
+    own, other_t = tangent_of(t), tangent_of(other)
+    if own is None and other_t is None:
+        return
+    with muted():
+        if own is None:
+            tangent = wrap(other_t.array.copy())
+        elif other_t is None:
+            tangent = wrap(own.array.copy())
+        else:
+            tangent = own + other_t
+    set_tangent(t, tangent)

@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import exactness, kernels
 from ..formulas import local, vjp
-from ..forward_ad import auto_element_wise
+from ..forward_ad import auto_element_wise, auto_linear
 from ..generator import resolve
 from ..grad_mode import GRAD_MODE
 from ..kernels import precise
@@ -51,6 +51,7 @@ class LeakyReluBackwardBackward0(Function):
     """leaky_relu_backward(grad_output, self, negative_slope) as an op, for create_graph."""
 
     __slots__ = ()
+    jvp = auto_linear  # leaky_relu_backward(grad_output_t, self_p, slope, false)
     formulas = (local("grad_output", "1 if {self} > 0 else {negative_slope}"),
                 local("self", "0"))
 

@@ -503,6 +503,18 @@ class _PointwiseLoss(Function):
         d = a.array - target.array
         return _reduce(_pointwise_loss_values(self.kind, d, param), reduction)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # apply_loss_reduction(X_loss_backward(self_t, self_p, target_p, None, param)
+        #   + X_loss_backward(target_t, target_p, self_p, None, param), reduction)
+        x, target = inputs
+        back = _LOSS_BACKWARD[type(self)]
+        param = params["param"]
+        product = (back.call(t[0], x, target, reduction=0, param=param)
+                   + back.call(t[1], target, x, reduction=0, param=param))
+        reduction = params["reduction"]
+        return product.mean() if reduction == 1 else product.sum() if reduction == 2 \
+            else product
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, t = self.unpack("self"), self.unpack("target")
         a = self.attrs
@@ -637,6 +649,15 @@ class SoftMarginLossBackward0(Function):
         # neg_out(input).mul_(target).exp_().log1p_(): torch's exp (VML) and log1p kernels
         d = np.asarray(-a.array * target.array, a.array.dtype)
         return _reduce(kernels.unary("log1p", kernels.unary("exp", d)), reduction)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # apply_loss_reduction(soft_margin_loss_backward(self_t, self_p, target, None),
+        #   reduction)
+        product = SoftMarginLossBackwardBackward0.call(t[0], inputs[0], target=params["target"],
+                                                       reduction=0)
+        reduction = params["reduction"]
+        return product.mean() if reduction == 1 else product.sum() if reduction == 2 \
+            else product
 
     def backward(self, grad: Tensor) -> Tensor:
         return SoftMarginLossBackwardBackward0.call(grad, self.unpack("self"),

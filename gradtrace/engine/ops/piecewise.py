@@ -60,6 +60,14 @@ class HardtanhBackwardBackward0(Function):
         x = a.array
         return np.where((x > min_val) & (x < max_val), grad.array, 0).astype(grad.array.dtype)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # where((self_p > min_val).logical_and(self_p < max_val), grad_output_t, zeros)
+        from .reductions import where
+
+        x = inputs[1]
+        inside = Tensor._wrap((x > params["min_val"]).array & (x < params["max_val"]).array)
+        return where(inside, t[0], Tensor._wrap(np.zeros((), outs[0].array.dtype)))
+
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
 

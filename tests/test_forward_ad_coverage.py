@@ -24,8 +24,7 @@ NOT_YET = {
     "cholesky_solve": "CholeskyInverseBackward0 CholeskySolveBackward0",
     "conv": "ConvolutionBackwardBackward0",
     "creation": "FillBackward0 FillBackward2",
-    "decompositions": "LinalgDetBackward0 LinalgQrBackward0 LinalgSlogdetBackward0 "
-        "LinalgSolveExBackward0",
+    "decompositions": "LinalgQrBackward0",
     "float_bits": "FrexpBackward0",
     "fractional_pool": "FractionalMaxPool2DBackward0 FractionalMaxPool3DBackward0",
     "gamma_sampling": "PoissonBackward0",
@@ -59,14 +58,17 @@ NOT_YET = {
 
 # engine classes that are no op of their own: the `_fw_primal` view (it has no tangent by
 # definition), module-hook and view-replay wrappers, and the NotImplemented nodes torch
-# gives ops without any derivative (their backward raises; they carry no tangent)
-NOT_OPS = {"Identity", "BackwardHookFunctionBackward", "ViewFunction", "NotImplemented"}
+# gives ops without any derivative (their backward raises; they carry no tangent), and
+# gradcheck's UndefinedGradBackward (a probe node of its own backward check)
+NOT_OPS = {"Identity", "BackwardHookFunctionBackward", "ViewFunction", "NotImplemented",
+           "UndefinedGradBackward"}
 
 
 def _functions() -> list[type[Function]]:
     for module in pkgutil.iter_modules(ops.__path__):
         importlib.import_module(f"gradtrace.engine.ops.{module.name}")
     importlib.import_module("gradtrace.engine.batching.nodes")  # its ops count too
+    importlib.import_module("gradtrace.engine.gradcheck")
     seen: set[type[Function]] = set()
     stack = [Function]
     while stack:

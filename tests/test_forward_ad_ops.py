@@ -63,18 +63,16 @@ CASES = {
         x, torch.linspace(-0.2, 0.3, 3, dtype=x.dtype), torch.linspace(0.5, 2.0, 3, dtype=x.dtype),
         w, b),
         [(4, 3), (3,), (3,)], "normal"),
-    "group_norm": (lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)],
-                   "normal"),
     # linear algebra
     "inv": (lambda a: torch.linalg.inv(a), [(3, 3)], "spd"),
     "det": (lambda a: torch.linalg.det(a), [(3, 3)], "spd"),
     "slogdet": (lambda a: torch.linalg.slogdet(a)[1], [(3, 3)], "spd"),
     "solve": (lambda a, b: torch.linalg.solve(a, b), [(3, 3), (3, 2)], "spd"),
+    "solve_vector": (lambda a, b: torch.linalg.solve(a, b), [(3, 3), (3,)], "spd"),
     "cholesky": (lambda a: torch.linalg.cholesky(a), [(3, 3)], "spd"),
     "solve_triangular": (lambda a, b: torch.linalg.solve_triangular(a.tril() + 3 * torch.eye(3),
                                                                     b, upper=False),
                          [(3, 3), (3, 2)], "normal"),
-    "matrix_exp": (lambda a: torch.linalg.matrix_exp(a * 0.3), [(3, 3)], "normal"),
     "addmv": (lambda c, m, v: torch.addmv(c, m, v, beta=0.5, alpha=2.0), [(3,), (3, 4), (4,)],
               "normal"),
     "addr": (lambda c, u, v: torch.addr(c, u, v), [(3, 4), (3,), (4,)], "normal"),
@@ -144,7 +142,6 @@ CASES = {
     "hardswish": (lambda a: F.hardswish(a * 4) + F.hardsigmoid(a * 4), [(3, 4)], "normal"),
     "shrink": (lambda a: F.hardshrink(a, 0.3) + F.softshrink(a, 0.3), [(3, 4)], "normal"),
     "threshold": (lambda a: F.threshold(a, 0.1, -1.0), [(3, 4)], "normal"),
-    "glu": (lambda a: F.glu(a, 1), [(3, 4)], "normal"),
     "logsigmoid": (lambda a: F.logsigmoid(a), [(3, 4)], "normal"),
     "prelu": (lambda a, w: F.prelu(a, w), [(3, 4), (4,)], "normal"),
     "copysign": (lambda a, b: torch.copysign(a, b) + torch.copysign(a, -1.5), [(3, 4), (3, 4)],
@@ -167,10 +164,6 @@ CASES = {
     # losses
     "smooth_l1": (lambda a, b: F.smooth_l1_loss(a, b), [(3, 4), (3, 4)], "normal"),
     "huber": (lambda a, b: F.huber_loss(a, b, delta=0.5), [(3, 4), (3, 4)], "normal"),
-    "bce": (lambda a, b: F.binary_cross_entropy(a.sigmoid(), b.sigmoid()), [(3, 4), (3, 4)],
-            "normal"),
-    "bce_logits": (lambda a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid()),
-                   [(3, 4), (3, 4)], "normal"),
     "soft_margin": (lambda a: F.soft_margin_loss(a, torch.tensor([1.0, -1.0, 1.0, 1.0])),
                     [(3, 4)], "normal"),
 }
@@ -222,7 +215,10 @@ def test_jvp_formula_matches_central_differences_in_float64(name):
 # whose float32 forward (so its tangent's factors) gradtrace does not compute with torch's
 # kernel, or whose tangent torch computes through a LAPACK routine gradtrace does not run:
 # checked against finite differences only
-INEXACT = {}
+INEXACT = {
+    "upsample_bilinear": "gradtrace's bilinear upsampling kernel is not torch's (its forward "
+                         "differs in the last bit too)",
+}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -38,8 +38,7 @@ NOT_YET = {
     "matrices": "DiagonalBackward0_copy",
     "matrix_exp": "LinalgMatrixExpBackward0",
     "nodes": "MvBackward0",
-    "normalization": "NativeBatchNormBackwardBackward0 NativeGroupNormBackward0 "
-        "NativeLayerNormBackwardBackward0",
+    "normalization": "NativeBatchNormBackwardBackward0 NativeLayerNormBackwardBackward0",
     "piecewise": "HardswishBackwardBackward0",
     "reductions": "AminmaxBackward0",
     "renorm": "RenormBackward0",

@@ -63,6 +63,9 @@ CASES = {
         x, torch.linspace(-0.2, 0.3, 3, dtype=x.dtype), torch.linspace(0.5, 2.0, 3, dtype=x.dtype),
         w, b),
         [(4, 3), (3,), (3,)], "normal"),
+    "group_norm": (lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)],
+                   "normal"),
+    "group_norm_plain": (lambda x: F.group_norm(x, 3), [(2, 6, 2, 2)], "normal"),
     # linear algebra
     "inv": (lambda a: torch.linalg.inv(a), [(3, 3)], "spd"),
     "det": (lambda a: torch.linalg.det(a), [(3, 3)], "spd"),

@@ -73,14 +73,15 @@ def norm_jvp_(input_p: Tensor, input_t: Tensor, mean_p: Tensor, invstd_p: Tensor
 
 def affine_jvp(input_p: Tensor, mean_p: Tensor, invstd_p: Tensor, input_t: Tensor,
                weight_p: Tensor | None, weight_t: Tensor | None, bias_t: Tensor | None,
-               view_size: tuple[int, ...]) -> Tensor:
+               view_size: tuple[int, ...], result_p: Tensor | None = None) -> Tensor:
     """torch's _affine_jvp of the normalized input (input - mean) * invstd: its tangent times
     weight, plus the normalized input times weight's tangent, plus bias's tangent (in place
     unless a tangent is a zero tensor)."""
     from .arithmetic import add_, mul_
 
     if weight_p is not None:
-        result_p = (input_p - mean_p) * invstd_p
+        if result_p is None:
+            result_p = (input_p - mean_p) * invstd_p
         w_p, w_t = weight_p.view(*view_size), weight_t.view(*view_size)
         if is_zero(input_t) or is_zero(w_t):
             input_t = input_t * w_p + result_p * w_t
@@ -567,6 +568,27 @@ class NativeGroupNormBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result1", outputs[1], is_output=True)
         self.save("result2", outputs[2], is_output=True)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> list:
+        """torch's group_norm_jvp, group_norm_mean_jvp and group_norm_invstd_jvp: batch
+        norm's tangent over (1, N * group, -1), then the affine part per channel."""
+        x, weight, _ = inputs
+        shape, n, group = x.array.shape, params["n"], params["group"]
+        mean, invstd = outs[1], outs[2]
+        groups = (1, n * group, -1 if n else 1)
+        x_r, t_r = x.view(*groups), t[0].view(*groups)
+        view_size = (1, x_r.array.shape[1], 1)
+        mean_p, invstd_p = mean.view(*view_size), invstd.view(*view_size)
+        result_t = norm_jvp_(x_r, t_r, mean_p, invstd_p, (0, 2),
+                             int(np.prod([x_r.array.shape[0], x_r.array.shape[2]]))).view(*shape)
+        affine = (1, params["c"]) + (1,) * (len(shape) - 2)
+        result_p = ((x_r - mean_p) * invstd_p).view(*shape) if weight is not None else None
+        y_t = affine_jvp(x, mean_p, invstd_p, result_t, weight, t[1], t[2], affine, result_p)
+        mean_t = t_r.mean((2,), False).view(*mean.shape)
+        # torch passes (input_t, input_p) to _invstd_jvp's (input_p, input_t): kept so
+        invstd_t = invstd_jvp(t_r, x_r, mean.view(*groups), invstd.view(*groups), (2,),
+                              t_r.array.shape[2], False).view(*invstd.shape)
+        return [y_t, mean_t, invstd_t]
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         if all(g is None for g in grads):

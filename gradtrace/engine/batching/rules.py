@@ -342,7 +342,16 @@ def _tv(level: int, a: Any, b: Any) -> tuple[Any, int]:
 def _mm(level: int, a: Any, b: Any) -> Any:
     av, ab = unwrap(a, level)
     bv, bb = unwrap(b, level)
-    return call(_ops().matmul, front(av, ab), front(bv, bb))
+    a_, b_ = front(av, ab), front(bv, bb)
+    if (ab is not None and bb is not None and not isinstance(a_, BatchedTensor)
+            and not isinstance(b_, BatchedTensor) and a_.ndim == 3 and b_.ndim == 3
+            and b_.array.strides[0] == 0 and a_.array.strides[0] != 0
+            and a_.dtype is b_.dtype and b_.array.shape[0] > 1):
+        # b is an unbatched matrix a grad transform expanded along the batch
+        from .nodes import BmmBackward0  # torch's rule: one mm with the unbatched matrix
+
+        return BmmBackward0.call(a_, b_)
+    return call(_ops().matmul, a_, b_)
 
 
 def _dot_rule(fn: Callable[..., Any], level: int, args: list[Any],
@@ -411,6 +420,16 @@ def _linear_rule(fn: Callable[..., Any], level: int, args: list[Any],
     bias = args[2] if len(args) > 2 else kwargs.get("bias")
     if x.ndim == 2 and bias is not None:
         return _addmm_decomposed(level, bias, x, call(ops.t, weight), 1, 1)
+    if bias is not None and bias.ndim == 1 and x.ndim >= 1:
+        # _flatten_nd_linear (a contiguous input, a 1-d bias): addmm on the input flattened
+        # to a matrix, viewed back
+        lead = tuple(x.shape[:-1])
+        flat = 1
+        for n in lead:
+            flat *= n
+        out = _addmm_decomposed(level, bias, call(ops.reshape, x, (flat, x.shape[-1])),
+                                call(ops.t, weight), 1, 1)
+        return call(ops.view, out, (*lead, out.shape[-1]))
     out = call(ops.matmul, x, call(ops.t, weight))
     if bias is not None:
         out = call(ops.add, out, bias)

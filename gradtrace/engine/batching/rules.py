@@ -489,6 +489,32 @@ def _detach_rule(fn: Callable[..., Any], level: int, args: list[Any],
     return wrap(call(fn, value), bdim, level)
 
 
+def _conv_rule(spatial: int) -> Callable[..., Any]:
+    """convNd with a batched input and an unbatched weight and bias: torch's rule folds the
+    batch into the input's N (one convolution, so its bits); anything else falls back."""
+
+    def rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+        x = args[0]
+        rest = list(args[1:])
+        weight = rest[0] if rest else kwargs.get("weight")
+        bias = rest[1] if len(rest) > 1 else kwargs.get("bias")
+        xv, xb = unwrap(x, level)
+        if xb is None or any(isinstance(t, BatchedTensor) for t in (weight, bias)):
+            return fallback(fn, level, args, kwargs)
+        x_ = front(xv, xb)
+        if isinstance(x_, BatchedTensor) or x.ndim not in (spatial + 1, spatial + 2):
+            return fallback(fn, level, args, kwargs)
+        ops = _ops()
+        if x.ndim == spatial + 1:  # an unbatched input: the vmap batch is conv's N
+            return wrap(call(fn, x_, *rest, **kwargs), 0, level)
+        b, n = x_.shape[0], x_.shape[1]
+        folded = call(ops.reshape, x_, (b * n, *x_.shape[2:]))
+        out = call(fn, folded, *rest, **kwargs)
+        return wrap(call(ops.reshape, out, (b, n, *out.shape[1:])), 0, level)
+    return rule
+
+
 # -- losses --------------------------------------------------------------------------------
 
 
@@ -605,6 +631,8 @@ def install() -> None:
     put("expand_as", _as(lambda: ops.expand))
     put("linear", _linear_rule, functional, torch)
     put("mse_loss", _mse_rule, functional)
+    for spatial in (1, 2, 3):
+        put(f"conv{spatial}d", _conv_rule(spatial), functional, torch)
     put("stack", _joined(True))
     put("cat", _joined(False))
     put("concat", _joined(False))

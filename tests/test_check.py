@@ -33,9 +33,6 @@ EXTRA = sorted((HERE / "conformance_extra").glob("*.gt"))
 KNOWN_DIFFERENCES: dict[str, str] = {
     # the printed output differs too (tests/test_conformance_extra.py says how)
     **test_conformance_extra.KNOWN_DIFFERENCES,
-    "forward_ad_backward": "a Hessian-vector product taken by backward through a tangent has "
-                           "_version 0 where torch's has 2 (cause not yet traced); values, "
-                           "nodes and printed output agree",
     "pystd_warnings_stacklevel": "check runs torch's side inside its own harness, so a "
                                  "stacklevel past the script's outermost frame names the "
                                  "harness's line where plain python names `sys`, line 1 (the "

@@ -34,13 +34,17 @@ if TYPE_CHECKING:
 class _State:
     """The forward-AD level (-1: none entered) and whether a tangent formula is running."""
 
-    __slots__ = ("level", "computing", "hidden", "duals")
+    __slots__ = ("level", "computing", "hidden", "duals", "fallback")
 
     def __init__(self) -> None:
         self.level = -1
         self.computing = False
         self.hidden = False
         self.duals: list[weakref.ref] = []
+        # torch.func.jvp's level: an op without a formula here (torch has one) takes its
+        # tangent from its own double backward instead of refusing (it ran so before
+        # forward-mode AD existed)
+        self.fallback = False
 
 
 FW = _State()
@@ -86,7 +90,7 @@ def reset() -> None:
     must not carry into the next run in the same process)."""
     if FW.level >= 0:
         exit_dual_level(FW.level)
-    FW.computing = FW.hidden = False
+    FW.computing = FW.hidden = FW.fallback = False
 
 
 def _check_level(level: int | None, op: str) -> None:
@@ -178,6 +182,8 @@ def check(cls: type[Function], inputs: tuple) -> None:
     before the op checks its arguments)."""
     if cls.jvp is None and not FW.hidden and not FW.computing and any(
             tangent_of(t) is not None for t in inputs):
+        if FW.fallback and cls.no_forward_ad is None:
+            return  # propagate takes the tangent from the op's double backward
         _no_formula(cls)
 
 
@@ -209,7 +215,9 @@ def propagate(cls: type[Function], node: Function, inputs: tuple, params: dict,
         return
     jvp = cls.jvp
     if jvp is None:
-        _no_formula(cls)
+        if not (FW.fallback and cls.no_forward_ad is None):
+            _no_formula(cls)
+        jvp = _double_backward_jvp
     tangents = [_tangent_or_zero(t) for t in inputs]
     FW.computing = True
     try:
@@ -221,6 +229,52 @@ def propagate(cls: type[Function], node: Function, inputs: tuple, params: dict,
     for out, tangent in zip(outs, results):
         if tangent is not None and out.dtype.is_floating_point:
             set_tangent(out, tangent)
+    _tangents_of_saved_outputs(node, outs)
+
+
+def _tangents_of_saved_outputs(node: Function, outs: list[Tensor]) -> None:
+    """A saved output keeps its output's tangent (torch's SavedVariable saves the forward
+    grad): what forward-over-reverse (jacfwd of a gradient) differentiates through."""
+    if not node.recording or not node.saved:
+        return
+    for saved in node.saved.values():
+        if saved is None or not saved.is_output or saved.output_nr >= len(outs):
+            continue
+        tangent = outs[saved.output_nr]._fw_grad
+        if tangent is not None and tangent is not ZERO and saved.tensor._fw_grad is None:
+            set_tangent(saved.tensor, tangent)
+
+
+def _double_backward_jvp(node: Function, tangents: list, outs: list, inputs: tuple,
+                         params: dict) -> Any:
+    """An op's tangent from its backward, for torch.func.jvp on an op without a formula
+    here: the op run again on fresh leaves, then d/du <vjp(u), tangents> at u = 0 (the trick
+    torch.autograd.functional.jvp uses)."""
+    from .backward import grad
+    from .grad_mode import enable_grad
+    from .tensor import Tensor, wrap
+
+    cls = type(node)
+    with disabled(), enable_grad():
+        leaves = [wrap(t.array.copy()).requires_grad_() if isinstance(t, Tensor)
+                  and t.dtype.is_floating_point else t for t in inputs]
+        result = cls.call(*leaves, **params)
+        outputs = list(result) if cls.multi_output else [result]
+        diff = [o for o in outputs if o.requires_grad]
+        wrt = [(i, t) for i, t in enumerate(leaves) if isinstance(t, Tensor) and t.requires_grad]
+        if not diff or not wrt:
+            return [None] * len(outs) if cls.multi_output else None
+        dummies = [wrap(np.zeros_like(o.array)).requires_grad_() for o in diff]
+        grads = grad(diff, [t for _, t in wrt], dummies, create_graph=True, allow_unused=True)
+        used = [(g, tangents[i]) for g, (i, _) in zip(grads, wrt) if g is not None]
+        if not used:
+            return [None] * len(outs) if cls.multi_output else None
+        tangent_outs = grad([g for g, _ in used], dummies, [t for _, t in used],
+                            allow_unused=True)
+    found = iter(tangent_outs)
+    results = [next(found) if o.requires_grad else None for o in outputs]
+    results = [None if r is None else wrap(r.array) for r in results]
+    return results if cls.multi_output else results[0]
 
 
 def _primals(inputs: tuple) -> tuple:
@@ -371,3 +425,22 @@ def add_tangent_inplace(t: Tensor, other: Tensor) -> None:
     own = tangent_of(t)
     with muted():
         set_tangent(t, other_t if own is None else own + other_t)
+
+
+def add_tangent_into_buffer(t: Tensor, other: Tensor) -> None:
+    """The tangent of an input buffer's in-place `old.add_(new)` (torch's add_ formula):
+    self_t + other_t as a new tensor (a zero tensor for an undefined side), never one of
+    the operands' own tangents."""
+    from .tensor import wrap
+
+    own, other_t = tangent_of(t), tangent_of(other)
+    if own is None and other_t is None:
+        return
+    with muted():
+        if own is None:
+            tangent = wrap(other_t.array.copy())
+        elif other_t is None:
+            tangent = wrap(own.array.copy())
+        else:
+            tangent = own + other_t
+    set_tangent(t, tangent)

@@ -136,6 +136,17 @@ class Generator:
 
     # -- state ---------------------------------------------------------------
 
+    def snapshot(self) -> tuple:
+        """Where the generator is (no draw, no check): for vmap(randomness="same"), whose
+        examples all draw the same numbers."""
+        return (self._bits.state, self._seed, self._counters, self._pending,
+                self.next_double_normal, self.next_float_normal)
+
+    def restore(self, snap: tuple) -> None:
+        (state, self._seed, self._counters, self._pending, self.next_double_normal,
+         self.next_float_normal) = snap
+        self._bits.state = state
+
     def get_state(self) -> np.ndarray:
         """CPUGeneratorImplState as bytes, the uint8 tensor torch.get_rng_state() returns."""
         self._drawn()

@@ -86,13 +86,14 @@ def add_to_buffer(buffer: list, index: int, grad: Tensor) -> None:
     if _SLOT_ALONE < 0:
         calibrate()
     if (not GRAD_MODE.enabled and _slot_refs(buffer, index) == _SLOT_ALONE
-            and _accumulable_inplace(buffer[index], grad)
-            and buffer[index]._fw_grad is None and grad._fw_grad is None):  # (tangents: +)
+            and _accumulable_inplace(buffer[index], grad)):
+        from .forward_ad import add_tangent_into_buffer
         from .tensor import bump_version
 
         old = buffer[index]
         np.add(old.array, grad.array, out=old.array, casting="unsafe")
         bump_version(old)
+        add_tangent_into_buffer(old, grad)
         return
     buffer[index] = buffer[index] + grad
 

@@ -85,6 +85,8 @@ class SavedTensor:
             out.requires_grad = True
             out.grad_fn = node
             out.output_nr = self.output_nr
+            if tensor._fw_grad is not None:  # a saved output keeps its tangent, as torch's
+                forward_ad.set_tangent(out, tensor._fw_grad)
             return out
         return tensor
 
@@ -280,6 +282,9 @@ class Function(Node):
     jvp: Callable[..., Any] | None = None
     # The ATen op's name when torch has no forward formula either (its NotImplementedError)
     no_forward_ad: str | None = None
+    # Whether `jvp` reads what forward saved (statistics, factorizations): the op then saves
+    # while a tangent flows through it even when nothing requires grad
+    jvp_reads_saved = False
 
     def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
         if self.recording:
@@ -358,8 +363,9 @@ class Function(Node):
         if _FW.level >= 0:
             if cls.jvp is None:
                 forward_ad.check(cls, inputs)
-            elif not recording and cls.jvp is forward_ad.auto_element_wise:
-                saving = forward_ad.has_tangent(inputs)  # its jvp is backward(tangent)
+            elif not recording and (cls.jvp is forward_ad.auto_element_wise
+                                    or cls.jvp_reads_saved):
+                saving = forward_ad.has_tangent(inputs)  # its jvp reads the saved values
         node = _new_node(cls)
         node.recording = saving
         if saving:

@@ -181,3 +181,14 @@ def same_tuple(interp: Interpreter, template: tuple, items: list) -> tuple:
     if type(template) is tuple:
         return tuple(items)
     return type(template)(*items)
+
+
+@intrinsic
+def jvp_fallback(interp: Interpreter, on: bool) -> bool:
+    """torch.func.jvp's forward-AD run: an op without a formula in gradtrace (torch has one)
+    takes its tangent from its double backward instead of refusing. The previous setting."""
+    from ..engine.forward_ad import FW
+
+    before = FW.fallback
+    FW.fallback = bool(on)
+    return before

@@ -127,9 +127,16 @@ def fallback(fn: Callable[..., Any], level: int, args: list[Any],
         _self, self_bdim = unwrap(args[0], level)
         if self_bdim is None:
             _refuse_unbatched_inplace(args[0], size)
-    results = [call(fn, *[_select(a, level, i) for a in args],
-                    **{k: _select(v, level, i) for k, v in kwargs.items()})
-               for i in range(size)]
+    from .. import generator
+
+    same = any(v.level == level and v.randomness == "same" for v in TRANSFORMS.vmaps)
+    start = generator.DEFAULT.snapshot() if same else None
+    results = []
+    for i in range(size):
+        if same and i:  # randomness="same": every example draws what the first drew
+            generator.DEFAULT.restore(start)
+        results.append(call(fn, *[_select(a, level, i) for a in args],
+                            **{k: _select(v, level, i) for k, v in kwargs.items()}))
     if inplace:
         return args[0]
     first = results[0]

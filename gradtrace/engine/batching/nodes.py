@@ -33,3 +33,36 @@ class MvBackward0(Function):
         ga = mul(g, self.unpack("tensor")) if self.needs_input_grad(0) else None
         gb = mul(g, self.unpack("self")) if self.needs_input_grad(1) else None
         return ga, gb
+
+
+class BmmBackward0(Function):
+    """bmm(A, W) for A [B, m, k] batched and W [k, n] given as its expansion [B, k, n]: a
+    grad transform inside vmap expands its unbatched input, where torch keeps the matrix
+    unbatched and its mm rule folds the batch into the rows of one mm. Values (and the
+    gradient of the batched side) come from that one mm, so they have torch's bits; the
+    expansion's gradient is one product per example, as bmm's backward."""
+
+    __slots__ = ()
+    formulas = (local("self", "{grad} @ {mat2}ᵀ"), local("mat2", "{self}ᵀ @ {grad}"))
+
+    def forward(self, a: Tensor, expanded: Tensor) -> np.ndarray:
+        self.save("mat2", expanded if a.requires_grad else None)
+        self.save("self", a if expanded.requires_grad else None)
+        batch, m, k = a.array.shape
+        matrix = expanded.array[0]  # (its layout: a transposed weight stays column-major)
+        return blas.mm(np.ascontiguousarray(a.array).reshape(batch * m, k),
+                       matrix).reshape(batch, m, matrix.shape[1])
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from ..ops import bmm, mm, reshape, transpose
+
+        ga = gb = None
+        if self.needs_input_grad(0):  # the folded mm: grad @ Wᵀ
+            w = self.unpack("mat2")
+            batch, m, n = grad.shape
+            matrix = Tensor._wrap(w.array[0])
+            ga = reshape(mm(reshape(grad, (batch * m, n)), transpose(matrix, 0, 1)),
+                         (batch, m, matrix.shape[0]))
+        if self.needs_input_grad(1):
+            gb = bmm(transpose(self.unpack("self"), 1, 2), grad)
+        return ga, gb

@@ -342,7 +342,16 @@ def _tv(level: int, a: Any, b: Any) -> tuple[Any, int]:
 def _mm(level: int, a: Any, b: Any) -> Any:
     av, ab = unwrap(a, level)
     bv, bb = unwrap(b, level)
-    return call(_ops().matmul, front(av, ab), front(bv, bb))
+    a_, b_ = front(av, ab), front(bv, bb)
+    if (ab is not None and bb is not None and not isinstance(a_, BatchedTensor)
+            and not isinstance(b_, BatchedTensor) and a_.ndim == 3 and b_.ndim == 3
+            and b_.array.strides[0] == 0 and a_.array.strides[0] != 0
+            and a_.dtype is b_.dtype and b_.array.shape[0] > 1):
+        # b is an unbatched matrix a grad transform expanded along the batch
+        from .nodes import BmmBackward0  # torch's rule: one mm with the unbatched matrix
+
+        return BmmBackward0.call(a_, b_)
+    return call(_ops().matmul, a_, b_)
 
 
 def _dot_rule(fn: Callable[..., Any], level: int, args: list[Any],
@@ -411,6 +420,16 @@ def _linear_rule(fn: Callable[..., Any], level: int, args: list[Any],
     bias = args[2] if len(args) > 2 else kwargs.get("bias")
     if x.ndim == 2 and bias is not None:
         return _addmm_decomposed(level, bias, x, call(ops.t, weight), 1, 1)
+    if bias is not None and bias.ndim == 1 and x.ndim >= 1:
+        # _flatten_nd_linear (a contiguous input, a 1-d bias): addmm on the input flattened
+        # to a matrix, viewed back
+        lead = tuple(x.shape[:-1])
+        flat = 1
+        for n in lead:
+            flat *= n
+        out = _addmm_decomposed(level, bias, call(ops.reshape, x, (flat, x.shape[-1])),
+                                call(ops.t, weight), 1, 1)
+        return call(ops.view, out, (*lead, out.shape[-1]))
     out = call(ops.matmul, x, call(ops.t, weight))
     if bias is not None:
         out = call(ops.add, out, bias)
@@ -468,6 +487,32 @@ def _detach_rule(fn: Callable[..., Any], level: int, args: list[Any],
                  kwargs: dict[str, Any]) -> Any:
     value, bdim = unwrap(args[0], level)
     return wrap(call(fn, value), bdim, level)
+
+
+def _conv_rule(spatial: int) -> Callable[..., Any]:
+    """convNd with a batched input and an unbatched weight and bias: torch's rule folds the
+    batch into the input's N (one convolution, so its bits); anything else falls back."""
+
+    def rule(fn: Callable[..., Any], level: int, args: list[Any],
+             kwargs: dict[str, Any]) -> Any:
+        x = args[0]
+        rest = list(args[1:])
+        weight = rest[0] if rest else kwargs.get("weight")
+        bias = rest[1] if len(rest) > 1 else kwargs.get("bias")
+        xv, xb = unwrap(x, level)
+        if xb is None or any(isinstance(t, BatchedTensor) for t in (weight, bias)):
+            return fallback(fn, level, args, kwargs)
+        x_ = front(xv, xb)
+        if isinstance(x_, BatchedTensor) or x.ndim not in (spatial + 1, spatial + 2):
+            return fallback(fn, level, args, kwargs)
+        ops = _ops()
+        if x.ndim == spatial + 1:  # an unbatched input: the vmap batch is conv's N
+            return wrap(call(fn, x_, *rest, **kwargs), 0, level)
+        b, n = x_.shape[0], x_.shape[1]
+        folded = call(ops.reshape, x_, (b * n, *x_.shape[2:]))
+        out = call(fn, folded, *rest, **kwargs)
+        return wrap(call(ops.reshape, out, (b, n, *out.shape[1:])), 0, level)
+    return rule
 
 
 # -- losses --------------------------------------------------------------------------------
@@ -586,6 +631,8 @@ def install() -> None:
     put("expand_as", _as(lambda: ops.expand))
     put("linear", _linear_rule, functional, torch)
     put("mse_loss", _mse_rule, functional)
+    for spatial in (1, 2, 3):
+        put(f"conv{spatial}d", _conv_rule(spatial), functional, torch)
     put("stack", _joined(True))
     put("cat", _joined(False))
     put("concat", _joined(False))

@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import exactness, kernels
 from ..formulas import local, vjp
-from ..forward_ad import auto_element_wise
+from ..forward_ad import auto_element_wise, auto_linear
 from ..generator import resolve
 from ..grad_mode import GRAD_MODE
 from ..kernels import precise
@@ -51,6 +51,7 @@ class LeakyReluBackwardBackward0(Function):
     """leaky_relu_backward(grad_output, self, negative_slope) as an op, for create_graph."""
 
     __slots__ = ()
+    jvp = auto_linear  # leaky_relu_backward(grad_output_t, self_p, slope, false)
     formulas = (local("grad_output", "1 if {self} > 0 else {negative_slope}"),
                 local("self", "0"))
 
@@ -216,6 +217,7 @@ class RreluWithNoiseBackward1(_SavesResultInstead, RreluWithNoiseBackward0):
     sign (the same as self's, the slopes being positive)."""
 
     __slots__ = ()
+    no_forward_ad = "rrelu_with_noise_"  # torch has no forward-mode formula (measured)
     formulas = (local("self", "{noise}", when=(("training", True),)),
                 local("self", "1 if {result} > 0 else ({lower} + {upper}) / 2",
                       when=(("training", False),)))
@@ -597,6 +599,7 @@ class LogSigmoidBackward0(Function):
     """log_sigmoid_forward: saves self and the buffer exp(-|x|) its backward uses."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 - σ({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -666,6 +669,7 @@ def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
 
 class MishBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "tanh(softplus({self})) + {self} × σ({self}) × "
                               "(1 - tanh(softplus({self}))²)"),)
 

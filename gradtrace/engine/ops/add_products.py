@@ -96,6 +96,14 @@ class BaddbmmBackward0(Function):
         reserve(out_shape, b1.array.itemsize)
         return blas.baddbmm(expanded, b1.array, b2.array, beta, alpha)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # maybe_multiply(self_t, beta) + maybe_multiply(batch1_t.bmm(batch2_p), alpha)
+        #   + maybe_multiply(batch1_p.bmm(batch2_t), alpha)
+        alpha, beta = params.get("alpha", 1), params.get("beta", 1)
+        _, x, y = inputs
+        return (maybe_multiply(t[0], beta) + maybe_multiply(bmm(t[1], y), alpha)
+                + maybe_multiply(bmm(x, t[2]), alpha))
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         alpha, beta = self.attrs["alpha"], self.attrs["beta"]
         g_self = g1 = g2 = None
@@ -146,6 +154,14 @@ class AddbmmBackward0(Function):
         for i in range(bs):
             result = blas.addmm(result, b1.array[i], b2.array[i], beta if i == 0 else 1, alpha)
         return result
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # maybe_multiply(self_t, beta) + maybe_multiply(batch1_t.bmm(batch2_p).sum(0), alpha)
+        #   + maybe_multiply(batch1_p.bmm(batch2_t).sum(0), alpha)
+        alpha, beta = params.get("alpha", 1), params.get("beta", 1)
+        _, x, y = inputs
+        return (maybe_multiply(t[0], beta) + maybe_multiply(bmm(t[1], y).sum(0), alpha)
+                + maybe_multiply(bmm(x, t[2]).sum(0), alpha))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         a = self.attrs
@@ -199,6 +215,14 @@ class AddmvBackward0(Function):
         expanded = np.broadcast_to(bias.array, mat.array.shape[:1])
         return blas.addmv(expanded, mat.array, vec.array, beta, alpha)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # maybe_multiply(self_t, beta) + maybe_multiply(mat_t.mv(vec_p), alpha)
+        #   + maybe_multiply(mat_p.mv(vec_t), alpha)
+        alpha, beta = params.get("alpha", 1), params.get("beta", 1)
+        _, x, y = inputs
+        return (maybe_multiply(t[0], beta) + maybe_multiply(mv(t[1], y), alpha)
+                + maybe_multiply(mv(x, t[2]), alpha))
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         alpha, beta = self.attrs["alpha"], self.attrs["beta"]
         g_self = g_mat = g_vec = None
@@ -231,6 +255,14 @@ class AddrBackward0(Function):
         self.save("vec2", vec2 if vec1.requires_grad else None)
         reserve(out_shape, np.dtype(dtype).itemsize)
         return _addr_kernel(expanded, vec1.array, vec2.array, beta, alpha, np.dtype(dtype))
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # maybe_multiply(self_t, beta) + maybe_multiply(vec1_t.outer(vec2_p), alpha)
+        #   + maybe_multiply(vec1_p.outer(vec2_t), alpha)
+        alpha, beta = params.get("alpha", 1), params.get("beta", 1)
+        _, x, y = inputs
+        return (maybe_multiply(t[0], beta) + maybe_multiply(outer(t[1], y), alpha)
+                + maybe_multiply(outer(x, t[2]), alpha))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         alpha, beta = self.attrs["alpha"], self.attrs["beta"]

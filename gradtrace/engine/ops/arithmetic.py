@@ -10,7 +10,7 @@ from .. import kernels
 from ..dtypes import bool_
 from ..events import OBSERVERS
 from ..formulas import local
-from ..forward_ad import FW, maybe_multiply
+from ..forward_ad import FW, auto_element_wise, maybe_multiply
 from ..grad_mode import GRAD_MODE
 from ..node import Function, SavedNumber, SavedTensor, saved_number
 from ..tensor import Tensor, as_tensor_operand, type_name, wrap
@@ -311,6 +311,18 @@ class PowBackward1(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # pow_backward_self(self_t, self_p, exponent_p)
+        #   + pow_backward_exponent(exponent_t, self_p, exponent_p, result)
+        from .reductions import where
+
+        self_, exponent = inputs
+        cond = (self_ == 0) & (exponent >= 0)
+        g_e = t[1] * where(cond, Tensor.scalar(0.0), outs[0] * self_.log())
+        g_s = where(exponent == 0.0, Tensor.scalar(0.0),
+                    t[0] * (exponent * self_.pow(sub_scalar(exponent, 1))))
+        return g_s + g_e
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .reductions import where
 
@@ -330,6 +342,7 @@ class PowBackward2(Function):
     """`number ** tensor`: one input, the exponent."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("exponent", "{result} × ln({self})"),)
 
     def forward(self, exponent: Tensor, base: Tensor) -> np.ndarray:
@@ -367,6 +380,13 @@ class RemainderBackward1(Function):
             from .rounding import torch_remainder
 
             return torch_remainder(cast(a.array, dtype), cast(b.array, dtype))
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t - other_t * self_p.div(other_p, rounding_mode="floor")
+        from .rounding import DivBackward2
+
+        a, b = inputs
+        return t[0] - t[1] * DivBackward2.call(a, b, rounding_mode="floor")
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .unary import floor

@@ -11,6 +11,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import dtypes
 from ..formulas import vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
@@ -74,6 +75,7 @@ def repeat_interleave(a: Tensor, repeats: Any = None, dim: int | None = None, *,
 
 class Rot90Backward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "rot90({grad}, -{k}, {dims})"),)
 
     def forward(self, a: Tensor, k: int, dims: tuple[int, ...]) -> np.ndarray:

@@ -116,6 +116,7 @@ class CdistBackward0(Function):
 
 class EuclideanDistBackward0(Function):
     __slots__ = ()
+    no_forward_ad = "_euclidean_dist"  # torch has no forward-mode formula (measured)
     formulas = (vjp("x1", "{x1} × ({grad} / {result}).sum(-1) - ({grad} / {result}) @ {x2}"),
                 vjp("x2", "{x2} × ({grad} / {result}).sum(-2) - ({grad} / {result})ᵀ @ {x1}"))
 

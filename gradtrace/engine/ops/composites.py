@@ -164,6 +164,7 @@ class UniqueConsecutiveBackward0(Function):
     """unique_consecutive: the values are differentiable in form; torch has no derivative."""
 
     __slots__ = ()
+    no_forward_ad = "unique_consecutive"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),)
 
     def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError
 from ..formulas import undefined, vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor
@@ -143,6 +144,7 @@ class NarrowCopyBackward0(Function):
     """narrow_copy: its own node (narrow is a SliceBackward0 view)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros({self_sym_sizes}).slice_scatter({grad}, {dim}, {start}, "
                     "{start} + {length})"),)
 

@@ -14,6 +14,7 @@ from .. import capability, dtypes, unreproducible
 from ..device import check_device
 from ..dtypes import DType
 from ..formulas import local
+from ..forward_ad import auto_linear
 from ..grad_reuse import is_non_overlapping_and_dense
 from ..limits import reserve
 from ..node import Function
@@ -386,6 +387,7 @@ class ZeroBackward0(Function):
     """`t.zero_()`: the result does not depend on the old values."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "0"),)
 
     def forward(self, a: Tensor) -> np.ndarray:

@@ -117,6 +117,15 @@ def _lu_solve_diag(node: Function, g: Tensor, nudge_zeros: bool) -> Tensor:
     return wrap_result(lapack.getrs(lu_arr, piv.array, d, transpose=not _contiguous(a)))
 
 
+def _trace_a_inv(node: Function, a: Tensor, a_t: Tensor) -> Tensor:
+    """tr(A⁻¹ A_t) from det's saved LU (of Aᵀ when A is contiguous: torch's use_A_T)."""
+    from .lu import lu_solve
+
+    solved = lu_solve(node.unpack("LU"), node.unpack("pivots"), a_t, left=True,
+                      adjoint=_contiguous(a))
+    return diagonal(solved, 0, -2, -1).sum(-1)
+
+
 class LinalgDetBackward0(Function):
     __slots__ = ()
     formulas = (vjp("A", "{grad} × {result} × {A}⁻ᵀ"),)
@@ -131,6 +140,12 @@ class LinalgDetBackward0(Function):
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
+
+    jvp_reads_saved = True
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # linalg_det_jvp: lu_solve(LU, pivots, A_t, adjoint=use_A_T).diagonal().sum(-1) * det
+        return _trace_a_inv(self, inputs[0], t[0]) * outs[0]
 
     def backward(self, grad: Tensor) -> Tensor:
         a, det = self.unpack("A"), self.unpack("result")
@@ -171,6 +186,14 @@ class LinalgSlogdetBackward0(Function):
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("sign", outputs[0], is_output=True)
+
+    jvp_reads_saved = True
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # slogdet_jvp: (a zero tensor for sign, tr(A⁻¹ A_t) for logabsdet)
+        from .creation import zeros_like
+
+        return [zeros_like(outs[0]), _trace_a_inv(self, inputs[0], t[0])]
 
     def backward(self, grad_sign: Tensor | None, grad_logabsdet: Tensor | None) -> Tensor | None:
         if grad_logabsdet is None:
@@ -240,6 +263,21 @@ class LinalgSolveExBackward0(Function):
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
+
+    jvp_reads_saved = True
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # linalg_solve_jvp: lu_solve(LU, pivots, B_t - A_t X) (left), vectors as columns
+        from .lu import lu_solve
+
+        a, x = inputs[0], outs[0]
+        left = params.get("left", True)
+        vector = x.array.ndim == a.array.ndim - 1
+        x_ = unsqueeze(x, -1) if vector else x
+        db_ = unsqueeze(t[1], -1) if vector else t[1]
+        r_ = matmul(t[0], x_) if left else matmul(x_, t[0])
+        dx_ = lu_solve(self.unpack("LU"), self.unpack("pivots"), db_ - r_, left=left)
+        return squeeze(dx_, -1) if vector else dx_
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, x = self.unpack("A"), self.unpack("result")
@@ -326,6 +364,10 @@ class LinalgInvExBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("inverse", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # inverse: -at::matmul(at::matmul(inverse, A_t), inverse)
+        return -matmul(matmul(outs[0], t[0]), outs[0])
+
     def backward(self, grad: Tensor) -> Tensor:
         inv_h = mT(self.unpack("inverse"))
         return -matmul(inv_h, matmul(grad, inv_h))
@@ -378,6 +420,13 @@ class LinalgSolveTriangularBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """torch's linalg_solve_triangular_forward_AD: A⁻¹(B_t - proj(A_t) X)."""
+        upper, left, unit = params["upper"], params["left"], params["unitriangular"]
+        proj = triu(t[0], int(unit)) if upper else tril(t[0], -int(unit))
+        x_t = t[1] - (matmul(proj, outs[0]) if left else matmul(outs[0], proj))
+        return solve_triangular(inputs[0], x_t, upper=upper, left=left, unitriangular=unit)
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         at = self.attrs
         upper, left, unit = at["upper"], at["left"], at["unitriangular"]
@@ -426,6 +475,16 @@ class LinalgCholeskyExBackward0(Function):
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save(self.factor_name, outputs[0], is_output=True)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """torch's cholesky_jvp: L π(L⁻¹ dA L⁻ᴴ), π(X) = X.tril() - diag(X) / 2."""
+        upper = params["upper"]
+        factor = mT(outs[0]) if upper else outs[0]
+        d_l = solve_triangular(factor, t[0], upper=False, left=True)
+        d_l = solve_triangular(mT(factor), d_l, upper=True, left=False)
+        d_l = tril(d_l) - diag_embed(diagonal(d_l, 0, -2, -1).mul(0.5))
+        d_l = matmul(factor, d_l)
+        return mT(d_l) if upper else d_l
 
     def backward(self, grad: Tensor) -> Tensor:
         """cholesky_backward: L⁻ᴴ π*(tril(Lᴴ gL)) L⁻¹ with π*(X) = ½ (X + X.tril(-1)ᴴ), by two

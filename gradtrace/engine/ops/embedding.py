@@ -7,6 +7,7 @@ import numpy as np
 from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError
 from .. import dtypes
 from ..formulas import Formula, vjp
+from ..forward_ad import auto_linear
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function
@@ -48,6 +49,7 @@ class EmbeddingBackward0(Function):
     """embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): one input."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = _embedding_formulas()
 
     def forward(self, weight: Tensor, indices: Tensor, padding_idx: int,
@@ -74,6 +76,7 @@ class EmbeddingDenseBackwardBackward0(Function):
     """embedding_dense_backward(grad_output, indices, ...) as an op (input: grad_output)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "{grad}[{indices}]", when=(("padding_idx", NO_PADDING),)),
                 vjp("grad_output", "{grad}[{indices}].masked_fill(({indices} == {padding_idx})"
                     ".unsqueeze(-1), 0)"))

@@ -76,6 +76,10 @@ class LdexpBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t * at::pow(2, other_p) + other_t * result * M_LN2
+        return t[0] * 2 ** inputs[1] + t[1] * outs[0] * 0.6931471805599453
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         other = self.unpack("other")
         g_self = g_other = None
@@ -106,6 +110,12 @@ class NextafterBackward0(Function):
         self.save("self", a)
         self.save("other", other)
         return np.nextafter(cast(a.array, dtype), cast(other.array, dtype))
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::where(self_p != other_p, self_t, 0)
+        from .reductions import where
+
+        return where(inputs[0] != inputs[1], t[0], Tensor.scalar(0))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         g_self = sum_to(grad, self.input_meta[0][0]) if self.needs_input_grad(0) else None

@@ -14,6 +14,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import dtypes
 from ..formulas import local, undefined, vjp
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, cast, common_dtype, float_dtype
@@ -38,6 +39,7 @@ def _scaled(a: Tensor, factor: float) -> np.ndarray:
 
 class Deg2RadBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "π / 180"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -49,6 +51,7 @@ class Deg2RadBackward0(Function):
 
 class Rad2DegBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "180 / π"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -86,6 +89,13 @@ class CopysignBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # copysign_tensor_self_backward(self_t, self_p, result)
+        from .indexing import masked_fill_
+
+        ratio = outs[0] / inputs[0]
+        return t[0] * masked_fill_(ratio, inputs[0] == 0, 0)
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
 
@@ -101,6 +111,7 @@ class CopysignBackward1(Function):
     """copysign(tensor, number)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "{result} / {self}"),)
 
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
@@ -137,6 +148,14 @@ class _FloatExtreme(Function):
                                     "implemented for 'Bool'")
         return type(self).ufunc(cast(a.array, dtype), cast(b.array, dtype))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # fmax: other_t + (self_p > other_p).logical_or_(other_p.isnan()) * (self_t - other_t)
+        # fmin: other_t + (self_p <= other_p).logical_or_(other_p.isnan()) * (...)
+        a, b = inputs
+        picks = (a > b) if type(self).ufunc is np.fmax else (a <= b)
+        mask = Tensor._wrap(picks.array | np.isnan(b.array))
+        return t[1] + mask * (t[0] - t[1])
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = self.unpack("self"), self.unpack("other")
         chosen = logical_or(a >= b if type(self).compare == "ge" else a <= b, b.isnan())
@@ -171,6 +190,7 @@ def fmin(a: Tensor, other: Tensor) -> Tensor:
 
 class NanToNumBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if isfinite({self}) else 0"),)
 
     def forward(self, a: Tensor, nan: Any, posinf: Any, neginf: Any) -> np.ndarray:
@@ -207,6 +227,16 @@ class NansumBackward0(Function):
         x = np.where(np.isnan(a.array), 0, a.array) if a.dtype.is_floating_point else a.array
         axes = () if dim is None else reduced(dim, a.array.ndim)
         return sum_array(x, axes, keepdim, out_dtype)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::where(self_p.isnan(), 0, self_t).sum(dim, keepdim, dtype)
+        from .reductions import sum as sum_
+        from .reductions import where
+
+        masked = where(Tensor._wrap(np.isnan(inputs[0].array)), Tensor.scalar(0), t[0])
+        dim = params["dim"]
+        return sum_(masked, dim if dim is not None else (), params["keepdim"],
+                    dtype=params.get("dtype"))
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.unpack("self")

@@ -16,6 +16,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import capability, fp64
 from ..formulas import local
+from ..forward_ad import linear_in_all, maybe_multiply
 from ..fp32 import fma
 from ..node import Function
 from ..shapes import broadcast_shapes
@@ -83,6 +84,13 @@ class AddcmulBackward0(Function):
                 return multiply_add(np.asarray(y * v, dtype), z, x, dtype)
         return np.asarray(x + v * y * z, dtype)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t + maybe_multiply(tensor1_t * tensor2_p, value)
+        #   + maybe_multiply(tensor2_t * tensor1_p, value)
+        _, t1, t2 = inputs
+        value = params.get("value", 1)
+        return t[0] + maybe_multiply(t[1] * t2, value) + maybe_multiply(t[2] * t1, value)
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         value = self.attrs["value"]
         g2 = grad * mul_scalar(self.unpack("tensor1"), value) if self.needs_input_grad(2) \
@@ -117,6 +125,14 @@ class AddcdivBackward0(Function):
         v = scalar_in(value, dtype)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return np.asarray(x + (y * v) / z, dtype)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t + maybe_multiply(tensor1_t / tensor2_p, value)
+        #   - maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value)
+        _, t1, t2 = inputs
+        value = params.get("value", 1)
+        return (t[0] + maybe_multiply(t[1] / t2, value)
+                - maybe_multiply(t[2] * (t1 / t2) / t2, value))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         value = self.attrs["value"]
@@ -178,6 +194,7 @@ class LerpBackward0(Function):
     """lerp(self, end, weight: number)."""
 
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: lerp(self_t, end_t, weight)
     formulas = (local("self", "1 - {weight}"), local("end", "{weight}"))
 
     def forward(self, a: Tensor, end: Tensor, weight: Any) -> np.ndarray:
@@ -205,6 +222,11 @@ class LerpBackward1(Function):
         self.save("self", a if weight.requires_grad else None)
         self.save("weight", weight if (a.requires_grad or end.requires_grad) else None)
         return lerp_values(a.array, end.array, weight.array, dtype)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::lerp(self_t, end_t, weight_p) + weight_t * (end_p - self_p)
+        a, end, weight = inputs
+        return LerpBackward1.call(t[0], t[1], weight) + t[2] * (end - a)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         g_self = g_end = g_w = None

@@ -16,6 +16,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import exactness, gamma_kernels, glibc
 from ..formulas import local
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, common_dtype, float_dtype, not_implemented
@@ -29,6 +30,7 @@ LN2 = 0.6931471805599453
 
 class LgammaBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "digamma({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -43,6 +45,7 @@ class LgammaBackward0(Function):
 
 class DigammaBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "polygamma(1, {self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -65,6 +68,7 @@ class PolygammaBackward0(Function):
     """polygamma(n, self): saves n and self."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "polygamma({n} + 1, {self})"),)
 
     def forward(self, a: Tensor, n: int) -> np.ndarray:
@@ -80,12 +84,14 @@ class PolygammaBackward1(PolygammaBackward0):
     """polygamma_(n): the in-place form's own node, the same formula."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
 
 
 class MvlgammaBackward0(Function):
     """mvlgamma(self, p): Σ_i lgamma(self - i/2) over i < p, plus p(p-1)/4 · ln π."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "sum(digamma({self} - arange({p}) / 2))"),)
 
     def forward(self, a: Tensor, p: int) -> np.ndarray:
@@ -115,6 +121,7 @@ def _mvlgamma_args(x: np.ndarray, p: int) -> np.ndarray:
 
 class SincBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "(cos(π{self}) π{self} - sin(π{self})) / (π {self}²)"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -139,6 +146,7 @@ class SincBackward0(Function):
 
 class I0Backward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "i1({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -151,6 +159,7 @@ class I0Backward0(Function):
 
 class SpecialI0EBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "i1e({self}) - sgn({self}) × {result}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -176,6 +185,7 @@ def _safe_bessel_input(x: Tensor) -> tuple[Tensor, Tensor]:
 
 class SpecialI1Backward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1/2 if abs({self}) ≤ ε else i0({self}) - {result} / {self}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -196,6 +206,7 @@ class SpecialI1Backward0(Function):
 
 class SpecialI1EBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1/2 if abs({self}) ≤ ε else "
                       "i0e({self}) - {result} × (sgn({self}) + 1 / {self})"),)
 
@@ -217,6 +228,7 @@ class SpecialI1EBackward0(Function):
 
 class SpecialNdtriBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "√(2π) × exp({result}² / 2)"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -234,6 +246,7 @@ class SpecialNdtriBackward0(Function):
 
 class SpecialEntrBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "-(1 + ln({self}))"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -270,6 +283,15 @@ class SpecialXlog1PyBackward0(Function):
         self.save("self", a)
         return _xlog1py(*_float_pair(a, b))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::special_xlog1py(self_t, other_p).masked_fill((self_p == 0.) & (other_p <= -1.), 0.)
+        #   + other_t * self_p / (other_p + 1)
+        from .indexing import masked_fill
+
+        a, b = inputs
+        return (masked_fill(SpecialXlog1PyBackward0.call(t[0], b), (a == 0) & (b <= -1), 0)
+                + t[1] * a / (b + 1))
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, y = self.unpack("self"), self.unpack("other")
         g_b = grad * x / add_scalar(y, 1) if self.needs_input_grad(1) else None
@@ -285,6 +307,7 @@ class SpecialXlog1PyBackward1(Function):
     """xlog1py(number, tensor): one input, the tensor `other`."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("other", "{self} / ({other} + 1)"),)
 
     def forward(self, b: Tensor, number: Tensor) -> np.ndarray:
@@ -301,6 +324,7 @@ class SpecialXlog1PyBackward2(Function):
     """xlog1py(tensor, number)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ -1 else ln(1 + {other})"),)
 
     def forward(self, a: Tensor, number: Tensor) -> np.ndarray:
@@ -338,6 +362,11 @@ class Logaddexp2Backward0(Function):
             out = np.maximum(x64, y64) + np.log1p(np.exp2(-np.abs(x64 - y64))) / LN2
             out = np.where(np.isinf(x64) & (x64 == y64), x64, out)
         return out.astype(x.dtype)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t / (1 + pow(2, other_p - self_p)) + other_t / (1 + pow(2, self_p - other_p))
+        a, b = inputs
+        return t[0] / (1 + 2 ** (b - a)) + t[1] / (1 + 2 ** (a - b))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .arithmetic import rpow

@@ -25,6 +25,7 @@ def _floating(a: Tensor, kernel: str) -> np.ndarray:
 
 class StandardGammaBackward0(Function):
     __slots__ = ()
+    no_forward_ad = "_standard_gamma"  # torch has no forward-mode formula (measured)
     formulas = (local("self", "_standard_gamma_grad({self}, {result})"),)
 
     def forward(self, a: Tensor, gen: Generator) -> np.ndarray:
@@ -42,6 +43,7 @@ class StandardGammaGradBackward0(Function):
     """_standard_gamma_grad(self, output): torch has no derivative for it."""
 
     __slots__ = ()
+    no_forward_ad = "_standard_gamma_grad"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),)
 
     def forward(self, a: Tensor, output: Tensor) -> np.ndarray:

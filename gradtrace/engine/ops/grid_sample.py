@@ -19,6 +19,7 @@ import numpy as np
 from ...errors import NotSupportedError, ScriptError, TorchRuntimeError, TorchValueError
 from .. import blas, capability
 from ..formulas import vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..tensor import _BY_NP, Tensor
 from .fused import multiply_add
@@ -62,6 +63,7 @@ class AffineGridGeneratorBackward0(Function):
     """affine_grid_generator(theta, size, align_corners): base_grid @ theta.T."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("theta", "base_grid({size}, {align_corners}).flatten(1, -2).mT"
                              ".bmm({grad}.flatten(1, -2)).mT"),)
 

@@ -36,6 +36,7 @@ class GeqrfBackward0(Function):
     its backward raises."""
 
     __slots__ = ()
+    no_forward_ad = "geqrf"  # torch has no forward-mode formula (measured)
     multi_output = True
     materialize_grads = False
     formulas = (undefined("self"),)
@@ -232,6 +233,7 @@ def _check_ormqr(a: Tensor, tau: Tensor, c: Tensor, left: bool) -> None:
 
 class OrmqrBackward0(Function):
     __slots__ = ()
+    no_forward_ad = "ormqr"  # torch has no forward-mode formula (measured)
     formulas = (
         vjp("self", "householder_product_backward(…, {result}, {self}, {input2})[0]"),
         vjp("input2", "householder_product_backward(…, {result}, {self}, {input2})[1]"),

@@ -11,7 +11,7 @@ from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
 from .. import dtypes
 from ..dtypes import C_TYPE_NAMES
 from ..formulas import local, undefined, vjp
-from ..forward_ad import auto_linear
+from ..forward_ad import auto_linear, linear_in_all, maybe_multiply
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
@@ -175,6 +175,7 @@ class GatherBackward0(Function):
 
 class ScatterAddBackward0(Function):
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     formulas = (local("self", "1"),
                 vjp("src", "{grad}.gather({dim}, {index})"))
 
@@ -197,6 +198,7 @@ class ScatterBackward0(Function):
     """scatter(self, dim, index, src): what max(dim)/min(dim) record in their backward."""
 
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     formulas = (vjp("self", "{grad}.scatter({dim}, {index}, 0)"),
                 vjp("src", "{grad}.gather({dim}, {index})"))
 
@@ -231,6 +233,9 @@ class ScatterBackward1(Function):
         out = a.array.copy()
         out[_gather_key(index.array, d)] = np.asarray(value).astype(out.dtype)
         return out
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return ScatterBackward1.call(t[0], **{**params, "value": 0})  # self_t.scatter(.., 0)
 
     def backward(self, grad: Tensor) -> Tensor:
         return ScatterBackward1.call(grad, dim=signed(self.attrs["dim"]),
@@ -398,6 +403,7 @@ def _index_key(ndim: int, d: int, index: np.ndarray) -> tuple:
 
 class IndexCopyBackward0(Function):
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),
                 vjp("source", "{grad}.index_select({dim}, {index})"))
 
@@ -451,6 +457,11 @@ class IndexAddBackward0(Function):
         np.add.at(out, _index_key(out.ndim, d, index.array), values.astype(out.dtype))
         return out
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::index_add(self_t, dim, index, maybe_multiply(source_t, alpha))
+        source_t = maybe_multiply(t[1], params.get("alpha", 1))
+        return IndexAddBackward0.call(t[0], source_t, **{**params, "alpha": 1})
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a = self.attrs
         g_src = _index_source_grad(grad, signed(a["dim"]), self.unpack("index"),
@@ -473,6 +484,9 @@ class IndexFillBackward0(Function):
         out[_index_key(out.ndim, d, index.array)] = np.asarray(value).astype(out.dtype)
         return out
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return IndexFillBackward0.call(t[0], **{**params, "value": 0})  # index_fill(.., 0)
+
     def backward(self, grad: Tensor) -> Tensor:
         return index_fill(grad, signed(self.attrs["dim"]), self.unpack("index"), 0)
 
@@ -481,6 +495,7 @@ class IndexFillBackward1(Function):
     """index_fill(self, dim, index, 0-dim tensor value): the value gets a gradient too."""
 
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),
                 vjp("value", "{grad}.index_select({dim}, {index}.unique()).sum()"))
 
@@ -544,6 +559,7 @@ def _check_bool_mask(name: str, mask: Tensor) -> None:
 
 class MaskedSelectBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros_like({self}).masked_scatter({mask}, {grad})"),)
 
     def forward(self, a: Tensor, mask: Tensor) -> np.ndarray:
@@ -563,6 +579,7 @@ class MaskedSelectBackward0(Function):
 
 class MaskedScatterBackward0(Function):
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     # the source's first elements fill the mask's places, in order; the rest get 0
     formulas = (local("self", "0 if {mask} else 1"),
                 vjp("source", "cat([{grad}[{mask}], zeros(…)]).view({source_sym_sizes})"))
@@ -599,6 +616,7 @@ class MaskedScatterBackwardBackward0(Function):
     order, zero-padded to the source's size."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "zeros_like({grad_output}).masked_scatter({mask}, {grad})"),)
 
     def forward(self, grad: Tensor, mask: Tensor, sizes: tuple[int, ...]) -> np.ndarray:
@@ -638,6 +656,7 @@ class TakeBackward0(Function):
     the gradient adds each grad element back at its flat index."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros_like({self}).put_({index}, {grad}, accumulate=True)"),)
 
     def forward(self, a: Tensor, index: Tensor) -> np.ndarray:
@@ -683,6 +702,7 @@ class PutBackward0(Function):
     accumulating), source's is grad taken at them."""
 
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     formulas = (vjp("self", "{grad}.put({index}, zeros_like({source}))",
                     when=(("accumulate", False),)),
                 vjp("self", "{grad}"),

@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..dtypes import bool_
 from ..formulas import each, vjp
-from ..forward_ad import linear_in_all
+from ..forward_ad import auto_linear, linear_in_all
 from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args
@@ -19,6 +19,7 @@ from .views import SliceBackward0, ViewFunction, _wrap, saved_int, select, signe
 
 class UnbindBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "stack({grad}, {dim})"),)
     multi_output = True
 
@@ -49,6 +50,7 @@ def _split_pieces(array: np.ndarray, d: int, sizes: list[int]) -> list[np.ndarra
 
 class SplitBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "cat({grad}, {dim})"),)
     multi_output = True
 
@@ -75,6 +77,7 @@ class SplitBackward0(ViewFunction):
 
 class SplitWithSizesBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "cat({grad}, {dim})"),)
     multi_output = True
 
@@ -99,6 +102,7 @@ class UnsafeSplitBackward0(Function):
     """unsafe_split: split's pieces, but not views (torch's RNN cells change them in place)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "cat({grad}, {dim})"),)
     multi_output = True
 

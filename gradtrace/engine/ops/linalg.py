@@ -437,6 +437,12 @@ class LinalgCrossBackward0(Function):
         y = np.broadcast_to(b.array.astype(dtype.np, copy=False), shape)
         return _cross_arrays(x, y, dim % len(shape))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # linalg_cross(self_t, other_p, dim) + linalg_cross(self_p, other_t, dim)
+        a, b = inputs
+        return (LinalgCrossBackward0.call(t[0], b, **params)
+                + LinalgCrossBackward0.call(a, t[1], **params))
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         dim = signed(self.attrs["dim"])
         g_a = linalg_cross(self.unpack("other"), grad, dim) if self.needs_input_grad(0) \

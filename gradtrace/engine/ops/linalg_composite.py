@@ -133,6 +133,11 @@ class VdotBackward0(Function):
         self.save("other", b if a.requires_grad else None)
         return np.asarray(blas.dot(a.array, b.array))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::vdot(self_t, other_p) + at::vdot(self_p, other_t)
+        a, b = inputs
+        return VdotBackward0.call(t[0], b) + VdotBackward0.call(a, t[1])
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = grad * self.unpack("other") if self.needs_input_grad(0) else None
         gb = grad * self.unpack("self") if self.needs_input_grad(1) else None

@@ -49,6 +49,18 @@ class LogcumsumexpBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """torch's logcumsumexp_jvp: cumsum(exp(self - max) * self_t) / (cumsum(exp(self -
+        max)) + 1e-13)."""
+        from .arithmetic import add_, div_, mul_
+        from .reductions import cumsum, max
+
+        self_p, dim = inputs[0], params["dim"]
+        self_p_exp = (self_p - max(self_p, dim, True)[0]).exp()
+        cumsumexp_p = cumsum(self_p_exp, dim)
+        mul_(self_p_exp, t[0])
+        return div_(cumsum(self_p_exp, dim), add_(cumsumexp_p, 1e-13))
+
     def backward(self, grad: Tensor) -> Tensor:
         from .reductions import where
         from .views import flip

@@ -162,6 +162,19 @@ class MseLossBackwardBackward0(Function):
         norm = dtype.type(2.0 / x.array.size if reduction == 1 else 2.0)
         return np.asarray(norm * (x.array - target.array) * grad.array, dtype=dtype)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # mse_loss_double_backward(self_t * grad_output_p, self_p, reduction)
+        #   - mse_loss_double_backward(target_t * grad_output_p, target_p, reduction)
+        #   + mse_loss_backward(grad_output_t, self_p, target_p, reduction)
+        grad, x, target = inputs
+        reduction = params["reduction"]
+
+        def double(g: Tensor) -> Tensor:
+            out = mul_scalar(g, 2)
+            return div_scalar(out, x.array.size) if reduction == 1 else out
+        return (double(t[1] * grad) - double(t[2] * grad)
+                + MseLossBackwardBackward0.call(t[0], x, target, reduction=reduction))
+
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
         grad, x, target = (self.unpack("grad_output"), self.unpack("self"),
                            self.unpack("target"))
@@ -490,6 +503,18 @@ class _PointwiseLoss(Function):
         d = a.array - target.array
         return _reduce(_pointwise_loss_values(self.kind, d, param), reduction)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # apply_loss_reduction(X_loss_backward(self_t, self_p, target_p, None, param)
+        #   + X_loss_backward(target_t, target_p, self_p, None, param), reduction)
+        x, target = inputs
+        back = _LOSS_BACKWARD[type(self)]
+        param = params["param"]
+        product = (back.call(t[0], x, target, reduction=0, param=param)
+                   + back.call(t[1], target, x, reduction=0, param=param))
+        reduction = params["reduction"]
+        return product.mean() if reduction == 1 else product.sum() if reduction == 2 \
+            else product
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, t = self.unpack("self"), self.unpack("target")
         a = self.attrs
@@ -574,6 +599,7 @@ class HuberLossBackward0(_PointwiseLoss):
 
 class HuberLossBackwardBackward0(_PointwiseLossBackward):
     __slots__ = ()
+    no_forward_ad = "huber_loss_backward"  # torch has no forward-mode formula (measured)
     formulas = (*_with_mean(local("grad_output", _HUBER)),
                 *_with_mean(local("self", "{grad_output} if |{self} - {target}| < {delta} "
                                     "else 0")),
@@ -624,6 +650,15 @@ class SoftMarginLossBackward0(Function):
         d = np.asarray(-a.array * target.array, a.array.dtype)
         return _reduce(kernels.unary("log1p", kernels.unary("exp", d)), reduction)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # apply_loss_reduction(soft_margin_loss_backward(self_t, self_p, target, None),
+        #   reduction)
+        product = SoftMarginLossBackwardBackward0.call(t[0], inputs[0], target=params["target"],
+                                                       reduction=0)
+        reduction = params["reduction"]
+        return product.mean() if reduction == 1 else product.sum() if reduction == 2 \
+            else product
+
     def backward(self, grad: Tensor) -> Tensor:
         return SoftMarginLossBackwardBackward0.call(grad, self.unpack("self"),
                                                     target=self.unpack("target"),
@@ -635,6 +670,7 @@ class SoftMarginLossBackwardBackward0(Function):
     create_graph (target is no input, as in the loss)."""
 
     __slots__ = ()
+    no_forward_ad = "soft_margin_loss_backward"  # torch has no forward-mode formula (measured)
     formulas = (*_with_mean(local("grad_output", "-{target} × σ(-{target} × {self})")),
                 *_with_mean(local("self", "{grad_output} × {target}² × σ(-{target} × {self}) × "
                                   "σ({target} × {self})")))

@@ -84,6 +84,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # 
 
 class MultiMarginLossBackward0(Function):
     __slots__ = ()
+    no_forward_ad = "multi_margin_loss"  # torch has no forward-mode formula (measured)
     formulas = (vjp("self", "multi_margin_loss_backward({grad}, {self}, {target}, {p}, "
                             "{margin}, {weight}, {reduction})"),)
 
@@ -219,6 +220,7 @@ def _is_target(target: np.ndarray, nframe: int, dim: int) -> tuple[np.ndarray, l
 
 class MultilabelMarginLossBackward0(Function):
     __slots__ = ()
+    no_forward_ad = "multilabel_margin_loss_forward"  # torch has no forward-mode formula (measured)
     formulas = (vjp("self", "multilabel_margin_loss_backward({grad}, {self}, {target}, "
                             "{reduction}, {is_target})"),)
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args, wrap_dim
@@ -17,6 +18,7 @@ from .views import ViewFunction, repeat, saved_int, saved_ints, signed
 
 class _Triangle(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     lower = True
 
     def forward(self, a: Tensor, diagonal: int) -> np.ndarray:
@@ -78,6 +80,7 @@ def _diagonal_view(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
 
 class DiagonalBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros({self_sym_sizes}).diagonal_scatter({grad}, {offset}, {dim1}, "
                     "{dim2})"),)
 
@@ -122,6 +125,7 @@ class DiagonalBackwardBackward0(Function):
     """diagonal_backward(grad_output, input_sizes, offset, dim1, dim2) as an op."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "{grad}.diagonal({offset}, {dim1}, {dim2})"),)
 
     def forward(self, grad: Tensor, input_sizes: tuple[int, ...], offset: int, dim1: int,
@@ -143,6 +147,7 @@ def diagonal(a: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
 
 class DiagEmbedBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.diagonal({offset}, {dim1}, {dim2})"),)
 
     def forward(self, a: Tensor, offset: int, dim1: int, dim2: int) -> np.ndarray:
@@ -182,6 +187,7 @@ def diag(a: Tensor, diagonal: int = 0) -> Tensor:
 
 class TraceBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "δᵢⱼ"),)  # 1 on the diagonal, 0 elsewhere
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -209,6 +215,7 @@ def trace(a: Tensor) -> Tensor:
 
 class RollBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.roll(-{shifts}, {dims})"),)
 
     def forward(self, a: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]) -> np.ndarray:

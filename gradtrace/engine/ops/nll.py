@@ -132,6 +132,7 @@ class NllLossBackwardBackward0(Function):
     `weight[t] * -(grad / total_weight)` at each target (mean), `weight[t] * -grad` else."""
 
     __slots__ = ("coeff",)
+    jvp = auto_linear  # linear in grad_output (torch decomposes it for jvp)
     formulas = (vjp("grad_output", "({grad} × ∂nll/∂{self}).sum(-1)"),
                 local("self", "0"))
 

@@ -18,6 +18,7 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import exactness, norm_kernels
 from ..formulas import local, undefined, vjp
+from ..forward_ad import is_zero
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, wrap_dim
@@ -45,6 +46,53 @@ def _rows(x: np.ndarray, nd: int) -> np.ndarray:
     return np.ascontiguousarray(x).reshape(-1, math.prod(x.shape[x.ndim - nd:]))
 
 
+def invstd_jvp(input_p: Tensor, input_t: Tensor, mean_p: Tensor, invstd_p: Tensor,
+               dims: tuple[int, ...], numel: int, keepdim: bool) -> Tensor:
+    """torch's _invstd_jvp: the tangent of 1 / input.std(dims)."""
+    from .arithmetic import div_, mul_
+
+    centered_t = input_t - input_t.mean(dims, True)
+    if is_zero(input_t):
+        invstd_t = -invstd_p.pow(3) * centered_t * (input_p - mean_p)
+    else:
+        invstd_t = mul_(mul_(centered_t, input_p - mean_p), -invstd_p.pow(3))
+    return div_(invstd_t.sum(dims, keepdim), numel)
+
+
+def norm_jvp_(input_p: Tensor, input_t: Tensor, mean_p: Tensor, invstd_p: Tensor,
+              dims: tuple[int, ...], numel: int) -> Tensor:
+    """torch's _norm_jvp: the tangent of (input - mean) * invstd."""
+    from .arithmetic import add_, mul_
+
+    invstd_t = invstd_jvp(input_p, input_t, mean_p, invstd_p, dims, numel, True)
+    if is_zero(input_t):
+        return (input_t - input_t.mean(dims, True)) * invstd_p + (input_p - mean_p) * invstd_t
+    result_t = mul_(input_t - input_t.mean(dims, True), invstd_p)
+    return add_(result_t, mul_(input_p - mean_p, invstd_t))
+
+
+def affine_jvp(input_p: Tensor, mean_p: Tensor, invstd_p: Tensor, input_t: Tensor,
+               weight_p: Tensor | None, weight_t: Tensor | None, bias_t: Tensor | None,
+               view_size: tuple[int, ...], result_p: Tensor | None = None) -> Tensor:
+    """torch's _affine_jvp of the normalized input (input - mean) * invstd: its tangent times
+    weight, plus the normalized input times weight's tangent, plus bias's tangent (in place
+    unless a tangent is a zero tensor)."""
+    from .arithmetic import add_, mul_
+
+    if weight_p is not None:
+        if result_p is None:
+            result_p = (input_p - mean_p) * invstd_p
+        w_p, w_t = weight_p.view(*view_size), weight_t.view(*view_size)
+        if is_zero(input_t) or is_zero(w_t):
+            input_t = input_t * w_p + result_p * w_t
+        else:
+            input_t = add_(mul_(input_t, w_p), mul_(result_p, w_t))
+    if bias_t is not None:
+        b_t = bias_t.view(*view_size)
+        input_t = input_t + b_t if is_zero(input_t) or is_zero(b_t) else add_(input_t, b_t)
+    return input_t
+
+
 class NativeLayerNormBackward0(Function):
     __slots__ = ()
     formulas = (
@@ -68,6 +116,24 @@ class NativeLayerNormBackward0(Function):
         self.save("result2", Tensor._wrap(rstd.reshape(stat_shape)))
         self.save("weight", weight)
         return y.reshape(a.shape)
+
+    jvp_reads_saved = True
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, result1,
+        #   result2, normalized_shape)
+        x, weight, _ = inputs
+        shape = x.array.shape
+        nd = len(params["normalized_shape"])
+        lead = len(shape) - nd
+        dims = tuple(range(lead, len(shape)))
+        view_size = shape[:lead] + (1,) * nd
+        affine = (1,) * lead + shape[lead:]
+        mean_p = self.unpack("result1").view(*view_size)
+        invstd_p = self.unpack("result2").view(*view_size)
+        numel = int(np.prod(shape[lead:]))
+        result_t = norm_jvp_(x, t[0], mean_p, invstd_p, dims, numel)
+        return affine_jvp(x, mean_p, invstd_p, result_t, weight, t[1], t[2], affine)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         mask = tuple(self.needs_input_grad(i) for i in range(3))
@@ -263,6 +329,27 @@ class NativeBatchNormBackward0(Function):
         self.save_attr(training=training)
         self.save("weight", weight)
         return out
+
+    jvp_reads_saved = True
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean,
+        #   running_var, result1, result2, training, eps)
+        x, weight, _ = inputs
+        shape = x.array.shape
+        dims = tuple(d for d in range(len(shape)) if d != 1)
+        view_size = tuple(1 if d != 1 else n for d, n in enumerate(shape))
+        numel = int(np.prod([shape[d] for d in dims]))
+        if params["training"]:
+            mean_p = self.unpack("result1").view(*view_size)
+            invstd_p = self.unpack("result2").view(*view_size)
+            result_t = norm_jvp_(x, t[0], mean_p, invstd_p, dims, numel)
+        else:
+            mean_p = params["running_mean"].view(*view_size)
+            invstd_p = (params["running_var"] + params["eps"]).sqrt().reciprocal().view(
+                *view_size)
+            result_t = t[0] * invstd_p
+        return affine_jvp(x, mean_p, invstd_p, result_t, weight, t[1], t[2], view_size)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         mask = tuple(self.needs_input_grad(i) for i in range(3))
@@ -481,6 +568,27 @@ class NativeGroupNormBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result1", outputs[1], is_output=True)
         self.save("result2", outputs[2], is_output=True)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> list:
+        """torch's group_norm_jvp, group_norm_mean_jvp and group_norm_invstd_jvp: batch
+        norm's tangent over (1, N * group, -1), then the affine part per channel."""
+        x, weight, _ = inputs
+        shape, n, group = x.array.shape, params["n"], params["group"]
+        mean, invstd = outs[1], outs[2]
+        groups = (1, n * group, -1 if n else 1)
+        x_r, t_r = x.view(*groups), t[0].view(*groups)
+        view_size = (1, x_r.array.shape[1], 1)
+        mean_p, invstd_p = mean.view(*view_size), invstd.view(*view_size)
+        result_t = norm_jvp_(x_r, t_r, mean_p, invstd_p, (0, 2),
+                             int(np.prod([x_r.array.shape[0], x_r.array.shape[2]]))).view(*shape)
+        affine = (1, params["c"]) + (1,) * (len(shape) - 2)
+        result_p = ((x_r - mean_p) * invstd_p).view(*shape) if weight is not None else None
+        y_t = affine_jvp(x, mean_p, invstd_p, result_t, weight, t[1], t[2], affine, result_p)
+        mean_t = t_r.mean((2,), False).view(*mean.shape)
+        # torch passes (input_t, input_p) to _invstd_jvp's (input_p, input_t): kept so
+        invstd_t = invstd_jvp(t_r, x_r, mean.view(*groups), invstd.view(*groups), (2,),
+                              t_r.array.shape[2], False).view(*invstd.shape)
+        return [y_t, mean_t, invstd_t]
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         if all(g is None for g in grads):

@@ -61,6 +61,11 @@ class LinalgVectorNormBackward0(Function):
         return norm_backward(grad, self.unpack("self"), self.unpack("result"), p,
                              a["dim"] or (), a["keepdim"])
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        p = float(params["ord"] if "ord" in params else params["p"])
+        dims = params.get("dim") or ()
+        return norm_jvp(inputs[0], t[0], p, outs[0], dims, params.get("keepdim", False))
+
 
 def norm_backward(grad: Tensor, self_: Tensor, norm: Tensor, p: float, dims: tuple[int, ...],
                   keepdim: bool) -> Tensor | None:
@@ -96,6 +101,48 @@ def norm_backward(grad: Tensor, self_: Tensor, norm: Tensor, p: float, dims: tup
     return scaled * scale_v
 
 
+def norm_jvp(self_p: Tensor, self_t: Tensor, p: float, norm: Tensor, dims: tuple[int, ...],
+             keepdim: bool) -> Tensor:
+    """torch's norm_jvp (FunctionsManual.cpp), op for op."""
+    from .arithmetic import div_, mul_, pow_
+    from .indexing import masked_fill_
+    from .reductions import sum as sum_
+    from .unary import sgn
+
+    dims = tuple(signed(d) for d in dims)
+    if p == 0:
+        from .creation import zeros_like
+
+        return zeros_like(norm)
+    if p == 1:
+        return sum_(mul_(sgn(self_p), self_t), dims, keepdim)
+    if p == 2:
+        result = sum_(self_p.mul(self_t), dims, keepdim)
+        return masked_fill_(div_(result, norm), norm == 0, 0)
+    if math.isinf(p):
+        ndim = self_p.array.ndim
+        if not keepdim and ndim:
+            norm = unsqueeze_multiple(norm, dims, ndim)
+        both_nan = Tensor._wrap(np.isnan(self_p.array) & np.isnan(norm.array))
+        from .statistics import count_nonzero
+
+        is_eq_max = Tensor._wrap(((self_p.abs() == norm) | both_nan).array.astype(
+            norm.array.dtype))
+        nb_max = count_nonzero(is_eq_max, dims)
+        if ndim:
+            nb_max = unsqueeze_multiple(nb_max, dims, ndim)
+        return sum_(sgn(self_p) * self_t * is_eq_max / nb_max, dims, keepdim)
+    if p < 1:
+        sumpow_t = sum_(masked_fill_(pow_(self_p.abs(), p - 1), self_p == 0, 0)
+                        * (sgn(self_p) * self_t), dims, keepdim)
+        return sumpow_t * norm.pow(1 - p)
+    if p < 2:
+        sumpow_t = sum_(pow_(self_p.abs(), p - 1) * (sgn(self_p) * self_t), dims, keepdim)
+    else:
+        sumpow_t = sum_(pow_(self_p.abs(), p - 2) * (self_p * self_t), dims, keepdim)
+    return masked_fill_(sumpow_t / norm.pow(p - 1), norm == 0, 0)
+
+
 class DistBackward0(Function):
     """torch.dist(self, other, p): the p-norm of self - other, broadcast; each side's gradient
     is norm_backward of the difference (negated for other), summed to its shape."""
@@ -119,6 +166,11 @@ class DistBackward0(Function):
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # norm_jvp(self_p - other_p, self_t - other_t, p, result, {}, false)
+        a, b = inputs
+        return norm_jvp(a - b, t[0] - t[1], float(params["p"]), outs[0], (), False)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .views import sum_to
@@ -223,26 +275,12 @@ class VarBackward0(Function):
         return kernels.var_dims(x, axes, float(ddof), take_sqrt, keepdim)
 
     def _var_backward(self, grad: Tensor) -> Tensor:
-        """torch's var_backward: (2.0 / dof) * grad * (self - self.mean(...))."""
-        self_ = self.unpack("self")
         a = self.attrs
-        ndim = self_.array.ndim
-        correction = 1 if a["correction"] is None else a["correction"]
-        if ndim == 0 or a["dim"] is None:
-            dof = float(self_.array.size) - correction
-            if dof <= 0:
-                inf = Tensor.scalar(math.inf)
-                return grad * where(self_ == self_.mean(), Tensor.scalar(0), inf)
-            return mul_scalar(grad, 2.0 / dof) * (self_ - self_.mean())
-        dims = a["dim"]
-        if not a["keepdim"] and ndim > 1:
-            grad = unsqueeze_multiple(grad, dims, ndim)
-        axes = reduced(dims, ndim)
-        rnumel = float(np.prod([self_.array.shape[d] for d in axes]))
-        with np.errstate(divide="ignore"):
-            scale = float(np.float64(2.0) / np.float64(rnumel - correction))
-        return mul_scalar(grad, scale) * (self_ - self_.mean(dim=tuple(signed(d) for d in dims),
-                                                             keepdim=True))
+        return var_backward(grad, self.unpack("self"), a["dim"], a["correction"], a["keepdim"])
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::real(var_backward(self_t, self_p, dim, correction, true).sum(dim or {}, keepdim))
+        return _var_jvp(t[0], inputs[0], params)
 
     def backward(self, grad: Tensor) -> Tensor:
         return self._var_backward(grad)
@@ -273,6 +311,43 @@ class StdBackward0(VarBackward0):
 
         result = self.unpack("result")
         return self._var_backward(masked_fill_(grad / mul_scalar(result, 2), result == 0, 0))
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # (var's tangent / (2. * result)).masked_fill_(result == 0, 0)
+        from .indexing import masked_fill_
+
+        result = outs[0]
+        return masked_fill_(_var_jvp(t[0], inputs[0], params) / mul_scalar(result, 2.0),
+                            result == 0, 0)
+
+
+def var_backward(grad: Tensor, self_: Tensor, dims: Any, correction: Any,
+                 keepdim: bool) -> Tensor:
+    """torch's var_backward: (2.0 / dof) * grad * (self - self.mean(...))."""
+    ndim = self_.array.ndim
+    correction = 1 if correction is None else correction
+    if ndim == 0 or dims is None:
+        dof = float(self_.array.size) - correction
+        if dof <= 0:
+            inf = Tensor.scalar(math.inf)
+            return grad * where(self_ == self_.mean(), Tensor.scalar(0), inf)
+        return mul_scalar(grad, 2.0 / dof) * (self_ - self_.mean())
+    if not keepdim and ndim > 1:
+        grad = unsqueeze_multiple(grad, dims, ndim)
+    axes = reduced(dims, ndim)
+    rnumel = float(np.prod([self_.array.shape[d] for d in axes]))
+    with np.errstate(divide="ignore"):
+        scale = float(np.float64(2.0) / np.float64(rnumel - correction))
+    return mul_scalar(grad, scale) * (self_ - self_.mean(dim=tuple(signed(d) for d in dims),
+                                                         keepdim=True))
+
+
+def _var_jvp(self_t: Tensor, self_p: Tensor, params: dict) -> Tensor:
+    from .reductions import sum as sum_
+
+    dims = params["dim"]
+    out = var_backward(self_t, self_p, dims, params["correction"], True)
+    return sum_(out, tuple(signed(d) for d in dims) if dims else (), params["keepdim"])
 
 
 def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...],
@@ -333,6 +408,11 @@ class LogsumexpBackward0(Function):
             grad = unsqueeze_multiple(grad, self.attrs["dim"], ndim)
             result = unsqueeze_multiple(result, self.attrs["dim"], ndim)
         return grad * (self_ - result).exp()
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        from .softmax import logsumexp_jvp
+
+        return logsumexp_jvp(inputs[0], t[0], params["dim"], params["keepdim"])
 
 
 def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:

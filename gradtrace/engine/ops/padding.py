@@ -8,6 +8,7 @@ import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
@@ -50,6 +51,9 @@ class ConstantPadNdBackward0(Function):
     def forward(self, a: Tensor, pad: tuple[int, ...], value: Any = 0) -> np.ndarray:
         self.save_attr(pad=saved_ints(pad))
         return _constant_pad(a.array, pad, value)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return ConstantPadNdBackward0.call(t[0], **{**params, "value": 0})  # pad(self_t, 0)
 
     def backward(self, grad: Tensor) -> Tensor:
         return constant_pad_nd(grad, tuple(-signed(p) for p in self.attrs["pad"]))
@@ -97,6 +101,7 @@ class _MappedPad(Function):
     """reflection_pad / replication_pad: saves padding and self."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     mode = "reflect"
 
     def forward(self, a: Tensor, padding: tuple[int, ...]) -> np.ndarray:
@@ -113,6 +118,7 @@ class _MappedPadBackward(Function):
     """The padding's backward as an op (inputs grad_output, self), for create_graph."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     mode = "reflect"
     forward_name = ""
 

@@ -60,6 +60,14 @@ class HardtanhBackwardBackward0(Function):
         x = a.array
         return np.where((x > min_val) & (x < max_val), grad.array, 0).astype(grad.array.dtype)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # where((self_p > min_val).logical_and(self_p < max_val), grad_output_t, zeros)
+        from .reductions import where
+
+        x = inputs[1]
+        inside = Tensor._wrap((x > params["min_val"]).array & (x < params["max_val"]).array)
+        return where(inside, t[0], Tensor._wrap(np.zeros((), outs[0].array.dtype)))
+
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
 
@@ -92,6 +100,7 @@ class ThresholdBackward0(Function):
     """threshold(self, threshold, value): x if x > threshold else value."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if {self} > {threshold} else 0"),)
 
     def forward(self, a: Tensor, threshold: Any, value: Any) -> np.ndarray:
@@ -123,6 +132,7 @@ def threshold_(input: Tensor, threshold: Any, value: Any) -> Tensor:  # noqa: A0
 
 class HardsigmoidBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 / 6 if -3 < {self} < 3 else 0"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -165,6 +175,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 class HardswishBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "0 if {self} < -3 else {self} / 3 + 0.5 if {self} ≤ 3 else 1"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -213,6 +224,7 @@ class _Shrink(Function):
     """softshrink / hardshrink: saves lambd and self; backward zero inside [-lambd, lambd]."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if |{self}| > {lambd} else 0"),)
 
     def forward(self, a: Tensor, lambd: Any) -> np.ndarray:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
 from ..formulas import vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..tensor import Tensor, type_name
 
@@ -48,6 +49,7 @@ def _unshuffle(x: np.ndarray, r: int) -> np.ndarray:
 
 class PixelShuffleBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "pixel_unshuffle({grad}, {upscale_factor})"),)
 
     def forward(self, a: Tensor, upscale_factor: int) -> np.ndarray:
@@ -68,6 +70,7 @@ class PixelShuffleBackward0(Function):
 
 class PixelUnshuffleBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "pixel_shuffle({grad}, {downscale_factor})"),)
 
     def forward(self, a: Tensor, downscale_factor: int) -> np.ndarray:
@@ -100,6 +103,7 @@ class ChannelShuffleBackward0(Function):
     gradient shuffles back with C / groups groups."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "channel_shuffle({grad}, {grad}.shape[1] / {groups})"),)
 
     def forward(self, a: Tensor, groups: int) -> np.ndarray:

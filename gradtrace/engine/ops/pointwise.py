@@ -50,6 +50,11 @@ class Atan2Backward0(Function):
         x, y = _float_pair(a, b)
         return precise_binary(np.arctan2, x, y)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2))
+        a, b = inputs
+        return (-a * t[1] + b * t[0]) / (a.pow(2) + b.pow(2))
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .indexing import masked_fill
 
@@ -74,6 +79,11 @@ class HypotBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t * self_p / result + other_t * other_p / result
+        a, b = inputs
+        return t[0] * a / outs[0] + t[1] * b / outs[0]
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         result = self.unpack("result")
         g_b = grad * self.unpack("other") / result if self.needs_input_grad(1) else None
@@ -92,6 +102,11 @@ class LogaddexpBackward0(Function):
         x, y = _float_pair(a, b)
         with np.errstate(invalid="ignore", over="ignore"):
             return kernels.logaddexp(x, y)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t / (1 + exp(other_p - self_p)) + other_t / (1 + exp(self_p - other_p))
+        a, b = inputs
+        return t[0] / (1 + (b - a).exp()) + t[1] / (1 + (a - b).exp())
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, y = self.unpack("self"), self.unpack("other")
@@ -134,6 +149,15 @@ class XlogyBackward0(Function):
         self.save("self", a)
         return _xlogy(*_float_pair(a, b))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::xlogy(self_t, other_p).masked_fill((self_p == 0.) & (other_p <= 0.), 0.)
+        #   + other_t * self_p / other_p
+        from .indexing import masked_fill
+
+        a, b = inputs
+        return (masked_fill(XlogyBackward0.call(t[0], b), (a == 0) & (b <= 0), 0)
+                + t[1] * a / b)
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, y = self.unpack("self"), self.unpack("other")
         g_a = g_b = None
@@ -150,6 +174,7 @@ class XlogyBackward1(Function):
     """xlogy(number, tensor): one input, the tensor `other`."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("other", "{self} / {other}"),)
 
     def forward(self, b: Tensor, number: Tensor) -> np.ndarray:
@@ -166,6 +191,7 @@ class XlogyBackward2(Function):
     """xlogy(tensor, number)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ 0 else ln({other})"),)
 
     def forward(self, a: Tensor, number: Tensor) -> np.ndarray:
@@ -226,6 +252,17 @@ class ClampBackward0(Function):
         dtype = result_dtype(*(t for t in (a, lo, hi) if t is not None))
         return _bounded(a.array, None if lo is None else lo.array,
                         None if hi is None else hi.array, dtype)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """torch's clamp_jvp."""
+        a, lo, hi = inputs
+        if lo is not None and hi is not None:
+            return where(lo > hi, t[2], where(a < lo, t[1], where(a > hi, t[2], t[0])))
+        if lo is not None:
+            return where(a > lo, t[0], t[1])
+        if hi is not None:
+            return where(a < hi, t[0], t[2])
+        return t[0]
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         x, lo, hi = self.unpack("self"), self.unpack("min"), self.unpack("max")
@@ -295,6 +332,11 @@ class ClampMinBackward1(Function):
         if self.bound == "min":
             return _bounded(a.array, bound.array, None, dtype)
         return _bounded(a.array, None, bound.array, dtype)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # where(self_p >= min_p, self_t, min_t); clamp_max: where(self_p <= max_p, ...)
+        a, bound = inputs
+        return where(a >= bound if self.bound == "min" else a <= bound, t[0], t[1])
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, bound = self.unpack("self"), self.unpack(self.bound)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..tensor import Tensor
 from .views import SqueezeBackward1, UnsqueezeBackward0
@@ -109,6 +110,13 @@ class MaxPool2DWithIndicesBackward0(Function):
         self.save("result1", Tensor._wrap(indices))
         return np.take_along_axis(flat, pick[..., None], -1)[..., 0].astype(x.dtype)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # result0: gather(self_t.flatten(-2), -1, result1.flatten(-2)).view_as(result1)
+        from .indexing import gather
+
+        idx = Tensor._wrap(params["indices_out"][-1])
+        return gather(t[0].flatten(-2), -1, idx.flatten(-2)).view(*idx.shape)
+
     def backward(self, grad: Tensor) -> Tensor:
         return MaxPool2DWithIndicesBackwardBackward0.call(grad, self.unpack("self"),
                                                           indices=self.unpack("result1"))
@@ -130,6 +138,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Function):
     indices are not differentiable: not an input)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "{grad}.flatten(-2).gather(-1, {indices}.flatten(-2))"
                                    ".view_as({indices})"),
                 local("self", "0"))
@@ -156,6 +165,7 @@ def _gather_pool(gg: Tensor, indices: Tensor) -> Tensor:
 
 class AvgPool2DBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = AVERAGED_OVER_WINDOWS
 
     def forward(self, a: Tensor, kernel_size: tuple[int, int], stride: tuple[int, ...],
@@ -225,6 +235,7 @@ class AvgPool2DBackwardBackward0(Function):
     """avg_pool2d_backward(grad_output, self, ...) as an op; saves the pooling arguments."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "avg_pool2d({grad}, {kernel_size}, {stride}, {padding}, "
                                    "{ceil_mode}, {count_include_pad}, {divisor_override})"),
                 local("self", "0"))
@@ -273,6 +284,7 @@ def _adaptive_windows(shape: tuple[int, int], out: tuple[int, int]
 
 class AdaptiveAvgPool2DBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "Σₒ:ᵢ∈ωₒ {grad}ₒ / |ωₒ|"),)
 
     def forward(self, a: Tensor, output_size: tuple[int, int]) -> np.ndarray:
@@ -294,6 +306,7 @@ class AdaptiveAvgPool2DBackward0(Function):
 
 class AdaptiveAvgPool2DBackwardBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "adaptive_avg_pool2d({grad}, "
                     "({grad_output_sym_argsize_minus_2}, {grad_output_sym_argsize_minus_1}))"),
                 local("self", "0"))
@@ -341,6 +354,13 @@ class AdaptiveMaxPool2DBackward0(Function):
         self.save("result1", Tensor._wrap(idx))
         return out
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # result0: gather(self_t.flatten(-2), -1, result1.flatten(-2)).view_as(result1)
+        from .indexing import gather
+
+        idx = Tensor._wrap(params["indices_out"][-1])
+        return gather(t[0].flatten(-2), -1, idx.flatten(-2)).view(*idx.shape)
+
     def backward(self, grad: Tensor) -> Tensor:
         return AdaptiveMaxPool2DBackwardBackward0.call(grad, self.unpack("self"),
                                                        indices=self.unpack("result1"))
@@ -348,6 +368,7 @@ class AdaptiveMaxPool2DBackward0(Function):
 
 class AdaptiveMaxPool2DBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
 
 
 # -- F.* functions ----------------------------------------------------------------------

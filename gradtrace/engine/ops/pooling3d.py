@@ -14,6 +14,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from ..formulas import local, vjp
+from ..forward_ad import auto_linear
 from ..node import Function
 from ..tensor import Tensor
 from .pooling import _out_size, _pool_with_indices
@@ -112,6 +113,13 @@ class MaxPool3DWithIndicesBackward0(Function):
         self.save("result1", Tensor._wrap(flat_pos))
         return np.take_along_axis(flat, pick[..., None], -1)[..., 0].astype(x.dtype)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # result0: gather(self_t.flatten(-3), -1, result1.flatten(-3)).view_as(result1)
+        from .indexing import gather
+
+        idx = Tensor._wrap(params["indices_out"][-1])
+        return gather(t[0].flatten(-3), -1, idx.flatten(-3)).view(*idx.shape)
+
     def backward(self, grad: Tensor) -> Tensor:
         return MaxPool3DWithIndicesBackwardBackward0.call(grad, self.unpack("self"),
                                                           indices=self.unpack("result1"))
@@ -121,6 +129,7 @@ class MaxPool3DWithIndicesBackwardBackward0(Function):
     """max_pool3d_with_indices_backward(grad_output, self, ..., indices) as an op."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "{grad}.flatten(-3).gather(-1, {indices}.flatten(-3))"
                                    ".view_as({indices})"),
                 local("self", "0"))
@@ -151,6 +160,7 @@ def _windows(shape: tuple[int, ...], out: tuple[int, ...]) -> list[tuple]:
 
 class AdaptiveAvgPool3DBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "Σₒ:ᵢ∈ωₒ {grad}ₒ / |ωₒ|"),)
 
     def forward(self, a: Tensor, output_size: tuple[int, ...]) -> np.ndarray:
@@ -172,6 +182,7 @@ class AdaptiveAvgPool3DBackward0(Function):
 
 class AdaptiveAvgPool3DBackwardBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "adaptive_avg_pool3d({grad}, "
                     "({grad_output_sym_argsize_minus_3}, {grad_output_sym_argsize_minus_2}, "
                     "{grad_output_sym_argsize_minus_1}))"),
@@ -225,6 +236,13 @@ class AdaptiveMaxPool3DBackward0(Function):
         self.save("result1", Tensor._wrap(idx))
         return out
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # result0: gather(self_t.flatten(-3), -1, result1.flatten(-3)).view_as(result1)
+        from .indexing import gather
+
+        idx = Tensor._wrap(params["indices_out"][-1])
+        return gather(t[0].flatten(-3), -1, idx.flatten(-3)).view(*idx.shape)
+
     def backward(self, grad: Tensor) -> Tensor:
         return AdaptiveMaxPool3DBackwardBackward0.call(grad, self.unpack("self"),
                                                        indices=self.unpack("result1"))
@@ -232,6 +250,7 @@ class AdaptiveMaxPool3DBackward0(Function):
 
 class AdaptiveMaxPool3DBackwardBackward0(MaxPool3DWithIndicesBackwardBackward0):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
 
 
 # -- F.* functions ----------------------------------------------------------------------

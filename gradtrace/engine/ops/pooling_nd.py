@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchValueError
 from ..formulas import vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
@@ -60,6 +61,7 @@ def _window(xp: np.ndarray, offset: tuple[int, ...], stride: tuple[int, ...],
 
 class AvgPool3DBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = AVERAGED_OVER_WINDOWS
 
     def forward(self, a: Tensor, kernel_size: tuple[int, ...], stride: tuple[int, ...],
@@ -105,6 +107,7 @@ class AvgPool3DBackwardBackward0(Function):
     """avg_pool3d_backward(grad_output, self, ...) as an op (input: grad_output)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "avg_pool3d({grad}, {kernel_size}, {stride}, {padding}, "
                     "{ceil_mode}, {count_include_pad}, {divisor_override})"),)
 
@@ -155,6 +158,7 @@ class _MaxUnpool(Function):
     channel); the gradient gathers from those places."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "{grad}.flatten(-2).gather(-1, {indices}.flatten(-2))"),)
     spatial = 2
 

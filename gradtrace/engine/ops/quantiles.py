@@ -137,6 +137,11 @@ class NanmedianBackward0(Function):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        from .reductions import evenly_read_jvp
+
+        return evenly_read_jvp(t[0], inputs[0], outs[0])
+
     def backward(self, grad: Tensor) -> Tensor:
         return _evenly_distribute(grad, self.unpack("self"), self.unpack("result"))
 

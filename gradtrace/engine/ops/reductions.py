@@ -330,6 +330,15 @@ class _FullExtreme(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return _evenly_distribute(grad, self.unpack("self"), self.unpack("result"))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return evenly_read_jvp(t[0], inputs[0], outs[0])
+
+
+def evenly_read_jvp(fw_grad: Tensor, input_: Tensor, value: Tensor) -> Tensor:
+    """torch's evenly_read_jvp: the mean of the tangent over the elements equal to `value`."""
+    mask = input_ == value
+    return (mask * (fw_grad / mask.sum())).sum()
+
 
 class MaxBackward1(_FullExtreme):
     __slots__ = ()
@@ -363,6 +372,23 @@ class _DimExtreme(Function):
         a = self.attrs
         return value_selecting_backward(grad, signed(a["dim"]), self.unpack("indices"),
                                         a["self_sym_sizes"], a["keepdim"])
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return gather_with_keepdimed_indices(t[0], params["dim"], params["indices"],
+                                             params["keepdim"])
+
+
+def gather_with_keepdimed_indices(input_: Tensor, dim: int, indices: Tensor,
+                                  keepdim: bool) -> Tensor:
+    """torch's gather_with_keepdimed_indices: the tangent at the selected indices."""
+    from .indexing import gather
+
+    if not input_.array.ndim:
+        return input_.clone()
+    full = indices if keepdim else Tensor._wrap(np.expand_dims(indices.array,
+                                                               dim % input_.array.ndim))
+    out = gather(input_, dim, full)
+    return out if keepdim else out.squeeze(dim)
 
 
 def value_selecting_backward(grad: Tensor, dim: int, indices: Tensor, sizes: tuple[int, ...],
@@ -454,6 +480,13 @@ class _AmaxAmin(Function):
         mask = _restore_reduced_dims(result, dims, keepdim) == self_
         count = mask.sum(dim=tuple(signed(d) for d in dims), keepdim=True)
         return (_restore_reduced_dims(grad, dims, keepdim) / count) * mask
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # amaxamin_jvp: where(mask, dx, 0.).sum(dim, keepdim) / mask.sum(dim, keepdim)
+        dims, keepdim = tuple(signed(d) for d in params["dim"]), params["keepdim"]
+        mask = inputs[0] == _restore_reduced_dims(outs[0], params["dim"], keepdim)
+        return (where(mask, t[0], Tensor.scalar(0.0)).sum(dim=dims, keepdim=keepdim)
+                / mask.sum(dim=dims, keepdim=keepdim))
 
 
 def _restore_reduced_dims(t: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
@@ -582,6 +615,15 @@ class MaximumBackward0(Function):
             gb = masked_fill_(where(a == b, div_scalar(grad, 2), grad), loses_b, 0)
         return ga, gb
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # other_t + where(self_p == other_p, scalar_tensor(0.5), (self_p > other_p).to(dtype))
+        #   * (self_t - other_t)   (minimum: self_p < other_p)
+        a, b = inputs
+        dtype = outs[0].array.dtype
+        wins = (a > b) if type(self).ufunc is np.maximum else (a < b)
+        half = Tensor._wrap(np.asarray(0.5, dtype))
+        return t[1] + where(a == b, half, Tensor._wrap(wins.array.astype(dtype))) * (t[0] - t[1])
+
 
 class MinimumBackward0(MaximumBackward0):
     __slots__ = ()
@@ -673,12 +715,29 @@ class ProdBackward0(Function):
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
-        self_ = self.unpack("self")
-        if self_.array.ndim == 0:
-            return grad
-        if (self_.array != 0).all():
-            return grad * (self.unpack("result") / self_)  # torch: grad * (result / input)
-        return grad * Tensor._wrap(_others_product(self_.array, None))
+        return prod_backward(grad, self.unpack("self"), self.unpack("result"), None, False)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # (prod_backward(ones({}).expand_as(result), self_p, result) * self_t).sum()
+        result = outs[0]
+        ones = Tensor._wrap(np.ones((), result.array.dtype)).expand(*result.shape)
+        return (prod_backward(ones, inputs[0], result, None, False) * t[0]).sum()
+
+
+def prod_backward(grad: Tensor, self_: Tensor, result: Tensor, dim: int | None,
+                  keepdim: bool) -> Tensor:
+    """torch's prod_backward: grad * (result / input) without zeros, else the product of
+    the others."""
+    ndim = self_.array.ndim
+    if not ndim:
+        return grad
+    d = None if dim is None else dim % ndim
+    if d is not None and not keepdim:  # torch wraps dim first here
+        grad = grad.unsqueeze(d)
+        result = result.unsqueeze(d)
+    if (self_.array != 0).all():
+        return grad * (result / self_)
+    return grad * Tensor._wrap(_others_product(self_.array, d))
 
 
 class ProdBackward1(Function):
@@ -699,18 +758,16 @@ class ProdBackward1(Function):
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
-        self_ = self.unpack("self")
-        ndim = self_.array.ndim
-        if not ndim:
-            return grad
-        d = signed(self.attrs["dim"]) % ndim
-        result = self.unpack("result")
-        if not self.attrs["keepdim"]:  # torch wraps dim first here
-            grad = grad.unsqueeze(d)
-            result = result.unsqueeze(d)
-        if (self_.array != 0).all():
-            return grad * (result / self_)  # torch: grad * (result / input)
-        return grad * Tensor._wrap(_others_product(self_.array, d))
+        return prod_backward(grad, self.unpack("self"), self.unpack("result"),
+                             signed(self.attrs["dim"]), self.attrs["keepdim"])
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # (prod_backward(ones({}).expand_as(result), self_p, result, dim, keepdim)
+        #   * self_t).sum(dim, keepdim)
+        result, dim, keepdim = outs[0], params["dim"], params.get("keepdim", False)
+        ones = Tensor._wrap(np.ones((), result.array.dtype)).expand(*result.shape)
+        grad = prod_backward(ones, inputs[0], result, dim, keepdim)
+        return (grad * t[0]).sum(dim, keepdim) if inputs[0].array.ndim else grad * t[0]
 
 
 def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *,

@@ -41,6 +41,7 @@ class MkldnnRnnLayerBackward0(Function):
     b_hh); c' = σ(f)·c + σ(i)·tanh(g); h' = σ(o)·tanh(c'). Outputs (output, hy, cy)."""
 
     __slots__ = ()
+    no_forward_ad = "mkldnn_rnn_layer"  # torch has no forward-mode formula (measured)
     multi_output = True
     formulas = tuple(vjp(name, _BPTT.replace("{i}", str(i))) for i, name in enumerate(
         ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_")))
@@ -242,6 +243,7 @@ class PackPaddedSequenceBackward0(Function):
     node makes it, from the batch sizes pack_padded_sequence computed."""
 
     __slots__ = ()
+    no_forward_ad = "_pack_padded_sequence"  # torch has no forward-mode formula (measured)
     formulas = (vjp("input", "_pack_padded_sequence_backward({grad}, {input_sym_sizes}, "
                     "{result1}, {batch_first})"),)
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from ..formulas import local, undefined
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import binary_operands, cast, common_dtype
@@ -65,6 +66,7 @@ class RemainderBackward0(Function):
     """`tensor % number` (remainder.Scalar): one input; the gradient passes through."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
@@ -121,6 +123,12 @@ class DivBackward2(Function):
         self.save_attr(rounding_mode=rounding_mode)
         return _rounded_divide(a, b, rounding_mode)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # result.new_zeros(result.sizes()): a rounded quotient is piecewise constant
+        from .creation import zeros_like
+
+        return zeros_like(outs[0])
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
 
@@ -143,6 +151,7 @@ class FmodBackward0(Function):
     """fmod(tensor, number): C's fmod (the sign of the dividend); the gradient passes."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:
@@ -166,6 +175,11 @@ class FmodBackward1(Function):
         self.save("self", a if b.requires_grad else None)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.asarray(np.fmod(cast(a.array, dtype), cast(b.array, dtype)))
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # self_t - other_t * self_p.div(other_p, rounding_mode="trunc")
+        a, b = inputs
+        return t[0] - t[1] * DivBackward2.call(a, b, rounding_mode="trunc")
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         g_b = None

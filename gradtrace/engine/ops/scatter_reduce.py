@@ -217,6 +217,7 @@ INDEX_REDUCE_WARNING = (
 
 class IndexReduceBackward0(Function):
     __slots__ = ()
+    no_forward_ad = "index_reduce"  # torch has no forward-mode formula (measured)
     formulas = (
         vjp("self", "{grad} / ({include_self} + zeros_like({self}).index_add({dim}, {index}, "
                     "1)).clamp(min=1)", when=(("reduce", "mean"),)),

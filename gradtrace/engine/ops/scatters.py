@@ -11,6 +11,7 @@ from ...errors import TorchIndexError, TorchRuntimeError
 from .. import dtypes
 from ..dtypes import INT64_MAX
 from ..formulas import each, vjp
+from ..forward_ad import linear_in_all
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
@@ -43,6 +44,7 @@ def _written(a: Tensor, src: Tensor, key: Any) -> np.ndarray:
 
 class SelectScatterBackward0(Function):
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: auto_linear in every input
     formulas = (vjp("self", "{grad}.select_scatter(zeros_like({src}), {dim}, {index})"),
                 vjp("src", "{grad}.select({dim}, {index})"))
 
@@ -76,6 +78,7 @@ def select_scatter(a: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 
 class SliceScatterBackward0(Function):
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: auto_linear in every input
     formulas = (vjp("self", "{grad}.slice_scatter(zeros_like({src}), {dim}, {start}, {end}, "
                             "{step})"),
                 vjp("src", "{grad}.slice({dim}, {start}, {end}, {step})"))
@@ -128,6 +131,7 @@ def _diagonal_key(shape: tuple[int, ...], offset: int, d1: int, d2: int) -> tupl
 
 class DiagonalScatterBackward0(Function):
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: auto_linear in every input
     formulas = (vjp("self", "{grad}.diagonal_scatter(zeros_like({src}), {offset}, {dim1}, "
                             "{dim2})"),
                 vjp("src", "{grad}.diagonal({offset}, {dim1}, {dim2})"))
@@ -165,6 +169,7 @@ def _block(t: Tensor) -> tuple[int, int]:
 
 class BlockDiagBackward0(Function):
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: auto_linear in every input
     formulas = (each("tensors", "{grad}.split([t.shape[0] for t in tensors], 0)[{i}]"
                                 ".split([t.shape[1] for t in tensors], 1)[{i}].view_as(t)"),)
 

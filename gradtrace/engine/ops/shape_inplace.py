@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import unreproducible
+from .. import forward_ad, unreproducible
 from ..events import OBSERVERS, emit
+from ..forward_ad import auto_linear
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function
@@ -30,6 +31,7 @@ from .views import (
 
 class TBackward1(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear (the tangent reshaped alike)
     formulas = TBackward0.formulas
     forward = TBackward0.forward
     backward = TBackward0.backward
@@ -37,6 +39,7 @@ class TBackward1(Function):
 
 class TransposeBackward1(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear (the tangent reshaped alike)
     formulas = TransposeBackward0.formulas
     forward = TransposeBackward0.forward
     backward = TransposeBackward0.backward
@@ -44,6 +47,7 @@ class TransposeBackward1(Function):
 
 class UnsqueezeBackward1(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear (the tangent reshaped alike)
     formulas = UnsqueezeBackward0.formulas
     forward = UnsqueezeBackward0.forward
     backward = UnsqueezeBackward0.backward
@@ -53,6 +57,7 @@ class SqueezeBackward3(Function):
     """squeeze_(): every size-1 dim."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear (the tangent reshaped alike)
     formulas = SqueezeBackward0.formulas
     forward = SqueezeBackward0.forward
     backward = SqueezeBackward0.backward
@@ -62,6 +67,7 @@ class SqueezeBackward4(Function):
     """squeeze_(dim)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear (the tangent reshaped alike)
     formulas = SqueezeBackward1.formulas
     forward = SqueezeBackward1.forward
     backward = SqueezeBackward1.backward
@@ -71,6 +77,7 @@ class SqueezeBackward5(Function):
     """squeeze_(dims)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear (the tangent reshaped alike)
     formulas = SqueezeBackward2.formulas
     forward = SqueezeBackward2.forward
     backward = SqueezeBackward2.backward
@@ -87,9 +94,13 @@ def _shape_inplace(node: type[Function], t: Tensor, **params: Any) -> Tensor:
         source.grad_fn = t.grad_fn
         source.output_nr = t.output_nr
         source._accumulator = t._accumulator
+        source._fw_grad = t._fw_grad
     out = node.call(source, **params)
     t.array = out.array
     bump_version(t)
+    tangent = forward_ad.tangent_of(out)
+    if tangent is not None:  # torch reshapes the tangent in place alike (self_t.squeeze_())
+        forward_ad.set_tangent(t, tangent)
     if out.grad_fn is not None:
         t.grad_fn = out.grad_fn
         t.output_nr = 0

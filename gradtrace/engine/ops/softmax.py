@@ -265,6 +265,14 @@ class SoftmaxBackwardDataBackward0(Function):
         y, g = output.array, grad.array
         return softmax_backward_values(g.astype(y.dtype, copy=False), y, signed(dim) % y.ndim)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # torch's jvp decomposition: g = grad_output * output; g - output * sum(g, dim, true)
+        grad, output = inputs
+        dim = params["dim"]
+        g = grad * output
+        g_t = t[1] * grad + t[0] * output
+        return g_t - (g.sum(dim, True) * t[1] + g_t.sum(dim, True) * output)
+
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, output = self.unpack("grad_output"), self.unpack("output")
         dim = self.attrs["dim"]
@@ -296,17 +304,17 @@ class LogSoftmaxBackward0(Function):
         return t[0] - logsumexp_jvp(inputs[0], t[0], params["dim"])
 
 
-def logsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: int) -> Tensor:
-    """torch's logsumexp_jvp (FunctionsManual.cpp) with keepdim: the exp-normalize trick,
-    then sum(exp * tangent) / sum(exp)."""
+def logsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: Any, keepdim: bool = True) -> Tensor:
+    """torch's logsumexp_jvp (FunctionsManual.cpp): the exp-normalize trick, then
+    sum(exp * tangent) / sum(exp)."""
     from .arithmetic import div_, mul_
     from .reductions import amax, sum
 
     self_p_exp = (self_p - amax(self_p, dim, True)).exp() if self_p.array.size \
         else self_p.exp()
-    sumexp_p = sum(self_p_exp, dim, True)
+    sumexp_p = sum(self_p_exp, dim, keepdim)
     mul_(self_p_exp, self_t)  # torch writes these two in place (self_p_exp *= self_t)
-    return div_(sum(self_p_exp, dim, True), sumexp_p)
+    return div_(sum(self_p_exp, dim, keepdim), sumexp_p)
 
 
 class LogSoftmaxBackwardDataBackward0(Function):
@@ -323,6 +331,14 @@ class LogSoftmaxBackwardDataBackward0(Function):
         y, g = output.array, grad.array
         return log_softmax_backward_values(g.astype(y.dtype, copy=False), y,
                                            signed(dim) % y.ndim)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # torch's jvp decomposition: grad_output - exp(output) * sum(grad_output, dim, true)
+        grad, output = inputs
+        dim = params["dim"]
+        e = output.exp()
+        s = grad.sum(dim, True)
+        return t[0] - (t[0].sum(dim, True) * e + (t[1] * e) * s)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, output = self.unpack("grad_output"), self.unpack("output")

@@ -21,6 +21,8 @@ from .reductions import (
     KEEPDIM_SCATTER,
     ReturnTypes,
     _evenly_distribute,
+    evenly_read_jvp,
+    gather_with_keepdimed_indices,
     value_selecting_backward,
 )
 from .views import saved_int, signed
@@ -71,6 +73,11 @@ class _Selecting(Function):
         a = self.attrs
         return value_selecting_backward(grad, signed(a["dim"]), self.unpack("indices"),
                                         a["self_sym_sizes"], a.get("keepdim", True))
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # values: gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
+        return gather_with_keepdimed_indices(t[0], params["dim"], params["indices"],
+                                             params.get("keepdim", True))
 
 
 class SortBackward0(_Selecting):
@@ -181,6 +188,9 @@ class MedianBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         return _evenly_distribute(grad, self.unpack("self"), self.unpack("result"))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return evenly_read_jvp(t[0], inputs[0], outs[0])
+
 
 def median(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if dim is None:
@@ -219,6 +229,7 @@ class Unique2Backward0(Function):
     """_unique2: the values are differentiable in form; torch has no derivative for it."""
 
     __slots__ = ()
+    no_forward_ad = "_unique2"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),)
 
     def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 from ...errors import ScriptError
 from .. import bessel_kernels, erfcx_kernels, gamma_kernels, igamma_kernels, polynomial_kernels
 from ..formulas import local, undefined
+from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, common_dtype, not_implemented
@@ -96,6 +97,7 @@ POLYNOMIALS = {name: _polynomial(name) for name in polynomial_kernels.KERNELS}
 
 class SpecialErfcxBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "2 {self} {result} - 2 / √π"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -114,6 +116,7 @@ class SpecialErfcxBackward0(Function):
 
 class SpecialLogNdtrBackward0(Function):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "exp(-({result} + {self}² / 2)) / √(2π)"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -153,6 +156,7 @@ class IgammaBackward0(Function):
     """igamma(self, other): the regularized lower incomplete gamma P(self, other)."""
 
     __slots__ = ()
+    no_forward_ad = "igamma"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),
                 local("other", "exp(({self} - 1) ln {other} - {other} - lgamma({self}))"))
     upper = False
@@ -174,6 +178,7 @@ class IgammacBackward0(IgammaBackward0):
     """igammac(self, other): Q(self, other) = 1 - P(self, other)."""
 
     __slots__ = ()
+    no_forward_ad = "igammac"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),
                 local("other", "-exp(({self} - 1) ln {other} - {other} - lgamma({self}))"))
     upper = True
@@ -226,6 +231,7 @@ class SpecialZetaBackward0(Function):
     """zeta(self, other), both tensors: the Hurwitz zeta function."""
 
     __slots__ = ()
+    no_forward_ad = "special_zeta"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"), local("other", "-{self} zeta({self} + 1, {other})"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
@@ -244,6 +250,7 @@ class SpecialZetaBackward1(Function):
     """zeta(number, other): saves the number as `self`."""
 
     __slots__ = ()
+    no_forward_ad = "special_zeta"  # torch has no forward-mode formula (measured)
     formulas = (local("other", "-{self} zeta({self} + 1, {other})"),)
 
     def forward(self, b: Tensor, number: Tensor) -> np.ndarray:
@@ -260,6 +267,7 @@ class SpecialZetaBackward2(Function):
     """zeta(self, number): no derivative for self, and nothing saved."""
 
     __slots__ = ()
+    no_forward_ad = "special_zeta"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),)
 
     def forward(self, a: Tensor, number: Tensor) -> np.ndarray:

@@ -158,6 +158,25 @@ class CumprodBackward0(Function):
         return Tensor._wrap(_cumprod_grad_with_zeros(x.array, grad.array,
                                                      wrap_dim(dim, x.ndim)))
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return cumprod_jvp(t[0], inputs[0], outs[0], params["dim"])
+
+
+def cumprod_jvp(self_t: Tensor, self_p: Tensor, result: Tensor, dim: int) -> Tensor:
+    """torch's cumprod_jvp: (self_t / self_p).cumsum(dim) * result, with the elements from
+    each first zero on taken from cumprod(where(first zero, self_t, self_p))."""
+    from .indexing import masked_fill_
+    from .reductions import cumsum, where
+
+    gradient = cumsum(self_t / self_p, dim) * result
+    if not self_p.array.ndim:
+        return masked_fill_(gradient, self_p == 0, self_t)
+    mask_zeros = self_p == 0
+    first_zero = Tensor._wrap(mask_zeros.array & (cumsum(mask_zeros, dim) == 1).array)
+    new_grad = cumprod(where(first_zero, self_t, self_p), dim)
+    after_first_zero = Tensor._wrap(cumsum(first_zero, dim).array.astype(bool))
+    return where(after_first_zero, new_grad, gradient)
+
 
 def _cumprod_grad_with_zeros(x: np.ndarray, g: np.ndarray, d: int) -> np.ndarray:
     xm, gm = np.moveaxis(x, d, -1), np.moveaxis(g, d, -1)
@@ -206,6 +225,12 @@ class _CumExtreme(Function):
         self.save("indices", Tensor._wrap(indices))
         self.save("self", a)
         return np.moveaxis(values, -1, d) if x.ndim else values.reshape(())
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # values: self_t.gather(dim, indices)
+        from .indexing import gather
+
+        return gather(t[0], params["dim"], Tensor._wrap(params["indices_out"][-1]))
 
     def backward(self, grad: Tensor) -> Tensor:
         """torch's cummaxmin_backward: zeros(sizes).scatter_add_(dim, indices, grad)."""

@@ -11,7 +11,7 @@ from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchV
 from .. import dtypes
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
-from ..forward_ad import auto_linear
+from ..forward_ad import auto_linear, linear_in_all
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor, type_name
@@ -110,6 +110,7 @@ class IndexPutBackward0(Function):
     """index_put_ (advanced-index assignment) and index backward (accumulate=True)."""
 
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     formulas = (local("self", "1", when=(("accumulate", True),)),
                 vjp("self", "{grad}.index_put({indices}, 0)"),
                 vjp("values", "{grad}[{indices}]"))
@@ -156,6 +157,7 @@ class IndexPutImplBackward0(IndexPutBackward0):
     """_index_put_impl_: what index's backward (x[idx] under create_graph) records."""
 
     __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
 
 
 def _sequence_to_tensor(seq: Any) -> Tensor:

@@ -170,18 +170,21 @@ class _NotImplementedInplace(Function):
 
 class AsinhBackward1(_NotImplementedInplace):
     __slots__ = ()
+    no_forward_ad = "asinh_"  # torch has no forward-mode formula (measured)
     ufunc = np.arcsinh
     what = "asinh"
 
 
 class AcoshBackward1(_NotImplementedInplace):
     __slots__ = ()
+    no_forward_ad = "acosh_"  # torch has no forward-mode formula (measured)
     ufunc = np.arccosh
     what = "acosh"
 
 
 class AtanhBackward1(_NotImplementedInplace):
     __slots__ = ()
+    no_forward_ad = "atanh_"  # torch has no forward-mode formula (measured)
     ufunc = np.arctanh
     what = "atanh"
 

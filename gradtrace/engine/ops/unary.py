@@ -214,6 +214,11 @@ class TanhBackwardBackward0(Function):
         # a temporary
         return np.multiply(g, one_minus, dtype=y.dtype, casting="same_kind")
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # tanh_backward(grad_output_t, output_p) + output_t * (-2 * output_p * grad_output_p)
+        grad, output = inputs
+        return tanh_backward(t[0], output) + t[1] * (mul_scalar(output, -2) * grad)
+
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, result = self.unpack("grad_output"), self.unpack("output")
         g_grad = tanh_backward(gg, result) if self.needs_input_grad(0) else None
@@ -253,6 +258,13 @@ class SigmoidBackwardBackward0(Function):
         self.save("output", result)
         y = result.array
         return grad.array * (np.asarray(1, y.dtype) - y) * y  # torch: grad * (1 - y) * y
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # sigmoid_backward(grad_output_t, output_p)
+        #   + output_t * grad_output_p * (-2 * output_p + 1)
+        grad, output = inputs
+        return sigmoid_backward(t[0], output) + (t[1] * grad) * add_scalar(
+            mul_scalar(output, -2), 1)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, result = self.unpack("grad_output"), self.unpack("output")
@@ -295,6 +307,12 @@ class ThresholdBackwardBackward0(Function):
         self.save("self", result)
         self.save_attr(threshold=threshold)
         return np.where(result.array > threshold, grad.array, 0).astype(grad.array.dtype)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # zeros_like(self_t) + threshold_backward(grad_output_t, self_p, threshold)
+        from .creation import zeros_like
+
+        return zeros_like(t[1]) + threshold_backward(t[0], inputs[1], params.get("threshold", 0.0))
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
@@ -453,21 +471,25 @@ class _ZeroGrad(Function):
 
 class FloorBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.floor
 
 
 class CeilBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.ceil
 
 
 class RoundBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.round
 
 
 class RoundBackward1(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
 
     def forward(self, a: Tensor, decimals: int = 0) -> np.ndarray:
         return np.round(a.array, decimals)  # torch saves nothing (its gradient is zero)
@@ -475,11 +497,13 @@ class RoundBackward1(_ZeroGrad):
 
 class TruncBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.trunc
 
 
 class SignBackward0(_ZeroGrad):
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     ufunc = np.sign
 
 
@@ -487,6 +511,7 @@ class SgnBackward0(_ZeroGrad):
     """sgn: zero gradient for real input; torch saves self and result (sgn_backward)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # sgn_backward: a zero tensor for real input
     ufunc = np.sign
 
     def forward(self, a: Tensor) -> np.ndarray:
@@ -502,6 +527,7 @@ class LogitBackward0(Function):
     (logit_backward)."""
 
     __slots__ = ()
+    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 / ({self} × (1 - {self}))"),)
 
     def forward(self, a: Tensor, eps: float | None = None) -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 from ...errors import NotSupportedError, ScriptError, TorchValueError
 from .. import exactness
 from ..formulas import vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
@@ -71,6 +72,7 @@ def linear_weights(out_size: int, in_size: int, scale: float | None, align_corne
 
 class _Upsample(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     mode = "nearest"
     dims = 2
 
@@ -126,6 +128,7 @@ class _UpsampleBackward(Function):
     create_graph: linear in grad_output, its own backward is the upsampling again."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     forward_node: type[_Upsample]
 
     def forward(self, grad: Tensor, output_size: tuple[int, ...], input_size: tuple[int, ...],

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import exactness
 from ..formulas import vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..tensor import Tensor
 from .upsample import _scales_of, _Upsample, _UpsampleBackward
@@ -145,6 +146,7 @@ def aa_backward(g: np.ndarray, input_size: tuple[int, ...], align_corners: bool,
 
 class _UpsampleAa(_Upsample):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     dims = 2
     cubic = False
 
@@ -166,6 +168,7 @@ class _UpsampleAa(_Upsample):
 
 class _UpsampleAaBackward(_UpsampleBackward):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
 
     def forward(self, grad: Tensor, output_size: tuple[int, ...], input_size: tuple[int, ...],
                 scales: tuple[float | None, ...], align_corners: bool | None) -> np.ndarray:

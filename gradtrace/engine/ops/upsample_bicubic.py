@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import exactness
 from ..formulas import vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..tensor import Tensor
 from .upsample import _scales_of, _Upsample, _UpsampleBackward
@@ -128,6 +129,7 @@ def bicubic_backward(g: np.ndarray, input_size: tuple[int, ...], align_corners: 
 
 class UpsampleBicubic2DBackward0(_Upsample):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     mode = "bicubic"
     dims = 2
     formulas = (vjp("self", "upsample_bicubic2d_backward({grad}, {output_size}, "
@@ -151,6 +153,7 @@ class UpsampleBicubic2DBackward0(_Upsample):
 
 class UpsampleBicubic2DBackwardBackward0(_UpsampleBackward):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     forward_node = UpsampleBicubic2DBackward0
     formulas = (vjp("grad_output", "upsample_bicubic2d({grad}, {output_size}, "
                                    "{align_corners}, {scales_h}, {scales_w})"),)

@@ -10,6 +10,7 @@ import numpy as np
 from ...errors import TorchTypeError
 from .. import no_grad_views
 from ..formulas import each, local, vjp
+from ..forward_ad import auto_linear, linear_in_all
 from ..grad_mode import GRAD_MODE
 from ..node import Function, Node
 from ..shapes import broadcast_shapes
@@ -100,6 +101,7 @@ class AsStridedBackward0(Function):
     """A view's grad_fn after an in-place op on it: the view as a strided window of its base."""
 
     __slots__ = ("base_strides",)
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros_like({self}).as_strided_scatter({grad}, {size}, {stride}, "
                     "{storage_offset})"),)
 
@@ -153,6 +155,7 @@ class AsStridedScatterBackward0(Function):
     """`self` with a strided window replaced by `src` (CopySlices' gradient for the base)."""
 
     __slots__ = ("base_strides",)
+    jvp = linear_in_all  # derivatives.yaml: auto_linear in every input
     formulas = (vjp("self", "{grad}.as_strided_scatter(zeros({size}), {size}, {stride}, "
                     "{storage_offset})"),
                 vjp("src", "{grad}.as_strided({size}, {stride}, {storage_offset})"))

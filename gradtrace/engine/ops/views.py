@@ -708,6 +708,7 @@ class SelectBackwardBackward0(Function):
     """select's backward (zeros with the gradient written in) as an op, for create_graph."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "{grad}.select({dim}, {index})"),)
 
     def forward(self, grad: Tensor, sizes: tuple[int, ...], dim: int, index: int) -> np.ndarray:
@@ -752,6 +753,7 @@ def select(a: Tensor, dim: int, index: Any) -> Tensor:
 
 class SliceBackwardBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_output", "{grad}.slice({dim}, {start}, {end}, {step})"),)
 
     def forward(self, grad: Tensor, sizes: tuple[int, ...], dim: int, start: int, end: int,

@@ -82,6 +82,7 @@ class WeightNormInterfaceBackward0(Function):
     exact Hessian)."""
 
     __slots__ = ()
+    no_forward_ad = "_weight_norm_interface"  # torch has no forward-mode formula (measured)
     formulas = (
         vjp("v", "{g} / {result1} × ({grad} - {v} × Σ({grad} × {v}) / {result1}²)"),
         vjp("g", "Σ({grad} × {v}) / {result1}"))

@@ -30,6 +30,13 @@ class PreluKernelBackward0(Function):
         with np.errstate(over="ignore", invalid="ignore"):
             return np.asarray(np.where(a > 0, a, w * a), a.dtype)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # at::where(self_p >= 0, self_t, weight_p * self_t + weight_t * self_p)
+        from .reductions import where
+
+        x, weight = inputs
+        return where(x >= 0, t[0], weight * t[0] + t[1] * x)
+
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, weight = self.unpack("self"), self.unpack("weight")
         gi, gw = PreluKernelBackwardBackward0.call(grad, x, weight)

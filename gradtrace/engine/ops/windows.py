@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from ..formulas import vjp
+from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..shapes import wrap_dim
@@ -43,6 +44,7 @@ def _check(ndim: int, shape: tuple[int, ...], dimension: int, size: int, step: i
 
 class UnfoldBackward0(ViewFunction):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "unfold_backward({grad}, {self_sym_sizes}, {dimension}, {size}, "
                     "{step})"),)
 
@@ -65,6 +67,7 @@ class UnfoldBackwardBackward0(Function):
     windows holding an element in ascending order)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("grad_in", "{grad}.unfold({dim}, {size}, {step})"),)
 
     def forward(self, grad: Tensor, input_sizes: tuple[int, ...], dim: int, size: int,
@@ -129,6 +132,7 @@ def _col_index(channels: int, size: tuple[int, int], kernel: tuple[int, int],
 
 class Im2ColBackward0(Function):
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "col2im({grad}, ({self_sym_argsize_minus_2}, "
                     "{self_sym_argsize_minus_1}), {kernel_size}, {dilation}, {padding}, "
                     "{stride})"),)
@@ -168,6 +172,7 @@ class Col2ImBackward0(Function):
     order (column channel, then block row, then block column)."""
 
     __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "im2col({grad}, {kernel_size}, {dilation}, {padding}, {stride})"),)
 
     def forward(self, a: Tensor, output_size: Any, kernel_size: Any, dilation: Any,

@@ -37,14 +37,16 @@ NOT_YET = {
         "LuUnpackBackward0",
     "matrices": "DiagonalBackward0_copy",
     "matrix_exp": "LinalgMatrixExpBackward0",
-    "nodes": "MvBackward0",
+    "nodes": "MvBackward0 BmmBackward0",
     "normalization": "NativeBatchNormBackwardBackward0 NativeLayerNormBackwardBackward0",
     "piecewise": "HardswishBackwardBackward0",
     "reductions": "AminmaxBackward0",
     "renorm": "RenormBackward0",
     "sampling": "BernoulliBackward0 BernoulliBackward1 BernoulliBackward2 CauchyBackward0 "
         "ExponentialBackward0 NormalBackward0 NormalBackward1 NormalBackward2 NormalBackward3 "
-        "RandomBackward0 RandomBackward1 RandomBackward2 UniformBackward0",
+        "RandomBackward0 RandomBackward1 RandomBackward2 UniformBackward0 GeometricBackward0 "
+        "LogNormalBackward0",
+    "as_strided": "AsStridedBackward0",
     "scatter_reduce": "ScatterReduceBackward0",
     "spectral": "LinalgEighBackward0 LinalgLstsqBackward0 LinalgPinvBackward0 "
         "LinalgSvdBackward0",

@@ -13,6 +13,7 @@ import copy
 import functools
 import itertools
 import math
+import operator
 import pprint
 import random
 from collections.abc import Callable, Iterator
@@ -33,7 +34,7 @@ from . import collection_types, memory_io, text_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .numpy_module import make_numpy
-from .objects import BuiltinFunction, BuiltinType, ScriptIterator
+from .objects import BuiltinFunction, BuiltinType, ScriptIterator, type_name
 from .pure_modules import pure_namespaces
 from .runtime import Code, Frame
 from .system_modules import system_namespaces
@@ -127,6 +128,34 @@ def _random_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("random", table)
 
 
+_EXHAUSTED = object()  # zip_longest's marker of an input that has run out
+
+
+def _bounded_comb(n: int, r: int, limit: int) -> int:
+    """C(n, r), or a number past `limit` as soon as it is known to pass it (math.comb of a
+    script's r = 10**6 would be a minutes-long bignum)."""
+    if r > n:
+        return 0
+    count = 1
+    for i in range(min(r, n - r)):  # C(n, i + 1) grows with i up to n/2
+        count = count * (n - i) // (i + 1)
+        if count > limit:
+            return count
+    return count
+
+
+def _bounded_perm(n: int, r: int, limit: int) -> int:
+    """n! / (n - r)!, or a number past `limit` as soon as it passes it."""
+    if r > n:
+        return 0
+    count = 1
+    for i in range(r):
+        count *= n - i
+        if count > limit:
+            return count
+    return count
+
+
 def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
     """`itertools`' lazy iterators, each item a counted step (Python's own would loop in C,
     where `islice(count(), 10**15, None)` could not be stopped). Iterators that must first
@@ -191,8 +220,80 @@ def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
             yield from result
         return lazy("product", producing())
 
+    def pool_and_r(name: str, iterable: Any, r: Any) -> tuple[tuple, int]:
+        if r is not None and type(r) not in (int, bool):
+            raise TorchTypeError(f"'{type_name(r)}' object cannot be interpreted as an integer")
+        pool = tuple(interp.materialize(iterable, f"a {name}() argument"))
+        r = len(pool) if r is None else int(r)
+        if r < 0:
+            raise TorchValueError("r must be non-negative")
+        return pool, r
+
+    def combinations(iterable: Any, r: Any) -> ScriptIterator:
+        pool, r = pool_and_r("combinations", iterable, r)
+        interp.check_size(_bounded_comb(len(pool), r, interp.limits.max_sequence),
+                          "a combinations()")
+        return lazy("combinations", itertools.combinations(pool, r))
+
+    def combinations_with_replacement(iterable: Any, r: Any) -> ScriptIterator:
+        pool, r = pool_and_r("combinations_with_replacement", iterable, r)
+        n = len(pool)
+        interp.check_size(_bounded_comb(n + r - 1, r, interp.limits.max_sequence)
+                          if n else int(r == 0), "a combinations_with_replacement()")
+        return lazy("combinations_with_replacement",
+                    itertools.combinations_with_replacement(pool, r))
+
+    def permutations(iterable: Any, r: Any = None) -> ScriptIterator:
+        pool, r = pool_and_r("permutations", iterable, r)
+        interp.check_size(_bounded_perm(len(pool), r, interp.limits.max_sequence),
+                          "a permutations()")
+        return lazy("permutations", itertools.permutations(pool, r))
+
+    def accumulate(iterable: Any, func: Any = None, *, initial: Any = None) -> ScriptIterator:
+        source = iterate(iterable, None)
+
+        def accumulating() -> Iterator[Any]:
+            total = initial
+            if initial is not None:
+                yield total
+            for i, item in enumerate(source):
+                if i == 0 and initial is None:
+                    total = item
+                elif func is None:
+                    total = operator.add(total, item)
+                else:
+                    total = interp.call(func, [total, item], {}, None)
+                yield total
+        return lazy("accumulate", accumulating())
+
+    def zip_longest(*iterables: Any, fillvalue: Any = None) -> ScriptIterator:
+        sources = [iterate(it, None) for it in iterables]
+
+        def zipping() -> Iterator[tuple]:
+            if not sources:
+                return
+            while True:
+                row, live = [], 0
+                for source in sources:
+                    item = next(source, _EXHAUSTED)
+                    live += item is not _EXHAUSTED
+                    row.append(fillvalue if item is _EXHAUSTED else item)
+                if not live:
+                    return
+                yield tuple(row)
+        return lazy("zip_longest", zipping())
+
+    def starmap(function: Any, iterable: Any) -> ScriptIterator:
+        source = iterate(iterable, None)
+        return lazy("starmap", (interp.call(function, list(iterate(args, None)), {}, None)
+                                for args in source))
+
     return _python_namespace("itertools", itertools, {
-        "count": count, "repeat": repeat, "chain": chain, "islice": islice, "product": product})
+        "count": count, "repeat": repeat, "chain": chain, "islice": islice, "product": product,
+        "combinations": combinations,
+        "combinations_with_replacement": combinations_with_replacement,
+        "permutations": permutations, "accumulate": accumulate, "zip_longest": zip_longest,
+        "starmap": starmap})
 
 
 def _python_namespace(name: str, module: Any, table: dict[str, Any]) -> stdlib.Namespace:

@@ -40,6 +40,19 @@ NOT_YET = {
                                  "bits (conv kernels), and batch norm over 8 values per "
                                  "channel amplifies that to the 4th digit of a weight "
                                  "gradient's sum (the loss and shapes match)",
+    "tutorial_dcgan_training_step": "the DCGAN's ConvTranspose2d/Conv2d results differ from "
+                                    "torch's (oneDNN) in the last bits, which the generator "
+                                    "loss shows in its 4th decimal (conv kernels)",
+    "docstr_functional_conv1d_gumbel_pixel_shuffle": "F.conv1d's forward differs from torch's "
+                                                      "(oneDNN) in the last bits of a few "
+                                                      "outputs, which print in the 5th digit "
+                                                      "(conv kernels); gumbel_softmax, "
+                                                      "conv_transpose2d and the shuffles match",
+    "tutorial_jacobians_hessians": "vmap(jacrev(predict)) over a batch of inputs computes "
+                                   "each sample's F.linear alone (mv), where torch's vmap "
+                                   "batches it into one matmul whose float32 rounding differs "
+                                   "in the last bit, so allclose with the summed-output "
+                                   "jacobian (default atol 1e-8) fails (vmap batching rules)",
     "github_qmlhep_spectral_norm_discriminator": "conv2d's input gradient of a stride-2 "
                                                  "128->256 3x3 convolution differs from "
                                                  "torch's in the last bits (conv kernels), so "
@@ -60,7 +73,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 271
+    assert len(CASES) == 291
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

@@ -397,6 +397,10 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
 LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
     "contextlib": ("contextmanager", "nullcontext", "suppress", "ExitStack",
                    "ContextDecorator"),
+    "argparse": ("ArgumentParser", "Namespace", "Action", "HelpFormatter",
+                 "RawDescriptionHelpFormatter", "RawTextHelpFormatter",
+                 "ArgumentDefaultsHelpFormatter", "SUPPRESS", "OPTIONAL", "ZERO_OR_MORE",
+                 "ONE_OR_MORE"),
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
@@ -517,13 +521,15 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
              "torch.utils.data, torch.distributions), math, random, collections " \
              "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools (count, " \
-             "repeat, chain, islice, product), functools (partial, reduce), pprint, copy, " \
+             "repeat, chain, islice, product, combinations, " \
+             "combinations_with_replacement, permutations, accumulate, zip_longest, " \
+             "starmap), functools (partial, reduce), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
              "typing (for annotations), __future__, io (BytesIO, StringIO), numpy (arrays, " \
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
-             "contextlib, abc, operator, string, json (plain data), statistics and os " \
-             "(nothing in it)"
+             "contextlib, argparse (ArgumentParser, Namespace), abc, operator, string, json " \
+             "(plain data), statistics and os (nothing in it)"
 
 
 class ImportCompiler:

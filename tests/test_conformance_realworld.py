@@ -43,11 +43,6 @@ NOT_YET = {
     "tutorial_dcgan_training_step": "the DCGAN's ConvTranspose2d/Conv2d results differ from "
                                     "torch's (oneDNN) in the last bits, which the generator "
                                     "loss shows in its 4th decimal (conv kernels)",
-    "docstr_functional_conv1d_gumbel_pixel_shuffle": "F.conv1d's forward differs from torch's "
-                                                      "(oneDNN) in the last bits of a few "
-                                                      "outputs, which print in the 5th digit "
-                                                      "(conv kernels); gumbel_softmax, "
-                                                      "conv_transpose2d and the shuffles match",
     "tutorial_jacobians_hessians": "vmap(jacrev(predict)) over a batch of inputs computes "
                                    "each sample's F.linear alone (mv), where torch's vmap "
                                    "batches it into one matmul whose float32 rounding differs "

@@ -554,6 +554,9 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.functional": functional,
         "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
         "torch.nn.utils": Namespace("torch.nn.utils", {}),
+        # `import torch.nn.parallel` (the DCGAN tutorial's): importable, DataParallel and
+        # the rest of it not supported (a CPU run has no devices to spread a batch over)
+        "torch.nn.parallel": Namespace("torch.nn.parallel", {}),
         "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),

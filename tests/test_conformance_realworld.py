@@ -44,6 +44,14 @@ NOT_YET = {
                                                  "(ONEDNN_VERBOSE), whose order gradtrace "
                                                  "does not reproduce, so the second Adam "
                                                  "step's outputs differ in the last bits",
+    "tutorial_dcgan_training_step": "the DCGAN's ConvTranspose2d/Conv2d results differ from "
+                                    "torch's (oneDNN) in the last bits, which the generator "
+                                    "loss shows in its 4th decimal (conv kernels)",
+    "tutorial_jacobians_hessians": "vmap(jacrev(predict)) over a batch of inputs computes "
+                                   "each sample's F.linear alone (mv), where torch's vmap "
+                                   "batches it into one matmul whose float32 rounding differs "
+                                   "in the last bit, so allclose with the summed-output "
+                                   "jacobian (default atol 1e-8) fails (vmap batching rules)",
 }
 
 
@@ -60,7 +68,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 271
+    assert len(CASES) == 291
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

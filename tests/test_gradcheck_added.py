@@ -180,6 +180,9 @@ CASES = {
     "masked_select": (lambda a: a.masked_select(MASK), lambda r: [randn(r, 2, 3)]),
     "masked_scatter": (lambda a, s: a.masked_scatter(MASK, s),
                        lambda r: [randn(r, 2, 3), randn(r, 2, 3)]),
+    # a self smaller than the mask broadcasts; its gradient sums over the broadcast rows
+    "masked_scatter_broadcast_self": (lambda a, s: a.masked_scatter(MASK, s),
+                                      lambda r: [randn(r, 3), randn(r, 2, 3)]),
     "einsum_bmm": (lambda a, b: torch.einsum("bij,bjk->bik", a, b),
                    lambda r: [randn(r, 2, 2, 3), randn(r, 2, 3, 2)]),
     "einsum_trace_outer": (lambda a, v: torch.einsum("ii,j->j", a, v),

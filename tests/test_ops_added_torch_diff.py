@@ -283,7 +283,8 @@ TENSOR_OPS = [
     "torch.scatter(x, 0, idx, y)", "y2 = x * 1\nout = y2.scatter_add_(1, idx, y)",
     "x.scatter(1, torch.tensor([[5]]), 1.0)", "x.masked_select(x > 0)", "x.masked_select(mask)",
     "torch.masked_select(x, mask[0])", "y2 = x * 1\nout = y2.masked_scatter_(mask, y)",
-    "x.masked_scatter(mask, y)", "x.masked_scatter(mask, y[:1])",
+    "x.masked_scatter(mask, y)", "x.masked_scatter(mask, y[:1])", "x[0].masked_scatter(mask, y)",
+    "x[:1, :1].masked_scatter(mask, y)", "y2 = x * 1\nout = y2[0].masked_scatter_(mask, y)",
     # indexing with ranges, lists, bool lists, tensors and mixtures
     "x[range(2)]", "x[:, range(1, 3)]", "x[[0, 1]]", "x[[0, 1], [1, 2]]", "x[[True, False]]",
     "x[:, [True, False, True]]", "x[None, [0, 1]]", "x[..., [0, 2]]", "x[[1], ...]",

@@ -584,7 +584,8 @@ class MaskedScatterBackward0(Function):
     formulas = (local("self", "0 if {mask} else 1"),
                 vjp("source", "cat([{grad}[{mask}], zeros(…)]).view({source_sym_sizes})"))
 
-    def forward(self, a: Tensor, source: Tensor, mask: Tensor) -> np.ndarray:
+    def forward(self, a: Tensor, source: Tensor, mask: Tensor,
+                outplace: bool = False) -> np.ndarray:
         _check_bool_mask("masked_scatter_", mask)
         if source.dtype is not a.dtype:
             raise TorchRuntimeError(
@@ -592,12 +593,16 @@ class MaskedScatterBackward0(Function):
                 f"{a.dtype.scalar_type} and {source.dtype.scalar_type}")
         self.save("mask", mask)
         self.save_attr(source_sym_sizes=source.array.shape)
-        m = np.broadcast_to(mask.array, a.array.shape)
+        # the out-of-place op broadcasts self and mask together (expand_outplace); the
+        # in-place one expands the mask to self (expand_inplace)
+        shape = broadcast_shapes(mask.array.shape, a.array.shape) if outplace else \
+            _expand_inplace_shape(mask, a.array.shape)
+        m = np.broadcast_to(mask.array, shape)
         count = int(m.sum())
         if count > source.array.size:
             raise TorchRuntimeError("masked_scatter: expected source to have at least as many "
                                     "elements as ones in mask")
-        out = a.array.copy()
+        out = np.broadcast_to(a.array, shape).copy()
         out[m] = source.array.reshape(-1)[:count]
         return out
 
@@ -607,8 +612,29 @@ class MaskedScatterBackward0(Function):
         if self.needs_input_grad(1):
             g_src = MaskedScatterBackwardBackward0.call(
                 grad, mask=mask, sizes=self.attrs["source_sym_sizes"])
+        # a broadcast self's gradient is summed back by the engine (validate_outputs)
         g_self = masked_fill(grad, mask, 0) if self.needs_input_grad(0) else None
         return g_self, g_src
+
+
+def _expand_inplace_shape(mask: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The mask's expand to self's shape, with at::expand_inplace's messages."""
+    src = mask.array.shape
+    if len(shape) < len(src):
+        raise TorchRuntimeError(
+            f"expand(CPU{mask.dtype.scalar_type}Type{{[{', '.join(map(str, src))}]}}, "
+            f"size=[{', '.join(map(str, shape))}]): the number of sizes provided "
+            f"({len(shape)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(src)})")
+    lead = len(shape) - len(src)
+    for i in range(len(shape) - 1, lead - 1, -1):
+        if src[i - lead] not in (1, shape[i]):
+            raise TorchRuntimeError(
+                f"The expanded size of the tensor ({shape[i]}) must match the existing size "
+                f"({src[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
+                f"[{', '.join(map(str, shape))}].  Tensor sizes: "
+                f"[{', '.join(map(str, src))}]")
+    return shape
 
 
 class MaskedScatterBackwardBackward0(Function):
@@ -640,7 +666,7 @@ def masked_select(a: Tensor, mask: Tensor) -> Tensor:
 
 
 def masked_scatter(a: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    return MaskedScatterBackward0.call(a, source, mask=mask)
+    return MaskedScatterBackward0.call(a, source, mask=mask, outplace=True)
 
 
 def masked_scatter_(a: Tensor, mask: Tensor, source: Tensor) -> Tensor:

@@ -92,9 +92,13 @@ def dump(t):
              grad=None if t.grad is None else values(t.grad))
     return d
 
+class Stdout(io.StringIO):
+    name = "<stdout>"  # what the script sees of sys.stdout, as under `python script`
+
 def run(job):
     import torch
-    out = io.StringIO()
+    out = Stdout()
+    sys.argv = [job["name"]]  # as `python SCRIPT` sets it (argparse's prog, sys.argv)
     ns = {"__name__": "__main__"}
     error = None
     with contextlib.redirect_stdout(out), warnings.catch_warnings():

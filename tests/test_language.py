@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gradtrace import stdlib
+from gradtrace import stdlib, torch_namespace
 from gradtrace.errors import GtSyntaxError, LimitExceeded, NotSupportedError
 from gradtrace.interpreter import Limits, library
 from gradtrace.runner import run_text
@@ -218,7 +218,7 @@ def test_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "        pass\n")
     monkeypatch.setattr(library, "LIBRARY_DIRS", [tmp_path] + library.LIBRARY_DIRS)
     names = {name: "testlib.helpers" for name in ("Leaky", "double", "complain", "fail", "spin")}
-    table = stdlib.MODULES["torch.utils.data"].table
+    table = torch_namespace.MODULES["torch.utils.data"].table
     for name, module_name in names.items():
         monkeypatch.setitem(table, name, stdlib.LibraryName(module_name, name))
     library._PARSED.pop("testlib.helpers", None)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gradtrace import stdlib
+from gradtrace import stdlib, torch_namespace
 from gradtrace.engine import capability, generator
 from gradtrace.engine.ops import sampling
 from gradtrace.engine.tensor import Tensor
@@ -66,7 +66,7 @@ class _ScriptGenerator(generator.Generator):
 @pytest.mark.parametrize("cap", ["avx2", "default"])
 def test_every_random_function_draws_torchs_numbers(cap, monkeypatch):
     monkeypatch.setattr(capability, "CAPABILITY", cap)
-    torch = _Module(stdlib.TORCH)
+    torch = _Module(torch_namespace.TORCH)
     got = run_cases({"torch": torch, "F": torch.nn.functional}, _to_numpy)
     expected = DATA["digests"][cap]
     assert len(got) == len(expected)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gradtrace import stdlib
+from gradtrace import stdlib, torch_namespace
 from gradtrace.runner import run_text
 
 CATALOG = Path(stdlib.__file__).parent / "torch_names.json"
@@ -22,7 +22,7 @@ def test_every_importable_namespace_is_in_the_catalog():
     from gradtrace.interpreter.modules import IMPORTABLE_PYTHON_MODULES
 
     recorded = json.loads(CATALOG.read_text())["names"]
-    assert set(recorded) == {*stdlib.MODULES, *IMPORTABLE_PYTHON_MODULES, "torch.Tensor"}
+    assert set(recorded) == {*torch_namespace.MODULES, *IMPORTABLE_PYTHON_MODULES, "torch.Tensor"}
 
 
 def test_catalog_holds_what_live_torch_213_has():
@@ -32,7 +32,7 @@ def test_catalog_holds_what_live_torch_213_has():
     if not torch.__version__.startswith("2.13"):
         pytest.skip(f"recorded from torch 2.13, this is {torch.__version__}")
     recorded = json.loads(CATALOG.read_text())["names"]
-    for dotted in stdlib.MODULES:
+    for dotted in torch_namespace.MODULES:
         module = importlib.import_module(dotted)
         live = {n for n in dir(module) if not n.startswith("__")}
         plain = {n for n in live if not inspect.ismodule(getattr(module, n))}

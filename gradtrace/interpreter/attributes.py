@@ -7,7 +7,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .. import stdlib
+from .. import stdlib, torch_namespace
 from ..engine.custom_function import FunctionCtx
 from ..engine.device import Device
 from ..engine.dtypes import DType, TypeInfo
@@ -328,7 +328,7 @@ class Attributes:
         if isinstance(obj, FunctionCtx):
             stdlib.set_ctx_attribute(obj, name, value)
             return
-        if kind is stdlib.FlagNamespace and name in obj.flags:
+        if kind is torch_namespace.FlagNamespace and name in obj.flags:
             obj.set_flag(name, value)
             return
         if stdlib.is_private(name):

@@ -5,7 +5,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from .. import progress, stdlib, syntax
+from .. import progress, syntax, torch_namespace
 from ..engine import anomaly, dtypes, forward_ad, saved_hooks, settings
 from ..engine.backward import CHECKPOINT_VALID
 from ..engine.batching import TRANSFORMS
@@ -51,7 +51,7 @@ def _reset_run_state() -> None:
     dtypes.reset_default_dtype()
     saved_hooks.reset()  # hooks a run pushed
     settings.reset()  # threads and print options
-    stdlib.reset_backend_flags()  # the torch.backends switches
+    torch_namespace.reset_backend_flags()  # the torch.backends switches
     forward_ad.reset()  # a dual level
     TRANSFORMS.reset()  # torch.func's vmap and grad levels
     CHECKPOINT_VALID.clear()  # reentrant checkpoints' backward passes

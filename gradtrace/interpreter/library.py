@@ -1,7 +1,7 @@
 """Bundled library modules: `.gt` source shipped in `gradtrace/lib/`, run by the same
 interpreter, lazily, in their own global frame (see docs/library.md).
 
-- `stdlib.LIBRARY_EXPORTS` says which names each library module puts into which torch
+- `torch_namespace.LIBRARY_EXPORTS` says which names each library module puts into which torch
   namespace; the namespaces hold `LibraryName`s until a script first uses one, and the
   module runs then (once per run; its parsed form is cached for the process).
 - Library code is compiled with its spans removed: it never sets `current_span` (what

@@ -18,7 +18,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .. import stdlib, syntax
+from .. import stdlib, syntax, torch_namespace
 from ..engine import unreproducible
 from ..errors import (
     LimitExceeded,
@@ -404,7 +404,7 @@ def _functools_namespace(interp: Interpreter) -> stdlib.Namespace:
 
 def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     """The modules a script can import, by dotted name (`math` and `random` are per run)."""
-    modules = dict(stdlib.MODULES)
+    modules = dict(torch_namespace.MODULES)
     modules["math"] = _math_namespace(interp)
     modules["random"] = _random_namespace(interp)
     modules["collections"] = stdlib.Namespace("collections", {

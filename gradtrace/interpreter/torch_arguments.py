@@ -488,7 +488,7 @@ def parser_for(fn: Any) -> Parser | None:
     if type(fn) is BoundMethod:
         return PARSERS.get(f"Tensor.{fn.name}") if isinstance(fn.obj, Tensor) else None
     if not _BY_FUNCTION:
-        from ..stdlib import MODULES, TORCH
+        from ..torch_namespace import MODULES, TORCH
         # an engine function torch.nn.functional also has may be torch's Python-level
         # function there (F.threshold(input, threshold, value, inplace)), another signature:
         # the call cannot tell which name it came by, so neither is checked; where torch's
@@ -563,7 +563,7 @@ def check_bool_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
     if module is None or not module.startswith("gradtrace.engine"):
         return  # (closures made per call, like a list's bound methods, are never cached)
     if not _FUNCTIONAL:
-        from ..stdlib import MODULES
+        from ..torch_namespace import MODULES
         for key, checks in _FUNCTIONAL_CHECKS.items():
             module, _, name = key.rpartition(".")
             value = MODULES[module].table[name]

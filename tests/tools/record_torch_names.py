@@ -10,7 +10,7 @@ import pathlib
 
 import torch
 
-from gradtrace import stdlib
+from gradtrace import torch_namespace
 from gradtrace.interpreter.modules import IMPORTABLE_PYTHON_MODULES
 
 OUT = pathlib.Path(__file__).resolve().parents[2] / "gradtrace" / "torch_names.json"
@@ -18,7 +18,7 @@ OUT = pathlib.Path(__file__).resolve().parents[2] / "gradtrace" / "torch_names.j
 
 def main() -> None:
     names: dict[str, list[str]] = {}
-    dotted_names = [*stdlib.MODULES, *IMPORTABLE_PYTHON_MODULES]
+    dotted_names = [*torch_namespace.MODULES, *IMPORTABLE_PYTHON_MODULES]
     modules = [importlib.import_module(dotted) for dotted in dotted_names]  # all first: an
     for dotted, module in zip(dotted_names, modules, strict=True):  # import adds attributes
         names[dotted] = sorted(n for n in dir(module) if not n.startswith("__"))

@@ -20,7 +20,7 @@ import subprocess
 import numpy as np
 import torch
 
-from gradtrace import stdlib
+from gradtrace import stdlib, torch_namespace
 from gradtrace.engine.tensor import Tensor
 from gradtrace.interpreter import torch_arguments
 
@@ -294,7 +294,7 @@ def _functional_checks() -> dict[str, dict]:
         return seen.pop() if len(seen) == 1 else None
 
     for name, arguments in FUNCTIONAL_CALLS.items():
-        ours = stdlib.MODULES["torch.nn.functional"].table[name]
+        ours = torch_namespace.MODULES["torch.nn.functional"].table[name]
         fn = getattr(ours, "__func__", ours)
         bools: dict[str, str | None] = {}
         for parameter, _ in torch_arguments._bool_parameters(fn):
@@ -314,15 +314,15 @@ def _same_in_torch() -> list[str]:
     a call through either name has the same parser."""
     import importlib
     same = []
-    for module, namespace in stdlib.MODULES.items():
-        if namespace is stdlib.TORCH:
+    for module, namespace in torch_namespace.MODULES.items():
+        if namespace is torch_namespace.TORCH:
             continue
         try:
             python_module = importlib.import_module(module)
         except ImportError:
             continue
         for name, value in namespace.table.items():
-            if stdlib.TORCH.table.get(name) is value and \
+            if torch_namespace.TORCH.table.get(name) is value and \
                     getattr(python_module, name, None) is getattr(torch, name, None):
                 same.append(f"{module}.{name}")
     return sorted(same)
@@ -334,14 +334,14 @@ def main() -> None:
     missed: list[str] = []
     numbers: list[str] = []
     wanted = [(f"torch.{n}", n, getattr(torch, n, None), False)
-              for n in stdlib.TORCH.table] + \
+              for n in torch_namespace.TORCH.table] + \
              [(f"Tensor.{n}", n, getattr(torch.Tensor, n, None), True)
               for n in stdlib.TENSOR_METHODS]
     # torch.nn.functional's own builtins (torch._C._nn's: F.gelu, F.linear), not torch's
-    functional = stdlib.MODULES["torch.nn.functional"].table
+    functional = torch_namespace.MODULES["torch.nn.functional"].table
     wanted += [(f"torch.nn.functional.{n}", n, getattr(torch.nn.functional, n, None), False)
                for n, value in functional.items()
-               if stdlib.TORCH.table.get(n) is not value
+               if torch_namespace.TORCH.table.get(n) is not value
                and getattr(torch.nn.functional, n, None) is not getattr(torch, n, None)]
     for key, name, fn, method in wanted:
         if type(fn).__name__ not in ("builtin_function_or_method", "method_descriptor"):

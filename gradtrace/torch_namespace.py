@@ -1,0 +1,471 @@
+"""torch's importable namespaces (`torch`, `torch.nn`, `torch.nn.functional`, ...), built
+once per process: the engine's functions, the names bundled library modules define
+(`LIBRARY_EXPORTS`, loaded on first use) and the torch.backends switches a run may set.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .engine import api, ndarray
+from .engine.anomaly import detect_anomaly, set_detect_anomaly
+from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from .errors import ScriptError
+from .stdlib import ExceptionType, LibraryName, Namespace, TorchExceptionType
+
+
+class FlagNamespace(Namespace):
+    """A torch.backends module whose switches a script may set (`torch.backends.cudnn.
+    deterministic = True`, as reproducibility recipes do): `flags` maps each switch to the
+    name of the C++ setter torch's error names when it is given something other than a
+    bool. The switches change nothing here (no cuDNN, no cuBLAS): they read back as set,
+    until the run ends (`reset`: each run starts from torch's defaults, like a process)."""
+
+    __slots__ = ("flags", "shown", "defaults")
+
+    def __init__(self, name: str, table: dict[str, Any], flags: dict[str, str],
+                 shown: str | None = None):
+        super().__init__(name, table)
+        self.flags = flags
+        self.shown = shown
+        self.defaults = {flag: table[flag] for flag in flags}
+        _FLAG_NAMESPACES.append(self)
+
+    def reset(self) -> None:
+        self.table.update(self.defaults)
+
+    def __repr__(self) -> str:
+        return self.shown or super().__repr__()
+
+    def set_flag(self, name: str, value: Any) -> None:
+        if type(value) is not bool:
+            from .interpreter.objects import type_name
+
+            raise ScriptError(f"{self.flags[name]} expects a bool, but got {type_name(value)}",
+                              kind="RuntimeError")
+        self.table[name] = value
+
+
+_FLAG_NAMESPACES: list[FlagNamespace] = []
+
+
+def reset_backend_flags() -> None:
+    """Every torch.backends switch back to torch's default (at the start and end of a run)."""
+    for namespace in _FLAG_NAMESPACES:
+        namespace.reset()
+
+
+def _cudnn_is_available() -> bool:
+    """torch.backends.cudnn.is_available(): no cuDNN in a CPU-only torch."""
+    return False
+
+
+def _cudnn_version() -> None:
+    """torch.backends.cudnn.version(): None without cuDNN."""
+    return None
+
+
+def _cuda_is_built() -> bool:
+    """torch.backends.cuda.is_built(): False for a CPU-only torch."""
+    return False
+
+
+def _backends() -> dict[str, Namespace]:
+    """torch.backends.cudnn and torch.backends.cuda(.matmul) as a CPU-only torch has them."""
+    cudnn = FlagNamespace("torch.backends.cudnn", {
+        "is_available": _cudnn_is_available, "version": _cudnn_version,
+        "enabled": True, "benchmark": False, "deterministic": False, "allow_tf32": True}, {
+        "enabled": "set_enabled_cudnn", "benchmark": "set_benchmark_cudnn",
+        "deterministic": "set_deterministic_cudnn", "allow_tf32": "set_allow_tf32_cublas"})
+    matmul = FlagNamespace("torch.backends.cuda.matmul", {
+        "allow_tf32": False, "allow_fp16_reduced_precision_reduction": True,
+        "allow_bf16_reduced_precision_reduction": True}, {
+        "allow_tf32": "set_allow_tf32_cublas",
+        "allow_fp16_reduced_precision_reduction": "set_allow_fp16_reduced_precision_reduction",
+        "allow_bf16_reduced_precision_reduction": "set_allow_bf16_reduced_precision_reduction"},
+        shown="<torch.backends.cuda.cuBLASModule object>")
+    cuda = Namespace("torch.backends.cuda", {
+        "is_built": _cuda_is_built, "matmul": matmul})
+    return {"torch.backends.cudnn": cudnn, "torch.backends.cuda": cuda}
+
+
+_NN_UTILS = {
+    "clip_grad_norm_": "torch.nn.utils.clip_grad",
+    "clip_grad_value_": "torch.nn.utils.clip_grad",
+    "clip_grad_norm": "torch.nn.utils.clip_grad",
+    "get_total_norm": "torch.nn.utils.clip_grad",
+    "clip_grads_with_norm_": "torch.nn.utils.clip_grad",
+    **{name: "torch.nn.utils.fusion" for name in (
+        "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+        "fuse_linear_bn_weights")},
+    "parameters_to_vector": "torch.nn.utils.convert_parameters",
+    "vector_to_parameters": "torch.nn.utils.convert_parameters",
+    "weight_norm": "torch.nn.utils.weight_norm",
+    "remove_weight_norm": "torch.nn.utils.weight_norm",
+    "spectral_norm": "torch.nn.utils.spectral_norm",
+    "remove_spectral_norm": "torch.nn.utils.spectral_norm",
+}
+
+_TRANSFORMS = (
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+    "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+    "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
+    "SigmoidTransform", "SoftplusTransform", "TanhTransform", "SoftmaxTransform",
+    "StackTransform", "StickBreakingTransform", "Transform", "identity_transform")
+
+_DISTRIBUTIONS = {
+    **{name: "torch.distributions.transforms" for name in _TRANSFORMS},
+    "TransformedDistribution": "torch.distributions.transformed_distribution",
+    "MultivariateNormal": "torch.distributions.multivariate_normal",
+    "LowRankMultivariateNormal": "torch.distributions.lowrank_multivariate_normal",
+    "VonMises": "torch.distributions.von_mises",
+    "Multinomial": "torch.distributions.multinomial",
+    "ContinuousBernoulli": "torch.distributions.continuous_bernoulli",
+    "biject_to": "torch.distributions.constraint_registry",
+    "transform_to": "torch.distributions.constraint_registry",
+    "MixtureSameFamily": "torch.distributions.mixture_same_family",
+    "RelaxedBernoulli": "torch.distributions.relaxed_bernoulli",
+    "RelaxedOneHotCategorical": "torch.distributions.relaxed_categorical",
+    "OneHotCategoricalStraightThrough": "torch.distributions.one_hot_categorical",
+    "Exponential": "torch.distributions.exponential",
+    "Laplace": "torch.distributions.laplace",
+    "Cauchy": "torch.distributions.cauchy",
+    "LogNormal": "torch.distributions.log_normal",
+    "HalfNormal": "torch.distributions.half_normal",
+    "HalfCauchy": "torch.distributions.half_cauchy",
+    "Gumbel": "torch.distributions.gumbel",
+    "Geometric": "torch.distributions.geometric",
+    "Pareto": "torch.distributions.pareto",
+    "Weibull": "torch.distributions.weibull",
+    "LogisticNormal": "torch.distributions.logistic_normal",
+    "Distribution": "torch.distributions.distribution",
+    "ExponentialFamily": "torch.distributions.exp_family",
+    "Normal": "torch.distributions.normal",
+    "Uniform": "torch.distributions.uniform",
+    "Bernoulli": "torch.distributions.bernoulli",
+    "Categorical": "torch.distributions.categorical",
+    "Independent": "torch.distributions.independent",
+    "OneHotCategorical": "torch.distributions.one_hot_categorical",
+    "kl_divergence": "torch.distributions.kl",
+    "register_kl": "torch.distributions.kl",
+    "Gamma": "torch.distributions.gamma",
+    "Chi2": "torch.distributions.chi2",
+    "Dirichlet": "torch.distributions.dirichlet",
+    "Beta": "torch.distributions.beta",
+    "Poisson": "torch.distributions.poisson",
+    "StudentT": "torch.distributions.studentT",
+    "Binomial": "torch.distributions.binomial",
+    "LKJCholesky": "torch.distributions.lkj_cholesky",
+    "Wishart": "torch.distributions.wishart",
+}
+_CONSTRAINTS = (
+    "Constraint", "is_dependent", "dependent", "independent", "boolean", "one_hot",
+    "nonnegative_integer", "positive_integer", "integer_interval", "real", "real_vector",
+    "positive", "nonnegative", "greater_than", "greater_than_eq", "less_than",
+    "unit_interval", "interval", "half_open_interval", "simplex", "multinomial",
+    "lower_triangular", "lower_cholesky", "corr_cholesky", "square", "symmetric",
+    "positive_semidefinite", "positive_definite", "cat", "stack", "MixtureSameFamilyConstraint")
+
+_DATA = {
+    **{name: "torch.utils.data.dataset" for name in (
+        "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
+        "ChainDataset", "Subset", "random_split")},
+    **{name: "torch.utils.data.sampler" for name in (
+        "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+        "WeightedRandomSampler", "BatchSampler")},
+    "DataLoader": "torch.utils.data.dataloader",
+    "get_worker_info": "torch.utils.data._utils.worker",
+    "default_collate": "torch.utils.data._utils.collate",
+    "default_convert": "torch.utils.data._utils.collate",
+}
+
+_NN_MODULES = (
+    ("module", "Module Buffer"),
+    ("container", "Sequential ModuleList ModuleDict ParameterList ParameterDict"),
+    ("linear", "Identity Linear Bilinear"),
+    ("lazy", "LazyLinear LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d "
+             "LazyConvTranspose2d LazyConvTranspose3d LazyBatchNorm1d LazyBatchNorm2d "
+             "LazyBatchNorm3d LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d"),
+    ("conv", "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d"),
+    ("pooling", "MaxPool1d MaxPool2d MaxPool3d FractionalMaxPool2d AvgPool1d AvgPool2d "
+                "FractionalMaxPool3d "
+                "AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
+                "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d MaxUnpool1d "
+                "MaxUnpool2d MaxUnpool3d LPPool1d LPPool2d LPPool3d"),
+    ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d"),
+    ("instancenorm", "InstanceNorm1d InstanceNorm2d InstanceNorm3d"),
+    ("normalization", "LayerNorm GroupNorm LocalResponseNorm RMSNorm"),
+    ("sparse", "Embedding EmbeddingBag"),
+    ("rnn", "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell"),
+    ("upsampling", "Upsample UpsamplingNearest2d UpsamplingBilinear2d"),
+    ("padding", "CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d "
+                "ConstantPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d "
+                "ReplicationPad1d ReplicationPad2d ReplicationPad3d ZeroPad1d ZeroPad2d "
+                "ZeroPad3d"),
+    ("flatten", "Flatten Unflatten"),
+    ("pixelshuffle", "PixelShuffle PixelUnshuffle ChannelShuffle"),
+    ("fold", "Fold Unfold"),
+    ("distance", "PairwiseDistance CosineSimilarity"),
+    ("dropout", "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout "
+                "FeatureAlphaDropout"),
+    ("activation", "Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish "
+                   "Hardswish ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid "
+                   "Softplus Softshrink Softsign Tanhshrink Softmin Softmax "
+                   "Softmax2d LogSoftmax PReLU"),
+    ("attention", "MultiheadAttention"),
+    ("adaptive", "AdaptiveLogSoftmaxWithLoss"),
+    ("transformer", "Transformer TransformerEncoder TransformerDecoder "
+                    "TransformerEncoderLayer TransformerDecoderLayer"),
+    ("loss", "L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss "
+             "HuberLoss SoftMarginLoss CrossEntropyLoss CosineEmbeddingLoss "
+             "MarginRankingLoss HingeEmbeddingLoss MultiLabelSoftMarginLoss "
+             "MultiMarginLoss MultiLabelMarginLoss TripletMarginLoss "
+             "TripletMarginWithDistanceLoss PoissonNLLLoss GaussianNLLLoss NLLLoss2d "
+             "CTCLoss"),
+)
+"""torch.nn's classes by the torch.nn.modules submodule defining them."""
+_NN_PRIVATE = {"loss": "_Loss _WeightedLoss", "conv": "_ConvNd _ConvTransposeNd",
+               "batchnorm": "_NormBase _BatchNorm", "instancenorm": "_InstanceNorm",
+               "dropout": "_DropoutNd", "pooling": "_MaxPoolNd _AvgPoolNd _AdaptiveAvgPoolNd "
+               "_AdaptiveMaxPoolNd _MaxUnpoolNd _LPPoolNd"}
+"""The base classes scripts subclass (`from torch.nn.modules.loss import _Loss`)."""
+_NN_ELSEWHERE = {"Buffer": None, "ChannelShuffle": "channelshuffle",
+                 "MultiheadAttention": "activation", "LazyLinear": "linear",
+                 **{f"Lazy{kind}{d}": module for kind, module in (
+                     ("Conv", "conv"), ("ConvTranspose", "conv"), ("BatchNorm", "batchnorm"),
+                     ("InstanceNorm", "instancenorm")) for d in ("1d", "2d", "3d")}}
+"""Where torch defines the classes gradtrace's library puts in another file (None: not in
+torch.nn.modules)."""
+
+
+def _nn_submodules() -> dict[str, dict[str, str]]:
+    """torch.nn.modules.<submodule> -> {name: the library module defining it}, laid out as
+    torch's submodules are."""
+    tables: dict[str, dict[str, str]] = {}
+    for module, names in _NN_MODULES:
+        for name in (names + " " + _NN_PRIVATE.get(module, "")).split():
+            where = _NN_ELSEWHERE.get(name, module)
+            if where is not None:
+                tables.setdefault(f"torch.nn.modules.{where}", {})[name] = \
+                    f"torch.nn.modules.{module}"
+    return tables
+
+LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
+    "torch.distributions": _DISTRIBUTIONS,
+    "torch.distributions.constraints": {name: "torch.distributions.constraints"
+                                        for name in _CONSTRAINTS},
+    # the submodules themselves (`torch.distributions.normal.Normal`)
+    **{module: {name: module for name, defined in _DISTRIBUTIONS.items() if defined == module}
+       for module in sorted(set(_DISTRIBUTIONS.values()))},
+    "torch.utils.data": _DATA,
+    # the submodules themselves (`from torch.utils.data.sampler import SubsetRandomSampler`)
+    **{module: {name: module for name, defined in _DATA.items() if defined == module}
+       for module in ("torch.utils.data.dataset", "torch.utils.data.sampler")},
+    "torch.utils.data.dataloader": {"DataLoader": "torch.utils.data.dataloader",
+                                    "get_worker_info": "torch.utils.data._utils.worker"},
+    "torch": {"save": "torch.serialization", "load": "torch.serialization",
+              "typename": "torch._typename",
+              "vmap": "torch._functorch.apis"},
+    "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
+    "torch.random": {"fork_rng": "torch.random"},
+    "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
+        "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
+        "CheckpointFunction", "CheckpointError", "noop_context_fn")},
+    "torch.autograd": {"Function": "torch.autograd.function"},
+    "torch.autograd.graph": {name: "torch.autograd.graph" for name in (
+        "GradientEdge", "get_gradient_edge", "register_multi_grad_hook")},
+    "torch.autograd.forward_ad": {name: "torch.autograd.forward_ad" for name in (
+        "UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
+        "unpack_dual", "dual_level")},
+    "torch.func": {name: "torch._functorch.apis" for name in (
+        "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
+        "functional_call", "stack_module_state")},
+    "torch.nn.utils.stateless": {"functional_call": "torch.nn.utils.stateless"},
+    "torch.nn.utils.parametrizations": {
+        "weight_norm": "torch.nn.utils.parametrizations",
+        "spectral_norm": "torch.nn.utils.parametrizations",
+        "orthogonal": "torch.nn.utils.parametrizations"},
+    "torch.nn.utils.parametrize": {name: "torch.nn.utils.parametrize" for name in (
+        "cached", "ParametrizationList", "register_parametrization", "is_parametrized",
+        "remove_parametrizations", "type_before_parametrizations",
+        "transfer_parametrizations_and_params")},
+    "torch.autograd.function": {
+        "Function": "torch.autograd.function",
+        "once_differentiable": "torch.autograd.function",
+    },
+    "torch.optim": {
+        "Optimizer": "torch.optim.optimizer",
+        "SGD": "torch.optim.sgd",
+        "Adam": "torch.optim.adam",
+        "AdamW": "torch.optim.adamw",
+        "RMSprop": "torch.optim.rmsprop",
+        "Adagrad": "torch.optim.adagrad",
+        "SparseAdam": "torch.optim.sparse_adam",
+        "LBFGS": "torch.optim.lbfgs",
+        "Adadelta": "torch.optim.adadelta",
+        "Adamax": "torch.optim.adamax",
+        "NAdam": "torch.optim.nadam",
+        "RAdam": "torch.optim.radam",
+        "Rprop": "torch.optim.rprop",
+        "ASGD": "torch.optim.asgd",
+    },
+    "torch.optim.swa_utils": {name: "torch.optim.swa_utils" for name in (
+        "AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
+        "get_ema_avg_fn", "get_swa_avg_fn")},
+    "torch.optim.lr_scheduler": {
+        "LambdaLR": "torch.optim.lr_scheduler",
+        "MultiplicativeLR": "torch.optim.lr_scheduler",
+        "StepLR": "torch.optim.lr_scheduler",
+        "MultiStepLR": "torch.optim.lr_scheduler",
+        "ConstantLR": "torch.optim.lr_scheduler",
+        "LinearLR": "torch.optim.lr_scheduler",
+        "ExponentialLR": "torch.optim.lr_scheduler",
+        "SequentialLR": "torch.optim.lr_scheduler",
+        "CosineAnnealingLR": "torch.optim.lr_scheduler",
+        "ChainedScheduler": "torch.optim.lr_scheduler",
+        "ReduceLROnPlateau": "torch.optim.lr_scheduler",
+        "CyclicLR": "torch.optim.lr_scheduler_cycles",
+        "CosineAnnealingWarmRestarts": "torch.optim.lr_scheduler_cycles",
+        "OneCycleLR": "torch.optim.lr_scheduler_cycles",
+        "PolynomialLR": "torch.optim.lr_scheduler",
+        "LRScheduler": "torch.optim.lr_scheduler",
+    },
+    "torch.optim.optimizer": {
+        "Optimizer": "torch.optim.optimizer",
+        "required": "torch.optim.optimizer",
+        "register_optimizer_step_pre_hook": "torch.optim.optimizer",
+        "register_optimizer_step_post_hook": "torch.optim.optimizer",
+    },
+    "torch.nn": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
+                 for name in names.split()},
+    "torch.nn.modules": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
+                         for name in names.split()},
+    **_nn_submodules(),
+    "torch.nn.functional": {
+        "multi_head_attention_forward": "torch.nn.modules.attention",
+        **{name: "torch.nn.modules.functional_more" for name in (
+            "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax")}},
+    "torch.nn.utils": _NN_UTILS,
+    "torch.testing": {"assert_close": "torch.testing"},
+    "torch.nn.utils.prune": {name: "torch.nn.utils.prune" for name in (
+        "BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
+        "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask", "identity",
+        "random_unstructured", "l1_unstructured", "random_structured", "ln_structured",
+        "global_unstructured", "custom_from_mask", "remove", "is_pruned")},
+    "torch.nn.utils.rnn": {name: "torch.nn.utils.rnn" for name in (
+        "PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
+        "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence")},
+    # the submodules themselves (`nn.utils.clip_grad.clip_grad_norm_(...)`)
+    **{module: {name: module for name, defined in _NN_UTILS.items() if defined == module}
+       for module in sorted(set(_NN_UTILS.values()))},
+}
+"""Names bundled `.gt` library modules (gradtrace/lib/) put into torch's namespaces:
+namespace -> {name: the library module defining it}. See docs/library.md."""
+
+
+_TORCH_FUNCTIONAL = (
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
+    "cartesian_prod", "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm",
+    "meshgrid", "pca_lowrank", "split", "stft", "svd_lowrank", "tensordot", "unique",
+    "unique_consecutive", "unravel_index")
+
+
+def _build_torch() -> dict[str, Namespace]:
+    """Every importable torch namespace, by dotted name."""
+    from .tensor_types import (
+        LEGACY,
+        NODE,
+        PARAMETER,
+        SIZE,
+        TENSOR,
+        UNINITIALIZED_BUFFER,
+        UNINITIALIZED_PARAMETER,
+        VARIABLE,
+        VERSION,
+    )
+
+    functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
+    uninitialized = {"Parameter": PARAMETER, "UninitializedParameter": UNINITIALIZED_PARAMETER,
+                     "UninitializedBuffer": UNINITIALIZED_BUFFER}
+    modules = {
+        "torch": Namespace("torch", {**api.TORCH_FUNCTIONS, **api.DTYPES, **api.CONSTANTS,
+                                     "Tensor": TENSOR,
+                                     **LEGACY, "Size": SIZE, "__version__": VERSION}),
+        "torch.nn": Namespace("torch.nn", {**api.NN, **uninitialized}),
+        "torch.nn.parameter": Namespace("torch.nn.parameter", dict(uninitialized)),
+        "torch.nn.functional": functional,
+        "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
+        "torch.nn.utils": Namespace("torch.nn.utils", {}),
+        # `import torch.nn.parallel` (the DCGAN tutorial's): importable, DataParallel and
+        # the rest of it not supported (a CPU run has no devices to spread a batch over)
+        "torch.nn.parallel": Namespace("torch.nn.parallel", {}),
+        "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
+        "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
+        "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
+        "torch.nn.utils.prune": Namespace("torch.nn.utils.prune", {}),
+        "torch.testing": Namespace("torch.testing", {}),
+        "torch.nn.modules": Namespace("torch.nn.modules", {}),
+        **{module: Namespace(module, {}) for module in _nn_submodules()},
+        "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),
+        "torch.nn.utils.fusion": Namespace("torch.nn.utils.fusion", {}),
+        "torch.nn.utils.stateless": Namespace("torch.nn.utils.stateless", {}),
+        "torch.nn.utils.parametrize": Namespace("torch.nn.utils.parametrize", {}),
+        "torch.nn.utils.parametrizations": Namespace("torch.nn.utils.parametrizations", {}),
+        "torch.func": Namespace("torch.func", {}),
+        "torch.nn.utils.spectral_norm": Namespace("torch.nn.utils.spectral_norm", {}),
+        "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
+                                                       "Variable": VARIABLE}),
+        "torch.autograd.function": Namespace("torch.autograd.function", {}),
+        "torch.autograd.forward_ad": Namespace("torch.autograd.forward_ad", {}),
+        "torch.autograd.graph": Namespace("torch.autograd.graph", {
+            "saved_tensors_hooks": saved_tensors_hooks, "save_on_cpu": save_on_cpu,
+            "disable_saved_tensors_hooks": disable_saved_tensors_hooks, "Node": NODE}),
+        "torch.autograd.functional": Namespace("torch.autograd.functional",
+                                               dict(api.AUTOGRAD_FUNCTIONAL)),
+        "torch.autograd.anomaly_mode": Namespace("torch.autograd.anomaly_mode", {
+            "detect_anomaly": detect_anomaly, "set_detect_anomaly": set_detect_anomaly}),
+        # the module; `torch.autograd.gradcheck` itself is the function, as in torch
+        "torch.autograd.gradcheck": Namespace("torch.autograd.gradcheck", {
+            **api.GRADCHECK, "GradcheckError": ExceptionType("GradcheckError")}),
+        "torch.linalg": Namespace("torch.linalg", {
+            **api.LINALG_FUNCTIONS, "LinAlgError": TorchExceptionType("_LinAlgError", "torch._C")}),
+        "torch.special": Namespace("torch.special", dict(api.SPECIAL_FUNCTIONS)),
+        # torch/functional.py: the torch functions written in Python (torch.functional.__all__)
+        "torch.functional": Namespace("torch.functional", {
+            name: api.TORCH_FUNCTIONS[name] for name in _TORCH_FUNCTIONAL
+            if name in api.TORCH_FUNCTIONS}),
+        "torch.cuda": Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS)),
+        "torch.backends": Namespace("torch.backends", {}),
+        "torch.backends.mps": Namespace("torch.backends.mps", dict(api.MPS_FUNCTIONS)),
+        **_backends(),
+        "torch.optim": Namespace("torch.optim", {}),
+        "torch.optim.optimizer": Namespace("torch.optim.optimizer", {}),
+        "torch.optim.lr_scheduler": Namespace("torch.optim.lr_scheduler", {}),
+        "torch.optim.swa_utils": Namespace("torch.optim.swa_utils", {}),
+        "torch.utils": Namespace("torch.utils", {}),
+        "torch.serialization": Namespace("torch.serialization", {}),
+        "torch.utils.data": Namespace("torch.utils.data", {}),
+        **{module: Namespace(module, {}) for module in (
+            "torch.utils.data.dataset", "torch.utils.data.sampler",
+            "torch.utils.data.dataloader")},
+        "torch.utils.checkpoint": Namespace("torch.utils.checkpoint", {}),
+        "torch.random": Namespace("torch.random", {
+            name: api.TORCH_FUNCTIONS[name] for name in (
+                "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state")
+            if name in api.TORCH_FUNCTIONS}),
+        "torch.distributions": Namespace("torch.distributions", {}),
+        "torch.distributions.constraints": Namespace("torch.distributions.constraints", {}),
+        **{module: Namespace(module, {}) for module in sorted(set(_DISTRIBUTIONS.values()))},
+    }
+    for namespace, names in LIBRARY_EXPORTS.items():
+        modules[namespace].table.update({name: LibraryName(module, name)
+                                         for name, module in names.items()})
+    for dotted, module in modules.items():  # each is an attribute of its parent (unless
+        parent, _, name = dotted.rpartition(".")  # the parent has a function of that name)
+        if parent:
+            modules[parent].table.setdefault(name, module)
+    return modules
+
+
+MODULES: dict[str, Namespace] = _build_torch()
+TORCH = MODULES["torch"]
+TORCH.table["from_numpy"] = ndarray.from_numpy

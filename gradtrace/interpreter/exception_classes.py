@@ -68,16 +68,21 @@ def is_exception_kind(kind: str) -> bool:
     return False
 
 
+def exception_name(cls: ScriptClass) -> str:
+    """The class as Python's traceback names it: `StopTraining`, `argparse.ArgumentError`."""
+    if cls.module in ("builtins", "__main__"):
+        return cls.qualname
+    return f"{cls.module}.{cls.qualname}"
+
+
 def instance_error(inst: Instance) -> ScriptError:
     """`raise inst`: the error to unwind with, its message `str(inst)`."""
-    cls = inst.cls
-    name = cls.qualname if cls.module in ("builtins", "__main__") else \
-        f"{cls.module}.{cls.qualname}"
+    name = exception_name(inst.cls)
     try:
         message = str(inst)
     except TypeError as bad:  # __str__ returned non-string (type int)
         raise TorchTypeError(str(bad)) from None
     err = ScriptError(message, kind=name)
     err.instance = inst
-    err.root_kind = cls.exception_kind
+    err.root_kind = inst.cls.exception_kind
     return err

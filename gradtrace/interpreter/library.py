@@ -68,10 +68,9 @@ def handled_exception(interp: Interpreter) -> Any:
 def exception_text(interp: Interpreter, error: Any) -> str:
     """An exception as the last line of its traceback (`ValueError: bad`)."""
     if type(error) is Instance and error.cls.exception_kind is not None:
-        cls = error.cls
-        name = cls.qualname if cls.module in ("builtins", "__main__") else \
-            f"{cls.module}.{cls.qualname}"
-        text = str(error)
+        from .exception_classes import exception_name
+
+        name, text = exception_name(error.cls), str(error)
     elif isinstance(error, ScriptError):
         name, text = error.kind, error.message
     else:

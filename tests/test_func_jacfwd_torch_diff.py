@@ -8,14 +8,11 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
+from script_runs import gradtrace_output, torch_output
 
 torch = pytest.importorskip("torch")
 
-from gradtrace.runner import run_text  # noqa: E402
 
 FUNCTIONS = [
     "x.sin() * x.cos().sum()", "torch.tanh(x @ w)", "(x @ w).pow(2).sum()",
@@ -51,23 +48,6 @@ print(tuple(r.shape), r.requires_grad, r.flatten().tolist())
 """
 
 
-def _torch_output(script: str) -> str:
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        try:
-            exec(compile(script, "<torch>", "exec"), {})  # noqa: S102
-        except Exception as err:  # noqa: BLE001
-            print(type(err).__name__, err)
-    return buffer.getvalue()
-
-
-def _gradtrace_output(script: str) -> str:
-    result = run_text(script)
-    if result.error is not None:
-        return result.stdout + f"{result.error.kind} {result.error.message}\n"
-    return result.stdout
-
-
 # Known differences (strict xfails: each must still differ, so a fix shows up)
 _BATCHED = ("torch runs the basis vectors as one vmapped batch: its batched kernels sum in "
             "another order (last bits)")
@@ -90,30 +70,30 @@ def _cases(kind: str, functions: list[str]) -> list:
 @pytest.mark.parametrize("function", _cases("jacfwd", FUNCTIONS))
 def test_jacfwd_matches_torch_bit_for_bit(function: str) -> None:
     script = _script(f"r = jacfwd(lambda x: {function})(x)")
-    assert _gradtrace_output(script) == _torch_output(script)
+    assert gradtrace_output(script) == torch_output(script)
 
 
 @pytest.mark.parametrize("function", _cases("hessian", sorted(SCALAR)))
 def test_hessian_matches_torch_bit_for_bit(function: str) -> None:
     script = _script(f"r = hessian(lambda x: {function})(x)")
-    assert _gradtrace_output(script) == _torch_output(script)
+    assert gradtrace_output(script) == torch_output(script)
 
 
 @pytest.mark.parametrize("function", _cases("jvp", FUNCTIONS))
 def test_jvp_matches_torch_bit_for_bit(function: str) -> None:
     script = _script(f"r = jvp(lambda x: {function}, (x,), (v,))[1]")
-    assert _gradtrace_output(script) == _torch_output(script)
+    assert gradtrace_output(script) == torch_output(script)
 
 
 def test_jacfwd_of_two_inputs_with_aux_matches_torch() -> None:
     script = _script("r, aux = jacfwd(lambda x, w: ((x @ w).sin(), x.sum()), argnums=(0, 1), "
                      "has_aux=True)(x, w)\nprint(aux)\nr = torch.cat([r[0].flatten(), "
                      "r[1].flatten()])")
-    assert _gradtrace_output(script) == _torch_output(script)
+    assert gradtrace_output(script) == torch_output(script)
 
 
 def test_jacfwd_of_jacrev_of_a_module_matches_torch() -> None:
     script = _script("model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), "
                      "torch.nn.Linear(4, 1))\n"
                      "r = hessian(lambda x: model(x).sum())(x)")
-    assert _gradtrace_output(script) == _torch_output(script)
+    assert gradtrace_output(script) == torch_output(script)

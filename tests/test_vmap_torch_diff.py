@@ -8,14 +8,11 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
+from script_runs import gradtrace_output, torch_output
 
 torch = pytest.importorskip("torch")
 
-from gradtrace.runner import run_text  # noqa: E402
 
 EXPRESSIONS = [
     # pointwise, with broadcasting against the other operand and Python numbers
@@ -68,23 +65,6 @@ print(A.grad.flatten().tolist(), Bt.grad.flatten().tolist())
 """
 
 
-def _torch_output(script: str) -> str:
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        try:
-            exec(compile(script, "<torch>", "exec"), {})  # noqa: S102
-        except Exception as err:  # noqa: BLE001
-            print(type(err).__name__, err)
-    return buffer.getvalue()
-
-
-def _gradtrace_output(script: str) -> str:
-    result = run_text(script)
-    if result.error is not None:
-        return result.stdout + f"{result.error.kind} {result.error.message}\n"
-    return result.stdout
-
-
 # Known differences (strict xfails: each must still differ, so a fix shows up):
 _LAYOUT = ("a batch dim inside the tensor: torch flattens the moved tensor as a view with the "
            "batch stride 1 where the engine copies, so reductions and the op's node differ")
@@ -116,7 +96,7 @@ def _cases() -> list:
 @pytest.mark.parametrize(("expression", "in_dims"), _cases())
 def test_batched_op_matches_torch(expression: str, in_dims: tuple) -> None:
     script = _script(expression, *in_dims)
-    assert _gradtrace_output(script) == _torch_output(script)
+    assert gradtrace_output(script) == torch_output(script)
 
 
 PER_SAMPLE = """import torch
@@ -147,7 +127,7 @@ for k, g in grads.items():
                                   "out.softmax(-1).mul(t).sum()", "out.norm()"])
 def test_per_sample_gradients_match_torch(loss: str) -> None:
     script = PER_SAMPLE.format(loss=loss)
-    assert _gradtrace_output(script) == _torch_output(script)
+    assert gradtrace_output(script) == torch_output(script)
 
 
 def _per_sample_values(output: str) -> list:
@@ -163,8 +143,8 @@ def _per_sample_values(output: str) -> list:
                                   "out.softmax(-1).mul(t).sum()", "out.norm()"])
 def test_per_sample_gradients_match_torch_to_float32_rounding(loss: str) -> None:
     script = PER_SAMPLE.format(loss=loss)
-    ours, theirs = (_per_sample_values(_gradtrace_output(script)),
-                    _per_sample_values(_torch_output(script)))
+    ours, theirs = (_per_sample_values(gradtrace_output(script)),
+                    _per_sample_values(torch_output(script)))
     assert [row[:2] for row in ours] == [row[:2] for row in theirs]
     for (_, _, mine), (_, _, torch_values) in zip(ours, theirs):
         assert mine == pytest.approx(torch_values, rel=1e-5, abs=1e-7)

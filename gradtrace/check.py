@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import EXCEPTION_NAMES
+
 EXIT_AGREE = 0
 EXIT_DIFFER = 1
 EXIT_USAGE = 2
@@ -330,7 +332,9 @@ def _values(t: Any) -> dict[str, Any]:
 def _error(result: Any) -> dict[str, str] | None:
     if result.error is None:  # a sys.exit() status other than 0 is compared as torch's is
         return {"kind": "exit status", "message": str(result.status)} if result.status else None
-    return {"kind": result.error.kind, "message": result.error.message}
+    # the class's __name__, as the torch side reports `type(exc).__name__`
+    kind = EXCEPTION_NAMES.get(result.error.kind, result.error.kind).rpartition(".")[2]
+    return {"kind": kind, "message": result.error.message}
 
 
 def dump_result(result: Any, refilled: Any = None,

@@ -16,7 +16,7 @@ from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
 from ._util import apply_inplace
-from .views import saved_int, signed
+from .views import expanded_shape, saved_int, signed
 
 
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -596,7 +596,8 @@ class MaskedScatterBackward0(Function):
         # the out-of-place op broadcasts self and mask together (expand_outplace); the
         # in-place one expands the mask to self (expand_inplace)
         shape = broadcast_shapes(mask.array.shape, a.array.shape) if outplace else \
-            _expand_inplace_shape(mask, a.array.shape)
+            expanded_shape(mask.array.shape, a.array.shape,  # expand_inplace's words
+                           f"CPU{mask.dtype.scalar_type}Type")
         m = np.broadcast_to(mask.array, shape)
         count = int(m.sum())
         if count > source.array.size:
@@ -615,26 +616,6 @@ class MaskedScatterBackward0(Function):
         # a broadcast self's gradient is summed back by the engine (validate_outputs)
         g_self = masked_fill(grad, mask, 0) if self.needs_input_grad(0) else None
         return g_self, g_src
-
-
-def _expand_inplace_shape(mask: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The mask's expand to self's shape, with at::expand_inplace's messages."""
-    src = mask.array.shape
-    if len(shape) < len(src):
-        raise TorchRuntimeError(
-            f"expand(CPU{mask.dtype.scalar_type}Type{{[{', '.join(map(str, src))}]}}, "
-            f"size=[{', '.join(map(str, shape))}]): the number of sizes provided "
-            f"({len(shape)}) must be greater or equal to the number of dimensions in the "
-            f"tensor ({len(src)})")
-    lead = len(shape) - len(src)
-    for i in range(len(shape) - 1, lead - 1, -1):
-        if src[i - lead] not in (1, shape[i]):
-            raise TorchRuntimeError(
-                f"The expanded size of the tensor ({shape[i]}) must match the existing size "
-                f"({src[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
-                f"[{', '.join(map(str, shape))}].  Tensor sizes: "
-                f"[{', '.join(map(str, src))}]")
-    return shape
 
 
 class MaskedScatterBackwardBackward0(Function):

@@ -278,6 +278,36 @@ def alias(a: Tensor) -> Tensor:
     return AliasBackward0.call(a)
 
 
+def expanded_shape(src: tuple[int, ...], shape: tuple[int, ...],
+                   described: str) -> tuple[int, ...]:
+    """at::expand's target sizes for a tensor of sizes `src` (-1 keeps a size), with its
+    messages; `described` names the tensor as the message does (`torch.FloatTensor`, or
+    expand_inplace's `CPUBoolType`)."""
+    if len(shape) < len(src):
+        raise TorchRuntimeError(
+            f"expand({described}{{[{', '.join(map(str, src))}]}}, "
+            f"size=[{', '.join(map(str, shape))}]): the number of sizes provided "
+            f"({len(shape)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(src)})")
+    lead = len(shape) - len(src)
+    target = list(shape)
+    for i in range(len(shape) - 1, -1, -1):  # torch checks from the last dim
+        s = shape[i]
+        if s == -1:
+            if i < lead:
+                raise TorchRuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}")
+            target[i] = src[i - lead]
+        elif i >= lead and src[i - lead] != s and src[i - lead] != 1:
+            raise TorchRuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size "
+                f"({src[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
+                f"[{', '.join(map(str, shape))}].  Tensor sizes: "
+                f"[{', '.join(map(str, src))}]")
+    return tuple(target)
+
+
 class ExpandBackward0(ViewFunction):
     __slots__ = ()
     jvp = auto_linear  # derivatives.yaml: result: auto_linear
@@ -285,30 +315,8 @@ class ExpandBackward0(ViewFunction):
 
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
-        src = a.array.shape
-        if len(shape) < len(src):
-            raise TorchRuntimeError(
-                f"expand(torch.{a.dtype.tensor_type}{{[{', '.join(map(str, src))}]}}, "
-                f"size=[{', '.join(map(str, shape))}]): the number of sizes provided "
-                f"({len(shape)}) must be greater or equal to the number of dimensions in the "
-                f"tensor ({len(src)})")
-        lead = len(shape) - len(src)
-        target = list(shape)
-        for i in range(len(shape) - 1, -1, -1):  # torch checks from the last dim
-            s = shape[i]
-            if s == -1:
-                if i < lead:
-                    raise TorchRuntimeError(
-                        f"The expanded size of the tensor (-1) isn't allowed in a leading, "
-                        f"non-existing dimension {i}")
-                target[i] = src[i - lead]
-            elif i >= lead and src[i - lead] != s and src[i - lead] != 1:
-                raise TorchRuntimeError(
-                    f"The expanded size of the tensor ({s}) must match the existing size "
-                    f"({src[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
-                    f"[{', '.join(map(str, shape))}].  Tensor sizes: "
-                    f"[{', '.join(map(str, src))}]")
-        return np.broadcast_to(a.array, tuple(target))
+        target = expanded_shape(a.array.shape, shape, f"torch.{a.dtype.tensor_type}")
+        return np.broadcast_to(a.array, target)
 
     def backward(self, grad: Tensor) -> Tensor:
         return sum_to(grad, self.attrs["self_sym_sizes"])

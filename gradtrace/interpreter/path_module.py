@@ -135,15 +135,6 @@ def path_text(value: Any) -> str | None:
     return None
 
 
-def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except (ValueError, TypeError) as err:
-            raise ScriptError(str(err), kind=type(err).__name__) from None
-    return call
-
-
 _ATTRIBUTES: dict[str, Callable[[ScriptPath], Any]] = {
     "name": lambda p: p.pure.name, "stem": lambda p: p.pure.stem,
     "suffix": lambda p: p.pure.suffix, "suffixes": lambda p: p.pure.suffixes,
@@ -156,7 +147,7 @@ _REFUSED = ("open", "read_text", "write_text", "read_bytes", "write_bytes", "res
             "expanduser", "samefile", "chmod", "symlink_to", "owner", "group", "rmdir")
 """What would reach real files or the machine (`Path.open`, `Path.cwd()`, ...)."""
 
-register(ScriptPath, _ATTRIBUTES, {name: _guarded(getattr(ScriptPath, name)) for name in (
+register(ScriptPath, _ATTRIBUTES, {name: getattr(ScriptPath, name) for name in (
     "joinpath", "with_suffix", "with_name", "with_stem", "relative_to", "is_absolute",
     "as_posix", "exists", "is_file", "is_dir", "mkdir", "unlink", "iterdir")},
     refused={name: f"Path.{name} is not supported: gradtrace scripts reach only the files "

@@ -1,6 +1,8 @@
 """The language: statements, expressions, scopes, builtins and errors, run in-process."""
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from gradtrace.errors import LimitExceeded, NotSupportedError, ScriptError
@@ -192,6 +194,31 @@ def test_numpy_arrays_count_against_the_memory_limit():
     assert isinstance(err, LimitExceeded) and "--max-memory" in err.message
     err = error("import numpy as np\nnp.zeros((10**6, 10**6))\n")
     assert isinstance(err, LimitExceeded)
+
+
+def test_a_finished_run_leaves_none_of_its_tensors_alive():
+    """`break`/`continue` raise shared instances: their last traceback held the run's frames
+    (and so its tensors) until the process ended."""
+    from gradtrace.engine.limits import LIMITS
+
+    loops = ("x = torch.zeros(10**5)\nfor i in range(3):\n    if i == 1:\n        continue\n"
+             "    if i == 2:\n        break\n"
+             "def gen():\n    for j in range(3):\n        if j:\n            break\n"
+             "        yield j\nprint(list(gen()))\n")
+    assert out(loops) == "[0]\n"
+    gc.collect()
+    assert LIMITS.live_bytes == 0
+
+
+def test_live_memory_counts_the_runs_own_tensors_only():
+    """A notebook keeps earlier runs' results: they do not count toward a new run's limit."""
+    kept = run_text("import torch\nx = torch.zeros(10**6)\n")  # alive in `kept`
+    assert kept.error is None and kept.variables["x"].numel() == 10**6
+    small = Limits(max_memory=10 << 20)  # room for one such tensor, not two
+    again = run_text("import torch\nx = torch.zeros(10**6)\n", limits=small)
+    assert again.error is None
+    err = error("x = torch.zeros(10**6)\ny = torch.zeros(10**6)\n", limits=small)
+    assert isinstance(err, LimitExceeded) and "--max-memory" in err.message
 
 
 def test_numpy_refuses_script_objects_and_callbacks():

@@ -4,7 +4,9 @@ Ops call `reserve(shape, dtype)` before building a result whose size the script
 controls (constructors, broadcasting, matmul, repeat, cat, stack, clone), so numpy never
 allocates it; `admit` checks every tensor built, as the backstop for the rest. Every tensor of
 `TRACK_BYTES` or more is counted while it is alive, so a loop that keeps big
-tensors cannot grow without bound.
+tensors cannot grow without bound. The count is the run's own: a run starts at zero
+(`configure`), whatever an earlier run in the same process left alive (a notebook's
+results, a test's), and those tensors' release no longer changes it.
 """
 from __future__ import annotations
 
@@ -21,12 +23,13 @@ _WIDEST = 16
 
 
 class AllocationLimits:
-    __slots__ = ("max_elements", "max_bytes", "live_bytes", "admit_from")
+    __slots__ = ("max_elements", "max_bytes", "live_bytes", "admit_from", "run")
 
     def __init__(self) -> None:
         self.max_elements = 50_000_000
         self.max_bytes = 1 << 30
         self.live_bytes = 0
+        self.run = 0  # which run live_bytes counts for
         self.admit_from = _admit_from(self.max_elements)
 
 
@@ -40,6 +43,9 @@ LIMITS = AllocationLimits()
 
 
 def configure(max_elements: int, max_bytes: int) -> None:
+    """A run starts: its limits, and nothing of its own alive yet."""
+    LIMITS.run += 1
+    LIMITS.live_bytes = 0
     LIMITS.max_elements = max_elements
     LIMITS.max_bytes = max_bytes
     LIMITS.admit_from = _admit_from(max_elements)
@@ -99,8 +105,9 @@ def admit(owner: Any, array: Any) -> None:
         track(owner, array.nbytes)
 
 
-def _release(nbytes: int) -> None:
-    LIMITS.live_bytes -= nbytes
+def _release(nbytes: int, run: int) -> None:
+    if run == LIMITS.run:
+        LIMITS.live_bytes -= nbytes
 
 
 def track(owner: Any, nbytes: int) -> None:
@@ -110,4 +117,4 @@ def track(owner: Any, nbytes: int) -> None:
             f"live tensor memory would reach {_mib(LIMITS.live_bytes + nbytes)}, more than the "
             f"limit of {_mib(LIMITS.max_bytes)} (raise it with --max-memory)")
     LIMITS.live_bytes += nbytes
-    weakref.finalize(owner, _release, nbytes)
+    weakref.finalize(owner, _release, nbytes, LIMITS.run)

@@ -25,7 +25,7 @@ from .library import Library
 from .modules import ImportCompiler, make_modules
 from .protocols import Protocols
 from .pure_modules import Abstracts
-from .runtime import BreakSignal, ContinueSignal, Frame, Limits, ReturnSignal
+from .runtime import BREAK, CONTINUE, BreakSignal, ContinueSignal, Frame, Limits, ReturnSignal
 from .scopes import Scope, module_scope
 from .statements import StatementCompiler
 from .targets import TargetCompiler
@@ -55,6 +55,9 @@ def _reset_run_state() -> None:
     forward_ad.reset()  # a dual level
     TRANSFORMS.reset()  # torch.func's vmap and grad levels
     CHECKPOINT_VALID.clear()  # reentrant checkpoints' backward passes
+    # `break`/`continue` raise one shared instance each; the last raise left its traceback,
+    # and with it the run's frames and every value they hold, on the instance
+    BREAK.__traceback__ = CONTINUE.__traceback__ = None
 
 
 class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, ImportCompiler,

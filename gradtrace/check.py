@@ -1,9 +1,9 @@
 """`gradtrace check`: run a script under gradtrace and under real PyTorch, and compare.
 
 gradtrace runs the script in-process (it never hands script text to Python). The torch
-side runs in a separate Python that has torch installed: a small driver (`DRIVER`,
-passed with `python -c`) reads the script text from stdin, executes it with real
-torch, and writes one JSON document: what the script printed, the exception it
+side runs in a separate Python that has torch installed: a small driver
+(check_driver.py, passed with `python -c`) reads the script text from stdin, executes it
+with real torch, and writes one JSON document: what the script printed, the exception it
 raised (type and message), and every top-level variable that is a tensor (values,
 grad, requires_grad, is_leaf, grad_fn name, the next_functions graph, _version, dtype,
 shape). The same document is built from gradtrace's run, and the two are compared.
@@ -26,10 +26,12 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .check_driver import MARK, MAX_DEPTH, MAX_NODES
 from .errors import EXCEPTION_NAMES
 
 EXIT_AGREE = 0
@@ -41,9 +43,6 @@ EXIT_LIMIT = 3
 
 INSTALL_HINT = "pip install 'gradtrace[torch]'"
 TORCH_VERSION = "2.13"
-MARK = "@@GRADTRACE-CHECK@@"
-MAX_GRAPH_DEPTH = 12
-MAX_GRAPH_NODES = 200
 DEFAULT_TIMEOUT = 120.0
 
 # Values are compared exactly. A float difference of at most ROUNDING_ULPS units in the last
@@ -57,107 +56,9 @@ FLOAT_DTYPES = {"torch.float32": np.float32, "torch.float64": np.float64,
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
-# The torch side. Kept self-contained (the torch Python need not have gradtrace), and
-# `graph`/`clean` mirror `_graph`/`_clean` below so both sides truncate alike.
-DRIVER = r'''
-import contextlib, io, json, math, os, signal, sys, tempfile, warnings
-import torch
-MARK = "@@GRADTRACE-CHECK@@"
-MAX_DEPTH, MAX_NODES = @DEPTH@, @NODES@
-
-def clean(x):
-    if isinstance(x, list):
-        return [clean(v) for v in x]
-    if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if x != x else ("inf" if x > 0 else "-inf")
-    return x
-
-def graph(fn, depth, budget):
-    if fn is None:
-        return None
-    if budget[0] <= 0 or depth > MAX_DEPTH:
-        return "..."
-    budget[0] -= 1
-    return {"name": fn.name(),
-            "next": [[graph(n, depth + 1, budget), nr] for n, nr in fn.next_functions]}
-
-def values(t):
-    return {"shape": list(t.shape), "dtype": str(t.dtype),
-            "values": clean(t.detach().cpu().tolist())}
-
-def dump(t):
-    d = values(t)
-    d.update(requires_grad=t.requires_grad, is_leaf=t.is_leaf,
-             grad_fn=None if t.grad_fn is None else t.grad_fn.name(),
-             next_functions=graph(t.grad_fn, 0, [MAX_NODES]),
-             version=None if t.is_inference() else t._version, retains_grad=t.retains_grad,
-             grad=None if t.grad is None else values(t.grad))
-    return d
-
-class Stdout(io.StringIO):
-    name = "<stdout>"  # what the script sees of sys.stdout, as under `python script`
-
-def run(job):
-    import torch
-    out = Stdout()
-    sys.argv = [job["name"]]  # as `python SCRIPT` sets it (argparse's prog, sys.argv)
-    ns = {"__name__": "__main__"}
-    error = None
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            exec(compile(job["source"], job["name"], "exec"), ns)
-        except SystemExit as exc:  # sys.exit(): the run's status, an error only if not 0
-            code = exc.code
-            status = 0 if code is None else code & 0xFF if isinstance(code, int) else 1
-            if status:
-                error = {"kind": "exit status", "message": str(status)}
-        except BaseException as exc:
-            error = {"kind": type(exc).__name__, "message": str(exc)}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tensors = {k: dump(v) for k, v in list(ns.items())
-                   if isinstance(v, torch.Tensor) and not k.startswith("__")}
-    return {"torch_version": torch.__version__, "python": sys.version.split()[0],
-            "cpu_capability": torch.backends.cpu.get_cpu_capability().lower(),
-            "stdout": out.getvalue(), "error": error, "tensors": tensors}
-
-def isolated(job, timeout):
-    """Each script in a fresh child of this process (torch imported once), where possible."""
-    if not hasattr(os, "fork"):
-        torch.set_grad_enabled(True)
-        return json.dumps(run(job))
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        try:
-            os.chdir(tempfile.mkdtemp(dir="."))  # its own empty folder
-            signal.alarm(int(timeout) + 1)
-            data = json.dumps(run(job)).encode()
-        except BaseException as exc:
-            data = json.dumps({"failed": type(exc).__name__ + ": " + str(exc)}).encode()
-        with os.fdopen(w, "wb") as f:
-            f.write(data)
-        os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        data = f.read()
-    _, status = os.waitpid(pid, 0)
-    if not data:
-        return json.dumps({"failed": "the torch run ended without a report (status %d; "
-                                     "timed out or crashed)" % status})
-    return data.decode()
-
-def main():
-    jobs = json.loads(sys.stdin.read())
-    for job in jobs["jobs"]:
-        report = isolated(job, jobs["timeout"])
-        sys.stdout.write("\n" + MARK + report + "\n")
-        sys.stdout.flush()
-
-main()
-'''.replace("@DEPTH@", str(MAX_GRAPH_DEPTH)).replace("@NODES@", str(MAX_GRAPH_NODES))
+# The torch side is check_driver.py's text, run with `python -c` (the script's folder
+# first on sys.path, as before): self-contained, since that Python need not have gradtrace.
+DRIVER = Path(__file__).with_name("check_driver.py")
 
 
 # ---------------------------------------------------------------- the report
@@ -276,7 +177,8 @@ def run_torch_many(jobs: list[tuple[str, str]], python: str,
                           "jobs": [{"source": text, "name": name} for text, name in jobs]})
     try:
         with tempfile.TemporaryDirectory(prefix="gradtrace-check-") as folder:
-            done = subprocess.run([python, "-c", DRIVER], input=payload, capture_output=True,
+            driver = DRIVER.read_text(encoding="utf-8")
+            done = subprocess.run([python, "-c", driver], input=payload, capture_output=True,
                                   text=True, encoding="utf-8", cwd=folder,
                                   timeout=60 + timeout * len(jobs))
     except subprocess.TimeoutExpired:
@@ -318,7 +220,7 @@ def _clean(x: Any) -> Any:
 def _graph(fn: Any, depth: int, budget: list[int]) -> Any:
     if fn is None:
         return None
-    if budget[0] <= 0 or depth > MAX_GRAPH_DEPTH:
+    if budget[0] <= 0 or depth > MAX_DEPTH:
         return "..."
     budget[0] -= 1
     return {"name": fn.name(),
@@ -352,7 +254,7 @@ def dump_result(result: Any, refilled: Any = None,
         d = _values(t)
         d.update(requires_grad=t.requires_grad, is_leaf=t.is_leaf,
                  grad_fn=None if t.grad_fn is None else t.grad_fn.name(),
-                 next_functions=_graph(t.grad_fn, 0, [MAX_GRAPH_NODES]),
+                 next_functions=_graph(t.grad_fn, 0, [MAX_NODES]),
                  version=None if t.is_inference() else t._version,
                  retains_grad=t.retains_grad, grad=None if t.grad is None else _values(t.grad))
         tensors[name] = d

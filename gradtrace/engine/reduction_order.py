@@ -195,13 +195,29 @@ def multi_row_sum(x: np.ndarray) -> np.ndarray:
     nb = size // step
     blocks = seq_sum(x[..., :nb * step].reshape(lead + (nb, step)))
     ng = nb // step
-    groups = seq_sum(blocks[..., :ng * step].reshape(lead + (ng, step)))
+    if x.dtype.kind not in "fc":  # (seq_sum's accumulate widens some integers)
+        groups = seq_sum(blocks[..., :ng * step].reshape(lead + (ng, step)))
+        nh = ng // step
+        supers = seq_sum(groups[..., :nh * step].reshape(lead + (nh, step)))
+        acc = seq_sum(x[..., nb * step:])
+        acc += seq_sum(blocks[..., ng * step:])
+        acc += seq_sum(groups[..., nh * step:])
+        acc += seq_sum(supers)
+        return acc
+    groups = seq_sum(blocks[..., :ng * step].reshape(lead + (ng, step))) if ng else None
     nh = ng // step
-    supers = seq_sum(groups[..., :nh * step].reshape(lead + (nh, step)))
-    acc = seq_sum(x[..., nb * step:])
-    acc += seq_sum(blocks[..., ng * step:])
-    acc += seq_sum(groups[..., nh * step:])
-    acc += seq_sum(supers)
+    supers = seq_sum(groups[..., :nh * step].reshape(lead + (nh, step))) if nh else None
+    # the running sum starts at +0.0 and takes the four levels' leftovers in this order;
+    # a level with none left adds +0.0, which changes no seq_sum result (never -0.0: it
+    # ends with `+ 0.0`), so it is skipped, and the first level left starts the sum
+    acc = None
+    for rest in (x[..., nb * step:], blocks[..., ng * step:],
+                 None if groups is None else groups[..., nh * step:], supers):
+        if rest is not None and rest.shape[-1]:
+            if acc is None:
+                acc = seq_sum(rest)
+            else:
+                acc += seq_sum(rest)
     return acc
 
 

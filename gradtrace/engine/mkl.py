@@ -103,8 +103,8 @@ def _data_pointer_reader() -> Callable[[np.ndarray], int]:
     `__array_interface__` ~5 us): a training step reads 17 of them for its five matrix
     products and its tanh. numpy's C struct (`PyArrayObject_fields`) keeps the data pointer
     right after the object header, which is what `PyArray_DATA` reads; reading it there
-    takes ~0.3 us. Probed at import on arrays of several layouts against `.ctypes.data`;
-    on an interpreter where the layout differs, `.ctypes.data` is used."""
+    takes well under 1 us. Probed at import on arrays of several layouts against
+    `.ctypes.data`; on an interpreter where the layout differs, `.ctypes.data` is used."""
     offset = object.__basicsize__  # PyObject_HEAD (16 bytes on 64-bit CPython)
     from_address = ctypes.c_void_p.from_address
 

@@ -60,3 +60,31 @@ def test_symbol_lookup_reaches_blas():
     a = np.arange(1, 5, dtype=np.float32)
     b = np.full(4, 2, np.float32)
     assert sdot(4, a.ctypes.data, 1, b.ctypes.data, 1) == 20.0
+
+
+def test_data_pointer_reads_numpy_s_own_address_of_every_layout():
+    # blas.py and vml hand MKL this address: it must be the one `.ctypes.data` gives, for
+    # views, transposes, negative strides, 0-d and empty arrays alike
+    base = np.arange(120, dtype=np.float64).reshape(4, 5, 6)
+    arrays = [base, base[1:], base[:, 2:, ::2], base.T, base[::-1, :, ::-1], base[2, 3],
+              base[2, 3, 4:5], np.array(3.0, np.float32), np.zeros((0, 3)),
+              np.asfortranarray(base), np.broadcast_to(base[0, 0], (3, 6))]
+    for array in arrays:
+        assert mkl.data_pointer(array) == array.ctypes.data
+
+
+def test_data_pointer_is_the_struct_read_on_cpython():
+    # the fast reader (not the `.ctypes.data` fallback) on the interpreter the tests run
+    assert mkl.data_pointer.__name__ == "read"
+
+
+@needs_mkl
+def test_vml_refuses_what_it_cannot_hand_mkl_as_one_contiguous_run():
+    lib = mkl.load()
+    x = np.linspace(-3, 3, 40, dtype=np.float32)
+    with pytest.raises(TypeError):
+        lib.vml("tanh", x[::2], np.empty(20, np.float32))
+    with pytest.raises(TypeError):
+        lib.vml("tanh", x, np.empty(40, np.float64))
+    out = lib.vml("tanh", x[4:], np.empty(36, np.float32))  # an offset start is fine
+    assert out.tobytes() == lib.vml("tanh", x.copy()[4:].copy(), np.empty(36, np.float32)).tobytes()

@@ -80,3 +80,38 @@ def test_column_sums_shortcut_matches_torchs_layout_path(dtype, shape):
     assert cascade_sum(a, (0,), True).shape == (1, shape[1])
     zeros = np.full(shape, -0.0, dtype)
     assert cascade_sum(zeros, (0,), False).tobytes() == _column_sum_by_layout(zeros).tobytes()
+
+
+def _four_levels(x: np.ndarray) -> np.ndarray:
+    """multi_row_sum as SumKernel.cpp writes it: every level's leftovers added into a
+    running sum that starts at zero, even the levels with none left."""
+    size = x.shape[-1]
+    step = 1 << max(4, reduction_order._ceil_log2(size) // 4)
+    if size < step:
+        return seq_sum(x)
+    lead = x.shape[:-1]
+    nb = size // step
+    blocks = seq_sum(x[..., :nb * step].reshape(lead + (nb, step)))
+    ng = nb // step
+    groups = seq_sum(blocks[..., :ng * step].reshape(lead + (ng, step)))
+    nh = ng // step
+    supers = seq_sum(groups[..., :nh * step].reshape(lead + (nh, step)))
+    acc = np.zeros(lead, x.dtype)
+    for rest in (x[..., nb * step:], blocks[..., ng * step:], groups[..., nh * step:], supers):
+        acc += seq_sum(rest)
+    return acc
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+@pytest.mark.parametrize("size", [16, 17, 255, 256, 257, 512, 4096, 4111, 65536, 65552])
+def test_multi_row_sum_without_empty_levels_keeps_every_bit(dtype, size):
+    # levels with nothing left over are skipped: adding their +0.0 never changes a sum
+    rng = np.random.default_rng(size)
+    x = (rng.standard_normal((3, size)) * 1e3).astype(dtype)
+    x[0] = -0.0  # an all -0.0 row sums to +0.0 either way
+    x[1, ::5] = -0.0
+    if dtype != np.complex64:
+        x[2, 7] = np.nan
+    got = reduction_order.multi_row_sum(x)
+    want = _four_levels(x)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()

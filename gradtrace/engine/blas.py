@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import blas_model, capability, exactness, mkl
+from .mkl import data_pointer
 
 BMM_NAIVE = 400  # ATen's bmm: contraction * rows * cols below this runs its own plain loop
 _INT_MAX = 2**31 - 1
@@ -30,8 +31,18 @@ _P = ctypes.c_void_p
 _IP = ctypes.POINTER(ctypes.c_int)
 
 
+# MKL's Fortran interface takes every integer by reference and only reads it: the
+# references of the sizes and strides met are made once (~0.6 us each, six a product)
+_INTS: dict[int, Any] = {}
+
+
 def _int(v: int) -> Any:
-    return ctypes.byref(ctypes.c_int(v))
+    ref = _INTS.get(v)
+    if ref is None:
+        ref = ctypes.byref(ctypes.c_int(v))
+        if len(_INTS) < 4096:
+            _INTS[v] = ref
+    return ref
 
 
 def _strides(x: np.ndarray) -> tuple[int, ...]:
@@ -105,8 +116,8 @@ def _gemm(blas: _Routines, transa: bool, transb: bool, m: int, n: int, k: int, a
     if not _blas_ok(transa, transb, m, n, k, lda, ldb, ldc):
         return False
     blas.gemm(b"T" if transa else b"N", b"T" if transb else b"N", _int(m), _int(n), _int(k),
-              ctypes.byref(blas.scalar(alpha)), a.ctypes.data, _int(lda), b.ctypes.data,
-              _int(ldb), ctypes.byref(blas.scalar(beta)), c.ctypes.data, _int(ldc))
+              ctypes.byref(blas.scalar(alpha)), data_pointer(a), _int(lda), data_pointer(b),
+              _int(ldb), ctypes.byref(blas.scalar(beta)), data_pointer(c), _int(ldc))
     return True
 
 
@@ -255,9 +266,9 @@ def addmv(bias: np.ndarray | None, mat: np.ndarray, vec: np.ndarray, beta: Any =
             prod = blas_model.chain(mat, vec[:, None], False)[:, 0]
             return _scaled_sum(prod, out, beta, alpha, dtype)
     with np.errstate(all="ignore"):
-        blas.gemv(trans, _int(m), _int(n), ctypes.byref(blas.scalar(alpha)), a.ctypes.data,
-                  _int(lda), vec.ctypes.data, _int(incx), ctypes.byref(blas.scalar(beta)),
-                  out.ctypes.data, _int(1))
+        blas.gemv(trans, _int(m), _int(n), ctypes.byref(blas.scalar(alpha)), data_pointer(a),
+                  _int(lda), data_pointer(vec), _int(incx), ctypes.byref(blas.scalar(beta)),
+                  data_pointer(out), _int(1))
     return out
 
 
@@ -280,7 +291,7 @@ def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     n = a.size
     inc_a, inc_b = (1, 1) if n == 1 else (_strides(a)[0], _strides(b)[0])
     with np.errstate(all="ignore"):
-        return np.asarray(blas.dot(n, a.ctypes.data, inc_a, b.ctypes.data, inc_b), a.dtype)
+        return np.asarray(blas.dot(n, data_pointer(a), inc_a, data_pointer(b), inc_b), a.dtype)
 
 
 def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -377,8 +388,8 @@ def _gemm_batch(blas: _Routines, transa: bool, transb: bool, m: int, n: int, k: 
     pointers = ctypes.c_void_p * bs
 
     def starts(x: np.ndarray) -> Any:
-        step = x.strides[0]
-        return pointers(*(x.ctypes.data + i * step for i in range(bs)))
+        step, start = x.strides[0], data_pointer(x)
+        return pointers(*(start + i * step for i in range(bs)))
 
     no, trans = 111, 112  # CblasNoTrans, CblasTrans
     blas.gemm_batch(102, ints(trans if transa else no), ints(trans if transb else no),

@@ -20,6 +20,7 @@ as by one thread (README: "Numerics").
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -195,13 +196,29 @@ def multi_row_sum(x: np.ndarray) -> np.ndarray:
     nb = size // step
     blocks = seq_sum(x[..., :nb * step].reshape(lead + (nb, step)))
     ng = nb // step
-    groups = seq_sum(blocks[..., :ng * step].reshape(lead + (ng, step)))
+    if x.dtype.kind not in "fc":  # (seq_sum's accumulate widens some integers)
+        groups = seq_sum(blocks[..., :ng * step].reshape(lead + (ng, step)))
+        nh = ng // step
+        supers = seq_sum(groups[..., :nh * step].reshape(lead + (nh, step)))
+        acc = seq_sum(x[..., nb * step:])
+        acc += seq_sum(blocks[..., ng * step:])
+        acc += seq_sum(groups[..., nh * step:])
+        acc += seq_sum(supers)
+        return acc
+    groups = seq_sum(blocks[..., :ng * step].reshape(lead + (ng, step))) if ng else None
     nh = ng // step
-    supers = seq_sum(groups[..., :nh * step].reshape(lead + (nh, step)))
-    acc = seq_sum(x[..., nb * step:])
-    acc += seq_sum(blocks[..., ng * step:])
-    acc += seq_sum(groups[..., nh * step:])
-    acc += seq_sum(supers)
+    supers = seq_sum(groups[..., :nh * step].reshape(lead + (nh, step))) if nh else None
+    # the running sum starts at +0.0 and takes the four levels' leftovers in this order;
+    # a level with none left adds +0.0, which changes no seq_sum result (never -0.0: it
+    # ends with `+ 0.0`), so it is skipped, and the first level left starts the sum
+    acc = None
+    for rest in (x[..., nb * step:], blocks[..., ng * step:],
+                 None if groups is None else groups[..., nh * step:], supers):
+        if rest is not None and rest.shape[-1]:
+            if acc is None:
+                acc = seq_sum(rest)
+            else:
+                acc += seq_sum(rest)
     return acc
 
 
@@ -209,7 +226,7 @@ def row_sum(x: np.ndarray) -> np.ndarray:
     """row_sum along the last axis: four interleaved cascades, the tail into the first."""
     size = x.shape[-1]
     ilp = size // 4
-    parts = multi_row_sum(np.swapaxes(x[..., :ilp * 4].reshape(x.shape[:-1] + (ilp, 4)), -1, -2))
+    parts = multi_row_sum(x[..., :ilp * 4].reshape(x.shape[:-1] + (ilp, 4)).swapaxes(-1, -2))
     acc = parts[..., 0]
     for i in range(ilp * 4, size):
         acc += x[..., i]
@@ -222,8 +239,7 @@ def vectorized_inner_sum(x: np.ndarray, width: int) -> np.ndarray:
     """Contiguous rows: a row_sum of whole vectors, then the scalar tail and the lanes."""
     size = x.shape[-1]
     nvec = size // width
-    vec = row_sum(np.swapaxes(x[..., :nvec * width].reshape(x.shape[:-1] + (nvec, width)),
-                              -1, -2))
+    vec = row_sum(x[..., :nvec * width].reshape(x.shape[:-1] + (nvec, width)).swapaxes(-1, -2))
     return seq_sum(np.concatenate([x[..., nvec * width:], vec], axis=-1))
 
 
@@ -232,7 +248,7 @@ def _column_sums(cols: np.ndarray, group: int) -> np.ndarray:
     multi_row_sum, the rest by row_sum (vectorized_outer_sum / scalar_outer_sum)."""
     ncols = cols.shape[-1]
     split = ncols // group * group
-    down = np.swapaxes(cols, -1, -2)
+    down = cols.swapaxes(-1, -2)
     out = np.empty(cols.shape[:-2] + (ncols,), cols.dtype)
     if split:
         out[..., :split] = multi_row_sum(down[..., :split, :])
@@ -251,7 +267,7 @@ def _partials(x: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
         ins.append(0)
         outs.append(0)
     if outs[0] != 0 and outs[1] == 0:  # "move reduction to be the 1st dim"
-        x = np.swapaxes(x, -1, -2)
+        x = x.swapaxes(-1, -2)
         for v in (shape, ins, outs):
             v[0], v[1] = v[1], v[0]
     size0, size1 = shape[0], shape[1]
@@ -297,7 +313,7 @@ def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.n
     if array.flags.c_contiguous and axes == tuple(range(array.ndim - len(axes), array.ndim)):
         # the common case, reduced dims trailing and contiguous: TensorIterator makes them
         # one contiguous row per output (rows of fewer than a vector: row_sum)
-        rows = array.reshape(-1, int(np.prod(array.shape[array.ndim - len(axes):])))
+        rows = array.reshape(-1, math.prod(array.shape[array.ndim - len(axes):]))
         width = lanes(array.dtype)
         chunk = thread_chunk(rows.shape[1]) if rows.shape[0] == 1 else rows.shape[1]
         if chunk < rows.shape[1]:  # one output: two_pass_reduction

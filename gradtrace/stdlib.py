@@ -15,6 +15,7 @@ from typing import Any
 
 from .engine import anomaly, api, ndarray, no_grad_views, ops
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
+from .engine.batching import call
 from .engine.custom_function import CTX_METHODS, CTX_PROPERTIES, FunctionCtx
 from .engine.device import CPU, Device
 from .engine.dtypes import DType, TypeInfo, finfo, iinfo
@@ -185,24 +186,25 @@ def _tensor_grad(t: Tensor, ctx: Any) -> Any:
     return t.grad
 
 
+# (through the batching rules: a BatchedTensor converts its value, as torch's to() under vmap)
 def _float(t: Tensor) -> Tensor:
-    return ops.to(t, api.DTYPES["float32"])
+    return call(ops.to, t, api.DTYPES["float32"])
 
 
 def _double(t: Tensor) -> Tensor:
-    return ops.to(t, api.DTYPES["float64"])
+    return call(ops.to, t, api.DTYPES["float64"])
 
 
 def _long(t: Tensor) -> Tensor:
-    return ops.to(t, api.DTYPES["int64"])
+    return call(ops.to, t, api.DTYPES["int64"])
 
 
 def _int(t: Tensor) -> Tensor:
-    return ops.to(t, api.DTYPES["int32"])
+    return call(ops.to, t, api.DTYPES["int32"])
 
 
 def _bool(t: Tensor) -> Tensor:
-    return ops.to(t, api.DTYPES["bool"])
+    return call(ops.to, t, api.DTYPES["bool"])
 
 
 def _type(t: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:

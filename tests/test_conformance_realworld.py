@@ -47,11 +47,6 @@ NOT_YET = {
     "tutorial_dcgan_training_step": "the DCGAN's ConvTranspose2d/Conv2d results differ from "
                                     "torch's (oneDNN) in the last bits, which the generator "
                                     "loss shows in its 4th decimal (conv kernels)",
-    "tutorial_jacobians_hessians": "vmap(jacrev(predict)) over a batch of inputs computes "
-                                   "each sample's F.linear alone (mv), where torch's vmap "
-                                   "batches it into one matmul whose float32 rounding differs "
-                                   "in the last bit, so allclose with the summed-output "
-                                   "jacobian (default atol 1e-8) fails (vmap batching rules)",
 }
 
 

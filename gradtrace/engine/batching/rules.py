@@ -515,6 +515,27 @@ def _conv_rule(spatial: int) -> Callable[..., Any]:
     return rule
 
 
+def _one_hot_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                  kwargs: dict[str, Any]) -> Any:
+    """functorch's one_hot_decomposition_hack: eq(self.unsqueeze(-1), arange(num_classes))
+    as int64, without one_hot's range checks; num_classes must be given (measured: its
+    dtype check's own text comes first)."""
+    from ...errors import TorchRuntimeError
+    from .. import dtypes
+    from ..ops.creation import arange
+
+    ops = _ops()
+    x = args[0] if args else kwargs["tensor"]
+    n = args[1] if len(args) > 1 else kwargs.get("num_classes", -1)
+    if x.dtype is not dtypes.int64:
+        raise TorchRuntimeError("one_hot is only applicable to index tensor.")
+    if n <= 0:
+        raise TorchRuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an "
+                                "explicit positive num_classes argument.")
+    hot = call(ops.eq, call(ops.unsqueeze, x, -1), arange(n, dtype=x.dtype))
+    return call(ops.TENSOR_METHODS["to"], hot, dtype=dtypes.int64)
+
+
 # -- losses --------------------------------------------------------------------------------
 
 
@@ -631,6 +652,7 @@ def install() -> None:
     put("expand_as", _as(lambda: ops.expand))
     put("linear", _linear_rule, functional, torch)
     put("mse_loss", _mse_rule, functional)
+    put("one_hot", _one_hot_rule, functional)
     for spatial in (1, 2, 3):
         put(f"conv{spatial}d", _conv_rule(spatial), functional, torch)
     put("stack", _joined(True))

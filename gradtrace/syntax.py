@@ -190,6 +190,14 @@ class GeneratorExp(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class NamedExpr(Node):
+    """`target := value`, the assignment expression."""
+
+    target: Name
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Yield(Node):
     value: Expr | None
 
@@ -202,7 +210,7 @@ class YieldFrom(Node):
 Expr = Union[  # noqa: UP007 (a runtime alias; `|` of classes needs 3.10 types)
     Constant, FString, Name, Attribute, Subscript, Slice, Starred, Call, UnaryOp, BinOp,
     BoolOp, Compare, IfExp, Lambda, ListExpr, TupleExpr, SetExpr, DictExpr, ListComp, SetComp,
-    DictComp, GeneratorExp, Yield, YieldFrom,
+    DictComp, GeneratorExp, NamedExpr, Yield, YieldFrom,
 ]
 
 # ------------------------------------------------------------------ statements

@@ -187,6 +187,12 @@ class Attributes:
                 found = namedtuple_attribute(obj, name)
                 if found is not MISSING:
                     return found
+                extras = self.namedtuple_extras.get(kind)
+                if extras is not None and name in extras:  # `class P(NamedTuple)`'s body
+                    value = extras[name]
+                    if type(value) is ClassMethod:
+                        return Method(self.builtin_types[kind], value.function)
+                    return self.bind(value, obj)
             table = stdlib.TUPLE_METHODS
         elif isinstance(obj, dict):
             table = stdlib.ORDERED_DICT_METHODS if kind is stdlib.OrderedDict \
@@ -266,6 +272,17 @@ class Attributes:
 
         return call
 
+    def namedtuple_make(self, cls: Any) -> Callable[[Any], Any]:
+        """A namedtuple class's `_make(iterable)`, the iterable built within the limits."""
+        def make(iterable: Any) -> Any:
+            items = self.materialize(iterable, "a _make() argument")
+            try:
+                return cls.type._make(items)
+            except TypeError as exc:
+                raise ScriptError(str(exc), kind="TypeError") from None
+
+        return make
+
     def type_getattr(self, cls: Any, name: str) -> Any:
         """A Python type's, torch.Tensor's or an opaque class object's attributes: its name,
         and a builtin type's methods unbound (`str.lower` as a `key=`)."""
@@ -274,8 +291,20 @@ class Attributes:
         if name == "__module__":
             return cls.module
         if type(cls) is BuiltinType:
-            if cls.type in self.namedtuple_classes and name == "_fields":
-                return cls.type._fields
+            if cls.type in self.namedtuple_classes:
+                if name in ("_fields", "_field_defaults", "__doc__"):
+                    return getattr(cls.type, name)
+                if name == "_make":
+                    return NativeFunction("_make", cls.name, self.namedtuple_make(cls),
+                                          "method")
+                extras = self.namedtuple_extras.get(cls.type)
+                if extras is not None and name in extras:
+                    value = extras[name]
+                    if type(value) is StaticMethod:
+                        return value.function
+                    if type(value) is ClassMethod:
+                        return Method(cls, value.function)
+                    return value
             table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
             if name == "fromkeys" and table is not None and name in table:  # a classmethod
                 return stdlib.BoundMethod(cls.type(), self.guarded(table[name], name), name)
@@ -333,6 +362,11 @@ class Attributes:
             return
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
+        if kind in self.namedtuple_classes:  # a namedtuple's fields are read-only properties
+            if name in obj._fields:
+                raise ScriptError("can't set attribute", kind="AttributeError")
+            raise ScriptError(f"'{kind.__name__}' object has no attribute '{name}'",
+                              kind="AttributeError")
         raise NotSupportedError(
             f"setting attribute '{name}' on {stdlib.owner_name(obj)} is not supported")
 

@@ -72,6 +72,8 @@ class ClassRuntime:
         """`Cls(...)`: a new instance, then `__init__` (object's takes no arguments)."""
         if cls.enum is not None:
             return enums.call(cls, args, kwargs)
+        if cls in self.protocol_classes:
+            raise TorchTypeError("Protocols cannot be instantiated")
         if cls.lookup("__new__") is not MISSING:
             raise NotSupportedError(f"{cls.name}.__new__ is not supported: gradtrace makes "
                                     "instances itself")

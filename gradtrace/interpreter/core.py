@@ -71,6 +71,9 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.globals = Frame({"__name__": "__main__"})
         self.builtin_types: dict[type, Any] = {}
         self.namedtuple_classes: set[type] = set()  # the classes the script's namedtuple() made
+        # a `class P(NamedTuple)` body's methods, properties and constants, by class
+        self.namedtuple_extras: dict[type, dict[str, Any]] = {}
+        self.protocol_classes: set[Any] = set()  # classes naming `Protocol` as a base
         self.stderr_stream = ScriptStream("stderr", self.stderr)  # sys.stderr
         self.warnings = Warnings(self)  # the warnings filters and where warnings go
         self.builtins = make_builtins(self)

@@ -40,6 +40,7 @@ from .pure_modules import pure_namespaces
 from .regex_module import re_namespace
 from .runtime import Code, Frame
 from .system_modules import system_namespaces
+from .typed_classes import make_namedtuple
 from .typing_module import typing_namespace
 
 if TYPE_CHECKING:
@@ -348,13 +349,7 @@ def _counting_types(interp: Interpreter) -> dict[str, Any]:
         if not isinstance(field_names, str):
             field_names = interp.materialize(field_names, "a namedtuple() argument")
         module = module if isinstance(module, str) else "__main__"  # Python's __module__
-        cls = collections.namedtuple(typename, field_names, rename=rename,
-                                     defaults=defaults, module=module)
-        made = BuiltinType(cls, cls)
-        made.module = module
-        interp.builtin_types[cls] = made
-        interp.namedtuple_classes.add(cls)
-        return made
+        return make_namedtuple(interp, typename, field_names, defaults, module, rename)
 
     types = {"defaultdict": BuiltinType(collection_types.defaultdict, make_defaultdict),
              "Counter": BuiltinType(collection_types.Counter, make_counter),
@@ -425,7 +420,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["re"] = re_namespace(interp)
     for name, names in LIBRARY_PYTHON_MODULES.items():
         modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
-    modules["typing"] = typing_namespace()
+    modules["typing"] = typing_namespace(interp)
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
     return modules

@@ -173,7 +173,7 @@ class Protocols:
                 message = repr(index) if isinstance(err, KeyError) else str(err)
                 raise ScriptError(script_message(message, (obj, index)),
                                   kind=type(err).__name__) from None
-        if kind is TypingName:  # Tuple[torch.Tensor, torch.Tensor]
+        if isinstance(obj, TypingName):  # Tuple[torch.Tensor, torch.Tensor], Generic[T]
             return obj.subscript(index)
         if kind is Match:
             try:

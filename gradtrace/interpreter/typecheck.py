@@ -90,6 +90,9 @@ class TypeChecks:
         if kind is ScriptClass:
             if classinfo is OBJECT:
                 return True
+            if classinfo in self.protocol_classes:
+                raise TorchTypeError("Instance and class checks can only be used with "
+                                     "@runtime_checkable protocols")
             return type(value) is Instance and classinfo in value.cls.mro
         if kind is BuiltinType:
             return type(value) is not Instance and isinstance(value, classinfo.type)

@@ -74,6 +74,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # a `class P(NamedTuple)` body's methods, properties and constants, by class
         self.namedtuple_extras: dict[type, dict[str, Any]] = {}
         self.protocol_classes: set[Any] = set()  # classes naming `Protocol` as a base
+        # collections.abc's and numbers' classes: (module, name) (abc_checks.py)
+        self.abc_kinds: dict[Any, tuple[str, str]] = {}
         self.stderr_stream = ScriptStream("stderr", self.stderr)  # sys.stderr
         self.warnings = Warnings(self)  # the warnings filters and where warnings go
         self.builtins = make_builtins(self)

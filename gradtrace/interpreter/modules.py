@@ -309,6 +309,11 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                 "getLogRecordFactory", "setLogRecordFactory", "lastResort", "raiseExceptions",
                 "getLevelNamesMapping", "root"),
     "enum": ("Enum", "IntEnum", "auto", "unique"),
+    "collections.abc": ("Hashable", "Iterable", "Iterator", "Reversible", "Generator",
+                        "Sized", "Container", "Collection", "Callable", "Mapping",
+                        "MappingView", "KeysView", "ItemsView", "ValuesView",
+                        "MutableMapping", "Sequence", "MutableSequence"),
+    "numbers": ("Number", "Complex", "Real", "Rational", "Integral"),
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
@@ -420,6 +425,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["re"] = re_namespace(interp)
     for name, names in LIBRARY_PYTHON_MODULES.items():
         modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
+    modules["collections"].table["abc"] = modules["collections.abc"]  # `collections.abc.X`
     modules["typing"] = typing_namespace(interp)
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
@@ -434,7 +440,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "typing (for annotations), __future__, io (BytesIO, StringIO), numpy (arrays, " \
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
-             "contextlib, abc, operator, string, json (plain data), statistics, re, " \
+             "contextlib, abc, collections.abc, numbers, operator, string, json (plain data), " \
+             "statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), logging (to streams), pathlib (Path over the run's files) " \
              "and os (paths; the files torch.save wrote and the folders the script made, " \

@@ -17,6 +17,7 @@ from ..engine.shapes import Size
 from ..engine.tensor import Tensor
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
 from ..tensor_types import SIZE, ScriptType, TorchVersion, tensor_class_of
+from . import abc_checks
 from .dunders import OBJECT
 from .objects import (
     BuiltinType,
@@ -90,6 +91,8 @@ class TypeChecks:
         if kind is ScriptClass:
             if classinfo is OBJECT:
                 return True
+            if classinfo in self.abc_kinds:
+                return abc_checks.instance_check(self, value, classinfo)
             if classinfo in self.protocol_classes:
                 raise TorchTypeError("Instance and class checks can only be used with "
                                      "@runtime_checkable protocols")
@@ -118,6 +121,8 @@ class TypeChecks:
                                  "union")
         if classinfo is OBJECT or cls is classinfo:
             return True
+        if type(classinfo) is ScriptClass and classinfo in self.abc_kinds:
+            return abc_checks.class_check(self, cls, classinfo)
         if type(cls) is ScriptClass and type(classinfo) is ScriptClass:
             return cls.is_subclass(classinfo)
         if isinstance(cls, ScriptType):  # nn.Parameter is a torch.Tensor

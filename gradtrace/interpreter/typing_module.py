@@ -63,6 +63,16 @@ class TypingName:
         return TypingName(self.name, args)
 
 
+class GenericAlias(TypingName):
+    """`collections.abc.Sequence[int]` (types.GenericAlias): printed with its module."""
+
+    __slots__ = ()
+    python_type_name = "types.GenericAlias"
+
+    def __repr__(self) -> str:
+        return f"{self.name}[{', '.join(_type_repr(a) for a in self.args or ())}]"
+
+
 def _type_repr(value: Any) -> str:
     """typing._type_repr: a class by its dotted name (`int`, `torch.Tensor`), None as the
     type typing makes of it (`NoneType`), `...` as itself, a list of types in brackets

@@ -36,6 +36,7 @@ from .collection_types import (
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .numpy_module import RandomSource, array_attribute, is_numpy_value, random_source_attribute
 from .objects import (
+    BuiltinClass,
     BuiltinType,
     ClassMethod,
     FunctionWrapper,
@@ -57,7 +58,8 @@ from .system_modules import StructSequence, struct_attribute
 
 _COUNTING_METHODS = {Counter: COUNTER_METHODS, defaultdict: DEFAULTDICT_METHODS}
 
-_FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction)
+_FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction,
+                  BuiltinClass)
 # the methods that walk an iterable argument in C: lazy iterables are built first, counted
 _CONSUMING = frozenset({"join", "extend", "update", "union", "intersection", "difference",
                         "symmetric_difference", "issubset", "issuperset", "isdisjoint",

@@ -33,7 +33,14 @@ from . import collection_types, memory_io, text_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .numpy_module import make_numpy
-from .objects import BuiltinFunction, BuiltinType, ScriptIterator
+from .objects import (
+    BuiltinClass,
+    BuiltinFunction,
+    BuiltinType,
+    CachedProperty,
+    PartialMethod,
+    ScriptIterator,
+)
 from .os_module import RunFiles, os_namespaces
 from .path_module import pathlib_namespace
 from .pure_modules import pure_namespaces
@@ -164,6 +171,9 @@ def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
     def chain(*iterables: Any) -> ScriptIterator:
         return lazy("chain", (x for it in iterables for x in iterate(it, None)))
 
+    def from_iterable(iterables: Any) -> ScriptIterator:
+        return lazy("chain", (x for it in iterate(iterables, None) for x in iterate(it, None)))
+
     def islice(iterable: Any, *args: Any) -> ScriptIterator:
         try:  # Python's own checks of the bounds, on an empty iterator
             itertools.islice((), *args)
@@ -198,6 +208,10 @@ def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
 
     namespace = _python_namespace("itertools", itertools, {
         "count": count, "repeat": repeat, "chain": chain, "islice": islice, "product": product})
+    chain_class = namespace.table["chain"]
+    namespace.table["chain"] = BuiltinClass(chain_class.name, chain_class.fn, chain_class.twin, {
+        "from_iterable": BuiltinFunction("from_iterable", from_iterable,
+                                         itertools.chain.from_iterable)})
     namespace.table.update({name: stdlib.LibraryName("_itertools", name) for name in (
         "accumulate", "combinations", "combinations_with_replacement", "permutations",
         "zip_longest", "cycle", "starmap", "compress", "dropwhile", "takewhile",
@@ -391,7 +405,16 @@ def _functools_namespace(interp: Interpreter) -> stdlib.Namespace:
             value = call(function, [value, item], {})
         return value
 
-    namespace = _python_namespace("functools", functools, {"reduce": reduce})
+    def cached_property(func: Any) -> CachedProperty:
+        return CachedProperty(func)
+
+    def partialmethod(func: Any, /, *args: Any, **keywords: Any) -> PartialMethod:
+        if not interp.is_callable(func):
+            raise TorchTypeError(f"{func!r} is not callable or a descriptor")
+        return PartialMethod(func, args, keywords)
+
+    namespace = _python_namespace("functools", functools, {
+        "reduce": reduce, "cached_property": cached_property, "partialmethod": partialmethod})
     namespace.table.update({name: stdlib.LibraryName("_functools", name) for name in (
         "wraps", "update_wrapper", "lru_cache", "cache", "cmp_to_key", "WRAPPER_ASSIGNMENTS",
         "WRAPPER_UPDATES")})

@@ -202,6 +202,8 @@ class ClassRuntime:
     def class_getattr(self, cls: ScriptClass, name: str) -> Any:
         value = cls.lookup(name)
         if value is MISSING:
+            if name == "__members__" and cls.enum is not None:
+                return enums.members(cls)
             if name == "__name__":
                 return cls.name
             if name == "__qualname__":

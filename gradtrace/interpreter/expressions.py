@@ -20,6 +20,7 @@ from ..errors import (
     ScriptError,
 )
 from ..source import Span
+from .dunders import _BINARY
 from .nesting import HASHED, SET_OPERATORS, check_all_hashable
 from .numpy_module import DTYPE_CLASSES
 from .objects import (
@@ -364,6 +365,12 @@ class ExpressionCompiler:
         (The caller labels the operation: it sets current_span.)"""
         if type(a) is not Tensor and type(b) is not Tensor:
             self._guard_binop(op, a, b, span)
+        elif type(b) is Instance and op in REFLECTED:
+            # torch's operators answer NotImplemented for an object they do not know:
+            # Python then asks its reflected method (an IntEnum member's __rmul__)
+            result = getattr(b, REFLECTED[op])(a)
+            if result is not NotImplemented:
+                return result
         try:
             if type(a) in NUMPY_TYPES or type(b) in NUMPY_TYPES:
                 a, b, mixed = self.numpy_operands(a, b)
@@ -513,6 +520,9 @@ class ExpressionCompiler:
 
     expr_YieldFrom = expr_Yield
 
+
+
+REFLECTED = {symbol: f"__r{name}__" for name, symbol in _BINARY.items()}
 
 
 def callable_name(fn: Any) -> str:

@@ -155,6 +155,8 @@ class Protocols:
         if kind is Tensor or kind is Parameter or kind is BatchedTensor:
             if type(index) is tuple or type(index) is ndarray or isinstance(index, np.generic):
                 index = torch_index(index)
+            elif type(index) is Instance:  # an IntEnum member, anything with __index__
+                index = self.as_index(index)
             return obj[index]
         if kind is ndarray:
             return obj[index]

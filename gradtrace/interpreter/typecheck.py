@@ -98,7 +98,9 @@ class TypeChecks:
                                      "@runtime_checkable protocols")
             return type(value) is Instance and classinfo in value.cls.mro
         if kind is BuiltinType:
-            return type(value) is not Instance and isinstance(value, classinfo.type)
+            if type(value) is Instance:  # an IntEnum's members are ints
+                return classinfo.type is int and _is_int_enum(value.cls)
+            return isinstance(value, classinfo.type)
         if isinstance(classinfo, ScriptType):
             return classinfo.instancecheck(value)
         if kind is stdlib.ExceptionType:
@@ -127,6 +129,9 @@ class TypeChecks:
             return cls.is_subclass(classinfo)
         if isinstance(cls, ScriptType):  # nn.Parameter is a torch.Tensor
             return classinfo in cls.bases
+        if type(cls) is ScriptClass and type(classinfo) is BuiltinType and \
+                classinfo.type is int:
+            return _is_int_enum(cls)
         if type(cls) is BuiltinType and type(classinfo) is BuiltinType:
             return issubclass(cls.type, classinfo.type)
         if type(cls) is stdlib.ExceptionType and type(classinfo) is stdlib.ExceptionType:
@@ -148,6 +153,11 @@ class TypeChecks:
             raise NotSupportedError("type(name, bases, dict) is not supported: use a `class` "
                                     "statement")
         raise TorchTypeError("type() takes 1 or 3 arguments")
+
+
+def _is_int_enum(cls: ScriptClass) -> bool:
+    """Whether a class derives from the library's enum.IntEnum (an int in Python)."""
+    return any(c.name == "IntEnum" and c.module == "enum" for c in cls.mro)
 
 
 def _derives(kind: str | None, ancestor: str) -> bool:

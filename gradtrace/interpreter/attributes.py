@@ -20,7 +20,7 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
-from . import memory_io, text_io, wrapped
+from . import datetime_module, memory_io, text_io, wrapped
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
     COUNTER_METHODS,
@@ -58,6 +58,7 @@ from .system_modules import StructSequence, struct_attribute
 
 _COUNTING_METHODS = {Counter: COUNTER_METHODS, defaultdict: DEFAULTDICT_METHODS}
 
+STRFTIME_GROWTH = 12  # the most a format's text can grow: `%c` is 24 characters
 _FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction,
                   BuiltinClass)
 # the methods that walk an iterable argument in C: lazy iterables are built first, counted
@@ -266,6 +267,8 @@ class Attributes:
                         check_all_hashable(arg)
             if width and len(args) > 1 and isinstance(args[1], int):
                 self.check_size(args[1], f"a {name}() result")
+            elif name == "strftime" and len(args) > 1 and isinstance(args[1], str):
+                self.check_size(len(args[1]) * STRFTIME_GROWTH, "a strftime() result")
             try:
                 return fn(*args, **kwargs)
             except PYTHON_ERRORS as err:
@@ -293,6 +296,10 @@ class Attributes:
         if name == "__module__":
             return cls.module
         if type(cls) is BuiltinType:
+            if cls.module == "datetime":  # datetime.now, timedelta.max
+                found = datetime_module.class_attribute(cls, name)
+                if found is not None:
+                    return found
             if cls.type in self.namedtuple_classes:
                 if name in ("_fields", "_field_defaults", "__doc__"):
                     return getattr(cls.type, name)

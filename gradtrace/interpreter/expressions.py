@@ -3,6 +3,7 @@ attributes, subscripts, calls, operators. (Displays and comprehensions are in
 `displays.py`.)"""
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable
 from types import BuiltinFunctionType
@@ -142,11 +143,14 @@ class ExpressionCompiler:
     def format_value(self, value: Any, spec: str, span: Span) -> str:
         """f-string formatting: specs only for numbers, strings and tensors, widths bounded."""
         if spec:
-            if not isinstance(value, (int, float, str, Tensor, Instance, np.generic, ndarray)):
+            if not isinstance(value, (int, float, str, Tensor, Instance, np.generic, ndarray,
+                                      datetime.date, datetime.time, datetime.timedelta)):
                 raise NotSupportedError(
                     f"format spec '{spec}' is only supported for numbers, strings and tensors",
                     span)
             self.check_spec(spec, span)
+            if isinstance(value, (datetime.date, datetime.time)):  # a strftime format
+                self.check_size(len(spec) * 12, "a strftime() result")
         try:
             return format(value, spec)
         except GradtraceError as err:

@@ -32,6 +32,7 @@ from ..source import Span
 from . import collection_types, memory_io, text_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
+from .datetime_module import datetime_namespace
 from .numpy_module import make_numpy
 from .objects import (
     BuiltinClass,
@@ -337,6 +338,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib",
+                             "datetime",
                              *LIBRARY_PYTHON_MODULES)
 
 
@@ -446,6 +448,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules.update(system_namespaces(interp))
     modules.update(pure_namespaces(interp))
     modules["re"] = re_namespace(interp)
+    modules["datetime"] = datetime_namespace(interp)
     for name, names in LIBRARY_PYTHON_MODULES.items():
         modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
     modules["collections"].table["abc"] = modules["collections.abc"]  # `collections.abc.X`
@@ -463,8 +466,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "typing (for annotations), __future__, io (BytesIO, StringIO), numpy (arrays, " \
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
-             "contextlib, abc, collections.abc, numbers, operator, string, json (plain data), " \
-             "statistics, re, " \
+             "contextlib, abc, collections.abc, numbers, datetime, operator, string, " \
+             "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), logging (to streams), pathlib (Path over the run's files) " \
              "and os (paths; the files torch.save wrote and the folders the script made, " \

@@ -48,6 +48,7 @@ from .pure_modules import pure_namespaces
 from .regex_module import re_namespace
 from .runtime import Code, Frame
 from .system_modules import system_namespaces
+from .traceback_module import traceback_namespace
 from .typed_classes import make_namedtuple
 from .typing_module import typing_namespace
 
@@ -338,7 +339,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib",
-                             "datetime",
+                             "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
 
 
@@ -449,6 +450,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules.update(pure_namespaces(interp))
     modules["re"] = re_namespace(interp)
     modules["datetime"] = datetime_namespace(interp)
+    modules["traceback"] = traceback_namespace(interp)
     for name, names in LIBRARY_PYTHON_MODULES.items():
         modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
     modules["collections"].table["abc"] = modules["collections.abc"]  # `collections.abc.X`
@@ -466,7 +468,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "typing (for annotations), __future__, io (BytesIO, StringIO), numpy (arrays, " \
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
-             "contextlib, abc, collections.abc, numbers, datetime, operator, string, " \
+             "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
+             "string, " \
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), logging (to streams), pathlib (Path over the run's files) " \

@@ -961,11 +961,12 @@ def test_unsupported_python_is_rejected_by_name(text, message):
     assert err.span is not None and err.span.line >= 1
 
 
-def test_match_statement_is_rejected_by_name():
-    err = error("match command:\n    case 1:\n        pass\n", NotSupportedError)
-    assert err.message == "`match` statements are not supported"
-    assert err.span == at(1, 1, 1, 6)
+def test_match_and_case_are_soft_keywords():
+    assert isinstance(one("match command:\n    case 1:\n        pass\n"), S.Match)
     assert isinstance(one("match = 3\n"), S.Assign)  # still an ordinary name
+    assert isinstance(one("case = match.group(1)\n"), S.Assign)
+    assert isinstance(one("match(x)\n"), S.ExprStmt)
+    assert isinstance(one("match: int = 3\n"), S.AnnAssign)
 
 
 def test_unsupported_keyword_error_points_at_the_keyword():

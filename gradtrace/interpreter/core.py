@@ -22,6 +22,7 @@ from .displays import DisplayCompiler
 from .expressions import ExpressionCompiler
 from .generators import GeneratorCompiler
 from .library import Library
+from .matching import MatchCompiler
 from .modules import ImportCompiler, make_modules
 from .protocols import Protocols
 from .pure_modules import Abstracts
@@ -58,8 +59,8 @@ def _reset_run_state() -> None:
 
 
 class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, ImportCompiler,
-                  TargetCompiler, ExpressionCompiler, DisplayCompiler, Protocols, Attributes,
-                  ClassRuntime, Calls, TypeChecks):
+                  TargetCompiler, ExpressionCompiler, DisplayCompiler, MatchCompiler, Protocols,
+                  Attributes, ClassRuntime, Calls, TypeChecks):
     """One run of one script (and of the library modules it uses)."""
 
     def __init__(self, source: Source, stdout: TextIO | None = None,

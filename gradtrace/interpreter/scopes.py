@@ -163,6 +163,12 @@ def _visit_children(node: Any, found: _Analysis) -> list[Any]:
         return list(node.bases) + [k.value for k in node.keywords] + list(node.decorators)
     if kind is syntax.Lambda:
         return [p.default for p in node.params]
+    if kind is syntax.MatchAs or kind is syntax.MatchStar:
+        if node.name is not None:
+            _bind(found, node.name)
+        return [node.pattern] if kind is syntax.MatchAs else []
+    if kind is syntax.MatchMapping and node.rest is not None:
+        _bind(found, node.rest)
     if kind is syntax.NamedExpr:
         _bind(found, node.target.id)
         return [node.value]

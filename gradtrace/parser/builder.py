@@ -16,6 +16,7 @@ from ..source import Span
 from .driver import _Mapper, _Tree
 from .expression_rules import ExpressionRules
 from .literal_rules import LiteralRules
+from .pattern_rules import PatternRules
 from .statement_rules import StatementRules
 from .tokens import MAX_NESTING, _token_span
 
@@ -26,7 +27,7 @@ _EXPR_TYPES: tuple[type, ...] = (
 )
 
 
-class _Builder(StatementRules, ExpressionRules, LiteralRules):
+class _Builder(StatementRules, ExpressionRules, LiteralRules, PatternRules):
     """Turns the parse tree into AST nodes, bottom-up.
 
     Handlers are `_h_<rule>(tree, children)`; `children` are already converted (AST

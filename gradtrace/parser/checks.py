@@ -82,6 +82,8 @@ def _check_context(body: tuple[ast.Stmt, ...]) -> None:
             if scope != "function":
                 raise GtSyntaxError("'yield' outside function", node.span)
         children: list[tuple[Any, bool, str, str | None]] = []
+        if kind is ast.Match:
+            check_match(node)
         if kind is ast.FunctionDef:
             children += [(p.default, in_loop, scope, comprehension) for p in node.params]
             children.append((node.decorators, in_loop, scope, comprehension))
@@ -205,3 +207,76 @@ def check_walrus_scopes(body: tuple[ast.Stmt, ...]) -> None:
         else:
             children += [(getattr(node, f), comp, in_iter, owner) for f in _fields(node)]
         pending.extend(reversed(children))
+
+
+def _irrefutable(pattern: Any) -> Any:
+    """The capture or wildcard that makes `pattern` always match, else None."""
+    kind = type(pattern)
+    if kind is ast.MatchAs:
+        return pattern if pattern.pattern is None else _irrefutable(pattern.pattern)
+    if kind is ast.MatchOr:
+        return _irrefutable(pattern.patterns[-1])
+    return None
+
+
+def _unreachable(capture: ast.MatchAs) -> GtSyntaxError:
+    what = "wildcard" if capture.name is None else f"name capture {capture.name!r}"
+    return GtSyntaxError(f"{what} makes remaining patterns unreachable", capture.span)
+
+
+def _bound_names(pattern: Any) -> list[tuple[str, Any]]:
+    """The names a pattern binds, in order, with CPython's errors for one bound twice and
+    for alternatives binding different names or an early one that always matches."""
+    names: list[tuple[str, Any]] = []
+    pending = [pattern]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is ast.MatchOr:
+            first = None
+            for alternative in node.patterns[:-1]:
+                capture = _irrefutable(alternative)
+                if capture is not None:
+                    raise _unreachable(capture)
+            for alternative in node.patterns:
+                named = _bound_names(alternative)
+                bound = sorted(n for n, _ in named)
+                if first is None:
+                    first = bound
+                elif bound != first:
+                    odd = next((n for name, n in named if name not in first), alternative)
+                    raise GtSyntaxError("alternative patterns bind different names", odd.span)
+            names += _bound_names(node.patterns[0])
+            continue
+        if kind is ast.MatchAs:
+            if node.pattern is not None:
+                pending.append(node.pattern)
+            if node.name is not None:
+                names.append((node.name, node))
+        elif kind is ast.MatchStar:
+            if node.name is not None:
+                names.append((node.name, node))
+        elif kind is ast.MatchSequence:
+            pending.extend(reversed(node.patterns))
+        elif kind is ast.MatchMapping:
+            pending.extend(reversed(node.patterns))
+            if node.rest is not None:
+                names.append((node.rest, node))
+        elif kind is ast.MatchClass:
+            pending.extend(reversed(node.patterns + node.kwd_patterns))
+    seen: set[str] = set()
+    for name, node in names:
+        if name in seen:
+            raise GtSyntaxError(f"multiple assignments to name {name!r} in pattern", node.span)
+        seen.add(name)
+    return names
+
+
+def check_match(node: ast.Match) -> None:
+    """CPython's compile-time errors of a `match` statement's patterns."""
+    for i, case in enumerate(node.cases):
+        _bound_names(case.pattern)
+        if i < len(node.cases) - 1 and case.guard is None:
+            capture = _irrefutable(case.pattern)
+            if capture is not None:
+                raise _unreachable(capture)

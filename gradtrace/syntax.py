@@ -190,6 +190,14 @@ class GeneratorExp(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class NamedExpr(Node):
+    """`target := value`, the assignment expression."""
+
+    target: Name
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Yield(Node):
     value: Expr | None
 
@@ -202,7 +210,7 @@ class YieldFrom(Node):
 Expr = Union[  # noqa: UP007 (a runtime alias; `|` of classes needs 3.10 types)
     Constant, FString, Name, Attribute, Subscript, Slice, Starred, Call, UnaryOp, BinOp,
     BoolOp, Compare, IfExp, Lambda, ListExpr, TupleExpr, SetExpr, DictExpr, ListComp, SetComp,
-    DictComp, GeneratorExp, Yield, YieldFrom,
+    DictComp, GeneratorExp, NamedExpr, Yield, YieldFrom,
 ]
 
 # ------------------------------------------------------------------ statements
@@ -323,6 +331,74 @@ class With(Node):
     body: tuple[Stmt, ...]
 
 
+# ------------------------------------------------------------ match statement (patterns)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchValue(Node):
+    """A literal or dotted-name pattern: matches what compares equal."""
+
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSingleton(Node):
+    """`None`, `True`, `False`: matches by identity."""
+
+    value: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSequence(Node):
+    patterns: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStar(Node):
+    name: str | None  # None: `*_`
+
+
+@dataclass(frozen=True, slots=True)
+class MatchMapping(Node):
+    keys: tuple[Expr, ...]
+    patterns: tuple[Node, ...]
+    rest: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchClass(Node):
+    cls: Expr
+    patterns: tuple[Node, ...]
+    kwd_attrs: tuple[str, ...]
+    kwd_patterns: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchAs(Node):
+    """`pattern as name`, a capture (`name`: pattern None) or the wildcard (both None)."""
+
+    pattern: Node | None
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOr(Node):
+    patterns: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCase(Node):
+    pattern: Node
+    guard: Expr | None
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Match(Node):
+    subject: Expr
+    cases: tuple[MatchCase, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class ExceptHandler(Node):
     type: Expr | None  # a Name, an Attribute, or a TupleExpr of them
@@ -375,4 +451,5 @@ class Module(Node):
 Stmt = Union[  # noqa: UP007
     ExprStmt, Assign, AnnAssign, AugAssign, If, For, While, Break, Continue, Pass, FunctionDef,
     ClassDef, Global, Nonlocal, Delete, Return, With, Try, Raise, Assert, Import, ImportFrom,
+    Match,
 ]

@@ -34,7 +34,8 @@ SMALL = Limits(timeout=5.0, max_steps=20_000, max_call_depth=50, max_sequence=10
 
 def _grammar_strategy(start: str) -> st.SearchStrategy[str]:
     grammar = Lark(_grammar_text(), parser="lalr", lexer="contextual", start=start)
-    layout = {"_INDENT": st.just("    "), "_DEDENT": st.just(""), "_NEWLINE": st.just("\n")}
+    layout = {"_INDENT": st.just("    "), "_DEDENT": st.just(""), "_NEWLINE": st.just("\n"),
+              "MATCH": st.just("match "), "CASE": st.just("case ")}  # soft keywords
     return from_lark(grammar, start=start, explicit=layout)
 
 

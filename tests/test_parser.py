@@ -202,6 +202,8 @@ def normalise_py(node: Any, spans: bool = True) -> Any:
         return ("DictExpr", span, n(node.keys), n(node.values))
     if isinstance(node, pyast.ListComp):
         return ("ListComp", span, n(node.elt), n(node.generators))
+    if isinstance(node, pyast.NamedExpr):
+        return ("NamedExpr", span, n(node.target), n(node.value))
     if isinstance(node, pyast.comprehension):  # CPython gives these no position
         return ("Comprehension", n(node.target), n(node.iter), n(node.ifs))
     raise AssertionError(f"no normaliser for {kind}")
@@ -947,7 +949,6 @@ def test_no_lark_exception_escapes_for_garbage_input():
     ("async def f():\n    pass\n", "`async` is not supported"),
     ("x = await y\n", "`await` is not supported"),
     ("def f():\n    g = lambda: (yield)\n", "`yield` inside a lambda is not supported"),
-    ("if (n := 10) > 5:\n    pass\n", "the walrus operator `:=` is not supported"),
     ("x = 1j\n", "complex numbers are not supported"),
     ("x = b'bytes'\n", "bytes literals"),
     ("from . import x\n", "relative imports"),
@@ -960,11 +961,12 @@ def test_unsupported_python_is_rejected_by_name(text, message):
     assert err.span is not None and err.span.line >= 1
 
 
-def test_match_statement_is_rejected_by_name():
-    err = error("match command:\n    case 1:\n        pass\n", NotSupportedError)
-    assert err.message == "`match` statements are not supported"
-    assert err.span == at(1, 1, 1, 6)
+def test_match_and_case_are_soft_keywords():
+    assert isinstance(one("match command:\n    case 1:\n        pass\n"), S.Match)
     assert isinstance(one("match = 3\n"), S.Assign)  # still an ordinary name
+    assert isinstance(one("case = match.group(1)\n"), S.Assign)
+    assert isinstance(one("match(x)\n"), S.ExprStmt)
+    assert isinstance(one("match: int = 3\n"), S.AnnAssign)
 
 
 def test_unsupported_keyword_error_points_at_the_keyword():

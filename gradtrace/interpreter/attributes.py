@@ -20,7 +20,7 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
-from . import memory_io, text_io, wrapped
+from . import datetime_module, memory_io, text_io, wrapped
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
     COUNTER_METHODS,
@@ -36,6 +36,7 @@ from .collection_types import (
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .numpy_module import RandomSource, array_attribute, is_numpy_value, random_source_attribute
 from .objects import (
+    BuiltinClass,
     BuiltinType,
     ClassMethod,
     FunctionWrapper,
@@ -57,7 +58,9 @@ from .system_modules import StructSequence, struct_attribute
 
 _COUNTING_METHODS = {Counter: COUNTER_METHODS, defaultdict: DEFAULTDICT_METHODS}
 
-_FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction)
+STRFTIME_GROWTH = 12  # the most a format's text can grow: `%c` is 24 characters
+_FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction,
+                  BuiltinClass)
 # the methods that walk an iterable argument in C: lazy iterables are built first, counted
 _CONSUMING = frozenset({"join", "extend", "update", "union", "intersection", "difference",
                         "symmetric_difference", "issubset", "issuperset", "isdisjoint",
@@ -187,6 +190,12 @@ class Attributes:
                 found = namedtuple_attribute(obj, name)
                 if found is not MISSING:
                     return found
+                extras = self.namedtuple_extras.get(kind)
+                if extras is not None and name in extras:  # `class P(NamedTuple)`'s body
+                    value = extras[name]
+                    if type(value) is ClassMethod:
+                        return Method(self.builtin_types[kind], value.function)
+                    return self.bind(value, obj)
             table = stdlib.TUPLE_METHODS
         elif isinstance(obj, dict):
             table = stdlib.ORDERED_DICT_METHODS if kind is stdlib.OrderedDict \
@@ -258,6 +267,8 @@ class Attributes:
                         check_all_hashable(arg)
             if width and len(args) > 1 and isinstance(args[1], int):
                 self.check_size(args[1], f"a {name}() result")
+            elif name == "strftime" and len(args) > 1 and isinstance(args[1], str):
+                self.check_size(len(args[1]) * STRFTIME_GROWTH, "a strftime() result")
             try:
                 return fn(*args, **kwargs)
             except PYTHON_ERRORS as err:
@@ -265,6 +276,17 @@ class Attributes:
                     from None
 
         return call
+
+    def namedtuple_make(self, cls: Any) -> Callable[[Any], Any]:
+        """A namedtuple class's `_make(iterable)`, the iterable built within the limits."""
+        def make(iterable: Any) -> Any:
+            items = self.materialize(iterable, "a _make() argument")
+            try:
+                return cls.type._make(items)
+            except TypeError as exc:
+                raise ScriptError(str(exc), kind="TypeError") from None
+
+        return make
 
     def type_getattr(self, cls: Any, name: str) -> Any:
         """A Python type's, torch.Tensor's or an opaque class object's attributes: its name,
@@ -274,8 +296,24 @@ class Attributes:
         if name == "__module__":
             return cls.module
         if type(cls) is BuiltinType:
-            if cls.type in self.namedtuple_classes and name == "_fields":
-                return cls.type._fields
+            if cls.module == "datetime":  # datetime.now, timedelta.max
+                found = datetime_module.class_attribute(cls, name)
+                if found is not None:
+                    return found
+            if cls.type in self.namedtuple_classes:
+                if name in ("_fields", "_field_defaults", "__doc__"):
+                    return getattr(cls.type, name)
+                if name == "_make":
+                    return NativeFunction("_make", cls.name, self.namedtuple_make(cls),
+                                          "method")
+                extras = self.namedtuple_extras.get(cls.type)
+                if extras is not None and name in extras:
+                    value = extras[name]
+                    if type(value) is StaticMethod:
+                        return value.function
+                    if type(value) is ClassMethod:
+                        return Method(cls, value.function)
+                    return value
             table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
             if name == "fromkeys" and table is not None and name in table:  # a classmethod
                 return stdlib.BoundMethod(cls.type(), self.guarded(table[name], name), name)
@@ -333,6 +371,11 @@ class Attributes:
             return
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
+        if kind in self.namedtuple_classes:  # a namedtuple's fields are read-only properties
+            if name in obj._fields:
+                raise ScriptError("can't set attribute", kind="AttributeError")
+            raise ScriptError(f"'{kind.__name__}' object has no attribute '{name}'",
+                              kind="AttributeError")
         raise NotSupportedError(
             f"setting attribute '{name}' on {stdlib.owner_name(obj)} is not supported")
 

@@ -42,6 +42,7 @@ from .objects import (
 )
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
 from .torch_arguments import check_arguments
+from .traceback_module import record_frame
 
 # torch's parser reads a numpy scalar as the Python number it holds (`torch.zeros(n)` for an
 # np.int64, `t.pow(np.float64(2))`); torch.tensor / as_tensor keep its dtype (np.float64
@@ -244,6 +245,9 @@ class Calls:
             return fn.body(frame)  # a body ending in `return value` gives it back
         except ReturnSignal as ret:
             return ret.value
+        except GradtraceError as err:  # the frame, for traceback.print_exc()
+            record_frame(err, self.call_stack)
+            raise
         finally:
             self.depth -= 1
             self.in_library = outer

@@ -16,14 +16,18 @@ from typing import Any
 from .. import stdlib
 from ..errors import NotSupportedError, ScriptError, TorchTypeError
 from . import enums
+from .collection_types import partial
 from .dunders import OBJECT
 from .objects import (
     MISSING,
+    BuiltinClass,
+    CachedProperty,
     ClassMethod,
     FunctionWrapper,
     Instance,
     Method,
     NativeFunction,
+    PartialMethod,
     Property,
     ScriptClass,
     StaticMethod,
@@ -72,6 +76,8 @@ class ClassRuntime:
         """`Cls(...)`: a new instance, then `__init__` (object's takes no arguments)."""
         if cls.enum is not None:
             return enums.call(cls, args, kwargs)
+        if cls in self.protocol_classes:
+            raise TorchTypeError("Protocols cannot be instantiated")
         if cls.lookup("__new__") is not MISSING:
             raise NotSupportedError(f"{cls.name}.__new__ is not supported: gradtrace makes "
                                     "instances itself")
@@ -103,7 +109,18 @@ class ClassRuntime:
             return Method(obj.cls if type(obj) is Instance else obj, value.function)
         if kind is Property:
             return self.property_get(value, obj)
+        if kind is CachedProperty:
+            result = self.call(value.func, [obj], {}, None)
+            if type(obj) is Instance and value.attrname is not None:
+                obj.attrs[value.attrname] = result
+            return result
+        if kind is PartialMethod:
+            return partial(self.call_partial, Method(obj, value.func), *value.args,
+                           **value.keywords)
         return value
+
+    def call_partial(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        return self.call(fn, args, kwargs, None)
 
     def property_get(self, prop: Property, obj: Any) -> Any:
         if prop.fget is None:
@@ -185,6 +202,8 @@ class ClassRuntime:
     def class_getattr(self, cls: ScriptClass, name: str) -> Any:
         value = cls.lookup(name)
         if value is MISSING:
+            if name == "__members__" and cls.enum is not None:
+                return enums.members(cls)
             if name == "__name__":
                 return cls.name
             if name == "__qualname__":
@@ -306,6 +325,8 @@ class ClassRuntime:
                 return target.module
         if kind is NativeFunction and name == "__name__":
             return fn.name
+        if kind is BuiltinClass and name in fn.attributes:
+            return fn.attributes[name]
         if name.startswith("_") and not is_dunder(name):
             raise refused(f"'{type_name(fn)}' objects", name)
         raise missing_dunder(f"'{type_name(fn)}' objects", name,

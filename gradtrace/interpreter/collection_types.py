@@ -122,6 +122,7 @@ MISSING = object()  # what namedtuple_attribute answers for a name it does not h
 def namedtuple_attribute(obj: tuple, name: str) -> Any:
     """A field of a namedtuple instance (which may hold None), or one of its documented
     members; MISSING else."""
-    if name in obj._fields or name in ("_fields", "_asdict", "_replace"):  # type: ignore
+    if name in obj._fields or name in ("_fields", "_asdict", "_replace",  # type: ignore
+                                       "_field_defaults"):
         return getattr(obj, name)
     return MISSING

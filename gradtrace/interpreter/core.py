@@ -22,6 +22,7 @@ from .displays import DisplayCompiler
 from .expressions import ExpressionCompiler
 from .generators import GeneratorCompiler
 from .library import Library
+from .matching import MatchCompiler
 from .modules import ImportCompiler, make_modules
 from .protocols import Protocols
 from .pure_modules import Abstracts
@@ -61,8 +62,8 @@ def _reset_run_state() -> None:
 
 
 class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, ImportCompiler,
-                  TargetCompiler, ExpressionCompiler, DisplayCompiler, Protocols, Attributes,
-                  ClassRuntime, Calls, TypeChecks):
+                  TargetCompiler, ExpressionCompiler, DisplayCompiler, MatchCompiler, Protocols,
+                  Attributes, ClassRuntime, Calls, TypeChecks):
     """One run of one script (and of the library modules it uses)."""
 
     def __init__(self, source: Source, stdout: TextIO | None = None,
@@ -74,6 +75,11 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.globals = Frame({"__name__": "__main__"})
         self.builtin_types: dict[type, Any] = {}
         self.namedtuple_classes: set[type] = set()  # the classes the script's namedtuple() made
+        # a `class P(NamedTuple)` body's methods, properties and constants, by class
+        self.namedtuple_extras: dict[type, dict[str, Any]] = {}
+        self.protocol_classes: set[Any] = set()  # classes naming `Protocol` as a base
+        # collections.abc's and numbers' classes: (module, name) (abc_checks.py)
+        self.abc_kinds: dict[Any, tuple[str, str]] = {}
         self.stderr_stream = ScriptStream("stderr", self.stderr)  # sys.stderr
         self.warnings = Warnings(self)  # the warnings filters and where warnings go
         self.builtins = make_builtins(self)

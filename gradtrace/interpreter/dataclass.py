@@ -40,7 +40,7 @@ class Field:
         return "Field(...)"
 
 
-_REFUSED_OPTIONS = ("order", "unsafe_hash", "match_args", "kw_only", "slots")
+_REFUSED_OPTIONS = ("order", "unsafe_hash", "kw_only", "slots")
 register(Field, {name: (lambda spec, name=name: _shown(getattr(spec, name))) for name in (
     "name", "default", "default_factory", "init", "repr", "compare")}, {})
 
@@ -62,7 +62,8 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
         return Field(default, default_factory, init, repr, compare)
 
     def dataclass(cls: Any = None, /, *, init: bool = True, repr: bool = True,
-                  eq: bool = True, frozen: bool = False, **options: Any) -> Any:
+                  eq: bool = True, frozen: bool = False, match_args: bool = True,
+                  **options: Any) -> Any:
         for name in options:
             if name not in _REFUSED_OPTIONS:
                 raise TorchTypeError(f"dataclass() got an unexpected keyword argument '{name}'")
@@ -85,6 +86,8 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
             if frozen:
                 for name, fn in _make_frozen(cls, fields).items():
                     cls.attrs[name] = NativeFunction(name, cls.name, fn)
+            if match_args and "__match_args__" not in cls.attrs:  # for `case Point(x, y)`
+                cls.attrs["__match_args__"] = tuple(name for name, f in fields if f.init)
             return cls
 
         return wrap if cls is None else wrap(cls)

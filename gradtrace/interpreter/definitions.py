@@ -23,6 +23,12 @@ from .objects import ANNOTATED, BuiltinType, ClassCell, ScriptClass, UserFunctio
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
 from .signature import Signature
+from .typed_classes import (
+    is_generic_base,
+    make_namedtuple_class,
+    make_typed_dict,
+    typing_class_kind,
+)
 
 MAX_CLASS_DEPTH = 100
 
@@ -140,9 +146,12 @@ class DefinitionCompiler:
         return self.compile_function("<lambda>", node.params, node.body)
 
     def compile_class(self, node: syntax.ClassDef) -> Callable[[Frame], ScriptClass]:
-        if node.keywords:
-            raise NotSupportedError("class keyword arguments (such as `metaclass=`) are not "
-                                    "supported", node.keywords[0].span)
+        total = None  # `class Cfg(TypedDict, total=False)`
+        for keyword in node.keywords:
+            if keyword.arg != "total" or total is not None:
+                raise NotSupportedError("class keyword arguments (such as `metaclass=`) are "
+                                        "not supported", keyword.span)
+            total = self.compile_expr(keyword.value)
         for base in node.bases:
             if isinstance(base, syntax.Starred):
                 raise NotSupportedError("`*` in a class's bases is not supported", base.span)
@@ -155,8 +164,14 @@ class DefinitionCompiler:
         doc = docstring(node.body)
         module = self._module_name
 
-        def make(frame: Frame) -> ScriptClass:
-            base = self.class_base([(code(frame), s) for code, s in bases], span)
+        def make(frame: Frame) -> Any:
+            values = [(code(frame), s) for code, s in bases]
+            typed = typing_class_kind(values)
+            if total is not None and typed != "TypedDict":
+                raise NotSupportedError("class keyword arguments (such as `metaclass=`) are "
+                                        "not supported", node.keywords[0].span)
+            plain = [(b, s) for b, s in values if not is_generic_base(b)]
+            base = OBJECT if typed else self.class_base(plain, span)
             cell = ClassCell()
             namespace = ClassFrame({"__module__": module, "__qualname__": qualname,
                                     "__doc__": doc}, frame, cell)
@@ -171,8 +186,15 @@ class DefinitionCompiler:
             owner = attrs.get("__module__")
             if "__eq__" in attrs and "__hash__" not in attrs:
                 attrs["__hash__"] = None  # Python: __eq__ without __hash__ is unhashable
-            cls = ScriptClass(name, qualname, owner if isinstance(owner, str) else module,
-                              base, attrs, self)
+            owner = owner if isinstance(owner, str) else module
+            if typed == "NamedTuple":
+                return make_namedtuple_class(self, name, owner, attrs, annotated)
+            if typed == "TypedDict":
+                return make_typed_dict(name, owner, annotated, [b for b, _ in values],
+                                       True if total is None else bool(total(frame)))
+            cls = ScriptClass(name, qualname, owner, base, attrs, self)
+            if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
+                self.protocol_classes.add(cls)
             cls.annotated = annotated
             cell.cls = cls
             if base.enum is not None:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import NotSupportedError, ScriptError, TorchTypeError
-from .objects import Instance, Property, ScriptClass
+from .objects import MISSING, Instance, Property, ScriptClass
 
 MAX_MEMBERS = 100_000
 
@@ -99,11 +99,25 @@ def _lookup(info: EnumInfo, value: Any) -> Instance | None:
     return None
 
 
-def call(cls: ScriptClass, args: list[Any], kwargs: dict[str, Any]) -> Instance:
-    """`Color(value)`: the member with that value (or the member itself)."""
-    if kwargs or len(args) != 1:
-        raise NotSupportedError("creating an enumeration by calling Enum (the functional "
-                                "API) is not supported")
+def call(cls: ScriptClass, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`Color(value)`: the member with that value (or the member itself); with names,
+    `Enum("Color", "RED GREEN")`, a new enumeration (EnumType._create_)."""
+    if len(args) > 2 or set(kwargs) - {"names", "module", "qualname", "start", "value"}:
+        unexpected = next((k for k in kwargs if k not in ("names", "module", "qualname",
+                                                         "start", "value")), None)
+        if unexpected is not None:
+            raise TorchTypeError("EnumType.__call__() got an unexpected keyword argument "
+                                 f"'{unexpected}'")
+        raise TorchTypeError(f"EnumType.__call__() takes from 2 to 3 positional arguments "
+                             f"but {len(args) + 1} were given")
+    if len(args) == 2 or "names" in kwargs:
+        names = args[1] if len(args) == 2 else kwargs["names"]
+        value = args[0] if args else kwargs.get("value")
+        return create(cls, value, names, kwargs.get("module"), kwargs.get("qualname"),
+                      kwargs.get("start", 1))
+    if not args:
+        raise TorchTypeError("EnumType.__call__() missing 1 required positional argument: "
+                             "'value'")
     value = args[0]
     if type(value) is Instance and value.cls is cls:
         return value
@@ -111,6 +125,55 @@ def call(cls: ScriptClass, args: list[Any], kwargs: dict[str, Any]) -> Instance:
     if member is None:
         raise ScriptError(f"{value!r} is not a valid {cls.qualname}", kind="ValueError")
     return member
+
+
+def create(cls: ScriptClass, name: Any, names: Any, module: Any, qualname: Any,
+           start: Any) -> ScriptClass:
+    """EnumType._create_: the names as a string (split at commas and spaces) or a list
+    (values from `start` up), a list of (name, value) pairs, or a mapping."""
+    if not isinstance(name, str):
+        raise TorchTypeError(f"{name!r} is not a valid enum name")
+    if cls.enum is not None and cls.enum.members:
+        raise TorchTypeError(f"<enum {name!r}> cannot extend {cls!r}")
+    interp = cls.interp
+    if isinstance(names, str):
+        names = names.replace(",", " ").split()
+    if isinstance(names, dict):
+        pairs = list(names.items())
+    else:
+        items = list(interp.materialize(names, "enum member names"))
+        if items and all(isinstance(n, str) for n in items):
+            pairs = [(n, start + i) for i, n in enumerate(items)]
+        else:
+            pairs = []
+            for item in items:
+                item = tuple(interp.materialize(item, "an enum member"))
+                if len(item) != 2:
+                    raise TorchTypeError(f"expected 2 items, got {len(item)}")
+                pairs.append(item)
+    if len(pairs) > MAX_MEMBERS:
+        raise NotSupportedError(f"an enumeration of more than {MAX_MEMBERS} members")
+    attrs: dict[str, Any] = {"__module__": module if isinstance(module, str) else "__main__"}
+    for key, value in pairs:
+        if not isinstance(key, str):
+            raise TorchTypeError(f"{key!r} is not a valid enum member name")
+        if key.startswith("_"):
+            raise NotSupportedError(f"enum member names starting with '_' ({key!r}) are not "
+                                    "supported")
+        if key in attrs:
+            raise TorchTypeError(f"{key!r} already defined as {attrs[key]!r}")
+        if cls.lookup(key) is not MISSING:
+            raise ScriptError(f"invalid enum member name(s) {key!r}", kind="ValueError")
+        attrs[key] = value
+    made = ScriptClass(name, qualname if isinstance(qualname, str) else name,
+                       attrs.pop("__module__"), cls, attrs, interp)
+    make_enum(made)
+    return made
+
+
+def members(cls: ScriptClass) -> dict[str, Instance]:
+    """`Color.__members__`: every name, aliases too, in definition order (a copy)."""
+    return dict(cls.enum.by_name)
 
 
 def getitem(cls: ScriptClass, name: Any) -> Instance:

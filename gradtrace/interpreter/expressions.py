@@ -3,6 +3,7 @@ attributes, subscripts, calls, operators. (Displays and comprehensions are in
 `displays.py`.)"""
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable
 from types import BuiltinFunctionType
@@ -20,6 +21,7 @@ from ..errors import (
     ScriptError,
 )
 from ..source import Span
+from .dunders import _BINARY
 from .nesting import HASHED, SET_OPERATORS, check_all_hashable
 from .numpy_module import DTYPE_CLASSES
 from .objects import (
@@ -141,11 +143,14 @@ class ExpressionCompiler:
     def format_value(self, value: Any, spec: str, span: Span) -> str:
         """f-string formatting: specs only for numbers, strings and tensors, widths bounded."""
         if spec:
-            if not isinstance(value, (int, float, str, Tensor, Instance, np.generic, ndarray)):
+            if not isinstance(value, (int, float, str, Tensor, Instance, np.generic, ndarray,
+                                      datetime.date, datetime.time, datetime.timedelta)):
                 raise NotSupportedError(
                     f"format spec '{spec}' is only supported for numbers, strings and tensors",
                     span)
             self.check_spec(spec, span)
+            if isinstance(value, (datetime.date, datetime.time)):  # a strftime format
+                self.check_size(len(spec) * 12, "a strftime() result")
         try:
             return format(value, spec)
         except GradtraceError as err:
@@ -364,6 +369,12 @@ class ExpressionCompiler:
         (The caller labels the operation: it sets current_span.)"""
         if type(a) is not Tensor and type(b) is not Tensor:
             self._guard_binop(op, a, b, span)
+        elif type(b) is Instance and op in REFLECTED:
+            # torch's operators answer NotImplemented for an object they do not know:
+            # Python then asks its reflected method (an IntEnum member's __rmul__)
+            result = getattr(b, REFLECTED[op])(a)
+            if result is not NotImplemented:
+                return result
         try:
             if type(a) in NUMPY_TYPES or type(b) in NUMPY_TYPES:
                 a, b, mixed = self.numpy_operands(a, b)
@@ -513,6 +524,9 @@ class ExpressionCompiler:
 
     expr_YieldFrom = expr_Yield
 
+
+
+REFLECTED = {symbol: f"__r{name}__" for name, symbol in _BINARY.items()}
 
 
 def callable_name(fn: Any) -> str:

@@ -354,6 +354,14 @@ def context_exit(interp: Interpreter, token: int, error: Any = None) -> bool:
 
 
 @intrinsic
+def register_abc(interp: Interpreter, cls: Any, module: str) -> None:
+    """Mark a class of collections.abc or numbers as the ABC it ports (abc_checks.py)."""
+    if type(cls) is not ScriptClass:
+        raise InternalError(f"register_abc of a {type_name(cls)}")
+    interp.abc_kinds[cls] = (module, cls.name)
+
+
+@intrinsic
 def abstract_method(interp: Interpreter, fn: Any) -> Any:
     """abc.abstractmethod: mark `fn` (pure_modules.Abstracts)."""
     return interp.abstracts.mark(fn)

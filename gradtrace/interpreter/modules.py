@@ -32,14 +32,24 @@ from ..source import Span
 from . import collection_types, memory_io, text_io
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
+from .datetime_module import datetime_namespace
 from .numpy_module import make_numpy
-from .objects import BuiltinFunction, BuiltinType, ScriptIterator
+from .objects import (
+    BuiltinClass,
+    BuiltinFunction,
+    BuiltinType,
+    CachedProperty,
+    PartialMethod,
+    ScriptIterator,
+)
 from .os_module import RunFiles, os_namespaces
 from .path_module import pathlib_namespace
 from .pure_modules import pure_namespaces
 from .regex_module import re_namespace
 from .runtime import Code, Frame
 from .system_modules import system_namespaces
+from .traceback_module import traceback_namespace
+from .typed_classes import make_namedtuple
 from .typing_module import typing_namespace
 
 if TYPE_CHECKING:
@@ -163,6 +173,9 @@ def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
     def chain(*iterables: Any) -> ScriptIterator:
         return lazy("chain", (x for it in iterables for x in iterate(it, None)))
 
+    def from_iterable(iterables: Any) -> ScriptIterator:
+        return lazy("chain", (x for it in iterate(iterables, None) for x in iterate(it, None)))
+
     def islice(iterable: Any, *args: Any) -> ScriptIterator:
         try:  # Python's own checks of the bounds, on an empty iterator
             itertools.islice((), *args)
@@ -197,6 +210,10 @@ def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
 
     namespace = _python_namespace("itertools", itertools, {
         "count": count, "repeat": repeat, "chain": chain, "islice": islice, "product": product})
+    chain_class = namespace.table["chain"]
+    namespace.table["chain"] = BuiltinClass(chain_class.name, chain_class.fn, chain_class.twin, {
+        "from_iterable": BuiltinFunction("from_iterable", from_iterable,
+                                         itertools.chain.from_iterable)})
     namespace.table.update({name: stdlib.LibraryName("_itertools", name) for name in (
         "accumulate", "combinations", "combinations_with_replacement", "permutations",
         "zip_longest", "cycle", "starmap", "compress", "dropwhile", "takewhile",
@@ -308,6 +325,11 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                 "getLogRecordFactory", "setLogRecordFactory", "lastResort", "raiseExceptions",
                 "getLevelNamesMapping", "root"),
     "enum": ("Enum", "IntEnum", "auto", "unique"),
+    "collections.abc": ("Hashable", "Iterable", "Iterator", "Reversible", "Generator",
+                        "Sized", "Container", "Collection", "Callable", "Mapping",
+                        "MappingView", "KeysView", "ItemsView", "ValuesView",
+                        "MutableMapping", "Sequence", "MutableSequence"),
+    "numbers": ("Number", "Complex", "Real", "Rational", "Integral"),
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
@@ -317,6 +339,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib",
+                             "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
 
 
@@ -348,13 +371,7 @@ def _counting_types(interp: Interpreter) -> dict[str, Any]:
         if not isinstance(field_names, str):
             field_names = interp.materialize(field_names, "a namedtuple() argument")
         module = module if isinstance(module, str) else "__main__"  # Python's __module__
-        cls = collections.namedtuple(typename, field_names, rename=rename,
-                                     defaults=defaults, module=module)
-        made = BuiltinType(cls, cls)
-        made.module = module
-        interp.builtin_types[cls] = made
-        interp.namedtuple_classes.add(cls)
-        return made
+        return make_namedtuple(interp, typename, field_names, defaults, module, rename)
 
     types = {"defaultdict": BuiltinType(collection_types.defaultdict, make_defaultdict),
              "Counter": BuiltinType(collection_types.Counter, make_counter),
@@ -391,7 +408,16 @@ def _functools_namespace(interp: Interpreter) -> stdlib.Namespace:
             value = call(function, [value, item], {})
         return value
 
-    namespace = _python_namespace("functools", functools, {"reduce": reduce})
+    def cached_property(func: Any) -> CachedProperty:
+        return CachedProperty(func)
+
+    def partialmethod(func: Any, /, *args: Any, **keywords: Any) -> PartialMethod:
+        if not interp.is_callable(func):
+            raise TorchTypeError(f"{func!r} is not callable or a descriptor")
+        return PartialMethod(func, args, keywords)
+
+    namespace = _python_namespace("functools", functools, {
+        "reduce": reduce, "cached_property": cached_property, "partialmethod": partialmethod})
     namespace.table.update({name: stdlib.LibraryName("_functools", name) for name in (
         "wraps", "update_wrapper", "lru_cache", "cache", "cmp_to_key", "WRAPPER_ASSIGNMENTS",
         "WRAPPER_UPDATES")})
@@ -423,9 +449,12 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules.update(system_namespaces(interp))
     modules.update(pure_namespaces(interp))
     modules["re"] = re_namespace(interp)
+    modules["datetime"] = datetime_namespace(interp)
+    modules["traceback"] = traceback_namespace(interp)
     for name, names in LIBRARY_PYTHON_MODULES.items():
         modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
-    modules["typing"] = typing_namespace()
+    modules["collections"].table["abc"] = modules["collections.abc"]  # `collections.abc.X`
+    modules["typing"] = typing_namespace(interp)
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
     return modules
@@ -439,7 +468,9 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "typing (for annotations), __future__, io (BytesIO, StringIO), numpy (arrays, " \
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
-             "contextlib, abc, operator, string, json (plain data), statistics, re, " \
+             "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
+             "string, " \
+             "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), logging (to streams), pathlib (Path over the run's files) " \
              "and os (paths; the files torch.save wrote and the folders the script made, " \

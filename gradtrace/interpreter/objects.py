@@ -161,6 +161,18 @@ class BuiltinFunction:
         return f"<built-in function {self.name}>"
 
 
+class BuiltinClass(BuiltinFunction):
+    """A builtin that is a class in Python with class attributes scripts use
+    (`itertools.chain.from_iterable`)."""
+
+    __slots__ = ("attributes",)
+
+    def __init__(self, name: str, fn: Callable[..., Any], twin: Callable[..., Any],
+                 attributes: dict[str, Any]):
+        super().__init__(name, fn, twin)
+        self.attributes = attributes
+
+
 class Method:
     """A function bound to an object (an instance, or a class for a classmethod)."""
 
@@ -233,6 +245,41 @@ class Property:
 
     def __repr__(self) -> str:
         return f"<property object at {id(self):#x}>"
+
+
+class CachedProperty:
+    """`@functools.cached_property`: the first read through an instance calls `func` and
+    keeps the value in the instance's attributes, which later reads find first (it has no
+    `__set__`: assigning or deleting the attribute is plain)."""
+
+    __slots__ = ("func", "attrname", "doc")
+    python_type_name = "cached_property"
+
+    def __init__(self, func: Any):
+        self.func = func
+        self.attrname = getattr(func, "name", None)
+        self.doc = getattr(func, "doc", None)
+
+    def __repr__(self) -> str:
+        return f"<functools.cached_property object at {id(self):#x}>"
+
+
+class PartialMethod:
+    """`functools.partialmethod(func, *args, **keywords)`: read through an instance, a
+    `functools.partial` of the bound method."""
+
+    __slots__ = ("func", "args", "keywords")
+    python_type_name = "partialmethod"
+
+    def __init__(self, func: Any, args: tuple[Any, ...], keywords: dict[str, Any]):
+        self.func = func
+        self.args = args
+        self.keywords = keywords
+
+    def __repr__(self) -> str:
+        args = ", ".join(map(repr, self.args))
+        keywords = ", ".join(f"{k}={v!r}" for k, v in self.keywords.items())
+        return f"functools.partialmethod({self.func!r}, {args}, {keywords})"
 
 
 class ScriptClass:

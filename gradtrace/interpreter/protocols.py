@@ -29,7 +29,7 @@ from .objects import (
 )
 from .regex_module import Match
 from .runtime import PYTHON_ERRORS
-from .typing_module import TypingName
+from .typing_module import GenericAlias, TypingName
 
 # Python's own iterators over the containers scripts hold (what `iter()`, `zip`,
 # `enumerate`, `reversed` and dict views give): their length is bounded by a container's.
@@ -155,6 +155,8 @@ class Protocols:
         if kind is Tensor or kind is Parameter or kind is BatchedTensor:
             if type(index) is tuple or type(index) is ndarray or isinstance(index, np.generic):
                 index = torch_index(index)
+            elif type(index) is Instance:  # an IntEnum member, anything with __index__
+                index = self.as_index(index)
             return obj[index]
         if kind is ndarray:
             return obj[index]
@@ -173,7 +175,11 @@ class Protocols:
                 message = repr(index) if isinstance(err, KeyError) else str(err)
                 raise ScriptError(script_message(message, (obj, index)),
                                   kind=type(err).__name__) from None
-        if kind is TypingName:  # Tuple[torch.Tensor, torch.Tensor]
+        if kind is ScriptClass and obj in self.abc_kinds \
+                and self.abc_kinds[obj][0] == "collections.abc":  # Sequence[int]
+            return GenericAlias(f"collections.abc.{obj.name}",
+                                index if type(index) is tuple else (index,))
+        if isinstance(obj, TypingName):  # Tuple[torch.Tensor, torch.Tensor], Generic[T]
             return obj.subscript(index)
         if kind is Match:
             try:

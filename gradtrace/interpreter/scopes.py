@@ -163,7 +163,18 @@ def _visit_children(node: Any, found: _Analysis) -> list[Any]:
         return list(node.bases) + [k.value for k in node.keywords] + list(node.decorators)
     if kind is syntax.Lambda:
         return [p.default for p in node.params]
+    if kind is syntax.MatchAs or kind is syntax.MatchStar:
+        if node.name is not None:
+            _bind(found, node.name)
+        return [node.pattern] if kind is syntax.MatchAs else []
+    if kind is syntax.MatchMapping and node.rest is not None:
+        _bind(found, node.rest)
+    if kind is syntax.NamedExpr:
+        _bind(found, node.target.id)
+        return [node.value]
     if kind in _COMPREHENSIONS:
+        for name in comprehension_walrus_targets(node):  # PEP 572: they bind out here
+            _bind(found, name)
         return [node.generators[0].iter]  # the rest runs in the comprehension's own scope
     if kind is syntax.Delete:
         reads = []
@@ -241,6 +252,28 @@ def mangle(name: str, class_name: str | None) -> str:
         return name
     stripped = class_name.lstrip("_")
     return f"_{stripped}{name}" if stripped else name
+
+
+def comprehension_walrus_targets(node: Any) -> list[str]:
+    """The `:=` targets inside a comprehension (and comprehensions nested in it), which
+    bind in the enclosing function's scope; a lambda inside binds its own."""
+    names: list[str] = []
+    pending: list[Any] = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, tuple):
+            pending.extend(item)
+            continue
+        if not isinstance(item, syntax.Node):
+            continue
+        kind = type(item)
+        if kind is syntax.NamedExpr:
+            names.append(item.target.id)
+        elif kind is syntax.Lambda:
+            pending.extend(p.default for p in item.params)
+            continue
+        pending.extend(getattr(item, f) for f in _fields(kind))
+    return names
 
 
 def contains_yield(node: Any) -> bool:

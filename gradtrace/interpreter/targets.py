@@ -118,6 +118,37 @@ class TargetCompiler:
 
         return store_name
 
+    def expr_NamedExpr(self, node: syntax.NamedExpr) -> Code:
+        """`target := value`: the value, also stored in the target. Inside a comprehension
+        the target belongs to the enclosing function (or module): PEP 572."""
+        value = self.compile_expr(node.value)
+        name = self.mangled(node.target.id)
+        scope = self._scope
+        hops = 0
+        while scope.kind == "comprehension" and scope.parent is not None:
+            scope = scope.parent
+            hops += 1
+        with self.scope(scope):
+            store = self._store_name(name, node.target.span)
+
+        if hops == 0:
+            def named(frame: Frame) -> Any:
+                result = value(frame)
+                store(frame, result)
+                return result
+
+            return named
+
+        def named_outside(frame: Frame) -> Any:
+            result = value(frame)
+            owner = frame
+            for _ in range(hops):
+                owner = owner.parent
+            store(owner, result)
+            return result
+
+        return named_outside
+
     def _store_unpack(self, target: syntax.TupleExpr | syntax.ListExpr, label: Span) -> Store:
         elts = target.elts
         starred = next((i for i, e in enumerate(elts) if isinstance(e, syntax.Starred)), None)

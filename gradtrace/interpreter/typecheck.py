@@ -17,6 +17,7 @@ from ..engine.shapes import Size
 from ..engine.tensor import Tensor
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
 from ..tensor_types import SIZE, ScriptType, TorchVersion, tensor_class_of
+from . import abc_checks
 from .dunders import OBJECT
 from .objects import (
     BuiltinType,
@@ -90,9 +91,16 @@ class TypeChecks:
         if kind is ScriptClass:
             if classinfo is OBJECT:
                 return True
+            if classinfo in self.abc_kinds:
+                return abc_checks.instance_check(self, value, classinfo)
+            if classinfo in self.protocol_classes:
+                raise TorchTypeError("Instance and class checks can only be used with "
+                                     "@runtime_checkable protocols")
             return type(value) is Instance and classinfo in value.cls.mro
         if kind is BuiltinType:
-            return type(value) is not Instance and isinstance(value, classinfo.type)
+            if type(value) is Instance:  # an IntEnum's members are ints
+                return classinfo.type is int and _is_int_enum(value.cls)
+            return isinstance(value, classinfo.type)
         if isinstance(classinfo, ScriptType):
             return classinfo.instancecheck(value)
         if kind is stdlib.ExceptionType:
@@ -115,10 +123,15 @@ class TypeChecks:
                                  "union")
         if classinfo is OBJECT or cls is classinfo:
             return True
+        if type(classinfo) is ScriptClass and classinfo in self.abc_kinds:
+            return abc_checks.class_check(self, cls, classinfo)
         if type(cls) is ScriptClass and type(classinfo) is ScriptClass:
             return cls.is_subclass(classinfo)
         if isinstance(cls, ScriptType):  # nn.Parameter is a torch.Tensor
             return classinfo in cls.bases
+        if type(cls) is ScriptClass and type(classinfo) is BuiltinType and \
+                classinfo.type is int:
+            return _is_int_enum(cls)
         if type(cls) is BuiltinType and type(classinfo) is BuiltinType:
             return issubclass(cls.type, classinfo.type)
         if type(cls) is stdlib.ExceptionType and type(classinfo) is stdlib.ExceptionType:
@@ -140,6 +153,11 @@ class TypeChecks:
             raise NotSupportedError("type(name, bases, dict) is not supported: use a `class` "
                                     "statement")
         raise TorchTypeError("type() takes 1 or 3 arguments")
+
+
+def _is_int_enum(cls: ScriptClass) -> bool:
+    """Whether a class derives from the library's enum.IntEnum (an int in Python)."""
+    return any(c.name == "IntEnum" and c.module == "enum" for c in cls.mro)
 
 
 def _derives(kind: str | None, ancestor: str) -> bool:

@@ -5,19 +5,22 @@ checks a type: `cast` returns its value, a TypeVar is a name.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
 from ..errors import TorchTypeError
 from .objects import BuiltinFunction
+
+if TYPE_CHECKING:
+    from .core import Interpreter
 
 TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional",
                 "Sequence", "Set", "Tuple", "Type", "Union", "Literal", "Mapping",
                 "MutableMapping", "MutableSequence", "FrozenSet", "DefaultDict", "Deque",
                 "Counter", "OrderedDict", "Generator", "Hashable", "Sized", "Collection",
                 "Container", "Final", "ClassVar", "Annotated", "NoReturn", "Awaitable")
-"""The names of `typing` a script may import (`Generic`, `Protocol`, `NamedTuple` and
-`TypedDict` would be class bases: not offered)."""
+"""The names of `typing` a script may import that are only names (`Generic`, `Protocol`,
+`NamedTuple` and `TypedDict`, class bases, are in typed_classes.py)."""
 
 
 class TypingName:
@@ -60,6 +63,16 @@ class TypingName:
         return TypingName(self.name, args)
 
 
+class GenericAlias(TypingName):
+    """`collections.abc.Sequence[int]` (types.GenericAlias): printed with its module."""
+
+    __slots__ = ()
+    python_type_name = "types.GenericAlias"
+
+    def __repr__(self) -> str:
+        return f"{self.name}[{', '.join(_type_repr(a) for a in self.args or ())}]"
+
+
 def _type_repr(value: Any) -> str:
     """typing._type_repr: a class by its dotted name (`int`, `torch.Tensor`), None as the
     type typing makes of it (`NoneType`), `...` as itself, a list of types in brackets
@@ -77,7 +90,7 @@ def _type_repr(value: Any) -> str:
     return text
 
 
-def typing_namespace() -> stdlib.Namespace:
+def typing_namespace(interp: Interpreter) -> stdlib.Namespace:
     def cast(typ: Any, val: Any) -> Any:
         return val
 
@@ -89,10 +102,13 @@ def typing_namespace() -> stdlib.Namespace:
 
     import typing
 
+    from . import typed_classes
+
     table: dict[str, Any] = {n: TypingName(n) for n in TYPING_NAMES}
     table["TYPE_CHECKING"] = False
     table["cast"] = BuiltinFunction("cast", cast, typing.cast)
     table["TypeVar"] = BuiltinFunction("TypeVar", type_var, typing.TypeVar)
+    table.update(typed_classes.typing_bases(interp))
     return stdlib.Namespace("typing", table)
 
 

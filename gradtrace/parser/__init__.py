@@ -26,7 +26,7 @@ from __future__ import annotations
 from .. import syntax as ast
 from ..source import Source, Span
 from .builder import _Builder
-from .checks import _check_context
+from .checks import _check_context, check_walrus_scopes
 from .driver import _IDENTITY, _check_edges, _normalise, _run_lark
 from .tokens import MAX_BRACKETS, MAX_INDENT, MAX_NESTING
 
@@ -41,6 +41,8 @@ def parse(source: Source) -> ast.Module:
     builder = _Builder(text, _IDENTITY, {})
     body: tuple[ast.Stmt, ...] = builder.convert(trees)
     _check_context(body)
+    if ":=" in text:
+        check_walrus_scopes(body)
     stripped = text[:-1]  # _normalise always appends the final newline
     end_line = stripped.count("\n") + 1
     end_column = len(stripped) - (stripped.rfind("\n") + 1) + 1

@@ -16,17 +16,18 @@ from ..source import Span
 from .driver import _Mapper, _Tree
 from .expression_rules import ExpressionRules
 from .literal_rules import LiteralRules
+from .pattern_rules import PatternRules
 from .statement_rules import StatementRules
 from .tokens import MAX_NESTING, _token_span
 
 _EXPR_TYPES: tuple[type, ...] = (
     ast.Constant, ast.FString, ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Starred,
     ast.Call, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Lambda,
-    ast.ListExpr, ast.TupleExpr, ast.DictExpr, ast.ListComp,
+    ast.ListExpr, ast.TupleExpr, ast.DictExpr, ast.ListComp, ast.NamedExpr,
 )
 
 
-class _Builder(StatementRules, ExpressionRules, LiteralRules):
+class _Builder(StatementRules, ExpressionRules, LiteralRules, PatternRules):
     """Turns the parse tree into AST nodes, bottom-up.
 
     Handlers are `_h_<rule>(tree, children)`; `children` are already converted (AST
@@ -38,6 +39,9 @@ class _Builder(StatementRules, ExpressionRules, LiteralRules):
         self.text = text
         self.mapper = mapper
         self.depths = depths
+        self.walrus: list[_Tree] = []  # every `:=` made, checked where it stands at the end
+        self.walrus_allowed: set[int] = set()  # ids of those standing where Python allows
+        self.walrus_errors: dict[int, GtSyntaxError] = {}  # a target `:=` cannot bind
 
     # ---------------------------------------------------------------- machinery
 
@@ -49,7 +53,36 @@ class _Builder(StatementRules, ExpressionRules, LiteralRules):
         for tree in trees:
             children = [c.value if c.__class__ is _Tree else c for c in tree.children]
             tree.value = handlers[tree.data](self, tree, children)
+        if self.walrus:
+            self.check_walrus()
         return trees[-1].value
+
+    def allow_walrus(self, *children: Any) -> None:
+        """These children may be an unparenthesised `target := value` (Python's
+        `named_expression` places: conditions, call arguments, subscripts, display
+        items, comprehension results)."""
+        for child in children:
+            if child.__class__ is _Tree and child.data == "walrus":
+                self.walrus_allowed.add(id(child))
+
+    def check_walrus(self) -> None:
+        """Python's grammar allows `:=` unparenthesised only in some places: anywhere
+        else (a statement, an assignment's value, a default, a keyword argument, a
+        lambda's body...) it is a syntax error at the `:=`."""
+        for tree in self.walrus:
+            if tree.outer != tree.pos or id(tree) in self.walrus_allowed:
+                if id(tree) in self.walrus_errors:
+                    raise self.walrus_errors[id(tree)]
+                continue
+            target = tree.children[0]
+            if isinstance(target, Token):
+                start = target.end_pos or 0
+            else:
+                start = _offset(self.text, target.outer[2], target.outer[3])
+            at = self.text.index(":=", start)
+            line = self.text.count("\n", 0, at) + 1
+            column = at - (self.text.rfind("\n", 0, at) + 1) + 1
+            raise self.error("invalid syntax", self.mapper.span(line, column, line, column + 2))
 
     def _mk(self, cls: type, span: Span, *fields: Any) -> Any:
         node = cls(span, *fields)
@@ -107,6 +140,14 @@ class _Builder(StatementRules, ExpressionRules, LiteralRules):
     def no_starred(self, value: Any) -> None:
         if isinstance(value, ast.Starred):
             raise self.error("can't use starred expression here", value.span)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """The index in `text` of a 1-based (line, column)."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    return start + column - 1
 
 
 _HANDLERS: dict[str, Callable[..., Any]] = {

@@ -76,10 +76,6 @@ def _explain(exc: UnexpectedInput, parser: _Parser, st: _LexState, text: str,
         found = "the end of the f-string expression"
     starts_expression = _starts_expression(tok, parser)
     before = st.prev if st.last is tok else st.last  # the token before the offending one
-    if (before is not None and before is st.line_first and before.type == "NAME"
-            and before in ("match", "case") and kind == "NAME" and not visible):
-        return NotSupportedError(f"`{before}` statements are not supported",
-                                 _token_span(before))
     if (starts_expression and before is not None and before.type == "NAME"
             and before == "print" and not visible and before is st.line_first):
         return GtSyntaxError(

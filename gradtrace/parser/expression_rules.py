@@ -15,6 +15,26 @@ class _GenExpArgs(list):
     """Arguments of `f(x for x in xs)`: a generator expression as the only argument."""
 
 
+_WALRUS_WORDS: dict[type, str] = {
+    ast.Name: "name", ast.Attribute: "attribute", ast.Subscript: "subscript",
+    ast.TupleExpr: "tuple", ast.ListExpr: "list", ast.Call: "function call",
+    ast.Compare: "comparison", ast.Lambda: "lambda", ast.IfExp: "conditional expression",
+    ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
+    ast.DictComp: "dict comprehension", ast.GeneratorExp: "generator expression",
+    ast.DictExpr: "dict literal", ast.SetExpr: "set display", ast.Starred: "starred",
+    ast.FString: "f-string expression", ast.NamedExpr: "named expression",
+}
+
+
+def _walrus_word(target: Any) -> str:
+    """How CPython names what stands left of a misplaced `:=`."""
+    if isinstance(target, ast.Constant):
+        if target.value is None or isinstance(target.value, bool):
+            return str(target.value)
+        return "ellipsis" if target.value is Ellipsis else "literal"
+    return _WALRUS_WORDS.get(type(target), "expression")
+
+
 class ExpressionRules:
     """Handlers for expressions: operators, calls, subscripts, displays, comprehensions."""
 
@@ -22,8 +42,17 @@ class ExpressionRules:
         body, test, orelse = children
         return self._mk(ast.IfExp, self.span(tree), test, body, orelse)
 
-    def _h_walrus(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("the walrus operator `:=` is not supported", self.span(tree))
+    def _h_walrus(self, tree: _Tree, children: list) -> ast.NamedExpr:
+        target, value = children
+        self.walrus.append(tree)
+        if not isinstance(target, ast.Name) or self.outer(tree.children[0]) != target.span:
+            # said once the place is known: where `:=` may not stand it is "invalid syntax"
+            self.walrus_errors[id(tree)] = self.error(
+                f"cannot use assignment expressions with {_walrus_word(target)}", target.span)
+        elif target.id == "__debug__":
+            self.walrus_errors[id(tree)] = self.error("cannot assign to __debug__",
+                                                      target.span)
+        return self._mk(ast.NamedExpr, self.span(tree), target, value)
 
     def _h_lambdef(self, tree: _Tree, children: list) -> ast.Lambda:
         params, body = children
@@ -92,6 +121,8 @@ class ExpressionRules:
 
     def _h_call(self, tree: _Tree, children: list) -> ast.Call:
         func, arguments = children
+        if getattr(tree.children[1], "data", None) == "arguments":
+            self.allow_walrus(*tree.children[1].children)
         if isinstance(arguments, _GenExpArgs):
             return self._mk(ast.Call, self.span(tree), func, tuple(arguments), ())
         args, keywords = self.split_arguments(arguments or ())
@@ -143,12 +174,14 @@ class ExpressionRules:
         return self._mk(ast.Keyword, self.span(tree), None, children[0])
 
     def _h_getitem(self, tree: _Tree, children: list) -> ast.Subscript:
+        self.allow_walrus(tree.children[1])
         return self._mk(ast.Subscript, self.span(tree), children[0], children[1])
 
     def _h_getattr(self, tree: _Tree, children: list) -> ast.Attribute:
         return self._mk(ast.Attribute, self.span(tree), children[0], str(children[1]))
 
     def _h_subscript_tuple(self, tree: _Tree, children: list) -> ast.TupleExpr:
+        self.allow_walrus(*tree.children)
         return self._mk(ast.TupleExpr, self.span(tree), tuple(children))
 
     def _h_slice(self, tree: _Tree, children: list) -> ast.Slice:
@@ -159,9 +192,15 @@ class ExpressionRules:
         return children[0]
 
     def _h_tuple(self, tree: _Tree, children: list) -> ast.TupleExpr:
+        first = tree.children[0] if tree.children else None
+        outer = getattr(first, "outer", None)
+        # written `(a, b)` (its first item starts after the parenthesis): a display
+        if outer is not None and tree.pos is not None and outer[:2] != tree.pos[:2]:
+            self.allow_walrus(*tree.children)
         return self._mk(ast.TupleExpr, self.span(tree), tuple(children))
 
     def _h_list(self, tree: _Tree, children: list) -> ast.ListExpr:
+        self.allow_walrus(*tree.children)
         return self._mk(ast.ListExpr, self.span(tree), tuple(children))
 
     def _h_dict(self, tree: _Tree, children: list) -> ast.DictExpr:
@@ -176,6 +215,7 @@ class ExpressionRules:
         return (None, children[0])  # `**value`: no key
 
     def _h_set(self, tree: _Tree, children: list) -> ast.SetExpr:
+        self.allow_walrus(*tree.children)
         return self._mk(ast.SetExpr, self.span(tree), tuple(children))
 
     def _h_setcomp(self, tree: _Tree, children: list) -> ast.SetComp:
@@ -203,6 +243,7 @@ class ExpressionRules:
 
     def _h_comprehension(self, tree: _Tree, children: list) -> tuple:
         elt, *generators = children
+        self.allow_walrus(tree.children[0])  # a dict comprehension's is its key: value
         if isinstance(elt, ast.Starred):
             raise self.error("iterable unpacking cannot be used in comprehension", elt.span)
         return (elt, tuple(generators))

@@ -1,6 +1,7 @@
 """The post-lexer: indentation -> _INDENT/_DEDENT, bracket and keyword checks."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from lark import Token
@@ -38,7 +39,7 @@ class _PostLexer:
     """Indentation -> _INDENT/_DEDENT (PythonIndenter-style), plus checks on brackets,
     keywords and unsupported statements that give better errors than the parser could."""
 
-    always_accept = ("_NEWLINE",)
+    always_accept = ("_NEWLINE", "NAME")  # NAME: `match`/`case` become MATCH/CASE here
 
     def __init__(self) -> None:
         self.keyword_types: dict[str, str] = {}
@@ -47,7 +48,7 @@ class _PostLexer:
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         self.state = _LexState(self.text)
-        return self._run(stream, self.state)
+        return self._run(_soft_keywords(stream, self.text), self.state)
 
     def _run(self, stream: Iterator[Token], st: _LexState) -> Iterator[Token]:
         keyword_types = self.keyword_types
@@ -148,6 +149,52 @@ class _PostLexer:
                                     where, kind="IndentationError")
             if alt != st.indents[-1][1]:
                 raise _tab_error(where)
+
+
+_NOT_A_BLOCK = re.compile(r"(?:[=.:,;)\]}]|(?:\*\*|//|<<|>>|[-+*/%@&|^])=)(?!=)")
+_LINE_SCAN = re.compile(
+    r"""#[^\n]*|'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|\\\r?\n|[()\[\]{}:\n]"""
+)
+
+
+def _soft_keywords(stream: Iterator[Token], text: str) -> Iterator[Token]:
+    """`match` and `case` at the start of a line are keywords when the line is shaped like
+    their statement (a colon outside brackets, and not `match = ...`, `match.x`,
+    `match: int`): MATCH and CASE tokens; anywhere else they are names (Python's soft
+    keywords, decided here from the line's text instead of by trying to parse it)."""
+    depth = 0
+    line_start = True
+    for tok in stream:
+        kind = tok.type
+        if line_start and depth == 0 and kind == "NAME" and tok in ("match", "case") \
+                and tok.end_pos is not None and _block_line(text, tok.end_pos):
+            tok = Token.new_borrow_pos("MATCH" if tok == "match" else "CASE", str(tok), tok)
+        if kind in _OPEN:
+            depth += 1
+        elif kind in _CLOSE:
+            depth = max(depth - 1, 0)
+        line_start = kind == "_NEWLINE" and depth == 0
+        yield tok
+
+
+def _block_line(text: str, pos: int) -> bool:
+    """Whether the logical line going on at `pos` (just after `match`/`case`) has a colon
+    outside brackets, and what follows the word can start its subject or pattern."""
+    after = text[pos:pos + 4].lstrip(" \t")
+    if not after or after[0] in "\r\n#" or _NOT_A_BLOCK.match(after):
+        return False
+    level = 0
+    for found in _LINE_SCAN.finditer(text, pos):
+        piece = found.group()
+        if piece in ("(", "[", "{"):
+            level += 1
+        elif piece in (")", "]", "}"):
+            level -= 1
+        elif piece == ":" and level <= 0:
+            return True
+        elif piece == "\n" and level <= 0:
+            return False
+    return False
 
 
 def _tab_error(span: Span) -> GtSyntaxError:

@@ -30,6 +30,7 @@ _TARGET_WORDS: dict[type, str] = {
     ast.YieldFrom: "yield expression",
     ast.FString: "f-string expression",
     ast.Slice: "slice",
+    ast.NamedExpr: "named expression",
 }
 
 
@@ -178,6 +179,7 @@ class StatementRules:
 
     def _h_if_stmt(self, tree: _Tree, children: list) -> ast.If:
         test, body, *elifs, orelse = children
+        self.allow_walrus(tree.children[0])
         whole = self.span(tree)
         tail: tuple = orelse or ()
         try:
@@ -191,10 +193,12 @@ class StatementRules:
             raise
 
     def _h_elif_clause(self, tree: _Tree, children: list) -> tuple:
+        self.allow_walrus(tree.children[0])
         return (self.span(tree), children[0], children[1])
 
     def _h_while_stmt(self, tree: _Tree, children: list) -> ast.While:
         test, body, orelse = children
+        self.allow_walrus(tree.children[0])
         return self._mk(ast.While, self.span(tree), test, body, orelse or ())
 
     def _h_for_stmt(self, tree: _Tree, children: list) -> ast.For:
@@ -250,6 +254,7 @@ class StatementRules:
         return self._mk(type(definition), definition.span, *fields, tuple(decorators))
 
     def _h_decorator(self, tree: _Tree, children: list) -> ast.Expr:
+        self.allow_walrus(tree.children[0])
         return children[0]
 
     def _h_parameters(self, tree: _Tree, children: list) -> list:

@@ -30,7 +30,7 @@ _UNSUPPORTED_KEYWORDS = {
 }
 _BLOCK_KEYWORDS = frozenset(
     {"IF", "ELIF", "ELSE", "FOR", "WHILE", "DEF", "CLASS", "TRY", "EXCEPT", "FINALLY",
-     "WITH"}
+     "WITH", "MATCH", "CASE"}
 )
 _OPEN = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 _CLOSE = frozenset(_OPEN.values())

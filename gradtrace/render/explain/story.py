@@ -60,7 +60,7 @@ def statement_lines(source: Any, module: Any) -> tuple[dict[int, int], dict[int,
     if module is None:
         return {}, {}
     compound = (syntax.If, syntax.For, syntax.While, syntax.With, syntax.Try,
-                syntax.FunctionDef)
+                syntax.FunctionDef, syntax.Match)
     owner: dict[int, tuple[int, int]] = {}  # line -> (size, statement line)
     texts: dict[int, str] = {}
 
@@ -81,6 +81,8 @@ def statement_lines(source: Any, module: Any) -> tuple[dict[int, int], dict[int,
                     visit(inner)
             for handler in getattr(stmt, "handlers", ()) or ():
                 visit(handler.body)
+            for case in getattr(stmt, "cases", ()) or ():  # a `match` statement's
+                visit(case.body)
 
     visit(module.body)
     return {line: stmt for line, (_, stmt) in owner.items()}, texts

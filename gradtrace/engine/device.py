@@ -71,6 +71,17 @@ class Device:
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> Device:
+        """`with torch.device("cpu"):` makes the factory functions inside create on that
+        device (the changing-default-device recipe). Only the CPU exists here, and it is
+        already every factory's device, so entering checks the device as
+        set_default_device does and there is nothing to restore on exit."""
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
 
 def _type_name(value: Any) -> str:
     return type(value).__name__

@@ -441,7 +441,7 @@ GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as dec
 # managers whose instance decorates a function: each call runs inside a fresh `clone()`
 DECORATING_CONTEXTS = (*GRAD_MODE_TYPES, disable_saved_tensors_hooks)
 CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_tensors_hooks,
-                 disable_saved_tensors_hooks, ndarray.ErrState)
+                 disable_saved_tensors_hooks, ndarray.ErrState, Device)
 
 
 def exception_types() -> dict[str, ExceptionType]:

@@ -290,6 +290,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "transfer_parametrizations_and_params")},
     "torch.autograd.function": {
         "Function": "torch.autograd.function",
+        "InplaceFunction": "torch.autograd.function",
         "once_differentiable": "torch.autograd.function",
     },
     "torch.optim": {
@@ -328,6 +329,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "OneCycleLR": "torch.optim.lr_scheduler_cycles",
         "PolynomialLR": "torch.optim.lr_scheduler",
         "LRScheduler": "torch.optim.lr_scheduler",
+        # the base class subclasses of torch < 2.0 derive from (UvA's CosineWarmupScheduler)
+        "_LRScheduler": "torch.optim.lr_scheduler",
     },
     "torch.optim.optimizer": {
         "Optimizer": "torch.optim.optimizer",

@@ -206,6 +206,12 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("enum_unhashable_values.gt", "ValueError"),
     ("swa_avg_fn_recursion.gt", "RecursionError"),
     ("swa_module_internals.gt", "NotSupportedError"),
+    ("module_dunder_name_only.gt", "AttributeError"),
+    ("module_dunder_loader.gt", "AttributeError"),
+    ("lr_scheduler_private_helpers.gt", "NotSupportedError"),
+    ("device_context_cuda.gt", "NotSupportedError"),
+    ("device_context_dunder.gt", "AttributeError"),
+    ("inplace_function_internals.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -217,6 +217,11 @@ def _without_blas(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: A
             out[...] = np.asarray(bias * beta, dtype)
         return out
     if alpha != 1 or (beta not in (0, 1) and bias is not None):
+        if dtype == np.float16:  # scaled and summed in float (torch's opmath), rounded once
+            prod = np.matmul(a, b, dtype=np.float32) * np.float32(alpha)
+            if bias is not None and beta != 0:
+                prod = prod + bias.astype(np.float32) * np.float32(beta)
+            return prod.astype(dtype)
         exactness.note("addmm with alpha or beta other than 1: the BLAS's scaling order is "
                        "not reproduced")
         prod = blas_model.matmul(a, b) * alpha

@@ -109,6 +109,11 @@ def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None,
         exactness.note(f"{what} {m}x{k} @ {k}x{n}: the BLAS's order for this shape is not "
                        f"reproduced ({capability.BLAS_PLATFORM})" if a.dtype == np.float32
                        else f"{a.dtype} matrix products use numpy's order, not the BLAS's")
+        if bias is not None and a.dtype == np.float16:
+            # torch's half addmm adds the bias to the product in float (its opmath type)
+            # and rounds once, where a half product plus a half bias would round twice
+            out = np.matmul(a, b, dtype=np.float32) + bias.astype(np.float32)
+            return out.astype(np.float16)
         out = np.matmul(a, b)
         return out if bias is None else out + bias
     bias_first = bias is not None and order == "plain" and not (n == 1 and m > 1)

@@ -19,6 +19,7 @@ _DEVICE_STRING = re.compile(r"([a-z]+)(?::(\d+))?$")
 NO_CUDA = "Torch not compiled with CUDA enabled"
 NO_MPS = "PyTorch is not linked with support for mps devices"
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+_CPU_ONLY = "gradtrace runs torch's CPU build, where tensors live on the CPU only"
 
 
 class Device:
@@ -70,6 +71,18 @@ class Device:
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
+
+    def __enter__(self) -> Device:
+        """`with torch.device("cpu"):` makes the factory functions inside create on that
+        device (the changing-default-device recipe). Only the CPU exists here, and it is
+        already every factory's device: entering refuses another device, as
+        set_default_device does, and there is nothing to restore on exit."""
+        if self.type != "cpu":
+            raise NotSupportedError(f"with torch.device({str(self)!r}): {_CPU_ONLY}")
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
 
 
 def _type_name(value: Any) -> str:
@@ -152,8 +165,8 @@ def set_default_device(device: Any) -> None:
     device a tensor can be made on: `cpu` (or None) keeps it; another device is refused
     here (torch accepts it and fails at the next tensor made, which is not modelled)."""
     if device is not None and Device(device).type != "cpu":
-        raise NotSupportedError(f"torch.set_default_device({str(Device(device))!r}): gradtrace "
-                                "runs torch's CPU build, where tensors live on the CPU only")
+        raise NotSupportedError(
+            f"torch.set_default_device({str(Device(device))!r}): {_CPU_ONLY}")
 
 
 def get_default_device() -> Device:

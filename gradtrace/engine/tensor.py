@@ -581,6 +581,9 @@ class RemovableHandle:
         if self.hook in self.hooks:
             self.hooks.remove(self.hook)
 
+    def __repr__(self) -> str:  # what a script printing the handle sees: torch's class
+        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
+
 
 # the language's names for the values it makes ('function', never 'UserFunction'): set
 # by the interpreter, which the engine does not import

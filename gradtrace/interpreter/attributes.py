@@ -68,6 +68,10 @@ _CONSUMING = frozenset({"join", "extend", "update", "union", "intersection", "di
                         "symmetric_difference_update"})
 
 
+
+_MODULE_NAMES = {"os.path": "posixpath"}
+"""A module's `__name__` where it differs from the dotted name a script imports it by."""
+
 class TensorDicts:
     """What a script stores on a tensor object (`inp.g = ...`, fastai's hand-written
     backward): torch keeps it in the Python object's `__dict__`; here a table keyed by the
@@ -134,6 +138,8 @@ class Attributes:
             if value is not None or name in obj.table:  # np.newaxis is None
                 return self.library.resolve(value) if type(value) is stdlib.LibraryName \
                     else value
+            if name == "__name__":  # `scheduler.__module__ == lr_scheduler.__name__` (d2l)
+                return _MODULE_NAMES.get(obj.name, obj.name)
             raise stdlib.missing_namespace_name(obj, name)
         if kind is BuiltinType or kind is OpaqueType or kind is stdlib.ExceptionType or \
                 isinstance(obj, ScriptType):

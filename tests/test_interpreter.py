@@ -316,6 +316,24 @@ def test_default_device_is_the_cpu_and_another_is_refused():
     assert isinstance(err, NotSupportedError) and "CPU build" in err.message
 
 
+def test_dtype_and_device_are_named_as_torch_names_their_types():
+    # torch: "unsupported operand type(s) for +: 'torch.dtype' and 'int'", and
+    # "ones(): argument 'dtype' must be torch.dtype, not torch.device"
+    assert str(error("torch.float32 + 1\n").message) == \
+        "unsupported operand type(s) for +: 'torch.dtype' and 'int'"
+    assert error("torch.ones(2, dtype=torch.device('cpu'))\n").message == \
+        "ones(): argument 'dtype' must be torch.dtype, not torch.device"
+
+
+def test_module_to_refuses_what_tensor_to_refuses_with_its_message():
+    # torch's Module.to parses its arguments as Tensor.to does (torch._C._nn._parse_to)
+    err = error("def f(x):\n    return x\ntorch.nn.Linear(2, 2).to(f)\n")
+    assert err.message.startswith("to() received an invalid combination of arguments - got "
+                                  "(function), but expected one of:\n")
+    assert out("m = torch.nn.Linear(2, 2)\nprint(m.to(0.5) is m, "
+               "m.to('cpu', torch.float64).weight.dtype)\n") == "True torch.float64\n"
+
+
 def test_torch_functional_holds_torchs_python_functions():
     assert out("import torch.functional as F\n"
                "print(F.einsum('i,i->', torch.ones(3), torch.ones(3)).item())\n") == "3.0\n"

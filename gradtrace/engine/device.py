@@ -26,6 +26,7 @@ class Device:
     """A torch.device: a type and an optional index; prints `cpu`, repr `device(type='cpu')`."""
 
     __slots__ = ("type", "index")
+    python_type_name = "torch.device"  # the name Python's messages give the type
 
     def __init__(self, type: Any = None, index: Any = None):  # noqa: A002 - torch's name
         if isinstance(type, Device) and index is None:
@@ -86,7 +87,7 @@ class Device:
 
 
 def _type_name(value: Any) -> str:
-    return type(value).__name__
+    return getattr(type(value), "python_type_name", None) or type(value).__name__
 
 
 CPU = Device("cpu")

@@ -9,6 +9,7 @@ from ..errors import TorchRuntimeError, TorchTypeError
 class DType:
     """A torch dtype: prints as `torch.float32`, backed by a numpy dtype."""
 
+    python_type_name = "torch.dtype"  # the name Python's messages give the type
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "tensor_type",
                  "scalar_type", "category")
 

@@ -461,7 +461,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
 
 
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
-             "torch.utils.data, torch.distributions), math, random, collections " \
+             "torch.utils.data, torch.distributions, torch.amp), math, random, collections " \
              "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools, functools " \
              "(partial, reduce, wraps, lru_cache, cache, cmp_to_key), pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \

@@ -42,6 +42,7 @@ class UserFunction:
     """A `def` or `lambda` from the script (or a library module); Python-callable so hooks,
     `key=` and `map` can call it."""
 
+    python_type_name = "function"  # for the engine's messages (torch.device(f))
     __slots__ = ("name", "qualname", "signature", "defaults", "body", "closure", "interp",
                  "is_generator", "cell", "doc", "module", "library", "__weakref__")
 
@@ -73,6 +74,7 @@ class FunctionWrapper:
     """A callable the interpreter made around a script function (a decorator's result,
     such as `@torch.no_grad()`'s): it binds as a method, like the function it wraps."""
 
+    python_type_name = "function"  # for the engine's messages (torch.device(f))
     __slots__ = ("wrapped",)
 
     def __init__(self, wrapped: Any):
@@ -176,6 +178,7 @@ class BuiltinClass(BuiltinFunction):
 class Method:
     """A function bound to an object (an instance, or a class for a classmethod)."""
 
+    python_type_name = "method"  # for the engine's messages (torch.device(f))
     __slots__ = ("obj", "function")
 
     def __init__(self, obj: Any, function: Any):

@@ -266,3 +266,26 @@ def test_tensor_from_ragged_list_raises_value_error():
 def test_deleted_tensor_free_accumulator_is_recreated():
     x = Tensor(np.array(1.0, np.float32), requires_grad=True)
     assert (x * 1).grad_fn.next_functions[0][0].variable is x
+
+
+@pytest.mark.parametrize("avx512", [False, True])
+@pytest.mark.parametrize(("xs", "ws", "kwargs"), [
+    ((2, 3, 8, 8), (8, 3, 3, 3), dict(padding=1)),  # oneDNN's order on AVX2; float64 on AVX-512
+    ((2, 4, 7, 7), (8, 2, 3, 3), dict(stride=2, groups=2)),  # grouped: float64 everywhere
+    ((2, 3, 9), (6, 3, 3), dict(dilation=2)),
+])
+def test_convolution_results_and_gradients_are_contiguous_on_every_kernel_path(
+        xs, ws, kwargs, avx512, monkeypatch):
+    """torch's convolution output and gradients are contiguous; a float64 fallback's einsum
+    picks its own layout, which view() and stride() would otherwise show."""
+    from gradtrace.engine import onednn
+    from gradtrace.engine.ops import conv
+
+    monkeypatch.setattr(onednn, "AVX512_CORE", avx512)
+    rng = np.random.default_rng(0)
+    x, w, b = (Tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
+               for s in (xs, ws, ws[:1]))
+    out = (conv.conv1d if len(xs) == 3 else conv.conv2d)(x, w, b, **kwargs)
+    autograd.backward(out.sum())
+    for a in (out.array, x.grad.array, w.grad.array, b.grad.array):
+        assert a.flags.c_contiguous

@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from gradtrace.engine import capability
+from gradtrace.engine import capability, onednn
 from gradtrace.interpreter import Limits
 from gradtrace.runner import load_source, run_source
 
@@ -68,6 +68,9 @@ class Outcome:
 def run_case(case: Path, recorded: str) -> Outcome:
     os.environ["ATEN_CPU_CAPABILITY"] = recorded
     capability.CAPABILITY = recorded
+    # record_conformance.py caps oneDNN with ATen (its ISA is the CPU's, not ATen's)
+    os.environ["ONEDNN_MAX_CPU_ISA"] = "AVX2" if recorded == "avx2" else ""
+    onednn.AVX512_CORE = onednn.uses_avx512_core()
     result = run_source(load_source(str(case)), limits=Limits(timeout=600))  # (parity, not speed)
     stdout = ADDRESS.sub("0x?", result.stdout)
     expected = case.with_suffix(".out").read_text()

@@ -70,7 +70,8 @@ def conv_forward(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
     letters = "abcdefghij"[:nd]
     kl = "klmnopqrst"[:nd]
     res = np.einsum(f"NGC{letters}{kl},GOC{kl}->NGO{letters}", cols, wg, optimize=True)
-    return res.reshape((x.shape[0], w.shape[0]) + tuple(out))
+    # einsum picks its own output layout; torch's result is contiguous, and strides show
+    return np.ascontiguousarray(res.reshape((x.shape[0], w.shape[0]) + tuple(out)))
 
 
 def conv_input_grad(g: np.ndarray, w: np.ndarray, input_shape: tuple[int, ...],
@@ -95,7 +96,7 @@ def conv_input_grad(g: np.ndarray, w: np.ndarray, input_shape: tuple[int, ...],
         padded[target] += cols[(Ellipsis,) + k]
     inner = (slice(None), slice(None)) + tuple(
         slice(padding[i], padding[i] + input_shape[2 + i]) for i in range(nd))
-    return padded[inner]
+    return np.ascontiguousarray(padded[inner])
 
 
 def conv_weight_grad(g: np.ndarray, x: np.ndarray, weight_shape: tuple[int, ...],
@@ -110,7 +111,7 @@ def conv_weight_grad(g: np.ndarray, x: np.ndarray, weight_shape: tuple[int, ...]
     letters = "abcdefghij"[:nd]
     kl = "klmnopqrst"[:nd]
     res = np.einsum(f"NGC{letters}{kl},NGO{letters}->GOC{kl}", cols, gg, optimize=True)
-    return res.reshape(weight_shape)
+    return np.ascontiguousarray(res.reshape(weight_shape))
 
 
 def _as_2d(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],

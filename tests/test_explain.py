@@ -31,6 +31,7 @@ GOLDEN = HERE / "golden" / "explain"
 HINTS_SOURCE = ROOT / "gradtrace" / "render" / "hints.py"
 SAMPLES = sorted((ROOT / "samples").glob("*.gt"))
 CASES = sorted((HERE / "conformance").glob("*.gt"))
+REALWORLD = sorted((HERE / "conformance_realworld").glob("*.gt"))[5::10]
 WIDTH = 100
 UPDATE = os.environ.get("GRADTRACE_UPDATE_GOLDEN") == "1"
 
@@ -102,12 +103,25 @@ def test_golden_text_is_plain_and_fits_the_width():
 @pytest.mark.parametrize("script", SAMPLES + CASES,
                          ids=[p.stem for p in SAMPLES] + [f"conf-{p.stem}" for p in CASES])
 def test_every_script_explains_in_both_languages(script: Path, lang: str):
-    explanation = explained(script, lang)
+    assert_explains(script, lang)
+
+
+@pytest.mark.parametrize("script", REALWORLD, ids=[p.stem for p in REALWORLD])
+def test_real_world_scripts_explain(script: Path):
+    """Real code (modules, optimizers, custom Functions, data loaders) must be explained,
+    not only run: one case in ten of the real-world corpus, in English."""
+    assert_explains(script, "en")
+
+
+def assert_explains(script: Path, lang: str) -> None:
+    """The story renders, its JSON validates, and each sentence points into the trace."""
+    result = run(script)
+    explanation = ex.explain(result, lang)
     text = ex.render_text(explanation, 80)
     assert text.strip()  # scripts that touch no tensor get a one-line note
     document = ex.to_json(explanation)
     json.dumps(document, allow_nan=False, ensure_ascii=False)
-    trace = explanation_trace(script)
+    trace = result.trace
     for section in document["sections"]:
         for step in section["steps"]:
             assert set(step) == {"kind", "line", "tone", "at", "facts", "text"}
@@ -121,12 +135,6 @@ def test_every_script_explains_in_both_languages(script: Path, lang: str):
             else:
                 call = trace.backward_calls[at["call"] - 1]
                 assert 0 <= at["step"] <= len(call.steps) + 1
-
-
-def explanation_trace(script: Path):
-    from gradtrace.runner import load_source, run_source
-
-    return run_source(load_source(str(script)), trace=True).trace
 
 
 def test_english_and_chinese_say_the_same_steps():

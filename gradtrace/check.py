@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .check_driver import MARK, MAX_DEPTH, MAX_NODES
+from .check_driver import MARK, MAX_NODES, clean, graph
 from .errors import EXCEPTION_NAMES
 
 EXIT_AGREE = 0
@@ -209,26 +209,8 @@ def run_torch(source_text: str, name: str, python: str,
 # ---------------------------------------------------------------- gradtrace's side
 
 
-def _clean(x: Any) -> Any:
-    if isinstance(x, list):
-        return [_clean(v) for v in x]
-    if isinstance(x, float) and not np.isfinite(x):
-        return "nan" if x != x else ("inf" if x > 0 else "-inf")
-    return x
-
-
-def _graph(fn: Any, depth: int, budget: list[int]) -> Any:
-    if fn is None:
-        return None
-    if budget[0] <= 0 or depth > MAX_DEPTH:
-        return "..."
-    budget[0] -= 1
-    return {"name": fn.name(),
-            "next": [[_graph(n, depth + 1, budget), nr] for n, nr in fn.next_functions]}
-
-
 def _values(t: Any) -> dict[str, Any]:
-    return {"shape": list(t.shape), "dtype": str(t.dtype), "values": _clean(t.array.tolist())}
+    return {"shape": list(t.shape), "dtype": str(t.dtype), "values": clean(t.array.tolist())}
 
 
 def _error(result: Any) -> dict[str, str] | None:
@@ -254,7 +236,7 @@ def dump_result(result: Any, refilled: Any = None,
         d = _values(t)
         d.update(requires_grad=t.requires_grad, is_leaf=t.is_leaf,
                  grad_fn=None if t.grad_fn is None else t.grad_fn.name(),
-                 next_functions=_graph(t.grad_fn, 0, [MAX_NODES]),
+                 next_functions=graph(t.grad_fn, 0, [MAX_NODES]),
                  version=None if t.is_inference() else t._version,
                  retains_grad=t.retains_grad, grad=None if t.grad is None else _values(t.grad))
         tensors[name] = d

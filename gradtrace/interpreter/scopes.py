@@ -9,6 +9,7 @@ never see the class body's names).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -254,45 +255,44 @@ def mangle(name: str, class_name: str | None) -> str:
     return f"_{stripped}{name}" if stripped else name
 
 
-def comprehension_walrus_targets(node: Any) -> list[str]:
-    """The `:=` targets inside a comprehension (and comprehensions nested in it), which
-    bind in the enclosing function's scope; a lambda inside binds its own."""
-    names: list[str] = []
-    pending: list[Any] = [node]
+def _walk(root: Any, children: Callable[[Any], Iterable[Any]]) -> Iterator[Any]:
+    """Every syntax node under `root` (tuples of nodes flattened), descending into what
+    `children` gives for each: the callers decide where a scope stops the walk."""
+    pending: list[Any] = [root]
     while pending:
         item = pending.pop()
         if isinstance(item, tuple):
             pending.extend(item)
-            continue
-        if not isinstance(item, syntax.Node):
-            continue
-        kind = type(item)
-        if kind is syntax.NamedExpr:
-            names.append(item.target.id)
-        elif kind is syntax.Lambda:
-            pending.extend(p.default for p in item.params)
-            continue
-        pending.extend(getattr(item, f) for f in _fields(kind))
-    return names
+        elif isinstance(item, syntax.Node):
+            yield item
+            pending.extend(children(item))
+
+
+def _all_fields(item: Any) -> Iterator[Any]:
+    return (getattr(item, f) for f in _fields(type(item)))
+
+
+def comprehension_walrus_targets(node: Any) -> list[str]:
+    """The `:=` targets inside a comprehension (and comprehensions nested in it), which
+    bind in the enclosing function's scope; a lambda inside binds its own."""
+    def children(item: Any) -> Iterable[Any]:
+        if type(item) is syntax.Lambda:
+            return [p.default for p in item.params]
+        return _all_fields(item)
+
+    return [item.target.id for item in _walk(node, children)
+            if type(item) is syntax.NamedExpr]
 
 
 def contains_yield(node: Any) -> bool:
     """Whether `yield` appears in `node` (a statement or a block), outside nested scopes."""
-    pending = [node]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, tuple):
-            pending.extend(item)
-            continue
-        if not isinstance(item, syntax.Node):
-            continue
+    def children(item: Any) -> Iterable[Any]:
         kind = type(item)
-        if kind is syntax.Yield or kind is syntax.YieldFrom:
-            return True
         if kind is syntax.FunctionDef or kind is syntax.ClassDef or kind is syntax.Lambda:
-            continue  # its own scope (its defaults and decorators cannot hold a yield here)
+            return ()  # its own scope (its defaults and decorators cannot hold a yield here)
         if kind in _COMPREHENSIONS:
-            pending.append(item.generators[0].iter)
-            continue
-        pending.extend(getattr(item, f) for f in _fields(kind))
-    return False
+            return (item.generators[0].iter,)
+        return _all_fields(item)
+
+    return any(type(item) is syntax.Yield or type(item) is syntax.YieldFrom
+               for item in _walk(node, children))

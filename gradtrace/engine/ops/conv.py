@@ -253,8 +253,8 @@ def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding:
         return None
     if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction, pad):
         exactness.note(f"convolution ({direction}) through oneDNN kernels whose order is not "
-                       "reproduced (1x1, grouped, strided input gradient, dilated weight "
-                       "gradient, or too large)")
+                       "reproduced (1x1, grouped, strided input gradient, gemm or "
+                       "inner-product kernels, or too large)")
         return None
     return xs, ws, st, pad, dil
 
@@ -383,7 +383,7 @@ class ConvolutionBackwardBackward0(Function):
             if plan is not None:
                 xs, ws, st, pad, dil = plan
                 g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
-                avx512 = conv_kernels.avx512_weight_kernel(xs[1])
+                avx512 = conv_kernels.avx512_weight_kernel(xs, ws, st, pad, dil)
                 if mask[1]:
                     gw = (conv_avx512 if avx512 else conv_kernels).backward_weight(
                         g4, xa.reshape(xs), ws, st, pad, dil).reshape(wa.shape)

@@ -270,7 +270,7 @@ def test_deleted_tensor_free_accumulator_is_recreated():
 
 @pytest.mark.parametrize("avx512", [False, True])
 @pytest.mark.parametrize(("xs", "ws", "kwargs"), [
-    ((2, 3, 8, 8), (8, 3, 3, 3), dict(padding=1)),  # oneDNN's order on AVX2; float64 on AVX-512
+    ((2, 3, 8, 8), (8, 3, 3, 3), dict(padding=1)),  # oneDNN's AVX2 or AVX-512 order
     ((2, 4, 7, 7), (8, 2, 3, 3), dict(stride=2, groups=2)),  # grouped: float64 everywhere
     ((2, 3, 9), (6, 3, 3), dict(dilation=2)),
 ])

@@ -17,8 +17,9 @@ BLAS), whose order is not reproduced here. Measured against torch 2.13 on an AVX
   images between threads (each thread one chain from 0, the threads' sums then added),
   which it does when there are fewer weight blocks than threads.
 
-Other ISAs (AVX-512 oneDNN kernels block by 16) and grouped convolutions are not
-measured: `onednn_order_known` says when this order applies.
+On a CPU with AVX-512 (unless ONEDNN_MAX_CPU_ISA caps it) oneDNN runs its AVX-512 kernels
+instead, whose order engine/conv_avx512.py reproduces; grouped convolutions are not
+measured: `onednn_order_known` says when either order applies.
 """
 from __future__ import annotations
 
@@ -49,22 +50,44 @@ def uses_onednn(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tupl
 
 def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                        stride: tuple[int, ...], dilation: tuple[int, ...], groups: int,
-                       direction: str) -> bool:
-    """Whether the order below is what oneDNN runs here for `direction` ('forward',
-    'input', 'weight'): its AVX2 direct kernels (jit:avx2) -- not the AVX-512 ones, not
-    `jit_1x1` for 1x1 kernels, not the `brgconv_strided` kernel of a strided input
-    gradient, not the im2col `gemm:jit` of a dilated weight gradient --, no groups, and a
+                       direction: str, padding: tuple[int, ...] = (0, 0)) -> bool:
+    """Whether the order of this module (AVX2) or of conv_avx512 (AVX-512, by
+    `onednn.AVX512_CORE`) is what oneDNN runs here for `direction` ('forward', 'input',
+    'weight'): its direct kernels -- not `jit_1x1` for 1x1 kernels, not the
+    `brgconv_strided` kernel of a strided input gradient, not the im2col `gemm:jit` that
+    padding as wide as the kernel, kernels 14 wide (input and AVX2 weight gradients) or a
+    dilated AVX2 weight gradient get, not AVX-512's inner-product kernels for a kernel as
+    large as the unpadded input (all measured with ONEDNN_VERBOSE) --, no groups, and a
     chain short enough to emulate."""
     from . import onednn
 
-    if onednn.AVX512_CORE or groups != 1 or tuple(w_shape[2:]) == (1, 1):
+    if groups != 1 or tuple(w_shape[2:]) == (1, 1):
         return False
-    if direction == "input" and any(st != 1 for st in stride):
+    ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
+    for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
+        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
+        if p >= k or end >= k:
+            return False
+    if onednn.AVX512_CORE and not any(padding) and tuple(w_shape[2:]) == tuple(x_shape[2:]):
         return False
-    if direction == "weight" and any(d != 1 for d in dilation):
+    if direction == "input" and (any(st != 1 for st in stride) or w_shape[3] >= 14):
         return False
+    if direction == "weight" and not avx512_weight_kernel(x_shape, w_shape, stride, padding,
+                                                          dilation):
+        if any(d != 1 for d in dilation) or w_shape[3] >= 14:
+            return False
     n, c = x_shape[:2]
     return c * w_shape[2] * w_shape[3] * n * w_shape[0] * x_shape[2] * x_shape[3] < MAX_STEPS
+
+
+def avx512_weight_kernel(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                         stride: tuple[int, ...], padding: tuple[int, ...],
+                         dilation: tuple[int, ...]) -> bool:
+    """Whether oneDNN's AVX-512 weight-gradient kernel runs (else its AVX2 one)."""
+    from . import conv_avx512, onednn
+
+    return (onednn.AVX512_CORE and conv_avx512.weight_kernel_is_avx512(x_shape[1])
+            and conv_avx512.weight_boundaries_ok(x_shape, w_shape, stride, padding, dilation))
 
 
 def _padded(x: np.ndarray, padding: tuple[int, int]) -> np.ndarray:
@@ -197,11 +220,11 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
     return total
 
 
-def backward_bias(g: np.ndarray) -> np.ndarray:
+def backward_bias(g: np.ndarray, block: int = BLOCK) -> np.ndarray:
     """d(bias): each channel's plain sum over images, rows and columns, the images split
-    between threads by the reducer (jobs: the output-channel blocks)."""
+    between threads by the reducer (jobs: the output-channel blocks of `block`)."""
     n, o = g.shape[:2]
-    parts = _balance211(n, _reduction_split(BLOCK, -(-o // BLOCK), n))
+    parts = _balance211(n, _reduction_split(block, -(-o // block), n))
     flat = g.reshape(n, o, -1)
     total = np.zeros(o, np.float32)
     for images in parts:

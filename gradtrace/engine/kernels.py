@@ -304,22 +304,20 @@ def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
             return _split(_gelu_erf(_lib(True, x.dtype)["erf"], x.dtype),
                           _gelu_erf(_lib(False, x.dtype)["erf"], x.dtype), x)
         if x.flags.c_contiguous and x.size > 1:
-            if onednn.AVX512_CORE:  # oneDNN's minimax erf: not reproduced, round float64
-                x64 = x.astype(np.float64)
-                return (x64 * 0.5 * (1 + _FLOAT64["erf"](x64 * math.sqrt(0.5)))).astype(_F32)
-            return pointwise.elementwise(
-                x, lambda flat: pointwise.chunked(onednn.gelu_erf, flat))
+            kernel = onednn.gelu_erf_avx512 if onednn.AVX512_CORE else onednn.gelu_erf
+            return pointwise.elementwise(x, lambda flat: pointwise.chunked(kernel, flat))
         return _split(_gelu_erf(aten.erf), _gelu_erf(glibc.erff), x)
 
 
 def gelu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     """gelu_backward (exact form) as oneDNN's eltwise_gelu_erf backward computes it for a
     contiguous float32 input of more than one element (the forward's path): its derivative
-    times dy; float64 through GeluBackwardKernel (`gelu_erf_backward`). None elsewhere
+    times dy (the same Abramowitz-Stegun form with AVX-512, measured); float64 through
+    GeluBackwardKernel (`gelu_erf_backward`). None elsewhere
     (float32 GeluBackwardKernel, not reproduced)."""
     if x.dtype == _F64:
         return gelu_erf_backward(dy, x)
-    if x.dtype != _F32 or not x.flags.c_contiguous or x.size <= 1 or onednn.AVX512_CORE:
+    if x.dtype != _F32 or not x.flags.c_contiguous or x.size <= 1:
         return None
     derivative = onednn.gelu_erf_backward(x.reshape(-1)).reshape(x.shape)
     with np.errstate(all="ignore"):

@@ -4,7 +4,8 @@ multi-output `ConvolutionBackwardBackward0` (grad_input, grad_weight, grad_bias)
 
 Values are torch's kernels' own order: slow_conv2d's / slow_conv3d's and the dilated
 kernels' im2col + MKL gemm (float64, and float32 that use_mkldnn declines) in
-engine/slow_conv.py, oneDNN's AVX2 direct kernels (2-D) in engine/conv_kernels.py. The
+engine/slow_conv.py, oneDNN's AVX2 direct kernels (2-D) in engine/conv_kernels.py and its
+AVX-512 ones in engine/conv_avx512.py. The
 rest (oneDNN's 1x1, grouped, gemm and deconvolution kernels, and every 3-D oneDNN kernel)
 accumulate in float64 and round once, and the run notes that their last bit may differ.
 """
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import conv_kernels, exactness, slow_conv
+from .. import conv_avx512, conv_kernels, exactness, onednn, slow_conv
 from ..formulas import vjp
 from ..limits import reserve
 from ..node import Function
@@ -250,10 +251,10 @@ def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding:
         exactness.note(f"3-D convolution ({direction}) through oneDNN: accumulated in float64, "
                        "not in its kernel's order")
         return None
-    if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction):
+    if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction, pad):
         exactness.note(f"convolution ({direction}) through oneDNN kernels whose order is not "
-                       "reproduced (1x1, grouped, strided input gradient, dilated weight "
-                       "gradient, AVX-512, or too large)")
+                       "reproduced (1x1, grouped, strided input gradient, gemm or "
+                       "inner-product kernels, or too large)")
         return None
     return xs, ws, st, pad, dil
 
@@ -290,7 +291,8 @@ class ConvolutionBackward0(Function):
         plan = _onednn_plan(x.array, w.array, stride, full, dilation, groups, "forward")
         if plan is not None:
             xs, ws, st, pad, dil = plan
-            out = conv_kernels.forward(x.array.reshape(xs), w.array.reshape(ws),
+            kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
+            out = kernels.forward(x.array.reshape(xs), w.array.reshape(ws),
                                        None if b is None else b.array, st, pad, dil)
             return out.reshape(out.shape[:2] + (-1,)) if x.array.ndim == 3 else out
         out = conv_forward(x.array, w.array, stride, full, dilation, groups)
@@ -370,7 +372,8 @@ class ConvolutionBackwardBackward0(Function):
             plan = _onednn_plan(xa, wa, stride, full, dilation, groups, "input")
             if plan is not None:
                 xs, ws, st, pad, dil = plan
-                gi = conv_kernels.backward_input(np.ascontiguousarray(g).reshape(
+                kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
+                gi = kernels.backward_input(np.ascontiguousarray(g).reshape(
                     xs[:1] + (ws[0],) + (-1, g.shape[-1])), wa.reshape(ws), xs, st, pad,
                     dil).reshape(xa.shape)
             else:
@@ -380,11 +383,13 @@ class ConvolutionBackwardBackward0(Function):
             if plan is not None:
                 xs, ws, st, pad, dil = plan
                 g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+                avx512 = conv_kernels.avx512_weight_kernel(xs, ws, st, pad, dil)
                 if mask[1]:
-                    gw = conv_kernels.backward_weight(g4, xa.reshape(xs), ws, st, pad,
-                                                      dil).reshape(wa.shape)
+                    gw = (conv_avx512 if avx512 else conv_kernels).backward_weight(
+                        g4, xa.reshape(xs), ws, st, pad, dil).reshape(wa.shape)
                 if mask[2] and bias_sizes != (0,):
-                    gb = conv_kernels.backward_bias(g4)
+                    gb = (conv_avx512.backward_bias(g4, xs, ws, st, dil) if avx512
+                          else conv_kernels.backward_bias(g4))
             else:
                 if mask[1]:
                     gw = conv_weight_grad(g, xa, wa.shape, stride, full, dilation, groups)

@@ -112,6 +112,20 @@ def run(case: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[
                               capture_output=True, text=True, timeout=300, env=env)
 
 
+def final_exception(stderr: str) -> str:
+    """The uncaught exception as `Kind: message`: its whole message, which can span lines
+    (load_state_dict's `Error(s) in loading state_dict for Net:` then a tab-indented line
+    per key), from the first line after the traceback's last frame, not only its last line."""
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    start = len(lines) - 1
+    for i, line in enumerate(lines):
+        if line.startswith("  File "):  # a frame, its source line and carets follow
+            start = i + 1
+            while start < len(lines) and lines[start].startswith(" "):
+                start += 1
+    return "\n".join(lines[min(start, len(lines) - 1):]).strip()
+
+
 def record(case: pathlib.Path, env: dict[str, str], runs: int, tag: str = "") -> bool:
     """Write NAME[.tag].out and NAME[.tag].err; False (and nothing written) if the runs differ."""
     procs = [run(case, env) for _ in range(max(runs, 1))]
@@ -124,8 +138,7 @@ def record(case: pathlib.Path, env: dict[str, str], runs: int, tag: str = "") ->
     case.with_suffix(f"{suffix}.out").write_text(ADDR.sub("0x?", proc.stdout))
     err = case.with_suffix(f"{suffix}.err")
     if proc.returncode != 0:
-        lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-        err.write_text(lines[-1] + "\n")
+        err.write_text(final_exception(proc.stderr) + "\n")
     elif err.exists():
         err.unlink()
     print(f"{case.stem}{suffix}: exit {proc.returncode}")

@@ -9,7 +9,8 @@ Run under a Python that has torch 2.13 (not the project venv):
 
 For each `NAME.gt` it writes `NAME.out` (stdout with memory addresses written `0x?`, the
 normalisation of ../shared/conformance/check.py) and, when the script ends with an uncaught
-exception, `NAME.err` with the uncaught exception (its whole message); a stale `.err` is removed otherwise.
+exception, `NAME.err` with that exception (its whole message); a stale `.err` is removed
+otherwise.
 
 `--capability` runs torch with `ATEN_CPU_CAPABILITY` set to it (torch's float32 results
 depend on the vector kernels it picks; it can be forced down, never up); below avx512 it

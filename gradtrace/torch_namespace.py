@@ -103,6 +103,7 @@ _NN_UTILS = {
     "remove_weight_norm": "torch.nn.utils.weight_norm",
     "spectral_norm": "torch.nn.utils.spectral_norm",
     "remove_spectral_norm": "torch.nn.utils.spectral_norm",
+    "skip_init": "torch.nn.utils.init",
 }
 
 _TRANSFORMS = (
@@ -420,6 +421,7 @@ def _build_torch() -> dict[str, Namespace]:
         **{module: Namespace(module, {}) for module in _nn_submodules()},
         "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),
         "torch.nn.utils.fusion": Namespace("torch.nn.utils.fusion", {}),
+        "torch.nn.utils.init": Namespace("torch.nn.utils.init", {}),
         "torch.nn.utils.stateless": Namespace("torch.nn.utils.stateless", {}),
         "torch.nn.utils.parametrize": Namespace("torch.nn.utils.parametrize", {}),
         "torch.nn.utils.parametrizations": Namespace("torch.nn.utils.parametrizations", {}),

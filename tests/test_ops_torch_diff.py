@@ -229,6 +229,8 @@ def check_case(code: str, seed: int = 0) -> None:
 CASES = [
     # views
     "x.t()", "v.t()", "x.T", "x.mT", "B.mT", "x.transpose(0, 1)", "x.transpose(-1, 0)",
+    "x.H", "x.mH", "B.mH", "x.adjoint()", "torch.adjoint(B)", "v.H", "B.H", "v.mH",
+    "v.adjoint()",
     "B.transpose(0, 2)", "x.permute(1, 0)", "x.permute((1, 0))", "B.permute(2, 0, -2)",
     "x.permute(0)", "x.permute(0, 0)", "x.flatten()", "v.flatten()", "v.sum().flatten()",
     "B.flatten(1)", "B.flatten(0, 1)", "x.t().flatten()", "x.t().reshape(3, 2)",
@@ -360,7 +362,8 @@ CASES = [
     "F.binary_cross_entropy_with_logits(x, q, weight=w, reduction='sum')",
     "F.binary_cross_entropy_with_logits(x, v)",
     # warnings torch prints
-    "v.T", "v.sum().T", "v.sum().mT", "x[[[0, 1]]]", "x[[0, slice(None)]]", "F.softmax(x)",
+    "v.T", "v.sum().T", "v.sum().mT", "v.sum().H", "v.sum().mH", "v.sum().adjoint()",
+    "x[[[0, 1]]]", "x[[0, slice(None)]]", "F.softmax(x)",
     "F.log_softmax(v)", "x.var(dim=1, correction=3)", "x.std(0, correction=2)",
     # version counters and views
     "y2 = x * 2\nw2 = y2[0]\nz = w2 * w2\nw2.mul_(2)\nout = z",

@@ -9,7 +9,8 @@ Run under a Python that has torch 2.13 (not the project venv):
 
 For each `NAME.gt` it writes `NAME.out` (stdout with memory addresses written `0x?`, the
 normalisation of ../shared/conformance/check.py) and, when the script ends with an uncaught
-exception, `NAME.err` with the last traceback line; a stale `.err` is removed otherwise.
+exception, `NAME.err` with that exception (its whole message); a stale `.err` is removed
+otherwise.
 
 `--capability` runs torch with `ATEN_CPU_CAPABILITY` set to it (torch's float32 results
 depend on the vector kernels it picks; it can be forced down, never up); below avx512 it
@@ -112,6 +113,20 @@ def run(case: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[
                               capture_output=True, text=True, timeout=300, env=env)
 
 
+def final_exception(stderr: str) -> str:
+    """The uncaught exception as `Kind: message`: its whole message, which can span lines
+    (load_state_dict's `Error(s) in loading state_dict for Net:` then a tab-indented line
+    per key), from the first line after the traceback's last frame, not only its last line."""
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    start = len(lines) - 1
+    for i, line in enumerate(lines):
+        if line.startswith("  File "):  # a frame, its source line and carets follow
+            start = i + 1
+            while start < len(lines) and lines[start].startswith(" "):
+                start += 1
+    return "\n".join(lines[min(start, len(lines) - 1):]).strip()
+
+
 def record(case: pathlib.Path, env: dict[str, str], runs: int, tag: str = "") -> bool:
     """Write NAME[.tag].out and NAME[.tag].err; False (and nothing written) if the runs differ."""
     procs = [run(case, env) for _ in range(max(runs, 1))]
@@ -124,8 +139,7 @@ def record(case: pathlib.Path, env: dict[str, str], runs: int, tag: str = "") ->
     case.with_suffix(f"{suffix}.out").write_text(ADDR.sub("0x?", proc.stdout))
     err = case.with_suffix(f"{suffix}.err")
     if proc.returncode != 0:
-        lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-        err.write_text(lines[-1] + "\n")
+        err.write_text(final_exception(proc.stderr) + "\n")
     elif err.exists():
         err.unlink()
     print(f"{case.stem}{suffix}: exit {proc.returncode}")

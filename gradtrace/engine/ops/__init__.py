@@ -158,7 +158,9 @@ from .unary import (
 )
 from .view_inplace import copy_
 from .views import (
+    H,
     T,
+    adjoint,
     alias,
     clone,
     contiguous,
@@ -166,6 +168,7 @@ from .views import (
     expand_as,
     flatten,
     flip,
+    mH,
     movedim,
     mT,
     narrow,
@@ -333,7 +336,8 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "type_as": type_as, "rsqrt": rsqrt,
     "cpu": tensor_cpu, "cuda": tensor_cuda, "get_device": tensor_get_device,
     # views, indexing, joins
-    "t": t, "permute": permute, "transpose": transpose, "swapaxes": transpose,
+    "t": t, "adjoint": adjoint, "permute": permute, "transpose": transpose,
+    "swapaxes": transpose,
     "swapdims": transpose, "movedim": movedim, "flatten": flatten, "unflatten": unflatten,
     "view_as": view_as, "reshape_as": reshape_as, "repeat": repeat, "contiguous": contiguous,
     "unbind": unbind, "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk,
@@ -443,9 +447,10 @@ TENSOR_METHODS.update(float_bits.TENSOR_METHODS)
 TENSOR_METHODS.update(histograms.TENSOR_METHODS)
 TENSOR_METHODS.update(elementwise_callables.TENSOR_METHODS)
 
-# Tensor attributes computed on access (torch properties): `x.T`, `x.mT`; `x.mH`, the
-# conjugate transpose, is mT's TransposeBackward0 view for the real dtypes gradtrace has.
-TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT, "mH": mT}
+# Tensor attributes computed on access (torch properties): `x.T`, `x.mT`; `x.H` and `x.mH`,
+# the conjugate transposes, are transposes' TransposeBackward0 views for the real dtypes
+# gradtrace has.
+TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT, "mH": mH, "H": H}
 
 for _name, _fn in TENSOR_METHODS.items():
     setattr(Tensor, _name, _fn)

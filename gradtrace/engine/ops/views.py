@@ -551,6 +551,44 @@ def mT(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
     return transpose(a, -2, -1)
 
 
+def _conj_transpose(a: Tensor, name: str, spelled: str, line: int) -> Tensor:
+    """`x.mH` and `x.adjoint()`: the conjugate transpose of the last two dimensions, which
+    for the real dtypes gradtrace has is mT's TransposeBackward0 view (torch's messages
+    name the spelling used)."""
+    if a.array.ndim == 0:
+        warn(f"{name} is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
+             f"internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:"
+             f"{line}.)")
+        return a
+    if a.array.ndim < 2:
+        raise TorchRuntimeError(
+            f"{spelled} is only supported on matrices or batches "
+            f"of matrices. Got {a.array.ndim}-D tensor.")
+    return transpose(a, -2, -1)
+
+
+def mH(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
+    return _conj_transpose(a, "Tensor.mH", "tensor.mH", 4382)
+
+
+def adjoint(a: Tensor) -> Tensor:
+    return _conj_transpose(a, "adjoint()", "tensor.adjoint()", 4390)
+
+
+def H(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
+    """`x.H`: the conjugate transpose of a matrix (2-D only, unlike mH)."""
+    ndim = a.array.ndim
+    if ndim == 0:
+        warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
+             "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4335.)")
+        return a
+    if ndim != 2:
+        hint = ". For batches of matrices, consider using tensor.mH" if ndim > 2 else "."
+        raise TorchRuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor{hint}")
+    return transpose(a, -2, -1)  # matrix_H: transpose(-2, -1), conj() for complex
+
+
 # -- copies --------------------------------------------------------------------
 
 

@@ -171,7 +171,7 @@ class DefinitionCompiler:
                 raise NotSupportedError("class keyword arguments (such as `metaclass=`) are "
                                         "not supported", node.keywords[0].span)
             plain = [(b, s) for b, s in values if not is_generic_base(b)]
-            base = OBJECT if typed else self.class_base(plain, span)
+            base = OBJECT if typed else self.class_bases(plain, span)
             cell = ClassCell()
             namespace = ClassFrame({"__module__": module, "__qualname__": qualname,
                                     "__doc__": doc}, frame, cell)
@@ -197,26 +197,41 @@ class DefinitionCompiler:
                 self.protocol_classes.add(cls)
             cls.annotated = annotated
             cell.cls = cls
-            if base.enum is not None:
+            enums = [b for b in cls.bases if b.enum is not None]
+            if enums and len(cls.bases) > 1:
+                raise NotSupportedError("an enumeration with mixin classes is not supported",
+                                        span)
+            if enums:
                 make_enum(cls)
             return cls
 
         return make
 
-    def class_base(self, bases: list[tuple[Any, Span | None]], span: Span | None
-                   ) -> ScriptClass:
-        """A class's one base: `object` (also when none is given), a script or library
-        class, or one of Python's exceptions (exception_classes.py)."""
+    def class_bases(self, bases: list[tuple[Any, Span | None]], span: Span | None
+                    ) -> tuple[ScriptClass, ...] | ScriptClass:
+        """A class's bases: `object` when none is given, else each a script or library
+        class or one of Python's exceptions (exception_classes.py), no class twice; at most
+        one builtin exception among them (its kind decides what catches the class)."""
         if not bases:
             return OBJECT
-        if len(bases) > 1:
-            raise NotSupportedError("multiple inheritance is not supported (a class has one "
-                                    "base)", bases[1][1])
-        base, where = bases[0]
+        found = tuple(self.class_base(base, where) for base, where in bases)
+        for i, base in enumerate(found):
+            if base in found[:i]:
+                raise ScriptError(f"duplicate base class {base.name}", bases[i][1],
+                                  kind="TypeError")
+        kinds = {b.exception_kind for b in found} - {None}
+        if len(kinds) > 1:
+            raise NotSupportedError("a class deriving from two different builtin exceptions "
+                                    f"({', '.join(sorted(kinds))}) is not supported",
+                                    bases[1][1])
+        if sum(len(b.mro) for b in found) >= MAX_CLASS_DEPTH:  # each class keeps its MRO
+            raise LimitExceeded(f"a class hierarchy deeper than {MAX_CLASS_DEPTH} classes",
+                                span)
+        return found
+
+    def class_base(self, base: Any, where: Span | None) -> ScriptClass:
+        """One base: a script or library class, or one of Python's exceptions."""
         if type(base) is ScriptClass:
-            if len(base.mro) >= MAX_CLASS_DEPTH:  # each class keeps its whole MRO
-                raise LimitExceeded(f"a class hierarchy deeper than {MAX_CLASS_DEPTH} classes",
-                                    where)
             return base
         if type(base) is stdlib.ExceptionType and is_exception_kind(base.kind):
             return exception_base(base.kind)  # class StopTraining(Exception)

@@ -285,26 +285,55 @@ class PartialMethod:
         return f"functools.partialmethod({self.func!r}, {args}, {keywords})"
 
 
+def c3_merge(bases: tuple[ScriptClass, ...]) -> tuple[ScriptClass, ...]:
+    """The part of a class's MRO after itself: its bases' MROs and the bases merged so
+    that each class precedes its bases and the bases keep their order (C3); Python's
+    TypeError when no such order exists."""
+    sequences = [list(b.mro) for b in bases] + [list(bases)]
+    merged: list[ScriptClass] = []
+    while True:
+        sequences = [seq for seq in sequences if seq]
+        if not sequences:
+            return tuple(merged)
+        for seq in sequences:
+            head = seq[0]
+            if not any(head in other[1:] for other in sequences):
+                break
+        else:
+            heads = ", ".join(c.name for c in dict.fromkeys(seq[0] for seq in sequences))
+            raise TorchTypeError("Cannot create a consistent method resolution\n"
+                                 f"order (MRO) for bases {heads}")
+        merged.append(head)
+        for seq in sequences:
+            if seq[0] is head:
+                del seq[0]
+
+
 class ScriptClass:
-    """A class: its name, module, one base (None only for `object`), its namespace, and
-    its method resolution order (itself, then its base's)."""
+    """A class: its name, module, bases (none only for `object`), its namespace, and its
+    method resolution order (Python's C3 linearization of itself and its bases)."""
 
-    __slots__ = ("name", "qualname", "module", "base", "attrs", "mro", "interp", "frozen",
-                 "annotated", "exception_kind", "enum", "__weakref__")
+    __slots__ = ("name", "qualname", "module", "base", "bases", "attrs", "mro", "interp",
+                 "frozen", "annotated", "exception_kind", "enum", "__weakref__")
 
-    def __init__(self, name: str, qualname: str, module: str, base: ScriptClass | None,
-                 attrs: dict[str, Any], interp: Interpreter | None, frozen: bool = False):
+    def __init__(self, name: str, qualname: str, module: str,
+                 base: ScriptClass | tuple[ScriptClass, ...] | None, attrs: dict[str, Any],
+                 interp: Interpreter | None, frozen: bool = False):
+        bases = base if isinstance(base, tuple) else () if base is None else (base,)
         self.name = name
         self.qualname = qualname
         self.module = module
-        self.base = base
+        self.bases = bases
+        self.base = bases[0] if bases else None  # the first, as `__bases__[0]`
         self.attrs = attrs
-        self.mro: tuple[ScriptClass, ...] = (self,) + (base.mro if base is not None else ())
+        self.mro: tuple[ScriptClass, ...] = (self,) + (
+            bases[0].mro if len(bases) == 1 else c3_merge(bases))
         self.interp = interp
         self.frozen = frozen  # `object`, shared by every run: its namespace never changes
         self.annotated: tuple[str, ...] = ()  # the names its body annotates (`x: int`)
         # the builtin exception at its root (`class E(ValueError)`), None if not one
-        self.exception_kind: str | None = base.exception_kind if base is not None else None
+        self.exception_kind: str | None = next(
+            (b.exception_kind for b in bases if b.exception_kind is not None), None)
         self.enum: Any = None  # an enumeration's members (interpreter/enums.py)
 
     def lookup(self, name: str) -> Any:

@@ -208,6 +208,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("enum_reassign_class_attr.gt", "AttributeError"),
     ("enum_functional_api.gt", "NotSupportedError"),
     ("enum_unhashable_values.gt", "ValueError"),
+    ("lang_enum_flag_huge_values.gt", "ValueError"),
+    ("lang_enum_flag_internals.gt", "NotSupportedError"),
     ("swa_avg_fn_recursion.gt", "RecursionError"),
     ("swa_module_internals.gt", "NotSupportedError"),
     ("module_dunder_name_only.gt", "AttributeError"),

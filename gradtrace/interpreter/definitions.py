@@ -18,6 +18,7 @@ from ..source import Span
 from ..tensor_types import ScriptType
 from .dunders import OBJECT
 from .enums import make_enum
+from .enums import namespace as enum_namespace
 from .exception_classes import exception_base, is_exception_kind
 from .objects import ANNOTATED, BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
@@ -173,14 +174,15 @@ class DefinitionCompiler:
             plain = [(b, s) for b, s in values if not is_generic_base(b)]
             base = OBJECT if typed else self.class_base(plain, span)
             cell = ClassCell()
-            namespace = ClassFrame({"__module__": module, "__qualname__": qualname,
-                                    "__doc__": doc}, frame, cell)
+            namespace = ClassFrame(enum_namespace(base, {"__module__": module,
+                                                         "__qualname__": qualname,
+                                                         "__doc__": doc}), frame, cell)
             if body is not None:
                 try:
                     body(namespace)
                 except ReturnSignal:  # the parser only allows `return` inside functions
                     raise NotSupportedError("'return' outside function", span) from None
-            attrs = namespace.vars
+            attrs = namespace.vars if type(namespace.vars) is dict else dict(namespace.vars)
             attrs.pop("__qualname__", None)
             annotated = tuple(attrs.pop(ANNOTATED, ()))
             owner = attrs.get("__module__")

@@ -324,7 +324,7 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                 "log", "makeLogRecord", "setLoggerClass", "shutdown", "warn", "warning",
                 "getLogRecordFactory", "setLogRecordFactory", "lastResort", "raiseExceptions",
                 "getLevelNamesMapping", "root"),
-    "enum": ("Enum", "IntEnum", "auto", "unique"),
+    "enum": ("Enum", "IntEnum", "Flag", "IntFlag", "auto", "unique"),
     "collections.abc": ("Hashable", "Iterable", "Iterator", "Reversible", "Generator",
                         "Sized", "Container", "Collection", "Callable", "Mapping",
                         "MappingView", "KeysView", "ItemsView", "ValuesView",

@@ -340,7 +340,7 @@ class ScriptClass:
 
     def __repr__(self) -> str:
         if self.enum is not None:
-            return f"<enum '{self.name}'>"
+            return f"<{'enum' if self.enum.flag is None else 'flag'} '{self.name}'>"
         if self.module == "builtins":
             return f"<class '{self.qualname}'>"
         return f"<class '{self.module}.{self.qualname}'>"

@@ -156,8 +156,9 @@ class TypeChecks:
 
 
 def _is_int_enum(cls: ScriptClass) -> bool:
-    """Whether a class derives from the library's enum.IntEnum (an int in Python)."""
-    return any(c.name == "IntEnum" and c.module == "enum" for c in cls.mro)
+    """Whether a class derives from the library's enum.IntEnum or IntFlag (an int in
+    Python)."""
+    return any(c.name in ("IntEnum", "IntFlag") and c.module == "enum" for c in cls.mro)
 
 
 def _derives(kind: str | None, ancestor: str) -> bool:

@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from gradtrace.runner import run_text
 
 SNIPPETS = Path(__file__).parent / "python_gaps"
@@ -88,3 +90,41 @@ def test_flag_unique_reports_aliases_with_the_flag_repr():
         """)
     assert err.kind == "ValueError"
     assert err.message == "duplicate values found in <flag 'V'>: B -> A"
+
+
+# ------------------------------------------------------------------ typing at run time
+
+
+def test_typing_protocols_generic_cast_overload_and_final_match_python():
+    same_as_python(snippet("typing_runtime"))
+
+
+def test_generic_class_subscription_matches_pythons_aliases_and_errors():
+    same_as_python(snippet("typing_generic_alias"))
+
+
+def test_runtime_checkable_protocols_check_tensors_and_modules_as_python():
+    pytest.importorskip("torch")
+    same_as_python(snippet("typing_protocols_torch"))
+
+
+def test_type_checking_block_refuses_its_imports_only_when_it_runs():
+    result = run_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                      "    import not_a_module\nprint('ran')\n")
+    assert result.error is None and result.stdout == "ran\n"
+    result = run_text("TYPE_CHECKING = True\nprint('before')\nif TYPE_CHECKING:\n"
+                      "    import not_a_module\n")
+    assert result.stdout == "before\n"
+    assert result.error is not None and result.error.kind == "NotSupportedError"
+
+
+def test_runtime_checkable_refuses_a_class_that_is_not_a_protocol():
+    err = gt_error("""\
+        from typing import runtime_checkable
+        class Plain:
+            pass
+        runtime_checkable(Plain)
+        """)
+    assert err.kind == "TypeError"
+    assert err.message == ("@runtime_checkable can be only applied to protocol classes, "
+                           "got <class '__main__.Plain'>")

@@ -33,6 +33,7 @@ from .collection_types import (
     namedtuple_attribute,
     partial,
 )
+from .generic_classes import ScriptGenericAlias, alias_attribute
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .numpy_module import RandomSource, array_attribute, is_numpy_value, random_source_attribute
 from .objects import (
@@ -129,6 +130,8 @@ class Attributes:
             return self._missing(obj, name)
         if kind is ScriptClass:
             return self.class_getattr(obj, name)
+        if kind is ScriptGenericAlias:
+            return alias_attribute(self, obj, name)
         if kind is Super:
             return self.super_getattr(obj, name)
         if kind in _FUNCTION_LIKE or isinstance(obj, FunctionWrapper):

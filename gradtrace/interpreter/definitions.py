@@ -20,6 +20,7 @@ from .dunders import OBJECT
 from .enums import make_enum
 from .enums import namespace as enum_namespace
 from .exception_classes import exception_base, is_exception_kind
+from .generic_classes import ScriptGenericAlias, generic_parameters
 from .objects import ANNOTATED, BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
@@ -171,7 +172,9 @@ class DefinitionCompiler:
             if total is not None and typed != "TypedDict":
                 raise NotSupportedError("class keyword arguments (such as `metaclass=`) are "
                                         "not supported", node.keywords[0].span)
-            plain = [(b, s) for b, s in values if not is_generic_base(b)]
+            plain = [(b.origin if type(b) is ScriptGenericAlias else b, s)
+                     for b, s in values if not is_generic_base(b)]
+            params = generic_parameters([b for b, _ in values])
             base = OBJECT if typed else self.class_base(plain, span)
             cell = ClassCell()
             namespace = ClassFrame(enum_namespace(base, {"__module__": module,
@@ -198,6 +201,8 @@ class DefinitionCompiler:
             if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
                 self.protocol_classes.add(cls)
             cls.annotated = annotated
+            if params is not None:
+                self.generic_classes[cls] = params
             cell.cls = cls
             if base.enum is not None:
                 make_enum(cls)

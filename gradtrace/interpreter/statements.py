@@ -213,7 +213,10 @@ class StatementCompiler:
 
     def stmt_If(self, node: syntax.If) -> Code:
         test = self.compile_expr(node.test)
-        body = self.compile_block(node.body)
+        if _is_type_checking(node.test):
+            body = self._type_checking_block(node.body)
+        else:
+            body = self.compile_block(node.body)
         orelse = self.compile_block(node.orelse) if node.orelse else None
         span = node.test.span
 
@@ -224,6 +227,19 @@ class StatementCompiler:
                 orelse(frame)
 
         return run
+
+    def _type_checking_block(self, body: tuple[syntax.Stmt, ...]) -> Code:
+        """`if TYPE_CHECKING:`'s block, which only type checkers read: what gradtrace
+        refuses in it (imports of modules it lacks) is refused when it runs, not before."""
+        try:
+            return self.compile_block(body)
+        except NotSupportedError as err:
+            refused = err
+
+            def run(frame: Frame) -> None:
+                raise refused
+
+            return run
 
     def stmt_While(self, node: syntax.While) -> Code:
         test = self.compile_expr(node.test)
@@ -441,3 +457,9 @@ class StatementCompiler:
                 raise ScriptError(text, kind="AssertionError")
 
         return run
+
+
+def _is_type_checking(test: syntax.Expr) -> bool:
+    """`TYPE_CHECKING` or `typing.TYPE_CHECKING` as an `if`'s whole test."""
+    return isinstance(test, syntax.Name) and test.id == "TYPE_CHECKING" or \
+        isinstance(test, syntax.Attribute) and test.attr == "TYPE_CHECKING"

@@ -213,6 +213,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_typing_generic_alias_nesting.gt", "LimitError"),
     ("lang_typing_class_getitem_internals.gt", "NotSupportedError"),
     ("lang_typing_protocol_recursion.gt", "RecursionError"),
+    ("lang_abc_register.gt", "AttributeError"), ("pystd_abc_register.gt", "NotSupportedError"),
     ("swa_avg_fn_recursion.gt", "RecursionError"),
     ("swa_module_internals.gt", "NotSupportedError"),
     ("module_dunder_name_only.gt", "AttributeError"),

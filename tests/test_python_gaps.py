@@ -128,3 +128,29 @@ def test_runtime_checkable_refuses_a_class_that_is_not_a_protocol():
     assert err.kind == "TypeError"
     assert err.message == ("@runtime_checkable can be only applied to protocol classes, "
                            "got <class '__main__.Plain'>")
+
+
+# ------------------------------------------------------------------ collections.abc Set
+
+
+def test_set_and_mutable_set_mixins_give_pythons_operators_and_comparisons():
+    same_as_python(snippet("abc_set_mixins"))
+
+
+def test_set_mixins_answer_reflected_operators_and_refuse_non_iterables():
+    same_as_python(snippet("abc_set_reflected"))
+
+
+def test_abc_register_makes_virtual_subclasses_as_abcmeta_does():
+    same_as_python(snippet("abc_register"))
+
+
+def test_abc_registry_belongs_to_the_run():
+    text = ("from collections.abc import Mapping\nMapping.register(list)\n"
+            "print(isinstance([], Mapping))\n")
+    assert run_text(text).stdout == "True\n"
+    assert run_text("from collections.abc import Mapping\nprint(isinstance([], Mapping))\n"
+                    ).stdout == "False\n"
+    import collections.abc
+
+    assert not isinstance([], collections.abc.Mapping)

@@ -85,6 +85,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.generic_aliases: dict[tuple[int, Any], Any] = {}
         # collections.abc's and numbers' classes: (module, name) (abc_checks.py)
         self.abc_kinds: dict[Any, tuple[str, str]] = {}
+        self.abc_registry: dict[Any, list[Any]] = {}  # ABC.register's virtual subclasses
+        self.abc_registry_bases: set[Any] = set()  # the registering classes and their bases
         self.stderr_stream = ScriptStream("stderr", self.stderr)  # sys.stderr
         self.warnings = Warnings(self)  # the warnings filters and where warnings go
         self.builtins = make_builtins(self)

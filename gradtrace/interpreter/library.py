@@ -362,6 +362,16 @@ def register_abc(interp: Interpreter, cls: Any, module: str) -> None:
 
 
 @intrinsic
+def abc_register(interp: Interpreter, cls: Any, subclass: Any) -> Any:
+    """ABCMeta.register (abc_checks.py keeps the run's registry)."""
+    from .abc_checks import register
+
+    if type(cls) is not ScriptClass:
+        raise NotSupportedError("abc_register() takes a class")
+    return register(interp, cls, subclass)
+
+
+@intrinsic
 def abstract_method(interp: Interpreter, fn: Any) -> Any:
     """abc.abstractmethod: mark `fn` (pure_modules.Abstracts)."""
     return interp.abstracts.mark(fn)

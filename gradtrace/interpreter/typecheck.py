@@ -92,6 +92,9 @@ class TypeChecks:
         if kind is ScriptClass:
             if classinfo is OBJECT:
                 return True
+            if self.abc_registry and abc_checks.registered(self, self.type_of(value),
+                                                            classinfo):
+                return True
             if classinfo in self.abc_kinds:
                 return abc_checks.instance_check(self, value, classinfo)
             if classinfo in self.protocol_classes:
@@ -129,6 +132,9 @@ class TypeChecks:
             raise TorchTypeError("issubclass() arg 2 must be a class, a tuple of classes, or a "
                                  "union")
         if classinfo is OBJECT or cls is classinfo:
+            return True
+        if type(classinfo) is ScriptClass and self.abc_registry and \
+                abc_checks.registered(self, cls, classinfo):
             return True
         if type(classinfo) is ScriptClass and classinfo in self.abc_kinds:
             return abc_checks.class_check(self, cls, classinfo)

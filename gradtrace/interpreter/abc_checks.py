@@ -19,8 +19,8 @@ import numbers
 from typing import TYPE_CHECKING, Any
 
 from ..engine.tensor import Tensor
-from ..tensor_types import ScriptType
 from ..errors import NotSupportedError, ScriptError, TorchTypeError
+from ..tensor_types import ScriptType
 from .objects import BuiltinType, Instance, ScriptClass, ScriptGenerator, ScriptIterator
 
 if TYPE_CHECKING:

@@ -154,3 +154,58 @@ def test_abc_registry_belongs_to_the_run():
     import collections.abc
 
     assert not isinstance([], collections.abc.Mapping)
+
+
+# ------------------------------------------------------------------ exception chaining
+
+
+def test_cause_context_and_suppress_context_read_as_in_python():
+    same_as_python(snippet("exception_chaining"))
+
+
+def test_uncaught_error_shows_its_cause_first_with_pythons_line():
+    result = run_text(textwrap.dedent("""\
+        def load(d):
+            try:
+                return d["lr"]
+            except KeyError as e:
+                raise ValueError("missing lr") from e
+        load({})
+        """), "cfg.gt")
+    assert result.error.format(result.source) == (
+        "cfg.gt:3:16: KeyError: 'lr'\n"
+        "            return d[\"lr\"]\n"
+        "                   ^^^^^^^\n"
+        "\n"
+        "The above exception was the direct cause of the following exception:\n"
+        "\n"
+        "cfg.gt:5:9: ValueError: missing lr\n"
+        "            raise ValueError(\"missing lr\") from e\n"
+        "            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^")
+
+
+def test_uncaught_error_raised_while_handling_shows_the_context():
+    result = run_text("try:\n    1 / 0\nexcept ZeroDivisionError:\n    [][0]\n", "h.gt")
+    text = result.error.format(result.source)
+    first, second = text.split("\n\nDuring handling of the above exception, another "
+                               "exception occurred:\n\n")
+    assert first.startswith("h.gt:2:5: ZeroDivisionError: division by zero")
+    assert second.startswith("h.gt:4:5: IndexError: list index out of range")
+
+
+def test_from_none_hides_the_context_of_an_uncaught_error():
+    result = run_text("try:\n    1 / 0\nexcept ZeroDivisionError:\n"
+                      "    raise ValueError('clean') from None\n", "n.gt")
+    assert result.error.format(result.source).startswith("n.gt:4:5: ValueError: clean")
+    assert "During handling" not in result.error.format(result.source)
+
+
+def test_a_long_chain_shows_a_bounded_part():
+    from gradtrace.errors import MAX_CHAIN_SHOWN
+
+    result = run_text("cause = None\nfor i in range(300):\n    try:\n"
+                      "        raise ValueError(i) from cause\n"
+                      "    except ValueError as e:\n        cause = e\nraise cause\n", "l.gt")
+    text = result.error.format(result.source)
+    assert text.count("direct cause") == MAX_CHAIN_SHOWN
+    assert text.endswith("l.gt:7:1: ValueError: 299\n    raise cause\n    ^^^^^^^^^^^")

@@ -21,6 +21,7 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
 from . import datetime_module, memory_io, text_io, wrapped
+from .chaining import CHAIN_NAMES, chain_attribute
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
     COUNTER_METHODS,
@@ -114,6 +115,8 @@ class Attributes:
     def _get_attribute(self, obj: Any, name: str) -> Any:
         kind = type(obj)
         if kind is Instance:
+            if name in CHAIN_NAMES and obj.cls.exception_kind is not None:
+                return chain_attribute(obj, name)
             return self.instance_getattr(obj, name)
         if isinstance(obj, Tensor):
             getter = stdlib.TENSOR_ATTRIBUTES.get(name)
@@ -228,6 +231,8 @@ class Attributes:
             table = stdlib.GENERATOR_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
             return (obj.message,)
+        elif isinstance(obj, ScriptError) and name in CHAIN_NAMES:
+            return chain_attribute(obj, name)
         elif isinstance(obj, ScriptError) and name == "code" and obj.kind == "SystemExit":
             return getattr(obj, "code", None)
         elif kind is text_io.ScriptStream:

@@ -209,3 +209,7 @@ def test_a_long_chain_shows_a_bounded_part():
     text = result.error.format(result.source)
     assert text.count("direct cause") == MAX_CHAIN_SHOWN
     assert text.endswith("l.gt:7:1: ValueError: 299\n    raise cause\n    ^^^^^^^^^^^")
+
+
+def test_a_finally_block_sees_the_error_passing_through_as_handled():
+    same_as_python(snippet("finally_reraise"))

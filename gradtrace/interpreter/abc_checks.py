@@ -9,7 +9,9 @@ ABCMeta answers them:
   int an Integral), measured on the value itself;
 - a tensor answers as torch.Tensor does (it defines `__iter__`, `__len__`,
   `__contains__`, `__reversed__` and `__hash__`; nothing registers it);
-- the ABCs among themselves: Sequence is Sized because it defines `__len__`.
+- the ABCs among themselves: Sequence is Sized because it defines `__len__`;
+- `ABC.register(cls)`: the run's registry of virtual subclasses, which every isinstance
+  and issubclass against a class deriving from abc.ABC consults (`registered`).
 """
 from __future__ import annotations
 

@@ -8,6 +8,11 @@ The class itself then answers Python's EnumType protocols: `Color(1)` looks a me
 by value, `Color["RED"]` by name, `iter`, `len` and `in` see the members, members cannot
 be reassigned, and the class prints as `<enum 'Color'>`. Everything is interpreter
 objects (ScriptClass, Instance): no route to Python's own enum machinery.
+
+A flag enumeration (`enum.Flag`, `IntFlag`) resolves `auto()` as its body assigns it (the
+next power of two, so `RW = R | W` works), lists only its single-bit members, keeps
+Python's masks, and `Flag(value)` makes the pseudo-member of a combination
+(Flag._missing_: named `A|B`, cached, STRICT refusing unknown bits, KEEP keeping them).
 """
 from __future__ import annotations
 

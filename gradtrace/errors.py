@@ -6,6 +6,8 @@ else (syntax, unsupported features, limits) ends the run.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .source import Source, Span
 
 # Exit statuses of `run`, `explain` and `graph`, documented in the README.
@@ -74,6 +76,59 @@ EXCEPTION_NAMES = {kind: "UFuncTypeError" for kind in EXCEPTION_PARENTS
                    if kind.startswith("numpy._core._exceptions.")}
 
 
+class ExceptionChain:
+    """An exception's `__cause__`, `__context__` and `__suppress_context__` (the errors
+    themselves; on the script's exception instance when it has one, so that raising it
+    again keeps them)."""
+
+    __slots__ = ("cause", "context", "suppress_context")
+
+    def __init__(self) -> None:
+        self.cause: ScriptError | None = None
+        self.context: ScriptError | None = None
+        self.suppress_context = False
+
+
+CAUSE_LINE = "\nThe above exception was the direct cause of the following exception:\n"
+CONTEXT_LINE = "\nDuring handling of the above exception, another exception occurred:\n"
+MAX_CHAIN_SHOWN = 100  # links of a chain an uncaught error shows (Python shows them all)
+
+
+def error_view(err: Any) -> Any:
+    """What the script holds for an error: its exception instance, or the error itself."""
+    instance = getattr(err, "instance", None)
+    return err if instance is None else instance
+
+
+def exception_chain(err: Any) -> ExceptionChain | None:
+    return getattr(error_view(err), "chain", None)
+
+
+def chained_before(err: Any) -> list[tuple[Any, str]]:
+    """The exceptions Python prints before `err` when it is uncaught, earliest first, each
+    with the line that leads from it to the next (traceback.TracebackException's walk:
+    the cause, else the context unless suppressed; an exception is shown once)."""
+    links: list[tuple[Any, str]] = []
+    seen = {id(error_view(err))}
+    current = err
+    while len(links) < MAX_CHAIN_SHOWN:
+        chain = exception_chain(current)
+        if chain is None:
+            break
+        if chain.cause is not None:
+            after, line = chain.cause, CAUSE_LINE
+        elif chain.context is not None and not chain.suppress_context:
+            after, line = chain.context, CONTEXT_LINE
+        else:
+            break
+        if id(error_view(after)) in seen:
+            break
+        seen.add(id(error_view(after)))
+        links.append((after, line))
+        current = after
+    return links[::-1]
+
+
 class GradtraceError(Exception):
     """Base of every user-facing error: a kind, a message and (once known) a span."""
 
@@ -93,7 +148,16 @@ class GradtraceError(Exception):
         return self
 
     def format(self, source: Source | None = None) -> str:
-        """`file:line:col: Kind: message`, the source line and a caret."""
+        """`file:line:col: Kind: message`, the source line and a caret; an exception with
+        a cause or context shows those first, joined by Python's lines."""
+        parts = []
+        for before, line in chained_before(self):
+            parts += [before.format_one(source), line]
+        parts.append(self.format_one(source))
+        return "\n".join(parts)
+
+    def format_one(self, source: Source | None = None) -> str:
+        """This error alone: `file:line:col: Kind: message`, the source line, a caret."""
         head = f"{self.kind}: {self.message}" if self.message else self.kind
         if source is None or self.span is None:
             return head if source is None else f"{source.name}: {head}"
@@ -110,6 +174,7 @@ class ScriptError(GradtraceError):
     kind = "Exception"
     instance: object = None
     root_kind: str | None = None
+    chain: ExceptionChain | None = None  # (when it has no exception instance)
 
     def __repr__(self) -> str:
         if not self.message:

@@ -9,7 +9,9 @@ ABCMeta answers them:
   int an Integral), measured on the value itself;
 - a tensor answers as torch.Tensor does (it defines `__iter__`, `__len__`,
   `__contains__`, `__reversed__` and `__hash__`; nothing registers it);
-- the ABCs among themselves: Sequence is Sized because it defines `__len__`.
+- the ABCs among themselves: Sequence is Sized because it defines `__len__`;
+- `ABC.register(cls)`: the run's registry of virtual subclasses, which every isinstance
+  and issubclass against a class deriving from abc.ABC consults (`registered`).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import numbers
 from typing import TYPE_CHECKING, Any
 
 from ..engine.tensor import Tensor
+from ..errors import NotSupportedError, ScriptError, TorchTypeError
 from ..tensor_types import ScriptType
 from .objects import BuiltinType, Instance, ScriptClass, ScriptGenerator, ScriptIterator
 
@@ -100,4 +103,60 @@ def class_check(interp: Interpreter, cls: Any, abc: ScriptClass) -> bool:
         return issubclass(cls.type, getattr(_PYTHON[module], name))
     if isinstance(cls, ScriptType) and cls.module == "torch":
         return module == "collections.abc" and name in _TENSOR
+    return False
+
+
+MAX_REGISTERED = 256
+
+
+def register(interp: Interpreter, abc: Any, subclass: Any) -> Any:
+    """ABCMeta.register: make `subclass` a virtual subclass of `abc` (in this run's
+    registry: Python's own ABCs are never touched)."""
+    if not interp.is_class(subclass):
+        raise TorchTypeError("Can only register classes")
+    if interp.issubclass_check(subclass, abc):
+        return subclass  # already a subclass
+    if interp.issubclass_check(abc, subclass):
+        raise ScriptError("Refusing to create an inheritance cycle", kind="RuntimeError")
+    if sum(map(len, interp.abc_registry.values())) >= MAX_REGISTERED:
+        raise NotSupportedError(f"registering more than {MAX_REGISTERED} virtual subclasses "
+                                "is not supported")
+    interp.abc_registry.setdefault(abc, []).append(subclass)
+    interp.abc_registry_bases.update(abc.mro if type(abc) is ScriptClass else (abc,))
+    return subclass
+
+
+def registered(interp: Interpreter, cls: Any, abc: Any) -> bool:
+    """ABCMeta.__subclasscheck__'s registry half: `cls` is a subclass of a class
+    registered with `abc` or with one of its subclasses, those registries followed in
+    turn (without recursion: a chain of registrations can be long)."""
+    registry = interp.abc_registry
+    if abc not in interp.abc_registry_bases:  # nothing registered with it or below it
+        return False
+    todo = [abc]
+    seen: set[int] = set()
+    while todo:
+        target = todo.pop()
+        if id(target) in seen:
+            continue
+        seen.add(id(target))
+        if target is not abc and _nominal(interp, cls, target):
+            return True
+        for owner, subclasses in registry.items():
+            if owner is target or type(owner) is ScriptClass and \
+                    type(target) is ScriptClass and target in owner.mro:
+                todo.extend(subclasses)
+    return False
+
+
+def _nominal(interp: Interpreter, cls: Any, target: Any) -> bool:
+    """issubclass(cls, target) without the registries."""
+    if cls is target:
+        return True
+    if type(target) is ScriptClass and target in interp.abc_kinds:
+        return class_check(interp, cls, target)
+    if type(cls) is ScriptClass and type(target) is ScriptClass:
+        return target in cls.mro
+    if type(cls) is BuiltinType and type(target) is BuiltinType:
+        return issubclass(cls.type, target.type)
     return False

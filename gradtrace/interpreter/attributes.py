@@ -21,6 +21,7 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
 from . import datetime_module, memory_io, text_io, wrapped
+from .chaining import CHAIN_NAMES, chain_attribute
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
     COUNTER_METHODS,
@@ -33,6 +34,7 @@ from .collection_types import (
     namedtuple_attribute,
     partial,
 )
+from .generic_classes import ScriptGenericAlias, alias_attribute
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .numpy_module import RandomSource, array_attribute, is_numpy_value, random_source_attribute
 from .objects import (
@@ -113,6 +115,8 @@ class Attributes:
     def _get_attribute(self, obj: Any, name: str) -> Any:
         kind = type(obj)
         if kind is Instance:
+            if name in CHAIN_NAMES and obj.cls.exception_kind is not None:
+                return chain_attribute(obj, name)
             return self.instance_getattr(obj, name)
         if isinstance(obj, Tensor):
             getter = stdlib.TENSOR_ATTRIBUTES.get(name)
@@ -129,6 +133,8 @@ class Attributes:
             return self._missing(obj, name)
         if kind is ScriptClass:
             return self.class_getattr(obj, name)
+        if kind is ScriptGenericAlias:
+            return alias_attribute(self, obj, name)
         if kind is Super:
             return self.super_getattr(obj, name)
         if kind in _FUNCTION_LIKE or isinstance(obj, FunctionWrapper):
@@ -225,6 +231,8 @@ class Attributes:
             table = stdlib.GENERATOR_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
             return (obj.message,)
+        elif isinstance(obj, ScriptError) and name in CHAIN_NAMES:
+            return chain_attribute(obj, name)
         elif isinstance(obj, ScriptError) and name == "code" and obj.kind == "SystemExit":
             return getattr(obj, "code", None)
         elif kind is text_io.ScriptStream:

@@ -78,8 +78,15 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # a `class P(NamedTuple)` body's methods, properties and constants, by class
         self.namedtuple_extras: dict[type, dict[str, Any]] = {}
         self.protocol_classes: set[Any] = set()  # classes naming `Protocol` as a base
+        self.runtime_protocols: set[Any] = set()  # those @runtime_checkable marks
+        # generic classes (Generic[T] among the bases): their type parameters, and the
+        # aliases `Box[int]` made of them (typing caches them: `Box[int] is Box[int]`)
+        self.generic_classes: dict[Any, tuple[Any, ...]] = {}
+        self.generic_aliases: dict[tuple[int, Any], Any] = {}
         # collections.abc's and numbers' classes: (module, name) (abc_checks.py)
         self.abc_kinds: dict[Any, tuple[str, str]] = {}
+        self.abc_registry: dict[Any, list[Any]] = {}  # ABC.register's virtual subclasses
+        self.abc_registry_bases: set[Any] = set()  # the registering classes and their bases
         self.stderr_stream = ScriptStream("stderr", self.stderr)  # sys.stderr
         self.warnings = Warnings(self)  # the warnings filters and where warnings go
         self.builtins = make_builtins(self)

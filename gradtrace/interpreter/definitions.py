@@ -18,7 +18,9 @@ from ..source import Span
 from ..tensor_types import ScriptType
 from .dunders import OBJECT
 from .enums import make_enum
+from .enums import namespace as enum_namespace
 from .exception_classes import exception_base, is_exception_kind
+from .generic_classes import ScriptGenericAlias, generic_parameters
 from .objects import ANNOTATED, BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
@@ -170,17 +172,21 @@ class DefinitionCompiler:
             if total is not None and typed != "TypedDict":
                 raise NotSupportedError("class keyword arguments (such as `metaclass=`) are "
                                         "not supported", node.keywords[0].span)
-            plain = [(b, s) for b, s in values if not is_generic_base(b)]
+            plain = [(b.origin if type(b) is ScriptGenericAlias else b, s)
+                     for b, s in values if not is_generic_base(b)]
+            params = generic_parameters([b for b, _ in values])
             base = OBJECT if typed else self.class_bases(plain, span)
+            first = base[0] if type(base) is tuple else base
             cell = ClassCell()
-            namespace = ClassFrame({"__module__": module, "__qualname__": qualname,
-                                    "__doc__": doc}, frame, cell)
+            namespace = ClassFrame(enum_namespace(first, {"__module__": module,
+                                                          "__qualname__": qualname,
+                                                          "__doc__": doc}), frame, cell)
             if body is not None:
                 try:
                     body(namespace)
                 except ReturnSignal:  # the parser only allows `return` inside functions
                     raise NotSupportedError("'return' outside function", span) from None
-            attrs = namespace.vars
+            attrs = namespace.vars if type(namespace.vars) is dict else dict(namespace.vars)
             attrs.pop("__qualname__", None)
             annotated = tuple(attrs.pop(ANNOTATED, ()))
             owner = attrs.get("__module__")
@@ -196,6 +202,8 @@ class DefinitionCompiler:
             if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
                 self.protocol_classes.add(cls)
             cls.annotated = annotated
+            if params is not None:
+                self.generic_classes[cls] = params
             cell.cls = cls
             enums = [b for b in cls.bases if b.enum is not None]
             if enums and len(cls.bases) > 1:

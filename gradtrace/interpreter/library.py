@@ -362,6 +362,16 @@ def register_abc(interp: Interpreter, cls: Any, module: str) -> None:
 
 
 @intrinsic
+def abc_register(interp: Interpreter, cls: Any, subclass: Any) -> Any:
+    """ABCMeta.register (abc_checks.py keeps the run's registry)."""
+    from .abc_checks import register
+
+    if type(cls) is not ScriptClass:
+        raise NotSupportedError("abc_register() takes a class")
+    return register(interp, cls, subclass)
+
+
+@intrinsic
 def abstract_method(interp: Interpreter, fn: Any) -> Any:
     """abc.abstractmethod: mark `fn` (pure_modules.Abstracts)."""
     return interp.abstracts.mark(fn)
@@ -411,11 +421,36 @@ def gradient_edge_type(interp: Interpreter, cls: Any) -> Any:
 
 
 @intrinsic
-def enum_root(interp: Interpreter, cls: Any, auto: Any) -> None:
-    """Make the library's `enum.Enum` the base of enumerations, `auto` its auto()."""
+def enum_root(interp: Interpreter, cls: Any, auto: Any, flag: Any = None) -> None:
+    """Make the library's `enum.Enum` the base of enumerations, `auto` its auto();
+    `enum.Flag`/`IntFlag` with their boundary ("strict", "keep")."""
     from .enums import mark_root
 
-    mark_root(cls, auto)
+    if type(cls) is not ScriptClass or flag not in (None, "strict", "keep"):
+        raise NotSupportedError("enum_root() takes a class and a flag boundary")
+    mark_root(cls, auto, flag)
+
+
+@intrinsic
+def enum_flag_members(interp: Interpreter, member: Any) -> list:
+    """Flag.__iter__: the members whose bits a flag value holds, lowest first (None for
+    a bit only a multi-bit alias has, as Python yields)."""
+    from .enums import flag_members
+
+    cls = getattr(member, "cls", None)
+    if type(member) is not Instance or cls is None or cls.enum is None or \
+            cls.enum.flag is None:
+        raise NotSupportedError("enum_flag_members() takes a flag member")
+    return flag_members(cls, member.attrs["_value_"])
+
+
+@intrinsic
+def enum_flag_masks(interp: Interpreter, cls: Any) -> tuple:
+    """A flag class's (_flag_mask_, _singles_mask_, _all_bits_, boundary)."""
+    info = getattr(cls, "enum", None) if type(cls) is ScriptClass else None
+    if info is None or info.flag is None:
+        raise NotSupportedError("enum_flag_masks() takes a flag class")
+    return info.flag_mask, info.singles_mask, info.all_bits, info.flag
 
 
 @intrinsic

@@ -369,7 +369,7 @@ class ScriptClass:
 
     def __repr__(self) -> str:
         if self.enum is not None:
-            return f"<enum '{self.name}'>"
+            return f"<{'enum' if self.enum.flag is None else 'flag'} '{self.name}'>"
         if self.module == "builtins":
             return f"<class '{self.qualname}'>"
         return f"<class '{self.module}.{self.qualname}'>"
@@ -379,11 +379,12 @@ class Instance:
     """An instance of a script class: its class and its attributes. Python's protocols on
     it (operators, `len`, `iter`, `str`, hashing, ...) are defined in `dunders`."""
 
-    __slots__ = ("cls", "attrs", "__weakref__")
+    __slots__ = ("cls", "attrs", "chain", "__weakref__")
 
     def __init__(self, cls: ScriptClass):
         self.cls = cls
         self.attrs: dict[str, Any] = {}
+        # (an exception's: its __cause__/__context__, errors.ExceptionChain, set when raised)
 
 
 class Super:

@@ -16,6 +16,7 @@ from ..errors import GradtraceError, LimitExceeded, ScriptError
 from ..source import Span
 from . import enums
 from .collection_types import deque
+from .generic_classes import subscript_class
 from .nesting import check_hashable
 from .numpy_module import IndexTrick
 from .objects import (
@@ -179,6 +180,10 @@ class Protocols:
                 and self.abc_kinds[obj][0] == "collections.abc":  # Sequence[int]
             return GenericAlias(f"collections.abc.{obj.name}",
                                 index if type(index) is tuple else (index,))
+        if kind is ScriptClass:  # Box[int] (Generic), a class's own __class_getitem__
+            found = subscript_class(self, obj, index)
+            if found is not MISSING:
+                return found
         if isinstance(obj, TypingName):  # Tuple[torch.Tensor, torch.Tensor], Generic[T]
             return obj.subscript(index)
         if kind is Match:

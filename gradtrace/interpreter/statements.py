@@ -9,6 +9,7 @@ from .. import progress, stdlib, syntax
 from ..engine.ops import creation
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
+from .chaining import note_context, set_cause, set_context
 from .exception_classes import instance_error
 from .memory_io import BytesIO
 from .objects import ANNOTATED, MISSING, Instance, ScriptClass, type_name
@@ -213,7 +214,10 @@ class StatementCompiler:
 
     def stmt_If(self, node: syntax.If) -> Code:
         test = self.compile_expr(node.test)
-        body = self.compile_block(node.body)
+        if _is_type_checking(node.test):
+            body = self._type_checking_block(node.body)
+        else:
+            body = self.compile_block(node.body)
         orelse = self.compile_block(node.orelse) if node.orelse else None
         span = node.test.span
 
@@ -224,6 +228,19 @@ class StatementCompiler:
                 orelse(frame)
 
         return run
+
+    def _type_checking_block(self, body: tuple[syntax.Stmt, ...]) -> Code:
+        """`if TYPE_CHECKING:`'s block, which only type checkers read: what gradtrace
+        refuses in it (imports of modules it lacks) is refused when it runs, not before."""
+        try:
+            return self.compile_block(body)
+        except NotSupportedError as err:
+            refused = err
+
+            def run(frame: Frame) -> None:
+                raise refused
+
+            return run
 
     def stmt_While(self, node: syntax.While) -> Code:
         test = self.compile_expr(node.test)
@@ -364,6 +381,9 @@ class StatementCompiler:
                                         handler(frame)
                                     finally:
                                         frame.vars.pop(name, None)  # as Python's `del name`
+                            except ScriptError as new:  # raised while handling err
+                                note_context(new, err)
+                                raise
                             finally:
                                 self.handling.pop()
                             break
@@ -372,9 +392,19 @@ class StatementCompiler:
                 else:
                     if orelse is not None:
                         orelse(frame)
-            except SCRIPT_FLOW:
+            except SCRIPT_FLOW as flow:
                 if final is not None:
-                    final(frame)
+                    if isinstance(flow, ScriptError):  # handled while `finally` runs
+                        self.handling.append(flow)
+                        try:
+                            final(frame)
+                        except ScriptError as new:
+                            note_context(new, flow)
+                            raise
+                        finally:
+                            self.handling.pop()
+                    else:
+                        final(frame)
                 raise
             else:
                 if final is not None:
@@ -419,16 +449,29 @@ class StatementCompiler:
                 value = instance_error(value)
             if not isinstance(value, ScriptError):
                 raise ScriptError("exceptions must derive from BaseException", kind="TypeError")
-            if cause is not None:  # `from`: Python checks the cause; its chain is not shown
-                why = cause(frame)
-                if why is not None and not isinstance(why, (ScriptError, stdlib.ExceptionType)) \
-                        and getattr(getattr(why, "cls", why), "exception_kind", None) is None:
-                    raise ScriptError("exception causes must derive from BaseException",
-                                      kind="TypeError")
+            if cause is not None:  # `raise value from why`
+                set_cause(value, self._exception_cause(cause(frame)))
+            if self.handling:  # raised while handling another: its __context__
+                set_context(value, self.handling[-1])
             value.span = None
             raise value
 
         return run
+
+    def _exception_cause(self, why: Any) -> ScriptError | None:
+        """The cause `raise ... from why` names: None, an exception, or an exception class
+        (called, as Python calls it)."""
+        if why is None:
+            return None
+        if isinstance(why, stdlib.ExceptionType):
+            why = why()
+        elif type(why) is ScriptClass and why.exception_kind is not None:
+            why = self.instantiate(why, [], {})
+        if type(why) is Instance and why.cls.exception_kind is not None:
+            return instance_error(why)
+        if isinstance(why, ScriptError):
+            return why
+        raise ScriptError("exception causes must derive from BaseException", kind="TypeError")
 
     def stmt_Assert(self, node: syntax.Assert) -> Code:
         test = self.compile_expr(node.test)
@@ -441,3 +484,9 @@ class StatementCompiler:
                 raise ScriptError(text, kind="AssertionError")
 
         return run
+
+
+def _is_type_checking(test: syntax.Expr) -> bool:
+    """`TYPE_CHECKING` or `typing.TYPE_CHECKING` as an `if`'s whole test."""
+    return isinstance(test, syntax.Name) and test.id == "TYPE_CHECKING" or \
+        isinstance(test, syntax.Attribute) and test.attr == "TYPE_CHECKING"

@@ -19,6 +19,7 @@ from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTyp
 from ..tensor_types import SIZE, ScriptType, TorchVersion, tensor_class_of
 from . import abc_checks
 from .dunders import OBJECT
+from .generic_classes import ScriptGenericAlias, protocol_instance_check
 from .objects import (
     BuiltinType,
     Instance,
@@ -91,9 +92,14 @@ class TypeChecks:
         if kind is ScriptClass:
             if classinfo is OBJECT:
                 return True
+            if self.abc_registry and abc_checks.registered(self, self.type_of(value),
+                                                            classinfo):
+                return True
             if classinfo in self.abc_kinds:
                 return abc_checks.instance_check(self, value, classinfo)
             if classinfo in self.protocol_classes:
+                if classinfo in self.runtime_protocols:
+                    return protocol_instance_check(self, value, classinfo)
                 raise TorchTypeError("Instance and class checks can only be used with "
                                      "@runtime_checkable protocols")
             return type(value) is Instance and classinfo in value.cls.mro
@@ -111,6 +117,8 @@ class TypeChecks:
             return self.type_of(value) is classinfo
         if kind is TypeBuiltin:
             return self.is_class(value)
+        if kind is ScriptGenericAlias:
+            raise TorchTypeError(SUBSCRIPTED_CHECK)
         raise TorchTypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
 
     def issubclass_check(self, cls: Any, classinfo: Any) -> bool:
@@ -118,10 +126,15 @@ class TypeChecks:
             raise TorchTypeError("issubclass() arg 1 must be a class")
         if isinstance(classinfo, tuple):
             return any(self.issubclass_check(cls, c) for c in classinfo)
+        if type(classinfo) is ScriptGenericAlias:
+            raise TorchTypeError(SUBSCRIPTED_CHECK)
         if not self.is_class(classinfo):
             raise TorchTypeError("issubclass() arg 2 must be a class, a tuple of classes, or a "
                                  "union")
         if classinfo is OBJECT or cls is classinfo:
+            return True
+        if type(classinfo) is ScriptClass and self.abc_registry and \
+                abc_checks.registered(self, cls, classinfo):
             return True
         if type(classinfo) is ScriptClass and classinfo in self.abc_kinds:
             return abc_checks.class_check(self, cls, classinfo)
@@ -155,9 +168,13 @@ class TypeChecks:
         raise TorchTypeError("type() takes 1 or 3 arguments")
 
 
+SUBSCRIPTED_CHECK = "Subscripted generics cannot be used with class and instance checks"
+
+
 def _is_int_enum(cls: ScriptClass) -> bool:
-    """Whether a class derives from the library's enum.IntEnum (an int in Python)."""
-    return any(c.name == "IntEnum" and c.module == "enum" for c in cls.mro)
+    """Whether a class derives from the library's enum.IntEnum or IntFlag (an int in
+    Python)."""
+    return any(c.name in ("IntEnum", "IntFlag") and c.module == "enum" for c in cls.mro)
 
 
 def _derives(kind: str | None, ancestor: str) -> bool:

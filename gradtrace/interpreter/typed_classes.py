@@ -1,8 +1,8 @@
 """`typing`'s class-making bases, as CPython 3.11's typing.py makes them:
 `class P(NamedTuple)` (a namedtuple class, the same one `collections.namedtuple` makes,
 with the body's other attributes on it), `class Cfg(TypedDict)` (calling it makes a plain
-dict), and `Generic[T]`/`Protocol` (dropped from the bases: they change nothing at run
-time but that a class naming `Protocol` cannot be instantiated).
+dict), and `Generic[T]`/`Protocol` (dropped from the bases; the class they make generic
+subscripts, and a runtime-checkable protocol answers isinstance: generic_classes.py).
 """
 from __future__ import annotations
 

@@ -102,12 +102,16 @@ def typing_namespace(interp: Interpreter) -> stdlib.Namespace:
 
     import typing
 
-    from . import typed_classes
+    from . import generic_classes, typed_classes
 
     table: dict[str, Any] = {n: TypingName(n) for n in TYPING_NAMES}
     table["TYPE_CHECKING"] = False
     table["cast"] = BuiltinFunction("cast", cast, typing.cast)
     table["TypeVar"] = BuiltinFunction("TypeVar", type_var, typing.TypeVar)
+    table["runtime_checkable"] = BuiltinFunction(
+        "runtime_checkable", lambda cls: generic_classes.runtime_checkable(interp, cls),
+        typing.runtime_checkable)
+    table["overload"] = BuiltinFunction("overload", generic_classes.overload, typing.overload)
     table.update(typed_classes.typing_bases(interp))
     return stdlib.Namespace("typing", table)
 

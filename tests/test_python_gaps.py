@@ -1,0 +1,215 @@
+"""Python features real ML scripts use that the language lacked (enum.Flag/IntFlag,
+typing's runtime helpers, collections.abc's Set mixins, exception chaining), each
+snippet run by the CPython running the tests and by gradtrace: the output must match."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gradtrace.runner import run_text
+
+SNIPPETS = Path(__file__).parent / "python_gaps"
+
+
+def snippet(name: str) -> str:
+    """A longer snippet, kept as a script in tests/python_gaps/."""
+    return (SNIPPETS / f"{name}.gt").read_text()
+
+
+def python_out(text: str) -> str:
+    done = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def same_as_python(text: str) -> str:
+    text = textwrap.dedent(text)
+    result = run_text(text)
+    assert result.error is None, result.error.format(result.source)
+    expected = python_out(text)
+    assert result.stdout == expected
+    return expected
+
+
+def gt_error(text: str):
+    result = run_text(textwrap.dedent(text))
+    assert result.error is not None, "expected an error"
+    return result.error
+
+
+# ------------------------------------------------------------------ enum.Flag, IntFlag
+
+def test_flag_members_combine_print_and_iterate_as_in_python():
+    same_as_python(snippet("flag_basics"))
+
+
+def test_flag_zero_aliases_intflag_and_boundaries_match_python():
+    same_as_python(snippet("flag_mixed"))
+
+
+def test_flag_bits_only_an_alias_covers_iterate_as_none_like_python():
+    same_as_python(snippet("flag_alias_bits"))
+
+
+def test_flag_out_of_order_definitions_iterate_in_definition_order():
+    same_as_python("""\
+from enum import Flag, IntFlag
+class P(IntFlag):
+    R = 4
+    W = 2
+    X = 1
+print(list(P(7)), P(6), repr(P(3)), [m.name for m in P.R | P.X])
+""")
+
+
+def test_flag_value_outside_the_members_bits_is_pythons_value_error():
+    err = gt_error("""\
+        from enum import Flag
+        class C(Flag):
+            A = 1
+            C = 8
+        C(15)
+        """)
+    assert err.kind == "ValueError"
+    assert err.message == ("<flag 'C'> invalid value 15\n    given 0b0 1111\n"
+                           "  allowed 0b0 1001")
+
+
+def test_flag_unique_reports_aliases_with_the_flag_repr():
+    err = gt_error("""\
+        import enum
+        @enum.unique
+        class V(enum.Flag):
+            A = 1
+            B = 1
+        """)
+    assert err.kind == "ValueError"
+    assert err.message == "duplicate values found in <flag 'V'>: B -> A"
+
+
+# ------------------------------------------------------------------ typing at run time
+
+
+def test_typing_protocols_generic_cast_overload_and_final_match_python():
+    same_as_python(snippet("typing_runtime"))
+
+
+def test_generic_class_subscription_matches_pythons_aliases_and_errors():
+    same_as_python(snippet("typing_generic_alias"))
+
+
+def test_runtime_checkable_protocols_check_tensors_and_modules_as_python():
+    pytest.importorskip("torch")
+    same_as_python(snippet("typing_protocols_torch"))
+
+
+def test_type_checking_block_refuses_its_imports_only_when_it_runs():
+    result = run_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                      "    import not_a_module\nprint('ran')\n")
+    assert result.error is None and result.stdout == "ran\n"
+    result = run_text("TYPE_CHECKING = True\nprint('before')\nif TYPE_CHECKING:\n"
+                      "    import not_a_module\n")
+    assert result.stdout == "before\n"
+    assert result.error is not None and result.error.kind == "NotSupportedError"
+
+
+def test_runtime_checkable_refuses_a_class_that_is_not_a_protocol():
+    err = gt_error("""\
+        from typing import runtime_checkable
+        class Plain:
+            pass
+        runtime_checkable(Plain)
+        """)
+    assert err.kind == "TypeError"
+    assert err.message == ("@runtime_checkable can be only applied to protocol classes, "
+                           "got <class '__main__.Plain'>")
+
+
+# ------------------------------------------------------------------ collections.abc Set
+
+
+def test_set_and_mutable_set_mixins_give_pythons_operators_and_comparisons():
+    same_as_python(snippet("abc_set_mixins"))
+
+
+def test_set_mixins_answer_reflected_operators_and_refuse_non_iterables():
+    same_as_python(snippet("abc_set_reflected"))
+
+
+def test_abc_register_makes_virtual_subclasses_as_abcmeta_does():
+    same_as_python(snippet("abc_register"))
+
+
+def test_abc_registry_belongs_to_the_run():
+    text = ("from collections.abc import Mapping\nMapping.register(list)\n"
+            "print(isinstance([], Mapping))\n")
+    assert run_text(text).stdout == "True\n"
+    assert run_text("from collections.abc import Mapping\nprint(isinstance([], Mapping))\n"
+                    ).stdout == "False\n"
+    import collections.abc
+
+    assert not isinstance([], collections.abc.Mapping)
+
+
+# ------------------------------------------------------------------ exception chaining
+
+
+def test_cause_context_and_suppress_context_read_as_in_python():
+    same_as_python(snippet("exception_chaining"))
+
+
+def test_uncaught_error_shows_its_cause_first_with_pythons_line():
+    result = run_text(textwrap.dedent("""\
+        def load(d):
+            try:
+                return d["lr"]
+            except KeyError as e:
+                raise ValueError("missing lr") from e
+        load({})
+        """), "cfg.gt")
+    assert result.error.format(result.source) == (
+        "cfg.gt:3:16: KeyError: 'lr'\n"
+        "            return d[\"lr\"]\n"
+        "                   ^^^^^^^\n"
+        "\n"
+        "The above exception was the direct cause of the following exception:\n"
+        "\n"
+        "cfg.gt:5:9: ValueError: missing lr\n"
+        "            raise ValueError(\"missing lr\") from e\n"
+        "            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^")
+
+
+def test_uncaught_error_raised_while_handling_shows_the_context():
+    result = run_text("try:\n    1 / 0\nexcept ZeroDivisionError:\n    [][0]\n", "h.gt")
+    text = result.error.format(result.source)
+    first, second = text.split("\n\nDuring handling of the above exception, another "
+                               "exception occurred:\n\n")
+    assert first.startswith("h.gt:2:5: ZeroDivisionError: division by zero")
+    assert second.startswith("h.gt:4:5: IndexError: list index out of range")
+
+
+def test_from_none_hides_the_context_of_an_uncaught_error():
+    result = run_text("try:\n    1 / 0\nexcept ZeroDivisionError:\n"
+                      "    raise ValueError('clean') from None\n", "n.gt")
+    assert result.error.format(result.source).startswith("n.gt:4:5: ValueError: clean")
+    assert "During handling" not in result.error.format(result.source)
+
+
+def test_a_long_chain_shows_a_bounded_part():
+    from gradtrace.errors import MAX_CHAIN_SHOWN
+
+    result = run_text("cause = None\nfor i in range(300):\n    try:\n"
+                      "        raise ValueError(i) from cause\n"
+                      "    except ValueError as e:\n        cause = e\nraise cause\n", "l.gt")
+    text = result.error.format(result.source)
+    assert text.count("direct cause") == MAX_CHAIN_SHOWN
+    assert text.endswith("l.gt:7:1: ValueError: 299\n    raise cause\n    ^^^^^^^^^^^")
+
+
+def test_a_finally_block_sees_the_error_passing_through_as_handled():
+    same_as_python(snippet("finally_reraise"))

@@ -21,7 +21,7 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
 from . import datetime_module, memory_io, text_io, wrapped
-from .chaining import CHAIN_NAMES, chain_attribute
+from .chaining import CHAIN_NAMES, chain_attribute, set_chain_attribute
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
     COUNTER_METHODS,
@@ -341,6 +341,15 @@ class Attributes:
         raise ScriptError(f"type object '{cls.name}' has no attribute '{name}'",
                           kind="AttributeError")
 
+    def exception_link(self, value: Any) -> Any:
+        """What `e.__cause__ = value` links to: the error of an exception instance (the
+        value itself when it is not one: set_chain_attribute refuses it)."""
+        if type(value) is Instance and value.cls.exception_kind is not None:
+            from .exception_classes import instance_error
+
+            return instance_error(value)
+        return value
+
     def _missing(self, obj: Any, name: str) -> Any:
         """No such attribute: Python's internals and undocumented `_names` are refused;
         anything else (an unknown dunder included) is Python's AttributeError."""
@@ -359,6 +368,10 @@ class Attributes:
 
     def _set_attribute(self, obj: Any, name: str, value: Any) -> None:
         kind = type(obj)
+        if name in CHAIN_NAMES and (isinstance(obj, ScriptError) or kind is Instance
+                                    and obj.cls.exception_kind is not None):
+            set_chain_attribute(obj, name, self.exception_link(value))
+            return
         if kind is Instance:
             self.instance_setattr(obj, name, value)
             return
@@ -396,6 +409,9 @@ class Attributes:
     def del_attribute(self, obj: Any, name: str) -> None:
         """`del obj.name`."""
         kind = type(obj)
+        if name in CHAIN_NAMES and (isinstance(obj, ScriptError) or kind is Instance
+                                    and obj.cls.exception_kind is not None):
+            raise ScriptError(f"{name} may not be deleted", kind="TypeError")
         if kind is Instance:
             self.instance_delattr(obj, name)
         elif kind is ScriptClass:

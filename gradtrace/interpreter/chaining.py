@@ -61,3 +61,25 @@ def chain_attribute(view: Any, name: str) -> Any:
         return chain is not None and chain.suppress_context
     linked = None if chain is None else chain.cause if name == "__cause__" else chain.context
     return None if linked is None else error_view(linked)
+
+
+def set_chain_attribute(view: Any, name: str, value: Any) -> None:
+    """`e.__cause__ = x` (which also sets `__suppress_context__`, as BaseException's
+    setter does), `e.__context__ = x`, `e.__suppress_context__ = flag`, with Python's
+    TypeErrors; `x` is None or an exception instance (`linked`, from the caller)."""
+    from ..errors import TorchTypeError
+
+    chain = chain_for(view)
+    if name == "__suppress_context__":
+        if type(value) is not bool:
+            raise TorchTypeError("attribute value type must be bool")
+        chain.suppress_context = value
+        return
+    if value is not None and not isinstance(value, ScriptError):
+        what = "cause" if name == "__cause__" else "context"
+        raise TorchTypeError(f"exception {what} must be None or derive from BaseException")
+    if name == "__cause__":
+        chain.cause = value
+        chain.suppress_context = True
+    else:
+        chain.context = value

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import stdlib
-from ..errors import NotSupportedError, ScriptError, TorchTypeError
+from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
 from . import enums
 from .collection_types import partial
 from .dunders import OBJECT
@@ -200,6 +200,8 @@ class ClassRuntime:
     # ------------------------------------------------------------------ classes
 
     def class_getattr(self, cls: ScriptClass, name: str) -> Any:
+        if name in ("__mro__", "__bases__", "__base__"):  # type's own data descriptors
+            return self.class_links(cls, name)  # (they win over the class's namespace)
         value = cls.lookup(name)
         if value is MISSING:
             if name == "__members__" and cls.enum is not None:
@@ -208,6 +210,9 @@ class ClassRuntime:
                 return cls.name
             if name == "__qualname__":
                 return cls.qualname
+            if name == "mro":
+                return stdlib.BoundMethod(cls, lambda c: list(self.class_links(c, "__mro__")),
+                                          "mro")
             raise missing_dunder(f"class {cls.name}", name,
                                  f"type object '{cls.name}' has no attribute '{name}'")
         kind = type(value)
@@ -216,6 +221,33 @@ class ClassRuntime:
         if kind is ClassMethod:
             return Method(cls, value.function)
         return value
+
+    def class_links(self, cls: ScriptClass, name: str) -> Any:
+        """`C.__mro__`, `C.__bases__`, `C.__base__`: classes the script can already name,
+        a builtin exception's class shown as Python's (with its own bases in the MRO)."""
+        if name == "__base__":
+            return None if cls.base is None else self._visible_class(cls.base)
+        if name == "__bases__":
+            return tuple(self._visible_class(b) for b in cls.bases)
+        shown: list[Any] = []
+        for c in cls.mro:
+            kind = c.exception_kind if c.frozen else None
+            if kind is None or c.interp is not None:
+                shown.append(c)
+                continue
+            while kind is not None:  # ValueError, Exception, BaseException
+                shown.append(self._visible_class(kind))
+                kind = EXCEPTION_PARENTS.get(kind)
+        return tuple(shown)
+
+    def _visible_class(self, cls: ScriptClass | str) -> Any:
+        """A builtin exception's frozen base class (or kind) as scripts name it."""
+        if type(cls) is ScriptClass:
+            if cls.interp is not None or not cls.frozen or cls.exception_kind is None:
+                return cls
+            cls = cls.exception_kind
+        found = self.builtins.get(cls)
+        return found if isinstance(found, stdlib.ExceptionType) else stdlib.ExceptionType(cls)
 
     def class_setattr(self, cls: ScriptClass, name: str, value: Any) -> None:
         if cls.frozen:

@@ -21,6 +21,7 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
 from . import datetime_module, memory_io, text_io, wrapped
+from .builtin_classes import as_builtin, unwrap_str
 from .chaining import CHAIN_NAMES, chain_attribute, set_chain_attribute
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
@@ -70,6 +71,12 @@ _CONSUMING = frozenset({"join", "extend", "update", "union", "intersection", "di
                         "symmetric_difference_update"})
 
 
+
+_BUILTIN_TABLES: dict[type, dict[str, Callable[..., Any]]] = {
+    dict: stdlib.DICT_METHODS, list: stdlib.LIST_METHODS, str: stdlib.STR_METHODS,
+    tuple: stdlib.TUPLE_METHODS,
+}
+"""The methods of a builtin subclass's value, by its type (int and float have none)."""
 
 _MODULE_NAMES = {"os.path": "posixpath"}
 """A module's `__name__` where it differs from the dotted name a script imports it by."""
@@ -269,6 +276,11 @@ class Attributes:
         materialize = self.materialize
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            if args and type(args[0]) is str:  # `"trainer".startswith(Mode.TRAIN)`
+                args = tuple(unwrap_str(a) for a in args)
+                if name == "join" and len(args) == 2:
+                    args = (args[0], [unwrap_str(a) for a in materialize(args[1],
+                                                                        "a join() argument")])
             if consuming:
                 args = (args[0],) + tuple(materialize(a, f"a {name}() argument")
                                           for a in args[1:])
@@ -340,6 +352,27 @@ class Attributes:
                                     "gradtrace scripts")
         raise ScriptError(f"type object '{cls.name}' has no attribute '{name}'",
                           kind="AttributeError")
+
+    def builtin_method(self, obj: Instance, name: str) -> Any:
+        """A builtin subclass instance's method of its builtin type (`cfg.keys()`,
+        `batch.append(x)`), from the same allow-list as the plain value's, bound to the
+        value (operands that are builtin subclass instances passed as their values);
+        None when the type has no such method."""
+        value = obj.value
+        if type(value) is str and name == "format":
+            fn: Any = self.format_method
+        else:
+            table = _BUILTIN_TABLES.get(type(value))
+            if table is None or name not in table:
+                return None
+            fn = self.guarded(table[name], name)
+
+        def call(target: Any, *args: Any, **kwargs: Any) -> Any:
+            args = tuple(as_builtin(a) for a in args)
+            result = fn(target, *args, **kwargs)
+            return obj if result is target else result
+
+        return stdlib.BoundMethod(value, call, name)
 
     def exception_link(self, value: Any) -> Any:
         """What `e.__cause__ = value` links to: the error of an exception instance (the

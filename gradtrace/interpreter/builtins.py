@@ -221,6 +221,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             raise TorchTypeError(f"vars expected at most 1 argument, got {len(args)}")
         obj = args[0]
         if type(obj) is Instance:
+            if obj.cls.builtin is dict and obj.attrs is obj.value:
+                return obj  # `self.__dict__ = self`: the dict is the instance itself
             return dict(obj.attrs)
         if isinstance(obj, (int, float, str, bool, list, tuple, dict, set, frozenset,
                             type(None))) or isinstance(obj, Tensor):

@@ -16,6 +16,7 @@ from typing import Any
 from .. import stdlib
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
 from . import enums
+from .builtin_classes import initial_value
 from .collection_types import partial
 from .dunders import OBJECT
 from .objects import (
@@ -53,6 +54,11 @@ _OBJECT_SETATTR = OBJECT.attrs["__setattr__"]
 _OBJECT_DELATTR = OBJECT.attrs["__delattr__"]
 
 
+# object's data descriptors, which an instance's own dict never shadows (only an
+# AttrDict's `self.__dict__ = self` can hold such keys: `d["__class__"] = int`)
+_DATA_DESCRIPTORS = frozenset(("__class__", "__dict__"))
+
+
 def refused(owner: str, name: str) -> NotSupportedError:
     return NotSupportedError(f"attribute '{name}' of {owner} is not available in gradtrace "
                              "scripts")
@@ -78,13 +84,15 @@ class ClassRuntime:
             return enums.call(cls, args, kwargs)
         if cls in self.protocol_classes:
             raise TorchTypeError("Protocols cannot be instantiated")
-        if cls.lookup("__new__") is not MISSING:
+        if cls.lookup("__new__") is not MISSING and cls.builtin is None:
             raise NotSupportedError(f"{cls.name}.__new__ is not supported: gradtrace makes "
                                     "instances itself")
         if self.abstracts.marked:  # abc.ABC's check: every abstract method implemented
             abc = self.library.modules.get("abc")
             self.abstracts.check(cls, abc.vars.get("ABC") if abc is not None else None)
         inst = Instance(cls)
+        if cls.builtin is not None:  # `class AttrDict(dict)`: the dict it is
+            inst.value = initial_value(cls, args, kwargs)
         if cls.exception_kind is not None:  # BaseException.__new__ keeps the arguments
             inst.attrs["args"] = tuple(args)
         init = cls.lookup("__init__")
@@ -136,13 +144,19 @@ class ClassRuntime:
         if type(value) is Property:
             return self.property_get(value, obj)
         found = obj.attrs.get(name, MISSING)
-        if found is not MISSING:
+        if found is not MISSING and name not in _DATA_DESCRIPTORS:
             return found
         if value is not MISSING:
             return self.bind(value, obj)
+        if cls.builtin is not None and not is_dunder(name):
+            method = self.builtin_method(obj, name)
+            if method is not None:
+                return method
         if is_dunder(name):
             if name == "__class__":
                 return cls
+            if name == "__dict__" and cls.builtin is dict and obj.attrs is obj.value:
+                return obj  # `self.__dict__ = self` (then `self.__dict__.update(kw)`)
             if name in REFUSED_DUNDERS:
                 raise refused(f"'{cls.name}' objects", name)
         hook = cls.lookup("__getattr__")
@@ -168,6 +182,9 @@ class ClassRuntime:
         """`object.__setattr__`: a property's setter, else the instance's own dict."""
         name = _attribute_name(name)
         if is_dunder(name):
+            if name == "__dict__" and value is obj and obj.cls.builtin is dict:
+                obj.attrs = obj.value  # `self.__dict__ = self`: its items are its attributes
+                return
             raise NotSupportedError(f"setting attribute '{name}' of '{obj.cls.name}' objects "
                                     "is not supported")
         if obj.cls is OBJECT:
@@ -233,7 +250,7 @@ class ClassRuntime:
         for c in cls.mro:
             kind = c.exception_kind if c.frozen else None
             if kind is None or c.interp is not None:
-                shown.append(c)
+                shown.append(self._visible_class(c))
                 continue
             while kind is not None:  # ValueError, Exception, BaseException
                 shown.append(self._visible_class(kind))
@@ -241,7 +258,11 @@ class ClassRuntime:
         return tuple(shown)
 
     def _visible_class(self, cls: ScriptClass | str) -> Any:
-        """A builtin exception's frozen base class (or kind) as scripts name it."""
+        """A builtin exception's or builtin type's frozen base class (or an exception's
+        kind) as scripts name it."""
+        if type(cls) is ScriptClass and cls.frozen and cls.interp is None and \
+                cls.builtin is not None:
+            return self.builtin_types[cls.builtin]
         if type(cls) is ScriptClass:
             if cls.interp is not None or not cls.frozen or cls.exception_kind is None:
                 return cls
@@ -321,6 +342,10 @@ class ClassRuntime:
                     return value.function
                 return value
             return self.bind(value, obj)
+        if type(obj) is Instance and obj.cls.builtin is not None and not is_dunder(name):
+            method = self.builtin_method(obj, name)  # super().keys(), super().append(x)
+            if method is not None:
+                return method
         raise missing_dunder("'super' objects", name,
                              f"'super' object has no attribute '{name}'")
 

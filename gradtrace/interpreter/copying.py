@@ -58,6 +58,12 @@ def shallow_copy(obj: Any) -> Any:
         return out
     if type(obj) is Instance:
         out_instance = Instance(obj.cls)
+        if obj.cls.builtin is not None:  # an AttrDict's items, a Batch's list
+            value = obj.value
+            out_instance.value = value.copy() if isinstance(value, (dict, list)) else value
+            if obj.attrs is value:  # `self.__dict__ = self`
+                out_instance.attrs = out_instance.value
+                return out_instance
         out_instance.attrs.update(obj.attrs)
         return out_instance
     if isinstance(obj, (dict, list, set)):
@@ -103,6 +109,12 @@ class _Copier:
     def _container(self, obj: Any) -> Any:
         if type(obj) is Instance:
             out = self.memo[id(obj)] = Instance(obj.cls)
+            if obj.cls.builtin is not None:  # an AttrDict's items, a Batch's list
+                value = obj.value
+                out.value = self.copy(value)
+                if obj.attrs is value:  # `self.__dict__ = self`
+                    out.attrs = out.value
+                    return out
             out.attrs.update({k: self.copy(v) for k, v in obj.attrs.items()})
             return out
         if isinstance(obj, dict):

@@ -16,6 +16,7 @@ from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
+from .builtin_classes import SUBCLASSABLE, builtin_base
 from .dunders import OBJECT
 from .enums import make_enum
 from .enums import namespace as enum_namespace
@@ -177,6 +178,8 @@ class DefinitionCompiler:
             params = generic_parameters([b for b, _ in values])
             base = OBJECT if typed else self.class_bases(plain, span)
             first = base[0] if type(base) is tuple else base
+            if type(base) is tuple:  # `class Mode(str, Enum)`: the enumeration decides
+                first = next((b for b in base if b.enum is not None), first)
             cell = ClassCell()
             namespace = ClassFrame(enum_namespace(first, {"__module__": module,
                                                           "__qualname__": qualname,
@@ -206,7 +209,9 @@ class DefinitionCompiler:
                 self.generic_classes[cls] = params
             cell.cls = cls
             enums = [b for b in cls.bases if b.enum is not None]
-            if enums and len(cls.bases) > 1:
+            if enums and len(cls.bases) > 1 and not (  # a data type mixed in is fine
+                    len(enums) == 1 and len(cls.bases) == 2 and cls.builtin is not None
+                    and cls.bases[0].builtin is not None):
                 raise NotSupportedError("an enumeration with mixin classes is not supported",
                                         span)
             if enums:
@@ -227,6 +232,13 @@ class DefinitionCompiler:
             if base in found[:i]:
                 raise ScriptError(f"duplicate base class {base.name}", bases[i][1],
                                   kind="TypeError")
+        builtins = {b.builtin for b in found} - {None}
+        if len(builtins) > 1:
+            raise ScriptError("multiple bases have instance lay-out conflict", span,
+                              kind="TypeError")
+        if builtins and any(b.exception_kind is not None for b in found):
+            raise NotSupportedError("a class deriving from both a builtin type and an "
+                                    "exception is not supported", span)
         kinds = {b.exception_kind for b in found} - {None}
         if len(kinds) > 1:
             raise NotSupportedError("a class deriving from two different builtin exceptions "
@@ -243,6 +255,9 @@ class DefinitionCompiler:
             return base
         if type(base) is stdlib.ExceptionType and is_exception_kind(base.kind):
             return exception_base(base.kind)  # class StopTraining(Exception)
+        if type(base) is BuiltinType and base.module == "builtins" and \
+                base.type in SUBCLASSABLE:
+            return builtin_base(base.type, where)  # class AttrDict(dict)
         if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)):
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)
         raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import syntax
 from ..errors import GradtraceError, LimitExceeded, ScriptError
+from .builtin_classes import as_builtin
 from .nesting import check_all_hashable, check_hashable
 from .objects import ScriptGenerator, script_message, type_name
 from .runtime import PYTHON_ERRORS, Code, Frame
@@ -79,7 +80,7 @@ class DisplayCompiler:
             out: dict = {}
             for key_code, value_code, value_span in pairs:
                 if key_code is None:  # `**mapping`
-                    mapping = value_code(frame)
+                    mapping = as_builtin(value_code(frame))
                     if not isinstance(mapping, dict):
                         raise ScriptError(f"'{type_name(mapping)}' object is not a mapping",
                                           value_span, kind="TypeError")

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import NotSupportedError, ScriptError, TorchTypeError
-from .objects import MISSING, Instance, Property, ScriptClass
+from .objects import MISSING, Instance, NativeFunction, Property, ScriptClass
 
 MAX_MEMBERS = 100_000
 
@@ -101,7 +101,7 @@ def namespace(base: ScriptClass, initial: dict[str, Any]) -> dict[str, Any]:
 
 def make_enum(cls: ScriptClass) -> None:
     """Turn the new class `cls` (whose base is an enumeration) into one."""
-    base = cls.base
+    base = next((b for b in cls.bases if b.enum is not None), cls.base)
     if base is not None and base.enum is not None and base.enum.members:
         raise TorchTypeError(f"<enum '{cls.name}'> cannot extend <enum '{base.name}'>")
     root = base.enum if base is not None and base.enum is not None else EnumInfo()
@@ -117,20 +117,61 @@ def make_enum(cls: ScriptClass) -> None:
         seen.append(value)
         if info.flag is not None:
             _add_flag_bits(info, value)
-        member = _lookup(info, value)
+        # `class Mode(str, Enum)`: the member is a str, found by it (Python 3.11.7 keys
+        # _value2member_map_ by `member_type(*args)` and keeps `_value_` as written)
+        data = MISSING if cls.builtin is None else _data_value(cls.builtin, value)
+        key = value if data is MISSING else data
+        member = _lookup(info, key)
         if member is None:
             member = Instance(cls)
             member.attrs["_name_"] = name
             member.attrs["_value_"] = value
+            if data is not MISSING:
+                member.value = data
             if info.flag is None or _single_bit(value):
                 info.members.append(member)
             try:
-                info.by_value[value] = member
+                info.by_value[key] = member
             except TypeError:
-                info.values.append((value, member))
+                info.values.append((key, member))
         info.by_name[name] = member
         cls.attrs[name] = member
     cls.enum = info
+    if cls.builtin is not None and base is not None:
+        _enum_methods(cls, base)
+
+
+def _data_value(pytype: type, value: Any) -> Any:
+    """The data type's part of a mixed-in member: `str(value)`, `int(*args)` (a tuple
+    value gives the arguments), as EnumType calls `member_type.__new__`."""
+    args = value if type(value) is tuple else (value,)
+    try:
+        return pytype(*args)
+    except (TypeError, ValueError) as err:
+        raise ScriptError(str(err), kind=type(err).__name__) from None
+
+
+def _enum_methods(cls: ScriptClass, enum_base: ScriptClass) -> None:
+    """EnumType.__new__: the enumeration's `__repr__`, `__str__` and `__format__` are
+    Enum's, not the mixed-in data type's (unless the class or a mixin defines them)."""
+    from .dunders import OBJECT
+
+    for name in ("__repr__", "__str__", "__format__"):
+        if name in cls.attrs:
+            continue
+        found = cls.lookup(name)
+        owner = next((c for c in cls.mro if name in c.attrs), None)
+        if owner is OBJECT or owner is not None and owner.frozen and \
+                owner.builtin is not None and owner.attrs[name] is found:
+            cls.attrs[name] = _MIXED_REPR if name == "__repr__" else enum_base.lookup(name)
+
+
+def _mixed_repr(member: Instance) -> str:
+    """Enum.__repr__ of a mixed-in member: its value as the data type shows it."""
+    return f"<{member.cls.name}.{member.attrs.get('_name_')}: {member.value!r}>"
+
+
+_MIXED_REPR = NativeFunction("__repr__", "Enum", _mixed_repr, "function")
 
 
 def _single_bit(value: Any) -> bool:

@@ -21,6 +21,7 @@ from ..errors import (
     ScriptError,
 )
 from ..source import Span
+from .builtin_classes import as_builtin
 from .dunders import _BINARY
 from .nesting import HASHED, SET_OPERATORS, check_all_hashable
 from .numpy_module import DTYPE_CLASSES
@@ -280,7 +281,7 @@ class ExpressionCompiler:
                                           kind="TypeError")
                     kwargs[name] = code(frame)
                     continue
-                mapping = code(frame)
+                mapping = as_builtin(code(frame))
                 if not isinstance(mapping, dict):
                     raise ScriptError(f"{callable_name(f)}() argument after ** must be a "
                                       f"mapping, not {type_name(mapping)}", arg_span,

@@ -314,7 +314,7 @@ class ScriptClass:
     method resolution order (Python's C3 linearization of itself and its bases)."""
 
     __slots__ = ("name", "qualname", "module", "base", "bases", "attrs", "mro", "interp",
-                 "frozen", "annotated", "exception_kind", "enum", "__weakref__")
+                 "frozen", "annotated", "exception_kind", "enum", "builtin", "__weakref__")
 
     def __init__(self, name: str, qualname: str, module: str,
                  base: ScriptClass | tuple[ScriptClass, ...] | None, attrs: dict[str, Any],
@@ -335,6 +335,9 @@ class ScriptClass:
         self.exception_kind: str | None = next(
             (b.exception_kind for b in bases if b.exception_kind is not None), None)
         self.enum: Any = None  # an enumeration's members (interpreter/enums.py)
+        # the builtin type it derives from (`class AttrDict(dict)`: builtin_classes.py)
+        self.builtin: type | None = next(
+            (b.builtin for b in bases if b.builtin is not None), None)
 
     def lookup(self, name: str) -> Any:
         """The attribute `name` from the first class in the MRO that has it, else MISSING."""
@@ -379,12 +382,13 @@ class Instance:
     """An instance of a script class: its class and its attributes. Python's protocols on
     it (operators, `len`, `iter`, `str`, hashing, ...) are defined in `dunders`."""
 
-    __slots__ = ("cls", "attrs", "chain", "__weakref__")
+    __slots__ = ("cls", "attrs", "chain", "value", "__weakref__")
 
     def __init__(self, cls: ScriptClass):
         self.cls = cls
         self.attrs: dict[str, Any] = {}
         # (an exception's: its __cause__/__context__, errors.ExceptionChain, set when raised)
+        # (a builtin subclass's: `value`, its dict, list, str, ...: builtin_classes.py)
 
 
 class Super:

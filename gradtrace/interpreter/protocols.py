@@ -15,6 +15,7 @@ from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, ScriptError
 from ..source import Span
 from . import enums
+from .builtin_classes import as_builtin
 from .collection_types import deque
 from .generic_classes import subscript_class
 from .nesting import check_hashable
@@ -130,6 +131,8 @@ class Protocols:
         """An iterable's items for a builtin that walks its argument in C: a sized container
         as it is (its length checked), anything else as a list built here, counted against
         --max-sequence (a non-iterable is Python's TypeError)."""
+        if type(value) is Instance and value.cls.builtin is not None:
+            value = as_builtin(value)  # an AttrDict's dict, unless it iterates its own way
         if type(value) in SIZED or isinstance(value, ITERABLES):
             if type(value) is ndarray and not value.a.ndim:
                 raise ScriptError("iteration over a 0-d array", span, kind="TypeError")

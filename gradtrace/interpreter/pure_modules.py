@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
+from .builtin_classes import unwrap_builtin
 from .objects import BuiltinFunction, Property, type_name
 from .operators import BINOPS, COMPARE, INPLACE, UNARY
 from .runtime import PYTHON_ERRORS
@@ -172,6 +173,7 @@ def _plain(interp: Interpreter, value: Any, budget: list[int], depth: int = 0) -
     if depth > interp.limits.max_call_depth:
         raise ScriptError("maximum recursion depth exceeded while encoding a JSON object",
                           kind="RecursionError")
+    value = unwrap_builtin(value)  # a str Enum member, an AttrDict: their plain values
     if isinstance(value, _PLAIN) and type(value) in _PLAIN:
         return value
     if type(value) in (list, tuple):
@@ -179,6 +181,7 @@ def _plain(interp: Interpreter, value: Any, budget: list[int], depth: int = 0) -
     if type(value) in (dict, stdlib.OrderedDict):
         out = {}
         for k, v in value.items():
+            k = unwrap_builtin(k)
             if not isinstance(k, _PLAIN):
                 raise TorchTypeError("keys must be str, int, float, bool or None, not "
                                      f"{type_name(k)}")

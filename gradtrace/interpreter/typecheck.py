@@ -105,6 +105,9 @@ class TypeChecks:
             return type(value) is Instance and classinfo in value.cls.mro
         if kind is BuiltinType:
             if type(value) is Instance:  # an IntEnum's members are ints
+                builtin = value.cls.builtin  # an AttrDict is a dict
+                if builtin is not None and issubclass(builtin, classinfo.type):
+                    return True
                 return classinfo.type is int and _is_int_enum(value.cls)
             return isinstance(value, classinfo.type)
         if isinstance(classinfo, ScriptType):
@@ -142,6 +145,9 @@ class TypeChecks:
             return cls.is_subclass(classinfo)
         if isinstance(cls, ScriptType):  # nn.Parameter is a torch.Tensor
             return classinfo in cls.bases
+        if type(cls) is ScriptClass and type(classinfo) is BuiltinType and \
+                cls.builtin is not None and issubclass(cls.builtin, classinfo.type):
+            return True
         if type(cls) is ScriptClass and type(classinfo) is BuiltinType and \
                 classinfo.type is int:
             return _is_int_enum(cls)

@@ -276,6 +276,8 @@ class Attributes:
         materialize = self.materialize
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            if args and type(args[0]) is Instance and args[0].cls.builtin is not None:
+                args = (args[0].value, *args[1:])  # `str.lower(Mode.TRAIN)`, `L.append(l, 1)`
             if args and type(args[0]) is str:  # `"trainer".startswith(Mode.TRAIN)`
                 args = tuple(unwrap_str(a) for a in args)
                 if name == "join" and len(args) == 2:

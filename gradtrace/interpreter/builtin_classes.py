@@ -199,7 +199,8 @@ def _make_base(pytype: type) -> ScriptClass:
                 if hasattr(pytype, dunder):
                     natives[dunder] = _operator(pytype, dunder)
         for dunder in ("__neg__", "__pos__", "__abs__", "__int__", "__float__", "__bool__",
-                       "__index__", "__invert__"):
+                       "__index__", "__invert__", "__round__", "__floor__", "__ceil__",
+                       "__trunc__", "__divmod__", "__rdivmod__"):
             if hasattr(pytype, dunder):
                 natives[dunder] = _operator(pytype, dunder)
     else:
@@ -239,10 +240,11 @@ def _make_base(pytype: type) -> ScriptClass:
 _OWNERS = frozenset(t.__name__ for t in SUBCLASSABLE)
 
 
-def builtin_base(pytype: type, where: Any = None) -> ScriptClass:
+def builtin_base(pytype: type, where: Any = None, name: str | None = None) -> ScriptClass:
     """The class a script's `class C(pytype)` derives from."""
     if pytype not in SUBCLASSABLE:
-        raise NotSupportedError(f"subclassing <class '{pytype.__name__}'> is not supported "
+        raise NotSupportedError(f"subclassing <class '{name or pytype.__name__}'> is not "
+                                "supported "
                                 "(dict, list, str, int, float and tuple can be subclassed)",
                                 where)
     found = _BASES.get(pytype)

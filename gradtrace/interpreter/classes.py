@@ -230,6 +230,11 @@ class ClassRuntime:
             if name == "mro":
                 return stdlib.BoundMethod(cls, lambda c: list(self.class_links(c, "__mro__")),
                                           "mro")
+            if cls.builtin is not None and not name.startswith("_"):
+                builtin = self.builtin_types[cls.builtin]  # `Batch.append`: list's, unbound
+                table = stdlib.TYPE_METHOD_TABLES.get(builtin.type)
+                if table is not None and name in table:
+                    return self.type_getattr(builtin, name)
             raise missing_dunder(f"class {cls.name}", name,
                                  f"type object '{cls.name}' has no attribute '{name}'")
         kind = type(value)

@@ -61,9 +61,6 @@ def shallow_copy(obj: Any) -> Any:
         if obj.cls.builtin is not None:  # an AttrDict's items, a Batch's list
             value = obj.value
             out_instance.value = value.copy() if isinstance(value, (dict, list)) else value
-            if obj.attrs is value:  # `self.__dict__ = self`
-                out_instance.attrs = out_instance.value
-                return out_instance
         out_instance.attrs.update(obj.attrs)
         return out_instance
     if isinstance(obj, (dict, list, set)):
@@ -112,9 +109,8 @@ class _Copier:
             if obj.cls.builtin is not None:  # an AttrDict's items, a Batch's list
                 value = obj.value
                 out.value = self.copy(value)
-                if obj.attrs is value:  # `self.__dict__ = self`
-                    out.attrs = out.value
-                    return out
+                if obj.attrs is value:  # `self.__dict__ = self`: CPython's copy updates
+                    return out  # the new __dict__ with the new (still empty) instance
             out.attrs.update({k: self.copy(v) for k, v in obj.attrs.items()})
             return out
         if isinstance(obj, dict):

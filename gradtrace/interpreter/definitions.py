@@ -16,7 +16,7 @@ from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
-from .builtin_classes import SUBCLASSABLE, builtin_base
+from .builtin_classes import builtin_base
 from .dunders import OBJECT
 from .enums import make_enum
 from .enums import namespace as enum_namespace
@@ -255,9 +255,8 @@ class DefinitionCompiler:
             return base
         if type(base) is stdlib.ExceptionType and is_exception_kind(base.kind):
             return exception_base(base.kind)  # class StopTraining(Exception)
-        if type(base) is BuiltinType and base.module == "builtins" and \
-                base.type in SUBCLASSABLE:
-            return builtin_base(base.type, where)  # class AttrDict(dict)
+        if type(base) is BuiltinType and base.module == "builtins":
+            return builtin_base(base.type, where, base.name)  # class AttrDict(dict)
         if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)):
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)
         raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,

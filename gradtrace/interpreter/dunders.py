@@ -230,6 +230,26 @@ def _format(self: Instance, spec: str) -> str:
     return result
 
 
+def _rounding(name: str) -> Callable:
+    """round(x), math.floor/ceil/trunc(x): the class's method; without one, round is
+    Python's TypeError and the others use `float(x)`, as CPython's math module does."""
+    dunder = f"__{name}__"
+
+    def op(self: Instance, *args: Any) -> Any:
+        fn = self.cls.lookup(dunder)
+        if fn is not MISSING:
+            return _call(self, fn, *args)
+        if name == "round":
+            raise TypeError(f"type {type_name(self)} doesn't define __round__ method")
+        import math
+
+        return getattr(math, name)(self.__float__())  # a fixed name: floor, ceil, trunc
+
+    return op
+
+
+for _name in ("round", "floor", "ceil", "trunc"):
+    setattr(Instance, f"__{_name}__", _rounding(_name))
 Instance.__hash__ = _hash  # type: ignore[assignment]
 Instance.__bool__ = _bool  # type: ignore[attr-defined]
 Instance.__len__ = _len  # type: ignore[attr-defined]

@@ -1,0 +1,195 @@
+"""Classes deriving from Python's builtin types (`class AttrDict(dict)`, `class Batch(list)`,
+`class Mode(str, Enum)`, `class Color(int, Enum)`), class introspection (`__mro__`,
+`__bases__`, `mro()`) and exception-chain assignment (`e.__cause__ = x`): each snippet is
+run by the CPython running the tests and by gradtrace, and the output must match."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gradtrace.runner import run_text
+
+SNIPPETS = Path(__file__).parent / "python_gaps"
+
+
+def python_out(text: str) -> str:
+    done = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def same_as_python(text: str) -> str:
+    text = textwrap.dedent(text)
+    result = run_text(text)
+    assert result.error is None, result.error.format(result.source)
+    expected = python_out(text)
+    assert result.stdout == expected
+    return expected
+
+
+def gt_error(text: str):
+    result = run_text(textwrap.dedent(text))
+    assert result.error is not None, "expected an error"
+    return result.error
+
+
+@pytest.mark.parametrize("name", ["builtin_subclasses", "str_enum_mixins",
+                                  "class_introspection"])
+def test_snippet_prints_what_cpython_prints(name):
+    same_as_python((SNIPPETS / f"{name}.gt").read_text())
+
+
+def test_a_dict_subclass_overriding_getitem_is_bypassed_by_plain_reads_as_in_cpython():
+    # dict(x), **x, get() and json read the storage; x[k] and `in` go through the class
+    same_as_python("""\
+        import json
+        class Upper(dict):
+            def __getitem__(self, key):
+                return super().__getitem__(key.upper())
+            def __contains__(self, key):
+                return super().__contains__(key.upper())
+        u = Upper(A=1)
+        print(u["a"], "a" in u, u.get("a"), dict(u), json.dumps(u))
+        def f(**kw):
+            return kw
+        print(f(**u), {**u}, list(u), len(u), u.keys(), list(u.values()))
+        """)
+
+
+def test_a_list_subclass_overriding_iter_is_iterated_its_own_way():
+    same_as_python("""\
+        class Evens(list):
+            def __iter__(self):
+                return iter([x for x in super().__iter__() if x % 2 == 0])
+        e = Evens([1, 2, 3, 4])
+        print(list(e), sorted(e), sum(e), [x for x in e], len(e), e)
+        """)
+
+
+def test_builtin_subclass_instances_keep_their_own_attributes_and_methods():
+    same_as_python("""\
+        class Tagged(list):
+            def __init__(self, items, tag):
+                super().__init__(items)
+                self.tag = tag
+            def describe(self):
+                return f"{self.tag}: {len(self)} items, first {self[0]}"
+        t = Tagged([3, 1, 2], "nums")
+        t.sort()
+        print(t, t.tag, t.describe(), vars(t), t.copy(), type(t.copy()).__name__)
+        class Name(str):
+            def __init__(self, value):
+                self.length = len(value)
+        n = Name("alice")
+        print(n, n.length, n.title(), type(n + "!").__name__, n.replace("a", "A"))
+        class Meters(float):
+            def __repr__(self):
+                return f"{float(self)} m"
+        m = Meters(2.5)
+        print(m, m * 2, m + 1, isinstance(m, float), round(m), int(m), f"{m:.3f}")
+        """)
+
+
+def test_mutations_through_in_place_operators_keep_the_instance():
+    same_as_python("""\
+        class Bag(list):
+            pass
+        b = Bag([1])
+        alias = b
+        b += [2, 3]
+        b *= 2
+        print(b, alias is b, type(b).__name__)
+        class Conf(dict):
+            pass
+        c = Conf(a=1)
+        keep = c
+        c |= {"b": 2}
+        print(c, keep is c, type(c).__name__, c | {"z": 0}, type(c | {}).__name__)
+        """)
+
+
+def test_copies_keep_the_class_and_the_items():
+    same_as_python("""\
+        import copy
+        class Conf(dict):
+            def __init__(self, *a, **kw):
+                super().__init__(*a, **kw)
+                self.tag = "t"
+        c = Conf(a=[1], b=2)
+        d = copy.deepcopy(c)
+        d["a"].append(5)
+        e = copy.copy(c)
+        e["b"] = 3
+        print(c, d, e, type(d).__name__, d.tag, e.tag, vars(e))
+        class Easy(dict):
+            def __init__(self, *a, **kw):
+                super().__init__(*a, **kw)
+                self.__dict__ = self
+        x = Easy(a=[1], b=2)
+        y = copy.copy(x)
+        y.b = 3  # the copy's __dict__ is no longer the copy
+        z = copy.deepcopy(x)
+        print(x, y, y.b, vars(y), z, vars(z), hasattr(z, "a"))
+        """)
+
+
+def test_a_str_enum_member_is_accepted_where_torch_wants_a_str():
+    result = run_text(textwrap.dedent("""\
+        import enum
+        import torch
+        import torch.nn.functional as F
+        class Reduction(str, enum.Enum):
+            MEAN = "mean"
+            SUM = "sum"
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        print(F.mse_loss(a, torch.zeros(2), reduction=Reduction.SUM))
+        """))
+    assert result.error is None, result.error.format(result.source)
+    assert result.stdout == "tensor(5., grad_fn=<MseLossBackward0>)\n"
+
+
+@pytest.mark.parametrize(("text", "kind", "message"), [
+    ("class S(set): pass\n", "NotSupportedError",
+     "subclassing <class 'set'> is not supported (dict, list, str, int, float and tuple can "
+     "be subclassed)"),
+    ("class X(str, int): pass\n", "TypeError", "multiple bases have instance lay-out "
+     "conflict"),
+    ("class X(dict, ValueError): pass\n", "NotSupportedError", "a class deriving from both a "
+     "builtin type and an exception is not supported"),
+    ("class P(tuple):\n    def __new__(cls, x, y):\n        return super().__new__(cls, (x, y))"
+     "\nP(1, 2)\n", "NotSupportedError", "P.__new__ is not supported: gradtrace makes "
+     "instances itself"),
+])
+def test_what_is_not_offered_is_refused_by_name(text, kind, message):
+    err = gt_error(text)
+    assert (err.kind if kind != "NotSupportedError" else type(err).__name__,
+            err.message) == (kind, message)
+
+
+def test_a_builtin_method_called_on_another_object_is_pythons_type_error():
+    err = gt_error("class D(dict):\n    pass\nD.__getitem__(5, 0)\n")
+    assert err.kind == "TypeError"
+    assert err.message == ("descriptor '__getitem__' requires a 'dict' object but received "
+                           "a 'int'")
+
+
+def test_the_builtin_types_unbound_methods_take_subclass_instances():
+    same_as_python("""\
+        from enum import Enum
+        class Mode(str, Enum):
+            B = "b"
+            A = "a"
+        class L(list):
+            pass
+        l = L([1])
+        L.append(l, 2)
+        print(l, sorted([Mode.B, Mode.A], key=str.upper), str.upper(Mode.A))
+        class D(dict):
+            pass
+        print(dict.keys(D(a=1)), D.get(D(a=2), "a"), L.count(l, 2))
+        """)

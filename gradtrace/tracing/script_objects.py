@@ -59,7 +59,7 @@ def script_tensors(variables: dict[str, Any]) -> list[tuple[str, Tensor]]:
                     if isinstance(value, Tensor):
                         out.append((f"{prefix}.{name}", value))
         for attr, value in obj.attrs.items():
-            if attr.startswith("_"):
+            if type(attr) is not str or attr.startswith("_"):  # (an AttrDict's items)
                 continue
             name = f"{prefix}.{attr}"
             if isinstance(value, Tensor):

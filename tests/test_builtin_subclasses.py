@@ -39,7 +39,7 @@ def gt_error(text: str):
 
 
 @pytest.mark.parametrize("name", ["builtin_subclasses", "str_enum_mixins",
-                                  "class_introspection"])
+                                  "class_introspection", "builtin_subclass_new"])
 def test_snippet_prints_what_cpython_prints(name):
     same_as_python((SNIPPETS / f"{name}.gt").read_text())
 
@@ -161,9 +161,12 @@ def test_a_str_enum_member_is_accepted_where_torch_wants_a_str():
      "conflict"),
     ("class X(dict, ValueError): pass\n", "NotSupportedError", "a class deriving from both a "
      "builtin type and an exception is not supported"),
-    ("class P(tuple):\n    def __new__(cls, x, y):\n        return super().__new__(cls, (x, y))"
-     "\nP(1, 2)\n", "NotSupportedError", "P.__new__ is not supported: gradtrace makes "
-     "instances itself"),
+    ("class P:\n    def __new__(cls, x, y):\n        return 1\nP(1, 2)\n", "NotSupportedError",
+     "P.__new__ is not supported: gradtrace makes instances itself"),
+    ("import enum\nclass M(str, enum.Enum):\n    A = 'a'\nstr.__new__(M, 'b')\n",
+     "NotSupportedError", "str.__new__ of an enumeration is not supported"),
+    ("d = {}\ndict.__setitem__(d, 1, 2)\n", "NotSupportedError", "dict.__setitem__ of a "
+     "plain dict is not supported (only of a subclass's instance)"),
 ])
 def test_what_is_not_offered_is_refused_by_name(text, kind, message):
     err = gt_error(text)

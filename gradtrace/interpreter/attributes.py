@@ -21,7 +21,7 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
 from . import datetime_module, memory_io, text_io, wrapped
-from .builtin_classes import as_builtin, unwrap_str
+from .builtin_classes import as_builtin, base_dunder, unwrap_str
 from .chaining import CHAIN_NAMES, chain_attribute, set_chain_attribute
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
@@ -342,6 +342,10 @@ class Attributes:
                     if type(value) is ClassMethod:
                         return Method(cls, value.function)
                     return value
+            if is_dunder(name) and cls.module == "builtins":
+                found = base_dunder(cls.type, name)  # `dict.__setitem__(self, k, v)`
+                if found is not None:
+                    return found
             table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
             if name == "fromkeys" and table is not None and name in table:  # a classmethod
                 return stdlib.BoundMethod(cls.type(), self.guarded(table[name], name), name)

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import NotSupportedError, ScriptError
 from .dunders import OBJECT
-from .objects import MISSING, Instance, NativeFunction, ScriptClass
+from .objects import MISSING, Instance, NativeFunction, ScriptClass, StaticMethod
 
 SUBCLASSABLE = (dict, list, str, int, float, tuple)
 MUTABLE = (dict, list)
@@ -82,6 +82,9 @@ def _value_of(inst: Any, pytype: type, dunder: str) -> Any:
         return inst.value
     from .objects import type_name
 
+    if type(inst) is pytype:
+        raise NotSupportedError(f"{pytype.__name__}.{dunder} of a plain {pytype.__name__} "
+                                "is not supported (only of a subclass's instance)")
     raise TypeError(f"descriptor '{dunder}' requires a '{pytype.__name__}' object but "
                     f"received a '{type_name(inst)}'")
 
@@ -230,6 +233,8 @@ def _make_base(pytype: type) -> ScriptClass:
         natives["__hash__"] = _operator(pytype, "__hash__")
     attrs: dict[str, Any] = {n: NativeFunction(n, name, fn) for n, fn in natives.items()
                              if fn is not None}
+    attrs["__new__"] = StaticMethod(NativeFunction("__new__", name, _new(pytype),
+                                                   "built-in method"))
     if pytype in MUTABLE:
         attrs["__hash__"] = None  # unhashable, as Python's dict and list
     cls = ScriptClass(name, name, "builtins", OBJECT, attrs, None, frozen=True)
@@ -253,15 +258,48 @@ def builtin_base(pytype: type, where: Any = None, name: str | None = None) -> Sc
     return found
 
 
+def _new(pytype: type) -> Callable[..., Instance]:
+    """`pytype.__new__(cls, *args)`, what a subclass's own `__new__` calls through
+    `super().__new__(cls, ...)`: a new instance of the script class `cls`."""
+    def new(cls: Any = None, *args: Any, **kwargs: Any) -> Instance:
+        from .objects import type_name
+
+        if type(cls) is not ScriptClass or cls.builtin is None or \
+                not issubclass(cls.builtin, pytype) or cls.interp is None:
+            shown = cls.name if type(cls) is ScriptClass else type_name(cls)
+            raise TypeError(f"{pytype.__name__}.__new__({shown}): {shown} is not a subtype "
+                            f"of {pytype.__name__}")
+        if cls.enum is not None:  # members are made once, by the class statement
+            raise NotSupportedError(f"{pytype.__name__}.__new__ of an enumeration is not "
+                                    "supported")
+        inst = Instance(cls)
+        inst.value = initial_value(cls, list(args), kwargs)
+        return inst
+
+    return new
+
+
+def base_dunder(pytype: type, name: str) -> Any:
+    """`dict.__setitem__`, `str.__new__`, ... read from the builtin type: the method a
+    subclass inherits (None when it is not one of them)."""
+    if pytype not in SUBCLASSABLE:
+        return None
+    found = builtin_base(pytype).attrs.get(name)
+    return found.function if type(found) is StaticMethod else found
+
+
+def is_builtin_new(found: Any) -> bool:
+    """Whether a class's `__new__` is its builtin base's (not one of its own)."""
+    return type(found) is StaticMethod and type(found.function) is NativeFunction and \
+        found.function.owner in _OWNERS
+
+
 def initial_value(cls: ScriptClass, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """What `pytype.__new__(cls, *args, **kwargs)` gives the instance: an empty dict or list
     (`__init__` fills it), an immutable value made from the arguments."""
     pytype = cls.builtin
     if pytype in MUTABLE:
         return pytype()
-    if cls.lookup("__new__") is not MISSING:
-        raise NotSupportedError(f"{cls.name}.__new__ is not supported: gradtrace makes "
-                                "instances itself")
     args = [_unwrap(a) for a in args]
     if pytype is tuple and args:
         args[0] = cls.interp.materialize(args[0], "a tuple() argument")

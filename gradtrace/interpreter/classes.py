@@ -16,7 +16,7 @@ from typing import Any
 from .. import stdlib
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
 from . import enums
-from .builtin_classes import initial_value
+from .builtin_classes import initial_value, is_builtin_new
 from .collection_types import partial
 from .dunders import OBJECT
 from .objects import (
@@ -90,9 +90,19 @@ class ClassRuntime:
         if self.abstracts.marked:  # abc.ABC's check: every abstract method implemented
             abc = self.library.modules.get("abc")
             self.abstracts.check(cls, abc.vars.get("ABC") if abc is not None else None)
-        inst = Instance(cls)
         if cls.builtin is not None:  # `class AttrDict(dict)`: the dict it is
-            inst.value = initial_value(cls, args, kwargs)
+            new = cls.lookup("__new__")
+            if not is_builtin_new(new):  # `class Point(tuple)` with its own `__new__`
+                made = self.call(new.function if type(new) is StaticMethod else new,
+                                 [cls, *args], kwargs, None)
+                if type(made) is not Instance or cls not in made.cls.mro:
+                    return made  # Python calls `__init__` only on an instance of cls
+                inst = made
+            else:
+                inst = Instance(cls)
+                inst.value = initial_value(cls, args, kwargs)
+        else:
+            inst = Instance(cls)
         if cls.exception_kind is not None:  # BaseException.__new__ keeps the arguments
             inst.attrs["args"] = tuple(args)
         init = cls.lookup("__init__")

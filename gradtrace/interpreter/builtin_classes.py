@@ -266,7 +266,10 @@ def _new(pytype: type) -> Callable[..., Instance]:
 
         if type(cls) is not ScriptClass or cls.builtin is None or \
                 not issubclass(cls.builtin, pytype) or cls.interp is None:
-            shown = cls.name if type(cls) is ScriptClass else type_name(cls)
+            if type(cls) is not ScriptClass:
+                raise TypeError(f"{pytype.__name__}.__new__(X): X is not a type object "
+                                f"({type_name(cls)})")
+            shown = cls.name
             raise TypeError(f"{pytype.__name__}.__new__({shown}): {shown} is not a subtype "
                             f"of {pytype.__name__}")
         if cls.enum is not None:  # members are made once, by the class statement

@@ -196,3 +196,16 @@ def test_the_builtin_types_unbound_methods_take_subclass_instances():
             pass
         print(dict.keys(D(a=1)), D.get(D(a=2), "a"), L.count(l, 2))
         """)
+
+
+def test_torch_and_formatting_take_subclass_instances_as_their_values():
+    # the output torch 2.13 printed for the same script
+    text = (SNIPPETS / "builtin_subclass_torch.gt").read_text()
+    result = run_text(text)
+    assert result.error is None, result.error.format(result.source)
+    assert result.stdout == (
+        "{'b': [1, 2], 'a': <Mode.A: 'a'>}\n"
+        "Mode.A|2|[1] Mode.A-Color.RED\n"
+        "tensor([1., 2.]) 3 tensor([0., 0.])\n"
+        "tensor([3., 3.]) torch.Size([2, 3])\n"
+        "{1} (1,) {'x': 1} (0, 5)\n")

@@ -50,6 +50,25 @@ def plain_iteration(inst: Instance) -> bool:
     return found is MISSING or type(found) is NativeFunction and found.owner in _OWNERS
 
 
+def builtin_instances_in(args: Any, kwargs: dict[str, Any]) -> bool:
+    """Whether a call's arguments hold a builtin subclass's instance (at the top level)."""
+    for a in args:
+        if type(a) is Instance and a.cls.builtin is not None:
+            return True
+    if kwargs:
+        for a in kwargs.values():
+            if type(a) is Instance and a.cls.builtin is not None:
+                return True
+    return False
+
+
+def as_builtin_values(args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """The arguments for the engine, which takes Python's plain types: each builtin
+    subclass's instance as its value (`torch.tensor(Batch([1, 2]))`, `reduction=Mode.SUM`)."""
+    return ([unwrap_builtin(a) for a in args],
+            {k: unwrap_builtin(v) for k, v in kwargs.items()})
+
+
 def unwrap_str(value: Any) -> Any:
     """A str subclass's instance (`Mode.TRAIN`) as its str, for Python's str methods."""
     if type(value) is Instance and value.cls.builtin is str:

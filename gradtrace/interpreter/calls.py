@@ -19,6 +19,7 @@ from ..engine.ops import creation
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
+from .builtin_classes import as_builtin_values, builtin_instances_in
 from .objects import (
     MISSING,
     BuiltinFunction,
@@ -202,6 +203,10 @@ class Calls:
                 fn not in KEEPS_NUMPY_SCALARS and
                 getattr(fn, "__module__", "").startswith("gradtrace.engine")):
             args, kwargs = as_python_numbers(args, kwargs)
+        if builtin_instances_in(args, kwargs) and (
+                type(fn) is stdlib.BoundMethod and isinstance(fn.obj, Tensor) or
+                getattr(fn, "__module__", "").startswith("gradtrace.engine")):
+            args, kwargs = as_builtin_values(args, kwargs)  # torch.tensor(Batch([1, 2]))
         if not self.in_library:  # (bundled library code passes the engine its own way)
             check_arguments(fn, args, kwargs, span)
         if kwargs and kwargs.get("dtype") is not None and type(kwargs["dtype"]) is not DType \

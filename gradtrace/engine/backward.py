@@ -502,10 +502,12 @@ def _loop(ready: list, buffers: dict, deps: dict, needed: set | None, capture: d
             if OBSERVERS:
                 if before is not None:
                     before = before.detach_copy()  # apply may add into it in place
-                emit("node_begin", node=node)
+                for observer in OBSERVERS:
+                    observer.on_node_begin(node=node)
             node.apply(buf)
             if OBSERVERS:
-                emit("accumulate", node=node, grad=buf[0], before=before)
+                for observer in OBSERVERS:
+                    observer.on_accumulate(node=node, grad=buf[0], before=before)
             post = node.variable._post_accumulate_hooks
             if post and buf[0] is not None:
                 for hook in list(post):  # torch passes the tensor; a result is not used
@@ -513,23 +515,27 @@ def _loop(ready: list, buffers: dict, deps: dict, needed: set | None, capture: d
             if node.hooks:
                 _call_post_hooks(node, (), buf)
             continue
-        if OBSERVERS:
-            emit("node_begin", node=node)
+        if OBSERVERS:  # (emit's work inline in this loop: ~5 events a node)
+            for observer in OBSERVERS:
+                observer.on_node_begin(node=node)
         grads_in = _validate(node, node.apply(buf))
         if needed is not None:
             grads_in = _unwanted_dropped(node, grads_in, needed, target_nodes)
         if OBSERVERS:
-            emit("node", node=node, grad_outputs=buf, grad_inputs=grads_in)
+            for observer in OBSERVERS:
+                observer.on_node(node=node, grad_outputs=buf, grad_inputs=grads_in)
         if not retain_graph and node.saved is not None:
             node.release()
             if OBSERVERS:
-                emit("release", node=node)
+                for observer in OBSERVERS:
+                    observer.on_release(node=node)
         if node.hooks:
             grads_in = _call_post_hooks(node, grads_in, buf)
         if ANOMALY.enabled and ANOMALY.check_nan:
             anomaly.check_nan(node, grads_in)
         if OBSERVERS:  # adding into the next nodes' buffers is this node's work too
-            emit("node_begin", node=node)
+            for observer in OBSERVERS:
+                observer.on_node_begin(node=node)
         # Like torch, the node's inputs are gone now and each output is moved into its
         # buffer, so reference counts say which gradients may be added to in place.
         buf = None
@@ -556,7 +562,8 @@ def _loop(ready: list, buffers: dict, deps: dict, needed: set | None, capture: d
                 push(ready, (-nxt.sequence_nr, order, nxt))
                 order += 1
         if OBSERVERS:
-            emit("node_end", node=node)
+            for observer in OBSERVERS:
+                observer.on_node_end(node=node)
 
 
 def _unwanted_dropped(node: Node, grads: Sequence[Tensor | None], needed: set,

@@ -2,7 +2,10 @@
 
 Call sites test `if OBSERVERS:` first, so with no observer the cost is one list check.
 An observer has a method `on_<kind>` for each event kind, called with the facts as
-keyword arguments. Event kinds and their facts:
+keyword arguments. The hot call sites (an op in `Function.call`, the backward loop's
+per-node events) call `observer.on_<kind>(...)` themselves instead of `emit`: `emit`'s
+name lookup and keyword dict cost ~4x the call itself, ~70 times a traced training step.
+Event kinds and their facts:
 
 - ``op``: an op ran. node (the recorded Node, or None when nothing was recorded),
   name (the node class name), inputs (tensors, in next_functions order), outputs.

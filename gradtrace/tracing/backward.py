@@ -89,8 +89,15 @@ class BackwardRecorder:
             step.saved = {key: None if saved is None else keep(saved.tensor.array)
                           for key, saved in node.saved.items()}
         sent = step.sent
+        nodes = self.nodes
         for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grad_inputs, strict=False)):
-            sent.append(GradFlow(i, self.node_id(nxt), nr, None if g is None else keep(g.array)))
+            if nxt is None:
+                nxt_id = None
+            else:  # (`node_id`, with the known record looked up inline)
+                known = nodes.get(id(nxt))
+                nxt_id = known.id if known is not None and known.node is nxt \
+                    else self.node(nxt).id
+            sent.append(GradFlow(i, nxt_id, nr, None if g is None else keep(g.array)))
 
     def on_accumulate(self, node: AccumulateGrad, grad: Tensor, before: Tensor | None) -> None:
         received = None if grad is None else keep(grad.array)

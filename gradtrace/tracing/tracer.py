@@ -159,8 +159,11 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
         """An expression evaluated to `value`: a tensor met for the first time is labelled
         with that expression (`x > 0` inside `torch.where(x > 0, x, -x)`), even when no
         recorded op made it."""
-        if isinstance(value, Tensor) and self._scripted():
-            self.tensor(value, span)
+        if isinstance(value, Tensor) and not HOOKS.running and (
+                self._current is None or self._current.create_graph):  # (_scripted)
+            record = self._live.get(id(value))
+            if record is None or record.tensor is not value:
+                self.tensor(value, span)
 
     def _scripted(self) -> bool:
         """Whether what runs now is the script's own computation: not the arithmetic of a
@@ -184,7 +187,14 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
     def tensor(self, t: Tensor, span: Any = None) -> TensorRecord:
         record = self._live.get(id(t))
         if record is None or record.tensor is not t:
-            line, text = self._origin(span)
+            if self._applying is None and span is None:  # (`_origin`'s usual case, inline)
+                span = self.interpreter.current_span
+                if span is self._where_span:
+                    line, text = self._where_last
+                else:
+                    line, text = self._where()
+            else:
+                line, text = self._origin(span)
             record = TensorRecord(len(self.tensors) + 1, t, line, text, made_by=self._applying,
                                   library=self.interpreter.in_library)
             counter = t._version_counter
@@ -258,7 +268,8 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
                 record.names.append(name)
             line = span.line if span is not None else self._where()[0]
             self.events.append(Event("bind", line, {
-                "name": name, "tensor": record.id, "value": self._value(value.array),
+                "name": name, "tensor": record.id,
+                "value": keep(value.array) if self._value is keep else None,
                 "requires_grad": value.requires_grad, "is_leaf": value.is_leaf,
                 "local": local}))
 
@@ -329,14 +340,26 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
                     if known_node is None or known_node.node is not nxt:
                         self.node(nxt)
             node_id = record.id
-        self._event("op", name=name, node=node_id, inputs=input_ids, outputs=output_ids,
-                    values=[self._value(t.array) for t in outputs])
-        tangents = [tangent_of(t) for t in outputs]
-        if any(t is not None for t in tangents):  # forward-mode AD: the outputs' tangents
-            self.events[-1].facts["tangents"] = [
-                None if t is None else self._value(t.array) for t in tangents]
+        value = self._value
+        facts = {"name": name, "node": node_id, "inputs": input_ids, "outputs": output_ids,
+                 "values": [value(t.array) for t in outputs] if value is keep
+                 else [None] * len(outputs)}  # (what _not_kept gives, without the calls)
+        if self._applying is not None:  # (`_event`'s line, inline: one event an op)
+            call = self._current or (self.backward_calls[-1] if self.backward_calls else None)
+            line = call.line if call is not None else None
+        else:
+            span = self.interpreter.current_span
+            line = None if span is None else span.line
+        self.events.append(Event("op", line, facts))
+        for t in outputs:
+            if t._fw_grad is not None:  # forward-mode AD: the outputs' tangents
+                tangents = [tangent_of(t) for t in outputs]
+                if any(t is not None for t in tangents):
+                    facts["tangents"] = [None if t is None else value(t.array)
+                                         for t in tangents]
+                break
         if self.interpreter.in_library:  # a bundled library module's own code did it
-            self.events[-1].facts["library"] = True
+            facts["library"] = True
 
     def on_inplace(self, tensor: Tensor, version: int, node: Node | None, name: str) -> None:
         record = self.tensor(tensor)

@@ -226,6 +226,10 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("device_context_cuda.gt", "NotSupportedError"),
     ("device_context_dunder.gt", "AttributeError"),
     ("inplace_function_internals.gt", "NotSupportedError"),
+    ("builtins_hex_index_recursion.gt", "RecursionError"),
+    ("builtins_bin_text_flood.gt", "LimitError"),
+    ("builtins_oct_index_not_int.gt", "TypeError"),
+    ("builtins_hex_internals.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

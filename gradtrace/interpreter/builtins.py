@@ -264,6 +264,14 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             known = identities[py.id(obj)] = (len(identities) + 1, obj)
         return known[0]
 
+    def as_int_text(convert: Callable[[Any], str]) -> Callable[[Any], str]:
+        """hex/oct/bin: a script instance counts through its own `__index__`, as in Python."""
+        def script_convert(value: Any, /) -> str:
+            if type(value) is Instance:
+                value = self.as_index(value)
+            return convert(value)
+        return script_convert
+
     def script_hash(value: Any, /) -> int:
         check_hashable(value)
         return py.hash(value)
@@ -293,6 +301,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "print": script_print, "len": py.len, "enumerate": script_enumerate, "zip": script_zip,
         "abs": py.abs, "round": py.round, "repr": py.repr, "reversed": py.reversed,
         "divmod": py.divmod, "pow": script_pow, "hash": script_hash, "chr": py.chr, "ord": py.ord,
+        "hex": as_int_text(py.hex), "oct": as_int_text(py.oct), "bin": as_int_text(py.bin),
         "format": script_format_builtin, "id": script_id,
         "sorted": sized(py.sorted, "a sorted() argument"),
         "sum": sized(py.sum, "a sum() argument"), "min": sized(py.min, "a min() argument"),

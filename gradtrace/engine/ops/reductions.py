@@ -222,7 +222,15 @@ class WhereBackward0(Function):
         return gx, gy
 
 
-def where(condition: Tensor, x: Any, y: Any) -> Tensor:
+def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> Any:
+    """torch.where(condition, input, other); torch.where(condition) alone is
+    torch.nonzero(condition, as_tuple=True), of any dtype (the parser refuses one of the
+    two values without the other)."""
+    if input is _MISSING and other is _MISSING:
+        from .statistics import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    x, y = input, other
     if condition.dtype.name != "bool":
         raise TorchRuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "

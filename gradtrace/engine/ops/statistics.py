@@ -336,7 +336,8 @@ def equal(a: Tensor, b: Tensor) -> bool:
 
 def nonzero(a: Tensor, *, as_tuple: bool = False) -> Any:
     found = np.nonzero(a.array) if a.array.ndim else np.nonzero(a.array.reshape(1))
-    table = Tensor._wrap(np.stack(found, axis=1).astype(np.int64) if a.array.ndim
+    # torch's CPU kernel writes the table column by column: strides (1, rows)
+    table = Tensor._wrap(np.stack(found, axis=0).astype(np.int64).T if a.array.ndim
                          else np.zeros((int(bool(a.array)), 0), dtype=np.int64))
     if as_tuple:  # torch: nonzero().unbind(1), views of one table
         from .joins import unbind

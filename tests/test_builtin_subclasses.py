@@ -4,38 +4,12 @@
 run by the CPython running the tests and by gradtrace, and the output must match."""
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
+from test_python_gaps import SNIPPETS, gt_error, same_as_python
 
 from gradtrace.runner import run_text
-
-SNIPPETS = Path(__file__).parent / "python_gaps"
-
-
-def python_out(text: str) -> str:
-    done = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def same_as_python(text: str) -> str:
-    text = textwrap.dedent(text)
-    result = run_text(text)
-    assert result.error is None, result.error.format(result.source)
-    expected = python_out(text)
-    assert result.stdout == expected
-    return expected
-
-
-def gt_error(text: str):
-    result = run_text(textwrap.dedent(text))
-    assert result.error is not None, "expected an error"
-    return result.error
 
 
 @pytest.mark.parametrize("name", ["builtin_subclasses", "str_enum_mixins",

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import capability
 from .conv_kernels import backward_bias as _reducer_bias
+from .conv_kernels import balance211
 from .fp32 import fma
 from .reduction_order import seq_sum
 
@@ -191,29 +192,15 @@ def reduction_threads(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     return nthr_mb, two_d
 
 
-def _balance211(n: int, team: int) -> list[range]:
-    if team <= 1 or n == 0:
-        return [range(n)]
-    n1 = -(-n // team)
-    n2 = n1 - 1
-    t1 = n - n2 * team
-    parts, start = [], 0
-    for tid in range(team):
-        size = n1 if tid < t1 else n2
-        parts.append(range(start, start + size))
-        start += size
-    return parts
-
-
 def _work_items(x_shape: tuple[int, ...], w_shape: tuple[int, ...], out: tuple[int, ...],
                 stride: tuple[int, ...], dilation: tuple[int, ...]) -> list[list[tuple]]:
     """Each reducing thread's (image, first row, end row) pieces, in its order."""
     nthr_mb, two_d = reduction_threads(x_shape, w_shape, out, stride, dilation)
     n, oh = x_shape[0], out[0]
     if not two_d:
-        return [[(i, 0, oh) for i in part] for part in _balance211(n, nthr_mb)]
+        return [[(i, 0, oh) for i in part] for part in balance211(n, nthr_mb)]
     threads = []
-    for part in _balance211(n * oh, nthr_mb):
+    for part in balance211(n * oh, nthr_mb):
         pieces: list[tuple] = []
         for item in part:
             i, r = divmod(item, oh)

@@ -174,7 +174,7 @@ def _reduction_split(job_size: int, njobs: int, reduction: int) -> int:
     return max(per_group, 1)
 
 
-def _balance211(n: int, team: int) -> list[range]:
+def balance211(n: int, team: int) -> list[range]:
     """oneDNN's balance211: n items over `team` threads, the first ones one item more."""
     if team <= 1 or n == 0:
         return [range(n)]
@@ -200,7 +200,7 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
     xp = _padded(x, padding)
     ic_block = c if c < BLOCK else BLOCK
     jobs = -(-o // BLOCK) * -(-c // ic_block)
-    parts = _balance211(n, _reduction_split(BLOCK * ic_block * kh_n * kw_n, jobs, n))
+    parts = balance211(n, _reduction_split(BLOCK * ic_block * kh_n * kw_n, jobs, n))
     # every weight's input values at output position (oh, ow): (N, C, KH, KW, OH, OW)
     taps = np.empty((n, c, kh_n, kw_n) + out, np.float32)
     for kh in range(kh_n):
@@ -224,7 +224,7 @@ def backward_bias(g: np.ndarray, block: int = BLOCK) -> np.ndarray:
     """d(bias): each channel's plain sum over images, rows and columns, the images split
     between threads by the reducer (jobs: the output-channel blocks of `block`)."""
     n, o = g.shape[:2]
-    parts = _balance211(n, _reduction_split(block, -(-o // block), n))
+    parts = balance211(n, _reduction_split(block, -(-o // block), n))
     flat = g.reshape(n, o, -1)
     total = np.zeros(o, np.float32)
     for images in parts:

@@ -110,3 +110,17 @@ def test_fma_finds_a_subnormal_product_beside_a_nan():
     tiny = 2.0 ** -1074
     got = fp64.fma(np.array([3 * tiny, np.nan]), np.array([0.5, 1.0]), np.array([tiny, 0.0]))
     assert got[0] == 2 * tiny and np.isnan(got[1])
+
+
+def test_fma_of_zero_dimensional_operands_rounds_as_the_array_form():
+    # -(y*y) + 1 at y = tanh(0.1): the round-to-odd step must fix a 0-d sum (tanh's
+    # backward of a float64 scalar crashed there with a TypeError)
+    y = np.tanh(np.float64(0.1))
+    scalar = fp64.fma(np.asarray(-y), np.asarray(y), 1.0)
+    assert scalar.shape == () and scalar == fp64.fma(np.array([-y]), np.array([y]), 1.0)[0]
+
+
+def test_tanh_backward_of_a_float64_scalar():
+    x = leaf(np.float64(1e-9))
+    backward([(x / 3.0).tanh()])
+    assert x.grad.shape == () and x.grad.array.item() == 0.3333333333333333  # torch 2.13

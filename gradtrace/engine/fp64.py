@@ -29,6 +29,7 @@ def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     s, e = two_sum(a, b)
+    s = np.asarray(s)  # 0-d operands give a numpy scalar, which cannot be assigned into
     fix = (e != 0) & ((s.view(np.int64) & 1) == 0)
     if fix.any():
         s[fix] = np.nextafter(s[fix], (s + e)[fix])

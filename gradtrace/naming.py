@@ -16,13 +16,18 @@ name tensors through `Naming`, so a tensor has the same name everywhere:
 5. else, for a tensor an op made only to save it (max_pool2d's indices, layer_norm's
    mean), how torch reaches it: `p.grad_fn._saved_result1` (`saved_tensors[0]` of a custom
    Function), after the op's output's name;
-6. else the source of the sub-expression that made it (`x > 0`), cut to 40 characters;
-7. else `t<id>`.
+6. else, for a tensor bundled library code (nn's layers, F's Python, optim) made and did
+   not return to the script: the module call that returned it (`model.0(x)` inside
+   `model(x)`), else the op that made it after its node (`t(model.0.weight)`), with its
+   inputs' names; cut to 40 characters;
+7. else the source of the sub-expression that made it (`x > 0`), cut to 40 characters;
+8. else `t<id>`.
 
 Names bound inside a function stop holding their tensor when the run ends.
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,6 +38,7 @@ if TYPE_CHECKING:
 VALUE, NAME, OLD_NAME, BACKWARD, SAVED, EXPRESSION, ID = (
     "value", "name", "old_name", "backward", "saved", "expression", "id")
 MAX_EXPRESSION = 40
+MAX_NESTING = 6  # how deep rule 6 names inputs inside inputs before writing `…`
 
 
 @dataclass(slots=True)
@@ -67,6 +73,8 @@ class Naming:
         self.same_as: dict[int, int] = {}  # a temporary shown as another tensor
         self._cache: dict[int, tuple[str, str]] = {}
         self._nodes: dict[int, Any] | None = None
+        self._library_ops: dict[int, tuple[str, list[int | None]]] | None = None
+        self._nesting = 0  # rule 6's depth: names made deeper are not cached
 
     @classmethod
     def at_end(cls, trace: Tracer) -> Naming:
@@ -132,8 +140,8 @@ class Naming:
         if found is None:
             found = self._describe(tid)
             record = self.records.get(tid)
-            if record is None or record.saved_as is None:  # else it follows the output's name
-                self._cache[tid] = found
+            if (record is None or record.saved_as is None) and not self._nesting:
+                self._cache[tid] = found  # (a saved tensor's follows the output's name)
         return found
 
     def _describe(self, tid: int) -> tuple[str, str]:
@@ -163,9 +171,46 @@ class Naming:
             saver = self.node_records()[record.saved_as[0]].node
             text = f"{text}.grad_fn.{saver.saved_attribute(record.saved_as[1])}"
             return (EXPRESSION if kind == EXPRESSION else SAVED), text
+        if record.library and not record.surfaced:
+            made = self._library_made(record)
+            if made is not None:
+                return EXPRESSION, cut_expression(made)
         if record.expression:
             return EXPRESSION, cut_expression(record.expression)
         return ID, f"t{tid}"
+
+    def _library_made(self, record: Any) -> str | None:
+        """Rule 6: `model.0(x)` or `t(model.0.weight)`, the inputs named in turn until the
+        text is longer than a name is shown."""
+        if record.returned_by is not None and record.returned_by[0] is not None:
+            head, inputs = record.returned_by
+        else:
+            if self._library_ops is None:
+                self._library_ops = {}
+                for event in self.trace.events:
+                    if event.kind == "op" and event.facts.get("library"):
+                        op = op_name(event.facts["name"])
+                        for out in event.facts["outputs"]:
+                            self._library_ops.setdefault(out, (op, event.facts["inputs"]))
+            made = self._library_ops.get(record.id)
+            if made is None:
+                return None
+            head, inputs = made
+        if self._nesting >= MAX_NESTING:
+            return f"{head}(…)"
+        parts: list[str] = []
+        length = len(head)
+        self._nesting += 1
+        try:
+            for tid in inputs:
+                if length > MAX_EXPRESSION:
+                    parts.append("…")
+                    break
+                parts.append(self.label(tid) if tid != record.id else "…")
+                length += len(parts[-1]) + 2
+        finally:
+            self._nesting -= 1
+        return f"{head}({', '.join(parts)})"
 
     def _saving_output(self, tid: int) -> int | None:
         """For a tensor an op made only to save it, and that no name ever held, the op's
@@ -196,6 +241,17 @@ class Naming:
 
     def bindings(self, tid: int) -> list[Binding]:
         return list(self.history.get(tid, ()))
+
+
+_BACKWARD = re.compile(r"Backward\d*$")
+_WORD = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def op_name(node_name: str) -> str:
+    """The op a node class stands for, as torch's functions spell it: `TBackward0` ->
+    `t`, `MseLossBackward0` -> `mse_loss` (a name without `Backward` is kept)."""
+    base = _BACKWARD.sub("", node_name)
+    return node_name if base == node_name or not base else _WORD.sub("_", base).lower()
 
 
 def python_number(array: Any) -> str:

@@ -97,3 +97,37 @@ def test_zero_grad_is_told_as_clearing_each_parameters_grad():
     assert cleared[0].startswith(
         "`model.zero_grad()` set model.body.0.weight.grad, model.body.0.bias.grad, "
         "model.head.weight.grad and model.head.bias.grad to None")
+
+
+def test_a_module_calls_intermediates_are_named_by_the_call_or_op_that_made_them():
+    """Inside `model(x)`, the tensors nn's own code made and did not return to the script
+    are named after the inner module call (`model.body.0(x)`) or the op (`t(...)`), so
+    the views do not give every one of them the script's expression `self.body(x)`."""
+    result = traced(NET)
+    labels = [t["label"] for t in document(result)["tensors"]]
+    assert {"t(model.body.0.weight)", "model.body.0(x)", "t(model.head.weight)"} <= set(labels)
+    assert labels.count("self.body(x)") == 1  # what Sequential returned to the script
+    assert "out" in labels
+
+
+def test_a_library_functions_return_value_keeps_the_scripts_expression():
+    result = traced("import torch\nimport torch.nn.functional as F\n"
+                    "x = torch.ones(2, 3, requires_grad=True)\n"
+                    "print(F.mse_loss(x * 2, torch.zeros(2, 3)).sum())\n")
+    labels = {t["label"] for t in document(result)["tensors"]}
+    assert "F.mse_loss(x * 2, torch.zeros(2, 3))" in labels
+
+
+def test_explain_says_which_intermediate_of_a_linear_a_node_belongs_to():
+    explanation = ex.explain(traced(NET), "en")
+    texts = [s.text for s in explanation.steps]
+    assert any("recorded TBackward0 as the grad_fn of `t(model.head.weight)`" in t
+               for t in texts)
+    assert not any("`model(x)` was computed by TBackward0" in t for t in texts)
+
+
+def test_op_names_follow_torchs_spelling_of_the_node():
+    from gradtrace.naming import op_name
+    assert [op_name(n) for n in ("TBackward0", "MseLossBackward0", "NativeLayerNormBackward0",
+                                 "AddmmBackward0", "CopySlices", "LegendreBackward")] == [
+        "t", "mse_loss", "native_layer_norm", "addmm", "CopySlices", "legendre"]

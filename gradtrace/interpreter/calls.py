@@ -247,9 +247,9 @@ class Calls:
         try:
             if self.depth > self.limits.max_call_depth:
                 raise ScriptError("maximum recursion depth exceeded", kind="RecursionError")
-            return fn.body(frame)  # a body ending in `return value` gives it back
+            result = fn.body(frame)  # a body ending in `return value` gives it back
         except ReturnSignal as ret:
-            return ret.value
+            result = ret.value
         except GradtraceError as err:  # the frame, for traceback.print_exc()
             record_frame(err, self.call_stack)
             raise
@@ -259,6 +259,9 @@ class Calls:
             # back at the call site: what the caller does next (the engine call a script
             # function was passed to, library code) is labelled with the caller's line
             self.current_span = self.call_stack.pop()[1]
+        if fn.library and not outer and self.tracer is not None:
+            self.tracer.surfaced(result)  # library code's value, back in the script's hands
+        return result
 
     def call_bound(self, fn: Any, obj: Any, args: Any,
                    kwargs: dict[str, Any] | None = None) -> Any:

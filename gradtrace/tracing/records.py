@@ -29,7 +29,13 @@ class TensorRecord:
     # layer_norm's mean): the script never held it, torch shows it as grad_fn._saved_<key>
     saved_as: tuple[int, str] | None = None
     library: bool = False  # first met while a bundled library module's code ran
+    # a library-made tensor that a library function returned to the script's own code
+    # (the value of the script's call `model(x)`, not one of the call's intermediates)
+    surfaced: bool = False
     module: str | None = None  # the nn.Module path it belongs to (`model.0`), at the end
+    # what returned it, when an nn.Module call did: (the module's path, filled in at the
+    # end, or None; the record ids of the call's tensor arguments)
+    returned_by: tuple[str | None, tuple[int, ...]] | None = None
 
 
 def _final_values(array: np.ndarray) -> np.ndarray | Summary:

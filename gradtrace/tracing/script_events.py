@@ -143,9 +143,16 @@ class ScriptRecorder:
         self._module_events.append((self.events[-1], module))
         self._module_calls.append(module)
         try:
-            return invoke(forward, args, kwargs, None)
+            result = invoke(forward, args, kwargs, None)
         finally:
             self._module_calls.pop()
+        if isinstance(result, Tensor) and not HOOKS.running:
+            record = self.record_of(result)
+            if record is not None and record.returned_by is None:
+                arguments = tuple(self.tensor(a).id for a in args if isinstance(a, Tensor))
+                record.returned_by = (None, arguments)
+                self._module_outputs.append((record, module))
+        return result
 
     def _name_modules(self) -> None:
         """Give records their module's path from a script name (`model.0`): what a module
@@ -159,6 +166,9 @@ class ScriptRecorder:
                 records[rid].module = paths.get(id(module))
         for event, module in self._module_events:
             event.facts["module"] = paths.get(id(module))
+        for record, module in self._module_outputs:
+            if record.returned_by is not None:
+                record.returned_by = (paths.get(id(module)), record.returned_by[1])
         owners: dict[int, tuple[Tensor, str]] = {}
         for path, module in modules:
             for table in _module_tables(module)[:2]:  # type: ignore[index] (a module)

@@ -111,6 +111,7 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
         self._tensor_modules: dict[int, Any] = {}
         self._node_modules: dict[int, Any] = {}
         self._module_events: list[tuple[Event, Any]] = []
+        self._module_outputs: list[tuple[TensorRecord, Any]] = []  # (output, module)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -164,6 +165,15 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
             record = self._live.get(id(value))
             if record is None or record.tensor is not value:
                 self.tensor(value, span)
+
+    def surfaced(self, value: Any) -> None:
+        """A bundled library function returned `value` to the script's own code: the
+        library-made tensors in it are the value of the script's call, not intermediates."""
+        for t in value if type(value) in (tuple, list) else (value,):
+            if isinstance(t, Tensor):
+                record = self._live.get(id(t))
+                if record is not None and record.tensor is t:
+                    record.surfaced = True
 
     def _scripted(self) -> bool:
         """Whether what runs now is the script's own computation: not the arithmetic of a

@@ -100,16 +100,15 @@ class Recorder:
     """The engine observer of one jit call: the ops it ran (names, in order) and the nodes it
     recorded, each checked against the nodes torch records alike."""
 
-    def __init__(self, allowed: frozenset[str] | set[str]) -> None:
-        self.allowed = allowed
+    def __init__(self) -> None:
         self.ops: list[str] = []
         self.nodes = 0
 
     def on_op(self, node: Any, name: str, inputs: Any, outputs: Any) -> None:
         self.ops.append(name)
         if node is not None:
-            self.nodes += 1
-            if name not in self.allowed:
+            self.nodes += 1  # (checked against the innermost graph's kind)
+            if name not in (TRACE_NODES if JIT.mode == "trace" else SCRIPT_NODES):
                 refuse(f"the autograd node {name}")
 
     def on_inplace(self, tensor: Any, version: int, node: Any, name: str) -> None:
@@ -128,7 +127,9 @@ def _ignore(**facts: Any) -> None:
 
 class running:  # noqa: N801 - used like a function
     """`with running(mode, tracing=..., replaying=...) as recorder:` one call of a jit
-    callable's graph (mode "trace" or "script"); nested calls keep the outer one's mode."""
+    callable's graph (mode "trace" or "script"). A graph called from another one is
+    inlined into it by torch and keeps its own kind (a traced module inside a scripted one
+    still records ConvolutionBackward1); inside a replayed graph no Python runs."""
 
     __slots__ = ("mode", "tracing", "replaying", "recorder", "saved")
 
@@ -136,13 +137,12 @@ class running:  # noqa: N801 - used like a function
         self.mode = mode
         self.tracing = tracing
         self.replaying = replaying
-        self.recorder = Recorder(TRACE_NODES if mode == "trace" else SCRIPT_NODES)
+        self.recorder = Recorder()
 
     def __enter__(self) -> Recorder:
         self.saved = (JIT.mode, JIT.tracing, JIT.replaying)
-        if JIT.mode is None:
-            JIT.mode = self.mode
-        JIT.tracing = self.tracing or JIT.tracing
+        JIT.mode = self.mode
+        JIT.tracing = self.tracing
         JIT.replaying = self.replaying or JIT.replaying
         events.OBSERVERS.append(self.recorder)
         return self.recorder

@@ -406,6 +406,9 @@ def _build_torch() -> dict[str, Namespace]:
     )
 
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
+    # gradtrace never warns one (it refuses what torch warns of while tracing), but scripts
+    # filter it: warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+    TRACER_WARNING = TorchExceptionType("TracerWarning", "torch.jit._trace")  # noqa: N806
     uninitialized = {"Parameter": PARAMETER, "UninitializedParameter": UNINITIALIZED_PARAMETER,
                      "UninitializedBuffer": UNINITIALIZED_BUFFER}
     modules = {
@@ -425,9 +428,9 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
         "torch.nn.utils.prune": Namespace("torch.nn.utils.prune", {}),
         "torch.testing": Namespace("torch.testing", {}),
-        "torch.jit": Namespace("torch.jit", {}),
+        "torch.jit": Namespace("torch.jit", {"TracerWarning": TRACER_WARNING}),
         "torch.jit._script": Namespace("torch.jit._script", {}),
-        "torch.jit._trace": Namespace("torch.jit._trace", {}),
+        "torch.jit._trace": Namespace("torch.jit._trace", {"TracerWarning": TRACER_WARNING}),
         "torch.nn.modules": Namespace("torch.nn.modules", {}),
         **{module: Namespace(module, {}) for module in _nn_submodules()},
         "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),

@@ -138,3 +138,18 @@ def test_class_body_qualname_names_the_class() -> None:
     out, error = _run("class A:\n    __qualname__ = 'x.B'\nprint(A, A.__qualname__)\n")
     assert error is None
     assert out == "<class '__main__.x.B'> x.B\n"
+
+
+def test_tracer_warning_is_torch_warning_class_for_filters() -> None:
+    out, error = _run(PRELUDE + (
+        "import warnings\n"
+        "warnings.filterwarnings('ignore', category=torch.jit.TracerWarning)\n"
+        "w = torch.jit.TracerWarning('w')\n"
+        "print(torch.jit.TracerWarning, issubclass(torch.jit.TracerWarning, Warning), "
+        "isinstance(w, Warning), repr(w))\n"
+        "try:\n    raise torch.linalg.LinAlgError('x')\nexcept RuntimeError as e:\n"
+        "    print(type(e), isinstance(e, torch.linalg.LinAlgError))\n"))
+    assert error is None
+    # as torch 2.13 prints them
+    assert out == ("<class 'torch.jit._trace.TracerWarning'> True True TracerWarning('w')\n"
+                   "<class 'torch._C._LinAlgError'> True\n")

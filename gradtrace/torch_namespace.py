@@ -251,7 +251,7 @@ def _nn_submodules() -> dict[str, dict[str, str]]:
     return tables
 
 _JIT_SCRIPT = ("script", "ScriptModule", "ScriptFunction", "RecursiveScriptModule", "ignore",
-               "unused", "export", "is_scripting")
+               "unused", "export", "is_scripting", "annotate")
 _JIT_TRACE = ("trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing")
 
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {

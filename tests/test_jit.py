@@ -93,6 +93,7 @@ REFUSED = {
         "print(torch.jit.script(nn.Linear(2, 2)).graph)\n", "TorchScript's text"),
     "code_text": (
         "@torch.jit.script\ndef f(x):\n    return x\nprint(f.code)\n", "TorchScript's text"),
+    "scripted_lambda": ("torch.jit.script(lambda x: x)\n", "a lambda"),
     "scripted_generator": (
         "def g(x):\n    yield x\ntorch.jit.script(g)\n", "generator"),
 }

@@ -59,6 +59,8 @@ def jit_scriptable(interp: Interpreter, fn: Any) -> str:
         raise NotSupportedError(f"torch.jit.script of {type(fn).__name__} objects is not "
                                 "supported by gradtrace (only functions defined in the script "
                                 "and nn.Module instances)")
+    if function.name == "<lambda>":  # torch: "Expected a single top-level function"
+        raise NotSupportedError("torch.jit.script of a lambda is not supported by gradtrace")
     if function.is_generator:
         raise NotSupportedError("torch.jit.script of a generator function is not supported "
                                 "by gradtrace")

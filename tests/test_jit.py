@@ -93,6 +93,9 @@ REFUSED = {
         "print(torch.jit.script(nn.Linear(2, 2)).graph)\n", "TorchScript's text"),
     "code_text": (
         "@torch.jit.script\ndef f(x):\n    return x\nprint(f.code)\n", "TorchScript's text"),
+    "trace_of_module_with_hooks": (
+        "m = nn.Linear(2, 2)\nm.register_forward_hook(lambda mod, i, o: o * 2)\n"
+        "torch.jit.trace(m, torch.ones(2))\n", "with hooks"),
     "scripted_lambda": ("torch.jit.script(lambda x: x)\n", "a lambda"),
     "scripted_generator": (
         "def g(x):\n    yield x\ntorch.jit.script(g)\n", "generator"),

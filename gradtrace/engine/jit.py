@@ -17,11 +17,12 @@ aten ops as the tracer recorded them or the compiler emitted them:
 - A full slice `x[:, 1]` is an `aten::slice` node (SliceBackward0) in the graph, which eager
   indexing skips (engine/ops/subscript.py keeps it there).
 - Traced callables run on the simple executor: every call runs the same graph. Scripted
-  ones run on the profiling executor: the first call profiles; from the second call on
-  (one profiled run), when gradients are needed, the ops autodiff supports are merged into
-  DifferentiableGraphs, whose node (`torch::jit::(anonymous namespace)::
-  DifferentiableGraphBackward`) and backward gradtrace does not reproduce: such calls are
-  refused (conservatively, whenever the first call recorded two or more nodes).
+  ones run on the profiling executor: the first call in grad mode profiles and records
+  eager's nodes; later calls, and a first call under no_grad, run the optimized graph,
+  whose ops autodiff supports are merged into DifferentiableGraphs as soon as a tensor
+  requires grad (node `torch::jit::(anonymous namespace)::DifferentiableGraphBackward`,
+  even under no_grad), which gradtrace does not reproduce: lib/torch/jit/_script.gt
+  refuses such calls.
 
 Every node recorded while a jit callable runs must be one measured to be recorded the same
 way by torch (`TRACE_NODES`, `SCRIPT_NODES`): anything else is refused with a

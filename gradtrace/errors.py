@@ -60,6 +60,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
         "numpy._core._exceptions._UFuncCastingError",
     "SystemExit": "BaseException",  # sys.exit(): ends the run with its status (runner.py)
     "Warning": "Exception",  # what warnings.warn takes, and raises under an "error" filter
+    "TracerWarning": "Warning",  # torch.jit.TracerWarning (torch.jit._trace)
     **{kind: "Warning" for kind in (
         "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning",
         "RuntimeWarning", "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning",
@@ -67,6 +68,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
 }
 # kinds above that are not Python builtins (torch's classes, pickle's)
 NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError",
+                                    "TracerWarning",
                                     "JSONDecodeError", "StatisticsError", "error",
                                     "FrozenInstanceError",
                                     *(kind for kind in EXCEPTION_PARENTS

@@ -126,6 +126,10 @@ class ExceptionType:
         return f"<class '{self.kind}'>"
 
 
+TORCH_EXCEPTION_TYPES: dict[str, ExceptionType] = {}
+"""torch's exception classes by kind: what `type(error)` gives for one raised."""
+
+
 class TorchExceptionType(ExceptionType):
     """One of torch's exception classes, which prints with its module
     (torch.linalg.LinAlgError is `<class 'torch._C._LinAlgError'>`)."""
@@ -135,6 +139,7 @@ class TorchExceptionType(ExceptionType):
     def __init__(self, kind: str, module: str):
         super().__init__(kind)
         self.qualified = f"{module}.{kind}"
+        TORCH_EXCEPTION_TYPES[kind] = self
 
     def __repr__(self) -> str:
         return f"<class '{self.qualified}'>"

@@ -250,6 +250,10 @@ def _nn_submodules() -> dict[str, dict[str, str]]:
                     f"torch.nn.modules.{module}"
     return tables
 
+_JIT_SCRIPT = ("script", "ScriptModule", "ScriptFunction", "RecursiveScriptModule", "ignore",
+               "unused", "export", "is_scripting", "annotate")
+_JIT_TRACE = ("trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing")
+
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.distributions": _DISTRIBUTIONS,
     "torch.distributions.constraints": {name: "torch.distributions.constraints"
@@ -360,6 +364,10 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
             "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax")}},
     "torch.nn.utils": _NN_UTILS,
     "torch.testing": {"assert_close": "torch.testing"},
+    "torch.jit": {**{name: "torch.jit._script" for name in _JIT_SCRIPT},
+                  **{name: "torch.jit._trace" for name in _JIT_TRACE}},
+    "torch.jit._script": {name: "torch.jit._script" for name in _JIT_SCRIPT},
+    "torch.jit._trace": {name: "torch.jit._trace" for name in _JIT_TRACE},
     "torch.nn.utils.prune": {name: "torch.nn.utils.prune" for name in (
         "BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
         "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask", "identity",
@@ -398,6 +406,9 @@ def _build_torch() -> dict[str, Namespace]:
     )
 
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
+    # gradtrace never warns one (it refuses what torch warns of while tracing), but scripts
+    # filter it: warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+    TRACER_WARNING = TorchExceptionType("TracerWarning", "torch.jit._trace")  # noqa: N806
     uninitialized = {"Parameter": PARAMETER, "UninitializedParameter": UNINITIALIZED_PARAMETER,
                      "UninitializedBuffer": UNINITIALIZED_BUFFER}
     modules = {
@@ -417,6 +428,9 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),
         "torch.nn.utils.prune": Namespace("torch.nn.utils.prune", {}),
         "torch.testing": Namespace("torch.testing", {}),
+        "torch.jit": Namespace("torch.jit", {"TracerWarning": TRACER_WARNING}),
+        "torch.jit._script": Namespace("torch.jit._script", {}),
+        "torch.jit._trace": Namespace("torch.jit._trace", {"TracerWarning": TRACER_WARNING}),
         "torch.nn.modules": Namespace("torch.nn.modules", {}),
         **{module: Namespace(module, {}) for module in _nn_submodules()},
         "torch.nn.utils.weight_norm": Namespace("torch.nn.utils.weight_norm", {}),

@@ -230,6 +230,11 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("builtins_bin_text_flood.gt", "LimitError"),
     ("builtins_oct_index_not_int.gt", "TypeError"),
     ("builtins_hex_internals.gt", "NotSupportedError"),
+    ("jit_script_builtin.gt", "NotSupportedError"),
+    ("jit_module_class_escape.gt", "NotSupportedError"),
+    ("jit_function_globals.gt", "NotSupportedError"),
+    ("jit_trace_recursion.gt", "RecursionError"),
+    ("jit_intrinsic_reach.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -14,6 +14,7 @@ from .dtypes import DType
 from .events import OBSERVERS, emit
 from .forward_ad import tangent_of
 from .grad_mode import GRAD_MODE
+from .jit import JIT as _JIT
 from .limits import LIMITS as _LIMITS
 from .limits import admit
 from .node import AccumulateGrad, Node
@@ -49,6 +50,16 @@ class InferenceVersion(VersionCounter):
     too. (The engine still counts, for its own bookkeeping.)"""
 
     __slots__ = ()
+
+
+def _traced_value(what: str) -> None:
+    """torch.jit.trace cannot record a tensor turned into a Python value: torch bakes the
+    value into the graph with a TracerWarning; gradtrace refuses."""
+    from ..errors import NotSupportedError
+
+    raise NotSupportedError(f"converting a tensor to {what} while torch.jit.trace runs the "
+                            "function (torch records the value as a constant, with a "
+                            "TracerWarning) is not supported by gradtrace")
 
 
 def bump_version(t: Tensor) -> None:
@@ -292,26 +303,36 @@ class Tensor:
     # -- values ---------------------------------------------------------------
 
     def item(self) -> bool | int | float:
+        if _JIT.tracing:
+            _traced_value("item()")
         if self.array.size != 1:
             raise TorchRuntimeError(
                 f"a Tensor with {self.array.size} elements cannot be converted to Scalar")
         return self.array.reshape(()).item()
 
     def tolist(self) -> Any:
+        if _JIT.tracing:
+            _traced_value("tolist()")
         return self.array.tolist()
 
     def __len__(self) -> int:
+        if _JIT.tracing:
+            _traced_value("len()")
         if self.array.ndim == 0:
             raise TorchTypeError("len() of a 0-d tensor")
         return self.array.shape[0]
 
     def __bool__(self) -> bool:
+        if _JIT.tracing:
+            _traced_value("a Python boolean")
         if self.array.size != 1:
             raise TorchRuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.array.reshape(()))
 
     def __float__(self) -> float:
+        if _JIT.tracing:
+            _traced_value("a Python float")
         if self.requires_grad and GRAD_MODE.enabled:  # TORCH_WARN_ONCE, before the size check
             from .ops.creation import WARNINGS, OnceWarning
 
@@ -321,11 +342,15 @@ class Tensor:
         return float(self.array.reshape(()))
 
     def __int__(self) -> int:
+        if _JIT.tracing:
+            _traced_value("a Python integer")
         if self.array.size != 1:
             raise TorchValueError("only one element tensors can be converted to Python scalars")
         return int(self.array.reshape(()))
 
     def __index__(self) -> int:
+        if _JIT.tracing:
+            _traced_value("a Python index")
         if self.dtype.is_floating_point or self.array.size != 1:
             raise TorchTypeError(
                 "only integer tensors of a single element can be converted to an index")

@@ -11,6 +11,7 @@ from types import FunctionType, MethodType
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
+from ..engine.jit import JIT
 from ..engine.tensor import Tensor
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from .dunders import OBJECT
@@ -89,6 +90,12 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
 
     def script_print(*args: Any, sep: str | None = " ", end: str | None = "\n",
                      file: Any = None, flush: bool = False) -> None:
+        if JIT.mode is not None:
+            if JIT.replaying:  # a traced graph runs again: torch runs no Python, no print
+                return
+            if JIT.mode == "script":  # TorchScript's prim::Print formats values its own way
+                raise NotSupportedError("print() inside a torch.jit scripted callable is not "
+                                        "supported by gradtrace")
         if file is not None and not isinstance(file, WRITABLE):
             raise NotSupportedError("print(file=...) is not supported for this object: "
                                     "scripts write to sys.stdout, sys.stderr or an "

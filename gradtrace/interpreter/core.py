@@ -6,7 +6,7 @@ import threading
 from typing import Any, TextIO
 
 from .. import progress, syntax, torch_namespace
-from ..engine import anomaly, dtypes, forward_ad, saved_hooks, settings
+from ..engine import anomaly, dtypes, forward_ad, jit, saved_hooks, settings
 from ..engine.backward import CHECKPOINT_VALID
 from ..engine.batching import TRANSFORMS
 from ..engine.ops import creation
@@ -54,6 +54,7 @@ def _reset_run_state() -> None:
     settings.reset()  # threads and print options
     torch_namespace.reset_backend_flags()  # the torch.backends switches
     forward_ad.reset()  # a dual level
+    jit.reset()  # a torch.jit graph's run (an error may end one midway)
     TRANSFORMS.reset()  # torch.func's vmap and grad levels
     CHECKPOINT_VALID.clear()  # reentrant checkpoints' backward passes
     # `break`/`continue` raise one shared instance each; the last raise left its traceback,

@@ -190,7 +190,7 @@ class DefinitionCompiler:
                 except ReturnSignal:  # the parser only allows `return` inside functions
                     raise NotSupportedError("'return' outside function", span) from None
             attrs = namespace.vars if type(namespace.vars) is dict else dict(namespace.vars)
-            attrs.pop("__qualname__", None)
+            shown = _class_qualname(attrs.pop("__qualname__", qualname))
             annotated = tuple(attrs.pop(ANNOTATED, ()))
             owner = attrs.get("__module__")
             if "__eq__" in attrs and "__hash__" not in attrs:
@@ -201,7 +201,7 @@ class DefinitionCompiler:
             if typed == "TypedDict":
                 return make_typed_dict(name, owner, annotated, [b for b, _ in values],
                                        True if total is None else bool(total(frame)))
-            cls = ScriptClass(name, qualname, owner, base, attrs, self)
+            cls = ScriptClass(name, shown, owner, base, attrs, self)
             if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
                 self.protocol_classes.add(cls)
             cls.annotated = annotated
@@ -261,3 +261,11 @@ class DefinitionCompiler:
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)
         raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,
                           kind="TypeError")
+
+
+def _class_qualname(value: Any) -> str:
+    """A class body's `__qualname__ = "..."` names the class as Python's type() takes it."""
+    if type(value) is not str:
+        raise ScriptError(f"type __qualname__ must be a str, not {type_name(value)}",
+                          kind="TypeError")
+    return value

@@ -73,7 +73,8 @@ class TypeChecks:
                                                         stdlib.ExceptionType)):
             return self.builtins["type"]
         if isinstance(value, ScriptError):
-            return self.builtins.get(value.kind) or stdlib.ExceptionType(value.kind)
+            return self.builtins.get(value.kind) or stdlib.TORCH_EXCEPTION_TYPES.get(
+                value.kind) or stdlib.ExceptionType(value.kind)
         for pytype, (name, module) in _TORCH_TYPES.items():
             if isinstance(value, pytype):
                 return opaque_type(name, module)
@@ -112,7 +113,7 @@ class TypeChecks:
             return isinstance(value, classinfo.type)
         if isinstance(classinfo, ScriptType):
             return classinfo.instancecheck(value)
-        if kind is stdlib.ExceptionType:
+        if kind is stdlib.ExceptionType or kind is stdlib.TorchExceptionType:
             if type(value) is Instance and value.cls.exception_kind is not None:
                 return _derives(value.cls.exception_kind, classinfo.kind)
             return isinstance(value, ScriptError) and value.matches(classinfo.kind)
@@ -153,10 +154,10 @@ class TypeChecks:
             return _is_int_enum(cls)
         if type(cls) is BuiltinType and type(classinfo) is BuiltinType:
             return issubclass(cls.type, classinfo.type)
-        if type(cls) is stdlib.ExceptionType and type(classinfo) is stdlib.ExceptionType:
+        if isinstance(cls, stdlib.ExceptionType) and isinstance(classinfo, stdlib.ExceptionType):
             return _derives(cls.kind, classinfo.kind)
         if type(cls) is ScriptClass and cls.exception_kind is not None and \
-                type(classinfo) is stdlib.ExceptionType:  # issubclass(StopTraining, Exception)
+                isinstance(classinfo, stdlib.ExceptionType):  # issubclass(StopTraining, Exception)
             return _derives(cls.exception_kind, classinfo.kind)
         return False
 

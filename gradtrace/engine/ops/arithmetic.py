@@ -12,6 +12,8 @@ from ..events import OBSERVERS
 from ..formulas import local
 from ..forward_ad import FW, auto_element_wise, maybe_multiply
 from ..grad_mode import GRAD_MODE
+from ..jit import JIT, lowers
+from ..jit import refuse as jit_refuse
 from ..node import Function, SavedNumber, SavedTensor, saved_number
 from ..tensor import Tensor, as_tensor_operand, type_name, wrap
 from ._util import (
@@ -26,7 +28,7 @@ from ._util import (
     result_dtype,
 )
 from .fused import add_alpha
-from .scalar import mul_scalar, sub_scalar
+from .scalar import add_scalar, div_scalar, mul_scalar, sub_scalar
 from .unary import SPECIAL_EXPONENTS, float_pow
 
 
@@ -398,6 +400,18 @@ class RemainderBackward1(Function):
         return ga, gb
 
 
+def _jit_scalar(op: Any, a: Any, b: Any, alpha: Any) -> Tensor | None:
+    """`tensor + number` / `tensor - number` (either order for add) inside a torch.jit
+    callable: the Scalar overload's node (see engine/jit.py), or None when not lowered."""
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    if not isinstance(a, Tensor) or not lowers(a, b):
+        return None
+    if alpha != 1:
+        jit_refuse("`tensor + number` with alpha")
+    return op(a, b)
+
+
 def _check_alpha(op: str, alpha: Any) -> None:
     """alpha is a Number (or a tensor holding one), before it reaches numpy's broadcasting."""
     if not isinstance(alpha, (bool, int, float, complex, Tensor)):
@@ -407,6 +421,10 @@ def _check_alpha(op: str, alpha: Any) -> None:
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     if type(alpha) is not int:
         _check_alpha("add", alpha)
+    if JIT.mode is not None:
+        lowered = _jit_scalar(add_scalar, a, b, alpha)
+        if lowered is not None:
+            return lowered
     if isinstance(a, Tensor):
         if type(b) is Tensor:
             return AddBackward0.call(a, b, alpha=alpha)
@@ -420,6 +438,10 @@ def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     if type(alpha) is not int:
         _check_alpha("sub", alpha)
+    if JIT.mode is not None and isinstance(a, Tensor):
+        lowered = _jit_scalar(sub_scalar, a, b, alpha)
+        if lowered is not None:
+            return lowered
     if not isinstance(a, Tensor):
         return rsub(b, a, alpha=alpha)
     if type(b) is float and type(alpha) is int and alpha == 1 and a.dtype.is_floating_point:
@@ -431,12 +453,18 @@ def rsub(a: Tensor, b: Any, *, alpha: Any = 1) -> Tensor:
     """`b - a` where `a` is the tensor (torch.rsub)."""
     if isinstance(b, Tensor):
         return SubBackward0.call(b, a, alpha=alpha)
+    if JIT.mode == "script" and lowers(a, b):  # TorchScript compiles it to `neg(a) + b`
+        if alpha != 1:
+            jit_refuse("`number - tensor` with alpha")
+        return add_scalar(neg(a), b)
     return RsubBackward1.call(a, number=Tensor.scalar(b), alpha=alpha)
 
 
 def mul(a: Any, b: Any) -> Tensor:
     if not isinstance(a, Tensor):
         a, b = b, a
+    if JIT.mode is not None and lowers(a, b):
+        return mul_scalar(a, b)
     if type(b) is Tensor:
         return MulBackward0.call(a, b)
     if type(b) is float and a.dtype.is_floating_point:
@@ -451,6 +479,8 @@ def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
         from .rounding import rounded_div
 
         return rounded_div(a, b, rounding_mode)
+    if JIT.mode is not None and lowers(a, b):
+        return div_scalar(a, b)
     if type(b) is float and a.dtype.is_floating_point:
         return DivBackward0.call_number(a, b)
     return DivBackward0.call(a, as_tensor_operand(b))

@@ -18,6 +18,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import conv_avx512, conv_kernels, exactness, onednn, slow_conv
 from ..formulas import vjp
+from ..jit import JIT
 from ..limits import reserve
 from ..node import Function
 from ..reduction_order import cascade_sum
@@ -485,14 +486,29 @@ def convolution(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
     node: type[ConvolutionBackward0] = ConvolutionBackward0
     if transposed:
         from .conv_transpose import ConvolutionBackward0 as node
+    if JIT.mode == "trace":  # the traced graph's aten::_convolution (see engine/jit.py)
+        node = _TRACED[transposed]
     return node.call(x, w, b, stride=stride, padding=padding, dilation=dilation,
                      groups=groups, output_padding=output_padding)
+
+
+def _traced_nodes() -> dict[bool, type[ConvolutionBackward0]]:
+    """derivatives.yaml's `_convolution` node: ConvolutionBackward0's saved values and
+    formula under the name ConvolutionBackward1, plain and transposed."""
+    from .conv_transpose import ConvolutionBackward0 as transposed
+
+    return {flag: type("ConvolutionBackward1", (base,), {"__slots__": (), "__module__":
+                                                         base.__module__})
+            for flag, base in ((False, ConvolutionBackward0), (True, transposed))}
 
 
 def convolution_backward(grad: Tensor, x: Tensor, w: Tensor, transposed: bool = False,
                          **params: Any) -> list[Tensor]:
     """aten::convolution_backward: (grad_input, grad_weight, grad_bias) as one op."""
     return ConvolutionBackwardBackward0.call(grad, x, w, transposed=transposed, **params)
+
+
+_TRACED = _traced_nodes()
 
 
 # -- F.conv1d / F.conv2d: argument handling and torch's checks ------------------------
@@ -590,6 +606,10 @@ def _conv(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: An
     _check_length("stride", stride, conv_nd)
     output_padding: tuple[int, ...] = (0,) * conv_nd
     if isinstance(padding, str):
+        if JIT.mode == "trace":  # traced as aten::_convolution_mode, not _convolution
+            from ..jit import refuse
+
+            refuse(f"{name}(padding='{padding}')")
         if padding == "valid":
             padding, output_padding = (0,), (0,)
         elif padding == "same":

@@ -12,6 +12,7 @@ from .. import dtypes
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear, linear_in_all
+from ..jit import JIT
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor, type_name
@@ -227,7 +228,8 @@ def _slice_index(t: Tensor, dim: int, obj: slice, optimize: bool) -> Tensor:
     end = INT64_MAX if obj.stop is None else _slice_int(obj.stop)
     if t.array.ndim == 0:
         raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
-    if optimize and start == 0 and step == 1 and end >= t.array.shape[dim]:
+    if optimize and start == 0 and step == 1 and end >= t.array.shape[dim] \
+            and JIT.mode is None:  # a jit graph keeps the full slice (aten::slice)
         return t
     return SliceBackward0.call(t, dim=dim, start=start, end=end, step=step)
 

@@ -53,15 +53,18 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                        direction: str, padding: tuple[int, ...] = (0, 0)) -> bool:
     """Whether the order of this module (AVX2) or of conv_avx512 (AVX-512, by
     `onednn.AVX512_CORE`) is what oneDNN runs here for `direction` ('forward', 'input',
-    'weight'): its direct kernels -- not `jit_1x1` for 1x1 kernels, not the
-    `brgconv_strided` kernel of a strided input gradient, not the im2col `gemm:jit` that
-    padding as wide as the kernel, kernels 14 wide (input and AVX2 weight gradients) or a
-    dilated AVX2 weight gradient get, not AVX-512's inner-product kernels for a kernel as
-    large as the unpadded input (all measured with ONEDNN_VERBOSE) --, no groups, and a
-    chain short enough to emulate."""
+    'weight'): its direct kernels and (AVX2) the `brgconv_strided` kernel of a strided
+    input gradient, 1x1 too (engine/conv_brgemm.py, where its grouping is known) -- not
+    `jit_1x1` for other 1x1 directions, not the im2col `gemm:jit` that padding as wide as
+    the kernel, kernels 14 wide (input and AVX2 weight gradients) or a dilated AVX2 weight
+    gradient get, not AVX-512's inner-product kernels for a kernel as large as the unpadded
+    input (all measured with ONEDNN_VERBOSE) --, no groups, and a chain short enough to
+    emulate."""
     from . import onednn
 
-    if groups != 1 or tuple(w_shape[2:]) == (1, 1):
+    strided = any(st != 1 for st in stride)
+    if groups != 1 or (tuple(w_shape[2:]) == (1, 1)
+                       and not (direction == "input" and strided and not onednn.AVX512_CORE)):
         return False
     ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
     for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
@@ -70,7 +73,13 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
             return False
     if onednn.AVX512_CORE and not any(padding) and tuple(w_shape[2:]) == tuple(x_shape[2:]):
         return False
-    if direction == "input" and (any(st != 1 for st in stride) or w_shape[3] >= 14):
+    if direction == "input" and strided and not onednn.AVX512_CORE:
+        from .conv_brgemm import strided_input_order_known
+
+        if w_shape[3] >= 14 or not strided_input_order_known(x_shape, w_shape, stride,
+                                                              dilation):
+            return False
+    elif direction == "input" and (strided or w_shape[3] >= 14):
         return False
     if direction == "weight" and not avx512_weight_kernel(x_shape, w_shape, stride, padding,
                                                           dilation):

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import conv_avx512, conv_kernels, exactness, onednn, slow_conv
+from .. import conv_avx512, conv_brgemm, conv_kernels, exactness, onednn, slow_conv
 from ..formulas import vjp
 from ..limits import reserve
 from ..node import Function
@@ -372,10 +372,13 @@ class ConvolutionBackwardBackward0(Function):
             plan = _onednn_plan(xa, wa, stride, full, dilation, groups, "input")
             if plan is not None:
                 xs, ws, st, pad, dil = plan
-                kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
-                gi = kernels.backward_input(np.ascontiguousarray(g).reshape(
-                    xs[:1] + (ws[0],) + (-1, g.shape[-1])), wa.reshape(ws), xs, st, pad,
-                    dil).reshape(xa.shape)
+                g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+                if not onednn.AVX512_CORE and any(s != 1 for s in st):
+                    gi = conv_brgemm.backward_input_strided(g4, wa.reshape(ws), xs, st, pad)
+                else:
+                    kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
+                    gi = kernels.backward_input(g4, wa.reshape(ws), xs, st, pad, dil)
+                gi = gi.reshape(xa.shape)
             else:
                 gi = conv_input_grad(g, wa, xa.shape, stride, full, dilation, groups)
         if mask[1] or (mask[2] and bias_sizes != (0,)):

@@ -10,8 +10,9 @@ BLAS), whose order is not reproduced here. Measured against torch 2.13 on an AVX
 * forward: each output element is one chain of fused multiply-adds starting from its
   bias (or 0), over input-channel blocks of 8 (all channels when there are fewer than 8),
   then kernel rows, kernel columns, and the channels of the block;
-* backward data (stride 1): each input element's chain from 0 over output-channel blocks
-  of 8, kernel rows, kernel columns, the block's channels;
+* backward data (stride 1): each input element's chains from 0 over up to 4 output-channel
+  blocks of 8 (32 channels, one kernel call each), kernel rows, kernel columns, the
+  block's channels, the calls' results added in turn;
 * backward weights: each weight's chain over images, output rows, output columns; bias
   gradients by plain additions in the same order. oneDNN's reduce balancer may split the
   images between threads (each thread one chain from 0, the threads' sums then added),
@@ -30,6 +31,7 @@ from .fp32 import fma
 from .reduction_order import seq_sum
 
 BLOCK = 8  # oneDNN's channel block (simd width) on AVX2
+OC_CHUNK = 4  # blocks of output channels one backward-data kernel call sums (measured)
 _MAX_BUFFER = 1 << 21  # cpu_reducer's max_buffer_size
 MAX_STEPS = 1 << 27  # chain steps x elements past which the emulation is not attempted
 
@@ -143,23 +145,27 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
 def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
                    stride: tuple[int, int], padding: tuple[int, int],
                    dilation: tuple[int, int]) -> np.ndarray:
-    """d(input): each input element's chain over output-channel blocks, kernel rows,
-    kernel columns, the block's channels."""
+    """d(input): each input element's chains over 4 output-channel blocks at a time (kernel
+    rows, kernel columns, the block's channels), the chains added in turn."""
     n, c, h, wd = x_shape
     o, _, kh_n, kw_n = w.shape
     out = g.shape[2:]
     ph, pw = padding
-    acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
+    total = None
+    blocks = _blocks(o)
     with np.errstate(all="ignore"):
-        for block in _blocks(o):
-            for kh in range(kh_n):
-                for kw in range(kw_n):
-                    rows, cols = _tap(acc, kh, kw, out, stride, dilation)
-                    for oc in block:
-                        acc[:, :, rows, cols] = fma(g[:, None, oc], w[None, oc, :, kh, kw, None,
-                                                                         None],
-                                                    acc[:, :, rows, cols])
-    return acc[:, :, ph:ph + h, pw:pw + wd]
+        for first in range(0, len(blocks), OC_CHUNK):
+            acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
+            for block in blocks[first:first + OC_CHUNK]:
+                for kh in range(kh_n):
+                    for kw in range(kw_n):
+                        rows, cols = _tap(acc, kh, kw, out, stride, dilation)
+                        for oc in block:
+                            acc[:, :, rows, cols] = fma(g[:, None, oc],
+                                                        w[None, oc, :, kh, kw, None, None],
+                                                        acc[:, :, rows, cols])
+            total = acc if total is None else total + acc
+    return total[:, :, ph:ph + h, pw:pw + wd]
 
 
 def _reduction_split(job_size: int, njobs: int, reduction: int) -> int:

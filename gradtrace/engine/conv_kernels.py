@@ -58,10 +58,10 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     'weight'): its direct kernels and (AVX2) the `brgconv_strided` kernel of a strided
     input gradient, 1x1 too (engine/conv_brgemm.py, where its grouping is known) -- not
     `jit_1x1` for other 1x1 directions, not the im2col `gemm:jit` that padding as wide as
-    the kernel, kernels 14 wide (input and AVX2 weight gradients) or a dilated AVX2 weight
-    gradient get, not AVX-512's inner-product kernels for a kernel as large as the unpadded
-    input (all measured with ONEDNN_VERBOSE) --, no groups, and a chain short enough to
-    emulate."""
+    the kernel, kernels 14 wide (input and AVX2 weight gradients), a dilated AVX2 weight
+    gradient or an AVX2 weight gradient of an input lower than the kernel get, not
+    AVX-512's inner-product kernels for a kernel as large as the unpadded input (all
+    measured with ONEDNN_VERBOSE) --, no groups, and a chain short enough to emulate."""
     from . import onednn
 
     strided = any(st != 1 for st in stride)
@@ -85,7 +85,7 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         return False
     if direction == "weight" and not avx512_weight_kernel(x_shape, w_shape, stride, padding,
                                                           dilation):
-        if any(d != 1 for d in dilation) or w_shape[3] >= 14:
+        if any(d != 1 for d in dilation) or w_shape[3] >= 14 or x_shape[2] < w_shape[2]:
             return False
     n, c = x_shape[:2]
     return c * w_shape[2] * w_shape[3] * n * w_shape[0] * x_shape[2] * x_shape[3] < MAX_STEPS

@@ -32,6 +32,7 @@ from .reduction_order import seq_sum
 
 BLOCK = 8  # oneDNN's channel block (simd width) on AVX2
 OC_CHUNK = 4  # blocks of output channels one backward-data kernel call sums (measured)
+REDUCE_1X1 = 128  # input channels one jit_1x1 forward call sums (measured)
 _MAX_BUFFER = 1 << 21  # cpu_reducer's max_buffer_size
 MAX_STEPS = 1 << 27  # chain steps x elements past which the emulation is not attempted
 
@@ -56,8 +57,9 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     """Whether the order of this module (AVX2) or of conv_avx512 (AVX-512, by
     `onednn.AVX512_CORE`) is what oneDNN runs here for `direction` ('forward', 'input',
     'weight'): its direct kernels and (AVX2) the `brgconv_strided` kernel of a strided
-    input gradient, 1x1 too (engine/conv_brgemm.py, where its grouping is known) -- not
-    `jit_1x1` for other 1x1 directions, not the im2col `gemm:jit` that padding as wide as
+    input gradient, 1x1 too (engine/conv_brgemm.py, where its grouping is known), and
+    `jit_1x1`'s forward where measured (`forward_1x1_known`) -- not its weight gradient,
+    not the im2col `gemm:jit` that padding as wide as
     the kernel, kernels 14 wide (input and AVX2 weight gradients), a dilated AVX2 weight
     gradient or an AVX2 weight gradient of an input lower than the kernel get, not
     AVX-512's inner-product kernels for a kernel as large as the unpadded input (all
@@ -65,8 +67,9 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     from . import onednn
 
     strided = any(st != 1 for st in stride)
-    if groups != 1 or (tuple(w_shape[2:]) == (1, 1)
-                       and not (direction == "input" and strided and not onednn.AVX512_CORE)):
+    if groups != 1 or (tuple(w_shape[2:]) == (1, 1) and (onednn.AVX512_CORE or not (
+            (direction == "input" and strided)
+            or (direction == "forward" and forward_1x1_known(stride))))):
         return False
     ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
     for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
@@ -140,6 +143,35 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
                         acc = fma(xp[:, None, ic, rows, cols], w[None, :, ic, kh, kw, None, None],
                                   acc)
     return acc
+
+
+def forward_1x1_known(stride: tuple[int, ...]) -> bool:
+    """Whether `forward_1x1` is oneDNN's order for an unpadded 1x1 convolution's forward:
+    jit_1x1:avx2 (stride up to 2) was measured with 1 and 2 threads (its reduction blocking
+    may follow the thread count); a larger stride runs the direct kernel (`forward`)."""
+    return max(stride) > 2 or capability.num_threads() in (1, 2)
+
+
+def forward_1x1(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
+                stride: tuple[int, int]) -> np.ndarray:
+    """oneDNN's jit_1x1:avx2 forward: per output element chains over 128 input channels
+    at a time, the bias first, the chains added in turn (measured)."""
+    if max(stride) > 2:
+        return forward(x, w, b, stride, (0, 0), (1, 1))
+    xs = x[:, :, ::stride[0], ::stride[1]]
+    n, c = xs.shape[:2]
+    o = w.shape[0]
+    w2 = w.reshape(o, c)
+    total = None
+    with np.errstate(all="ignore"):
+        for start in range(0, c, REDUCE_1X1):
+            acc = np.zeros((n, o) + xs.shape[2:], np.float32)
+            if b is not None and total is None:
+                acc += b.reshape(1, o, 1, 1)
+            for ic in range(start, min(c, start + REDUCE_1X1)):
+                acc = fma(xs[:, None, ic], w2[None, :, ic, None, None], acc)
+            total = acc if total is None else total + acc
+    return total
 
 
 def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],

@@ -324,9 +324,14 @@ class ConvolutionBackward0(Function):
         plan = _onednn_plan(x.array, w.array, stride, full, dilation, groups, "forward")
         if plan is not None:
             xs, ws, st, pad, dil = plan
-            kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
-            out = kernels.forward(x.array.reshape(xs), w.array.reshape(ws),
-                                       None if b is None else b.array, st, pad, dil)
+            bias = None if b is None else b.array
+            if not onednn.AVX512_CORE and ws[2:] == (1, 1):
+                out = conv_kernels.forward_1x1(x.array.reshape(xs), w.array.reshape(ws), bias,
+                                               st)
+            else:
+                kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
+                out = kernels.forward(x.array.reshape(xs), w.array.reshape(ws), bias, st, pad,
+                                      dil)
             return out.reshape(out.shape[:2] + (-1,)) if x.array.ndim == 3 else out
         out = conv_forward(x.array, w.array, stride, full, dilation, groups)
         if b is not None:

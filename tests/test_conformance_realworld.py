@@ -31,13 +31,6 @@ NOT_YET = {
                                      "torch.device('meta')`: tensors with shapes and no data) "
                                      "is not implemented; gradtrace refuses every device but "
                                      "the CPU",
-    "d2l_resnet_residual_block": "ResNet-18's conv results differ from torch's in the last "
-                                 "bits: ONEDNN_VERBOSE shows oneDNN's jit_1x1:avx2 for the "
-                                 "1x1 convolutions' forward and weight gradient and "
-                                 "x64:gemm:jit for the weight gradients at 1x1 and 2x2 "
-                                 "inputs, whose orders gradtrace does not reproduce (noted); "
-                                 "batch norm over 8 values per channel amplifies that to the "
-                                 "4th digit of a weight gradient's sum",
     "docstr_jit_trace_script": "torch.jit (trace, script, ScriptFunction) is not "
                                "implemented: gradtrace refuses the namespace; torch's traced "
                                "module also names its nodes as TorchScript runs them "

@@ -515,8 +515,10 @@ def _transposed_grads(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, bias_sizes:
     if mask[0] and planned and (plan := deconvolution_plan(
             xa.shape, wa.shape, g.shape, *params, "forward")) is not None:
         xs, ws, st, pad, dil = plan
-        gi = conv_kernels.forward(np.ascontiguousarray(g).reshape(xs), wa.reshape(ws), None,
-                                  st, pad, dil).reshape(xa.shape)
+        g4 = np.ascontiguousarray(g).reshape(xs)
+        gi = (conv_kernels.forward_1x1(g4, wa.reshape(ws), None, st) if ws[2:] == (1, 1)
+              else conv_kernels.forward(g4, wa.reshape(ws), None, st, pad, dil)
+              ).reshape(xa.shape)
     if mask[1] and planned and (plan := deconvolution_plan(
             xa.shape, wa.shape, g.shape, *params, "weight")) is not None:
         xs, ws, st, pad, dil = plan

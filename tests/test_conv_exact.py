@@ -1,14 +1,16 @@
 """Bit-exactness against live torch 2.13 of the kernels whose order gradtrace reproduces:
 slow_conv2d, slow_conv_dilated2d and slow_conv_transpose2d (float64, and float32 where
-torch's use_mkldnn declines: one small image), and _trilinear (nn.Bilinear) with its
-gradients. Forward values and every gradient must have torch's bits; the run must note no
-inexact cause. Skips without torch or without the MKL that torch's BLAS calls use."""
+torch's use_mkldnn declines: one small image), oneDNN's AVX2 kernels for the float32
+convolutions it runs (jit:avx2, brgconv_strided's input gradients), and _trilinear
+(nn.Bilinear) with its gradients. Forward values and every gradient must have torch's
+bits; the run must note no inexact cause (oneDNN: none but a kernel not reproduced).
+Skips without torch or without the MKL that torch's BLAS calls use."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from gradtrace.engine import exactness, mkl
+from gradtrace.engine import capability, exactness, mkl, onednn
 from gradtrace.engine.backward import grad as gt_grad
 from gradtrace.engine.ops import conv, conv_transpose, weighted
 from gradtrace.engine.tensor import Tensor
@@ -82,3 +84,120 @@ def test_float64_transposed_convolution_has_torchs_bits(xs, ws, kwargs):
 def test_bilinear_has_torchs_bits_forward_and_backward(dtype, batch, in1, in2, out):
     arrays = _arrays(dtype, (batch, in1), (batch, in2), (out, in1, in2), (out,))
     _compare(F.bilinear, weighted.bilinear, arrays, {})
+
+
+# float32 convolutions torch sends to oneDNN, whose AVX2 orders engine/conv_kernels.py
+# (jit:avx2 direct) and engine/conv_brgemm.py (brgconv_strided input gradients) reproduce:
+# (input shape, weight shape, stride, padding); each measured with 1 and 2 threads
+ONEDNN_AVX2 = [
+    ((2, 64, 8, 8), (64, 64, 3, 3), 1, 1),  # more than 32 output channels: summed chains
+    ((2, 8, 8, 8), (40, 8, 3, 3), 1, 1),
+    ((2, 20, 9, 9), (44, 20, 3, 3), 1, 1),
+    ((3, 12, 10, 10), (96, 12, 3, 3), 1, 0),
+    ((2, 3, 9, 9), (100, 3, 5, 5), 1, 2),
+    ((2, 64, 16, 16), (128, 64, 3, 3), 2, 1),  # brgconv_strided: full and partial columns
+    ((2, 128, 8, 8), (256, 128, 3, 3), 2, 1),
+    ((2, 256, 4, 4), (512, 256, 3, 3), 2, 1),
+    ((2, 3, 64, 64), (64, 3, 4, 4), 2, 1),
+    ((2, 4, 9, 9), (8, 4, 3, 3), 2, 0),  # width not a multiple of the stride: one call
+    ((2, 16, 9, 9), (24, 16, 3, 3), 2, 0),
+    ((2, 8, 15, 15), (16, 8, 3, 3), 2, 1),
+    ((2, 4, 8, 8), (8, 4, 3, 3), 2, 0),  # a column no tap meets
+    ((2, 16, 8, 8), (512, 16, 4, 4), 2, 1),  # past the kw_block L2 test: a call per tap
+    ((2, 32, 8, 8), (512, 32, 4, 4), 2, 1),
+    ((2, 48, 8, 8), (512, 48, 4, 4), 2, 1),
+    ((2, 32, 8, 8), (384, 32, 4, 4), 2, 1),
+    ((2, 1, 28, 28), (16, 1, 5, 5), 2, 2),
+    ((3, 5, 11, 7), (7, 5, 3, 2), (2, 3), (1, 0)),
+    ((2, 8, 12, 10), (16, 8, 3, 3), (2, 1), 1),
+    ((2, 8, 12, 10), (16, 8, 3, 3), (1, 2), 1),
+    ((2, 8, 13, 13), (16, 8, 5, 5), 3, 2),
+    ((2, 12, 20, 20), (24, 12, 3, 3), 4, 1),
+    ((2, 64, 8, 8), (64, 64, 7, 7), 2, 3),
+    ((2, 8, 10, 10), (12, 8, 2, 2), 2, 0),
+    ((2, 64, 8, 8), (128, 64, 1, 1), 2, 0),  # 1x1: jit_1x1's forward, brgconv's input
+    ((4, 3, 6, 6), (6, 3, 1, 1), 2, 0),  # gradient (its unstrided one and weight noted)
+    ((2, 256, 2, 2), (512, 256, 1, 1), 2, 0),
+    ((16, 256, 4, 4), (64, 256, 1, 1), 1, 0),
+    ((2, 300, 3, 3), (10, 300, 1, 1), 1, 0),
+    ((16, 3, 20, 20), (8, 3, 1, 1), 1, 0),
+    ((2, 20, 7, 7), (12, 20, 1, 1), 3, 0),  # past stride 2: the direct kernel
+    ((2, 16, 8, 2), (16, 16, 3, 3), 1, 1),  # narrower than the kernel: still jit:avx2
+    ((4, 3, 25), (8, 3, 3), 2, 1),
+    ((2, 16, 2, 8), (16, 16, 3, 3), 1, 1),  # lower than the kernel: gemm:jit weights, noted
+    ((2, 256, 2, 2), (512, 256, 3, 3), 2, 1),
+]
+
+
+@pytest.fixture(params=[1, 2], ids=["1-thread", "2-threads"])
+def threads(request, monkeypatch):
+    """torch and gradtrace with the same intra-op thread count (oneDNN splits reductions)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(request.param)
+    monkeypatch.setattr(capability, "num_threads", lambda environ=None: request.param)
+    yield request.param
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize(("xs", "ws", "stride", "padding"), ONEDNN_AVX2)
+def test_float32_onednn_avx2_convolution_has_torchs_bits_where_the_order_is_known(
+        xs, ws, stride, padding, threads):
+    """Every result has torch's bits unless the run notes its direction's cause."""
+    assert not onednn.AVX512_CORE  # conftest caps oneDNN at AVX2
+    x, w, b = _arrays(np.float32, xs, ws, (ws[0],))
+    fn = (F.conv1d, conv.conv1d) if len(xs) == 3 else (F.conv2d, conv.conv2d)
+    ts = [torch.from_numpy(a).requires_grad_() for a in (x, w, b)]
+    expected = fn[0](ts[0], ts[1], ts[2], stride, padding)
+    g = np.random.default_rng(3).standard_normal(tuple(expected.shape)).astype(np.float32)
+    expected_grads = torch.autograd.grad(expected, ts, torch.from_numpy(g))
+    exactness.reset()
+    gs = [Tensor(a, requires_grad=True) for a in (x, w, b)]
+    out = fn[1](*gs, stride=stride, padding=padding)
+    grads = gt_grad((out * Tensor(g)).sum(), gs)
+    causes = " ".join(exactness.causes())
+    known = [name for name, direction in (("y", "forward"), ("gx", "input"), ("gw", "weight"),
+                                          ("gb", "weight")) if f"({direction})" not in causes]
+    one = tuple(ws[2:]) == (1, 1)
+    input_known = not one or stride != 1 or (xs[0] < 16 and threads == 1)  # slow_conv2d
+    weight_known = (not one or (xs[0] < 16 and threads == 1 and stride == 1)) and (
+        len(xs) == 3 or xs[2] >= ws[2])
+    assert "y" in known
+    assert ("gx" in known) == input_known and ("gw" in known) == weight_known
+    for name, mine, theirs in zip(("y", "gx", "gw", "gb"), [out, *grads],
+                                  [expected.detach(), *expected_grads], strict=True):
+        if name in known:
+            np.testing.assert_array_equal(mine.array, theirs.numpy(), strict=True,
+                                          err_msg=name)
+
+
+ONEDNN_AVX2_TRANSPOSED = [  # (input shape, weight shape, stride, padding, output_padding)
+    ((4, 100, 1, 1), (100, 64, 4, 4), 1, 0, 0),  # DCGAN's first layer: conv:any+jit:avx2
+    ((4, 64, 8, 8), (64, 32, 4, 4), 2, 1, 0),  # brg_deconv+brgconv_strided
+    ((2, 16, 5, 5), (16, 8, 3, 3), 2, 1, 1),
+    ((3, 4, 6, 5), (4, 2, 3, 2), 2, 1, 1),
+    ((2, 32, 8, 8), (32, 64, 3, 3), 1, 1, 0),
+    ((2, 3, 9, 9), (3, 5, 5, 5), 3, 2, 2),
+    ((2, 40, 5, 5), (40, 8, 3, 3), 1, 0, 0),
+]
+
+
+@pytest.mark.parametrize(("xs", "ws", "stride", "padding", "output_padding"),
+                         ONEDNN_AVX2_TRANSPOSED)
+def test_float32_onednn_avx2_transposed_convolution_has_torchs_bits(
+        xs, ws, stride, padding, output_padding, threads):
+    """oneDNN's deconvolution as the convolution it is the data gradient of: output, input
+    and weight gradients with torch's bits and no noted cause (no bias: its gradient is
+    not reproduced)."""
+    x, w = _arrays(np.float32, xs, ws)
+    ts = [torch.from_numpy(a).requires_grad_() for a in (x, w)]
+    expected = F.conv_transpose2d(ts[0], ts[1], None, stride, padding, output_padding)
+    g = np.random.default_rng(3).standard_normal(tuple(expected.shape)).astype(np.float32)
+    expected_grads = torch.autograd.grad(expected, ts, torch.from_numpy(g))
+    exactness.reset()
+    gs = [Tensor(a, requires_grad=True) for a in (x, w)]
+    out = conv_transpose.conv_transpose2d(*gs, stride=stride, padding=padding,
+                                          output_padding=output_padding)
+    grads = gt_grad((out * Tensor(g)).sum(), gs)
+    assert exactness.causes() == ()
+    for mine, theirs in zip([out, *grads], [expected.detach(), *expected_grads], strict=True):
+        np.testing.assert_array_equal(mine.array, theirs.numpy(), strict=True)

@@ -10,8 +10,9 @@ BLAS), whose order is not reproduced here. Measured against torch 2.13 on an AVX
 * forward: each output element is one chain of fused multiply-adds starting from its
   bias (or 0), over input-channel blocks of 8 (all channels when there are fewer than 8),
   then kernel rows, kernel columns, and the channels of the block;
-* backward data (stride 1): each input element's chain from 0 over output-channel blocks
-  of 8, kernel rows, kernel columns, the block's channels;
+* backward data (stride 1): each input element's chains from 0 over up to 4 output-channel
+  blocks of 8 (32 channels, one kernel call each), kernel rows, kernel columns, the
+  block's channels, the calls' results added in turn;
 * backward weights: each weight's chain over images, output rows, output columns; bias
   gradients by plain additions in the same order. oneDNN's reduce balancer may split the
   images between threads (each thread one chain from 0, the threads' sums then added),
@@ -30,6 +31,8 @@ from .fp32 import fma
 from .reduction_order import seq_sum
 
 BLOCK = 8  # oneDNN's channel block (simd width) on AVX2
+OC_CHUNK = 4  # blocks of output channels one backward-data kernel call sums (measured)
+REDUCE_1X1 = 128  # input channels one jit_1x1 forward call sums (measured)
 _MAX_BUFFER = 1 << 21  # cpu_reducer's max_buffer_size
 MAX_STEPS = 1 << 27  # chain steps x elements past which the emulation is not attempted
 
@@ -53,15 +56,20 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                        direction: str, padding: tuple[int, ...] = (0, 0)) -> bool:
     """Whether the order of this module (AVX2) or of conv_avx512 (AVX-512, by
     `onednn.AVX512_CORE`) is what oneDNN runs here for `direction` ('forward', 'input',
-    'weight'): its direct kernels -- not `jit_1x1` for 1x1 kernels, not the
-    `brgconv_strided` kernel of a strided input gradient, not the im2col `gemm:jit` that
-    padding as wide as the kernel, kernels 14 wide (input and AVX2 weight gradients) or a
-    dilated AVX2 weight gradient get, not AVX-512's inner-product kernels for a kernel as
-    large as the unpadded input (all measured with ONEDNN_VERBOSE) --, no groups, and a
-    chain short enough to emulate."""
+    'weight'): its direct kernels and (AVX2) the `brgconv_strided` kernel of a strided
+    input gradient, 1x1 too (engine/conv_brgemm.py, where its grouping is known), and
+    `jit_1x1`'s forward where measured (`forward_1x1_known`) -- not its weight gradient,
+    not the im2col `gemm:jit` that padding as wide as
+    the kernel, kernels 14 wide (input and AVX2 weight gradients), a dilated AVX2 weight
+    gradient or an AVX2 weight gradient of an input lower than the kernel get, not
+    AVX-512's inner-product kernels for a kernel as large as the unpadded input (all
+    measured with ONEDNN_VERBOSE) --, no groups, and a chain short enough to emulate."""
     from . import onednn
 
-    if groups != 1 or tuple(w_shape[2:]) == (1, 1):
+    strided = any(st != 1 for st in stride)
+    if groups != 1 or (tuple(w_shape[2:]) == (1, 1) and (onednn.AVX512_CORE or not (
+            (direction == "input" and strided)
+            or (direction == "forward" and forward_1x1_known(stride))))):
         return False
     ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
     for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
@@ -70,11 +78,17 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
             return False
     if onednn.AVX512_CORE and not any(padding) and tuple(w_shape[2:]) == tuple(x_shape[2:]):
         return False
-    if direction == "input" and (any(st != 1 for st in stride) or w_shape[3] >= 14):
+    if direction == "input" and strided and not onednn.AVX512_CORE:
+        from .conv_brgemm import strided_input_order_known
+
+        if w_shape[3] >= 14 or not strided_input_order_known(x_shape, w_shape, stride,
+                                                              dilation):
+            return False
+    elif direction == "input" and (strided or w_shape[3] >= 14):
         return False
     if direction == "weight" and not avx512_weight_kernel(x_shape, w_shape, stride, padding,
                                                           dilation):
-        if any(d != 1 for d in dilation) or w_shape[3] >= 14:
+        if any(d != 1 for d in dilation) or w_shape[3] >= 14 or x_shape[2] < w_shape[2]:
             return False
     n, c = x_shape[:2]
     return c * w_shape[2] * w_shape[3] * n * w_shape[0] * x_shape[2] * x_shape[3] < MAX_STEPS
@@ -131,26 +145,59 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
     return acc
 
 
+def forward_1x1_known(stride: tuple[int, ...]) -> bool:
+    """Whether `forward_1x1` is oneDNN's order for an unpadded 1x1 convolution's forward:
+    jit_1x1:avx2 (stride up to 2) was measured with 1 and 2 threads (its reduction blocking
+    may follow the thread count); a larger stride runs the direct kernel (`forward`)."""
+    return max(stride) > 2 or capability.num_threads() in (1, 2)
+
+
+def forward_1x1(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
+                stride: tuple[int, int]) -> np.ndarray:
+    """oneDNN's jit_1x1:avx2 forward: per output element chains over 128 input channels
+    at a time, the bias first, the chains added in turn (measured)."""
+    if max(stride) > 2:
+        return forward(x, w, b, stride, (0, 0), (1, 1))
+    xs = x[:, :, ::stride[0], ::stride[1]]
+    n, c = xs.shape[:2]
+    o = w.shape[0]
+    w2 = w.reshape(o, c)
+    total = None
+    with np.errstate(all="ignore"):
+        for start in range(0, c, REDUCE_1X1):
+            acc = np.zeros((n, o) + xs.shape[2:], np.float32)
+            if b is not None and total is None:
+                acc += b.reshape(1, o, 1, 1)
+            for ic in range(start, min(c, start + REDUCE_1X1)):
+                acc = fma(xs[:, None, ic], w2[None, :, ic, None, None], acc)
+            total = acc if total is None else total + acc
+    return total
+
+
 def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
                    stride: tuple[int, int], padding: tuple[int, int],
                    dilation: tuple[int, int]) -> np.ndarray:
-    """d(input): each input element's chain over output-channel blocks, kernel rows,
-    kernel columns, the block's channels."""
+    """d(input): each input element's chains over 4 output-channel blocks at a time (kernel
+    rows, kernel columns, the block's channels), the chains added in turn."""
     n, c, h, wd = x_shape
     o, _, kh_n, kw_n = w.shape
     out = g.shape[2:]
     ph, pw = padding
-    acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
+    total = None
+    blocks = _blocks(o)
     with np.errstate(all="ignore"):
-        for block in _blocks(o):
-            for kh in range(kh_n):
-                for kw in range(kw_n):
-                    rows, cols = _tap(acc, kh, kw, out, stride, dilation)
-                    for oc in block:
-                        acc[:, :, rows, cols] = fma(g[:, None, oc], w[None, oc, :, kh, kw, None,
-                                                                         None],
-                                                    acc[:, :, rows, cols])
-    return acc[:, :, ph:ph + h, pw:pw + wd]
+        for first in range(0, len(blocks), OC_CHUNK):
+            acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
+            for block in blocks[first:first + OC_CHUNK]:
+                for kh in range(kh_n):
+                    for kw in range(kw_n):
+                        rows, cols = _tap(acc, kh, kw, out, stride, dilation)
+                        for oc in block:
+                            acc[:, :, rows, cols] = fma(g[:, None, oc],
+                                                        w[None, oc, :, kh, kw, None, None],
+                                                        acc[:, :, rows, cols])
+            total = acc if total is None else total + acc
+    return total[:, :, ph:ph + h, pw:pw + wd]
 
 
 def _reduction_split(job_size: int, njobs: int, reduction: int) -> int:

@@ -4,10 +4,11 @@ multi-output `ConvolutionBackwardBackward0` (grad_input, grad_weight, grad_bias)
 
 Values are torch's kernels' own order: slow_conv2d's / slow_conv3d's and the dilated
 kernels' im2col + MKL gemm (float64, and float32 that use_mkldnn declines) in
-engine/slow_conv.py, oneDNN's AVX2 direct kernels (2-D) in engine/conv_kernels.py and its
-AVX-512 ones in engine/conv_avx512.py. The
-rest (oneDNN's 1x1, grouped, gemm and deconvolution kernels, and every 3-D oneDNN kernel)
-accumulate in float64 and round once, and the run notes that their last bit may differ.
+engine/slow_conv.py, oneDNN's AVX2 direct kernels (2-D) in engine/conv_kernels.py, its
+brgconv_strided input gradients in engine/conv_brgemm.py (also a strided deconvolution's
+forward) and its AVX-512 ones in engine/conv_avx512.py. The rest (oneDNN's 1x1 forward and
+weight gradient, grouped and gemm kernels, and every 3-D oneDNN kernel) accumulate in
+float64 and round once, and the run notes that their last bit may differ.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import conv_avx512, conv_kernels, exactness, onednn, slow_conv
+from .. import conv_avx512, conv_brgemm, conv_kernels, exactness, onednn, slow_conv
 from ..formulas import vjp
 from ..jit import JIT
 from ..limits import reserve
@@ -260,6 +261,38 @@ def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding:
     return xs, ws, st, pad, dil
 
 
+def deconvolution_plan(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                       out_shape: tuple[int, ...], stride: tuple[int, ...],
+                       padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                       direction: str) -> tuple | None:
+    """oneDNN's float32 deconvolution is the convolution of weight (Cin, Cout, *K) whose
+    input is the deconvolution's output: its forward that convolution's data gradient
+    (jit:avx2, brgconv_strided when strided), its data gradient that convolution's forward
+    and its weight gradient that convolution's (ONEDNN_VERBOSE: conv:any+jit:avx2,
+    brg_deconv:avx2+brgconv_strided:avx2). The 2-D shapes (conv input, weight, stride,
+    padding, dilation) when that convolution's order for `direction` is known on AVX2, else
+    None."""
+    if onednn.AVX512_CORE or len(w_shape) == 5:
+        return None
+    conv_x = (out_shape[0], out_shape[1]) + tuple(out_shape[2:])
+    xs, ws, st, pad, dil = _as_2d(conv_x, w_shape, stride, padding, dilation)
+    if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction, pad):
+        return None
+    return xs, ws, st, pad, dil
+
+
+def deconvolution_forward(x: np.ndarray, w: np.ndarray, plan: tuple) -> np.ndarray:
+    """The deconvolution's output (no bias): the convolution's data gradient of x."""
+    xs, ws, st, pad, dil = plan
+    g4 = np.ascontiguousarray(x).reshape(xs[:1] + (ws[0],) + (-1, x.shape[-1]))
+    w4 = np.ascontiguousarray(w).reshape(ws)
+    if any(s != 1 for s in st):
+        out = conv_brgemm.backward_input_strided(g4, w4, xs, st, pad)
+    else:
+        out = conv_kernels.backward_input(g4, w4, xs, st, pad, dil)
+    return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
+
+
 class ConvolutionBackward0(Function):
     """convolution(input, weight, bias, stride, padding, dilation, transposed=False, ...)."""
 
@@ -292,9 +325,14 @@ class ConvolutionBackward0(Function):
         plan = _onednn_plan(x.array, w.array, stride, full, dilation, groups, "forward")
         if plan is not None:
             xs, ws, st, pad, dil = plan
-            kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
-            out = kernels.forward(x.array.reshape(xs), w.array.reshape(ws),
-                                       None if b is None else b.array, st, pad, dil)
+            bias = None if b is None else b.array
+            if not onednn.AVX512_CORE and ws[2:] == (1, 1):
+                out = conv_kernels.forward_1x1(x.array.reshape(xs), w.array.reshape(ws), bias,
+                                               st)
+            else:
+                kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
+                out = kernels.forward(x.array.reshape(xs), w.array.reshape(ws), bias, st, pad,
+                                      dil)
             return out.reshape(out.shape[:2] + (-1,)) if x.array.ndim == 3 else out
         out = conv_forward(x.array, w.array, stride, full, dilation, groups)
         if b is not None:
@@ -373,10 +411,13 @@ class ConvolutionBackwardBackward0(Function):
             plan = _onednn_plan(xa, wa, stride, full, dilation, groups, "input")
             if plan is not None:
                 xs, ws, st, pad, dil = plan
-                kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
-                gi = kernels.backward_input(np.ascontiguousarray(g).reshape(
-                    xs[:1] + (ws[0],) + (-1, g.shape[-1])), wa.reshape(ws), xs, st, pad,
-                    dil).reshape(xa.shape)
+                g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+                if not onednn.AVX512_CORE and any(s != 1 for s in st):
+                    gi = conv_brgemm.backward_input_strided(g4, wa.reshape(ws), xs, st, pad)
+                else:
+                    kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
+                    gi = kernels.backward_input(g4, wa.reshape(ws), xs, st, pad, dil)
+                gi = gi.reshape(xa.shape)
             else:
                 gi = conv_input_grad(g, wa, xa.shape, stride, full, dilation, groups)
         if mask[1] or (mask[2] and bias_sizes != (0,)):
@@ -469,10 +510,28 @@ def _transposed_grads(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, bias_sizes:
     noted: torch's kernels' order is not reproduced)."""
     from .conv_transpose import CAUSE
 
-    exactness.note(CAUSE)
     dtype = xa.dtype
-    gi = conv_forward(g, wa, *params) if mask[0] else np.zeros(xa.shape)
-    gw = conv_weight_grad(xa, g, wa.shape, *params) if mask[1] else np.zeros(wa.shape)
+    planned = dtype == np.float32
+    gi = gw = None
+    if mask[0] and planned and (plan := deconvolution_plan(
+            xa.shape, wa.shape, g.shape, *params, "forward")) is not None:
+        xs, ws, st, pad, dil = plan
+        g4 = np.ascontiguousarray(g).reshape(xs)
+        gi = (conv_kernels.forward_1x1(g4, wa.reshape(ws), None, st) if ws[2:] == (1, 1)
+              else conv_kernels.forward(g4, wa.reshape(ws), None, st, pad, dil)
+              ).reshape(xa.shape)
+    if mask[1] and planned and (plan := deconvolution_plan(
+            xa.shape, wa.shape, g.shape, *params, "weight")) is not None:
+        xs, ws, st, pad, dil = plan
+        gw = conv_kernels.backward_weight(
+            np.ascontiguousarray(xa).reshape(xs[:1] + (ws[0],) + (-1, xa.shape[-1])),
+            np.ascontiguousarray(g).reshape(xs), ws, st, pad, dil).reshape(wa.shape)
+    if (mask[0] and gi is None) or (mask[1] and gw is None) or (mask[2] and bias_sizes != (0,)):
+        exactness.note(CAUSE)
+    if gi is None:
+        gi = conv_forward(g, wa, *params) if mask[0] else np.zeros(xa.shape)
+    if gw is None:
+        gw = conv_weight_grad(xa, g, wa.shape, *params) if mask[1] else np.zeros(wa.shape)
     bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[1] * params[3],)
     gb = (g.astype(np.float64).sum(axis=(0,) + tuple(range(2, g.ndim)))
           if mask[2] and bias_sizes != (0,) else np.zeros(bias_shape))

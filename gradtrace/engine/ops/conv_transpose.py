@@ -3,10 +3,12 @@ same ConvolutionBackward0 node over (input, weight, bias) as a convolution (weig
 (in_channels, out_channels / groups, *kernel)).
 
 Values: slow_conv_transpose2d/3d (float64, and float32 that use_mkldnn declines) in its order
-(conv.transposed_forward, engine/slow_conv.py); oneDNN's float32 deconvolution is not
-reproduced: it accumulates in float64 and rounds once, and the run notes it. Its backward
-is conv.py's ConvolutionBackwardBackward0 with transposed=True, so create_graph records
-torch's nodes.
+(conv.transposed_forward, engine/slow_conv.py); oneDNN's float32 deconvolution on AVX2 as
+the convolution whose data gradient it is (conv.deconvolution_plan: forward, input and
+weight gradients in the orders conv_kernels / conv_brgemm reproduce); the rest (its bias
+gradient, groups, 3-D, AVX-512, shapes those orders do not cover) accumulates in float64
+and rounds once, and the run notes it. Its backward is conv.py's
+ConvolutionBackwardBackward0 with transposed=True, so create_graph records torch's nodes.
 """
 from __future__ import annotations
 
@@ -45,13 +47,21 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
         if plan is not None:
             return conv.transposed_forward(x.array, w.array, None if b is None else b.array,
                                            plan, groups)
-        exactness.note(CAUSE)
         xs, ws = x.array.shape, w.array.shape
         spatial = tuple((xs[2 + i] - 1) * stride[i] - 2 * padding[i]
                         + dilation[i] * (ws[2 + i] - 1) + output_padding[i] + 1
                         for i in range(len(stride)))
         out_shape = (xs[0], ws[1] * groups) + spatial
         reserve(out_shape, 8)
+        onednn_plan = None if x.array.dtype != np.float32 else conv.deconvolution_plan(
+            xs, ws, out_shape, stride, padding, dilation, groups, "input")
+        if onednn_plan is not None:
+            out = conv.deconvolution_forward(x.array, w.array, onednn_plan)
+            if b is not None:
+                with np.errstate(all="ignore"):
+                    out = out + b.array.reshape((1, -1) + (1,) * len(spatial))
+            return out
+        exactness.note(CAUSE)
         out = conv.conv_input_grad(x.array, w.array, out_shape, stride, padding, dilation,
                                    groups)
         if b is not None:

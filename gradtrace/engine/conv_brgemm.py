@@ -1,0 +1,141 @@
+"""The input gradient of a strided float32 convolution in the order oneDNN's
+`brgconv_strided:avx2` kernel (src/cpu/x64/jit_brgemm_conv_bwd_strided.cpp, Apache-2.0)
+computes it, in vectorised numpy. torch 2.13 sends the data gradient of every strided 2-D
+(and 1-D) convolution through oneDNN to it on an AVX2 CPU (ONEDNN_VERBOSE:
+`brgconv_strided:avx2`), and a strided transposed convolution's forward too
+(`brg_deconv:avx2+brgconv_strided:avx2`).
+
+Each input element is a sum of brgemm calls' results; each call is one chain of fused
+multiply-adds from 0, over its batch of kernel taps (rows, then columns) and, per tap, all
+the output channels (K); the calls' results are added in turn. Which taps share a call:
+
+* input width not a multiple of the column stride (exec_trans): one call per element over
+  every tap that meets it;
+* otherwise (exec_base): per input column phase (columns that meet the same kernel columns),
+  the kernel columns valid for every column of the phase are `full` and share one call; the
+  others (`partial`, at the row's ends) get a call each, those left of the full ones first,
+  those right of them last. When the weights a call reads (K x the diff_src channel block x
+  kernel width, float32) reach half the per-core L2 cache (brg_blocking_t's `kw_block`
+  test), every tap is its own call instead.
+
+Measured bit for bit against torch 2.13 (1 and 2 threads) on a 512 KiB-L2 CPU; the channel
+block that test reads is known for diff_src channel counts of 16 and from 32 on (32), and
+for at most 512 output channels: `strided_input_order_known` says when.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .fp32 import fma
+
+_SIMD = 8  # AVX2 float32 lanes (acc_simd_w)
+_IC_BLOCK = 32  # the diff_src channel block measured for 16 and for 32 or more channels
+_MAX_OC = 512  # past it the channel block varies with the channel counts (768: measured)
+
+
+@functools.lru_cache(maxsize=1)
+def _l2_bytes() -> int:
+    """The per-core L2 size oneDNN reads (sysfs; 512 KiB, the measured machine's, if
+    unreadable)."""
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index2/size") as f:
+            text = f.read().strip()
+        scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:].upper(), 1)
+        return int(text.rstrip("KkMm")) * scale
+    except (OSError, ValueError):
+        return 512 * 1024
+
+
+def _split_taps(oc: int, ic_block: int, kw: int) -> bool:
+    """brg_blocking_t::iterate_ker_block (exec_base): kw_block = kw only while
+    K x N-block x float32 x kw stays under its L2 budget (half the per-core L2)."""
+    return oc * ic_block * 4 * kw >= _l2_bytes() // 2
+
+
+def _ic_block(ic: int) -> int | None:
+    """The diff_src channel block the kw_block test reads: measured 32 for 16 and for 32 or
+    more channels; None where not measured."""
+    return _IC_BLOCK if ic == 16 or ic >= _IC_BLOCK else None
+
+
+def _split(ic: int, oc: int, kw: int) -> bool | None:
+    """Whether every tap is its own call; None when the unmeasured channel block decides."""
+    block = _ic_block(ic)
+    if block is not None:
+        return _split_taps(oc, block, kw)
+    low, high = _split_taps(oc, min(ic, _SIMD), kw), _split_taps(oc, 8 * _SIMD, kw)
+    return low if low == high else None
+
+
+def strided_input_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                              stride: tuple[int, ...], dilation: tuple[int, ...]) -> bool:
+    """Whether `backward_input_strided` knows oneDNN's calls for this 2-D shape: no
+    dilation, at most 512 output channels, a known kw_block test, and (input width not
+    a multiple of the stride) the one-call-per-row-block form only measured unsplit."""
+    oc, ic, _, kw = w_shape
+    if any(d != 1 for d in dilation) or oc > _MAX_OC:
+        return False
+    split = _split(ic, oc, kw)
+    return split is not None and not (split and x_shape[3] % stride[1] != 0)
+
+
+def _calls(width: int, kh_n: int, kw_n: int, stride: int, pad: int, out_w: int, uneven: bool,
+           split: bool) -> list[list[tuple[tuple[int, ...], tuple[int, ...]]]]:
+    """Per input column, its brgemm calls in order: (kernel rows, kernel columns) each."""
+    valid = [tuple(kw for kw in range(kw_n) if (iw + pad - kw) % stride == 0
+                   and 0 <= (iw + pad - kw) // stride < out_w) for iw in range(width)]
+    rows_all = tuple(range(kh_n))
+    result = []
+    for iw in range(width):
+        if not valid[iw]:
+            result.append([])
+            continue
+        if uneven:
+            result.append([(rows_all, tuple(range(kw_n)))])
+            continue
+        full = set(valid[iw])
+        for other in range(iw % stride, width, stride):
+            full &= set(valid[other])
+        ordered = sorted(full)
+        left = [kw for kw in valid[iw] if ordered and kw < ordered[0]]
+        right = [kw for kw in valid[iw] if not ordered or kw > ordered[-1]]
+        single = (lambda kws: [((kh,), (kw,)) for kh in rows_all for kw in kws]) if split else (
+            lambda kws: [(rows_all, (kw,)) for kw in kws])
+        middle = single(ordered) if split else ([(rows_all, tuple(ordered))] if ordered else [])
+        result.append(single(left) + middle + single(right))
+    return result
+
+
+def backward_input_strided(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
+                           stride: tuple[int, int], padding: tuple[int, int]) -> np.ndarray:
+    """d(input) of a strided convolution (N, O, OH, OW) x (O, C, KH, KW) -> (N, C, H, W),
+    brgconv_strided's calls and chains (see the module's docstring)."""
+    n, c, h, wd = x_shape
+    o, _, kh_n, kw_n = w.shape
+    oh, ow = g.shape[2:]
+    ph, pw = padding
+    uneven = wd % stride[1] != 0
+    cols = _calls(wd, kh_n, kw_n, stride[1], pw, ow, uneven, bool(_split(c, o, kw_n)))
+    chains: dict[tuple, np.ndarray] = {}
+    with np.errstate(all="ignore"):
+        for call in {call for col in cols for call in col}:
+            acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
+            for kh in call[0]:
+                rows = slice(kh, kh + stride[0] * (oh - 1) + 1, stride[0])
+                for kw in call[1]:
+                    span = slice(kw, kw + stride[1] * (ow - 1) + 1, stride[1])
+                    for oc in range(o):
+                        acc[:, :, rows, span] = fma(g[:, None, oc], w[None, oc, :, kh, kw, None,
+                                                                      None],
+                                                    acc[:, :, rows, span])
+            chains[call] = acc[:, :, ph:ph + h, pw:pw + wd]
+        total = np.zeros((n, c, h, wd), np.float32)
+        for step in range(max((len(col) for col in cols), default=0)):
+            for call, chain in chains.items():
+                idx = [i for i, col in enumerate(cols) if len(col) > step and col[step] == call]
+                if idx:
+                    total[..., idx] = (chain[..., idx] if step == 0
+                                       else total[..., idx] + chain[..., idx])
+    return total

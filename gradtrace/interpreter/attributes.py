@@ -56,6 +56,7 @@ from .objects import (
     script_message,
     type_name,
 )
+from .random_module import PyRandom, random_instance_attribute
 from .runtime import PYTHON_ERRORS
 from .system_modules import StructSequence, struct_attribute
 
@@ -176,6 +177,9 @@ class Attributes:
             return array_attribute(obj, name)
         if kind is RandomSource:
             return random_source_attribute(self, obj, name)
+        if kind is PyRandom:
+            found = random_instance_attribute(obj, name)
+            return self._missing(obj, name) if found is None else found
         if isinstance(obj, DType):
             getter = stdlib.DTYPE_ATTRIBUTES.get(name)
             if getter is not None:

@@ -19,7 +19,7 @@ from ..engine.shapes import Size
 from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
-from ..tensor_types import ScriptType
+from ..tensor_types import ScriptType, TensorType
 from . import datetime_module, memory_io, text_io, wrapped
 from .builtin_classes import as_builtin, base_dunder, unwrap_str
 from .chaining import CHAIN_NAMES, chain_attribute, set_chain_attribute
@@ -56,6 +56,7 @@ from .objects import (
     script_message,
     type_name,
 )
+from .random_module import PyRandom, random_instance_attribute
 from .runtime import PYTHON_ERRORS
 from .system_modules import StructSequence, struct_attribute
 
@@ -176,6 +177,9 @@ class Attributes:
             return array_attribute(obj, name)
         if kind is RandomSource:
             return random_source_attribute(self, obj, name)
+        if kind is PyRandom:
+            found = random_instance_attribute(obj, name)
+            return self._missing(obj, name) if found is None else found
         if isinstance(obj, DType):
             getter = stdlib.DTYPE_ATTRIBUTES.get(name)
             if getter is not None:
@@ -351,6 +355,8 @@ class Attributes:
                 return stdlib.BoundMethod(cls.type(), self.guarded(table[name], name), name)
             if table is not None and name in table:
                 return NativeFunction(name, cls.name, self.guarded(table[name], name), "method")
+        if type(cls) is TensorType and name in stdlib.TENSOR_METHODS:
+            return self.tensor_method_descriptor(name)
         if isinstance(cls, ScriptType):
             return cls.attribute(name)
         if is_dunder(name) or name.startswith("_"):
@@ -358,6 +364,22 @@ class Attributes:
                                     "gradtrace scripts")
         raise ScriptError(f"type object '{cls.name}' has no attribute '{name}'",
                           kind="AttributeError")
+
+    def tensor_method_descriptor(self, name: str) -> NativeFunction:
+        """`torch.Tensor.add` unbound: called with a tensor first, it is that tensor's method
+        (`map(torch.Tensor.item, losses)`); anything else first is torch's TypeError."""
+        owner = "torch._C.TensorBase"
+
+        def unbound(*args: Any, **kwargs: Any) -> Any:
+            if not args:
+                raise ScriptError(f"unbound method TensorBase.{name}() needs an argument",
+                                  kind="TypeError")
+            if not isinstance(args[0], Tensor):
+                raise ScriptError(f"descriptor '{name}' for '{owner}' objects doesn't apply "
+                                  f"to a '{type_name(args[0])}' object", kind="TypeError")
+            return self.get_attribute(args[0], name, None)(*args[1:], **kwargs)
+
+        return NativeFunction(name, owner, unbound, "method")
 
     def builtin_method(self, obj: Instance, name: str) -> Any:
         """A builtin subclass instance's method of its builtin type (`cfg.keys()`,

@@ -21,6 +21,7 @@ from ..engine.ndarray import ndarray
 from ..engine.tensor import Parameter, Tensor
 from ..errors import ScriptError
 from .objects import Instance
+from .random_module import PyRandom
 
 NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
               "protocol at the moment.  If you were attempting to deepcopy a module, this may "
@@ -67,6 +68,8 @@ def shallow_copy(obj: Any) -> Any:
         return obj.copy()
     if type(obj) is ndarray:  # numpy's __copy__ copies the data
         return _array_copy(obj)
+    if type(obj) is PyRandom:  # random.Random's __reduce__ keeps its state
+        return obj.clone()
     return obj  # tuples, numbers, strings, functions: themselves, as in Python
 
 
@@ -92,6 +95,9 @@ class _Copier:
             return out
         if type(obj) is ndarray:
             out = self.memo[id(obj)] = _array_copy(obj)
+            return out
+        if type(obj) is PyRandom:
+            out = self.memo[id(obj)] = obj.clone()
             return out
         if not isinstance(obj, _CONTAINERS):
             return obj  # numbers, strings, None, dtypes, functions and classes (by reference)

@@ -14,7 +14,6 @@ import functools
 import itertools
 import math
 import pprint
-import random
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +44,7 @@ from .objects import (
 from .os_module import RunFiles, os_namespaces
 from .path_module import pathlib_namespace
 from .pure_modules import pure_namespaces
+from .random_module import random_namespace
 from .regex_module import re_namespace
 from .runtime import Code, Frame
 from .system_modules import system_namespaces
@@ -63,11 +63,6 @@ _MATH_FUNCTIONS = (
     "radians", "remainder", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "ulp",
 )
 _MATH_CONSTANTS = ("pi", "e", "tau", "inf", "nan")
-_RANDOM_METHODS = (
-    "seed", "random", "uniform", "randint", "randrange", "choice", "shuffle", "sample",
-    "gauss", "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate",
-    "gammavariate", "betavariate", "paretovariate", "weibullvariate", "triangular",
-)
 
 
 def _math_namespace(interp: Interpreter) -> stdlib.Namespace:
@@ -115,30 +110,6 @@ def _math_namespace(interp: Interpreter) -> stdlib.Namespace:
 
     table.update(factorial=factorial, comb=comb, perm=perm, prod=prod, fsum=fsum, lcm=lcm)
     return stdlib.Namespace("math", table)
-
-
-def _random_namespace(interp: Interpreter) -> stdlib.Namespace:
-    """`random`: Python's Mersenne Twister, one generator per run, seeded from the system
-    like CPython's until the script calls `random.seed`."""
-    generator = random.Random()
-    table: dict[str, Any] = {name: getattr(generator, name) for name in _RANDOM_METHODS}
-    limit = interp.limits.max_sequence
-
-    def choices(population: Any, weights: Any = None, *, cum_weights: Any = None,
-                k: int = 1) -> list:
-        if isinstance(k, int) and k > limit:
-            raise LimitExceeded(f"random.choices of {k} items exceeds the limit of {limit} "
-                                "(raise it with --max-sequence)")
-        return generator.choices(population, weights, cum_weights=cum_weights, k=k)
-
-    def getrandbits(k: int) -> int:
-        if isinstance(k, int) and k > interp.limits.max_int_bits:
-            raise LimitExceeded(f"random.getrandbits({k}) exceeds the integer size limit "
-                                f"({interp.limits.max_int_bits} bits)")
-        return generator.getrandbits(k)
-
-    table.update(choices=choices, getrandbits=getrandbits)
-    return stdlib.Namespace("random", table)
 
 
 def _itertools_namespace(interp: Interpreter) -> stdlib.Namespace:
@@ -433,7 +404,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     """The modules a script can import, by dotted name (`math` and `random` are per run)."""
     modules = dict(torch_namespace.MODULES)
     modules["math"] = _math_namespace(interp)
-    modules["random"] = _random_namespace(interp)
+    modules["random"] = random_namespace(interp)
     modules["collections"] = stdlib.Namespace("collections", {
         "OrderedDict": interp.builtin_types[stdlib.OrderedDict],
         **_counting_types(interp)})

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import stdlib
+from ..engine import grad_mode
 from ..engine.custom_function import FunctionCtx
 from ..engine.device import Device
 from ..engine.dtypes import DType, finfo, iinfo
@@ -28,6 +29,7 @@ from .objects import (
     opaque_type,
     type_name,
 )
+from .random_module import PyRandom
 
 
 class TypeBuiltin:
@@ -51,6 +53,12 @@ _TORCH_TYPES: dict[type, tuple[str, str]] = {
     DType: ("dtype", "torch"), finfo: ("finfo", "torch"), iinfo: ("iinfo", "torch"),
     Device: ("device", "torch"), stdlib.Namespace: ("module", "builtins"),
     TorchVersion: ("TorchVersion", "torch.torch_version"), Generator: ("Generator", "torch._C"),
+    PyRandom: ("Random", "random"),
+    # grad-mode context managers (enable_grad before its base class no_grad)
+    grad_mode.enable_grad: ("enable_grad", "torch.autograd.grad_mode"),
+    grad_mode.no_grad: ("no_grad", "torch.autograd.grad_mode"),
+    grad_mode.set_grad_enabled: ("set_grad_enabled", "torch.autograd.grad_mode"),
+    grad_mode.inference_mode: ("inference_mode", "torch.autograd.grad_mode"),
 }
 _CLASS_OBJECTS = (ScriptClass, BuiltinType, OpaqueType, TypeBuiltin)
 

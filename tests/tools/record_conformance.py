@@ -128,9 +128,11 @@ def final_exception(stderr: str) -> str:
 
 
 def record(case: pathlib.Path, env: dict[str, str], runs: int, tag: str = "") -> bool:
-    """Write NAME[.tag].out and NAME[.tag].err; False (and nothing written) if the runs differ."""
+    """Write NAME[.tag].out and NAME[.tag].err; False (and nothing written) if the runs differ
+    in stdout, exit code or the uncaught error (an unseeded draw can show in the error alone)."""
     procs = [run(case, env) for _ in range(max(runs, 1))]
-    outs = {(ADDR.sub("0x?", p.stdout), p.returncode) for p in procs}
+    outs = {(ADDR.sub("0x?", p.stdout), p.returncode,
+             ADDR.sub("0x?", final_exception(p.stderr)) if p.returncode else "") for p in procs}
     if len(outs) > 1:
         print(f"{case.name}: output differs between runs, not recorded")
         return False

@@ -263,6 +263,8 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "retains_grad": lambda t, ctx: t.retains_grad,
     "output_nr": lambda t, ctx: t.output_nr,
     "is_cuda": lambda t, ctx: False,
+    "is_meta": lambda t, ctx: t.is_meta,
+    "is_cpu": lambda t, ctx: not t.is_meta,
     "device": lambda t, ctx: t.device,
     "nbytes": lambda t, ctx: tensor_info.nbytes(t),
     "itemsize": lambda t, ctx: tensor_info.itemsize(t),

@@ -26,11 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "recipe_reasoning_about_shapes": "the meta device (torch.rand(..., device='meta'), "
-                                     "nn.Conv2d(..., device='meta'), `with "
-                                     "torch.device('meta')`: tensors with shapes and no data) "
-                                     "is not implemented; gradtrace refuses every device but "
-                                     "the CPU",
     "d2l_resnet_residual_block": "ResNet-18's conv gradients differ from torch's in the last "
                                  "bits: ONEDNN_VERBOSE shows oneDNN's brgconv_strided:avx2 "
                                  "for the stride-2 input gradients, jit_1x1:avx2 for the 1x1 "

@@ -14,6 +14,7 @@ import weakref
 from typing import Any
 
 from ..errors import LimitExceeded, NotSupportedError
+from .meta import MetaArray
 
 TRACK_BYTES = 1 << 16  # tensors this large are counted toward live memory
 
@@ -98,7 +99,10 @@ def admit(owner: Any, array: Any) -> None:
     """Every tensor that owns its data passes here (Tensor(), wrap): --max-elements holds
     for every op, also those that cannot size their result before numpy builds it, and
     large tensors are counted toward live memory. A view counts too: only a broadcast
-    (expand) is larger than its base, and every op on it would build one that large."""
+    (expand) is larger than its base, and every op on it would build one that large.
+    A meta tensor holds no data: nothing to count."""
+    if isinstance(array, MetaArray):
+        return
     if array.size > LIMITS.max_elements:
         reserve(array.shape)
     if array.base is None and array.nbytes >= TRACK_BYTES:

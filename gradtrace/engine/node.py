@@ -16,12 +16,14 @@ import numpy as np
 
 from ..errors import TorchRuntimeError
 from . import anomaly, forward_ad, grad_reuse, no_grad_views, saved_hooks
+from . import meta as _meta
 from .anomaly import ANOMALY
 from .dtypes import float64
 from .events import OBSERVERS
 from .forward_ad import FW as _FW
 from .grad_mode import GRAD_MODE
 from .limits import too_many_dims
+from .meta import META as _METASTATE
 
 if TYPE_CHECKING:
     from .formulas import Formula
@@ -371,7 +373,9 @@ class Function(Node):
         if saving:
             Node.__init__(node)
         try:
-            if saving is not recording and saved_hooks.HOOKS.stack:
+            if _METASTATE.used and _meta.check_devices(inputs):
+                data = _meta.run_forward(node, inputs, params)
+            elif saving is not recording and saved_hooks.HOOKS.stack:
                 data = _unhooked(node.forward, *inputs, **params)
             else:
                 data = node.forward(*inputs, **params)

@@ -226,7 +226,9 @@ def _type(t: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
 
 
 def _is_contiguous(t: Tensor, memory_format: Any = None) -> bool:
-    return bool(t.array.flags.c_contiguous)
+    from .engine.meta import is_c_contiguous
+
+    return is_c_contiguous(t.array)
 
 
 def _stride(t: Tensor, dim: Any = None) -> Any:

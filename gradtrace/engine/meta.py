@@ -133,6 +133,7 @@ def meta_array(shape: tuple[int, ...], dtype: Any,
     one = _BUFFERS.get(dtype)
     if one is None:
         one = _BUFFERS[dtype] = np.zeros(1, dtype)
+        one.flags.writeable = False  # (nothing writes into a meta array's element)
         _BUFFER_IDS.add(id(one))
     array = np.ndarray.__new__(MetaArray, shape, dtype, buffer=one,
                                strides=(0,) * len(shape))
@@ -148,6 +149,26 @@ _BUFFER_IDS: set[int] = set()
 
 def is_meta(array: Any) -> bool:
     return isinstance(array, MetaArray)
+
+
+def stands_on_meta(array: Any) -> bool:
+    """A meta array, or a plain numpy view of one (np.asarray of a MetaArray)."""
+    return isinstance(array, MetaArray) or (
+        isinstance(array, np.ndarray) and array.base is not None
+        and id(array.base) in _BUFFER_IDS)
+
+
+def reduced_result(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> MetaArray:
+    """A reduction kernel's result on a meta array (all dims when `axes` is empty)."""
+    return meta_array(_reduced_shape(array.shape, tuple(axes) or None, keepdim), array.dtype)
+
+
+def elementwise_result(arrays: list[np.ndarray], fn: Callable[..., Any]) -> MetaArray:
+    """An elementwise kernel's result on meta arrays: the broadcast shape, and the dtype
+    `fn` gives one element of each input's dtype (nothing is computed per element)."""
+    with np.errstate(all="ignore"):
+        sample = np.asarray(fn(*(np.zeros(1, a.dtype) for a in arrays)))
+    return meta_array(np.broadcast_shapes(*(a.shape for a in arrays)), sample.dtype)
 
 
 def _sample(x: Any) -> Any:
@@ -251,18 +272,14 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
-class _Flags:
-    """A MetaArray's `flags` as the engine's layout checks read them: from the strides
-    torch reports (its numpy strides are all zero)."""
-
-    __slots__ = ("c_contiguous", "f_contiguous", "writeable", "owndata", "aligned")
-
-    def __init__(self, array: MetaArray):
-        shape, strides = array.shape, strides_of(array)
-        self.c_contiguous = _dense(shape, strides, reversed(range(len(shape))))
-        self.f_contiguous = _dense(shape, strides, range(len(shape)))
-        self.writeable = self.aligned = True
-        self.owndata = False
+def is_c_contiguous(array: np.ndarray) -> bool:
+    """`array.flags.c_contiguous` as torch's is_contiguous answers it, for a meta array
+    from the strides it reports. (A MetaArray's own numpy flags stay honest, non-contiguous
+    zero strides, so no native kernel ever takes its one element for a dense buffer.)"""
+    if type(array) is MetaArray:
+        shape = array.shape
+        return _dense(shape, strides_of(array), reversed(range(len(shape))))
+    return bool(array.flags.c_contiguous)
 
 
 def _dense(shape: tuple[int, ...], strides: tuple[int, ...], order: Any) -> bool:
@@ -272,9 +289,6 @@ def _dense(shape: tuple[int, ...], strides: tuple[int, ...], order: Any) -> bool
             return False
         expected *= shape[d]
     return True
-
-
-MetaArray.flags = property(lambda self: _Flags(self))  # type: ignore[assignment]
 
 
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -327,6 +341,8 @@ def to_meta(array: Any) -> MetaArray:
     if isinstance(array, MetaArray):
         return array
     array = np.asarray(array)
+    if array.base is not None and id(array.base) in _BUFFER_IDS:
+        return recover_meta(array)  # a plain view of a meta array: its strides say nothing
     from .ops.views import torch_strides
 
     return meta_array(array.shape, array.dtype, torch_strides(array))
@@ -359,7 +375,8 @@ def run_forward(node: Any, inputs: tuple, params: dict) -> Any:
     metas = [t for t in inputs if t is not None and isinstance(t.array, MetaArray)]
     if getattr(node, "meta_forward", None) is not None:
         data = node.meta_forward(*inputs, **params)
-    elif all(_span(t.array) <= PROBE_ELEMENTS for t in metas):
+    elif all(t.array.size <= PROBE_ELEMENTS and _span(t.array) <= PROBE_ELEMENTS
+             for t in metas):
         saved = [(t, t.array) for t in metas]
         try:
             for t, array in saved:

@@ -25,7 +25,7 @@ from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..limits import reserve
-from ..meta import NO_DATA, MetaArray, is_meta, meta_array, strides_of
+from ..meta import NO_DATA, MetaArray, is_c_contiguous, is_meta, meta_array, strides_of
 from ..node import Function
 from ..shapes import Size, size_args, wrap_dim
 from ..tensor import Tensor, type_name
@@ -232,7 +232,7 @@ def alias_view(a: Tensor) -> Tensor:
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
     shape = infer_size(size_args(shape), a.array.size)
-    if a.array.flags.c_contiguous:
+    if is_c_contiguous(a.array):
         return ViewBackward0.call(a, shape=shape)
     if _reshaped_view(a.array, shape) is not None:
         return ReshapeAliasBackward0.call(a, shape=shape)
@@ -620,7 +620,7 @@ def clone(a: Tensor, *, memory_format: Any = None) -> Tensor:
 
 
 def contiguous(a: Tensor, memory_format: Any = None) -> Tensor:
-    if a.array.flags.c_contiguous:
+    if is_c_contiguous(a.array):
         return a
     return CloneBackward0.call(a, order="C")
 

@@ -64,6 +64,8 @@ def array_cell(array: np.ndarray | Summary | None, limit: int = CELL_LIMIT) -> s
     if array is None:
         return "None"
     if isinstance(array, Summary):
+        if array.no_data:  # a meta tensor: torch prints `...` for its values
+            return "..."
         return summarise(_summary_line(array), limit)
     from ..engine.tensor_str import tensor_repr
 

@@ -83,6 +83,11 @@ SCRIPTS = {
     "cpu_error": "m.cpu()",
     "mixed_meta_cpu_error": "m + torch.ones(2, 3)",
     "mixed_cpu_meta_error": "torch.ones(2, 3) * m",
+    "copy_into_meta": "print(m.copy_(torch.ones(2, 3)), m.add_(1), m.zero_(), m._version)",
+    "copy_out_of_meta_error": "torch.ones(2, 3).copy_(m)",
+    "huge_matmul_and_views": "h = torch.empty(2**20, 2**20, device='meta')\n"
+                             "print((h @ h).shape, h.sum(1, keepdim=True).shape, h.numel())\n"
+                             "print(h[::2, 1:].shape, h.to(torch.float16), h.t().exp().shape)",
 }
 
 _RUNNER = """

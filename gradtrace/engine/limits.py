@@ -14,7 +14,7 @@ import weakref
 from typing import Any
 
 from ..errors import LimitExceeded, NotSupportedError
-from .meta import MetaArray
+from .meta import META, MetaArray
 
 TRACK_BYTES = 1 << 16  # tensors this large are counted toward live memory
 
@@ -79,7 +79,10 @@ def too_many_dims(err: ValueError, ndim: int | None = None) -> Exception:
 
 def reserve(shape: tuple[int, ...], itemsize: int = 4) -> None:
     """Raise LimitExceeded if a tensor of `shape` would break a limit (NotSupportedError if
-    numpy cannot make it)."""
+    numpy cannot make it). Not while a meta op's forward runs on kernels that make meta
+    results (`Function.meta_kernels`): what it reserves is never made."""
+    if META.kernels:
+        return
     if len(shape) > MAX_DIMS:
         raise too_many_dims(ValueError(), len(shape))
     numel = _numel(shape)

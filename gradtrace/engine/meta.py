@@ -38,10 +38,11 @@ class MetaState:
     """Whether any meta tensor was ever made in this process: until one is, `Function.call`
     skips its meta check (the hottest function of the engine)."""
 
-    __slots__ = ("used",)
+    __slots__ = ("used", "kernels")
 
     def __init__(self) -> None:
         self.used = False
+        self.kernels = False  # a `meta_kernels` op's forward runs on meta arrays
 
 
 META = MetaState()
@@ -116,6 +117,11 @@ class MetaArray(np.ndarray):
 
     def tolist(self) -> Any:
         raise ScriptError(NO_DATA, kind="NotImplementedError")
+
+    @property
+    def ctypes(self) -> Any:  # type: ignore[override]
+        """No native code gets the address of a meta array's one element."""
+        raise NotSupportedError("a meta tensor has no data for this kernel to read")
 
     def item(self, *args: Any) -> Any:
         raise TorchRuntimeError(NO_ITEM)
@@ -260,7 +266,6 @@ def _broadcast_to(array: Any, shape: Any, subok: bool = False) -> MetaArray:
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "zeros_like": _like, "ones_like": _like, "empty_like": _like, "full_like": _full_like,
     "copyto": _copyto, "broadcast_to": _broadcast_to,
-    "ascontiguousarray": lambda a, dtype=None, **kw: _like(a, dtype),
     "shape": lambda a: a.shape, "ndim": lambda a: a.ndim, "size": lambda a, axis=None:
         a.size if axis is None else a.shape[axis],
     "result_type": lambda *arrays: np.result_type(*_unmeta(arrays)),
@@ -375,6 +380,14 @@ def run_forward(node: Any, inputs: tuple, params: dict) -> Any:
     metas = [t for t in inputs if t is not None and isinstance(t.array, MetaArray)]
     if getattr(node, "meta_forward", None) is not None:
         data = node.meta_forward(*inputs, **params)
+    elif type(node).meta_kernels and metas:
+        # its forward checks and saves, then calls kernels that answer meta arrays with
+        # meta arrays (blas): its size reservations are for results never made
+        META.kernels = True
+        try:
+            data = node.forward(*inputs, **params)
+        finally:
+            META.kernels = False
     elif all(t.array.size <= PROBE_ELEMENTS and _span(t.array) <= PROBE_ELEMENTS
              for t in metas):
         saved = [(t, t.array) for t in metas]

@@ -287,6 +287,9 @@ class Function(Node):
     # Whether `jvp` reads what forward saved (statistics, factorizations): the op then saves
     # while a tangent flows through it even when nothing requires grad
     jvp_reads_saved = False
+    # Whether forward, after its checks, computes only through kernels that give a meta
+    # array for meta inputs (blas): a meta op then runs it whatever its size
+    meta_kernels = False
 
     def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
         if self.recording:

@@ -85,6 +85,8 @@ SCRIPTS = {
     "mixed_cpu_meta_error": "torch.ones(2, 3) * m",
     "copy_into_meta": "print(m.copy_(torch.ones(2, 3)), m.add_(1), m.zero_(), m._version)",
     "copy_out_of_meta_error": "torch.ones(2, 3).copy_(m)",
+    "format_and_iterate": "z = torch.zeros((), device='meta')\nprint(f'{z} {m!r}')\n"
+                          "print([r for r in m], len(m), m.unbind(1))",
     "huge_matmul_and_views": "h = torch.empty(2**20, 2**20, device='meta')\n"
                              "print((h @ h).shape, h.sum(1, keepdim=True).shape, h.numel())\n"
                              "print(h[::2, 1:].shape, h.to(torch.float16), h.t().exp().shape)",

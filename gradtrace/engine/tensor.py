@@ -351,7 +351,8 @@ class Tensor:
         return int(self.array.reshape(()))
 
     def __format__(self, spec: str) -> str:
-        if self.array.ndim == 0 and not self.is_parameter:  # torch: `type(self) is Tensor`
+        if self.array.ndim == 0 and not self.is_parameter and type(self.array) is not MetaArray:
+            # torch: `self.dim() == 0 and not self.is_meta and type(self) is Tensor`
             return format(self.item(), spec)
         if spec:  # torch falls back to object.__format__
             raise TorchTypeError("unsupported format string passed to Tensor.__format__")

@@ -85,6 +85,8 @@ SCRIPTS = {
     "mixed_cpu_meta_error": "torch.ones(2, 3) * m",
     "copy_into_meta": "print(m.copy_(torch.ones(2, 3)), m.add_(1), m.zero_(), m._version)",
     "copy_out_of_meta_error": "torch.ones(2, 3).copy_(m)",
+    "deepcopy": "import copy\nw = torch.nn.Linear(3, 2, device='meta')\nc = copy.deepcopy(w)\n"
+                "print(c.weight, copy.deepcopy(m.t()).stride(), c.weight is w.weight)",
     "module_to_cpu_error": "with torch.device('meta'):\n    lin = torch.nn.Linear(2, 2)\n"
                            "lin.to('cpu')",
     "format_and_iterate": "z = torch.zeros((), device='meta')\nprint(f'{z} {m!r}')\n"

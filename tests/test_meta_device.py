@@ -85,6 +85,10 @@ SCRIPTS = {
     "mixed_cpu_meta_error": "torch.ones(2, 3) * m",
     "copy_into_meta": "print(m.copy_(torch.ones(2, 3)), m.add_(1), m.zero_(), m._version)",
     "copy_out_of_meta_error": "torch.ones(2, 3).copy_(m)",
+    "load_state_dict": "torch.manual_seed(0)\nsrc = torch.nn.Linear(3, 2)\n"
+                       "with torch.device('meta'):\n    dst = torch.nn.Linear(3, 2)\n"
+                       "print(dst.load_state_dict(src.state_dict()), dst.weight)\n"
+                       "dst.load_state_dict(src.state_dict(), assign=True)\nprint(dst.weight)",
     "deepcopy": "import copy\nw = torch.nn.Linear(3, 2, device='meta')\nc = copy.deepcopy(w)\n"
                 "print(c.weight, copy.deepcopy(m.t()).stride(), c.weight is w.weight)",
     "module_to_cpu_error": "with torch.device('meta'):\n    lin = torch.nn.Linear(2, 2)\n"

@@ -231,7 +231,9 @@ def _type(t: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
 
 
 def _is_contiguous(t: Tensor, memory_format: Any = None) -> bool:
-    return bool(t.array.flags.c_contiguous)
+    from .engine.meta import is_c_contiguous
+
+    return is_c_contiguous(t.array)
 
 
 def _stride(t: Tensor, dim: Any = None) -> Any:
@@ -268,6 +270,8 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "retains_grad": lambda t, ctx: t.retains_grad,
     "output_nr": lambda t, ctx: t.output_nr,
     "is_cuda": lambda t, ctx: False,
+    "is_meta": lambda t, ctx: t.is_meta,
+    "is_cpu": lambda t, ctx: not t.is_meta,
     "device": lambda t, ctx: t.device,
     "nbytes": lambda t, ctx: tensor_info.nbytes(t),
     "itemsize": lambda t, ctx: tensor_info.itemsize(t),

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .engine.meta import MetaArray
 from .engine.tensor_str import EDGEITEMS, THRESHOLD
 
 # Arrays with at most this many elements are kept whole: torch prints such a tensor whole
@@ -69,6 +70,7 @@ class Summary:
     """
 
     __slots__ = ("shape", "dtype", "size", "head", "corners", "uniform")
+    no_data = False  # a meta tensor's (MetaSummary): a shape and a dtype, no values
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype, head: np.ndarray,
                  corners: np.ndarray | None, uniform: bool | None):
@@ -81,6 +83,8 @@ class Summary:
 
     @classmethod
     def of(cls, array: np.ndarray) -> Summary:
+        if type(array) is MetaArray:
+            return MetaSummary.of(array)
         shape = array.shape
         if array.size and array.ndim and array.flags.c_contiguous:
             # the tracer's case (a summary per large gradient and result, ~17 a training
@@ -145,10 +149,30 @@ class Summary:
 _new_summary = object.__new__  # (Summary._made: the fields without __init__'s checks)
 
 
+class MetaSummary(Summary):
+    """What a trace keeps of a meta tensor's array: its shape and dtype; no values (its
+    head is empty, and neither corners nor uniformity are known)."""
+
+    __slots__ = ()
+    no_data = True
+
+    @classmethod
+    def of(cls, array: np.ndarray) -> Summary:
+        return cls(array.shape, array.dtype, np.empty(0, array.dtype), None, None)
+
+    def __repr__(self) -> str:
+        return f"MetaSummary(shape={self.shape}, dtype={self.dtype})"
+
+    def same(self, other: Summary) -> bool:
+        return other.no_data and self.shape == other.shape and self.dtype == other.dtype
+
+
 def keep(array: np.ndarray | None) -> np.ndarray | Summary | None:
     """A copy of a small array, a Summary of a large one (None stays None)."""
     if array is None:
         return None
+    if type(array) is MetaArray:
+        return MetaSummary.of(array)
     if array.size <= FULL_LIMIT:
         return np.array(array, copy=True)
     return Summary.of(array)
@@ -172,7 +196,12 @@ def head_of(value: Any, n: int) -> np.ndarray:
 
 
 def same_values(a: Any, b: Any) -> bool:
-    """Whether two kept values (arrays or summaries) hold the same values (NaN equals NaN)."""
+    """Whether two kept values (arrays or summaries) hold the same values (NaN equals NaN).
+    Meta tensors hold none: two of one shape and dtype are the same."""
+    if type(a) is MetaArray:
+        a = keep(a)
+    if type(b) is MetaArray:
+        b = keep(b)
     if isinstance(a, Summary) or isinstance(b, Summary):
         if not isinstance(a, Summary):
             a = Summary.of(np.asarray(a)) if np.size(a) > FULL_LIMIT else None

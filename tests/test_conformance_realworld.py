@@ -26,11 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "recipe_reasoning_about_shapes": "the meta device (torch.rand(..., device='meta'), "
-                                     "nn.Conv2d(..., device='meta'), `with "
-                                     "torch.device('meta')`: tensors with shapes and no data) "
-                                     "is not implemented; gradtrace refuses every device but "
-                                     "the CPU",
     "tutorial_dcgan_training_step": "the DCGAN's ConvTranspose2d/Conv2d results differ from "
                                     "torch's (oneDNN) in the last bits, which the generator "
                                     "loss shows in its 4th decimal: its transposed "

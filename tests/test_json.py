@@ -90,7 +90,7 @@ def test_schema_is_shipped_and_valid():
     s = schema()
     jsonschema.Draft202012Validator.check_schema(s)
     assert s["properties"]["schema_version"]["pattern"] == "^1\\.[0-9]+$"
-    assert SCHEMA_VERSION == "1.5"
+    assert SCHEMA_VERSION == "1.6"
     # nan/inf are stated in the schema
     assert s["$defs"]["number"]["oneOf"][1] == {"enum": ["nan", "inf", "-inf"]}
 
@@ -144,12 +144,13 @@ def test_schema_requires_what_each_minor_version_added():
     with pytest.raises(jsonschema.ValidationError):
         validate(with_module)
     docs = (ROOT / "docs" / "json.md").read_text()
-    history = re.search(r"\*\*`schema_version`\*\* is `\"1\.5\"`.*?\n\n", docs, re.S).group(0)
+    history = re.search(r"\*\*`schema_version`\*\* is `\"1\.6\"`.*?\n\n", docs, re.S).group(0)
     for version, fields in {"1.1": ["summarised"], "1.2": ["bindings", "made_by"],
                             "1.3": ["numerics"],
                             "1.4": ["steps[].event", "saved[].value", "inplace",
                                     "data_write", "module"],
-                            "1.5": ["saved[].packed", "is_inference", "steps[].script"]}.items():
+                            "1.5": ["saved[].packed", "is_inference", "steps[].script"],
+                            "1.6": ["meta", "device"]}.items():
         assert version in history and all(f in history for f in fields), version
 
 
@@ -183,7 +184,7 @@ def test_nan_in_a_script_reaches_the_document_as_a_string():
 
 def test_document_of_the_chain():
     doc = doc_of(ROOT / "samples" / "03_chain_two_muls.gt")
-    assert doc["schema_version"] == "1.5"
+    assert doc["schema_version"] == "1.6"
     assert doc["error"] is None and doc["exit_code"] == 0
     assert doc["stdout"].splitlines()[3] == "tensor(12.) tensor(8.) tensor(6.)"
     names = {name: doc["tensors"][tid - 1] for name, tid in doc["variables"].items()}

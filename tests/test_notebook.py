@@ -92,7 +92,7 @@ def test_graph_text_formats(shell):
     tree = bundle(shell, "graph -f tree --root c")
     assert tree["text/plain"].startswith("c.grad_fn = MulBackward0 #1") and "text/html" in tree
     doc = bundle(shell, "graph -f json")
-    assert doc["application/json"]["schema_version"] == "1.5"
+    assert doc["application/json"]["schema_version"] == "1.6"
 
 
 def test_view_is_the_page_in_an_iframe(shell):

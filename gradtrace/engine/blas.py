@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import blas_model, capability, exactness, mkl
+from .meta import META, meta_array, stands_on_meta
 from .mkl import data_pointer
 
 BMM_NAIVE = 400  # ATen's bmm: contraction * rows * cols below this runs its own plain loop
@@ -193,6 +194,8 @@ def addmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1,
           alpha: Any = 1) -> np.ndarray:
     """torch.addmm(bias, a, b, beta=, alpha=) (bias broadcast to the result); `bias` None
     with beta 0 is torch.mm."""
+    if META.used and (stands_on_meta(a) or stands_on_meta(b)):
+        return meta_array((a.shape[0], b.shape[1]), np.result_type(a, b))
     m, k = a.shape
     n = b.shape[1]
     dtype = np.result_type(a, b)
@@ -241,6 +244,8 @@ def addmv(bias: np.ndarray | None, mat: np.ndarray, vec: np.ndarray, beta: Any =
     """torch.addmv(bias, mat, vec, beta=, alpha=) as Blas.cpp's addmv_out_cpu and
     BlasKernel.cpp's gemv: the bias (broadcast to the result) is copied in unless beta is 0,
     and ?gemv_ scales it by beta (reading none of it when beta is 0, so its nans vanish)."""
+    if META.used and (stands_on_meta(mat) or stands_on_meta(vec)):
+        return meta_array(mat.shape[:1], np.result_type(mat, vec))
     rows, cols = mat.shape
     dtype = np.result_type(mat, vec)
     out = np.zeros(rows, dtype)
@@ -290,6 +295,8 @@ def _scaled_sum(prod: np.ndarray, bias: np.ndarray, beta: Any, alpha: Any,
 
 def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """torch.dot: BlasKernel.cpp's dot_impl, MKL's ?dot on the strided vectors."""
+    if META.used and (stands_on_meta(a) or stands_on_meta(b)):
+        return meta_array((), a.dtype)
     blas = _routines(a.dtype)
     if blas is None:
         return blas_model.dot(a, b)
@@ -309,6 +316,8 @@ def baddbmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1
     """torch.bmm and torch.baddbmm as LinearAlgebra.cpp's bmm_out_or_baddbmm_ dispatches
     them; `bias` (broadcast to the result) is copied into the result first unless it is
     None (bmm), and beta 0 reads none of it."""
+    if META.used and (stands_on_meta(a) or stands_on_meta(b)):
+        return meta_array((a.shape[0], a.shape[1], b.shape[2]), np.result_type(a, b))
     bs, m, k = a.shape
     n = b.shape[-1]
     dtype = np.result_type(a, b)

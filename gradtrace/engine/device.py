@@ -74,15 +74,17 @@ class Device:
         return hash((self.type, self.index))
 
     def __enter__(self) -> Device:
-        """`with torch.device("cpu"):` makes the factory functions inside create on that
-        device (the changing-default-device recipe). Only the CPU exists here, and it is
-        already every factory's device: entering refuses another device, as
-        set_default_device does, and there is nothing to restore on exit."""
-        if self.type != "cpu":
+        """`with torch.device("meta"):` makes the factory functions inside create on that
+        device (the changing-default-device and reasoning-about-shapes recipes): the CPU
+        or meta; another device is refused, as set_default_device does."""
+        if self.type not in ("cpu", "meta"):
             raise NotSupportedError(f"with torch.device({str(self)!r}): {_CPU_ONLY}")
+        DEFAULT.stack.append(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        if DEFAULT.stack:
+            DEFAULT.stack.pop()
         return None
 
 
@@ -91,15 +93,40 @@ def _type_name(value: Any) -> str:
 
 
 CPU = Device("cpu")
+META = Device("meta")
 
 
-def check_device(device: Any, *, moving: bool = False) -> None:
-    """A creation function's (or, `moving`, `.to()`'s) device: only the CPU exists here."""
+class DefaultDevice:
+    """The device factories create on when given none: set_default_device's, or the
+    innermost `with torch.device(...)` block's."""
+
+    __slots__ = ("base", "stack")
+
+    def __init__(self) -> None:
+        self.base = CPU
+        self.stack: list[Device] = []
+
+    @property
+    def current(self) -> Device:
+        return self.stack[-1] if self.stack else self.base
+
+    def reset(self) -> None:
+        self.base, self.stack = CPU, []
+
+
+DEFAULT = DefaultDevice()
+
+
+def check_device(device: Any, *, moving: bool = False) -> bool:
+    """A creation function's (or, `moving`, `.to()`'s) device: the CPU or meta (no data);
+    None is the default device (a factory's) or, moving, no change. True for meta."""
     if device is None:
-        return
+        return not moving and DEFAULT.current.type == "meta"
     dev = device if isinstance(device, Device) else Device(device)
     if dev.type == "cpu":
-        return
+        return False
+    if dev.type == "meta":
+        return True
     if dev.type == "cuda":
         raise ScriptError(NO_CUDA, kind="AssertionError")
     if dev.type == "mps" and moving:
@@ -147,6 +174,11 @@ MPS_FUNCTIONS = {"is_available": mps_is_available, "is_built": mps_is_available}
 
 
 def tensor_cpu(t: Any, memory_format: Any = None) -> Any:
+    """Tensor.cpu(): the tensor itself; a meta tensor has no values to copy."""
+    from .meta import NO_DATA, is_meta
+
+    if is_meta(t.array):
+        raise ScriptError(NO_DATA, kind="NotImplementedError")
     return t
 
 
@@ -162,14 +194,17 @@ def tensor_get_device(t: Any) -> int:
 
 
 def set_default_device(device: Any) -> None:
-    """torch.set_default_device. gradtrace is torch's CPU build, where the CPU is the only
-    device a tensor can be made on: `cpu` (or None) keeps it; another device is refused
-    here (torch accepts it and fails at the next tensor made, which is not modelled)."""
-    if device is not None and Device(device).type != "cpu":
-        raise NotSupportedError(
-            f"torch.set_default_device({str(Device(device))!r}): {_CPU_ONLY}")
+    """torch.set_default_device. gradtrace is torch's CPU build, where the CPU and meta
+    are the devices a tensor can be made on: `cpu` (or None) and `meta` are kept; another
+    device is refused here (torch accepts it and fails at the next tensor made, which is
+    not modelled)."""
+    dev = CPU if device is None else Device(device)
+    if dev.type not in ("cpu", "meta"):
+        raise NotSupportedError(f"torch.set_default_device({str(dev)!r}): {_CPU_ONLY}")
+    DEFAULT.base = dev
 
 
 def get_default_device() -> Device:
-    """torch.get_default_device: always the CPU here (see set_default_device)."""
-    return CPU
+    """torch.get_default_device: the CPU unless set_default_device or a `with
+    torch.device(...)` block says meta."""
+    return DEFAULT.current

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .grad_mode import GRAD_MODE
+from .meta import MetaArray
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -124,7 +125,9 @@ def copy_grad(new: Tensor) -> Tensor:
         from .ops.view_inplace import copy_
 
         return copy_(Tensor._wrap(np.empty_like(new.array, order="C")), new)
-    out = Tensor._wrap(np.array(new.array, order="C", copy=True))
+    array = new.array
+    out = Tensor._wrap(array.copy() if type(array) is MetaArray  # (no values to copy)
+                       else np.array(array, order="C", copy=True))
     out._version_counter.value = 1
     return out
 

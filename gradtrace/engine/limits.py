@@ -14,6 +14,7 @@ import weakref
 from typing import Any
 
 from ..errors import LimitExceeded, NotSupportedError
+from .meta import META, MetaArray
 
 TRACK_BYTES = 1 << 16  # tensors this large are counted toward live memory
 
@@ -78,7 +79,10 @@ def too_many_dims(err: ValueError, ndim: int | None = None) -> Exception:
 
 def reserve(shape: tuple[int, ...], itemsize: int = 4) -> None:
     """Raise LimitExceeded if a tensor of `shape` would break a limit (NotSupportedError if
-    numpy cannot make it)."""
+    numpy cannot make it). Not while a meta op's forward runs on kernels that make meta
+    results (`Function.meta_kernels`): what it reserves is never made."""
+    if META.kernels:
+        return
     if len(shape) > MAX_DIMS:
         raise too_many_dims(ValueError(), len(shape))
     numel = _numel(shape)
@@ -98,7 +102,10 @@ def admit(owner: Any, array: Any) -> None:
     """Every tensor that owns its data passes here (Tensor(), wrap): --max-elements holds
     for every op, also those that cannot size their result before numpy builds it, and
     large tensors are counted toward live memory. A view counts too: only a broadcast
-    (expand) is larger than its base, and every op on it would build one that large."""
+    (expand) is larger than its base, and every op on it would build one that large.
+    A meta tensor holds no data: nothing to count."""
+    if isinstance(array, MetaArray):
+        return
     if array.size > LIMITS.max_elements:
         reserve(array.shape)
     if array.base is None and array.nbytes >= TRACK_BYTES:

@@ -30,6 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import NotSupportedError
+from .meta import META, stands_on_meta
+
 TORCH_MKL_VERSION = "2024.2.0"  # torch.__config__.show(): MKL 2024.2-Product Build 20240605
 VML_MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE
 _MKL_THREADING_INTEL = 0  # MKL's OpenMP layer on libiomp5 (torch's is GNU OpenMP: same splits)
@@ -121,7 +124,16 @@ def _data_pointer_reader() -> Callable[[np.ndarray], int]:
     return lambda x: x.ctypes.data
 
 
-data_pointer = _data_pointer_reader()
+_read_pointer = _data_pointer_reader()
+
+
+def data_pointer(x: np.ndarray) -> int:
+    """The address of x's data for a native kernel. A meta array (or a numpy view of one)
+    owns one element whatever its shape: no kernel may read it as its elements."""
+    if META.used and stands_on_meta(x):
+        raise NotSupportedError("a meta tensor has no data for this kernel to read "
+                                "(torch computes its result's shape only)")
+    return _read_pointer(x)
 
 
 class MKL:

@@ -27,6 +27,7 @@ from ..errors import (
     ScriptError,
 )
 from . import limits
+from .meta import NO_NUMPY, MetaArray
 from .ops.creation import WARNINGS
 from .tensor import Tensor
 
@@ -53,6 +54,8 @@ def tensor_array(t: Tensor) -> np.ndarray:
     """`t.numpy()` / `t.__array__()`: the tensor's own array (torch shares memory)."""
     if t.requires_grad:
         raise ScriptError(GRAD_NUMPY, kind="RuntimeError")
+    if isinstance(t.array, MetaArray):
+        raise ScriptError(NO_NUMPY, kind="TypeError")
     return t.array
 
 

@@ -16,12 +16,14 @@ import numpy as np
 
 from ..errors import TorchRuntimeError
 from . import anomaly, forward_ad, grad_reuse, no_grad_views, saved_hooks
+from . import meta as _meta
 from .anomaly import ANOMALY
 from .dtypes import float64
 from .events import OBSERVERS
 from .forward_ad import FW as _FW
 from .grad_mode import GRAD_MODE
 from .limits import too_many_dims
+from .meta import META as _METASTATE
 
 if TYPE_CHECKING:
     from .formulas import Formula
@@ -285,6 +287,9 @@ class Function(Node):
     # Whether `jvp` reads what forward saved (statistics, factorizations): the op then saves
     # while a tangent flows through it even when nothing requires grad
     jvp_reads_saved = False
+    # Whether forward, after its checks, computes only through kernels that give a meta
+    # array for meta inputs (blas): a meta op then runs it whatever its size
+    meta_kernels = False
 
     def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
         if self.recording:
@@ -371,7 +376,9 @@ class Function(Node):
         if saving:
             Node.__init__(node)
         try:
-            if saving is not recording and saved_hooks.HOOKS.stack:
+            if _METASTATE.used and _meta.check_devices(inputs):
+                data = _meta.run_forward(node, inputs, params)
+            elif saving is not recording and saved_hooks.HOOKS.stack:
                 data = _unhooked(node.forward, *inputs, **params)
             else:
                 data = node.forward(*inputs, **params)

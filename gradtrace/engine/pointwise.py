@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import capability
+from .meta import META, elementwise_result, stands_on_meta
 
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 
@@ -96,6 +97,8 @@ def elementwise(x: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.nda
     """fn over x's elements, given them as one 1-D array in memory order (a view when x is
     dense). The result is laid out as torch lays out a unary op's output: with x's
     strides when x is dense (any permutation of contiguous), else C-contiguous."""
+    if META.used and stands_on_meta(x):
+        return elementwise_result([x], fn)
     if x.flags.c_contiguous:
         return fn(x.reshape(-1)).reshape(x.shape)
     perm = np.argsort([-st for st in x.strides], kind="stable")
@@ -140,6 +143,8 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
     bodies too: its Vectorized<float> runs libm per lane, which is only the scalar
     formula when the two lambdas agree (pow's do not), so callers pick `vector` by
     capability."""
+    if META.used and stands_on_meta(x):
+        return elementwise_result([x], scalar)
     if x.size == 0:
         return x.copy()
     width = 2 * capability.lanes(x.itemsize, cap)
@@ -162,6 +167,8 @@ def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
     C-contiguous): the vector body and scalar tails follow the first full-shape input that
     is not C-contiguous, else a contiguous output's; `vector` and `scalar` take and return
     1-D arrays, one per input."""
+    if META.used and any(stands_on_meta(a) for a in arrays):
+        return elementwise_result(arrays, scalar)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     flats = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1) for a in arrays]
     if not flats[0].size:

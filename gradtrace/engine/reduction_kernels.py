@@ -15,6 +15,7 @@ import numpy as np
 from . import capability, glibc
 from .fp32 import fma
 from .fp64 import fma as fma64
+from .meta import META, reduced_result, stands_on_meta
 from .reduction_order import (
     Layout,
     lanes,
@@ -107,6 +108,8 @@ def norm2(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray
     as groups of 4 squares (rounded, then added) and the last `tail % 4` as FMAs: measured
     exact on every length 1..19 and 40..1001 (the AVX-512 build is assumed alike). The
     float64 tail (under 4 lanes) is all FMAs: measured exact on lengths 1..40."""
+    if META.used and stands_on_meta(array):
+        return reduced_result(array, axes, keepdim)
     rows, layout, nred = reduced_rows(array, axes)
     if _reduce_lastdim(layout, array.itemsize):
         width = lanes(array.dtype)
@@ -131,6 +134,8 @@ def norm2(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray
 def norm_p(array: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) -> np.ndarray:
     """Other vector norms (NormOneOps, AbsMaxOps, AbsMinOps, NormZeroOps, NormOps), one
     element after another in visiting order."""
+    if META.used and stands_on_meta(array):
+        return reduced_result(array, axes, keepdim)
     rows, layout, nred = reduced_rows(array, axes)
     a = np.abs(rows)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -159,6 +164,8 @@ def prod(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
     blocks of 4 vectors (the block products combined, then the lanes) and the rest of the
     row one by one, row after row into the output; everything else is multiplied one
     element after another (the column-vectorised path keeps that order too)."""
+    if META.used and stands_on_meta(array):
+        return reduced_result(array, axes, keepdim)
     rows, layout, nred = reduced_rows(array, axes)
     width = lanes(array.dtype)
     size0 = layout.shape[0] if layout.shape else 1

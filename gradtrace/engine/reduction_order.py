@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import capability, exactness
+from .meta import META, reduced_result, stands_on_meta
 from .pointwise import thread_chunk
 
 
@@ -305,6 +306,8 @@ def _accumulate(q: np.ndarray, off: np.ndarray) -> np.ndarray:
 
 def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
     """torch.sum of a float array over `axes` (all when empty), in torch's order."""
+    if META.used and stands_on_meta(array):
+        return reduced_result(array, axes, keepdim)
     axes = tuple(range(array.ndim)) if not axes else tuple(sorted(axes))
     out_shape = tuple(1 if d in axes else n for d, n in enumerate(array.shape))
     if array.size == 0 or array.ndim == 0:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ScriptError, TorchRuntimeError, TorchTypeError, TorchValueError
 from . import dtypes, no_grad_views
-from .device import CPU, Device
+from .device import CPU, META, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
 from .forward_ad import tangent_of
@@ -17,6 +17,8 @@ from .grad_mode import GRAD_MODE
 from .jit import JIT as _JIT
 from .limits import LIMITS as _LIMITS
 from .limits import admit
+from .meta import META as _META
+from .meta import NO_ITEM, MetaArray, recover_meta
 from .node import AccumulateGrad, Node
 
 ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
@@ -92,7 +94,10 @@ class Tensor:
     )
 
     def __init__(self, array: Any, dtype: DType | None = None, requires_grad: bool = False):
-        array = np.asarray(array, dtype=None if dtype is None else dtype.np)
+        if type(array) is MetaArray:
+            array = array if dtype is None or array.dtype == dtype.np else array.astype(dtype.np)
+        else:
+            array = np.asarray(array, dtype=None if dtype is None else dtype.np)
         self.array = array
         self.dtype = dtypes.from_numpy(array.dtype)
         self.requires_grad = False
@@ -308,12 +313,18 @@ class Tensor:
         if self.array.size != 1:
             raise TorchRuntimeError(
                 f"a Tensor with {self.array.size} elements cannot be converted to Scalar")
+        if type(self.array) is MetaArray:
+            raise TorchRuntimeError(NO_ITEM)
         return self.array.reshape(()).item()
 
     def tolist(self) -> Any:
         if _JIT.tracing:
             _traced_value("tolist()")
-        return self.array.tolist()
+        return self.array.tolist()  # (a meta tensor's raises torch's "no data")
+
+    @property
+    def is_meta(self) -> bool:
+        return type(self.array) is MetaArray
 
     def __len__(self) -> int:
         if _JIT.tracing:
@@ -328,6 +339,8 @@ class Tensor:
         if self.array.size != 1:
             raise TorchRuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous")
+        if type(self.array) is MetaArray:
+            raise TorchRuntimeError(NO_ITEM)
         return bool(self.array.reshape(()))
 
     def __float__(self) -> float:
@@ -339,6 +352,8 @@ class Tensor:
             WARNINGS.append(OnceWarning(f"UserWarning: {SCALAR_WARNING}", "float"))
         if self.array.size != 1:
             raise TorchValueError("only one element tensors can be converted to Python scalars")
+        if type(self.array) is MetaArray:
+            raise TorchRuntimeError(NO_ITEM)
         return float(self.array.reshape(()))
 
     def __int__(self) -> int:
@@ -346,6 +361,8 @@ class Tensor:
             _traced_value("a Python integer")
         if self.array.size != 1:
             raise TorchValueError("only one element tensors can be converted to Python scalars")
+        if type(self.array) is MetaArray:
+            raise TorchRuntimeError(NO_ITEM)
         return int(self.array.reshape(()))
 
     def __index__(self) -> int:
@@ -354,10 +371,13 @@ class Tensor:
         if self.dtype.is_floating_point or self.array.size != 1:
             raise TorchTypeError(
                 "only integer tensors of a single element can be converted to an index")
+        if type(self.array) is MetaArray:
+            raise TorchRuntimeError(NO_ITEM)
         return int(self.array.reshape(()))
 
     def __format__(self, spec: str) -> str:
-        if self.array.ndim == 0 and not self.is_parameter:  # torch: `type(self) is Tensor`
+        if self.array.ndim == 0 and not self.is_parameter and type(self.array) is not MetaArray:
+            # torch: `self.dim() == 0 and not self.is_meta and type(self) is Tensor`
             return format(self.item(), spec)
         if spec:  # torch falls back to object.__format__
             raise TorchTypeError("unsupported format string passed to Tensor.__format__")
@@ -371,6 +391,11 @@ class Tensor:
         if self._base is not None and no_grad_views.invalid(self):
             grad_fn = "Invalid"  # (what torch shows when reading grad_fn would raise)
         tangent = tangent_of(self)
+        if type(self.array) is MetaArray:
+            from .tensor_str import meta_repr
+
+            return meta_repr(self.array.shape, self.dtype, grad_fn=grad_fn,
+                             requires_grad=self.requires_grad and grad_fn is None)
         return tensor_repr(self.array, self.dtype, grad_fn=grad_fn,
                            requires_grad=self.requires_grad and grad_fn is None,
                            tangent=None if tangent is None else repr(tangent))
@@ -500,7 +525,7 @@ class Tensor:
 
     @property
     def device(self) -> Device:
-        return CPU
+        return META if type(self.array) is MetaArray else CPU
 
 
 class Parameter(Tensor):
@@ -539,8 +564,10 @@ _new_tensor = _new_counter = object.__new__
 
 def wrap(array: Any) -> Tensor:
     """A new tensor around `array` (an op's result): fresh metadata, nothing checked."""
-    if type(array) is not np.ndarray:
+    if type(array) is not np.ndarray and type(array) is not MetaArray:
         array = np.asarray(array)
+    if _META.used and array.base is not None and type(array) is np.ndarray:
+        array = recover_meta(array)
     t = _new_tensor(Tensor)
     t.array = array
     t.dtype = _BY_NP[array.dtype]

@@ -130,6 +130,20 @@ def tensor_repr(
     return _add_suffixes(_PREFIX + body, suffixes, indent)
 
 
+def meta_repr(shape: tuple[int, ...], dtype: DType, *, grad_fn: str | None = None,
+              requires_grad: bool = False) -> str:
+    """A meta tensor as torch prints it: `tensor(..., device='meta', size=(2, 3))`, then
+    the dtype unless it is the default float dtype, then grad_fn / requires_grad."""
+    suffixes = ["device='meta'", "size=" + str(tuple(int(n) for n in shape))]
+    if dtype is not dtypes.DEFAULT_FLOAT:
+        suffixes.append("dtype=torch." + dtype.name)
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(_PREFIX + "...", suffixes, len(_PREFIX))
+
+
 def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
     """torch's _add_suffixes: a suffix moves to its own line if it would pass column 80."""
     parts = [tensor_str]

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.limits import reserve, track
+from ..engine.meta import MetaArray, meta_array, strides_of
 from ..engine.ndarray import ndarray
 from ..engine.tensor import Parameter, Tensor
 from ..errors import ScriptError
@@ -140,16 +141,19 @@ class _Copier:
         if not self.pickling and t.grad_fn is not None:
             raise ScriptError(NOT_A_LEAF, kind="RuntimeError")
         array = t.array
-        root = array
-        while isinstance(root.base, np.ndarray):
-            root = root.base
-        fresh_root = self.storages.get(id(root))
-        if fresh_root is None:
-            reserve(root.shape, root.itemsize)
-            fresh_root = self.storages[id(root)] = np.ascontiguousarray(root).copy()
-            if fresh_root.nbytes:  # (counted while a copy holds it)
-                track(fresh_root, fresh_root.nbytes)
-        out: Tensor = Tensor._wrap(_same_view(array, root, fresh_root))
+        if type(array) is MetaArray:  # a meta tensor's copy: its shape, dtype and strides
+            out: Tensor = Tensor._wrap(meta_array(array.shape, array.dtype, strides_of(array)))
+        else:
+            root = array
+            while isinstance(root.base, np.ndarray):
+                root = root.base
+            fresh_root = self.storages.get(id(root))
+            if fresh_root is None:
+                reserve(root.shape, root.itemsize)
+                fresh_root = self.storages[id(root)] = np.ascontiguousarray(root).copy()
+                if fresh_root.nbytes:  # (counted while a copy holds it)
+                    track(fresh_root, fresh_root.nbytes)
+            out = Tensor._wrap(_same_view(array, root, fresh_root))
         if t.is_parameter:
             out = Parameter(out, requires_grad=t.requires_grad)
         elif t.requires_grad:

@@ -9,6 +9,7 @@ from .. import progress, syntax, torch_namespace
 from ..engine import anomaly, dtypes, forward_ad, jit, saved_hooks, settings
 from ..engine.backward import CHECKPOINT_VALID
 from ..engine.batching import TRANSFORMS
+from ..engine.device import DEFAULT as DEFAULT_DEVICE
 from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError
 from ..source import Source, Span
@@ -49,6 +50,7 @@ def _reset_run_state() -> None:
     """The engine's process-wide modes are a run's own, like grad mode: each run starts and
     ends with them at torch's defaults (an error or a limit may leave some set)."""
     anomaly.reset()
+    DEFAULT_DEVICE.reset()  # set_default_device's and `with torch.device(...)` blocks'
     dtypes.reset_default_dtype()
     saved_hooks.reset()  # hooks a run pushed
     settings.reset()  # threads and print options

@@ -78,7 +78,8 @@ def _values_changed(saved_value: Any, tensor_record: TensorRecord | None) -> boo
     now = tensor_record.tensor.array
     if now.shape != saved_value.shape:
         return True
-    if isinstance(now, Summary) or isinstance(saved_value, Summary):
+    if isinstance(now, Summary) or isinstance(saved_value, Summary) or \
+            type(now) is not type(saved_value):
         return not same_values(now, saved_value)
     return not np.array_equal(now, saved_value, equal_nan=now.dtype.kind == "f")
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
+from ..engine.meta import MetaArray
 from ..errors import (
     GradtraceError,
     GtSyntaxError,
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from ..runner import RunResult
     from ..tracing import BackwardCall, NodeRecord, TensorRecord
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 SCHEMA_FILE = "trace_schema.json"
 
 
@@ -99,6 +100,10 @@ def value(array: np.ndarray | Summary | None) -> dict[str, Any] | None:
     """
     if array is None:
         return None
+    if type(array) is MetaArray or (isinstance(array, Summary) and array.no_data):
+        return {"shape": [int(n) for n in array.shape],  # a meta tensor: no data
+                "dtype": "bool" if array.dtype.kind == "b" else str(array.dtype),
+                "device": "meta"}
     if isinstance(array, Summary):
         summary: dict[str, Any] = {"first": array_data(array.head)}
         if array.corners is not None:

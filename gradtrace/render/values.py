@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.meta import MetaArray
 from ..engine.node import Node
 from ..engine.tensor import Tensor
 from ..engine.tensor_str import THRESHOLD
@@ -63,7 +64,9 @@ def array_cell(array: np.ndarray | Summary | None, limit: int = CELL_LIMIT) -> s
     """
     if array is None:
         return "None"
-    if isinstance(array, Summary):
+    if isinstance(array, Summary) or type(array) is MetaArray:
+        if type(array) is MetaArray or array.no_data:  # a meta tensor: torch prints `...`
+            return "..."
         return summarise(_summary_line(array), limit)
     from ..engine.tensor_str import tensor_repr
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.meta import MetaArray
 from ..engine.node import Node
 from ..engine.tensor import Tensor
 from ..summary import FULL_LIMIT, Summary
@@ -43,9 +44,10 @@ def _final_values(array: np.ndarray) -> np.ndarray | Summary:
 
     A small array is kept itself (no copy: it still shows later writes through a live
     view of the same memory, as the tensor would), unless it is a view into a large
-    buffer, which it would keep alive; a large array is summarised.
+    buffer, which it would keep alive; a large array is summarised, a meta one too (it
+    has no values to keep).
     """
-    if array.size > FULL_LIMIT:
+    if array.size > FULL_LIMIT or type(array) is MetaArray:
         return Summary.of(array)
     base = array.base
     if base is None or (isinstance(base, np.ndarray) and base.size <= FULL_LIMIT):

@@ -211,20 +211,26 @@ def isfinite(t: Tensor) -> Tensor:
     return Tensor._wrap(np.isfinite(t.array))
 
 
-def _new_filled(t: Tensor, size: tuple, value: Any, dtype: Any, requires_grad: bool) -> Tensor:
+def _new_filled(t: Tensor, size: tuple, value: Any, dtype: Any, requires_grad: bool,
+                device: Any = None) -> Tensor:
+    """Tensor.new_*: t's dtype and device unless told others."""
+    from ..meta import is_meta
     from .creation import full
 
-    return full(size_args(size), value, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    if device is None and is_meta(t.array):
+        device = "meta"
+    return full(size_args(size), value, dtype=dtype or t.dtype, requires_grad=requires_grad,
+                device=device)
 
 
 def new_zeros(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
               device: Any = None) -> Tensor:
-    return _new_filled(t, size, 0, dtype, requires_grad)
+    return _new_filled(t, size, 0, dtype, requires_grad, device)
 
 
 def new_ones(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
              device: Any = None) -> Tensor:
-    return _new_filled(t, size, 1, dtype, requires_grad)
+    return _new_filled(t, size, 1, dtype, requires_grad, device)
 
 
 def new_empty(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
@@ -232,13 +238,13 @@ def new_empty(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = Fa
     """Uninitialised in torch (`unreproducible.fill()` here), in t's dtype by default."""
     from .. import unreproducible
 
-    return _new_filled(t, size, unreproducible.fill(), dtype, requires_grad)
+    return _new_filled(t, size, unreproducible.fill(), dtype, requires_grad, device)
 
 
 def new_empty_strided(t: Tensor, size: Any, stride: Any, *, dtype: Any = None,
                       requires_grad: bool = False, device: Any = None, **_: Any) -> Tensor:
     """Uninitialised, like new_empty; the strides are not kept (numpy lays it out)."""
-    return new_empty(t, size, dtype=dtype, requires_grad=requires_grad)
+    return new_empty(t, size, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
 def new(t: Tensor, *args: Any, device: Any = None) -> Tensor:
@@ -279,7 +285,7 @@ def numpy(t: Tensor, *, force: bool = False) -> Any:
 
 def new_full(t: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
-    return _new_filled(t, (size,), fill_value, dtype, requires_grad)
+    return _new_filled(t, (size,), fill_value, dtype, requires_grad, device)
 
 
 def new_tensor(t: Tensor, data: Any, *, dtype: Any = None, device: Any = None,

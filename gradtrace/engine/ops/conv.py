@@ -21,6 +21,7 @@ from .. import conv_avx512, conv_brgemm, conv_kernels, exactness, onednn, slow_c
 from ..formulas import vjp
 from ..jit import JIT
 from ..limits import reserve
+from ..meta import is_meta, meta_array
 from ..node import Function
 from ..reduction_order import cascade_sum
 from ..tensor import Tensor
@@ -338,6 +339,22 @@ class ConvolutionBackward0(Function):
         if b is not None:
             out += b.array.astype(np.float64).reshape((1, -1) + (1,) * (out.ndim - 2))
         return out.astype(x.array.dtype)
+
+    def meta_forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+                     padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                     output_padding: tuple[int, ...]) -> np.ndarray:
+        """On meta: saves as forward does; the output's shape from the sizes alone (the
+        input was checked against the weight before the call)."""
+        self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
+        full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
+        xs, ks = x.array.shape, w.array.shape
+        if self.transposed:
+            channels = ks[1] * groups
+            spatial = [(n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, k, s, p, d, op in zip(
+                xs[2:], ks[2:], stride, full, dilation, output_padding, strict=True)]
+        else:
+            channels, spatial = ks[0], _out_size(xs[2:], ks[2:], stride, full, dilation)
+        return meta_array((xs[0], channels, *spatial), x.array.dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         a = self.attrs
@@ -685,8 +702,10 @@ def _conv(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: An
     full = padding * conv_nd if len(padding) == 1 else padding
     _check(x, w, b, stride, full, dilation, groups)
     out_shape = _out_size(x.array.shape[2:], w.array.shape[2:], stride, full, dilation)
-    reserve((x.array.shape[0], w.array.shape[0]) + out_shape, 8)
-    reserve((x.array.shape[0], x.array.shape[1]) + out_shape + tuple(w.array.shape[2:]), 8)
+    if not is_meta(x.array):  # (a meta tensor's result holds no data)
+        reserve((x.array.shape[0], w.array.shape[0]) + out_shape, 8)
+        reserve((x.array.shape[0], x.array.shape[1]) + out_shape + tuple(w.array.shape[2:]),
+                8)
     out = convolution(x, w, b, stride=stride, padding=padding, dilation=dilation,
                       groups=groups, output_padding=output_padding)
     if unbatched:

@@ -17,6 +17,7 @@ from ..formulas import local
 from ..forward_ad import auto_linear
 from ..grad_reuse import is_non_overlapping_and_dense
 from ..limits import reserve
+from ..meta import is_meta, meta_array
 from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor, type_name
@@ -146,7 +147,8 @@ def _check_python_ints(flat: list, target: DType) -> None:
 def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False,
            device: Any = None) -> Tensor:
     """torch.tensor: always copies; infers float32 / int64 / bool like torch."""
-    check_device(device)
+    if check_device(device):
+        return placed(tensor(data, dtype=dtype, requires_grad=requires_grad, device="cpu"))
     from ..ndarray import ndarray, tensor_copy
 
     if type(data) is ndarray:
@@ -180,7 +182,8 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
 def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tensor:
     """torch.as_tensor: a tensor is returned as it is (or converted to `dtype`, recorded
     like .to), other data is read as torch.tensor reads it."""
-    check_device(device)
+    if check_device(device) and not isinstance(data, Tensor):
+        return placed(as_tensor(data, dtype, "cpu"))
     from ..ndarray import as_tensor as from_array
     from ..ndarray import ndarray
 
@@ -196,45 +199,53 @@ def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tens
 
 
 def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
-            requires_grad: bool) -> Tensor:
+            requires_grad: bool, meta: bool = False) -> Tensor:
     for s in shape:
         if s < 0:
             raise TorchRuntimeError(
                 f"Trying to create tensor with negative dimension {s}: {list(shape)}")
-    reserve(shape, 8)
     if dtype is None:
         dtype = dtypes.scalar_dtype(value) if not isinstance(value, float) else \
             dtypes.DEFAULT_FLOAT
+    if meta:  # a shape and a dtype, whatever the size
+        return Tensor(meta_array(shape, dtype.np), requires_grad=requires_grad)
+    reserve(shape, 8)
     return Tensor(np.full(shape, value, dtype=dtype.np), requires_grad=requires_grad)
+
+
+def placed(t: Tensor) -> Tensor:
+    """A factory's CPU result made a meta tensor (device="meta"): its shape and dtype."""
+    meta = Tensor(meta_array(t.shape, t.dtype.np))
+    meta.requires_grad = t.requires_grad
+    return meta
 
 
 def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
-    check_device(device)
+    meta = check_device(device)
     if any(s < 0 for s in size_args(size)):
         raise TorchRuntimeError("zeros: Dimension size must be non-negative.")
-    return _filled(size_args(size), 0.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
+    return _filled(size_args(size), 0.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad, meta)
 
 
 def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
-    check_device(device)
-    return _filled(size_args(size), 1.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
+    return _filled(size_args(size), 1.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad,
+                   check_device(device))
 
 
 def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """Uninitialised in torch; `unreproducible.fill()` (zeros) here, so runs are reproducible."""
-    check_device(device)
     return _filled(size_args(size), unreproducible.fill(), dtype or dtypes.DEFAULT_FLOAT,
-                   requires_grad)
+                   requires_grad, check_device(device))
 
 
 def empty_strided(size: Any, stride: Any, *, dtype: DType | None = None,
                   requires_grad: bool = False, device: Any = None) -> Tensor:
     """torch.empty_strided: uninitialised memory seen through the given strides (a
     storage of the size they reach, as at::empty_strided allocates)."""
-    check_device(device)
+    meta = check_device(device)
     shape, strides = size_args((size,)), size_args((stride,))
     if len(shape) != len(strides):
         raise TorchRuntimeError(f"dimensionality of sizes ({len(shape)}) must match "
@@ -242,7 +253,10 @@ def empty_strided(size: Any, stride: Any, *, dtype: DType | None = None,
     if any(s < 0 for s in strides):
         raise TorchRuntimeError(f"Storage size calculation overflowed with sizes="
                                 f"{list(shape)} and strides={list(strides)}")
-    dense = empty(*shape, dtype=dtype, requires_grad=requires_grad)
+    dense = empty(*shape, dtype=dtype, requires_grad=requires_grad, device=device)
+    if meta:
+        dense.array.torch_strides = strides
+        return dense
     if 0 in shape:
         return dense
     storage = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
@@ -256,20 +270,31 @@ def empty_strided(size: Any, stride: Any, *, dtype: DType | None = None,
 
 def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
          requires_grad: bool = False, device: Any = None) -> Tensor:
-    check_device(device)
+    meta = check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if not isinstance(fill_value, (bool, int, float)):
         raise TorchTypeError(
             f"full(): argument 'fill_value' (position 2) must be Number, not "
             f"{type_name(fill_value)}")
-    return _filled(size_args((size,)), fill_value, dtype, requires_grad)
+    return _filled(size_args((size,)), fill_value, dtype, requires_grad, meta)
 
 
-def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool) -> Tensor:
+def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool,
+          device: Any = None) -> Tensor:
+    """A `*_like` factory: t's device unless `device` says another."""
     if not isinstance(t, Tensor):
         raise TorchTypeError(f"expected Tensor as argument 1, but got {type_name(t)}")
-    result = _filled(t.shape, value, dtype or t.dtype, requires_grad)
+    meta = check_device(device, moving=True) if device is not None else is_meta(t.array)
+    result = _filled(t.shape, value, dtype or t.dtype, requires_grad, meta)
+    if meta:
+        if is_meta(t.array):
+            result.array.torch_strides = t.array.torch_strides
+        elif not t.array.flags.c_contiguous and is_non_overlapping_and_dense(t.array):
+            from .views import torch_strides
+
+            result.array.torch_strides = torch_strides(t.array)
+        return result
     if not t.array.flags.c_contiguous and is_non_overlapping_and_dense(t.array):
         # memory_format=preserve: a dense tensor's strides are kept (a transposed weight's
         # empty_like is transposed too, so samplers fill it in the same memory order)
@@ -279,31 +304,27 @@ def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool) -> Te
 
 def zeros_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
                device: Any = None) -> Tensor:
-    check_device(device)
-    return _like(t, 0, dtype, requires_grad)
+    return _like(t, 0, dtype, requires_grad, device)
 
 
 def ones_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
               device: Any = None) -> Tensor:
-    check_device(device)
-    return _like(t, 1, dtype, requires_grad)
+    return _like(t, 1, dtype, requires_grad, device)
 
 
 def empty_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
                device: Any = None) -> Tensor:
-    check_device(device)
-    return _like(t, unreproducible.fill(), dtype, requires_grad)
+    return _like(t, unreproducible.fill(), dtype, requires_grad, device)
 
 
 def full_like(t: Tensor, fill_value: Any, *, dtype: DType | None = None,
               requires_grad: bool = False, device: Any = None) -> Tensor:
-    check_device(device)
-    return _like(t, fill_value, dtype, requires_grad)
+    return _like(t, fill_value, dtype, requires_grad, device)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = None,
            requires_grad: bool = False, device: Any = None) -> Tensor:
-    check_device(device)
+    meta = check_device(device)
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -316,6 +337,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = 
     count = math.ceil((end - start) / step)
     if count < 0 or (step > 0 and start > end) or (step < 0 and start < end):
         raise TorchRuntimeError("upper bound and larger bound inconsistent with step sign")
+    if meta:
+        return _filled((count,), 0, dtype, requires_grad, meta)
     reserve((count,), 8)
     if dtype.is_floating_point:
         array = _float_arange(start, step, count, dtype.np)
@@ -350,10 +373,12 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
     """torch's CPU kernel: the first half counts up from start, the second down from end,
     each value one multiply-add (fused in the AVX2/AVX-512 builds, measured)."""
-    check_device(device)
+    meta = check_device(device)
     dtype = dtype or dtypes.DEFAULT_FLOAT
     if steps < 0:
         raise TorchRuntimeError("number of steps must be non-negative")
+    if meta:
+        return _filled((steps,), 0, dtype, requires_grad, meta)
     reserve((steps,), 8)
     ftype = dtype.np if dtype.is_floating_point else np.float64
     idx = np.arange(steps)
@@ -373,11 +398,14 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
         requires_grad: bool = False, device: Any = None) -> Tensor:
-    check_device(device)
+    meta = check_device(device)
     if n < 0:
         raise TorchRuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise TorchRuntimeError(f"m must be greater or equal to 0, got {m}")
+    if meta:
+        return _filled((n, n if m is None else m), 0, dtype or dtypes.DEFAULT_FLOAT,
+                       requires_grad, meta)
     reserve((n, n if m is None else m), 8)
     return Tensor(np.eye(n, m, dtype=(dtype or dtypes.DEFAULT_FLOAT).np),
                   requires_grad=requires_grad)

@@ -83,6 +83,7 @@ def _mat2_grad(node: Function, grad: Tensor, mat1: Tensor) -> Tensor:
 
 class MmBackward0(Function):
     __slots__ = ()
+    meta_kernels = True  # (blas answers meta arrays)
     formulas = (vjp("self", "{grad} @ {mat2}ᵀ"),
                 vjp("mat2", "{self}ᵀ @ {grad}"))
 
@@ -114,6 +115,7 @@ class AddmmBackward0(Function):
     """beta * self + alpha * (mat1 @ mat2); inputs (self, mat1, mat2)."""
 
     __slots__ = ()
+    meta_kernels = True  # (blas answers meta arrays)
     formulas = (local("self", "{beta}"),
                 vjp("mat1", "{alpha} × {grad} @ {mat2}ᵀ"),
                 vjp("mat2", "{alpha} × {mat1}ᵀ @ {grad}"))
@@ -170,6 +172,7 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
 
 class MvBackward0(Function):
     __slots__ = ()
+    meta_kernels = True  # (blas answers meta arrays)
     formulas = (vjp("self", "outer({grad}, {vec})"),
                 vjp("vec", "{self}ᵀ @ {grad}"))
 
@@ -221,6 +224,7 @@ def check_dot_operands(a: Tensor, b: Tensor) -> None:
 
 class DotBackward0(Function):
     __slots__ = ()
+    meta_kernels = True  # (blas answers meta arrays)
     formulas = (local("self", "{tensor}"),
                 local("tensor", "{self}"))
 
@@ -245,6 +249,7 @@ def dot(a: Tensor, tensor: Tensor) -> Tensor:
 
 class BmmBackward0(Function):
     __slots__ = ()
+    meta_kernels = True  # (blas answers meta arrays)
     formulas = (vjp("self", "{grad} @ {mat2}.mT"),
                 vjp("mat2", "{self}.mT @ {grad}"))
 

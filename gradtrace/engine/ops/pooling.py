@@ -13,6 +13,7 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
+from ..meta import meta_array
 from ..node import Function
 from ..tensor import Tensor
 from .views import SqueezeBackward1, UnsqueezeBackward0
@@ -109,6 +110,21 @@ class MaxPool2DWithIndicesBackward0(Function):
         indices_out.append(indices)
         self.save("result1", Tensor._wrap(indices))
         return np.take_along_axis(flat, pick[..., None], -1)[..., 0].astype(x.dtype)
+
+    def meta_forward(self, a: Tensor, kernel_size: tuple[int, int], stride: tuple[int, ...],
+                     padding: tuple[int, int], dilation: tuple[int, int], ceil_mode: bool,
+                     indices_out: list[np.ndarray]) -> np.ndarray:
+        """On meta: forward's checks and saves; the windows' count from the sizes alone."""
+        st = stride or kernel_size
+        oh, ow = _check_pool(a, kernel_size, st, padding, dilation, ceil_mode)
+        self.save_attr(ceil_mode=ceil_mode, dilation=dilation, kernel_size=kernel_size,
+                       padding=padding, stride=stride)
+        self.save("self", a)
+        shape = a.array.shape[:-2] + (oh, ow)
+        indices = meta_array(shape, np.int64)
+        indices_out.append(indices)
+        self.save("result1", Tensor._wrap(indices))
+        return meta_array(shape, a.array.dtype)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # result0: gather(self_t.flatten(-2), -1, result1.flatten(-2)).view_as(result1)

@@ -16,11 +16,13 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import distributions as dist
 from .. import dtypes, generator
+from ..device import check_device
 from ..dtypes import DType
 from ..formulas import local
 from ..generator import Generator, resolve
 from ..grad_mode import no_grad
 from ..limits import reserve
+from ..meta import is_meta, meta_array
 from ..node import Function
 from ..shapes import broadcast_shapes, size_args
 from ..tensor import Tensor, type_name
@@ -65,7 +67,6 @@ def _shape(size: tuple[Any, ...], kw_size: Any = None) -> tuple[int, ...]:
         if s < 0:
             raise TorchRuntimeError(
                 f"Trying to create tensor with negative dimension {s}: {list(shape)}")
-    reserve(shape, 8)
     return shape
 
 
@@ -88,6 +89,13 @@ class _Sampler(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return zeros_like(grad)
+
+    def meta_forward(self, a: Tensor, *args: Any, **params: Any) -> np.ndarray:
+        """On meta: the shape and dtype, no draw (the generator does not move)."""
+        p = params.get("p", args[0] if args else None)
+        if isinstance(p, Tensor):
+            self.p_shape = p.shape  # (BernoulliBackward1's backward reads it)
+        return a.array
 
 
 class UniformBackward0(_Sampler):
@@ -336,7 +344,12 @@ def cauchy_(t: Tensor, median: float = 0.0, sigma: float = 1.0, *,
 # ------------------------------------------------------------------ factories
 
 
-def _empty(shape: tuple[int, ...], dtype: DType) -> Tensor:
+def _empty(shape: tuple[int, ...], dtype: DType, device: Any = None) -> Tensor:
+    """A factory's tensor before sampling; on meta (device= or the default device) its
+    shape and dtype only: nothing is drawn, as torch's meta kernels draw nothing."""
+    if check_device(device):
+        return Tensor._wrap(meta_array(shape, dtype.np))
+    reserve(shape, 8)
     return Tensor._wrap(np.zeros(shape, dtype=dtype.np))
 
 
@@ -351,8 +364,10 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 
 def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
          requires_grad: bool = False, device: Any = None, **kw: Any) -> Tensor:
-    t = _empty(_shape(size, kw.pop("size", None)), _float_dtype(dtype))
+    t = _empty(_shape(size, kw.pop("size", None)), _float_dtype(dtype), device)
     _no_extra("rand", kw)
+    if is_meta(t.array):
+        return _finish(t, requires_grad)
     t.array = dist.uniform(resolve(generator), t.array.size, t.array.dtype, 0.0, 1.0
                            ).reshape(t.array.shape)
     return _finish(t, requires_grad)
@@ -360,8 +375,10 @@ def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = N
 
 def randn(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
           requires_grad: bool = False, device: Any = None, **kw: Any) -> Tensor:
-    t = _empty(_shape(size, kw.pop("size", None)), _float_dtype(dtype))
+    t = _empty(_shape(size, kw.pop("size", None)), _float_dtype(dtype), device)
     _no_extra("randn", kw)
+    if is_meta(t.array):
+        return _finish(t, requires_grad)
     t.array = dist.normal(resolve(generator), t.array.size, t.array.dtype, 0.0, 1.0
                           ).reshape(t.array.shape)
     return _finish(t, requires_grad)
@@ -408,7 +425,7 @@ def randint(*args: Any, generator: Generator | None = None, dtype: DType | None 
             f"expected one of:\n{_RANDINT_SIGNATURES}")
     low = 0 if low is None else low
     dtype = dtype or dtypes.int64
-    t = _empty(_shape((size,)), dtype)
+    t = _empty(_shape((size,)), dtype, device)
     random_(t, low, high, generator=generator)
     return _finish(t, requires_grad)
 
@@ -426,8 +443,10 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
         raise NotSupportedError(
             f"randperm({n}): permutations of {dist.RANDPERM_SMALL} or more elements are not "
             "supported")
-    reserve((n,), 8)
     dtype = dtype or dtypes.int64
+    if check_device(device):
+        return _finish(_empty((n,), dtype, device), requires_grad)
+    reserve((n,), 8)
     t = Tensor._wrap(dist.randperm(resolve(generator), n).astype(dtype.np))
     return _finish(t, requires_grad)
 
@@ -474,7 +493,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
     if not mean_t and not std_t:
         if size is None:
             raise TorchTypeError("normal() missing required argument 'size'")
-        t = _empty(_shape((size,)), _float_dtype(dtype))
+        t = _empty(_shape((size,)), _float_dtype(dtype), device)
         normal_(t, mean, std, generator=gen)
         return _finish(t, requires_grad)
     if std_t and (std.array < 0).any():

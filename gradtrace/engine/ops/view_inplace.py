@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchTypeError
+from ...errors import ScriptError, TorchTypeError
 from .. import no_grad_views
 from ..formulas import each, local, vjp
 from ..forward_ad import auto_linear, linear_in_all
 from ..grad_mode import GRAD_MODE
+from ..meta import NO_DATA, is_meta
 from ..node import Function, Node
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, gradient_edge, type_name
@@ -66,6 +67,12 @@ def copy_(a: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     if not isinstance(src, Tensor):
         raise TorchTypeError(
             f"copy_(): argument 'src' (position 1) must be Tensor, not {type_name(src)}")
+    if is_meta(src.array) != is_meta(a.array):  # a copy across devices (meta <-> cpu)
+        if is_meta(src.array):
+            raise ScriptError(NO_DATA, kind="NotImplementedError")
+        from .views import to
+
+        src = to(src, "meta")  # into a meta tensor: the shape and dtype, no values
     return apply_inplace(CopyBackwards, a, src)
 
 

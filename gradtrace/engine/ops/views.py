@@ -13,12 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ...errors import (
+    ScriptError,
+    TorchIndexError,
+    TorchRuntimeError,
+    TorchTypeError,
+    TorchValueError,
+)
 from .. import dtypes
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..limits import reserve
+from ..meta import NO_DATA, MetaArray, is_c_contiguous, is_meta, meta_array, strides_of
 from ..node import Function
 from ..shapes import Size, size_args, wrap_dim
 from ..tensor import Tensor, type_name
@@ -51,7 +58,10 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def torch_strides(array: np.ndarray) -> tuple[int, ...]:
-    """Strides in elements, as torch reports them (contiguous arrays: torch's canonical ones)."""
+    """Strides in elements, as torch reports them (contiguous arrays: torch's canonical ones;
+    a meta tensor's: the ones its op gave it)."""
+    if type(array) is MetaArray:
+        return strides_of(array)
     if array.flags.c_contiguous:
         return contiguous_strides(array.shape)
     return tuple(s // array.itemsize for s in array.strides)
@@ -222,7 +232,7 @@ def alias_view(a: Tensor) -> Tensor:
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
     shape = infer_size(size_args(shape), a.array.size)
-    if a.array.flags.c_contiguous:
+    if is_c_contiguous(a.array):
         return ViewBackward0.call(a, shape=shape)
     if _reshaped_view(a.array, shape) is not None:
         return ReshapeAliasBackward0.call(a, shape=shape)
@@ -610,7 +620,7 @@ def clone(a: Tensor, *, memory_format: Any = None) -> Tensor:
 
 
 def contiguous(a: Tensor, memory_format: Any = None) -> Tensor:
-    if a.array.flags.c_contiguous:
+    if is_c_contiguous(a.array):
         return a
     return CloneBackward0.call(a, order="C")
 
@@ -620,7 +630,9 @@ class ToCopyBackward0(Function):
     jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "1"),)
 
-    def forward(self, a: Tensor, dtype: Any) -> np.ndarray:
+    def forward(self, a: Tensor, dtype: Any, meta: bool = False) -> np.ndarray:
+        if meta:  # .to("meta"): the shape, dtype and strides, not the values
+            return meta_array(a.array.shape, dtype.np, torch_strides(a.array))
         return a.array.astype(dtype.np)
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -661,9 +673,13 @@ def to(a: Tensor, *args: Any, device: Any = None, dtype: Any = None,
         raise TorchTypeError(
             f"to() received an invalid combination of arguments - got ({got}), but expected "
             f"one of:\n{_TO_SIGNATURES}")
-    check_device(device, moving=True)
+    to_meta = check_device(device, moving=True)
+    if device is not None and not to_meta and is_meta(a.array):
+        raise ScriptError(NO_DATA, kind="NotImplementedError")  # meta -> cpu: no values
     if dtype is None:
         dtype = a.dtype
+    if to_meta and not is_meta(a.array):
+        return ToCopyBackward0.call(a, dtype=dtype, meta=True)
     if dtype is a.dtype and not copy:
         return a
     if not dtype.is_floating_point and a.requires_grad:

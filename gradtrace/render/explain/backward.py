@@ -16,7 +16,7 @@ import numpy as np
 from ...engine.custom_function import FunctionCtx
 from ...engine.formulas import UNDEFINED, input_name
 from ...engine.node import AccumulateGrad
-from ...summary import same_values
+from ...summary import Summary, same_values
 from .derivation import LOCAL, chain, formulas_of, summed_dims
 from .model import MAX_TOLD_EDGES, Step
 from .numbers import as_dtype, close, fmt_shape, fmt_value, total
@@ -72,7 +72,8 @@ class BackwardTeller:
                 continue
             if not call.accumulate:
                 kind = "backward.start.grad"
-            elif grad is not None and grad.size == 1 and float(grad.reshape(-1)[0]) == 1.0:
+            elif grad is not None and grad.size == 1 and not isinstance(grad, Summary) \
+                    and float(grad.reshape(-1)[0]) == 1.0:
                 kind = "backward.start.scalar"
             else:
                 kind = "backward.start.given"

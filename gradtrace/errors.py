@@ -71,6 +71,17 @@ NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "Unpicklin
                                     "FrozenInstanceError",
                                     *(kind for kind in EXCEPTION_PARENTS
                                       if kind.startswith("numpy."))})
+# how Python's last traceback line names the kinds above: `module.Name` (CPython prints the
+# module of every exception class but builtins' and __main__'s)
+QUALIFIED_EXCEPTION_NAMES = {
+    "UnpicklingError": "_pickle.UnpicklingError",
+    "GradcheckError": "torch.autograd.gradcheck.GradcheckError",
+    "_LinAlgError": "torch._C._LinAlgError",
+    "JSONDecodeError": "json.decoder.JSONDecodeError",
+    "StatisticsError": "statistics.StatisticsError",
+    "error": "re.error",
+    "FrozenInstanceError": "dataclasses.FrozenInstanceError",
+}
 # the __name__ of the kinds above whose class shows its base's name
 EXCEPTION_NAMES = {kind: "UFuncTypeError" for kind in EXCEPTION_PARENTS
                    if kind.startswith("numpy._core._exceptions.")}
@@ -156,9 +167,15 @@ class GradtraceError(Exception):
         parts.append(self.format_one(source))
         return "\n".join(parts)
 
+    @property
+    def shown_kind(self) -> str:
+        """The kind as Python's last traceback line names it (`_pickle.UnpicklingError`)."""
+        return QUALIFIED_EXCEPTION_NAMES.get(self.kind, self.kind)
+
     def format_one(self, source: Source | None = None) -> str:
         """This error alone: `file:line:col: Kind: message`, the source line, a caret."""
-        head = f"{self.kind}: {self.message}" if self.message else self.kind
+        kind = self.shown_kind
+        head = f"{kind}: {self.message}" if self.message else kind
         if source is None or self.span is None:
             return head if source is None else f"{source.name}: {head}"
         where = f"{source.name}:{self.span.line}:{self.span.column}"

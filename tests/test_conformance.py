@@ -45,7 +45,7 @@ def assert_matches_torch(case: Path, recorded: str = "") -> None:
     err_file = case.with_suffix(f"{suffix}.err")
     if err_file.exists():
         assert error is not None, "torch raised, gradtrace did not"
-        assert f"{error.kind}: {error.message}".strip() == err_file.read_text().strip()
+        assert f"{error.shown_kind}: {error.message}".strip() == err_file.read_text().strip()
     else:
         assert error is None, error.format()
 

@@ -77,7 +77,7 @@ def run_case(case: Path, recorded: str) -> Outcome:
     err_file = case.with_suffix(".err")
     expected_err = err_file.read_text().strip() if err_file.exists() else None
     error = result.error
-    got_err = f"{error.kind}: {error.message}".strip() if error else None
+    got_err = f"{error.shown_kind}: {error.message}".strip() if error else None
     if stdout == expected and got_err == expected_err:
         return Outcome(case.stem, True)
     if error is not None and got_err != expected_err:

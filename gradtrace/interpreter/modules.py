@@ -339,6 +339,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "copy", "dataclasses", "__future__", "typing", "io",
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
+                             "unicodedata",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib",
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
@@ -470,7 +471,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
-             "string, " \
+             "string, unicodedata, " \
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), logging (to streams), pathlib (Path over the run's files) " \

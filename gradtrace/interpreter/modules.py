@@ -299,7 +299,20 @@ def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
     def pp(obj: Any, *args: Any, sort_dicts: bool = False, **kwargs: Any) -> None:
         pprint_(obj, *args, sort_dicts=sort_dicts, **kwargs)
 
-    return _python_namespace("pprint", pprint, {"pprint": pprint_, "pformat": pformat, "pp": pp})
+    def isreadable(obj: Any) -> bool:
+        return _PrettyPrinter()._safe_repr(obj, {}, None, 0)[1]  # type: ignore[attr-defined]
+
+    def isrecursive(obj: Any) -> bool:
+        return _PrettyPrinter()._safe_repr(obj, {}, None, 0)[2]  # type: ignore[attr-defined]
+
+    def saferepr(obj: Any) -> str:
+        return _PrettyPrinter()._safe_repr(obj, {}, None, 0)[0]  # type: ignore[attr-defined]
+
+    namespace = _python_namespace("pprint", pprint, {
+        "pprint": pprint_, "pformat": pformat, "pp": pp, "isreadable": isreadable,
+        "isrecursive": isrecursive, "saferepr": saferepr})
+    namespace.table["PrettyPrinter"] = stdlib.LibraryName("_pprint", "PrettyPrinter")
+    return namespace  # (PrettyPrinter: lib/_pprint.gt)
 
 
 # Python modules written as bundled library code (gradtrace/lib/NAME.gt): their names

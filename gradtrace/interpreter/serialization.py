@@ -61,9 +61,10 @@ def save_to_memory(interp: Interpreter, obj: Any, f: Any) -> None:
 
 
 @intrinsic
-def load_from_memory(interp: Interpreter, f: Any, weights_only: bool) -> Any:
+def load_from_memory(interp: Interpreter, f: Any, weights_only: bool,
+                     allowed: Any = frozenset()) -> Any:
     """torch.load(f, weights_only=...) of a file (or io.BytesIO) torch.save wrote in this
-    run."""
+    run; `allowed` names the globals the script allowed (add_safe_globals)."""
     f = path_text(f) or f
     if type(f) is BytesIO:
         saved = f.read_archive()
@@ -76,7 +77,8 @@ def load_from_memory(interp: Interpreter, f: Any, weights_only: bool) -> Any:
         raise ScriptError(f"[Errno 2] No such file or directory: {f!r}",
                           kind="FileNotFoundError")
     if weights_only:
-        refused = _first_global(saved.obj, set(), interp.namedtuple_classes)
+        refused = _first_global(saved.obj, set(), interp.namedtuple_classes,
+                                frozenset(allowed))
         if refused is not None:
             raise ScriptError(_weights_only_message(refused), kind="UnpicklingError")
     return pickled_copy(saved.obj, interp.tick)
@@ -92,19 +94,25 @@ _STAND_INS = {defaultdict: "collections.defaultdict", deque: "collections.deque"
 _BUILTINS = (frozenset, range, slice)  # pickled by reduce: torch names them without `builtins.`
 
 
-def _first_global(obj: Any, seen: set[int], namedtuples: set[type]) -> str | None:
+def _first_global(obj: Any, seen: set[int], namedtuples: set[type],
+                  allowed: frozenset[str] = frozenset()) -> str | None:
     """The first global (class or function) the weights-only unpickler would refuse, by the
     name torch's message gives it (`__main__.Net`, `numpy._core.multiarray.scalar`, `range`),
-    in the order pickle writes them (a dict's items key, value, key, value)."""
+    in the order pickle writes them (a dict's items key, value, key, value; an instance's
+    attributes after its class). Globals named in `allowed` load."""
     if id(obj) in seen:
         return None
     seen.add(id(obj))
     if type(obj) is Instance:
-        return f"{obj.cls.module}.{obj.cls.qualname}"
+        name = f"{obj.cls.module}.{obj.cls.qualname}"
+        if name not in allowed:
+            return name
+        return _first_global(obj.attrs, seen, namedtuples, allowed)
     if type(obj) in (ScriptClass, UserFunction):
-        return f"{obj.module}.{obj.qualname}"
+        name = f"{obj.module}.{obj.qualname}"
+        return None if name in allowed else name
     refused = _host_global(obj, namedtuples)
-    if refused is not None:
+    if refused is not None and refused not in allowed:
         return refused
     if isinstance(obj, dict):
         items = [part for pair in obj.items() for part in pair]
@@ -113,7 +121,7 @@ def _first_global(obj: Any, seen: set[int], namedtuples: set[type]) -> str | Non
     else:
         return None
     for item in items:
-        found = _first_global(item, seen, namedtuples)
+        found = _first_global(item, seen, namedtuples, allowed)
         if found is not None:
             return found
     return None

@@ -280,7 +280,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
               "get_autocast_dtype": "torch.amp.autocast_mode",
               "typename": "torch._typename",
               "vmap": "torch._functorch.apis"},
-    "torch.serialization": {"save": "torch.serialization", "load": "torch.serialization"},
+    "torch.serialization": {name: "torch.serialization" for name in (
+        "save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+        "safe_globals")},
     "torch.random": {"fork_rng": "torch.random"},
     "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
         "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",

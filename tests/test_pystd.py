@@ -193,6 +193,35 @@ def test_warnings_and_exit_status_match_python_and_torch(tmp_path):
     assert ours.stderr == theirs.stderr.replace(f"{tmp_path}/", "")
 
 
+MULTILINE_WARNINGS_SCRIPT = """\
+import torch
+import torch.nn.functional as F
+x = torch.ones(1, requires_grad=True)
+print('{} {}'.format(
+    1,
+    float(x * 2)))
+y = x * 3
+print('grad:',
+      y.grad)
+loss = F.mse_loss(
+    torch.ones(2, 1, requires_grad=True),
+    torch.ones(2))
+print(loss)
+"""
+
+
+def test_torchs_warning_in_a_statement_spanning_lines_names_the_line_of_its_call(tmp_path):
+    """Python names the line of the call that warned (float(...) on the statement's third
+    line), not the line the statement starts on."""
+    script = tmp_path / "warn_lines.gt"
+    script.write_text(MULTILINE_WARNINGS_SCRIPT)
+    ours = gradtrace_run(script)
+    theirs = torch_run(script)
+    assert ours.stdout == theirs.stdout
+    assert "warn_lines.gt:6: UserWarning: Converting a tensor" in ours.stderr
+    assert ours.stderr == theirs.stderr.replace(f"{tmp_path}/", "")
+
+
 CHECKPOINT_SCRIPT = """\
 import torch
 from torch.utils.checkpoint import checkpoint, checkpoint_sequential

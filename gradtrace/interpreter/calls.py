@@ -224,7 +224,10 @@ class Calls:
                 drawn = random_factory(target, operands, kwargs)
                 if drawn is not None:
                     return drawn
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            if creation.WARNINGS:  # at this call's line, as Python's warning names it
+                self._flush_engine_warnings()
+            return result
         except GradtraceError as err:
             err.at(span)
             raise

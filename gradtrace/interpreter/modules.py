@@ -270,7 +270,20 @@ def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
     def pp(obj: Any, *args: Any, sort_dicts: bool = False, **kwargs: Any) -> None:
         pprint_(obj, *args, sort_dicts=sort_dicts, **kwargs)
 
-    return _python_namespace("pprint", pprint, {"pprint": pprint_, "pformat": pformat, "pp": pp})
+    def isreadable(obj: Any) -> bool:
+        return _PrettyPrinter()._safe_repr(obj, {}, None, 0)[1]  # type: ignore[attr-defined]
+
+    def isrecursive(obj: Any) -> bool:
+        return _PrettyPrinter()._safe_repr(obj, {}, None, 0)[2]  # type: ignore[attr-defined]
+
+    def saferepr(obj: Any) -> str:
+        return _PrettyPrinter()._safe_repr(obj, {}, None, 0)[0]  # type: ignore[attr-defined]
+
+    namespace = _python_namespace("pprint", pprint, {
+        "pprint": pprint_, "pformat": pformat, "pp": pp, "isreadable": isreadable,
+        "isrecursive": isrecursive, "saferepr": saferepr})
+    namespace.table["PrettyPrinter"] = stdlib.LibraryName("_pprint", "PrettyPrinter")
+    return namespace  # (PrettyPrinter: lib/_pprint.gt)
 
 
 # Python modules written as bundled library code (gradtrace/lib/NAME.gt): their names
@@ -310,6 +323,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "copy", "dataclasses", "__future__", "typing", "io",
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
+                             "unicodedata",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib",
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
@@ -441,7 +455,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
-             "string, " \
+             "string, unicodedata, " \
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), logging (to streams), pathlib (Path over the run's files) " \

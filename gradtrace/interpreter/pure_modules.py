@@ -1,10 +1,12 @@
-"""`operator`, `string`, `json`, `statistics` and `abc` as scripts see them.
+"""`operator`, `string`, `unicodedata`, `json`, `statistics` and `abc` as scripts see them.
 
 - operator's functions apply the language's own operators (tensors record their nodes,
   script classes' dunders run, integer sizes are guarded); itemgetter/attrgetter/
   methodcaller read items and attributes through the interpreter's allow-lists.
 - json converts plain data only (dict, list, tuple, str, int, float, bool, None), built
   within --max-sequence; `default=`, `cls=` and hooks are refused.
+- unicodedata is Python's own database (the char-RNN tutorial strips accents with
+  `normalize('NFD', s)` and `category(c)`), its results bounded by --max-sequence.
 - statistics takes numbers only (Python's own functions on a materialized list).
 - abc: `ABC` is bundled library code (gradtrace/lib/abc.gt); `abstractmethod` marks a
   function, and instantiating a subclass of ABC that leaves one unimplemented raises
@@ -17,6 +19,7 @@ import operator
 import statistics
 import string
 import textwrap
+import unicodedata
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -234,6 +237,47 @@ def _json_namespace(interp: Interpreter) -> stdlib.Namespace:
         "JSONDecodeError": stdlib.TorchExceptionType("JSONDecodeError", "json.decoder")})
 
 
+# ------------------------------------------------------------------------ unicodedata
+
+_UNICODEDATA = ("lookup", "name", "decimal", "digit", "numeric", "category", "bidirectional",
+                "combining", "east_asian_width", "mirrored", "decomposition")
+MAX_EXPANSION = 18  # the most characters one character normalizes to (U+FDFA under NFKD)
+
+
+def _unicodedata_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """Python's unicodedata functions on strings, with Python's errors; normalize's result
+    is bounded by --max-sequence before it is built."""
+    limit = interp.limits.max_sequence
+
+    def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            try:
+                return fn(*args)
+            except (TypeError, ValueError, KeyError) as exc:
+                message = str(exc)
+                for arg in args:  # Python names the host class: say the script's type
+                    host, shown = type(arg).__name__, type_name(arg)
+                    message = message.replace(f"not {host}", f"not {shown}").replace(
+                        f"not '{host}'", f"not '{shown}'")
+                raise ScriptError(message, kind=type(exc).__name__) from None
+        return call
+
+    def bounded(form: Any, text: Any) -> tuple[Any, Any]:
+        if isinstance(text, str) and len(text) * MAX_EXPANSION > limit:
+            raise LimitExceeded(f"unicodedata.normalize could make more than {limit:,} "
+                                "characters (raise the limit with --max-sequence)")
+        return form, text
+
+    table: dict[str, Any] = {name: _python(unicodedata, name, guard(getattr(unicodedata, name)))
+                             for name in _UNICODEDATA}
+    table["normalize"] = _python(unicodedata, "normalize", guard(
+        lambda form, text: unicodedata.normalize(*bounded(form, text))))
+    table["is_normalized"] = _python(unicodedata, "is_normalized",
+                                     guard(unicodedata.is_normalized))
+    table["unidata_version"] = unicodedata.unidata_version
+    return stdlib.Namespace("unicodedata", table)
+
+
 # ------------------------------------------------------------------------ statistics
 
 _STATISTICS = ("mean", "fmean", "median", "median_low", "median_high", "mode", "multimode",
@@ -379,6 +423,7 @@ class Abstracts:
 
 def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     return {"operator": _operator_namespace(interp), "string": _string_namespace(interp),
+            "unicodedata": _unicodedata_namespace(interp),
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
             "textwrap": _textwrap_namespace(interp),
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),

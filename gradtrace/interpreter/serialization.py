@@ -6,16 +6,21 @@ each `torch.load(name)` returns a new copy of that (copying.py: containers, inst
 tensors as new leaves with their storage sharing, functions and classes by reference).
 
 torch.load's default `weights_only=True` refuses what torch's weights-only unpickler
-refuses (instances of classes, functions), with its message. Saved copies count toward
---max-memory while their file name (or io.BytesIO, memory_io.py) holds them; the file names
-a run may write are capped.
+refuses (instances of classes, functions, numpy scalars and arrays, frozensets, ranges,
+deques, ...), with its message naming the first global the pickle would hold. Saved copies
+count toward --max-memory while their file name (or io.BytesIO, memory_io.py) holds them;
+the file names a run may write are capped.
 The library module torch/serialization.gt gives torch's signatures.
 """
 from __future__ import annotations
 
+import collections
+import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..engine.ndarray import ndarray
 from ..errors import LimitExceeded, NotSupportedError, ScriptError
+from .collection_types import defaultdict, deque, partial
 from .copying import pickled_copy
 from .library import intrinsic
 from .memory_io import BytesIO
@@ -56,9 +61,10 @@ def save_to_memory(interp: Interpreter, obj: Any, f: Any) -> None:
 
 
 @intrinsic
-def load_from_memory(interp: Interpreter, f: Any, weights_only: bool) -> Any:
+def load_from_memory(interp: Interpreter, f: Any, weights_only: bool,
+                     allowed: Any = frozenset()) -> Any:
     """torch.load(f, weights_only=...) of a file (or io.BytesIO) torch.save wrote in this
-    run."""
+    run; `allowed` names the globals the script allowed (add_safe_globals)."""
     f = path_text(f) or f
     if type(f) is BytesIO:
         saved = f.read_archive()
@@ -71,32 +77,73 @@ def load_from_memory(interp: Interpreter, f: Any, weights_only: bool) -> Any:
         raise ScriptError(f"[Errno 2] No such file or directory: {f!r}",
                           kind="FileNotFoundError")
     if weights_only:
-        refused = _first_global(saved.obj, set())
+        refused = _first_global(saved.obj, set(), interp.namedtuple_classes,
+                                frozenset(allowed))
         if refused is not None:
             raise ScriptError(_weights_only_message(refused), kind="UnpicklingError")
     return pickled_copy(saved.obj, interp.tick)
 
 
-def _first_global(obj: Any, seen: set[int]) -> str | None:
-    """The first class or function the weights-only unpickler would refuse, by the
-    name pickle stores (`__main__.Net`, `torch.nn.modules.linear.Linear`)."""
+# Python values pickle writes without a GLOBAL, or with one torch's weights-only unpickler
+# allows (collections.OrderedDict and Counter, torch's own types are not Python values here).
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set,
+          collections.OrderedDict, collections.Counter)
+# gradtrace's stand-ins for Python's classes, by the global pickle names for the real one.
+_STAND_INS = {defaultdict: "collections.defaultdict", deque: "collections.deque",
+              partial: "functools.partial"}
+_BUILTINS = (frozenset, range, slice)  # pickled by reduce: torch names them without `builtins.`
+
+
+def _first_global(obj: Any, seen: set[int], namedtuples: set[type],
+                  allowed: frozenset[str] = frozenset()) -> str | None:
+    """The first global (class or function) the weights-only unpickler would refuse, by the
+    name torch's message gives it (`__main__.Net`, `numpy._core.multiarray.scalar`, `range`),
+    in the order pickle writes them (a dict's items key, value, key, value; an instance's
+    attributes after its class). Globals named in `allowed` load."""
     if id(obj) in seen:
         return None
     seen.add(id(obj))
     if type(obj) is Instance:
-        return f"{obj.cls.module}.{obj.cls.qualname}"
+        name = f"{obj.cls.module}.{obj.cls.qualname}"
+        if name not in allowed:
+            return name
+        return _first_global(obj.attrs, seen, namedtuples, allowed)
     if type(obj) in (ScriptClass, UserFunction):
-        return f"{obj.module}.{obj.qualname}"
+        name = f"{obj.module}.{obj.qualname}"
+        return None if name in allowed else name
+    refused = _host_global(obj, namedtuples)
+    if refused is not None and refused not in allowed:
+        return refused
     if isinstance(obj, dict):
-        items = [*obj.keys(), *obj.values()]
+        items = [part for pair in obj.items() for part in pair]
     elif isinstance(obj, (list, tuple, set, frozenset)):
         items = list(obj)
     else:
         return None
     for item in items:
-        found = _first_global(item, seen)
+        found = _first_global(item, seen, namedtuples, allowed)
         if found is not None:
             return found
+    return None
+
+
+def _host_global(obj: Any, namedtuples: set[type]) -> str | None:
+    """The global a Python or numpy value pickles through, if torch refuses it: numpy's
+    scalars, arrays and dtypes by the reconstructor numpy's own __reduce__ names."""
+    if type(obj) is ndarray:  # the script's array is numpy's inside a wrapper
+        obj = obj.a
+    kind = type(obj)
+    if kind in _PLAIN:
+        return None
+    if kind in _STAND_INS:
+        return _STAND_INS[kind]
+    if kind in _BUILTINS:
+        return kind.__name__
+    if kind in namedtuples or kind.__module__ == datetime.__name__:
+        return f"{kind.__module__}.{kind.__qualname__}"
+    if kind.__module__.partition(".")[0] == "numpy":
+        rebuild = obj.__reduce__()[0]
+        return f"{rebuild.__module__}.{rebuild.__qualname__}"
     return None
 
 

@@ -131,7 +131,8 @@ def _last_line(error: GradtraceError) -> str:
 
         name, text = exception_name(instance.cls), str(instance)
         return f"{name}: {text}" if text else name
-    return f"{error.kind}: {error.message}" if error.message else error.kind
+    kind = error.printed_kind
+    return f"{kind}: {error.message}" if error.message else kind
 
 
 def format_error(interp: Interpreter, error: GradtraceError) -> list[str]:

@@ -116,13 +116,15 @@ def run(case: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[
 def final_exception(stderr: str) -> str:
     """The uncaught exception as `Kind: message`: its whole message, which can span lines
     (load_state_dict's `Error(s) in loading state_dict for Net:` then a tab-indented line
-    per key), from the first line after the traceback's last frame, not only its last line."""
-    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    per key, torch.load's weights-only message with its blank line), from the first line
+    after the traceback's last frame, not only its last line."""
+    lines = stderr.strip().splitlines()
     start = len(lines) - 1
     for i, line in enumerate(lines):
         if line.startswith("  File "):  # a frame, its source line and carets follow
             start = i + 1
-            while start < len(lines) and lines[start].startswith(" "):
+            while start < len(lines) and (lines[start].startswith(" ")
+                                          or not lines[start].strip()):
                 start += 1
     return "\n".join(lines[min(start, len(lines) - 1):]).strip()
 

@@ -34,21 +34,6 @@ NOT_YET = {
                                     "convolutions are past the emulation's size limit "
                                     "(conv_kernels.MAX_STEPS), so both round through "
                                     "float64 (noted)",
-    "d2l_zh_densenet_blocks": "the first transition block's 1x1 Conv2d(192, 96) forward on a "
-                              "(2, 192, 24, 24) batch differs from torch's in the last bits "
-                              "(oneDNN's 1x1 convolution order, as in d2l_resnet_residual_"
-                              "block), which the loss shows in its 7th digit",
-    **dict.fromkeys(("cs224n_word_window_classifier", "d2l_zh_kaggle_house_kfold",
-                     "raschka_ch16_self_attention_scratch", "uva_gnn_gcn_gat_layers"),
-                    "match torch under `gradtrace run` with ATEN_CPU_CAPABILITY=avx2 and "
-                    "ONEDNN_MAX_CPU_ISA=AVX2 and through run_case in a fresh Python, but "
-                    "differ in a printed last digit inside the pytest process on an "
-                    "AVX-512 machine (raschka_ch16: context_vec_2's -7.1287e-04 prints "
-                    "-7.1288e-04): some process state changes float32 results; not found "
-                    "yet"),
-    "tut_model_ensembling_vmap": "the meta device (`copy.deepcopy(model).to('meta')` as "
-                                 "functional_call's stateless base model) is not implemented; "
-                                 "with it left on the CPU the vmap'd predictions match torch's",
 }
 
 

@@ -33,21 +33,24 @@ HEAD = 8  # first values a summary keeps, in row-major order
 _CORNER_INDEX: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}
 
 
-def _flat_corners(shape: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
-    """The flat (row-major) positions of `_corner_index(shape)`'s values, and the corners'
-    shape: one `take` from a contiguous array's flat view gives the same values, in the
-    same order, as the fancy index (and is several times cheaper for a small corner set)."""
+def _flat_corners(shape: tuple[int, ...]) -> tuple[np.ndarray, int, tuple[int, ...]]:
+    """The flat (row-major) positions of the head's values followed by those of
+    `_corner_index(shape)`'s values, the head's length, and the corners' shape: one `take`
+    from a contiguous array gives the same values, in the same order, as a slice of its
+    flat view and the fancy index (and is several times cheaper for a small corner set)."""
     known = _FLAT_CORNERS.get(shape)
     if known is None:
         index = _corner_index(shape)
-        positions = np.ravel_multi_index(np.broadcast_arrays(*index), shape).reshape(-1)
-        known = (positions, tuple(len(i.reshape(-1)) for i in index))
+        corners = np.ravel_multi_index(np.broadcast_arrays(*index), shape).reshape(-1)
+        head = min(HEAD, math.prod(shape))
+        known = (np.concatenate([np.arange(head, dtype=corners.dtype), corners]), head,
+                 tuple(len(i.reshape(-1)) for i in index))
         if len(_FLAT_CORNERS) < 1024:
             _FLAT_CORNERS[shape] = known
     return known
 
 
-_FLAT_CORNERS: dict[tuple[int, ...], tuple[np.ndarray, tuple[int, ...]]] = {}
+_FLAT_CORNERS: dict[tuple[int, ...], tuple[np.ndarray, int, tuple[int, ...]]] = {}
 
 
 def _corner_index(shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
@@ -88,11 +91,12 @@ class Summary:
         shape = array.shape
         if array.size and array.ndim and array.flags.c_contiguous:
             # the tracer's case (a summary per large gradient and result, ~17 a training
-            # step): the head and the corners are two `take`-free reads of the flat view
-            flat = array.reshape(-1)
-            head = flat[:HEAD].copy()
-            positions, corner_shape = _flat_corners(shape)
-            corners = flat.take(positions).reshape(corner_shape)
+            # step): the head and the corners are read by one `take` of the flat positions
+            # (`take` without an axis reads the array in row-major order)
+            positions, head_size, corner_shape = _flat_corners(shape)
+            values = array.take(positions)
+            head = values[:head_size]
+            corners = values[head_size:].reshape(corner_shape)
             return cls._made(shape, array.dtype, array.size, head, corners, array)
         if array.flags.c_contiguous:
             head = array.reshape(-1)[:HEAD].copy()

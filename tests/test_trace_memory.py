@@ -210,6 +210,35 @@ def test_in_place_hazards_match_a_scan_of_every_node(monkeypatch):
     assert checked and sum(checked) >= 4  # mul_, add_ and the view's mul_ each found some
 
 
+def test_saved_tensors_are_filed_by_storage_only_when_an_in_place_change_reads_them(
+        monkeypatch):
+    """A training step's graph is released by its backward before the update changes the
+    weights in place, so its nodes are never filed; a graph still alive is filed when an
+    in-place change asks which saved tensors share its memory."""
+    filed = []
+    file = tracing.Tracer._file
+
+    def counting(self, record):
+        filed.append(record.name)
+        file(self, record)
+
+    monkeypatch.setattr(tracing.Tracer, "_file", counting)
+    script = ("import torch\n"
+              "w = torch.ones(3, requires_grad=True)\n"
+              "x = torch.arange(3.0)\n"
+              "for _ in range(3):\n"
+              "    loss = ((x * w).tanh() * w).sum()\n"
+              "    loss.backward()\n"
+              "    with torch.no_grad():\n"
+              "        w -= 0.1 * w.grad\n"
+              "    w.grad = None\n")
+    result = run_text(script, trace=True)
+    assert result.error is None and filed == []
+    result = run_text(script + "y = x * w\nwith torch.no_grad():\n    w.mul_(2)\n",
+                      trace=True)
+    assert result.error is None and filed == ["MulBackward0"]
+
+
 # -- views of a traced run with large tensors -----------------------------------------
 
 

@@ -29,7 +29,22 @@ class SavedStorageIndex:
     __slots__ = ()
 
     def _index_saved(self, record: NodeRecord) -> None:
-        """File a node's saved tensors under the memory they live in (again, if filed)."""
+        """File a node's saved tensors under the memory they live in (again, if filed).
+
+        Filed when the index is next read (`_file_pending`): only an in-place change or a
+        `.data` write reads it, and a training step's graph is usually released by its
+        backward before either runs, so most nodes are never filed at all."""
+        self._to_index[record.id] = record
+
+    def _file_pending(self) -> None:
+        """File the nodes `_index_saved` was given since the index was last read."""
+        pending = self._to_index
+        if pending:
+            self._to_index = {}
+            for record in pending.values():
+                self._file(record)
+
+    def _file(self, record: NodeRecord) -> None:
         self._unindex_saved(record)
         storages = []
         for position, (key, saved) in enumerate((record.node.saved or {}).items()):
@@ -44,7 +59,9 @@ class SavedStorageIndex:
             self._indexed[record.id] = record
 
     def _unindex_saved(self, record: NodeRecord) -> None:
-        self._indexed.pop(record.id, None)
+        self._to_index.pop(record.id, None)
+        if self._indexed.pop(record.id, None) is None:
+            return  # never filed (or its tensors were in no storage)
         for storage in self._storages_of.pop(record.id, ()):
             entries = self._saved_by_storage.get(storage)
             if entries is None:
@@ -60,6 +77,7 @@ class SavedStorageIndex:
         trap): the gradient will silently use the new values. Only the saved tensors
         filed under the same memory are looked at.
         """
+        self._file_pending()
         entries = self._saved_by_storage.get(_storage(tensor.array))
         if not entries:
             return []
@@ -82,6 +100,7 @@ class SavedStorageIndex:
 
     def on_data_write(self, tensor: Tensor) -> None:
         # the tensor now lives in other memory: file the nodes that saved it again
+        self._file_pending()
         for record in list(self._indexed.values()):
             saved = record.node.saved
             if saved and any(s is not None and s.tensor is tensor for s in saved.values()):

@@ -159,7 +159,8 @@ class ScriptRecorder:
         call recorded, and each parameter and buffer (and its AccumulateGrad node)."""
         modules = script_modules(self.interpreter.globals.vars)
         paths = {id(module): path for path, module in modules}
-        nodes = {record.id: record for record in self.nodes.values()}
+        nodes = {record.id: record for record in self.nodes.values()} \
+            if self._node_modules else {}
         for records, found in ((self.tensors, self._tensor_modules),
                                (nodes, self._node_modules)):
             for rid, module in found.items():
@@ -175,11 +176,12 @@ class ScriptRecorder:
                 for value in table.values():
                     if isinstance(value, Tensor):
                         owners.setdefault(id(value), (value, path))
-        for record in self.tensors.values():
-            owner = owners.get(id(record.tensor))
-            if owner is not None and owner[0] is record.tensor:
-                record.module = owner[1]
-        for record in nodes.values():
+        if owners:  # (a run without modules has nothing to look up per record)
+            for record in self.tensors.values():
+                owner = owners.get(id(record.tensor))
+                if owner is not None and owner[0] is record.tensor:
+                    record.module = owner[1]
+        for record in self.nodes.values():
             if isinstance(record.node, AccumulateGrad) and record.outputs:
                 record.module = self.tensors[record.outputs[0]].module
 

@@ -95,6 +95,7 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
         self._saved_by_storage: dict[int, list[tuple[NodeRecord, str, int]]] = {}
         self._storages_of: dict[int, list[int]] = {}  # node record id -> its storages
         self._indexed: dict[int, NodeRecord] = {}  # node record id -> record, when filed
+        self._to_index: dict[int, NodeRecord] = {}  # node record id -> record, to be filed
         self._where_span: Any = None
         self._span_texts: dict[int, tuple[Any, tuple[int | None, str | None]]] = {}
         self._where_last: tuple[int | None, str | None] = (None, None)
@@ -205,13 +206,13 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
                     line, text = self._where()
             else:
                 line, text = self._origin(span)
-            record = TensorRecord(len(self.tensors) + 1, t, line, text, made_by=self._applying,
-                                  library=self.interpreter.in_library)
             counter = t._version_counter
             known = self._counters.get(id(counter))
             if known is None or known[1] is not counter:
                 known = self._counters[id(counter)] = (len(self._counters) + 1, counter)
-            record.counter = known[0]
+            # (every field by position: a keyword call costs about twice as much)
+            record = TensorRecord(len(self.tensors) + 1, t, line, text, [], known[0],
+                                  self._applying, None, self.interpreter.in_library)
             self.tensors[record.id] = record
             if self._module_calls:
                 self._tensor_modules[record.id] = self._module_calls[-1]
@@ -246,7 +247,7 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
         record = self.nodes.get(id(n))
         if record is None or record.node is not n:
             line, text = self._origin()
-            record = NodeRecord(len(self.nodes) + 1, n, line, text, made_by=self._applying)
+            record = NodeRecord(len(self.nodes) + 1, n, line, text, [], [], [], self._applying)
             self.nodes[id(n)] = record
             if self._module_calls and not isinstance(n, AccumulateGrad):
                 self._node_modules[record.id] = self._module_calls[-1]

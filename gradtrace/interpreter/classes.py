@@ -19,6 +19,7 @@ from . import enums
 from .builtin_classes import initial_value, is_builtin_new
 from .collection_types import partial
 from .dunders import OBJECT
+from .generic_classes import generic_attribute
 from .objects import (
     MISSING,
     BuiltinClass,
@@ -229,6 +230,10 @@ class ClassRuntime:
     def class_getattr(self, cls: ScriptClass, name: str) -> Any:
         if name in ("__mro__", "__bases__", "__base__"):  # type's own data descriptors
             return self.class_links(cls, name)  # (they win over the class's namespace)
+        if name in ("__parameters__", "__orig_bases__"):
+            found = generic_attribute(self, cls, name)
+            if found is not MISSING:
+                return found
         value = cls.lookup(name)
         if value is MISSING:
             if name == "__members__" and cls.enum is not None:

@@ -28,6 +28,9 @@ from .objects import (
     opaque_type,
     type_name,
 )
+from .typed_classes import TypingClass
+from .typing_generics import alias_check_class
+from .typing_module import TypingName
 
 
 class TypeBuiltin:
@@ -88,6 +91,8 @@ class TypeChecks:
     def isinstance_check(self, value: Any, classinfo: Any) -> bool:
         if isinstance(classinfo, tuple):
             return any(self.isinstance_check(value, c) for c in classinfo)
+        if isinstance(classinfo, TypingName) and type(classinfo) is not TypingClass:
+            classinfo = alias_check_class(self, classinfo, "isinstance")
         kind = type(classinfo)
         if kind is ScriptClass:
             if classinfo is OBJECT:
@@ -129,6 +134,8 @@ class TypeChecks:
             raise TorchTypeError("issubclass() arg 1 must be a class")
         if isinstance(classinfo, tuple):
             return any(self.issubclass_check(cls, c) for c in classinfo)
+        if isinstance(classinfo, TypingName) and type(classinfo) is not TypingClass:
+            classinfo = alias_check_class(self, classinfo, "issubclass")
         if type(classinfo) is ScriptGenericAlias:
             raise TorchTypeError(SUBSCRIPTED_CHECK)
         if not self.is_class(classinfo):

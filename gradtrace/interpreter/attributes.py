@@ -144,10 +144,11 @@ class Attributes:
             return self.class_getattr(obj, name)
         if kind is ScriptGenericAlias:
             return alias_attribute(self, obj, name)
-        if isinstance(obj, TypingName) and type(obj) is not TypingClass:
-            return typing_generics.alias_attribute(self, obj, name)
-        if kind is TypeVarName:
-            return typing_generics.typevar_attribute(obj, name)
+        if isinstance(obj, TypingName) and type(obj) is not TypingClass or \
+                kind is TypeVarName:
+            found = typing_generics.alias_attribute(self, obj, name) if kind is not \
+                TypeVarName else typing_generics.typevar_attribute(obj, name)
+            return found if found is not typing_generics.MISSING else self._missing(obj, name)
         if kind is Super:
             return self.super_getattr(obj, name)
         if kind in _FUNCTION_LIKE or isinstance(obj, FunctionWrapper):

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import ScriptError, TorchTypeError
+from ..errors import TorchTypeError
 from .generic_classes import ScriptGenericAlias, subscript_class
+from .objects import MISSING
 from .typed_classes import TypingClass
 from .typing_module import GenericAlias, TypeVarName, TypingName
 
@@ -166,9 +167,7 @@ def alias_attribute(interp: Interpreter, alias: TypingName, name: str) -> Any:
     elif name in ("__name__", "__qualname__") and type(alias) is not GenericAlias:
         return "Optional" if alias.name == "Optional" and alias.args is not None else \
             alias.name
-    raise ScriptError(f"'{type(alias).python_type_name.rsplit('.', 1)[-1]}' object has no "
-                      f"attribute '{name}'" if name.startswith("__") else name,
-                      kind="AttributeError")
+    return MISSING  # (the caller's refusal or AttributeError, as for any value)
 
 
 def typevar_attribute(var: TypeVarName, name: str) -> Any:
@@ -183,7 +182,7 @@ def typevar_attribute(var: TypeVarName, name: str) -> Any:
         return var.covariant
     if name == "__contravariant__":
         return var.contravariant
-    raise ScriptError(f"'TypeVar' object has no attribute '{name}'", kind="AttributeError")
+    return MISSING
 
 
 def base_class(interp: Interpreter, base: Any) -> Any:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotSupportedError, ScriptError, TorchRuntimeError
+from .shapes import contiguous_strides
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 NO_ITEM = "Tensor.item() cannot be called on meta tensors"
@@ -294,15 +295,6 @@ def _dense(shape: tuple[int, ...], strides: tuple[int, ...], order: Any) -> bool
             return False
         expected *= shape[d]
     return True
-
-
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides = []
-    acc = 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
 
 
 def strides_of(array: MetaArray) -> tuple[int, ...]:

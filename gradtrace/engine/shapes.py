@@ -113,3 +113,14 @@ def is_expandable_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
         if s != t and s != 1:
             return False
     return True
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A row-major layout's strides in elements, as torch gives them (a size-0 or size-1
+    dimension counts as 1)."""
+    strides = []
+    acc = 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))

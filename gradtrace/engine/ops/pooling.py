@@ -79,14 +79,21 @@ class MaxPool2DWithIndicesBackward0(Function):
     __slots__ = ()
     formulas = (vjp("self", ROUTED_TO_MAX),)
 
-    def forward(self, a: Tensor, kernel_size: tuple[int, int], stride: tuple[int, ...],
-                padding: tuple[int, int], dilation: tuple[int, int], ceil_mode: bool,
-                indices_out: list[np.ndarray]) -> np.ndarray:
+    def _begin(self, a: Tensor, kernel_size: tuple[int, int], stride: tuple[int, ...],
+               padding: tuple[int, int], dilation: tuple[int, int],
+               ceil_mode: bool) -> tuple[tuple[int, ...], int, int]:
+        """The checks and saves forward and meta_forward share: (stride, oh, ow)."""
         st = stride or kernel_size
         oh, ow = _check_pool(a, kernel_size, st, padding, dilation, ceil_mode)
         self.save_attr(ceil_mode=ceil_mode, dilation=dilation, kernel_size=kernel_size,
                        padding=padding, stride=stride)
         self.save("self", a)
+        return st, oh, ow
+
+    def forward(self, a: Tensor, kernel_size: tuple[int, int], stride: tuple[int, ...],
+                padding: tuple[int, int], dilation: tuple[int, int], ceil_mode: bool,
+                indices_out: list[np.ndarray]) -> np.ndarray:
+        st, oh, ow = self._begin(a, kernel_size, stride, padding, dilation, ceil_mode)
         x = a.array
         h, w = x.shape[-2:]
         rows = _window_starts(oh, st[0], padding[0])[:, None] + np.arange(kernel_size[0]) * \
@@ -115,11 +122,7 @@ class MaxPool2DWithIndicesBackward0(Function):
                      padding: tuple[int, int], dilation: tuple[int, int], ceil_mode: bool,
                      indices_out: list[np.ndarray]) -> np.ndarray:
         """On meta: forward's checks and saves; the windows' count from the sizes alone."""
-        st = stride or kernel_size
-        oh, ow = _check_pool(a, kernel_size, st, padding, dilation, ceil_mode)
-        self.save_attr(ceil_mode=ceil_mode, dilation=dilation, kernel_size=kernel_size,
-                       padding=padding, stride=stride)
-        self.save("self", a)
+        _, oh, ow = self._begin(a, kernel_size, stride, padding, dilation, ceil_mode)
         shape = a.array.shape[:-2] + (oh, ow)
         indices = meta_array(shape, np.int64)
         indices_out.append(indices)

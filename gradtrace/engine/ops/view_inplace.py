@@ -14,10 +14,10 @@ from ..forward_ad import auto_linear, linear_in_all
 from ..grad_mode import GRAD_MODE
 from ..meta import NO_DATA, is_meta
 from ..node import Function, Node
-from ..shapes import broadcast_shapes
+from ..shapes import broadcast_shapes, contiguous_strides
 from ..tensor import Tensor, gradient_edge, type_name
 from ._util import apply_inplace
-from .views import _VIEWS, ViewFunction, clone, contiguous_strides, torch_strides
+from .views import _VIEWS, ViewFunction, clone, torch_strides
 
 
 def refresh_views(t: Tensor) -> None:

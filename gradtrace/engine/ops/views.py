@@ -27,7 +27,7 @@ from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..meta import NO_DATA, MetaArray, is_c_contiguous, is_meta, meta_array, strides_of
 from ..node import Function
-from ..shapes import Size, size_args, wrap_dim
+from ..shapes import Size, contiguous_strides, size_args, wrap_dim
 from ..tensor import Tensor, type_name
 
 U64 = 2**64
@@ -46,15 +46,6 @@ def signed(value: Any) -> Any:
 
 def saved_ints(values: Any) -> tuple[int, ...]:
     return tuple(saved_int(v) for v in values)
-
-
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides = []
-    acc = 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
 
 
 def torch_strides(array: np.ndarray) -> tuple[int, ...]:

@@ -1,9 +1,12 @@
-"""One script's printed output under live torch (in this process) and under gradtrace, for
-the torch-diff tests that compare them line for line."""
+"""Scripts' printed output under live torch (in this process, or several in a child Python)
+and under gradtrace, for the torch-diff tests that compare them line for line."""
 from __future__ import annotations
 
 import contextlib
 import io
+import json
+import subprocess
+import sys
 
 from gradtrace.runner import run_text
 
@@ -25,3 +28,31 @@ def gradtrace_output(script: str) -> str:
     if result.error is not None:
         return result.stdout + f"{result.error.kind} {result.error.message}\n"
     return result.stdout
+
+
+_CHILD_RUNNER = """
+import contextlib, io, json, sys, torch
+threads = torch.get_num_threads()
+out = {}
+for name, code in json.loads(sys.stdin.read()).items():
+    torch.set_printoptions(profile="default", sci_mode=None)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(False)
+    torch.set_float32_matmul_precision("highest")
+    buffer, error = io.StringIO(), ""
+    with contextlib.redirect_stdout(buffer):
+        try:
+            exec(code, {})
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+    out[name] = [buffer.getvalue(), error]
+print(json.dumps(out))
+"""
+
+
+def torch_outputs_in_child(scripts: dict[str, str]) -> dict[str, list[str]]:
+    """name -> [stdout, "Kind: message" or ""] of each script run under torch in one child
+    Python, torch's global settings put back between scripts."""
+    done = subprocess.run([sys.executable, "-c", _CHILD_RUNNER], input=json.dumps(scripts),
+                          capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(done.stdout)

@@ -6,11 +6,8 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
+from script_runs import torch_outputs_in_child
 
 from gradtrace.runner import run_text
 
@@ -100,21 +97,6 @@ SCRIPTS = {
                              "print(h[::2, 1:].shape, h.to(torch.float16), h.t().exp().shape)",
 }
 
-_RUNNER = """
-import contextlib, io, json, sys, torch
-out = {}
-for name, code in json.loads(sys.stdin.read()).items():
-    buffer, error = io.StringIO(), ""
-    with contextlib.redirect_stdout(buffer):
-        try:
-            exec(code, {})
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
-    out[name] = [buffer.getvalue(), error]
-print(json.dumps(out))
-"""
-
-
 def _normalise(text: str) -> str:
     import re
 
@@ -124,9 +106,7 @@ def _normalise(text: str) -> str:
 @pytest.fixture(scope="module")
 def torch_outputs() -> dict[str, list[str]]:
     scripts = {name: PRELUDE + code + "\n" for name, code in SCRIPTS.items()}
-    done = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(scripts),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(done.stdout)
+    return torch_outputs_in_child(scripts)
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))

@@ -6,11 +6,8 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
+from script_runs import torch_outputs_in_child
 
 from gradtrace.runner import run_text
 
@@ -67,32 +64,10 @@ SCRIPTS = {
 
 # every script under one python + torch (its switches put back between them): what each
 # printed, and the last line of its error ("" if none)
-_RUNNER = """
-import contextlib, io, json, sys, torch
-threads = torch.get_num_threads()
-out = {}
-for name, code in json.loads(sys.stdin.read()).items():
-    torch.set_printoptions(profile="default", sci_mode=None)
-    torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(False)
-    torch.set_float32_matmul_precision("highest")
-    buffer, error = io.StringIO(), ""
-    with contextlib.redirect_stdout(buffer):
-        try:
-            exec(code, {})
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
-    out[name] = [buffer.getvalue(), error]
-print(json.dumps(out))
-"""
-
-
 @pytest.fixture(scope="module")
 def torch_outputs() -> dict[str, list[str]]:
     scripts = {name: PRELUDE + code + "\n" for name, code in SCRIPTS.items()}
-    done = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(scripts),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(done.stdout)
+    return torch_outputs_in_child(scripts)
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))

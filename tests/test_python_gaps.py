@@ -20,18 +20,20 @@ def snippet(name: str) -> str:
     return (SNIPPETS / f"{name}.gt").read_text()
 
 
-def python_out(text: str) -> str:
+def python_out(text: str, timeout: float = 60) -> str:
     done = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=timeout)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
-def same_as_python(text: str) -> str:
+def same_as_python(text: str, timeout: float = 60) -> str:
+    """What `text` prints under gradtrace, which must be what the Python running the tests
+    prints (timeout: for that Python's run, longer when the snippet imports torch)."""
     text = textwrap.dedent(text)
     result = run_text(text)
     assert result.error is None, result.error.format(result.source)
-    expected = python_out(text)
+    expected = python_out(text, timeout)
     assert result.stdout == expected
     return expected
 

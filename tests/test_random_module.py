@@ -3,22 +3,9 @@ CPython's numbers, copies keep the state, getstate/setstate replay, and the inst
 its sampling methods only. Each snippet also runs under the CPython running the tests."""
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
+from test_python_gaps import same_as_python
 
 from gradtrace.runner import run_text
-
-
-def same_as_python(text: str) -> str:
-    text = textwrap.dedent(text)
-    result = run_text(text)
-    assert result.error is None, result.error.format(result.source)
-    done = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert result.stdout == done.stdout
-    return done.stdout
 
 
 def test_a_seeded_random_instance_draws_cpythons_numbers():

@@ -2,13 +2,10 @@
 random.Random print their module-qualified class as under torch and CPython."""
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 import pytest
-
-from gradtrace.runner import run_text
+from test_python_gaps import same_as_python
 
 SCRIPT = textwrap.dedent("""\
     import random
@@ -22,13 +19,8 @@ SCRIPT = textwrap.dedent("""\
 
 def test_grad_mode_and_random_instances_print_their_module_qualified_class():
     pytest.importorskip("torch")
-    result = run_text(SCRIPT)
-    assert result.error is None, result.error.format(result.source)
-    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert result.stdout == done.stdout
-    assert "<class 'torch.autograd.grad_mode.no_grad'> no_grad" in result.stdout
+    printed = same_as_python(SCRIPT, timeout=120)
+    assert "<class 'torch.autograd.grad_mode.no_grad'> no_grad" in printed
 
 
 UNBOUND = textwrap.dedent("""\
@@ -50,9 +42,4 @@ UNBOUND = textwrap.dedent("""\
 
 def test_tensor_methods_read_from_the_class_are_unbound_methods_as_in_torch():
     pytest.importorskip("torch")
-    result = run_text(UNBOUND)
-    assert result.error is None, result.error.format(result.source)
-    done = subprocess.run([sys.executable, "-c", UNBOUND], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert result.stdout == done.stdout
+    same_as_python(UNBOUND, timeout=120)

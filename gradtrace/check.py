@@ -210,7 +210,9 @@ def run_torch(source_text: str, name: str, python: str,
 
 
 def _values(t: Any) -> dict[str, Any]:
-    return {"shape": list(t.shape), "dtype": str(t.dtype), "values": clean(t.array.tolist())}
+    """As the torch side's `values`: a meta tensor's are None."""
+    return {"shape": list(t.shape), "dtype": str(t.dtype), "device": str(t.device),
+            "values": None if t.is_meta else clean(t.array.tolist())}
 
 
 def _error(result: Any) -> dict[str, str] | None:
@@ -256,6 +258,8 @@ def _unstable(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[bool] 
         return None
     if a["shape"] != b["shape"] or a["dtype"] != b["dtype"]:
         return [True] * max(1, int(np.prod(a["shape"])))
+    if a["values"] is None:  # meta tensors: no values to differ
+        return None
     x, y = _array(a["values"]).reshape(-1), _array(b["values"]).reshape(-1)
     same = [p == q or (p != p and q != q) for p, q in zip(x.tolist(), y.tolist(), strict=True)]
     return None if all(same) else [not s for s in same]
@@ -343,6 +347,10 @@ def compare_values(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[str, i
         return "dtype", 0
     if ours["shape"] != theirs["shape"]:
         return "shape", 0
+    if ours.get("device") != theirs.get("device"):
+        return "device", 0
+    if ours["values"] is None:  # both on the meta device
+        return "same", 0
     np_type = FLOAT_DTYPES.get(ours["dtype"])
     if np_type is not None:
         a, b = _floats(ours["values"], np_type), _floats(theirs["values"], np_type)
@@ -508,7 +516,7 @@ def _value_rows(item: str, a: dict[str, Any], b: dict[str, Any], causes: list[st
     """The rows for a difference in values, and a note on the elements not compared (at
     `mask`, from `source`)."""
     note = ""
-    if mask and a["shape"] == b["shape"] and a["dtype"] == b["dtype"]:
+    if mask and all(a.get(k) == b.get(k) for k in ("shape", "dtype", "device")):
         a, b = _masked(a, mask), _masked(b, mask)
         n = sum(mask)
         note = (f"values: {source}, shape and dtype compared" if n == len(mask)

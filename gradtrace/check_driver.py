@@ -19,6 +19,7 @@ import os
 import signal
 import sys
 import tempfile
+import types
 import warnings
 from typing import Any
 
@@ -45,8 +46,10 @@ def graph(fn: Any, depth: int, budget: list[int]) -> Any:
 
 
 def values(t: Any) -> dict[str, Any]:
-    return {"shape": list(t.shape), "dtype": str(t.dtype),
-            "values": clean(t.detach().cpu().tolist())}
+    """A meta tensor has shape and dtype but no values (torch: "Cannot copy out of meta
+    tensor; no data!")."""
+    return {"shape": list(t.shape), "dtype": str(t.dtype), "device": str(t.device),
+            "values": None if t.is_meta else clean(t.detach().cpu().tolist())}
 
 
 def dump(t: Any) -> dict[str, Any]:
@@ -69,7 +72,9 @@ def run(job: dict[str, str]) -> dict[str, Any]:
 
     out = Stdout()
     sys.argv = [job["name"]]  # as `python SCRIPT` sets it (argparse's prog, sys.argv)
-    ns = {"__name__": "__main__"}
+    main = types.ModuleType("__main__")  # the script's module, where pickle finds its classes
+    saved_main, sys.modules["__main__"] = sys.modules.get("__main__"), main
+    ns = main.__dict__
     error = None
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -86,6 +91,7 @@ def run(job: dict[str, str]) -> dict[str, Any]:
         warnings.simplefilter("ignore")
         tensors = {k: dump(v) for k, v in list(ns.items())
                    if isinstance(v, torch.Tensor) and not k.startswith("__")}
+    sys.modules["__main__"] = saved_main
     return {"torch_version": torch.__version__, "python": sys.version.split()[0],
             "cpu_capability": torch.backends.cpu.get_cpu_capability().lower(),
             "stdout": out.getvalue(), "error": error, "tensors": tensors}

@@ -134,15 +134,15 @@ class TorchExceptionType(ExceptionType):
     """One of torch's exception classes, which prints with its module
     (torch.linalg.LinAlgError is `<class 'torch._C._LinAlgError'>`)."""
 
-    __slots__ = ("qualified",)
+    __slots__ = ("module",)
 
     def __init__(self, kind: str, module: str):
         super().__init__(kind)
-        self.qualified = f"{module}.{kind}"
+        self.module = module
         TORCH_EXCEPTION_TYPES[kind] = self
 
     def __repr__(self) -> str:
-        return f"<class '{self.qualified}'>"
+        return f"<class '{self.module}.{self.kind}'>"
 
 
 class BoundMethod:

@@ -205,7 +205,22 @@ def test_gradtrace_side_is_dumped_in_the_driver_format():
     assert c["grad_fn"] == "MulBackward0" and c["is_leaf"] is False
     assert c["next_functions"] == {"name": "MulBackward0", "next": [
         [{"name": "torch::autograd::AccumulateGrad", "next": []}, 0], [None, 0]]}
-    assert d["tensors"]["a"]["grad"] == {"shape": [], "dtype": "torch.float32", "values": 3.0}
+    assert d["tensors"]["a"]["grad"] == {"shape": [], "dtype": "torch.float32", "device": "cpu",
+                                         "values": 3.0}
+
+
+def test_a_meta_tensor_is_dumped_without_values_as_torch_has_none():
+    result = run_text("import torch\nm = torch.ones(2, 3, device='meta')\n")
+    assert check.dump_result(result)["tensors"]["m"]["values"] is None
+    assert check.dump_result(result)["tensors"]["m"]["device"] == "meta"
+
+
+def test_meta_tensors_compare_by_shape_dtype_and_device():
+    meta = doc(m=tensor(None, shape=[2, 3], device="meta"))
+    assert check.build_report("s", meta, copy.deepcopy(meta)).agree
+    on_cpu = doc(m=tensor([[0.0] * 3] * 2, shape=[2, 3], device="cpu"))
+    (row,) = check.build_report("s", on_cpu, meta).differences
+    assert (row.item, row.gradtrace, row.torch) == ("m device", "cpu", "meta")
 
 
 UNINITIALISED_SCRIPT = """import torch

@@ -52,6 +52,10 @@ SCRIPTS = {
                 "y = torch.nn.functional.relu(w @ torch.ones(3, 4, device='meta'))\n"
                 "print(y)\n"
                 "print(torch.autograd.grad(y.sum(), w))",
+    "first_grad_is_kept_at_version_0": "w = torch.empty(3, 4, device='meta', requires_grad=True)\n"
+                                       "(w * 2 + 1).exp().sum().backward()\n"
+                                       "print(w.grad._version, w.grad.stride())\n"
+                                       "(w * 3).sum().backward()\nprint(w.grad._version)",
     "huge_without_memory": "h = torch.empty(10**12, device='meta')\n"
                            "print(h.shape, (h * 2 + 1).exp().shape, torch.zeros_like(h).shape)\n"
                            "print(h.sum(), h.view(10**6, 10**6).t().shape)",

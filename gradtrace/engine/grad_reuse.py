@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .grad_mode import GRAD_MODE
-from .meta import MetaArray
+from .meta import MetaArray, is_c_contiguous, strides_of
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -42,11 +42,19 @@ def _base_refs(t: Tensor) -> int:
     return sys.getrefcount(t.array.base)
 
 
+def _layout(array: np.ndarray) -> tuple[tuple[int, ...], int]:
+    """(strides, the stride of one element): numpy's byte strides, or for a meta array the
+    strides torch reports, in elements (its numpy strides are zeros)."""
+    if type(array) is MetaArray:
+        return strides_of(array), 1
+    return array.strides, array.itemsize
+
+
 def is_non_overlapping_and_dense(array: np.ndarray) -> bool:
-    if array.flags.c_contiguous or array.flags.f_contiguous:
+    if type(array) is not MetaArray and (array.flags.c_contiguous or array.flags.f_contiguous):
         return True
-    dims = sorted((abs(s), n) for s, n in zip(array.strides, array.shape) if n != 1)
-    expected = array.itemsize
+    strides, expected = _layout(array)
+    dims = sorted((abs(s), n) for s, n in zip(strides, array.shape) if n != 1)
     for stride, size in dims:
         if stride != expected:
             return False
@@ -59,14 +67,14 @@ def obeys_layout_contract(grad: np.ndarray, variable: np.ndarray) -> bool:
     if grad.shape != variable.shape:
         return False
     if is_non_overlapping_and_dense(variable):
-        for size, gs, vs in zip(grad.shape, grad.strides, variable.strides):
+        for size, gs, vs in zip(grad.shape, _layout(grad)[0], _layout(variable)[0]):
             if size != 1:
                 if gs != vs:
                     return False
             elif gs == 0:
                 return False
         return True
-    return bool(grad.flags.c_contiguous)
+    return is_c_contiguous(grad)
 
 
 def _storage_unshared(t: Tensor) -> bool:

@@ -115,6 +115,39 @@ def is_expandable_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     return True
 
 
+def dense_strides_like(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """torch's infer_dense_strides: packed strides that keep the order of `strides` (what
+    empty_like gives a tensor that is not dense, a slice or an expanded view). Dims sort by
+    stride (the larger size first among equal ones); a zero stride holds its place."""
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * ndim
+    step = 1
+    for d in perm:
+        out[d] = step
+        if shape[d] > 1:
+            step *= shape[d]
+    return tuple(out)
+
+
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """A row-major layout's strides in elements, as torch gives them (a size-0 or size-1
     dimension counts as 1)."""

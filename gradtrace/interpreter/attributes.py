@@ -155,7 +155,7 @@ class Attributes:
             if name == "__name__":  # `scheduler.__module__ == lr_scheduler.__name__` (d2l)
                 return _MODULE_NAMES.get(obj.name, obj.name)
             raise stdlib.missing_namespace_name(obj, name)
-        if kind is BuiltinType or kind is OpaqueType or kind is stdlib.ExceptionType or \
+        if kind is BuiltinType or kind is OpaqueType or isinstance(obj, stdlib.ExceptionType) or \
                 isinstance(obj, ScriptType):
             return self.type_getattr(obj, name)
         if isinstance(obj, FunctionCtx):  # a custom Function's ctx, which is its grad_fn

@@ -15,7 +15,6 @@ from ..device import check_device
 from ..dtypes import DType
 from ..formulas import local
 from ..forward_ad import auto_linear
-from ..grad_reuse import is_non_overlapping_and_dense
 from ..limits import reserve
 from ..meta import is_meta, meta_array
 from ..node import Function
@@ -282,23 +281,25 @@ def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
 
 def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool,
           device: Any = None) -> Tensor:
-    """A `*_like` factory: t's device unless `device` says another."""
+    """A `*_like` factory: t's device unless `device` says another, and t's layout
+    (memory_format=preserve: a transposed weight's empty_like is transposed too, so samplers
+    fill it in the same memory order)."""
     if not isinstance(t, Tensor):
         raise TorchTypeError(f"expected Tensor as argument 1, but got {type_name(t)}")
     meta = check_device(device, moving=True) if device is not None else is_meta(t.array)
     result = _filled(t.shape, value, dtype or t.dtype, requires_grad, meta)
-    if meta:
-        if is_meta(t.array):
-            result.array.torch_strides = t.array.torch_strides
-        elif not t.array.flags.c_contiguous and is_non_overlapping_and_dense(t.array):
-            from .views import torch_strides
+    from .views import preserved_strides
 
-            result.array.torch_strides = torch_strides(t.array)
+    strides = preserved_strides(t.array)
+    if strides is None:
         return result
-    if not t.array.flags.c_contiguous and is_non_overlapping_and_dense(t.array):
-        # memory_format=preserve: a dense tensor's strides are kept (a transposed weight's
-        # empty_like is transposed too, so samplers fill it in the same memory order)
-        result.array = np.full_like(t.array, value, dtype=result.array.dtype, order="K")
+    if meta:
+        result.array.torch_strides = strides
+        return result
+    outermost_first = sorted(range(t.ndim), key=lambda d: -strides[d])
+    packed = np.empty([t.shape[d] for d in outermost_first], result.array.dtype)
+    result.array = np.full_like(packed.transpose(np.argsort(outermost_first)), value,
+                                order="K")
     return result
 
 

@@ -24,10 +24,11 @@ from .. import dtypes
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
+from ..grad_reuse import is_non_overlapping_and_dense
 from ..limits import reserve
 from ..meta import NO_DATA, MetaArray, is_c_contiguous, is_meta, meta_array, strides_of
 from ..node import Function
-from ..shapes import Size, contiguous_strides, size_args, wrap_dim
+from ..shapes import Size, contiguous_strides, dense_strides_like, size_args, wrap_dim
 from ..tensor import Tensor, type_name
 
 U64 = 2**64
@@ -56,6 +57,31 @@ def torch_strides(array: np.ndarray) -> tuple[int, ...]:
     if array.flags.c_contiguous:
         return contiguous_strides(array.shape)
     return tuple(s // array.itemsize for s in array.strides)
+
+
+def preserved_strides(array: np.ndarray) -> tuple[int, ...] | None:
+    """The strides torch's memory_format=preserve gives a copy of `array` (empty_like, clone,
+    .to): a dense array's own, else infer_dense_strides of them; None for row-major."""
+    if is_c_contiguous(array):
+        return None
+    strides = torch_strides(array)
+    if not is_non_overlapping_and_dense(array):
+        strides = dense_strides_like(array.shape, strides)
+    return None if strides == contiguous_strides(array.shape) else strides
+
+
+def copy_preserving_layout(array: np.ndarray, dtype: Any = None) -> np.ndarray:
+    """A copy of `array` (as `dtype`) with preserved_strides, in memory it owns."""
+    strides = preserved_strides(array)
+    if type(array) is MetaArray:
+        return meta_array(array.shape, array.dtype if dtype is None else dtype, strides)
+    if strides is None:
+        return array.copy() if dtype is None else array.astype(dtype, order="C")
+    outermost_first = sorted(range(array.ndim), key=lambda d: -strides[d])
+    template = np.empty([array.shape[d] for d in outermost_first], dtype or array.dtype)
+    out = np.empty_like(template.transpose(np.argsort(outermost_first)), order="K")
+    np.copyto(out, array, casting="unsafe")
+    return out
 
 
 def warn(message: str) -> None:
@@ -600,7 +626,7 @@ class CloneBackward0(Function):
 
     def forward(self, a: Tensor, order: str = "K") -> np.ndarray:
         reserve(a.array.shape, a.array.itemsize)  # a broadcast view copies to its full size
-        return a.array.copy(order=order)
+        return copy_preserving_layout(a.array) if order == "K" else a.array.copy(order=order)
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad
@@ -623,8 +649,8 @@ class ToCopyBackward0(Function):
 
     def forward(self, a: Tensor, dtype: Any, meta: bool = False) -> np.ndarray:
         if meta:  # .to("meta"): the shape, dtype and strides, not the values
-            return meta_array(a.array.shape, dtype.np, torch_strides(a.array))
-        return a.array.astype(dtype.np)
+            return meta_array(a.array.shape, dtype.np, preserved_strides(a.array))
+        return copy_preserving_layout(a.array, dtype.np)
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad.to(self.input_meta[0][1])

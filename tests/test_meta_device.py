@@ -17,6 +17,40 @@ PRELUDE = """import torch
 m = torch.empty(2, 3, device="meta")
 """
 
+# views, copies and elementwise results of meta tensors too big for a zero-filled stand-in
+HUGE_VIEWS = """\
+n = 10**5
+a = torch.empty(n, 3, n, device="meta")
+p = a.permute(2, 0, 1)
+print(p.stride(), p.is_contiguous(), p[5].stride(), p[:, 1].stride(),
+      p[::3, :, 1:].stride())
+print([t.stride() for t in a.unbind(1)], [t.stride() for t in a.split(2, 1)],
+      [t.stride() for t in a.chunk(2, 2)])
+print(a.diagonal(0, 0, 2).stride(), a.unfold(2, 4, 2).stride(), a.unsqueeze(1).stride(),
+      a[:, :1].squeeze(1).stride())
+print(a.movedim(0, 2).stride(), a.narrow(2, 5, 10).stride(), a.flatten().stride(),
+      a.transpose(0, 1).flatten(1).stride())
+print(p.reshape(n, -1).stride(), p.contiguous().stride(), a.mT.stride(),
+      a.swapaxes(0, 2).stride(), a[..., None].stride())
+print(a.view(3 * n, n).stride(), a.expand(2, n, 3, n).stride(),
+      a[None].expand(4, -1, -1, -1).stride())
+try:
+    p.view(-1)
+except RuntimeError as e:
+    print(e)
+lin = torch.nn.Linear(n, 2 * n, device="meta")
+x = torch.empty(4, n, device="meta", requires_grad=True)
+y = lin(x)
+print(y.stride(), y.grad_fn, y.grad_fn.next_functions)
+y.sum().backward()
+print(x.grad.stride(), lin.weight.grad.stride(), lin.bias.grad.stride(),
+      lin.weight.t().stride())
+w = torch.empty(n, n, device="meta").t()
+print(torch.empty_like(w).stride(), w.clone().stride(), (w * 2).stride(),
+      (w + w.t()).stride(), w.to(torch.float16).stride())
+print(w.contiguous().is_contiguous(), w.is_contiguous(), w.t().is_contiguous())
+"""
+
 SCRIPTS = {
     "factories_print": "print(m, m.device, m.is_meta, repr(m.device))\n"
                        "print(torch.zeros(2, 3, device='meta', requires_grad=True))\n"
@@ -56,6 +90,7 @@ SCRIPTS = {
                                        "(w * 2 + 1).exp().sum().backward()\n"
                                        "print(w.grad._version, w.grad.stride())\n"
                                        "(w * 3).sum().backward()\nprint(w.grad._version)",
+    "huge_view_strides": HUGE_VIEWS,
     "huge_without_memory": "h = torch.empty(10**12, device='meta')\n"
                            "print(h.shape, (h * 2 + 1).exp().shape, torch.zeros_like(h).shape)\n"
                            "print(h.sum(), h.view(10**6, 10**6).t().shape)",

@@ -10,7 +10,9 @@ shape table per op:
 - inputs whose storage is small get a real zero-filled stand-in with the same shape and
   strides, and the op's forward runs on it as on any CPU tensor: the output's shape,
   dtype and strides are what the engine computes, and so are its errors;
-- larger inputs run the forward on the MetaArrays themselves: numpy ufuncs (elementwise
+- larger inputs of a view op (`meta_layout_only`) become windows of their shape and
+  strides over one element, which the view's forward lays out anew without reading;
+- other larger inputs run the forward on the MetaArrays themselves: numpy ufuncs (elementwise
   ops, reductions, matmul) answer from shapes and dtypes alone (`__array_ufunc__`), and
   an op whose arithmetic is not made of them says how large its result is through its
   `meta_forward` (convolution, pooling), the same shape logic its forward checks with.
@@ -25,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotSupportedError, ScriptError, TorchRuntimeError
-from .shapes import contiguous_strides
+from .shapes import contiguous_strides, dense_strides_like
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 NO_ITEM = "Tensor.item() cannot be called on meta tensors"
@@ -70,10 +72,11 @@ class MetaArray(np.ndarray):
                 shape = np.broadcast_shapes(*(np.shape(x) for x in inputs))
                 if ufunc.signature is not None:  # matmul: (n?,k),(k,m?)->(n?,m?)
                     return _meta_like(_matmul_shape(inputs), result, out)
+                strides = _elementwise_strides(shape, inputs)
                 if isinstance(result, tuple):
-                    return tuple(_meta_like(shape, r, o) for r, o in
+                    return tuple(_meta_like(shape, r, o, strides) for r, o in
                                  zip(result, out or (None,) * len(result), strict=True))
-                return _meta_like(shape, result, out)
+                return _meta_like(shape, result, out, strides)
             if method == "reduce":
                 result = ufunc.reduce(samples[0].reshape(1), **kw)
                 return _meta_like(_reduced_shape(np.shape(inputs[0]), kwargs.get("axis", 0),
@@ -111,7 +114,7 @@ class MetaArray(np.ndarray):
         return meta_array(self.shape, self.dtype)
 
     def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> MetaArray:  # type: ignore
-        return meta_array(self.shape, np.dtype(dtype))
+        return meta_array(self.shape, np.dtype(dtype), self.torch_strides)
 
     def flatten(self, order: str = "C") -> MetaArray:  # type: ignore[override]
         return meta_array((self.size,), self.dtype)
@@ -175,7 +178,8 @@ def elementwise_result(arrays: list[np.ndarray], fn: Callable[..., Any]) -> Meta
     `fn` gives one element of each input's dtype (nothing is computed per element)."""
     with np.errstate(all="ignore"):
         sample = np.asarray(fn(*(np.zeros(1, a.dtype) for a in arrays)))
-    return meta_array(np.broadcast_shapes(*(a.shape for a in arrays)), sample.dtype)
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    return meta_array(shape, sample.dtype, _elementwise_strides(shape, tuple(arrays)))
 
 
 def _sample(x: Any) -> Any:
@@ -185,10 +189,25 @@ def _sample(x: Any) -> Any:
     return x
 
 
-def _meta_like(shape: tuple[int, ...], result: Any, out: Any) -> Any:
+def _meta_like(shape: tuple[int, ...], result: Any, out: Any,
+               strides: tuple[int, ...] | None = None) -> Any:
     if out is not None:
         return out[0] if isinstance(out, tuple) and len(out) == 1 else out
-    return meta_array(shape, np.asarray(result).dtype)
+    return meta_array(shape, np.asarray(result).dtype, strides)
+
+
+def _elementwise_strides(shape: tuple[int, ...], inputs: tuple) -> tuple[int, ...]:
+    """An elementwise op's output layout, as TensorIterator lays it out from its inputs'."""
+    operands = []
+    for x in inputs:
+        if isinstance(x, np.ndarray) and x.ndim:
+            strides = strides_of(x) if type(x) is MetaArray else \
+                tuple(s // x.itemsize for s in x.strides)
+            lead = len(shape) - x.ndim
+            operands.append((0,) * lead + tuple(
+                0 if n == 1 and shape[lead + i] != 1 else s
+                for i, (n, s) in enumerate(zip(x.shape, strides, strict=True))))
+    return dense_strides_like(shape, *operands)
 
 
 def _reduced_shape(shape: tuple[int, ...], axis: Any, keepdims: bool) -> tuple[int, ...]:
@@ -366,6 +385,23 @@ def _probe(array: MetaArray) -> np.ndarray:
         storage, array.shape, tuple(s * itemsize for s in strides_of(array)))
 
 
+def _window(array: MetaArray) -> np.ndarray:
+    """The meta array's shape and strides over one element, for a view op's forward to lay
+    out anew (reading it past that element would read memory that is not there: only ops
+    that never read run on it, `meta_layout_only`)."""
+    one = _WINDOW_BUFFERS.get(array.dtype)
+    if one is None:
+        one = _WINDOW_BUFFERS[array.dtype] = np.zeros(1, array.dtype)
+    itemsize = array.dtype.itemsize
+    return np.lib.stride_tricks.as_strided(
+        one, array.shape, tuple(s * itemsize for s in strides_of(array)), writeable=False)
+
+
+# (not _BUFFERS: a view of a window is an op's output with its own strides, while a plain
+# view of a meta array's element says nothing of them)
+_WINDOW_BUFFERS: dict[np.dtype, np.ndarray] = {}
+
+
 def run_forward(node: Any, inputs: tuple, params: dict) -> Any:
     """`node.forward(*inputs, **params)` for an op with a meta input (see the module's
     docstring): its output(s) as meta arrays."""
@@ -386,6 +422,15 @@ def run_forward(node: Any, inputs: tuple, params: dict) -> Any:
         try:
             for t, array in saved:
                 t.array = _probe(array)
+            data = node.forward(*inputs, **params)
+        finally:
+            for t, array in saved:
+                t.array = array
+    elif type(node).meta_layout_only:
+        saved = [(t, t.array) for t in metas]
+        try:
+            for t, array in saved:
+                t.array = _window(array)
             data = node.forward(*inputs, **params)
         finally:
             for t, array in saved:

@@ -290,6 +290,10 @@ class Function(Node):
     # Whether forward, after its checks, computes only through kernels that give a meta
     # array for meta inputs (blas): a meta op then runs it whatever its size
     meta_kernels = False
+    # Whether forward only lays out its first input's memory anew (a view: no element is
+    # read), so a meta op runs it on a window of the meta tensor's shape and strides over
+    # one element, whatever its size, and the output has the strides torch gives it
+    meta_layout_only = False
 
     def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
         if self.recording:

@@ -1,6 +1,7 @@
 """Shapes: torch.Size, dim wrapping, broadcasting, and reducing gradients to a shape."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -115,20 +116,55 @@ def is_expandable_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     return True
 
 
-def dense_strides_like(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
-    """torch's infer_dense_strides: packed strides that keep the order of `strides` (what
-    empty_like gives a tensor that is not dense, a slice or an expanded view). Dims sort by
-    stride (the larger size first among equal ones); a zero stride holds its place."""
+def view_strides(shape: tuple[int, ...], strides: tuple[int, ...],
+                 new_shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """torch's computeStride: the strides of `new_shape` viewing memory laid out as
+    (`shape`, `strides`), or None when no view can (a dim would span two runs of memory)."""
+    if not shape:
+        return (1,) * len(new_shape)
+    numel = math.prod(shape)
+    if numel == 0:
+        if tuple(shape) == tuple(new_shape):
+            return tuple(strides)
+        return contiguous_strides(new_shape)
+    out = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    base_stride = strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                out[view_d] = view_numel * base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base_stride = strides[d - 1]
+                tensor_numel = view_numel = 1
+    return None if view_d != -1 else tuple(out)
+
+
+def dense_strides_like(shape: tuple[int, ...], *operands: tuple[int, ...]) -> tuple[int, ...]:
+    """Packed strides that keep the memory order of the operands' `strides` (each as long
+    as `shape`, 0 where broadcast): torch's infer_dense_strides (empty_like of a tensor
+    that is not dense: one operand) and TensorIterator's reorder_dimensions for an
+    elementwise op's output. Dims sort by the first operand's strides that tell them apart
+    (the larger size first among equal ones); a zero stride says nothing."""
     ndim = len(shape)
     perm = list(range(ndim - 1, -1, -1))
 
     def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
+        for strides in operands:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
 
     for i in range(1, ndim):
         d1 = i

@@ -13,6 +13,7 @@ from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
+from ..meta import MetaArray
 from ..node import Function, SavedTensor
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand, bump_version
@@ -87,7 +88,8 @@ def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
                 return out
     out = ufunc(x, y)
     if type(out) is not np.ndarray or out.dtype != dtype.np:
-        out = np.asarray(out, dtype=dtype.np)
+        # (a meta result keeps its layout: np.asarray would make it a plain view)
+        out = out.astype(dtype.np) if type(out) is MetaArray else np.asarray(out, dtype.np)
     return out
 
 

@@ -42,6 +42,7 @@ class AsStridedBackward0(ViewFunction):
     """`self.as_strided(size, stride, storage_offset)`: a window onto self's storage."""
 
     __slots__ = ("geometry",)
+    meta_layout_only = False  # it reads its base's storage
     formulas = (vjp("self", "as_strided_backward({grad}, {size}, {stride}, {storage_offset})"),)
 
     def forward(self, a: Tensor, size: tuple[int, ...], stride: tuple[int, ...],

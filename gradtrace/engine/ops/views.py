@@ -28,7 +28,14 @@ from ..grad_reuse import is_non_overlapping_and_dense
 from ..limits import reserve
 from ..meta import NO_DATA, MetaArray, is_c_contiguous, is_meta, meta_array, strides_of
 from ..node import Function
-from ..shapes import Size, contiguous_strides, dense_strides_like, size_args, wrap_dim
+from ..shapes import (
+    Size,
+    contiguous_strides,
+    dense_strides_like,
+    size_args,
+    view_strides,
+    wrap_dim,
+)
 from ..tensor import Tensor, type_name
 
 U64 = 2**64
@@ -137,6 +144,7 @@ class ViewFunction(Function):
 
     __slots__ = ()
     returns_view = True
+    meta_layout_only = True
 
     @classmethod
     def call(cls, *inputs: Tensor, **params: Any) -> Any:
@@ -170,10 +178,20 @@ def infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
+def _viewable(array: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether torch can view `array` as `shape` (a meta array's reported strides too)."""
+    return is_c_contiguous(array) or \
+        view_strides(array.shape, torch_strides(array), shape) is not None
+
+
 def _reshaped_view(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """`array` viewed as `shape`, or None. Asked first, since numpy's shape setter copies
+    before it refuses (a meta window's copy would read memory that is not there)."""
+    if not _viewable(array, shape):
+        return None
     out = array.view()
     try:
-        out.shape = shape  # raises instead of copying when strides do not allow a view
+        out.shape = shape  # (numpy's own check agrees: it views what torch views)
     except AttributeError:
         return None
     return out
@@ -251,7 +269,7 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
     shape = infer_size(size_args(shape), a.array.size)
     if is_c_contiguous(a.array):
         return ViewBackward0.call(a, shape=shape)
-    if _reshaped_view(a.array, shape) is not None:
+    if _viewable(a.array, shape):
         return ReshapeAliasBackward0.call(a, shape=shape)
     return UnsafeViewBackward0.call(contiguous(a), shape=shape)
 
@@ -625,7 +643,8 @@ class CloneBackward0(Function):
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, order: str = "K") -> np.ndarray:
-        reserve(a.array.shape, a.array.itemsize)  # a broadcast view copies to its full size
+        if type(a.array) is not MetaArray:  # (a meta copy owns nothing)
+            reserve(a.array.shape, a.array.itemsize)  # a broadcast view copies to its size
         return copy_preserving_layout(a.array) if order == "K" else a.array.copy(order=order)
 
     def backward(self, grad: Tensor) -> Tensor:

@@ -59,6 +59,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "numpy._core._exceptions._UFuncOutputCastingError":
         "numpy._core._exceptions._UFuncCastingError",
     "SystemExit": "BaseException",  # sys.exit(): ends the run with its status (runner.py)
+    "GeneratorExit": "BaseException",  # what gen.close() raises at the suspended yield
     "Warning": "Exception",  # what warnings.warn takes, and raises under an "error" filter
     "TracerWarning": "Warning",  # torch.jit.TracerWarning (torch.jit._trace)
     **{kind: "Warning" for kind in (
@@ -200,6 +201,8 @@ class ScriptError(GradtraceError):
             return f"KeyError({self.message})"
         if self.kind == "SystemExit" and hasattr(self, "code"):  # sys.exit(3): SystemExit(3)
             return f"SystemExit({self.code!r})"
+        if self.kind == "StopIteration" and hasattr(self, "value"):  # a generator's return
+            return f"StopIteration({self.value!r})"
         return f"{self.kind}({self.message!r})"
 
     def matches(self, kind: str) -> bool:
@@ -265,3 +268,11 @@ class InternalError(GradtraceError):
     """A bug in gradtrace itself, reported with the script location instead of a traceback."""
 
     kind = "InternalError"
+
+
+def stop_iteration(value: object) -> ScriptError:
+    """Python's StopIteration for a generator that returned `value` (its `.value`)."""
+    err = ScriptError("" if value is None else str(value), kind="StopIteration")
+    if value is not None:
+        err.value = value  # type: ignore[attr-defined]
+    return err

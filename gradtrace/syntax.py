@@ -30,7 +30,7 @@ class FormattedValue(Node):
 
     value: Expr
     conversion: str | None  # "r", "s" or None
-    spec: str | None
+    spec: str | FString | None  # an FString when it holds fields: `{x:{width}.4f}`
 
 
 @dataclass(frozen=True, slots=True)

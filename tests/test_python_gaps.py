@@ -215,3 +215,32 @@ def test_a_long_chain_shows_a_bounded_part():
 
 def test_a_finally_block_sees_the_error_passing_through_as_handled():
     same_as_python(snippet("finally_reraise"))
+
+
+# ------------------------------------------------------------------ generators, ordering, formats
+
+def test_generators_take_send_throw_and_close_as_python_does():
+    same_as_python(snippet("generator_send_throw_close"))
+
+
+def test_dataclass_order_and_total_ordering_compare_as_python_does():
+    same_as_python(snippet("ordering_decorators"))
+
+
+def test_format_specs_with_fields_of_their_own_format_as_python_does():
+    same_as_python(snippet("format_nested_specs"))
+
+
+def test_a_field_in_a_nested_spec_field_is_python_s_syntax_error():
+    error = gt_error('x = 1\nprint(f"{x:{x:{x}}}")\n')
+    assert (error.kind, error.message) == ("SyntaxError", "f-string: expressions nested too deeply")
+
+
+def test_a_nested_spec_asking_for_a_huge_width_is_a_limit_not_a_huge_string():
+    for text in ('w = 10**9\nprint(f"{1:{w}}")\n', 'print("{:{}}".format(1, 10**9))\n'):
+        assert gt_error(text).kind == "LimitError"
+
+
+def test_a_nested_spec_field_naming_an_attribute_is_refused_as_a_plain_one():
+    error = gt_error('print("{0:{1.real}}".format(1, 5))\n')
+    assert error.kind == "NotSupportedError" and "'{1.real}'" in error.message

@@ -35,6 +35,7 @@ from .collection_types import (
     namedtuple_attribute,
     partial,
 )
+from .generators import generator_attribute
 from .generic_classes import ScriptGenericAlias, alias_attribute
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .numpy_module import RandomSource, array_attribute, is_numpy_value, random_source_attribute
@@ -49,6 +50,7 @@ from .objects import (
     OpaqueType,
     Property,
     ScriptClass,
+    ScriptGenerator,
     StaticMethod,
     Super,
     UserFunction,
@@ -173,6 +175,9 @@ class Attributes:
                 return stdlib.node_saved(obj, name)
             return self._missing(obj, name)
         table: dict[str, Callable[..., Any]] | None = None
+        if kind is ScriptGenerator:
+            found = generator_attribute(self, obj, name)
+            return self._missing(obj, name) if found is None else found
         if is_numpy_value(obj):
             return array_attribute(obj, name)
         if kind is RandomSource:
@@ -246,6 +251,8 @@ class Attributes:
             return chain_attribute(obj, name)
         elif isinstance(obj, ScriptError) and name == "code" and obj.kind == "SystemExit":
             return getattr(obj, "code", None)
+        elif isinstance(obj, ScriptError) and name == "value" and obj.kind == "StopIteration":
+            return getattr(obj, "value", None)
         elif kind is text_io.ScriptStream:
             if name == "name":  # sys.stdout.name
                 return f"<{obj.name}>"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .. import stdlib
 from ..engine.jit import JIT
 from ..engine.tensor import Tensor
-from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
+from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError, stop_iteration
 from .dunders import OBJECT
 from .nesting import check_all_hashable, check_hashable, unnest
 from .objects import (
@@ -37,6 +37,29 @@ if TYPE_CHECKING:
     from .core import Interpreter
 
 _FORMATTER = string.Formatter()
+
+
+def _check_field_name(field_name: str | None) -> None:
+    if field_name and any(c in field_name for c in ".["):
+        raise NotSupportedError(
+            f"format field '{{{field_name}}}' is not supported (only positions and "
+            "names; use an f-string)")
+
+
+class _CheckedFormatter(string.Formatter):
+    """str.format for specs with fields: every field name and filled-in spec checked."""
+
+    def __init__(self, interp: Any):
+        self.interp = interp
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        _check_field_name(field_name)
+        return super().get_field(field_name, args, kwargs)
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if format_spec:
+            self.interp.check_spec(format_spec, None)
+        return super().format_field(value, format_spec)
 
 
 class MapItems:
@@ -147,16 +170,18 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         return call
 
     def script_format(text: str, *args: Any, **kwargs: Any) -> str:
-        """str.format without attribute or index lookups in the fields."""
+        """str.format without attribute or index lookups in the fields. A spec with fields
+        of its own (`"{:{}.{}f}".format(x, width, digits)`) is checked once they are
+        filled in, by string.Formatter, which numbers and nests them as str.format does."""
+        nested = False
         for _, field_name, spec, _ in _FORMATTER.parse(text):
-            if field_name and any(c in field_name for c in ".["):
-                raise NotSupportedError(
-                    f"format field '{{{field_name}}}' is not supported (only positions and "
-                    "names; use an f-string)")
+            _check_field_name(field_name)
             if spec and "{" in spec:
-                raise NotSupportedError("nested format fields are not supported")
-            if spec:
+                nested = True
+            elif spec:
                 self.check_spec(spec, None)
+        if nested:
+            return _CheckedFormatter(self).vformat(text, args, kwargs)
         return text.format(*args, **kwargs)
 
     def script_iter(value: Any, sentinel: Any = MISSING, /) -> Iterator[Any]:
@@ -170,8 +195,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         except StopIteration as stop:
             if default is not MISSING:
                 return default
-            message = "" if stop.value is None else str(stop.value)
-            raise ScriptError(message, kind="StopIteration") from None
+            raise stop_iteration(stop.value) from None
 
     def script_map(fn: Any, /, *iterables: Any) -> ScriptIterator:
         if not iterables:

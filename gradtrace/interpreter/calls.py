@@ -276,9 +276,10 @@ class Calls:
             return self._invoke(fn.fn, (obj, *args), kwargs or {}, None)
         return self.call(self.bind(fn, obj), list(args), kwargs or {}, None)
 
-    def resume(self, gen: ScriptGenerator, throw: Any = None) -> Any:
+    def resume(self, gen: ScriptGenerator, throw: Any = None, send: Any = None) -> Any:
         """next() of a script generator: runs its body to the next `yield`, one call deeper
-        (with `throw`, that error is raised at the suspended `yield` first)."""
+        (with `throw`, that error is raised at the suspended `yield` first; `send` is the
+        value the suspended `yield` evaluates to)."""
         outer = self.in_library
         self.in_library = gen.library
         self.call_stack.append((gen.qualname.rpartition(".")[2], self.current_span,
@@ -287,9 +288,13 @@ class Calls:
         try:
             if self.depth > self.limits.max_call_depth:
                 raise ScriptError("maximum recursion depth exceeded", kind="RecursionError")
-            return next(gen.gen) if throw is None else gen.gen.throw(throw)
+            if throw is not None:
+                return gen.gen.throw(throw)
+            return next(gen.gen) if send is None else gen.gen.send(send)
         except ValueError as err:  # "generator already executing"
             raise ScriptError(str(err), kind="ValueError") from None
+        except TypeError as err:  # "can't send non-None value to a just-started generator"
+            raise ScriptError(str(err), kind="TypeError") from None
         finally:
             self.depth -= 1
             self.in_library = outer

@@ -74,6 +74,11 @@ def missing_dunder(owner: str, name: str, message: str) -> Exception:
 def attribute_error(message: str) -> ScriptError:
     return ScriptError(message, kind="AttributeError")
 
+# what a class may be given after it is made (functools.total_ordering sets comparisons):
+# names every use looks up anew, never cached on the class
+_SETTABLE_DUNDERS = frozenset({"__doc__", "__module__", "__lt__", "__le__", "__gt__",
+                               "__ge__"})
+
 
 class ClassRuntime:
     """Instances, classes and super() at run time (a mixin of the Interpreter)."""
@@ -289,7 +294,7 @@ class ClassRuntime:
         if cls.frozen:
             raise TorchTypeError(f"cannot set '{name}' attribute of immutable type "
                                  f"'{cls.name}'")
-        if is_dunder(name) and name not in ("__doc__", "__module__"):
+        if is_dunder(name) and name not in _SETTABLE_DUNDERS:
             raise NotSupportedError(f"setting attribute '{name}' of class {cls.name} is not "
                                     "supported")
         if cls.enum is not None:

@@ -1,10 +1,11 @@
 """Python's `dataclasses` as training scripts use it for their configs: `@dataclass` (with
 or without arguments) makes `__init__`, `__repr__` and `__eq__` from the names the class
 body annotates (its bases' first), `field(default=..., default_factory=...)`, `asdict`,
-`astuple`, `replace`, `fields`, and `frozen=True` (assignment raises FrozenInstanceError,
-instances hash by their fields). Python's checks and messages: a field without a default
-after one with one, a list/dict/set default, the generated `__init__`'s argument errors.
-`order=True` and the other options that change more than this are refused.
+`astuple`, `replace`, `fields`, `frozen=True` (assignment raises FrozenInstanceError,
+instances hash by their fields) and `order=True` (`<` and co compare the fields as tuples).
+Python's checks and messages: a field without a default after one with one, a
+list/dict/set default, the generated `__init__`'s argument errors. The options that change
+more than this (unsafe_hash, kw_only, slots) are refused.
 """
 from __future__ import annotations
 
@@ -40,7 +41,9 @@ class Field:
         return "Field(...)"
 
 
-_REFUSED_OPTIONS = ("order", "unsafe_hash", "kw_only", "slots")
+_REFUSED_OPTIONS = ("unsafe_hash", "kw_only", "slots")
+_ORDER = {"__lt__": lambda a, b: a < b, "__le__": lambda a, b: a <= b,
+          "__gt__": lambda a, b: a > b, "__ge__": lambda a, b: a >= b}
 register(Field, {name: (lambda spec, name=name: _shown(getattr(spec, name))) for name in (
     "name", "default", "default_factory", "init", "repr", "compare")}, {})
 
@@ -62,13 +65,15 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
         return Field(default, default_factory, init, repr, compare)
 
     def dataclass(cls: Any = None, /, *, init: bool = True, repr: bool = True,
-                  eq: bool = True, frozen: bool = False, match_args: bool = True,
-                  **options: Any) -> Any:
+                  eq: bool = True, order: bool = False, frozen: bool = False,
+                  match_args: bool = True, **options: Any) -> Any:
         for name in options:
             if name not in _REFUSED_OPTIONS:
                 raise TorchTypeError(f"dataclass() got an unexpected keyword argument '{name}'")
             if options[name]:
                 raise NotSupportedError(f"@dataclass({name}=True) is not supported by gradtrace")
+        if order and not eq:
+            raise TorchValueError("eq must be true if order is true")
 
         def wrap(cls: Any) -> Any:
             if type(cls) is not ScriptClass:
@@ -83,6 +88,14 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
             if eq:
                 cls.attrs["__eq__"] = NativeFunction("__eq__", cls.name, _make_eq(fields))
                 cls.attrs["__hash__"] = None
+            if order:
+                for name, compare in _ORDER.items():
+                    if name in cls.attrs:
+                        raise TorchTypeError(
+                            f"Cannot overwrite attribute {name} in class {cls.name}. Consider "
+                            "using functools.total_ordering")
+                    cls.attrs[name] = NativeFunction(name, cls.name,
+                                                     _make_order(fields, compare))
             if frozen:
                 for name, fn in _make_frozen(cls, fields).items():
                     cls.attrs[name] = NativeFunction(name, cls.name, fn)
@@ -253,6 +266,20 @@ def _make_eq(fields: tuple[tuple[str, Field], ...]) -> Callable[[Any, Any], Any]
                 == tuple(other.attrs.get(n) for n in compared))
 
     return __eq__
+
+
+def _make_order(fields: tuple[tuple[str, Field], ...],
+                compare: Callable[[tuple, tuple], bool]) -> Callable[[Any, Any], Any]:
+    """order=True's `__lt__` and co: the compared fields as tuples, for the same class."""
+    compared = [name for name, spec in fields if spec.compare]
+
+    def method(self: Any, other: Any) -> Any:
+        if type(other) is not Instance or other.cls is not self.cls:
+            return NotImplemented
+        return compare(tuple(self.attrs.get(n) for n in compared),
+                       tuple(other.attrs.get(n) for n in compared))
+
+    return method
 
 
 def _make_frozen(cls: ScriptClass, fields: tuple[tuple[str, Field], ...]

@@ -102,7 +102,10 @@ class ExpressionCompiler:
             if isinstance(part, str):
                 parts.append(part)
             else:
-                parts.append((self.compile_expr(part.value), part.conversion, part.spec,
+                spec = part.spec
+                if isinstance(spec, syntax.FString):  # formatted first, as Python does
+                    spec = self.expr_FString(spec)
+                parts.append((self.compile_expr(part.value), part.conversion, spec,
                               part.span))
 
         def run(frame: Frame) -> str:
@@ -113,6 +116,8 @@ class ExpressionCompiler:
                     continue
                 code, conversion, spec, span = part
                 value = code(frame)
+                if spec is not None and type(spec) is not str:
+                    spec = spec(frame)  # (before the conversion, as CPython orders them)
                 if conversion is not None:
                     value = self.convert(value, conversion, span)
                 out.append(self.format_value(value, spec or "", span))

@@ -11,19 +11,23 @@ arguments and returns a `ScriptGenerator` around the Python generator; `next()` 
 it through the interpreter (one call deeper, steps counted as usual).
 
 `yield` is supported as a statement (`yield x`, `yield from xs`) and as the value of an
-assignment (`x = yield y`, whose value is None: there is no `send`). A generator that
-is closed before it ends does not run its `finally` blocks (no script code runs while
-Python collects it), nor does one stopped by a limit or a refusal.
+assignment (`x = yield y`: None, or what `gen.send(v)` sent; `yield from` passes what is
+sent on to a script generator it delegates to). `gen.throw(e)` raises e at the suspended
+`yield`, `gen.close()` raises GeneratorExit there. A generator that is left suspended does
+not run its `finally` blocks when Python collects it (no script code runs then), nor does
+one stopped by a limit or a refusal.
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .. import syntax
+from .. import stdlib, syntax
 from ..engine.ops import creation
-from ..errors import GradtraceError, NotSupportedError, ScriptError
-from .objects import ScriptGenerator
+from ..errors import GradtraceError, NotSupportedError, ScriptError, stop_iteration
+from .chaining import note_context
+from .objects import ScriptGenerator, type_name
 from .runtime import BreakSignal, ContinueSignal, Frame, ReturnSignal
 from .scopes import contains_yield
 from .statements import ABORT, SCRIPT_FLOW
@@ -113,9 +117,9 @@ class GeneratorCompiler:
             value = self.compile_expr(node.value) if node.value is not None else None
 
             def run_yield(frame: Frame) -> Iterator[Any]:
-                yield value(frame) if value is not None else None
+                sent = yield value(frame) if value is not None else None
                 spans.current_span = span  # resumed: what follows is this statement's again
-                return None
+                return sent
 
             return run_yield
         source = self.compile_expr(node.value)
@@ -126,13 +130,14 @@ class GeneratorCompiler:
             iterable = source(frame)
             result = None
             if type(iterable) is ScriptGenerator:  # its return value is the result
+                sent = None
                 while True:
-                    try:
-                        value = resume(iterable)  # one call deeper, as a call would be
+                    try:  # one call deeper, as a call would be; what is sent goes on in
+                        value = resume(iterable, send=sent)
                     except StopIteration as stop:
                         result = stop.value
                         break
-                    yield value
+                    sent = yield value
             else:
                 yield from self.iterate(iterable, span)
             spans.current_span = span
@@ -258,8 +263,12 @@ class GeneratorCompiler:
         final = self.compile_gen_block(node.finalbody) if node.finalbody else None
         report = not self._scope.library
         script_error, script_flow = ScriptError, SCRIPT_FLOW
+        noted, forget = note_context, _forget  # see _closing_safe
+        interp = self
 
         def run(frame: Frame) -> Iterator[Any]:
+            # as statements.stmt_Try: the error being handled is what a bare `raise`
+            # re-raises and what errors raised meanwhile have as __context__
             try:
                 try:
                     yield from body(frame)
@@ -267,25 +276,102 @@ class GeneratorCompiler:
                     for type_code, name, handler, span in handlers:
                         if type_code is None or self.exception_matches(
                                 err, type_code(frame), span, report):
-                            if name is not None:
-                                frame.vars[name] = err
+                            interp.handling.append(err)
                             try:
-                                yield from handler(frame)
-                            finally:
                                 if name is not None:
-                                    frame.vars.pop(name, None)
+                                    frame.vars[name] = err if err.instance is None \
+                                        else err.instance
+                                try:
+                                    yield from handler(frame)
+                                finally:
+                                    if name is not None:
+                                        frame.vars.pop(name, None)
+                            except script_error as new:
+                                noted(new, err)
+                                raise
+                            finally:
+                                forget(interp.handling, err)
                             break
                     else:
                         raise
                 else:
                     if orelse is not None:
                         yield from orelse(frame)
-            except script_flow:
+            except script_flow as flow:
                 if final is not None:
-                    yield from final(frame)
+                    if isinstance(flow, script_error):
+                        interp.handling.append(flow)
+                        try:
+                            yield from final(frame)
+                        except script_error as new:
+                            noted(new, flow)
+                            raise
+                        finally:
+                            forget(interp.handling, flow)
+                    else:
+                        yield from final(frame)
                 raise
             else:
                 if final is not None:
                     yield from final(frame)
 
         return run
+
+
+def _forget(handling: list, err: Any) -> None:
+    """Drop `err` from the errors being handled: the last entry, unless the generator was
+    suspended in its handler while other code handled errors of its own."""
+    for i in range(len(handling) - 1, -1, -1):
+        if handling[i] is err:
+            del handling[i]
+            return
+
+
+def generator_attribute(interp: Any, gen: ScriptGenerator, name: str) -> Any:
+    """`gen.send`, `gen.throw`, `gen.close` as bound methods; None for other names."""
+    method = _GENERATOR_METHODS.get(name)
+    return None if method is None else stdlib.BoundMethod(gen, method(interp), name)
+
+
+def _send(interp: Any) -> Callable[..., Any]:
+    def send(gen: ScriptGenerator, value: Any, /) -> Any:
+        return _stopped_as_script_error(lambda: interp.resume(gen, send=value))
+    return send
+
+
+def _throw(interp: Any) -> Callable[..., Any]:
+    def throw(gen: ScriptGenerator, error: Any, /) -> Any:
+        raised = interp.raised_error(
+            error, "exceptions must be classes or instances deriving from BaseException, "
+                   f"not {type_name(error)}")
+        return _stopped_as_script_error(lambda: interp.resume(gen, raised))
+    return throw
+
+
+def _close(interp: Any) -> Callable[..., Any]:
+    def close(gen: ScriptGenerator, /) -> None:
+        """GeneratorExit at the suspended yield (its except and finally blocks run)."""
+        if inspect.getgeneratorstate(gen.gen) in (inspect.GEN_CREATED, inspect.GEN_CLOSED):
+            gen.gen.close()
+            return
+        try:
+            interp.resume(gen, ScriptError("", kind="GeneratorExit"))
+        except StopIteration:
+            return
+        except ScriptError as err:
+            if err.kind == "GeneratorExit":
+                return
+            raise
+        raise ScriptError("generator ignored GeneratorExit", kind="RuntimeError")
+    return close
+
+
+def _stopped_as_script_error(step: Callable[[], Any]) -> Any:
+    """The generator's next value; its return is Python's StopIteration, the script's."""
+    try:
+        return step()
+    except StopIteration as stop:
+        raise stop_iteration(stop.value) from None
+
+
+_GENERATOR_METHODS = {"send": _send, "throw": _throw, "close": _close}

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 from .. import stdlib, syntax
 from ..engine import forward_ad
 from ..engine.tensor import RemovableHandle, Tensor
-from ..errors import GradtraceError, InternalError, NotSupportedError, ScriptError
+from ..errors import GradtraceError, InternalError, NotSupportedError, ScriptError, stop_iteration
 from ..source import Source
 from . import autograd_function, copying
-from .objects import Instance, ScriptClass, ScriptGenerator, UserFunction, type_name
+from .objects import MISSING, Instance, ScriptClass, ScriptGenerator, UserFunction, type_name
 from .runtime import Frame
 
 if TYPE_CHECKING:
@@ -92,6 +92,21 @@ def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
         wrapper.name, wrapper.qualname = wrapped.name, wrapped.qualname
         wrapper.doc, wrapper.module = wrapped.doc, wrapped.module
     return wrapper
+
+
+@intrinsic
+def defines_method(interp: Interpreter, cls: Any, name: str) -> bool:
+    """Whether a class has `name` from somewhere other than object (functools'
+    `getattr(cls, op, None) is not getattr(object, op, None)`)."""
+    return type(cls) is ScriptClass and cls.lookup(name) is not MISSING
+
+
+@intrinsic
+def rename_function(interp: Interpreter, fn: Any, name: str) -> Any:
+    """`fn.__name__ = name` for a library function set on a script's class."""
+    if isinstance(fn, UserFunction):
+        fn.name = fn.qualname = name
+    return fn
 
 
 # torch.autograd.Function's C++ side (autograd_function.py)
@@ -328,8 +343,7 @@ def throw_into(interp: Interpreter, gen: Any, error: Any) -> Any:
     try:
         return interp.resume(gen, error)
     except StopIteration as stop:  # the generator returned: Python's StopIteration
-        raise ScriptError("" if stop.value is None else str(stop.value),
-                          kind="StopIteration") from None
+        raise stop_iteration(stop.value) from None
 
 
 @intrinsic

@@ -405,8 +405,8 @@ def _functools_namespace(interp: Interpreter) -> stdlib.Namespace:
     namespace = _python_namespace("functools", functools, {
         "reduce": reduce, "cached_property": cached_property, "partialmethod": partialmethod})
     namespace.table.update({name: stdlib.LibraryName("_functools", name) for name in (
-        "wraps", "update_wrapper", "lru_cache", "cache", "cmp_to_key", "WRAPPER_ASSIGNMENTS",
-        "WRAPPER_UPDATES")})
+        "wraps", "update_wrapper", "lru_cache", "cache", "cmp_to_key", "total_ordering",
+        "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES")})
     partial_type = BuiltinType(collection_types.partial, partial)
     partial_type.module = "functools"
     interp.builtin_types[collection_types.partial] = partial_type

@@ -440,15 +440,7 @@ class StatementCompiler:
                 if not self.handling:
                     raise ScriptError("No active exception to reraise", kind="RuntimeError")
                 raise self.handling[-1]
-            value = exc(frame)
-            if isinstance(value, stdlib.ExceptionType):
-                value = value()
-            elif type(value) is ScriptClass and value.exception_kind is not None:
-                value = self.instantiate(value, [], {})  # `raise StopTraining`
-            if type(value) is Instance and value.cls.exception_kind is not None:
-                value = instance_error(value)
-            if not isinstance(value, ScriptError):
-                raise ScriptError("exceptions must derive from BaseException", kind="TypeError")
+            value = self.raised_error(exc(frame), "exceptions must derive from BaseException")
             if cause is not None:  # `raise value from why`
                 set_cause(value, self._exception_cause(cause(frame)))
             if self.handling:  # raised while handling another: its __context__
@@ -457,6 +449,19 @@ class StatementCompiler:
             raise value
 
         return run
+
+    def raised_error(self, value: Any, refusal: str) -> ScriptError:
+        """The error `raise value` raises (an exception class is called first, `raise
+        StopTraining`); TypeError(`refusal`) for a value that is no exception."""
+        if isinstance(value, stdlib.ExceptionType):
+            value = value()
+        elif type(value) is ScriptClass and value.exception_kind is not None:
+            value = self.instantiate(value, [], {})
+        if type(value) is Instance and value.cls.exception_kind is not None:
+            value = instance_error(value)
+        if not isinstance(value, ScriptError):
+            raise ScriptError(refusal, kind="TypeError")
+        return value
 
     def _exception_cause(self, why: Any) -> ScriptError | None:
         """The cause `raise ... from why` names: None, an exception, or an exception class

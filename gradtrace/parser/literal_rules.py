@@ -187,8 +187,10 @@ class LiteralRules:
         return parts
 
     def fstring_field(self, tok: Token, body: str, offset: int, brace: int,
-                      raw: bool) -> tuple[list, int]:
-        """One `{...}` field starting at `brace`; returns its parts and the index after it."""
+                      raw: bool, nested: bool = False) -> tuple[list, int]:
+        """One `{...}` field starting at `brace`; returns its parts and the index after it.
+        `nested`: a field inside another's format spec (`{x:{width}.{digits}f}`), whose
+        own spec may hold no further fields, as in Python."""
         n = len(body)
         start = brace + 1
         j = start
@@ -255,15 +257,7 @@ class LiteralRules:
                                        here(j, 2))
             j += 2
         if j < n and body[j] == ":":
-            k = j + 1
-            while k < n and body[k] != "}":
-                if body[k] == "{":
-                    raise self.unsupported(
-                        "nested replacement fields in format specs are not supported", here(k))
-                k += 1
-            spec_raw = body[j + 1:k]
-            spec = spec_raw if raw else self.unescape(tok, spec_raw, offset + j + 1)
-            j = k
+            spec, j = self.fstring_spec(tok, body, offset, j + 1, raw, nested)
         if j >= n or body[j] != "}":
             raise self.error("f-string: expecting '}'", here(brace))
         if parts and conversion is None and spec is None:
@@ -272,6 +266,36 @@ class LiteralRules:
         span = self.span_in(tok, offset + brace, offset + j + 1)
         parts.append(self._mk(ast.FormattedValue, span, value, conversion, spec))
         return parts, j + 1
+
+    def fstring_spec(self, tok: Token, body: str, offset: int, start: int, raw: bool,
+                     nested: bool) -> tuple[str | ast.FString, int]:
+        """A field's format spec from `start` to its closing brace (returned): text, or an
+        f-string of text and fields when it holds `{...}` (formatted before the value)."""
+        n = len(body)
+        parts: list[str | ast.FormattedValue] = []
+        literal_start = k = start
+
+        def flush(end: int) -> None:
+            piece = body[literal_start:end]
+            if piece:
+                parts.append(piece if raw else self.unescape(tok, piece, offset + literal_start))
+
+        while k < n and body[k] != "}":
+            if body[k] == "{":
+                if nested:
+                    raise self.error("f-string: expressions nested too deeply",
+                                     self.span_in(tok, offset + k, offset + k + 1))
+                flush(k)
+                field, k = self.fstring_field(tok, body, offset, k, raw, nested=True)
+                parts.extend(field)
+                literal_start = k
+                continue
+            k += 1
+        flush(k)
+        if all(isinstance(p, str) for p in parts):
+            return "".join(parts), k  # type: ignore[arg-type]
+        return self._mk(ast.FString, self.span_in(tok, offset + start, offset + k),
+                        tuple(parts)), k
 
     def field_expression(self, tok: Token, expr_text: str, offset: int) -> ast.Expr:
         """Parse an f-string field with the script grammar, spans pointing into the file."""

@@ -288,7 +288,7 @@ def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool,
         raise TorchTypeError(f"expected Tensor as argument 1, but got {type_name(t)}")
     meta = check_device(device, moving=True) if device is not None else is_meta(t.array)
     result = _filled(t.shape, value, dtype or t.dtype, requires_grad, meta)
-    from .views import preserved_strides
+    from .views import empty_laid_out, preserved_strides
 
     strides = preserved_strides(t.array)
     if strides is None:
@@ -296,10 +296,9 @@ def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool,
     if meta:
         result.array.torch_strides = strides
         return result
-    outermost_first = sorted(range(t.ndim), key=lambda d: -strides[d])
-    packed = np.empty([t.shape[d] for d in outermost_first], result.array.dtype)
-    result.array = np.full_like(packed.transpose(np.argsort(outermost_first)), value,
-                                order="K")
+    array = empty_laid_out(t.shape, strides, result.array.dtype)
+    np.copyto(array, value, casting="unsafe")
+    result.array = array
     return result
 
 

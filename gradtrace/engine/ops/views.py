@@ -77,6 +77,13 @@ def preserved_strides(array: np.ndarray) -> tuple[int, ...] | None:
     return None if strides == contiguous_strides(array.shape) else strides
 
 
+def empty_laid_out(shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An array it owns of `shape` whose strides (in elements) are the dense `strides`."""
+    outermost_first = sorted(range(len(shape)), key=lambda d: -strides[d])
+    template = np.empty([shape[d] for d in outermost_first], dtype)
+    return np.empty_like(template.transpose(np.argsort(outermost_first)), order="K")
+
+
 def copy_preserving_layout(array: np.ndarray, dtype: Any = None) -> np.ndarray:
     """A copy of `array` (as `dtype`) with preserved_strides, in memory it owns."""
     strides = preserved_strides(array)
@@ -84,9 +91,7 @@ def copy_preserving_layout(array: np.ndarray, dtype: Any = None) -> np.ndarray:
         return meta_array(array.shape, array.dtype if dtype is None else dtype, strides)
     if strides is None:
         return array.copy() if dtype is None else array.astype(dtype, order="C")
-    outermost_first = sorted(range(array.ndim), key=lambda d: -strides[d])
-    template = np.empty([array.shape[d] for d in outermost_first], dtype or array.dtype)
-    out = np.empty_like(template.transpose(np.argsort(outermost_first)), order="K")
+    out = empty_laid_out(array.shape, strides, dtype or array.dtype)
     np.copyto(out, array, casting="unsafe")
     return out
 

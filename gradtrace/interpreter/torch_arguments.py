@@ -350,11 +350,11 @@ class Signature:
             _argument_list(marked, bool(args))
 
 
-def _kind(value: Any) -> Any:
+def _kind(value: Any, depth: int = 0) -> Any:
     """What `Parameter.takes` and the messages look at: the type, whether an int fits
     int64, a tensor's floating-pointness and whether it is one number, which Python type
-    a `float`/`int` given as a dtype is, a short list's items' kinds (None, never cached:
-    a long list)."""
+    a `float`/`int` given as a dtype is, a short shallow list's items' kinds (None, never
+    cached: a long or deep list, which may hold itself)."""
     t = type(value)
     if t is int:
         return t if fits_int64(value) else (t, "past int64")
@@ -363,9 +363,9 @@ def _kind(value: Any) -> Any:
     if t is BuiltinType:
         return t, value.type
     if t is list or t is tuple:
-        if len(value) > 8:
+        if len(value) > 8 or depth > 4:
             return None
-        items = tuple([_kind(v) for v in value])
+        items = tuple([_kind(v, depth + 1) for v in value])
         return None if None in items else (t, items)
     return t
 

@@ -48,8 +48,10 @@ LIST_OF_ARRAYS_WARNING = (
 MAX_DIMS = 128  # the nesting torch.tensor reads (torch/csrc/utils/tensor_new.cpp)
 
 
-def _infer(data: Any, depth: int = 0) -> tuple[list[int], DType | None]:
-    """Shape and dtype of nested Python data, with torch's messages for ragged input."""
+def _infer(data: Any, depth: int = 0, inferring: bool = True
+           ) -> tuple[list[int], DType | None]:
+    """Shape and dtype of nested Python data, with torch's messages for ragged input
+    (`inferring`: no dtype was given, so torch's dtype inference walks it first)."""
     if isinstance(data, Tensor):
         return list(data.shape), data.dtype
     if isinstance(data, np.generic):  # numpy's scalars keep their dtype (np.float64(1.5))
@@ -69,11 +71,13 @@ def _infer(data: Any, depth: int = 0) -> tuple[list[int], DType | None]:
     if isinstance(data, float):
         return [], dtypes.DEFAULT_FLOAT
     if isinstance(data, (list, tuple)):
+        if inferring and any(item is data for item in data):
+            raise TorchTypeError("new(): self-referential lists are incompatible")
         if depth >= MAX_DIMS:  # (torch's check, before any item's)
             raise TorchValueError(f"too many dimensions '{type_name(data)}'")
         if not data:
             return [0], None
-        shapes_dtypes = [_infer(item, depth + 1) for item in data]
+        shapes_dtypes = [_infer(item, depth + 1, inferring) for item in data]
         first = shapes_dtypes[0][0]
         dtype = None
         for shape, dt in shapes_dtypes:
@@ -161,7 +165,7 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
         if dtype is not None:
             array = array.astype(dtype.np)
         return Tensor(array, requires_grad=requires_grad)
-    shape, inferred = _infer(data)
+    shape, inferred = _infer(data, inferring=dtype is None)
     reserve(tuple(shape), 8)
     target = dtype or inferred or dtypes.DEFAULT_FLOAT
     flat: list = []

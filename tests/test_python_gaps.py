@@ -244,3 +244,7 @@ def test_a_nested_spec_asking_for_a_huge_width_is_a_limit_not_a_huge_string():
 def test_a_nested_spec_field_naming_an_attribute_is_refused_as_a_plain_one():
     error = gt_error('print("{0:{1.real}}".format(1, 5))\n')
     assert error.kind == "NotSupportedError" and "'{1.real}'" in error.message
+
+
+def test_builtin_container_dunders_are_values_that_act_as_the_syntax_does():
+    same_as_python(snippet("container_dunders"))

@@ -58,6 +58,7 @@ from .objects import (
     script_message,
     type_name,
 )
+from .operators import COMPARE
 from .random_module import PyRandom, random_instance_attribute
 from .runtime import PYTHON_ERRORS
 from .system_modules import StructSequence, struct_attribute
@@ -103,6 +104,12 @@ class TensorDicts:
             table = self._table
             entry = table[key] = (weakref.ref(tensor, lambda _ref: table.pop(key, None)), {})
         return entry[1]
+
+# the container protocol's dunders a builtin container's value has, and the types having each
+_CONTAINER_DUNDERS: dict[str, tuple[type, ...]] = {
+    "__getitem__": (list, tuple, str, dict, deque), "__setitem__": (list, dict, deque),
+    "__delitem__": (list, dict), "__contains__": (list, tuple, str, dict, set, frozenset, deque),
+    "__len__": (list, tuple, str, dict, set, frozenset, deque)}
 
 
 class Attributes:
@@ -276,7 +283,23 @@ class Attributes:
                 raise NotSupportedError(refused[name])
         if table is not None and name in table:
             return stdlib.BoundMethod(obj, self.guarded(table[name], name), name)
+        if name in _CONTAINER_DUNDERS and isinstance(obj, _CONTAINER_DUNDERS[name]):
+            return stdlib.BoundMethod(obj, self.container_dunder(name), name)
         return self._missing(obj, name)
+
+    def container_dunder(self, name: str) -> Callable[..., Any]:
+        """`d.__setitem__`, `xs.__getitem__`, `s.__contains__`, `xs.__len__` of a builtin
+        container as a value (`hook=lambda m, i, o: feats.__setitem__("out", o)`): the
+        operation the syntax runs, checks and errors included."""
+        if name == "__getitem__":
+            return lambda obj, key, /: self.get_item(obj, key)
+        if name == "__setitem__":
+            return lambda obj, key, value, /: self.set_item(obj, key, value)
+        if name == "__delitem__":
+            return lambda obj, key, /: self.del_item(obj, key)
+        if name == "__contains__":
+            return lambda obj, item, /: COMPARE["in"](item, obj)
+        return lambda obj, /: len(obj)
 
     def guarded(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         """A Python method of a list/str/dict/set: its errors become the script's errors;

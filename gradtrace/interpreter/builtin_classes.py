@@ -69,13 +69,15 @@ def _holds_instance(value: Any) -> bool:
         return value.cls.builtin is not None or is_int_enum(value.cls)
     if kind is list or kind is tuple:
         stack = [value]
-        while stack:  # nested data, walked without recursion
-            for item in stack.pop():
+        seen = {id(value)}
+        while stack:  # nested data, walked without recursion, each list once (a list may
+            for item in stack.pop():  # hold itself)
                 kind = type(item)
                 if kind is Instance:
                     if item.cls.builtin is not None or is_int_enum(item.cls):
                         return True
-                elif kind is list or kind is tuple:
+                elif (kind is list or kind is tuple) and id(item) not in seen:
+                    seen.add(id(item))
                     stack.append(item)
     return False
 
@@ -113,17 +115,20 @@ def as_builtin_values(args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dic
             {k: _plain(v) if _holds_instance(v) else v for k, v in kwargs.items()})
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any, within: frozenset[int] = frozenset()) -> Any:
+    """`within`: the lists being rebuilt around this one; a list met again inside itself is
+    left as it is (the engine then fails on it as torch does)."""
     kind = type(value)
     if kind is Instance:
         if value.cls.builtin is not None:
-            return _plain(value.value) if value.cls.builtin in MUTABLE or \
+            return _plain(value.value, within) if value.cls.builtin in MUTABLE or \
                 value.cls.builtin is tuple else value.value
         if is_int_enum(value.cls):
             return value.attrs["_value_"]
         return value
-    if kind is list or kind is tuple:  # (rebuilt whole: one walk, whatever the nesting)
-        items = [_plain(v) for v in value]
+    if (kind is list or kind is tuple) and id(value) not in within:
+        inner = within | {id(value)}  # (rebuilt whole: one walk, whatever the nesting)
+        items = [_plain(v, inner) for v in value]
         return items if kind is list else tuple(items)
     return value
 

@@ -13,7 +13,8 @@ from gradtrace.runner import run_text
 
 
 @pytest.mark.parametrize("name", ["builtin_subclasses", "str_enum_mixins",
-                                  "class_introspection", "builtin_subclass_new"])
+                                  "class_introspection", "builtin_subclass_new",
+                                  "builtin_subclass_pprint"])
 def test_snippet_prints_what_cpython_prints(name):
     same_as_python((SNIPPETS / f"{name}.gt").read_text())
 

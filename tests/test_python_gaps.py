@@ -105,6 +105,15 @@ def test_generic_class_subscription_matches_pythons_aliases_and_errors():
     same_as_python(snippet("typing_generic_alias"))
 
 
+def test_typing_get_origin_args_typevars_resubscripting_and_alias_bases_match_python():
+    same_as_python(snippet("typing_generics"))
+
+
+def test_int_and_float_subclasses_and_int_enums_in_torch_calls_read_as_numbers():
+    pytest.importorskip("torch")
+    same_as_python(snippet("number_subclass_tensors"))
+
+
 def test_runtime_checkable_protocols_check_tensors_and_modules_as_python():
     pytest.importorskip("torch")
     same_as_python(snippet("typing_protocols_torch"))

@@ -20,7 +20,7 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType, TensorType
-from . import datetime_module, memory_io, text_io, wrapped
+from . import datetime_module, memory_io, text_io, typing_generics, wrapped
 from .builtin_classes import as_builtin, base_dunder, unwrap_str
 from .chaining import CHAIN_NAMES, chain_attribute, set_chain_attribute
 from .classes import REFUSED_DUNDERS
@@ -62,6 +62,8 @@ from .operators import COMPARE
 from .random_module import PyRandom, random_instance_attribute
 from .runtime import PYTHON_ERRORS
 from .system_modules import StructSequence, struct_attribute
+from .typed_classes import TypingClass
+from .typing_module import TypeVarName, TypingName
 
 _COUNTING_METHODS = {Counter: COUNTER_METHODS, defaultdict: DEFAULTDICT_METHODS}
 
@@ -152,6 +154,11 @@ class Attributes:
             return self.class_getattr(obj, name)
         if kind is ScriptGenericAlias:
             return alias_attribute(self, obj, name)
+        if isinstance(obj, TypingName) and type(obj) is not TypingClass or \
+                kind is TypeVarName:
+            found = typing_generics.alias_attribute(self, obj, name) if kind is not \
+                TypeVarName else typing_generics.typevar_attribute(obj, name)
+            return found if found is not typing_generics.MISSING else self._missing(obj, name)
         if kind is Super:
             return self.super_getattr(obj, name)
         if kind in _FUNCTION_LIKE or isinstance(obj, FunctionWrapper):

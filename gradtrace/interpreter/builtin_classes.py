@@ -51,22 +51,86 @@ def plain_iteration(inst: Instance) -> bool:
 
 
 def builtin_instances_in(args: Any, kwargs: dict[str, Any]) -> bool:
-    """Whether a call's arguments hold a builtin subclass's instance (at the top level)."""
+    """Whether a call's arguments hold a builtin subclass's instance or an IntEnum
+    member, at the top level or inside lists and tuples (`torch.tensor([Label.CAT])`)."""
     for a in args:
-        if type(a) is Instance and a.cls.builtin is not None:
+        if _holds_instance(a):
             return True
     if kwargs:
         for a in kwargs.values():
-            if type(a) is Instance and a.cls.builtin is not None:
+            if _holds_instance(a):
                 return True
     return False
 
 
+def _holds_instance(value: Any) -> bool:
+    kind = type(value)
+    if kind is Instance:
+        return value.cls.builtin is not None or is_int_enum(value.cls)
+    if kind is list or kind is tuple:
+        stack = [value]
+        seen = {id(value)}
+        while stack:  # nested data, walked without recursion, each list once (a list may
+            for item in stack.pop():  # hold itself)
+                kind = type(item)
+                if kind is Instance:
+                    if item.cls.builtin is not None or is_int_enum(item.cls):
+                        return True
+                elif (kind is list or kind is tuple) and id(item) not in seen:
+                    seen.add(id(item))
+                    stack.append(item)
+    return False
+
+
+def is_int_enum(cls: ScriptClass) -> bool:
+    """Whether a class derives from the library's enum.IntEnum or IntFlag (an int
+    subclass in Python, so torch reads its members as ints)."""
+    return cls.enum is not None and any(
+        c.name in ("IntEnum", "IntFlag") and c.module == "enum" for c in cls.mro)
+
+
+def number_operand(value: Instance) -> Any:
+    """An int or float subclass's instance (an IntEnum member) as the number torch's
+    operators read it; any other instance as it is."""
+    if value.cls.builtin in (int, float):
+        return value.value
+    if is_int_enum(value.cls):
+        return value.attrs["_value_"]
+    return value
+
+
+def inherits_number_dunder(value: Instance, dunder: str) -> bool:
+    """Whether the instance's `dunder` is the builtin int's or float's own (which answers
+    NotImplemented for a tensor, so Python asks the tensor next)."""
+    found = value.cls.lookup(dunder)
+    return found is MISSING or type(found) is NativeFunction and found.owner in _OWNERS
+
+
 def as_builtin_values(args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-    """The arguments for the engine, which takes Python's plain types: each builtin
-    subclass's instance as its value (`torch.tensor(Batch([1, 2]))`, `reduction=Mode.SUM`)."""
-    return ([unwrap_builtin(a) for a in args],
-            {k: unwrap_builtin(v) for k, v in kwargs.items()})
+    """The arguments for the engine, which takes Python's plain types, as torch's argument
+    parser reads a subclass: each builtin subclass's instance as its value, an IntEnum
+    member as its int, inside lists and tuples too (`torch.tensor([Label.CAT, N(3)])`,
+    `torch.tensor(Batch([1, 2]))`, `reduction=Mode.SUM`)."""
+    return ([_plain(a) if _holds_instance(a) else a for a in args],
+            {k: _plain(v) if _holds_instance(v) else v for k, v in kwargs.items()})
+
+
+def _plain(value: Any, within: frozenset[int] = frozenset()) -> Any:
+    """`within`: the lists being rebuilt around this one; a list met again inside itself is
+    left as it is (the engine then fails on it as torch does)."""
+    kind = type(value)
+    if kind is Instance:
+        if value.cls.builtin is not None:
+            return _plain(value.value, within) if value.cls.builtin in MUTABLE or \
+                value.cls.builtin is tuple else value.value
+        if is_int_enum(value.cls):
+            return value.attrs["_value_"]
+        return value
+    if (kind is list or kind is tuple) and id(value) not in within:
+        inner = within | {id(value)}  # (rebuilt whole: one walk, whatever the nesting)
+        items = [_plain(v, inner) for v in value]
+        return items if kind is list else tuple(items)
+    return value
 
 
 def unwrap_str(value: Any) -> Any:
@@ -266,6 +330,9 @@ _OWNERS = frozenset(t.__name__ for t in SUBCLASSABLE)
 
 def builtin_base(pytype: type, where: Any = None, name: str | None = None) -> ScriptClass:
     """The class a script's `class C(pytype)` derives from."""
+    if pytype is bool:
+        raise ScriptError("type 'bool' is not an acceptable base type", where,
+                          kind="TypeError")
     if pytype not in SUBCLASSABLE:
         raise NotSupportedError(f"subclassing <class '{name or pytype.__name__}'> is not "
                                 "supported "

@@ -140,8 +140,12 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         the limit) first, containers have their length checked. `every`: each positional
         argument is such an iterable; else only a lone first one (`min(a, b)` is not)."""
         hashes = fn in HASHING
+        mapping = fn is py.dict or fn is stdlib.OrderedDict
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            if mapping and args and type(args[0]) is Instance and \
+                    args[0].cls.builtin is None and args[0].cls.lookup("keys") is not MISSING:
+                args = (self.mapping_items(args[0], what), *args[1:])  # a Mapping's keys()
             if every:
                 args = tuple(materialize(a, what) for a in args)
             elif len(args) == 1 or (args and fn in (py.sum, py.dict, py.sorted)):

@@ -142,6 +142,9 @@ def _torch_keywords(fn: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
                 else target] = value
     return renamed
 
+# where torch's callables live (their arguments read as torch's parser reads them)
+_TORCH_MODULES = ("gradtrace.engine", "gradtrace.tensor_types")
+
 
 class Calls:
     """Calls of script functions, builtins and engine functions."""
@@ -205,7 +208,7 @@ class Calls:
             args, kwargs = as_python_numbers(args, kwargs)
         if builtin_instances_in(args, kwargs) and (
                 type(fn) is stdlib.BoundMethod and isinstance(fn.obj, Tensor) or
-                getattr(fn, "__module__", "").startswith("gradtrace.engine")):
+                getattr(fn, "__module__", "").startswith(_TORCH_MODULES)):
             args, kwargs = as_builtin_values(args, kwargs)  # torch.tensor(Batch([1, 2]))
         if not self.in_library:  # (bundled library code passes the engine its own way)
             check_arguments(fn, args, kwargs, span)

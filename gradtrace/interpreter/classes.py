@@ -19,6 +19,7 @@ from . import enums
 from .builtin_classes import initial_value, is_builtin_new
 from .collection_types import partial
 from .dunders import OBJECT
+from .generic_classes import generic_attribute
 from .objects import (
     MISSING,
     BuiltinClass,
@@ -163,6 +164,8 @@ class ClassRuntime:
             return found
         if value is not MISSING:
             return self.bind(value, obj)
+        if name == "fromkeys" and cls.builtin is dict:  # a classmethod: the class's own
+            return stdlib.BoundMethod(cls, self.subclass_fromkeys, name)
         if cls.builtin is not None and not is_dunder(name):
             method = self.builtin_method(obj, name)
             if method is not None:
@@ -234,6 +237,10 @@ class ClassRuntime:
     def class_getattr(self, cls: ScriptClass, name: str) -> Any:
         if name in ("__mro__", "__bases__", "__base__"):  # type's own data descriptors
             return self.class_links(cls, name)  # (they win over the class's namespace)
+        if name in ("__parameters__", "__orig_bases__"):
+            found = generic_attribute(self, cls, name)
+            if found is not MISSING:
+                return found
         value = cls.lookup(name)
         if value is MISSING:
             if name == "__members__" and cls.enum is not None:
@@ -245,6 +252,8 @@ class ClassRuntime:
             if name == "mro":
                 return stdlib.BoundMethod(cls, lambda c: list(self.class_links(c, "__mro__")),
                                           "mro")
+            if name == "fromkeys" and cls.builtin is dict:  # `D.fromkeys(keys)` makes a D
+                return stdlib.BoundMethod(cls, self.subclass_fromkeys, name)
             if cls.builtin is not None and not name.startswith("_"):
                 builtin = self.builtin_types[cls.builtin]  # `Batch.append`: list's, unbound
                 table = stdlib.TYPE_METHOD_TABLES.get(builtin.type)
@@ -258,6 +267,14 @@ class ClassRuntime:
         if kind is ClassMethod:
             return Method(cls, value.function)
         return value
+
+    def subclass_fromkeys(self, cls: ScriptClass, iterable: Any, value: Any = None) -> Any:
+        """dict.fromkeys called through a dict subclass: `cls()`, then each key set through
+        the class's own `__setitem__` (CPython's path for anything but an exact dict)."""
+        made = self.instantiate(cls, [], {})
+        for key in self.materialize(iterable, "a fromkeys() argument"):
+            self.set_item(made, key, value)
+        return made
 
     def class_links(self, cls: ScriptClass, name: str) -> Any:
         """`C.__mro__`, `C.__bases__`, `C.__base__`: classes the script can already name,

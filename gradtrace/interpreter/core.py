@@ -86,6 +86,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # aliases `Box[int]` made of them (typing caches them: `Box[int] is Box[int]`)
         self.generic_classes: dict[Any, tuple[Any, ...]] = {}
         self.generic_aliases: dict[tuple[int, Any], Any] = {}
+        self.orig_bases: dict[Any, tuple[Any, ...]] = {}  # classes with typing aliases as bases
         # collections.abc's and numbers' classes: (module, name) (abc_checks.py)
         self.abc_kinds: dict[Any, tuple[str, str]] = {}
         self.abc_registry: dict[Any, list[Any]] = {}  # ABC.register's virtual subclasses

@@ -32,6 +32,7 @@ from .typed_classes import (
     make_typed_dict,
     typing_class_kind,
 )
+from .typing_generics import base_class, is_alias_base
 
 MAX_CLASS_DEPTH = 100
 
@@ -173,9 +174,10 @@ class DefinitionCompiler:
             if total is not None and typed != "TypedDict":
                 raise NotSupportedError("class keyword arguments (such as `metaclass=`) are "
                                         "not supported", node.keywords[0].span)
-            plain = [(b.origin if type(b) is ScriptGenericAlias else b, s)
+            plain = [(b.origin if type(b) is ScriptGenericAlias else base_class(self, b), s)
                      for b, s in values if not is_generic_base(b)]
-            params = generic_parameters([b for b, _ in values])
+            params = generic_parameters([b for b, _ in values],
+                                        any(is_alias_base(b) for b, _ in values))
             base = OBJECT if typed else self.class_bases(plain, span)
             first = base[0] if type(base) is tuple else base
             if type(base) is tuple:  # `class Mode(str, Enum)`: the enumeration decides
@@ -207,6 +209,9 @@ class DefinitionCompiler:
             cls.annotated = annotated
             if params is not None:
                 self.generic_classes[cls] = params
+            if any(type(b) is ScriptGenericAlias or is_alias_base(b) or is_generic_base(b)
+                   and b.args is not None for b, _ in values):
+                self.orig_bases[cls] = tuple(b for b, _ in values)
             cell.cls = cls
             enums = [b for b in cls.bases if b.enum is not None]
             if enums and len(cls.bases) > 1 and not (  # a data type mixed in is fine

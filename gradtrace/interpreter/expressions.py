@@ -21,7 +21,7 @@ from ..errors import (
     ScriptError,
 )
 from ..source import Span
-from .builtin_classes import as_builtin
+from .builtin_classes import as_builtin, inherits_number_dunder, number_operand
 from .dunders import _BINARY
 from .nesting import HASHED, SET_OPERATORS, check_all_hashable
 from .numpy_module import DTYPE_CLASSES
@@ -373,6 +373,11 @@ class ExpressionCompiler:
                  span: Span | None) -> Any:
         """A binary operator on script values, with size guards for Python ints/sequences.
         (The caller labels the operation: it sets current_span.)"""
+        if type(a) is Instance and isinstance(b, Tensor) and op in REFLECTED and \
+                inherits_number_dunder(a, FORWARD[op]):  # `Scale(0.5) * x`: int's or
+            a = number_operand(a)  # float's own operator gives way to the tensor's
+        elif type(b) is Instance and isinstance(a, Tensor):
+            b = number_operand(b)  # `x * Label.CAT`: torch reads an int subclass as an int
         if type(a) is not Tensor and type(b) is not Tensor:
             self._guard_binop(op, a, b, span)
         elif type(b) is Instance and op in REFLECTED:
@@ -533,6 +538,7 @@ class ExpressionCompiler:
 
 
 REFLECTED = {symbol: f"__r{name}__" for name, symbol in _BINARY.items()}
+FORWARD = {symbol: f"__{name}__" for name, symbol in _BINARY.items()}
 
 
 def callable_name(fn: Any) -> str:

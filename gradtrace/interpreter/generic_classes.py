@@ -89,10 +89,11 @@ class ScriptGenericAlias:
         return result
 
 
-def generic_parameters(bases: list[Any]) -> tuple[Any, ...] | None:
+def generic_parameters(bases: list[Any], aliased: bool = False) -> tuple[Any, ...] | None:
     """The type parameters a new class's bases give it (Generic[...]'s own list, else
-    the type variables in its subscripted bases, in order); None if it is not generic."""
-    generic = False
+    the type variables in its subscripted bases, in order); None if it is not generic.
+    `aliased`: a typing alias (`List[T]`) is among the bases, which makes it generic."""
+    generic = aliased
     for base in bases:
         if isinstance(base, TypingName) and base.name in ("Generic", "Protocol"):
             if base.args is not None:
@@ -118,6 +119,9 @@ def _collect(value: Any, found: dict[Any, None], depth: int) -> None:
     elif type(value) is ScriptGenericAlias or isinstance(value, TypingName):
         for arg in value.args or ():
             _collect(arg, found, depth + 1)
+    elif type(value) is list:  # Callable[[T], T]'s parameters
+        for arg in value:
+            _collect(arg, found, depth + 1)
 
 
 def subscript_class(interp: Interpreter, cls: ScriptClass, index: Any) -> Any:
@@ -139,7 +143,8 @@ def subscript_class(interp: Interpreter, cls: ScriptClass, index: Any) -> Any:
     if len(args) != len(params):
         raise TorchTypeError(f"Too {'many' if len(args) > len(params) else 'few'} arguments "
                              f"for {cls!r}; actual {len(args)}, expected {len(params)}")
-    args = tuple(type(None) if a is None else a for a in args)
+    none = interp.builtin_types[type(None)]
+    args = tuple(none if a is None else a for a in args)
     cache = interp.generic_aliases
     key = (id(cls), args)
     try:
@@ -156,7 +161,7 @@ def alias_attribute(interp: Interpreter, alias: ScriptGenericAlias, name: str) -
     if name == "__origin__":
         return alias.origin
     if name == "__args__":
-        return tuple(None if a is type(None) else a for a in alias.args)
+        return alias.args
     if name == "__parameters__":
         return alias.parameters()
     if name in ("__name__", "__qualname__", "__module__"):
@@ -225,3 +230,15 @@ def _overload_dummy(*args: Any, **kwargs: Any) -> Any:
 def overload(func: Any) -> BuiltinFunction:
     """typing.overload: the stub is dropped; what stands in for it refuses to run."""
     return BuiltinFunction("_overload_dummy", _overload_dummy, _overload_dummy)
+
+
+def generic_attribute(interp: Interpreter, cls: ScriptClass, name: str) -> Any:
+    """A class's `__parameters__` (every subclass of a generic class has one, set by
+    Generic.__init_subclass__) and `__orig_bases__` (the bases as written when typing
+    aliases were among them, inherited like any class attribute); MISSING if none."""
+    for klass in cls.mro:
+        if name == "__orig_bases__" and klass in interp.orig_bases:
+            return interp.orig_bases[klass]
+        if name == "__parameters__" and klass in interp.generic_classes:
+            return interp.generic_classes[klass]
+    return MISSING

@@ -29,6 +29,7 @@ from ..errors import (
 from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
 from . import collection_types, memory_io, text_io
+from .builtin_classes import plain_iteration
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .datetime_module import datetime_namespace
@@ -38,6 +39,8 @@ from .objects import (
     BuiltinFunction,
     BuiltinType,
     CachedProperty,
+    Instance,
+    NativeFunction,
     PartialMethod,
     ScriptIterator,
 )
@@ -217,6 +220,28 @@ class _PrettyPrinter(pprint.PrettyPrinter):
         stream.write(")")
 
     _dispatch[stdlib.OrderedDict.__repr__] = _pprint_ordered_dict
+    # the scripts' defaultdict is laid out as CPython lays out collections.defaultdict
+    _dispatch[collection_types.defaultdict.__repr__] = \
+        pprint.PrettyPrinter._pprint_default_dict  # type: ignore[attr-defined]
+
+    def _format(self, obj: Any, *args: Any) -> None:
+        super()._format(_as_pprinted(obj), *args)  # type: ignore[misc]
+
+    def format(self, obj: Any, context: dict, maxlevels: int, level: int
+               ) -> tuple[str, bool, bool]:
+        return super().format(_as_pprinted(obj), context, maxlevels, level)
+
+
+def _as_pprinted(obj: Any) -> Any:
+    """What pprint lays out for a script's dict, list, tuple or set subclass instance that
+    keeps its builtin base's repr (pprint dispatches on `type(obj).__repr__`, which is the
+    base's): its value; anything else as it is."""
+    if type(obj) is Instance and obj.cls.builtin in (dict, list, tuple) and \
+            plain_iteration(obj):
+        found = obj.cls.lookup("__repr__")
+        if type(found) is NativeFunction and found.owner == obj.cls.builtin.__name__:
+            return obj.value
+    return obj
 
 
 def _copy_namespace(interp: Interpreter) -> stdlib.Namespace:

@@ -15,13 +15,14 @@ from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, ScriptError
 from ..source import Span
 from . import enums
-from .builtin_classes import as_builtin
+from .builtin_classes import as_builtin, number_operand
 from .collection_types import deque
-from .generic_classes import subscript_class
+from .generic_classes import ScriptGenericAlias, subscript_class
 from .nesting import check_hashable
 from .numpy_module import IndexTrick
 from .objects import (
     MISSING,
+    BuiltinType,
     Instance,
     ScriptClass,
     ScriptGenerator,
@@ -31,6 +32,8 @@ from .objects import (
 )
 from .regex_module import Match
 from .runtime import PYTHON_ERRORS
+from .typed_classes import TypingClass
+from .typing_generics import SUBSCRIPTABLE_TYPES, resubscript
 from .typing_module import GenericAlias, TypingName
 
 # Python's own iterators over the containers scripts hold (what `iter()`, `zip`,
@@ -148,6 +151,13 @@ class Protocols:
                 self.check_size(len(out), what)
         return out
 
+    def mapping_items(self, mapping: Instance, what: str) -> list[tuple[Any, Any]]:
+        """dict(m) of an object with `keys()` (a collections.abc.Mapping): each key of
+        `m.keys()` with `m[key]`, as dict's merge does for a non-dict mapping."""
+        keys = self.materialize(self.call_bound(mapping.cls.lookup("keys"), mapping, ()),
+                                what)
+        return [(key, self.get_item(mapping, key)) for key in keys]
+
     def check_size(self, n: int, what: str) -> None:
         if n > self.limits.max_sequence:
             raise LimitExceeded(
@@ -182,11 +192,17 @@ class Protocols:
         if kind is ScriptClass and obj in self.abc_kinds \
                 and self.abc_kinds[obj][0] == "collections.abc":  # Sequence[int]
             return GenericAlias(f"collections.abc.{obj.name}",
-                                index if type(index) is tuple else (index,))
+                                index if type(index) is tuple else (index,), obj)
         if kind is ScriptClass:  # Box[int] (Generic), a class's own __class_getitem__
             found = subscript_class(self, obj, index)
             if found is not MISSING:
                 return found
+        if kind is BuiltinType and obj.type in SUBSCRIPTABLE_TYPES:  # list[int]
+            name = obj.name if obj.module == "builtins" else f"{obj.module}.{obj.name}"
+            return GenericAlias(name, index if type(index) is tuple else (index,), obj)
+        if kind is ScriptGenericAlias or isinstance(obj, TypingName) and \
+                obj.args is not None and type(obj) is not TypingClass:
+            return resubscript(self, obj, index)  # Dict[str, T][int], Box[T][int]
         if isinstance(obj, TypingName):  # Tuple[torch.Tensor, torch.Tensor], Generic[T]
             return obj.subscript(index)
         if kind is Match:
@@ -214,8 +230,12 @@ class Protocols:
 
             if type(index) is tuple or type(index) is ndarray or isinstance(index, np.generic):
                 index = torch_index(index)
+            elif type(index) is Instance:  # an IntEnum member, anything with __index__
+                index = self.as_index(index)
             if isinstance(value, np.generic):
                 value = value.item()
+            elif type(value) is Instance:  # `x[0] = Label.CAT`: torch reads an int subclass
+                value = number_operand(value)
             call(setitem, obj, index, value)  # (through vmap's rules when batched)
             return
         if kind is ndarray:

@@ -30,6 +30,9 @@ from .objects import (
     type_name,
 )
 from .random_module import PyRandom
+from .typed_classes import TypingClass
+from .typing_generics import alias_check_class
+from .typing_module import TypingName
 
 
 class TypeBuiltin:
@@ -97,6 +100,8 @@ class TypeChecks:
     def isinstance_check(self, value: Any, classinfo: Any) -> bool:
         if isinstance(classinfo, tuple):
             return any(self.isinstance_check(value, c) for c in classinfo)
+        if isinstance(classinfo, TypingName) and type(classinfo) is not TypingClass:
+            classinfo = alias_check_class(self, classinfo, "isinstance")
         kind = type(classinfo)
         if kind is ScriptClass:
             if classinfo is OBJECT:
@@ -138,6 +143,8 @@ class TypeChecks:
             raise TorchTypeError("issubclass() arg 1 must be a class")
         if isinstance(classinfo, tuple):
             return any(self.issubclass_check(cls, c) for c in classinfo)
+        if isinstance(classinfo, TypingName) and type(classinfo) is not TypingClass:
+            classinfo = alias_check_class(self, classinfo, "issubclass")
         if type(classinfo) is ScriptGenericAlias:
             raise TorchTypeError(SUBSCRIPTED_CHECK)
         if not self.is_class(classinfo):

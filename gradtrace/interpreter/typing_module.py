@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import TorchTypeError
+from ..errors import TorchTypeError, TorchValueError
 from .objects import BuiltinFunction
 
 if TYPE_CHECKING:
@@ -36,6 +36,8 @@ class TypingName:
     def __repr__(self) -> str:
         if self.args is None:
             return f"typing.{self.name}"
+        if not self.args:  # Tuple[()]
+            return f"typing.{self.name}[()]"
         return f"typing.{self.name}[{', '.join(_type_repr(a) for a in self.args)}]"
 
     def __eq__(self, other: object) -> bool:
@@ -64,10 +66,22 @@ class TypingName:
 
 
 class GenericAlias(TypingName):
-    """`collections.abc.Sequence[int]` (types.GenericAlias): printed with its module."""
+    """`collections.abc.Sequence[int]`, `list[int]` (types.GenericAlias): printed with its
+    module; `origin` is the class subscripted."""
 
-    __slots__ = ()
+    __slots__ = ("origin",)
     python_type_name = "types.GenericAlias"
+
+    def __init__(self, name: str, args: tuple[Any, ...] | None = None, origin: Any = None):
+        super().__init__(name, args)
+        self.origin = origin
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is GenericAlias and (self.name, self.args) == \
+            (other.name, other.args)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.args))
 
     def __repr__(self) -> str:
         return f"{self.name}[{', '.join(_type_repr(a) for a in self.args or ())}]"
@@ -98,11 +112,19 @@ def typing_namespace(interp: Interpreter) -> stdlib.Namespace:
                  contravariant: bool = False) -> TypeVarName:
         if not isinstance(name, str):
             raise TorchTypeError("TypeVar name must be a string")
-        return TypeVarName(name)
+        if covariant and contravariant:
+            raise TorchValueError("Bivariant types are not supported.")
+        if len(constraints) == 1:
+            raise TorchTypeError("A single constraint is not allowed")
+        if constraints and bound is not None:
+            raise TorchTypeError("Constraints cannot be combined with bound=...")
+        if isinstance(bound, str):  # a forward reference, kept as typing keeps it
+            bound = ForwardRef(bound)
+        return TypeVarName(name, bound, constraints, bool(covariant), bool(contravariant))
 
     import typing
 
-    from . import generic_classes, typed_classes
+    from . import generic_classes, typed_classes, typing_generics
 
     table: dict[str, Any] = {n: TypingName(n) for n in TYPING_NAMES}
     table["TYPE_CHECKING"] = False
@@ -112,18 +134,41 @@ def typing_namespace(interp: Interpreter) -> stdlib.Namespace:
         "runtime_checkable", lambda cls: generic_classes.runtime_checkable(interp, cls),
         typing.runtime_checkable)
     table["overload"] = BuiltinFunction("overload", generic_classes.overload, typing.overload)
+    table["get_origin"] = BuiltinFunction(
+        "get_origin", lambda tp: typing_generics.get_origin(interp, tp), typing.get_origin)
+    table["get_args"] = BuiltinFunction(
+        "get_args", lambda tp: typing_generics.get_args(interp, tp), typing.get_args)
     table.update(typed_classes.typing_bases(interp))
     return stdlib.Namespace("typing", table)
 
 
 class TypeVarName:
-    """`T = TypeVar("T")`: prints as Python's (`~T`)."""
+    """`T = TypeVar("T", bound=int)`: prints as Python's (`~T`, `+T_co`, `-T_contra`);
+    its bound, constraints and variance are what the script gave."""
+
+    __slots__ = ("name", "bound", "constraints", "covariant", "contravariant")
+    python_type_name = "typing.TypeVar"
+
+    def __init__(self, name: str, bound: Any = None, constraints: tuple[Any, ...] = (),
+                 covariant: bool = False, contravariant: bool = False):
+        self.name = name
+        self.bound = bound
+        self.constraints = constraints
+        self.covariant = covariant
+        self.contravariant = contravariant
+
+    def __repr__(self) -> str:
+        return f"{'+' if self.covariant else '-' if self.contravariant else '~'}{self.name}"
+
+
+class ForwardRef:
+    """`TypeVar("T", bound="Model")`'s bound: a name typing has not evaluated."""
 
     __slots__ = ("name",)
-    python_type_name = "TypeVar"
+    python_type_name = "typing.ForwardRef"
 
     def __init__(self, name: str):
         self.name = name
 
     def __repr__(self) -> str:
-        return f"~{self.name}"
+        return f"ForwardRef({self.name!r})"

@@ -321,6 +321,9 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                  "RawTextHelpFormatter", "MetavarTypeHelpFormatter", "Namespace", "Action",
                  "ONE_OR_MORE", "OPTIONAL", "PARSER", "REMAINDER", "SUPPRESS", "ZERO_OR_MORE"),
     "types": ("SimpleNamespace",),
+    "tqdm": ("tqdm", "trange"),
+    "tqdm.auto": ("tqdm", "trange"), "tqdm.notebook": ("tqdm", "trange"),
+    "tqdm.autonotebook": ("tqdm", "trange"),
     "heapq": ("heappush", "heappop", "heapify", "heapreplace", "merge", "nlargest",
               "nsmallest", "heappushpop"),
     "bisect": ("bisect_left", "bisect_right", "insort_left", "insort_right", "bisect",
@@ -474,8 +477,10 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
              "torch.utils.data, torch.distributions, torch.amp), math, random, collections " \
              "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools, functools " \
-             "(partial, reduce, wraps, lru_cache, cache, cmp_to_key), pprint, copy, " \
-             "dataclasses (dataclass, field, asdict, astuple, is_dataclass), " \
+             "(partial, reduce, wraps, lru_cache, cache, cmp_to_key, total_ordering), " \
+             "pprint, copy, " \
+             "dataclasses (dataclass, field, asdict, astuple, replace, fields, " \
+             "is_dataclass), " \
              "typing (for annotations), __future__, io (BytesIO, StringIO), numpy (arrays, " \
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
@@ -483,8 +488,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "string, unicodedata, " \
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
-             "(SimpleNamespace), logging (to streams), pathlib (Path over the run's files) " \
-             "and os (paths; the files torch.save wrote and the folders the script made, " \
+             "(SimpleNamespace), logging (to streams), tqdm (progress bars on stderr), " \
+             "pathlib (Path over the run's files) and os (paths; the files torch.save wrote and the folders the script made, " \
              "in memory)"
 
 

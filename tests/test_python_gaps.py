@@ -257,3 +257,7 @@ def test_a_nested_spec_field_naming_an_attribute_is_refused_as_a_plain_one():
 
 def test_builtin_container_dunders_are_values_that_act_as_the_syntax_does():
     same_as_python(snippet("container_dunders"))
+
+
+def test_format_map_reads_fields_through_the_mapping_as_python_does():
+    same_as_python(snippet("format_map"))

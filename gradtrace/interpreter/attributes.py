@@ -245,6 +245,8 @@ class Attributes:
         elif isinstance(obj, str):
             if name == "format":
                 return stdlib.BoundMethod(obj, self.format_method, name)
+            if name == "format_map":
+                return stdlib.BoundMethod(obj, self.format_map_method, name)
             table = stdlib.STR_METHODS
         elif isinstance(obj, (set, frozenset)):
             table = stdlib.SET_METHODS if kind is set else stdlib.FROZENSET_METHODS

@@ -46,6 +46,17 @@ def _check_field_name(field_name: str | None) -> None:
             "names; use an f-string)")
 
 
+class _ItemsOf:
+    """A script's mapping as string.Formatter reads keyword fields: `mapping[key]` as the
+    script's subscript runs it."""
+
+    def __init__(self, interp: Any, mapping: Any):
+        self.interp, self.mapping = interp, mapping
+
+    def __getitem__(self, key: str) -> Any:
+        return self.interp.get_item(self.mapping, key)
+
+
 class _CheckedFormatter(string.Formatter):
     """str.format for specs with fields: every field name and filled-in spec checked."""
 
@@ -188,6 +199,16 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             return _CheckedFormatter(self).vformat(text, args, kwargs)
         return text.format(*args, **kwargs)
 
+    def script_format_map(text: str, mapping: Any, /) -> str:
+        """str.format_map: the fields read through `mapping`'s own item lookup (a
+        defaultdict's default, a dict subclass's __missing__), checked as format's."""
+        for _, field_name, _, _ in _FORMATTER.parse(text):
+            _check_field_name(field_name)
+            if field_name is not None and (not field_name or field_name.isdigit()):
+                raise ScriptError("Format string contains positional fields",
+                                  kind="ValueError")
+        return _CheckedFormatter(self).vformat(text, (), _ItemsOf(self, mapping))
+
     def script_iter(value: Any, sentinel: Any = MISSING, /) -> Iterator[Any]:
         if sentinel is not MISSING:
             raise NotSupportedError("iter(callable, sentinel) is not supported")
@@ -318,6 +339,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         return py.enumerate(unnest(iterable), *args, **kwargs)
 
     self.format_method = script_format
+    self.format_map_method = script_format_map
     types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, slice, type(None),
                                             type(NotImplemented), type(...))}
     types[int] = BuiltinType(int, script_int)

@@ -489,8 +489,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), logging (to streams), tqdm (progress bars on stderr), " \
-             "pathlib (Path over the run's files) and os (paths; the files torch.save wrote and the folders the script made, " \
-             "in memory)"
+             "pathlib (Path over the run's files) and os (paths; the files torch.save " \
+             "wrote and the folders the script made, in memory)"
 
 
 class ImportCompiler:

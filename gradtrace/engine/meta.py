@@ -385,16 +385,25 @@ def _probe(array: MetaArray) -> np.ndarray:
         storage, array.shape, tuple(s * itemsize for s in strides_of(array)))
 
 
-def _window(array: MetaArray) -> np.ndarray:
-    """The meta array's shape and strides over one element, for a view op's forward to lay
-    out anew (reading it past that element would read memory that is not there: only ops
-    that never read run on it, `meta_layout_only`)."""
+class MetaWindow(np.ndarray):
+    """A meta tensor's shape and strides over one element, for a view op's forward to lay
+    out anew (`meta_layout_only`). Its views are windows too (numpy keeps the subclass);
+    reading one past that element would read memory that is not there, so an op that
+    copies a view it made asks `is_window` first."""
+
+
+def is_window(array: Any) -> bool:
+    return type(array) is MetaWindow
+
+
+def _window(array: MetaArray) -> MetaWindow:
     one = _WINDOW_BUFFERS.get(array.dtype)
     if one is None:
         one = _WINDOW_BUFFERS[array.dtype] = np.zeros(1, array.dtype)
     itemsize = array.dtype.itemsize
     return np.lib.stride_tricks.as_strided(
-        one, array.shape, tuple(s * itemsize for s in strides_of(array)), writeable=False)
+        one, array.shape, tuple(s * itemsize for s in strides_of(array)),
+        writeable=False).view(MetaWindow)
 
 
 # (not _BUFFERS: a view of a window is an op's output with its own strides, while a plain

@@ -12,6 +12,7 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError
 from ..formulas import undefined, vjp
 from ..forward_ad import auto_linear
+from ..meta import is_window, meta_array
 from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor
@@ -26,6 +27,13 @@ from .views import (
 _COPIES: dict[type, type] = {}
 
 
+def _contiguous_copy(data: np.ndarray) -> np.ndarray:
+    """The view's values in new row-major memory (of a meta tensor's view: its shape)."""
+    if is_window(data):
+        return meta_array(data.shape, data.dtype)
+    return np.array(data, order="C")
+
+
 def copy_of(view_cls: type) -> Any:
     """The `_copy` twin of a view node class: same checks, saved values and backward, a
     C-contiguous copy as output, not registered as a view."""
@@ -36,8 +44,8 @@ def copy_of(view_cls: type) -> Any:
     def forward(self: Function, *inputs: Any, **params: Any) -> Any:
         data = view_cls.forward(self, *inputs, **params)
         if view_cls.multi_output:
-            return [np.array(d, order="C") for d in data]
-        return np.array(data, order="C")
+            return [_contiguous_copy(d) for d in data]
+        return _contiguous_copy(data)
 
     found = type(view_cls.__name__ + "_copy", (view_cls,), {
         "__slots__": (), "__doc__": f"{view_cls.__name__} computed into a new tensor.",

@@ -76,6 +76,7 @@ from .arithmetic import (
     sub,
     sub_,
 )
+from .clones import clone, contiguous, flip, repeat, to
 from .creation import FillBackward2, ZeroBackward0, ones_like, zeros_like
 from .fused import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .indexing import (
@@ -162,24 +163,19 @@ from .views import (
     T,
     adjoint,
     alias,
-    clone,
-    contiguous,
     expand,
     expand_as,
     flatten,
-    flip,
     mH,
     movedim,
     mT,
     narrow,
     permute,
-    repeat,
     reshape,
     reshape_as,
     select,
     squeeze,
     t,
-    to,
     transpose,
     unflatten,
     unsqueeze,

@@ -159,7 +159,7 @@ def _save_original_self(node: Function, source: Tensor) -> None:
     """torch saves `self.clone()` (CloneBackward0) as an in-place op's `_saved_self`."""
     saved = node.saved.get("self") if node.saved else None
     if saved is not None and not saved.is_output and saved.packed is None:  # hooks packed it
-        from .views import clone
+        from .clones import clone
 
         node.saved["self"] = SavedTensor(clone(source), is_output=False)
 

@@ -16,20 +16,12 @@ from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from ._util import binary_operands, cast, not_implemented
+from .clones import CloneBackward0
 from .indexing import index_select
 from .joins import stack
 from .matrices import diag_embed
 from .stacking import meshgrid, ravel
-from .views import (
-    CloneBackward0,
-    expand,
-    reshape,
-    saved_int,
-    saved_ints,
-    signed,
-    unsqueeze,
-    view,
-)
+from .views import expand, reshape, saved_int, saved_ints, signed, unsqueeze, view
 
 
 def _repeat_counts(repeats: Tensor) -> Tensor:

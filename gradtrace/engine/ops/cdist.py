@@ -17,7 +17,8 @@ from ..formulas import vjp
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
-from .views import contiguous, expand, sum_to, view
+from .clones import contiguous
+from .views import expand, sum_to, view
 
 _MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
           "donot_use_mm_for_euclid_dist": 2}

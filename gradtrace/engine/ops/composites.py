@@ -16,12 +16,13 @@ from ..formulas import undefined
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
+from .clones import flip
 from .creation import WARNINGS
 from .indexing import masked_select
 from .joins import cat, stack
 from .scalar import div_scalar, mul_scalar
 from .stacking import meshgrid
-from .views import SliceBackward0, flip, select, unsqueeze, view
+from .views import SliceBackward0, select, unsqueeze, view
 
 
 def combinations(a: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:

@@ -195,7 +195,7 @@ def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tens
     if isinstance(data, Tensor):
         if dtype is None or dtype is data.dtype:
             return data
-        from .views import to
+        from .clones import to
 
         return to(data, dtype)
     return tensor(data, dtype=dtype)
@@ -292,7 +292,7 @@ def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool,
         raise TorchTypeError(f"expected Tensor as argument 1, but got {type_name(t)}")
     meta = check_device(device, moving=True) if device is not None else is_meta(t.array)
     result = _filled(t.shape, value, dtype or t.dtype, requires_grad, meta)
-    from .views import empty_laid_out, preserved_strides
+    from .clones import empty_laid_out, preserved_strides
 
     strides = preserved_strides(t.array)
     if strides is None:

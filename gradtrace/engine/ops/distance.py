@@ -12,12 +12,13 @@ from ...errors import TorchRuntimeError
 from ..grad_mode import GRAD_MODE
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, bump_version
+from .clones import clone
 from .losses import legacy_reduction, reduction_code
 from .norms import LinalgVectorNormBackward0, vector_norm
 from .pointwise import clamp_min
 from .reductions import where
 from .scalar import add_scalar, scalar_sub, sub_scalar
-from .views import ExpandBackward0, clone
+from .views import ExpandBackward0
 
 
 class NormBackward1(LinalgVectorNormBackward0):

@@ -19,10 +19,11 @@ from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, cast, common_dtype, float_dtype
 from .arithmetic import logical_not, logical_or, pow, rpow
+from .clones import to
 from .indexing import masked_fill
 from .reductions import raw_dims, reduced, sum_array, sum_backward
 from .scalar import mul_scalar
-from .views import saved_ints, to
+from .views import saved_ints
 
 _PI_180 = math.pi / 180
 _180_PI = 180 / math.pi

@@ -8,13 +8,13 @@ from typing import Any
 
 from ...errors import TorchTypeError, TorchValueError
 from ..tensor import Tensor
+from .clones import clone
 from .creation import ones_like
 from .distance import apply_loss_reduction as _reduce
 from .distance import clamp_min_quietly
 from .indexing import masked_fill
 from .losses import legacy_reduction, reduction_code
 from .scalar import add_scalar, mul_scalar
-from .views import clone
 
 
 def torch_poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool,  # noqa: A002

@@ -16,8 +16,8 @@ from ..limits import reserve
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
+from .clones import contiguous
 from .views import (
-    contiguous,
     expand,
     mT,
     reshape,

@@ -15,10 +15,11 @@ from ..formulas import vjp
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor, type_name
+from .clones import clone
 from .decompositions import check_matrices, inv
 from .linalg import check_dot_operands, dot, matmul, mm
 from .spectral import svdvals
-from .views import clone, permute, reshape, squeeze, unsafe_view, unsqueeze, view
+from .views import permute, reshape, squeeze, unsafe_view, unsqueeze, view
 
 
 def _tensor_arg(fname: str, value: Any, pos: int, arg: str) -> None:

@@ -62,8 +62,8 @@ class LogcumsumexpBackward0(Function):
         return div_(cumsum(self_p_exp, dim), add_(cumsumexp_p, 1e-13))
 
     def backward(self, grad: Tensor) -> Tensor:
+        from .clones import flip
         from .reductions import where
-        from .views import flip
 
         if grad.array.ndim == 0 or grad.array.size == 0:
             return grad

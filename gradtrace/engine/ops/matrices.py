@@ -13,7 +13,8 @@ from ..node import Function
 from ..shapes import size_args, wrap_dim
 from ..tensor import Tensor
 from ._util import apply_inplace
-from .views import ViewFunction, repeat, saved_int, saved_ints, signed
+from .clones import repeat
+from .views import ViewFunction, saved_int, saved_ints, signed
 
 
 class _Triangle(Function):

@@ -20,7 +20,7 @@ from ..formulas import vjp
 from ..node import Function
 from ..reduction_order import lane_sum, lanes, seq_sum
 from ..tensor import Tensor
-from .views import contiguous
+from .clones import contiguous
 
 
 def _map(diff: np.ndarray, p: float) -> np.ndarray:

@@ -16,10 +16,11 @@ from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from ._util import apply_inplace
+from .clones import to
 from .norms import LinalgVectorNormBackward0, _norm_array, norm_backward, vector_norm
 from .reductions import sum, where
 from .scalar import add_scalar, mul_scalar
-from .views import saved_int, signed, to
+from .views import saved_int, signed
 
 
 def _check(a: Tensor, p: Any, dim: int, maxnorm: Any) -> int:

@@ -15,6 +15,7 @@ from ..shapes import wrap_dim
 from ..tensor import Tensor
 from ._util import apply_inplace
 from .arithmetic import bitwise_and, div, eq, mul
+from .clones import to
 from .creation import WARNINGS, OnceWarning, ones_like, zeros_like
 from .indexing import (
     IndexFillBackward0,
@@ -28,7 +29,7 @@ from .indexing import (
     scatter_add,
 )
 from .reductions import where
-from .views import saved_int, signed, to
+from .views import saved_int, signed
 
 # ATen's reductions; amax/amin let a NaN on either side win, as np.maximum/minimum do
 _UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,

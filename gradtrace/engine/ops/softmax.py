@@ -362,7 +362,7 @@ def implicit_dim(name: str, input: Any) -> int:  # noqa: A002
 
 
 def _with_dtype(a: Tensor, dtype: Any) -> Tensor:
-    from .views import to
+    from .clones import to
 
     return a if dtype is None else to(a, dtype)
 

@@ -10,9 +10,10 @@ from ...errors import TorchRuntimeError, TorchTypeError
 from ..shapes import Size, wrap_dim
 from ..shapes import broadcast_shapes as broadcast_two
 from ..tensor import Tensor
+from .clones import contiguous, flip
 from .indexing import gather
 from .joins import _tensor_list, cat
-from .views import contiguous, expand, flip, reshape, slice_op, unsqueeze, view, warn
+from .views import expand, reshape, slice_op, unsqueeze, view, warn
 
 
 def _tensors(args: tuple[Any, ...]) -> tuple[list[Tensor], bool]:

@@ -13,8 +13,9 @@ from ..dtypes import DType
 from ..formulas import local
 from ..shapes import is_expandable_to, size_args
 from ..tensor import Tensor
+from .clones import to
 from .creation import FillBackward0
-from .views import sum_to, to
+from .views import sum_to
 
 
 def result_type(tensor: Any, other: Any) -> DType:
@@ -155,7 +156,7 @@ def asarray(obj: Any, *, dtype: DType | None = None, device: Any = None,
     if dtype is not None and dtype is not obj.dtype:
         out = to(obj, dtype)
     elif copy:
-        from .views import clone
+        from .clones import clone
 
         out = clone(obj)
     if requires_grad is False and out.requires_grad:

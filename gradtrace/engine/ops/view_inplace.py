@@ -17,7 +17,8 @@ from ..node import Function, Node
 from ..shapes import broadcast_shapes, contiguous_strides
 from ..tensor import Tensor, gradient_edge, type_name
 from ._util import apply_inplace
-from .views import _VIEWS, ViewFunction, clone, torch_strides
+from .clones import clone
+from .views import _VIEWS, ViewFunction, torch_strides
 
 
 def refresh_views(t: Tensor) -> None:
@@ -70,7 +71,7 @@ def copy_(a: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     if is_meta(src.array) != is_meta(a.array):  # a copy across devices (meta <-> cpu)
         if is_meta(src.array):
             raise ScriptError(NO_DATA, kind="NotImplementedError")
-        from .views import to
+        from .clones import to
 
         src = to(src, "meta")  # into a meta tensor: the shape and dtype, no values
     return apply_inplace(CopyBackwards, a, src)

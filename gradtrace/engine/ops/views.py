@@ -14,29 +14,24 @@ from typing import Any
 import numpy as np
 
 from ...errors import (
-    ScriptError,
     TorchIndexError,
     TorchRuntimeError,
     TorchTypeError,
     TorchValueError,
 )
-from .. import dtypes
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
-from ..grad_reuse import is_non_overlapping_and_dense
-from ..limits import reserve
-from ..meta import NO_DATA, MetaArray, is_c_contiguous, is_meta, meta_array, strides_of
+from ..meta import MetaArray, is_c_contiguous, strides_of
 from ..node import Function
 from ..shapes import (
     Size,
     contiguous_strides,
-    dense_strides_like,
     size_args,
     view_strides,
     wrap_dim,
 )
-from ..tensor import Tensor, type_name
+from ..tensor import Tensor
 
 U64 = 2**64
 
@@ -64,36 +59,6 @@ def torch_strides(array: np.ndarray) -> tuple[int, ...]:
     if array.flags.c_contiguous:
         return contiguous_strides(array.shape)
     return tuple(s // array.itemsize for s in array.strides)
-
-
-def preserved_strides(array: np.ndarray) -> tuple[int, ...] | None:
-    """The strides torch's memory_format=preserve gives a copy of `array` (empty_like, clone,
-    .to): a dense array's own, else infer_dense_strides of them; None for row-major."""
-    if is_c_contiguous(array):
-        return None
-    strides = torch_strides(array)
-    if not is_non_overlapping_and_dense(array):
-        strides = dense_strides_like(array.shape, strides)
-    return None if strides == contiguous_strides(array.shape) else strides
-
-
-def empty_laid_out(shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any) -> np.ndarray:
-    """An array it owns of `shape` whose strides (in elements) are the dense `strides`."""
-    outermost_first = sorted(range(len(shape)), key=lambda d: -strides[d])
-    template = np.empty([shape[d] for d in outermost_first], dtype)
-    return np.empty_like(template.transpose(np.argsort(outermost_first)), order="K")
-
-
-def copy_preserving_layout(array: np.ndarray, dtype: Any = None) -> np.ndarray:
-    """A copy of `array` (as `dtype`) with preserved_strides, in memory it owns."""
-    strides = preserved_strides(array)
-    if type(array) is MetaArray:
-        return meta_array(array.shape, array.dtype if dtype is None else dtype, strides)
-    if strides is None:
-        return array.copy() if dtype is None else array.astype(dtype, order="C")
-    out = empty_laid_out(array.shape, strides, dtype or array.dtype)
-    np.copyto(out, array, casting="unsafe")
-    return out
 
 
 def warn(message: str) -> None:
@@ -276,6 +241,8 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
         return ViewBackward0.call(a, shape=shape)
     if _viewable(a.array, shape):
         return ReshapeAliasBackward0.call(a, shape=shape)
+    from .clones import contiguous
+
     return UnsafeViewBackward0.call(contiguous(a), shape=shape)
 
 
@@ -637,171 +604,6 @@ def H(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
         raise TorchRuntimeError(
             f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor{hint}")
     return transpose(a, -2, -1)  # matrix_H: transpose(-2, -1), conj() for complex
-
-
-# -- copies --------------------------------------------------------------------
-
-
-class CloneBackward0(Function):
-    __slots__ = ()
-    jvp = auto_linear  # derivatives.yaml: result: auto_linear
-    formulas = (local("self", "1"),)
-
-    def forward(self, a: Tensor, order: str = "K") -> np.ndarray:
-        if type(a.array) is not MetaArray:  # (a meta copy owns nothing)
-            reserve(a.array.shape, a.array.itemsize)  # a broadcast view copies to its size
-        return copy_preserving_layout(a.array) if order == "K" else a.array.copy(order=order)
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return grad
-
-
-def clone(a: Tensor, *, memory_format: Any = None) -> Tensor:
-    return CloneBackward0.call(a)
-
-
-def contiguous(a: Tensor, memory_format: Any = None) -> Tensor:
-    if is_c_contiguous(a.array):
-        return a
-    return CloneBackward0.call(a, order="C")
-
-
-class ToCopyBackward0(Function):
-    __slots__ = ()
-    jvp = auto_linear  # derivatives.yaml: result: auto_linear
-    formulas = (local("self", "1"),)
-
-    def forward(self, a: Tensor, dtype: Any, meta: bool = False) -> np.ndarray:
-        if meta:  # .to("meta"): the shape, dtype and strides, not the values
-            return meta_array(a.array.shape, dtype.np, preserved_strides(a.array))
-        return copy_preserving_layout(a.array, dtype.np)
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return grad.to(self.input_meta[0][1])
-
-
-_TO_SIGNATURES = (
-    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
-    "bool copy = False, *, torch.memory_format memory_format = None)\n"
-    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
-    "torch.memory_format memory_format = None)\n"
-    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
-    "torch.memory_format memory_format = None)\n")
-
-
-def to(a: Tensor, *args: Any, device: Any = None, dtype: Any = None,
-       non_blocking: bool = False, copy: bool = False, memory_format: Any = None) -> Tensor:
-    """Tensor.to(device, dtype) / to(dtype) / to(other): the same tensor when nothing changes
-    (unless copy=True), else a ToCopyBackward0 copy. Only the CPU exists here."""
-    from ..device import check_device, is_device_like
-
-    rest = list(args)
-    if rest and isinstance(rest[0], Tensor):
-        other = rest.pop(0)
-        dtype = other.dtype
-    elif rest and isinstance(rest[0], dtypes.DType):
-        dtype = rest.pop(0)
-    elif rest and is_device_like(rest[0]):
-        device = rest.pop(0)
-        if rest and isinstance(rest[0], dtypes.DType):
-            dtype = rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        rest.pop(0)  # non_blocking: a CPU copy is synchronous anyway
-        if rest and isinstance(rest[0], bool):
-            copy = rest.pop(0)
-    if rest:
-        got = ", ".join(_to_type_name(v) for v in args)
-        raise TorchTypeError(
-            f"to() received an invalid combination of arguments - got ({got}), but expected "
-            f"one of:\n{_TO_SIGNATURES}")
-    to_meta = check_device(device, moving=True)
-    if device is not None and not to_meta and is_meta(a.array):
-        raise ScriptError(NO_DATA, kind="NotImplementedError")  # meta -> cpu: no values
-    if dtype is None:
-        dtype = a.dtype
-    if to_meta and not is_meta(a.array):
-        return ToCopyBackward0.call(a, dtype=dtype, meta=True)
-    if dtype is a.dtype and not copy:
-        return a
-    if not dtype.is_floating_point and a.requires_grad:
-        return Tensor._wrap(a.array.astype(dtype.np))
-    return ToCopyBackward0.call(a, dtype=dtype)
-
-
-def _to_type_name(value: Any) -> str:
-    if isinstance(value, dtypes.DType):
-        return "torch.dtype"
-    return type_name(value)
-
-
-class RepeatBackward0(Function):
-    __slots__ = ()
-    jvp = auto_linear  # derivatives.yaml: result: auto_linear
-    formulas = (vjp("self", "Σ {grad}.tiles({repeats})"),)
-
-    def forward(self, a: Tensor, repeats: tuple[int, ...]) -> np.ndarray:
-        if len(repeats) < a.array.ndim:
-            raise TorchRuntimeError(
-                "Number of dimensions of repeat dims can not be smaller than number of "
-                "dimensions of tensor")
-        padded = (1,) * (len(repeats) - a.array.ndim) + a.array.shape
-        target = [r * s for r, s in zip(repeats, padded, strict=True)]
-        for t_ in target:
-            if t_ < 0:
-                raise TorchRuntimeError(
-                    f"Trying to create tensor with negative dimension {t_}: "
-                    f"[{', '.join(map(str, target))}]")
-        self.save_attr(repeats=tuple(repeats), self_sym_sizes=a.array.shape)
-        reserve(tuple(target), 8)
-        return np.tile(a.array, repeats)
-
-    def backward(self, grad: Tensor) -> Tensor:
-        """torch's repeat_backward: sum away added dims, then one reshape and one sum."""
-        repeats = self.attrs["repeats"]
-        sizes = self.attrs["self_sym_sizes"]
-        if 0 in repeats:
-            from .creation import zeros
-
-            return zeros(sizes, dtype=grad.dtype)
-        extra = grad.array.ndim - len(sizes)
-        for _ in range(extra):
-            grad = grad.sum(0)
-        grad_size: list[int] = []
-        sum_dims: list[int] = []
-        for d, size in enumerate(sizes):
-            repeat = repeats[d + extra]
-            if repeat != 1:
-                grad_size.append(repeat)
-                sum_dims.append(len(grad_size) - 1)
-            grad_size.append(size)
-        if sum_dims:
-            grad = grad.reshape(tuple(grad_size)).sum(tuple(sum_dims))
-        return grad
-
-
-class FlipBackward0(Function):
-    __slots__ = ()
-    jvp = auto_linear  # derivatives.yaml: result: auto_linear
-    formulas = (vjp("self", "{grad}.flip({dims})"),)
-
-    def forward(self, a: Tensor, dims: tuple[int, ...]) -> np.ndarray:
-        wrapped = tuple(_wrap(d, a.array.ndim) for d in dims)
-        for i, w in enumerate(wrapped):
-            if w in wrapped[:i]:
-                raise TorchRuntimeError(f"dim {w} appears multiple times in the list of dims")
-        self.save_attr(dims=saved_ints(dims))
-        return np.flip(a.array, wrapped).copy() if a.array.ndim else a.array.copy()
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return flip(grad, tuple(signed(d) for d in self.attrs["dims"]))
-
-
-def flip(a: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
-    return FlipBackward0.call(a, dims=_sizes(dims, kwargs, "dims"))
-
-
-def repeat(a: Tensor, *repeats: Any, **kwargs: Any) -> Tensor:
-    return RepeatBackward0.call(a, repeats=_sizes(repeats, kwargs, "repeats"))
 
 
 # -- select / slice / index -------------------------------------------------------

@@ -15,8 +15,9 @@ from ..formulas import vjp
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..tensor import Tensor
+from .clones import contiguous
 from .norms import LinalgVectorNormBackward0, norm_backward
-from .views import contiguous, transpose, view
+from .views import transpose, view
 
 
 class NormBackward0(LinalgVectorNormBackward0):

@@ -411,6 +411,19 @@ def _window(array: MetaArray) -> MetaWindow:
 _WINDOW_BUFFERS: dict[np.dtype, np.ndarray] = {}
 
 
+def _forward_on(node: Any, inputs: tuple, params: dict, metas: list,
+                stand_in: Callable[[MetaArray], np.ndarray]) -> Any:
+    """The forward with each meta input's array replaced by `stand_in(array)` meanwhile."""
+    saved = [(t, t.array) for t in metas]
+    try:
+        for t, array in saved:
+            t.array = stand_in(array)
+        return node.forward(*inputs, **params)
+    finally:
+        for t, array in saved:
+            t.array = array
+
+
 def run_forward(node: Any, inputs: tuple, params: dict) -> Any:
     """`node.forward(*inputs, **params)` for an op with a meta input (see the module's
     docstring): its output(s) as meta arrays."""
@@ -427,23 +440,9 @@ def run_forward(node: Any, inputs: tuple, params: dict) -> Any:
             META.kernels = False
     elif all(t.array.size <= PROBE_ELEMENTS and _span(t.array) <= PROBE_ELEMENTS
              for t in metas):
-        saved = [(t, t.array) for t in metas]
-        try:
-            for t, array in saved:
-                t.array = _probe(array)
-            data = node.forward(*inputs, **params)
-        finally:
-            for t, array in saved:
-                t.array = array
+        data = _forward_on(node, inputs, params, metas, _probe)
     elif type(node).meta_layout_only:
-        saved = [(t, t.array) for t in metas]
-        try:
-            for t, array in saved:
-                t.array = _window(array)
-            data = node.forward(*inputs, **params)
-        finally:
-            for t, array in saved:
-                t.array = array
+        data = _forward_on(node, inputs, params, metas, _window)
     else:
         data = node.forward(*inputs, **params)
     if type(node).multi_output:

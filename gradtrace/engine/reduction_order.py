@@ -28,6 +28,7 @@ import numpy as np
 from . import capability, exactness
 from .meta import META, reduced_result, stands_on_meta
 from .pointwise import thread_chunk
+from .shapes import reordered_dims
 
 
 def lanes(dtype: np.dtype) -> int:
@@ -68,7 +69,6 @@ def reduction_layout(array: np.ndarray, axes: tuple[int, ...]) -> Layout:
     ndim = len(shape)
     ins = list(array.strides)
     outs = _output_strides(shape, axes, array.itemsize)
-    perm = list(range(ndim - 1, -1, -1))
 
     def should_swap(d0: int, d1: int) -> int:
         for strides, is_output in ((outs, True), (ins, False)):
@@ -85,16 +85,7 @@ def reduction_layout(array: np.ndarray, axes: tuple[int, ...]) -> Layout:
                 return 1
         return 0
 
-    if ndim > 1:
-        for i in range(1, ndim):
-            d1 = i
-            for d0 in range(i - 1, -1, -1):
-                c = should_swap(perm[d0], perm[d1])
-                if c > 0:
-                    perm[d0], perm[d1] = perm[d1], perm[d0]
-                    d1 = d0
-                elif c < 0:
-                    break
+    perm = reordered_dims(ndim, should_swap)
     sh = [shape[p] for p in perm]
     st = [[ins[p] for p in perm], [outs[p] for p in perm]]
     if not sh:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -146,6 +147,22 @@ def view_strides(shape: tuple[int, ...], strides: tuple[int, ...],
     return None if view_d != -1 else tuple(out)
 
 
+def reordered_dims(ndim: int, should_swap: Callable[[int, int], int]) -> list[int]:
+    """TensorIterator's reorder_dimensions: the dims, innermost first, insertion-sorted by
+    `should_swap(d0, d1)` (> 0: d1 goes inside d0, < 0: stop, 0: look further)."""
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
 def dense_strides_like(shape: tuple[int, ...], *operands: tuple[int, ...]) -> tuple[int, ...]:
     """Packed strides that keep the memory order of the operands' `strides` (each as long
     as `shape`, 0 where broadcast): torch's infer_dense_strides (empty_like of a tensor
@@ -153,7 +170,6 @@ def dense_strides_like(shape: tuple[int, ...], *operands: tuple[int, ...]) -> tu
     elementwise op's output. Dims sort by the first operand's strides that tell them apart
     (the larger size first among equal ones); a zero stride says nothing."""
     ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))
 
     def should_swap(d0: int, d1: int) -> int:
         for strides in operands:
@@ -166,15 +182,7 @@ def dense_strides_like(shape: tuple[int, ...], *operands: tuple[int, ...]) -> tu
                 return 1
         return 0
 
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = reordered_dims(ndim, should_swap)
     out = [0] * ndim
     step = 1
     for d in perm:

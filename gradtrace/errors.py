@@ -195,6 +195,9 @@ class ScriptError(GradtraceError):
     chain: ExceptionChain | None = None  # (when it has no exception instance)
 
     def __repr__(self) -> str:
+        args = getattr(self, "script_args", ())
+        if len(args) > 1:  # `ValueError("bad", 3)`
+            return f"{self.kind}({', '.join(map(repr, args))})"
         if not self.message:
             return f"{self.kind}()"
         if self.kind == "KeyError":  # its message is already the key's repr

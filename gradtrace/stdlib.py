@@ -120,7 +120,13 @@ class ExceptionType:
             message = repr(args[0]) if self.kind == "KeyError" else str(args[0])
         else:
             message = "" if not args else str(args)
-        return ScriptError(message, kind=self.kind)
+        error = ScriptError(message, kind=self.kind)
+        error.script_args = args  # type: ignore[attr-defined]  # its `.args` (and repr)
+        if self.kind == "SystemExit":  # `raise SystemExit(2)` ends the run with status 2
+            error.code = args[0] if len(args) == 1 else (args or None)  # type: ignore[attr-defined]
+        elif self.kind == "StopIteration" and args:  # its `.value`
+            error.value = args[0]  # type: ignore[attr-defined]
+        return error
 
     def __repr__(self) -> str:
         return f"<class '{self.kind}'>"

@@ -261,3 +261,18 @@ def test_builtin_container_dunders_are_values_that_act_as_the_syntax_does():
 
 def test_format_map_reads_fields_through_the_mapping_as_python_does():
     same_as_python(snippet("format_map"))
+
+
+def test_dataclass_keeps_its_own_methods_and_pprint_lays_it_out_as_python():
+    same_as_python(snippet("dataclass_own_methods_pprint"))
+
+
+def test_raising_system_exit_ends_the_run_with_its_code_as_sys_exit_does():
+    assert run_text("print(1)\nraise SystemExit(2)\n").status == 2
+    assert run_text("raise SystemExit\n").status in (0, None)
+    same_as_python("try:\n    raise SystemExit(3, 'x')\nexcept SystemExit as e:\n"
+                   "    print(e.code, repr(e))\n"
+                   "try:\n    raise StopIteration(5)\nexcept StopIteration as e:\n"
+                   "    print(e.value, repr(e))\n")
+    same_as_python("for e in (ValueError('bad', 3), KeyError('k'), RuntimeError(), "
+                   "TypeError('one')):\n    print(repr(e), e.args, str(e))\n")

@@ -262,7 +262,7 @@ class Attributes:
                 return getter(obj, self)
             table = stdlib.GENERATOR_METHODS
         elif isinstance(obj, ScriptError) and name == "args":
-            return (obj.message,)
+            return getattr(obj, "script_args", (obj.message,))
         elif isinstance(obj, ScriptError) and name in CHAIN_NAMES:
             return chain_attribute(obj, name)
         elif isinstance(obj, ScriptError) and name == "code" and obj.kind == "SystemExit":

@@ -4,8 +4,9 @@ body annotates (its bases' first), `field(default=..., default_factory=...)`, `a
 `astuple`, `replace`, `fields`, `frozen=True` (assignment raises FrozenInstanceError,
 instances hash by their fields) and `order=True` (`<` and co compare the fields as tuples).
 Python's checks and messages: a field without a default after one with one, a
-list/dict/set default, the generated `__init__`'s argument errors. The options that change
-more than this (unsafe_hash, kw_only, slots) are refused.
+list/dict/set default, the generated `__init__`'s argument errors. Methods the class body
+defines are kept (`__init__`, `__repr__`, `__eq__`; `__hash__` by Python's table). The
+options that change more than this (unsafe_hash, kw_only, slots) are refused.
 """
 from __future__ import annotations
 
@@ -80,14 +81,19 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
                 raise NotSupportedError("@dataclass applies to a class defined in the script")
             fields = _collect(cls, fields_of)
             fields_of[id(cls)] = fields
-            if init:
-                cls.attrs["__init__"] = NativeFunction("__init__", cls.name,
-                                                       _make_init(interp, cls, fields, frozen))
-            if repr:
-                cls.attrs["__repr__"] = NativeFunction("__repr__", cls.name, _make_repr(fields))
-            if eq:
-                cls.attrs["__eq__"] = NativeFunction("__eq__", cls.name, _make_eq(fields))
-                cls.attrs["__hash__"] = None
+            own = cls.attrs  # what the class body defined is kept, as Python's dataclass keeps it
+            class_hash = own.get("__hash__", MISSING)
+            explicit_hash = not (class_hash is MISSING or
+                                 (class_hash is None and "__eq__" in own))
+            if init and "__init__" not in own:
+                own["__init__"] = NativeFunction("__init__", cls.name,
+                                                 _make_init(interp, cls, fields, frozen))
+            if repr and "__repr__" not in own:
+                own["__repr__"] = NativeFunction("__repr__", cls.name, _make_repr(fields))
+            if eq and "__eq__" not in own:
+                own["__eq__"] = NativeFunction("__eq__", cls.name, _make_eq(fields))
+            if eq and not frozen and not explicit_hash:
+                own["__hash__"] = None
             if order:
                 for name, compare in _ORDER.items():
                     if name in cls.attrs:
@@ -98,7 +104,14 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
                                                      _make_order(fields, compare))
             if frozen:
                 for name, fn in _make_frozen(cls, fields).items():
-                    cls.attrs[name] = NativeFunction(name, cls.name, fn)
+                    if name == "__hash__":
+                        if eq and not explicit_hash:
+                            own[name] = NativeFunction(name, cls.name, fn)
+                        continue
+                    if name in own:
+                        raise TorchTypeError(f"Cannot overwrite attribute {name} in class "
+                                             f"{cls.name}")
+                    own[name] = NativeFunction(name, cls.name, fn)
             if match_args and "__match_args__" not in cls.attrs:  # for `case Point(x, y)`
                 cls.attrs["__match_args__"] = tuple(name for name, f in fields if f.init)
             return cls
@@ -248,12 +261,30 @@ def _make_init(interp: Interpreter, cls: ScriptClass, fields: tuple[tuple[str, F
 
 def _make_repr(fields: tuple[tuple[str, Field], ...]) -> Callable[[Any], str]:
     shown = [name for name, spec in fields if spec.repr]
+    running: set[int] = set()
 
     def __repr__(self: Any) -> str:
-        inner = ", ".join(f"{name}={self.attrs.get(name)!r}" for name in shown)
+        if id(self) in running:  # dataclasses' _recursive_repr: an instance met inside itself
+            return "..."
+        running.add(id(self))
+        try:
+            inner = ", ".join(f"{name}={self.attrs.get(name)!r}" for name in shown)
+        finally:
+            running.discard(id(self))
         return f"{self.cls.qualname}({inner})"
 
+    __repr__.shown_fields = tuple(shown)  # type: ignore[attr-defined]  # (pprint lays them out)
     return __repr__
+
+
+def repr_fields(obj: Any) -> tuple[str, ...] | None:
+    """The fields a dataclass instance's generated `__repr__` shows, which pprint lays out
+    one per line when the repr is too wide (CPython's `_pprint_dataclass`); None for any
+    other value, or a dataclass whose class writes its own `__repr__`."""
+    if type(obj) is not Instance:
+        return None
+    found = obj.cls.lookup("__repr__")
+    return getattr(found.fn, "shown_fields", None) if type(found) is NativeFunction else None
 
 
 def _make_eq(fields: tuple[tuple[str, Field], ...]) -> Callable[[Any, Any], Any]:

@@ -28,7 +28,7 @@ from ..errors import (
 )
 from ..parser.checks import FUTURE_FEATURES
 from ..source import Span
-from . import collection_types, memory_io, text_io
+from . import collection_types, dataclass, memory_io, text_io
 from .builtin_classes import plain_iteration
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
@@ -43,6 +43,7 @@ from .objects import (
     NativeFunction,
     PartialMethod,
     ScriptIterator,
+    type_name,
 )
 from .os_module import RunFiles, os_namespaces
 from .path_module import pathlib_namespace
@@ -224,8 +225,28 @@ class _PrettyPrinter(pprint.PrettyPrinter):
     _dispatch[collection_types.defaultdict.__repr__] = \
         pprint.PrettyPrinter._pprint_default_dict  # type: ignore[attr-defined]
 
-    def _format(self, obj: Any, *args: Any) -> None:
-        super()._format(_as_pprinted(obj), *args)  # type: ignore[misc]
+    def _format(self, obj: Any, stream: Any, indent: int, allowance: int, context: dict,
+                level: int) -> None:
+        obj = _as_pprinted(obj)
+        if type(obj) is Instance and id(obj) in context:  # pprint's _recursion, named as
+            stream.write(f"<Recursion on {type_name(obj)} with id={id(obj)}>")  # the script
+            self._recursive = True  # type: ignore[attr-defined]
+            self._readable = False  # type: ignore[attr-defined]
+            return
+        shown = dataclass.repr_fields(obj)
+        if shown is not None and \
+                len(self._repr(obj, context, level)) > self._width - indent - allowance:  # type: ignore[attr-defined]
+            # CPython 3.11's _pprint_dataclass: `Name(field=value,` one field per line `)`
+            context[id(obj)] = 1
+            name = obj.cls.name
+            stream.write(name + "(")
+            self._format_namespace_items(  # type: ignore[attr-defined]
+                [(f, obj.attrs.get(f)) for f in shown], stream, indent + len(name) + 1,
+                allowance, context, level + 1)
+            stream.write(")")
+            del context[id(obj)]
+            return
+        super()._format(obj, stream, indent, allowance, context, level)  # type: ignore[misc]
 
     def format(self, obj: Any, context: dict, maxlevels: int, level: int
                ) -> tuple[str, bool, bool]:

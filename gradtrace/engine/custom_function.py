@@ -35,7 +35,7 @@ from .node import FREED_MESSAGE, Node, SavedTensor
 from .ops.creation import WARNINGS
 from .ops.view_inplace import rebase_view, refresh_views
 from .ops.views import alias_view
-from .tensor import Tensor, bump_version, gradient_edge, type_name
+from .tensor import Tensor, bump_version, gradient_edge, move_retains_grad, type_name
 
 NOT_WRITABLE = "attribute '{}' of 'torch._C._FunctionBase' objects is not writable"
 NO_FORWARD = "You must implement the forward function for custom autograd.Function."
@@ -383,9 +383,11 @@ def _set_history(node: FunctionCtx | None, var: Tensor, nr: int, n_outputs: int,
         if var._base is not None:
             rebase_view(var, node)
         else:
+            old_fn, old_nr = var.grad_fn, var.output_nr
             var.grad_fn = node
             var.requires_grad = True
             var.output_nr = nr
+            move_retains_grad(var, old_fn, old_nr)
         refresh_views(var)
         return var
     if is_input:

@@ -235,6 +235,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("jit_function_globals.gt", "NotSupportedError"),
     ("jit_trace_recursion.gt", "RecursionError"),
     ("jit_intrinsic_reach.gt", "NotSupportedError"),
+    ("tensor_eq_reflected_recursion.gt", "RecursionError"),
+    ("fill_huge_python_ints.gt", "RuntimeError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -35,7 +35,7 @@ from .node import FREED_MESSAGE, Node, SavedTensor
 from .ops.creation import WARNINGS
 from .ops.view_inplace import rebase_view, refresh_views
 from .ops.views import alias_view
-from .tensor import Tensor, bump_version, gradient_edge, type_name
+from .tensor import Tensor, bump_version, gradient_edge, move_retains_grad, type_name
 
 NOT_WRITABLE = "attribute '{}' of 'torch._C._FunctionBase' objects is not writable"
 NO_FORWARD = "You must implement the forward function for custom autograd.Function."
@@ -60,9 +60,11 @@ DIRTY_VIEW_MULTI_OUTPUT = (
     "two Functions: one doing the inplace that returns a single Tensor and a second one that "
     "does the other operations). You can ask on the forum https://discuss.pytorch.org/ if you "
     "need help to do this change.")
+DIRTY_NOT_INPUT = (
+    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+    "been mutated should be passed to ctx.mark_dirty().")
 DIRTY_NOT_INPUT_WARNING = (
-    "UserWarning: ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
-    "that have been mutated should be passed to ctx.mark_dirty(). (Triggered internally at "
+    f"UserWarning: {DIRTY_NOT_INPUT} (Triggered internally at "
     "/__w/pytorch/pytorch/torch/csrc/autograd/custom_function.cpp:320.)")
 LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
 CLEARED_ON_ACCESS = (
@@ -373,6 +375,8 @@ def _set_history(node: FunctionCtx | None, var: Tensor, nr: int, n_outputs: int,
         if var.grad_fn is None and var.requires_grad:
             raise TorchRuntimeError(LEAF_DIRTY)
         if not is_input:
+            if var._base is not None:  # torch 2.13: a view of an intermediate (TORCH_CHECK)
+                raise TorchRuntimeError(DIRTY_NOT_INPUT)
             WARNINGS.append(DIRTY_NOT_INPUT_WARNING)
         if var._base is not None and n_outputs > 1:
             raise TorchRuntimeError(DIRTY_VIEW_MULTI_OUTPUT)
@@ -383,9 +387,11 @@ def _set_history(node: FunctionCtx | None, var: Tensor, nr: int, n_outputs: int,
         if var._base is not None:
             rebase_view(var, node)
         else:
+            old_fn, old_nr = var.grad_fn, var.output_nr
             var.grad_fn = node
             var.requires_grad = True
             var.output_nr = nr
+            move_retains_grad(var, old_fn, old_nr)
         refresh_views(var)
         return var
     if is_input:

@@ -202,3 +202,47 @@ def _type_info_argument(dtype: object, name: str) -> DType:
         raise TorchTypeError(f"{name}(): argument 'type' (position 1) must be torch.dtype, "
                              f"not {type(dtype).__name__}")
     return dtype
+
+
+# the C++ types c10's Scalar accessors name in "value cannot be converted to type T without
+# overflow" (fill_, masked_fill_, index_put_'s masked_fill path)
+C_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                  "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+                  "uint8": "uint8_t", "bool": "bool"}
+
+
+def _scalar_overflows(value: bool | int | float, target: DType) -> bool:
+    """c10::overflows<To, From>: a bool never overflows; an int is checked against the
+    target's range (a float type's too), negative ints wrapping into an unsigned type down to
+    -max; a float may be inf or nan into a floating type but never into an integer one."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if target.is_floating_point:
+        info = np.finfo(target.np)
+        if isinstance(value, (int, np.integer)):
+            return int(value) < int(info.min) or int(value) > int(info.max)
+        if value != value or value in (float("inf"), float("-inf")):
+            return False
+        return value < float(info.min) or value > float(info.max)
+    iinfo = np.iinfo(target.np)
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        if iinfo.min == 0:
+            return value > iinfo.max or (value < 0 and -value > iinfo.max)
+        return value < iinfo.min or value > iinfo.max
+    if value != value:
+        return True
+    return value < float(iinfo.min) or value > float(iinfo.max)
+
+
+def checked_scalar(value: bool | int | float, target: DType) -> np.ndarray:
+    """c10::checked_convert of a Scalar to `target` (what fill_ and masked_fill_ do with a
+    number): torch's overflow error, else the value converted as C++ converts it (a float
+    truncated toward zero, a negative int wrapped into an unsigned type)."""
+    if target is not bool_ and _scalar_overflows(value, target):
+        raise TorchRuntimeError(
+            f"value cannot be converted to type {C_SCALAR_NAMES[target.name]} without overflow")
+    if target is uint8 and type(value) is int and value < 0:
+        value %= 256
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.asarray(value).astype(target.np)

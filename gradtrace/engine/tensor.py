@@ -418,9 +418,13 @@ class Tensor:
     # frame fewer than through a method that forwards its arguments.
 
     def __pow__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.pow(self, other)
 
     def __rpow__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.rpow(self, other)
 
     def __matmul__(self, other: Any) -> Tensor:
@@ -436,48 +440,78 @@ class Tensor:
         return ops.bitwise_not(self)
 
     def __floordiv__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.floor_divide(self, other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.floor_divide(Tensor.scalar(other), self)
 
     def __mod__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.remainder(self, other)
 
     def __rmod__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.remainder(other, self)
 
     def __and__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.bitwise_and(self, other)
 
     __rand__ = __and__
 
     def __or__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.bitwise_or(self, other)
 
     __ror__ = __or__
 
     def __xor__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.bitwise_xor(self, other)
 
     __rxor__ = __xor__
 
+    # torch's comparison and operator dunders turn the TypeError of an operand they cannot
+    # take (None, a str, a list) into NotImplemented (TypeError_to_NotImplemented_), so
+    # Python decides: `t == None` is False, `t != None` True, `t < None` Python's TypeError
+
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.eq(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.ne(self, other)
 
     def __lt__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.lt(self, other)
 
     def __le__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.le(self, other)
 
     def __gt__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.gt(self, other)
 
     def __ge__(self, other: Any) -> Tensor:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
         return ops.ge(self, other)
 
     def __iadd__(self, other: Any) -> Tensor:
@@ -637,6 +671,21 @@ class RemovableHandle:
         return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
 
 
+def move_retains_grad(t: Tensor, old_fn: Node | None, old_nr: int) -> None:
+    """torch's update_tensor_hooks_on_new_gradfn: when an in-place op (or a view's
+    regenerated history) gives `t` a new grad_fn, its retain_grad moves there, so `.grad`
+    is the gradient of the tensor's latest value; hooks registered before stay with the old
+    node."""
+    if not t.retains_grad or old_fn is None or old_fn is t.grad_fn:
+        return
+    if old_fn.retains_grad_hooks:
+        old_fn.retains_grad_hooks.pop(old_nr, None)
+    node = t.grad_fn
+    if node.retains_grad_hooks is None:
+        node.retains_grad_hooks = {}
+    node.retains_grad_hooks[t.output_nr] = weakref.ref(t)
+
+
 # the language's names for the values it makes ('function', never 'UserFunction'): set
 # by the interpreter, which the engine does not import
 SCRIPT_TYPE_NAME: list[Callable[[Any], str]] = []
@@ -651,6 +700,10 @@ def type_name(value: Any) -> str:
     if SCRIPT_TYPE_NAME:
         return SCRIPT_TYPE_NAME[0](value)
     return type(value).__name__
+
+
+# what a tensor operator takes as its other operand (anything else: NotImplemented)
+OPERAND_TYPES = (Tensor, bool, int, float)
 
 
 def as_tensor_operand(value: Any) -> Tensor:

@@ -28,9 +28,13 @@ _DUNDER = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv",
 # returns NotImplemented): the Tensor's own method, called without the two C layers
 # (operator.mul, the type slot) in between. `number op tensor` ends in the reflected method,
 # after float's/int's own method gives up.
-TENSOR_BINOPS = {op: getattr(Tensor, f"__{name}__") for op, name in _DUNDER.items()}
-TENSOR_RBINOPS = {op: getattr(Tensor, f"__r{name}__") for op, name in _DUNDER.items()
-                  if hasattr(Tensor, f"__r{name}__")}
+# (the op itself where the slot wraps it in torch's NotImplemented check: both operands are
+# known to be tensors or numbers here)
+TENSOR_BINOPS = {op: getattr(getattr(Tensor, f"__{name}__"), "__wrapped__",
+                             getattr(Tensor, f"__{name}__")) for op, name in _DUNDER.items()}
+TENSOR_RBINOPS = {op: getattr(getattr(Tensor, f"__r{name}__"), "__wrapped__",
+                              getattr(Tensor, f"__r{name}__"))
+                  for op, name in _DUNDER.items() if hasattr(Tensor, f"__r{name}__")}
 NUMBERS = (float, int)
 INPLACE = {
     "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..device import tensor_cpu, tensor_cuda, tensor_get_device
 from ..shapes import size_args
-from ..tensor import Tensor
+from ..tensor import OPERAND_TYPES, Tensor
 from . import (
     add_products,
     arrangements,
@@ -470,12 +470,28 @@ def _iter(t: Tensor) -> Any:
 
 
 Tensor.__iter__ = _iter  # type: ignore[method-assign]
-Tensor.__add__ = Tensor.__radd__ = add  # type: ignore[method-assign]
-Tensor.__sub__ = sub  # type: ignore[method-assign]
-Tensor.__rsub__ = rsub  # type: ignore[method-assign]
-Tensor.__mul__ = Tensor.__rmul__ = mul  # type: ignore[method-assign]
-Tensor.__truediv__ = div  # type: ignore[method-assign]
-Tensor.__rtruediv__ = rdiv  # type: ignore[method-assign]
+
+
+def _operator(op: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:
+    """A Tensor operator slot: torch answers NotImplemented for an operand it cannot take
+    (None, a str, a list), so Python raises its own TypeError or asks the other operand.
+    The interpreter calls `__wrapped__`, the op itself, when both operands are tensors or
+    numbers."""
+    def dunder(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, OPERAND_TYPES):
+            return NotImplemented
+        return op(self, other)
+
+    dunder.__wrapped__ = op  # type: ignore[attr-defined]
+    return dunder
+
+
+Tensor.__add__ = Tensor.__radd__ = _operator(add)  # type: ignore[method-assign]
+Tensor.__sub__ = _operator(sub)  # type: ignore[method-assign]
+Tensor.__rsub__ = _operator(rsub)  # type: ignore[method-assign]
+Tensor.__mul__ = Tensor.__rmul__ = _operator(mul)  # type: ignore[method-assign]
+Tensor.__truediv__ = _operator(div)  # type: ignore[method-assign]
+Tensor.__rtruediv__ = _operator(rdiv)  # type: ignore[method-assign]
 Tensor.__neg__ = neg  # type: ignore[method-assign]
 Tensor.__setitem__ = setitem  # type: ignore[method-assign]
 

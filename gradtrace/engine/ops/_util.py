@@ -16,7 +16,7 @@ from ..limits import reserve
 from ..meta import MetaArray
 from ..node import Function, SavedTensor
 from ..shapes import broadcast_shapes
-from ..tensor import Tensor, as_tensor_operand, bump_version
+from ..tensor import Tensor, as_tensor_operand, bump_version, move_retains_grad
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = (
@@ -207,9 +207,11 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
         if self._base is not None:
             rebase_view(self, node)
         else:
+            old_fn, old_nr = self.grad_fn, self.output_nr
             self.grad_fn = node
             self.requires_grad = True
             self.output_nr = 0
+            move_retains_grad(self, old_fn, old_nr)
         refresh_views(self)  # other views of the same base get their new history
         for saved in (node.saved or {}).values():
             if saved is not None and saved.is_output:

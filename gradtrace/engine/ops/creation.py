@@ -436,7 +436,7 @@ class FillBackward0(Function):
     formulas = (local("self", "0"),)
 
     def forward(self, a: Tensor, value: Any) -> np.ndarray:
-        return np.full_like(a.array, value)
+        return np.full_like(a.array, dtypes.checked_scalar(value, a.dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
         return zeros_like(grad)

@@ -64,7 +64,7 @@ class MaskedFillBackward0(Function):
     def forward(self, a: Tensor, mask: Tensor, value: Any) -> np.ndarray:
         _check_mask(a, mask, value)
         self.save("mask", mask)
-        return np.where(mask.array, np.asarray(value).astype(a.array.dtype), a.array)
+        return np.where(mask.array, dtypes.checked_scalar(value, a.dtype), a.array)
 
     def backward(self, grad: Tensor) -> Tensor:
         return masked_fill(grad, self.unpack("mask"), 0)  # torch: grad.masked_fill(mask, 0)
@@ -87,7 +87,7 @@ class MaskedFillBackward1(Function):
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value.array.ndim} dimension(s).")
         self.save("mask", mask)
-        return np.where(mask.array, value.array.astype(a.array.dtype), a.array)
+        return np.where(mask.array, dtypes.checked_scalar(value.array.item(), a.dtype), a.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .reductions import where

@@ -107,6 +107,40 @@ def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
                  for k in key)
 
 
+def _masked_fill_mask(a: Tensor, indices: tuple[Tensor | None, ...], values: Tensor
+                      ) -> Tensor | None:
+    """torch's canDispatchToMaskedFill: a one-element value put through a single bool (or
+    byte) mask is a masked_fill_ of its item, converted to the destination's dtype rather
+    than required to match it; the mask, its trailing dims added, broadcasts over `a`."""
+    if values.array.size != 1:
+        return None
+    shape = a.array.shape
+    dim = 0
+    mask = None
+    for idx in indices:
+        if idx is None:
+            dim += 1
+            continue
+        if idx.dtype not in (dtypes.bool_, dtypes.uint8) or mask is not None:
+            return None
+        mask = idx
+        for j, s in enumerate(idx.array.shape):
+            if dim + j >= len(shape):  # torch reads self.size(dim + j)
+                n = max(len(shape), 1)
+                raise TorchIndexError(f"Dimension out of range (expected to be in range of "
+                                      f"[{-n}, {n - 1}], but got {dim + j})")
+            if s != shape[dim + j]:
+                raise TorchIndexError(
+                    f"The shape of the mask [{', '.join(map(str, idx.array.shape))}] at "
+                    f"index {j} does not match the shape of the indexed tensor "
+                    f"[{', '.join(map(str, shape))}] at index {dim + j}")
+        dim += idx.array.ndim
+    if mask is None:
+        return None
+    trailing = len(shape) - dim
+    return Tensor._wrap(mask.array.reshape(mask.array.shape + (1,) * trailing))
+
+
 class IndexPutBackward0(Function):
     """index_put_ (advanced-index assignment) and index backward (accumulate=True)."""
 
@@ -118,6 +152,15 @@ class IndexPutBackward0(Function):
 
     def forward(self, a: Tensor, values: Tensor, indices: tuple[Tensor | None, ...],
                 accumulate: bool = False) -> np.ndarray:
+        mask = None if accumulate else _masked_fill_mask(a, indices, values)
+        self.save_attr(accumulate=accumulate, indices=indices)
+        if mask is not None:  # torch: self.masked_fill_(mask, value.item())
+            if mask.dtype is not dtypes.bool_:
+                raise TorchRuntimeError(
+                    "masked_fill_ only supports boolean masks, but got mask with dtype "
+                    f"{dtypes.C_TYPE_NAMES[mask.dtype.name]}")
+            fill = dtypes.checked_scalar(values.array.item(), a.dtype)
+            return np.where(mask.array, fill, a.array)
         key = _check_indices(a, indices)
         if values.dtype is not a.dtype:
             raise TorchRuntimeError(
@@ -132,7 +175,6 @@ class IndexPutBackward0(Function):
                 f"shape mismatch: value tensor of shape [{', '.join(map(str, values.shape))}] "
                 f"cannot be broadcast to indexing result of shape "
                 f"[{', '.join(map(str, target))}]") from None
-        self.save_attr(accumulate=accumulate, indices=indices)
         out = a.array.copy()
         if accumulate:
             np.add.at(out, key, src)
@@ -330,7 +372,7 @@ class FillBackward3(Function):
                 local("value", "1"))
 
     def forward(self, a: Tensor, value: Tensor) -> np.ndarray:
-        return np.full(a.array.shape, value.array, dtype=a.array.dtype)
+        return np.full(a.array.shape, value.array, dtype=a.array.dtype)  # torch: copy_(value)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like

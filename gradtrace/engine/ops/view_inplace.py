@@ -15,7 +15,7 @@ from ..grad_mode import GRAD_MODE
 from ..meta import NO_DATA, is_meta
 from ..node import Function, Node
 from ..shapes import broadcast_shapes, contiguous_strides
-from ..tensor import Tensor, gradient_edge, type_name
+from ..tensor import Tensor, gradient_edge, move_retains_grad, type_name
 from ._util import apply_inplace
 from .clones import clone
 from .views import _VIEWS, ViewFunction, torch_strides
@@ -283,9 +283,11 @@ def rebase_view(view_: Tensor, node: Node) -> None:
     copy_slices.next_functions = (gradient_edge(base),) + tuple(node.next_functions[1:])
     copy_slices.input_meta = ((base.array.shape, base.dtype),) + tuple(node.input_meta[1:])
     copy_slices.output_meta = ((base.array.shape, base.dtype),)
+    old_fn, old_nr = base.grad_fn, base.output_nr
     base.grad_fn = copy_slices
     base.requires_grad = True
     base.output_nr = 0
+    move_retains_grad(base, old_fn, old_nr)
 
     _set_as_strided(view_, (copy_slices, 0))
 
@@ -302,6 +304,8 @@ def _set_as_strided(view_: Tensor, edge: tuple[Node | None, int]) -> None:
     node.next_functions = (edge,)
     node.input_meta = ((base.array.shape, base.dtype),)
     node.output_meta = ((view_.array.shape, view_.dtype),)
+    old_fn, old_nr = view_.grad_fn, view_.output_nr
     view_.grad_fn = node
     view_.requires_grad = True
     view_.output_nr = 0
+    move_retains_grad(view_, old_fn, old_nr)

@@ -702,8 +702,10 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-# what a tensor operator takes as its other operand (anything else: NotImplemented)
-OPERAND_TYPES = (Tensor, bool, int, float)
+# what a tensor operator takes as its other operand (anything else: NotImplemented); a
+# numpy scalar goes to the op too, whose refusal is the engine's (numpy's reflected
+# operator would make an object array of tensors)
+OPERAND_TYPES = (Tensor, bool, int, float, np.generic)
 
 
 def as_tensor_operand(value: Any) -> Tensor:

@@ -23,6 +23,16 @@ from gradtrace.engine import capability
 HERE = Path(__file__).parent / "conformance_realworld"
 CASES = sorted(HERE.glob("*.gt"))
 MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json").read_text())}
+# Found by scout14, not yet explained: these print torch's output exactly from
+# `gradtrace run` and from run_source in a fresh Python, and in pytest sometimes: run alone
+# under pytest their losses differed from torch's in the last float32 bits after a few Adam
+# steps, run after other cases they matched. Something in the process's state (suspected:
+# MKL's threading layer, engine/mkl.py) changes a float32 kernel's bits. Not strict until
+# that is found, so the suite does not flap; each still runs and reports XPASS/XFAIL.
+PROCESS_STATE_BITS = {
+    "karpathy_nflib_realnvp_flows", "mbernste_bayesian_linreg_blackbox_vi",
+    "mingpt_gpt_autocast_blocks",
+}
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
@@ -34,12 +44,28 @@ NOT_YET = {
                                     "convolutions are past the emulation's size limit "
                                     "(conv_kernels.MAX_STEPS), so both round through "
                                     "float64 (noted)",
+    "torchvision_resnet_basicblock_bottleneck": "the Bottleneck ResNet's second loss differs "
+                                                "from torch's in its 5th decimal: its 1x1 and "
+                                                "strided convolutions' oneDNN weight and input "
+                                                "gradients are not in torch's order (noted)",
+    "milesial_unet_parts_small": "a BatchNorm running mean differs from torch's in its 4th "
+                                 "decimal: bilinear Upsample (align_corners=True) is not "
+                                 "torch's float32 kernel bit for bit, nor are the 1x1 and "
+                                 "transposed convolutions' oneDNN orders (noted)",
+    "examples_time_sequence_lbfgs": "float64 nn.LSTMCell gradients differ from torch's "
+                                    "in the last bits (bias and weight gradients after "
+                                    "one backward through 39 steps) though gradtrace "
+                                    "notes no inexact kernel, so LBFGS's 4th loss "
+                                    "differs; the case also takes ~3 min (torch: <1 s)",
 }
 
 
 def _case_param(case: Path) -> object:
     reason = NOT_YET.get(case.stem)
     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    if case.stem in PROCESS_STATE_BITS:
+        marks = [pytest.mark.xfail(strict=False, reason="float32 bits depend on the process's "
+                                   "state (see PROCESS_STATE_BITS)")]
     return pytest.param(case, id=case.stem, marks=marks)
 
 
@@ -51,7 +77,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 def test_realworld_corpus_is_complete_and_recorded():
     assert len(CASES) == 406
-    assert set(NOT_YET) <= set(MANIFEST)
+    assert set(NOT_YET) | PROCESS_STATE_BITS <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:
         entry = MANIFEST[case.stem]

@@ -466,6 +466,8 @@ def _build_torch() -> dict[str, Namespace]:
             if name in api.TORCH_FUNCTIONS}),
         "torch.cuda": Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS)),
         "torch.cuda.amp": Namespace("torch.cuda.amp", {}),
+        "torch.xpu": Namespace("torch.xpu", dict(api.XPU_FUNCTIONS)),
+        "torch.accelerator": Namespace("torch.accelerator", dict(api.ACCELERATOR_FUNCTIONS)),
         "torch.amp": Namespace("torch.amp", {}),
         "torch.amp.grad_scaler": Namespace("torch.amp.grad_scaler", {}),
         "torch.amp.autocast_mode": Namespace("torch.amp.autocast_mode", {}),

@@ -39,6 +39,19 @@ NOT_YET = {
                                                    "autograd.Function, torch.autograd."
                                                    "_functions.Resize, with its "
                                                    "UserWarning), is not supported",
+    "torchvision_resnet_basicblock_bottleneck": "the Bottleneck ResNet's second loss differs "
+                                                "from torch's in its 5th decimal: its 1x1 and "
+                                                "strided convolutions' oneDNN weight and input "
+                                                "gradients are not in torch's order (noted)",
+    "milesial_unet_parts_small": "a BatchNorm running mean differs from torch's in its 4th "
+                                 "decimal: bilinear Upsample (align_corners=True) is not "
+                                 "torch's float32 kernel bit for bit, nor are the 1x1 and "
+                                 "transposed convolutions' oneDNN orders (noted)",
+    "examples_time_sequence_lbfgs": "float64 nn.LSTMCell gradients differ from torch's "
+                                    "in the last bits (bias and weight gradients after "
+                                    "one backward through 39 steps) though gradtrace "
+                                    "notes no inexact kernel, so LBFGS's 4th loss "
+                                    "differs; the case also takes ~3 min (torch: <1 s)",
 }
 
 
@@ -55,7 +68,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 415
+    assert len(CASES) == 427
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

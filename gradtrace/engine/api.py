@@ -342,5 +342,7 @@ NN: dict[str, Any] = {"Parameter": Parameter}
 # torch.cuda and torch.backends.mps as a CPU-only build has them
 CUDA_FUNCTIONS: dict[str, Callable[..., Any]] = dict(_device.CUDA_FUNCTIONS)
 MPS_FUNCTIONS: dict[str, Callable[..., Any]] = dict(_device.MPS_FUNCTIONS)
+XPU_FUNCTIONS: dict[str, Callable[..., Any]] = dict(_device.XPU_FUNCTIONS)
+ACCELERATOR_FUNCTIONS: dict[str, Callable[..., Any]] = dict(_device.ACCELERATOR_FUNCTIONS)
 
 DTYPES: dict[str, dtypes.DType] = dict(dtypes.ALIASES)

@@ -18,6 +18,7 @@ DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "idee
 _DEVICE_STRING = re.compile(r"([a-z]+)(?::(\d+))?$")
 NO_CUDA = "Torch not compiled with CUDA enabled"
 NO_MPS = "PyTorch is not linked with support for mps devices"
+NO_XPU = "Torch not compiled with XPU enabled"
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 _CPU_ONLY = "gradtrace runs torch's CPU build, where tensors live on the CPU only"
 
@@ -129,6 +130,8 @@ def check_device(device: Any, *, moving: bool = False) -> bool:
         return True
     if dev.type == "cuda":
         raise ScriptError(NO_CUDA, kind="AssertionError")
+    if dev.type == "xpu":
+        raise ScriptError(NO_XPU, kind="AssertionError")
     if dev.type == "mps" and moving:
         raise TorchRuntimeError(NO_MPS)
     from ..errors import NotSupportedError
@@ -142,7 +145,7 @@ def is_device_like(value: Any) -> bool:
                                                 and not isinstance(value, bool))
 
 
-# -- torch.cuda and torch.backends.mps --------------------------------------------------
+# -- torch.cuda, torch.xpu, torch.accelerator and torch.backends.mps ---------------------
 
 
 def cuda_is_available() -> bool:
@@ -162,10 +165,44 @@ def mps_is_available() -> bool:
     return False
 
 
+def _no_op(*args: Any, **kwargs: Any) -> None:
+    """What a CPU-only torch does for seeding and cache calls of a backend it lacks."""
+    return None
+
+
+def xpu_unavailable(*args: Any, **kwargs: Any) -> Any:
+    """torch.xpu.current_device() and friends on a build without XPU."""
+    raise ScriptError(NO_XPU, kind="AssertionError")
+
+
+def accelerator_unavailable(*args: Any, **kwargs: Any) -> Any:
+    """torch.accelerator.current_device_index() and friends when there is none."""
+    raise TorchRuntimeError(NO_ACCELERATOR)
+
+
+def current_accelerator(check_available: bool = False) -> None:
+    """torch.accelerator.current_accelerator(): None, there being no accelerator."""
+    return None
+
+
 CUDA_FUNCTIONS = {
     "is_available": cuda_is_available, "device_count": cuda_device_count,
     "current_device": cuda_unavailable, "get_device_name": cuda_unavailable,
-    "manual_seed": lambda seed: None, "manual_seed_all": lambda seed: None,
+    "synchronize": cuda_unavailable, "get_device_properties": cuda_unavailable,
+    "manual_seed": _no_op, "manual_seed_all": _no_op, "empty_cache": _no_op,
+    "is_initialized": mps_is_available, "memory_allocated": cuda_device_count,
+}
+XPU_FUNCTIONS = {
+    "is_available": cuda_is_available, "device_count": cuda_device_count,
+    "is_initialized": mps_is_available,
+    "current_device": xpu_unavailable, "get_device_name": xpu_unavailable,
+    "synchronize": xpu_unavailable, "get_device_properties": xpu_unavailable,
+    "manual_seed": _no_op, "manual_seed_all": _no_op, "empty_cache": _no_op,
+}
+ACCELERATOR_FUNCTIONS = {
+    "is_available": cuda_is_available, "device_count": cuda_device_count,
+    "current_accelerator": current_accelerator,
+    "current_device_index": accelerator_unavailable, "synchronize": accelerator_unavailable,
 }
 MPS_FUNCTIONS = {"is_available": mps_is_available, "is_built": mps_is_available}
 

@@ -47,11 +47,6 @@ NOT_YET = {
                                  "decimal: bilinear Upsample (align_corners=True) is not "
                                  "torch's float32 kernel bit for bit, nor are the 1x1 and "
                                  "transposed convolutions' oneDNN orders (noted)",
-    "examples_time_sequence_lbfgs": "float64 nn.LSTMCell gradients differ from torch's "
-                                    "in the last bits (bias and weight gradients after "
-                                    "one backward through 39 steps) though gradtrace "
-                                    "notes no inexact kernel, so LBFGS's 4th loss "
-                                    "differs; the case also takes ~3 min (torch: <1 s)",
 }
 
 

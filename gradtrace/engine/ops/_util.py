@@ -164,6 +164,20 @@ def _save_original_self(node: Function, source: Tensor) -> None:
         node.saved["self"] = SavedTensor(clone(source), is_output=False)
 
 
+def _same_layout_copy(array: np.ndarray) -> np.ndarray:
+    """A copy with the very strides of `array` (over new memory as long as they reach): an
+    op run on the copy iterates as on the original, so a strided chunk's sigmoid_ takes
+    ATen's scalar loop row by row, as torch's in-place kernel does on the chunk itself."""
+    if array.flags.c_contiguous or any(s < 0 for s in array.strides) or not array.size:
+        return array.copy()
+    item = array.itemsize
+    span = 1 + sum((n - 1) * (s // item) for n, s in zip(array.shape, array.strides))
+    out = np.lib.stride_tricks.as_strided(np.empty(span, array.dtype), array.shape,
+                                          array.strides)
+    out[...] = array
+    return out
+
+
 def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any) -> Tensor:
     """Run `op` out of place, write the result into `self`, bump its version, rebase history.
 
@@ -174,7 +188,7 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
     recording = GRAD_MODE.enabled and (
         self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others))
     if recording:
-        source = Tensor._wrap(self.array.copy())
+        source = Tensor._wrap(_same_layout_copy(self.array))
         source.requires_grad = self.requires_grad
         source.grad_fn = self.grad_fn
         source.output_nr = self.output_nr

@@ -99,7 +99,10 @@ class SplitWithSizesBackward0(ViewFunction):
 
 
 class UnsafeSplitBackward0(Function):
-    """unsafe_split: split's pieces, but not views (torch's RNN cells change them in place)."""
+    """unsafe_split: split's pieces of the input's memory, not tracked as views (torch's RNN
+    cells change them in place, writing into the input unseen by its version counter). A
+    chunk of an LSTM's gates is a strided slice: its sigmoid_ runs ATen's scalar loop on
+    rows of that width, which rounds as the vector loop over a contiguous copy does not."""
 
     __slots__ = ()
     jvp = auto_linear  # derivatives.yaml: result: auto_linear
@@ -107,8 +110,7 @@ class UnsafeSplitBackward0(Function):
     multi_output = True
 
     def forward(self, a: Tensor, split_size: int, dim: int) -> list[np.ndarray]:
-        pieces = SplitBackward0.forward(self, a, split_size, dim)  # type: ignore[arg-type]
-        return [piece.copy() for piece in pieces]
+        return SplitBackward0.forward(self, a, split_size, dim)  # type: ignore[arg-type]
 
     def backward(self, *grads: Tensor) -> Tensor:
         return cat(list(grads), signed(self.attrs["dim"]))

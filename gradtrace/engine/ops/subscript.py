@@ -75,10 +75,7 @@ def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
                         f"too many indices for tensor of dimension {len(shape)} "
                         f"(got {dim + idx.array.ndim})")
                 if s != shape[dim + j]:
-                    raise TorchIndexError(
-                        f"The shape of the mask [{', '.join(map(str, idx.array.shape))}] at "
-                        f"index {j} does not match the shape of the indexed tensor "
-                        f"[{', '.join(map(str, shape))}] at index {dim + j}")
+                    raise _mask_mismatch(idx.array.shape, j, shape, dim + j)
             index_shapes += [(int(idx.array.sum()),)] * idx.array.ndim
             dim += idx.array.ndim
             continue
@@ -107,6 +104,14 @@ def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
                  for k in key)
 
 
+def _mask_mismatch(mask_shape: tuple[int, ...], j: int, shape: tuple[int, ...],
+                   at: int) -> TorchIndexError:
+    """torch's error for a bool/byte mask whose dim j is not the indexed tensor's dim `at`."""
+    return TorchIndexError(
+        f"The shape of the mask [{', '.join(map(str, mask_shape))}] at index {j} does not "
+        f"match the shape of the indexed tensor [{', '.join(map(str, shape))}] at index {at}")
+
+
 def _masked_fill_mask(a: Tensor, indices: tuple[Tensor | None, ...], values: Tensor
                       ) -> Tensor | None:
     """torch's canDispatchToMaskedFill: a one-element value put through a single bool (or
@@ -130,10 +135,7 @@ def _masked_fill_mask(a: Tensor, indices: tuple[Tensor | None, ...], values: Ten
                 raise TorchIndexError(f"Dimension out of range (expected to be in range of "
                                       f"[{-n}, {n - 1}], but got {dim + j})")
             if s != shape[dim + j]:
-                raise TorchIndexError(
-                    f"The shape of the mask [{', '.join(map(str, idx.array.shape))}] at "
-                    f"index {j} does not match the shape of the indexed tensor "
-                    f"[{', '.join(map(str, shape))}] at index {dim + j}")
+                raise _mask_mismatch(idx.array.shape, j, shape, dim + j)
         dim += idx.array.ndim
     if mask is None:
         return None

@@ -145,6 +145,7 @@ class GradtraceError(Exception):
     """Base of every user-facing error: a kind, a message and (once known) a span."""
 
     kind = "Error"
+    note: str | None = None  # a line for the user under the uncaught error, not its message
 
     def __init__(self, message: str, span: Span | None = None, kind: str | None = None):
         super().__init__(message)
@@ -181,7 +182,8 @@ class GradtraceError(Exception):
             return head if source is None else f"{source.name}: {head}"
         where = f"{source.name}:{self.span.line}:{self.span.column}"
         snippet = source.snippet(self.span)
-        return f"{where}: {head}\n{snippet}" if snippet.strip() else f"{where}: {head}"
+        text = f"{where}: {head}\n{snippet}" if snippet.strip() else f"{where}: {head}"
+        return text if self.note is None else f"{text}\n{self.note}"
 
 
 class ScriptError(GradtraceError):

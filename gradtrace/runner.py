@@ -164,7 +164,7 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     from .parser import parse
 
     limits = limits or Limits()
-    configure_allocation(limits.max_elements, limits.max_memory)
+    configure_allocation(limits.max_elements, limits.max_memory, limits.max_sequence)
     out = ScriptOutput(stdout, capture, limits.max_sequence)
     err_stream = stderr if stderr is not None else io.StringIO()
     interpreter = Interpreter(source, out, err_stream, limits)

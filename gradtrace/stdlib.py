@@ -13,7 +13,8 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-from .engine import anomaly, api, ndarray, no_grad_views, ops
+from .bytes_methods import BYTES_TYPE_METHODS, STR_CODEC_METHODS
+from .engine import anomaly, api, layouts, ndarray, no_grad_views, ops
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.batching import call
 from .engine.custom_function import CTX_METHODS, CTX_PROPERTIES, FunctionCtx
@@ -26,6 +27,7 @@ from .engine.ops import sampling, tensor_info
 from .engine.ops.views import torch_strides
 from .engine.saved_hooks import disable_saved_tensors_hooks, saved_tensors_hooks
 from .engine.shapes import Size, wrap_dim
+from .engine.storage import data_ptr, storage, untyped_storage
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import (
     EXCEPTION_NAMES,
@@ -237,9 +239,9 @@ def _type(t: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
 
 
 def _is_contiguous(t: Tensor, memory_format: Any = None) -> bool:
-    from .engine.meta import is_c_contiguous
+    from .engine.layouts import is_contiguous_as
 
-    return is_c_contiguous(t.array)
+    return is_contiguous_as(t.array, memory_format)
 
 
 def _stride(t: Tensor, dim: Any = None) -> Any:
@@ -278,6 +280,7 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "is_cuda": lambda t, ctx: False,
     "is_meta": lambda t, ctx: t.is_meta,
     "is_cpu": lambda t, ctx: not t.is_meta,
+    "layout": lambda t, ctx: layouts.STRIDED,
     "device": lambda t, ctx: t.device,
     "nbytes": lambda t, ctx: tensor_info.nbytes(t),
     "itemsize": lambda t, ctx: tensor_info.itemsize(t),
@@ -302,7 +305,14 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "is_signed": tensor_info.is_signed, "is_nonzero": tensor_info.is_nonzero,
     "is_same_size": tensor_info.is_same_size, "sum_to_size": tensor_info.sum_to_size,
     "numpy": ndarray.tensor_numpy,
+    "untyped_storage": untyped_storage, "data_ptr": data_ptr, "storage": storage,
 }
+
+TENSOR_LIBRARY_METHODS: dict[str, LibraryName] = {
+    "resize": LibraryName("torch._tensor", "resize"),
+}
+"""Tensor methods torch writes in Python (torch/_tensor.py), run as that Python: a script's
+`t.resize(2, 3)` calls the library function with `t` first."""
 
 TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
     "grad": Tensor.set_grad,
@@ -310,11 +320,8 @@ TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
     "data": lambda t, v: setattr(t, "data", v),
 }
 
-NOT_SUPPORTED_METHODS = {
-    "storage": "tensor storage is not exposed to scripts",
-    "data_ptr": "tensor storage is not exposed to scripts",
-    "untyped_storage": "tensor storage is not exposed to scripts",
-}
+NOT_SUPPORTED_METHODS: dict[str, str] = {}
+"""Tensor methods torch has that gradtrace refuses, with why (none today)."""
 
 
 NODE_ATTRIBUTES: dict[str, Callable[[Node, Any], Any]] = {
@@ -381,12 +388,29 @@ TYPE_INFO_ATTRIBUTES: dict[type, frozenset[str]] = {
 SIZE_METHODS: dict[str, Callable[..., Any]] = {"numel": Size.numel, "count": tuple.count,
                                                "index": tuple.index}
 
+# int's and float's methods and attributes (bool's are int's); Python 3.11's, which has no
+# int.is_integer
+INT_METHODS: dict[str, Callable[..., Any]] = {
+    "bit_length": int.bit_length, "bit_count": int.bit_count, "conjugate": int.conjugate,
+    "as_integer_ratio": int.as_integer_ratio, "to_bytes": int.to_bytes,
+}
+FLOAT_METHODS: dict[str, Callable[..., Any]] = {
+    "is_integer": float.is_integer, "hex": float.hex, "conjugate": float.conjugate,
+    "as_integer_ratio": float.as_integer_ratio,
+}
+NUMBER_ATTRIBUTES: dict[type, frozenset[str]] = {
+    int: frozenset(("real", "imag", "numerator", "denominator")),
+    float: frozenset(("real", "imag")),
+}
+
 LIST_METHODS: dict[str, Callable[..., Any]] = {
     "append": list.append, "extend": list.extend, "pop": list.pop, "insert": list.insert,
     "index": list.index, "count": list.count, "reverse": list.reverse, "copy": list.copy,
     "clear": list.clear, "remove": list.remove, "sort": list.sort,
 }
 TUPLE_METHODS: dict[str, Callable[..., Any]] = {"index": tuple.index, "count": tuple.count}
+RANGE_METHODS: dict[str, Callable[..., Any]] = {"index": range.index, "count": range.count}
+RANGE_ATTRIBUTES = frozenset(("start", "stop", "step"))
 DICT_METHODS: dict[str, Callable[..., Any]] = {
     "keys": dict.keys, "values": dict.values, "items": dict.items, "get": dict.get,
     "pop": dict.pop, "update": dict.update, "copy": dict.copy, "setdefault": dict.setdefault,
@@ -426,6 +450,7 @@ STR_METHODS: dict[str, Callable[..., Any]] = {
         "isupper", "islower", "istitle", "isnumeric", "isdecimal", "isidentifier",
         "removeprefix", "removesuffix")
 }
+STR_METHODS.update(STR_CODEC_METHODS)  # (encode, translate, ...: bytes_methods.py)
 STR_WIDTH_METHODS = frozenset({"ljust", "rjust", "center", "zfill"})  # build `width` chars
 SET_METHODS: dict[str, Callable[..., Any]] = {
     "add": set.add, "discard": set.discard, "remove": set.remove, "pop": set.pop,
@@ -498,7 +523,10 @@ def missing_namespace_name(namespace: Namespace, name: str) -> GradtraceError:
 
         if name in REMOVED_NAMES:
             return removed_name_error(name)
-    if namespace.name in _torch_names() and not torch_has(namespace, name):
+    from .interpreter.import_effects import LOADED_SUBMODULES
+
+    if namespace.name in _torch_names() and not torch_has(namespace, name) or \
+            (namespace.name, name) in LOADED_SUBMODULES:  # (`collections.abc` not loaded)
         return ScriptError(f"module '{namespace.name}' has no attribute '{name}'",
                            kind="AttributeError")
     if is_private(name):
@@ -517,12 +545,19 @@ NOT_SUPPORTED_BUILTINS = {
           "reach files or the system, or inspect Python objects"
     for name in ("eval", "exec", "compile", "open", "input", "__import__", "globals",
                  "locals", "dir", "breakpoint", "help", "memoryview",
-                 "bytes", "bytearray", "complex", "ascii", "aiter", "anext")
+                 "bytearray", "complex", "aiter", "anext")
 }
 
 
 # The methods of Python's types as unbound functions (`str.lower` as a sort key).
 TYPE_METHOD_TABLES: dict[type, dict[str, Callable[..., Any]]] = {
-    str: STR_METHODS, list: LIST_METHODS, tuple: TUPLE_METHODS, dict: DICT_METHODS,
+    str: {**STR_METHODS, "maketrans": str.maketrans}, list: LIST_METHODS,
+    tuple: TUPLE_METHODS, dict: DICT_METHODS, range: RANGE_METHODS,
     set: SET_METHODS, frozenset: FROZENSET_METHODS, OrderedDict: ORDERED_DICT_METHODS,
+    int: {**INT_METHODS, "from_bytes": int.from_bytes},
+    float: {**FLOAT_METHODS, "fromhex": float.fromhex}, bytes: BYTES_TYPE_METHODS,
 }
+# the classmethods and staticmethods among them: read from the type, nothing is bound
+TYPE_CLASS_FUNCTIONS: dict[type, frozenset[str]] = {
+    float: frozenset({"fromhex"}), int: frozenset({"from_bytes"}),
+    bytes: frozenset({"fromhex", "maketrans"}), str: frozenset({"maketrans"})}

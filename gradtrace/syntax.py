@@ -21,7 +21,7 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Constant(Node):
-    value: int | float | str | bool | None
+    value: int | float | str | bytes | bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +128,8 @@ class Param(Node):
     name: str
     default: Expr | None
     kind: str = POSITIONAL
+    annotation: Expr | None = None  # (a string constant under `from __future__ import
+    # annotations`); evaluated when the function's `__annotations__` is first read
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +289,7 @@ class FunctionDef(Node):
     name: str
     params: tuple[Param, ...]
     body: tuple[Stmt, ...]
+    returns: Expr | None = None  # the `-> annotation`, as Param's
     decorators: tuple[Expr, ...] = ()  # applied last to first, as Python does
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from .engine import dtypes, lazy
 from .engine.dtypes import DType
+from .engine.layouts import Layout, MemoryFormat
 from .engine.ndarray import ndarray
 from .engine.node import Node
 from .engine.ops import creation
@@ -165,6 +166,30 @@ def _options_mismatch(expected: DType, got: DType) -> str:
     return f"expected {_options(expected)} (got {_options(got)})"
 
 
+class ValueClass(ScriptType):
+    """torch's class of a kind of plain value (`torch.dtype`, `torch.layout`,
+    `torch.memory_format`): what `type()` of such a value is, for isinstance, `is` and type
+    annotations; torch cannot make new instances of it."""
+
+    module = "torch"
+
+    def __init__(self, name: str, pytype: type):
+        self.name = name
+        self.pytype = pytype
+
+    def instancecheck(self, value: Any) -> bool:
+        return isinstance(value, self.pytype)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TorchTypeError(f"cannot create '{self.module}.{self.name}' instances")
+
+
+VALUE_CLASSES: dict[type, ValueClass] = {
+    DType: ValueClass("dtype", DType), Layout: ValueClass("layout", Layout),
+    MemoryFormat: ValueClass("memory_format", MemoryFormat)}
+"""The class of each value type's values, by its Python type (torch.dtype for DType)."""
+
+
 class SizeType(ScriptType):
     """`torch.Size`: callable (`torch.Size([2, 3])`), the type of every shape."""
 
@@ -251,6 +276,37 @@ def tensor_class_of(t: Tensor) -> TensorType:
 LEGACY = {name: TensorType(name, dtypes.ALIASES[dtype]) for name, dtype in (
     ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("LongTensor", "int64"),
     ("IntTensor", "int32"), ("BoolTensor", "bool"))}
+
+
+_SET_DEFAULT_TENSOR_TYPE_WARNING = (
+    "UserWarning: torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+    "torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered "
+    "internally at /__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)")
+
+
+def set_default_tensor_type(t: Any, /) -> None:
+    """torch.set_default_tensor_type (deprecated): a legacy CPU tensor class, or its name,
+    whose dtype becomes the default float dtype; torch's errors for the rest."""
+    from .engine.ops.creation import WARNINGS, OnceWarning
+
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        if module == "torch.cuda":
+            raise TorchTypeError(f"type {t} not available. Torch not compiled with CUDA "
+                                 "enabled.")
+        if module != "torch":
+            raise ScriptError(f"No module named '{t.partition('.')[0]}'",
+                              kind="ModuleNotFoundError")
+        if name not in LEGACY:
+            raise ScriptError(f"module 'torch' has no attribute '{name}'", kind="AttributeError")
+        t = LEGACY[name]
+    WARNINGS.append(OnceWarning(_SET_DEFAULT_TENSOR_TYPE_WARNING, "set_default_tensor_type"))
+    if type(t) is not TensorType or t.dtype is None:
+        raise TorchTypeError("invalid type object: only floating-point types are supported as "
+                             "the default type")
+    if not t.dtype.is_floating_point:
+        raise TorchTypeError("only floating-point types are supported as the default type")
+    dtypes.set_default_dtype(t.dtype)
 
 
 def variable(data: Any, requires_grad: bool = False, volatile: Any = None) -> Tensor:

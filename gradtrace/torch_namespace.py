@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import api, ndarray
+from .engine import api, layouts, ndarray
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .errors import ScriptError
@@ -395,6 +395,7 @@ _TORCH_FUNCTIONAL = (
 
 def _build_torch() -> dict[str, Namespace]:
     """Every importable torch namespace, by dotted name."""
+    from .interpreter.objects import opaque_type
     from .tensor_types import (
         LEGACY,
         NODE,
@@ -403,8 +404,10 @@ def _build_torch() -> dict[str, Namespace]:
         TENSOR,
         UNINITIALIZED_BUFFER,
         UNINITIALIZED_PARAMETER,
+        VALUE_CLASSES,
         VARIABLE,
         VERSION,
+        set_default_tensor_type,
     )
 
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
@@ -415,7 +418,16 @@ def _build_torch() -> dict[str, Namespace]:
                      "UninitializedBuffer": UNINITIALIZED_BUFFER}
     modules = {
         "torch": Namespace("torch", {**api.TORCH_FUNCTIONS, **api.DTYPES, **api.CONSTANTS,
+                                     **layouts.TORCH_NAMES,
+                                     **{c.name: c for c in VALUE_CLASSES.values()},
                                      "Tensor": TENSOR,
+                                     # the classes of Tensor.untyped_storage() and
+                                     # .storage(), for isinstance
+                                     "UntypedStorage": opaque_type("UntypedStorage",
+                                                                   "torch.storage"),
+                                     "TypedStorage": opaque_type("TypedStorage",
+                                                                 "torch.storage"),
+                                     "set_default_tensor_type": set_default_tensor_type,
                                      **LEGACY, "Size": SIZE, "__version__": VERSION}),
         "torch.nn": Namespace("torch.nn", {**api.NN, **uninitialized}),
         "torch.nn.parameter": Namespace("torch.nn.parameter", dict(uninitialized)),
@@ -464,6 +476,10 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.functional": Namespace("torch.functional", {
             name: api.TORCH_FUNCTIONS[name] for name in _TORCH_FUNCTIONAL
             if name in api.TORCH_FUNCTIONS}),
+        # torch/version.py of the CPU wheel (env-printing scripts read torch.version.cuda)
+        "torch.version": Namespace("torch.version", {
+            "__version__": VERSION, "cuda": None, "hip": None, "rocm": None, "xpu": None,
+            "debug": False, "git_version": "cf30153c4c131c8164ee7798e5022d810682e2cb"}),
         "torch.cuda": Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS)),
         "torch.cuda.amp": Namespace("torch.cuda.amp", {}),
         "torch.xpu": Namespace("torch.xpu", dict(api.XPU_FUNCTIONS)),

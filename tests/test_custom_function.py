@@ -196,6 +196,24 @@ def test_the_views_show_a_function_node_like_any_other():
         assert "saved_tensors[0] = `x * 0.75 + a`" in story or lang == "zh"
 
 
+def test_explain_names_torchs_own_python_backward_as_torchs_not_the_scripts():
+    from rich.console import Console
+
+    from gradtrace.render.explain import explain, print_explanation
+
+    result, _ = run("import torch\nx = torch.ones(4, requires_grad=True)\n"
+                    "y = (x * 2).resize(2, 2)\ny.sum().backward()\n")
+    assert result.error is None, result.error
+    for lang, words in (("en", "ran Resize.backward, torch's own backward written in Python "
+                               "(torch.autograd._functions.tensor); it returned: → `x * 2`"),
+                        ("zh", "运行了 torch 自己用 Python 写的 Resize.backward"
+                               "（torch.autograd._functions.tensor），它返回：→ `x * 2`")):
+        console = Console(file=io.StringIO(), width=200)
+        print_explanation(console, explain(result, lang))
+        story = console.file.getvalue()
+        assert words in story and "your class" not in story and "你的类" not in story, story
+
+
 def test_what_apply_records_is_the_users_operation_not_library_bookkeeping():
     result, _ = run(LEGENDRE.replace("p = P3.apply", "with torch.no_grad():\n"
                                      "    q = P3.apply(x)\np = P3.apply"))

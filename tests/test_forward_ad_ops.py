@@ -218,10 +218,7 @@ def test_jvp_formula_matches_central_differences_in_float64(name):
 # whose float32 forward (so its tangent's factors) gradtrace does not compute with torch's
 # kernel, or whose tangent torch computes through a LAPACK routine gradtrace does not run:
 # checked against finite differences only
-INEXACT = {
-    "upsample_bilinear": "gradtrace's bilinear upsampling kernel is not torch's (its forward "
-                         "differs in the last bit too)",
-}
+INEXACT: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

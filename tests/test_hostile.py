@@ -237,6 +237,11 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("jit_intrinsic_reach.gt", "NotSupportedError"),
     ("tensor_eq_reflected_recursion.gt", "RecursionError"),
     ("fill_huge_python_ints.gt", "RuntimeError"),
+    ("functorch_private_helpers.gt", "AttributeError"),
+    ("storage_internals.gt", "NotSupportedError"), ("storage_dict_read.gt", "NotSupportedError"),
+    ("storage_huge_bytes.gt", "LimitError"), ("storage_index_tricks.gt", "IndexError"),
+    ("typed_storage_huge_values.gt", "LimitError"),
+    ("typed_storage_writes.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

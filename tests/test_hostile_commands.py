@@ -73,6 +73,7 @@ EVERYTHING = os.environ.get("GRADTRACE_MATRIX_ALL") == "1"
 PER_SCRIPT = 2  # commands per script when sampling
 # what gradtrace writes must hold no control character but newline and tab
 CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
+TQDM_REDRAW = re.compile(rb"\r(?=[^\r\n\x1b]*(?:%\||it/s\]|s/it\]))")
 
 
 def _special_scripts(folder: Path) -> list[Path]:
@@ -168,6 +169,9 @@ def _problems(script: str, name: str, outcome: dict, matrix: dict) -> list[str]:
         except (UnicodeDecodeError, ValueError) as bad:
             found.append(f"stdout is not strict UTF-8 JSON ({bad}): {out[:200]!r}")
     else:
+        # a tqdm bar is the script's own output on stderr, redrawn after a carriage return
+        # as the real tqdm draws it: that return is not gradtrace's
+        err = TQDM_REDRAW.sub(b"", err)
         shown = err if name in ("run-quiet", "graph-png") else both
         if name == "run":  # the script's own output comes first, as Python prints it
             quiet = matrix[(script, "run-quiet")]["stdout"]

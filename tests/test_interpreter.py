@@ -167,6 +167,22 @@ def test_unknown_tensor_attribute_is_torch_attribute_error():
 def test_only_torch_imports_are_allowed():
     err = error("import subprocess\n")
     assert isinstance(err, NotSupportedError) and "import of 'subprocess'" in err.message
+    err = error("from sympy import Symbol\n")  # (torch's requirement: there under torch)
+    assert isinstance(err, NotSupportedError) and "import of 'sympy'" in err.message
+
+
+def test_a_module_torchs_environment_lacks_is_python_s_error_with_what_gradtrace_offers():
+    from gradtrace.source import Source
+
+    text = "import math\nimport wandb.sdk as w\n"
+    err = error(text)  # (after error()'s own first line, `import torch`)
+    assert (err.kind, err.message, err.span.line) == \
+        ("ModuleNotFoundError", "No module named 'wandb'", 3)
+    printed = err.format(Source("s.gt", "import torch\n" + text))
+    assert printed.startswith("s.gt:3:8: ModuleNotFoundError: No module named 'wandb'\n")
+    assert printed.splitlines()[-1].startswith("(gradtrace scripts may import torch")
+    assert out("try:\n    from apex import amp\nexcept ImportError as e:\n    print(e)\n") \
+        == "No module named 'apex'\n"
 
 
 def test_os_offers_paths_and_the_runs_own_files_and_refuses_the_rest_where_used():

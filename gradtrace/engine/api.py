@@ -105,7 +105,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "full": creation.full, "zeros_like": creation.zeros_like,
     "ones_like": creation.ones_like, "empty_like": creation.empty_like,
     "full_like": creation.full_like, "arange": creation.arange,
-    "linspace": creation.linspace, "eye": creation.eye,
+    "linspace": creation.linspace, "logspace": creation.logspace, "eye": creation.eye,
     **sampling.TORCH_FUNCTIONS, "dropout": dropout.torch_dropout,
     "where": ops.where, "is_tensor": is_tensor, "numel": numel,
     "equal": equal, "promote_types": promote_types,

@@ -18,6 +18,19 @@ BLAS), whose order is not reproduced here. Measured against torch 2.13 on an AVX
   images between threads (each thread one chain from 0, the threads' sums then added),
   which it does when there are fewer weight blocks than threads.
 
+An unpadded 1x1 convolution whose stride reads its input to the end (stride 1, or each
+output size times the stride equal to the input size: rtus_prepare's condition) runs the
+`jit_1x1` kernels instead (jit_avx2_1x1_convolution.cpp, measured with 1 to 4 threads):
+
+* forward: chains over 128 input channels at a time, the bias first, added in turn;
+* backward data (stride 1; strided ones run brgconv_strided): chains over 64 output
+  channels at a time from 0, added in turn;
+* backward weights: the images' positions (N x OH x OW, row-major) split between the
+  threads the reducer gives one weight job (balance211); each thread's range cut at image
+  ends and then into calls of 128 positions (the rest in one call when fewer than 192
+  remain), each call one chain from 0 added to the thread's sum, the threads' sums added
+  in turn. Bias gradients as the direct kernel's.
+
 On a CPU with AVX-512 (unless ONEDNN_MAX_CPU_ISA caps it) oneDNN runs its AVX-512 kernels
 instead, whose order engine/conv_avx512.py reproduces; grouped convolutions are not
 measured: `onednn_order_known` says when either order applies.
@@ -33,7 +46,11 @@ from .reduction_order import seq_sum
 BLOCK = 8  # oneDNN's channel block (simd width) on AVX2
 OC_CHUNK = 4  # blocks of output channels one backward-data kernel call sums (measured)
 REDUCE_1X1 = 128  # input channels one jit_1x1 forward call sums (measured)
+REDUCE_1X1_DATA = 64  # output channels one jit_1x1 backward-data call sums (measured)
+SPATIAL_1X1 = 128  # positions one jit_1x1 backward-weights call sums...
+SPATIAL_1X1_MAX = 192  # ...unless fewer than this remain, all of them (measured)
 _MAX_BUFFER = 1 << 21  # cpu_reducer's max_buffer_size
+MAX_LEFT_PAD = 3  # jit:avx2's forward (its ur_w); wider left padding runs gemm:jit (measured)
 MAX_STEPS = 1 << 27  # chain steps x elements past which the emulation is not attempted
 
 
@@ -56,20 +73,23 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                        direction: str, padding: tuple[int, ...] = (0, 0)) -> bool:
     """Whether the order of this module (AVX2) or of conv_avx512 (AVX-512, by
     `onednn.AVX512_CORE`) is what oneDNN runs here for `direction` ('forward', 'input',
-    'weight'): its direct kernels and (AVX2) the `brgconv_strided` kernel of a strided
-    input gradient, 1x1 too (engine/conv_brgemm.py, where its grouping is known), and
-    `jit_1x1`'s forward where measured (`forward_1x1_known`) -- not its weight gradient,
-    not the im2col `gemm:jit` that padding as wide as
-    the kernel, kernels 14 wide (input and AVX2 weight gradients), a dilated AVX2 weight
+    'weight'): its direct kernels, (AVX2) the `brgconv_strided` kernel of a strided input
+    gradient, 1x1 too (engine/conv_brgemm.py, where its grouping is known), and (AVX2)
+    `jit_1x1`'s kernels (`runs_1x1`; its forward where measured, `forward_1x1_known`) --
+    not the im2col `gemm:jit` that padding as wide as the kernel, a forward's left padding
+    past 3, kernels 14 wide (input and AVX2 weight gradients), a dilated AVX2 weight
     gradient or an AVX2 weight gradient of an input lower than the kernel get, not
-    AVX-512's inner-product kernels for a kernel as large as the unpadded input (all
-    measured with ONEDNN_VERBOSE) --, no groups, and a chain short enough to emulate."""
+    AVX-512's 1x1 kernels or its inner-product kernels for a kernel as large as the
+    unpadded input (all measured with ONEDNN_VERBOSE) --, no groups, and a chain short
+    enough to emulate."""
     from . import onednn
 
     strided = any(st != 1 for st in stride)
-    if groups != 1 or (tuple(w_shape[2:]) == (1, 1) and (onednn.AVX512_CORE or not (
-            (direction == "input" and strided)
-            or (direction == "forward" and forward_1x1_known(stride))))):
+    if groups != 1:
+        return False
+    if tuple(w_shape[2:]) == (1, 1) and (onednn.AVX512_CORE or (
+            direction == "forward"
+            and not forward_1x1_known(x_shape, w_shape, stride, padding, dilation))):
         return False
     ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
     for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
@@ -77,6 +97,8 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         if p >= k or end >= k:
             return False
     if onednn.AVX512_CORE and not any(padding) and tuple(w_shape[2:]) == tuple(x_shape[2:]):
+        return False
+    if direction == "forward" and not onednn.AVX512_CORE and padding[-1] > MAX_LEFT_PAD:
         return False
     if direction == "input" and strided and not onednn.AVX512_CORE:
         from .conv_brgemm import strided_input_order_known
@@ -125,7 +147,10 @@ def _tap(a: np.ndarray, kh: int, kw: int, out: tuple[int, int], stride: tuple[in
 
 def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[int, int],
             padding: tuple[int, int], dilation: tuple[int, int]) -> np.ndarray:
-    """(N, C, H, W) x (O, C, KH, KW) -> (N, O, OH, OW), oneDNN's forward chain."""
+    """(N, C, H, W) x (O, C, KH, KW) -> (N, O, OH, OW), oneDNN's forward chain (jit_1x1's
+    where it runs)."""
+    if runs_1x1(x.shape, w.shape, stride, padding, dilation):
+        return _forward_1x1(x, w, b, stride)
     n, c = x.shape[:2]
     o, _, kh_n, kw_n = w.shape
     xp = _padded(x, padding)
@@ -145,31 +170,51 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
     return acc
 
 
-def forward_1x1_known(stride: tuple[int, ...]) -> bool:
-    """Whether `forward_1x1` is oneDNN's order for an unpadded 1x1 convolution's forward:
-    jit_1x1:avx2 (stride up to 2) was measured with 1 and 2 threads (its reduction blocking
-    may follow the thread count); a larger stride runs the direct kernel (`forward`)."""
-    return max(stride) > 2 or capability.num_threads() in (1, 2)
+def runs_1x1(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],
+             padding: tuple[int, ...], dilation: tuple[int, ...]) -> bool:
+    """Whether oneDNN (AVX2) runs its jit_1x1 kernels: a 1x1 kernel without padding or
+    dilation whose stride reads the input to its end (stride 1, or output size x stride ==
+    input size in each dimension, rtus_prepare's condition; measured: 8x8 and 9x9 inputs at
+    strides 2 and 3 run jit_1x1, 7x7 and 7x8 at stride 2 the direct kernel)."""
+    if tuple(w_shape[2:]) != (1, 1) or any(padding) or any(d != 1 for d in dilation):
+        return False
+    return all(((size - 1) // s + 1) * s == size for size, s in
+               zip(x_shape[2:], stride, strict=True))
 
 
-def forward_1x1(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
-                stride: tuple[int, int]) -> np.ndarray:
+def forward_1x1_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                      stride: tuple[int, ...], padding: tuple[int, ...],
+                      dilation: tuple[int, ...]) -> bool:
+    """Whether `forward` is oneDNN's order for a 1x1 convolution's forward: jit_1x1:avx2
+    was measured with 1 and 2 threads (its reduction blocking may follow the thread count);
+    where jit_1x1 does not run, the direct kernel does."""
+    return (not runs_1x1(x_shape, w_shape, stride, padding, dilation)
+            or capability.num_threads() in (1, 2))
+
+
+def _forward_1x1(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
+                 stride: tuple[int, int]) -> np.ndarray:
     """oneDNN's jit_1x1:avx2 forward: per output element chains over 128 input channels
     at a time, the bias first, the chains added in turn (measured)."""
-    if max(stride) > 2:
-        return forward(x, w, b, stride, (0, 0), (1, 1))
     xs = x[:, :, ::stride[0], ::stride[1]]
-    n, c = xs.shape[:2]
-    o = w.shape[0]
-    w2 = w.reshape(o, c)
+    return _chained_1x1(xs, w.reshape(w.shape[0], xs.shape[1]), b, REDUCE_1X1)
+
+
+def _chained_1x1(a: np.ndarray, w2: np.ndarray, b: np.ndarray | None,
+                 chunk: int) -> np.ndarray:
+    """(N, I, H, W) x (O, I) -> (N, O, H, W) as jit_1x1's forward and data-gradient calls
+    sum: chains over `chunk` of the I channels at a time (the first from the bias, if any),
+    the chains added in turn."""
+    n, inputs = a.shape[:2]
+    outputs = w2.shape[0]
     total = None
     with np.errstate(all="ignore"):
-        for start in range(0, c, REDUCE_1X1):
-            acc = np.zeros((n, o) + xs.shape[2:], np.float32)
+        for start in range(0, inputs, chunk):
+            acc = np.zeros((n, outputs) + a.shape[2:], np.float32)
             if b is not None and total is None:
-                acc += b.reshape(1, o, 1, 1)
-            for ic in range(start, min(c, start + REDUCE_1X1)):
-                acc = fma(xs[:, None, ic], w2[None, :, ic, None, None], acc)
+                acc += b.reshape(1, outputs, 1, 1)
+            for i in range(start, min(inputs, start + chunk)):
+                acc = fma(a[:, None, i], w2[None, :, i, None, None], acc)
             total = acc if total is None else total + acc
     return total
 
@@ -178,7 +223,10 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
                    stride: tuple[int, int], padding: tuple[int, int],
                    dilation: tuple[int, int]) -> np.ndarray:
     """d(input): each input element's chains over 4 output-channel blocks at a time (kernel
-    rows, kernel columns, the block's channels), the chains added in turn."""
+    rows, kernel columns, the block's channels), the chains added in turn (jit_1x1's
+    chains where it runs)."""
+    if all(s == 1 for s in stride) and runs_1x1(x_shape, w.shape, stride, padding, dilation):
+        return _backward_input_1x1(g, w)
     n, c, h, wd = x_shape
     o, _, kh_n, kw_n = w.shape
     out = g.shape[2:]
@@ -200,12 +248,19 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
     return total[:, :, ph:ph + h, pw:pw + wd]
 
 
-def _reduction_split(job_size: int, njobs: int, reduction: int) -> int:
+def _backward_input_1x1(g: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """jit_1x1's d(input) at stride 1: chains over 64 output channels at a time from 0,
+    added in turn."""
+    return _chained_1x1(g, w.reshape(w.shape[0], -1).T, None, REDUCE_1X1_DATA)
+
+
+def _reduction_split(job_size: int, njobs: int, reduction: int,
+                     max_buffer: int = _MAX_BUFFER) -> int:
     """cpu_reducer's reduce_balancer_t: how many threads share one job's reduction (the
-    images then split between them by balance211)."""
+    images, or jit_1x1's positions, then split between them by balance211)."""
     nthr = capability.num_threads()
     min_per_group = max(1, njobs // nthr)
-    max_per_group = max(1, _MAX_BUFFER // (nthr * job_size))
+    max_per_group = max(1, max_buffer // (nthr * job_size))
     groups = min(njobs // min_per_group, nthr)
     per_group = min(nthr // groups, reduction)
     best = njobs * job_size * reduction
@@ -240,7 +295,10 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
                     stride: tuple[int, int], padding: tuple[int, int],
                     dilation: tuple[int, int]) -> np.ndarray:
     """d(weight): chains over images, output rows and columns, the images split between
-    threads as oneDNN's reducer balances the weight blocks."""
+    threads as oneDNN's reducer balances the weight blocks (jit_1x1's calls where it
+    runs)."""
+    if runs_1x1(x.shape, w_shape, stride, padding, dilation):
+        return _backward_weight_1x1(g, x[:, :, ::stride[0], ::stride[1]], w_shape)
     o, c, kh_n, kw_n = w_shape
     n = x.shape[0]
     out = g.shape[2:]
@@ -265,6 +323,68 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
                                   acc)
             total = total + acc
     return total
+
+
+def _blocking(blocks: int, limit: int) -> int:
+    """jit_avx2_1x1_conv_kernel_f32::init_conf's weight-job blocking: the blocks halved or
+    thirded while above `limit`."""
+    while blocks > limit and (blocks % 2 == 0 or blocks % 3 == 0):
+        blocks //= 2 if blocks % 2 == 0 else 3
+    return blocks
+
+
+def _calls_1x1(positions: range, per_image: int) -> list[tuple[int, int, int]]:
+    """One thread's jit_1x1 weight-gradient calls over its range of (image, position):
+    (image, first position, count), cut at image ends and into SPATIAL_1X1 positions."""
+    calls = []
+    pos = positions.start
+    while pos < positions.stop:
+        image, start = divmod(pos, per_image)
+        end = min(positions.stop - image * per_image, per_image)
+        while start < end:
+            step = end - start if end - start < SPATIAL_1X1_MAX else SPATIAL_1X1
+            calls.append((image, start, step))
+            start += step
+        pos = image * per_image + end
+    return calls
+
+
+def _backward_weight_1x1(g: np.ndarray, x: np.ndarray,
+                         w_shape: tuple[int, ...]) -> np.ndarray:
+    """jit_1x1's d(weight) (module docstring): every call's chain is computed at once, the
+    calls side by side (a shorter call padded with zeros, which leave a chain unchanged),
+    then added as the threads do."""
+    n, o = g.shape[:2]
+    c = x.shape[1]
+    per_image = int(np.prod(g.shape[2:]))
+    gf, xf = g.reshape(n, o, per_image), x.reshape(n, c, per_image)
+    nb_oc, nb_ic = -(-o // BLOCK), -(-c // BLOCK)
+    oc_blocking, ic_blocking = _blocking(nb_oc, 32), _blocking(nb_ic, 9)
+    job = oc_blocking * ic_blocking * BLOCK * BLOCK
+    jobs = -(-nb_oc // oc_blocking) * -(-nb_ic // ic_blocking)
+    team = _reduction_split(job, jobs, n * per_image, capability.num_threads() * job * 8)
+    threads = [_calls_1x1(part, per_image) for part in balance211(n * per_image, team)]
+    calls = [call for thread in threads for call in thread]
+    longest = max(step for _, _, step in calls)
+    gs = np.zeros((len(calls), o, longest), np.float32)
+    xs = np.zeros((len(calls), c, longest), np.float32)
+    for k, (image, start, step) in enumerate(calls):
+        gs[k, :, :step] = gf[image, :, start:start + step]
+        xs[k, :, :step] = xf[image, :, start:start + step]
+    chains = np.zeros((len(calls), o, c), np.float32)
+    with np.errstate(all="ignore"):
+        for t in range(longest):
+            chains = fma(gs[:, :, t, None], xs[:, None, :, t], chains)
+    total, k = None, 0
+    for thread in threads:
+        if not thread:
+            continue
+        acc = chains[k]
+        for j in range(k + 1, k + len(thread)):
+            acc = acc + chains[j]
+        k += len(thread)
+        total = acc if total is None else total + acc
+    return total.reshape(w_shape)
 
 
 def backward_bias(g: np.ndarray, block: int = BLOCK) -> np.ndarray:

@@ -92,11 +92,15 @@ class AutogradFunction:
     callable (how `apply` maps keyword arguments onto `forward`'s parameters), or None.
     """
 
-    __slots__ = ("name", "lookup", "signature", "node_class", "__weakref__")
+    __slots__ = ("name", "torch_module", "lookup", "signature", "node_class", "__weakref__")
 
     def __init__(self, name: str, lookup: Callable[[str], Any],
-                 signature: Callable[[Any], inspect.Signature | None] | None = None):
+                 signature: Callable[[Any], inspect.Signature | None] | None = None,
+                 torch_module: str | None = None):
         self.name = name
+        # torch's own Functions (Resize, CheckpointFunction) name the module defining them;
+        # a script's own class has None
+        self.torch_module = torch_module
         self.lookup = lookup
         self.signature = signature or _python_signature
         # torch's FunctionMeta makes one backward class per Function: <Name>Backward

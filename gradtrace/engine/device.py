@@ -23,7 +23,14 @@ NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 _CPU_ONLY = "gradtrace runs torch's CPU build, where tensors live on the CPU only"
 
 
-class Device:
+class _DeviceClass(type):
+    """Device's class, so the class itself prints as torch's (`print(torch.device)`)."""
+
+    def __repr__(cls) -> str:
+        return "<class 'torch.device'>"
+
+
+class Device(metaclass=_DeviceClass):
     """A torch.device: a type and an optional index; prints `cpu`, repr `device(type='cpu')`."""
 
     __slots__ = ("type", "index")

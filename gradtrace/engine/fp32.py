@@ -34,7 +34,9 @@ def _round_odd_to_f32(p: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray
         bb = s - p
         err = (p - (s - bb)) + (c - bb)
         inexact_even = np.isfinite(err) & (err != 0) & ((s.view(np.int64) & 1) == 0)
-        odd = np.where(inexact_even, np.nextafter(s, s + err), s)
+        # towards the exact sum: err is at most half an ulp of s, so s + err rounds back
+        # to s and cannot give the direction
+        odd = np.where(inexact_even, np.nextafter(s, np.copysign(np.inf, err)), s)
     return odd.astype(np.float32)
 
 

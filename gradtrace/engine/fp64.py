@@ -32,7 +32,8 @@ def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     s = np.asarray(s)  # 0-d operands give a numpy scalar, which cannot be assigned into
     fix = (e != 0) & ((s.view(np.int64) & 1) == 0)
     if fix.any():
-        s[fix] = np.nextafter(s[fix], (s + e)[fix])
+        # towards the exact sum (s + e would round back to s: |e| <= half an ulp of s)
+        s[fix] = np.nextafter(s[fix], np.copysign(np.inf, np.asarray(e)[fix]))
     return s
 
 

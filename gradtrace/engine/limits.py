@@ -24,10 +24,11 @@ _WIDEST = 16
 
 
 class AllocationLimits:
-    __slots__ = ("max_elements", "max_bytes", "live_bytes", "admit_from", "run")
+    __slots__ = ("max_elements", "max_bytes", "live_bytes", "admit_from", "run", "max_sequence")
 
     def __init__(self) -> None:
         self.max_elements = 50_000_000
+        self.max_sequence = 10_000_000  # entries of a list or lines of text the engine builds
         self.max_bytes = 1 << 30
         self.live_bytes = 0
         self.run = 0  # which run live_bytes counts for
@@ -43,8 +44,9 @@ def _admit_from(max_elements: int) -> int:
 LIMITS = AllocationLimits()
 
 
-def configure(max_elements: int, max_bytes: int) -> None:
+def configure(max_elements: int, max_bytes: int, max_sequence: int = 10_000_000) -> None:
     """A run starts: its limits, and nothing of its own alive yet."""
+    LIMITS.max_sequence = max_sequence
     LIMITS.run += 1
     LIMITS.live_bytes = 0
     LIMITS.max_elements = max_elements

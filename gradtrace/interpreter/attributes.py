@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import stdlib, torch_namespace
+from ..bytes_methods import BYTES_METHODS
 from ..engine.custom_function import FunctionCtx
 from ..engine.device import Device
 from ..engine.dtypes import DType, TypeInfo
@@ -16,12 +17,14 @@ from ..engine.node import AccumulateGrad, Node
 from ..engine.ops.reductions import ReturnTypes
 from ..engine.saved_hooks import saved_tensors_hooks
 from ..engine.shapes import Size
+from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType, TensorType
 from . import datetime_module, memory_io, text_io, typing_generics, wrapped
 from .builtin_classes import as_builtin, base_dunder, unwrap_str
+from .bytes_values import GROWING, grown
 from .chaining import CHAIN_NAMES, chain_attribute, set_chain_attribute
 from .classes import REFUSED_DUNDERS
 from .collection_types import (
@@ -35,6 +38,7 @@ from .collection_types import (
     namedtuple_attribute,
     partial,
 )
+from .dunders import OBJECT
 from .generators import generator_attribute
 from .generic_classes import ScriptGenericAlias, alias_attribute
 from .nesting import HASHED, check_all_hashable, check_hashable
@@ -64,6 +68,27 @@ from .runtime import PYTHON_ERRORS
 from .system_modules import StructSequence, struct_attribute
 from .typed_classes import TypingClass
 from .typing_module import TypeVarName, TypingName
+
+# a tensor's storage (Tensor.untyped_storage(), and the deprecated typed one of
+# Tensor.storage()): its device and the read-only methods torch's storages have; nothing
+# else of it (its owning array) is reachable
+_STORAGE_READ_ONLY = dict.fromkeys(
+    ("copy_", "fill_", "resize_", "share_memory_", "zero_", "byteswap", "pin_memory", "clone",
+     "cpu", "to", "float", "double", "half", "int", "long", "type"),
+    "a storage is read only in gradtrace: its bytes, size and address; change the tensor "
+    "instead")
+wrapped.register(UntypedStorage, {"device": lambda s: s.device, "is_cuda": lambda s: False,
+                                  "is_sparse": lambda s: False},
+                 {name: getattr(UntypedStorage, name) for name in (
+                     "tolist", "nbytes", "size", "element_size", "data_ptr", "is_shared",
+                     "untyped")},
+                 _STORAGE_READ_ONLY)
+wrapped.register(TypedStorage, {"device": lambda s: s.device, "dtype": lambda s: s.dtype,
+                                "is_cuda": lambda s: False, "is_sparse": lambda s: False},
+                 {name: getattr(TypedStorage, name) for name in (
+                     "tolist", "nbytes", "size", "element_size", "data_ptr", "is_shared",
+                     "untyped")},
+                 _STORAGE_READ_ONLY)
 
 _COUNTING_METHODS = {Counter: COUNTER_METHODS, defaultdict: DEFAULTDICT_METHODS}
 
@@ -144,6 +169,9 @@ class Attributes:
             method = stdlib.TENSOR_METHODS.get(name)
             if method is not None:
                 return stdlib.BoundMethod(obj, method, name)
+            written = stdlib.TENSOR_LIBRARY_METHODS.get(name)
+            if written is not None:
+                return Method(obj, self.library.resolve(written))
             if name in stdlib.NOT_SUPPORTED_METHODS:
                 raise NotSupportedError(stdlib.NOT_SUPPORTED_METHODS[name])
             stored = self.tensor_dicts.get(obj)
@@ -250,6 +278,12 @@ class Attributes:
             table = stdlib.STR_METHODS
         elif isinstance(obj, (set, frozenset)):
             table = stdlib.SET_METHODS if kind is set else stdlib.FROZENSET_METHODS
+        elif kind is bytes:
+            table = BYTES_METHODS
+        elif kind is range:
+            if name in stdlib.RANGE_ATTRIBUTES:
+                return getattr(obj, name)  # (a fixed name)
+            table = stdlib.RANGE_METHODS
         elif isinstance(obj, RemovableHandle):
             table = stdlib.HANDLE_METHODS
         elif kind is memory_io.BytesIO:
@@ -279,6 +313,10 @@ class Attributes:
             table = text_io.STRING_IO_METHODS
         elif kind is partial and name in ("func", "args", "keywords"):
             return getattr(obj, name)
+        elif kind is int or kind is float or kind is bool:
+            if name in stdlib.NUMBER_ATTRIBUTES[float if kind is float else int]:
+                return getattr(obj, name)
+            table = stdlib.FLOAT_METHODS if kind is float else stdlib.INT_METHODS
         elif kind is deque:
             if name == "maxlen":
                 return obj.maxlen
@@ -338,6 +376,8 @@ class Attributes:
                         check_all_hashable(arg)
             if width and len(args) > 1 and isinstance(args[1], int):
                 self.check_size(args[1], f"a {name}() result")
+            elif name in GROWING:
+                args = grown(self, name, args, kwargs)
             elif name == "strftime" and len(args) > 1 and isinstance(args[1], str):
                 self.check_size(len(args[1]) * STRFTIME_GROWTH, "a strftime() result")
             try:
@@ -366,6 +406,11 @@ class Attributes:
             return cls.name
         if name == "__module__":
             return cls.module
+        if type(cls) is BuiltinType and name in ("__mro__", "__bases__") and \
+                cls.module == "builtins":  # `int.__mro__`: the classes scripts can name
+            chain = cls.type.__mro__ if name == "__mro__" else cls.type.__bases__
+            return tuple(OBJECT if t is object else self.builtin_types[t] for t in chain
+                         if t is object or t in self.builtin_types)
         if type(cls) is BuiltinType:
             if cls.module == "datetime":  # datetime.now, timedelta.max
                 found = datetime_module.class_attribute(cls, name)
@@ -392,10 +437,15 @@ class Attributes:
             table = stdlib.TYPE_METHOD_TABLES.get(cls.type)
             if name == "fromkeys" and table is not None and name in table:  # a classmethod
                 return stdlib.BoundMethod(cls.type(), self.guarded(table[name], name), name)
+            if name in stdlib.TYPE_CLASS_FUNCTIONS.get(cls.type, ()):  # `int.from_bytes`
+                return NativeFunction(name, cls.name, self.guarded(table[name], name),
+                                      "method")
             if table is not None and name in table:
                 return NativeFunction(name, cls.name, self.guarded(table[name], name), "method")
         if type(cls) is TensorType and name in stdlib.TENSOR_METHODS:
             return self.tensor_method_descriptor(name)
+        if type(cls) is TensorType and name in stdlib.TENSOR_LIBRARY_METHODS:
+            return self.library.resolve(stdlib.TENSOR_LIBRARY_METHODS[name])
         if isinstance(cls, ScriptType):
             return cls.attribute(name)
         if is_dunder(name) or name.startswith("_"):

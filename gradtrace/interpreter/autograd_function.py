@@ -52,7 +52,8 @@ def apply_function(interp: Interpreter, base: ScriptClass, cls: Any, args: tuple
     function = interp.autograd_functions.get(cls)
     if function is None:
         function = interp.autograd_functions[cls] = AutogradFunction(
-            cls.name, lambda attr: _lookup(interp, base, cls, attr), _signature)
+            cls.name, lambda attr: _lookup(interp, base, cls, attr), _signature,
+            cls.module if cls.module in interp.library.modules else None)
     outer = interp.in_library
     interp.in_library = False
     try:

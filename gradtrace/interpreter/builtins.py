@@ -4,6 +4,7 @@ size-checked where they walk an argument in C (a lazy iterable is built first, c
 against --max-sequence)."""
 from __future__ import annotations
 
+import _string
 import builtins as py
 import string
 from collections.abc import Callable, Iterator
@@ -14,6 +15,7 @@ from .. import stdlib
 from ..engine.jit import JIT
 from ..engine.tensor import Tensor
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError, stop_iteration
+from .bytes_values import make_bytes
 from .dunders import OBJECT
 from .nesting import check_all_hashable, check_hashable, unnest
 from .objects import (
@@ -39,11 +41,9 @@ if TYPE_CHECKING:
 _FORMATTER = string.Formatter()
 
 
-def _check_field_name(field_name: str | None) -> None:
-    if field_name and any(c in field_name for c in ".["):
-        raise NotSupportedError(
-            f"format field '{{{field_name}}}' is not supported (only positions and "
-            "names; use an f-string)")
+def _looks_up(field_name: str | None) -> bool:
+    """Whether a format field reads an attribute or an item (`{0.x}`, `{a[0]}`)."""
+    return bool(field_name) and any(c in field_name for c in ".[")
 
 
 class _ItemsOf:
@@ -64,8 +64,14 @@ class _CheckedFormatter(string.Formatter):
         self.interp = interp
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
-        _check_field_name(field_name)
-        return super().get_field(field_name, args, kwargs)
+        """`{0.x}`, `{a[0]}`: each attribute and item read as the script's own `.x` and
+        `[0]` are (never Python's getattr: a script's `{0.__class__}` is refused)."""
+        first, rest = _string.formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attribute, key in rest:
+            obj = self.interp.get_attribute(obj, key, None) if is_attribute \
+                else self.interp.get_item(obj, key)
+        return obj, first
 
     def format_field(self, value: Any, format_spec: str) -> Any:
         if format_spec:
@@ -185,12 +191,14 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         return call
 
     def script_format(text: str, *args: Any, **kwargs: Any) -> str:
-        """str.format without attribute or index lookups in the fields. A spec with fields
-        of its own (`"{:{}.{}f}".format(x, width, digits)`) is checked once they are
-        filled in, by string.Formatter, which numbers and nests them as str.format does."""
+        """str.format. A field that reads an attribute or an item (`{0.x}`), or a spec
+        with fields of its own (`"{:{}.{}f}".format(x, width, digits)`), goes through
+        string.Formatter (which numbers and nests them as str.format does), its lookups
+        the script's own and its specs checked once filled in."""
         nested = False
         for _, field_name, spec, _ in _FORMATTER.parse(text):
-            _check_field_name(field_name)
+            if _looks_up(field_name):
+                nested = True
             if spec and "{" in spec:
                 nested = True
             elif spec:
@@ -203,15 +211,16 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         """str.format_map: the fields read through `mapping`'s own item lookup (a
         defaultdict's default, a dict subclass's __missing__), checked as format's."""
         for _, field_name, _, _ in _FORMATTER.parse(text):
-            _check_field_name(field_name)
             if field_name is not None and (not field_name or field_name.isdigit()):
                 raise ScriptError("Format string contains positional fields",
                                   kind="ValueError")
         return _CheckedFormatter(self).vformat(text, (), _ItemsOf(self, mapping))
 
     def script_iter(value: Any, sentinel: Any = MISSING, /) -> Iterator[Any]:
-        if sentinel is not MISSING:
-            raise NotSupportedError("iter(callable, sentinel) is not supported")
+        if sentinel is not MISSING:  # call until it returns the sentinel (`==`)
+            if not self.is_callable(value):
+                raise TorchTypeError("iter(v, w): v must be callable")
+            return ScriptIterator("callable_iterator", _calls(self, value, sentinel))
         return self.iterate(value, None)
 
     def script_next(iterator: Any, default: Any = MISSING, /) -> Any:
@@ -306,6 +315,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         return result
 
     identities: dict[int, tuple[int, Any]] = {}
+    self.identities = identities  # (a deepcopy memo a script keys by id(): copying.py)
 
     def script_id(obj: Any, /) -> int:
         """id(): a number per object, in the order the script first asks (an address would
@@ -343,6 +353,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
     types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, slice, type(None),
                                             type(NotImplemented), type(...))}
     types[int] = BuiltinType(int, script_int)
+    types[bytes] = BuiltinType(bytes, make_bytes(self))
     for t in (list, tuple, dict, set, frozenset, stdlib.OrderedDict):
         types[t] = BuiltinType(t, sized(t, f"a {t.__name__}() argument"))
     types[stdlib.OrderedDict].module = "collections"
@@ -356,7 +367,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
     table.update(stdlib.exception_types())
     table.update({
         "print": script_print, "len": py.len, "enumerate": script_enumerate, "zip": script_zip,
-        "abs": py.abs, "round": py.round, "repr": py.repr, "reversed": py.reversed,
+        "abs": py.abs, "round": py.round, "repr": py.repr, "ascii": py.ascii,
+        "reversed": py.reversed,
         "divmod": py.divmod, "pow": script_pow, "hash": script_hash, "chr": py.chr, "ord": py.ord,
         "hex": as_int_text(py.hex), "oct": as_int_text(py.oct), "bin": as_int_text(py.bin),
         "format": script_format_builtin, "id": script_id,
@@ -378,3 +390,11 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             table[name] = BuiltinFunction(name, value, getattr(py, name))
     return table
 
+
+def _calls(interp: Any, fn: Any, sentinel: Any) -> Iterator[Any]:
+    """iter(fn, sentinel)'s items: fn() until a result equal to the sentinel."""
+    while True:
+        value = interp.call(fn, [], {}, None)
+        if value == sentinel:
+            return
+        yield value

@@ -15,11 +15,13 @@ from typing import Any
 
 from .. import stdlib
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
-from . import enums
+from . import descriptors, enums
 from .builtin_classes import initial_value, is_builtin_new
 from .collection_types import partial
 from .dunders import OBJECT
+from .function_attributes import FUNCTION_INTROSPECTION, class_annotations, function_attribute
 from .generic_classes import generic_attribute
+from .namedtuple_bases import namedtuple_of
 from .objects import (
     MISSING,
     BuiltinClass,
@@ -38,6 +40,7 @@ from .objects import (
     is_dunder,
     type_name,
 )
+from .slots import check_slot
 
 REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's internals
     "__dict__", "__weakref__", "__slots__", "__mro__", "__bases__", "__base__",
@@ -51,6 +54,7 @@ REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's 
 )) - frozenset(("__doc__", "__module__", "__name__", "__qualname__"))
 
 _OBJECT_INIT = OBJECT.attrs["__init__"]
+_OBJECT_NEW = OBJECT.attrs["__new__"]
 _OBJECT_SETATTR = OBJECT.attrs["__setattr__"]
 _OBJECT_DELATTR = OBJECT.attrs["__delattr__"]
 
@@ -85,41 +89,63 @@ class ClassRuntime:
     """Instances, classes and super() at run time (a mixin of the Interpreter)."""
 
     def instantiate(self, cls: ScriptClass, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """`Cls(...)`: a new instance, then `__init__` (object's takes no arguments)."""
+        """`Cls(...)` as type.__call__ does it: `__new__` (object's makes a plain instance),
+        then, if that gave an instance of `cls`, its class's `__init__`."""
         if cls.enum is not None:
             return enums.call(cls, args, kwargs)
         if cls in self.protocol_classes:
             raise TorchTypeError("Protocols cannot be instantiated")
-        if cls.lookup("__new__") is not MISSING and cls.builtin is None:
-            raise NotSupportedError(f"{cls.name}.__new__ is not supported: gradtrace makes "
-                                    "instances itself")
-        if self.abstracts.marked:  # abc.ABC's check: every abstract method implemented
-            abc = self.library.modules.get("abc")
-            self.abstracts.check(cls, abc.vars.get("ABC") if abc is not None else None)
-        if cls.builtin is not None:  # `class AttrDict(dict)`: the dict it is
-            new = cls.lookup("__new__")
-            if not is_builtin_new(new):  # `class Point(tuple)` with its own `__new__`
-                made = self.call(new.function if type(new) is StaticMethod else new,
-                                 [cls, *args], kwargs, None)
-                if type(made) is not Instance or cls not in made.cls.mro:
-                    return made  # Python calls `__init__` only on an instance of cls
-                inst = made
-            else:
-                inst = Instance(cls)
-                inst.value = initial_value(cls, args, kwargs)
-        else:
+        new = cls.lookup("__new__")
+        if new is _OBJECT_NEW:
+            inst = self.new_object(cls, args, kwargs)
+        elif cls.builtin is not None and is_builtin_new(new):  # `class AttrDict(dict)`
+            self.check_abstract(cls)
             inst = Instance(cls)
-        if cls.exception_kind is not None:  # BaseException.__new__ keeps the arguments
-            inst.attrs["args"] = tuple(args)
-        init = cls.lookup("__init__")
+            inst.value = initial_value(cls, args, kwargs)
+        else:  # the class's own `__new__` (`class Point(tuple)`, a singleton, a factory)
+            made = self.call(new.function if type(new) is StaticMethod else new,
+                             [cls, *args], kwargs, None)
+            if type(made) is not Instance or cls not in made.cls.mro:
+                return made  # Python calls `__init__` only on an instance of cls
+            inst = made
+        if cls.exception_kind is not None and new is _OBJECT_NEW:
+            inst.attrs["args"] = tuple(args)  # BaseException.__new__ keeps the arguments
+        init = inst.cls.lookup("__init__")
         if init is _OBJECT_INIT:
-            if args or kwargs:
-                raise TorchTypeError(f"{cls.name}() takes no arguments")
-            return inst
+            return inst  # (object.__new__ refused arguments neither method takes)
         result = self.call_bound(init, inst, args, kwargs)
         if result is not None:
             raise TorchTypeError(f"__init__() should return None, not '{type_name(result)}'")
         return inst
+
+    def new_object(self, cls: ScriptClass, args: list[Any], kwargs: dict[str, Any]
+                   ) -> Instance:
+        """object.__new__(cls, *args): CPython's object_new, whose extra arguments are
+        an error unless the class has its own `__init__` and not its own `__new__`."""
+        if cls.builtin is not None:  # (tp_new_wrapper: the first class without its own)
+            safe = next(c for c in cls.mro if is_builtin_new(c.lookup("__new__")))
+            raise TorchTypeError(f"object.__new__({cls.name}) is not safe, use "
+                                 f"{safe.name}.__new__()")
+        if cls.enum is not None:
+            raise NotSupportedError(f"object.__new__ of the enumeration {cls.name} is not "
+                                    "supported")
+        if (args or kwargs) and cls.exception_kind is None:
+            if cls.lookup("__new__") is not _OBJECT_NEW:
+                raise TorchTypeError("object.__new__() takes exactly one argument (the type "
+                                     "to instantiate)")
+            if cls.lookup("__init__") is _OBJECT_INIT:
+                raise TorchTypeError(f"{cls.name}() takes no arguments")
+        self.check_abstract(cls)
+        inst = Instance(cls)
+        if cls.exception_kind is not None:
+            inst.attrs["args"] = tuple(args)
+        return inst
+
+    def check_abstract(self, cls: ScriptClass) -> None:
+        """abc.ABC's check when an instance is made: every abstract method implemented."""
+        if self.abstracts.marked:
+            abc = self.library.modules.get("abc")
+            self.abstracts.check(cls, abc.vars.get("ABC") if abc is not None else None)
 
     def bind(self, value: Any, obj: Any) -> Any:
         """What a class attribute becomes when read through an instance (Python's
@@ -141,6 +167,9 @@ class ClassRuntime:
         if kind is PartialMethod:
             return partial(self.call_partial, Method(obj, value.func), *value.args,
                            **value.keywords)
+        if kind is Instance and descriptors.getter(value) is not MISSING:  # its __get__
+            return descriptors.describe(self, value, obj,
+                                        obj.cls if type(obj) is Instance else self.type_of(obj))
         return value
 
     def call_partial(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -159,6 +188,8 @@ class ClassRuntime:
         value = cls.lookup(name)
         if type(value) is Property:
             return self.property_get(value, obj)
+        if type(value) is Instance and descriptors.is_data_descriptor(value):
+            return self.bind(value, obj)  # (a data descriptor wins over the instance's own)
         found = obj.attrs.get(name, MISSING)
         if found is not MISSING and name not in _DATA_DESCRIPTORS:
             return found
@@ -214,6 +245,11 @@ class ClassRuntime:
                                       "setter")
             self.call(prop.fset, [obj, value], {}, None)
             return
+        if type(prop) is Instance and descriptors.is_data_descriptor(prop):
+            descriptors.assign(self, prop, obj, name, value)
+            return
+        if name not in obj.attrs:  # (a name already set passed this check)
+            check_slot(self, obj, name)
         obj.attrs[name] = value
 
     def plain_delattr(self, obj: Instance, name: Any) -> None:
@@ -228,6 +264,9 @@ class ClassRuntime:
                                       "deleter")
             self.call(prop.fdel, [obj], {}, None)
             return
+        if type(prop) is Instance and descriptors.is_data_descriptor(prop):
+            descriptors.remove(self, prop, obj)
+            return
         if name not in obj.attrs:
             raise attribute_error(f"'{obj.cls.name}' object has no attribute '{name}'")
         del obj.attrs[name]
@@ -241,6 +280,8 @@ class ClassRuntime:
             found = generic_attribute(self, cls, name)
             if found is not MISSING:
                 return found
+        if name == "__annotations__" and not cls.frozen:  # its own, evaluated when read
+            return class_annotations(self, cls)
         value = cls.lookup(name)
         if value is MISSING:
             if name == "__members__" and cls.enum is not None:
@@ -266,6 +307,8 @@ class ClassRuntime:
             return value.function
         if kind is ClassMethod:
             return Method(cls, value.function)
+        if kind is Instance and descriptors.getter(value) is not MISSING:
+            return descriptors.describe(self, value, None, cls)  # `__get__(None, cls)`
         return value
 
     def subclass_fromkeys(self, cls: ScriptClass, iterable: Any, value: Any = None) -> Any:
@@ -300,6 +343,10 @@ class ClassRuntime:
         if type(cls) is ScriptClass and cls.frozen and cls.interp is None and \
                 cls.builtin is not None:
             return self.builtin_types[cls.builtin]
+        if type(cls) is ScriptClass and cls.builtin is tuple and "_fields" in cls.attrs:
+            shown = namedtuple_of(self, cls)  # `class Q(P)`'s base is P
+            if shown is not None:
+                return shown
         if type(cls) is ScriptClass:
             if cls.interp is not None or not cls.frozen or cls.exception_kind is None:
                 return cls
@@ -417,6 +464,8 @@ class ClassRuntime:
                 return target.doc
             if name == "__module__":
                 return target.module
+            if name in FUNCTION_INTROSPECTION and type(target) is UserFunction:
+                return function_attribute(target, name)
         if kind is NativeFunction and name == "__name__":
             return fn.name
         if kind is BuiltinClass and name in fn.attributes:

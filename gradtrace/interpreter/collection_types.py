@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import stdlib
+from .objects import ScriptIterator
 
 
 class defaultdict(dict):  # noqa: N801 - Python's name, shown by type(x).__name__
@@ -75,6 +76,8 @@ COUNTER_METHODS: dict[str, Callable[..., Any]] = {
     "copy": Counter.copy, "most_common": collections.Counter.most_common,
     "update": Counter.update, "subtract": Counter.subtract,
     "total": collections.Counter.total,
+    # (lazy: a huge count is counted item by item by whatever consumes it)
+    "elements": lambda c: ScriptIterator("chain", collections.Counter.elements(c)),
 }
 DEFAULTDICT_METHODS: dict[str, Callable[..., Any]] = {
     **stdlib.DICT_METHODS, "copy": defaultdict.copy}
@@ -112,7 +115,7 @@ class deque(collections.deque):  # noqa: N801 - Python's name, shown by type(x).
 DEQUE_METHODS: dict[str, Callable[..., Any]] = {
     name: getattr(collections.deque, name) for name in (
         "append", "appendleft", "pop", "popleft", "clear", "count", "index", "remove",
-        "reverse", "rotate", "insert")
+        "reverse", "rotate", "insert", "extend", "extendleft")
 }
 DEQUE_METHODS["copy"] = lambda d: deque(d, d.maxlen)
 

@@ -21,7 +21,7 @@ from ..engine.meta import MetaArray, meta_array, strides_of
 from ..engine.ndarray import ndarray
 from ..engine.tensor import Parameter, Tensor
 from ..errors import ScriptError
-from .objects import Instance
+from .objects import MISSING, Instance
 from .random_module import PyRandom
 
 NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
@@ -38,9 +38,14 @@ _TOO_DEEP = {False: "maximum recursion depth exceeded while calling a Python obj
 _CONTAINERS = (Instance, dict, list, tuple, set, frozenset)
 
 
-def deep_copy(obj: Any, tick: Callable[[], None], memo: dict[int, Any] | None = None) -> Any:
-    """copy.deepcopy(obj, memo); `tick` counts a step per object copied."""
-    return _Copier(False, tick, {} if memo is None else memo).copy(obj)
+def deep_copy(obj: Any, tick: Callable[[], None], memo: dict[int, Any] | None = None,
+              numbered: dict[int, tuple[int, Any]] | None = None) -> Any:
+    """copy.deepcopy(obj, memo); `tick` counts a step per object copied. `numbered`: the
+    script's id() numbers, by which a class's own __deepcopy__ keys the memo it is given
+    (`memo[id(self)] = new`)."""
+    copier = _Copier(False, tick, {} if memo is None else memo)
+    copier.numbered = numbered
+    return copier.copy(obj)
 
 
 def pickled_copy(obj: Any, tick: Callable[[], None]) -> Any:
@@ -59,10 +64,22 @@ def shallow_copy(obj: Any) -> Any:
         out._version_counter.value = 1  # (rebuilt with set_(), as torch does)
         return out
     if type(obj) is Instance:
-        out_instance = Instance(obj.cls)
-        if obj.cls.builtin is not None:  # an AttrDict's items, a Batch's list
+        cls, interp = obj.cls, obj.cls.interp
+        hook = cls.lookup("__copy__") if interp is not None else MISSING
+        if hook is not MISSING:  # the class's own copy
+            return interp.call_bound(hook, obj, ())
+        out_instance = Instance(cls)
+        if cls.builtin is not None:  # an AttrDict's items, a Batch's list
             value = obj.value
             out_instance.value = value.copy() if isinstance(value, (dict, list)) else value
+        getstate = cls.lookup("__getstate__") if interp is not None else MISSING
+        setstate = cls.lookup("__setstate__") if interp is not None else MISSING
+        if getstate is not MISSING or setstate is not MISSING:  # copy's _reconstruct
+            state = interp.call_bound(getstate, obj, ()) if getstate is not MISSING \
+                else (dict(obj.attrs) or None)
+            if state is not None:
+                restore(interp, out_instance, state, setstate)
+            return out_instance
         out_instance.attrs.update(obj.attrs)
         return out_instance
     if isinstance(obj, (dict, list, set)):
@@ -72,6 +89,25 @@ def shallow_copy(obj: Any) -> Any:
     if type(obj) is PyRandom:  # random.Random's __reduce__ keeps its state
         return obj.clone()
     return obj  # tuples, numbers, strings, functions: themselves, as in Python
+
+
+def restore(interp: Any, out: Instance, state: Any, setstate: Any) -> None:
+    """copy._reconstruct's last step: `__setstate__(state)`, else the state's items as
+    attributes (a (dict, slots) pair's both)."""
+    if setstate is not MISSING:
+        interp.call_bound(setstate, out, (state,))
+        return
+    slots = None
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slots = state
+    for part in (state, slots):
+        if part is None:
+            continue
+        if not isinstance(part, dict):  # (dict.update's words for a non-mapping)
+            raise ScriptError(f"'{type(part).__name__}' object is not iterable",
+                              kind="TypeError")
+        for key, value in part.items():
+            interp.plain_setattr(out, key, value)
 
 
 class _Copier:
@@ -85,9 +121,14 @@ class _Copier:
         self.depth = 0
         self.memo = memo
         self.storages: dict[int, np.ndarray] = {}
+        self.numbered: dict[int, tuple[int, Any]] | None = None
 
     def copy(self, obj: Any) -> Any:
         found = self.memo.get(id(obj))
+        if found is None and self.numbered:  # `memo[id(self)]` written by a script's hook
+            known = self.numbered.get(id(obj))
+            if known is not None:
+                found = self.memo.get(known[0])
         if found is not None:
             return found
         self.tick()
@@ -111,6 +152,10 @@ class _Copier:
             self.depth -= 1
 
     def _container(self, obj: Any) -> Any:
+        if type(obj) is Instance and obj.cls.interp is not None:
+            hooked = self._hooked(obj)
+            if hooked is not MISSING:
+                return hooked
         if type(obj) is Instance:
             out = self.memo[id(obj)] = Instance(obj.cls)
             if obj.cls.builtin is not None:  # an AttrDict's items, a Batch's list
@@ -125,6 +170,9 @@ class _Copier:
             out.clear()
             for k, v in obj.items():
                 out[self.copy(k)] = self.copy(v)
+            metadata = getattr(obj, "state_metadata", None)  # a state_dict's `_metadata`
+            if metadata is not None:
+                out.state_metadata = self.copy(metadata)
             return out
         if isinstance(obj, list):
             out = self.memo[id(obj)] = []
@@ -136,6 +184,29 @@ class _Copier:
                 return tuple(items)
             return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
         return type(obj)(self.copy(v) for v in obj)  # a set
+
+    def _hooked(self, obj: Instance) -> Any:
+        """A script class's own copy protocol: `__deepcopy__(memo)` (deepcopy only), or
+        `__getstate__`/`__setstate__` (deepcopy and pickling: copy's _reconstruct), else
+        MISSING (the plain copy of its attributes)."""
+        cls, interp = obj.cls, obj.cls.interp
+        if not self.pickling:
+            hook = cls.lookup("__deepcopy__")
+            if hook is not MISSING:
+                out = interp.call_bound(hook, obj, (self.memo,))
+                self.memo[id(obj)] = out
+                return out
+        getstate, setstate = cls.lookup("__getstate__"), cls.lookup("__setstate__")
+        if getstate is MISSING and setstate is MISSING:
+            return MISSING
+        out = self.memo[id(obj)] = Instance(cls)
+        if cls.builtin is not None:
+            out.value = self.copy(obj.value)
+        state = interp.call_bound(getstate, obj, ()) if getstate is not MISSING \
+            else (dict(obj.attrs) or None)
+        if state is not None:
+            restore(interp, out, self.copy(state), setstate)
+        return out
 
     def _tensor(self, t: Tensor) -> Tensor:
         if not self.pickling and t.grad_fn is not None:

@@ -80,6 +80,8 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.namedtuple_classes: set[type] = set()  # the classes the script's namedtuple() made
         # a `class P(NamedTuple)` body's methods, properties and constants, by class
         self.namedtuple_extras: dict[type, dict[str, Any]] = {}
+        # the base class of a script class deriving from each namedtuple class (made once)
+        self.namedtuple_bases: dict[type, Any] = {}
         self.protocol_classes: set[Any] = set()  # classes naming `Protocol` as a base
         self.runtime_protocols: set[Any] = set()  # those @runtime_checkable marks
         # generic classes (Generic[T] among the bases): their type parameters, and the
@@ -121,6 +123,10 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.handling: list[Any] = []
         self.context_exits: list[Any] = []  # the exits of contexts an ExitStack entered
         self.abstracts = Abstracts()  # the functions @abc.abstractmethod marked
+        self.slot_cache: dict[Any, Any] = {}  # each class's __slots__ names (slots.py)
+        # what each class body annotates, and the annotations once read (`__annotations__`)
+        self.class_annotations: dict[Any, dict[str, Any]] = {}
+        self.class_annotation_values: dict[Any, dict[str, Any]] = {}
         self._warned_once: set[tuple[str, str]] = set()
         # what is being compiled: the scope, the module's frame and name, where spans go
         self._scope = Scope("module", None)

@@ -11,13 +11,27 @@ options that change more than this (unsafe_hash, kw_only, slots) are refused.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import NotSupportedError, ScriptError, TorchTypeError, TorchValueError
+from ..errors import (
+    GradtraceError,
+    NotSupportedError,
+    ScriptError,
+    TorchTypeError,
+    TorchValueError,
+)
 from .copying import deep_copy
-from .objects import MISSING, BuiltinFunction, Instance, NativeFunction, ScriptClass
+from .objects import (
+    MISSING,
+    BuiltinFunction,
+    Instance,
+    NativeFunction,
+    ScriptClass,
+)
+from .typing_module import TypingName
 from .wrapped import register
 
 if TYPE_CHECKING:
@@ -27,26 +41,41 @@ if TYPE_CHECKING:
 class Field:
     """What `dataclasses.field(...)` returns: a field's default or default factory."""
 
-    __slots__ = ("default", "default_factory", "repr", "compare", "init", "name")
+    __slots__ = ("default", "default_factory", "repr", "compare", "init", "name", "kw_only")
 
     def __init__(self, default: Any, default_factory: Any, init: bool, repr: bool,
-                 compare: bool):
+                 compare: bool, kw_only: Any = MISSING):
         self.default = default
         self.default_factory = default_factory
         self.init = init
         self.repr = repr
         self.compare = compare
+        self.kw_only = kw_only  # (MISSING: the dataclass's, or KW_ONLY's, decides)
         self.name: Any = None  # set when the class is made
 
     def __repr__(self) -> str:
         return "Field(...)"
 
 
-_REFUSED_OPTIONS = ("unsafe_hash", "kw_only", "slots")
+_REFUSED_OPTIONS = ("unsafe_hash", "slots")
+
+
+class _KwOnlyType:
+    """dataclasses.KW_ONLY: annotating a pseudo-field with it (`_: KW_ONLY`) makes the
+    fields after it keyword-only."""
+
+    __slots__ = ()
+    python_type_name = "_KW_ONLY_TYPE"
+
+    def __repr__(self) -> str:
+        return f"<dataclasses._KW_ONLY_TYPE object at {id(self):#x}>"
+
+
+KW_ONLY = _KwOnlyType()
 _ORDER = {"__lt__": lambda a, b: a < b, "__le__": lambda a, b: a <= b,
           "__gt__": lambda a, b: a > b, "__ge__": lambda a, b: a >= b}
 register(Field, {name: (lambda spec, name=name: _shown(getattr(spec, name))) for name in (
-    "name", "default", "default_factory", "init", "repr", "compare")}, {})
+    "name", "default", "default_factory", "init", "repr", "compare", "kw_only")}, {})
 
 
 def _shown(value: Any) -> Any:
@@ -63,11 +92,11 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
               metadata: Any = None, kw_only: Any = MISSING) -> Field:
         if default is not MISSING and default_factory is not MISSING:
             raise TorchValueError("cannot specify both default and default_factory")
-        return Field(default, default_factory, init, repr, compare)
+        return Field(default, default_factory, init, repr, compare, kw_only)
 
     def dataclass(cls: Any = None, /, *, init: bool = True, repr: bool = True,
                   eq: bool = True, order: bool = False, frozen: bool = False,
-                  match_args: bool = True, **options: Any) -> Any:
+                  match_args: bool = True, kw_only: bool = False, **options: Any) -> Any:
         for name in options:
             if name not in _REFUSED_OPTIONS:
                 raise TorchTypeError(f"dataclass() got an unexpected keyword argument '{name}'")
@@ -79,7 +108,7 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
         def wrap(cls: Any) -> Any:
             if type(cls) is not ScriptClass:
                 raise NotSupportedError("@dataclass applies to a class defined in the script")
-            fields = _collect(cls, fields_of)
+            fields = _collect(cls, fields_of, _annotation_kinds(interp, cls), kw_only)
             fields_of[id(cls)] = fields
             own = cls.attrs  # what the class body defined is kept, as Python's dataclass keeps it
             class_hash = own.get("__hash__", MISSING)
@@ -113,7 +142,8 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
                                              f"{cls.name}")
                     own[name] = NativeFunction(name, cls.name, fn)
             if match_args and "__match_args__" not in cls.attrs:  # for `case Point(x, y)`
-                cls.attrs["__match_args__"] = tuple(name for name, f in fields if f.init)
+                cls.attrs["__match_args__"] = tuple(name for name, f in fields
+                                                    if f.init and not f.kw_only)
             return cls
 
         return wrap if cls is None else wrap(cls)
@@ -170,16 +200,58 @@ def dataclasses_namespace(interp: Interpreter) -> stdlib.Namespace:
     namespace.table["FrozenInstanceError"] = stdlib.TorchExceptionType("FrozenInstanceError",
                                                                        "dataclasses")
     namespace.table["MISSING"] = dataclasses.MISSING
+    namespace.table["KW_ONLY"] = KW_ONLY
     return namespace
 
 
-def _collect(cls: ScriptClass, fields_of: dict[int, Any]) -> tuple[tuple[str, Field], ...]:
-    """The fields: the dataclass bases' first, then the names this class annotates, each
-    with its default (the class attribute, or what `field()` gave)."""
+def _annotation_kinds(interp: Any, cls: ScriptClass) -> dict[str, str]:
+    """The annotated names that are no ordinary fields: "ClassVar" (`typing.ClassVar[int]`,
+    or its string under PEP 563: a class attribute; dataclasses._is_classvar) and
+    "KW_ONLY" (`_: KW_ONLY`: the fields after it are keyword-only). An annotation that
+    cannot be evaluated is taken as a field's, as gradtrace took every one before."""
+    pending = interp.class_annotations.get(cls, {})
+    found: dict[str, str] = {}
+    for name, read in pending.items():
+        try:
+            value = read()
+        except GradtraceError:
+            continue
+        if isinstance(value, str):
+            match = _CLASSVAR_TEXT.match(value)
+            if match is not None and match.group(2) in ("ClassVar", "KW_ONLY") and \
+                    match.group(1) in (None, "typing", "dataclasses"):
+                found[name] = match.group(2)
+        elif type(value) is TypingName and value.name == "ClassVar":
+            found[name] = "ClassVar"
+        elif value is KW_ONLY:
+            found[name] = "KW_ONLY"
+    return found
+
+
+_CLASSVAR_TEXT = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")  # dataclasses._MODULE_IDENTIFIER_RE
+
+
+def _collect(cls: ScriptClass, fields_of: dict[int, Any], kinds: dict[str, str],
+             kw_only: bool) -> tuple[tuple[str, Field], ...]:
+    """The fields: the dataclass bases' first, then the names this class annotates (but
+    ClassVars), each with its default (the class attribute, or what `field()` gave) and
+    whether it is keyword-only (the field's own say, else after `_: KW_ONLY`, else the
+    dataclass's `kw_only`)."""
     fields: dict[str, Field] = {}
     for base in reversed(cls.mro[1:]):
         fields.update(fields_of.get(id(base), ()))
+    marker = None
     for name in cls.annotated:
+        kind = kinds.get(name)
+        if kind == "ClassVar":
+            continue
+        if kind == "KW_ONLY":
+            if marker is not None:
+                raise TorchTypeError(f"'{name}' is KW_ONLY, but KW_ONLY has already been "
+                                     "specified")
+            marker = name
+            kw_only = True
+            continue
         value = cls.attrs.get(name, MISSING)
         if type(value) is Field:
             spec = value
@@ -190,13 +262,15 @@ def _collect(cls: ScriptClass, fields_of: dict[int, Any]) -> tuple[tuple[str, Fi
         else:
             spec = Field(value, MISSING, True, True, True)
         spec.name = name
+        if spec.kw_only is MISSING:
+            spec.kw_only = kw_only
         if type(spec.default) in (list, dict, set):
             raise TorchValueError(f"mutable default <class '{type(spec.default).__name__}'> "
                                   f"for field {name} is not allowed: use default_factory")
         fields[name] = spec
     seen_default = False
     for name, spec in fields.items():
-        if not spec.init:
+        if not spec.init or spec.kw_only:
             continue
         has_default = spec.default is not MISSING or spec.default_factory is not MISSING
         if seen_default and not has_default:
@@ -214,31 +288,35 @@ def _names(names: list[str]) -> str:
 
 def _make_init(interp: Interpreter, cls: ScriptClass, fields: tuple[tuple[str, Field], ...],
                frozen: bool) -> Callable[..., None]:
-    params = [(name, spec) for name, spec in fields if spec.init]
+    params = [(name, spec) for name, spec in fields if spec.init and not spec.kw_only]
+    keyword_only = [(name, spec) for name, spec in fields if spec.init and spec.kw_only]
     required = sum(1 for _, s in params
                    if s.default is MISSING and s.default_factory is MISSING)
     where = f"{cls.qualname}.__init__()"
+    names = [name for name, _ in params]
+    accepted = set(names) | {name for name, _ in keyword_only}
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if len(args) > len(params):
             takes = (f"{len(params) + 1}" if required == len(params)
                      else f"from {required + 1} to {len(params) + 1}")
-            raise TorchTypeError(f"{where} takes {takes} positional arguments but "
+            plural = "argument" if takes == "1" else "arguments"
+            raise TorchTypeError(f"{where} takes {takes} positional {plural} but "
                                  f"{len(args) + 1} were given")
-        names = [name for name, _ in params]
         for key in kwargs:
-            if key not in names:
+            if key not in accepted:
                 raise TorchTypeError(f"{where} got an unexpected keyword argument '{key}'")
-            if names.index(key) < len(args):
+            if key in names and names.index(key) < len(args):
                 raise TorchTypeError(f"{where} got multiple values for argument '{key}'")
         values = dict(zip(names, args))
         values.update(kwargs)
-        missing = [name for name, spec in params if name not in values
-                   and spec.default is MISSING and spec.default_factory is MISSING]
-        if missing:
-            plural = "argument" if len(missing) == 1 else "arguments"
-            raise TorchTypeError(f"{where} missing {len(missing)} required positional "
-                                 f"{plural}: {_names(missing)}")
+        for group, word in ((params, "positional"), (keyword_only, "keyword-only")):
+            missing = [name for name, spec in group if name not in values
+                       and spec.default is MISSING and spec.default_factory is MISSING]
+            if missing:
+                plural = "argument" if len(missing) == 1 else "arguments"
+                raise TorchTypeError(f"{where} missing {len(missing)} required {word} "
+                                     f"{plural}: {_names(missing)}")
         for name, spec in fields:
             if name in values:
                 value = values[name]

@@ -17,12 +17,25 @@ from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptErr
 from ..source import Span
 from ..tensor_types import ScriptType
 from .builtin_classes import builtin_base
+from .descriptors import set_names
 from .dunders import OBJECT
 from .enums import make_enum
 from .enums import namespace as enum_namespace
 from .exception_classes import exception_base, is_exception_kind
+from .function_attributes import annotator, compile_annotation
 from .generic_classes import ScriptGenericAlias, generic_parameters
-from .objects import ANNOTATED, BuiltinType, ClassCell, ScriptClass, UserFunction, type_name
+from .namedtuple_bases import namedtuple_base
+from .objects import (
+    ANNOTATED,
+    BuiltinType,
+    ClassCell,
+    ClassMethod,
+    Method,
+    ScriptClass,
+    StaticMethod,
+    UserFunction,
+    type_name,
+)
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
 from .signature import Signature
@@ -57,7 +70,7 @@ class DefinitionCompiler:
             self._scope = outer
 
     def stmt_FunctionDef(self, node: syntax.FunctionDef) -> Code:
-        make = self.compile_function(node.name, node.params, node.body)
+        make = self.compile_function(node.name, node.params, node.body, node.returns)
         return self._define(node, make)
 
     def stmt_ClassDef(self, node: syntax.ClassDef) -> Code:
@@ -84,15 +97,21 @@ class DefinitionCompiler:
         return run
 
     def compile_function(self, name: str, params: tuple[syntax.Param, ...],
-                         body: tuple[syntax.Stmt, ...] | syntax.Expr
+                         body: tuple[syntax.Stmt, ...] | syntax.Expr,
+                         returns: syntax.Expr | None = None
                          ) -> Callable[[Frame], UserFunction]:
-        """A maker of the function object (defaults are evaluated when it runs)."""
+        """A maker of the function object (defaults are evaluated when it runs, the
+        annotations when first read: function_attributes.py)."""
         parent = self._scope
         is_lambda = not isinstance(body, tuple)
         statements = () if is_lambda else body
         scope = function_scope(parent, name, params, statements, parent.library)
         defaults = [(p.name, self.compile_expr(p.default)) for p in params
                     if p.default is not None]
+        annotations = [(p.name, compile_annotation(self, p.annotation)) for p in params
+                       if p.annotation is not None]
+        if returns is not None:
+            annotations.append(("return", compile_annotation(self, returns)))
         with self.scope(scope):
             if is_lambda:
                 code = self.compile_expr(body)
@@ -111,10 +130,14 @@ class DefinitionCompiler:
         def make(frame: Frame) -> UserFunction:
             values = {n: d(frame) for n, d in defaults}
             if in_class:  # a method: it never sees the class body's names
-                return UserFunction(name, qualname, signature, values, code, frame.parent,
-                                    self, is_generator, frame.cell, doc, module, library)
-            return UserFunction(name, qualname, signature, values, code, frame, self,
-                                is_generator, None, doc, module, library)
+                fn = UserFunction(name, qualname, signature, values, code, frame.parent,
+                                  self, is_generator, frame.cell, doc, module, library)
+            else:
+                fn = UserFunction(name, qualname, signature, values, code, frame, self,
+                                  is_generator, None, doc, module, library)
+            if annotations:
+                fn.annotate = annotator(annotations, frame)
+            return fn
 
         return make
 
@@ -150,12 +173,12 @@ class DefinitionCompiler:
         return self.compile_function("<lambda>", node.params, node.body)
 
     def compile_class(self, node: syntax.ClassDef) -> Callable[[Frame], ScriptClass]:
-        total = None  # `class Cfg(TypedDict, total=False)`
+        keywords = []  # `class B(Base, name="b")`: for __init_subclass__ (TypedDict's total)
         for keyword in node.keywords:
-            if keyword.arg != "total" or total is not None:
-                raise NotSupportedError("class keyword arguments (such as `metaclass=`) are "
-                                        "not supported", keyword.span)
-            total = self.compile_expr(keyword.value)
+            if keyword.arg is None or keyword.arg == "metaclass":
+                raise NotSupportedError("`metaclass=` and `**` in a class's keywords are not "
+                                        "supported", keyword.span)
+            keywords.append((keyword.arg, self.compile_expr(keyword.value)))
         for base in node.bases:
             if isinstance(base, syntax.Starred):
                 raise NotSupportedError("`*` in a class's bases is not supported", base.span)
@@ -170,10 +193,11 @@ class DefinitionCompiler:
 
         def make(frame: Frame) -> Any:
             values = [(code(frame), s) for code, s in bases]
+            options = {name: code(frame) for name, code in keywords}
             typed = typing_class_kind(values)
-            if total is not None and typed != "TypedDict":
-                raise NotSupportedError("class keyword arguments (such as `metaclass=`) are "
-                                        "not supported", node.keywords[0].span)
+            if typed is not None and set(options) - {"total"}:
+                raise NotSupportedError("class keyword arguments other than a TypedDict's "
+                                        "`total` are not supported here", span)
             plain = [(b.origin if type(b) is ScriptGenericAlias else base_class(self, b), s)
                      for b, s in values if not is_generic_base(b)]
             params = generic_parameters([b for b, _ in values],
@@ -193,20 +217,27 @@ class DefinitionCompiler:
                     raise NotSupportedError("'return' outside function", span) from None
             attrs = namespace.vars if type(namespace.vars) is dict else dict(namespace.vars)
             shown = _class_qualname(attrs.pop("__qualname__", qualname))
-            annotated = tuple(attrs.pop(ANNOTATED, ()))
+            annotations = attrs.pop(ANNOTATED, {})  # name -> what evaluates its annotation
+            annotated = tuple(annotations)
             owner = attrs.get("__module__")
             if "__eq__" in attrs and "__hash__" not in attrs:
                 attrs["__hash__"] = None  # Python: __eq__ without __hash__ is unhashable
+            if type(attrs.get("__new__")) is UserFunction:  # type.__new__ makes it static
+                attrs["__new__"] = StaticMethod(attrs["__new__"])
+            if type(attrs.get("__init_subclass__")) is UserFunction:  # and this a classmethod
+                attrs["__init_subclass__"] = ClassMethod(attrs["__init_subclass__"])
             owner = owner if isinstance(owner, str) else module
             if typed == "NamedTuple":
                 return make_namedtuple_class(self, name, owner, attrs, annotated)
             if typed == "TypedDict":
                 return make_typed_dict(name, owner, annotated, [b for b, _ in values],
-                                       True if total is None else bool(total(frame)))
+                                       bool(options.get("total", True)))
             cls = ScriptClass(name, shown, owner, base, attrs, self)
             if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
                 self.protocol_classes.add(cls)
             cls.annotated = annotated
+            if annotations:
+                self.class_annotations[cls] = annotations
             if params is not None:
                 self.generic_classes[cls] = params
             if any(type(b) is ScriptGenericAlias or is_alias_base(b) or is_generic_base(b)
@@ -221,6 +252,10 @@ class DefinitionCompiler:
                                         span)
             if enums:
                 make_enum(cls)
+            set_names(self, cls)  # type.__new__: each attribute's __set_name__, then
+            hook = super_lookup(cls, "__init_subclass__")  # the parent's hook
+            if hook is not None:
+                self.call(hook, [], options, span)
             return cls
 
         return make
@@ -262,10 +297,25 @@ class DefinitionCompiler:
             return exception_base(base.kind)  # class StopTraining(Exception)
         if type(base) is BuiltinType and base.module == "builtins":
             return builtin_base(base.type, where, base.name)  # class AttrDict(dict)
+        if type(base) is BuiltinType and base.type in self.namedtuple_classes:
+            return namedtuple_base(self, base)  # class Q(P), P a namedtuple class
         if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)):
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)
         raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,
                           kind="TypeError")
+
+
+def super_lookup(cls: ScriptClass, name: str) -> Any:
+    """`super(cls, cls).name` for a classmethod hook: bound to `cls`, from the first class
+    after it in its MRO that defines one (object's, at the latest)."""
+    for klass in cls.mro[1:]:
+        value = klass.attrs.get(name)
+        if value is None:
+            continue
+        if type(value) is ClassMethod:
+            return Method(cls, value.function)
+        return value
+    return None
 
 
 def _class_qualname(value: Any) -> str:

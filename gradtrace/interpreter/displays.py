@@ -13,7 +13,6 @@ from typing import Any
 
 from .. import syntax
 from ..errors import GradtraceError, LimitExceeded, ScriptError
-from .builtin_classes import as_builtin
 from .nesting import check_all_hashable, check_hashable
 from .objects import ScriptGenerator, script_message, type_name
 from .runtime import PYTHON_ERRORS, Code, Frame
@@ -80,9 +79,10 @@ class DisplayCompiler:
             out: dict = {}
             for key_code, value_code, value_span in pairs:
                 if key_code is None:  # `**mapping`
-                    mapping = as_builtin(value_code(frame))
-                    if not isinstance(mapping, dict):
-                        raise ScriptError(f"'{type_name(mapping)}' object is not a mapping",
+                    value = value_code(frame)
+                    mapping = self.unpacked_mapping(value, "an unpacked mapping")
+                    if mapping is None:
+                        raise ScriptError(f"'{type_name(value)}' object is not a mapping",
                                           value_span, kind="TypeError")
                     out.update(mapping)
                     continue

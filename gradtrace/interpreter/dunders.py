@@ -16,7 +16,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import ScriptError
-from .objects import MISSING, Instance, NativeFunction, ScriptClass, type_name
+from .objects import (
+    MISSING,
+    ClassMethod,
+    Instance,
+    NativeFunction,
+    ScriptClass,
+    StaticMethod,
+    type_name,
+)
 
 
 def _call(inst: Instance, fn: Any, *args: Any) -> Any:
@@ -276,9 +284,36 @@ def default_repr(obj: Instance) -> str:
     return f"<{where} object at {id(obj):#x}>"
 
 
+def _object_new(*args: Any, **kwargs: Any) -> Instance:
+    """`object.__new__(cls, ...)`, what a class's own `__new__` reaches through
+    `super().__new__(cls)`: a new instance of the script class `cls` (classes.py)."""
+    if not args:
+        raise TypeError("object.__new__(): not enough arguments")
+    cls, *rest = args
+    if type(cls) is not ScriptClass:
+        raise TypeError(f"object.__new__(X): X is not a type object ({type_name(cls)})")
+    if cls.interp is None:  # `object.__new__(object)`; a builtin type's frozen base
+        if cls is not OBJECT:
+            raise TypeError(f"object.__new__({cls.name}) is not safe, use "
+                            f"{cls.name}.__new__()")
+        if rest or kwargs:
+            raise TypeError("object() takes no arguments")
+        return Instance(OBJECT)
+    return cls.interp.new_object(cls, rest, kwargs)
+
+
+def _object_init_subclass(cls: Any, **kwargs: Any) -> None:
+    """object.__init_subclass__: a class statement's keywords nobody took are an error."""
+    if kwargs:
+        raise TypeError(f"{getattr(cls, 'name', '?')}.__init_subclass__() takes no keyword "
+                        "arguments")
+
+
 def _object_init(obj: Instance, *args: Any, **kwargs: Any) -> None:
     if args or kwargs:
         overridden = obj.cls.lookup("__init__") is not OBJECT.attrs["__init__"]
+        if not overridden and obj.cls.lookup("__new__") is not OBJECT.attrs["__new__"]:
+            return  # object_init: the arguments were the class's own __new__'s
         owner = "object" if overridden else type_name(obj)
         raise TypeError(f"{owner}.__init__() takes exactly one argument (the instance to "
                         "initialize)")
@@ -325,6 +360,10 @@ def _make_object() -> ScriptClass:
     }
     attrs: dict[str, Any] = {name: NativeFunction(name, "object", fn)
                              for name, fn in natives.items()}
+    attrs["__new__"] = StaticMethod(NativeFunction("__new__", "object", _object_new,
+                                                   "built-in method"))
+    attrs["__init_subclass__"] = ClassMethod(NativeFunction(
+        "__init_subclass__", "object", _object_init_subclass, "built-in method"))
     attrs["__doc__"] = "The base class of the class hierarchy."
     return ScriptClass("object", "object", "builtins", None, attrs, None, frozen=True)
 

@@ -37,9 +37,11 @@ from .objects import (
 )
 from .operators import BINOPS, COMPARE, NUMBERS, TENSOR_BINOPS, TENSOR_RBINOPS, UNARY
 from .runtime import PYTHON_ERRORS, Code, Frame, short_int
+from .union_types import is_union_operand, union
 
 # a %-format conversion's flags, width and precision (group 1), as printf-style formatting
 # reads them
+SEQUENCES = (str, bytes, list, tuple)  # what `*` repeats and `+` joins: counted first
 PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?([-#0 +]*[0-9*]*(?:\.[0-9*]*)?)[hlL]?[a-zA-Z%]")
 
 
@@ -126,8 +128,11 @@ class ExpressionCompiler:
         return run
 
     def convert(self, value: Any, conversion: str, span: Span) -> str:
-        """An f-string's `!r` / `!s`: Python's errors (str() of a huge int) are the script's."""
+        """An f-string's `!r` / `!s` / `!a`: Python's errors (str() of a huge int) are the
+        script's."""
         try:
+            if conversion == "a":
+                return ascii(value)
             return repr(value) if conversion == "r" else str(value)
         except GradtraceError as err:
             err.at(span)
@@ -274,7 +279,15 @@ class ExpressionCompiler:
             values: list[Any] = []
             for starred, code, arg_span in args:
                 if starred:
-                    values.extend(self.materialize(code(frame), "a *args argument", arg_span))
+                    value = code(frame)
+                    try:
+                        values.extend(self.materialize(value, "a *args argument", arg_span))
+                    except ScriptError as err:
+                        if getattr(err, "not_iterable", err) is not value:
+                            raise
+                        raise ScriptError(f"{function_str(f)} argument after * must be an "
+                                          f"iterable, not {type_name(as_builtin(value))}",
+                                          arg_span, kind="TypeError") from None
                 else:
                     values.append(code(frame))
             kwargs: dict[str, Any] = {}
@@ -286,10 +299,11 @@ class ExpressionCompiler:
                                           kind="TypeError")
                     kwargs[name] = code(frame)
                     continue
-                mapping = as_builtin(code(frame))
-                if not isinstance(mapping, dict):
-                    raise ScriptError(f"{callable_name(f)}() argument after ** must be a "
-                                      f"mapping, not {type_name(mapping)}", arg_span,
+                value = code(frame)
+                mapping = self.unpacked_mapping(value, "a **kwargs argument")
+                if mapping is None:
+                    raise ScriptError(f"{function_str(f)} argument after ** must be a "
+                                      f"mapping, not {type_name(as_builtin(value))}", arg_span,
                                       kind="TypeError")
                 for key, value in mapping.items():
                     if not isinstance(key, str):
@@ -394,7 +408,11 @@ class ExpressionCompiler:
                     if self.tracer is not None:
                         self.tracer.made(result)
                     return result
-            result = fn(a, b)
+            if op == "|" and (a is not None or b is not None) and \
+                    is_union_operand(a) and is_union_operand(b):
+                result = union(a, b)  # `int | None` (PEP 604)
+            else:
+                result = fn(a, b)
         except GradtraceError as err:
             err.at(span)
             raise
@@ -440,20 +458,20 @@ class ExpressionCompiler:
         if op in ("//", "%") and isinstance(a, int) and isinstance(b, int) and \
                 max(a.bit_length(), b.bit_length()) > limit:
             raise LimitExceeded(f"integer operand exceeds the size limit ({limit} bits)", span)
-        if op == "%" and isinstance(a, str):
-            self.check_percent(a, b, span)
+        if op == "%" and isinstance(a, (str, bytes)):
+            self.check_percent(a.decode("latin-1") if type(a) is bytes else a, b, span)
         if op in SET_OPERATORS and (isinstance(a, HASHED) or isinstance(b, HASHED)):
             # a dict view's `|` takes any iterable and hashes its items
             check_all_hashable(b if isinstance(a, HASHED) else a)
-        if op == "*" and (isinstance(a, (str, list, tuple)) and isinstance(b, int) or
-                          isinstance(b, (str, list, tuple)) and isinstance(a, int)):
+        if op == "*" and (isinstance(a, SEQUENCES) and isinstance(b, int) or
+                          isinstance(b, SEQUENCES) and isinstance(a, int)):
             seq, n = (a, b) if isinstance(b, int) else (b, a)
             if len(seq) * n > self.limits.max_sequence:
                 raise LimitExceeded(
                     f"repeating a sequence of {len(seq)} items {short_int(n)} times exceeds the "
                     f"limit of {self.limits.max_sequence} items (raise it with --max-sequence)",
                     span)
-        if op == "+" and isinstance(a, (str, list, tuple)) and type(a) is type(b):
+        if op == "+" and isinstance(a, SEQUENCES) and type(a) is type(b):
             if len(a) + len(b) > self.limits.max_sequence:
                 raise LimitExceeded(
                     f"a sequence longer than {self.limits.max_sequence} items "
@@ -539,6 +557,17 @@ class ExpressionCompiler:
 
 REFLECTED = {symbol: f"__r{name}__" for name, symbol in _BINARY.items()}
 FORWARD = {symbol: f"__{name}__" for name, symbol in _BINARY.items()}
+
+
+def function_str(fn: Any) -> str:
+    """Python's _PyObject_FunctionStr, which its `*`/`**` argument errors use: a function
+    or class with its module (`__main__.f()`, `__main__.A.m()`), a builtin without
+    (`print()`)."""
+    if isinstance(fn, Method):
+        fn = fn.function
+    if isinstance(fn, (UserFunction, ScriptClass)) and fn.module != "builtins":
+        return f"{fn.module}.{fn.qualname}()"
+    return f"{callable_name(fn)}()"
 
 
 def callable_name(fn: Any) -> str:

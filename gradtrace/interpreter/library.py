@@ -17,6 +17,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import fields
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,16 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, InternalError, NotSupportedError, ScriptError, stop_iteration
 from ..source import Source
 from . import autograd_function, copying
-from .objects import MISSING, Instance, ScriptClass, ScriptGenerator, UserFunction, type_name
+from .function_attributes import function_attribute
+from .objects import (
+    MISSING,
+    Instance,
+    Method,
+    ScriptClass,
+    ScriptGenerator,
+    UserFunction,
+    type_name,
+)
 from .runtime import Frame
 
 if TYPE_CHECKING:
@@ -87,11 +97,21 @@ def not_supported(interp: Interpreter, message: str) -> None:
 @intrinsic
 def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
     """functools.update_wrapper for script functions: the wrapper takes the wrapped
-    function's name, qualified name, docstring and module."""
+    function's name, qualified name, docstring, module and annotations (the wrapped one's
+    own dict, read when the wrapper's are: function_attributes.py)."""
     if isinstance(wrapper, UserFunction) and isinstance(wrapped, UserFunction):
         wrapper.name, wrapper.qualname = wrapped.name, wrapped.qualname
         wrapper.doc, wrapper.module = wrapped.doc, wrapped.module
+        wrapper.annotate = partial(function_attribute, wrapped, "__annotations__")
+        wrapper.annotations = None
     return wrapper
+
+
+@intrinsic
+def bound_method(interp: Interpreter, fn: Any, obj: Any) -> Method:
+    """types.MethodType(fn, obj): what a callable object's `__get__` gives an instance it
+    is read through (functools' lru_cache wrapper on a method)."""
+    return Method(obj, fn)
 
 
 @intrinsic

@@ -14,6 +14,7 @@ import functools
 import itertools
 import math
 import pprint
+import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from .builtin_classes import plain_iteration
 from .copying import deep_copy, shallow_copy
 from .dataclass import dataclasses_namespace
 from .datetime_module import datetime_namespace
+from .import_effects import note_import
 from .numpy_module import make_numpy
 from .objects import (
     BuiltinClass,
@@ -269,7 +271,7 @@ def _copy_namespace(interp: Interpreter) -> stdlib.Namespace:
     """`copy.deepcopy` and `copy.copy` (training loops keep their best weights with
     `copy.deepcopy(model.state_dict())`): copying.py."""
     def deepcopy(x: Any, memo: dict[int, Any] | None = None, _nil: Any = None) -> Any:
-        return deep_copy(x, interp.tick, memo)
+        return deep_copy(x, interp.tick, memo, interp.identities)
 
     def copy_(x: Any) -> Any:
         return shallow_copy(x)
@@ -364,6 +366,8 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                         "MappingView", "KeysView", "ItemsView", "ValuesView",
                         "MutableMapping", "Sequence", "MutableSequence"),
     "numbers": ("Number", "Complex", "Real", "Rational", "Integral"),
+    "functorch": ("grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+                  "vmap", "__version__"),  # (torch 2.13 ships it: torch.func's, deprecated)
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
@@ -455,7 +459,8 @@ def _functools_namespace(interp: Interpreter) -> stdlib.Namespace:
         "reduce": reduce, "cached_property": cached_property, "partialmethod": partialmethod})
     namespace.table.update({name: stdlib.LibraryName("_functools", name) for name in (
         "wraps", "update_wrapper", "lru_cache", "cache", "cmp_to_key", "total_ordering",
-        "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES")})
+        "singledispatch", "singledispatchmethod", "WRAPPER_ASSIGNMENTS",
+        "WRAPPER_UPDATES")})
     partial_type = BuiltinType(collection_types.partial, partial)
     partial_type.module = "functools"
     interp.builtin_types[collection_types.partial] = partial_type
@@ -470,6 +475,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["random"] = random_namespace(interp)
     modules["collections"] = stdlib.Namespace("collections", {
         "OrderedDict": interp.builtin_types[stdlib.OrderedDict],
+        "ChainMap": stdlib.LibraryName("_chainmap", "ChainMap"),  # (lib/_chainmap.gt)
         **_counting_types(interp)})
     files = RunFiles(interp)  # the run's files and folders, in memory
     modules.update(os_namespaces(interp, files))
@@ -488,17 +494,28 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["traceback"] = traceback_namespace(interp)
     for name, names in LIBRARY_PYTHON_MODULES.items():
         modules[name] = stdlib.Namespace(name, {n: stdlib.LibraryName(name, n) for n in names})
-    modules["collections"].table["abc"] = modules["collections.abc"]  # `collections.abc.X`
     modules["typing"] = typing_namespace(interp)
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
     return modules
 
 
+# Python's own modules and those every torch 2.13 install has (its requirements, and the
+# packages gradtrace offers): importing one gradtrace lacks is refused; any other module is
+# missing from torch's environment too (`absent_module`)
+TORCH_ENVIRONMENT = frozenset(sys.stdlib_module_names) | {
+    "torch", "torchgen", "functorch", "numpy", "tqdm", "sympy", "mpmath", "networkx", "jinja2",
+    "markupsafe", "fsspec", "filelock", "typing_extensions", "setuptools", "pkg_resources",
+    "pip"}
+
+# torch modules whose import needs a package torch's install lacks: the missing package
+NEEDS_ABSENT = {"torch.utils.tensorboard": "tensorboard"}
+
 _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.optim, " \
              "torch.utils.data, torch.distributions, torch.amp), math, random, collections " \
              "(OrderedDict, defaultdict, Counter, deque, namedtuple), itertools, functools " \
-             "(partial, reduce, wraps, lru_cache, cache, cmp_to_key, total_ordering), " \
+             "(partial, reduce, wraps, lru_cache, cache, cmp_to_key, total_ordering, " \
+             "singledispatch, singledispatchmethod), " \
              "pprint, copy, " \
              "dataclasses (dataclass, field, asdict, astuple, replace, fields, " \
              "is_dataclass), " \
@@ -510,6 +527,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), logging (to streams), tqdm (progress bars on stderr), " \
+             "functorch (torch.func's transforms), " \
              "pathlib (Path over the run's files) and os (paths; the files torch.save " \
              "wrote and the folders the script made, in memory)"
 
@@ -520,6 +538,10 @@ class ImportCompiler:
     def stmt_Import(self, node: syntax.Import) -> Code:
         bindings: list[tuple[Callable, Any]] = []
         for alias in node.names:
+            absent = self.absent_module(alias.name, alias.span)
+            if absent is not None:  # the import raises when it runs (earlier names bind)
+                bindings.append((absent, None))
+                break
             module = self.find_module(alias.name, alias.span)
             if alias.asname:
                 bindings.append((self._store_name(self.mangled(alias.asname)), module))
@@ -528,17 +550,53 @@ class ImportCompiler:
                 bindings.append((self._store_name(self.mangled(top)),
                                  self.find_module(top, alias.span)))
 
+        names = () if self._scope.library else tuple(alias.name for alias in node.names)
+        modules = self.modules
+
         def run(frame: Frame) -> None:
             for store, value in bindings:
                 store(frame, value)
+            for name in names:  # (what each import loads: import_effects.py)
+                note_import(modules, name)
 
         return run
 
+    def absent_module(self, name: str, span: Span) -> Callable[..., None] | None:
+        """For a module torch's own environment lacks too (not Python's, not torch's nor
+        its requirements', not gradtrace's), what running its import does: Python's
+        ModuleNotFoundError, which a script's `except ImportError:` takes as under torch
+        (an optional dependency); uncaught, it says what gradtrace scripts may import."""
+        top = name.split(".")[0]
+        needs = next((needed for module, needed in NEEDS_ABSENT.items()
+                      if name == module or name.startswith(module + ".")), None)
+        if needs is not None:
+            top = needs
+        elif top in TORCH_ENVIRONMENT or top.startswith("_") or self.modules.get(name) or \
+                self._scope.library:
+            return None
+
+        def fail(*_: Any) -> None:
+            error = ScriptError(f"No module named '{top}'", span, kind="ModuleNotFoundError")
+            error.note = f"(gradtrace scripts may import {_SUPPORTED})"
+            raise error
+
+        return fail
+
     def stmt_ImportFrom(self, node: syntax.ImportFrom) -> Code:
+        absent = self.absent_module(node.module, node.span)
+        if absent is not None:
+            return absent
         module = self.find_module(node.module, node.span)
         bindings = []
         missing: tuple[str, Span] | None = None  # a name torch lacks too: ImportError, run
+        submodules = []  # `from collections import abc`: a submodule, loaded by the import
         for alias in node.names:
+            submodule = self.modules.get(f"{node.module}.{alias.name}")
+            if alias.name not in module.table and submodule is not None:
+                bindings.append((self._store_name(self.mangled(alias.asname or alias.name)),
+                                 submodule))
+                submodules.append(f"{node.module}.{alias.name}")
+                continue
             if alias.name not in module.table:
                 error = stdlib.missing_namespace_name(module, alias.name)
                 if isinstance(error, NotSupportedError):
@@ -552,8 +610,12 @@ class ImportCompiler:
             bindings.append((self._store_name(self.mangled(alias.asname or alias.name)),
                              module.table[alias.name]))
         resolve = self.library.resolve
+        loaded = () if self._scope.library else (node.module, *submodules)
+        modules = self.modules
 
         def run(frame: Frame) -> None:
+            for name in loaded:
+                note_import(modules, name)
             for store, value in bindings:
                 store(frame, resolve(value) if type(value) is stdlib.LibraryName else value)
             if missing is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from .. import stdlib
 from ..engine import lazy as _lazy
 from ..engine.ops import rnn as _rnn
 from ..engine.ops.module_hooks import backward_hook_function as _backward_hook_function
@@ -22,6 +23,24 @@ def own_attr(interp: Interpreter, obj: Any, name: str, default: Any = None) -> A
     """`obj.__dict__.get(name, default)`: the instance's own attribute, never `__getattr__`
     (torch's Module reads `_parameters` that way before `__init__` has made it)."""
     return obj.attrs.get(name, default) if type(obj) is Instance else default
+
+
+@intrinsic
+def state_dict_metadata(interp: Interpreter, state_dict: Any) -> Any:
+    """`getattr(state_dict, "_metadata", None)`: the modules' versions torch's state_dict
+    keeps on the OrderedDict it returns (copy.deepcopy and torch.save keep them; dict(),
+    `.copy()` and a comprehension lose them, so a loaded module sees no version)."""
+    if type(state_dict) is stdlib.OrderedDict:
+        return getattr(state_dict, "state_metadata", None)
+    return None
+
+
+@intrinsic
+def set_state_dict_metadata(interp: Interpreter, state_dict: Any, metadata: Any) -> None:
+    """`state_dict._metadata = metadata` (an OrderedDict takes attributes; a dict does not,
+    and torch only sets it on an OrderedDict of its own)."""
+    if type(state_dict) is stdlib.OrderedDict:
+        state_dict.state_metadata = metadata
 
 
 @intrinsic

@@ -44,7 +44,8 @@ class UserFunction:
 
     python_type_name = "function"  # for the engine's messages (torch.device(f))
     __slots__ = ("name", "qualname", "signature", "defaults", "body", "closure", "interp",
-                 "is_generator", "cell", "doc", "module", "library", "__weakref__")
+                 "is_generator", "cell", "doc", "module", "library", "annotate",
+                 "annotations", "__weakref__")
 
     def __init__(self, name: str, qualname: str, signature: Signature, defaults: dict[str, Any],
                  body: Callable[[Frame], Any], closure: Frame, interp: Interpreter,
@@ -62,6 +63,8 @@ class UserFunction:
         self.doc = doc
         self.module = module
         self.library = library  # defined by a bundled library module
+        self.annotate: Callable[[], dict[str, Any]] | None = None  # (function_attributes)
+        self.annotations: dict[str, Any] | None = None  # once read
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.interp.call_function(self, args, kwargs)
@@ -547,6 +550,8 @@ def type_name(value: Any) -> str:
     cls = type(value)
     if cls is Instance:
         return value.cls.name
+    if cls is NativeFunction and value.kind == "built-in method":  # `object.__new__`
+        return "builtin_function_or_method"
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name

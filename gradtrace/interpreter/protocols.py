@@ -11,6 +11,7 @@ import numpy as np
 from ..engine.batching import BatchedTensor, call
 from ..engine.ndarray import ndarray, torch_index
 from ..engine.shapes import Size
+from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, ScriptError
 from ..source import Span
@@ -41,9 +42,10 @@ from .typing_module import GenericAlias, TypingName
 PYTHON_ITERATORS = frozenset(type(it) for it in (
     iter([]), iter(()), iter(""), iter({}), iter({}.values()), iter({}.items()),
     iter(range(0)), iter(range(1 << 70)), iter(set()), reversed([]), reversed(range(0)),
-    reversed(()), zip(), enumerate(()), iter(b""), reversed({}),
+    reversed(()), zip(), enumerate(()), iter(b""), reversed({}), iter(deque()),
+    reversed(deque()),
 ))
-ITERABLES = (list, tuple, str, range, dict, Size, set, frozenset, type({}.keys()),
+ITERABLES = (list, tuple, str, bytes, range, dict, Size, set, frozenset, type({}.keys()),
              type({}.values()), type({}.items()), deque, ndarray)
 # containers whose length bounds what iterating them produces
 SIZED = frozenset(ITERABLES)
@@ -127,8 +129,10 @@ class Protocols:
             except PYTHON_ERRORS as err:
                 raise ScriptError(script_message(str(err), (value,)), span,
                                   kind=type(err).__name__) from None
-        raise ScriptError(f"'{type_name(value)}' object is not iterable", span,
-                          kind="TypeError")
+        error = ScriptError(f"'{type_name(value)}' object is not iterable", span,
+                            kind="TypeError")
+        error.not_iterable = value  # (a call's `*value` words it as Python's call does)
+        raise error
 
     def materialize(self, value: Any, what: str, span: Span | None = None) -> Any:
         """An iterable's items for a builtin that walks its argument in C: a sized container
@@ -158,6 +162,18 @@ class Protocols:
                                 what)
         return [(key, self.get_item(mapping, key)) for key in keys]
 
+    def unpacked_mapping(self, value: Any, what: str) -> dict | None:
+        """What `**value` unpacks (a dict display's, a call's): a dict, or a dict of the
+        keys() and items of an object with `keys()` (a collections.abc.Mapping such as a
+        ChainMap), as Python's; None for anything else."""
+        value = as_builtin(value)
+        if isinstance(value, dict):
+            return value
+        if type(value) is Instance and value.cls.builtin is None and \
+                value.cls.lookup("keys") is not MISSING:
+            return dict(self.mapping_items(value, what))
+        return None
+
     def check_size(self, n: int, what: str) -> None:
         if n > self.limits.max_sequence:
             raise LimitExceeded(
@@ -176,9 +192,12 @@ class Protocols:
             return obj[index]
         if kind is IndexTrick:
             return obj.getitem(index)
+        if kind is UntypedStorage or kind is TypedStorage:
+            return obj.getitem(index.item() if isinstance(index, np.integer) else index)
         if kind is ScriptClass and obj.enum is not None:
             return enums.getitem(obj, index)
-        if kind is Instance or isinstance(obj, (list, tuple, str, dict, Size, range, deque)):
+        if kind is Instance or isinstance(obj, (list, tuple, str, bytes, dict, Size, range,
+                                                 deque)):
             if isinstance(obj, dict):
                 check_hashable(index)
             elif type(index) is Instance and kind is not Instance:

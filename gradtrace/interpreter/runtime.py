@@ -7,6 +7,22 @@ from typing import Any
 
 Code = Callable[["Frame"], Any]
 
+
+def compiled_or_refused(compile: Callable[[Any], Code], node: Any,
+                        refusal: type[Exception]) -> Code:
+    """`compile(node)`; when the compiler refuses it with `refusal`, code that raises that
+    refusal only when it runs: for parts a script may never run (annotations read only on
+    request, `if TYPE_CHECKING:` blocks)."""
+    try:
+        return compile(node)
+    except refusal as err:
+        refused = err
+
+        def run(frame: Frame) -> Any:
+            raise refused
+
+        return run
+
 # Python exceptions our operations can raise on script values, reported with Python's text.
 PYTHON_ERRORS = (TypeError, ValueError, ZeroDivisionError, IndexError, KeyError,
                  OverflowError, AttributeError)

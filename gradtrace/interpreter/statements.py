@@ -3,6 +3,7 @@
 `generators.py`.)"""
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from .. import progress, stdlib, syntax
@@ -11,6 +12,7 @@ from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from .chaining import note_context, set_cause, set_context
 from .exception_classes import instance_error
+from .function_attributes import compile_annotation
 from .memory_io import BytesIO
 from .objects import ANNOTATED, MISSING, Instance, ScriptClass, type_name
 from .operators import INPLACE
@@ -22,6 +24,7 @@ from .runtime import (
     ContinueSignal,
     Frame,
     ReturnSignal,
+    compiled_or_refused,
     run_iteration,
 )
 from .text_io import StringIO
@@ -131,15 +134,16 @@ class StatementCompiler:
         return run
 
     def stmt_AnnAssign(self, node: syntax.AnnAssign) -> Code:
-        """`x: T = v` is `x = v` (the annotation is never evaluated); `x: T` does nothing,
-        except that a class body records the names it annotates, in order (the fields a
-        `@dataclass` makes)."""
+        """`x: T = v` is `x = v`; `x: T` does nothing, except that a class body records the
+        names it annotates, in order (the fields a `@dataclass` makes), each with what
+        evaluates its annotation (`Cls.__annotations__`, when read)."""
         record = None
         if self._scope.kind == "class" and isinstance(node.target, syntax.Name):
             field = node.target.id
+            annotation = compile_annotation(self, node.annotation)
 
-            def record(frame: Frame) -> None:
-                frame.vars.setdefault(ANNOTATED, {})[field] = None
+            def record(frame: Frame) -> None:  # (evaluated when read: function_attributes)
+                frame.vars.setdefault(ANNOTATED, {})[field] = partial(annotation, frame)
         if node.value is None:
             return record if record is not None else self.stmt_Pass(node)
         value = self.compile_expr(node.value)
@@ -232,15 +236,7 @@ class StatementCompiler:
     def _type_checking_block(self, body: tuple[syntax.Stmt, ...]) -> Code:
         """`if TYPE_CHECKING:`'s block, which only type checkers read: what gradtrace
         refuses in it (imports of modules it lacks) is refused when it runs, not before."""
-        try:
-            return self.compile_block(body)
-        except NotSupportedError as err:
-            refused = err
-
-            def run(frame: Frame) -> None:
-                raise refused
-
-            return run
+        return compiled_or_refused(self.compile_block, body, NotSupportedError)
 
     def stmt_While(self, node: syntax.While) -> Code:
         test = self.compile_expr(node.test)

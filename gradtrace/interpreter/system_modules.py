@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
 from ..errors import NotSupportedError, ScriptError, TorchTypeError
-from .objects import BuiltinFunction, type_name
+from .objects import BuiltinFunction, Instance, type_name
 from .text_io import ScriptStream
 from .warning_filters import (
     ACTIONS,
@@ -94,7 +94,10 @@ def _warnings_namespace(interp: Interpreter) -> stdlib.Namespace:
             kind, text = message.kind, message.message
         else:
             kind = "UserWarning" if category is None else warning_category(category)
-            text = message if isinstance(message, str) else str(message)
+            # a str is filtered and shown as it is; any other object (not a Warning) is
+            # CPython's registry key and the filters' match argument as it is (warn_filters)
+            text = str(message) if type(message) is Instance and \
+                message.cls.exception_kind is not None else message
         if not isinstance(stacklevel, int):
             raise TorchTypeError(f"'{type_name(stacklevel)}' object cannot be interpreted "
                                  "as an integer")

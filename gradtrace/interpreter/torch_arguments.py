@@ -38,6 +38,7 @@ from typing import Any
 from ..engine.device import Device
 from ..engine.dtypes import DType, fits_int64
 from ..engine.generator import Generator
+from ..engine.layouts import Layout, MemoryFormat
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 from ..source import Span
@@ -111,6 +112,8 @@ class Parameter:
     def takes(self, value: Any, numbers: bool = False) -> bool:
         """Whether torch's parser takes `value` here (unchecked types: yes); `numbers`: a
         Python number for a Tensor too (torch's few arithmetic ops and `to`/`copy_`)."""
+        if self.type == "PyObject*":  # (torch's parser takes any object there, None too)
+            return True
         if value is None:
             return self.allows_none
         kind, t = self.type, type(value)
@@ -138,8 +141,10 @@ class Parameter:
             return t is Generator
         if kind in ("c10::string_view", "std::string_view"):
             return t is str
-        if kind in ("Layout", "MemoryFormat"):
-            return False  # (gradtrace has no layout or memory-format objects)
+        if kind == "Layout":
+            return t is Layout
+        if kind == "MemoryFormat":
+            return t is MemoryFormat
         return True
 
     def matches(self, value: Any, numbers: bool) -> bool:

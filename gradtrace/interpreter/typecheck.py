@@ -10,14 +10,15 @@ from .. import stdlib
 from ..engine import grad_mode
 from ..engine.custom_function import FunctionCtx
 from ..engine.device import Device
-from ..engine.dtypes import DType, finfo, iinfo
+from ..engine.dtypes import finfo, iinfo
 from ..engine.generator import Generator
 from ..engine.node import Node
 from ..engine.ops.reductions import ReturnTypes
 from ..engine.shapes import Size
+from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import Tensor
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
-from ..tensor_types import SIZE, ScriptType, TorchVersion, tensor_class_of
+from ..tensor_types import SIZE, VALUE_CLASSES, ScriptType, TorchVersion, tensor_class_of
 from . import abc_checks
 from .dunders import OBJECT
 from .generic_classes import ScriptGenericAlias, protocol_instance_check
@@ -33,6 +34,7 @@ from .random_module import PyRandom
 from .typed_classes import TypingClass
 from .typing_generics import alias_check_class
 from .typing_module import TypingName
+from .union_types import UnionType, union_members
 
 
 class TypeBuiltin:
@@ -53,7 +55,9 @@ class TypeBuiltin:
 
 # torch's own names for the classes of its values
 _TORCH_TYPES: dict[type, tuple[str, str]] = {
-    DType: ("dtype", "torch"), finfo: ("finfo", "torch"), iinfo: ("iinfo", "torch"),
+    finfo: ("finfo", "torch"), iinfo: ("iinfo", "torch"),
+    UntypedStorage: ("UntypedStorage", "torch.storage"),
+    TypedStorage: ("TypedStorage", "torch.storage"),
     Device: ("device", "torch"), stdlib.Namespace: ("module", "builtins"),
     TorchVersion: ("TorchVersion", "torch.torch_version"), Generator: ("Generator", "torch._C"),
     PyRandom: ("Random", "random"),
@@ -86,9 +90,14 @@ class TypeChecks:
         if isinstance(value, ScriptError):
             return self.builtins.get(value.kind) or stdlib.TORCH_EXCEPTION_TYPES.get(
                 value.kind) or stdlib.ExceptionType(value.kind)
+        value_class = VALUE_CLASSES.get(kind)  # torch.dtype, torch.layout, torch.memory_format
+        if value_class is not None:
+            return value_class
         for pytype, (name, module) in _TORCH_TYPES.items():
             if isinstance(value, pytype):
                 return opaque_type(name, module)
+        if type(value) is UnionType:
+            return opaque_type("UnionType", "types")
         if isinstance(value, ReturnTypes):  # torch.return_types.max, .frexp, ...
             return opaque_type(value.type_name, "torch.return_types")
         if isinstance(value, FunctionCtx):  # <Name>Backward, made by torch's FunctionMeta
@@ -97,9 +106,16 @@ class TypeChecks:
             return opaque_type(type_name(value))
         return opaque_type(type_name(value))
 
+    def none_type(self, member: Any) -> Any:
+        """A union's member as a class: None stands for NoneType."""
+        return self.builtin_types[type(None)] if member is None else member
+
     def isinstance_check(self, value: Any, classinfo: Any) -> bool:
         if isinstance(classinfo, tuple):
             return any(self.isinstance_check(value, c) for c in classinfo)
+        members = union_members(classinfo)  # `int | None`, Optional[int]
+        if members is not None:
+            return any(self.isinstance_check(value, self.none_type(c)) for c in members)
         if isinstance(classinfo, TypingName) and type(classinfo) is not TypingClass:
             classinfo = alias_check_class(self, classinfo, "isinstance")
         kind = type(classinfo)
@@ -119,6 +135,8 @@ class TypeChecks:
             return type(value) is Instance and classinfo in value.cls.mro
         if kind is BuiltinType:
             if type(value) is Instance:  # an IntEnum's members are ints
+                if self.namedtuple_bases.get(classinfo.type) in value.cls.mro:
+                    return True  # `class Q(P)`, P a namedtuple class
                 builtin = value.cls.builtin  # an AttrDict is a dict
                 if builtin is not None and issubclass(builtin, classinfo.type):
                     return True
@@ -143,6 +161,9 @@ class TypeChecks:
             raise TorchTypeError("issubclass() arg 1 must be a class")
         if isinstance(classinfo, tuple):
             return any(self.issubclass_check(cls, c) for c in classinfo)
+        members = union_members(classinfo)
+        if members is not None:
+            return any(self.issubclass_check(cls, self.none_type(c)) for c in members)
         if isinstance(classinfo, TypingName) and type(classinfo) is not TypingClass:
             classinfo = alias_check_class(self, classinfo, "issubclass")
         if type(classinfo) is ScriptGenericAlias:
@@ -161,8 +182,9 @@ class TypeChecks:
             return cls.is_subclass(classinfo)
         if isinstance(cls, ScriptType):  # nn.Parameter is a torch.Tensor
             return classinfo in cls.bases
-        if type(cls) is ScriptClass and type(classinfo) is BuiltinType and \
-                cls.builtin is not None and issubclass(cls.builtin, classinfo.type):
+        if type(cls) is ScriptClass and type(classinfo) is BuiltinType and (
+                cls.builtin is not None and issubclass(cls.builtin, classinfo.type) or
+                self.namedtuple_bases.get(classinfo.type) in cls.mro):
             return True
         if type(cls) is ScriptClass and type(classinfo) is BuiltinType and \
                 classinfo.type is int:

@@ -32,8 +32,16 @@ ACTIONS = ("error", "ignore", "always", "default", "module", "once")  # CPython 
 WARNING_KINDS = frozenset(kind for kind in EXCEPTION_PARENTS
                           if kind == "Warning" or EXCEPTION_PARENTS[kind] == "Warning")
 
-# CPython's default filters (no -W, no dev mode): (action, message, category, module, line)
+# The filters a script under torch 2.13 starts with: those `import torch` puts in front
+# (torch's own, then numpy's "size changed" ones), then CPython's defaults (no -W, no dev
+# mode): (action, message, category, module, line). torch's TracerWarning filter (module
+# `torch.(?!jit)`, which no script-side warning's module matches) and numpy's "always"
+# RankWarning are left out. Its message filters are why `warnings.warn(None)` raises.
 DEFAULT_FILTERS: tuple[tuple[str, Any, str, Any, int], ...] = (
+    ("ignore", "torch::jit::fuser::cuda", "Warning", None, 0),
+    ("ignore", "numpy.ndarray size changed", "Warning", None, 0),
+    ("ignore", "numpy.ufunc size changed", "Warning", None, 0),
+    ("ignore", "numpy.dtype size changed", "Warning", None, 0),
     ("default", None, "DeprecationWarning", ((tuple("__main__"),), True, False), 0),
     ("ignore", None, "DeprecationWarning", None, 0),
     ("ignore", None, "PendingDeprecationWarning", None, 0),
@@ -78,6 +86,11 @@ def compile_pattern(pattern: str, what: str, ignore_case: bool = True) -> tuple[
         i += 1
     segments.append(tuple(current))
     return tuple(segments), anchored, ignore_case
+
+
+DEFAULT_FILTERS = tuple((action, compile_pattern(message, "message") if message else None,
+                         category, module, line)
+                        for action, message, category, module, line in DEFAULT_FILTERS)
 
 
 def _segment_at(text: str, start: int, segment: tuple[Any, ...]) -> bool:
@@ -198,8 +211,13 @@ class Warnings:
     def record(self, recorder: Any) -> None:
         self.state.shown = Shown(recorder)
 
-    def action_for(self, text: str, category: str, module: str, lineno: int) -> str:
+    def action_for(self, text: Any, category: str, module: str, lineno: int) -> str:
         for action, message, kind, mod, line in self.state.filters:
+            if message is not None and not isinstance(text, str):  # re.match(pattern, text)
+                from .objects import type_name
+
+                raise TorchTypeError("expected string or bytes-like object, got "
+                                     f"'{type_name(text)}'")
             if (message is None or pattern_matches(message, text)) and \
                     is_subclass(category, kind) and \
                     (mod is None or pattern_matches(mod, module)) and \
@@ -209,12 +227,22 @@ class Warnings:
 
     # ---------------------------------------------------------------- a warning
 
-    def emit(self, text: str, category: str, lineno: int, module: str = "__main__",
+    def emit(self, text: Any, category: str, lineno: int, module: str = "__main__",
              filename: str | None = None, line_text: str | None = None,
              where: int | None = None) -> None:
         """warnings.warn_explicit: filter, then show, record or raise. `where` is the line
         in torch's own file a warning comes from, when that is not the script's line (it
-        is shown at the script's line, and filtered and remembered by torch's)."""
+        is shown at the script's line, and filtered and remembered by torch's). `text` is
+        what the script passed when that is neither a str nor a Warning: CPython keys its
+        registry with it and matches the filters' patterns against it (TypeErrors), and
+        shows `str()` of it."""
+        if not isinstance(text, str):
+            try:
+                hash(text)
+            except TypeError:
+                from .objects import type_name
+
+                raise TorchTypeError(f"unhashable type: '{type_name(text)}'") from None
         state = self.state
         if state.registry_version != state.version:
             state.registries.clear()
@@ -231,7 +259,7 @@ class Warnings:
             from ..engine.ops import creation
 
             creation.WARNINGS.clear()  # the op that warned stops here, as in torch
-            raise ScriptError(text, kind=category)
+            raise ScriptError(str(text), kind=category)
         if action == "once":
             registry.add(key)
             if (text, category) in state.once:
@@ -244,7 +272,7 @@ class Warnings:
             registry.add((text, category, 0))
         elif action == "default":
             registry.add(key)
-        self.show(text, category, lineno, filename, line_text)
+        self.show(str(text), category, lineno, filename, line_text)
 
     def show(self, text: str, category: str, lineno: int, filename: str | None,
              line_text: str | None) -> None:

@@ -5,6 +5,7 @@ literals (numbers, strings, f-strings).
 """
 from __future__ import annotations
 
+import ast as python_ast
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +43,7 @@ class _Builder(StatementRules, ExpressionRules, LiteralRules, PatternRules):
         self.walrus: list[_Tree] = []  # every `:=` made, checked where it stands at the end
         self.walrus_allowed: set[int] = set()  # ids of those standing where Python allows
         self.walrus_errors: dict[int, GtSyntaxError] = {}  # a target `:=` cannot bind
+        self.future_annotations = False  # `from __future__ import annotations` seen
 
     # ---------------------------------------------------------------- machinery
 
@@ -137,9 +139,30 @@ class _Builder(StatementRules, ExpressionRules, LiteralRules, PatternRules):
     def unsupported(self, message: str, span: Span) -> NotSupportedError:
         return NotSupportedError(message, span)
 
+    def annotation(self, node: Any) -> Any:
+        """A parameter's or a return's annotation: the expression, or under `from
+        __future__ import annotations` the string Python keeps (PEP 563: its text as
+        `ast.unparse` writes it)."""
+        if node is None or not self.future_annotations or self.mapper.parent is not None:
+            return node
+        span = node.span
+        text = self.text[_offset(self.text, span.line, span.column):
+                         _offset(self.text, span.end_line, span.end_column)]
+        return self._mk(ast.Constant, span, unparsed(text))
+
     def no_starred(self, value: Any) -> None:
         if isinstance(value, ast.Starred):
             raise self.error("can't use starred expression here", value.span)
+
+
+def unparsed(text: str) -> str:
+    """An annotation's source text as CPython stores it under PEP 563 (`ast.unparse` of
+    the expression: `Optional[ int ]` -> `Optional[int]`); the text as written if Python's
+    own parser refuses it (gradtrace's grammar accepted it)."""
+    try:
+        return python_ast.unparse(python_ast.parse(text.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return " ".join(text.split())
 
 
 def _offset(text: str, line: int, column: int) -> int:

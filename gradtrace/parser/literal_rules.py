@@ -1,8 +1,10 @@
 """Parse tree -> AST: literals (numbers, strings, f-strings; a mixin of `builder._Builder`)."""
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
+import warnings
 from typing import TYPE_CHECKING
 
 from lark import Token
@@ -46,14 +48,17 @@ class LiteralRules:
     def _h_strings(self, tree: _Tree, children: list) -> ast.Constant | ast.FString:
         parts: list[str | ast.FormattedValue] = []
         is_fstring = False
+        kinds = {"b" in _STRING_RE.match(tok).group(1).lower() for tok in children}
+        if len(kinds) > 1:
+            raise self.error("cannot mix bytes and nonbytes literals", self.span(tree))
+        if kinds == {True}:
+            return self._mk(ast.Constant, self.span(tree),
+                            b"".join(self.bytes_literal(tok) for tok in children))
         for tok in children:
             match = _STRING_RE.match(tok)
             assert match is not None  # the STRING terminals guarantee this shape
             prefix = match.group(1).lower()
             quote = match.group(2)
-            if "b" in prefix:
-                raise self.unsupported("bytes literals (`b'...'`) are not supported",
-                                       self.tok_span(tok))
             start = match.end()
             body = str(tok)[start:len(tok) - len(quote)]
             raw = "r" in prefix
@@ -75,6 +80,25 @@ class LiteralRules:
                     continue
             merged.append(part)
         return self._mk(ast.FString, span, tuple(merged))
+
+    def bytes_literal(self, tok: Token) -> bytes:
+        """A `b'...'` piece: ASCII characters only, Python's escapes (codecs.escape_decode
+        is what CPython's tokenizer uses for them; unknown ones keep their backslash)."""
+        match = _STRING_RE.match(tok)
+        assert match is not None
+        quote = match.group(2)
+        body = str(tok)[match.end():len(tok) - len(quote)]
+        if not body.isascii():
+            raise self.error("bytes can only contain ASCII literal characters",
+                             self.tok_span(tok))
+        if "r" in match.group(1).lower() or "\\" not in body:
+            return body.encode("ascii")
+        try:
+            with warnings.catch_warnings():  # (`\q`: Python's own is not shown either)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                return codecs.escape_decode(body.encode("ascii"))[0]
+        except ValueError as err:
+            raise self.error(f"(value error) {err}", self.tok_span(tok)) from None
 
     def pos_in(self, tok: Token, offset: int) -> tuple[int, int]:
         """Line and column (in the parsed text) of character `offset` of a token."""
@@ -252,9 +276,6 @@ class LiteralRules:
                 raise self.error(
                     "f-string: invalid conversion character: expected 's', 'r', or 'a'",
                     here(j, 2))
-            if conversion == "a":
-                raise self.unsupported("the `!a` conversion is not supported; use `!r`",
-                                       here(j, 2))
             j += 2
         if j < n and body[j] == ":":
             spec, j = self.fstring_spec(tok, body, offset, j + 1, raw, nested)

@@ -91,7 +91,8 @@ class StatementRules:
             raise self.error(f"only single target (not {word}) can be annotated", target.span)
         self.check_target(target)
         self.no_starred(value)
-        return self._mk(ast.AnnAssign, self.span(tree), target, annotation, value)
+        return self._mk(ast.AnnAssign, self.span(tree), target, self.annotation(annotation),
+                        value)
 
     def _h_augassign_op(self, tree: _Tree, children: list) -> Token:
         return children[0]
@@ -156,6 +157,8 @@ class StatementRules:
 
     def _h_import_from(self, tree: _Tree, children: list) -> ast.ImportFrom:
         module, names = children
+        if module == "__future__" and any(a.name == "annotations" for a in names):
+            self.future_annotations = True  # (the statements after it are built later)
         return self._mk(ast.ImportFrom, self.span(tree), module, tuple(names))
 
     def _h_from_module(self, tree: _Tree, children: list) -> str:
@@ -236,9 +239,9 @@ class StatementRules:
         return self._mk(ast.WithItem, self.span(tree), context, target)
 
     def _h_funcdef(self, tree: _Tree, children: list) -> ast.FunctionDef:
-        name, params, _returns, body = children  # the return annotation is ignored
+        name, params, returns, body = children
         return self._mk(ast.FunctionDef, self.span(tree), str(name),
-                        self.params_of(params or ()), body)
+                        self.params_of(params or ()), body, self.annotation(returns))
 
     def _h_classdef(self, tree: _Tree, children: list) -> ast.ClassDef:
         name, arguments, body = children
@@ -263,8 +266,9 @@ class StatementRules:
     _h_lambda_params = _h_parameters
 
     def _h_plain_param(self, tree: _Tree, children: list) -> ast.Param:
-        name, _annotation, default = children  # the annotation is ignored
-        return self._mk(ast.Param, self.span(tree), str(name), default)
+        name, annotation, default = children
+        return self._mk(ast.Param, self.span(tree), str(name), default, ast.POSITIONAL,
+                        self.annotation(annotation))
 
     def _h_plain_lambda_param(self, tree: _Tree, children: list) -> ast.Param:
         name, default = children
@@ -274,10 +278,14 @@ class StatementRules:
         name = children[0] if children else None
         if name is None:
             return _ParamMark("*", self.span(tree))
-        return self._mk(ast.Param, self.span(tree), str(name), None, ast.VAR_POSITIONAL)
+        annotation = children[1] if len(children) > 1 else None
+        return self._mk(ast.Param, self.span(tree), str(name), None, ast.VAR_POSITIONAL,
+                        self.annotation(annotation))
 
     def _h_kwargs_param(self, tree: _Tree, children: list) -> ast.Param:
-        return self._mk(ast.Param, self.span(tree), str(children[0]), None, ast.VAR_KEYWORD)
+        annotation = children[1] if len(children) > 1 else None
+        return self._mk(ast.Param, self.span(tree), str(children[0]), None, ast.VAR_KEYWORD,
+                        self.annotation(annotation))
 
     def _h_slash_param(self, tree: _Tree, children: list) -> _ParamMark:
         return _ParamMark("/", self.span(tree))
@@ -299,8 +307,8 @@ class StatementRules:
                     raise self.error("/ must be ahead of *", item.span)
                 if not out:
                     raise self.error("at least one argument must precede /", item.span)
-                out = [self._mk(ast.Param, p.span, p.name, p.default, ast.POSITIONAL_ONLY)
-                       for p in out]
+                out = [self._mk(ast.Param, p.span, p.name, p.default, ast.POSITIONAL_ONLY,
+                                p.annotation) for p in out]
             elif isinstance(item, _ParamMark) or item.kind == ast.VAR_POSITIONAL:
                 if star is not None:
                     raise self.error("* argument may appear only once", item.span)
@@ -315,7 +323,7 @@ class StatementRules:
             elif star is not None:
                 bare_star_used = True
                 out.append(self._mk(ast.Param, item.span, item.name, item.default,
-                                    ast.KEYWORD_ONLY))
+                                    ast.KEYWORD_ONLY, item.annotation))
             else:
                 out.append(item)
         if not bare_star_used:

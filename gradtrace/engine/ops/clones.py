@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError, TorchTypeError
-from .. import dtypes
+from .. import dtypes, layouts
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..grad_reuse import is_non_overlapping_and_dense
@@ -67,10 +67,17 @@ class CloneBackward0(Function):
 
 
 def clone(a: Tensor, *, memory_format: Any = None) -> Tensor:
+    if layouts.copy_format(memory_format, a.array.ndim) is layouts.CONTIGUOUS:
+        return CloneBackward0.call(a, order="C")
     return CloneBackward0.call(a)
 
 
 def contiguous(a: Tensor, memory_format: Any = None) -> Tensor:
+    if memory_format is layouts.PRESERVE:
+        raise TorchRuntimeError("preserve memory format is unsupported by the contiguous "
+                                "operator")
+    if memory_format is not None and memory_format is not layouts.CONTIGUOUS:
+        layouts.refuse_channels_last(memory_format, a.array.ndim)
     if is_c_contiguous(a.array):
         return a
     return CloneBackward0.call(a, order="C")
@@ -81,9 +88,13 @@ class ToCopyBackward0(Function):
     jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "1"),)
 
-    def forward(self, a: Tensor, dtype: Any, meta: bool = False) -> np.ndarray:
+    def forward(self, a: Tensor, dtype: Any, meta: bool = False,
+                contiguous: bool = False) -> np.ndarray:
         if meta:  # .to("meta"): the shape, dtype and strides, not the values
-            return meta_array(a.array.shape, dtype.np, preserved_strides(a.array))
+            return meta_array(a.array.shape, dtype.np,
+                              None if contiguous else preserved_strides(a.array))
+        if contiguous:  # memory_format=torch.contiguous_format
+            return a.array.astype(dtype.np, order="C")
         return copy_preserving_layout(a.array, dtype.np)
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -129,13 +140,17 @@ def to(a: Tensor, *args: Any, device: Any = None, dtype: Any = None,
         raise ScriptError(NO_DATA, kind="NotImplementedError")  # meta -> cpu: no values
     if dtype is None:
         dtype = a.dtype
+    # a copy keeps the layout (preserve_format) or is contiguous; no copy is made for the
+    # format alone (torch's to_will_alias: the suggested format of a strided tensor here is
+    # always contiguous)
+    contiguous = layouts.copy_format(memory_format, a.array.ndim) is layouts.CONTIGUOUS
     if to_meta and not is_meta(a.array):
-        return ToCopyBackward0.call(a, dtype=dtype, meta=True)
+        return ToCopyBackward0.call(a, dtype=dtype, meta=True, contiguous=contiguous)
     if dtype is a.dtype and not copy:
         return a
     if not dtype.is_floating_point and a.requires_grad:
-        return Tensor._wrap(a.array.astype(dtype.np))
-    return ToCopyBackward0.call(a, dtype=dtype)
+        return Tensor._wrap(a.array.astype(dtype.np, order="C" if contiguous else "K"))
+    return ToCopyBackward0.call(a, dtype=dtype, contiguous=contiguous)
 
 
 def _to_type_name(value: Any) -> str:

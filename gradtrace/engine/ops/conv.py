@@ -6,9 +6,10 @@ Values are torch's kernels' own order: slow_conv2d's / slow_conv3d's and the dil
 kernels' im2col + MKL gemm (float64, and float32 that use_mkldnn declines) in
 engine/slow_conv.py, oneDNN's AVX2 direct kernels (2-D) in engine/conv_kernels.py, its
 brgconv_strided input gradients in engine/conv_brgemm.py (also a strided deconvolution's
-forward) and its AVX-512 ones in engine/conv_avx512.py. The rest (oneDNN's 1x1 forward and
-weight gradient, grouped and gemm kernels, and every 3-D oneDNN kernel) accumulate in
-float64 and round once, and the run notes that their last bit may differ.
+forward), its AVX2 jit_1x1 kernels in engine/conv_kernels.py too, and its AVX-512 ones in
+engine/conv_avx512.py. The rest (grouped and gemm kernels, AVX-512's 1x1 kernels, and
+every 3-D oneDNN kernel) accumulate in float64 and round once, and the run notes that their
+last bit may differ.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from ..jit import JIT
 from ..limits import reserve
 from ..meta import is_meta, meta_array
 from ..node import Function
-from ..reduction_order import cascade_sum
+from ..reduction_order import cascade_sum, seq_sum
 from ..tensor import Tensor
 from .views import SqueezeBackward1, UnsqueezeBackward0, warn
 
@@ -256,8 +257,8 @@ def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding:
         return None
     if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction, pad):
         exactness.note(f"convolution ({direction}) through oneDNN kernels whose order is not "
-                       "reproduced (1x1, grouped, strided input gradient, gemm or "
-                       "inner-product kernels, or too large)")
+                       "reproduced (grouped, gemm or inner-product kernels, some strided "
+                       "input gradients, or too large)")
         return None
     return xs, ws, st, pad, dil
 
@@ -327,13 +328,8 @@ class ConvolutionBackward0(Function):
         if plan is not None:
             xs, ws, st, pad, dil = plan
             bias = None if b is None else b.array
-            if not onednn.AVX512_CORE and ws[2:] == (1, 1):
-                out = conv_kernels.forward_1x1(x.array.reshape(xs), w.array.reshape(ws), bias,
-                                               st)
-            else:
-                kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
-                out = kernels.forward(x.array.reshape(xs), w.array.reshape(ws), bias, st, pad,
-                                      dil)
+            kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
+            out = kernels.forward(x.array.reshape(xs), w.array.reshape(ws), bias, st, pad, dil)
             return out.reshape(out.shape[:2] + (-1,)) if x.array.ndim == 3 else out
         out = conv_forward(x.array, w.array, stride, full, dilation, groups)
         if b is not None:
@@ -522,9 +518,9 @@ def _subvariable(t: Tensor, groups: int, g: int) -> Tensor:
 
 def _transposed_grads(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, bias_sizes: tuple[int, ...],
                       params: tuple, mask: tuple[bool, bool, bool]) -> list[np.ndarray]:
-    """A transposed convolution's gradients: its input's is the plain convolution of the
-    gradient, its weight's the correlation of the gradient with the input (in float64,
-    noted: torch's kernels' order is not reproduced)."""
+    """oneDNN's transposed convolution's gradients: its input's is the plain convolution of
+    the gradient, its weight's the correlation of the gradient with the input, its bias's
+    the channels' sums, each in the kernel's order where known, else in float64 (noted)."""
     from .conv_transpose import CAUSE
 
     dtype = xa.dtype
@@ -534,24 +530,29 @@ def _transposed_grads(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, bias_sizes:
             xa.shape, wa.shape, g.shape, *params, "forward")) is not None:
         xs, ws, st, pad, dil = plan
         g4 = np.ascontiguousarray(g).reshape(xs)
-        gi = (conv_kernels.forward_1x1(g4, wa.reshape(ws), None, st) if ws[2:] == (1, 1)
-              else conv_kernels.forward(g4, wa.reshape(ws), None, st, pad, dil)
-              ).reshape(xa.shape)
+        gi = conv_kernels.forward(g4, wa.reshape(ws), None, st, pad, dil).reshape(xa.shape)
     if mask[1] and planned and (plan := deconvolution_plan(
             xa.shape, wa.shape, g.shape, *params, "weight")) is not None:
         xs, ws, st, pad, dil = plan
         gw = conv_kernels.backward_weight(
             np.ascontiguousarray(xa).reshape(xs[:1] + (ws[0],) + (-1, xa.shape[-1])),
             np.ascontiguousarray(g).reshape(xs), ws, st, pad, dil).reshape(wa.shape)
-    if (mask[0] and gi is None) or (mask[1] and gw is None) or (mask[2] and bias_sizes != (0,)):
+    gb = None
+    if mask[2] and bias_sizes != (0,) and planned and params[3] == 1:
+        # ref_deconvolution's compute_bwd_bias: each channel's float32 sum over images and
+        # positions in turn (measured on 1-D, 2-D and 3-D deconvolutions; not grouped ones)
+        gb = seq_sum(np.moveaxis(g.reshape(g.shape[:2] + (-1,)), 1, 0).reshape(g.shape[1], -1))
+    if ((mask[0] and gi is None) or (mask[1] and gw is None)
+            or (mask[2] and bias_sizes != (0,) and gb is None)):
         exactness.note(CAUSE)
     if gi is None:
         gi = conv_forward(g, wa, *params) if mask[0] else np.zeros(xa.shape)
     if gw is None:
         gw = conv_weight_grad(xa, g, wa.shape, *params) if mask[1] else np.zeros(wa.shape)
-    bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[1] * params[3],)
-    gb = (g.astype(np.float64).sum(axis=(0,) + tuple(range(2, g.ndim)))
-          if mask[2] and bias_sizes != (0,) else np.zeros(bias_shape))
+    if gb is None:
+        bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[1] * params[3],)
+        gb = (g.astype(np.float64).sum(axis=(0,) + tuple(range(2, g.ndim)))
+              if mask[2] and bias_sizes != (0,) else np.zeros(bias_shape))
     return [gi.astype(dtype), gw.astype(dtype), gb.astype(dtype)]
 
 

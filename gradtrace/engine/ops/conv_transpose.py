@@ -5,9 +5,9 @@ same ConvolutionBackward0 node over (input, weight, bias) as a convolution (weig
 Values: slow_conv_transpose2d/3d (float64, and float32 that use_mkldnn declines) in its order
 (conv.transposed_forward, engine/slow_conv.py); oneDNN's float32 deconvolution on AVX2 as
 the convolution whose data gradient it is (conv.deconvolution_plan: forward, input and
-weight gradients in the orders conv_kernels / conv_brgemm reproduce); the rest (its bias
-gradient, groups, 3-D, AVX-512, shapes those orders do not cover) accumulates in float64
-and rounds once, and the run notes it. Its backward is conv.py's
+weight gradients in the orders conv_kernels / conv_brgemm reproduce, its bias gradient as
+ref_deconvolution sums it); the rest (groups, 3-D, AVX-512, shapes those orders do not
+cover) accumulates in float64 and rounds once, and the run notes it. Its backward is conv.py's
 ConvolutionBackwardBackward0 with transposed=True, so create_graph records torch's nodes.
 """
 from __future__ import annotations

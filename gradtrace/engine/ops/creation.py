@@ -9,10 +9,16 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ScriptError, TorchRuntimeError, TorchTypeError, TorchValueError
-from .. import capability, dtypes, unreproducible
+from ...errors import (
+    NotSupportedError,
+    ScriptError,
+    TorchRuntimeError,
+    TorchTypeError,
+    TorchValueError,
+)
+from .. import capability, dtypes, layouts, unreproducible
 from ..device import check_device
-from ..dtypes import DType
+from ..dtypes import DType, checked_scalar
 from ..formulas import local
 from ..forward_ad import auto_linear
 from ..limits import reserve
@@ -20,6 +26,7 @@ from ..meta import is_meta, meta_array
 from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor, type_name
+from ._util import not_implemented
 
 WARNINGS: list[str] = []  # UserWarnings torch would print; the interpreter sends them to stderr
 
@@ -48,12 +55,14 @@ LIST_OF_ARRAYS_WARNING = (
 MAX_DIMS = 128  # the nesting torch.tensor reads (torch/csrc/utils/tensor_new.cpp)
 
 
-def _infer(data: Any, depth: int = 0, inferring: bool = True
+def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
            ) -> tuple[list[int], DType | None]:
     """Shape and dtype of nested Python data, with torch's messages for ragged input
-    (`inferring`: no dtype was given, so torch's dtype inference walks it first)."""
-    if isinstance(data, Tensor):
-        return list(data.shape), data.dtype
+    (`inferring`: no dtype was given, so torch's dtype inference walks it first; `ndim`:
+    the dimensions torch's compute_sizes found along the first items, where a dtype was
+    given and torch's store expects a sequence)."""
+    if isinstance(data, Tensor):  # (torch's compute_sizes does not descend into a tensor:
+        return [], data.dtype  # it is one scalar of the data, see _tensor_scalar)
     if isinstance(data, np.generic):  # numpy's scalars keep their dtype (np.float64(1.5))
         from ..ndarray import torch_dtype
 
@@ -77,7 +86,7 @@ def _infer(data: Any, depth: int = 0, inferring: bool = True
             raise TorchValueError(f"too many dimensions '{type_name(data)}'")
         if not data:
             return [0], None
-        shapes_dtypes = [_infer(item, depth + 1, inferring) for item in data]
+        shapes_dtypes = [_infer(item, depth + 1, inferring, ndim) for item in data]
         first = shapes_dtypes[0][0]
         dtype = None
         for shape, dt in shapes_dtypes:
@@ -89,7 +98,13 @@ def _infer(data: Any, depth: int = 0, inferring: bool = True
             if dt is not None:
                 dtype = dt if dtype is None else _promote_infer(dtype, dt)
         return [len(data)] + first, dtype
-    raise TorchTypeError(f"Could not infer dtype of {type_name(data)}")
+    if not inferring:  # torch's store of each item, at the sizes of the first items
+        if depth < ndim:
+            raise TorchTypeError("not a sequence")
+        raise TorchTypeError(f"must be real number, not {type_name(data)}")
+    if isinstance(data, str):  # (a str along the first items is torch.tensor's ValueError)
+        raise TorchTypeError("new(): invalid data type 'str'")
+    raise TorchRuntimeError(f"Could not infer dtype of {type_name(data)}")
 
 
 def _promote_infer(a: DType, b: DType) -> DType:
@@ -100,16 +115,25 @@ def _promote_infer(a: DType, b: DType) -> DType:
     return dtypes.promote(a, b)
 
 
-def _flatten(data: Any, out: list) -> None:
+def _tensor_scalar(t: Tensor, target: DType) -> Any:
+    """torch's store_scalar of a tensor inside torch.tensor's data: `float(t)` for a
+    floating target, `t.__index__()` for an integer or bool one (so a tensor of more than
+    one element, or a float one stored as an integer, raises as torch's does)."""
+    if target.is_floating_point:
+        return float(t)
+    return t.__index__()
+
+
+def _flatten(data: Any, out: list, target: DType) -> None:
     if isinstance(data, Tensor):
-        out.extend(data.array.reshape(-1).tolist())
+        out.append(_tensor_scalar(data, target))
     elif isinstance(data, np.generic):
         out.append(data.item())
     elif hasattr(data, "a") and type(data).__module__ == "gradtrace.engine.ndarray":
         out.extend(data.a.reshape(-1).tolist())
     elif isinstance(data, (list, tuple)):
         for item in data:
-            _flatten(item, out)
+            _flatten(item, out, target)
     else:
         out.append(data)
 
@@ -165,11 +189,21 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
         if dtype is not None:
             array = array.astype(dtype.np)
         return Tensor(array, requires_grad=requires_grad)
-    shape, inferred = _infer(data, inferring=dtype is None)
+    if isinstance(data, str):
+        raise TorchTypeError("new(): invalid data type 'str'")
+    first, ndim = data, 0
+    while isinstance(first, (list, tuple)):  # torch's compute_sizes walks the first items
+        ndim += 1  # (a str is a sequence of itself: without end)
+        if not first:
+            break
+        first = first[0]
+    if isinstance(first, str):
+        raise TorchValueError("too many dimensions 'str'")
+    shape, inferred = _infer(data, inferring=dtype is None, ndim=ndim)
     reserve(tuple(shape), 8)
     target = dtype or inferred or dtypes.DEFAULT_FLOAT
     flat: list = []
-    _flatten(data, flat)
+    _flatten(data, flat, target)
     _check_python_ints(flat, target)
     try:
         array = np.array(flat, dtype=target.np).reshape(shape)
@@ -284,16 +318,18 @@ def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
 
 
 def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool,
-          device: Any = None) -> Tensor:
+          device: Any = None, memory_format: Any = None) -> Tensor:
     """A `*_like` factory: t's device unless `device` says another, and t's layout
-    (memory_format=preserve: a transposed weight's empty_like is transposed too, so samplers
-    fill it in the same memory order)."""
+    (memory_format=preserve, the default: a transposed weight's empty_like is transposed
+    too, so samplers fill it in the same memory order), or contiguous."""
     if not isinstance(t, Tensor):
         raise TorchTypeError(f"expected Tensor as argument 1, but got {type_name(t)}")
     meta = check_device(device, moving=True) if device is not None else is_meta(t.array)
     result = _filled(t.shape, value, dtype or t.dtype, requires_grad, meta)
     from .clones import empty_laid_out, preserved_strides
 
+    if layouts.copy_format(memory_format, t.array.ndim) is layouts.CONTIGUOUS:
+        return result
     strides = preserved_strides(t.array)
     if strides is None:
         return result
@@ -307,23 +343,29 @@ def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool,
 
 
 def zeros_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
-               device: Any = None) -> Tensor:
-    return _like(t, 0, dtype, requires_grad, device)
+               device: Any = None, memory_format: Any = None) -> Tensor:
+    return _like(t, 0, dtype, requires_grad, device, memory_format)
 
 
 def ones_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
-              device: Any = None) -> Tensor:
-    return _like(t, 1, dtype, requires_grad, device)
+              device: Any = None, memory_format: Any = None) -> Tensor:
+    return _like(t, 1, dtype, requires_grad, device, memory_format)
 
 
 def empty_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
-               device: Any = None) -> Tensor:
-    return _like(t, unreproducible.fill(), dtype, requires_grad, device)
+               device: Any = None, memory_format: Any = None) -> Tensor:
+    return _like(t, unreproducible.fill(), dtype, requires_grad, device, memory_format)
 
 
 def full_like(t: Tensor, fill_value: Any, *, dtype: DType | None = None,
-              requires_grad: bool = False, device: Any = None) -> Tensor:
-    return _like(t, fill_value, dtype, requires_grad, device)
+              requires_grad: bool = False, device: Any = None,
+              memory_format: Any = None) -> Tensor:
+    return _like(t, fill_value, dtype, requires_grad, device, memory_format)
+
+
+def _number(value: Any) -> Any:
+    """A range factory's start, end or step as a Python number (a 0-d tensor's value)."""
+    return value.item() if isinstance(value, Tensor) else value
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = None,
@@ -331,7 +373,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = 
     meta = check_device(device)
     if end is None:
         start, end = 0, start
-    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    values = [_number(v) for v in (start, end, step)]
     if step == 0:
         raise TorchRuntimeError("step must be nonzero")
     if dtype is None:
@@ -373,10 +415,20 @@ def _float_arange(start: float, step: float, count: int, ftype: np.dtype) -> np.
     return array
 
 
+def _range_ends(start: Any, end: Any, dtype: DType) -> tuple[Any, Any]:
+    """`start.to<scalar_t>()` and `end.to<scalar_t>()` of a range factory, converted as a
+    C++ Scalar is (an int dtype truncates and checks overflow)."""
+    start, end = _number(start), _number(end)
+    if dtype.is_floating_point:
+        return dtype.np.type(start), dtype.np.type(end)
+    return checked_scalar(start, dtype)[()], checked_scalar(end, dtype)[()]
+
+
 def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
     """torch's CPU kernel: the first half counts up from start, the second down from end,
-    each value one multiply-add (fused in the AVX2/AVX-512 builds, measured)."""
+    each value one multiply-add (fused in the AVX2/AVX-512 builds, measured); an integer
+    dtype steps in double and truncates."""
     meta = check_device(device)
     dtype = dtype or dtypes.DEFAULT_FLOAT
     if steps < 0:
@@ -384,20 +436,66 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None,
     if meta:
         return _filled((steps,), 0, dtype, requires_grad, meta)
     reserve((steps,), 8)
-    ftype = dtype.np if dtype.is_floating_point else np.float64
     idx = np.arange(steps)
+    halfway = steps // 2
     if steps == 1:
-        array = np.array([start], dtype=ftype)
-    else:
+        array = np.array([_number(start)]).astype(dtype.np)
+    elif dtype.is_floating_point:
         from .fused import multiply_add
 
-        lo, hi = ftype.type(start), ftype.type(end)
+        ftype = dtype.np
+        lo, hi = _range_ends(start, end, dtype)
         step = (hi - lo) / ftype.type(steps - 1)
-        halfway = steps // 2
         up = multiply_add(step, idx.astype(ftype), lo, ftype)
         down = multiply_add(-step, (steps - idx - 1).astype(ftype), hi, ftype)
         array = np.where(idx < halfway, up, down).astype(ftype)
-    return Tensor(array.astype(dtype.np), requires_grad=requires_grad)
+    else:  # step_t is double for integral types
+        lo, hi = (float(v) for v in _range_ends(start, end, dtype))
+        step = (hi - lo) / (steps - 1)
+        array = np.where(idx < halfway, lo + step * idx, hi - step * (steps - idx - 1))
+    return Tensor(_to_dtype(array, dtype), requires_grad=requires_grad)
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *,
+             dtype: DType | None = None, requires_grad: bool = False,
+             device: Any = None) -> Tensor:
+    """RangeFactories.cpp's logspace_out: std::pow(base, e) in double for exponents that
+    count up from start (first half) and down from end, with a double step from the
+    difference of start and end in the result's dtype; each value then converted."""
+    meta = check_device(device)
+    dtype = dtype or dtypes.DEFAULT_FLOAT
+    if steps < 0:
+        raise TorchRuntimeError("number of steps must be non-negative")
+    if dtype is dtypes.bool_:
+        raise not_implemented("logspace_cpu", dtype)
+    if dtype.np.kind == "c":
+        raise NotSupportedError("torch.logspace with a complex dtype is not supported by "
+                                "gradtrace")
+    if meta:
+        return _filled((steps,), 0, dtype, requires_grad, meta)
+    reserve((steps,), 8)
+    base = float(base)
+    with np.errstate(all="ignore"):
+        if steps == 1:
+            value = float(np.power(base, float(_number(start))))
+            array = checked_scalar(value, dtype).reshape(1)
+        else:
+            lo, hi = _range_ends(start, end, dtype)
+            step = float(hi - lo) / (steps - 1)
+            idx = np.arange(steps)
+            exponents = np.where(idx < steps // 2, float(lo) + step * idx,
+                                 float(hi) - step * (steps - idx - 1))
+            array = _to_dtype(np.power(base, exponents), dtype)
+    return Tensor(array, requires_grad=requires_grad)
+
+
+def _to_dtype(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """double values stored into a tensor of `dtype` as C++ converts them (an integer
+    truncates toward zero; NaN and out-of-range values as x86 converts them)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if dtype.is_floating_point:
+            return values.astype(dtype.np)
+        return np.trunc(values).astype(np.int64).astype(dtype.np)
 
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None,

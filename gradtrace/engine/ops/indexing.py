@@ -16,6 +16,7 @@ from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
 from ._util import apply_inplace
+from .gather_checks import _check_gather, _flat, _gather_key, _src_values
 from .views import expanded_shape, saved_int, signed
 
 
@@ -131,27 +132,6 @@ def masked_fill_(a: Tensor, mask: Tensor, value: Any) -> Tensor:
     return apply_inplace(MaskedFillBackward0, a, mask=mask, value=value)
 
 
-def _gather_key(index: np.ndarray, dim: int) -> tuple:
-    grids = list(np.indices(index.shape, sparse=True))
-    grids[dim] = index
-    return tuple(grids)
-
-
-def _check_gather(a: Tensor, dim: int, index: Tensor, name: str) -> int:
-    if index.dtype is not dtypes.int64 and index.dtype.name != "int32":
-        raise TorchRuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-    d = wrap_dim(dim, a.array.ndim)
-    if index.array.ndim != a.array.ndim:
-        raise TorchRuntimeError(
-            "Index tensor must have the same number of dimensions as input tensor")
-    size = a.array.shape[d]
-    bad = index.array[(index.array < 0) | (index.array >= size)]
-    if bad.size:
-        raise TorchRuntimeError(
-            f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {d} with size {size}")
-    return d
-
-
 class GatherBackward0(Function):
     __slots__ = ()
     jvp = auto_linear  # derivatives.yaml: result: auto_linear
@@ -163,7 +143,9 @@ class GatherBackward0(Function):
         self.save("index", index)
         self.save("self", a)
         self.save_attr(dim=saved_int(dim), sparse_grad=sparse_grad)
-        return a.array[_gather_key(index.array, d)]
+        if index.array.size == 0:  # torch returns before any check: an empty result
+            return np.empty(index.array.shape, dtype=a.array.dtype)
+        return _flat(a.array)[_gather_key(index.array, d)].reshape(index.array.shape)
 
     def backward(self, grad: Tensor) -> Tensor:
         from .creation import zeros
@@ -180,12 +162,13 @@ class ScatterAddBackward0(Function):
                 vjp("src", "{grad}.gather({dim}, {index})"))
 
     def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor) -> np.ndarray:
-        d = _check_gather(a, dim, index, "scatter")
+        d = _check_gather(a, dim, index, "scatter", src, has_src=True)
         self.save("index", index)
         self.save_attr(dim=saved_int(dim))
         out = a.array.copy()
-        np.add.at(out, _gather_key(index.array, d),
-                  src.array[tuple(slice(0, s) for s in index.array.shape)])
+        if index.array.size == 0:
+            return out
+        np.add.at(_flat(out), _gather_key(index.array, d), _src_values(src.array, index.array))
         return out
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -203,12 +186,13 @@ class ScatterBackward0(Function):
                 vjp("src", "{grad}.gather({dim}, {index})"))
 
     def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor) -> np.ndarray:
-        d = _check_gather(a, dim, index, "scatter")
+        d = _check_gather(a, dim, index, "scatter", src, has_src=True)
         self.save("index", index)
         self.save_attr(dim=saved_int(dim))
         out = a.array.copy()
-        out[_gather_key(index.array, d)] = src.array[
-            tuple(slice(0, s) for s in index.array.shape)]
+        if index.array.size == 0:
+            return out
+        _flat(out)[_gather_key(index.array, d)] = _src_values(src.array, index.array)
         return out
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -231,7 +215,9 @@ class ScatterBackward1(Function):
         self.save("index", index)
         self.save_attr(dim=saved_int(dim))
         out = a.array.copy()
-        out[_gather_key(index.array, d)] = np.asarray(value).astype(out.dtype)
+        if index.array.size == 0:
+            return out
+        _flat(out)[_gather_key(index.array, d)] = np.asarray(value).astype(out.dtype)
         return out
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
@@ -253,16 +239,18 @@ class NotImplementedScatterReduce(Function):
 
     def forward(self, a: Tensor, src: Tensor | None = None, *, dim: int, index: Tensor,
                 value: Any, reduce: str) -> np.ndarray:
-        d = _check_gather(a, dim, index, "scatter")
+        d = _check_gather(a, dim, index, "scatter", src, has_src=src is not None)
         out = a.array.copy()
+        if index.array.size == 0:
+            return out
         key = _gather_key(index.array, d)
         values = (np.asarray(value).astype(out.dtype) if src is None else
-                  src.array[tuple(slice(0, n) for n in index.array.shape)])
-        values = np.broadcast_to(values, index.array.shape)
+                  _src_values(src.array, index.array))
+        values = np.broadcast_to(values, _flat(index.array).shape)
         if reduce == "add":
-            np.add.at(out, key, values)
+            np.add.at(_flat(out), key, values)
         else:
-            np.multiply.at(out, key, values)
+            np.multiply.at(_flat(out), key, values)
         return out
 
     def backward(self, grad: Tensor) -> Any:

@@ -182,8 +182,9 @@ class MeanBackward1(Function):
 def _check_mean_dtype(a: Tensor, dtype: DType | None) -> None:
     if not (dtype or a.dtype).is_floating_point:
         name = (dtype or a.dtype).scalar_type
+        which = "Optional" if dtype else "Input"  # the dtype= argument's, else the input's
         raise TorchRuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating "
+            f"mean(): could not infer output dtype. {which} dtype must be either a floating "
             f"point or complex dtype. Got: {name}")
 
 

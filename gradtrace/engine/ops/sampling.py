@@ -451,32 +451,35 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
     return _finish(t, requires_grad)
 
 
-def _empty_like(t: Tensor, dtype: DType | None) -> Tensor:
-    """empty_like(t): a dense tensor's strides are kept, so `*_like` samplers draw in t's
-    memory order as torch's `empty_like(t).uniform_()` does."""
-    return empty_like(t, dtype=_float_dtype(dtype or t.dtype))
+def _empty_like(t: Tensor, dtype: DType | None, memory_format: Any) -> Tensor:
+    """empty_like(t): a dense tensor's strides are kept (unless memory_format says
+    contiguous), so `*_like` samplers draw in t's memory order as torch's
+    `empty_like(t).uniform_()` does."""
+    return empty_like(t, dtype=dtype, memory_format=memory_format)
 
 
 def rand_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
-              generator: Generator | None = None, **kw: Any) -> Tensor:
-    out = _empty_like(t, dtype)
+              generator: Generator | None = None, memory_format: Any = None,
+              **kw: Any) -> Tensor:
+    out = _empty_like(t, _float_dtype(dtype or t.dtype), memory_format)
     uniform_(out, generator=generator)
     return _finish(out, requires_grad)
 
 
 def randn_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
-               generator: Generator | None = None, **kw: Any) -> Tensor:
-    out = _empty_like(t, dtype)
+               generator: Generator | None = None, memory_format: Any = None,
+               **kw: Any) -> Tensor:
+    out = _empty_like(t, _float_dtype(dtype or t.dtype), memory_format)
     normal_(out, generator=generator)
     return _finish(out, requires_grad)
 
 
 def randint_like(t: Tensor, low: int, high: int | None = None, *, dtype: DType | None = None,
                  requires_grad: bool = False, generator: Generator | None = None,
-                 **kw: Any) -> Tensor:
+                 memory_format: Any = None, **kw: Any) -> Tensor:
     if high is None:
         low, high = 0, low
-    out = empty_like(t, dtype=dtype or t.dtype)
+    out = _empty_like(t, dtype or t.dtype, memory_format)
     random_(out, low, high, generator=generator)
     return _finish(out, requires_grad)
 

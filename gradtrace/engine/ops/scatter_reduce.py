@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError
+from .. import dtypes
 from ..formulas import vjp
 from ..node import Function
 from ..shapes import wrap_dim
@@ -21,7 +22,9 @@ from .indexing import (
     IndexFillBackward0,
     ScatterBackward1,
     _check_gather,
+    _flat,
     _gather_key,
+    _src_values,
     gather,
     index_add,
     index_select,
@@ -98,16 +101,20 @@ class ScatterReduceBackward0(Function):
     def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor, reduce: str,
                 include_self: bool = True) -> np.ndarray:
         _check_reduce(reduce)
-        d = _check_gather(a, dim, index, "scatter")
+        if index.array.size and index.dtype is not dtypes.int64 and index.dtype.name != "int32":
+            raise TorchRuntimeError("scatter(): Expected dtype int32/int64 for index")
         if a.dtype is not src.dtype:
             raise TorchRuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        d = _check_gather(a, dim, index, "scatter", src, has_src=True)
         self.save("index", index)
         self.save("self", a)
         self.save("src", src)
         self.save_attr(dim=saved_int(dim), include_self=bool(include_self), reduce=reduce)
-        values = src.array[tuple(slice(0, s) for s in index.array.shape)]
-        return _fold(a.array.copy(), _gather_key(index.array, d), values, reduce,
-                     bool(include_self))
+        if index.array.size == 0:
+            return a.array.copy()
+        out = _fold(_flat(a.array.copy()), _gather_key(index.array, d),
+                    _src_values(src.array, index.array), reduce, bool(include_self))
+        return out.reshape(a.array.shape)
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)

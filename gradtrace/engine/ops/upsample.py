@@ -1,13 +1,12 @@
-"""F.interpolate's nearest, nearest-exact, linear and bilinear modes: torch's
-upsample_{nearest,_nearest_exact}{1,2}d / upsample_linear1d / upsample_bilinear2d
-(UpsampleNearest2DBackward0, ...), with the source indices and weights computed as
-aten/src/ATen/native/UpSample.h computes them (float math for float32 tensors).
+"""F.interpolate's nearest, nearest-exact, linear, bilinear and trilinear modes: torch's
+upsample_nearest{1,2,3}d, _upsample_nearest_exact{1,2,3}d, upsample_linear1d,
+upsample_bilinear2d and upsample_trilinear3d (UpsampleNearest2DBackward0, ...), their
+nodes, saved attributes and double backward (Upsample*BackwardBackward0), and
+F.interpolate's own argument handling (torch/nn/functional.py's checks and messages, then
+compute_output_size's and the shape checks of UpSample.h).
 
-Nearest modes copy values, so they are exact; their backward adds the gradients into each
-source element in output order, as torch's CPU kernel does. Linear modes interpolate
-`Σ weight·value` one dimension at a time with UpSample.h's lambdas; torch's float32 kernels
-differ in the last bits (measured: most values within a few ulps, values near 0 by more,
-README Numerics), and the run notes it.
+The arithmetic is upsample_kernels.py's (torch's CPU kernels, bit for bit); the index math
+upsample_index.py's. bicubic and the antialiased modes live in their own modules.
 """
 from __future__ import annotations
 
@@ -16,58 +15,19 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, ScriptError, TorchValueError
+from ...errors import ScriptError, TorchTypeError, TorchValueError
 from .. import exactness
 from ..formulas import vjp
 from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
+from . import upsample_kernels as kernels
 
-_LINEAR_CAUSE = ("linear/bilinear interpolation: torch's kernels (for few planes a separable "
-                 "pass with antialias-style normalised weights) are not reproduced")
-
-
-def _scale(scale: float | None, in_size: int, out_size: int, dtype: np.dtype) -> Any:
-    """compute_scales_value: 1/scale when a scale was given, else in/out (in the op math)."""
-    t = np.float32 if dtype == np.float32 else np.float64
-    if scale is not None and scale > 0:
-        return t(1.0 / scale)
-    return t(in_size) / t(out_size)
-
-
-def nearest_index(out_size: int, in_size: int, scale: float | None, exact: bool,
-                  dtype: np.dtype) -> np.ndarray:
-    """nearest_idx / nearest_neighbor_exact_compute_source_index (float scale math)."""
-    dst = np.arange(out_size)
-    if not exact and out_size == in_size:
-        return dst
-    if not exact and out_size == 2 * in_size:
-        return dst >> 1
-    s = _scale(scale, in_size, out_size, np.dtype(np.float32))
-    offset = np.float32(0.5) if exact else np.float32(0)
-    src = np.floor((dst.astype(np.float32) + offset) * s).astype(np.int64)
-    return np.minimum(src, in_size - 1)
-
-
-def linear_weights(out_size: int, in_size: int, scale: float | None, align_corners: bool,
-                   dtype: np.dtype) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(index0, index1, lambda0, lambda1) per output position (compute_source_index_and_
-    lambda): the two source elements and their weights."""
-    t = np.float32 if dtype == np.float32 else np.float64
-    dst = np.arange(out_size)
-    if out_size == in_size:
-        return dst, dst, np.ones(out_size, t), np.zeros(out_size, t)
-    if align_corners:
-        ratio = t(in_size - 1) / t(out_size - 1) if out_size > 1 else t(0)
-        real = ratio * dst.astype(t)
-    else:
-        ratio = _scale(scale, in_size, out_size, np.dtype(t))
-        real = np.maximum(ratio * (dst.astype(t) + t(0.5)) - t(0.5), t(0))
-    i0 = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
-    lambda1 = np.minimum(np.maximum(real - i0.astype(t), t(0)), t(1)).astype(t)
-    i1 = i0 + (i0 < in_size - 1)
-    return i0, i1, (t(1) - lambda1).astype(t), lambda1
+_HALF_CAUSE = ("interpolation in float16: torch's reduced-precision kernels (half weights, "
+               "float sums) are not reproduced")
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
+                3: ("scales_d", "scales_h", "scales_w")}
 
 
 class _Upsample(Function):
@@ -78,9 +38,7 @@ class _Upsample(Function):
 
     @classmethod
     def _saved_scales(cls, scales: tuple[float | None, ...]) -> dict[str, Any]:
-        if cls.dims == 1:
-            return {"scales": scales[0]}
-        return {"scales_h": scales[0], "scales_w": scales[1]}
+        return dict(zip(_SCALE_NAMES[cls.dims], scales, strict=True))
 
     def forward(self, x: Tensor, output_size: tuple[int, ...],
                 scales: tuple[float | None, ...], align_corners: bool | None = None
@@ -92,29 +50,13 @@ class _Upsample(Function):
             attrs["align_corners"] = align_corners
         self.save_attr(**attrs)
         reserve(a.shape[:2] + tuple(output_size), a.itemsize)
+        if a.dtype == np.float16 and not self.mode.startswith("nearest"):
+            exactness.note(_HALF_CAUSE)
         if self.mode.startswith("nearest"):
-            out = a
-            for d, (size, scale) in enumerate(zip(output_size, scales, strict=True)):
-                axis = 2 + d
-                idx = nearest_index(size, a.shape[axis], scale, self.mode == "nearest-exact",
-                                    a.dtype)
-                out = np.take(out, idx, axis=axis)
-            return np.ascontiguousarray(out)
-        exactness.note(_LINEAR_CAUSE)
-        t = a.dtype.type
-        out = a
-        # outer dimension last here: interpolating W then H gives
-        # (x[h0,w0]·ww0 + x[h0,w1]·ww1)·wh0 + (...)·wh1, torch's order
-        for d in range(self.dims - 1, -1, -1):
-            axis = 2 + d
-            i0, i1, l0, l1 = linear_weights(output_size[d], a.shape[axis], scales[d],
-                                            bool(align_corners), a.dtype)
-            shape = [1] * out.ndim
-            shape[axis] = -1
-            out = np.asarray(np.take(out, i0, axis=axis) * l0.reshape(shape).astype(t)
-                             + np.take(out, i1, axis=axis) * l1.reshape(shape).astype(t),
-                             a.dtype)
-        return out
+            return kernels.nearest_forward(a, tuple(output_size), scales,
+                                           self.mode == "nearest-exact")
+        return kernels.linear_forward(a, tuple(output_size), bool(align_corners), scales,
+                                      self.mode)
 
     def backward(self, grad: Tensor) -> Tensor:
         attrs = self.attrs
@@ -137,32 +79,14 @@ class _UpsampleBackward(Function):
         if align_corners is not None:
             attrs["align_corners"] = align_corners
         self.save_attr(**attrs, **self.forward_node._saved_scales(scales))
-        dims, mode = self.forward_node.dims, self.forward_node.mode
         g = grad.array
-        dtype = g.dtype
-        out = g
-        if mode.startswith("nearest"):
-            for d in range(dims - 1, -1, -1):
-                axis = 2 + d
-                idx = nearest_index(g.shape[axis], input_size[axis], scales[d],
-                                    mode == "nearest-exact", dtype)
-                moved = np.moveaxis(out, axis, 0)
-                acc = np.zeros((input_size[axis],) + moved.shape[1:], dtype)
-                np.add.at(acc, idx, moved)
-                out = np.moveaxis(acc, 0, axis)
-            return np.ascontiguousarray(out)
-        exactness.note(_LINEAR_CAUSE)
-        for d in range(dims):
-            axis = 2 + d
-            i0, i1, l0, l1 = linear_weights(g.shape[axis], input_size[axis], scales[d],
-                                            bool(align_corners), dtype)
-            moved = np.moveaxis(out, axis, 0)
-            shape = (-1,) + (1,) * (moved.ndim - 1)
-            acc = np.zeros((input_size[axis],) + moved.shape[1:], dtype)
-            np.add.at(acc, i0, moved * l0.reshape(shape))
-            np.add.at(acc, i1, moved * l1.reshape(shape))
-            out = np.moveaxis(acc, 0, axis)
-        return np.ascontiguousarray(out)
+        reserve(tuple(input_size), g.itemsize)
+        if g.dtype == np.float16:
+            exactness.note(_HALF_CAUSE)
+        if self.forward_node.mode.startswith("nearest"):
+            return kernels.nearest_backward(g, tuple(input_size), scales,
+                                            self.forward_node.mode == "nearest-exact")
+        return kernels.linear_backward(g, tuple(input_size), bool(align_corners), scales)
 
     def backward(self, gg: Tensor) -> Tensor:
         attrs = self.attrs
@@ -173,19 +97,22 @@ class _UpsampleBackward(Function):
 
 def _scales_of(attrs: dict[str, Any], dims: int) -> tuple[float | None, ...]:
     """The scales a node saved, back in argument form."""
-    return (attrs["scales"],) if dims == 1 else (attrs["scales_h"], attrs["scales_w"])
+    return tuple(attrs[name] for name in _SCALE_NAMES[dims])
+
+
+_LINEAR_MODES = ("linear", "bilinear", "trilinear")
 
 
 def _node(name: str, mode: str, dims: int, aten: str) -> type[_Upsample]:
     """The node of one mode: its backward is aten's `<op>_backward` (derivatives.yaml):
     each input element receives the gradients of the outputs made from it, weighted."""
-    scales = "{scales}" if dims == 1 else "{scales_h}, {scales_w}"
+    scales = ", ".join("{" + n + "}" for n in _SCALE_NAMES[dims])
     text = f"{aten}_backward({{grad}}, {{output_size}}, {{self_sym_sizes}}, "
-    text += "{align_corners}, " if mode in ("linear", "bilinear") else ""
+    text += "{align_corners}, " if mode in _LINEAR_MODES else ""
     node = type(name, (_Upsample,), {"__slots__": (), "mode": mode, "dims": dims,
                                      "formulas": (vjp("self", text + scales + ")"),)})
     again = f"{aten}({{grad}}, {{output_size}}, "
-    again += "{align_corners}, " if mode in ("linear", "bilinear") else ""
+    again += "{align_corners}, " if mode in _LINEAR_MODES else ""
     _BACKWARDS[node] = type(name.replace("Backward0", "BackwardBackward0"), (_UpsampleBackward,),
                             {"__slots__": (), "forward_node": node,
                              "formulas": (vjp("grad_output", again + scales + ")"),)})
@@ -199,61 +126,126 @@ UpsampleNearest1DBackward0 = _node("UpsampleNearest1DBackward0", "nearest", 1,
                                    "upsample_nearest1d")
 UpsampleNearest2DBackward0 = _node("UpsampleNearest2DBackward0", "nearest", 2,
                                    "upsample_nearest2d")
+UpsampleNearest3DBackward0 = _node("UpsampleNearest3DBackward0", "nearest", 3,
+                                   "upsample_nearest3d")
 UpsampleNearestExact1DBackward0 = _node("UpsampleNearestExact1DBackward0", "nearest-exact", 1,
                                         "_upsample_nearest_exact1d")
 UpsampleNearestExact2DBackward0 = _node("UpsampleNearestExact2DBackward0", "nearest-exact", 2,
                                         "_upsample_nearest_exact2d")
+UpsampleNearestExact3DBackward0 = _node("UpsampleNearestExact3DBackward0", "nearest-exact", 3,
+                                        "_upsample_nearest_exact3d")
 UpsampleLinear1DBackward0 = _node("UpsampleLinear1DBackward0", "linear", 1, "upsample_linear1d")
 UpsampleBilinear2DBackward0 = _node("UpsampleBilinear2DBackward0", "bilinear", 2,
                                     "upsample_bilinear2d")
+UpsampleTrilinear3DBackward0 = _node("UpsampleTrilinear3DBackward0", "trilinear", 3,
+                                     "upsample_trilinear3d")
 
-_NODES = {("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNearest2DBackward0,
-          ("nearest-exact", 1): UpsampleNearestExact1DBackward0,
-          ("nearest-exact", 2): UpsampleNearestExact2DBackward0,
-          ("linear", 1): UpsampleLinear1DBackward0, ("bilinear", 2): UpsampleBilinear2DBackward0}
+_NODES = {(mode, node.dims): node for node in _BACKWARDS
+          for mode in (node.mode,)}
+
+
+def _is_integer(x: Any) -> bool:
+    """torch.nn.functional._is_integer: an int, or a tensor that is not floating point."""
+    if isinstance(x, int):
+        return True
+    return isinstance(x, Tensor) and not x.dtype.is_floating_point
+
+
+def _python_type(x: Any) -> str:
+    return "<class 'torch.Tensor'>" if isinstance(x, Tensor) else f"<class '{type(x).__name__}'>"
+
+
+def _output_size_and_scales(input: Tensor, size: Any, scale_factor: Any,  # noqa: A002
+                            recompute_scale_factor: bool | None, mode: str
+                            ) -> tuple[list[int], list[float | None]]:
+    """F.interpolate's size / scale_factor handling, then compute_output_size (which
+    truncates input size · scale in double)."""
+    dim = input.array.ndim - 2
+    spatial = list(input.array.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise TorchValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise TorchValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {spatial} and output size of {size}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "output size in (o1, o2, ...,oK) format.")
+            if not all(_is_integer(x) for x in size):
+                raise TorchTypeError(
+                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                    "Tuple[int, int, int], but got size with types "
+                    f"[{', '.join(_python_type(x) for x in size)}]")
+            sizes = list(size)
+        else:
+            sizes = [size] * dim
+    elif scale_factor is not None:
+        sizes = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise TorchValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, "
+                    f"but got input with spatial dimensions of {spatial} and scale_factor of "
+                    f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, "
+                    "...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            factors = list(scale_factor)
+        else:
+            factors = [scale_factor] * dim
+    else:
+        raise TorchValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise TorchValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and sizes is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        sizes = [int(spatial[i] * float(factors[i])) for i in range(dim)]  # type: ignore[index]
+        factors = None
+    if sizes is not None:
+        return [int(s) for s in sizes], [None] * dim
+    scales = [float(f) for f in factors]  # type: ignore[union-attr]
+    return [_truncate(spatial[i] * scales[i]) for i in range(dim)], list(scales)
+
+
+def _truncate(value: float) -> int:
+    """c10::checked_convert<int64_t>(double): toward zero."""
+    if not math.isfinite(value) or not -2.0 ** 63 <= value < 2.0 ** 63:
+        raise ScriptError("value cannot be converted to type int64_t without overflow",
+                          kind="RuntimeError")
+    return int(value)
+
+
+_TOO_FEW = ("Input Error: Only 3D, 4D and 5D input Tensors supported (got {}D) for the modes: "
+            "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            "nearest-exact (got {})")
+_NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # noqa: A002
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
-    """torch.nn.functional.interpolate for the modes above (torch's argument checks)."""
-    dims = input.array.ndim - 2
+    """torch.nn.functional.interpolate: torch 2.13's argument checks and messages, then
+    the upsampling op of the mode and input rank."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise TorchValueError("align_corners option can only be set with the interpolating "
                                   "modes: linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if size is not None and scale_factor is not None:
-        raise TorchValueError("only one of size or scale_factor should be defined")
-    if size is not None:
-        sizes = [size] * dims if isinstance(size, int) else list(size)
-        if len(sizes) != dims:
-            raise TorchValueError(
-                f"Input and output must have the same number of spatial dimensions, but got "
-                f"input with spatial dimensions of {list(input.array.shape[2:])} and output "
-                f"size of {tuple(sizes)}. Please provide input tensor in (N, C, d1, d2, "
-                "...,dK) format and output size in (o1, o2, ...,oK) format.")
-        output_size = [int(s) for s in sizes]
-        scales: list[float | None] = [None] * dims
-    elif scale_factor is not None:
-        factors = ([scale_factor] * dims if isinstance(scale_factor, (int, float))
-                   else list(scale_factor))
-        if len(factors) != dims:
-            raise TorchValueError(
-                f"Input and scale_factor must have the same number of spatial dimensions, but "
-                f"got input with spatial dimensions of {list(input.array.shape[2:])} and "
-                f"scale_factor of shape {tuple(factors)}. Please provide input tensor in (N, "
-                "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
-        output_size = [math.floor(float(input.array.shape[i + 2]) * float(factors[i]))
-                       for i in range(dims)]
-        scales = [None] * dims if recompute_scale_factor else [float(f) for f in factors]
-    else:
-        raise TorchValueError("either size or scale_factor should be defined")
-    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and dims == 2):
+    ndim = input.array.ndim
+    output_size, scales = _output_size_and_scales(input, size, scale_factor,
+                                                  recompute_scale_factor, mode)
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and ndim == 4):
         raise TorchValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                               "modes and requires a 4-D tensor as input")
-    if mode == "lanczos" and dims == 2:
+    if mode == "area" and ndim in (3, 4, 5):
+        from . import pooling, pooling3d
+
+        pool = {3: pooling.adaptive_avg_pool1d, 4: pooling.adaptive_avg_pool2d,
+                5: pooling3d.adaptive_avg_pool3d}[ndim]
+        return pool(input, output_size if ndim > 3 else output_size[0])
+    if mode == "lanczos" and ndim == 4:
         if align_corners:
             raise TorchValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
@@ -265,30 +257,59 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
             UpsampleBilinear2DAaBackward0
         return node.call(input, output_size=tuple(output_size), scales=tuple(scales),
                          align_corners=bool(align_corners))
-    if mode == "bicubic":
-        return _bicubic(input, output_size, scales, bool(align_corners))
-    key = (mode, dims)
-    if key not in _NODES:
-        raise NotSupportedError(
-            f"gradtrace's F.interpolate has the modes nearest, nearest-exact (1-D and 2-D), "
-            f"linear (3-D input) and bilinear (4-D input); got mode={mode!r} for a "
-            f"{input.array.ndim}-D input")
+    if mode == "bicubic" and ndim == 4:
+        check_sizes(input, output_size)
+        from .upsample_bicubic import UpsampleBicubic2DBackward0
+
+        _check_dtype(input, "bicubic", tuple(output_size))
+        return UpsampleBicubic2DBackward0.call(input, output_size=tuple(output_size),
+                                               scales=tuple(scales),
+                                               align_corners=bool(align_corners))
+    node = _NODES.get((mode, ndim - 2)) if mode != "lanczos" else None
+    if node is None:
+        if mode in _NEEDS and ndim in (3, 4, 5):
+            raise ScriptError(f"Got {ndim}D input, but {mode} mode needs {_NEEDS[mode]}D input",
+                              kind="NotImplementedError")
+        raise ScriptError(_TOO_FEW.format(ndim, mode), kind="NotImplementedError")
+    check_sizes(input, output_size)
+    _check_dtype(input, mode, tuple(output_size))
     if mode.startswith("nearest"):
-        return _NODES[key].call(input, output_size=tuple(output_size), scales=tuple(scales))
-    return _NODES[key].call(input, output_size=tuple(output_size), scales=tuple(scales),
-                            align_corners=bool(align_corners))
+        return node.call(input, output_size=tuple(output_size), scales=tuple(scales))
+    return node.call(input, output_size=tuple(output_size), scales=tuple(scales),
+                     align_corners=bool(align_corners))
 
 
-def _bicubic(input: Tensor, output_size: list[int], scales: list[float | None],  # noqa: A002
-             align_corners: bool) -> Tensor:
-    """mode='bicubic': upsample_bicubic2d on 4-d input, torch's NotImplementedError else."""
-    if input.array.ndim != 4:
-        raise ScriptError(
-            "Input Error: Only 3D, 4D and 5D input Tensors supported"
-            f" (got {input.array.ndim}D) for the modes: nearest | linear | bilinear | bicubic | "
-            "trilinear | lanczos | area | nearest-exact (got bicubic)",
-            kind="NotImplementedError")
-    from .upsample_bicubic import UpsampleBicubic2DBackward0
+def check_sizes(input: Tensor, output_size: list[int]) -> None:  # noqa: A002
+    """upsample_{1,2,3}d_common_check and the meta functions' non-empty check."""
+    shape = input.array.shape
+    names = ("D", "H", "W")[3 - len(output_size):]
+    if min(shape[2:]) <= 0 or min(output_size) <= 0:
+        got_in = ", ".join(f"{n}: {v}" for n, v in zip(names, shape[2:], strict=True))
+        got_out = ", ".join(f"{n}: {v}" for n, v in zip(names, output_size, strict=True))
+        joint = " and output" if len(output_size) == 1 else " output"
+        raise ScriptError(f"Input and output sizes should be greater than 0, but got input "
+                          f"({got_in}){joint} ({got_out})", kind="RuntimeError")
+    if input.array.size == 0 and math.prod(shape[1:]) == 0:
+        raise ScriptError(f"Non-empty {len(shape)}D data tensor expected but got a tensor with "
+                          f"sizes [{', '.join(map(str, shape))}]", kind="RuntimeError")
 
-    return UpsampleBicubic2DBackward0.call(input, output_size=tuple(output_size),
-                                           scales=tuple(scales), align_corners=align_corners)
+
+def _check_dtype(input: Tensor, mode: str, output_size: tuple[int, ...]) -> None:  # noqa: A002
+    """The dispatch of the kernel ATen picks: floating types (nearest also uint8)."""
+    from ._util import not_implemented
+
+    dtype = input.dtype
+    if dtype.is_floating_point or (mode.startswith("nearest") and dtype.name == "uint8"):
+        return
+    a, dims = input.array, input.array.ndim - 2
+    if mode == "bicubic":
+        kernel = "compute_indices_weights_cubic"
+    elif kernels.channels_last_kernel(a, output_size, mode):
+        name = "nearest" if mode.startswith("nearest") else mode
+        kernel = f"upsample_{name}{dims}d_channels_last"
+    else:
+        kernel = ("compute_indices_weights_nearest" if mode.startswith("nearest")
+                  else "compute_indices_weights_linear")
+    raise not_implemented(kernel, dtype)
+
+

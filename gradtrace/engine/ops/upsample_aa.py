@@ -6,13 +6,13 @@ Forward is cpu/UpSampleKernel.cpp's separable_upsample_generic_Nd_kernel_impl: a
 pass (last dim) then a vertical one, each skipped when its size does not change, every output
 `Σ_j src[xmin + j]·w[j]` over PIL-style support windows. The weights are
 _compute_indices_min_size_weights_aa's (triangle, or Keys' cubic with A = −0.5 evaluated with
-fused multiply-adds, normalised by their float sum). The sum runs as the AVX2 build compiled
-it (measured): after the first product, whole groups of four terms added unfused, the
-remaining ones fused. When the image is one pixel wide the vertical pass reads its window
-from output row 0 for every row (torch's zero-stride loop then walks the rows), and so does
-this. Backward is cpu_upsample_genNd_backward_aa: each output's gradient spread over its
-window, position by position, as `fma(wx·wy, g, grad_input)`. float64 runs the same order
-without the fused steps (numpy has no double-precision fma)."""
+fused multiply-adds, normalised by their float sum). The sum runs as the AVX2 build
+compiled it (measured): after the first product, whole groups of four terms (two in
+float64) added unfused, the remaining ones fused. When the image is one pixel wide the
+vertical pass reads its window from output row 0 for every row (torch's zero-stride loop
+then walks the rows), and so does this. Backward is cpu_upsample_genNd_backward_aa: each
+output's gradient spread over its window, position by position, as
+`fma(wx·wy, g, grad_input)`; float64 the same with fp64.fma (measured bit for bit too)."""
 from __future__ import annotations
 
 import math
@@ -20,15 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import exactness
 from ..formulas import vjp
 from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..tensor import Tensor
 from .upsample import _scales_of, _Upsample, _UpsampleBackward
 from .upsample_bicubic import _fma
-
-_F64_CAUSE = "antialiased interpolation in float64: torch's fused multiply-adds are not reproduced"
 
 
 def _cubic_filter(x: Any, fused: bool) -> Any:
@@ -59,7 +56,7 @@ def aa_windows(in_size: int, out_size: int, align_corners: bool, scale: float | 
     _compute_indices_min_size_weights_aa in the dtype (its centre and arguments in double,
     as C++ promotes them)."""
     t = np.float32 if dtype == np.float32 else np.float64
-    fused = t is np.float32
+    fused = True
     if align_corners:
         ratio = t(in_size - 1) / t(out_size - 1) if out_size > 1 else t(0)
     else:
@@ -90,7 +87,7 @@ def aa_windows(in_size: int, out_size: int, align_corners: bool, scale: float | 
 def _pass(a: np.ndarray, axis: int, windows: list[tuple[int, np.ndarray]],
           row0: bool) -> np.ndarray:
     """One separable pass along `axis` (interpolate_aa_single_dim's sum order)."""
-    fused = a.dtype == np.float32
+    group = 16 // a.itemsize  # terms added unfused, in whole groups (4 float, 2 double)
     src = np.moveaxis(a, axis, -1)
     out = np.empty(src.shape[:-1] + (len(windows),), a.dtype)
     for o, (xmin, w) in enumerate(windows if not row0 else [windows[0]] * len(windows)):
@@ -99,9 +96,9 @@ def _pass(a: np.ndarray, axis: int, windows: list[tuple[int, np.ndarray]],
             continue
         acc = src[..., xmin] * w[0]
         steps = len(w) - 1
-        unfused = steps // 4 * 4
+        unfused = steps // group * group
         for j in range(1, len(w)):
-            term_fused = fused and j > unfused
+            term_fused = j > unfused
             acc = _fma(src[..., xmin + j], w[j], acc, term_fused).astype(a.dtype) \
                 if term_fused else (acc + src[..., xmin + j] * w[j]).astype(a.dtype)
         out[..., o] = acc
@@ -110,8 +107,6 @@ def _pass(a: np.ndarray, axis: int, windows: list[tuple[int, np.ndarray]],
 
 def aa_forward(a: np.ndarray, output_size: tuple[int, int], align_corners: bool,
                scales: tuple[float | None, ...], cubic: bool) -> np.ndarray:
-    if a.dtype != np.float32:
-        exactness.note(_F64_CAUSE)
     (oh, ow), (ih, iw) = output_size, a.shape[2:]
     out = a
     if (oh, ow) == (ih, iw):
@@ -127,9 +122,6 @@ def aa_forward(a: np.ndarray, output_size: tuple[int, int], align_corners: bool,
 def aa_backward(g: np.ndarray, input_size: tuple[int, ...], align_corners: bool,
                 scales: tuple[float | None, ...], cubic: bool) -> np.ndarray:
     dtype = g.dtype
-    fused = dtype == np.float32
-    if not fused:
-        exactness.note(_F64_CAUSE)
     (ih, iw), (oh, ow) = input_size[2:], g.shape[2:]
     wy = aa_windows(ih, oh, align_corners, scales[0], cubic, dtype)
     wx = aa_windows(iw, ow, align_corners, scales[1], cubic, dtype)
@@ -139,8 +131,7 @@ def aa_backward(g: np.ndarray, input_size: tuple[int, ...], align_corners: bool,
             block = (yw[:, None] * xw[None, :]).astype(dtype)       # wx[x] * wy[y]
             region = gi[:, :, ymin:ymin + len(yw), xmin:xmin + len(xw)]
             gv = g[:, :, y, x][:, :, None, None]
-            region[...] = _fma(block, gv, region, fused).astype(dtype) if fused \
-                else region + block * gv
+            region[...] = _fma(block, gv, region, True).astype(dtype)
     return gi
 
 

@@ -223,6 +223,11 @@ MESSAGES: dict[str, str] = {
                          "your class defines; it returned: {edges}.",
     "backward.function.end": "{node} received {received} and ran {function}.backward, the "
                              "backward your class defines; none of its inputs needs a gradient.",
+    "backward.function.torch": "{node} received {received} and ran {function}.backward, torch's "
+                               "own backward written in Python ({module}); it returned: {edges}.",
+    "backward.function.torch.end": "{node} received {received} and ran {function}.backward, "
+                                   "torch's own backward written in Python ({module}); none of "
+                                   "its inputs needs a gradient.",
     "edge.formula": "→ {to}: {formula} = {value}",
     "edge.summed": "→ {to}: {formula}, summed over dim {dims} ({to} was broadcast from "
                    "{shape} to {out_shape}) = {value}",

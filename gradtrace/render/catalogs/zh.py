@@ -192,6 +192,10 @@ MESSAGES: dict[str, str] = {
                          "它返回：{edges}。",
     "backward.function.end": "{node} 收到梯度 {received}，运行了你的类定义的 {function}.backward；"
                              "它的输入都不需要梯度。",
+    "backward.function.torch": "{node} 收到梯度 {received}，运行了 torch 自己用 Python 写的 "
+                               "{function}.backward（{module}），它返回：{edges}。",
+    "backward.function.torch.end": "{node} 收到梯度 {received}，运行了 torch 自己用 Python 写的 "
+                                   "{function}.backward（{module}）；它的输入都不需要梯度。",
     "edge.formula": "→ {to}：{formula} = {value}",
     "edge.summed": "→ {to}：{formula}，再沿第 {dims} 维求和（{to} 从形状 {shape} 广播成了 "
                    "{out_shape}）= {value}",

@@ -258,9 +258,14 @@ class BackwardTeller:
             edges.append(s.t("list.more", count=f"{len(sent_facts) - MAX_TOLD_EDGES:,}"))
         kind = "backward.node" if edges else "backward.node.end"
         extra = {}
-        if isinstance(node, FunctionCtx):  # the script's own backward ran, not a formula
-            kind = "backward.function" if edges else "backward.function.end"
-            extra["function"] = node.function.name
+        if isinstance(node, FunctionCtx):  # a Python backward ran, not a formula
+            function = node.function
+            kind = "backward.function" if function.torch_module is None else \
+                "backward.function.torch"  # torch's own Function (bundled library code)
+            kind = kind if edges else kind + ".end"
+            extra["function"] = function.name
+            if function.torch_module is not None:
+                extra["module"] = function.torch_module
         s.say(steps, kind, line, node=record.name, received=list(step.received),
               sent=sent_facts, text={"node": s.node_ref(record.id), "received": received,
                                      "edges": s.t("list.edges").join(edges)}, **extra)

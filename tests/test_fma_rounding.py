@@ -1,0 +1,61 @@
+"""The float32 and float64 fused multiply-add emulations (engine/fp32.py, engine/fp64.py)
+round once, also where the wider sum lands exactly on a rounding midpoint that the exact
+sum misses by a hair: there a second rounding (ties to even) would pick the wrong
+neighbour half of the time. Checked against exact rational arithmetic."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gradtrace.engine import fp32, fp64
+
+
+def _nearest(exact: Fraction, dtype: type) -> float:
+    """The float of `dtype` nearest to `exact`, ties to even."""
+    guess = dtype(float(exact))
+    candidates = [guess, np.nextafter(guess, dtype(np.inf)), np.nextafter(guess, dtype(-np.inf))]
+    bits = np.uint32 if dtype is np.float32 else np.uint64
+    return min(candidates, key=lambda c: (abs(Fraction(float(c)) - exact),
+                                          int(np.array(c).view(bits)) & 1))
+
+
+def test_float32_fma_of_a_conv_chain_step_that_lands_on_a_midpoint():
+    """A step of a oneDNN convolution chain (found as a 1-ulp difference from torch):
+    fl64(a * b + c) is a float32 midpoint, the exact sum lies beyond it."""
+    a, b, c = np.float32(-2.4479663), np.float32(-0.003166455), np.float32(-0.76910335)
+    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    got = fp32.fma(np.array([a]), np.array([b]), np.array([c]))[0]
+    assert got == _nearest(exact, np.float32) == np.float32(float.fromhex("-0x1.85cfeep-1"))
+
+
+# c, and a product half an ulp of c short of c's neighbour by a relative 2**-46 (float32)
+# or 2**-104 (float64): the wider sum rounds onto the midpoint, the exact one is nearer c
+FINITE32 = st.floats(min_value=2.0 ** -100, max_value=2.0 ** 100, width=32)
+FINITE64 = st.floats(min_value=2.0 ** -500, max_value=2.0 ** 500)
+
+
+@settings(max_examples=300, deadline=None)
+@given(FINITE32, st.booleans(), st.booleans())
+def test_float32_fma_rounds_a_near_midpoint_sum_to_the_nearest_float(c, negative, up):
+    c = np.float32(-c if negative else c)
+    half_ulp = np.float32(np.spacing(np.abs(c)) / 2)
+    a = np.float32(half_ulp * np.float32(1 + 2.0 ** -23)) * np.float32(1 if up else -1)
+    b = np.float32(1 - 2.0 ** -23)
+    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    assert fp32.fma(np.array([a]), np.array([b]), np.array([c]))[0] == _nearest(exact,
+                                                                                 np.float32)
+
+
+@settings(max_examples=300, deadline=None)
+@given(FINITE64, st.booleans(), st.booleans())
+def test_float64_fma_rounds_a_near_midpoint_sum_to_the_nearest_float(c, negative, up):
+    c = np.float64(-c if negative else c)
+    half_ulp = np.spacing(np.abs(c)) / 2
+    a = half_ulp * (1 + 2.0 ** -52) * (1 if up else -1)
+    b = np.float64(1 - 2.0 ** -52)
+    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    assert fp64.fma(np.array([a]), np.array([b]), np.array([c]))[0] == _nearest(exact,
+                                                                                 np.float64)

@@ -274,10 +274,10 @@ def _scatter_node(a: Tensor, dim: int, index: Tensor, src: Any, value: Any,
         if reduce not in ("add", "multiply"):
             raise TorchRuntimeError(
                 f"reduce argument must be either add or multiply. Got {reduce}")
-        if isinstance(src, Tensor):
-            from .views import warn
+        if isinstance(src, Tensor):  # TORCH_WARN_ONCE: once per run, scatter and scatter_
+            from .creation import WARNINGS, OnceWarning
 
-            warn(SCATTER_REDUCE_WARNING)
+            WARNINGS.append(OnceWarning(f"UserWarning: {SCATTER_REDUCE_WARNING}", "scatter"))
             return NotImplementedScatterReduce, (a, src), dict(dim=dim, index=index, value=None,
                                                                 reduce=reduce)
         return NotImplementedScatterReduce, (a,), dict(dim=dim, index=index, value=src,

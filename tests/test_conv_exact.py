@@ -93,6 +93,9 @@ ONEDNN_AVX2 = [
     ((2, 64, 8, 8), (64, 64, 3, 3), 1, 1),  # more than 32 output channels: summed chains
     ((2, 8, 8, 8), (40, 8, 3, 3), 1, 1),
     ((2, 20, 9, 9), (44, 20, 3, 3), 1, 1),
+    ((2, 32, 26, 26), (64, 32, 3, 3), 1, 0),  # input gradient: 2 blocks a call (width 24)
+    ((2, 8, 42, 42), (40, 8, 3, 3), 1, 1),  # and 1 block a call (width 42)
+    ((2, 1, 28, 28), (32, 1, 3, 3), 1, 0),  # one input channel (pytorch/examples' MNIST)
     ((3, 12, 10, 10), (96, 12, 3, 3), 1, 0),
     ((2, 3, 9, 9), (100, 3, 5, 5), 1, 2),
     ((2, 64, 16, 16), (128, 64, 3, 3), 2, 1),  # brgconv_strided: full and partial columns

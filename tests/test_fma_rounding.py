@@ -59,3 +59,25 @@ def test_float64_fma_rounds_a_near_midpoint_sum_to_the_nearest_float(c, negative
     exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
     assert fp64.fma(np.array([a]), np.array([b]), np.array([c]))[0] == _nearest(exact,
                                                                                  np.float64)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(FINITE32 | st.sampled_from([0.0, -0.0, 2.0 ** -130, -(2.0 ** -140),
+                                                        float("inf")]),
+                          FINITE32 | st.sampled_from([0.0, 2.0 ** -127, 3 * 2.0 ** -149]),
+                          st.booleans(), st.booleans()), min_size=1, max_size=40))
+def test_fma_chain_steps_round_as_fma_does(rows):
+    """FmaChain (conv kernels' in-place chain) against `fma`, on near-midpoint sums,
+    subnormal and zero results, signed zeros and infinities, in a strided accumulator."""
+    a = np.array([r[0] * (-1 if r[2] else 1) for r in rows], np.float32)
+    c = np.array([r[1] * (-1 if r[3] else 1) for r in rows], np.float32)
+    half_ulp = (np.spacing(np.abs(c)) / 2).astype(np.float32)
+    b = np.float32(1 - 2.0 ** -23)
+    for factor in (a, half_ulp * np.float32(1 + 2.0 ** -23), -c):
+        acc = np.zeros((len(rows), 2), np.float32)
+        acc[:, 1] = c
+        chain = fp32.FmaChain()
+        with np.errstate(all="ignore"):
+            want = fp32.fma(factor, np.full_like(factor, b), c)
+            chain.step(factor.astype(np.float64), np.float64(b), acc[:, 1])
+        assert np.array_equal(acc[:, 1].view(np.uint32), want.view(np.uint32))

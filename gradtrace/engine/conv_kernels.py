@@ -10,9 +10,10 @@ BLAS), whose order is not reproduced here. Measured against torch 2.13 on an AVX
 * forward: each output element is one chain of fused multiply-adds starting from its
   bias (or 0), over input-channel blocks of 8 (all channels when there are fewer than 8),
   then kernel rows, kernel columns, and the channels of the block;
-* backward data (stride 1): each input element's chains from 0 over up to 4 output-channel
-  blocks of 8 (32 channels, one kernel call each), kernel rows, kernel columns, the
-  block's channels, the calls' results added in turn;
+* backward data (stride 1): each input element's chains from 0 over up to
+  `oc_blocks_per_call` output-channel blocks of 8 (one kernel call each: 4 blocks when
+  the output is narrower than 15 columns, 2 below 40, else 1), kernel rows, kernel
+  columns, the block's channels, the calls' results added in turn;
 * backward weights: each weight's chain over images, output rows, output columns; bias
   gradients by plain additions in the same order. oneDNN's reduce balancer may split the
   images between threads (each thread one chain from 0, the threads' sums then added),
@@ -40,18 +41,18 @@ from __future__ import annotations
 import numpy as np
 
 from . import capability
-from .fp32 import fma
+from .fp32 import FmaChain
 from .reduction_order import seq_sum
 
 BLOCK = 8  # oneDNN's channel block (simd width) on AVX2
-OC_CHUNK = 4  # blocks of output channels one backward-data kernel call sums (measured)
 REDUCE_1X1 = 128  # input channels one jit_1x1 forward call sums (measured)
 REDUCE_1X1_DATA = 64  # output channels one jit_1x1 backward-data call sums (measured)
 SPATIAL_1X1 = 128  # positions one jit_1x1 backward-weights call sums...
 SPATIAL_1X1_MAX = 192  # ...unless fewer than this remain, all of them (measured)
 _MAX_BUFFER = 1 << 21  # cpu_reducer's max_buffer_size
 MAX_LEFT_PAD = 3  # jit:avx2's forward (its ur_w); wider left padding runs gemm:jit (measured)
-MAX_STEPS = 1 << 27  # chain steps x elements past which the emulation is not attempted
+CHAIN_ELEMENTS = 1 << 16  # accumulator elements chained at once (cache-sized, measured)
+MAX_STEPS = 1 << 30  # chain steps x elements past which the emulation is not attempted
 
 
 def uses_onednn(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],
@@ -112,8 +113,14 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                                                           dilation):
         if any(d != 1 for d in dilation) or w_shape[3] >= 14 or x_shape[2] < w_shape[2]:
             return False
+    return chain_steps(x_shape, w_shape) < MAX_STEPS
+
+
+def chain_steps(x_shape: tuple[int, ...], w_shape: tuple[int, ...]) -> int:
+    """The emulation's work for one direction of a 2-D convolution: accumulator elements
+    times chained multiply-adds (about the same for the forward and both gradients)."""
     n, c = x_shape[:2]
-    return c * w_shape[2] * w_shape[3] * n * w_shape[0] * x_shape[2] * x_shape[3] < MAX_STEPS
+    return c * w_shape[2] * w_shape[3] * n * w_shape[0] * x_shape[2] * x_shape[3]
 
 
 def avx512_weight_kernel(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
@@ -159,15 +166,25 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
     acc = np.zeros((n, o) + out, np.float32)
     if b is not None:
         acc += b.reshape(1, o, 1, 1)
+    x64, w64, chain = xp.astype(np.float64), w.astype(np.float64), FmaChain()
     with np.errstate(all="ignore"):
-        for block in _blocks(c):
-            for kh in range(kh_n):
-                for kw in range(kw_n):
-                    rows, cols = _tap(xp, kh, kw, out, stride, dilation)
-                    for ic in block:
-                        acc = fma(xp[:, None, ic, rows, cols], w[None, :, ic, kh, kw, None, None],
-                                  acc)
+        for images in image_chunks(n, o * out[0] * out[1]):
+            part = acc[images]
+            for block in _blocks(c):
+                for kh in range(kh_n):
+                    for kw in range(kw_n):
+                        rows, cols = _tap(xp, kh, kw, out, stride, dilation)
+                        for ic in block:
+                            chain.step(x64[images, None, ic, rows, cols],
+                                       w64[None, :, ic, kh, kw, None, None], part)
     return acc
+
+
+def image_chunks(n: int, per_image: int) -> list[slice]:
+    """Slices of the n images whose chains run together: a chunk's accumulator and
+    FmaChain's buffers stay in the cache (a convolution's chains are per image)."""
+    step = max(1, CHAIN_ELEMENTS // max(per_image, 1))
+    return [slice(i, min(n, i + step)) for i in range(0, n, step)]
 
 
 def runs_1x1(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],
@@ -208,23 +225,32 @@ def _chained_1x1(a: np.ndarray, w2: np.ndarray, b: np.ndarray | None,
     n, inputs = a.shape[:2]
     outputs = w2.shape[0]
     total = None
+    a64, w64, chain = a.astype(np.float64), w2.astype(np.float64), FmaChain()
     with np.errstate(all="ignore"):
         for start in range(0, inputs, chunk):
             acc = np.zeros((n, outputs) + a.shape[2:], np.float32)
             if b is not None and total is None:
                 acc += b.reshape(1, outputs, 1, 1)
-            for i in range(start, min(inputs, start + chunk)):
-                acc = fma(a[:, None, i], w2[None, :, i, None, None], acc)
+            for images in image_chunks(n, acc[0].size):
+                for i in range(start, min(inputs, start + chunk)):
+                    chain.step(a64[images, None, i], w64[None, :, i, None, None], acc[images])
             total = acc if total is None else total + acc
     return total
+
+
+def oc_blocks_per_call(ow: int) -> int:
+    """jit_avx2_conv_bwd_data_kernel_f32::init_conf's nb_oc_blocking for a 1-D or 2-D
+    convolution: the output-channel blocks one kernel call chains, by the output's width
+    (measured: 4 at width 8, 2 at width 24)."""
+    return 4 if ow < 15 else 2 if ow < 40 else 1
 
 
 def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
                    stride: tuple[int, int], padding: tuple[int, int],
                    dilation: tuple[int, int]) -> np.ndarray:
-    """d(input): each input element's chains over 4 output-channel blocks at a time (kernel
-    rows, kernel columns, the block's channels), the chains added in turn (jit_1x1's
-    chains where it runs)."""
+    """d(input): each input element's chains over `oc_blocks_per_call` output-channel
+    blocks at a time (kernel rows, kernel columns, the block's channels), the chains added
+    in turn (jit_1x1's chains where it runs)."""
     if all(s == 1 for s in stride) and runs_1x1(x_shape, w.shape, stride, padding, dilation):
         return _backward_input_1x1(g, w)
     n, c, h, wd = x_shape
@@ -233,17 +259,20 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
     ph, pw = padding
     total = None
     blocks = _blocks(o)
+    chunk = oc_blocks_per_call(out[1])
+    g64, w64, chain = g.astype(np.float64), w.astype(np.float64), FmaChain()
     with np.errstate(all="ignore"):
-        for first in range(0, len(blocks), OC_CHUNK):
+        for first in range(0, len(blocks), chunk):
             acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
-            for block in blocks[first:first + OC_CHUNK]:
-                for kh in range(kh_n):
-                    for kw in range(kw_n):
-                        rows, cols = _tap(acc, kh, kw, out, stride, dilation)
-                        for oc in block:
-                            acc[:, :, rows, cols] = fma(g[:, None, oc],
-                                                        w[None, oc, :, kh, kw, None, None],
-                                                        acc[:, :, rows, cols])
+            for images in image_chunks(n, acc[0].size):
+                for block in blocks[first:first + chunk]:
+                    for kh in range(kh_n):
+                        for kw in range(kw_n):
+                            rows, cols = _tap(acc, kh, kw, out, stride, dilation)
+                            for oc in block:
+                                chain.step(g64[images, None, oc],
+                                           w64[None, oc, :, kh, kw, None, None],
+                                           acc[images, :, rows, cols])
             total = acc if total is None else total + acc
     return total[:, :, ph:ph + h, pw:pw + wd]
 
@@ -313,14 +342,15 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
             rows, cols = _tap(xp, kh, kw, out, stride, dilation)
             taps[:, :, kh, kw] = xp[:, :, rows, cols]
     total = np.zeros(w_shape, np.float32)
+    g64, taps64, chain = g.astype(np.float64), taps.astype(np.float64), FmaChain()
     with np.errstate(all="ignore"):
         for images in parts:
             acc = np.zeros(w_shape, np.float32)
             for i in images:
                 for oh in range(out[0]):
                     for ow in range(out[1]):
-                        acc = fma(g[i, :, oh, ow, None, None, None], taps[None, i, ..., oh, ow],
-                                  acc)
+                        chain.step(g64[i, :, oh, ow, None, None, None],
+                                   taps64[None, i, ..., oh, ow], acc)
             total = total + acc
     return total
 
@@ -372,9 +402,10 @@ def _backward_weight_1x1(g: np.ndarray, x: np.ndarray,
         gs[k, :, :step] = gf[image, :, start:start + step]
         xs[k, :, :step] = xf[image, :, start:start + step]
     chains = np.zeros((len(calls), o, c), np.float32)
+    gs64, xs64, chain = gs.astype(np.float64), xs.astype(np.float64), FmaChain()
     with np.errstate(all="ignore"):
         for t in range(longest):
-            chains = fma(gs[:, :, t, None], xs[:, None, :, t], chains)
+            chain.step(gs64[:, :, t, None], xs64[:, None, :, t], chains)
     total, k = None, 0
     for thread in threads:
         if not thread:

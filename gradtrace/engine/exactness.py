@@ -9,6 +9,11 @@ them instead of a bare "differs".
 from __future__ import annotations
 
 _CAUSES: dict[str, None] = {}
+# element-steps (accumulator elements x chained fused multiply-adds) of kernel-order
+# emulation one run may spend: about 10-20 s of numpy, so that a script of many large
+# convolutions stays within its time limit; past it, values round through float64 (noted)
+EMULATION_BUDGET = 1 << 31
+_SPENT = [0]
 
 
 def note(cause: str) -> None:
@@ -18,6 +23,18 @@ def note(cause: str) -> None:
 
 def reset() -> None:
     _CAUSES.clear()
+    _SPENT[0] = 0
+
+
+def afford(steps: int, what: str) -> bool:
+    """Spend `steps` of the run's emulation budget on `what` if it has them; if not, note
+    that `what` (and what follows) rounds through float64 instead."""
+    if _SPENT[0] + steps <= EMULATION_BUDGET:
+        _SPENT[0] += steps
+        return True
+    note(f"{what}: past the run's budget for reproducing kernel orders step by step "
+         f"({EMULATION_BUDGET:,} multiply-adds), accumulated in float64")
+    return False
 
 
 def causes() -> tuple[str, ...]:

@@ -8,7 +8,7 @@ or anywhere in the float32 subnormal range) while the exact sum did not. Those r
 elements are found with a bit test and rounded through round-to-odd, using the exact
 error of the float64 sum (an error-free transformation). The common path is four numpy
 passes (multiply, add, bit test, cast); callers keep arrays small enough to stay in
-cache (see `kernels.CHUNK`).
+cache, or chain through `FmaChain`'s buffers.
 
 `two_prod` is the special case `(a * b, fma(a, b, -a * b))` of SLEEF's double-float
 arithmetic: there the float64 difference is exact, so no test is needed.
@@ -76,6 +76,54 @@ def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> 
         cc = np.broadcast_to(np.asarray(c, np.float64), shape)[idx]
         out[idx] = _round_odd_to_f32(p, cc, p + cc)
     return out
+
+
+_TINY2_LESS1 = np.uint64((np.array(_F32_TINY).view(np.uint64) << np.uint64(1)) - np.uint64(1))
+
+
+class FmaChain:
+    """`fma` for a chain of steps on one accumulator, in place and without allocating:
+    kernels (oneDNN's convolutions) chain hundreds of thousands of fused multiply-adds
+    on arrays larger than the cache, where `fma`'s fresh arrays cost more than its
+    arithmetic. The same rounding as `fma`, with the float32 zero/subnormal test on the
+    float64 sum itself (an exact zero sum needs no help)."""
+
+    def __init__(self) -> None:
+        self._shape: tuple[int, ...] = ()
+        self._sum = self._bits = self._flag = self._tiny = np.empty(0)
+
+    def _buffers(self, acc: np.ndarray) -> None:
+        """Buffers laid out in memory as acc is (numpy then walks all of them in one
+        order, the shortest stride innermost)."""
+        self._shape = acc.shape
+        self._sum = np.empty_like(acc, np.float64)
+        self._bits = np.empty_like(acc, np.uint64)
+        self._flag = np.empty_like(acc, np.bool_)
+        self._tiny = np.empty_like(acc, np.bool_)
+
+    def step(self, a: np.ndarray, b: np.ndarray, acc: np.ndarray) -> None:
+        """acc = fma(a, b, acc), acc a float32 array (or view); a and b float64 arrays
+        holding float32 values (so their product is exact) that broadcast to acc."""
+        if acc.shape != self._shape:
+            self._buffers(acc)
+        s, bits, flag = self._sum, self._bits, self._flag
+        np.multiply(a, b, out=s)
+        np.add(s, acc, out=s)
+        u = s.view(np.uint64)
+        np.bitwise_and(u, np.uint64(_LOW29), out=bits)
+        np.equal(bits, np.uint64(_MID29), out=flag)
+        np.left_shift(u, np.uint64(1), out=bits)  # |s| in the float32 subnormal range:
+        np.subtract(bits, np.uint64(1), out=bits)  # 0 < 2|s| bits < 2 * bits of 2**-126
+        np.less(bits, _TINY2_LESS1, out=self._tiny)
+        np.logical_or(flag, self._tiny, out=flag)
+        fixed = None
+        if flag.any():
+            idx = np.nonzero(flag)
+            p = np.broadcast_to(a, s.shape)[idx] * np.broadcast_to(b, s.shape)[idx]
+            fixed = _round_odd_to_f32(p, acc[idx].astype(np.float64), s[idx])
+        np.copyto(acc, s, casting="unsafe")
+        if fixed is not None:
+            acc[idx] = fixed
 
 
 def two_prod(a: np.ndarray, b: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:

@@ -260,6 +260,8 @@ def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding:
                        "reproduced (grouped, gemm or inner-product kernels, some strided "
                        "input gradients, or too large)")
         return None
+    if not exactness.afford(conv_kernels.chain_steps(xs, ws), f"convolution ({direction})"):
+        return None
     return xs, ws, st, pad, dil
 
 
@@ -279,6 +281,9 @@ def deconvolution_plan(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     conv_x = (out_shape[0], out_shape[1]) + tuple(out_shape[2:])
     xs, ws, st, pad, dil = _as_2d(conv_x, w_shape, stride, padding, dilation)
     if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction, pad):
+        return None
+    if not exactness.afford(conv_kernels.chain_steps(xs, ws),
+                            f"transposed convolution ({direction})"):
         return None
     return xs, ws, st, pad, dil
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gradtrace.engine import capability
+from gradtrace.engine import capability, onednn
 from gradtrace.interpreter import Limits
 from gradtrace.runner import load_source, run_source
 
@@ -31,9 +31,13 @@ def run_case(script: Path):
 
 def use_capability(monkeypatch: pytest.MonkeyPatch, recorded: str) -> None:
     """Run as torch ran when the output was recorded: ATEN_CPU_CAPABILITY for anything that
-    detects it again, and the module attribute the kernels read."""
+    detects it again, and the module attribute the kernels read. The AVX-512 recordings
+    come from an AMD EPYC with AVX-512: oneDNN ran its AVX-512 kernels, MKL its AVX2 ones."""
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", recorded)
     monkeypatch.setattr(capability, "CAPABILITY", recorded)
+    if recorded == "avx512":
+        monkeypatch.setattr(onednn, "AVX512_CORE", True)
+        monkeypatch.setattr(capability, "BLAS_PLATFORM", "mkl-avx2")
 
 
 def assert_matches_torch(case: Path, recorded: str = "") -> None:

@@ -4,8 +4,18 @@ torch picks its vectorised kernels once per process (ATen's DispatchStub.cpp,
 `compute_cpu_capability`): the `ATEN_CPU_CAPABILITY` environment variable when it
 names a known capability, else what cpuinfo reports. The choice decides the vector
 width (8 or 16 float32 lanes), hence the order of a float32 reduction and which
-elements of a pointwise op take the SLEEF path, so gradtrace makes the same choice
-and every kernel that depends on it reads `CAPABILITY`.
+elements of a pointwise op take the SLEEF path, so gradtrace makes the same choice.
+
+Under AVX-512 most kernels still run their AVX2 build: ATen registers a kernel with
+REGISTER_DISPATCH, which under AVX-512 registers nothing (the dispatcher then takes the
+AVX2 one), and only the kernels registered with ALSO_REGISTER_AVX512_DISPATCH have
+AVX-512 code. Measured on an AVX-512 CPU (torch 2.13, `ATEN_CPU_CAPABILITY=avx2` against
+the default): sums, means, products, norms, variances, cumulative sums, layer/group/batch
+norms, pooling, upsampling, arange/linspace, losses, exp/log/tanh/sigmoid/erf and the
+rest give the same bits under both, while softmax/log_softmax, pow with a scalar
+exponent, atan2, sinh, cosh, logaddexp, softplus, mish, GELU (tanh), ELU/SELU/CELU
+differ. So `kernel()` is AVX2 under AVX-512 unless the caller's kernel is one of the
+latter (`AVX512_KERNEL`).
 """
 from __future__ import annotations
 
@@ -15,15 +25,20 @@ import os
 KNOWN = ("default", "avx2", "avx512")
 
 
-def _cpu_flags() -> frozenset[str]:
+def _cpuinfo(field: str) -> str:
+    """The first /proc/cpuinfo line's value for `field` ('' where there is none)."""
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
             for line in f:
-                if line.startswith("flags"):
-                    return frozenset(line.split(":", 1)[1].split())
+                if line.startswith(field):
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return frozenset()
+    return ""
+
+
+def _cpu_flags() -> frozenset[str]:
+    return frozenset(_cpuinfo("flags").split())
 
 
 def detect(environ: dict[str, str] | None = None, flags: frozenset[str] | None = None) -> str:
@@ -43,20 +58,37 @@ def detect(environ: dict[str, str] | None = None, flags: frozenset[str] | None =
 CAPABILITY = detect()
 
 
-def blas_platform(flags: frozenset[str] | None = None) -> str:
+def blas_platform(flags: frozenset[str] | None = None, vendor: str | None = None) -> str:
     """Which of MKL's kernel families torch's matrix products run on: MKL dispatches on the
-    CPU itself (ATEN_CPU_CAPABILITY does not reach it)."""
+    CPU itself (ATEN_CPU_CAPABILITY does not reach it), and its AVX-512 kernels only on
+    Intel's: on an AMD CPU with AVX-512 torch's products have the AVX2 kernels' bits
+    (measured on an AMD EPYC: tests/data/numerics/avx512 against the mkl-avx2 model)."""
     hardware = detect(environ={}, flags=flags)
+    vendor = _cpuinfo("vendor_id") if vendor is None else vendor
+    if hardware == "avx512" and vendor != "GenuineIntel":
+        hardware = "avx2"
     return f"mkl-{hardware}"
 
 
 BLAS_PLATFORM = blas_platform()
 
 
+AVX512_KERNEL = True  # for kernel(): ATen registers this kernel for AVX-512 too
+
+
+def kernel(avx512_registered: bool = False) -> str:
+    """The capability a torch kernel runs with: CAPABILITY, except that under AVX-512 a
+    kernel not registered for it (REGISTER_DISPATCH, most of ATen) runs its AVX2 build."""
+    if CAPABILITY == "avx512" and not avx512_registered:
+        return "avx2"
+    return CAPABILITY
+
+
 def lanes(itemsize: int = 4, capability: str | None = None) -> int:
-    """Elements in one of torch's vectors (Vectorized<float>: 16 with AVX-512; 8 with AVX2
-    and in the default build, which emulates a 256-bit vector with scalar code)."""
-    return (64 if (capability or CAPABILITY) == "avx512" else 32) // itemsize
+    """Elements in one of the vectors of a kernel running at `capability` (default: a
+    REGISTER_DISPATCH kernel's, `kernel()`): Vectorized<float> has 16 with AVX-512; 8 with
+    AVX2 and in the default build, which emulates a 256-bit vector with scalar code."""
+    return (64 if (capability or kernel()) == "avx512" else 32) // itemsize
 
 
 _SET_THREADS: list[int | None] = [None]  # torch.set_num_threads in this run

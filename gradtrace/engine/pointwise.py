@@ -22,6 +22,13 @@ from .meta import META, elementwise_result, stands_on_meta
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 
 
+
+def _split_capability() -> str:
+    """The capability of the kernels split here into a vector body and a scalar tail
+    (sigmoid, silu, logit, GELU, ELU, softplus, mish, pow, logaddexp): ATen registers them
+    for AVX-512 too (ALSO_REGISTER_AVX512_DISPATCH; measured, capability.py)."""
+    return capability.kernel(capability.AVX512_KERNEL)
+
 def is_dense(x: np.ndarray) -> bool:
     """Non-overlapping and dense: some permutation of the dims is C-contiguous."""
     dims = [(abs(st), n) for st, n in zip(x.strides, x.shape) if n != 1]
@@ -65,7 +72,7 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     None when no element is vectorised."""
     if x.size == 0:
         return None
-    width = 2 * capability.lanes(x.itemsize, cap)
+    width = 2 * capability.lanes(x.itemsize, cap or _split_capability())
     flat, row, contiguous = _iteration(x)
     if not contiguous:
         return None
@@ -147,7 +154,7 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
         return elementwise_result([x], scalar)
     if x.size == 0:
         return x.copy()
-    width = 2 * capability.lanes(x.itemsize, cap)
+    width = 2 * capability.lanes(x.itemsize, cap or _split_capability())
     if is_dense(x):
         return elementwise(x, lambda flat: _dense_split(flat, vector, scalar, width))
     mask = vector_mask(x, cap)

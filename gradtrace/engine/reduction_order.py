@@ -396,12 +396,13 @@ def lane_sum(v: np.ndarray) -> np.ndarray:
     return v[..., 0]
 
 
-def reduce_all_sum(x: np.ndarray) -> np.ndarray:
-    """vec::reduce_all(+) over the last axis (at/cpu/vec/functional_base.h): the first
-    vector, then each whole vector added lane-wise, a zero-padded tail added to its lanes,
-    then the lanes summed; a row shorter than a vector is summed lane by lane."""
+def reduce_all_sum(x: np.ndarray, width: int | None = None) -> np.ndarray:
+    """vec::reduce_all(+) over the last axis (at/cpu/vec/functional_base.h) with vectors of
+    `width` (default: a REGISTER_DISPATCH kernel's): the first vector, then each whole
+    vector added lane-wise, a zero-padded tail added to its lanes, then the lanes summed;
+    a row shorter than a vector is summed lane by lane."""
     size = x.shape[-1]
-    width = lanes(x.dtype)
+    width = width or lanes(x.dtype)
     if size < width:
         return seq_sum(x) if size else np.zeros(x.shape[:-1], x.dtype)
     nvec = size // width

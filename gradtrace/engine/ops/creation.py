@@ -405,7 +405,7 @@ def _float_arange(start: float, step: float, count: int, ftype: np.dtype) -> np.
     start, step = float(start), float(step)
     idx = np.arange(count, dtype=np.float64)
     array = multiply_add(step, idx, start, f64).astype(ftype)
-    lanes = (64 if capability.CAPABILITY == "avx512" else 32) // np.dtype(ftype).itemsize
+    lanes = capability.lanes(np.dtype(ftype).itemsize)
     vectorized = count - count % (2 * lanes)
     if vectorized:
         base = multiply_add(step, idx[:vectorized:lanes], start, f64).astype(ftype)

@@ -25,11 +25,18 @@ from ..dtypes import DType
 from ..formulas import vjp
 from ..kernels import precise
 from ..node import Function
-from ..reduction_order import lane_sum, lanes, reduce_all_sum, seq_sum
+from ..reduction_order import lane_sum, reduce_all_sum, seq_sum
 from ..shapes import wrap_dim
 from ..tensor import Tensor, type_name
 from .fused import multiply_add
 from .views import saved_int, signed, warn
+
+
+def _lanes(dtype: np.dtype) -> int:
+    """SoftMaxKernel.cpp registers its kernels for AVX-512 too (ALSO_REGISTER_AVX512_DISPATCH,
+    measured): its vectors are AVX-512's under that capability."""
+    return capability.lanes(np.dtype(dtype).itemsize,
+                            capability.kernel(capability.AVX512_KERNEL))
 
 
 def _not_implemented(kernel: str, dtype: Any) -> Exception:
@@ -90,7 +97,7 @@ def _inner_exp(shifted: np.ndarray) -> np.ndarray:
     """exp over (outer, dim, inner): inner positions in whole vectors take the vector exp,
     the last `inner % lanes` the scalar one."""
     inner = shifted.shape[-1]
-    split = inner - inner % lanes(shifted.dtype)
+    split = inner - inner % _lanes(shifted.dtype)
     out = np.empty_like(shifted)
     out[..., :split] = vector_exp(shifted[..., :split])
     out[..., split:] = scalar_exp(shifted[..., split:])
@@ -125,12 +132,12 @@ def softmax_values(x: np.ndarray, d: int) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if d == x.ndim - 1:
             e = vector_exp(x - np.max(x, axis=-1, keepdims=True))
-            total = reduce_all_sum(e)
+            total = reduce_all_sum(e, _lanes(e.dtype))
             return e * (x.dtype.type(1) / total)[..., None]
         v = _split(x, d)
         shifted = v - np.max(v, axis=1, keepdims=True)
         vector = np.broadcast_to(_softmax_vector_positions(
-            v.shape[0], v.shape[2], lanes(v.dtype))[:, None, :], v.shape)
+            v.shape[0], v.shape[2], _lanes(v.dtype))[:, None, :], v.shape)
         e = np.empty_like(shifted)
         e[vector] = vector_exp(shifted[vector])
         e[~vector] = scalar_exp(shifted[~vector])
@@ -143,7 +150,7 @@ def log_softmax_values(x: np.ndarray, d: int) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if d == x.ndim - 1:
             shifted = x - np.max(x, axis=-1, keepdims=True)
-            logs = vector_log(reduce_all_sum(vector_exp(shifted)))
+            logs = vector_log(reduce_all_sum(vector_exp(shifted), _lanes(shifted.dtype)))
             return shifted - logs[..., None]
         v = _split(x, d)
         shifted = v - np.max(v, axis=1, keepdims=True)
@@ -171,7 +178,7 @@ def _map2_reduce_sum(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     zero-padded tail is fused when the rows run serially (one row, or one thread), not
     when they run in parallel (measured on AVX2)."""
     size = g.shape[-1]
-    width = lanes(g.dtype)
+    width = _lanes(g.dtype)
     if size < width:
         return seq_sum(g * y) if size else np.zeros(g.shape[:-1], g.dtype)
     nvec = size // width
@@ -194,7 +201,7 @@ def log_softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndar
     g - exp(y) * sum(g), fused into one rounding by the AVX2 build (measured)."""
     with np.errstate(over="ignore", invalid="ignore"):
         if d == y.ndim - 1:
-            total = reduce_all_sum(g)[..., None]
+            total = reduce_all_sum(g, _lanes(g.dtype))[..., None]
             e = vector_exp(y)
         else:
             gv, yv = _split(g, d), _split(y, d)

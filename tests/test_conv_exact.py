@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradtrace.engine import capability, exactness, mkl, onednn
+from gradtrace.engine import capability, conv_kernels, exactness, mkl, onednn
 from gradtrace.engine.backward import grad as gt_grad
 from gradtrace.engine.ops import conv, conv_transpose, weighted
 from gradtrace.engine.tensor import Tensor
@@ -184,6 +184,24 @@ def test_a_float32_forward_with_left_padding_past_3_is_noted_as_onednns_gemm(pad
     exactness.reset()
     conv.conv2d(Tensor(x), Tensor(w), padding=padding)
     assert "(forward)" in " ".join(exactness.causes())
+
+
+def test_convolutions_past_the_runs_emulation_budget_round_through_float64_noted(
+        monkeypatch):
+    """The budget keeps a run of many large convolutions within its time limit: the one
+    that would overspend it (and the rest) accumulates in float64, and the run says so."""
+    x, w = _arrays(np.float32, (2, 8, 10, 10), (16, 8, 3, 3))
+    steps = conv_kernels.chain_steps(x.shape, w.shape)
+    monkeypatch.setattr(exactness, "EMULATION_BUDGET", steps)
+    exactness.reset()
+    first = conv.conv2d(Tensor(x), Tensor(w)).array
+    assert exactness.causes() == ()
+    second = conv.conv2d(Tensor(x), Tensor(w)).array
+    assert any("budget" in cause for cause in exactness.causes())
+    assert np.allclose(first, second, rtol=1e-5, atol=1e-5)
+    exactness.reset()  # a new run has the whole budget again
+    assert np.array_equal(conv.conv2d(Tensor(x), Tensor(w)).array, first)
+    assert exactness.causes() == ()
 
 
 ONEDNN_AVX2_TRANSPOSED = [  # (input shape, weight shape, stride, padding, output_padding)

@@ -33,6 +33,9 @@ POINTWISE = [
     "x.addcmul(y, P, value=-1)", "torch.addcdiv(x, y, P)", "torch.addcdiv(x, y, P, value=0.5)",
     "torch.addcdiv(x, v, P)", "torch.addcdiv(tgt, tgt, tgt)", "torch.fmod(x, 0.7)",
     "torch.fmod(x, P)", "x.fmod(v)", "torch.remainder(-P, 0.5)", "torch.remainder(x, -P)",
+    "P.pow(y)", "torch.pow(2.5, x)", "10 ** x", "P ** (y * 3)", "torch.pow(P, v)",
+    "torch.linspace(0.1, 3, 77).pow(torch.linspace(-2, 2, 77))",
+    "10 ** torch.linspace(-3, 0, 1000)",
     "torch.remainder(torch.tensor([-1.5, 3.0, -4.5]), 1.5)", "torch.fmod(tgt, 2)",
     # clamp with tensor bounds, clamp_min/clamp_max
     "x.clamp(-P, P)", "x.clamp(min=v)", "x.clamp(max=v)", "x.clamp(v, 0.5)", "x.clamp(y, -P)",

@@ -491,8 +491,10 @@ def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
 
 
 def pow_tensor(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
-    """pow_tensor_tensor_kernel for float64: `base.pow(exp)` (SLEEF's powd4_u10; libm's per
-    lane in the default build) in the vector body, std::pow in the scalar code."""
+    """pow_tensor_tensor_kernel for float32 or float64 arrays of one dtype: `base.pow(exp)`
+    (SLEEF's powf/powd u10; libm's per lane in the default build) in the vector body,
+    std::pow in the scalar code (glibc's powf or pow)."""
     with np.errstate(all="ignore"):
-        return pointwise.apply_many([base, exponent], vector_lib(_F64)["pow"], LIBM64["pow"])
+        return pointwise.apply_many([base, exponent], vector_lib(base.dtype)["pow"],
+                                    _lib(False, base.dtype)["pow"])
 

@@ -73,7 +73,7 @@ def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
             return one / np.sqrt(base)
         if e == 0.5:
             return unary("sqrt", base)  # torch's pow kernel calls sqrt_kernel
-    if base.dtype == np.float64:
+    if base.dtype in (np.float32, np.float64):
         return kernels.pow_tensor(base, exponent)
     return np.power(base.astype(np.float64), exponent.astype(np.float64)).astype(base.dtype)
 

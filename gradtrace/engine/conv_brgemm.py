@@ -1,5 +1,5 @@
 """The input gradient of a strided float32 convolution in the order oneDNN's
-`brgconv_strided:avx2` kernel (src/cpu/x64/jit_brgemm_conv_bwd_strided.cpp, Apache-2.0)
+`brgconv_strided:avx2` (and `:avx512_core`) kernel (src/cpu/x64/jit_brgemm_conv_bwd_strided.cpp, Apache-2.0)
 computes it, in vectorised numpy. torch 2.13 sends the data gradient of every strided 2-D
 (and 1-D) convolution through oneDNN to it on an AVX2 CPU (ONEDNN_VERBOSE:
 `brgconv_strided:avx2`), and a strided transposed convolution's forward too
@@ -34,6 +34,7 @@ from .fp32 import FmaChain
 _SIMD = 8  # AVX2 float32 lanes (acc_simd_w)
 _IC_BLOCK = 32  # the diff_src channel block measured for 16 and for 32 or more channels
 _MAX_OC = 512  # past it the channel block varies with the channel counts (768: measured)
+_AVX512_MAX_BLOCK = 64  # AVX-512: Conv2d(24..48, 512, 4, stride 2)'s test splits (measured)
 
 
 @functools.lru_cache(maxsize=1)
@@ -62,7 +63,14 @@ def _ic_block(ic: int) -> int | None:
 
 
 def _split(ic: int, oc: int, kw: int) -> bool | None:
-    """Whether every tap is its own call; None when the unmeasured channel block decides."""
+    """Whether every tap is its own call; None when the unmeasured channel block decides.
+    On AVX-512 (`brgconv_strided:avx512_core`, the same calls and chains, measured) the
+    block the test reads is not known: only weights too few to reach the budget with any
+    block up to 64 channels are known not to split."""
+    from . import onednn
+
+    if onednn.AVX512_CORE:
+        return None if _split_taps(oc, _AVX512_MAX_BLOCK, kw) else False
     block = _ic_block(ic)
     if block is not None:
         return _split_taps(oc, block, kw)

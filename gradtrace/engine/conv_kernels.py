@@ -101,13 +101,13 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         return False
     if direction == "forward" and not onednn.AVX512_CORE and padding[-1] > MAX_LEFT_PAD:
         return False
-    if direction == "input" and strided and not onednn.AVX512_CORE:
+    if direction == "input" and strided:
         from .conv_brgemm import strided_input_order_known
 
         if w_shape[3] >= 14 or not strided_input_order_known(x_shape, w_shape, stride,
                                                               dilation):
             return False
-    elif direction == "input" and (strided or w_shape[3] >= 14):
+    elif direction == "input" and w_shape[3] >= 14:
         return False
     if direction == "weight" and not avx512_weight_kernel(x_shape, w_shape, stride, padding,
                                                           dilation):

@@ -430,7 +430,7 @@ class ConvolutionBackwardBackward0(Function):
             if plan is not None:
                 xs, ws, st, pad, dil = plan
                 g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
-                if not onednn.AVX512_CORE and any(s != 1 for s in st):
+                if any(s != 1 for s in st):
                     gi = conv_brgemm.backward_input_strided(g4, wa.reshape(ws), xs, st, pad)
                 else:
                     kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels

@@ -1,8 +1,9 @@
 """The input gradient of a strided float32 convolution in the order oneDNN's
 `brgconv_strided:avx2` (and `:avx512_core`) kernel
-(src/cpu/x64/jit_brgemm_conv_bwd_strided.cpp, Apache-2.0) computes it, in vectorised numpy. torch 2.13 sends the data gradient of every strided 2-D
-(and 1-D) convolution through oneDNN to it on an AVX2 CPU (ONEDNN_VERBOSE:
-`brgconv_strided:avx2`), and a strided transposed convolution's forward too
+(src/cpu/x64/jit_brgemm_conv_bwd_strided.cpp, Apache-2.0) computes it, in vectorised
+numpy. torch 2.13 sends the data gradient of every strided 2-D (and 1-D) convolution
+through oneDNN to it (ONEDNN_VERBOSE: `brgconv_strided:avx2`, `:avx512_core` on an AVX-512
+CPU), and a strided transposed convolution's forward too
 (`brg_deconv:avx2+brgconv_strided:avx2`).
 
 Each input element is a sum of brgemm calls' results; each call is one chain of fused

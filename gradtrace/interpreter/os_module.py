@@ -52,7 +52,7 @@ class RunFiles:
 
     def __init__(self, interp: Interpreter):
         self.interp = interp
-        self.folders: set[str] = set()
+        self.folders = interp.run_folders
 
     def files(self) -> Any:
         return self.interp.saved_files.keys()  # (kept under their file_key)
@@ -106,6 +106,17 @@ def _remove_sig(path, *, dir_fd=None): pass  # type: ignore[no-untyped-def]  # n
 def _listdir_sig(path=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
 def _getenv_sig(key, default=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
 def _cpu_count_sig(): pass  # type: ignore[no-untyped-def]  # noqa: E704
+
+
+def missing_parent(interp: Interpreter, path: str) -> str | None:
+    """The parent folder of `path` that torch.save's file writer would not find (its words
+    name the folder as the path gives it), else None. A run starts in an empty folder, so a
+    relative path's parent exists only if the run made it (or saved a file in it); an
+    absolute path's parents are the machine's, unknown here, so trusted."""
+    parent = posixpath.dirname(path)
+    if not parent or posixpath.isabs(path) or RunFiles(interp).is_folder(parent):
+        return None
+    return parent
 
 
 def os_namespaces(interp: Interpreter, files: RunFiles) -> dict[str, stdlib.Namespace]:

@@ -60,6 +60,9 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
         "numpy._core._exceptions._UFuncCastingError",
     "SystemExit": "BaseException",  # sys.exit(): ends the run with its status (runner.py)
     "GeneratorExit": "BaseException",  # what gen.close() raises at the suspended yield
+    # never raised by gradtrace itself, but named by scripts' `except KeyboardInterrupt:`
+    # around training loops (Python evaluates the name when another error passes by)
+    "KeyboardInterrupt": "BaseException",
     "Warning": "Exception",  # what warnings.warn takes, and raises under an "error" filter
     "TracerWarning": "Warning",  # torch.jit.TracerWarning (torch.jit._trace)
     **{kind: "Warning" for kind in (

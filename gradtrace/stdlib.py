@@ -24,7 +24,7 @@ from .engine.generator import Generator
 from .engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .engine.node import Node
 from .engine.ops import sampling, tensor_info
-from .engine.ops.views import torch_strides
+from .engine.ops.views import tensor_strides
 from .engine.saved_hooks import disable_saved_tensors_hooks, saved_tensors_hooks
 from .engine.shapes import Size, wrap_dim
 from .engine.storage import data_ptr, storage, untyped_storage
@@ -245,7 +245,7 @@ def _is_contiguous(t: Tensor, memory_format: Any = None) -> bool:
 
 
 def _stride(t: Tensor, dim: Any = None) -> Any:
-    strides = torch_strides(t.array)
+    strides = tensor_strides(t)
     if dim is None:
         return strides
     return strides[wrap_dim(dim, t.array.ndim)] if t.array.ndim else 1

@@ -53,6 +53,15 @@ NOT_YET = {
                                    "unsigned dtypes, whose ops torch implements one by one "
                                    "(mul and sum but not add, neg or lt: \"add_stub\" not "
                                    "implemented for 'UInt16')",
+    "gh_hobinkwak_integrated_expected_gradients": "the input gradient of the CNN's "
+                                                  "Conv2d(32, 64, 3, padding=1) on a batch "
+                                                  "of 8 14x14 maps (the 8 interpolation "
+                                                  "steps) differs from torch's AVX2 oneDNN "
+                                                  "backward-data in the last bits (a batch "
+                                                  "of 1 is exact), so the attributions' "
+                                                  "6th-8th digits differ; the numpy side "
+                                                  "(torch.Size shapes) and the closing "
+                                                  "no-CUDA error match",
 }
 
 
@@ -69,7 +78,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 482
+    assert len(CASES) == 496
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

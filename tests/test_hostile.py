@@ -182,6 +182,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("exc_class_internals.gt", "NotSupportedError"), ("exc_str_recursion.gt", "RecursionError"),
     ("exc_str_not_string.gt", "TypeError"), ("exc_subclass_system_exit.gt", "NotSupportedError"),
     ("exc_new_refused.gt", "NotSupportedError"), ("exc_deep_hierarchy.gt", "LimitError"),
+    ("exc_keyboard_interrupt_internals.gt", "NotSupportedError"),
     ("types_namespace_dunder.gt", "NotSupportedError"),
     ("logging_file_handler.gt", "NotSupportedError"),
     ("logging_record_dunder.gt", "NotSupportedError"),

@@ -276,3 +276,17 @@ def test_raising_system_exit_ends_the_run_with_its_code_as_sys_exit_does():
                    "    print(e.value, repr(e))\n")
     same_as_python("for e in (ValueError('bad', 3), KeyError('k'), RuntimeError(), "
                    "TypeError('one')):\n    print(repr(e), e.args, str(e))\n")
+
+
+def test_except_keyboard_interrupt_around_a_training_loop_lets_other_errors_pass():
+    # char-rnn's train.py wraps its loop in `try: ... except KeyboardInterrupt: save()`:
+    # the clause's name is evaluated when another error passes by, so it must exist
+    same_as_python("try:\n    try:\n        [][1]\n    except KeyboardInterrupt:\n"
+                   "        print('no')\nexcept IndexError as e:\n    print('index', e)\n"
+                   "print(issubclass(KeyboardInterrupt, BaseException),"
+                   " issubclass(KeyboardInterrupt, Exception))\n"
+                   "try:\n    raise KeyboardInterrupt('stop')\nexcept Exception:\n"
+                   "    print('caught as Exception')\nexcept BaseException as e:\n"
+                   "    print(repr(e), type(e).__name__)\n")
+    error = run_text("raise KeyboardInterrupt\n").error
+    assert error is not None and error.kind == "KeyboardInterrupt"

@@ -29,6 +29,7 @@ from ..errors import (
 from . import limits
 from .meta import NO_NUMPY, MetaArray
 from .ops.creation import WARNINGS
+from .shapes import Size
 from .tensor import Tensor
 
 NUMERIC_KINDS = frozenset("biufc")
@@ -101,7 +102,7 @@ def raw(value: Any, depth: int = 0) -> Any:
     if kind in (bool, int, float, str, slice, type(None), type(...)) or \
             isinstance(value, (np.generic, np.dtype)):
         return value
-    if kind is list or kind is tuple:
+    if kind is list or kind is tuple or kind is Size:  # torch.Size: the tuple it is
         if depth > MAX_DEPTH:
             raise NotSupportedError(f"a list nested deeper than {MAX_DEPTH} levels is not "
                                     "supported by numpy")

@@ -96,6 +96,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.stderr_stream = ScriptStream("stderr", self.stderr)  # sys.stderr
         self.warnings = Warnings(self)  # the warnings filters and where warnings go
         self.builtins = make_builtins(self)
+        self.run_folders: set[str] = set()  # the folders os.makedirs made (os_module.py)
         self.modules = make_modules(self)
         self.library = Library(self)
         self.tensor_dicts = TensorDicts()  # what the script stores on tensors (`t.g = ...`)

@@ -19,13 +19,13 @@ import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..engine.ndarray import ndarray
-from ..errors import LimitExceeded, NotSupportedError, ScriptError
+from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchRuntimeError
 from .collection_types import defaultdict, deque, partial
 from .copying import pickled_copy
 from .library import intrinsic
 from .memory_io import BytesIO
 from .objects import Instance, ScriptClass, UserFunction, type_name
-from .os_module import file_key
+from .os_module import file_key, missing_parent
 from .path_module import path_text
 
 if TYPE_CHECKING:
@@ -53,6 +53,9 @@ def save_to_memory(interp: Interpreter, obj: Any, f: Any) -> None:
     if not isinstance(f, str):
         raise NotSupportedError(f"torch.save to a {type_name(f)}: gradtrace keeps saved files "
                                 "in memory, by file name (a str)")
+    parent = missing_parent(interp, f)
+    if parent is not None:
+        raise TorchRuntimeError(f"Parent directory {parent} does not exist.")
     files = interp.saved_files
     key = file_key(f)
     if key not in files and len(files) >= MAX_FILES:

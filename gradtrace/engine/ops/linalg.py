@@ -25,7 +25,7 @@ from .views import (
     signed,
     squeeze,
     t,
-    torch_strides,
+    tensor_strides,
     unsafe_view,
     unsqueeze,
     view,
@@ -40,7 +40,7 @@ def _save_matrix(node: Function, key: str, m: Tensor, needed: bool, own_grad: bo
     """torch saves a matrix only when the other input needs it, its strides only for itself."""
     node.save(key, m if needed else None)
     node.save_attr(**{f"{key}_sym_sizes": m.array.shape,
-                      f"{key}_sym_strides": torch_strides(m.array) if own_grad else ()})
+                      f"{key}_sym_strides": tensor_strides(m) if own_grad else ()})
 
 
 def _check_matrix(a: Tensor, b: Tensor, name_a: str = "self", name_b: str = "mat2") -> None:

@@ -61,6 +61,21 @@ def torch_strides(array: np.ndarray) -> tuple[int, ...]:
     return tuple(s // array.itemsize for s in array.strides)
 
 
+def tensor_strides(t: Tensor) -> tuple[int, ...]:
+    """A tensor's strides as torch reports them. Like `torch_strides`, except that a view
+    keeps the strides its view op gave its size-1 dimensions: torch's t() of a contiguous
+    (n, 1) matrix has strides (1, 1), not the (n, 1) of a fresh (1, n) tensor, and numpy's
+    transposes, permutations and slices keep them the same way (a newaxis' 0 aside, which
+    torch's unsqueeze never gives). mm's backward tests them (column-major or not)."""
+    array = t.array
+    strides = torch_strides(array)
+    if (t._base is None or type(array) is MetaArray or not array.flags.c_contiguous
+            or 1 not in array.shape):
+        return strides
+    return tuple(s // array.itemsize if n == 1 and s else c
+                 for n, s, c in zip(array.shape, array.strides, strides, strict=True))
+
+
 def warn(message: str) -> None:
     from .creation import WARNINGS
 

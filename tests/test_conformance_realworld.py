@@ -53,15 +53,6 @@ NOT_YET = {
                                    "unsigned dtypes, whose ops torch implements one by one "
                                    "(mul and sum but not add, neg or lt: \"add_stub\" not "
                                    "implemented for 'UInt16')",
-    "gh_hobinkwak_integrated_expected_gradients": "the input gradient of the CNN's "
-                                                  "Conv2d(32, 64, 3, padding=1) on a batch "
-                                                  "of 8 14x14 maps (the 8 interpolation "
-                                                  "steps) differs from torch's AVX2 oneDNN "
-                                                  "backward-data in the last bits (a batch "
-                                                  "of 1 is exact), so the attributions' "
-                                                  "6th-8th digits differ; the numpy side "
-                                                  "(torch.Size shapes) and the closing "
-                                                  "no-CUDA error match",
 }
 
 

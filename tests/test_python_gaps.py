@@ -276,3 +276,7 @@ def test_raising_system_exit_ends_the_run_with_its_code_as_sys_exit_does():
                    "    print(e.value, repr(e))\n")
     same_as_python("for e in (ValueError('bad', 3), KeyError('k'), RuntimeError(), "
                    "TypeError('one')):\n    print(repr(e), e.args, str(e))\n")
+
+
+def test_instance_dict_and_vars_are_the_live_attributes_as_python_has_them():
+    same_as_python(snippet("instance_dict"))

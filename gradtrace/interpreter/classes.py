@@ -40,7 +40,7 @@ from .objects import (
     is_dunder,
     type_name,
 )
-from .slots import check_slot
+from .slots import check_slot, slot_names
 
 REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's internals
     "__dict__", "__weakref__", "__slots__", "__mro__", "__bases__", "__base__",
@@ -206,12 +206,23 @@ class ClassRuntime:
                 return cls
             if name == "__dict__" and cls.builtin is dict and obj.attrs is obj.value:
                 return obj  # `self.__dict__ = self` (then `self.__dict__.update(kw)`)
-            if name in REFUSED_DUNDERS:
+            if name == "__dict__" and self.dict_readable(cls):
+                if slot_names(self, cls) is None:  # (else it has none: AttributeError)
+                    return obj.attrs  # live, as Python's: `fmt.format(**self.__dict__)`
+            elif name in REFUSED_DUNDERS:
                 raise refused(f"'{cls.name}' objects", name)
         hook = cls.lookup("__getattr__")
         if hook is not MISSING:
             return self.call_bound(hook, obj, (name,))
         raise attribute_error(f"'{cls.name}' object has no attribute '{name}'")
+
+    def dict_readable(self, cls: ScriptClass) -> bool:
+        """Whether a script may read `__dict__` of a `cls` instance: its attributes are
+        Python's own only when no library class (a Module's or optimizer's attributes are
+        not torch's), builtin exception (its `args`) or enumeration is behind it."""
+        modules = self.library.modules
+        return (cls.exception_kind is None and cls.enum is None
+                and not any(klass.module in modules for klass in cls.mro))
 
     def instance_setattr(self, obj: Instance, name: str, value: Any) -> None:
         hook = obj.cls.lookup("__setattr__")

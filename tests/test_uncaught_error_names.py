@@ -127,11 +127,19 @@ NAME_ERRORS = {
     "first_of_ties": "bat = 1\ncat = 2\nprint(at)\n",
     "caught_then_uncaught": "value = 3\ntry:\n    valeu\nexcept NameError as e:\n"
                             "    print(e)\nprint(valeu)\n",
+    "attribute_method": "class M:\n    def __init__(self):\n        self.count = 0\n"
+                        "    def update(self, v):\n        self.count += v\nM().updat(1)\n",
+    "attribute_instance": "class M:\n    def __init__(self):\n        self.value = 0\n"
+                          "M().valeu\n",
+    "attribute_dunder_near": "class M:\n    pass\nM().__init_\n",
+    "attribute_dict_subclass": "class D(dict):\n    pass\nD().itmes()\n",
+    "attribute_getattr_hook": "class M:\n    value = 1\n    def __getattr__(self, name):\n"
+                              "        raise AttributeError(name)\nM().valeu\n",
 }
 
 
 @pytest.mark.parametrize("name", sorted(NAME_ERRORS))
-def test_uncaught_name_error_offers_pythons_did_you_mean(name):
+def test_uncaught_name_and_attribute_errors_offer_pythons_did_you_mean(name):
     text = NAME_ERRORS[name]
     assert gradtrace_uncaught(text) == python_uncaught(text)
 

@@ -41,6 +41,7 @@ from .objects import (
     type_name,
 )
 from .slots import check_slot, slot_names
+from .suggestions import closest, instance_dir
 
 REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's internals
     "__dict__", "__weakref__", "__slots__", "__mro__", "__bases__", "__base__",
@@ -213,8 +214,20 @@ class ClassRuntime:
                 raise refused(f"'{cls.name}' objects", name)
         hook = cls.lookup("__getattr__")
         if hook is not MISSING:
-            return self.call_bound(hook, obj, (name,))
-        raise attribute_error(f"'{cls.name}' object has no attribute '{name}'")
+            if not self.dict_readable(cls):
+                return self.call_bound(hook, obj, (name,))
+            try:
+                return self.call_bound(hook, obj, (name,))
+            except ScriptError as err:
+                # (Python gives an AttributeError its load's object and name when it has
+                # none, for the suggestion it shows uncaught)
+                if err.kind == "AttributeError" and err.suggest is None:
+                    err.suggest = lambda: closest(name, instance_dir(obj))
+                raise
+        err = attribute_error(f"'{cls.name}' object has no attribute '{name}'")
+        if self.dict_readable(cls):  # (a library object's names are not torch's)
+            err.suggest = lambda: closest(name, instance_dir(obj))
+        raise err
 
     def dict_readable(self, cls: ScriptClass) -> bool:
         """Whether a script may read `__dict__` of a `cls` instance: its attributes are

@@ -1,4 +1,4 @@
-"""Python's "Did you mean: 'out'?" under an uncaught NameError: CPython 3.11's
+"""Python's "Did you mean: 'out'?" under an uncaught NameError or AttributeError: CPython 3.11's
 Python/suggestions.c, which the interpreter's last-resort printer asks for a name close
 to the missing one (a weighted Levenshtein distance, case flips cheaper) among the
 failing frame's local variable names, then its module's globals, then the builtins. It
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins as py
 from collections.abc import Iterable
+from typing import Any
 
 MAX_CANDIDATE_ITEMS = 750
 MAX_STRING_SIZE = 40
@@ -101,3 +102,22 @@ def name_error_suggestion(name: str, local_names: Iterable[str],
         if found is not None:
             return found
     return None
+
+
+# what every class's namespace adds to a plain Python class's dir() (`__dict__` and
+# `__weakref__` descriptors, `__module__`, the docstring slot)
+CLASS_NAMESPACE = ("__module__", "__dict__", "__weakref__", "__doc__")
+
+
+def instance_dir(obj: Any) -> list[str]:
+    """dir() of a script class's instance, as object.__dir__ makes it: its own attribute
+    names and its classes' (object's included, and the builtin type or exception it
+    derives from), sorted: what offer_suggestions_for_attribute_error searches."""
+    names = {key for key in obj.attrs if type(key) is str}
+    names.update(dir(object), CLASS_NAMESPACE)
+    cls = obj.cls
+    for klass in cls.mro:
+        names.update(key for key in klass.attrs if type(key) is str)
+    if cls.builtin is not None:
+        names.update(dir(cls.builtin))
+    return sorted(names)

@@ -6,6 +6,7 @@ else (syntax, unsupported features, limits) ends the run.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .source import Source, Span
@@ -149,6 +150,8 @@ class GradtraceError(Exception):
 
     kind = "Error"
     note: str | None = None  # a line for the user under the uncaught error, not its message
+    # Python's "Did you mean" when uncaught (a NameError's), asked for only then
+    suggest: Callable[[], str | None] | None = None
 
     def __init__(self, message: str, span: Span | None = None, kind: str | None = None):
         super().__init__(message)
@@ -173,6 +176,13 @@ class GradtraceError(Exception):
         return "\n".join(parts)
 
     @property
+    def uncaught_message(self) -> str:
+        """The message as Python's last-resort printer shows it: with ". Did you mean:
+        'x'?" when it finds a name close to the missing one (interpreter/suggestions.py)."""
+        found = self.suggest() if self.suggest is not None else None
+        return self.message if found is None else f"{self.message}. Did you mean: '{found}'?"
+
+    @property
     def printed_kind(self) -> str:
         """The kind as Python's traceback names it uncaught (`torch._C._LinAlgError`)."""
         return PRINTED_KINDS.get(self.kind, self.kind)
@@ -180,7 +190,8 @@ class GradtraceError(Exception):
     def format_one(self, source: Source | None = None) -> str:
         """This error alone: `file:line:col: Kind: message`, the source line, a caret."""
         kind = self.printed_kind
-        head = f"{kind}: {self.message}" if self.message else kind
+        message = self.uncaught_message
+        head = f"{kind}: {message}" if message else kind
         if source is None or self.span is None:
             return head if source is None else f"{source.name}: {head}"
         where = f"{source.name}:{self.span.line}:{self.span.column}"

@@ -49,7 +49,8 @@ def assert_matches_torch(case: Path, recorded: str = "") -> None:
     err_file = case.with_suffix(f"{suffix}.err")
     if err_file.exists():
         assert error is not None, "torch raised, gradtrace did not"
-        assert f"{error.printed_kind}: {error.message}".strip() == err_file.read_text().strip()
+        uncaught = f"{error.printed_kind}: {error.uncaught_message}"
+        assert uncaught.strip() == err_file.read_text().strip()
     else:
         assert error is None, error.format()
 

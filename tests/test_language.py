@@ -139,7 +139,7 @@ def test_starred_unpacking_reads_one_item_past_the_targets_only():
 
 
 @pytest.mark.parametrize("expression", [
-    "A.__dict__", "a.__dict__", "a.__mro__", "a.__bases__", "A.__subclasses__",
+    "A.__dict__", "a.__dict__.__class__", "a.__mro__", "a.__bases__", "A.__subclasses__",
     "object.__subclasses__", "a.f.__func__.__globals__", "a.f.__func__.__code__",
     "type(a).__dict__", "super(A, a).__getattribute__", "len.__self__",
     "(lambda: 0).__closure__", "A.p.fget.__code__", "int.__subclasses__",
@@ -147,6 +147,13 @@ def test_starred_unpacking_reads_one_item_past_the_targets_only():
 def test_python_internals_are_refused_through_every_object_kind(expression):
     err = error("class A:\n    def f(self):\n        return 1\n    @property\n    def p(self):\n"
                 f"        return 2\na = A()\nprint({expression})\n")
+    assert isinstance(err, NotSupportedError), err
+
+
+def test_an_instance_dict_is_its_live_attributes_but_not_a_library_objects():
+    assert out("class A:\n    pass\na = A()\na.__dict__['x'] = 1\na.y = 2\n"
+               "print(a.x, a.__dict__, vars(a) is a.__dict__)\n") == "1 {'x': 1, 'y': 2} True\n"
+    err = error("import torch\nprint(torch.nn.Linear(1, 1).__dict__)\n")
     assert isinstance(err, NotSupportedError), err
 
 

@@ -290,3 +290,7 @@ def test_except_keyboard_interrupt_around_a_training_loop_lets_other_errors_pass
                    "    print(repr(e), type(e).__name__)\n")
     error = run_text("raise KeyboardInterrupt\n").error
     assert error is not None and error.kind == "KeyboardInterrupt"
+
+
+def test_instance_dict_and_vars_are_the_live_attributes_as_python_has_them():
+    same_as_python(snippet("instance_dict"))

@@ -29,7 +29,7 @@ def python_uncaught(text: str) -> str:
 def gradtrace_uncaught(text: str) -> str:
     result = run_text(text)
     assert result.error is not None, "expected an uncaught error"
-    return f"{result.error.printed_kind}: {result.error.message}".strip()
+    return f"{result.error.printed_kind}: {result.error.uncaught_message}".strip()
 
 
 STDLIB = {
@@ -115,3 +115,35 @@ def test_the_cli_line_of_an_uncaught_gradcheck_error_names_its_module():
     result = run_text(textwrap.dedent(TORCH["gradcheck"]))
     assert result.error.format(result.source).startswith(
         "<script>:13:1: torch.autograd.gradcheck.GradcheckError: Jacobian mismatch")
+
+
+NAME_ERRORS = {
+    "module_global": "import torch\nout = torch.ones(2)\nprint(ou.shape)\n",
+    "function_local_first": "gama_g = 1\ndef f(alpha, betta):\n    gamma = 1\n    return gama\n"
+                            "f(1, 2)\n",
+    "builtin": "lst = [1]\nprnt(lst)\n",
+    "case_flip": "Model = 1\nprint(model)\n",
+    "too_far": "abcdef = 1\nprint(xyz)\n",
+    "first_of_ties": "bat = 1\ncat = 2\nprint(at)\n",
+    "caught_then_uncaught": "value = 3\ntry:\n    valeu\nexcept NameError as e:\n"
+                            "    print(e)\nprint(valeu)\n",
+    "attribute_method": "class M:\n    def __init__(self):\n        self.count = 0\n"
+                        "    def update(self, v):\n        self.count += v\nM().updat(1)\n",
+    "attribute_instance": "class M:\n    def __init__(self):\n        self.value = 0\n"
+                          "M().valeu\n",
+    "attribute_dunder_near": "class M:\n    pass\nM().__init_\n",
+    "attribute_dict_subclass": "class D(dict):\n    pass\nD().itmes()\n",
+    "attribute_getattr_hook": "class M:\n    value = 1\n    def __getattr__(self, name):\n"
+                              "        raise AttributeError(name)\nM().valeu\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAME_ERRORS))
+def test_uncaught_name_and_attribute_errors_offer_pythons_did_you_mean(name):
+    text = NAME_ERRORS[name]
+    assert gradtrace_uncaught(text) == python_uncaught(text)
+
+
+def test_a_caught_name_error_message_has_no_suggestion():
+    assert run_text("value = 3\ntry:\n    valeu\nexcept NameError as e:\n    print(str(e))\n"
+                    ).stdout == "name 'valeu' is not defined\n"

@@ -31,6 +31,7 @@ from .objects import (
     type_name,
 )
 from .protocols import ITERABLES, SIZED
+from .slots import slot_names
 from .system_modules import Quitter
 from .text_io import WRITABLE
 from .typecheck import TypeBuiltin
@@ -276,9 +277,9 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         self.del_attribute(obj, attribute_name(name, ""))
 
     def script_vars(*args: Any) -> dict[str, Any]:
-        """vars(obj) of an instance: a copy of its attributes, in the order they were set
-        (Python's is the live __dict__; writing through it would bypass setattr's
-        checks, so a script's writes do not reach the instance)."""
+        """vars(obj) of an instance: its `__dict__`, live as Python's where a script may
+        read that (classes.dict_readable), else a copy of its attributes in the order they
+        were set (a library object's, whose attributes are not torch's own)."""
         if len(args) != 1:
             if not args:
                 raise NotSupportedError("vars() without an argument (the local scope) is "
@@ -288,7 +289,11 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         if type(obj) is Instance:
             if obj.cls.builtin is dict and obj.attrs is obj.value:
                 return obj  # `self.__dict__ = self`: the dict is the instance itself
-            return dict(obj.attrs)
+            if not self.dict_readable(obj.cls):
+                return dict(obj.attrs)
+            if slot_names(self, obj.cls) is not None:
+                raise TorchTypeError("vars() argument must have __dict__ attribute")
+            return obj.attrs
         if isinstance(obj, (int, float, str, bool, list, tuple, dict, set, frozenset,
                             type(None))) or isinstance(obj, Tensor):
             raise TorchTypeError("vars() argument must have __dict__ attribute")

@@ -40,7 +40,8 @@ from .objects import (
     is_dunder,
     type_name,
 )
-from .slots import check_slot
+from .slots import check_slot, slot_names
+from .suggestions import closest, instance_dir
 
 REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's internals
     "__dict__", "__weakref__", "__slots__", "__mro__", "__bases__", "__base__",
@@ -206,12 +207,35 @@ class ClassRuntime:
                 return cls
             if name == "__dict__" and cls.builtin is dict and obj.attrs is obj.value:
                 return obj  # `self.__dict__ = self` (then `self.__dict__.update(kw)`)
-            if name in REFUSED_DUNDERS:
+            if name == "__dict__" and self.dict_readable(cls):
+                if slot_names(self, cls) is None:  # (else it has none: AttributeError)
+                    return obj.attrs  # live, as Python's: `fmt.format(**self.__dict__)`
+            elif name in REFUSED_DUNDERS:
                 raise refused(f"'{cls.name}' objects", name)
         hook = cls.lookup("__getattr__")
         if hook is not MISSING:
-            return self.call_bound(hook, obj, (name,))
-        raise attribute_error(f"'{cls.name}' object has no attribute '{name}'")
+            if not self.dict_readable(cls):
+                return self.call_bound(hook, obj, (name,))
+            try:
+                return self.call_bound(hook, obj, (name,))
+            except ScriptError as err:
+                # (Python gives an AttributeError its load's object and name when it has
+                # none, for the suggestion it shows uncaught)
+                if err.kind == "AttributeError" and err.suggest is None:
+                    err.suggest = lambda: closest(name, instance_dir(obj))
+                raise
+        err = attribute_error(f"'{cls.name}' object has no attribute '{name}'")
+        if self.dict_readable(cls):  # (a library object's names are not torch's)
+            err.suggest = lambda: closest(name, instance_dir(obj))
+        raise err
+
+    def dict_readable(self, cls: ScriptClass) -> bool:
+        """Whether a script may read `__dict__` of a `cls` instance: its attributes are
+        Python's own only when no library class (a Module's or optimizer's attributes are
+        not torch's), builtin exception (its `args`) or enumeration is behind it."""
+        modules = self.library.modules
+        return (cls.exception_kind is None and cls.enum is None
+                and not any(klass.module in modules for klass in cls.mro))
 
     def instance_setattr(self, obj: Instance, name: str, value: Any) -> None:
         hook = obj.cls.lookup("__setattr__")

@@ -37,6 +37,7 @@ from .objects import (
 )
 from .operators import BINOPS, COMPARE, NUMBERS, TENSOR_BINOPS, TENSOR_RBINOPS, UNARY
 from .runtime import PYTHON_ERRORS, Code, Frame, short_int
+from .suggestions import name_error_suggestion
 from .union_types import is_union_operand, union
 
 # a %-format conversion's flags, width and precision (group 1), as printf-style formatting
@@ -62,12 +63,18 @@ class ExpressionCompiler:
         builtins = self.builtins
         scope = self._scope
 
-        def missing() -> Any:
+        module_vars = self._module_frame.vars
+
+        def missing(frame: Frame) -> Any:
             if name in builtins:
                 return builtins[name]
             if name in stdlib.NOT_SUPPORTED_BUILTINS:
                 raise NotSupportedError(stdlib.NOT_SUPPORTED_BUILTINS[name], span)
-            raise ScriptError(f"name '{name}' is not defined", span, kind="NameError")
+            err = ScriptError(f"name '{name}' is not defined", span, kind="NameError")
+            # (a function's own variables first; a module's frame has none of its own)
+            local_vars = frame.vars if frame.function is not None else {}
+            err.suggest = lambda: name_error_suggestion(name, local_vars, module_vars)
+            raise err
 
         # (`name in vars` then `vars[name]`: two opcodes, cheaper than a `.get` call)
         if scope.kind == "function" and name in scope.locals:
@@ -83,7 +90,7 @@ class ExpressionCompiler:
             module = self._module_frame.vars
 
             def load_global(frame: Frame) -> Any:
-                return module[name] if name in module else missing()
+                return module[name] if name in module else missing(frame)
 
             return load_global
 
@@ -94,7 +101,7 @@ class ExpressionCompiler:
                 if name in variables:
                     return variables[name]
                 f = f.parent
-            return missing()
+            return missing(frame)
 
         return load
 

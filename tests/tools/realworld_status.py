@@ -77,12 +77,12 @@ def run_case(case: Path, recorded: str) -> Outcome:
     err_file = case.with_suffix(".err")
     expected_err = err_file.read_text().strip() if err_file.exists() else None
     error = result.error
-    got_err = f"{error.printed_kind}: {error.message}".strip() if error else None
+    got_err = f"{error.printed_kind}: {error.uncaught_message}".strip() if error else None
     if stdout == expected and got_err == expected_err:
         return Outcome(case.stem, True)
     if error is not None and got_err != expected_err:
         line = error.span.line if error.span else None
-        text = f"{error.printed_kind}: {error.message}"
+        text = f"{error.printed_kind}: {error.uncaught_message}"
         if line:
             text += f" — `{case.read_text().splitlines()[line - 1].strip()}`"
         group = next((label for label, pat in GROUPS if re.search(pat, text)),

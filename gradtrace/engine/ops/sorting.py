@@ -25,6 +25,7 @@ from .reductions import (
     gather_with_keepdimed_indices,
     value_selecting_backward,
 )
+from .std_sort import std_sort_order
 from .views import saved_int, signed
 
 
@@ -202,13 +203,14 @@ def median(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 def mode(a: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """The most frequent value along dim (the smallest among equally frequent ones) and
-    the index of its last occurrence, as torch's CPU kernel finds them."""
+    the index its copies' sort leaves last, as torch's CPU kernel finds them: it sorts
+    (value, index) pairs by value with std::sort, which is not stable (std_sort.py)."""
     d = wrap_dim(dim, a.array.ndim)
     x = np.moveaxis(a.array, d, -1) if a.array.ndim else a.array.reshape(1)
     rows = x.reshape(-1, x.shape[-1])
     idx = np.zeros(rows.shape[0], dtype=np.int64)
     for r, row in enumerate(rows):
-        order = np.lexsort((np.arange(row.size), row))
+        order = np.asarray(std_sort_order(row.tolist()), dtype=np.int64)
         values = row[order]
         best, best_len, start = 0, 0, 0
         for i in range(1, values.size + 1):

@@ -11,11 +11,10 @@ REGISTER_DISPATCH, which under AVX-512 registers nothing (the dispatcher then ta
 AVX2 one), and only the kernels registered with ALSO_REGISTER_AVX512_DISPATCH have
 AVX-512 code. Measured on an AVX-512 CPU (torch 2.13, `ATEN_CPU_CAPABILITY=avx2` against
 the default): sums, means, products, norms, variances, cumulative sums, layer/group/batch
-norms, pooling, upsampling, arange/linspace, losses, exp/log/tanh/sigmoid/erf and the
-rest give the same bits under both, while softmax/log_softmax, pow with a scalar
-exponent, atan2, sinh, cosh, logaddexp, softplus, mish, GELU (tanh), ELU/SELU/CELU
-differ. So `kernel()` is AVX2 under AVX-512 unless the caller's kernel is one of the
-latter (`AVX512_KERNEL`).
+norms, pooling, upsampling, arange/linspace, random numbers and losses give the same bits
+under both, while softmax/log_softmax, sigmoid, SiLU, logit, pow, atan2, sinh, cosh,
+logaddexp, softplus, mish, GELU, ELU/SELU/CELU differ. So `kernel()` is AVX2 under
+AVX-512 unless the caller's kernel is one of the latter (`AVX512_KERNEL`).
 """
 from __future__ import annotations
 

@@ -22,12 +22,12 @@ from .meta import META, elementwise_result, stands_on_meta
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 
 
-
 def _split_capability() -> str:
     """The capability of the kernels split here into a vector body and a scalar tail
     (sigmoid, silu, logit, GELU, ELU, softplus, mish, pow, logaddexp): ATen registers them
     for AVX-512 too (ALSO_REGISTER_AVX512_DISPATCH; measured, capability.py)."""
     return capability.kernel(capability.AVX512_KERNEL)
+
 
 def is_dense(x: np.ndarray) -> bool:
     """Non-overlapping and dense: some permutation of the dims is C-contiguous."""

@@ -76,7 +76,14 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     flat, row, contiguous = _iteration(x)
     if not contiguous:
         return None
-    n = x.size
+    mask = np.empty(x.size, bool)
+    mask[flat] = _vector_bodies(x.size, row, width)
+    return mask.reshape(x.shape)
+
+
+def _vector_bodies(n: int, row: int, width: int) -> np.ndarray:
+    """For n elements in iteration order, rows of `row` cut into threads' chunks: True in
+    each segment's whole vectors (`width` elements), False in its scalar tail."""
     it = np.arange(n)
     chunk = thread_chunk(n)
     c_start = it - it % chunk
@@ -84,10 +91,36 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     seg_start = np.maximum(c_start, r_start)
     seg_end = np.minimum(np.minimum(c_start + chunk, r_start + row), n)
     body = (seg_end - seg_start) // width * width
-    in_body = (it - seg_start) < body
-    mask = np.empty(n, bool)
-    mask[flat] = in_body
-    return mask.reshape(x.shape)
+    return (it - seg_start) < body
+
+
+def _broadcast_row(views: list[np.ndarray], itemsize: int) -> tuple[int, bool]:
+    """TensorIterator's inner loop over inputs broadcast to one shape (the output
+    C-contiguous): the trailing dims every operand's strides coalesce, and whether
+    cpu_kernel_vec vectorises it (every input contiguous there, or one of them a stride-0
+    scalar and the rest contiguous: is_contiguous_scalar)."""
+    shape = views[0].shape
+    out_strides = [itemsize] * len(shape)  # C-contiguous
+    for d in range(len(shape) - 2, -1, -1):
+        out_strides[d] = out_strides[d + 1] * shape[d + 1]
+    operands = [v.strides for v in views] + [tuple(out_strides)]
+    inner, first, expect = 1, None, None
+    for d in reversed(range(len(shape))):
+        if shape[d] == 1:
+            continue
+        strides = [s[d] for s in operands]
+        if first is None:
+            first, inner = strides, shape[d]
+        elif any(st != e for st, e in zip(strides, expect, strict=True)):
+            break
+        else:
+            inner *= shape[d]
+        expect = [st * shape[d] for st in strides]
+    if first is None:
+        return 1, True
+    ins = first[:-1]
+    scalars = sum(st == 0 for st in ins)
+    return inner, all(st in (0, itemsize) for st in ins) and scalars <= 1
 
 
 def thread_chunk(n: int) -> int:
@@ -171,21 +204,30 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
 def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
                scalar: Callable[..., np.ndarray], cap: str | None = None) -> np.ndarray:
     """`apply` for a kernel of several inputs (broadcast to one shape, the output
-    C-contiguous): the vector body and scalar tails follow the first full-shape input that
-    is not C-contiguous, else a contiguous output's; `vector` and `scalar` take and return
-    1-D arrays, one per input."""
+    C-contiguous): the vector body and scalar tails follow the operands' joint inner loop
+    when one is broadcast, else the first input that is not C-contiguous, else a
+    contiguous output's; `vector` and `scalar` take and return 1-D arrays, one per
+    input."""
     if META.used and any(stands_on_meta(a) for a in arrays):
         return elementwise_result(arrays, scalar)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     flats = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1) for a in arrays]
     if not flats[0].size:
         return np.empty(shape, np.result_type(*arrays))
-    lead = next((a for a in arrays if a.shape == shape and not a.flags.c_contiguous), None)
     dtype = np.result_type(*arrays)
-    mask = vector_mask(lead if lead is not None else np.empty(shape, dtype), cap)
-    if mask is None:
-        return scalar(*flats).reshape(shape)
-    m = mask.reshape(-1)
+    if any(a.shape != shape for a in arrays):  # broadcast: the operands' joint inner loop
+        row, vectorised = _broadcast_row([np.broadcast_to(a, shape) for a in arrays],
+                                         np.dtype(dtype).itemsize)
+        if not vectorised:
+            return scalar(*flats).reshape(shape)
+        width = 2 * capability.lanes(np.dtype(dtype).itemsize, cap or _split_capability())
+        m = _vector_bodies(flats[0].size, row, width)
+    else:
+        lead = next((a for a in arrays if not a.flags.c_contiguous), None)
+        mask = vector_mask(lead if lead is not None else np.empty(shape, dtype), cap)
+        if mask is None:
+            return scalar(*flats).reshape(shape)
+        m = mask.reshape(-1)
     out = np.empty(flats[0].size, dtype)
     out[m] = vector(*(f[m] for f in flats))
     out[~m] = scalar(*(f[~m] for f in flats))

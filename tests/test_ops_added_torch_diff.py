@@ -36,6 +36,9 @@ POINTWISE = [
     "P.pow(y)", "torch.pow(2.5, x)", "10 ** x", "P ** (y * 3)", "torch.pow(P, v)",
     "torch.linspace(0.1, 3, 77).pow(torch.linspace(-2, 2, 77))",
     "10 ** torch.linspace(-3, 0, 1000)",
+    "torch.linspace(-3, 3, 2000).unsqueeze(-1).pow(torch.tensor([1, 2, 3]))",
+    "(torch.linspace(0.5, 2, 40).unsqueeze(-1) + torch.zeros(37)) ** torch.linspace(-1, 1, 37)",
+    "torch.linspace(0.5, 2, 40).unsqueeze(-1) ** torch.linspace(-1, 1, 37)",
     "torch.remainder(torch.tensor([-1.5, 3.0, -4.5]), 1.5)", "torch.fmod(tgt, 2)",
     # clamp with tensor bounds, clamp_min/clamp_max
     "x.clamp(-P, P)", "x.clamp(min=v)", "x.clamp(max=v)", "x.clamp(v, 0.5)", "x.clamp(y, -P)",

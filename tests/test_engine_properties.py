@@ -6,7 +6,7 @@ central finite differences in float64; backward never depends on Python recursio
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gradtrace.engine import ops
@@ -70,6 +70,9 @@ def test_random_programs_match_finite_differences_in_float64(program):
     x_arr = rng.uniform(-1, 1, shape).astype(np.float64)
     y_arr = rng.uniform(-1, 1, other_shape).astype(np.float64)
     x, y, loss = build(shape, other_shape, steps, x_arr, y_arr)
+    # a central difference of step 1e-6 means nothing where the loss is astronomically large
+    # (exp of a pow of a pow reaches 1e53): there float64 cannot resolve the change
+    assume(abs(loss.item()) < 1e8)
     loss.backward()
     for leaf, arr, which in ((x, x_arr, 0), (y, y_arr, 1)):
         if leaf.grad is None:

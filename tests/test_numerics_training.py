@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 import training_cases as tc
 from numerics_data import Rates, floats, load, recorded_capabilities, same_bits
+from test_conformance import use_capability
 
-from gradtrace.engine import api, capability, exactness, onednn
+from gradtrace.engine import api, exactness
 from gradtrace.engine.tensor import Tensor
 
 CAPABILITIES = recorded_capabilities()
@@ -45,9 +46,7 @@ def run_case(index: int, case: tc.Case) -> tuple[list[np.ndarray], dict[str, np.
 
 @pytest.mark.parametrize("cap", CAPABILITIES)
 def test_training_ops_match_torch_bit_for_bit_where_claimed(cap, monkeypatch):
-    monkeypatch.setattr(capability, "CAPABILITY", cap)
-    # the AVX-512 recordings come from an AVX-512 CPU, whose oneDNN ran its AVX-512 kernels
-    monkeypatch.setattr(onednn, "AVX512_CORE", cap == "avx512")
+    use_capability(monkeypatch, cap)  # and the libraries as they ran where it was recorded
     cases = tc.training_cases()
     recorded = load(cap, "training")
     assert [r["name"] for r in recorded] == [c.name for c in cases]

@@ -24,6 +24,7 @@ import os
 KNOWN = ("default", "avx2", "avx512")
 
 
+@functools.cache
 def _cpuinfo(field: str) -> str:
     """The first /proc/cpuinfo line's value for `field` ('' where there is none)."""
     try:

@@ -22,11 +22,12 @@ from .meta import META, elementwise_result, stands_on_meta
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 
 
-def _split_capability() -> str:
-    """The capability of the kernels split here into a vector body and a scalar tail
-    (sigmoid, silu, logit, GELU, ELU, softplus, mish, pow, logaddexp): ATen registers them
-    for AVX-512 too (ALSO_REGISTER_AVX512_DISPATCH; measured, capability.py)."""
-    return capability.kernel(capability.AVX512_KERNEL)
+def _body_width(itemsize: int, cap: str | None) -> int:
+    """Elements of one vector-loop step (two vectors) of the kernels split here into a
+    vector body and a scalar tail (sigmoid, silu, logit, GELU, ELU, softplus, mish, pow,
+    logaddexp): ATen registers them for AVX-512 too (ALSO_REGISTER_AVX512_DISPATCH;
+    measured, capability.py), so they run at `cap` or the capability itself."""
+    return 2 * capability.lanes(itemsize, cap or capability.kernel(capability.AVX512_KERNEL))
 
 
 def is_dense(x: np.ndarray) -> bool:
@@ -72,7 +73,7 @@ def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
     None when no element is vectorised."""
     if x.size == 0:
         return None
-    width = 2 * capability.lanes(x.itemsize, cap or _split_capability())
+    width = _body_width(x.itemsize, cap)
     flat, row, contiguous = _iteration(x)
     if not contiguous:
         return None
@@ -187,7 +188,7 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
         return elementwise_result([x], scalar)
     if x.size == 0:
         return x.copy()
-    width = 2 * capability.lanes(x.itemsize, cap or _split_capability())
+    width = _body_width(x.itemsize, cap)
     if is_dense(x):
         return elementwise(x, lambda flat: _dense_split(flat, vector, scalar, width))
     mask = vector_mask(x, cap)
@@ -220,7 +221,7 @@ def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
                                          np.dtype(dtype).itemsize)
         if not vectorised:
             return scalar(*flats).reshape(shape)
-        width = 2 * capability.lanes(np.dtype(dtype).itemsize, cap or _split_capability())
+        width = _body_width(np.dtype(dtype).itemsize, cap)
         m = _vector_bodies(flats[0].size, row, width)
     else:
         lead = next((a for a in arrays if not a.flags.c_contiguous), None)

@@ -5,7 +5,7 @@ import gc
 import io
 import sys
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import progress
 from .engine import exactness
@@ -25,7 +25,9 @@ from .errors import (
 from .interpreter import Interpreter, Limits
 from .interpreter.system_modules import exit_status
 from .source import Source, Span
-from .tracing import Tracer
+
+if TYPE_CHECKING:  # (the tracer is imported by the runs that trace: not `--quiet`'s)
+    from .tracing import Tracer
 
 MAX_SCRIPT_BYTES = 16 << 20  # a script is text a person wrote or pasted
 
@@ -174,7 +176,11 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     # thresholds rescan a large graph over and over (30% of the time for 10^5+ nodes).
     gc_thresholds = gc.get_threshold()
     gc.set_threshold(100_000, 50, 100)
-    tracer = Tracer(interpreter, trace_values) if trace else None
+    tracer = None
+    if trace:
+        from .tracing import Tracer
+
+        tracer = Tracer(interpreter, trace_values)
     module = None
     exactness.reset()
     try:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ctypes
 import importlib.metadata as metadata
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -17,24 +19,40 @@ def fresh_state(monkeypatch):
     monkeypatch.setattr(mkl, "_STATE", {})
 
 
-class _Dist:
-    version = "2025.0.0"
-    files = ()
-
-
 def test_missing_wheel_gives_none_and_says_how_to_install(fresh_state, monkeypatch):
-    def missing(name):
-        raise metadata.PackageNotFoundError(name)
-    monkeypatch.setattr(mkl.metadata, "distribution", missing)
+    monkeypatch.setattr(mkl, "_distribution", lambda name: None)
     assert mkl.load() is None
     assert "pip install 'gradtrace[exact]'" in mkl.unavailable_reason()
 
 
 def test_another_mkl_version_is_refused(fresh_state, monkeypatch):
-    monkeypatch.setattr(mkl.metadata, "distribution", lambda name: _Dist())
+    monkeypatch.setattr(mkl, "_distribution", lambda name: mkl._Wheel("2025.0.0", "/", ""))
     assert mkl.load() is None
     assert mkl.unavailable_reason() == ("mkl 2025.0.0 is installed; torch 2.13 bundles "
                                         "2024.2.0, whose results gradtrace reproduces")
+
+
+@pytest.mark.parametrize("name", ["mkl", "intel_openmp", "numpy", "click", "no_such_wheel"])
+def test_wheels_are_found_where_importlib_metadata_finds_them(name):
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        assert mkl._distribution(name) is None
+        return
+    wheel = mkl._distribution(name)
+    assert wheel.version == dist.version
+    seen = set()
+    for f in (dist.files or [])[:200]:  # RECORD's order: locate() gives the first of a name
+        if f.name not in seen:
+            seen.add(f.name)
+            assert wheel.locate((f.name,)) == os.path.normpath(dist.locate_file(f))
+
+
+def test_a_wheel_missing_its_library_says_so(fresh_state, monkeypatch):
+    monkeypatch.setattr(mkl, "_distribution",
+                        lambda name: mkl._Wheel(mkl.TORCH_MKL_VERSION, sys.prefix, "a.py,,\n"))
+    assert mkl.load() is None
+    assert mkl.unavailable_reason() == "the `mkl` package has no libmkl_rt for this platform"
 
 
 @needs_mkl

@@ -160,3 +160,15 @@ def test_more_than_64_dimensions_are_refused_as_not_supported_not_a_numpy_error(
         result = run_text(f"import torch\ny = {call}\n", "dims.gt")
         assert result.error is not None and result.error.kind == "NotSupportedError", call
         assert "more than 64 dimensions" in str(result.error)
+
+
+def test_every_recorded_signature_parses():
+    # (parsed when a call first needs them: a malformed entry would otherwise surface only
+    # in the one script that reaches it)
+    from gradtrace.interpreter.torch_arguments import PARSERS
+
+    for key, parser in PARSERS.items():
+        for text, signature in zip(parser._texts, parser.signatures, strict=True):
+            assert text.startswith(f"{parser.name}("), (key, text)
+            assert signature.min_args <= signature.max_args, (key, text)
+            assert signature.printed().startswith("("), (key, text)

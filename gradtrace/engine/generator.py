@@ -61,14 +61,14 @@ def unpack_seed(seed: Any) -> int:
 class Generator:
     """A CPU torch.Generator. `draw32(n)` is n calls of CPUGeneratorImpl::random()."""
 
-    __slots__ = ("_bits", "_seed", "_counters", "_pending", "next_double_normal",
+    __slots__ = ("_bits", "_loaded", "_seed", "_counters", "_pending", "next_double_normal",
                  "next_float_normal", "seeded_by_os")
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
         # Whether the current seed came from the OS (the default generator's first one, in
         # every process as in torch; Generator.seed()): what it gives is unreproducible.
         self.seeded_by_os = False
-        self._bits = np.random.MT19937(0)
+        self._bits: Any = None  # numpy's MT19937, made on the first draw (below)
         self.manual_seed(seed)
 
     def _drawn(self) -> None:
@@ -100,14 +100,29 @@ class Generator:
 
     def _load(self, key: np.ndarray, pos: int, counters: tuple[int, int] | None,
               pending: np.ndarray | None = None) -> None:
-        self._bits.state = {"bit_generator": "MT19937",
-                            "state": {"key": key.astype(np.uint32), "pos": pos}}
+        self._loaded = {"bit_generator": "MT19937",
+                        "state": {"key": key.astype(np.uint32), "pos": pos}}
+        self._bits = None
         # torch's (left_, next_) where they are not 625 - pos and pos (a fresh seed, or a
         # state set by hand), with the outputs such a state yields before its next twist.
         self._counters = counters
         self._pending = pending
         self.next_double_normal: float | None = None
         self.next_float_normal: float | None = None
+
+    def _engine(self) -> Any:
+        """numpy's MT19937 in the loaded state. Made when a draw first needs it: importing
+        numpy.random costs start-up ~9 ms, and seeding or saving a state needs none."""
+        if self._bits is None:
+            from numpy.random import MT19937
+
+            self._bits = MT19937(0)
+            self._bits.state = self._loaded
+        return self._bits
+
+    def _state(self) -> dict[str, Any]:
+        """The engine's state as numpy's MT19937.state gives it."""
+        return self._loaded if self._bits is None else self._bits.state
 
     # -- drawing ---------------------------------------------------------------
 
@@ -126,7 +141,7 @@ class Generator:
                 return head
         self._counters = None
         self._pending = None
-        out = self._bits.random_raw(n).astype(np.uint64)
+        out = self._engine().random_raw(n).astype(np.uint64)
         return out if head is None else np.concatenate([head, out])
 
     def draw64(self, n: int) -> np.ndarray:
@@ -139,18 +154,18 @@ class Generator:
     def snapshot(self) -> tuple:
         """Where the generator is (no draw, no check): for vmap(randomness="same"), whose
         examples all draw the same numbers."""
-        return (self._bits.state, self._seed, self._counters, self._pending,
+        return (self._state(), self._seed, self._counters, self._pending,
                 self.next_double_normal, self.next_float_normal)
 
     def restore(self, snap: tuple) -> None:
         (state, self._seed, self._counters, self._pending, self.next_double_normal,
          self.next_float_normal) = snap
-        self._bits.state = state
+        self._loaded, self._bits = state, None
 
     def get_state(self) -> np.ndarray:
         """CPUGeneratorImplState as bytes, the uint8 tensor torch.get_rng_state() returns."""
         self._drawn()
-        state = self._bits.state["state"]
+        state = self._state()["state"]
         key, pos = state["key"], int(state["pos"])
         left, nxt = self._counters if self._counters is not None else (N + 1 - pos, pos)
         out = np.zeros(STATE_SIZE, dtype=np.uint8)

@@ -401,15 +401,24 @@ def _split(inner: str) -> list[str]:
 class Parser:
     """torch's PythonArgParser for one function or method."""
 
-    __slots__ = ("name", "signatures", "numbers", "taken")
+    __slots__ = ("name", "_texts", "_signatures", "numbers", "taken")
 
     def __init__(self, name: str, texts: list[str], numbers: bool = False):
         self.name = name
-        self.signatures = [Signature(t) for t in texts]
+        self._texts = texts
+        self._signatures: list[Signature] | None = None
         self.numbers = numbers  # a Python number is taken for a Tensor
         # the argument kinds of calls it took (whether a value is taken depends only on
         # its kind): a call of the same kinds needs no parse
         self.taken: set[tuple] = set()
+
+    @property
+    def signatures(self) -> list[Signature]:
+        """The signatures, parsed when a call first needs them: a script reaches a few dozen
+        of the ~930 recorded functions, and parsing them all cost start-up ~35 ms."""
+        if self._signatures is None:
+            self._signatures = [Signature(t) for t in self._texts]
+        return self._signatures
 
     def check(self, args: list[Any], kwargs: dict[str, Any], span: Span | None) -> None:
         """torch's TypeError, at `span`, if no signature takes the arguments."""

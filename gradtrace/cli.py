@@ -1,10 +1,12 @@
 """The `gradtrace` command line: a thin layer over `gradtrace.runner`."""
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 # One BLAS thread unless the user asks for more: the graphs gradtrace shows are small, and
@@ -67,10 +69,21 @@ def _freeze_at_exit() -> None:
     """
     if not _FREEZE_AT_EXIT:
         import atexit
-        import gc
 
         _FREEZE_AT_EXIT.append(True)
         atexit.register(gc.freeze)
+
+
+@contextlib.contextmanager
+def _no_collection() -> Iterator[None]:
+    """Python's cycle collector paused for the block (as it was after)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _limits_options(fn):  # type: ignore[no-untyped-def]
@@ -79,7 +92,12 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
     @functools.wraps(fn)
     def command(*args, timeout, max_steps, max_memory, max_elements, max_call_depth,  # type: ignore[no-untyped-def]
                 max_sequence, **kwargs):
-        from .interpreter import Limits
+        with _no_collection():
+            # the start-up's imports (the runner, interpreter and engine: ~250 modules)
+            # make ~10^5 objects and no garbage; the collector's passes over them while
+            # they are made cost ~25 ms of every run
+            from . import runner  # noqa: F401
+            from .interpreter import Limits
 
         limits = Limits(timeout=timeout, max_steps=max_steps, max_memory=max_memory << 20,
                         max_elements=max_elements, max_call_depth=max_call_depth,

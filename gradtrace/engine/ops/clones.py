@@ -33,10 +33,11 @@ def preserved_strides(array: np.ndarray) -> tuple[int, ...] | None:
 
 
 def empty_laid_out(shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any) -> np.ndarray:
-    """An array it owns of `shape` whose strides (in elements) are the dense `strides`."""
-    outermost_first = sorted(range(len(shape)), key=lambda d: -strides[d])
-    template = np.empty([shape[d] for d in outermost_first], dtype)
-    return np.empty_like(template.transpose(np.argsort(outermost_first)), order="K")
+    """An array it owns of `shape` whose strides (in elements) are exactly the dense
+    `strides`, a size-1 dimension's included, as torch's empty_strided sets them (numpy
+    allocates the shape's bytes, all that dense strides reach)."""
+    dtype = np.dtype(dtype)
+    return np.ndarray(shape, dtype, strides=tuple(s * dtype.itemsize for s in strides))
 
 
 def copy_preserving_layout(array: np.ndarray, dtype: Any = None) -> np.ndarray:

@@ -4,6 +4,7 @@ tests/data/f64_bits/<capability>.npz holds torch's float64 results of functions 
 computes through SLEEF's double kernels in the FMA builds' vector bodies and libm's in
 scalar tails (every element in the default build): sigmoid, expm1, log1p, pow with a
 scalar exponent, the activations built on exp/expm1/log1p/tanh, log_sigmoid, logaddexp,
+atan2, sinh, cosh,
 softmax, the logits losses, and the kernel backwards. Each capability's file runs with
 gradtrace switched to it, without torch; every bit must match.
 """
@@ -17,8 +18,9 @@ import numpy as np
 import pytest
 from f64_bits_data import FORMULAS, GRAD, chunks, domain, reference_bits
 from ops_helpers import TORCH, F, leaf
+from test_conformance import use_capability
 
-from gradtrace.engine import capability, fp64, sleef64
+from gradtrace.engine import fp64, sleef64
 from gradtrace.engine.backward import backward
 from gradtrace.engine.tensor import Tensor
 
@@ -45,6 +47,7 @@ GRADTRACE: dict[str, Callable[[Tensor], Tensor]] = {
     "softplus": F.softplus, "elu": F.elu, "selu": F.selu, "gelu": F.gelu,
     "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "mish": F.mish,
     "logsigmoid": F.logsigmoid, "logaddexp": lambda t: TORCH.logaddexp(t, t.flip(0)),
+    "atan2": lambda t: TORCH.atan2(t, t.flip(0)), "sinh": TORCH.sinh, "cosh": TORCH.cosh,
     "softmax": lambda t: TORCH.softmax(t.view(1, -1), 1).view(-1),
     "log_softmax": lambda t: TORCH.log_softmax(t.view(1, -1), 1).view(-1),
     "bce_logits": lambda t: F.binary_cross_entropy_with_logits(t, _target(t), reduction="none"),
@@ -59,7 +62,7 @@ GRADTRACE: dict[str, Callable[[Tensor], Tensor]] = {
 def mismatches(path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> np.ndarray:
     """The inputs whose result differs from torch's in any bit (NaNs of either sign agree)."""
     data = np.load(path)
-    monkeypatch.setattr(capability, "CAPABILITY", str(data["capability"]))
+    use_capability(monkeypatch, str(data["capability"]))
     monkeypatch.setenv("OMP_NUM_THREADS", str(int(data["threads"])))
     x = domain(FORMULAS[name][0])
     want = (data[name] ^ reference_bits(name, x)).view(np.float64)

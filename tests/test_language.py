@@ -177,6 +177,13 @@ def test_missing_dunders_of_script_classes_are_attribute_errors_for_duck_typing(
         == "False 0\n"
 
 
+def test_every_class_in_an_mro_names_its_module_object_included():
+    # (python: "['__main__', 'builtins'] builtins object")
+    assert out("class A:\n    pass\nprint([c.__module__ for c in A.__mro__], "
+               "object.__module__, object.__qualname__)\n") == \
+        "['__main__', 'builtins'] builtins object\n"
+
+
 def test_type_of_an_interpreter_object_is_an_opaque_class_that_cannot_be_called():
     text = "def f():\n    pass\nT = type(f)\nprint(T, T == type(lambda: 0))\nT()\n"
     result = run(text)

@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mkl_skip import MISSING, REASON
+from test_conformance import use_capability
 from unary_bits_data import DOMAINS, chunks, domain, reference_bits
 
-from gradtrace.engine import capability, kernels
+from gradtrace.engine import kernels
 from gradtrace.engine.ops import activations as nn
 from gradtrace.engine.tensor import Tensor
 
@@ -51,6 +52,9 @@ GRADTRACE = {
     "gelu": nn.gelu,
     "gelu_tanh": lambda t: nn.gelu(t, approximate="tanh"),
     "erfinv": lambda t: t.erfinv(),
+    "sinh": lambda t: t.sinh(),
+    "cosh": lambda t: t.cosh(),
+    "atan2": lambda t: t.atan2(t.flip(0)),
 }
 
 MKL_FUNCTIONS = ("cos", "erfinv", "exp", "log", "sin", "sqrt", "tanh")
@@ -62,7 +66,7 @@ FALLBACK_FLOORS = {"cos": 0.957, "erfinv": 0.999, "exp": 0.992, "log": 0.949, "s
 
 def match_rate(path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> float:
     data = np.load(path)
-    monkeypatch.setattr(capability, "CAPABILITY", str(data["capability"]))
+    use_capability(monkeypatch, str(data["capability"]))
     monkeypatch.setenv("OMP_NUM_THREADS", str(int(data["threads"])))
     x = domain(DOMAINS.get(name, "real"))
     want = data[name] ^ reference_bits(name, x)
@@ -92,5 +96,5 @@ def test_float64_fallback_without_mkl_stays_as_close_as_recorded(path, name, mon
     assert rate >= FALLBACK_FLOORS[name], f"{name} without MKL: {rate:.5f} of torch's bits"
 
 
-def test_recordings_cover_both_capabilities_here():
-    assert {p.stem for p in FILES} >= {"avx2", "default"}
+def test_recordings_cover_every_capability():
+    assert {p.stem for p in FILES} >= {"avx2", "avx512", "default"}

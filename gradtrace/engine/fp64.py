@@ -19,12 +19,24 @@ def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s, (a - (s - bb)) + (b - bb)
 
 
-def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _dekker(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a * b and its exact rounding error (Dekker: a double unless the product is tiny)."""
     p = a * b
     ca, cb = _SPLIT * a, _SPLIT * b
     ah, bh = ca - (ca - a), cb - (cb - b)
     al, bl = a - ah, b - bh
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a * b and fma(a, b, -a * b), as SLEEF's double-double products take the error: exact
+    unless the product is so tiny that the error is below the subnormals, where the fma
+    rounds it (Dekker's exact error would differ from the hardware's there)."""
+    p, err = _dekker(a, b)
+    with np.errstate(invalid="ignore"):
+        if np.fmin.reduce(np.abs(p), axis=None, initial=np.inf) < _TINY:  # (rare; NaN-blind)
+            err = np.where(np.abs(p) < _TINY, fma(a, b, -p), err)
+    return p, err
 
 
 def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -48,7 +60,7 @@ def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> 
     large to split are evaluated exactly in rationals."""
     a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
     with np.errstate(invalid="ignore", over="ignore", under="ignore"):
-        p, pe = two_prod(a, b)
+        p, pe = _dekker(a, b)
         uh, ul = two_sum(pe, c)
         th, tl = two_sum(p, uh)
         out = np.asarray(th + _add_round_odd(np.asarray(tl), np.asarray(ul)))

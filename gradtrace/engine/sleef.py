@@ -11,6 +11,8 @@ replace, exactly as the vector code does.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .fp32 import fma, two_prod
@@ -249,6 +251,78 @@ def tanhf(x: np.ndarray) -> np.ndarray:
         y = mulsign(y, x)
         y[np.isnan(x)] = np.nan
     return y
+
+
+def _hyperbolic(x: np.ndarray, sign: float) -> np.ndarray:
+    """(e^|x| + sign * e^-|x|) / 2 in double-float (xsinhf: dfsub, xcoshf: dfadd)."""
+    y = np.abs(x)
+    d = expk2f((y, np.zeros_like(y)))
+    e = df_rec_d(d)
+    d = df_add_dd(d, e if sign > 0 else df_neg(e))  # (dfsub is dfadd of the negation)
+    y = (d[0] + d[1]) * _HALF
+    y[(np.abs(x) > F(89)) | np.isnan(y)] = np.inf
+    return y
+
+
+def sinhf(x: np.ndarray) -> np.ndarray:
+    """Sleef_sinhf8_u10 (xsinhf)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        y = mulsign(_hyperbolic(x, -1), x)
+        y[np.isnan(x)] = np.nan
+    return y
+
+
+def coshf(x: np.ndarray) -> np.ndarray:
+    """Sleef_coshf8_u10 (xcoshf)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        y = _hyperbolic(x, 1)
+        y[np.isnan(x)] = np.nan
+    return y
+
+
+_ATAN2_POLY = (-0.00176397908944636583328247, 0.0107900900766253471374512,
+               -0.0309564601629972457885742, 0.0577365085482597351074219,
+               -0.0838950723409652709960938, 0.109463557600975036621094,
+               -0.142626821994781494140625, 0.199983194470405578613281)
+_HALF_PI_DF = (F(1.5707963705062866211), F(-4.3711388286737928865e-08))
+
+
+def _atan2kf_u1(y: DF, x: DF) -> DF:
+    """atan2kf_u1: atan(y / x) for y >= 0 in double-float, folded into [0, pi/4] by the
+    quadrant count q (x < 0: -2, then +1 where x < y)."""
+    negative = x[0] < 0
+    q = np.where(negative, np.int32(-2), np.int32(0))
+    x = (np.where(negative, -x[0], x[0]), np.where(negative, -x[1], x[1]))
+    p = x[0] < y[0]
+    q = np.where(p, q + 1, q)
+    s = (np.where(p, -x[0], y[0]), np.where(p, -x[1], y[1]))
+    t = (np.where(p, y[0], x[0]), np.where(p, y[1], x[1]))
+    s = df_div(s, t)
+    t = df_normalize(df_squ(s))
+    u = _poly(t[0], _ATAN2_POLY)
+    t = df_mul_dd(t, df_add_ff(F(-0.333332866430282592773438), u * t[0]))
+    t = df_mul_dd(s, df_add_fd(_ONE, t))
+    return df_add_dd(df_mul_df(_HALF_PI_DF, q.astype(np.float32)), t)
+
+
+def atan2f(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Sleef_atan2f8_u10 (xatan2f_u1)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        tiny = np.abs(x) < F(2.9387372783541830947e-39)  # (nexttowardf(1 / FLT_MAX, 1))
+        x = np.where(tiny, x * F(1 << 24), x)
+        y = np.where(tiny, y * F(1 << 24), y)
+        zero = np.zeros_like(x)
+        d = _atan2kf_u1((np.abs(y), zero), (x, zero))
+        r = mulsign(d[0] + d[1], x)
+        half_pi, quarter_pi = F(math.pi / 2), F(math.pi / 4)
+        x_inf = np.isinf(x)
+        r = np.where(x_inf | (x == 0),
+                     half_pi - np.where(x_inf, mulsign(np.full_like(x, half_pi), x), 0), r)
+        r = np.where(np.isinf(y),
+                     half_pi - np.where(x_inf, mulsign(np.full_like(x, quarter_pi), x), 0), r)
+        r = np.where(y == 0, np.where(np.signbit(x), F(math.pi), F(0)), r)
+        r = np.where(np.isnan(x) | np.isnan(y), np.float32(np.nan), mulsign(r, y))
+    return r.astype(np.float32, copy=False)
 
 
 _LOG_U1_POLY = (+0.3027294874e+0, +0.3996108174e+0, +0.6666694880e+0)

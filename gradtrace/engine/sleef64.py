@@ -11,6 +11,7 @@ out-of-range lanes compute garbage that the final selects replace, as the vector
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -247,6 +248,85 @@ def tanh(x: np.ndarray) -> np.ndarray:
         y = mulsign(y, x)
         y[np.isnan(x)] = np.nan
     return y
+
+
+def _hyperbolic(x: np.ndarray, sign: float) -> np.ndarray:
+    """(e^|x| + sign * e^-|x|) / 2 in double-double (xsinh: ddsub, xcosh: ddadd)."""
+    y = np.abs(x)
+    d = expk2((y, np.zeros_like(y)))
+    e = dd_rec(d)
+    d = dd_add_dd(d, e if sign > 0 else (-e[0], -e[1]))  # (ddsub is ddadd of the negation)
+    y = (d[0] + d[1]) * 0.5
+    y[(np.abs(x) > 710) | np.isnan(y)] = np.inf
+    return y
+
+
+def sinh(x: np.ndarray) -> np.ndarray:
+    """Sleef_sinhd4_u10 (xsinh)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        y = mulsign(_hyperbolic(x, -1), x)
+        y[np.isnan(x)] = np.nan
+    return y
+
+
+def cosh(x: np.ndarray) -> np.ndarray:
+    """Sleef_coshd4_u10 (xcosh)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        y = _hyperbolic(x, 1)
+        y[np.isnan(x)] = np.nan
+    return y
+
+
+_ATAN2_POLY = (1.06298484191448746607415e-05, -0.000125620649967286867384336,
+               0.00070557664296393412389774, -0.00251865614498713360352999,
+               0.00646262899036991172313504, -0.0128281333663399031014274,
+               0.0208024799924145797902497, -0.0289002344784740315686289,
+               0.0359785005035104590853656, -0.041848579703592507506027,
+               0.0470843011653283988193763, -0.0524914210588448421068719,
+               0.0587946590969581003860434, -0.0666620884778795497194182,
+               0.0769225330296203768654095, -0.0909090442773387574781907)
+_ATAN2_TAIL = (0.111111108376896236538123, -0.142857142756268568062339,
+               0.199999999997977351284817, -0.333333333333317605173818)
+_HALF_PI_DD = (1.570796326794896557998982, 6.12323399573676603586882e-17)
+
+
+def _atan2k_u1(y: DD, x: DD) -> DD:
+    """atan2k_u1: atan(y / x) for y >= 0 in double-double, folded into [0, pi/4] by the
+    quadrant count q (x < 0: -2, then +1 where x < y)."""
+    negative = x[0] < 0
+    q = np.where(negative, -2, 0)
+    x = (np.where(negative, -x[0], x[0]), np.where(negative, -x[1], x[1]))
+    p = x[0] < y[0]
+    q = np.where(p, q + 1, q)
+    s = (np.where(p, -x[0], y[0]), np.where(p, -x[1], y[1]))
+    t = (np.where(p, y[0], x[0]), np.where(p, y[1], x[1]))
+    s = dd_div(s, t)
+    t = dd_normalize(dd_squ(s))
+    u = poly(_powers(t[0], 4), _ATAN2_POLY)
+    for c in _ATAN2_TAIL:
+        u = fma(u, t[0], c)
+    t = dd_add_dd(s, dd_mul_dd_d(dd_mul_dd(s, t), u))
+    return dd_add_dd(dd_mul_dd_d(_HALF_PI_DD, q.astype(np.float64)), t)
+
+
+def atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Sleef_atan2d4_u10 (xatan2_u1)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        tiny = np.abs(x) < 5.5626846462680083984e-309  # (nexttoward(1 / DBL_MAX, 1))
+        x = np.where(tiny, x * float(1 << 53), x)
+        y = np.where(tiny, y * float(1 << 53), y)
+        zero = np.zeros_like(x)
+        d = _atan2k_u1((np.abs(y), zero), (x, zero))
+        r = mulsign(d[0] + d[1], x)
+        x_inf = np.isinf(x)
+        r = np.where(x_inf | (x == 0),
+                     math.pi / 2 - np.where(x_inf, mulsign(np.full_like(x, math.pi / 2), x), 0),
+                     r)
+        r = np.where(np.isinf(y),
+                     math.pi / 2 - np.where(x_inf, mulsign(np.full_like(x, math.pi / 4), x), 0),
+                     r)
+        r = np.where(y == 0, np.where(np.signbit(x), math.pi, 0.0), r)
+        return np.where(np.isnan(x) | np.isnan(y), np.nan, mulsign(r, y))
 
 
 def _ln2_dd(like: np.ndarray) -> DD:

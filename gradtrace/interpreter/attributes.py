@@ -65,6 +65,7 @@ from .objects import (
 from .operators import COMPARE
 from .random_module import PyRandom, random_instance_attribute
 from .runtime import PYTHON_ERRORS
+from .suggestions import closest, tensor_dir
 from .system_modules import StructSequence, struct_attribute
 from .typed_classes import TypingClass
 from .typing_module import TypeVarName, TypingName
@@ -507,8 +508,12 @@ class Attributes:
             raise stdlib.not_supported_attribute(obj, name)
         if isinstance(obj, Tensor) and stdlib.torch_has(obj, name):
             raise NotSupportedError(f"'Tensor.{name}' is not supported by gradtrace")
-        raise ScriptError(f"'{type_name(obj)}' object has no attribute '{name}'",
+        err = ScriptError(f"'{type_name(obj)}' object has no attribute '{name}'",
                           kind="AttributeError")
+        if isinstance(obj, Tensor):
+            own = self.tensor_dicts.get(obj) or ()
+            err.suggest = lambda: closest(name, tensor_dir(own))
+        raise err
 
     def set_attribute(self, obj: Any, name: str, value: Any) -> None:
         if self.tracer is not None:

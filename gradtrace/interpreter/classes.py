@@ -41,7 +41,7 @@ from .objects import (
     type_name,
 )
 from .slots import check_slot, slot_names
-from .suggestions import closest, instance_dir
+from .suggestions import closest, instance_dir, library_instance_dir
 
 REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's internals
     "__dict__", "__weakref__", "__slots__", "__mro__", "__bases__", "__base__",
@@ -214,20 +214,28 @@ class ClassRuntime:
                 raise refused(f"'{cls.name}' objects", name)
         hook = cls.lookup("__getattr__")
         if hook is not MISSING:
-            if not self.dict_readable(cls):
-                return self.call_bound(hook, obj, (name,))
             try:
                 return self.call_bound(hook, obj, (name,))
             except ScriptError as err:
                 # (Python gives an AttributeError its load's object and name when it has
                 # none, for the suggestion it shows uncaught)
                 if err.kind == "AttributeError" and err.suggest is None:
-                    err.suggest = lambda: closest(name, instance_dir(obj))
+                    err.suggest = lambda: self.suggestion(obj, name)
                 raise
         err = attribute_error(f"'{cls.name}' object has no attribute '{name}'")
-        if self.dict_readable(cls):  # (a library object's names are not torch's)
-            err.suggest = lambda: closest(name, instance_dir(obj))
+        err.suggest = lambda: self.suggestion(obj, name)
         raise err
+
+    def suggestion(self, obj: Instance, name: str) -> str | None:
+        """Python's "Did you mean" for `obj.name`, searching dir(obj): torch's names for
+        what derives from bundled library code (whose own helpers are not torch's); none
+        for an exception or enumeration, whose builtin names gradtrace does not list."""
+        cls = obj.cls
+        if self.dict_readable(cls):
+            return closest(name, instance_dir(obj))
+        if cls.exception_kind is not None or cls.enum is not None:
+            return None
+        return closest(name, library_instance_dir(obj, self.library.modules))
 
     def dict_readable(self, cls: ScriptClass) -> bool:
         """Whether a script may read `__dict__` of a `cls` instance: its attributes are
@@ -314,6 +322,8 @@ class ClassRuntime:
                 return cls.name
             if name == "__qualname__":
                 return cls.qualname
+            if name == "__module__":  # (only `object`'s namespace lacks it: builtins)
+                return cls.module
             if name == "mro":
                 return stdlib.BoundMethod(cls, lambda c: list(self.class_links(c, "__mro__")),
                                           "mro")

@@ -7,7 +7,10 @@ is part of the uncaught error's line only: `str(e)` and `print(e)` never show it
 from __future__ import annotations
 
 import builtins as py
+import functools
+import json
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 MAX_CANDIDATE_ITEMS = 750
@@ -121,3 +124,44 @@ def instance_dir(obj: Any) -> list[str]:
     if cls.builtin is not None:
         names.update(dir(cls.builtin))
     return sorted(names)
+
+
+@functools.cache
+def _torch_dirs() -> dict[str, Any]:
+    """What tests/tools/record_torch_dirs.py recorded from torch 2.13: dir() of a tensor,
+    and each bundled torch class's own namespace keys."""
+    return json.loads((Path(__file__).resolve().parents[1] / "torch_dirs.json").read_text())
+
+
+def tensor_dir(own: Iterable[str]) -> list[str]:
+    """dir() of a torch tensor (Tensor.__dir__): its class's names, as recorded, and the
+    attributes a script set on it (`own`)."""
+    return sorted([*_torch_dirs()["tensor"], *own])
+
+
+def library_instance_dir(obj: Any, library_modules: Any) -> list[str]:
+    """dir() of an instance whose class derives from bundled torch library code (an
+    nn.Module, an optimizer): torch's own namespace keys stand for each library class
+    (gradtrace's bundled classes hold helpers of their own), a script class's are its
+    own; nn.Module's __dir__ then adds the instance's attributes, parameters, submodules
+    and buffers and drops names starting with a digit (a Sequential's `0`)."""
+    recorded = _torch_dirs()["classes"]
+    names = set(dir(object))
+    module = False
+    for klass in obj.cls.mro:
+        if klass.module in library_modules:
+            qualified = f"{klass.module}.{klass.qualname}"
+            names.update(recorded.get(qualified, ()))
+            module = module or qualified == "torch.nn.modules.module.Module"
+        elif klass.interp is not None:  # (not `object`, whose names are in already)
+            names.update(key for key in klass.attrs if type(key) is str)
+            names.update(CLASS_NAMESPACE)
+    own = [key for key in obj.attrs if type(key) is str]
+    if not module:
+        return sorted(names.union(own))
+    keys = sorted(names) + own
+    for table in ("_parameters", "_modules", "_buffers"):
+        held = obj.attrs.get(table)
+        if type(held) is dict:
+            keys += [key for key in held if type(key) is str]
+    return sorted(key for key in keys if not key[:1].isdigit())

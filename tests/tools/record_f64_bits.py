@@ -3,6 +3,10 @@ tests/test_f64_bits.py. Run under a Python with torch, once per CPU capability:
 
     ATEN_CPU_CAPABILITY=avx2 PYTHONPATH=tests python tests/tools/record_f64_bits.py
     ATEN_CPU_CAPABILITY=default PYTHONPATH=tests python tests/tools/record_f64_bits.py
+    PYTHONPATH=tests python tests/tools/record_f64_bits.py    # avx512, on such a machine
+(on an AVX-512 machine with `NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"`, and
+`ONEDNN_MAX_CPU_ISA=AVX2` for avx2/default, as record_unary_bits.py says). avx512.npz was
+recorded on an AMD EPYC (Zen 4).
 
 Writes tests/data/f64_bits/<capability>.npz: per case torch's output bits XOR the
 reference's (tests/f64_bits_data.py), and torch's `capability` and `threads`.
@@ -34,6 +38,7 @@ CASES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "softplus": F.softplus, "elu": F.elu, "selu": F.selu, "gelu": F.gelu,
     "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "mish": F.mish,
     "logsigmoid": F.logsigmoid, "logaddexp": lambda t: torch.logaddexp(t, t.flip(0)),
+    "atan2": lambda t: torch.atan2(t, t.flip(0)), "sinh": torch.sinh, "cosh": torch.cosh,
     "softmax": lambda t: torch.softmax(t.view(1, -1), 1).view(-1),
     "log_softmax": lambda t: torch.log_softmax(t.view(1, -1), 1).view(-1),
     "bce_logits": lambda t: F.binary_cross_entropy_with_logits(t, (t > 0).double(),

@@ -6,6 +6,11 @@ forced down, not up: record `avx512` on a machine with AVX-512):
     ATEN_CPU_CAPABILITY=avx2 PYTHONPATH=tests python tests/tools/record_unary_bits.py
     ATEN_CPU_CAPABILITY=default PYTHONPATH=tests python tests/tools/record_unary_bits.py
 
+with `NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"` on an AVX-512 machine (the
+reference's float64 numpy functions then run libm's code, as under gradtrace), and for avx2
+and default `ONEDNN_MAX_CPU_ISA=AVX2` there (oneDNN's GELU as on an AVX2 machine); avx512
+natively. avx512.npz was recorded on an AMD EPYC (Zen 4) with AVX-512.
+
 Writes tests/data/unary_bits/<capability>.npz: per function `<fn>` torch's output bits
 (XOR the reference, see tests/unary_bits_data.py) for the 10^5 inputs of its domain, cut
 into contiguous tensors of `SIZES` in turn so vector bodies, scalar tails and the
@@ -28,6 +33,7 @@ FUNCTIONS = {
     "pow_1.7": lambda t: t ** 1.7, "pow_-1.3": lambda t: t ** -1.3, "silu": F.silu,
     "softplus": F.softplus, "elu": F.elu, "gelu": F.gelu,
     "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "erfinv": torch.erfinv,
+    "sinh": torch.sinh, "cosh": torch.cosh, "atan2": lambda t: torch.atan2(t, t.flip(0)),
 }
 
 

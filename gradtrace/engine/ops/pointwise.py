@@ -48,7 +48,7 @@ class Atan2Backward0(Function):
         self.save("other", b)
         self.save("self", a)
         x, y = _float_pair(a, b)
-        return precise_binary(np.arctan2, x, y)
+        return kernels.atan2(x, y)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2))

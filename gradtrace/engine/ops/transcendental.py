@@ -108,6 +108,7 @@ class SinhBackward0(_Unary):
     __slots__ = ()
     formulas = (local("self", "cosh({self})"),)
     ufunc = np.sinh
+    kernel = "sinh"
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * cosh(self.unpack("self"))
@@ -117,6 +118,7 @@ class CoshBackward0(_Unary):
     __slots__ = ()
     formulas = (local("self", "sinh({self})"),)
     ufunc = np.cosh
+    kernel = "cosh"
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * sinh(self.unpack("self"))

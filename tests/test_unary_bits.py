@@ -55,6 +55,7 @@ GRADTRACE = {
     "sinh": lambda t: t.sinh(),
     "cosh": lambda t: t.cosh(),
     "atan2": lambda t: t.atan2(t.flip(0)),
+    "lgamma": lambda t: t.lgamma(),
 }
 
 MKL_FUNCTIONS = ("cos", "erfinv", "exp", "log", "sin", "sqrt", "tanh")

@@ -23,6 +23,15 @@ SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-40, 1.1754942e-
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    def one(v: float) -> float:
+        try:
+            return math.lgamma(v)
+        except (ValueError, OverflowError):  # poles
+            return math.inf
+    return np.array([one(v) for v in x.tolist()], np.float64)
+
+
 def _softplus(x: np.ndarray) -> np.ndarray:
     return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20))))
 
@@ -48,6 +57,7 @@ REFERENCES = {
     "gelu": lambda x: x * 0.5 * (1 + _erf(x / math.sqrt(2))),
     "erfinv": _erfinv, "sinh": np.sinh, "cosh": np.cosh,
     "atan2": lambda x: np.arctan2(x, x[::-1]),
+    "lgamma": lambda x: _lgamma(x),
     "gelu_tanh": lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
 }
 DOMAINS = {"erfinv": "unit", "log": "positive", "sqrt": "positive", "rsqrt": "positive",

@@ -8,8 +8,8 @@ algorithms), elementwise in numpy with torch's operation order:
   (acc_type of float is double on CPU).
 - polygamma n >= 2: (-1)^(n+1) n! zeta(n + 1, x) with n! as exp(lgamma(n + 1)).
 - i0: calc_i0, Cephes' two Chebyshev expansions (|x| <= 8 and beyond).
-- lgamma: not reproduced bit for bit (torch's vector body is SLEEF's lgamma, its scalar tail
-  glibc's): CPython's lgamma in float64, rounded once.
+- lgamma (float64): not reproduced bit for bit (torch maps SLEEF's lgamma over every
+  element): CPython's lgamma. float32's is SLEEF's own (kernels.unary, sleef.lgammaf).
 """
 from __future__ import annotations
 
@@ -187,7 +187,7 @@ def zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def lgamma(x: np.ndarray) -> np.ndarray:
-    """log|Γ(x)| evaluated in float64 and rounded once (see the module note)."""
+    """log|Γ(x)| in float64 by CPython (see the module note)."""
     def one(v: float) -> float:
         try:
             return math.lgamma(v)

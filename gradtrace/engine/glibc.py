@@ -14,6 +14,7 @@ Functions take float32 arrays and return float32 arrays.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from decimal import Decimal, localcontext
 from typing import Any
@@ -290,6 +291,26 @@ def powf(x: np.ndarray, y: np.ndarray | np.float32) -> np.ndarray:
     no SIMD power below AVX-512; tests/test_glibc.py checks the two agree)."""
     with np.errstate(all="ignore"):
         return np.power(x, np.asarray(y, np.float32))
+
+
+def lgammaf(x: np.ndarray) -> np.ndarray:
+    """glibc's lgammaf itself (through ctypes: numpy has no lgamma), element by element:
+    what torch's `default` build computes per lane. Slow, and only that build calls it."""
+    fn = _libm_lgammaf()
+    out = np.empty_like(x)
+    flat, res = x.reshape(-1), out.reshape(-1)
+    for i in range(flat.size):
+        res[i] = fn(float(flat[i]))
+    return out
+
+
+@functools.cache
+def _libm_lgammaf() -> Callable[[float], float]:
+    import ctypes  # (the C library the process runs with: the one torch's std::lgamma calls)
+
+    fn = ctypes.CDLL(None).lgammaf
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    return fn
 
 
 _LOGF_INVC = np.array([float.fromhex(h) for h in (

@@ -5,8 +5,8 @@ the one place that knows which library computes what, so every op gets torch's b
   atan, erf, erfc, erfinv, sqrt, trunc), float32 and float64, every element and layout.
   Without the `mkl` wheel: float64 evaluation rounded once (`precise`), which matches
   torch on 95-99.9% of float32 elements.
-- vml.h's SLEEF `map` (expm1, log1p): SLEEF's u10 function on every element under
-  avx2/avx512, glibc's under `default`.
+- vml.h's SLEEF `map` (expm1, log1p, float32 lgamma): SLEEF's u10 function on every
+  element under avx2/avx512, glibc's under `default`.
 - `cpu_kernel_vec` kernels (sigmoid, silu, gelu, softplus, elu, sinh, cosh, atan2): SLEEF
   or torch's own polynomials in each row's vector body, glibc in its scalar tail
   (`pointwise.apply`); exact GELU of a contiguous tensor through oneDNN.
@@ -122,10 +122,10 @@ _SLEEF64_FUNCTIONS = {
     "tanh": sleef64.tanh, "pow": sleef64.pow, "erf": sleef64.erf}
 _SLEEF32: dict[str, Callable[..., np.ndarray]] = {
     "exp": sleef.expf, "expm1": sleef.expm1f, "log": sleef.logf_u1, "log1p": sleef.log1pf,
-    "tanh": sleef.tanhf, "pow": sleef.powf}
+    "tanh": sleef.tanhf, "pow": sleef.powf, "lgamma": sleef.lgammaf}
 _GLIBC32: dict[str, Callable[..., np.ndarray]] = {
     "exp": glibc.expf, "expm1": glibc.expm1f, "log": glibc.logf, "log1p": glibc.log1pf,
-    "tanh": glibc.tanhf, "pow": glibc.powf}
+    "tanh": glibc.tanhf, "pow": glibc.powf, "lgamma": glibc.lgammaf}
 
 
 def _lib(fused: bool, dtype: Any = _F32) -> dict[str, Callable[..., np.ndarray]]:
@@ -163,8 +163,9 @@ def scalar_lib(dtype: Any) -> dict[str, Callable[..., np.ndarray]]:
     return _lib(False, dtype)
 
 
-# vml.h's `map` over Vectorized<T>: SLEEF on every element, libm under `default`
-_MAPPED = ("expm1", "log1p")
+# vml.h's `map` over Vectorized<T>: SLEEF on every element, libm under `default` (lgamma:
+# float32 only here; float64's SLEEF lgamma is not written)
+_MAPPED = ("expm1", "log1p", "lgamma")
 # cpu_kernel_vec(std::f, Vectorized::f): SLEEF's u10 function in the vector body (float32,
 # float64), libm's in the scalar code, which numpy's float32 and float64 ufuncs call once
 # its AVX-512 loops are off (measured equal to torch's tails on 24,000 inputs)

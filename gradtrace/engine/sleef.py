@@ -126,6 +126,13 @@ def df_add2_df(x: DF, y: np.ndarray) -> DF:
     return rx, ((x[0] - (rx - v)) + (y - v)) + x[1]
 
 
+def df_add2_fd(x: np.ndarray, y: DF) -> DF:
+    """dfadd2_vf2_vf_vf2 (any order)."""
+    rx = x + y[0]
+    v = rx - x
+    return rx, ((x - (rx - v)) + (y[0] - v)) + y[1]
+
+
 def df_add_dd(x: DF, y: DF) -> DF:
     """dfadd_vf2_vf2_vf2 (|x| >= |y|)."""
     rx = x[0] + y[0]
@@ -141,6 +148,23 @@ def df_add2_dd(x: DF, y: DF) -> DF:
 
 def df_neg(x: DF) -> DF:
     return -x[0], -x[1]
+
+
+def df_abs(x: DF) -> DF:
+    """dfabs_vf2_vf2: |x.x|, and x.y with its sign flipped where x.x is negative."""
+    return np.abs(x[0]), mulsign(x[1], x[0])
+
+
+def df_const(d: float) -> DF:
+    """vcast_vf2_d: a double as float32 (high, low)."""
+    hi = F(d)
+    return hi, F(d - float(hi))
+
+
+def _where(o: np.ndarray, a: DF, b: DF) -> DF:
+    """vsel_vf2_vo_vf2_vf2."""
+    return np.where(o, a[0], b[0]).astype(F, copy=False), np.where(o, a[1], b[1]).astype(
+        F, copy=False)
 
 
 def df_normalize(x: DF) -> DF:
@@ -323,6 +347,125 @@ def atan2f(y: np.ndarray, x: np.ndarray) -> np.ndarray:
         r = np.where(y == 0, np.where(np.signbit(x), F(math.pi), F(0)), r)
         r = np.where(np.isnan(x) | np.isnan(y), np.float32(np.nan), mulsign(r, y))
     return r.astype(np.float32, copy=False)
+
+
+def ilogbk(d: np.ndarray) -> np.ndarray:
+    """vilogbk_vi2_vf: the exponent of a positive d, subnormals scaled up first (the
+    AVX-512 build's getexp gives the same for every positive finite d)."""
+    tiny = d < F(5.421010862427522e-20)
+    d = np.where(tiny, F(1.8446744073709552e19) * d, d).astype(F, copy=False)
+    q = (d.view(np.int32) >> 23) & 0xFF
+    return q - np.where(tiny, np.int32(64 + 0x7F), np.int32(0x7F))
+
+
+_LOGK2_POLY = (0.2392828464508056640625, 0.28518211841583251953125,
+               0.400005877017974853515625, 0.666666686534881591796875)
+
+
+def logk2f(d: DF) -> DF:
+    """logk2f: log of a positive double-float, as a double-float."""
+    e = ilogbk(d[0] * F(1.0 / 0.75))
+    m = df_scale(d, pow2i(-e))
+    x = df_div(df_add2_df(m, F(-1)), df_add2_df(m, _ONE))
+    x2 = df_squ(x)
+    t = _poly(x2[0], _LOGK2_POLY)
+    s = df_mul_df(_LN2_DF, e.astype(F))
+    s = df_add_dd(s, df_scale(x, _TWO))
+    return df_add_dd(s, df_mul_df(df_mul_dd(x2, x), t))
+
+
+def _sel(o: np.ndarray, a: float, b: float) -> np.ndarray:
+    """vsel_vf_vo_f_f: float32 constants by lane."""
+    return np.where(o, F(a), F(b))
+
+
+def _sinpifk(d: np.ndarray) -> DF:
+    """sinpifk: sin(pi d) as a double-float."""
+    u = d * F(4)
+    q = np.trunc(u).astype(np.int32)  # (|d| < 4096 here: no overflow)
+    q = (q + (((q >> 31) & 1) ^ 1)) & ~1
+    o = (q & 2) == 2
+    s = u - q.astype(F)
+    t = s
+    s = s * s
+    s2 = two_prod(t, t)
+    u = _sel(o, -0.2430611801e-7, +0.3093842054e-6)
+    u = fma(u, s, _sel(o, +0.3590577080e-5, -0.3657307388e-4))
+    u = fma(u, s, _sel(o, -0.3259917721e-3, +0.2490393585e-2))
+    x = df_add2_fd(u * s, (_sel(o, 0.015854343771934509277, -0.080745510756969451904),
+                           _sel(o, 4.4940051354032242811e-10, -1.3373665339076936258e-09)))
+    x = df_add2_dd(df_mul_dd(s2, x),
+                   (_sel(o, -0.30842512845993041992, 0.78539818525314331055),
+                    _sel(o, -9.0728339030733922277e-09, -2.1857338617566484855e-08)))
+    x = df_mul_dd(x, _where(o, s2, (t, np.zeros_like(t))))
+    x = _where(o, df_add2_df(x, _ONE), x)
+    flip = (q & 4) == 4
+    return np.where(flip, -x[0], x[0]), np.where(flip, -x[1], x[1])
+
+
+# gammafk's polynomial: per lane the Stirling series (x >= 2.3), or the expansions about 1
+# (0.5 <= x <= 1.2) and about 2
+_GAMMA_U = ((+0.000839498720672087279971000786, +0.9435157776e+0, +0.1102489550e-3),
+            (-5.17179090826059219329394422e-05, +0.8670063615e+0, +0.8160019934e-4),
+            (-0.000592166437353693882857342347, +0.4826702476e+0, +0.1528468856e-3),
+            (+6.97281375836585777403743539e-05, -0.8855129778e-1, -0.2355068718e-3),
+            (+0.000784039221720066627493314301, +0.1013825238e+0, +0.4962242092e-3),
+            (-0.000229472093621399176949318732, -0.1493408978e+0, -0.1193488017e-2),
+            (-0.002681327160493827160473958490, +0.1697509140e+0, +0.2891599433e-2),
+            (+0.003472222222222222222175164840, -0.2072454542e+0, -0.7385451812e-2),
+            (+0.083333333333333333335592087900, +0.2705872357e+0, +0.2058077045e-1))
+_GAMMA_Z = ((-0.400686534596170958447352690395e+0, -0.673523028297382446749257758235e-1),
+            (+0.822466960142643054450325495997e+0, +0.322467033928981157743538726901e+0),
+            (-0.577215665946766039837398973297e+0, +0.422784335087484338986941629852e+0))
+
+
+def _gammafk(a: np.ndarray) -> tuple[DF, DF]:
+    """gammafk: (log of the gamma function's main part, the factor it is divided by)."""
+    zero, one = np.zeros_like(a), np.ones_like(a)
+    otiny = np.abs(a) < F(1e-30)
+    oref = a < F(0.5)
+    x = _where(otiny, (zero, zero), _where(oref, df_add2_ff(one, -a), (a, zero)))
+    o0 = (F(0.5) <= x[0]) & (x[0] <= F(1.2))
+    o2 = F(2.3) <= x[0]
+    y = df_normalize(df_mul_dd(df_add2_df(x, _ONE), x))
+    y = df_normalize(df_mul_dd(df_add2_df(x, _TWO), y))
+    o = o2 & (x[0] <= F(7))
+    clln = _where(o, y, (one, zero))
+    x = _where(o, df_add2_df(x, F(3)), x)
+    t = np.where(o2, _ONE / x[0], df_normalize(df_add2_df(x, _sel(o0, -1, -2)))[0])
+    u = np.where(o2, F(_GAMMA_U[0][0]), _sel(o0, _GAMMA_U[0][1], _GAMMA_U[0][2]))
+    for c in _GAMMA_U[1:]:
+        u = fma(u, t, np.where(o2, F(c[0]), _sel(o0, c[1], c[2])))
+    y = df_mul_dd(df_add2_df(x, F(-0.5)), logk2f(x))
+    y = df_add2_dd(y, df_neg(x))
+    y = df_add2_dd(y, df_const(0.91893853320467278056))  # 0.5 log(2 pi)
+    z = df_add2_df(two_prod(u, t), _sel(o0, *_GAMMA_Z[0]))
+    z = df_add2_df(df_mul_df(z, t), _sel(o0, *_GAMMA_Z[1]))
+    z = df_add2_df(df_mul_df(z, t), _sel(o0, *_GAMMA_Z[2]))
+    z = df_mul_df(z, t)
+    clc = _where(o2, y, z)
+    clld = _where(o2, df_add2_df(two_prod(u, t), _ONE), (one, zero))
+    y = clln
+    clc = _where(otiny, df_const(41.58883083359671856503),  # log(2^60)
+                 _where(oref, df_add2_dd(df_const(1.1447298858494001639), df_neg(clc)), clc))
+    clln = _where(otiny, (one, zero), _where(oref, clln, clld))
+    cut = np.trunc(a * F(1.0 / 4096))  # (vtruncate_vi2_vf: NaN and huge lanes are garbage)
+    t = a - F(4096) * np.where(np.abs(cut) < 2.0 ** 31, cut, F(-2.0 ** 31))
+    x = df_mul_dd(clld, _sinpifk(t))
+    clld = _where(otiny, (a * F(2.0 ** 60), zero), _where(oref, x, y))
+    return clc, df_div(clln, clld)
+
+
+def lgammaf(a: np.ndarray) -> np.ndarray:
+    """Sleef_lgammaf8_u10 (xlgammaf_u1)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        clc, ratio = _gammafk(a)
+        y = df_add2_dd(clc, logk2f(df_abs(ratio)))
+        r = y[0] + y[1]
+        number = np.isfinite(a)
+        pole = np.isinf(a) | ((a <= 0) & (np.trunc(a) == a)) | (number & np.isnan(r))
+        r[pole] = np.inf
+    return r
 
 
 _LOG_U1_POLY = (+0.3027294874e+0, +0.3996108174e+0, +0.6666694880e+0)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import exactness, gamma_kernels, glibc
+from .. import exactness, gamma_kernels, glibc, kernels
 from ..formulas import local
 from ..forward_ad import auto_element_wise
 from ..node import Function
@@ -28,6 +28,16 @@ from .unary import _floating
 LN2 = 0.6931471805599453
 
 
+def lgamma_values(x: np.ndarray) -> np.ndarray:
+    """torch's lgamma kernel: SLEEF's lgammaf on every float32 element (half types compute
+    in float32); float64's SLEEF lgamma is not written (CPython's, noted)."""
+    if x.dtype != np.float64:
+        return kernels.unary("lgamma", x)
+    exactness.note("lgamma: torch's float64 kernel (SLEEF's lgamma on every element) is not "
+                   "reproduced (CPython's lgamma)")
+    return gamma_kernels.lgamma(x)
+
+
 class LgammaBackward0(Function):
     __slots__ = ()
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
@@ -35,9 +45,7 @@ class LgammaBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        exactness.note("lgamma: torch's kernel (SLEEF's lgamma, glibc's in the scalar tail) is "
-                       "not reproduced (a float64 evaluation rounded once)")
-        return gamma_kernels.lgamma(_floating(a))
+        return lgamma_values(_floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * digamma(self.unpack("self"))
@@ -99,10 +107,9 @@ class MvlgammaBackward0(Function):
 
         self.save_attr(p=p)
         self.save("self", a)
-        exactness.note("mvlgamma: sums lgamma, which is not reproduced bit for bit")
         x = _floating(a)
         args = _mvlgamma_args(x, p)  # arange(-p/2 + 1/2, 1/2, 1/2) + self.unsqueeze(-1)
-        total = sum_array(gamma_kernels.lgamma(args), (args.ndim - 1,), False,
+        total = sum_array(lgamma_values(args), (args.ndim - 1,), False,
                           float_dtype(a.dtype))
         return (total + x.dtype.type(p * (p - 1) * math.log(math.pi) * 0.25)).astype(x.dtype)
 

@@ -78,6 +78,13 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
 
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _lgamma(v: float) -> float:
+    try:
+        return math.lgamma(v)
+    except (ValueError, OverflowError):  # poles
+        return math.inf
 _SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
 _K = 0.7978845608028654
 
@@ -102,6 +109,7 @@ FORMULAS: dict[str, tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
     "atan2": ("real", lambda x: np.arctan2(x, x[::-1])),
     "sinh": ("real", np.sinh),
     "cosh": ("real", np.cosh),
+    "lgamma": ("real", lambda x: np.array([_lgamma(v) for v in x.tolist()])),
     "softmax": ("real", _rows(_softmax)),
     "log_softmax": ("real", _rows(_log_softmax)),
     "bce_logits": ("real", lambda x: (x < 0) * x - _logsigmoid(x)),

@@ -31,12 +31,23 @@ def _dekker(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """a * b and fma(a, b, -a * b), as SLEEF's double-double products take the error: exact
     unless the product is so tiny that the error is below the subnormals, where the fma
-    rounds it (Dekker's exact error would differ from the hardware's there)."""
+    rounds it; Dekker's error serves where it is exact (no subnormal or huge operand)."""
     p, err = _dekker(a, b)
     with np.errstate(invalid="ignore"):
-        if np.fmin.reduce(np.abs(p), axis=None, initial=np.inf) < _TINY:  # (rare; NaN-blind)
-            err = np.where(np.abs(p) < _TINY, fma(a, b, -p), err)
+        if (np.fmin.reduce(np.abs(p), axis=None, initial=np.inf) < _TINY  # (rare; NaN-blind)
+                or np.fmin.reduce(np.abs(a), axis=None, initial=np.inf) < _DBL_MIN
+                or np.fmin.reduce(np.abs(b), axis=None, initial=np.inf) < _DBL_MIN
+                or np.fmax.reduce(np.abs(a), axis=None, initial=0) > _HUGE
+                or np.fmax.reduce(np.abs(b), axis=None, initial=0) > _HUGE):
+            # (and an operand too large for Veltkamp's split, which overflows)
+            edge = ((np.abs(p) < _TINY) | _subnormal(a) | _subnormal(b)
+                    | (np.abs(a) > _HUGE) | (np.abs(b) > _HUGE))
+            err = np.where(edge & np.isfinite(p), fma(a, b, -p), err)
     return p, err
+
+
+def _subnormal(x: np.ndarray) -> np.ndarray:
+    return (np.abs(x) < _DBL_MIN) & (x != 0)
 
 
 def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -50,6 +61,7 @@ def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 _TINY = 2.0 ** -969  # below it a product's rounding error is no longer a double
+_DBL_MIN = 2.0 ** -1022
 _HUGE = 2.0 ** 995  # above it Veltkamp's split overflows
 
 
@@ -69,8 +81,12 @@ def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> 
             out = np.where(np.isfinite(out), out, a * b + c)
         if (np.fmin.reduce(np.abs(p), axis=None, initial=np.inf) < _TINY  # NaN-blind
                 or np.fmax.reduce(np.abs(a), axis=None, initial=0) > _HUGE
-                or np.fmax.reduce(np.abs(b), axis=None, initial=0) > _HUGE):
+                or np.fmax.reduce(np.abs(b), axis=None, initial=0) > _HUGE
+                or np.fmin.reduce(np.abs(a), axis=None, initial=np.inf) < _DBL_MIN
+                or np.fmin.reduce(np.abs(b), axis=None, initial=np.inf) < _DBL_MIN):
+            # (a subnormal operand: Veltkamp's split of it is not exact)
             edge = (((np.abs(p) < _TINY) & (a != 0) & (b != 0))
+                    | _subnormal(a) | _subnormal(b)
                     | (np.abs(a) > _HUGE) | (np.abs(b) > _HUGE)) & np.isfinite(a * b + c)
             idx = np.nonzero(edge)
             if idx[0].size:

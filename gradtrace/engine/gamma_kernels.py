@@ -8,8 +8,6 @@ algorithms), elementwise in numpy with torch's operation order:
   (acc_type of float is double on CPU).
 - polygamma n >= 2: (-1)^(n+1) n! zeta(n + 1, x) with n! as exp(lgamma(n + 1)).
 - i0: calc_i0, Cephes' two Chebyshev expansions (|x| <= 8 and beyond).
-- lgamma (float64): not reproduced bit for bit (torch maps SLEEF's lgamma over every
-  element): CPython's lgamma. float32's is SLEEF's own (kernels.unary, sleef.lgammaf).
 """
 from __future__ import annotations
 
@@ -183,17 +181,6 @@ def zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     x, q = np.broadcast_arrays(x, q)
     first = _powf if x.dtype == _F32 else None
     flat = [_zeta_scalar(float(a), float(b), first) for a, b in zip(x.ravel(), q.ravel())]
-    return np.asarray(flat, _F64).reshape(x.shape).astype(x.dtype)
-
-
-def lgamma(x: np.ndarray) -> np.ndarray:
-    """log|Γ(x)| in float64 by CPython (see the module note)."""
-    def one(v: float) -> float:
-        try:
-            return math.lgamma(v)
-        except ValueError:  # a pole: 0 and the negative integers
-            return math.inf
-    flat = [one(float(v)) if not math.isnan(v) else math.nan for v in x.ravel()]
     return np.asarray(flat, _F64).reshape(x.shape).astype(x.dtype)
 
 

@@ -294,9 +294,18 @@ def powf(x: np.ndarray, y: np.ndarray | np.float32) -> np.ndarray:
 
 
 def lgammaf(x: np.ndarray) -> np.ndarray:
-    """glibc's lgammaf itself (through ctypes: numpy has no lgamma), element by element:
-    what torch's `default` build computes per lane. Slow, and only that build calls it."""
-    fn = _libm_lgammaf()
+    """glibc's lgammaf itself, element by element: what torch's `default` build computes
+    per lane (numpy has no lgamma). Slow, and only that build calls it."""
+    return _per_element(_libm("lgammaf", ctypes_type="c_float"), x)
+
+
+def lgamma(x: np.ndarray) -> np.ndarray:
+    """glibc's double lgamma itself, element by element (CPython's math.lgamma is its own
+    Lanczos sum, not the C library's)."""
+    return _per_element(_libm("lgamma", ctypes_type="c_double"), x)
+
+
+def _per_element(fn: Callable[[float], float], x: np.ndarray) -> np.ndarray:
     out = np.empty_like(x)
     flat, res = x.reshape(-1), out.reshape(-1)
     for i in range(flat.size):
@@ -305,11 +314,14 @@ def lgammaf(x: np.ndarray) -> np.ndarray:
 
 
 @functools.cache
-def _libm_lgammaf() -> Callable[[float], float]:
-    import ctypes  # (the C library the process runs with: the one torch's std::lgamma calls)
+def _libm(name: str, ctypes_type: str) -> Callable[[float], float]:
+    """A C library function of one float or double, through ctypes (the library the
+    process runs with: the one torch's std:: functions call)."""
+    import ctypes
 
-    fn = ctypes.CDLL(None).lgammaf
-    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    fn = getattr(ctypes.CDLL(None), name)  # (a fixed name, from this module)
+    kind = getattr(ctypes, ctypes_type)
+    fn.restype, fn.argtypes = kind, [kind]
     return fn
 
 

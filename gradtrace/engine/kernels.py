@@ -5,14 +5,14 @@ the one place that knows which library computes what, so every op gets torch's b
   atan, erf, erfc, erfinv, sqrt, trunc), float32 and float64, every element and layout.
   Without the `mkl` wheel: float64 evaluation rounded once (`precise`), which matches
   torch on 95-99.9% of float32 elements.
-- vml.h's SLEEF `map` (expm1, log1p, float32 lgamma): SLEEF's u10 function on every
-  element under avx2/avx512, glibc's under `default`.
+- vml.h's SLEEF `map` (expm1, log1p, lgamma): SLEEF's u10 function on every element under
+  avx2/avx512, glibc's under `default`.
 - `cpu_kernel_vec` kernels (sigmoid, silu, gelu, softplus, elu, sinh, cosh, atan2): SLEEF
   or torch's own polynomials in each row's vector body, glibc in its scalar tail
   (`pointwise.apply`); exact GELU of a contiguous tensor through oneDNN.
 
 float64 outside MKL's list runs the same split: SLEEF's double functions (`sleef64`:
-exp, expm1, log, log1p, tanh, pow, erf, sinh, cosh, atan2) in the FMA builds' vector
+exp, expm1, log, log1p, tanh, pow, erf, sinh, cosh, atan2, lgamma) in the FMA builds' vector
 bodies, libm's double ones (`LIBM64`) in scalar tails and per lane in the default build.
 
 Usage for an op: `kernels.unary("tan", x)` with x a float32 or float64 array.
@@ -116,10 +116,11 @@ def _libm_pow(x: np.ndarray, y: np.ndarray | float) -> np.ndarray:
 # on AVX2 CPUs), and SLEEF's u10 double functions of the FMA builds' Vectorized<double>
 LIBM64: dict[str, Callable[..., np.ndarray]] = {
     "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": _libm_tanh,
-    "pow": _libm_pow, "erf": np.vectorize(math.erf, otypes=[np.float64])}
+    "pow": _libm_pow, "erf": np.vectorize(math.erf, otypes=[np.float64]),
+    "lgamma": glibc.lgamma}
 _SLEEF64_FUNCTIONS = {
     "exp": sleef64.exp, "expm1": sleef64.expm1, "log": sleef64.log, "log1p": sleef64.log1p,
-    "tanh": sleef64.tanh, "pow": sleef64.pow, "erf": sleef64.erf}
+    "tanh": sleef64.tanh, "pow": sleef64.pow, "erf": sleef64.erf, "lgamma": sleef64.lgamma}
 _SLEEF32: dict[str, Callable[..., np.ndarray]] = {
     "exp": sleef.expf, "expm1": sleef.expm1f, "log": sleef.logf_u1, "log1p": sleef.log1pf,
     "tanh": sleef.tanhf, "pow": sleef.powf, "lgamma": sleef.lgammaf}
@@ -163,8 +164,7 @@ def scalar_lib(dtype: Any) -> dict[str, Callable[..., np.ndarray]]:
     return _lib(False, dtype)
 
 
-# vml.h's `map` over Vectorized<T>: SLEEF on every element, libm under `default` (lgamma:
-# float32 only here; float64's SLEEF lgamma is not written)
+# vml.h's `map` over Vectorized<T>: SLEEF on every element, libm under `default`
 _MAPPED = ("expm1", "log1p", "lgamma")
 # cpu_kernel_vec(std::f, Vectorized::f): SLEEF's u10 function in the vector body (float32,
 # float64), libm's in the scalar code, which numpy's float32 and float64 ufuncs call once

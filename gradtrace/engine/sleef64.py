@@ -329,6 +329,181 @@ def atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
         return np.where(np.isnan(x) | np.isnan(y), np.nan, mulsign(r, y))
 
 
+def _dd_add2_d_dd(x: np.ndarray, y: DD) -> DD:
+    """ddadd2_vd2_vd_vd2 (any order)."""
+    s = x + y[0]
+    v = s - x
+    return s, ((x - (s - v)) + (y[0] - v)) + y[1]
+
+
+def _dd_where(o: np.ndarray, a: DD | tuple[float, float], b: DD | tuple[float, float]) -> DD:
+    """vsel_vd2_vo_vd2_vd2."""
+    return np.where(o, a[0], b[0]), np.where(o, a[1], b[1])
+
+
+def _ilogbk(d: np.ndarray) -> np.ndarray:
+    """vilogbk_vi_vd: the exponent of a positive d, subnormals scaled up first."""
+    tiny = d < 4.9090934652977266e-91
+    d = np.where(tiny, 2.037035976334486e90 * d, d)
+    q = (d.view(np.int64) >> 52) & 0x7FF
+    return q - np.where(tiny, 300 + 0x3FF, 0x3FF)
+
+
+_LOGK2_POLY = (0.13860436390467167910856, 0.131699838841615374240845,
+               0.153914168346271945653214, 0.181816523941564611721589,
+               0.22222224632662035403996, 0.285714285511134091777308,
+               0.400000000000914013309483)
+
+
+def _logk2(d: DD) -> DD:
+    """logk2: log of a positive double-double, as a double-double."""
+    e = _ilogbk(d[0] * (1.0 / 0.75))
+    m = (ldexp2(d[0], -e), ldexp2(d[1], -e))
+    x = dd_div(dd_add2_dd_d(m, -1.0), dd_add2_dd_d(m, 1.0))
+    x2 = dd_squ(x)
+    t = poly(_powers(x2[0], 3), _LOGK2_POLY)
+    t = fma(t, x2[0], 0.666666666666664853302393)
+    s = dd_mul_dd_d(_LN2_DD, e.astype(np.float64))
+    s = dd_add_dd(s, (x[0] * 2, x[1] * 2))
+    return dd_add_dd(s, dd_mul_dd_d(dd_mul_dd(x2, x), t))
+
+
+_SINPI = ((9.94480387626843774090208e-16, -2.02461120785182399295868e-14),
+          (-3.89796226062932799164047e-13, 6.948218305801794613277840e-12),
+          (1.150115825399960352669010e-10, -1.75724749952853179952664e-09),
+          (-2.46113695010446974953590e-08, 3.133616889668683928784220e-07),
+          (3.590860448590527540050620e-06, -3.65762041821615519203610e-05),
+          (-0.000325991886927389905997954, 0.0024903945701927185027435600))
+
+
+def _sinpik(d: np.ndarray) -> DD:
+    """sinpik: sin(pi d) as a double-double."""
+    u = d * 4.0
+    q = np.trunc(u).astype(np.int32)  # (|d| < 2^28 here)
+    q = (q + (((q >> 31) & 1) ^ 1)) & ~1
+    o = (q & 2) == 2
+    s = u - q.astype(np.float64)
+    t = s
+    s = s * s
+    s2 = two_prod(t, t)
+    u = np.where(o, *_SINPI[0])
+    for c in _SINPI[1:]:
+        u = fma(u, s, np.where(o, *c))
+    x = _dd_add2_d_dd(u * s, _dd_where(o, (0.0158543442438155018914259,
+                                           -1.04693272280631521908845e-18),
+                                       (-0.0807455121882807852484731,
+                                        3.61852475067037104849987e-18)))
+    x = dd_add2_dd(dd_mul_dd(s2, x), _dd_where(o, (-0.308425137534042437259529,
+                                                   -1.95698492133633550338345e-17),
+                                               (0.785398163397448278999491,
+                                                3.06287113727155002607105e-17)))
+    x = dd_mul_dd(x, _dd_where(o, s2, (t, np.zeros_like(t))))
+    x = _dd_where(o, dd_add2_dd_d(x, 1.0), x)
+    flip = (q & 4) == 4
+    return np.where(flip, -x[0], x[0]), np.where(flip, -x[1], x[1])
+
+
+# gammak's polynomial per lane: Stirling (x >= 2.3), about 1 (0.5 <= x <= 1.1), about 2
+_GAMMA_U = ((-156.801412704022726379848862, +0.2947916772827614196e+2, +0.7074816000864609279e-7),
+            (+1.120804464289911606838558160000, +0.1281459691827820109e+3,
+             +0.4009244333008730443e-6),
+            (+13.39798545514258921833306020000, +0.2617544025784515043e+3,
+             +0.1040114641628246946e-5),
+            (-0.116546276599463200848033357000, +0.3287022855685790432e+3,
+             +0.1508349150733329167e-5),
+            (-1.391801093265337481495562410000, +0.2818145867730348186e+3,
+             +0.1288143074933901020e-5),
+            (+0.015056113040026424412918973400, +0.1728670414673559605e+3,
+             +0.4744167749884993937e-6),
+            (+0.179540117061234856098844714000, +0.7748735764030416817e+2,
+             -0.6554816306542489902e-7),
+            (-0.002481743600264997730942489280, +0.2512856643080930752e+2,
+             -0.3189252471452599844e-6),
+            (-0.029527880945699120504851034100, +0.5766792106140076868e+1,
+             +0.1358883821470355377e-6),
+            (+0.000540164767892604515196325186, +0.7270275473996180571e+0,
+             -0.4343931277157336040e-6),
+            (+0.006403362833808069794787256200, +0.8396709124579147809e-1,
+             +0.9724785897406779555e-6),
+            (-0.000162516262783915816896611252, -0.8211558669746804595e-1,
+             -0.2036886057225966011e-5),
+            (-0.001914438498565477526465972390, +0.6828831828341884458e-1,
+             +0.4373363141819725815e-5),
+            (+7.20489541602001055898311517e-05, -0.7712481339961671511e-1,
+             -0.9439951268304008677e-5),
+            (+0.000839498720672087279971000786, +0.8337492023017314957e-1,
+             +0.2050727030376389804e-4),
+            (-5.17179090826059219329394422e-05, -0.9094964931456242518e-1,
+             -0.4492620183431184018e-4),
+            (-0.000592166437353693882857342347, +0.1000996313575929358e+0,
+             +0.9945751236071875931e-4),
+            (+6.97281375836585777403743539e-05, -0.1113342861544207724e+0,
+             -0.2231547599034983196e-3),
+            (+0.000784039221720066627493314301, +0.1255096673213020875e+0,
+             +0.5096695247101967622e-3),
+            (-0.000229472093621399176949318732, -0.1440498967843054368e+0,
+             -0.1192753911667886971e-2),
+            (-0.002681327160493827160473958490, +0.1695571770041949811e+0,
+             +0.2890510330742210310e-2),
+            (+0.003472222222222222222175164840, -0.2073855510284092762e+0,
+             -0.7385551028674461858e-2),
+            (+0.083333333333333333335592087900, +0.2705808084277815939e+0,
+             +0.2058080842778455335e-1))
+_GAMMA_Z = ((-0.4006856343865314862e+0, -0.6735230105319810201e-1),
+            (+0.8224670334241132030e+0, +0.3224670334241132030e+0),
+            (-0.5772156649015328655e+0, +0.4227843350984671345e+0))
+
+
+def _gammak(a: np.ndarray) -> tuple[DD, DD]:
+    """gammak: (log of the gamma function's main part, the factor it is divided by)."""
+    zero, one = np.zeros_like(a), np.ones_like(a)
+    otiny = np.abs(a) < 1e-306
+    oref = a < 0.5
+    x = _dd_where(otiny, (zero, zero), _dd_where(oref, dd_add2_d2(one, -a), (a, zero)))
+    o0 = (0.5 <= x[0]) & (x[0] <= 1.1)
+    o2 = 2.3 <= x[0]
+    y = dd_normalize(dd_mul_dd(dd_add2_dd_d(x, 1.0), x))
+    for k in (2.0, 3.0, 4.0):
+        y = dd_normalize(dd_mul_dd(dd_add2_dd_d(x, k), y))
+    o = o2 & (x[0] <= 7)
+    clln = _dd_where(o, y, (one, zero))
+    x = _dd_where(o, dd_add2_dd_d(x, 5.0), x)
+    t = np.where(o2, 1.0 / x[0], dd_normalize(dd_add2_dd_d(x, np.where(o0, -1.0, -2.0)))[0])
+    u = np.where(o2, _GAMMA_U[0][0], np.where(o0, _GAMMA_U[0][1], _GAMMA_U[0][2]))
+    for c in _GAMMA_U[1:]:
+        u = fma(u, t, np.where(o2, c[0], np.where(o0, c[1], c[2])))
+    y = dd_mul_dd(dd_add2_dd_d(x, -0.5), _logk2(x))
+    y = dd_add2_dd(y, (-x[0], -x[1]))
+    y = dd_add2_dd(y, (0.91893853320467278056, -3.8782941580672414498e-17))  # log(2 pi) / 2
+    z = dd_add2_dd_d(two_prod(u, t), np.where(o0, *_GAMMA_Z[0]))
+    z = dd_add2_dd_d(dd_mul_dd_d(z, t), np.where(o0, *_GAMMA_Z[1]))
+    z = dd_add2_dd_d(dd_mul_dd_d(z, t), np.where(o0, *_GAMMA_Z[2]))
+    z = dd_mul_dd_d(z, t)
+    clc = _dd_where(o2, y, z)
+    clld = _dd_where(o2, dd_add2_dd_d(two_prod(u, t), 1.0), (one, zero))
+    y = clln
+    log_pi = dd_add2_dd((1.1447298858494001639, 1.026595116270782638e-17), (-clc[0], -clc[1]))
+    clc = _dd_where(otiny, (83.1776616671934334590333, 3.67103459631568507221878e-15),  # 2^120
+                    _dd_where(oref, log_pi, clc))
+    clln = _dd_where(otiny, (one, zero), _dd_where(oref, clln, clld))
+    cut = np.trunc(a * (1.0 / (1 << 28)))  # (vtruncate_vi_vd: huge and NaN lanes are garbage)
+    t = a - float(1 << 28) * np.where(np.abs(cut) < 2.0 ** 31, cut, -2.0 ** 31)
+    x = dd_mul_dd(clld, _sinpik(t))
+    clld = _dd_where(otiny, (a * 2.0 ** 120, zero), _dd_where(oref, x, y))
+    return clc, dd_div(clln, clld)
+
+
+def lgamma(a: np.ndarray) -> np.ndarray:
+    """Sleef_lgammad4_u10 (xlgamma_u1)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        clc, ratio = _gammak(a)
+        y = dd_add2_dd(clc, _logk2((np.abs(ratio[0]), mulsign(ratio[1], ratio[0]))))
+        r = y[0] + y[1]
+        pole = np.isinf(a) | ((a <= 0) & (np.trunc(a) == a)) | (np.isfinite(a) & np.isnan(r))
+        r[pole] = np.inf
+    return r
+
+
 def _ln2_dd(like: np.ndarray) -> DD:
     return np.full_like(like, _LN2_DD[0]), np.full_like(like, _LN2_DD[1])
 

@@ -29,13 +29,8 @@ LN2 = 0.6931471805599453
 
 
 def lgamma_values(x: np.ndarray) -> np.ndarray:
-    """torch's lgamma kernel: SLEEF's lgammaf on every float32 element (half types compute
-    in float32); float64's SLEEF lgamma is not written (CPython's, noted)."""
-    if x.dtype != np.float64:
-        return kernels.unary("lgamma", x)
-    exactness.note("lgamma: torch's float64 kernel (SLEEF's lgamma on every element) is not "
-                   "reproduced (CPython's lgamma)")
-    return gamma_kernels.lgamma(x)
+    """torch's lgamma kernel: SLEEF's lgamma on every element (half types in float32)."""
+    return kernels.unary("lgamma", x)
 
 
 class LgammaBackward0(Function):

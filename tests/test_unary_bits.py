@@ -56,6 +56,10 @@ GRADTRACE = {
     "cosh": lambda t: t.cosh(),
     "atan2": lambda t: t.atan2(t.flip(0)),
     "lgamma": lambda t: t.lgamma(),
+    "asinh": lambda t: t.asinh(),
+    "acosh": lambda t: t.acosh(),
+    "atanh": lambda t: t.atanh(),
+    "exp2": lambda t: t.exp2(),
 }
 
 MKL_FUNCTIONS = ("cos", "erfinv", "exp", "log", "sin", "sqrt", "tanh")

@@ -57,11 +57,12 @@ REFERENCES = {
     "gelu": lambda x: x * 0.5 * (1 + _erf(x / math.sqrt(2))),
     "erfinv": _erfinv, "sinh": np.sinh, "cosh": np.cosh,
     "atan2": lambda x: np.arctan2(x, x[::-1]),
-    "lgamma": lambda x: _lgamma(x),
+    "lgamma": lambda x: _lgamma(x), "asinh": np.arcsinh, "acosh": np.arccosh,
+    "atanh": np.arctanh, "exp2": np.exp2,
     "gelu_tanh": lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
 }
-DOMAINS = {"erfinv": "unit", "log": "positive", "sqrt": "positive", "rsqrt": "positive",
-           "pow_1.7": "positive"}
+DOMAINS = {"erfinv": "unit", "atanh": "unit", "acosh": "positive", "log": "positive",
+           "sqrt": "positive", "rsqrt": "positive", "pow_1.7": "positive"}
 
 
 def domain(kind: str) -> np.ndarray:

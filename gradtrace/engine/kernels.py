@@ -7,13 +7,15 @@ the one place that knows which library computes what, so every op gets torch's b
   torch on 95-99.9% of float32 elements.
 - vml.h's SLEEF `map` (expm1, log1p, lgamma): SLEEF's u10 function on every element under
   avx2/avx512, glibc's under `default`.
-- `cpu_kernel_vec` kernels (sigmoid, silu, gelu, softplus, elu, sinh, cosh, atan2): SLEEF
-  or torch's own polynomials in each row's vector body, glibc in its scalar tail
-  (`pointwise.apply`); exact GELU of a contiguous tensor through oneDNN.
+- `cpu_kernel_vec` kernels (sigmoid, silu, gelu, softplus, elu, sinh, cosh, atanh, exp2,
+  atan2): SLEEF or torch's own polynomials in each row's vector body, glibc in its scalar
+  tail (`pointwise.apply`); exact GELU of a contiguous tensor through oneDNN.
+- asinh, acosh: libm's own function in the tensor's dtype (Vectorized maps std::).
 
 float64 outside MKL's list runs the same split: SLEEF's double functions (`sleef64`:
-exp, expm1, log, log1p, tanh, pow, erf, sinh, cosh, atan2, lgamma) in the FMA builds' vector
-bodies, libm's double ones (`LIBM64`) in scalar tails and per lane in the default build.
+exp, expm1, log, log1p, tanh, pow, erf, sinh, cosh, atanh, exp2, atan2, lgamma) in the FMA
+builds' vector bodies, libm's double ones (`LIBM64`) in scalar tails and per lane in the
+default build.
 
 Usage for an op: `kernels.unary("tan", x)` with x a float32 or float64 array.
 """
@@ -170,7 +172,12 @@ _MAPPED = ("expm1", "log1p", "lgamma")
 # float64), libm's in the scalar code, which numpy's float32 and float64 ufuncs call once
 # its AVX-512 loops are off (measured equal to torch's tails on 24,000 inputs)
 _SLEEF_BODY = {"sinh": (sleef.sinhf, sleef64.sinh, np.sinh),
-               "cosh": (sleef.coshf, sleef64.cosh, np.cosh)}
+               "cosh": (sleef.coshf, sleef64.cosh, np.cosh),
+               "atanh": (sleef.atanhf, sleef64.atanh, np.arctanh),
+               "exp2": (sleef.exp2f, sleef64.exp2, np.exp2)}
+# libm's own function in the tensor's dtype on every element (Vectorized::asinh/acosh map
+# std::asinh/acosh; numpy's ufuncs call them with their AVX-512 loops off; measured)
+_LIBM = {"asinh": np.arcsinh, "acosh": np.arccosh}
 
 
 def _split(vector: Callable[[np.ndarray], np.ndarray], scalar: Callable[[np.ndarray], np.ndarray],
@@ -191,6 +198,8 @@ def unary(name: str, x: np.ndarray) -> np.ndarray:
         if name == "sigmoid":  # sigmoid_kernel: 1 / (1 + exp(-x))
             return _split(_sigmoid(_lib(True, x.dtype)["exp"]),
                           _sigmoid(_lib(False, x.dtype)["exp"]), x)
+        if name in _LIBM:
+            return _LIBM[name](x)
         if name in _SLEEF_BODY:
             body32, body64, libm = _SLEEF_BODY[name]
             return _split(body32 if x.dtype == _F32 else _chunk(body64), libm, x)

@@ -468,6 +468,35 @@ def lgammaf(a: np.ndarray) -> np.ndarray:
     return r
 
 
+_EXP2_POLY = (+0.1535920892e-3, +0.1339262701e-2, +0.9618384764e-2, +0.5550347269e-1,
+              +0.2402264476e+0, +0.6931471825e+0)
+
+
+def exp2f(d: np.ndarray) -> np.ndarray:
+    """Sleef_exp2f8_u10 (xexp2f, FMA build)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        u = np.rint(d)
+        q = rint_i32(u)
+        s = d - u
+        u = fma(_poly(s, _EXP2_POLY), s, _ONE)
+        u = ldexp2(u, np.clip(q, -300, 300))  # (out-of-range lanes are replaced below)
+        u[d >= 128] = np.inf
+        u[d < -150] = 0
+    return u
+
+
+def atanhf(x: np.ndarray) -> np.ndarray:
+    """Sleef_atanhf8_u10 (xatanhf)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        y = np.abs(x)
+        d = logk2f(df_div(df_add2_ff(np.ones_like(y), y), df_add2_ff(np.ones_like(y), -y)))
+        y = np.where(y == 1, np.float32(np.inf), (d[0] + d[1]) * _HALF).astype(F, copy=False)
+        y[(np.abs(x) > 1) | np.isinf(x) | np.isnan(y)] = np.nan
+        y = mulsign(y, x)
+        y[np.isnan(x)] = np.nan
+    return y
+
+
 _LOG_U1_POLY = (+0.3027294874e+0, +0.3996108174e+0, +0.6666694880e+0)
 _LOG1PF_BOUND = F(1e38)
 

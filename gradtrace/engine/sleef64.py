@@ -504,6 +504,41 @@ def lgamma(a: np.ndarray) -> np.ndarray:
     return r
 
 
+_EXP2_POLY = (+0.4434359082926529454e-9, +0.7073164598085707425e-8,
+              +0.1017819260921760451e-6, +0.1321543872511327615e-5,
+              +0.1525273353517584730e-4, +0.1540353045101147808e-3,
+              +0.1333355814670499073e-2, +0.9618129107597600536e-2,
+              +0.5550410866482046596e-1, +0.2402265069591012214e+0)
+
+
+def exp2(d: np.ndarray) -> np.ndarray:
+    """Sleef_exp2d4_u10 (xexp2, FMA build)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        u = np.rint(d)
+        q = rint_i32(u)
+        s = d - u
+        u = poly(_powers(s, 4), _EXP2_POLY)
+        u = fma(u, s, +0.6931471805599452862e+0)
+        u = fma(u, s, 1.0)
+        u = ldexp2(u, np.clip(q, -2100, 2100))  # (out-of-range lanes are replaced below)
+        u[d >= 1024] = np.inf
+        u[d < -2000] = 0
+    return u
+
+
+def atanh(x: np.ndarray) -> np.ndarray:
+    """Sleef_atanhd4_u10 (xatanh)."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        y = np.abs(x)
+        one = np.ones_like(y)
+        d = _logk2(dd_div(dd_add2_d2(one, y), dd_add2_d2(one, -y)))
+        y = np.where(y == 1, np.inf, (d[0] + d[1]) * 0.5)
+        y[np.abs(x) > 1] = np.nan
+        y = mulsign(y, x)
+        y[np.isinf(x) | np.isnan(y) | np.isnan(x)] = np.nan
+    return y
+
+
 def _ln2_dd(like: np.ndarray) -> DD:
     return np.full_like(like, _LN2_DD[0]), np.full_like(like, _LN2_DD[1])
 

@@ -34,7 +34,8 @@ FUNCTIONS = {
     "softplus": F.softplus, "elu": F.elu, "gelu": F.gelu,
     "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "erfinv": torch.erfinv,
     "sinh": torch.sinh, "cosh": torch.cosh, "atan2": lambda t: torch.atan2(t, t.flip(0)),
-    "lgamma": torch.lgamma,
+    "lgamma": torch.lgamma, "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh,
+    "exp2": torch.exp2,
 }
 
 

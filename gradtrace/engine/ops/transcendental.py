@@ -128,6 +128,7 @@ class AsinhBackward0(_Unary):
     __slots__ = ()
     formulas = (local("self", "1 / √({self}² + 1)"),)
     ufunc = np.arcsinh
+    kernel = "asinh"
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * add_scalar(self.unpack("self").pow(2), 1).rsqrt()
@@ -137,6 +138,7 @@ class AcoshBackward0(_Unary):
     __slots__ = ()
     formulas = (local("self", "1 / √({self}² - 1)"),)
     ufunc = np.arccosh
+    kernel = "acosh"
 
     def backward(self, grad: Tensor) -> Tensor:
         x = self.unpack("self")
@@ -147,6 +149,7 @@ class AtanhBackward0(_Unary):
     __slots__ = ()
     formulas = (local("self", "1 / (1 - {self}²)"),)
     ufunc = np.arctanh
+    kernel = "atanh"
 
     def backward(self, grad: Tensor) -> Tensor:
         # grad * 1 / (1 - self.pow(2))
@@ -162,8 +165,7 @@ class _NotImplementedInplace(Function):
     what: str
 
     def forward(self, a: Tensor) -> np.ndarray:
-        _note_unreproduced(type(self).ufunc)
-        return floating_unary(a, type(self).ufunc)
+        return floating_unary(a, type(self).ufunc, kernel=self.what)
 
     def backward(self, grad: Tensor) -> Tensor:
         raise ScriptError(f"the derivative for 'inplace version of {self.what}' is not "
@@ -215,6 +217,7 @@ class Exp2Backward0(_Unary):
     __slots__ = ()
     formulas = (local("self", "{result} × ln(2)"),)
     ufunc = np.exp2
+    kernel = "exp2"
     saves = "result"
 
     def backward(self, grad: Tensor) -> Tensor:

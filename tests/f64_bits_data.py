@@ -114,6 +114,7 @@ FORMULAS: dict[str, tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
     "acosh": ("positive", np.arccosh),
     "atanh": ("real", np.arctanh),
     "exp2": ("real", np.exp2),
+    "logaddexp2": ("real", lambda x: np.logaddexp2(x, x[::-1])),
     "softmax": ("real", _rows(_softmax)),
     "log_softmax": ("real", _rows(_log_softmax)),
     "bce_logits": ("real", lambda x: (x < 0) * x - _logsigmoid(x)),

@@ -4,7 +4,7 @@ tests/data/f64_bits/<capability>.npz holds torch's float64 results of functions 
 computes through SLEEF's double kernels in the FMA builds' vector bodies and libm's in
 scalar tails (every element in the default build): sigmoid, expm1, log1p, pow with a
 scalar exponent, the activations built on exp/expm1/log1p/tanh, log_sigmoid, logaddexp,
-atan2, sinh, cosh, lgamma, asinh, acosh, atanh, exp2,
+atan2, sinh, cosh, lgamma, asinh, acosh, atanh, exp2, logaddexp2,
 softmax, the logits losses, and the kernel backwards. Each capability's file runs with
 gradtrace switched to it, without torch; every bit must match.
 """
@@ -49,7 +49,7 @@ GRADTRACE: dict[str, Callable[[Tensor], Tensor]] = {
     "logsigmoid": F.logsigmoid, "logaddexp": lambda t: TORCH.logaddexp(t, t.flip(0)),
     "atan2": lambda t: TORCH.atan2(t, t.flip(0)), "sinh": TORCH.sinh, "cosh": TORCH.cosh,
     "lgamma": TORCH.lgamma, "asinh": TORCH.asinh, "acosh": TORCH.acosh, "atanh": TORCH.atanh,
-    "exp2": TORCH.exp2,
+    "exp2": TORCH.exp2, "logaddexp2": lambda t: TORCH.logaddexp2(t, t.flip(0)),
     "softmax": lambda t: TORCH.softmax(t.view(1, -1), 1).view(-1),
     "log_softmax": lambda t: TORCH.log_softmax(t.view(1, -1), 1).view(-1),
     "bce_logits": lambda t: F.binary_cross_entropy_with_logits(t, _target(t), reduction="none"),

@@ -60,6 +60,7 @@ GRADTRACE = {
     "acosh": lambda t: t.acosh(),
     "atanh": lambda t: t.atanh(),
     "exp2": lambda t: t.exp2(),
+    "logaddexp2": lambda t: t.logaddexp2(t.flip(0)),
 }
 
 MKL_FUNCTIONS = ("cos", "erfinv", "exp", "log", "sin", "sqrt", "tanh")

@@ -59,6 +59,7 @@ REFERENCES = {
     "atan2": lambda x: np.arctan2(x, x[::-1]),
     "lgamma": lambda x: _lgamma(x), "asinh": np.arcsinh, "acosh": np.arccosh,
     "atanh": np.arctanh, "exp2": np.exp2,
+    "logaddexp2": lambda x: np.logaddexp2(x, x[::-1]),
     "gelu_tanh": lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
 }
 DOMAINS = {"erfinv": "unit", "atanh": "unit", "acosh": "positive", "log": "positive",

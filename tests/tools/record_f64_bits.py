@@ -40,7 +40,7 @@ CASES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "logsigmoid": F.logsigmoid, "logaddexp": lambda t: torch.logaddexp(t, t.flip(0)),
     "atan2": lambda t: torch.atan2(t, t.flip(0)), "sinh": torch.sinh, "cosh": torch.cosh,
     "lgamma": torch.lgamma, "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh,
-    "exp2": torch.exp2,
+    "exp2": torch.exp2, "logaddexp2": lambda t: torch.logaddexp2(t, t.flip(0)),
     "softmax": lambda t: torch.softmax(t.view(1, -1), 1).view(-1),
     "log_softmax": lambda t: torch.log_softmax(t.view(1, -1), 1).view(-1),
     "bce_logits": lambda t: F.binary_cross_entropy_with_logits(t, (t > 0).double(),

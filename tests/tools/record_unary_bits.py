@@ -35,7 +35,7 @@ FUNCTIONS = {
     "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "erfinv": torch.erfinv,
     "sinh": torch.sinh, "cosh": torch.cosh, "atan2": lambda t: torch.atan2(t, t.flip(0)),
     "lgamma": torch.lgamma, "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh,
-    "exp2": torch.exp2,
+    "exp2": torch.exp2, "logaddexp2": lambda t: torch.logaddexp2(t, t.flip(0)),
 }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import exactness, gamma_kernels, glibc, kernels
+from .. import gamma_kernels, glibc, kernels
 from ..formulas import local
 from ..forward_ad import auto_element_wise
 from ..node import Function
@@ -357,13 +357,7 @@ class Logaddexp2Backward0(Function):
         self.save("other", b)
         self.save("self", a)
         x, y = _float_pair(a, b)
-        exactness.note("logaddexp2: torch's kernel (SLEEF's exp2 and log1p) is not "
-                       "reproduced (a float64 evaluation rounded once)")
-        x64, y64 = x.astype(np.float64), y.astype(np.float64)
-        with np.errstate(all="ignore"):
-            out = np.maximum(x64, y64) + np.log1p(np.exp2(-np.abs(x64 - y64))) / LN2
-            out = np.where(np.isinf(x64) & (x64 == y64), x64, out)
-        return out.astype(x.dtype)
+        return kernels.logaddexp2(x, y)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # self_t / (1 + pow(2, other_p - self_p)) + other_t / (1 + pow(2, self_p - other_p))

@@ -72,7 +72,7 @@ class MetaArray(np.ndarray):
                 shape = np.broadcast_shapes(*(np.shape(x) for x in inputs))
                 if ufunc.signature is not None:  # matmul: (n?,k),(k,m?)->(n?,m?)
                     return _meta_like(_matmul_shape(inputs), result, out)
-                strides = _elementwise_strides(shape, inputs)
+                strides = elementwise_strides(shape, inputs)
                 if isinstance(result, tuple):
                     return tuple(_meta_like(shape, r, o, strides) for r, o in
                                  zip(result, out or (None,) * len(result), strict=True))
@@ -179,7 +179,7 @@ def elementwise_result(arrays: list[np.ndarray], fn: Callable[..., Any]) -> Meta
     with np.errstate(all="ignore"):
         sample = np.asarray(fn(*(np.zeros(1, a.dtype) for a in arrays)))
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    return meta_array(shape, sample.dtype, _elementwise_strides(shape, tuple(arrays)))
+    return meta_array(shape, sample.dtype, elementwise_strides(shape, tuple(arrays)))
 
 
 def _sample(x: Any) -> Any:
@@ -196,7 +196,7 @@ def _meta_like(shape: tuple[int, ...], result: Any, out: Any,
     return meta_array(shape, np.asarray(result).dtype, strides)
 
 
-def _elementwise_strides(shape: tuple[int, ...], inputs: tuple) -> tuple[int, ...]:
+def elementwise_strides(shape: tuple[int, ...], inputs: tuple) -> tuple[int, ...]:
     """An elementwise op's output layout, as TensorIterator lays it out from its inputs'."""
     operands = []
     for x in inputs:

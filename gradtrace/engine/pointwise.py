@@ -13,11 +13,12 @@ Tensors of 32,768 elements or more are also cut into one chunk per thread
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import capability
-from .meta import META, elementwise_result, stands_on_meta
+from .meta import META, elementwise_result, elementwise_strides, stands_on_meta
 
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 
@@ -204,33 +205,56 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
 
 def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
                scalar: Callable[..., np.ndarray], cap: str | None = None) -> np.ndarray:
-    """`apply` for a kernel of several inputs (broadcast to one shape, the output
-    C-contiguous): the vector body and scalar tails follow the operands' joint inner loop
-    when one is broadcast, else the first input that is not C-contiguous, else a
-    contiguous output's; `vector` and `scalar` take and return 1-D arrays, one per
-    input."""
+    """`apply` for a kernel of several inputs: the vector body and scalar tails follow the
+    operands' joint inner loop when one is broadcast (the output laid out as TensorIterator
+    lays it out), else the first input that is not C-contiguous, else a contiguous
+    output's; `vector` and `scalar` take and return 1-D arrays, one per input."""
     if META.used and any(stands_on_meta(a) for a in arrays):
         return elementwise_result(arrays, scalar)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    flats = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1) for a in arrays]
+    if any(a.shape != shape for a in arrays):
+        out_strides = elementwise_strides(shape, tuple(arrays))
+        order = sorted(range(len(shape)), key=lambda d: -out_strides[d])  # outermost first
+        if order != sorted(order):
+            # TensorIterator's output keeps its inputs' memory order, and it iterates in
+            # it: the kernel runs over the operands transposed to that order, whose
+            # output is then C-contiguous
+            views = [np.broadcast_to(a, shape).transpose(order) for a in arrays]
+            return _apply_broadcast(views, vector, scalar, cap).transpose(np.argsort(order))
+        return _apply_broadcast([np.broadcast_to(a, shape) for a in arrays], vector, scalar,
+                                cap)
+    flats = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
     if not flats[0].size:
         return np.empty(shape, np.result_type(*arrays))
     dtype = np.result_type(*arrays)
-    if any(a.shape != shape for a in arrays):  # broadcast: the operands' joint inner loop
-        row, vectorised = _broadcast_row([np.broadcast_to(a, shape) for a in arrays],
-                                         np.dtype(dtype).itemsize)
-        if not vectorised:
-            return scalar(*flats).reshape(shape)
-        width = _body_width(np.dtype(dtype).itemsize, cap)
-        m = _vector_bodies(flats[0].size, row, width)
-    else:
-        lead = next((a for a in arrays if not a.flags.c_contiguous), None)
-        mask = vector_mask(lead if lead is not None else np.empty(shape, dtype), cap)
-        if mask is None:
-            return scalar(*flats).reshape(shape)
-        m = mask.reshape(-1)
+    lead = next((a for a in arrays if not a.flags.c_contiguous), None)
+    mask = vector_mask(lead if lead is not None else np.empty(shape, dtype), cap)
+    if mask is None:
+        return scalar(*flats).reshape(shape)
+    return _split_flat(flats, mask.reshape(-1), vector, scalar, dtype).reshape(shape)
+
+
+def _apply_broadcast(views: list[np.ndarray], vector: Callable[..., np.ndarray],
+                     scalar: Callable[..., np.ndarray], cap: str | None) -> np.ndarray:
+    """apply_many over operands broadcast to one shape whose output is C-contiguous: the
+    vector bodies are the operands' joint inner loop's."""
+    shape = views[0].shape
+    flats = [np.ascontiguousarray(v).reshape(-1) for v in views]
+    dtype = np.result_type(*views)
+    if not flats[0].size:
+        return np.empty(shape, dtype)
+    row, vectorised = _broadcast_row(views, np.dtype(dtype).itemsize)
+    if not vectorised:
+        return scalar(*flats).reshape(shape)
+    m = _vector_bodies(flats[0].size, row, _body_width(np.dtype(dtype).itemsize, cap))
+    return _split_flat(flats, m, vector, scalar, dtype).reshape(shape)
+
+
+def _split_flat(flats: list[np.ndarray], m: np.ndarray, vector: Callable[..., np.ndarray],
+                scalar: Callable[..., np.ndarray], dtype: Any) -> np.ndarray:
+    """`vector` where m is True, `scalar` elsewhere, over operands in iteration order."""
     out = np.empty(flats[0].size, dtype)
     out[m] = vector(*(f[m] for f in flats))
     out[~m] = scalar(*(f[~m] for f in flats))
-    return out.reshape(shape)
+    return out
 

@@ -279,6 +279,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
               "is_autocast_enabled": "torch.amp.autocast_mode",
               "get_autocast_dtype": "torch.amp.autocast_mode",
               "typename": "torch._typename",
+              # removed since torch 1.9; each raises torch's error naming its replacement
+              **{name: "torch._linalg_utils" for name in (
+                  "eig", "lstsq", "matrix_rank", "solve", "symeig")},
               "vmap": "torch._functorch.apis"},
     "torch.serialization": {name: "torch.serialization" for name in (
         "save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",

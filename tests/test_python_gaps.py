@@ -294,3 +294,9 @@ def test_except_keyboard_interrupt_around_a_training_loop_lets_other_errors_pass
 
 def test_instance_dict_and_vars_are_the_live_attributes_as_python_has_them():
     same_as_python(snippet("instance_dict"))
+
+
+def test_namedtuple_new_defaults_replaced_as_python_does():
+    # EfficientNet-PyTorch's `GlobalParams.__new__.__defaults__ = (None,) * len(_fields)`:
+    # the defaults construction fills missing fields from, each class its own
+    same_as_python(snippet("namedtuple_new_defaults").replace(", P.__new__)", ")"))

@@ -67,7 +67,7 @@ from .random_module import PyRandom, random_instance_attribute
 from .runtime import PYTHON_ERRORS
 from .suggestions import closest, tensor_dir
 from .system_modules import StructSequence, struct_attribute
-from .typed_classes import TypingClass
+from .typed_classes import NamedTupleNew, TypingClass
 from .typing_module import TypeVarName, TypingName
 
 # a tensor's storage (Tensor.untyped_storage(), and the deprecated typed one of
@@ -225,6 +225,9 @@ class Attributes:
             return array_attribute(obj, name)
         if kind is RandomSource:
             return random_source_attribute(self, obj, name)
+        if kind is NamedTupleNew:
+            found = obj.attribute(name)
+            return self._missing(obj, name) if found is MISSING else found
         if kind is PyRandom:
             found = random_instance_attribute(obj, name)
             return self._missing(obj, name) if found is None else found
@@ -420,6 +423,8 @@ class Attributes:
             if cls.type in self.namedtuple_classes:
                 if name in ("_fields", "_field_defaults", "__doc__"):
                     return getattr(cls.type, name)
+                if name == "__new__":  # (its __defaults__, which scripts replace)
+                    return NamedTupleNew(cls)
                 if name == "_make":
                     return NativeFunction("_make", cls.name, self.namedtuple_make(cls),
                                           "method")
@@ -547,6 +552,9 @@ class Attributes:
                 return
         if isinstance(obj, FunctionCtx):
             stdlib.set_ctx_attribute(obj, name, value)
+            return
+        if kind is NamedTupleNew and name == "__defaults__":
+            obj.set_defaults(value)
             return
         if kind is torch_namespace.FlagNamespace and name in obj.flags:
             obj.set_flag(name, value)

@@ -44,6 +44,7 @@ from .objects import (
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
 from .torch_arguments import check_arguments
 from .traceback_module import record_frame
+from .typed_classes import NamedTupleNew
 
 # torch's parser reads a numpy scalar as the Python number it holds (`torch.zeros(n)` for an
 # np.int64, `t.pow(np.float64(2))`); torch.tensor / as_tensor keep its dtype (np.float64
@@ -176,6 +177,11 @@ class Calls:
                 manager.__exit__(None, None, None)
         if kind is StaticMethod:
             return self.call(fn.function, args, kwargs, span)
+        if kind is NamedTupleNew:  # `P.__new__(P, 1, 2)`: P(1, 2)
+            if not args or args[0] is not fn.cls:
+                raise NotSupportedError(f"{fn.cls.name}.__new__ is called with its own class "
+                                        "first only", span)
+            return self.call(fn.cls, list(args[1:]), kwargs, span)
         if kind is type and fn in stdlib.GRAD_MODE_CLASSES or \
                 isinstance(fn, stdlib.DECORATING_CONTEXTS):
             decorated = self._grad_mode_decorator(fn, args, kwargs)

@@ -346,7 +346,9 @@ class Signature:
         if wrong:
             return "didn't match because some of the keywords were incorrect: " + \
                 ", ".join(wrong)
-        marked = [f"{type_name(v)}" if i < len(positional)
+        # (torch's message never matches a parameter named `self`, as the Number of
+        # `remainder(Number self, Tensor other)`: "(!float!, !float!)")
+        marked = [f"{type_name(v)}" if i < len(positional) and positional[i].name != "self"
                   and positional[i].matches(v, numbers) else f"!{type_name(v)}!"
                   for i, v in enumerate(args)]
         marked += [f"{k}={type_name(v)}" if by_name[k].matches(v, numbers)

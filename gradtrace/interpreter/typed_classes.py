@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import LimitExceeded, ScriptError, TorchTypeError
 from ..source import Span
 from ..tensor_types import ScriptType
+from .collection_types import MISSING
 from .objects import BuiltinFunction, BuiltinType
 from .typing_module import TypingName
 
@@ -23,6 +24,37 @@ _PROHIBITED = frozenset({"__new__", "__init__", "__slots__", "__getnewargs__", "
                          "_field_defaults", "_make", "_replace", "_asdict", "_source"})
 _SPECIAL = frozenset({"__module__", "__name__", "__annotations__"})
 MAX_FIELDS = 10_000
+
+
+class NamedTupleNew:
+    """`Point.__new__` of a namedtuple class, for what code does with it: read and replace
+    its `__defaults__`, the defaults construction fills missing fields from (EfficientNet-
+    PyTorch's `GlobalParams.__new__.__defaults__ = (None,) * len(GlobalParams._fields)`).
+    Each namedtuple class has its own `__new__` in Python, so the change is the class's."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: BuiltinType) -> None:
+        self.cls = cls
+
+    def __repr__(self) -> str:
+        return f"<function {self.cls.name}.__new__ at 0x{id(self):x}>"
+
+    def attribute(self, name: str) -> Any:
+        """`__defaults__`, `__name__` or `__qualname__` (MISSING for any other)."""
+        if name == "__defaults__":
+            return self.cls.type.__new__.__defaults__
+        if name == "__name__":
+            return "__new__"
+        if name == "__qualname__":
+            return f"{self.cls.name}.__new__"
+        return MISSING
+
+    def set_defaults(self, value: Any) -> None:
+        """`__defaults__ = value`: a tuple (its values the script's own), or None."""
+        if value is not None and type(value) is not tuple:
+            raise ScriptError("__defaults__ must be set to a tuple object", kind="TypeError")
+        self.cls.type.__new__.__defaults__ = value
 
 
 class TypingClass(TypingName):

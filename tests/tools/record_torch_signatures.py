@@ -122,7 +122,8 @@ def _takes_numbers(fn, name: str, strings: list[str], method: bool) -> bool:
     bound = (torch.ones(2),) if method else ()
     for probe in [(2,), (2.5,), (torch.ones(2), 2), (2, torch.ones(2)), (2, 2)]:
         ours = parser.message([ONES if isinstance(x, torch.Tensor) else x for x in probe], {})
-        if ours and "must be Tensor, not" in ours and _runs(fn, (*bound, *probe)):
+        refused = ours and ("must be Tensor, not" in ours or "invalid combination" in ours)
+        if refused and _runs(fn, (*bound, *probe)):
             return True
     return False
 

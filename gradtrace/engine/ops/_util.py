@@ -62,9 +62,11 @@ def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndar
     """`ufunc(a, b)` computed in `dtype`, like torch's TensorIterator."""
     # (a wrapped number is a Python number for numpy, but a uint64 one, which numpy cannot
     # take as a number, is cast with C's wrap-around as torch casts it)
-    x = a.array.item() if a._wrapped and a.dtype is not _UINT64 else (
+    # (two wrapped numbers, `torch.add(0.1, 0.2)`, are each cast to `dtype` first)
+    both = a._wrapped and b._wrapped
+    x = a.array.item() if a._wrapped and a.dtype is not _UINT64 and not both else (
         a.array if a.dtype is dtype else a.array.astype(dtype.np))
-    y = b.array.item() if b._wrapped and b.dtype is not _UINT64 else (
+    y = b.array.item() if b._wrapped and b.dtype is not _UINT64 and not both else (
         b.array if b.dtype is dtype else b.array.astype(dtype.np))
     return values_apply(ufunc, x, y, dtype)
 

@@ -70,16 +70,25 @@ class AddBackward0(Function):
 _ALPHA_ONE = {"alpha": 1}
 
 
+def sub_check(a: Tensor, b: Tensor) -> None:
+    """torch's sub_check: no bool operand, a Python bool included (`mask - 1`)."""
+    if a.dtype is bool_ and b.dtype is bool_:
+        raise TorchRuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead.")
+    if a.dtype is bool_ or b.dtype is bool_:
+        raise TorchRuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 class SubBackward0(Function):
     __slots__ = ()
     formulas = (local("self", "1"),
                 local("other", "-{alpha}"))
 
     def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
-        if a.dtype is bool_ and b.dtype is bool_:
-            raise TorchRuntimeError(
-                "Subtraction, the `-` operator, with two bool tensors is not supported. "
-                "Use the `^` or `logical_xor()` operator instead.")
+        sub_check(a, b)
         self.save_attr(alpha=alpha)
         dtype = common_dtype(a, b)
         if alpha != 1:
@@ -112,6 +121,7 @@ class RsubBackward1(Function):
     formulas = (local("self", "-{alpha}"),)
 
     def forward(self, a: Tensor, number: Tensor, alpha: Any = 1) -> np.ndarray:
+        sub_check(number, a)
         self.save_attr(alpha=alpha)
         dtype = result_dtype(a, number)
         if alpha != 1:
@@ -431,8 +441,7 @@ def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
         if type(b) is float and type(alpha) is int and alpha == 1 \
                 and a.dtype.is_floating_point:
             return AddBackward0.call_number(a, b)
-        return AddBackward0.call(a, as_tensor_operand(b), alpha=alpha)
-    return AddBackward0.call(b, as_tensor_operand(a), alpha=alpha)
+    return AddBackward0.call(as_tensor_operand(a), as_tensor_operand(b), alpha=alpha)
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
@@ -442,8 +451,8 @@ def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
         lowered = _jit_scalar(sub_scalar, a, b, alpha)
         if lowered is not None:
             return lowered
-    if not isinstance(a, Tensor):
-        return rsub(b, a, alpha=alpha)
+    if not isinstance(a, Tensor):  # torch.sub(number, ...): the number is a wrapped tensor
+        return SubBackward0.call(as_tensor_operand(a), as_tensor_operand(b), alpha=alpha)
     if type(b) is float and type(alpha) is int and alpha == 1 and a.dtype.is_floating_point:
         return SubBackward0.call_number(a, b)
     return SubBackward0.call(a, as_tensor_operand(b), alpha=alpha)
@@ -461,8 +470,8 @@ def rsub(a: Tensor, b: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def mul(a: Any, b: Any) -> Tensor:
-    if not isinstance(a, Tensor):
-        a, b = b, a
+    if not isinstance(a, Tensor):  # torch.mul(number, ...): the number is a wrapped tensor
+        return MulBackward0.call(as_tensor_operand(a), as_tensor_operand(b))
     if JIT.mode is not None and lowers(a, b):
         return mul_scalar(a, b)
     if type(b) is Tensor:
@@ -473,15 +482,16 @@ def mul(a: Any, b: Any) -> Tensor:
 
 
 def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
-    if not isinstance(a, Tensor):
-        return rdiv(b, a)
+    wrapped = not isinstance(a, Tensor)
+    if wrapped:  # torch.div(number, ...): a true division of a wrapped tensor, not
+        a = as_tensor_operand(a)  # `number / tensor`'s reciprocal product
     if rounding_mode is not None:
         from .rounding import rounded_div
 
         return rounded_div(a, b, rounding_mode)
     if JIT.mode is not None and lowers(a, b):
         return div_scalar(a, b)
-    if type(b) is float and a.dtype.is_floating_point:
+    if type(b) is float and a.dtype.is_floating_point and not wrapped:
         return DivBackward0.call_number(a, b)
     return DivBackward0.call(a, as_tensor_operand(b))
 
@@ -544,7 +554,12 @@ def mul_(self: Tensor, other: Any) -> Tensor:
     return apply_inplace(MulBackward0, self, as_tensor_operand(other))
 
 
-def div_(self: Tensor, other: Any) -> Tensor:
+def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None:  # `t.div_(2, rounding_mode="floor")`: DivBackward2's node
+        from .rounding import DivBackward2
+
+        return apply_inplace(DivBackward2, self, as_tensor_operand(other),
+                             rounding_mode=rounding_mode)
     return apply_inplace(DivBackward0, self, as_tensor_operand(other))
 
 

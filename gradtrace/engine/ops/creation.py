@@ -53,6 +53,8 @@ LIST_OF_ARRAYS_WARNING = (
     "converting to a tensor. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/"
     "tensor_new.cpp:252.)")
 MAX_DIMS = 128  # the nesting torch.tensor reads (torch/csrc/utils/tensor_new.cpp)
+# what torch's PySequence_Check takes as a dimension of the data: `torch.tensor(range(100))`
+SEQUENCES = (list, tuple, range)
 
 
 def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
@@ -79,7 +81,9 @@ def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
         return [], dtypes.int64
     if isinstance(data, float):
         return [], dtypes.DEFAULT_FLOAT
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, SEQUENCES):
+        if isinstance(data, range):  # (its length is not yet memory: check it first)
+            reserve((len(data),), 8)
         if inferring and any(item is data for item in data):
             raise TorchTypeError("new(): self-referential lists are incompatible")
         if depth >= MAX_DIMS:  # (torch's check, before any item's)
@@ -131,7 +135,7 @@ def _flatten(data: Any, out: list, target: DType) -> None:
         out.append(data.item())
     elif hasattr(data, "a") and type(data).__module__ == "gradtrace.engine.ndarray":
         out.extend(data.a.reshape(-1).tolist())
-    elif isinstance(data, (list, tuple)):
+    elif isinstance(data, SEQUENCES):
         for item in data:
             _flatten(item, out, target)
     else:
@@ -192,7 +196,7 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     if isinstance(data, str):
         raise TorchTypeError("new(): invalid data type 'str'")
     first, ndim = data, 0
-    while isinstance(first, (list, tuple)):  # torch's compute_sizes walks the first items
+    while isinstance(first, SEQUENCES):  # torch's compute_sizes walks the first items
         ndim += 1  # (a str is a sequence of itself: without end)
         if not first:
             break

@@ -11,15 +11,18 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import dtypes
 from ..formulas import local, undefined
 from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
-from ._util import binary_operands, cast, common_dtype
+from ._util import binary_operands, cast, common_dtype, not_implemented
 
 
 def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
     ta, tb, dtype = binary_operands(a, b)
+    if dtype is dtypes.bool_:  # (`mask // mask`: torch's kernels have no bool version)
+        raise not_implemented(f"div_{rounding_mode}_cpu", dtype)
     x, y = cast(ta.array, dtype), cast(tb.array, dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
         if rounding_mode == "floor":

@@ -379,6 +379,7 @@ DTYPE_ATTRIBUTES: dict[str, Callable[[DType, Any], Any]] = {
     "is_floating_point": lambda d, ctx: d.is_floating_point,
     "itemsize": lambda d, ctx: d.itemsize,
     "is_signed": lambda d, ctx: d.is_signed,
+    "is_complex": lambda d, ctx: False,  # gradtrace has no complex dtypes
 }
 
 # torch.finfo / torch.iinfo: the attributes they have, their slots (all plain values)

@@ -49,10 +49,6 @@ NOT_YET = {
     "gh_takkujunjieli_finfo_dtypes": "torch.bfloat16 (here only torch.finfo of it): gradtrace "
                                      "has no bfloat16 dtype, as its tensors would need "
                                      "bfloat16 rounding after every op",
-    "gh_jlgjobhunt_tensor_dtypes": "torch.uint16/uint32 tensors: gradtrace has no 16/32-bit "
-                                   "unsigned dtypes, whose ops torch implements one by one "
-                                   "(mul and sum but not add, neg or lt: \"add_stub\" not "
-                                   "implemented for 'UInt16')",
 }
 
 

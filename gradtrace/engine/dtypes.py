@@ -11,7 +11,7 @@ class DType:
 
     python_type_name = "torch.dtype"  # the name Python's messages give the type
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "tensor_type",
-                 "scalar_type", "category")
+                 "scalar_type", "category", "barebones")
 
     def __init__(self, name: str, np_dtype: type, tensor_type: str,
                  scalar_type: str | None = None):
@@ -25,6 +25,9 @@ class DType:
         self.scalar_type = scalar_type or tensor_type[: -len("Tensor")]
         # 0 bool, 1 integer, 2 floating: promotion across categories goes upward
         self.category = 2 if self.is_floating_point else 0 if name == "bool" else 1
+        # torch's "barebones" unsigned types (uint16, uint32, uint64): tensors, casts and a
+        # few kernels only (engine/unsigned.py lists which ops run on them)
+        self.barebones = self.np.kind == "u" and self.itemsize > 1
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -47,10 +50,15 @@ ALIASES: dict[str, DType] = {
     **BY_NAME, "float": float32, "double": float64, "half": float16, "long": int64,
     "int": int32, "short": int16,
 }
-# a Python int in [2**63, 2**64) wrapped for an op (`t + 2**63`): torch makes it a uint64
-# scalar, which promotes with no other dtype but a float; nothing else makes one
-uint64 = DType("uint64", np.uint64, "UInt64Tensor", "UInt64")
-_BY_NP: dict[np.dtype, DType] = {d.np: d for d in (*ALL, uint64)}
+# torch's barebones unsigned types, which promote with no other dtype but a float (also
+# what a Python int in [2**63, 2**64) wrapped for an op is: `t + 2**63`)
+uint16 = DType("uint16", np.uint16, "UInt16Tensor")
+uint32 = DType("uint32", np.uint32, "UInt32Tensor")
+uint64 = DType("uint64", np.uint64, "UInt64Tensor")
+UNSIGNED = (uint16, uint32, uint64)
+BY_NAME.update({d.name: d for d in UNSIGNED})
+ALIASES.update({d.name: d for d in UNSIGNED})
+_BY_NP: dict[np.dtype, DType] = {d.np: d for d in (*ALL, *UNSIGNED)}
 
 DEFAULT_FLOAT = float32  # torch.get_default_dtype(): the run's, reset by reset_default_dtype
 
@@ -80,7 +88,8 @@ def reset_default_dtype() -> None:
 # C++ type names as torch's TypeMeta prints them in messages ("long int" for int64_t)
 C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                "uint8": "unsigned char", "bool": "bool"}
+                "uint8": "unsigned char", "bool": "bool", "uint16": "short unsigned int",
+                "uint32": "unsigned int", "uint64": "long unsigned int"}
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:
@@ -93,7 +102,7 @@ def promote(a: DType, b: DType) -> DType:
         return a
     if a.is_floating_point != b.is_floating_point:  # int + float is that float (numpy widens)
         return a if a.is_floating_point else b
-    if a is uint64 or b is uint64:
+    if a.barebones or b.barebones:
         raise TorchRuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
                                 f"attempted to promote {a.scalar_type} and {b.scalar_type}")
     return _BY_NP[np.promote_types(a.np, b.np)]
@@ -208,7 +217,8 @@ def _type_info_argument(dtype: object, name: str) -> DType:
 # overflow" (fill_, masked_fill_, index_put_'s masked_fill path)
 C_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                   "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
-                  "uint8": "uint8_t", "bool": "bool"}
+                  "uint8": "uint8_t", "bool": "bool", "uint16": "uint16_t",
+                  "uint32": "uint32_t", "uint64": "uint64_t"}
 
 
 def _scalar_overflows(value: bool | int | float, target: DType) -> bool:
@@ -242,7 +252,7 @@ def checked_scalar(value: bool | int | float, target: DType) -> np.ndarray:
     if target is not bool_ and _scalar_overflows(value, target):
         raise TorchRuntimeError(
             f"value cannot be converted to type {C_SCALAR_NAMES[target.name]} without overflow")
-    if target is uint8 and type(value) is int and value < 0:
-        value %= 256
+    if target.np.kind == "u" and type(value) is int and value < 0:
+        value %= 1 << (8 * target.itemsize)
     with np.errstate(invalid="ignore", over="ignore"):
         return np.asarray(value).astype(target.np)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import stdlib
-from ..engine import dtypes
+from ..engine import dtypes, unsigned
 from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
@@ -104,6 +104,42 @@ def _dtype_argument(fn: Any, value: Any, span: Span | None) -> DType:
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input",
                 "x1": "input", "x2": "other"}
 _TORCH_NAMES = frozenset(("input", "other", *_NUMPY_NAMES))
+
+
+def _check_unsigned(fn: Any, args: Any, kwargs: dict[str, Any]) -> None:
+    """A torch op or Tensor method given a barebones unsigned tensor or dtype (uint16, uint32,
+    uint64): torch's error where it has no kernel for it (engine/unsigned.py's table)."""
+    if type(fn) is stdlib.BoundMethod:
+        if not isinstance(fn.obj, Tensor):
+            return
+        operands = (fn.obj, *args)
+        dtype = fn.obj.dtype if fn.obj.dtype.barebones else unsigned.unsigned_dtype(args)
+    else:
+        dtype = unsigned.unsigned_dtype(args)
+        operands = args
+    if dtype is None and kwargs:
+        dtype = unsigned.unsigned_dtype(kwargs.values())
+    if dtype is None:
+        return
+    name = fn.name if type(fn) is stdlib.BoundMethod else _torch_name(fn)
+    if name is not None:
+        unsigned.check_op(name, operands, kwargs, dtype)
+
+
+_TORCH_NAMES_BY_ID: dict[int, str] = {}
+
+
+def _torch_name(fn: Any) -> str | None:
+    """The name a torch namespace (torch, torch.nn.functional, torch.linalg, ...) gives
+    engine function `fn`; None for anything else (a builtin, a script's function)."""
+    if not _TORCH_NAMES_BY_ID:
+        from ..torch_namespace import MODULES
+
+        for namespace in MODULES.values():
+            for name, value in namespace.table.items():
+                if callable(value):
+                    _TORCH_NAMES_BY_ID.setdefault(id(value), name)
+    return _TORCH_NAMES_BY_ID.get(id(fn))
 
 
 @functools.cache
@@ -218,6 +254,7 @@ class Calls:
         if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
             kwargs = _torch_keywords(fn, kwargs)
         try:
+            _check_unsigned(fn, args, kwargs)
             if TRANSFORMS.vmaps:
                 target, operands = (fn.fn, [fn.obj, *args]) if type(fn) is stdlib.BoundMethod \
                     else (fn, list(args))

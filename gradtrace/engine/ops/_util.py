@@ -61,10 +61,12 @@ def common_dtype(a: Tensor, b: Tensor) -> DType:
 def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndarray:
     """`ufunc(a, b)` computed in `dtype`, like torch's TensorIterator."""
     # (a wrapped number is a Python number for numpy, but a uint64 one, which numpy cannot
-    # take as a number, is cast with C's wrap-around as torch casts it)
-    x = a.array.item() if a._wrapped and a.dtype is not _UINT64 else (
+    # take as a number, is cast with C's wrap-around as torch casts it; so is a Python int
+    # computed in a barebones unsigned dtype, which numpy refuses past its range: `u16 *
+    # 70000`, `u16 * -1`)
+    x = a.array.item() if a._wrapped and a.dtype is not _UINT64 and not dtype.barebones else (
         a.array if a.dtype is dtype else a.array.astype(dtype.np))
-    y = b.array.item() if b._wrapped and b.dtype is not _UINT64 else (
+    y = b.array.item() if b._wrapped and b.dtype is not _UINT64 and not dtype.barebones else (
         b.array if b.dtype is dtype else b.array.astype(dtype.np))
     return values_apply(ufunc, x, y, dtype)
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import dtypes, unsigned
 from ..formulas import local, undefined
 from ..forward_ad import auto_element_wise
 from ..node import Function
@@ -20,6 +21,8 @@ from ._util import binary_operands, cast, common_dtype
 
 def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
     ta, tb, dtype = binary_operands(a, b)
+    if dtype.barebones:
+        raise unsigned.not_implemented(f"div_{rounding_mode}_cpu", dtype)
     x, y = cast(ta.array, dtype), cast(tb.array, dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
         if rounding_mode == "floor":
@@ -32,6 +35,8 @@ def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
 def torch_remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """torch's remainder: fmod, shifted by the divisor when the signs differ (so an exact
     multiple of a negative dividend stays -0.0, where numpy's remainder gives 0.0)."""
+    if x.dtype.kind == "u" and x.dtype.itemsize > 1:  # torch has no kernel for these
+        raise unsigned.not_implemented("remainder_cpu", dtypes.from_numpy(x.dtype))
     if x.dtype.kind != "f" and np.asarray(y).dtype.kind != "f":
         return np.remainder(x, y)
     mod = np.fmod(x, y)

@@ -46,9 +46,6 @@ NOT_YET = {
                                       "oneDNN run gemm:jit (im2col and its own sgemm), whose "
                                       "order is not reproduced (noted); its 1x1 "
                                       "Conv2d(64, 32) and the bilinear nn.Upsample are exact",
-    "gh_takkujunjieli_finfo_dtypes": "torch.bfloat16 (here only torch.finfo of it): gradtrace "
-                                     "has no bfloat16 dtype, as its tensors would need "
-                                     "bfloat16 rounding after every op",
 }
 
 

@@ -227,6 +227,10 @@ class Tensor:
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise TorchRuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self.dtype is dtypes.bfloat16:
+            from .bfloat16 import refuse_autograd
+
+            refuse_autograd()
         self.requires_grad = bool(requires_grad)
         return self
 

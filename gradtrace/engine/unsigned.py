@@ -179,27 +179,6 @@ BINARY = frozenset("""
 """.split())
 
 
-def unsigned_dtype(values: Any) -> DType | None:
-    """The first barebones unsigned dtype among call arguments (tensors, dtypes, one level of
-    lists/tuples), or None."""
-    from .tensor import Tensor
-
-    for v in values:
-        if isinstance(v, Tensor):
-            if v.dtype.barebones:
-                return v.dtype
-        elif type(v) is DType:
-            if v.barebones:
-                return v
-        elif type(v) in (list, tuple):
-            for item in v:
-                if isinstance(item, Tensor) and item.dtype.barebones:
-                    return item.dtype
-                if type(item) is DType and item.barebones:
-                    return item
-    return None
-
-
 def not_implemented(kernel: str, dtype: DType) -> ScriptError:
     """torch's NotImplementedError for a kernel it has no `dtype` version of."""
     return ScriptError(f"\"{kernel}\" not implemented for '{dtype.scalar_type}'",

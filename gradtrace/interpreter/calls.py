@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import stdlib
-from ..engine import dtypes, unsigned
+from ..engine import bfloat16, dtypes, unsigned
 from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
@@ -106,24 +106,47 @@ _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input"
 _TORCH_NAMES = frozenset(("input", "other", *_NUMPY_NAMES))
 
 
-def _check_unsigned(fn: Any, args: Any, kwargs: dict[str, Any]) -> None:
-    """A torch op or Tensor method given a barebones unsigned tensor or dtype (uint16, uint32,
-    uint64): torch's error where it has no kernel for it (engine/unsigned.py's table)."""
+def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> None:
+    """A torch op or Tensor method given a tensor or dtype only some of whose ops run: the
+    barebones unsigned ones (uint16, uint32, uint64: torch's error where it has no kernel,
+    engine/unsigned.py) and bfloat16 (engine/bfloat16.py: what gradtrace makes exact)."""
     if type(fn) is stdlib.BoundMethod:
         if not isinstance(fn.obj, Tensor):
             return
         operands = (fn.obj, *args)
-        dtype = fn.obj.dtype if fn.obj.dtype.barebones else unsigned.unsigned_dtype(args)
     else:
-        dtype = unsigned.unsigned_dtype(args)
         operands = args
+    dtype = _restricted_dtype(operands)
     if dtype is None and kwargs:
-        dtype = unsigned.unsigned_dtype(kwargs.values())
+        dtype = _restricted_dtype(kwargs.values())
     if dtype is None:
         return
     name = fn.name if type(fn) is stdlib.BoundMethod else _torch_name(fn)
-    if name is not None:
+    if name is None:
+        return
+    if dtype is dtypes.bfloat16:
+        bfloat16.check_op(name, operands, kwargs)
+    else:
         unsigned.check_op(name, operands, kwargs, dtype)
+
+
+def _restricted_dtype(values: Any) -> DType | None:
+    """The first restricted dtype among call arguments (tensors, dtypes, one level of lists
+    and tuples), or None."""
+    for v in values:
+        if isinstance(v, Tensor):
+            if v.dtype.restricted:
+                return v.dtype
+        elif type(v) is DType:
+            if v.restricted:
+                return v
+        elif type(v) in (list, tuple):
+            for item in v:
+                if isinstance(item, Tensor) and item.dtype.restricted:
+                    return item.dtype
+                if type(item) is DType and item.restricted:
+                    return item
+    return None
 
 
 _TORCH_NAMES_BY_ID: dict[int, str] = {}
@@ -254,7 +277,7 @@ class Calls:
         if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
             kwargs = _torch_keywords(fn, kwargs)
         try:
-            _check_unsigned(fn, args, kwargs)
+            _check_restricted(fn, args, kwargs)
             if TRANSFORMS.vmaps:
                 target, operands = (fn.fn, [fn.obj, *args]) if type(fn) is stdlib.BoundMethod \
                     else (fn, list(args))

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from .. import kernels, unsigned
+from .. import bfloat16, kernels, unsigned
 from ..dtypes import bool_
 from ..events import OBSERVERS
 from ..formulas import local
@@ -272,6 +272,7 @@ class PowBackward0(Function):
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
         if dtype.barebones and value not in (0, 1):  # (** 0 is a fill, ** 1 a copy)
             raise unsigned.not_implemented("pow", dtype)
+        bfloat16.check_dtype("pow", dtype)
         base = cast(a.array, dtype)
         if value == 1:
             # torch's pow_Tensor_Scalar_out copies the base for an exponent of 1 (the `** 2`
@@ -316,6 +317,7 @@ class PowBackward1(Function):
         dtype = common_dtype(a, exponent)
         if dtype.barebones:
             raise unsigned.not_implemented("pow", dtype)
+        bfloat16.check_dtype("pow", dtype)
         self.save("exponent", exponent)
         self.save("self", a)
         self.show_saved_as("self", "exponent")
@@ -365,6 +367,7 @@ class PowBackward2(Function):
         dtype = result_dtype(base, exponent)
         if dtype.barebones:
             raise unsigned.not_implemented("pow", dtype)
+        bfloat16.check_dtype("pow", dtype)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return float_pow(cast(base.array, dtype), cast(exponent.array, dtype))
 

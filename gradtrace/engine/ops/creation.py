@@ -216,7 +216,10 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     _flatten(data, flat, target)
     _check_python_ints(flat, target)
     try:
-        array = np.array(flat, dtype=target.np).reshape(shape)
+        if target is dtypes.bfloat16:  # torch stores a number as a float, then bfloat16
+            array = np.array(flat, dtype=np.float32).astype(target.np).reshape(shape)
+        else:
+            array = np.array(flat, dtype=target.np).reshape(shape)
     except OverflowError:
         raise TorchRuntimeError(
             f"value cannot be converted to type {target.name} without overflow") from None
@@ -259,6 +262,8 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
     reserve(shape, 8)
     if dtype.barebones:  # torch fills them as fill_ does: -1 wraps, past the range raises
         value = dtypes.checked_scalar(value, dtype)
+    elif dtype is dtypes.bfloat16:
+        value = np.float32(value)  # (a number becomes bfloat16 through a float)
     return Tensor(np.full(shape, value, dtype=dtype.np), requires_grad=requires_grad)
 
 

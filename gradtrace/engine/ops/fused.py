@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import capability, fp64
+from .. import bfloat16, capability, dtypes, fp64
 from ..dtypes import C_TYPE_NAMES
 from ..formulas import local
 from ..forward_ad import linear_in_all, maybe_multiply
@@ -50,6 +50,7 @@ def scalar_in(value: Any, dtype: np.dtype) -> Any:
 
 def add_alpha(a: np.ndarray, b: np.ndarray, alpha: Any, dtype: np.dtype) -> np.ndarray:
     """add(a, b, alpha=...): ufunc::add's `vec::fmadd(b, alpha, a)` (`a + alpha * b`)."""
+    bfloat16.check_dtype("add(alpha=...)", dtypes.from_numpy(dtype))
     if not np.issubdtype(dtype, np.floating):
         return np.asarray(a + b * alpha, dtype)
     return multiply_add(b, scalar_in(alpha, dtype), a, dtype)

@@ -110,20 +110,19 @@ def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> None:
     """A torch op or Tensor method given a tensor or dtype only some of whose ops run: the
     barebones unsigned ones (uint16, uint32, uint64: torch's error where it has no kernel,
     engine/unsigned.py) and bfloat16 (engine/bfloat16.py: what gradtrace makes exact)."""
-    if type(fn) is stdlib.BoundMethod:
-        if not isinstance(fn.obj, Tensor):
-            return
-        operands = (fn.obj, *args)
-    else:
-        operands = args
-    dtype = _restricted_dtype(operands)
-    if dtype is None and kwargs:
-        dtype = _restricted_dtype(kwargs.values())
-    if dtype is None:
+    method = type(fn) is stdlib.BoundMethod
+    if method and not isinstance(fn.obj, Tensor):
         return
-    name = fn.name if type(fn) is stdlib.BoundMethod else _torch_name(fn)
+    dtype = fn.obj.dtype if method and fn.obj.dtype.restricted else None
+    if dtype is None:
+        dtype = (_restricted_dtype(args) if args else None) or (
+            _restricted_dtype(kwargs.values()) if kwargs else None)
+        if dtype is None:
+            return
+    name = fn.name if method else _torch_name(fn)
     if name is None:
         return
+    operands = (fn.obj, *args) if method else args
     if dtype is dtypes.bfloat16:
         bfloat16.check_op(name, operands, kwargs)
     else:
@@ -131,22 +130,27 @@ def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> None:
 
 
 def _restricted_dtype(values: Any) -> DType | None:
-    """The first restricted dtype among call arguments (tensors, dtypes, one level of lists
-    and tuples), or None."""
+    """The first restricted dtype among call arguments (tensors, dtypes, and those in a list
+    or tuple of up to `_OPERAND_LIST` items), or None."""
     for v in values:
-        if isinstance(v, Tensor):
-            if v.dtype.restricted:
-                return v.dtype
-        elif type(v) is DType:
+        kind = type(v)
+        if kind is DType:
             if v.restricted:
                 return v
-        elif type(v) in (list, tuple):
-            for item in v:
-                if isinstance(item, Tensor) and item.dtype.restricted:
-                    return item.dtype
-                if type(item) is DType and item.restricted:
-                    return item
+        elif kind is list or kind is tuple:
+            for item in v[:_OPERAND_LIST]:
+                if type(item) is DType or isinstance(item, Tensor):
+                    dtype = item if type(item) is DType else item.dtype
+                    if dtype.restricted:
+                        return dtype
+        elif isinstance(v, Tensor) and v.dtype.restricted:
+            return v.dtype
     return None
+
+
+# the items of a list argument looked at: tensors for cat/stack & co (a longer list is data,
+# torch.tensor's, whose numbers need no look)
+_OPERAND_LIST = 64
 
 
 _TORCH_NAMES_BY_ID: dict[int, str] = {}

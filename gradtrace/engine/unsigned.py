@@ -185,14 +185,6 @@ def not_implemented(kernel: str, dtype: DType) -> ScriptError:
                        kind="NotImplementedError")
 
 
-def check_kernel(name: str, dtype: DType) -> None:
-    """Raise torch's error if op `name` computing in barebones `dtype` has no kernel."""
-    if dtype.barebones:
-        kernel = KERNELS.get(name)
-        if kernel is not None:
-            raise not_implemented(kernel, dtype)
-
-
 def check_op(name: str, args: Any, kwargs: dict[str, Any], dtype: DType) -> None:
     """A call of torch op `name` whose arguments hold barebones `dtype` (a tensor of it, or
     the dtype itself): torch's NotImplementedError where it has no kernel, nothing where the
@@ -236,8 +228,8 @@ def _computed_dtype(args: Any) -> DType | None:
 
 def _variant(name: str, args: Any, kwargs: dict[str, Any]) -> str | None:
     """Kernels that depend on the call's form (measured): max() vs max(dim), clamp's bounds,
-    div's rounding mode, matmul's ranks, a reduction into a barebones dtype, where(cond)
-    alone; "" where the form runs (x ** 0 and x ** 1 are a fill and a copy)."""
+    div's rounding mode, matmul's ranks, where(cond) alone; "" where the form runs (x ** 0
+    and x ** 1 are a fill and a copy, count_nonzero(dim) a sum, isin of a number ==)."""
     from .tensor import Tensor
 
     rest = args[1:]

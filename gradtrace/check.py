@@ -51,8 +51,10 @@ DEFAULT_TIMEOUT = 120.0
 # when the run has one (engine/exactness.py, or a CPU capability unlike torch's), else
 # reported as such with "no known cause". Anything larger is a plain difference.
 ROUNDING_ULPS = 64
+# (bfloat16 values are compared as the float32 values they are: a difference shows in ulps of
+# float32, 2**16 to one of bfloat16's)
 FLOAT_DTYPES = {"torch.float32": np.float32, "torch.float64": np.float64,
-                "torch.float16": np.float16}
+                "torch.float16": np.float16, "torch.bfloat16": np.float32}
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 

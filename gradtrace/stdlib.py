@@ -300,7 +300,8 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
     "type": _type, "is_contiguous": _is_contiguous, "stride": _stride,
     "byte": tensor_info.byte, "char": tensor_info.char, "short": tensor_info.short,
-    "half": tensor_info.half, "ndimension": tensor_info.ndimension,
+    "half": tensor_info.half, "bfloat16": tensor_info.bfloat16,
+    "ndimension": tensor_info.ndimension,
     "storage_offset": tensor_info.storage_offset, "is_complex": tensor_info.is_complex,
     "is_signed": tensor_info.is_signed, "is_nonzero": tensor_info.is_nonzero,
     "is_same_size": tensor_info.is_same_size, "sum_to_size": tensor_info.sum_to_size,
@@ -379,6 +380,7 @@ DTYPE_ATTRIBUTES: dict[str, Callable[[DType, Any], Any]] = {
     "is_floating_point": lambda d, ctx: d.is_floating_point,
     "itemsize": lambda d, ctx: d.itemsize,
     "is_signed": lambda d, ctx: d.is_signed,
+    "is_complex": lambda d, ctx: False,  # gradtrace has no complex dtypes
 }
 
 # torch.finfo / torch.iinfo: the attributes they have, their slots (all plain values)

@@ -46,13 +46,6 @@ NOT_YET = {
                                       "oneDNN run gemm:jit (im2col and its own sgemm), whose "
                                       "order is not reproduced (noted); its 1x1 "
                                       "Conv2d(64, 32) and the bilinear nn.Upsample are exact",
-    "gh_takkujunjieli_finfo_dtypes": "torch.bfloat16 (here only torch.finfo of it): gradtrace "
-                                     "has no bfloat16 dtype, as its tensors would need "
-                                     "bfloat16 rounding after every op",
-    "gh_jlgjobhunt_tensor_dtypes": "torch.uint16/uint32 tensors: gradtrace has no 16/32-bit "
-                                   "unsigned dtypes, whose ops torch implements one by one "
-                                   "(mul and sum but not add, neg or lt: \"add_stub\" not "
-                                   "implemented for 'UInt16')",
 }
 
 

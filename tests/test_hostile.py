@@ -115,6 +115,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_exit_suppresses_limit.gt", "LimitError"), ("lang_type_three_args.gt",
                                                       "NotSupportedError"),
     ("anomaly_metadata_dunder.gt", "NotSupportedError"),
+    ("unsigned_dtype_numpy_backing.gt", "AttributeError"),
+    ("bfloat16_scalar_type.gt", "NotSupportedError"),
     ("typing_name_dunder.gt", "NotSupportedError"),
     ("transformer_clone_dunder.gt", "NotSupportedError"),
     ("once_differentiable_unwrap.gt", "NotSupportedError"),

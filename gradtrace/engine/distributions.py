@@ -151,7 +151,7 @@ def bernoulli_tensor(gen: Generator, p: np.ndarray) -> np.ndarray:
 
 def random_from_to(gen: Generator, n: int, span: int, base: int, wide: bool) -> np.ndarray:
     """uniform_int_from_to: (draw % range) + base, 64-bit draws when range >= 2**32 (for
-    int64/float/double/bfloat16 tensors, `wide`)."""
+    int64/uint64/float/double/bfloat16 tensors, `wide`)."""
     if span >= 1 << 32 and wide:
         raw = gen.draw64(n)
     else:

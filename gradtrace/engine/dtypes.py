@@ -1,9 +1,10 @@
 """torch dtypes over numpy dtypes, and torch's type-promotion rules."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
-from ..errors import TorchRuntimeError, TorchTypeError
+from ..errors import NotSupportedError, TorchRuntimeError, TorchTypeError
 
 
 class DType:
@@ -11,20 +12,26 @@ class DType:
 
     python_type_name = "torch.dtype"  # the name Python's messages give the type
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "tensor_type",
-                 "scalar_type", "category")
+                 "scalar_type", "category", "barebones", "restricted")
 
     def __init__(self, name: str, np_dtype: type, tensor_type: str,
                  scalar_type: str | None = None):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind == "f"
-        self.is_signed = self.np.kind in "fi"
+        # (bfloat16 is ml_dtypes' numpy dtype, of kind "V")
+        self.is_floating_point = self.np.kind == "f" or name == "bfloat16"
+        self.is_signed = self.np.kind == "i" or self.is_floating_point
         self.itemsize = self.np.itemsize
         self.tensor_type = tensor_type  # legacy name torch uses in messages: FloatTensor
         # c10's ScalarType name, as kernels' messages print it: Float, Long, Byte
         self.scalar_type = scalar_type or tensor_type[: -len("Tensor")]
         # 0 bool, 1 integer, 2 floating: promotion across categories goes upward
         self.category = 2 if self.is_floating_point else 0 if name == "bool" else 1
+        # torch's "barebones" unsigned types (uint16, uint32, uint64): tensors, casts and a
+        # few kernels only (engine/unsigned.py lists which ops run on them)
+        self.barebones = self.np.kind == "u" and self.itemsize > 1
+        # a dtype only some of whose ops gradtrace runs: every call given one is checked
+        self.restricted = self.barebones or name == "bfloat16"
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -47,10 +54,18 @@ ALIASES: dict[str, DType] = {
     **BY_NAME, "float": float32, "double": float64, "half": float16, "long": int64,
     "int": int32, "short": int16,
 }
-# a Python int in [2**63, 2**64) wrapped for an op (`t + 2**63`): torch makes it a uint64
-# scalar, which promotes with no other dtype but a float; nothing else makes one
-uint64 = DType("uint64", np.uint64, "UInt64Tensor", "UInt64")
-_BY_NP: dict[np.dtype, DType] = {d.np: d for d in (*ALL, uint64)}
+# torch's barebones unsigned types, which promote with no other dtype but a float (also
+# what a Python int in [2**63, 2**64) wrapped for an op is: `t + 2**63`)
+uint16 = DType("uint16", np.uint16, "UInt16Tensor")
+uint32 = DType("uint32", np.uint32, "UInt32Tensor")
+uint64 = DType("uint64", np.uint64, "UInt64Tensor")
+UNSIGNED = (uint16, uint32, uint64)
+# bfloat16 values are ml_dtypes' numpy bfloat16; the ops that run on them are
+# engine/bfloat16.py's
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "BFloat16Tensor")
+BY_NAME.update({d.name: d for d in (*UNSIGNED, bfloat16)})
+ALIASES.update({d.name: d for d in (*UNSIGNED, bfloat16)})
+_BY_NP: dict[np.dtype, DType] = {d.np: d for d in (*ALL, *UNSIGNED, bfloat16)}
 
 DEFAULT_FLOAT = float32  # torch.get_default_dtype(): the run's, reset by reset_default_dtype
 
@@ -65,6 +80,9 @@ def set_default_dtype(dtype: object) -> None:
         raise TorchTypeError(f"invalid dtype object: {NOT_FLOAT_DEFAULT}")
     if not dtype.is_floating_point:
         raise TorchTypeError(NOT_FLOAT_DEFAULT)
+    if dtype is bfloat16:
+        raise NotSupportedError("torch.set_default_dtype(torch.bfloat16) is not supported by "
+                                "gradtrace: only some ops are exact in bfloat16")
     DEFAULT_FLOAT = dtype
 
 
@@ -80,7 +98,9 @@ def reset_default_dtype() -> None:
 # C++ type names as torch's TypeMeta prints them in messages ("long int" for int64_t)
 C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                "uint8": "unsigned char", "bool": "bool"}
+                "uint8": "unsigned char", "bool": "bool", "uint16": "short unsigned int",
+                "uint32": "unsigned int", "uint64": "long unsigned int",
+                "bfloat16": "c10::BFloat16"}
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:
@@ -93,7 +113,7 @@ def promote(a: DType, b: DType) -> DType:
         return a
     if a.is_floating_point != b.is_floating_point:  # int + float is that float (numpy widens)
         return a if a.is_floating_point else b
-    if a is uint64 or b is uint64:
+    if a.barebones or b.barebones:
         raise TorchRuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
                                 f"attempted to promote {a.scalar_type} and {b.scalar_type}")
     return _BY_NP[np.promote_types(a.np, b.np)]
@@ -177,7 +197,7 @@ class finfo(TypeInfo):  # noqa: N801 (torch's name: type(x) prints <class 'torch
         if not dtype.is_floating_point:
             raise TorchTypeError("torch.finfo() requires a floating point input type. Use "
                                  "torch.iinfo to handle 'torch.finfo'")
-        info = np.finfo(dtype.np)
+        info = float_info(dtype)
         super().__init__(dtype, info)
         self.eps = float(info.eps)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
@@ -197,6 +217,11 @@ class iinfo(TypeInfo):  # noqa: N801 (torch's name)
         super().__init__(dtype, np.iinfo(dtype.np))
 
 
+def float_info(dtype: DType) -> np.finfo:
+    """numpy's finfo of a floating dtype (ml_dtypes' for bfloat16, which numpy lacks)."""
+    return ml_dtypes.finfo(dtype.np) if dtype is bfloat16 else np.finfo(dtype.np)
+
+
 def _type_info_argument(dtype: object, name: str) -> DType:
     if not isinstance(dtype, DType):
         raise TorchTypeError(f"{name}(): argument 'type' (position 1) must be torch.dtype, "
@@ -208,7 +233,8 @@ def _type_info_argument(dtype: object, name: str) -> DType:
 # overflow" (fill_, masked_fill_, index_put_'s masked_fill path)
 C_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                   "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
-                  "uint8": "uint8_t", "bool": "bool"}
+                  "uint8": "uint8_t", "bool": "bool", "uint16": "uint16_t",
+                  "uint32": "uint32_t", "uint64": "uint64_t", "bfloat16": "c10::BFloat16"}
 
 
 def _scalar_overflows(value: bool | int | float, target: DType) -> bool:
@@ -218,7 +244,7 @@ def _scalar_overflows(value: bool | int | float, target: DType) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return False
     if target.is_floating_point:
-        info = np.finfo(target.np)
+        info = float_info(target)
         if isinstance(value, (int, np.integer)):
             return int(value) < int(info.min) or int(value) > int(info.max)
         if value != value or value in (float("inf"), float("-inf")):
@@ -242,7 +268,7 @@ def checked_scalar(value: bool | int | float, target: DType) -> np.ndarray:
     if target is not bool_ and _scalar_overflows(value, target):
         raise TorchRuntimeError(
             f"value cannot be converted to type {C_SCALAR_NAMES[target.name]} without overflow")
-    if target is uint8 and type(value) is int and value < 0:
-        value %= 256
+    if target.np.kind == "u" and type(value) is int and value < 0:
+        value %= 1 << (8 * target.itemsize)
     with np.errstate(invalid="ignore", over="ignore"):
         return np.asarray(value).astype(target.np)

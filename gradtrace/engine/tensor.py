@@ -227,6 +227,10 @@ class Tensor:
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise TorchRuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self.dtype is dtypes.bfloat16:
+            from .bfloat16 import refuse_autograd
+
+            refuse_autograd()
         self.requires_grad = bool(requires_grad)
         return self
 
@@ -363,7 +367,7 @@ class Tensor:
             raise TorchValueError("only one element tensors can be converted to Python scalars")
         if type(self.array) is MetaArray:
             raise TorchRuntimeError(NO_ITEM)
-        return int(self.array.reshape(()))
+        return _as_int64(self)
 
     def __index__(self) -> int:
         if _JIT.tracing:
@@ -373,7 +377,7 @@ class Tensor:
                 "only integer tensors of a single element can be converted to an index")
         if type(self.array) is MetaArray:
             raise TorchRuntimeError(NO_ITEM)
-        return int(self.array.reshape(()))
+        return _as_int64(self)
 
     def __format__(self, spec: str) -> str:
         if self.array.ndim == 0 and not self.is_parameter and type(self.array) is not MetaArray:
@@ -591,6 +595,14 @@ class Parameter(Tensor):
 
 
 Parameter.__module__ = "torch.nn.parameter"  # repr(type(p)): <class 'torch.nn.parameter...'>
+
+def _as_int64(t: Tensor) -> int:
+    """int(t) / t.__index__(): torch reads the value as an int64 (a uint64 past it raises)."""
+    value = int(t.array.reshape(()))
+    if value > dtypes.INT64_MAX:
+        raise TorchRuntimeError("value cannot be converted to type int64_t without overflow")
+    return value
+
 
 _BY_NP = dtypes._BY_NP
 _new_tensor = _new_counter = object.__new__

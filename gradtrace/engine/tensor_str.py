@@ -174,6 +174,8 @@ def _tensor_str(data: np.ndarray, dtype: DType, indent: int) -> str:
         data = data[np.ix_(*index)]
     else:
         summarised = [False] * data.ndim
+    if dtype is dtypes.bfloat16:
+        data = data.astype(np.float32)  # torch formats bfloat16 values as floats
     fmt, width = value_formatter(data, dtype)
     values = data.tolist()
     if data.ndim == 0:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import stdlib
-from ..engine import dtypes
+from ..engine import bfloat16, dtypes, unsigned
 from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
@@ -105,6 +105,69 @@ def _dtype_argument(fn: Any, value: Any, span: Span | None) -> DType:
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input",
                 "x1": "input", "x2": "other"}
 _TORCH_NAMES = frozenset(("input", "other", *_NUMPY_NAMES))
+
+
+def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> None:
+    """A torch op or Tensor method given a tensor or dtype only some of whose ops run: the
+    barebones unsigned ones (uint16, uint32, uint64: torch's error where it has no kernel,
+    engine/unsigned.py) and bfloat16 (engine/bfloat16.py: what gradtrace makes exact)."""
+    method = type(fn) is stdlib.BoundMethod
+    if method and not isinstance(fn.obj, Tensor):
+        return
+    dtype = fn.obj.dtype if method and fn.obj.dtype.restricted else None
+    if dtype is None:
+        dtype = (_restricted_dtype(args) if args else None) or (
+            _restricted_dtype(kwargs.values()) if kwargs else None)
+        if dtype is None:
+            return
+    name = fn.name if method else _torch_name(fn)
+    if name is None:
+        return
+    operands = (fn.obj, *args) if method else args
+    if dtype is dtypes.bfloat16:
+        bfloat16.check_op(name, operands, kwargs)
+    else:
+        unsigned.check_op(name, operands, kwargs, dtype)
+
+
+def _restricted_dtype(values: Any) -> DType | None:
+    """The first restricted dtype among call arguments (tensors, dtypes, and those in a list
+    or tuple of up to `_OPERAND_LIST` items), or None."""
+    for v in values:
+        kind = type(v)
+        if kind is DType:
+            if v.restricted:
+                return v
+        elif kind is list or kind is tuple:
+            for item in v[:_OPERAND_LIST]:
+                if type(item) is DType or isinstance(item, Tensor):
+                    dtype = item if type(item) is DType else item.dtype
+                    if dtype.restricted:
+                        return dtype
+        elif isinstance(v, Tensor) and v.dtype.restricted:
+            return v.dtype
+    return None
+
+
+# the items of a list argument looked at: tensors for cat/stack & co (a longer list is data,
+# torch.tensor's, whose numbers need no look)
+_OPERAND_LIST = 64
+
+
+_TORCH_NAMES_BY_ID: dict[int, str] = {}
+
+
+def _torch_name(fn: Any) -> str | None:
+    """The name a torch namespace (torch, torch.nn.functional, torch.linalg, ...) gives
+    engine function `fn`; None for anything else (a builtin, a script's function)."""
+    if not _TORCH_NAMES_BY_ID:
+        from ..torch_namespace import MODULES
+
+        for namespace in MODULES.values():
+            for name, value in namespace.table.items():
+                if callable(value):
+                    _TORCH_NAMES_BY_ID.setdefault(id(value), name)
+    return _TORCH_NAMES_BY_ID.get(id(fn))
 
 
 @functools.cache
@@ -224,6 +287,7 @@ class Calls:
         if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
             kwargs = _torch_keywords(fn, kwargs)
         try:
+            _check_restricted(fn, args, kwargs)
             if TRANSFORMS.vmaps:
                 target, operands = (fn.fn, [fn.obj, *args]) if type(fn) is stdlib.BoundMethod \
                     else (fn, list(args))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
+from ..engine.dtypes import bfloat16
 from ..engine.meta import MetaArray
 from ..errors import (
     GradtraceError,
@@ -53,6 +54,9 @@ def schema() -> dict[str, Any]:
 # -- values --------------------------------------------------------------------------
 
 
+_BFLOAT16 = bfloat16.np
+
+
 def _nonfinite(value: float) -> str:
     if np.isnan(value):
         return "nan"
@@ -62,6 +66,8 @@ def _nonfinite(value: float) -> str:
 def array_data(array: np.ndarray) -> Any:
     """A numpy array as nested lists of JSON values (a bare value for 0-d arrays)."""
     array = np.asarray(array)
+    if array.dtype == _BFLOAT16:  # its values as the floats they are (exact in float32)
+        array = array.astype(np.float32)
     kind = array.dtype.kind
     if kind == "b":
         return array.tolist()

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import dtypes, no_grad_views
+from .. import bfloat16, dtypes, no_grad_views
 from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
@@ -61,13 +61,17 @@ def common_dtype(a: Tensor, b: Tensor) -> DType:
 def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndarray:
     """`ufunc(a, b)` computed in `dtype`, like torch's TensorIterator."""
     # (a wrapped number is a Python number for numpy, but a uint64 one, which numpy cannot
-    # take as a number, is cast with C's wrap-around as torch casts it)
-    # (two wrapped numbers, `torch.add(0.1, 0.2)`, are each cast to `dtype` first)
-    both = a._wrapped and b._wrapped
-    x = a.array.item() if a._wrapped and a.dtype is not _UINT64 and not both else (
-        a.array if a.dtype is dtype else a.array.astype(dtype.np))
-    y = b.array.item() if b._wrapped and b.dtype is not _UINT64 and not both else (
-        b.array if b.dtype is dtype else b.array.astype(dtype.np))
+    # take as a number, is cast with C's wrap-around as torch casts it; so is a Python int
+    # computed in a barebones unsigned dtype, which numpy refuses past its range: `u16 *
+    # 70000`, `u16 * -1`; two wrapped numbers, `torch.add(0.1, 0.2)`, are each cast to
+    # `dtype` first)
+    plain = not (a._wrapped and b._wrapped) and not dtype.barebones
+    x = a.array.item() if a._wrapped and a.dtype is not _UINT64 and plain else (
+        a.array if a.dtype is dtype else cast(a.array, dtype))
+    y = b.array.item() if b._wrapped and b.dtype is not _UINT64 and plain else (
+        b.array if b.dtype is dtype else cast(b.array, dtype))
+    if dtype is _BF16 and not b.array.ndim and ufunc in _OPMATH_SCALAR:
+        y = b.array.item()  # torch's mul/div read a 0-dim second operand as a float32
     return values_apply(ufunc, x, y, dtype)
 
 
@@ -79,6 +83,8 @@ def number_apply(ufunc: np.ufunc, a: Tensor, number: float) -> np.ndarray:
 
 def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
     """`ufunc(x, y)` as a `dtype` array; x and y are arrays in `dtype` or Python numbers."""
+    if dtype is _BF16:
+        return bfloat16.arithmetic(ufunc, x, y)  # (in float32, rounded once: torch's opmath)
     if type(x) is np.ndarray and not x.ndim and dtype in _SCALAR_MATH:
         operator_ = _SCALAR_OPERATORS.get(ufunc)
         if operator_ is not None and (type(y) is not np.ndarray or not y.ndim):
@@ -96,13 +102,20 @@ def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
 
 
 _UINT64 = dtypes.uint64
+_BF16 = dtypes.bfloat16
+_BF16_NP = _BF16.np
+_OPMATH_SCALAR = frozenset({np.multiply, np.true_divide})
 _SCALAR_MATH = frozenset({dtypes.float32, dtypes.float64})
 _SCALAR_OPERATORS = {np.add: operator.add, np.subtract: operator.sub,
                      np.multiply: operator.mul, np.true_divide: operator.truediv}
 
 
 def cast(array: np.ndarray, dtype: DType) -> np.ndarray:
-    return array if array.dtype == dtype.np else array.astype(dtype.np)
+    if array.dtype == dtype.np:
+        return array
+    if dtype is _BF16 or array.dtype == _BF16_NP:  # through float32, as torch converts
+        return bfloat16.cast(array, dtype.np)
+    return array.astype(dtype.np)
 
 
 def float_dtype(dtype: DType) -> DType:

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from .. import kernels
+from .. import bfloat16, kernels, unsigned
 from ..dtypes import bool_
 from ..events import OBSERVERS
 from ..formulas import local
@@ -43,6 +43,8 @@ class AddBackward0(Function):
             # ~180 bytes less per Add node
             self.attrs = _ALPHA_ONE if type(alpha) is int and alpha == 1 else {"alpha": alpha}
         dtype = common_dtype(a, b)
+        if dtype.barebones:
+            raise unsigned.not_implemented("add_stub", dtype)
         if alpha != 1:
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), alpha, dtype.np)
         return binary_apply(np.add, a, b, dtype)
@@ -91,6 +93,8 @@ class SubBackward0(Function):
         sub_check(a, b)
         self.save_attr(alpha=alpha)
         dtype = common_dtype(a, b)
+        if dtype.barebones:
+            raise unsigned.not_implemented("add_stub", dtype)
         if alpha != 1:
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), -alpha, dtype.np)
         return binary_apply(np.subtract, a, b, dtype)
@@ -124,6 +128,8 @@ class RsubBackward1(Function):
         sub_check(number, a)
         self.save_attr(alpha=alpha)
         dtype = result_dtype(a, number)
+        if dtype.barebones:
+            raise unsigned.not_implemented("add_stub", dtype)
         if alpha != 1:
             return add_alpha(cast(number.array, dtype), cast(a.array, dtype), -alpha, dtype.np)
         return np.subtract(number.array, a.array, dtype=dtype.np, casting="unsafe")
@@ -250,6 +256,8 @@ class NegBackward0(Function):
             raise TorchRuntimeError(
                 "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        if a.dtype.barebones:
+            raise unsigned.not_implemented("neg_cpu", a.dtype)
         return np.negative(a.array)
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -272,6 +280,9 @@ class PowBackward0(Function):
         dtype = result_dtype(a, exponent)
         if not dtype.is_floating_point and isinstance(value, int) and value < 0:
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
+        if dtype.barebones and value not in (0, 1):  # (** 0 is a fill, ** 1 a copy)
+            raise unsigned.not_implemented("pow", dtype)
+        bfloat16.check_dtype("pow", dtype)
         base = cast(a.array, dtype)
         if value == 1:
             # torch's pow_Tensor_Scalar_out copies the base for an exponent of 1 (the `** 2`
@@ -314,6 +325,9 @@ class PowBackward1(Function):
 
     def forward(self, a: Tensor, exponent: Tensor) -> np.ndarray:
         dtype = common_dtype(a, exponent)
+        if dtype.barebones:
+            raise unsigned.not_implemented("pow", dtype)
+        bfloat16.check_dtype("pow", dtype)
         self.save("exponent", exponent)
         self.save("self", a)
         self.show_saved_as("self", "exponent")
@@ -361,6 +375,9 @@ class PowBackward2(Function):
         self.save("exponent", exponent)
         self.save_attr(self=base.array.item())
         dtype = result_dtype(base, exponent)
+        if dtype.barebones:
+            raise unsigned.not_implemented("pow", dtype)
+        bfloat16.check_dtype("pow", dtype)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return float_pow(cast(base.array, dtype), cast(exponent.array, dtype))
 
@@ -572,8 +589,10 @@ def pow_(self: Tensor, exponent: Any) -> Tensor:
 # -- comparisons and logic: bool results, never recorded ---------------------
 
 
-def _compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
+def _compare(ufunc: np.ufunc, a: Any, b: Any, name: str | None = None) -> Tensor:
     ta, tb, dtype = binary_operands(a, b)
+    if name is not None and dtype.barebones:  # (== and != run on them)
+        raise unsigned.not_implemented(f"{name}_cpu", dtype)
     return Tensor._wrap(ufunc(cast(ta.array, dtype), cast(tb.array, dtype)))
 
 
@@ -586,19 +605,19 @@ def ne(a: Any, b: Any) -> Tensor:
 
 
 def lt(a: Any, b: Any) -> Tensor:
-    return _compare(np.less, a, b)
+    return _compare(np.less, a, b, "lt")
 
 
 def le(a: Any, b: Any) -> Tensor:
-    return _compare(np.less_equal, a, b)
+    return _compare(np.less_equal, a, b, "le")
 
 
 def gt(a: Any, b: Any) -> Tensor:
-    return _compare(np.greater, a, b)
+    return _compare(np.greater, a, b, "gt")
 
 
 def ge(a: Any, b: Any) -> Tensor:
-    return _compare(np.greater_equal, a, b)
+    return _compare(np.greater_equal, a, b, "ge")
 
 
 def _bitwise(ufunc: np.ufunc, name: str, a: Any, b: Any) -> Tensor:
@@ -621,7 +640,7 @@ def bitwise_xor(a: Any, b: Any) -> Tensor:
 
 
 def bitwise_not(a: Tensor) -> Tensor:
-    if a.dtype.is_floating_point:
+    if a.dtype.is_floating_point or a.dtype.barebones:
         raise not_implemented("bitwise_not_cpu", a.dtype)
     return Tensor._wrap(np.invert(a.array))
 

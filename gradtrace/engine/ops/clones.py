@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError, TorchTypeError
-from .. import dtypes, layouts
+from .. import bfloat16, dtypes, layouts
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..grad_reuse import is_non_overlapping_and_dense
@@ -94,9 +94,10 @@ class ToCopyBackward0(Function):
         if meta:  # .to("meta"): the shape, dtype and strides, not the values
             return meta_array(a.array.shape, dtype.np,
                               None if contiguous else preserved_strides(a.array))
+        source = bfloat16.through_float32(a.array, dtype.np)  # (as torch converts bfloat16)
         if contiguous:  # memory_format=torch.contiguous_format
-            return a.array.astype(dtype.np, order="C")
-        return copy_preserving_layout(a.array, dtype.np)
+            return source.astype(dtype.np, order="C")
+        return copy_preserving_layout(source, dtype.np)
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad.to(self.input_meta[0][1])

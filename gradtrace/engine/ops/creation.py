@@ -148,7 +148,17 @@ def _check_python_ints(flat: list, target: DType) -> None:
     """What torch's tensor_new.cpp does with a Python int: unpack it as int64 (ValueError
     past that), then convert it to the dtype with c10's overflow check, which lets an
     unsigned dtype take -max..-1 (wrapping them, as `-1` becomes 255 in uint8); a float
-    dtype takes it through double (Python's OverflowError past that)."""
+    dtype takes it through double (Python's OverflowError past that). A uint64 tensor's items
+    are unpacked as unsigned 64-bit ints (PyLong_AsUnsignedLongLong), each in turn."""
+    if target is dtypes.uint64:
+        for v in flat:
+            if type(v) is float:
+                raise ScriptError("an integer is required", kind="TypeError")
+            if type(v) is int and v < 0:
+                raise ScriptError("can't convert negative int to unsigned", kind="OverflowError")
+            if type(v) is int and v >> 64:
+                raise ScriptError("int too big to convert", kind="OverflowError")
+        return
     ints = [v for v in flat if type(v) is int]
     if not ints or target is dtypes.bool_:
         return
@@ -210,7 +220,10 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     _flatten(data, flat, target)
     _check_python_ints(flat, target)
     try:
-        array = np.array(flat, dtype=target.np).reshape(shape)
+        if target is dtypes.bfloat16:  # torch stores a number as a float, then bfloat16
+            array = np.array(flat, dtype=np.float32).astype(target.np).reshape(shape)
+        else:
+            array = np.array(flat, dtype=target.np).reshape(shape)
     except OverflowError:
         raise TorchRuntimeError(
             f"value cannot be converted to type {target.name} without overflow") from None
@@ -251,6 +264,10 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
     if meta:  # a shape and a dtype, whatever the size
         return Tensor(meta_array(shape, dtype.np), requires_grad=requires_grad)
     reserve(shape, 8)
+    if dtype.barebones:  # torch fills them as fill_ does: -1 wraps, past the range raises
+        value = dtypes.checked_scalar(value, dtype)
+    elif dtype is dtypes.bfloat16:
+        value = np.float32(value)  # (a number becomes bfloat16 through a float)
     return Tensor(np.full(shape, value, dtype=dtype.np), requires_grad=requires_grad)
 
 

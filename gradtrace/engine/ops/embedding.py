@@ -17,10 +17,13 @@ from .views import saved_int, signed
 
 def _check_indices(indices: Tensor, size: int) -> None:
     if indices.dtype not in (dtypes.int64, dtypes.int32):
+        dtype = indices.dtype  # (bool and the barebones types have no legacy type: measured)
+        shown = f"CPU{dtype.scalar_type}Type" if dtype is dtypes.bool_ or dtype.barebones \
+            else f"torch.{dtype.tensor_type}"
         raise TorchRuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got torch.{indices.dtype.tensor_type} instead (while "
-            "checking arguments for embedding)")
+            f"types: Long, Int; but got {shown} instead (while checking arguments for "
+            "embedding)")
     arr = indices.array
     if arr.size and ((arr < 0) | (arr >= size)).any():
         raise TorchIndexError("index out of range in self")

@@ -14,14 +14,15 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import capability, fp64
+from .. import bfloat16, capability, dtypes, fp64
+from ..dtypes import C_TYPE_NAMES
 from ..formulas import local
 from ..forward_ad import linear_in_all, maybe_multiply
 from ..fp32 import fma
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
-from ._util import apply_inplace, cast, result_dtype
+from ._util import apply_inplace, cast, not_implemented, result_dtype
 from .scalar import mul_scalar, scalar_div, scalar_sub
 
 
@@ -49,6 +50,7 @@ def scalar_in(value: Any, dtype: np.dtype) -> Any:
 
 def add_alpha(a: np.ndarray, b: np.ndarray, alpha: Any, dtype: np.dtype) -> np.ndarray:
     """add(a, b, alpha=...): ufunc::add's `vec::fmadd(b, alpha, a)` (`a + alpha * b`)."""
+    bfloat16.check_dtype("add(alpha=...)", dtypes.from_numpy(dtype))
     if not np.issubdtype(dtype, np.floating):
         return np.asarray(a + b * alpha, dtype)
     return multiply_add(b, scalar_in(alpha, dtype), a, dtype)
@@ -181,12 +183,11 @@ def lerp_values(start: np.ndarray, end: np.ndarray, weight: Any, dtype: np.dtype
 def _lerp_check(a: Tensor, end: Tensor, weight: Tensor | None) -> np.dtype:
     for other, what in ((end, "end"), (weight, "weight")):
         if other is not None and other.dtype is not a.dtype:
-            raise TorchRuntimeError(
-                f"expected dtype {a.dtype.scalar_type.lower()} for `{what}` but got dtype "
-                f"{other.dtype.scalar_type.lower()}")
+            raise TorchRuntimeError(  # (C++ type names, as TypeMeta prints them)
+                f"expected dtype {C_TYPE_NAMES[a.dtype.name]} for `{what}` but got dtype "
+                f"{C_TYPE_NAMES[other.dtype.name]}")
     if not a.dtype.is_floating_point:
-        raise TorchRuntimeError(
-            f"\"lerp_kernel_scalar\" not implemented for '{a.dtype.scalar_type}'")
+        raise not_implemented("lerp_kernel_scalar", a.dtype)
     return a.dtype.np
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from .. import blas
+from .. import bfloat16, blas, unsigned
 from ..dtypes import C_TYPE_NAMES, DType, promote
 from ..formulas import local, vjp
 from ..forward_ad import maybe_multiply
@@ -337,6 +337,9 @@ def matmul(a: Tensor, other: Any) -> Tensor:
     if d1 == 0 or d2 == 0:
         raise TorchRuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if a.dtype.barebones and a.dtype is b.dtype:
+        raise unsigned.not_implemented(unsigned.matmul_kernel(d1, d2), a.dtype)
+    bfloat16.check_dtype("matmul", a.dtype)
     if d1 == 1 and d2 == 1:
         return dot(a, b)
     if d1 == 2 and d2 == 1:

@@ -94,7 +94,7 @@ def _logical_inplace(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tens
 def _shift(ufunc: np.ufunc, name: str) -> Callable[[Any, Any], Tensor]:
     def op(a: Any, b: Any) -> Tensor:
         ta, tb, dtype = binary_operands(a, b)
-        if dtype.is_floating_point or dtype.name == "bool":
+        if dtype.is_floating_point or dtype.name == "bool" or dtype.barebones:
             raise not_implemented(f"{name}_cpu", dtype)
         x, y = cast(ta.array, dtype), cast(tb.array, dtype)
         bits = dtype.itemsize * 8

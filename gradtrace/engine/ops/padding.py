@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError
+from .. import dtypes
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..limits import reserve
@@ -40,6 +41,8 @@ def _constant_pad(x: np.ndarray, pad: tuple[int, ...], value: Any) -> np.ndarray
             raise TorchRuntimeError("narrow(): length must be non-negative.")
     cropped = x[tuple(crop)]
     reserve(tuple(c + lo + hi for c, (lo, hi) in zip(cropped.shape, widths, strict=True)), 8)
+    if x.dtype.kind == "u" and x.dtype.itemsize > 1:  # a barebones unsigned dtype: torch's
+        value = dtypes.checked_scalar(value, dtypes.from_numpy(x.dtype))  # checked convert
     return np.pad(cropped, widths, constant_values=np.asarray(value).astype(x.dtype))
 
 

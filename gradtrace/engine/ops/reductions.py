@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
-from .. import exactness
+from .. import dtypes, exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
 from ..formulas import local, vjp
@@ -237,6 +237,9 @@ def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> An
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{condition.dtype.scalar_type}")
     tx, ty = as_tensor_operand(x), as_tensor_operand(y)
+    for number, t in ((x, ty), (y, tx)):
+        if type(number) is int and t.dtype.barebones:  # the number, converted into
+            dtypes.checked_scalar(number, t.dtype)  # the tensor's dtype, is checked (measured)
     broadcast_shapes(broadcast_shapes(condition.array.shape, tx.array.shape), ty.array.shape)
     return WhereBackward0.call(tx, ty, condition=condition)
 

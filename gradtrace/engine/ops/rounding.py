@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import dtypes
+from .. import bfloat16, dtypes, unsigned
 from ..formulas import local, undefined
 from ..forward_ad import auto_element_wise
 from ..node import Function
@@ -23,6 +23,9 @@ def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
     ta, tb, dtype = binary_operands(a, b)
     if dtype is dtypes.bool_:  # (`mask // mask`: torch's kernels have no bool version)
         raise not_implemented(f"div_{rounding_mode}_cpu", dtype)
+    if dtype.barebones:
+        raise unsigned.not_implemented(f"div_{rounding_mode}_cpu", dtype)
+    bfloat16.check_dtype(f"div(rounding_mode='{rounding_mode}')", dtype)
     x, y = cast(ta.array, dtype), cast(tb.array, dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
         if rounding_mode == "floor":
@@ -35,6 +38,9 @@ def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
 def torch_remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """torch's remainder: fmod, shifted by the divisor when the signs differ (so an exact
     multiple of a negative dividend stays -0.0, where numpy's remainder gives 0.0)."""
+    if x.dtype.kind == "u" and x.dtype.itemsize > 1:  # torch has no kernel for these
+        raise unsigned.not_implemented("remainder_cpu", dtypes.from_numpy(x.dtype))
+    bfloat16.check_dtype("remainder", dtypes.from_numpy(x.dtype))
     if x.dtype.kind != "f" and np.asarray(y).dtype.kind != "f":
         return np.remainder(x, y)
     mod = np.fmod(x, y)

@@ -145,7 +145,7 @@ class RandomBackward0(_Sampler):
     __slots__ = ()
 
     def forward(self, a: Tensor, span: int, base: int, gen: Generator) -> np.ndarray:
-        wide = a.array.dtype in (np.int64, np.float32, np.float64)
+        wide = a.array.dtype in (np.int64, np.uint64, np.float32, np.float64)  # (measured)
         return _fill(a.array, dist.random_from_to(gen, a.array.size, span, base, wide))
 
 
@@ -291,6 +291,12 @@ def random_(t: Tensor, *args: Any, generator: Generator | None = None,
     if not low < high:
         raise TorchRuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if dtype.kind in "iu":  # torch's check_from_to_in_range, in the C++ type's name
+        info = np.iinfo(dtype)
+        for what, value in (("from", low), ("to - 1", high - 1)):
+            if not int(info.min) <= value <= int(info.max):
+                raise TorchRuntimeError(f"{what} is out of bounds for "
+                                        f"{dtypes.C_TYPE_NAMES[t.dtype.name]}")
     if dtype.kind == "f":
         low, high = _update_from(low, dtype), _update_to(high, dtype)
     op = RandomBackward0 if "from" in bound else RandomBackward1

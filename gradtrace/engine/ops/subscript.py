@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
-from .. import dtypes
+from .. import dtypes, unsigned
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear, linear_in_all
@@ -66,7 +66,7 @@ def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
             kept.append(shape[dim] if dim < len(shape) else 1)
             dim += 1
             continue
-        if idx.dtype.is_floating_point:
+        if idx.dtype.is_floating_point or idx.dtype.barebones:
             raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
         if idx.dtype in (dtypes.bool_, dtypes.uint8):
             for j, s in enumerate(idx.array.shape):
@@ -425,6 +425,10 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     if not indices:
         _copy_to(sliced, src)
         return
+    if t.dtype.barebones:  # torch's masked_fill (a mask and a number) or index_put kernel
+        mask = isinstance(index, Tensor) and index.dtype in (dtypes.bool_, dtypes.uint8)
+        raise unsigned.not_implemented(
+            "masked_fill" if mask and not isinstance(value, Tensor) else "index_put", t.dtype)
     stripped = _strip_leading_ones(src.array.shape)
     if stripped != src.array.shape:
         src = ViewBackward0.call(src, shape=stripped)

@@ -133,6 +133,10 @@ def half(t: Tensor) -> Tensor:
     return to(t, dtypes.float16)
 
 
+def bfloat16(t: Tensor) -> Tensor:
+    return to(t, dtypes.bfloat16)
+
+
 _ASARRAY_WARNING = (
     "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
     "False. Pass requires_grad=False explicitly to get the old behavior and silence this "

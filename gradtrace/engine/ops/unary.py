@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import capability, fp64, kernels
+from .. import capability, fp64, kernels, unsigned
 from ..formulas import local
 from ..forward_ad import auto_element_wise
 from ..kernels import precise, unary
@@ -391,6 +391,8 @@ class AbsBackward0(Function):
     formulas = (local("self", "sgn({self})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
+        if a.dtype.barebones:
+            raise unsigned.not_implemented("abs_cpu", a.dtype)
         self.save("self", a)
         return np.abs(a.array)
 

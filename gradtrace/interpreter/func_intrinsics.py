@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..engine import ops
-from ..engine.batching import TRANSFORMS, BatchedTensor, call
+from ..engine import levels, ops
+from ..engine.batching import TRANSFORMS, BatchedTensor, call, physical
+from ..engine.grad_mode import no_grad
 from ..engine.shapes import wrap_dim
 from ..engine.tensor import Tensor
 from .library import intrinsic
@@ -192,3 +193,37 @@ def jvp_fallback(interp: Interpreter, on: bool) -> bool:
     before = FW.fallback
     FW.fallback = bool(on)
     return before
+
+
+# -- grad levels (engine/levels.py) ------------------------------------------------------
+
+
+@intrinsic
+def level_input(interp: Interpreter, t: Tensor) -> Tensor:
+    """A grad transform's input: a fresh leaf standing for `t` at the new level."""
+    return levels.level_input(t)
+
+
+@intrinsic
+def level_input_batched(interp: Interpreter, t: Tensor) -> tuple[Tensor, list]:
+    """A grad transform's input inside vmap: the fresh leaf of `t`'s physical tensor batched
+    at every running vmap level (expanded where `t` is not), and its levels (as
+    unwrap_batched); the leaf stands for `t`'s own physical tensor."""
+    with no_grad():
+        batched = batch_all(interp, t)
+    p, spec = unwrap_batched(interp, batched)
+    return levels.level_input(physical(t), p.array), spec
+
+
+@intrinsic
+def level_end(interp: Interpreter, leaves: list, roots: list) -> None:
+    """A grad level ends: the graph of `roots` (its results) reaches what its inputs
+    `leaves` stand for, as torch's outer graph does."""
+    levels.end([t for t in leaves if isinstance(t, Tensor)],
+                      [physical(t) for t in roots if isinstance(t, Tensor)])
+
+
+@intrinsic
+def level_restore(interp: Interpreter, leaves: list, level_edges: bool) -> None:
+    """vjp's function differentiates at its ended level: its edges back, then the outer."""
+    levels.restore([t for t in leaves if isinstance(t, Tensor)], bool(level_edges))

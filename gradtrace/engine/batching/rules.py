@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import levels
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from .batched import TRANSFORMS, BatchedTensor, unwrap
@@ -318,7 +319,17 @@ def _dot(level: int, a: Any, b: Any) -> Any:
         # a grad transform's expanded input: torch's unbatched-vector rule and dot's formula
         from .nodes import MvBackward0
 
-        return MvBackward0.call(b_, a_) if a.expanded else MvBackward0.call(a_, b_)
+        if a.expanded:
+            return MvBackward0.call(b_, a_)
+        entry = levels.entry_of(b_)
+        # torch's rule is matmul(a, b.t()): its graph has b's t() where b is a grad level's
+        # input (the level's end splices the edge there)
+        tb = call(ops.t, entry.original) if entry is not None and \
+            entry.original.requires_grad and entry.original.ndim == 1 else None
+        out = MvBackward0.call(a_, b_)
+        if tb is not None and out.grad_fn is not None:
+            levels.set_outer_edge(out.grad_fn, 1, tb)
+        return out
     if ab is not None and bb is not None:
         r = call(ops.matmul, call(ops.unsqueeze, a_, -2), call(ops.unsqueeze, b_, -1))
         return call(ops.squeeze, call(ops.squeeze, r, -1), -1)

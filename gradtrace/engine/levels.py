@@ -45,10 +45,23 @@ class LevelInput:
 INPUTS: dict[int, tuple[weakref.ref, LevelInput]] = {}
 """id(level input leaf) -> (the leaf, its entry): live and spent level inputs."""
 
-OUTER_EDGES: weakref.WeakKeyDictionary[Node, dict[int, tuple[Edge, Meta]]] = \
-    weakref.WeakKeyDictionary()
-"""A node's edge for a level input where torch's outer graph has more than the wrapped
-tensor (a batching rule's view of the unbatched operand, e.g. dot's `t()`)."""
+OUTER_NODES: weakref.WeakKeyDictionary[Node, tuple[Edge, Meta]] = weakref.WeakKeyDictionary()
+"""A node of a level's batched op that torch runs unbatched (batching/dispatch.shadowed):
+the unbatched op's edge and shape, which the caller's graph has in its place."""
+
+
+def set_outer_node(node: Node, tensor: Tensor) -> None:
+    """`tensor` (an unbatched op's result) is what torch's outer graph has for `node`."""
+    OUTER_NODES[node] = (_tensor.gradient_edge(tensor) if tensor.requires_grad else (None, 0),
+                         (tensor.array.shape, tensor.dtype))
+
+
+DEAD: weakref.WeakSet[Node] = weakref.WeakSet()
+"""Nodes of ended levels that torch's outer graph does not have (every input they used stood
+for a tensor that does not require grad there): an op recorded later on their results has
+no edge to them."""
+ANY_DEAD = False
+"""Whether DEAD ever held a node (Function.call's cheap check)."""
 
 
 def level_input(original: Tensor, array: np.ndarray | None = None) -> Tensor:
@@ -75,14 +88,6 @@ def spent_edge(t: Tensor) -> LevelInput | None:
     """`t`'s entry when it is a level input whose level ended (Function.call's check)."""
     entry = entry_of(t)
     return entry if entry is not None and entry.spent else None
-
-
-def set_outer_edge(node: Node, index: int, tensor: Tensor) -> None:
-    """torch's outer graph has `tensor` (a view of the level input's original) where
-    `node`'s input `index` is a level input."""
-    OUTER_EDGES.setdefault(node, {})[index] = (
-        _tensor.gradient_edge(tensor) if tensor.requires_grad else (None, 0),
-        (tensor.array.shape, tensor.dtype))
 
 
 class Splice:
@@ -116,13 +121,15 @@ def end(leaves: list[Tensor], roots: list[Tensor]) -> None:
             continue
         seen.add(node)
         edges = node.next_functions
-        hit = [i for i, (n, _) in enumerate(edges) if n is not None and n in accs]
+        hit = [i for i, (n, _) in enumerate(edges)
+               if n is not None and (n in accs or (n in OUTER_NODES and n.sequence_nr >= first))]
         if hit:
             new_edges, metas = list(edges), list(node.input_meta)
-            outer = OUTER_EDGES.get(node, {})
             for i in hit:
-                entry = accs[edges[i][0]]
-                edge, meta = outer.get(i, (entry.edge, entry.meta))
+                target = edges[i][0]
+                entry = accs.get(target)
+                edge, meta = (entry.edge, entry.meta) if entry is not None \
+                    else OUTER_NODES[target]
                 splice.changes.append((node, i, edges[i], metas[i], edge, meta))
                 new_edges[i], metas[i] = edge, meta
             node.next_functions, node.input_meta = tuple(new_edges), tuple(metas)
@@ -152,6 +159,10 @@ def _prune(nodes: list[Node], splice: Splice) -> None:
             changed.add(id(node))
         if id(node) in changed and all(n is None for n, _ in node.next_functions):
             dead.add(node)
+    if dead:
+        global ANY_DEAD
+        ANY_DEAD = True
+        DEAD.update(dead)
 
 
 def restore(leaves: list[Tensor], level_edges: bool) -> None:

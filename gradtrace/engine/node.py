@@ -431,7 +431,10 @@ class Function(Node):
                     continue
                 grad_fn = t.grad_fn
                 if grad_fn is not None:
-                    edges.append((grad_fn, t.output_nr))
+                    if _levels.ANY_DEAD and grad_fn in _levels.DEAD:  # (no node of torch's graph)
+                        edges.append(_NO_EDGE)
+                    else:
+                        edges.append((grad_fn, t.output_nr))
                 elif t.requires_grad:
                     spent = _levels.INPUTS and _levels.spent_edge(t)
                     if spent:  # a grad level's input after its level: what it stands for
@@ -471,7 +474,7 @@ class Function(Node):
         tensor: `--quiet` never reads it, and a saved one is built when read (SavedNumber).
         An observer's op event shows the wrapped number, so with one attached this is
         `call` itself."""
-        if OBSERVERS or _FW.level >= 0 or _levels.INPUTS:
+        if OBSERVERS or _FW.level >= 0 or _levels.INPUTS or _levels.ANY_DEAD:
             return cls.call(a, _tensor.wrap_number(number))
         recording = GRAD_MODE.enabled and a.requires_grad
         node = _new_node(cls)

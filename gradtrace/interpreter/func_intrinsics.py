@@ -115,8 +115,11 @@ def rewrap(interp: Interpreter, t: Any, spec: list[tuple[int, int, bool]],
     """unwrap_batched's inverse (a gradient is never an expansion: keep_expanded=False)."""
     if not isinstance(t, Tensor):
         return t
+    entry = levels.entry_of(t) if len(spec) == 1 and keep_expanded else None
     for bdim, level, expanded in reversed(spec):
-        t = BatchedTensor(t, bdim, level, expanded and keep_expanded)
+        # (an expanded level input stands for its original: ops on it alone run unbatched)
+        t = BatchedTensor(t, bdim, level, expanded and keep_expanded,
+                          entry.original if entry is not None and expanded else None)
     return t
 
 

@@ -84,6 +84,36 @@ PROBES = {
     "vmap_grad_matrix":
         "show(vmap(grad(lambda M, v: (M @ v).tanh().sum()), in_dims=(None, 0))(W, xs))",
     "vmap_grad_closure": "show(vmap(grad(lambda v: (W @ v).tanh().sum()))(xs))",
+    "vmap_grad_has_aux":
+        "show(vmap(grad(lambda v, x: ((v * x).sum(), v.exp()), has_aux=True), "
+        "in_dims=(None, 0))(w, xs))",
+    "vmap_grad_and_value": "show(vmap(grad_and_value(lambda v, x: (v * x).sum().sin()), "
+                           "in_dims=(None, 0))(w, xs))",
+    "vmap_grad_in_dims_1": "show(vmap(grad(lambda v, x: (v * x).tanh().sum()), "
+                           "in_dims=(None, 1))(w, xs.t().contiguous()))",
+    "vmap_grad_out_dims_1": "show(vmap(grad(lambda v, x: (v * x).tanh().sum()), "
+                            "in_dims=(None, 0), out_dims=1)(w, xs))",
+    "vmap_of_vmap_grad":
+        "show(vmap(vmap(grad(lambda v, x: (v * x).sin().sum()), in_dims=(None, 0)), "
+        "in_dims=(None, 0))(w, xs.view(3, 1, 5).expand(3, 2, 5)))",
+    "vmap_grad_unbatched_ops":
+        "show(vmap(grad(lambda v, x: (v.exp().sin() + x).pow(2).sum()), in_dims=(None, 0))"
+        "(w, xs))",
+    "vmap_grad_no_grad_input":
+        "show(vmap(grad(lambda v, x: (v * x).sin().sum()), in_dims=(None, 0))(x1, xs))",
+    "vmap_grad_norm": "show(vmap(grad(lambda v, x: (v - x).norm()), in_dims=(None, 0))(w, xs))",
+    "vmap_grad_batched_matrix":
+        "show(vmap(grad(lambda M, v: (M @ v).tanh().sum()), in_dims=(0, None))"
+        "(W.expand(3, 4, 5), x1))",
+    "grad_of_vmap": "show(grad(lambda v: vmap(lambda x: (x * v).sin().sum())(xs).sum())(w))",
+    "grad_inplace":
+        "def f(v):\n    u = v * 2\n    u.add_(1)\n    return u.exp().sum()\nshow(grad(f)(w))",
+    "vjp_closure": "show(vjp(lambda v: (W @ v).sin(), x1)[1](torch.ones(4)))",
+    # vmap's unbatched result: torch's _remove_batch_dim expands it (no unsqueeze)
+    "vmap_unbatched_result": "show(vmap(lambda x: w * 2)(xs))",
+    "vmap_unbatched_result_out_dims":
+        "try:\n    vmap(lambda x: w * 2, out_dims=1)(xs)\nexcept RuntimeError as e:\n"
+        "    print(e)",
     # the caller's backward through the spliced graph
     "grad_backward": "g = grad(loss)(w, x1, ys[0])\ng.sum().backward()\nshow(w.grad)",
     "vmap_grad_backward":
@@ -114,8 +144,9 @@ PROBES = {
 
 _BATCHED_BACKWARD = (
     "torch differentiates a grad level inside vmap on the logical tensors, so the backward "
-    "formulas run batched (dot's grad * other: one MulBackward0); gradtrace's level "
-    "differentiates the physical ops (mv, bmm: their own backward nodes)")
+    "formulas run batched (dot's grad * other: one MulBackward0; a full sum's expand: view "
+    "+ expand); gradtrace's level differentiates the physical ops (mv, bmm, sum over a dim: "
+    "their own backward nodes)")
 _STACKED_ROWS = (
     "torch vmaps jacrev's vector-Jacobian products over the basis (one batched backward, "
     "split_with_sizes); gradtrace runs the engine's backward once per row and stacks them")
@@ -135,6 +166,9 @@ KNOWN = {
     "vmap_grad_batched_weight_unbatched_x": _BATCHED_BACKWARD,
     "vmap_grad_matrix": _BATCHED_BACKWARD,
     "vmap_grad_closure": _BATCHED_BACKWARD,
+    "vmap_grad_and_value": _BATCHED_BACKWARD,
+    "vmap_grad_norm": _BATCHED_BACKWARD,
+    "vmap_grad_batched_matrix": _BATCHED_BACKWARD,
     "jacrev": _STACKED_ROWS,
     "jacrev_closure": _STACKED_ROWS,
     "vmap_jacrev": _STACKED_ROWS,

@@ -70,7 +70,9 @@ def remove_batch_dim(interp: Interpreter, t: Tensor, level: int, batch_size: int
     out = wrap_dim(out_dim, t.ndim + 1)
     shape = list(t.shape)
     shape.insert(out, batch_size)
-    return call(ops.expand, call(ops.unsqueeze, t, out), tuple(shape))
+    # torch's _remove_batch_dim: self.expand(sizes), no unsqueeze (so an out_dim other than
+    # 0 fails with expand's error unless the sizes happen to line up)
+    return call(ops.expand, t, tuple(shape))
 
 
 @intrinsic
@@ -120,6 +122,15 @@ def rewrap(interp: Interpreter, t: Any, spec: list[tuple[int, int, bool]],
         # (an expanded level input stands for its original: ops on it alone run unbatched)
         t = BatchedTensor(t, bdim, level, expanded and keep_expanded,
                           entry.original if entry is not None and expanded else None)
+    return t
+
+
+@intrinsic
+def unshadowed(interp: Interpreter, t: Any) -> Any:
+    """The unbatched tensor a batched result stands for (batching/dispatch.shadowed), else
+    `t`."""
+    if isinstance(t, BatchedTensor) and t.shadow is not None:
+        return t.shadow
     return t
 
 

@@ -140,6 +140,10 @@ PROBES = {
     "hessian": "show(hessian(lambda v: v.sin().sum())(w))",
     "vmap_jacrev": "show(vmap(jacrev(torch.sin))(ws))",
     "jvp": "show(jvp(lambda v: v.sin() * v, (w,), (torch.ones(5),)))",
+    "jvp_two_primals": "show(jvp(lambda a, b: (a * b).exp(), (w, x1), (x1, torch.ones(5))))",
+    "jvp_closure": "show(jvp(lambda v: (W @ v).tanh(), (x1,), (torch.ones(5),)))",
+    "jvp_has_aux": "show(jvp(lambda v: (v.sin(), v.cos()), (w,), (torch.ones(5),), "
+                   "has_aux=True))",
 }
 
 _BATCHED_BACKWARD = (
@@ -150,9 +154,11 @@ _BATCHED_BACKWARD = (
 _STACKED_ROWS = (
     "torch vmaps jacrev's vector-Jacobian products over the basis (one batched backward, "
     "split_with_sizes); gradtrace runs the engine's backward once per row and stacks them")
-_FORWARD_ALIASES = (
-    "torch's forward-mode levels (jvp, jacfwd) make and unpack duals as views "
-    "(AliasBackward0 in the caller's graph); gradtrace's duals leave no node")
+_STACKED_COLUMNS = (
+    "torch vmaps jacfwd's jvps over the basis (one batched tangent computation, permute, "
+    "split_with_sizes); gradtrace runs one jvp per column and stacks them")
+_HESSIAN = (_STACKED_COLUMNS + "; and the grad level inside jacfwd makes each dual input a "
+            "view (ViewBackward0) where torch's graph has none")
 _REDUCED_AT_INPUT = (
     "the level's backward formula cos(v) of SinBackward0 runs on the unbatched w in torch "
     "(its sum over the batch at the mul that meets the batch); gradtrace's backward runs on "
@@ -172,9 +178,8 @@ KNOWN = {
     "jacrev": _STACKED_ROWS,
     "jacrev_closure": _STACKED_ROWS,
     "vmap_jacrev": _STACKED_ROWS,
-    "jacfwd": _FORWARD_ALIASES,
-    "hessian": _FORWARD_ALIASES,
-    "jvp": _FORWARD_ALIASES,
+    "jacfwd": _STACKED_COLUMNS,
+    "hessian": _HESSIAN,
 }
 
 

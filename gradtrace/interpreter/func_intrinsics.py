@@ -201,11 +201,12 @@ def same_tuple(interp: Interpreter, template: tuple, items: list) -> tuple:
 @intrinsic
 def jvp_fallback(interp: Interpreter, on: bool) -> bool:
     """torch.func.jvp's forward-AD run: an op without a formula in gradtrace (torch has one)
-    takes its tangent from its double backward instead of refusing. The previous setting."""
+    takes its tangent from its double backward instead of refusing, and duals and their
+    primals are functorch's alias views. The previous setting."""
     from ..engine.forward_ad import FW
 
     before = FW.fallback
-    FW.fallback = bool(on)
+    FW.fallback = FW.functorch = bool(on)
     return before
 
 

@@ -109,6 +109,11 @@ PROBES = {
     "grad_inplace":
         "def f(v):\n    u = v * 2\n    u.add_(1)\n    return u.exp().sum()\nshow(grad(f)(w))",
     "vjp_closure": "show(vjp(lambda v: (W @ v).sin(), x1)[1](torch.ones(4)))",
+    # torch.autograd.forward_ad outside torch.func: a view and `_fw_primal` (CppFunction)
+    "forward_ad_outside_func":
+        "import torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n"
+        "    d = fwAD.make_dual(w, torch.ones(5))\n"
+        "    p, t = fwAD.unpack_dual(d.sin() * d)\n    show([d, p, t])",
     # vmap's unbatched result: torch's _remove_batch_dim expands it (no unsqueeze)
     "vmap_unbatched_result": "show(vmap(lambda x: w * 2)(xs))",
     "vmap_unbatched_result_out_dims":

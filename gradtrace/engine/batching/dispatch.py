@@ -99,6 +99,10 @@ def _unshadow(a: Any, level: int) -> Any:
     return a
 
 
+_MUTATING = frozenset(("setitem", "__setitem__", "__iadd__", "__isub__", "__imul__",
+                       "__itruediv__", "__ipow__"))
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal generator snapshots (tuples and dicts of numbers and arrays)."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
@@ -121,9 +125,15 @@ def shadowed(fn: Callable[..., Any], level: int, args: list[Any], kwargs: dict[s
     from .. import generator
 
     batched = _batched_args(args, kwargs)
+    name = getattr(fn, "__name__", "")
+    if name.endswith("_") or name in _MUTATING or kwargs.get("out") is not None:
+        for t in (args[0] if args else None, kwargs.get("out")):
+            if isinstance(t, BatchedTensor):
+                t.shadow = None  # (its value changed: it no longer stands for the tensor)
+        return result
     if not batched or any(b.level != level or b.shadow is None for b in batched) or \
             not isinstance(result, BatchedTensor) or result.level != level or \
-            isinstance(result.value, BatchedTensor) or getattr(fn, "__name__", "").endswith("_"):
+            isinstance(result.value, BatchedTensor):
         return result
     state = generator.DEFAULT.snapshot()
     shadow = fn(*[_unshadow(a, level) for a in args],

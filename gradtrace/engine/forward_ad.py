@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 class _State:
     """The forward-AD level (-1: none entered) and whether a tangent formula is running."""
 
-    __slots__ = ("level", "computing", "hidden", "duals", "fallback")
+    __slots__ = ("level", "computing", "hidden", "duals", "fallback", "functorch")
 
     def __init__(self) -> None:
         self.level = -1
@@ -45,6 +45,10 @@ class _State:
         # tangent from its own double backward instead of refusing (it ran so before
         # forward-mode AD existed)
         self.fallback = False
+        # torch.func's jvp level: make_dual and the primal views the tangent formulas read
+        # are alias views there (AliasBackward0 in the caller's graph, measured), not the
+        # view and `_fw_primal` (Identity) torch.autograd.forward_ad makes
+        self.functorch = False
 
 
 FW = _State()
@@ -150,7 +154,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, level: int | None = None) -> Tens
         raise TorchRuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
             f"same level {FW.level} is not supported.")
-    out = ViewBackward0.call(tensor, shape=tensor.array.shape)
+    out = _primal_view(tensor) if FW.functorch else \
+        ViewBackward0.call(tensor, shape=tensor.array.shape)
     if tangent.array.strides != tensor.array.strides and tangent.array.size > 1:
         layout = np.empty_like(tensor.array, dtype=tangent.array.dtype)
         layout[...] = tangent.array
@@ -168,10 +173,23 @@ def unpack_dual(tensor: Tensor, level: int | None = None) -> tuple[Tensor, Tenso
     slot = tensor._fw_grad
     tensor._fw_grad = None  # the primal is a view without the tangent
     try:
-        primal = Identity.call(tensor)
+        primal = _primal_view(tensor) if FW.functorch else Identity.call(tensor)
     finally:
         tensor._fw_grad = slot
     return primal, tangent
+
+
+def _primal_view(t: Tensor) -> Tensor:
+    """functorch's view of a dual's primal (and of the tensor a dual is made of): an alias,
+    without the tangent."""
+    from .ops.views import AliasBackward0
+
+    slot = t._fw_grad
+    t._fw_grad = None
+    try:
+        return AliasBackward0.call(t)
+    finally:
+        t._fw_grad = slot
 
 
 # -- propagation ---------------------------------------------------------------------------
@@ -279,9 +297,13 @@ def _double_backward_jvp(node: Function, tangents: list, outs: list, inputs: tup
 
 def _primals(inputs: tuple) -> tuple:
     """The formula's `self_p`: a dual input that requires grad as its `_fw_primal` view
-    (torch's Identity node, which the tangent's graph then shows); others as they are."""
+    (torch's Identity node, which the tangent's graph then shows; under torch.func's jvp
+    every input that requires grad, as an alias); others as they are."""
     from .ops.fw_primal import Identity
 
+    if FW.functorch:  # (functorch reads every input that requires grad through an alias)
+        return tuple(_primal_view(t) if getattr(t, "requires_grad", False) else t
+                     for t in inputs)
     if not any(getattr(t, "requires_grad", False) and tangent_of(t) is not None
                for t in inputs):
         return inputs

@@ -32,6 +32,14 @@ if TYPE_CHECKING:
 _sequence = itertools.count()
 ACCUMULATE_SEQUENCE_NR = 2**64 - 1  # torch runs AccumulateGrad as soon as it is ready
 
+
+def next_sequence_nr() -> int:
+    """The sequence number the next node will get (without taking it: scripts see them)."""
+    global _sequence
+    n = next(_sequence)
+    _sequence = itertools.count(n)
+    return n
+
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -423,8 +431,16 @@ class Function(Node):
                     continue
                 grad_fn = t.grad_fn
                 if grad_fn is not None:
-                    edges.append((grad_fn, t.output_nr))
+                    if _levels.ANY_DEAD and grad_fn in _levels.DEAD:  # (no node of torch's graph)
+                        edges.append(_NO_EDGE)
+                    else:
+                        edges.append((grad_fn, t.output_nr))
                 elif t.requires_grad:
+                    spent = _levels.INPUTS and _levels.spent_edge(t)
+                    if spent:  # a grad level's input after its level: what it stands for
+                        edges.append(spent.edge)
+                        metas.append(spent.meta)
+                        continue
                     edges.append(_tensor.gradient_edge(t))
                 else:
                     edges.append(_NO_EDGE)
@@ -458,7 +474,7 @@ class Function(Node):
         tensor: `--quiet` never reads it, and a saved one is built when read (SavedNumber).
         An observer's op event shows the wrapped number, so with one attached this is
         `call` itself."""
-        if OBSERVERS or _FW.level >= 0:
+        if OBSERVERS or _FW.level >= 0 or _levels.INPUTS or _levels.ANY_DEAD:
             return cls.call(a, _tensor.wrap_number(number))
         recording = GRAD_MODE.enabled and a.requires_grad
         node = _new_node(cls)
@@ -507,4 +523,5 @@ def _zeros(shape: tuple[int, ...], dtype: Any) -> Tensor:
     return Tensor._wrap(np.zeros(shape, dtype=dtype.np))
 
 
+from . import levels as _levels  # noqa: E402 (circular, as tensor)
 from . import tensor as _tensor  # noqa: E402 (circular: Tensor is needed only at call time)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..engine import ops
-from ..engine.batching import TRANSFORMS, BatchedTensor, call
+from ..engine import levels, ops
+from ..engine.batching import TRANSFORMS, BatchedTensor, call, physical
+from ..engine.grad_mode import no_grad
 from ..engine.shapes import wrap_dim
 from ..engine.tensor import Tensor
 from .library import intrinsic
@@ -69,7 +70,9 @@ def remove_batch_dim(interp: Interpreter, t: Tensor, level: int, batch_size: int
     out = wrap_dim(out_dim, t.ndim + 1)
     shape = list(t.shape)
     shape.insert(out, batch_size)
-    return call(ops.expand, call(ops.unsqueeze, t, out), tuple(shape))
+    # torch's _remove_batch_dim: self.expand(sizes), no unsqueeze (so an out_dim other than
+    # 0 fails with expand's error unless the sizes happen to line up)
+    return call(ops.expand, t, tuple(shape))
 
 
 @intrinsic
@@ -114,8 +117,20 @@ def rewrap(interp: Interpreter, t: Any, spec: list[tuple[int, int, bool]],
     """unwrap_batched's inverse (a gradient is never an expansion: keep_expanded=False)."""
     if not isinstance(t, Tensor):
         return t
+    entry = levels.entry_of(t) if len(spec) == 1 and keep_expanded else None
     for bdim, level, expanded in reversed(spec):
-        t = BatchedTensor(t, bdim, level, expanded and keep_expanded)
+        # (an expanded level input stands for its original: ops on it alone run unbatched)
+        t = BatchedTensor(t, bdim, level, expanded and keep_expanded,
+                          entry.original if entry is not None and expanded else None)
+    return t
+
+
+@intrinsic
+def unshadowed(interp: Interpreter, t: Any) -> Any:
+    """The unbatched tensor a batched result stands for (batching/dispatch.shadowed), else
+    `t`."""
+    if isinstance(t, BatchedTensor) and t.shadow is not None:
+        return t.shadow
     return t
 
 
@@ -186,9 +201,44 @@ def same_tuple(interp: Interpreter, template: tuple, items: list) -> tuple:
 @intrinsic
 def jvp_fallback(interp: Interpreter, on: bool) -> bool:
     """torch.func.jvp's forward-AD run: an op without a formula in gradtrace (torch has one)
-    takes its tangent from its double backward instead of refusing. The previous setting."""
+    takes its tangent from its double backward instead of refusing, and duals and their
+    primals are functorch's alias views. The previous setting."""
     from ..engine.forward_ad import FW
 
     before = FW.fallback
-    FW.fallback = bool(on)
+    FW.fallback = FW.functorch = bool(on)
     return before
+
+
+# -- grad levels (engine/levels.py) ------------------------------------------------------
+
+
+@intrinsic
+def level_input(interp: Interpreter, t: Tensor) -> Tensor:
+    """A grad transform's input: a fresh leaf standing for `t` at the new level."""
+    return levels.level_input(t)
+
+
+@intrinsic
+def level_input_batched(interp: Interpreter, t: Tensor) -> tuple[Tensor, list]:
+    """A grad transform's input inside vmap: the fresh leaf of `t`'s physical tensor batched
+    at every running vmap level (expanded where `t` is not), and its levels (as
+    unwrap_batched); the leaf stands for `t`'s own physical tensor."""
+    with no_grad():
+        batched = batch_all(interp, t)
+    p, spec = unwrap_batched(interp, batched)
+    return levels.level_input(physical(t), p.array), spec
+
+
+@intrinsic
+def level_end(interp: Interpreter, leaves: list, roots: list) -> None:
+    """A grad level ends: the graph of `roots` (its results) reaches what its inputs
+    `leaves` stand for, as torch's outer graph does."""
+    levels.end([t for t in leaves if isinstance(t, Tensor)],
+                      [physical(t) for t in roots if isinstance(t, Tensor)])
+
+
+@intrinsic
+def level_restore(interp: Interpreter, leaves: list, level_edges: bool) -> None:
+    """vjp's function differentiates at its ended level: its edges back, then the outer."""
+    levels.restore([t for t in leaves if isinstance(t, Tensor)], bool(level_edges))

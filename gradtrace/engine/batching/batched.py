@@ -77,13 +77,16 @@ class BatchedTensor(Tensor):
     """A tensor batched at one vmap level; hides the autograd state of its value (torch
     shows requires_grad=False and no grad_fn inside vmap)."""
 
-    __slots__ = ("value", "bdim", "level", "expanded")
+    __slots__ = ("value", "bdim", "level", "expanded", "shadow")
 
-    def __init__(self, value: Tensor, bdim: int, level: int, expanded: bool = False):
+    def __init__(self, value: Tensor, bdim: int, level: int, expanded: bool = False,
+                 shadow: Tensor | None = None):
         # (Tensor.__init__ is skipped: no array of its own to admit). `expanded`: the value
-        # is an unbatched tensor expanded along bdim for a grad transform inside vmap.
+        # is an unbatched tensor expanded along bdim for a grad transform inside vmap;
+        # `shadow`, that unbatched tensor where it is known (dispatch.shadowed).
         self.value = value
         self.expanded = expanded
+        self.shadow = shadow
         self.bdim = bdim
         self.level = level
         self.array = value.array

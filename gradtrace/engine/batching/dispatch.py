@@ -7,7 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ...errors import TorchRuntimeError
+from .. import levels
+from ..node import next_sequence_nr
 from ..tensor import Tensor
 from .batched import TRANSFORMS, BatchedTensor, max_level, unwrap
 
@@ -75,7 +79,82 @@ def batched_call(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]
     rule = RULES.get(fn)
     if rule is None:
         return fallback(fn, level, args, kwargs)
-    return rule(fn, level, args, kwargs)
+    if not levels.INPUTS:
+        return rule(fn, level, args, kwargs)
+    first = next_sequence_nr()
+    return shadowed(fn, level, args, kwargs, rule(fn, level, args, kwargs), first)
+
+
+def _batched_args(args: list[Any], kwargs: dict[str, Any]) -> list[BatchedTensor]:
+    items = [*args, *kwargs.values()]
+    items += [b for a in items if type(a) in (list, tuple) for b in a]
+    return [a for a in items if isinstance(a, BatchedTensor)]
+
+
+def _unshadow(a: Any, level: int) -> Any:
+    if isinstance(a, BatchedTensor) and a.level == level:
+        return a.shadow
+    if type(a) in (list, tuple):
+        return type(a)(_unshadow(b, level) for b in a)
+    return a
+
+
+_MUTATING = frozenset(("setitem", "__setitem__", "__iadd__", "__isub__", "__imul__",
+                       "__itruediv__", "__ipow__"))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal generator snapshots (tuples and dicts of numbers and arrays)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def shadowed(fn: Callable[..., Any], level: int, args: list[Any], kwargs: dict[str, Any],
+             result: Any, first: int) -> Any:
+    """An op whose batched arguments all stand for unbatched tensors a grad transform
+    expanded (`shadow`s): torch runs it on the unbatched tensors, so it is run on them too.
+    Its batched result (the level's graph) takes their values, stands for the unbatched
+    result, and, when the level ends, the caller's graph has the unbatched op's node where
+    the batched one was (engine/levels.py): torch's nodes, and the batch summed where the
+    unbatched result first meets a batched tensor."""
+    from .. import generator
+
+    batched = _batched_args(args, kwargs)
+    name = getattr(fn, "__name__", "")
+    if name.endswith("_") or name in _MUTATING or kwargs.get("out") is not None:
+        for t in (args[0] if args else None, kwargs.get("out")):
+            if isinstance(t, BatchedTensor):
+                t.shadow = None  # (its value changed: it no longer stands for the tensor)
+        return result
+    if not batched or any(b.level != level or b.shadow is None for b in batched) or \
+            not isinstance(result, BatchedTensor) or result.level != level or \
+            isinstance(result.value, BatchedTensor):
+        return result
+    state = generator.DEFAULT.snapshot()
+    shadow = fn(*[_unshadow(a, level) for a in args],
+                **{k: _unshadow(v, level) for k, v in kwargs.items()})
+    if not _same(generator.DEFAULT.snapshot(), state):  # (a random op: drawn per example)
+        generator.DEFAULT.restore(state)
+        return result
+    if not isinstance(shadow, Tensor) or isinstance(shadow, BatchedTensor):
+        return result
+    value = result.value
+    expected = np.expand_dims(shadow.array, result.bdim)
+    if value._base is None and value.array.flags.writeable and \
+            value.array.dtype == expected.dtype and \
+            value.array.shape == np.broadcast_shapes(value.array.shape, expected.shape):
+        np.copyto(value.array, expected)  # (torch's values: the op ran on the unbatched tensors)
+    result.expanded = True
+    result.shadow = shadow
+    node = value.grad_fn
+    if node is not None and node.sequence_nr >= first:
+        levels.set_outer_node(node, shadow)
+    return result
 
 
 _OVERRIDES: dict[str, Callable[..., Any]] = {

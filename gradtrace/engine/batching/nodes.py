@@ -40,21 +40,26 @@ class BmmBackward0(Function):
     grad transform inside vmap expands its unbatched input, where torch keeps the matrix
     unbatched and its mm rule folds the batch into the rows of one mm. Values (and the
     gradient of the batched side) come from that one mm, so they have torch's bits; the
-    expansion's gradient is one product per example, as bmm's backward."""
+    expansion's gradient is one product per example, mm_mat2_backward's (by the matrix's
+    layout) run batched, as torch's level does."""
 
-    __slots__ = ()
+    __slots__ = ("column_major",)
     formulas = (local("self", "{grad} @ {mat2}ᵀ"), local("mat2", "{self}ᵀ @ {grad}"))
 
     def forward(self, a: Tensor, expanded: Tensor) -> np.ndarray:
         self.save("mat2", expanded if a.requires_grad else None)
         self.save("self", a if expanded.requires_grad else None)
+        # mm_mat2_backward's layout test, on the matrix's logical strides
+        _, k, n = expanded.array.shape
+        strides = [s // expanded.array.itemsize for s in expanded.array.strides[1:]]
+        self.column_major = strides[0] == 1 and strides[1] == k
         batch, m, k = a.array.shape
         matrix = expanded.array[0]  # (its layout: a transposed weight stays column-major)
         return blas.mm(np.ascontiguousarray(a.array).reshape(batch * m, k),
                        matrix).reshape(batch, m, matrix.shape[1])
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        from ..ops import bmm, mm, reshape, transpose
+        from ..ops import matmul, mm, reshape, transpose
 
         ga = gb = None
         if self.needs_input_grad(0):  # the folded mm: grad @ Wᵀ
@@ -63,6 +68,8 @@ class BmmBackward0(Function):
             matrix = Tensor._wrap(w.array[0])
             ga = reshape(mm(reshape(grad, (batch * m, n)), transpose(matrix, 0, 1)),
                          (batch, m, matrix.shape[0]))
-        if self.needs_input_grad(1):
-            gb = bmm(transpose(self.unpack("self"), 1, 2), grad)
+        if self.needs_input_grad(1):  # mm_mat2_backward per example, as torch's batched one
+            a = self.unpack("self")
+            gb = transpose(matmul(transpose(grad, 1, 2), a), 1, 2) if self.column_major \
+                else matmul(transpose(a, 1, 2), grad)
         return ga, gb

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import levels
+from ..ops import views
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from .batched import TRANSFORMS, BatchedTensor, unwrap
@@ -318,7 +320,13 @@ def _dot(level: int, a: Any, b: Any) -> Any:
         # a grad transform's expanded input: torch's unbatched-vector rule and dot's formula
         from .nodes import MvBackward0
 
-        return MvBackward0.call(b_, a_) if a.expanded else MvBackward0.call(a_, b_)
+        batched, unbatched = (b_, a) if a.expanded else (a_, b)
+        out = MvBackward0.call(batched, b_ if unbatched is b else a_)
+        if unbatched.shadow is not None and out.grad_fn is not None:
+            # torch's rule, matmul(A, B.t()) on the unbatched vector, in the caller's graph
+            levels.set_outer_node(out.grad_fn,
+                                  ops.matmul(batched, ops.t(unbatched.shadow)))
+        return out
     if ab is not None and bb is not None:
         r = call(ops.matmul, call(ops.unsqueeze, a_, -2), call(ops.unsqueeze, b_, -1))
         return call(ops.squeeze, call(ops.squeeze, r, -1), -1)
@@ -350,7 +358,10 @@ def _mm(level: int, a: Any, b: Any) -> Any:
         # b is an unbatched matrix a grad transform expanded along the batch
         from .nodes import BmmBackward0  # torch's rule: one mm with the unbatched matrix
 
-        return BmmBackward0.call(a_, b_)
+        out = BmmBackward0.call(a_, b_)
+        if isinstance(b, BatchedTensor) and b.shadow is not None and out.grad_fn is not None:
+            levels.set_outer_node(out.grad_fn, _ops().matmul(a_, b.shadow))  # (its graph)
+        return out
     return call(_ops().matmul, a_, b_)
 
 
@@ -384,6 +395,14 @@ def matmul_logical(level: int, a: Any, b: Any) -> Any:
         return call(ops.TENSOR_METHODS["squeeze_"], result, 0)
     if ra == 2 and rb == 2:
         return wrap(_mm(level, a, b), 0, level)
+    if ra >= 3 and rb <= 2 and (b.requires_grad or _folds_as_view(a)):
+        # should_fold: the larger operand folded into a matrix, one mm (mv), viewed back
+        lead = tuple(a.shape[:-1])
+        rows = 1
+        for n in lead:
+            rows *= n
+        out = matmul_logical(level, call(ops.reshape, a, (rows, a.shape[-1])), b)
+        return call(views.unsafe_view, out, lead + ((b.shape[-1],) if rb == 2 else ()))
     av, ab = unwrap(a, level)
     bv, bb = unwrap(b, level)
     if ra < 2 or rb < 2:
@@ -396,6 +415,32 @@ def matmul_logical(level: int, a: Any, b: Any) -> Any:
     if bb is None:
         b_ = call(ops.unsqueeze, b_, 0) if b_.ndim < rank + 1 else b_
     return wrap(call(ops.matmul, a_, b_), 0, level)
+
+
+def _logical_strides(t: Any) -> list[int]:
+    """The strides (in elements) of `t`'s logical tensor: its value's without the batch dim."""
+    if isinstance(t, BatchedTensor):
+        strides = _logical_strides(t.value)
+        del strides[t.bdim]
+        return strides
+    return [s // t.array.itemsize for s in t.array.strides]
+
+
+def _logically_contiguous(t: Any) -> bool:
+    expected = 1
+    for size, stride in zip(reversed(t.shape), reversed(_logical_strides(t)), strict=True):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _folds_as_view(t: Any) -> bool:
+    """should_fold's stride test: `t`'s leading dims fold into one without a copy."""
+    if t.numel() == 0:
+        return True
+    shape, strides = t.shape, _logical_strides(t)
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
 def _matmul_rule(fn: Callable[..., Any], level: int, args: list[Any],
@@ -420,9 +465,9 @@ def _linear_rule(fn: Callable[..., Any], level: int, args: list[Any],
     bias = args[2] if len(args) > 2 else kwargs.get("bias")
     if x.ndim == 2 and bias is not None:
         return _addmm_decomposed(level, bias, x, call(ops.t, weight), 1, 1)
-    if bias is not None and bias.ndim == 1 and x.ndim >= 1:
-        # _flatten_nd_linear (a contiguous input, a 1-d bias): addmm on the input flattened
-        # to a matrix, viewed back
+    if bias is not None and x.ndim == 3 and _logically_contiguous(x):
+        # _flatten_nd_linear (a contiguous 3-d input; torch 2.13 under vmap takes it for no
+        # other rank, measured): addmm on the input flattened to a matrix, viewed back
         lead = tuple(x.shape[:-1])
         flat = 1
         for n in lead:
@@ -660,6 +705,7 @@ def install() -> None:
     put("concat", _joined(False))
     put("concatenate", _joined(False))
     RULES[ops.getitem] = _getitem
+    RULES[views.unsafe_view] = _view
     RULES[ops.rdiv] = RULES[ops.rpow] = pointwise
     from ..ops import scalar
 

@@ -17,9 +17,13 @@ import numpy as np
 from ..errors import NotSupportedError
 from .dtypes import DType, bfloat16
 
-_BF16 = bfloat16.np
 _F32 = np.dtype(np.float32)
-_EXACT_FROM_BF16 = (_F32, np.dtype(np.float64), _BF16)
+_F64 = np.dtype(np.float64)
+
+
+def _is_bf16(dtype: np.dtype) -> bool:
+    """(by name: ml_dtypes, whose import is slow, is loaded only once bfloat16 is used)"""
+    return dtype.name == "bfloat16"
 
 RUNS = frozenset("""
     tensor as_tensor zeros ones full zeros_like ones_like full_like empty empty_like new_zeros
@@ -71,9 +75,9 @@ def refuse_autograd() -> None:
 def through_float32(array: np.ndarray, target: np.dtype) -> np.ndarray:
     """`array` ready to be cast to `target` as torch casts: into bfloat16 from a float32
     (rounded once, to nearest even), out of bfloat16 through the float it widens to."""
-    if target == _BF16:
-        return array if array.dtype in (_F32, _BF16) else array.astype(_F32)
-    if array.dtype == _BF16 and target not in _EXACT_FROM_BF16:
+    if _is_bf16(target):
+        return array if array.dtype == _F32 or _is_bf16(array.dtype) else array.astype(_F32)
+    if _is_bf16(array.dtype) and target not in (_F32, _F64) and not _is_bf16(target):
         return array.astype(_F32)
     return array
 
@@ -95,7 +99,7 @@ def arithmetic(ufunc: np.ufunc, x: Any, y: Any) -> np.ndarray:
     if ufunc not in _ARITHMETIC:
         raise NotSupportedError(f"{ufunc.__name__} in torch.bfloat16 is not supported by "
                                 "gradtrace")
-    return ufunc(_float32(ufunc, x), _float32(ufunc, y)).astype(_BF16)
+    return ufunc(_float32(ufunc, x), _float32(ufunc, y)).astype(bfloat16.np)
 
 
 _ARITHMETIC = frozenset({np.add, np.subtract, np.multiply, np.true_divide})
@@ -105,7 +109,7 @@ def _float32(ufunc: np.ufunc, value: Any) -> Any:
     if type(value) is np.ndarray:
         return value.astype(_F32)
     if ufunc in _NUMBER_IN_BF16:
-        return np.float32(np.float32(value).astype(_BF16))
+        return np.float32(np.float32(value).astype(bfloat16.np))
     return np.float32(value)
 
 

@@ -1,7 +1,8 @@
 """torch dtypes over numpy dtypes, and torch's type-promotion rules."""
 from __future__ import annotations
 
-import ml_dtypes
+from typing import Any
+
 import numpy as np
 
 from ..errors import NotSupportedError, TorchRuntimeError, TorchTypeError
@@ -36,6 +37,17 @@ class DType:
     def __repr__(self) -> str:
         return f"torch.{self.name}"
 
+    def __getattr__(self, name: str) -> Any:
+        """Only reached for an unset slot: bfloat16's numpy dtype, loaded on first use."""
+        if name == "np" and object.__getattribute__(self, "name") == "bfloat16":
+            import ml_dtypes
+
+            dtype = np.dtype(ml_dtypes.bfloat16)
+            self.np = dtype
+            _BY_NP[dtype] = self  # (an array of it maps back to torch.bfloat16)
+            return dtype
+        raise AttributeError(name)
+
 
 float16 = DType("float16", np.float16, "HalfTensor")
 float32 = DType("float32", np.float32, "FloatTensor")
@@ -60,12 +72,24 @@ uint16 = DType("uint16", np.uint16, "UInt16Tensor")
 uint32 = DType("uint32", np.uint32, "UInt32Tensor")
 uint64 = DType("uint64", np.uint64, "UInt64Tensor")
 UNSIGNED = (uint16, uint32, uint64)
-# bfloat16 values are ml_dtypes' numpy bfloat16; the ops that run on them are
-# engine/bfloat16.py's
-bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "BFloat16Tensor")
+
+
+def _bfloat16() -> DType:
+    """torch.bfloat16, whose values are ml_dtypes' numpy bfloat16 (the ops that run on them
+    are engine/bfloat16.py's). Its `np` is left unset: ml_dtypes is imported when a script
+    first reaches it (DType.__getattr__), since its import costs ~0.6 s, three times the
+    rest of a run's start-up."""
+    dtype = DType.__new__(DType)
+    dtype.name, dtype.tensor_type, dtype.scalar_type = "bfloat16", "BFloat16Tensor", "BFloat16"
+    dtype.is_floating_point = dtype.is_signed = dtype.restricted = True
+    dtype.itemsize, dtype.category, dtype.barebones = 2, 2, False
+    return dtype
+
+
+bfloat16 = _bfloat16()
 BY_NAME.update({d.name: d for d in (*UNSIGNED, bfloat16)})
 ALIASES.update({d.name: d for d in (*UNSIGNED, bfloat16)})
-_BY_NP: dict[np.dtype, DType] = {d.np: d for d in (*ALL, *UNSIGNED, bfloat16)}
+_BY_NP: dict[np.dtype, DType] = {d.np: d for d in (*ALL, *UNSIGNED)}
 
 DEFAULT_FLOAT = float32  # torch.get_default_dtype(): the run's, reset by reset_default_dtype
 
@@ -104,7 +128,11 @@ C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:
-    return _BY_NP[np.dtype(np_dtype)]
+    dtype = np.dtype(np_dtype)
+    found = _BY_NP.get(dtype)
+    if found is None and dtype.name == "bfloat16":  # (ml_dtypes' array made elsewhere)
+        return bfloat16
+    return found if found is not None else _BY_NP[dtype]
 
 
 def promote(a: DType, b: DType) -> DType:
@@ -219,7 +247,11 @@ class iinfo(TypeInfo):  # noqa: N801 (torch's name)
 
 def float_info(dtype: DType) -> np.finfo:
     """numpy's finfo of a floating dtype (ml_dtypes' for bfloat16, which numpy lacks)."""
-    return ml_dtypes.finfo(dtype.np) if dtype is bfloat16 else np.finfo(dtype.np)
+    if dtype is bfloat16:
+        import ml_dtypes
+
+        return ml_dtypes.finfo(dtype.np)
+    return np.finfo(dtype.np)
 
 
 def _type_info_argument(dtype: object, name: str) -> DType:

@@ -103,7 +103,6 @@ def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
 
 _UINT64 = dtypes.uint64
 _BF16 = dtypes.bfloat16
-_BF16_NP = _BF16.np
 _OPMATH_SCALAR = frozenset({np.multiply, np.true_divide})
 _SCALAR_MATH = frozenset({dtypes.float32, dtypes.float64})
 _SCALAR_OPERATORS = {np.add: operator.add, np.subtract: operator.sub,
@@ -113,7 +112,7 @@ _SCALAR_OPERATORS = {np.add: operator.add, np.subtract: operator.sub,
 def cast(array: np.ndarray, dtype: DType) -> np.ndarray:
     if array.dtype == dtype.np:
         return array
-    if dtype is _BF16 or array.dtype == _BF16_NP:  # through float32, as torch converts
+    if dtype is _BF16 or array.dtype.name == "bfloat16":  # through float32, as torch converts
         return bfloat16.cast(array, dtype.np)
     return array.astype(dtype.np)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from . import progress
-from .engine import exactness
+from .engine import exactness, levels
 from .engine.grad_mode import set_grad_enabled
 from .engine.limits import configure as configure_allocation
 from .errors import (
@@ -183,6 +183,7 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
         tracer = Tracer(interpreter, trace_values)
     module = None
     exactness.reset()
+    levels.reset()
     try:
         progress.set_phase(progress.PARSING)
         module = parse(source)

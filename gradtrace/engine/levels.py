@@ -64,6 +64,16 @@ ANY_DEAD = False
 """Whether DEAD ever held a node (Function.call's cheap check)."""
 
 
+def reset() -> None:
+    """A new run: no level input, spliced node or dead node of an earlier run is reachable
+    from it (and keeping them would send every number operand down the slow path)."""
+    global ANY_DEAD
+    INPUTS.clear()
+    OUTER_NODES.clear()
+    DEAD.clear()
+    ANY_DEAD = False
+
+
 def level_input(original: Tensor, array: np.ndarray | None = None) -> Tensor:
     """A fresh leaf standing for `original` at a new grad level, sharing its data (or
     `array`: its data expanded along the running vmaps' batches)."""

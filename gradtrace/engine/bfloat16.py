@@ -15,15 +15,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotSupportedError
-from .dtypes import DType, bfloat16
+from .dtypes import DType, bfloat16, is_bfloat16
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
-
-
-def _is_bf16(dtype: np.dtype) -> bool:
-    """(by name: ml_dtypes, whose import is slow, is loaded only once bfloat16 is used)"""
-    return dtype.name == "bfloat16"
 
 RUNS = frozenset("""
     tensor as_tensor zeros ones full zeros_like ones_like full_like empty empty_like new_zeros
@@ -75,9 +70,9 @@ def refuse_autograd() -> None:
 def through_float32(array: np.ndarray, target: np.dtype) -> np.ndarray:
     """`array` ready to be cast to `target` as torch casts: into bfloat16 from a float32
     (rounded once, to nearest even), out of bfloat16 through the float it widens to."""
-    if _is_bf16(target):
-        return array if array.dtype == _F32 or _is_bf16(array.dtype) else array.astype(_F32)
-    if _is_bf16(array.dtype) and target not in (_F32, _F64) and not _is_bf16(target):
+    if is_bfloat16(target):
+        return array if array.dtype == _F32 or is_bfloat16(array.dtype) else array.astype(_F32)
+    if is_bfloat16(array.dtype) and target not in (_F32, _F64) and not is_bfloat16(target):
         return array.astype(_F32)
     return array
 

@@ -19,8 +19,7 @@ class DType:
                  scalar_type: str | None = None):
         self.name = name
         self.np = np.dtype(np_dtype)
-        # (bfloat16 is ml_dtypes' numpy dtype, of kind "V")
-        self.is_floating_point = self.np.kind == "f" or name == "bfloat16"
+        self.is_floating_point = self.np.kind == "f"
         self.is_signed = self.np.kind == "i" or self.is_floating_point
         self.itemsize = self.np.itemsize
         self.tensor_type = tensor_type  # legacy name torch uses in messages: FloatTensor
@@ -32,7 +31,7 @@ class DType:
         # few kernels only (engine/unsigned.py lists which ops run on them)
         self.barebones = self.np.kind == "u" and self.itemsize > 1
         # a dtype only some of whose ops gradtrace runs: every call given one is checked
-        self.restricted = self.barebones or name == "bfloat16"
+        self.restricted = self.barebones  # (and bfloat16, built by _bfloat16)
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -127,10 +126,16 @@ C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                 "bfloat16": "c10::BFloat16"}
 
 
+def is_bfloat16(np_dtype: np.dtype) -> bool:
+    """Whether a numpy dtype is ml_dtypes' bfloat16, told by name: ml_dtypes, whose import
+    is slow, is loaded only once a script uses bfloat16."""
+    return np_dtype.name == "bfloat16"
+
+
 def from_numpy(np_dtype: np.dtype) -> DType:
     dtype = np.dtype(np_dtype)
     found = _BY_NP.get(dtype)
-    if found is None and dtype.name == "bfloat16":  # (ml_dtypes' array made elsewhere)
+    if found is None and is_bfloat16(dtype):  # (ml_dtypes' array made elsewhere)
         return bfloat16
     return found if found is not None else _BY_NP[dtype]
 

@@ -34,20 +34,26 @@ def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rounds it; Dekker's error serves where it is exact (no subnormal or huge operand)."""
     p, err = _dekker(a, b)
     with np.errstate(invalid="ignore"):
-        if (np.fmin.reduce(np.abs(p), axis=None, initial=np.inf) < _TINY  # (rare; NaN-blind)
-                or np.fmin.reduce(np.abs(a), axis=None, initial=np.inf) < _DBL_MIN
-                or np.fmin.reduce(np.abs(b), axis=None, initial=np.inf) < _DBL_MIN
-                or np.fmax.reduce(np.abs(a), axis=None, initial=0) > _HUGE
-                or np.fmax.reduce(np.abs(b), axis=None, initial=0) > _HUGE):
-            # (and an operand too large for Veltkamp's split, which overflows)
-            edge = ((np.abs(p) < _TINY) | _subnormal(a) | _subnormal(b)
-                    | (np.abs(a) > _HUGE) | (np.abs(b) > _HUGE))
+        edge = _inexact(a, b, p)
+        if edge is not None:
             err = np.where(edge & np.isfinite(p), fma(a, b, -p), err)
     return p, err
 
 
-def _subnormal(x: np.ndarray) -> np.ndarray:
-    return (np.abs(x) < _DBL_MIN) & (x != 0)
+def _inexact(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray | None:
+    """Where Dekker's product error is not exact: a product so tiny that its error is below
+    the doubles, a subnormal operand (Veltkamp's split of it is not exact), an operand too
+    large to split (it overflows). None where no element is, found by reductions first
+    (one pass each, NaN-blind) on the common path."""
+    if not (np.fmin.reduce(np.abs(p), axis=None, initial=np.inf) < _TINY
+            or np.fmin.reduce(np.abs(a), axis=None, initial=np.inf) < _DBL_MIN
+            or np.fmin.reduce(np.abs(b), axis=None, initial=np.inf) < _DBL_MIN
+            or np.fmax.reduce(np.abs(a), axis=None, initial=0) > _HUGE
+            or np.fmax.reduce(np.abs(b), axis=None, initial=0) > _HUGE):
+        return None
+    return (((np.abs(p) < _TINY) & (a != 0) & (b != 0))
+            | ((np.abs(a) < _DBL_MIN) & (a != 0)) | ((np.abs(b) < _DBL_MIN) & (b != 0))
+            | (np.abs(a) > _HUGE) | (np.abs(b) > _HUGE))
 
 
 def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -68,26 +74,19 @@ _HUGE = 2.0 ** 995  # above it Veltkamp's split overflows
 def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
     """float64 fma(a, b, c), correctly rounded (Boldo and Melquiond's sum of three
     numbers through round-to-odd, over an exact product). Non-finite results are
-    a*b + c; the rare finite elements whose product underflows or whose operands are too
-    large to split are evaluated exactly in rationals."""
+    a*b + c; the rare finite elements Dekker's product error cannot serve (`_inexact`) are
+    evaluated exactly in rationals."""
     a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
     with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         p, pe = _dekker(a, b)
         uh, ul = two_sum(pe, c)
         th, tl = two_sum(p, uh)
         out = np.asarray(th + _add_round_odd(np.asarray(tl), np.asarray(ul)))
-        # the rare cases, found by reductions first (one pass each) on the common path
         if not np.isfinite(out).all():
             out = np.where(np.isfinite(out), out, a * b + c)
-        if (np.fmin.reduce(np.abs(p), axis=None, initial=np.inf) < _TINY  # NaN-blind
-                or np.fmax.reduce(np.abs(a), axis=None, initial=0) > _HUGE
-                or np.fmax.reduce(np.abs(b), axis=None, initial=0) > _HUGE
-                or np.fmin.reduce(np.abs(a), axis=None, initial=np.inf) < _DBL_MIN
-                or np.fmin.reduce(np.abs(b), axis=None, initial=np.inf) < _DBL_MIN):
-            # (a subnormal operand: Veltkamp's split of it is not exact)
-            edge = (((np.abs(p) < _TINY) & (a != 0) & (b != 0))
-                    | _subnormal(a) | _subnormal(b)
-                    | (np.abs(a) > _HUGE) | (np.abs(b) > _HUGE)) & np.isfinite(a * b + c)
+        edge = _inexact(a, b, p)  # (the rare elements Dekker's error cannot serve)
+        if edge is not None:
+            edge = edge & np.isfinite(a * b + c)
             idx = np.nonzero(edge)
             if idx[0].size:
                 out = np.array(np.broadcast_to(out, edge.shape))

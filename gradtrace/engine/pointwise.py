@@ -213,16 +213,13 @@ def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
         return elementwise_result(arrays, scalar)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     if any(a.shape != shape for a in arrays):
+        # TensorIterator's output keeps its inputs' memory order, and it iterates in it:
+        # the kernel runs over the operands transposed to that order (outermost first),
+        # whose output is then C-contiguous
         out_strides = elementwise_strides(shape, tuple(arrays))
-        order = sorted(range(len(shape)), key=lambda d: -out_strides[d])  # outermost first
-        if order != sorted(order):
-            # TensorIterator's output keeps its inputs' memory order, and it iterates in
-            # it: the kernel runs over the operands transposed to that order, whose
-            # output is then C-contiguous
-            views = [np.broadcast_to(a, shape).transpose(order) for a in arrays]
-            return _apply_broadcast(views, vector, scalar, cap).transpose(np.argsort(order))
-        return _apply_broadcast([np.broadcast_to(a, shape) for a in arrays], vector, scalar,
-                                cap)
+        order = sorted(range(len(shape)), key=lambda d: -out_strides[d])
+        views = [np.broadcast_to(a, shape).transpose(order) for a in arrays]
+        return _apply_broadcast(views, vector, scalar, cap).transpose(np.argsort(order))
     flats = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
     if not flats[0].size:
         return np.empty(shape, np.result_type(*arrays))

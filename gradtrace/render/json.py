@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
+from ..engine.dtypes import is_bfloat16
 from ..engine.meta import MetaArray
 from ..errors import (
     GradtraceError,
@@ -62,7 +63,7 @@ def _nonfinite(value: float) -> str:
 def array_data(array: np.ndarray) -> Any:
     """A numpy array as nested lists of JSON values (a bare value for 0-d arrays)."""
     array = np.asarray(array)
-    if array.dtype.name == "bfloat16":  # its values as the floats (exact in float32)
+    if is_bfloat16(array.dtype):  # its values as the floats they are (exact in float32)
         array = array.astype(np.float32)
     kind = array.dtype.kind
     if kind == "b":

@@ -112,7 +112,7 @@ _SCALAR_OPERATORS = {np.add: operator.add, np.subtract: operator.sub,
 def cast(array: np.ndarray, dtype: DType) -> np.ndarray:
     if array.dtype == dtype.np:
         return array
-    if dtype is _BF16 or array.dtype.name == "bfloat16":  # through float32, as torch converts
+    if dtype is _BF16 or dtypes.is_bfloat16(array.dtype):  # through float32, as torch does
         return bfloat16.cast(array, dtype.np)
     return array.astype(dtype.np)
 

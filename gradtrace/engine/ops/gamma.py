@@ -28,11 +28,6 @@ from .unary import _floating
 LN2 = 0.6931471805599453
 
 
-def lgamma_values(x: np.ndarray) -> np.ndarray:
-    """torch's lgamma kernel: SLEEF's lgamma on every element (half types in float32)."""
-    return kernels.unary("lgamma", x)
-
-
 class LgammaBackward0(Function):
     __slots__ = ()
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
@@ -40,7 +35,7 @@ class LgammaBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
-        return lgamma_values(_floating(a))
+        return kernels.unary("lgamma", _floating(a))  # (SLEEF's lgamma, every element)
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad * digamma(self.unpack("self"))
@@ -104,7 +99,7 @@ class MvlgammaBackward0(Function):
         self.save("self", a)
         x = _floating(a)
         args = _mvlgamma_args(x, p)  # arange(-p/2 + 1/2, 1/2, 1/2) + self.unsqueeze(-1)
-        total = sum_array(lgamma_values(args), (args.ndim - 1,), False,
+        total = sum_array(kernels.unary("lgamma", args), (args.ndim - 1,), False,
                           float_dtype(a.dtype))
         return (total + x.dtype.type(p * (p - 1) * math.log(math.pi) * 0.25)).astype(x.dtype)
 

@@ -25,6 +25,7 @@ in-process: the interpreter's own checks still apply, except inside a single C c
 """
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -67,7 +68,12 @@ def can_supervise() -> bool:
 def fork_supervised(timeout: float, stopped: Callable[[Stopped], None]) -> bool:
     """Fork. In the child return True (it goes on with the command). The parent never
     returns: it waits for the child and exits with its status, or stops it and calls
-    `stopped` to report, exiting with status 3."""
+    `stopped` to report, exiting with status 3.
+
+    What start-up made (~10^5 objects: modules, functions, tables) lives as long as the
+    child: frozen, the cycle collector's passes during the run no longer walk it (~3% of a
+    short script's instructions)."""
+    gc.freeze()
     state = progress.share()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -14,21 +14,29 @@ from typing import Union
 
 from .source import Span
 
+# Generated `__eq__` and `__repr__` cost ~0.2 ms of start-up per class (66 classes, every
+# process); nodes compare by identity, and one `__repr__` on Node serves every class.
+node = dataclass(slots=True, eq=False, repr=False)
 
-@dataclass(slots=True)
+
+@node
 class Node:
     span: Span
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__dataclass_fields__)
+        return f"{type(self).__name__}({fields})"
 
 
 # ----------------------------------------------------------------- expressions
 
 
-@dataclass(slots=True)
+@node
 class Constant(Node):
     value: int | float | str | bytes | bool | None
 
 
-@dataclass(slots=True)
+@node
 class FormattedValue(Node):
     """`{value!conversion:spec}` inside an f-string."""
 
@@ -37,82 +45,82 @@ class FormattedValue(Node):
     spec: str | FString | None  # an FString when it holds fields: `{x:{width}.4f}`
 
 
-@dataclass(slots=True)
+@node
 class FString(Node):
     parts: tuple[str | FormattedValue, ...]
 
 
-@dataclass(slots=True)
+@node
 class Name(Node):
     id: str
 
 
-@dataclass(slots=True)
+@node
 class Attribute(Node):
     value: Expr
     attr: str
 
 
-@dataclass(slots=True)
+@node
 class Slice(Node):
     lower: Expr | None
     upper: Expr | None
     step: Expr | None
 
 
-@dataclass(slots=True)
+@node
 class Subscript(Node):
     value: Expr
     index: Expr  # a Slice, a TupleExpr of indices, or any expression
 
 
-@dataclass(slots=True)
+@node
 class Starred(Node):
     """`*value` in a call's arguments or a list/tuple display."""
 
     value: Expr
 
 
-@dataclass(slots=True)
+@node
 class Keyword(Node):
     arg: str | None  # None: `**value` (keyword arguments unpacked from a mapping)
     value: Expr
 
 
-@dataclass(slots=True)
+@node
 class Call(Node):
     func: Expr
     args: tuple[Expr, ...]
     keywords: tuple[Keyword, ...]
 
 
-@dataclass(slots=True)
+@node
 class UnaryOp(Node):
     op: str  # "-", "+", "not", "~"
     operand: Expr
 
 
-@dataclass(slots=True)
+@node
 class BinOp(Node):
     left: Expr
     op: str  # "+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^"
     right: Expr
 
 
-@dataclass(slots=True)
+@node
 class BoolOp(Node):
     op: str  # "and", "or"
     values: tuple[Expr, ...]
 
 
-@dataclass(slots=True)
+@node
 class Compare(Node):
     left: Expr
     ops: tuple[str, ...]  # "==", "!=", "<", "<=", ">", ">=", "is", "is not", "in", "not in"
     comparators: tuple[Expr, ...]
 
 
-@dataclass(slots=True)
+@node
 class IfExp(Node):
     test: Expr
     body: Expr
@@ -127,7 +135,7 @@ KEYWORD_ONLY = "keyword_only"  # after `*` or `*args`
 VAR_KEYWORD = "var_keyword"  # **kwargs
 
 
-@dataclass(slots=True)
+@node
 class Param(Node):
     name: str
     default: Expr | None
@@ -136,66 +144,66 @@ class Param(Node):
     # annotations`); evaluated when the function's `__annotations__` is first read
 
 
-@dataclass(slots=True)
+@node
 class Lambda(Node):
     params: tuple[Param, ...]
     body: Expr
 
 
-@dataclass(slots=True)
+@node
 class ListExpr(Node):
     elts: tuple[Expr, ...]
 
 
-@dataclass(slots=True)
+@node
 class TupleExpr(Node):
     elts: tuple[Expr, ...]
 
 
-@dataclass(slots=True)
+@node
 class SetExpr(Node):
     elts: tuple[Expr, ...]
 
 
-@dataclass(slots=True)
+@node
 class DictExpr(Node):
     keys: tuple[Expr | None, ...]  # None: `**value` unpacks a mapping here
     values: tuple[Expr, ...]
 
 
-@dataclass(slots=True)
+@node
 class Comprehension(Node):
     target: Expr  # a Name, or a TupleExpr/ListExpr of targets
     iter: Expr
     ifs: tuple[Expr, ...]
 
 
-@dataclass(slots=True)
+@node
 class ListComp(Node):
     elt: Expr
     generators: tuple[Comprehension, ...]
 
 
-@dataclass(slots=True)
+@node
 class SetComp(Node):
     elt: Expr
     generators: tuple[Comprehension, ...]
 
 
-@dataclass(slots=True)
+@node
 class DictComp(Node):
     key: Expr
     value: Expr
     generators: tuple[Comprehension, ...]
 
 
-@dataclass(slots=True)
+@node
 class GeneratorExp(Node):
     elt: Expr
     generators: tuple[Comprehension, ...]
 
 
-@dataclass(slots=True)
+@node
 class NamedExpr(Node):
     """`target := value`, the assignment expression."""
 
@@ -203,12 +211,12 @@ class NamedExpr(Node):
     value: Expr
 
 
-@dataclass(slots=True)
+@node
 class Yield(Node):
     value: Expr | None
 
 
-@dataclass(slots=True)
+@node
 class YieldFrom(Node):
     value: Expr
 
@@ -222,12 +230,12 @@ Expr = Union[  # noqa: UP007 (a runtime alias; `|` of classes needs 3.10 types)
 # ------------------------------------------------------------------ statements
 
 
-@dataclass(slots=True)
+@node
 class ExprStmt(Node):
     value: Expr
 
 
-@dataclass(slots=True)
+@node
 class Assign(Node):
     """`a = b = value`: targets are Name, Attribute, Subscript, TupleExpr or ListExpr."""
 
@@ -235,7 +243,7 @@ class Assign(Node):
     value: Expr
 
 
-@dataclass(slots=True)
+@node
 class AnnAssign(Node):
     """`target: annotation [= value]`; the annotation is kept but never evaluated."""
 
@@ -244,21 +252,21 @@ class AnnAssign(Node):
     value: Expr | None
 
 
-@dataclass(slots=True)
+@node
 class AugAssign(Node):
     target: Expr  # Name, Attribute or Subscript
     op: str  # the binary operator: "+", "-", "*", "/", "//", "%", "**", "@"
     value: Expr
 
 
-@dataclass(slots=True)
+@node
 class If(Node):
     test: Expr
     body: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...]  # an `elif` is a nested If here
 
 
-@dataclass(slots=True)
+@node
 class For(Node):
     target: Expr
     iter: Expr
@@ -266,29 +274,29 @@ class For(Node):
     orelse: tuple[Stmt, ...]
 
 
-@dataclass(slots=True)
+@node
 class While(Node):
     test: Expr
     body: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...]
 
 
-@dataclass(slots=True)
+@node
 class Break(Node):
     pass
 
 
-@dataclass(slots=True)
+@node
 class Continue(Node):
     pass
 
 
-@dataclass(slots=True)
+@node
 class Pass(Node):
     pass
 
 
-@dataclass(slots=True)
+@node
 class FunctionDef(Node):
     name: str
     params: tuple[Param, ...]
@@ -297,7 +305,7 @@ class FunctionDef(Node):
     decorators: tuple[Expr, ...] = ()  # applied last to first, as Python does
 
 
-@dataclass(slots=True)
+@node
 class ClassDef(Node):
     name: str
     bases: tuple[Expr, ...]
@@ -306,33 +314,33 @@ class ClassDef(Node):
     decorators: tuple[Expr, ...] = ()
 
 
-@dataclass(slots=True)
+@node
 class Global(Node):
     names: tuple[str, ...]
 
 
-@dataclass(slots=True)
+@node
 class Nonlocal(Node):
     names: tuple[str, ...]
 
 
-@dataclass(slots=True)
+@node
 class Delete(Node):
     targets: tuple[Expr, ...]  # Name, Attribute, Subscript, or a TupleExpr/ListExpr of them
 
 
-@dataclass(slots=True)
+@node
 class Return(Node):
     value: Expr | None
 
 
-@dataclass(slots=True)
+@node
 class WithItem(Node):
     context_expr: Expr
     optional_vars: Expr | None
 
 
-@dataclass(slots=True)
+@node
 class With(Node):
     items: tuple[WithItem, ...]
     body: tuple[Stmt, ...]
@@ -341,38 +349,38 @@ class With(Node):
 # ------------------------------------------------------------ match statement (patterns)
 
 
-@dataclass(slots=True)
+@node
 class MatchValue(Node):
     """A literal or dotted-name pattern: matches what compares equal."""
 
     value: Expr
 
 
-@dataclass(slots=True)
+@node
 class MatchSingleton(Node):
     """`None`, `True`, `False`: matches by identity."""
 
     value: bool | None
 
 
-@dataclass(slots=True)
+@node
 class MatchSequence(Node):
     patterns: tuple[Node, ...]
 
 
-@dataclass(slots=True)
+@node
 class MatchStar(Node):
     name: str | None  # None: `*_`
 
 
-@dataclass(slots=True)
+@node
 class MatchMapping(Node):
     keys: tuple[Expr, ...]
     patterns: tuple[Node, ...]
     rest: str | None
 
 
-@dataclass(slots=True)
+@node
 class MatchClass(Node):
     cls: Expr
     patterns: tuple[Node, ...]
@@ -380,7 +388,7 @@ class MatchClass(Node):
     kwd_patterns: tuple[Node, ...]
 
 
-@dataclass(slots=True)
+@node
 class MatchAs(Node):
     """`pattern as name`, a capture (`name`: pattern None) or the wildcard (both None)."""
 
@@ -388,32 +396,32 @@ class MatchAs(Node):
     name: str | None
 
 
-@dataclass(slots=True)
+@node
 class MatchOr(Node):
     patterns: tuple[Node, ...]
 
 
-@dataclass(slots=True)
+@node
 class MatchCase(Node):
     pattern: Node
     guard: Expr | None
     body: tuple[Stmt, ...]
 
 
-@dataclass(slots=True)
+@node
 class Match(Node):
     subject: Expr
     cases: tuple[MatchCase, ...]
 
 
-@dataclass(slots=True)
+@node
 class ExceptHandler(Node):
     type: Expr | None  # a Name, an Attribute, or a TupleExpr of them
     name: str | None
     body: tuple[Stmt, ...]
 
 
-@dataclass(slots=True)
+@node
 class Try(Node):
     body: tuple[Stmt, ...]
     handlers: tuple[ExceptHandler, ...]
@@ -421,36 +429,36 @@ class Try(Node):
     finalbody: tuple[Stmt, ...]
 
 
-@dataclass(slots=True)
+@node
 class Raise(Node):
     exc: Expr | None
     cause: Expr | None = None
 
 
-@dataclass(slots=True)
+@node
 class Assert(Node):
     test: Expr
     msg: Expr | None
 
 
-@dataclass(slots=True)
+@node
 class Alias(Node):
     name: str  # dotted: "torch.nn.functional"
     asname: str | None
 
 
-@dataclass(slots=True)
+@node
 class Import(Node):
     names: tuple[Alias, ...]
 
 
-@dataclass(slots=True)
+@node
 class ImportFrom(Node):
     module: str  # dotted
     names: tuple[Alias, ...]
 
 
-@dataclass(slots=True)
+@node
 class Module(Node):
     body: tuple[Stmt, ...]
 

@@ -128,8 +128,9 @@ C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 def is_bfloat16(np_dtype: np.dtype) -> bool:
     """Whether a numpy dtype is ml_dtypes' bfloat16, told by name: ml_dtypes, whose import
-    is slow, is loaded only once a script uses bfloat16."""
-    return np_dtype.name == "bfloat16"
+    is slow, is loaded only once a script uses bfloat16. (numpy computes `name` in Python,
+    ~3 us; its kind, "V" for ml_dtypes' and void dtypes only, is a C field.)"""
+    return np_dtype.kind == "V" and np_dtype.name == "bfloat16"
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:

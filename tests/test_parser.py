@@ -352,6 +352,40 @@ def test_parsing_with_the_grammar_cache_disabled_gives_the_same_tree(tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing written to the working directory
 
 
+def test_a_parser_read_back_from_the_cache_parses_and_reports_errors_as_a_fresh_one(tmp_path):
+    """The cache holds the built parser pickled whole (grammar_cache.py): what it reads back
+    must parse, and explain syntax errors, as a parser built in the process does; a cache
+    file that cannot be read is built again and replaced."""
+    scripts = ["import torch\nx = torch.ones(2, requires_grad=True)\nprint(f'{x.sum():.2f}')\n",
+               "class M(nn.Module):\n    def forward(self, x):\n        return x @ x.T\n",
+               "match p:\n    case [a, *rest] if a > 0:\n        pass\n",
+               "x = (1,\n", "def f(:\n    pass\n", "if x\n    y = 1\n", "a = 1 +* 2\n"]
+    code = (
+        "from gradtrace.parser import parse; from gradtrace.source import Source\n"
+        "from gradtrace.errors import GradtraceError\n"
+        f"for text in {scripts!r}:\n"
+        "    try:\n        print(repr(parse(Source('s', text))))\n"
+        "    except GradtraceError as e:\n        print(type(e).__name__, e.span, e)\n"
+    )
+
+    def run(**env: str) -> str:
+        env = dict(os.environ, PYTHONPATH=str(REPO), XDG_CACHE_HOME=str(tmp_path), **env)
+        return subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, check=True).stdout
+
+    fresh = run(GRADTRACE_PARSER_CACHE="0")
+    assert not (tmp_path / "gradtrace").exists()
+    assert run() == fresh  # built, then stored
+    [stored] = (tmp_path / "gradtrace").iterdir()
+    written = stored.stat().st_mtime_ns
+    assert run() == fresh  # read back
+    assert stored.stat().st_mtime_ns == written
+    stored.write_bytes(stored.read_bytes()[:1000])  # cut short
+    assert run() == fresh
+    assert stored.stat().st_size > 1000  # replaced
+    assert [p.name for p in (tmp_path / "gradtrace").iterdir()] == [stored.name]
+
+
 # ------------------------------------------------------------------ statements
 
 

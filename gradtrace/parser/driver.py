@@ -2,10 +2,7 @@
 tree with spans, position mapping for f-string fields, and lark errors turned into ours."""
 from __future__ import annotations
 
-import hashlib
-import os
 import re
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +17,7 @@ from lark.parsers.lalr_analysis import Shift
 from ..errors import GradtraceError, GtSyntaxError, NotSupportedError
 from ..source import Span
 from .diagnostics import _explain
+from .grammar_cache import load_or_build
 from .lexer import _PostLexer
 from .tokens import _KEYWORDS, _LAYOUT, MAX_NESTING
 
@@ -242,15 +240,9 @@ def _get_parser() -> _Parser:
     if _PARSER is None:
         grammar = _grammar_text()
         postlex = _PostLexer()
-        lark = Lark(
-            grammar,
-            parser="lalr",
-            lexer="contextual",
-            postlex=postlex,
-            start=["file_input", "expr_input"],
-            maybe_placeholders=True,
-            cache=_cache_file(grammar),
-        )
+        lark = load_or_build(grammar, {"parser": "lalr", "lexer": "contextual",
+                                       "start": ["file_input", "expr_input"],
+                                       "maybe_placeholders": True}, postlex)
         literals = {t.name: t.pattern.value for t in lark.terminals if t.pattern.type == "str"}
         postlex.keyword_types = {v: k for k, v in literals.items() if v in _KEYWORDS}
         _PARSER = _Parser(lark, postlex, _ParseLoop(lark), literals)
@@ -265,33 +257,6 @@ def _grammar_text() -> str:
         if path.is_file():
             return path.read_text(encoding="utf-8")
     raise FileNotFoundError(f"gradtrace.lark not found next to {package} or in its parent")
-
-
-def _cache_file(grammar: str) -> str | bool:
-    """Where lark caches the analysed grammar (building it takes ~0.4 s, loading ~20 ms).
-
-    A private per-user directory (the cache is a pickle), keyed by grammar, lark and
-    Python versions. GRADTRACE_PARSER_CACHE=0 turns caching off.
-    """
-    if os.environ.get("GRADTRACE_PARSER_CACHE", "1") in ("0", "", "no", "off", "false"):
-        return False
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    directory = os.path.join(base, "gradtrace")
-    try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        info = os.stat(directory)
-        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
-            return False
-        if not os.access(directory, os.W_OK):
-            return False
-    except OSError:
-        return False
-    import lark as lark_module
-
-    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
-    version = f"{sys.version_info[0]}{sys.version_info[1]}"
-    name = f"parser-{digest}-lark{lark_module.__version__}-py{version}.pickle"
-    return os.path.join(directory, name)
 
 
 # ------------------------------------------------------------ running the parser

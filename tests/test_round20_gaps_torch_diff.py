@@ -1,6 +1,8 @@
 """Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 20
 found: item assignment into a typed storage (`t.storage()[0] = 2.0`, "Deep Learning with
-PyTorch" chapter 3), which torch runs as a write through a new tensor over the storage.
+PyTorch" chapter 3), which torch runs as a write through a new tensor over the storage;
+Python numbers past int64/uint64 as Scalar arguments and as values written by `t[i] = v`;
+torch.rand/randn with `out=` (CMU 11-785's WGAN-GP); float16 uniform draws.
 
 Skipped unless torch is importable.
 """
@@ -87,3 +89,50 @@ def test_numbers_as_scalars_and_written_values_like_torch() -> None:
     OverflowError; a number written by `t[i] = v` is an int64 (ValueError past that),
     checked into an integer dtype as fill_ checks it, unchecked into a floating one."""
     assert gradtrace_output(HUGE_INTS) == torch_output(HUGE_INTS)
+
+
+RANDOM_OUT = """import torch
+torch.manual_seed(0)
+def show(name, f):
+    try:
+        r = f()
+        print(name, r is o, o, o._version, o.dtype, o.requires_grad)
+    except Exception as e:
+        print(name, type(e).__name__, e)
+for make in [lambda: torch.empty(0), lambda: torch.empty(0, dtype=torch.float64),
+             lambda: torch.zeros(4), lambda: torch.zeros(2, 3),
+             lambda: torch.empty(0, dtype=torch.long), lambda: torch.zeros(6).t(),
+             lambda: torch.empty(0, requires_grad=True), lambda: torch.zeros(3, 3)[:, 0],
+             lambda: torch.empty(0, dtype=torch.float16)]:
+    o = make(); show("randn", lambda: torch.randn(2, 3, out=o))
+    o = make(); show("rand", lambda: torch.rand(2, 3, out=o))
+    o = make(); show("rand_dtype", lambda: torch.rand(2, out=o, dtype=torch.float64))
+    o = make(); show("randn_size", lambda: torch.randn((3,), out=o))
+    o = make(); show("randn_rg", lambda: torch.randn(2, out=o, requires_grad=True))
+    o = make(); show("randn_gen", lambda: torch.randn(2, out=o,
+                                                       generator=torch.Generator().manual_seed(3)))
+with torch.no_grad():
+    o = torch.empty(0, requires_grad=True); show("nograd", lambda: torch.randn(2, out=o))
+latent = torch.FloatTensor(2, 3)
+torch.randn(*latent.size(), out=latent)
+print(latent, torch.rand(2, 1, 1, out=latent.data.new()))
+"""
+
+
+def test_rand_and_randn_with_out_like_torch() -> None:
+    """`out=` is resized and filled in its own dtype, with torch's checks and versions."""
+    assert gradtrace_output(RANDOM_OUT) == torch_output(RANDOM_OUT)
+
+
+HALF_UNIFORM = """import torch
+for lo, hi in [(0, 1), (-2.3, 5.1), (0.1, 0.3), (-3, -1)]:
+    torch.manual_seed(0)
+    print(torch.empty(40, dtype=torch.float16).uniform_(lo, hi))
+torch.manual_seed(3)
+print(torch.rand(3, 5, dtype=torch.float16), torch.rand_like(torch.ones(7, dtype=torch.float16)))
+"""
+
+
+def test_float16_uniform_draws_like_torch() -> None:
+    """A float16 rand/uniform_ is the float32 draw rounded (torch 2.13, measured)."""
+    assert gradtrace_output(HALF_UNIFORM) == torch_output(HALF_UNIFORM)

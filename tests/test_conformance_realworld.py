@@ -46,6 +46,26 @@ NOT_YET = {
                                       "oneDNN run gemm:jit (im2col and its own sgemm), whose "
                                       "order is not reproduced (noted); its 1x1 "
                                       "Conv2d(64, 32) and the bilinear nn.Upsample are exact",
+    "dlwpt_p1ch3_tensor_storage_strides": "`id(points.storage()) == id(points_t.storage())` "
+                                          "is True in torch only because CPython gives the "
+                                          "second short-lived TypedStorage the freed "
+                                          "address of the first; gradtrace's id() numbers "
+                                          "each object once and keeps it alive (builtins."
+                                          "script_id), so it prints False; the rest of the "
+                                          "chapter, storage writes included, agrees",
+    "cmu11785_recitation11_wgangp_gradient_penalty": "the discriminator's gradients differ "
+                                                     "from torch's in the last bits: "
+                                                     "Conv2d(64, 128, 4, stride=2, padding=1) "
+                                                     "on a 14x14 input gets its input "
+                                                     "gradient from oneDNN's direct jit:avx2 "
+                                                     "backward-data kernel (ONEDNN_VERBOSE), "
+                                                     "not brgconv_strided as "
+                                                     "engine/conv_brgemm.py assumes for "
+                                                     "strided convolutions, and that "
+                                                     "kernel's strided order is not "
+                                                     "reproduced (Conv2d(16, 128, ...) and "
+                                                     "(64, 32, ...) run brgconv_strided and "
+                                                     "are exact)",
 }
 
 
@@ -62,7 +82,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 526
+    assert len(CASES) == 538
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

@@ -1,10 +1,12 @@
 """Tensor.untyped_storage() and Tensor.data_ptr(): the bytes a tensor's memory holds.
 
 A tensor's storage is the numpy array that owns its memory (the end of its `.base` chain):
-views, detach() and `.data` share it, as they share torch's storage. The storage is read
-only here: scripts see its bytes (`tolist()`, indexing), its size and its address, which is
-enough to tell whether two tensors share memory (`a.untyped_storage().data_ptr() ==
-b.untyped_storage().data_ptr()`) and what a write through one did to the other.
+views, detach() and `.data` share it, as they share torch's storage. Scripts see its bytes
+(`tolist()`, indexing), its size and its address, which is enough to tell whether two
+tensors share memory (`a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`)
+and what a write through one did to the other. The one write is a typed storage's item
+assignment (`t.storage()[0] = 2.0`, as "Deep Learning with PyTorch" shows); its methods
+that write or resize (copy_, fill_, resize_) are refused.
 """
 from __future__ import annotations
 
@@ -224,6 +226,31 @@ class TypedStorage:
         if index >= count or index < -count:
             raise TorchIndexError(f"index {index} out of range for storage of size {count}")
         return self._values()[index % count].item()
+
+    def setitem(self, index: Any, value: Any) -> None:
+        """`storage[i] = v`, `storage[a:b] = v`: torch (TypedStorage._setitem) writes through
+        a new 1-D tensor over the storage's elements, so every tensor sharing the memory sees
+        the write and none of their version counters moves."""
+        from .ops.subscript import setitem
+
+        if not isinstance(index, (int, slice)):
+            raise TorchRuntimeError(f"can't index a <class 'torch.storage.TypedStorage'> with "
+                                    f"{_class_repr(index)}")
+        if isinstance(value, (TypedStorage, UntypedStorage)):
+            raise TorchRuntimeError(f"cannot set item with value type "
+                                    f"<class '{value.python_type_name}'>")
+        setitem(Tensor(self._elements(), self.dtype), index, value)
+
+    def _elements(self) -> np.ndarray:
+        """The storage's elements as a 1-D array over its memory (not a copy)."""
+        owner = self.bytes_.owner
+        if not owner.flags.writeable or not (owner.flags.c_contiguous or
+                                             owner.flags.f_contiguous):
+            raise NotSupportedError("writing to this tensor's storage is not supported by "
+                                    "gradtrace (its memory is read-only or not contiguous)")
+        start = self.bytes_.start
+        flat = owner.reshape(-1, order="A").view(np.uint8)
+        return flat[start:start + self._count() * self.dtype.itemsize].view(self.dtype.np)
 
     def __str__(self) -> str:
         self._check_listable()

@@ -260,6 +260,9 @@ class Protocols:
         if kind is ndarray:
             obj[index] = value
             return
+        if kind is TypedStorage:
+            obj.setitem(index, value.item() if isinstance(value, np.generic) else value)
+            return
         if kind is Instance or isinstance(obj, (list, dict, deque)):
             if isinstance(obj, dict):
                 check_hashable(index)

@@ -178,6 +178,15 @@ def _unpacks_as_int(value: Any) -> bool:
     return type(value) is bool or _is_int(value)
 
 
+def _check_scalar_int(value: Any) -> None:
+    """A Python int as a Scalar: torch unpacks it as int64, past that as uint64
+    (PyLong_AsUnsignedLongLong, whose OverflowError it raises); c10's checks when the number
+    is written then refuse a uint64 past what the tensor's dtype holds."""
+    if type(value) is int and not fits_int64(value) and not 0 <= value < 1 << 64:
+        raise _Thrown("can't convert negative int to unsigned" if value < 0
+                      else "int too big to convert", "OverflowError")
+
+
 class _Thrown(Exception):
     """An error torch's parser raises at once, whichever signature it was trying."""
 
@@ -275,17 +284,21 @@ class Signature:
     def unpack(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> str | None:
         """torch's error when the signature `parse` took unpacks an int list whose later
         item is not an int (`view(2, "a")`); None if every item is one. An int past int64
-        is torch's ValueError (raised as _Thrown)."""
+        is torch's ValueError, and a Scalar int past uint64 its OverflowError (raised as
+        _Thrown)."""
         if len(args) > self.max_pos_args:  # view(2, 3): the ints are the one list
             args = [args]
         for position, p in enumerate(self.params):
-            if p.type not in _INT_LISTS and p.type not in _INTS:
+            if p.type not in _INT_LISTS and p.type not in _INTS and p.type != "Scalar":
                 continue
             if position < len(args):
                 value = args[position]
             else:
                 keys = [k for k in (p.name, *_NUMPY_ALIASES.get(p.name, ())) if k in kwargs]
                 value = kwargs[keys[0]] if keys else None
+            if p.type == "Scalar":
+                _check_scalar_int(value)
+                continue
             if type(value) is int and not fits_int64(value):
                 if not (self.varargs and position == 0):  # an IntArrayRef[N]'s one int
                     raise _Thrown(_OVERFLOW, "ValueError")
@@ -364,7 +377,7 @@ def _kind(value: Any, depth: int = 0) -> Any:
     cached: a long or deep list, which may hold itself)."""
     t = type(value)
     if t is int:
-        return t if fits_int64(value) else (t, "past int64")
+        return t if fits_int64(value) else (t, "past int64", 0 <= value < 1 << 64)
     if t is Tensor or isinstance(value, Tensor):
         return t, value.dtype.is_floating_point, value.numel() == 1
     if t is BuiltinType:

@@ -13,19 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError, TorchTypeError
+from ...errors import NotSupportedError, ScriptError, TorchRuntimeError, TorchTypeError
 from .. import distributions as dist
 from .. import dtypes, generator
 from ..device import check_device
 from ..dtypes import DType
 from ..formulas import local
 from ..generator import Generator, resolve
-from ..grad_mode import no_grad
+from ..grad_mode import GRAD_MODE, no_grad
 from ..limits import reserve
 from ..meta import is_meta, meta_array
 from ..node import Function
 from ..shapes import broadcast_shapes, size_args
-from ..tensor import Tensor, type_name
+from ..tensor import Tensor, bump_version, type_name
 from ._util import apply_inplace, not_implemented
 from .creation import empty_like, zeros_like
 
@@ -368,9 +368,54 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
+def _sample_into(out: Tensor, name: str, shape: tuple[int, ...], dtype: DType | None,
+                 requires_grad: bool, generator: Generator | None) -> Tensor:
+    """`torch.rand(size, out=t)`, `torch.randn(size, out=t)`: t resized to `size` and filled
+    in place, drawn in t's own dtype; torch's checks and version counts (measured): a dtype
+    other than t's is refused, randn counts its resize as one more write than rand does."""
+    if dtype is not None and dtype is not out.dtype:
+        raise TorchRuntimeError(f"dtype {dtype.scalar_type} does not match dtype of out "
+                                f"parameter ({out.dtype.scalar_type})")
+    resized = out.array.shape != shape
+    if out.requires_grad:
+        if name == "rand" and GRAD_MODE.enabled:
+            raise TorchRuntimeError(
+                "aten::rand(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad.")
+        if name == "randn" and resized:
+            raise TorchRuntimeError("cannot resize variables that require grad")
+        raise NotSupportedError(f"torch.{name}(out=) into a tensor that requires grad is not "
+                                "supported by gradtrace")
+    if is_meta(out.array):
+        raise NotSupportedError(f"torch.{name}(out=) into a meta tensor is not supported by "
+                                "gradtrace")
+    if not out.dtype.is_floating_point:
+        kernel = "normal_kernel_cpu" if name == "randn" else "check_uniform_bounds"
+        raise ScriptError(f'"{kernel}" not implemented for \'{out.dtype.scalar_type}\'',
+                          kind="NotImplementedError")
+    if resized:
+        reserve(shape, out.array.itemsize)
+        out.array = np.zeros(shape, dtype=out.dtype.np)
+        if name == "randn":
+            bump_version(out)
+    count = out.array.size
+    draw = dist.normal if name == "randn" else dist.uniform
+    np.copyto(out.array, draw(resolve(generator), count, out.array.dtype, 0.0, 1.0
+                              ).reshape(shape))
+    bump_version(out)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
 def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
-         requires_grad: bool = False, device: Any = None, **kw: Any) -> Tensor:
-    t = _empty(_shape(size, kw.pop("size", None)), _float_dtype(dtype), device)
+         requires_grad: bool = False, device: Any = None, out: Tensor | None = None,
+         **kw: Any) -> Tensor:
+    shape = _shape(size, kw.pop("size", None))
+    if out is not None:
+        _no_extra("rand", kw)
+        return _sample_into(out, "rand", shape, dtype, requires_grad, generator)
+    t = _empty(shape, _float_dtype(dtype), device)
     _no_extra("rand", kw)
     if is_meta(t.array):
         return _finish(t, requires_grad)
@@ -380,8 +425,13 @@ def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = N
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
-          requires_grad: bool = False, device: Any = None, **kw: Any) -> Tensor:
-    t = _empty(_shape(size, kw.pop("size", None)), _float_dtype(dtype), device)
+          requires_grad: bool = False, device: Any = None, out: Tensor | None = None,
+          **kw: Any) -> Tensor:
+    shape = _shape(size, kw.pop("size", None))
+    if out is not None:
+        _no_extra("randn", kw)
+        return _sample_into(out, "randn", shape, dtype, requires_grad, generator)
+    t = _empty(shape, _float_dtype(dtype), device)
     _no_extra("randn", kw)
     if is_meta(t.array):
         return _finish(t, requires_grad)

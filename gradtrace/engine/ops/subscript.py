@@ -405,10 +405,18 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
 
 
 def _value_tensor(t: Tensor, value: Any) -> Tensor:
+    """The value `t[index] = value` writes: a tensor as it is; a Python int unpacked as
+    int64 (THPUtils_unpackLong's ValueError past that); a number converted to t's dtype as
+    torch's scalar_tensor converts it: into an integer dtype with c10's checked_convert (an
+    overflow is its error), into a floating one unchecked (1e10 is a float16 inf; measured)."""
     if isinstance(value, Tensor):
         return value
+    if type(value) is int and not dtypes.fits_int64(value):
+        raise TorchValueError("Overflow when unpacking long long")
     if isinstance(value, (bool, int, float, np.number)):
-        return Tensor._wrap(np.asarray(value).astype(t.dtype.np))
+        if t.dtype.is_floating_point:
+            return Tensor._wrap(np.asarray(value).astype(t.dtype.np))
+        return Tensor._wrap(dtypes.checked_scalar(value, t.dtype))
     raise TorchTypeError(
         f"can't assign a {type_name(value)} to a torch.{t.dtype.tensor_type}")
 

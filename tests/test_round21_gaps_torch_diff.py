@@ -1,0 +1,93 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 21
+found: index_add's and index_copy's argument checks (index_func_meta_impl's and
+index_copy_'s, in torch's order: a source whose shape differs from self's outside `dim` was
+broadcast by numpy, or failed with numpy's own error, where torch raises), and index_add
+into a 0-dim self.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+
+def _each(expressions: list[str], setup: str = "") -> str:
+    """A script printing each expression's value, or its error's type and message."""
+    calls = ", ".join(f"({e!r}, lambda: {e})" for e in expressions)
+    return f"""import torch
+{setup}
+for text, f in [{calls}]:
+    try:
+        print(text, f())
+    except Exception as e:
+        print(text, type(e).__name__, e)
+"""
+
+
+SETUP = "z = torch.zeros(4, 4)\ni = torch.tensor([0, 1, 2, 3])"
+
+INDEX_ADD = [
+    "z.index_add(0, i, torch.ones(4))", "z.index_add(1, i, torch.ones(4))",
+    "z.index_add(-1, i, torch.ones(4))", "z.index_add(0, i.view(2, 2), torch.ones(3, 4))",
+    "z.index_add(0, i.float().view(2, 2), torch.ones(4, 4))",
+    "z.index_add(0, i.float(), torch.ones(4, 4, dtype=torch.float64))",
+    "z.index_add(1, i, torch.ones(4, dtype=torch.float64))",
+    "z.index_add(0, i, torch.ones(3, 4, dtype=torch.float64))",
+    "torch.zeros(4, 4, 4).index_add(2, i, torch.ones(3, 3))",
+    "z.index_add(0, i, torch.ones(3))", "z.index_add(0, i.int(), torch.ones(4))",
+    "z.index_add(0, torch.tensor([9, 1, 2, 3]), torch.ones(4))",
+    "z.index_add(0, i, torch.ones(4), alpha=2)", "z.clone().index_add_(0, i, torch.ones(4))",
+    "torch.zeros(2, 3, 4).index_add(1, torch.tensor([0, 1]), torch.ones(2, 2, 5))",
+    "z.index_add(1, torch.tensor([0, 1]), torch.ones(4, 2, 1))",
+    "torch.zeros(4).index_add(0, i, torch.ones(4, 2))",
+    "torch.zeros(4).index_add(0, torch.tensor(1), torch.tensor(2.))",
+    "torch.zeros(4).index_add(0, torch.tensor(1), torch.ones(1))",
+    "torch.zeros(()).index_add(0, torch.tensor([0]), torch.ones(1))",
+    "torch.zeros(()).index_add(0, torch.tensor([0]), torch.tensor(1.5))",
+    "z.index_add(1, torch.tensor([0, 2]), torch.ones(4, 2))",
+]
+
+INDEX_COPY = [
+    "z.index_copy(0, i, torch.ones(4))", "z.index_copy(0, i, torch.ones(4, 3))",
+    "z.index_copy(1, i, torch.ones(3, 4))", "z.index_copy(0, i, torch.tensor(1.))",
+    "z.index_copy(0, torch.tensor([1]), torch.tensor(1.))",
+    "z.index_copy(0, i.int().view(2, 2), torch.ones(4))", "z.index_copy(0, i.int(), torch.ones(4))",
+    "z.index_copy(0, i, torch.ones(4, 3, dtype=torch.float64))",
+    "z.index_copy(0, i, torch.ones(3, 3))", "z.index_copy(0, i, torch.ones(3, 4))",
+    "z.index_copy(0, i.int(), torch.ones(4, 4, dtype=torch.float64))",
+    "torch.zeros(()).index_copy(0, torch.tensor([0]), torch.ones(1))",
+    "torch.zeros(()).index_copy(0, torch.tensor([0]), torch.tensor(3.))",
+    "z.index_copy(0, torch.tensor([9, 0, 1, 2]), torch.ones(4, 3))",
+    "torch.zeros(2, 3, 4).index_copy(0, torch.tensor([0, 1]), torch.ones(2, 3, 5))",
+    "torch.zeros(2, 3, 4, 5).index_copy(1, torch.tensor([0, 1]), torch.ones(2, 3, 4, 6))",
+    "z.index_copy(1, torch.tensor([3, 0]), torch.arange(8.).view(4, 2))",
+]
+
+
+@pytest.mark.parametrize("name, expressions", [("index_add", INDEX_ADD),
+                                               ("index_copy", INDEX_COPY)])
+def test_index_add_and_copy_argument_checks_like_torch(name: str,
+                                                       expressions: list[str]) -> None:
+    script = _each(expressions, SETUP)
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_index_add_into_a_zero_dim_self_and_its_gradients_like_torch() -> None:
+    script = """import torch
+a = torch.tensor(1.5, requires_grad=True)
+s = torch.tensor(2.25, requires_grad=True)
+out = a.index_add(0, torch.tensor([0]), s, alpha=2)
+print(out)
+out.backward()
+print(a.grad, s.grad)
+s1 = torch.tensor([2.25], requires_grad=True)
+b = torch.tensor([1.0, 2.0], requires_grad=True)
+out = b.index_add(0, torch.tensor(1), s1)
+print(out)
+out.sum().backward()
+print(b.grad, s1.grad)
+"""
+    assert gradtrace_output(script) == torch_output(script)

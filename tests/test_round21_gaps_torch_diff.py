@@ -91,3 +91,25 @@ out.sum().backward()
 print(b.grad, s1.grad)
 """
     assert gradtrace_output(script) == torch_output(script)
+
+
+SCATTERS = [
+    "z.scatter(1, torch.zeros(3, 2).long(), torch.ones(3, 2, dtype=torch.float64))",
+    "z.scatter_add(1, torch.zeros(3, 2).long(), torch.ones(3, 2, dtype=torch.float64))",
+    "z.scatter(1, torch.zeros(3, 0).long(), torch.ones(3, 2, dtype=torch.float64))",
+    "z.scatter(1, torch.zeros(3, 0), torch.ones(3, 2, dtype=torch.float64))",
+    "z.scatter(1, torch.zeros(3, 2), torch.ones(3, 2, dtype=torch.float64))",
+    "z.scatter_add(1, torch.zeros(5, 9).long(), torch.ones(3, 2, dtype=torch.float64))",
+    "z.clone().scatter_(1, torch.zeros(3, 2).long(), torch.ones(3, 2, dtype=torch.float64))",
+    "z.clone().scatter_add_(1, torch.zeros(3, 2).long(), torch.ones(3, 2, dtype=torch.int64))",
+    "z.scatter_reduce(1, torch.zeros(3, 2).long(), torch.ones(3, 2).double(), reduce='sum')",
+    "z.scatter(1, torch.zeros(3, 2).long(), 2.5)", "z.scatter(1, torch.zeros(3, 2).long(), 2)",
+    "z.scatter_add(1, torch.tensor([[0, 0], [1, 3], [2, 2]]), torch.ones(3, 2))",
+]
+
+
+def test_scatter_source_dtype_checked_like_torch() -> None:
+    """scatter and scatter_add took a source of another dtype and cast it; torch raises,
+    even when the index is empty (its dtype check runs before the empty-index return)."""
+    script = _each(SCATTERS, "z = torch.zeros(3, 4)")
+    assert gradtrace_output(script) == torch_output(script)

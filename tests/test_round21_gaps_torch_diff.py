@@ -1,15 +1,24 @@
 """Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 21
 found: index_add's and index_copy's argument checks (index_func_meta_impl's and
 index_copy_'s, in torch's order: a source whose shape differs from self's outside `dim` was
-broadcast by numpy, or failed with numpy's own error, where torch raises), and index_add
-into a 0-dim self.
+broadcast by numpy, or failed with numpy's own error, where torch raises), index_add into a
+0-dim self, scatter's source dtype check, and the deprecation warning torch gives for a
+uint8 mask used as an index.
 
 Skipped unless torch is importable.
 """
 from __future__ import annotations
 
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from script_runs import gradtrace_output, torch_output
+
+from gradtrace.runner import run_text
 
 torch = pytest.importorskip("torch")
 
@@ -113,3 +122,47 @@ def test_scatter_source_dtype_checked_like_torch() -> None:
     even when the index is empty (its dtype check runs before the empty-index return)."""
     script = _each(SCATTERS, "z = torch.zeros(3, 4)")
     assert gradtrace_output(script) == torch_output(script)
+
+
+UINT8_INDEXING = """import torch
+x = torch.arange(6.).view(2, 3)
+m = torch.tensor([[1, 0, 1], [0, 1, 1]], dtype=torch.uint8)
+print(x[m])
+print(x[:, m[0]])
+print(x[m[:, 0], 1])
+for k in range(2):
+    print(x[m])
+w = torch.ones(3, requires_grad=True)
+print((w * 2)[torch.tensor([1, 0, 1], dtype=torch.uint8)].sum())
+print(x.index_put((m,), torch.tensor([5., 6., 7., 8.])))
+print(x[torch.tensor([True, False])])
+try:
+    print(x[torch.tensor([1, 0, 1], dtype=torch.uint8), torch.tensor([0.5])])
+except Exception as e:
+    print(type(e).__name__, e)
+try:
+    print(x[torch.tensor([1, 0, 1], dtype=torch.uint8)])
+except Exception as e:
+    print(type(e).__name__, e)
+"""
+
+
+def _warning_lines(stderr: str) -> list[str]:
+    """Each warning's line number and message, whatever path names the script."""
+    return [re.sub(r"^.*?:(\d+): ", r"\1: ", line) for line in stderr.splitlines()
+            if "Warning: " in line]
+
+
+def test_uint8_mask_index_warns_like_torch(tmp_path: Path) -> None:
+    """torch's expandTensors warns for each uint8 index before checking its shape (and after
+    rejecting a float index anywhere); gradtrace gave no warning."""
+    script = tmp_path / "uint8.py"
+    script.write_text(UINT8_INDEXING)
+    torch_run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                               check=False)
+    err = io.StringIO()
+    result = run_text(UINT8_INDEXING, "uint8.gt", stderr=err)
+    assert result.error is None
+    assert result.stdout == torch_run.stdout
+    assert _warning_lines(err.getvalue()) == _warning_lines(torch_run.stderr)
+    assert len(_warning_lines(torch_run.stderr)) == 7

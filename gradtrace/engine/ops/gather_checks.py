@@ -41,12 +41,14 @@ def _check_gather(a: Tensor, dim: int, index: Tensor, name: str,
                   src: Tensor | None = None, has_src: bool = False) -> int:
     """gather_shape_check / scatter_shape_check, then the kernel's bounds check; `src` is a
     scatter's tensor source (has_src says whether there is one to name). An empty index
-    skips every check, as torch returns before them."""
+    skips every check after the dtypes', as torch returns before them."""
     d = wrap_dim(dim, a.array.ndim)
+    if index.array.size and index.dtype is not dtypes.int64 and index.dtype.name != "int32":
+        raise TorchRuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if src is not None and src.dtype is not a.dtype:  # scatter_gather_dtype_check, any index
+        raise TorchRuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
     if index.array.size == 0:
         return d
-    if index.dtype is not dtypes.int64 and index.dtype.name != "int32":
-        raise TorchRuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     own, idx = _nonempty(a.array.shape), _nonempty(index.array.shape)
     if len(own) != len(idx):
         whose = "input" if name == "gather" else "self"

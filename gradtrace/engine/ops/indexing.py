@@ -332,20 +332,37 @@ def _source_size(source: Tensor, d: int) -> int:
 def _check_index_copy(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
     """torch's index_copy_ checks and messages, in its order."""
     d, size = _dim_size(a, dim)
-    if index.dtype is not dtypes.int64:
-        raise TorchRuntimeError("index_copy_(): Expected a long tensor for index, but got "
-                                f"{index.dtype.scalar_type}")
     if index.array.ndim > 1:
         raise TorchIndexError("index_copy_(): Index should have dimension 1 or 0 (got "
                               f"{index.array.ndim})")
-    if index.array.size != _source_size(source, d):
+    if source.array.ndim == 0 and index.array.size != 1:
+        raise TorchIndexError("index_copy_(): When source is scalar, index should have one "
+                              f"element (got {index.array.size})")
+    if source.array.ndim != a.array.ndim and source.array.ndim and a.array.ndim:
         raise TorchIndexError(
-            f"index_copy_(): Number of indices ({index.array.size}) should be equal to "
-            f"source.size(dim) ({_source_size(source, d)})")
+            "index_copy_(): When source and destination are not scalars, their dimensionality "
+            f"must match. Source dimensionality ({source.array.ndim}), destination "
+            f"dimensionality ({a.array.ndim})")
+    if index.dtype is not dtypes.int64:
+        raise TorchRuntimeError("index_copy_(): Expected a long tensor for index, but got "
+                                f"{index.dtype.scalar_type}")
     if source.dtype is not a.dtype:
         raise TorchRuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
             f"{a.dtype.scalar_type} and (source) {source.dtype.scalar_type}")
+    self_slice, source_slice = list(a.array.shape), list(source.array.shape)
+    for sizes in (self_slice, source_slice):
+        if sizes:
+            del sizes[d]
+    if self_slice != source_slice:
+        raise TorchRuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+            f"slice shape: {' '.join(map(str, self_slice))} at dimension {d} and source slice "
+            f"shape: {' '.join(map(str, source_slice))} at dimension 0.")
+    if source.array.ndim and index.array.size != _source_size(source, d):
+        raise TorchIndexError(
+            f"index_copy_(): Number of indices ({index.array.size}) should be equal to "
+            f"source.size(dim) ({_source_size(source, d)})")
     bad = _first_out_of_bounds(index, size)
     if bad is not None:
         raise TorchIndexError(
@@ -354,18 +371,34 @@ def _check_index_copy(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int
 
 
 def _check_index_add(a: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    """torch's index_add_ checks (index_func_meta_impl, then the kernel's bounds), in order."""
     d, size = _dim_size(a, dim)
+    if index.array.ndim > 1:
+        raise TorchIndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {index.array.ndim} "
+            f"with type: {index.dtype.scalar_type} and size: {list(index.array.shape)}")
     if index.dtype not in (dtypes.int64, dtypes.int32):
         raise TorchRuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
                                 f"{index.dtype.scalar_type}")
-    if index.array.size != _source_size(source, d):
-        raise TorchRuntimeError(
-            f"index_add_(): Number of indices ({index.array.size}) should be equal to "
-            f"source.size(dim): ({_source_size(source, d)}), for dim: {d}")
     if source.dtype is not a.dtype:
         raise TorchRuntimeError(
             f"index_add_(): self ({a.dtype.scalar_type}) and source ({source.dtype.scalar_type}) "
             "must have the same scalar type")
+    if d != 0 and d >= source.array.ndim:
+        raise TorchRuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source "
+                                f"tensor with dim {source.array.ndim}")
+    if index.array.size != _source_size(source, d):
+        raise TorchRuntimeError(
+            f"index_add_(): Number of indices ({index.array.size}) should be equal to "
+            f"source.size(dim): ({_source_size(source, d)}), for dim: {d}")
+    self_sizes, source_sizes = list(a.array.shape), list(source.array.shape)
+    if self_sizes and source_sizes:
+        del self_sizes[d], source_sizes[d]
+    if self_sizes != source_sizes:
+        raise TorchRuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(a.array.shape)} source.shape = "
+            f"{list(source.array.shape)}")
     bad = _first_out_of_bounds(index, size)
     if bad is not None:
         raise TorchRuntimeError(f"index {bad} is out of bounds for dimension {d} with size "
@@ -442,6 +475,8 @@ class IndexAddBackward0(Function):
         self.save_attr(source_dim=source.array.ndim)
         out = a.array.copy()
         values = source.array if alpha == 1 else source.array * np.asarray(alpha, out.dtype)
+        if out.ndim == 0:  # one index (checked), so the one element gets the source added
+            return out + values.reshape(()).astype(out.dtype)
         np.add.at(out, _index_key(out.ndim, d, index.array), values.astype(out.dtype))
         return out
 

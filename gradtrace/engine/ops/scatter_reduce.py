@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError
-from .. import dtypes
 from ..formulas import vjp
 from ..node import Function
 from ..shapes import wrap_dim
@@ -101,10 +100,6 @@ class ScatterReduceBackward0(Function):
     def forward(self, a: Tensor, src: Tensor, dim: int, index: Tensor, reduce: str,
                 include_self: bool = True) -> np.ndarray:
         _check_reduce(reduce)
-        if index.array.size and index.dtype is not dtypes.int64 and index.dtype.name != "int32":
-            raise TorchRuntimeError("scatter(): Expected dtype int32/int64 for index")
-        if a.dtype is not src.dtype:
-            raise TorchRuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         d = _check_gather(a, dim, index, "scatter", src, has_src=True)
         self.save("index", index)
         self.save("self", a)

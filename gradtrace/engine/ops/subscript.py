@@ -61,14 +61,17 @@ def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
     dim = 0
     index_shapes = []
     kept = []  # the dimensions no index consumes
+    for idx in indices:  # checkIndexTensorTypes, before any index is expanded
+        if idx is not None and (idx.dtype.is_floating_point or idx.dtype.barebones):
+            raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
     for idx in indices:
         if idx is None:
             kept.append(shape[dim] if dim < len(shape) else 1)
             dim += 1
             continue
-        if idx.dtype.is_floating_point or idx.dtype.barebones:
-            raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
         if idx.dtype in (dtypes.bool_, dtypes.uint8):
+            if idx.dtype is dtypes.uint8:  # expandTensors warns before it checks the mask
+                warn(UINT8_INDEX_WARNING)
             for j, s in enumerate(idx.array.shape):
                 if dim + j >= len(shape):
                     raise TorchIndexError(
@@ -221,6 +224,10 @@ def _treat_as_tuple(index: list) -> bool:
     return any(isinstance(i, (Tensor, list, tuple, slice)) or i is None or i is Ellipsis
                for i in index)
 
+
+UINT8_INDEX_WARNING = (
+    "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
 
 SEQUENCE_INDEX_WARNING = (
     "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "

@@ -114,6 +114,18 @@ def _array_data(array: np.ndarray) -> Any:
     return data.tolist()
 
 
+_DTYPE_TEXT: dict[np.dtype, str] = {}
+
+
+def _dtype_text(dtype: np.dtype) -> str:
+    """A value's `dtype` field: numpy's name (a Python-level property: ~18,000 values in
+    the training loop's document), "bool" for booleans."""
+    text = _DTYPE_TEXT.get(dtype)
+    if text is None:
+        text = _DTYPE_TEXT[dtype] = "bool" if dtype.kind == "b" else str(dtype)
+    return text
+
+
 def value(array: np.ndarray | Summary | None) -> dict[str, Any] | None:
     """`{"shape": [...], "dtype": "float32", "data": nested lists}`, or None.
 
@@ -124,7 +136,7 @@ def value(array: np.ndarray | Summary | None) -> dict[str, Any] | None:
         return None
     if type(array) is MetaArray or (isinstance(array, Summary) and array.no_data):
         return {"shape": [int(n) for n in array.shape],  # a meta tensor: no data
-                "dtype": "bool" if array.dtype.kind == "b" else str(array.dtype),
+                "dtype": _dtype_text(array.dtype),
                 "device": "meta"}
     if isinstance(array, Summary):
         summary: dict[str, Any] = {"first": array_data(array.head)}
@@ -133,13 +145,13 @@ def value(array: np.ndarray | Summary | None) -> dict[str, Any] | None:
         summary["all_equal"] = bool(array.uniform)
         return {
             "shape": list(array.shape),
-            "dtype": "bool" if array.dtype.kind == "b" else str(array.dtype),
+            "dtype": _dtype_text(array.dtype),
             "summary": summary,
         }
     array = np.asarray(array)
     return {
         "shape": [int(n) for n in array.shape],
-        "dtype": "bool" if array.dtype.kind == "b" else str(array.dtype),
+        "dtype": _dtype_text(array.dtype),
         "data": array_data(array),
     }
 

@@ -145,9 +145,21 @@ class Summary:
         """Whether two summaries show the same values (a summary cannot tell more)."""
         return (self.shape == other.shape and self.dtype == other.dtype
                 and self.uniform == other.uniform
-                and np.array_equal(self.head, other.head, equal_nan=self.dtype.kind == "f")
-                and (self.corners is None or other.corners is None or np.array_equal(
-                    self.corners, other.corners, equal_nan=self.dtype.kind == "f")))
+                and _equal(self.head, other.head)
+                and (self.corners is None or other.corners is None
+                     or _equal(self.corners, other.corners)))
+
+
+def _equal(a: np.ndarray, b: np.ndarray) -> bool:
+    """`np.array_equal(a, b, equal_nan=both float)` of arrays of one shape.
+
+    Equal bytes of one bool, integer or float dtype are equal values (a NaN equals a NaN
+    here), and comparing bytes is several times quicker: explain compares every saved
+    value a backward step used with the value saved, ~1,600 pairs for a 200-step loop.
+    """
+    if a.dtype == b.dtype and a.dtype.kind in "biuf" and a.tobytes() == b.tobytes():
+        return True
+    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f"))
 
 
 _new_summary = object.__new__  # (Summary._made: the fields without __init__'s checks)
@@ -215,4 +227,4 @@ def same_values(a: Any, b: Any) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     if a.shape != b.shape:
         return False
-    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f"))
+    return _equal(a, b)

@@ -95,6 +95,7 @@ class GraphView:
         self.nodes: dict[int, NodeRecord] = {r.id: r for r in trace.nodes.values()}
         self.value_limit = 30  # characters of a value in the tree (more on wider consoles)
         self.freed_by: dict[int, int] = {}
+        self._reachable: dict[tuple[int, ...], list[int]] = {}  # see `reachable`
         # (node id, saved name) -> lines of in-place changes that bypassed its version counter
         self.hazards: dict[tuple[int, str], list[int]] = {}
         for event in trace.events:
@@ -144,9 +145,11 @@ class GraphView:
         """The `x@5` names among these tensors' names, with the binding each stands for,
         so a view can introduce them before using them."""
         out: dict[str, Binding] = {}
+        seen: set[int] = set()  # (a tensor is one node's output and another's input)
         for tid in tensor_ids:
-            if tid is None:
+            if tid is None or tid in seen:
                 continue
+            seen.add(tid)
             binding = self.naming.introduction(tid)
             if binding is not None:
                 out.setdefault(self.naming.label(tid), binding)
@@ -218,7 +221,17 @@ class GraphView:
     # -- walks -------------------------------------------------------------------
 
     def reachable(self, starts: list[int]) -> list[int]:
-        """Node ids reachable from `starts` (included), in depth-first preorder."""
+        """Node ids reachable from `starts` (included), in depth-first preorder.
+
+        Remembered by `starts` (a finished trace's graphs do not change): the tree view
+        walks every root's graph twice, for the roots and for what it leaves out."""
+        key = tuple(starts)
+        known = self._reachable.get(key)
+        if known is None:
+            known = self._reachable[key] = self._walk(starts)
+        return list(known)
+
+    def _walk(self, starts: list[int]) -> list[int]:
         seen: set[int] = set()
         order: list[int] = []
         stack = list(reversed(starts))
@@ -409,17 +422,20 @@ def graph_trees(view: GraphView, *, max_nodes: int = MAX_TREE_NODES,
     out: list[RenderableType] = []
     shown: set[int] = set()
     deferred: set[int] = set()
-    # a queue of trees to draw: (root tree label, node id); continuations are appended
-    queue: list[tuple[Text, int]] = [(_root_text(view, r), r.node_id) for r in roots]
+    # a queue of trees to draw: (root, or a continued tree's label; node id);
+    # continuations are appended. A root's label is made when its tree is drawn: past
+    # `max_nodes` the rest are only counted (a 200-step loop draws 12 of 200 roots)
+    queue: list[tuple[Root | Text, int]] = [(r, r.node_id) for r in roots]
     count = 0
     position = 0
     stopped = False
     while position < len(queue) and not stopped:
-        label, start = queue[position]
+        head, start = queue[position]
         if count >= max_nodes and start not in shown:
             stopped = True
             break
         position += 1
+        label = head if isinstance(head, Text) else _root_text(view, head)
         if start in shown:
             label = label.copy()
             label.append(" (shown above)", style="dim italic")

@@ -171,28 +171,40 @@ def _received_cell(step: BackwardStep, limit: int) -> Text:
 SENT_INDENT = "    "
 
 
-def _sent_cell(view: GraphView, step: BackwardStep, limit: int,
+def _sent_items(view: GraphView, step: BackwardStep, limit: int
+                ) -> list[tuple[int, str | None, str]]:
+    """The `grad sent` cell's edges as (index, value text or None for a None edge, `→ Node
+    #id`): formatted once, for the cell's natural width and again at its fitted width."""
+    items: list[tuple[int, str | None, str]] = []
+    for flow in step.sent[:MAX_CELL_EDGES]:
+        if flow.node_id is None:
+            items.append((flow.index, None, ""))
+        else:
+            items.append((flow.index, array_cell(flow.grad, limit),
+                          "→ " + view.node_title(view.nodes[flow.node_id])))
+    return items
+
+
+def _sent_cell(items: list[tuple[int, str | None, str]], total: int,
                width: int | None = None) -> Text:
-    """`[0] 4. → MulBackward0 #1`, a line per edge; where a line is wider than `width`,
-    `→ MulBackward0 #1` goes on a line of its own, so a node's name never breaks.
-    At most MAX_CELL_EDGES lines, then how many more."""
+    """`[0] 4. → MulBackward0 #1`, a line per edge of `_sent_items`; where a line is wider
+    than `width`, `→ MulBackward0 #1` goes on a line of its own, so a node's name never
+    breaks. At most MAX_CELL_EDGES lines, then how many more (of `total`)."""
     text = Text()
-    for i, flow in enumerate(step.sent[:MAX_CELL_EDGES]):
+    for i, (index, value, target) in enumerate(items):
         if i:
             text.append("\n")
-        text.append(f"[{flow.index}] ", style="dim")
-        if flow.node_id is None:
+        text.append(f"[{index}] ", style="dim")
+        if value is None:
             text.append("None", style="dim")
             continue
-        value = array_cell(flow.grad, limit)
-        target = "→ " + view.node_title(view.nodes[flow.node_id])
         text.append(value, style="bold")
-        if width is not None and len(f"[{flow.index}] {value} {target}") > width:
+        if width is not None and len(f"[{index}] {value} {target}") > width:
             text.append("\n" + SENT_INDENT + target)
         else:
             text.append(" " + target)
-    if len(step.sent) > MAX_CELL_EDGES:
-        text.append("\n" + _more_edges(len(step.sent)), style="yellow")
+    if total > MAX_CELL_EDGES:
+        text.append("\n" + _more_edges(total), style="yellow")
     return text
 
 
@@ -298,9 +310,10 @@ def backward_table(view: GraphView, call: BackwardCall, *, width: int = 100,
             lines.append(Text("no node ran", style="dim"))
         return Group(*lines)
     rows: list[list[Text]] = []  # Text, not str: cells are not console markup
-    for step in call.steps[:max_steps]:
+    sent = [_sent_items(view, step, value_limit) for step in call.steps[:max_steps]]
+    for step, items in zip(call.steps, sent, strict=False):
         rows.append([Text(str(step.index)), _step_node(view, step.node_id),
-                     _received_cell(step, value_limit), _sent_cell(view, step, value_limit),
+                     _received_cell(step, value_limit), _sent_cell(items, len(step.sent)),
                      _effect_cell(view, step, value_limit)])
     if len(call.steps) > max_steps:
         left = len(call.steps) - max_steps
@@ -314,8 +327,8 @@ def backward_table(view: GraphView, call: BackwardCall, *, width: int = 100,
     sent_floor = _sent_floor(view, call, max_steps)
     widths = fit_widths(natural, [(4, 18), (2, 12), (4, 14), (3, max(26, sent_floor)), (4, 12),
                                   (2, 8), (3, sent_floor)], available)
-    for row, step in zip(rows, call.steps[:max_steps], strict=False):
-        row[3] = _sent_cell(view, step, value_limit, widths[3])
+    for row, step, items in zip(rows, call.steps, sent, strict=False):
+        row[3] = _sent_cell(items, len(step.sent), widths[3])
     table = CompactTable(gap, title=_call_title(view, call, title_limit),
                          caption=_error_text(view, call) if call.error is not None else None)
     for i, header in enumerate(BACKWARD_COLUMNS):

@@ -26,5 +26,12 @@ class SafeConsole(Console):
 
 def console(width: int | None = None, **kwargs: Any) -> Console:
     """A console for a view: colour only on a terminal and without NO_COLOR (rich checks
-    both), script text made visible."""
-    return SafeConsole(width=width, **kwargs)
+    both), script text made visible.
+
+    Its size is fixed to what rich finds now: unless both a width and a height are set,
+    rich asks the terminal (an ioctl per standard stream) and the environment on every
+    `size`, `width` and `options`, some 60 times for a report; a view prints at one size.
+    """
+    out = SafeConsole(width=width, **kwargs)
+    out.size = out.size
+    return out

@@ -108,40 +108,43 @@ def _long_cell(array: np.ndarray, dtype: dtypes.DType, limit: int) -> str:
         block *= size
         blocks.append(block)
 
-    def items(start: int, stop: int) -> list[str]:
-        out = []
-        for k, v in zip(range(start, stop), flat[start:stop].tolist(), strict=True):
-            opens = closes = 0
-            for block in blocks:
-                if k % block:
-                    break
-                opens += 1
-            for block in blocks:
-                if (k + 1) % block:
-                    break
-                closes += 1
-            text = fmt(v)
-            if opens:
-                text = "[" * opens + (" " + text.lstrip() if text[:1] == " " else text)
-            else:
-                text = text.lstrip()
-            out.append(text + "]" * closes)
-        return out
+    def item(k: int, v: Any) -> str:
+        """The text of the value `v` at flat index `k`, with its brackets."""
+        opens = closes = 0
+        for block in blocks:
+            if k % block:
+                break
+            opens += 1
+        for block in blocks:
+            if (k + 1) % block:
+                break
+            closes += 1
+        text = fmt(v)
+        if opens:
+            text = "[" * opens + (" " + text.lstrip() if text[:1] == " " else text)
+        else:
+            text = text.lstrip()
+        return text + "]" * closes
 
-    front, back = items(0, want), items(n - want, n)
+    # summarise's loop, formatting each end's values as it reaches them (a cell keeps a
+    # few of the `want` values from each end); the two ends never meet (n > 2 * want)
+    front = flat[:want].tolist()
+    back = flat[n - want:].tolist()
     head: list[str] = []
     tail: list[str] = []
     size = len(", …, ")
-    while True:  # summarise's loop; the two ends never meet (n > 2 * want)
-        side, item = (head, front[len(head)]) if len(head) <= len(tail) else (
-            tail, back[-1 - len(tail)])
-        cost = len(item) + (2 if side else 0)
+    while True:
+        if len(head) <= len(tail):
+            side, text = head, item(len(head), front[len(head)])
+        else:
+            side, text = tail, item(n - 1 - len(tail), back[-1 - len(tail)])
+        cost = len(text) + (2 if side else 0)
         if size + cost > limit:
             break
         size += cost
-        side.append(item)
+        side.append(text)
     if not head or not tail:  # a single value is too wide: cut the text
-        return cut(", ".join(front), limit)
+        return cut(", ".join(item(k, v) for k, v in enumerate(front)), limit)
     return ", ".join(head) + ", …, " + ", ".join(reversed(tail))
 
 

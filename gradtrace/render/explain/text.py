@@ -35,7 +35,9 @@ def _segments(text: str) -> list[str]:
 
     Closing punctuation sticks to what precedes it, opening punctuation to what follows.
     """
-    if _narrow(text):  # one cell per character: words and spaces
+    if _narrow(text) or not any(_wide(ch) for ch in set(text) if not ch.isascii()):
+        # no wide character (most English text has a few non-ASCII ones: `…`, `→`, `∂`):
+        # words and single spaces, as the loop below would cut them one character at a time
         return [piece for piece in _SPACE.split(text) if piece]
     tokens: list[str] = []
     word = ""

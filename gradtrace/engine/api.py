@@ -206,6 +206,7 @@ le lerp log log10 log1p log2 log_softmax logaddexp logical_not logsumexp lt matm
 mean min minimum mm mul mv ne neg negative norm outer pow prod reciprocal remainder round rsqrt
 scatter_add sgn sigmoid sign sin sinh softmax sqrt square stack std sub sum tan tanh trunc var
 where xlogy digamma i0 lgamma logaddexp2 logcumsumexp mvlgamma polygamma sinc
+divide true_divide multiply subtract
 """.split())
 for _name in OUT_FUNCTIONS & TORCH_FUNCTIONS.keys():
     TORCH_FUNCTIONS[_name] = accepting_out(_name, TORCH_FUNCTIONS[_name])

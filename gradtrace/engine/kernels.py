@@ -546,6 +546,30 @@ def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
         return pointwise.apply(x, lambda v: power(v, e), scalar)
 
 
+def pow_scalar_half(x: np.ndarray, exponent: float) -> np.ndarray:
+    """pow_tensor_scalar_kernel for a float16 tensor (no special exponents there): the
+    exponent converted to float16 (Scalar::to<Half>), every element computed in float32,
+    by Vectorized<Half>::pow in the vector body (SLEEF's powf on its float32 halves) and
+    std::pow(float, float) (glibc's powf) in scalar code, then rounded to float16."""
+    e = np.float32(np.float16(exponent))
+    vector, scalar = vector_lib(_F32)["pow"], _lib(False, _F32)["pow"]
+    with np.errstate(all="ignore"):
+        return pointwise.apply(x, lambda v: vector(v.astype(_F32), e).astype(np.float16),
+                               lambda v: scalar(v.astype(_F32), e).astype(np.float16))
+
+
+def pow_tensor_half(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """pow_tensor_tensor_kernel for float16 arrays: each pair in float32, SLEEF's powf in
+    the vector body (Vectorized<Half>::pow), glibc's powf in scalar code, rounded to
+    float16."""
+    vector, scalar = vector_lib(_F32)["pow"], _lib(False, _F32)["pow"]
+    with np.errstate(all="ignore"):
+        return pointwise.apply_many(
+            [base, exponent], lambda b, e: vector(b.astype(_F32), e.astype(_F32)).astype(
+                np.float16),
+            lambda b, e: scalar(b.astype(_F32), e.astype(_F32)).astype(np.float16))
+
+
 def pow_tensor(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     """pow_tensor_tensor_kernel for float32 or float64 arrays of one dtype: `base.pow(exp)`
     (SLEEF's powf/powd u10; libm's per lane in the default build) in the vector body,

@@ -67,6 +67,9 @@ from .random_module import PyRandom, random_instance_attribute
 from .runtime import PYTHON_ERRORS
 from .suggestions import closest, tensor_dir
 from .system_modules import StructSequence, struct_attribute
+from .torch_functions import FUNCTION_ATTRIBUTES as TORCH_FUNCTION_ATTRIBUTES
+from .torch_functions import TorchFunction, script_value
+from .torch_functions import function_attribute as torch_function_attribute
 from .typed_classes import NamedTupleNew, TypingClass
 from .typing_module import TypeVarName, TypingName
 
@@ -112,6 +115,13 @@ _BUILTIN_TABLES: dict[type, dict[str, Callable[..., Any]]] = {
 
 _MODULE_NAMES = {"os.path": "posixpath"}
 """A module's `__name__` where it differs from the dotted name a script imports it by."""
+
+_BOUND_METHOD_NAMES: dict[str, Callable[[Any], Any]] = {
+    "__name__": lambda m: m.name, "__qualname__": lambda m: f"{stdlib.owner_name(m.obj)}.{m.name}",
+    "__module__": lambda m: None}
+"""What a builtin method bound to its object (`t.add`, `xs.append`) tells of its name, as
+Python's do (`Tensor.add`, `list.append`; a C method has no module)."""
+
 
 class TensorDicts:
     """What a script stores on a tensor object (`inp.g = ...`, fastai's hand-written
@@ -190,13 +200,19 @@ class Attributes:
             return found if found is not typing_generics.MISSING else self._missing(obj, name)
         if kind is Super:
             return self.super_getattr(obj, name)
+        if kind is stdlib.BoundMethod and name in _BOUND_METHOD_NAMES:
+            return _BOUND_METHOD_NAMES[name](obj)
+        if kind is TorchFunction:
+            if name in TORCH_FUNCTION_ATTRIBUTES:
+                return torch_function_attribute(obj, name)
+            return self._missing(obj, name)
         if kind in _FUNCTION_LIKE or isinstance(obj, FunctionWrapper):
             return self.function_getattr(obj, name)
         if isinstance(obj, stdlib.Namespace):
             value = obj.table.get(name)
             if value is not None or name in obj.table:  # np.newaxis is None
                 return self.library.resolve(value) if type(value) is stdlib.LibraryName \
-                    else value
+                    else script_value(obj.name, name, value)
             if name == "__name__":  # `scheduler.__module__ == lr_scheduler.__name__` (d2l)
                 return _MODULE_NAMES.get(obj.name, obj.name)
             raise stdlib.missing_namespace_name(obj, name)

@@ -43,6 +43,7 @@ from .objects import (
 )
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
 from .torch_arguments import check_arguments
+from .torch_functions import TorchFunction
 from .traceback_module import record_frame
 from .typed_classes import NamedTupleNew
 
@@ -218,6 +219,9 @@ class Calls:
         kind = type(fn)
         if kind is UserFunction:
             return self.call_function(fn, args, kwargs)
+        if kind is TorchFunction:  # (the engine's function: parsers and tracer key on it)
+            fn = fn.fn
+            kind = type(fn)
         if kind is Method:
             function = fn.function
             if type(function) is UserFunction:

@@ -502,6 +502,8 @@ class ClassRuntime:
                 return function_attribute(target, name)
         if kind is NativeFunction and name == "__name__":
             return fn.name
+        if kind is NativeFunction and name == "__qualname__":  # `TensorBase.add`, `str.lower`
+            return f"{fn.owner.rpartition('.')[2]}.{fn.name}"
         if kind is BuiltinClass and name in fn.attributes:
             return fn.attributes[name]
         if name.startswith("_") and not is_dunder(name):

@@ -38,6 +38,7 @@ from .objects import (
     type_name,
 )
 from .runtime import Frame
+from .torch_functions import TorchFunction
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -104,6 +105,10 @@ def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
         wrapper.doc, wrapper.module = wrapped.doc, wrapped.module
         wrapper.annotate = partial(function_attribute, wrapped, "__annotations__")
         wrapper.annotations = None
+    elif isinstance(wrapper, UserFunction) and type(wrapped) is TorchFunction:
+        # torch's names (its docstring and annotations gradtrace does not hold)
+        wrapper.name, wrapper.qualname = wrapped.name, wrapped.qualname
+        wrapper.module = wrapped.module
     return wrapper
 
 

@@ -54,6 +54,7 @@ from .random_module import random_namespace
 from .regex_module import re_namespace
 from .runtime import Code, Frame
 from .system_modules import system_namespaces
+from .torch_functions import script_value
 from .traceback_module import traceback_namespace
 from .typed_classes import make_namedtuple
 from .typing_module import typing_namespace
@@ -608,7 +609,7 @@ class ImportCompiler:
                            alias.span)  # Python's path to the module
                 break
             bindings.append((self._store_name(self.mangled(alias.asname or alias.name)),
-                             module.table[alias.name]))
+                             script_value(node.module, alias.name, module.table[alias.name])))
         resolve = self.library.resolve
         loaded = () if self._scope.library else (node.module, *submodules)
         modules = self.modules

@@ -552,6 +552,8 @@ def type_name(value: Any) -> str:
         return value.cls.name
     if cls is NativeFunction and value.kind == "built-in method":  # `object.__new__`
         return "builtin_function_or_method"
+    if cls is NativeFunction and value.kind == "method":  # `str.lower`, `torch.Tensor.add`
+        return "method_descriptor"
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name
@@ -567,6 +569,10 @@ def type_name(value: Any) -> str:
     from ..engine.node import Node
     from ..engine.tensor import Tensor
     from ..stdlib import BoundMethod, ExceptionType, Namespace
+    from .torch_functions import TorchFunction
+
+    if cls is TorchFunction:
+        return value.type_name()
 
     if isinstance(value, Tensor):
         return "Tensor"

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from .. import bfloat16, kernels, unsigned
+from .. import bfloat16, dtypes, kernels, unsigned
 from ..dtypes import bool_
 from ..events import OBSERVERS
 from ..formulas import local
@@ -27,7 +27,7 @@ from ._util import (
     number_apply,
     result_dtype,
 )
-from .fused import add_alpha
+from .fused import add_alpha, check_alpha
 from .scalar import add_scalar, div_scalar, mul_scalar, sub_scalar
 from .unary import SPECIAL_EXPONENTS, float_pow
 
@@ -45,6 +45,8 @@ class AddBackward0(Function):
         dtype = common_dtype(a, b)
         if dtype.barebones:
             raise unsigned.not_implemented("add_stub", dtype)
+        if type(alpha) is not int:
+            check_alpha(alpha, dtype)
         if alpha != 1:
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), alpha, dtype.np)
         return binary_apply(np.add, a, b, dtype)
@@ -95,6 +97,8 @@ class SubBackward0(Function):
         dtype = common_dtype(a, b)
         if dtype.barebones:
             raise unsigned.not_implemented("add_stub", dtype)
+        if type(alpha) is not int:
+            check_alpha(alpha, dtype)
         if alpha != 1:
             return add_alpha(cast(a.array, dtype), cast(b.array, dtype), -alpha, dtype.np)
         return binary_apply(np.subtract, a, b, dtype)
@@ -283,6 +287,8 @@ class PowBackward0(Function):
         if dtype.barebones and value not in (0, 1):  # (** 0 is a fill, ** 1 a copy)
             raise unsigned.not_implemented("pow", dtype)
         bfloat16.check_dtype("pow", dtype)
+        if dtype is dtypes.float16 or dtype is dtypes.float32:  # (the exponent as a float16
+            dtypes.checked_scalar(value, dtype)  # or float: `x ** 1e5` of float16 overflows)
         base = cast(a.array, dtype)
         if value == 1:
             # torch's pow_Tensor_Scalar_out copies the base for an exponent of 1 (the `** 2`
@@ -292,6 +298,8 @@ class PowBackward0(Function):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if base.dtype in (np.float32, np.float64) and float(value) not in SPECIAL_EXPONENTS:
                 return kernels.pow_scalar(base, float(value))
+            if base.dtype == np.float16 and value != 0:  # (** 0 is a fill)
+                return kernels.pow_scalar_half(base, float(value))
             return float_pow(base, cast(exponent.array, dtype))
 
     def backward(self, grad: Tensor) -> Tensor:

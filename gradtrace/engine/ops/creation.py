@@ -268,6 +268,8 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
         value = dtypes.checked_scalar(value, dtype)
     elif dtype is dtypes.bfloat16:
         value = np.float32(value)  # (a number becomes bfloat16 through a float)
+    elif (dtype is dtypes.float16 or dtype is dtypes.float32) and not isinstance(value, Tensor):
+        value = dtypes.checked_scalar(value, dtype)  # (fill_'s checked convert: 1e5 in float16)
     return Tensor(np.full(shape, value, dtype=dtype.np), requires_grad=requires_grad)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import bfloat16, capability, dtypes, fp64
-from ..dtypes import C_TYPE_NAMES
+from ..dtypes import C_TYPE_NAMES, DType
 from ..formulas import local
 from ..forward_ad import linear_in_all, maybe_multiply
 from ..fp32 import fma
@@ -38,6 +38,11 @@ def multiply_add(a: Any, b: Any, c: Any, dtype: np.dtype) -> np.ndarray:
             a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
             return fp64.fma(a, b, c)
         return fma(a, b, c)
+    if dtype == np.float16:  # opmath: the float16 operands in float32, rounded once at the
+        # end (a product of two float16 values is exact in float32, so fused or not agree)
+        a, b, c = (np.asarray(np.asarray(v, np.float16), np.float32) for v in (a, b, c))
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(a * b + c, np.float16)
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(np.asarray(a, dtype) * np.asarray(b, dtype) + np.asarray(c, dtype),
                           dtype)
@@ -53,7 +58,25 @@ def add_alpha(a: np.ndarray, b: np.ndarray, alpha: Any, dtype: np.dtype) -> np.n
     bfloat16.check_dtype("add(alpha=...)", dtypes.from_numpy(dtype))
     if not np.issubdtype(dtype, np.floating):
         return np.asarray(a + b * alpha, dtype)
-    return multiply_add(b, scalar_in(alpha, dtype), a, dtype)
+    return multiply_add(b, checked_in(alpha, dtypes.from_numpy(dtype)), a, dtype)
+
+
+def check_alpha(alpha: Any, dtype: DType) -> None:
+    """torch's alpha_check for add/sub (before anything is computed, an alpha of 1 too)."""
+    if type(alpha) is bool and dtype is not dtypes.bool_:
+        raise TorchRuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not dtype.is_floating_point:
+        raise TorchRuntimeError("For integral input tensors, argument alpha must not be a "
+                                "floating point number.")
+
+
+def checked_in(value: Any, dtype: DType) -> Any:
+    """A Python number as a float16/float32 kernel holds it (Scalar::to<scalar_t>): torch's
+    overflow error past the type's range (`alpha=1e5` for float16), else the number in the
+    type (float64 and bfloat16 kept as scalar_in has them)."""
+    if dtype is dtypes.float16 or dtype is dtypes.float32:
+        return dtypes.checked_scalar(value, dtype)[()]
+    return scalar_in(value, dtype.np)
 
 
 # -- addcmul / addcdiv ------------------------------------------------------------------
@@ -81,6 +104,12 @@ class AddcmulBackward0(Function):
         self.save_attr(value=value)
         x, y, z = (cast(t.array, dt) for t in (a, t1, t2))
         v = scalar_in(value, dtype)
+        if dtype == np.float16:  # opmath: `self + (value * t1) * t2` in float32 (the value a
+            # float32), fused as float32's is, rounded once (measured on all float16 values)
+            x, y, z = (np.asarray(t, np.float32) for t in (x, y, z))
+            with np.errstate(over="ignore", invalid="ignore"):
+                return multiply_add(y * np.float32(value), z, x, np.dtype(np.float32)).astype(
+                    np.float16)
         if np.issubdtype(dtype, np.floating):
             with np.errstate(over="ignore", invalid="ignore"):
                 return multiply_add(np.asarray(y * v, dtype), z, x, dtype)
@@ -125,6 +154,9 @@ class AddcdivBackward0(Function):
         self.save_attr(value=value)
         x, y, z = (cast(t.array, dt) for t in (a, t1, t2))
         v = scalar_in(value, dtype)
+        if dtype == np.float16:  # opmath: in float32 (the value a float32), rounded once
+            x, y, z = (np.asarray(t, np.float32) for t in (x, y, z))
+            v = np.float32(value)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return np.asarray(x + (y * v) / z, dtype)
 
@@ -172,6 +204,10 @@ def addcdiv_(a: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
 def lerp_values(start: np.ndarray, end: np.ndarray, weight: Any, dtype: np.dtype) -> np.ndarray:
     """ATen's lerp: `fmadd(coeff, end - start, base)`, with coeff = weight and base = start
     where |weight| < 0.5, else coeff = weight - 1 and base = end."""
+    if dtype == np.float16 and not np.ndim(weight):  # opmath: all in float32 (the weight a
+        # float32, not rounded to float16; `end - start` not rounded either), rounded once
+        return lerp_values(np.asarray(start, np.float32), np.asarray(end, np.float32),
+                           np.float32(weight), np.dtype(np.float32)).astype(np.float16)
     w = np.asarray(weight, dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         small = np.abs(w) < 0.5
@@ -201,7 +237,8 @@ class LerpBackward0(Function):
     def forward(self, a: Tensor, end: Tensor, weight: Any) -> np.ndarray:
         dtype = _lerp_check(a, end, None)
         self.save_attr(weight=weight)
-        return lerp_values(a.array, end.array, scalar_in(weight, dtype), dtype)
+        return lerp_values(a.array, end.array, weight if dtype == np.float16 else
+                           scalar_in(weight, dtype), dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         weight = self.attrs["weight"]

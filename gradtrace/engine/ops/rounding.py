@@ -27,6 +27,10 @@ def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
         raise unsigned.not_implemented(f"div_{rounding_mode}_cpu", dtype)
     bfloat16.check_dtype(f"div(rounding_mode='{rounding_mode}')", dtype)
     x, y = cast(ta.array, dtype), cast(tb.array, dtype)
+    if dtype is dtypes.float16 and not tb.array.ndim:  # torch's reduced-float kernels: a
+        # 0-dim divisor read as a float32 (a number not rounded to float16 first), the
+        # quotient in float32, rounded once
+        x, y = x.astype(np.float32), np.float32(tb.array.item())
     with np.errstate(divide="ignore", invalid="ignore"):
         if rounding_mode == "floor":
             out = np.floor_divide(x, y)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import capability, fp64, kernels, unsigned
+from .. import capability, dtypes, fp64, kernels, unsigned
 from ..formulas import local
 from ..forward_ad import auto_element_wise
 from ..kernels import precise, unary
@@ -58,6 +58,8 @@ def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
         if exponent.dtype.kind in "iu" and (exponent < 0).any():
             return _int_pow_negative(base, exponent)
         return np.power(base, exponent)
+    if base.dtype == np.float16:  # (no special exponents: Vectorized<Half>::pow throughout)
+        return kernels.pow_tensor_half(base, exponent)
     if exponent.ndim == 0:
         e = float(exponent)
         one = np.asarray(1, base.dtype)
@@ -430,6 +432,10 @@ class ClampBackward1(Function):
         self.save("self", a)
         self.save_attr(min=min, max=max)
         out = a.array
+        if a.dtype is dtypes.float16 or a.dtype is dtypes.float32:  # (Scalar::to<scalar_t>:
+            for bound in (min, max):  # `x.clamp(min=1e5)` of float16 overflows)
+                if bound is not None:
+                    dtypes.checked_scalar(bound, a.dtype)
         if min is not None:
             out = np.maximum(out, min)
         if max is not None:

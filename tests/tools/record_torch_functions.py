@@ -1,0 +1,51 @@
+"""Record how torch 2.13 presents the functions gradtrace's torch namespaces hold, so a
+script sees them as under torch: `type(torch.add)` is builtin_function_or_method and it
+prints `<built-in method add of type object at 0x...>`, F.relu is a Python function
+(`<function relu at 0x...>`), F.linear a C one (`<built-in function linear>`), each with
+torch's `__name__`, `__qualname__` and `__module__`. Run with torch installed:
+python tests/tools/record_torch_functions.py"""
+from __future__ import annotations
+
+import importlib
+import json
+import pathlib
+
+from gradtrace import stdlib, torch_namespace
+
+OUT = pathlib.Path(__file__).resolve().parents[2] / "gradtrace" / "torch_functions.json"
+
+# how torch's repr starts, by the kind gradtrace prints it as
+_KINDS = (("<built-in method ", "builtin method"), ("<built-in function ", "builtin function"),
+          ("<function ", "function"))
+
+
+def _kind(value: object) -> str | None:
+    shown = repr(value)
+    for prefix, kind in _KINDS:
+        if shown.startswith(prefix):
+            return kind
+    return None
+
+
+def main() -> None:
+    functions: dict[str, dict[str, list[str | None]]] = {}
+    for dotted, namespace in torch_namespace.MODULES.items():
+        module = importlib.import_module(dotted)
+        for name, ours in namespace.table.items():
+            if isinstance(ours, (type, stdlib.Namespace, stdlib.LibraryName)) or \
+                    not callable(ours):
+                continue
+            theirs = getattr(module, name, None)
+            kind = _kind(theirs) if callable(theirs) and not isinstance(theirs, type) else None
+            if kind is None:
+                continue
+            functions.setdefault(dotted, {})[name] = [
+                kind, theirs.__name__, getattr(theirs, "__module__", None),
+                getattr(theirs, "__qualname__", theirs.__name__)]
+    payload = {"torch": importlib.import_module("torch").__version__, "functions": functions}
+    OUT.write_text(json.dumps(payload, indent=0, sort_keys=True) + "\n")
+    print(f"{OUT}: {sum(map(len, functions.values()))} functions in {len(functions)} modules")
+
+
+if __name__ == "__main__":
+    main()

@@ -92,11 +92,21 @@ class _Unpickler(pickle.Unpickler):
 Codes = dict[tuple[str, int], tuple[int, array.array, int, dict[str, int], tuple]]
 
 
-class _Regexes:
-    """The `re` a loaded parser's lexers use (lark calls compile, match and error):
-    patterns whose code the cache holds are made by `_sre.compile` from it, others by `re`."""
+class _LexerRe:
+    """What lark's lexers use of their `re` module besides compile: match and error."""
 
     error = re.error
+
+    def compile(self, pattern: str, flags: int = 0) -> re.Pattern:
+        raise NotImplementedError
+
+    def match(self, pattern: str, string: str, flags: int = 0) -> re.Match | None:
+        return self.compile(pattern, flags).match(string)
+
+
+class _Regexes(_LexerRe):
+    """The `re` a loaded parser's lexers use: patterns whose code the cache holds are made
+    by `_sre.compile` from it, others by `re`."""
 
     def __init__(self, codes: Codes) -> None:
         self.codes = codes
@@ -116,15 +126,10 @@ class _Regexes:
             self.compiled[key] = compiled
         return compiled
 
-    def match(self, pattern: str, string: str, flags: int = 0) -> re.Match | None:
-        return self.compile(pattern, flags).match(string)
 
-
-class _Recorder:
+class _Recorder(_LexerRe):
     """The `re` lexers build their scanners with while the cache is written: it keeps each
     pattern's code, where `_sre.compile` makes of it what `re.compile` does."""
-
-    error = re.error
 
     def __init__(self) -> None:
         self.codes: Codes = {}
@@ -144,9 +149,6 @@ class _Recorder:
         except Exception:  # noqa: BLE001 - another Python's internals: that pattern by `re`
             pass
         return compiled
-
-    def match(self, pattern: str, string: str, flags: int = 0) -> re.Match | None:
-        return self.compile(pattern, flags).match(string)
 
 
 def _record_codes(lark: Lark) -> Codes:
@@ -194,7 +196,8 @@ def load_or_build(grammar: str, options: dict[str, Any], postlex: object) -> Lar
 
 def _store(lark: Lark, postlex: object, path: str) -> None:
     """Write atomically (a file in the same directory, renamed): a process reading the
-    cache meanwhile sees the old file or the new one, never half of one."""
+    cache meanwhile sees the old file or the new one, never half of one. The cache only
+    saves time, so a parser that cannot be stored is simply not kept."""
     try:
         fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
     except OSError:
@@ -206,7 +209,7 @@ def _store(lark: Lark, postlex: object, path: str) -> None:
             kept.__dict__.update((k, v) for k, v in vars(lark).items() if k not in _BUILD_ONLY)
             _Pickler(f, postlex).dump(kept)
         os.replace(temporary, path)
-    except (OSError, pickle.PicklingError):
+    except Exception:  # noqa: BLE001 - not kept (another lark's internals): parsing goes on
         try:
             os.unlink(temporary)
         except OSError:

@@ -11,6 +11,22 @@ import sys
 from gradtrace.runner import run_text
 
 
+def each_expression(expressions: list[str], setup: str = "", *, dtype: bool = False) -> str:
+    """A torch script printing each expression beside its value (and the value's dtype, with
+    `dtype`), or beside its error's type and message: one line per expression."""
+    calls = ", ".join(f"({e!r}, lambda: {e})" for e in expressions)
+    shown = "r, getattr(r, 'dtype', None)" if dtype else "r"
+    return f"""import torch
+{setup}
+for text, f in [{calls}]:
+    try:
+        r = f()
+        print(text, {shown})
+    except Exception as e:
+        print(text, type(e).__name__, e)
+"""
+
+
 def torch_output(script: str) -> str:
     """What `script` prints under torch; an exception's kind and message as its last line."""
     buffer = io.StringIO()

@@ -9,23 +9,14 @@ Skipped unless torch is importable.
 from __future__ import annotations
 
 import pytest
-from script_runs import gradtrace_output, torch_output
+from script_runs import each_expression, gradtrace_output, torch_output
 
 torch = pytest.importorskip("torch")
 
 
 def _each(expressions: list[str], setup: str = "") -> str:
-    """A script printing each expression's value (and its dtype), or its error."""
-    calls = ", ".join(f"({e!r}, lambda: {e})" for e in expressions)
-    return f"""import torch
-{setup}
-for text, f in [{calls}]:
-    try:
-        r = f()
-        print(text, r, getattr(r, 'dtype', None))
-    except Exception as e:
-        print(text, type(e).__name__, e)
-"""
+    """The values printed with their dtypes: round 19's gaps were dtypes as often as values."""
+    return each_expression(expressions, setup, dtype=True)
 
 
 RANGES = ["torch.tensor(range(5))", "torch.tensor(range(2, 9, 3), dtype=torch.float64)",

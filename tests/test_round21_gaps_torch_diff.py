@@ -16,24 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from script_runs import gradtrace_output, torch_output
+from script_runs import each_expression, gradtrace_output, torch_output
 
 from gradtrace.runner import run_text
 
 torch = pytest.importorskip("torch")
-
-
-def _each(expressions: list[str], setup: str = "") -> str:
-    """A script printing each expression's value, or its error's type and message."""
-    calls = ", ".join(f"({e!r}, lambda: {e})" for e in expressions)
-    return f"""import torch
-{setup}
-for text, f in [{calls}]:
-    try:
-        print(text, f())
-    except Exception as e:
-        print(text, type(e).__name__, e)
-"""
 
 
 SETUP = "z = torch.zeros(4, 4)\ni = torch.tensor([0, 1, 2, 3])"
@@ -80,7 +67,7 @@ INDEX_COPY = [
                                                ("index_copy", INDEX_COPY)])
 def test_index_add_and_copy_argument_checks_like_torch(name: str,
                                                        expressions: list[str]) -> None:
-    script = _each(expressions, SETUP)
+    script = each_expression(expressions, SETUP)
     assert gradtrace_output(script) == torch_output(script)
 
 
@@ -120,7 +107,7 @@ SCATTERS = [
 def test_scatter_source_dtype_checked_like_torch() -> None:
     """scatter and scatter_add took a source of another dtype and cast it; torch raises,
     even when the index is empty (its dtype check runs before the empty-index return)."""
-    script = _each(SCATTERS, "z = torch.zeros(3, 4)")
+    script = each_expression(SCATTERS, "z = torch.zeros(3, 4)")
     assert gradtrace_output(script) == torch_output(script)
 
 

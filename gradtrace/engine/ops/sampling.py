@@ -399,8 +399,7 @@ def _sample_into(out: Tensor, name: str, shape: tuple[int, ...], dtype: DType | 
         if name == "randn":
             bump_version(out)
     count = out.array.size
-    draw = dist.normal if name == "randn" else dist.uniform
-    np.copyto(out.array, draw(resolve(generator), count, out.array.dtype, 0.0, 1.0
+    np.copyto(out.array, _standard(name)(resolve(generator), count, out.array.dtype, 0.0, 1.0
                               ).reshape(shape))
     bump_version(out)
     if requires_grad:
@@ -411,30 +410,35 @@ def _sample_into(out: Tensor, name: str, shape: tuple[int, ...], dtype: DType | 
 def rand(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
          requires_grad: bool = False, device: Any = None, out: Tensor | None = None,
          **kw: Any) -> Tensor:
-    shape = _shape(size, kw.pop("size", None))
-    if out is not None:
-        _no_extra("rand", kw)
-        return _sample_into(out, "rand", shape, dtype, requires_grad, generator)
-    t = _empty(shape, _float_dtype(dtype), device)
-    _no_extra("rand", kw)
-    if is_meta(t.array):
-        return _finish(t, requires_grad)
-    t.array = dist.uniform(resolve(generator), t.array.size, t.array.dtype, 0.0, 1.0
-                           ).reshape(t.array.shape)
-    return _finish(t, requires_grad)
+    return _standard_draw("rand", size, generator, dtype, requires_grad, device, out, kw)
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: DType | None = None,
           requires_grad: bool = False, device: Any = None, out: Tensor | None = None,
           **kw: Any) -> Tensor:
+    return _standard_draw("randn", size, generator, dtype, requires_grad, device, out, kw)
+
+
+def _standard(name: str) -> Any:
+    """The sampler of torch.rand or torch.randn: uniform on [0, 1), or the standard normal."""
+    return dist.normal if name == "randn" else dist.uniform
+
+
+def _standard_draw(name: str, size: tuple, generator: Generator | None, dtype: DType | None,
+                   requires_grad: bool, device: Any, out: Tensor | None,
+                   kw: dict[str, Any]) -> Tensor:
+    """torch.rand (uniform on [0, 1)) or torch.randn (standard normal), new or into `out`."""
     shape = _shape(size, kw.pop("size", None))
     if out is not None:
-        _no_extra("randn", kw)
-        return _sample_into(out, "randn", shape, dtype, requires_grad, generator)
+        _no_extra(name, kw)
+        return _sample_into(out, name, shape, dtype, requires_grad, generator)
     t = _empty(shape, _float_dtype(dtype), device)
-    _no_extra("randn", kw)
+    _no_extra(name, kw)
     if is_meta(t.array):
         return _finish(t, requires_grad)
+    t.array = _standard(name)(resolve(generator), t.array.size, t.array.dtype, 0.0, 1.0
+                   ).reshape(t.array.shape)
+    return _finish(t, requires_grad)
     t.array = dist.normal(resolve(generator), t.array.size, t.array.dtype, 0.0, 1.0
                           ).reshape(t.array.shape)
     return _finish(t, requires_grad)

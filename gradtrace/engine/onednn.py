@@ -149,3 +149,76 @@ def gelu_erf_avx512(s: np.ndarray) -> np.ndarray:
             pol = fma(pol, pos, _MINIMAX_POL[deg][idx])
         pol = (pol.view(np.int32) ^ (s.view(np.int32) & np.int32(-2**31))).view(np.float32)
         return s * (pol + _ONE) * _HALF
+
+
+# tanh_compute_vector_fwd: |x| below 0x1.bb67aep-12 (tanh_linear_ubound) is its own tanh, from
+# 0x1.205966p3 (tanh_saturation_lbound) it is 1; between, a degree-6 polynomial in the offset
+# from the start of |x|'s half binade (its exponent and first mantissa bit), chosen by them.
+_TANH_IDX_BIAS = np.uint32(0x39800000)
+_TANH_IDX_MASK = np.uint32(0xFFC00000)
+_TANH_LINEAR_UBOUND = _f(0x39DDB3D7)
+_TANH_SATURATION_LBOUND = _f(0x41102CB3)
+_TANH_POL = np.array([  # [degree][interval]
+    [0x00000000, 0x39BFFFFF, 0x39FFFFFF, 0x3A3FFFFE, 0x3A7FFFFB, 0x3ABFFFF7, 0x3AFFFFEB,
+     0x3B3FFFDC, 0x3B7FFFAB, 0x3BBFFF70, 0x3BFFFEAB, 0x3C3FFDC0, 0x3C7FFAAB, 0x3CBFF701,
+     0x3CFFEAAD, 0x3D3FDC08, 0x3D7FAACD, 0x3DBF7081, 0x3DFEACC9, 0x3E3DC7FD, 0x3E7ACBF5,
+     0x3EB77A9F, 0x3EEC9A9F, 0x3F22991F, 0x3F42F7D6, 0x3F67B7CC, 0x3F76CA83, 0x3F7EBBE9,
+     0x3F7FD40C, 0x3F7FFF32, 0x3F7FFFFC, 0x3F800000],
+    [0x3F800000, 0x3F800018, 0x3F7FFFE8, 0x3F7FFFDA, 0x3F7FFFDC, 0x3F7FFFDC, 0x3F7FFFAC,
+     0x3F7FFF70, 0x3F7FFEEC, 0x3F7FFDC0, 0x3F7FFBED, 0x3F7FF704, 0x3F7FEFF5, 0x3F7FDBCA,
+     0x3F7FBFFF, 0x3F7F7041, 0x3F7F009B, 0x3F7DC36C, 0x3F7C0AA8, 0x3F7734B8, 0x3F70A4DE,
+     0x3F5F1FD8, 0x3F495493, 0x3F18B9EC, 0x3ED706CB, 0x3E390B06, 0x3D90B11F, 0x3C21A053,
+     0x3AAF7FDB, 0x37CCC1A3, 0x355C6733, 0x00000000],
+    [0x00000000, 0xBE4E0FF1, 0x3D25B1B1, 0x3D6B6DAB, 0x3C9FB1D5, 0xBABFF06F, 0x3C07B3F6,
+     0xBB3FC1BC, 0x3A9F5921, 0xBBBF06F2, 0xBBB0F402, 0xBC47DB9E, 0xBC73D5E7, 0xBCA25BDA,
+     0xBCFCA780, 0xBD40E07C, 0xBD7DAB03, 0xBDBE4A0F, 0xBDFB14A5, 0xBE36CC8D, 0xBE6BD102,
+     0xBE9FE7C5, 0xBEBA0F10, 0xBEC206A8, 0xBEA3C388, 0xBE277D62, 0xBD8B7960, 0xBC209F49,
+     0xBAAD44CA, 0xB7C6EEAC, 0xB663AA41, 0x00000000],
+    [0x00000000, 0x45B3AE96, 0xC414EB20, 0xC450E02E, 0xC3152B4E, 0xBEAD2F56, 0xC2162E02,
+     0xBEB4BD5A, 0xC11A59A4, 0xBED2F507, 0xC020D32C, 0x3DD0F506, 0xBF2A75E2, 0xBFF950E3,
+     0xBED47334, 0xBE809B8C, 0xBEB64532, 0xBE961A5B, 0xBE9B63AC, 0xBEA0D4B2, 0xBE828A77,
+     0xBE378612, 0xBDC20908, 0x3D2D3957, 0x3DD46E89, 0x3DB3F629, 0x3D2C5E7B, 0x3BD20403,
+     0x3A59DFAE, 0x3770AF45, 0x372CC014, 0x00000000],
+    [0x00000000, 0xCC981A1B, 0x4A7EDD3D, 0x4AB1007C, 0x48FEDD9C, 0x41A557B5, 0x477EE32A,
+     0x422557F5, 0x45FF3CE4, 0x42A55641, 0x446E0867, 0xC33DC19A, 0x42915214, 0x43AF4FAD,
+     0x4110FE88, 0xC1099B75, 0x3FC8A8DC, 0xBFBEAEF5, 0xBE365AAD, 0x3F4D9652, 0x3DDFA08F,
+     0x3E34E9B8, 0x3E2D07A6, 0x3DC63567, 0x3CDAEB78, 0xBCD17537, 0xBC92829C, 0xBB43AB99,
+     0xB9B471DD, 0xB6BAAD5A, 0xB78BAFC7, 0x00000000],
+    [0x00000000, 0x52F688D5, 0xD0505C72, 0xD08F98E3, 0xCE505CC9, 0xC7162B8A, 0xCC5061D6,
+     0xC7162BDF, 0xCA50B37F, 0xC7162A3A, 0xC8422086, 0x471A714E, 0xC5ECE1F1, 0xC70E3D90,
+     0xC3EBA94A, 0x43E0C424, 0xC21F4552, 0x42217CC8, 0x405E7DC4, 0xC10DD401, 0x3E96B602,
+     0xBD1A6D2F, 0xBD393883, 0xBD674682, 0xBD310016, 0xB961E269, 0x3BA32495, 0x3A7680D5,
+     0x38B3173C, 0x35A9DEEA, 0x375C3F2A, 0x00000000],
+    [0x00000000, 0xD8995ED1, 0x558285EA, 0x55B2CD69, 0x53028625, 0x4BC9991F, 0x5082898A,
+     0x4B4999B3, 0x4E02C07C, 0x4AC99764, 0x4B72C822, 0xCA40C0E1, 0x489413E4, 0x49B12224,
+     0x46134C4E, 0xC60C2D57, 0x43C83910, 0xC3C872D1, 0xC186BC9E, 0x42325BC3, 0xBF2FFA4A,
+     0x3D9A203C, 0xBC545A43, 0xBAE08FEE, 0x3C80225D, 0x3B1FD1DF, 0xBA36B9D1, 0xB91DE544,
+     0xB71F100F, 0xB408E2ED, 0xB685FEC8, 0x00000000],
+], np.uint32).view(np.float32)
+_SIGN = np.uint32(0x80000000)
+
+
+def tanh(x: np.ndarray) -> np.ndarray:
+    """tanh_compute_vector_fwd (AVX2 and AVX-512 alike: a gather or a permute of the same
+    table). Lanes outside the table's intervals take a value that is blended away."""
+    bits = x.view(np.uint32)
+    s = np.abs(x)
+    sbits = s.view(np.uint32)
+    idx = (((sbits - _TANH_IDX_BIAS) & _TANH_IDX_MASK) >> np.uint32(22)).astype(np.intp) & 31
+    r = s - (sbits & _TANH_IDX_MASK).view(np.float32)
+    p = _TANH_POL[6][idx]
+    for degree in range(5, -1, -1):
+        p = fma(p, r, _TANH_POL[degree][idx])
+    with np.errstate(invalid="ignore"):
+        dst = np.where(_TANH_SATURATION_LBOUND > s, p, _ONE)
+        dst = np.where(_TANH_LINEAR_UBOUND > s, s, dst).astype(np.float32)
+    return (dst.view(np.uint32) ^ (bits & _SIGN)).view(np.float32)
+
+
+def logistic(x: np.ndarray) -> np.ndarray:
+    """logistic_compute_vector_fwd: e = exp(-|x|), e / (e + 1) for negative x (sign bit
+    set), 1 - that for the others."""
+    negative = (x.view(np.uint32) & _SIGN) != 0
+    e = exp((x.view(np.uint32) | _SIGN).view(np.float32).ravel()).reshape(x.shape)
+    y = e / (e + _ONE)
+    return np.where(negative, y, _ONE - y)

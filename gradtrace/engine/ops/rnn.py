@@ -4,10 +4,13 @@ records as MkldnnRnnLayerBackward0 (aten/src/ATen/native/mkldnn/RNN.cpp).
 torch runs `nn.LSTM` on float32 CPU tensors through oneDNN (`use_mkldnn`: float32, CPU,
 no projections) one layer and direction at a time; every other RNN (float64, GRU, RNN,
 the cells) is decomposed into aten ops (addmm, sigmoid_, tanh_, ...), which the library
-(lib/torch/_VF.gt) records op for op. oneDNN computes the gates with its own GEMM and
-eltwise kernels, whose float32 bits gradtrace does not reproduce: here the gates are
-`x·W_ihᵀ + h·W_hhᵀ + (b_ih + b_hh)` in float32 (numpy matmul) and the nonlinearities
-are numpy's (README Numerics gives the measured ulps).
+(lib/torch/_VF.gt) records op for op. The forward is oneDNN's, step for step: the gates'
+products as its RNN primitive computes them (engine/onednn_sgemm.py: the `ref` primitive's
+no-copy GEMM with grad mode on, the `brgemm` primitive's chained products with it off), the
+bias added, then its JIT post-GEMM kernel (jit_uni_lstm_cell_postgemm_fwd): the sigmoid and
+tanh injectors (engine/onednn.py), c = fma(i, g, f * c_prev), h = o * tanh(c). The
+backward (oneDNN's backward primitive) is not reproduced: it is the same formulas in
+numpy's float32 (README Numerics gives the measured ulps).
 """
 from __future__ import annotations
 
@@ -16,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import exactness
+from .. import capability, exactness, onednn, onednn_sgemm
 from ..formulas import vjp
+from ..fp32 import fma
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function
@@ -25,15 +29,12 @@ from ..tensor import Tensor
 
 LSTM_MODE = 2  # ideep::rnn_kind::LSTM, torch's `mode` argument
 
-ONEDNN_CAUSE = ("LSTM through oneDNN (mkldnn_rnn_layer): its GEMM and eltwise kernels are "
-                "not reproduced")
+ONEDNN_AVX512_CAUSE = ("LSTM through oneDNN's AVX-512 kernels (mkldnn_rnn_layer): their "
+                       "products' orders are not reproduced (its AVX2 kernels are)")
+ONEDNN_BACKWARD_CAUSE = ("LSTM backward through oneDNN (mkldnn_rnn_layer_backward): its GEMM "
+                         "and eltwise kernels are not reproduced")
 _BPTT = ("mkldnn_rnn_layer_backward({input}, {weight0}, {weight1}, {weight2}, {weight3}, {hx_}, "
          "{cx_}, {result0}, {result1}, {result2}, {grad}, {reverse}, {result3})[{i}]")
-
-
-def _sigmoid(v: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        return np.asarray(1 / (1 + np.exp(-v)), v.dtype)
 
 
 class MkldnnRnnLayerBackward0(Function):
@@ -55,10 +56,11 @@ class MkldnnRnnLayerBackward0(Function):
             raise TorchRuntimeError(f"mkldnn_rnn_layer: expected a 3-D input, got {x.ndim}-D")
         steps, batch, _ = x.shape
         reserve((steps, batch, 6 * hidden_size), 4)
-        exactness.note(ONEDNN_CAUSE)
+        if onednn.AVX512_CORE:
+            exactness.note(ONEDNN_AVX512_CAUSE)
         bias = w2.array + w3.array if has_biases else np.zeros(w0.array.shape[0], x.dtype)
         gates, cells, hs = self._run(x, w0.array, w1.array, bias, hx.array,
-                                     cx.array, reverse)
+                                     cx.array, reverse, GRAD_MODE.enabled)
         self.save_attr(batch_first=batch_first, batch_sizes=(), bidirectional=bidirectional,
                        has_biases=has_biases, hidden_size=hidden_size, mode=LSTM_MODE,
                        num_layers=num_layers, reverse=reverse, train=train)
@@ -77,24 +79,48 @@ class MkldnnRnnLayerBackward0(Function):
 
     @staticmethod
     def _run(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bias: np.ndarray,
-             h: np.ndarray, c: np.ndarray, reverse: bool
+             h: np.ndarray, c: np.ndarray, reverse: bool, training: bool
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Forward over time: activated gates (T, B, 4H), cell states (T, B, H) in the order
-        they were computed, hidden outputs (T, B, H) in input order."""
-        steps, batch, _ = x.shape
+        """Forward over time as oneDNN runs it (`training`: grad mode on, its `ref`
+        primitive; else its `brgemm` one): activated gates (T, B, 4H), cell states (T, B, H)
+        in the order they were computed, hidden outputs (T, B, H) in input order."""
+        steps, batch, features = x.shape
         hidden = w_hh.shape[1]
-        dtype = x.dtype
-        xw = np.matmul(x, w_ih.T)
-        gates = np.empty((steps, batch, 4 * hidden), dtype)
-        cells = np.empty((steps, batch, hidden), dtype)
-        hs = np.empty((steps, batch, hidden), dtype)
+        threads = capability.num_threads()
+        gates = np.empty((steps, batch, 4 * hidden), x.dtype)
+        cells = np.empty((steps, batch, hidden), x.dtype)
+        hs = np.empty((steps, batch, hidden), x.dtype)
+        exact = x.dtype == np.float64  # (torch's op is float32's; float64 checks gradients)
         order = range(steps - 1, -1, -1) if reverse else range(steps)
+        if training and batch < 128 and not exact:  # merge_gemm_layer: one product for
+            # every step, the steps in the order they run (a reversed direction's workspace)
+            seq = x[::-1] if reverse else x
+            layer = onednn_sgemm.sgemm(w_ih, seq.reshape(steps * batch, features), None,
+                                       threads).reshape(steps, batch, 4 * hidden)
         for k, t in enumerate(order):
-            pre = xw[t] + np.matmul(h, w_hh.T) + bias
+            if exact:
+                pre = x[t] @ w_ih.T + h @ w_hh.T
+            elif not training and features == hidden and batch > 1:  # one batch-reduce
+                pre = onednn_sgemm.chained(w_hh, h, onednn_sgemm.chained(w_ih, x[t]))
+            elif not training:
+                pre = onednn_sgemm.chained(w_ih, x[t]) + onednn_sgemm.chained(w_hh, h)
+            elif batch < 128:
+                pre = onednn_sgemm.sgemm(w_hh, h, layer[k], threads)
+            else:
+                pre = onednn_sgemm.sgemm(w_hh, h, onednn_sgemm.sgemm(w_ih, x[t], None, threads),
+                                         threads)
+            pre += bias
             i, f, g, o = np.split(pre, 4, axis=1)
-            i, f, g, o = _sigmoid(i), _sigmoid(f), np.tanh(g), _sigmoid(o)
-            c = np.asarray(f * c + i * g, dtype)
-            h = np.asarray(o * np.tanh(c), dtype)
+            if exact:
+                i, f, o = (1 / (1 + np.exp(-v)) for v in (i, f, o))
+                g = np.tanh(g)
+                c = f * c + i * g
+                h = o * np.tanh(c)
+            else:
+                i, f, o = onednn.logistic(i), onednn.logistic(f), onednn.logistic(o)
+                g = onednn.tanh(g)
+                c = fma(i, g, c * f)
+                h = o * onednn.tanh(c)
             gates[k] = np.concatenate([i, f, g, o], axis=1)
             cells[k] = c
             hs[t] = h
@@ -115,6 +141,7 @@ class MkldnnRnnLayerBackward0(Function):
         gates = work[:steps * batch * 4 * hidden].reshape(steps, batch, 4 * hidden)
         cells = work[steps * batch * 4 * hidden:].reshape(steps, batch, hidden)
         hs = self.unpack("result0").array
+        exactness.note(ONEDNN_BACKWARD_CAUSE)
         g_out = grads[0].array
         dh, dc = grads[1].array.copy(), grads[2].array.copy()
         dx = np.zeros_like(x)

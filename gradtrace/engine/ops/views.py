@@ -22,6 +22,7 @@ from ...errors import (
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
+from ..limits import MAX_DIMS, too_many_dims
 from ..meta import MetaArray, is_c_contiguous, strides_of
 from ..node import Function
 from ..shapes import (
@@ -165,9 +166,17 @@ def infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
 
 def restrided(array: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]
               ) -> np.ndarray:
-    """A view of `array`'s memory with torch's sizes and strides (in elements)."""
+    """A view of `array`'s memory with torch's sizes and strides (in elements). Past
+    numpy's dimension limit it is gradtrace's NotSupportedError, as numpy's reshape's
+    refusal is (as_strided's ValueError says it otherwise). One whose elements overlap (a
+    dim of size > 1 with stride 0: an expand) is read-only, as numpy's broadcast_to made
+    it: torch refuses to write into it, and nothing here may add into it in place."""
+    if len(shape) > MAX_DIMS:
+        raise too_many_dims(ValueError(), len(shape))
     item = array.itemsize
-    return np.lib.stride_tricks.as_strided(array, shape, tuple(s * item for s in strides))
+    overlapping = any(s == 0 and n > 1 for n, s in zip(shape, strides))
+    return np.lib.stride_tricks.as_strided(array, shape, tuple(s * item for s in strides),
+                                           writeable=not overlapping and array.flags.writeable)
 
 
 def _viewable(array: np.ndarray, shape: tuple[int, ...]) -> bool:

@@ -3,8 +3,6 @@ takes its strides exactly, a size-1 dimension's included, as torch's empty_strid
 Expected lines recorded from torch 2.13 (CPU) running the same script."""
 from __future__ import annotations
 
-import pytest
-
 from gradtrace.runner import run_text
 
 SCRIPT = """\
@@ -25,8 +23,8 @@ TORCH = "".join(f"{line}\n" for line in (
     "2, 4, 12) (4, 1, 12, 4, 12) (4, 1, 12, 4, 12) (24, 6, 6, 2, 1)",
 ))
 
-# unsqueeze next to a size-1 dim: numpy's expand_dims (a reshape) gives the size-1 dims
-# other strides than torch's unsqueeze (sizes[d] * strides[d]), and a dense copy keeps them
+# unsqueeze next to a size-1 dim: torch's unsqueeze gives the new dim sizes[d] * strides[d]
+# (numpy's expand_dims gave the size-1 dims others), and a dense copy keeps them
 SIZE_ONE_NEIGHBOURS = """\
 import torch
 b = torch.zeros(2, 1, 1, 3).transpose(0, 3).unsqueeze(1)
@@ -41,7 +39,5 @@ def test_preserve_copies_keep_a_dense_tensor_s_strides_size_one_dims_included():
     assert result.stdout == TORCH
 
 
-@pytest.mark.xfail(strict=True, reason="unsqueeze's strides for size-1 dims come from numpy's "
-                   "expand_dims, not torch's rule (noted in issue 12)")
 def test_unsqueeze_beside_size_one_dims_has_torch_s_strides():
     assert run_text(SIZE_ONE_NEIGHBOURS).stdout == TORCH_SIZE_ONE_NEIGHBOURS

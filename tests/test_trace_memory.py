@@ -202,12 +202,13 @@ def test_in_place_hazards_match_a_scan_of_every_node(monkeypatch):
         "f.add_(1)\n"  # ... so this changes what e saved
         "v = b.data[1:]\n"
         "v.mul_(2)\n"  # a view of the .data: still the same memory
+        "b.data.unsqueeze(0).mul_(2)\n"  # an as_strided view (unsqueeze's): the same memory
         "c.sum().backward()\n"
         "e.sum().backward()\n"
         "print(a.grad, d.grad)\n")
     result = run_text(script, trace=True)
     assert result.error is None
-    assert checked and sum(checked) >= 4  # mul_, add_ and the view's mul_ each found some
+    assert checked and sum(checked) >= 4  # mul_, add_ and the views' mul_ each found some
 
 
 def test_saved_tensors_are_filed_by_storage_only_when_an_in_place_change_reads_them(

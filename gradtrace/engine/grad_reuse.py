@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .grad_mode import GRAD_MODE
-from .meta import MetaArray, is_c_contiguous, strides_of
+from .meta import MetaArray, base_link, is_c_contiguous, strides_of
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -38,8 +38,8 @@ def _array_refs(t: Tensor) -> int:
     return sys.getrefcount(t.array)
 
 
-def _base_refs(t: Tensor) -> int:
-    return sys.getrefcount(t.array.base)
+def _link_refs(view: np.ndarray) -> int:
+    return sys.getrefcount(base_link(view))
 
 
 def _layout(array: np.ndarray) -> tuple[tuple[int, ...], int]:
@@ -78,10 +78,18 @@ def obeys_layout_contract(grad: np.ndarray, variable: np.ndarray) -> bool:
 
 
 def _storage_unshared(t: Tensor) -> bool:
-    """Only `t` holds its memory (torch: storage use count 1)."""
-    if t.array.base is None:
-        return _array_refs(t) == _ARRAY_ALONE
-    return _array_refs(t) == _ARRAY_ALONE and _base_refs(t) == _BASE_ALONE
+    """Only `t` holds its memory (torch: storage use count 1): its array, and each link of
+    the array's base chain, is held by the one before it alone (a view that as_strided
+    made, such as unsqueeze's, chains to the array it views: a gradient that views the
+    user's `grad_outputs` tensor must not be added into in place)."""
+    if _array_refs(t) != _ARRAY_ALONE:
+        return False
+    view = t.array
+    while base_link(view) is not None:
+        if _link_refs(view) != _BASE_ALONE:
+            return False
+        view = base_link(view)
+    return True
 
 
 def add_to_buffer(buffer: list, index: int, grad: Tensor) -> None:
@@ -148,7 +156,7 @@ def calibrate() -> None:
     slot = [Tensor._wrap(np.zeros(4, dtype=np.float32))]
     viewing = [Tensor._wrap(np.zeros(4, dtype=np.float32)[1:])]
     _SLOT_ALONE, _ARRAY_ALONE, _BASE_ALONE = (
-        _slot_refs(slot, 0), _array_refs(slot[0]), _base_refs(viewing[0]))
+        _slot_refs(slot, 0), _array_refs(slot[0]), _link_refs(viewing[0].array))
 
 
 _SLOT_ALONE = _ARRAY_ALONE = _BASE_ALONE = -1  # set by calibrate() once Tensor exists

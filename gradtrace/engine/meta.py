@@ -297,6 +297,26 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+def base_link(view: Any) -> Any:
+    """The object `view`'s memory comes from, or None: an ndarray's `.base`, past the
+    holder numpy's as_strided puts between its result and the array it views (a
+    `DummyArray` whose `.base` is that array), so every view of an array chains to it."""
+    base = getattr(view, "base", None)
+    if base is not None and not isinstance(base, np.ndarray) and \
+            isinstance(getattr(base, "base", None), np.ndarray) and \
+            hasattr(base, "__array_interface__"):
+        return base.base
+    return base
+
+
+def memory_owner(array: np.ndarray) -> np.ndarray:
+    """The array at the end of `array`'s base chain (`base_link`): the one whose memory
+    it is, which a tensor's storage stands for."""
+    while isinstance(base := base_link(array), np.ndarray):
+        array = base
+    return array
+
+
 def is_c_contiguous(array: np.ndarray) -> bool:
     """`array.flags.c_contiguous` as torch's is_contiguous answers it, for a meta array
     from the strides it reports. (A MetaArray's own numpy flags stay honest, non-contiguous

@@ -25,19 +25,12 @@ from ..errors import (
 )
 from . import limits
 from .device import CPU, Device
-from .meta import MetaArray
+from .meta import MetaArray, memory_owner
 from .tensor import Tensor, type_name
 
 # one storage object per owning array while a script holds it, as torch hands back the same
 # Python storage for the same memory (`x.untyped_storage() is x.untyped_storage()`)
 _CACHE: weakref.WeakValueDictionary[int, UntypedStorage] = weakref.WeakValueDictionary()
-
-
-def _owner(array: np.ndarray) -> np.ndarray:
-    """The array at the end of `array`'s base chain: the one that owns the memory."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
 
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -274,7 +267,7 @@ def untyped_storage(t: Tensor) -> UntypedStorage:
     """`t.untyped_storage()`: the storage of the memory `t` lives in."""
     if isinstance(t.array, MetaArray):
         raise NotSupportedError("the storage of a meta tensor is not supported by gradtrace")
-    owner = _owner(t.array)
+    owner = memory_owner(t.array)
     found = _CACHE.get(id(owner))
     if found is None or found.owner is not owner:
         found = UntypedStorage(owner)

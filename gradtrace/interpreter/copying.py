@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.limits import reserve, track
-from ..engine.meta import MetaArray, meta_array, strides_of
+from ..engine.meta import MetaArray, memory_owner, meta_array, strides_of
 from ..engine.ndarray import ndarray
 from ..engine.tensor import Parameter, Tensor
 from ..errors import ScriptError
@@ -215,9 +215,7 @@ class _Copier:
         if type(array) is MetaArray:  # a meta tensor's copy: its shape, dtype and strides
             out: Tensor = Tensor._wrap(meta_array(array.shape, array.dtype, strides_of(array)))
         else:
-            root = array
-            while isinstance(root.base, np.ndarray):
-                root = root.base
+            root = memory_owner(array)
             fresh_root = self.storages.get(id(root))
             if fresh_root is None:
                 reserve(root.shape, root.itemsize)

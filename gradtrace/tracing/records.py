@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.meta import MetaArray
+from ..engine.meta import MetaArray, memory_owner
 from ..engine.node import Node
 from ..engine.tensor import Tensor
 from ..summary import FULL_LIMIT, Summary
@@ -49,8 +49,8 @@ def _final_values(array: np.ndarray) -> np.ndarray | Summary:
     """
     if array.size > FULL_LIMIT or type(array) is MetaArray:
         return Summary.of(array)
-    base = array.base
-    if base is None or (isinstance(base, np.ndarray) and base.size <= FULL_LIMIT):
+    owner = memory_owner(array)
+    if array.base is None or (owner is not array and owner.size <= FULL_LIMIT):
         return array
     return np.array(array, copy=True)
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine.meta import memory_owner
 from ..engine.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -15,11 +16,8 @@ if TYPE_CHECKING:
 
 def _storage(array: np.ndarray) -> int:
     """Identity of the memory an array lives in: its root base (views chain to it)."""
-    base = array.base
-    while isinstance(base, np.ndarray):
-        array = base
-        base = array.base
-    return id(array) if base is None else id(base)
+    array = memory_owner(array)
+    return id(array) if array.base is None else id(array.base)
 
 
 

@@ -22,6 +22,7 @@ from ...errors import (
 from ..dtypes import INT64_MAX
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
+from ..limits import MAX_DIMS, too_many_dims
 from ..meta import MetaArray, is_c_contiguous, strides_of
 from ..node import Function
 from ..shapes import (
@@ -163,15 +164,36 @@ def infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
+def restrided(array: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]
+              ) -> np.ndarray:
+    """A view of `array`'s memory with torch's sizes and strides (in elements). Past
+    numpy's dimension limit it is gradtrace's NotSupportedError, as numpy's reshape's
+    refusal is (as_strided's ValueError says it otherwise). One whose elements overlap (a
+    dim of size > 1 with stride 0: an expand) is read-only, as numpy's broadcast_to made
+    it: torch refuses to write into it, and nothing here may add into it in place."""
+    if len(shape) > MAX_DIMS:
+        raise too_many_dims(ValueError(), len(shape))
+    item = array.itemsize
+    overlapping = any(s == 0 and n > 1 for n, s in zip(shape, strides))
+    return np.lib.stride_tricks.as_strided(array, shape, tuple(s * item for s in strides),
+                                           writeable=not overlapping and array.flags.writeable)
+
+
 def _viewable(array: np.ndarray, shape: tuple[int, ...]) -> bool:
     """Whether torch can view `array` as `shape` (a meta array's reported strides too)."""
     return is_c_contiguous(array) or \
         view_strides(array.shape, torch_strides(array), shape) is not None
 
 
-def _reshaped_view(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+def _reshaped_view(array: np.ndarray, shape: tuple[int, ...],
+                   strides: tuple[int, ...] | None = None) -> np.ndarray | None:
     """`array` viewed as `shape`, or None. Asked first, since numpy's shape setter copies
-    before it refuses (a meta window's copy would read memory that is not there)."""
+    before it refuses (a meta window's copy would read memory that is not there). Given
+    the tensor's `strides` (as torch reports them), a plain array gets computeStride's
+    strides, its size-1 dims' included (numpy's reshape gives those others)."""
+    if strides is not None and type(array) is np.ndarray:
+        new = view_strides(array.shape, strides, shape)
+        return None if new is None else restrided(array, shape, new)
     if not _viewable(array, shape):
         return None
     out = array.view()
@@ -190,7 +212,7 @@ class ViewBackward0(ViewFunction):
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
         shape = infer_size(shape, a.array.size)
         self.save_attr(self_sym_sizes=a.array.shape)
-        out = _reshaped_view(a.array, shape)
+        out = _reshaped_view(a.array, shape, tensor_strides(a))
         if out is None:
             raise TorchRuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one "
@@ -254,7 +276,8 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
     shape = infer_size(size_args(shape), a.array.size)
     if is_c_contiguous(a.array):
         return ViewBackward0.call(a, shape=shape)
-    if _viewable(a.array, shape):
+    if view_strides(a.array.shape, tensor_strides(a), shape) is not None if \
+            type(a.array) is np.ndarray else _viewable(a.array, shape):
         return ReshapeAliasBackward0.call(a, shape=shape)
     from .clones import contiguous
 
@@ -348,10 +371,28 @@ class ExpandBackward0(ViewFunction):
     def forward(self, a: Tensor, shape: tuple[int, ...]) -> np.ndarray:
         self.save_attr(self_sym_sizes=a.array.shape)
         target = expanded_shape(a.array.shape, shape, f"torch.{a.dtype.tensor_type}")
+        if type(a.array) is np.ndarray:
+            return restrided(a.array, target, _expanded_strides(a, target))
         return np.broadcast_to(a.array, target)
 
     def backward(self, grad: Tensor) -> Tensor:
         return sum_to(grad, self.attrs["self_sym_sizes"])
+
+
+def _expanded_strides(a: Tensor, target: tuple[int, ...]) -> tuple[int, ...]:
+    """inferExpandGeometry's strides: an expanded dim's 0, a kept dim's own (a size-1
+    one's included), a new size-1 dim's the size times stride of the dim after it."""
+    sizes, strides = a.array.shape, tensor_strides(a)
+    out = [0] * len(target)
+    offset = len(target) - len(sizes)
+    for i in range(len(target) - 1, -1, -1):
+        d = i - offset
+        if d >= 0:
+            size, stride = sizes[d], strides[d]
+        else:
+            size, stride = 1, target[i + 1] * out[i + 1] if i + 1 < len(target) else 1
+        out[i] = 0 if size != target[i] else stride
+    return tuple(out)
 
 
 def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -384,7 +425,14 @@ class UnsqueezeBackward0(ViewFunction):
 
     def forward(self, a: Tensor, dim: int) -> np.ndarray:
         self.save_attr(dim=saved_int(dim))
-        return np.expand_dims(a.array, _wrap(dim, a.array.ndim + 1))
+        d = _wrap(dim, a.array.ndim + 1)
+        if type(a.array) is not np.ndarray:
+            return np.expand_dims(a.array, d)
+        # torch's stride for the new dim: the size times stride of the dim it precedes
+        # (numpy's expand_dims gives it and its size-1 neighbours others)
+        sizes, strides = a.array.shape, list(tensor_strides(a))
+        strides.insert(d, sizes[d] * strides[d] if d < len(sizes) else 1)
+        return restrided(a.array, sizes[:d] + (1,) + sizes[d:], tuple(strides))
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad.squeeze(signed(self.attrs["dim"]))

@@ -9,7 +9,8 @@ while the batch is under 128) and the iteration product `W_hh · h` added into i
   Below AVX-512 that is (`sgemm`):
   - a single column goes to the matrix-vector kernel (x64/gemm/gemv_driver.cpp): every
     product fused-multiply-added into the output in column order; a short, wide matrix has
-    its columns split between threads (`is_short_fat`) and the partial sums added after;
+    its columns split between threads (`is_short_fat`) and the partial sums added after; a
+    single row goes to the transposed one (`_gemv_t`: lanes of dot products);
   - anything else goes to jit_avx_gemm_f32's no-copy kernels (x64/gemm/f32/
     jit_avx_gemm_f32.cpp): threads split the rows and columns (gemm_utils_f32.cpp
     `calc_nthr_nocopy_avx`), the driver blocks K by 256, rows by 4032 and columns by 48, and
@@ -84,6 +85,34 @@ def _gemv(a: np.ndarray, x: np.ndarray, y: np.ndarray, nthr: int) -> None:
         parts.append(part)
     for part in parts[1:]:
         y += part
+
+
+def _lanes_sum(v: np.ndarray) -> np.ndarray:
+    """The 8 lanes of a vector summed as vhaddps, vperm2f128, vaddps, vhaddps do."""
+    return (((v[:, 0] + v[:, 1]) + (v[:, 4] + v[:, 5]))
+            + ((v[:, 2] + v[:, 3]) + (v[:, 6] + v[:, 7])))
+
+
+def _gemv_t(a: np.ndarray, bt: np.ndarray, y: np.ndarray) -> None:
+    """y (N,) += bt (N, K) · a (K,), a row times a matrix (jit_avx_gemv_t_f32_kern): per output,
+    8 lanes fused-multiply-add 16 elements a step (two vectors), their sum added into y, then
+    what is left in pieces of 8, 4, 2 and 1, each summed and added on its own."""
+    n, k = bt.shape
+    full = k - k % 16
+    if full:
+        lanes = np.zeros((n, 8), _F32)
+        chain = FmaChain()
+        a64, bt64 = a.astype(np.float64), bt.astype(np.float64)
+        for start in range(0, full, 8):
+            chain.step(bt64[:, start:start + 8], a64[None, start:start + 8], lanes)
+        y += _lanes_sum(lanes)
+    start = full
+    for piece in (8, 4, 2, 1):
+        if (k - full) & piece:
+            lanes = np.zeros((n, 8), _F32)
+            lanes[:, :piece] = bt[:, start:start + piece] * a[None, start:start + piece]
+            y += _lanes_sum(lanes)
+            start += piece
 
 
 # -- the no-copy GEMM kernels -------------------------------------------------------------
@@ -222,12 +251,15 @@ def _tile_sum(a: np.ndarray, bt: np.ndarray, a64: np.ndarray, bt64: np.ndarray, 
     return even
 
 
-def _nocopy(a: np.ndarray, bt: np.ndarray, out: np.ndarray, accumulate: bool) -> None:
-    """sgemm_nocopy_driver: out (N, M) = [out +] a (M, K) · btᵀ, block by block."""
+def _nocopy(a: np.ndarray, bt: np.ndarray, out: np.ndarray, accumulate: bool,
+            trans_b: bool) -> None:
+    """sgemm_nocopy_driver: out (N, M) = [out +] a (M, K) · btᵀ, block by block (K by 96
+    for a transposed B)."""
     m, k = a.shape
     n = bt.shape[0]
     a64, bt64 = a.astype(np.float64), bt.astype(np.float64)
-    for k0, k1 in _blocks(k, 256, 256):
+    bk = 96 if trans_b else 256
+    for k0, k1 in _blocks(k, bk, bk):
         for m0, m1 in _blocks(m, 4032, 4032 + 2016):
             for n0, n1 in _blocks(n, 48, 48 + 24):
                 ab, bb = a[m0:m1, k0:k1], bt[n0:n1, k0:k1]
@@ -241,10 +273,11 @@ def _nocopy(a: np.ndarray, bt: np.ndarray, out: np.ndarray, accumulate: bool) ->
                         block[cols, rows] = acc
 
 
-def sgemm(a: np.ndarray, bt: np.ndarray, c: np.ndarray | None, threads: int) -> np.ndarray:
-    """`extended_sgemm('N', 'N', M, N, K, 1, a, bt, beta, c)` as oneDNN's RNN calls it
-    (force_nocopy), on AVX2: (N, M) = [c +] bt · aᵀ, with a (M, K) and bt (N, K) float32
-    (beta 1 with `c`, else 0)."""
+def sgemm(a: np.ndarray, bt: np.ndarray, c: np.ndarray | None, threads: int,
+          trans_b: bool = False) -> np.ndarray:
+    """`extended_sgemm('N', 'T' if trans_b else 'N', M, N, K, 1, a, b, beta, c)` as oneDNN's
+    RNN calls it (force_nocopy), on AVX2: (N, M) = [c +] bt · aᵀ, with a (M, K) and bt
+    (N, K) float32 (beta 1 with `c`, else 0); `trans_b` changes only the K blocking."""
     m, k = a.shape
     n = bt.shape[0]
     out = np.zeros((n, m), _F32) if c is None else np.array(c, _F32)
@@ -252,6 +285,9 @@ def sgemm(a: np.ndarray, bt: np.ndarray, c: np.ndarray | None, threads: int) -> 
         return out
     if n == 1:
         _gemv(a, bt[0], out[0], threads)
+        return out
+    if m == 1:
+        _gemv_t(a[0], bt, out[:, 0])
         return out
     nm, nn, nk, mb, nb, kb = _partition(m, n, k, _gemm_threads(m, n, k, threads))
     for im in range(nm):
@@ -264,7 +300,7 @@ def sgemm(a: np.ndarray, bt: np.ndarray, c: np.ndarray | None, threads: int) -> 
             for ik in range(nk):
                 ks = slice(kb * ik, min(kb * (ik + 1), k))
                 target = region if ik == 0 else np.zeros_like(region)
-                _nocopy(a[rows, ks], bt[cols, ks], target, c is not None and ik == 0)
+                _nocopy(a[rows, ks], bt[cols, ks], target, c is not None and ik == 0, trans_b)
                 partials.append(target)
             for part in partials[1:]:
                 region += part

@@ -8,9 +8,8 @@ the cells) is decomposed into aten ops (addmm, sigmoid_, tanh_, ...), which the 
 products as its RNN primitive computes them (engine/onednn_sgemm.py: the `ref` primitive's
 no-copy GEMM with grad mode on, the `brgemm` primitive's chained products with it off), the
 bias added, then its JIT post-GEMM kernel (jit_uni_lstm_cell_postgemm_fwd): the sigmoid and
-tanh injectors (engine/onednn.py), c = fma(i, g, f * c_prev), h = o * tanh(c). The
-backward (oneDNN's backward primitive) is not reproduced: it is the same formulas in
-numpy's float32 (README Numerics gives the measured ulps).
+tanh injectors (engine/onednn.py), c = fma(i, g, f * c_prev), h = o * tanh(c). The backward
+is oneDNN's backward primitive's, step for step (`_backward_through_time`).
 """
 from __future__ import annotations
 
@@ -31,8 +30,6 @@ LSTM_MODE = 2  # ideep::rnn_kind::LSTM, torch's `mode` argument
 
 ONEDNN_AVX512_CAUSE = ("LSTM through oneDNN's AVX-512 kernels (mkldnn_rnn_layer): their "
                        "products' orders are not reproduced (its AVX2 kernels are)")
-ONEDNN_BACKWARD_CAUSE = ("LSTM backward through oneDNN (mkldnn_rnn_layer_backward): its GEMM "
-                         "and eltwise kernels are not reproduced")
 _BPTT = ("mkldnn_rnn_layer_backward({input}, {weight0}, {weight1}, {weight2}, {weight3}, {hx_}, "
          "{cx_}, {result0}, {result1}, {result2}, {grad}, {reverse}, {result3})[{i}]")
 
@@ -141,38 +138,91 @@ class MkldnnRnnLayerBackward0(Function):
         gates = work[:steps * batch * 4 * hidden].reshape(steps, batch, 4 * hidden)
         cells = work[steps * batch * 4 * hidden:].reshape(steps, batch, hidden)
         hs = self.unpack("result0").array
-        exactness.note(ONEDNN_BACKWARD_CAUSE)
-        g_out = grads[0].array
-        dh, dc = grads[1].array.copy(), grads[2].array.copy()
-        dx = np.zeros_like(x)
-        dw_ih, dw_hh = np.zeros_like(w_ih), np.zeros_like(w_hh)
-        db = np.zeros(4 * hidden, x.dtype)
-        order = list(range(steps - 1, -1, -1) if reverse else range(steps))
-        for k in range(steps - 1, -1, -1):
-            t = order[k]
-            c_prev = cells[k - 1] if k > 0 else c0
-            h_prev = hs[order[k - 1]] if k > 0 else h0
-            i, f, g, o = np.split(gates[k], 4, axis=1)
-            tc = np.tanh(cells[k])
-            dh = dh + g_out[t]
-            do = dh * tc
-            dc = dc + dh * o * (1 - tc * tc)
-            di, df, dg = dc * g, dc * c_prev, dc * i
-            dpre = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g * g),
-                                   do * o * (1 - o)], axis=1).astype(x.dtype)
-            dx[t] = dpre @ w_ih
-            dw_ih += dpre.T @ x[t]
-            dw_hh += dpre.T @ h_prev
-            db += dpre.sum(0)
-            dh = dpre @ w_hh
-            dc = dc * f
+        if onednn.AVX512_CORE and x.dtype == np.float32:
+            exactness.note(ONEDNN_AVX512_CAUSE)
+        dx, dw_ih, dw_hh, db, dh, dc = _backward_through_time(
+            x, w_ih, w_hh, h0, c0, gates, cells, hs, grads[0].array, grads[1].array,
+            grads[2].array, reverse)
         wrap = Tensor._wrap
         need = self.needs_input_grad
         return (wrap(dx) if need(0) else None,
                 wrap(dw_ih) if need(1) else None, wrap(dw_hh) if need(2) else None,
                 wrap(db.copy()) if need(3) else None, wrap(db.copy()) if need(4) else None,
-                wrap(np.asarray(dh, x.dtype)) if need(5) else None,
-                wrap(np.asarray(dc, x.dtype)) if need(6) else None)
+                wrap(dh) if need(5) else None, wrap(dc) if need(6) else None)
+
+
+def _backward_through_time(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, h0: np.ndarray,
+                           c0: np.ndarray, gates: np.ndarray, cells: np.ndarray,
+                           hs: np.ndarray, g_out: np.ndarray, dh: np.ndarray, dc: np.ndarray,
+                           reverse: bool) -> tuple[np.ndarray, ...]:
+    """oneDNN's LSTM backward (ref_rnn_bwd) step for step: per step, from the last run,
+    jit_uni_lstm_cell_postgemm_bwd's gate gradients (each `v - v²` and `1 - v²` one fused
+    multiply-add), the previous hidden state's gradient (a product with W_hh), the bias
+    gradient added row by row (gates_reduction); then the products merged over the steps:
+    the input gradient, W_ih's gradient, and W_hh's (left to right: over the steps after the
+    first plus the first's, whose h0 oneDNN reads from the caller's memory; right to left:
+    over every step, h0 copied into its workspace). Measured bit for bit
+    against torch 2.13 as an AVX2 machine. float64 (gradient checks) takes the same formulas
+    with exact products. Returns dx, dW_ih, dW_hh, db, dh0, dc0."""
+    steps, batch, features = x.shape
+    hidden = w_hh.shape[1]
+    one = x.dtype.type(1)
+    threads = capability.num_threads()
+    if x.dtype == np.float32:
+        tanh = onednn.tanh
+
+        def less_square(v: np.ndarray, start: Any) -> np.ndarray:
+            return fma(-v, v, start)
+
+        def product(a: np.ndarray, bt: np.ndarray, c: np.ndarray | None = None,
+                    trans_b: bool = False) -> np.ndarray:
+            return onednn_sgemm.sgemm(np.ascontiguousarray(a), np.ascontiguousarray(bt), c,
+                                      threads, trans_b)
+    else:
+        tanh = np.tanh
+
+        def less_square(v: np.ndarray, start: Any) -> np.ndarray:
+            return start - v * v
+
+        def product(a: np.ndarray, bt: np.ndarray, c: np.ndarray | None = None,
+                    trans_b: bool = False) -> np.ndarray:
+            return bt @ a.T if c is None else c + bt @ a.T
+    order = list(range(steps - 1, -1, -1) if reverse else range(steps))
+    d_gates = np.empty((steps, batch, 4 * hidden), x.dtype)
+    db = np.zeros(4 * hidden, x.dtype)
+    dc = np.array(dc, x.dtype)
+    for k in range(steps - 1, -1, -1):
+        t = order[k]
+        i, f, g, o = np.split(gates[k], 4, axis=1)
+        c_prev = cells[k - 1] if k > 0 else c0
+        tc = tanh(cells[k])
+        dht = g_out[t] + dh
+        dct = dc + less_square(tc, one) * dht * o
+        dg = d_gates[k]
+        dg[:, :hidden] = less_square(i, i) * dct * g
+        dg[:, hidden:2 * hidden] = less_square(f, f) * dct * c_prev
+        dg[:, 2 * hidden:3 * hidden] = less_square(g, one) * (i * dct)
+        dg[:, 3 * hidden:] = less_square(o, o) * dht * tc
+        dc = dct * f
+        dh = product(w_hh.T, dg)
+        for row in dg:
+            db += row
+    flat = d_gates.reshape(steps * batch, 4 * hidden)
+    dx = np.empty_like(x)
+    dx[order] = product(w_ih.T, flat).reshape(steps, batch, features)
+    dw_ih = product(flat.T, x[order].reshape(steps * batch, features).T, trans_b=True).T
+    if reverse:  # h0 was copied into the workspace: one product over every step
+        h_prev = np.concatenate([h0[None], hs[order[:-1]]]).reshape(steps * batch, hidden)
+        dw_hh = product(flat.T, h_prev.T, trans_b=True).T
+    else:  # the first step's h0 is read where the caller keeps it: a product of its own
+        later = None
+        if steps > 1:
+            h_prev = hs[order[:-1]].reshape((steps - 1) * batch, hidden)
+            later = product(flat[batch:].T, h_prev.T, trans_b=True)
+        dw_hh = product(d_gates[0].T, h0.T, later, trans_b=True).T
+    return dx, dw_ih, dw_hh, db, np.asarray(dh, x.dtype), dc
+    dw_hh = product(d_gates[0].T, h0.T, later, trans_b=True).T
+    return dx, dw_ih, dw_hh, db, np.asarray(dh, x.dtype), dc
 
 
 def differentiable_backward(node: MkldnnRnnLayerBackward0, grad_output: Tensor, grad_hy: Tensor,

@@ -113,8 +113,9 @@ class MkldnnRnnLayerBackward0(Function):
                 g = np.tanh(g)
                 c = f * c + i * g
                 h = o * np.tanh(c)
-            else:
-                i, f, o = onednn.logistic(i), onednn.logistic(f), onednn.logistic(o)
+            else:  # (one call per injector: every gate's sigmoid, elementwise alike)
+                sig = onednn.logistic(pre)
+                i, f, o = sig[:, :hidden], sig[:, hidden:2 * hidden], sig[:, 3 * hidden:]
                 g = onednn.tanh(g)
                 c = fma(i, g, c * f)
                 h = o * onednn.tanh(c)
@@ -198,11 +199,15 @@ def _backward_through_time(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, h0
         tc = tanh(cells[k])
         dht = g_out[t] + dh
         dct = dc + less_square(tc, one) * dht * o
+        # v - v² for the sigmoid gates, 1 - g² for the tanh one, in one call
+        start = gates[k].copy()
+        start[:, 2 * hidden:3 * hidden] = one
+        slope = less_square(gates[k], start)
         dg = d_gates[k]
-        dg[:, :hidden] = less_square(i, i) * dct * g
-        dg[:, hidden:2 * hidden] = less_square(f, f) * dct * c_prev
-        dg[:, 2 * hidden:3 * hidden] = less_square(g, one) * (i * dct)
-        dg[:, 3 * hidden:] = less_square(o, o) * dht * tc
+        dg[:, :hidden] = slope[:, :hidden] * dct * g
+        dg[:, hidden:2 * hidden] = slope[:, hidden:2 * hidden] * dct * c_prev
+        dg[:, 2 * hidden:3 * hidden] = slope[:, 2 * hidden:3 * hidden] * (i * dct)
+        dg[:, 3 * hidden:] = slope[:, 3 * hidden:] * dht * tc
         dc = dct * f
         dh = product(w_hh.T, dg)
         for row in dg:

@@ -201,6 +201,11 @@ def _same_layout_copy(array: np.ndarray) -> np.ndarray:
     return out
 
 
+INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor "
+                    "refers to a single memory location. Please clone() the tensor before "
+                    "performing the operation.")
+
+
 def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any) -> Tensor:
     """Run `op` out of place, write the result into `self`, bump its version, rebase history.
 
@@ -208,6 +213,10 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
     backward is unaffected by the write itself.
     """
     check_inplace(self)
+    if any(n > 1 and st == 0 for n, st in zip(self.array.shape, self.array.strides)):
+        # at::has_internal_overlap's certain case (an expanded dim), which TensorIterator's
+        # in-place ops refuse
+        raise TorchRuntimeError(INTERNAL_OVERLAP)
     recording = GRAD_MODE.enabled and (
         self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others))
     if recording:

@@ -4,7 +4,8 @@ torch 2.13 computes exact GELU of a contiguous float32 tensor of more than one e
 with oneDNN (`ideep::eltwise_forward`, algorithm eltwise_gelu_erf). Below AVX-512 the JIT
 injector (src/cpu/x64/injectors/jit_uni_eltwise_injector.cpp, Apache-2.0) evaluates
 Abramowitz and Stegun's erf with its own exp; every `vfmadd`/`vfnmadd` is a float32
-fused multiply-add (`fp32.fma`). Functions take and return 1-D float32 arrays.
+fused multiply-add (`fp32.fma`). The same injector's sigmoid (`logistic`) and `tanh` run in
+the LSTM's post-GEMM kernels (engine/ops/rnn.py). Functions take and return float32 arrays.
 
 oneDNN picks its ISA from the CPU (capped by ONEDNN_MAX_CPU_ISA), not from torch's
 ATEN_CPU_CAPABILITY. With AVX-512 the forward runs a piecewise minimax polynomial instead

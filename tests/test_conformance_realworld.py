@@ -26,6 +26,14 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
+    "gh_karpathy_nanogpt_sdpa_dropout_crop": "nanoGPT's model.py starts with `import inspect` "
+                                             "(configure_optimizers reads "
+                                             "inspect.signature(torch.optim.AdamW).parameters "
+                                             "for 'fused'), and gradtrace has no inspect "
+                                             "module; the rest of the file (SDPA with "
+                                             "dropout_p=0.1 and is_causal=True in training, "
+                                             "crop_block_size, generate) prints what torch "
+                                             "prints when that line is removed (measured)",
     "tutorial_dcgan_training_step": "the generator loss differs from torch's in its 4th "
                                     "decimal: the DCGAN's convolutions and transposed "
                                     "convolutions are reproduced step by step (with the "
@@ -82,7 +90,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 554
+    assert len(CASES) == 567
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

@@ -120,11 +120,11 @@ class Parameter:
         if kind == "Tensor":
             return isinstance(value, Tensor) or numbers and (t in _NUMBERS or t is complex)
         if kind == "Scalar":
-            return t in _NUMBERS or t is complex or isinstance(value, Tensor)
+            return t in _NUMBERS or t is complex or _scalar_tensor(value)
         if kind in ("int64_t", "SymInt"):
             return t is int or isinstance(value, Tensor) and not value.dtype.is_floating_point
         if kind == "double":
-            return t in _NUMBERS or isinstance(value, Tensor)
+            return t in _NUMBERS or _scalar_tensor(value)
         if kind == "bool":
             return t is bool
         if kind == "ScalarType":
@@ -165,6 +165,12 @@ class Parameter:
         return None
 
 
+def _scalar_tensor(value: Any) -> bool:
+    """A tensor torch's parser takes for a Scalar or double: 0-dim, needing no gradient
+    (python_arg_parser.cpp's DOUBLE case)."""
+    return isinstance(value, Tensor) and value.array.ndim == 0 and not value.requires_grad
+
+
 def _is_int(value: Any) -> bool:
     """torch's is_int_or_symint: an int (not a bool), or a one-element integer tensor."""
     if type(value) is int:
@@ -198,13 +204,14 @@ class _Thrown(Exception):
 class Signature:
     """One of a parser's signatures, parsed from its recorded text."""
 
-    __slots__ = ("params", "hidden", "min_args", "max_args", "max_pos_args",
+    __slots__ = ("params", "hidden", "deprecated", "min_args", "max_args", "max_pos_args",
                  "varargs")
 
     def __init__(self, text: str):
         head, _, flag = text.partition("|")
         # a deprecated signature is taken but never shown, as a hidden one
         self.hidden = flag in ("hidden", "deprecated")
+        self.deprecated = flag == "deprecated"
         inner = head[head.index("(") + 1:head.rindex(")")]
         params, keyword_only = [], False
         for part in _split(inner):
@@ -424,8 +431,9 @@ class Parser:
         self._signatures: list[Signature] | None = None
         self.numbers = numbers  # a Python number is taken for a Tensor
         # the argument kinds of calls it took (whether a value is taken depends only on
-        # its kind): a call of the same kinds needs no parse
-        self.taken: set[tuple] = set()
+        # its kind), each with the deprecated signature that took it (or None): a call of
+        # the same kinds needs no parse
+        self.taken: dict[tuple, Signature | None] = {}
 
     @property
     def signatures(self) -> list[Signature]:
@@ -435,23 +443,43 @@ class Parser:
             self._signatures = [Signature(t) for t in self._texts]
         return self._signatures
 
-    def check(self, args: list[Any], kwargs: dict[str, Any], span: Span | None) -> None:
-        """torch's TypeError, at `span`, if no signature takes the arguments."""
+    def check(self, args: list[Any], kwargs: dict[str, Any],
+              span: Span | None) -> Signature | None:
+        """torch's TypeError, at `span`, if no signature takes the arguments; else the
+        deprecated signature that takes them (`add(Scalar alpha, Tensor other)`), if one
+        does before any other."""
         kinds = tuple([_kind(a) for a in args])
         if kwargs:
             kinds += tuple([(k, _kind(v)) for k, v in kwargs.items()])
         if kinds in self.taken:
-            return
+            return self.taken[kinds]
         try:
             message, kind = self._message(args, kwargs), "TypeError"
         except _Thrown as thrown:
             message, kind = str(thrown), thrown.kind
         if message is not None:
             raise ScriptError(message, span, kind=kind)
+        taking = next(s for s in self.signatures if s.parse(self.name, args, kwargs,
+                                                            self.numbers) is None) \
+            if self.signatures else None
+        deprecated = taking if taking is not None and taking.deprecated else None
         if len(self.taken) > 256:
             self.taken.clear()
         if None not in kinds:
-            self.taken.add(kinds)
+            self.taken[kinds] = deprecated
+        return deprecated
+
+    def deprecation(self, signature: Signature) -> str:
+        """torch's TORCH_WARN_ONCE for a call a deprecated signature took
+        (python_arg_parser.cpp): it and the signatures to use instead."""
+        text = f"This overload of {self.name} is deprecated:\n\t{self.name}" \
+               f"{signature.printed()}"
+        shown = [s for s in self.signatures if not s.hidden]
+        if shown:
+            text += "\nConsider using one of the following signatures instead:"
+            text += "".join(f"\n\t{self.name}{s.printed()}" for s in shown)
+        return f"UserWarning: {text} (Triggered internally at /__w/pytorch/pytorch/torch/" \
+               "csrc/utils/python_arg_parser.cpp:1841.)"
 
     def message(self, args: list[Any], kwargs: dict[str, Any]) -> str | None:
         """torch's message for the call, None if it takes the arguments."""
@@ -545,14 +573,32 @@ def parser_for(fn: Any) -> Parser | None:
         return None
 
 
-def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any], span: Span | None) -> None:
+def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
+                    span: Span | None) -> tuple[Any, dict[str, Any], str | None]:
     """A call of an engine function or Tensor method: torch's parser check from the
-    recorded signatures where torch has them, else its bool parameters'."""
+    recorded signatures where torch has them, else its bool parameters'. Returns the
+    arguments to call with and, for a deprecated signature's call, torch's warning: the
+    arguments are then the current signature's (`x.add_(-lr, g)`, old optimizers' code,
+    is `x.add_(g, alpha=-lr)`; `torch.addcmul(t, v, t1, t2)` is `value=v`)."""
     parser = parser_for(fn)
-    if parser is not None:
-        parser.check(list(args), kwargs, span)
-    else:
+    if parser is None:
         check_bool_arguments(fn, args, kwargs, span)
+        return args, kwargs, None
+    deprecated = parser.check(list(args), kwargs, span)
+    if deprecated is None or not all(p.type in _REORDERED for p in deprecated.params):
+        return args, kwargs, None
+    positional, keywords = [], dict(kwargs)
+    for p, value in zip(deprecated.params, args, strict=False):
+        if p.type == "Scalar":  # (alpha, beta, value: keyword-only in the current ones)
+            keywords[p.name] = value
+        else:
+            positional.append(value)
+    return positional, keywords, parser.deprecation(deprecated)
+
+
+# the parameter types of the deprecated signatures whose calls are rewritten (their Scalars
+# moved to keywords): add/sub's alpha, addcmul/addcdiv's value, addmm-like beta and alpha
+_REORDERED = frozenset(("Scalar", "Tensor"))
 
 
 _BOOL = ("bool",)  # annotations as written (the engine uses `from __future__ import annotations`)

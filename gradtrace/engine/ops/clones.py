@@ -124,10 +124,10 @@ def to(a: Tensor, *args: Any, device: Any = None, dtype: Any = None,
         dtype = other.dtype
     elif rest and isinstance(rest[0], dtypes.DType):
         dtype = rest.pop(0)
-    elif rest and is_device_like(rest[0]):
-        device = rest.pop(0)
-        if rest and isinstance(rest[0], dtypes.DType):
-            dtype = rest.pop(0)
+    elif rest and (rest[0] is None or is_device_like(rest[0])):
+        device = rest.pop(0)  # (`Device? device=None`: None stays on the tensor's device)
+        if rest and (rest[0] is None or isinstance(rest[0], dtypes.DType)):
+            dtype = rest.pop(0) or dtype  # (`ScalarType? dtype=None`)
     if rest and isinstance(rest[0], bool):
         rest.pop(0)  # non_blocking: a CPU copy is synchronous anyway
         if rest and isinstance(rest[0], bool):

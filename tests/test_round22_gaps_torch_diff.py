@@ -3,14 +3,22 @@ found (nanoGPT's model.py and train.py): the flash-attention output's layout (to
 allocates it as empty_like(query), so a (B, T, H, E) query's output is laid out (B, T, H, E)
 and the model's `y.transpose(1, 2).contiguous()` copies nothing: no CloneBackward0 in the
 graph), and `inspect.signature` (configure_optimizers asks whether AdamW takes `fused`),
-with typing aliases' `__module__`, which its formatannotation reads.
+with typing aliases' `__module__`, which its formatannotation reads; and the PyTorch
+char-RNN generation tutorial's deprecated overload `p.data.add_(-lr, p.grad.data)`.
 
 Skipped unless torch is importable.
 """
 from __future__ import annotations
 
+import io
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from script_runs import gradtrace_output, torch_output, torch_outputs_in_child
+
+from gradtrace.runner import run_text
 
 torch = pytest.importorskip("torch")
 
@@ -118,3 +126,47 @@ def test_inspect_signature_of_script_functions_and_classes_like_python() -> None
     # in a child: exec here would inherit this file's `from __future__ import annotations`
     stdout, error = torch_outputs_in_child({"inspect": INSPECT})["inspect"]
     assert gradtrace_output(INSPECT) == stdout + error.replace(": ", " ", 1) + "\n"
+
+
+DEPRECATED_OVERLOADS = """import torch
+a = torch.ones(3, requires_grad=True)
+b = torch.arange(3.)
+print(torch.addcmul(a, 2, b, b))
+c = a.detach().clone()
+print(c.add_(-0.5, b))
+print(a.add(2, b), a.sub(2, b), torch.add(a, 2, b), torch.sub(a, 3, b))
+print(c.addcmul_(2, b, b), c.addcdiv(2, b, b + 1), c.sub_(1, b))
+m = torch.ones(2, 2)
+x = torch.eye(2)
+print(torch.addmm(2, m, 3, x, x), torch.addmm(2, m, x, x), m.addmm(2, 3, x, x))
+print(m.addmm(0.5, x, x), a.add(2, other=b), a.add(b, alpha=2))
+print(torch.add(a.detach(), 2, b, out=torch.empty(3)))
+y = a.add(2, b).sum()
+y.backward()
+print(a.grad, y.grad_fn.next_functions[0][0].name())
+print(torch.baddbmm(1, torch.ones(1, 2, 2), 2, torch.ones(1, 2, 2), torch.ones(1, 2, 2)))
+try:
+    a.add(2, 3)
+except TypeError as e:
+    print(e)
+"""
+
+
+@pytest.mark.parametrize("first", ["", "print(torch.ones(2).add_(3, torch.ones(2)))\n"])
+def test_deprecated_overloads_run_and_warn_once_like_torch(tmp_path: Path, first: str) -> None:
+    """torch's parser takes a deprecated overload (`p.data.add_(-lr, p.grad.data)`, the
+    char-RNN tutorial's update) as the current one, warning once per process whichever
+    function (TORCH_WARN_ONCE); gradtrace's parser took it and then called the engine with
+    the arguments in the old order (a TypeError)."""
+    text = DEPRECATED_OVERLOADS.replace("import torch\n", "import torch\n" + first)
+    script = tmp_path / "deprecated.py"
+    script.write_text(text)
+    torch_run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                               check=True)
+    err = io.StringIO()
+    result = run_text(text, "deprecated.gt", stderr=err)
+    assert result.error is None
+    assert result.stdout == torch_run.stdout
+    assert err.getvalue().replace("deprecated.gt", "PATH") == \
+        torch_run.stderr.replace(str(script), "PATH")
+    assert torch_run.stderr.count("is deprecated") == 1

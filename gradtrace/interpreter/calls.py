@@ -284,7 +284,7 @@ class Calls:
                 getattr(fn, "__module__", "").startswith(_TORCH_MODULES)):
             args, kwargs = as_builtin_values(args, kwargs)  # torch.tensor(Batch([1, 2]))
         if not self.in_library:  # (bundled library code passes the engine its own way)
-            check_arguments(fn, args, kwargs, span)
+            args, kwargs = check_arguments(fn, args, kwargs, span)
         if kwargs and kwargs.get("dtype") is not None and type(kwargs["dtype"]) is not DType \
                 and getattr(fn, "__module__", "").startswith("gradtrace.engine"):
             kwargs = {**kwargs, "dtype": _dtype_argument(fn, kwargs["dtype"], span)}

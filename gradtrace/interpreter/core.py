@@ -243,18 +243,20 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         line = self.current_span.line if self.current_span else 0
         self.warnings.emit_text(message, line, module, where)
 
-    def warn_once(self, message: str, where: str = "") -> None:
+    def warn_once(self, message: str, where: str = "", first_only: bool = False) -> None:
         """A warning torch raises with its own code as the location: Python's filter shows
-        it once per run for each place in torch (`where`), at the first user line."""
-        if (message, where) in self._warned_once:
+        it once per run for each place in torch (`where`), at the first user line; with
+        `first_only` (TORCH_WARN_ONCE), only the first message from that place."""
+        key = ("", where) if first_only else (message, where)
+        if key in self._warned_once:
             return
-        self._warned_once.add((message, where))
+        self._warned_once.add(key)
         self.warn(message)
 
     def _flush_engine_warnings(self) -> None:
         while creation.WARNINGS:
             message = creation.WARNINGS.pop(0)
             if isinstance(message, creation.OnceWarning):
-                self.warn_once(message, message.where)
+                self.warn_once(message, message.where, message.first_only)
             else:
                 self.warn(message)

@@ -198,13 +198,14 @@ class _Thrown(Exception):
 class Signature:
     """One of a parser's signatures, parsed from its recorded text."""
 
-    __slots__ = ("params", "hidden", "min_args", "max_args", "max_pos_args",
+    __slots__ = ("params", "hidden", "deprecated", "min_args", "max_args", "max_pos_args",
                  "varargs")
 
     def __init__(self, text: str):
         head, _, flag = text.partition("|")
         # a deprecated signature is taken but never shown, as a hidden one
-        self.hidden = flag in ("hidden", "deprecated")
+        self.deprecated = flag == "deprecated"
+        self.hidden = flag == "hidden" or self.deprecated
         inner = head[head.index("(") + 1:head.rindex(")")]
         params, keyword_only = [], False
         for part in _split(inner):
@@ -416,7 +417,7 @@ def _split(inner: str) -> list[str]:
 class Parser:
     """torch's PythonArgParser for one function or method."""
 
-    __slots__ = ("name", "_texts", "_signatures", "numbers", "taken")
+    __slots__ = ("name", "_texts", "_signatures", "numbers", "taken", "deprecated")
 
     def __init__(self, name: str, texts: list[str], numbers: bool = False):
         self.name = name
@@ -426,6 +427,9 @@ class Parser:
         # the argument kinds of calls it took (whether a value is taken depends only on
         # its kind): a call of the same kinds needs no parse
         self.taken: set[tuple] = set()
+        # argument kinds -> the deprecated signature such a call takes, or None
+        self.deprecated: dict[tuple, Signature | None] | None = \
+            {} if any(t.endswith("|deprecated") for t in texts) else None
 
     @property
     def signatures(self) -> list[Signature]:
@@ -435,13 +439,14 @@ class Parser:
             self._signatures = [Signature(t) for t in self._texts]
         return self._signatures
 
-    def check(self, args: list[Any], kwargs: dict[str, Any], span: Span | None) -> None:
-        """torch's TypeError, at `span`, if no signature takes the arguments."""
+    def check(self, args: list[Any], kwargs: dict[str, Any], span: Span | None) -> tuple:
+        """torch's TypeError, at `span`, if no signature takes the arguments; else the
+        call's argument kinds."""
         kinds = tuple([_kind(a) for a in args])
         if kwargs:
             kinds += tuple([(k, _kind(v)) for k, v in kwargs.items()])
         if kinds in self.taken:
-            return
+            return kinds
         try:
             message, kind = self._message(args, kwargs), "TypeError"
         except _Thrown as thrown:
@@ -452,6 +457,49 @@ class Parser:
             self.taken.clear()
         if None not in kinds:
             self.taken.add(kinds)
+        return kinds
+
+    def modernised(self, args: Any, kwargs: dict[str, Any], kinds: tuple
+                   ) -> tuple[Any, dict[str, Any]]:
+        """The arguments of a call the parser took (check passed) as its current signature
+        takes them: a deprecated overload's (`t.add_(-lr, g)`, `torch.addcmul(t, 2, a, b)`)
+        are bound by name and passed again as the first current signature that has every
+        name (`add_(g, alpha=-lr)`), with torch's warning, once per run (TORCH_WARN_ONCE
+        at one place in its parser, whichever function); `kinds` are check's."""
+        if self.deprecated is None:
+            return args, kwargs
+        if kinds in self.deprecated:
+            taken = self.deprecated[kinds]
+        else:
+            taken = next((s for s in self.signatures
+                          if s.parse(self.name, list(args), kwargs, self.numbers) is None),
+                         None)
+            taken = taken if taken is not None and taken.deprecated else None
+            if None not in kinds and len(self.deprecated) < 256:
+                self.deprecated[kinds] = taken
+        if taken is None:
+            return args, kwargs
+        bound = dict(zip([p.name for p in taken.params], args))
+        bound.update(kwargs)
+        current = [s for s in self.signatures if not s.hidden]
+        target = next((s for s in current if set(bound) <= {p.name for p in s.params}),
+                      None)
+        if target is None:
+            return args, kwargs
+        from ..engine.ops.creation import WARNINGS, OnceWarning
+
+        instead = "".join(f"\n\t{self.name}{s.printed()}" for s in current)
+        WARNINGS.append(OnceWarning(
+            f"UserWarning: This overload of {self.name} is deprecated:\n\t"
+            f"{self.name}{taken.printed()}\nConsider using one of the following signatures "
+            f"instead:{instead} (Triggered internally at /__w/pytorch/pytorch/torch/csrc/"
+            "utils/python_arg_parser.cpp:1841.)", "python_arg_parser.cpp:1841", first_only=True))
+        new_args: list[Any] = []
+        for p in target.params:
+            if p.keyword_only or p.name not in bound:
+                break
+            new_args.append(bound.pop(p.name))
+        return new_args, bound
 
     def message(self, args: list[Any], kwargs: dict[str, Any]) -> str | None:
         """torch's message for the call, None if it takes the arguments."""
@@ -545,14 +593,17 @@ def parser_for(fn: Any) -> Parser | None:
         return None
 
 
-def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any], span: Span | None) -> None:
+def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any], span: Span | None
+                    ) -> tuple[Any, dict[str, Any]]:
     """A call of an engine function or Tensor method: torch's parser check from the
-    recorded signatures where torch has them, else its bool parameters'."""
+    recorded signatures where torch has them, else its bool parameters'; the arguments
+    to call it with (a deprecated overload's in the current order)."""
     parser = parser_for(fn)
     if parser is not None:
-        parser.check(list(args), kwargs, span)
-    else:
-        check_bool_arguments(fn, args, kwargs, span)
+        kinds = parser.check(list(args), kwargs, span)
+        return parser.modernised(args, kwargs, kinds)
+    check_bool_arguments(fn, args, kwargs, span)
+    return args, kwargs
 
 
 _BOOL = ("bool",)  # annotations as written (the engine uses `from __future__ import annotations`)

@@ -33,13 +33,17 @@ WARNINGS: list[str] = []  # UserWarnings torch would print; the interpreter send
 
 class OnceWarning(str):
     """A warning whose location is torch's own code (`where` names the place): Python's
-    filter shows it once per run for each place, not once per line of the script."""
+    filter shows it once per run for each place, not once per line of the script; with
+    `first_only`, only the first message from that place is shown (TORCH_WARN_ONCE, whose
+    message varies)."""
 
     where: str = ""
+    first_only: bool = False
 
-    def __new__(cls, message: str, where: str) -> OnceWarning:
+    def __new__(cls, message: str, where: str, first_only: bool = False) -> OnceWarning:
         self = super().__new__(cls, message)
         self.where = where
+        self.first_only = first_only
         return self
 COPY_CONSTRUCT_WARNING = (
     "UserWarning: To copy construct from a tensor, it is recommended to use "

@@ -170,3 +170,26 @@ def test_deprecated_overloads_run_and_warn_once_like_torch(tmp_path: Path, first
     assert err.getvalue().replace("deprecated.gt", "PATH") == \
         torch_run.stderr.replace(str(script), "PATH")
     assert torch_run.stderr.count("is deprecated") == 1
+
+
+LSTM_LAYOUTS = """import torch
+torch.manual_seed(0)
+emb = torch.nn.Embedding(10, 6)
+for kwargs in (dict(), dict(batch_first=True), dict(num_layers=2, dropout=0.0)):
+    lstm = torch.nn.LSTM(6, 4, **kwargs)
+    for x in (emb(torch.randint(0, 10, (3, 5))).permute(1, 0, 2), emb(torch.randint(0, 10, (5, 3))),
+              emb(torch.randint(0, 10, (5, 3)))[::2]):
+        o, (h, c) = lstm(x)
+        fn, names = o.grad_fn, []
+        while fn is not None:
+            names.append(fn.name())
+            fn = fn.next_functions[0][0] if fn.next_functions else None
+        print(names, o.shape, o.is_contiguous())
+"""
+
+
+def test_lstm_copies_a_non_contiguous_input_as_torch() -> None:
+    """torch's mkldnn_rnn makes any input contiguous (CloneBackward0 for a permuted one, the
+    sentiment models' `x.permute(1, 0, 2)` into a dropout of p=0); gradtrace copied only a
+    batch_first one."""
+    assert gradtrace_output(LSTM_LAYOUTS) == torch_output(LSTM_LAYOUTS)

@@ -528,7 +528,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "string, unicodedata, " \
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
-             "(SimpleNamespace), logging (to streams), tqdm (progress bars on stderr), " \
+             "(SimpleNamespace), inspect (signature), logging (to streams), tqdm (progress " \
+             "bars on stderr), " \
              "functorch (torch.func's transforms), " \
              "pathlib (Path over the run's files) and os (paths; the files torch.save " \
              "wrote and the folders the script made, in memory)"

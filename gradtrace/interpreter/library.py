@@ -30,6 +30,7 @@ from . import autograd_function, copying
 from .function_attributes import function_attribute
 from .objects import (
     MISSING,
+    FunctionWrapper,
     Instance,
     Method,
     ScriptClass,
@@ -500,3 +501,39 @@ def enum_aliases(interp: Interpreter, cls: Any) -> list:
         return []
     return [(name, member.attrs["_name_"]) for name, member in info.by_name.items()
             if member.attrs["_name_"] != name]
+
+
+@intrinsic
+def function_parameters(interp: Interpreter, obj: Any) -> tuple[list[tuple], tuple]:
+    """inspect.signature's material: the parameters of a script function, a bound method
+    (without its first), a wrapped function (what it wraps) or a class (its `__init__`'s,
+    without self; none for object's), each (name, kind, defaults, annotations) with the
+    kind as inspect numbers it and the default and annotation as one-tuples (empty for
+    none); and the return annotation as such a tuple."""
+    drop = 0
+    while True:
+        if type(obj) is ScriptClass:
+            obj, drop = obj.lookup("__init__"), 1
+            if type(obj) is not UserFunction:  # object's
+                return [], ()
+        elif type(obj) is Method:
+            obj, drop = obj.function, 1
+        elif isinstance(obj, FunctionWrapper):
+            obj = obj.wrapped
+        else:
+            break
+    if type(obj) is not UserFunction:
+        raise NotSupportedError(f"inspect.signature of a {type_name(obj)} (only of script "
+                                "functions, methods and classes)")
+    sig, annotations = obj.signature, function_attribute(obj, "__annotations__")
+    kinds = ([(name, 0) for name in sig.positional[:sig.posonly]]
+             + [(name, 1) for name in sig.positional[sig.posonly:]]
+             + ([(sig.varargs, 2)] if sig.varargs else [])
+             + [(name, 3) for name in sig.kwonly]
+             + ([(sig.varkw, 4)] if sig.varkw else []))
+    def given(table: dict[str, Any], name: str) -> tuple:
+        return (table[name],) if name in table else ()
+
+    params = [(name, kind, given(obj.defaults, name), given(annotations, name))
+              for name, kind in kinds[drop:]]
+    return params, given(annotations, "return")

@@ -345,6 +345,7 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                  "RawTextHelpFormatter", "MetavarTypeHelpFormatter", "Namespace", "Action",
                  "ONE_OR_MORE", "OPTIONAL", "PARSER", "REMAINDER", "SUPPRESS", "ZERO_OR_MORE"),
     "types": ("SimpleNamespace",),
+    "inspect": ("signature", "Signature", "Parameter"),
     "tqdm": ("tqdm", "trange"),
     "tqdm.auto": ("tqdm", "trange"), "tqdm.notebook": ("tqdm", "trange"),
     "tqdm.autonotebook": ("tqdm", "trange"),
@@ -527,7 +528,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "string, unicodedata, " \
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
-             "(SimpleNamespace), logging (to streams), tqdm (progress bars on stderr), " \
+             "(SimpleNamespace), inspect (signature), logging (to streams), tqdm (progress " \
+             "bars on stderr), " \
              "functorch (torch.func's transforms), " \
              "pathlib (Path over the run's files) and os (paths; the files torch.save " \
              "wrote and the folders the script made, in memory)"

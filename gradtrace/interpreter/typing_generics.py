@@ -153,7 +153,8 @@ def _substitute(interp: Interpreter, value: Any, mapping: dict[Any, Any], depth:
 
 
 def alias_attribute(interp: Interpreter, alias: TypingName, name: str) -> Any:
-    """A typing alias's `__origin__`, `__args__`, `__parameters__`, `__name__`."""
+    """A typing alias's `__origin__`, `__args__`, `__parameters__`, `__name__`,
+    `__module__` (what inspect's formatannotation tests)."""
     if name == "__origin__":
         origin = get_origin(interp, alias)
         if origin is not None:
@@ -167,6 +168,8 @@ def alias_attribute(interp: Interpreter, alias: TypingName, name: str) -> Any:
     elif name in ("__name__", "__qualname__") and type(alias) is not GenericAlias:
         return "Optional" if alias.name == "Optional" and alias.args is not None else \
             alias.name
+    elif name == "__module__":
+        return "builtins" if type(alias) is GenericAlias else "typing"
     return MISSING  # (the caller's refusal or AttributeError, as for any value)
 
 

@@ -3,7 +3,8 @@
 `_fused_sdp_choice` picks the flash-attention kernel (one node,
 ScaledDotProductFlashAttentionForCpuBackward0, kernels in engine/attention_kernels.py)
 for 4-d floating inputs with equal head sizes, unit last strides, no dropout and no mask
-or a 2-d/4-d mask that does not require grad; everything else runs
+or a 2-d/4-d mask that does not require grad (its output laid out as empty_like(query));
+everything else runs
 `_scaled_dot_product_attention_math`: scale q and k by sqrt(scale), matmul, add the mask
 in place, `_safe_softmax` (SafeSoftmaxBackward0), dropout, matmul (measured on torch
 2.13.0+cpu).
@@ -19,6 +20,7 @@ from .. import attention_kernels as kernels
 from ..formulas import PRESENT, Formula, vjp
 from ..node import Function
 from ..tensor import Tensor
+from .clones import empty_laid_out, preserved_strides
 from .softmax import softmax_backward_values, softmax_values
 from .views import saved_int, signed
 
@@ -57,6 +59,11 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Function):
                                                        k.array.shape[2])
         out, lse = kernels.flash_forward(q.array, k.array, v.array, mask, is_causal,
                                          _scale(q, scale))
+        strides = preserved_strides(q.array)
+        if strides is not None:  # the output is empty_like(query): a (B, T, H, E) query's
+            laid = empty_laid_out(out.shape, strides, out.dtype)  # layout, so a model's
+            laid[...] = out  # transpose(1, 2).contiguous() copies nothing
+            out = laid
         self.save("query", q)
         self.save("key", k)
         self.save("value", v)

@@ -26,14 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "gh_karpathy_nanogpt_sdpa_dropout_crop": "nanoGPT's model.py starts with `import inspect` "
-                                             "(configure_optimizers reads "
-                                             "inspect.signature(torch.optim.AdamW).parameters "
-                                             "for 'fused'), and gradtrace has no inspect "
-                                             "module; the rest of the file (SDPA with "
-                                             "dropout_p=0.1 and is_causal=True in training, "
-                                             "crop_block_size, generate) prints what torch "
-                                             "prints when that line is removed (measured)",
     "tutorial_dcgan_training_step": "the generator loss differs from torch's in its 4th "
                                     "decimal: the DCGAN's convolutions and transposed "
                                     "convolutions are reproduced step by step (with the "

@@ -68,8 +68,9 @@ from .runtime import PYTHON_ERRORS
 from .suggestions import closest, tensor_dir
 from .system_modules import StructSequence, struct_attribute
 from .torch_functions import FUNCTION_ATTRIBUTES as TORCH_FUNCTION_ATTRIBUTES
-from .torch_functions import TorchFunction, script_value
+from .torch_functions import TorchFunction, script_value, tensor_python_method
 from .torch_functions import function_attribute as torch_function_attribute
+from .typecheck import TypeBuiltin, is_torch_class, torch_class_attribute
 from .typed_classes import NamedTupleNew, TypingClass
 from .typing_module import TypeVarName, TypingName
 
@@ -117,10 +118,13 @@ _MODULE_NAMES = {"os.path": "posixpath"}
 """A module's `__name__` where it differs from the dotted name a script imports it by."""
 
 _BOUND_METHOD_NAMES: dict[str, Callable[[Any], Any]] = {
-    "__name__": lambda m: m.name, "__qualname__": lambda m: f"{stdlib.owner_name(m.obj)}.{m.name}",
-    "__module__": lambda m: None}
-"""What a builtin method bound to its object (`t.add`, `xs.append`) tells of its name, as
-Python's do (`Tensor.add`, `list.append`; a C method has no module)."""
+    "__name__": lambda m: m.name if m.python is None else m.python[0],
+    "__qualname__": lambda m: f"{stdlib.owner_name(m.obj)}.{m.name}" if m.python is None
+    else m.python[1],
+    "__module__": lambda m: None if m.python is None else m.python[2]}
+"""What a method bound to its object (`t.add`, `xs.append`, `t.backward`) tells of its name,
+as Python's do (`Tensor.add`, `list.append`; a C method has no module; torch's Python ones
+theirs: `Tensor.backward` of `torch._tensor`)."""
 
 
 class TensorDicts:
@@ -179,7 +183,7 @@ class Attributes:
                 return getter(obj, self)
             method = stdlib.TENSOR_METHODS.get(name)
             if method is not None:
-                return stdlib.BoundMethod(obj, method, name)
+                return stdlib.BoundMethod(obj, method, name, tensor_python_method(name))
             written = stdlib.TENSOR_LIBRARY_METHODS.get(name)
             if written is not None:
                 return Method(obj, self.library.resolve(written))
@@ -216,9 +220,11 @@ class Attributes:
             if name == "__name__":  # `scheduler.__module__ == lr_scheduler.__name__` (d2l)
                 return _MODULE_NAMES.get(obj.name, obj.name)
             raise stdlib.missing_namespace_name(obj, name)
-        if kind is BuiltinType or kind is OpaqueType or isinstance(obj, stdlib.ExceptionType) or \
-                isinstance(obj, ScriptType):
+        if kind is BuiltinType or kind is OpaqueType or kind is TypeBuiltin or \
+                isinstance(obj, (stdlib.ExceptionType, ScriptType)):
             return self.type_getattr(obj, name)
+        if is_torch_class(obj):
+            return torch_class_attribute(obj, name)
         if isinstance(obj, FunctionCtx):  # a custom Function's ctx, which is its grad_fn
             return stdlib.ctx_attribute(obj, name)
         if isinstance(obj, Node):
@@ -476,10 +482,12 @@ class Attributes:
         raise ScriptError(f"type object '{cls.name}' has no attribute '{name}'",
                           kind="AttributeError")
 
-    def tensor_method_descriptor(self, name: str) -> NativeFunction:
+    def tensor_method_descriptor(self, name: str) -> NativeFunction | TorchFunction:
         """`torch.Tensor.add` unbound: called with a tensor first, it is that tensor's method
-        (`map(torch.Tensor.item, losses)`); anything else first is torch's TypeError."""
+        (`map(torch.Tensor.item, losses)`); anything else first is torch's TypeError. One
+        torch writes in Python (`torch.Tensor.backward`) is a function, printed as torch's."""
         owner = "torch._C.TensorBase"
+        python = tensor_python_method(name)
 
         def unbound(*args: Any, **kwargs: Any) -> Any:
             if not args:
@@ -490,6 +498,9 @@ class Attributes:
                                   f"to a '{type_name(args[0])}' object", kind="TypeError")
             return self.get_attribute(args[0], name, None)(*args[1:], **kwargs)
 
+        if python is not None:
+            shown, qualname, module = python
+            return TorchFunction(unbound, "function", shown, module, qualname)
         return NativeFunction(name, owner, unbound, "method")
 
     def builtin_method(self, obj: Instance, name: str) -> Any:

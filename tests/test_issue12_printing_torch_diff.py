@@ -214,3 +214,15 @@ UNIFORM = [
 
 def test_uniform_checks_its_bounds_like_torch() -> None:
     _same(each_expression(UNIFORM, "torch.manual_seed(0)"))
+
+
+def test_hook_handles_and_torch_s_metaclasses_like_torch() -> None:
+    classes = ["torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter",
+               "torch.nn.parameter.UninitializedParameter",
+               "torch.nn.parameter.UninitializedBuffer", "torch.autograd.Variable",
+               "torch.autograd.graph.Node", "torch.Size", "torch.dtype", "torch.Generator"]
+    expressions = [f"type({c})" for c in classes] + [
+        "h", "type(h)", "type(h).__name__", "type(h).__module__", "isinstance(h, type(h))",
+        "type(torch.Tensor) == type", "isinstance(torch.Tensor, type)"]
+    setup = "h = torch.ones(1, requires_grad=True).register_hook(lambda g: g)"
+    _same(each_expression(expressions, setup))

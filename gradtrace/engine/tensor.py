@@ -668,6 +668,7 @@ class RemovableHandle:
     """What register_hook returns: `.remove()` unregisters the hook."""
 
     __slots__ = ("hooks", "hook")
+    __module__ = "torch.utils.hooks"  # torch's: the handle's repr
 
     def __init__(self, hooks: list, hook: Callable):
         self.hooks = hooks
@@ -677,8 +678,6 @@ class RemovableHandle:
         if self.hook in self.hooks:
             self.hooks.remove(self.hook)
 
-    def __repr__(self) -> str:  # what a script printing the handle sees: torch's class
-        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
 
 
 def move_retains_grad(t: Tensor, old_fn: Node | None, old_nr: int) -> None:

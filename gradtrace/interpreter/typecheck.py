@@ -18,7 +18,7 @@ from ..engine.ops.reductions import ReturnTypes
 from ..engine.saved_hooks import save_on_cpu, saved_tensors_hooks
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
-from ..engine.tensor import Tensor
+from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
 from ..tensor_types import SIZE, VALUE_CLASSES, ScriptType, TorchVersion, tensor_class_of
 from . import abc_checks
@@ -71,6 +71,7 @@ _TORCH_TYPES: dict[type, tuple[str, str]] = {
     TypedStorage: ("TypedStorage", "torch.storage"),
     stdlib.Namespace: ("module", "builtins"),
     TorchVersion: ("TorchVersion", "torch.torch_version"),
+    RemovableHandle: ("RemovableHandle", "torch.utils.hooks"),
     PyRandom: ("Random", "random"),
 }
 
@@ -110,6 +111,8 @@ class TypeChecks:
             return builtin
         if value is Generator:  # a pybind11 class of torch's own metaclass
             return opaque_type("OpaqueBaseMeta", "torch._opaque_base")
+        if isinstance(value, ScriptType) and value.meta is not None:  # torch.Tensor's
+            return opaque_type(*value.meta)
         if kind in _CLASS_OBJECTS or isinstance(value, (ScriptType, stdlib.ExceptionType)) \
                 or is_torch_class(value):
             return self.builtins["type"]

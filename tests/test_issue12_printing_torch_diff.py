@@ -226,3 +226,19 @@ def test_hook_handles_and_torch_s_metaclasses_like_torch() -> None:
         "type(torch.Tensor) == type", "isinstance(torch.Tensor, type)"]
     setup = "h = torch.ones(1, requires_grad=True).register_hook(lambda g: g)"
     _same(each_expression(expressions, setup))
+
+
+SCALAR_OPS = ["z + 300", "z - 300", "z * 300", "300 + z", "z + 2**40", "z.add(300)",
+              "z.mul(-129)", "z == 300", "z < 300", "z + 2**63", "torch.add(z, 300)",
+              "z.clamp(max=300)", "z.clamp(max=300.5)", "z.clamp(-300, 300)",
+              "z.clamp(min=-1)", "z.clamp(min=2**63)", "z.clamp(min=-2**63 - 1)",
+              "z.masked_fill(z == 0, 300)", "z // 300", "z % 300", "z.sub(2**62)",
+              "z + 1", "z.clamp(1, 2)"]
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_python_ints_past_an_integer_dtype_wrap_or_raise_like_torch(dtype: str) -> None:
+    """`int8 + 300` wraps the number as torch casts it (numpy refuses it); clamp's bounds
+    are checked conversions."""
+    _same(each_expression(SCALAR_OPS, f"z = torch.zeros(2, dtype=torch.{dtype}) + 3",
+                          dtype=True))

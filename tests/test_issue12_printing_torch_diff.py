@@ -109,7 +109,13 @@ def test_generator_is_a_class_with_torch_s_constructor_and_methods() -> None:
             "g.seed", "g.get_state", "g.initial_seed", "torch.rand(2, generator=g)",
             "g.manual_seed(3).initial_seed()", "torch.randn(2, generator=g.manual_seed(5))",
             "g.set_state(torch.Generator().get_state()) is g", "torch.rand(2, generator=g)",
-            "torch.default_generator", "type(torch.default_generator)"]
+            "torch.default_generator", "type(torch.default_generator)",
+            "torch.Generator.manual_seed", "type(torch.Generator.manual_seed)",
+            "torch.Generator.manual_seed(g, 3) is g", "torch.Generator.initial_seed(g)",
+            "torch.Generator.manual_seed(1, 3)", "torch.Generator.manual_seed()",
+            "torch.Generator.manual_seed.__qualname__", "torch.Generator.get_state.__name__",
+            "torch.Generator.initial_seed(torch.ones(1))",
+            "list(map(torch.Generator.initial_seed, [g]))"]
     _same(each_expression(made + uses, "g = torch.Generator()"))
 
 

@@ -223,6 +223,8 @@ class Attributes:
         if kind is BuiltinType or kind is OpaqueType or kind is TypeBuiltin or \
                 isinstance(obj, (stdlib.ExceptionType, ScriptType)):
             return self.type_getattr(obj, name)
+        if obj is Generator and name in stdlib.GENERATOR_METHODS:
+            return self.generator_method_descriptor(name)
         if is_torch_class(obj):
             return torch_class_attribute(obj, name)
         if isinstance(obj, FunctionCtx):  # a custom Function's ctx, which is its grad_fn
@@ -487,21 +489,34 @@ class Attributes:
         (`map(torch.Tensor.item, losses)`); anything else first is torch's TypeError. One
         torch writes in Python (`torch.Tensor.backward`) is a function, printed as torch's."""
         owner = "torch._C.TensorBase"
+        unbound = self._unbound_method(name, Tensor, owner)
         python = tensor_python_method(name)
-
-        def unbound(*args: Any, **kwargs: Any) -> Any:
-            if not args:
-                raise ScriptError(f"unbound method TensorBase.{name}() needs an argument",
-                                  kind="TypeError")
-            if not isinstance(args[0], Tensor):
-                raise ScriptError(f"descriptor '{name}' for '{owner}' objects doesn't apply "
-                                  f"to a '{type_name(args[0])}' object", kind="TypeError")
-            return self.get_attribute(args[0], name, None)(*args[1:], **kwargs)
-
         if python is not None:
             shown, qualname, module = python
             return TorchFunction(unbound, "function", shown, module, qualname)
         return NativeFunction(name, owner, unbound, "method")
+
+    def generator_method_descriptor(self, name: str) -> NativeFunction:
+        """`torch.Generator.manual_seed` unbound: torch's C method descriptor."""
+        owner = "torch._C.Generator"
+        return NativeFunction(name, owner, self._unbound_method(name, Generator, owner),
+                              "method")
+
+    def _unbound_method(self, name: str, cls: type, owner: str) -> Callable[..., Any]:
+        """A C method taken from its class: called with an instance first, that instance's
+        method; anything else first is Python's TypeError, naming `owner` as C types do."""
+        short = owner.rpartition(".")[2]
+
+        def unbound(*args: Any, **kwargs: Any) -> Any:
+            if not args:
+                raise ScriptError(f"unbound method {short}.{name}() needs an argument",
+                                  kind="TypeError")
+            if not isinstance(args[0], cls):
+                raise ScriptError(f"descriptor '{name}' for '{owner}' objects doesn't apply "
+                                  f"to a '{type_name(args[0])}' object", kind="TypeError")
+            return self.get_attribute(args[0], name, None)(*args[1:], **kwargs)
+
+        return unbound
 
     def builtin_method(self, obj: Instance, name: str) -> Any:
         """A builtin subclass instance's method of its builtin type (`cfg.keys()`,

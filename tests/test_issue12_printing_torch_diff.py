@@ -33,7 +33,8 @@ CLASSES = [
     "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad",
     "torch.autograd.grad_mode.set_grad_enabled", "torch.finfo", "torch.iinfo", "torch.device",
     "torch.Generator", "torch.autograd.detect_anomaly", "torch.autograd.set_detect_anomaly",
-    "torch.autograd.graph.saved_tensors_hooks", "torch.autograd.graph.save_on_cpu"]
+    "torch.autograd.graph.saved_tensors_hooks", "torch.autograd.graph.save_on_cpu",
+    "torch.autograd.graph.disable_saved_tensors_hooks"]
 
 
 def test_torch_classes_print_and_name_themselves_like_torch() -> None:
@@ -248,3 +249,31 @@ def test_python_ints_past_an_integer_dtype_wrap_or_raise_like_torch(dtype: str) 
     are checked conversions."""
     _same(each_expression(SCALAR_OPS, f"z = torch.zeros(2, dtype=torch.{dtype}) + 3",
                           dtype=True))
+
+
+def test_disable_saved_tensors_hooks_is_a_function_like_torch_s() -> None:
+    _same("""import torch
+from torch.autograd.graph import disable_saved_tensors_hooks
+d = disable_saved_tensors_hooks("no hooks")
+print(disable_saved_tensors_hooks, type(disable_saved_tensors_hooks),
+      disable_saved_tensors_hooks.__name__, disable_saved_tensors_hooks.__qualname__,
+      disable_saved_tensors_hooks.__module__)
+print(d, type(d), type(d).__name__, type(d).__module__, isinstance(d, type(d)))
+x = torch.ones(2, requires_grad=True)
+with d:
+    print((x * 2).sum())
+
+
+@disable_saved_tensors_hooks("nope")
+def f(t):
+    return t * 3
+
+
+print(f(x), f(x))
+try:
+    with disable_saved_tensors_hooks("inner"):
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            pass
+except RuntimeError as e:
+    print(e)
+""")

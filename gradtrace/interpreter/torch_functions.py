@@ -81,7 +81,7 @@ def script_value(module: str, name: str, value: Any) -> Any:
     torch presents as recorded, else `value` itself."""
     found = _recorded().get(module)
     entry = found.get(name) if found is not None else None
-    if entry is None or not callable(value) or isinstance(value, type):
+    if entry is None or not callable(value):
         return value
     key = (id(value), tuple(entry))  # one per function: torch.random.manual_seed is
     made = _MADE.get(key)  # torch.manual_seed

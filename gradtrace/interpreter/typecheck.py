@@ -15,7 +15,7 @@ from ..engine.dtypes import finfo, iinfo
 from ..engine.generator import Generator
 from ..engine.node import Node
 from ..engine.ops.reductions import ReturnTypes
-from ..engine.saved_hooks import save_on_cpu, saved_tensors_hooks
+from ..engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import RemovableHandle, Tensor
@@ -72,6 +72,8 @@ _TORCH_TYPES: dict[type, tuple[str, str]] = {
     stdlib.Namespace: ("module", "builtins"),
     TorchVersion: ("TorchVersion", "torch.torch_version"),
     RemovableHandle: ("RemovableHandle", "torch.utils.hooks"),
+    # torch's is a @contextmanager function: it makes a _GeneratorContextManager
+    disable_saved_tensors_hooks: ("_GeneratorContextManager", "contextlib"),
     PyRandom: ("Random", "random"),
 }
 

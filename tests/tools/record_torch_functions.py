@@ -35,9 +35,9 @@ def main() -> None:
     for dotted, namespace in torch_namespace.MODULES.items():
         module = importlib.import_module(dotted)
         for name, ours in namespace.table.items():
-            if isinstance(ours, (type, stdlib.Namespace, stdlib.LibraryName)) or \
-                    not callable(ours):
-                continue
+            if isinstance(ours, (stdlib.Namespace, stdlib.LibraryName)) or \
+                    not callable(ours):  # (an engine class torch writes as a function is
+                continue  # recorded: torch.autograd.graph.disable_saved_tensors_hooks)
             theirs = getattr(module, name, None)
             kind = _kind(theirs) if callable(theirs) and not isinstance(theirs, type) else None
             if kind is None:

@@ -92,6 +92,8 @@ def torch_class_attribute(cls: type, name: str) -> str:
     shown = f"{cls.__module__}.{cls.__qualname__}" if cls in _C_CLASSES else cls.__qualname__
     raise ScriptError(f"type object '{shown}' has no attribute '{name}'",
                       kind="AttributeError")
+
+
 _CLASS_OBJECTS = (ScriptClass, BuiltinType, OpaqueType, TypeBuiltin)
 
 

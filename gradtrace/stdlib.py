@@ -154,19 +154,25 @@ class TorchExceptionType(ExceptionType):
 
 
 class BoundMethod:
-    """`obj.method` as a value: calling it calls `fn(obj, ...)`."""
+    """`obj.method` as a value: calling it calls `fn(obj, ...)`. `python` is torch's
+    (__name__, __qualname__, __module__) of a method torch writes in Python
+    (`t.backward`, a bound `method`), None for a C one (a `builtin_function_or_method`)."""
 
-    __slots__ = ("obj", "fn", "name")
+    __slots__ = ("obj", "fn", "name", "python")
 
-    def __init__(self, obj: Any, fn: Callable[..., Any], name: str):
+    def __init__(self, obj: Any, fn: Callable[..., Any], name: str,
+                 python: tuple[str, str, str] | None = None):
         self.obj = obj
         self.fn = fn
         self.name = name
+        self.python = python
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(self.obj, *args, **kwargs)
 
     def __repr__(self) -> str:
+        if self.python is not None:
+            return f"<bound method {self.python[1]} of {self.obj!r}>"
         owner = owner_name(self.obj)
         return f"<built-in method {self.name} of {owner} object at {id(self.obj):#x}>"
 
@@ -176,6 +182,8 @@ def owner_name(obj: Any) -> str:
         return "Tensor"
     if isinstance(obj, Node):
         return obj.name().rsplit("::", 1)[-1]
+    if type(obj) is Generator:  # a C type's full name
+        return "torch._C.Generator"
     if type(obj).__module__.startswith("gradtrace."):  # the script's name, never ours
         from .interpreter.objects import type_name
 

@@ -37,6 +37,7 @@ class ScriptType:
     name = "type"
     module = "builtins"
     bases: tuple[ScriptType, ...] = ()  # the torch classes it subclasses (issubclass)
+    meta: tuple[str, str] | None = None  # its metaclass's name and module, if not `type`
 
     def instancecheck(self, value: Any) -> bool:
         raise NotImplementedError
@@ -74,6 +75,7 @@ class TensorType(ScriptType):
     def __init__(self, name: str, dtype: DType | None):
         self.name = name
         self.dtype = dtype
+        self.meta = ("_TensorMeta", "torch._C") if dtype is None else ("tensortype", "torch")
 
     def instancecheck(self, value: Any) -> bool:
         if not isinstance(value, Tensor):
@@ -211,6 +213,7 @@ class ParameterType(TensorType):
 
     def __init__(self) -> None:
         super().__init__("Parameter", None)
+        self.meta = ("_ParameterMeta", "torch.nn.parameter")
 
     def instancecheck(self, value: Any) -> bool:
         return isinstance(value, Tensor) and value.is_parameter
@@ -231,6 +234,8 @@ class UninitializedType(TensorType):
     def __init__(self, cls: type) -> None:
         super().__init__(cls.__name__, None)
         self.cls = cls
+        if cls is lazy.UninitializedParameter:
+            self.meta = ("_ParameterMeta", "torch.nn.parameter")
 
     def instancecheck(self, value: Any) -> bool:
         return isinstance(value, self.cls)
@@ -247,6 +252,7 @@ class NodeType(ScriptType):
 
     name = "Node"
     module = "torch.autograd.graph"
+    meta = ("ABCMeta", "abc")
 
     def instancecheck(self, value: Any) -> bool:
         return isinstance(value, Node)
@@ -332,6 +338,7 @@ class VariableType(TensorType):
 
     def __init__(self) -> None:
         super().__init__("Variable", None)
+        self.meta = ("VariableMeta", "torch.autograd.variable")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
         return variable(*args, **kwargs)

@@ -90,8 +90,8 @@ def test_manual_seed_returns_the_default_generator_printed_like_torchs():
 
 
 def test_unseeded_generators_differ_run_to_run():
-    a, b = generator.Generator(generator.nondeterministic_seed()), generator.Generator(
-        generator.nondeterministic_seed())
+    a = generator.Generator().manual_seed(generator.nondeterministic_seed())
+    b = generator.Generator().manual_seed(generator.nondeterministic_seed())
     assert a.initial_seed() != b.initial_seed()
     assert not np.array_equal(a.draw32(8), b.draw32(8))
 
@@ -103,13 +103,13 @@ def test_seed_reseeds_from_the_os_with_64_bits():
 
 
 def test_a_state_set_by_hand_yields_its_untwisted_words_first():
-    g = generator.Generator(11)
+    g = generator.Generator().manual_seed(11)
     state = g.get_state()
     state[8:12] = np.frombuffer(np.int32(5).tobytes(), np.uint8)  # left_ = 5, next_ = 0
     g.set_state(state)
     first = g.draw32(4)
     assert g.get_state()[8] == 1 and g.get_state()[16] == 4
-    fresh = generator.Generator(11)
+    fresh = generator.Generator().manual_seed(11)
     key = generator.seed_key(11).astype(np.uint64)
     assert np.array_equal(first, generator._temper(key[:4]))
     assert not np.array_equal(first, fresh.draw32(4))
@@ -117,7 +117,7 @@ def test_a_state_set_by_hand_yields_its_untwisted_words_first():
 
 def test_randperm_matches_the_sequential_shuffle():
     for n in (2, 3, 10, 257, 5000):
-        g1, g2 = generator.Generator(n), generator.Generator(n)
+        g1, g2 = generator.Generator().manual_seed(n), generator.Generator().manual_seed(n)
         fast = sampling.dist.randperm(g1, n)
         draws = g2.draw32(n - 1)
         slow = list(range(n))

@@ -70,6 +70,7 @@ class set_detect_anomaly:  # noqa: N801 - torch's name
     """Sets the mode on construction; as a context manager, restores it on exit."""
 
     __slots__ = ("prev", "prev_check_nan")
+    __module__ = "torch.autograd.anomaly_mode"  # torch's: its repr and its instances'
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self.prev = ANOMALY.enabled
@@ -82,14 +83,12 @@ class set_detect_anomaly:  # noqa: N801 - torch's name
     def __exit__(self, *exc: object) -> None:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
-    def __repr__(self) -> str:
-        return f"<torch.autograd.anomaly_mode.set_detect_anomaly object at {id(self):#x}>"
-
 
 class detect_anomaly:  # noqa: N801 - torch's name
     """Warns on construction (like torch), turns the mode on for the `with` block."""
 
     __slots__ = ("prev", "prev_check_nan", "check_nan")
+    __module__ = "torch.autograd.anomaly_mode"
 
     def __init__(self, check_nan: bool = True) -> None:
         self.prev = ANOMALY.enabled
@@ -102,9 +101,6 @@ class detect_anomaly:  # noqa: N801 - torch's name
 
     def __exit__(self, *exc: object) -> None:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
-
-    def __repr__(self) -> str:
-        return f"<torch.autograd.anomaly_mode.detect_anomaly object at {id(self):#x}>"
 
 
 def metadata(node: Node) -> dict[str, Any]:

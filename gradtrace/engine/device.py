@@ -17,23 +17,28 @@ DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "idee
                 "privateuseone")
 _DEVICE_STRING = re.compile(r"([a-z]+)(?::(\d+))?$")
 NO_CUDA = "Torch not compiled with CUDA enabled"
+# what the CPU build says reaching for the CUDA library itself (a CUDA torch.Generator)
+NO_CUDA_LIBRARY = (
+    "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two "
+    "shared libraries: a CPU library and a CUDA library; this error has occurred because you "
+    "are trying to use some CUDA functionality, but the CUDA library has not been loaded by "
+    "the dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't "
+    "directly use any symbols from the CUDA library! One common culprit is a lack of "
+    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
+    "library dependencies if you don't depend on any of their symbols.  You can check if "
+    "this has occurred by using ldd on your binary to see if there is a dependency on "
+    "*_cuda.so library.")
 NO_MPS = "PyTorch is not linked with support for mps devices"
 NO_XPU = "Torch not compiled with XPU enabled"
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 _CPU_ONLY = "gradtrace runs torch's CPU build, where tensors live on the CPU only"
 
 
-class _DeviceClass(type):
-    """Device's class, so the class itself prints as torch's (`print(torch.device)`)."""
-
-    def __repr__(cls) -> str:
-        return "<class 'torch.device'>"
-
-
-class Device(metaclass=_DeviceClass):
+class Device:
     """A torch.device: a type and an optional index; prints `cpu`, repr `device(type='cpu')`."""
 
     __slots__ = ("type", "index")
+    __module__, __qualname__ = "torch", "device"  # the class prints as torch's
     python_type_name = "torch.device"  # the name Python's messages give the type
 
     def __init__(self, type: Any = None, index: Any = None):  # noqa: A002 - torch's name

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NotSupportedError, TorchRuntimeError, TorchTypeError
+from ..errors import NotSupportedError, ScriptError, TorchRuntimeError, TorchTypeError
 
 
 class DType:
@@ -224,6 +224,7 @@ class TypeInfo:
 
 class finfo(TypeInfo):  # noqa: N801 (torch's name: type(x) prints <class 'torch.finfo'>)
     __slots__ = ("eps", "tiny", "smallest_normal", "resolution")
+    __module__ = "torch"
     _shown = ("resolution", "min", "max", "eps", "smallest_normal", "tiny")
 
     def __init__(self, dtype: DType | None = None):
@@ -240,6 +241,7 @@ class finfo(TypeInfo):  # noqa: N801 (torch's name: type(x) prints <class 'torch
 
 class iinfo(TypeInfo):  # noqa: N801 (torch's name)
     __slots__ = ()
+    __module__ = "torch"
 
     def __init__(self, dtype: DType):
         dtype = _type_info_argument(dtype, "iinfo")
@@ -297,6 +299,32 @@ def _scalar_overflows(value: bool | int | float, target: DType) -> bool:
     if value != value:
         return True
     return value < float(iinfo.min) or value > float(iinfo.max)
+
+
+def scalar_argument(value: Any) -> Any:
+    """A Python int as torch's argument parser unpacks a Scalar: an int64, else (from 2**63)
+    a uint64; past both, Python's OverflowError of PyLong_AsUnsignedLongLong."""
+    if type(value) is int and not -(1 << 63) <= value < (1 << 64):
+        raise ScriptError("can't convert negative int to unsigned" if value < 0
+                          else "int too big to convert", kind="OverflowError")
+    return value
+
+
+def fill_scalar(value: bool | int | float, target: DType, numel: int) -> Any:
+    """What fill_ and torch.full make of a Scalar for `numel` elements of `target`:
+    c10::checked_convert's value (torch's overflow error past the range); but one element
+    is filled by scalar_fill, which takes it into float16 and bfloat16 unchecked (inf past
+    their range; bfloat16 through a float)."""
+    value = scalar_argument(value)
+    if numel == 1 and target is bfloat16:
+        return np.float32(value)
+    if numel == 1 and target is float16:
+        with np.errstate(over="ignore"):
+            return np.asarray(value).astype(np.float16)
+    if target is bfloat16:  # (checked, then through a float as above)
+        checked_scalar(value, target)
+        return np.float32(value)
+    return checked_scalar(value, target)
 
 
 def checked_scalar(value: bool | int | float, target: DType) -> np.ndarray:

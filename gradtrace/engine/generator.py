@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from . import unreproducible
 from .batching.batched import TRANSFORMS
+from .device import NO_CUDA_LIBRARY, Device
 
 N = 624  # MERSENNE_STATE_N
 DEFAULT_SEED = 67280421310721  # c10::detail::default_rng_seed_val, torch.Generator()'s seed
@@ -58,18 +59,39 @@ def unpack_seed(seed: Any) -> int:
     raise TorchValueError("Overflow when unpacking long long")
 
 
+# what torch's CPU build says making a generator for another device (getNewGenerator)
+_NO_GENERATOR = {
+    "cuda": NO_CUDA_LIBRARY, "xpu": "Cannot get XPU generator without ATen_xpu library.",
+    "mps": "Cannot execute getNewGenerator() without MPS backend.",
+    "mtia": "Cannot execute getNewGenerator() without MTIA backend.",
+    "hpu": "Backend doesn`t support getNewGenerator()",
+    "privateuseone": "Please register PrivateUse1HooksInterface by "
+                     "`RegisterPrivateUse1HooksInterface` first."}
+
+
 class Generator:
-    """A CPU torch.Generator. `draw32(n)` is n calls of CPUGeneratorImpl::random()."""
+    """A CPU torch.Generator (the class torch._C.Generator): `torch.Generator(device=None)`
+    is seeded with default_rng_seed_val. `draw32(n)` is n calls of
+    CPUGeneratorImpl::random()."""
 
     __slots__ = ("_bits", "_loaded", "_seed", "_counters", "_pending", "next_double_normal",
                  "next_float_normal", "seeded_by_os")
+    __module__ = "torch._C"  # torch's: its repr and type(g).__module__
 
-    def __init__(self, seed: int = DEFAULT_SEED) -> None:
+    def __init__(self, *args: Any, device: Any = None) -> None:
+        if len(args) > 1:
+            raise TorchTypeError("Generator() takes from 0 to 1 positional arguments but "
+                                 f"{len(args)} were given")
+        device = args[0] if args else device
+        kind = "cpu" if device is None else Device(device).type  # (its parse errors)
+        if kind != "cpu":
+            raise TorchRuntimeError(_NO_GENERATOR.get(
+                kind, f"{kind.upper()} device type not an accelerator."))
         # Whether the current seed came from the OS (the default generator's first one, in
         # every process as in torch; Generator.seed()): what it gives is unreproducible.
         self.seeded_by_os = False
         self._bits: Any = None  # numpy's MT19937, made on the first draw (below)
-        self.manual_seed(seed)
+        self.manual_seed(DEFAULT_SEED)
 
     def _drawn(self) -> None:
         if TRANSFORMS.vmaps:  # a random op under vmap(randomness="error") is refused
@@ -219,12 +241,10 @@ class Generator:
     def device(self) -> str:
         return "cpu"
 
-    def __repr__(self) -> str:
-        return f"<torch._C.Generator object at {id(self):#x}>"
 
 
 # The default generator, seeded from the OS once per process as torch's is.
-DEFAULT = Generator(nondeterministic_seed())
+DEFAULT = Generator().manual_seed(nondeterministic_seed())
 DEFAULT.seeded_by_os = True
 
 

@@ -33,10 +33,15 @@ def is_inference_mode_enabled() -> bool:
     return GRAD_MODE.inference
 
 
+# the module torch defines these classes in: their repr, their instances' and __module__
+TORCH_MODULE = "torch.autograd.grad_mode"
+
+
 class set_grad_enabled:  # noqa: N801 - torch's name
     """Sets grad mode on construction (like torch) and restores the previous mode on exit."""
 
     __slots__ = ("prev", "mode")
+    __module__ = TORCH_MODULE
 
     def __init__(self, mode: bool) -> None:
         self.prev = GRAD_MODE.enabled
@@ -57,12 +62,16 @@ class set_grad_enabled:  # noqa: N801 - torch's name
         """Used as a decorator: torch restores the mode its construction set."""
         _set(self.prev)
 
+    def __repr__(self) -> str:
+        return f"{TORCH_MODULE}.set_grad_enabled(mode={self.mode})"
 
-class no_grad:  # noqa: N801 - torch's name
-    """Context manager that turns recording off; nests and restores like torch."""
+
+class _GradSwitch:
+    """A context manager that sets grad mode to its class's `mode` and restores it on exit,
+    nesting like torch's (no_grad and enable_grad, neither a subclass of the other)."""
 
     __slots__ = ("prev",)
-    mode = False
+    mode: bool
 
     def __enter__(self) -> None:
         self.prev = GRAD_MODE.enabled
@@ -71,15 +80,26 @@ class no_grad:  # noqa: N801 - torch's name
     def __exit__(self, *exc: object) -> None:
         _set(self.prev)
 
-    def clone(self) -> no_grad:
+    def clone(self) -> _GradSwitch:
         return type(self)()
 
     def release(self) -> None:
         return None
 
 
-class enable_grad(no_grad):  # noqa: N801 - torch's name
+class no_grad(_GradSwitch):  # noqa: N801 - torch's name
+    """Turns recording off."""
+
     __slots__ = ()
+    __module__ = TORCH_MODULE
+    mode = False
+
+
+class enable_grad(_GradSwitch):  # noqa: N801 - torch's name
+    """Turns recording on."""
+
+    __slots__ = ()
+    __module__ = TORCH_MODULE
     mode = True
 
 
@@ -89,6 +109,7 @@ class inference_mode:  # noqa: N801 - torch's name
     InferenceMode guard does. Tensors made inside are inference tensors (engine/tensor.py)."""
 
     __slots__ = ("enabled", "prev", "prev_inference")
+    __module__ = TORCH_MODULE
 
     def __init__(self, mode: bool = True) -> None:
         self.enabled = bool(mode)

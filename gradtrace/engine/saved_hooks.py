@@ -156,7 +156,7 @@ class saved_tensors_hooks:  # noqa: N801 - torch's name
     """`with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):`"""
 
     __slots__ = ("pack_hook", "unpack_hook")
-    module = "torch.autograd.graph"
+    __module__ = "torch.autograd.graph"  # torch's: its repr and its instances'
 
     def __init__(self, pack_hook: Any, unpack_hook: Any):
         self.pack_hook = pack_hook
@@ -176,9 +176,6 @@ class saved_tensors_hooks:  # noqa: N801 - torch's name
     def __exit__(self, *exc: object) -> None:
         if HOOKS.stack:
             HOOKS.stack.pop()
-
-    def __repr__(self) -> str:
-        return f"<torch.autograd.graph.{type(self).__name__} object at {id(self):#x}>"
 
 
 def _arg_repr(value: Any) -> str:
@@ -206,6 +203,7 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
     CPU build the tensor itself is kept (pinned memory: a copy of it)."""
 
     __slots__ = ()
+    __module__ = "torch.autograd.graph"
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
         pack_hook: Callable[..., Any] = pack_to_pinned_cpu if pin_memory else pack_to_cpu
@@ -221,7 +219,7 @@ class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
     itself (`clone`) around every call, without using itself up."""
 
     __slots__ = ("error_message", "prev", "entered")
-    module = "torch.autograd.graph"
+    __module__ = "torch.autograd.graph"  # (a function there in torch)
     type_name = "_GeneratorContextManager"  # what Python calls the object torch returns
     python_type_name = type_name
 

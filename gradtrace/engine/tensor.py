@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ScriptError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from . import dtypes, no_grad_views
 from .device import CPU, META, Device
 from .dtypes import DType
@@ -641,11 +641,9 @@ def wrap(array: Any) -> Tensor:
 
 def wrap_number(value: bool | int | float) -> Tensor:
     """`Tensor.scalar` without the class-method call: every `tensor op number` makes one."""
-    array = np.array(value)  # bool, int64 (uint64 from 2**63 on), float64: as torch does
-    if type(value) is not float and array.dtype.kind == "O":  # past uint64 either way
-        raise ScriptError("can't convert negative int to unsigned" if value < 0
-                          else "int too big to convert", kind="OverflowError")
-    t = wrap(array)
+    # bool, int64 (uint64 from 2**63 on), float64: as torch does; past uint64 either way,
+    # Python's OverflowError
+    t = wrap(np.array(dtypes.scalar_argument(value)))
     t._wrapped = True
     return t
 
@@ -670,6 +668,7 @@ class RemovableHandle:
     """What register_hook returns: `.remove()` unregisters the hook."""
 
     __slots__ = ("hooks", "hook")
+    __module__ = "torch.utils.hooks"  # torch's: the handle's repr
 
     def __init__(self, hooks: list, hook: Callable):
         self.hooks = hooks
@@ -679,8 +678,6 @@ class RemovableHandle:
         if self.hook in self.hooks:
             self.hooks.remove(self.hook)
 
-    def __repr__(self) -> str:  # what a script printing the handle sees: torch's class
-        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
 
 
 def move_retains_grad(t: Tensor, old_fn: Node | None, old_nr: int) -> None:

@@ -68,8 +68,9 @@ from .runtime import PYTHON_ERRORS
 from .suggestions import closest, tensor_dir
 from .system_modules import StructSequence, struct_attribute
 from .torch_functions import FUNCTION_ATTRIBUTES as TORCH_FUNCTION_ATTRIBUTES
-from .torch_functions import TorchFunction, script_value
+from .torch_functions import TorchFunction, script_value, tensor_python_method
 from .torch_functions import function_attribute as torch_function_attribute
+from .typecheck import TypeBuiltin, is_torch_class, torch_class_attribute
 from .typed_classes import NamedTupleNew, TypingClass
 from .typing_module import TypeVarName, TypingName
 
@@ -117,10 +118,13 @@ _MODULE_NAMES = {"os.path": "posixpath"}
 """A module's `__name__` where it differs from the dotted name a script imports it by."""
 
 _BOUND_METHOD_NAMES: dict[str, Callable[[Any], Any]] = {
-    "__name__": lambda m: m.name, "__qualname__": lambda m: f"{stdlib.owner_name(m.obj)}.{m.name}",
-    "__module__": lambda m: None}
-"""What a builtin method bound to its object (`t.add`, `xs.append`) tells of its name, as
-Python's do (`Tensor.add`, `list.append`; a C method has no module)."""
+    "__name__": lambda m: m.name if m.python is None else m.python[0],
+    "__qualname__": lambda m: f"{stdlib.owner_name(m.obj)}.{m.name}" if m.python is None
+    else m.python[1],
+    "__module__": lambda m: None if m.python is None else m.python[2]}
+"""What a method bound to its object (`t.add`, `xs.append`, `t.backward`) tells of its name,
+as Python's do (`Tensor.add`, `list.append`; a C method has no module; torch's Python ones
+theirs: `Tensor.backward` of `torch._tensor`)."""
 
 
 class TensorDicts:
@@ -179,7 +183,7 @@ class Attributes:
                 return getter(obj, self)
             method = stdlib.TENSOR_METHODS.get(name)
             if method is not None:
-                return stdlib.BoundMethod(obj, method, name)
+                return stdlib.BoundMethod(obj, method, name, tensor_python_method(name))
             written = stdlib.TENSOR_LIBRARY_METHODS.get(name)
             if written is not None:
                 return Method(obj, self.library.resolve(written))
@@ -216,9 +220,13 @@ class Attributes:
             if name == "__name__":  # `scheduler.__module__ == lr_scheduler.__name__` (d2l)
                 return _MODULE_NAMES.get(obj.name, obj.name)
             raise stdlib.missing_namespace_name(obj, name)
-        if kind is BuiltinType or kind is OpaqueType or isinstance(obj, stdlib.ExceptionType) or \
-                isinstance(obj, ScriptType):
+        if kind is BuiltinType or kind is OpaqueType or kind is TypeBuiltin or \
+                isinstance(obj, (stdlib.ExceptionType, ScriptType)):
             return self.type_getattr(obj, name)
+        if obj is Generator and name in stdlib.GENERATOR_METHODS:
+            return self.generator_method_descriptor(name)
+        if is_torch_class(obj):
+            return torch_class_attribute(obj, name)
         if isinstance(obj, FunctionCtx):  # a custom Function's ctx, which is its grad_fn
             return stdlib.ctx_attribute(obj, name)
         if isinstance(obj, Node):
@@ -476,21 +484,39 @@ class Attributes:
         raise ScriptError(f"type object '{cls.name}' has no attribute '{name}'",
                           kind="AttributeError")
 
-    def tensor_method_descriptor(self, name: str) -> NativeFunction:
+    def tensor_method_descriptor(self, name: str) -> NativeFunction | TorchFunction:
         """`torch.Tensor.add` unbound: called with a tensor first, it is that tensor's method
-        (`map(torch.Tensor.item, losses)`); anything else first is torch's TypeError."""
+        (`map(torch.Tensor.item, losses)`); anything else first is torch's TypeError. One
+        torch writes in Python (`torch.Tensor.backward`) is a function, printed as torch's."""
         owner = "torch._C.TensorBase"
+        unbound = self._unbound_method(name, Tensor, owner)
+        python = tensor_python_method(name)
+        if python is not None:
+            shown, qualname, module = python
+            return TorchFunction(unbound, "function", shown, module, qualname)
+        return NativeFunction(name, owner, unbound, "method")
+
+    def generator_method_descriptor(self, name: str) -> NativeFunction:
+        """`torch.Generator.manual_seed` unbound: torch's C method descriptor."""
+        owner = "torch._C.Generator"
+        return NativeFunction(name, owner, self._unbound_method(name, Generator, owner),
+                              "method")
+
+    def _unbound_method(self, name: str, cls: type, owner: str) -> Callable[..., Any]:
+        """A C method taken from its class: called with an instance first, that instance's
+        method; anything else first is Python's TypeError, naming `owner` as C types do."""
+        short = owner.rpartition(".")[2]
 
         def unbound(*args: Any, **kwargs: Any) -> Any:
             if not args:
-                raise ScriptError(f"unbound method TensorBase.{name}() needs an argument",
+                raise ScriptError(f"unbound method {short}.{name}() needs an argument",
                                   kind="TypeError")
-            if not isinstance(args[0], Tensor):
+            if not isinstance(args[0], cls):
                 raise ScriptError(f"descriptor '{name}' for '{owner}' objects doesn't apply "
                                   f"to a '{type_name(args[0])}' object", kind="TypeError")
             return self.get_attribute(args[0], name, None)(*args[1:], **kwargs)
 
-        return NativeFunction(name, owner, unbound, "method")
+        return unbound
 
     def builtin_method(self, obj: Instance, name: str) -> Any:
         """A builtin subclass instance's method of its builtin type (`cfg.keys()`,

@@ -580,8 +580,8 @@ def type_name(value: Any) -> str:
         return value.name().rsplit("::", 1)[-1]
     if cls is Namespace:
         return "module"
-    if cls is BoundMethod:
-        return "builtin_function_or_method"
+    if cls is BoundMethod:  # (a method torch writes in Python is a bound `method`)
+        return "builtin_function_or_method" if value.python is None else "method"
     if cls is ExceptionType or isinstance(value, type):
         return "type"
     from ..errors import ScriptError

@@ -57,12 +57,23 @@ FUNCTION_ATTRIBUTES = frozenset(("__name__", "__qualname__", "__module__"))
 
 
 @functools.cache
-def _recorded() -> dict[str, dict[str, list[Any]]]:
+def _recorded_file() -> dict[str, Any]:
     path = pathlib.Path(__file__).resolve().parents[1] / "torch_functions.json"
-    return json.loads(path.read_text())["functions"]
+    return json.loads(path.read_text())
+
+
+def _recorded() -> dict[str, dict[str, list[Any]]]:
+    return _recorded_file()["functions"]
 
 
 _MADE: dict[tuple[int, tuple[Any, ...]], TorchFunction] = {}
+
+
+def tensor_python_method(name: str) -> tuple[str, str, str] | None:
+    """torch's (__name__, __qualname__, __module__) of the Tensor method `name` if torch
+    writes it in Python (torch/_tensor.py: `backward`, `register_hook`, `split`, ...)."""
+    entry = _recorded_file()["tensor_methods"].get(name)
+    return None if entry is None else (entry[0], entry[1], entry[2])
 
 
 def script_value(module: str, name: str, value: Any) -> Any:
@@ -70,7 +81,7 @@ def script_value(module: str, name: str, value: Any) -> Any:
     torch presents as recorded, else `value` itself."""
     found = _recorded().get(module)
     entry = found.get(name) if found is not None else None
-    if entry is None or not callable(value) or isinstance(value, type):
+    if entry is None or not callable(value):
         return value
     key = (id(value), tuple(entry))  # one per function: torch.random.manual_seed is
     made = _MADE.get(key)  # torch.manual_seed

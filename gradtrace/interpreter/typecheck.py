@@ -8,15 +8,17 @@ from typing import Any
 
 from .. import stdlib
 from ..engine import grad_mode
+from ..engine.anomaly import detect_anomaly, set_detect_anomaly
 from ..engine.custom_function import FunctionCtx
 from ..engine.device import Device
 from ..engine.dtypes import finfo, iinfo
 from ..engine.generator import Generator
 from ..engine.node import Node
 from ..engine.ops.reductions import ReturnTypes
+from ..engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
-from ..engine.tensor import Tensor
+from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
 from ..tensor_types import SIZE, VALUE_CLASSES, ScriptType, TorchVersion, tensor_class_of
 from . import abc_checks
@@ -53,20 +55,45 @@ class TypeBuiltin:
     def __repr__(self) -> str:
         return "<class 'type'>"
 
-# torch's own names for the classes of its values
+# the engine's classes a script holds as torch's class objects (`torch.no_grad`,
+# `torch.finfo`, `torch.Generator`, ...; each has torch's __module__ and __qualname__): the
+# class of their instances, printable, comparable, usable with isinstance and issubclass,
+# their names readable; nothing else of them is reachable
+TORCH_CLASSES = frozenset({
+    grad_mode.no_grad, grad_mode.enable_grad, grad_mode.set_grad_enabled,
+    grad_mode.inference_mode, finfo, iinfo, Device, Generator, detect_anomaly,
+    set_detect_anomaly, saved_tensors_hooks, save_on_cpu})
+# those torch writes in C: Python's messages name them by their dotted tp_name
+_C_CLASSES = frozenset({finfo, iinfo, Device, Generator})
+# torch's own names for the classes of its other values
 _TORCH_TYPES: dict[type, tuple[str, str]] = {
-    finfo: ("finfo", "torch"), iinfo: ("iinfo", "torch"),
     UntypedStorage: ("UntypedStorage", "torch.storage"),
     TypedStorage: ("TypedStorage", "torch.storage"),
-    Device: ("device", "torch"), stdlib.Namespace: ("module", "builtins"),
-    TorchVersion: ("TorchVersion", "torch.torch_version"), Generator: ("Generator", "torch._C"),
+    stdlib.Namespace: ("module", "builtins"),
+    TorchVersion: ("TorchVersion", "torch.torch_version"),
+    RemovableHandle: ("RemovableHandle", "torch.utils.hooks"),
+    # torch's is a @contextmanager function: it makes a _GeneratorContextManager
+    disable_saved_tensors_hooks: ("_GeneratorContextManager", "contextlib"),
     PyRandom: ("Random", "random"),
-    # grad-mode context managers (enable_grad before its base class no_grad)
-    grad_mode.enable_grad: ("enable_grad", "torch.autograd.grad_mode"),
-    grad_mode.no_grad: ("no_grad", "torch.autograd.grad_mode"),
-    grad_mode.set_grad_enabled: ("set_grad_enabled", "torch.autograd.grad_mode"),
-    grad_mode.inference_mode: ("inference_mode", "torch.autograd.grad_mode"),
 }
+
+
+def is_torch_class(value: Any) -> bool:
+    """Whether `value` is one of TORCH_CLASSES (any value may be asked, hashable or not)."""
+    return type(value) is type and value in TORCH_CLASSES
+
+
+def torch_class_attribute(cls: type, name: str) -> str:
+    """`torch.no_grad.__name__`, `.__qualname__`, `.__module__`: torch's names for it."""
+    if name == "__module__":
+        return cls.__module__
+    if name in ("__name__", "__qualname__"):
+        return cls.__qualname__
+    shown = f"{cls.__module__}.{cls.__qualname__}" if cls in _C_CLASSES else cls.__qualname__
+    raise ScriptError(f"type object '{shown}' has no attribute '{name}'",
+                      kind="AttributeError")
+
+
 _CLASS_OBJECTS = (ScriptClass, BuiltinType, OpaqueType, TypeBuiltin)
 
 
@@ -81,11 +108,17 @@ class TypeChecks:
             return tensor_class_of(value)
         if isinstance(value, Size):
             return SIZE
+        if kind in TORCH_CLASSES:
+            return kind
         builtin = self.builtin_types.get(kind)
         if builtin is not None:
             return builtin
-        if kind in _CLASS_OBJECTS or isinstance(value, (ScriptType,
-                                                        stdlib.ExceptionType)):
+        if value is Generator:  # a pybind11 class of torch's own metaclass
+            return opaque_type("OpaqueBaseMeta", "torch._opaque_base")
+        if isinstance(value, ScriptType) and value.meta is not None:  # torch.Tensor's
+            return opaque_type(*value.meta)
+        if kind in _CLASS_OBJECTS or isinstance(value, (ScriptType, stdlib.ExceptionType)) \
+                or is_torch_class(value):
             return self.builtins["type"]
         if isinstance(value, ScriptError):
             return self.builtins.get(value.kind) or stdlib.TORCH_EXCEPTION_TYPES.get(
@@ -150,6 +183,8 @@ class TypeChecks:
             return isinstance(value, ScriptError) and value.matches(classinfo.kind)
         if kind is OpaqueType:
             return self.type_of(value) is classinfo
+        if is_torch_class(classinfo):
+            return isinstance(value, classinfo)
         if kind is TypeBuiltin:
             return self.is_class(value)
         if kind is ScriptGenericAlias:
@@ -182,6 +217,8 @@ class TypeChecks:
             return cls.is_subclass(classinfo)
         if isinstance(cls, ScriptType):  # nn.Parameter is a torch.Tensor
             return classinfo in cls.bases
+        if is_torch_class(cls) and is_torch_class(classinfo):  # save_on_cpu's base
+            return issubclass(cls, classinfo)
         if type(cls) is ScriptClass and type(classinfo) is BuiltinType and (
                 cls.builtin is not None and issubclass(cls.builtin, classinfo.type) or
                 self.namedtuple_bases.get(classinfo.type) in cls.mro):
@@ -200,7 +237,7 @@ class TypeChecks:
 
     def is_class(self, value: Any) -> bool:
         return type(value) in _CLASS_OBJECTS or isinstance(
-            value, (ScriptType, stdlib.ExceptionType))
+            value, (ScriptType, stdlib.ExceptionType)) or is_torch_class(value)
 
     def script_type(self, *args: Any) -> Any:
         """The builtin `type(x)`; `type(name, bases, dict)` is refused."""

@@ -2,13 +2,16 @@
 script sees them as under torch: `type(torch.add)` is builtin_function_or_method and it
 prints `<built-in method add of type object at 0x...>`, F.relu is a Python function
 (`<function relu at 0x...>`), F.linear a C one (`<built-in function linear>`), each with
-torch's `__name__`, `__qualname__` and `__module__`. Run with torch installed:
-python tests/tools/record_torch_functions.py"""
+torch's `__name__`, `__qualname__` and `__module__`; and which of torch.Tensor's methods
+are Python functions (torch/_tensor.py's: `torch.Tensor.backward` prints
+`<function Tensor.backward at 0x...>`, `t.backward` `<bound method Tensor.backward of ...>`),
+with their names. Run with torch installed: python tests/tools/record_torch_functions.py"""
 from __future__ import annotations
 
 import importlib
 import json
 import pathlib
+import types
 
 from gradtrace import stdlib, torch_namespace
 
@@ -32,9 +35,9 @@ def main() -> None:
     for dotted, namespace in torch_namespace.MODULES.items():
         module = importlib.import_module(dotted)
         for name, ours in namespace.table.items():
-            if isinstance(ours, (type, stdlib.Namespace, stdlib.LibraryName)) or \
-                    not callable(ours):
-                continue
+            if isinstance(ours, (stdlib.Namespace, stdlib.LibraryName)) or \
+                    not callable(ours):  # (an engine class torch writes as a function is
+                continue  # recorded: torch.autograd.graph.disable_saved_tensors_hooks)
             theirs = getattr(module, name, None)
             kind = _kind(theirs) if callable(theirs) and not isinstance(theirs, type) else None
             if kind is None:
@@ -42,9 +45,16 @@ def main() -> None:
             functions.setdefault(dotted, {})[name] = [
                 kind, theirs.__name__, getattr(theirs, "__module__", None),
                 getattr(theirs, "__qualname__", theirs.__name__)]
-    payload = {"torch": importlib.import_module("torch").__version__, "functions": functions}
+    torch = importlib.import_module("torch")
+    tensor_methods = {
+        name: [method.__name__, method.__qualname__, method.__module__]
+        for name in dir(torch.Tensor)
+        if isinstance(method := getattr(torch.Tensor, name), types.FunctionType)}
+    payload = {"torch": torch.__version__, "functions": functions,
+               "tensor_methods": tensor_methods}
     OUT.write_text(json.dumps(payload, indent=0, sort_keys=True) + "\n")
-    print(f"{OUT}: {sum(map(len, functions.values()))} functions in {len(functions)} modules")
+    print(f"{OUT}: {sum(map(len, functions.values()))} functions in {len(functions)} modules, "
+          f"{len(tensor_methods)} Python tensor methods")
 
 
 if __name__ == "__main__":

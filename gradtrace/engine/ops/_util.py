@@ -64,15 +64,25 @@ def binary_apply(ufunc: np.ufunc, a: Tensor, b: Tensor, dtype: DType) -> np.ndar
     # take as a number, is cast with C's wrap-around as torch casts it; so is a Python int
     # computed in a barebones unsigned dtype, which numpy refuses past its range: `u16 *
     # 70000`, `u16 * -1`; two wrapped numbers, `torch.add(0.1, 0.2)`, are each cast to
-    # `dtype` first)
+    # `dtype` first; and a Python int past an integer dtype's range, which numpy refuses
+    # and torch wraps: `int8 + 300` adds 44)
     plain = not (a._wrapped and b._wrapped) and not dtype.barebones
-    x = a.array.item() if a._wrapped and a.dtype is not _UINT64 and plain else (
-        a.array if a.dtype is dtype else cast(a.array, dtype))
-    y = b.array.item() if b._wrapped and b.dtype is not _UINT64 and plain else (
-        b.array if b.dtype is dtype else cast(b.array, dtype))
+    x = a.array.item() if a._wrapped and a.dtype is not _UINT64 and plain and \
+        _fits(a, dtype) else (a.array if a.dtype is dtype else cast(a.array, dtype))
+    y = b.array.item() if b._wrapped and b.dtype is not _UINT64 and plain and \
+        _fits(b, dtype) else (b.array if b.dtype is dtype else cast(b.array, dtype))
     if (dtype is _BF16 or dtype is _F16) and not b.array.ndim and ufunc in _OPMATH_SCALAR:
         y = b.array.item()  # torch's mul/div read a 0-dim second operand as a float32
     return values_apply(ufunc, x, y, dtype)
+
+
+def _fits(number: Tensor, dtype: DType) -> bool:
+    """Whether a wrapped number is within `dtype`'s range (always, unless an int and an
+    integer dtype)."""
+    if dtype.np.kind not in "iu" or number.dtype.np.kind not in "iu":
+        return True
+    info = np.iinfo(dtype.np)
+    return info.min <= number.array.item() <= info.max
 
 
 def number_apply(ufunc: np.ufunc, a: Tensor, number: float) -> np.ndarray:

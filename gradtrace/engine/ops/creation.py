@@ -258,18 +258,15 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: DType | None,
         if s < 0:
             raise TorchRuntimeError(
                 f"Trying to create tensor with negative dimension {s}: {list(shape)}")
-    if dtype is None:
-        dtype = dtypes.scalar_dtype(value) if not isinstance(value, float) else \
-            dtypes.DEFAULT_FLOAT
+    if dtype is None:  # (a Python int is an int64 Scalar: 2**63 overflows it)
+        dtype = dtypes.DEFAULT_FLOAT if isinstance(value, float) else dtypes.int64 \
+            if type(value) is int else dtypes.scalar_dtype(value)
+    if not isinstance(value, Tensor) and dtype is not dtypes.float64:
+        value = dtypes.fill_scalar(value, dtype, math.prod(shape))  # as fill_: -1 wraps,
+        # past the range raises
     if meta:  # a shape and a dtype, whatever the size
         return Tensor(meta_array(shape, dtype.np), requires_grad=requires_grad)
     reserve(shape, 8)
-    if dtype.barebones:  # torch fills them as fill_ does: -1 wraps, past the range raises
-        value = dtypes.checked_scalar(value, dtype)
-    elif dtype is dtypes.bfloat16:
-        value = np.float32(value)  # (a number becomes bfloat16 through a float)
-    elif (dtype is dtypes.float16 or dtype is dtypes.float32) and not isinstance(value, Tensor):
-        value = dtypes.checked_scalar(value, dtype)  # (fill_'s checked convert: 1e5 in float16)
     return Tensor(np.full(shape, value, dtype=dtype.np), requires_grad=requires_grad)
 
 
@@ -557,7 +554,7 @@ class FillBackward0(Function):
     formulas = (local("self", "0"),)
 
     def forward(self, a: Tensor, value: Any) -> np.ndarray:
-        return np.full_like(a.array, dtypes.checked_scalar(value, a.dtype))
+        return np.full_like(a.array, dtypes.fill_scalar(value, a.dtype, a.array.size))
 
     def backward(self, grad: Tensor) -> Tensor:
         return zeros_like(grad)

@@ -197,11 +197,27 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *,
     low, high = float(kwargs.pop("from", a)), float(kwargs.pop("to", b))
     _no_extra("uniform_", kwargs)
     _float_dtype(t.dtype)
+    _uniform_bounds(t.dtype, low, high)
+    return apply_inplace(UniformBackward0, t, low=low, high=high, gen=resolve(generator))
+
+
+def _uniform_bounds(dtype: DType, low: float, high: float) -> None:
+    """uniform_impl_'s checks, in its order: each end within the dtype's finite range (inf
+    and nan are not), a [from, to) range, and to - from itself finite in the dtype."""
+    top = float(dtypes.float_info(dtype).max)
+    for name, end in (("from", low), ("to", high)):
+        if not -top <= end <= top:
+            raise TorchRuntimeError(
+                f"{name} is out of bounds for {dtypes.C_SCALAR_NAMES[dtype.name]}")
     if not low <= high:
         raise TorchRuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={_g(low)} > "
             f"to={_g(high)}")
-    return apply_inplace(UniformBackward0, t, low=low, high=high, gen=resolve(generator))
+    if high - low > top:
+        raise TorchRuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{dtype.scalar_type}>::max(), "
+            f"but found to={_g(high)} and from={_g(low)} which result in to-from to exceed "
+            "the limit")
 
 
 def _g(x: float) -> str:
@@ -702,14 +718,6 @@ def generator_set_state(gen: Generator, new_state: Tensor) -> Generator:
     return gen
 
 
-def new_generator(device: Any = "cpu") -> Generator:
-    """torch.Generator(): seeded with default_rng_seed_val, like torch's."""
-    if str(device) != "cpu":
-        raise TorchRuntimeError(f"Device type {str(device).upper()} is not supported for "
-                                "torch.Generator() api.")
-    return Generator()
-
-
 TENSOR_METHODS = {
     "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "random_": random_,
     "exponential_": exponential_, "cauchy_": cauchy_, "geometric_": geometric_,
@@ -723,7 +731,7 @@ TORCH_FUNCTIONS = {
     "normal": normal, "bernoulli": bernoulli, "multinomial": multinomial,
     "manual_seed": generator.manual_seed, "seed": generator.seed,
     "initial_seed": generator.initial_seed, "get_rng_state": get_rng_state,
-    "set_rng_state": set_rng_state, "Generator": new_generator,
+    "set_rng_state": set_rng_state, "Generator": Generator,
     "default_generator": generator.DEFAULT,
 }
 

@@ -436,6 +436,9 @@ class ClampBackward1(Function):
             for bound in (min, max):  # `x.clamp(min=1e5)` of float16 overflows)
                 if bound is not None:
                     dtypes.checked_scalar(bound, a.dtype)
+        if a.dtype.np.kind in "iu":  # an int bound is converted so too: `int8.clamp(max=300)`
+            min, max = (dtypes.checked_scalar(b, a.dtype)[()] if type(b) is int else b  # noqa: A001
+                        for b in (min, max))  # overflows, `uint8.clamp(min=-1)` is 255
         if min is not None:
             out = np.maximum(out, min)
         if max is not None:

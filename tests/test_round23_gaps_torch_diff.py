@@ -1,0 +1,68 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 23
+found: `torch.autograd.grad(..., is_grads_batched=True, create_graph=True)` was refused even
+when the gradients need no graph (nothing in the backward requires grad), where torch returns
+the plain stacked gradients; a batched gradient that does need a graph stays refused.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+from gradtrace.runner import run_text
+
+torch = pytest.importorskip("torch")
+
+
+BATCHED_CREATE_GRAPH = """import torch
+from torch.autograd.functional import jacobian, hessian
+w = torch.ones((4, 4), requires_grad=True)
+a = torch.arange(3.)[:, None, None] * torch.ones(3, 4, 4)
+b = (w * a).sum((1, 2))
+g, = torch.autograd.grad(b, w, torch.eye(3), create_graph=True, is_grads_batched=True)
+print(g[:, 0], g.requires_grad, g.grad_fn)
+g, = torch.autograd.grad(b, w, torch.eye(3), create_graph=True, is_grads_batched=True)
+print(g.sum())
+v = torch.zeros(2, 3)
+v[:, 0] = 1.
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+lin = x * torch.tensor([2., 3., 4.]) + 1
+print(torch.autograd.grad(lin, x, v, create_graph=True, is_grads_batched=True))
+u = torch.tensor([5., 6.], requires_grad=True)
+g = torch.autograd.grad((lin, u * 2), (x, u), (torch.eye(3), torch.ones(3, 2)),
+                        create_graph=True, is_grads_batched=True)
+print(g)
+print(torch.autograd.grad(lin, (x, u), torch.eye(3), create_graph=True, allow_unused=True,
+                          is_grads_batched=True))
+def f(x):
+    return x * torch.tensor([1., 2., 3.]) + 1
+j = jacobian(f, torch.tensor([1., 2., 3.]), create_graph=True, vectorize=True)
+print(j, j.requires_grad)
+print(jacobian(lambda x: torch.ones(2), torch.ones(3), create_graph=True, vectorize=True))
+print(hessian(lambda x: (x * torch.tensor([1., 2., 3.])).sum(), torch.ones(3),
+              create_graph=True, vectorize=True))
+"""
+
+
+def test_batched_grad_with_create_graph_and_no_graph_needed_like_torch() -> None:
+    assert gradtrace_output(BATCHED_CREATE_GRAPH) == torch_output(BATCHED_CREATE_GRAPH)
+
+
+@pytest.mark.parametrize("script", [
+    # the gradient depends on x: torch's result has a vmapped MulBackward0 graph
+    "x = torch.tensor([1., 2.], requires_grad=True)\n"
+    "torch.autograd.grad(x ** 2, x, torch.eye(2), create_graph=True, is_grads_batched=True)",
+    # grad_outputs that require grad make the result need a graph too
+    "w = torch.ones(2, requires_grad=True)\n"
+    "torch.autograd.grad(w * 3, w, torch.eye(2).requires_grad_(), create_graph=True,\n"
+    "                    is_grads_batched=True)",
+    "from torch.autograd.functional import jacobian\n"
+    "jacobian(lambda a, b: a * b, (torch.ones(2), torch.ones(2)), create_graph=True,\n"
+    "         vectorize=True)",
+])
+def test_batched_grad_that_needs_a_graph_is_still_refused(script: str) -> None:
+    result = run_text("import torch\n" + script)
+    assert result.error is not None and result.error.kind == "NotSupportedError"
+    assert "whose gradients need a graph" in result.error.message
+    assert torch_output("import torch\n" + script).count("Error") == 0

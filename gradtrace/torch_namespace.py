@@ -461,6 +461,8 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.autograd": Namespace("torch.autograd", {**api.AUTOGRAD_FUNCTIONS,
                                                        "Variable": VARIABLE}),
         "torch.autograd.function": Namespace("torch.autograd.function", {}),
+        # old code's `from torch.autograd.variable import Variable`
+        "torch.autograd.variable": Namespace("torch.autograd.variable", {"Variable": VARIABLE}),
         "torch.autograd.forward_ad": Namespace("torch.autograd.forward_ad", {}),
         "torch.autograd.graph": Namespace("torch.autograd.graph", {
             "saved_tensors_hooks": saved_tensors_hooks, "save_on_cpu": save_on_cpu,

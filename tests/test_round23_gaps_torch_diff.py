@@ -1,7 +1,8 @@
 """Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 23
 found: `torch.autograd.grad(..., is_grads_batched=True, create_graph=True)` was refused even
 when the gradients need no graph (nothing in the backward requires grad), where torch returns
-the plain stacked gradients; a batched gradient that does need a graph stays refused.
+the plain stacked gradients; a batched gradient that does need a graph stays refused. And old
+code's `from torch.autograd.variable import Variable` was refused as an unknown module.
 
 Skipped unless torch is importable.
 """
@@ -66,3 +67,19 @@ def test_batched_grad_that_needs_a_graph_is_still_refused(script: str) -> None:
     assert result.error is not None and result.error.kind == "NotSupportedError"
     assert "whose gradients need a graph" in result.error.message
     assert torch_output("import torch\n" + script).count("Error") == 0
+
+
+VARIABLE_MODULE = """import torch
+from torch.autograd.variable import Variable
+import torch.autograd.variable
+x = Variable(torch.Tensor([[0]]), requires_grad=True)
+for t in range(3):
+    x.sin().backward()
+print(x, x.grad, type(x), Variable, Variable is torch.autograd.Variable)
+print(torch.autograd.variable.Variable is Variable, isinstance(x, Variable))
+print(Variable(torch.ones(2)).requires_grad, Variable(torch.ones(2), volatile=True))
+"""
+
+
+def test_torch_autograd_variable_module_imports_like_torch() -> None:
+    assert gradtrace_output(VARIABLE_MODULE) == torch_output(VARIABLE_MODULE)

@@ -2,7 +2,10 @@
 found: `torch.autograd.grad(..., is_grads_batched=True, create_graph=True)` was refused even
 when the gradients need no graph (nothing in the backward requires grad), where torch returns
 the plain stacked gradients; a batched gradient that does need a graph stays refused. And old
-code's `from torch.autograd.variable import Variable` was refused as an unknown module.
+code's `from torch.autograd.variable import Variable` was refused as an unknown module. And
+calling a grad_fn node directly (`l.grad_fn(torch.tensor(1.))`, torch's Node.__call__: the
+node's backward alone under the current grad mode, an AccumulateGrad adding into .grad) was
+refused as "not callable".
 
 Skipped unless torch is importable.
 """
@@ -83,3 +86,77 @@ print(Variable(torch.ones(2)).requires_grad, Variable(torch.ones(2), volatile=Tr
 
 def test_torch_autograd_variable_module_imports_like_torch() -> None:
     assert gradtrace_output(VARIABLE_MODULE) == torch_output(VARIABLE_MODULE)
+
+
+NODE_CALLS = """import torch
+x = torch.tensor([3., 3.], requires_grad=True)
+y = torch.tensor([2., 2.], requires_grad=True)
+z = x * y
+l = z.sum()
+r = l.grad_fn(torch.tensor(1.))
+print(r, type(r), callable(l.grad_fn))
+dx, dy = z.grad_fn(r)
+print(dx, dy)
+print(z.grad_fn(torch.ones(2)) is not None, z.exp().grad_fn(torch.ones(2)))
+print((x * torch.tensor([2., 5.])).grad_fn(torch.ones(2)))
+with torch.no_grad():
+    print(z.grad_fn(torch.ones(2)))
+for bad in (lambda: z.grad_fn(torch.ones(3)), lambda: z.grad_fn(),
+            lambda: z.grad_fn(torch.ones(2), torch.ones(2)),
+            lambda: z.grad_fn(grad=torch.ones(2)), lambda: l.grad_fn(1.0)):
+    try:
+        print(bad())
+    except Exception as e:
+        print(type(e).__name__, e)
+s = x.split(1)
+print(s[0].grad_fn(torch.ones(1), torch.ones(1)))
+a = z.grad_fn.next_functions[0][0]
+g = torch.ones(2)
+print(a(g), x.grad, x.grad is g, x.grad._version)
+print(a(torch.ones(2)), x.grad)
+x.grad = None
+print(a(torch.ones(2, requires_grad=True)), x.grad)
+x.grad = None
+with torch.no_grad():
+    print(a(torch.ones(2, requires_grad=True)), x.grad, x.grad.requires_grad)
+    print(a(torch.ones(2)), x.grad)
+w = torch.zeros(3, requires_grad=True).clone()
+w[1:] = y
+print(w.grad_fn.name(), w.grad_fn(torch.tensor([1., 2., 3.])))
+q = (x * x).sum()
+q.backward()
+try:
+    q.grad_fn(torch.tensor(1.))
+    q.grad_fn.next_functions[0][0](torch.ones(2))
+except RuntimeError as e:
+    print(e)
+u = x.exp()
+u.add_(0)
+print(u.grad_fn(torch.ones(2)))
+v = x.exp()
+v.mul_(2)
+try:
+    v.grad_fn.next_functions[0][0](torch.ones(2))
+except RuntimeError as e:
+    print(e)
+"""
+
+
+def test_calling_grad_fn_nodes_like_torch() -> None:
+    assert gradtrace_output(NODE_CALLS) == torch_output(NODE_CALLS)
+
+
+def test_calling_a_custom_function_node_is_refused() -> None:
+    script = """import torch
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+y = F.apply(torch.ones(2, requires_grad=True))
+y.grad_fn(torch.ones(2))
+"""
+    result = run_text(script)
+    assert result.error is not None and result.error.kind == "NotSupportedError"

@@ -384,7 +384,7 @@ class Calls:
             return True
         if kind is Instance:
             return value.cls.lookup("__call__") is not MISSING
-        if kind in _NEVER_CALLABLE or isinstance(value, (Tensor, Node)):
+        if kind in _NEVER_CALLABLE or isinstance(value, Tensor):
             return False
         if kind is stdlib.Intrinsic or kind is stdlib.Namespace:
             return False

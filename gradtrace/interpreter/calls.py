@@ -14,7 +14,6 @@ from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
 from ..engine.ndarray import NUMPY_TYPES
-from ..engine.node import Node
 from ..engine.ops import creation
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError

@@ -464,6 +464,8 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.autograd.grad_mode": Namespace("torch.autograd.grad_mode", {
             name: api.AUTOGRAD_FUNCTIONS[name] for name in (
                 "no_grad", "enable_grad", "set_grad_enabled", "inference_mode")}),
+        # old code's `from torch.autograd.variable import Variable`
+        "torch.autograd.variable": Namespace("torch.autograd.variable", {"Variable": VARIABLE}),
         "torch.autograd.forward_ad": Namespace("torch.autograd.forward_ad", {}),
         "torch.autograd.graph": Namespace("torch.autograd.graph", {
             "saved_tensors_hooks": saved_tensors_hooks, "save_on_cpu": save_on_cpu,

@@ -115,6 +115,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_exit_suppresses_limit.gt", "LimitError"), ("lang_type_three_args.gt",
                                                       "NotSupportedError"),
     ("anomaly_metadata_dunder.gt", "NotSupportedError"),
+    ("autograd_variable_module_internals.gt", "NotSupportedError"),
+    ("grad_fn_call_internals.gt", "AttributeError"),
     ("unsigned_dtype_numpy_backing.gt", "AttributeError"),
     ("bfloat16_scalar_type.gt", "NotSupportedError"),
     ("typing_name_dunder.gt", "NotSupportedError"),

@@ -91,8 +91,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 
     `is_grads_batched`: torch vmaps the backward over the first dimension of each
     grad_output; here it runs once per batch entry and stacks the results (the same
-    numbers; hooks see one entry at a time, and create_graph is refused because the
-    recorded graph would not be torch's).
+    numbers; hooks see one entry at a time). With create_graph, gradients that need no graph
+    (nothing in the backward requires grad) are torch's plain tensors; ones that do are
+    refused, because the recorded vmapped graph would not be torch's.
     """
     if materialize_grads and allow_unused is False:
         raise TorchValueError(
@@ -163,10 +164,6 @@ def _grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[Any] | No
 def _batched_grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[Any] | None,
                   retain_graph: bool, create_graph: bool,
                   allow_unused: bool) -> list[Tensor | None]:
-    if create_graph:
-        raise NotSupportedError(
-            "torch.autograd.grad(..., is_grads_batched=True, create_graph=True) is not "
-            "supported: torch records one vmapped backward, which gradtrace cannot reproduce")
     if grad_outputs is None or any(not isinstance(g, Tensor) for g in grad_outputs):
         raise NotSupportedError(
             "is_grads_batched=True needs a batched Tensor in grad_outputs for every output")
@@ -190,7 +187,12 @@ def _batched_grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[A
     for b in range(sizes[0]):
         last = b == sizes[0] - 1
         rows.append(_grad(outputs, inputs, [g[b] for g in grad_outputs],
-                          retain_graph or not last, False, allow_unused))
+                          retain_graph or not last, create_graph, allow_unused))
+    if create_graph and any(g is not None and g.requires_grad for row in rows for g in row):
+        raise NotSupportedError(
+            "torch.autograd.grad(..., is_grads_batched=True, create_graph=True) whose "
+            "gradients need a graph is not supported: torch records one vmapped backward, "
+            "which gradtrace cannot reproduce")
     result: list[Tensor | None] = []
     for i in range(len(inputs)):
         column = [row[i] for row in rows]

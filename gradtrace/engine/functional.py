@@ -3,9 +3,9 @@
 A port of torch's functional.py, call for call on the engine's ops (so the graphs made
 with `create_graph=True` are torch's, node for node). `func` is anything callable: a
 script's function runs in the interpreter. What needs forward-mode AD or vmap (the
-`"forward-mode"` strategies, `vectorize=True` with `create_graph=True`) is refused with
-NotSupportedError; `vectorize=True` otherwise runs the batched backward one row at a time
-(see `backward.grad`).
+`"forward-mode"` strategies, `vectorize=True` with `create_graph=True` when the Jacobian
+needs a graph) is refused with NotSupportedError; `vectorize=True` otherwise runs the
+batched backward one row at a time (see `backward.grad`).
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import TorchRuntimeError
+from ..errors import NotSupportedError, TorchRuntimeError, TorchTypeError
 from . import anomaly, forward_ad, grad_reuse, no_grad_views, saved_hooks
 from . import meta as _meta
 from .anomaly import ANOMALY
@@ -233,6 +233,26 @@ class Node:
 
     def needs_input_grad(self, i: int) -> bool:
         return self.next_functions[i][0] is not None
+
+    def __call__(self, *grads: Any, **kwargs: Any) -> Any:
+        """`grad_fn(*grad_outputs)`, torch's Node.__call__: the node's backward alone on the
+        given gradients, under the current grad mode (so it records a graph when grad is
+        enabled), without hooks or the engine's checks; an AccumulateGrad adds into the
+        leaf's .grad. One input gradient comes back as itself, several as a tuple."""
+        if kwargs:
+            raise TorchTypeError("keyword arguments are not supported")
+        from .ops.view_inplace import CopySlices
+
+        if not isinstance(self, (Function, AccumulateGrad, CopySlices)):
+            raise NotSupportedError(f"calling {self.name()} directly is not supported")
+        expected = max(1, len(self.output_meta))
+        if len(grads) != expected:
+            raise TorchTypeError(f"expected {expected} arguments, got {len(grads)} instead")
+        for i, g in enumerate(grads):
+            if not isinstance(g, _tensor.Tensor):
+                raise TorchTypeError(f"argument {i} is not a Variable")
+        result = tuple(self.apply(list(grads)))
+        return result[0] if len(result) == 1 else result
 
 
 class AccumulateGrad(Node):

@@ -14,7 +14,6 @@ from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
 from ..engine.ndarray import NUMPY_TYPES
-from ..engine.node import Node
 from ..engine.ops import creation
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
@@ -386,7 +385,7 @@ class Calls:
             return True
         if kind is Instance:
             return value.cls.lookup("__call__") is not MISSING
-        if kind in _NEVER_CALLABLE or isinstance(value, (Tensor, Node)):
+        if kind in _NEVER_CALLABLE or isinstance(value, Tensor):
             return False
         if kind is stdlib.Intrinsic or kind is stdlib.Namespace:
             return False

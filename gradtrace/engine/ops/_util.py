@@ -13,7 +13,7 @@ from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
-from ..meta import MetaArray
+from ..meta import MetaArray, strides_of
 from ..node import Function, SavedTensor
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand, bump_version, move_retains_grad
@@ -216,6 +216,15 @@ INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written
                     "performing the operation.")
 
 
+def _expanded(array: np.ndarray) -> bool:
+    """at::has_internal_overlap's certain case: a dim of size > 1 with stride 0 (a meta
+    array's numpy strides are all 0: its own are the ones torch reports)."""
+    if 0 not in array.strides:
+        return False
+    strides = strides_of(array) if type(array) is MetaArray else array.strides
+    return any(n > 1 and st == 0 for n, st in zip(array.shape, strides, strict=True))
+
+
 def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any) -> Tensor:
     """Run `op` out of place, write the result into `self`, bump its version, rebase history.
 
@@ -223,9 +232,7 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
     backward is unaffected by the write itself.
     """
     check_inplace(self)
-    if any(n > 1 and st == 0 for n, st in zip(self.array.shape, self.array.strides)):
-        # at::has_internal_overlap's certain case (an expanded dim), which TensorIterator's
-        # in-place ops refuse
+    if _expanded(self.array):  # TensorIterator's in-place ops refuse it
         raise TorchRuntimeError(INTERNAL_OVERLAP)
     recording = GRAD_MODE.enabled and (
         self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others))

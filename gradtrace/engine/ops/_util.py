@@ -219,7 +219,7 @@ INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written
 def _expanded(array: np.ndarray) -> bool:
     """at::has_internal_overlap's certain case: a dim of size > 1 with stride 0 (a meta
     array's numpy strides are all 0: its own are the ones torch reports)."""
-    if 0 not in array.strides:
+    if 0 not in array.strides or array.size == 0:  # (an empty tensor is dense)
         return False
     strides = strides_of(array) if type(array) is MetaArray else array.strides
     return any(n > 1 and st == 0 for n, st in zip(array.shape, strides, strict=True))

@@ -89,18 +89,22 @@ class MkldnnRnnLayerBackward0(Function):
         hs = np.empty((steps, batch, hidden), x.dtype)
         exact = x.dtype == np.float64  # (torch's op is float32's; float64 checks gradients)
         order = range(steps - 1, -1, -1) if reverse else range(steps)
-        if training and batch < 128 and not exact:  # merge_gemm_layer: one product for
-            # every step, the steps in the order they run (a reversed direction's workspace)
-            seq = x[::-1] if reverse else x
-            layer = onednn_sgemm.sgemm(w_ih, seq.reshape(steps * batch, features), None,
-                                       threads).reshape(steps, batch, 4 * hidden)
+        seq = (x[::-1] if reverse else x).reshape(steps * batch, features)  # in run order
+        if exact:
+            layer = None
+        elif not training:  # per-element chains: one call gives every step's
+            layer = onednn_sgemm.chained(w_ih, seq).reshape(steps, batch, 4 * hidden)
+        elif batch < 128:  # merge_gemm_layer: one product for every step, the steps in
+            # the order they run (a reversed direction's workspace)
+            layer = onednn_sgemm.sgemm(w_ih, seq, None, threads).reshape(
+                steps, batch, 4 * hidden)
         for k, t in enumerate(order):
             if exact:
                 pre = x[t] @ w_ih.T + h @ w_hh.T
             elif not training and features == hidden and batch > 1:  # one batch-reduce
-                pre = onednn_sgemm.chained(w_hh, h, onednn_sgemm.chained(w_ih, x[t]))
+                pre = onednn_sgemm.chained(w_hh, h, layer[k])
             elif not training:
-                pre = onednn_sgemm.chained(w_ih, x[t]) + onednn_sgemm.chained(w_hh, h)
+                pre = layer[k] + onednn_sgemm.chained(w_hh, h)
             elif batch < 128:
                 pre = onednn_sgemm.sgemm(w_hh, h, layer[k], threads)
             else:
@@ -189,6 +193,7 @@ def _backward_through_time(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, h0
                     trans_b: bool = False) -> np.ndarray:
             return bt @ a.T if c is None else c + bt @ a.T
     order = list(range(steps - 1, -1, -1) if reverse else range(steps))
+    w_hh_t = np.ascontiguousarray(w_hh.T)  # (the same matrix every step)
     d_gates = np.empty((steps, batch, 4 * hidden), x.dtype)
     db = np.zeros(4 * hidden, x.dtype)
     dc = np.array(dc, x.dtype)
@@ -209,7 +214,7 @@ def _backward_through_time(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, h0
         dg[:, 2 * hidden:3 * hidden] = slope[:, 2 * hidden:3 * hidden] * (i * dct)
         dg[:, 3 * hidden:] = slope[:, 3 * hidden:] * dht * tc
         dc = dct * f
-        dh = product(w_hh.T, dg)
+        dh = product(w_hh_t, dg)
         for row in dg:
             db += row
     flat = d_gates.reshape(steps * batch, 4 * hidden)

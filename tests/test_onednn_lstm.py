@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gradtrace.engine import onednn, onednn_sgemm
+from gradtrace.engine.fp32 import fma
 from gradtrace.engine.ops import rnn
 from gradtrace.runner import run_text
 
@@ -46,10 +47,10 @@ def test_one_column_product_is_a_fused_chain_onto_the_output():
     a = rng.standard_normal((5, 7)).astype(np.float32)
     x = rng.standard_normal((1, 7)).astype(np.float32)
     c = rng.standard_normal((1, 5)).astype(np.float32)
-    want = c[0].astype(np.float64)
+    want = c[0]
     for k in range(7):  # every step rounded once, as a fused multiply-add
-        want = (a[:, k].astype(np.float64) * x[0, k] + want).astype(np.float32).astype(np.float64)
-    np.testing.assert_array_equal(onednn_sgemm.sgemm(a, x, c, 1)[0], want.astype(np.float32))
+        want = fma(a[:, k], x[0, k], want)
+    np.testing.assert_array_equal(onednn_sgemm.sgemm(a, x, c, 1)[0], want)
 
 
 @pytest.mark.parametrize(("m", "n"), [(16, 6), (20, 7), (9, 2), (40, 13)])

@@ -7,8 +7,9 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
-from gradtrace.runner import run_text
+from gradtrace.runner import RunResult, run_text
 
 
 def each_expression(expressions: list[str], setup: str = "", *, dtype: bool = False) -> str:
@@ -72,3 +73,17 @@ def torch_outputs_in_child(scripts: dict[str, str]) -> dict[str, list[str]]:
     done = subprocess.run([sys.executable, "-c", _CHILD_RUNNER], input=json.dumps(scripts),
                           capture_output=True, text=True, timeout=300, check=True)
     return json.loads(done.stdout)
+
+
+def file_runs(script: str, tmp_path: Path, stem: str, *, check: bool = False
+              ) -> tuple[subprocess.CompletedProcess, RunResult, str]:
+    """`script` as a file `stem`.py run by python + torch in a child (its warnings printed
+    by Python's own machinery, with that file's path), and as `stem`.gt under gradtrace:
+    (torch's completed run, gradtrace's result, gradtrace's stderr). `check`: torch's run
+    must succeed."""
+    path = tmp_path / f"{stem}.py"
+    path.write_text(script)
+    torch_run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                               check=check)
+    err = io.StringIO()
+    return torch_run, run_text(script, f"{stem}.gt", stderr=err), err.getvalue()

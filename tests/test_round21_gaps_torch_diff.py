@@ -9,16 +9,11 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
-import io
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from script_runs import each_expression, gradtrace_output, torch_output
-
-from gradtrace.runner import run_text
+from script_runs import each_expression, file_runs, gradtrace_output, torch_output
 
 torch = pytest.importorskip("torch")
 
@@ -143,13 +138,8 @@ def _warning_lines(stderr: str) -> list[str]:
 def test_uint8_mask_index_warns_like_torch(tmp_path: Path) -> None:
     """torch's expandTensors warns for each uint8 index before checking its shape (and after
     rejecting a float index anywhere); gradtrace gave no warning."""
-    script = tmp_path / "uint8.py"
-    script.write_text(UINT8_INDEXING)
-    torch_run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                               check=False)
-    err = io.StringIO()
-    result = run_text(UINT8_INDEXING, "uint8.gt", stderr=err)
+    torch_run, result, err = file_runs(UINT8_INDEXING, tmp_path, "uint8")
     assert result.error is None
     assert result.stdout == torch_run.stdout
-    assert _warning_lines(err.getvalue()) == _warning_lines(torch_run.stderr)
+    assert _warning_lines(err) == _warning_lines(torch_run.stderr)
     assert len(_warning_lines(torch_run.stderr)) == 7

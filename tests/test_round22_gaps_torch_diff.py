@@ -10,15 +10,10 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
-import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from script_runs import gradtrace_output, torch_output, torch_outputs_in_child
-
-from gradtrace.runner import run_text
+from script_runs import file_runs, gradtrace_output, torch_output, torch_outputs_in_child
 
 torch = pytest.importorskip("torch")
 
@@ -159,16 +154,11 @@ def test_deprecated_overloads_run_and_warn_once_like_torch(tmp_path: Path, first
     function (TORCH_WARN_ONCE); gradtrace's parser took it and then called the engine with
     the arguments in the old order (a TypeError)."""
     text = DEPRECATED_OVERLOADS.replace("import torch\n", "import torch\n" + first)
-    script = tmp_path / "deprecated.py"
-    script.write_text(text)
-    torch_run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                               check=True)
-    err = io.StringIO()
-    result = run_text(text, "deprecated.gt", stderr=err)
+    torch_run, result, err = file_runs(text, tmp_path, "deprecated", check=True)
     assert result.error is None
     assert result.stdout == torch_run.stdout
-    assert err.getvalue().replace("deprecated.gt", "PATH") == \
-        torch_run.stderr.replace(str(script), "PATH")
+    assert err.replace("deprecated.gt", "PATH") == \
+        torch_run.stderr.replace(str(tmp_path / "deprecated.py"), "PATH")
     assert torch_run.stderr.count("is deprecated") == 1
 
 

@@ -8,15 +8,10 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
-import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from script_runs import each_expression, gradtrace_output, torch_output
-
-from gradtrace.runner import run_text
+from script_runs import each_expression, file_runs, gradtrace_output, torch_output
 
 torch = pytest.importorskip("torch")
 
@@ -75,13 +70,8 @@ for i in range(2):
 def test_deprecated_overload_warns_once_per_run_like_torch(tmp_path: Path) -> None:
     """torch warns for the first call a deprecated signature takes (TORCH_WARN_ONCE: one
     warning a run, whichever op), naming the signatures to use instead."""
-    script = tmp_path / "deprecated.py"
-    script.write_text(DEPRECATED_WARNINGS)
-    torch_run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                               check=False)
-    err = io.StringIO()
-    result = run_text(DEPRECATED_WARNINGS, "deprecated.gt", stderr=err)
+    torch_run, result, err = file_runs(DEPRECATED_WARNINGS, tmp_path, "deprecated")
     assert result.error is None
     assert result.stdout == torch_run.stdout
-    assert err.getvalue().replace("deprecated.gt", str(script)) == torch_run.stderr
+    assert err.replace("deprecated.gt", str(tmp_path / "deprecated.py")) == torch_run.stderr
     assert torch_run.stderr.count("Warning") == 1

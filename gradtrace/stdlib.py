@@ -535,8 +535,6 @@ def missing_namespace_name(namespace: Namespace, name: str) -> GradtraceError:
             return removed_name_error(name)
     from .interpreter.import_effects import LOADED_SUBMODULES
 
-    if name.startswith("__") and name.endswith("__"):  # every Python module has its dunders
-        return not_supported_attribute(namespace, name)
     if namespace.name in _torch_names() and not torch_has(namespace, name) or \
             (namespace.name, name) in LOADED_SUBMODULES:  # (`collections.abc` not loaded)
         return ScriptError(f"module '{namespace.name}' has no attribute '{name}'",

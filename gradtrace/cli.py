@@ -102,7 +102,6 @@ def _limits_options(fn):  # type: ignore[no-untyped-def]
         limits = Limits(timeout=timeout, max_steps=max_steps, max_memory=max_memory << 20,
                         max_elements=max_elements, max_call_depth=max_call_depth,
                         max_sequence=max_sequence)
-        _keep_freed_memory()
         return fn(*args, limits=limits, **kwargs)
 
     options = [
@@ -151,29 +150,6 @@ def _cap_process_memory(max_memory: int) -> Callable[[], None]:
         return lambda: None
     resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
     return lambda: resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
-
-
-def _keep_freed_memory() -> None:
-    """Let glibc's malloc keep freed memory for reuse instead of returning it to the OS.
-
-    numpy allocates every result anew; with glibc's defaults an array of 128 KiB or more
-    is mmap-ed and unmapped again (or the heap top trimmed), so each step of a training
-    loop page-faults its memory in afresh: 90,000 faults and ~40% of the time of the
-    benchmark's 200-step MLP. torch avoids the same with its caching allocator. Peak
-    memory is unchanged; the process just keeps what it had already used.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    mallopt(m_mmap_threshold, 32 << 20)  # glibc's maximum on 64-bit
-    mallopt(m_trim_threshold, 256 << 20)
 
 
 def _run(source, limits: Limits, stopped: str = "text", **kwargs):  # type: ignore[no-untyped-def]

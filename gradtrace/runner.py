@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from . import progress
 from .engine import exactness, levels
 from .engine.grad_mode import set_grad_enabled
+from .engine.heap import keep_freed_memory
 from .engine.limits import configure as configure_allocation
 from .errors import (
     EXIT_LIMIT,
@@ -167,6 +168,7 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
 
     limits = limits or Limits()
     configure_allocation(limits.max_elements, limits.max_memory, limits.max_sequence)
+    keep_freed_memory()
     out = ScriptOutput(stdout, capture, limits.max_sequence)
     err_stream = stderr if stderr is not None else io.StringIO()
     interpreter = Interpreter(source, out, err_stream, limits)

@@ -156,16 +156,18 @@ class TorchExceptionType(ExceptionType):
 class BoundMethod:
     """`obj.method` as a value: calling it calls `fn(obj, ...)`. `python` is torch's
     (__name__, __qualname__, __module__) of a method torch writes in Python
-    (`t.backward`, a bound `method`), None for a C one (a `builtin_function_or_method`)."""
+    (`t.backward`, a bound `method`), None for a C one (a `builtin_function_or_method`, or
+    with `wrapper` a type slot's `method-wrapper`: `x.__getitem__`, `(3).__add__`)."""
 
-    __slots__ = ("obj", "fn", "name", "python")
+    __slots__ = ("obj", "fn", "name", "python", "wrapper")
 
     def __init__(self, obj: Any, fn: Callable[..., Any], name: str,
-                 python: tuple[str, str, str] | None = None):
+                 python: tuple[str, str, str] | None = None, wrapper: bool = False):
         self.obj = obj
         self.fn = fn
         self.name = name
         self.python = python
+        self.wrapper = wrapper
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(self.obj, *args, **kwargs)
@@ -174,7 +176,9 @@ class BoundMethod:
         if self.python is not None:
             return f"<bound method {self.python[1]} of {self.obj!r}>"
         owner = owner_name(self.obj)
-        return f"<built-in method {self.name} of {owner} object at {id(self.obj):#x}>"
+        kind = "method-wrapper '" + self.name + "'" if self.wrapper \
+            else f"built-in method {self.name}"
+        return f"<{kind} of {owner} object at {id(self.obj):#x}>"
 
 
 def owner_name(obj: Any) -> str:

@@ -75,6 +75,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         workdir = tmp_path_factory.mktemp(script.stem)
         return script.name, run_hostile(script, workdir)
 
+    tmp_path_factory.getbasetemp()  # made once here: two threads making it race (FileExistsError)
     with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(pool.map(one, HOSTILE))
 
@@ -249,6 +250,9 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("typed_storage_writes.gt", "NotSupportedError"),
     ("typed_storage_setitem_tricks.gt", "IndexError"),
     ("torch_class_objects_internals.gt", "NotSupportedError"),
+    ("tensor_dunder_self.gt", "NotSupportedError"), ("number_dunder_func.gt", "NotSupportedError"),
+    ("number_dunder_huge_pow.gt", "LimitError"),
+    ("tensor_dunder_iterator.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

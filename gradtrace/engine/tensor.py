@@ -553,6 +553,11 @@ class Tensor:
             raise TorchTypeError("iteration over a 0-d tensor")
         return iter(ops.unbind(self, 0))
 
+    def __reversed__(self) -> Tensor:
+        """torch's: `reversed(x)` is x flipped along dim 0 (a 0-d tensor is itself), not
+        Python's reversed iterator over its rows."""
+        return self if self.array.ndim == 0 else ops.TENSOR_METHODS["flip"](self, 0)
+
     def __contains__(self, element: Any) -> bool:
         return bool((self == element).array.any())
 

@@ -62,6 +62,7 @@ from .objects import (
     script_message,
     type_name,
 )
+from .operator_dunders import SLOT_WRAPPERS, number_dunders, tensor_dunders
 from .operators import COMPARE
 from .random_module import PyRandom, random_instance_attribute
 from .runtime import PYTHON_ERRORS
@@ -192,6 +193,14 @@ class Attributes:
             stored = self.tensor_dicts.get(obj)
             if stored is not None and name in stored:
                 return stored[name]
+            if name.startswith("__"):
+                dunders = self.__dict__.get("_tensor_dunders")
+                if dunders is None:
+                    dunders = self._tensor_dunders = tensor_dunders(self)
+                if name in dunders:
+                    return stdlib.BoundMethod(obj, dunders[name], name,
+                                              tensor_python_method(name),
+                                              name in SLOT_WRAPPERS)
             return self._missing(obj, name)
         if kind is ScriptClass:
             return self.class_getattr(obj, name)
@@ -345,6 +354,12 @@ class Attributes:
             if name in stdlib.NUMBER_ATTRIBUTES[float if kind is float else int]:
                 return getattr(obj, name)
             table = stdlib.FLOAT_METHODS if kind is float else stdlib.INT_METHODS
+            if name.startswith("__"):
+                dunders = self.__dict__.get("_number_dunders")
+                if dunders is None:
+                    dunders = self._number_dunders = number_dunders(self)
+                if name in dunders[kind]:
+                    return stdlib.BoundMethod(obj, dunders[kind][name], name, wrapper=True)
         elif kind is deque:
             if name == "maxlen":
                 return obj.maxlen

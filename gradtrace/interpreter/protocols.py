@@ -286,5 +286,7 @@ class Protocols:
                 raise ScriptError(script_message(message, (obj, index)),
                                   kind=type(err).__name__) from None
             return
+        if isinstance(obj, Tensor):
+            raise ScriptError("Tensor does not support deleting items", kind="TypeError")
         raise ScriptError(f"'{type_name(obj)}' object doesn't support item deletion",
                           kind="TypeError")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gc
 import io
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
@@ -44,9 +45,11 @@ def load_source(path: str, stdin: TextIO | None = None) -> Source:
         reader = stream.buffer if hasattr(stream, "buffer") else stream
         data = reader.read(MAX_SCRIPT_BYTES + 1)
         name = "<stdin>"
+        python_path = None
     else:
         data = _read_file(path)
         name = path
+        python_path = os.path.abspath(path)
     if len(data) > MAX_SCRIPT_BYTES:
         raise ScriptFileError(f"larger than {MAX_SCRIPT_BYTES >> 20} MiB; gradtrace "
                               "runs scripts, not data")
@@ -60,7 +63,7 @@ def load_source(path: str, stdin: TextIO | None = None) -> Source:
                 f"{err.start})", Span.point(line, 1)) from None
     else:
         text = data
-    return Source(name, text)
+    return Source(name, text, python_path)
 
 
 def _read_file(path: str) -> bytes:

@@ -28,10 +28,18 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 @dataclass(frozen=True)
 class Source:
-    """A script's name (as the user gave it) and its text."""
+    """A script's name (as the user gave it) and its text; `path`, for a script read from a
+    file, is the name Python gives its code (`python p.gt` makes `__main__`'s file absolute
+    since 3.9: the `file:line:` of the warnings it shows)."""
 
     name: str
     text: str
+    path: str | None = None
+
+    @property
+    def python_name(self) -> str:
+        """The file name Python's warnings and tracebacks show for the script's lines."""
+        return self.path or self.name
 
     @cached_property
     def lines(self) -> list[str]:

@@ -166,3 +166,24 @@ def test_explain_json_that_outgrows_memory_prints_a_document_with_the_limit(tmp_
     assert result.exit_code == 3
     document = json.loads(result.stdout)
     assert "too large for the memory left" in json.dumps(document)
+
+
+def test_warnings_and_tracebacks_name_the_script_by_its_absolute_path_as_python_does(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`python w.gt` shows `/abs/w.gt:3: UserWarning` and `File "/abs/w.gt"` (Python 3.9+
+    makes `__main__`'s file absolute); gradtrace's own errors keep the name as given."""
+    (tmp_path / "w.gt").write_text(
+        "import warnings, traceback\n"
+        "try:\n"
+        "    int('x')\n"
+        "except ValueError:\n"
+        "    traceback.print_exc()\n"
+        "warnings.warn('careful')\n"
+        "print(undefined)\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--quiet", "w.gt"])
+    where = str(tmp_path / "w.gt")
+    assert f'  File "{where}", line 3, in <module>\n' in result.stderr
+    assert f"{where}:6: UserWarning: careful\n  warnings.warn('careful')\n" in result.stderr
+    assert "w.gt:7:7: NameError: name 'undefined' is not defined" in result.stderr
+    assert f"{where}:7:7" not in result.stderr

@@ -198,7 +198,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
                 continue
             line = span.line if span is not None else 0
             text = self.source.line_text(line).strip()
-            out.append(f'  File "{self.source.name}", line {line}, in {name}\n'
+            out.append(f'  File "{self.source.python_name}", line {line}, in {name}\n'
                        + (f"    {text}\n" if text else ""))
         return out
 

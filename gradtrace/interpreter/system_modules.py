@@ -136,7 +136,8 @@ def _warnings_namespace(interp: Interpreter) -> stdlib.Namespace:
                       line: Any = None) -> str:
         kind = category.kind if isinstance(category, stdlib.ExceptionType) else \
             type_name(category)
-        if line is None and filename == interp.source.name and isinstance(lineno, int):
+        own = (interp.source.name, interp.source.python_name)
+        if line is None and filename in own and isinstance(lineno, int):
             line = interp.source.line_text(lineno)
         return format_warning(str(message), kind, str(filename), lineno,
                               line if isinstance(line, str) else None)

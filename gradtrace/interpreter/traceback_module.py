@@ -95,7 +95,7 @@ def _entry(interp: Interpreter, name: str, span: Span | None) -> str:
     """One frame as StackSummary.format_frame_summary prints it."""
     source = interp.source
     line = span.line if span is not None else 0
-    row = f'  File "{source.name}", line {line}, in {name}\n'
+    row = f'  File "{source.python_name}", line {line}, in {name}\n'
     original = source.line_text(line) if span is not None else ""
     stripped = original.strip()
     if not stripped:

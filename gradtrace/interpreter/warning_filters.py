@@ -279,7 +279,7 @@ class Warnings:
         interp = self.interp
         source = interp.source
         if filename is None:
-            filename = source.name
+            filename = source.python_name
             if line_text is None and source.name != "<stdin>":
                 line_text = source.line_text(lineno)
         recorder = self.state.shown.recorder

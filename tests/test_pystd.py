@@ -250,3 +250,25 @@ def test_builtin_exit_and_quit_raise_system_exit_like_sys_exit():
     stdout, _, status = stderr_of("print(exit)\ntry:\n    quit(3)\nexcept SystemExit as e:\n"
                                   "    print(e.code)\nprint(1)\nexit()\nprint(2)\n")
     assert (stdout, status) == ("Use exit() or Ctrl-D (i.e. EOF) to exit\n3\n1\n", 0)
+
+
+def test_an_op_that_warns_then_raises_shows_its_warning_at_the_calls_line(tmp_path):
+    """F.mse_loss warns of the sizes and then fails to broadcast: torch shows the warning at
+    the lambda's line, before the error reaches the caller's `except`, not at the line
+    that catches it."""
+    script = tmp_path / "warn_raise.gt"
+    script.write_text(
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "a = torch.zeros(4, 3)\n"
+        "cases = [lambda: F.mse_loss(a, torch.zeros(4, 1)),\n"
+        "         lambda: F.mse_loss(a, torch.zeros(4, 5))]\n"
+        "for i, f in enumerate(cases):\n"
+        "    try:\n"
+        "        r = f()\n"
+        "    except RuntimeError as e:\n"
+        "        print(i, e)\n")
+    ours, theirs = gradtrace_run(script), torch_run(script)
+    assert ours.stdout == theirs.stdout
+    assert ours.stderr == theirs.stderr
+    assert ours.stderr.count("warn_raise.gt:5: UserWarning: Using a target size") == 1

@@ -308,6 +308,8 @@ class Calls:
             return result
         except GradtraceError as err:
             err.at(span)
+            if creation.WARNINGS:  # an op that warned, then raised: torch showed the
+                self._flush_engine_warnings()  # warning at this line, before its error
             raise
         except (ReturnSignal, BreakSignal, ContinueSignal):
             raise

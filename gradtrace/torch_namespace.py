@@ -254,6 +254,18 @@ _JIT_SCRIPT = ("script", "ScriptModule", "ScriptFunction", "RecursiveScriptModul
                "unused", "export", "is_scripting", "annotate")
 _JIT_TRACE = ("trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing")
 
+# torch/optim/<module>.py of each optimizer: its class and, where the library writes it, its
+# functional form (`from torch.optim.sgd import SGD`, warmup schedulers' examples); importable,
+# but torch/optim/__init__.py deletes them (`del sgd`, and `del optimizer`) from the package
+_OPTIMIZER_MODULES = {
+    "torch.optim.sgd": "SGD sgd", "torch.optim.adam": "Adam adam", "torch.optim.adamw": "AdamW",
+    "torch.optim.rmsprop": "RMSprop rmsprop", "torch.optim.adagrad": "Adagrad adagrad",
+    "torch.optim.sparse_adam": "SparseAdam", "torch.optim.lbfgs": "LBFGS",
+    "torch.optim.adadelta": "Adadelta adadelta", "torch.optim.adamax": "Adamax adamax",
+    "torch.optim.nadam": "NAdam nadam", "torch.optim.radam": "RAdam radam",
+    "torch.optim.rprop": "Rprop rprop", "torch.optim.asgd": "ASGD asgd"}
+_NOT_PACKAGE_ATTRIBUTES = frozenset({*_OPTIMIZER_MODULES, "torch.optim.optimizer"})
+
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.distributions": _DISTRIBUTIONS,
     "torch.distributions.constraints": {name: "torch.distributions.constraints"
@@ -329,6 +341,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "Rprop": "torch.optim.rprop",
         "ASGD": "torch.optim.asgd",
     },
+    **{module: {name: module for name in names.split()}
+       for module, names in _OPTIMIZER_MODULES.items()},
     "torch.optim.swa_utils": {name: "torch.optim.swa_utils" for name in (
         "AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
         "get_ema_avg_fn", "get_swa_avg_fn")},
@@ -502,6 +516,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.optim.optimizer": Namespace("torch.optim.optimizer", {}),
         "torch.optim.lr_scheduler": Namespace("torch.optim.lr_scheduler", {}),
         "torch.optim.swa_utils": Namespace("torch.optim.swa_utils", {}),
+        **{module: Namespace(module, {}) for module in _OPTIMIZER_MODULES},
         "torch.utils": Namespace("torch.utils", {}),
         "torch.serialization": Namespace("torch.serialization", {}),
         "torch.utils.data": Namespace("torch.utils.data", {}),
@@ -521,8 +536,8 @@ def _build_torch() -> dict[str, Namespace]:
         modules[namespace].table.update({name: LibraryName(module, name)
                                          for name, module in names.items()})
     for dotted, module in modules.items():  # each is an attribute of its parent (unless
-        parent, _, name = dotted.rpartition(".")  # the parent has a function of that name)
-        if parent:
+        parent, _, name = dotted.rpartition(".")  # the parent has a function of that name,
+        if parent and dotted not in _NOT_PACKAGE_ATTRIBUTES:  # or torch deletes it)
             modules[parent].table.setdefault(name, module)
     return modules
 

@@ -53,6 +53,15 @@ NOT_YET = {
                                           "each object once and keeps it alive (builtins."
                                           "script_id), so it prints False; the rest of the "
                                           "chapter, storage writes included, agrees",
+    "tut_neural_tangent_kernels": "the empirical NTK's Jacobians differ from torch's in the "
+                                  "last bits (its trace, printed with tolist(), by 1 ulp): "
+                                  "jacrev inside vmap batches the parameters it "
+                                  "differentiates at the vmap level (expanded), so a "
+                                  "Conv2d runs with a batched weight (grouped by example) "
+                                  "where torch's keeps the weight unbatched and folds the "
+                                  "examples into the batch, and the convolutions' order "
+                                  "differs; the vjp/jvp NTK-vector products inside nested "
+                                  "vmap agree with it to the printed digits",
     "cmu11785_recitation11_wgangp_gradient_penalty": "the discriminator's gradients differ "
                                                      "from torch's in the last bits: "
                                                      "Conv2d(64, 128, 4, stride=2, padding=1) "
@@ -82,7 +91,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 601
+    assert len(CASES) == 614
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

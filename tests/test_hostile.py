@@ -117,6 +117,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
                                                       "NotSupportedError"),
     ("anomaly_metadata_dunder.gt", "NotSupportedError"),
     ("autograd_variable_module_internals.gt", "AttributeError"),
+    ("optim_submodule_internals.gt", "NotSupportedError"),
     ("grad_fn_call_internals.gt", "AttributeError"),
     ("unsigned_dtype_numpy_backing.gt", "AttributeError"),
     ("bfloat16_scalar_type.gt", "NotSupportedError"),

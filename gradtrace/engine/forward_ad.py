@@ -166,9 +166,15 @@ def make_dual(tensor: Tensor, tangent: Tensor, level: int | None = None) -> Tens
 
 def unpack_dual(tensor: Tensor, level: int | None = None) -> tuple[Tensor, Tensor | None]:
     """torch._unpack_dual: (a view of the primal without its tangent, the tangent as-is)."""
+    from .batching.batched import BatchedTensor
     from .ops.fw_primal import Identity
 
     _check_level(level, "_fw_primal")
+    if isinstance(tensor, BatchedTensor):  # a vmap's dual: its physical tensor carries the
+        # tangent (ops on batched duals run on the physical ones), batched as `tensor` is
+        primal, tangent = unpack_dual(tensor.value)
+        return (BatchedTensor(primal, tensor.bdim, tensor.level),
+                None if tangent is None else BatchedTensor(tangent, tensor.bdim, tensor.level))
     tangent = tangent_of(tensor)
     slot = tensor._fw_grad
     tensor._fw_grad = None  # the primal is a view without the tangent

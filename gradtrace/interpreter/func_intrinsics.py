@@ -100,6 +100,49 @@ def _insert_level(t: Tensor, level: int, size: int) -> Tensor:
     return BatchedTensor(expanded, 0, level, expanded=True)
 
 
+def _dim_labels(spec: list[tuple[int, int, bool]], physical_ndim: int) -> list[Any]:
+    """What each physical dim of a tensor with batch levels `spec` (outside in) is: a
+    logical dim's index, or ("level", n)."""
+    labels: list[Any] = list(range(physical_ndim - len(spec)))
+    for bdim, level, _ in spec:
+        labels.insert(bdim, ("level", level))
+    return labels
+
+
+@intrinsic
+def physical_like(interp: Interpreter, v: Tensor, like: Tensor,
+                  spec: list[tuple[int, int, bool]]) -> Tensor:
+    """A cotangent `v` of a batched output's logical shape (batched at none or some of its
+    levels `spec`) laid out as the output's physical tensor `like`: every example of a level
+    `v` is not batched at gets the same cotangent."""
+    have = set()
+    u = v
+    while isinstance(u, BatchedTensor):
+        have.add(u.level)
+        u = u.value
+    for _, level, _ in spec:
+        if level not in have:
+            v = _insert_level(v, level, TRANSFORMS.batch_size(level))
+    p, v_spec = unwrap_batched(interp, v)
+    order = _dim_labels(v_spec, p.ndim)
+    perm = tuple(order.index(label) for label in _dim_labels(spec, like.ndim))
+    if perm != tuple(range(len(perm))):
+        p = call(ops.permute, p, perm)
+    return p
+
+
+@intrinsic
+def top_vmap_level(interp: Interpreter) -> int:
+    """The innermost running vmap's level (0 outside vmap)."""
+    return TRANSFORMS.vmaps[-1].level if TRANSFORMS.vmaps else 0
+
+
+@intrinsic
+def batched_level(interp: Interpreter, tree: Any) -> int:
+    """The highest vmap level a tensor of `tree` (tuples, lists, dicts) is batched at."""
+    return _top_level(tree)
+
+
 @intrinsic
 def unwrap_batched(interp: Interpreter, t: Any) -> tuple[Any, list[tuple[int, int, bool]]]:
     """(the plain tensor under `t`, its levels from the outside in as (bdim, level,

@@ -102,6 +102,7 @@ class BatchedTensor(Tensor):
         self._post_accumulate_hooks = None
         self._accumulator = None
         self._wrapped = False
+        self._fw_grad = None
 
     # -- the logical tensor ----------------------------------------------------
 

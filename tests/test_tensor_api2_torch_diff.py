@@ -67,6 +67,10 @@ QUANTILES = [
     "torch.nanmedian(x)", "torch.nanmedian(x / (x > 0))", "x.nanmedian(1)",
     "torch.nanmedian(x / (x > 0), 0, keepdim=True)", "torch.nanmedian(x / 0 * 0)",
     "torch.nanmedian(x[:0])", "torch.nanmedian(x[:0], 0)",
+    # median along a dim returns a row's first NaN (value and index), nanmedian skips them
+    "x.masked_fill(x < 0, float('nan')).median(0)",
+    "x.masked_fill(x < 0, float('nan')).median(1, True)",
+    "torch.median(x.masked_fill(x > 0.5, float('nan')), -1)",
 ]
 
 CORRELATION = [

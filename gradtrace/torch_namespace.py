@@ -157,6 +157,9 @@ _DISTRIBUTIONS = {
     "Binomial": "torch.distributions.binomial",
     "LKJCholesky": "torch.distributions.lkj_cholesky",
     "Wishart": "torch.distributions.wishart",
+    "InverseGamma": "torch.distributions.inverse_gamma",
+    "Kumaraswamy": "torch.distributions.kumaraswamy",
+    "FisherSnedecor": "torch.distributions.fishersnedecor",
 }
 _CONSTRAINTS = (
     "Constraint", "is_dependent", "dependent", "independent", "boolean", "one_hot",

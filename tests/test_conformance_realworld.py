@@ -26,6 +26,22 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
+    "docstr_linalg_lstsq": "the docstring's first lstsq (default driver gelsy, A broadcast "
+                           "over a batch of 2) prints torch.dist 1.1829e-06 where gradtrace "
+                           "prints 9.6591e-07: torch's apply_lstsq hands gelsy a jpvt "
+                           "allocated with at::empty, so the first matrix's column "
+                           "pivoting is whatever the heap held (later matrices reuse the "
+                           "permutation and match, engine/lapack.py gels_family); the "
+                           "gels, gelsd and gelss results and gradients match",
+    "docstr_functional_conv3d_transpose_fractional_pool": "F.conv3d's forward of a "
+                                                          "2x4x5x4x6 input with 6 3x3x3 "
+                                                          "filters runs oneDNN's 3-D "
+                                                          "convolution, whose accumulation "
+                                                          "order is not reproduced "
+                                                          "(float64, noted): 4 ulps in the "
+                                                          "first two lines; the transposed "
+                                                          "convolutions, fractional pools "
+                                                          "and shuffles match",
     "tutorial_dcgan_training_step": "the generator loss differs from torch's in its 4th "
                                     "decimal: the DCGAN's convolutions and transposed "
                                     "convolutions are reproduced step by step (with the "
@@ -91,7 +107,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 614
+    assert len(CASES) == 627
     assert set(NOT_YET) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

@@ -67,6 +67,10 @@ QUANTILES = [
     "torch.nanmedian(x)", "torch.nanmedian(x / (x > 0))", "x.nanmedian(1)",
     "torch.nanmedian(x / (x > 0), 0, keepdim=True)", "torch.nanmedian(x / 0 * 0)",
     "torch.nanmedian(x[:0])", "torch.nanmedian(x[:0], 0)",
+    # median along a dim returns a row's first NaN (value and index), nanmedian skips them
+    "x.masked_fill(x < 0, float('nan')).median(0)",
+    "x.masked_fill(x < 0, float('nan')).median(1, True)",
+    "torch.median(x.masked_fill(x > 0.5, float('nan')), -1)",
 ]
 
 CORRELATION = [
@@ -108,6 +112,11 @@ SCATTERS = [
     "torch.diagonal_scatter(C, torch.ones(5, 3), 0, 0, 1)",
     "torch.diagonal_scatter(C, x[:, :1].expand(3, 2), 0, 1, 2)",
     "torch.diagonal_scatter(x, v)", "torch.diagonal_scatter(x, v[:2], 0, 1, 1)",
+    "torch.as_strided_scatter(x, v[:2], (2,), (4,))", "x.as_strided_scatter(M, (3, 2), (1, 3))",
+    "torch.as_strided_scatter(x, y[:, :2], (2, 2), (3, 1), 1)",
+    "torch.as_strided_scatter(x.t(), v[:2], (2,), (1,))",
+    "torch.as_strided_scatter(x, v, (2,), (1,))", "torch.as_strided_scatter(x, v[:2], (2,), (5,))",
+    "torch.as_strided_scatter(x64, v, (3,), (2,))",
     "torch.block_diag(x, v)", "torch.block_diag(x, torch.tensor(2.0), M)", "torch.block_diag()",
     "torch.block_diag(x, B)", "torch.block_diag(x, tgt)", "torch.block_diag(x64, x)",
     "torch.block_diag(v[:0], x)", "torch.block_diag(x[:, :0], M)",
@@ -219,6 +228,7 @@ SECOND = [
     "torch.corrcoef(C[0])", "torch.aminmax(x, dim=1).max ** 2",
     "torch.select_scatter(x, v, 0, 1) ** 2", "torch.slice_scatter(x, y[:, :2], 1, -2) ** 2",
     "torch.diagonal_scatter(x, v[:2], 1) ** 2", "torch.block_diag(x, v, M) ** 2",
+    "torch.as_strided_scatter(x, y[:, :2], (2, 2), (3, 1), 1) ** 2",
     "torch.nanmedian(x, 1)[0] ** 2", "torch.combinations(v) ** 2", "torch.trapezoid(x, y)",
     "torch.cumulative_trapezoid(x) ** 2", "torch.linalg.vander(v)",
     "torch.cholesky_solve(x, (M.t() @ M + torch.eye(2)).tril()) ** 2",

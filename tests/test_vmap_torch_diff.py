@@ -148,3 +148,34 @@ def test_per_sample_gradients_match_torch_to_float32_rounding(loss: str) -> None
     assert [row[:2] for row in ours] == [row[:2] for row in theirs]
     for (_, _, mine), (_, _, torch_values) in zip(ours, theirs):
         assert mine == pytest.approx(torch_values, rel=1e-5, abs=1e-7)
+
+
+VJP_SCRIPT = """import torch
+
+torch.manual_seed(0)
+x = torch.randn(4, requires_grad=True)
+w = torch.randn(3, 4)
+y = {output}
+
+
+def get_vjp(v):
+    return torch.autograd.grad(y, x, v{options})
+
+
+jac = torch.vmap(get_vjp)(torch.eye(3))
+print(type(jac).__name__, [(tuple(j.shape), j.requires_grad, j.tolist()) for j in jac])
+try:
+    print(torch.autograd.grad(y.sum(), x))
+except RuntimeError as err:
+    print("again:", str(err)[:60])
+"""
+
+
+# vmap over autograd.grad of a graph built outside it (the vmap docstring's Jacobian): one
+# batched backward in torch, so the graph is freed once, after every row is computed
+@pytest.mark.parametrize(("output", "options"), [
+    ("torch.tanh(w @ x)", ""), ("(w @ x) ** 2", ", retain_graph=True"),
+    ("w @ x.sin()", ", create_graph=True"), ("torch.tanh(w @ x)", ", retain_graph=False")])
+def test_vmap_over_autograd_grad_matches_torch(output: str, options: str) -> None:
+    script = VJP_SCRIPT.format(output=output, options=options)
+    assert gradtrace_output(script) == torch_output(script)

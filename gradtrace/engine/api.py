@@ -202,7 +202,8 @@ abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr all amax ami
 arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin asin asinh atan atan2 atanh baddbmm
 bmm cat ceil clamp clamp_max clamp_min clip concat concatenate cos cosh cumsum div dot eq erf
 erfc erfinv exp exp2 expm1 fix floor floor_divide fmod frac gather ge ger gt hypot index_select
-le lerp log log10 log1p log2 log_softmax logaddexp logical_not logsumexp lt matmul max maximum
+le lerp log log10 log1p log2 log_softmax logaddexp logical_and logical_not logical_or logical_xor
+logsumexp lt matmul max maximum
 mean min minimum mm mul mv ne neg negative norm outer pow prod reciprocal remainder round rsqrt
 scatter_add sgn sigmoid sign sin sinh softmax sqrt square stack std sub sum tan tanh trunc var
 where xlogy digamma i0 lgamma logaddexp2 logcumsumexp mvlgamma polygamma sinc

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import capability, exactness
+from . import capability, exactness, unreproducible
 
 _P = ctypes.c_void_p
 _IP = ctypes.POINTER(ctypes.c_int)
@@ -392,42 +392,88 @@ def column_major(x: np.ndarray) -> np.ndarray:
     return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
 
 
-def gelsy(a: np.ndarray, b: np.ndarray, rcond: float) -> tuple[np.ndarray, np.ndarray]:
-    """Least squares min ‖A X - B‖ by complete orthogonal factorization (?gelsy, torch's
-    CPU default driver), each batch alone: X as the first n rows of a column-major
-    (max(m, n), k) buffer (the layout torch returns), and the effective ranks."""
+LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def gels_family(a: np.ndarray, b: np.ndarray, rcond: float, driver: str
+                ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray]:
+    """Least squares min ‖A X - B‖ with one of LAPACK's drivers, as torch's apply_lstsq
+    calls them, each batch alone: the column-major (max(m, n), k) buffer LAPACK leaves B's
+    copy in (X in its first n rows, for m > n the residual rows after them), the effective
+    ranks (gelsy, gelsd, gelss), the singular values (gelsd, gelss) and LAPACK's info.
+    A and B share their batch shape."""
     m, n = a.shape[-2:]
     k = b.shape[-1]
     rows = max(m, n)
     batch = a.shape[:-2]
     out = np.zeros(batch + (k, rows), dtype=a.dtype)  # column-major buffers, transposed
-    ranks = np.zeros(batch, dtype=np.int64)
+    ranks = np.zeros(batch, dtype=np.int64) if driver != "gels" else None
+    svals = np.zeros(batch + (min(m, n),), dtype=a.dtype) \
+        if driver in ("gelsd", "gelss") else None
+    info = np.zeros(batch, dtype=np.int32)
     lib = _mkl()
+    # apply_lstsq's jpvt is one at::empty buffer for the whole batch: the first matrix
+    # pivots by what it held (columns whose entry is non-zero stay in front), and each
+    # later one starts from the permutation the one before left (all non-zero: no pivoting)
+    jpvt = np.full(max(1, n), unreproducible.fill() if driver == "gelsy" else 0, np.int32)
     for idx in _batches(a):
         if lib is None:
-            x, _, rank, _ = np.linalg.lstsq(a[idx], b[idx], rcond=rcond)
+            x, _, rank, sv = np.linalg.lstsq(a[idx], b[idx], rcond=rcond)
             out[idx][:, :n] = x.T
-            ranks[idx] = rank
+            if m > n:  # the residual rows: the last m - n rows of Qᵀ B
+                q = np.linalg.qr(a[idx], mode="complete")[0]
+                out[idx][:, n:] = (q.T @ b[idx])[n:].T
+            if ranks is not None:
+                ranks[idx] = rank
+            if svals is not None:
+                svals[idx] = sv
             continue
         fa = _fortran(a[idx])
         fb = np.zeros((rows, k), dtype=a.dtype, order="F")
         fb[:m] = b[idx]
-        jpvt = np.zeros(max(1, n), dtype=np.int32)
         rank = ctypes.c_int(0)
         res = ctypes.c_int(0)
         scalar = ctypes.c_float if a.dtype == np.float32 else ctypes.c_double
+        s = np.zeros(max(1, min(m, n)), dtype=a.dtype)
         if m and n and k:
-            fn = _routine(lib, a.dtype, "gelsy", 13)
-            head = [_int(m), _int(n), _int(k), fa.ctypes.data, _int(max(1, m)),
-                    fb.ctypes.data, _int(max(1, rows)), jpvt.ctypes.data,
-                    ctypes.byref(scalar(rcond)), ctypes.byref(rank)]
+            mats = [_int(m), _int(n), _int(k), fa.ctypes.data, _int(max(1, m)),
+                    fb.ctypes.data, _int(max(1, rows))]
             query = np.zeros(1, dtype=a.dtype)
-            fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
-            work = _work(a.dtype, query[0])
-            fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
+            if driver == "gels":
+                fn = _routine(lib, a.dtype, "gels", 11)
+                head = [_CP(b"N"), *mats]
+                fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
+                work = _work(a.dtype, query[0])
+                fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
+            elif driver == "gelsy":
+                fn = _routine(lib, a.dtype, "gelsy", 13)
+                head = [*mats, jpvt.ctypes.data, ctypes.byref(scalar(rcond)),
+                        ctypes.byref(rank)]
+                fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
+                work = _work(a.dtype, query[0])
+                fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
+            elif driver == "gelsd":
+                fn = _routine(lib, a.dtype, "gelsd", 14)
+                head = [*mats, s.ctypes.data, ctypes.byref(scalar(rcond)), ctypes.byref(rank)]
+                iquery = np.zeros(1, dtype=np.int32)
+                fn(*head, query.ctypes.data, _int(-1), iquery.ctypes.data, ctypes.byref(res))
+                work = _work(a.dtype, query[0])
+                iwork = np.zeros(max(1, int(iquery[0])), dtype=np.int32)
+                fn(*head, work.ctypes.data, _int(work.size), iwork.ctypes.data,
+                   ctypes.byref(res))
+            else:
+                fn = _routine(lib, a.dtype, "gelss", 13)
+                head = [*mats, s.ctypes.data, ctypes.byref(scalar(rcond)), ctypes.byref(rank)]
+                fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
+                work = _work(a.dtype, query[0])
+                fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
         out[idx] = fb.T
-        ranks[idx] = rank.value
-    return np.swapaxes(out, -1, -2)[..., :n, :], ranks
+        info[idx] = res.value
+        if ranks is not None:
+            ranks[idx] = rank.value
+        if svals is not None:
+            svals[idx] = s[:min(m, n)]
+    return np.swapaxes(out, -1, -2), ranks, svals, info
 
 
 def geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

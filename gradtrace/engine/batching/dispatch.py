@@ -188,8 +188,9 @@ def _select(t: Any, level: int, i: int) -> Any:
 
 
 def fallback(fn: Callable[..., Any], level: int, args: list[Any],
-             kwargs: dict[str, Any]) -> Any:
-    """torch's batched fallback: `fn` once per example along `level`, results stacked."""
+             kwargs: dict[str, Any], *, until_last: dict[str, Any] | None = None) -> Any:
+    """torch's batched fallback: `fn` once per example along `level`, results stacked;
+    `until_last` overrides keyword arguments for every example but the last."""
     from ..ops import stack
     from ..ops.views import warn
 
@@ -214,8 +215,10 @@ def fallback(fn: Callable[..., Any], level: int, args: list[Any],
     for i in range(size):
         if same and i:  # randomness="same": every example draws what the first drew
             generator.DEFAULT.restore(start)
-        results.append(call(fn, *[_select(a, level, i) for a in args],
-                            **{k: _select(v, level, i) for k, v in kwargs.items()}))
+        chosen = {k: _select(v, level, i) for k, v in kwargs.items()}
+        if until_last and i < size - 1:
+            chosen.update(until_last)
+        results.append(call(fn, *[_select(a, level, i) for a in args], **chosen))
     if inplace:
         return args[0]
     first = results[0]

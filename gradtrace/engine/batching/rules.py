@@ -649,6 +649,19 @@ _TWO_DIMS = {"transpose": (1, 2), "swapaxes": (1, 2), "swapdims": (1, 2), "moved
              "moveaxis": (1, 2), "flatten": (1, 2)}
 
 
+_GRAD_PARAMS = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph")
+
+
+def _autograd_grad(fn: Callable[..., Any], level: int, args: list[Any],
+                   kwargs: dict[str, Any]) -> Any:
+    """torch.autograd.grad with batched grad_outputs (vmap over a vjp, as the vmap
+    docstring computes a Jacobian): torch runs one backward with batched gradients, which
+    frees the graph once; here one backward per example keeps the graph until the last."""
+    named = dict(zip(_GRAD_PARAMS[2:], args[2:]))
+    named.update(kwargs)
+    return fallback(fn, level, list(args[:2]), named, until_last={"retain_graph": True})
+
+
 def install() -> None:
     """Fill RULES from the engine's tables (once: rules key on the function objects)."""
     if _INSTALLED:
@@ -704,6 +717,9 @@ def install() -> None:
     put("cat", _joined(False))
     put("concat", _joined(False))
     put("concatenate", _joined(False))
+    from .. import backward
+
+    RULES[backward.grad] = _autograd_grad
     RULES[ops.getitem] = _getitem
     RULES[views.unsafe_view] = _view
     RULES[ops.rdiv] = RULES[ops.rpow] = pointwise

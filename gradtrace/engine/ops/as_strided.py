@@ -1,5 +1,6 @@
 """Tensor.as_strided / torch.as_strided: a view of the tensor's storage (its base's memory)
-with any sizes, strides and offset, recorded as AsStridedBackward0 like torch."""
+with any sizes, strides and offset, recorded as AsStridedBackward0 like torch; and
+as_strided_scatter, a copy of the tensor with src written through such a window."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,6 +9,9 @@ import numpy as np
 
 from ...errors import NotSupportedError, TorchRuntimeError
 from ..formulas import vjp
+from ..forward_ad import linear_in_all
+from ..meta import is_c_contiguous
+from ..node import Function
 from ..tensor import Tensor
 from .view_inplace import _geometry, _region_extent, _strided
 from .views import ViewFunction, torch_strides
@@ -98,4 +102,77 @@ def as_strided(a: Tensor, size: Any, stride: Any, storage_offset: Any = None) ->
                                    storage_offset=None if storage_offset is None else offset)
 
 
-TENSOR_METHODS = {"as_strided": as_strided}
+def _window_check(size: tuple[int, ...], stride: tuple[int, ...], offset: int, storage: int,
+                  item: int) -> None:
+    need = _region_extent(size, stride, offset)
+    if need > storage:
+        raise TorchRuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {item} requiring a storage size of {need * item} are out of bounds "
+            f"for storage of size {storage * item}")
+
+
+class AsStridedScatterBackward0(Function):
+    """`self.as_strided_scatter(src, size, stride, storage_offset)`: self's clone (its layout
+    kept) with src copied into the window of the clone's storage."""
+
+    __slots__ = ()
+    jvp = linear_in_all  # derivatives.yaml: result: auto_linear
+    formulas = (vjp("self", "zeros(self's sizes) with the window set to {grad}'s window"),
+                vjp("src", "{grad}.contiguous().as_strided({size}, {stride}, "
+                           "{storage_offset})"))
+
+    def forward(self, a: Tensor, src: Tensor, size: tuple[int, ...], stride: tuple[int, ...],
+                storage_offset: int | None) -> np.ndarray:
+        from .scatters import _check_src
+
+        self.save_attr(size=size, stride=stride, storage_offset=storage_offset)
+        out = a.array.copy(order="K")  # clone(): a dense layout is preserved
+        strides = torch_strides(out)
+        storage = np.zeros(max(out.size, 1), dtype=out.dtype)
+        _strided(storage, out.shape, strides, 0)[...] = out
+        offset = 0 if storage_offset is None else storage_offset
+        _window_check(size, stride, offset, out.size, out.itemsize)
+        window = _strided(storage, size, stride, offset)
+        _check_src(src.array, window)
+        storage[_indices(size, stride, offset)] = src.array.astype(out.dtype, copy=False)
+        return _strided(storage, out.shape, strides, 0).copy(order="K")
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        """torch's as_strided_scatter_backward, op for op (measured): src's gradient is the
+        window of the contiguous gradient, a view; self's a zero tensor with only that
+        window copied in (torch's formula, which zeroes the rest rather than the window)."""
+        from ..shapes import contiguous_strides
+        from .creation import zeros
+
+        at = self.attrs
+        size, stride, offset = at["size"], at["stride"], at["storage_offset"]
+        grad_slice = as_strided(grad.contiguous(), size, stride, offset)
+        g_self = g_src = None
+        if self.needs_input_grad(0):  # self requires grad, so it was contiguous
+            shape = tuple(self.input_meta[0][0])
+            buffer = zeros(shape, dtype=grad.dtype)
+            g_self = as_strided(buffer, shape, contiguous_strides(shape))
+            as_strided(buffer, size, stride, offset).copy_(grad_slice)
+        if self.needs_input_grad(1):
+            g_src = grad_slice
+        return g_self, g_src
+
+
+def as_strided_scatter(a: Tensor, src: Tensor, size: Any, stride: Any,
+                       storage_offset: Any = None) -> Tensor:
+    """torch.as_strided_scatter: torch's contiguity assertion for inputs that require grad,
+    then the copy."""
+    if a.requires_grad and not is_c_contiguous(a.array):
+        raise TorchRuntimeError(
+            '!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at '
+            '"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp":4754, please report '
+            'a bug to PyTorch. as_strided_scatter is currently only supported for contiguous '
+            'inputs')
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    offset = None if storage_offset is None else int(storage_offset)
+    return AsStridedScatterBackward0.call(a, src, size=size, stride=stride,
+                                          storage_offset=offset)
+
+
+TENSOR_METHODS = {"as_strided": as_strided, "as_strided_scatter": as_strided_scatter}

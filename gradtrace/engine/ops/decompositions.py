@@ -74,7 +74,7 @@ def _contiguous(a: Tensor) -> bool:
     return bool(a.array.flags.c_contiguous)
 
 
-def _batch_prefix(info: np.ndarray) -> tuple[int, str]:
+def batch_prefix(info: np.ndarray) -> tuple[int, str]:
     """The first failing batch element and torch's "(Batch element k): " prefix."""
     bad = np.flatnonzero(info.reshape(-1))
     k = int(bad[0]) if bad.size else 0
@@ -337,7 +337,7 @@ def _solve_info(a: Tensor, b: Tensor) -> np.ndarray:
 
 def _raise_singular(info: np.ndarray, fname: str) -> None:
     if (info > 0).any():
-        k, prefix = _batch_prefix(info)
+        k, prefix = batch_prefix(info)
         raise linalg_error(f"{fname}: {prefix}The solver failed because the input matrix is "
                            "singular.")
 
@@ -388,7 +388,7 @@ def inv_ex(a: Tensor, *, check_errors: bool = False) -> ReturnTypes:
 
 def _raise_not_invertible(info: np.ndarray, fname: str) -> None:
     if (info > 0).any():
-        k, prefix = _batch_prefix(info)
+        k, prefix = batch_prefix(info)
         raise linalg_error(
             f"{fname}: {prefix}The diagonal element {int(info.reshape(-1)[k])} is zero, the "
             "inversion could not be completed because the input matrix is singular.")
@@ -500,7 +500,7 @@ class LinalgCholeskyExBackward0(Function):
 
 def _cholesky_info(info: np.ndarray, fname: str) -> None:
     if (info > 0).any():
-        k, prefix = _batch_prefix(info)
+        k, prefix = batch_prefix(info)
         raise linalg_error(
             f"{fname}: {prefix}The factorization could not be completed because the input is "
             f"not positive-definite (the leading minor of order {int(info.reshape(-1)[k])} is "

@@ -16,7 +16,7 @@ from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor, type_name
 from .clones import clone
-from .decompositions import check_matrices, inv
+from .decompositions import check_matrices, inv, inv_ex
 from .linalg import check_dot_operands, dot, matmul, mm
 from .spectral import svdvals
 from .views import permute, reshape, squeeze, unsafe_view, unsqueeze, view
@@ -368,9 +368,16 @@ def torch_norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False
 
 
 def cond(a: Tensor, p: Any = None) -> Tensor:
-    """linalg.cond for the 2-norm (the ratio of extreme singular values) or through
-    matrix norms of A and A⁻¹."""
-    from .arithmetic import div, mul
+    """linalg.cond as torch 2.13 builds it: for the 2-norm the ratio of extreme singular
+    values, for 'nuc' sum(S) * sum(1/S) of one svdvals, else ‖A‖ ‖A⁻¹‖ with inv_ex's
+    inverse filled with inf in place where A is singular (so a backward through it meets
+    torch's modified-by-an-inplace-operation error) and the product's nan turned to inf."""
+    from .arithmetic import div, gt, mul
+    from .float_ops import nan_to_num_
+    from .indexing import masked_fill_
+    from .reductions import sum as sum_
+    from .shape_inplace import unsqueeze_
+    from .unary import reciprocal
     from .views import narrow
 
     check_matrices(a, "linalg.cond", square=p not in (None, 2, -2))
@@ -380,7 +387,14 @@ def cond(a: Tensor, p: Any = None) -> Tensor:
         big, small = narrow(s, -1, 0, 1), narrow(s, -1, k - 1, 1)
         ratio = div(big, small) if p != -2 else div(small, big)
         return squeeze(ratio, -1)
-    return mul(matrix_norm(a, p), matrix_norm(inv(a), p))
+    if p == "nuc":
+        s = svdvals(a)
+        return mul(sum_(s, -1), sum_(reciprocal(s), -1))
+    inverse, info = inv_ex(a)
+    unsqueeze_(unsqueeze_(info, -1), -1)
+    masked_fill_(inverse, gt(info, 0), math.inf)
+    result = mul(matrix_norm(a, p), matrix_norm(inverse, p))
+    return nan_to_num_(result, math.inf, math.inf, -math.inf)
 
 
 def _linalg_tables() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:

@@ -24,6 +24,11 @@ KERNEL_NAMES = {"clip": "clamp", "concat": "cat", "concatenate": "cat", "ger": "
                 "multiply": "mul", "subtract": "sub", "arccos": "acos", "arcsin": "asin",
                 "arctan": "atan", "absolute": "abs", "negative": "neg", "fix": "trunc"}
 
+# functions without a derivative (measured): their out= is taken whatever requires grad
+NOT_DIFFERENTIABLE = frozenset("""
+all any argmax argmin eq ge gt le logical_and logical_not logical_or logical_xor
+lt ne""".split())
+
 RESIZE_WARNING = (
     "An output with one or more elements was resized since it had shape [{old}], which does "
     "not match the required output shape [{new}]. This behavior is deprecated, and in a "
@@ -77,7 +82,7 @@ def call_with_out(name: str, fn: Callable[..., Any], args: tuple, kwargs: dict[s
     """`fn(*args, **kwargs)` with its result written into `out` (a tensor or a tuple)."""
     kernel = KERNEL_NAMES.get(name, name)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    if GRAD_MODE.enabled and any(t.requires_grad
+    if GRAD_MODE.enabled and name not in NOT_DIFFERENTIABLE and any(t.requires_grad
                                  for t in _tensors_in(list(args) + list(kwargs.values()) + outs)):
         raise TorchRuntimeError(
             f"{kernel}(): functions with out=... arguments don't support automatic "

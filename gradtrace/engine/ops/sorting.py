@@ -156,13 +156,18 @@ def kthvalue(a: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
 
 
 def _pick(ret: type[ReturnTypes], node: type[_Selecting], a: Tensor, dim: int,
-          keepdim: bool, position: int) -> ReturnTypes:
+          keepdim: bool, position: int, first_nan: bool = False) -> ReturnTypes:
+    """The element at `position` of each sorted row along dim; with `first_nan`, a row
+    holding a NaN picks its first NaN instead (median's kernel looks for one first)."""
     d = wrap_dim(dim, a.array.ndim)
     if a.array.ndim == 0:
         indices = _indices(0)
     else:
         order = stable_argsort(a.array, d, False)
         idx = np.take(order, [position], axis=d)
+        if first_nan and a.array.dtype.kind == "f":
+            nans = np.isnan(a.array)
+            idx = np.where(nans.any(d, keepdims=True), np.expand_dims(nans.argmax(d), d), idx)
         indices = _indices(idx if keepdim else np.squeeze(idx, d))
     return ret(node.call(a, dim=dim, indices=indices, keepdim=keepdim), indices)
 
@@ -198,7 +203,8 @@ def median(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         return MedianBackward0.call(a)
     d = wrap_dim(dim, a.array.ndim)
     size = a.array.shape[d] if a.array.ndim else 1
-    return _pick(MedianReturn, MedianBackward1, a, dim, keepdim, (size - 1) // 2)
+    return _pick(MedianReturn, MedianBackward1, a, dim, keepdim, (size - 1) // 2,
+                 first_nan=True)
 
 
 def mode(a: Tensor, dim: int = -1, keepdim: bool = False) -> Any:

@@ -1,9 +1,9 @@
 """torch.linalg's singular-value and symmetric eigen-decompositions and what is built on
 them: svd, svdvals, torch.svd, eigh, eigvalsh, pinv, matrix_rank and lstsq (eig and
-eigvals, whose results are complex, are refused). LAPACK's gesdd, syevd and gelsy as torch
-calls them (engine/lapack.py); the backward formulas are FunctionsManual.cpp's
-svd_backward, linalg_eig_backward (Hermitian case), pinv_backward and
-linalg_lstsq_backward, written with the engine's ops.
+eigvals, whose results are complex, are refused). LAPACK's gesdd, syevd and the gels
+family (gels, gelsy, gelsd, gelss) as torch calls them (engine/lapack.py); the backward
+formulas are FunctionsManual.cpp's svd_backward, linalg_eig_backward (Hermitian case),
+pinv_backward and linalg_lstsq_backward, written with the engine's ops.
 """
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from ..formulas import vjp
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..tensor import Tensor
-from .decompositions import check_matrices, named_return, wrap_result
+from .decompositions import batch_prefix, check_matrices, linalg_error, named_return, wrap_result
 from .linalg import matmul
 from .matrices import diag_embed, diagonal
-from .reductions import ReturnTypes
+from .reductions import ReturnTypes, sum_array
 from .views import mT, narrow, unsqueeze
 
 SvdReturn = named_return("linalg_svd", "U", "S", "Vh")
@@ -306,37 +306,66 @@ class LinalgLstsqBackward0(Function):
     __slots__ = ()
     multi_output = True
     materialize_grads = False
-    formulas = (vjp("self", "pinv_backward({grad}[0] @ {b}ᵀ, pinv({self}), {self})"),
-                vjp("b", "pinv({self})ᵀ @ {grad}[0]"))
+    formulas = (vjp("self", "pinv_backward({grad}[0] @ {b}ᵀ, pinv({self}), {self}) "
+                            "+ 2 ({grad}[1] (A X - B)) @ Xᵀ"),
+                vjp("b", "pinv({self})ᵀ @ {grad}[0] - 2 {grad}[1] (A X - B)"))
 
-    def forward(self, a: Tensor, b: Tensor, rcond: float) -> list[np.ndarray]:
+    def forward(self, a: Tensor, b: Tensor, rcond: float, driver: str) -> list[np.ndarray]:
         self.save("self", a)
         self.save("b", b)
-        x, _ = lapack.gelsy(a.array, b.array, rcond)
-        return [x, np.zeros((0,), dtype=a.array.dtype)]
+        aa, bb = _broadcast_batches(a.array, b.array)
+        buf, ranks, _, _ = lapack.gels_family(aa, bb, rcond, driver)
+        m, n = a.array.shape[-2:]
+        residuals = np.zeros((0,), dtype=a.array.dtype)
+        # apply_lstsq's residuals: only for m > n, never gelsy's, and for gelsd and gelss
+        # only when every matrix has full rank (the rows after X square-summed)
+        if m > n and driver != "gelsy" and (ranks is None or bool((ranks == n).all())):
+            raw = np.square(buf[..., n:, :])
+            residuals = sum_array(raw, (raw.ndim - 2,), False, a.dtype)
+        return [buf[..., :n, :], residuals]
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("solution", outputs[0], is_output=True)
 
     def backward(self, g_x: Tensor | None, g_l: Tensor | None) -> tuple[Tensor | None, ...]:
-        if g_x is None:
+        has_gl = g_l is not None and g_l.array.size > 0
+        if g_x is None and not has_gl:
             return None, None
         a, b = self.unpack("self"), self.unpack("b")
-        pinv_a = pinv(a)
         g_a = g_b = None
-        if self.needs_input_grad(0):
-            g_a = pinv_backward(matmul(g_x, mT(b)), pinv_a, a)
-        if self.needs_input_grad(1):
-            g_b = matmul(mT(pinv_a), g_x)
+        if g_x is not None:
+            pinv_a = pinv(a)
+            if self.needs_input_grad(0):
+                g_a = pinv_backward(matmul(g_x, mT(b)), pinv_a, a)
+            if self.needs_input_grad(1):
+                g_b = matmul(mT(pinv_a), g_x)
+        if has_gl:  # the residuals ‖A X - B‖² of each column add their own term
+            x = self.unpack("solution")
+            gl_r = unsqueeze(g_l, -2) * (matmul(a, x) - b)
+            if self.needs_input_grad(0):
+                term = matmul(gl_r, mT(x)) * 2
+                g_a = term if g_a is None else g_a + term
+            if self.needs_input_grad(1):
+                term = gl_r * -2
+                g_b = term if g_b is None else g_b + term
         return g_a, g_b
 
 
+def _broadcast_batches(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A and B with their batch dimensions broadcast together (_linalg_broadcast_batch_dims)."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return (np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]))
+
+
 def lstsq(a: Tensor, b: Tensor, rcond: Any = None, *, driver: Any = None) -> ReturnTypes:
-    """torch.linalg.lstsq with the CPU's default driver, gelsy: the solution and the rank
-    (residuals and singular values stay empty, as gelsy computes neither)."""
-    if driver not in (None, "gelsy"):
-        raise NotSupportedError(f"torch.linalg.lstsq(..., driver={driver!r}): only 'gelsy', "
-                                "the CPU default, is supported")
+    """torch.linalg.lstsq with any of the CPU's drivers (gelsy by default): the solution,
+    the residuals (gels always, gelsd and gelss at full rank, for m > n), the ranks (all
+    but gels) and the singular values (gelsd, gelss); empty where a driver has none."""
+    if driver is None:
+        driver = "gelsy"
+    if driver not in lapack.LSTSQ_DRIVERS:
+        raise TorchRuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
+                                "(gels, gelsy, gelsd, gelss)")
     check_matrices(a, "torch.linalg.lstsq", square=False)
     if b.array.ndim < 2:
         raise NotSupportedError("torch.linalg.lstsq with a 1-D B")
@@ -351,7 +380,19 @@ def lstsq(a: Tensor, b: Tensor, rcond: Any = None, *, driver: Any = None) -> Ret
     m, n = a.array.shape[-2:]
     if rcond is None:
         rcond = float(np.finfo(a.array.dtype).eps) * max(m, n)
-    _, ranks = lapack.gelsy(a.array, b.array, rcond)
-    solution, residuals = LinalgLstsqBackward0.call(a, b, rcond=rcond)
-    empty = wrap_result(np.zeros((0,), dtype=a.array.dtype))
-    return LstsqReturn(solution, residuals, wrap_result(ranks), empty)
+    aa, bb = _broadcast_batches(a.array, b.array)
+    _, ranks, svals, info = lapack.gels_family(aa, bb, rcond, driver)
+    if info.size and info.max() > 0:
+        k, prefix = batch_prefix(info)
+        raise linalg_error(
+            f"torch.linalg.lstsq: {prefix}The least squares solution could not be computed "
+            f"because the input matrix does not have full rank (error code: "
+            f"{int(info.reshape(-1)[k])}).")
+    solution, residuals = LinalgLstsqBackward0.call(a, b, rcond=rcond, driver=driver)
+    # the ranks and singular values keep A's own batch shape (they depend on A alone)
+    own = tuple(slice(0, 1) if d == 1 else slice(None) for d in a.array.shape[:-2])
+    ranks = None if ranks is None else ranks[own]
+    svals = None if svals is None else svals[own]
+    empty = np.zeros((0,), dtype=a.array.dtype)
+    rank = wrap_result(np.zeros((0,), dtype=np.int64) if ranks is None else ranks)
+    return LstsqReturn(solution, residuals, rank, wrap_result(empty if svals is None else svals))

@@ -26,7 +26,7 @@ from ..meta import is_meta, meta_array
 from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor, type_name
-from ._util import not_implemented
+from ._util import not_implemented, write_every
 
 WARNINGS: list[str] = []  # UserWarnings torch would print; the interpreter sends them to stderr
 
@@ -537,6 +537,7 @@ class ZeroBackward0(Function):
     """`t.zero_()`: the result does not depend on the old values."""
 
     __slots__ = ()
+    overlap_write = staticmethod(write_every)  # fill_out runs into an expand (measured)
     jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "0"),)
 
@@ -564,3 +565,4 @@ class FillBackward2(FillBackward0):
     """`t.fill_(value)` with a number."""
 
     __slots__ = ()
+    overlap_write = staticmethod(write_every)  # (fill_ with a tensor is copy_: refused)

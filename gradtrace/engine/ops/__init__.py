@@ -315,7 +315,7 @@ def fill_(t: Tensor, value: Any) -> Tensor:
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "add": add, "add_": add_, "sub": sub, "sub_": sub_, "mul": mul, "mul_": mul_,
     "div": div, "div_": div_, "neg": neg, "pow": pow, "pow_": pow_, "remainder": remainder,
-    "floor_divide": floor_divide, "rsub": rsub,
+    "floor_divide": floor_divide,
     "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "logical_not": logical_not,
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor,

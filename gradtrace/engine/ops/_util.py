@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError
+from ...errors import TorchRuntimeError, TorchTypeError
 from .. import bfloat16, dtypes, no_grad_views
 from ..dtypes import DType
 from ..events import OBSERVERS, emit
@@ -17,11 +17,23 @@ from ..limits import reserve
 from ..meta import MetaArray, memory_owner, strides_of
 from ..node import Function, SavedTensor
 from ..shapes import broadcast_shapes
-from ..tensor import Tensor, as_tensor_operand, bump_version, move_retains_grad
+from ..tensor import Tensor, as_tensor_operand, bump_version, move_retains_grad, type_name
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def number_argument(value: Any, op: str, name: str, position: int) -> Any:
+    """A Scalar parameter as torch's argument parser takes it: a number as it is, a 0-dim
+    tensor that requires no grad as its item (a float32 0.2 is 0.20000000298023224, an
+    int64 tensor an int); anything else, a one-element 1-d tensor too, its TypeError."""
+    if isinstance(value, (bool, int, float, complex, np.number)):
+        return value
+    if isinstance(value, Tensor) and value.array.ndim == 0 and not value.requires_grad:
+        return value.item()
+    raise TorchTypeError(f"{op}(): argument '{name}' (position {position}) must be Number, "
+                         f"not {type_name(value)}")
 
 
 def result_dtype(*ts: Tensor) -> DType:

@@ -672,7 +672,7 @@ def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
     from .softmax import implicit_dim, softmax
 
     if dim is None:
-        dim = implicit_dim("softmin", input)
+        dim = implicit_dim("softmin", input, _stacklevel)
     return softmax(-input, dim, dtype=dtype)
 
 

@@ -41,6 +41,20 @@ class OnceWarning(str):
         self = super().__new__(cls, message)
         self.where = where
         return self
+class PlacedWarning(str):
+    """A warning Python attributes to a line of torch's own Python (`module`, `line`): it
+    is shown at the script's line, and filtered and remembered as from that place (once
+    there under the default filter, whichever script line made the call)."""
+
+    module: str = ""
+    line: int = 0
+
+    def __new__(cls, message: str, module: str, line: int) -> PlacedWarning:
+        self = super().__new__(cls, message)
+        self.module, self.line = module, line
+        return self
+
+
 COPY_CONSTRUCT_WARNING = (
     "UserWarning: To copy construct from a tensor, it is recommended to use "
     "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "

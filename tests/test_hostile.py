@@ -249,6 +249,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("typed_storage_writes.gt", "NotSupportedError"),
     ("typed_storage_setitem_tricks.gt", "IndexError"),
     ("torch_class_objects_internals.gt", "NotSupportedError"),
+    ("function_meta_internals.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -327,6 +327,10 @@ class Function(Node):
     # `overlap_write(inputs, params)`, run before forward (it gives torch's warnings), which
     # returns `writer(window, out)`: the elements torch's kernel writes, written into memory
     overlap_write: Callable[..., Callable[[np.ndarray, np.ndarray], None]] | None = None
+    # Whether the in-place form is a structured kernel's (addmm_, addmv_, baddbmm_), whose
+    # set_output words a result shape other than self's ("Bad in-place call"), not
+    # TensorIterator's "output with shape ... doesn't match the broadcast shape"
+    structured_inplace = False
 
     def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
         if self.recording:

@@ -101,7 +101,7 @@ from .joins import (
     unsafe_chunk,
     unsafe_split,
 )
-from .linalg import addmm, bmm, cross, dot, linear, matmul, mm, mv, outer
+from .linalg import addmm, addmm_, bmm, cross, dot, linear, matmul, mm, mv, outer
 from .logic_inplace import INPLACE_LOGIC, bitwise_left_shift, bitwise_right_shift
 from .norms import dist, logsumexp, norm, std, var
 from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
@@ -355,7 +355,8 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     # products
     "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "outer": outer, "ger": outer,
     "cross": cross,
-    "addmm": addmm, "baddbmm": add_products.baddbmm, "baddbmm_": add_products.baddbmm_,
+    "addmm": addmm, "addmm_": addmm_,
+    "baddbmm": add_products.baddbmm, "baddbmm_": add_products.baddbmm_,
     "addbmm": add_products.addbmm, "addbmm_": add_products.addbmm_,
     "addmv": add_products.addmv, "addmv_": add_products.addmv_,
     "addr": add_products.addr, "addr_": add_products.addr_,

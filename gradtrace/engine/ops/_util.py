@@ -302,6 +302,10 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
         raise TorchRuntimeError(
             f"result type {out.dtype.scalar_type} can't be cast to the desired output type "
             f"{self.dtype.scalar_type}")
+    if out.array.shape != self.array.shape and op.structured_inplace:
+        raise TorchRuntimeError(
+            f"Bad in-place call: input tensor size [{', '.join(map(str, self.array.shape))}] "
+            f"and output tensor size [{', '.join(map(str, out.array.shape))}] should match")
     if out.array.shape != self.array.shape:
         raise TorchRuntimeError(
             f"output with shape [{', '.join(map(str, self.array.shape))}] doesn't match the "

@@ -4,7 +4,8 @@ TensorIterator kernels (add_, copy_, normal_, out=, `e[...] = v`: "unsupported o
 more than one element of the written-to tensor refers to a single memory location"), but
 runs fill_ with a number, zero_, tril_/triu_ and, with a deprecation warning, index_put_,
 masked_fill_ and index_fill_ (so `e[mask] = v` and `e[idx] = v`), each writing the shared
-memory (the expanded base changes); a CopySlices over such a view refuses in backward.
+memory (the expanded base changes); a CopySlices over such a view refuses in backward. A
+meta tensor's kernels check nothing.
 gradtrace raised the overlap error for all of them (or numpy's "assignment destination is
 read-only" for a view of an expand, `e[0] = v`).
 
@@ -70,6 +71,12 @@ WRITES = [
     "w(lambda e: torch.mm(torch.ones(2, 2), torch.ones(2, 3), out=e))",
     "w(lambda e: torch.randn(2, 3, out=e))", "w(lambda e: put(e, 0, torch.ones(3)), "
     "base=torch.zeros(2, 1))",
+    # a meta tensor's kernels check no overlap (and warn of none)
+    "torch.zeros(3, device='meta').expand(2, 3).add_(1)",
+    "torch.zeros(3, device='meta').expand(2, 3).index_fill_(1, torch.tensor([0], device='meta'), "
+    "1.)",
+    "torch.add(torch.ones(2, 3, device='meta'), 1, "
+    "out=torch.zeros(3, device='meta').expand(2, 3))",
 ]
 
 

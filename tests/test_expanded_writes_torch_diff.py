@@ -164,3 +164,27 @@ def test_expand_write_warnings_like_torch(tmp_path: Path) -> None:
     assert result.stdout == torch_run.stdout
     assert err.replace("expanded.gt", str(tmp_path / "expanded.py")) == torch_run.stderr
     assert torch_run.stderr.count("UserWarning") == 6
+
+
+TRUE_INDEX = """import torch
+w = torch.zeros(3, requires_grad=True)
+x = w.clone()
+x[True] = 2.
+print(x, x.grad_fn.name(), [type(n).__name__ for n, _ in x.grad_fn.next_functions])
+v = torch.ones(3, requires_grad=True)
+y = w.clone()
+y[True] = v * 3
+print(y, y.grad_fn.name(), [type(n).__name__ for n, _ in y.grad_fn.next_functions])
+y.sum().backward()
+print(v.grad, w.grad)
+z = torch.zeros(2, 3)
+z[True] = torch.tensor([1., 2., 3.])
+z[True] = torch.tensor([[[4., 5., 6.]]])
+print(z, z._version)
+"""
+
+
+def test_true_index_assignment_is_unsqueeze_copy_like_torch() -> None:
+    """`t[True] = v` is torch's copy_to(t.unsqueeze(0), v): v's history reaches CopySlices
+    through ExpandBackward0 (gradtrace's index_put went straight to MulBackward0)."""
+    assert gradtrace_output(TRUE_INDEX) == torch_output(TRUE_INDEX)

@@ -64,6 +64,13 @@ class FutureFeature:
         return repr(getattr(__future__, self.name))
 
 
+# How CPython 3.11 (the recording machine's build) shows the importable modules it reads
+# from no file: built into the interpreter, or frozen in it (`os.path` is posixpath)
+NO_FILE_MODULES = {"sys": "'sys' (built-in)", "itertools": "'itertools' (built-in)",
+                   "time": "'time' (built-in)", "os": "'os' (frozen)", "abc": "'abc' (frozen)",
+                   "io": "'io' (frozen)", "os.path": "'posixpath' (frozen)"}
+
+
 class Namespace:
     """A module-like object (`torch`, `torch.nn.functional`) backed by a name table.
 
@@ -77,7 +84,10 @@ class Namespace:
         self.table = table
 
     def __repr__(self) -> str:
-        return f"<module '{self.name}'>"
+        """Python's module repr; one read from a file (torch's, numpy's, most of the standard
+        library's) names the file, `from '/.../site-packages/torch/nn/__init__.py'`: that
+        path is the machine's, which a script does not learn, so it is left out."""
+        return f"<module {NO_FILE_MODULES.get(self.name, repr(self.name))}>"
 
 
 class LibraryName:

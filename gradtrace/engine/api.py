@@ -100,6 +100,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
        if not name.endswith("_") and name not in _METHODS_ONLY},
     **{name: ops.TENSOR_METHODS[name] for name in TORCH_INPLACE},
     "addmv_": ops.TENSOR_METHODS["addmv_"],
+    "rsub": ops.rsub,  # (a torch function only: Tensor has no rsub method)
     "tensor": creation.tensor, "as_tensor": creation.as_tensor, "zeros": creation.zeros,
     "ones": creation.ones, "empty": creation.empty, "empty_strided": creation.empty_strided,
     "full": creation.full, "zeros_like": creation.zeros_like,

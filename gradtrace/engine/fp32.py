@@ -44,6 +44,8 @@ def _sum64(a: np.ndarray | float, b: np.ndarray | float,
            c: np.ndarray | float) -> np.ndarray:
     """fl64(a * b + c): the product is exact, the sum rounded once."""
     s = np.multiply(a, b, dtype=np.float64)
+    if np.ndim(c) > s.ndim or s.shape != np.broadcast_shapes(s.shape, np.shape(c)):
+        return np.add(s, c, dtype=np.float64)  # (c broadcasts the product: sub(y, x, alpha))
     s += c
     return s
 

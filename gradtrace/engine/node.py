@@ -322,6 +322,15 @@ class Function(Node):
     # read), so a meta op runs it on a window of the meta tensor's shape and strides over
     # one element, whatever its size, and the output has the strides torch gives it
     meta_layout_only = False
+    # An in-place run into a `self` whose elements share memory (an expand's stride 0):
+    # None when torch's kernel refuses it (TensorIterator's internal-overlap error); else
+    # `overlap_write(inputs, params)`, run before forward (it gives torch's warnings), which
+    # returns `writer(window, out)`: the elements torch's kernel writes, written into memory
+    overlap_write: Callable[..., Callable[[np.ndarray, np.ndarray], None]] | None = None
+    # Whether the in-place form is a structured kernel's (addmm_, addmv_, baddbmm_), whose
+    # set_output words a result shape other than self's ("Bad in-place call"), not
+    # TensorIterator's "output with shape ... doesn't match the broadcast shape"
+    structured_inplace = False
 
     def save(self, key: str, tensor: Tensor | None, *, is_output: bool = False) -> None:
         if self.recording:

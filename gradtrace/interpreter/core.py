@@ -258,5 +258,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
             message = creation.WARNINGS.pop(0)
             if isinstance(message, creation.OnceWarning):
                 self.warn_once(message, message.where)
+            elif isinstance(message, creation.PlacedWarning):
+                self.warn(message, message.module, message.line)
             else:
                 self.warn(message)

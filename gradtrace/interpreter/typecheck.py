@@ -95,6 +95,8 @@ def torch_class_attribute(cls: type, name: str) -> str:
 
 
 _CLASS_OBJECTS = (ScriptClass, BuiltinType, OpaqueType, TypeBuiltin)
+# torch.autograd.Function and its subclasses are instances of its metaclass, FunctionMeta
+FUNCTION_MODULE = "torch.autograd.function"
 
 
 class TypeChecks:
@@ -117,6 +119,9 @@ class TypeChecks:
             return opaque_type("OpaqueBaseMeta", "torch._opaque_base")
         if isinstance(value, ScriptType) and value.meta is not None:  # torch.Tensor's
             return opaque_type(*value.meta)
+        if kind is ScriptClass and any(c.name == "Function" and c.module == FUNCTION_MODULE
+                                       for c in value.mro):
+            return opaque_type("FunctionMeta", FUNCTION_MODULE)  # autograd Function's
         if kind in _CLASS_OBJECTS or isinstance(value, (ScriptType, stdlib.ExceptionType)) \
                 or is_torch_class(value):
             return self.builtins["type"]

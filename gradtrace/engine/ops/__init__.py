@@ -101,7 +101,7 @@ from .joins import (
     unsafe_chunk,
     unsafe_split,
 )
-from .linalg import addmm, bmm, cross, dot, linear, matmul, mm, mv, outer
+from .linalg import addmm, addmm_, bmm, cross, dot, linear, matmul, mm, mv, outer
 from .logic_inplace import INPLACE_LOGIC, bitwise_left_shift, bitwise_right_shift
 from .norms import dist, logsumexp, norm, std, var
 from .pointwise import atan2, clamp_max, clamp_min, hypot, logaddexp, xlogy
@@ -315,7 +315,7 @@ def fill_(t: Tensor, value: Any) -> Tensor:
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "add": add, "add_": add_, "sub": sub, "sub_": sub_, "mul": mul, "mul_": mul_,
     "div": div, "div_": div_, "neg": neg, "pow": pow, "pow_": pow_, "remainder": remainder,
-    "floor_divide": floor_divide, "rsub": rsub,
+    "floor_divide": floor_divide,
     "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "logical_not": logical_not,
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor,
@@ -355,7 +355,8 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     # products
     "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "outer": outer, "ger": outer,
     "cross": cross,
-    "addmm": addmm, "baddbmm": add_products.baddbmm, "baddbmm_": add_products.baddbmm_,
+    "addmm": addmm, "addmm_": addmm_,
+    "baddbmm": add_products.baddbmm, "baddbmm_": add_products.baddbmm_,
     "addbmm": add_products.addbmm, "addbmm_": add_products.addbmm_,
     "addmv": add_products.addmv, "addmv_": add_products.addmv_,
     "addr": add_products.addr, "addr_": add_products.addr_,

@@ -3,24 +3,37 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError
+from ...errors import TorchRuntimeError, TorchTypeError
 from .. import bfloat16, dtypes, no_grad_views
 from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
-from ..meta import MetaArray, strides_of
+from ..meta import MetaArray, memory_owner, strides_of
 from ..node import Function, SavedTensor
 from ..shapes import broadcast_shapes
-from ..tensor import Tensor, as_tensor_operand, bump_version, move_retains_grad
+from ..tensor import Tensor, as_tensor_operand, bump_version, move_retains_grad, type_name
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def number_argument(value: Any, op: str, name: str, position: int) -> Any:
+    """A Scalar parameter as torch's argument parser takes it: a number as it is, a 0-dim
+    tensor that requires no grad as its item (a float32 0.2 is 0.20000000298023224, an
+    int64 tensor an int); anything else, a one-element 1-d tensor too, its TypeError."""
+    if isinstance(value, (bool, int, float, complex, np.number)):
+        return value
+    if isinstance(value, Tensor) and value.array.ndim == 0 and not value.requires_grad:
+        return value.item()
+    raise TorchTypeError(f"{op}(): argument '{name}' (position {position}) must be Number, "
+                         f"not {type_name(value)}")
 
 
 def result_dtype(*ts: Tensor) -> DType:
@@ -216,7 +229,7 @@ INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written
                     "performing the operation.")
 
 
-def _expanded(array: np.ndarray) -> bool:
+def internal_overlap(array: np.ndarray) -> bool:
     """at::has_internal_overlap's certain case: a dim of size > 1 with stride 0 (a meta
     array's numpy strides are all 0: its own are the ones torch reports)."""
     if 0 not in array.strides or array.size == 0:  # (an empty tensor is dense)
@@ -225,15 +238,51 @@ def _expanded(array: np.ndarray) -> bool:
     return any(n > 1 and st == 0 for n, st in zip(array.shape, strides, strict=True))
 
 
+def writable(array: np.ndarray) -> np.ndarray:
+    """`array`, or when numpy refuses writes into it, an array over the very same memory
+    that takes them: an expand (and every view of one) is read-only by construction, as
+    nothing in the engine may add into its shared elements, and the writes torch does
+    make into them (zero_, fill_, a view's own write) go through this window."""
+    if array.flags.writeable or type(array) is not np.ndarray:
+        return array
+    owner = memory_owner(array)
+    if not owner.flags.writeable or not (owner.flags.c_contiguous or owner.flags.f_contiguous):
+        return array  # memory nothing may write (numpy's refusal stands)
+    flat = owner.reshape(-1, order="A")
+    offset = array.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+    return np.ndarray(array.shape, array.dtype, buffer=flat, offset=offset,
+                      strides=array.strides)
+
+
+def write_every(inputs: tuple, params: dict[str, Any]
+                ) -> Callable[[np.ndarray, np.ndarray], None]:
+    """The overlap_write of a kernel that writes one value into every element (zero_,
+    fill_ with a number): torch runs it into shared memory, which ends holding that value."""
+    return lambda window, out: np.copyto(window, out, casting="unsafe")
+
+
+def write_where(mask: np.ndarray) -> Callable[[np.ndarray, np.ndarray], None]:
+    """A writer of the elements `mask` (or an index key) picks, in their order: memory an
+    expand shares ends holding the last value written into it, as torch's serial loop
+    leaves it (`out` at a picked position holds the last value put there)."""
+    def write(window: np.ndarray, out: np.ndarray) -> None:
+        window[mask] = out[mask]
+    return write
+
+
 def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any) -> Tensor:
     """Run `op` out of place, write the result into `self`, bump its version, rebase history.
 
     The node saves a snapshot of `self` as it was (torch's `original_self`), so
-    backward is unaffected by the write itself.
+    backward is unaffected by the write itself. A `self` whose elements share memory (an
+    expand) takes only the writes of the kernels torch runs into it (`op.overlap_write`).
     """
     check_inplace(self)
-    if _expanded(self.array):  # TensorIterator's in-place ops refuse it
-        raise TorchRuntimeError(INTERNAL_OVERLAP)
+    writer = None
+    if type(self.array) is np.ndarray and internal_overlap(self.array):  # (meta: no check)
+        if op.overlap_write is None:  # TensorIterator's in-place ops refuse it
+            raise TorchRuntimeError(INTERNAL_OVERLAP)
+        writer = op.overlap_write((self, *others), params)
     recording = GRAD_MODE.enabled and (
         self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others))
     if recording:
@@ -253,11 +302,19 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
         raise TorchRuntimeError(
             f"result type {out.dtype.scalar_type} can't be cast to the desired output type "
             f"{self.dtype.scalar_type}")
+    if out.array.shape != self.array.shape and op.structured_inplace:
+        raise TorchRuntimeError(
+            f"Bad in-place call: input tensor size [{', '.join(map(str, self.array.shape))}] "
+            f"and output tensor size [{', '.join(map(str, out.array.shape))}] should match")
     if out.array.shape != self.array.shape:
         raise TorchRuntimeError(
             f"output with shape [{', '.join(map(str, self.array.shape))}] doesn't match the "
             f"broadcast shape [{', '.join(map(str, out.array.shape))}]")
-    np.copyto(self.array, out.array, casting="unsafe")
+    if writer is not None and type(self.array) is np.ndarray:
+        writer(writable(self.array), out.array)
+    else:  # (a view of an expand is read-only too: a window writes its memory)
+        dest = self.array if self._base is None else writable(self.array)
+        np.copyto(dest, out.array, casting="unsafe")
     bump_version(self)
     if out._fw_grad is not None:
         from ..forward_ad import inplace_tangent

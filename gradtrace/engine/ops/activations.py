@@ -16,7 +16,7 @@ from ..grad_mode import GRAD_MODE
 from ..kernels import precise
 from ..node import Function
 from ..tensor import Tensor
-from ._util import apply_inplace, not_implemented
+from ._util import apply_inplace, not_implemented, number_argument
 from .scalar import add_scalar, mul_scalar, sub_scalar
 from .transcendental import erf64
 
@@ -96,6 +96,8 @@ class LeakyReluBackward1(LeakyReluBackward0):
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
                inplace: bool = False) -> Tensor:
+    negative_slope = number_argument(negative_slope, "leaky_relu_" if inplace else "leaky_relu",
+                                     "negative_slope", 2)
     if inplace:
         return apply_inplace(LeakyReluBackward1, input, negative_slope=negative_slope)
     return LeakyReluBackward0.call(input, negative_slope=negative_slope)
@@ -230,6 +232,9 @@ class RreluWithNoiseBackward1(_SavesResultInstead, RreluWithNoiseBackward0):
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
           training: bool = False, inplace: bool = False, *, generator: Any = None) -> Tensor:
+    name = "rrelu_" if inplace else "rrelu"
+    lower = number_argument(lower, name, "lower", 2)
+    upper = number_argument(upper, name, "upper", 3)
     if inplace:
         return apply_inplace(RreluWithNoiseBackward1, input, lower=lower, upper=upper,
                              training=training, gen=resolve(generator))
@@ -436,6 +441,8 @@ class SoftplusBackwardBackward0(Function):
 
 
 def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:  # noqa: A002
+    beta = number_argument(beta, "softplus", "beta", 2)
+    threshold = number_argument(threshold, "softplus", "threshold", 3)
     return SoftplusBackward0.call(input, beta=beta, threshold=threshold)
 
 
@@ -550,6 +557,7 @@ class CeluBackward1(EluBackward1):
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    alpha = number_argument(alpha, "celu_" if inplace else "celu", "alpha", 2)
     if alpha == 0:
         raise TorchRuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     if inplace:
@@ -562,6 +570,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    alpha = number_argument(alpha, "elu_" if inplace else "elu", "alpha", 2)
     if inplace:
         return apply_inplace(EluBackward1, input, alpha=alpha)
     return EluBackward0.call(input, alpha=alpha)
@@ -585,11 +594,11 @@ def selu_(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def elu_(input: Tensor, alpha: Any = 1) -> Tensor:  # noqa: A002
-    return apply_inplace(EluBackward1, input, alpha=alpha)
+    return apply_inplace(EluBackward1, input, alpha=number_argument(alpha, "elu_", "alpha", 2))
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
-    return apply_inplace(LeakyReluBackward1, input, negative_slope=negative_slope)
+    return leaky_relu(input, negative_slope, inplace=True)
 
 
 # -- logsigmoid, softsign, tanhshrink, mish, glu, softmin --------------------------------
@@ -663,7 +672,7 @@ def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
     from .softmax import implicit_dim, softmax
 
     if dim is None:
-        dim = implicit_dim("softmin", input)
+        dim = implicit_dim("softmin", input, _stacklevel)
     return softmax(-input, dim, dtype=dtype)
 
 

@@ -72,6 +72,7 @@ class BaddbmmBackward0(Function):
     """beta * self + alpha * (batch1 @ batch2), batch by batch; inputs (self, batch1, batch2)."""
 
     __slots__ = ()
+    structured_inplace = True  # baddbmm_ (measured)
     formulas = (vjp("self", "{beta} × {grad}"),
                 vjp("batch1", "{alpha} × {grad} @ {batch2}.mT"),
                 vjp("batch2", "{alpha} × {batch1}.mT @ {grad}"))
@@ -196,6 +197,7 @@ def check_mv(bias_rows: int | None, mat: Tensor, vec: Tensor) -> None:
 
 class AddmvBackward0(Function):
     __slots__ = ()
+    structured_inplace = True  # addmv_ (measured)
     formulas = (vjp("self", "{beta} × {grad}"),
                 vjp("mat", "{alpha} × outer({grad}, {vec})"),
                 vjp("vec", "{alpha} × {mat}ᵀ @ {grad}"))
@@ -338,7 +340,21 @@ def _inplace(op: type[Function], name: str) -> Any:
 baddbmm_ = _inplace(BaddbmmBackward0, "baddbmm_")
 addbmm_ = _inplace(AddbmmBackward0, "addbmm_")
 addmv_ = _inplace(AddmvBackward0, "addmv_")
-addr_ = _inplace(AddrBackward0, "addr_")
+
+
+def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1
+          ) -> Tensor:
+    """Tensor.addr_: torch's in-place kernel takes only a 2-D self of the outer product's
+    very size (measured), no broadcast one."""
+    if self.array.ndim != 2:
+        raise TorchRuntimeError(f"2D tensor expected, got {self.array.ndim}D tensor for input")
+    shape = (vec1.array.shape[0] if vec1.array.ndim else 1,
+             vec2.array.shape[0] if vec2.array.ndim else 1)
+    if vec1.array.ndim == vec2.array.ndim == 1 and self.array.shape != shape:
+        raise TorchRuntimeError(
+            f"size mismatch, input: [{', '.join(map(str, self.array.shape))}], v1: "
+            f"[{vec1.array.shape[0]}], v2: [{vec2.array.shape[0]}]")
+    return apply_inplace(AddrBackward0, self, vec1, vec2, beta=beta, alpha=alpha)
 
 __all__ = ["baddbmm", "addbmm", "addmv", "addr", "baddbmm_", "addbmm_", "addmv_", "addr_",
            "maybe_multiply", "check_mv"]

@@ -122,6 +122,29 @@ class SubBackward0(Function):
         return -other if t[0] is None else t[0] - other
 
 
+class RsubBackward0(Function):
+    """torch.rsub(self, other) with a tensor other: `other - alpha * self` (ATen runs
+    sub(other, self, alpha)); its edges in self, other order."""
+
+    __slots__ = ()
+    formulas = (local("self", "-{alpha}"),
+                local("other", "1"))
+
+    def forward(self, a: Tensor, b: Tensor, alpha: Any = 1) -> np.ndarray:
+        return SubBackward0.forward(self, b, a, alpha)  # type: ignore[arg-type]
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+        alpha = self.attrs["alpha"]
+        return (-grad if alpha == 1 else mul_scalar(-grad, alpha)), grad
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # -maybe_multiply(self_t, alpha) + other_t
+        if t[0] is None:
+            return t[1]
+        self_t = -maybe_multiply(t[0], params.get("alpha", 1))
+        return self_t if t[1] is None else self_t + t[1]
+
+
 class RsubBackward1(Function):
     """`number - tensor`: one input, the tensor."""
 
@@ -486,7 +509,7 @@ def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
 def rsub(a: Tensor, b: Any, *, alpha: Any = 1) -> Tensor:
     """`b - a` where `a` is the tensor (torch.rsub)."""
     if isinstance(b, Tensor):
-        return SubBackward0.call(b, a, alpha=alpha)
+        return RsubBackward0.call(a, b, alpha=alpha)
     if JIT.mode == "script" and lowers(a, b):  # TorchScript compiles it to `neg(a) + b`
         if alpha != 1:
             jit_refuse("`number - tensor` with alpha")

@@ -26,7 +26,7 @@ from ..meta import is_meta, meta_array
 from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor, type_name
-from ._util import not_implemented
+from ._util import not_implemented, write_every
 
 WARNINGS: list[str] = []  # UserWarnings torch would print; the interpreter sends them to stderr
 
@@ -41,6 +41,20 @@ class OnceWarning(str):
         self = super().__new__(cls, message)
         self.where = where
         return self
+class PlacedWarning(str):
+    """A warning Python attributes to a line of torch's own Python (`module`, `line`): it
+    is shown at the script's line, and filtered and remembered as from that place (once
+    there under the default filter, whichever script line made the call)."""
+
+    module: str = ""
+    line: int = 0
+
+    def __new__(cls, message: str, module: str, line: int) -> PlacedWarning:
+        self = super().__new__(cls, message)
+        self.module, self.line = module, line
+        return self
+
+
 COPY_CONSTRUCT_WARNING = (
     "UserWarning: To copy construct from a tensor, it is recommended to use "
     "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
@@ -537,6 +551,7 @@ class ZeroBackward0(Function):
     """`t.zero_()`: the result does not depend on the old values."""
 
     __slots__ = ()
+    overlap_write = staticmethod(write_every)  # fill_out runs into an expand (measured)
     jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "0"),)
 
@@ -564,3 +579,4 @@ class FillBackward2(FillBackward0):
     """`t.fill_(value)` with a number."""
 
     __slots__ = ()
+    overlap_write = staticmethod(write_every)  # (fill_ with a tensor is copy_: refused)

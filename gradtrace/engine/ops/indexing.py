@@ -15,9 +15,9 @@ from ..forward_ad import auto_linear, linear_in_all, maybe_multiply
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, type_name
-from ._util import apply_inplace
+from ._util import apply_inplace, write_where
 from .gather_checks import _check_gather, _flat, _gather_key, _src_values
-from .views import expanded_shape, saved_int, signed
+from .views import expanded_shape, saved_int, signed, warn
 
 
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -58,9 +58,38 @@ class IndexSelectBackward0(Function):
         return index_add(zeros(sizes, dtype=grad.dtype), d, self.unpack("index"), grad)
 
 
+EXPANDED_WRITE = (
+    "Use of {op} on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. {example} "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "TensorAdvancedIndexing.cpp:{line}.)")
+# torch's masked_fill_, index_fill_ and index_put_ kernels write into an expand, warning
+MASKED_FILL_EXPANDED = EXPANDED_WRITE.format(op="masked_fill_",
+                                             example="tensor[mask] = scalar", line=2450)
+INDEX_FILL_EXPANDED = EXPANDED_WRITE.format(op="index_fill_",
+                                            example="tensor[mask] = scalar", line=1913)
+INDEX_PUT_EXPANDED = EXPANDED_WRITE.format(op="index_put_",
+                                           example="tensor[indices] = tensor", line=976)
+
+
+def write_masked(mask: np.ndarray) -> Any:
+    """The writer of the elements a (broadcast) bool mask picks."""
+    return lambda window, out: write_where(np.broadcast_to(mask, window.shape))(window, out)
+
+
+def _masked_fill_overlap(inputs: tuple, params: dict[str, Any]) -> Any:
+    """masked_fill_ into an expand: torch's warning (once its mask is a bool one), then a
+    write of the masked elements only."""
+    mask = params["mask"]
+    if mask.dtype is dtypes.bool_:
+        warn(MASKED_FILL_EXPANDED)
+    return write_masked(mask.array)
+
+
 class MaskedFillBackward0(Function):
     __slots__ = ()
     formulas = (local("self", "0 if {mask} else 1"),)
+    overlap_write = staticmethod(_masked_fill_overlap)
 
     def forward(self, a: Tensor, mask: Tensor, value: Any) -> np.ndarray:
         _check_mask(a, mask, value)
@@ -80,6 +109,7 @@ class MaskedFillBackward1(Function):
     __slots__ = ()
     formulas = (local("self", "0 if {mask} else 1"),
                 local("value", "1 if {mask} else 0"))
+    overlap_write = MaskedFillBackward0.overlap_write
 
     def forward(self, a: Tensor, value: Tensor, mask: Tensor) -> np.ndarray:
         _check_mask(a, mask, value)
@@ -493,11 +523,25 @@ class IndexAddBackward0(Function):
         return (grad if self.needs_input_grad(0) else None), g_src
 
 
+def _index_fill_overlap(inputs: tuple, params: dict[str, Any]) -> Any:
+    """index_fill_ into an expand: torch's warning (once its index is int64), then a write
+    of the indexed slices only."""
+    index = params["index"]
+    if index.dtype is dtypes.int64:
+        warn(INDEX_FILL_EXPANDED)
+
+    def write(window: np.ndarray, out: np.ndarray) -> None:
+        d = wrap_dim(params["dim"], window.ndim)
+        write_where(_index_key(window.ndim, d, index.array))(window, out)
+    return write
+
+
 class IndexFillBackward0(Function):
     """index_fill(self, dim, index, number)."""
 
     __slots__ = ()
     formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),)
+    overlap_write = staticmethod(_index_fill_overlap)
 
     def forward(self, a: Tensor, dim: int, index: Tensor, value: Any) -> np.ndarray:
         d = _check_index_fill(a, dim, index)
@@ -521,6 +565,7 @@ class IndexFillBackward1(Function):
     jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     formulas = (vjp("self", "{grad}.index_fill({dim}, {index}, 0)"),
                 vjp("value", "{grad}.index_select({dim}, {index}.unique()).sum()"))
+    overlap_write = staticmethod(_index_fill_overlap)
 
     def forward(self, a: Tensor, value: Tensor, dim: int, index: Tensor) -> np.ndarray:
         if value.array.ndim:

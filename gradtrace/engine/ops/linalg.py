@@ -116,6 +116,7 @@ class AddmmBackward0(Function):
 
     __slots__ = ()
     meta_kernels = True  # (blas answers meta arrays)
+    structured_inplace = True  # addmm_ (measured)
     formulas = (local("self", "{beta}"),
                 vjp("mat1", "{alpha} × {grad} @ {mat2}ᵀ"),
                 vjp("mat2", "{alpha} × {mat1}ᵀ @ {grad}"))
@@ -168,6 +169,15 @@ class AddmmBackward0(Function):
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     return AddmmBackward0.call(bias, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
+           alpha: Any = 1) -> Tensor:
+    """Tensor.addmm_: AddmmBackward0 recorded in place (measured: the same node, saved
+    values and result as addmm's)."""
+    from ._util import apply_inplace
+
+    return apply_inplace(AddmmBackward0, self, mat1, mat2, beta=beta, alpha=alpha)
 
 
 class MvBackward0(Function):

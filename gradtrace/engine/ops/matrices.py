@@ -12,9 +12,21 @@ from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args, wrap_dim
 from ..tensor import Tensor
-from ._util import apply_inplace
+from ._util import apply_inplace, write_where
 from .clones import repeat
 from .views import ViewFunction, saved_int, saved_ints, signed
+
+
+def _triangle_overlap(lower: bool) -> Any:
+    """tril_/triu_'s overlap_write: into an expand torch's kernel writes a zero into each
+    element outside the kept triangle (no overlap check), and leaves the others be."""
+    def overlap(inputs: tuple, params: dict[str, Any]) -> Any:
+        def write(window: np.ndarray, out: np.ndarray) -> None:
+            keep = (np.tril if lower else np.triu)(np.ones(window.shape[-2:], dtype=bool),
+                                                    params["diagonal"])
+            write_where(np.broadcast_to(~keep, window.shape))(window, out)
+        return write
+    return overlap
 
 
 class _Triangle(Function):
@@ -38,12 +50,14 @@ class _Triangle(Function):
 class TrilBackward0(_Triangle):
     __slots__ = ()
     formulas = (vjp("self", "{grad}.tril({diagonal})"),)
+    overlap_write = staticmethod(_triangle_overlap(lower=True))
 
 
 class TriuBackward0(_Triangle):
     __slots__ = ()
     formulas = (vjp("self", "{grad}.triu({diagonal})"),)
     lower = False
+    overlap_write = staticmethod(_triangle_overlap(lower=False))
 
 
 def tril(a: Tensor, diagonal: int = 0) -> Tensor:

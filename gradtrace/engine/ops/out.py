@@ -15,6 +15,7 @@ from ...errors import TorchRuntimeError, TorchTypeError
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..tensor import Tensor, bump_version, type_name
+from ._util import INTERNAL_OVERLAP, internal_overlap
 from .reductions import ReturnTypes
 from .views import warn
 
@@ -63,6 +64,9 @@ def write_into(out: Tensor, result: Tensor) -> Tensor:
     """Resize `out` to the result's shape if needed, cast-copy the result in, bump version."""
     if not isinstance(out, Tensor):
         raise TorchTypeError(f"argument 'out' must be Tensor, not {type_name(out)}")
+    if type(out.array) is np.ndarray and internal_overlap(out.array):  # (meta: unchecked)
+        # the kernels out= reaches check it first (measured)
+        raise TorchRuntimeError(INTERNAL_OVERLAP)
     if not _can_cast(result.dtype, out.dtype):
         raise TorchRuntimeError(
             f"result type {result.dtype.scalar_type} can't be cast to the desired output type "

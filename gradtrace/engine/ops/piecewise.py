@@ -11,7 +11,7 @@ from ..formulas import local, undefined
 from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor
-from ._util import apply_inplace, not_implemented
+from ._util import apply_inplace, not_implemented, number_argument
 from .reductions import where
 from .scalar import div_scalar
 from .unary import threshold_backward
@@ -78,15 +78,20 @@ class HardtanhBackwardBackward0(Function):
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa: A002
              inplace: bool = False) -> Tensor:
-    if min_val > max_val:
+    if min_val > max_val:  # (F.hardtanh's check, before the argument parser's)
         raise TorchValueError("min_val cannot be greater than max_val")
+    name = "hardtanh_" if inplace else "hardtanh"
+    min_val = number_argument(min_val, name, "min_val", 2)
+    max_val = number_argument(max_val, name, "max_val", 3)
     if inplace:
         return apply_inplace(HardtanhBackward0, input, min_val=min_val, max_val=max_val)
     return HardtanhBackward0.call(input, min_val=min_val, max_val=max_val)
 
 
 def hardtanh_(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:  # noqa: A002
-    return apply_inplace(HardtanhBackward0, input, min_val=min_val, max_val=max_val)
+    return apply_inplace(HardtanhBackward0, input,
+                         min_val=number_argument(min_val, "hardtanh_", "min_val", 2),
+                         max_val=number_argument(max_val, "hardtanh_", "max_val", 3))
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -121,13 +126,18 @@ class ThresholdBackward1(ThresholdBackward0):
 
 def threshold(input: Tensor, threshold: Any, value: Any,  # noqa: A002
               inplace: bool = False) -> Tensor:
+    name = "threshold_" if inplace else "threshold"
+    threshold = number_argument(threshold, name, "threshold", 2)
+    value = number_argument(value, name, "value", 3)
     if inplace:
         return apply_inplace(ThresholdBackward1, input, threshold=threshold, value=value)
     return ThresholdBackward0.call(input, threshold=threshold, value=value)
 
 
 def threshold_(input: Tensor, threshold: Any, value: Any) -> Tensor:  # noqa: A002
-    return apply_inplace(ThresholdBackward1, input, threshold=threshold, value=value)
+    return apply_inplace(ThresholdBackward1, input,
+                         threshold=number_argument(threshold, "threshold_", "threshold", 2),
+                         value=number_argument(value, "threshold_", "value", 3))
 
 
 class HardsigmoidBackward0(Function):
@@ -251,8 +261,8 @@ class HardshrinkBackward0(_Shrink):
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
-    return SoftshrinkBackward0.call(input, lambd=lambd)
+    return SoftshrinkBackward0.call(input, lambd=number_argument(lambd, "softshrink", "lambd", 2))
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
-    return HardshrinkBackward0.call(input, lambd=lambd)
+    return HardshrinkBackward0.call(input, lambd=number_argument(lambd, "hardshrink", "lambd", 2))

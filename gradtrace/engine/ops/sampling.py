@@ -26,7 +26,7 @@ from ..meta import is_meta, meta_array
 from ..node import Function
 from ..shapes import broadcast_shapes, size_args
 from ..tensor import Tensor, bump_version, type_name
-from ._util import apply_inplace, not_implemented
+from ._util import INTERNAL_OVERLAP, apply_inplace, internal_overlap, not_implemented
 from .creation import empty_like, zeros_like
 
 # ------------------------------------------------------------------ helpers
@@ -414,6 +414,8 @@ def _sample_into(out: Tensor, name: str, shape: tuple[int, ...], dtype: DType | 
         out.array = np.zeros(shape, dtype=out.dtype.np)
         if name == "randn":
             bump_version(out)
+    elif internal_overlap(out.array):  # the normal_/uniform_ kernel's TensorIterator
+        raise TorchRuntimeError(INTERNAL_OVERLAP)
     count = out.array.size
     np.copyto(out.array, _standard(name)(resolve(generator), count, out.array.dtype, 0.0, 1.0
                               ).reshape(shape))

@@ -28,6 +28,7 @@ from ..node import Function
 from ..reduction_order import lane_sum, reduce_all_sum, seq_sum
 from ..shapes import wrap_dim
 from ..tensor import Tensor, type_name
+from .creation import WARNINGS, PlacedWarning
 from .fused import multiply_add
 from .views import saved_int, signed, warn
 
@@ -358,13 +359,25 @@ class LogSoftmaxBackwardDataBackward0(Function):
         return g_grad, g_out
 
 
-def implicit_dim(name: str, input: Any) -> int:  # noqa: A002
-    """torch's _get_softmax_dim(name, input.dim()), with its deprecation warning."""
+# Where torch's warnings.warn(..., stacklevel=5) in _get_softmax_dim lands when an nn
+# module's forward (nn.Softmax, Softmin, LogSoftmax: `_stacklevel=5`) called F.softmax:
+# Module._wrapped_call_impl's line in torch 2.13's torch/nn/modules/module.py (measured)
+MODULE_CALL_PLACE = ("torch.nn.modules.module", 1778)
+
+
+def implicit_dim(name: str, input: Any, stacklevel: int = 3) -> int:  # noqa: A002
+    """torch's _get_softmax_dim(name, input.dim(), stacklevel), with its deprecation
+    warning: at the caller's line, or from an nn module, at torch's module call (so
+    shown once, whichever script line called the module)."""
     if not isinstance(input, Tensor):
         raise ScriptError(f"'{type_name(input)}' object has no attribute 'dim'",
                           kind="AttributeError")
-    warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-         "dim=X as an argument.")
+    message = (f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+               "include dim=X as an argument.")
+    if stacklevel == 5:
+        WARNINGS.append(PlacedWarning(f"UserWarning: {message}", *MODULE_CALL_PLACE))
+    else:
+        warn(message)
     return 0 if input.array.ndim in (0, 1, 3) else 1
 
 
@@ -374,11 +387,12 @@ def _with_dtype(a: Tensor, dtype: Any) -> Tensor:
     return a if dtype is None else to(a, dtype)
 
 
-def _method_call(method: str, input: Any, dim: Any, dtype: Any) -> tuple[Tensor, int]:  # noqa: A002
+def _method_call(method: str, input: Any, dim: Any, dtype: Any,  # noqa: A002
+                 stacklevel: int) -> tuple[Tensor, int]:
     """F.softmax and F.log_softmax are torch's Python, `input.softmax(dim, dtype=dtype)`:
     a non-Tensor has no such method, and the method's parser checks dim and dtype."""
     if dim is None:
-        dim = implicit_dim(method, input)
+        dim = implicit_dim(method, input, stacklevel)
     elif not isinstance(input, Tensor):
         raise ScriptError(f"'{type_name(input)}' object has no attribute '{method}'",
                           kind="AttributeError")
@@ -395,13 +409,13 @@ def _method_call(method: str, input: Any, dim: Any, dtype: Any) -> tuple[Tensor,
 
 def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
             dtype: Any = None) -> Tensor:
-    a, dim = _method_call("softmax", input, dim, dtype)
+    a, dim = _method_call("softmax", input, dim, dtype, _stacklevel)
     return SoftmaxBackward0.call(a, dim=dim)
 
 
 def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
                 dtype: Any = None) -> Tensor:
-    a, dim = _method_call("log_softmax", input, dim, dtype)
+    a, dim = _method_call("log_softmax", input, dim, dtype, _stacklevel)
     return LogSoftmaxBackward0.call(a, dim=dim)
 
 

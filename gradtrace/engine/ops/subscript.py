@@ -16,7 +16,7 @@ from ..jit import JIT
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor, type_name
-from ._util import apply_inplace
+from ._util import apply_inplace, write_where
 from .view_inplace import copy_
 from .views import (
     ExpandBackward0,
@@ -146,10 +146,35 @@ def _masked_fill_mask(a: Tensor, indices: tuple[Tensor | None, ...], values: Ten
     return Tensor._wrap(mask.array.reshape(mask.array.shape + (1,) * trailing))
 
 
+def _index_put_overlap(inputs: tuple, params: dict[str, Any]) -> Any:
+    """index_put_ into an expand: torch's warning; a one-value put through a bool mask is
+    masked_fill_'s (its warning too), any other writes the indexed elements only, in
+    order (accumulate: one addition per index, each seeing the ones before)."""
+    from .indexing import INDEX_PUT_EXPANDED, MASKED_FILL_EXPANDED, write_masked
+
+    a, values = inputs
+    indices, accumulate = params["indices"], params.get("accumulate", False)
+    warn(INDEX_PUT_EXPANDED)
+    mask = None if accumulate else _masked_fill_mask(a, indices, values)
+    if mask is not None:
+        if mask.dtype is dtypes.bool_:
+            warn(MASKED_FILL_EXPANDED)
+        return write_masked(mask.array)
+
+    def write(window: np.ndarray, out: np.ndarray) -> None:
+        key = _check_indices(Tensor._wrap(window), indices)
+        if accumulate:
+            np.add.at(window, key, np.broadcast_to(values.array, out[key].shape))
+        else:
+            write_where(key)(window, out)
+    return write
+
+
 class IndexPutBackward0(Function):
     """index_put_ (advanced-index assignment) and index backward (accumulate=True)."""
 
     __slots__ = ()
+    overlap_write = staticmethod(_index_put_overlap)
     jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     formulas = (local("self", "1", when=(("accumulate", True),)),
                 vjp("self", "{grad}.index_put({indices}, 0)"),
@@ -432,6 +457,9 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     """`t[index] = value` exactly as torch runs it (THPVariable_setitem)."""
     src = _value_tensor(t, value)
     if index is False:
+        return
+    if index is True:  # torch's set_item: copy_to(self.unsqueeze(0), value)
+        _copy_to(UnsqueezeBackward0.call(t, dim=0), src)
         return
     if isinstance(index, slice) or index is None or index is Ellipsis or isinstance(index, bool) \
             or _is_int(index):

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ScriptError, TorchTypeError
+from ...errors import ScriptError, TorchRuntimeError, TorchTypeError
 from .. import no_grad_views
 from ..formulas import each, local, vjp
 from ..forward_ad import auto_linear, linear_in_all
@@ -16,7 +16,7 @@ from ..meta import NO_DATA, is_meta
 from ..node import Function, Node
 from ..shapes import broadcast_shapes, contiguous_strides
 from ..tensor import Tensor, gradient_edge, move_retains_grad, type_name
-from ._util import apply_inplace
+from ._util import INTERNAL_OVERLAP, apply_inplace
 from .clones import clone
 from .views import _VIEWS, ViewFunction, torch_strides
 
@@ -126,7 +126,15 @@ class AsStridedBackward0(Function):
         from .creation import zeros
 
         shape, dtype = self.input_meta[0]
-        a = self.attrs
+        a = dict(self.attrs)
+        if any(n > 1 and st == 0 for n, st in zip(a["size"], a["stride"], strict=True)):
+            # torch's as_strided_backward, step 0: an expanded dim's gradient is summed
+            size, stride = list(a["size"]), list(a["stride"])
+            for i in reversed(range(len(size))):
+                if size[i] > 1 and stride[i] == 0:
+                    grad = grad.sum(dim=i)
+                    del size[i], stride[i]
+            a["size"], a["stride"] = tuple(size), tuple(stride)
         if GRAD_MODE.enabled and not (_maybe_overlapping(a["size"], a["stride"])
                                       or _maybe_overlapping(shape, self.base_strides)):
             return _as_strided_backward(grad, shape, self.base_strides, a)
@@ -243,6 +251,8 @@ class CopySlices(Node):
         res += [None] * (len(self.next_functions) - len(res))
         out: list[Tensor | None] = [None] * len(self.next_functions)
         if self.next_functions[0][0] is not None and res[0] is not None:
+            if any(n > 1 and st == 0 for n, st in zip(self.size, self.stride, strict=True)):
+                raise TorchRuntimeError(INTERNAL_OVERLAP)  # torch's grad_slice.copy_(res[0])
             src = res[0]
             if src.array.shape != tuple(self.size):
                 src = src.expand(self.size)

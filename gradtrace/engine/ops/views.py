@@ -19,7 +19,7 @@ from ...errors import (
     TorchTypeError,
     TorchValueError,
 )
-from ..dtypes import INT64_MAX
+from ..dtypes import INT64_MAX, DType
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..limits import MAX_DIMS, too_many_dims
@@ -255,6 +255,11 @@ def _sizes(args: tuple[Any, ...], kwargs: dict[str, Any], name: str) -> tuple[in
 
 
 def view(a: Tensor, *shape: Any, **kwargs: Any) -> Tensor:
+    if (len(shape) == 1 and not kwargs and isinstance(shape[0], DType)) or (
+            not shape and set(kwargs) == {"dtype"}):
+        from .view_dtype import view_dtype  # view.dtype, the overload a dtype picks
+
+        return view_dtype(a, shape[0] if shape else kwargs["dtype"])
     return ViewBackward0.call(a, shape=_sizes(shape, kwargs, "size"))
 
 

@@ -43,6 +43,7 @@ def _operator(fn: Any, reverse: bool) -> Any:
 def install_operators() -> None:
     """BatchedTensor's operators: each runs its engine op through the batching rules."""
     from .. import ops
+    from ..tensor import Tensor
 
     for dunder, (name, reverse) in _OPERATORS.items():
         fn = getattr(ops, name, None) or ops.TENSOR_METHODS.get(name)
@@ -51,6 +52,12 @@ def install_operators() -> None:
 
             fn = getattr(arithmetic, name)
         setattr(BatchedTensor, dunder, _operator(fn, reverse))
+    # `t - batched` reaches BatchedTensor.__rsub__ only because the engine's Tensor gives way
+    # to it; torch's vmap runs t's own __sub__ (SubBackward0). A number's `2 - batched` is
+    # torch's Tensor.__rsub__, rsub (RsubBackward1).
+    rsub, sub = BatchedTensor.__rsub__, _operator(ops.sub, True)
+    BatchedTensor.__rsub__ = lambda self, other: (  # type: ignore[method-assign]
+        sub(self, other) if isinstance(other, Tensor) else rsub(self, other))
     BatchedTensor.__hash__ = object.__hash__  # type: ignore[method-assign,assignment]
     BatchedTensor.__iter__ = lambda self: iter(call(ops.unbind, self, 0))  # type: ignore
     BatchedTensor.__pos__ = lambda self: self  # type: ignore[method-assign]

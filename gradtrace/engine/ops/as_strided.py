@@ -118,7 +118,8 @@ class AsStridedScatterBackward0(Function):
 
     __slots__ = ()
     jvp = linear_in_all  # derivatives.yaml: result: auto_linear
-    formulas = (vjp("self", "zeros(self's sizes) with the window set to {grad}'s window"),
+    formulas = (vjp("self", "zeros_like({grad}).as_strided_scatter({grad}.as_strided({size}, "
+                            "{stride}, {storage_offset}), {size}, {stride}, {storage_offset})"),
                 vjp("src", "{grad}.contiguous().as_strided({size}, {stride}, "
                            "{storage_offset})"))
 

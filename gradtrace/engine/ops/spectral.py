@@ -307,8 +307,8 @@ class LinalgLstsqBackward0(Function):
     multi_output = True
     materialize_grads = False
     formulas = (vjp("self", "pinv_backward({grad}[0] @ {b}ᵀ, pinv({self}), {self}) "
-                            "+ 2 ({grad}[1] (A X - B)) @ Xᵀ"),
-                vjp("b", "pinv({self})ᵀ @ {grad}[0] - 2 {grad}[1] (A X - B)"))
+                            "+ 2 ({grad}[1] ({self} @ {solution} - {b})) @ {solution}ᵀ"),
+                vjp("b", "pinv({self})ᵀ @ {grad}[0] - 2 {grad}[1] ({self} @ {solution} - {b})"))
 
     def forward(self, a: Tensor, b: Tensor, rcond: float, driver: str) -> list[np.ndarray]:
         self.save("self", a)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,11 @@ for text, f in [{calls}]:
     except Exception as e:
         print(text, type(e).__name__, e)
 """
+
+
+def address_free(text: str) -> str:
+    """`text` with every object address as `0x?`: two runs' reprs compare by their form."""
+    return re.sub(r"0x[0-9a-f]+", "0x?", text)
 
 
 def torch_output(script: str) -> str:

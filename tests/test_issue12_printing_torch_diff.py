@@ -9,11 +9,10 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
-import re
 import types
 
 import pytest
-from script_runs import each_expression, gradtrace_output, torch_output
+from script_runs import address_free, each_expression, gradtrace_output, torch_output
 
 from gradtrace.interpreter.torch_functions import _recorded_file
 
@@ -22,9 +21,6 @@ torch = pytest.importorskip("torch")
 
 def _same(script: str) -> None:
     """The script prints the same under both, object addresses aside."""
-    def address_free(text: str) -> str:
-        return re.sub(r"0x[0-9a-f]+", "0x?", text)
-
     assert address_free(gradtrace_output(script)) == address_free(torch_output(script))
 
 

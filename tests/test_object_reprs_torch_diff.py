@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from script_runs import each_expression, file_runs
+from script_runs import address_free, each_expression, file_runs
 
 torch = pytest.importorskip("torch")
 
@@ -53,16 +53,12 @@ EXPRESSIONS = [
 ]
 
 
-def _addresses(text: str) -> str:
-    return re.sub(r"0x[0-9a-f]+", "0x?", text)
-
-
 def test_class_function_and_builtin_module_reprs_like_torch(tmp_path: Path) -> None:
     """(Run as a file: a class's module is __main__.)"""
     torch_run, result, _ = file_runs(each_expression(EXPRESSIONS, SETUP), tmp_path, "reprs",
                                      check=True)
     assert result.error is None
-    assert _addresses(result.stdout) == _addresses(torch_run.stdout)
+    assert address_free(result.stdout) == address_free(torch_run.stdout)
 
 
 FILE_MODULES = ["torch", "torch.nn", "F", "math", "collections", "torch.autograd.function"]

@@ -7,10 +7,8 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
-import re
-
 import pytest
-from script_runs import each_expression, gradtrace_output, torch_output
+from script_runs import address_free, each_expression, gradtrace_output, torch_output
 
 torch = pytest.importorskip("torch")
 
@@ -54,14 +52,10 @@ NUMBERS = [
 ]
 
 
-def _address_free(text: str) -> str:
-    return re.sub(r"0x[0-9a-f]+", "0x?", text)
-
-
 @pytest.mark.parametrize("expressions", [TENSOR, NUMBERS], ids=["tensor", "number"])
 def test_protocol_dunders_print_what_torch_prints(expressions: list[str]) -> None:
     script = each_expression(expressions, SETUP)
-    assert _address_free(gradtrace_output(script)) == _address_free(torch_output(script))
+    assert address_free(gradtrace_output(script)) == address_free(torch_output(script))
 
 
 def test_inplace_and_item_dunders_write_like_the_syntax() -> None:
@@ -97,4 +91,4 @@ for m in (x.__add__, x.__eq__, x.__getitem__, x.__setitem__, x.__len__, x.__iter
 f = x.__mul__
 print(f(3), list(map((10).__add__, [1, 2])))
 """
-    assert _address_free(gradtrace_output(script)) == _address_free(torch_output(script))
+    assert address_free(gradtrace_output(script)) == address_free(torch_output(script))

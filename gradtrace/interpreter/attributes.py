@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 from .. import stdlib, torch_namespace
@@ -172,6 +173,16 @@ class Attributes:
             self.tracer.attribute_read(obj, name, result)
         return result
 
+    @cached_property
+    def tensor_dunder_table(self) -> dict[str, Callable[..., Any]]:
+        """A tensor's protocol methods (operator_dunders), built on first use."""
+        return tensor_dunders(self)
+
+    @cached_property
+    def number_dunder_table(self) -> dict[type, dict[str, Callable[..., Any]]]:
+        """An int's, bool's and float's protocol methods, built on first use."""
+        return number_dunders(self)
+
     def _get_attribute(self, obj: Any, name: str) -> Any:
         kind = type(obj)
         if kind is Instance:
@@ -194,9 +205,7 @@ class Attributes:
             if stored is not None and name in stored:
                 return stored[name]
             if name.startswith("__"):
-                dunders = self.__dict__.get("_tensor_dunders")
-                if dunders is None:
-                    dunders = self._tensor_dunders = tensor_dunders(self)
+                dunders = self.tensor_dunder_table
                 if name in dunders:
                     return stdlib.BoundMethod(obj, dunders[name], name,
                                               tensor_python_method(name),
@@ -355,11 +364,9 @@ class Attributes:
                 return getattr(obj, name)
             table = stdlib.FLOAT_METHODS if kind is float else stdlib.INT_METHODS
             if name.startswith("__"):
-                dunders = self.__dict__.get("_number_dunders")
-                if dunders is None:
-                    dunders = self._number_dunders = number_dunders(self)
-                if name in dunders[kind]:
-                    return stdlib.BoundMethod(obj, dunders[kind][name], name, wrapper=True)
+                dunders = self.number_dunder_table[kind]
+                if name in dunders:
+                    return stdlib.BoundMethod(obj, dunders[name], name, wrapper=True)
         elif kind is deque:
             if name == "maxlen":
                 return obj.maxlen

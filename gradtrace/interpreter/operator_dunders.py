@@ -51,27 +51,35 @@ def _as_script_error(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _binary(apply_op: Callable[..., Any], fn: Callable[..., Any], symbol: str,
+            reflected: bool, takes: Callable[[Any], bool]) -> Callable[..., Any]:
+    """`a.__op__(other)` (`__rop__`: `other op a`) through the syntax's apply_op, or
+    NotImplemented for an operand the method does not take."""
+    def call(a: Any, other: Any, /) -> Any:
+        if not takes(other):
+            return NotImplemented
+        return apply_op(fn, other, a, symbol, None) if reflected else \
+            apply_op(fn, a, other, symbol, None)
+    return call
+
+
 def tensor_dunders(interp: Any) -> dict[str, Callable[..., Any]]:
     """Dunder name -> fn(tensor, *args), for the BoundMethod `x.__name__` gives."""
     table: dict[str, Callable[..., Any]] = {}
     apply_op = interp.apply_op
 
-    def binary(fn: Callable[..., Any], symbol: str, reflected: bool) -> Callable[..., Any]:
+    for symbol, names in _BINARY.items():
         matmul = symbol == "@"
 
-        def call(t: Tensor, other: Any, /) -> Any:
-            if not _operand(other, matmul):
-                return NotImplemented
-            return apply_op(fn, other, t, symbol, None) if reflected else \
-                apply_op(fn, t, other, symbol, None)
-        return call
+        def takes(other: Any, matmul: bool = matmul) -> bool:
+            return _operand(other, matmul)
 
-    for symbol, names in _BINARY.items():
         for name in names:
-            table[f"__{name}__"] = binary(BINOPS[symbol], symbol, False)
-            table[f"__r{name}__"] = binary(BINOPS[symbol], symbol, True)
-            if symbol != "@":  # torch has no __imatmul__
-                table[f"__i{name}__"] = binary(INPLACE[symbol], symbol, False)
+            table[f"__{name}__"] = _binary(apply_op, BINOPS[symbol], symbol, False, takes)
+            table[f"__r{name}__"] = _binary(apply_op, BINOPS[symbol], symbol, True, takes)
+            if not matmul:  # torch has no __imatmul__
+                table[f"__i{name}__"] = _binary(apply_op, INPLACE[symbol], symbol, False,
+                                                takes)
 
     def comparison(fn: Callable[..., Any]) -> Callable[..., Any]:
         checked = _as_script_error(fn)
@@ -107,23 +115,17 @@ def number_dunders(interp: Any) -> dict[type, dict[str, Callable[..., Any]]]:
     builtins = interp.builtins
     tables: dict[type, dict[str, Callable[..., Any]]] = {}
     for kind, operands in _NUMBER_OPERANDS.items():
-        def binary(fn: Callable[..., Any], symbol: str, reflected: bool,
-                   operands: tuple[type, ...] = operands) -> Callable[..., Any]:
-            def call(a: Any, other: Any, /) -> Any:
-                if type(other) not in operands:
-                    return NotImplemented
-                return apply_op(fn, other, a, symbol, None) if reflected else \
-                    apply_op(fn, a, other, symbol, None)
-            return call
+        def takes(other: Any, operands: tuple[type, ...] = operands) -> bool:
+            return type(other) in operands
 
         table: dict[str, Callable[..., Any]] = {}
         for symbol, names in _BINARY.items():
             name = names[0]
             if hasattr(kind, f"__{name}__"):
-                table[f"__{name}__"] = binary(BINOPS[symbol], symbol, False)
-                table[f"__r{name}__"] = binary(BINOPS[symbol], symbol, True)
+                table[f"__{name}__"] = _binary(apply_op, BINOPS[symbol], symbol, False, takes)
+                table[f"__r{name}__"] = _binary(apply_op, BINOPS[symbol], symbol, True, takes)
         for symbol, name in _COMPARISONS.items():
-            table[f"__{name}__"] = binary(COMPARE[symbol], symbol, False)
+            table[f"__{name}__"] = _binary(apply_op, COMPARE[symbol], symbol, False, takes)
         for symbol, name in _UNARY.items():
             if hasattr(kind, f"__{name}__"):
                 table[f"__{name}__"] = _as_script_error(UNARY[symbol])

@@ -18,7 +18,7 @@ from .dispatch import batched_call, call, has_batched
 # operator -> (engine op, operands reversed)
 _OPERATORS = {
     "__add__": ("add", False), "__radd__": ("add", True), "__sub__": ("sub", False),
-    "__rsub__": ("rsub", False), "__mul__": ("mul", False), "__rmul__": ("mul", True),
+    "__mul__": ("mul", False), "__rmul__": ("mul", True),
     "__truediv__": ("div", False), "__rtruediv__": ("rdiv", False), "__neg__": ("neg", False),
     "__pow__": ("pow", False), "__rpow__": ("rpow", False), "__matmul__": ("matmul", False),
     "__rmatmul__": ("matmul", True), "__abs__": ("abs", False),
@@ -45,17 +45,20 @@ def install_operators() -> None:
     from .. import ops
     from ..tensor import Tensor
 
-    for dunder, (name, reverse) in _OPERATORS.items():
+    def engine_op(name: str) -> Any:
         fn = getattr(ops, name, None) or ops.TENSOR_METHODS.get(name)
         if fn is None:
             from ..ops import arithmetic
 
             fn = getattr(arithmetic, name)
-        setattr(BatchedTensor, dunder, _operator(fn, reverse))
+        return fn
+
+    for dunder, (name, reverse) in _OPERATORS.items():
+        setattr(BatchedTensor, dunder, _operator(engine_op(name), reverse))
     # `t - batched` reaches BatchedTensor.__rsub__ only because the engine's Tensor gives way
     # to it; torch's vmap runs t's own __sub__ (SubBackward0). A number's `2 - batched` is
     # torch's Tensor.__rsub__, rsub (RsubBackward1).
-    rsub, sub = BatchedTensor.__rsub__, _operator(ops.sub, True)
+    rsub, sub = _operator(engine_op("rsub"), False), _operator(engine_op("sub"), True)
     BatchedTensor.__rsub__ = lambda self, other: (  # type: ignore[method-assign]
         sub(self, other) if isinstance(other, Tensor) else rsub(self, other))
     BatchedTensor.__hash__ = object.__hash__  # type: ignore[method-assign,assignment]

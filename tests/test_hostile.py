@@ -258,6 +258,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("number_dunder_huge_pow.gt", "LimitError"),
     ("tensor_dunder_iterator.gt", "NotSupportedError"),
     ("function_meta_internals.gt", "NotSupportedError"),
+    ("tensor_dict_poison.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -92,3 +92,26 @@ f = x.__mul__
 print(f(3), list(map((10).__add__, [1, 2])))
 """
     assert address_free(gradtrace_output(script)) == address_free(torch_output(script))
+
+
+def test_a_tensors_dict_holds_what_the_script_set_on_it_live_as_torchs() -> None:
+    script = """import torch
+x = torch.arange(3.)
+print(hasattr(x, "__dict__"), hasattr(x, "__array__"), x.__dict__, vars(x))
+x.foo = 5
+d = x.__dict__
+print(d, vars(x) is d)
+d["bar"] = [1, 2]
+d["grad"] = 7
+print(x.bar, x.grad)
+del x.foo
+print(x.__dict__, sorted(vars(x)))
+a = x.__array__()
+print(a, type(a), x.__array__("float64").dtype)
+y = torch.ones(2, requires_grad=True)
+try:
+    y.__array__()
+except RuntimeError as e:
+    print(e)
+"""
+    assert gradtrace_output(script) == torch_output(script)

@@ -186,10 +186,11 @@ class Tensor:
             emit("data_write", tensor=self)
 
     def detach(self) -> Tensor:
-        """A new leaf sharing storage and version counter (in-place changes are seen)."""
+        """A new leaf sharing storage and version counter (in-place changes are seen), and
+        not a view even of a view (torch 2.13: `v.detach()._base` is None), so an in-place
+        change of it is no view's in-place change (allowed on a view of a leaf)."""
         t = Tensor._wrap(self.array)
         t._version_counter = self._version_counter
-        t._base = self._base if self._base is not None else None
         return t
 
     def detach_copy(self) -> Tensor:

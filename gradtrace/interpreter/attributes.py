@@ -204,6 +204,8 @@ class Attributes:
             stored = self.tensor_dicts.get(obj)
             if stored is not None and name in stored:
                 return stored[name]
+            if name == "__dict__":  # the attributes the script set: live, as torch's
+                return self.tensor_dicts.setdefault(obj)
             if name.startswith("__"):
                 dunders = self.tensor_dunder_table
                 if name in dunders:
@@ -580,7 +582,7 @@ class Attributes:
         err = ScriptError(f"'{type_name(obj)}' object has no attribute '{name}'",
                           kind="AttributeError")
         if isinstance(obj, Tensor):
-            own = self.tensor_dicts.get(obj) or ()
+            own = [key for key in self.tensor_dicts.get(obj) or () if type(key) is str]
             err.suggest = lambda: closest(name, tensor_dir(own))
         raise err
 

@@ -294,8 +294,10 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             if slot_names(self, obj.cls) is not None:
                 raise TorchTypeError("vars() argument must have __dict__ attribute")
             return obj.attrs
+        if isinstance(obj, Tensor):  # the attributes the script set on it, live
+            return self.tensor_dicts.setdefault(obj)
         if isinstance(obj, (int, float, str, bool, list, tuple, dict, set, frozenset,
-                            type(None))) or isinstance(obj, Tensor):
+                            type(None))):
             raise TorchTypeError("vars() argument must have __dict__ attribute")
         raise NotSupportedError(f"vars() of a {type_name(obj)} is not supported")
 

@@ -99,6 +99,16 @@ def tensor_dunders(interp: Any) -> dict[str, Callable[..., Any]]:
     table["__setitem__"] = lambda t, index, value, /: interp.set_item(t, index, value)
     table["__delitem__"] = lambda t, index, /: interp.del_item(t, index)
     table["__contains__"] = lambda t, item, /: COMPARE["in"](item, t)
+
+    def array(t: Tensor, dtype: Any = None, /) -> Any:
+        """torch's Tensor.__array__: `t.numpy()`, cast by the array's own astype."""
+        values = interp.call(interp.get_attribute(t, "numpy", None), (), {}, None)
+        if dtype is None:
+            return values
+        return interp.call(interp.get_attribute(values, "astype", None), (dtype,), {"copy": False},
+                           None)
+
+    table["__array__"] = array
     return table
 
 

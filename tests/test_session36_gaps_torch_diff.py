@@ -29,3 +29,26 @@ y.sum().backward()
 print(x.grad)
 """
     assert gradtrace_output(script) == torch_output(script)
+
+
+FACTORIES = """import torch
+x = torch.rand(3)
+made = [torch.randint(0, 5, (3,)), torch.rand_like(x), torch.randn_like(x),
+        torch.randint_like(x, 4), torch.normal(0.0, 1.0, (3,)), torch.bernoulli(x),
+        torch.bernoulli(x, 0.5), torch.poisson(x), torch.multinomial(x, 2)]
+print([t._version for t in made])
+"""
+
+
+def test_random_factories_make_version_0_tensors_like_torch() -> None:
+    assert gradtrace_output(FACTORIES) == torch_output(FACTORIES)
+
+
+def test_random_factories_fill_their_tensor_unseen_by_the_trace() -> None:
+    """torch fills a factory's tensor below autograd: no view may tell an in-place change
+    (explain said `torch.randint(...)` changed its tensor in place, version 0 to 1)."""
+    from gradtrace.runner import run_text
+
+    result = run_text(FACTORIES, trace=True)
+    assert result.error is None
+    assert [e for e in result.trace.events if e.kind == "inplace"] == []

@@ -18,6 +18,7 @@ from .. import distributions as dist
 from .. import dtypes, generator
 from ..device import check_device
 from ..dtypes import DType
+from ..events import muted
 from ..formulas import local
 from ..generator import Generator, resolve
 from ..grad_mode import GRAD_MODE, no_grad
@@ -384,6 +385,13 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
+def _fill_new(sampler: Any, t: Tensor, *args: Any, **kwargs: Any) -> None:
+    """A factory's in-place sampler on its new tensor, unseen by the trace: torch fills it
+    below autograd, so no view tells an in-place change (`torch.randint` is no `random_`)."""
+    with muted():
+        sampler(t, *args, **kwargs)
+
+
 def _sample_into(out: Tensor, name: str, shape: tuple[int, ...], dtype: DType | None,
                  requires_grad: bool, generator: Generator | None) -> Tensor:
     """`torch.rand(size, out=t)`, `torch.randn(size, out=t)`: t resized to `size` and filled
@@ -457,9 +465,6 @@ def _standard_draw(name: str, size: tuple, generator: Generator | None, dtype: D
     t.array = _standard(name)(resolve(generator), t.array.size, t.array.dtype, 0.0, 1.0
                    ).reshape(t.array.shape)
     return _finish(t, requires_grad)
-    t.array = dist.normal(resolve(generator), t.array.size, t.array.dtype, 0.0, 1.0
-                          ).reshape(t.array.shape)
-    return _finish(t, requires_grad)
 
 
 _RANDINT_SIGNATURES = (
@@ -504,7 +509,7 @@ def randint(*args: Any, generator: Generator | None = None, dtype: DType | None 
     low = 0 if low is None else low
     dtype = dtype or dtypes.int64
     t = _empty(_shape((size,)), dtype, device)
-    random_(t, low, high, generator=generator)
+    _fill_new(random_, t, low, high, generator=generator)
     return _finish(t, requires_grad)
 
 
@@ -540,7 +545,7 @@ def rand_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = Fa
               generator: Generator | None = None, memory_format: Any = None,
               **kw: Any) -> Tensor:
     out = _empty_like(t, _float_dtype(dtype or t.dtype), memory_format)
-    uniform_(out, generator=generator)
+    _fill_new(uniform_, out, generator=generator)
     return _finish(out, requires_grad)
 
 
@@ -548,7 +553,7 @@ def randn_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = F
                generator: Generator | None = None, memory_format: Any = None,
                **kw: Any) -> Tensor:
     out = _empty_like(t, _float_dtype(dtype or t.dtype), memory_format)
-    normal_(out, generator=generator)
+    _fill_new(normal_, out, generator=generator)
     return _finish(out, requires_grad)
 
 
@@ -558,7 +563,7 @@ def randint_like(t: Tensor, low: int, high: int | None = None, *, dtype: DType |
     if high is None:
         low, high = 0, low
     out = _empty_like(t, dtype or t.dtype, memory_format)
-    random_(out, low, high, generator=generator)
+    _fill_new(random_, out, low, high, generator=generator)
     return _finish(out, requires_grad)
 
 
@@ -575,7 +580,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
         if size is None:
             raise TorchTypeError("normal() missing required argument 'size'")
         t = _empty(_shape((size,)), _float_dtype(dtype), device)
-        normal_(t, mean, std, generator=gen)
+        _fill_new(normal_, t, mean, std, generator=gen)
         return _finish(t, requires_grad)
     if std_t and (std.array < 0).any():
         raise TorchRuntimeError("normal expects all elements of std >= 0.0")
@@ -645,11 +650,10 @@ def bernoulli(t: Tensor, p: Any = None, *, generator: Generator | None = None) -
                 "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                 "message be improved?  If so, please report an enhancement request to "
                 "PyTorch.)")
-        bernoulli_(out, Tensor._wrap(t.array), generator=generator)
+        _fill_new(bernoulli_, out, Tensor._wrap(t.array), generator=generator)
         return BernoulliBackward0.call(t, values=out.array)
-    else:
-        bernoulli_(out, p, generator=generator)
-    return out
+    _fill_new(bernoulli_, out, p, generator=generator)
+    return _finish(out, False)
 
 
 def multinomial(t: Tensor, num_samples: int, replacement: bool = False, *,

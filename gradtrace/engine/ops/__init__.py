@@ -125,6 +125,7 @@ from .reductions import (
 )
 from .rounding import fmod
 from .sampling import TENSOR_METHODS as SAMPLING_METHODS
+from .select_views import narrow, select
 from .softmax import tensor_log_softmax, tensor_softmax
 from .subscript import FillBackward3, getitem, index_put, index_put_, setitem
 from .unary import (
@@ -169,11 +170,9 @@ from .views import (
     mH,
     movedim,
     mT,
-    narrow,
     permute,
     reshape,
     reshape_as,
-    select,
     squeeze,
     t,
     transpose,

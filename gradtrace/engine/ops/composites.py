@@ -21,8 +21,9 @@ from .creation import WARNINGS
 from .indexing import masked_select
 from .joins import cat, stack
 from .scalar import div_scalar, mul_scalar
+from .select_views import SliceBackward0, select
 from .stacking import meshgrid
-from .views import SliceBackward0, select, unsqueeze, view
+from .views import unsqueeze, view
 
 
 def combinations(a: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:

@@ -461,7 +461,8 @@ class ConvolutionBackwardBackward0(Function):
                  gg_bias: Tensor | None) -> tuple[Tensor | None, ...]:
         """torch's _convolution_double_backward (Convolution.cpp), op for op."""
         from .joins import cat
-        from .views import expand, narrow, transpose
+        from .select_views import narrow
+        from .views import expand, transpose
 
         a = self.attrs
         grad, x, w = self.unpack("grad_output"), self.unpack("input"), self.unpack("weight")
@@ -515,7 +516,7 @@ class ConvolutionBackwardBackward0(Function):
 
 def _subvariable(t: Tensor, groups: int, g: int) -> Tensor:
     """Group g's slice of dim 0 (Convolution.cpp's subvariable)."""
-    from .views import narrow
+    from .select_views import narrow
 
     n = t.shape[0] // groups
     return narrow(t, 0, n * g, n)

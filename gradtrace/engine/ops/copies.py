@@ -16,13 +16,9 @@ from ..meta import is_window, meta_array
 from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor
-from . import joins, matrices, views, windows
-from .views import (
-    SliceBackwardBackward0,
-    _wrap,
-    saved_int,
-    signed,
-)
+from . import joins, matrices, select_views, views, windows
+from .select_views import SliceBackwardBackward0
+from .views import _wrap, saved_int, signed
 
 _COPIES: dict[type, type] = {}
 
@@ -66,7 +62,7 @@ def select_copy(input: Tensor, dim: int, index: Any) -> Tensor:  # noqa: A002
         shape = ", ".join(map(str, input.array.shape))
         raise TorchIndexError(
             f"select(): index {index} out of range for tensor of size [{shape}] at dimension {d}")
-    return copy_of(views.SelectBackward0).call(input, dim=dim, index=index)
+    return copy_of(select_views.SelectBackward0).call(input, dim=dim, index=index)
 
 
 def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
@@ -131,7 +127,8 @@ def slice_copy(input: Tensor, dim: int = 0, start: Any = None, end: Any = None, 
     _wrap(dim, input.array.ndim)
     if step <= 0:
         raise TorchRuntimeError("slice step must be positive")
-    return copy_of(views.SliceBackward0).call(input, dim=dim, start=start, end=end, step=step)
+    return copy_of(select_views.SliceBackward0).call(input, dim=dim, start=start, end=end,
+                                                     step=step)
 
 
 def unbind_copy(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002

@@ -25,7 +25,8 @@ from ..tensor import Tensor
 from .linalg import matmul
 from .matrices import diag_embed, diagonal, tril, triu
 from .reductions import ReturnTypes
-from .views import mT, narrow, squeeze, sum_to, unsqueeze
+from .select_views import narrow
+from .views import mT, squeeze, sum_to, unsqueeze
 
 
 def named_return(type_name: str, *fields: str) -> type[ReturnTypes]:

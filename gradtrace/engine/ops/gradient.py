@@ -13,7 +13,8 @@ from ..tensor import Tensor
 from .arithmetic import add, div, mul, neg, sub
 from .joins import cat, diff
 from .scalar import div_scalar, mul_scalar
-from .views import INT64_MAX, reshape, select, slice_op
+from .select_views import select, slice_op
+from .views import INT64_MAX, reshape
 
 
 def _slice(t: Tensor, dim: int, start: int, end: int = INT64_MAX) -> Tensor:

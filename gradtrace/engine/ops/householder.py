@@ -23,7 +23,8 @@ from .linalg import matmul
 from .lu import lapack_dtype
 from .matrices import tril
 from .reductions import ReturnTypes
-from .views import mT, narrow, squeeze, unsqueeze
+from .select_views import narrow
+from .views import mT, squeeze, unsqueeze
 
 GeqrfReturn = named_return("geqrf", "a", "tau")
 
@@ -138,8 +139,8 @@ def householder_product_backward(grad: Tensor, result: Tensor, v_in: Tensor, tau
     from .creation import zeros_like
     from .matrices import tril_
     from .reductions import sum as sum_
+    from .select_views import select
     from .view_inplace import copy_
-    from .views import select
 
     if v_in.array.size == 0 or tau.array.size == 0:
         return None, None

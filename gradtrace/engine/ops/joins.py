@@ -14,7 +14,8 @@ from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor, type_name
 from ._util import cast, result_dtype
-from .views import SliceBackward0, ViewFunction, _wrap, saved_int, select, signed
+from .select_views import SliceBackward0, select
+from .views import ViewFunction, _wrap, saved_int, signed
 
 
 class UnbindBackward0(ViewFunction):
@@ -265,7 +266,7 @@ def diff(a: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     slice minus the earlier one (logical_xor for bool), so the nodes are torch's."""
     from .arithmetic import logical_xor, sub
     from .creation import zeros_like
-    from .views import narrow
+    from .select_views import narrow
 
     if not a.array.ndim:
         raise TorchRuntimeError("diff expects input to be at least one-dimensional")

@@ -376,9 +376,9 @@ def cond(a: Tensor, p: Any = None) -> Tensor:
     from .float_ops import nan_to_num_
     from .indexing import masked_fill_
     from .reductions import sum as sum_
+    from .select_views import narrow
     from .shape_inplace import unsqueeze_
     from .unary import reciprocal
-    from .views import narrow
 
     check_matrices(a, "linalg.cond", square=p not in (None, 2, -2))
     if p is None or p in (2, -2):

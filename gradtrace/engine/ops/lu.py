@@ -25,7 +25,8 @@ from .decompositions import named_return, solve_triangular, wrap_result
 from .linalg import matmul
 from .matrices import tril, triu
 from .reductions import ReturnTypes
-from .views import mT, narrow, sum_to
+from .select_views import narrow
+from .views import mT, sum_to
 
 LuFactorReturn = named_return("linalg_lu_factor", "LU", "pivots")
 LuFactorExReturn = named_return("linalg_lu_factor_ex", "LU", "pivots", "info")

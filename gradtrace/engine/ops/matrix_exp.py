@@ -200,7 +200,8 @@ class LinalgMatrixExpBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         """linalg_matrix_exp_differential(self, grad, adjoint=True)."""
         from .joins import cat
-        from .views import mT, narrow
+        from .select_views import narrow
+        from .views import mT
 
         a = mT(self.unpack("self"))
         n = a.array.shape[-1]

@@ -170,8 +170,8 @@ def pad_circular(input: Tensor, padding: tuple[int, ...]) -> Tensor:  # noqa: A0
     """aten::_pad_circular, a composite: an empty tensor of the padded size, the input copied
     into its middle, then each padded dim's wrap-around copied from the output itself, left
     side then right (so the graph is torch's chain of CopySlices over SliceBackward0)."""
+    from .select_views import slice_op
     from .view_inplace import copy_
-    from .views import slice_op
 
     in_shape = input.array.shape
     ndim_padded = len(padding) // 2

@@ -245,8 +245,9 @@ def differentiable_backward(node: MkldnnRnnLayerBackward0, grad_output: Tensor, 
     from .creation import ones_like
     from .joins import cat, unsafe_chunk
     from .linalg import linear, matmul
+    from .select_views import select
     from .unary import sigmoid_, tanh_
-    from .views import select, transpose, unsqueeze
+    from .views import transpose, unsqueeze
 
     def one_minus(t: Tensor) -> Tensor:  # C++'s `1 - t`: empty_like(t).fill_(1).sub_(t)
         return sub_(ones_like(t), t)
@@ -345,8 +346,9 @@ class PackPaddedSequenceBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         """_pack_padded_sequence_backward, op for op: each step's rows copied into zeros."""
         from .creation import zeros
+        from .select_views import select, slice_op
         from .view_inplace import copy_
-        from .views import select, slice_op, transpose
+        from .views import transpose
 
         sizes = list(self.attrs["input_sym_sizes"])
         batch_first = self.attrs["batch_first"]

@@ -16,15 +16,8 @@ from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from .matrices import diagonal
-from .views import (
-    SliceBackward0,
-    saved_int,
-    select,
-    signed,
-    slice_op,
-    squeeze,
-    sum_to,
-)
+from .select_views import SliceBackward0, select, slice_op
+from .views import saved_int, signed, squeeze, sum_to
 
 
 def _check_src(src: np.ndarray, region: np.ndarray) -> None:

@@ -12,7 +12,7 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from .creation import arange, ones
 from .scalar import add_scalar, mul_scalar
-from .views import narrow
+from .select_views import narrow
 
 # the C++ type names TensorOptions prints
 _CPP_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",

@@ -21,7 +21,8 @@ from .decompositions import batch_prefix, check_matrices, linalg_error, named_re
 from .linalg import matmul
 from .matrices import diag_embed, diagonal
 from .reductions import ReturnTypes, sum_array
-from .views import mT, narrow, unsqueeze
+from .select_views import narrow
+from .views import mT, unsqueeze
 
 SvdReturn = named_return("linalg_svd", "U", "S", "Vh")
 TorchSvdReturn = named_return("svd", "U", "S", "V")

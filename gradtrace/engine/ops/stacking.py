@@ -13,7 +13,8 @@ from ..tensor import Tensor
 from .clones import contiguous, flip
 from .indexing import gather
 from .joins import _tensor_list, cat
-from .views import expand, reshape, slice_op, unsqueeze, view, warn
+from .select_views import slice_op
+from .views import expand, reshape, unsqueeze, view, warn
 
 
 def _tensors(args: tuple[Any, ...]) -> tuple[list[Tensor], bool]:

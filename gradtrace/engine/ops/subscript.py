@@ -17,16 +17,9 @@ from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor, type_name
 from ._util import apply_inplace, write_where
+from .select_views import SelectBackward0, SliceBackward0
 from .view_inplace import copy_
-from .views import (
-    ExpandBackward0,
-    SelectBackward0,
-    SliceBackward0,
-    UnsqueezeBackward0,
-    ViewBackward0,
-    alias,
-    warn,
-)
+from .views import ExpandBackward0, UnsqueezeBackward0, ViewBackward0, alias, warn
 
 
 def _np_index(indices: tuple[Tensor | None, ...]) -> tuple:

@@ -19,7 +19,8 @@ name tensors through `Naming`, so a tensor has the same name everywhere:
 6. else, for a tensor bundled library code (nn's layers, F's Python, optim) made and did
    not return to the script: the module call that returned it (`model.0(x)` inside
    `model(x)`), else the op that made it after its node (`t(model.0.weight)`), with its
-   inputs' names; cut to 40 characters;
+   inputs' names; cut to 40 characters. So too for a tensor one of the ops of a single
+   torch call made and the call did not return (`unsqueeze(x)` in `torch.matmul(x, w)`);
 7. else the source of the sub-expression that made it (`x > 0`), cut to 40 characters;
 8. else `t<id>`.
 
@@ -171,7 +172,7 @@ class Naming:
             saver = self.node_records()[record.saved_as[0]].node
             text = f"{text}.grad_fn.{saver.saved_attribute(record.saved_as[1])}"
             return (EXPRESSION if kind == EXPRESSION else SAVED), text
-        if record.library and not record.surfaced:
+        if record.library and not record.surfaced or record.internal:
             made = self._library_made(record)
             if made is not None:
                 return EXPRESSION, cut_expression(made)
@@ -188,7 +189,7 @@ class Naming:
             if self._library_ops is None:
                 self._library_ops = {}
                 for event in self.trace.events:
-                    if event.kind == "op" and event.facts.get("library"):
+                    if event.kind == "op":
                         op = op_name(event.facts["name"])
                         for out in event.facts["outputs"]:
                             self._library_ops.setdefault(out, (op, event.facts["inputs"]))

@@ -485,3 +485,25 @@ def test_terminal_output_is_coloured_and_pipes_get_plain_text():
     assert "\x1b[" not in plain
     assert re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).rstrip().splitlines() == \
         [line for line in plain.rstrip().splitlines()]
+
+
+def test_a_torch_calls_intermediates_are_named_by_their_op_not_the_calls_text():
+    """One torch call that runs several ops (matmul of a 1-D operand, cosine_similarity):
+    what it made and did not return is named after the op that made it; its value keeps the
+    name it is bound to, and a script function's own tensors keep their source text."""
+    result = run_text("""import torch
+import torch.nn.functional as F
+x = torch.ones(5)
+w = torch.ones(5, 3, requires_grad=True)
+m = torch.matmul(x, w)
+c = F.cosine_similarity(w[:2], w[2:4])
+def twice(t):
+    return (t * 2).sum()
+s = twice(w)
+""", trace=True)
+    text = "\\n".join(step.text for step in ex.explain(result, "en").steps)
+    assert "`unsqueeze(x)` = [[1., 1., 1., 1., 1.]]" in text
+    assert "`linalg_vector_norm(w[:2])`" in text
+    assert "`torch.matmul(x, w)` =" not in text and "`F.cosine_similarity(w[:2], w[2:4])` =" \
+        not in text
+    assert "`t * 2`" in text  # a script function's own expression

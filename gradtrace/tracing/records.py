@@ -37,6 +37,9 @@ class TensorRecord:
     # what returned it, when an nn.Module call did: (the module's path, filled in at the
     # end, or None; the record ids of the call's tensor arguments)
     returned_by: tuple[str | None, tuple[int, ...]] | None = None
+    # made by one of the ops a single torch call ran (matmul's `unsqueeze` of a 1-D
+    # operand) and not what the call returned: named after its op, not the call's text
+    internal: bool = False
 
 
 def _final_values(array: np.ndarray) -> np.ndarray | Summary:

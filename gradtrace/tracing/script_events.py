@@ -78,9 +78,12 @@ class ScriptRecorder:
         """The interpreter calls a function: record the autograd-relevant tensor methods."""
         if HOOKS.running or not (isinstance(fn, BoundMethod) and isinstance(fn.obj, Tensor)
                                  and fn.name in self.WATCHED_METHODS):
+            before = len(self.tensors)
             result = invoke(fn, args, kwargs, span)
             if isinstance(result, Tensor) and self._scripted():
                 self.tensor(result, span)
+            if len(self.tensors) > before + 1:
+                self._internal_records(before, result, span)
             return result
         tensor = fn.obj
         facts = {"tensor": self.tensor(tensor).id, "method": fn.name,
@@ -99,6 +102,19 @@ class ScriptRecorder:
             facts["library"] = True
         self._event("method", **facts)
         return result
+
+    def _internal_records(self, before: int, result: Any, span: Any) -> None:
+        """The records the call just made under its own source text, other than its
+        result: the intermediates of one torch call's ops (a script function's, a hook's
+        or a library module's own tensors carry their own lines or the library's mark)."""
+        where = self._span_text(span)
+        returned = result if type(result) in (tuple, list) else (result,)
+        records = self.tensors
+        for rid in range(before + 1, len(records) + 1):
+            record = records[rid]
+            if not record.library and (record.line, record.expression) == where and \
+                    not any(record.tensor is r for r in returned):
+                record.internal = True
 
     def attribute_read(self, obj: Any, name: str, result: Any) -> None:
         if isinstance(obj, Tensor) and name in ("grad", "data"):

@@ -16,7 +16,10 @@ name tensors through `Naming`, so a tensor has the same name everywhere:
 5. else, for a tensor an op made only to save it (max_pool2d's indices, layer_norm's
    mean), how torch reaches it: `p.grad_fn._saved_result1` (`saved_tensors[0]` of a custom
    Function), after the op's output's name;
-6. else, for a tensor bundled library code (nn's layers, F's Python, optim) made and did
+6. else, for a parameter or buffer bundled library code made (nn.Linear's weight), the
+   path by which a top-level name holds it at the end (`model.conv1.weight`), even before
+   the script binds that name (a model's __init__ initialising its layers' weights);
+   else, for a tensor bundled library code (nn's layers, F's Python, optim) made and did
    not return to the script: the module call that returned it (`model.0(x)` inside
    `model(x)`), else the op that made it after its node (`t(model.0.weight)`), with its
    inputs' names; cut to 40 characters. So too for a tensor one of the ops of a single
@@ -74,7 +77,8 @@ class Naming:
         self.same_as: dict[int, int] = {}  # a temporary shown as another tensor
         self._cache: dict[int, tuple[str, str]] = {}
         self._nodes: dict[int, Any] | None = None
-        self._library_ops: dict[int, tuple[str, list[int | None]]] | None = None
+        self._library_ops: dict[int, tuple[str, list[int | None], str]] | None = None
+        self._final_paths: dict[int, str] | None = None  # see _final_path
         self._nesting = 0  # rule 6's depth: names made deeper are not cached
 
     @classmethod
@@ -172,6 +176,10 @@ class Naming:
             saver = self.node_records()[record.saved_as[0]].node
             text = f"{text}.grad_fn.{saver.saved_attribute(record.saved_as[1])}"
             return (EXPRESSION if kind == EXPRESSION else SAVED), text
+        if record.library and not bindings:
+            path = self._final_path(tid)
+            if path is not None:  # a library-made parameter or buffer, before the script
+                return NAME, path  # holds its module: the path it has at the end
         if record.library and not record.surfaced or record.internal:
             made = self._library_made(record)
             if made is not None:
@@ -180,9 +188,20 @@ class Naming:
             return EXPRESSION, cut_expression(record.expression)
         return ID, f"t{tid}"
 
+    def _final_path(self, tid: int) -> str | None:
+        """The path (`model.conv1.weight`) by which a top-level name holds the tensor at the
+        end of the run, if one does."""
+        if self._final_paths is None:
+            self._final_paths = {}
+            for name, record in self.trace.named_tensors():
+                if "." in name:
+                    self._final_paths.setdefault(record.id, name)
+        return self._final_paths.get(tid)
+
     def _library_made(self, record: Any) -> str | None:
         """Rule 6: `model.0(x)` or `t(model.0.weight)`, the inputs named in turn until the
         text is longer than a name is shown."""
+        position = ""
         if record.returned_by is not None and record.returned_by[0] is not None:
             head, inputs = record.returned_by
         else:
@@ -191,14 +210,17 @@ class Naming:
                 for event in self.trace.events:
                     if event.kind == "op":
                         op = op_name(event.facts["name"])
-                        for out in event.facts["outputs"]:
-                            self._library_ops.setdefault(out, (op, event.facts["inputs"]))
+                        outputs = event.facts["outputs"]
+                        for i, out in enumerate(outputs):  # (linalg_qr's Q and R: [0], [1])
+                            self._library_ops.setdefault(
+                                out, (op, event.facts["inputs"], f"[{i}]" if len(outputs) > 1
+                                      else ""))
             made = self._library_ops.get(record.id)
             if made is None:
                 return None
-            head, inputs = made
+            head, inputs, position = made
         if self._nesting >= MAX_NESTING:
-            return f"{head}(…)"
+            return f"{head}(…){position}"
         parts: list[str] = []
         length = len(head)
         self._nesting += 1
@@ -211,7 +233,7 @@ class Naming:
                 length += len(parts[-1]) + 2
         finally:
             self._nesting -= 1
-        return f"{head}({', '.join(parts)})"
+        return f"{head}({', '.join(parts)}){position}"
 
     def _saving_output(self, tid: int) -> int | None:
         """For a tensor an op made only to save it, and that no name ever held, the op's
@@ -250,9 +272,17 @@ _WORD = re.compile(r"(?<!^)(?=[A-Z])")
 
 def op_name(node_name: str) -> str:
     """The op a node class stands for, as torch's functions spell it: `TBackward0` ->
-    `t`, `MseLossBackward0` -> `mse_loss` (a name without `Backward` is kept)."""
-    base = _BACKWARD.sub("", node_name)
-    return node_name if base == node_name or not base else _WORD.sub("_", base).lower()
+    `t`, `MseLossBackward0` -> `mse_loss`, a view's copy `DiagonalBackward0_copy` ->
+    `diagonal_copy` (a name without `Backward` is kept)."""
+    copy = node_name.endswith(_COPY)
+    stem = node_name[:-len(_COPY)] if copy else node_name
+    base = _BACKWARD.sub("", stem)
+    if base == stem or not base:
+        return node_name
+    return _WORD.sub("_", base).lower() + ("_copy" if copy else "")
+
+
+_COPY = "_copy"  # copies.py's `<ViewNode>_copy` node classes
 
 
 def python_number(array: Any) -> str:

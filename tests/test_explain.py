@@ -507,3 +507,41 @@ s = twice(w)
     assert "`torch.matmul(x, w)` =" not in text and "`F.cosine_similarity(w[:2], w[2:4])` =" \
         not in text
     assert "`t * 2`" in text  # a script function's own expression
+
+
+def test_a_layers_parameters_are_named_by_their_final_path_before_the_model_is_bound():
+    """A model's __init__ initialising its layers (`for m in self.modules(): init(m.weight)`)
+    changes parameters no top-level name holds yet: they are named by the path they have at
+    the end (`model.conv.weight`), not by the text of the call that built the layer."""
+    result = run_text("""import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3)
+        self.fc = nn.Linear(4, 2)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.zeros_(m.weight)
+model = Net()
+""", trace=True)
+    text = "\\n".join(step.text for step in ex.explain(result, "en").steps)
+    assert "changed model.conv.weight in place" in text
+    assert "nn.Conv2d(1, 2, 3)" not in text
+
+
+def test_each_output_of_a_multi_output_op_has_its_own_name():
+    """linalg_qr's Q and R inside nn.init.orthogonal_ were both `linalg_qr(…)`; a view's
+    copy node (DiagonalBackward0_copy) is named as torch spells the op (diagonal_copy)."""
+    from gradtrace.naming import op_name
+
+    assert op_name("DiagonalBackward0_copy") == "diagonal_copy"
+    assert op_name("SelectBackward0_copy") == "select_copy" and op_name("TBackward0") == "t"
+    result = run_text("""import torch
+import torch.nn as nn
+w = torch.empty(4, 3)
+nn.init.orthogonal_(w)
+""", trace=True)
+    text = "\\n".join(step.text for step in ex.explain(result, "en").steps)
+    assert "linalg_qr(" in text and ")[0]`" in text and ")[1]`" in text
+    assert "diagonal_copy(" in text

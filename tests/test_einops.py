@@ -126,6 +126,22 @@ OPERATIONS = {
     "asnumpy": "print(einops.asnumpy(x[0, 0]), type(einops.asnumpy(x)).__name__)",
     "int_tensor": "print(rearrange(torch.arange(24), '(a b c) -> c a b', a=2, b=3))",
     "version": "print(einops.__version__, einops.__all__)",
+    "numpy_arrays": """\
+        import numpy as np
+        a = np.arange(24.).reshape(2, 3, 4)
+        print(rearrange(a, 'a b (c d) -> (a c) b d', d=2), reduce(a, 'a b c -> b', 'max'))
+        print(reduce(a, 'a b c -> a 1 c', 'mean'), reduce(a, 'a b c -> c', 'prod'))
+        print(reduce(a > 3, 'a b c -> a', 'all'), repeat(a[0, 0], 'c -> (c 2)'))
+        print(repeat(a[0], 'b c -> b r c', r=2).shape, einsum(a, a, 'a b c, a b d -> c d'))
+        p, ps = pack([a, a[:, :, 0]], 'a b *')
+        print(p.shape, ps, [u.shape for u in unpack(p, ps, 'a b *')])
+        print(parse_shape(a, 'a _ c'), einops.asnumpy(a) is a)
+        print(rearrange([a[0], a[1]], 'n b c -> b (n c)').shape)
+        try:
+            rearrange(a, 'a b -> b a')
+        except einops.EinopsError as e:
+            print(e)
+        """,
 }
 
 
@@ -159,6 +175,7 @@ ERRORS = {
     "reduce_new_axis": "reduce(x, 'b c h w -> b c h w k', 'sum')",
     "unknown_reduction": "reduce(x, 'b c h w -> b c', 'median')",
     "mean_of_ints": "reduce(torch.arange(6).reshape(2, 3), 'a b -> a', 'mean')",
+    "mean_of_numpy_ints": "import numpy; reduce(numpy.arange(6).reshape(2, 3), 'a b -> a', 'mean')",
     "empty_list": "rearrange([], 'a -> a')",
     "tuple_input": "rearrange((x, x), 'a b c d e -> a')",
     "not_a_tensor": "rearrange(3, 'a -> a')",

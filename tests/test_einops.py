@@ -296,9 +296,10 @@ _AXES = "abcdef"
 
 
 @st.composite
-def _rearrangements(draw):
+def _rearrangements(draw, reduction=False):
     """A shape and a rearrange pattern over it: a random order of its axes, grouped into
-    composite axes at random on both sides (the lengths given as keyword arguments)."""
+    composite axes at random on both sides (the lengths given as keyword arguments); with
+    `reduction`, the right side keeps some of the axes only."""
     n = draw(st.integers(1, 4))
     lengths = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
     order = draw(st.permutations(list(range(n))))
@@ -315,7 +316,8 @@ def _rearrangements(draw):
         return " ".join(text), dims
 
     left, dims = grouped(list(range(n)))
-    right, _ = grouped(order)
+    kept = order[:draw(st.integers(0 if reduction else n, n))]
+    right, _ = grouped(kept) if kept else ("", [])
     return dims, f"{left} -> {right}", {_AXES[a]: lengths[a] for a in range(n)}
 
 
@@ -326,6 +328,17 @@ def test_random_rearrangements_match_einops(case):
     _same(f"""\
         t = torch.arange({max(1, _prod(dims))}.).reshape({tuple(dims)!r}).requires_grad_()
         show(rearrange(t, {pattern!r}, **{kwargs!r}), t)
+        """)
+
+
+@settings(max_examples=15, deadline=None)
+@given(_rearrangements(reduction=True), st.sampled_from(["sum", "mean", "max", "min", "prod"]))
+def test_random_reductions_match_einops(case, reduction):
+    dims, pattern, kwargs = case
+    _same(f"""\
+        t = (torch.arange({max(1, _prod(dims))}.) % 7 - 3).reshape({tuple(dims)!r})
+        t.requires_grad_()
+        show(reduce(t, {pattern!r}, {reduction!r}, **{kwargs!r}), t)
         """)
 
 
@@ -342,3 +355,18 @@ def test_without_the_real_einops_the_bundled_one_still_prints_its_layers():
                       "print(torch.nn.Sequential(Rearrange('b c h w -> b (c h w)')))\n")
     assert result.error is None
     assert result.stdout == ("Sequential(\n  (0): Rearrange('b c h w -> b (c h w)')\n)\n")
+
+
+def test_reductions_of_a_permuted_tensor_are_contiguous_as_torch_makes_them():
+    """Found by the random reductions: amax/amin/any/all of a permuted tensor kept numpy's
+    order of the input (strides (1, 12, 4)); torch's reduction output is contiguous
+    (measured with torch 2.13: the strides below)."""
+    result = run_text(textwrap.dedent("""\
+        import torch
+        t = torch.arange(24.).reshape(2, 3, 4).permute(2, 0, 1)
+        print(t.amax(dim=1, keepdim=True).stride(), t.amin(dim=(0, 1)).stride())
+        print(t.any(dim=1).stride(), t.all(dim=2).stride(), t.amax(dim=2).is_contiguous())
+        print(t.amax().shape, t.any().shape)
+        """))
+    assert result.error is None, result.error
+    assert result.stdout == "(3, 3, 1) (1,)\n(3, 1) (2, 1) True\ntorch.Size([]) torch.Size([])\n"

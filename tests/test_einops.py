@@ -277,6 +277,25 @@ def test_reduce_layer_with_a_callable_builds_but_its_forward_refuses():
         """)
 
 
+def test_axis_name_warnings_come_once_from_each_place_in_einops():
+    """Python's default filter shows a warning once per place: einops warns from its
+    parsing.py (twice there, per pattern side and per keyword argument), packing.py and
+    _einmix.py, whatever line of the script called."""
+    _same("""\
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            rearrange(x, 'for b c d -> b for c d')
+            rearrange(x, 'for c b d -> c for b d')
+            rearrange(x, 'a b c d -> (a b) c d', a=2)
+            rearrange(x, 'axis b c d -> b axis c d')
+            pack([x], 'for *')
+            EinMix('a b -> a b', weight_shape='')
+            EinMix('a c -> a c', weight_shape='')
+        print([(w.category.__name__, str(w.message)) for w in caught])
+        """)
+
+
 def test_a_pattern_is_parsed_once_so_its_warnings_come_once():
     """einops caches each pattern's recipe: a keyword as an axis name warns the first time
     the pattern is used only, even when every warning is shown."""

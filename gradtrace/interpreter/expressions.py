@@ -201,6 +201,9 @@ class ExpressionCompiler:
 
             return make_slice
         if isinstance(node, syntax.TupleExpr):
+            if any(isinstance(e, syntax.Starred) for e in node.elts) and \
+                    not any(isinstance(e, syntax.Slice) for e in node.elts):
+                return self.compile_expr(node)  # `t[(*fill, i)]`: the display unpacks
             items = [self.compile_index(e) for e in node.elts]
             return lambda frame: tuple(i(frame) for i in items)
         return self.compile_expr(node)

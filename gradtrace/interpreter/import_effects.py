@@ -18,7 +18,8 @@ LOADS_COLLECTIONS_ABC = frozenset({
 _LOADING_PACKAGES = frozenset({"torch", "numpy", "tqdm"})
 
 # (package, submodule) pairs that are attributes of the package only once imported
-LOADED_SUBMODULES = frozenset({("collections", "abc")})
+LOADED_SUBMODULES = frozenset({("collections", "abc"), ("einops", "layers"),
+                               ("einops.layers", "torch")})
 
 
 def note_import(modules: dict[str, Any], name: str) -> None:
@@ -27,3 +28,8 @@ def note_import(modules: dict[str, Any], name: str) -> None:
         collections = modules.get("collections")
         if collections is not None:
             collections.table["abc"] = modules["collections.abc"]
+    parts = name.split(".")  # `import einops.layers.torch`: einops.layers, layers.torch
+    for end in range(1, len(parts)):
+        package, child = ".".join(parts[:end]), parts[end]
+        if (package, child) in LOADED_SUBMODULES and package in modules:
+            modules[package].table[child] = modules[f"{package}.{child}"]

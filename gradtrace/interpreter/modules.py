@@ -349,6 +349,10 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
     "tqdm": ("tqdm", "trange"),
     "tqdm.auto": ("tqdm", "trange"), "tqdm.notebook": ("tqdm", "trange"),
     "tqdm.autonotebook": ("tqdm", "trange"),
+    "einops": ("EinopsError", "asnumpy", "einsum", "pack", "parse_shape", "rearrange",
+               "reduce", "repeat", "unpack", "__version__", "__author__", "__all__"),
+    "einops.layers": ("RearrangeMixin", "ReduceMixin", "__author__"),
+    "einops.layers.torch": ("Rearrange", "Reduce", "EinMix", "__author__"),
     "heapq": ("heappush", "heappop", "heapify", "heapreplace", "merge", "nlargest",
               "nsmallest", "heappushpop"),
     "bisect": ("bisect_left", "bisect_right", "insort_left", "insort_right", "bisect",
@@ -529,7 +533,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), inspect (signature), logging (to streams), tqdm (progress " \
-             "bars on stderr), " \
+             "bars on stderr), einops (rearrange, reduce, repeat, einsum, pack, unpack, " \
+             "parse_shape, asnumpy; einops.layers.torch's Rearrange, Reduce, EinMix), " \
              "functorch (torch.func's transforms), " \
              "pathlib (Path over the run's files) and os (paths; the files torch.save " \
              "wrote and the folders the script made, in memory)"
@@ -574,7 +579,7 @@ class ImportCompiler:
                       if name == module or name.startswith(module + ".")), None)
         if needs is not None:
             top = needs
-        elif top in TORCH_ENVIRONMENT or top.startswith("_") or self.modules.get(name) or \
+        elif top in TORCH_ENVIRONMENT or top.startswith("_") or top in self.modules or \
                 self._scope.library:
             return None
 

@@ -479,7 +479,8 @@ class _AmaxAmin(Function):
                 "non-zero size.")
         self.save("self", a)
         self.save_attr(dim=saved_ints(dim), keepdim=keepdim)
-        return np.asarray(type(self).ufunc(a.array, axis=axes, keepdims=keepdim))
+        # torch's reduction output is contiguous; numpy's keeps a permuted input's order
+        return np.asarray(type(self).ufunc(a.array, axis=axes, keepdims=keepdim), order="C")
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -681,12 +682,12 @@ def _arg(fn: Any, a: Tensor, dim: Any, keepdim: bool) -> Tensor:
 
 def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     axes = None if dim is None else dims_arg(dim, a.array.ndim) if a.array.ndim else None
-    return Tensor._wrap(np.asarray(np.any(a.array, axis=axes, keepdims=keepdim)))
+    return Tensor._wrap(np.asarray(np.any(a.array, axis=axes, keepdims=keepdim), order="C"))
 
 
 def all(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     axes = None if dim is None else dims_arg(dim, a.array.ndim) if a.array.ndim else None
-    return Tensor._wrap(np.asarray(np.all(a.array, axis=axes, keepdims=keepdim)))
+    return Tensor._wrap(np.asarray(np.all(a.array, axis=axes, keepdims=keepdim), order="C"))
 
 
 # -- prod -------------------------------------------------------------------------

@@ -181,6 +181,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("einops_repeat_huge.gt", "LimitError"), ("einops_pattern_flood.gt", "LimitError"),
     ("einops_reduction_recursion.gt", "RecursionError"),
     ("lang_subscript_starred_endless.gt", "LimitError"),
+    ("lang_subscript_starred_bare_endless.gt", "LimitError"),
     ("argparse_namespace_dunder.gt", "NotSupportedError"),
     ("amp_autocast_state_internals.gt", "AttributeError"),
     ("amp_grad_scaler_private_state.gt", "NotSupportedError"),

@@ -52,3 +52,25 @@ def test_random_factories_fill_their_tensor_unseen_by_the_trace() -> None:
     result = run_text(FACTORIES, trace=True)
     assert result.error is None
     assert [e for e in result.trace.events if e.kind == "inplace"] == []
+
+
+def test_bare_starred_indices_index_as_python_311_does() -> None:
+    script = """import torch
+x = torch.arange(24).reshape(2, 3, 4)
+f = [0, 1]
+print(x[*f, 2], x[*f], x[1, *f], x[*f,], x[(*f, 0)])
+idx = (slice(None), 1)
+print(x[*idx, ::2])
+y = torch.zeros(2, 3)
+y[*f[1:], 2] = 5
+y[*f[1:]] += 1
+print(y)
+d = {}
+d[*f, 1] = 3
+print(d, d[*f, 1])
+try:
+    print([[1, 2]][*f])
+except TypeError as e:
+    print(e)
+"""
+    assert gradtrace_output(script) == torch_output(script)

@@ -375,8 +375,12 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "register_optimizer_step_pre_hook": "torch.optim.optimizer",
         "register_optimizer_step_post_hook": "torch.optim.optimizer",
     },
-    "torch.nn": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
-                 for name in names.split()},
+    "torch.nn": {**{name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
+                    for name in names.split()},
+                 "DataParallel": "torch.nn.parallel.data_parallel"},
+    # only the class: torch.nn.parallel's `data_parallel` attribute is a function, which
+    # shadows the submodule of that name (and is not supported)
+    "torch.nn.parallel": {"DataParallel": "torch.nn.parallel.data_parallel"},
     "torch.nn.modules": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
                          for name in names.split()},
     **_nn_submodules(),
@@ -454,8 +458,8 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.functional": functional,
         "torch.nn.init": Namespace("torch.nn.init", dict(api.INIT_FUNCTIONS)),
         "torch.nn.utils": Namespace("torch.nn.utils", {}),
-        # `import torch.nn.parallel` (the DCGAN tutorial's): importable, DataParallel and
-        # the rest of it not supported (a CPU run has no devices to spread a batch over)
+        # `import torch.nn.parallel` (the DCGAN tutorial's): importable, with DataParallel
+        # as torch runs it without accelerators (the rest: no devices to spread a batch over)
         "torch.nn.parallel": Namespace("torch.nn.parallel", {}),
         "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),

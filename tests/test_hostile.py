@@ -129,6 +129,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("once_differentiable_unwrap.gt", "NotSupportedError"),
     ("detect_anomaly_enter.gt", "AttributeError"), ("jacobian_huge.gt", "LimitError"),
     ("gradcheck_huge.gt", "LimitError"),
+    ("numpy_unknown_dunder_internals.gt", "NotSupportedError"),
+    ("data_parallel_module_internals.gt", "NotSupportedError"),
     ("function_ctx_class.gt", "NotSupportedError"), ("function_ctx_dict.gt", "NotSupportedError"),
     ("function_ctx_setattr_dunder.gt", "NotSupportedError"),
     ("function_apply_globals.gt", "NotSupportedError"),

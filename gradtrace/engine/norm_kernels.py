@@ -7,7 +7,8 @@ of 16 vectors, the chunks merged in a cascade (AddMomentsVec), then a scalar Wel
 and the lanes merged into it one by one (AddMoments). Which `a * b + c` steps the FMA
 builds fuse was measured against torch 2.13 (AVX2): the chunk loop and the lane merge
 fuse, the scalar tail does not, and the cascade merge computes its m2 term as
-fma(delta, delta * c * m0, m2 + m2_add). The `default` build fuses nothing.
+fma(delta * m0, c * delta, m2 + m2_add) (moments_utils.h's AddMomentsVec). The `default`
+build fuses nothing.
 """
 from __future__ import annotations
 
@@ -91,12 +92,15 @@ def rowwise_moments(x: np.ndarray, ddof: int = 0) -> tuple[np.ndarray, np.ndarra
 
 def _add_moments_vec(m0_add: int, m1_add: np.ndarray, m2_add: np.ndarray, m0: int,
                      m1: np.ndarray, m2: np.ndarray, mad: Callable[..., np.ndarray]) -> list:
-    """AddMomentsVec: merge (m0_add, m1_add, m2_add) into (m0, m1, m2)."""
+    """AddMomentsVec: merge (m0_add, m1_add, m2_add) into (m0, m1, m2) as torch 2.13 writes
+    it: m1 + c delta and fmadd(delta m0, c delta, m2 + m2_add). Its two rounded factors
+    matter when m0 is no power of two (a short last chunk merged into the cascade)."""
     f = m1.dtype.type
     total = m0 + m0_add
     c = f(0) if total == 0 else f(m0_add) / f(total)
     delta = m1_add - m1
-    return [total, m1 + c * delta, mad(delta, delta * c * f(m0), m2 + m2_add)]
+    c_delta = c * delta
+    return [total, m1 + c_delta, mad(delta * f(m0), c_delta, m2 + m2_add)]
 
 
 # -- layer_norm (cpu/layer_norm_kernel.cpp) ------------------------------------------------

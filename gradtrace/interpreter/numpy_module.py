@@ -35,7 +35,7 @@ from ..engine.ndarray import (
 )
 from ..engine.tensor import Tensor
 from ..errors import NotSupportedError, ScriptError
-from .objects import BuiltinType
+from .objects import BuiltinType, is_dunder
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -659,9 +659,19 @@ def array_attribute(value: Any, name: str) -> Any:
             return stdlib.BoundMethod(value, lambda v, *a, **k: _method(v, name)(*a, **k),
                                       name)
         owner = f"numpy.{type(value).__name__}"
-    if name.startswith("_") or hasattr(np.ndarray, name):
+    if name.startswith("_") and not _unknown_dunder(value, name) or hasattr(np.ndarray, name):
         raise _missing(owner, name)
     raise ScriptError(f"'{owner}' object has no attribute '{name}'", kind="AttributeError")
+
+
+def _unknown_dunder(value: Any, name: str) -> bool:
+    """A dunder numpy's own object lacks (and Python's internals do not name): Python's
+    AttributeError, as for any object, so that `hasattr(array, "__getitems__")` (the
+    DataLoader's fetch over a numpy dataset) answers False instead of being refused."""
+    from .classes import REFUSED_DUNDERS
+
+    real = np.ndarray if type(value) is ndarray else type(value)
+    return is_dunder(name) and name not in REFUSED_DUNDERS and not hasattr(real, name)
 
 
 def is_numpy_value(value: Any) -> bool:

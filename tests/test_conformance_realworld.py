@@ -78,19 +78,6 @@ NOT_YET = {
                                   "examples into the batch, and the convolutions' order "
                                   "differs; the vjp/jvp NTK-vector products inside nested "
                                   "vmap agree with it to the printed digits",
-    "cmu11785_recitation11_wgangp_gradient_penalty": "the discriminator's gradients differ "
-                                                     "from torch's in the last bits: "
-                                                     "Conv2d(64, 128, 4, stride=2, padding=1) "
-                                                     "on a 14x14 input gets its input "
-                                                     "gradient from oneDNN's direct jit:avx2 "
-                                                     "backward-data kernel (ONEDNN_VERBOSE), "
-                                                     "not brgconv_strided as "
-                                                     "engine/conv_brgemm.py assumes for "
-                                                     "strided convolutions, and that "
-                                                     "kernel's strided order is not "
-                                                     "reproduced (Conv2d(16, 128, ...) and "
-                                                     "(64, 32, ...) run brgconv_strided and "
-                                                     "are exact)",
 }
 
 

@@ -107,6 +107,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("endless_loop.gt", "LimitError"), ("huge_power.gt", "LimitError"),
     ("infinite_recursion.gt", "RecursionError"), ("file_open.gt", "NotSupportedError"),
     ("import_os.gt", "NotSupportedError"), ("dunder_tensor.gt", "NotSupportedError"),
+    ("inspect_getsource_library.gt", "NotSupportedError"),
     ("dunder_format.gt", "NotSupportedError"), ("deep_parens.gt", "SyntaxError"),
     ("lang_class_dict.gt", "NotSupportedError"), ("lang_instance_dict.gt", "NotSupportedError"),
     ("lang_subclasses.gt", "NotSupportedError"), ("lang_super_escape.gt", "NotSupportedError"),

@@ -91,6 +91,56 @@ def strided_input_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...]
     return split is not None and not (split and x_shape[3] % stride[1] != 0)
 
 
+# jit_brgemm_conv_bwd_utils.cpp init_conf's `is_regression_shape` (oneDNN 3.12, torch
+# 2.13's): float32 data gradients brgconv_strided skips "due to low performance", as
+# (ic, oc, ih, iw, oh, ow, kh, kw, stride) with None where oneDNN does not test it. Among
+# them the DCGAN's 64->128 4x4 stride-2 convolution of a 14x14 map (and its transposed
+# convolution, 128->64 from 7x7): ONEDNN_VERBOSE shows `jit:avx2` (deconvolution:
+# `conv:any+jit:avx2`) there, and `gemm:jit` for the 1-channel 28x28 one.
+_DECLINED = (
+    (128, 256, 101, 85, 49, 41, None, None, None),
+    (3, 128, 207, 175, 101, 85, None, None, None),
+    (512, 1024, 8, 8, 4, 4, 4, 4, 2),
+    (1024, 2048, 4, 4, 2, 2, 4, 4, 2),
+    (64, 128, 513, 513, 256, 256, 3, 3, 2),
+    (32, 64, 1025, 1025, 512, 512, 3, 3, 2),
+    (128, 256, 257, 257, 128, 128, 3, 3, 2),
+    (256, 512, 49, 41, 23, 19, 5, 5, 2),
+    (64, 128, 14, 14, 7, 7, 4, 4, 2),
+    (1, 64, 28, 28, 14, 14, 4, 4, 2),
+)
+
+
+def declines(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],
+             padding: tuple[int, ...], dilation: tuple[int, ...]) -> bool:
+    """Whether oneDNN skips brgconv_strided for this float32 2-D data gradient (input
+    (N, C, H, W), weight (O, C, KH, KW)): its `is_regression_shape` list."""
+    if len(x_shape) != 4:
+        return False
+    out = tuple((size + 2 * p - (k - 1) * d - 1) // s + 1 for size, p, k, d, s in zip(
+        x_shape[2:], padding, w_shape[2:], dilation, stride, strict=True))
+    shape = (x_shape[1], w_shape[0], *x_shape[2:], *out, *w_shape[2:])
+    for entry in _DECLINED:
+        *sizes, step = entry
+        if all(want is None or want == got for want, got in zip(sizes, shape, strict=True)) \
+                and (step is None or tuple(stride) == (step, step)):
+            return True
+    return False
+
+
+def strided_backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
+                           stride: tuple[int, int], padding: tuple[int, int],
+                           dilation: tuple[int, int]) -> np.ndarray:
+    """d(input) of a strided float32 convolution as oneDNN runs it on AVX2: brgconv_strided,
+    or jit:avx2's direct kernel where brgconv_strided declines (conv_kernels'
+    `onednn_order_known` admits no other)."""
+    from . import conv_kernels
+
+    if declines(x_shape, w.shape, stride, padding, dilation):
+        return conv_kernels.backward_input(g, w, x_shape, stride, padding, dilation)
+    return backward_input_strided(g, w, x_shape, stride, padding)
+
+
 def _calls(width: int, kh_n: int, kw_n: int, stride: int, pad: int, out_w: int, uneven: bool,
            split: bool) -> list[list[tuple[tuple[int, ...], tuple[int, ...]]]]:
     """Per input column, its brgemm calls in order: (kernel rows, kernel columns) each."""

@@ -102,10 +102,16 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     if direction == "forward" and not onednn.AVX512_CORE and padding[-1] > MAX_LEFT_PAD:
         return False
     if direction == "input" and strided:
-        from .conv_brgemm import strided_input_order_known
+        from .conv_brgemm import declines, strided_input_order_known
 
-        if w_shape[3] >= 14 or not strided_input_order_known(x_shape, w_shape, stride,
-                                                              dilation):
+        if declines(x_shape, w_shape, stride, padding, dilation):
+            # brgconv_strided skips it: jit:avx2's direct kernel takes channels blocked by
+            # 8 (measured), gemm:jit the rest; AVX-512's direct kernel is not measured
+            if onednn.AVX512_CORE or x_shape[1] % BLOCK or w_shape[0] % BLOCK \
+                    or w_shape[3] >= 14:
+                return False
+        elif w_shape[3] >= 14 or not strided_input_order_known(x_shape, w_shape, stride,
+                                                                dilation):
             return False
     elif direction == "input" and w_shape[3] >= 14:
         return False

@@ -70,8 +70,20 @@ class DefinitionCompiler:
             self._scope = outer
 
     def stmt_FunctionDef(self, node: syntax.FunctionDef) -> Code:
-        make = self.compile_function(node.name, node.params, node.body, node.returns)
+        make = self.compile_function(node.name, node.params, node.body, node.returns,
+                                     self._def_lines(node))
         return self._define(node, make)
+
+    def _def_lines(self, node: syntax.FunctionDef) -> tuple[int, int, int | None] | None:
+        """A script `def`'s first line (its first decorator's), last line and its body's
+        column (None for a body on the `def` line), for inspect.getsource; None for a
+        definition the interpreter made (no span) or a library module's."""
+        body = node.body[0].span
+        if node.span is None or body is None or self._scope.library:
+            return None
+        first = min([node.span.line, *(d.span.line for d in node.decorators if d.span)])
+        inline = self.source.line_text(body.line)[:body.column - 1].strip() != ""
+        return first, node.span.end_line, None if inline else body.column
 
     def stmt_ClassDef(self, node: syntax.ClassDef) -> Code:
         return self._define(node, self.compile_class(node))
@@ -98,10 +110,13 @@ class DefinitionCompiler:
 
     def compile_function(self, name: str, params: tuple[syntax.Param, ...],
                          body: tuple[syntax.Stmt, ...] | syntax.Expr,
-                         returns: syntax.Expr | None = None
+                         returns: syntax.Expr | None = None,
+                         lines: tuple[int, int, int | None] | None = None
                          ) -> Callable[[Frame], UserFunction]:
         """A maker of the function object (defaults are evaluated when it runs, the
-        annotations when first read: function_attributes.py)."""
+        annotations when first read: function_attributes.py); `lines`, a `def`'s first line
+        (its first decorator's), last and its indented body's column, are what
+        inspect.getsource reads."""
         parent = self._scope
         is_lambda = not isinstance(body, tuple)
         statements = () if is_lambda else body
@@ -137,6 +152,7 @@ class DefinitionCompiler:
                                   is_generator, None, doc, module, library)
             if annotations:
                 fn.annotate = annotator(annotations, frame)
+            fn.lines = lines
             return fn
 
         return make

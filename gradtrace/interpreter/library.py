@@ -504,6 +504,36 @@ def enum_aliases(interp: Interpreter, cls: Any) -> list:
 
 
 @intrinsic
+def function_source(interp: Interpreter, obj: Any) -> str:
+    """inspect.getsource's text for a script `def` (a bound method's function, what a
+    decorator's wrapper wraps, as inspect.unwrap follows `__wrapped__`): its lines as the
+    script has them, from its first decorator to its last statement. A lambda, a class and
+    anything not the script's own are refused: their source is not the script's text."""
+    while True:
+        if type(obj) is Method:
+            obj = obj.function
+        elif isinstance(obj, FunctionWrapper):
+            obj = obj.wrapped
+        else:
+            break
+    if type(obj) is not UserFunction or obj.lines is None or obj.library:
+        raise NotSupportedError(f"inspect.getsource of a {type_name(obj)} (only of the "
+                                "script's own def functions and methods)")
+    first, last, body_column = obj.lines
+    lines = interp.source.lines
+    if body_column is not None:  # inspect's BlockFinder: comments after the last statement
+        for number in range(last + 1, len(lines) + 1):  # indented as the body are its own
+            text = lines[number - 1]
+            code = text.lstrip()
+            if code.startswith("#"):
+                if len(text) - len(code) >= body_column - 1:
+                    last = number
+            elif code:
+                break
+    return "".join(line + "\n" for line in lines[first - 1:last])
+
+
+@intrinsic
 def function_parameters(interp: Interpreter, obj: Any) -> tuple[list[tuple], tuple]:
     """inspect.signature's material: the parameters of a script function, a bound method
     (without its first), a wrapped function (what it wraps) or a class (its `__init__`'s,

@@ -345,7 +345,7 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                  "RawTextHelpFormatter", "MetavarTypeHelpFormatter", "Namespace", "Action",
                  "ONE_OR_MORE", "OPTIONAL", "PARSER", "REMAINDER", "SUPPRESS", "ZERO_OR_MORE"),
     "types": ("SimpleNamespace",),
-    "inspect": ("signature", "Signature", "Parameter"),
+    "inspect": ("signature", "Signature", "Parameter", "getsource"),
     "tqdm": ("tqdm", "trange"),
     "tqdm.auto": ("tqdm", "trange"), "tqdm.notebook": ("tqdm", "trange"),
     "tqdm.autonotebook": ("tqdm", "trange"),

@@ -45,7 +45,7 @@ class UserFunction:
     python_type_name = "function"  # for the engine's messages (torch.device(f))
     __slots__ = ("name", "qualname", "signature", "defaults", "body", "closure", "interp",
                  "is_generator", "cell", "doc", "module", "library", "annotate",
-                 "annotations", "__weakref__")
+                 "annotations", "lines", "__weakref__")
 
     def __init__(self, name: str, qualname: str, signature: Signature, defaults: dict[str, Any],
                  body: Callable[[Frame], Any], closure: Frame, interp: Interpreter,
@@ -65,6 +65,7 @@ class UserFunction:
         self.library = library  # defined by a bundled library module
         self.annotate: Callable[[], dict[str, Any]] | None = None  # (function_attributes)
         self.annotations: dict[str, Any] | None = None  # once read
+        self.lines: tuple[int, int, int | None] | None = None  # (definitions.py)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.interp.call_function(self, args, kwargs)

@@ -294,7 +294,7 @@ def deconvolution_forward(x: np.ndarray, w: np.ndarray, plan: tuple) -> np.ndarr
     g4 = np.ascontiguousarray(x).reshape(xs[:1] + (ws[0],) + (-1, x.shape[-1]))
     w4 = np.ascontiguousarray(w).reshape(ws)
     if any(s != 1 for s in st):
-        out = conv_brgemm.backward_input_strided(g4, w4, xs, st, pad)
+        out = conv_brgemm.strided_backward_input(g4, w4, xs, st, pad, dil)
     else:
         out = conv_kernels.backward_input(g4, w4, xs, st, pad, dil)
     return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
@@ -431,7 +431,8 @@ class ConvolutionBackwardBackward0(Function):
                 xs, ws, st, pad, dil = plan
                 g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
                 if any(s != 1 for s in st):
-                    gi = conv_brgemm.backward_input_strided(g4, wa.reshape(ws), xs, st, pad)
+                    gi = conv_brgemm.strided_backward_input(g4, wa.reshape(ws), xs, st, pad,
+                                                            dil)
                 else:
                     kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
                     gi = kernels.backward_input(g4, wa.reshape(ws), xs, st, pad, dil)

@@ -50,10 +50,13 @@ class DisplayCompiler:
 
         return run
 
-    def _compile_items(self, elts: tuple[syntax.Expr, ...]) -> Items:
-        codes = [(isinstance(e, syntax.Starred),
-                  self.compile_expr(e.value if isinstance(e, syntax.Starred) else e), e.span)
-                 for e in elts]
+    def _compile_items(self, elts: tuple[syntax.Expr, ...],
+                       compile_item: Callable[[syntax.Expr], Code] | None = None) -> Items:
+        """A display's items, `*iterable` unpacked (counted against the sequence limit);
+        `compile_item` compiles the others (an index tuple's: slices too)."""
+        compile_item = compile_item or self.compile_expr
+        codes = [(True, self.compile_expr(e.value), e.span) if isinstance(e, syntax.Starred)
+                 else (False, compile_item(e), e.span) for e in elts]
         if not any(starred for starred, _, _ in codes):
             plain = [code for _, code, _ in codes]
             return lambda frame: [code(frame) for code in plain]

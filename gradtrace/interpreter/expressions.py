@@ -202,28 +202,12 @@ class ExpressionCompiler:
             return make_slice
         if isinstance(node, syntax.TupleExpr):
             if any(isinstance(e, syntax.Starred) for e in node.elts):
-                return self._starred_index(node.elts)  # `t[*fill, i]`, `t[(*fill, i)]`
+                # `t[*idx, ::2]`, `t[(*fill, i)]`: unpacked as a display's, slices as an index's
+                unpacked = self._compile_items(node.elts, self.compile_index)
+                return lambda frame: tuple(unpacked(frame))
             items = [self.compile_index(e) for e in node.elts]
             return lambda frame: tuple(i(frame) for i in items)
         return self.compile_expr(node)
-
-    def _starred_index(self, elts: tuple[syntax.Expr, ...]) -> Code:
-        """An index tuple with unpacked items (Python 3.11's `t[*idx, ::2]`), its slices
-        made as in any index, its unpacked items counted as a display's."""
-        codes = [(True, self.compile_expr(e.value), e.span) if isinstance(e, syntax.Starred)
-                 else (False, self.compile_index(e), e.span) for e in elts]
-
-        def index(frame: Frame) -> tuple:
-            out: list = []
-            for starred, code, span in codes:
-                if starred:
-                    out.extend(self.materialize(code(frame), "an unpacked display", span))
-                else:
-                    out.append(code(frame))
-            self.check_size(len(out), "a display")
-            return tuple(out)
-
-        return index
 
     def expr_Subscript(self, node: syntax.Subscript) -> Code:
         obj = self.compile_expr(node.value)

@@ -53,15 +53,7 @@ def copy_of(view_cls: type) -> Any:
 
 
 def select_copy(input: Tensor, dim: int, index: Any) -> Tensor:  # noqa: A002
-    if input.array.ndim == 0:
-        raise TorchIndexError("select() cannot be applied to a 0-dim tensor.")
-    d = _wrap(dim, input.array.ndim)
-    index = int(index)
-    size = input.array.shape[d]
-    if not -size <= index < size:
-        shape = ", ".join(map(str, input.array.shape))
-        raise TorchIndexError(
-            f"select(): index {index} out of range for tensor of size [{shape}] at dimension {d}")
+    index = select_views.select_index(input, dim, index)
     return copy_of(select_views.SelectBackward0).call(input, dim=dim, index=index)
 
 

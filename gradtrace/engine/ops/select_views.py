@@ -51,7 +51,9 @@ class SelectBackward0(ViewFunction):
                                             index=signed(a["index"]))
 
 
-def select(a: Tensor, dim: int, index: Any) -> Tensor:
+def select_index(a: Tensor, dim: int, index: Any) -> int:
+    """select()'s checks, with torch's messages (select and select_copy): the index as an
+    int, within the size of dimension `dim`."""
     if a.array.ndim == 0:
         raise TorchIndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap(dim, a.array.ndim)
@@ -61,7 +63,11 @@ def select(a: Tensor, dim: int, index: Any) -> Tensor:
         shape = ", ".join(map(str, a.array.shape))
         raise TorchIndexError(
             f"select(): index {index} out of range for tensor of size [{shape}] at dimension {d}")
-    return SelectBackward0.call(a, dim=dim, index=index)
+    return index
+
+
+def select(a: Tensor, dim: int, index: Any) -> Tensor:
+    return SelectBackward0.call(a, dim=dim, index=select_index(a, dim, index))
 
 
 class SliceBackwardBackward0(Function):

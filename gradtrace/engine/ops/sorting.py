@@ -38,6 +38,41 @@ SortReturn, TopkReturn, KthvalueReturn = _named("sort"), _named("topk"), _named(
 MedianReturn, ModeReturn = _named("median"), _named("mode")
 
 
+# torch's CPU sort of a 1-d integer tensor this long, ascending, is fbgemm's radix sort
+# (stable); every other unstable sort is std::sort (measured: n = 32767 vs 32768)
+_RADIX_SORT_NUMEL = 32768
+
+
+def sort_order(x: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:
+    """The permutation torch's CPU sort gives along `axis`. Unless asked to be stable it
+    sorts with libstdc++'s std::sort, which moves equal values around once there are more
+    than 16 of them (std_sort.py); NaN sorts as the largest value."""
+    if stable or x.shape[axis] <= 16 or (
+            not descending and x.ndim == 1 and x.size >= _RADIX_SORT_NUMEL
+            and x.dtype.kind in "iu"):
+        return stable_argsort(x, axis, descending)
+    moved = np.moveaxis(x, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    order = stable_argsort(rows, 1, descending)
+    for r, row in enumerate(rows):
+        ranked = row[order[r]]
+        if np.count_nonzero(ranked != ranked) <= 1 and not (ranked[1:] == ranked[:-1]).any():
+            continue  # no equal values: every sort gives this order
+        order[r] = std_sort_order(_comparison_keys(row, descending))
+    return np.moveaxis(order.reshape(moved.shape), -1, axis)
+
+
+def _comparison_keys(row: np.ndarray, descending: bool) -> list[Any]:
+    """Keys whose `<` is torch's comparator: NaN after every number (before, descending)."""
+    values = row.astype(np.float64 if row.dtype.kind in "fc" else np.int64).tolist()
+    nan = row != row
+    if not nan.any():
+        return [-v for v in values] if descending else values
+    if descending:
+        return [(0, 0) if n else (1, -v) for v, n in zip(values, nan.tolist(), strict=True)]
+    return [(1, 0) if n else (0, v) for v, n in zip(values, nan.tolist(), strict=True)]
+
+
 def stable_argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     """Stable order along `axis` (NaN largest); descending keeps equal values in order."""
     if not descending:
@@ -119,7 +154,8 @@ def _indices(values: np.ndarray) -> Tensor:
 
 def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: Any = None) -> Any:
     d = wrap_dim(dim, a.array.ndim)
-    idx = stable_argsort(a.array, d, descending) if a.array.ndim else np.zeros((), np.int64)
+    idx = sort_order(a.array, d, descending, bool(stable)) if a.array.ndim \
+        else np.zeros((), np.int64)
     indices = _indices(idx)
     node = SortBackward0 if stable is None else SortBackward1
     values = node.call(a, dim=dim, indices=indices)
@@ -129,7 +165,7 @@ def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: Any = No
 def argsort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
             ) -> Tensor:
     d = wrap_dim(dim, a.array.ndim)
-    return _indices(stable_argsort(a.array, d, descending) if a.array.ndim else 0)
+    return _indices(sort_order(a.array, d, descending, stable) if a.array.ndim else 0)
 
 
 def msort(a: Tensor) -> Tensor:

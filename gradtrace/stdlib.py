@@ -15,6 +15,7 @@ from typing import Any
 
 from .bytes_methods import BYTES_TYPE_METHODS, STR_CODEC_METHODS
 from .engine import anomaly, api, layouts, ndarray, no_grad_views, ops
+from .engine import sparse as sparse_ops
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.batching import call
 from .engine.custom_function import CTX_METHODS, CTX_PROPERTIES, FunctionCtx
@@ -27,6 +28,7 @@ from .engine.ops import sampling, tensor_info
 from .engine.ops.views import tensor_strides
 from .engine.saved_hooks import disable_saved_tensors_hooks, saved_tensors_hooks
 from .engine.shapes import Size, wrap_dim
+from .engine.sparse import SparseTensor
 from .engine.storage import data_ptr, storage, untyped_storage
 from .engine.tensor import RemovableHandle, Tensor
 from .errors import (
@@ -302,7 +304,9 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "is_cuda": lambda t, ctx: False,
     "is_meta": lambda t, ctx: t.is_meta,
     "is_cpu": lambda t, ctx: not t.is_meta,
-    "layout": lambda t, ctx: layouts.STRIDED,
+    "layout": lambda t, ctx: layouts.SPARSE_COO if type(t) is SparseTensor
+    else layouts.STRIDED,
+    "is_sparse": lambda t, ctx: type(t) is SparseTensor,
     "device": lambda t, ctx: t.device,
     "nbytes": lambda t, ctx: tensor_info.nbytes(t),
     "itemsize": lambda t, ctx: tensor_info.itemsize(t),
@@ -329,6 +333,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "is_same_size": tensor_info.is_same_size, "sum_to_size": tensor_info.sum_to_size,
     "numpy": ndarray.tensor_numpy,
     "untyped_storage": untyped_storage, "data_ptr": data_ptr, "storage": storage,
+    **sparse_ops.DENSE_METHODS,
 }
 
 TENSOR_LIBRARY_METHODS: dict[str, LibraryName] = {

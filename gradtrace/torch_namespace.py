@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import api, layouts, ndarray
+from .engine import api, layouts, ndarray, sparse
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .errors import ScriptError
@@ -452,7 +452,8 @@ def _build_torch() -> dict[str, Namespace]:
                                      "TypedStorage": opaque_type("TypedStorage",
                                                                  "torch.storage"),
                                      "set_default_tensor_type": set_default_tensor_type,
-                                     **LEGACY, "Size": SIZE, "__version__": VERSION}),
+                                     **LEGACY, "Size": SIZE, "__version__": VERSION,
+                                     "sparse_coo_tensor": sparse.sparse_coo_tensor}),
         "torch.nn": Namespace("torch.nn", {**api.NN, **uninitialized}),
         "torch.nn.parameter": Namespace("torch.nn.parameter", dict(uninitialized)),
         "torch.nn.functional": functional,
@@ -501,6 +502,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.linalg": Namespace("torch.linalg", {
             **api.LINALG_FUNCTIONS, "LinAlgError": TorchExceptionType("_LinAlgError", "torch._C")}),
         "torch.special": Namespace("torch.special", dict(api.SPECIAL_FUNCTIONS)),
+        "torch.sparse": Namespace("torch.sparse", {"mm": sparse.sparse_mm}),
         # torch/functional.py: the torch functions written in Python (torch.functional.__all__)
         "torch.functional": Namespace("torch.functional", {
             name: api.TORCH_FUNCTIONS[name] for name in _TORCH_FUNCTIONAL

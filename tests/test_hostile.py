@@ -269,6 +269,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("tensor_dunder_iterator.gt", "NotSupportedError"),
     ("function_meta_internals.gt", "NotSupportedError"),
     ("tensor_dict_poison.gt", "NotSupportedError"),
+    ("sparse_huge_dense.gt", "LimitError"), ("sparse_internals.gt", "NotSupportedError"),
+    ("sparse_duplicates_flood.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]
@@ -296,7 +298,8 @@ def test_a_parse_that_outlives_the_timeout_is_stopped_while_parsing(tmp_path: Pa
 # (those that run until the time limit are checked by `run` only: they take the limit each)
 TIMED_OUT = {"lang_infinite_generator.gt", "lang_many_instances.gt",
              "lang_generator_finally.gt", "lang_exit_suppresses_limit.gt",
-             "lang_star_unpack_huge.gt", "function_backward_endless.gt"}
+             "lang_star_unpack_huge.gt", "function_backward_endless.gt",
+             "sparse_duplicates_flood.gt"}
 TIMED_OUT |= {"nn_module_flood.gt", "hooks_saved_pack_huge.gt", "lang_abc_sequence_endless.gt",
               "lang_chain_from_iterable_endless.gt", "lang_traceback_deep_flood.gt",
               "lang_match_mapping_rest.gt"}

@@ -35,7 +35,7 @@ class MemoryFormat(_TorchConstant):
 
 
 class Layout(_TorchConstant):
-    """torch.strided, the one layout of a dense tensor."""
+    """torch.strided (a dense tensor's layout) or torch.sparse_coo (engine/sparse.py)."""
 
     __slots__ = ()
     python_type_name = "torch.layout"
@@ -46,9 +46,11 @@ PRESERVE = MemoryFormat("preserve_format")
 CHANNELS_LAST = MemoryFormat("channels_last")
 CHANNELS_LAST_3D = MemoryFormat("channels_last_3d")
 STRIDED = Layout("strided")
+SPARSE_COO = Layout("sparse_coo")
 
 TORCH_NAMES: dict[str, Any] = {
-    f.name: f for f in (CONTIGUOUS, PRESERVE, CHANNELS_LAST, CHANNELS_LAST_3D, STRIDED)}
+    f.name: f for f in (CONTIGUOUS, PRESERVE, CHANNELS_LAST, CHANNELS_LAST_3D, STRIDED,
+                        SPARSE_COO)}
 
 # the dims a channels-last tensor walks fastest first (c10's is_channels_last_strides order)
 _CHANNELS_LAST_ORDER = {CHANNELS_LAST: (4, (1, 3, 2, 0)), CHANNELS_LAST_3D: (5, (1, 4, 3, 2, 0))}

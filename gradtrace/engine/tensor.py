@@ -567,6 +567,9 @@ class Tensor:
     is_parameter = False
     """True for an `nn.Parameter` (the class test the language's isinstance/type use)."""
 
+    is_sparse_layout = False
+    """True for a torch.sparse_coo tensor (engine/sparse.py)."""
+
     @property
     def device(self) -> Device:
         return META if type(self.array) is MetaArray else CPU

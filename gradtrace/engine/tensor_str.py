@@ -144,15 +144,43 @@ def meta_repr(shape: tuple[int, ...], dtype: DType, *, grad_fn: str | None = Non
     return _add_suffixes(_PREFIX + "...", suffixes, len(_PREFIX))
 
 
-def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
-    """torch's _add_suffixes: a suffix moves to its own line if it would pass column 80."""
+def sparse_repr(indices: np.ndarray, values: np.ndarray, size: tuple[int, ...],
+                dtype: DType, *, grad_fn: str | None = None, requires_grad: bool = False
+                ) -> str:
+    """A sparse COO tensor as torch prints it: its indices and values tensors, then its size,
+    nnz, dtype (unless implied), layout; the first suffix always on a line of its own."""
+    indent = len(_PREFIX)
+    suffixes = ["size=" + str(tuple(size)), f"nnz={indices.shape[1]}"]
+    if dtype.name not in _IMPLIED_DTYPES and dtype is not dtypes.DEFAULT_FLOAT:
+        suffixes.append("dtype=torch." + dtype.name)
+    parts = []
+    for prefix, data, data_dtype in (("indices=tensor(", indices, dtypes.int64),
+                                     ("values=tensor(", values, dtype)):
+        body = _tensor_str(data, data_dtype, indent + len(prefix)) if data.size else "[]"
+        if data.size == 0:
+            body += ", size=" + str(tuple(int(n) for n in data.shape))
+        parts.append(prefix + body + ")")
+    suffixes.append("layout=torch.sparse_coo")
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    body = parts[0] + ",\n" + " " * indent + parts[1]
+    return _add_suffixes(_PREFIX + body, suffixes, indent, force_newline=True)
+
+
+def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int,
+                  force_newline: bool = False) -> str:
+    """torch's _add_suffixes: a suffix moves to its own line if it would pass column 80
+    (the first one always, for a sparse tensor)."""
     parts = [tensor_str]
     # torch's off-by-some arithmetic, kept: counts 2 more than the last line's length
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > OPTIONS.linewidth:
+        if force_newline or last_line_len + len(suffix) + 2 > OPTIONS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
+            force_newline = False
         else:
             parts.append(", " + suffix)
             last_line_len += len(suffix) + 2

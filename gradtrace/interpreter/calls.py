@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 
 from .. import stdlib
-from ..engine import bfloat16, dtypes, unsigned
+from ..engine import bfloat16, dtypes, sparse, unsigned
 from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
 from ..engine.ndarray import NUMPY_TYPES
 from ..engine.ops import creation
+from ..engine.sparse import SparseTensor
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
@@ -107,32 +108,47 @@ _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input"
 _TORCH_NAMES = frozenset(("input", "other", *_NUMPY_NAMES))
 
 
-def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> None:
+def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> tuple[Any] | None:
     """A torch op or Tensor method given a tensor or dtype only some of whose ops run: the
     barebones unsigned ones (uint16, uint32, uint64: torch's error where it has no kernel,
-    engine/unsigned.py) and bfloat16 (engine/bfloat16.py: what gradtrace makes exact)."""
+    engine/unsigned.py) and bfloat16 (engine/bfloat16.py: what gradtrace makes exact); or
+    given a sparse tensor, which runs the op's sparse kernel (engine/sparse.py): its result,
+    in a 1-tuple."""
     method = type(fn) is stdlib.BoundMethod
     if method and not isinstance(fn.obj, Tensor):
-        return
-    dtype = fn.obj.dtype if method and fn.obj.dtype.restricted else None
+        return None
+    if method and type(fn.obj) is SparseTensor:
+        dtype = SPARSE
+    else:
+        dtype = fn.obj.dtype if method and fn.obj.dtype.restricted else None
     if dtype is None:
         dtype = (_restricted_dtype(args) if args else None) or (
             _restricted_dtype(kwargs.values()) if kwargs else None)
         if dtype is None:
-            return
+            return None
     name = fn.name if method else _torch_name(fn)
     if name is None:
-        return
+        return None
     operands = (fn.obj, *args) if method else args
+    if dtype is SPARSE:
+        if method and name in sparse.METADATA or getattr(
+                fn, "__module__", None) == sparse.__name__:
+            return None  # (sparse-aware already)
+        return (sparse.call(name, operands, kwargs),)
     if dtype is dtypes.bfloat16:
         bfloat16.check_op(name, operands, kwargs)
     else:
         unsigned.check_op(name, operands, kwargs, dtype)
+    return None
 
 
-def _restricted_dtype(values: Any) -> DType | None:
+SPARSE = object()
+"""What `_restricted_dtype` answers for a sparse operand: the op runs sparse.call."""
+
+
+def _restricted_dtype(values: Any) -> Any:
     """The first restricted dtype among call arguments (tensors, dtypes, and those in a list
-    or tuple of up to `_OPERAND_LIST` items), or None."""
+    or tuple of up to `_OPERAND_LIST` items), SPARSE for a sparse tensor, or None."""
     for v in values:
         kind = type(v)
         if kind is DType:
@@ -140,12 +156,17 @@ def _restricted_dtype(values: Any) -> DType | None:
                 return v
         elif kind is list or kind is tuple:
             for item in v[:_OPERAND_LIST]:
+                if type(item) is SparseTensor:
+                    return SPARSE
                 if type(item) is DType or isinstance(item, Tensor):
                     dtype = item if type(item) is DType else item.dtype
                     if dtype.restricted:
                         return dtype
-        elif isinstance(v, Tensor) and v.dtype.restricted:
-            return v.dtype
+        elif isinstance(v, Tensor):
+            if kind is SparseTensor:
+                return SPARSE
+            if v.dtype.restricted:
+                return v.dtype
     return None
 
 
@@ -292,7 +313,11 @@ class Calls:
         if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
             kwargs = _torch_keywords(fn, kwargs)
         try:
-            _check_restricted(fn, args, kwargs)
+            sparse_result = _check_restricted(fn, args, kwargs)
+            if sparse_result is not None:
+                if creation.WARNINGS:
+                    self._flush_engine_warnings()
+                return sparse_result[0]
             if TRANSFORMS.vmaps:
                 target, operands = (fn.fn, [fn.obj, *args]) if type(fn) is stdlib.BoundMethod \
                     else (fn, list(args))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError
+from ...errors import TorchIndexError, TorchRuntimeError
 from .. import dtypes
 from ..formulas import Formula, vjp
 from ..forward_ad import auto_linear
@@ -34,10 +34,14 @@ NO_PADDING = saved_int(-1)  # padding_idx as torch saves "no padding row"
 
 def _embedding_formulas() -> tuple[Formula, ...]:
     """Each row of the weight gets the gradients of the places that looked it up (divided
-    by how often it was looked up with scale_grad_by_freq); the padding row gets none."""
+    by how often it was looked up with scale_grad_by_freq); the padding row gets none. With
+    sparse=True the gradient is a sparse tensor of one entry per lookup."""
     rows = "{grad}.flatten(0, -2)"
     scaled = "({grad} / {indices}.bincount()[{indices}].unsqueeze(-1)).flatten(0, -2)"
-    out = []
+    sparse = "sparse_coo_tensor({indices}.reshape(1, -1), {grad}.flatten(0, -2))"
+    out = [vjp("weight", sparse, when=(("sparse", True), ("padding_idx", NO_PADDING))),
+           vjp("weight", sparse + " without the entries where {indices} == {padding_idx}",
+               when=(("sparse", True),))]
     for scale in (False, True):
         summed = ("zeros_like({weight}).index_add(0, {indices}.flatten(), "
                   + (scaled if scale else rows) + ")")
@@ -66,13 +70,33 @@ class EmbeddingBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
-        if a["sparse"]:  # torch's embedding_sparse_backward: a sparse COO weight.grad
-            raise NotSupportedError("the backward of embedding with sparse=True: its gradient is "
-                                    "a sparse COO tensor, which gradtrace does not have (use "
-                                    "sparse=False for the same values as a dense gradient)")
+        if a["sparse"]:  # a sparse COO weight.grad
+            return _sparse_backward(grad, self.unpack("indices"), a["weight_sym_argsize_0"],
+                                    signed(a["padding_idx"]), a["scale_grad_by_freq"])
         return EmbeddingDenseBackwardBackward0.call(
             grad, indices=self.unpack("indices"), num_weights=a["weight_sym_argsize_0"],
             padding_idx=signed(a["padding_idx"]), scale_grad_by_freq=a["scale_grad_by_freq"])
+
+
+def _sparse_backward(grad: Tensor, indices: Tensor, num_weights: int, padding_idx: int,
+                     scale_grad_by_freq: bool) -> Tensor:
+    """torch's embedding_sparse_backward: one entry per lookup, in the order of the indices
+    (the padding index's left out), its values the gradient's rows as a view of it."""
+    from ..sparse import make
+
+    if scale_grad_by_freq:
+        raise TorchRuntimeError(
+            "embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    idx = indices.array.reshape(-1)
+    width = grad.array.shape[-1]
+    rows = grad.array.reshape(-1, width)
+    if padding_idx != -1:
+        keep = idx != padding_idx
+        idx, rows = idx[keep], rows[keep]
+    if idx.size == 0:
+        return make(np.zeros((1, 0), np.int64), Tensor._wrap(np.zeros((0, width), rows.dtype)),
+                    (num_weights, width))
+    return make(idx.reshape(1, -1), Tensor._wrap(rows), (num_weights, width))
 
 
 class EmbeddingDenseBackwardBackward0(Function):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import api, layouts, ndarray, sparse
+from .engine import api, dtypes, layouts, ndarray, sparse
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .errors import ScriptError
@@ -453,7 +453,8 @@ def _build_torch() -> dict[str, Namespace]:
                                                                  "torch.storage"),
                                      "set_default_tensor_type": set_default_tensor_type,
                                      **LEGACY, "Size": SIZE, "__version__": VERSION,
-                                     "sparse_coo_tensor": sparse.sparse_coo_tensor}),
+                                     "sparse_coo_tensor": sparse.sparse_coo_tensor,
+                                     "spmm": sparse.spmm}),
         "torch.nn": Namespace("torch.nn", {**api.NN, **uninitialized}),
         "torch.nn.parameter": Namespace("torch.nn.parameter", dict(uninitialized)),
         "torch.nn.functional": functional,
@@ -502,7 +503,11 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.linalg": Namespace("torch.linalg", {
             **api.LINALG_FUNCTIONS, "LinAlgError": TorchExceptionType("_LinAlgError", "torch._C")}),
         "torch.special": Namespace("torch.special", dict(api.SPECIAL_FUNCTIONS)),
-        "torch.sparse": Namespace("torch.sparse", {"mm": sparse.sparse_mm}),
+        "torch.sparse": Namespace("torch.sparse", {
+            "mm": sparse.sparse_mm, **{f"{name}Tensor": sparse.legacy_constructor(dtype)
+                                       for name, dtype in (("Float", dtypes.float32),
+                                                           ("Double", dtypes.float64),
+                                                           ("Long", dtypes.int64))}}),
         # torch/functional.py: the torch functions written in Python (torch.functional.__all__)
         "torch.functional": Namespace("torch.functional", {
             name: api.TORCH_FUNCTIONS[name] for name in _TORCH_FUNCTIONAL

@@ -130,6 +130,22 @@ for alpha in (1, 0.7):
 print((h * 0.3)._values().tolist(), (h / 3)._values().tolist())
 """
 
+GCN_LEGACY = """import torch
+torch.manual_seed(0)
+i = torch.LongTensor([[0, 1, 1, 2], [1, 0, 2, 1]])
+v = torch.FloatTensor([1., 1., 1., 1.])
+adj = torch.sparse.FloatTensor(i, v, torch.Size([3, 3]))
+print(adj, adj.is_coalesced(), torch.sparse.FloatTensor(i, v).shape)
+print(torch.sparse.DoubleTensor(i, v, torch.Size([3, 3])).dtype, torch.sparse.FloatTensor(2, 3))
+w = torch.randn(4, 2, requires_grad=True)
+x = torch.randn(3, 4)
+y = torch.spmm(adj, x @ w)
+print(y, y.grad_fn.name())
+y.relu().pow(2).sum().backward()
+print(w.grad)
+print(adj.double(), adj.float() is adj, adj.to("cpu") is adj, adj.to(torch.float64).dtype)
+"""
+
 ERRORS = [
     "torch.ones(2, 2).coalesce()", "torch.ones(2, 2).indices()", "torch.ones(2, 2).values()",
     "torch.ones(2, 2).is_coalesced()", "torch.ones(2, 2).sparse_dim()",
@@ -143,9 +159,9 @@ ERRORS = [
 
 
 @pytest.mark.parametrize("script", [EMBEDDING_TRAINING, PADDING_MOMENTUM_AND_ZERO_GRAD,
-                                    CONSTRUCTION_AND_PRODUCTS, BITS],
+                                    CONSTRUCTION_AND_PRODUCTS, BITS, GCN_LEGACY],
                          ids=["embedding_training", "padding_momentum_zero_grad",
-                              "construction_and_products", "bits"])
+                              "construction_and_products", "bits", "gcn_legacy"])
 def test_sparse_tensors_print_what_torch_prints(script: str) -> None:
     assert address_free(gradtrace_output(script)) == address_free(torch_output(script))
 

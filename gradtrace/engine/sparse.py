@@ -354,6 +354,50 @@ def legacy_new(t: SparseTensor, *args: Any) -> SparseTensor:
                 wrap(np.ascontiguousarray(vals.array)), tuple(size))
 
 
+_LEGACY_WARNINGS: dict[bool | None, str] = {
+    None: ("torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
+           "torch.sparse_coo_tensor(shape, dtype=, device=). (Triggered internally at "
+           "/__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:684.)"),
+    True: ("torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  "
+           "Please use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=). "
+           "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:653.)"),
+    False: ("torch.sparse.SparseTensor(indices, values, *, device=) is deprecated.  Please use "
+            "torch.sparse_coo_tensor(indices, values, dtype=, device=). (Triggered internally "
+            "at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:641.)")}
+
+
+def legacy_constructor(dtype: dtypes.DType) -> Callable[..., SparseTensor]:
+    """torch.sparse.FloatTensor & co: `(indices, values[, size])` keeps the values' dtype
+    (measured) with torch's deprecation warning; `(*sizes)` is an empty sparse tensor."""
+    def construct(*args: Any, device: Any = None) -> SparseTensor:
+        from .ops.creation import WARNINGS, OnceWarning
+
+        empty = bool(args) and all(type(a) is int for a in args)
+        if not empty and (len(args) not in (2, 3) or not all(
+                isinstance(a, Tensor) for a in args[:2])):
+            raise NotSupportedError("torch.sparse's legacy constructors are supported by "
+                                    "gradtrace as (indices, values[, size]) or (*sizes)")
+        message = _LEGACY_WARNINGS[None if empty else len(args) == 3]
+        place = message[message.rindex("tensor_new.cpp"):-2]  # once per place, as torch's
+        WARNINGS.append(OnceWarning(f"UserWarning: {message}", place))
+        if empty:
+            return make(np.zeros((len(args), 0), np.int64),
+                        wrap(np.zeros((0,), dtype.np)), args, True)
+        idx, vals = args[0], args[1]
+        if vals.requires_grad:
+            refuse_autograd("a sparse tensor")
+        size = tuple(args[2]) if len(args) == 3 else tuple(
+            int(n) + 1 for n in idx.array.max(axis=1)) + vals.array.shape[1:]
+        return make(idx.array, wrap(np.ascontiguousarray(vals.array)), size)
+
+    return construct
+
+
+def spmm(a: Any, b: Any) -> Tensor:
+    """torch.spmm: torch.mm that takes a sparse first operand (MmBackward0 either way)."""
+    return mm(a, b) if type(a) is SparseTensor else _dense_mm(a, b)
+
+
 def refuse_autograd(what: str) -> None:
     raise NotSupportedError(f"{what} that requires grad is not supported by "
                             "gradtrace: gradients reach sparse tensors' dense operands only "
@@ -663,6 +707,20 @@ def _dense_mm(a: Any, b: Any) -> Tensor:
     return dense_mm(a, b)
 
 
+def to(t: SparseTensor, *args: Any, **kwargs: Any) -> SparseTensor:
+    """Tensor.to for a sparse tensor: a dtype casts its values; the CPU is where it is."""
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if type(a) is dtypes.DType:
+            dtype = a
+        elif not (isinstance(a, (str, Device)) and str(a).startswith("cpu")):
+            raise NotSupportedError("Tensor.to() of a sparse tensor is supported by gradtrace "
+                                    "with a dtype or the CPU only")
+    if dtype is None or dtype is t.dtype:
+        return t
+    return make(t.indices, t.values.to(dtype), t.sparse_size, t.coalesced)
+
+
 def requires_grad_(t: SparseTensor, requires_grad: bool = True) -> SparseTensor:
     if requires_grad:
         refuse_autograd("requires_grad_() of a sparse tensor")
@@ -712,7 +770,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "add": add, "add_": add_, "sub": lambda a, b, *, alpha=1: add(a, b, alpha=-alpha),
     "sub_": lambda a, b, *, alpha=1: add_(a, b, alpha=-alpha), "mul": mul, "mul_": mul_,
     "div": div, "neg": neg, "negative": neg, "sparse_mask": sparse_mask, "t": t, "mm": mm,
-    "matmul": mm, "new": legacy_new, "requires_grad_": requires_grad_,
+    "matmul": mm, "new": legacy_new, "requires_grad_": requires_grad_, "to": to,
+    "cpu": lambda t, **_: t, "float": lambda t, **_: to(t, dtypes.float32),
+    "double": lambda t, **_: to(t, dtypes.float64),
 }
 """The ops gradtrace runs as torch does when a sparse tensor is one of their operands."""
 

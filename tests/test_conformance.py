@@ -40,19 +40,53 @@ def use_capability(monkeypatch: pytest.MonkeyPatch, recorded: str) -> None:
         monkeypatch.setattr(capability, "BLAS_PLATFORM", "mkl-avx2")
 
 
+# The recordings were made on AMD CPUs, where torch's statically linked MKL runs its generic
+# kernels. On an Intel CPU MKL runs its own AVX2 or AVX-512 kernels, in torch and in
+# gradtrace alike (gradtrace calls the same MKL build), and their float32 bits differ in the
+# last place for some values (tanh: ~1%, benchmarks/README.md round 9). There a case that
+# differs from its recording is compared with torch 2.13 run here, as the recording was made.
+RECORDED_CPU_VENDOR = "AuthenticAMD"
+OTHER_MKL_KERNELS = capability._cpuinfo("vendor_id") not in ("", RECORDED_CPU_VENDOR)
+
+
 def assert_matches_torch(case: Path, recorded: str = "") -> None:
     """stdout equals NAME.out; the uncaught error equals NAME.err (or there is none).
     `recorded` names another recording of the same case: NAME.<recorded>.out/.err."""
     stdout, error = run_case(case)
     suffix = f".{recorded}" if recorded else ""
-    assert stdout == case.with_suffix(f"{suffix}.out").read_text()
+    expected = case.with_suffix(f"{suffix}.out").read_text()
     err_file = case.with_suffix(f"{suffix}.err")
-    if err_file.exists():
+    expected_error = err_file.read_text().strip() if err_file.exists() else None
+    uncaught = None if error is None else \
+        f"{error.printed_kind}: {error.uncaught_message}".strip()
+    if OTHER_MKL_KERNELS and (stdout, uncaught) != (expected, expected_error):
+        expected, expected_error = torch_here(case, recorded or capability.CAPABILITY)
+    assert stdout == expected
+    if expected_error is not None:
         assert error is not None, "torch raised, gradtrace did not"
-        uncaught = f"{error.printed_kind}: {error.uncaught_message}"
-        assert uncaught.strip() == err_file.read_text().strip()
+        assert uncaught == expected_error
     else:
         assert error is None, error.format()
+
+
+def torch_here(case: Path, recorded_capability: str) -> tuple[str, str | None]:
+    """What torch 2.13 prints for the case on this machine, run as the recording was (its
+    capability, oneDNN and numpy capped alike): stdout and the uncaught error, if any."""
+    import importlib.util
+    import sys
+
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("recorded on an AMD CPU, whose MKL kernels this CPU does not run, and "
+                    "torch is not installed to measure it here")
+    sys.path.insert(0, str(HERE / "tools"))
+    try:
+        from record_conformance import final_exception, run, torch_environment
+    finally:
+        sys.path.pop(0)
+    proc = run(case, torch_environment(recorded_capability))
+    error = ADDRESS.sub("0x?", final_exception(proc.stderr)).strip() if proc.returncode \
+        else None
+    return ADDRESS.sub("0x?", proc.stdout), error
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])

@@ -106,6 +106,19 @@ def features(text: str) -> list[str]:
     return [name for name, pattern in FEATURES if re.search(pattern, code, re.MULTILINE)]
 
 
+def torch_environment(capability: str | None) -> dict[str, str]:
+    """This process's environment, with torch run as on a machine of `capability`."""
+    env = dict(os.environ)
+    if capability:
+        env["ATEN_CPU_CAPABILITY"] = capability
+        if capability != "avx512":  # oneDNN picks its ISA from the CPU, not from torch
+            env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+            # and numpy too (a script's own numpy arrays): its AVX-512 loops off, as on an
+            # AVX2 machine and as gradtrace imports numpy (gradtrace/__init__.py)
+            env["NPY_DISABLE_CPU_FEATURES"] = _numpy_avx512_features()
+    return env
+
+
 def run(case: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """The case under torch, in an empty folder (what a torch.save writes is thrown away)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -191,14 +204,7 @@ def main() -> None:
     for arg in args.paths:
         p = pathlib.Path(arg)
         cases += sorted(p.glob("*.gt")) if p.is_dir() else [p]
-    env = dict(os.environ)
-    if args.capability:
-        env["ATEN_CPU_CAPABILITY"] = args.capability
-        if args.capability != "avx512":  # oneDNN picks its ISA from the CPU, not from torch
-            env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
-            # and numpy too (a script's own numpy arrays): its AVX-512 loops off, as on an
-            # AVX2 machine and as gradtrace imports numpy (gradtrace/__init__.py)
-            env["NPY_DISABLE_CPU_FEATURES"] = _numpy_avx512_features()
+    env = torch_environment(args.capability)
     tag = args.capability if args.name_by_capability else ""
     unstable = [] if args.manifest_only else \
         [case.name for case in cases if not record(case, env, args.runs, tag)]

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import stdlib
 from ..engine import bfloat16, dtypes, unsigned
+from ..engine import complex as complex_dtypes
 from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
@@ -126,6 +127,8 @@ def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> None:
     operands = (fn.obj, *args) if method else args
     if dtype is dtypes.bfloat16:
         bfloat16.check_op(name, operands, kwargs)
+    elif dtype.is_complex:
+        complex_dtypes.check_op(name, operands, kwargs, dtype)
     else:
         unsigned.check_op(name, operands, kwargs, dtype)
 

@@ -133,7 +133,15 @@ SHAPES = [
     "z.to(torch.complex128)", "torch.ones(2).to(torch.complex64)",
     "torch.tensor([1, 2]).to(torch.complex128)", "z.to(torch.float32)", "z.type_as(torch.ones(1))",
     "z.float()", "z.double()", "z == z", "z != z.flip(0)", "torch.equal(z, z.clone())",
-    "-z", "z.neg()", "z.zero_()",
+    "-z", "z.neg()", "z.zero_()", "z.long()", "z.bool()", "c([0., 0., 1.], [0., 2., 0.]).bool()",
+    "z.clone().fill_(2 - 1j)", "z.clone().fill_(3)", "torch.full_like(z, 1j)",
+    "torch.full((2,), 1 + 1j)", "torch.full((2,), 1.5, dtype=torch.complex128)",
+    "torch.zeros_like(z)", "z.new_zeros(2)", "z.new_tensor([1j])", "z.clone().copy_(z.real)",
+    "torch.ones(2, 3).copy_(z)", "torch.cat([z, z.real])", "torch.stack([z[0], z[0].imag])",
+    "z.is_conj()", "z.resolve_conj() is z", "torch.is_conj(z)", "z.is_neg()",
+    "z.resolve_neg() is z", "torch.ones(2).resolve_conj()", "z.clone().mul_(2j)",
+    "z.clone().add_(z.real)", "z.clone().sub_(1 + 1j)", "z.clone().mul_(z)",
+    "z[torch.tensor([1, 0])]", "z[z.real > 2]", "z.mT", "z.detach()",
 ]
 
 
@@ -156,6 +164,21 @@ with warnings.catch_warnings(record=True) as seen:
 """
     torch_stdout, _ = torch_outputs_in_child({"warn": script})["warn"]  # (a fresh process)
     assert gradtrace_output(script) == torch_stdout
+
+
+def test_complex64_randn_draws_like_torch() -> None:
+    """torch.randn(dtype=torch.cfloat) is normal_(0, sqrt(1/2)) of its (..., 2) floats."""
+    script = """import torch
+torch.manual_seed(0)
+for n in [(1,), (3,), (8,), (17,), (2, 9), (1000,)]:
+    a = torch.randn(*n, dtype=torch.cfloat)
+    print(a.shape, a._base, torch.view_as_real(a).flatten()[:6].tolist(),
+          torch.view_as_real(a).sum().item())
+print(torch.randn(2, 3, dtype=torch.complex64, requires_grad=True))
+g = torch.Generator().manual_seed(3)
+print(torch.randn(4, dtype=torch.cfloat, generator=g), torch.randn(3))
+"""
+    assert gradtrace_output(script) == torch_output(script)
 
 
 def _random_operand(rng: random.Random, shape: list[int], name: str, double: bool) -> str:
@@ -355,7 +378,8 @@ def test_errors_like_torch() -> None:
 
 @pytest.mark.parametrize("expression", [
     "z.sum()", "z.exp()", "z / z", "z @ z", "z.abs()", "z.conj()", "z.mean()", "z.angle()",
-    "torch.randn(2, dtype=torch.complex64)", "z ** 2", "z.sqrt()", "torch.matmul(z, z)",
+    "torch.randn(2, dtype=torch.complex128)", "torch.rand(2, dtype=torch.cfloat)", "z ** 2",
+    "z.sqrt()", "torch.matmul(z, z)", "float(z[0])", "z < z", "abs(z)", "1 / z",
     "torch.tensor([1., 2.]).to(torch.complex64).prod()",
     # a complex gradient summed over a broadcast dim (torch's complex cascade sum)
     "a = torch.ones(3, 1, 2, requires_grad=True)\n"

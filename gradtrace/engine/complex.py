@@ -44,7 +44,7 @@ RUNS = frozenset("""
     concatenate add sub subtract mul multiply neg negative polar complex view_as_real
     view_as_complex real imag requires_grad_ retain_grad backward register_hook storage_offset
     is_contiguous data_ptr untyped_storage movedim moveaxis swapaxes swapdims flip
-    equal eq ne
+    equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
@@ -120,13 +120,6 @@ def complex_of(dtype: DType) -> DType:
     """The complex dtype whose parts are `dtype` (torch's toComplexType)."""
     return complex128 if dtype.itemsize == 8 and not dtype.is_complex or \
         dtype is complex128 else complex64
-
-
-def real_of(dtype: DType) -> DType:
-    """The float dtype of a complex dtype's parts (torch's toRealValueType)."""
-    from .dtypes import float32, float64
-
-    return float64 if dtype is complex128 else float32 if dtype is complex64 else dtype
 
 
 # -- the product, rounded as mul_kernel rounds --------------------------------------------
@@ -275,6 +268,15 @@ def discard_imaginary_warning() -> None:
         "UserWarning: Casting complex values to real discards the imaginary part (Triggered "
         "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)",
         "complex_to_real"))
+
+
+def to_real(array: np.ndarray, dtype: DType | None) -> np.ndarray:
+    """A complex array cast to a real dtype (None: its parts' float type) as c10 casts
+    it, after copy_'s warning: the real part, but bool is `real || imag`."""
+    discard_imaginary_warning()
+    if dtype is not None and dtype.name == "bool":
+        return array != 0
+    return array.real if dtype is None else array.real.astype(dtype.np)
 
 
 def refuse(what: str) -> NotSupportedError:

@@ -300,8 +300,14 @@ def _scalar_overflows(value: bool | int | float, target: DType) -> bool:
     -max; a float may be inf or nan into a floating type but never into an integer one."""
     if isinstance(value, (bool, np.bool_)):
         return False
-    if target.is_complex:  # (c10 checks a real number against the parts' float type)
-        target = float64 if target is complex128 else float32
+    if target.is_complex:  # (c10 checks a number's parts against the parts' float type)
+        part = float64 if target is complex128 else float32
+        if isinstance(value, complex):
+            return _scalar_overflows(value.real, part) or _scalar_overflows(value.imag, part)
+        target = part
+    if isinstance(value, complex):  # into a real dtype: not measured
+        raise NotSupportedError(f"a complex number into torch.{target.name} is not "
+                                "supported by gradtrace")
     if target.is_floating_point:
         info = float_info(target)
         if isinstance(value, (int, np.integer)):

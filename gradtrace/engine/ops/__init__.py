@@ -453,6 +453,7 @@ TENSOR_METHODS.update(elementwise_callables.TENSOR_METHODS)
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`; `x.H` and `x.mH`,
 # the conjugate transposes, are transposes' TransposeBackward0 views for the real dtypes
 # gradtrace has.
+TENSOR_METHODS.update(complex_ops.TENSOR_METHODS)
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT, "mH": mH, "H": H,
                                                          "real": complex_ops.real,
                                                          "imag": complex_ops.imag}

@@ -161,8 +161,7 @@ def cast(array: np.ndarray, dtype: DType) -> np.ndarray:
     if array.dtype == dtype.np:
         return array
     if array.dtype.kind == "c" and not dtype.is_complex:
-        complex_dtypes.discard_imaginary_warning()
-        return array.real.astype(dtype.np)
+        return complex_dtypes.to_real(array, dtype)
     if dtype is _BF16 or dtypes.is_bfloat16(array.dtype):  # through float32, as torch does
         return bfloat16.cast(array, dtype.np)
     return array.astype(dtype.np)

@@ -97,8 +97,7 @@ class ToCopyBackward0(Function):
                               None if contiguous else preserved_strides(a.array))
         source = bfloat16.through_float32(a.array, dtype.np)  # (as torch converts bfloat16)
         if source.dtype.kind == "c" and not dtype.is_complex:
-            complex_dtypes.discard_imaginary_warning()
-            source = source.real
+            source = complex_dtypes.to_real(source, dtype)
         if contiguous:  # memory_format=torch.contiguous_format
             return source.astype(dtype.np, order="C")
         return copy_preserving_layout(source, dtype.np)

@@ -222,8 +222,23 @@ def polar(r: Tensor, theta: Tensor) -> Tensor:
     return PolarBackward0.call(r, theta)
 
 
+def is_conj(a: Tensor) -> bool:
+    """Tensor.is_conj: gradtrace makes no tensor with torch's lazy conjugate bit (conj()
+    of a complex tensor is refused), so never."""
+    return False
+
+
+def resolve_conj(a: Tensor) -> Tensor:
+    """Tensor.resolve_conj / resolve_neg: the tensor itself when no bit is set (torch's)."""
+    return a
+
+
 TORCH_FUNCTIONS: dict[str, Any] = {
     "view_as_complex": view_as_complex, "view_as_real": view_as_real, "real": real,
-    "imag": imag, "complex": complex, "polar": polar,
+    "imag": imag, "complex": complex, "polar": polar, "is_conj": is_conj,
+    "resolve_conj": resolve_conj, "is_neg": is_conj, "resolve_neg": resolve_conj,
 }
-TENSOR_METHODS: dict[str, Any] = {}
+TENSOR_METHODS: dict[str, Any] = {
+    "is_conj": is_conj, "resolve_conj": resolve_conj, "is_neg": is_conj,
+    "resolve_neg": resolve_conj,
+}

@@ -355,7 +355,7 @@ def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
     meta = check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    if not isinstance(fill_value, (bool, int, float)):
+    if not isinstance(fill_value, (bool, int, float, complex)):
         raise TorchTypeError(
             f"full(): argument 'fill_value' (position 2) must be Number, not "
             f"{type_name(fill_value)}")

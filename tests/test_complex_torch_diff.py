@@ -276,6 +276,23 @@ for p in (a + b, a - b, b - a, a * b, b * a, a + 1, a - 1, a * 2, a * 0.):
     assert gradtrace_output(script) == torch_output(script)
 
 
+def test_polar_rounds_like_torch() -> None:
+    """torch.polar's scalar kernel: abs * cos(angle), abs * sin(angle) with glibc's
+    cosf/sinf (their reduction past 120 included) or cos/sin, over a wide range of angles,
+    every bit as torch's."""
+    script = """import torch
+torch.manual_seed(0)
+for dtype in (torch.float32, torch.float64):
+    angle = torch.cat([torch.randn(300) * 4, torch.randn(300) * 1e4, torch.rand(50) * 1e30,
+                       torch.tensor([0., -0., 1e-30, 3.14159, float('inf'), float('nan')])])
+    r = torch.randn(angle.shape)
+    p = torch.polar(r.to(dtype), angle.to(dtype))
+    print(p.dtype, torch.view_as_real(p).flatten().tolist())
+    print(torch.polar(torch.ones(2, 1, dtype=dtype), angle[:6].to(dtype)))
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
 ROPE = """import torch
 torch.manual_seed(0)
 

@@ -407,7 +407,7 @@ DTYPE_ATTRIBUTES: dict[str, Callable[[DType, Any], Any]] = {
     "is_floating_point": lambda d, ctx: d.is_floating_point,
     "itemsize": lambda d, ctx: d.itemsize,
     "is_signed": lambda d, ctx: d.is_signed,
-    "is_complex": lambda d, ctx: False,  # gradtrace has no complex dtypes
+    "is_complex": lambda d, ctx: d.is_complex,
 }
 
 # torch.finfo / torch.iinfo: the attributes they have, their slots (all plain values)
@@ -427,9 +427,11 @@ FLOAT_METHODS: dict[str, Callable[..., Any]] = {
     "is_integer": float.is_integer, "hex": float.hex, "conjugate": float.conjugate,
     "as_integer_ratio": float.as_integer_ratio,
 }
+# complex's (a complex tensor's item() and tolist() give them; `1j` literals too)
+COMPLEX_METHODS: dict[str, Callable[..., Any]] = {"conjugate": complex.conjugate}
 NUMBER_ATTRIBUTES: dict[type, frozenset[str]] = {
     int: frozenset(("real", "imag", "numerator", "denominator")),
-    float: frozenset(("real", "imag")),
+    float: frozenset(("real", "imag")), complex: frozenset(("real", "imag")),
 }
 
 LIST_METHODS: dict[str, Callable[..., Any]] = {

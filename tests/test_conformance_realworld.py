@@ -26,13 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "minrf_rectified_flow_dit_llama": "gradtrace has no complex dtypes: DiT_Llama's rotary "
-                                      "embedding builds freqs_cis with torch.polar "
-                                      "(NotSupportedError: 'torch.polar' is not supported) "
-                                      "and applies it through torch.view_as_complex, a "
-                                      "complex64 multiply and torch.view_as_real; the RF "
-                                      "loss, logit-normal t and CFG Euler sampler around it "
-                                      "use nothing else missing",
     "docstr_linalg_lstsq": "the docstring's first lstsq (default driver gelsy, A broadcast "
                            "over a batch of 2) prints torch.dist 1.1829e-06 where gradtrace "
                            "prints 9.6591e-07: torch's apply_lstsq hands gelsy a jpvt "

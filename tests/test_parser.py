@@ -994,7 +994,6 @@ def test_no_lark_exception_escapes_for_garbage_input():
     ("async def f():\n    pass\n", "`async` is not supported"),
     ("x = await y\n", "`await` is not supported"),
     ("def f():\n    g = lambda: (yield)\n", "`yield` inside a lambda is not supported"),
-    ("x = 1j\n", "complex numbers are not supported"),
     ("from . import x\n", "relative imports"),
     ("from torch import *\n", "`from ... import *` is not supported"),
 ])
@@ -1002,6 +1001,12 @@ def test_unsupported_python_is_rejected_by_name(text, message):
     err = error(text, NotSupportedError)
     assert message in err.message
     assert err.span is not None and err.span.line >= 1
+
+
+def test_imaginary_literals_parse_as_complex_constants():
+    """`2j`, `1_0.5e1J`: Python's complex numbers with no real part."""
+    assert one("x = 2j\n").value.value == 2j
+    assert one("x = 1_0.5e1J\n").value.value == complex("105J")
 
 
 def test_match_and_case_are_soft_keywords():

@@ -13,25 +13,28 @@ class DType:
 
     python_type_name = "torch.dtype"  # the name Python's messages give the type
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "tensor_type",
-                 "scalar_type", "category", "barebones", "restricted")
+                 "scalar_type", "category", "barebones", "restricted", "is_complex")
 
     def __init__(self, name: str, np_dtype: type, tensor_type: str,
                  scalar_type: str | None = None):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = self.np.kind == "f"
-        self.is_signed = self.np.kind == "i" or self.is_floating_point
+        self.is_complex = self.np.kind == "c"
+        self.is_signed = self.np.kind in "ic" or self.is_floating_point
         self.itemsize = self.np.itemsize
         self.tensor_type = tensor_type  # legacy name torch uses in messages: FloatTensor
         # c10's ScalarType name, as kernels' messages print it: Float, Long, Byte
         self.scalar_type = scalar_type or tensor_type[: -len("Tensor")]
-        # 0 bool, 1 integer, 2 floating: promotion across categories goes upward
-        self.category = 2 if self.is_floating_point else 0 if name == "bool" else 1
+        # 0 bool, 1 integer, 2 floating, 3 complex: promotion across categories goes upward
+        self.category = 3 if self.is_complex else 2 if self.is_floating_point else \
+            0 if name == "bool" else 1
         # torch's "barebones" unsigned types (uint16, uint32, uint64): tensors, casts and a
         # few kernels only (engine/unsigned.py lists which ops run on them)
         self.barebones = self.np.kind == "u" and self.itemsize > 1
         # a dtype only some of whose ops gradtrace runs: every call given one is checked
-        self.restricted = self.barebones  # (and bfloat16, built by _bfloat16)
+        # (and bfloat16, built by _bfloat16; complex: engine/complex.py lists what runs)
+        self.restricted = self.barebones or self.is_complex
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -81,14 +84,19 @@ def _bfloat16() -> DType:
     dtype = DType.__new__(DType)
     dtype.name, dtype.tensor_type, dtype.scalar_type = "bfloat16", "BFloat16Tensor", "BFloat16"
     dtype.is_floating_point = dtype.is_signed = dtype.restricted = True
-    dtype.itemsize, dtype.category, dtype.barebones = 2, 2, False
+    dtype.itemsize, dtype.category, dtype.barebones, dtype.is_complex = 2, 2, False, False
     return dtype
 
 
 bfloat16 = _bfloat16()
-BY_NAME.update({d.name: d for d in (*UNSIGNED, bfloat16)})
-ALIASES.update({d.name: d for d in (*UNSIGNED, bfloat16)})
-_BY_NP: dict[np.dtype, DType] = {d.np: d for d in (*ALL, *UNSIGNED)}
+# torch's complex types: only the ops engine/complex.py lists run on them
+complex64 = DType("complex64", np.complex64, "ComplexFloatTensor", "ComplexFloat")
+complex128 = DType("complex128", np.complex128, "ComplexDoubleTensor", "ComplexDouble")
+COMPLEX = (complex64, complex128)
+BY_NAME.update({d.name: d for d in (*UNSIGNED, bfloat16, *COMPLEX)})
+ALIASES.update({d.name: d for d in (*UNSIGNED, bfloat16, *COMPLEX)})
+ALIASES.update({"cfloat": complex64, "cdouble": complex128})
+_BY_NP: dict[np.dtype, DType] = {d.np: d for d in (*ALL, *UNSIGNED, *COMPLEX)}
 
 DEFAULT_FLOAT = float32  # torch.get_default_dtype(): the run's, reset by reset_default_dtype
 
@@ -145,6 +153,11 @@ def promote(a: DType, b: DType) -> DType:
     """torch.promote_types for two dtypes."""
     if a is b:
         return a
+    if a.is_complex or b.is_complex:  # the complex type of the wider float (float16: cfloat)
+        wide = max(a.itemsize // 2 if a.is_complex else a.itemsize if a.is_floating_point
+                   else 0, b.itemsize // 2 if b.is_complex else b.itemsize
+                   if b.is_floating_point else 0)
+        return complex128 if wide == 8 else complex64
     if a.is_floating_point != b.is_floating_point:  # int + float is that float (numpy widens)
         return a if a.is_floating_point else b
     if a.barebones or b.barebones:
@@ -168,6 +181,8 @@ def scalar_dtype(value: bool | int | float) -> DType:
         return bool_
     if isinstance(value, int):
         return int64 if value <= INT64_MAX else uint64
+    if isinstance(value, complex):  # torch's default complex dtype
+        return complex128 if DEFAULT_FLOAT is float64 else complex64
     return DEFAULT_FLOAT
 
 
@@ -195,6 +210,8 @@ def _combine(higher: DType | None, lower: DType | None) -> DType | None:
         return lower
     if lower is None or higher.category >= lower.category:
         return higher
+    if lower.is_complex and higher.is_floating_point:  # the float's precision is kept
+        return complex128 if higher is float64 else complex64
     return promote(higher, lower)
 
 
@@ -283,6 +300,14 @@ def _scalar_overflows(value: bool | int | float, target: DType) -> bool:
     -max; a float may be inf or nan into a floating type but never into an integer one."""
     if isinstance(value, (bool, np.bool_)):
         return False
+    if target.is_complex:  # (c10 checks a number's parts against the parts' float type)
+        part = float64 if target is complex128 else float32
+        if isinstance(value, complex):
+            return _scalar_overflows(value.real, part) or _scalar_overflows(value.imag, part)
+        target = part
+    if isinstance(value, complex):  # into a real dtype: not measured
+        raise NotSupportedError(f"a complex number into torch.{target.name} is not "
+                                "supported by gradtrace")
     if target.is_floating_point:
         info = float_info(target)
         if isinstance(value, (int, np.integer)):

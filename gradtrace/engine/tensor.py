@@ -114,7 +114,7 @@ class Tensor:
         self._fw_grad: Any = None  # the tangent at the forward-AD level (engine/forward_ad.py)
         admit(self, array)
         if requires_grad:
-            if not self.dtype.is_floating_point:
+            if not (self.dtype.is_floating_point or self.dtype.is_complex):
                 raise TorchRuntimeError(ONLY_FLOAT_GRAD)
             self.requires_grad = True
 
@@ -226,7 +226,7 @@ class Tensor:
             if not requires_grad:
                 raise TorchRuntimeError(NONLEAF_REQUIRES_GRAD)
             return self
-        if requires_grad and not self.dtype.is_floating_point:
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise TorchRuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self.dtype is dtypes.bfloat16:
             from .bfloat16 import refuse_autograd
@@ -723,7 +723,7 @@ def type_name(value: Any) -> str:
 # what a tensor operator takes as its other operand (anything else: NotImplemented); a
 # numpy scalar goes to the op too, whose refusal is the engine's (numpy's reflected
 # operator would make an object array of tensors)
-OPERAND_TYPES = (Tensor, bool, int, float, np.generic)
+OPERAND_TYPES = (Tensor, bool, int, float, complex, np.generic)
 
 
 def as_tensor_operand(value: Any) -> Tensor:
@@ -732,13 +732,13 @@ def as_tensor_operand(value: Any) -> Tensor:
         return wrap_number(value)
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, int, float, complex)):
         return wrap_number(value)
     raise TorchTypeError(f"unsupported operand type: '{type_name(value)}'")
 
 
 def check_float_for_grad(dtype: DType) -> None:
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         raise TorchRuntimeError(ONLY_FLOAT_GRAD)
 
 

@@ -118,7 +118,8 @@ def tensor_repr(
             suffixes.append("dtype=torch." + dtype.name)
         body = "[]"
     else:
-        if dtype.name not in _IMPLIED_DTYPES and dtype is not dtypes.DEFAULT_FLOAT:
+        if dtype.name not in _IMPLIED_DTYPES and dtype is not dtypes.DEFAULT_FLOAT and \
+                dtype is not _default_complex():
             suffixes.append("dtype=torch." + dtype.name)
         body = _tensor_str(data, dtype, indent)
     if grad_fn is not None:
@@ -204,7 +205,10 @@ def _tensor_str(data: np.ndarray, dtype: DType, indent: int) -> str:
         summarised = [False] * data.ndim
     if dtype is dtypes.bfloat16:
         data = data.astype(np.float32)  # torch formats bfloat16 values as floats
-    fmt, width = value_formatter(data, dtype)
+    if dtype.is_complex:
+        fmt, width = complex_formatter(data)
+    else:
+        fmt, width = value_formatter(data, dtype)
     values = data.tolist()
     if data.ndim == 0:
         return fmt(values)
@@ -280,6 +284,28 @@ def value_formatter(data: np.ndarray, dtype: DType) -> tuple[Callable[[object], 
         return _int_mode_format(width), width
     width = max(1, max(len(fixed.format(v)) for v in extremes))
     return (lambda v: fixed.format(v).rjust(width)), width
+
+
+def _default_complex() -> DType:
+    """torch's _default_complex_dtype: cdouble when the default dtype is double."""
+    return dtypes.complex128 if dtypes.DEFAULT_FLOAT is dtypes.float64 else dtypes.complex64
+
+
+def complex_formatter(data: np.ndarray) -> tuple[Callable[[object], str], int]:
+    """torch's two _Formatters of a complex tensor, one for its real parts and one for its
+    imaginary parts (each choosing its own style and width), joined per value as
+    `re+imj` (the imaginary part's padding stripped, a `+` added unless it has a sign).
+    The width returned is what torch counts per element: both widths and the `j`."""
+    part = dtypes.float64 if data.dtype == np.complex128 else dtypes.float32
+    fmt_re, width_re = value_formatter(data.real, part)
+    fmt_im, width_im = value_formatter(data.imag, part)
+
+    def fmt(v: object) -> str:
+        imag = (fmt_im(v.imag) + "j").lstrip()  # type: ignore[attr-defined]
+        sign = "" if imag[0] in "+-" else "+"
+        return fmt_re(v.real) + sign + imag  # type: ignore[attr-defined]
+
+    return fmt, width_re + width_im + 1
 
 
 def _int_mode_format(width: int) -> Callable[[object], str]:

@@ -369,6 +369,10 @@ class Attributes:
                 dunders = self.number_dunder_table[kind]
                 if name in dunders:
                     return stdlib.BoundMethod(obj, dunders[name], name, wrapper=True)
+        elif kind is complex:
+            if name in stdlib.NUMBER_ATTRIBUTES[complex]:
+                return getattr(obj, name)
+            table = stdlib.COMPLEX_METHODS
         elif kind is deque:
             if name == "maxlen":
                 return obj.maxlen

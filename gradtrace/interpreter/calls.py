@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import stdlib
 from ..engine import bfloat16, dtypes, sparse, unsigned
+from ..engine import complex as complex_dtypes
 from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
@@ -111,8 +112,8 @@ _TORCH_NAMES = frozenset(("input", "other", *_NUMPY_NAMES))
 def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> tuple[Any] | None:
     """A torch op or Tensor method given a tensor or dtype only some of whose ops run: the
     barebones unsigned ones (uint16, uint32, uint64: torch's error where it has no kernel,
-    engine/unsigned.py) and bfloat16 (engine/bfloat16.py: what gradtrace makes exact); or
-    given a sparse tensor, which runs the op's sparse kernel (engine/sparse.py): its result,
+    engine/unsigned.py), bfloat16 and complex (engine/bfloat16.py, engine/complex.py: what
+    gradtrace makes exact); or given a sparse tensor, which runs the op's sparse kernel (engine/sparse.py): its result,
     in a 1-tuple."""
     method = type(fn) is stdlib.BoundMethod
     if method and not isinstance(fn.obj, Tensor):
@@ -137,6 +138,8 @@ def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> tuple[Any] 
         return (sparse.call(name, operands, kwargs),)
     if dtype is dtypes.bfloat16:
         bfloat16.check_op(name, operands, kwargs)
+    elif dtype.is_complex:
+        complex_dtypes.check_op(name, operands, kwargs, dtype)
     else:
         unsigned.check_op(name, operands, kwargs, dtype)
     return None

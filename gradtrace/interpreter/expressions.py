@@ -161,8 +161,9 @@ class ExpressionCompiler:
     def format_value(self, value: Any, spec: str, span: Span) -> str:
         """f-string formatting: specs only for numbers, strings and tensors, widths bounded."""
         if spec:
-            if not isinstance(value, (int, float, str, Tensor, Instance, np.generic, ndarray,
-                                      datetime.date, datetime.time, datetime.timedelta)):
+            if not isinstance(value, (int, float, complex, str, Tensor, Instance, np.generic,
+                                      ndarray, datetime.date, datetime.time,
+                                      datetime.timedelta)):
                 raise NotSupportedError(
                     f"format spec '{spec}' is only supported for numbers, strings and tensors",
                     span)

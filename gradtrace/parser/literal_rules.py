@@ -32,8 +32,8 @@ class LiteralRules:
         span = self.span(tree)
         text = str(tok)
         kind = tok.type
-        if kind == "IMAG_NUMBER":
-            raise self.unsupported("complex numbers are not supported", span)
+        if kind == "IMAG_NUMBER":  # `2j`, `1.5e3J`: a complex with no real part
+            return self._mk(ast.Constant, span, complex(text.replace("_", "")))
         if kind == "FLOAT_NUMBER":
             return self._mk(ast.Constant, span, float(text))
         if kind == "DEC_NUMBER" and len(text) > 1 and text[0] == "0" and text.strip("0_"):

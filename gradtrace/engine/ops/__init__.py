@@ -16,6 +16,7 @@ from . import (
     arrangements,
     as_strided,
     cholesky_solve,
+    complex_ops,
     composites,
     copies,
     correlation,
@@ -452,7 +453,10 @@ TENSOR_METHODS.update(elementwise_callables.TENSOR_METHODS)
 # Tensor attributes computed on access (torch properties): `x.T`, `x.mT`; `x.H` and `x.mH`,
 # the conjugate transposes, are transposes' TransposeBackward0 views for the real dtypes
 # gradtrace has.
-TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT, "mH": mH, "H": H}
+TENSOR_METHODS.update(complex_ops.TENSOR_METHODS)
+TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT, "mH": mH, "H": H,
+                                                         "real": complex_ops.real,
+                                                         "imag": complex_ops.imag}
 
 for _name, _fn in TENSOR_METHODS.items():
     setattr(Tensor, _name, _fn)
@@ -501,3 +505,7 @@ __all__ = [
     "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_not", "where", "ones_like", "zeros_like",
 ]
+
+from .. import complex as _complex  # noqa: E402
+
+_complex.guard_operators(Tensor)

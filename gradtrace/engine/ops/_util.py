@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import bfloat16, dtypes, no_grad_views
+from .. import complex as complex_dtypes
 from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
@@ -106,6 +107,8 @@ def number_apply(ufunc: np.ufunc, a: Tensor, number: float) -> np.ndarray:
 
 def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
     """`ufunc(x, y)` as a `dtype` array; x and y are arrays in `dtype` or Python numbers."""
+    if dtype.is_complex:
+        return _complex_apply(ufunc, x, y, dtype)
     if dtype is _BF16:
         return bfloat16.arithmetic(ufunc, x, y)  # (in float32, rounded once: torch's opmath)
     if dtype is _F16 and ufunc in _OPMATH_SCALAR and type(y) is not np.ndarray and \
@@ -141,9 +144,24 @@ _SCALAR_OPERATORS = {np.add: operator.add, np.subtract: operator.sub,
                      np.multiply: operator.mul, np.true_divide: operator.truediv}
 
 
+def _complex_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
+    """+ - * in a complex dtype, as torch's kernels round them (engine/complex.py)."""
+    x = x if type(x) is np.ndarray else np.asarray(x, dtype.np)
+    y = y if type(y) is np.ndarray else np.asarray(y, dtype.np)
+    if ufunc is np.multiply:
+        return complex_dtypes.multiply(x, y)
+    if ufunc is np.add:
+        return complex_dtypes.add(x, y)
+    if ufunc is np.subtract:
+        return complex_dtypes.add(x, y, -1)
+    raise complex_dtypes.refuse(f"{ufunc.__name__} on torch.{dtype.name}")
+
+
 def cast(array: np.ndarray, dtype: DType) -> np.ndarray:
     if array.dtype == dtype.np:
         return array
+    if array.dtype.kind == "c" and not dtype.is_complex:
+        return complex_dtypes.to_real(array, dtype)
     if dtype is _BF16 or dtypes.is_bfloat16(array.dtype):  # through float32, as torch does
         return bfloat16.cast(array, dtype.np)
     return array.astype(dtype.np)
@@ -151,7 +169,7 @@ def cast(array: np.ndarray, dtype: DType) -> np.ndarray:
 
 def float_dtype(dtype: DType) -> DType:
     """The dtype of a floating op (exp, sqrt, /) on `dtype`: ints become the default float."""
-    return dtype if dtype.is_floating_point else dtypes.DEFAULT_FLOAT
+    return dtype if dtype.is_floating_point or dtype.is_complex else dtypes.DEFAULT_FLOAT
 
 
 def not_implemented(kernel: str, dtype: DType) -> Exception:

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import bfloat16, dtypes, kernels, unsigned
+from .. import complex as complex_dtypes
 from ..dtypes import bool_
 from ..events import OBSERVERS
 from ..formulas import local
@@ -15,7 +16,7 @@ from ..grad_mode import GRAD_MODE
 from ..jit import JIT, lowers
 from ..jit import refuse as jit_refuse
 from ..node import Function, SavedNumber, SavedTensor, saved_number
-from ..tensor import Tensor, as_tensor_operand, type_name, wrap
+from ..tensor import Tensor, as_tensor_operand, type_name, wrap, wrap_number
 from ._util import (
     apply_inplace,
     binary_apply,
@@ -193,6 +194,8 @@ class MulBackward0(Function):
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         # torch computes the last input's gradient first (the order nodes are created in)
         edges = self.next_functions  # (needs_input_grad without its calls)
+        if grad.dtype.is_complex:
+            return self._complex_backward(grad, edges)
         gb = _product(grad, self.unpack("self")) if edges[1][0] is not None else None
         ga = None
         if edges[0][0] is not None:
@@ -200,6 +203,24 @@ class MulBackward0(Function):
             ga = _product(grad, self.unpack("other")) if number is None else \
                 wrap(number_apply(np.multiply, grad, number))
         return ga, gb
+
+    def _complex_backward(self, grad: Tensor, edges: Any) -> tuple[Any, Any]:
+        """derivatives.yaml's mul_tensor_backward: grad * other.conj() for self, grad *
+        self.conj() for other (conjugate Wirtinger calculus), each a real input's real
+        part (handle_r_to_c)."""
+        out = []
+        for i, key in ((1, "self"), (0, "other")):  # (the last input's first, as above)
+            if edges[i][0] is None:
+                out.append(None)
+                continue
+            saved = self.saved[key]
+            if type(saved) is SavedNumber:
+                factor = wrap_number(saved.number)
+            else:
+                factor = self.unpack(key)
+            out.append(complex_dtypes.handle_r_to_c(
+                self.input_meta[i][1], _conj_product(grad, factor)))
+        return out[1], out[0]
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # other_t * self_p + self_t * other_p
@@ -218,6 +239,18 @@ def _product(grad: Tensor, t: Tensor) -> Tensor:
     if GRAD_MODE.enabled or OBSERVERS or FW.level >= 0:  # (forward AD: tangents to carry)
         return mul(grad, t)
     return wrap(binary_apply(np.multiply, grad, t, common_dtype(grad, t)))
+
+
+def _conj_product(grad: Tensor, t: Tensor) -> Tensor:
+    """`grad * t.conj()` in a complex backward formula (the conjugate's values resolved,
+    the product rounded as mul rounds it). Not recorded: a graph of it (create_graph)
+    would need conj's own node, which gradtrace does not build."""
+    if GRAD_MODE.enabled:
+        raise complex_dtypes.refuse("create_graph through a complex product")
+    dtype = common_dtype(grad, t)
+    factor = t.array if t.dtype is dtype else cast(t.array, dtype)
+    g = grad.array if grad.dtype is dtype else cast(grad.array, dtype)
+    return wrap(complex_dtypes.multiply(g, np.conj(factor)))
 
 
 def _unread_number(grad: Tensor, node: Function, key: str) -> float | None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError, TorchTypeError
 from .. import bfloat16, dtypes, layouts
+from .. import complex as complex_dtypes
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..grad_reuse import is_non_overlapping_and_dense
@@ -95,12 +96,16 @@ class ToCopyBackward0(Function):
             return meta_array(a.array.shape, dtype.np,
                               None if contiguous else preserved_strides(a.array))
         source = bfloat16.through_float32(a.array, dtype.np)  # (as torch converts bfloat16)
+        if source.dtype.kind == "c" and not dtype.is_complex:
+            source = complex_dtypes.to_real(source, dtype)
         if contiguous:  # memory_format=torch.contiguous_format
             return source.astype(dtype.np, order="C")
         return copy_preserving_layout(source, dtype.np)
 
     def backward(self, grad: Tensor) -> Tensor:
-        return grad.to(self.input_meta[0][1])
+        # torch's _to_copy_backward: a complex gradient of a real input is its real part
+        return complex_dtypes.handle_r_to_c(self.input_meta[0][1], grad).to(
+            self.input_meta[0][1])
 
 
 _TO_SIGNATURES = (
@@ -150,7 +155,7 @@ def to(a: Tensor, *args: Any, device: Any = None, dtype: Any = None,
         return ToCopyBackward0.call(a, dtype=dtype, meta=True, contiguous=contiguous)
     if dtype is a.dtype and not copy:
         return a
-    if not dtype.is_floating_point and a.requires_grad:
+    if not (dtype.is_floating_point or dtype.is_complex) and a.requires_grad:
         return Tensor._wrap(a.array.astype(dtype.np, order="C" if contiguous else "K"))
     return ToCopyBackward0.call(a, dtype=dtype, contiguous=contiguous)
 

@@ -95,6 +95,8 @@ def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
         return [], dtypes.int64
     if isinstance(data, float):
         return [], dtypes.DEFAULT_FLOAT
+    if isinstance(data, complex):
+        return [], dtypes.scalar_dtype(data)  # (the default complex dtype)
     if isinstance(data, SEQUENCES):
         if isinstance(data, range):  # (its length is not yet memory: check it first)
             reserve((len(data),), 8)
@@ -126,6 +128,8 @@ def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
 
 
 def _promote_infer(a: DType, b: DType) -> DType:
+    if a.is_complex or b.is_complex:
+        return a if a.is_complex else b
     if a.is_floating_point or b.is_floating_point:
         if a.is_floating_point and b.is_floating_point:
             return dtypes.promote(a, b)
@@ -139,6 +143,8 @@ def _tensor_scalar(t: Tensor, target: DType) -> Any:
     one element, or a float one stored as an integer, raises as torch's does)."""
     if target.is_floating_point:
         return float(t)
+    if target.is_complex:
+        return t.item()
     return t.__index__()
 
 
@@ -186,7 +192,7 @@ def _check_python_ints(flat: list, target: DType) -> None:
                                   kind="OverflowError") from None
             return
         raise TorchValueError("Overflow when unpacking long long")
-    if target.is_floating_point:
+    if target.is_floating_point or target.is_complex:
         return
     info = np.iinfo(target.np)
     floor = -int(info.max) if info.min == 0 else int(info.min)
@@ -232,6 +238,11 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     target = dtype or inferred or dtypes.DEFAULT_FLOAT
     flat: list = []
     _flatten(data, flat, target)
+    if not target.is_complex and any(type(v) is complex for v in flat):
+        from .. import complex as complex_dtypes
+
+        raise complex_dtypes.refuse(f"a complex number in torch.tensor(dtype=torch."
+                                    f"{target.name})")
     _check_python_ints(flat, target)
     try:
         if target is dtypes.bfloat16:  # torch stores a number as a float, then bfloat16
@@ -344,7 +355,7 @@ def full(size: Any, fill_value: Any, *, dtype: DType | None = None,
     meta = check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    if not isinstance(fill_value, (bool, int, float)):
+    if not isinstance(fill_value, (bool, int, float, complex)):
         raise TorchTypeError(
             f"full(): argument 'fill_value' (position 2) must be Number, not "
             f"{type_name(fill_value)}")

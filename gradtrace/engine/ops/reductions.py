@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
+from .. import complex as complex_dtypes
 from .. import dtypes, exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
@@ -87,12 +88,15 @@ def sum_backward(grad: Tensor, sizes: tuple[int, ...], dims: tuple[int, ...],
 def _sum_dtype(a: Tensor, dtype: DType | None) -> DType:
     if dtype is not None:
         return dtype
-    return a.dtype if a.dtype.is_floating_point else int64
+    return a.dtype if a.dtype.is_floating_point or a.dtype.is_complex else int64
 
 
 def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
               dtype: DType) -> np.ndarray:
     """torch.sum's values: floats in the order of torch's cascade sum (axes () = all)."""
+    if dtype.is_complex:  # (its cascade runs over complex lanes: not the floats' order)
+        raise complex_dtypes.refuse(f"a sum of torch.{dtype.name} values (a complex "
+                                    "gradient summed over broadcast dims too)")
     if dtype.np == np.float16:  # torch accumulates half in float, 16 halves to a vector
         exactness.note("float16 sums: accumulated in float32 in the float32 order, not "
                        "torch's half-precision loads")

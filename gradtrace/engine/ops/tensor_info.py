@@ -33,7 +33,7 @@ def can_cast(from_: DType, to: DType) -> bool:  # noqa: A002 - torch's names
 
 
 def is_complex(t: Tensor) -> bool:
-    return False  # gradtrace has no complex dtypes
+    return t.dtype.is_complex
 
 
 def is_signed(t: Tensor) -> bool:

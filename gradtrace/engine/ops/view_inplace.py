@@ -52,7 +52,12 @@ class CopyBackwards(Function):
 
     def forward(self, a: Tensor, src: Tensor) -> np.ndarray:
         shape = broadcast_shapes(a.array.shape, src.array.shape)
-        return np.broadcast_to(src.array, shape).astype(a.array.dtype)
+        values = np.broadcast_to(src.array, shape)
+        if values.dtype.kind == "c" and not a.dtype.is_complex:
+            from .. import complex as complex_dtypes
+
+            return complex_dtypes.to_real(values, a.dtype)
+        return values.astype(a.array.dtype)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like

@@ -275,8 +275,10 @@ def alias_view(a: Tensor) -> Tensor:
     return out
 
 
-def reshape(a: Tensor, *shape: Any) -> Tensor:
-    shape = infer_size(size_args(shape), a.array.size)
+def reshape(a: Tensor, *shape: Any, **kwargs: Any) -> Tensor:
+    """Tensor.reshape(*shape) / reshape(shape=...), torch.reshape(input, shape)."""
+    shape = infer_size(_sizes(shape, kwargs, "shape") if kwargs else size_args(shape),
+                       a.array.size)
     if is_c_contiguous(a.array):
         return ViewBackward0.call(a, shape=shape)
     if view_strides(a.array.shape, tensor_strides(a), shape) is not None if \

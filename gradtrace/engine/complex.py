@@ -1,0 +1,283 @@
+"""torch.complex64 / torch.complex128: the ops gradtrace computes exactly as torch's CPU
+kernels do, and no other.
+
+Values are numpy's complex64/complex128 arrays (a real and an imaginary float side by
+side, as c10::complex lays them out, so view_as_real/view_as_complex share memory as in
+torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
+view_as_real/view_as_complex, .real/.imag, + - * and their autograd; every other op
+given a complex tensor or dtype is refused with NotSupportedError naming it (complex
+exp, matmul, sums, division... were not measured).
+
+`multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
+measured bit for bit in tests/test_complex_torch_diff.py). Its vector body (two
+Vectorized<c10::complex<T>>, 8 complex64 or 4 complex128 elements with AVX2) computes
+re = fl(fl(a*c) - fl(b*d)), im = fl(fl(a*d) + fl(b*c)) (_mm256_mul_ps, then hsub: no
+fused multiply-add). Every other element runs c10::complex's scalar operator*, which GCC
+contracts into FMAs in the AVX2 build: re = fma(a, c, -fl(b*d)), im = fma(a, d, fl(b*c)),
+except that for complex64 its compiled loops keep some elements unfused (measured):
+- basic_loop (a strided row, or the scalar tail of a contiguous row after its vector
+  body): elements in pairs are fused, an odd last element is not;
+- the tail of a row whose one input is a broadcast scalar (is_contiguous_scalar, at most
+  7 elements): unfused up to 4 elements; else the first unfused, the next 4 fused, the
+  rest unfused.
+complex128's scalar code is fused everywhere. The `default` (non-FMA) build fuses nothing.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import NotSupportedError
+from . import capability, fp32, fp64
+from .dtypes import DType, complex64, complex128
+from .meta import elementwise_strides
+from .pointwise import thread_chunk
+
+RUNS = frozenset("""
+    tensor as_tensor zeros ones full zeros_like ones_like full_like empty empty_like new_zeros
+    new_ones new_full new_tensor new_empty to type type_as float double half cfloat cdouble
+    clone detach contiguous cpu item tolist numel nelement dim ndimension size stride
+    element_size is_floating_point is_signed is_complex is_tensor promote_types result_type
+    can_cast view reshape flatten unflatten squeeze unsqueeze t transpose permute expand
+    expand_as view_as reshape_as unbind chunk split select narrow cat stack concat
+    concatenate add sub subtract mul multiply neg negative polar complex view_as_real
+    view_as_complex real imag requires_grad_ retain_grad backward register_hook storage_offset
+    is_contiguous data_ptr untyped_storage movedim moveaxis swapaxes swapdims flip
+    equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn
+""".split())
+# in place: the same arithmetic written back
+RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
+                                                 "copy"))
+
+
+def check_op(name: str, operands: Any, kwargs: dict[str, Any], dtype: DType) -> None:
+    """A call of torch op `name` given a complex tensor or dtype: NotSupportedError unless
+    the op is one gradtrace computes exactly as torch does."""
+    if name.startswith("__"):
+        return  # Python's operators: the engine's ops check them
+    if name not in RUNS:
+        raise NotSupportedError(
+            f"{name}() on torch.{dtype.name} is not supported by gradtrace: only creation, "
+            "casts, views, printing, polar, view_as_real/view_as_complex, .real/.imag, "
+            "+ - * and their gradients are exact in complex dtypes")
+
+
+def check_dtype(name: str, dtype: DType) -> None:
+    """An engine op reached by a Python operator (`/`, `**`, `@`, ...) computing in a
+    complex dtype: refused, as it was not measured."""
+    if dtype.is_complex:
+        raise NotSupportedError(f"{name} on torch.{dtype.name} is not supported by "
+                                "gradtrace")
+
+
+# Python's operators on tensors other than + - * == != and unary - +: refused when an
+# operand is complex (torch's division, powers, matmul and abs of complex values were not
+# measured; its comparisons, bitwise ops and float()/int() raise errors gradtrace does not
+# word)
+_OPERATORS = {
+    "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/=", "__pow__": "**",
+    "__rpow__": "**", "__ipow__": "**=", "__matmul__": "@", "__rmatmul__": "@",
+    "__abs__": "abs()", "__floordiv__": "//", "__rfloordiv__": "//", "__mod__": "%",
+    "__rmod__": "%", "__and__": "&", "__or__": "|", "__xor__": "^", "__rand__": "&",
+    "__ror__": "|", "__rxor__": "^", "__lt__": "<", "__le__": "<=", "__gt__": ">",
+    "__ge__": ">=", "__invert__": "~", "__lshift__": "<<", "__rlshift__": "<<",
+    "__rshift__": ">>", "__rrshift__": ">>", "__float__": "float()", "__int__": "int()",
+    "__index__": "an index",
+}
+
+
+def _guarded(fn: Any, symbol: str) -> Any:
+    from .tensor import Tensor
+
+    def op(self: Any, *args: Any) -> Any:
+        other = args[0] if args else None
+        if self.dtype.is_complex or type(other) is complex or (
+                isinstance(other, Tensor) and other.dtype.is_complex):
+            raise NotSupportedError(f"the {symbol} operator on complex values is not "
+                                    "supported by gradtrace")
+        return fn(self, *args)
+
+    op.__name__ = getattr(fn, "__name__", symbol)
+    return op
+
+
+def guard_operators(cls: type) -> None:
+    """Wrap Tensor's operator methods in `_OPERATORS` (and the ops they wrap, which the
+    interpreter calls directly) with the complex check."""
+    for name, symbol in _OPERATORS.items():
+        original = getattr(cls, name, None)
+        if original is None:
+            continue
+        wrapper = _guarded(original, symbol)
+        inner = getattr(original, "__wrapped__", None)
+        if inner is not None:
+            wrapper.__wrapped__ = _guarded(inner, symbol)  # type: ignore[attr-defined]
+        setattr(cls, name, wrapper)
+
+
+def complex_of(dtype: DType) -> DType:
+    """The complex dtype whose parts are `dtype` (torch's toComplexType)."""
+    return complex128 if dtype.itemsize == 8 and not dtype.is_complex or \
+        dtype is complex128 else complex64
+
+
+# -- the product, rounded as mul_kernel rounds --------------------------------------------
+
+_VECTOR, _FUSED, _PLAIN = 0, 1, 2
+
+
+def _row(views: list[np.ndarray], itemsize: int) -> tuple[int, str]:
+    """The inner loop of TensorIterator over operands broadcast to one shape (their output
+    C-contiguous): its length (the trailing dims every operand's strides coalesce) and
+    how cpu_kernel_vec runs it: "contiguous" (every input's stride is the element size),
+    "scalar" (one input's is 0, the rest contiguous: is_contiguous_scalar) or "strided"
+    (basic_loop)."""
+    shape = views[0].shape
+    out = [itemsize] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        out[d] = out[d + 1] * shape[d + 1]
+    operands = [v.strides for v in views] + [tuple(out)]
+    inner, first, expect = 1, None, None
+    for d in reversed(range(len(shape))):
+        if shape[d] == 1:
+            continue
+        strides = [s[d] for s in operands]
+        if first is None:
+            first, inner = strides, shape[d]
+        elif any(st != e for st, e in zip(strides, expect, strict=True)):
+            break
+        else:
+            inner *= shape[d]
+        expect = [st * shape[d] for st in strides]
+    if first is None:
+        return 1, "contiguous"
+    ins = first[:-1]
+    if all(st == itemsize for st in ins):
+        return inner, "contiguous"
+    if sum(st == 0 for st in ins) == 1 and all(st in (0, itemsize) for st in ins):
+        return inner, "scalar"
+    return inner, "strided"
+
+
+def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
+    """For n elements in iteration order (rows of `row`, cut into threads' chunks): how
+    each is computed, _VECTOR, _FUSED or _PLAIN (see the module's docstring)."""
+    if not capability.fma_build(capability.kernel()):
+        return np.full(n, _PLAIN, np.int8)
+    width = 2 * capability.lanes(dtype.itemsize)
+    it = np.arange(n)
+    chunk = thread_chunk(n)
+    c_start = it - it % chunk
+    r_start = it - it % row
+    start = np.maximum(c_start, r_start)
+    length = np.minimum(np.minimum(c_start + chunk, r_start + row), n) - start
+    pos = it - start
+    body = length // width * width if mode != "strided" else np.zeros_like(length)
+    kinds = np.full(n, _FUSED, np.int8)
+    q, m = pos - body, length - body
+    if dtype is complex64:
+        if mode == "scalar":
+            kinds[(m <= 4) | (q == 0) | (q > 4)] = _PLAIN
+        else:
+            kinds[q >= m // 2 * 2] = _PLAIN
+    kinds[pos < body] = _VECTOR
+    return kinds
+
+
+def _parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.ascontiguousarray(x.real), np.ascontiguousarray(x.imag)
+
+
+def _binary(x: np.ndarray, y: np.ndarray, kernel: Any) -> np.ndarray:
+    """`kernel(a, b, kinds)` over complex operands of one dtype broadcast to one shape, in
+    TensorIterator's order: the output laid out as torch lays it out from its inputs', the
+    operands flattened in that order (1-D), `kinds` from `_kinds` (None for an empty one)."""
+    dtype = complex64 if x.dtype == np.complex64 else complex128
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    if 0 in shape:
+        return np.empty(shape, x.dtype)
+    out_strides = elementwise_strides(shape, (x, y))
+    order = sorted(range(len(shape)), key=lambda d: -out_strides[d])
+    views = [np.broadcast_to(v, shape).transpose(order) for v in (x, y)]
+    row, mode = _row(views, x.itemsize)
+    a, b = (np.ascontiguousarray(v).reshape(-1) for v in views)
+    with np.errstate(all="ignore"):
+        out = kernel(a, b, row, mode, dtype)
+    # torch's layout, the strides of size-1 dims included (a transpose of the flat result
+    # would give those others)
+    result = np.lib.stride_tricks.as_strided(
+        np.empty(out.size, out.dtype), shape, tuple(st * out.itemsize for st in out_strides))
+    result.transpose(order)[...] = out.reshape(tuple(shape[d] for d in order))
+    return result
+
+
+def _product(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType) -> np.ndarray:
+    kinds = _kinds(a.size, row, mode, dtype)
+    ar, ai = _parts(a)
+    br, bi = _parts(b)
+    fma = fp32.fma if dtype is complex64 else fp64.fma
+    bd, bc = ai * bi, ai * br
+    fused = kinds == _FUSED
+    re = ar * br - bd
+    im = ar * bi + bc
+    if fused.any():
+        re[fused] = fma(ar[fused], br[fused], -bd[fused])
+        im[fused] = fma(ar[fused], bi[fused], bc[fused])
+    out = np.empty(a.size, a.dtype)
+    out.real, out.imag = re, im
+    return out
+
+
+def multiply(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`x * y` for complex arrays of one dtype (broadcasting), laid out and rounded as
+    torch's mul_kernel lays out and rounds it."""
+    return _binary(x, y, _product)
+
+
+def add(x: np.ndarray, y: np.ndarray, alpha: complex = 1) -> np.ndarray:
+    """`x + alpha * y` for complex arrays of one dtype, as torch's add kernel computes it
+    (alpha a c10::complex: alpha * y is a complex product, whose zeros meet y's infinities:
+    (1+1j) + (inf+0j) is inf+nanj in torch). The product's terms are exact for alpha = 1
+    or -1, so neither loop's rounding can differ."""
+    def kernel(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType) -> np.ndarray:
+        part = a.real.dtype.type
+        ar, ai = part(alpha.real), part(alpha.imag)
+        t = np.empty(b.shape, b.dtype)
+        t.real = ar * b.real - ai * b.imag
+        t.imag = ar * b.imag + ai * b.real
+        return a + t
+
+    return _binary(x, y, kernel)
+
+
+def handle_r_to_c(dtype: DType, grad: Any) -> Any:
+    """torch's handle_r_to_c: a complex gradient for a real input is its real part."""
+    if grad is None or dtype.is_complex or not grad.dtype.is_complex:
+        return grad
+    from .ops.complex_ops import real
+
+    return real(grad)
+
+
+def discard_imaginary_warning() -> None:
+    """TORCH_WARN_ONCE of at::native::copy_ when a complex tensor is cast to a real one."""
+    from .ops.creation import WARNINGS, OnceWarning
+
+    WARNINGS.append(OnceWarning(
+        "UserWarning: Casting complex values to real discards the imaginary part (Triggered "
+        "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)",
+        "complex_to_real"))
+
+
+def to_real(array: np.ndarray, dtype: DType | None) -> np.ndarray:
+    """A complex array cast to a real dtype (None: its parts' float type) as c10 casts
+    it, after copy_'s warning: the real part, but bool is `real || imag`."""
+    discard_imaginary_warning()
+    if dtype is not None and dtype.name == "bool":
+        return array != 0
+    return array.real if dtype is None else array.real.astype(dtype.np)
+
+
+def refuse(what: str) -> NotSupportedError:
+    return NotSupportedError(f"{what} is not supported by gradtrace")

@@ -1,0 +1,244 @@
+"""Complex tensors' own ops: view_as_complex / view_as_real (views sharing memory, as in
+torch), .real / .imag (views), torch.complex and torch.polar, with torch 2.13's checks,
+messages and backward formulas (derivatives.yaml). engine/complex.py says which ops run
+on complex tensors and how their products round."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import TorchRuntimeError
+from .. import complex as complex_dtypes
+from .. import dtypes, glibc, libm_scalar
+from ..dtypes import DType
+from ..formulas import vjp
+from ..forward_ad import auto_linear
+from ..meta import MetaArray
+from ..node import Function
+from ..tensor import Tensor
+from .tensor_info import storage_offset
+from .views import ViewFunction, tensor_strides
+
+
+def _as_complex_array(array: np.ndarray, dtype: DType) -> np.ndarray:
+    """A (..., 2) float array with a contiguous last dim read as complex (a view)."""
+    return array.view(dtype.np)[..., 0]
+
+
+def _as_real_array(array: np.ndarray) -> np.ndarray:
+    """A complex array read as (..., 2) floats (a view, whatever its strides)."""
+    return array[..., None].view(array.real.dtype)
+
+
+class ViewAsComplexBackward0(ViewFunction):
+    __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
+    formulas = (vjp("self", "view_as_real({grad}.contiguous().resolve_conj())"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if a.dtype not in (dtypes.float32, dtypes.float64, dtypes.float16):
+            raise TorchRuntimeError(
+                "view_as_complex is only supported for half, float and double tensors, but got "
+                f"a tensor of scalar type: {a.dtype.scalar_type}")
+        if a.dtype is dtypes.float16:
+            raise complex_dtypes.refuse("torch.complex32 (view_as_complex of a half tensor)")
+        if a.array.ndim == 0:
+            raise TorchRuntimeError("Input tensor must have one or more dimensions")
+        if a.array.shape[-1] != 2:
+            raise TorchRuntimeError("Tensor must have a last dimension of size 2")
+        strides = tensor_strides(a)
+        if strides[-1] != 1:
+            raise TorchRuntimeError("Tensor must have a last dimension with stride 1")
+        if any(s % 2 for s in strides[:-1]):
+            raise TorchRuntimeError(
+                "Tensor must have a stride divisible by 2 for all but last dimension")
+        if storage_offset(a) % 2:
+            raise TorchRuntimeError("Tensor must have a storage_offset divisible by 2")
+        if type(a.array) is MetaArray:
+            raise complex_dtypes.refuse("view_as_complex of a meta tensor")
+        return _as_complex_array(a.array, complex_dtypes.complex_of(a.dtype))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .clones import contiguous
+
+        return view_as_real(contiguous(grad))
+
+
+class ViewAsRealBackward0(ViewFunction):
+    __slots__ = ()
+    jvp = auto_linear  # derivatives.yaml: result: auto_linear
+    formulas = (vjp("self", "view_as_complex({grad}.contiguous())"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if not a.dtype.is_complex:
+            raise TorchRuntimeError("view_as_real is only supported for complex tensors")
+        if type(a.array) is MetaArray:
+            raise complex_dtypes.refuse("view_as_real of a meta tensor")
+        return _as_real_array(a.array)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .clones import contiguous
+
+        return view_as_complex(contiguous(grad))
+
+
+def view_as_complex(a: Tensor) -> Tensor:
+    return ViewAsComplexBackward0.call(a)
+
+
+def view_as_real(a: Tensor) -> Tensor:
+    return ViewAsRealBackward0.call(a)
+
+
+class RealBackward0(ViewFunction):
+    __slots__ = ()
+    jvp = auto_linear
+    formulas = (vjp("self", "complex({grad}, 0)"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        return a.array.real
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return _to_complex(grad, np.zeros_like(grad.array), self.input_meta[0][1])
+
+
+class ImagBackward0(ViewFunction):
+    __slots__ = ()
+    jvp = auto_linear
+    formulas = (vjp("self", "complex(0, {grad})"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        return a.array.imag
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return _to_complex(np.zeros_like(grad.array), grad, self.input_meta[0][1])
+
+
+def _to_complex(re: Any, im: Any, dtype: DType) -> Tensor:
+    re = re.array if isinstance(re, Tensor) else re
+    im = im.array if isinstance(im, Tensor) else im
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), dtype.np)
+    out.real, out.imag = re, im
+    return Tensor._wrap(out)
+
+
+def real(a: Tensor) -> Tensor:
+    """torch.real / Tensor.real: a view of the real parts (a real tensor itself)."""
+    if not a.dtype.is_complex:
+        return a
+    return RealBackward0.call(a)
+
+
+def imag(a: Tensor) -> Tensor:
+    """torch.imag / Tensor.imag: a view of the imaginary parts (none for a real tensor)."""
+    if not a.dtype.is_complex:
+        raise TorchRuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return ImagBackward0.call(a)
+
+
+def _check_parts(name: str, a: Tensor, b: Tensor) -> DType:
+    """torch.complex / torch.polar's checks on their two real operands (complex_check_dtype)."""
+    for t in (a, b):
+        if t.dtype not in (dtypes.float32, dtypes.float64, dtypes.float16):
+            raise TorchRuntimeError(
+                f"Expected both inputs to be Half, Float or Double tensors but got "
+                f"{a.dtype.scalar_type} and {b.dtype.scalar_type}")
+    if a.dtype is not b.dtype:
+        raise TorchRuntimeError(
+            f"Expected object of scalar type {a.dtype.scalar_type} but got scalar type "
+            f"{b.dtype.scalar_type} for second argument")
+    if a.dtype is dtypes.float16:
+        raise complex_dtypes.refuse(f"torch.{name} of half tensors (torch.complex32)")
+    return complex_dtypes.complex_of(a.dtype)
+
+
+class ComplexBackward0(Function):
+    __slots__ = ()
+    jvp = auto_linear
+    formulas = (vjp("real", "real({grad})"), vjp("imag", "imag({grad})"))
+
+    def forward(self, re: Tensor, im: Tensor) -> np.ndarray:
+        dtype = _check_parts("complex", re, im)
+        shape = np.broadcast_shapes(re.array.shape, im.array.shape)
+        out = np.empty(shape, dtype.np)
+        out.real, out.imag = re.array, im.array
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+        return real(grad), imag(grad)
+
+
+def complex(re: Tensor, im: Tensor) -> Tensor:  # noqa: A001 (torch's name)
+    return ComplexBackward0.call(re, im)
+
+
+def _sincosf(y: np.ndarray, want_cos: bool) -> np.ndarray:
+    """glibc's sinf/cosf (what std::sin/std::cos of a float call), elementwise."""
+    flat = np.ascontiguousarray(y).reshape(-1)
+    out = np.empty_like(flat)
+    near = glibc._abstop12(flat) < glibc._TOP_120
+    if near.any():
+        out[near] = (glibc.cosf if want_cos else glibc.sinf)(flat[near])
+    for i in np.nonzero(~near)[0]:
+        out[i] = libm_scalar._sincosf(flat[i], want_cos)
+    return out.reshape(y.shape)
+
+
+def _sincos64(y: np.ndarray, want_cos: bool) -> np.ndarray:
+    """glibc's sin/cos of doubles (CPython's math module calls them), elementwise."""
+    fn = libm_scalar.LIBM[np.dtype(np.float64)]
+    f = fn.cos if want_cos else fn.sin
+    flat = np.ascontiguousarray(y).reshape(-1)
+    return np.array([f(v) for v in flat.tolist()], np.float64).reshape(y.shape)
+
+
+class PolarBackward0(Function):
+    """torch.polar: ComplexKernel.cpp's polar_kernel, a cpu_kernel (scalar code only)
+    computing c10::complex(abs * std::cos(angle), abs * std::sin(angle)). Its backward
+    (polar_backward: sgn(result), a complex division by abs) was not measured: refused."""
+
+    __slots__ = ()
+    formulas = (vjp("abs", "real({grad}.conj() * sgn(result))"),
+                vjp("angle", "real({grad}.conj() * result * 1j)"))
+
+    def forward(self, r: Tensor, theta: Tensor) -> np.ndarray:
+        dtype = _check_parts("polar", r, theta)
+        r_arr, t_arr = np.broadcast_arrays(r.array, theta.array)
+        if dtype is dtypes.complex64:
+            cos, sin = _sincosf(t_arr, True), _sincosf(t_arr, False)
+        else:
+            cos, sin = _sincos64(t_arr, True), _sincos64(t_arr, False)
+        out = np.empty(r_arr.shape, dtype.np)
+        with np.errstate(all="ignore"):
+            out.real, out.imag = r_arr * cos, r_arr * sin
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+        raise complex_dtypes.refuse("the gradient of torch.polar")
+
+
+def polar(r: Tensor, theta: Tensor) -> Tensor:
+    return PolarBackward0.call(r, theta)
+
+
+def is_conj(a: Tensor) -> bool:
+    """Tensor.is_conj: gradtrace makes no tensor with torch's lazy conjugate bit (conj()
+    of a complex tensor is refused), so never."""
+    return False
+
+
+def resolve_conj(a: Tensor) -> Tensor:
+    """Tensor.resolve_conj / resolve_neg: the tensor itself when no bit is set (torch's)."""
+    return a
+
+
+TORCH_FUNCTIONS: dict[str, Any] = {
+    "view_as_complex": view_as_complex, "view_as_real": view_as_real, "real": real,
+    "imag": imag, "complex": complex, "polar": polar, "is_conj": is_conj,
+    "resolve_conj": resolve_conj, "is_neg": is_conj, "resolve_neg": resolve_conj,
+}
+TENSOR_METHODS: dict[str, Any] = {
+    "is_conj": is_conj, "resolve_conj": resolve_conj, "is_neg": is_conj,
+    "resolve_neg": resolve_conj,
+}

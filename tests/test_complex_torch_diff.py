@@ -1,0 +1,441 @@
+"""Differential tests against live PyTorch 2.13: complex tensors (complex64, complex128).
+
+What runs on them (engine/complex.py): printing, dtype objects and promotion, creation
+through torch.complex / torch.polar / view_as_complex (views sharing memory, as
+view_as_real and .real/.imag are), shape ops, casts to real (torch's warning), + - * with
+torch's rounding (mul_kernel's vector body unfused, its scalar code fused as GCC compiled
+it: compared bit for bit on seeded random shapes, strides and broadcasts) and autograd
+through them (ViewAsComplexBackward0, MulBackward0's conjugate, ViewAsRealBackward0), as a
+LLaMA rotary embedding uses them. Everything else is refused with NotSupportedError.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+from script_runs import (
+    address_free,
+    each_expression,
+    gradtrace_output,
+    torch_output,
+    torch_outputs_in_child,
+)
+
+from gradtrace.runner import run_text
+
+torch = pytest.importorskip("torch")
+
+SETUP = """
+def c(re, im, dtype=torch.float32):
+    return torch.complex(torch.tensor(re, dtype=dtype), torch.tensor(im, dtype=dtype))
+"""
+
+PRINTED = [
+    "c([1., -2., 3.5], [0.5, 0., -1e-5])", "c([1., 2.], [3., 4.])", "c(1., 0.5)",
+    "c(-0., -0.)", "c([0., 0.], [0., 0.])", "c([1e10, 1.], [1., 2.])",
+    "c([1.5, float('inf')], [float('nan'), -2.])",
+    "c([[1., 2.], [3., 4.]], [[-1., 0.], [1e-8, 5.]])",
+    "c([1., -2., 3.5], [0.5, 0., -1e-5], torch.float64)", "c(3., -4., torch.float64)",
+    "c([123456.7, -0.001], [2., 3.])", "c(list(range(30)), [0.25] * 30)",
+    "c([[0.1] * 12] * 3, [[-2.] * 12] * 3)", "c(list(range(2000)), [1.] * 2000)",
+    "torch.zeros(0, dtype=torch.complex64)", "torch.zeros(2, 0, dtype=torch.complex128)",
+    "torch.zeros(2, dtype=torch.cfloat)", "torch.ones(2, 2, dtype=torch.cdouble)",
+    "torch.polar(torch.ones(3), torch.tensor([0., 1., 2.]))",
+    "torch.view_as_complex(torch.arange(8.).reshape(2, 2, 2))",
+    "str(c([1., 2.], [3., -4.]))", "c([1., 2.], [3., 4.]).tolist()",
+    "torch.view_as_real(c([1., 2.], [3., -4.])).tolist()",
+    "c([1., 2.], [3., -4.]).requires_grad_()",
+]
+
+
+def test_complex_tensors_print_like_torch() -> None:
+    """Real and imaginary parts each get torch's own formatter (style and width); the
+    imaginary part's sign joins them, and `j` ends it; complex64 is the default complex
+    dtype (no dtype= suffix), complex128 is not."""
+    script = each_expression(PRINTED, SETUP)
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_print_options_apply_to_both_parts_like_torch() -> None:
+    script = f"""import torch
+{SETUP}
+z = c([1.123456, -200.5, 3.], [1e-3, 2., -7.25])
+torch.set_printoptions(precision=2)
+print(z)
+torch.set_printoptions(sci_mode=True)
+print(z)
+torch.set_printoptions(profile="default", linewidth=40)
+print(z, z * 3)
+torch.set_printoptions(profile="default")
+torch.set_default_dtype(torch.float64)
+print(c([1., 2.], [3., 4.], torch.float64), c([1., 2.], [3., 4.]))
+torch.set_default_dtype(torch.float32)
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+DTYPES = [
+    "torch.cfloat", "torch.cdouble", "torch.complex64.is_complex", "torch.float32.is_complex",
+    "torch.complex128.is_floating_point", "torch.complex64.is_signed", "torch.complex64.itemsize",
+    "torch.promote_types(torch.float64, torch.complex64)",
+    "torch.promote_types(torch.int32, torch.complex64)",
+    "torch.promote_types(torch.float16, torch.complex64)",
+    "torch.promote_types(torch.complex64, torch.complex128)",
+    "torch.promote_types(torch.bool, torch.complex128)",
+    "c(1., 2.).is_complex()", "torch.is_complex(c(1., 2.))", "torch.is_complex(torch.ones(1))",
+    "c(1., 2.).is_floating_point()", "c(1., 2.).type()", "c(1., 2., torch.float64).type()",
+    "c([1., 2.], [0., 1.]).element_size()",
+    "(c(1., 2.) + torch.ones(2, dtype=torch.float64)).dtype",
+    "(c(1., 2.) * torch.ones(2, dtype=torch.float64)).dtype", "(c(1., 2.) * 2).dtype",
+    "(c([1.], [2.]) + torch.tensor(2., dtype=torch.float64)).dtype",
+    "(c(1., 2., torch.float64) * torch.ones(2)).dtype",
+    "torch.ones(2, dtype=torch.complex64).requires_grad_().requires_grad",
+]
+
+
+def test_complex_dtypes_and_promotion_like_torch() -> None:
+    script = each_expression(DTYPES, SETUP)
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_views_share_memory_and_version_like_torch() -> None:
+    """view_as_complex, view_as_real, .real and .imag are views: writes through any of
+    them show through the others; the version counter is shared; `_base` is the root."""
+    script = """import torch
+x = torch.arange(12.).reshape(3, 2, 2)
+z = torch.view_as_complex(x)
+print(z, z.shape, z.stride(), z._base is x, z._base is x._base, z._version)
+x.mul_(2)
+print(z, z._version)
+r = torch.view_as_real(z)
+r[0, 0, 1] = -5.
+print(x[0], r._base is x._base, r.stride(), z._version)
+print(z.real, z.imag, z.real._base is x._base, z.imag.stride(), z.real.dtype)
+z.real[1] = 100.
+print(x, z._version)
+y = torch.randn(2, 3, 4, 2)
+w = torch.view_as_complex(y)
+print(w._base is y, w.stride(), torch.view_as_complex(y[:, 1:]).stride())
+print(torch.view_as_real(w.transpose(0, 1)).stride(), torch.view_as_real(w[:, ::2]).shape)
+print(torch.real(torch.ones(2)), torch.view_as_complex(x.double()).dtype)
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+SHAPES = [
+    "z.reshape(2, 3)", "z.view(3, 2)", "z.flatten()", "z.unsqueeze(1).shape", "z.t()",
+    "z.transpose(0, 1).contiguous().stride()", "z.permute(1, 0)", "torch.cat([z, z], 1)",
+    "torch.stack([z, z]).shape", "z[0].expand(2, 3)", "z.clone()", "z.contiguous()",
+    "z[:, 1]", "z[1, 2]", "z[:, ::2]", "z.flip(0)", "z.unbind(0)", "z.chunk(3, 1)",
+    "z.narrow(1, 1, 2)", "z.select(0, 1)", "z.movedim(0, 1)", "z.squeeze()",
+    "z.to(torch.complex128)", "torch.ones(2).to(torch.complex64)",
+    "torch.tensor([1, 2]).to(torch.complex128)", "z.to(torch.float32)", "z.type_as(torch.ones(1))",
+    "z.float()", "z.double()", "z == z", "z != z.flip(0)", "torch.equal(z, z.clone())",
+    "-z", "z.neg()", "z.zero_()", "z.long()", "z.bool()", "c([0., 0., 1.], [0., 2., 0.]).bool()",
+    "z.clone().fill_(2 - 1j)", "z.clone().fill_(3)", "torch.full_like(z, 1j)",
+    "torch.full((2,), 1 + 1j)", "torch.full((2,), 1.5, dtype=torch.complex128)",
+    "torch.zeros_like(z)", "z.new_zeros(2)", "z.new_tensor([1j])", "z.clone().copy_(z.real)",
+    "torch.ones(2, 3).copy_(z)", "torch.cat([z, z.real])", "torch.stack([z[0], z[0].imag])",
+    "z.is_conj()", "z.resolve_conj() is z", "torch.is_conj(z)", "z.is_neg()",
+    "z.resolve_neg() is z", "torch.ones(2).resolve_conj()", "z.clone().mul_(2j)",
+    "z.clone().add_(z.real)", "z.clone().sub_(1 + 1j)", "z.clone().mul_(z)",
+    "z[torch.tensor([1, 0])]", "z[z.real > 2]", "z.mT", "z.detach()",
+]
+
+
+def test_shape_ops_and_casts_like_torch() -> None:
+    """Shape ops keep the complex values; a cast to a real dtype keeps the real parts."""
+    script = each_expression(SHAPES, SETUP + "z = c([[1., 2., 3.], [4., 5., 6.]], "
+                                             "[[-1., 0.5, 0.], [2., -3., 7.]])\n")
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_cast_to_real_warns_once_like_torch() -> None:
+    """TORCH_WARN_ONCE's 'discards the imaginary part', wherever the cast happens."""
+    script = SETUP.replace("\ndef", "import torch\nimport warnings\ndef") + """
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    z = c([1., 2.], [3., 4.])
+    print(z.float(), z.type_as(torch.ones(1)), z.to(torch.float64), z.real)
+    for w in seen:
+        print(w.category.__name__, w.message)
+"""
+    torch_stdout, _ = torch_outputs_in_child({"warn": script})["warn"]  # (a fresh process)
+    assert gradtrace_output(script) == torch_stdout
+
+
+def test_complex64_randn_draws_like_torch() -> None:
+    """torch.randn(dtype=torch.cfloat) is normal_(0, sqrt(1/2)) of its (..., 2) floats."""
+    script = """import torch
+torch.manual_seed(0)
+for n in [(1,), (3,), (8,), (17,), (2, 9), (1000,)]:
+    a = torch.randn(*n, dtype=torch.cfloat)
+    print(a.shape, a._base, torch.view_as_real(a).flatten()[:6].tolist(),
+          torch.view_as_real(a).sum().item())
+print(torch.randn(2, 3, dtype=torch.complex64, requires_grad=True))
+g = torch.Generator().manual_seed(3)
+print(torch.randn(4, dtype=torch.cfloat, generator=g), torch.randn(3))
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def _random_operand(rng: random.Random, shape: list[int], name: str, double: bool) -> str:
+    """Python building a complex operand of broadcastable `shape`, contiguous or not."""
+    kind = rng.choice(["plain", "plain", "transposed", "sliced", "offset"])
+    dtype = ".double()" if double else ""
+    dims = ", ".join(map(str, shape))
+    if kind == "transposed" and len(shape) >= 2:
+        swapped = shape[:-2] + [shape[-1], shape[-2]]
+        return (f"{name} = torch.view_as_complex(torch.randn({', '.join(map(str, swapped))}"
+                f", 2){dtype}).transpose(-1, -2)")
+    if kind == "sliced" and shape:
+        wide = shape[:-1] + [2 * shape[-1]]
+        return (f"{name} = torch.view_as_complex(torch.randn({', '.join(map(str, wide))}, 2)"
+                f"{dtype})[..., ::2]")
+    if kind == "offset":
+        n = _count(shape)
+        return (f"{name} = torch.view_as_complex(torch.randn({n + 1}, 2){dtype})[1:]"
+                f".view({dims or '()'})")
+    return f"{name} = torch.view_as_complex(torch.randn({dims}{', ' if dims else ''}2){dtype})"
+
+
+def _count(shape: list[int]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _product_cases(count: int, seed: int) -> str:
+    rng = random.Random(seed)
+    lines = ["import torch", "torch.manual_seed(0)"]
+    for i in range(count):
+        ndim = rng.randint(0, 4)
+        shape = [rng.choice([1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 24]) for _ in range(ndim)]
+        while len(shape) > 1 and _count(shape) > 2000:  # (each case prints every value)
+            shape[rng.randrange(len(shape))] = 1
+        other = [s if rng.random() < 0.6 else 1 for s in shape]
+        other = other[rng.randint(0, len(other)):] if rng.random() < 0.3 else other
+        if rng.random() < 0.5:
+            shape, other = other, shape
+        double = rng.random() < 0.25
+        lines.append(_random_operand(rng, shape, "a", double))
+        if rng.random() < 0.1:
+            lines.append(f"b = {rng.choice(['2.5', '-0.75', 'torch.tensor(1.5)'])}")
+        else:
+            lines.append(_random_operand(rng, other, "b", double))
+        op = rng.choice(["*", "*", "*", "+", "-"])
+        first, second = ("a", "b") if rng.random() < 0.8 else ("b", "a")
+        lines.append(f"p = {first} {op} {second}")
+        # (the strides of size-1 dims aside: gradtrace's real elementwise ops give them
+        # differently too)
+        lines.append(f"print({i}, p.shape, [s for s, n in zip(p.stride(), p.shape) if n > 1], "
+                     "torch.view_as_real(p).flatten().tolist())")
+    return "\n".join(lines) + "\n"
+
+
+def test_products_sums_and_differences_round_like_torch() -> None:
+    """Bit-exact results (every float's repr) of 300 seeded random products, sums and
+    differences: contiguous, transposed, strided and offset operands, broadcasts of every
+    kind (a broadcast scalar row too), numbers and 0-dim tensors, complex64 and complex128,
+    rows shorter and longer than mul_kernel's vector body, so that its vector body, its
+    scalar tails and its basic loop all occur."""
+    script = _product_cases(300, 2026)
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_large_products_split_by_threads_round_like_torch() -> None:
+    """Past 32,768 elements TensorIterator cuts the loop into one chunk per thread; each
+    chunk's rows end in their own scalar tails."""
+    script = """import torch
+torch.manual_seed(0)
+for shape, other in [((41000,), (41000,)), ((3, 13001), (1, 13001)), ((7, 5000), (7, 1)),
+                     ((1, 33000), ()), ((2, 20001), (2, 20001))]:
+    a = torch.view_as_complex(torch.randn(*shape, 2))
+    b = torch.view_as_complex(torch.randn(*other, 2))
+    r = torch.view_as_real(a * b).flatten()
+    print(shape, r.view(torch.int32).sum().item(), r[:8].tolist(), r[-8:].tolist())
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_special_values_add_and_multiply_like_torch() -> None:
+    """torch adds alpha * other with alpha a complex 1 (or -1 for sub): the product's zero
+    meets an infinity (inf + 0j added gives a nan imaginary part); signed zeros as torch."""
+    script = """import torch
+inf, nan = float('inf'), float('nan')
+re = torch.tensor([1., inf, -0., 0., nan, -inf, 2., -0.])
+im = torch.tensor([1., 0., -0., -1., 1., inf, -0., 0.])
+a = torch.complex(re, im)
+b = torch.complex(im.flip(0), re)
+for p in (a + b, a - b, b - a, a * b, b * a, a + 1, a - 1, a * 2, a * 0.):
+    print(torch.view_as_real(p).tolist())
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_polar_rounds_like_torch() -> None:
+    """torch.polar's scalar kernel: abs * cos(angle), abs * sin(angle) with glibc's
+    cosf/sinf (their reduction past 120 included) or cos/sin, over a wide range of angles,
+    every bit as torch's."""
+    script = """import torch
+torch.manual_seed(0)
+for dtype in (torch.float32, torch.float64):
+    angle = torch.cat([torch.randn(300) * 4, torch.randn(300) * 1e4, torch.rand(50) * 1e30,
+                       torch.tensor([0., -0., 1e-30, 3.14159, float('inf'), float('nan')])])
+    r = torch.randn(angle.shape)
+    p = torch.polar(r.to(dtype), angle.to(dtype))
+    print(p.dtype, torch.view_as_real(p).flatten().tolist())
+    print(torch.polar(torch.ones(2, 1, dtype=dtype), angle[:6].to(dtype)))
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+ROPE = """import torch
+torch.manual_seed(0)
+
+def precompute_freqs_cis(dim, end, theta=10000.0):
+    freqs = 1.0 / (theta ** (torch.arange(0, dim, 2)[: (dim // 2)].float() / dim))
+    t = torch.arange(end, device=freqs.device)
+    freqs = torch.outer(t, freqs).float()
+    return torch.polar(torch.ones_like(freqs), freqs)
+
+def reshape_for_broadcast(freqs_cis, x):
+    ndim = x.ndim
+    shape = [d if i == 1 or i == ndim - 1 else 1 for i, d in enumerate(x.shape)]
+    return freqs_cis.view(*shape)
+
+def apply_rotary_emb(xq, xk, freqs_cis):
+    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+    xk_ = torch.view_as_complex(xk.float().reshape(*xk.shape[:-1], -1, 2))
+    freqs_cis = reshape_for_broadcast(freqs_cis, xq_)
+    xq_out = torch.view_as_real(xq_ * freqs_cis).flatten(3)
+    xk_out = torch.view_as_real(xk_ * freqs_cis).flatten(3)
+    return xq_out.type_as(xq), xk_out.type_as(xk)
+
+for bsz, seqlen, heads, head_dim in [(2, 5, 3, 8), (1, 16, 2, 16), (2, 7, 1, 6), (3, 3, 2, 34)]:
+    fc = precompute_freqs_cis(head_dim, 4096)
+    wq = torch.randn(heads * head_dim, 12, requires_grad=True)
+    x = torch.randn(bsz, seqlen, 12)
+    xq = (x @ wq.t()).view(bsz, seqlen, heads, head_dim)
+    xk = (x @ wq.t() * 0.5).view(bsz, seqlen, heads, head_dim)
+    q, k = apply_rotary_emb(xq, xk, fc[:seqlen])
+    g = q.grad_fn
+    print(g, g.next_functions, g.next_functions[0][0].next_functions)
+    mul = g.next_functions[0][0].next_functions[0][0]
+    print(mul.next_functions, mul.next_functions[0][0].next_functions)
+    loss = (q * k.flip(1)).sum() + (q ** 2).mean()
+    loss.backward()
+    print(loss.item(), q[0, 0, 0].tolist(), wq.grad.flatten().tolist())
+print(fc[:3, :4], fc.dtype, fc.shape)
+"""
+
+
+def test_rotary_embedding_forward_and_gradients_like_torch() -> None:
+    """LLaMA's apply_rotary_emb: grad_fn names and next_functions, values and the
+    gradient of a real weight through ViewAsRealBackward0, MulBackward0 (grad times the
+    conjugate) and ViewAsComplexBackward0, every bit as torch's."""
+    assert address_free(gradtrace_output(ROPE)) == address_free(torch_output(ROPE))
+
+
+GRADS = """import torch
+torch.manual_seed(0)
+a = torch.randn(3, 4, 2, requires_grad=True)
+b = torch.randn(3, 4, 2, requires_grad=True)
+r = torch.randn(3, 4, requires_grad=True)
+za, zb = torch.view_as_complex(a), torch.view_as_complex(b)
+p = za * zb
+q = p * r + za - r * 2.
+print(p.grad_fn, p.grad_fn.next_functions, q.grad_fn.next_functions)
+torch.view_as_real(q).pow(2).sum().backward()
+print(a.grad, b.grad, r.grad)
+c = torch.randn(5, requires_grad=True)
+d = torch.randn(5, requires_grad=True)
+w = torch.complex(c, d)
+print(w.grad_fn, w.grad_fn.next_functions)
+(w.real * 3 + w.imag * w.real).sum().backward()
+print(c.grad, d.grad)
+x = torch.randn(4, requires_grad=True)
+y = x.to(torch.complex64) * torch.complex(torch.ones(4), torch.ones(4))
+print(y.grad_fn, y.grad_fn.next_functions)
+torch.view_as_real(y).sum().backward()
+print(x.grad)
+pol = torch.polar(torch.ones(2, requires_grad=True), torch.tensor([0.5, 1.]))
+print(pol.grad_fn, pol.grad_fn.next_functions)
+"""
+
+
+def test_gradients_through_complex_ops_like_torch() -> None:
+    """Conjugate Wirtinger gradients: mul's grad * other.conj(); a real input's gradient
+    is the real part (handle_r_to_c); complex(), .real, .imag and casts."""
+    assert address_free(gradtrace_output(GRADS)) == address_free(torch_output(GRADS))
+
+
+ERRORS = [
+    "torch.view_as_complex(torch.ones(3, 3))", "torch.view_as_complex(torch.ones(3, 4)[:, ::2])",
+    "torch.view_as_complex(torch.ones(4, 2).t().contiguous().t())",
+    "torch.view_as_complex(torch.ones(3, 2).long())", "torch.view_as_complex(torch.ones(()))",
+    "torch.view_as_complex(torch.ones(2, 3, 2)[:, 1:, :][:, :, :].reshape(-1)[1:5].view(2, 2))",
+    "torch.view_as_complex(torch.ones(3, 2)[:, :].as_strided((2, 2), (3, 1)))",
+    "torch.view_as_real(torch.ones(3))", "torch.ones(2).imag",
+    "torch.complex(torch.ones(2), torch.ones(2).double())",
+    "torch.complex(torch.ones(2).long(), torch.ones(2).long())",
+    "torch.polar(torch.ones(2), torch.ones(2).double())",
+    "torch.view_as_complex(torch.ones(2, 2, requires_grad=True))[0].backward()",
+    "torch.ones(2, dtype=torch.long).requires_grad_()",
+]
+
+
+def test_errors_like_torch() -> None:
+    script = each_expression(ERRORS)
+    assert gradtrace_output(script) == torch_output(script)
+
+
+@pytest.mark.parametrize("expression", [
+    "z.sum()", "z.exp()", "z / z", "z @ z", "z.abs()", "z.conj()", "z.mean()", "z.angle()",
+    "torch.randn(2, dtype=torch.complex128)", "torch.rand(2, dtype=torch.cfloat)", "z ** 2",
+    "z.sqrt()", "torch.matmul(z, z)", "float(z[0])", "z < z", "abs(z)", "1 / z",
+    "torch.tensor([1., 2.]).to(torch.complex64).prod()",
+    # a complex gradient summed over a broadcast dim (torch's complex cascade sum)
+    "a = torch.ones(3, 1, 2, requires_grad=True)\n"
+    "torch.view_as_real(torch.view_as_complex(a) * z).sum().backward()",
+])
+def test_unmeasured_complex_ops_are_refused(expression: str) -> None:
+    """What gradtrace has not measured on complex tensors is its NotSupportedError, not a
+    guess."""
+    result = run_text(f"import torch\nz = torch.complex(torch.ones(2), torch.ones(2))\n"
+                      f"{expression}\n")
+    assert result.error is not None
+    assert result.error.kind == "NotSupportedError", result.error.message
+
+
+PYTHON_COMPLEX = [
+    "2j", "1 + 2.5j", "(1 + 2j) * (3 - 1j)", "abs(3 + 4j)", "(1 + 2j).real", "(1 + 2j).imag",
+    "(1 + 2j).conjugate()", "1_0j", "1e-3J", "f'{1.5 - 2j:.2f}'", "str(-0.5j)",
+    "c(1., 2.).item()", "c([1., 2.], [3., -0.5]).tolist()", "type(c(1., 2.).item()).__name__",
+    "torch.tensor([1 + 2j, 3])", "torch.tensor(1 - 2j)", "torch.tensor([[1 + 2j], [0.5j]]).dtype",
+    "torch.tensor([1 + 2j], dtype=torch.complex128)", "torch.tensor([1, 2.5, 1j]).dtype",
+    "torch.ones(2) * 1j", "torch.ones(2, dtype=torch.float64) + (1 - 1j)", "c([1.], [2.]) * 2j",
+    "(torch.ones(2) * 1j).dtype", "(torch.ones(2).double() * 1j).dtype",
+    "torch.tensor([1 + 2j]).item() == 1 + 2j", "{1j: 2}[1j]",
+]
+
+
+def test_python_complex_numbers_like_torch() -> None:
+    """Python complex numbers as scripts meet them: literals, a complex tensor's item() and
+    tolist(), their real/imag/conjugate(), torch.tensor's inference (the default complex
+    dtype) and as an operand (a wrapped number: a float32 tensor times 1j is complex64)."""
+    script = each_expression(PYTHON_COMPLEX, SETUP)
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_reshape_takes_the_shape_keyword_like_torch() -> None:
+    """`x.reshape(shape=(...))` (minRF's unpatchify) and torch.reshape(x, shape=...); any
+    other keyword is torch's TypeError."""
+    script = each_expression([
+        "torch.arange(6.).reshape(shape=(2, 3))", "torch.reshape(torch.arange(6.), shape=(3, -1))",
+        "torch.arange(6.).reshape(shape=[6])", "torch.arange(6.).reshape(size=(2, 3))",
+    ])
+    assert gradtrace_output(script) == torch_output(script)

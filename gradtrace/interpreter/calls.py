@@ -113,8 +113,8 @@ def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> tuple[Any] 
     """A torch op or Tensor method given a tensor or dtype only some of whose ops run: the
     barebones unsigned ones (uint16, uint32, uint64: torch's error where it has no kernel,
     engine/unsigned.py), bfloat16 and complex (engine/bfloat16.py, engine/complex.py: what
-    gradtrace makes exact); or given a sparse tensor, which runs the op's sparse kernel (engine/sparse.py): its result,
-    in a 1-tuple."""
+    gradtrace makes exact); or given a sparse tensor, which runs the op's sparse kernel
+    (engine/sparse.py): its result, in a 1-tuple."""
     method = type(fn) is stdlib.BoundMethod
     if method and not isinstance(fn.obj, Tensor):
         return None

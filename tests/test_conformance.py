@@ -6,6 +6,7 @@ a `.err` file holds the uncaught exception's last traceback line.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,13 +41,10 @@ def use_capability(monkeypatch: pytest.MonkeyPatch, recorded: str) -> None:
         monkeypatch.setattr(capability, "BLAS_PLATFORM", "mkl-avx2")
 
 
-# The recordings were made on AMD CPUs, where torch's statically linked MKL runs its generic
-# kernels. On an Intel CPU MKL runs its own AVX2 or AVX-512 kernels, in torch and in
-# gradtrace alike (gradtrace calls the same MKL build), and their float32 bits differ in the
-# last place for some values (tanh: ~1%, benchmarks/README.md round 9). There a case that
-# differs from its recording is compared with torch 2.13 run here, as the recording was made.
-RECORDED_CPU_VENDOR = "AuthenticAMD"
-OTHER_MKL_KERNELS = capability._cpuinfo("vendor_id") not in ("", RECORDED_CPU_VENDOR)
+sys.path.insert(0, str(HERE / "tools"))
+import record_conformance  # noqa: E402 (tests/tools: torch's side of the corpora)
+
+OTHER_MKL_KERNELS = record_conformance.other_mkl_kernels()
 
 
 def assert_matches_torch(case: Path, recorded: str = "") -> None:
@@ -70,36 +68,9 @@ def assert_matches_torch(case: Path, recorded: str = "") -> None:
 
 
 def torch_here(case: Path, recorded_capability: str) -> tuple[str, str | None]:
-    """What torch 2.13 prints for the case on this machine, run as the recording was (its
-    capability, oneDNN and numpy capped alike): stdout and the uncaught error, if any."""
-    import importlib.util
-    import sys
-
-    if importlib.util.find_spec("torch") is None:
+    """torch on this machine (record_conformance.torch_here), or a skip without torch."""
+    measured = record_conformance.torch_here(case, recorded_capability)
+    if measured is None:
         pytest.skip("recorded on an AMD CPU, whose MKL kernels this CPU does not run, and "
                     "torch is not installed to measure it here")
-    sys.path.insert(0, str(HERE / "tools"))
-    try:
-        from record_conformance import final_exception, run, torch_environment
-    finally:
-        sys.path.pop(0)
-    proc = run(case, torch_environment(recorded_capability))
-    error = ADDRESS.sub("0x?", final_exception(proc.stderr)).strip() if proc.returncode \
-        else None
-    return ADDRESS.sub("0x?", proc.stdout), error
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
-def test_conformance_case_prints_what_torch_printed(case: Path):
-    assert_matches_torch(case)
-
-
-def test_conformance_corpus_is_complete():
-    assert len(CASES) == 48
-
-
-@pytest.mark.parametrize("sample", SAMPLES, ids=[s.stem for s in SAMPLES])
-def test_sample_prints_what_torch_printed(sample: Path):
-    stdout, error = run_case(sample)
-    assert error is None, error.format()
-    assert stdout == (HERE / "samples" / f"{sample.stem}.out").read_text()
+    return measured

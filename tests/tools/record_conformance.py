@@ -126,6 +126,35 @@ def run(case: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[
                               capture_output=True, text=True, timeout=300, env=env)
 
 
+# The recordings were made on AMD CPUs, where torch's statically linked MKL runs its generic
+# kernels. On an Intel CPU MKL runs its own AVX2 or AVX-512 kernels, in torch and in
+# gradtrace alike (gradtrace calls the same MKL build), and their float32 bits differ in the
+# last place for some values (tanh: ~1%, benchmarks/README.md round 9): there a case that
+# differs from its recording is compared with torch 2.13 run on this machine (`torch_here`).
+RECORDED_CPU_VENDOR = "AuthenticAMD"
+
+
+def other_mkl_kernels() -> bool:
+    """Whether this CPU runs other MKL kernels than the recording machines did."""
+    from gradtrace.engine import capability
+
+    return capability._cpuinfo("vendor_id") not in ("", RECORDED_CPU_VENDOR)
+
+
+def torch_here(case: pathlib.Path, capability: str) -> tuple[str, str | None] | None:
+    """What torch 2.13 prints for the case on this machine, run as its recording was (that
+    capability, oneDNN and numpy capped alike): stdout and the uncaught error (None if it
+    ran to its end), addresses written `0x?`; None where torch is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return None
+    proc = run(case, torch_environment(capability))
+    error = ADDR.sub("0x?", final_exception(proc.stderr)).strip() if proc.returncode \
+        else None
+    return ADDR.sub("0x?", proc.stdout), error
+
+
 def final_exception(stderr: str) -> str:
     """The uncaught exception as `Kind: message`: its whole message, which can span lines
     (load_state_dict's `Error(s) in loading state_dict for Net:` then a tab-indented line

@@ -89,8 +89,9 @@ def _case_param(case: Path) -> object:
 
 @pytest.mark.parametrize("case", [_case_param(c) for c in CASES])
 def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
-    use_capability(monkeypatch, MANIFEST[case.stem]["capability"])
-    assert_matches_torch(case)
+    entry = MANIFEST[case.stem]
+    use_capability(monkeypatch, entry["capability"])
+    assert_matches_torch(case, vendor=entry.get("cpu_vendor", "AuthenticAMD"))
 
 
 def test_realworld_corpus_is_complete_and_recorded():

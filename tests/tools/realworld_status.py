@@ -34,7 +34,11 @@ from gradtrace.interpreter import Limits
 from gradtrace.runner import load_source, run_source
 
 sys.path.insert(0, str(Path(__file__).parent))
-from record_conformance import other_mkl_kernels, torch_here  # noqa: E402
+from record_conformance import (  # noqa: E402
+    RECORDED_CPU_VENDOR,
+    other_mkl_kernels,
+    torch_here,
+)
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
@@ -70,7 +74,7 @@ class Outcome:
     detail: str = ""
 
 
-def run_case(case: Path, recorded: str) -> Outcome:
+def run_case(case: Path, recorded: str, vendor: str) -> Outcome:
     os.environ["ATEN_CPU_CAPABILITY"] = recorded
     capability.CAPABILITY = recorded
     # record_conformance.py caps oneDNN with ATen (its ISA is the CPU's, not ATen's)
@@ -83,7 +87,7 @@ def run_case(case: Path, recorded: str) -> Outcome:
     expected_err = err_file.read_text().strip() if err_file.exists() else None
     error = result.error
     got_err = f"{error.printed_kind}: {error.uncaught_message}".strip() if error else None
-    if (stdout, got_err) != (expected, expected_err) and other_mkl_kernels():
+    if (stdout, got_err) != (expected, expected_err) and other_mkl_kernels(vendor):
         measured = torch_here(case, recorded)  # (this CPU's MKL kernels: torch run here)
         if measured is not None:
             expected, expected_err = measured
@@ -326,7 +330,9 @@ def main() -> None:
     inv = Inventory()
     for case in cases:
         inv.scan(case.stem, ast.parse(case.read_text()))
-        outcome = run_case(case, manifest[case.stem]["capability"])
+        entry = manifest[case.stem]
+        outcome = run_case(case, entry["capability"],
+                           entry.get("cpu_vendor", RECORDED_CPU_VENDOR))
         print(case.stem, "pass" if outcome.passed else f"{outcome.group}: {outcome.detail}"[:150],
               flush=True)
         outcomes.append(outcome)

@@ -20,7 +20,9 @@ for the script's own numpy arrays): a recording then says the same on an AVX-512
 an AVX2 one. `--runs N` runs
 every case N times and refuses to record one whose output differs between runs.
 `--manifest PATH` writes a JSON list of the recorded cases: the source each cites in its
-header, the capability, torch version and intra-op thread count, and the features it uses.
+header, the capability, torch version and intra-op thread count, the vendor of the CPU it
+was recorded on (kept from the previous manifest for cases not recorded in this run), and
+the features it uses.
 `--name-by-capability` writes `NAME.<capability>.out`/`.err` instead, so one case can hold
 recordings made under several capabilities (tests/conformance_numbers). `--manifest-only`
 rewrites the manifest from the existing recordings without running anything.
@@ -131,14 +133,20 @@ def run(case: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[
 # gradtrace alike (gradtrace calls the same MKL build), and their float32 bits differ in the
 # last place for some values (tanh: ~1%, benchmarks/README.md round 9): there a case that
 # differs from its recording is compared with torch 2.13 run on this machine (`torch_here`).
+# A real-world case's manifest entry names the vendor of the CPU it was recorded on
+# (`cpu_vendor`); the other corpora, and entries without one, were recorded on AMD CPUs.
 RECORDED_CPU_VENDOR = "AuthenticAMD"
 
 
-def other_mkl_kernels() -> bool:
-    """Whether this CPU runs other MKL kernels than the recording machines did."""
+def cpu_vendor() -> str:
     from gradtrace.engine import capability
 
-    return capability._cpuinfo("vendor_id") not in ("", RECORDED_CPU_VENDOR)
+    return capability._cpuinfo("vendor_id")
+
+
+def other_mkl_kernels(recorded_vendor: str = RECORDED_CPU_VENDOR) -> bool:
+    """Whether this CPU runs other MKL kernels than the recording machine did."""
+    return cpu_vendor() not in ("", recorded_vendor)
 
 
 def torch_here(case: pathlib.Path, capability: str) -> tuple[str, str | None] | None:
@@ -193,7 +201,7 @@ def record(case: pathlib.Path, env: dict[str, str], runs: int, tag: str = "") ->
 
 
 def manifest_entry(case: pathlib.Path, capability: str | None, torch_version: str,
-                   threads: int) -> dict:
+                   threads: int, vendor: str) -> dict:
     text = case.read_text()
     source = header_field(text, "Source")
     url = re.search(r"https?://\S+", source)
@@ -205,6 +213,7 @@ def manifest_entry(case: pathlib.Path, capability: str | None, torch_version: st
         "capability": capability or "native",
         "torch": torch_version,
         "threads": threads,
+        "cpu_vendor": vendor,
         "ends_with_error": case.with_suffix(".err").exists(),
         "features": features(text),
         "nn": sorted(set(re.findall(r"\bnn\.([A-Z]\w*)\(", text))),
@@ -240,8 +249,15 @@ def main() -> None:
     if args.manifest:
         import torch
 
+        previous = {e["case"]: e for e in json.loads(args.manifest.read_text())} \
+            if args.manifest.exists() else {}
+        recorded_now = set() if args.manifest_only else {case.stem for case in cases}
         entries = [manifest_entry(case, args.capability, torch.__version__,
-                                  torch.get_num_threads()) for case in cases]
+                                  torch.get_num_threads(),
+                                  cpu_vendor() if case.stem in recorded_now else
+                                  previous.get(case.stem, {}).get("cpu_vendor",
+                                                                  RECORDED_CPU_VENDOR))
+                   for case in cases]
         args.manifest.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
     if unstable:
         sys.exit(f"unstable output, not recorded: {', '.join(unstable)}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .engine import api, dtypes, layouts, ndarray, sparse
+from .engine import device as _device
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .errors import ScriptError
@@ -453,8 +454,7 @@ def _build_torch() -> dict[str, Namespace]:
                                                                  "torch.storage"),
                                      "set_default_tensor_type": set_default_tensor_type,
                                      **LEGACY, "Size": SIZE, "__version__": VERSION,
-                                     "sparse_coo_tensor": sparse.sparse_coo_tensor,
-                                     "spmm": sparse.spmm}),
+                                     "sparse_coo_tensor": sparse.sparse_coo_tensor}),
         "torch.nn": Namespace("torch.nn", {**api.NN, **uninitialized}),
         "torch.nn.parameter": Namespace("torch.nn.parameter", dict(uninitialized)),
         "torch.nn.functional": functional,
@@ -518,6 +518,12 @@ def _build_torch() -> dict[str, Namespace]:
             "debug": False, "git_version": "cf30153c4c131c8164ee7798e5022d810682e2cb"}),
         "torch.cuda": Namespace("torch.cuda", dict(api.CUDA_FUNCTIONS)),
         "torch.cuda.amp": Namespace("torch.cuda.amp", {}),
+        "torch.distributed": Namespace("torch.distributed", dict(_device.DISTRIBUTED_FUNCTIONS)),
+        # its autograd-aware collectives (open_clip's `import torch.distributed.nn`)
+        "torch.distributed.nn": Namespace("torch.distributed.nn", {
+            name: _device.no_process_group for name in (
+                "all_gather", "all_reduce", "all_to_all", "broadcast", "gather", "reduce",
+                "reduce_scatter", "scatter")}),
         "torch.xpu": Namespace("torch.xpu", dict(api.XPU_FUNCTIONS)),
         "torch.accelerator": Namespace("torch.accelerator", dict(api.ACCELERATOR_FUNCTIONS)),
         "torch.amp": Namespace("torch.amp", {}),

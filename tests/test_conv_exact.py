@@ -257,3 +257,37 @@ def test_onednn_deconvolution_bias_gradient_has_torchs_bits_in_1d_and_3d(module,
     out = getattr(conv_transpose, f"conv_transpose{nd}d")(*gs, stride=2)
     bias = gt_grad((out * Tensor(g)).sum(), gs[2:])[0]
     np.testing.assert_array_equal(bias.array, expected_bias.numpy(), strict=True)
+
+
+# depthwise float32 convolutions (groups == channels, one output channel each), which
+# oneDNN runs through jit_dw:avx2 (engine/conv_depthwise.py): (input shape, kernel,
+# stride, padding, dilation); the first is mamba-minimal's causal Conv1d
+DEPTHWISE = [
+    ((2, 16, 6), 4, 1, 3, 1),
+    ((3, 3, 11), 3, 2, 1, 1),
+    ((2, 8, 9), 7, 1, 4, 1),  # padding 4 still jit_dw (5 runs gemm:jit)
+    ((2, 8, 7, 7), 3, 1, 1, 1),
+    ((1, 16, 9, 9), 5, 2, 2, 1),
+    ((2, 8, 11, 11), 3, 1, 2, 2),  # dilated: jit_dw forward, gemm:jit input gradient
+]
+
+
+@pytest.mark.parametrize(("xs", "k", "stride", "padding", "dilation"), DEPTHWISE)
+def test_float32_depthwise_convolution_forward_and_input_gradient_have_torchs_bits(
+        xs, k, stride, padding, dilation, threads):
+    """jit_dw's chains: each output from its bias over the kernel taps, each input
+    gradient from 0 over the taps that meet it (the weight gradient is not reproduced)."""
+    c = xs[1]
+    ws = (c, 1) + (k,) * (len(xs) - 2)
+    x, w, b = _arrays(np.float32, xs, ws, (c,))
+    fn = (F.conv1d, conv.conv1d) if len(xs) == 3 else (F.conv2d, conv.conv2d)
+    ts = [torch.from_numpy(a).requires_grad_() for a in (x, w, b)]
+    expected = fn[0](ts[0], ts[1], ts[2], stride, padding, dilation, c)
+    g = np.random.default_rng(3).standard_normal(tuple(expected.shape)).astype(np.float32)
+    expected_gx = torch.autograd.grad(expected, ts[0], torch.from_numpy(g))[0]
+    gs = [Tensor(a, requires_grad=True) for a in (x, w, b)]
+    out = fn[1](*gs, stride=stride, padding=padding, dilation=dilation, groups=c)
+    gx = gt_grad((out * Tensor(g)).sum(), gs[:1])[0]
+    np.testing.assert_array_equal(out.array, expected.detach().numpy(), strict=True)
+    if dilation == 1:
+        np.testing.assert_array_equal(gx.array, expected_gx.numpy(), strict=True)

@@ -31,6 +31,10 @@ def _layouts(rng: np.random.Generator) -> dict[str, Callable[[np.ndarray], np.nd
         "rows sliced": lambda b: b[:, :37],
         "strided": lambda b: b[:, ::3],
         "expanded": lambda b: np.broadcast_to(b[:1, :40], (50, 40)),
+        # not dense, its contiguous dim innermost in memory: the loop (and the output)
+        # follow the strides' order, so its rows of 37 and 16 are vectorised
+        "transposed, sliced": lambda b: b.T[:37],
+        "transposed split": lambda b: b.reshape(60, 30, 50).transpose(0, 2, 1)[:, :16],
     }
 
 
@@ -111,3 +115,12 @@ def test_results_keep_a_dense_inputs_layout():
     x = np.arange(12, dtype=np.float32).reshape(3, 4).T
     assert kernels.unary("sigmoid", x).strides == x.strides
     assert kernels.unary("exp", x).strides == x.strides
+
+
+def test_results_of_a_sliced_transposed_input_follow_its_strides_order():
+    """TensorIterator orders a unary op's output by its input's strides, dense or not."""
+    base = np.arange(2 * 6 * 32, dtype=np.float32).reshape(2, 6, 32) / 100
+    x = base.transpose(0, 2, 1)[:, 16:]
+    want = torch_F.silu(torch.from_numpy(base).transpose(1, 2)[:, 16:])
+    for got in (kernels.silu(x), kernels.unary("exp", x), kernels.unary("sigmoid", x)):
+        assert tuple(s // 4 for s in got.strides) == want.stride() == (96, 1, 16)

@@ -102,6 +102,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{name: ops.TENSOR_METHODS[name] for name in TORCH_INPLACE},
     "addmv_": ops.TENSOR_METHODS["addmv_"],
     "rsub": ops.rsub,  # (a torch function only: Tensor has no rsub method)
+    "spmm": ops.TENSOR_METHODS["mm"],  # of dense matrices it is mm (MmBackward0, measured)
     "tensor": creation.tensor, "as_tensor": creation.as_tensor, "zeros": creation.zeros,
     "ones": creation.ones, "empty": creation.empty, "empty_strided": creation.empty_strided,
     "full": creation.full, "zeros_like": creation.zeros_like,
@@ -207,7 +208,7 @@ erfc erfinv exp exp2 expm1 fix floor floor_divide fmod frac gather ge ger gt hyp
 le lerp log log10 log1p log2 log_softmax logaddexp logical_and logical_not logical_or logical_xor
 logsumexp lt matmul max maximum
 mean min minimum mm mul mv ne neg negative norm outer pow prod reciprocal remainder round rsqrt
-scatter_add sgn sigmoid sign sin sinh softmax sqrt square stack std sub sum tan tanh trunc var
+scatter_add sgn sigmoid sign sin sinh softmax spmm sqrt square stack std sub sum tan tanh trunc var
 where xlogy digamma i0 lgamma logaddexp2 logcumsumexp mvlgamma polygamma sinc
 divide true_divide multiply subtract
 """.split())

@@ -9,7 +9,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import NotSupportedError, ScriptError, TorchRuntimeError, TorchTypeError
+from ..errors import (
+    NotSupportedError,
+    ScriptError,
+    TorchRuntimeError,
+    TorchTypeError,
+    TorchValueError,
+)
 
 # torch's device types, in the order its parse error lists them
 DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
@@ -196,6 +202,31 @@ def current_accelerator(check_available: bool = False) -> None:
     """torch.accelerator.current_accelerator(): None, there being no accelerator."""
     return None
 
+
+NO_PROCESS_GROUP = ("Default process group has not been initialized, please make sure to "
+                    "call init_process_group.")
+
+
+def no_process_group(*args: Any, **kwargs: Any) -> Any:
+    """torch.distributed's collectives and queries before init_process_group (measured:
+    get_rank, get_world_size, barrier, all_reduce raise this ValueError)."""
+    raise TorchValueError(NO_PROCESS_GROUP)
+
+
+def init_process_group(*args: Any, **kwargs: Any) -> Any:
+    raise NotSupportedError("torch.distributed.init_process_group is not supported by "
+                            "gradtrace: a script runs as one process")
+
+
+# `import torch.distributed as dist` (SimCLR's and DDP-ready scripts): the Linux CPU wheel
+# has the package; no process group is ever made, so it is never initialized
+DISTRIBUTED_FUNCTIONS = {
+    "is_available": lambda: True, "is_initialized": lambda: False,
+    "is_torchelastic_launched": lambda: False, "init_process_group": init_process_group,
+    **{name: no_process_group for name in (
+        "get_rank", "get_world_size", "barrier", "all_reduce", "all_gather", "broadcast",
+        "reduce", "gather", "scatter", "get_backend", "destroy_process_group")},
+}
 
 CUDA_FUNCTIONS = {
     "is_available": cuda_is_available, "device_count": cuda_device_count,

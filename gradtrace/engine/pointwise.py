@@ -52,8 +52,11 @@ def _iteration(x: np.ndarray) -> tuple[np.ndarray, int, bool]:
         order = np.argsort(np.asarray(x.strides), kind="stable")[::-1]  # outer .. inner
         flat = np.arange(n).reshape(x.shape).transpose(order).ravel()
         return flat, n, True
-    # the output is C-contiguous; coalesce trailing dims while the input's strides allow
-    shape, strides = list(x.shape), list(x.strides)
+    # the loop runs in the output's memory order (`output_order`); coalesce its inner dims
+    # while the input's strides allow
+    order = output_order(x)
+    shape = [x.shape[d] for d in order]
+    strides = [x.strides[d] for d in order]
     inner, stride = 1, None
     for size, st in zip(reversed(shape), reversed(strides)):
         if size == 1:
@@ -66,7 +69,15 @@ def _iteration(x: np.ndarray) -> tuple[np.ndarray, int, bool]:
         else:
             break
     vec_ok = stride in (None, 0, x.itemsize)
-    return np.arange(n), max(inner, 1), vec_ok
+    return np.arange(n).reshape(x.shape).transpose(order).ravel(), max(inner, 1), vec_ok
+
+
+def output_order(x: np.ndarray) -> list[int]:
+    """x's dims, outermost first, in the memory order of the output TensorIterator gives a
+    unary op on x (reorder_dimensions by x's strides, dense or not: a slice of a
+    transposed tensor gives a transposed output, measured)."""
+    strides = elementwise_strides(x.shape, (x,))
+    return sorted(range(x.ndim), key=lambda d: -strides[d])
 
 
 def vector_mask(x: np.ndarray, cap: str | None = None) -> np.ndarray | None:
@@ -138,7 +149,8 @@ def thread_chunk(n: int) -> int:
 def elementwise(x: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """fn over x's elements, given them as one 1-D array in memory order (a view when x is
     dense). The result is laid out as torch lays out a unary op's output: with x's
-    strides when x is dense (any permutation of contiguous), else C-contiguous."""
+    strides when x is dense (any permutation of contiguous), else packed in the order of
+    x's strides (`output_order`)."""
     if META.used and stands_on_meta(x):
         return elementwise_result([x], fn)
     if x.flags.c_contiguous:
@@ -147,7 +159,9 @@ def elementwise(x: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.nda
     xt = x.transpose(perm)
     if xt.flags.c_contiguous:
         return fn(xt.reshape(-1)).reshape(xt.shape).transpose(np.argsort(perm))
-    return fn(np.ascontiguousarray(x).reshape(-1)).reshape(x.shape)
+    order = output_order(x)
+    xt = np.ascontiguousarray(x.transpose(order))
+    return fn(xt.reshape(-1)).reshape(xt.shape).transpose(np.argsort(order))
 
 
 def chunked(fn: Callable[[np.ndarray], np.ndarray], flat: np.ndarray,
@@ -192,15 +206,18 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
     width = _body_width(x.itemsize, cap)
     if is_dense(x):
         return elementwise(x, lambda flat: _dense_split(flat, vector, scalar, width))
-    mask = vector_mask(x, cap)
-    flat = np.ascontiguousarray(x).ravel()
+    order = output_order(x)  # the output's memory order, which the loop follows
+    xt = x.transpose(order)
+    mask = vector_mask(xt, cap)
+    flat = np.ascontiguousarray(xt).ravel()
     if mask is None:
-        return chunked(scalar, flat).reshape(x.shape)
-    m = mask.ravel()
-    out = np.empty_like(flat)
-    out[m] = chunked(vector, flat[m])
-    out[~m] = scalar(flat[~m])
-    return out.reshape(x.shape)
+        out = chunked(scalar, flat)
+    else:
+        m = mask.ravel()
+        out = np.empty_like(flat)
+        out[m] = chunked(vector, flat[m])
+        out[~m] = scalar(flat[~m])
+    return out.reshape(xt.shape).transpose(np.argsort(order))
 
 
 def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],

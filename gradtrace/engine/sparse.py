@@ -393,11 +393,6 @@ def legacy_constructor(dtype: dtypes.DType) -> Callable[..., SparseTensor]:
     return construct
 
 
-def spmm(a: Any, b: Any) -> Tensor:
-    """torch.spmm: torch.mm that takes a sparse first operand (MmBackward0 either way)."""
-    return mm(a, b) if type(a) is SparseTensor else _dense_mm(a, b)
-
-
 def refuse_autograd(what: str) -> None:
     raise NotSupportedError(f"{what} that requires grad is not supported by "
                             "gradtrace: gradients reach sparse tensors' dense operands only "
@@ -770,7 +765,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "add": add, "add_": add_, "sub": lambda a, b, *, alpha=1: add(a, b, alpha=-alpha),
     "sub_": lambda a, b, *, alpha=1: add_(a, b, alpha=-alpha), "mul": mul, "mul_": mul_,
     "div": div, "neg": neg, "negative": neg, "sparse_mask": sparse_mask, "t": t, "mm": mm,
-    "matmul": mm, "new": legacy_new, "requires_grad_": requires_grad_, "to": to,
+    "matmul": mm, "spmm": mm, "new": legacy_new, "requires_grad_": requires_grad_, "to": to,
     "cpu": lambda t, **_: t, "float": lambda t, **_: to(t, dtypes.float32),
     "double": lambda t, **_: to(t, dtypes.float64),
 }

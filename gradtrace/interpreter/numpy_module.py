@@ -154,6 +154,13 @@ SCALAR_PROPERTIES = ("shape", "dtype", "ndim", "size", "itemsize", "nbytes", "re
 DTYPE_PROPERTIES = ("name", "itemsize", "kind", "char", "str", "num", "alignment",
                     "byteorder", "isnative", "ndim", "shape")
 _SHAPE_KWARGS = ("size", "shape")
+# np.finfo / np.iinfo: their numbers only
+TYPE_INFO_PROPERTIES = {
+    np.finfo: ("bits", "dtype", "eps", "epsneg", "iexp", "kind", "machep", "max", "maxexp",
+               "min", "minexp", "negep", "nexp", "precision", "resolution",
+               "smallest_normal", "smallest_subnormal", "tiny"),
+    np.iinfo: ("bits", "dtype", "kind", "max", "min"),
+}
 
 
 _ABSTRACT_CLASSES = frozenset({np.generic, np.number, np.integer, np.signedinteger,
@@ -581,6 +588,9 @@ def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     table["errstate"] = NumpyFunction("errstate", ErrState, interp, "numpy.errstate")
     table["geterr"] = NumpyFunction("geterr", lambda: dict(ERRSTATE[-1]), interp,
                                     "numpy.geterr")
+    for info in TYPE_INFO_PROPERTIES:
+        name = info.__name__
+        table[name] = NumpyFunction(name, _type_info(info), interp, f"numpy.{name}")
     table["r_"] = IndexTrick("r_", np.r_)
     table["c_"] = IndexTrick("c_", np.c_)
     random_ns = _random_namespace(interp)
@@ -597,6 +607,16 @@ def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     namespace = stdlib.Namespace("numpy", table)
     return {"numpy": namespace, "numpy.random": random_ns, "numpy.linalg": linalg,
             "numpy.testing": testing}
+
+
+def _type_info(info: type) -> Callable[[Any], Any]:
+    """np.finfo / np.iinfo of a type, a dtype, its name or a value (numpy's object, whose
+    allow-listed numbers a script reads: TYPE_INFO_PROPERTIES)."""
+    def make(value: Any) -> Any:
+        arg = dtype_arg(value) if type(value) is BuiltinType or isinstance(
+            value, (DType, str, np.dtype)) else raw(value)
+        return call(info, arg)
+    return make
 
 
 def _assert_allclose(*args: Any, **kwargs: Any) -> None:
@@ -652,6 +672,10 @@ def array_attribute(value: Any, name: str) -> Any:
         if name in DTYPE_PROPERTIES:
             return getattr(value, name)
         owner = "numpy.dtype"
+    elif type(value) in TYPE_INFO_PROPERTIES:
+        if name in TYPE_INFO_PROPERTIES[type(value)]:
+            return wrap(getattr(value, name))
+        owner = type(value).__name__  # numpy's message names it bare ('finfo' object)
     else:
         if name in SCALAR_PROPERTIES:
             return wrap(getattr(value, name))
@@ -675,4 +699,5 @@ def _unknown_dunder(value: Any, name: str) -> bool:
 
 
 def is_numpy_value(value: Any) -> bool:
-    return type(value) is ndarray or isinstance(value, (np.generic, np.dtype))
+    return type(value) is ndarray or isinstance(value, (np.generic, np.dtype)) \
+        or type(value) in TYPE_INFO_PROPERTIES

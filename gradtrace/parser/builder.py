@@ -44,6 +44,7 @@ class _Builder(StatementRules, ExpressionRules, LiteralRules, PatternRules):
         self.walrus_allowed: set[int] = set()  # ids of those standing where Python allows
         self.walrus_errors: dict[int, GtSyntaxError] = {}  # a target `:=` cannot bind
         self.future_annotations = False  # `from __future__ import annotations` seen
+        self.string_constants: dict[str, str] = {}  # one object per value (literal_rules)
 
     # ---------------------------------------------------------------- machinery
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import sys
 import unicodedata
 import warnings
 from typing import TYPE_CHECKING
@@ -22,6 +23,22 @@ _SIMPLE_ESCAPES = {
     "n": "\n", "r": "\r", "t": "\t", "v": "\v",
 }
 _HEX = frozenset("0123456789abcdefABCDEF")
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def shared_constant(value: str, seen: dict[str, str]) -> str:
+    """A string literal as CPython's compiler makes it, so that `is` between equal strings
+    answers as in Python (`name is 'conv2d'`, MAML-Pytorch's learner.py): the empty string
+    and one Latin-1 character are CPython's singletons, a literal of only ASCII letters,
+    digits and underscores is interned (all_name_chars), and equal literals of one file
+    are one object (the compiler's constant cache, `seen`)."""
+    if len(value) == 1 and ord(value) < 256:
+        return chr(ord(value))
+    if not value or all(c in _NAME_CHARS for c in value):
+        return sys.intern(value)
+    return seen.setdefault(value, value)
 
 
 class LiteralRules:
@@ -69,7 +86,8 @@ class LiteralRules:
                 parts.append(body if raw else self.unescape(tok, body, start))
         span = self.span(tree)
         if not is_fstring:
-            return self._mk(ast.Constant, span, "".join(parts))  # type: ignore[arg-type]
+            return self._mk(ast.Constant, span, shared_constant(
+                "".join(parts), self.string_constants))  # type: ignore[arg-type]
         merged: list[str | ast.FormattedValue] = []
         for part in parts:
             if isinstance(part, str):

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import conv_avx512, conv_brgemm, conv_kernels, exactness, onednn, slow_conv
+from .. import conv_avx512, conv_brgemm, conv_depthwise, conv_kernels, exactness, onednn, slow_conv
 from ..formulas import vjp
 from ..jit import JIT
 from ..limits import reserve
@@ -242,6 +242,19 @@ def _slow2d_backward(g: np.ndarray, x: np.ndarray, w: np.ndarray, plan: tuple, g
     return [gi, gw, gb]
 
 
+def _depthwise_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
+                    padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                    direction: str) -> tuple | None:
+    """The 2-D shapes and parameters when torch runs this float32 convolution through
+    oneDNN's jit_dw:avx2 kernel (engine/conv_depthwise.py) for `direction`; else None."""
+    if x.dtype != np.float32 or onednn.AVX512_CORE:
+        return None
+    xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
+    if not conv_depthwise.runs(xs, ws, pad, dil, groups, direction):
+        return None
+    return xs, ws, st, pad, dil
+
+
 def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding: tuple[int, ...],
                  dilation: tuple[int, ...], groups: int, direction: str) -> tuple | None:
     """The 2-D shapes and parameters when torch runs this convolution through oneDNN's
@@ -329,6 +342,12 @@ class ConvolutionBackward0(Function):
         if slow is not None:
             return _slow2d_forward(x.array, w.array, None if b is None else b.array, slow,
                                    groups)
+        dw = _depthwise_plan(x.array, w.array, stride, full, dilation, groups, "forward")
+        if dw is not None:
+            xs, ws, st, pad, dil = dw
+            out = conv_depthwise.forward(x.array.reshape(xs), w.array.reshape(ws),
+                                         None if b is None else b.array, st, pad, dil)
+            return out.reshape(out.shape[:2] + (-1,)) if x.array.ndim == 3 else out
         plan = _onednn_plan(x.array, w.array, stride, full, dilation, groups, "forward")
         if plan is not None:
             xs, ws, st, pad, dil = plan
@@ -425,7 +444,14 @@ class ConvolutionBackwardBackward0(Function):
         gi = np.zeros(xa.shape, dtype)
         gw = np.zeros(wa.shape, dtype)
         gb = np.zeros(bias_shape, dtype)
-        if mask[0]:
+        dw = _depthwise_plan(xa, wa, stride, full, dilation, groups, "input") if mask[0] \
+            else None
+        if dw is not None:
+            xs, ws, st, pad, dil = dw
+            g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+            gi = conv_depthwise.backward_input(g4, wa.reshape(ws), xs, st, pad,
+                                               dil).reshape(xa.shape)
+        elif mask[0]:
             plan = _onednn_plan(xa, wa, stride, full, dilation, groups, "input")
             if plan is not None:
                 xs, ws, st, pad, dil = plan

@@ -302,23 +302,39 @@ def placed(t: Tensor) -> Tensor:
     return meta
 
 
-def zeros(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
-          device: Any = None) -> Tensor:
+def _keyword_size(name: str, sizes: tuple[Any, ...], size: Any) -> tuple[Any, ...]:
+    """The factories' `size=` keyword (torch.zeros(size=(2, 3))), exclusive with sizes
+    given by position; torch's messages (measured)."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise TorchTypeError(f"{name}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TorchTypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                             f"{type_name(size)}")
+    return (size,)
+
+
+def zeros(*sizes: Any, size: Any = None, dtype: DType | None = None,
+          requires_grad: bool = False, device: Any = None) -> Tensor:
+    size = _keyword_size("zeros", sizes, size)
     meta = check_device(device)
     if any(s < 0 for s in size_args(size)):
         raise TorchRuntimeError("zeros: Dimension size must be non-negative.")
     return _filled(size_args(size), 0.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad, meta)
 
 
-def ones(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
+def ones(*sizes: Any, size: Any = None, dtype: DType | None = None,
+         requires_grad: bool = False, device: Any = None) -> Tensor:
+    size = _keyword_size("ones", sizes, size)
     return _filled(size_args(size), 1.0, dtype or dtypes.DEFAULT_FLOAT, requires_grad,
                    check_device(device))
 
 
-def empty(*size: Any, dtype: DType | None = None, requires_grad: bool = False,
-          device: Any = None) -> Tensor:
+def empty(*sizes: Any, size: Any = None, dtype: DType | None = None,
+          requires_grad: bool = False, device: Any = None) -> Tensor:
     """Uninitialised in torch; `unreproducible.fill()` (zeros) here, so runs are reproducible."""
+    size = _keyword_size("empty", sizes, size)
     return _filled(size_args(size), unreproducible.fill(), dtype or dtypes.DEFAULT_FLOAT,
                    requires_grad, check_device(device))
 

@@ -23,7 +23,8 @@ from .views import warn
 KERNEL_NAMES = {"clip": "clamp", "concat": "cat", "concatenate": "cat", "ger": "mul",
                 "outer": "mul", "square": "pow", "true_divide": "div", "divide": "div",
                 "multiply": "mul", "subtract": "sub", "arccos": "acos", "arcsin": "asin",
-                "arctan": "atan", "absolute": "abs", "negative": "neg", "fix": "trunc"}
+                "arctan": "atan", "absolute": "abs", "negative": "neg", "fix": "trunc",
+                "spmm": "mm"}
 
 # functions without a derivative (measured): their out= is taken whatever requires grad
 NOT_DIFFERENTIABLE = frozenset("""

@@ -92,7 +92,8 @@ def is_uniform(value: Any) -> bool:
 
 
 def jsonable(value: Any) -> Any:
-    """Facts as strict JSON: arrays become (nested) lists, non-finite floats strings."""
+    """Facts as strict JSON: arrays become (nested) lists, non-finite floats strings, complex
+    numbers {"real", "imag"}."""
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -118,6 +119,8 @@ def jsonable(value: Any) -> Any:
         if np.isfinite(v):
             return v
         return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(value, (np.complexfloating, complex)):  # a complex tensor's element
+        return {"real": jsonable(value.real), "imag": jsonable(value.imag)}
     return value
 
 

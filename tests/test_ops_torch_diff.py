@@ -332,6 +332,8 @@ CASES = [
     "torch.bmm(B, torch.ones(4, 4, 5))", "torch.bmm(B, M)", "torch.matmul(v.sum(), u)",
     "x @ torch.ones(3, 2, dtype=torch.float64)", "torch.dot(v, torch.ones(3, dtype=torch.float64))",
     "B @ torch.ones(2, 2)",
+    # torch.spmm: mm's binding under another name (dense tensors)
+    "torch.spmm(x, M)", "torch.spmm(x, mat2=M)", "torch.spmm(x, y)", "torch.spmm(v, M)",
     # nn
     "torch.softmax(x, dim=1)", "torch.softmax(x, -1)", "x.softmax(1)", "x.softmax(dim=-1)",
     "F.softmax(x, dim=1)", "F.softmax(x, 1, dtype=torch.float64)", "F.softmax(x, 5)",

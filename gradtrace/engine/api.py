@@ -214,6 +214,9 @@ divide true_divide multiply subtract
 """.split())
 for _name in OUT_FUNCTIONS & TORCH_FUNCTIONS.keys():
     TORCH_FUNCTIONS[_name] = accepting_out(_name, TORCH_FUNCTIONS[_name])
+# torch.spmm is mm's Python binding under a second name (its messages say `mm()`): with the
+# strided tensors gradtrace has, it is mm, MmBackward0 included
+TORCH_FUNCTIONS["spmm"] = TORCH_FUNCTIONS["mm"]
 
 AUTOGRAD_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "grad": _backward.grad,

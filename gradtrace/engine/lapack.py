@@ -389,7 +389,11 @@ def column_major(x: np.ndarray) -> np.ndarray:
     results torch's LAPACK wrappers return (strides (..., 1, m))."""
     if x.ndim < 2:
         return x
-    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+    # (a fresh buffer: np.ascontiguousarray keeps a (1, m) row's strides as they are, so a
+    # (m, 1) solution would keep (1, 1) where torch's has (1, m))
+    out = np.empty(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
+    out[...] = np.swapaxes(x, -1, -2)
+    return np.swapaxes(out, -1, -2)
 
 
 LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")

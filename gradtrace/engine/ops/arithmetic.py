@@ -24,6 +24,7 @@ from ._util import (
     cast,
     common_dtype,
     float_dtype,
+    iterator_layout,
     not_implemented,
     number_apply,
     result_dtype,
@@ -657,7 +658,8 @@ def _compare(ufunc: np.ufunc, a: Any, b: Any, name: str | None = None) -> Tensor
     ta, tb, dtype = binary_operands(a, b)
     if name is not None and dtype.barebones:  # (== and != run on them)
         raise unsigned.not_implemented(f"{name}_cpu", dtype)
-    return Tensor._wrap(ufunc(cast(ta.array, dtype), cast(tb.array, dtype)))
+    x, y = cast(ta.array, dtype), cast(tb.array, dtype)
+    return Tensor._wrap(iterator_layout(ufunc(x, y), x, y))
 
 
 def eq(a: Any, b: Any) -> Tensor:
@@ -688,7 +690,8 @@ def _bitwise(ufunc: np.ufunc, name: str, a: Any, b: Any) -> Tensor:
     ta, tb, dtype = binary_operands(a, b)
     if dtype.is_floating_point:
         raise not_implemented(f"{name}_cpu", dtype)
-    return Tensor._wrap(ufunc(cast(ta.array, dtype), cast(tb.array, dtype)))
+    x, y = cast(ta.array, dtype), cast(tb.array, dtype)
+    return Tensor._wrap(iterator_layout(ufunc(x, y), x, y))
 
 
 def bitwise_and(a: Any, b: Any) -> Tensor:

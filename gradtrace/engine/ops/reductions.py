@@ -17,7 +17,7 @@ from ..node import Function
 from ..reduction_order import cascade_sum
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, as_tensor_operand, type_name
-from ._util import cast, common_dtype, float_dtype
+from ._util import cast, common_dtype, float_dtype, iterator_layout
 from .scalar import div_scalar
 from .views import saved_int, saved_ints, signed
 
@@ -617,7 +617,8 @@ class MaximumBackward0(Function):
         dtype = common_dtype(a, b)
         self.save("other", b)
         self.save("self", a)
-        return type(self).ufunc(cast(a.array, dtype), cast(b.array, dtype))
+        x, y = cast(a.array, dtype), cast(b.array, dtype)
+        return iterator_layout(type(self).ufunc(x, y), x, y)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         """torch: at::where(self == other, grad / 2, grad).masked_fill_(self < other, 0)."""

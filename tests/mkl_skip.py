@@ -23,3 +23,9 @@ OTHER_KERNELS_REASON = (
     f"torch's MKL bits here were recorded on an AMD CPU (MKL's generic kernels); this "
     f"{cpu_vendor() or 'unknown'} CPU runs MKL's own kernels, in torch and gradtrace alike")
 recorded_mkl_kernels = pytest.mark.skipif(OTHER_KERNELS, reason=OTHER_KERNELS_REASON)
+
+MODELLED_ORDER_REASON = (
+    f"gradtrace reproduces the order of MKL's generic kernels (what torch runs on an AMD CPU) "
+    f"for these products and factorizations; this {cpu_vendor() or 'unknown'} CPU runs MKL's "
+    "own kernels, whose order is not modelled")
+"""Why a live-torch test of MKL's BLAS/LAPACK order skips on an Intel CPU."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mkl_skip import MODELLED_ORDER_REASON, OTHER_KERNELS
 from numerics_data import Rates, floats, load, matmul_sizes, recorded_capabilities, same_bits
 
 from gradtrace.engine import blas_model, capability, exactness, mkl
@@ -43,6 +44,7 @@ def compute(op: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
     return ops[op]().array
 
 
+@pytest.mark.skipif(OTHER_KERNELS, reason=MODELLED_ORDER_REASON)
 @pytest.mark.parametrize("cap", CAPABILITIES)
 def test_matrix_products_match_torch_where_the_blas_order_is_known(cap, monkeypatch):
     monkeypatch.setattr(capability, "CAPABILITY", cap)

@@ -32,7 +32,7 @@ from ..errors import NotSupportedError
 from . import capability, fp32, fp64
 from .dtypes import DType, complex64, complex128
 from .meta import elementwise_strides
-from .pointwise import thread_chunk
+from .pointwise import loop_row, thread_chunk
 
 RUNS = frozenset("""
     tensor as_tensor zeros ones full zeros_like ones_like full_like empty empty_like new_zeros
@@ -127,39 +127,6 @@ def complex_of(dtype: DType) -> DType:
 _VECTOR, _FUSED, _PLAIN = 0, 1, 2
 
 
-def _row(views: list[np.ndarray], itemsize: int) -> tuple[int, str]:
-    """The inner loop of TensorIterator over operands broadcast to one shape (their output
-    C-contiguous): its length (the trailing dims every operand's strides coalesce) and
-    how cpu_kernel_vec runs it: "contiguous" (every input's stride is the element size),
-    "scalar" (one input's is 0, the rest contiguous: is_contiguous_scalar) or "strided"
-    (basic_loop)."""
-    shape = views[0].shape
-    out = [itemsize] * len(shape)
-    for d in range(len(shape) - 2, -1, -1):
-        out[d] = out[d + 1] * shape[d + 1]
-    operands = [v.strides for v in views] + [tuple(out)]
-    inner, first, expect = 1, None, None
-    for d in reversed(range(len(shape))):
-        if shape[d] == 1:
-            continue
-        strides = [s[d] for s in operands]
-        if first is None:
-            first, inner = strides, shape[d]
-        elif any(st != e for st, e in zip(strides, expect, strict=True)):
-            break
-        else:
-            inner *= shape[d]
-        expect = [st * shape[d] for st in strides]
-    if first is None:
-        return 1, "contiguous"
-    ins = first[:-1]
-    if all(st == itemsize for st in ins):
-        return inner, "contiguous"
-    if sum(st == 0 for st in ins) == 1 and all(st in (0, itemsize) for st in ins):
-        return inner, "scalar"
-    return inner, "strided"
-
-
 def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
     """For n elements in iteration order (rows of `row`, cut into threads' chunks): how
     each is computed, _VECTOR, _FUSED or _PLAIN (see the module's docstring)."""
@@ -200,7 +167,7 @@ def _binary(x: np.ndarray, y: np.ndarray, kernel: Any) -> np.ndarray:
     out_strides = elementwise_strides(shape, (x, y))
     order = sorted(range(len(shape)), key=lambda d: -out_strides[d])
     views = [np.broadcast_to(v, shape).transpose(order) for v in (x, y)]
-    row, mode = _row(views, x.itemsize)
+    row, mode = loop_row(views, x.itemsize)
     a, b = (np.ascontiguousarray(v).reshape(-1) for v in views)
     with np.errstate(all="ignore"):
         out = kernel(a, b, row, mode, dtype)

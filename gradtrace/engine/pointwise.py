@@ -107,11 +107,12 @@ def _vector_bodies(n: int, row: int, width: int) -> np.ndarray:
     return (it - seg_start) < body
 
 
-def _broadcast_row(views: list[np.ndarray], itemsize: int) -> tuple[int, bool]:
+def loop_row(views: list[np.ndarray], itemsize: int) -> tuple[int, str]:
     """TensorIterator's inner loop over inputs broadcast to one shape (the output
-    C-contiguous): the trailing dims every operand's strides coalesce, and whether
-    cpu_kernel_vec vectorises it (every input contiguous there, or one of them a stride-0
-    scalar and the rest contiguous: is_contiguous_scalar)."""
+    C-contiguous): its length (the trailing dims every operand's strides coalesce) and how
+    cpu_kernel_vec runs it: "contiguous" (every input's stride is the element size),
+    "scalar" (one input's is 0, the rest contiguous: is_contiguous_scalar), both vectorised,
+    or "strided" (basic_loop)."""
     shape = views[0].shape
     out_strides = [itemsize] * len(shape)  # C-contiguous
     for d in range(len(shape) - 2, -1, -1):
@@ -130,10 +131,13 @@ def _broadcast_row(views: list[np.ndarray], itemsize: int) -> tuple[int, bool]:
             inner *= shape[d]
         expect = [st * shape[d] for st in strides]
     if first is None:
-        return 1, True
+        return 1, "contiguous"
     ins = first[:-1]
-    scalars = sum(st == 0 for st in ins)
-    return inner, all(st in (0, itemsize) for st in ins) and scalars <= 1
+    if all(st == itemsize for st in ins):
+        return inner, "contiguous"
+    if sum(st == 0 for st in ins) == 1 and all(st in (0, itemsize) for st in ins):
+        return inner, "scalar"
+    return inner, "strided"
 
 
 def thread_chunk(n: int) -> int:
@@ -257,7 +261,8 @@ def _apply_broadcast(views: list[np.ndarray], vector: Callable[..., np.ndarray],
     dtype = np.result_type(*views)
     if not flats[0].size:
         return np.empty(shape, dtype)
-    row, vectorised = _broadcast_row(views, np.dtype(dtype).itemsize)
+    row, mode = loop_row(views, np.dtype(dtype).itemsize)
+    vectorised = mode != "strided"
     if not vectorised:
         return scalar(*flats).reshape(shape)
     m = _vector_bodies(flats[0].size, row, _body_width(np.dtype(dtype).itemsize, cap))

@@ -273,15 +273,16 @@ class AccumulateGrad(Node):
         if grads[0] is None:
             return ()
         var = self.variable
-        new = grads[0]
-        if new.is_sparse_layout or var.grad is not None and var.grad.is_sparse_layout:
+        # (no local name for grads[0] before can_steal: it counts the gradient's references)
+        if grads[0].is_sparse_layout or var.grad is not None and var.grad.is_sparse_layout:
             from .sparse import accumulate
 
-            accumulate(var, new)
+            accumulate(var, grads[0])
             return ()
         if var.grad is None:
             # torch keeps a gradient only the engine holds, else copies it (copy_: version 1)
             steal = grad_reuse.can_steal(grads, 0, var)
+            new = grads[0]
             var.grad = new if steal else grad_reuse.copy_grad(new)
             if var.grad._fw_grad is not None:  # torch keeps `new_grad.detach()`: no tangent
                 var.grad._fw_grad = None

@@ -17,6 +17,8 @@ from gradtrace.engine.node import Function
 # ops torch 2.13 has a forward formula for (derivatives.yaml, or a decomposition torch.func
 # and forward-mode AD use) that gradtrace has not written yet, by module
 NOT_YET = {
+    "complex_ops": "PolarBackward0",
+    "sparse_products": "MmBackward0 SparseAddmmBackward0",
     "activations": "EluBackwardBackward0 GeluBackwardBackward0 GluBackward0 "
         "GluBackwardBackward0 LogSigmoidBackwardBackward0 RreluWithNoiseBackward0 "
         "RreluWithNoiseBackwardBackward0 SoftplusBackwardBackward0",

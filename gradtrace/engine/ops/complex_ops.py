@@ -199,8 +199,8 @@ class PolarBackward0(Function):
     (polar_backward: sgn(result), a complex division by abs) was not measured: refused."""
 
     __slots__ = ()
-    formulas = (vjp("abs", "real({grad}.conj() * sgn(result))"),
-                vjp("angle", "real({grad}.conj() * result * 1j)"))
+    formulas = (vjp("abs", "real({grad}.conj() * sgn({result}))"),
+                vjp("angle", "-imag({grad}.conj() * {result})"))
 
     def forward(self, r: Tensor, theta: Tensor) -> np.ndarray:
         dtype = _check_parts("polar", r, theta)

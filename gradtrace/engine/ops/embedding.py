@@ -38,10 +38,11 @@ def _embedding_formulas() -> tuple[Formula, ...]:
     sparse=True the gradient is a sparse tensor of one entry per lookup."""
     rows = "{grad}.flatten(0, -2)"
     scaled = "({grad} / {indices}.bincount()[{indices}].unsqueeze(-1)).flatten(0, -2)"
-    sparse = "sparse_coo_tensor({indices}.reshape(1, -1), {grad}.flatten(0, -2))"
-    out = [vjp("weight", sparse, when=(("sparse", True), ("padding_idx", NO_PADDING))),
-           vjp("weight", sparse + " without the entries where {indices} == {padding_idx}",
-               when=(("sparse", True),))]
+    kept = "{indices}.flatten() != {padding_idx}"
+    out = [vjp("weight", "sparse_coo_tensor({indices}.reshape(1, -1), {grad}.flatten(0, -2))",
+               when=(("sparse", True), ("padding_idx", NO_PADDING))),
+           vjp("weight", f"sparse_coo_tensor({{indices}}.flatten()[{kept}].reshape(1, -1), "
+                         f"{{grad}}.flatten(0, -2)[{kept}])", when=(("sparse", True),))]
     for scale in (False, True):
         summed = ("zeros_like({weight}).index_add(0, {indices}.flatten(), "
                   + (scaled if scale else rows) + ")")

@@ -78,7 +78,6 @@ KNOWN = {
        for d in ((2, 1), (-1, 0))},
     ("torch.where(a > 0, a, b)", (1, None)): _UNBATCHED_GRAD,
     ("torch.maximum(a, b)", (1, None)): _UNBATCHED_GRAD,
-    ("(a * b).sigmoid()", (-1, 0)): _UNBATCHED_GRAD,
 }
 
 

@@ -21,7 +21,7 @@ from . import dtypes, fp32
 from .device import CPU, Device
 from .grad_mode import GRAD_MODE
 from .limits import admit, reserve
-from .meta import meta_array
+from .meta import is_c_contiguous, meta_array
 from .ops.std_sort import std_sort_order
 from .tensor import Tensor, bump_version, new_counter, wrap
 
@@ -426,16 +426,8 @@ def accumulate(var: Tensor, new: Tensor) -> None:
 
 
 def _contiguous(values: Tensor) -> bool:
-    """torch's is_contiguous (sizes of 1 ignored): whether add takes its merge path."""
-    from .ops.views import tensor_strides
-
-    arr = values.array
-    expected = 1
-    for n, s in zip(reversed(arr.shape), reversed(tensor_strides(values)), strict=True):
-        if n != 1 and s != expected:
-            return False
-        expected *= n
-    return True
+    """torch's is_contiguous of the values: whether add takes its merge path."""
+    return is_c_contiguous(values.array)
 
 
 def _axpy(y: np.ndarray, alpha: float, x: np.ndarray) -> np.ndarray:

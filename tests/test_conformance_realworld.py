@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_conformance import assert_matches_torch, use_capability
+from test_conformance import assert_matches_torch, record_conformance, use_capability
 
 from gradtrace.engine import capability
 
@@ -87,9 +87,27 @@ NOT_YET = {
                                   "vmap agree with it to the printed digits",
 }
 
+# Cases that print torch's digits on the vendor's CPU they were recorded on, though a step
+# runs through a kernel whose order gradtrace does not reproduce (noted), and not on a CPU
+# of the other vendor, where MKL's other kernels change the last bits that step amplifies
+NOT_YET_ON_OTHER_KERNELS = {
+    "cmu11785_recitation11_wgangp_gradient_penalty": "the gradient penalty's input "
+        "gradient of Conv2d(1, 64, 4, stride=2) runs oneDNN's gemm:jit (im2col and its own "
+        "sgemm, not reproduced: noted); the generator loss after the discriminator's Adam "
+        "step prints -0.05001519247889519 where torch prints -0.050015196204185486",
+    "torchvision_resnet_basicblock_bottleneck": "some of the Bottleneck ResNet's "
+        "convolutions' input and weight gradients run oneDNN kernels not reproduced (noted); "
+        "after one "
+        "SGD step on a batch of 2 (BatchNorm on 1x1 maps) the loss prints 1.86984 where "
+        "torch prints 1.86982",
+}
+
 
 def _case_param(case: Path) -> object:
     reason = NOT_YET.get(case.stem)
+    if case.stem in NOT_YET_ON_OTHER_KERNELS and record_conformance.other_mkl_kernels(
+            MANIFEST[case.stem].get("cpu_vendor", record_conformance.RECORDED_CPU_VENDOR)):
+        reason = NOT_YET_ON_OTHER_KERNELS[case.stem]
     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
     return pytest.param(case, id=case.stem, marks=marks)
 
@@ -103,7 +121,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 def test_realworld_corpus_is_complete_and_recorded():
     assert len(CASES) == 676
-    assert set(NOT_YET) <= set(MANIFEST)
+    assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:
         entry = MANIFEST[case.stem]

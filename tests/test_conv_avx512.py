@@ -59,10 +59,11 @@ CASES = [  # (input shape, weight shape, stride, padding, dilation)
 ]
 # shapes oneDNN sends to other kernels for some direction (gemm:jit for padding as wide as
 # the kernel or kernels 14 and wider, inner products for a kernel the input's size,
-# brgconv_strided): their results either have torch's bits or the run notes why not
+# brgconv_strided): their results either have torch's bits or the run notes why not (which
+# of them gradtrace knows depends on the CPU: brgconv_strided's split test reads its L2 size)
 EDGE = [
     ((2, 3, 16, 16), (8, 3, 3, 3), 1, 3, 1),
-    ((2, 32, 8, 8), (512, 32, 4, 4), 2, 1, 1),  # brgconv_strided's split test: not known
+    ((2, 32, 8, 8), (512, 32, 4, 4), 2, 1, 1),  # brgconv_strided's split: known for a 2 MiB L2
     ((2, 4, 1, 60), (8, 4, 1, 20), 1, (0, 5), 1),
     ((2, 16, 10, 10), (16, 16, 3, 3), 1, (1, 3), 1),
     ((2, 16, 14, 14), (16, 16, 14, 14), 1, 0, 1),
@@ -167,7 +168,6 @@ def test_convolution_on_other_onednn_kernels_has_torchs_bits_or_notes_why_not(
     monkeypatch.setattr(capability, "num_threads", lambda environ=None: threads)
     results = _run(index)
     causes = " ".join(exactness.causes())
-    assert causes  # every EDGE shape meets at least one kernel gradtrace does not reproduce
     for name, direction, mine in zip(("y", "gx", "gw", "gb"),
                                      ("forward", "input", "weight", "weight"), results,
                                      strict=True):

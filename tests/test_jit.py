@@ -6,22 +6,15 @@ does not reproduce is refused with a located NotSupportedError, never run differ
 from __future__ import annotations
 
 import io
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from recorded_samples import assert_prints_recording, assert_recording_is_live_torch
 
 from gradtrace.runner import run_text
 
 SCRIPTS = Path(__file__).parent / "data" / "jit"
 NAMES = sorted(p.stem for p in SCRIPTS.glob("*.gt"))
-
-
-def _without_addresses(text: str) -> str:
-    return re.sub(r" at 0x[0-9a-f]+", " at 0x", text)
 
 
 def _run(text: str) -> tuple[str, object]:
@@ -36,19 +29,12 @@ def test_jit_script_prints_what_torch_printed(name: str) -> None:
     out = io.StringIO()
     result = run_text(script.read_text(), str(script), stdout=out)
     assert result.error is None, result.error
-    expected = (SCRIPTS / f"{name}.out").read_text()
-    assert _without_addresses(out.getvalue()) == _without_addresses(expected)
+    assert_prints_recording(script, out.getvalue())
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_jit_recording_agrees_with_live_torch(name: str) -> None:
-    torch = pytest.importorskip("torch")
-    assert torch.__version__.startswith("2.13")
-    env = {**os.environ, "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
-    live = subprocess.run([sys.executable, str(SCRIPTS / f"{name}.gt")], capture_output=True,
-                          text=True, check=True, env=env).stdout
-    assert _without_addresses(live) == _without_addresses(
-        (SCRIPTS / f"{name}.out").read_text())
+    assert_recording_is_live_torch(SCRIPTS / f"{name}.gt")
 
 
 PRELUDE = "import torch\nimport torch.nn as nn\n"

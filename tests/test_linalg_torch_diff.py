@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-from mkl_skip import MODELLED_ORDER_REASON, OTHER_KERNELS, needs_mkl  # noqa: E402
+from mkl_skip import OTHER_KERNELS, needs_mkl  # noqa: E402
 from test_ops_torch_diff import (  # noqa: E402
     _gt_env,
     _inputs,
@@ -177,6 +177,10 @@ def _ulps(a: np.ndarray, b: np.ndarray) -> int:
 # pivoting is whatever the heap held (engine/lapack.py gels_family)
 NOT_BIT_EXACT = {"torch.cdist(x, y, p=1.5)",
                  *(c for c in CASES if "lstsq" in c and "driver=" not in c)}
+# exact on an AMD CPU; on an Intel one the gradient of an A broadcast over B's batch differs
+# from torch's in the last place (2-4 of 6 elements), the same A unbroadcast does not:
+# which of the backward's products torch runs through MKL there is not yet located
+UNLOCATED_ON_OTHER_KERNELS = {"torch.linalg.lstsq(B.mT[:1], C, driver='gelss')"}
 
 
 @needs_mkl
@@ -185,8 +189,9 @@ NOT_BIT_EXACT = {"torch.cdist(x, y, p=1.5)",
 def test_values_and_gradients_are_torchs_bits(code: str, dtype: type) -> None:
     """MKL's LAPACK called as torch calls it, and the backward formulas op for op: every
     output and every gradient has torch's bits (float32 and float64)."""
-    if OTHER_KERNELS and any(n in code for n in ('det(', 'slogdet', "'gelss'")):
-        pytest.skip(MODELLED_ORDER_REASON)
+    if OTHER_KERNELS and code in UNLOCATED_ON_OTHER_KERNELS:
+        pytest.skip("exact on an AMD CPU; on this one MKL runs other kernels, and which of "
+                    "this backward's steps they change is not yet located")
     arrays = {k: (a.astype(dtype) if a.dtype.kind == "f" else a)
               for k, a in _inputs(0).items()}
     tenv, genv = _torch_env(arrays), _gt_env(arrays)

@@ -44,7 +44,6 @@ def compute(op: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
     return ops[op]().array
 
 
-@pytest.mark.skipif(OTHER_KERNELS, reason=MODELLED_ORDER_REASON)
 @pytest.mark.parametrize("cap", CAPABILITIES)
 def test_matrix_products_match_torch_where_the_blas_order_is_known(cap, monkeypatch):
     monkeypatch.setattr(capability, "CAPABILITY", cap)
@@ -70,6 +69,7 @@ def test_matrix_products_match_torch_where_the_blas_order_is_known(cap, monkeypa
     assert known.rate("mm") == 1.0 and known.counts["mm"][1] > 0
 
 
+@pytest.mark.skipif(OTHER_KERNELS, reason=MODELLED_ORDER_REASON)
 def test_without_mkl_the_order_model_matches_torch_where_it_claims(monkeypatch):
     """Without the `mkl` wheel engine/blas_model.py stands in: exact where it claims an
     order, noted elsewhere."""

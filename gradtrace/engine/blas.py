@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from . import blas_model, capability, exactness, mkl
+from . import aligned, blas_model, capability, exactness, mkl
 from .meta import META, meta_array, stands_on_meta
 from .mkl import data_pointer
 
@@ -202,7 +202,7 @@ def addmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1,
     blas = _routines(dtype)
     if blas is None or m * n == 0 or k == 0:
         return _without_blas(bias, a, b, beta, alpha, dtype)
-    result = np.empty((m, n), dtype)
+    result = aligned.empty((m, n), dtype)
     if beta != 0:
         np.copyto(result, bias)
     _addmm_into(result, a, b, beta, alpha, blas)
@@ -248,7 +248,7 @@ def addmv(bias: np.ndarray | None, mat: np.ndarray, vec: np.ndarray, beta: Any =
         return meta_array(mat.shape[:1], np.result_type(mat, vec))
     rows, cols = mat.shape
     dtype = np.result_type(mat, vec)
-    out = np.zeros(rows, dtype)
+    out = aligned.zeros((rows,), dtype)
     if beta != 0 and bias is not None:
         np.copyto(out, bias, casting="unsafe")
     blas = _routines(mat.dtype)
@@ -321,7 +321,7 @@ def baddbmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1
     bs, m, k = a.shape
     n = b.shape[-1]
     dtype = np.result_type(a, b)
-    result = np.zeros((bs, m, n), dtype)
+    result = aligned.zeros((bs, m, n), dtype)
     if bias is not None:
         np.copyto(result, bias, casting="unsafe")
     if bs * m * n == 0:

@@ -14,6 +14,7 @@ import weakref
 from typing import Any
 
 from ..errors import LimitExceeded, NotSupportedError
+from . import aligned
 from .meta import META, MetaArray
 
 TRACK_BYTES = 1 << 16  # tensors this large are counted toward live memory
@@ -110,7 +111,7 @@ def admit(owner: Any, array: Any) -> None:
         return
     if array.size > LIMITS.max_elements:
         reserve(array.shape)
-    if array.base is None and array.nbytes >= TRACK_BYTES:
+    if array.nbytes >= TRACK_BYTES and aligned.owns_data(array):
         track(owner, array.nbytes)
 
 

@@ -21,12 +21,13 @@ Forward and grad_input frames run inside ATen's parallel_for over the images, wh
 runs on one thread whenever there are several images; grad_weight's loop, and every loop
 of the dilated kernel, is sequential.
 Groups run this per group on contiguous slices (Convolution.cpp's subtensor), then cat.
+The gemms write into buffers where torch's would lie (engine/aligned.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import blas, capability, exactness
+from . import aligned, blas, capability, exactness
 from .reduction_order import cascade_sum
 
 _CAUSE = "slow_conv2d without MKL: its gemm order is not reproduced"
@@ -94,7 +95,7 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
     out_sizes = _out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)
     p = int(np.prod(out_sizes))
     w2 = np.ascontiguousarray(w).reshape(o, -1)
-    out = np.zeros((n, o, p), x.dtype)
+    out = aligned.zeros((n, o, p), x.dtype)
     if b is not None:
         out[...] = b.reshape(1, o, 1)
     threads = _frame_threads(n, kernel)
@@ -123,7 +124,7 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
     grad = np.zeros((n, c) + tuple(x_shape[2 + i] + 2 * padding[i] for i in range(nd)),
                     g.dtype)
     threads = _frame_threads(n, kernel)
-    cols = np.empty((rows, p), g.dtype)
+    cols = aligned.empty((rows, p), g.dtype)
     for t in range(n):
         _product(False, True, p, rows, o, g[t], p, w2, rows, 0, cols, threads)
         taps = cols.reshape((c,) + tuple(taps_shape) + tuple(out_sizes))
@@ -149,7 +150,7 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
     rows = int(np.prod(w_shape[1:]))
     p = int(np.prod(g.shape[2:]))
     g = np.ascontiguousarray(g)
-    grad = np.zeros((o, rows), g.dtype)
+    grad = aligned.zeros((o, rows), g.dtype)
     for t in range(n):
         cols = columns(x[t], tuple(w_shape[2:]), stride, padding, dilation)
         _product(True, False, rows, o, p, cols, p, g[t], p, 1, grad, None)

@@ -65,7 +65,7 @@ class Recorder:
         flat = {kind: np.concatenate(parts) if parts else np.zeros(0, kind)
                 for kind, parts in self.buffers.items()}
         np.savez_compressed(path, cases=np.array(json.dumps(self.cases)), **flat)
-        print(f"{path.relative_to(ROOT)}: {len(self.cases)} cases, "
+        print(f"{path}: {len(self.cases)} cases, "
               f"{sum(self.sizes.values())} values")
 
 
@@ -268,19 +268,21 @@ FAMILIES = {"reductions": record_reductions, "softmax": record_softmax,
             "matmul": record_matmul, "fused": record_fused, "training": record_training}
 
 
-def child(capability: str, families: list[str]) -> None:
+def child(capability: str, families: list[str], out: pathlib.Path = OUT) -> None:
     import torch
+    from record_conformance import cpu_vendor
 
     torch.set_num_threads(2)  # the thread count the matmul expectations were measured with
     reported = torch.backends.cpu.get_cpu_capability().lower()
     if reported != capability:
         sys.exit(f"asked for {capability}, torch runs {reported}")
     for name in families:
-        FAMILIES[name](torch).save(OUT / capability / f"{name}.npz")
+        FAMILIES[name](torch).save(out / capability / f"{name}.npz")
     meta = {"capability": capability, "torch": torch.__version__,
             "blas": "mkl" if torch.backends.mkl.is_available() else "other",
-            "cpu_flags_avx512": "avx512f" in open("/proc/cpuinfo").read(), "threads": 2}
-    (OUT / capability / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+            "cpu_flags_avx512": "avx512f" in open("/proc/cpuinfo").read(), "threads": 2,
+            "cpu_vendor": cpu_vendor()}
+    (out / capability / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
 def runnable() -> list[str]:
@@ -291,23 +293,30 @@ def runnable() -> list[str]:
     return caps
 
 
+def record(capability: str, families: list[str], out: pathlib.Path = OUT) -> None:
+    """The families under torch in a fresh Python run as on a machine of `capability`:
+    oneDNN capped at that ISA (AVX2, or the AVX-512 core gradtrace models); numpy without
+    its AVX-512 loops, as gradtrace imports it (gradtrace/__init__.py), so the inputs built
+    with numpy's exp (activation_outputs) are the tests' own."""
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability,
+               NPY_DISABLE_CPU_FEATURES=_numpy_avx512_features(),
+               ONEDNN_MAX_CPU_ISA="AVX512_CORE" if capability == "avx512" else "AVX2")
+    subprocess.run([sys.executable, __file__, "--child", str(out), capability, *families],
+                   env=env, check=True)
+
+
 def main() -> None:
     """`record_numerics.py [--family NAME ...] [CAPABILITY ...]`: every family by default."""
     args = sys.argv[1:]
-    if len(args) > 1 and args[0] == "--child":
-        child(args[1], args[2:])
+    if len(args) > 2 and args[0] == "--child":
+        child(args[2], args[3:], pathlib.Path(args[1]))
         return
     families = []
     while len(args) > 1 and args[0] == "--family":
         families.append(args[1])
         args = args[2:]
     for capability in args or runnable():
-        # numpy without its AVX-512 loops, as gradtrace imports it (gradtrace/__init__.py):
-        # the inputs built with numpy's exp (activation_outputs) are then the tests' own
-        env = dict(os.environ, ATEN_CPU_CAPABILITY=capability,
-                   NPY_DISABLE_CPU_FEATURES=_numpy_avx512_features())
-        subprocess.run([sys.executable, __file__, "--child", capability,
-                        *(families or FAMILIES)], env=env, check=True)
+        record(capability, families or list(FAMILIES))
 
 
 if __name__ == "__main__":

@@ -105,7 +105,9 @@ def _lu_of(a: Tensor) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _lu_solve_diag(node: Function, g: Tensor, nudge_zeros: bool) -> Tensor:
-    """A⁻ᴴ diag(g) from the saved LU (det and slogdet's backward without create_graph)."""
+    """A⁻ᴴ diag(g) from the saved LU (det and slogdet's backward without create_graph),
+    column-major as linalg_lu_solve returns it: the layout the next product reads (an
+    Intel CPU's MKL runs other kernels for a transposed operand)."""
     a, lu, piv = node.unpack("A"), node.unpack("LU"), node.unpack("pivots")
     n = a.array.shape[-1]
     d = np.eye(n, dtype=lu.array.dtype) * np.asarray(g.array)[..., None, None]
@@ -115,7 +117,8 @@ def _lu_solve_diag(node: Function, g: Tensor, nudge_zeros: bool) -> Tensor:
         lu_arr = lu_arr + np.eye(n, dtype=lu_arr.dtype) * np.where(
             diag == 0, np.finfo(lu_arr.dtype).eps, 0).astype(lu_arr.dtype)[..., None, :]
     d = np.broadcast_to(d, lu_arr.shape[:-2] + (n, n)).copy()
-    return wrap_result(lapack.getrs(lu_arr, piv.array, d, transpose=not _contiguous(a)))
+    return Tensor._wrap(lapack.column_major(
+        lapack.getrs(lu_arr, piv.array, d, transpose=not _contiguous(a))))
 
 
 def _trace_a_inv(node: Function, a: Tensor, a_t: Tensor) -> Tensor:

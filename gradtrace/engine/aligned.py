@@ -6,7 +6,8 @@ kernels there treat a result's first elements apart until the next 64-byte bound
 address a product is written to decides part of its summation order (measured: a float32
 1x128 @ 128x185 product differs from torch's in 5 to 16 of its 185 elements when written 4 to
 48 bytes past a boundary, in none when written at one; moving the operands to five offsets
-changed none of 72 products: 12 shapes, 3 layouts, float32 and float64). MKL's generic kernels on an AMD CPU do not depend on it.
+changed none of 72 products: 12 shapes, 3 layouts, float32 and float64). MKL's generic
+kernels on an AMD CPU do not depend on it.
 """
 from __future__ import annotations
 

@@ -97,6 +97,11 @@ CASES = [
     "torch.linalg.lstsq(torch.zeros(4, 2, 2), B, driver='gels')",
     "torch.linalg.lstsq(torch.zeros(2, 2), x, driver='gels')",
     "torch.linalg.lstsq(M @ x, M, driver='gelss')",
+    # a vector B (one column per matrix): the solution and B's gradient are vectors too
+    "torch.linalg.lstsq(M, v, driver='gelsd')", "torch.linalg.lstsq(M, x[0], driver='gels')",
+    "torch.linalg.lstsq(B.mT, B[:, 0], driver='gelss')", "torch.linalg.lstsq(B, v)",
+    "torch.linalg.lstsq(B.mT[:1], B[:, 0], driver='gelss')", "torch.linalg.lstsq(M, M[0])",
+    "torch.linalg.lstsq(v, v)", "torch.linalg.lstsq(M, torch.tensor(1.0))",
 ]
 
 

@@ -22,7 +22,7 @@ from .linalg import matmul
 from .matrices import diag_embed, diagonal
 from .reductions import ReturnTypes, sum_array
 from .select_views import narrow
-from .views import mT, unsqueeze
+from .views import mT, squeeze, unsqueeze
 
 SvdReturn = named_return("linalg_svd", "U", "S", "Vh")
 TorchSvdReturn = named_return("svd", "U", "S", "V")
@@ -314,7 +314,7 @@ class LinalgLstsqBackward0(Function):
     def forward(self, a: Tensor, b: Tensor, rcond: float, driver: str) -> list[np.ndarray]:
         self.save("self", a)
         self.save("b", b)
-        aa, bb = _broadcast_batches(a.array, b.array)
+        aa, bb = _broadcast_batches(a.array, _as_matrix(a, b).array)
         buf, ranks, _, _ = lapack.gels_family(aa, bb, rcond, driver)
         m, n = a.array.shape[-2:]
         residuals = np.zeros((0,), dtype=a.array.dtype)
@@ -323,7 +323,8 @@ class LinalgLstsqBackward0(Function):
         if m > n and driver != "gelsy" and (ranks is None or bool((ranks == n).all())):
             raw = np.square(buf[..., n:, :])
             residuals = sum_array(raw, (raw.ndim - 2,), False, a.dtype)
-        return [buf[..., :n, :], residuals]
+        solution = buf[..., :n, :]
+        return [solution[..., 0] if _is_vector(a, b) else solution, residuals]
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("solution", outputs[0], is_output=True)
@@ -333,6 +334,10 @@ class LinalgLstsqBackward0(Function):
         if g_x is None and not has_gl:
             return None, None
         a, b = self.unpack("self"), self.unpack("b")
+        vector = _is_vector(a, b)
+        b = _as_matrix(a, b)
+        if g_x is not None and vector:
+            g_x = unsqueeze(g_x, -1)
         g_a = g_b = None
         if g_x is not None:
             pinv_a = pinv(a)
@@ -342,6 +347,7 @@ class LinalgLstsqBackward0(Function):
                 g_b = matmul(mT(pinv_a), g_x)
         if has_gl:  # the residuals ‖A X - B‖² of each column add their own term
             x = self.unpack("solution")
+            x = unsqueeze(x, -1) if vector else x
             gl_r = unsqueeze(g_l, -2) * (matmul(a, x) - b)
             if self.needs_input_grad(0):
                 term = matmul(gl_r, mT(x)) * 2
@@ -349,7 +355,17 @@ class LinalgLstsqBackward0(Function):
             if self.needs_input_grad(1):
                 term = gl_r * -2
                 g_b = term if g_b is None else g_b + term
-        return g_a, g_b
+        return g_a, (squeeze(g_b, -1) if vector and g_b is not None else g_b)
+
+
+def _is_vector(a: Tensor, b: Tensor) -> bool:
+    """linalg_solve_is_vector_rhs, as linalg_lstsq reads it: B is one column (a vector, or
+    a batch of them shaped as A without its last dimension)."""
+    return b.array.ndim == 1 or b.array.shape == a.array.shape[:-1]
+
+
+def _as_matrix(a: Tensor, b: Tensor) -> Tensor:
+    return unsqueeze(b, -1) if _is_vector(a, b) else b
 
 
 def _broadcast_batches(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -367,21 +383,26 @@ def lstsq(a: Tensor, b: Tensor, rcond: Any = None, *, driver: Any = None) -> Ret
     if driver not in lapack.LSTSQ_DRIVERS:
         raise TorchRuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
                                 "(gels, gelsy, gelsd, gelss)")
+    if a.array.ndim < 2:
+        raise TorchRuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     check_matrices(a, "torch.linalg.lstsq", square=False)
-    if b.array.ndim < 2:
-        raise NotSupportedError("torch.linalg.lstsq with a 1-D B")
+    if b.array.ndim < 1:
+        raise TorchRuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     if a.dtype is not b.dtype:
         raise TorchRuntimeError(
             f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
             f"input's dtype {a.dtype.scalar_type} and other's dtype "
             f"{b.dtype.scalar_type}")
-    if a.array.shape[-2] != b.array.shape[-2]:
-        raise TorchRuntimeError(
-            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if not 0 <= a.array.ndim - b.array.ndim <= 1:
+        raise TorchRuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+                                "other.dim() and (input.dim() - other.dim()) <= 1")
+    if a.array.shape[-2] != _as_matrix(a, b).array.shape[-2]:
+        raise TorchRuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size("
+                                f"{-1 if _is_vector(a, b) else -2})")
     m, n = a.array.shape[-2:]
     if rcond is None:
         rcond = float(np.finfo(a.array.dtype).eps) * max(m, n)
-    aa, bb = _broadcast_batches(a.array, b.array)
+    aa, bb = _broadcast_batches(a.array, _as_matrix(a, b).array)
     _, ranks, svals, info = lapack.gels_family(aa, bb, rcond, driver)
     if info.size and info.max() > 0:
         k, prefix = batch_prefix(info)

@@ -69,13 +69,6 @@ NOT_YET = {
                                           "each object once and keeps it alive (builtins."
                                           "script_id), so it prints False; the rest of the "
                                           "chapter, storage writes included, agrees",
-    "swyoon_binary_laplace_gpc": "its Likelihood registry is declared `class Likelihood("
-                                 "metaclass=ABCMeta)`: gradtrace has no metaclasses (abc's "
-                                 "ABC and abstractmethod are supported, `from abc import "
-                                 "ABCMeta` is a NotSupportedError at the import, and "
-                                 "`metaclass=` in a class's keywords is refused); the "
-                                 "case with `class Likelihood(ABC)` instead prints exactly "
-                                 "what torch printed (measured)",
     "tut_neural_tangent_kernels": "the empirical NTK's Jacobians differ from torch's in the "
                                   "last bits (its trace, printed with tolist(), by 1 ulp): "
                                   "jacrev inside vmap batches the parameters it "

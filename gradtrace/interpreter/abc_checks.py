@@ -23,10 +23,21 @@ from typing import TYPE_CHECKING, Any
 from ..engine.tensor import Tensor
 from ..errors import NotSupportedError, ScriptError, TorchTypeError
 from ..tensor_types import ScriptType
-from .objects import BuiltinType, Instance, ScriptClass, ScriptGenerator, ScriptIterator
+from .objects import (
+    BuiltinType,
+    Instance,
+    ScriptClass,
+    ScriptGenerator,
+    ScriptIterator,
+    opaque_type,
+)
 
 if TYPE_CHECKING:
     from .core import Interpreter
+
+ABCMETA = opaque_type("ABCMeta", "abc")
+"""abc.ABCMeta: the metaclass of abc.ABC and of classes declared `metaclass=ABCMeta`
+(ScriptClass.metaclass), `type()` of such a class; it cannot be called or inspected."""
 
 # _collections_abc's `__subclasshook__`s: the methods `_check_methods` looks for
 HOOKS: dict[str, tuple[str, ...]] = {

@@ -280,6 +280,8 @@ class Calls:
         elif not self.is_callable(fn):
             if kind is stdlib.Intrinsic:
                 raise NotSupportedError(f"'{fn.name}' is internal to gradtrace's library", span)
+            if kind is OpaqueType and fn.module != "builtins":  # abc.ABCMeta, FunctionMeta
+                raise NotSupportedError(f"calling {fn!r} is not supported", span)
             raise ScriptError(f"'{type_name(fn)}' object is not callable", span,
                               kind="TypeError")
         if self.tracer is not None:

@@ -15,7 +15,8 @@ from typing import Any
 
 from .. import stdlib
 from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
-from . import descriptors, enums
+from . import abc_checks, descriptors, enums
+from .abc_checks import ABCMETA
 from .builtin_classes import initial_value, is_builtin_new
 from .collection_types import partial
 from .dunders import OBJECT
@@ -143,10 +144,8 @@ class ClassRuntime:
         return inst
 
     def check_abstract(self, cls: ScriptClass) -> None:
-        """abc.ABC's check when an instance is made: every abstract method implemented."""
-        if self.abstracts.marked:
-            abc = self.library.modules.get("abc")
-            self.abstracts.check(cls, abc.vars.get("ABC") if abc is not None else None)
+        """abc.ABCMeta's check when an instance is made: every abstract method implemented."""
+        self.abstracts.check(cls)
 
     def bind(self, value: Any, obj: Any) -> Any:
         """What a class attribute becomes when read through an instance (Python's
@@ -327,6 +326,9 @@ class ClassRuntime:
             if name == "mro":
                 return stdlib.BoundMethod(cls, lambda c: list(self.class_links(c, "__mro__")),
                                           "mro")
+            if name == "register" and cls.metaclass is ABCMETA:  # ABCMeta.register
+                return stdlib.BoundMethod(
+                    cls, lambda c, subclass: abc_checks.register(self, c, subclass), name)
             if name == "fromkeys" and cls.builtin is dict:  # `D.fromkeys(keys)` makes a D
                 return stdlib.BoundMethod(cls, self.subclass_fromkeys, name)
             if cls.builtin is not None and not name.startswith("_"):

@@ -16,6 +16,7 @@ from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType
+from .abc_checks import ABCMETA
 from .builtin_classes import builtin_base
 from .descriptors import set_names
 from .dunders import OBJECT
@@ -31,6 +32,7 @@ from .objects import (
     ClassCell,
     ClassMethod,
     Method,
+    OpaqueType,
     ScriptClass,
     StaticMethod,
     UserFunction,
@@ -39,6 +41,7 @@ from .objects import (
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
 from .signature import Signature
+from .typecheck import is_autograd_function
 from .typed_classes import (
     is_generic_base,
     make_namedtuple_class,
@@ -190,10 +193,14 @@ class DefinitionCompiler:
 
     def compile_class(self, node: syntax.ClassDef) -> Callable[[Frame], ScriptClass]:
         keywords = []  # `class B(Base, name="b")`: for __init_subclass__ (TypedDict's total)
+        metaclass: tuple[Code, Span] | None = None
         for keyword in node.keywords:
-            if keyword.arg is None or keyword.arg == "metaclass":
-                raise NotSupportedError("`metaclass=` and `**` in a class's keywords are not "
-                                        "supported", keyword.span)
+            if keyword.arg is None:
+                raise NotSupportedError("`**` in a class's keywords is not supported",
+                                        keyword.span)
+            if keyword.arg == "metaclass":
+                metaclass = (self.compile_expr(keyword.value), keyword.span)
+                continue
             keywords.append((keyword.arg, self.compile_expr(keyword.value)))
         for base in node.bases:
             if isinstance(base, syntax.Starred):
@@ -209,8 +216,12 @@ class DefinitionCompiler:
 
         def make(frame: Frame) -> Any:
             values = [(code(frame), s) for code, s in bases]
+            declared = None if metaclass is None else \
+                self.declared_metaclass(metaclass[0](frame), metaclass[1])
             options = {name: code(frame) for name, code in keywords}
             typed = typing_class_kind(values)
+            if typed is not None and declared is not None:
+                raise NotSupportedError(f"a {typed} with `metaclass=` is not supported", span)
             if typed is not None and set(options) - {"total"}:
                 raise NotSupportedError("class keyword arguments other than a TypedDict's "
                                         "`total` are not supported here", span)
@@ -249,6 +260,12 @@ class DefinitionCompiler:
                 return make_typed_dict(name, owner, annotated, [b for b, _ in values],
                                        bool(options.get("total", True)))
             cls = ScriptClass(name, shown, owner, base, attrs, self)
+            cls.metaclass = declared or cls.metaclass
+            if cls.metaclass is not None and any(  # ABCMeta against EnumType, FunctionMeta
+                    b.enum is not None or is_autograd_function(b) for b in cls.bases):
+                raise ScriptError("metaclass conflict: the metaclass of a derived class must "
+                                  "be a (non-strict) subclass of the metaclasses of all its "
+                                  "bases", span, kind="TypeError")
             if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
                 self.protocol_classes.add(cls)
             cls.annotated = annotated
@@ -275,6 +292,17 @@ class DefinitionCompiler:
             return cls
 
         return make
+
+    def declared_metaclass(self, value: Any, span: Span) -> OpaqueType | None:
+        """`metaclass=`: abc.ABCMeta (a class whose instances check abstract methods and
+        take registered virtual subclasses), or `type` (a plain class); no other."""
+        if value is ABCMETA:
+            return ABCMETA
+        if value is self.builtins["type"]:
+            return None
+        what = getattr(value, "name", None) if self.is_class(value) else None
+        raise NotSupportedError(f"metaclass={what or 'a ' + type_name(value)}: only "
+                                "abc.ABCMeta is supported as a metaclass", span)
 
     def class_bases(self, bases: list[tuple[Any, Span | None]], span: Span | None
                     ) -> tuple[ScriptClass, ...] | ScriptClass:
@@ -315,7 +343,8 @@ class DefinitionCompiler:
             return builtin_base(base.type, where, base.name)  # class AttrDict(dict)
         if type(base) is BuiltinType and base.type in self.namedtuple_classes:
             return namedtuple_base(self, base)  # class Q(P), P a namedtuple class
-        if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)):
+        if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)) or \
+                type(base) is OpaqueType and base.module != "builtins":  # abc.ABCMeta
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)
         raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,
                           kind="TypeError")

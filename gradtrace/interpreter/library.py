@@ -27,12 +27,14 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, InternalError, NotSupportedError, ScriptError, stop_iteration
 from ..source import Source
 from . import autograd_function, copying
+from .abc_checks import ABCMETA
 from .function_attributes import function_attribute
 from .objects import (
     MISSING,
     FunctionWrapper,
     Instance,
     Method,
+    OpaqueType,
     ScriptClass,
     ScriptGenerator,
     UserFunction,
@@ -47,8 +49,8 @@ if TYPE_CHECKING:
 LIBRARY_DIRS: list[Path] = [Path(__file__).resolve().parent.parent / "lib"]
 """Where library modules live: `torch.utils.data.dataset` is torch/utils/data/dataset.gt."""
 
-INTRINSICS: dict[str, stdlib.Intrinsic] = {}
-"""What `import _gradtrace` gives library code: name -> Intrinsic."""
+INTRINSICS: dict[str, stdlib.Intrinsic | OpaqueType] = {"ABCMeta": ABCMETA}
+"""What `import _gradtrace` gives library code: name -> Intrinsic (and abc's ABCMeta)."""
 
 
 def intrinsic(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -399,16 +401,6 @@ def register_abc(interp: Interpreter, cls: Any, module: str) -> None:
     if type(cls) is not ScriptClass:
         raise InternalError(f"register_abc of a {type_name(cls)}")
     interp.abc_kinds[cls] = (module, cls.name)
-
-
-@intrinsic
-def abc_register(interp: Interpreter, cls: Any, subclass: Any) -> Any:
-    """ABCMeta.register (abc_checks.py keeps the run's registry)."""
-    from .abc_checks import register
-
-    if type(cls) is not ScriptClass:
-        raise NotSupportedError("abc_register() takes a class")
-    return register(interp, cls, subclass)
 
 
 @intrinsic

@@ -318,7 +318,8 @@ class ScriptClass:
     method resolution order (Python's C3 linearization of itself and its bases)."""
 
     __slots__ = ("name", "qualname", "module", "base", "bases", "attrs", "mro", "interp",
-                 "frozen", "annotated", "exception_kind", "enum", "builtin", "__weakref__")
+                 "frozen", "annotated", "exception_kind", "enum", "builtin", "metaclass",
+                 "__weakref__")
 
     def __init__(self, name: str, qualname: str, module: str,
                  base: ScriptClass | tuple[ScriptClass, ...] | None, attrs: dict[str, Any],
@@ -342,6 +343,9 @@ class ScriptClass:
         # the builtin type it derives from (`class AttrDict(dict)`: builtin_classes.py)
         self.builtin: type | None = next(
             (b.builtin for b in bases if b.builtin is not None), None)
+        # abc.ABCMeta (`metaclass=ABCMeta`, or a base's), None for `type` itself
+        self.metaclass: OpaqueType | None = next(
+            (b.metaclass for b in bases if b.metaclass is not None), None)
 
     def lookup(self, name: str) -> Any:
         """The attribute `name` from the first class in the MRO that has it, else MISSING."""

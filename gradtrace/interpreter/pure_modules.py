@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
+from .abc_checks import ABCMETA
 from .builtin_classes import unwrap_builtin
 from .objects import BuiltinFunction, Property, type_name
 from .operators import BINOPS, COMPARE, INPLACE, UNARY
@@ -409,9 +410,9 @@ class Abstracts:
         except TypeError:
             return False
 
-    def check(self, cls: Any, abc_class: Any) -> None:
-        """Python 3.11's TypeError if `cls` (a subclass of ABC) has abstract methods."""
-        if not self.marked or abc_class is None or abc_class not in cls.mro:
+    def check(self, cls: Any) -> None:
+        """Python 3.11's TypeError if `cls` (a class of abc.ABCMeta) has abstract methods."""
+        if not self.marked or cls.metaclass is not ABCMETA:
             return
         names = sorted({name for c in cls.mro for name in c.attrs
                         if self.is_abstract(cls.lookup(name))})
@@ -427,5 +428,6 @@ def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
             "textwrap": _textwrap_namespace(interp),
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),
+                                            "ABCMeta": stdlib.LibraryName("abc", "ABCMeta"),
                                             "abstractmethod":
                                                 stdlib.LibraryName("abc", "abstractmethod")})}

@@ -99,6 +99,11 @@ _CLASS_OBJECTS = (ScriptClass, BuiltinType, OpaqueType, TypeBuiltin)
 FUNCTION_MODULE = "torch.autograd.function"
 
 
+def is_autograd_function(cls: ScriptClass) -> bool:
+    """Whether `cls` derives from torch.autograd.Function (its metaclass is FunctionMeta)."""
+    return any(c.name == "Function" and c.module == FUNCTION_MODULE for c in cls.mro)
+
+
 class TypeChecks:
     """type(), isinstance(), issubclass() (a mixin of the Interpreter)."""
 
@@ -119,8 +124,9 @@ class TypeChecks:
             return opaque_type("OpaqueBaseMeta", "torch._opaque_base")
         if isinstance(value, ScriptType) and value.meta is not None:  # torch.Tensor's
             return opaque_type(*value.meta)
-        if kind is ScriptClass and any(c.name == "Function" and c.module == FUNCTION_MODULE
-                                       for c in value.mro):
+        if kind is ScriptClass and value.metaclass is not None:
+            return value.metaclass  # abc.ABCMeta
+        if kind is ScriptClass and is_autograd_function(value):
             return opaque_type("FunctionMeta", FUNCTION_MODULE)  # autograd Function's
         if kind in _CLASS_OBJECTS or isinstance(value, (ScriptType, stdlib.ExceptionType)) \
                 or is_torch_class(value):

@@ -156,6 +156,9 @@ def _other_vendor(vendor: str) -> bool:
     return other_mkl_kernels(vendor)
 
 
+_SCRATCH: list = []
+
+
 @functools.cache
 def _measured_here(capability: str, family: str) -> Path:
     """A folder with the family as torch 2.13 computes it on this CPU, run as the recording
@@ -170,9 +173,10 @@ def _measured_here(capability: str, family: str) -> Path:
                     "torch is not installed to measure it here")
     from record_numerics import record
 
-    folder = Path(tempfile.mkdtemp(prefix=f"gradtrace-numerics-{capability}-"))
-    record(capability, [family], folder)
-    return folder / capability
+    scratch = tempfile.TemporaryDirectory(prefix=f"gradtrace-numerics-{capability}-")
+    _SCRATCH.append(scratch)  # removed when the test process exits
+    record(capability, [family], Path(scratch.name))
+    return Path(scratch.name) / capability
 
 
 def recorded_capabilities() -> list[str]:

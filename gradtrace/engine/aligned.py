@@ -17,7 +17,9 @@ import numpy as np
 
 ALIGNMENT = 64  # c10::gAlignment
 
-_BUFFERS: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
+# the arrays `empty` made, which own their buffers as an array numpy allocated does (their
+# views, whose `base` is the same raw buffer, do not)
+_OWNERS: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
 
 
 def empty(shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
@@ -26,8 +28,9 @@ def empty(shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     raw = np.empty(nbytes + ALIGNMENT, np.uint8)
     start = -raw.ctypes.data % ALIGNMENT
-    _BUFFERS[id(raw)] = raw
-    return raw[start:start + nbytes].view(dtype).reshape(shape)
+    out = raw[start:start + nbytes].view(dtype).reshape(shape)
+    _OWNERS[id(out)] = out
+    return out
 
 
 def zeros(shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
@@ -38,5 +41,4 @@ def zeros(shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
 
 def owns_data(array: np.ndarray) -> bool:
     """Whether `array` is a buffer of its own (numpy's, or one of `empty`'s), not a view."""
-    base = array.base
-    return base is None or _BUFFERS.get(id(base)) is base
+    return array.base is None or _OWNERS.get(id(array)) is array

@@ -314,7 +314,8 @@ class LinalgLstsqBackward0(Function):
     def forward(self, a: Tensor, b: Tensor, rcond: float, driver: str) -> list[np.ndarray]:
         self.save("self", a)
         self.save("b", b)
-        aa, bb = _broadcast_batches(a.array, _as_matrix(a, b).array)
+        matrix = _as_matrix(a, b)
+        aa, bb = _broadcast_batches(a.array, matrix.array)
         buf, ranks, _, _ = lapack.gels_family(aa, bb, rcond, driver)
         m, n = a.array.shape[-2:]
         residuals = np.zeros((0,), dtype=a.array.dtype)
@@ -324,7 +325,7 @@ class LinalgLstsqBackward0(Function):
             raw = np.square(buf[..., n:, :])
             residuals = sum_array(raw, (raw.ndim - 2,), False, a.dtype)
         solution = buf[..., :n, :]
-        return [solution[..., 0] if _is_vector(a, b) else solution, residuals]
+        return [solution[..., 0] if matrix is not b else solution, residuals]
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("solution", outputs[0], is_output=True)
@@ -333,9 +334,9 @@ class LinalgLstsqBackward0(Function):
         has_gl = g_l is not None and g_l.array.size > 0
         if g_x is None and not has_gl:
             return None, None
-        a, b = self.unpack("self"), self.unpack("b")
-        vector = _is_vector(a, b)
-        b = _as_matrix(a, b)
+        a, given = self.unpack("self"), self.unpack("b")
+        b = _as_matrix(a, given)
+        vector = b is not given
         if g_x is not None and vector:
             g_x = unsqueeze(g_x, -1)
         g_a = g_b = None
@@ -358,14 +359,11 @@ class LinalgLstsqBackward0(Function):
         return g_a, (squeeze(g_b, -1) if vector and g_b is not None else g_b)
 
 
-def _is_vector(a: Tensor, b: Tensor) -> bool:
-    """linalg_solve_is_vector_rhs, as linalg_lstsq reads it: B is one column (a vector, or
-    a batch of them shaped as A without its last dimension)."""
-    return b.array.ndim == 1 or b.array.shape == a.array.shape[:-1]
-
-
 def _as_matrix(a: Tensor, b: Tensor) -> Tensor:
-    return unsqueeze(b, -1) if _is_vector(a, b) else b
+    """B as linalg_lstsq solves it: a vector B (linalg_solve_is_vector_rhs: 1-D, or shaped as
+    A without its last dimension) becomes one column; any other B is itself."""
+    vector = b.array.ndim == 1 or b.array.shape == a.array.shape[:-1]
+    return unsqueeze(b, -1) if vector else b
 
 
 def _broadcast_batches(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -396,13 +394,14 @@ def lstsq(a: Tensor, b: Tensor, rcond: Any = None, *, driver: Any = None) -> Ret
     if not 0 <= a.array.ndim - b.array.ndim <= 1:
         raise TorchRuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
                                 "other.dim() and (input.dim() - other.dim()) <= 1")
-    if a.array.shape[-2] != _as_matrix(a, b).array.shape[-2]:
+    matrix = _as_matrix(a, b)
+    if a.array.shape[-2] != matrix.array.shape[-2]:
         raise TorchRuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size("
-                                f"{-1 if _is_vector(a, b) else -2})")
+                                f"{-1 if matrix is not b else -2})")
     m, n = a.array.shape[-2:]
     if rcond is None:
         rcond = float(np.finfo(a.array.dtype).eps) * max(m, n)
-    aa, bb = _broadcast_batches(a.array, _as_matrix(a, b).array)
+    aa, bb = _broadcast_batches(a.array, matrix.array)
     _, ranks, svals, info = lapack.gels_family(aa, bb, rcond, driver)
     if info.size and info.max() > 0:
         k, prefix = batch_prefix(info)

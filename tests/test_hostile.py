@@ -147,7 +147,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("function_backward_endless.gt", "LimitError"),
     ("function_forward_property.gt", "TypeError"),
     ("function_subclass_meta.gt", "TypeError"), ("lang_metaclass.gt", "NotSupportedError"),
-    ("pystd_abc_metaclass.gt", "NotSupportedError"),
+    ("lang_abcmeta_call.gt", "NotSupportedError"),
     ("lang_metaclass_subclass.gt", "NotSupportedError"),
     ("lang_abcmeta_internals.gt", "NotSupportedError"),
     ("optim_param_groups_class.gt", "NotSupportedError"),

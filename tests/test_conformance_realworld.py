@@ -26,13 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "docstr_linalg_lstsq": "the docstring's first lstsq (default driver gelsy, A broadcast "
-                           "over a batch of 2) prints torch.dist 1.1829e-06 where gradtrace "
-                           "prints 9.6591e-07: torch's apply_lstsq hands gelsy a jpvt "
-                           "allocated with at::empty, so the first matrix's column "
-                           "pivoting is whatever the heap held (later matrices reuse the "
-                           "permutation and match, engine/lapack.py gels_family); the "
-                           "gels, gelsd and gelss results and gradients match",
     "docstr_functional_conv3d_transpose_fractional_pool": "F.conv3d's forward of a "
                                                           "2x4x5x4x6 input with 6 3x3x3 "
                                                           "filters runs oneDNN's 3-D "

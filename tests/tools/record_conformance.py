@@ -19,7 +19,8 @@ the CPU, not torch's setting, and switches numpy's AVX-512 loops off (`NPY_DISAB
 for the script's own numpy arrays): a recording then says the same on an AVX-512 machine as on
 an AVX2 one. `--runs N` runs
 every case N times and refuses to record one whose output differs between runs.
-`--manifest PATH` writes a JSON list of the recorded cases: the source each cites in its
+`--manifest PATH` writes a JSON list of the recorded cases (entries of cases not named
+keep theirs): the source each cites in its
 header, the capability, torch version and intra-op thread count, the vendor of the CPU it
 was recorded on (kept from the previous manifest for cases not recorded in this run), and
 the features it uses.
@@ -258,6 +259,11 @@ def main() -> None:
                                   previous.get(case.stem, {}).get("cpu_vendor",
                                                                   RECORDED_CPU_VENDOR))
                    for case in cases]
+        # cases not named in this run keep their entries (recording one case of a corpus
+        # does not drop the others)
+        named = {case.stem for case in cases}
+        entries += [e for stem, e in previous.items() if stem not in named]
+        entries.sort(key=lambda e: e["case"])
         args.manifest.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
     if unstable:
         sys.exit(f"unstable output, not recorded: {', '.join(unstable)}")

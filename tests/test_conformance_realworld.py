@@ -55,13 +55,6 @@ NOT_YET = {
                                       "oneDNN run gemm:jit (im2col and its own sgemm), whose "
                                       "order is not reproduced (noted); its 1x1 "
                                       "Conv2d(64, 32) and the bilinear nn.Upsample are exact",
-    "dlwpt_p1ch3_tensor_storage_strides": "`id(points.storage()) == id(points_t.storage())` "
-                                          "is True in torch only because CPython gives the "
-                                          "second short-lived TypedStorage the freed "
-                                          "address of the first; gradtrace's id() numbers "
-                                          "each object once and keeps it alive (builtins."
-                                          "script_id), so it prints False; the rest of the "
-                                          "chapter, storage writes included, agrees",
     "tut_neural_tangent_kernels": "the empirical NTK's Jacobians differ from torch's in the "
                                   "last bits (its trace, printed with tolist(), by 1 ulp): "
                                   "jacrev inside vmap batches the parameters it "

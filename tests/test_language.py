@@ -458,7 +458,7 @@ def test_pprint_writes_only_to_the_scripts_output():
 def test_id_numbers_at_most_a_tenth_of_the_sequence_limit_of_objects():
     err = error("while True:\n    id([])\n", limits=Limits(max_sequence=1000))
     assert isinstance(err, LimitExceeded)
-    assert "id() has numbered 100 objects" in err.message
+    assert "id() has numbered 100 live objects" in err.message
 
 
 # ------------------------------------------------------------------ dict.fromkeys

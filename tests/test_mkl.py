@@ -93,7 +93,7 @@ def test_data_pointer_reads_numpy_s_own_address_of_every_layout():
 
 def test_data_pointer_is_the_struct_read_on_cpython():
     # the fast reader (not the `.ctypes.data` fallback) on the interpreter the tests run
-    assert mkl._read_pointer.__name__ == "read"
+    assert mkl.address.__name__ == "read"
 
 
 @needs_mkl

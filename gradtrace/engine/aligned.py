@@ -11,9 +11,12 @@ kernels on an AMD CPU do not depend on it.
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
+
+from .mkl import address
 
 ALIGNMENT = 64  # c10::gAlignment
 
@@ -25,9 +28,9 @@ _OWNERS: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDiction
 def empty(shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
     """np.empty(shape, dtype), C-contiguous, starting at a 64-byte boundary."""
     dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     raw = np.empty(nbytes + ALIGNMENT, np.uint8)
-    start = -raw.ctypes.data % ALIGNMENT
+    start = -address(raw) % ALIGNMENT
     out = raw[start:start + nbytes].view(dtype).reshape(shape)
     _OWNERS[id(out)] = out
     return out

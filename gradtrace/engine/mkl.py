@@ -158,7 +158,8 @@ def _data_pointer_reader() -> Callable[[np.ndarray], int]:
     return lambda x: x.ctypes.data
 
 
-_read_pointer = _data_pointer_reader()
+# the address of an array's data (no meta check: for buffers the engine made itself)
+address = _data_pointer_reader()
 
 
 def data_pointer(x: np.ndarray) -> int:
@@ -167,7 +168,7 @@ def data_pointer(x: np.ndarray) -> int:
     if META.used and stands_on_meta(x):
         raise NotSupportedError("a meta tensor has no data for this kernel to read "
                                 "(torch computes its result's shape only)")
-    return _read_pointer(x)
+    return address(x)
 
 
 class MKL:

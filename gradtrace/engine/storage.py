@@ -160,7 +160,7 @@ class TypedStorage:
     as elements of `dtype`; a new object each call, as in torch."""
 
     python_type_name = "torch.storage.TypedStorage"
-    __slots__ = ("bytes_", "dtype")
+    __slots__ = ("bytes_", "dtype", "__weakref__")
 
     def __init__(self, untyped: UntypedStorage, dtype: Any):
         self.bytes_ = untyped

@@ -17,6 +17,7 @@ from ..engine.tensor import Tensor
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError, stop_iteration
 from .bytes_values import make_bytes
 from .dunders import OBJECT
+from .identities import Identities
 from .nesting import check_all_hashable, check_hashable, unnest
 from .objects import (
     MISSING,
@@ -321,21 +322,10 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                                 f"({self.limits.max_int_bits} bits)")
         return result
 
-    identities: dict[int, tuple[int, Any]] = {}
-    self.identities = identities  # (a deepcopy memo a script keys by id(): copying.py)
+    identities = self.identities = Identities(self.limits.max_sequence // 10)
 
     def script_id(obj: Any, /) -> int:
-        """id(): a number per object, in the order the script first asks (an address would
-        say where Python keeps it); the object is kept alive so its number is never reused,
-        which is why at most a tenth of --max-sequence objects can be numbered."""
-        known = identities.get(py.id(obj))
-        if known is None:
-            cap = self.limits.max_sequence // 10
-            if len(identities) >= cap:
-                raise LimitExceeded(f"id() has numbered {cap} objects, each kept alive, the "
-                                    "limit (a tenth of --max-sequence)")
-            known = identities[py.id(obj)] = (len(identities) + 1, obj)
-        return known[0]
+        return identities.number(obj)
 
     def as_int_text(convert: Callable[[Any], str]) -> Callable[[Any], str]:
         """hex/oct/bin: a script instance counts through its own `__index__`, as in Python."""

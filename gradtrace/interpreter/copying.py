@@ -12,7 +12,7 @@ new leaf (requires_grad kept) without its grad.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from ..engine.ndarray import ndarray
 from ..engine.tensor import Parameter, Tensor
 from ..errors import ScriptError
 from .objects import MISSING, Instance
+
+if TYPE_CHECKING:
+    from .identities import Identities
 from .random_module import PyRandom
 
 NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
@@ -39,7 +42,7 @@ _CONTAINERS = (Instance, dict, list, tuple, set, frozenset)
 
 
 def deep_copy(obj: Any, tick: Callable[[], None], memo: dict[int, Any] | None = None,
-              numbered: dict[int, tuple[int, Any]] | None = None) -> Any:
+              numbered: Identities | None = None) -> Any:
     """copy.deepcopy(obj, memo); `tick` counts a step per object copied. `numbered`: the
     script's id() numbers, by which a class's own __deepcopy__ keys the memo it is given
     (`memo[id(self)] = new`)."""
@@ -121,14 +124,15 @@ class _Copier:
         self.depth = 0
         self.memo = memo
         self.storages: dict[int, np.ndarray] = {}
-        self.numbered: dict[int, tuple[int, Any]] | None = None
+        self.numbered: Identities | None = None
 
     def copy(self, obj: Any) -> Any:
         found = self.memo.get(id(obj))
-        if found is None and self.numbered:  # `memo[id(self)]` written by a script's hook
-            known = self.numbered.get(id(obj))
+        # `memo[id(self)]` written by a script's hook
+        if found is None and self.numbered is not None:
+            known = self.numbered.known(obj)
             if known is not None:
-                found = self.memo.get(known[0])
+                found = self.memo.get(known)
         if found is not None:
             return found
         self.tick()

@@ -68,16 +68,12 @@ print(A.grad.flatten().tolist(), Bt.grad.flatten().tolist())
 # Known differences (strict xfails: each must still differ, so a fix shows up):
 _LAYOUT = ("a batch dim inside the tensor: torch flattens the moved tensor as a view with the "
            "batch stride 1 where the engine copies, so reductions and the op's node differ")
-_UNBATCHED_GRAD = ("the unbatched operand's gradient sums the batch in another order than "
-                   "torch's (last bits)")
 KNOWN = {
     ("a.reshape(-1)", (2, 1)): _LAYOUT, ("a.reshape(-1)", (-1, 0)): _LAYOUT,
     ("a.flatten()", (2, 1)): _LAYOUT, ("a.flatten()", (-1, 0)): _LAYOUT,
     **{(f"F.mse_loss(a, b{r})", d): _LAYOUT for r in ("", ", reduction='sum'",
                                                       ", reduction='none'")
        for d in ((2, 1), (-1, 0))},
-    ("torch.where(a > 0, a, b)", (1, None)): _UNBATCHED_GRAD,
-    ("torch.maximum(a, b)", (1, None)): _UNBATCHED_GRAD,
 }
 
 

@@ -168,6 +168,28 @@ def elementwise(x: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.nda
     return fn(xt.reshape(-1)).reshape(xt.shape).transpose(np.argsort(order))
 
 
+def iterator_layout(out: np.ndarray, *operands: Any) -> np.ndarray:
+    """`out`, computed by numpy from `operands` (in the order the op hands them to
+    TensorIterator), laid out as TensorIterator lays out an elementwise result: its dims
+    ordered by the first operand whose strides tell them apart, where numpy's ufuncs let any
+    input that keeps row-major order win (`g.t() * e` is column-major in torch, row-major in
+    numpy) and np.where lays its result out row-major; a later sum walks memory in that
+    order, and `stride()` shows it. Python numbers and 0-d operands do not take part."""
+    if type(out) is not np.ndarray or out.ndim < 2:
+        return out
+    arrays = [x for x in operands if type(x) is np.ndarray and x.ndim]
+    if all(x.flags.c_contiguous for x in arrays):
+        return out
+    strides = elementwise_strides(out.shape, arrays)
+    if tuple(s // out.itemsize for s in out.strides) == strides:
+        return out
+    size = 1 + sum((n - 1) * s for n, s in zip(out.shape, strides, strict=True))
+    laid = np.lib.stride_tricks.as_strided(np.empty(size, out.dtype), out.shape,
+                                           tuple(s * out.itemsize for s in strides))
+    laid[...] = out
+    return laid
+
+
 def chunked(fn: Callable[[np.ndarray], np.ndarray], flat: np.ndarray,
             size: int = 8192) -> np.ndarray:
     """fn over a 1-D array in pieces small enough for its temporaries to stay in cache."""
@@ -233,10 +255,12 @@ def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
     if META.used and any(stands_on_meta(a) for a in arrays):
         return elementwise_result(arrays, scalar)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    if any(a.shape != shape for a in arrays):
+    layout = tuple(s // arrays[0].itemsize for s in arrays[0].strides)
+    if any(a.shape != shape or tuple(s // a.itemsize for s in a.strides) != layout
+           for a in arrays):
         # TensorIterator's output keeps its inputs' memory order, and it iterates in it:
         # the kernel runs over the operands transposed to that order (outermost first),
-        # whose output is then C-contiguous
+        # whose output is then C-contiguous (operands in one layout coalesce instead)
         out_strides = elementwise_strides(shape, tuple(arrays))
         order = sorted(range(len(shape)), key=lambda d: -out_strides[d])
         views = [np.broadcast_to(a, shape).transpose(order) for a in arrays]
@@ -248,8 +272,9 @@ def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
     lead = next((a for a in arrays if not a.flags.c_contiguous), None)
     mask = vector_mask(lead if lead is not None else np.empty(shape, dtype), cap)
     if mask is None:
-        return scalar(*flats).reshape(shape)
-    return _split_flat(flats, mask.reshape(-1), vector, scalar, dtype).reshape(shape)
+        return iterator_layout(scalar(*flats).reshape(shape), *arrays)
+    return iterator_layout(_split_flat(flats, mask.reshape(-1), vector, scalar, dtype
+                                      ).reshape(shape), *arrays)
 
 
 def _apply_broadcast(views: list[np.ndarray], vector: Callable[..., np.ndarray],

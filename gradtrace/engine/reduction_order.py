@@ -27,7 +27,7 @@ import numpy as np
 
 from . import capability, exactness
 from .meta import META, reduced_result, stands_on_meta
-from .pointwise import thread_chunk
+from .pointwise import is_dense, thread_chunk
 from .shapes import reordered_dims
 
 
@@ -330,6 +330,11 @@ def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.n
             # one column: TensorIterator coalesces it into one contiguous row
             out = vectorized_inner_sum(array.reshape(1, rows), width) + array.dtype.type(0)
             return out.reshape((1, 1) if keepdim else (1,))
+    if len(axes) == array.ndim and is_dense(array) and min(array.strides) > 0:
+        # a full sum of a dense tensor in another dim order (a transpose): TensorIterator
+        # coalesces its dims into its memory, one contiguous row, as for a contiguous one
+        out = cascade_sum(array.ravel(order="K"), (), False)
+        return out.reshape(out_shape) if keepdim else out
     if len(axes) == array.ndim and thread_chunk(array.size) < array.size:
         exactness.note("a full sum of a non-contiguous tensor split across threads: the "
                        "threads' ranges over its iteration shape are not reproduced")

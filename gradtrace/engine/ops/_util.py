@@ -15,8 +15,9 @@ from ..dtypes import DType
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
-from ..meta import MetaArray, elementwise_strides, memory_owner, strides_of
+from ..meta import MetaArray, memory_owner, strides_of
 from ..node import Function, SavedTensor
+from ..pointwise import iterator_layout
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand, bump_version, move_retains_grad, type_name
 
@@ -132,25 +133,8 @@ def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
     if type(out) is not np.ndarray or out.dtype != dtype.np:
         # (a meta result keeps its layout: np.asarray would make it a plain view)
         out = out.astype(dtype.np) if type(out) is MetaArray else np.asarray(out, dtype.np)
-    return iterator_layout(out, x, y)
-
-
-def iterator_layout(out: np.ndarray, x: Any, y: Any) -> np.ndarray:
-    """`out`, the result of a numpy ufunc on `x` and `y`, laid out as TensorIterator lays
-    out an elementwise result: its dims ordered by the first input whose strides tell them
-    apart, where numpy's ufuncs let any input that keeps row-major order win (`g.t() * e`
-    is column-major in torch, row-major in numpy); a later sum walks memory in that order."""
-    if type(out) is not np.ndarray or out.ndim < 2 or type(x) is not np.ndarray or \
-            type(y) is not np.ndarray or x.flags.c_contiguous and y.flags.c_contiguous:
-        return out
-    strides = elementwise_strides(out.shape, (x, y))
-    if tuple(s // out.itemsize for s in out.strides) == strides:
-        return out
-    size = 1 + sum((n - 1) * s for n, s in zip(out.shape, strides, strict=True))
-    laid = np.lib.stride_tricks.as_strided(np.empty(size, out.dtype), out.shape,
-                                           tuple(s * out.itemsize for s in strides))
-    laid[...] = out
-    return laid
+    return iterator_layout(out, x, y) if type(x) is np.ndarray and type(y) is np.ndarray \
+        else out
 
 
 _UINT64 = dtypes.uint64

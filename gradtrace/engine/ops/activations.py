@@ -16,7 +16,7 @@ from ..grad_mode import GRAD_MODE
 from ..kernels import precise
 from ..node import Function
 from ..tensor import Tensor
-from ._util import apply_inplace, not_implemented, number_argument
+from ._util import apply_inplace, iterator_layout, not_implemented, number_argument
 from .scalar import add_scalar, mul_scalar, sub_scalar
 from .transcendental import erf64
 
@@ -59,7 +59,9 @@ class LeakyReluBackwardBackward0(Function):
         self.save("self", x)
         self.save_attr(negative_slope=negative_slope)
         g = grad.array
-        return np.where(x.array > 0, g, g * negative_slope).astype(g.dtype)
+        # (TensorIterator's operands: self, then grad)
+        return iterator_layout(np.where(x.array > 0, g, g * negative_slope).astype(g.dtype),
+                               x.array, g)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
@@ -279,6 +281,20 @@ def _gelu_parts(x: np.ndarray, approximate: str) -> tuple[np.ndarray, np.ndarray
     return x * cdf, cdf + x * pdf, pdf * (2 - x * x)
 
 
+def _gelu_backward_values(g: np.ndarray, x: np.ndarray, approximate: str) -> np.ndarray:
+    """gelu_backward's values: oneDNN's or GeluBackwardKernel's, as torch computes them."""
+    if approximate == "tanh" and x.dtype in _KERNEL_DTYPES:
+        return kernels.gelu_tanh_backward(g, x)
+    exact = kernels.gelu_backward(g, x) if approximate == "none" else None
+    if exact is not None:
+        return exact
+    if x.dtype != np.float64:
+        exactness.note("gelu's backward outside oneDNN's path: GeluBackwardKernel's order "
+                       "is not reproduced")
+    _, first, _ = _gelu_parts(x, approximate)
+    return (g * first).astype(g.dtype)
+
+
 class GeluBackwardBackward0(Function):
     """gelu's backward as an op of its own (inputs grad, self), for create_graph."""
 
@@ -290,16 +306,8 @@ class GeluBackwardBackward0(Function):
         self.save("grad_output", grad)
         self.save("self", x)
         self.save_attr(approximate=approximate)
-        if approximate == "tanh" and x.array.dtype in _KERNEL_DTYPES:
-            return kernels.gelu_tanh_backward(grad.array, x.array)
-        exact = kernels.gelu_backward(grad.array, x.array) if approximate == "none" else None
-        if exact is not None:
-            return exact
-        if x.array.dtype != np.float64:
-            exactness.note("gelu's backward outside oneDNN's path: GeluBackwardKernel's order "
-                           "is not reproduced")
-        _, first, _ = _gelu_parts(x.array, approximate)
-        return (grad.array * first).astype(grad.array.dtype)
+        return iterator_layout(_gelu_backward_values(grad.array, x.array, approximate),
+                               grad.array, x.array)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, x = self.unpack("grad_output"), self.unpack("self")
@@ -639,7 +647,8 @@ class LogSigmoidBackwardBackward0(Function):
         one = np.asarray(1, g.dtype)
         # ATen: x < 0 ? 1 - b / (1 + b) : b / (1 + b), times grad
         frac = b / (one + b)
-        return (np.where(x < 0, one - frac, frac) * g).astype(g.dtype)
+        # (grad_input is empty_like(grad_output): grad's layout)
+        return iterator_layout((np.where(x < 0, one - frac, frac) * g).astype(g.dtype), g)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
         x = self.unpack("self")

@@ -22,7 +22,7 @@ from ..fp32 import fma
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, as_tensor_operand
-from ._util import apply_inplace, cast, not_implemented, result_dtype
+from ._util import apply_inplace, cast, iterator_layout, not_implemented, result_dtype
 from .scalar import mul_scalar, scalar_div, scalar_sub
 
 
@@ -102,18 +102,8 @@ class AddcmulBackward0(Function):
         self.save("tensor1", t1 if t2.requires_grad else None)
         self.save("tensor2", t2 if t1.requires_grad else None)
         self.save_attr(value=value)
-        x, y, z = (cast(t.array, dt) for t in (a, t1, t2))
-        v = scalar_in(value, dtype)
-        if dtype == np.float16:  # opmath: `self + (value * t1) * t2` in float32 (the value a
-            # float32), fused as float32's is, rounded once (measured on all float16 values)
-            x, y, z = (np.asarray(t, np.float32) for t in (x, y, z))
-            with np.errstate(over="ignore", invalid="ignore"):
-                return multiply_add(y * np.float32(value), z, x, np.dtype(np.float32)).astype(
-                    np.float16)
-        if np.issubdtype(dtype, np.floating):
-            with np.errstate(over="ignore", invalid="ignore"):
-                return multiply_add(np.asarray(y * v, dtype), z, x, dtype)
-        return np.asarray(x + v * y * z, dtype)
+        return iterator_layout(_addcmul_values(*(cast(t.array, dt) for t in (a, t1, t2)),
+                                               value, dtype), a.array, t1.array, t2.array)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # self_t + maybe_multiply(tensor1_t * tensor2_p, value)
@@ -129,6 +119,22 @@ class AddcmulBackward0(Function):
         g1 = grad * mul_scalar(self.unpack("tensor2"), value) if self.needs_input_grad(1) \
             else None
         return (grad if self.needs_input_grad(0) else None), g1, g2
+
+
+def _addcmul_values(x: np.ndarray, y: np.ndarray, z: np.ndarray, value: Any,
+                    dtype: np.dtype) -> np.ndarray:
+    """PointwiseOpsKernel's addcmul: `self + (value * t1) * t2`, the operands cast."""
+    v = scalar_in(value, dtype)
+    if dtype == np.float16:  # opmath: `self + (value * t1) * t2` in float32 (the value a
+        # float32), fused as float32's is, rounded once (measured on all float16 values)
+        x, y, z = (np.asarray(t, np.float32) for t in (x, y, z))
+        with np.errstate(over="ignore", invalid="ignore"):
+            return multiply_add(y * np.float32(value), z, x, np.dtype(np.float32)).astype(
+                np.float16)
+    if np.issubdtype(dtype, np.floating):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return multiply_add(np.asarray(y * v, dtype), z, x, dtype)
+    return np.asarray(x + v * y * z, dtype)
 
 
 class AddcdivBackward0(Function):
@@ -158,7 +164,8 @@ class AddcdivBackward0(Function):
             x, y, z = (np.asarray(t, np.float32) for t in (x, y, z))
             v = np.float32(value)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            return np.asarray(x + (y * v) / z, dtype)
+            out = np.asarray(x + (y * v) / z, dtype)
+        return iterator_layout(out, a.array, t1.array, t2.array)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # self_t + maybe_multiply(tensor1_t / tensor2_p, value)
@@ -237,8 +244,9 @@ class LerpBackward0(Function):
     def forward(self, a: Tensor, end: Tensor, weight: Any) -> np.ndarray:
         dtype = _lerp_check(a, end, None)
         self.save_attr(weight=weight)
-        return lerp_values(a.array, end.array, weight if dtype == np.float16 else
-                           scalar_in(weight, dtype), dtype)
+        return iterator_layout(lerp_values(a.array, end.array, weight if dtype == np.float16
+                                           else scalar_in(weight, dtype), dtype),
+                               a.array, end.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         weight = self.attrs["weight"]
@@ -259,7 +267,8 @@ class LerpBackward1(Function):
         self.save("end", end if weight.requires_grad else None)
         self.save("self", a if weight.requires_grad else None)
         self.save("weight", weight if (a.requires_grad or end.requires_grad) else None)
-        return lerp_values(a.array, end.array, weight.array, dtype)
+        return iterator_layout(lerp_values(a.array, end.array, weight.array, dtype),
+                               a.array, end.array, weight.array)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # at::lerp(self_t, end_t, weight_p) + weight_t * (end_p - self_p)

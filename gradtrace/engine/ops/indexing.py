@@ -94,7 +94,9 @@ class MaskedFillBackward0(Function):
     def forward(self, a: Tensor, mask: Tensor, value: Any) -> np.ndarray:
         _check_mask(a, mask, value)
         self.save("mask", mask)
-        return np.where(mask.array, dtypes.checked_scalar(value, a.dtype), a.array)
+        # (torch fills a contiguous clone: masked_fill's result is row-major)
+        return np.asarray(np.where(mask.array, dtypes.checked_scalar(value, a.dtype), a.array),
+                          order="C")
 
     def backward(self, grad: Tensor) -> Tensor:
         return masked_fill(grad, self.unpack("mask"), 0)  # torch: grad.masked_fill(mask, 0)
@@ -118,7 +120,8 @@ class MaskedFillBackward1(Function):
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value.array.ndim} dimension(s).")
         self.save("mask", mask)
-        return np.where(mask.array, dtypes.checked_scalar(value.array.item(), a.dtype), a.array)
+        return np.asarray(np.where(mask.array, dtypes.checked_scalar(value.array.item(), a.dtype),
+                                   a.array), order="C")
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .reductions import where

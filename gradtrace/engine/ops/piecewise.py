@@ -11,7 +11,7 @@ from ..formulas import local, undefined
 from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor
-from ._util import apply_inplace, not_implemented, number_argument
+from ._util import apply_inplace, iterator_layout, not_implemented, number_argument
 from .reductions import where
 from .scalar import div_scalar
 from .unary import threshold_backward
@@ -58,7 +58,8 @@ class HardtanhBackwardBackward0(Function):
         self.save_attr(max_val=max_val, min_val=min_val)
         self.save("self", a)
         x = a.array
-        return np.where((x > min_val) & (x < max_val), grad.array, 0).astype(grad.array.dtype)
+        return iterator_layout(np.where((x > min_val) & (x < max_val), grad.array, 0).astype(
+            grad.array.dtype), grad.array, x)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # where((self_p > min_val).logical_and(self_p < max_val), grad_output_t, zeros)
@@ -212,7 +213,8 @@ class HardswishBackwardBackward0(Function):
         x, g = a.array, grad.array
         one_half, three = np.asarray(0.5, g.dtype), np.asarray(3, g.dtype)
         inner = g * (x / three + one_half)
-        return np.where(x < -3, 0, np.where(x <= 3, inner, g)).astype(g.dtype)
+        return iterator_layout(np.where(x < -3, 0, np.where(x <= 3, inner, g)).astype(g.dtype),
+                               g, x)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x = self.unpack("self")

@@ -17,7 +17,7 @@ from ..formulas import local
 from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand, type_name
-from ._util import cast, common_dtype, float_dtype, result_dtype
+from ._util import cast, common_dtype, float_dtype, iterator_layout, result_dtype
 from .reductions import where
 from .scalar import add_scalar, mul_scalar
 
@@ -228,7 +228,7 @@ def _bounded(x: np.ndarray, lo: Any, hi: Any, dtype: dtypes.DType) -> np.ndarray
             out = np.maximum(out, cast(np.asarray(lo), dtype))
         if hi is not None:
             out = np.minimum(out, cast(np.asarray(hi), dtype))
-    return np.asarray(out, dtype=dtype.np)
+    return iterator_layout(np.asarray(out, dtype=dtype.np), x, lo, hi)
 
 
 class ClampBackward0(Function):

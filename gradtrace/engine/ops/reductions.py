@@ -110,6 +110,11 @@ def mean_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
                dtype: DType) -> np.ndarray:
     """torch.mean on CPU: the sum, then divided by the count in the result's dtype."""
     count = int(np.prod([array.shape[d] for d in axes])) if axes else array.size
+    if dtype.np == np.float16:  # mean_out: a float32 sum of the values cast to float32,
+        # divided by the count in float32, then cast back (for accuracy, ATen says)
+        total = cascade_sum(array.astype(np.float32), axes, keepdim)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray(total / np.float32(count)).astype(np.float16)
     total = sum_array(array, axes, keepdim, dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.asarray(total / dtype.np.type(count), dtype=dtype.np)
@@ -217,7 +222,9 @@ class WhereBackward0(Function):
     def forward(self, x: Tensor, y: Tensor, condition: Tensor) -> np.ndarray:
         dtype = common_dtype(x, y)
         self.save("condition", condition)
-        return np.where(condition.array, cast(x.array, dtype), cast(y.array, dtype))
+        return iterator_layout(np.where(condition.array, cast(x.array, dtype),
+                                        cast(y.array, dtype)),
+                               condition.array, x.array, y.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         cond = self.unpack("condition")

@@ -13,7 +13,7 @@ from ..forward_ad import auto_element_wise
 from ..kernels import precise, unary
 from ..node import Function
 from ..tensor import Tensor
-from ._util import apply_inplace, cast, float_dtype
+from ._util import apply_inplace, cast, float_dtype, iterator_layout
 from .scalar import add_scalar, mul_scalar
 
 
@@ -177,6 +177,36 @@ class CosBackward0(Function):
         return t[0] * -inputs[0].sin()  # auto_element_wise
 
 
+def _tanh_backward_values(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """grad * (1 - y*y), rounded as torch's tanh_backward kernel rounds it."""
+    if not capability.fma_build():  # the default build has no FMA: 1 - y*y rounds twice
+        return g * (y.dtype.type(1) - y * y)
+    if y.dtype == np.float64:  # 1 - y*y contracted into one fma, as for float
+        return g * fp64.fma(-y, y, 1.0)
+    if (y.ndim and g.dtype == y.dtype and g.shape == y.shape and y.flags.c_contiguous
+            and g.flags.c_contiguous):
+        # the common case (tanh's own backward) in one buffer: numpy's casting multiply
+        # (dtype=float64 on float32 inputs) runs a buffered loop ~2x slower than a cast
+        # and a plain square; y*y is exact in float64 either way, 1 - y*y rounds once to
+        # float32 in the cast, and g * it is the same float32 product, in the same
+        # operand order, into the same C-contiguous layout
+        w = y.astype(np.float64)
+        np.multiply(w, w, out=w)
+        np.subtract(1.0, w, out=w)
+        out = w.astype(y.dtype)
+        return np.multiply(g, out, out=out)
+    # fma: 1 - y*y rounded once; y*y is exact in float64, cast in numpy's loop (no
+    # astype temporary), and 1 - y*y is taken in the same buffer (asarray: a 0-d
+    # product comes back as a numpy scalar, which cannot be an out=)
+    y64 = np.asarray(np.multiply(y, y, dtype=np.float64))
+    one_minus = np.subtract(1.0, y64, out=y64)
+    if g.dtype != y.dtype:
+        return g * one_minus.astype(y.dtype)
+    # a product in y's dtype casts 1 - y*y in numpy's loop, as astype would, without
+    # a temporary
+    return np.multiply(g, one_minus, dtype=y.dtype, casting="same_kind")
+
+
 class TanhBackwardBackward0(Function):
     """tanh's backward as an op of its own, so create_graph records torch's node."""
 
@@ -187,34 +217,8 @@ class TanhBackwardBackward0(Function):
     def forward(self, grad: Tensor, result: Tensor) -> np.ndarray:
         self.save("grad_output", grad)
         self.save("output", result)
-        y = result.array
-        if not capability.fma_build():  # the default build has no FMA: 1 - y*y rounds twice
-            return grad.array * (y.dtype.type(1) - y * y)
-        if y.dtype == np.float64:  # 1 - y*y contracted into one fma, as for float
-            return grad.array * fp64.fma(-y, y, 1.0)
-        g = grad.array
-        if (y.ndim and g.dtype == y.dtype and g.shape == y.shape and y.flags.c_contiguous
-                and g.flags.c_contiguous):
-            # the common case (tanh's own backward) in one buffer: numpy's casting multiply
-            # (dtype=float64 on float32 inputs) runs a buffered loop ~2x slower than a cast
-            # and a plain square; y*y is exact in float64 either way, 1 - y*y rounds once to
-            # float32 in the cast, and g * it is the same float32 product, in the same
-            # operand order, into the same C-contiguous layout
-            w = y.astype(np.float64)
-            np.multiply(w, w, out=w)
-            np.subtract(1.0, w, out=w)
-            out = w.astype(y.dtype)
-            return np.multiply(g, out, out=out)
-        # fma: 1 - y*y rounded once; y*y is exact in float64, cast in numpy's loop (no
-        # astype temporary), and 1 - y*y is taken in the same buffer (asarray: a 0-d
-        # product comes back as a numpy scalar, which cannot be an out=)
-        y64 = np.asarray(np.multiply(y, y, dtype=np.float64))
-        one_minus = np.subtract(1.0, y64, out=y64)
-        if g.dtype != y.dtype:
-            return g * one_minus.astype(y.dtype)
-        # a product in y's dtype casts 1 - y*y in numpy's loop, as astype would, without
-        # a temporary
-        return np.multiply(g, one_minus, dtype=y.dtype, casting="same_kind")
+        return iterator_layout(_tanh_backward_values(grad.array, result.array), grad.array,
+                               result.array)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # tanh_backward(grad_output_t, output_p) + output_t * (-2 * output_p * grad_output_p)
@@ -259,7 +263,8 @@ class SigmoidBackwardBackward0(Function):
         self.save("grad_output", grad)
         self.save("output", result)
         y = result.array
-        return grad.array * (np.asarray(1, y.dtype) - y) * y  # torch: grad * (1 - y) * y
+        # torch: grad * (1 - y) * y
+        return iterator_layout(grad.array * (np.asarray(1, y.dtype) - y) * y, grad.array, y)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # sigmoid_backward(grad_output_t, output_p)
@@ -308,7 +313,9 @@ class ThresholdBackwardBackward0(Function):
     def forward(self, grad: Tensor, result: Tensor, threshold: float = 0.0) -> np.ndarray:
         self.save("self", result)
         self.save_attr(threshold=threshold)
-        return np.where(result.array > threshold, grad.array, 0).astype(grad.array.dtype)
+        # (TensorIterator's operands: self, then grad; the first tells the layout)
+        return iterator_layout(np.where(result.array > threshold, grad.array, 0).astype(
+            grad.array.dtype), result.array, grad.array)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # zeros_like(self_t) + threshold_backward(grad_output_t, self_p, threshold)

@@ -1,0 +1,121 @@
+"""Differential tests against live PyTorch 2.13: where an elementwise result lies in memory
+(TensorIterator orders its dims by the first operand whose strides tell them apart), and
+sums that walk that memory.
+
+torch.where, lerp, addcmul, addcdiv and clamp with tensor bounds hand their operands to
+TensorIterator in a fixed order (where: condition first), so `torch.where(c, a.t(), b)` is
+column-major when `c` is; numpy lays such results out row-major. masked_fill fills a
+contiguous clone. A full sum of a dense tensor in any dim order is the cascade over its
+memory, as for a contiguous one. Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+OPERANDS = """import torch
+torch.manual_seed(0)
+a = torch.randn(300, 257)
+b = torch.randn(257, 300)
+c = a.t() > 0.1
+w = torch.rand(257, 300)
+"""
+
+RESULTS = [
+    "torch.where(c, a.t(), b)", "torch.where(b > 0, a.t(), b)", "torch.where(c, b, a.t())",
+    "torch.where(c, a.t(), 0.)", "torch.where(c.t().contiguous().t(), b, b)",
+    "torch.lerp(a.t(), b, 0.3)", "torch.lerp(a.t(), b, w)", "torch.lerp(b, a.t(), w)",
+    "torch.addcmul(a.t(), b, w, value=0.7)", "torch.addcmul(b, a.t(), w)",
+    "torch.addcdiv(a.t(), b, w + 1, value=0.7)", "torch.addcdiv(b, b, a.t().exp())",
+    "torch.clamp(a.t(), min=b, max=b + 1)", "torch.clamp(b, min=a.t())",
+    "a.t().masked_fill(c, 0.5)", "b.masked_fill(c, 0.5)", "torch.maximum(a.t(), b)",
+]
+
+
+@pytest.mark.parametrize("expr", RESULTS)
+def test_elementwise_results_lie_in_memory_as_torchs_and_sum_alike(expr: str) -> None:
+    script = OPERANDS + f"""o = {expr}
+print(o.stride(), o.is_contiguous())
+print(o.sum().item(), o.sum(0)[:4].tolist(), o.sum(1)[:4].tolist(), o.mean().item())
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_gradients_through_where_and_lerp_of_transposes_match_torch() -> None:
+    script = OPERANDS + """a.requires_grad_()
+w.requires_grad_()
+y = torch.where(c, a.t() * 2, b) + torch.lerp(a.t(), b, w)
+(y * y).sum().backward()
+print(a.grad.stride(), a.grad.sum().item(), w.grad.sum().item(), w.grad.stride())
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+FULL_SUMS = """import torch
+torch.manual_seed(1)
+shapes = [(3, 5), (64, 9), (300, 257), (513, 129), (17, 33, 65), (40, 30, 50), (2, 100000)]
+perms = {2: [(1, 0)], 3: [(1, 0, 2), (2, 1, 0), (0, 2, 1), (2, 0, 1)]}
+for dt in [torch.float32, torch.float64]:
+    for s in shapes:
+        base = torch.randn(s).to(dt)
+        for p in perms[len(s)]:
+            x = base.permute(p)
+            print(x.sum().item(), x.mean().item(), x.nansum().item(),
+                  x.sum(dim=tuple(range(x.dim())), keepdim=True).shape)
+"""
+
+
+def test_a_full_sum_of_a_permuted_dense_tensor_sums_its_memory_like_torch() -> None:
+    """Past torch's grain size (2 x 100000) too: the two threads' halves of its memory."""
+    assert gradtrace_output(FULL_SUMS) == torch_output(FULL_SUMS)
+
+
+def test_a_float16_mean_sums_in_float32_and_divides_there_like_torch() -> None:
+    """mean_out casts half to float, sums, divides by the count in float and casts back:
+    a count past float16's range (77,100) divided in float16 gave -0.0."""
+    script = """import torch
+torch.manual_seed(1)
+for s in [(3, 5), (64, 9), (300, 257), (7, 40000), (100001, 2), (5, 6, 7)]:
+    x = torch.randn(s).half() * 3
+    print(x.mean().item(), x.mean(0).flatten()[:3].tolist(),
+          x.mean(-1, keepdim=True).flatten()[:3].tolist())
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+ACTIVATIONS = {
+    "relu": "torch.relu", "leaky_relu": "F.leaky_relu", "sigmoid": "torch.sigmoid",
+    "tanh": "torch.tanh", "gelu_tanh": "lambda t: F.gelu(t, approximate='tanh')",
+    "silu": "F.silu", "mish": "F.mish", "elu": "F.elu", "softplus": "F.softplus",
+    "hardtanh": "F.hardtanh", "relu6": "F.relu6", "hardswish": "F.hardswish",
+    "logsigmoid": "F.logsigmoid", "exp": "torch.exp", "square": "lambda t: t ** 2",
+    "where": "lambda t: torch.where(t > 0.5, t, t * 2)",
+}
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_gradients_lie_in_memory_as_torchs(name: str) -> None:
+    """A backward kernel's result follows its first TensorIterator operand: the incoming
+    gradient for most (sigmoid_backward(grad, output)), self for relu's threshold_backward
+    and leaky_relu_backward; the hooks see the strides, a later sum their order. Operands
+    in two layouts (self column-major, the gradient row-major) run the kernel's scalar code
+    along the output's rows, not its vector body. (gelu's exact float32 backward of a
+    non-contiguous input is noted inexact: not here.)"""
+    script = f"""import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+f = {ACTIVATIONS[name]}
+seen = []
+x = torch.rand(37, 70, requires_grad=True)
+g = torch.randn(37, 70)
+h = x.t().contiguous().t()
+h.register_hook(lambda grad: seen.append((grad.stride(), grad.sum(0)[:3].tolist())))
+f(h).backward(g)
+h2 = x * 1
+h2.register_hook(lambda grad: seen.append((grad.stride(), grad.sum(1)[:3].tolist())))
+f(h2).backward(g.t().contiguous().t())
+print(seen)
+"""
+    assert gradtrace_output(script) == torch_output(script)

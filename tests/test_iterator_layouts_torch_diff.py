@@ -91,7 +91,12 @@ ACTIVATIONS = {
     "silu": "F.silu", "mish": "F.mish", "elu": "F.elu", "softplus": "F.softplus",
     "hardtanh": "F.hardtanh", "relu6": "F.relu6", "hardswish": "F.hardswish",
     "logsigmoid": "F.logsigmoid", "exp": "torch.exp", "square": "lambda t: t ** 2",
-    "where": "lambda t: torch.where(t > 0.5, t, t * 2)",
+    "where": "lambda t: torch.where(t > 0.5, t, t * 2)", "hardsigmoid": "F.hardsigmoid",
+    "prelu": "lambda t: F.prelu(t - 0.5, torch.tensor([0.25]))",
+    "smooth_l1": "lambda t: F.smooth_l1_loss(t, t.detach().flip(0), reduction='none')",
+    "huber": "lambda t: F.huber_loss(t, t.detach().flip(0), reduction='none')",
+    "mse": "lambda t: F.mse_loss(t, t.detach().flip(0), reduction='none')",
+    "softmax": "lambda t: t.softmax(1)", "layer_norm": "lambda t: F.layer_norm(t, (70,))",
 }
 
 
@@ -117,5 +122,32 @@ h2 = x * 1
 h2.register_hook(lambda grad: seen.append((grad.stride(), grad.sum(1)[:3].tolist())))
 f(h2).backward(g.t().contiguous().t())
 print(seen)
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_a_prelu_gradient_is_an_array_of_its_own_that_later_gradients_add_into() -> None:
+    """_prelu_kernel_backward's results were read-only broadcast views: stolen by
+    AccumulateGrad, the next backward's in-place accumulation raised ValueError."""
+    script = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.rand(5, 7, requires_grad=True)
+w = torch.tensor([0.25], requires_grad=True)
+for _ in range(3):
+    F.prelu(x * 1 - 0.5, w).backward(torch.randn(5, 7))
+print(x.grad, w.grad)
+"""
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_hardsigmoid_backward_multiplies_by_a_floats_sixth_like_torch() -> None:
+    """grad * opmath_t(1.0f / 6.0f): float32's 1/6 even for float64 (-3 * it is
+    -0.5000000149011612), not grad / 6."""
+    script = """import torch
+for dt in [torch.float32, torch.float64]:
+    x = torch.linspace(-2.9, 2.9, 50, dtype=dt, requires_grad=True)
+    torch.nn.functional.hardsigmoid(x).backward(torch.linspace(-3, 7, 50, dtype=dt))
+    print(x.grad.tolist())
 """
     assert gradtrace_output(script) == torch_output(script)

@@ -540,7 +540,9 @@ class _PointwiseLossBackward(Function):
         self.save("self", a)
         self.save("target", target)
         norm = 1.0 / a.array.size if reduction == 1 else 1.0
-        return _pointwise_loss_slope(self.kind, a.array, target.array, grad.array, param, norm)
+        # (grad_input is zeros_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT): row-major)
+        return np.asarray(_pointwise_loss_slope(self.kind, a.array, target.array, grad.array,
+                                                param, norm), order="C")
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
         x, t, grad = self.unpack("self"), self.unpack("target"), self.unpack("grad_output")

@@ -169,7 +169,11 @@ class HardsigmoidBackwardNotImplemented(Function):
     def forward(self, grad: Tensor, a: Tensor) -> np.ndarray:
         x = a.array
         g = grad.array
-        return np.where((x > -3) & (x < 3), g / np.asarray(6, g.dtype), 0).astype(g.dtype)
+        # hardsigmoid_backward_kernel: grad * one_sixth, with one_sixth = opmath_t(1.0f /
+        # 6.0f), a float's 1/6 even in double; reduced floats in float32, rounded once
+        opmath = np.float64 if g.dtype == np.float64 else np.float32
+        scaled = g.astype(opmath, copy=False) * opmath(np.float32(1 / 6))
+        return iterator_layout(np.where((x > -3) & (x < 3), scaled, 0).astype(g.dtype), g, x)
 
     def backward(self, gg: Tensor) -> Any:
         raise TorchRuntimeError("derivative for aten::hardsigmoid_backward is not implemented")

@@ -11,6 +11,7 @@ from ...errors import TorchRuntimeError
 from .. import blas
 from ..formulas import local, vjp
 from ..node import Function
+from ..pointwise import iterator_layout
 from ..reduction_order import cascade_sum
 from ..tensor import Tensor
 from .views import reshape, sum_to
@@ -67,8 +68,10 @@ class PreluKernelBackwardBackward0(Function):
             gi = np.where(positive, g, w * g)
             gw = np.where(positive, 0, a * g)
         shape = np.broadcast_shapes(a.shape, w.shape)
-        return [np.asarray(np.broadcast_to(gi, shape), a.dtype),
-                np.asarray(np.broadcast_to(gw, shape), a.dtype)]
+        # arrays of their own (a broadcast view is read-only: AccumulateGrad adds into a
+        # stolen gradient later), laid out by TensorIterator's first operand, self
+        return [iterator_layout(np.array(np.broadcast_to(v, shape), a.dtype), a, w, g)
+                for v in (gi, gw)]
 
     def backward(self, gg_input: Tensor | None, gg_weight: Tensor | None
                  ) -> tuple[Tensor | None, ...]:

@@ -151,3 +151,37 @@ for dt in [torch.float32, torch.float64]:
     print(x.grad.tolist())
 """
     assert gradtrace_output(script) == torch_output(script)
+
+
+LAID_OUT = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+base = torch.randn(6, 40, 33)
+layouts = {"c": base, "perm": base.permute(2, 0, 1).contiguous().permute(1, 2, 0),
+           "t": base.transpose(1, 2).contiguous().transpose(1, 2),
+           "slice": torch.randn(6, 40, 66)[:, :, ::2]}
+i3 = torch.tensor([0, 2, 5])
+for name, x in layouts.items():
+    r = EXPR
+    print(name, tuple(r.shape), r.stride(), r.sum().item(), r.sum(1).flatten()[:3].tolist())
+"""
+
+RESULTS_OF_OTHER_OPS = [
+    # written into a contiguous result whatever the input's layout
+    "torch.cat([x, x], 1)", "torch.stack([x, x], 1)", "x.roll(2, 1)", "x.cumsum(1)",
+    "(x * 0.1 + 1).cumprod(1)", "x.logcumsumexp(2)", "x.cummax(1)[0]", "x.cummin(2)[1]",
+    "F.log_softmax(x, 1)", "x.softmax(0)",
+    # into empty_like(self): the input's own layout when dense
+    "x.flip(1)", "x.sort(1)[0]", "x.sort(2, descending=True)[1]", "x.argsort(1)",
+    "torch.atan2(x, x.flip(0))",
+    # the index kernel's TensorIterator over the restrided input and the indices
+    "x[:, [0, 2, 5]]", "x[[1, 0, 3]]", "x[..., [4, 1]]", "x[i3, i3]", "x[:, i3, i3]",
+    "x[:, torch.tensor([[0, 1], [3, 2]])]", "x[i3, :, i3]", "x[:, base[0, :, 0] > 0]",
+    "x[1, [2, 3]]",
+]
+
+
+@pytest.mark.parametrize("expr", RESULTS_OF_OTHER_OPS)
+def test_other_results_lie_in_memory_as_torchs(expr: str) -> None:
+    script = LAID_OUT.replace("EXPR", expr)
+    assert gradtrace_output(script) == torch_output(script)

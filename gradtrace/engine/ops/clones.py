@@ -41,6 +41,17 @@ def empty_laid_out(shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any)
     return np.ndarray(shape, dtype, strides=tuple(s * dtype.itemsize for s in strides))
 
 
+def copy_laid_out_as(values: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """A copy of `values` (of `like`'s shape) in memory it owns, laid out as a copy of
+    `like` with preserve_format is (an op writing into `empty_like(self)`)."""
+    strides = preserved_strides(like)
+    if strides is None:
+        return np.array(values, order="C")
+    out = empty_laid_out(like.shape, strides, values.dtype)
+    np.copyto(out, values)
+    return out
+
+
 def copy_preserving_layout(array: np.ndarray, dtype: Any = None) -> np.ndarray:
     """A copy of `array` (as `dtype`) with preserved_strides, in memory it owns."""
     strides = preserved_strides(array)
@@ -222,7 +233,9 @@ class FlipBackward0(Function):
             if w in wrapped[:i]:
                 raise TorchRuntimeError(f"dim {w} appears multiple times in the list of dims")
         self.save_attr(dims=saved_ints(dims))
-        return np.flip(a.array, wrapped).copy() if a.array.ndim else a.array.copy()
+        # (into empty_like(self, preserve_format): a dense input's own layout)
+        return copy_laid_out_as(np.flip(a.array, wrapped), a.array) if a.array.ndim else \
+            a.array.copy()
 
     def backward(self, grad: Tensor) -> Tensor:
         return flip(grad, tuple(signed(d) for d in self.attrs["dims"]))

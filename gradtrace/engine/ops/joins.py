@@ -198,7 +198,10 @@ class CatBackward0(Function):
         shape = list(ref.array.shape)
         shape[d] = sum(t_.array.shape[d] for t_ in used)
         reserve(tuple(shape), dtype.np.itemsize)
-        return np.concatenate([cast(t_.array, dtype) for t_ in used], axis=d)
+        # (row-major, as compute_output_memory_format gives a cat of any inputs but all
+        # channels-last ones, which gradtrace does not make; numpy's keeps their order)
+        return np.concatenate([cast(t_.array, dtype) for t_ in used], axis=d,
+                              out=np.empty(tuple(shape), dtype.np))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         out: list[Tensor | None] = []
@@ -243,7 +246,9 @@ class StackBackward0(Function):
         dtype = result_dtype(*tensors)
         self.save_attr(dim=saved_int(dim))
         reserve((len(tensors),) + ref, dtype.np.itemsize)
-        return np.stack([cast(t_.array, dtype) for t_ in tensors], axis=d)
+        shape = ref[:d] + (len(tensors),) + ref[d:]  # (row-major: a cat of unsqueezed inputs)
+        return np.stack([cast(t_.array, dtype) for t_ in tensors], axis=d,
+                        out=np.empty(shape, dtype.np))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         dim = signed(self.attrs["dim"])

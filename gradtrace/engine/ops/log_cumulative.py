@@ -44,7 +44,8 @@ class LogcumsumexpBackward0(Function):
         self.save_attr(dim=dim)
         if a.array.ndim == 0:
             return a.array.copy()
-        return logcumsumexp_array(a.array, dim)
+        # (logcumsumexp_out_impl resizes an empty output: row-major)
+        return np.asarray(logcumsumexp_array(a.array, dim), order="C")
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)

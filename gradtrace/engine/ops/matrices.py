@@ -238,7 +238,8 @@ class RollBackward0(Function):
         if not dims:
             return np.roll(a.array.reshape(-1), shifts[0]).reshape(a.array.shape)
         axes = tuple(wrap_dim(d, a.array.ndim) for d in dims)
-        return np.roll(a.array, shifts, axis=axes)
+        # (roll_common fills empty_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT): row-major)
+        return np.asarray(np.roll(a.array, shifts, axis=axes), order="C")
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs

@@ -818,7 +818,8 @@ class CumsumBackward0(Function):
         out_dtype = _sum_dtype(a, dtype) if a.dtype is not bool_ or dtype else int64
         if a.array.ndim == 0:
             return a.array.astype(out_dtype.np)
-        return kernels.cumsum(a.array.astype(out_dtype.np, copy=False), d)
+        # (cumsum_out's meta sets a contiguous output)
+        return np.asarray(kernels.cumsum(a.array.astype(out_dtype.np, copy=False), d), order="C")
 
     def backward(self, grad: Tensor) -> Tensor:
         from .clones import flip

@@ -226,7 +226,8 @@ def _forward(node: Function, a: Tensor, dim: int, kernel: str,
         raise _not_implemented(f"{kernel}_{'lastdim_' if last else ''}kernel_impl", a.dtype)
     d = wrap_dim(dim, x.ndim)
     node.save_attr(dim=saved_int(dim))
-    return at_0d(x) if x.ndim == 0 else values(x, d)
+    # (the kernels write a contiguous result: host_softmax's output is row-major)
+    return at_0d(x) if x.ndim == 0 else np.asarray(values(x, d), order="C")
 
 
 def _backward(node: Function, grad: Tensor, data_op: type[Function]) -> Tensor:

@@ -16,6 +16,7 @@ from ..formulas import undefined, vjp
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
+from .clones import copy_laid_out_as
 from .reductions import (
     EVENLY_DISTRIBUTED,
     KEEPDIM_SCATTER,
@@ -91,6 +92,7 @@ class _Selecting(Function):
     # value_selecting_reduction_backward)
     formulas = (vjp("self", "zeros({self_sym_sizes}).scatter({dim}, {indices}, {grad})"),)
     keepdim_saved = False
+    laid_out_as_self = False  # sort's values (and indices) fill empty_like(self)
 
     def forward(self, a: Tensor, dim: int, indices: Tensor, keepdim: bool = True) -> np.ndarray:
         self.save_attr(dim=saved_int(dim))
@@ -103,6 +105,8 @@ class _Selecting(Function):
         d = wrap_dim(dim, a.array.ndim)
         idx = indices.array if keepdim else np.expand_dims(indices.array, d)
         out = np.take_along_axis(a.array, idx, axis=d)
+        if self.laid_out_as_self:
+            return copy_laid_out_as(out, a.array)
         return out if keepdim else np.squeeze(out, d)
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -118,12 +122,14 @@ class _Selecting(Function):
 
 class SortBackward0(_Selecting):
     __slots__ = ()
+    laid_out_as_self = True
 
 
 class SortBackward1(_Selecting):
     """sort(stable=...)."""
 
     __slots__ = ()
+    laid_out_as_self = True
 
 
 class TopkBackward0(_Selecting):
@@ -153,10 +159,7 @@ def _indices(values: np.ndarray) -> Tensor:
 
 
 def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: Any = None) -> Any:
-    d = wrap_dim(dim, a.array.ndim)
-    idx = sort_order(a.array, d, descending, bool(stable)) if a.array.ndim \
-        else np.zeros((), np.int64)
-    indices = _indices(idx)
+    indices = _indices(_sort_indices(a.array, dim, descending, bool(stable)))
     node = SortBackward0 if stable is None else SortBackward1
     values = node.call(a, dim=dim, indices=indices)
     return SortReturn(values, indices)
@@ -164,8 +167,14 @@ def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: Any = No
 
 def argsort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
             ) -> Tensor:
-    d = wrap_dim(dim, a.array.ndim)
-    return _indices(sort_order(a.array, d, descending, stable) if a.array.ndim else 0)
+    return _indices(_sort_indices(a.array, dim, descending, stable))
+
+
+def _sort_indices(x: np.ndarray, dim: int, descending: bool, stable: bool) -> np.ndarray:
+    """sort's indices, laid out as `x` (sort_stable_out fills empty_like(self))."""
+    if not x.ndim:
+        return np.zeros((), np.int64)
+    return copy_laid_out_as(sort_order(x, wrap_dim(dim, x.ndim), descending, stable), x)
 
 
 def msort(a: Tensor) -> Tensor:

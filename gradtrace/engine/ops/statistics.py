@@ -138,9 +138,10 @@ class CumprodBackward0(Function):
         x = a.array if a.dtype.is_floating_point else a.array.astype(np.int64)
         if x.ndim == 0:
             return x.copy()
+        # (cumprod_out's meta sets a contiguous output)
         if x.dtype.kind == "f":
-            return reduction_kernels.cumprod(x, wrap_dim(dim, x.ndim))
-        return np.cumprod(x, axis=wrap_dim(dim, x.ndim)).astype(x.dtype)
+            return np.asarray(reduction_kernels.cumprod(x, wrap_dim(dim, x.ndim)), order="C")
+        return np.cumprod(x, axis=wrap_dim(dim, x.ndim)).astype(x.dtype, order="C")
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
@@ -219,12 +220,14 @@ class _CumExtreme(Function):
             best_v = np.where(take, cur, best_v)
             best_i = np.where(take, i, best_i)
             values[..., i], idx[..., i] = best_v, best_i
-        indices = np.moveaxis(idx, -1, d) if x.ndim else idx.reshape(())
+        # (cummax_out/cummin_out resize empty outputs: row-major)
+        indices = np.asarray(np.moveaxis(idx, -1, d) if x.ndim else idx.reshape(()), order="C")
         indices_out.append(indices)
         self.save_attr(dim=saved_int(dim))
         self.save("indices", Tensor._wrap(indices))
         self.save("self", a)
-        return np.moveaxis(values, -1, d) if x.ndim else values.reshape(())
+        return np.asarray(np.moveaxis(values, -1, d) if x.ndim else values.reshape(()),
+                          order="C")
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # values: self_t.gather(dim, indices)

@@ -16,7 +16,7 @@ from ..jit import JIT
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor, type_name
-from ._util import apply_inplace, write_where
+from ._util import apply_inplace, iterator_layout, write_where
 from .select_views import SelectBackward0, SliceBackward0
 from .view_inplace import copy_
 from .views import ExpandBackward0, UnsqueezeBackward0, ViewBackward0, alias, warn
@@ -37,7 +37,7 @@ class IndexBackward0(Function):
     def forward(self, a: Tensor, indices: tuple[Tensor | None, ...]) -> np.ndarray:
         key = _check_indices(a, indices)
         self.save_attr(indices=indices, self_sym_sizes=a.array.shape)
-        return a.array[key]
+        return _index_layout(a.array[key], a.array, key)
 
     def backward(self, grad: Tensor) -> Tensor:
         from .creation import zeros
@@ -46,6 +46,37 @@ class IndexBackward0(Function):
         base = zeros(a["self_sym_sizes"], dtype=grad.dtype)
         # torch: at::_index_put_impl_(zeros, indices, grad, accumulate=true, unsafe=true)
         return IndexPutImplBackward0.call(base, grad, indices=a["indices"], accumulate=True)
+
+
+def _index_layout(out: np.ndarray, x: np.ndarray, key: tuple) -> np.ndarray:
+    """`x[key]` laid out as torch's index kernel lays it out: TensorIterator over x
+    restrided to the result's shape (stride 0 along the indexed dims) and the index
+    tensors (a mask as its nonzero() indices), where numpy puts the indexed dims outermost.
+    Indices split by a slice keep numpy's layout (both move the indexed dims first)."""
+    if out.ndim < 2 or type(out) is not np.ndarray or type(x) is not np.ndarray:
+        return out
+    dims: list[int] = []  # the dims of x the indices consume, and the indices
+    arrays: list[np.ndarray] = []
+    d = 0
+    for k in key:
+        if not isinstance(k, np.ndarray):
+            d += 1
+            continue
+        if k.dtype == np.bool_ and not k.ndim:  # (x[True]: a new dim, not an index)
+            return out
+        parts = np.nonzero(k) if k.dtype == np.bool_ else (k,)
+        dims += range(d, d + len(parts))
+        arrays += parts
+        d += len(parts)
+    if not dims or dims != list(range(dims[0], dims[-1] + 1)):
+        return out
+    before, after = dims[0], x.ndim - dims[-1] - 1
+    indexed = out.shape[before:out.ndim - after]
+    src = np.lib.stride_tricks.as_strided(
+        x, out.shape, x.strides[:before] + (0,) * len(indexed) + x.strides[dims[-1] + 1:])
+    lead, trail = (1,) * before, (1,) * after
+    return iterator_layout(out, src, *(np.broadcast_to(i, indexed).reshape(lead + indexed + trail)
+                                       for i in arrays))
 
 
 def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:

@@ -12,12 +12,22 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotSupportedError, TorchRuntimeError
-from .. import lapack
+from .. import dtypes, lapack
+from ..complex import handle_r_to_c, multiply
 from ..formulas import vjp
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..tensor import Tensor
-from .decompositions import batch_prefix, check_matrices, linalg_error, named_return, wrap_result
+from ._util import not_implemented
+from .decompositions import (
+    _raise_singular,
+    _solve_arrays,
+    batch_prefix,
+    check_matrices,
+    linalg_error,
+    named_return,
+    wrap_result,
+)
 from .linalg import matmul
 from .matrices import diag_embed, diagonal
 from .reductions import ReturnTypes, sum_array
@@ -193,10 +203,123 @@ def eigvalsh(a: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803 - torch's name
     return LinalgEighBackward0.call(a, uplo=UPLO, compute_v=_needs_uv(a))[0]
 
 
-def eig(a: Tensor) -> Any:
-    """Eigenvalues of a general matrix are complex; the engine has no complex dtypes."""
-    raise NotSupportedError("torch.linalg.eig and eigvals return complex tensors, which "
-                            "gradtrace does not support")
+# -- general eigen-decomposition --------------------------------------------------------
+
+EigReturn = named_return("linalg_eig", "eigenvalues", "eigenvectors")
+
+
+class LinalgEigBackward0(Function):
+    """torch.linalg.eig (and eigvals of a matrix that needs a gradient): LAPACK's geev,
+    complex results whatever the input. The backward is linalg_eig_backward; through the
+    eigenvalues alone it is V⁻ᴴ diag(gL) Vᴴ, computed as torch computes it: Vᴴ resolved
+    (the conjugate fallback's copy), gL.unsqueeze(-1) * Vᴴ (mul_kernel's rounding,
+    engine/complex.py) and linalg.solve's getrf + getrs on complex matrices; a real input
+    gets the real part (handle_r_to_c). Through the eigenvectors it needs complex matmul
+    and division, which gradtrace does not compute as torch does: refused, after torch's
+    own check that the loss does not depend on the eigenvectors' phases."""
+
+    __slots__ = ()
+    multi_output = True
+    materialize_grads = False
+    formulas = (vjp("self", "{eigenvectors}⁻ᴴ (diag_embed({grad}[0]) + ({eigenvectors}ᴴ "
+                            "{grad}[1] - {eigenvectors}ᴴ {eigenvectors} "
+                            "diag(re({eigenvectors}ᴴ {grad}[1]))) / conj(E)) "
+                            "{eigenvectors}ᴴ,  E_ij = λ_j - λ_i (1 on the diagonal)"),)
+
+    def forward(self, a: Tensor, compute_v: bool) -> list[np.ndarray]:
+        w, v, info = lapack.geev(a.array, compute_v)
+        _check_converged(info, "torch.linalg.eig" if compute_v else "torch.linalg.eigvals")
+        if v is None:
+            v = np.zeros((0,), dtype=w.dtype)
+        return [w, lapack.column_major(v)]
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("eigenvalues", outputs[0], is_output=True)
+        self.save("eigenvectors", outputs[1], is_output=True)
+
+    def backward(self, g_l: Tensor | None, g_v: Tensor | None) -> Tensor | None:
+        if g_l is None and g_v is None:
+            return None
+        if GRAD_MODE.enabled:
+            raise NotSupportedError("a gradient of torch.linalg.eig's backward "
+                                    "(create_graph=True)")
+        v = self.unpack("eigenvectors").array
+        vh = np.conj(np.swapaxes(v, -1, -2))
+        if g_v is not None:
+            _check_phase_invariant(vh, g_v.array)
+            raise NotSupportedError("the gradient of torch.linalg.eig through its "
+                                    "eigenvectors (complex matmul and division)")
+        rhs = multiply(np.expand_dims(g_l.array, -1), vh)
+        x, _, _, info = _solve_arrays(vh, rhs)
+        _raise_singular(info, "torch.linalg.solve")
+        return handle_r_to_c(self.input_meta[0][1], Tensor._wrap(lapack.column_major(x)))
+
+
+def _check_converged(info: np.ndarray, fname: str) -> None:
+    """_linalg_check_errors for geev: info > 0 when the QR algorithm did not converge."""
+    if (info > 0).any():
+        k, prefix = batch_prefix(info)
+        raise linalg_error(
+            f"{fname}: {prefix}The algorithm failed to converge because the input matrix is "
+            "ill-conditioned or has too many repeated eigenvalues (error code: "
+            f"{int(info.reshape(-1)[k])}).")
+
+
+def _check_phase_invariant(vh: np.ndarray, g_v: np.ndarray) -> None:
+    """linalg_eig_backward's check that the loss does not change when an eigenvector is
+    multiplied by e^{iφ}: Im diag(Vᴴ gV) all within 1e-2 of zero (allclose with rtol and
+    atol 1e-2; a tolerance far above the last bits of the product)."""
+    diag = np.einsum("...ij,...ji->...i", vh, g_v).imag
+    if not bool(np.all(np.abs(diag) <= 1e-2)):
+        raise TorchRuntimeError(
+            "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this "
+            "quantity, so it is ill-defined.")
+
+
+def _check_eig_input(a: Tensor, fname: str) -> None:
+    """linalg_eig's checks in torch's order: a complex result dtype (toComplexType), at least
+    two dimensions, square matrices, then the CPU kernel's dtypes."""
+    if not (a.dtype.is_floating_point or a.dtype.is_complex):
+        raise TorchRuntimeError(f"Unknown Complex ScalarType for {a.dtype.scalar_type}")
+    if a.array.ndim < 2:
+        raise TorchRuntimeError(
+            f"{fname}: The input tensor A must have at least 2 dimensions.")
+    m, n = a.array.shape[-2:]
+    if m != n:
+        raise TorchRuntimeError(f"{fname}: A must be batches of square matrices, but they are "
+                                f"{m} by {n} matrices")
+    if a.dtype is dtypes.float16:
+        raise NotSupportedError(f"torch.{fname} of float16 tensors (torch.complex32)")
+    if a.array.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise not_implemented("linalg_eig_out_cpu", a.dtype)
+
+
+def _check_finite(a: Tensor) -> None:
+    """linalg_eig_out's check before geev computes eigenvectors."""
+    if not bool(np.isfinite(a.array).all()):
+        raise TorchRuntimeError(
+            "torch.linalg.eig: input tensor should not contain infs or NaNs.")
+
+
+def eig(a: Tensor) -> ReturnTypes:
+    """torch.linalg.eig: complex eigenvalues and unit eigenvectors of general matrices."""
+    _check_eig_input(a, "linalg.eig")
+    _check_finite(a)
+    return EigReturn(*LinalgEigBackward0.call(a, compute_v=True))
+
+
+def eigvals(a: Tensor) -> Tensor:
+    """torch.linalg.eigvals: linalg.eig's eigenvalues when A needs a gradient (its node,
+    eigenvectors saved), else geev without eigenvectors (whose eigenvalues may differ in the
+    last bits) and without linalg.eig's check for infs and NaNs."""
+    _check_eig_input(a, "linalg.eigvals")
+    if _needs_uv(a):
+        _check_finite(a)
+        return LinalgEigBackward0.call(a, compute_v=True)[0]
+    w, _, info = lapack.geev(a.array, False)
+    _check_converged(info, "torch.linalg.eigvals")
+    return wrap_result(w)
 
 
 # -- pseudo-inverse --------------------------------------------------------------------

@@ -1,9 +1,10 @@
-"""torch.linalg's singular-value and symmetric eigen-decompositions and what is built on
-them: svd, svdvals, torch.svd, eigh, eigvalsh, pinv, matrix_rank and lstsq (eig and
-eigvals, whose results are complex, are refused). LAPACK's gesdd, syevd and the gels
-family (gels, gelsy, gelsd, gelss) as torch calls them (engine/lapack.py); the backward
-formulas are FunctionsManual.cpp's svd_backward, linalg_eig_backward (Hermitian case),
-pinv_backward and linalg_lstsq_backward, written with the engine's ops.
+"""torch.linalg's singular-value and eigen-decompositions and what is built on them: svd,
+svdvals, torch.svd, eigh, eigvalsh, eig, eigvals, pinv, matrix_rank and lstsq. LAPACK's
+gesdd, syevd, geev and the gels family (gels, gelsy, gelsd, gelss) as torch calls them
+(engine/lapack.py); the backward formulas are FunctionsManual.cpp's svd_backward,
+linalg_eig_backward (the Hermitian case for eigh; for eig the eigenvalues' gradient, the
+eigenvectors' needing complex matmul and division, which are refused), pinv_backward and
+linalg_lstsq_backward, written with the engine's ops.
 """
 from __future__ import annotations
 

@@ -8,10 +8,10 @@ batched, with eigenvectors (eig, or eigvals of a matrix that needs a gradient) a
 (eigvals), as are printing, layouts and torch's errors.
 
 Autograd: LinalgEigBackward0's name, next_functions and saved eigenvalues/eigenvectors;
-the gradients of losses of the eigenvalues (linalg_eig_backward's V⁻ᴴ diag(gL) Vᴴ, a real
-input getting the real part) bit for bit; torch's error when a loss depends on the
-eigenvectors' phases; gradtrace's refusal of other eigenvector gradients; and a
-finite-difference gradcheck in float64.
+the gradients of losses of the eigenvalues and of the eigenvectors (linalg_eig_backward
+with torch's complex products, quotients and solve; a real input getting the real part)
+bit for bit; torch's error when a loss depends on the eigenvectors' phases; the refusal of
+eigenvector gradients of batches; and a finite-difference gradcheck in float64.
 
 Skipped unless torch is importable.
 """
@@ -212,23 +212,103 @@ def test_phase_dependent_loss_raises_torchs_error() -> None:
     assert "ill-defined" in torch_output(PHASE)
 
 
-def test_other_eigenvector_gradients_are_refused() -> None:
-    """A phase-invariant loss of the eigenvectors needs complex matmul and division, which
-    gradtrace does not compute as torch does: NotSupportedError, not a wrong gradient."""
+EIGENVECTOR_LOSSES = [
+    "torch.view_as_real(V).pow(2).sum(-1).mul(W).sum()",
+    "L.real.sum() + torch.view_as_real(L).pow(2).sum() + torch.view_as_real(V).pow(2).sum()",
+    "(V.real ** 2 + V.imag ** 2).mul(W).sum() + (L.imag * w).sum()",
+    "V.real.mul(W).sum() + L.real.sum()",
+]
+
+
+def _eigenvector_script(seed: int, dtype: str, n: int, loss: str, kind: str) -> str:
+    make = {"real": f"torch.randn({n}, {n}, dtype=torch.{dtype})",
+            "complex": f"torch.complex(torch.randn({n}, {n}, dtype=torch.{dtype}), "
+                       f"torch.randn({n}, {n}, dtype=torch.{dtype}))",
+            "symmetric": f"(lambda M: M + M.mT)(torch.randn({n}, {n}, dtype=torch.{dtype}))"}
+    return f"""import torch
+torch.manual_seed({seed})
+A = {make[kind]}.requires_grad_()
+W = torch.randn({n}, {n}, dtype=torch.{dtype})
+w = torch.randn({n}, dtype=torch.{dtype})
+L, V = torch.linalg.eig(A)
+loss = {loss}
+loss.backward()
+g = torch.view_as_real(A.grad) if A.grad.is_complex() else A.grad
+print(A.grad.dtype, [x.hex() for x in g.flatten().tolist()])
+"""
+
+
+def _eigenvector_cases() -> list[tuple[int, str, int, str, str]]:
+    rng = np.random.default_rng(2027)
+    cases = []
+    for seed in range(40):
+        loss = EIGENVECTOR_LOSSES[seed % len(EIGENVECTOR_LOSSES)]
+        # V.real depends on the phases unless the eigenvectors are real: symmetric A
+        kind = "symmetric" if loss.startswith("V.real") else (
+            "complex" if rng.random() < 0.25 else "real")
+        cases.append((seed, ["float32", "float64"][seed % 2], int(rng.integers(1, 11)), loss,
+                      kind))
+    return cases
+
+
+@needs_mkl
+@pytest.mark.parametrize(("seed", "dtype", "n", "loss", "kind"), _eigenvector_cases())
+def test_eigenvector_gradients_are_torchs_bits(seed: int, dtype: str, n: int, loss: str,
+                                               kind: str) -> None:
+    """linalg_eig_backward with an eigenvector gradient: Vᴴ gV and the other products as
+    MKL's cgemm/zgemm (addmm_impl_cpu_'s layouts, the conjugate resolved), the projection
+    with mul_kernel's products, the division by conj(E) rounded as c10::complex's
+    operator/ (FMA-contracted, complex64's basic_loop numerators not), gL on the diagonal,
+    then the complex solve: the gradient's bits are torch's."""
+    script = _eigenvector_script(seed, dtype, n, loss, kind)
+    assert gradtrace_output(script) == torch_output(script)
+
+
+def test_batched_eigenvector_gradients_are_refused() -> None:
+    """torch multiplies batches of complex matrices with bmm (its own loop below 400
+    multiply-adds, MKL's batched gemm above), which gradtrace does not reproduce:
+    NotSupportedError, not a gradient with other bits; torch's phase check still first."""
     script = """import torch
-A = torch.randn(3, 3, requires_grad=True)
+A = torch.randn(2, 3, 3, requires_grad=True)
 L, V = torch.linalg.eig(A)
 torch.view_as_real(V).pow(2).sum().backward()
 """
     result = run_text(script)
     assert result.error is not None and result.error.kind == "NotSupportedError"
-    assert "eigenvectors" in result.error.message
+    assert "batch" in result.error.message
+    phase = PHASE.replace("torch.randn(3, 3,", "torch.randn(2, 3, 3,")
+    assert gradtrace_output(phase) == torch_output(phase)
+
+
+def test_complex_division_is_torchs() -> None:
+    """engine/complex.py's divide against torch's div_ on contiguous complex operands of
+    many lengths (its vector body, the basic_loop tail, two threads' chunks) and zero
+    divisors, bit for bit."""
+    from gradtrace.engine import complex as complex_ops
+
+    rng = np.random.default_rng(5)
+    for dt in (np.complex64, np.complex128):
+        for shape in [(k,) for k in range(1, 30)] + [(7, 7), (2, 5, 5), (190, 190)]:
+            a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+            e = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+            e[..., 0] = 0
+            x = torch.from_numpy(a.copy())
+            x.div_(torch.from_numpy(e))
+            ours = np.ascontiguousarray(complex_ops.divide(a, e))
+            assert np.array_equal(x.numpy().view(np.uint8), ours.view(np.uint8)), (dt, shape)
 
 
 def _square(rng: np.random.Generator, *shape: int) -> np.ndarray:
     """Distinct, well-separated eigenvalues (a random matrix plus a spread diagonal)."""
     n = shape[-1]
     return rng.standard_normal(shape) + np.diag(np.arange(1.0, n + 1) * 2)
+
+
+def _values_and_moduli(result):
+    """Phase-invariant outputs of eig: the eigenvalues' parts and |V_ij|²."""
+    values, vectors = result
+    return (gt_torch.view_as_real(values),
+            gt_torch.view_as_real(vectors).pow(2).sum(-1))
 
 
 GRADCHECK = {
@@ -238,6 +318,10 @@ GRADCHECK = {
                       lambda r: [r.standard_normal((4, 4))]),
     "eig_values_batched": (lambda a: gt_torch.view_as_real(gt_torch.linalg.eig(a)[0]),
                            lambda r: [r.standard_normal((2, 3, 3))]),
+    "eig_vectors_moduli": (lambda a: gt_torch.view_as_real(gt_torch.linalg.eig(a)[1])
+                           .pow(2).sum(-1), lambda r: [_square(r, 4, 4)]),
+    "eig_both": (lambda a: _values_and_moduli(gt_torch.linalg.eig(a)),
+                 lambda r: [r.standard_normal((3, 3))]),
 }
 
 test_eig_gradcheck, _ = finite_difference_tests(

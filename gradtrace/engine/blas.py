@@ -56,9 +56,20 @@ def _strides(x: np.ndarray) -> tuple[int, ...]:
 
 
 class _Routines:
-    """MKL's BLAS for one float dtype, typed: ?gemm_, ?gemv_, cblas_?dot, cblas_?gemm_batch."""
+    """MKL's BLAS for one float dtype, typed: ?gemm_, ?gemv_, cblas_?dot, cblas_?gemm_batch.
+    For complex64/complex128 only cgemm_/zgemm_ (what mm reaches; complex products are
+    otherwise refused), alpha and beta each a (real, imaginary) pair."""
 
     def __init__(self, lib: Any, dtype: np.dtype) -> None:
+        if dtype.kind == "c":
+            p, part = ("c", ctypes.c_float) if dtype == np.complex64 else ("z", ctypes.c_double)
+            pair = part * 2
+            self.scalar = lambda v: pair(complex(v).real, complex(v).imag)
+            ref = ctypes.POINTER(pair)
+            self.gemm = lib.symbol(f"{p}gemm_", None, [
+                ctypes.c_char_p, ctypes.c_char_p, _IP, _IP, _IP, ref, _P, _IP, _P, _IP, ref, _P,
+                _IP])
+            return
         p, scalar = ("s", ctypes.c_float) if dtype == np.float32 else ("d", ctypes.c_double)
         ref = ctypes.POINTER(scalar)
         self.scalar = scalar
@@ -82,7 +93,8 @@ _READY: dict[tuple[Any, int], tuple[_Routines, Any]] = {}  # (dtype, threads) se
 
 
 def _routines(dtype: np.dtype) -> _Routines | None:
-    """MKL's routines for float32/float64 on torch's thread count; None without MKL."""
+    """MKL's routines for float32/float64 (complex64/complex128: gemm) on torch's thread
+    count; None without MKL."""
     threads = capability.num_threads()
     ready = _READY.get((dtype, threads))
     # every product: skip the checks (other MKL users set their count), while the MKL they
@@ -90,7 +102,7 @@ def _routines(dtype: np.dtype) -> _Routines | None:
     if ready is not None and ready[1] is mkl.loaded():
         ready[1].set_threads(threads)
         return ready[0]
-    if dtype not in (np.float32, np.float64):
+    if dtype not in (np.float32, np.float64, np.complex64, np.complex128):
         return None
     lib = mkl.load()
     if lib is None:

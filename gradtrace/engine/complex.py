@@ -21,6 +21,10 @@ except that for complex64 its compiled loops keep some elements unfused (measure
   7 elements): unfused up to 4 elements; else the first unfused, the next 4 fused, the
   rest unfused.
 complex128's scalar code is fused everywhere. The `default` (non-FMA) build fuses nothing.
+
+`divide` (used inside linalg.eig's backward; `/` itself stays refused) rounds as
+div_true_kernel does: c10::complex's operator/ everywhere (Vectorized's falls back to it
+element by element), FMA-contracted, except complex64's basic_loop numerators.
 """
 from __future__ import annotations
 
@@ -128,11 +132,12 @@ def complex_of(dtype: DType) -> DType:
 _VECTOR, _FUSED, _PLAIN = 0, 1, 2
 
 
-def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
-    """For n elements in iteration order (rows of `row`, cut into threads' chunks): how
-    each is computed, _VECTOR, _FUSED or _PLAIN (see the module's docstring)."""
-    if not capability.fma_build(capability.kernel()):
-        return np.full(n, _PLAIN, np.int8)
+def _positions(n: int, row: int, mode: str, dtype: DType
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For n elements in iteration order (rows of `row`, cut into threads' chunks): each
+    one's position in its loop, the length of its loop's vector body, and its loop's
+    length (cpu_kernel_vec's vectorized_loop: two Vectorized a step, the rest basic_loop;
+    a strided loop is all basic_loop)."""
     width = 2 * capability.lanes(dtype.itemsize)
     it = np.arange(n)
     chunk = thread_chunk(n)
@@ -142,6 +147,15 @@ def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
     length = np.minimum(np.minimum(c_start + chunk, r_start + row), n) - start
     pos = it - start
     body = length // width * width if mode != "strided" else np.zeros_like(length)
+    return pos, body, length
+
+
+def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
+    """For n elements in iteration order: how mul_kernel computes each, _VECTOR, _FUSED or
+    _PLAIN (see the module's docstring)."""
+    if not capability.fma_build(capability.kernel()):
+        return np.full(n, _PLAIN, np.int8)
+    pos, body, length = _positions(n, row, mode, dtype)
     kinds = np.full(n, _FUSED, np.int8)
     q, m = pos - body, length - body
     if dtype is complex64:
@@ -201,6 +215,48 @@ def multiply(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """`x * y` for complex arrays of one dtype (broadcasting), laid out and rounded as
     torch's mul_kernel lays out and rounds it."""
     return _binary(x, y, _product)
+
+
+def _quotient(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
+              ) -> np.ndarray:
+    """c10::complex's operator/ (Smith's algorithm, as numpy's): with |c| >= |d|,
+    rat = d/c, scl = 1/(c + d rat), re = (a + b rat) scl, im = (b - a rat) scl (the roles
+    of c and d swapped otherwise; 0/0 divides the parts). Vectorized's operator/ runs it
+    element by element too; GCC contracts every product-sum into an FMA, except that for
+    complex64 basic_loop (a strided loop, or the tail after the vector body) keeps the
+    numerators' unfused (measured)."""
+    ar, ai = _parts(a)
+    c, d = _parts(b)
+    fma = fp32.fma if dtype is complex64 else fp64.fma
+    fused_num = np.ones(a.size, bool)
+    if not capability.fma_build(capability.kernel()):
+        fused_num[:] = False
+    elif dtype is complex64:
+        pos, body, _ = _positions(a.size, row, mode, dtype)
+        fused_num = pos < body
+    big = np.abs(c) >= np.abs(d)
+    one = ar.dtype.type(1)
+    rat = np.where(big, d / c, c / d)
+    first, second = np.where(big, c, d), np.where(big, d, c)  # den = first + second rat
+    den = fma(second, rat, first) if capability.fma_build(capability.kernel()) \
+        else first + second * rat
+    scl = one / den
+    p, q = np.where(big, ar, ai), np.where(big, ai, ar)  # re: p + q rat (swapped: q rat + p)
+    re = np.where(fused_num, fma(q, rat, p), p + q * rat)
+    im = np.where(big, np.where(fused_num, fma(-ar, rat, ai), ai - ar * rat),
+                  np.where(fused_num, fma(ai, rat, -ar), ai * rat - ar))
+    out = np.empty(a.size, a.dtype)
+    out.real, out.imag = re * scl, im * scl
+    zero = (c == 0) & (d == 0)
+    if zero.any():
+        out.real[zero], out.imag[zero] = ar[zero] / np.abs(c[zero]), ai[zero] / np.abs(d[zero])
+    return out
+
+
+def divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`x / y` for complex arrays of one dtype (broadcasting), as torch's div_true_kernel
+    computes it (measured on contiguous operands, tests/test_linalg_eig_torch_diff.py)."""
+    return _binary(x, y, _quotient)
 
 
 def add(x: np.ndarray, y: np.ndarray, alpha: complex = 1) -> np.ndarray:

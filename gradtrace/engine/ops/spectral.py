@@ -2,9 +2,9 @@
 svdvals, torch.svd, eigh, eigvalsh, eig, eigvals, pinv, matrix_rank and lstsq. LAPACK's
 gesdd, syevd, geev and the gels family (gels, gelsy, gelsd, gelss) as torch calls them
 (engine/lapack.py); the backward formulas are FunctionsManual.cpp's svd_backward,
-linalg_eig_backward (the Hermitian case for eigh; for eig the eigenvalues' gradient, the
-eigenvectors' needing complex matmul and division, which are refused), pinv_backward and
-linalg_lstsq_backward, written with the engine's ops.
+linalg_eig_backward (the Hermitian case for eigh; for eig the general one, with torch's
+complex products, quotients and solve), pinv_backward and linalg_lstsq_backward, written
+with the engine's ops.
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotSupportedError, TorchRuntimeError
-from .. import dtypes, lapack
-from ..complex import handle_r_to_c, multiply
+from .. import blas, dtypes, lapack
+from ..complex import add, divide, handle_r_to_c, multiply
 from ..formulas import vjp
 from ..grad_mode import GRAD_MODE
 from ..node import Function
@@ -211,13 +211,13 @@ EigReturn = named_return("linalg_eig", "eigenvalues", "eigenvectors")
 
 class LinalgEigBackward0(Function):
     """torch.linalg.eig (and eigvals of a matrix that needs a gradient): LAPACK's geev,
-    complex results whatever the input. The backward is linalg_eig_backward; through the
-    eigenvalues alone it is V⁻ᴴ diag(gL) Vᴴ, computed as torch computes it: Vᴴ resolved
-    (the conjugate fallback's copy), gL.unsqueeze(-1) * Vᴴ (mul_kernel's rounding,
-    engine/complex.py) and linalg.solve's getrf + getrs on complex matrices; a real input
-    gets the real part (handle_r_to_c). Through the eigenvectors it needs complex matmul
-    and division, which gradtrace does not compute as torch does: refused, after torch's
-    own check that the loss does not depend on the eigenvectors' phases."""
+    complex results whatever the input. The backward is linalg_eig_backward, with the
+    complex ops torch runs: Vᴴ resolved (the conjugate fallback's and addmm's copy), mm as
+    MKL's cgemm/zgemm, mul_kernel's products and div_true_kernel's quotients
+    (engine/complex.py), linalg.solve's getrf + getrs; a real input gets the real part
+    (handle_r_to_c). Through the eigenvalues alone: solve(Vᴴ, gL.unsqueeze(-1) * Vᴴ).
+    Through the eigenvectors, torch's batched complex matmul (its own loop for small
+    matrices) is not reproduced: batches are refused there."""
 
     __slots__ = ()
     multi_output = True
@@ -245,15 +245,36 @@ class LinalgEigBackward0(Function):
             raise NotSupportedError("a gradient of torch.linalg.eig's backward "
                                     "(create_graph=True)")
         v = self.unpack("eigenvectors").array
-        vh = np.conj(np.swapaxes(v, -1, -2))
-        if g_v is not None:
-            _check_phase_invariant(vh, g_v.array)
-            raise NotSupportedError("the gradient of torch.linalg.eig through its "
-                                    "eigenvectors (complex matmul and division)")
-        rhs = multiply(np.expand_dims(g_l.array, -1), vh)
+        vh = np.conj(np.swapaxes(v, -1, -2))  # resolve_conj keeps V.mH's (row-major) strides
+        if g_v is None:
+            rhs = multiply(np.expand_dims(g_l.array, -1), vh)
+        else:
+            g_a = _eigenvector_term(self.unpack("eigenvalues").array, v, vh, g_v.array)
+            if g_l is not None:
+                np.einsum("...ii->...i", g_a)[...] = g_l.array
+            rhs = blas.mm(g_a, vh)
         x, _, _, info = _solve_arrays(vh, rhs)
         _raise_singular(info, "torch.linalg.solve")
         return handle_r_to_c(self.input_meta[0][1], Tensor._wrap(lapack.column_major(x)))
+
+
+def _eigenvector_term(lam: np.ndarray, v: np.ndarray, vh: np.ndarray, g_v: np.ndarray
+                      ) -> np.ndarray:
+    """linalg_eig_backward's (Vᴴ gV - Vᴴ V diag(re(Vᴴ gV))) / conj(E), after its check that
+    the loss does not depend on the eigenvectors' phases."""
+    if v.ndim > 2:
+        _check_phase_invariant(np.einsum("...ij,...ji->...i", vh, g_v).imag)
+        raise NotSupportedError("the gradient of torch.linalg.eig through the eigenvectors "
+                                "of a batch of matrices (torch's batched complex matmul)")
+    vhgv = blas.mm(vh, g_v)
+    diag = np.diagonal(vhgv)
+    _check_phase_invariant(diag.imag)
+    scale = diag.real.astype(vhgv.dtype)[None, :]  # (TensorIterator's complex copy of it)
+    vhgv = add(vhgv, blas.mm(vh, multiply(v, scale)), -1)
+    lconj = np.conj(lam)
+    e = add(lconj[None, :], lconj[:, None], -1)
+    np.fill_diagonal(e, 1)
+    return divide(vhgv, e)
 
 
 def _check_converged(info: np.ndarray, fname: str) -> None:
@@ -266,12 +287,10 @@ def _check_converged(info: np.ndarray, fname: str) -> None:
             f"{int(info.reshape(-1)[k])}).")
 
 
-def _check_phase_invariant(vh: np.ndarray, g_v: np.ndarray) -> None:
+def _check_phase_invariant(im_diag: np.ndarray) -> None:
     """linalg_eig_backward's check that the loss does not change when an eigenvector is
-    multiplied by e^{iφ}: Im diag(Vᴴ gV) all within 1e-2 of zero (allclose with rtol and
-    atol 1e-2; a tolerance far above the last bits of the product)."""
-    diag = np.einsum("...ij,...ji->...i", vh, g_v).imag
-    if not bool(np.all(np.abs(diag) <= 1e-2)):
+    multiplied by e^{iφ}: allclose(Im diag(Vᴴ gV), 0, rtol=1e-2, atol=1e-2)."""
+    if not bool(np.all(np.abs(im_diag) <= im_diag.dtype.type(1e-2))):
         raise TorchRuntimeError(
             "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
             "multiplication by e^{i phi}. The specified loss function depends on this "

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotSupportedError
-from . import capability, fp32, fp64
+from . import capability, fp32, fp64, sleef, sleef64
 from .dtypes import DType, complex64, complex128
 from .meta import elementwise_strides
 from .pointwise import loop_row, thread_chunk
@@ -49,7 +49,7 @@ RUNS = frozenset("""
     view_as_complex real imag requires_grad_ retain_grad backward register_hook storage_offset
     is_contiguous data_ptr untyped_storage movedim moveaxis swapaxes swapdims flip
     equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn
-    eig eigvals
+    eig eigvals abs absolute
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
@@ -76,14 +76,14 @@ def check_dtype(name: str, dtype: DType) -> None:
                                 "gradtrace")
 
 
-# Python's operators on tensors other than + - * == != and unary - +: refused when an
-# operand is complex (torch's division, powers, matmul and abs of complex values were not
+# Python's operators on tensors other than + - * == != abs() and unary - +: refused when an
+# operand is complex (torch's division, powers and matmul of complex values were not
 # measured; its comparisons, bitwise ops and float()/int() raise errors gradtrace does not
 # word)
 _OPERATORS = {
     "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/=", "__pow__": "**",
     "__rpow__": "**", "__ipow__": "**=", "__matmul__": "@", "__rmatmul__": "@",
-    "__abs__": "abs()", "__floordiv__": "//", "__rfloordiv__": "//", "__mod__": "%",
+    "__floordiv__": "//", "__rfloordiv__": "//", "__mod__": "%",
     "__rmod__": "%", "__and__": "&", "__or__": "|", "__xor__": "^", "__rand__": "&",
     "__ror__": "|", "__rxor__": "^", "__lt__": "<", "__le__": "<=", "__gt__": ">",
     "__ge__": ">=", "__invert__": "~", "__lshift__": "<<", "__rlshift__": "<<",
@@ -257,6 +257,53 @@ def divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """`x / y` for complex arrays of one dtype (broadcasting), as torch's div_true_kernel
     computes it (measured on contiguous operands, tests/test_linalg_eig_torch_diff.py)."""
     return _binary(x, y, _quotient)
+
+
+def _moduli(a: np.ndarray, row: int, mode: str, dtype: DType
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """|z| as abs_kernel computes it, and which elements the vector body computes:
+    Vectorized's abs_() is SLEEF's hypot (u05), the scalar code std::abs, glibc's
+    hypotf/hypot (numpy's np.hypot calls the same)."""
+    re, im = _parts(a)
+    pos, body, _ = _positions(a.size, row, mode, dtype)
+    vector = pos < body
+    out = np.hypot(re, im)
+    if vector.any():
+        hypot = sleef.hypotf if dtype is complex64 else sleef64.hypot
+        out[vector] = hypot(re[vector], im[vector])
+    return out, vector
+
+
+def absolute(x: np.ndarray) -> np.ndarray:
+    """torch.abs of a complex array: abs_kernel run complex to complex (the modulus in the
+    real part), then its real part copied into a real array laid out as `x`."""
+    def kernel(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
+               ) -> np.ndarray:
+        return _moduli(a, row, mode, dtype)[0].astype(a.dtype)
+
+    moduli = _binary(x, x, kernel).real
+    out = np.empty_like(x.real)
+    out[...] = moduli
+    return out
+
+
+def _signs(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType) -> np.ndarray:
+    """sgn_kernel: 0 at 0, else z / |z|. The vector body divides each part by SLEEF's
+    hypot (_mm256_div_ps); the scalar sgn_impl divides z by the complex zabs(z) = (|z|, 0)
+    with c10::complex's operator/ (so multiplies by 1/|z|, rounded as `_quotient`)."""
+    modulus, vector = _moduli(a, row, mode, dtype)
+    out = _quotient(a, modulus.astype(a.dtype), row, mode, dtype)
+    re, im = _parts(a)
+    out.real[vector], out.imag[vector] = re[vector] / modulus[vector], \
+        im[vector] / modulus[vector]
+    out[modulus == 0] = 0
+    return out
+
+
+def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """AbsBackward0's grad * self.sgn() for complex x: sgn_kernel's signs, times the real
+    grad cast to complex (TensorIterator's copy), as mul_kernel rounds."""
+    return multiply(np.ascontiguousarray(grad).astype(x.dtype), _binary(x, x, _signs))
 
 
 def add(x: np.ndarray, y: np.ndarray, alpha: complex = 1) -> np.ndarray:

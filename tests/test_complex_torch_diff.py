@@ -6,7 +6,8 @@ view_as_real and .real/.imag are), shape ops, casts to real (torch's warning), +
 torch's rounding (mul_kernel's vector body unfused, its scalar code fused as GCC compiled
 it: compared bit for bit on seeded random shapes, strides and broadcasts) and autograd
 through them (ViewAsComplexBackward0, MulBackward0's conjugate, ViewAsRealBackward0), as a
-LLaMA rotary embedding uses them. Everything else is refused with NotSupportedError.
+LLaMA rotary embedding uses them, and abs() with its gradients (SLEEF's and glibc's hypot,
+sgn). Everything else is refused with NotSupportedError.
 
 Skipped unless torch is importable.
 """
@@ -394,9 +395,9 @@ def test_errors_like_torch() -> None:
 
 
 @pytest.mark.parametrize("expression", [
-    "z.sum()", "z.exp()", "z / z", "z @ z", "z.abs()", "z.conj()", "z.mean()", "z.angle()",
+    "z.sum()", "z.exp()", "z / z", "z @ z", "z.abs_()", "z.conj()", "z.mean()", "z.angle()",
     "torch.randn(2, dtype=torch.complex128)", "torch.rand(2, dtype=torch.cfloat)", "z ** 2",
-    "z.sqrt()", "torch.matmul(z, z)", "float(z[0])", "z < z", "abs(z)", "1 / z",
+    "z.sqrt()", "torch.matmul(z, z)", "float(z[0])", "z < z", "z.sgn()", "1 / z",
     "torch.tensor([1., 2.]).to(torch.complex64).prod()",
     # a complex gradient summed over a broadcast dim (torch's complex cascade sum)
     "a = torch.ones(3, 1, 2, requires_grad=True)\n"
@@ -421,6 +422,46 @@ PYTHON_COMPLEX = [
     "(torch.ones(2) * 1j).dtype", "(torch.ones(2).double() * 1j).dtype",
     "torch.tensor([1 + 2j]).item() == 1 + 2j", "{1j: 2}[1j]",
 ]
+
+
+ABS = """import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(4)
+def bits(t):
+    t = torch.view_as_real(t) if t.is_complex() else t
+    return [x.hex() for x in t.flatten().tolist()]
+for dtype in (torch.float32, torch.float64):
+    for n in (1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 100, 40001):
+        z = torch.complex(torch.randn(n, dtype=dtype), torch.randn(n, dtype=dtype))
+        z[::5] = 0
+        w = torch.randn(n, dtype=dtype)
+        zz = z.clone().requires_grad_()
+        y = zz.abs()
+        (y * w).sum().backward()
+        with fwAD.dual_level():
+            jvp = fwAD.unpack_dual(fwAD.make_dual(z, z.flip(0)).abs()).tangent
+        out = (bits(y), bits(zz.grad), bits(jvp)) if n < 1000 else (
+            torch.view_as_real(zz.grad).view(torch.int32 if dtype == torch.float32
+                                             else torch.int64).sum().item(),)
+        print(n, y.dtype, type(y.grad_fn).__name__, *out)
+    m = torch.complex(torch.randn(6, 5, dtype=dtype), torch.randn(6, 5, dtype=dtype))
+    for view in (m.t(), m[:, ::2], m[1:, 1:], m[:1].expand(4, 5)):
+        print(view.abs().stride(), bits(view.abs()), bits(abs(view)), bits(torch.abs(view)))
+    special = torch.complex(torch.tensor([0., -0., float('inf'), float('nan'), 1e-40, 3e38, 1.],
+                                         dtype=dtype),
+                            torch.tensor([-0., 0., float('nan'), 2., 1e-41, 3e38, float('inf')],
+                                         dtype=dtype))
+    print(bits(special.abs()), bits(special[:3].abs()))
+"""
+
+
+def test_abs_and_its_gradients_round_like_torch() -> None:
+    """abs() of complex tensors: SLEEF's hypot in abs_kernel's vector body, glibc's in its
+    scalar code; the gradient grad * sgn(z) (sgn_kernel's vector division, sgn_impl's
+    complex division by (|z|, 0)) and the forward derivative Re(conj(t) sgn(z)); every
+    length class of the loops, two threads' chunks, views and special values, bit for
+    bit."""
+    assert gradtrace_output(ABS) == torch_output(ABS)
 
 
 def test_python_complex_numbers_like_torch() -> None:

@@ -153,6 +153,8 @@ LOSSES = [
     "(torch.linalg.eigvals(A) * c).real.sum()",
     "torch.view_as_real(torch.linalg.eigvals(A)).pow(2).sum()",
     "(torch.linalg.eigvals(A).imag ** 2).sum() + torch.linalg.eigvals(A).real.sum() * 0.5",
+    "torch.linalg.eigvals(A).abs().sum()",
+    "(torch.linalg.eigvals(A).abs() * w).sum() + torch.linalg.eig(A)[0].abs().max()",
 ]
 
 
@@ -177,7 +179,7 @@ print(A.grad.dtype, tuple(A.grad.shape), [x.hex() for x in g.flatten().tolist()]
 def _grad_cases() -> list[tuple[int, str, tuple[int, ...], str, bool]]:
     rng = np.random.default_rng(2026)
     cases = []
-    for seed in range(48):
+    for seed in range(64):
         n = int(rng.integers(1, 9))
         shape = (n, n) if rng.random() < 0.6 else (int(rng.integers(1, 4)), n, n)
         cases.append((seed, ["float32", "float64"][seed % 2], shape,

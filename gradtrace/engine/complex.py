@@ -282,7 +282,10 @@ def absolute(x: np.ndarray) -> np.ndarray:
         return _moduli(a, row, mode, dtype)[0].astype(a.dtype)
 
     moduli = _binary(x, x, kernel).real
-    out = np.empty_like(x.real)
+    # at::empty_like(self): a dense input's strides, any other one's contiguous
+    items = [(n, abs(st) // x.itemsize) for n, st in zip(x.shape, x.strides) if n > 1]
+    dense = all(st for _, st in items) and sum((n - 1) * st for n, st in items) + 1 == x.size
+    out = np.empty_like(x.real) if dense else np.empty(x.shape, x.real.dtype)
     out[...] = moduli
     return out
 
@@ -304,6 +307,12 @@ def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     """AbsBackward0's grad * self.sgn() for complex x: sgn_kernel's signs, times the real
     grad cast to complex (TensorIterator's copy), as mul_kernel rounds."""
     return multiply(np.ascontiguousarray(grad).astype(x.dtype), _binary(x, x, _signs))
+
+
+def abs_jvp(tangent: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """abs()'s forward derivative for complex x: the real part of conj(tangent) * sgn(x)
+    (the conjugate resolved, the product as mul_kernel rounds it)."""
+    return np.ascontiguousarray(multiply(np.conj(tangent), _binary(x, x, _signs)).real)
 
 
 def add(x: np.ndarray, y: np.ndarray, alpha: complex = 1) -> np.ndarray:

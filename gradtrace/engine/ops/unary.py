@@ -391,8 +391,15 @@ def rsqrt(a: Tensor) -> Tensor:
 
 class AbsBackward0(Function):
     __slots__ = ()
-    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "sgn({self})"),)
+    jvp_reads_saved = True  # (as auto_element_wise's: the backward formula reads self)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """derivatives.yaml: handle_r_to_c(result, self_t.conj() * self_p.sgn()) for a
+        complex input, auto_element_wise (the backward formula) for a real one."""
+        if inputs[0].dtype.is_complex:
+            return Tensor._wrap(complex_dtypes.abs_jvp(t[0].array, inputs[0].array))
+        return auto_element_wise(self, t, outs, inputs, params)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.dtype.barebones:

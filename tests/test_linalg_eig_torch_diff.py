@@ -10,8 +10,8 @@ batched, with eigenvectors (eig, or eigvals of a matrix that needs a gradient) a
 Autograd: LinalgEigBackward0's name, next_functions and saved eigenvalues/eigenvectors;
 the gradients of losses of the eigenvalues and of the eigenvectors (linalg_eig_backward
 with torch's complex products, quotients and solve; a real input getting the real part)
-bit for bit; torch's error when a loss depends on the eigenvectors' phases; the refusal of
-eigenvector gradients of batches; and a finite-difference gradcheck in float64.
+bit for bit; torch's error when a loss depends on the eigenvectors' phases; and a finite-difference
+gradcheck in float64.
 
 Skipped unless torch is importable.
 """
@@ -23,8 +23,6 @@ from mkl_skip import needs_mkl
 from ops_helpers import TORCH as gt_torch
 from ops_helpers import finite_difference_tests
 from script_runs import address_free, each_expression, gradtrace_output, torch_output
-
-from gradtrace.runner import run_text
 
 torch = pytest.importorskip("torch")
 
@@ -222,16 +220,17 @@ EIGENVECTOR_LOSSES = [
 ]
 
 
-def _eigenvector_script(seed: int, dtype: str, n: int, loss: str, kind: str) -> str:
-    make = {"real": f"torch.randn({n}, {n}, dtype=torch.{dtype})",
-            "complex": f"torch.complex(torch.randn({n}, {n}, dtype=torch.{dtype}), "
-                       f"torch.randn({n}, {n}, dtype=torch.{dtype}))",
-            "symmetric": f"(lambda M: M + M.mT)(torch.randn({n}, {n}, dtype=torch.{dtype}))"}
+def _eigenvector_script(seed: int, dtype: str, shape: tuple[int, ...], loss: str,
+                        kind: str) -> str:
+    make = {"real": f"torch.randn({shape}, dtype=torch.{dtype})",
+            "complex": f"torch.complex(torch.randn({shape}, dtype=torch.{dtype}), "
+                       f"torch.randn({shape}, dtype=torch.{dtype}))",
+            "symmetric": f"(lambda M: M + M.mT)(torch.randn({shape}, dtype=torch.{dtype}))"}
     return f"""import torch
 torch.manual_seed({seed})
 A = {make[kind]}.requires_grad_()
-W = torch.randn({n}, {n}, dtype=torch.{dtype})
-w = torch.randn({n}, dtype=torch.{dtype})
+W = torch.randn({shape}, dtype=torch.{dtype})
+w = torch.randn({shape[-1]}, dtype=torch.{dtype})
 L, V = torch.linalg.eig(A)
 loss = {loss}
 loss.backward()
@@ -240,46 +239,57 @@ print(A.grad.dtype, [x.hex() for x in g.flatten().tolist()])
 """
 
 
-def _eigenvector_cases() -> list[tuple[int, str, int, str, str]]:
+def _eigenvector_cases() -> list[tuple[int, str, tuple[int, ...], str, str]]:
     rng = np.random.default_rng(2027)
     cases = []
-    for seed in range(40):
+    for seed in range(56):
         loss = EIGENVECTOR_LOSSES[seed % len(EIGENVECTOR_LOSSES)]
         # V.real depends on the phases unless the eigenvectors are real: symmetric A
         kind = "symmetric" if loss.startswith("V.real") else (
             "complex" if rng.random() < 0.25 else "real")
-        cases.append((seed, ["float32", "float64"][seed % 2], int(rng.integers(1, 11)), loss,
-                      kind))
+        n = int(rng.integers(1, 11))
+        batch = [(), (), (2,), (3,), (2, 2)][int(rng.integers(0, 5))]
+        cases.append((seed, ["float32", "float64"][seed % 2], (*batch, n, n), loss, kind))
     return cases
 
 
 @needs_mkl
-@pytest.mark.parametrize(("seed", "dtype", "n", "loss", "kind"), _eigenvector_cases())
-def test_eigenvector_gradients_are_torchs_bits(seed: int, dtype: str, n: int, loss: str,
-                                               kind: str) -> None:
+@pytest.mark.parametrize(("seed", "dtype", "shape", "loss", "kind"), _eigenvector_cases())
+def test_eigenvector_gradients_are_torchs_bits(seed: int, dtype: str, shape: tuple[int, ...],
+                                               loss: str, kind: str) -> None:
     """linalg_eig_backward with an eigenvector gradient: Vᴴ gV and the other products as
-    MKL's cgemm/zgemm (addmm_impl_cpu_'s layouts, the conjugate resolved), the projection
-    with mul_kernel's products, the division by conj(E) rounded as c10::complex's
-    operator/ (FMA-contracted, complex64's basic_loop numerators not), gL on the diagonal,
-    then the complex solve: the gradient's bits are torch's."""
-    script = _eigenvector_script(seed, dtype, n, loss, kind)
+    torch runs them (mm: MKL's cgemm/zgemm through addmm_impl_cpu_'s layouts; bmm of a
+    batch: ATen's own unfused loop below 400 multiply-adds, MKL's batched gemm above; the
+    conjugate resolved), the projection with mul_kernel's products, the division by
+    conj(E) rounded as c10::complex's operator/ (FMA-contracted, complex64's basic_loop
+    numerators not), gL on the diagonal, then the complex solve: the gradient's bits are
+    torch's."""
+    script = _eigenvector_script(seed, dtype, shape, loss, kind)
     assert gradtrace_output(script) == torch_output(script)
 
 
-def test_batched_eigenvector_gradients_are_refused() -> None:
-    """torch multiplies batches of complex matrices with bmm (its own loop below 400
-    multiply-adds, MKL's batched gemm above), which gradtrace does not reproduce:
-    NotSupportedError, not a gradient with other bits; torch's phase check still first."""
-    script = """import torch
-A = torch.randn(2, 3, 3, requires_grad=True)
-L, V = torch.linalg.eig(A)
-torch.view_as_real(V).pow(2).sum().backward()
-"""
-    result = run_text(script)
-    assert result.error is not None and result.error.kind == "NotSupportedError"
-    assert "batch" in result.error.message
+def test_phase_check_comes_first_for_batches() -> None:
+    """The phase check runs on the whole batch before any product of the formula."""
     phase = PHASE.replace("torch.randn(3, 3,", "torch.randn(2, 3, 3,")
     assert gradtrace_output(phase) == torch_output(phase)
+
+
+def test_complex_bmm_is_torchs() -> None:
+    """blas.bmm of complex batches against torch.matmul with a conjugated operand (V.mH of
+    a column-major V, as the backward multiplies): ATen's loop and MKL's batched gemm."""
+    from gradtrace.engine import blas
+
+    rng = np.random.default_rng(6)
+    for dt in (np.complex64, np.complex128):
+        for n, b in [(1, 2), (3, 3), (7, 2), (8, 2), (13, 3), (20, 1)]:
+            v = (rng.standard_normal((b, n, n)) + 1j * rng.standard_normal((b, n, n))).astype(dt)
+            g = (rng.standard_normal((b, n, n)) + 1j * rng.standard_normal((b, n, n))).astype(dt)
+            vt = torch.from_numpy(v).mT.contiguous().mT
+            vh = np.conj(np.swapaxes(vt.numpy(), -1, -2))
+            for ours, theirs in ((blas.bmm(vh, g), torch.matmul(vt.mH, torch.from_numpy(g))),
+                                 (blas.bmm(g, vh), torch.matmul(torch.from_numpy(g), vt.mH))):
+                assert np.array_equal(np.ascontiguousarray(ours).view(np.uint8),
+                                      theirs.numpy().view(np.uint8)), (dt, n, b)
 
 
 def test_complex_division_is_torchs() -> None:
@@ -324,6 +334,8 @@ GRADCHECK = {
                            .pow(2).sum(-1), lambda r: [_square(r, 4, 4)]),
     "eig_both": (lambda a: _values_and_moduli(gt_torch.linalg.eig(a)),
                  lambda r: [r.standard_normal((3, 3))]),
+    "eig_both_batched": (lambda a: _values_and_moduli(gt_torch.linalg.eig(a)),
+                         lambda r: [r.standard_normal((2, 3, 3))]),
 }
 
 test_eig_gradcheck, _ = finite_difference_tests(

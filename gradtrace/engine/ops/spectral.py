@@ -212,12 +212,13 @@ EigReturn = named_return("linalg_eig", "eigenvalues", "eigenvectors")
 class LinalgEigBackward0(Function):
     """torch.linalg.eig (and eigvals of a matrix that needs a gradient): LAPACK's geev,
     complex results whatever the input. The backward is linalg_eig_backward, with the
-    complex ops torch runs: Vᴴ resolved (the conjugate fallback's and addmm's copy), mm as
-    MKL's cgemm/zgemm, mul_kernel's products and div_true_kernel's quotients
-    (engine/complex.py), linalg.solve's getrf + getrs; a real input gets the real part
-    (handle_r_to_c). Through the eigenvalues alone: solve(Vᴴ, gL.unsqueeze(-1) * Vᴴ).
-    Through the eigenvectors, torch's batched complex matmul (its own loop for small
-    matrices) is not reproduced: batches are refused there."""
+    complex ops torch runs: Vᴴ resolved (the conjugate fallback's and addmm's copy), mm
+    (MKL's cgemm/zgemm) and bmm (ATen's loop or MKL's batched gemm), mul_kernel's products
+    and div_true_kernel's quotients (engine/complex.py), linalg.solve's getrf + getrs; a
+    real input gets the real part (handle_r_to_c). Through the eigenvalues alone:
+    solve(Vᴴ, gL.unsqueeze(-1) * Vᴴ).
+    Through the eigenvectors: (Vᴴ gV - Vᴴ V diag(re(Vᴴ gV))) / conj(E) with gL on its
+    diagonal, then solve(Vᴴ, that @ Vᴴ)."""
 
     __slots__ = ()
     multi_output = True
@@ -252,7 +253,7 @@ class LinalgEigBackward0(Function):
             g_a = _eigenvector_term(self.unpack("eigenvalues").array, v, vh, g_v.array)
             if g_l is not None:
                 np.einsum("...ii->...i", g_a)[...] = g_l.array
-            rhs = blas.mm(g_a, vh)
+            rhs = _complex_matmul(g_a, vh)
         x, _, _, info = _solve_arrays(vh, rhs)
         _raise_singular(info, "torch.linalg.solve")
         return handle_r_to_c(self.input_meta[0][1], Tensor._wrap(lapack.column_major(x)))
@@ -262,19 +263,25 @@ def _eigenvector_term(lam: np.ndarray, v: np.ndarray, vh: np.ndarray, g_v: np.nd
                       ) -> np.ndarray:
     """linalg_eig_backward's (Vᴴ gV - Vᴴ V diag(re(Vᴴ gV))) / conj(E), after its check that
     the loss does not depend on the eigenvectors' phases."""
-    if v.ndim > 2:
-        _check_phase_invariant(np.einsum("...ij,...ji->...i", vh, g_v).imag)
-        raise NotSupportedError("the gradient of torch.linalg.eig through the eigenvectors "
-                                "of a batch of matrices (torch's batched complex matmul)")
-    vhgv = blas.mm(vh, g_v)
-    diag = np.diagonal(vhgv)
+    vhgv = _complex_matmul(vh, g_v)
+    diag = np.einsum("...ii->...i", vhgv)
     _check_phase_invariant(diag.imag)
-    scale = diag.real.astype(vhgv.dtype)[None, :]  # (TensorIterator's complex copy of it)
-    vhgv = add(vhgv, blas.mm(vh, multiply(v, scale)), -1)
+    scale = np.expand_dims(diag.real.astype(vhgv.dtype), -2)  # (TensorIterator's copy)
+    vhgv = add(vhgv, _complex_matmul(vh, multiply(v, scale)), -1)
     lconj = np.conj(lam)
-    e = add(lconj[None, :], lconj[:, None], -1)
-    np.fill_diagonal(e, 1)
+    e = add(np.expand_dims(lconj, -2), np.expand_dims(lconj, -1), -1)
+    np.einsum("...ii->...i", e)[...] = 1
     return divide(vhgv, e)
+
+
+def _complex_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """at::matmul of two (batches of) square complex matrices of one batch shape: mm, or
+    bmm over the batch flattened (its own loop below 400 multiply-adds, MKL's batched gemm
+    above); the conjugate of an operand already resolved, as bmm and addmm resolve it."""
+    if a.ndim == 2:
+        return blas.mm(a, b)
+    n = a.shape[-1]
+    return blas.bmm(a.reshape(-1, n, n), b.reshape(-1, n, n)).reshape(a.shape)
 
 
 def _check_converged(info: np.ndarray, fname: str) -> None:

@@ -10,8 +10,8 @@ batched, with eigenvectors (eig, or eigvals of a matrix that needs a gradient) a
 Autograd: LinalgEigBackward0's name, next_functions and saved eigenvalues/eigenvectors;
 the gradients of losses of the eigenvalues and of the eigenvectors (linalg_eig_backward
 with torch's complex products, quotients and solve; a real input getting the real part)
-bit for bit; torch's error when a loss depends on the eigenvectors' phases; and a finite-difference
-gradcheck in float64.
+bit for bit; torch's error when a loss depends on the eigenvectors' phases; forward derivatives
+(linalg_eig_jvp) bit for bit; and a finite-difference gradcheck in float64.
 
 Skipped unless torch is importable.
 """
@@ -308,6 +308,37 @@ def test_complex_division_is_torchs() -> None:
             x.div_(torch.from_numpy(e))
             ours = np.ascontiguousarray(complex_ops.divide(a, e))
             assert np.array_equal(x.numpy().view(np.uint8), ours.view(np.uint8)), (dt, shape)
+
+
+FORWARD_AD = """import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(5)
+def bits(t):
+    t = torch.view_as_real(t) if t.is_complex() else t
+    return [x.hex() for x in t.flatten().tolist()]
+for dt in (torch.float32, torch.float64):
+    for shape in [(2, 2), (3, 3), (5, 5), (2, 4, 4), (9, 9), (2, 2, 3, 3)]:
+        A = torch.randn(shape, dtype=dt)
+        T = torch.randn(shape, dtype=dt)
+        with fwAD.dual_level():
+            L, V = torch.linalg.eig(fwAD.make_dual(A, T))
+            dL, dV = fwAD.unpack_dual(L).tangent, fwAD.unpack_dual(V).tangent
+            print(bits(dL), bits(dV), dL.stride(), dV.stride())
+            print(bits(fwAD.unpack_dual(torch.linalg.eigvals(fwAD.make_dual(A, T))).tangent))
+        C = torch.complex(torch.randn(shape, dtype=dt), torch.randn(shape, dtype=dt))
+        with fwAD.dual_level():
+            L, V = torch.linalg.eig(fwAD.make_dual(C, C.flip(-1)))
+            print(bits(fwAD.unpack_dual(L).tangent), bits(fwAD.unpack_dual(V).tangent))
+"""
+
+
+@needs_mkl
+def test_forward_derivatives_are_torchs_bits() -> None:
+    """linalg_eig_jvp: solve(V, dA V) (dA cast to complex), its diagonal, the division by
+    E (a column-major dP over a row-major E: div_true_kernel's strided rows), V times it,
+    minus V diag(re(Vᴴ dX)); tangents in their primal's layout; eigvals of a dual matrix
+    goes through linalg.eig, as torch's _may_require_fw_or_bw_grad sends it."""
+    assert gradtrace_output(FORWARD_AD) == torch_output(FORWARD_AD)
 
 
 def _square(rng: np.random.Generator, *shape: int) -> np.ndarray:

@@ -22,9 +22,10 @@ except that for complex64 its compiled loops keep some elements unfused (measure
   rest unfused.
 complex128's scalar code is fused everywhere. The `default` (non-FMA) build fuses nothing.
 
-`divide` (used inside linalg.eig's backward; `/` itself stays refused) rounds as
-div_true_kernel does: c10::complex's operator/ everywhere (Vectorized's falls back to it
-element by element), FMA-contracted, except complex64's basic_loop numerators.
+`divide` (used inside linalg.eig's backward and forward derivative; `/` itself stays
+refused) rounds as div_true_kernel does: c10::complex's operator/ everywhere (Vectorized's
+falls back to it element by element), FMA-contracted, except complex64's numerators in
+the scalar tail of a contiguous row and in the odd last element of a strided row.
 """
 from __future__ import annotations
 
@@ -223,8 +224,8 @@ def _quotient(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
     rat = d/c, scl = 1/(c + d rat), re = (a + b rat) scl, im = (b - a rat) scl (the roles
     of c and d swapped otherwise; 0/0 divides the parts). Vectorized's operator/ runs it
     element by element too; GCC contracts every product-sum into an FMA, except that for
-    complex64 basic_loop (a strided loop, or the tail after the vector body) keeps the
-    numerators' unfused (measured)."""
+    complex64 the numerators stay unfused in the scalar tail after the vector body, and in
+    a strided row (basic_loop) for an odd last element (measured)."""
     ar, ai = _parts(a)
     c, d = _parts(b)
     fma = fp32.fma if dtype is complex64 else fp64.fma
@@ -232,8 +233,10 @@ def _quotient(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
     if not capability.fma_build(capability.kernel()):
         fused_num[:] = False
     elif dtype is complex64:
-        pos, body, _ = _positions(a.size, row, mode, dtype)
+        pos, body, length = _positions(a.size, row, mode, dtype)
         fused_num = pos < body
+        if mode == "strided":  # a strided row: in pairs, an odd last element not
+            fused_num = pos < length // 2 * 2
     big = np.abs(c) >= np.abs(d)
     one = ar.dtype.type(1)
     rat = np.where(big, d / c, c / d)

@@ -16,6 +16,7 @@ from ...errors import NotSupportedError, TorchRuntimeError
 from .. import blas, dtypes, lapack
 from ..complex import add, divide, handle_r_to_c, multiply
 from ..formulas import vjp
+from ..forward_ad import has_tangent
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..tensor import Tensor
@@ -239,6 +240,24 @@ class LinalgEigBackward0(Function):
         self.save("eigenvalues", outputs[0], is_output=True)
         self.save("eigenvectors", outputs[1], is_output=True)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> list[Tensor]:
+        """linalg_eig_jvp: dP = solve(V, dA V), dL = diag(dP), dX = V (dP / E with its
+        diagonal zeroed), dV = dX - V diag(re(Vᴴ dX)); E_ij = λ_j - λ_i."""
+        lam, v = outs[0].array, outs[1].array
+        d_a = np.array(t[0].array, dtype=v.dtype, order="K")  # to(complex): a strided copy
+        d_p, _, _, info = _solve_arrays(v, _complex_matmul(d_a, v))
+        _raise_singular(info, "torch.linalg.solve")
+        d_p = lapack.column_major(d_p)
+        d_l = np.einsum("...ii->...i", d_p)
+        with np.errstate(all="ignore"):
+            ret = divide(d_p, add(np.expand_dims(lam, -2), np.expand_dims(lam, -1), -1))
+        np.einsum("...ii->...i", ret)[...] = 0
+        d_x = _complex_matmul(v, ret)
+        vh = np.conj(np.swapaxes(v, -1, -2))
+        scale = np.einsum("...ii->...i", _complex_matmul(vh, d_x)).real.astype(v.dtype)
+        d_v = add(d_x, multiply(v, np.expand_dims(scale, -2)), -1)
+        return [Tensor._wrap(_primal_layout(d_l, lam)), Tensor._wrap(_primal_layout(d_v, v))]
+
     def backward(self, g_l: Tensor | None, g_v: Tensor | None) -> Tensor | None:
         if g_l is None and g_v is None:
             return None
@@ -272,6 +291,16 @@ def _eigenvector_term(lam: np.ndarray, v: np.ndarray, vh: np.ndarray, g_v: np.nd
     e = add(np.expand_dims(lconj, -2), np.expand_dims(lconj, -1), -1)
     np.einsum("...ii->...i", e)[...] = 1
     return divide(vhgv, e)
+
+
+def _primal_layout(tangent: np.ndarray, primal: np.ndarray) -> np.ndarray:
+    """A tangent as forward AD stores it: as it is when its strides are the primal's (those
+    of size-1 dims aside), else copied into the primal's layout."""
+    if all(t == p for n, t, p in zip(primal.shape, tangent.strides, primal.strides) if n > 1):
+        return tangent
+    out = np.empty_like(primal)
+    out[...] = tangent
+    return out
 
 
 def _complex_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -341,7 +370,7 @@ def eigvals(a: Tensor) -> Tensor:
     eigenvectors saved), else geev without eigenvectors (whose eigenvalues may differ in the
     last bits) and without linalg.eig's check for infs and NaNs."""
     _check_eig_input(a, "linalg.eigvals")
-    if _needs_uv(a):
+    if _needs_uv(a) or has_tangent((a,)):  # _may_require_fw_or_bw_grad
         _check_finite(a)
         return LinalgEigBackward0.call(a, compute_v=True)[0]
     w, _, info = lapack.geev(a.array, False)

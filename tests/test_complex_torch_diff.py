@@ -6,8 +6,8 @@ view_as_real and .real/.imag are), shape ops, casts to real (torch's warning), +
 torch's rounding (mul_kernel's vector body unfused, its scalar code fused as GCC compiled
 it: compared bit for bit on seeded random shapes, strides and broadcasts) and autograd
 through them (ViewAsComplexBackward0, MulBackward0's conjugate, ViewAsRealBackward0), as a
-LLaMA rotary embedding uses them, and abs() with its gradients (SLEEF's and glibc's hypot,
-sgn). Everything else is refused with NotSupportedError.
+LLaMA rotary embedding uses them, abs() with its gradients (SLEEF's and glibc's hypot,
+sgn), isclose/allclose. Everything else is refused with NotSupportedError.
 
 Skipped unless torch is importable.
 """
@@ -462,6 +462,39 @@ def test_abs_and_its_gradients_round_like_torch() -> None:
     length class of the loops, two threads' chunks, views and special values, bit for
     bit."""
     assert gradtrace_output(ABS) == torch_output(ABS)
+
+
+CLOSE = """import torch
+torch.manual_seed(0)
+for dt in (torch.float32, torch.float64):
+    z = torch.complex(torch.randn(4000, dtype=dt), torch.randn(4000, dtype=dt))
+    d = torch.complex(torch.randn(4000, dtype=dt), torch.randn(4000, dtype=dt))
+    for rtol, atol in [(1e-5, 1e-8), (1e-3, 0.0), (0.0, 1e-6), (0.0, 0.0), (1e-2, 1e-2)]:
+        for scale in (1e-9, 1e-7, 1e-6, 1e-5, 1e-3):
+            w = z + d * scale
+            r = torch.isclose(z, w, rtol=rtol, atol=atol)
+            print(rtol, atol, scale, r.sum().item(), r.int().tolist()[:60],
+                  torch.allclose(w, z, rtol, atol))
+    s = torch.complex(torch.tensor([float('inf'), float('nan'), 1., float('inf'), 0.], dtype=dt),
+                      torch.tensor([0., 0., float('nan'), 1., -0.], dtype=dt))
+    print(torch.isclose(s, s), torch.isclose(s, s, equal_nan=True), torch.isclose(s, s.flip(0)))
+    print(torch.isclose(z[:6].reshape(2, 3), z[:3]),
+          torch.isclose(z, w, equal_nan=True).sum().item())
+for e in [lambda: torch.isclose(z, w.real), lambda: torch.allclose(z, z.to(torch.complex64)),
+          lambda: torch.isclose(z, torch.ones(4000))]:
+    try:
+        print(e())
+    except Exception as ex:
+        print(type(ex).__name__, ex)
+"""
+
+
+def test_isclose_and_allclose_like_torch() -> None:
+    """isclose/allclose of complex tensors: x == y, or |x - y| finite and at most
+    atol + |rtol * y|, with torch's complex differences, products and moduli; perturbations
+    at the tolerance's scale, zero tolerances, equal_nan, special values, broadcasting and
+    dtype errors."""
+    assert gradtrace_output(CLOSE) == torch_output(CLOSE)
 
 
 def test_python_complex_numbers_like_torch() -> None:

@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
-from .. import complex as complex_dtypes
 from .. import dtypes, exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
@@ -93,10 +92,11 @@ def _sum_dtype(a: Tensor, dtype: DType | None) -> DType:
 
 def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
               dtype: DType) -> np.ndarray:
-    """torch.sum's values: floats in the order of torch's cascade sum (axes () = all)."""
-    if dtype.is_complex:  # (its cascade runs over complex lanes: not the floats' order)
-        raise complex_dtypes.refuse(f"a sum of torch.{dtype.name} values (a complex "
-                                    "gradient summed over broadcast dims too)")
+    """torch.sum's values: floats in the order of torch's cascade sum (axes () = all);
+    complex values in the same order, over Vectorized<c10::complex>'s lanes (as many as
+    the float type of their size has), each part added as a float."""
+    if dtype.is_complex:
+        return cascade_sum(array.astype(dtype.np, copy=False), axes, keepdim)
     if dtype.np == np.float16:  # torch accumulates half in float, 16 halves to a vector
         exactness.note("float16 sums: accumulated in float32 in the float32 order, not "
                        "torch's half-precision loads")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from mkl_skip import needs_mkl
 from script_runs import (
     address_free,
     each_expression,
@@ -521,6 +522,7 @@ for dt in (torch.float32, torch.float64):
 """
 
 
+@needs_mkl  # (the sum of eigenvalues: MKL's geev)
 def test_sums_and_their_gradients_like_torch() -> None:
     """torch.sum of complex tensors: SumKernel.cpp's cascade over Vectorized<c10::complex>'s
     lanes (4 complex64 or 2 complex128 with AVX2), rows, columns, transposed and strided;

@@ -92,6 +92,7 @@ print(L.tolist())
 """
 
 
+@needs_mkl
 def test_eig_prints_like_torch() -> None:
     """The named tuple, complex printing, dtypes, strides, .real/.imag of the results,
     rotations (a conjugate pair), empty matrices, complex inputs, and eigvals' missing
@@ -138,6 +139,7 @@ print(torch.linalg.eig(B * 2).eigenvalues.grad_fn.next_functions)
 """
 
 
+@needs_mkl
 def test_eig_node_and_saved_values_are_torchs() -> None:
     """LinalgEigBackward0 for eig and for eigvals of a matrix needing a gradient (both
     outputs saved, eigenvectors computed), none without a gradient."""
@@ -205,6 +207,7 @@ V.real.sum().backward()
 """
 
 
+@needs_mkl
 def test_phase_dependent_loss_raises_torchs_error() -> None:
     """A loss that changes when an eigenvector is multiplied by e^{iφ}: torch's check in
     linalg_eig_backward (Im diag(Vᴴ gV) not within 1e-2 of zero) and its message."""
@@ -268,12 +271,14 @@ def test_eigenvector_gradients_are_torchs_bits(seed: int, dtype: str, shape: tup
     assert gradtrace_output(script) == torch_output(script)
 
 
+@needs_mkl
 def test_phase_check_comes_first_for_batches() -> None:
     """The phase check runs on the whole batch before any product of the formula."""
     phase = PHASE.replace("torch.randn(3, 3,", "torch.randn(2, 3, 3,")
     assert gradtrace_output(phase) == torch_output(phase)
 
 
+@needs_mkl
 def test_complex_bmm_is_torchs() -> None:
     """blas.bmm of complex batches against torch.matmul with a conjugated operand (V.mH of
     a column-major V, as the backward multiplies): ATen's loop and MKL's batched gemm."""

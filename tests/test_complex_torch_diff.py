@@ -7,7 +7,8 @@ torch's rounding (mul_kernel's vector body unfused, its scalar code fused as GCC
 it: compared bit for bit on seeded random shapes, strides and broadcasts) and autograd
 through them (ViewAsComplexBackward0, MulBackward0's conjugate, ViewAsRealBackward0), as a
 LLaMA rotary embedding uses them, abs() with its gradients (SLEEF's and glibc's hypot,
-sgn), isclose/allclose and sums. Everything else is refused with NotSupportedError.
+sgn), isclose/allclose, sums and means. Everything else is refused with
+NotSupportedError.
 
 Skipped unless torch is importable.
 """
@@ -396,7 +397,7 @@ def test_errors_like_torch() -> None:
 
 
 @pytest.mark.parametrize("expression", [
-    "z.cumsum(0)", "z.exp()", "z / z", "z @ z", "z.abs_()", "z.conj()", "z.mean()", "z.angle()",
+    "z.cumsum(0)", "z.exp()", "z / z", "z @ z", "z.abs_()", "z.conj()", "z.var()", "z.angle()",
     "torch.randn(2, dtype=torch.complex128)", "torch.rand(2, dtype=torch.cfloat)", "z ** 2",
     "z.sqrt()", "torch.matmul(z, z)", "float(z[0])", "z < z", "z.sgn()", "1 / z",
     "torch.tensor([1., 2.]).to(torch.complex64).prod()",
@@ -528,6 +529,46 @@ def test_sums_and_their_gradients_like_torch() -> None:
     lanes (4 complex64 or 2 complex128 with AVX2), rows, columns, transposed and strided;
     a complex gradient summed over broadcast dims; the sum of eigenvalues."""
     assert gradtrace_output(SUMS) == torch_output(SUMS)
+
+
+MEANS = """import torch
+torch.manual_seed(0)
+def bits(t):
+    t = torch.view_as_real(t) if t.is_complex() else t
+    return [x.hex() for x in t.flatten().tolist()]
+for dt in (torch.float32, torch.float64):
+    for shape in [(3,), (7,), (17,), (100,), (5, 7), (33, 9), (2, 3, 40), (40, 3)]:
+        z = torch.complex(torch.randn(shape, dtype=dt), torch.randn(shape, dtype=dt))
+        print(bits(z.mean()), bits(z.mean(-1)), bits(torch.mean(z, 0, keepdim=True)))
+        zz = z.clone().requires_grad_()
+        c = torch.complex(torch.randn(shape[-1:], dtype=dt), torch.randn(shape[-1:], dtype=dt))
+        (zz.mean() * c[0]).real.backward()
+        print(bits(zz.grad))
+        zz.grad = None
+        torch.view_as_real(zz.mean(0) * c[:1]).sum().backward()
+        print(bits(zz.grad))
+    A = torch.randn(2, 6, 6, dtype=dt, requires_grad=True)
+    L = torch.linalg.eigvals(A)
+    m = L.mean(-1)
+    print(m, type(m.grad_fn).__name__)
+    (m * torch.tensor([1 + 1j, 2], dtype=L.dtype)).real.sum().backward()
+    print(bits(A.grad))
+for e in [lambda: torch.ones(3, dtype=torch.long).mean(),
+          lambda: torch.ones(3, dtype=torch.cfloat).mean(dtype=torch.float32),
+          lambda: torch.ones(3, dtype=torch.cfloat).sum(dtype=torch.float64)]:
+    try:
+        print(e())
+    except Exception as ex:
+        print(type(ex).__name__, ex)
+"""
+
+
+@needs_mkl  # (the mean of eigenvalues: MKL's geev)
+def test_means_and_their_gradients_like_torch() -> None:
+    """torch.mean of complex tensors: the cascade sum, then div_ by the count (c10::complex's
+    operator/ as div_true_kernel rounds it); its gradient the expanded gradient over the
+    count; a real dtype= casts first, with torch's warning."""
+    assert gradtrace_output(MEANS) == torch_output(MEANS)
 
 
 def test_python_complex_numbers_like_torch() -> None:

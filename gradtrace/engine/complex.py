@@ -50,7 +50,7 @@ RUNS = frozenset("""
     view_as_complex real imag requires_grad_ retain_grad backward register_hook storage_offset
     is_contiguous data_ptr untyped_storage movedim moveaxis swapaxes swapdims flip
     equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn
-    eig eigvals abs absolute isclose allclose sum
+    eig eigvals abs absolute isclose allclose sum mean
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
+from .. import complex as complex_dtypes
 from .. import dtypes, exactness
 from .. import reduction_kernels as kernels
 from ..dtypes import DType, bool_, int64
@@ -97,6 +98,8 @@ def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
     the float type of their size has), each part added as a float."""
     if dtype.is_complex:
         return cascade_sum(array.astype(dtype.np, copy=False), axes, keepdim)
+    if array.dtype.kind == "c":  # sum(dtype=<real>) of complex values: cast first, warned
+        array = complex_dtypes.to_real(array, dtype)
     if dtype.np == np.float16:  # torch accumulates half in float, 16 halves to a vector
         exactness.note("float16 sums: accumulated in float32 in the float32 order, not "
                        "torch's half-precision loads")
@@ -112,6 +115,8 @@ def mean_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
     count = int(np.prod([array.shape[d] for d in axes])) if axes else array.size
     total = sum_array(array, axes, keepdim, dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
+        if dtype.is_complex:  # div_ by the count: c10::complex's operator/, as torch rounds
+            return complex_dtypes.divide(np.asarray(total), np.asarray(count, dtype.np))
         return np.asarray(total / dtype.np.type(count), dtype=dtype.np)
 
 
@@ -184,7 +189,7 @@ class MeanBackward1(Function):
 
 
 def _check_mean_dtype(a: Tensor, dtype: DType | None) -> None:
-    if not (dtype or a.dtype).is_floating_point:
+    if not ((dtype or a.dtype).is_floating_point or (dtype or a.dtype).is_complex):
         name = (dtype or a.dtype).scalar_type
         which = "Optional" if dtype else "Input"  # the dtype= argument's, else the input's
         raise TorchRuntimeError(

@@ -4,9 +4,10 @@ kernels do, and no other.
 Values are numpy's complex64/complex128 arrays (a real and an imaginary float side by
 side, as c10::complex lays them out, so view_as_real/view_as_complex share memory as in
 torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
-view_as_real/view_as_complex, .real/.imag, + - * and their autograd; every other op
-given a complex tensor or dtype is refused with NotSupportedError naming it (complex
-exp, matmul, sums, division... were not measured).
+view_as_real/view_as_complex, .real/.imag, + - *, abs, sum, mean, isclose/allclose,
+linalg.eig/eigvals and their autograd; every other op given a complex tensor or dtype is
+refused with NotSupportedError naming it (complex exp, user-level matmul and division...
+were not measured).
 
 `multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
 measured bit for bit in tests/test_complex_torch_diff.py). Its vector body (two
@@ -258,7 +259,8 @@ def _quotient(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
 
 def divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """`x / y` for complex arrays of one dtype (broadcasting), as torch's div_true_kernel
-    computes it (measured on contiguous operands, tests/test_linalg_eig_torch_diff.py)."""
+    computes it (measured on contiguous operands, strided rows and a scalar divisor:
+    tests/test_linalg_eig_torch_diff.py, test_complex_torch_diff.py)."""
     return _binary(x, y, _quotient)
 
 
@@ -284,12 +286,16 @@ def absolute(x: np.ndarray) -> np.ndarray:
                ) -> np.ndarray:
         return _moduli(a, row, mode, dtype)[0].astype(a.dtype)
 
-    moduli = _binary(x, x, kernel).real
-    # at::empty_like(self): a dense input's strides, any other one's contiguous
+    return _copy_like(_binary(x, x, kernel).real, x, x.real.dtype)
+
+
+def _copy_like(values: np.ndarray, x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`values` in a new array of `dtype` laid out as at::empty_like(x) (what .to() and
+    empty_like give): a dense x's strides, any other x's contiguous ones."""
     items = [(n, abs(st) // x.itemsize) for n, st in zip(x.shape, x.strides) if n > 1]
     dense = all(st for _, st in items) and sum((n - 1) * st for n, st in items) + 1 == x.size
-    out = np.empty_like(x.real) if dense else np.empty(x.shape, x.real.dtype)
-    out[...] = moduli
+    out = np.empty_like(x, dtype=dtype) if dense else np.empty(x.shape, dtype)
+    out[...] = values
     return out
 
 
@@ -309,7 +315,7 @@ def _signs(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType) -> n
 def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     """AbsBackward0's grad * self.sgn() for complex x: sgn_kernel's signs, times the real
     grad cast to complex (TensorIterator's copy), as mul_kernel rounds."""
-    return multiply(np.ascontiguousarray(grad).astype(x.dtype), _binary(x, x, _signs))
+    return multiply(_copy_like(grad, grad, x.dtype), _binary(x, x, _signs))
 
 
 def abs_jvp(tangent: np.ndarray, x: np.ndarray) -> np.ndarray:

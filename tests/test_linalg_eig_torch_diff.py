@@ -113,6 +113,23 @@ ERRORS = [
 ]
 
 
+META = """import torch
+A = torch.empty(2, 3, 3, device="meta")
+L, V = torch.linalg.eig(A)
+print(L.shape, L.dtype, L.device, V.shape, V.stride(), torch.linalg.eigvals(A).shape)
+B = torch.empty(4, 4, device="meta", dtype=torch.float64, requires_grad=True)
+L, V = torch.linalg.eig(B)
+print(L.dtype, V.dtype, V.stride(), type(L.grad_fn).__name__, L.device)
+print(torch.linalg.eigvals(B).shape, torch.linalg.eigvals(B.detach()).dtype)
+"""
+
+
+def test_eig_of_meta_tensors_is_torchs() -> None:
+    """On the meta device: shapes, complex dtypes, contiguous results (not LAPACK's
+    column-major eigenvectors), no check for NaNs, the node when a gradient is needed."""
+    assert gradtrace_output(META) == torch_output(META)
+
+
 def test_eig_errors_are_torchs() -> None:
     """torch's order (the complex result dtype, two dimensions, square, the kernel's dtypes,
     finite values when eigenvectors are computed) and wording."""

@@ -18,6 +18,7 @@ from ..complex import add, divide, handle_r_to_c, multiply
 from ..formulas import vjp
 from ..forward_ad import has_tangent
 from ..grad_mode import GRAD_MODE
+from ..meta import meta_array, stands_on_meta
 from ..node import Function
 from ..tensor import Tensor
 from ._util import not_implemented
@@ -236,6 +237,12 @@ class LinalgEigBackward0(Function):
             v = np.zeros((0,), dtype=w.dtype)
         return [w, lapack.column_major(v)]
 
+    def meta_forward(self, a: Tensor, compute_v: bool) -> list[np.ndarray]:
+        """torch's meta kernel: no values, both results contiguous (measured)."""
+        dtype = np.result_type(a.array.dtype, np.complex64)
+        v_shape = a.array.shape if compute_v else (0,)
+        return [meta_array(a.array.shape[:-1], dtype), meta_array(v_shape, dtype)]
+
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("eigenvalues", outputs[0], is_output=True)
         self.save("eigenvectors", outputs[1], is_output=True)
@@ -352,8 +359,9 @@ def _check_eig_input(a: Tensor, fname: str) -> None:
 
 
 def _check_finite(a: Tensor) -> None:
-    """linalg_eig_out's check before geev computes eigenvectors."""
-    if not bool(np.isfinite(a.array).all()):
+    """linalg_eig_out's check before geev computes eigenvectors (a meta tensor has no
+    values to check)."""
+    if not stands_on_meta(a.array) and not bool(np.isfinite(a.array).all()):
         raise TorchRuntimeError(
             "torch.linalg.eig: input tensor should not contain infs or NaNs.")
 
@@ -373,6 +381,9 @@ def eigvals(a: Tensor) -> Tensor:
     if _needs_uv(a) or has_tangent((a,)):  # _may_require_fw_or_bw_grad
         _check_finite(a)
         return LinalgEigBackward0.call(a, compute_v=True)[0]
+    if stands_on_meta(a.array):
+        return Tensor._wrap(meta_array(a.array.shape[:-1], np.result_type(a.array.dtype,
+                                                                          np.complex64)))
     w, _, info = lapack.geev(a.array, False)
     _check_converged(info, "torch.linalg.eigvals")
     return wrap_result(w)

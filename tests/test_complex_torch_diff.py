@@ -6,7 +6,9 @@ view_as_real and .real/.imag are), shape ops, casts to real (torch's warning), +
 torch's rounding (mul_kernel's vector body unfused, its scalar code fused as GCC compiled
 it: compared bit for bit on seeded random shapes, strides and broadcasts) and autograd
 through them (ViewAsComplexBackward0, MulBackward0's conjugate, ViewAsRealBackward0), as a
-LLaMA rotary embedding uses them. Everything else is refused with NotSupportedError.
+LLaMA rotary embedding uses them, abs() with its gradients (SLEEF's and glibc's hypot,
+sgn), isclose/allclose, sums and means. Everything else is refused with
+NotSupportedError.
 
 Skipped unless torch is importable.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from mkl_skip import needs_mkl
 from script_runs import (
     address_free,
     each_expression,
@@ -394,13 +397,10 @@ def test_errors_like_torch() -> None:
 
 
 @pytest.mark.parametrize("expression", [
-    "z.sum()", "z.exp()", "z / z", "z @ z", "z.abs()", "z.conj()", "z.mean()", "z.angle()",
+    "z.cumsum(0)", "z.exp()", "z / z", "z @ z", "z.abs_()", "z.conj()", "z.var()", "z.angle()",
     "torch.randn(2, dtype=torch.complex128)", "torch.rand(2, dtype=torch.cfloat)", "z ** 2",
-    "z.sqrt()", "torch.matmul(z, z)", "float(z[0])", "z < z", "abs(z)", "1 / z",
+    "z.sqrt()", "torch.matmul(z, z)", "float(z[0])", "z < z", "z.sgn()", "1 / z",
     "torch.tensor([1., 2.]).to(torch.complex64).prod()",
-    # a complex gradient summed over a broadcast dim (torch's complex cascade sum)
-    "a = torch.ones(3, 1, 2, requires_grad=True)\n"
-    "torch.view_as_real(torch.view_as_complex(a) * z).sum().backward()",
 ])
 def test_unmeasured_complex_ops_are_refused(expression: str) -> None:
     """What gradtrace has not measured on complex tensors is its NotSupportedError, not a
@@ -421,6 +421,154 @@ PYTHON_COMPLEX = [
     "(torch.ones(2) * 1j).dtype", "(torch.ones(2).double() * 1j).dtype",
     "torch.tensor([1 + 2j]).item() == 1 + 2j", "{1j: 2}[1j]",
 ]
+
+
+ABS = """import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(4)
+def bits(t):
+    t = torch.view_as_real(t) if t.is_complex() else t
+    return [x.hex() for x in t.flatten().tolist()]
+for dtype in (torch.float32, torch.float64):
+    for n in (1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 100, 40001):
+        z = torch.complex(torch.randn(n, dtype=dtype), torch.randn(n, dtype=dtype))
+        z[::5] = 0
+        w = torch.randn(n, dtype=dtype)
+        zz = z.clone().requires_grad_()
+        y = zz.abs()
+        (y * w).sum().backward()
+        with fwAD.dual_level():
+            jvp = fwAD.unpack_dual(fwAD.make_dual(z, z.flip(0)).abs()).tangent
+        out = (bits(y), bits(zz.grad), bits(jvp)) if n < 1000 else (
+            torch.view_as_real(zz.grad).view(torch.int32 if dtype == torch.float32
+                                             else torch.int64).sum().item(),)
+        print(n, y.dtype, type(y.grad_fn).__name__, *out)
+    m = torch.complex(torch.randn(6, 5, dtype=dtype), torch.randn(6, 5, dtype=dtype))
+    for view in (m.t(), m[:, ::2], m[1:, 1:], m[:1].expand(4, 5)):
+        print(view.abs().stride(), bits(view.abs()), bits(abs(view)), bits(torch.abs(view)))
+    special = torch.complex(torch.tensor([0., -0., float('inf'), float('nan'), 1e-40, 3e38, 1.],
+                                         dtype=dtype),
+                            torch.tensor([-0., 0., float('nan'), 2., 1e-41, 3e38, float('inf')],
+                                         dtype=dtype))
+    print(bits(special.abs()), bits(special[:3].abs()))
+"""
+
+
+def test_abs_and_its_gradients_round_like_torch() -> None:
+    """abs() of complex tensors: SLEEF's hypot in abs_kernel's vector body, glibc's in its
+    scalar code; the gradient grad * sgn(z) (sgn_kernel's vector division, sgn_impl's
+    complex division by (|z|, 0)) and the forward derivative Re(conj(t) sgn(z)); every
+    length class of the loops, two threads' chunks, views and special values, bit for
+    bit."""
+    assert gradtrace_output(ABS) == torch_output(ABS)
+
+
+CLOSE = """import torch
+torch.manual_seed(0)
+for dt in (torch.float32, torch.float64):
+    z = torch.complex(torch.randn(4000, dtype=dt), torch.randn(4000, dtype=dt))
+    d = torch.complex(torch.randn(4000, dtype=dt), torch.randn(4000, dtype=dt))
+    for rtol, atol in [(1e-5, 1e-8), (1e-3, 0.0), (0.0, 1e-6), (0.0, 0.0), (1e-2, 1e-2)]:
+        for scale in (1e-9, 1e-7, 1e-6, 1e-5, 1e-3):
+            w = z + d * scale
+            r = torch.isclose(z, w, rtol=rtol, atol=atol)
+            print(rtol, atol, scale, r.sum().item(), r.int().tolist()[:60],
+                  torch.allclose(w, z, rtol, atol))
+    s = torch.complex(torch.tensor([float('inf'), float('nan'), 1., float('inf'), 0.], dtype=dt),
+                      torch.tensor([0., 0., float('nan'), 1., -0.], dtype=dt))
+    print(torch.isclose(s, s), torch.isclose(s, s, equal_nan=True), torch.isclose(s, s.flip(0)))
+    print(torch.isclose(z[:6].reshape(2, 3), z[:3]),
+          torch.isclose(z, w, equal_nan=True).sum().item())
+for e in [lambda: torch.isclose(z, w.real), lambda: torch.allclose(z, z.to(torch.complex64)),
+          lambda: torch.isclose(z, torch.ones(4000))]:
+    try:
+        print(e())
+    except Exception as ex:
+        print(type(ex).__name__, ex)
+"""
+
+
+def test_isclose_and_allclose_like_torch() -> None:
+    """isclose/allclose of complex tensors: x == y, or |x - y| finite and at most
+    atol + |rtol * y|, with torch's complex differences, products and moduli; perturbations
+    at the tolerance's scale, zero tolerances, equal_nan, special values, broadcasting and
+    dtype errors."""
+    assert gradtrace_output(CLOSE) == torch_output(CLOSE)
+
+
+SUMS = """import torch
+torch.manual_seed(0)
+def bits(t):
+    t = torch.view_as_real(t) if t.is_complex() else t
+    return [x.hex() for x in t.flatten().tolist()]
+for dt in (torch.float32, torch.float64):
+    for shape in [(3,), (17,), (100,), (5, 7), (33, 9), (2, 3, 40)]:
+        z = torch.complex(torch.randn(shape, dtype=dt), torch.randn(shape, dtype=dt)) * 100
+        print(bits(z.sum()), bits(torch.sum(z, -1)), bits(z.sum(0, keepdim=True)), z.sum().dtype)
+        print(bits(z.mT.sum(-1)) if z.dim() > 1 else '', bits(z[..., ::2].sum(-1)))
+    A = torch.randn(4, 4, dtype=dt)
+    L = torch.linalg.eigvals(A)
+    print(L.sum(), torch.trace(A), bits(L.sum()))
+    a = torch.ones(3, 1, 2, dtype=dt, requires_grad=True)
+    zz = torch.complex(torch.randn(4, 1, dtype=dt), torch.randn(4, 1, dtype=dt))
+    torch.view_as_real(torch.view_as_complex(a) * zz).sum().backward()
+    print(bits(a.grad))
+    B = torch.randn(2, 5, 5, dtype=dt, requires_grad=True)
+    weights = torch.tensor([1 + 2j, 3 - 1j], dtype=L.dtype)
+    (torch.linalg.eigvals(B).sum(-1) * weights).real.sum().backward()
+    print(bits(B.grad))
+    C = torch.complex(torch.randn(6, dtype=dt), torch.randn(6, dtype=dt)).requires_grad_()
+    torch.view_as_real(C.sum() * C[:1]).sum().backward()
+    print(bits(C.grad))
+"""
+
+
+@needs_mkl  # (the sum of eigenvalues: MKL's geev)
+def test_sums_and_their_gradients_like_torch() -> None:
+    """torch.sum of complex tensors: SumKernel.cpp's cascade over Vectorized<c10::complex>'s
+    lanes (4 complex64 or 2 complex128 with AVX2), rows, columns, transposed and strided;
+    a complex gradient summed over broadcast dims; the sum of eigenvalues."""
+    assert gradtrace_output(SUMS) == torch_output(SUMS)
+
+
+MEANS = """import torch
+torch.manual_seed(0)
+def bits(t):
+    t = torch.view_as_real(t) if t.is_complex() else t
+    return [x.hex() for x in t.flatten().tolist()]
+for dt in (torch.float32, torch.float64):
+    for shape in [(3,), (7,), (17,), (100,), (5, 7), (33, 9), (2, 3, 40), (40, 3)]:
+        z = torch.complex(torch.randn(shape, dtype=dt), torch.randn(shape, dtype=dt))
+        print(bits(z.mean()), bits(z.mean(-1)), bits(torch.mean(z, 0, keepdim=True)))
+        zz = z.clone().requires_grad_()
+        c = torch.complex(torch.randn(shape[-1:], dtype=dt), torch.randn(shape[-1:], dtype=dt))
+        (zz.mean() * c[0]).real.backward()
+        print(bits(zz.grad))
+        zz.grad = None
+        torch.view_as_real(zz.mean(0) * c[:1]).sum().backward()
+        print(bits(zz.grad))
+    A = torch.randn(2, 6, 6, dtype=dt, requires_grad=True)
+    L = torch.linalg.eigvals(A)
+    m = L.mean(-1)
+    print(m, type(m.grad_fn).__name__)
+    (m * torch.tensor([1 + 1j, 2], dtype=L.dtype)).real.sum().backward()
+    print(bits(A.grad))
+for e in [lambda: torch.ones(3, dtype=torch.long).mean(),
+          lambda: torch.ones(3, dtype=torch.cfloat).mean(dtype=torch.float32),
+          lambda: torch.ones(3, dtype=torch.cfloat).sum(dtype=torch.float64)]:
+    try:
+        print(e())
+    except Exception as ex:
+        print(type(ex).__name__, ex)
+"""
+
+
+@needs_mkl  # (the mean of eigenvalues: MKL's geev)
+def test_means_and_their_gradients_like_torch() -> None:
+    """torch.mean of complex tensors: the cascade sum, then div_ by the count (c10::complex's
+    operator/ as div_true_kernel rounds it); its gradient the expanded gradient over the
+    count; a real dtype= casts first, with torch's warning."""
+    assert gradtrace_output(MEANS) == torch_output(MEANS)
 
 
 def test_python_complex_numbers_like_torch() -> None:

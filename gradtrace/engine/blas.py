@@ -56,9 +56,25 @@ def _strides(x: np.ndarray) -> tuple[int, ...]:
 
 
 class _Routines:
-    """MKL's BLAS for one float dtype, typed: ?gemm_, ?gemv_, cblas_?dot, cblas_?gemm_batch."""
+    """MKL's BLAS for one float dtype, typed: ?gemm_, ?gemv_, cblas_?dot, cblas_?gemm_batch.
+    For complex64/complex128 only the gemms (what mm and bmm reach; complex products are
+    otherwise refused), alpha and beta each a (real, imaginary) pair."""
 
     def __init__(self, lib: Any, dtype: np.dtype) -> None:
+        if dtype.kind == "c":
+            p, part = ("c", ctypes.c_float) if dtype == np.complex64 else ("z", ctypes.c_double)
+            pair = part * 2
+            self.scalar = lambda v: pair(complex(v).real, complex(v).imag)
+            ref = ctypes.POINTER(pair)
+            self.gemm = lib.symbol(f"{p}gemm_", None, [
+                ctypes.c_char_p, ctypes.c_char_p, _IP, _IP, _IP, ref, _P, _IP, _P, _IP, ref, _P,
+                _IP])
+            ints = ctypes.POINTER(ctypes.c_int)
+            self.gemm_batch = lib.symbol(
+                f"cblas_{p}gemm_batch", None,
+                [ctypes.c_int, ints, ints, ints, ints, ints, ref, _P, ints, _P, ints, ref, _P,
+                 ints, ctypes.c_int, ints])
+            return
         p, scalar = ("s", ctypes.c_float) if dtype == np.float32 else ("d", ctypes.c_double)
         ref = ctypes.POINTER(scalar)
         self.scalar = scalar
@@ -82,7 +98,8 @@ _READY: dict[tuple[Any, int], tuple[_Routines, Any]] = {}  # (dtype, threads) se
 
 
 def _routines(dtype: np.dtype) -> _Routines | None:
-    """MKL's routines for float32/float64 on torch's thread count; None without MKL."""
+    """MKL's routines for float32/float64 (complex64/complex128: gemm) on torch's thread
+    count; None without MKL."""
     threads = capability.num_threads()
     ready = _READY.get((dtype, threads))
     # every product: skip the checks (other MKL users set their count), while the MKL they
@@ -90,7 +107,7 @@ def _routines(dtype: np.dtype) -> _Routines | None:
     if ready is not None and ready[1] is mkl.loaded():
         ready[1].set_threads(threads)
         return ready[0]
-    if dtype not in (np.float32, np.float64):
+    if dtype not in (np.float32, np.float64, np.complex64, np.complex128):
         return None
     lib = mkl.load()
     if lib is None:
@@ -330,6 +347,8 @@ def baddbmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1
         return result * dtype.type(beta) if bias is not None and beta != 0 else \
             np.zeros_like(result)
     if k * m * n < BMM_NAIVE:  # baddbmm_cpu_kernel: a plain chain, compiled without FMA
+        if dtype.kind == "c" and bias is None:
+            return _complex_chain(a, b)
         if not np.issubdtype(a.dtype, np.floating):
             prod = np.matmul(a, b)
         else:
@@ -354,6 +373,25 @@ def baddbmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1
         for i in range(bs):
             _addmm_into(result[i], a[i], b[i], beta, alpha, blas)
     return result
+
+
+def _complex_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """baddbmm_cpu_kernel's complex bmm: each element acc += a[i, k] * b[k, j] from 0 over
+    k, c10::complex's product (ac - bd, ad + bc) and sum, unfused (LinearAlgebra.cpp is
+    compiled without FMA)."""
+    ar, ai = a.real[..., :, None, :], a.imag[..., :, None, :]
+    bt = np.swapaxes(b, -1, -2)[..., None, :, :]
+    br, bi = bt.real, bt.imag
+    with np.errstate(all="ignore"):
+        re, im = ar * br - ai * bi, ar * bi + ai * br
+    acc_re = np.zeros(re.shape[:-1], re.dtype)
+    acc_im = np.zeros(re.shape[:-1], re.dtype)
+    for i in range(re.shape[-1]):
+        acc_re = acc_re + re[..., i]
+        acc_im = acc_im + im[..., i]
+    out = np.empty(acc_re.shape, a.dtype)
+    out.real, out.imag = acc_re, acc_im
+    return out
 
 
 def _batch_items_blas_ready(t: np.ndarray) -> bool:

@@ -4,9 +4,10 @@ kernels do, and no other.
 Values are numpy's complex64/complex128 arrays (a real and an imaginary float side by
 side, as c10::complex lays them out, so view_as_real/view_as_complex share memory as in
 torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
-view_as_real/view_as_complex, .real/.imag, + - * and their autograd; every other op
-given a complex tensor or dtype is refused with NotSupportedError naming it (complex
-exp, matmul, sums, division... were not measured).
+view_as_real/view_as_complex, .real/.imag, + - *, abs, sum, mean, isclose/allclose,
+linalg.eig/eigvals and their autograd; every other op given a complex tensor or dtype is
+refused with NotSupportedError naming it (complex exp, user-level matmul and division...
+were not measured).
 
 `multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
 measured bit for bit in tests/test_complex_torch_diff.py). Its vector body (two
@@ -21,6 +22,11 @@ except that for complex64 its compiled loops keep some elements unfused (measure
   7 elements): unfused up to 4 elements; else the first unfused, the next 4 fused, the
   rest unfused.
 complex128's scalar code is fused everywhere. The `default` (non-FMA) build fuses nothing.
+
+`divide` (used inside linalg.eig's backward and forward derivative; `/` itself stays
+refused) rounds as div_true_kernel does: c10::complex's operator/ everywhere (Vectorized's
+falls back to it element by element), FMA-contracted, except complex64's numerators in
+the scalar tail of a contiguous row and in the odd last element of a strided row.
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotSupportedError
-from . import capability, fp32, fp64
+from . import capability, fp32, fp64, sleef, sleef64
 from .dtypes import DType, complex64, complex128
 from .meta import elementwise_strides
 from .pointwise import loop_row, thread_chunk
@@ -45,6 +51,7 @@ RUNS = frozenset("""
     view_as_complex real imag requires_grad_ retain_grad backward register_hook storage_offset
     is_contiguous data_ptr untyped_storage movedim moveaxis swapaxes swapdims flip
     equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn
+    eig eigvals abs absolute isclose allclose sum mean
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
@@ -71,14 +78,14 @@ def check_dtype(name: str, dtype: DType) -> None:
                                 "gradtrace")
 
 
-# Python's operators on tensors other than + - * == != and unary - +: refused when an
-# operand is complex (torch's division, powers, matmul and abs of complex values were not
+# Python's operators on tensors other than + - * == != abs() and unary - +: refused when an
+# operand is complex (torch's division, powers and matmul of complex values were not
 # measured; its comparisons, bitwise ops and float()/int() raise errors gradtrace does not
 # word)
 _OPERATORS = {
     "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/=", "__pow__": "**",
     "__rpow__": "**", "__ipow__": "**=", "__matmul__": "@", "__rmatmul__": "@",
-    "__abs__": "abs()", "__floordiv__": "//", "__rfloordiv__": "//", "__mod__": "%",
+    "__floordiv__": "//", "__rfloordiv__": "//", "__mod__": "%",
     "__rmod__": "%", "__and__": "&", "__or__": "|", "__xor__": "^", "__rand__": "&",
     "__ror__": "|", "__rxor__": "^", "__lt__": "<", "__le__": "<=", "__gt__": ">",
     "__ge__": ">=", "__invert__": "~", "__lshift__": "<<", "__rlshift__": "<<",
@@ -127,11 +134,12 @@ def complex_of(dtype: DType) -> DType:
 _VECTOR, _FUSED, _PLAIN = 0, 1, 2
 
 
-def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
-    """For n elements in iteration order (rows of `row`, cut into threads' chunks): how
-    each is computed, _VECTOR, _FUSED or _PLAIN (see the module's docstring)."""
-    if not capability.fma_build(capability.kernel()):
-        return np.full(n, _PLAIN, np.int8)
+def _positions(n: int, row: int, mode: str, dtype: DType
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For n elements in iteration order (rows of `row`, cut into threads' chunks): each
+    one's position in its loop, the length of its loop's vector body, and its loop's
+    length (cpu_kernel_vec's vectorized_loop: two Vectorized a step, the rest basic_loop;
+    a strided loop is all basic_loop)."""
     width = 2 * capability.lanes(dtype.itemsize)
     it = np.arange(n)
     chunk = thread_chunk(n)
@@ -141,6 +149,15 @@ def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
     length = np.minimum(np.minimum(c_start + chunk, r_start + row), n) - start
     pos = it - start
     body = length // width * width if mode != "strided" else np.zeros_like(length)
+    return pos, body, length
+
+
+def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
+    """For n elements in iteration order: how mul_kernel computes each, _VECTOR, _FUSED or
+    _PLAIN (see the module's docstring)."""
+    if not capability.fma_build(capability.kernel()):
+        return np.full(n, _PLAIN, np.int8)
+    pos, body, length = _positions(n, row, mode, dtype)
     kinds = np.full(n, _FUSED, np.int8)
     q, m = pos - body, length - body
     if dtype is complex64:
@@ -200,6 +217,111 @@ def multiply(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """`x * y` for complex arrays of one dtype (broadcasting), laid out and rounded as
     torch's mul_kernel lays out and rounds it."""
     return _binary(x, y, _product)
+
+
+def _quotient(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
+              ) -> np.ndarray:
+    """c10::complex's operator/ (Smith's algorithm, as numpy's): with |c| >= |d|,
+    rat = d/c, scl = 1/(c + d rat), re = (a + b rat) scl, im = (b - a rat) scl (the roles
+    of c and d swapped otherwise; 0/0 divides the parts). Vectorized's operator/ runs it
+    element by element too; GCC contracts every product-sum into an FMA, except that for
+    complex64 the numerators stay unfused in the scalar tail after the vector body, and in
+    a strided row (basic_loop) for an odd last element (measured)."""
+    ar, ai = _parts(a)
+    c, d = _parts(b)
+    fma = fp32.fma if dtype is complex64 else fp64.fma
+    fused_num = np.ones(a.size, bool)
+    if not capability.fma_build(capability.kernel()):
+        fused_num[:] = False
+    elif dtype is complex64:
+        pos, body, length = _positions(a.size, row, mode, dtype)
+        fused_num = pos < body
+        if mode == "strided":  # a strided row: in pairs, an odd last element not
+            fused_num = pos < length // 2 * 2
+    big = np.abs(c) >= np.abs(d)
+    one = ar.dtype.type(1)
+    rat = np.where(big, d / c, c / d)
+    first, second = np.where(big, c, d), np.where(big, d, c)  # den = first + second rat
+    den = fma(second, rat, first) if capability.fma_build(capability.kernel()) \
+        else first + second * rat
+    scl = one / den
+    p, q = np.where(big, ar, ai), np.where(big, ai, ar)  # re: p + q rat (swapped: q rat + p)
+    re = np.where(fused_num, fma(q, rat, p), p + q * rat)
+    im = np.where(big, np.where(fused_num, fma(-ar, rat, ai), ai - ar * rat),
+                  np.where(fused_num, fma(ai, rat, -ar), ai * rat - ar))
+    out = np.empty(a.size, a.dtype)
+    out.real, out.imag = re * scl, im * scl
+    zero = (c == 0) & (d == 0)
+    if zero.any():
+        out.real[zero], out.imag[zero] = ar[zero] / np.abs(c[zero]), ai[zero] / np.abs(d[zero])
+    return out
+
+
+def divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`x / y` for complex arrays of one dtype (broadcasting), as torch's div_true_kernel
+    computes it (measured on contiguous operands, strided rows and a scalar divisor:
+    tests/test_linalg_eig_torch_diff.py, test_complex_torch_diff.py)."""
+    return _binary(x, y, _quotient)
+
+
+def _moduli(a: np.ndarray, row: int, mode: str, dtype: DType
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """|z| as abs_kernel computes it, and which elements the vector body computes:
+    Vectorized's abs_() is SLEEF's hypot (u05), the scalar code std::abs, glibc's
+    hypotf/hypot (numpy's np.hypot calls the same)."""
+    re, im = _parts(a)
+    pos, body, _ = _positions(a.size, row, mode, dtype)
+    vector = pos < body
+    out = np.hypot(re, im)
+    if vector.any():
+        hypot = sleef.hypotf if dtype is complex64 else sleef64.hypot
+        out[vector] = hypot(re[vector], im[vector])
+    return out, vector
+
+
+def absolute(x: np.ndarray) -> np.ndarray:
+    """torch.abs of a complex array: abs_kernel run complex to complex (the modulus in the
+    real part), then its real part copied into a real array laid out as `x`."""
+    def kernel(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
+               ) -> np.ndarray:
+        return _moduli(a, row, mode, dtype)[0].astype(a.dtype)
+
+    return _copy_like(_binary(x, x, kernel).real, x, x.real.dtype)
+
+
+def _copy_like(values: np.ndarray, x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`values` in a new array of `dtype` laid out as at::empty_like(x) (what .to() and
+    empty_like give): a dense x's strides, any other x's contiguous ones."""
+    items = [(n, abs(st) // x.itemsize) for n, st in zip(x.shape, x.strides) if n > 1]
+    dense = all(st for _, st in items) and sum((n - 1) * st for n, st in items) + 1 == x.size
+    out = np.empty_like(x, dtype=dtype) if dense else np.empty(x.shape, dtype)
+    out[...] = values
+    return out
+
+
+def _signs(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType) -> np.ndarray:
+    """sgn_kernel: 0 at 0, else z / |z|. The vector body divides each part by SLEEF's
+    hypot (_mm256_div_ps); the scalar sgn_impl divides z by the complex zabs(z) = (|z|, 0)
+    with c10::complex's operator/ (so multiplies by 1/|z|, rounded as `_quotient`)."""
+    modulus, vector = _moduli(a, row, mode, dtype)
+    out = _quotient(a, modulus.astype(a.dtype), row, mode, dtype)
+    re, im = _parts(a)
+    out.real[vector], out.imag[vector] = re[vector] / modulus[vector], \
+        im[vector] / modulus[vector]
+    out[modulus == 0] = 0
+    return out
+
+
+def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """AbsBackward0's grad * self.sgn() for complex x: sgn_kernel's signs, times the real
+    grad cast to complex (TensorIterator's copy), as mul_kernel rounds."""
+    return multiply(_copy_like(grad, grad, x.dtype), _binary(x, x, _signs))
+
+
+def abs_jvp(tangent: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """abs()'s forward derivative for complex x: the real part of conj(tangent) * sgn(x)
+    (the conjugate resolved, the product as mul_kernel rounds it)."""
+    return np.ascontiguousarray(multiply(np.conj(tangent), _binary(x, x, _signs)).real)
 
 
 def add(x: np.ndarray, y: np.ndarray, alpha: complex = 1) -> np.ndarray:

@@ -251,7 +251,7 @@ def propagate(cls: type[Function], node: Function, inputs: tuple, params: dict,
         FW.computing = False
     results = result if cls.multi_output else [result]
     for out, tangent in zip(outs, results):
-        if tangent is not None and out.dtype.is_floating_point:
+        if tangent is not None and (out.dtype.is_floating_point or out.dtype.is_complex):
             set_tangent(out, tangent)
     _tangents_of_saved_outputs(node, outs)
 

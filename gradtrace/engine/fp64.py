@@ -82,8 +82,10 @@ def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> 
         uh, ul = two_sum(pe, c)
         th, tl = two_sum(p, uh)
         out = np.asarray(th + _add_round_odd(np.asarray(tl), np.asarray(ul)))
-        if not np.isfinite(out).all():
-            out = np.where(np.isfinite(out), out, a * b + c)
+        # a non-finite result, or a zero (whose sign the error terms' sums lose: an exact
+        # zero is a*b + c's, as a*b is then exact or both are zeros): a*b + c
+        if not (np.isfinite(out) & (out != 0)).all():
+            out = np.where(np.isfinite(out) & (out != 0), out, a * b + c)
         edge = _inexact(a, b, p)  # (the rare elements Dekker's error cannot serve)
         if edge is not None:
             edge = edge & np.isfinite(a * b + c)

@@ -1,9 +1,9 @@
 """LAPACK as torch 2.13 calls it on the CPU: the same MKL routines (getrf, getrs, potrf,
-geqrf/orgqr, gesdd, syevd) on column-major copies of each matrix of a batch, with the
+geqrf/orgqr, gesdd, syevd, geev) on column-major copies of each matrix of a batch, with the
 workspace sizes LAPACK's own query returns (BatchLinearAlgebra.cpp's apply_* functions).
 
 MKL's LAPACK decides the bits of det, inv, solve, cholesky (cholesky_solve,
-cholesky_inverse), qr, svd and eigh; gradtrace
+cholesky_inverse), qr, svd, eigh and eig; gradtrace
 calls the same build (engine/mkl.py) so that they are torch's. Without the `mkl` wheel
 numpy's LAPACK (OpenBLAS) stands in: the same algorithms, other blocking and kernels, so
 results may differ in the last bits, and `exactness` says so.
@@ -42,9 +42,12 @@ def _mkl() -> Any:
     return lib
 
 
+_PREFIXES = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
+             np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
+
+
 def _routine(lib: Any, dtype: np.dtype, name: str, n_args: int) -> Callable[..., Any]:
-    prefix = "s" if dtype == np.float32 else "d"
-    return lib.symbol(f"{prefix}{name}_", None, [_P] * n_args)
+    return lib.symbol(f"{_PREFIXES[np.dtype(dtype)]}{name}_", None, [_P] * n_args)
 
 
 def _fortran(a: np.ndarray) -> np.ndarray:
@@ -350,6 +353,81 @@ def syevd(a: np.ndarray, upper: bool, compute_v: bool
         if compute_v:
             v[idx] = f  # type: ignore[index]
     return w, v, info
+
+
+def geev(a: np.ndarray, compute_v: bool
+         ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Eigen-decomposition of each general matrix, as apply_linalg_eig calls ?geev (no left
+    vectors, one workspace query for the batch): complex eigenvalues, right eigenvectors
+    as complex columns of Euclidean norm 1 (LAPACK's normalisation, largest component
+    real), LAPACK's info. A real input's pairs (wr, wi) and real vector columns become
+    complex as linalg_eig_make_complex_eigenvectors makes them: a conjugate pair's columns
+    VR(:, j) ± i VR(:, j+1), copied, no arithmetic."""
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    cdtype = np.result_type(a.dtype, np.complex64)
+    w = np.empty(batch + (n,), dtype=cdtype)
+    v = np.empty(a.shape, dtype=cdtype) if compute_v else None
+    info = np.zeros(batch, dtype=np.int32)
+    if a.size == 0:
+        return w, v, info
+    lib = _mkl()
+    if lib is None:
+        for idx in _batches(a):
+            if compute_v:
+                w[idx], v[idx] = np.linalg.eig(a[idx])  # type: ignore[index]
+            else:
+                w[idx] = np.linalg.eigvals(a[idx])
+        return w, v, info
+    real = a.dtype.kind == "f"
+    fn = _routine(lib, a.dtype, "geev", 14)
+    jobs = [_CP(b"N"), _CP(b"V" if compute_v else b"N"), _int(n)]
+    ldvr = _int(n if compute_v else 1)
+    rwork = None if real else np.zeros(2 * n, dtype=a.real.dtype)
+
+    def call(f: np.ndarray, vals: np.ndarray, vr: Any, work: np.ndarray, lwork: int
+             ) -> int:
+        res = ctypes.c_int(0)
+        # real: wr and wi, the two halves of one 2n buffer; complex: w, then rwork
+        head = [*jobs, f.ctypes.data, _int(n)]
+        outs = [vals.ctypes.data, vals[n:].ctypes.data] if real else [vals.ctypes.data]
+        tail = [None, _int(1), vr, ldvr, work.ctypes.data, _int(lwork)]
+        extra = [] if real else [rwork.ctypes.data]  # type: ignore[union-attr]
+        fn(*head, *outs, *tail, *extra, ctypes.byref(res))
+        return res.value
+
+    vals = np.zeros(2 * n if real else n, dtype=a.dtype)
+    query = np.zeros(1, dtype=a.dtype)
+    first = _fortran(a[(0,) * len(batch)])
+    vr = np.zeros((n, n), dtype=a.dtype, order="F") if compute_v else None
+    call(first, vals, None if vr is None else vr.ctypes.data, query, -1)
+    work = _work(a.dtype, query[0].real)
+    for idx in _batches(a):
+        f = _fortran(a[idx])
+        info[idx] = call(f, vals, None if vr is None else vr.ctypes.data, work, work.size)
+        if real:
+            w[idx].real, w[idx].imag = vals[:n], vals[n:]
+        else:
+            w[idx] = vals
+        if vr is not None:
+            v[idx] = _complex_vectors(vr, vals[n:]) if real else vr  # type: ignore[index]
+    return w, v, info
+
+
+def _complex_vectors(vr: np.ndarray, wi: np.ndarray) -> np.ndarray:
+    """linalg_eig_make_complex_eigenvectors: a real eigenvalue's column as it is, a
+    conjugate pair's (positive imaginary part first) VR(:, j) + i VR(:, j+1) and
+    VR(:, j) - i VR(:, j+1)."""
+    out = vr.astype(np.result_type(vr.dtype, np.complex64))
+    j = 0
+    while j < len(wi):
+        if wi[j] != 0:
+            out[:, j].imag = vr[:, j + 1]
+            out[:, j + 1] = vr[:, j]
+            out[:, j + 1].imag = -vr[:, j + 1]
+            j += 1
+        j += 1
+    return out
 
 
 def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: bool

@@ -609,3 +609,29 @@ def powf(x: np.ndarray, y: np.ndarray | np.float32) -> np.ndarray:
         result = np.where(np.isnan(x) | np.isnan(y), F(np.nan), result)
         result = np.where((y == 0) | (x == _ONE), _ONE, result)
     return result.astype(np.float32)
+
+
+def _df_sqrt(d: DF) -> DF:
+    """dfsqrt_vf2_vf2 (no reciprocal square root): t = sqrt(d.x + d.y), then
+    (d + t·t) · dfrec(t) / 2, dfrec(t) = (s, s · fma(-t, s, 1)) with s = 1/t."""
+    t = np.sqrt(d[0] + d[1])
+    s = _ONE / t
+    return df_scale(df_mul_dd(df_add2_dd(d, two_prod(t, t)), (s, s * fma(-t, s, _ONE))), _HALF)
+
+
+def hypotf(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Sleef_hypotf8_u05 (xhypotf_u05): max · sqrt(1 + (min/max)²) in double-float."""
+    x, y = np.abs(x), np.abs(y)
+    lo, hi = np.minimum(x, y), np.maximum(x, y)
+    tiny = hi < _FLT_MIN
+    n = np.where(tiny, lo * F(2.0 ** 24), lo)
+    d = np.where(tiny, hi * F(2.0 ** 24), hi)
+    zero = np.zeros_like(n)
+    with np.errstate(all="ignore"):
+        t = df_div((n, zero), (d, zero))
+        t = df_mul_df(_df_sqrt(df_add2_df(df_squ(t), _ONE)), hi)
+        ret = t[0] + t[1]
+    ret = np.where(np.isnan(ret), F(np.inf), ret)
+    ret = np.where(lo == 0, hi, ret)
+    ret = np.where(np.isnan(x) | np.isnan(y), F(np.nan), ret)
+    return np.where((x == np.inf) | (y == np.inf), F(np.inf), ret)

@@ -746,3 +746,30 @@ def erf(a: np.ndarray) -> np.ndarray:
         z = np.where(np.isinf(a), 1.0, z)
         z = np.where(a == 0, 0.0, z)
         return mulsign(z, a)
+
+
+def _dd_sqrt(d: DD) -> DD:
+    """ddsqrt_vd2_vd2: t = sqrt(d.x + d.y), then (d + t·t) · ddrec(t) / 2, ddrec(t) =
+    (s, s · fma(-t, s, 1)) with s = 1/t."""
+    t = np.sqrt(d[0] + d[1])
+    s = 1.0 / t
+    x, y = dd_mul_dd(dd_add2_dd(d, two_prod(t, t)), (s, s * fma(-t, s, 1.0)))
+    return x * 0.5, y * 0.5
+
+
+def hypot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Sleef_hypotd4_u05 (xhypot_u05): max · sqrt(1 + (min/max)²) in double-double."""
+    x, y = np.abs(x), np.abs(y)
+    lo, hi = np.minimum(x, y), np.maximum(x, y)
+    tiny = hi < _DBL_MIN
+    n = np.where(tiny, lo * 2.0 ** 54, lo)
+    d = np.where(tiny, hi * 2.0 ** 54, hi)
+    zero = np.zeros_like(n)
+    with np.errstate(all="ignore"):
+        t = dd_div((n, zero), (d, zero))
+        t = dd_mul_dd_d(_dd_sqrt(dd_add2_dd_d(dd_squ(t), 1.0)), hi)
+        ret = t[0] + t[1]
+    ret = np.where(np.isnan(ret), np.inf, ret)
+    ret = np.where(lo == 0, hi, ret)
+    ret = np.where(np.isnan(x) | np.isnan(y), np.nan, ret)
+    return np.where((x == np.inf) | (y == np.inf), np.inf, ret)

@@ -406,7 +406,7 @@ def _linalg_tables() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
         "solve": dec.linalg_solve, "solve_ex": dec.solve_ex,
         "solve_triangular": dec.solve_triangular, "cholesky": dec.cholesky,
         "cholesky_ex": dec.cholesky_ex, "qr": dec.qr, "svd": spec.svd, "svdvals": spec.svdvals,
-        "eigh": spec.eigh, "eigvalsh": spec.eigvalsh, "eig": spec.eig, "eigvals": spec.eig,
+        "eigh": spec.eigh, "eigvalsh": spec.eigvalsh, "eig": spec.eig, "eigvals": spec.eigvals,
         "pinv": spec.pinv, "matrix_rank": spec.matrix_rank,
         "lstsq": spec.lstsq, "matrix_norm": matrix_norm,
         "norm": linalg_norm, "matrix_power": matrix_power, "multi_dot": multi_dot,

@@ -93,10 +93,13 @@ def _sum_dtype(a: Tensor, dtype: DType | None) -> DType:
 
 def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
               dtype: DType) -> np.ndarray:
-    """torch.sum's values: floats in the order of torch's cascade sum (axes () = all)."""
-    if dtype.is_complex:  # (its cascade runs over complex lanes: not the floats' order)
-        raise complex_dtypes.refuse(f"a sum of torch.{dtype.name} values (a complex "
-                                    "gradient summed over broadcast dims too)")
+    """torch.sum's values: floats in the order of torch's cascade sum (axes () = all);
+    complex values in the same order, over Vectorized<c10::complex>'s lanes (as many as
+    the float type of their size has), each part added as a float."""
+    if dtype.is_complex:
+        return cascade_sum(array.astype(dtype.np, copy=False), axes, keepdim)
+    if array.dtype.kind == "c":  # sum(dtype=<real>) of complex values: cast first, warned
+        array = complex_dtypes.to_real(array, dtype)
     if dtype.np == np.float16:  # torch accumulates half in float, 16 halves to a vector
         exactness.note("float16 sums: accumulated in float32 in the float32 order, not "
                        "torch's half-precision loads")
@@ -117,6 +120,8 @@ def mean_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
             return np.asarray(total / np.float32(count)).astype(np.float16)
     total = sum_array(array, axes, keepdim, dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
+        if dtype.is_complex:  # div_ by the count: c10::complex's operator/, as torch rounds
+            return complex_dtypes.divide(np.asarray(total), np.asarray(count, dtype.np))
         return np.asarray(total / dtype.np.type(count), dtype=dtype.np)
 
 
@@ -189,7 +194,7 @@ class MeanBackward1(Function):
 
 
 def _check_mean_dtype(a: Tensor, dtype: DType | None) -> None:
-    if not (dtype or a.dtype).is_floating_point:
+    if not ((dtype or a.dtype).is_floating_point or (dtype or a.dtype).is_complex):
         name = (dtype or a.dtype).scalar_type
         which = "Optional" if dtype else "Input"  # the dtype= argument's, else the input's
         raise TorchRuntimeError(

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import complex as complex_dtypes
 from ..formulas import local
 from ..forward_ad import auto_linear
 from ..node import Function
@@ -83,6 +84,8 @@ class DivBackward1(Function):
     def forward(self, a: Tensor, other: Any) -> np.ndarray:
         self.save_attr(other=other)
         with np.errstate(divide="ignore", invalid="ignore"):
+            if a.dtype.is_complex:  # (mean's backward: a complex gradient over the count)
+                return complex_dtypes.divide(a.array, np.asarray(other, a.array.dtype))
             return _apply(np.true_divide, a, other, floating=True)
 
     def backward(self, grad: Tensor) -> Tensor:

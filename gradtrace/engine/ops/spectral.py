@@ -1,9 +1,10 @@
-"""torch.linalg's singular-value and symmetric eigen-decompositions and what is built on
-them: svd, svdvals, torch.svd, eigh, eigvalsh, pinv, matrix_rank and lstsq (eig and
-eigvals, whose results are complex, are refused). LAPACK's gesdd, syevd and the gels
-family (gels, gelsy, gelsd, gelss) as torch calls them (engine/lapack.py); the backward
-formulas are FunctionsManual.cpp's svd_backward, linalg_eig_backward (Hermitian case),
-pinv_backward and linalg_lstsq_backward, written with the engine's ops.
+"""torch.linalg's singular-value and eigen-decompositions and what is built on them: svd,
+svdvals, torch.svd, eigh, eigvalsh, eig, eigvals, pinv, matrix_rank and lstsq. LAPACK's
+gesdd, syevd, geev and the gels family (gels, gelsy, gelsd, gelss) as torch calls them
+(engine/lapack.py); the backward formulas are FunctionsManual.cpp's svd_backward,
+linalg_eig_backward (the Hermitian case for eigh; for eig the general one, with torch's
+complex products, quotients and solve), pinv_backward and linalg_lstsq_backward, written
+with the engine's ops.
 """
 from __future__ import annotations
 
@@ -12,12 +13,24 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotSupportedError, TorchRuntimeError
-from .. import lapack
+from .. import blas, dtypes, lapack
+from ..complex import add, divide, handle_r_to_c, multiply
 from ..formulas import vjp
+from ..forward_ad import has_tangent
 from ..grad_mode import GRAD_MODE
+from ..meta import meta_array, stands_on_meta
 from ..node import Function
 from ..tensor import Tensor
-from .decompositions import batch_prefix, check_matrices, linalg_error, named_return, wrap_result
+from ._util import not_implemented
+from .decompositions import (
+    _raise_singular,
+    _solve_arrays,
+    batch_prefix,
+    check_matrices,
+    linalg_error,
+    named_return,
+    wrap_result,
+)
 from .linalg import matmul
 from .matrices import diag_embed, diagonal
 from .reductions import ReturnTypes, sum_array
@@ -193,10 +206,187 @@ def eigvalsh(a: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803 - torch's name
     return LinalgEighBackward0.call(a, uplo=UPLO, compute_v=_needs_uv(a))[0]
 
 
-def eig(a: Tensor) -> Any:
-    """Eigenvalues of a general matrix are complex; the engine has no complex dtypes."""
-    raise NotSupportedError("torch.linalg.eig and eigvals return complex tensors, which "
-                            "gradtrace does not support")
+# -- general eigen-decomposition --------------------------------------------------------
+
+EigReturn = named_return("linalg_eig", "eigenvalues", "eigenvectors")
+
+
+class LinalgEigBackward0(Function):
+    """torch.linalg.eig (and eigvals of a matrix that needs a gradient): LAPACK's geev,
+    complex results whatever the input. The backward is linalg_eig_backward, with the
+    complex ops torch runs: Vᴴ resolved (the conjugate fallback's and addmm's copy), mm
+    (MKL's cgemm/zgemm) and bmm (ATen's loop or MKL's batched gemm), mul_kernel's products
+    and div_true_kernel's quotients (engine/complex.py), linalg.solve's getrf + getrs; a
+    real input gets the real part (handle_r_to_c). Through the eigenvalues alone:
+    solve(Vᴴ, gL.unsqueeze(-1) * Vᴴ).
+    Through the eigenvectors: (Vᴴ gV - Vᴴ V diag(re(Vᴴ gV))) / conj(E) with gL on its
+    diagonal, then solve(Vᴴ, that @ Vᴴ)."""
+
+    __slots__ = ()
+    multi_output = True
+    materialize_grads = False
+    formulas = (vjp("self", "{eigenvectors}⁻ᴴ (diag_embed({grad}[0]) + ({eigenvectors}ᴴ "
+                            "{grad}[1] - {eigenvectors}ᴴ {eigenvectors} "
+                            "diag(re({eigenvectors}ᴴ {grad}[1]))) / conj(E)) "
+                            "{eigenvectors}ᴴ,  E_ij = λ_j - λ_i (1 on the diagonal)"),)
+
+    def forward(self, a: Tensor, compute_v: bool) -> list[np.ndarray]:
+        w, v, info = lapack.geev(a.array, compute_v)
+        _check_converged(info, "torch.linalg.eig" if compute_v else "torch.linalg.eigvals")
+        if v is None:
+            v = np.zeros((0,), dtype=w.dtype)
+        return [w, lapack.column_major(v)]
+
+    def meta_forward(self, a: Tensor, compute_v: bool) -> list[np.ndarray]:
+        """torch's meta kernel: no values, both results contiguous (measured)."""
+        dtype = np.result_type(a.array.dtype, np.complex64)
+        v_shape = a.array.shape if compute_v else (0,)
+        return [meta_array(a.array.shape[:-1], dtype), meta_array(v_shape, dtype)]
+
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("eigenvalues", outputs[0], is_output=True)
+        self.save("eigenvectors", outputs[1], is_output=True)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> list[Tensor]:
+        """linalg_eig_jvp: dP = solve(V, dA V), dL = diag(dP), dX = V (dP / E with its
+        diagonal zeroed), dV = dX - V diag(re(Vᴴ dX)); E_ij = λ_j - λ_i."""
+        lam, v = outs[0].array, outs[1].array
+        d_a = np.array(t[0].array, dtype=v.dtype, order="K")  # to(complex): a strided copy
+        d_p, _, _, info = _solve_arrays(v, _complex_matmul(d_a, v))
+        _raise_singular(info, "torch.linalg.solve")
+        d_p = lapack.column_major(d_p)
+        d_l = np.einsum("...ii->...i", d_p)
+        with np.errstate(all="ignore"):
+            ret = divide(d_p, add(np.expand_dims(lam, -2), np.expand_dims(lam, -1), -1))
+        np.einsum("...ii->...i", ret)[...] = 0
+        d_x = _complex_matmul(v, ret)
+        vh = np.conj(np.swapaxes(v, -1, -2))
+        scale = np.einsum("...ii->...i", _complex_matmul(vh, d_x)).real.astype(v.dtype)
+        d_v = add(d_x, multiply(v, np.expand_dims(scale, -2)), -1)
+        return [Tensor._wrap(_primal_layout(d_l, lam)), Tensor._wrap(_primal_layout(d_v, v))]
+
+    def backward(self, g_l: Tensor | None, g_v: Tensor | None) -> Tensor | None:
+        if g_l is None and g_v is None:
+            return None
+        if GRAD_MODE.enabled:
+            raise NotSupportedError("a gradient of torch.linalg.eig's backward "
+                                    "(create_graph=True)")
+        v = self.unpack("eigenvectors").array
+        vh = np.conj(np.swapaxes(v, -1, -2))  # resolve_conj keeps V.mH's (row-major) strides
+        if g_v is None:
+            rhs = multiply(np.expand_dims(g_l.array, -1), vh)
+        else:
+            g_a = _eigenvector_term(self.unpack("eigenvalues").array, v, vh, g_v.array)
+            if g_l is not None:
+                np.einsum("...ii->...i", g_a)[...] = g_l.array
+            rhs = _complex_matmul(g_a, vh)
+        x, _, _, info = _solve_arrays(vh, rhs)
+        _raise_singular(info, "torch.linalg.solve")
+        return handle_r_to_c(self.input_meta[0][1], Tensor._wrap(lapack.column_major(x)))
+
+
+def _eigenvector_term(lam: np.ndarray, v: np.ndarray, vh: np.ndarray, g_v: np.ndarray
+                      ) -> np.ndarray:
+    """linalg_eig_backward's (Vᴴ gV - Vᴴ V diag(re(Vᴴ gV))) / conj(E), after its check that
+    the loss does not depend on the eigenvectors' phases."""
+    vhgv = _complex_matmul(vh, g_v)
+    diag = np.einsum("...ii->...i", vhgv)
+    _check_phase_invariant(diag.imag)
+    scale = np.expand_dims(diag.real.astype(vhgv.dtype), -2)  # (TensorIterator's copy)
+    vhgv = add(vhgv, _complex_matmul(vh, multiply(v, scale)), -1)
+    lconj = np.conj(lam)
+    e = add(np.expand_dims(lconj, -2), np.expand_dims(lconj, -1), -1)
+    np.einsum("...ii->...i", e)[...] = 1
+    return divide(vhgv, e)
+
+
+def _primal_layout(tangent: np.ndarray, primal: np.ndarray) -> np.ndarray:
+    """A tangent as forward AD stores it: as it is when its strides are the primal's (those
+    of size-1 dims aside), else copied into the primal's layout."""
+    if all(t == p for n, t, p in zip(primal.shape, tangent.strides, primal.strides) if n > 1):
+        return tangent
+    out = np.empty_like(primal)
+    out[...] = tangent
+    return out
+
+
+def _complex_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """at::matmul of two (batches of) square complex matrices of one batch shape: mm, or
+    bmm over the batch flattened (its own loop below 400 multiply-adds, MKL's batched gemm
+    above); the conjugate of an operand already resolved, as bmm and addmm resolve it."""
+    if a.ndim == 2:
+        return blas.mm(a, b)
+    n = a.shape[-1]
+    return blas.bmm(a.reshape(-1, n, n), b.reshape(-1, n, n)).reshape(a.shape)
+
+
+def _check_converged(info: np.ndarray, fname: str) -> None:
+    """_linalg_check_errors for geev: info > 0 when the QR algorithm did not converge."""
+    if (info > 0).any():
+        k, prefix = batch_prefix(info)
+        raise linalg_error(
+            f"{fname}: {prefix}The algorithm failed to converge because the input matrix is "
+            "ill-conditioned or has too many repeated eigenvalues (error code: "
+            f"{int(info.reshape(-1)[k])}).")
+
+
+def _check_phase_invariant(im_diag: np.ndarray) -> None:
+    """linalg_eig_backward's check that the loss does not change when an eigenvector is
+    multiplied by e^{iφ}: allclose(Im diag(Vᴴ gV), 0, rtol=1e-2, atol=1e-2)."""
+    if not bool(np.all(np.abs(im_diag) <= im_diag.dtype.type(1e-2))):
+        raise TorchRuntimeError(
+            "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this "
+            "quantity, so it is ill-defined.")
+
+
+def _check_eig_input(a: Tensor, fname: str) -> None:
+    """linalg_eig's checks in torch's order: a complex result dtype (toComplexType), at least
+    two dimensions, square matrices, then the CPU kernel's dtypes."""
+    if not (a.dtype.is_floating_point or a.dtype.is_complex):
+        raise TorchRuntimeError(f"Unknown Complex ScalarType for {a.dtype.scalar_type}")
+    if a.array.ndim < 2:
+        raise TorchRuntimeError(
+            f"{fname}: The input tensor A must have at least 2 dimensions.")
+    m, n = a.array.shape[-2:]
+    if m != n:
+        raise TorchRuntimeError(f"{fname}: A must be batches of square matrices, but they are "
+                                f"{m} by {n} matrices")
+    if a.dtype is dtypes.float16:
+        raise NotSupportedError(f"torch.{fname} of float16 tensors (torch.complex32)")
+    if a.array.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise not_implemented("linalg_eig_out_cpu", a.dtype)
+
+
+def _check_finite(a: Tensor) -> None:
+    """linalg_eig_out's check before geev computes eigenvectors (a meta tensor has no
+    values to check)."""
+    if not stands_on_meta(a.array) and not bool(np.isfinite(a.array).all()):
+        raise TorchRuntimeError(
+            "torch.linalg.eig: input tensor should not contain infs or NaNs.")
+
+
+def eig(a: Tensor) -> ReturnTypes:
+    """torch.linalg.eig: complex eigenvalues and unit eigenvectors of general matrices."""
+    _check_eig_input(a, "linalg.eig")
+    _check_finite(a)
+    return EigReturn(*LinalgEigBackward0.call(a, compute_v=True))
+
+
+def eigvals(a: Tensor) -> Tensor:
+    """torch.linalg.eigvals: linalg.eig's eigenvalues when A needs a gradient (its node,
+    eigenvectors saved), else geev without eigenvectors (whose eigenvalues may differ in the
+    last bits) and without linalg.eig's check for infs and NaNs."""
+    _check_eig_input(a, "linalg.eigvals")
+    if _needs_uv(a) or has_tangent((a,)):  # _may_require_fw_or_bw_grad
+        _check_finite(a)
+        return LinalgEigBackward0.call(a, compute_v=True)[0]
+    if stands_on_meta(a.array):
+        return Tensor._wrap(meta_array(a.array.shape[:-1], np.result_type(a.array.dtype,
+                                                                          np.complex64)))
+    w, _, info = lapack.geev(a.array, False)
+    _check_converged(info, "torch.linalg.eigvals")
+    return wrap_result(w)
 
 
 # -- pseudo-inverse --------------------------------------------------------------------

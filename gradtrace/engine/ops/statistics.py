@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import complex as complex_dtypes
 from .. import dtypes, reduction_kernels
 from ..formulas import Formula, undefined, vjp
 from ..limits import reserve
@@ -317,13 +318,28 @@ def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             f"{a.dtype.tensor_type[:-6]} did not match {b.dtype.tensor_type[:-6]}")
     x, y = a.array, b.array
     with np.errstate(invalid="ignore", over="ignore"):
-        finite = np.isfinite(x) & np.isfinite(y)
-        close = (x == y) | finite & (np.abs(x - y) <= atol + rtol * np.abs(y))
+        if a.dtype.is_complex:
+            close = _complex_close(x, y, rtol, atol)
+        else:
+            finite = np.isfinite(x) & np.isfinite(y)
+            close = (x == y) | finite & (np.abs(x - y) <= atol + rtol * np.abs(y))
     if equal_nan:
         close = close | (np.isnan(x) & np.isnan(y))
     out = Tensor._wrap(np.asarray(close))
     out._version_counter.value = 1  # torch combines the masks in place (close.__iand__)
     return out
+
+
+def _complex_close(x: np.ndarray, y: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """isclose's complex case as torch computes it: x == y, or |x - y| finite and at most
+    atol + |rtol * y| (complex products and moduli as torch's kernels round them)."""
+    close = x == y
+    if rtol == 0 and atol == 0:
+        return close
+    scaled = complex_dtypes.multiply(y, np.asarray(rtol, y.dtype))
+    allowed = atol + complex_dtypes.absolute(scaled)
+    actual = complex_dtypes.absolute(complex_dtypes.add(x, y, -1))
+    return close | np.isfinite(actual) & (actual <= allowed)
 
 
 def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,

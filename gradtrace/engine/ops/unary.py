@@ -8,8 +8,10 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import capability, dtypes, fp64, kernels, unsigned
+from .. import complex as complex_dtypes
 from ..formulas import local
 from ..forward_ad import auto_element_wise
+from ..grad_mode import GRAD_MODE
 from ..kernels import precise, unary
 from ..node import Function
 from ..tensor import Tensor
@@ -396,17 +398,32 @@ def rsqrt(a: Tensor) -> Tensor:
 
 class AbsBackward0(Function):
     __slots__ = ()
-    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "sgn({self})"),)
+    jvp_reads_saved = True  # (as auto_element_wise's: the backward formula reads self)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """derivatives.yaml: handle_r_to_c(result, self_t.conj() * self_p.sgn()) for a
+        complex input, auto_element_wise (the backward formula) for a real one."""
+        if inputs[0].dtype.is_complex:
+            return Tensor._wrap(complex_dtypes.abs_jvp(t[0].array, inputs[0].array))
+        return auto_element_wise(self, t, outs, inputs, params)
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.dtype.barebones:
             raise unsigned.not_implemented("abs_cpu", a.dtype)
         self.save("self", a)
+        if a.dtype.is_complex:
+            return complex_dtypes.absolute(a.array)
         return np.abs(a.array)
 
     def backward(self, grad: Tensor) -> Tensor:
-        return grad * sgn(self.unpack("self"))
+        x = self.unpack("self")
+        if x.dtype.is_complex:
+            if GRAD_MODE.enabled:
+                raise complex_dtypes.refuse("a gradient of abs()'s complex backward "
+                                            "(create_graph=True)")
+            return Tensor._wrap(complex_dtypes.abs_backward(grad.array, x.array))
+        return grad * sgn(x)
 
 
 class ReciprocalBackward0(Function):

@@ -125,9 +125,11 @@ def jsonable(value: Any) -> Any:
 
 
 def total(parts: list[Any]) -> Any:
-    """The sum of gradients in float64; of summaries, the sum of what they kept."""
+    """The sum of gradients in float64 (complex128 for complex ones); of summaries, the sum
+    of what they kept."""
     if not any(isinstance(p, Summary) for p in parts):
-        return sum(np.asarray(p, dtype=np.float64) for p in parts)
+        wide = np.complex128 if any(np.iscomplexobj(p) for p in parts) else np.float64
+        return sum(np.asarray(p, dtype=wide) for p in parts)
     if len({tuple(p.shape) for p in parts}) != 1 or not all(
             isinstance(p, Summary) for p in parts):
         return None

@@ -255,9 +255,8 @@ def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
     if META.used and any(stands_on_meta(a) for a in arrays):
         return elementwise_result(arrays, scalar)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    layout = tuple(s // arrays[0].itemsize for s in arrays[0].strides)
-    if any(a.shape != shape or tuple(s // a.itemsize for s in a.strides) != layout
-           for a in arrays):
+    layout = _element_strides(arrays[0])
+    if any(a.shape != shape or _element_strides(a) != layout for a in arrays):
         # TensorIterator's output keeps its inputs' memory order, and it iterates in it:
         # the kernel runs over the operands transposed to that order (outermost first),
         # whose output is then C-contiguous (operands in one layout coalesce instead)
@@ -275,6 +274,11 @@ def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
         return iterator_layout(scalar(*flats).reshape(shape), *arrays)
     return iterator_layout(_split_flat(flats, mask.reshape(-1), vector, scalar, dtype
                                       ).reshape(shape), *arrays)
+
+
+def _element_strides(a: np.ndarray) -> tuple[int, ...]:
+    """a's strides in elements, a size-1 dim's as 0 (TensorIterator ignores them)."""
+    return tuple(s // a.itemsize if n != 1 else 0 for s, n in zip(a.strides, a.shape))
 
 
 def _apply_broadcast(views: list[np.ndarray], vector: Callable[..., np.ndarray],

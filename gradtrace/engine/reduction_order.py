@@ -330,7 +330,8 @@ def cascade_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.n
             # one column: TensorIterator coalesces it into one contiguous row
             out = vectorized_inner_sum(array.reshape(1, rows), width) + array.dtype.type(0)
             return out.reshape((1, 1) if keepdim else (1,))
-    if len(axes) == array.ndim and is_dense(array) and min(array.strides) > 0:
+    if len(axes) == array.ndim and is_dense(array) and \
+            all(s > 0 for s, n in zip(array.strides, array.shape) if n != 1):
         # a full sum of a dense tensor in another dim order (a transpose): TensorIterator
         # coalesces its dims into its memory, one contiguous row, as for a contiguous one
         out = cascade_sum(array.ravel(order="K"), (), False)

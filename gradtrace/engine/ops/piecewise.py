@@ -242,6 +242,7 @@ class _Shrink(Function):
     __slots__ = ()
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1 if |{self}| > {lambd} else 0"),)
+    backward_op: type[Function]
 
     def forward(self, a: Tensor, lambd: Any) -> np.ndarray:
         x = a.array
@@ -254,16 +255,53 @@ class _Shrink(Function):
         return np.where((x > lam) | (x < -lam), x, 0).astype(x.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
-        x, lam = self.unpack("self"), self.attrs["lambd"]
-        return where((x > lam) | (x < -lam), grad, _zero(grad))
+        return self.backward_op.call(grad, self.unpack("self"), lambd=self.attrs["lambd"])
+
+
+class _ShrinkBackward(Function):
+    """softshrink_backward / hardshrink_backward(grad_output, self, lambd) as an op, for
+    create_graph: the gradient where self is outside [-lambd, lambd] (a NaN self's too)."""
+
+    __slots__ = ()
+    formulas = (local("grad_output", "0 if -{lambd} ≤ {self} ≤ {lambd} else 1"),
+                local("self", "0"))
+
+    def forward(self, grad: Tensor, a: Tensor, lambd: Any) -> np.ndarray:
+        self.save_attr(lambd=lambd)
+        self.save("self", a)
+        x, g = a.array, grad.array
+        lam = np.asarray(lambd, x.dtype)
+        inside = (x >= -lam) & (x <= lam)
+        return iterator_layout(np.where(inside, 0, g).astype(g.dtype), g, x)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        # <op>_backward(grad_output_t, self_p, lambd)
+        return type(self).call(t[0], inputs[1], lambd=params["lambd"])
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from .creation import zeros_like
+
+        g_grad = type(self).call(gg, self.unpack("self"), lambd=self.attrs["lambd"]) \
+            if self.needs_input_grad(0) else None
+        return g_grad, (zeros_like(gg) if self.needs_input_grad(1) else None)
+
+
+class SoftshrinkBackwardBackward0(_ShrinkBackward):
+    __slots__ = ()
+
+
+class HardshrinkBackwardBackward0(_ShrinkBackward):
+    __slots__ = ()
 
 
 class SoftshrinkBackward0(_Shrink):
     __slots__ = ()
+    backward_op = SoftshrinkBackwardBackward0
 
 
 class HardshrinkBackward0(_Shrink):
     __slots__ = ()
+    backward_op = HardshrinkBackwardBackward0
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002

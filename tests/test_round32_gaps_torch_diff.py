@@ -178,3 +178,256 @@ def test_iter_of_a_dict_or_set_is_pythons_iterator() -> None:
     """iter(dict), iter(set) and of their views give Python's iterators (named so), which
     loops, list() and next() take, and a resize while iterating is Python's RuntimeError."""
     assert gradtrace_output(ITER_OF_DICT_AND_SET) == torch_output(ITER_OF_DICT_AND_SET)
+
+
+FUNCTION_VMAP = """import torch
+import numpy as np
+
+class NumpyMul(torch.autograd.Function):
+    @staticmethod
+    def forward(x, y, scale=1.0):
+        return torch.tensor(x.numpy() * y.numpy() * scale)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0], inputs[1])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        return grad_output * y, grad_output * x, None
+
+    @staticmethod
+    def vmap(info, in_dims, x, y, scale):
+        print("vmap", info, in_dims, scale)
+        x_bdim, y_bdim, _ = in_dims
+        x = x.movedim(x_bdim, -1) if x_bdim is not None else x.unsqueeze(-1)
+        y = y.movedim(y_bdim, -1) if y_bdim is not None else y.unsqueeze(-1)
+        result = NumpyMul.apply(x, y, scale)
+        return result.movedim(-1, 0), 0
+
+x = torch.arange(6.).view(2, 3)
+y = torch.arange(3.) + 1
+print(torch.vmap(NumpyMul.apply)(x, x))
+print(torch.vmap(NumpyMul.apply, in_dims=(0, None))(x, y))
+print(torch.vmap(lambda a: NumpyMul.apply(a, y, scale=2.0))(x))
+print(torch.vmap(torch.vmap(NumpyMul.apply))(x.view(2, 3, 1), x.view(2, 3, 1)))
+print(torch.vmap(lambda a: NumpyMul.apply(y, y) + a)(x))
+
+class Ident(torch.autograd.Function):
+    @staticmethod
+    def forward(x, y):
+        return x.clone(), y * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, g1, g2):
+        return g1, g2
+
+    @staticmethod
+    def vmap(info, in_dims, x, y):
+        return (x, y * 2), (in_dims[0], None)
+
+a, b = torch.vmap(Ident.apply, in_dims=(0, None))(x, y)
+print(a, b)
+
+class NoRule(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+class Both(NoRule):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return x * 2, 0
+
+class NotATuple(NoRule):
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return x * 2
+
+class Three(NoRule):
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return x, 0, 0
+
+class OldStyle(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+for f in [NoRule.apply, Both.apply, NotATuple.apply, Three.apply, OldStyle.apply,
+          lambda t: NoRule.apply(y)]:
+    try:
+        print(torch.vmap(f)(x))
+    except RuntimeError as err:
+        print(err)
+print(OldStyle.apply(y), NoRule.apply(y))
+"""
+
+
+def test_function_vmap_staticmethod_runs_as_torchs_custom_function_call() -> None:
+    """Under vmap, Function.apply calls the class's vmap staticmethod with the operands
+    unwrapped from the level (VmapInfo, in_dims), a level where none is batched skipped,
+    the outputs batched along out_dims (an input handed back is the original); without a
+    vmap rule, with both, a wrong return, or an old-style Function: torch's errors."""
+    assert gradtrace_output(FUNCTION_VMAP) == torch_output(FUNCTION_VMAP)
+
+
+GRAD_OF_GRAD_FUNCTION = """import torch
+
+class MyCube(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x ** 3, 3 * x ** 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0], output[1])
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_dx):
+        x, dx = ctx.saved_tensors
+        return grad_output * dx + grad_dx * 6 * x
+
+def my_cube(x):
+    return MyCube.apply(x)[0]
+
+x = torch.tensor(0.7)
+print(torch.func.grad(my_cube)(x), torch.func.grad(torch.func.grad(my_cube))(x))
+print(torch.func.grad(lambda t: torch.func.grad(my_cube)(t) * t)(x))
+"""
+
+
+def test_grad_of_grad_through_a_function_rewires_its_node() -> None:
+    """A grad level ending rewires the edges of the custom Function's node (its ctx, whose
+    next_functions a script may not assign), so grad of grad works as in torch."""
+    assert gradtrace_output(GRAD_OF_GRAD_FUNCTION) == torch_output(GRAD_OF_GRAD_FUNCTION)
+
+
+BATCHED_STORAGE = """import torch
+import numpy as np
+x = torch.arange(6.).view(2, 3)
+for f in [lambda t: t.numpy(), lambda t: t.tolist(), lambda t: t[0].tolist(),
+          lambda t: t.data_ptr(), lambda t: (t * 2).numpy(force=True),
+          lambda t: t.untyped_storage(), lambda t: t.item()]:
+    try:
+        torch.vmap(f)(x)
+    except (RuntimeError, NotImplementedError) as err:
+        print(type(err).__name__, err)
+a = np.array([[10, 30, 20], [60, 40, 50]])
+i = np.argsort(a, axis=1)
+print(np.take_along_axis(a, i, axis=1), np.take_along_axis(a, i[:, :1], 1))
+"""
+
+
+def test_a_batched_tensor_has_no_memory_to_read() -> None:
+    """numpy(), tolist(), data_ptr() and the storages of a tensor inside vmap are torch's
+    errors (the fallback ran them per example and handed out the first example's)."""
+    assert gradtrace_output(BATCHED_STORAGE) == torch_output(BATCHED_STORAGE)
+
+
+FUNCTION_UNDER_GRAD = """import torch
+import numpy as np
+
+class NumpyExp(torch.autograd.Function):
+    @staticmethod
+    def forward(x, k):
+        print("forward sees", x.requires_grad, x.grad_fn and x.grad_fn.name(), k)
+        return torch.tensor(np.exp(x.numpy()) * k), x
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output[0])
+        ctx.k = inputs[1]
+
+    @staticmethod
+    def backward(ctx, g, g_x):
+        y, = ctx.saved_tensors
+        return g * y + g_x, None
+
+def f(x):
+    y, same = NumpyExp.apply(x * 2, 3.0)
+    return y.sum() + same.sum()
+
+x = torch.tensor([0.5, -1.0])
+print(torch.func.grad(f)(x))
+print(torch.func.grad(lambda t: NumpyExp.apply(t, 1.0)[0].sum())(x))
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+try:
+    torch.func.grad(lambda t: (NumpyExp.apply(t * w, 1.0)[0]).sum())(x)
+except RuntimeError as err:
+    print(err)
+
+class OldStyle(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+try:
+    torch.func.grad(lambda t: OldStyle.apply(t).sum())(x)
+except RuntimeError as err:
+    print(err)
+"""
+
+
+def test_a_functions_forward_sees_its_operands_unwrapped_under_grad() -> None:
+    """Under torch.func.grad, a setup_context Function's forward gets its operands as the
+    caller's autograd has them (not requiring grad unless they reach one of its leaves), so
+    forward may call numpy(); an operand handed back is the operand; an old-style Function
+    under a transform is torch's error."""
+    assert gradtrace_output(FUNCTION_UNDER_GRAD) == torch_output(FUNCTION_UNDER_GRAD)
+
+
+NUMPY_WITHOUT_GRAD_MODE = """import torch
+import numpy as np
+a = torch.ones(2, requires_grad=True)
+try:
+    a.numpy()
+except RuntimeError as e:
+    print('enabled:', e)
+with torch.no_grad():
+    print(a.numpy())
+with torch.inference_mode():
+    print(a.numpy())
+b = a * 2
+with torch.no_grad():
+    print(b.numpy(), b.tolist(), np.asarray(b))
+try:
+    np.asarray(b)
+except RuntimeError as e:
+    print('asarray', e)
+print(a.numpy(force=True))
+with torch.no_grad():
+    n = a.numpy()
+    n[0] = 5
+print(a)
+"""
+
+
+def test_numpy_of_a_tensor_that_requires_grad_needs_grad_mode_off() -> None:
+    """torch's tensor_to_numpy refuses a tensor that requires grad only while grad mode is
+    on: under no_grad (a custom Function's forward runs so) numpy() and np.asarray share
+    its memory."""
+    assert gradtrace_output(NUMPY_WITHOUT_GRAD_MODE) == torch_output(NUMPY_WITHOUT_GRAD_MODE)

@@ -96,6 +96,7 @@ class Tensor:
         "_base", "retains_grad", "_hooks", "_post_accumulate_hooks", "_accumulator", "_wrapped",
         "_fw_grad", "__weakref__",
     )
+    has_storage = True  # (a BatchedTensor has none of its own: functorch's BatchedTensorImpl)
 
     def __init__(self, array: Any, dtype: DType | None = None, requires_grad: bool = False):
         if type(array) is MetaArray:

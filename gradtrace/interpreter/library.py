@@ -139,6 +139,8 @@ def rename_function(interp: Interpreter, fn: Any, name: str) -> Any:
 
 # torch.autograd.Function's C++ side (autograd_function.py)
 intrinsic(autograd_function.apply_function)
+intrinsic(autograd_function.bind_forward)
+intrinsic(autograd_function.apply_function_below)
 intrinsic(autograd_function.delayed_error)
 
 

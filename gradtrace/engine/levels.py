@@ -147,6 +147,7 @@ def end(leaves: list[Tensor], roots: list[Tensor]) -> None:
             accs[acc] = entry
     if not accs:
         return
+    _add_spent_inner(accs)
     first = min(e.first for e in accs.values())
     seen: set[Node] = set()
     stack = [t.grad_fn for t in roots if isinstance(t, _tensor.Tensor) and t.grad_fn is not None]
@@ -173,6 +174,24 @@ def end(leaves: list[Tensor], roots: list[Tensor]) -> None:
     if splice.changes:
         for _, entry in pairs:
             entry.splices.append(splice)
+
+
+def _add_spent_inner(accs: dict[Node, LevelInput]) -> None:
+    """The leaves of inner levels that ended before this one and stood for this level's
+    leaves: an inner level's backward (grad of grad of grad) made nodes after its end whose
+    edges still lead to them, and those go where this level's leaves go."""
+    changed = True
+    while changed:
+        changed = False
+        for ref, entry in list(INPUTS.values()):
+            leaf = ref()
+            if leaf is None or not entry.spent or leaf._accumulator is None:
+                continue
+            acc = leaf._accumulator()
+            target = entry.edge[0]
+            if acc is not None and acc not in accs and target in accs:
+                accs[acc] = accs[target]
+                changed = True
 
 
 def _set_edges(node: Node, edges: tuple, metas: tuple) -> None:

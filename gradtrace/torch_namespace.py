@@ -308,7 +308,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "CheckpointFunction", "CheckpointError", "noop_context_fn")},
     "torch.autograd": {"Function": "torch.autograd.function"},
     "torch.autograd.graph": {name: "torch.autograd.graph" for name in (
-        "GradientEdge", "get_gradient_edge", "register_multi_grad_hook")},
+        "GradientEdge", "get_gradient_edge", "register_multi_grad_hook",
+        "increment_version", "allow_mutation_on_saved_tensors")},
     "torch.autograd.forward_ad": {name: "torch.autograd.forward_ad" for name in (
         "UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
         "unpack_dual", "dual_level")},

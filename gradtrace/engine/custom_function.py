@@ -114,6 +114,16 @@ class AutogradFunction:
 
     def apply(self, *args: Any, **kwargs: Any) -> Any:
         """`F.apply(*args, **kwargs)`: run forward and record the node (THPFunction_apply)."""
+        return self._apply(args, kwargs, False)
+
+    def apply_below(self, args: tuple, kwargs: dict[str, Any]) -> Any:
+        """apply under grad transforms (functorch's custom_function_call_grad): the node is
+        recorded at the transform's level, but forward runs on the operands unwrapped to the
+        caller's autograd (levels.below_transforms), and an operand it hands back is the
+        operand itself."""
+        return self._apply(args, kwargs, True)
+
+    def _apply(self, args: Any, kwargs: dict[str, Any], below: bool) -> Any:
         setup_context = self.lookup("setup_context")
         forward = self.lookup("forward")
         if setup_context is not None and forward is not None:
@@ -138,7 +148,13 @@ class AutogradFunction:
             if forward is None:                                        # no tangents
                 raise _not_implemented(NO_FORWARD)
             if setup_context is not None:
-                output = forward(*args)
+                if below:
+                    from .levels import below_transforms
+
+                    lowered = [below_transforms(a) for a in args]
+                    output = _maintaining_identity(forward(*lowered), lowered, args)
+                else:
+                    output = forward(*args)
                 setup_context(ctx, tuple(args), output)
             else:
                 output = forward(ctx, *args)
@@ -240,6 +256,17 @@ def _positional_names(signature: inspect.Signature | None) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- outputs
+
+
+def _maintaining_identity(output: Any, lowered: list[Any], args: tuple) -> Any:
+    """An output forward gave back as one of its unwrapped operands is that operand (torch's
+    wrap_outputs_maintaining_identity)."""
+    back = {id(low): arg for low, arg in zip(lowered, args, strict=True) if low is not arg}
+    if not back:
+        return output
+    if isinstance(output, tuple):
+        return tuple(back.get(id(o), o) for o in output)
+    return back.get(id(output), output)
 
 
 def _process_outputs(ctx: FunctionCtx, inputs: list[Tensor], output: Any, executable: bool,

@@ -94,6 +94,31 @@ def entry_of(t: Tensor) -> LevelInput | None:
     return item[1]
 
 
+def below_transforms(t: Any) -> Any:
+    """What a custom Function's forward sees of `t` under grad transforms: functorch
+    unwraps it level by level, so it requires grad only where its history reaches a leaf
+    of the caller's autograd (not a grad level's input); else it is `t` detached."""
+    if not isinstance(t, _tensor.Tensor) or not t.requires_grad:
+        return t
+    if t.grad_fn is None:
+        return t if entry_of(t) is None else t.detach()
+    seen: set[int] = set()
+    stack: list[Node | None] = [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateGrad):
+            if entry_of(node.variable) is None:
+                return t
+            continue
+        if node in OUTER_NODES:  # (a vmapped grad's node standing for the caller's graph)
+            return t
+        stack.extend(n for n, _ in node.next_functions)
+    return t.detach()
+
+
 def spent_edge(t: Tensor) -> LevelInput | None:
     """`t`'s entry when it is a level input whose level ended (Function.call's check)."""
     entry = entry_of(t)
@@ -122,6 +147,7 @@ def end(leaves: list[Tensor], roots: list[Tensor]) -> None:
             accs[acc] = entry
     if not accs:
         return
+    _add_spent_inner(accs)
     first = min(e.first for e in accs.values())
     seen: set[Node] = set()
     stack = [t.grad_fn for t in roots if isinstance(t, _tensor.Tensor) and t.grad_fn is not None]
@@ -142,12 +168,37 @@ def end(leaves: list[Tensor], roots: list[Tensor]) -> None:
                     else OUTER_NODES[target]
                 splice.changes.append((node, i, edges[i], metas[i], edge, meta))
                 new_edges[i], metas[i] = edge, meta
-            node.next_functions, node.input_meta = tuple(new_edges), tuple(metas)
+            _set_edges(node, tuple(new_edges), tuple(metas))
         stack.extend(n for n, _ in edges if n is not None)
     _prune(sorted(seen, key=lambda n: n.sequence_nr), splice)
     if splice.changes:
         for _, entry in pairs:
             entry.splices.append(splice)
+
+
+def _add_spent_inner(accs: dict[Node, LevelInput]) -> None:
+    """The leaves of inner levels that ended before this one and stood for this level's
+    leaves: an inner level's backward (grad of grad of grad) made nodes after its end whose
+    edges still lead to them, and those go where this level's leaves go."""
+    changed = True
+    while changed:
+        changed = False
+        for ref, entry in list(INPUTS.values()):
+            leaf = ref()
+            if leaf is None or not entry.spent or leaf._accumulator is None:
+                continue
+            acc = leaf._accumulator()
+            target = entry.edge[0]
+            if acc is not None and acc not in accs and target in accs:
+                accs[acc] = accs[target]
+                changed = True
+
+
+def _set_edges(node: Node, edges: tuple, metas: tuple) -> None:
+    """Rewire a node's edges: as slots, past a custom Function's ctx, whose next_functions
+    a script may not assign (the engine's own rewiring is no script's assignment)."""
+    object.__setattr__(node, "next_functions", edges)
+    object.__setattr__(node, "input_meta", metas)
 
 
 def _prune(nodes: list[Node], splice: Splice) -> None:
@@ -165,7 +216,7 @@ def _prune(nodes: list[Node], splice: Splice) -> None:
                 splice.changes.append((node, i, edges[i], node.input_meta[i], (None, 0),
                                        node.input_meta[i]))
                 new_edges[i] = (None, 0)
-            node.next_functions = tuple(new_edges)
+            _set_edges(node, tuple(new_edges), node.input_meta)
             changed.add(id(node))
         if id(node) in changed and all(n is None for n, _ in node.next_functions):
             dead.add(node)
@@ -184,4 +235,4 @@ def restore(leaves: list[Tensor], level_edges: bool) -> None:
     for node, i, inner, inner_meta, outer, outer_meta in changes:
         edges, metas = list(node.next_functions), list(node.input_meta)
         edges[i], metas[i] = (inner, inner_meta) if level_edges else (outer, outer_meta)
-        node.next_functions, node.input_meta = tuple(edges), tuple(metas)
+        _set_edges(node, tuple(edges), tuple(metas))

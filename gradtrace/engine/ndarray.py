@@ -25,8 +25,10 @@ from ..errors import (
     LimitExceeded,
     NotSupportedError,
     ScriptError,
+    TorchRuntimeError,
 )
 from . import limits
+from .grad_mode import GRAD_MODE
 from .meta import NO_NUMPY, MetaArray
 from .ops.creation import WARNINGS
 from .shapes import Size
@@ -52,8 +54,9 @@ FROM_NUMPY_TYPES = ("float64, float32, float16, complex64, complex128, int64, in
 
 
 def tensor_array(t: Tensor) -> np.ndarray:
-    """`t.numpy()` / `t.__array__()`: the tensor's own array (torch shares memory)."""
-    if t.requires_grad:
+    """`t.numpy()` / `t.__array__()`: the tensor's own array (torch shares memory); a tensor
+    that requires grad only with grad mode off (tensor_to_numpy checks both)."""
+    if t.requires_grad and GRAD_MODE.enabled:
         raise ScriptError(GRAD_NUMPY, kind="RuntimeError")
     if isinstance(t.array, MetaArray):
         raise ScriptError(NO_NUMPY, kind="TypeError")
@@ -62,6 +65,10 @@ def tensor_array(t: Tensor) -> np.ndarray:
 
 def tensor_numpy(t: Tensor, *, force: bool = False) -> ndarray:
     """`t.numpy()`: the tensor's memory as an array (`force=True` detaches first)."""
+    if not t.has_storage:
+        from .batching.batched import NO_STORAGE
+
+        raise TorchRuntimeError(NO_STORAGE)
     if force:
         return ndarray(t.array, counted=False)
     return ndarray(tensor_array(t), counted=False)

@@ -44,11 +44,16 @@ class _HookState:
 
 
 HOOKS = _HookState()
+# what `torch.autograd.graph.allow_mutation_on_saved_tensors` watches in-place writes with
+# (torch's _CloneArgBeforeMutateMode, a dispatch mode seeing every op that writes into an
+# argument): each is told the tensor written and its version before the write
+MUTATION_WATCHERS: list[Callable[[Tensor, int], None]] = []
 
 
 def reset() -> None:
     """Every run starts with no hooks (like a new process)."""
     HOOKS.stack.clear()
+    MUTATION_WATCHERS.clear()
     HOOKS.disabled = None
     HOOKS.running = 0
     HOOKS.used = False

@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import (
     LimitExceeded,
     NotSupportedError,
+    ScriptError,
     TorchIndexError,
     TorchRuntimeError,
     TorchTypeError,
@@ -257,6 +258,8 @@ class TypedStorage:
 def storage(t: Tensor) -> TypedStorage:
     """`t.storage()`: the tensor's storage typed as its dtype, with torch's deprecation
     warning (once a run)."""
+    if not t.has_storage:
+        raise ScriptError("Cannot access storage of BatchedTensorImpl", kind="NotImplementedError")
     from .ops.creation import WARNINGS, OnceWarning
 
     WARNINGS.append(OnceWarning(TYPED_STORAGE_WARNING, "torch.storage._warn_typed_storage_removal"))
@@ -265,6 +268,8 @@ def storage(t: Tensor) -> TypedStorage:
 
 def untyped_storage(t: Tensor) -> UntypedStorage:
     """`t.untyped_storage()`: the storage of the memory `t` lives in."""
+    if not t.has_storage:
+        raise ScriptError("Cannot access storage of BatchedTensorImpl", kind="NotImplementedError")
     if isinstance(t.array, MetaArray):
         raise NotSupportedError("the storage of a meta tensor is not supported by gradtrace")
     owner = memory_owner(t.array)
@@ -277,6 +282,10 @@ def untyped_storage(t: Tensor) -> UntypedStorage:
 
 def data_ptr(t: Tensor) -> int:
     """`t.data_ptr()`: the address of t's first element (0 for an empty tensor)."""
+    if not t.has_storage:
+        from .batching.batched import NO_STORAGE
+
+        raise TorchRuntimeError(NO_STORAGE)
     if isinstance(t.array, MetaArray) or not t.array.size:
         return 0
     return _address(t.array)

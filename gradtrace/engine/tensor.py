@@ -20,6 +20,7 @@ from .limits import admit
 from .meta import META as _META
 from .meta import NO_ITEM, MetaArray, recover_meta
 from .node import AccumulateGrad, Node
+from .saved_hooks import MUTATION_WATCHERS
 
 ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
 NONLEAF_REQUIRES_GRAD = (
@@ -65,10 +66,13 @@ def _traced_value(what: str) -> None:
 
 
 def bump_version(t: Tensor) -> None:
-    """Count an in-place write into `t`. torch checks an inference tensor here, after the
-    write (the values have changed when its error is raised)."""
+    """Count an in-place write into `t` and tell the watchers of writes. torch checks an
+    inference tensor here, after the write (the values have changed when its error is
+    raised)."""
     counter = t._version_counter
     counter.value += 1
+    for watch in MUTATION_WATCHERS:
+        watch(t, counter.value - 1)
     if type(counter) is InferenceVersion and not GRAD_MODE.inference:
         raise TorchRuntimeError(INFERENCE_INPLACE)
 
@@ -92,6 +96,7 @@ class Tensor:
         "_base", "retains_grad", "_hooks", "_post_accumulate_hooks", "_accumulator", "_wrapped",
         "_fw_grad", "__weakref__",
     )
+    has_storage = True  # (a BatchedTensor has none of its own: functorch's BatchedTensorImpl)
 
     def __init__(self, array: Any, dtype: DType | None = None, requires_grad: bool = False):
         if type(array) is MetaArray:

@@ -45,6 +45,38 @@ def apply_function(interp: Interpreter, base: ScriptClass, cls: Any, args: tuple
     """`cls.apply(*args, **kwargs)` for a subclass `cls` of torch.autograd.Function (`base`).
     One AutogradFunction (so one <Name>Backward node class) per class and run. What apply
     records is the user's operation, not library bookkeeping."""
+    function = _function(interp, base, cls)
+    outer = interp.in_library
+    interp.in_library = False
+    try:
+        return function.apply(*args, **kwargs)
+    finally:
+        interp.in_library = outer
+
+
+def apply_function_below(interp: Interpreter, base: ScriptClass, cls: Any, args: tuple,
+                         kwargs: dict[str, Any]) -> Any:
+    """`cls.apply` under a grad transform: forward sees its operands unwrapped
+    (AutogradFunction.apply_below)."""
+    function = _function(interp, base, cls)
+    outer = interp.in_library
+    interp.in_library = False
+    try:
+        return function.apply_below(args, kwargs)
+    finally:
+        interp.in_library = outer
+
+
+def bind_forward(interp: Interpreter, base: ScriptClass, cls: Any, args: tuple,
+                 kwargs: dict[str, Any]) -> tuple:
+    """Function.apply's bind_default_args of a setup_context Function: the arguments as
+    forward's positional ones, its defaults filled in (torch's TypeErrors otherwise)."""
+    function = _function(interp, base, cls)
+    return function._bind_defaults(function.lookup("forward"), args, kwargs)
+
+
+def _function(interp: Interpreter, base: ScriptClass, cls: Any) -> AutogradFunction:
+    """The run's AutogradFunction of `cls` (made on first use)."""
     if type(cls) is not ScriptClass or not cls.is_subclass(base):  # torch reads it first
         owner = f"type object '{cls.name}'" if type(cls) is ScriptClass else \
             f"'{type_name(cls)}' object"
@@ -54,12 +86,7 @@ def apply_function(interp: Interpreter, base: ScriptClass, cls: Any, args: tuple
         function = interp.autograd_functions[cls] = AutogradFunction(
             cls.name, lambda attr: _lookup(interp, base, cls, attr), _signature,
             cls.module if cls.module in interp.library.modules else None)
-    outer = interp.in_library
-    interp.in_library = False
-    try:
-        return function.apply(*args, **kwargs)
-    finally:
-        interp.in_library = outer
+    return function
 
 
 def _lookup(interp: Interpreter, base: ScriptClass, cls: ScriptClass, attr: str) -> Any:

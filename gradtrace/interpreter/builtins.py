@@ -31,7 +31,7 @@ from .objects import (
     SuperBuiltin,
     type_name,
 )
-from .protocols import ITERABLES, SIZED
+from .protocols import ITERABLES, MUTABLE_HASHED, SIZED
 from .slots import slot_names
 from .system_modules import Quitter
 from .text_io import WRITABLE
@@ -223,6 +223,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             if not self.is_callable(value):
                 raise TorchTypeError("iter(v, w): v must be callable")
             return ScriptIterator("callable_iterator", _calls(self, value, sentinel))
+        if type(value) in MUTABLE_HASHED:  # (its guard against resizing is a generator)
+            return ScriptIterator(type(iter(value)).__name__, self.iterate(value, None))
         return self.iterate(value, None)
 
     def script_next(iterator: Any, default: Any = MISSING, /) -> Any:

@@ -132,6 +132,24 @@ def physical_like(interp: Interpreter, v: Tensor, like: Tensor,
 
 
 @intrinsic
+def transform_levels(interp: Interpreter) -> list[tuple[int, str, int, str]]:
+    """The running functorch transforms from the innermost out, as torch's interpreter
+    stack: (level, "vmap" or "grad", a vmap's batch size and randomness)."""
+    vmaps = {v.level: v for v in TRANSFORMS.vmaps}
+    return [(d, "vmap", vmaps[d].batch_size, vmaps[d].randomness) if d in vmaps
+            else (d, "grad", 0, "") for d in range(TRANSFORMS.depth, 0, -1)]
+
+
+@intrinsic
+def unwrap_at(interp: Interpreter, t: Any, level: int) -> tuple[Any, int | None]:
+    """functorch's unwrap_batched of one operand at `level`: (its value, its batch dim),
+    or (it, None) when it is not batched there."""
+    if isinstance(t, BatchedTensor) and t.level == level:
+        return t.value, t.bdim
+    return t, None
+
+
+@intrinsic
 def top_vmap_level(interp: Interpreter) -> int:
     """The innermost running vmap's level (0 outside vmap)."""
     return TRANSFORMS.vmaps[-1].level if TRANSFORMS.vmaps else 0

@@ -139,6 +139,8 @@ def rename_function(interp: Interpreter, fn: Any, name: str) -> Any:
 
 # torch.autograd.Function's C++ side (autograd_function.py)
 intrinsic(autograd_function.apply_function)
+intrinsic(autograd_function.bind_forward)
+intrinsic(autograd_function.apply_function_below)
 intrinsic(autograd_function.delayed_error)
 
 
@@ -440,6 +442,36 @@ def grad_fn_or_grad_acc(interp: Interpreter, tensor: Any) -> Any:
     from ..engine.tensor import gradient_edge
 
     return gradient_edge(tensor)[0]
+
+
+@intrinsic
+def watch_mutations(interp: Interpreter, fn: Any) -> None:
+    """Call `fn(tensor, version before)` after every in-place write (engine/saved_hooks.py),
+    for torch.autograd.graph's _CloneArgBeforeMutateMode."""
+    from ..engine.saved_hooks import MUTATION_WATCHERS
+
+    MUTATION_WATCHERS.append(fn)
+
+
+@intrinsic
+def unwatch_mutations(interp: Interpreter) -> None:
+    """Stop the innermost watch_mutations."""
+    from ..engine.saved_hooks import MUTATION_WATCHERS
+
+    if MUTATION_WATCHERS:
+        MUTATION_WATCHERS.pop()
+
+
+@intrinsic
+def bump_counter(interp: Interpreter, tensor: Any) -> None:
+    """torch._C._increment_version of one tensor: its version counter moves, without a
+    write (nothing watching writes is told); an inference tensor has none to move."""
+    from ..engine.tensor import InferenceVersion
+
+    if not isinstance(tensor, Tensor):
+        raise InternalError(f"bump_counter of a {type_name(tensor)}")
+    if type(tensor._version_counter) is not InferenceVersion:
+        tensor._version_counter.value += 1
 
 
 @intrinsic

@@ -355,17 +355,27 @@ class Signature:
                  numbers: bool) -> str | None:
         """The "didn't match because" line torch adds under a signature of the call's
         length (its positional parameters, as many as the call's arguments)."""
-        positional = [p for p in self.params if not p.keyword_only]
-        # torch counts the printed signature's parts split at ", ": `*` is one, and an
-        # empty list, "()", is one too
-        parts = len(self.params) + (len(positional) < len(self.params))
-        if len(args) + len(kwargs) != max(parts, 1):
+        if not self.counts_as(args, kwargs):
             return None
-        by_name = {p.name: p for p in self.params}
-        wrong = [k for k in kwargs if k not in by_name]
+        wrong = [k for k in kwargs if k not in {p.name for p in self.params}]
         if wrong:
             return "didn't match because some of the keywords were incorrect: " + \
                 ", ".join(wrong)
+        return "didn't match because some of the arguments have invalid types: " + \
+            self.marked(args, kwargs, numbers)
+
+    def counts_as(self, args: list[Any], kwargs: dict[str, Any]) -> bool:
+        """Whether torch's messages mark the call's arguments against this signature: it
+        counts the printed signature's parts split at ", " (`*` is one, and an empty list,
+        "()", is one too), and the call must have as many arguments."""
+        keyword_only = any(p.keyword_only for p in self.params)
+        return len(args) + len(kwargs) == max(len(self.params) + keyword_only, 1)
+
+    def marked(self, args: list[Any], kwargs: dict[str, Any], numbers: bool) -> str:
+        """The call's argument types, `!...!` around those this signature does not take
+        where they stand (an argument past its positional parameters never is)."""
+        positional = [p for p in self.params if not p.keyword_only]
+        by_name = {p.name: p for p in self.params}
         # (torch's message never matches a parameter named `self`, as the Number of
         # `remainder(Number self, Tensor other)`: "(!float!, !float!)")
         marked = [f"{type_name(v)}" if i < len(positional) and positional[i].name != "self"
@@ -373,8 +383,7 @@ class Signature:
                   for i, v in enumerate(args)]
         marked += [f"{k}={type_name(v)}" if by_name[k].matches(v, numbers)
                    else f"!{k}={type_name(v)}!" for k, v in kwargs.items()]
-        return "didn't match because some of the arguments have invalid types: " + \
-            _argument_list(marked, bool(args))
+        return _argument_list(marked, bool(args))
 
 
 def _kind(value: Any, depth: int = 0) -> Any:
@@ -508,8 +517,13 @@ class Parser:
         if len(plausible) == 1:
             return plausible[0].parse(name, args, kwargs, numbers)
         shown = [s for s in self.signatures if not s.hidden]
-        got = _argument_list([type_name(a) for a in args]
-                             + [f"{k}={type_name(v)}" for k, v in kwargs.items()], bool(args))
+        if len(shown) == 1 and not kwargs and shown[0].counts_as(args, kwargs):
+            # torch's one option: its argument count matches, so each argument is marked
+            got = shown[0].marked(args, kwargs, False)
+        else:
+            got = _argument_list([type_name(a) for a in args]
+                                 + [f"{k}={type_name(v)}" for k, v in kwargs.items()],
+                                 bool(args))
         text = f"{self.name}() received an invalid combination of arguments - got {got}, " \
                "but expected "
         if len(shown) == 1:

@@ -19,6 +19,7 @@ CONTROL_FLOW_MESSAGE = (
     "vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
     "flow. We don't support that yet, please file an issue at "
     "https://github.com/pytorch/pytorch/issues .")
+NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
 RANDOM_MESSAGE = (
     "vmap: called random operation while in randomness error mode. Please either use the "
     "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
@@ -78,6 +79,7 @@ class BatchedTensor(Tensor):
     shows requires_grad=False and no grad_fn inside vmap)."""
 
     __slots__ = ("value", "bdim", "level", "expanded", "shadow")
+    has_storage = False  # (its values are its value's, batched: numpy(), data_ptr() refuse)
 
     def __init__(self, value: Tensor, bdim: int, level: int, expanded: bool = False,
                  shadow: Tensor | None = None):
@@ -135,7 +137,7 @@ class BatchedTensor(Tensor):
         raise TorchRuntimeError(ITEM_MESSAGE)
 
     def tolist(self) -> Any:
-        raise TorchRuntimeError(ITEM_MESSAGE)
+        raise TorchRuntimeError(NO_STORAGE)
 
     def __float__(self) -> float:
         raise TorchRuntimeError(ITEM_MESSAGE)

@@ -4,6 +4,7 @@ the results stacked, with torch's performance warning. A rule calls ops through 
 which dispatches again while lower vmap levels remain, as functorch's levels do."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -75,6 +76,8 @@ def batched_call(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]
     if own is not None and fn is getattr(Tensor, fn.__name__, None) and args and \
             isinstance(args[0], BatchedTensor):
         return own(*args, **kwargs)
+    if args and isinstance(args[0], BatchedTensor) and fn in _storage_readers():
+        return fn(*args, **kwargs)  # (they refuse it: functorch's BatchedTensorImpl has none)
     level = max_level([*args, *kwargs.values()])
     rule = RULES.get(fn)
     if rule is None:
@@ -161,6 +164,17 @@ _OVERRIDES: dict[str, Callable[..., Any]] = {
     name: getattr(BatchedTensor, name)
     for name in ("size", "dim", "numel", "item", "tolist", "__len__", "__bool__", "__float__",
                  "__int__")}
+
+
+@functools.cache
+def _storage_readers() -> frozenset[Callable[..., Any]]:
+    """numpy(), data_ptr(), storage(), untyped_storage(): they read the memory, which a
+    BatchedTensor has none of (the fallback would run them per example and hand out the
+    first example's)."""
+    from ..ndarray import tensor_numpy
+    from ..storage import data_ptr, storage, untyped_storage
+
+    return frozenset((tensor_numpy, data_ptr, storage, untyped_storage))
 
 
 def wrap(t: Any, bdim: int | None, level: int) -> Any:

@@ -271,8 +271,9 @@ def new(t: Tensor, *args: Any, device: Any = None) -> Tensor:
 def numpy(t: Tensor, *, force: bool = False) -> Any:
     """Refused: a script holds tensors, never numpy arrays (torch's own check first)."""
     from ...errors import NotSupportedError, TorchRuntimeError
+    from ..grad_mode import GRAD_MODE
 
-    if t.requires_grad and not force:
+    if t.requires_grad and not force and GRAD_MODE.enabled:
         raise TorchRuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                 "tensor.detach().numpy() instead.")
     raise NotSupportedError("Tensor.numpy() is not supported by gradtrace: a script cannot hold "

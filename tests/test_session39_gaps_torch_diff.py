@@ -30,3 +30,23 @@ a.register_hook(lambda grad: seen.append(grad.stride()))
 print(seen)
 """
     assert gradtrace_output(script) == torch_output(script)
+
+
+def test_sinc_and_logit_gradients_match_torchs_formulas() -> None:
+    """sinc_backward multiplies grad by the quotient (grad * (... / (pi x^2))), not the
+    quotient of the product (last bits); logit's backward is NaN outside [0, 1] (0 outside
+    [eps, 1 - eps]) and under create_graph records torch's where(inside, grad / ..., fill)."""
+    script = """import torch
+torch.manual_seed(0)
+x = torch.randn(1000, requires_grad=True)
+w = torch.randn(1000)
+g, = torch.autograd.grad((torch.sinc(x) * w).sum(), x)
+print(g.sum().item(), g[:5].tolist())
+for eps in [None, 0.2]:
+    y = torch.tensor([-0.5, 0.0, 0.1, 0.5, 0.9, 1.0, 1.5], requires_grad=True)
+    print(torch.autograd.grad(torch.logit(y, eps).sum(), y))
+    g2, = torch.autograd.grad(torch.logit(y, eps).sum(), y, create_graph=True)
+    print(g2, g2.grad_fn.name(), [n[0].name() if n[0] else None for n in g2.grad_fn.next_functions])
+    print(torch.autograd.grad(g2.sum(), y))
+"""
+    assert gradtrace_output(script) == torch_output(script)

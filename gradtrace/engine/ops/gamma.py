@@ -136,7 +136,8 @@ class SincBackward0(Function):
         x = self.unpack("self")
         self_pi = mul_scalar(x, math.pi)
         self_squared_pi = mul_scalar(x * x, math.pi)
-        out = grad * ((self_pi * self_pi.cos()) - self_pi.sin()) / self_squared_pi
+        # (torch: grad * ((...) / self_squared_pi).conj(): the quotient first)
+        out = grad * (((self_pi * self_pi.cos()) - self_pi.sin()) / self_squared_pi)
         zero = Tensor._wrap(np.zeros((), grad.array.dtype))
         return where(self_squared_pi == 0.0, zero, out)
 

@@ -575,14 +575,16 @@ class LogitBackward0(Function):
         return kernels.logit(x)
 
     def backward(self, grad: Tensor) -> Tensor:
-        x = self.unpack("self")
-        eps = self.attrs["eps"]
-        if eps is None:
-            return grad / (x * (1 - x))
+        """infinitely_differentiable_logit_backward (the logit_backward kernel's values):
+        grad / (self (1 - self)) inside [eps, 1 - eps], 0 outside; without eps inside [0, 1],
+        NaN outside."""
         from .reductions import where
 
-        outside = (x < eps) | (x > 1 - eps)  # logit_backward: 0 outside [eps, 1 - eps]
-        return where(outside, Tensor.scalar(0.0), grad / (x * (1 - x)))
+        x = self.unpack("self")
+        eps = self.attrs["eps"]
+        lo, hi, fill = (0.0, 1.0, np.nan) if eps is None else (eps, 1.0 - eps, 0.0)
+        inside = (x >= lo) & (x <= hi)
+        return where(inside, grad / (x * (1 - x)), Tensor._wrap(np.full((), fill, x.array.dtype)))
 
 
 def logit(a: Tensor, eps: float | None = None) -> Tensor:

@@ -50,3 +50,36 @@ for eps in [None, 0.2]:
     print(torch.autograd.grad(g2.sum(), y))
 """
     assert gradtrace_output(script) == torch_output(script)
+
+
+@pytest.mark.parametrize("shape", [(4, 20, 6), (2, 3, 5), (8, 33, 3), (5, 40, 8)])
+def test_batch_norm_of_a_transposed_input_runs_torchs_tensoriterator_path(shape) -> None:
+    """`bn(x.transpose(1, 2))` (sequence models' BatchNorm1d over channels-last data) takes
+    Normalization.cpp's non-contiguous path: at::mean, squared deviations added in double
+    in memory order, ((x - mean) * invstd) * w + b unfused; its backward likewise, also
+    for a contiguous input whose gradient arrives transposed. It was computed on a
+    contiguous copy (noted inexact)."""
+    script = f"""import torch
+import torch.nn as nn
+torch.manual_seed(0)
+B, L, C = {shape}
+bn = nn.BatchNorm1d(C)
+with torch.no_grad():
+    bn.weight.uniform_(0.5, 1.5)
+    bn.bias.uniform_(-0.5, 0.5)
+x = (torch.randn(B, L, C) * 3 + 1).requires_grad_()
+y = bn(x.transpose(1, 2))
+print(y.stride(), y.sum().item(), y[0, :, 0].tolist())
+print(bn.running_mean.tolist(), bn.running_var.tolist())
+(y * torch.randn(B, C, L)).sum().backward()
+print(x.grad.sum().item(), x.grad[0, 0].tolist(), bn.weight.grad.tolist(), bn.bias.grad.tolist())
+bn.eval()
+z = bn(x.transpose(1, 2))
+print(z.sum().item(), z[0, :, 1].tolist())
+bn.train()
+x.grad = None
+y2 = bn(x.transpose(1, 2).contiguous())
+(y2.transpose(1, 2) * torch.randn(B, L, C)).sum().backward()
+print(x.grad.sum().item(), bn.weight.grad.tolist())
+"""
+    assert gradtrace_output(script) == torch_output(script)

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import capability, fp64
 from .fp32 import fma as fma32
-from .reduction_order import lane_sum, reduce_all_sum, seq_sum
+from .reduction_order import cascade_sum, lane_sum, reduce_all_sum, seq_sum
 
 _CHUNK = 16  # moments_utils.h's kChunkSize
 
@@ -342,6 +342,93 @@ def batch_norm_backward(dy: np.ndarray, x: np.ndarray, weight: np.ndarray | None
                 dx = dy * invstd.reshape(shape) * w.reshape(shape)
             dx = np.asarray(dx, x.dtype).reshape(x.shape)
     return dx, (d_weight if mask[1] else None), (total if mask[2] else None)
+
+
+
+# -- batch_norm of a non-contiguous input (Normalization.cpp's TensorIterator paths) -------
+
+
+def _channel_in_memory_order(x: np.ndarray, f: int) -> np.ndarray:
+    """Channel f's elements in the order a serial TensorIterator over x (dim 1 squashed)
+    walks them: its memory order, the largest stride outermost."""
+    plane = x[:, f]
+    order = sorted(range(plane.ndim), key=lambda d: -plane.strides[d])
+    return plane.transpose(order).reshape(-1)
+
+
+def batch_norm_stats_strided(x: np.ndarray, momentum: float, eps: float,
+                             running_mean: np.ndarray | None, running_var: np.ndarray | None
+                             ) -> tuple[np.ndarray, np.ndarray]:
+    """batch_norm_cpu_update_stats_template's non-contiguous path: the mean is at::mean over
+    every dim but 1 (the cascade in this layout's order, divided by the count); each
+    channel's squared deviations from it are added in double in the channel's memory
+    order; invstd = 1 / sqrt(var_sum / n + eps) and the running stats (updated in place)
+    in double, stored in the dtype."""
+    f = x.dtype.type
+    axes = (0,) + tuple(range(2, x.ndim))
+    count = x.size // x.shape[1]
+    with np.errstate(all="ignore"):
+        mean = np.asarray(cascade_sum(x, axes, False) / f(count), x.dtype)
+        invstd = np.empty_like(mean)
+        for c in range(x.shape[1]):
+            m = np.float64(mean[c])
+            dev = _channel_in_memory_order(x, c).astype(np.float64) - m
+            var_sum = _seq_sum64(dev * dev) if dev.size else np.float64(0)
+            var = var_sum / count
+            invstd[c] = 0 if var == 0 and eps == 0 else 1.0 / np.sqrt(var + eps)
+            if running_mean is not None:
+                running_mean[c] = momentum * m + (1 - momentum) * np.float64(running_mean[c])
+            if running_var is not None:
+                running_var[c] = (momentum * (var_sum / (count - 1))
+                                  + (1 - momentum) * np.float64(running_var[c]))
+    return mean, invstd
+
+
+def batch_norm_apply_strided(x: np.ndarray, mean: np.ndarray, invstd: np.ndarray,
+                             weight: np.ndarray | None, bias: np.ndarray | None) -> np.ndarray:
+    """batch_norm_cpu_transform_input_template's TensorIterator path (compiled without
+    FMA): ((x - mean) * invstd) * weight + bias in the dtype, into a row-major result."""
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    f = x.dtype.type
+    w = f(1) if weight is None else weight.reshape(shape)
+    b = f(0) if bias is None else bias.reshape(shape)
+    with np.errstate(all="ignore"):
+        out = ((x - mean.reshape(shape)) * invstd.reshape(shape)) * w + b
+    return np.asarray(out, x.dtype, order="C")
+
+
+def batch_norm_backward_strided(dy: np.ndarray, x: np.ndarray, weight: np.ndarray | None,
+                                mean: np.ndarray, invstd: np.ndarray, train: bool
+                                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """batch_norm_backward_cpu_template's TensorIterator path (input or grad_out not
+    contiguous): sum = at::sum(grad_out) over every dim but 1; per channel dotp adds
+    (x - mean) * dy in double in x's memory order; dx = (dy - sum / n - (x - mean) k) *
+    invstd * w with k = (float) dotp * invstd * invstd / n (training), else dy * invstd *
+    w; dweight = dotp * invstd; all in the dtype, compiled without FMA."""
+    f = x.dtype.type
+    channels = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    count = x.size // channels
+    w = np.ones(channels, x.dtype) if weight is None else weight
+    dx = np.empty(x.shape, x.dtype)
+    d_weight = np.empty(channels, x.dtype)
+    with np.errstate(all="ignore"):
+        total = np.asarray(cascade_sum(dy, axes, False), x.dtype)
+        for c in range(channels):
+            order = sorted(range(x.ndim - 1), key=lambda d: -x[:, c].strides[d])
+            xc = x[:, c].transpose(order)
+            gc = dy[:, c].transpose(order)
+            prod = (xc - mean[c]) * gc  # in the dtype, then added in double
+            dotp = _seq_sum64(prod.reshape(-1).astype(np.float64)) if prod.size else 0.0
+            if train:
+                k = f(f(dotp) * invstd[c] * invstd[c]) / f(count)
+                grad_mean = total[c] / f(count)
+                gi = (x[:, c] - mean[c]) * k
+                dx[:, c] = (dy[:, c] - grad_mean - gi) * invstd[c] * w[c]
+            else:
+                dx[:, c] = dy[:, c] * invstd[c] * w[c]
+            d_weight[c] = dotp * np.float64(invstd[c])
+    return dx, d_weight, total
 
 
 # -- group_norm (cpu/group_norm_kernel.cpp) ------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from .. import exactness, norm_kernels
+from .. import exactness, layouts, norm_kernels
 from ..formulas import local, undefined, vjp
 from ..forward_ad import is_zero
 from ..grad_mode import GRAD_MODE
@@ -276,13 +276,18 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 # -- batch_norm ----------------------------------------------------------------------
 
 
-def _contiguous_for_kernel(a: np.ndarray) -> np.ndarray:
-    """batch_norm's CPU kernels take contiguous (or channels-last) input; another layout
-    goes through TensorIterator loops whose order is not reproduced."""
-    if not a.flags.c_contiguous:
-        exactness.note("batch_norm of a non-contiguous input: the TensorIterator path's "
+def _strided(a: np.ndarray) -> bool:
+    """Whether batch_norm takes Normalization.cpp's TensorIterator path for `a` (neither
+    contiguous nor channels-last); a channels-last input runs the channels-last kernels,
+    which gradtrace does not reproduce: it computes those contiguously and says so."""
+    if a.flags.c_contiguous:
+        return False
+    fmt = {4: layouts.CHANNELS_LAST, 5: layouts.CHANNELS_LAST_3D}.get(a.ndim)
+    if fmt is not None and layouts.is_contiguous_as(a, fmt):
+        exactness.note("batch_norm of a channels-last input: its channels-last kernels' "
                        "order is not reproduced")
-    return np.ascontiguousarray(a)
+        return False
+    return True
 
 
 class NativeBatchNormBackward0(Function):
@@ -302,24 +307,31 @@ class NativeBatchNormBackward0(Function):
                 running_mean: Tensor | None, running_var: Tensor | None, training: bool,
                 momentum: float, eps: float) -> np.ndarray:
         """Inputs (next_functions): input, weight, bias; the running stats are buffers."""
-        a = _contiguous_for_kernel(x.array)
+        a = x.array
         dtype = a.dtype
-        if training:
-            mean, var_sum = norm_kernels.batch_norm_stats(a)
-            invstd = norm_kernels.batch_norm_update(
-                mean, var_sum, a.size // a.shape[1], eps, momentum,
-                None if running_mean is None else running_mean.array,
-                None if running_var is None else running_var.array)
-            save_mean, save_invstd = mean, invstd
-        else:
-            mean = running_mean.array
-            # batch_norm_cpu_collect_linear_and_constant_terms: 1 / sqrt(var + (float)eps)
-            invstd = (np.asarray(1, dtype) / np.sqrt(running_var.array + np.asarray(eps, dtype))
-                      ).astype(dtype)
-            save_mean = save_invstd = np.zeros(0, dtype=dtype)
         w = None if weight is None else weight.array
         b = None if bias is None else bias.array
-        out = norm_kernels.batch_norm_apply(a, mean, invstd, w, b)
+        rm = None if running_mean is None else running_mean.array
+        rv = None if running_var is None else running_var.array
+        strided = _strided(a)
+        if not strided:
+            a = np.ascontiguousarray(a)
+        if training and strided:
+            mean, invstd = norm_kernels.batch_norm_stats_strided(a, momentum, eps, rm, rv)
+            save_mean, save_invstd = mean, invstd
+        elif training:
+            mean, var_sum = norm_kernels.batch_norm_stats(a)
+            invstd = norm_kernels.batch_norm_update(mean, var_sum, a.size // a.shape[1], eps,
+                                                    momentum, rm, rv)
+            save_mean, save_invstd = mean, invstd
+        else:
+            mean = rm
+            # batch_norm_cpu_collect_linear_and_constant_terms: 1 / sqrt(var + (float)eps);
+            # the TensorIterator path's 1 / at::sqrt(running_var + eps): the same floats
+            invstd = (np.asarray(1, dtype) / np.sqrt(rv + np.asarray(eps, dtype))).astype(dtype)
+            save_mean = save_invstd = np.zeros(0, dtype=dtype)
+        out = norm_kernels.batch_norm_apply_strided(a, mean, invstd, w, b) if strided else \
+            norm_kernels.batch_norm_apply(a, mean, invstd, w, b)
         self.save_attr(eps=eps)
         self.save("input", x)
         self.save("result1", Tensor._wrap(save_mean))
@@ -395,17 +407,21 @@ class NativeBatchNormBackwardBackward0(Function):
         self.save("save_mean", save_mean)
         self.save_attr(train=train)
         self.save("weight", weight)
-        a = _contiguous_for_kernel(x.array)
+        a = x.array
         dtype = a.dtype
         if train:
             mean, invstd = save_mean.array, save_invstd.array
         else:  # batch_norm_cpu_backward: 1 / sqrt(running_var + eps) with eps a double
             mean = running_mean.array
             invstd = (1.0 / np.sqrt(running_var.array.astype(np.float64) + eps)).astype(dtype)
-        dy = np.ascontiguousarray(grad.array, dtype=dtype)
+        dy = grad.array.astype(dtype, copy=False)
         w = None if weight is None else weight.array
-        dx, dw, db = norm_kernels.batch_norm_backward(dy, a, w, mean, invstd, train,
-                                                      (True, True, True))
+        # the kernels need input and grad_out contiguous in one memory format
+        if _strided(a) or _strided(dy) or a.flags.c_contiguous != dy.flags.c_contiguous:
+            return list(norm_kernels.batch_norm_backward_strided(dy, a, w, mean, invstd, train))
+        dx, dw, db = norm_kernels.batch_norm_backward(
+            np.ascontiguousarray(dy), np.ascontiguousarray(a), w, mean, invstd, train,
+            (True, True, True))
         return [dx, dw, db]
 
     def backward(self, gg_input: Tensor, gg_weight: Tensor, gg_bias: Tensor

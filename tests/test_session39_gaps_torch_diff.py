@@ -83,3 +83,18 @@ y2 = bn(x.transpose(1, 2).contiguous())
 print(x.grad.sum().item(), bn.weight.grad.tolist())
 """
     assert gradtrace_output(script) == torch_output(script)
+
+
+def test_abcmeta_register_is_a_bound_method_as_in_python() -> None:
+    script = """from abc import ABC, ABCMeta, abstractmethod
+class A(ABC):
+    @abstractmethod
+    def f(self): ...
+class L(metaclass=ABCMeta):
+    pass
+print(repr(A.register).split(" of ")[0])  # (the class's repr names the module)
+print(type(L.register).__name__, L.register.__name__, L.register.__qualname__)
+L.register(int)
+print(isinstance(3, L), issubclass(bool, L))
+"""
+    assert gradtrace_output(script) == torch_output(script)

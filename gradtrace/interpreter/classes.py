@@ -326,9 +326,10 @@ class ClassRuntime:
             if name == "mro":
                 return stdlib.BoundMethod(cls, lambda c: list(self.class_links(c, "__mro__")),
                                           "mro")
-            if name == "register" and cls.metaclass is ABCMETA:  # ABCMeta.register
+            if name == "register" and cls.metaclass is ABCMETA:  # ABCMeta.register (Python)
                 return stdlib.BoundMethod(
-                    cls, lambda c, subclass: abc_checks.register(self, c, subclass), name)
+                    cls, lambda c, subclass: abc_checks.register(self, c, subclass), name,
+                    ("register", "ABCMeta.register", "abc"))
             if name == "fromkeys" and cls.builtin is dict:  # `D.fromkeys(keys)` makes a D
                 return stdlib.BoundMethod(cls, self.subclass_fromkeys, name)
             if cls.builtin is not None and not name.startswith("_"):

@@ -98,3 +98,24 @@ L.register(int)
 print(isinstance(3, L), issubclass(bool, L))
 """
     assert gradtrace_output(script) == torch_output(script)
+
+
+@pytest.mark.parametrize("layer", ["nn.ReflectionPad2d(1)", "nn.ReplicationPad2d(1)",
+                                   "nn.ReflectionPad1d(2)", "nn.ReplicationPad3d(1)"])
+def test_mapped_padding_gradients_are_row_major_as_torchs(layer: str) -> None:
+    """reflection/replication_pad backward fills zeros_like(self, the legacy contiguous
+    format); gradtrace's came out in another order, so a BatchNorm before the padding
+    (the siamese network's) took its non-contiguous backward path."""
+    shape = {"1d": "(2, 4, 8)", "2d": "(2, 4, 8, 8)", "3d": "(2, 4, 4, 4, 4)"}[layer[-5:-3]]
+    script = f"""import torch
+import torch.nn as nn
+torch.manual_seed(0)
+x = torch.randn{shape}.requires_grad_()
+h = x * 1
+seen = []
+h.register_hook(lambda g: seen.append((g.stride(), g.is_contiguous())))
+out = {layer}(h)
+(out * torch.randn(out.shape)).sum().backward()
+print(seen, x.grad.sum().item())
+"""
+    assert gradtrace_output(script) == torch_output(script)

@@ -127,7 +127,9 @@ class _MappedPadBackward(Function):
 
     def forward(self, grad: Tensor, a: Tensor, padding: tuple[int, ...]) -> np.ndarray:
         self.save_attr(padding=saved_ints(padding))
-        return _pad_mapped_adjoint(grad.array, a.array.shape, padding, self.mode)
+        # (into zeros_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT): row-major)
+        return np.asarray(_pad_mapped_adjoint(grad.array, a.array.shape, padding, self.mode),
+                          order="C")
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like

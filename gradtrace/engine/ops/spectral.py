@@ -227,8 +227,8 @@ class LinalgEigBackward0(Function):
     materialize_grads = False
     formulas = (vjp("self", "{eigenvectors}⁻ᴴ (diag_embed({grad}[0]) + ({eigenvectors}ᴴ "
                             "{grad}[1] - {eigenvectors}ᴴ {eigenvectors} "
-                            "diag(re({eigenvectors}ᴴ {grad}[1]))) / conj(E)) "
-                            "{eigenvectors}ᴴ,  E_ij = λ_j - λ_i (1 on the diagonal)"),)
+                            "diag(re({eigenvectors}ᴴ {grad}[1]))) / conj(Δ)) "
+                            "{eigenvectors}ᴴ [Δᵢⱼ = λⱼ - λᵢ, Δᵢᵢ = 1]"),)
 
     def forward(self, a: Tensor, compute_v: bool) -> list[np.ndarray]:
         w, v, info = lapack.geev(a.array, compute_v)

@@ -344,15 +344,13 @@ def batch_norm_backward(dy: np.ndarray, x: np.ndarray, weight: np.ndarray | None
     return dx, (d_weight if mask[1] else None), (total if mask[2] else None)
 
 
-
 # -- batch_norm of a non-contiguous input (Normalization.cpp's TensorIterator paths) -------
 
 
-def _channel_in_memory_order(x: np.ndarray, f: int) -> np.ndarray:
-    """Channel f's elements in the order a serial TensorIterator over x (dim 1 squashed)
-    walks them: its memory order, the largest stride outermost."""
-    plane = x[:, f]
-    order = sorted(range(plane.ndim), key=lambda d: -plane.strides[d])
+def _in_memory_order(plane: np.ndarray, of: np.ndarray) -> np.ndarray:
+    """`plane`'s elements in the order a serial TensorIterator over `of` (a channel of x,
+    dim 1 squashed) walks them: `of`'s memory order, the largest stride outermost."""
+    order = sorted(range(of.ndim), key=lambda d: -of.strides[d])
     return plane.transpose(order).reshape(-1)
 
 
@@ -372,7 +370,7 @@ def batch_norm_stats_strided(x: np.ndarray, momentum: float, eps: float,
         invstd = np.empty_like(mean)
         for c in range(x.shape[1]):
             m = np.float64(mean[c])
-            dev = _channel_in_memory_order(x, c).astype(np.float64) - m
+            dev = _in_memory_order(x[:, c], x[:, c]).astype(np.float64) - m
             var_sum = _seq_sum64(dev * dev) if dev.size else np.float64(0)
             var = var_sum / count
             invstd[c] = 0 if var == 0 and eps == 0 else 1.0 / np.sqrt(var + eps)
@@ -415,16 +413,14 @@ def batch_norm_backward_strided(dy: np.ndarray, x: np.ndarray, weight: np.ndarra
     with np.errstate(all="ignore"):
         total = np.asarray(cascade_sum(dy, axes, False), x.dtype)
         for c in range(channels):
-            order = sorted(range(x.ndim - 1), key=lambda d: -x[:, c].strides[d])
-            xc = x[:, c].transpose(order)
-            gc = dy[:, c].transpose(order)
-            prod = (xc - mean[c]) * gc  # in the dtype, then added in double
-            dotp = _seq_sum64(prod.reshape(-1).astype(np.float64)) if prod.size else 0.0
+            centred = x[:, c] - mean[c]
+            prod = centred * dy[:, c]  # in the dtype, then added in double in x's order
+            dotp = _seq_sum64(_in_memory_order(prod, x[:, c]).astype(np.float64)) \
+                if prod.size else 0.0
             if train:
                 k = f(f(dotp) * invstd[c] * invstd[c]) / f(count)
                 grad_mean = total[c] / f(count)
-                gi = (x[:, c] - mean[c]) * k
-                dx[:, c] = (dy[:, c] - grad_mean - gi) * invstd[c] * w[c]
+                dx[:, c] = (dy[:, c] - grad_mean - centred * k) * invstd[c] * w[c]
             else:
                 dx[:, c] = dy[:, c] * invstd[c] * w[c]
             d_weight[c] = dotp * np.float64(invstd[c])

@@ -41,27 +41,23 @@ def empty_laid_out(shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any)
     return np.ndarray(shape, dtype, strides=tuple(s * dtype.itemsize for s in strides))
 
 
-def copy_laid_out_as(values: np.ndarray, like: np.ndarray) -> np.ndarray:
-    """A copy of `values` (of `like`'s shape) in memory it owns, laid out as a copy of
-    `like` with preserve_format is (an op writing into `empty_like(self)`)."""
+def copy_laid_out_as(values: np.ndarray, like: np.ndarray, dtype: Any = None) -> np.ndarray:
+    """A copy of `values` (of `like`'s shape, as `dtype`) in memory it owns, laid out as a
+    copy of `like` with preserve_format is (an op writing into `empty_like(self)`)."""
     strides = preserved_strides(like)
     if strides is None:
-        return np.array(values, order="C")
-    out = empty_laid_out(like.shape, strides, values.dtype)
-    np.copyto(out, values)
+        return np.array(values, dtype=dtype, order="C")
+    out = empty_laid_out(like.shape, strides, dtype or values.dtype)
+    np.copyto(out, values, casting="unsafe")
     return out
 
 
 def copy_preserving_layout(array: np.ndarray, dtype: Any = None) -> np.ndarray:
     """A copy of `array` (as `dtype`) with preserved_strides, in memory it owns."""
-    strides = preserved_strides(array)
     if type(array) is MetaArray:
-        return meta_array(array.shape, array.dtype if dtype is None else dtype, strides)
-    if strides is None:
-        return array.copy() if dtype is None else array.astype(dtype, order="C")
-    out = empty_laid_out(array.shape, strides, dtype or array.dtype)
-    np.copyto(out, array, casting="unsafe")
-    return out
+        return meta_array(array.shape, array.dtype if dtype is None else dtype,
+                          preserved_strides(array))
+    return copy_laid_out_as(array, array, dtype)
 
 
 

@@ -482,8 +482,7 @@ class ConvolutionBackwardBackward0(Function):
                     gw = conv_weight_grad(g, xa, wa.shape, stride, full, dilation, groups)
                 if mask[2] and bias_sizes != (0,):  # (torch's equals at::sum's cascade here:
                     # measured on a depthwise Conv1d's 16 channels, which float64 missed)
-                    gb = cascade_sum(np.asarray(g, np.float32) if g.dtype == np.float32 else g,
-                                     (0,) + tuple(range(2, g.ndim)), False)
+                    gb = cascade_sum(g, (0,) + tuple(range(2, g.ndim)), False)
         return [gi.astype(dtype), gw.astype(dtype), gb.astype(dtype)]
 
     def backward(self, gg_input: Tensor | None, gg_weight: Tensor | None,

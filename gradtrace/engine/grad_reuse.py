@@ -133,17 +133,30 @@ def can_steal(grads: list, index: int, variable: Tensor) -> bool:
             and obeys_layout_contract(grads[index].array, variable.array))
 
 
-def copy_grad(new: Tensor) -> Tensor:
-    """torch's clone_obey_contract: `new_empty_strided(...).copy_(new)`, so version 1."""
+def copy_grad(new: Tensor, variable: Tensor) -> Tensor:
+    """torch's clone_obey_contract: a copy with the variable's strides when the variable
+    is dense (a permuted leaf's `.grad` is laid out as the leaf), else row-major;
+    `new_empty_strided(...).copy_(new)`, so version 1."""
+    from .ops.clones import empty_laid_out
+    from .ops.views import torch_strides
+    from .shapes import contiguous_strides
     from .tensor import Tensor
 
+    array, like = new.array, variable.array
+    dense = (type(array) is not MetaArray and type(like) is not MetaArray
+             and like.shape == array.shape and not like.flags.c_contiguous
+             and is_non_overlapping_and_dense(like))
+    strides = torch_strides(like) if dense else contiguous_strides(array.shape)
     if GRAD_MODE.enabled:
         from .ops.view_inplace import copy_
 
-        return copy_(Tensor._wrap(np.empty_like(new.array, order="C")), new)
-    array = new.array
-    out = Tensor._wrap(array.copy() if type(array) is MetaArray  # (no values to copy)
-                       else np.array(array, order="C", copy=True))
+        return copy_(Tensor._wrap(empty_laid_out(array.shape, strides, array.dtype)), new)
+    if type(array) is MetaArray:  # (no values to copy)
+        out = Tensor._wrap(array.copy())
+    else:
+        copied = empty_laid_out(array.shape, strides, array.dtype)
+        np.copyto(copied, array)
+        out = Tensor._wrap(copied)
     out._version_counter.value = 1
     return out
 

@@ -2,17 +2,16 @@
 `torch.preserve_format`, `torch.channels_last(_3d)` and `torch.strided`, and what a memory
 format asks of a tensor's strides (TensorImpl's contiguity flags).
 
-gradtrace lays tensors out as torch does for the contiguous and preserve formats. It does
-not make channels-last layouts: torch then picks other kernels (oneDNN's nhwc convolutions)
-whose results are not reproduced, so asking for one is refused (a 4-D or 5-D tensor) or gets
-torch's own error (any other rank)."""
+gradtrace lays tensors out as torch does for the contiguous, preserve and channels-last
+formats; the ops whose kernels differ in channels-last memory (convolutions, batch norm,
+pools) follow torch's choice of kernel and of their results' format."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from ..errors import NotSupportedError, TorchRuntimeError
+from ..errors import TorchRuntimeError
 
 
 class _TorchConstant:
@@ -78,19 +77,77 @@ def is_contiguous_as(array: np.ndarray, fmt: MemoryFormat | None) -> bool:
     return True
 
 
+def is_channels_last(array: np.ndarray) -> bool:
+    """Tensor.is_contiguous(memory_format=channels_last / channels_last_3d) of a 4-d / 5-d
+    tensor (False for other ranks)."""
+    return array.ndim in (4, 5) and is_contiguous_as(
+        array, CHANNELS_LAST if array.ndim == 4 else CHANNELS_LAST_3D)
+
+
+def suggests_channels_last(array: np.ndarray) -> bool:
+    """suggest_memory_format() == channels_last(_3d): is_channels_last_strides_{2,3}d_s{4,5}
+    (strides ordered channels-first-smallest; ambiguous size-1 layouts stay contiguous), the
+    format torch's convolutions, pools and upsampling give their results."""
+    from .ops.views import torch_strides
+
+    if array.ndim not in (4, 5) or array.size == 0:
+        return False
+    strides, low = torch_strides(array), 0
+    if strides[1] == 0:
+        return False
+    for d in _CHANNELS_LAST_ORDER[CHANNELS_LAST if array.ndim == 4 else CHANNELS_LAST_3D][1]:
+        if strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False
+        low = strides[d] * (array.shape[d] if array.shape[d] > 1 else 1)
+    return True
+
+
+def dense_in_format(out: np.ndarray, channels_last: bool) -> np.ndarray:
+    """`out` in memory it owns: channels-last when asked (a 4-d or 5-d result), else
+    row-major."""
+    if not channels_last:
+        return np.ascontiguousarray(out)
+    perm = (0, 2, 3, 1) if out.ndim == 4 else (0, 2, 3, 4, 1)
+    return np.ascontiguousarray(out.transpose(perm)).transpose(np.argsort(perm))
+
+
 def copy_format(fmt: Any, ndim: int) -> MemoryFormat:
-    """The format a copy takes (clone, *_like, to): preserve (the default) or contiguous;
-    a channels-last one is torch's error for the wrong rank, else refused (module doc)."""
+    """The format a copy takes (clone, contiguous, *_like, to): preserve (the default),
+    contiguous or channels-last (torch's error for a tensor of another rank)."""
     if fmt is None or fmt is PRESERVE or fmt is CONTIGUOUS:
         return fmt or PRESERVE
-    refuse_channels_last(fmt, ndim)
-    return fmt
-
-
-def refuse_channels_last(fmt: MemoryFormat, ndim: int) -> None:
-    """torch's rank error for a channels-last format, else gradtrace's refusal."""
     rank = _CHANNELS_LAST_ORDER[fmt][0]
     if ndim != rank:
         raise TorchRuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
-    raise NotSupportedError(f"memory_format=torch.{fmt.name} is not supported by gradtrace "
-                            "(channels-last layouts change which of torch's kernels run)")
+    return fmt
+
+
+def format_strides(shape: tuple[int, ...], fmt: MemoryFormat) -> tuple[int, ...]:
+    """The strides torch gives a tensor of `shape` made in `fmt` (contiguous or
+    channels-last), a size-1 dim's included."""
+    dims = _CHANNELS_LAST_ORDER[fmt][1] if fmt in _CHANNELS_LAST_ORDER else \
+        tuple(range(len(shape) - 1, -1, -1))
+    strides = [0] * len(shape)
+    step = 1
+    for d in dims:
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def copy_in_format(array: np.ndarray, fmt: MemoryFormat, dtype: Any = None) -> np.ndarray:
+    """A copy of `array` (as `dtype`) in memory it owns, laid out in `fmt` (contiguous or
+    channels-last)."""
+    from .meta import MetaArray, meta_array
+
+    dtype = np.dtype(dtype or array.dtype)
+    if type(array) is MetaArray:
+        return meta_array(array.shape, dtype, format_strides(array.shape, fmt))
+    if fmt not in _CHANNELS_LAST_ORDER:
+        return np.array(array, dtype=dtype, order="C")
+    strides = format_strides(array.shape, fmt)
+    out = np.ndarray(array.shape, dtype, strides=tuple(s * dtype.itemsize for s in strides))
+    np.copyto(out, array, casting="unsafe")
+    return out

@@ -197,7 +197,17 @@ def _meta_like(shape: tuple[int, ...], result: Any, out: Any,
 
 
 def elementwise_strides(shape: tuple[int, ...], inputs: tuple) -> tuple[int, ...]:
-    """An elementwise op's output layout, as TensorIterator lays it out from its inputs'."""
+    """An elementwise op's output layout, as TensorIterator lays it out from its inputs':
+    inputs all of its shape and channels-last take its fast setup (a channels-last output,
+    a size-1 dim's stride included), else their strides order its dims."""
+    if len(shape) == 4 and inputs and all(
+            isinstance(x, np.ndarray) and x.shape == shape and not is_c_contiguous(x)
+            for x in inputs):  # (a Python number is an operand of another shape)
+        from .layouts import CHANNELS_LAST, is_contiguous_as
+
+        if all(is_contiguous_as(x, CHANNELS_LAST) for x in inputs):
+            c, h, w = shape[1:]
+            return (h * w * c, 1, w * c, c)
     operands = []
     for x in inputs:
         if isinstance(x, np.ndarray) and x.ndim:

@@ -283,7 +283,7 @@ class AccumulateGrad(Node):
             # torch keeps a gradient only the engine holds, else copies it (copy_: version 1)
             steal = grad_reuse.can_steal(grads, 0, var)
             new = grads[0]
-            var.grad = new if steal else grad_reuse.copy_grad(new)
+            var.grad = new if steal else grad_reuse.copy_grad(new, var)
             if var.grad._fw_grad is not None:  # torch keeps `new_grad.detach()`: no tangent
                 var.grad._fw_grad = None
         elif GRAD_MODE.enabled:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import dtypes
+from .. import dtypes, layouts
 from ..formulas import vjp
 from ..forward_ad import auto_linear
 from ..node import Function
@@ -61,7 +61,8 @@ def repeat_interleave(a: Tensor, repeats: Any = None, dim: int | None = None, *,
     shape = list(grown.array.shape)
     shape[d + 1] = int(repeats)
     flat = list(shape[:d]) + [shape[d] * shape[d + 1]] + list(shape[d + 2:])
-    copied = CloneBackward0.call(expand(grown, tuple(shape)), order="C")  # contiguous clone
+    copied = CloneBackward0.call(expand(grown, tuple(shape)),
+                                 memory_format=layouts.CONTIGUOUS)  # contiguous clone
     return view(copied, *flat)
 
 

@@ -66,30 +66,31 @@ class CloneBackward0(Function):
     jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (local("self", "1"),)
 
-    def forward(self, a: Tensor, order: str = "K") -> np.ndarray:
+    def forward(self, a: Tensor, memory_format: layouts.MemoryFormat = layouts.PRESERVE
+                ) -> np.ndarray:
         if type(a.array) is not MetaArray:  # (a meta copy owns nothing)
             reserve(a.array.shape, a.array.itemsize)  # a broadcast view copies to its size
-        return copy_preserving_layout(a.array) if order == "K" else a.array.copy(order=order)
+        if memory_format is layouts.PRESERVE:
+            return copy_preserving_layout(a.array)
+        return layouts.copy_in_format(a.array, memory_format)
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad
 
 
 def clone(a: Tensor, *, memory_format: Any = None) -> Tensor:
-    if layouts.copy_format(memory_format, a.array.ndim) is layouts.CONTIGUOUS:
-        return CloneBackward0.call(a, order="C")
-    return CloneBackward0.call(a)
+    return CloneBackward0.call(a, memory_format=layouts.copy_format(memory_format,
+                                                                      a.array.ndim))
 
 
 def contiguous(a: Tensor, memory_format: Any = None) -> Tensor:
     if memory_format is layouts.PRESERVE:
         raise TorchRuntimeError("preserve memory format is unsupported by the contiguous "
                                 "operator")
-    if memory_format is not None and memory_format is not layouts.CONTIGUOUS:
-        layouts.refuse_channels_last(memory_format, a.array.ndim)
-    if is_c_contiguous(a.array):
+    fmt = layouts.copy_format(memory_format or layouts.CONTIGUOUS, a.array.ndim)
+    if layouts.is_contiguous_as(a.array, fmt):
         return a
-    return CloneBackward0.call(a, order="C")
+    return CloneBackward0.call(a, memory_format=fmt)
 
 
 class ToCopyBackward0(Function):
@@ -98,16 +99,17 @@ class ToCopyBackward0(Function):
     formulas = (local("self", "1"),)
 
     def forward(self, a: Tensor, dtype: Any, meta: bool = False,
-                contiguous: bool = False) -> np.ndarray:
+                memory_format: layouts.MemoryFormat = layouts.PRESERVE) -> np.ndarray:
         if meta:  # .to("meta"): the shape, dtype and strides, not the values
             return meta_array(a.array.shape, dtype.np,
-                              None if contiguous else preserved_strides(a.array))
+                              preserved_strides(a.array) if memory_format is layouts.PRESERVE
+                              else layouts.format_strides(a.array.shape, memory_format))
         source = bfloat16.through_float32(a.array, dtype.np)  # (as torch converts bfloat16)
         if source.dtype.kind == "c" and not dtype.is_complex:
             source = complex_dtypes.to_real(source, dtype)
-        if contiguous:  # memory_format=torch.contiguous_format
-            return source.astype(dtype.np, order="C")
-        return copy_preserving_layout(source, dtype.np)
+        if memory_format is layouts.PRESERVE:
+            return copy_preserving_layout(source, dtype.np)
+        return layouts.copy_in_format(source, memory_format, dtype.np)
 
     def backward(self, grad: Tensor) -> Tensor:
         # torch's _to_copy_backward: a complex gradient of a real input is its real part
@@ -154,17 +156,19 @@ def to(a: Tensor, *args: Any, device: Any = None, dtype: Any = None,
         raise ScriptError(NO_DATA, kind="NotImplementedError")  # meta -> cpu: no values
     if dtype is None:
         dtype = a.dtype
-    # a copy keeps the layout (preserve_format) or is contiguous; no copy is made for the
-    # format alone (torch's to_will_alias: the suggested format of a strided tensor here is
-    # always contiguous)
-    contiguous = layouts.copy_format(memory_format, a.array.ndim) is layouts.CONTIGUOUS
+    # a copy keeps the layout (preserve_format) or takes the format asked for; no copy is
+    # made when the tensor is in that format already (torch's to_will_alias)
+    fmt = layouts.copy_format(memory_format, a.array.ndim)
     if to_meta and not is_meta(a.array):
-        return ToCopyBackward0.call(a, dtype=dtype, meta=True, contiguous=contiguous)
-    if dtype is a.dtype and not copy:
+        return ToCopyBackward0.call(a, dtype=dtype, meta=True, memory_format=fmt)
+    if dtype is a.dtype and not copy and (
+            fmt is layouts.PRESERVE or layouts.is_contiguous_as(a.array, fmt)):
         return a
     if not (dtype.is_floating_point or dtype.is_complex) and a.requires_grad:
-        return Tensor._wrap(a.array.astype(dtype.np, order="C" if contiguous else "K"))
-    return ToCopyBackward0.call(a, dtype=dtype, contiguous=contiguous)
+        return Tensor._wrap(copy_preserving_layout(a.array, dtype.np) if fmt is
+                            layouts.PRESERVE else layouts.copy_in_format(a.array, fmt,
+                                                                         dtype.np))
+    return ToCopyBackward0.call(a, dtype=dtype, memory_format=fmt)
 
 
 def _to_type_name(value: Any) -> str:

@@ -18,9 +18,19 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import conv_avx512, conv_brgemm, conv_depthwise, conv_kernels, exactness, onednn, slow_conv
+from .. import (
+    conv_avx512,
+    conv_brgemm,
+    conv_depthwise,
+    conv_kernels,
+    conv_nhwc,
+    exactness,
+    onednn,
+    slow_conv,
+)
 from ..formulas import vjp
 from ..jit import JIT
+from ..layouts import dense_in_format, suggests_channels_last
 from ..limits import reserve
 from ..meta import is_meta, meta_array
 from ..node import Function
@@ -278,6 +288,42 @@ def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding:
     return xs, ws, st, pad, dil
 
 
+def channels_last(x: np.ndarray, w: np.ndarray) -> bool:
+    """Convolution.cpp's mkldnn_conv_use_channels_last (thnn_conv_use_channels_last for
+    slow_conv2d): the input or the weight suggests channels-last memory, so torch computes
+    in it and lays the output and the input gradient out so."""
+    return x.ndim in (4, 5) and (suggests_channels_last(x) or suggests_channels_last(w))
+
+
+def nhwc_calls(x_shape: tuple[int, ...], dtype: np.dtype, w_shape: tuple[int, ...],
+               out_w: int, stride: tuple[int, ...], padding: tuple[int, ...],
+               dilation: tuple[int, ...], groups: int, direction: str) -> bool | None:
+    """For a channels-last convolution (input `x_shape`) through oneDNN: whether its
+    brgemm kernel makes one call per kernel column (engine/conv_nhwc.py) for `direction`
+    ('forward', or 'input' of stride 1); None, noted, where that order is not reproduced."""
+    what = f"channels-last convolution ({direction})"
+    if (dtype != np.float32 or len(x_shape) != 4 or groups != 1 or onednn.AVX512_CORE
+            or any(d != 1 for d in dilation)):
+        exactness.note(f"{what} through oneDNN kernels whose order is not reproduced "
+                       "(grouped, dilated, 3-D, float64 or AVX-512 ones): accumulated in "
+                       "float64")
+        return None
+    kw = w_shape[3]
+    if direction == "forward":
+        per_column = conv_nhwc.calls_per_column(x_shape[3], out_w, kw, stride[1], padding[1],
+                                                x_shape[1], w_shape[0])
+    else:
+        per_column = conv_nhwc.calls_per_column(out_w, x_shape[3], kw, 1, kw - 1 - padding[1])
+    if per_column is None:
+        exactness.note(f"{what}: oneDNN's output blocking (not reproduced) picks between "
+                       "its kernel's one call and one call per kernel column; computed "
+                       "with one per column")
+        per_column = True
+    if not exactness.afford(conv_kernels.chain_steps(x_shape, w_shape), what):
+        return None
+    return per_column
+
+
 def deconvolution_plan(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                        out_shape: tuple[int, ...], stride: tuple[int, ...],
                        padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
@@ -313,6 +359,132 @@ def deconvolution_forward(x: np.ndarray, w: np.ndarray, plan: tuple) -> np.ndarr
     return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
 
 
+def _forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
+                    stride: tuple[int, ...], padding: tuple[int, ...],
+                    dilation: tuple[int, ...], groups: int, channels_last: bool) -> np.ndarray:
+    """The convolution's output in the order of the kernel torch runs (module doc), any
+    layout."""
+    slow = _slow2d_plan(x, w, stride, padding, dilation, groups)
+    if slow is not None:
+        if channels_last:
+            exactness.note(_SLOW_CHANNELS_LAST)
+        return _slow2d_forward(x, w, b, slow, groups)
+    dw = _depthwise_plan(x, w, stride, padding, dilation, groups, "forward")
+    if dw is not None:
+        xs, ws, st, pad, dil = dw
+        if channels_last:
+            exactness.note("channels-last depthwise convolution (forward) through oneDNN's "
+                           "brdgmm_dw kernel, whose order is not reproduced")
+        out = conv_depthwise.forward(x.reshape(xs), w.reshape(ws), b, st, pad, dil)
+        return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
+    if channels_last:
+        out_w = _out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)[-1]
+        per_column = nhwc_calls(x.shape, x.dtype, w.shape, out_w, stride, padding, dilation,
+                                groups, "forward")
+        if per_column is not None:
+            return conv_nhwc.forward(x, w, b, stride, padding, per_column)
+    else:
+        plan = _onednn_plan(x, w, stride, padding, dilation, groups, "forward")
+        if plan is not None:
+            xs, ws, st, pad, dil = plan
+            kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
+            out = kernels.forward(x.reshape(xs), w.reshape(ws), b, st, pad, dil)
+            return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
+    out = conv_forward(x, w, stride, padding, dilation, groups)
+    if b is not None:
+        out += b.astype(np.float64).reshape((1, -1) + (1,) * (out.ndim - 2))
+    return out.astype(x.dtype)
+
+
+def _backward_values(g: np.ndarray, xa: np.ndarray, wa: np.ndarray,
+                     bias_shape: tuple[int, ...], stride: tuple[int, ...],
+                     padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                     mask: tuple[bool, bool, bool], channels_last: bool) -> list[np.ndarray]:
+    """A plain convolution's (grad_input, grad_weight, grad_bias) in the order of the
+    kernels torch runs (module doc), any layout; zeros where `mask` asks for none."""
+    dtype = xa.dtype
+    slow = _slow2d_plan(xa, wa, stride, padding, dilation, groups)
+    if slow is not None:
+        if channels_last:
+            exactness.note(_SLOW_CHANNELS_LAST)
+        outs = _slow2d_backward(g, xa, wa, slow, groups, mask)
+        return [o if o is not None else np.zeros(shape, dtype) for o, shape in
+                zip(outs, (xa.shape, wa.shape, bias_shape), strict=True)]
+    gi = np.zeros(xa.shape, dtype)
+    gw = np.zeros(wa.shape, dtype)
+    gb = np.zeros(bias_shape, dtype)
+    dw = _depthwise_plan(xa, wa, stride, padding, dilation, groups, "input") if mask[0] \
+        else None
+    if dw is not None:
+        xs, ws, st, pad, dil = dw
+        if channels_last:
+            exactness.note("channels-last depthwise convolution (input) through oneDNN's "
+                           "brdgmm_dw kernel, whose order is not reproduced")
+        g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+        gi = conv_depthwise.backward_input(g4, wa.reshape(ws), xs, st, pad,
+                                           dil).reshape(xa.shape)
+    elif mask[0]:
+        gi = _input_grad(g, xa, wa, stride, padding, dilation, groups, channels_last)
+    if mask[1] or mask[2]:
+        plan = _onednn_plan(xa, wa, stride, padding, dilation, groups, "weight")
+        if plan is not None:
+            xs, ws, st, pad, dil = plan
+            g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+            avx512 = conv_kernels.avx512_weight_kernel(xs, ws, st, pad, dil)
+            if mask[1] and channels_last and conv_kernels.runs_1x1(xs, ws, st, pad, dil):
+                exactness.note("channels-last 1x1 convolution (weight) through oneDNN's "
+                               "jit_1x1 kernel, whose order for channels-last memory is not "
+                               "reproduced: accumulated in float64")
+                gw = conv_weight_grad(g, xa, wa.shape, stride, padding, dilation, groups)
+            elif mask[1]:
+                gw = (conv_avx512 if avx512 else conv_kernels).backward_weight(
+                    g4, np.ascontiguousarray(xa).reshape(xs), ws, st, pad,
+                    dil).reshape(wa.shape)
+            if mask[2]:
+                gb = (conv_avx512.backward_bias(g4, xs, ws, st, dil) if avx512
+                      else conv_kernels.backward_bias(g4))
+        else:
+            if mask[1]:
+                gw = conv_weight_grad(g, xa, wa.shape, stride, padding, dilation, groups)
+            if mask[2]:  # (torch's equals at::sum's cascade here: measured on a depthwise
+                # Conv1d's 16 channels, which float64 missed)
+                gb = cascade_sum(g, (0,) + tuple(range(2, g.ndim)), False)
+    return [gi, gw, gb]
+
+
+def _input_grad(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                channels_last: bool) -> np.ndarray:
+    """grad_input through oneDNN: its direct kernels' order, brgconv_strided's when strided
+    (also for channels-last memory, measured), brg_conv_fwd's flipped for a channels-last
+    stride-1 one (engine/conv_nhwc.py); else float64, noted."""
+    if channels_last and all(s == 1 for s in stride):
+        per_column = nhwc_calls(xa.shape, xa.dtype, wa.shape, g.shape[-1], stride, padding,
+                                dilation, groups, "input")
+        if per_column is not None:
+            return conv_nhwc.backward_input(g, wa, xa.shape, padding, per_column)
+    else:
+        plan = _onednn_plan(xa, wa, stride, padding, dilation, groups, "input")
+        if plan is not None and channels_last and conv_brgemm.declines(*plan):
+            exactness.note("channels-last strided convolution (input) that brgconv_strided "
+                           "declines: oneDNN's kernel for it is not reproduced")
+            plan = None
+        if plan is not None:
+            xs, ws, st, pad, dil = plan
+            g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+            if any(s != 1 for s in st):
+                gi = conv_brgemm.strided_backward_input(g4, wa.reshape(ws), xs, st, pad, dil)
+            else:
+                kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
+                gi = kernels.backward_input(g4, wa.reshape(ws), xs, st, pad, dil)
+            return gi.reshape(xa.shape)
+    return conv_input_grad(g, wa, xa.shape, stride, padding, dilation, groups)
+
+
+_SLOW_CHANNELS_LAST = ("channels-last slow_conv2d (im2col in channels-last order and MKL's "
+                       "gemm): its order is not reproduced")
+
+
 class ConvolutionBackward0(Function):
     """convolution(input, weight, bias, stride, padding, dilation, transposed=False, ...)."""
 
@@ -338,27 +510,10 @@ class ConvolutionBackward0(Function):
                 output_padding: tuple[int, ...]) -> np.ndarray:
         self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
         full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
-        slow = _slow2d_plan(x.array, w.array, stride, full, dilation, groups)
-        if slow is not None:
-            return _slow2d_forward(x.array, w.array, None if b is None else b.array, slow,
-                                   groups)
-        dw = _depthwise_plan(x.array, w.array, stride, full, dilation, groups, "forward")
-        if dw is not None:
-            xs, ws, st, pad, dil = dw
-            out = conv_depthwise.forward(x.array.reshape(xs), w.array.reshape(ws),
-                                         None if b is None else b.array, st, pad, dil)
-            return out.reshape(out.shape[:2] + (-1,)) if x.array.ndim == 3 else out
-        plan = _onednn_plan(x.array, w.array, stride, full, dilation, groups, "forward")
-        if plan is not None:
-            xs, ws, st, pad, dil = plan
-            bias = None if b is None else b.array
-            kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
-            out = kernels.forward(x.array.reshape(xs), w.array.reshape(ws), bias, st, pad, dil)
-            return out.reshape(out.shape[:2] + (-1,)) if x.array.ndim == 3 else out
-        out = conv_forward(x.array, w.array, stride, full, dilation, groups)
-        if b is not None:
-            out += b.array.astype(np.float64).reshape((1, -1) + (1,) * (out.ndim - 2))
-        return out.astype(x.array.dtype)
+        cl = channels_last(x.array, w.array)
+        out = _forward_values(x.array, w.array, None if b is None else b.array, stride, full,
+                              dilation, groups, cl)
+        return dense_in_format(out, True) if cl else out
 
     def meta_forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
                      padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
@@ -427,63 +582,27 @@ class ConvolutionBackwardBackward0(Function):
         if transposed:
             plan = transposed_plan(xa, wa, stride, full, dilation, output_padding, groups)
             if plan is None:
-                return _transposed_grads(g, xa, wa, bias_sizes,
-                                         (stride, full, dilation, groups), mask)
+                gi, gw, gb = _transposed_grads(g, xa, wa, bias_sizes,
+                                               (stride, full, dilation, groups), mask)
+                if channels_last(xa, wa):
+                    gi = dense_in_format(gi, True)
+                    gw = dense_in_format(gw, suggests_channels_last(wa))
+                return [gi, gw, gb]
             bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[1] * groups,)
             outs = _transposed_backward(g, xa, wa, plan, groups,
                                         (mask[0], mask[1], mask[2] and bias_sizes != (0,)))
             return [o.astype(dtype, copy=False) if o is not None else np.zeros(shape, dtype)
                     for o, shape in zip(outs, (xa.shape, wa.shape, bias_shape), strict=True)]
         bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[0],)
-        slow = _slow2d_plan(xa, wa, stride, full, dilation, groups)
-        if slow is not None:
-            outs = _slow2d_backward(g, xa, wa, slow, groups,
-                                    (mask[0], mask[1], mask[2] and bias_sizes != (0,)))
-            return [o if o is not None else np.zeros(shape, dtype) for o, shape in
-                    zip(outs, (xa.shape, wa.shape, bias_shape), strict=True)]
-        gi = np.zeros(xa.shape, dtype)
-        gw = np.zeros(wa.shape, dtype)
-        gb = np.zeros(bias_shape, dtype)
-        dw = _depthwise_plan(xa, wa, stride, full, dilation, groups, "input") if mask[0] \
-            else None
-        if dw is not None:
-            xs, ws, st, pad, dil = dw
-            g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
-            gi = conv_depthwise.backward_input(g4, wa.reshape(ws), xs, st, pad,
-                                               dil).reshape(xa.shape)
-        elif mask[0]:
-            plan = _onednn_plan(xa, wa, stride, full, dilation, groups, "input")
-            if plan is not None:
-                xs, ws, st, pad, dil = plan
-                g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
-                if any(s != 1 for s in st):
-                    gi = conv_brgemm.strided_backward_input(g4, wa.reshape(ws), xs, st, pad,
-                                                            dil)
-                else:
-                    kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
-                    gi = kernels.backward_input(g4, wa.reshape(ws), xs, st, pad, dil)
-                gi = gi.reshape(xa.shape)
-            else:
-                gi = conv_input_grad(g, wa, xa.shape, stride, full, dilation, groups)
-        if mask[1] or (mask[2] and bias_sizes != (0,)):
-            plan = _onednn_plan(xa, wa, stride, full, dilation, groups, "weight")
-            if plan is not None:
-                xs, ws, st, pad, dil = plan
-                g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
-                avx512 = conv_kernels.avx512_weight_kernel(xs, ws, st, pad, dil)
-                if mask[1]:
-                    gw = (conv_avx512 if avx512 else conv_kernels).backward_weight(
-                        g4, xa.reshape(xs), ws, st, pad, dil).reshape(wa.shape)
-                if mask[2] and bias_sizes != (0,):
-                    gb = (conv_avx512.backward_bias(g4, xs, ws, st, dil) if avx512
-                          else conv_kernels.backward_bias(g4))
-            else:
-                if mask[1]:
-                    gw = conv_weight_grad(g, xa, wa.shape, stride, full, dilation, groups)
-                if mask[2] and bias_sizes != (0,):  # (torch's equals at::sum's cascade here:
-                    # measured on a depthwise Conv1d's 16 channels, which float64 missed)
-                    gb = cascade_sum(g, (0,) + tuple(range(2, g.ndim)), False)
-        return [gi.astype(dtype), gw.astype(dtype), gb.astype(dtype)]
+        cl = channels_last(xa, wa)
+        gi, gw, gb = _backward_values(g, xa, wa, bias_shape, stride, full, dilation, groups,
+                                      (mask[0], mask[1], mask[2] and bias_sizes != (0,)), cl)
+        if cl:  # torch's input gradient is in the convolution's format, its weight's the
+            # weight's own (measured)
+            gi = dense_in_format(gi, True)
+            gw = dense_in_format(gw, suggests_channels_last(wa))
+        return [gi.astype(dtype, copy=False), gw.astype(dtype, copy=False),
+                gb.astype(dtype, copy=False)]
 
     def backward(self, gg_input: Tensor | None, gg_weight: Tensor | None,
                  gg_bias: Tensor | None) -> tuple[Tensor | None, ...]:
@@ -560,7 +679,12 @@ def _transposed_grads(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, bias_sizes:
     dtype = xa.dtype
     planned = dtype == np.float32
     gi = gw = None
-    if mask[0] and planned and (plan := deconvolution_plan(
+    cl = channels_last(xa, wa)
+    if mask[0] and planned and cl:  # brg_conv_fwd of the gradient (engine/conv_nhwc.py)
+        per_column = nhwc_calls(g.shape, dtype, wa.shape, xa.shape[-1], *params, "forward")
+        if per_column is not None:
+            gi = conv_nhwc.forward(g, wa, None, params[0], params[1], per_column)
+    elif mask[0] and planned and (plan := deconvolution_plan(
             xa.shape, wa.shape, g.shape, *params, "forward")) is not None:
         xs, ws, st, pad, dil = plan
         g4 = np.ascontiguousarray(g).reshape(xs)
@@ -575,7 +699,10 @@ def _transposed_grads(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, bias_sizes:
     if mask[2] and bias_sizes != (0,) and planned and params[3] == 1:
         # ref_deconvolution's compute_bwd_bias: each channel's float32 sum over images and
         # positions in turn (measured on 1-D, 2-D and 3-D deconvolutions; not grouped ones)
-        gb = seq_sum(np.moveaxis(g.reshape(g.shape[:2] + (-1,)), 1, 0).reshape(g.shape[1], -1))
+        # (channels-last: each image's positions in turn, the images' sums added; measured)
+        per_channel = np.moveaxis(g.reshape(g.shape[:2] + (-1,)), 1, 0)
+        gb = (seq_sum(seq_sum(per_channel)) if cl else
+              seq_sum(per_channel.reshape(g.shape[1], -1)))
     if ((mask[0] and gi is None) or (mask[1] and gw is None)
             or (mask[2] and bias_sizes != (0,) and gb is None)):
         exactness.note(CAUSE)

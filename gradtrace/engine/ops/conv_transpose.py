@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import exactness
+from .. import conv_nhwc, exactness
 from ..formulas import vjp
+from ..layouts import dense_in_format
 from ..limits import reserve
 from ..tensor import Tensor
 from . import conv
@@ -42,8 +43,26 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                 output_padding: tuple[int, ...]) -> np.ndarray:
         self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
+        out = self._values(x, w, b, stride, padding, dilation, groups, output_padding)
+        if conv.channels_last(x.array, w.array):  # torch's result: channels-last
+            return dense_in_format(out, True)
+        return out
+
+    @staticmethod
+    def _values(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                output_padding: tuple[int, ...]) -> np.ndarray:
         plan = conv.transposed_plan(x.array, w.array, stride, padding, dilation,
                                     output_padding, groups)
+        if plan is None and conv.channels_last(x.array, w.array) and not any(output_padding) \
+                and all(s == 1 for s in stride):
+            # brg_deconv: the flipped brg_conv_fwd of its convolution's data gradient
+            out = _channels_last_values(x.array, w.array, padding, dilation, groups)
+            if out is not None:
+                if b is not None:
+                    with np.errstate(all="ignore"):
+                        out = out + b.array.reshape((1, -1) + (1,) * (out.ndim - 2))
+                return out
         if plan is not None:
             return conv.transposed_forward(x.array, w.array, None if b is None else b.array,
                                            plan, groups)
@@ -67,6 +86,21 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
         if b is not None:
             out = out + b.array.astype(np.float64).reshape((1, -1) + (1,) * len(spatial))
         return out.astype(x.array.dtype)
+
+
+def _channels_last_values(x: np.ndarray, w: np.ndarray, padding: tuple[int, ...],
+                          dilation: tuple[int, ...], groups: int) -> np.ndarray | None:
+    """A channels-last stride-1 deconvolution's output without its bias: the data
+    gradient of the convolution of weight (Cin, Cout, *K) whose input is that output
+    (engine/conv_nhwc.py); None where its order is not reproduced (noted)."""
+    out_shape = (x.shape[0], w.shape[1] * groups) + tuple(
+        x.shape[2 + i] - 2 * padding[i] + dilation[i] * (w.shape[2 + i] - 1)
+        for i in range(x.ndim - 2))
+    per_column = conv.nhwc_calls(out_shape, x.dtype, w.shape, x.shape[-1], (1,) * (x.ndim - 2),
+                                 padding, dilation, groups, "input")
+    if per_column is None:
+        return None
+    return conv_nhwc.backward_input(x, w, out_shape, padding, per_column)
 
 
 def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],

@@ -332,11 +332,19 @@ def ones(*sizes: Any, size: Any = None, dtype: DType | None = None,
 
 
 def empty(*sizes: Any, size: Any = None, dtype: DType | None = None,
-          requires_grad: bool = False, device: Any = None) -> Tensor:
-    """Uninitialised in torch; `unreproducible.fill()` (zeros) here, so runs are reproducible."""
+          requires_grad: bool = False, device: Any = None, memory_format: Any = None
+          ) -> Tensor:
+    """Uninitialised in torch; `unreproducible.fill()` (zeros) here, so runs are reproducible.
+    Contiguous, or laid out in the channels-last `memory_format`."""
     size = _keyword_size("empty", sizes, size)
-    return _filled(size_args(size), unreproducible.fill(), dtype or dtypes.DEFAULT_FLOAT,
-                   requires_grad, check_device(device))
+    result = _filled(size_args(size), unreproducible.fill(), dtype or dtypes.DEFAULT_FLOAT,
+                     requires_grad, check_device(device))
+    if memory_format is layouts.PRESERVE:
+        raise TorchRuntimeError("unsupported memory format Preserve")
+    fmt = layouts.copy_format(memory_format, result.array.ndim)
+    if fmt is not layouts.PRESERVE and fmt is not layouts.CONTIGUOUS:
+        result.array = layouts.copy_in_format(result.array, fmt)
+    return result
 
 
 def empty_strided(size: Any, stride: Any, *, dtype: DType | None = None,
@@ -389,9 +397,11 @@ def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool,
     result = _filled(t.shape, value, dtype or t.dtype, requires_grad, meta)
     from .clones import empty_laid_out, preserved_strides
 
-    if layouts.copy_format(memory_format, t.array.ndim) is layouts.CONTIGUOUS:
+    fmt = layouts.copy_format(memory_format, t.array.ndim)
+    if fmt is layouts.CONTIGUOUS:
         return result
-    strides = preserved_strides(t.array)
+    strides = preserved_strides(t.array) if fmt is layouts.PRESERVE else \
+        layouts.format_strides(t.shape, fmt)
     if strides is None:
         return result
     if meta:

@@ -277,17 +277,23 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 
 
 def _strided(a: np.ndarray) -> bool:
-    """Whether batch_norm takes Normalization.cpp's TensorIterator path for `a` (neither
-    contiguous nor channels-last); a channels-last input runs the channels-last kernels,
-    which gradtrace does not reproduce: it computes those contiguously and says so."""
-    if a.flags.c_contiguous:
-        return False
-    fmt = {4: layouts.CHANNELS_LAST, 5: layouts.CHANNELS_LAST_3D}.get(a.ndim)
-    if fmt is not None and layouts.is_contiguous_as(a, fmt):
-        exactness.note("batch_norm of a channels-last input: its channels-last kernels' "
-                       "order is not reproduced")
-        return False
-    return True
+    """Whether batch_norm takes Normalization.cpp's TensorIterator path for `a`: neither
+    contiguous nor channels-last (which runs the channels-last kernels)."""
+    return not a.flags.c_contiguous and not layouts.is_channels_last(a)
+
+
+def _channel_rows(a: np.ndarray) -> np.ndarray | None:
+    """A channels-last (not also contiguous) array's (positions, C) rows in memory order,
+    as batch_norm's channels-last kernels walk them (a view); None for other layouts."""
+    if a.flags.c_contiguous or not layouts.is_channels_last(a):
+        return None
+    return np.moveaxis(a, 1, -1).reshape(-1, a.shape[1])
+
+
+def _from_channel_rows(rows: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """(positions, C) rows back into `like`'s shape, channels-last as `like` lies."""
+    moved = np.moveaxis(like, 1, -1).shape
+    return np.moveaxis(rows.reshape(moved), -1, 1)
 
 
 class NativeBatchNormBackward0(Function):
@@ -314,7 +320,10 @@ class NativeBatchNormBackward0(Function):
         rm = None if running_mean is None else running_mean.array
         rv = None if running_var is None else running_var.array
         strided = _strided(a)
-        if not strided:
+        rows = _channel_rows(a)
+        if rows is not None:  # the channels-last kernels: the (N, C) kernels over its rows
+            a = rows
+        elif not strided:
             a = np.ascontiguousarray(a)
         if training and strided:
             mean, invstd = norm_kernels.batch_norm_stats_strided(a, momentum, eps, rm, rv)
@@ -332,6 +341,8 @@ class NativeBatchNormBackward0(Function):
             save_mean = save_invstd = np.zeros(0, dtype=dtype)
         out = norm_kernels.batch_norm_apply_strided(a, mean, invstd, w, b) if strided else \
             norm_kernels.batch_norm_apply(a, mean, invstd, w, b)
+        if rows is not None:
+            out = _from_channel_rows(out, x.array)
         self.save_attr(eps=eps)
         self.save("input", x)
         self.save("result1", Tensor._wrap(save_mean))
@@ -419,6 +430,11 @@ class NativeBatchNormBackwardBackward0(Function):
         # the kernels need input and grad_out contiguous in one memory format
         if _strided(a) or _strided(dy) or a.flags.c_contiguous != dy.flags.c_contiguous:
             return list(norm_kernels.batch_norm_backward_strided(dy, a, w, mean, invstd, train))
+        rows, grad_rows = _channel_rows(a), _channel_rows(dy)
+        if rows is not None and grad_rows is not None:  # the channels-last kernels
+            dx, dw, db = norm_kernels.batch_norm_backward(grad_rows, rows, w, mean, invstd,
+                                                          train, (True, True, True))
+            return [_from_channel_rows(dx, a), dw, db]
         dx, dw, db = norm_kernels.batch_norm_backward(
             np.ascontiguousarray(dy), np.ascontiguousarray(a), w, mean, invstd, train,
             (True, True, True))
@@ -555,6 +571,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
 # -- group_norm ----------------------------------------------------------------------
 
 
+_GROUP_NORM_CHANNELS_LAST = ("group_norm of a channels-last input: its channels-last "
+                             "kernels' order is not reproduced")
+
+
 class NativeGroupNormBackward0(Function):
     """native_group_norm: three outputs (y, mean, rstd); F.group_norm returns y, and the
     node saves mean and rstd as its outputs 1 and 2 (gradients can reach them through a
@@ -579,7 +599,11 @@ class NativeGroupNormBackward0(Function):
         self.save_attr(C=c, HxW=hxw, N=n, eps=eps, group=group)
         self.save("input", x)
         self.save("weight", weight)
-        return [y.reshape(a.shape), mean, rstd]
+        y = y.reshape(a.shape)
+        if layouts.suggests_channels_last(a):  # torch's result: the input's suggested format
+            exactness.note(_GROUP_NORM_CHANNELS_LAST)
+            y = layouts.dense_in_format(y, True)
+        return [y, mean, rstd]
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result1", outputs[1], is_output=True)
@@ -675,6 +699,9 @@ class NativeGroupNormBackward0(Function):
             None if weight is None else weight.array.reshape(-1), a["group"], mask)
         wrap = lambda v, like: None if v is None else Tensor._wrap(  # noqa: E731
             v.reshape(like))
+        if dx is not None and layouts.suggests_channels_last(x.array):
+            exactness.note(_GROUP_NORM_CHANNELS_LAST)
+            dx = layouts.dense_in_format(dx.reshape(x.array.shape), True)
         return (wrap(dx, x.array.shape), wrap(dgamma, (a["C"],)), wrap(dbeta, (a["C"],)))
 
 

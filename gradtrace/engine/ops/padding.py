@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError
-from .. import dtypes
+from .. import dtypes, layouts
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..limits import reserve
@@ -43,7 +43,9 @@ def _constant_pad(x: np.ndarray, pad: tuple[int, ...], value: Any) -> np.ndarray
     reserve(tuple(c + lo + hi for c, (lo, hi) in zip(cropped.shape, widths, strict=True)), 8)
     if x.dtype.kind == "u" and x.dtype.itemsize > 1:  # a barebones unsigned dtype: torch's
         value = dtypes.checked_scalar(value, dtypes.from_numpy(x.dtype))  # checked convert
-    return np.pad(cropped, widths, constant_values=np.asarray(value).astype(x.dtype))
+    out = np.pad(cropped, widths, constant_values=np.asarray(value).astype(x.dtype))
+    # torch's output: empty(new_shape, memory_format=self.suggest_memory_format())
+    return layouts.dense_in_format(out, layouts.suggests_channels_last(x))
 
 
 class ConstantPadNdBackward0(Function):

@@ -2,7 +2,8 @@
 
 Like torch, the 1-D forms are the 2-D kernels over `input.unsqueeze(-2)`, squeezed back.
 Values: max pooling is exact; average pooling sums each window in the dtype in torch's
-loop order (rows, then columns) and divides once, as ATen's cpu_avg_pool does.
+loop order (rows, then columns) and divides once, as ATen's cpu_avg_pool does (its
+channels-last kernels too, whose results, like the input gradients, are channels-last).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 from ...errors import TorchIndexError, TorchRuntimeError
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
+from ..layouts import dense_in_format, suggests_channels_last
 from ..meta import meta_array
 from ..node import Function
 from ..tensor import Tensor
@@ -56,6 +58,12 @@ def _check_pool(x: Tensor, kernel: tuple[int, int], stride: tuple[int, int],
             f"Given input size: ({shape[-3]}x{h}x{w}). Calculated output size: "
             f"({shape[-3]}x{oh}x{ow}). Output size is too small")
     return oh, ow
+
+
+def _laid_out_as_input(out: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """A 2-D pool's result (and its input gradient) in the memory format its input
+    suggests: the CPU kernels' channels-last ones lay theirs out channels-last."""
+    return dense_in_format(out, suggests_channels_last(x))
 
 
 def _window_starts(out: int, stride: int, pad: int) -> np.ndarray:
@@ -114,9 +122,11 @@ class MaxPool2DWithIndicesBackward0(Function):
         oi = np.arange(oh)[:, None]
         oj = np.arange(ow)[None, :]
         indices = (rows[oi, kh_idx] * w + cols[oj, kw_idx]).astype(np.int64)
+        indices = _laid_out_as_input(indices, x)
         indices_out.append(indices)
         self.save("result1", Tensor._wrap(indices))
-        return np.take_along_axis(flat, pick[..., None], -1)[..., 0].astype(x.dtype)
+        return _laid_out_as_input(
+            np.take_along_axis(flat, pick[..., None], -1)[..., 0].astype(x.dtype), x)
 
     def meta_forward(self, a: Tensor, kernel_size: tuple[int, int], stride: tuple[int, ...],
                      padding: tuple[int, int], dilation: tuple[int, int], ceil_mode: bool,
@@ -164,7 +174,8 @@ class MaxPool2DWithIndicesBackwardBackward0(Function):
 
     def forward(self, grad: Tensor, a: Tensor, indices: Tensor) -> np.ndarray:
         self.save("indices", indices)
-        return _scatter_flat(grad.array, indices.array, a.array.shape)
+        return _laid_out_as_input(_scatter_flat(grad.array, indices.array, a.array.shape),
+                                  a.array)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
@@ -196,8 +207,8 @@ class AvgPool2DBackward0(Function):
                        divisor_override=divisor_override, kernel_size=kernel_size,
                        padding=padding, stride=stride)
         self.save("self", a)
-        return _avg_pool(a.array, kernel_size, st, padding, ceil_mode, count_include_pad,
-                         divisor_override)
+        return _laid_out_as_input(_avg_pool(a.array, kernel_size, st, padding, ceil_mode,
+                                            count_include_pad, divisor_override), a.array)
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -272,7 +283,7 @@ class AvgPool2DBackwardBackward0(Function):
                 x.shape[-2:], kernel_size, stride or kernel_size, padding, ceil_mode,
                 count_include_pad, divisor_override):
             out[..., hs:he, ws:we] += (g[..., i, j] / np.asarray(div, g.dtype))[..., None, None]
-        return out
+        return _laid_out_as_input(out, x)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
@@ -317,7 +328,7 @@ class AdaptiveAvgPool2DBackward0(Function):
                     acc += x[..., r, c]
             # ATen: sum / kh / kw
             out[..., i, j] = acc / np.asarray(r1 - r0, x.dtype) / np.asarray(c1 - c0, x.dtype)
-        return out
+        return _laid_out_as_input(out, x)
 
     def backward(self, grad: Tensor) -> Tensor:
         return AdaptiveAvgPool2DBackwardBackward0.call(grad, self.unpack("self"))
@@ -338,7 +349,7 @@ class AdaptiveAvgPool2DBackwardBackward0(Function):
         for i, j, r0, r1, c0, c1 in _adaptive_windows(a.array.shape[-2:], g.shape[-2:]):
             share = g[..., i, j] / np.asarray(r1 - r0, g.dtype) / np.asarray(c1 - c0, g.dtype)
             out[..., r0:r1, c0:c1] += share[..., None, None]
-        return out
+        return _laid_out_as_input(out, a.array)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like
@@ -369,9 +380,10 @@ class AdaptiveMaxPool2DBackward0(Function):
             out[..., i, j] = np.take_along_axis(win, pick[..., None], -1)[..., 0]
             pr, pc = np.divmod(pick, c1 - c0)
             idx[..., i, j] = (r0 + pr) * w + (c0 + pc)
+        idx = _laid_out_as_input(idx, x)
         indices_out.append(idx)
         self.save("result1", Tensor._wrap(idx))
-        return out
+        return _laid_out_as_input(out, x)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # result0: gather(self_t.flatten(-2), -1, result1.flatten(-2)).view_as(result1)

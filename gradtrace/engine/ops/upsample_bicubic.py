@@ -18,10 +18,11 @@ import numpy as np
 from .. import exactness
 from ..formulas import vjp
 from ..forward_ad import auto_linear
+from ..layouts import dense_in_format, suggests_channels_last
 from ..limits import reserve
 from ..tensor import Tensor
 from .upsample import _HALF_CAUSE, _scales_of, _Upsample, _UpsampleBackward
-from .upsample_index import floorf, fma, laid_out_like, suggests_channels_last
+from .upsample_index import floorf, fma
 
 
 def _fma(a: Any, b: Any, c: Any, fused: bool) -> np.ndarray:
@@ -98,7 +99,7 @@ def bicubic_forward(a: np.ndarray, output_size: tuple[int, int], align_corners: 
         t = _weighted_sum([(rows[:, :, :, wtaps[:, k]], ww[k]) for k in range(4)], fused)
         rows_terms.append((t, hw[j][:, None]))
     out = np.asarray(_weighted_sum(rows_terms, fused), a.dtype)
-    return laid_out_like(out, suggests_channels_last(a))
+    return dense_in_format(out, suggests_channels_last(a))
 
 
 def bicubic_backward(g: np.ndarray, input_size: tuple[int, ...], align_corners: bool,

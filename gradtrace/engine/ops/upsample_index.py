@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from .. import fp32, fp64
-from .views import torch_strides
 
 
 def fma(a: Any, b: Any, c: Any) -> np.ndarray:
@@ -106,45 +105,3 @@ def nearest_generic_idx(out_size: int, in_size: int, scale: float | None, exact:
     else:
         index = floorf(source_index(ratio, out_size, True, False, t))
     return np.minimum(index, in_size - 1)
-
-
-def is_channels_last(array: np.ndarray) -> bool:
-    """Tensor.is_contiguous(memory_format=channels_last / channels_last_3d) of a 4-d / 5-d
-    tensor: dimension sizes of 1 are skipped."""
-    if array.ndim not in (4, 5):
-        return False
-    order = (1, 3, 2, 0) if array.ndim == 4 else (1, 4, 3, 2, 0)
-    strides, expected = torch_strides(array), 1
-    for d in order:
-        if array.shape[d] != 1:
-            if strides[d] != expected:
-                return False
-            expected *= array.shape[d]
-    return True
-
-
-def suggests_channels_last(array: np.ndarray) -> bool:
-    """suggest_memory_format() == channels_last(_3d): is_channels_last_strides_{2,3}d_s{4,5}
-    (strides ordered channels-first-smallest; ambiguous size-1 layouts stay contiguous)."""
-    if array.ndim not in (4, 5) or array.size == 0:
-        return False
-    order = (1, 3, 2, 0) if array.ndim == 4 else (1, 4, 3, 2, 0)
-    strides, low = torch_strides(array), 0
-    if strides[1] == 0:
-        return False
-    for d in order:
-        if strides[d] < low:
-            return False
-        if d == 0 and low == strides[1]:
-            return False
-        low = strides[d] * (array.shape[d] if array.shape[d] > 1 else 1)
-    return True
-
-
-def laid_out_like(out: np.ndarray, channels_last: bool) -> np.ndarray:
-    """`out` in contiguous memory, channels-last when the input suggests it."""
-    if not channels_last:
-        return np.ascontiguousarray(out)
-    perm = (0, 2, 3, 1) if out.ndim == 4 else (0, 2, 3, 4, 1)
-    inv = np.argsort(perm)
-    return np.ascontiguousarray(out.transpose(perm)).transpose(inv)

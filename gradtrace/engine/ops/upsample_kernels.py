@@ -26,15 +26,8 @@ import math
 import numpy as np
 
 from .. import capability
-from .upsample_index import (
-    fma,
-    is_channels_last,
-    laid_out_like,
-    linear_taps,
-    nearest_generic_idx,
-    nearest_idx,
-    suggests_channels_last,
-)
+from ..layouts import dense_in_format, is_channels_last, suggests_channels_last
+from .upsample_index import fma, linear_taps, nearest_generic_idx, nearest_idx
 
 Taps = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
@@ -58,7 +51,7 @@ def nearest_forward(a: np.ndarray, output_size: tuple[int, ...], scales: tuple[f
         idx = (nearest_idx(size, in_size, scale, exact) if legacy
                else nearest_generic_idx(size, in_size, scale, exact, a.dtype))
         out = np.take(out, idx, axis=2 + d)
-    return laid_out_like(out, suggests_channels_last(a))
+    return dense_in_format(out, suggests_channels_last(a))
 
 
 def _corners(taps: list[Taps], dtype: np.dtype) -> tuple[list[tuple[np.ndarray, ...]],
@@ -101,7 +94,7 @@ def linear_forward(a: np.ndarray, output_size: tuple[int, ...], align_corners: b
         for rows in _row_chunks(output_size[0], per_row):
             sub = [tuple(arr[rows] for arr in taps[0])] + taps[1:]
             out[:, :, rows] = _channels_last_forward(a, sub)
-        return laid_out_like(out, suggests_channels_last(a))
+        return dense_in_format(out, suggests_channels_last(a))
     # the generic kernel, separable: the last dimension first
     src = a
     for d in range(dims - 1, -1, -1):
@@ -121,7 +114,7 @@ def linear_forward(a: np.ndarray, output_size: tuple[int, ...], align_corners: b
                 weights = (w0, w1)
             dst[:, :, rows] = fma(part0, weights[0], part1 * weights[1])
         src = dst
-    return laid_out_like(out, suggests_channels_last(a))
+    return dense_in_format(out, suggests_channels_last(a))
 
 
 def _channels_last_forward(a: np.ndarray, taps: list[Taps]) -> np.ndarray:

@@ -26,10 +26,12 @@ def show(name, t):
 
 # (in, out, kernel, padding, batch, stride): one brgemm call of every tap (padding under
 # half the kernel), one per kernel column (the input gradient of unpadded kernels, the
-# forward of a padding past half the kernel), strided gradients, 1x1 kernels
+# forward of a padding past half the kernel), strided gradients, 1x1 kernels; a single
+# small image runs slow_conv2d's channels-last frames (im2col in (row, column, channel)
+# order and MKL's gemm)
 CONVS = [(3, 16, 3, 1, 2, 1), (16, 32, 3, 1, 4, 1), (8, 24, 5, 2, 3, 1), (16, 16, 1, 0, 2, 1),
          (16, 32, 3, 1, 2, 2), (3, 8, 7, 3, 2, 2), (8, 16, 3, 0, 2, 1), (8, 8, 3, 2, 2, 1),
-         (32, 16, 2, 1, 2, 1)]
+         (32, 16, 2, 1, 2, 1), (16, 8, 3, 1, 1, 1), (3, 8, 3, 0, 1, 1), (16, 8, 3, 1, 1, 2)]
 
 
 @pytest.mark.parametrize("config", CONVS, ids=lambda c: "x".join(map(str, c)))
@@ -43,7 +45,7 @@ y.backward(torch.randn(y.shape))
 show('x.grad', x.grad)
 show('bias.grad', conv.bias.grad)
 """
-    if k > 1:  # (jit_1x1's channels-last weight gradient is not reproduced: noted)
+    if k > 1 or n == 1:  # (jit_1x1's channels-last weight gradient is not reproduced)
         script += "show('weight.grad', conv.weight.grad)\n"
     assert gradtrace_output(script) == torch_output(script)
 

@@ -182,3 +182,88 @@ def backward_bias(g: np.ndarray) -> np.ndarray:
     for t in range(g.shape[0]):
         grad = grad + cascade_sum(g[t], tuple(range(1, g.ndim - 1)), False)
     return grad
+
+
+# -- channels-last slow_conv2d (ConvolutionMM2d.cpp's is_channels_last frames) -------------
+
+
+def _columns_channels_last(frame: np.ndarray, kernel: tuple[int, int],
+                           stride: tuple[int, int], padding: tuple[int, int]) -> np.ndarray:
+    """unfolded2d_copy_channels_last: (output positions, KH * KW * C) columns of one
+    (C, H, W) image, each row a patch in (kernel row, kernel column, channel) order."""
+    c = frame.shape[0]
+    out = _out_size(frame.shape[1:], kernel, stride, padding, (1, 1))
+    hwc = np.pad(frame, ((0, 0),) + tuple((p, p) for p in padding)).transpose(1, 2, 0)
+    s = hwc.strides
+    view = np.lib.stride_tricks.as_strided(
+        hwc, out + tuple(kernel) + (c,), (s[0] * stride[0], s[1] * stride[1]) + s,
+        writeable=False)
+    return np.ascontiguousarray(view).reshape(out[0] * out[1], -1)
+
+
+def forward_channels_last(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
+                          stride: tuple[int, int], padding: tuple[int, int]) -> np.ndarray:
+    """slow_conv2d_update_output_frame with is_channels_last: per image, the
+    (positions, O) output = columns @ weight.T, weight's K in (kernel row, column,
+    channel) order, the bias preloaded (beta 1); (N, O, OH, OW) laid out channels-last."""
+    n, o = x.shape[0], w.shape[0]
+    out_sizes = _out_size(x.shape[2:], w.shape[2:], stride, padding, (1, 1))
+    p = out_sizes[0] * out_sizes[1]
+    w2 = np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(o, -1)
+    k = w2.shape[1]
+    out = aligned.zeros((n, p, o), x.dtype)
+    if b is not None:
+        out[...] = b
+    threads = _frame_threads(n, "slow2d")
+    for t in range(n):
+        cols = _columns_channels_last(x[t], w.shape[2:], stride, padding)
+        _product(True, False, o, p, k, w2, k, cols, k, 1 if b is not None else 0, out[t],
+                 threads)
+    return out.reshape((n,) + out_sizes + (o,)).transpose(0, 3, 1, 2)
+
+
+def backward_input_channels_last(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
+                                 stride: tuple[int, int], padding: tuple[int, int]
+                                 ) -> np.ndarray:
+    """slow_conv2d_backward_update_grad_input_frame with is_channels_last: per image, the
+    (positions, K) columns = grad_out (positions, O) @ weight (O, K), then
+    col2im_channels_last adding them into zeros output position by output position, so an
+    input element receives its taps from the last kernel row and column back."""
+    n, c = x_shape[:2]
+    o, _, kh_n, kw_n = w.shape
+    out_sizes = g.shape[2:]
+    p = out_sizes[0] * out_sizes[1]
+    w2 = np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(o, -1)
+    k = w2.shape[1]
+    grads = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n, p, o)
+    grad = np.zeros((n, x_shape[2] + 2 * padding[0], x_shape[3] + 2 * padding[1], c), g.dtype)
+    threads = _frame_threads(n, "slow2d")
+    cols = aligned.empty((p, k), g.dtype)
+    for t in range(n):
+        _product(False, False, k, p, o, w2, k, grads[t], o, 0, cols, threads)
+        taps = cols.reshape(out_sizes + (kh_n, kw_n, c))
+        with np.errstate(all="ignore"):
+            for kh in range(kh_n - 1, -1, -1):
+                for kw in range(kw_n - 1, -1, -1):
+                    grad[t, kh:kh + stride[0] * (out_sizes[0] - 1) + 1:stride[0],
+                         kw:kw + stride[1] * (out_sizes[1] - 1) + 1:stride[1]] += taps[:, :, kh, kw]
+    inner = grad[:, padding[0]:padding[0] + x_shape[2], padding[1]:padding[1] + x_shape[3]]
+    return inner.transpose(0, 3, 1, 2)
+
+
+def backward_weight_channels_last(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
+                                  stride: tuple[int, int], padding: tuple[int, int]
+                                  ) -> np.ndarray:
+    """slow_conv2d_backward_weight_frame with is_channels_last: image by image, the
+    (O, K) weight gradient += grad_out.T @ columns (K in kernel row, column, channel
+    order), into zeros; returned as (O, C, KH, KW)."""
+    n = x.shape[0]
+    o, c, kh_n, kw_n = w_shape
+    p = g.shape[2] * g.shape[3]
+    k = c * kh_n * kw_n
+    grads = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n, p, o)
+    grad = aligned.zeros((o, k), g.dtype)
+    for t in range(n):
+        cols = _columns_channels_last(x[t], (kh_n, kw_n), stride, padding)
+        _product(False, True, k, o, p, cols, k, grads[t], o, 1, grad, None)
+    return grad.reshape(o, kh_n, kw_n, c).transpose(0, 3, 1, 2)

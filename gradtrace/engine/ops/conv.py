@@ -366,8 +366,8 @@ def _forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
     layout."""
     slow = _slow2d_plan(x, w, stride, padding, dilation, groups)
     if slow is not None:
-        if channels_last:
-            exactness.note(_SLOW_CHANNELS_LAST)
+        if channels_last and _slow_channels_last(x, dilation, groups):
+            return slow_conv.forward_channels_last(x, w, b, stride, padding)
         return _slow2d_forward(x, w, b, slow, groups)
     dw = _depthwise_plan(x, w, stride, padding, dilation, groups, "forward")
     if dw is not None:
@@ -404,9 +404,14 @@ def _backward_values(g: np.ndarray, xa: np.ndarray, wa: np.ndarray,
     kernels torch runs (module doc), any layout; zeros where `mask` asks for none."""
     dtype = xa.dtype
     slow = _slow2d_plan(xa, wa, stride, padding, dilation, groups)
+    if slow is not None and channels_last and _slow_channels_last(xa, dilation, groups):
+        zeros = [np.zeros(shape, dtype) for shape in (xa.shape, wa.shape, bias_shape)]
+        return [slow_conv.backward_input_channels_last(g, wa, xa.shape, stride, padding)
+                if mask[0] else zeros[0],
+                slow_conv.backward_weight_channels_last(g, xa, wa.shape, stride, padding)
+                if mask[1] else zeros[1],
+                cascade_sum(g, (0, 2, 3), False) if mask[2] else zeros[2]]
     if slow is not None:
-        if channels_last:
-            exactness.note(_SLOW_CHANNELS_LAST)
         outs = _slow2d_backward(g, xa, wa, slow, groups, mask)
         return [o if o is not None else np.zeros(shape, dtype) for o, shape in
                 zip(outs, (xa.shape, wa.shape, bias_shape), strict=True)]
@@ -481,8 +486,14 @@ def _input_grad(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, stride: tuple[int
     return conv_input_grad(g, wa, xa.shape, stride, padding, dilation, groups)
 
 
-_SLOW_CHANNELS_LAST = ("channels-last slow_conv2d (im2col in channels-last order and MKL's "
-                       "gemm): its order is not reproduced")
+def _slow_channels_last(x: np.ndarray, dilation: tuple[int, ...], groups: int) -> bool:
+    """Whether slow_conv2d's channels-last frames (engine/slow_conv.py) are this
+    channels-last convolution's kernel; else its order is not reproduced (noted)."""
+    if x.ndim == 4 and groups == 1 and all(d == 1 for d in dilation):
+        return True
+    exactness.note("channels-last slow_conv2d (grouped, dilated or 3-D): its order is not "
+                   "reproduced")
+    return False
 
 
 class ConvolutionBackward0(Function):

@@ -122,6 +122,34 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     return chain_steps(x_shape, w_shape) < MAX_STEPS
 
 
+def forward_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                      stride: tuple[int, ...], padding: tuple[int, ...],
+                      dilation: tuple[int, ...]) -> bool:
+    """Whether oneDNN (AVX2) runs a plain 2-D forward as `gemm:jit` (engine/conv_gemm.py):
+    a padding, at either end, as wide as the dilated kernel, or a left padding past
+    MAX_LEFT_PAD (measured with ONEDNN_VERBOSE)."""
+    ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
+    for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
+        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
+        if p >= k or end >= k:
+            return True
+    return padding[-1] > MAX_LEFT_PAD
+
+
+def weight_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                     stride: tuple[int, ...], padding: tuple[int, ...],
+                     dilation: tuple[int, ...]) -> bool:
+    """Whether oneDNN (AVX2) runs a plain 2-D weight gradient as `gemm:jit`: a padding as
+    wide as the dilated kernel, a dilation, an input lower than the kernel or a kernel 14
+    wide (measured with ONEDNN_VERBOSE)."""
+    ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
+    for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
+        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
+        if p >= k or end >= k:
+            return True
+    return (any(d != 1 for d in dilation) or w_shape[3] >= 14 or x_shape[2] < w_shape[2])
+
+
 def chain_steps(x_shape: tuple[int, ...], w_shape: tuple[int, ...]) -> int:
     """The emulation's work for one direction of a 2-D convolution: accumulator elements
     times chained multiply-adds (about the same for the forward and both gradients)."""

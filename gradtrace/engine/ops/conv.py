@@ -22,6 +22,7 @@ from .. import (
     conv_avx512,
     conv_brgemm,
     conv_depthwise,
+    conv_gemm,
     conv_kernels,
     conv_nhwc,
     exactness,
@@ -324,6 +325,23 @@ def nhwc_calls(x_shape: tuple[int, ...], dtype: np.dtype, w_shape: tuple[int, ..
     return per_column
 
 
+def _gemm_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
+               padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+               direction: str = "forward") -> tuple | None:
+    """The 2-D shapes and parameters when torch's oneDNN runs this forward or weight
+    gradient (`direction`) as gemm:jit on AVX2 (engine/conv_gemm.py); else None."""
+    if x.dtype != np.float32 or groups != 1 or onednn.AVX512_CORE:
+        return None
+    xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
+    runs = conv_kernels.forward_runs_gemm if direction == "forward" else \
+        conv_kernels.weight_runs_gemm
+    if len(ws) != 4 or not runs(xs, ws, st, pad, dil):
+        return None
+    if not exactness.afford(conv_kernels.chain_steps(xs, ws), f"convolution ({direction})"):
+        return None
+    return xs, ws, st, pad, dil
+
+
 def deconvolution_plan(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                        out_shape: tuple[int, ...], stride: tuple[int, ...],
                        padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
@@ -383,6 +401,10 @@ def _forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
                                 groups, "forward")
         if per_column is not None:
             return conv_nhwc.forward(x, w, b, stride, padding, per_column)
+    elif (gemm := _gemm_plan(x, w, stride, padding, dilation, groups)) is not None:
+        xs, ws, st, pad, dil = gemm
+        out = conv_gemm.forward(x.reshape(xs), w.reshape(ws), b, st, pad, dil)
+        return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
     else:
         plan = _onednn_plan(x, w, stride, padding, dilation, groups, "forward")
         if plan is not None:
@@ -430,7 +452,20 @@ def _backward_values(g: np.ndarray, xa: np.ndarray, wa: np.ndarray,
                                            dil).reshape(xa.shape)
     elif mask[0]:
         gi = _input_grad(g, xa, wa, stride, padding, dilation, groups, channels_last)
-    if mask[1] or mask[2]:
+    gemm = None if channels_last or not (mask[1] or mask[2]) else _gemm_plan(
+        xa, wa, stride, padding, dilation, groups, "weight")
+    if gemm is not None:
+        xs, ws, st, pad, dil = gemm
+        g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+        if mask[1]:
+            gw = conv_gemm.backward_weight(g4, np.ascontiguousarray(xa).reshape(xs), ws, st,
+                                           pad, dil).reshape(wa.shape)
+        if mask[2]:
+            if g4.shape[-1] >= 16:
+                exactness.note("a gemm:jit convolution's bias gradient over output rows 16 "
+                               "or more long: its vectorised sum's order is not reproduced")
+            gb = conv_gemm.backward_bias(g4)
+    elif mask[1] or mask[2]:
         plan = _onednn_plan(xa, wa, stride, padding, dilation, groups, "weight")
         if plan is not None:
             xs, ws, st, pad, dil = plan

@@ -93,10 +93,6 @@ NOT_YET = {
 # runs through a kernel whose order gradtrace does not reproduce (noted), and not on a CPU
 # of the other vendor, where MKL's other kernels change the last bits that step amplifies
 NOT_YET_ON_OTHER_KERNELS = {
-    "cmu11785_recitation11_wgangp_gradient_penalty": "the gradient penalty's input "
-        "gradient of Conv2d(1, 64, 4, stride=2) runs oneDNN's gemm:jit (im2col and its own "
-        "sgemm, not reproduced: noted); the generator loss after the discriminator's Adam "
-        "step prints -0.05001519247889519 where torch prints -0.050015196204185486",
     "torchvision_resnet_basicblock_bottleneck": "some of the Bottleneck ResNet's "
         "convolutions' input and weight gradients run oneDNN kernels not reproduced (noted); "
         "after one "

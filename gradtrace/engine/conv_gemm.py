@@ -113,3 +113,26 @@ def backward_bias(g: np.ndarray) -> np.ndarray:
                 part += row[:, j]
             db += part
     return db
+
+
+def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
+                   stride: tuple[int, int], padding: tuple[int, int],
+                   dilation: tuple[int, int]) -> np.ndarray:
+    """d(input): per image, columns (C*KH*KW, positions) = weightᵀ · grad_out by the sgemm
+    (`'N', 'T'`), then col2im adding each kernel tap's columns in turn (rows, then
+    columns) into zeros (gemm_convolution_bwd_data, one thread per image)."""
+    n, c, h, wd = x_shape
+    o, _, kh_n, kw_n = w.shape
+    oh, ow = g.shape[2:]
+    wt = np.ascontiguousarray(w.reshape(o, -1).T)
+    out = np.zeros((n, c, h + 2 * padding[0], wd + 2 * padding[1]), np.float32)
+    with np.errstate(all="ignore"):
+        for i in range(n):
+            cols = onednn_sgemm.sgemm(np.ascontiguousarray(g[i].reshape(o, -1).T), wt, None, 1,
+                                      trans_b=True).reshape(c, kh_n, kw_n, oh, ow)
+            for kh in range(kh_n):
+                for kw in range(kw_n):
+                    r0, c0 = kh * dilation[0], kw * dilation[1]
+                    out[i, :, r0:r0 + stride[0] * (oh - 1) + 1:stride[0],
+                        c0:c0 + stride[1] * (ow - 1) + 1:stride[1]] += cols[:, kh, kw]
+    return out[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + wd]

@@ -328,13 +328,13 @@ def nhwc_calls(x_shape: tuple[int, ...], dtype: np.dtype, w_shape: tuple[int, ..
 def _gemm_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                direction: str = "forward") -> tuple | None:
-    """The 2-D shapes and parameters when torch's oneDNN runs this forward or weight
+    """The 2-D shapes and parameters when torch's oneDNN runs this forward, input or weight
     gradient (`direction`) as gemm:jit on AVX2 (engine/conv_gemm.py); else None."""
     if x.dtype != np.float32 or groups != 1 or onednn.AVX512_CORE:
         return None
     xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
-    runs = conv_kernels.forward_runs_gemm if direction == "forward" else \
-        conv_kernels.weight_runs_gemm
+    runs = {"forward": conv_kernels.forward_runs_gemm, "input": conv_kernels.input_runs_gemm,
+            "weight": conv_kernels.weight_runs_gemm}[direction]
     if len(ws) != 4 or not runs(xs, ws, st, pad, dil):
         return None
     if not exactness.afford(conv_kernels.chain_steps(xs, ws), f"convolution ({direction})"):
@@ -497,12 +497,18 @@ def _input_grad(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, stride: tuple[int
                 channels_last: bool) -> np.ndarray:
     """grad_input through oneDNN: its direct kernels' order, brgconv_strided's when strided
     (also for channels-last memory, measured), brg_conv_fwd's flipped for a channels-last
-    stride-1 one (engine/conv_nhwc.py); else float64, noted."""
+    stride-1 one (engine/conv_nhwc.py), gemm:jit's (engine/conv_gemm.py); else float64,
+    noted."""
     if channels_last and all(s == 1 for s in stride):
         per_column = nhwc_calls(xa.shape, xa.dtype, wa.shape, g.shape[-1], stride, padding,
                                 dilation, groups, "input")
         if per_column is not None:
             return conv_nhwc.backward_input(g, wa, xa.shape, padding, per_column)
+    elif not channels_last and (gemm := _gemm_plan(xa, wa, stride, padding, dilation, groups,
+                                                  "input")) is not None:
+        xs, ws, st, pad, dil = gemm
+        g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+        return conv_gemm.backward_input(g4, wa.reshape(ws), xs, st, pad, dil).reshape(xa.shape)
     else:
         plan = _onednn_plan(xa, wa, stride, padding, dilation, groups, "input")
         if plan is not None and channels_last and conv_brgemm.declines(*plan):

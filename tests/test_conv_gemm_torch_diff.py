@@ -37,16 +37,19 @@ show('weight.grad', conv.weight.grad)
 
 
 def test_2d_convolutions_oneDNN_runs_as_gemm_match_torch() -> None:
-    """SRCNN's Conv2d(3, 64, 9, padding=4) (a left padding past 3), a stride-2 kernel
-    padded by its width, a dilated 3x3 (its weight and bias gradients too)."""
+    """SRCNN's Conv2d(3, 64, 9, padding=4) (a left padding past 3), a kernel
+    padded by its width, a dilated 3x3, WGAN-GP's Conv2d(1, 64, 4, stride=2, padding=1)
+    and a 14-wide kernel (their input, weight and bias gradients too)."""
     script = SHOW + """for cin, cout, k, pad, d, st, hw in ((3, 64, 9, 4, 1, 1, 20),
-                                       (1, 8, 4, 4, 1, 2, 14), (16, 16, 3, 2, 2, 1, 12),
-                                       (8, 8, 3, 3, 1, 1, 10)):
+                                       (1, 8, 4, 4, 1, 1, 10), (16, 16, 3, 2, 2, 1, 12),
+                                       (8, 8, 3, 3, 1, 1, 10), (1, 64, 4, 1, 1, 2, 28),
+                                       (3, 8, 14, 0, 1, 1, 20)):
     x = torch.randn(2, cin, hw, hw, requires_grad=True)
     conv = nn.Conv2d(cin, cout, k, padding=pad, dilation=d, stride=st)
     y = conv(x)
     show('y', y)
     y.backward(torch.randn(y.shape))
+    show('x.grad', x.grad)
     show('weight.grad', conv.weight.grad)
     show('bias.grad', conv.bias.grad)
 """

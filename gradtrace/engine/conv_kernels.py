@@ -139,20 +139,17 @@ def forward_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
 def input_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                     stride: tuple[int, ...], padding: tuple[int, ...],
                     dilation: tuple[int, ...]) -> bool:
-    """Whether oneDNN (AVX2) runs a plain 2-D input gradient as `gemm:jit`: a padding as
-    wide as the dilated kernel, a kernel 14 wide, or a strided one brgconv_strided declines
-    whose channels are not blocks of 8 (measured with ONEDNN_VERBOSE)."""
+    """Whether oneDNN (AVX2) runs a plain 2-D input gradient as `gemm:jit`: of stride 1, a
+    padding as wide as the dilated kernel or a kernel 14 wide; strided, one brgconv_strided
+    declines whose channels are not blocks of 8 or whose kernel is 14 wide (measured with
+    ONEDNN_VERBOSE)."""
     from .conv_brgemm import declines
 
+    if any(s != 1 for s in stride):  # (padded past the kernel: brgconv_strided, measured)
+        return declines(x_shape, w_shape, stride, padding, dilation) and bool(
+            x_shape[1] % BLOCK or w_shape[0] % BLOCK or w_shape[3] >= 14)
     ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
-    for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
-        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
-        if p >= k or end >= k:
-            return True
-    if w_shape[3] >= 14:
-        return True
-    return (any(s != 1 for s in stride) and declines(x_shape, w_shape, stride, padding, dilation)
-            and bool(x_shape[1] % BLOCK or w_shape[0] % BLOCK))
+    return any(p >= k for k, p in zip(ext, padding, strict=True)) or w_shape[3] >= 14
 
 
 def weight_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],

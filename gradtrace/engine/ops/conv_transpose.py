@@ -3,8 +3,8 @@ same ConvolutionBackward0 node over (input, weight, bias) as a convolution (weig
 (in_channels, out_channels / groups, *kernel)).
 
 Values: slow_conv_transpose2d/3d (float64, and float32 that use_mkldnn declines) in its order
-(conv.transposed_forward, engine/slow_conv.py); oneDNN's float32 deconvolution on AVX2 as
-the convolution whose data gradient it is (conv.deconvolution_plan: forward, input and
+(conv_values.transposed_forward, engine/slow_conv.py); oneDNN's float32 deconvolution on AVX2 as
+the convolution whose data gradient it is (conv_values.deconvolution_plan: forward, input and
 weight gradients in the orders conv_kernels / conv_brgemm reproduce, its bias gradient as
 ref_deconvolution sums it); the rest (groups, 3-D, AVX-512, shapes those orders do not
 cover) accumulates in float64 and rounds once, and the run notes it. Its backward is conv.py's
@@ -22,7 +22,7 @@ from ..formulas import vjp
 from ..layouts import dense_in_format
 from ..limits import reserve
 from ..tensor import Tensor
-from . import conv
+from . import conv, conv_values
 from .views import SqueezeBackward1
 
 CAUSE = "transposed convolution: accumulated in float64, not in torch's kernel's order"
@@ -44,7 +44,7 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
                 output_padding: tuple[int, ...]) -> np.ndarray:
         self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
         out = self._values(x, w, b, stride, padding, dilation, groups, output_padding)
-        if conv.channels_last(x.array, w.array):  # torch's result: channels-last
+        if conv_values.channels_last(x.array, w.array):  # torch's result: channels-last
             return dense_in_format(out, True)
         return out
 
@@ -52,10 +52,10 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
     def _values(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                 output_padding: tuple[int, ...]) -> np.ndarray:
-        plan = conv.transposed_plan(x.array, w.array, stride, padding, dilation,
-                                    output_padding, groups)
-        if plan is None and conv.channels_last(x.array, w.array) and not any(output_padding) \
-                and all(s == 1 for s in stride):
+        plan = conv_values.transposed_plan(x.array, w.array, stride, padding, dilation,
+                                           output_padding, groups)
+        if plan is None and conv_values.channels_last(x.array, w.array) \
+                and not any(output_padding) and all(s == 1 for s in stride):
             # brg_deconv: the flipped brg_conv_fwd of its convolution's data gradient
             out = _channels_last_values(x.array, w.array, padding, dilation, groups)
             if out is not None:
@@ -64,7 +64,7 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
                         out = out + b.array.reshape((1, -1) + (1,) * (out.ndim - 2))
                 return out
         if plan is not None:
-            return conv.transposed_forward(x.array, w.array, None if b is None else b.array,
+            return conv_values.transposed_forward(x.array, w.array, None if b is None else b.array,
                                            plan, groups)
         xs, ws = x.array.shape, w.array.shape
         spatial = tuple((xs[2 + i] - 1) * stride[i] - 2 * padding[i]
@@ -72,16 +72,16 @@ class ConvolutionBackward0(conv.ConvolutionBackward0):
                         for i in range(len(stride)))
         out_shape = (xs[0], ws[1] * groups) + spatial
         reserve(out_shape, 8)
-        onednn_plan = None if x.array.dtype != np.float32 else conv.deconvolution_plan(
+        onednn_plan = None if x.array.dtype != np.float32 else conv_values.deconvolution_plan(
             xs, ws, out_shape, stride, padding, dilation, groups, "input")
         if onednn_plan is not None:
-            out = conv.deconvolution_forward(x.array, w.array, onednn_plan)
+            out = conv_values.deconvolution_forward(x.array, w.array, onednn_plan)
             if b is not None:
                 with np.errstate(all="ignore"):
                     out = out + b.array.reshape((1, -1) + (1,) * len(spatial))
             return out
         exactness.note(CAUSE)
-        out = conv.conv_input_grad(x.array, w.array, out_shape, stride, padding, dilation,
+        out = conv_values.conv_input_grad(x.array, w.array, out_shape, stride, padding, dilation,
                                    groups)
         if b is not None:
             out = out + b.array.astype(np.float64).reshape((1, -1) + (1,) * len(spatial))
@@ -96,8 +96,9 @@ def _channels_last_values(x: np.ndarray, w: np.ndarray, padding: tuple[int, ...]
     out_shape = (x.shape[0], w.shape[1] * groups) + tuple(
         x.shape[2 + i] - 2 * padding[i] + dilation[i] * (w.shape[2 + i] - 1)
         for i in range(x.ndim - 2))
-    per_column = conv.nhwc_calls(out_shape, x.dtype, w.shape, x.shape[-1], (1,) * (x.ndim - 2),
-                                 padding, dilation, groups, "input")
+    per_column = conv_values.nhwc_calls(out_shape, x.dtype, w.shape, x.shape[-1],
+                                        (1,) * (x.ndim - 2), padding, dilation, groups,
+                                        "input")
     if per_column is None:
         return None
     return conv_nhwc.backward_input(x, w, out_shape, padding, per_column)

@@ -33,6 +33,10 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "RecursionError": "RuntimeError",
     "TypeError": "Exception",
     "ValueError": "Exception",
+    "UnicodeError": "ValueError",  # a codec's (str.encode, bytes.decode, codecs)
+    "UnicodeDecodeError": "UnicodeError",
+    "UnicodeEncodeError": "UnicodeError",
+    "UnicodeTranslateError": "UnicodeError",
     "NameError": "Exception",
     "UnboundLocalError": "NameError",
     "AttributeError": "Exception",

@@ -1,4 +1,5 @@
-"""`operator`, `string`, `unicodedata`, `json`, `statistics` and `abc` as scripts see them.
+"""`operator`, `string`, `unicodedata`, `codecs`, `json`, `statistics` and `abc` as scripts
+see them.
 
 - operator's functions apply the language's own operators (tensors record their nodes,
   script classes' dunders run, integer sizes are guarded); itemgetter/attrgetter/
@@ -7,6 +8,8 @@
   within --max-sequence; `default=`, `cls=` and hooks are refused.
 - unicodedata is Python's own database (the char-RNN tutorial strips accents with
   `normalize('NFD', s)` and `category(c)`), its results bounded by --max-sequence.
+- codecs: `encode`/`decode` with the text codecs str.encode takes (bytes_methods.py), as
+  the chatbot tutorial's `codecs.decode('\\t', "unicode_escape")` unescapes a delimiter.
 - statistics takes numbers only (Python's own functions on a materialized list).
 - abc: `ABC` is bundled library code (gradtrace/lib/abc.gt); `abstractmethod` marks a
   function, and instantiating a subclass of ABC that leaves one unimplemented raises
@@ -14,6 +17,7 @@
 """
 from __future__ import annotations
 
+import codecs
 import json
 import operator
 import statistics
@@ -25,6 +29,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
+from ..bytes_methods import check_codec
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from .abc_checks import ABCMETA
 from .builtin_classes import unwrap_builtin
@@ -279,6 +284,33 @@ def _unicodedata_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("unicodedata", table)
 
 
+# ------------------------------------------------------------------------ codecs
+
+MAX_ESCAPE = 10  # the most characters one character encodes to (`\\U0001f600`)
+
+
+def _codecs_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """Python's codecs.encode/decode on str and bytes, with a codec from the fixed list of
+    text encodings; an encoding's result is bounded by --max-sequence before it is built."""
+    limit = interp.limits.max_sequence
+
+    def coded(fn: Callable[..., Any], grows: bool) -> Callable[..., Any]:
+        def call(obj: Any, encoding: Any = "utf-8", errors: Any = "strict") -> Any:
+            check_codec(encoding, errors)
+            if grows and isinstance(obj, (str, bytes)) and len(obj) * MAX_ESCAPE > limit:
+                raise LimitExceeded(f"codecs.{fn.__name__} could make more than {limit:,} "
+                                    "items (raise the limit with --max-sequence)")
+            try:
+                return fn(obj, encoding, errors)
+            except (TypeError, ValueError) as exc:  # (UnicodeError is a ValueError)
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
+        return call
+
+    return stdlib.Namespace("codecs", {
+        "encode": _python(codecs, "encode", coded(codecs.encode, grows=True)),
+        "decode": _python(codecs, "decode", coded(codecs.decode, grows=False))})
+
+
 # ------------------------------------------------------------------------ statistics
 
 _STATISTICS = ("mean", "fmean", "median", "median_low", "median_high", "mode", "multimode",
@@ -425,6 +457,7 @@ class Abstracts:
 def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     return {"operator": _operator_namespace(interp), "string": _string_namespace(interp),
             "unicodedata": _unicodedata_namespace(interp),
+            "codecs": _codecs_namespace(interp),
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
             "textwrap": _textwrap_namespace(interp),
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),

@@ -1,7 +1,10 @@
 """Differential tests against live PyTorch 2.13 (and its Python) for the gaps the realworld
 corpus's round 33 found: the PyTorch chatbot tutorial's header imports `codecs` (it
 unescapes its delimiter with `codecs.decode('\\\\t', "unicode_escape")`) and `from io import
-open`, which gradtrace refused at the import; a codec's UnicodeDecodeError was not a kind a
+open`, which gradtrace refused at the import; the text classification tutorial's
+`nn.EmbeddingBag(..., sparse=True)` trained by SGD, whose sparse COO gradient gradtrace
+refused to make; nn.Transformer given a bool key padding mask and a float attention mask
+(the translation tutorial), whose deprecation warning failed on its stacklevel; a codec's UnicodeDecodeError was not a kind a
 script's `except ValueError` or `except UnicodeError` could catch.
 
 Skipped unless torch is importable.
@@ -63,3 +66,68 @@ def test_io_open_call_is_refused_as_open_is() -> None:
     result = run_text('from io import open\nopen("x.txt", "w")\n')
     assert result.error is not None and result.error.kind == "NotSupportedError"
     assert result.error.message.startswith("`open` is not supported")
+
+
+EMBEDDING_BAG_SPARSE = """import torch
+torch.manual_seed(0)
+for mode in ["sum", "mean"]:
+    for pad in [None, 2]:
+        w = torch.randn(6, 3, requires_grad=True)
+        idx = torch.tensor([1, 2, 4, 2, 2, 5, 1])
+        off = torch.tensor([0, 3, 3, 5])
+        psw = torch.rand(7) if mode == "sum" else None
+        out = torch.nn.functional.embedding_bag(idx, w, off, mode=mode, sparse=True, padding_idx=pad, per_sample_weights=psw)
+        (out * torch.arange(12.).reshape(4, 3)).sum().backward()
+        g = w.grad
+        print(mode, pad, g.is_coalesced(), g._indices(), g._values(), g.to_dense())
+w = torch.randn(6, 3, requires_grad=True)
+out = torch.nn.functional.embedding_bag(torch.tensor([[1, 2], [3, 3]]), w, mode="mean", sparse=True)
+out.sum().backward(); print(w.grad)
+w = torch.randn(6, 3, requires_grad=True)
+out = torch.nn.functional.embedding_bag(torch.tensor([1, 2, 3, 4]), w, torch.tensor([0, 1, 3]), mode="sum", sparse=True, include_last_offset=True)
+try:
+    out.sum().backward()
+except IndexError as e: print(e)
+try:
+    torch.nn.functional.embedding_bag(torch.tensor([1, 2]), w, torch.tensor([0]), mode="max", sparse=True)
+except Exception as e: print(type(e).__name__, e)
+try:
+    out = torch.nn.functional.embedding_bag(torch.tensor([1, 2]), w, torch.tensor([0]), scale_grad_by_freq=True, sparse=True); out.sum().backward()
+except Exception as e: print(type(e).__name__, e)
+m = torch.nn.EmbeddingBag(5, 2, sparse=True)
+opt = torch.optim.SGD(m.parameters(), lr=0.5)
+m(torch.tensor([0, 1, 1, 3]), torch.tensor([0, 2])).sum().backward()
+print(m.weight.grad); opt.step(); print(m.weight)
+"""
+
+
+def test_embedding_bag_sparse_gradient_as_torch() -> None:
+    """embedding_bag(sparse=True)'s weight gradient is torch's uncoalesced sparse COO
+    tensor of one entry per index (padding rows left out), each its bag's gradient row
+    times the reciprocal of the bag's size ('mean') or its per-sample weight ('sum');
+    include_last_offset's trailing indices raise index_select's IndexError; SGD steps on
+    it as on a dense one."""
+    assert gradtrace_output(EMBEDDING_BAG_SPARSE) == torch_output(EMBEDDING_BAG_SPARSE)
+
+
+TRANSFORMER_MIXED_MASKS = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                       dim_feedforward=16, dropout=0.0)
+src, tgt = torch.randn(5, 2, 8), torch.randn(4, 2, 8)
+tgt_mask = nn.Transformer.generate_square_subsequent_mask(4)
+src_mask = torch.zeros(5, 5).type(torch.bool)
+pad = torch.tensor([[False] * 5, [False, False, False, True, True]])
+out = model(src, tgt, src_mask, tgt_mask, None, pad, None, pad)
+print(out[:, 1])
+mha = nn.MultiheadAttention(8, 2)
+o, w = mha(src, src, src, key_padding_mask=pad, attn_mask=torch.zeros(5, 5))
+print(w[1])
+"""
+
+
+def test_transformer_takes_mismatched_mask_types_as_torch() -> None:
+    """A bool key_padding_mask beside a float attn_mask is deprecated (torch warns), not
+    an error: the masks are canonicalised to float and the outputs are torch's."""
+    assert gradtrace_output(TRANSFORMER_MIXED_MASKS) == torch_output(TRANSFORMER_MIXED_MASKS)

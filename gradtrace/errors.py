@@ -38,6 +38,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "UnicodeEncodeError": "UnicodeError",
     "UnicodeTranslateError": "UnicodeError",
     "NameError": "Exception",
+    "SyntaxError": "Exception",  # ast.literal_eval's, of text that does not parse
     "UnboundLocalError": "NameError",
     "AttributeError": "Exception",
     "AssertionError": "Exception",

@@ -109,6 +109,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("pystd_io_open_imported.gt", "NotSupportedError"),
     ("pystd_codecs_escape_growth.gt", "NotSupportedError"),
     ("pystd_codecs_escape_bomb.gt", "LimitError"),
+    ("pystd_ast_literal_eval_bomb.gt", "LimitError"),
     ("import_os.gt", "NotSupportedError"), ("dunder_tensor.gt", "NotSupportedError"),
     ("inspect_getsource_library.gt", "NotSupportedError"),
     ("dunder_format.gt", "NotSupportedError"), ("deep_parens.gt", "SyntaxError"),

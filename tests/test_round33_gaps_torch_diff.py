@@ -4,7 +4,9 @@ unescapes its delimiter with `codecs.decode('\\\\t', "unicode_escape")`) and `fr
 open`, which gradtrace refused at the import; the text classification tutorial's
 `nn.EmbeddingBag(..., sparse=True)` trained by SGD, whose sparse COO gradient gradtrace
 refused to make; nn.Transformer given a bool key padding mask and a float attention mask
-(the translation tutorial), whose deprecation warning failed on its stacklevel; a codec's UnicodeDecodeError was not a kind a
+(the translation tutorial), whose deprecation warning failed on its stacklevel; minGPT's
+CfgNode.merge_from_args, which reads `--key=value` overrides with `ast.literal_eval` (the
+`ast` module was refused); a codec's UnicodeDecodeError was not a kind a
 script's `except ValueError` or `except UnicodeError` could catch.
 
 Skipped unless torch is importable.
@@ -131,3 +133,52 @@ def test_transformer_takes_mismatched_mask_types_as_torch() -> None:
     """A bool key_padding_mask beside a float attn_mask is deprecated (torch warns), not
     an error: the masks are canonicalised to float and the outputs are torch's."""
     assert gradtrace_output(TRANSFORMER_MIXED_MASKS) == torch_output(TRANSFORMER_MIXED_MASKS)
+
+
+LITERAL_EVAL = """from ast import literal_eval
+import ast
+import torch
+for s in ["3e-3", "(0.9,0.99)", "[1, 'a', {'k': (None, True)}]", "{1, 2}", "b'xy'", "-5",
+          "hello", "1 +", "x.y", "{**a}", "0x1f", "'\\u00e9'", "frozenset()", "2 - 3"]:
+    try:
+        v = literal_eval(s)
+        print(repr(v), type(v).__name__)
+    except ValueError as e:
+        print("ValueError", str(e).split(" at 0x")[0])
+    except SyntaxError as e:
+        print("SyntaxError", e.msg)
+for bad in [3, torch.tensor([1.0]), None]:
+    try:
+        ast.literal_eval(bad)
+    except ValueError as e:
+        print("ValueError", e)
+"""
+
+
+def test_ast_literal_eval_as_python() -> None:
+    """ast.literal_eval: Python's literals, its ValueError for names and calls and its
+    SyntaxError (a kind `except SyntaxError:` catches) for text that does not parse."""
+    assert gradtrace_output(LITERAL_EVAL) == torch_output(LITERAL_EVAL)
+
+
+def test_ast_literal_eval_refuses_complex() -> None:
+    """A complex literal has no value in gradtrace's scripts: refused, not made."""
+    result = run_text('import ast\nprint(ast.literal_eval("[1, 2j]"))\n')
+    assert result.error is not None and result.error.kind == "NotSupportedError"
+
+
+SYNTAX_ERROR_FIELDS = """import ast
+try:
+    ast.literal_eval("1 +")
+except SyntaxError as e:
+    print(repr(e), str(e), e.msg, e.lineno, e.offset, repr(e.text), e.filename, e.args)
+try:
+    ast.literal_eval("(1,\\n 2")
+except Exception as e:
+    print(type(e).__name__, e, e.lineno, e.end_lineno, e.end_offset)
+"""
+
+
+def test_literal_eval_syntax_error_fields_as_python() -> None:
+    """The SyntaxError literal_eval raises has Python's str, repr, args and fields."""
+    assert gradtrace_output(SYNTAX_ERROR_FIELDS) == torch_output(SYNTAX_ERROR_FIELDS)

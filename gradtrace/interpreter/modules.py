@@ -390,7 +390,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "copy", "dataclasses", "__future__", "typing", "io",
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
-                             "unicodedata", "codecs",
+                             "unicodedata", "codecs", "ast",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib",
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
@@ -537,7 +537,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
-             "string, unicodedata, codecs (encode, decode), " \
+             "string, unicodedata, codecs (encode, decode), ast (literal_eval), " \
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), inspect (signature), logging (to streams), tqdm (progress " \

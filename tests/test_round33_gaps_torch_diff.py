@@ -71,6 +71,7 @@ def test_io_open_call_is_refused_as_open_is() -> None:
 
 
 EMBEDDING_BAG_SPARSE = """import torch
+F = torch.nn.functional
 torch.manual_seed(0)
 for mode in ["sum", "mean"]:
     for pad in [None, 2]:
@@ -78,23 +79,27 @@ for mode in ["sum", "mean"]:
         idx = torch.tensor([1, 2, 4, 2, 2, 5, 1])
         off = torch.tensor([0, 3, 3, 5])
         psw = torch.rand(7) if mode == "sum" else None
-        out = torch.nn.functional.embedding_bag(idx, w, off, mode=mode, sparse=True, padding_idx=pad, per_sample_weights=psw)
+        out = F.embedding_bag(idx, w, off, mode=mode, sparse=True, padding_idx=pad,
+                              per_sample_weights=psw)
         (out * torch.arange(12.).reshape(4, 3)).sum().backward()
         g = w.grad
         print(mode, pad, g.is_coalesced(), g._indices(), g._values(), g.to_dense())
 w = torch.randn(6, 3, requires_grad=True)
-out = torch.nn.functional.embedding_bag(torch.tensor([[1, 2], [3, 3]]), w, mode="mean", sparse=True)
+out = F.embedding_bag(torch.tensor([[1, 2], [3, 3]]), w, mode="mean", sparse=True)
 out.sum().backward(); print(w.grad)
 w = torch.randn(6, 3, requires_grad=True)
-out = torch.nn.functional.embedding_bag(torch.tensor([1, 2, 3, 4]), w, torch.tensor([0, 1, 3]), mode="sum", sparse=True, include_last_offset=True)
+out = F.embedding_bag(torch.tensor([1, 2, 3, 4]), w, torch.tensor([0, 1, 3]), mode="sum",
+                      sparse=True, include_last_offset=True)
 try:
     out.sum().backward()
 except IndexError as e: print(e)
 try:
-    torch.nn.functional.embedding_bag(torch.tensor([1, 2]), w, torch.tensor([0]), mode="max", sparse=True)
+    F.embedding_bag(torch.tensor([1, 2]), w, torch.tensor([0]), mode="max", sparse=True)
 except Exception as e: print(type(e).__name__, e)
 try:
-    out = torch.nn.functional.embedding_bag(torch.tensor([1, 2]), w, torch.tensor([0]), scale_grad_by_freq=True, sparse=True); out.sum().backward()
+    out = F.embedding_bag(torch.tensor([1, 2]), w, torch.tensor([0]), scale_grad_by_freq=True,
+                          sparse=True)
+    out.sum().backward()
 except Exception as e: print(type(e).__name__, e)
 m = torch.nn.EmbeddingBag(5, 2, sparse=True)
 opt = torch.optim.SGD(m.parameters(), lr=0.5)

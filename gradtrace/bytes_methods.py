@@ -13,7 +13,8 @@ from .errors import NotSupportedError
 # Python's codec registry normalises to (`codecs.lookup(name).name`)
 ENCODINGS = frozenset({"utf-8", "utf8", "ascii", "us-ascii", "latin-1", "latin1",
                        "iso-8859-1", "iso8859-1", "utf-16", "utf-16-le", "utf-16-be",
-                       "utf-32", "utf-32-le", "utf-32-be", "cp1252"})
+                       "utf-32", "utf-32-le", "utf-32-be", "cp1252", "unicode-escape",
+                       "raw-unicode-escape"})
 ERROR_HANDLERS = frozenset({"strict", "ignore", "replace", "backslashreplace",
                             "xmlcharrefreplace", "surrogateescape", "namereplace"})
 

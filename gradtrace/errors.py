@@ -33,7 +33,12 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "RecursionError": "RuntimeError",
     "TypeError": "Exception",
     "ValueError": "Exception",
+    "UnicodeError": "ValueError",  # a codec's (str.encode, bytes.decode, codecs)
+    "UnicodeDecodeError": "UnicodeError",
+    "UnicodeEncodeError": "UnicodeError",
+    "UnicodeTranslateError": "UnicodeError",
     "NameError": "Exception",
+    "SyntaxError": "Exception",  # ast.literal_eval's, of text that does not parse
     "UnboundLocalError": "NameError",
     "AttributeError": "Exception",
     "AssertionError": "Exception",

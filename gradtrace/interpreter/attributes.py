@@ -347,6 +347,8 @@ class Attributes:
             return getattr(obj, "script_args", (obj.message,))
         elif isinstance(obj, ScriptError) and name in CHAIN_NAMES:
             return chain_attribute(obj, name)
+        elif isinstance(obj, ScriptError) and name in getattr(obj, "python_attributes", ()):
+            return obj.python_attributes[name]  # (a SyntaxError's msg, lineno, ...)
         elif isinstance(obj, ScriptError) and name == "code" and obj.kind == "SystemExit":
             return getattr(obj, "code", None)
         elif isinstance(obj, ScriptError) and name == "value" and obj.kind == "StopIteration":

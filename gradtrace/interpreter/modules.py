@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import copy
 import functools
+import io
 import itertools
 import math
 import pprint
@@ -281,7 +282,8 @@ def _copy_namespace(interp: Interpreter) -> stdlib.Namespace:
 
 
 def _io_namespace(interp: Interpreter) -> stdlib.Namespace:
-    """`io.BytesIO`, an in-memory file for torch.save / torch.load (memory_io.py)."""
+    """`io.BytesIO`, an in-memory file for torch.save / torch.load (memory_io.py), and
+    `io.StringIO`; `io.open` only as a name (calling it is refused, as the builtin is)."""
     bytes_io = BuiltinType(memory_io.BytesIO, memory_io.BytesIO)
     bytes_io.name, bytes_io.module = "BytesIO", "_io"
     value = BuiltinType(memory_io.BytesValue, memory_io.BytesValue)
@@ -294,7 +296,13 @@ def _io_namespace(interp: Interpreter) -> stdlib.Namespace:
     string_io = BuiltinType(text_io.StringIO, make_string_io)
     string_io.name, string_io.module = "StringIO", "_io"
     interp.builtin_types[text_io.StringIO] = string_io
-    return stdlib.Namespace("io", {"BytesIO": bytes_io, "StringIO": string_io})
+    def refused_open(*args: Any, **kwargs: Any) -> Any:
+        raise NotSupportedError(stdlib.NOT_SUPPORTED_BUILTINS["open"])
+
+    # `from io import open` (the NLP tutorials' py2-compatible header) binds Python's
+    # builtin open: importing it is harmless, calling it reaches a file and is refused
+    return stdlib.Namespace("io", {"BytesIO": bytes_io, "StringIO": string_io,
+                                   "open": BuiltinFunction("open", refused_open, io.open)})
 
 
 def _pprint_namespace(interp: Interpreter) -> stdlib.Namespace:
@@ -382,7 +390,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "copy", "dataclasses", "__future__", "typing", "io",
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
-                             "unicodedata",
+                             "unicodedata", "codecs", "ast",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib",
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
@@ -529,7 +537,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "math, random, linalg), warnings, sys " \
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
-             "string, unicodedata, " \
+             "string, unicodedata, codecs (encode, decode), ast (literal_eval), " \
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), inspect (signature), logging (to streams), tqdm (progress " \

@@ -1,4 +1,5 @@
-"""`operator`, `string`, `unicodedata`, `json`, `statistics` and `abc` as scripts see them.
+"""`operator`, `string`, `unicodedata`, `codecs`, `ast`, `json`, `statistics` and `abc` as
+scripts see them.
 
 - operator's functions apply the language's own operators (tensors record their nodes,
   script classes' dunders run, integer sizes are guarded); itemgetter/attrgetter/
@@ -7,6 +8,11 @@
   within --max-sequence; `default=`, `cls=` and hooks are refused.
 - unicodedata is Python's own database (the char-RNN tutorial strips accents with
   `normalize('NFD', s)` and `category(c)`), its results bounded by --max-sequence.
+- codecs: `encode`/`decode` with the text codecs str.encode takes (bytes_methods.py), as
+  the chatbot tutorial's `codecs.decode('\\t', "unicode_escape")` unescapes a delimiter.
+- ast offers literal_eval of a string (minGPT's CfgNode reads `--key=value` overrides with
+  it): Python's own, which builds only literals, its input bounded by --max-sequence; a
+  complex number among the values is refused (scripts have no complex).
 - statistics takes numbers only (Python's own functions on a materialized list).
 - abc: `ABC` is bundled library code (gradtrace/lib/abc.gt); `abstractmethod` marks a
   function, and instantiating a subclass of ABC that leaves one unimplemented raises
@@ -14,6 +20,8 @@
 """
 from __future__ import annotations
 
+import ast
+import codecs
 import json
 import operator
 import statistics
@@ -25,6 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
+from ..bytes_methods import check_codec
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from .abc_checks import ABCMETA
 from .builtin_classes import unwrap_builtin
@@ -279,6 +288,84 @@ def _unicodedata_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("unicodedata", table)
 
 
+# ------------------------------------------------------------------------ codecs
+
+MAX_ESCAPE = 10  # the most characters one character encodes to (`\\U0001f600`)
+
+
+def _codecs_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """Python's codecs.encode/decode on str and bytes, with a codec from the fixed list of
+    text encodings; an encoding's result is bounded by --max-sequence before it is built."""
+    limit = interp.limits.max_sequence
+
+    def coded(fn: Callable[..., Any], grows: bool) -> Callable[..., Any]:
+        def call(obj: Any, encoding: Any = "utf-8", errors: Any = "strict") -> Any:
+            check_codec(encoding, errors)
+            if grows and isinstance(obj, (str, bytes)) and len(obj) * MAX_ESCAPE > limit:
+                raise LimitExceeded(f"codecs.{fn.__name__} could make more than {limit:,} "
+                                    "items (raise the limit with --max-sequence)")
+            try:
+                return fn(obj, encoding, errors)
+            except (TypeError, ValueError) as exc:  # (UnicodeError is a ValueError)
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
+        return call
+
+    return stdlib.Namespace("codecs", {
+        "encode": _python(codecs, "encode", coded(codecs.encode, grows=True)),
+        "decode": _python(codecs, "decode", coded(codecs.decode, grows=False))})
+
+
+# ------------------------------------------------------------------------ ast
+
+
+def _holds_complex(value: Any) -> bool:
+    if isinstance(value, complex):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_complex(k) or _holds_complex(v) for k, v in value.items())
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return any(_holds_complex(v) for v in value)
+    return False
+
+
+SYNTAX_ERROR_ATTRIBUTES = ("msg", "filename", "lineno", "offset", "text", "end_lineno",
+                           "end_offset")
+# what Python's parser builds per character of the text, counted in --max-sequence items: a
+# two-character element ("1,") makes an AST node of a few hundred bytes and its value
+AST_NODE_COST = 20
+
+
+def _ast_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """ast.literal_eval of a string: Python's, which evaluates literals only (numbers,
+    strings, bytes, tuples, lists, dicts, sets, booleans, None) and raises ValueError or
+    SyntaxError for anything else."""
+    limit = interp.limits.max_sequence
+
+    def literal_eval(node_or_string: Any) -> Any:
+        if not isinstance(node_or_string, str):  # (a script has no AST nodes)
+            raise ScriptError(f"malformed node or string: {node_or_string!r}",
+                              kind="ValueError")
+        if len(node_or_string) * AST_NODE_COST > limit:
+            raise LimitExceeded(f"ast.literal_eval of more than {limit // AST_NODE_COST:,} "
+                                "characters (raise the limit with --max-sequence)")
+        try:
+            value = ast.literal_eval(node_or_string)
+        except SyntaxError as exc:
+            error = ScriptError(str(exc), kind="SyntaxError")
+            error.script_args = exc.args  # type: ignore[attr-defined]
+            error.python_attributes = {name: getattr(exc, name) for name in  # type: ignore
+                                       SYNTAX_ERROR_ATTRIBUTES}
+            raise error from None
+        except (ValueError, TypeError, MemoryError, RecursionError) as exc:
+            raise ScriptError(str(exc), kind=type(exc).__name__) from None
+        if _holds_complex(value):
+            raise NotSupportedError("ast.literal_eval made a complex number, which gradtrace "
+                                    "scripts do not have")
+        return value
+
+    return stdlib.Namespace("ast", {"literal_eval": _python(ast, "literal_eval", literal_eval)})
+
+
 # ------------------------------------------------------------------------ statistics
 
 _STATISTICS = ("mean", "fmean", "median", "median_low", "median_high", "mode", "multimode",
@@ -425,6 +512,7 @@ class Abstracts:
 def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     return {"operator": _operator_namespace(interp), "string": _string_namespace(interp),
             "unicodedata": _unicodedata_namespace(interp),
+            "codecs": _codecs_namespace(interp), "ast": _ast_namespace(interp),
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
             "textwrap": _textwrap_namespace(interp),
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),

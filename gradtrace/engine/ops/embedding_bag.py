@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import NotSupportedError, ScriptError, TorchRuntimeError, TorchValueError
+from ...errors import (
+    ScriptError,
+    TorchIndexError,
+    TorchRuntimeError,
+    TorchValueError,
+)
 from .. import dtypes
 from ..formulas import vjp
 from ..node import Function
 from ..shapes import Size
 from ..tensor import Tensor
-from .embedding import _renorm_rows
+from .embedding import _renorm_rows, _sparse_backward
 from .views import saved_int, signed
 
 SUM, MEAN, MAX = 0, 1, 2
@@ -119,11 +124,8 @@ class EmbeddingBagBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a = self.attrs
-        if a["sparse"]:
-            raise NotSupportedError("the backward of embedding_bag with sparse=True: its "
-                                    "gradient is a sparse COO tensor, which gradtrace does not "
-                                    "have (use sparse=False for the same values)")
-        idx = self.unpack("indices").array.astype(np.int64)
+        indices = self.unpack("indices")
+        idx = indices.array.astype(np.int64)
         offsets = self.unpack("offsets").array.astype(np.int64)
         offset2bag = self.unpack("result1").array
         if offset2bag.size != idx.size:  # the 'sum' fast path left it empty
@@ -133,7 +135,9 @@ class EmbeddingBagBackward0(Function):
         padding_idx, mode = signed(a["padding_idx"]), a["mode"]
         g = grad.array
         g_weight = g_psw = None
-        if self.needs_input_grad(0):
+        if self.needs_input_grad(0) and a["sparse"]:
+            g_weight = _sparse_weight_grad(g, indices, offset2bag, bag_size, psw, a)
+        elif self.needs_input_grad(0):
             out = np.zeros((a["weight_sym_argsize_0"], g.shape[1]), g.dtype)
             if mode == MAX:
                 max_indices = self.unpack("result3").array
@@ -168,6 +172,25 @@ class EmbeddingBagBackward0(Function):
                              for p in range(idx.size)], g.dtype)
             g_psw = Tensor._wrap(dots)
         return g_weight, g_psw
+
+
+def _sparse_weight_grad(g: np.ndarray, indices: Tensor, offset2bag: np.ndarray,
+                        bag_size: np.ndarray, psw: Tensor | None, a: dict) -> Tensor:
+    """_embedding_bag_sparse_backward: each index's bag gradient (index_select by
+    offset2bag), times the reciprocal of its bag's size (in the gradient's dtype) under
+    'mean' and by its per-sample weight, handed to embedding's sparse backward: a sparse
+    COO gradient of one entry per index, the padding row's left out."""
+    if offset2bag.size and offset2bag.max() >= g.shape[0]:  # (include_last_offset's tail)
+        raise TorchIndexError("index out of range in self")
+    rows = g[offset2bag]
+    if a["mode"] == MEAN:
+        with np.errstate(divide="ignore"):
+            inverse = g.dtype.type(1) / bag_size.astype(g.dtype)
+        rows = rows * inverse[offset2bag][:, None]
+    if psw is not None:
+        rows = rows * psw.array[:, None]
+    return _sparse_backward(Tensor._wrap(rows), indices, a["weight_sym_argsize_0"],
+                            signed(a["padding_idx"]), a["scale_grad_by_freq"])
 
 
 def torch_embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,

@@ -26,6 +26,7 @@ from ..limits import reserve
 from ..tensor import Tensor
 from .upsample import _scales_of, _Upsample, _UpsampleBackward
 from .upsample_bicubic import _fma
+from .upsample_index import laid_out_like, suggests_channels_last
 
 
 def _cubic_filter(x: Any, fused: bool) -> Any:
@@ -148,7 +149,9 @@ class _UpsampleAa(_Upsample):
         self.save_attr(output_size=tuple(output_size), align_corners=bool(align_corners),
                        scales_h=scales[0], scales_w=scales[1], self_sym_sizes=a.shape)
         reserve(a.shape[:2] + tuple(output_size), a.itemsize)
-        return aa_forward(a, tuple(output_size), bool(align_corners), scales, self.cubic)
+        out = aa_forward(a, tuple(output_size), bool(align_corners), scales, self.cubic)
+        # the meta function's memory format: the input's suggest_memory_format() (measured)
+        return laid_out_like(out, suggests_channels_last(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         attrs = self.attrs

@@ -84,6 +84,16 @@ NOT_YET = {
                                   "examples into the batch, and the convolutions' order "
                                   "differs; the vjp/jvp NTK-vector products inside nested "
                                   "vmap agree with it to the printed digits",
+    "torchvision_deeplabv3_aspp_interpolate": "ASPP's dilated 3x3 convolutions (rates 12, 24, "
+                                              "36, padding past 3) run oneDNN's gemm:jit "
+                                              "convolution (im2col and its jit sgemm) in all "
+                                              "three directions, whose order gradtrace does "
+                                              "not reproduce (noted, computed in float64): "
+                                              "their outputs and gradients differ in the last "
+                                              "bits (the forward matches "
+                                              "onednn_sgemm.sgemm per image where the output "
+                                              "plane is at most 80 positions, not the tail "
+                                              "tiles of larger planes)",
 }
 
 # Cases that print torch's digits on the vendor's CPU they were recorded on, though a step
@@ -119,7 +129,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 688
+    assert len(CASES) == 700
     assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

@@ -16,6 +16,7 @@ from ..forward_ad import auto_linear
 from ..meta import meta_array
 from ..node import Function
 from ..tensor import Tensor
+from .upsample_index import laid_out_like, suggests_channels_last
 from .views import SqueezeBackward1, UnsqueezeBackward0
 
 
@@ -317,7 +318,8 @@ class AdaptiveAvgPool2DBackward0(Function):
                     acc += x[..., r, c]
             # ATen: sum / kh / kw
             out[..., i, j] = acc / np.asarray(r1 - r0, x.dtype) / np.asarray(c1 - c0, x.dtype)
-        return out
+        # the input's suggest_memory_format(): its channels-last kernel sums in the same order
+        return laid_out_like(out, suggests_channels_last(x))
 
     def backward(self, grad: Tensor) -> Tensor:
         return AdaptiveAvgPool2DBackwardBackward0.call(grad, self.unpack("self"))
@@ -338,7 +340,7 @@ class AdaptiveAvgPool2DBackwardBackward0(Function):
         for i, j, r0, r1, c0, c1 in _adaptive_windows(a.array.shape[-2:], g.shape[-2:]):
             share = g[..., i, j] / np.asarray(r1 - r0, g.dtype) / np.asarray(c1 - c0, g.dtype)
             out[..., r0:r1, c0:c1] += share[..., None, None]
-        return out
+        return laid_out_like(out, suggests_channels_last(a.array))  # the input's format
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from .creation import zeros_like

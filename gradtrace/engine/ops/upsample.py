@@ -23,6 +23,7 @@ from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
 from . import upsample_kernels as kernels
+from .upsample_index import laid_out_like, suggests_channels_last
 
 _HALF_CAUSE = ("interpolation in float16: torch's reduced-precision kernels (half weights, "
                "float sums) are not reproduced")
@@ -84,9 +85,12 @@ class _UpsampleBackward(Function):
         if g.dtype == np.float16:
             exactness.note(_HALF_CAUSE)
         if self.forward_node.mode.startswith("nearest"):
-            return kernels.nearest_backward(g, tuple(input_size), scales,
-                                            self.forward_node.mode == "nearest-exact")
-        return kernels.linear_backward(g, tuple(input_size), bool(align_corners), scales)
+            gi = kernels.nearest_backward(g, tuple(input_size), scales,
+                                          self.forward_node.mode == "nearest-exact")
+        else:
+            gi = kernels.linear_backward(g, tuple(input_size), bool(align_corners), scales)
+        # the meta function's format: grad_output's suggest_memory_format() (measured)
+        return laid_out_like(gi, suggests_channels_last(g))
 
     def backward(self, gg: Tensor) -> Tensor:
         attrs = self.attrs

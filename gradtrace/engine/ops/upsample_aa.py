@@ -168,8 +168,13 @@ class _UpsampleAaBackward(_UpsampleBackward):
                 scales: tuple[float | None, ...], align_corners: bool | None) -> np.ndarray:
         self.save_attr(output_size=tuple(output_size), align_corners=bool(align_corners),
                        scales_h=scales[0], scales_w=scales[1])
-        return aa_backward(grad.array, tuple(input_size), bool(align_corners), scales,
-                           self.forward_node.cubic)  # type: ignore[attr-defined]
+        g = grad.array
+        gi = aa_backward(g, tuple(input_size), bool(align_corners), scales,
+                         self.forward_node.cubic)  # type: ignore[attr-defined]
+        # bilinear's backward keeps grad_output's suggested format, bicubic's is contiguous
+        # (measured, torch 2.13)
+        return laid_out_like(gi, not self.forward_node.cubic  # type: ignore[attr-defined]
+                             and suggests_channels_last(g))
 
 
 def _aa_node(name: str, aten: str, cubic: bool) -> type[_UpsampleAa]:

@@ -90,10 +90,11 @@ NOT_YET = {
                                               "three directions, whose order gradtrace does "
                                               "not reproduce (noted, computed in float64): "
                                               "their outputs and gradients differ in the last "
-                                              "bits (the forward matches "
-                                              "onednn_sgemm.sgemm per image where the output "
-                                              "plane is at most 80 positions, not the tail "
-                                              "tiles of larger planes)",
+                                              "bits (measured: the forward is "
+                                              "onednn_sgemm.sgemm per image on 30- and "
+                                              "90-position planes, not in the tail tiles of "
+                                              "an 81-position one; the gradients are not "
+                                              "measured)",
 }
 
 # Cases that print torch's digits on the vendor's CPU they were recorded on, though a step

@@ -481,6 +481,8 @@ class ClassRuntime:
             if name == "__func__":
                 return fn.function
             return self.function_getattr(fn.function, name)
+        if name == "__isabstractmethod__" and kind in (StaticMethod, ClassMethod, Property):
+            return self.abstracts.is_abstract(fn)  # Python's descriptors answer False too
         if kind is StaticMethod or kind is ClassMethod:
             if name == "__func__":
                 return fn.function
@@ -503,6 +505,8 @@ class ClassRuntime:
                 return target.module
             if name in FUNCTION_INTROSPECTION and type(target) is UserFunction:
                 return function_attribute(target, name)
+            if name == "__isabstractmethod__" and self.abstracts.is_abstract(target):
+                return True  # abc.abstractmethod's mark (a function unmarked has none)
         if kind is NativeFunction and name == "__name__":
             return fn.name
         if kind is NativeFunction and name == "__qualname__":  # `TensorBase.add`, `str.lower`

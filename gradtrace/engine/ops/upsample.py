@@ -19,6 +19,7 @@ from ...errors import ScriptError, TorchTypeError, TorchValueError
 from .. import exactness
 from ..formulas import vjp
 from ..forward_ad import auto_linear
+from ..layouts import dense_in_format, suggests_channels_last
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
@@ -84,9 +85,12 @@ class _UpsampleBackward(Function):
         if g.dtype == np.float16:
             exactness.note(_HALF_CAUSE)
         if self.forward_node.mode.startswith("nearest"):
-            return kernels.nearest_backward(g, tuple(input_size), scales,
-                                            self.forward_node.mode == "nearest-exact")
-        return kernels.linear_backward(g, tuple(input_size), bool(align_corners), scales)
+            gi = kernels.nearest_backward(g, tuple(input_size), scales,
+                                          self.forward_node.mode == "nearest-exact")
+        else:
+            gi = kernels.linear_backward(g, tuple(input_size), bool(align_corners), scales)
+        # the meta function's format: grad_output's suggest_memory_format() (measured)
+        return dense_in_format(gi, suggests_channels_last(g))
 
     def backward(self, gg: Tensor) -> Tensor:
         attrs = self.attrs

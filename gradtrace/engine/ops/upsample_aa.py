@@ -22,6 +22,7 @@ import numpy as np
 
 from ..formulas import vjp
 from ..forward_ad import auto_linear
+from ..layouts import dense_in_format, suggests_channels_last
 from ..limits import reserve
 from ..tensor import Tensor
 from .upsample import _scales_of, _Upsample, _UpsampleBackward
@@ -148,7 +149,9 @@ class _UpsampleAa(_Upsample):
         self.save_attr(output_size=tuple(output_size), align_corners=bool(align_corners),
                        scales_h=scales[0], scales_w=scales[1], self_sym_sizes=a.shape)
         reserve(a.shape[:2] + tuple(output_size), a.itemsize)
-        return aa_forward(a, tuple(output_size), bool(align_corners), scales, self.cubic)
+        out = aa_forward(a, tuple(output_size), bool(align_corners), scales, self.cubic)
+        # the meta function's memory format: the input's suggest_memory_format() (measured)
+        return dense_in_format(out, suggests_channels_last(a))
 
     def backward(self, grad: Tensor) -> Tensor:
         attrs = self.attrs
@@ -165,8 +168,13 @@ class _UpsampleAaBackward(_UpsampleBackward):
                 scales: tuple[float | None, ...], align_corners: bool | None) -> np.ndarray:
         self.save_attr(output_size=tuple(output_size), align_corners=bool(align_corners),
                        scales_h=scales[0], scales_w=scales[1])
-        return aa_backward(grad.array, tuple(input_size), bool(align_corners), scales,
-                           self.forward_node.cubic)  # type: ignore[attr-defined]
+        g = grad.array
+        gi = aa_backward(g, tuple(input_size), bool(align_corners), scales,
+                         self.forward_node.cubic)  # type: ignore[attr-defined]
+        # bilinear's backward keeps grad_output's suggested format, bicubic's is contiguous
+        # (measured, torch 2.13)
+        return dense_in_format(gi, not self.forward_node.cubic  # type: ignore[attr-defined]
+                             and suggests_channels_last(g))
 
 
 def _aa_node(name: str, aten: str, cubic: bool) -> type[_UpsampleAa]:

@@ -108,7 +108,7 @@ def bicubic_backward(g: np.ndarray, input_size: tuple[int, ...], align_corners: 
     (ih, iw), (oh, ow) = input_size[2:], g.shape[2:]
     planes = g.shape[0] * g.shape[1]
     if (ih, iw) == (oh, ow):
-        return np.array(g, dtype)
+        return np.array(g, dtype, order="C")  # contiguous, as every bicubic gradient (measured)
     htaps, hw = cubic_taps(ih, oh, align_corners, scales[0], dtype, False)
     wtaps, ww = cubic_taps(iw, ow, align_corners, scales[1], dtype, False)
     # order of the additions: output y, output x, x tap ii, y tap jj

@@ -87,17 +87,6 @@ NOT_YET = {
                                   "examples into the batch, and the convolutions' order "
                                   "differs; the vjp/jvp NTK-vector products inside nested "
                                   "vmap agree with it to the printed digits",
-    "torchvision_deeplabv3_aspp_interpolate": "ASPP's dilated 3x3 convolutions (rates 12, 24, "
-                                              "36, padding past 3) run oneDNN's gemm:jit "
-                                              "convolution (im2col and its jit sgemm) in all "
-                                              "three directions, whose order gradtrace does "
-                                              "not reproduce (noted, computed in float64): "
-                                              "their outputs and gradients differ in the last "
-                                              "bits (measured: the forward is "
-                                              "onednn_sgemm.sgemm per image on 30- and "
-                                              "90-position planes, not in the tail tiles of "
-                                              "an 81-position one; the gradients are not "
-                                              "measured)",
 }
 
 # Cases that print torch's digits on the vendor's CPU they were recorded on, though a step

@@ -221,7 +221,9 @@ def batch_norm_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mean and sum of squared deviations, in the dtype. With spatial dims (the contiguous
     kernel) a double accumulator walks the channel's elements batch by batch; without
     them (N, C: the channels-last kernel) each thread sums its block of rows in the dtype
-    and the threads' sums are added in double."""
+    and the threads' sums are added in double, or, with no more rows than threads, one pass
+    over the rows sums in the dtype (16 channels or fewer, or past 2,048, or one thread)
+    or per channel in double."""
     n_batch, channels = x.shape[:2]
     count = x.size // channels
     mad = _fma(capability.fma_build(), x.dtype)
@@ -233,6 +235,18 @@ def batch_norm_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             dev = per_channel - mean[:, None]
             return mean, _seq_sum64(dev * dev).astype(x.dtype)
         rows = x.reshape(count, channels)
+        threads = capability.num_threads()
+        if count <= threads and not (threads == 1 or channels <= 16 or channels > 2048):
+            # rows no more than threads, channels in parallel: a double accumulator each
+            mean = (_seq_sum64(rows.T) / count).astype(x.dtype)
+            dev = rows - mean
+            return mean, _seq_sum64((dev * dev).T).astype(x.dtype)
+        if count <= threads:  # one pass over the rows in the dtype (channel tiles of 16)
+            total = _rows_sum(range(count), lambda acc, i: acc + rows[i], channels, x.dtype)
+            mean = total / x.dtype.type(count)
+            return mean, _rows_sum(range(count), lambda acc, i: mad(rows[i] - mean,
+                                                                    rows[i] - mean, acc),
+                                   channels, x.dtype)
         parts = _thread_rows(count)
         sums = [_rows_sum(r, lambda acc, i: acc + rows[i], channels, x.dtype) for r in parts]
         mean = (_threads_sum64(sums) / count).astype(x.dtype)

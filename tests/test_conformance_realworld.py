@@ -63,14 +63,6 @@ NOT_YET = {
                                                 "in torch's order (noted), so its first Adam "
                                                 "step differs; the generator's "
                                                 "nn.Upsample(scale_factor=2) is exact",
-    "yuanrunxu_srcnn_upsample_train": "the second batch's conv1 weight gradient differs "
-                                      "from torch's in the last bits (the first batch's "
-                                      "and every forward match since Conv2d(3, 64, 9, "
-                                      "padding=4)'s gemm:jit forward is reproduced, "
-                                      "session 40), so the later losses differ in their "
-                                      "8th digit; the kernel whose order differs is not "
-                                      "found yet (a probe of that convolution's weight "
-                                      "gradient alone matches torch)",
     "gh_johnma2006_mamba_minimal_selective_scan": "the depthwise Conv1d's weight gradient "
         "(oneDNN's jit_dw backward-weights kernel, not reproduced) is accumulated in float64 "
         "(noted), so the tied embedding's gradient norm prints 0.641733705997467 where torch "

@@ -76,13 +76,27 @@ def config(lr=0.1, epochs=3, name="run"):
     return dict(locals())
 
 print(config(), locals)
+
+def with_class():
+    x = 1
+    z = 0
+    class C:
+        x = 2
+        y = z
+        def m(self):
+            return x
+    w = 3
+    return list(locals()), C().m(), C.y
+
+print(with_class())
 """
 
 
 def test_locals_in_a_function_is_its_refreshed_frame_dict_in_slot_order() -> None:
     """The keys come in CPython 3.11's slot order (the cell `q` and the walrus target
-    after the plain locals, `k` last in `outer`, the free `k` in `inner`), an unbound
-    name is left out, and every call returns the same dict refreshed."""
+    after the plain locals, `k` last in `outer`, the free `k` in `inner`, the cells a
+    class body and its method read after `C` and `w`), an unbound name is left out, and
+    every call returns the same dict refreshed."""
     assert gradtrace_output(LOCALS_ORDER) == torch_output(LOCALS_ORDER)
 
 

@@ -50,7 +50,7 @@ def frame_layout(params: tuple[syntax.Param, ...], body: tuple[syntax.Stmt, ...]
         if name in local_names and name not in cells:
             varnames.setdefault(name, None)
     own = tuple(varnames) + tuple(sorted(cells - set(varnames)))
-    used = {n for n in _emitted_names(body)} | nonlocals
+    used = set(_emitted_names(body)) | nonlocals
     free = (used | inner_free) - local_names - globals_
     return own, tuple(sorted(free))
 
@@ -119,6 +119,8 @@ def _free_names(scope: Any) -> set[str]:
     inner: set[str] = set()
     for nested in _nested_scopes(body):
         inner |= _free_names(nested)
+    if kind is syntax.ClassDef:  # a class body's names are not its methods' closure
+        return (names - bound | inner) - declared_global
     return (names | inner) - bound - declared_global
 
 

@@ -1,6 +1,8 @@
 """Differential tests against live PyTorch 2.13 (under CPython 3.11) for the gaps the
 realworld corpus's round 35 found: `locals()` in a function (Hamiltonian Neural Networks'
-data.py keeps `{'meta': locals()}`), which gradtrace refused. CPython 3.11 returns the
+data.py keeps `{'meta': locals()}`), which gradtrace refused; torch.optim.Adafactor, which
+gradtrace lacked (with the class `__module__` assignment torch/optim/__init__.py makes, and
+the names functools.wraps copies from a `@torch.no_grad()` method). CPython 3.11 returns the
 frame's one locals dict, refreshed at each call, its keys in the code object's slot order:
 parameters (keyword-only before `*args`), then the other locals in the order the compiler
 first names them, then the cell and free variables, each sorted.
@@ -107,3 +109,59 @@ def test_locals_outside_a_def_function_is_refused() -> None:
     assert out.startswith("1\n") and "NotSupportedError locals() is only supported" in out
     out = gradtrace_output("def f():\n    g = locals\n    return g()\nf()\n")
     assert "NotSupportedError locals() is only supported" in out
+
+
+ADAFACTOR = """import torch
+torch.manual_seed(0)
+x = torch.randn(5, 3)
+for kw in [{}, {"foreach": True}, {"foreach": True, "maximize": True, "weight_decay": 0.1},
+           {"lr": 0.5, "eps": (1e-30, 1e-3), "d": 1.5, "beta2_decay": -0.5},
+           {"foreach": False, "weight_decay": 0.01}]:
+    torch.manual_seed(1)
+    w = torch.nn.Parameter(torch.randn(3, 2))
+    b = torch.nn.Parameter(torch.randn(2))
+    t = torch.nn.Parameter(torch.randn(2, 3, 2))
+    o = torch.optim.Adafactor([w, b, t], **kw)
+    for _ in range(4):
+        o.zero_grad()
+        ((x @ w + b).pow(2).sum() + (t * t.sin()).sum()).backward()
+        o.step()
+    print(w.data.tolist(), b.data.tolist(), t.data[1, 2].tolist())
+    st = o.state[t]
+    print(sorted(st), st['row_var'].shape, st['col_var'].flatten().tolist(),
+          o.state[b]['variance'].tolist(), st['step'])
+print(o, torch.optim.Adafactor.__module__, type(o), torch.optim.Adafactor.step.__module__)
+print(o.step.__qualname__, o.step.__name__, torch.optim.SGD.step.__qualname__)
+from torch.optim._adafactor import adafactor
+for bad in [dict(lr=-1.0), dict(beta2_decay=0.5), dict(eps=(-1.0, 1e-3)), dict(d=0.5),
+            dict(weight_decay=-1.0)]:
+    try:
+        torch.optim.Adafactor([w], **bad)
+    except ValueError as err:
+        print(err)
+"""
+
+
+def test_adafactor_updates_as_torch_bit_for_bit() -> None:
+    """torch.optim.Adafactor (torch.optim._adafactor): the factored row and column second
+    moments of matrices (over the last two dimensions of a 3-d parameter too), a vector's
+    variance, eps1 from the dtype, update clipping by d, decoupled weight decay, maximize,
+    and the foreach update (its last step a multiply then an add), at full precision."""
+    assert gradtrace_output(ADAFACTOR) == torch_output(ADAFACTOR)
+
+
+CLASS_MODULE = """class C:
+    pass
+C.__module__ = "pkg.mod"
+print(C, C.__module__, repr(C()).split(" object")[0])
+class D:
+    __module__ = "other"
+print(D, repr(D()).split(" object")[0])
+"""
+
+
+def test_a_class_whose_module_is_set_is_shown_under_it() -> None:
+    """`C.__module__ = ...` after the class statement (torch/optim/__init__.py does it to
+    Adafactor) renames the class and its instances in reprs, as a class body's own
+    `__module__` does."""
+    assert gradtrace_output(CLASS_MODULE) == torch_output(CLASS_MODULE)

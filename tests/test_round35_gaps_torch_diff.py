@@ -91,14 +91,42 @@ def with_class():
     return list(locals()), C().m(), C.y
 
 print(with_class())
+
+class Net(torch.nn.Module):
+    def __init__(self, n, k=2):
+        super().__init__()
+        hparams = locals()
+        print(sorted(hparams), hparams['__class__'].__name__, hparams['n'])
+    def plain(self):
+        return list(locals())
+    def nested(self):
+        def inner():
+            return super
+        return list(locals())
+
+net = Net(3)
+print(net.plain(), net.nested())
+
+def gen():
+    x = 1
+    yield locals()
+    y = 2
+    yield locals()
+
+it = gen()
+d1 = next(it)
+print(d1)
+d2 = next(it)
+print(d1 is d2, d2)
 """
 
 
 def test_locals_in_a_function_is_its_refreshed_frame_dict_in_slot_order() -> None:
     """The keys come in CPython 3.11's slot order (the cell `q` and the walrus target
     after the plain locals, `k` last in `outer`, the free `k` in `inner`, the cells a
-    class body and its method read after `C` and `w`), an unbound name is left out, and
-    every call returns the same dict refreshed."""
+    class body and its method read after `C` and `w`, the free `__class__` of a method
+    naming `super`, here or in a nested function), an unbound name is left out, and every
+    call returns the same dict refreshed (a generator's too)."""
     assert gradtrace_output(LOCALS_ORDER) == torch_output(LOCALS_ORDER)
 
 

@@ -127,7 +127,8 @@ class DefinitionCompiler:
         scope = function_scope(parent, name, params, statements, parent.library)
         if scope.names_locals:
             scope.frame_names = frame_layout(params, statements, scope.locals,
-                                             scope.globals, scope.nonlocals)
+                                             scope.globals, scope.nonlocals,
+                                             scope.class_name is not None)
         defaults = [(p.name, self.compile_expr(p.default)) for p in params
                     if p.default is not None]
         annotations = [(p.name, compile_annotation(self, p.annotation)) for p in params

@@ -255,7 +255,7 @@ class ExpressionCompiler:
             store = getattr(frame, "locals_dict", None)
             if store is None:
                 store = frame.locals_dict = {}
-            return frame_locals.refresh(store, *names, frame.vars, frame.parent)
+            return frame_locals.refresh(store, *names, frame)
 
         return call_locals
 

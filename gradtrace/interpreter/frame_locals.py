@@ -34,9 +34,12 @@ _NESTED = (syntax.FunctionDef, syntax.Lambda, syntax.ClassDef) + _COMPREHENSIONS
 
 def frame_layout(params: tuple[syntax.Param, ...], body: tuple[syntax.Stmt, ...],
                  local_names: frozenset[str], globals_: frozenset[str],
-                 nonlocals: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                 nonlocals: frozenset[str], in_class: bool
+                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The function's own localsplus names (varnames, then its other cells) and the names
-    it may hold as free variables (resolved against the enclosing frames when read)."""
+    it may hold as free variables (resolved against the enclosing frames when read). In a
+    class (`in_class`), naming `super` here or in a nested function makes `__class__` a
+    free variable, as CPython's symtable does for zero-argument super()."""
     inner_free: set[str] = set()
     for nested in _nested_scopes(body):
         inner_free |= _free_names(nested)
@@ -52,6 +55,8 @@ def frame_layout(params: tuple[syntax.Param, ...], body: tuple[syntax.Stmt, ...]
     own = tuple(varnames) + tuple(sorted(cells - set(varnames)))
     used = set(_emitted_names(body)) | nonlocals
     free = (used | inner_free) - local_names - globals_
+    if in_class and "super" in free:
+        free.add(CLASS_CELL)
     return own, tuple(sorted(free))
 
 
@@ -203,15 +208,19 @@ def _emitted_names(node: Any) -> Iterator[str]:
 
 
 def refresh(store: dict[str, Any], own: tuple[str, ...], free: tuple[str, ...],
-            variables: dict[str, Any], enclosing: Any) -> dict[str, Any]:
-    """Bring the frame's locals dict up to date with its variables (`enclosing`: the
-    frame the function was defined in, where its free variables are found)."""
+            variables_frame: Any) -> dict[str, Any]:
+    """Bring the frame's locals dict up to date with its variables (its free variables
+    are found in the frames it was defined in)."""
+    variables, enclosing = variables_frame.vars, variables_frame.parent
     for name in own:
         if name in variables:
             store[name] = variables[name]
         else:
             store.pop(name, None)
     for name in free:
+        if name == CLASS_CELL:
+            store[name] = _defining_class(variables_frame)
+            continue
         frame = enclosing
         while frame is not None and frame.parent is not None and name not in frame.vars:
             frame = frame.parent
@@ -220,6 +229,19 @@ def refresh(store: dict[str, Any], own: tuple[str, ...], free: tuple[str, ...],
         else:
             store.pop(name, None)
     return store
+
+
+def _defining_class(frame: Any) -> Any:
+    """The class whose body defined the method running in `frame` (or around it)."""
+    while frame is not None:
+        cell = getattr(frame.function, "cell", None)
+        if cell is not None and cell.cls is not None:
+            return cell.cls
+        frame = frame.parent
+    return None
+
+
+CLASS_CELL = "__class__"
 
 
 class LocalsBuiltin:

@@ -575,7 +575,7 @@ NOT_SUPPORTED_BUILTINS = {
     name: f"`{name}` is not supported: gradtrace scripts cannot run code from strings, "
           "reach files or the system, or inspect Python objects"
     for name in ("eval", "exec", "compile", "open", "input", "__import__", "globals",
-                 "locals", "dir", "breakpoint", "help", "memoryview",
+                 "dir", "breakpoint", "help", "memoryview",
                  "bytearray", "complex", "aiter", "anext")
 }
 

@@ -267,7 +267,8 @@ _OPTIMIZER_MODULES = {
     "torch.optim.sparse_adam": "SparseAdam", "torch.optim.lbfgs": "LBFGS",
     "torch.optim.adadelta": "Adadelta adadelta", "torch.optim.adamax": "Adamax adamax",
     "torch.optim.nadam": "NAdam nadam", "torch.optim.radam": "RAdam radam",
-    "torch.optim.rprop": "Rprop rprop", "torch.optim.asgd": "ASGD asgd"}
+    "torch.optim.rprop": "Rprop rprop", "torch.optim.asgd": "ASGD asgd",
+    "torch.optim._adafactor": "Adafactor adafactor"}
 _NOT_PACKAGE_ATTRIBUTES = frozenset({*_OPTIMIZER_MODULES, "torch.optim.optimizer"})
 
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
@@ -345,6 +346,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "RAdam": "torch.optim.radam",
         "Rprop": "torch.optim.rprop",
         "ASGD": "torch.optim.asgd",
+        "Adafactor": "torch.optim._adafactor",
     },
     **{module: {name: module for name in names.split()}
        for module, names in _OPTIMIZER_MODULES.items()},

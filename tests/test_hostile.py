@@ -205,6 +205,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("argparse_help_flood.gt", "LimitError"), ("argparse_many_arguments.gt", "LimitError"),
     ("argparse_custom_action_escape.gt", "NotSupportedError"),
     ("lang_vars_dunder_write.gt", "NotSupportedError"),
+    ("lang_locals_write_back.gt", "NotSupportedError"),
     ("lang_mro_many_bases.gt", "LimitError"), ("lang_mro_diamond_ladder.gt", "LimitError"),
     ("os_disk_unreachable.gt", "NotSupportedError"), ("os_makedirs_flood.gt", "LimitError"),
     ("os_path_huge.gt", "LimitError"),

@@ -17,6 +17,7 @@ from ..engine.tensor import Tensor
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError, stop_iteration
 from .bytes_values import make_bytes
 from .dunders import OBJECT
+from .frame_locals import LOCALS
 from .identities import Identities
 from .nesting import check_all_hashable, check_hashable, unnest
 from .objects import (
@@ -380,6 +381,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "map": script_map, "filter": script_filter, "callable": self.is_callable,
         "getattr": script_getattr, "hasattr": script_hasattr, "setattr": script_setattr,
         "delattr": script_delattr, "vars": script_vars, "super": SuperBuiltin(self),
+        "locals": LOCALS,
         "exit": Quitter("exit"), "quit": Quitter("quit"),
         "object": OBJECT,
         "NotImplemented": NotImplemented, "Ellipsis": ...,

@@ -401,6 +401,8 @@ class ClassRuntime:
         if cls.enum is not None:
             enums.check_setattr(cls, name)
         cls.attrs[name] = value
+        if name == "__module__" and isinstance(value, str):  # what reprs name it by
+            cls.module = value
 
     def class_delattr(self, cls: ScriptClass, name: str) -> None:
         if cls.frozen:

@@ -23,6 +23,7 @@ from .dunders import OBJECT
 from .enums import make_enum
 from .enums import namespace as enum_namespace
 from .exception_classes import exception_base, is_exception_kind
+from .frame_locals import frame_layout
 from .function_attributes import annotator, compile_annotation
 from .generic_classes import ScriptGenericAlias, generic_parameters
 from .namedtuple_bases import namedtuple_base
@@ -124,6 +125,10 @@ class DefinitionCompiler:
         is_lambda = not isinstance(body, tuple)
         statements = () if is_lambda else body
         scope = function_scope(parent, name, params, statements, parent.library)
+        if scope.names_locals:
+            scope.frame_names = frame_layout(params, statements, scope.locals,
+                                             scope.globals, scope.nonlocals,
+                                             scope.class_name is not None)
         defaults = [(p.name, self.compile_expr(p.default)) for p in params
                     if p.default is not None]
         annotations = [(p.name, compile_annotation(self, p.annotation)) for p in params

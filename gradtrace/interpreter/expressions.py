@@ -21,6 +21,7 @@ from ..errors import (
     ScriptError,
 )
 from ..source import Span
+from . import frame_locals
 from .builtin_classes import as_builtin, inherits_number_dunder, number_operand
 from .dunders import _BINARY
 from .nesting import HASHED, SET_OPERATORS, check_all_hashable
@@ -238,6 +239,26 @@ class ExpressionCompiler:
         raise NotSupportedError("starred expressions are only supported in calls, displays "
                                 "and assignment targets", node.span)
 
+    def _call_locals(self, func: Code, span: Any) -> Code:
+        """`locals()` by name: in a `def` function, its frame's locals dict refreshed
+        (frame_locals); elsewhere, or when the name is not the builtin, a plain call."""
+        call = self.call
+        builtin = self.builtins["locals"]
+        names = self._scope.frame_names
+        spans = self._spans
+
+        def call_locals(frame: Frame) -> Any:
+            f = func(frame)
+            spans.current_span = span
+            if f is not builtin or names is None:
+                return call(f, [], {}, span)
+            store = getattr(frame, "locals_dict", None)
+            if store is None:
+                store = frame.locals_dict = {}
+            return frame_locals.refresh(store, *names, frame)
+
+        return call_locals
+
     def expr_Call(self, node: syntax.Call) -> Code:
         func = self.compile_expr(node.func)
         span = node.span
@@ -265,6 +286,9 @@ class ExpressionCompiler:
                 return call(f, [], {}, span)
 
             return call_super
+        if isinstance(node.func, syntax.Name) and node.func.id == "locals" and not node.args \
+                and not keywords:
+            return self._call_locals(func, span)
         if not has_star and not keywords:
             codes = [c for _, c, _ in args]
             if len(codes) == 1:

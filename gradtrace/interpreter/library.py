@@ -102,7 +102,11 @@ def not_supported(interp: Interpreter, message: str) -> None:
 def wraps(interp: Interpreter, wrapper: Any, wrapped: Any) -> Any:
     """functools.update_wrapper for script functions: the wrapper takes the wrapped
     function's name, qualified name, docstring, module and annotations (the wrapped one's
-    own dict, read when the wrapper's are: function_attributes.py)."""
+    own dict, read when the wrapper's are: function_attributes.py). A function a
+    decorator wrapped (`@torch.no_grad()`) carries the names of the one inside it, as
+    torch's decorators copy them."""
+    if isinstance(wrapped, FunctionWrapper) and isinstance(wrapped.wrapped, UserFunction):
+        wrapped = wrapped.wrapped
     if isinstance(wrapper, UserFunction) and isinstance(wrapped, UserFunction):
         wrapper.name, wrapper.qualname = wrapped.name, wrapped.qualname
         wrapper.doc, wrapper.module = wrapped.doc, wrapped.module

@@ -46,9 +46,11 @@ class Frame:
 
     `function` is the script function whose call made the frame (None for a module, a
     class body or a comprehension): `super()` finds its class and first argument there.
+    `locals_dict`, set by a function's first `locals()` call, is the dict every call
+    refreshes and returns (CPython's frame f_locals).
     """
 
-    __slots__ = ("vars", "parent", "function")
+    __slots__ = ("vars", "parent", "function", "locals_dict")
 
     def __init__(self, vars: dict[str, Any], parent: Frame | None = None,
                  function: Any = None):

@@ -35,6 +35,10 @@ class Scope:
     qualname: str = ""  # of the function or class ("" for the module)
     class_name: str | None = None  # the innermost enclosing class, for name mangling
     library: bool = False  # compiling a bundled library module
+    names_locals: bool = False  # a function whose code names `locals`
+    # (then) its own localsplus names and its possible free variables, in the order
+    # CPython's locals() lists them (frame_locals.frame_layout)
+    frame_names: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
     def child_prefix(self) -> str:
         if self.kind == "module":
@@ -92,6 +96,11 @@ def analyse(body: tuple[syntax.Stmt, ...], params: tuple[syntax.Param, ...] = ()
             found.is_generator = True
         pending.extend(reversed(_visit_children(node, found)))
     return found
+
+
+def bound_names(found: _Analysis) -> set[str]:
+    """The names an analysed body binds itself (its `nonlocal` names are not its own)."""
+    return {n for n, f in found.flags.items() if f & _BOUND} - set(found.nonlocals)
 
 
 def _bind(found: _Analysis, name: str, annotated: bool = False) -> None:
@@ -227,6 +236,7 @@ def function_scope(parent: Scope, name: str, params: tuple[syntax.Param, ...],
     for nonlocal_name, span in found.nonlocals.items():
         if scope.nonlocal_hops(nonlocal_name) is None:
             raise GtSyntaxError(f"no binding for nonlocal '{nonlocal_name}' found", span)
+    scope.names_locals = "locals" in found.flags
     return scope
 
 

@@ -92,11 +92,8 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
             direction == "forward"
             and not forward_1x1_known(x_shape, w_shape, stride, padding, dilation))):
         return False
-    ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
-    for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
-        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
-        if p >= k or end >= k:
-            return False
+    if padded_past_kernel(x_shape, w_shape, stride, padding, dilation):
+        return False
     if onednn.AVX512_CORE and not any(padding) and tuple(w_shape[2:]) == tuple(x_shape[2:]):
         return False
     if direction == "forward" and not onednn.AVX512_CORE and padding[-1] > MAX_LEFT_PAD:
@@ -122,18 +119,27 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     return chain_steps(x_shape, w_shape) < MAX_STEPS
 
 
+def padded_past_kernel(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                       stride: tuple[int, ...], padding: tuple[int, ...],
+                       dilation: tuple[int, ...]) -> bool:
+    """Whether a padding, at the start or the end of a spatial dim, is as wide as the
+    dilated kernel (oneDNN's direct kernels then decline)."""
+    ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
+    for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
+        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
+        if p >= k or end >= k:
+            return True
+    return False
+
+
 def forward_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                       stride: tuple[int, ...], padding: tuple[int, ...],
                       dilation: tuple[int, ...]) -> bool:
     """Whether oneDNN (AVX2) runs a plain 2-D forward as `gemm:jit` (engine/conv_gemm.py):
     a padding, at either end, as wide as the dilated kernel, or a left padding past
     MAX_LEFT_PAD (measured with ONEDNN_VERBOSE)."""
-    ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
-    for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
-        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
-        if p >= k or end >= k:
-            return True
-    return padding[-1] > MAX_LEFT_PAD
+    return (padded_past_kernel(x_shape, w_shape, stride, padding, dilation)
+            or padding[-1] > MAX_LEFT_PAD)
 
 
 def input_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
@@ -158,12 +164,8 @@ def weight_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     """Whether oneDNN (AVX2) runs a plain 2-D weight gradient as `gemm:jit`: a padding as
     wide as the dilated kernel, a dilation, an input lower than the kernel or a kernel 14
     wide (measured with ONEDNN_VERBOSE)."""
-    ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
-    for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
-        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
-        if p >= k or end >= k:
-            return True
-    return (any(d != 1 for d in dilation) or w_shape[3] >= 14 or x_shape[2] < w_shape[2])
+    return (padded_past_kernel(x_shape, w_shape, stride, padding, dilation)
+            or any(d != 1 for d in dilation) or w_shape[3] >= 14 or x_shape[2] < w_shape[2])
 
 
 def chain_steps(x_shape: tuple[int, ...], w_shape: tuple[int, ...]) -> int:

@@ -105,12 +105,11 @@ def suggests_channels_last(array: np.ndarray) -> bool:
 
 
 def dense_in_format(out: np.ndarray, channels_last: bool) -> np.ndarray:
-    """`out` in memory it owns: channels-last when asked (a 4-d or 5-d result), else
-    row-major."""
-    if not channels_last:
-        return np.ascontiguousarray(out)
-    perm = (0, 2, 3, 1) if out.ndim == 4 else (0, 2, 3, 4, 1)
-    return np.ascontiguousarray(out.transpose(perm)).transpose(np.argsort(perm))
+    """`out` itself if it is laid out so, else a copy: channels-last when asked (a 4-d or
+    5-d result), else row-major."""
+    fmt = CONTIGUOUS if not channels_last else \
+        CHANNELS_LAST if out.ndim == 4 else CHANNELS_LAST_3D
+    return out if is_contiguous_as(out, fmt) else copy_in_format(out, fmt)
 
 
 def copy_format(fmt: Any, ndim: int) -> MemoryFormat:

@@ -203,11 +203,10 @@ def elementwise_strides(shape: tuple[int, ...], inputs: tuple) -> tuple[int, ...
     if len(shape) == 4 and inputs and all(
             isinstance(x, np.ndarray) and x.shape == shape and not is_c_contiguous(x)
             for x in inputs):  # (a Python number is an operand of another shape)
-        from .layouts import CHANNELS_LAST, is_contiguous_as
+        from .layouts import CHANNELS_LAST, format_strides, is_contiguous_as
 
         if all(is_contiguous_as(x, CHANNELS_LAST) for x in inputs):
-            c, h, w = shape[1:]
-            return (h * w * c, 1, w * c, c)
+            return format_strides(shape, CHANNELS_LAST)
     operands = []
     for x in inputs:
         if isinstance(x, np.ndarray) and x.ndim:

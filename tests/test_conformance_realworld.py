@@ -66,14 +66,6 @@ NOT_YET = {
                                     "6.6e9 multiply-adds, about 65 s), but past the run's "
                                     "emulation budget (exactness.EMULATION_BUDGET, 2^31) "
                                     "the later ones round through float64 (noted)",
-    "eriklindernoren_dcgan_upsample_generator": "the second batch's generator gradient "
-                                                "differs from torch's in its 6th digit: the "
-                                                "discriminator's stride-2 3x3 convolutions "
-                                                "on 2x2 and 1x1 maps (32->64, 64->128 "
-                                                "channels) have oneDNN weight gradients not "
-                                                "in torch's order (noted), so its first Adam "
-                                                "step differs; the generator's "
-                                                "nn.Upsample(scale_factor=2) is exact",
     "gh_johnma2006_mamba_minimal_selective_scan": "the depthwise Conv1d's weight gradient "
         "(oneDNN's jit_dw backward-weights kernel, not reproduced) is accumulated in float64 "
         "(noted), so the tied embedding's gradient norm prints 0.641733705997467 where torch "

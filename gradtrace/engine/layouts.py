@@ -104,6 +104,14 @@ def suggests_channels_last(array: np.ndarray) -> bool:
     return True
 
 
+def suggest_memory_format(array: np.ndarray) -> MemoryFormat:
+    """Tensor.suggest_memory_format(): channels-last(_3d) by the strides, else contiguous
+    (a transposed matrix's too)."""
+    if not suggests_channels_last(array):
+        return CONTIGUOUS
+    return CHANNELS_LAST if array.ndim == 4 else CHANNELS_LAST_3D
+
+
 def dense_in_format(out: np.ndarray, channels_last: bool) -> np.ndarray:
     """`out` itself if it is laid out so, else a copy: channels-last when asked (a 4-d or
     5-d result), else row-major."""

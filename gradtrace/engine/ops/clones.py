@@ -157,12 +157,13 @@ def to(a: Tensor, *args: Any, device: Any = None, dtype: Any = None,
     if dtype is None:
         dtype = a.dtype
     # a copy keeps the layout (preserve_format) or takes the format asked for; no copy is
-    # made when the tensor is in that format already (torch's to_will_alias)
+    # made when the tensor suggests that format already (torch's to_will_alias: a
+    # transposed matrix suggests contiguous_format)
     fmt = layouts.copy_format(memory_format, a.array.ndim)
     if to_meta and not is_meta(a.array):
         return ToCopyBackward0.call(a, dtype=dtype, meta=True, memory_format=fmt)
     if dtype is a.dtype and not copy and (
-            fmt is layouts.PRESERVE or layouts.is_contiguous_as(a.array, fmt)):
+            fmt is layouts.PRESERVE or layouts.suggest_memory_format(a.array) is fmt):
         return a
     if not (dtype.is_floating_point or dtype.is_complex) and a.requires_grad:
         return Tensor._wrap(copy_preserving_layout(a.array, dtype.np) if fmt is

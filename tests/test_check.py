@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import io
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -371,7 +372,8 @@ def test_the_driver_never_runs_in_process():
         if module == driver:
             continue
         text = module.read_text()
-        assert "exec(" not in text and "eval(" not in text, module
+        # (the builtins themselves: ast.literal_eval, which parses literals only, is not one)
+        assert not re.search(r"(?<![\w.])(?:exec|eval)\(", text), module
         for line in text.splitlines():
             if "check_driver" in line and "import" in line:
                 names = line.split(" import ", 1)[1].split(", ")

@@ -395,8 +395,8 @@ def test_a_script_without_a_command_suggests_run(tmp_path: Path):
 
 @pytest.mark.parametrize("line, name", [("m = torch.nn.SyncBatchNorm(8)",
                                          "torch.nn.SyncBatchNorm"),
-                                        ("o = torch.optim.Adafactor([], lr=0.1)",
-                                         "torch.optim.Adafactor")])
+                                        ("o = torch.optim.Muon([], lr=0.1)",
+                                         "torch.optim.Muon")])
 def test_unsupported_nn_and_optim_point_at_the_readme(tmp_path: Path, line: str, name: str):
     script = tmp_path / "nn.gt"
     script.write_text(f"import torch\n{line}\n")

@@ -157,12 +157,11 @@ class ConvolutionBackwardBackward0(Function):
         cl = channels_last(xa, wa)
         gi, gw, gb = backward_values(g, xa, wa, bias_shape, stride, full, dilation, groups,
                                       (mask[0], mask[1], mask[2] and bias_sizes != (0,)), cl)
-        if cl:  # torch's input gradient is in the convolution's format, its weight's the
-            # weight's own (measured)
-            gi = dense_in_format(gi, True)
-            gw = dense_in_format(gw, suggests_channels_last(wa))
-        return [gi.astype(dtype, copy=False), gw.astype(dtype, copy=False),
-                gb.astype(dtype, copy=False)]
+        # fresh dense results (a kernel's may view its padded buffer): the input gradient in
+        # the convolution's format, the weight's in the weight's own (measured)
+        return [dense_in_format(gi.astype(dtype, copy=False), cl),
+                dense_in_format(gw.astype(dtype, copy=False), cl and suggests_channels_last(wa)),
+                np.ascontiguousarray(gb, dtype)]
 
     def backward(self, gg_input: Tensor | None, gg_weight: Tensor | None,
                  gg_bias: Tensor | None) -> tuple[Tensor | None, ...]:

@@ -257,8 +257,8 @@ def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding:
         return None
     if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction, pad):
         exactness.note(f"convolution ({direction}) through oneDNN kernels whose order is not "
-                       "reproduced (grouped, gemm or inner-product kernels, some strided "
-                       "input gradients, or too large)")
+                       "reproduced (grouped or inner-product kernels, some strided input "
+                       "gradients, or too large)")
         return None
     if not exactness.afford(conv_kernels.chain_steps(xs, ws), f"convolution ({direction})"):
         return None
@@ -309,9 +309,11 @@ def _gemm_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
     if x.dtype != np.float32 or groups != 1 or onednn.AVX512_CORE:
         return None
     xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
+    if len(ws) != 4:
+        return None
     runs = {"forward": conv_kernels.forward_runs_gemm, "input": conv_kernels.input_runs_gemm,
             "weight": conv_kernels.weight_runs_gemm}[direction]
-    if len(ws) != 4 or not runs(xs, ws, st, pad, dil):
+    if not runs(xs, ws, st, pad, dil):
         return None
     if not exactness.afford(conv_kernels.chain_steps(xs, ws), f"convolution ({direction})"):
         return None

@@ -9,8 +9,8 @@ padding 4.
 
 Forward: the images' output positions (N x OH x OW, row-major) are split between the
 threads in equal runs (balance211); each thread's run, cut at image ends, is one sgemm
-`(O, positions) = weight (O, C*KH*KW) · columns` of its im2col columns (rows channel, then
-kernel row, kernel column), in the order of oneDNN's no-copy sgemm kernels
+`(O, positions) = weight (O, C*KH*KW) · columns` of its im2col columns (slow_conv.columns:
+rows channel, then kernel row, kernel column), in the order of oneDNN's no-copy sgemm kernels
 (engine/onednn_sgemm.py, one thread inside the parallel region), and the bias is added
 after. The weight gradient is one sgemm per image accumulated per thread (backward_weight),
 the bias's an `omp simd` sum (backward_bias). Measured bit for bit against torch 2.13
@@ -22,32 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import capability, onednn_sgemm
-
-
-def _balance211(n: int, nthr: int, ithr: int) -> tuple[int, int]:
-    """oneDNN's balance211: thread ithr's [start, end) of n items."""
-    if nthr <= 1:
-        return 0, n
-    n1 = -(-n // nthr)
-    n2 = n1 - 1
-    t1 = n - n2 * nthr
-    start = n1 * ithr if ithr < t1 else t1 * n1 + (ithr - t1) * n2
-    return start, start + (n1 if ithr < t1 else n2)
-
-
-def columns(image: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int],
-            padding: tuple[int, int], dilation: tuple[int, int]) -> np.ndarray:
-    """im2col of one (C, H, W) image: (C*KH*KW, OH*OW), rows channel, kernel row, column."""
-    c = image.shape[0]
-    padded = np.pad(image, ((0, 0), (padding[0],) * 2, (padding[1],) * 2))
-    out = tuple((padded.shape[1 + i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
-                for i in range(2))
-    s = padded.strides
-    view = np.lib.stride_tricks.as_strided(
-        padded, (c,) + tuple(kernel) + out,
-        (s[0], s[1] * dilation[0], s[2] * dilation[1], s[1] * stride[0], s[2] * stride[1]),
-        writeable=False)
-    return np.ascontiguousarray(view).reshape(c * kernel[0] * kernel[1], out[0] * out[1])
+from .conv_kernels import balance211
+from .slow_conv import columns
 
 
 def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[int, int],
@@ -58,9 +34,8 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
     positions = cols[0].shape[1]
     w2 = np.ascontiguousarray(w).reshape(o, -1)
     out = np.zeros((n, o, positions), np.float32)
-    nthr = capability.num_threads()
-    for t in range(min(nthr, n * positions)):
-        start, end = _balance211(n * positions, nthr, t)
+    for part in balance211(n * positions, capability.num_threads()):
+        start, end = part.start, part.stop
         while start < end:
             image, first = divmod(start, positions)
             last = min(end - image * positions, positions)
@@ -81,12 +56,10 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
     in turn one sgemm `(O, C*KH*KW) [+]= grad_out (O, positions) · columnsᵀ` (the first
     into zeros), the threads' sums added in turn (bwd_weights_reduction_par_ncsp)."""
     n, o = x.shape[0], w_shape[0]
-    nthr = min(capability.num_threads(), n)
     total = None
-    for t in range(nthr):
-        start, end = _balance211(n, nthr, t)
+    for images in balance211(n, min(capability.num_threads(), n)):
         acc = None
-        for i in range(start, end):
+        for i in images:
             cols = columns(x[i], w_shape[2:], stride, padding, dilation)
             acc = onednn_sgemm.sgemm(cols, np.ascontiguousarray(g[i]).reshape(o, -1), acc, 1)
         total = acc if total is None else total + acc

@@ -66,13 +66,6 @@ NOT_YET = {
                                     "6.6e9 multiply-adds, about 65 s), but past the run's "
                                     "emulation budget (exactness.EMULATION_BUDGET, 2^31) "
                                     "the later ones round through float64 (noted)",
-    "gh_johnma2006_mamba_minimal_selective_scan": "the depthwise Conv1d's weight gradient "
-        "(oneDNN's jit_dw backward-weights kernel, not reproduced) is accumulated in float64 "
-        "(noted), so the tied embedding's gradient norm prints 0.641733705997467 where torch "
-        "prints 0.6417335867881775; it passed until session 39 with two differences "
-        "cancelling: in_proj's and the RMSNorms' gradients differed from torch's then (a "
-        "silu/softplus backward over operands in two layouts ran the input's vector body), "
-        "and match now",
     "tut_neural_tangent_kernels": "the empirical NTK's Jacobians differ from torch's in the "
                                   "last bits (its trace, printed with tolist(), by 1 ulp): "
                                   "jacrev inside vmap batches the parameters it "

@@ -10,16 +10,19 @@ gradient, 1-D and 2-D, strided or not, with and without bias). Each channel is i
 * forward: each output element one chain of fused multiply-adds from its bias (or 0)
   over kernel rows, then kernel columns;
 * backward data: each input element one chain from 0 over the kernel rows and columns
-  that meet it, in increasing order.
-
-The weight gradient is not covered: oneDNN runs `jit_dw` for some shapes and `gemm:jit`
-for others (a 1-D kernel of 4 with padding 3, measured), neither reproduced here.
+  that meet it, in increasing order;
+* backward weights (jit_uni_dw_conv_bwd_weights, its `harness_mb_reduction` for the
+  blocked layout): each tap one chain from 0 over the images of a thread's share, their
+  output rows and columns in turn, the shares then added in turn; the bias the same way
+  with adds. oneDNN runs it for kernels at most 3 wide (the rest run gemm:jit,
+  engine/conv_gemm.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .conv_kernels import _padded, _tap, image_chunks
+from . import capability
+from .conv_kernels import _padded, _tap, balance211, image_chunks
 from .fp32 import FmaChain
 
 
@@ -32,18 +35,43 @@ def is_depthwise(x_shape: tuple[int, ...], w_shape: tuple[int, ...], groups: int
 MAX_PAD = 4  # jit_dw's widest padding; 5 and more run gemm:jit (measured, AVX2)
 
 
-def runs(x_shape: tuple[int, ...], w_shape: tuple[int, ...], padding: tuple[int, ...],
-         dilation: tuple[int, ...], groups: int, direction: str) -> bool:
-    """Whether oneDNN runs jit_dw:avx2 for `direction` ('forward' or 'input') of this 2-D
-    view of a convolution: depthwise with multiplier 1, each padding narrower than its
-    kernel and at most MAX_PAD (measured: kernel 7 with padding 4 runs jit_dw, padding 5
-    gemm:jit; kernel 3 with padding 3 gemm:jit), and for the input gradient no dilation
-    (a dilated one runs gemm:jit, measured)."""
+def runs(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],
+         padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+         direction: str) -> bool:
+    """Whether oneDNN runs jit_dw:avx2 for `direction` ('forward', 'input' or 'weight') of
+    this 2-D view of a depthwise convolution with multiplier 1 (measured with
+    ONEDNN_VERBOSE on 1-D and 2-D ones, kernels 1-7, paddings 0..k, strides and dilations
+    1-2; the rest run gemm:jit):
+    - forward: each padding narrower than its kernel and at most MAX_PAD;
+    - input: no dilation;
+    - weight: bwd_weights init_conf's checks (no dilation, a kernel at most 3 wide and no
+      narrower than its stride, paddings at most half the kernel, an input that holds the
+      kernel, a padding past 1 a multiple of the stride)."""
     if not is_depthwise(x_shape, w_shape, groups) or len(w_shape) != 4:
         return False
-    if any(p >= k or p > MAX_PAD for p, k in zip(padding, w_shape[2:], strict=True)):
+    undilated = all(d == 1 for d in dilation)
+    if direction == "input":
+        return undilated
+    if direction == "weight":
+        return undilated and _weight_kernel_fits(x_shape, w_shape, stride, padding)
+    return not any(p >= k or p > MAX_PAD for p, k in zip(padding, w_shape[2:], strict=True))
+
+
+def _weight_kernel_fits(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                        stride: tuple[int, ...], padding: tuple[int, ...]) -> bool:
+    """jit_uni_dw_conv_bwd_weights_kernel's init_conf checks past the dilation."""
+    (kh, kw), (sh, sw), (ih, iw) = w_shape[2:], stride, x_shape[2:]
+    if kw > 3 or sw > kw:
         return False
-    return direction == "forward" or (direction == "input" and all(d == 1 for d in dilation))
+    ends = []
+    for size, k, s, p in ((ih, kh, sh, padding[0]), (iw, kw, sw, padding[1])):
+        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
+        if p > k // 2 or end > k // 2:
+            return False
+        ends.append(end)
+    top, bottom = padding[0], ends[0]
+    return (ih >= kh + (-top) % sh and not (top > 1 and top % sh)
+            and not (bottom > 1 and bottom % sh))
 
 
 def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[int, int],
@@ -88,3 +116,50 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
                     chain.step(g64[images], w64[None, :, 0, kh, kw, None, None],
                                acc[images, :, rows, cols])
     return acc[:, :, ph:ph + h, pw:pw + wd]
+
+
+def _shares(n: int, channels: int) -> list[range]:
+    """The images of each thread's share (balance's harness_mb_reduction: threads go to
+    channel blocks of 8 first, the rest split the images)."""
+    threads = capability.num_threads()
+    by_channel = min(-(-channels // 8), threads)
+    return balance211(n, min(max(1, threads // by_channel), n))
+
+
+def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
+                    stride: tuple[int, int], padding: tuple[int, int]) -> np.ndarray:
+    """d(weight) (C, 1, KH, KW): per tap a chain from 0 over each share's images, output
+    rows, then columns (padding taps add nothing), the shares added in turn."""
+    n, c = x.shape[:2]
+    kh_n, kw_n = w_shape[2:]
+    oh, ow = g.shape[2:]
+    xp = _padded(x, padding).astype(np.float64)
+    g64 = g.astype(np.float64)
+    # windows[n, c, oh, ow, kh, kw]: the input each tap meets at each output position
+    windows = np.lib.stride_tricks.sliding_window_view(xp, (kh_n, kw_n), axis=(2, 3))[
+        :, :, ::stride[0], ::stride[1]][:, :, :oh, :ow]
+    total = None
+    chain = FmaChain()
+    with np.errstate(all="ignore"):
+        for share in _shares(n, c):
+            acc = np.zeros((c, kh_n, kw_n), np.float32)
+            for i in share:
+                for r in range(oh):
+                    for col in range(ow):
+                        chain.step(windows[i, :, r, col], g64[i, :, r, col, None, None], acc)
+            total = acc if total is None else total + acc
+    return total.reshape(w_shape)
+
+
+def backward_bias(g: np.ndarray) -> np.ndarray:
+    """d(bias): per channel a float32 sum from 0 over each share's images, output rows and
+    columns in turn, the shares added in turn."""
+    n, c = g.shape[:2]
+    total = None
+    with np.errstate(all="ignore"):
+        for share in _shares(n, c):
+            rows = np.moveaxis(g[share.start:share.stop], 1, 0).reshape(c, -1)
+            part = np.cumsum(rows, axis=1, dtype=np.float32)[:, -1] if rows.shape[1] else \
+                np.zeros(c, np.float32)
+            total = part if total is None else total + part
+    return total

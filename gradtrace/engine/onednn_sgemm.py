@@ -274,17 +274,22 @@ def _nocopy(a: np.ndarray, bt: np.ndarray, out: np.ndarray, accumulate: bool,
 
 
 def sgemm(a: np.ndarray, bt: np.ndarray, c: np.ndarray | None, threads: int,
-          trans_b: bool = False) -> np.ndarray:
-    """`extended_sgemm('N', 'T' if trans_b else 'N', M, N, K, 1, a, b, beta, c)` as oneDNN's
-    RNN calls it (force_nocopy), on AVX2: (N, M) = [c +] bt · aᵀ, with a (M, K) and bt
-    (N, K) float32 (beta 1 with `c`, else 0); `trans_b` changes only the K blocking."""
+          trans_b: bool = False, trans_a: bool = False) -> np.ndarray:
+    """`extended_sgemm('T' if trans_a else 'N', 'T' if trans_b else 'N', M, N, K, 1, a, b,
+    beta, c)` as oneDNN's RNN and gemm:jit convolutions call it, on AVX2: (N, M) = [c +]
+    bt · aᵀ, with a (M, K) and bt (N, K) float32 (beta 1 with `c`, else 0); `trans_b`
+    changes only the K blocking, `trans_a` (a stored K-major) makes a single column of
+    outputs gemv_t's dot products instead of gemv_n's column chain."""
     m, k = a.shape
     n = bt.shape[0]
     out = np.zeros((n, m), _F32) if c is None else np.array(c, _F32)
     if k == 0 or m == 0 or n == 0:
         return out
     if n == 1:
-        _gemv(a, bt[0], out[0], threads)
+        if trans_a:
+            _gemv_t(bt[0], a, out[0])
+        else:
+            _gemv(a, bt[0], out[0], threads)
         return out
     if m == 1:
         _gemv_t(a[0], bt, out[:, 0])

@@ -237,7 +237,7 @@ def _depthwise_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
     if x.dtype != np.float32 or onednn.AVX512_CORE:
         return None
     xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
-    if not conv_depthwise.runs(xs, ws, pad, dil, groups, direction):
+    if not conv_depthwise.runs(xs, ws, st, pad, dil, groups, direction):
         return None
     return xs, ws, st, pad, dil
 
@@ -257,8 +257,8 @@ def _onednn_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding:
         return None
     if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction, pad):
         exactness.note(f"convolution ({direction}) through oneDNN kernels whose order is not "
-                       "reproduced (grouped or inner-product kernels, some strided input "
-                       "gradients, or too large)")
+                       "reproduced (jit:avx2 with groups of whole channel blocks, "
+                       "inner-product kernels, some strided input gradients, or too large)")
         return None
     if not exactness.afford(conv_kernels.chain_steps(xs, ws), f"convolution ({direction})"):
         return None
@@ -306,14 +306,19 @@ def _gemm_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
                direction: str = "forward") -> tuple | None:
     """The 2-D shapes and parameters when torch's oneDNN runs this forward, input or weight
     gradient (`direction`) as gemm:jit on AVX2 (engine/conv_gemm.py); else None."""
-    if x.dtype != np.float32 or groups != 1 or onednn.AVX512_CORE:
+    if x.dtype != np.float32 or onednn.AVX512_CORE:
         return None
     xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
     if len(ws) != 4:
         return None
-    runs = {"forward": conv_kernels.forward_runs_gemm, "input": conv_kernels.input_runs_gemm,
-            "weight": conv_kernels.weight_runs_gemm}[direction]
-    if not runs(xs, ws, st, pad, dil):
+    # (grouped: measured with ONEDNN_VERBOSE on groups of 1 to 8 channels)
+    whole_blocks = xs[1] // groups % conv_kernels.BLOCK == 0 == ws[0] // groups % conv_kernels.BLOCK
+    if groups != 1 and conv_depthwise.is_depthwise(xs, ws, groups):
+        if conv_depthwise.runs(xs, ws, st, pad, dil, groups, direction):
+            return None
+    elif (groups == 1 or whole_blocks) and not {  # else jit:avx2's direct kernel
+            "forward": conv_kernels.forward_runs_gemm, "input": conv_kernels.input_runs_gemm,
+            "weight": conv_kernels.weight_runs_gemm}[direction](xs, ws, st, pad, dil):
         return None
     if not exactness.afford(conv_kernels.chain_steps(xs, ws), f"convolution ({direction})"):
         return None
@@ -381,7 +386,7 @@ def forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
             return conv_nhwc.forward(x, w, b, stride, padding, per_column)
     elif (gemm := _gemm_plan(x, w, stride, padding, dilation, groups)) is not None:
         xs, ws, st, pad, dil = gemm
-        out = conv_gemm.forward(x.reshape(xs), w.reshape(ws), b, st, pad, dil)
+        out = conv_gemm.forward(x.reshape(xs), w.reshape(ws), b, st, pad, dil, groups)
         return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
     else:
         plan = _onednn_plan(x, w, stride, padding, dilation, groups, "forward")
@@ -430,18 +435,25 @@ def backward_values(g: np.ndarray, xa: np.ndarray, wa: np.ndarray,
                                            dil).reshape(xa.shape)
     elif mask[0]:
         gi = _input_grad(g, xa, wa, stride, padding, dilation, groups, channels_last)
-    gemm = None if channels_last or not (mask[1] or mask[2]) else _gemm_plan(
+    dw = None if channels_last or not (mask[1] or mask[2]) else _depthwise_plan(
         xa, wa, stride, padding, dilation, groups, "weight")
-    if gemm is not None:
+    gemm = None if channels_last or dw is not None or not (mask[1] or mask[2]) else _gemm_plan(
+        xa, wa, stride, padding, dilation, groups, "weight")
+    if dw is not None:
+        xs, ws, st, pad, _ = dw
+        g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
+        if mask[1]:
+            gw = conv_depthwise.backward_weight(g4, np.ascontiguousarray(xa).reshape(xs), ws,
+                                                st, pad).reshape(wa.shape)
+        if mask[2]:
+            gb = conv_depthwise.backward_bias(g4)
+    elif gemm is not None:
         xs, ws, st, pad, dil = gemm
         g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
         if mask[1]:
             gw = conv_gemm.backward_weight(g4, np.ascontiguousarray(xa).reshape(xs), ws, st,
-                                           pad, dil).reshape(wa.shape)
+                                           pad, dil, groups).reshape(wa.shape)
         if mask[2]:
-            if g4.shape[-1] >= 16:
-                exactness.note("a gemm:jit convolution's bias gradient over output rows 16 "
-                               "or more long: its vectorised sum's order is not reproduced")
             gb = conv_gemm.backward_bias(g4)
     elif mask[1] or mask[2]:
         plan = _onednn_plan(xa, wa, stride, padding, dilation, groups, "weight")
@@ -486,7 +498,8 @@ def _input_grad(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, stride: tuple[int
                                                   "input")) is not None:
         xs, ws, st, pad, dil = gemm
         g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
-        return conv_gemm.backward_input(g4, wa.reshape(ws), xs, st, pad, dil).reshape(xa.shape)
+        return conv_gemm.backward_input(g4, wa.reshape(ws), xs, st, pad, dil,
+                                        groups).reshape(xa.shape)
     else:
         plan = _onednn_plan(xa, wa, stride, padding, dilation, groups, "input")
         if plan is not None and channels_last and conv_brgemm.declines(*plan):

@@ -33,6 +33,9 @@ def is_depthwise(x_shape: tuple[int, ...], w_shape: tuple[int, ...], groups: int
 
 
 MAX_PAD = 4  # jit_dw's widest padding; 5 and more run gemm:jit (measured, AVX2)
+# output positions (images x rows x columns) past which the weight gradient's chain, one
+# numpy step a position (~35 us), is not emulated
+MAX_WEIGHT_STEPS = 1 << 16
 
 
 def runs(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, ...],

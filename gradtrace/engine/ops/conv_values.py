@@ -4,6 +4,8 @@ gemm:jit, depthwise and AVX-512 kernels (engine/conv_*.py, engine/slow_conv.py),
 float64 accumulation, noted, where the order is not reproduced."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import (
@@ -239,6 +241,16 @@ def _depthwise_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
     xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
     if not conv_depthwise.runs(xs, ws, st, pad, dil, groups, direction):
         return None
+    if direction == "weight":  # one chain step per output position, in Python
+        steps = xs[0] * math.prod(out_size(xs[2:], ws[2:], st, pad, dil))
+        if steps > conv_depthwise.MAX_WEIGHT_STEPS:
+            exactness.note("a depthwise convolution's weight gradient over more than "
+                           f"{conv_depthwise.MAX_WEIGHT_STEPS:,} output positions: jit_dw's "
+                           "chain is not emulated, accumulated in float64")
+            return None
+        if not exactness.afford(steps * xs[1] * ws[2] * ws[3],
+                                "depthwise convolution (weight)"):
+            return None
     return xs, ws, st, pad, dil
 
 

@@ -73,6 +73,8 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
     team = threads if outer else 1
     by_group = min(groups, team)
     by_image = min(n, team // by_group) if n != 1 and team != 1 else 1
+    if cg == 1 and og == 1:  # depthwise: every channel's gemv_t at once
+        return _depthwise_weight(g, x, w_shape, stride, padding, dilation, by_image)
     parts = []
     for j in range(groups):
         xj = x[:, j * cg:(j + 1) * cg]
@@ -87,6 +89,24 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
             total = acc if total is None else total + acc
         parts.append(total)
     return np.concatenate(parts).reshape(w_shape)
+
+
+def _depthwise_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
+                      stride: tuple[int, int], padding: tuple[int, int],
+                      dilation: tuple[int, int], by_image: int) -> np.ndarray:
+    """backward_weight's groups of one channel, all channels' products at once: each is
+    the sgemm of a single output channel, gemv_t's dot products of the kernel taps'
+    columns with the channel's gradient."""
+    n, c = x.shape[:2]
+    taps = w_shape[2] * w_shape[3]
+    total = None
+    for images in balance211(n, by_image):
+        acc = np.zeros(c * taps, np.float32)
+        for i in images:
+            cols = columns(x[i], w_shape[2:], stride, padding, dilation)
+            onednn_sgemm.dot_rows(cols, np.repeat(g[i].reshape(c, -1), taps, axis=0), acc)
+        total = acc if total is None else total + acc
+    return total.reshape(w_shape)
 
 
 def backward_bias(g: np.ndarray) -> np.ndarray:

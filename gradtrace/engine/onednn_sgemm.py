@@ -94,23 +94,30 @@ def _lanes_sum(v: np.ndarray) -> np.ndarray:
 
 
 def _gemv_t(a: np.ndarray, bt: np.ndarray, y: np.ndarray) -> None:
-    """y (N,) += bt (N, K) · a (K,), a row times a matrix (jit_avx_gemv_t_f32_kern): per output,
-    8 lanes fused-multiply-add 16 elements a step (two vectors), their sum added into y, then
-    what is left in pieces of 8, 4, 2 and 1, each summed and added on its own."""
-    n, k = bt.shape
+    """y (N,) += bt (N, K) · a (K,), a row times a matrix (jit_avx_gemv_t_f32_kern)."""
+    dot_rows(bt, a[None], y)
+
+
+def dot_rows(rows: np.ndarray, vectors: np.ndarray, y: np.ndarray) -> None:
+    """y (N,) += each row of `rows` (N, K) dotted with its vector (`vectors`, (N, K) or
+    (1, K) for one shared by all), in jit_avx_gemv_t_f32_kern's order: per output, 8 lanes
+    fused-multiply-add 16 elements a step (two vectors), their sum added into y, then what
+    is left in pieces of 8, 4, 2 and 1, each summed and added on its own. (Many vectors at
+    once: a depthwise convolution's weight gradient is one such product per channel.)"""
+    n, k = rows.shape
     full = k - k % 16
     if full:
         lanes = np.zeros((n, 8), _F32)
         chain = FmaChain()
-        a64, bt64 = a.astype(np.float64), bt.astype(np.float64)
+        rows64, vec64 = rows.astype(np.float64), vectors.astype(np.float64)
         for start in range(0, full, 8):
-            chain.step(bt64[:, start:start + 8], a64[None, start:start + 8], lanes)
+            chain.step(rows64[:, start:start + 8], vec64[:, start:start + 8], lanes)
         y += _lanes_sum(lanes)
     start = full
     for piece in (8, 4, 2, 1):
         if (k - full) & piece:
             lanes = np.zeros((n, 8), _F32)
-            lanes[:, :piece] = bt[:, start:start + piece] * a[None, start:start + piece]
+            lanes[:, :piece] = rows[:, start:start + piece] * vectors[:, start:start + piece]
             y += _lanes_sum(lanes)
             start += piece
 

@@ -2,8 +2,8 @@
 order of the oneDNN kernels torch runs for them on AVX2 -- jit_dw's weight and bias
 gradients (MobileNet's 3x3 depthwise), gemm:jit's per-group sgemm where jit_dw and the
 direct kernels decline (Mamba's causal depthwise Conv1d, ConvNeXt's 7x7, ResNeXt-style
-groups of 4 channels), and gemm:jit's bias gradient over long output rows. Skipped unless
-torch is importable.
+groups of 4 channels), jit:avx2's direct kernel per group of whole channel blocks, and
+gemm:jit's bias gradient over long output rows. Skipped unless torch is importable.
 """
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ CASES = [
     (2, 16, 600, 3, 2, 1, 16, 1),        # 600 positions: one thread runs every sgemm
     (2, 16, (8, 8), 3, 1, 1, 4, 1),      # ResNeXt-style groups of 4 channels
     (2, 12, (6, 6), 3, 1, 1, 6, 2),      # two output channels per group
+    (2, 16, (7, 7), 3, 1, 1, 2, 1),      # groups of whole blocks of 8: jit:avx2 per group
+    (2, 16, 30, 5, 2, 2, 2, 1),          # ... strided, 1-D
 ]
 
 

@@ -81,12 +81,16 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     past 3, kernels 14 wide (input and AVX2 weight gradients), a dilated AVX2 weight
     gradient or an AVX2 weight gradient of an input lower than the kernel get, not
     AVX-512's 1x1 kernels or its inner-product kernels for a kernel as large as the
-    unpadded input (all measured with ONEDNN_VERBOSE) --, no groups, and a chain short
-    enough to emulate."""
+    unpadded input (all measured with ONEDNN_VERBOSE) --, groups only of whole channel
+    blocks, and a chain short enough to emulate."""
     from . import onednn
 
     strided = any(st != 1 for st in stride)
-    if groups != 1:
+    if groups != 1 and (x_shape[1] // groups % BLOCK or w_shape[0] // groups % BLOCK
+                        or onednn.AVX512_CORE or (direction == "weight"
+                                                  and tuple(w_shape[2:]) == (1, 1))):
+        # jit:avx2 runs groups of whole channel blocks each as its own convolution, their
+        # weight blocks sharing the reducer's threads (measured; not its 1x1 kernel's)
         return False
     if tuple(w_shape[2:]) == (1, 1) and (onednn.AVX512_CORE or (
             direction == "forward"
@@ -374,18 +378,18 @@ def balance211(n: int, team: int) -> list[range]:
 
 def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
                     stride: tuple[int, int], padding: tuple[int, int],
-                    dilation: tuple[int, int]) -> np.ndarray:
-    """d(weight): chains over images, output rows and columns, the images split between
-    threads as oneDNN's reducer balances the weight blocks (jit_1x1's calls where it
-    runs)."""
+                    dilation: tuple[int, int], groups: int = 1) -> np.ndarray:
+    """d(weight) of one group (of `groups`): chains over images, output rows and columns,
+    the images split between threads as oneDNN's reducer balances the weight blocks of
+    every group (jit_1x1's calls where it runs)."""
     if runs_1x1(x.shape, w_shape, stride, padding, dilation):
-        return _backward_weight_1x1(g, x[:, :, ::stride[0], ::stride[1]], w_shape)
+        return _backward_weight_1x1(g, x[:, :, ::stride[0], ::stride[1]], w_shape, groups)
     o, c, kh_n, kw_n = w_shape
     n = x.shape[0]
     out = g.shape[2:]
     xp = _padded(x, padding)
     ic_block = c if c < BLOCK else BLOCK
-    jobs = -(-o // BLOCK) * -(-c // ic_block)
+    jobs = groups * -(-o // BLOCK) * -(-c // ic_block)
     parts = balance211(n, _reduction_split(BLOCK * ic_block * kh_n * kw_n, jobs, n))
     # every weight's input values at output position (oh, ow): (N, C, KH, KW, OH, OW)
     taps = np.empty((n, c, kh_n, kw_n) + out, np.float32)
@@ -431,8 +435,8 @@ def _calls_1x1(positions: range, per_image: int) -> list[tuple[int, int, int]]:
     return calls
 
 
-def _backward_weight_1x1(g: np.ndarray, x: np.ndarray,
-                         w_shape: tuple[int, ...]) -> np.ndarray:
+def _backward_weight_1x1(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
+                         groups: int = 1) -> np.ndarray:
     """jit_1x1's d(weight) (module docstring): every call's chain is computed at once, the
     calls side by side (a shorter call padded with zeros, which leave a chain unchanged),
     then added as the threads do."""
@@ -443,7 +447,7 @@ def _backward_weight_1x1(g: np.ndarray, x: np.ndarray,
     nb_oc, nb_ic = -(-o // BLOCK), -(-c // BLOCK)
     oc_blocking, ic_blocking = _blocking(nb_oc, 32), _blocking(nb_ic, 9)
     job = oc_blocking * ic_blocking * BLOCK * BLOCK
-    jobs = -(-nb_oc // oc_blocking) * -(-nb_ic // ic_blocking)
+    jobs = groups * -(-nb_oc // oc_blocking) * -(-nb_ic // ic_blocking)
     team = _reduction_split(job, jobs, n * per_image, capability.num_threads() * job * 8)
     threads = [_calls_1x1(part, per_image) for part in balance211(n * per_image, team)]
     calls = [call for thread in threads for call in thread]

@@ -405,7 +405,10 @@ def forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
         if plan is not None:
             xs, ws, st, pad, dil = plan
             kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
-            out = kernels.forward(x.reshape(xs), w.reshape(ws), b, st, pad, dil)
+            bs = [None] * groups if b is None else _group_slices(b, groups, 0)
+            out = np.concatenate([kernels.forward(xg, wg, bg, st, pad, dil) for xg, wg, bg in zip(
+                _group_slices(x.reshape(xs), groups, 1), _group_slices(w.reshape(ws), groups, 0),
+                bs, strict=True)], 1)
             return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
     out = conv_forward(x, w, stride, padding, dilation, groups)
     if b is not None:
@@ -479,9 +482,16 @@ def backward_values(g: np.ndarray, xa: np.ndarray, wa: np.ndarray,
                                "reproduced: accumulated in float64")
                 gw = conv_weight_grad(g, xa, wa.shape, stride, padding, dilation, groups)
             elif mask[1]:
-                gw = (conv_avx512 if avx512 else conv_kernels).backward_weight(
-                    g4, np.ascontiguousarray(xa).reshape(xs), ws, st, pad,
-                    dil).reshape(wa.shape)
+                if avx512:
+                    gw = conv_avx512.backward_weight(g4, np.ascontiguousarray(xa).reshape(xs),
+                                                     ws, st, pad, dil).reshape(wa.shape)
+                else:
+                    wsg = (ws[0] // groups,) + tuple(ws[1:])
+                    gw = np.concatenate([conv_kernels.backward_weight(
+                        gg, xg, wsg, st, pad, dil, groups) for gg, xg in zip(
+                            _group_slices(g4, groups, 1),
+                            _group_slices(np.ascontiguousarray(xa).reshape(xs), groups, 1),
+                            strict=True)]).reshape(wa.shape)
             if mask[2]:
                 gb = (conv_avx512.backward_bias(g4, xs, ws, st, dil) if avx512
                       else conv_kernels.backward_bias(g4))
@@ -521,11 +531,12 @@ def _input_grad(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, stride: tuple[int
         if plan is not None:
             xs, ws, st, pad, dil = plan
             g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
-            if any(s != 1 for s in st):
-                gi = conv_brgemm.strided_backward_input(g4, wa.reshape(ws), xs, st, pad, dil)
-            else:
-                kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
-                gi = kernels.backward_input(g4, wa.reshape(ws), xs, st, pad, dil)
+            kern = conv_brgemm.strided_backward_input if any(s != 1 for s in st) else (
+                conv_avx512 if onednn.AVX512_CORE else conv_kernels).backward_input
+            xsg = (xs[0], xs[1] // groups) + tuple(xs[2:])
+            gi = np.concatenate([kern(gg, wg, xsg, st, pad, dil) for gg, wg in zip(
+                _group_slices(g4, groups, 1), _group_slices(wa.reshape(ws), groups, 0),
+                strict=True)], 1)
             return gi.reshape(xa.shape)
     return conv_input_grad(g, wa, xa.shape, stride, padding, dilation, groups)
 

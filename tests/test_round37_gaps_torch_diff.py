@@ -1,5 +1,7 @@
 """Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 37
-(autograd as a tool: saliency, integrated gradients, per-example gradients) found:
+(autograd as a tool: saliency, integrated gradients, per-example gradients) found: a
+module's `__dict__` was refused (cybertronai's autograd-hacks keeps its hook handles by
+`model.__dict__.setdefault(...)`), though the bundled Module keeps torch's attributes; and
 torch.tensor(ndarray) keeps a dense array's own strides, a size-1 dimension's included
 (TianhongDai's integrated gradients transpose an HWC image to CHW in numpy and expand it to
 a batch of one, whose N stride then says the tensor is not channels-last, so torch's
@@ -54,3 +56,27 @@ def test_batch_of_one_from_a_transposed_image_is_not_channels_last_as_torch() ->
     N stride numpy gave it (a row's), so the tensor is neither contiguous nor channels-last
     and a convolution's output is row-major."""
     assert gradtrace_output(HWC_BATCH) == torch_output(HWC_BATCH)
+
+
+MODULE_DICT = """import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Linear(4, 2))
+handles = [layer.register_forward_hook(lambda *a: None) for layer in model.modules()
+           if layer.__class__.__name__ in ('Linear', 'Conv2d')]
+model.__dict__.setdefault('autograd_hacks_hooks', []).extend(handles)
+print(len(model.autograd_hacks_hooks), model.__dict__ is vars(model))
+print(list(model.__dict__)[-3:], list(model[2].__dict__))
+model[2].__dict__['note'] = 'set through the dict'
+print(model[2].note, hasattr(model[2], 'note'), 'weight' in model[2].__dict__)
+del model.__dict__['autograd_hacks_hooks']
+print(hasattr(model, 'autograd_hacks_hooks'), model[0].__dict__['training'])
+model.eval()
+print(model[0].__dict__['training'], model.__dict__['_modules'].keys())
+"""
+
+
+def test_a_modules_dict_is_its_live_attributes_as_torch() -> None:
+    """`module.__dict__` (and vars(module)) is the live dict of the module's own
+    attributes, Module.__init__'s tables first: autograd-hacks keeps its hook handles by
+    `model.__dict__.setdefault(...)`; parameters stay in `_parameters`, not in it."""
+    assert gradtrace_output(MODULE_DICT) == torch_output(MODULE_DICT)

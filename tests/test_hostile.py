@@ -285,6 +285,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("tensor_dict_poison.gt", "NotSupportedError"),
     ("sparse_huge_dense.gt", "LimitError"), ("sparse_internals.gt", "NotSupportedError"),
     ("sparse_duplicates_flood.gt", "LimitError"),
+    ("module_dict_poison.gt", "AttributeError"),
+    ("module_dict_internals.gt", "NotSupportedError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

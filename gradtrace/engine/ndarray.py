@@ -375,13 +375,17 @@ def torch_dtype(dtype: np.dtype) -> Any:
 
 
 def tensor_copy(value: ndarray, dtype: Any = None) -> Tensor:
-    """torch.tensor(array): a copy in the array's dtype (float64 stays float64)."""
+    """torch.tensor(array): a copy in the array's dtype (float64 stays float64), made as
+    torch makes it (from_numpy, then `.to` with preserve_format): a dense array's own
+    strides, a size-1 dimension's included, which decide the layout kernels see."""
+    from .ops.clones import copy_preserving_layout
+
     array = value.a
     _check_strides(array)
     own = torch_dtype(array.dtype)
     target = dtype or own
     limits.reserve(array.shape, 8)
-    return Tensor(np.array(array, dtype=target.np, copy=True))
+    return Tensor(copy_preserving_layout(array, target.np))
 
 
 def as_tensor(value: ndarray, dtype: Any = None) -> Tensor:

@@ -282,7 +282,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
 
     def script_vars(*args: Any) -> dict[str, Any]:
         """vars(obj) of an instance: its `__dict__`, live as Python's where a script may
-        read that (classes.dict_readable), else a copy of its attributes in the order they
+        read that (classes.dict_live), else a copy of its attributes in the order they
         were set (a library object's, whose attributes are not torch's own)."""
         if len(args) != 1:
             if not args:
@@ -293,7 +293,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         if type(obj) is Instance:
             if obj.cls.builtin is dict and obj.attrs is obj.value:
                 return obj  # `self.__dict__ = self`: the dict is the instance itself
-            if not self.dict_readable(obj.cls):
+            if not self.dict_live(obj.cls):
                 return dict(obj.attrs)
             if slot_names(self, obj.cls) is not None:
                 raise TorchTypeError("vars() argument must have __dict__ attribute")

@@ -206,7 +206,7 @@ class ClassRuntime:
                 return cls
             if name == "__dict__" and cls.builtin is dict and obj.attrs is obj.value:
                 return obj  # `self.__dict__ = self` (then `self.__dict__.update(kw)`)
-            if name == "__dict__" and self.dict_readable(cls):
+            if name == "__dict__" and self.dict_live(cls):
                 if slot_names(self, cls) is None:  # (else it has none: AttributeError)
                     return obj.attrs  # live, as Python's: `fmt.format(**self.__dict__)`
             elif name in REFUSED_DUNDERS:
@@ -243,6 +243,18 @@ class ClassRuntime:
         modules = self.library.modules
         return (cls.exception_kind is None and cls.enum is None
                 and not any(klass.module in modules for klass in cls.mro))
+
+    def dict_live(self, cls: ScriptClass) -> bool:
+        """Whether `__dict__` (and vars()) of a `cls` instance is its live attribute dict:
+        where dict_readable says so, and for an nn.Module, whose attributes the bundled
+        Module keeps as torch's own (Module.__init__'s tables, in its order, then what
+        the module sets): autograd-hacks keeps its hook handles by
+        `model.__dict__.setdefault(...)`."""
+        if self.dict_readable(cls):
+            return True
+        return cls.exception_kind is None and any(
+            klass.module == "torch.nn.modules.module" and klass.qualname == "Module"
+            and klass.module in self.library.modules for klass in cls.mro)
 
     def instance_setattr(self, obj: Instance, name: str, value: Any) -> None:
         hook = obj.cls.lookup("__setattr__")

@@ -65,3 +65,27 @@ def test_numpy_long_names_int64_as_numpy_2_does() -> None:
     """numpy 2 brought back np.long (C's long: int64 on Linux) and np.ulong; pytorch-fm's
     FeaturesEmbedding builds its field offsets with dtype=np.long."""
     assert gradtrace_output(NUMPY_LONG) == torch_output(NUMPY_LONG)
+
+
+MSE_PERMUTED = """import torch
+torch.manual_seed(0)
+series = torch.randn(200, 3)
+windows = series.unfold(0, 48, 8).permute(0, 2, 1)
+target = windows[:, 36:]
+out = (torch.randn(20, 3, 12) * 0.3).permute(0, 2, 1).requires_grad_()
+loss = torch.nn.functional.mse_loss(out, target)
+print(loss.item())
+print(torch.nn.functional.mse_loss(target, out, reduction='sum').item())
+none = torch.nn.functional.mse_loss(out, target, reduction='none')
+print(none.stride(), none.sum().item())
+loss.backward()
+print(out.grad.stride(), out.grad.sum().item())
+"""
+
+
+def test_mse_loss_reduces_in_the_layout_tensoriterator_gives_the_loss() -> None:
+    """mse_loss's kernel writes the squared differences through a TensorIterator over
+    (input, target), laid out by their strides (a permuted prediction against a window
+    view: DLinear's loss), and mean/sum walk that memory: the float32 sum's order, so its
+    last bits, follow the layout, not the logical order."""
+    assert gradtrace_output(MSE_PERMUTED) == torch_output(MSE_PERMUTED)

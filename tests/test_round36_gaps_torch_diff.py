@@ -89,3 +89,32 @@ def test_mse_loss_reduces_in_the_layout_tensoriterator_gives_the_loss() -> None:
     view: DLinear's loss), and mean/sum walk that memory: the float32 sum's order, so its
     last bits, follow the layout, not the logical order."""
     assert gradtrace_output(MSE_PERMUTED) == torch_output(MSE_PERMUTED)
+
+
+SPARSE_SUM = """import torch
+torch.manual_seed(0)
+i = torch.tensor([[0, 1, 1, 2, 1], [2, 0, 2, 1, 0]])
+s = torch.sparse_coo_tensor(i, torch.randn(5), (3, 3))
+print(torch.sparse.sum(s).item(), torch.sparse.sum(s, dtype=torch.float64))
+deg = torch.sparse.sum(s, dim=1)
+print(deg, deg.is_coalesced(), deg.to_dense().clamp(min=1.0))
+print(torch.sparse.sum(s, dim=0), torch.sparse.sum(s, dim=(0, 1)), torch.sparse.sum(s, dim=-1))
+s2 = torch.sparse_coo_tensor(i, torch.randn(5, 2), (3, 3, 2))
+print(torch.sparse.sum(s2), torch.sparse.sum(s2, dim=2), torch.sparse.sum(s2, dim=(0, 1)))
+counts = torch.sparse_coo_tensor(i, torch.arange(5), (3, 3))
+print(torch.sparse.sum(s2, dim=(1, 2)), torch.sparse.sum(counts, dim=0))
+for bad in [lambda: torch.sparse.sum(torch.ones(2, 2)), lambda: torch.sparse.sum(s, dim=2),
+            lambda: torch.sparse.sum(s, dim=(1, 1))]:
+    try:
+        bad()
+    except Exception as err:
+        print(type(err).__name__, err)
+"""
+
+
+def test_sparse_sum_reduces_a_sparse_tensor_as_torch() -> None:
+    """torch.sparse.sum (GCN code's `torch.sparse.sum(adj, dim=1).to_dense()` degrees): over
+    every dim the coalesced values' sum, over some the values summed over the dense dims,
+    then a dense result when every sparse dim goes, else the kept indices coalesced; the
+    dim errors and a dense input's coalesce error as torch words them."""
+    assert gradtrace_output(SPARSE_SUM) == torch_output(SPARSE_SUM)

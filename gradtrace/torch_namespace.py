@@ -10,6 +10,7 @@ from .engine import api, dtypes, layouts, ndarray, sparse
 from .engine import device as _device
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from .engine.sparse_sum import sparse_sum
 from .errors import ScriptError
 from .stdlib import ExceptionType, LibraryName, Namespace, TorchExceptionType
 
@@ -507,10 +508,10 @@ def _build_torch() -> dict[str, Namespace]:
             **api.LINALG_FUNCTIONS, "LinAlgError": TorchExceptionType("_LinAlgError", "torch._C")}),
         "torch.special": Namespace("torch.special", dict(api.SPECIAL_FUNCTIONS)),
         "torch.sparse": Namespace("torch.sparse", {
-            "mm": sparse.sparse_mm, **{f"{name}Tensor": sparse.legacy_constructor(dtype)
-                                       for name, dtype in (("Float", dtypes.float32),
-                                                           ("Double", dtypes.float64),
-                                                           ("Long", dtypes.int64))}}),
+            "mm": sparse.sparse_mm, "sum": sparse_sum,
+            **{f"{name}Tensor": sparse.legacy_constructor(dtype)
+               for name, dtype in (("Float", dtypes.float32), ("Double", dtypes.float64),
+                                   ("Long", dtypes.int64))}}),
         # torch/functional.py: the torch functions written in Python (torch.functional.__all__)
         "torch.functional": Namespace("torch.functional", {
             name: api.TORCH_FUNCTIONS[name] for name in _TORCH_FUNCTIONAL

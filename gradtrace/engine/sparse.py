@@ -314,7 +314,7 @@ def sparse_coo_tensor(indices: Any, values: Any, size: Any = None, *, dtype: Any
         WARNINGS.append(OnceWarning(f"UserWarning: {INVARIANTS_WARNING}", "sparse_coo_tensor"))
     idx = _as_tensor(indices)
     vals = _as_tensor(values, dtype)
-    if vals.requires_grad or requires_grad:
+    if (vals.requires_grad and GRAD_MODE.enabled) or requires_grad:
         refuse_autograd("a sparse tensor")
     if idx.dtype is not dtypes.int64:
         idx = idx.to(dtypes.int64)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import stdlib
-from ..engine import bfloat16, dtypes, sparse, unsigned
+from ..engine import bfloat16, dtypes, sparse, sparse_sum, unsigned
 from ..engine import complex as complex_dtypes
 from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
@@ -133,7 +133,7 @@ def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> tuple[Any] 
     operands = (fn.obj, *args) if method else args
     if dtype is SPARSE:
         if method and name in sparse.METADATA or getattr(
-                fn, "__module__", None) == sparse.__name__:
+                fn, "__module__", None) in _SPARSE_AWARE:
             return None  # (sparse-aware already)
         return (sparse.call(name, operands, kwargs),)
     if dtype is dtypes.bfloat16:
@@ -147,6 +147,8 @@ def _check_restricted(fn: Any, args: Any, kwargs: dict[str, Any]) -> tuple[Any] 
 
 SPARSE = object()
 """What `_restricted_dtype` answers for a sparse operand: the op runs sparse.call."""
+_SPARSE_AWARE = frozenset({sparse.__name__, sparse_sum.__name__})
+"""The engine modules whose functions take sparse tensors themselves (torch.sparse.*)."""
 
 
 def _restricted_dtype(values: Any) -> Any:

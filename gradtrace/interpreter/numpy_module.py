@@ -48,6 +48,8 @@ SCALAR_TYPES: dict[str, type] = {
     "bool_": np.bool_, "complex128": np.complex128, "complex64": np.complex64,
     "double": np.float64, "single": np.float32, "half": np.float16, "intc": np.intc,
     "int_": np.int_, "longlong": np.longlong, "bool": np.bool_,
+    # numpy 2 names C's long again (int64 here); pytorch-fm's offsets use dtype=np.long
+    "long": np.long, "ulong": np.ulong,
 }
 DTYPE_CLASSES = frozenset({*SCALAR_TYPES.values(), float, int, bool, complex})
 _CLASS_NAMES = {np.float64: "float64", np.float32: "float32", np.float16: "float16",

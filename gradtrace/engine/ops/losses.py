@@ -118,7 +118,9 @@ class MseLossBackward0(Function):
         self.save("target", target)
         self.save_attr(reduction=reduction)
         diff = cast(a.array, dtype) - cast(target.array, dtype)
-        return _reduce(diff * diff, reduction)
+        # mse_stub's TensorIterator lays the loss out by its operands, and mean walks it so
+        return _reduce(pointwise.iterator_layout(diff * diff, a.array, target.array),
+                       reduction)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, target = self.unpack("self"), self.unpack("target")

@@ -5,7 +5,10 @@ grad_fn, a str, a numpy array) was refused as a dunder, where it is `type(obj)`;
 argument parser took a lone int for an unsized int list (`torch.randint(0, 5)`,
 `torch.flip(x, 0)`, `torch.full(3, 1.)`), which torch refuses with its message (an int is
 taken only for a sized list, `kernel_size=3`, or as the first of a varargs list,
-`torch.zeros(3)`).
+`torch.zeros(3)`); and the legacy classes torch.ByteTensor, CharTensor, ShortTensor and
+HalfTensor (Chinese tutorials list every typed tensor class) were refused, and the
+TensorOptions of a legacy class's dtype mismatch printed "long", "short" and "half" where
+torch prints C++'s type names ("long int", "short int", "c10::Half").
 
 Skipped unless torch is importable.
 """
@@ -73,3 +76,35 @@ def test_an_unsized_int_list_refuses_a_lone_int_as_torch() -> None:
     """torch's parser takes an int for an int list only where the list has a size or is
     a lone positional list given as varargs; elsewhere its message names the argument."""
     assert gradtrace_output(LONE_INT_FOR_INT_LIST) == torch_output(LONE_INT_FOR_INT_LIST)
+
+
+LEGACY_CLASSES = """import torch
+classes = [torch.FloatTensor, torch.DoubleTensor, torch.LongTensor, torch.IntTensor,
+           torch.BoolTensor, torch.ByteTensor, torch.CharTensor, torch.ShortTensor,
+           torch.HalfTensor]
+for cls in classes:
+    print(cls, type(cls), cls([1, 0, 2]), cls([[1.7, -2.2]]), cls().shape, cls(2, 3).shape,
+          isinstance(cls([1]), cls), isinstance(torch.tensor([1.]), cls),
+          torch.tensor([1.5, 2.7]).type(cls), cls([1, 2]).type())
+    for dt in [torch.float32, torch.float64, torch.int64, torch.int32, torch.int16,
+               torch.int8, torch.uint8, torch.bool, torch.float16]:
+        try:
+            print(cls(torch.zeros(2, dtype=dt)))
+        except TypeError as err:
+            print(err)
+mask = torch.ByteTensor([1, 0, 1])
+print(torch.arange(3.)[mask.bool()], torch.tensor([1.5]).type('torch.ByteTensor'),
+      torch.tensor([1.5]).type('torch.HalfTensor'), torch.get_rng_state().type(),
+      isinstance(torch.get_rng_state(), torch.ByteTensor))
+try:
+    torch.set_default_tensor_type('torch.ByteTensor')
+except TypeError as err:
+    print(err)
+"""
+
+
+def test_every_legacy_tensor_class_builds_and_checks_its_dtype_as_torch() -> None:
+    """torch.ByteTensor/CharTensor/ShortTensor/HalfTensor make tensors of their dtype as the
+    other legacy classes do; a tensor of another dtype gets torch's TensorOptions message,
+    with the C++ type names torch prints."""
+    assert gradtrace_output(LEGACY_CLASSES) == torch_output(LEGACY_CLASSES)

@@ -7,8 +7,9 @@ Measured against torch 2.13 (CPU):
   `torch.Tensor(2, 3)` / `torch.Tensor(torch.Size(...))` / `size=` is uninitialised memory
   in torch, zeros here (as `torch.empty`);
 - `torch.FloatTensor`/`DoubleTensor`/`LongTensor`/`IntTensor`/`BoolTensor`/`ByteTensor`/
-  `CharTensor`/`ShortTensor`/`HalfTensor` do the same in their dtype (a tensor of another dtype is a TypeError); `isinstance(t, torch.FloatTensor)`
-  holds for float32 tensors; `type(t)` is `torch.Tensor` for every tensor;
+  `CharTensor`/`ShortTensor`/`HalfTensor` do the same in their dtype (a tensor of another
+  dtype is a TypeError); `isinstance(t, torch.FloatTensor)` holds for float32 tensors;
+  `type(t)` is `torch.Tensor` for every tensor;
 - `Variable(t, requires_grad=False)` is `t.detach()` with requires_grad set (the same
   storage and version counter); `Variable(non_tensor)` is a TypeError.
 """

@@ -6,9 +6,10 @@ Measured against torch 2.13 (CPU):
   (AliasBackward0, the same storage and version counter), whatever its dtype;
   `torch.Tensor(2, 3)` / `torch.Tensor(torch.Size(...))` / `size=` is uninitialised memory
   in torch, zeros here (as `torch.empty`);
-- `torch.FloatTensor`/`DoubleTensor`/`LongTensor`/`IntTensor`/`BoolTensor` do the same in
-  their dtype (a tensor of another dtype is a TypeError); `isinstance(t, torch.FloatTensor)`
-  holds for float32 tensors; `type(t)` is `torch.Tensor` for every tensor;
+- `torch.FloatTensor`/`DoubleTensor`/`LongTensor`/`IntTensor`/`BoolTensor`/`ByteTensor`/
+  `CharTensor`/`ShortTensor`/`HalfTensor` do the same in their dtype (a tensor of another
+  dtype is a TypeError); `isinstance(t, torch.FloatTensor)` holds for float32 tensors;
+  `type(t)` is `torch.Tensor` for every tensor;
 - `Variable(t, requires_grad=False)` is `t.detach()` with requires_grad set (the same
   storage and version counter); `Variable(non_tensor)` is a TypeError.
 """
@@ -153,9 +154,11 @@ def _describe(value: Any) -> str:
     return _type_word(value)
 
 
-_OPTION_NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int",
-                 "bool": "bool", "float16": "half", "int16": "short", "int8": "signed char",
-                 "uint8": "unsigned char"}
+# the C++ type names (typeid, demangled) torch's TensorOptions print for each dtype
+_OPTION_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+                 "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                 "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def _options(dtype: DType) -> str:
@@ -281,7 +284,8 @@ def tensor_class_of(t: Tensor) -> TensorType:
 
 LEGACY = {name: TensorType(name, dtypes.ALIASES[dtype]) for name, dtype in (
     ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("LongTensor", "int64"),
-    ("IntTensor", "int32"), ("BoolTensor", "bool"))}
+    ("IntTensor", "int32"), ("BoolTensor", "bool"), ("ByteTensor", "uint8"),
+    ("CharTensor", "int8"), ("ShortTensor", "int16"), ("HalfTensor", "float16"))}
 
 
 _SET_DEFAULT_TENSOR_TYPE_WARNING = (

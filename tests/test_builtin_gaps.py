@@ -15,7 +15,7 @@ def test_format_fields_read_attributes_and_items_as_the_script_does():
 
 
 def test_a_format_field_cannot_reach_python_internals():
-    err = gt_error('"{0.__class__}".format(1)\n')
+    err = gt_error('"{0.__class__.__subclasses__}".format(1)\n')
     assert err.kind == "NotSupportedError"
 
 

@@ -262,7 +262,7 @@ def test_a_script_stores_anything_on_ctx_without_reaching_its_internals():
      "'FBackward' object has no attribute 'output_info'"),
     ("y.grad_fn.materialize_grads", "AttributeError",
      "attribute 'materialize_grads' of 'torch._C._FunctionBase' objects is not readable"),
-    ("y.grad_fn.__class__", "NotSupportedError", "__class__"),
+    ("y.grad_fn.__class__.__dict__", "NotSupportedError", "__dict__"),
     ("y.grad_fn.__dict__", "NotSupportedError", "__dict__"),
     ("y.grad_fn._forward_cls", "NotSupportedError", "_forward_cls"),
     ("y.grad_fn.apply.__self__", "NotSupportedError", "__self__"),

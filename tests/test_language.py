@@ -139,7 +139,7 @@ def test_starred_unpacking_reads_one_item_past_the_targets_only():
 
 
 @pytest.mark.parametrize("expression", [
-    "A.__dict__", "a.__dict__.__class__", "a.__mro__", "a.__bases__", "A.__subclasses__",
+    "A.__dict__", "a.__dict__.__class__.__dict__", "a.__mro__", "a.__bases__", "A.__subclasses__",
     "object.__subclasses__", "a.f.__func__.__globals__", "a.f.__func__.__code__",
     "type(a).__dict__", "super(A, a).__getattribute__", "len.__self__",
     "(lambda: 0).__closure__", "A.p.fget.__code__", "int.__subclasses__",

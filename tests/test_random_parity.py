@@ -145,7 +145,7 @@ def test_scripts_print_torchs_generator_and_its_methods():
     assert lines[2].startswith("<torch._C.Generator object at 0x")
 
 
-@pytest.mark.parametrize("expr", ["g._bits", "g.__class__", "g._seed", "g.__init__",
+@pytest.mark.parametrize("expr", ["g._bits", "g.__class__.__dict__", "g._seed", "g.__init__",
                                   "torch.default_generator._pending", "g.get_state.__self__",
                                   "torch.nn.init.__dict__"])
 def test_generators_and_init_expose_no_python_internals(expr):

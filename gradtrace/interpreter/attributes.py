@@ -189,6 +189,8 @@ class Attributes:
             if name in CHAIN_NAMES and obj.cls.exception_kind is not None:
                 return chain_attribute(obj, name)
             return self.instance_getattr(obj, name)
+        if name == "__class__":  # what `type(obj)` gives: `loss.grad_fn.__class__.__name__`
+            return self.type_of(obj)
         if isinstance(obj, Tensor):
             getter = stdlib.TENSOR_ATTRIBUTES.get(name)
             if getter is not None:

@@ -68,7 +68,8 @@ class _CheckedFormatter(string.Formatter):
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
         """`{0.x}`, `{a[0]}`: each attribute and item read as the script's own `.x` and
-        `[0]` are (never Python's getattr: a script's `{0.__class__}` is refused)."""
+        `[0]` are (never Python's getattr: a script's `{0.__class__.__subclasses__}` is
+        refused)."""
         first, rest = _string.formatter_field_name_split(field_name)
         obj = self.get_value(first, args, kwargs)
         for is_attribute, key in rest:

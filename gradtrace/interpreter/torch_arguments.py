@@ -136,7 +136,10 @@ class Parameter:
         if kind in _INT_LISTS:  # (a list's first item only, as torch's is_int_or_symint_list)
             if isinstance(value, (list, tuple)):  # (torch.Size too)
                 return not value or _is_int(value[0])
-            return t is int or isinstance(value, Tensor)
+            # a lone int only where the list has a size (IntArrayRef[2]: kernel_size=3); an
+            # unsized one refuses it (`torch.randint(0, 5)`, `torch.flip(x, 0)`) unless it is
+            # a varargs list's first item (`torch.zeros(3)`, `parse`'s own case)
+            return t is int and self.sized or isinstance(value, Tensor)
         if kind == "Generator":
             return t is Generator
         if kind in ("c10::string_view", "std::string_view"):

@@ -27,7 +27,7 @@ from .engine.ops import creation
 from .engine.ops.views import alias
 from .engine.shapes import Size
 from .engine.tensor import Parameter, Tensor
-from .errors import ScriptError, TorchRuntimeError, TorchTypeError
+from .errors import NotSupportedError, ScriptError, TorchRuntimeError, TorchTypeError
 
 
 class ScriptType:
@@ -44,6 +44,9 @@ class ScriptType:
         raise NotImplementedError
 
     def attribute(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):  # torch's class has it: a gap
+            raise NotSupportedError(f"attribute '{name}' of {self!r} is not available in "
+                                    "gradtrace scripts")
         raise ScriptError(f"type object '{self.name}' has no attribute '{name}'",
                           kind="AttributeError")
 

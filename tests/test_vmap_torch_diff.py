@@ -71,9 +71,6 @@ _LAYOUT = ("a batch dim inside the tensor: torch flattens the moved tensor as a 
 KNOWN = {
     ("a.reshape(-1)", (2, 1)): _LAYOUT, ("a.reshape(-1)", (-1, 0)): _LAYOUT,
     ("a.flatten()", (2, 1)): _LAYOUT, ("a.flatten()", (-1, 0)): _LAYOUT,
-    **{(f"F.mse_loss(a, b{r})", d): _LAYOUT for r in ("", ", reduction='sum'",
-                                                      ", reduction='none'")
-       for d in ((2, 1), (-1, 0))},
 }
 
 

@@ -52,9 +52,7 @@ def assert_matches_torch(case: Path, recorded: str = "",
     of another vendor than the recording's, whose MKL runs other kernels, a case that differs
     from its recording is compared with torch run here (record_conformance.torch_here)."""
     stdout, error = run_case(case)
-    # the recording read torch's stdout in text mode, whose universal newlines end a line
-    # at a carriage return too (a progress bar's `\r`): gradtrace's is read so here
-    stdout = stdout.replace("\r\n", "\n").replace("\r", "\n")
+    stdout = record_conformance.as_recorded(stdout)
     suffix = f".{recorded}" if recorded else ""
     expected = case.with_suffix(f"{suffix}.out").read_text()
     err_file = case.with_suffix(f"{suffix}.err")

@@ -36,6 +36,7 @@ from gradtrace.runner import load_source, run_source
 sys.path.insert(0, str(Path(__file__).parent))
 from record_conformance import (  # noqa: E402
     RECORDED_CPU_VENDOR,
+    as_recorded,
     other_mkl_kernels,
     torch_here,
 )
@@ -81,7 +82,7 @@ def run_case(case: Path, recorded: str, vendor: str) -> Outcome:
     os.environ["ONEDNN_MAX_CPU_ISA"] = "AVX2" if recorded == "avx2" else ""
     onednn.AVX512_CORE = onednn.uses_avx512_core()
     result = run_source(load_source(str(case)), limits=Limits(timeout=600))  # (parity, not speed)
-    stdout = ADDRESS.sub("0x?", result.stdout)
+    stdout = ADDRESS.sub("0x?", as_recorded(result.stdout))
     expected = case.with_suffix(".out").read_text()
     err_file = case.with_suffix(".err")
     expected_err = err_file.read_text().strip() if err_file.exists() else None

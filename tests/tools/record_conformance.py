@@ -136,6 +136,12 @@ def run(case: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[
 # differs from its recording is compared with torch 2.13 run on this machine (`torch_here`).
 # A real-world case's manifest entry names the vendor of the CPU it was recorded on
 # (`cpu_vendor`); the other corpora, and entries without one, were recorded on AMD CPUs.
+def as_recorded(stdout: str) -> str:
+    """gradtrace's stdout as the recording reads torch's: in text mode, whose universal
+    newlines end a line at a carriage return too (a progress bar's `\r`)."""
+    return stdout.replace("\r\n", "\n").replace("\r", "\n")
+
+
 RECORDED_CPU_VENDOR = "AuthenticAMD"
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import capability
-from .conv_kernels import _padded, _tap, balance211, image_chunks
+from .conv_kernels import _padded, _tap, balance211, end_padding, image_chunks
 from .fp32 import FmaChain
 
 
@@ -66,13 +66,10 @@ def _weight_kernel_fits(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     (kh, kw), (sh, sw), (ih, iw) = w_shape[2:], stride, x_shape[2:]
     if kw > 3 or sw > kw:
         return False
-    ends = []
     for size, k, s, p in ((ih, kh, sh, padding[0]), (iw, kw, sw, padding[1])):
-        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
-        if p > k // 2 or end > k // 2:
+        if p > k // 2 or end_padding(size, k, s, p) > k // 2:
             return False
-        ends.append(end)
-    top, bottom = padding[0], ends[0]
+    top, bottom = padding[0], end_padding(ih, kh, sh, padding[0])
     return (ih >= kh + (-top) % sh and not (top > 1 and top % sh)
             and not (bottom > 1 and bottom % sh))
 

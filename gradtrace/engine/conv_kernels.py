@@ -86,7 +86,7 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     from . import onednn
 
     strided = any(st != 1 for st in stride)
-    if groups != 1 and (x_shape[1] // groups % BLOCK or w_shape[0] // groups % BLOCK
+    if groups != 1 and (not whole_block_groups(x_shape, w_shape, groups)
                         or onednn.AVX512_CORE or (direction == "weight"
                                                   and tuple(w_shape[2:]) == (1, 1))):
         # jit:avx2 runs groups of whole channel blocks each as its own convolution, their
@@ -123,6 +123,19 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     return chain_steps(x_shape, w_shape) < MAX_STEPS
 
 
+def whole_block_groups(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                       groups: int) -> bool:
+    """Whether every group's input and output channels are whole blocks of 8 (jit:avx2's
+    direct kernels take such groups; other grouped convolutions run gemm:jit)."""
+    return x_shape[1] // groups % BLOCK == 0 and w_shape[0] // groups % BLOCK == 0
+
+
+def end_padding(size: int, kernel: int, stride: int, padding: int) -> int:
+    """oneDNN's calculate_end_padding, clipped at 0: the padding the last output position
+    reads past the end of a dim of `size` (kernel already dilated)."""
+    return max(0, ((size + 2 * padding - kernel) // stride) * stride + kernel - size - padding)
+
+
 def padded_past_kernel(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                        stride: tuple[int, ...], padding: tuple[int, ...],
                        dilation: tuple[int, ...]) -> bool:
@@ -130,8 +143,7 @@ def padded_past_kernel(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     dilated kernel (oneDNN's direct kernels then decline)."""
     ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
     for size, k, p, s in zip(x_shape[2:], ext, padding, stride, strict=True):
-        end = max(0, ((size + 2 * p - k) // s) * s + k - size - p)
-        if p >= k or end >= k:
+        if p >= k or end_padding(size, k, s, p) >= k:
             return True
     return False
 

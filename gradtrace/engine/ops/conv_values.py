@@ -323,14 +323,16 @@ def _gemm_plan(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
     xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
     if len(ws) != 4:
         return None
-    # (grouped: measured with ONEDNN_VERBOSE on groups of 1 to 8 channels)
-    whole_blocks = xs[1] // groups % conv_kernels.BLOCK == 0 == ws[0] // groups % conv_kernels.BLOCK
+    # (grouped: measured with ONEDNN_VERBOSE on groups of 1 to 8 channels; groups of whole
+    # channel blocks go to jit:avx2's direct kernel as ungrouped ones do, the rest gemm:jit)
+    direct_runs_gemm = {"forward": conv_kernels.forward_runs_gemm,
+                        "input": conv_kernels.input_runs_gemm,
+                        "weight": conv_kernels.weight_runs_gemm}[direction]
     if groups != 1 and conv_depthwise.is_depthwise(xs, ws, groups):
         if conv_depthwise.runs(xs, ws, st, pad, dil, groups, direction):
             return None
-    elif (groups == 1 or whole_blocks) and not {  # else jit:avx2's direct kernel
-            "forward": conv_kernels.forward_runs_gemm, "input": conv_kernels.input_runs_gemm,
-            "weight": conv_kernels.weight_runs_gemm}[direction](xs, ws, st, pad, dil):
+    elif (groups == 1 or conv_kernels.whole_block_groups(xs, ws, groups)) and \
+            not direct_runs_gemm(xs, ws, st, pad, dil):
         return None
     if not exactness.afford(conv_kernels.chain_steps(xs, ws), f"convolution ({direction})"):
         return None

@@ -3,7 +3,7 @@ snippet, grouped by feature, and everything the corpus calls.
 
 Run with the worktree on the path (no torch needed):
 
-    PYTHONPATH=. python tests/tools/realworld_status.py [tests/conformance_realworld]
+    PYTHONPATH=. python tests/tools/realworld_status.py [--jobs N] [tests/conformance_realworld]
 
 Each case runs in-process through gradtrace.runner.run_source under the CPU capability
 MANIFEST.json records, exactly as tests/test_conformance_realworld.py runs it. A case passes
@@ -19,9 +19,11 @@ that no call list shows (print formats, iteration orders, generator use).
 """
 from __future__ import annotations
 
+import argparse
 import ast
 import builtins
 import json
+import multiprocessing
 import os
 import re
 import sys
@@ -323,20 +325,32 @@ def render(outcomes: list[Outcome], inv: Inventory, manifest: dict, commit: str)
     return "\n".join(out) + "\n"
 
 
+def _run_entry(job: tuple[Path, dict]) -> Outcome:
+    case, entry = job
+    return run_case(case, entry["capability"], entry.get("cpu_vendor", RECORDED_CPU_VENDOR))
+
+
 def main() -> None:
-    here = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/conformance_realworld")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", nargs="?", default="tests/conformance_realworld")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="cases run at once in forked processes (the corpus takes "
+                             "20-30 minutes on one core)")
+    args = parser.parse_args()
+    here = Path(args.corpus)
     manifest = {e["case"]: e for e in json.loads((here / "MANIFEST.json").read_text())}
     cases = sorted(here.glob("*.gt"))
-    outcomes = []
     inv = Inventory()
     for case in cases:
         inv.scan(case.stem, ast.parse(case.read_text()))
-        entry = manifest[case.stem]
-        outcome = run_case(case, entry["capability"],
-                           entry.get("cpu_vendor", RECORDED_CPU_VENDOR))
-        print(case.stem, "pass" if outcome.passed else f"{outcome.group}: {outcome.detail}"[:150],
-              flush=True)
-        outcomes.append(outcome)
+    jobs = [(case, manifest[case.stem]) for case in cases]
+    outcomes = []
+    with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=50) as pool:
+        for outcome in pool.imap(_run_entry, jobs):  # (in the cases' order)
+            print(outcome.case,
+                  "pass" if outcome.passed else f"{outcome.group}: {outcome.detail}"[:150],
+                  flush=True)
+            outcomes.append(outcome)
     commit = os.popen("git log -1 --format=%h -- gradtrace").read().strip() or "?"
     text = render(outcomes, inv, manifest, commit)
     notes = here / "behaviours.md"

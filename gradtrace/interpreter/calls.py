@@ -43,7 +43,7 @@ from .objects import (
     type_name,
 )
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
-from .torch_arguments import check_arguments
+from .torch_arguments import check_arguments, python_call_message
 from .torch_functions import TorchFunction
 from .traceback_module import record_frame
 from .typed_classes import NamedTupleNew
@@ -348,8 +348,10 @@ class Calls:
         except RecursionError:
             raise
         except PYTHON_ERRORS as err:
-            raise ScriptError(script_message(str(err), args), span,
-                              kind=type(err).__name__) from None
+            message = script_message(str(err), args)
+            if type(err) is TypeError:
+                message = python_call_message(fn, message)
+            raise ScriptError(message, span, kind=type(err).__name__) from None
 
     def call_function(self, fn: UserFunction, args: Any, kwargs: dict[str, Any]) -> Any:
         frame = Frame(fn.signature.bind(fn.qualname, fn.defaults, args, kwargs), fn.closure, fn)

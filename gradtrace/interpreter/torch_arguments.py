@@ -136,10 +136,11 @@ class Parameter:
         if kind in _INT_LISTS:  # (a list's first item only, as torch's is_int_or_symint_list)
             if isinstance(value, (list, tuple)):  # (torch.Size too)
                 return not value or _is_int(value[0])
-            # a lone int only where the list has a size (IntArrayRef[2]: kernel_size=3); an
-            # unsized one refuses it (`torch.randint(0, 5)`, `torch.flip(x, 0)`) unless it is
-            # a varargs list's first item (`torch.zeros(3)`, `parse`'s own case)
-            return t is int and self.sized or isinstance(value, Tensor)
+            # a lone int (or one-element integer tensor) only where the list has a size
+            # (IntArrayRef[2]: kernel_size=3); an unsized one refuses it (`torch.randint(0,
+            # 5)`, `torch.flip(x, 0)`, `F.pad(x, 1)`) unless it is a varargs list's first
+            # item (`torch.zeros(3)`, `x.view(torch.tensor([6]))`: `parse`'s own case)
+            return self.sized and _is_int(value)
         if kind == "Generator":
             return t is Generator
         if kind in ("c10::string_view", "std::string_view"):
@@ -272,7 +273,7 @@ class Signature:
             if thrown is not None:
                 raise _Thrown(thrown)
             if p.takes(value, numbers) or (self.varargs and position == 0 and not keyword
-                                           and type(value) is int):
+                                           and _is_int(value)):
                 continue
             printed = _PRINTED.get(p.type, p.type)
             if keyword:
@@ -540,15 +541,28 @@ class Parser:
         return text
 
 
-def _load() -> tuple[dict[str, Parser], frozenset[str], dict[str, Any]]:
+def _load() -> tuple[dict[str, Parser], frozenset[str], dict[str, Any], frozenset[str]]:
     recorded = json.loads(_TABLE.read_text())
     numbers = set(recorded["numbers_as_tensors"])
     return ({key: Parser(key.rpartition(".")[2], texts, key in numbers)
              for key, texts in recorded["signatures"].items()},
-            frozenset(recorded["same_in_torch"]), recorded["functional_checks"])
+            frozenset(recorded["same_in_torch"]), recorded["functional_checks"],
+            frozenset(recorded.get("python_methods", ())))  # (absent while recording)
 
 
-PARSERS, _SAME_IN_TORCH, _FUNCTIONAL_CHECKS = _load()
+PARSERS, _SAME_IN_TORCH, _FUNCTIONAL_CHECKS, _PYTHON_METHODS = _load()
+
+
+def python_call_message(fn: Any, message: str) -> str:
+    """Python's own TypeError for a call's arguments, as torch's words it: a Tensor method
+    torch writes in Python (torch/_tensor.py: unflatten, split, backward, ...) is named by
+    its qualified name there, `Tensor.unflatten() missing 1 required positional argument:
+    'sizes'`."""
+    if type(fn) is BoundMethod and fn.name in _PYTHON_METHODS and isinstance(fn.obj, Tensor):
+        called = getattr(fn.fn, "__qualname__", "")  # (the engine function's own name)
+        if message.startswith(f"{called}() "):
+            return f"Tensor.{fn.name}{message[len(called):]}"
+    return message
 # engine function -> its recorded checks ({"bools": {parameter: torch's message or None},
 # "input": [kind, message] for a non-Tensor input}), for torch.nn.functional's
 # Python-level functions (filled on first use)
@@ -657,8 +671,8 @@ def check_bool_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
     if not _FUNCTIONAL:
         from ..torch_namespace import MODULES
         for key, checks in _FUNCTIONAL_CHECKS.items():
-            module, _, name = key.rpartition(".")
-            value = MODULES[module].table[name]
+            module_name, _, function_name = key.rpartition(".")
+            value = MODULES[module_name].table[function_name]
             _FUNCTIONAL[getattr(value, "__func__", value)] = checks
     declared = _DECLARED.get(function)
     if declared is None:
@@ -668,6 +682,8 @@ def check_bool_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
     checks = _FUNCTIONAL.get(function)
     if checks is not None:
         _check_functional(checks, declared, args, kwargs, span)
+        if "forwarded" in checks:
+            _check_forwarded(function, name, checks["forwarded"], args, kwargs, span)
         return
     if not declared:
         return
@@ -688,6 +704,26 @@ def check_bool_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
             where = f" (position {index + 1})"
         raise ScriptError(f"{name}(): argument '{parameter}'{where} must be bool, not "
                           f"{type_name(value)}", span, kind="TypeError")
+
+
+def _check_forwarded(function: Any, name: str, signatures: list[str], args: Any,
+                     kwargs: dict[str, Any], span: Span | None) -> None:
+    """A torch.nn.functional Python-level function that hands its parameters, by position,
+    to torch._C._nn's builtin of its name (F.pad): Python binds the call first (its own
+    words for a missing or extra argument, raised by the call itself), then the builtin's
+    parser checks every parameter as the positional argument it is given as."""
+    try:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+    except TypeError:
+        return
+    bound.apply_defaults()
+    parser = _FORWARDED.get(name)
+    if parser is None:
+        parser = _FORWARDED[name] = Parser(name, signatures)
+    parser.check(list(bound.args), {}, span)
+
+
+_FORWARDED: dict[str, Parser] = {}  # name -> the parser of its torch._C._nn builtin
 
 
 def _check_functional(checks: dict[str, Any], declared: tuple[tuple[str, int], ...],

@@ -187,6 +187,23 @@ CALLS = [
     'torch.nn.functional.gelu(t, approximate=1)', 'torch.nn.functional.linear(t, 2)',
     'torch.nn.functional.softplus(t, "a")', 'torch.nn.functional.one_hot(2)',
     'torch.nn.functional.avg_pool2d(t.view(1, 1, 2, 2), 2, 2, 0, 1)',
+    # Python-level functions that hand their parameters on to torch._C._nn's builtin
+    'torch.nn.functional.pad(t, 1)', 'torch.nn.functional.pad(t, pad=1)',
+    'torch.nn.functional.pad(t, (1.5, 1))', 'torch.nn.functional.pad(t, [1, "a"])',
+    'torch.nn.functional.pad(t, (True, 1))', 'torch.nn.functional.pad(t, t)',
+    'torch.nn.functional.pad(t, (1, 1), 2)', 'torch.nn.functional.pad(t, (1, 1), "constant", "a")',
+    'torch.nn.functional.pad(t)', 'torch.nn.functional.pad(t, (1, 1), "constant", 0, 1)',
+    'torch.nn.functional.glu(t, "a")',
+    # a tensor for an int list: a one-element integer one where a single int is taken
+    'torch.flip(t, torch.tensor([0]))', 't.permute(torch.tensor([1, 0]))',
+    't.view(torch.tensor([4]))', 't.view(torch.tensor(4))', 'torch.zeros(torch.tensor([2, 3]))',
+    'torch.zeros(torch.tensor(2))', 't.reshape(torch.tensor([4, 1]))',
+    't.expand(torch.tensor([2, 2]))', 't.repeat(torch.tensor([2, 1]))',
+    'torch.nn.functional.avg_pool2d(t.view(1, 1, 2, 2), torch.tensor([2, 1]))',
+    # Tensor methods torch writes in Python: Python's own words, with the class's name
+    't.unflatten(1)', 't.unflatten()', 't.unflatten(1, (2, 1), 3)', 't.unique(foo=1)',
+    't.norm(2, 1, False, None, 3)',
+    't.register_hook()', 't.backward(None, None, False, None, 5)',
 ]
 # calls torch refuses with another kind than TypeError: ints past int64 where the parser
 # unpacks an int (ValueError); a non-Tensor input to torch.nn.functional's Python-level
@@ -266,10 +283,12 @@ FUNCTIONAL_CALLS = {
 }
 
 
-def _functional_checks() -> dict[str, dict]:
+def _functional_checks(candidates: dict[str, list[str]]) -> dict[str, dict]:
     """For each of FUNCTIONAL_CALLS: `bools`, each bool parameter gradtrace's function
     declares -> torch's message for a non-bool there (`{}` for its type's name) or None
-    (unchecked); `input`, [kind, message] for a non-Tensor input."""
+    (unchecked); `input`, [kind, message] for a non-Tensor input; `forwarded`, for a
+    function that hands its parameters on to torch._C._nn's builtin of its name (F.pad),
+    that builtin's signatures: its parser checks them, all given by position."""
     import warnings
 
     import torch.nn.functional as F  # noqa: N812
@@ -306,6 +325,10 @@ def _functional_checks() -> dict[str, dict]:
         rest = torch_arguments._split(arguments[1:-1])[1:]
         found[f"torch.nn.functional.{name}"] = {
             "bools": bools, "input": input_outcome(name, rest)}
+        if _forwards_to_builtin(name):
+            chosen = _choose(getattr(torch._C._nn, name), name, candidates[name], False)
+            if chosen is not None:
+                found[f"torch.nn.functional.{name}"]["forwarded"] = chosen
     return found
 
 
@@ -327,6 +350,18 @@ def _same_in_torch() -> list[str]:
                     getattr(python_module, name, None) is getattr(torch, name, None):
                 same.append(f"{module}.{name}")
     return sorted(same)
+
+
+def _forwards_to_builtin(name: str) -> bool:
+    """Whether torch.nn.functional.NAME is Python whose one torch call is
+    `torch._C._nn.NAME(...)` of its own parameters, in order (F.pad)."""
+    import inspect
+
+    fn = getattr(torch.nn.functional, name, None)
+    if type(fn).__name__ != "function" or not hasattr(torch._C._nn, name):
+        return False
+    parameters = list(inspect.signature(fn).parameters)
+    return f"return torch._C._nn.{name}({', '.join(parameters)})" in inspect.getsource(fn)
 
 
 def main() -> None:
@@ -359,7 +394,10 @@ def main() -> None:
                 numbers.append(key)
     payload = {"torch": torch.__version__, "signatures": dict(sorted(table.items())),
                "numbers_as_tensors": sorted(numbers), "same_in_torch": _same_in_torch(),
-               "functional_checks": _functional_checks()}
+               "functional_checks": _functional_checks(candidates),
+               "python_methods": sorted(n for n in stdlib.TENSOR_METHODS
+                                        if type(getattr(torch.Tensor, n, None)).__name__
+                                        == "function")}
     OUT.write_text(json.dumps(payload, indent=0) + "\n")
     print(f"{OUT}: {len(table)} functions and methods; not told apart: {', '.join(missed)}")
 

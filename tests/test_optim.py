@@ -99,14 +99,23 @@ def test_scheduler_changes_the_learning_rate_the_next_update_uses():
         "lr=0.05, momentum=0.9"] * 2
 
 
-def test_foreach_and_fused_are_refused_not_run_differently():
-    for option in ("foreach", "fused"):
+def test_fused_and_a_differently_rounding_foreach_are_refused_not_run_differently():
+    for optimizer, option in (("SGD", "fused"), ("NAdam", "foreach")):
         result = run_text("import torch\nw = torch.ones(2, requires_grad=True)\n"
-                          f"opt = torch.optim.SGD([w], lr=0.1, {option}=True)\n"
+                          f"opt = torch.optim.{optimizer}([w], lr=0.1, {option}=True)\n"
                           "w.grad = torch.ones(2)\nopt.step()\n")
         assert isinstance(result.error, NotSupportedError), option
-        assert f"SGD({option}=True) is not supported" in str(result.error)
+        assert f"{optimizer}({option}=True) is not supported" in str(result.error)
         assert result.error.span.line == 5
+
+
+def test_a_foreach_update_is_told_as_the_for_loop_s_per_parameter_update():
+    text = ("import torch\nw = torch.ones(2, requires_grad=True)\n"
+            "opt = torch.optim.SGD([w], lr=0.1, momentum=0.9, foreach=True)\n"
+            "for i in range(2):\n    opt.zero_grad()\n    (w * w).sum().backward()\n"
+            "    opt.step()\n")
+    updates = steps_of(explained(text), "optimizer.update")
+    assert [u.facts["numbers"] for u in updates] == ["lr=0.1, momentum=0.9"] * 2
 
 
 def test_a_users_own_optimizer_step_is_told_as_its_own_lines():

@@ -9,6 +9,7 @@ from typing import Any
 from .engine import api, dtypes, layouts, ndarray, sparse
 from .engine import device as _device
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
+from .engine.ops.fft import FFT_FUNCTIONS
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .engine.sparse_sum import sparse_sum
 from .errors import ScriptError
@@ -507,6 +508,7 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.linalg": Namespace("torch.linalg", {
             **api.LINALG_FUNCTIONS, "LinAlgError": TorchExceptionType("_LinAlgError", "torch._C")}),
         "torch.special": Namespace("torch.special", dict(api.SPECIAL_FUNCTIONS)),
+        "torch.fft": Namespace("torch.fft", dict(FFT_FUNCTIONS)),
         "torch.sparse": Namespace("torch.sparse", {
             "mm": sparse.sparse_mm, "sum": sparse_sum,
             **{f"{name}Tensor": sparse.legacy_constructor(dtype)

@@ -5,8 +5,9 @@ Values are numpy's complex64/complex128 arrays (a real and an imaginary float si
 side, as c10::complex lays them out, so view_as_real/view_as_complex share memory as in
 torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
 view_as_real/view_as_complex, .real/.imag, + - *, abs, sum, mean, isclose/allclose,
-linalg.eig/eigvals and their autograd; every other op given a complex tensor or dtype is
-refused with NotSupportedError naming it (complex exp, user-level matmul and division...
+linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py) and their
+autograd; every other op given a complex tensor or dtype is refused with NotSupportedError
+naming it (complex exp, user-level matmul and division...
 were not measured).
 
 `multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
@@ -52,6 +53,7 @@ RUNS = frozenset("""
     is_contiguous data_ptr untyped_storage movedim moveaxis swapaxes swapdims flip
     equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn
     eig eigvals abs absolute isclose allclose sum mean
+    fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
@@ -67,7 +69,7 @@ def check_op(name: str, operands: Any, kwargs: dict[str, Any], dtype: DType) -> 
         raise NotSupportedError(
             f"{name}() on torch.{dtype.name} is not supported by gradtrace: only creation, "
             "casts, views, printing, polar, view_as_real/view_as_complex, .real/.imag, "
-            "+ - * and their gradients are exact in complex dtypes")
+            "+ - *, torch.fft's transforms and their gradients are exact in complex dtypes")
 
 
 def check_dtype(name: str, dtype: DType) -> None:

@@ -197,7 +197,8 @@ class MKL:
             self._lib.MKL_Set_Num_Threads(ctypes.c_int(n))
             self._threads = n
 
-    def symbol(self, name: str, restype: Any, argtypes: list[Any]) -> Callable[..., Any]:
+    def symbol(self, name: str, restype: Any,
+               argtypes: list[Any] | None) -> Callable[..., Any]:
         """A typed ctypes function for `name` (e.g. `cblas_sgemm`, `sdot`): the reusable
         lookup for MKL's BLAS, whose order of operations torch's matmuls inherit."""
         fn = self._cache.get(name)

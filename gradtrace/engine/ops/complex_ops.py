@@ -91,50 +91,23 @@ def view_as_real(a: Tensor) -> Tensor:
     return ViewAsRealBackward0.call(a)
 
 
-class RealBackward0(ViewFunction):
-    __slots__ = ()
-    jvp = auto_linear
-    formulas = (vjp("self", "complex({grad}, 0)"),)
-
-    def forward(self, a: Tensor) -> np.ndarray:
-        return a.array.real
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return _to_complex(grad, np.zeros_like(grad.array), self.input_meta[0][1])
-
-
-class ImagBackward0(ViewFunction):
-    __slots__ = ()
-    jvp = auto_linear
-    formulas = (vjp("self", "complex(0, {grad})"),)
-
-    def forward(self, a: Tensor) -> np.ndarray:
-        return a.array.imag
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return _to_complex(np.zeros_like(grad.array), grad, self.input_meta[0][1])
-
-
-def _to_complex(re: Any, im: Any, dtype: DType) -> Tensor:
-    re = re.array if isinstance(re, Tensor) else re
-    im = im.array if isinstance(im, Tensor) else im
-    out = np.empty(np.broadcast_shapes(re.shape, im.shape), dtype.np)
-    out.real, out.imag = re, im
-    return Tensor._wrap(out)
-
-
 def real(a: Tensor) -> Tensor:
-    """torch.real / Tensor.real: a view of the real parts (a real tensor itself)."""
+    """torch.real / Tensor.real: a view of the real parts (a real tensor itself). torch
+    writes it as `view_as_real(a).select(-1, 0)`, so its node is SelectBackward0."""
+    from .select_views import select
+
     if not a.dtype.is_complex:
         return a
-    return RealBackward0.call(a)
+    return select(view_as_real(a), -1, 0)
 
 
 def imag(a: Tensor) -> Tensor:
-    """torch.imag / Tensor.imag: a view of the imaginary parts (none for a real tensor)."""
+    """torch.imag / Tensor.imag: `view_as_real(a).select(-1, 1)` (none for a real tensor)."""
+    from .select_views import select
+
     if not a.dtype.is_complex:
         raise TorchRuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return ImagBackward0.call(a)
+    return select(view_as_real(a), -1, 1)
 
 
 def _check_parts(name: str, a: Tensor, b: Tensor) -> DType:

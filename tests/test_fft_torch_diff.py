@@ -1,0 +1,163 @@
+"""torch.fft against live PyTorch 2.13: every transform (fft, ifft, rfft, irfft and their
+2-D and n-D forms, with n/s, dim and each norm; strided and permuted inputs; a real input
+to fft filled out by conjugate symmetry), fftfreq, rfftfreq, fftshift and ifftshift, the
+gradients through FftR2CBackward0, FftC2RBackward0 and FftC2CBackward0, their saved
+attributes and torch's errors, bit for bit: the transforms are MKL's DFT called as torch's
+CPU build calls it (engine/mkl_dft.py). Without MKL they are numpy's in double precision,
+close to torch's and noted.
+
+Skipped unless torch is importable (the MKL-free test runs anyway).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from script_runs import address_free, gradtrace_output, torch_output
+
+from gradtrace.engine import mkl
+from gradtrace.runner import run_text
+
+TRANSFORMS = """import torch
+torch.manual_seed(0)
+def show(t):
+    if t.dtype.is_complex:
+        t = torch.view_as_real(t)
+    print(tuple(t.shape), t.flatten().tolist()[:12], t.double().sum().item())
+x = torch.randn(3, 10, dtype=torch.float32)
+x64 = torch.randn(4, 7, dtype=torch.float64)
+img = torch.randn(2, 3, 6, 8)
+for norm in [None, "forward", "ortho", "backward"]:
+    show(torch.fft.rfft(x, norm=norm))
+    show(torch.fft.rfft(x, n=16, norm=norm))
+    show(torch.fft.rfft(x, n=5, dim=1, norm=norm))
+    show(torch.fft.rfft(x, dim=0, norm=norm))
+    show(torch.fft.fft(x, norm=norm))
+    show(torch.fft.fft(x64, dim=0, norm=norm))
+    show(torch.fft.ifft(torch.fft.fft(x), norm=norm))
+    show(torch.fft.irfft(torch.fft.rfft(x), norm=norm))
+    show(torch.fft.irfft(torch.fft.rfft(x), n=10, norm=norm))
+    show(torch.fft.irfft(torch.fft.rfft(x64), n=9, norm=norm))
+    show(torch.fft.rfft2(img, norm=norm))
+    show(torch.fft.irfft2(torch.fft.rfft2(img), s=(6, 8), norm=norm))
+    show(torch.fft.fft2(img, norm=norm))
+    show(torch.fft.ifft2(torch.fft.fft2(img), norm=norm))
+    show(torch.fft.fftn(img, dim=(1, 3), norm=norm))
+    show(torch.fft.rfftn(img, s=(4, 5), norm=norm))
+    show(torch.fft.irfftn(torch.fft.rfftn(img), norm=norm))
+    show(torch.fft.fft(img.transpose(1, 3), dim=1, norm=norm))
+    show(torch.fft.rfft(img.permute(0, 3, 1, 2), dim=2, norm=norm))
+show(torch.fft.fft(torch.arange(6)))
+show(torch.fft.fftfreq(7, 0.1))
+show(torch.fft.rfftfreq(8, d=0.3))
+show(torch.fft.fftfreq(6, dtype=torch.float64))
+show(torch.fft.fftshift(torch.arange(12).view(3, 4)))
+show(torch.fft.ifftshift(torch.arange(12).view(3, 4), dim=1))
+show(torch.fft.fftshift(torch.fft.fft(x), dim=-1))
+# gradients
+a = torch.randn(2, 12, requires_grad=True)
+y = torch.fft.rfft(a, norm="ortho")
+(y.real.pow(2).sum() + y.imag.sum() * 3).backward()
+show(a.grad)
+b = torch.randn(2, 6, 9, requires_grad=True)
+z = torch.fft.irfft(torch.fft.rfft(b, dim=1) * 2, n=6, dim=1)
+(z * torch.arange(9.)).sum().backward()
+show(b.grad)
+c = torch.randn(3, 8, requires_grad=True)
+w = torch.fft.fft(c)
+torch.view_as_real(w).pow(2).sum().backward()
+show(c.grad)
+d = torch.randn(5, 6, requires_grad=True)
+v = torch.fft.irfft2(torch.fft.rfft2(d) * torch.fft.rfft2(torch.ones(5, 6)), s=(5, 6))
+v.sin().sum().backward()
+show(d.grad)
+e = torch.randn(4, 6, requires_grad=True)
+u = torch.fft.ifft(torch.fft.fft(e, n=8), norm="forward")
+u.abs().sum().backward()
+show(e.grad)
+print(y.grad_fn, z.grad_fn, w.grad_fn, v.grad_fn, u.grad_fn, u.grad_fn.next_functions)
+print(y.grad_fn._saved_dim, y.grad_fn._saved_normalization, y.grad_fn._saved_onesided)
+print(z.grad_fn._saved_dim, z.grad_fn._saved_normalization, u.grad_fn._saved_forward)
+try:
+    torch.fft.rfft(w)
+except Exception as err:
+    print('torch.fft.rfft(w)', type(err).__name__, err)
+try:
+    torch.fft.rfft(x, n=0)
+except Exception as err:
+    print('torch.fft.rfft(x, n=0)', type(err).__name__, err)
+try:
+    torch.fft.rfft(x, norm='bad')
+except Exception as err:
+    print("torch.fft.rfft(x, norm='bad')", type(err).__name__, err)
+try:
+    torch.fft.rfft(x.half())
+except Exception as err:
+    print('torch.fft.rfft(x.half())', type(err).__name__, err)
+try:
+    torch.fft.fftn(x, s=(2,), dim=(0, 1))
+except Exception as err:
+    print('torch.fft.fftn(x, s=(2,), dim=(0, 1))', type(err).__name__, err)
+try:
+    torch.fft.rfftn(x, dim=(0, 0))
+except Exception as err:
+    print('torch.fft.rfftn(x, dim=(0, 0))', type(err).__name__, err)
+try:
+    torch.fft.irfft(w[:, :1])
+except Exception as err:
+    print('torch.fft.irfft(w[:, :1])', type(err).__name__, err)
+try:
+    torch.fft.rfft(torch.tensor(1.))
+except Exception as err:
+    print('torch.fft.rfft(torch.tensor(1.))', type(err).__name__, err)
+"""
+
+
+def test_transforms_gradients_and_errors_are_torch_s_bit_for_bit() -> None:
+    pytest.importorskip("torch")
+    assert address_free(gradtrace_output(TRANSFORMS)) == address_free(torch_output(TRANSFORMS))
+
+
+SPECTRAL_CONV = """import torch
+torch.manual_seed(0)
+x = torch.randn(2, 3, 16, requires_grad=True)
+weight = torch.randn(3, 5) * 0.1
+x_ft = torch.fft.rfft(x, dim=-1)
+print(x_ft.real.grad_fn, x_ft.real.grad_fn.next_functions, x_ft.imag.grad_fn)
+filtered = torch.fft.irfft(torch.complex(x_ft.real[..., :5] * weight,
+                                         x_ft.imag[..., :5] * weight), n=16, dim=-1)
+loss = filtered.pow(2).mean()
+loss.backward()
+print(loss.item(), x.grad[0, 0].tolist())
+"""
+
+
+def test_a_spectral_filter_trains_like_torch_and_real_is_a_select_of_view_as_real() -> None:
+    """`.real`/`.imag` of a complex tensor are torch's `view_as_real(z).select(-1, i)`:
+    SelectBackward0 over ViewAsRealBackward0, as torch's graphs show them."""
+    pytest.importorskip("torch")
+    assert address_free(gradtrace_output(SPECTRAL_CONV)) == \
+        address_free(torch_output(SPECTRAL_CONV))
+
+
+def test_an_inverse_transform_of_a_real_tensor_is_refused_not_run_unconjugated() -> None:
+    result = run_text("import torch\ny = torch.fft.ifft(torch.ones(4))\n")
+    assert result.error is not None and result.error.kind == "NotSupportedError"
+    assert "lazily conjugated" in str(result.error)
+
+
+def test_without_mkl_the_transforms_are_numpy_s_in_double_precision_and_noted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(mkl._STATE, "mkl", None)
+    monkeypatch.setitem(mkl._STATE, "reason", "not installed (test)")
+    result = run_text("import torch\nx = torch.arange(12.).view(3, 4).sin()\n"
+                      "y = torch.fft.irfft(torch.fft.rfft2(x, norm='ortho') * 2, n=4)\n"
+                      "z = torch.fft.fft(x, dim=0)\n")
+    assert result.error is None
+    x = np.sin(np.arange(12.0).reshape(3, 4))
+    spectrum = np.fft.rfft2(x, norm="ortho") * 2
+    y = result.variables["y"].array
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y, np.fft.irfft(spectrum, n=4), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.variables["z"].array, np.fft.fft(x, axis=0),
+                               rtol=1e-5, atol=1e-5)
+    assert any("pocketfft" in cause for cause in result.inexact)

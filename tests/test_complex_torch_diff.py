@@ -587,3 +587,25 @@ def test_reshape_takes_the_shape_keyword_like_torch() -> None:
         "torch.arange(6.).reshape(shape=[6])", "torch.arange(6.).reshape(size=(2, 3))",
     ])
     assert gradtrace_output(script) == torch_output(script)
+
+
+COMPLEX_RAND = """import torch
+torch.manual_seed(3)
+for shape in [(1,), (3,), (7,), (8,), (9,), (10, 10), (33,), (5, 13)]:
+    t = torch.rand(*shape, dtype=torch.complex64)
+    print(torch.view_as_real(t).flatten().tolist()[-6:], torch.rand(2).tolist())
+g = torch.Generator().manual_seed(5)
+print(torch.rand(4, 5, dtype=torch.cfloat, generator=g))
+a = torch.rand(3, dtype=torch.complex64)
+torch.testing.assert_close(a, a + 1e-7)
+try:
+    torch.testing.assert_close(a, a * 1.01)
+except AssertionError as err:
+    print(err)
+"""
+
+
+def test_complex_rand_draws_uniform_parts_and_assert_close_compares_complex_like_torch() -> None:
+    """torch.rand(dtype=torch.complex64) is uniform_ of the (..., 2) real view, the
+    generator's numbers in torch's order; assert_close has complex tolerances."""
+    assert gradtrace_output(COMPLEX_RAND) == torch_output(COMPLEX_RAND)

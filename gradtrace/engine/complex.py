@@ -51,7 +51,7 @@ RUNS = frozenset("""
     concatenate add sub subtract mul multiply neg negative polar complex view_as_real
     view_as_complex real imag requires_grad_ retain_grad backward register_hook storage_offset
     is_contiguous data_ptr untyped_storage movedim moveaxis swapaxes swapdims flip
-    equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn
+    equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn rand
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
 """.split())

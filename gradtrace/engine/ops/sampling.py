@@ -457,7 +457,7 @@ def _standard_draw(name: str, size: tuple, generator: Generator | None, dtype: D
     """torch.rand (uniform on [0, 1)) or torch.randn (standard normal), new or into `out`."""
     shape = _shape(size, kw.pop("size", None))
     if dtype is not None and dtype.is_complex:
-        return _complex_normal(name, shape, generator, dtype, requires_grad, device, out, kw)
+        return _complex_draw(name, shape, generator, dtype, requires_grad, device, out, kw)
     if out is not None:
         _no_extra(name, kw)
         return _sample_into(out, name, shape, dtype, requires_grad, generator)
@@ -470,22 +470,26 @@ def _standard_draw(name: str, size: tuple, generator: Generator | None, dtype: D
     return _finish(t, requires_grad)
 
 
-def _complex_normal(name: str, shape: tuple[int, ...], generator: Generator | None,
+def _complex_draw(name: str, shape: tuple[int, ...], generator: Generator | None,
                     dtype: DType, requires_grad: bool, device: Any, out: Tensor | None,
                     kw: dict[str, Any]) -> Tensor:
-    """torch.randn(dtype=torch.complex64): normal_(0, sqrt(1/2)) of its (..., 2) floats,
-    measured equal bit for bit; complex128's draws differ from that and were not
-    measured, nor torch.rand's: both refused."""
+    """torch.randn(dtype=torch.complex64): normal_(0, sqrt(1/2)) of its (..., 2) floats;
+    torch.rand: uniform_ of them (uniform_impl_ of view_as_real); both measured equal bit
+    for bit. complex128's draws differ from that and were not measured: refused."""
     from .. import complex as complex_dtypes
 
-    if name != "randn" or dtype is not dtypes.complex64 or out is not None:
+    if dtype is not dtypes.complex64 or out is not None:
         raise complex_dtypes.refuse(f"torch.{name}(dtype=torch.{dtype.name}"
                                     f"{', out=...' if out is not None else ''})")
     t = _empty((*shape, 2), dtypes.float32, device)
     _no_extra(name, kw)
     if is_meta(t.array):
         raise complex_dtypes.refuse("a complex meta tensor")
-    floats = dist.normal(resolve(generator), t.array.size, t.array.dtype, 0.0, math.sqrt(0.5))
+    if name == "randn":
+        floats = dist.normal(resolve(generator), t.array.size, t.array.dtype, 0.0,
+                             math.sqrt(0.5))
+    else:
+        floats = dist.uniform(resolve(generator), t.array.size, t.array.dtype, 0.0, 1.0)
     made = Tensor._wrap(floats.reshape(t.array.shape).view(dtypes.complex64.np)[..., 0])
     return _finish(made, requires_grad)
 

@@ -609,3 +609,57 @@ def test_complex_rand_draws_uniform_parts_and_assert_close_compares_complex_like
     """torch.rand(dtype=torch.complex64) is uniform_ of the (..., 2) real view, the
     generator's numbers in torch's order; assert_close has complex tolerances."""
     assert gradtrace_output(COMPLEX_RAND) == torch_output(COMPLEX_RAND)
+
+
+COMPLEX_PRODUCTS = """import torch
+torch.manual_seed(0)
+def show(t):
+    r = torch.view_as_real(t) if t.dtype.is_complex else t
+    print(tuple(t.shape), r.flatten().tolist()[:8], r.double().sum().item())
+for shape_x, shape_w, eq in [((2, 3, 4), (3, 5, 4), "bci,coi->boi"),
+                              ((4, 6, 16), (6, 8, 16), "bix,iox->box"),
+                              ((2, 3, 5, 4), (3, 2, 5, 4), "bixy,ioxy->boxy"),
+                              ((3, 7, 7), (3, 7, 7), "bij,bjk->bik")]:
+    for dtype in (torch.complex64, torch.complex128):
+        x = torch.randn(*shape_x, dtype=torch.complex64).to(dtype).requires_grad_()
+        w = torch.randn(*shape_w, dtype=torch.complex64).to(dtype).requires_grad_()
+        y = torch.einsum(eq, x, w)
+        show(y)
+        torch.view_as_real(y).pow(2).sum().backward()
+        show(x.grad)
+        show(w.grad)
+a = torch.randn(4, 9, 30, dtype=torch.cfloat, requires_grad=True)
+b = torch.randn(4, 30, 9, dtype=torch.cfloat, requires_grad=True)
+c = torch.bmm(a, b)
+print(c.grad_fn, c.grad_fn.next_functions)
+(c.abs() * torch.arange(9.)).sum().backward()
+show(a.grad)
+show(b.grad)
+p = torch.randn(3, 4, dtype=torch.cfloat, requires_grad=True)
+q = torch.conj_physical(p.t())
+print(q.grad_fn, q.stride(), q.is_conj(), torch.conj_physical(torch.ones(2)).grad_fn)
+q.abs().sum().backward()
+show(p.grad)
+weight = torch.nn.Parameter(torch.randn(3, 4, dtype=torch.cfloat))
+print(weight)
+for cls, kw in [(torch.optim.Adam, dict(lr=0.1)), (torch.optim.AdamW, dict(lr=0.1, amsgrad=True)),
+                (torch.optim.SGD, dict(lr=0.1, momentum=0.9))]:
+    w2 = torch.nn.Parameter(weight.detach().clone())
+    opt = cls([w2], **kw)
+    for _ in range(3):
+        opt.zero_grad()
+        torch.view_as_real(torch.einsum("ij,jk->ik", w2, w2.t().detach())).pow(2).mean().backward()
+        opt.step()
+    show(w2)
+    print(sorted(opt.state[w2].keys()), [v.dtype for v in opt.state[w2].values()])
+"""
+
+
+def test_complex_einsum_bmm_and_optimizers_on_complex_parameters_like_torch() -> None:
+    """einsum and bmm of complex64/complex128 tensors (ATen's plain loop below 400
+    multiply-adds, MKL's batched cgemm above) and their gradients, whose conjugated operands
+    torch keeps lazy (written out here in the transposed view's layout: the same products);
+    torch.conj_physical; a complex nn.Parameter trained by Adam and AdamW (torch's
+    view_as_real branch) and SGD with momentum (complex add with alpha)."""
+    assert address_free(gradtrace_output(COMPLEX_PRODUCTS)) == \
+        address_free(torch_output(COMPLEX_PRODUCTS))

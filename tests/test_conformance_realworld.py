@@ -26,14 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "gh_jacobbriones1_fno_spectral_conv1d": "a Fourier Neural Operator layer: torch.fft's "
-                                            "rfft and irfft run (MKL's DFT, torch's bits), "
-                                            "but its complex64 nn.Parameter and the complex "
-                                            "einsum over the kept modes are refused "
-                                            "(NotSupportedError at the Parameter): torch's "
-                                            "complex bmm accumulates in c10::complex in "
-                                            "baddbmm_cpu_kernel below 400 multiply-adds and "
-                                            "runs MKL's cgemm above, neither measured",
     "docs_extending_func_autograd_function": "torch.vmap(torch.func.grad(my_cube)) through "
                                              "the generate_vmap_rule MyCube (a line the case "
                                              "adds to the docs' examples) raises "

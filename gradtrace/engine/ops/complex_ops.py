@@ -206,12 +206,36 @@ def resolve_conj(a: Tensor) -> Tensor:
     return a
 
 
+class ConjPhysicalBackward0(Function):
+    """torch.conj_physical: the conjugate written out (the imaginary parts negated, an
+    exact operation), in the input's layout. Complex products' gradients multiply by it
+    where torch multiplies by a lazily conjugated operand: the same values."""
+
+    __slots__ = ()
+    jvp = auto_linear
+    formulas = (vjp("self", "{grad}.conj_physical()"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        return np.conjugate(a.array)  # (order="K": the input's strides)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return conj_physical(grad)
+
+
+def conj_physical(a: Tensor) -> Tensor:
+    """torch.conj_physical: a real tensor is returned itself, as torch does."""
+    if not a.dtype.is_complex:
+        return a
+    return ConjPhysicalBackward0.call(a)
+
+
 TORCH_FUNCTIONS: dict[str, Any] = {
     "view_as_complex": view_as_complex, "view_as_real": view_as_real, "real": real,
     "imag": imag, "complex": complex, "polar": polar, "is_conj": is_conj,
     "resolve_conj": resolve_conj, "is_neg": is_conj, "resolve_neg": resolve_conj,
+    "conj_physical": conj_physical,
 }
 TENSOR_METHODS: dict[str, Any] = {
     "is_conj": is_conj, "resolve_conj": resolve_conj, "is_neg": is_conj,
-    "resolve_neg": resolve_conj,
+    "resolve_neg": resolve_conj, "conj_physical": conj_physical,
 }

@@ -56,8 +56,8 @@ def scalar_in(value: Any, dtype: np.dtype) -> Any:
 def add_alpha(a: np.ndarray, b: np.ndarray, alpha: Any, dtype: np.dtype) -> np.ndarray:
     """add(a, b, alpha=...): ufunc::add's `vec::fmadd(b, alpha, a)` (`a + alpha * b`)."""
     bfloat16.check_dtype("add(alpha=...)", dtypes.from_numpy(dtype))
-    if not np.issubdtype(dtype, np.floating):
-        return np.asarray(a + b * alpha, dtype)
+    if not np.issubdtype(dtype, np.floating):  # (complex: `a + b * alpha`, two roundings,
+        return np.asarray(a + b * alpha, dtype)  # as torch's complex add rounds: measured)
     return multiply_add(b, checked_in(alpha, dtypes.from_numpy(dtype)), a, dtype)
 
 
@@ -65,7 +65,7 @@ def check_alpha(alpha: Any, dtype: DType) -> None:
     """torch's alpha_check for add/sub (before anything is computed, an alpha of 1 too)."""
     if type(alpha) is bool and dtype is not dtypes.bool_:
         raise TorchRuntimeError("Boolean alpha only supported for Boolean results.")
-    if isinstance(alpha, float) and not dtype.is_floating_point:
+    if isinstance(alpha, float) and not (dtype.is_floating_point or dtype.is_complex):
         raise TorchRuntimeError("For integral input tensors, argument alpha must not be a "
                                 "floating point number.")
 

@@ -282,10 +282,16 @@ class BmmBackward0(Function):
         return blas.bmm(a.array, b.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        """grad @ mat2.mT.conj() and self.mT.conj() @ grad: torch's conjugates are lazy
+        (the bit on a transposed view); written out in that view's layout they give the
+        same products (measured against torch's complex bmm, both kernels)."""
+        from .complex_ops import conj_physical
         from .views import transpose
 
-        ga = bmm(grad, transpose(self.unpack("mat2"), 1, 2)) if self.needs_input_grad(0) else None
-        gb = bmm(transpose(self.unpack("self"), 1, 2), grad) if self.needs_input_grad(1) else None
+        ga = bmm(grad, conj_physical(transpose(self.unpack("mat2"), 1, 2))) \
+            if self.needs_input_grad(0) else None
+        gb = bmm(conj_physical(transpose(self.unpack("self"), 1, 2)), grad) \
+            if self.needs_input_grad(1) else None
         return ga, gb
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:

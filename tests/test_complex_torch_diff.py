@@ -398,7 +398,7 @@ def test_errors_like_torch() -> None:
 
 @pytest.mark.parametrize("expression", [
     "z.cumsum(0)", "z.exp()", "z / z", "z @ z", "z.abs_()", "z.conj()", "z.var()", "z.angle()",
-    "torch.randn(2, dtype=torch.complex128)", "torch.rand(2, dtype=torch.cfloat)", "z ** 2",
+    "torch.randn(2, dtype=torch.complex128)", "torch.rand(2, dtype=torch.cdouble)", "z ** 2",
     "z.sqrt()", "torch.matmul(z, z)", "float(z[0])", "z < z", "z.sgn()", "1 / z",
     "torch.tensor([1., 2.]).to(torch.complex64).prod()",
 ])
@@ -663,3 +663,57 @@ def test_complex_einsum_bmm_and_optimizers_on_complex_parameters_like_torch() ->
     view_as_real branch) and SGD with momentum (complex add with alpha)."""
     assert address_free(gradtrace_output(COMPLEX_PRODUCTS)) == \
         address_free(torch_output(COMPLEX_PRODUCTS))
+
+
+COMPLEX_MATRIX_PRODUCTS = """import torch
+torch.manual_seed(0)
+def show(t):
+    r = torch.view_as_real(t) if t.dtype.is_complex else t
+    print(tuple(t.shape), r.flatten().tolist()[:6], r.double().sum().item())
+for (m, k, n) in [(2, 3, 4), (5, 7, 3), (16, 32, 8), (40, 33, 21), (1, 9, 1)]:
+    for dtype in (torch.complex64, torch.complex128):
+        a = torch.randn(m, k, dtype=torch.complex64).to(dtype).requires_grad_()
+        b = torch.randn(k, n, dtype=torch.complex64).to(dtype).requires_grad_()
+        c = torch.mm(a, b)
+        show(c)
+        torch.view_as_real(c).pow(2).sum().backward()
+        show(a.grad); show(b.grad)
+        bt = torch.randn(n, k, dtype=torch.complex64).to(dtype).requires_grad_()
+        d = torch.matmul(a.detach().t().contiguous().t(), bt.t())
+        torch.view_as_real(d).sin().sum().backward()
+        show(d); show(bt.grad)
+x = torch.randn(3, 4, 5, dtype=torch.cfloat, requires_grad=True)
+w = torch.randn(5, 2, dtype=torch.cfloat, requires_grad=True)
+y = torch.matmul(x, w)
+print(y.grad_fn)
+y.abs().sum().backward()
+show(x.grad); show(w.grad)
+u = torch.randn(4, 4, dtype=torch.cfloat, requires_grad=True)
+v = (u @ u.t()) @ torch.randn(4, 2, dtype=torch.cfloat)
+torch.view_as_real(v).sum().backward()
+show(u.grad)
+try:
+    print(torch.randn(3, dtype=torch.cfloat) @ torch.randn(3, 2, dtype=torch.cfloat))
+except Exception as err:
+    print(type(err).__name__)
+"""
+
+
+def test_complex_mm_and_matmul_and_their_gradients_like_torch() -> None:
+    """mm/matmul/@ of complex matrices (MKL's cgemm/zgemm) and the gradients, where torch's
+    addmm_impl_cpu_ hands BLAS a conjugate transpose for a transposed lazily conjugated
+    operand and writes the conjugate out otherwise (the two round differently: a 9x1 by 1x1
+    gradient differed before blas.mm took the conjugate as a flag)."""
+    assert address_free(gradtrace_output(COMPLEX_MATRIX_PRODUCTS)) == \
+        address_free(torch_output(COMPLEX_MATRIX_PRODUCTS))
+
+
+def test_complex_vector_products_and_create_graph_through_complex_mm_are_refused() -> None:
+    vector = run_text("import torch\nv = torch.ones(3, dtype=torch.cfloat)\n"
+                      "y = torch.ones(2, 3, dtype=torch.cfloat) @ v\n")
+    assert vector.error is not None and vector.error.kind == "NotSupportedError"
+    double = run_text("import torch\na = torch.ones(2, 2, dtype=torch.cfloat, "
+                      "requires_grad=True)\ny = torch.view_as_real(a @ a).sum()\n"
+                      "y.backward(create_graph=True)\n")
+    assert double.error is not None and double.error.kind == "NotSupportedError"
+    assert "lazily conjugated" in str(double.error)

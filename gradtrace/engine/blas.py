@@ -126,17 +126,22 @@ def _routines(dtype: np.dtype) -> _Routines | None:
 
 def _gemm(blas: _Routines, transa: bool, transb: bool, m: int, n: int, k: int, alpha: Any,
           a: np.ndarray, lda: int, b: np.ndarray, ldb: int, beta: Any, c: np.ndarray,
-          ldc: int) -> bool:
+          ldc: int, conja: bool = False, conjb: bool = False) -> bool:
     """cpublas::gemm (column-major C = alpha op(A) op(B) + beta C): normalize_last_dims, then
     MKL when the leading dimensions are valid (use_blas_gemm). False when torch would run
     its own gemm_stub instead."""
     lda, ldb, ldc = _normalized(transa, transb, m, n, k, lda, ldb, ldc)
     if not _blas_ok(transa, transb, m, n, k, lda, ldb, ldc):
         return False
-    blas.gemm(b"T" if transa else b"N", b"T" if transb else b"N", _int(m), _int(n), _int(k),
+    blas.gemm(_TRANSPOSE[transa, conja], _TRANSPOSE[transb, conjb], _int(m), _int(n), _int(k),
               ctypes.byref(blas.scalar(alpha)), data_pointer(a), _int(lda), data_pointer(b),
               _int(ldb), ctypes.byref(blas.scalar(beta)), data_pointer(c), _int(ldc))
     return True
+
+
+# (transposed, conjugated) -> BLAS's op letter: torch's TransposeType (a conjugated operand
+# that is not transposed was written out first: addmm_impl_cpu_'s resolve_conj)
+_TRANSPOSE = {(False, False): b"N", (True, False): b"T", (True, True): b"C"}
 
 
 def _normalized(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb: int,
@@ -163,47 +168,61 @@ def _blas_ok(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb: 
 
 
 def _addmm_into(result: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta: Any,
-                alpha: Any, blas: _Routines) -> None:
+                alpha: Any, blas: _Routines, conj1: bool = False, conj2: bool = False) -> None:
     """addmm_impl_cpu_ after the bias copy: result = beta * result + alpha * m1 @ m2, with
-    result C-contiguous (a fresh output) or a contiguous slice of one."""
+    result C-contiguous (a fresh output) or a contiguous slice of one. `conj1`/`conj2`: the
+    operand is torch's lazily conjugated view of that matrix (a complex product's gradient)."""
     rs, (rows, cols) = _strides(result), result.shape
     if rs[0] == 1 and (cols == 1 or rs[1] >= max(1, rows)):
         transpose_c = False
     elif rs[1] == 1 and (rows == 1 or rs[0] >= max(1, cols)):
         m1, m2, transpose_c = m2, m1, True
+        conj1, conj2 = conj2, conj1
     else:  # not reached for torch's own outputs; kept as torch writes it
         raise AssertionError("addmm: result is neither row- nor column-major")
     m, n = (cols, rows) if transpose_c else (rows, cols)
     k = m1.shape[0 if transpose_c else 1]
     inner, outer = (1, 0) if transpose_c else (0, 1)
-    a, transpose_a = _operand(m1, inner, outer, m, k, transpose_c)
-    b, transpose_b = _operand(m2, inner, outer, k, n, transpose_c)
+    a, transpose_a, conj_a = _operand(m1, inner, outer, m, k, transpose_c, conj1)
+    b, transpose_b, conj_b = _operand(m2, inner, outer, k, n, transpose_c, conj2)
     lda = _strides(a)[1 if transpose_a == transpose_c else 0]
     ldb = _strides(b)[1 if transpose_b == transpose_c else 0]
     ldc = rs[0 if transpose_c else 1]
     if not _gemm(blas, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta,
-                 result, ldc):
+                 result, ldc, conj_a, conj_b):
         exactness.note("a matrix product whose strides send torch to its own gemm loop "
                        "(not reproduced)")
+        m1, m2 = (np.conjugate(m1) if conj1 else m1), (np.conjugate(m2) if conj2 else m2)
         with np.errstate(all="ignore"):  # MKL raises no numpy warning either
             prod = m2 @ m1 if transpose_c else m1 @ m2  # (the operands were swapped)
             result[...] = alpha * prod + (beta * result if beta else 0)
 
 
 def _operand(x: np.ndarray, inner: int, outer: int, rows: int, cols: int,
-             transpose_c: bool) -> tuple[np.ndarray, bool]:
+             transpose_c: bool, conj: bool = False) -> tuple[np.ndarray, bool, bool]:
     """addmm_impl_cpu_'s cast of an operand to a BLAS matrix: as it lies when its strides
-    allow (column-major: not transposed; row-major: transposed), else a contiguous clone."""
+    allow (column-major: not transposed, a lazy conjugate written out; row-major:
+    transposed, conjugated by BLAS), else a contiguous clone (keeping the conjugate lazy)."""
     s = _strides(x)
     if s[inner] == 1 and s[outer] >= max(1, rows):
-        return x, False
+        return (np.conjugate(x) if conj else x), False, False
     if s[outer] == 1 and s[inner] >= max(1, cols):
-        return x, True
-    return np.ascontiguousarray(x), not transpose_c
+        return x, True, conj
+    return np.ascontiguousarray(x), not transpose_c, conj
 
 
-def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """torch.mm: addmm_impl_cpu_ with beta 0."""
+def mm(a: np.ndarray, b: np.ndarray, conj_a: bool = False, conj_b: bool = False
+       ) -> np.ndarray:
+    """torch.mm: addmm_impl_cpu_ with beta 0. `conj_a`/`conj_b`: that operand is torch's
+    lazily conjugated view of the array (mm_mat1_backward's `mat2.t().conj()`)."""
+    if conj_a or conj_b:
+        blas = _routines(np.result_type(a, b))
+        if blas is None or 0 in (a.shape[0], b.shape[1], a.shape[1]):
+            return addmm(None, np.conjugate(a) if conj_a else a,
+                         np.conjugate(b) if conj_b else b, 0, 1)
+        result = aligned.empty((a.shape[0], b.shape[1]), np.result_type(a, b))
+        _addmm_into(result, a, b, 0, 1, blas, conj_a, conj_b)
+        return result
     return addmm(None, a, b, 0, 1)
 
 

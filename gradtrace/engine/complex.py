@@ -5,10 +5,10 @@ Values are numpy's complex64/complex128 arrays (a real and an imaginary float si
 side, as c10::complex lays them out, so view_as_real/view_as_complex share memory as in
 torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
 view_as_real/view_as_complex, .real/.imag, + - *, abs, sum, mean, isclose/allclose,
-linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py), einsum/bmm
-(blas.py's complex paths), conj_physical and their autograd; every other op given a complex
-tensor or dtype is refused with NotSupportedError naming it (complex exp, mm/matmul and
-division... were not measured).
+linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py), einsum, bmm, mm
+and matmul (blas.py's complex paths), conj_physical and their autograd; every other op given
+a complex tensor or dtype is refused with NotSupportedError naming it (complex exp,
+division, dot and mv... were not measured).
 
 `multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
 measured bit for bit in tests/test_complex_torch_diff.py). Its vector body (two
@@ -54,7 +54,7 @@ RUNS = frozenset("""
     equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn rand
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
-    Parameter bmm einsum is_complex conj_physical
+    Parameter bmm einsum is_complex conj_physical mm matmul
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
@@ -81,13 +81,12 @@ def check_dtype(name: str, dtype: DType) -> None:
                                 "gradtrace")
 
 
-# Python's operators on tensors other than + - * == != abs() and unary - +: refused when an
-# operand is complex (torch's division, powers and matmul of complex values were not
-# measured; its comparisons, bitwise ops and float()/int() raise errors gradtrace does not
-# word)
+# Python's operators on tensors other than + - * @ == != abs() and unary - +: refused when an
+# operand is complex (torch's division and powers of complex values were not measured; its
+# comparisons, bitwise ops and float()/int() raise errors gradtrace does not word)
 _OPERATORS = {
     "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/=", "__pow__": "**",
-    "__rpow__": "**", "__ipow__": "**=", "__matmul__": "@", "__rmatmul__": "@",
+    "__rpow__": "**", "__ipow__": "**=",
     "__floordiv__": "//", "__rfloordiv__": "//", "__mod__": "%",
     "__rmod__": "%", "__and__": "&", "__or__": "|", "__xor__": "^", "__rand__": "&",
     "__ror__": "|", "__rxor__": "^", "__lt__": "<", "__le__": "<=", "__gt__": ">",

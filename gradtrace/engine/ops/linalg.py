@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError, TorchTypeError
+from ...errors import NotSupportedError, TorchRuntimeError, TorchTypeError
 from .. import bfloat16, blas, unsigned
 from ..dtypes import C_TYPE_NAMES, DType, promote
 from ..formulas import local, vjp
 from ..forward_ad import maybe_multiply
+from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..node import Function
 from ..shapes import broadcast_shapes, wrap_dim
@@ -67,18 +68,39 @@ def _column_major(node: Function, key: str) -> bool:
 
 def _mat1_grad(node: Function, key: str, grad: Tensor, mat2: Tensor) -> Tensor:
     """mm_mat1_backward: grad @ mat2ᵀ, or (mat2 @ gradᵀ)ᵀ for a column-major mat1 -- another
-    BLAS call, so other bits."""
+    BLAS call, so other bits. (Complex: mat2's conjugate, `_conjugate_product`.)"""
     if _column_major(node, key):
+        if grad.dtype.is_complex:
+            return t(_conjugate_product(mat2, t(grad), True, False))
         return t(mm(mat2, t(grad)))
+    if grad.dtype.is_complex:
+        return _conjugate_product(grad, t(mat2), False, True)
     return mm(grad, t(mat2))
 
 
 def _mat2_grad(node: Function, grad: Tensor, mat1: Tensor) -> Tensor:
     """mm_mat2_backward: mat1ᵀ @ grad, or (gradᵀ @ mat1)ᵀ for a column-major mat2 (such as
-    F.linear's weight.t())."""
+    F.linear's weight.t()). (Complex: mat1's conjugate, `_conjugate_product`.)"""
     if _column_major(node, "mat2"):
+        if grad.dtype.is_complex:
+            return t(_conjugate_product(t(grad), mat1, False, True))
         return t(mm(t(grad), mat1))
+    if grad.dtype.is_complex:
+        return _conjugate_product(t(mat1), grad, True, False)
     return mm(t(mat1), grad)
+
+
+def _conjugate_product(a: Tensor, b: Tensor, conj_a: bool, conj_b: bool) -> Tensor:
+    """A complex gradient's mm with torch's lazily conjugated operand (`mat2.t().conj()`):
+    addmm_impl_cpu_ hands BLAS a conjugate transpose where that operand is transposed and
+    writes the conjugate out where it is not, and the two round differently (measured), so
+    blas.mm takes the conjugate as a flag. gradtrace has no conjugate bit for the graph that
+    create_graph would record: refused there."""
+    if GRAD_MODE.enabled:
+        raise NotSupportedError("create_graph=True through a product of complex matrices is "
+                                "not supported by gradtrace (torch's gradient multiplies by "
+                                "a lazily conjugated matrix)")
+    return Tensor._wrap(blas.mm(a.array, b.array, conj_a, conj_b))
 
 
 class MmBackward0(Function):
@@ -356,6 +378,9 @@ def matmul(a: Tensor, other: Any) -> Tensor:
     if a.dtype.barebones and a.dtype is b.dtype:
         raise unsigned.not_implemented(unsigned.matmul_kernel(d1, d2), a.dtype)
     bfloat16.check_dtype("matmul", a.dtype)
+    if (a.dtype.is_complex or b.dtype.is_complex) and (d2 == 1 or d1 == 1 and d2 > 2):
+        from .. import complex as complex_dtypes  # (dot, vdot and mv: complex not measured)
+        raise complex_dtypes.refuse("matmul of a complex vector (torch's dot or mv)")
     if d1 == 1 and d2 == 1:
         return dot(a, b)
     if d1 == 2 and d2 == 1:

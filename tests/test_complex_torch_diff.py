@@ -717,3 +717,31 @@ def test_complex_vector_products_and_create_graph_through_complex_mm_are_refused
                       "y.backward(create_graph=True)\n")
     assert double.error is not None and double.error.kind == "NotSupportedError"
     assert "lazily conjugated" in str(double.error)
+
+
+DEGENERATE_BATCHED_PRODUCTS = """import torch
+torch.manual_seed(0)
+def show(t):
+    r = torch.view_as_real(t) if t.dtype.is_complex else t
+    print(tuple(t.shape), r.flatten().tolist()[:4], r.double().sum().item())
+for (bs, m, k, n) in [(3, 1, 30, 20), (2, 20, 30, 1), (2, 25, 1, 20), (4, 1, 1, 500),
+                      (2, 30, 20, 30), (1, 50, 1, 1)]:
+    for dtype in (torch.complex64, torch.complex128):
+        a = torch.randn(bs, m, k, dtype=torch.complex64).to(dtype).requires_grad_()
+        b = torch.randn(bs, k, n, dtype=torch.complex64).to(dtype).requires_grad_()
+        c = torch.bmm(a, b)
+        torch.view_as_real(c).pow(2).sum().backward()
+        show(c); show(a.grad); show(b.grad)
+        bt = torch.randn(bs, n, k, dtype=torch.complex64).to(dtype).requires_grad_()
+        d = torch.bmm(a.detach(), bt.transpose(1, 2))
+        torch.view_as_real(d).sin().sum().backward()
+        show(bt.grad)
+"""
+
+
+def test_complex_bmm_gradients_of_vector_shaped_batches_like_torch() -> None:
+    """bmm's gradients multiply by resolve_conj() of a transposed view: written out with
+    the view's own strides (a size-1 dim's included, as empty_like keeps them), MKL is
+    called with torch's transposition flags for 1-wide matrices too."""
+    assert gradtrace_output(DEGENERATE_BATCHED_PRODUCTS) == \
+        torch_output(DEGENERATE_BATCHED_PRODUCTS)

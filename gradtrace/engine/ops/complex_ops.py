@@ -216,7 +216,17 @@ class ConjPhysicalBackward0(Function):
     formulas = (vjp("self", "{grad}.conj_physical()"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        return np.conjugate(a.array)  # (order="K": the input's strides)
+        from ..grad_reuse import is_non_overlapping_and_dense
+        from .clones import copy_laid_out_as, empty_laid_out
+
+        # empty_like(self) keeps a dense tensor's strides exactly, a size-1 dim's too (the
+        # (2, 20, 1) transpose of a (2, 1, 20) tensor keeps (20, 1, 20)), and a product of
+        # the result reads its transposition off them
+        if is_non_overlapping_and_dense(a.array):
+            out = empty_laid_out(a.array.shape, tensor_strides(a), a.array.dtype)
+            np.conjugate(a.array, out=out)
+            return out
+        return copy_laid_out_as(np.conjugate(a.array), a.array)
 
     def backward(self, grad: Tensor) -> Tensor:
         return conj_physical(grad)

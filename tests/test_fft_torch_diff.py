@@ -161,3 +161,53 @@ def test_without_mkl_the_transforms_are_numpy_s_in_double_precision_and_noted(
     np.testing.assert_allclose(result.variables["z"].array, np.fft.fft(x, axis=0),
                                rtol=1e-5, atol=1e-5)
     assert any("pocketfft" in cause for cause in result.inexact)
+
+
+STFT = """import torch
+torch.manual_seed(0)
+def show(t):
+    r = torch.view_as_real(t) if t.dtype.is_complex else t
+    print(tuple(t.shape), t.stride(), r.flatten().tolist()[:6], r.double().sum().item())
+x = torch.randn(40, requires_grad=True)
+w = torch.hann_window(16)
+s = torch.stft(x, 16, hop_length=4, window=w, return_complex=True)
+show(s)
+def walk(fn, d=0):
+    if fn is None or d > 12:
+        return
+    print('  ' * d, type(fn).__name__)
+    for nf, _ in fn.next_functions:
+        walk(nf, d + 1)
+walk(s.grad_fn)
+mag = torch.sqrt(torch.clamp(s.real ** 2 + s.imag ** 2, min=1e-7))
+mag.sum().backward()
+show(x.grad)
+b = torch.randn(3, 50, requires_grad=True)
+s2 = torch.stft(b, 12, hop_length=3, win_length=8, window=torch.hamming_window(8), center=True,
+                pad_mode='constant', normalized=True, return_complex=True)
+show(s2)
+s2.abs().pow(2).mean().backward()
+show(b.grad)
+s3 = b.stft(16, return_complex=True, onesided=False, center=False)
+show(s3)
+s4 = torch.stft(b.detach().double(), 10, window=torch.hann_window(10, dtype=torch.float64),
+                return_complex=False)
+show(s4)
+for fn in [lambda: torch.stft(x, 16), lambda: torch.stft(x, 16, hop_length=0, return_complex=True),
+           lambda: torch.stft(x, 16, win_length=20, return_complex=True),
+           lambda: torch.stft(x, 16, window=torch.ones(5), return_complex=True),
+           lambda: torch.stft(x.long(), 16, return_complex=True)]:
+    try:
+        fn()
+    except RuntimeError as err:
+        print(err)
+"""
+
+
+def test_stft_values_graph_gradients_and_errors_are_torch_s() -> None:
+    """torch.stft/Tensor.stft: center padding (reflect and constant), hop, a window shorter
+    than n_fft centred, normalized, one- and two-sided, return_complex=False, the graph
+    (ReflectionPad1DBackward0 ... FftR2CBackward0, TransposeBackward1, SqueezeBackward4),
+    a magnitude loss's gradient and torch's errors."""
+    pytest.importorskip("torch")
+    assert gradtrace_output(STFT) == torch_output(STFT)

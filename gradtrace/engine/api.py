@@ -68,6 +68,7 @@ from .ops import (
 )
 from .ops import complex_ops as _complex_ops
 from .ops import gradient as _gradient
+from .ops import stft as _stft
 from .ops.inplace import TORCH_INPLACE
 from .ops.out import accepting_out
 from .shapes import Size
@@ -172,7 +173,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "norm_except_dim": weight_norm.norm_except_dim,
     **scatters.TORCH_FUNCTIONS, **composites.TORCH_FUNCTIONS,
     **ops.copies.TORCH_FUNCTIONS, **ops.histograms.TORCH_FUNCTIONS,
-    **_gradient.TORCH_FUNCTIONS, **_complex_ops.TORCH_FUNCTIONS,
+    **_gradient.TORCH_FUNCTIONS, **_complex_ops.TORCH_FUNCTIONS, **_stft.TORCH_FUNCTIONS,
     # composite shape functions
     "atleast_1d": stacking.atleast_1d, "atleast_2d": stacking.atleast_2d,
     "atleast_3d": stacking.atleast_3d, "hstack": stacking.hstack, "vstack": stacking.vstack,

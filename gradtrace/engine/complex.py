@@ -54,7 +54,7 @@ RUNS = frozenset("""
     equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn rand
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
-    Parameter bmm einsum is_complex conj_physical mm matmul
+    Parameter bmm einsum is_complex conj_physical mm matmul stft
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",

@@ -39,6 +39,7 @@ from . import (
     special_functions,
     stacking,
     statistics,
+    stft,
     transcendental,
     triangular_solve,
     weighted,
@@ -455,6 +456,7 @@ TENSOR_METHODS.update(elementwise_callables.TENSOR_METHODS)
 # the conjugate transposes, are transposes' TransposeBackward0 views for the real dtypes
 # gradtrace has.
 TENSOR_METHODS.update(complex_ops.TENSOR_METHODS)
+TENSOR_METHODS.update(stft.TENSOR_METHODS)
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {"T": T, "mT": mT, "mH": mH, "H": H,
                                                          "real": complex_ops.real,
                                                          "imag": complex_ops.imag}

@@ -365,6 +365,7 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
               "nsmallest", "heappushpop"),
     "bisect": ("bisect_left", "bisect_right", "insort_left", "insort_right", "bisect",
                "insort"),
+    "distutils.version": ("Version", "StrictVersion", "LooseVersion"),
     "logging": ("BASIC_FORMAT", "BufferingFormatter", "CRITICAL", "DEBUG", "ERROR", "FATAL",
                 "FileHandler", "Filter", "Formatter", "Handler", "INFO", "LogRecord", "Logger",
                 "LoggerAdapter", "NOTSET", "NullHandler", "StreamHandler", "WARN", "WARNING",
@@ -539,7 +540,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
              "string, unicodedata, codecs (encode, decode), ast (literal_eval), " \
              "json (plain data), statistics, re, " \
-             "textwrap, enum, heapq, bisect, argparse (no files, no sub-commands), types " \
+             "textwrap, enum, heapq, bisect, distutils.version (LooseVersion, " \
+             "StrictVersion), argparse (no files, no sub-commands), types " \
              "(SimpleNamespace), inspect (signature), logging (to streams), tqdm (progress " \
              "bars on stderr), einops (rearrange, reduce, repeat, einsum, pack, unpack, " \
              "parse_shape, asnumpy; einops.layers.torch's Rearrange, Reduce, EinMix), " \

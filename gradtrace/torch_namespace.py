@@ -318,7 +318,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "unpack_dual", "dual_level")},
     "torch.func": {name: "torch._functorch.apis" for name in (
         "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-        "functional_call", "stack_module_state")},
+        "functional_call", "stack_module_state", "linearize")},
     "torch.nn.utils.stateless": {"functional_call": "torch.nn.utils.stateless"},
     "torch.nn.utils.parametrizations": {
         "weight_norm": "torch.nn.utils.parametrizations",

@@ -97,3 +97,36 @@ def test_jacfwd_of_jacrev_of_a_module_matches_torch() -> None:
                      "torch.nn.Linear(4, 1))\n"
                      "r = hessian(lambda x: model(x).sum())(x)")
     assert gradtrace_output(script) == torch_output(script)
+
+
+LINEARIZE = """import torch
+from torch.func import linearize
+
+def fn(x):
+    return x.sin()
+
+output, jvp_fn = linearize(fn, torch.zeros(3, 3))
+print(output)
+print(jvp_fn(torch.ones(3, 3)))
+x = torch.randn(4) * 0 + torch.arange(4.)
+def g(a, b):
+    return (a * b).exp(), a.sum() * b
+out, jf = torch.func.linearize(g, x, x + 1)
+print(out)
+print(jf(torch.ones(4), torch.full((4,), 0.5)))
+print(jf(torch.arange(4.), torch.zeros(4)))
+try:
+    jf(torch.ones(3), torch.ones(4))
+except RuntimeError as err:
+    print(err)
+try:
+    jf(torch.ones(4, dtype=torch.float64), torch.ones(4))
+except RuntimeError as err:
+    print(err)
+"""
+
+
+def test_linearize_gives_the_output_and_jvps_at_the_primals_like_torch() -> None:
+    """torch.func.linearize: the output, the jvp function's values for several tangents
+    (one and two primals) and its shape and dtype errors."""
+    assert gradtrace_output(LINEARIZE) == torch_output(LINEARIZE)

@@ -2,8 +2,8 @@
 update runs each `torch._foreach_*` op one tensor at a time; for SGD, Adam, AdamW, RMSprop,
 Adagrad, Adamax, Adadelta and Rprop that is the for-loop update's arithmetic in its order,
 so gradtrace's for-loop update gives torch's bits (it refused `foreach=True` before). NAdam,
-RAdam and ASGD round differently in their multi-tensor form and are still refused, in words
-that say why.
+RAdam and ASGD round differently in their multi-tensor form: gradtrace runs that order,
+parameter by parameter.
 
 Skipped unless torch is importable.
 """
@@ -47,10 +47,36 @@ def test_foreach_updates_give_torch_s_bits_where_torch_s_arithmetic_is_the_for_l
     assert gradtrace_output(TRAIN) == torch_output(TRAIN)
 
 
-@pytest.mark.parametrize("name", ["NAdam", "RAdam", "ASGD"])
-def test_foreach_updates_that_round_differently_are_refused_with_the_reason(name: str):
-    script = (f"import torch\nw = torch.ones(2, requires_grad=True)\n"
-              f"opt = torch.optim.{name}([w], foreach=True)\nw.sum().backward()\nopt.step()\n")
-    printed = gradtrace_output(script)
-    assert f"{name}(foreach=True) is not supported: its multi-tensor update rounds " \
-           "differently" in printed
+MULTI_TENSOR_ORDER = """import torch
+O = torch.optim
+decoupled = dict(lr=1e-2, weight_decay=0.1, decoupled_weight_decay=True)
+grid = [
+    (O.NAdam, dict(lr=1e-2)), (O.NAdam, dict(lr=1e-2, weight_decay=0.1)), (O.NAdam, decoupled),
+    (O.NAdam, dict(lr=1e-2, maximize=True, momentum_decay=0.01)),
+    (O.RAdam, dict(lr=1e-2)), (O.RAdam, dict(lr=1e-2, weight_decay=0.1)), (O.RAdam, decoupled),
+    (O.RAdam, dict(lr=1e-2, maximize=True)),
+    (O.ASGD, dict(lr=1e-2)), (O.ASGD, dict(lr=1e-2, weight_decay=0.1)),
+    (O.ASGD, dict(lr=1e-2, maximize=True, t0=2)),
+    (O.ASGD, dict(lr=1e-2, weight_decay=0.1, maximize=True, lambd=1e-2, alpha=0.5)),
+]
+for cls, kw in grid:
+    torch.manual_seed(1)
+    m = torch.nn.Sequential(torch.nn.Linear(7, 13), torch.nn.Tanh(), torch.nn.Linear(13, 3))
+    opt = cls([{'params': m[0].parameters()},
+               {'params': m[2].parameters(), 'lr': kw['lr'] * 0.5}], foreach=True, **kw)
+    for i in range(8):
+        opt.zero_grad()
+        m(torch.randn(17, 7)).pow(2).mean().backward()
+        opt.step()
+    print(cls.__name__, [p.detach().double().sum().item() for p in m.parameters()],
+          m[2].weight[0].tolist())
+    st = opt.state[m[2].weight]
+    print(sorted(st.keys()), [v.tolist() if v.numel() == 1 else v.double().sum().item()
+                              for k, v in sorted(st.items())])
+"""
+
+
+def test_foreach_updates_that_round_differently_run_torch_s_multi_tensor_order():
+    """NAdam (√v / √(1 - β2^step) and two addcdivs), RAdam (the reciprocal buffer) and ASGD
+    (one addcmul, eta computed on the step tensor): parameters and optimizer state."""
+    assert gradtrace_output(MULTI_TENSOR_ORDER) == torch_output(MULTI_TENSOR_ORDER)

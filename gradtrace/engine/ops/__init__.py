@@ -21,6 +21,7 @@ from . import (
     copies,
     correlation,
     elementwise_callables,
+    fake_quantize,
     factorizations,
     float_bits,
     float_ops,

@@ -1,0 +1,87 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 40
+(model compression) found: np.resize, which network-slimming's vggprune.py calls on the
+index arrays of the kept channels; and torch.fake_quantize_per_tensor_affine /
+fake_quantize_per_channel_affine, the fake quantisation quantisation-aware training written
+by hand calls (its straight-through mask as the backward, torch's checks and messages).
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+
+RESIZE = """import numpy as np
+import torch
+idx = np.squeeze(np.argwhere(np.asarray(torch.tensor([0., 1., 0.]).numpy())))
+print(idx, idx.size, idx.shape)
+if idx.size == 1:
+    idx = np.resize(idx, (1,))
+print(idx, idx.tolist(), idx.dtype)
+print(np.resize(np.arange(5), (2, 4)), np.resize([1, 2], 5), np.resize(np.ones((2, 2)), 3))
+print(np.resize(np.arange(3.), new_shape=(2, 2)), np.resize(np.array([]), (0,)))
+w = torch.arange(12.).view(3, 4)
+print(w[:, np.resize(np.array(2), (1,)).tolist()])
+"""
+
+
+def test_numpy_resize_repeats_its_input_to_the_new_shape() -> None:
+    """np.resize fills the new shape by repeating the flattened input (a 0-d index array
+    becomes a 1-element one, as vggprune.py uses it)."""
+    assert gradtrace_output(RESIZE) == torch_output(RESIZE)
+
+
+FAKE_QUANTIZE = """import torch
+torch.manual_seed(0)
+x = (torch.randn(6, 4) * 3).requires_grad_()
+y = torch.fake_quantize_per_tensor_affine(x, 0.1, 0, -128, 127)
+print(y, y.grad_fn.name(), [f.name() for f, _ in y.grad_fn.next_functions])
+print(y.grad_fn._saved_mask)
+(y * torch.arange(4.)).sum().backward()
+print(x.grad)
+print(torch.fake_quantize_per_tensor_affine(x, 0.0371, 3, 0, 15))
+print(torch.fake_quantize_per_tensor_affine(x, 1 / 3, -2, -8, 7))
+print(torch.fake_quantize_per_tensor_affine(x.detach().double(), 0.25, 1, -4, 3))
+print(torch.fake_quantize_per_tensor_affine(x, -0.5, 0, -4, 3))
+t = torch.fake_quantize_per_tensor_affine(x, torch.tensor(0.2), torch.tensor(1, dtype=torch.int32), 0, 255)
+print(t, t.grad_fn.name())
+scale = torch.tensor([0.1, 0.2, 0.3, 0.7])
+c = torch.fake_quantize_per_channel_affine(x, scale, torch.tensor([0, 1, -2, 3], dtype=torch.int32), 1, -8, 7)
+print(c, c.grad_fn.name(), [f.name() for f, _ in c.grad_fn.next_functions])
+c.sum().backward()
+print(x.grad)
+print(torch.fake_quantize_per_channel_affine(x, torch.tensor([0.5, 0.25, 0.1, 1., 2., 0.3]), torch.tensor([0.5, 1., 2., 0., 0., 1.]), 0, 0, 15))
+with torch.no_grad():
+    print(torch.fake_quantize_per_tensor_affine(x, 0.1, 0, -8, 7).requires_grad)
+zp = torch.zeros(4, dtype=torch.int32)
+for call in [lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 0, 5, 3),
+             lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 9, 0, 7),
+             lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 0.5, 0, 7),
+             lambda: torch.fake_quantize_per_tensor_affine(torch.arange(3), 0.1, 0, 0, 7),
+             lambda: torch.fake_quantize_per_tensor_affine(x, torch.ones(2), torch.zeros(2, dtype=torch.int32), 0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(x, scale.double(), zp, 1, 0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(x, scale, zp.long(), 1, 0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(x, scale, zp[:3], 1, 0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(x, scale, zp, 0, 0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(x, scale, zp, 2, 0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(x, scale, zp, -1, 0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(x, scale, zp + 9, 1, 0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(x, scale, zp, 1, 7, 0),
+             lambda: torch.fake_quantize_per_channel_affine(x, scale.view(2, 2), zp.view(2, 2), 1, 0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(torch.arange(8).view(2, 4), scale, zp, 1, 0, 7)]:
+    try:
+        call()
+    except Exception as err:
+        print(type(err).__name__, err)
+"""
+
+
+def test_fake_quantize_per_tensor_and_per_channel_as_torch() -> None:
+    """The cachemask kernels' arithmetic (float32 inverse scale, nearbyint, the clamp and
+    the dequantisation in double), the zero point's truncation when it is a float, the
+    nodes' names, single edge and saved mask, grad * mask as the backward, and torch's
+    checks in its order with its messages."""
+    assert gradtrace_output(FAKE_QUANTIZE) == torch_output(FAKE_QUANTIZE)

@@ -46,14 +46,17 @@ print(torch.fake_quantize_per_tensor_affine(x, 0.0371, 3, 0, 15))
 print(torch.fake_quantize_per_tensor_affine(x, 1 / 3, -2, -8, 7))
 print(torch.fake_quantize_per_tensor_affine(x.detach().double(), 0.25, 1, -4, 3))
 print(torch.fake_quantize_per_tensor_affine(x, -0.5, 0, -4, 3))
-t = torch.fake_quantize_per_tensor_affine(x, torch.tensor(0.2), torch.tensor(1, dtype=torch.int32), 0, 255)
+t = torch.fake_quantize_per_tensor_affine(x, torch.tensor(0.2),
+                                          torch.tensor(1, dtype=torch.int32), 0, 255)
 print(t, t.grad_fn.name())
 scale = torch.tensor([0.1, 0.2, 0.3, 0.7])
-c = torch.fake_quantize_per_channel_affine(x, scale, torch.tensor([0, 1, -2, 3], dtype=torch.int32), 1, -8, 7)
+c = torch.fake_quantize_per_channel_affine(
+    x, scale, torch.tensor([0, 1, -2, 3], dtype=torch.int32), 1, -8, 7)
 print(c, c.grad_fn.name(), [f.name() for f, _ in c.grad_fn.next_functions])
 c.sum().backward()
 print(x.grad)
-print(torch.fake_quantize_per_channel_affine(x, torch.tensor([0.5, 0.25, 0.1, 1., 2., 0.3]), torch.tensor([0.5, 1., 2., 0., 0., 1.]), 0, 0, 15))
+print(torch.fake_quantize_per_channel_affine(x, torch.tensor([0.5, 0.25, 0.1, 1., 2., 0.3]),
+                                             torch.tensor([0.5, 1., 2., 0., 0., 1.]), 0, 0, 15))
 with torch.no_grad():
     print(torch.fake_quantize_per_tensor_affine(x, 0.1, 0, -8, 7).requires_grad)
 zp = torch.zeros(4, dtype=torch.int32)
@@ -61,7 +64,7 @@ for call in [lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 0, 5, 3),
              lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 9, 0, 7),
              lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 0.5, 0, 7),
              lambda: torch.fake_quantize_per_tensor_affine(torch.arange(3), 0.1, 0, 0, 7),
-             lambda: torch.fake_quantize_per_tensor_affine(x, torch.ones(2), torch.zeros(2, dtype=torch.int32), 0, 7),
+             lambda: torch.fake_quantize_per_tensor_affine(x, torch.ones(2), zp[:2], 0, 7),
              lambda: torch.fake_quantize_per_channel_affine(x, scale.double(), zp, 1, 0, 7),
              lambda: torch.fake_quantize_per_channel_affine(x, scale, zp.long(), 1, 0, 7),
              lambda: torch.fake_quantize_per_channel_affine(x, scale, zp[:3], 1, 0, 7),
@@ -70,8 +73,10 @@ for call in [lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 0, 5, 3),
              lambda: torch.fake_quantize_per_channel_affine(x, scale, zp, -1, 0, 7),
              lambda: torch.fake_quantize_per_channel_affine(x, scale, zp + 9, 1, 0, 7),
              lambda: torch.fake_quantize_per_channel_affine(x, scale, zp, 1, 7, 0),
-             lambda: torch.fake_quantize_per_channel_affine(x, scale.view(2, 2), zp.view(2, 2), 1, 0, 7),
-             lambda: torch.fake_quantize_per_channel_affine(torch.arange(8).view(2, 4), scale, zp, 1, 0, 7)]:
+             lambda: torch.fake_quantize_per_channel_affine(x, scale.view(2, 2), zp.view(2, 2), 1,
+                                                            0, 7),
+             lambda: torch.fake_quantize_per_channel_affine(torch.arange(8).view(2, 4), scale, zp,
+                                                            1, 0, 7)]:
     try:
         call()
     except Exception as err:

@@ -21,7 +21,6 @@ from . import (
     copies,
     correlation,
     elementwise_callables,
-    fake_quantize,
     factorizations,
     float_bits,
     float_ops,

@@ -2,7 +2,9 @@
 (model compression) found: np.resize, which network-slimming's vggprune.py calls on the
 index arrays of the kept channels; and torch.fake_quantize_per_tensor_affine /
 fake_quantize_per_channel_affine, the fake quantisation quantisation-aware training written
-by hand calls (its straight-through mask as the backward, torch's checks and messages).
+by hand calls (its straight-through mask as the backward, torch's checks and messages);
+torch's in-place foreach ops (timm's ModelEmaV3 lerps its EMA weights with
+torch._foreach_lerp_); and lerp's broadcast check, which let numpy's ValueError through.
 
 Skipped unless torch is importable.
 """
@@ -90,3 +92,67 @@ def test_fake_quantize_per_tensor_and_per_channel_as_torch() -> None:
     nodes' names, single edge and saved mask, grad * mask as the backward, and torch's
     checks in its order with its messages."""
     assert gradtrace_output(FAKE_QUANTIZE) == torch_output(FAKE_QUANTIZE)
+
+
+FOREACH = """import torch
+a = torch.ones(2, requires_grad=True); b = torch.ones(3, requires_grad=True)
+x, y = a * 2, b * 3
+torch._foreach_mul_([x, y], 0.5)
+print(x.grad_fn.name(), y.grad_fn.name(), x._version, x.grad_fn._saved_other)
+torch._foreach_add_((x, y), [1, 2])
+print(x.grad_fn.name(), x, y)
+torch._foreach_sub_([x, y], 3)
+torch._foreach_div_([x, y], [2., 4])
+print(x.grad_fn.name(), x, y)
+torch._foreach_add_([x, y], [torch.ones(2), torch.ones(3)], alpha=0.5)
+print(x.grad_fn.name(), x, y)
+torch._foreach_mul_([x, y], torch.tensor(3.))
+print(x.grad_fn.name(), x, y)
+(x.sum() + y.sum()).backward()
+print(a.grad, b.grad)
+try:
+    torch._foreach_mul_([a, b], 0.5)
+except Exception as e: print(type(e).__name__, e)
+with torch.no_grad():
+    r = torch._foreach_lerp_([a, b], [torch.zeros(2), torch.zeros(3)], weight=0.25)
+print(a, b, r, hasattr(torch, '_foreach_lerp_'))
+w = [torch.full((2,), 0.3), torch.full((3,), 0.7)]
+p = [torch.ones(2), torch.ones(3)]
+torch._foreach_lerp_(p, [torch.zeros(2), torch.zeros(3)], w)
+print(p)
+torch._foreach_zero_(p)
+print(p)
+for f in [lambda: torch._foreach_mul_([], 2.0),
+          lambda: torch._foreach_mul_([torch.ones(2)], [1., 2.]),
+          lambda: torch._foreach_lerp_([torch.ones(2)], [torch.ones(3)], 0.5),
+          lambda: torch._foreach_lerp_([torch.ones(2)], [torch.ones(2), torch.ones(2)], 0.5),
+          lambda: torch._foreach_add_([torch.ones(2)], [torch.ones(2), torch.ones(2)])]:
+    try: print(f())
+    except Exception as e: print(type(e).__name__, e)
+"""
+
+
+def test_inplace_foreach_ops_run_the_tensor_op_on_each_element_as_torch() -> None:
+    """_foreach_mul_/add_/sub_/div_/lerp_/zero_ over lists or tuples: a number takes the
+    Scalar overload's node (MulBackward1), a tensor or a list of them the tensor op's; the
+    in-place checks of each element, the list-length messages, and the list given back."""
+    assert gradtrace_output(FOREACH) == torch_output(FOREACH)
+
+
+LERP_SHAPES = """import torch
+for call in [lambda: torch.ones(2).lerp_(torch.ones(3), 0.5),
+             lambda: torch.lerp(torch.ones(2, 3), torch.ones(4, 1), 0.5),
+             lambda: torch.lerp(torch.ones(2, 3), torch.ones(3), torch.ones(4, 1)),
+             lambda: torch.ones(1).lerp_(torch.ones(3), 0.5),
+             lambda: torch.ones(3).lerp_(torch.ones(1), torch.ones(2, 3))]:
+    try:
+        print(call())
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_lerp_checks_its_operands_broadcast_as_torch() -> None:
+    """lerp and lerp_ refuse operands that do not broadcast with TensorIterator's message
+    (and an in-place result of another shape with the in-place one)."""
+    assert gradtrace_output(LERP_SHAPES) == torch_output(LERP_SHAPES)

@@ -4,7 +4,9 @@ index arrays of the kept channels; and torch.fake_quantize_per_tensor_affine /
 fake_quantize_per_channel_affine, the fake quantisation quantisation-aware training written
 by hand calls (its straight-through mask as the backward, torch's checks and messages);
 torch's in-place foreach ops (timm's ModelEmaV3 lerps its EMA weights with
-torch._foreach_lerp_); and lerp's broadcast check, which let numpy's ValueError through.
+torch._foreach_lerp_); lerp's broadcast check, which let numpy's ValueError through; and
+torch.svd_lowrank / torch.pca_lowrank (low-rank factorisation), torch's Python functions
+bundled as the library module torch._lowrank.
 
 Skipped unless torch is importable.
 """
@@ -156,3 +158,33 @@ def test_lerp_checks_its_operands_broadcast_as_torch() -> None:
     """lerp and lerp_ refuse operands that do not broadcast with TensorIterator's message
     (and an in-place result of another shape with the in-place one)."""
     assert gradtrace_output(LERP_SHAPES) == torch_output(LERP_SHAPES)
+
+
+LOWRANK = """import torch
+torch.manual_seed(0)
+A = torch.randn(8, 5) @ torch.randn(5, 7)
+U, S, V = torch.svd_lowrank(A, q=3)
+print(U, S, V)
+print(torch.dist(U @ torch.diag(S) @ V.T, A))
+U, S, V = torch.pca_lowrank(torch.randn(10, 4), q=2)
+print(U.shape, S, V)
+U, S, V = torch.pca_lowrank(torch.randn(6, 9), center=False)
+print(S)
+w = torch.randn(2, 6, 5, requires_grad=True)
+U, S, V = torch.svd_lowrank(w, q=2, niter=1, M=torch.ones(5))
+print(S, S.grad_fn.name())
+S.sum().backward()
+print(w.grad)
+try:
+    torch.pca_lowrank(torch.randn(3, 4), q=5)
+except ValueError as e:
+    print(e)
+print(torch.svd_lowrank.__name__)
+"""
+
+
+def test_svd_lowrank_and_pca_lowrank_as_torch() -> None:
+    """torch's randomized range finder: its torch.randn draw, qr and svd calls in torch's
+    order give torch's numbers, for tall and wide matrices, batches, a mean M, centering,
+    and the gradient through them; pca_lowrank's own ValueError."""
+    assert gradtrace_output(LOWRANK) == torch_output(LOWRANK)

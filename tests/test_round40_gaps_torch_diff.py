@@ -6,7 +6,8 @@ by hand calls (its straight-through mask as the backward, torch's checks and mes
 torch's in-place foreach ops (timm's ModelEmaV3 lerps its EMA weights with
 torch._foreach_lerp_); lerp's broadcast check, which let numpy's ValueError through; and
 torch.svd_lowrank / torch.pca_lowrank (low-rank factorisation), torch's Python functions
-bundled as the library module torch._lowrank.
+bundled as the library module torch._lowrank; and nn.Module.set_submodule, how adapter
+and LoRA code swaps a layer in.
 
 Skipped unless torch is importable.
 """
@@ -188,3 +189,29 @@ def test_svd_lowrank_and_pca_lowrank_as_torch() -> None:
     order give torch's numbers, for tall and wide matrices, batches, a mean M, centering,
     and the gradient through them; pca_lowrank's own ValueError."""
     assert gradtrace_output(LOWRANK) == torch_output(LOWRANK)
+
+
+SET_SUBMODULE = """import torch
+import torch.nn as nn
+m = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.ReLU(), nn.Linear(2, 3)))
+print(m.load_state_dict(m.state_dict()), type(m.load_state_dict(m.state_dict())))
+r = m.load_state_dict({k: v for k, v in m.state_dict().items() if k != '0.bias'}, strict=False)
+print(r, r.missing_keys, r == ([ '0.bias'], []))
+m.set_submodule('1.1', nn.Linear(2, 4))
+m.set_submodule('2', nn.Tanh())
+m.set_submodule('1.1', nn.Identity(), strict=True)
+print(m)
+for args in [('', nn.ReLU()), ('0', 3), ('1.5', nn.ReLU(), True), ('0.weight', nn.ReLU()),
+             ('9.x', nn.ReLU())]:
+    try:
+        m.set_submodule(*args)
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_module_set_submodule_as_torch() -> None:
+    """set_submodule replaces or adds a submodule under an existing parent (strict: only
+    replaces), with torch's ValueErrors and AttributeErrors; load_state_dict's result (now
+    kept in its own library file) prints and compares as before."""
+    assert gradtrace_output(SET_SUBMODULE) == torch_output(SET_SUBMODULE)

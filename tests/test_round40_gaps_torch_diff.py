@@ -97,6 +97,31 @@ def test_fake_quantize_per_tensor_and_per_channel_as_torch() -> None:
     assert gradtrace_output(FAKE_QUANTIZE) == torch_output(FAKE_QUANTIZE)
 
 
+FAKE_QUANTIZE_FORWARD_AD = """import torch
+import torch.autograd.forward_ad as fwAD
+x = torch.tensor([0.31, -2.0, 0.77, 0.1])
+t = torch.tensor([1., 2., 3., 4.])
+sc = torch.tensor([0.5, 0.25])
+zp = torch.zeros(2, dtype=torch.int32)
+with fwAD.dual_level():
+    d = fwAD.make_dual(x, t)
+    for f in [lambda d: torch.fake_quantize_per_tensor_affine(d, 0.5, 0, -2, 1),
+              lambda d: torch.fake_quantize_per_tensor_affine(d, torch.tensor(0.5), zp[0], -2, 1),
+              lambda d: torch.fake_quantize_per_channel_affine(d.view(2, 2), sc, zp, 1, -2, 1)]:
+        try:
+            y = f(d)
+            print(fwAD.unpack_dual(y).tangent)
+        except Exception as e:
+            print(type(e).__name__, e)
+"""
+
+
+def test_fake_quantize_refuses_forward_mode_ad_as_torch() -> None:
+    """torch has no forward-mode formula for the three cachemask ops: its
+    NotImplementedError, each op named."""
+    assert gradtrace_output(FAKE_QUANTIZE_FORWARD_AD) == torch_output(FAKE_QUANTIZE_FORWARD_AD)
+
+
 FOREACH = """import torch
 a = torch.ones(2, requires_grad=True); b = torch.ones(3, requires_grad=True)
 x, y = a * 2, b * 3

@@ -49,6 +49,8 @@ def _float_input(a: Tensor, kernel: str) -> np.ndarray:
 class FakeQuantizePerTensorAffineCachemaskBackward0(Function):
     __slots__ = ()
     formulas = (vjp("self", "{grad} × {mask}"),)
+    # torch has no forward-mode formula (measured)
+    no_forward_ad = "fake_quantize_per_tensor_affine_cachemask"
 
     def forward(self, a: Tensor, scale: Any, zero_point: Any, quant_min: int,
                 quant_max: int) -> np.ndarray:
@@ -67,6 +69,7 @@ class FakeQuantizePerTensorAffineCachemaskTensorQparamsBackward0(
     """The overload of tensor scale and zero_point (no range check of the zero point)."""
 
     __slots__ = ()
+    no_forward_ad = "_fake_quantize_per_tensor_affine_cachemask_tensor_qparams"
 
 
 class FakeQuantizePerChannelAffineCachemaskBackward0(
@@ -74,6 +77,7 @@ class FakeQuantizePerChannelAffineCachemaskBackward0(
     """scale and zero_point are parameters, not inputs: torch's node has self's edge only."""
 
     __slots__ = ()
+    no_forward_ad = "fake_quantize_per_channel_affine_cachemask"
 
     def forward(self, a: Tensor, scale: np.ndarray, zero_point: np.ndarray,  # type: ignore[override]
                 axis: int, quant_min: int, quant_max: int) -> np.ndarray:

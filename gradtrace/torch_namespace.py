@@ -301,7 +301,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
               # removed since torch 1.9; each raises torch's error naming its replacement
               **{name: "torch._linalg_utils" for name in (
                   "eig", "lstsq", "matrix_rank", "solve", "symeig")},
-              "vmap": "torch._functorch.apis"},
+              "vmap": "torch._functorch.apis",
+              "svd_lowrank": "torch._lowrank", "pca_lowrank": "torch._lowrank"},
     "torch.serialization": {name: "torch.serialization" for name in (
         "save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
         "safe_globals")},

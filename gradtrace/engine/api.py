@@ -30,7 +30,9 @@ from .ops import (
     embedding,
     embedding_bag,
     factorizations,
+    fake_quantize,
     float_ops,
+    foreach,
     fractional_pool,
     gamma,
     gamma_sampling,
@@ -173,6 +175,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "norm_except_dim": weight_norm.norm_except_dim,
     **scatters.TORCH_FUNCTIONS, **composites.TORCH_FUNCTIONS,
     **ops.copies.TORCH_FUNCTIONS, **ops.histograms.TORCH_FUNCTIONS,
+    **fake_quantize.TORCH_FUNCTIONS, **foreach.TORCH_FUNCTIONS,
     **_gradient.TORCH_FUNCTIONS, **_complex_ops.TORCH_FUNCTIONS, **_stft.TORCH_FUNCTIONS,
     # composite shape functions
     "atleast_1d": stacking.atleast_1d, "atleast_2d": stacking.atleast_2d,

@@ -114,7 +114,7 @@ FUNCTIONS = (
     "cov", "corrcoef", "histogram", "bincount", "digitize", "searchsorted", "diff",
     "gradient", "interp", "convolve", "correlate", "nan_to_num", "nansum", "nanmean",
     "nanmax", "nanmin", "ptp", "isscalar", "floor_divide", "pad", "take", "take_along_axis",
-    "cumulative_sum",
+    "cumulative_sum", "resize",
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
     "result_type", "promote_types", "can_cast", "issubdtype",
@@ -242,7 +242,8 @@ def _sized_count(name: str, args: list, kwargs: dict) -> int:
 
 
 def _check_result_size(name: str, args: list) -> None:
-    """The results numpy builds larger than their inputs: outer, kron, tile, repeat."""
+    """The results numpy builds larger than their inputs: outer, kron, tile, repeat,
+    resize (`args` are the positional arguments, then the keyword ones)."""
     try:
         arrays = [np.asarray(a) if type(a) is list and name not in (
             "concatenate", "stack", "vstack", "hstack", "column_stack") else a for a in args]
@@ -257,6 +258,8 @@ def _check_result_size(name: str, args: list) -> None:
         if name == "repeat" and np.size(reps) > 1:
             factor = int(np.max(reps))
         reserve(int(np.size(arrays[0])) * max(factor, 1))
+    elif name == "resize" and len(arrays) >= 2:
+        reserve(_numel(arrays[1]))  # the new shape, whatever the input's size
     elif name in ("concatenate", "stack", "vstack", "hstack", "column_stack") and arrays and \
             isinstance(arrays[0], (list, tuple)):
         reserve(sum(int(np.size(a)) for a in arrays[0]))
@@ -317,7 +320,7 @@ def make_function(interp: Interpreter, name: str, fn: Callable[..., Any],
         if sized:
             reserve(_sized_count(name, converted, named))
         else:
-            _check_result_size(name, converted)
+            _check_result_size(name, [*converted, *named.values()])
         return wrap(call(fn, *converted, **named))
 
     return NumpyFunction(name, function, interp, qualified or f"numpy.{name}")

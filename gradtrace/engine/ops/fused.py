@@ -231,6 +231,9 @@ def _lerp_check(a: Tensor, end: Tensor, weight: Tensor | None) -> np.dtype:
                 f"{C_TYPE_NAMES[other.dtype.name]}")
     if not a.dtype.is_floating_point:
         raise not_implemented("lerp_kernel_scalar", a.dtype)
+    shape = broadcast_shapes(a.array.shape, end.array.shape)  # TensorIterator's words
+    if weight is not None:
+        broadcast_shapes(shape, weight.array.shape)
     return a.dtype.np
 
 

@@ -16,6 +16,11 @@ gradient, 1-D and 2-D, strided or not, with and without bias). Each channel is i
   output rows and columns in turn, the shares then added in turn; the bias the same way
   with adds. oneDNN runs it for kernels at most 3 wide (the rest run gemm:jit,
   engine/conv_gemm.py).
+
+A channels-last input's undilated forward runs `brdgmm_dw:avx2` instead, for any padding
+(ONEDNN_VERBOSE): the same chain from 0, the bias added after it (`forward_brdgmm`,
+measured bit for bit on kernels 3-13, paddings 1-10, strides 1-3, with and without bias);
+a dilated one runs jit_dw:avx2 in its own order.
 """
 from __future__ import annotations
 
@@ -95,6 +100,23 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
                     chain.step(x64[images, :, rows, cols], w64[None, :, 0, kh, kw, None, None],
                                acc[images])
     return acc
+
+
+def runs_brdgmm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                dilation: tuple[int, ...], groups: int) -> bool:
+    """Whether a channels-last input's forward of this 2-D view runs brdgmm_dw:avx2 (an
+    undilated depthwise convolution with multiplier 1, any padding or stride)."""
+    return is_depthwise(x_shape, w_shape, groups) and len(w_shape) == 4 and \
+        all(d == 1 for d in dilation)
+
+
+def forward_brdgmm(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
+                   stride: tuple[int, int], padding: tuple[int, int]) -> np.ndarray:
+    """brdgmm_dw's forward: `forward`'s chain from 0, then the bias added in float32."""
+    out = forward(x, w, None, stride, padding, (1, 1))
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out
 
 
 def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],

@@ -162,7 +162,9 @@ def elementwise(x: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.nda
     perm = np.argsort([-st for st in x.strides], kind="stable")
     xt = x.transpose(perm)
     if xt.flags.c_contiguous:
-        return fn(xt.reshape(-1)).reshape(xt.shape).transpose(np.argsort(perm))
+        # (numpy's strides for a size-1 dim are not torch's: iterator_layout sets them)
+        return iterator_layout(fn(xt.reshape(-1)).reshape(xt.shape).transpose(
+            np.argsort(perm)), x)
     order = output_order(x)
     xt = np.ascontiguousarray(x.transpose(order))
     return fn(xt.reshape(-1)).reshape(xt.shape).transpose(np.argsort(order))
@@ -174,13 +176,17 @@ def iterator_layout(out: np.ndarray, *operands: Any) -> np.ndarray:
     ordered by the first operand whose strides tell them apart, where numpy's ufuncs let any
     input that keeps row-major order win (`g.t() * e` is column-major in torch, row-major in
     numpy) and np.where lays its result out row-major; a later sum walks memory in that
-    order, and `stride()` shows it. Python numbers and 0-d operands do not take part."""
+    order, and `stride()` shows it. Python numbers and 0-d operands (a binary op's wrapped
+    scalars) take no part in the order, but, being operands of another shape, they rule
+    out TensorIterator's fast setup (the channels-last output of channels-last inputs):
+    callers pass only the operands torch's TensorIterator has (clamp's Scalar bounds are
+    not among them). None operands are skipped."""
     if type(out) is not np.ndarray or out.ndim < 2:
         return out
     arrays = [x for x in operands if type(x) is np.ndarray and x.ndim]
     if all(x.flags.c_contiguous for x in arrays):
         return out
-    strides = elementwise_strides(out.shape, arrays)
+    strides = elementwise_strides(out.shape, tuple(x for x in operands if x is not None))
     if tuple(s // out.itemsize for s in out.strides) == strides:
         return out
     size = 1 + sum((n - 1) * s for n, s in zip(out.shape, strides, strict=True))

@@ -111,6 +111,7 @@ FUNCTIONS = (
     "roll", "tile", "repeat", "sort", "argsort", "unique", "nonzero", "count_nonzero",
     "argwhere", "all", "any", "diag", "diagonal", "trace", "tril", "triu", "shape", "ndim",
     "size", "meshgrid", "atleast_1d", "atleast_2d", "broadcast_to", "swapaxes", "moveaxis",
+    "rollaxis",
     "cov", "corrcoef", "histogram", "bincount", "digitize", "searchsorted", "diff",
     "gradient", "interp", "convolve", "correlate", "nan_to_num", "nansum", "nanmean",
     "nanmax", "nanmin", "ptp", "isscalar", "floor_divide", "pad", "take", "take_along_axis",

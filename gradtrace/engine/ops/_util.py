@@ -133,7 +133,8 @@ def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
     if type(out) is not np.ndarray or out.dtype != dtype.np:
         # (a meta result keeps its layout: np.asarray would make it a plain view)
         out = out.astype(dtype.np) if type(out) is MetaArray else np.asarray(out, dtype.np)
-    return iterator_layout(out, x, y) if type(x) is np.ndarray and type(y) is np.ndarray \
+    # (a Python number is the wrapped scalar operand torch's TensorIterator has)
+    return iterator_layout(out, x, y) if type(x) is np.ndarray or type(y) is np.ndarray \
         else out
 
 

@@ -160,8 +160,10 @@ class RsubBackward1(Function):
         if dtype.barebones:
             raise unsigned.not_implemented("add_stub", dtype)
         if alpha != 1:
-            return add_alpha(cast(number.array, dtype), cast(a.array, dtype), -alpha, dtype.np)
-        return np.subtract(number.array, a.array, dtype=dtype.np, casting="unsafe")
+            out = add_alpha(cast(number.array, dtype), cast(a.array, dtype), -alpha, dtype.np)
+        else:
+            out = np.subtract(number.array, a.array, dtype=dtype.np, casting="unsafe")
+        return iterator_layout(out, number.array, a.array)  # (torch's sub(number, tensor))
 
     def backward(self, grad: Tensor) -> Tensor:
         alpha = self.attrs["alpha"]

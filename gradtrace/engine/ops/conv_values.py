@@ -384,12 +384,12 @@ def forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
         if channels_last and _slow_channels_last(x, dilation, groups):
             return slow_conv.forward_channels_last(x, w, b, stride, padding)
         return _slow2d_forward(x, w, b, slow, groups)
+    if channels_last and x.dtype == np.float32 and not onednn.AVX512_CORE and \
+            conv_depthwise.runs_brdgmm(x.shape, w.shape, dilation, groups):
+        return conv_depthwise.forward_brdgmm(x, w, b, stride, padding)
     dw = _depthwise_plan(x, w, stride, padding, dilation, groups, "forward")
-    if dw is not None:
+    if dw is not None:  # (a channels-last one here is dilated: jit_dw runs it so too)
         xs, ws, st, pad, dil = dw
-        if channels_last:
-            exactness.note("channels-last depthwise convolution (forward) through oneDNN's "
-                           "brdgmm_dw kernel, whose order is not reproduced")
         out = conv_depthwise.forward(x.reshape(xs), w.reshape(ws), b, st, pad, dil)
         return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
     if channels_last:

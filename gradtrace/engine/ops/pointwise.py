@@ -228,7 +228,9 @@ def _bounded(x: np.ndarray, lo: Any, hi: Any, dtype: dtypes.DType) -> np.ndarray
             out = np.maximum(out, cast(np.asarray(lo), dtype))
         if hi is not None:
             out = np.minimum(out, cast(np.asarray(hi), dtype))
-    return iterator_layout(np.asarray(out, dtype=dtype.np), x, lo, hi)
+    # (Scalar bounds are kernel arguments, no operands of torch's TensorIterator)
+    return iterator_layout(np.asarray(out, dtype=dtype.np), x,
+                           *(b for b in (lo, hi) if type(b) is np.ndarray))
 
 
 class ClampBackward0(Function):

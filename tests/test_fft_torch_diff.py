@@ -211,3 +211,30 @@ def test_stft_values_graph_gradients_and_errors_are_torch_s() -> None:
     a magnitude loss's gradient and torch's errors."""
     pytest.importorskip("torch")
     assert gradtrace_output(STFT) == torch_output(STFT)
+
+
+STRIDED = """import torch
+torch.manual_seed(0)
+z = torch.randn(6, 9, dtype=torch.cfloat)
+for t in [z, z.t().contiguous().t(), z[:, ::2], z[::2], torch.randn(9, 6, dtype=torch.cfloat).t()]:
+    r = torch.fft.irfft(t, n=14)
+    print(r.stride(), r.flatten().tolist()[:5], r.double().sum().item())
+    r2 = torch.fft.irfft(t, dim=0)
+    print(r2.stride(), r2.flatten().tolist()[:5], r2.double().sum().item())
+    f = torch.fft.fft(t, dim=0)
+    print(f.stride(), torch.view_as_real(f).flatten().tolist()[:4])
+x = torch.randn(5, 12)
+for t in [x, x.t(), x[:, 1::2], x.t().contiguous().t()]:
+    f = torch.fft.rfft(t)
+    v = torch.view_as_real(f)
+    print(f.stride(), v.flatten().tolist()[:4], v.double().sum().item())
+    f2 = torch.fft.rfft2(t)
+    print(f2.stride(), torch.view_as_real(f2).double().sum().item())
+"""
+
+
+def test_transforms_of_strided_inputs_keep_torch_s_bits_and_result_strides() -> None:
+    """Transposed, sliced and column-major inputs reach MKL with their own strides (as
+    torch's _exec_fft passes them), and results come back with torch's strides."""
+    pytest.importorskip("torch")
+    assert gradtrace_output(STRIDED) == torch_output(STRIDED)

@@ -148,8 +148,7 @@ class FftC2RBackward0(Function):
         out_sizes = list(x.shape)
         out_sizes[dims[-1]] = last_dim_size
         real_dtype = np.float32 if x.dtype == np.complex64 else np.float64
-        # (MKL's complex-to-real transform may use its input as scratch: a copy)
-        return _exec_fft(x.copy(), tuple(out_sizes), dims, normalization, False, real_dtype)
+        return _exec_fft(x, tuple(out_sizes), dims, normalization, False, real_dtype)
 
     def backward(self, grad: Tensor) -> Tensor:
         """fft_c2r_backward: a one-sided r2c transform of the gradient, the doubled

@@ -555,7 +555,7 @@ PARSERS, _SAME_IN_TORCH, _FUNCTIONAL_CHECKS, _PYTHON_METHODS = _load()
 
 def python_call_message(fn: Any, message: str) -> str:
     """Python's own TypeError for a call's arguments, as torch's words it: a Tensor method
-    torch writes in Python (torch/_tensor.py: unflatten, split, backward, ...) is named by
+    torch writes in Python (torch/_tensor.py: unflatten, norm, backward, ...) is named by
     its qualified name there, `Tensor.unflatten() missing 1 required positional argument:
     'sizes'`."""
     if type(fn) is BoundMethod and fn.name in _PYTHON_METHODS and isinstance(fn.obj, Tensor):

@@ -86,8 +86,8 @@ def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
     if type(data).__name__ == "ndarray" and type(data).__module__ == "gradtrace.engine.ndarray":
         from ..ndarray import torch_dtype
 
-        if depth:
-            WARNINGS.append(LIST_OF_ARRAYS_WARNING)
+        if depth:  # TORCH_WARN_ONCE: once per run, whichever line makes the next one
+            WARNINGS.append(OnceWarning(LIST_OF_ARRAYS_WARNING, "tensor_new"))
         return list(data.a.shape), torch_dtype(data.a.dtype)
     if isinstance(data, bool):
         return [], dtypes.bool_

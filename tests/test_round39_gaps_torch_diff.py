@@ -1,0 +1,82 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 39
+(reinforcement learning in plain torch) found: losses of a float32 prediction against a
+float64 target (nikhilbarhate99's PPO normalises returns made from the environment's numpy
+float64 rewards and takes nn.MSELoss of float32 state values against them), whose backward
+TensorIterators promote to the common dtype (mse_loss, smooth_l1_loss, soft_margin_loss) or
+refuse mixed dtypes (huber_loss, whose forward casts into a loss of the input's dtype); and
+torch.tensor's "list of numpy.ndarrays" warning, a TORCH_WARN_ONCE shown once per run
+(minimalRL's replay buffers build several tensors from such lists on different lines).
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output, torch_outputs_in_child
+
+torch = pytest.importorskip("torch")
+
+
+MIXED_DTYPE_LOSSES = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+for reduction in ["mean", "sum", "none"]:
+    for fn in [F.mse_loss, F.huber_loss, F.smooth_l1_loss, F.soft_margin_loss, F.l1_loss]:
+        for da, db in [(torch.float32, torch.float64), (torch.float64, torch.float32)]:
+            x = torch.randn(2, 5, dtype=da, requires_grad=True)
+            y = torch.randn(2, 5, dtype=db)
+            if fn is F.soft_margin_loss:
+                y = y.sign()
+            out = fn(x, y, reduction=reduction)
+            print(fn.__name__, reduction, da, out.dtype, out.sum().item())
+            try:
+                out.sum().backward()
+                print("  grad", x.grad.dtype, x.grad.tolist())
+            except RuntimeError as e:
+                print("  ", type(e).__name__, e)
+x = torch.randn(4, requires_grad=True)
+y = torch.randn(4, dtype=torch.float64, requires_grad=True)
+l = F.mse_loss(x, y)
+l.backward()
+print(x.grad.tolist(), y.grad.tolist(), y.grad.dtype)
+l = F.huber_loss(y, x, delta=0.5)
+print(l.dtype, l.item())
+try:
+    l.backward()
+except RuntimeError as e:
+    print(e)
+g, = torch.autograd.grad(F.mse_loss(x, y.detach()), x, create_graph=True)
+print(g.tolist(), g.grad_fn.name())
+g.sum().backward()
+print(x.grad.tolist())
+"""
+
+
+def test_losses_of_a_float32_input_and_float64_target_round_as_torch() -> None:
+    """mse_loss_backward, smooth_l1_loss_backward and soft_margin_loss_backward compute in
+    the inputs' common dtype (norm as a double) and cast into grad_input, zeros_like(self);
+    huber_loss casts its promoted values into a loss of self's dtype, and its backward's
+    TensorIterator refuses the mixed dtypes ("Found dtype Double but expected Float")."""
+    assert gradtrace_output(MIXED_DTYPE_LOSSES) == torch_output(MIXED_DTYPE_LOSSES)
+
+
+LIST_OF_ARRAYS_WARNING = """import warnings
+import numpy as np
+import torch
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    a = torch.tensor([np.zeros(2), np.ones(2)])
+    b = torch.tensor([np.ones(3, dtype=np.float32)], dtype=torch.float)
+    for i in range(2):
+        c = torch.tensor([np.arange(2)] * 2)
+    print(a, b, c)
+    for w in seen:
+        print(w.category.__name__, str(w.message)[:60])
+"""
+
+
+def test_list_of_ndarrays_warning_is_shown_once_per_run() -> None:
+    """torch.tensor of a list of numpy arrays warns once per process (TORCH_WARN_ONCE), not
+    once per line of the script, even under an "always" filter."""
+    torch_stdout, _ = torch_outputs_in_child({"warn": LIST_OF_ARRAYS_WARNING})["warn"]
+    assert gradtrace_output(LIST_OF_ARRAYS_WARNING) == torch_stdout

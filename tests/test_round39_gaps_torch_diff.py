@@ -3,9 +3,11 @@
 float64 target (nikhilbarhate99's PPO normalises returns made from the environment's numpy
 float64 rewards and takes nn.MSELoss of float32 state values against them), whose backward
 TensorIterators promote to the common dtype (mse_loss, smooth_l1_loss, soft_margin_loss) or
-refuse mixed dtypes (huber_loss, whose forward casts into a loss of the input's dtype); and
+refuse mixed dtypes (huber_loss, whose forward casts into a loss of the input's dtype);
 torch.tensor's "list of numpy.ndarrays" warning, a TORCH_WARN_ONCE shown once per run
-(minimalRL's replay buffers build several tensors from such lists on different lines).
+(minimalRL's replay buffers build several tensors from such lists on different lines); and
+the legacy Variable constructor's flags, which ikostrikov's TRPO passes as
+`Variable(states, volatile=False)` (no warning in torch).
 
 Skipped unless torch is importable.
 """
@@ -80,3 +82,38 @@ def test_list_of_ndarrays_warning_is_shown_once_per_run() -> None:
     once per line of the script, even under an "always" filter."""
     torch_stdout, _ = torch_outputs_in_child({"warn": LIST_OF_ARRAYS_WARNING})["warn"]
     assert gradtrace_output(LIST_OF_ARRAYS_WARNING) == torch_stdout
+
+
+VARIABLE_FLAGS = """import warnings
+import torch
+from torch.autograd import Variable
+x = torch.ones(2)
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    for v in [False, True, 0, 1, 2, 255, 256, -1, None, 0.5, "a"]:
+        try:
+            y = Variable(x, volatile=v)
+            print(repr(v), y.requires_grad, len(seen))
+        except Exception as e:
+            print(repr(v), type(e).__name__, e)
+    for r in [0, 1, None, 0.5, 300]:
+        try:
+            y = Variable(x, requires_grad=r)
+            print("rg", repr(r), y.requires_grad, y.is_leaf)
+        except Exception as e:
+            print("rg", repr(r), type(e).__name__, e)
+    try:
+        Variable([1.0], volatile=None)
+    except Exception as e:
+        print(type(e).__name__, e)
+    y = Variable(x, False, True)
+    print(len(seen), [str(w.message) for w in seen][:1])
+"""
+
+
+def test_variable_reads_its_flags_as_unsigned_bytes_and_warns_only_when_volatile() -> None:
+    """torch's legacy Variable constructor parses requires_grad and volatile with
+    PyArg's "b" format (an integer from 0 to 255, TypeError or OverflowError otherwise,
+    before it looks at the data) and warns that volatile was removed only when it is true:
+    the TRPO code's get_loss(volatile=False) passes False and torch stays silent."""
+    assert gradtrace_output(VARIABLE_FLAGS) == torch_output(VARIABLE_FLAGS)

@@ -117,3 +117,35 @@ def test_variable_reads_its_flags_as_unsigned_bytes_and_warns_only_when_volatile
     before it looks at the data) and warns that volatile was removed only when it is true:
     the TRPO code's get_loss(volatile=False) passes False and torch stays silent."""
     assert gradtrace_output(VARIABLE_FLAGS) == torch_output(VARIABLE_FLAGS)
+
+
+NUMPY_COPYTO = """import numpy as np
+import torch
+a = np.empty((3, 2), dtype=np.float32)
+a[:] = 0
+np.copyto(a[1], np.array([1.5, 2.5]))
+np.copyto(a[2], True)
+print(a, a.dtype)
+b = np.zeros(3)
+print(np.copyto(b, 7), b)
+np.copyto(b, [1, 2, 3], where=[True, False, True])
+print(b)
+t = torch.zeros(3)
+n = t.numpy()
+np.copyto(n, np.arange(3))
+print(t, t._version)
+c = np.zeros(2, dtype=np.int64)
+for args in [(c, np.array([1.5, 2.5])), ([1, 2], c), (c, np.ones(3)), (c, np.ones(2), "unsafe"),
+             (t, 1), (c, t), (None, 1)]:
+    try:
+        print(np.copyto(*args), c)
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_numpy_copyto_writes_into_its_destination() -> None:
+    """np.copyto (denisyarats/pytorch_sac's replay buffer fills np.empty rows with it)
+    writes into the destination array, a row view or a tensor's numpy() alike, with
+    numpy's casting rule and errors; a tensor is no destination."""
+    assert gradtrace_output(NUMPY_COPYTO) == torch_output(NUMPY_COPYTO)

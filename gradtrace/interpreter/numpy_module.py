@@ -93,6 +93,7 @@ _TENSOR_METHOD_ERRORS = {
        " * (int dim, bool keepdim = False)\n"
        "      didn't match because some of the keywords were incorrect: out, axis\n"
        for name in ("all", "any")},
+    "copyto": "copyto() argument 1 must be a numpy.ndarray, not Tensor",  # (a destination)
 }
 _TENSOR_METHOD_DISPATCH = frozenset({
     "argmax", "argmin", "round", "around", "clip", "cumsum", "cumprod", "argsort", "reshape",
@@ -117,7 +118,7 @@ FUNCTIONS = (
     "cumulative_sum",
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
-    "result_type", "promote_types", "can_cast", "issubdtype",
+    "result_type", "promote_types", "can_cast", "issubdtype", "copyto",
 )
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",

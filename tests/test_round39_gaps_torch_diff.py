@@ -7,7 +7,8 @@ refuse mixed dtypes (huber_loss, whose forward casts into a loss of the input's 
 torch.tensor's "list of numpy.ndarrays" warning, a TORCH_WARN_ONCE shown once per run
 (minimalRL's replay buffers build several tensors from such lists on different lines); and
 the legacy Variable constructor's flags, which ikostrikov's TRPO passes as
-`Variable(states, volatile=False)` (no warning in torch).
+`Variable(states, volatile=False)` (no warning in torch); np.copyto and np.append, which
+the replay buffers of pytorch_sac and Spinning Up call.
 
 Skipped unless torch is importable.
 """
@@ -149,3 +150,23 @@ def test_numpy_copyto_writes_into_its_destination() -> None:
     writes into the destination array, a row view or a tensor's numpy() alike, with
     numpy's casting rule and errors; a tensor is no destination."""
     assert gradtrace_output(NUMPY_COPYTO) == torch_output(NUMPY_COPYTO)
+
+
+NUMPY_APPEND = """import numpy as np
+import torch
+a = np.arange(3, dtype=np.float32)
+print(np.append(a, 2.5), np.append(a, 2.5).dtype, np.append(a, np.float32(1)).dtype)
+print(np.append([[1, 2], [3, 4]], [[5, 6]], axis=0), np.append([1], [[2, 3]]))
+print(np.append(a, torch.tensor([7.0])), np.append(a, [True]))
+try:
+    print(np.append([[1, 2]], [3], 0))
+except ValueError as e:
+    print(e)
+"""
+
+
+def test_numpy_append_flattens_or_concatenates() -> None:
+    """np.append (Spinning Up's PPOBuffer.finish_path appends the bootstrap value to the
+    rewards and values of a path) flattens both without an axis, and concatenates with
+    one, numpy's dtype and error."""
+    assert gradtrace_output(NUMPY_APPEND) == torch_output(NUMPY_APPEND)

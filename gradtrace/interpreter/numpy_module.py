@@ -118,7 +118,7 @@ FUNCTIONS = (
     "cumulative_sum",
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
-    "result_type", "promote_types", "can_cast", "issubdtype", "copyto",
+    "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append",
 )
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
@@ -261,6 +261,8 @@ def _check_result_size(name: str, args: list) -> None:
     elif name in ("concatenate", "stack", "vstack", "hstack", "column_stack") and arrays and \
             isinstance(arrays[0], (list, tuple)):
         reserve(sum(int(np.size(a)) for a in arrays[0]))
+    elif name == "append" and len(arrays) >= 2:
+        reserve(int(np.size(arrays[0])) + int(np.size(arrays[1])))
     else:
         reserve_broadcast(*arrays)
 

@@ -5,10 +5,11 @@ float64 rewards and takes nn.MSELoss of float32 state values against them), whos
 TensorIterators promote to the common dtype (mse_loss, smooth_l1_loss, soft_margin_loss) or
 refuse mixed dtypes (huber_loss, whose forward casts into a loss of the input's dtype);
 torch.tensor's "list of numpy.ndarrays" warning, a TORCH_WARN_ONCE shown once per run
-(minimalRL's replay buffers build several tensors from such lists on different lines); and
-the legacy Variable constructor's flags, which ikostrikov's TRPO passes as
+(minimalRL's replay buffers build several tensors from such lists on different lines); the
+legacy Variable constructor's flags, which ikostrikov's TRPO passes as
 `Variable(states, volatile=False)` (no warning in torch); np.copyto and np.append, which
-the replay buffers of pytorch_sac and Spinning Up call.
+the replay buffers of pytorch_sac and Spinning Up call; and np.array(tensor, copy=False),
+which numpy 2 refuses (RL-Adventure's prioritized replay buffer).
 
 Skipped unless torch is importable.
 """
@@ -170,3 +171,29 @@ def test_numpy_append_flattens_or_concatenates() -> None:
     rewards and values of a path) flattens both without an axis, and concatenates with
     one, numpy's dtype and error."""
     assert gradtrace_output(NUMPY_APPEND) == torch_output(NUMPY_APPEND)
+
+
+ARRAY_OF_TENSOR_COPY = """import warnings
+import numpy as np
+import torch
+warnings.simplefilter("always")
+for kw in [dict(copy=False), dict(copy=True), dict(copy=0), dict(copy=1), dict(copy=None), dict()]:
+    for name, f in [("array", np.array), ("asarray", np.asarray)]:
+        for t in [torch.arange(3.), torch.tensor(2), torch.ones(2, requires_grad=True)]:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                try:
+                    a = f(t, **kw)
+                    print(name, kw, a, a.dtype, len(seen))
+                except Exception as e:
+                    print(name, kw, type(e).__name__, e, len(seen))
+"""
+
+
+def test_numpy_array_of_a_tensor_with_copy_false_is_refused_as_numpy_2_refuses_it() -> None:
+    """numpy 2 hands a copy other than None to __array__, which torch's Tensor.__array__
+    does not take: a DeprecationWarning, and for a false copy (RL-Adventure's replay
+    buffer calls np.array(action, copy=False) on tensor actions) numpy's ValueError before
+    the tensor is converted (so not the requires-grad error); np.asarray's default None
+    neither warns nor fails."""
+    assert gradtrace_output(ARRAY_OF_TENSOR_COPY) == torch_output(ARRAY_OF_TENSOR_COPY)

@@ -286,6 +286,18 @@ class NumpyFunction:
         return f"<function {self.qualified}>"
 
 
+def _no_copy_error() -> str:
+    """numpy's message when copy=False cannot be honoured (its own, as it words it)."""
+    try:
+        np.array(0, copy=False)
+    except ValueError as err:
+        return str(err)
+    return "Unable to avoid copy while creating an array as requested."
+
+
+_NO_COPY_ERROR = _no_copy_error()
+
+
 def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: tuple,
                  kwargs: dict) -> Any:
     """A numpy function given a tensor, as torch 2.13 answers it."""
@@ -302,8 +314,14 @@ def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: t
         result = call(fn, *converted, **named)
         interp.warn(WRAP_WARNING)
         return Tensor(np.asarray(result))
-    if name == "array":
-        interp.warn(COPY_WARNING)
+    if name in ("array", "asarray") and isinstance(first, Tensor):
+        # numpy 2 passes a copy other than None to __array__, which torch's does not take
+        # (a DeprecationWarning); a false one it then cannot honour, before any conversion
+        copy = kwargs.get("copy", True if name == "array" else None)
+        if copy is not None:
+            interp.warn(COPY_WARNING)
+            if isinstance(copy, (bool, int, float)) and not copy:
+                raise ScriptError(_NO_COPY_ERROR, kind="ValueError")
     return None
 
 

@@ -286,13 +286,14 @@ class NumpyFunction:
         return f"<function {self.qualified}>"
 
 
-def _no_copy_error() -> str:
-    """numpy's message when copy=False cannot be honoured (its own, as it words it)."""
+def _no_copy_error() -> str | None:
+    """numpy's message when copy=False cannot be honoured, as it words it (None for a
+    numpy before 2.0, which copies anyway)."""
     try:
         np.array(0, copy=False)
     except ValueError as err:
         return str(err)
-    return "Unable to avoid copy while creating an array as requested."
+    return None
 
 
 _NO_COPY_ERROR = _no_copy_error()
@@ -320,7 +321,8 @@ def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: t
         copy = kwargs.get("copy", True if name == "array" else None)
         if copy is not None:
             interp.warn(COPY_WARNING)
-            if isinstance(copy, (bool, int, float)) and not copy:
+            if _NO_COPY_ERROR is not None and isinstance(copy, (bool, int, float)) and \
+                    not copy:
                 raise ScriptError(_NO_COPY_ERROR, kind="ValueError")
     return None
 

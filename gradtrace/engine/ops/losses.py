@@ -555,8 +555,9 @@ class _PointwiseLossBackward(Function):
                 if t.dtype is not a.dtype:
                     raise TorchRuntimeError(f"Found dtype {t.dtype.scalar_type} but "
                                             f"expected {a.dtype.scalar_type}")
-        # smooth_l1_loss_backward_out's promotes them to their common dtype, computes in it
-        # and casts into grad_input, zeros_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT)
+        # smooth_l1_loss_backward_out's TensorIterator promotes the operands to their common
+        # dtype, computes in it and casts into grad_input, zeros_like(self,
+        # LEGACY_CONTIGUOUS_MEMORY_FORMAT)
         common = dtypes.result_type([(t.dtype, t.ndim) for t in (a, target, grad)], [])
         slope = _pointwise_loss_slope(self.kind, cast(a.array, common), cast(target.array, common),
                                       cast(grad.array, common), param, norm)

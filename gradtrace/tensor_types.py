@@ -122,7 +122,7 @@ class TensorType(ScriptType):
             first = list(first)
         if type(first) is ndarray:
             return creation.tensor(first, dtype=dtype)
-        if not isinstance(first, (list, tuple)):
+        if not isinstance(first, creation.SEQUENCES):  # (torch's PySequence_Check)
             raise TorchTypeError(f"new(): data must be a sequence (got {_type_word(first)})")
         return creation.tensor(first, dtype=dtype)
 

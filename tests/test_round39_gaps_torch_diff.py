@@ -8,8 +8,9 @@ torch.tensor's "list of numpy.ndarrays" warning, a TORCH_WARN_ONCE shown once pe
 (minimalRL's replay buffers build several tensors from such lists on different lines); the
 legacy Variable constructor's flags, which ikostrikov's TRPO passes as
 `Variable(states, volatile=False)` (no warning in torch); np.copyto and np.append, which
-the replay buffers of pytorch_sac and Spinning Up call; and np.array(tensor, copy=False),
-which numpy 2 refuses (RL-Adventure's prioritized replay buffer).
+the replay buffers of pytorch_sac and Spinning Up call; np.array(tensor, copy=False),
+which numpy 2 refuses (RL-Adventure's prioritized replay buffer); and deques, which numpy
+and torch.tensor read as sequences (Udacity's `np.mean(scores_deque)`).
 
 Skipped unless torch is importable.
 """
@@ -197,3 +198,39 @@ def test_numpy_array_of_a_tensor_with_copy_false_is_refused_as_numpy_2_refuses_i
     the tensor is converted (so not the requires-grad error); np.asarray's default None
     neither warns nor fails."""
     assert gradtrace_output(ARRAY_OF_TENSOR_COPY) == torch_output(ARRAY_OF_TENSOR_COPY)
+
+
+DEQUES_AS_SEQUENCES = """import numpy as np
+import torch
+from collections import deque
+d = deque(maxlen=3)
+for v in [1.5, 2.0, -0.5, 4.0]:
+    d.append(v)
+print(np.mean(d), np.std(d), np.max(d), np.array(d))
+print(np.mean(deque([np.float32(1), np.float32(2)])).dtype)
+w = deque([np.zeros(2), np.ones(2)])
+print(np.stack(w), np.vstack(w).shape, np.concatenate(w))
+e = deque([1, 2, 3, 4, 5])
+np.random.seed(0)
+np.random.shuffle(e)
+print(e, np.sum(deque()), np.asarray(deque([[1, 2], [3, 4]])))
+returns = deque(maxlen=5)
+for r in [1.0, 0.5, 0.25]:
+    returns.appendleft(r)
+t = torch.tensor(returns)
+print(t, t.dtype, (t - t.mean()) / (t.std() + 1e-8))
+print(torch.tensor(deque([[1, 2], [3, 4]])), torch.as_tensor(deque([1, 2])))
+print(torch.Tensor(deque([1.5])))
+print(torch.tensor([deque([1.0, 2.0]), deque([3.0, 4.0])]), torch.FloatTensor(deque([1, 2])))
+try:
+    torch.tensor(deque([[1, 2], [3]]))
+except ValueError as err:
+    print(err)
+"""
+
+
+def test_deques_are_sequences_to_numpy_and_torch_tensor() -> None:
+    """A deque is a sequence to numpy (`np.mean(scores_window)` over the last 100 scores,
+    np.random.shuffle in place) and to torch.tensor's PySequence_Check (the Hugging Face
+    course's REINFORCE builds its returns with appendleft, then torch.tensor(returns))."""
+    assert gradtrace_output(DEQUES_AS_SEQUENCES) == torch_output(DEQUES_AS_SEQUENCES)

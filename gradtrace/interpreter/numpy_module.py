@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -423,7 +424,7 @@ def _sampler(interp: Interpreter, gen: Any, name: str, note: Callable[[], None])
         note()
         if name in ("shuffle",):
             target = args[0] if args else kwargs.get("x")
-            if type(target) is list:
+            if type(target) is list or isinstance(target, deque):  # shuffled in place
                 interp.check_size(len(target), "a shuffle() argument")
                 return call(method, target)
             return call(method, raw(target))

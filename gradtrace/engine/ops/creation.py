@@ -5,6 +5,7 @@ The random constructors (rand, randn, randint, ...) are in `sampling`.
 from __future__ import annotations
 
 import math
+from collections import deque
 from typing import Any
 
 import numpy as np
@@ -67,8 +68,9 @@ LIST_OF_ARRAYS_WARNING = (
     "converting to a tensor. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/"
     "tensor_new.cpp:252.)")
 MAX_DIMS = 128  # the nesting torch.tensor reads (torch/csrc/utils/tensor_new.cpp)
-# what torch's PySequence_Check takes as a dimension of the data: `torch.tensor(range(100))`
-SEQUENCES = (list, tuple, range)
+# what torch's PySequence_Check takes as a dimension of the data: `torch.tensor(range(100))`,
+# a deque of returns (`torch.tensor(returns)` after `returns.appendleft(...)`)
+SEQUENCES = (list, tuple, range, deque)
 
 
 def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0

@@ -234,3 +234,28 @@ def test_deques_are_sequences_to_numpy_and_torch_tensor() -> None:
     np.random.shuffle in place) and to torch.tensor's PySequence_Check (the Hugging Face
     course's REINFORCE builds its returns with appendleft, then torch.tensor(returns))."""
     assert gradtrace_output(DEQUES_AS_SEQUENCES) == torch_output(DEQUES_AS_SEQUENCES)
+
+
+SELF_REFERENTIAL = """import torch
+from collections import deque
+l = []
+l.append(l)
+d = deque()
+d.append(d)
+n = 1.0
+for i in range(129):
+    n = [n]
+for data in [l, d, n, [d], deque([l])]:
+    for kw in [{}, {"dtype": torch.float32}]:
+        try:
+            print(torch.tensor(data, **kw).dim())
+        except Exception as e:
+            print(type(e).__name__, e)
+"""
+
+
+def test_tensor_of_a_sequence_holding_itself_stops_at_128_dimensions() -> None:
+    """torch.tensor's compute_sizes walks the first items and stops past 128 dimensions
+    with "too many dimensions", naming the sequence's type as Python does
+    (`collections.deque`); gradtrace walked a list or deque holding itself forever."""
+    assert gradtrace_output(SELF_REFERENTIAL) == torch_output(SELF_REFERENTIAL)

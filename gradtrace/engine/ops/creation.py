@@ -73,6 +73,11 @@ MAX_DIMS = 128  # the nesting torch.tensor reads (torch/csrc/utils/tensor_new.cp
 SEQUENCES = (list, tuple, range, deque)
 
 
+def _sequence_name(data: Any) -> str:
+    """A sequence's type as torch's messages name it (its tp_name: `collections.deque`)."""
+    return "collections.deque" if isinstance(data, deque) else type_name(data)
+
+
 def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
            ) -> tuple[list[int], DType | None]:
     """Shape and dtype of nested Python data, with torch's messages for ragged input
@@ -105,7 +110,7 @@ def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
         if inferring and any(item is data for item in data):
             raise TorchTypeError("new(): self-referential lists are incompatible")
         if depth >= MAX_DIMS:  # (torch's check, before any item's)
-            raise TorchValueError(f"too many dimensions '{type_name(data)}'")
+            raise TorchValueError(f"too many dimensions '{_sequence_name(data)}'")
         if not data:
             return [0], None
         shapes_dtypes = [_infer(item, depth + 1, inferring, ndim) for item in data]
@@ -230,6 +235,8 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     first, ndim = data, 0
     while isinstance(first, SEQUENCES):  # torch's compute_sizes walks the first items
         ndim += 1  # (a str is a sequence of itself: without end)
+        if ndim > MAX_DIMS:  # (a list holding itself: without end too)
+            raise TorchValueError(f"too many dimensions '{_sequence_name(first)}'")
         if not first:
             break
         first = first[0]

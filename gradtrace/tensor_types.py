@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from .engine import dtypes, lazy
 from .engine.dtypes import DType
 from .engine.layouts import Layout, MemoryFormat
@@ -120,7 +122,7 @@ class TensorType(ScriptType):
             first = list(first)
         if type(first) is ndarray:
             return creation.tensor(first, dtype=dtype)
-        if not isinstance(first, (list, tuple)):
+        if not isinstance(first, creation.SEQUENCES):  # (torch's PySequence_Check)
             raise TorchTypeError(f"new(): data must be a sequence (got {_type_word(first)})")
         return creation.tensor(first, dtype=dtype)
 
@@ -322,12 +324,28 @@ def set_default_tensor_type(t: Any, /) -> None:
     dtypes.set_default_dtype(t.dtype)
 
 
-def variable(data: Any, requires_grad: bool = False, volatile: Any = None) -> Tensor:
+def _unsigned_byte(value: Any) -> int:
+    """PyArg_ParseTupleAndKeywords' "b" format, which torch's legacy Variable constructor
+    reads its requires_grad and volatile flags with: an integer from 0 to 255."""
+    if not isinstance(value, (int, np.integer)):
+        raise ScriptError(f"'{_type_word(value)}' object cannot be interpreted as an integer",
+                          kind="TypeError")
+    if value < 0:
+        raise ScriptError("unsigned byte integer is less than minimum", kind="OverflowError")
+    if value > 255:
+        raise ScriptError("unsigned byte integer is greater than maximum",
+                          kind="OverflowError")
+    return int(value)
+
+
+def variable(data: Any, requires_grad: Any = False, volatile: Any = False) -> Tensor:
     """`torch.autograd.Variable(t, requires_grad=...)`: the tensor detached, requires_grad
-    set (a leaf sharing its storage and version counter), as torch 2.13 does."""
+    set (a leaf sharing its storage and version counter), as torch 2.13 does; a true
+    `volatile` only warns that it is gone (THPVariable_pynew)."""
+    requires_grad, volatile = _unsigned_byte(requires_grad), _unsigned_byte(volatile)
     if not isinstance(data, Tensor):
         raise TorchTypeError(f"Variable data has to be a tensor, but got {_type_word(data)}")
-    if volatile is not None:
+    if volatile:
         from .engine.ops.creation import WARNINGS
 
         WARNINGS.append("UserWarning: volatile was removed and now has no effect. Use "

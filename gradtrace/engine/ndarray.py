@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import operator
 import warnings
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -109,12 +110,13 @@ def raw(value: Any, depth: int = 0) -> Any:
     if kind in (bool, int, float, str, slice, type(None), type(...)) or \
             isinstance(value, (np.generic, np.dtype)):
         return value
-    if kind is list or kind is tuple or kind is Size:  # torch.Size: the tuple it is
+    sequence = isinstance(value, deque)  # `np.mean(scores_window)`: read as a list
+    if kind is list or kind is tuple or kind is Size or sequence:  # torch.Size: the tuple
         if depth > MAX_DEPTH:
             raise NotSupportedError(f"a list nested deeper than {MAX_DEPTH} levels is not "
                                     "supported by numpy")
         items = [raw(v, depth + 1) for v in value]
-        return items if kind is list else tuple(items)
+        return items if kind is list or sequence else tuple(items)
     if isinstance(value, Tensor):
         return tensor_array(value)
     if kind is range:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -93,6 +94,7 @@ _TENSOR_METHOD_ERRORS = {
        " * (int dim, bool keepdim = False)\n"
        "      didn't match because some of the keywords were incorrect: out, axis\n"
        for name in ("all", "any")},
+    "copyto": "copyto() argument 1 must be a numpy.ndarray, not Tensor",  # (a destination)
 }
 _TENSOR_METHOD_DISPATCH = frozenset({
     "argmax", "argmin", "round", "around", "clip", "cumsum", "cumprod", "argsort", "reshape",
@@ -118,7 +120,7 @@ FUNCTIONS = (
     "cumulative_sum", "resize",
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
-    "result_type", "promote_types", "can_cast", "issubdtype",
+    "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append",
 )
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
@@ -264,6 +266,8 @@ def _check_result_size(name: str, args: list) -> None:
     elif name in ("concatenate", "stack", "vstack", "hstack", "column_stack") and arrays and \
             isinstance(arrays[0], (list, tuple)):
         reserve(sum(int(np.size(a)) for a in arrays[0]))
+    elif name == "append" and len(arrays) >= 2:
+        reserve(int(np.size(arrays[0])) + int(np.size(arrays[1])))
     else:
         reserve_broadcast(*arrays)
 
@@ -287,6 +291,19 @@ class NumpyFunction:
         return f"<function {self.qualified}>"
 
 
+def _no_copy_error() -> str | None:
+    """numpy's message when copy=False cannot be honoured, as it words it (None for a
+    numpy before 2.0, which copies anyway)."""
+    try:
+        np.array(0, copy=False)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+_NO_COPY_ERROR = _no_copy_error()
+
+
 def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: tuple,
                  kwargs: dict) -> Any:
     """A numpy function given a tensor, as torch 2.13 answers it."""
@@ -303,8 +320,15 @@ def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: t
         result = call(fn, *converted, **named)
         interp.warn(WRAP_WARNING)
         return Tensor(np.asarray(result))
-    if name == "array":
-        interp.warn(COPY_WARNING)
+    if name in ("array", "asarray") and isinstance(first, Tensor):
+        # numpy 2 passes a copy other than None to __array__, which torch's does not take
+        # (a DeprecationWarning); a false one it then cannot honour, before any conversion
+        copy = kwargs.get("copy", True if name == "array" else None)
+        if copy is not None:
+            interp.warn(COPY_WARNING)
+            if _NO_COPY_ERROR is not None and isinstance(copy, (bool, int, float)) and \
+                    not copy:
+                raise ScriptError(_NO_COPY_ERROR, kind="ValueError")
     return None
 
 
@@ -404,7 +428,7 @@ def _sampler(interp: Interpreter, gen: Any, name: str, note: Callable[[], None])
         note()
         if name in ("shuffle",):
             target = args[0] if args else kwargs.get("x")
-            if type(target) is list:
+            if type(target) is list or isinstance(target, deque):  # shuffled in place
                 interp.check_size(len(target), "a shuffle() argument")
                 return call(method, target)
             return call(method, raw(target))

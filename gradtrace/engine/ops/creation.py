@@ -5,6 +5,7 @@ The random constructors (rand, randn, randint, ...) are in `sampling`.
 from __future__ import annotations
 
 import math
+from collections import deque
 from typing import Any
 
 import numpy as np
@@ -67,8 +68,14 @@ LIST_OF_ARRAYS_WARNING = (
     "converting to a tensor. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/"
     "tensor_new.cpp:252.)")
 MAX_DIMS = 128  # the nesting torch.tensor reads (torch/csrc/utils/tensor_new.cpp)
-# what torch's PySequence_Check takes as a dimension of the data: `torch.tensor(range(100))`
-SEQUENCES = (list, tuple, range)
+# what torch's PySequence_Check takes as a dimension of the data: `torch.tensor(range(100))`,
+# a deque of returns (`torch.tensor(returns)` after `returns.appendleft(...)`)
+SEQUENCES = (list, tuple, range, deque)
+
+
+def _sequence_name(data: Any) -> str:
+    """A sequence's type as torch's messages name it (its tp_name: `collections.deque`)."""
+    return "collections.deque" if isinstance(data, deque) else type_name(data)
 
 
 def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
@@ -86,8 +93,8 @@ def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
     if type(data).__name__ == "ndarray" and type(data).__module__ == "gradtrace.engine.ndarray":
         from ..ndarray import torch_dtype
 
-        if depth:
-            WARNINGS.append(LIST_OF_ARRAYS_WARNING)
+        if depth:  # TORCH_WARN_ONCE: once per run, whichever line makes the next one
+            WARNINGS.append(OnceWarning(LIST_OF_ARRAYS_WARNING, "tensor_new"))
         return list(data.a.shape), torch_dtype(data.a.dtype)
     if isinstance(data, bool):
         return [], dtypes.bool_
@@ -103,7 +110,7 @@ def _infer(data: Any, depth: int = 0, inferring: bool = True, ndim: int = 0
         if inferring and any(item is data for item in data):
             raise TorchTypeError("new(): self-referential lists are incompatible")
         if depth >= MAX_DIMS:  # (torch's check, before any item's)
-            raise TorchValueError(f"too many dimensions '{type_name(data)}'")
+            raise TorchValueError(f"too many dimensions '{_sequence_name(data)}'")
         if not data:
             return [0], None
         shapes_dtypes = [_infer(item, depth + 1, inferring, ndim) for item in data]
@@ -228,6 +235,8 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     first, ndim = data, 0
     while isinstance(first, SEQUENCES):  # torch's compute_sizes walks the first items
         ndim += 1  # (a str is a sequence of itself: without end)
+        if ndim > MAX_DIMS:  # (a list holding itself: without end too)
+            raise TorchValueError(f"too many dimensions '{_sequence_name(first)}'")
         if not first:
             break
         first = first[0]

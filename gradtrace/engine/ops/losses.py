@@ -159,10 +159,15 @@ class MseLossBackwardBackward0(Function):
         self.save("self", x)
         self.save("target", target)
         self.save_attr(reduction=reduction)
-        dtype = x.array.dtype
-        # mse_backward_cpu_kernel: norm * (self - target) * grad, norm = 2 (/ numel) as dtype
-        norm = dtype.type(2.0 / x.array.size if reduction == 1 else 2.0)
-        return np.asarray(norm * (x.array - target.array) * grad.array, dtype=dtype)
+        # mse_loss_backward_out's TensorIterator promotes its inputs to their common dtype
+        # (double for a float64 target beside a float32 self); mse_backward_cpu_kernel
+        # computes norm * (self - target) * grad in it, norm = 2 (/ numel) as that dtype,
+        # and the result is cast into grad_input, zeros_like(self)
+        common = dtypes.result_type([(t.dtype, t.ndim) for t in (x, target, grad)], [])
+        norm = common.np.type(2.0 / x.array.size if reduction == 1 else 2.0)
+        out = norm * (cast(x.array, common) - cast(target.array, common)) * cast(grad.array,
+                                                                                   common)
+        return np.asarray(out, dtype=x.array.dtype)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # mse_loss_double_backward(self_t * grad_output_p, self_p, reduction)
@@ -503,7 +508,10 @@ class _PointwiseLoss(Function):
         self.save("self", a)
         self.save("target", target)
         d = a.array - target.array
-        return _reduce(_pointwise_loss_values(self.kind, d, param), reduction)
+        loss = _pointwise_loss_values(self.kind, d, param)
+        if self.kind == "huber":  # huber_loss's loss is empty_like(self): the promoted
+            loss = loss.astype(a.array.dtype, copy=False)  # values are cast into it
+        return _reduce(loss, reduction)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # apply_loss_reduction(X_loss_backward(self_t, self_p, target_p, None, param)
@@ -542,9 +550,18 @@ class _PointwiseLossBackward(Function):
         self.save("self", a)
         self.save("target", target)
         norm = 1.0 / a.array.size if reduction == 1 else 1.0
-        # (grad_input is zeros_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT): row-major)
-        return np.asarray(_pointwise_loss_slope(self.kind, a.array, target.array, grad.array,
-                                                param, norm), order="C")
+        if self.kind == "huber":  # huber_loss_backward_out's TensorIterator does not
+            for t in (target, grad):  # promote: its operands must share self's dtype
+                if t.dtype is not a.dtype:
+                    raise TorchRuntimeError(f"Found dtype {t.dtype.scalar_type} but "
+                                            f"expected {a.dtype.scalar_type}")
+        # smooth_l1_loss_backward_out's TensorIterator promotes the operands to their common
+        # dtype, computes in it and casts into grad_input, zeros_like(self,
+        # LEGACY_CONTIGUOUS_MEMORY_FORMAT)
+        common = dtypes.result_type([(t.dtype, t.ndim) for t in (a, target, grad)], [])
+        slope = _pointwise_loss_slope(self.kind, cast(a.array, common), cast(target.array, common),
+                                      cast(grad.array, common), param, norm)
+        return np.asarray(slope, dtype=a.array.dtype, order="C")
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
         x, t, grad = self.unpack("self"), self.unpack("target"), self.unpack("grad_output")
@@ -687,11 +704,13 @@ class SoftMarginLossBackwardBackward0(Function):
         x, t, g = a.array, target.array, grad.array
         dtype = x.dtype.type
         norm = 1.0 / x.size if reduction == 1 else 1.0
-        # torch's kernel: z = exp(-target * input); (target * z).mul_(-norm); z.add_(1);
-        # .div_(z).mul_(grad_output), each step rounded in the input's dtype
-        z = kernels.unary("exp", np.asarray(-t * x, x.dtype))
-        out = (t * z) * dtype(-norm) / (z + dtype(1)) * g
-        return np.asarray(out, x.dtype)
+        # torch's kernel: z = exp(-target * input); mul_out(grad_input, target, z).mul_(-norm);
+        # z.add_(1); grad_input.div_(z).mul_(grad_output): z in the common dtype of target
+        # and input, each step into grad_input (input's dtype) computed in the promoted dtype
+        z = kernels.unary("exp", -t * x)
+        out = np.asarray(t * z, x.dtype) * dtype(-norm)
+        out = np.asarray(out / (z + z.dtype.type(1)), x.dtype)
+        return np.asarray(out * g, x.dtype)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad, x, t = self.unpack("grad_output"), self.unpack("self"), self.unpack("target")

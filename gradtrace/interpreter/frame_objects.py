@@ -14,6 +14,7 @@ globals dict, with its dunder entries) is refused too.
 """
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
@@ -35,10 +36,14 @@ def _is_library(frame: Frame) -> bool:
 
 
 def _object(interp: Interpreter, frame: Frame) -> Any:
-    """The frame object of `frame` (made the first time)."""
-    made = getattr(frame, "object", None)
+    """The frame object of `frame` (made the first time, and again once the script has let
+    go of it): the Frame refers to it weakly, so a frame object the script dropped frees
+    its entry in interp.frame_objects, and with it the frame's variables."""
+    ref = getattr(frame, "object", None)
+    made = ref() if ref is not None else None
     if made is None:
-        made = frame.object = interp.call(interp.library.resolve(_FRAME_CLASS), [], {}, None)
+        made = interp.call(interp.library.resolve(_FRAME_CLASS), [], {}, None)
+        frame.object = weakref.ref(made)
         interp.frame_objects[made] = frame
     return made
 

@@ -116,6 +116,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("inspect_frame_forged.gt", "NotSupportedError"),
     ("inspect_frame_library_back.gt", "NotSupportedError"),
     ("inspect_frame_module_locals.gt", "NotSupportedError"),
+    ("inspect_frame_class_locals.gt", "NotSupportedError"),
     ("dunder_format.gt", "NotSupportedError"), ("deep_parens.gt", "SyntaxError"),
     ("lang_class_dict.gt", "NotSupportedError"), ("lang_instance_dict.gt", "NotSupportedError"),
     ("lang_subclasses.gt", "NotSupportedError"), ("lang_super_escape.gt", "NotSupportedError"),

@@ -121,3 +121,28 @@ def test_frame_objects_walk_the_calls_as_python() -> None:
     one object; getargvalues names the positional (positional-only too) and keyword-only
     parameters, then *args and **kwargs; frames are not copied and take no attributes."""
     assert gradtrace_output(FRAMES) == torch_output(FRAMES)
+
+
+CLASS_BODY_FRAMES = """import inspect
+
+def who():
+    return inspect.currentframe().f_back.f_code.co_name
+
+class C:
+    n = inspect.currentframe().f_code.co_name
+    b = inspect.currentframe().f_back.f_code.co_name
+    w = who()
+    def m(self):
+        class D:
+            x = who()
+            y = inspect.currentframe().f_back.f_code.co_name
+        return D.x, D.y
+
+print(C.n, C.b, C.w, C().m(), who.__name__)
+"""
+
+
+def test_a_class_body_runs_in_its_own_frame_as_python() -> None:
+    """A class body has a frame of its own, named for the class: a function it calls sees
+    it as f_back, and its f_back is the frame that ran the `class` statement."""
+    assert gradtrace_output(CLASS_BODY_FRAMES) == torch_output(CLASS_BODY_FRAMES)

@@ -220,6 +220,7 @@ class DefinitionCompiler:
         name, qualname, span = node.name, scope.qualname, node.span
         doc = docstring(node.body)
         module = self._module_name
+        library = parent.library
 
         def make(frame: Frame) -> Any:
             values = [(code(frame), s) for code, s in bases]
@@ -245,10 +246,16 @@ class DefinitionCompiler:
                                                           "__qualname__": qualname,
                                                           "__doc__": doc}), frame, cell)
             if body is not None:
+                running = self.running_frame
+                if not library:  # the body's own frame, as CPython's (inspect.currentframe)
+                    namespace.back = running
+                    self.running_frame = namespace
                 try:
                     body(namespace)
                 except ReturnSignal:  # the parser only allows `return` inside functions
                     raise NotSupportedError("'return' outside function", span) from None
+                finally:
+                    self.running_frame = running
             attrs = namespace.vars if type(namespace.vars) is dict else dict(namespace.vars)
             shown = _class_qualname(attrs.pop("__qualname__", qualname))
             annotations = attrs.pop(ANNOTATED, {})  # name -> what evaluates its annotation

@@ -9,8 +9,11 @@ object, so `currentframe() is currentframe()` as in CPython. Each call sets its 
 `back` to the frame running when the call started (calls.py), CPython's f_back. Frames of
 bundled library code (torch.nn, torch.optim, ...) are torch's own Python frames in
 CPython, which gradtrace does not reproduce: currentframe() skips them (inspect's own),
-and reaching one through f_back is refused. The module frame's f_locals (CPython: the
-globals dict, with its dunder entries) is refused too.
+and reaching one through f_back is refused. A class body runs in its own frame, as in
+CPython. The f_locals of the module's frame (CPython: the globals dict, with its dunder
+entries) and of a class body's (the class namespace) are refused too; a comprehension's
+own frame (CPython 3.11 makes one) is not made: currentframe() in it gives the enclosing
+one's.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from ..errors import NotSupportedError
 from .frame_locals import refresh
 from .library import intrinsic
 from .objects import Instance, type_name
-from .runtime import Frame
+from .runtime import ClassFrame, Frame
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -84,6 +87,9 @@ def frame_locals(interp: Interpreter, obj: Any) -> dict[str, Any]:
     refreshes it (the same dict, CPython's PyFrame_FastToLocalsWithError)."""
     frame = _frame(interp, obj)
     function = frame.function
+    if type(frame) is ClassFrame:
+        raise NotSupportedError("f_locals of a class body's frame (CPython's class "
+                                "namespace) is not supported by gradtrace")
     if function is None or function.layout is None:
         raise NotSupportedError("f_locals of the module's frame (CPython's globals dict) "
                                 "is not supported by gradtrace")
@@ -107,6 +113,9 @@ def frame_arguments(interp: Interpreter, obj: Any) -> tuple[list[str], Any, Any]
 
 @intrinsic
 def frame_name(interp: Interpreter, obj: Any) -> str:
-    """f_code.co_name: the function's name ("<module>" for the module's frame)."""
-    function = _frame(interp, obj).function
-    return "<module>" if function is None else function.name
+    """f_code.co_name: the function's name (the class's for a class body's frame,
+    "<module>" for the module's)."""
+    frame = _frame(interp, obj)
+    if type(frame) is ClassFrame:
+        return frame.vars["__qualname__"].rpartition(".")[2]
+    return "<module>" if frame.function is None else frame.function.name

@@ -356,11 +356,13 @@ class Calls:
     def call_function(self, fn: UserFunction, args: Any, kwargs: dict[str, Any]) -> Any:
         frame = Frame(fn.signature.bind(fn.qualname, fn.defaults, args, kwargs), fn.closure, fn)
         if fn.is_generator:
-            return ScriptGenerator(fn.qualname, fn.body(frame), self, fn.library)
+            return ScriptGenerator(fn.qualname, fn.body(frame), self, fn.library, frame)
         outer = self.in_library
         self.in_library = fn.library
         self.call_stack.append((fn.name, self.current_span, fn.library))
         self.depth += 1
+        frame.back = self.running_frame
+        self.running_frame = frame
         try:
             if self.depth > self.limits.max_call_depth:
                 raise ScriptError("maximum recursion depth exceeded", kind="RecursionError")
@@ -373,6 +375,7 @@ class Calls:
         finally:
             self.depth -= 1
             self.in_library = outer
+            self.running_frame = frame.back
             # back at the call site: what the caller does next (the engine call a script
             # function was passed to, library code) is labelled with the caller's line
             self.current_span = self.call_stack.pop()[1]
@@ -399,6 +402,10 @@ class Calls:
         self.call_stack.append((gen.qualname.rpartition(".")[2], self.current_span,
                                 gen.library))
         self.depth += 1
+        caller, frame = self.running_frame, gen.frame
+        if frame is not None:  # a generator function's frame runs until it yields
+            frame.back = caller
+            self.running_frame = frame
         try:
             if self.depth > self.limits.max_call_depth:
                 raise ScriptError("maximum recursion depth exceeded", kind="RecursionError")
@@ -412,6 +419,7 @@ class Calls:
         finally:
             self.depth -= 1
             self.in_library = outer
+            self.running_frame = caller
             self.current_span = self.call_stack.pop()[1]
 
     def is_callable(self, value: Any) -> bool:

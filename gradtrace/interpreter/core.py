@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from typing import Any, TextIO
 
 from .. import progress, syntax, torch_namespace
@@ -118,6 +119,11 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # (function name, its call site, library code?) of each function or generator body
         # running: calls restore the call site's span on return; anomaly mode's tracebacks
         self.call_stack: list[tuple[str, Span | None, bool]] = []
+        # the frame of the innermost script function running (the module's at the top
+        # level): inspect.currentframe(), whose f_back each call sets (frame_objects.py)
+        self.running_frame: Frame = self.globals
+        # the frame each of those frame objects (lib/inspect.gt's `frame`) stands for
+        self.frame_objects: weakref.WeakKeyDictionary[Any, Frame] = weakref.WeakKeyDictionary()
         # the engine's AutogradFunction of each torch.autograd.Function subclass used
         self.autograd_functions: dict[Any, Any] = {}
         # the exceptions the running `except` handlers are handling, innermost last

@@ -129,6 +129,7 @@ class DefinitionCompiler:
             scope.frame_names = frame_layout(params, statements, scope.locals,
                                              scope.globals, scope.nonlocals,
                                              scope.class_name is not None)
+        layout = _lazy_layout(scope, params, statements)
         defaults = [(p.name, self.compile_expr(p.default)) for p in params
                     if p.default is not None]
         annotations = [(p.name, compile_annotation(self, p.annotation)) for p in params
@@ -161,6 +162,7 @@ class DefinitionCompiler:
             if annotations:
                 fn.annotate = annotator(annotations, frame)
             fn.lines = lines
+            fn.layout = layout
             return fn
 
         return make
@@ -218,6 +220,7 @@ class DefinitionCompiler:
         name, qualname, span = node.name, scope.qualname, node.span
         doc = docstring(node.body)
         module = self._module_name
+        library = parent.library
 
         def make(frame: Frame) -> Any:
             values = [(code(frame), s) for code, s in bases]
@@ -243,10 +246,16 @@ class DefinitionCompiler:
                                                           "__qualname__": qualname,
                                                           "__doc__": doc}), frame, cell)
             if body is not None:
+                running = self.running_frame
+                if not library:  # the body's own frame, as CPython's (inspect.currentframe)
+                    namespace.back = running
+                    self.running_frame = namespace
                 try:
                     body(namespace)
                 except ReturnSignal:  # the parser only allows `return` inside functions
                     raise NotSupportedError("'return' outside function", span) from None
+                finally:
+                    self.running_frame = running
             attrs = namespace.vars if type(namespace.vars) is dict else dict(namespace.vars)
             shown = _class_qualname(attrs.pop("__qualname__", qualname))
             annotations = attrs.pop(ANNOTATED, {})  # name -> what evaluates its annotation
@@ -374,3 +383,18 @@ def _class_qualname(value: Any) -> str:
         raise ScriptError(f"type __qualname__ must be a str, not {type_name(value)}",
                           kind="TypeError")
     return value
+
+
+def _lazy_layout(scope: Scope, params: tuple[syntax.Param, ...],
+                 statements: tuple[syntax.Stmt, ...]
+                 ) -> Callable[[], tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The function's frame layout (frame_locals.frame_layout), worked out the first time
+    a frame object's f_locals asks for it (inspect.currentframe()), not for every `def`."""
+    def layout() -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if scope.frame_names is None:
+            scope.frame_names = frame_layout(params, statements, scope.locals,
+                                             scope.globals, scope.nonlocals,
+                                             scope.class_name is not None)
+        return scope.frame_names
+
+    return layout

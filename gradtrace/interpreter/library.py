@@ -341,7 +341,7 @@ INTRINSICS_NAMESPACE = stdlib.Namespace("_gradtrace", INTRINSICS)
 _MISSING: Any = object()
 
 # (importing them registers torch.nn's intrinsics and torch.save/torch.load's)
-from . import func_intrinsics, jit_intrinsics, nn_intrinsics, serialization  # noqa: E402,F401,I001
+from . import frame_objects, func_intrinsics, jit_intrinsics, nn_intrinsics, serialization  # noqa: E402,F401,I001
 
 
 @intrinsic

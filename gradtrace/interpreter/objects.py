@@ -45,7 +45,7 @@ class UserFunction:
     python_type_name = "function"  # for the engine's messages (torch.device(f))
     __slots__ = ("name", "qualname", "signature", "defaults", "body", "closure", "interp",
                  "is_generator", "cell", "doc", "module", "library", "annotate",
-                 "annotations", "lines", "__weakref__")
+                 "annotations", "lines", "layout", "__weakref__")
 
     def __init__(self, name: str, qualname: str, signature: Signature, defaults: dict[str, Any],
                  body: Callable[[Frame], Any], closure: Frame, interp: Interpreter,
@@ -66,6 +66,8 @@ class UserFunction:
         self.annotate: Callable[[], dict[str, Any]] | None = None  # (function_attributes)
         self.annotations: dict[str, Any] | None = None  # once read
         self.lines: tuple[int, int, int | None] | None = None  # (definitions.py)
+        # its frame's localsplus names (frame_locals.frame_layout), made when first asked
+        self.layout: Callable[[], tuple[tuple[str, ...], tuple[str, ...]]] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.interp.call_function(self, args, kwargs)
@@ -446,16 +448,18 @@ class SuperBuiltin:
 class ScriptGenerator:
     """A generator made by calling a script function that contains `yield`: a Python
     generator running the function's compiled body, resumed through the interpreter
-    (which counts the call depth)."""
+    (which counts the call depth). `frame` is the function's frame (None for a generator
+    expression's), the frame running while it is resumed."""
 
-    __slots__ = ("qualname", "gen", "interp", "library", "__weakref__")
+    __slots__ = ("qualname", "gen", "interp", "library", "frame", "__weakref__")
 
     def __init__(self, qualname: str, gen: Iterator[Any], interp: Interpreter,
-                 library: bool = False):
+                 library: bool = False, frame: Frame | None = None):
         self.qualname = qualname
         self.gen = gen
         self.interp = interp
         self.library = library
+        self.frame = frame
 
     def __iter__(self) -> ScriptGenerator:
         return self

@@ -47,10 +47,12 @@ class Frame:
     `function` is the script function whose call made the frame (None for a module, a
     class body or a comprehension): `super()` finds its class and first argument there.
     `locals_dict`, set by a function's first `locals()` call, is the dict every call
-    refreshes and returns (CPython's frame f_locals).
+    refreshes and returns (CPython's frame f_locals). `back`, set as a function's body
+    starts running, is the frame that called it (CPython's f_back), and `object` a weak
+    reference to the frame object inspect.currentframe() made of it (frame_objects.py).
     """
 
-    __slots__ = ("vars", "parent", "function", "locals_dict")
+    __slots__ = ("vars", "parent", "function", "locals_dict", "back", "object")
 
     def __init__(self, vars: dict[str, Any], parent: Frame | None = None,
                  function: Any = None):

@@ -4,7 +4,10 @@ F.binary_cross_entropy_with_logits computes its loss in place on `1 - target`, s
 has the target's dtype (a float64 target gives a float64 loss, a float16 one a float16 loss)
 and an integral or bool target is refused with the in-place step's error (the classic
 "Long labels to BCEWithLogitsLoss" question), where gradtrace computed in the input's dtype
-and took any target.
+and took any target. The pointwise losses (smooth_l1, huber, mse's backward) computed an
+integral or float64 target in numpy's float64 where torch's TensorIterator takes the
+operands' common dtype, huber's backward refuses a target of another dtype, and kl_div
+refuses integral targets.
 
 Skipped unless torch is importable.
 """
@@ -51,3 +54,57 @@ def test_bce_with_logits_loss_takes_the_targets_dtype_as_torch() -> None:
     target's: Long, Int and Byte targets fail the multiplication's cast, a bool target the
     subtraction; the input's gradient stays in the input's dtype."""
     assert gradtrace_output(BCE_LOGITS_TARGET_DTYPES) == torch_output(BCE_LOGITS_TARGET_DTYPES)
+
+
+POINTWISE_LOSS_TARGET_DTYPES = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = (torch.randn(6) * 2).requires_grad_()
+targets = [torch.randn(6, dtype=torch.float64) * 2, torch.tensor([0, 1, 2, -1, 3, 0]),
+           torch.randn(6).half(), torch.tensor([0, 1, 1, 0, 1, 0], dtype=torch.int32)]
+for tg in targets:
+    for fn in [F.smooth_l1_loss, F.huber_loss, F.mse_loss, F.l1_loss]:
+        for red in ["mean", "sum", "none"]:
+            x.grad = None
+            out = fn(x, tg, reduction=red)
+            print(fn.__name__, tg.dtype, red, out.dtype, out.detach().double().sum().item())
+            try:
+                out.sum().backward()
+                print(x.grad.dtype, x.grad.tolist())
+            except RuntimeError as e:
+                print(type(e).__name__, e)
+tg = (torch.randn(6, dtype=torch.float64) * 2).requires_grad_()
+gx, gt = torch.autograd.grad(F.mse_loss(x, tg), (x, tg), create_graph=True)
+print(gx.tolist(), gt.tolist(), gt.dtype)
+h = torch.randn(4).half().requires_grad_()
+out = F.huber_loss(h, torch.randn(4).half(), delta=0.5)
+out.backward()
+print(out, h.grad, F.huber_loss(h, torch.randn(4)).dtype)
+for call in [lambda: F.huber_loss(torch.tensor([1, 2]), torch.tensor([1.5, 2.0])),
+             lambda: F.smooth_l1_loss(torch.tensor([1, 2]), torch.tensor([1.5, 2.0])),
+             lambda: F.huber_loss(x.double(), torch.ones(6)).backward()]:
+    try:
+        print(call())
+    except RuntimeError as e:
+        print(type(e).__name__, e)
+for a, b in [(torch.randn(3).log_softmax(0), torch.tensor([0, 1, 0])),
+             (torch.randn(3).log_softmax(0), torch.tensor([True, False, True])),
+             (torch.tensor([1, 2, 3]), torch.rand(3)),
+             (torch.randn(3).log_softmax(0), torch.rand(3, dtype=torch.float64))]:
+    try:
+        print(F.kl_div(a, b, reduction="batchmean"))
+    except RuntimeError as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_pointwise_losses_compute_in_the_operands_common_dtype_as_torch() -> None:
+    """smooth_l1_loss (structured) returns the common dtype of input and target (float32
+    with an integral target, not numpy's float64); huber_loss writes it into empty_like(input)
+    (float32 with a float64 target, an integral input refused) and its backward's
+    TensorIterator, which does not promote, refuses a target of another dtype ("Found dtype
+    Double but expected Float"); mse_loss_backward computes in the common dtype of input,
+    target and grad_output, its norm in that dtype; kl_div refuses integral or bool
+    inputs."""
+    assert gradtrace_output(POINTWISE_LOSS_TARGET_DTYPES) == \
+        torch_output(POINTWISE_LOSS_TARGET_DTYPES)

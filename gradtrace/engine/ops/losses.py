@@ -160,10 +160,12 @@ class MseLossBackwardBackward0(Function):
         self.save("self", x)
         self.save("target", target)
         self.save_attr(reduction=reduction)
-        dtype = x.array.dtype
-        # mse_backward_cpu_kernel: norm * (self - target) * grad, norm = 2 (/ numel) as dtype
-        norm = dtype.type(2.0 / x.array.size if reduction == 1 else 2.0)
-        return np.asarray(norm * (x.array - target.array) * grad.array, dtype=dtype)
+        # mse_backward_cpu_kernel: norm * (self - target) * grad, norm = 2 (/ numel), in the
+        # operands' common dtype (a float64 or an integral target), cast to grad_input's
+        common = dtypes.result_type([(o.dtype, o.ndim) for o in (x, target, grad)], []).np
+        norm = common.type(2.0 / x.array.size if reduction == 1 else 2.0)
+        a, b, g = (o.array.astype(common, copy=False) for o in (x, target, grad))
+        return np.asarray(norm * (a - b) * g, dtype=x.array.dtype)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # mse_loss_double_backward(self_t * grad_output_p, self_p, reduction)
@@ -534,8 +536,17 @@ class _PointwiseLoss(Function):
         self.save_attr(**{self.param_name: param, "reduction": reduction})
         self.save("self", a)
         self.save("target", target)
-        d = a.array - target.array
-        return _reduce(_pointwise_loss_values(self.kind, d, param), reduction)
+        # TensorIterator's common dtype (float32 and an integral target: float32); huber_loss
+        # writes it into empty_like(input), smooth_l1_loss (structured) keeps it
+        common = dtypes.result_type([(a.dtype, a.ndim), (target.dtype, target.ndim)], [])
+        d = a.array.astype(common.np, copy=False) - target.array.astype(common.np, copy=False)
+        values = _pointwise_loss_values(self.kind, d, param)
+        if self.kind == "huber" and common is not a.dtype:
+            if common.is_floating_point and not a.dtype.is_floating_point:
+                raise TorchRuntimeError(f"result type {common.scalar_type} can't be cast to "
+                                        f"the desired output type {a.dtype.scalar_type}")
+            values = values.astype(a.dtype.np)
+        return _reduce(values, reduction)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # apply_loss_reduction(X_loss_backward(self_t, self_p, target_p, None, param)
@@ -574,6 +585,11 @@ class _PointwiseLossBackward(Function):
         self.save("self", a)
         self.save("target", target)
         norm = 1.0 / a.array.size if reduction == 1 else 1.0
+        if self.kind == "huber":  # huber_loss_backward_out's TensorIterator does not promote
+            for operand in (target, grad):  # (after grad_input, zeros_like(self), and self)
+                if operand.dtype is not a.dtype:
+                    raise TorchRuntimeError(f"Found dtype {operand.dtype.scalar_type} but "
+                                            f"expected {a.dtype.scalar_type}")
         # (grad_input is zeros_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT): row-major)
         return np.asarray(_pointwise_loss_slope(self.kind, a.array, target.array, grad.array,
                                                 param, norm), order="C")

@@ -313,6 +313,9 @@ def torch_kl_div(input: Tensor, target: Tensor, reduction: int = 0,  # noqa: A00
                  *, log_target: bool = False) -> Tensor:
     """ATen's composite kl_div (torch.kl_div: reduction as Reduction's int; the parser
     reads the default, at::Reduction::Mean, as 0, measured)."""
+    # (complex operands, which torch checks first, are refused before this)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):  # bool too
+        raise TorchRuntimeError("kl_div: Integral inputs not supported.")
     # ATen's `exp(target) * (target - input)` / `xlogy(target, target) - target * input`:
     # GCC evaluates the operator's right operand first, which orders the backward nodes
     # (sequence numbers) and so the order the target's gradients are summed in

@@ -108,3 +108,56 @@ def test_pointwise_losses_compute_in_the_operands_common_dtype_as_torch() -> Non
     inputs."""
     assert gradtrace_output(POINTWISE_LOSS_TARGET_DTYPES) == \
         torch_output(POINTWISE_LOSS_TARGET_DTYPES)
+
+
+LOSS_WEIGHT_DTYPES = """import torch
+import numpy as np
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(4, 3, requires_grad=True)
+y = torch.tensor([0, 2, 1, 0])
+for w in [torch.tensor([1., 2., 3.], dtype=torch.float64), torch.tensor([1, 2, 3]),
+          torch.from_numpy(np.array([0.5, 2.0, 1.5])), torch.tensor([1., 2., 3.]).half(),
+          torch.tensor(2.0, dtype=torch.float64)]:
+    for name, call in [("ce", lambda: nn.CrossEntropyLoss(weight=w)(x, y)),
+                       ("ce ls", lambda: F.cross_entropy(x, y, weight=w, label_smoothing=0.1)),
+                       ("nll 2d", lambda: F.nll_loss(x.log_softmax(1).view(4, 3, 1, 1),
+                                                     y.view(4, 1, 1), weight=w)),
+                       ("nll oob", lambda: F.nll_loss(x, torch.tensor([0, 5, 1, 0]), weight=w)),
+                       ("bce", lambda: F.binary_cross_entropy(x.sigmoid(), torch.ones(4, 3),
+                                                              weight=w, reduction="none"))]:
+        try:
+            out = call()
+            x.grad = None
+            out.sum().backward()
+            print(name, out.dtype, out.sum().item(), x.grad.dtype, x.grad.sum().item())
+        except (RuntimeError, IndexError) as e:
+            print(name, type(e).__name__, e)
+p = torch.tensor(0.5, requires_grad=True)
+loss = F.binary_cross_entropy(p, torch.tensor(1.))
+loss.backward()
+print(loss, p.grad, F.binary_cross_entropy(torch.tensor([0.25]), torch.tensor([1.])))
+lp = torch.randn(4, 3).log_softmax(1).requires_grad_()
+for w in [torch.tensor(2.0), torch.ones(2), torch.tensor([[1.], [2.], [3.]])]:
+    for inp, tgt in [(lp.view(4, 3, 1, 1), y.view(4, 1, 1)), (lp.view(4, 3, 1), y.view(4, 1)),
+                     (lp, y), (lp[0], y[0])]:
+        try:
+            out = F.nll_loss(inp, tgt, weight=w)
+            lp.grad = None
+            out.backward()
+            print(out, lp.grad)
+        except RuntimeError as e:
+            print(inp.dim(), e)
+"""
+
+
+def test_loss_weights_of_another_dtype_as_torch() -> None:
+    """nll_loss (and cross_entropy over it) reads its class weights as the input's scalar
+    type and refuses another ("expected scalar type Float but found Double": class weights
+    from numpy's float64), after the weight's size check and before the targets' bounds;
+    binary_cross_entropy multiplies its loss and gradient by the weight in place, so both
+    keep the input's dtype; a 0-d binary_cross_entropy (its logf's correctly rounded fma
+    over 0-d operands) runs. nll_loss2d (3-d and 4-d inputs) counts the weight's elements
+    only, with its own message, where nll_loss wants a 1-D weight of C values."""
+    assert gradtrace_output(LOSS_WEIGHT_DTYPES) == torch_output(LOSS_WEIGHT_DTYPES)

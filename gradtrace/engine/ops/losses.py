@@ -250,8 +250,8 @@ class BinaryCrossEntropyBackward0(Function):
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
         loss = _bce_values(x, t_)
-        if weight is not None:
-            loss = loss * weight.array  # loss.mul_(weight)
+        if weight is not None:  # loss.mul_(weight): the input's dtype kept
+            loss = _step(np.multiply, loss, a.dtype, weight.array, weight.dtype)
         return _reduce(loss, reduction)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -293,8 +293,8 @@ class BinaryCrossEntropyBackwardBackward0(Function):
         # then grad_input.mul_(weight) and .div_(numel) for 'mean'
         with np.errstate(all="ignore"):
             out = grad.array.astype(v.dtype) * (v - t_) / np.maximum((one - v) * v, eps)
-            if weight is not None:
-                out = out * weight.array
+            if weight is not None:  # grad_input.mul_(weight)
+                out = _step(np.multiply, out, x.dtype, weight.array, weight.dtype)
             if reduction == 1:
                 out = out / v.dtype.type(v.size)
         return np.asarray(out, dtype=v.dtype)

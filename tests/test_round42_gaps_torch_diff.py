@@ -7,7 +7,9 @@ and an integral or bool target is refused with the in-place step's error (the cl
 and took any target. The pointwise losses (smooth_l1, huber, mse's backward) computed an
 integral or float64 target in numpy's float64 where torch's TensorIterator takes the
 operands' common dtype, huber's backward refuses a target of another dtype, and kl_div
-refuses integral targets.
+refuses integral targets. Class weights of another dtype than the input are refused by
+nll_loss, and a module with full backward hooks worded an in-place change of its single
+output as a multi-output view.
 
 Skipped unless torch is importable.
 """
@@ -161,3 +163,50 @@ def test_loss_weights_of_another_dtype_as_torch() -> None:
     over 0-d operands) runs. nll_loss2d (3-d and 4-d inputs) counts the weight's elements
     only, with its own message, where nll_loss wants a 1-D weight of C values."""
     assert gradtrace_output(LOSS_WEIGHT_DTYPES) == torch_output(LOSS_WEIGHT_DTYPES)
+
+
+BACKWARD_HOOK_VIEW_INPLACE = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+x = torch.randn(1, 3, requires_grad=True)
+def show(call):
+    try:
+        print(call())
+    except RuntimeError as e:
+        print(e)
+relu_after_hooked = nn.Sequential(nn.Linear(3, 3), nn.ReLU(inplace=True))
+relu_after_hooked[0].register_full_backward_hook(lambda *a: print("hook"))
+show(lambda: relu_after_hooked(x).sum().backward())
+show(lambda: relu_after_hooked(x.detach()).sum().backward())
+class Two(nn.Module):
+    def forward(self, a):
+        return a * 2, a * 3
+two = Two()
+two.register_full_backward_hook(lambda *a: print("two hook"))
+def both_differentiable():
+    p, q = two(x)
+    p.add_(1)
+show(both_differentiable)
+class OneOfTwo(nn.Module):
+    def forward(self, a):
+        return a * 2, a.detach() * 3
+one_of_two = OneOfTwo()
+one_of_two.register_full_backward_hook(lambda *a: print("one of two hook"))
+def one_differentiable():
+    p, q = one_of_two(x)
+    q.add_(1)
+    p.add_(1)
+show(one_differentiable)
+pre = nn.Linear(3, 3)
+pre.register_full_backward_pre_hook(lambda mod, go: print("pre", go[0].shape))
+show(lambda: pre(x).mul_(2))
+"""
+
+
+def test_backward_hook_outputs_modified_inplace_word_the_error_as_torch() -> None:
+    """A module with full backward hooks returns BackwardHookFunction's views of its
+    outputs; torch's _wrap_outputs marks them IN_CUSTOM_FUNCTION when one output is
+    differentiable (an nn.ReLU(inplace=True) after a hooked Linear: "This view was created
+    inside a custom Function ...") and MULTI_OUTPUT_NODE when more are, where gradtrace
+    always gave the multiple-views wording."""
+    assert gradtrace_output(BACKWARD_HOOK_VIEW_INPLACE) == torch_output(BACKWARD_HOOK_VIEW_INPLACE)

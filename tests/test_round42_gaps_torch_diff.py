@@ -9,7 +9,8 @@ integral or float64 target in numpy's float64 where torch's TensorIterator takes
 operands' common dtype, huber's backward refuses a target of another dtype, and kl_div
 refuses integral targets. Class weights of another dtype than the input are refused by
 nll_loss, and a module with full backward hooks worded an in-place change of its single
-output as a multi-output view.
+output as a multi-output view. Convolutions refused an input of another dtype than the
+weight with oneDNN's message where torch checks the bias first or runs its slow kernels.
 
 Skipped unless torch is importable.
 """
@@ -210,3 +211,49 @@ def test_backward_hook_outputs_modified_inplace_word_the_error_as_torch() -> Non
     inside a custom Function ...") and MULTI_OUTPUT_NODE when more are, where gradtrace
     always gave the multiple-views wording."""
     assert gradtrace_output(BACKWARD_HOOK_VIEW_INPLACE) == torch_output(BACKWARD_HOOK_VIEW_INPLACE)
+
+
+CONV_DTYPE_MISMATCH = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+def show(name, call):
+    try:
+        print(name, call().dtype)
+    except RuntimeError as e:
+        print(name, e)
+kinds = [torch.float32, torch.float64, torch.int64, torch.float16]
+for fn, shape, w_shape in [(F.conv1d, (1, 2, 5), (1, 2, 2)), (F.conv2d, (1, 2, 5, 5), (1, 2, 2, 2)),
+                           (F.conv3d, (1, 2, 3, 3, 3), (1, 2, 2, 2, 2)),
+                           (F.conv_transpose2d, (1, 2, 5, 5), (2, 1, 2, 2))]:
+    for di in kinds:
+        for dw in kinds:
+            if di != dw:
+                x, w = torch.ones(shape, dtype=di), torch.ones(w_shape, dtype=dw)
+                show(f"{fn.__name__} {di} {dw}", lambda: fn(x, w))
+                show(f"{fn.__name__} {di} {dw} bias", lambda: fn(x, w, torch.ones(1, dtype=di)))
+xd = torch.ones(1, 2, 5, 5, dtype=torch.float64)
+show("numpy images", lambda: nn.Conv2d(2, 1, 2)(xd))
+show("unbatched", lambda: nn.Conv2d(2, 1, 2)(xd[0]))
+show("bad channels", lambda: nn.Conv2d(3, 1, 2)(xd))
+show("bad channels no bias", lambda: nn.Conv2d(3, 1, 2, bias=False)(xd))
+show("kernel too big no bias", lambda: F.conv2d(xd, torch.ones(1, 2, 9, 9)))
+show("bias size", lambda: F.conv2d(xd, torch.ones(1, 2, 2, 2), torch.ones(3, dtype=torch.float64)))
+show("stride", lambda: F.conv2d(xd, torch.ones(1, 2, 2, 2), torch.ones(1), stride=-1))
+show("same", lambda: F.conv2d(xd, torch.ones(1, 2, 3, 3), torch.ones(1), padding="same"))
+show("same bias", lambda: F.conv2d(xd, torch.ones(1, 2, 3, 3, dtype=torch.float64), torch.ones(1),
+                                   padding="same"))
+show("double bias", lambda: F.conv2d(xd.float(), torch.ones(1, 2, 3, 3), torch.ones(1).double()))
+show("oneDNN", lambda: F.conv2d(torch.ones(8, 16, 32, 32), torch.ones(16, 16, 3, 3).double()))
+show("transposed", lambda: nn.ConvTranspose2d(2, 1, 2)(xd))
+show("long", lambda: nn.Conv1d(2, 1, 2)(torch.ones(1, 2, 5, dtype=torch.long)))
+"""
+
+
+def test_convolution_dtype_mismatches_word_the_error_as_torch() -> None:
+    """conv1d/2d/3d (integer padding) first refuse a bias of another dtype than the input,
+    with C++ type names ("Input type (double) and bias type (float) should be the same":
+    float64 numpy images into an nn.Conv2d); a weight of another dtype is refused after
+    the shape checks, by oneDNN's type comparison where torch runs it (float32 that
+    use_mkldnn takes) and as the slow kernels' "expected scalar type Double but found
+    Float" elsewhere (float16 too, oneDNN capped at AVX2 as the corpus runs torch)."""
+    assert gradtrace_output(CONV_DTYPE_MISMATCH) == torch_output(CONV_DTYPE_MISMATCH)

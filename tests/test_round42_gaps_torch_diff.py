@@ -10,7 +10,9 @@ operands' common dtype, huber's backward refuses a target of another dtype, and 
 refuses integral targets. Class weights of another dtype than the input are refused by
 nll_loss, and a module with full backward hooks worded an in-place change of its single
 output as a multi-output view. Convolutions refused an input of another dtype than the
-weight with oneDNN's message where torch checks the bias first or runs its slow kernels.
+weight with oneDNN's message where torch checks the bias first or runs its slow kernels;
+layer_norm and group_norm took parameters of another dtype, and batch_norm named the weight
+before running_mean in its size check.
 
 Skipped unless torch is importable.
 """
@@ -257,3 +259,44 @@ def test_convolution_dtype_mismatches_word_the_error_as_torch() -> None:
     use_mkldnn takes) and as the slow kernels' "expected scalar type Double but found
     Float" elsewhere (float16 too, oneDNN capped at AVX2 as the corpus runs torch)."""
     assert gradtrace_output(CONV_DTYPE_MISMATCH) == torch_output(CONV_DTYPE_MISMATCH)
+
+
+NORM_DTYPE_MISMATCH = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+def show(name, call):
+    try:
+        out = call()
+        print(name, out.dtype, out.detach().double().sum().item())
+    except (RuntimeError, NotImplementedError) as e:
+        print(name, type(e).__name__, e)
+for dt in [torch.float64, torch.int64, torch.int32]:
+    x = torch.arange(6).view(2, 3).to(dt)
+    show(f"ln {dt}", lambda: nn.LayerNorm(3)(x))
+    show(f"ln no affine {dt}", lambda: nn.LayerNorm(3, elementwise_affine=False)(x))
+    show(f"F.ln weight {dt}", lambda: F.layer_norm(x, (3,), torch.ones(3)))
+    show(f"ln bad shape {dt}", lambda: nn.LayerNorm(4)(x))
+    show(f"gn {dt}", lambda: nn.GroupNorm(1, 3)(x.view(2, 3, 1)))
+    show(f"gn no affine {dt}", lambda: nn.GroupNorm(1, 3, affine=False)(x.view(2, 3, 1)))
+    show(f"bn {dt}", lambda: nn.BatchNorm1d(3)(x))
+    show(f"bn eval {dt}", lambda: nn.BatchNorm1d(3).eval()(x))
+    show(f"in {dt}", lambda: nn.InstanceNorm1d(3, affine=True)(x.view(2, 3, 1).expand(2, 3, 2)))
+show("ln double weight", lambda: F.layer_norm(torch.ones(2, 3), (3,), torch.ones(3).double()))
+show("ln float input double bias", lambda: F.layer_norm(torch.ones(2, 3), (3,), None,
+                                                         torch.ones(3).double()))
+for mod in [nn.BatchNorm1d(4), nn.BatchNorm1d(4).eval(), nn.BatchNorm1d(4, affine=False),
+            nn.BatchNorm1d(4, track_running_stats=False)]:
+    show(f"bn features {mod.training}", lambda: mod(torch.ones(2, 3)))
+model = nn.Sequential(nn.Linear(4, 3), nn.LayerNorm(3))
+show("numpy rows", lambda: model(torch.ones(2, 4, dtype=torch.float64)))
+"""
+
+
+def test_normalization_dtype_and_size_checks_as_torch() -> None:
+    """layer_norm and group_norm refuse parameters of another dtype than the input first
+    (torch's check_mixed_data_type: "all inputs must share same datatype" unless the input
+    is float32 or a reduced float, then "expect parameter to have scalar type of Float"),
+    and integral inputs by their kernels' NotImplementedError; batch_norm refuses an
+    integral input by its kernel and checks running_mean, running_var, weight and bias
+    sizes in that order ("running_mean should contain 3 elements not 4")."""
+    assert gradtrace_output(NORM_DTYPE_MISMATCH) == torch_output(NORM_DTYPE_MISMATCH)

@@ -12,7 +12,8 @@ nll_loss, and a module with full backward hooks worded an in-place change of its
 output as a multi-output view. Convolutions refused an input of another dtype than the
 weight with oneDNN's message where torch checks the bias first or runs its slow kernels;
 layer_norm and group_norm took parameters of another dtype, and batch_norm named the weight
-before running_mean in its size check.
+before running_mean in its size check; pooling layers computed integral inputs their kernels
+do not take, and relu worded its refusal of a bool tensor as clamp_min's.
 
 Skipped unless torch is importable.
 """
@@ -300,3 +301,42 @@ def test_normalization_dtype_and_size_checks_as_torch() -> None:
     integral input by its kernel and checks running_mean, running_var, weight and bias
     sizes in that order ("running_mean should contain 3 elements not 4")."""
     assert gradtrace_output(NORM_DTYPE_MISMATCH) == torch_output(NORM_DTYPE_MISMATCH)
+
+
+POOLING_INTEGRAL_INPUTS = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+def show(name, call):
+    try:
+        out = call()
+        print(name, out.dtype, out.sum().item())
+    except (RuntimeError, NotImplementedError) as e:
+        print(name, type(e).__name__, e)
+for dt in [torch.int64, torch.int32, torch.uint8, torch.bool]:
+    x1 = torch.ones(1, 2, 4, dtype=dt)
+    x2 = torch.ones(1, 2, 4, 4, dtype=dt)
+    x3 = torch.ones(1, 2, 2, 4, 4, dtype=dt)
+    show(f"max_pool1d {dt}", lambda: F.max_pool1d(x1, 2))
+    show(f"max_pool1d indices {dt}", lambda: F.max_pool1d(x1, 2, return_indices=True)[0])
+    show(f"max_pool2d {dt}", lambda: nn.MaxPool2d(2)(x2))
+    show(f"max_pool3d {dt}", lambda: F.max_pool3d(x3, 2))
+    show(f"avg_pool1d {dt}", lambda: F.avg_pool1d(x1, 2))
+    show(f"avg_pool2d {dt}", lambda: nn.AvgPool2d(2)(x2))
+    if dt is not torch.int64:
+        show(f"avg_pool3d {dt}", lambda: F.avg_pool3d(x3, 2))
+    show(f"adaptive_max_pool2d {dt}", lambda: F.adaptive_max_pool2d(x2, 2))
+    show(f"adaptive_avg_pool2d {dt}", lambda: nn.AdaptiveAvgPool2d(2)(x2))
+    show(f"adaptive_avg_pool1d {dt}", lambda: F.adaptive_avg_pool1d(x1, 2))
+    show(f"lp_pool2d {dt}", lambda: F.lp_pool2d(x2, 2, 2))
+    show(f"relu {dt}", lambda: F.relu(x1))
+    show(f"relu_ {dt}", lambda: nn.ReLU(inplace=True)(x1.clone()))
+"""
+
+
+def test_pooling_and_relu_refuse_the_dtypes_their_kernels_do_not_take() -> None:
+    """Integral images (uint8 pixels) into pooling layers: max_pool1d without indices runs
+    max_pool1d_impl (floating types only), max pooling with indices takes integers but not
+    bool, avg_pool1d/2d/3d take int64 only, the adaptive pools floating types only, each
+    refusal torch's NotImplementedError naming its kernel; relu refuses bool inputs with
+    its own message."""
+    assert gradtrace_output(POOLING_INTEGRAL_INPUTS) == torch_output(POOLING_INTEGRAL_INPUTS)

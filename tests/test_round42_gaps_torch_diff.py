@@ -13,7 +13,8 @@ output as a multi-output view. Convolutions refused an input of another dtype th
 weight with oneDNN's message where torch checks the bias first or runs its slow kernels;
 layer_norm and group_norm took parameters of another dtype, and batch_norm named the weight
 before running_mean in its size check; pooling layers computed integral inputs their kernels
-do not take, and relu worded its refusal of a bool tensor as clamp_min's.
+do not take, relu worded its refusal of a bool tensor as clamp_min's, bilinear computed
+operands of different dtypes and cosine_similarity refused integral inputs by vector_norm.
 
 Skipped unless torch is importable.
 """
@@ -340,3 +341,36 @@ def test_pooling_and_relu_refuse_the_dtypes_their_kernels_do_not_take() -> None:
     refusal torch's NotImplementedError naming its kernel; relu refuses bool inputs with
     its own message."""
     assert gradtrace_output(POOLING_INTEGRAL_INPUTS) == torch_output(POOLING_INTEGRAL_INPUTS)
+
+
+BILINEAR_COSINE_DTYPES = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+def show(name, call):
+    try:
+        out = call()
+        print(name, out.dtype, out)
+    except RuntimeError as e:
+        print(name, e)
+x = torch.randn(2, 3, dtype=torch.float64)
+show("bilinear numpy rows", lambda: nn.Bilinear(3, 3, 1)(x, x))
+show("bilinear no bias", lambda: F.bilinear(x, x, torch.ones(1, 3, 3)))
+show("bilinear bias", lambda: F.bilinear(x.float(), x.float(), torch.ones(1, 3, 3),
+                                         torch.ones(1).double()))
+show("bilinear sizes and dtypes", lambda: F.bilinear(x, x, torch.ones(1, 4, 3)))
+show("bilinear long", lambda: nn.Bilinear(3, 3, 1)(x.long(), x.long()))
+show("cosine long float", lambda: F.cosine_similarity(torch.arange(6).view(2, 3), x.float()))
+show("cosine long", lambda: F.cosine_similarity(torch.ones(2, 3, dtype=torch.long),
+                                                torch.ones(2, 3, dtype=torch.long)))
+show("cosine bool long", lambda: F.cosine_similarity(torch.ones(2, 3, dtype=torch.bool),
+                                                     torch.ones(2, 3, dtype=torch.long)))
+show("cosine float double", lambda: F.cosine_similarity(x.float(), x))
+"""
+
+
+def test_bilinear_and_cosine_similarity_dtypes_as_torch() -> None:
+    """bilinear refuses operands of different dtypes first, naming each in C++ ("All tensors
+    must have the same dtype, got input1: double, ..."); cosine_similarity refuses a
+    non-floating common dtype and casts integral inputs to the common one."""
+    assert gradtrace_output(BILINEAR_COSINE_DTYPES) == torch_output(BILINEAR_COSINE_DTYPES)

@@ -14,7 +14,8 @@ weight with oneDNN's message where torch checks the bias first or runs its slow 
 layer_norm and group_norm took parameters of another dtype, and batch_norm named the weight
 before running_mean in its size check; pooling layers computed integral inputs their kernels
 do not take, relu worded its refusal of a bool tensor as clamp_min's, bilinear computed
-operands of different dtypes and cosine_similarity refused integral inputs by vector_norm.
+operands of different dtypes and cosine_similarity refused integral inputs by vector_norm;
+vector norms of float16 tensors were float64.
 
 Skipped unless torch is importable.
 """
@@ -374,3 +375,35 @@ def test_bilinear_and_cosine_similarity_dtypes_as_torch() -> None:
     must have the same dtype, got input1: double, ..."); cosine_similarity refuses a
     non-floating common dtype and casts integral inputs to the common one."""
     assert gradtrace_output(BILINEAR_COSINE_DTYPES) == torch_output(BILINEAR_COSINE_DTYPES)
+
+
+HALF_NORMS = """import torch
+import torch.nn.functional as F
+x = torch.tensor([[1., 2., 3.], [0.5, 0.25, 4.]]).half()
+calls = [("norm", lambda: x.norm()), ("vn", lambda: torch.linalg.vector_norm(x, dim=1)),
+         ("normalize", lambda: F.normalize(x)), ("cos", lambda: F.cosine_similarity(x, x.flip(0))),
+         ("pdist", lambda: F.pairwise_distance(x, x.flip(0))),
+         ("div", lambda: x / x.norm(dim=1, keepdim=True)),
+         ("clamp", lambda: x.norm(dim=1).clamp_min(1e-12)), ("sum", lambda: (x * x).sum(1)),
+         ("sqrt", lambda: x.sqrt()), ("add eps", lambda: x - x.flip(0) + 1e-6)]
+for name, f in calls:
+    try:
+        r = f(); print(name, r.dtype, r)
+    except Exception as e: print(name, type(e).__name__, e)
+torch.manual_seed(0)
+for shape, dim in [((7, 33), 1), ((5, 300), 1), ((40,), 0), ((3, 4, 5), (0, 2))]:
+    y = (torch.randn(shape) * 3).half()
+    for p in [2, 1, 3.5, float("inf")]:
+        r = torch.linalg.vector_norm(y, p, dim)
+        print(shape, p, r.dtype, r.float().sum().item(), r.view(-1)[:3])
+yg = torch.randn(4, 6).half().requires_grad_()
+F.normalize(yg).sum().backward()
+print(yg.grad)
+"""
+
+
+def test_float16_norms_keep_their_dtype_as_torch() -> None:
+    """vector_norm (and Tensor.norm, F.normalize, cosine_similarity, pairwise_distance over
+    it) of a float16 tensor accumulates in float32 and returns float16, where gradtrace
+    returned float64 values."""
+    assert gradtrace_output(HALF_NORMS) == torch_output(HALF_NORMS)

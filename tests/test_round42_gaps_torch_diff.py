@@ -314,6 +314,8 @@ def show(name, call):
         print(name, out.dtype, out.sum().item())
     except (RuntimeError, NotImplementedError) as e:
         print(name, type(e).__name__, e)
+long_cube = torch.arange(-20, 44).view(1, 1, 4, 4, 4)
+print(F.avg_pool3d(long_cube, 3, 1, 1), F.avg_pool3d(long_cube, 2, divisor_override=3))
 for dt in [torch.int64, torch.int32, torch.uint8, torch.bool]:
     x1 = torch.ones(1, 2, 4, dtype=dt)
     x2 = torch.ones(1, 2, 4, 4, dtype=dt)
@@ -324,8 +326,7 @@ for dt in [torch.int64, torch.int32, torch.uint8, torch.bool]:
     show(f"max_pool3d {dt}", lambda: F.max_pool3d(x3, 2))
     show(f"avg_pool1d {dt}", lambda: F.avg_pool1d(x1, 2))
     show(f"avg_pool2d {dt}", lambda: nn.AvgPool2d(2)(x2))
-    if dt is not torch.int64:
-        show(f"avg_pool3d {dt}", lambda: F.avg_pool3d(x3, 2))
+    show(f"avg_pool3d {dt}", lambda: F.avg_pool3d(x3, 2))
     show(f"adaptive_max_pool2d {dt}", lambda: F.adaptive_max_pool2d(x2, 2))
     show(f"adaptive_avg_pool2d {dt}", lambda: nn.AdaptiveAvgPool2d(2)(x2))
     show(f"adaptive_avg_pool1d {dt}", lambda: F.adaptive_avg_pool1d(x1, 2))
@@ -338,7 +339,8 @@ for dt in [torch.int64, torch.int32, torch.uint8, torch.bool]:
 def test_pooling_and_relu_refuse_the_dtypes_their_kernels_do_not_take() -> None:
     """Integral images (uint8 pixels) into pooling layers: max_pool1d without indices runs
     max_pool1d_impl (floating types only), max pooling with indices takes integers but not
-    bool, avg_pool1d/2d/3d take int64 only, the adaptive pools floating types only, each
+    bool, avg_pool1d/2d/3d take int64 only (divided in int64), the adaptive pools floating
+    types only, each
     refusal torch's NotImplementedError naming its kernel; relu refuses bool inputs with
     its own message."""
     assert gradtrace_output(POOLING_INTEGRAL_INPUTS) == torch_output(POOLING_INTEGRAL_INPUTS)

@@ -93,7 +93,8 @@ class AvgPool3DBackward0(Function):
         with np.errstate(all="ignore"):
             for offset in itertools.product(*map(range, kernel_size)):  # z, y, x in turn
                 acc += xp[_window(xp, offset, st, out)]
-            return acc / divisors.astype(x.dtype)
+            # (an int64 input divides in int64, truncating: the cast of the quotient does)
+            return (acc / divisors.astype(x.dtype)).astype(x.dtype, copy=False)
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs

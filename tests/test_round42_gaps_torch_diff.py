@@ -15,7 +15,8 @@ layer_norm and group_norm took parameters of another dtype, and batch_norm named
 before running_mean in its size check; pooling layers computed integral inputs their kernels
 do not take, relu worded its refusal of a bool tensor as clamp_min's, bilinear computed
 operands of different dtypes and cosine_similarity refused integral inputs by vector_norm;
-vector norms of float16 tensors were float64.
+vector norms of float16 tensors were float64; backward and grad counted the given
+gradients with a message of their own and checked outputs and inputs in another order.
 
 Skipped unless torch is importable.
 """
@@ -409,3 +410,52 @@ def test_float16_norms_keep_their_dtype_as_torch() -> None:
     it) of a float16 tensor accumulates in float32 and returns float16, where gradtrace
     returned float64 values."""
     assert gradtrace_output(HALF_NORMS) == torch_output(HALF_NORMS)
+
+
+BACKWARD_GRADIENT_COUNTS = """import torch
+torch.manual_seed(0)
+def t(f):
+    try:
+        r = f()
+        print("ok", r)
+    except Exception as e:
+        print(type(e).__name__, e)
+x = torch.randn(3, requires_grad=True)
+y = x * 2
+t(lambda: y.backward(torch.ones(2)))
+t(lambda: y.backward(torch.ones(3, dtype=torch.float64), retain_graph=True))
+print(x.grad)
+t(lambda: y.backward(torch.ones(3, dtype=torch.long), retain_graph=True))
+t(lambda: y.backward(torch.ones(1, 3), retain_graph=True))
+t(lambda: y.backward(torch.tensor(1.0), retain_graph=True))
+t(lambda: y.sum().backward(torch.ones(1), retain_graph=True))
+t(lambda: y.sum().backward(torch.tensor(2.0, dtype=torch.float64), retain_graph=True))
+print(x.grad)
+half = torch.ones(3, dtype=torch.float16)
+t(lambda: torch.autograd.grad(y, x, grad_outputs=half, retain_graph=True))
+t(lambda: torch.autograd.grad(y, x, grad_outputs=torch.ones(4), retain_graph=True))
+t(lambda: torch.autograd.grad([y, y], [x], grad_outputs=[torch.ones(3)], retain_graph=True))
+t(lambda: torch.autograd.grad(y.sum(), [x, x], retain_graph=True))
+t(lambda: torch.autograd.backward([y], [torch.ones(3), torch.ones(3)]))
+t(lambda: y.backward(torch.ones(3, requires_grad=True)))
+z = torch.ones(3, dtype=torch.float64, requires_grad=True)
+w = (z * x).sum()
+w.backward()
+print(w.dtype, z.grad.dtype, x.grad.dtype, x.grad)
+x = torch.randn(3)
+for f in [lambda: x.backward(), lambda: (x*2).backward(torch.ones(2)),
+          lambda: torch.autograd.backward([x], [None]),
+          lambda: torch.autograd.grad([x.sum()], [x])]:
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_backward_gradient_counts_and_check_order_as_torch() -> None:
+    """torch.autograd.backward/grad zip the outputs with the given gradients (_make_grads:
+    extra gradients are dropped, shapes and implicit ones checked first), then the engine
+    refuses fewer gradients than outputs ("got 2 tensors and 1 gradients"), an output not
+    requiring grad, and only then a differentiated input that does not."""
+    assert gradtrace_output(BACKWARD_GRADIENT_COUNTS) == torch_output(BACKWARD_GRADIENT_COUNTS)

@@ -115,14 +115,6 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         WARNINGS.append(ONLY_INPUTS_WARNING)
     if grad_outputs is not None:
         grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
-    for t in inputs:
-        if is_gradient_edge(t):
-            continue
-        if not isinstance(t, Tensor):
-            raise TorchRuntimeError(
-                f"all inputs have to be Tensors or GradientEdges, but got {type_name(t)}")
-        if not t.requires_grad:
-            raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
@@ -150,6 +142,14 @@ def _grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[Any] | No
           retain_graph: bool, create_graph: bool, allow_unused: bool) -> list[Tensor | None]:
     """One run of the engine that captures the gradients reaching `inputs`."""
     roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
+    for t in inputs:  # the engine checks the inputs after the outputs
+        if is_gradient_edge(t):
+            continue
+        if not isinstance(t, Tensor):
+            raise TorchRuntimeError(
+                f"all inputs have to be Tensors or GradientEdges, but got {type_name(t)}")
+        if not t.requires_grad:
+            raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
     targets = [_edge(t) for t in inputs]
     captured = _run(roots, grads, retain_graph, create_graph, targets, accumulate=False)
     if not allow_unused:
@@ -205,47 +205,52 @@ def _batched_grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[A
 
 def _roots_and_grads(tensors: Sequence[Any], grad_tensors: Sequence[Any] | None,
                      create_graph: bool) -> tuple[list[Edge], list[Tensor]]:
+    """torch's _make_grads over (output, gradient) pairs (zip: extra gradients are dropped),
+    then the engine's checks: as many gradients as outputs, each output requiring grad."""
     tensors = ([tensors] if isinstance(tensors, Tensor) or is_gradient_edge(tensors)
                else list(tensors))
     if grad_tensors is None:
         grad_tensors = [None] * len(tensors)
     elif isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors]
-    if len(grad_tensors) != len(tensors):
-        raise TorchRuntimeError(
-            "grad can be implicitly created only for scalar outputs" if not grad_tensors else
-            f"Mismatch in number of grad_tensors: got {len(grad_tensors)} but expected "
-            f"{len(tensors)}")
-    roots, grads = [], []
-    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
-        if is_gradient_edge(t):
-            roots.append((t.node, t.output_nr))
-            grads.append(_edge_grad(t, g, i))
-            continue
-        if not isinstance(t, Tensor):
-            raise TorchTypeError(f"expected Tensor as element {i} in argument 0, but got "
-                                 f"{type(t).__name__}")
-        if not t.requires_grad:
+    grads = [_made_grad(t, g, i)
+             for i, (t, g) in enumerate(zip(tensors, grad_tensors))]
+    if len(grads) != len(tensors):
+        raise TorchRuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
+    roots = []
+    for i, t in enumerate(tensors):
+        if not is_gradient_edge(t) and not t.requires_grad:
             raise TorchRuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn")
-        if g is None:
-            if t.array.size != 1:
-                raise TorchRuntimeError("grad can be implicitly created only for scalar outputs")
-            if not t.dtype.is_floating_point:
-                raise TorchRuntimeError(
-                    "grad can be implicitly created only for real scalar outputs but got "
-                    f"{t.dtype!r}")
-            g = Tensor._wrap(np.ones_like(t.array))
-        else:
-            if not isinstance(g, Tensor):
-                g = Tensor(np.asarray(g, dtype=t.dtype.np))
-            if g.shape != t.shape:
-                raise TorchRuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g.shape)!r} and "
-                    f"output[{i}] has a shape of {Size(t.shape)!r}.")
-        roots.append(gradient_edge(t))
-        grads.append(g)
+        roots.append((t.node, t.output_nr) if is_gradient_edge(t) else gradient_edge(t))
     return roots, grads
+
+
+def _made_grad(t: Any, g: Any, i: int) -> Any:
+    """_make_grads for one output: the given gradient checked against it, or ones for a
+    scalar that requires grad (None for one that does not: the engine refuses it next)."""
+    if is_gradient_edge(t):
+        return _edge_grad(t, g, i)
+    if not isinstance(t, Tensor):
+        raise TorchTypeError(f"expected Tensor as element {i} in argument 0, but got "
+                             f"{type(t).__name__}")
+    if g is None:
+        if not t.requires_grad:
+            return None
+        if t.array.size != 1:
+            raise TorchRuntimeError("grad can be implicitly created only for scalar outputs")
+        if not t.dtype.is_floating_point:
+            raise TorchRuntimeError(
+                "grad can be implicitly created only for real scalar outputs but got "
+                f"{t.dtype!r}")
+        return Tensor._wrap(np.ones_like(t.array))
+    if not isinstance(g, Tensor):
+        g = Tensor(np.asarray(g, dtype=t.dtype.np))
+    if g.shape != t.shape:
+        raise TorchRuntimeError(
+            f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g.shape)!r} and "
+            f"output[{i}] has a shape of {Size(t.shape)!r}.")
+    return g
 
 
 def _edge_grad(edge: Any, g: Any, i: int) -> Tensor:

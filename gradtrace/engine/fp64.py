@@ -89,12 +89,13 @@ def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> 
         edge = _inexact(a, b, p)  # (the rare elements Dekker's error cannot serve)
         if edge is not None:
             edge = edge & np.isfinite(a * b + c)
-            idx = np.nonzero(edge)
-            if idx[0].size:
+            idx = np.flatnonzero(edge)  # (flat: np.nonzero refuses 0-d operands)
+            if idx.size:
                 out = np.array(np.broadcast_to(out, edge.shape))
-                for i, x, y, z in zip(zip(*idx), *(np.broadcast_to(v, edge.shape)[idx]
-                                                   for v in (a, b, c))):
-                    out[i] = _exact_fma(float(x), float(y), float(z))
+                flat = out.reshape(-1)  # (a view of the new array)
+                for i, x, y, z in zip(idx, *(np.broadcast_to(v, edge.shape).reshape(-1)[idx]
+                                             for v in (a, b, c))):
+                    flat[i] = _exact_fma(float(x), float(y), float(z))
     return out
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import conv_kernels, dtypes
 from ..formulas import vjp
 from ..jit import JIT
 from ..layouts import dense_in_format, suggests_channels_last
@@ -29,6 +30,7 @@ from ..meta import is_meta, meta_array
 from ..node import Function
 from ..tensor import Tensor
 from .conv_values import (
+    _as_2d,
     backward_values,
     channels_last,
     forward_values,
@@ -296,11 +298,6 @@ def check_params(x: Tensor, w: Tensor, stride: tuple[int, ...], padding: tuple[i
         raise TorchRuntimeError("non-positive dilation is not supported")
     if groups <= 0:
         raise TorchRuntimeError("non-positive groups is not supported")
-    if x.dtype is not w.dtype:
-        raise TorchRuntimeError(
-            f"Input type (torch.{x.dtype.tensor_type}) and weight type "
-            f"(torch.{w.dtype.tensor_type}) should be the same or input should be a MKLDNN "
-            "tensor and weight is a dense tensor")
     ws = w.array.shape
     if ws[0] < groups:
         raise TorchRuntimeError(
@@ -310,6 +307,24 @@ def check_params(x: Tensor, w: Tensor, stride: tuple[int, ...], padding: tuple[i
         raise TorchRuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
             f"but got weight of size [{list(ws)}] instead")
+
+
+def check_weight_dtype(x: Tensor, w: Tensor, stride: tuple[int, ...],
+                       dilation: tuple[int, ...], groups: int) -> None:
+    """After the shape checks, the backend's: oneDNN's (a float32 input use_mkldnn takes)
+    compares the types, the slow kernels read the weight as the input's scalar type (a
+    float16 input too where oneDNN is capped at AVX2, as the corpus runs torch)."""
+    if x.dtype is w.dtype:
+        return
+    xs, ws, st, _, dil = _as_2d(x.array.shape, w.array.shape, stride, (0,) * len(stride),
+                                dilation)
+    if x.dtype is dtypes.float32 and conv_kernels.uses_onednn(xs, ws, st, dil, groups):
+        raise TorchRuntimeError(
+            f"Input type (torch.{x.dtype.tensor_type}) and weight type "
+            f"(torch.{w.dtype.tensor_type}) should be the same or input should be a MKLDNN "
+            "tensor and weight is a dense tensor")
+    raise TorchRuntimeError(f"expected scalar type {x.dtype.scalar_type} but found "
+                            f"{w.dtype.scalar_type}")
 
 
 def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
@@ -333,6 +348,7 @@ def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
         raise TorchRuntimeError(
             f"Calculated padded input size per channel: ({_dims_text(padded)}). Kernel size: "
             f"({_dims_text(kernel)}). Kernel size can't be greater than actual input size")
+    check_weight_dtype(x, w, stride, dilation, groups)
 
 
 def batched_input(name: str, nd: int, x: Tensor) -> tuple[Tensor, bool]:
@@ -348,6 +364,10 @@ def batched_input(name: str, nd: int, x: Tensor) -> tuple[Tensor, bool]:
 
 def _conv(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: Any,
           padding: Any, dilation: Any, groups: int) -> Tensor:
+    if b is not None and b.dtype is not x.dtype and not isinstance(padding, str):
+        raise TorchRuntimeError(  # conv1d/2d/3d's first check (not the padding='same' ones')
+            f"Input type ({dtypes.C_TYPE_NAMES[x.dtype.name]}) and bias type "
+            f"({dtypes.C_TYPE_NAMES[b.dtype.name]}) should be the same")
     x, unbatched = batched_input(name, nd, x)
     conv_nd = w.array.ndim - 2
     stride = _expand(stride, nd)

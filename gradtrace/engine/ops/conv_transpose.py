@@ -130,6 +130,7 @@ def _check(x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
                         ("output_padding", output_padding), ("stride", stride),
                         ("dilation", dilation)) for d, v in zip(dims, values, strict=True))
             raise TorchRuntimeError(message)
+    conv.check_weight_dtype(x, w, stride, dilation, groups)
 
 
 def _conv_transpose(name: str, nd: int, x: Tensor, w: Tensor, b: Tensor | None, stride: Any,

@@ -9,10 +9,11 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import dtypes
 from ..grad_mode import GRAD_MODE
 from ..shapes import broadcast_shapes, wrap_dim
 from ..tensor import Tensor, bump_version
-from .clones import clone
+from .clones import clone, to
 from .losses import legacy_reduction, reduction_code
 from .norms import LinalgVectorNormBackward0, vector_norm
 from .pointwise import clamp_min
@@ -68,6 +69,12 @@ def clamp_min_quietly(t: Tensor, eps: float) -> None:
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """ATen's cosine_similarity: each input divided by its (cloned, clamped) norm, then the
     sum of their product."""
+    common = dtypes.result_type([(x1.dtype, x1.ndim), (x2.dtype, x2.ndim)], [])
+    if not common.is_floating_point:
+        raise TorchRuntimeError("expected common dtype to be floating point, yet common dtype "
+                                f"is {common.scalar_type}")
+    # integral (and bool) inputs are cast to the common dtype, which vector_norm takes
+    x1, x2 = (x if x.dtype.is_floating_point else to(x, dtype=common) for x in (x1, x2))
     if x1.shape != x2.shape:  # expand_outplace: both, unless they already agree
         shape = broadcast_shapes(x1.shape, x2.shape)
         x1 = ExpandBackward0.call(x1, shape=shape)

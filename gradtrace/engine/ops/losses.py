@@ -19,6 +19,7 @@ from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor, bump_version
 from ._util import cast, not_implemented
 from .activations import logsigmoid
+from .arithmetic import sub_check
 from .creation import WARNINGS, OnceWarning
 from .reductions import mean_array, sum_array
 from .scalar import add_scalar, div_scalar, mul_scalar
@@ -252,8 +253,8 @@ class BinaryCrossEntropyBackward0(Function):
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
         loss = _bce_values(x, t_)
-        if weight is not None:
-            loss = loss * weight.array  # loss.mul_(weight)
+        if weight is not None:  # loss.mul_(weight): the input's dtype kept
+            loss = _step(np.multiply, loss, a.dtype, weight.array, weight.dtype)
         return _reduce(loss, reduction)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -295,8 +296,8 @@ class BinaryCrossEntropyBackwardBackward0(Function):
         # then grad_input.mul_(weight) and .div_(numel) for 'mean'
         with np.errstate(all="ignore"):
             out = grad.array.astype(v.dtype) * (v - t_) / np.maximum((one - v) * v, eps)
-            if weight is not None:
-                out = out * weight.array
+            if weight is not None:  # grad_input.mul_(weight)
+                out = _step(np.multiply, out, x.dtype, weight.array, weight.dtype)
             if reduction == 1:
                 out = out / v.dtype.type(v.size)
         return np.asarray(out, dtype=v.dtype)
@@ -382,15 +383,24 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
         self.save("target", target)
         self.save("weight", weight)
         self.save_attr(reduction=reduction)
-        one = x.dtype.type(1)
-        with np.errstate(all="ignore"):  # torch: (1 - target).mul_(input).sub_(log_sigmoid)
+        with np.errstate(all="ignore"):
             log_sigmoid = kernels.log_sigmoid(x)[0]
-            if pos_weight is not None:  # (pos_weight - 1).mul(target).add_(1)
-                log_sigmoid = log_sigmoid * ((pos_weight.array - one) * t_ + one)
-            loss = (one - t_) * x - log_sigmoid
+            _bce_logits_target_check(a, target)
+            if pos_weight is not None:  # log_sigmoid_input.mul_(log_weight), log_weight =
+                pw = pos_weight.array  # (pos_weight - 1).mul(target).add_(1), out of place
+                log_weight = _step(np.subtract, pw, pos_weight.dtype, pw.dtype.type(1))
+                log_weight = _step(np.multiply, log_weight, pos_weight.dtype, t_, target.dtype,
+                                   in_place=False)
+                log_weight = log_weight + log_weight.dtype.type(1)
+                log_sigmoid = _step(np.multiply, log_sigmoid, a.dtype, log_weight,
+                                    dtypes.from_numpy(log_weight.dtype))
+            # (1 - target).mul_(input).sub_(log_sigmoid_input), then .mul_(weight): in place on
+            # `1 - target` (empty_like(target).fill_(1).sub_(target)), so in its dtype
+            loss = _step(np.multiply, t_.dtype.type(1) - t_, target.dtype, x, a.dtype)
+            loss = _step(np.subtract, loss, target.dtype, log_sigmoid, a.dtype)
             if weight is not None:
-                loss = loss * weight.array
-        return _reduce(np.asarray(loss, dtype=x.dtype), reduction)
+                loss = _step(np.multiply, loss, target.dtype, weight.array, weight.dtype)
+        return _reduce(loss, reduction)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, t_ = self.unpack("self"), self.unpack("target")
@@ -418,6 +428,28 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
                 g_t = g_t * weight
             g_t = _scale_grad(g_t, reduction, t_.numel())
         return g_x, g_t
+
+
+def _step(ufunc: np.ufunc, a: np.ndarray, a_dtype: dtypes.DType, b: Any,
+          b_dtype: dtypes.DType | None = None, in_place: bool = True) -> np.ndarray:
+    """One of torch's steps `a.op_(b)` (or `a.op(b)`): computed in the operands' result
+    type, an in-place result kept in `a`'s dtype (a Python number `b` takes no part in the
+    type)."""
+    ranked = [(a_dtype, a.ndim)] + ([] if b_dtype is None else [(b_dtype, np.ndim(b))])
+    common = dtypes.result_type(ranked, []).np
+    out = ufunc(a.astype(common, copy=False), np.asarray(b).astype(common))
+    return np.asarray(out, dtype=a.dtype if in_place else common)
+
+
+def _bce_logits_target_check(a: Tensor, target: Tensor) -> None:
+    """torch computes the loss in place on `1 - target`: a bool target fails that
+    subtraction, an integral one the in-place multiplication by the floating input."""
+    if target.dtype is dtypes.bool_:
+        sub_check(target, target)
+    common = dtypes.promote(target.dtype, a.dtype)
+    if common.is_floating_point and not target.dtype.is_floating_point:
+        raise TorchRuntimeError(f"result type {common.scalar_type} can't be cast to the "
+                                f"desired output type {target.dtype.scalar_type}")
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
@@ -507,11 +539,17 @@ class _PointwiseLoss(Function):
         self.save_attr(**{self.param_name: param, "reduction": reduction})
         self.save("self", a)
         self.save("target", target)
-        d = a.array - target.array
-        loss = _pointwise_loss_values(self.kind, d, param)
-        if self.kind == "huber":  # huber_loss's loss is empty_like(self): the promoted
-            loss = loss.astype(a.array.dtype, copy=False)  # values are cast into it
-        return _reduce(loss, reduction)
+        # TensorIterator's common dtype (float32 and an integral target: float32); huber_loss
+        # writes it into empty_like(input), smooth_l1_loss (structured) keeps it
+        common = dtypes.result_type([(a.dtype, a.ndim), (target.dtype, target.ndim)], [])
+        d = a.array.astype(common.np, copy=False) - target.array.astype(common.np, copy=False)
+        values = _pointwise_loss_values(self.kind, d, param)
+        if self.kind == "huber" and common is not a.dtype:
+            if common.is_floating_point and not a.dtype.is_floating_point:
+                raise TorchRuntimeError(f"result type {common.scalar_type} can't be cast to "
+                                        f"the desired output type {a.dtype.scalar_type}")
+            values = values.astype(a.dtype.np)
+        return _reduce(values, reduction)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # apply_loss_reduction(X_loss_backward(self_t, self_p, target_p, None, param)

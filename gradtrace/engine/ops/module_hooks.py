@@ -18,7 +18,7 @@ from .views import _register_view
 
 
 class BackwardHookFunctionBackward(Function):
-    __slots__ = ()
+    __slots__ = ("num_diff_outputs",)  # read by the view+inplace check, as a custom Function's
     formulas = (each("args", "{grad}[{i}]"),)
     multi_output = True
 
@@ -36,6 +36,9 @@ def backward_hook_function(*tensors: Tensor) -> tuple[Tensor, ...]:
     """`BackwardHookFunction.apply(*tensors)`: a view of each tensor; those of tensors that
     require grad get the node as their grad_fn, the others are marked non-differentiable."""
     outputs = BackwardHookFunctionBackward.call(*tensors)
+    node = outputs[0].grad_fn if outputs else None
+    if node is not None:  # _wrap_outputs: one differentiable output's view is IN_CUSTOM_FUNCTION
+        node.num_diff_outputs = sum(t.requires_grad for t in tensors)  # more: MULTI_OUTPUT_NODE
     for t, out in zip(tensors, outputs):
         out._version_counter = t._version_counter
         out._base = t._base if t._base is not None else t

@@ -53,11 +53,10 @@ class NllLossBackward0(Function):
         x = a.array
         t_ = target.array
         classes = x.shape[-1] if x.ndim == 1 else x.shape[1]
-        if weight is not None and weight.array.shape != (classes,):
-            raise TorchRuntimeError(
-                f"weight tensor should be defined either for all {classes} classes or no "
-                f"classes but got weight tensor of shape: "
-                f"[{', '.join(map(str, weight.array.shape))}]")
+        given = None if weight is None else self._weight_values(weight, classes)
+        if weight is not None and weight.dtype is not a.dtype:  # weight.const_data_ptr<scalar_t>
+            raise TorchRuntimeError(f"expected scalar type {a.dtype.scalar_type} but found "
+                                    f"{weight.dtype.scalar_type}")
         rows = _rows(x)
         tflat = t_.reshape(-1)
         valid = tflat != ignore_index
@@ -65,7 +64,7 @@ class NllLossBackward0(Function):
         if bad.size:
             raise TorchIndexError(f"Target {int(bad[0])} is out of bounds.")
         safe = np.where(valid, tflat, 0)
-        w = np.ones(classes, dtype=x.dtype) if weight is None else weight.array
+        w = np.ones(classes, dtype=x.dtype) if given is None else given
         wi = np.where(valid, w[safe], 0).astype(x.dtype)
         picked = rows[np.arange(rows.shape[0]), safe]
         losses = -picked * wi
@@ -88,6 +87,16 @@ class NllLossBackward0(Function):
             return np.asarray(out / total if reduction == 1 else out, dtype=x.dtype)
 
     @staticmethod
+    def _weight_values(weight: Tensor, classes: int) -> np.ndarray:
+        """nll_loss's check: a 1-D weight of one value per class."""
+        if weight.array.shape != (classes,):
+            raise TorchRuntimeError(
+                f"weight tensor should be defined either for all {classes} classes or no "
+                f"classes but got weight tensor of shape: "
+                f"[{', '.join(map(str, weight.array.shape))}]")
+        return weight.array
+
+    @staticmethod
     def _sum(terms: np.ndarray, index: np.ndarray, batch: int) -> np.ndarray:
         """nll_loss_out_frame's cascade of partial sums over the batch."""
         return kernels.nll_cascade(terms, index, batch)
@@ -102,7 +111,7 @@ class NllLossBackward0(Function):
         tflat = target.array.reshape(-1)
         valid = tflat != ignore
         safe = np.where(valid, tflat, 0)
-        w = np.ones(classes, dtype=arr.dtype) if weight is None else weight.array
+        w = np.ones(classes, dtype=arr.dtype) if weight is None else weight.array.reshape(-1)
         picked = np.zeros((tflat.size, classes), dtype=arr.dtype)
         picked[np.arange(tflat.size), safe] = np.where(valid, w[safe], 0)
         picked_t = Tensor._wrap(_unrows(picked, arr.shape).astype(arr.dtype))
@@ -117,6 +126,14 @@ class NllLoss2DBackward0(NllLossBackward0):
     sums with nll_loss's cascade over the N x H x W positions (measured)."""
 
     __slots__ = ()
+
+    @staticmethod
+    def _weight_values(weight: Tensor, classes: int) -> np.ndarray:
+        """nll_loss2d's check counts the weight's elements only (a (C, 1) weight serves)."""
+        if weight.array.size != classes:
+            raise TorchRuntimeError("weight tensor should be defined either for all or no "
+                                    "classes")
+        return weight.array.reshape(-1)
 
 
 class NllLossBackwardBackward0(Function):
@@ -313,6 +330,9 @@ def torch_kl_div(input: Tensor, target: Tensor, reduction: int = 0,  # noqa: A00
                  *, log_target: bool = False) -> Tensor:
     """ATen's composite kl_div (torch.kl_div: reduction as Reduction's int; the parser
     reads the default, at::Reduction::Mean, as 0, measured)."""
+    # (complex operands, which torch checks first, are refused before this)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):  # bool too
+        raise TorchRuntimeError("kl_div: Integral inputs not supported.")
     # ATen's `exp(target) * (target - input)` / `xlogy(target, target) - target * input`:
     # GCC evaluates the operator's right operand first, which orders the backward nodes
     # (sequence numbers) and so the order the target's gradients are summed in

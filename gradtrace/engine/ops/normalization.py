@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from .. import exactness, layouts, norm_kernels
+from .. import dtypes, exactness, layouts, norm_kernels
 from ..formulas import local, undefined, vjp
 from ..forward_ad import is_zero
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, wrap_dim
 from ..tensor import Tensor, type_name
+from ._util import not_implemented
 from .scalar import div_scalar, mul_scalar
 from .shape_inplace import unsqueeze_
 
@@ -259,6 +260,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
             "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, "
             f"not {type_name(normalized_shape)}")
     shape = tuple(int(s) for s in normalized_shape)
+    check_mixed_dtype(input, weight, bias)  # layer_norm_cpu's first check
     listed = ", ".join(map(str, shape))
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t.shape != shape:
@@ -270,7 +272,22 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
         raise TorchRuntimeError(
             f"Given normalized_shape=[{listed}], expected input with shape [*, {listed}], but "
             f"got input of size[{', '.join(map(str, xs))}]")
+    if not input.dtype.is_floating_point:
+        raise not_implemented("LayerNormKernelImpl", input.dtype)
     return NativeLayerNormBackward0.call(input, weight, bias, normalized_shape=shape, eps=eps)
+
+
+def check_mixed_dtype(input: Tensor, *params: Tensor | None) -> None:  # noqa: A002
+    """torch's is_mixed_type / check_mixed_data_type (layer and group norm on CPU):
+    parameters of another dtype than the input are refused unless the input is float32,
+    float16 or bfloat16, and must then be float32."""
+    if all(p is None or p.dtype is input.dtype for p in params):
+        return
+    if input.dtype not in (dtypes.float32, dtypes.float16, dtypes.bfloat16):
+        raise TorchRuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    if any(p is not None and p.dtype is not dtypes.float32 for p in params):
+        raise TorchRuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                                "Float")
 
 
 # -- batch_norm ----------------------------------------------------------------------
@@ -552,11 +569,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
             raise TorchValueError(
                 "Expected more than 1 value per channel when training, got input size "
                 f"{Size(shape)!r}")
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):  # _batch_norm_impl_index's order
         if t is not None and t.array.size != channels:
             raise TorchRuntimeError(
                 f"{name} should contain {channels} elements not {t.array.size}")
+    if not input.dtype.is_floating_point:
+        raise not_implemented("batch_norm", input.dtype)
     for t in (weight, bias, running_mean, running_var):
         if t is not None and t.dtype is not input.dtype:
             raise TorchRuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
@@ -719,6 +738,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # 
         raise TorchRuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got input "
             f"of shape [{', '.join(map(str, shape))}] and num_groups={num_groups}")
+    check_mixed_dtype(input, weight, bias)
+    if not input.dtype.is_floating_point:
+        raise not_implemented("GroupNormKernelImpl", input.dtype)
     n, c = shape[0], shape[1]
     hxw = math.prod(shape[2:])
     return NativeGroupNormBackward0.call(input, weight, bias, n=n, c=c, hxw=hxw,

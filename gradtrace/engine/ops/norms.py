@@ -196,6 +196,8 @@ def _norm_array(x: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) -
     if builtins.all(x.shape[d] == 1 for d in axes):
         out = np.abs(x) if p != 0 else (x != 0).astype(x.dtype)
         return out if keepdim else np.squeeze(out, axes)
+    if x.dtype == np.float16:  # the kernels accumulate a Half input in float (opmath_t)
+        return _norm_array(x.astype(np.float32), axes, keepdim, p).astype(np.float16)
     if p == 2:
         return kernels.norm2(x, axes, keepdim)
     return kernels.norm_p(x, axes, keepdim, p)

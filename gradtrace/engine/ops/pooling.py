@@ -12,12 +12,14 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchIndexError, TorchRuntimeError
+from .. import dtypes
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..layouts import dense_in_format, suggests_channels_last
 from ..meta import meta_array
 from ..node import Function
 from ..tensor import Tensor
+from ._util import not_implemented
 from .views import SqueezeBackward1, UnsqueezeBackward0
 
 
@@ -417,10 +419,21 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
                return_indices: bool = False) -> Any:
     kernel = _pair(kernel_size)
     st = () if stride is None or stride == [] else _pair(stride)
+    kernel_dtype("max_pool2d", input, integral=True)
     out, indices = _pool_with_indices(
         MaxPool2DWithIndicesBackward0, input, kernel_size=kernel, stride=st,
         padding=_pair(padding), dilation=_pair(dilation), ceil_mode=bool(ceil_mode))
     return (out, indices) if return_indices else out
+
+
+def kernel_dtype(name: str, x: Tensor, *, integral: bool = False, long: bool = False) -> None:
+    """The AT_DISPATCH of a pooling kernel: floating types, the integral ones too where
+    `integral` (never bool), int64 too where `long`; else torch's NotImplementedError."""
+    dtype = x.dtype
+    if dtype.is_floating_point or (integral and dtype is not dtypes.bool_) or (
+            long and dtype is dtypes.int64):
+        return
+    raise not_implemented(name, dtype)
 
 
 def _single(value: Any) -> int:
@@ -441,6 +454,9 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
         raise TorchRuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
     if p < 0:
         raise TorchRuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    # without indices (and no gradient wanted) torch runs max_pool1d_impl: floating types
+    kernel_dtype("max_pool2d" if return_indices else "max_pool1d_impl", input,
+                 integral=return_indices)
     x = UnsqueezeBackward0.call(input, dim=-2)
     out, indices = _pool_with_indices(
         MaxPool2DWithIndicesBackward0, x, kernel_size=(1, k), stride=(1, s), padding=(0, p),
@@ -457,6 +473,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
                               f"[{-max(input.array.ndim, 1)}, {max(input.array.ndim, 1) - 1}], "
                               "but got -3)")
     st = () if stride is None or stride == [] else _pair(stride)
+    kernel_dtype("avg_pool2d", input, long=True)
     return AvgPool2DBackward0.call(input, kernel_size=_pair(kernel_size), stride=st,
                                    padding=_pair(padding), ceil_mode=bool(ceil_mode),
                                    count_include_pad=bool(count_include_pad),
@@ -476,6 +493,7 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
     _check_1d("avg_pool1d", input)
     k = _single(kernel_size)
     s = k if stride is None or stride == [] else _single(stride)
+    kernel_dtype("avg_pool2d", input, long=True)
     x = UnsqueezeBackward0.call(input, dim=-2)
     out = AvgPool2DBackward0.call(x, kernel_size=(1, k), stride=(1, s),
                                   padding=(0, _single(padding)), ceil_mode=bool(ceil_mode),
@@ -499,11 +517,13 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
     size = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
     if size == (1, 1):  # torch: input.mean({-1, -2}, keepdim=True)
         return input.mean((-1, -2), keepdim=True)
+    kernel_dtype("adaptive_avg_pool2d", input)
     return AdaptiveAvgPool2DBackward0.call(input, output_size=size)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
     _check_1d("adaptive_avg_pool1d", input)
+    kernel_dtype("adaptive_avg_pool2d", input)
     x = UnsqueezeBackward0.call(input, dim=-2)
     out = AdaptiveAvgPool2DBackward0.call(x, output_size=(1, _single(output_size)))
     return SqueezeBackward1.call(out, dim=-2)
@@ -516,6 +536,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002
             "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
             f"[{', '.join(map(str, input.array.shape))}]")
     size = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    kernel_dtype("adaptive_max_pool2d", input)
     out, indices = _pool_with_indices(AdaptiveMaxPool2DBackward0, input, output_size=size)
     return (out, indices) if return_indices else out
 
@@ -523,6 +544,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002
 def adaptive_max_pool1d(input: Tensor, output_size: Any,  # noqa: A002
                         return_indices: bool = False) -> Any:
     _check_1d("adaptive_max_pool1d", input)
+    kernel_dtype("adaptive_max_pool2d", input)
     x = UnsqueezeBackward0.call(input, dim=-2)
     out, indices = _pool_with_indices(AdaptiveMaxPool2DBackward0, x,
                                       output_size=(1, _single(output_size)))

@@ -17,7 +17,7 @@ from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..node import Function
 from ..tensor import Tensor
-from .pooling import _out_size, _pool_with_indices
+from .pooling import _out_size, _pool_with_indices, kernel_dtype
 
 ROUTED_TO_MAX_3D = ("zeros_like({self}).flatten(-3).scatter_add(-1, {result1}.flatten(-3), "
                     "{grad}.flatten(-3)).view_as({self})")
@@ -262,6 +262,7 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any,  # noqa: A002
                             return_indices: bool = True) -> tuple[Tensor, Tensor]:
     """F.max_pool3d_with_indices / torch.max_pool3d_with_indices: (values, indices)."""
     st = () if stride is None or stride == [] else _triple(stride)
+    kernel_dtype("max_pool3d", input, integral=True)
     return _pool_with_indices(MaxPool3DWithIndicesBackward0, input,
                               kernel_size=_triple(kernel_size), stride=st,
                               padding=_triple(padding), dilation=_triple(dilation),

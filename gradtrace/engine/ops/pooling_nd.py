@@ -14,7 +14,7 @@ from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
-from .pooling import AVERAGED_OVER_WINDOWS, _out_size
+from .pooling import AVERAGED_OVER_WINDOWS, _out_size, kernel_dtype
 from .views import SqueezeBackward1, UnsqueezeBackward0
 
 
@@ -93,7 +93,8 @@ class AvgPool3DBackward0(Function):
         with np.errstate(all="ignore"):
             for offset in itertools.product(*map(range, kernel_size)):  # z, y, x in turn
                 acc += xp[_window(xp, offset, st, out)]
-            return acc / divisors.astype(x.dtype)
+            # (an int64 input divides in int64, truncating: the cast of the quotient does)
+            return (acc / divisors.astype(x.dtype)).astype(x.dtype, copy=False)
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -144,6 +145,7 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
                padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
     st = () if stride is None or stride == [] else _triple(stride)
+    kernel_dtype("avg_pool3d_out_frame", input, long=True)
     return AvgPool3DBackward0.call(input, kernel_size=_triple(kernel_size), stride=st,
                                    padding=_triple(padding), ceil_mode=bool(ceil_mode),
                                    count_include_pad=bool(count_include_pad),

@@ -343,8 +343,8 @@ class ReluBackward0(Function):
     formulas = (local("self", "1 if {result} > 0 else 0"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
-        if a.dtype.name == "bool":
-            raise TorchRuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
+        if a.dtype.name == "bool":  # relu and relu_ refuse it before their clamp_min
+            raise TorchRuntimeError("Boolean inputs not supported for relu")
         return np.maximum(a.array, 0).astype(a.array.dtype, copy=False)
 
     def after_forward(self, outputs: list[Tensor]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import blas
+from .. import blas, dtypes
 from ..formulas import local, vjp
 from ..node import Function
 from ..pointwise import iterator_layout
@@ -299,6 +299,12 @@ def _trilinear(i1: Tensor, i2: Tensor, i3: Tensor, expand1: tuple[int, ...],
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Any = None) -> Tensor:
     """aten::bilinear: inputs flattened to 2-D, _trilinear, reshaped back, plus bias."""
+    if not (input1.dtype is input2.dtype is weight.dtype
+            and (bias is None or bias.dtype is input1.dtype)):
+        names = [f"{name}: {dtypes.C_TYPE_NAMES[t.dtype.name]}" for name, t in (
+            ("input1", input1), ("input2", input2), ("weight", weight), ("bias", bias))
+            if t is not None]
+        raise TorchRuntimeError(f"All tensors must have the same dtype, got {', '.join(names)}")
     if input1.array.ndim != input2.array.ndim:
         raise TorchRuntimeError(f"bilinear(): input dimensions do not match: got "
                                 f"{input1.array.ndim} and {input2.array.ndim}")

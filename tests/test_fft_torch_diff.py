@@ -238,3 +238,25 @@ def test_transforms_of_strided_inputs_keep_torch_s_bits_and_result_strides() -> 
     torch's _exec_fft passes them), and results come back with torch's strides."""
     pytest.importorskip("torch")
     assert gradtrace_output(STRIDED) == torch_output(STRIDED)
+
+
+FORWARD_AD = """import torch
+x = torch.linspace(0, 1, 8)
+t = torch.linspace(1, 2, 8)
+out, tan = torch.func.jvp(lambda a: torch.fft.rfft(a).abs(), (x,), (t,))
+print(out, tan)
+out, tan = torch.func.jvp(lambda a: torch.fft.irfft(torch.fft.rfft(a) * 2, n=8), (x,), (t,))
+print(out, tan)
+import torch.autograd.forward_ad as fwAD
+with fwAD.dual_level():
+    d = fwAD.make_dual(x, t)
+    y = torch.fft.fft(d)
+    print(torch.view_as_real(fwAD.unpack_dual(y).tangent))
+"""
+
+
+def test_forward_mode_ad_through_the_transforms_is_torch_s() -> None:
+    """The transforms are linear (derivatives.yaml: `result: _fft_r2c(self_t, ...)`): jvp
+    and dual tensors carry tangents through them with torch's values."""
+    pytest.importorskip("torch")
+    assert gradtrace_output(FORWARD_AD) == torch_output(FORWARD_AD)

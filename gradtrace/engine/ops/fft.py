@@ -167,7 +167,7 @@ class FftC2RBackward0(Function):
 class FftC2CBackward0(Function):
     __slots__ = ()
     jvp = auto_linear
-    formulas = (vjp("self", "_fft_c2c({grad}, {dim}, {normalization}, not {forward})"),)
+    formulas = (vjp("self", "_fft_c2c({grad}, {dim}, {normalization}, ¬{forward})"),)
 
     def forward(self, a: Tensor, dim: tuple[int, ...], normalization: int,
                 forward: bool) -> np.ndarray:

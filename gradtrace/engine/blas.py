@@ -215,19 +215,11 @@ def mm(a: np.ndarray, b: np.ndarray, conj_a: bool = False, conj_b: bool = False
        ) -> np.ndarray:
     """torch.mm: addmm_impl_cpu_ with beta 0. `conj_a`/`conj_b`: that operand is torch's
     lazily conjugated view of the array (mm_mat1_backward's `mat2.t().conj()`)."""
-    if conj_a or conj_b:
-        blas = _routines(np.result_type(a, b))
-        if blas is None or 0 in (a.shape[0], b.shape[1], a.shape[1]):
-            return addmm(None, np.conjugate(a) if conj_a else a,
-                         np.conjugate(b) if conj_b else b, 0, 1)
-        result = aligned.empty((a.shape[0], b.shape[1]), np.result_type(a, b))
-        _addmm_into(result, a, b, 0, 1, blas, conj_a, conj_b)
-        return result
-    return addmm(None, a, b, 0, 1)
+    return addmm(None, a, b, 0, 1, conj_a, conj_b)
 
 
 def addmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1,
-          alpha: Any = 1) -> np.ndarray:
+          alpha: Any = 1, conj_a: bool = False, conj_b: bool = False) -> np.ndarray:
     """torch.addmm(bias, a, b, beta=, alpha=) (bias broadcast to the result); `bias` None
     with beta 0 is torch.mm."""
     if META.used and (stands_on_meta(a) or stands_on_meta(b)):
@@ -237,11 +229,12 @@ def addmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1,
     dtype = np.result_type(a, b)
     blas = _routines(dtype)
     if blas is None or m * n == 0 or k == 0:
-        return _without_blas(bias, a, b, beta, alpha, dtype)
+        return _without_blas(bias, np.conjugate(a) if conj_a else a,
+                             np.conjugate(b) if conj_b else b, beta, alpha, dtype)
     result = aligned.empty((m, n), dtype)
     if beta != 0:
         np.copyto(result, bias)
-    _addmm_into(result, a, b, beta, alpha, blas)
+    _addmm_into(result, a, b, beta, alpha, blas, conj_a, conj_b)
     return result
 
 

@@ -3,6 +3,7 @@ containers, `classes.py` for script objects. Nothing here calls Python's getattr
 name the script chose."""
 from __future__ import annotations
 
+import types
 import weakref
 from collections.abc import Callable
 from functools import cached_property
@@ -43,9 +44,16 @@ from .dunders import OBJECT
 from .generators import generator_attribute
 from .generic_classes import ScriptGenericAlias, alias_attribute
 from .nesting import HASHED, check_all_hashable, check_hashable
-from .numpy_module import RandomSource, array_attribute, is_numpy_value, random_source_attribute
+from .numpy_module import (
+    NumpyFunction,
+    RandomSource,
+    array_attribute,
+    is_numpy_value,
+    random_source_attribute,
+)
 from .objects import (
     BuiltinClass,
+    BuiltinFunction,
     BuiltinType,
     ClassMethod,
     FunctionWrapper,
@@ -101,7 +109,8 @@ _COUNTING_METHODS = {Counter: COUNTER_METHODS, defaultdict: DEFAULTDICT_METHODS}
 
 STRFTIME_GROWTH = 12  # the most a format's text can grow: `%c` is 24 characters
 _FUNCTION_LIKE = (UserFunction, Method, StaticMethod, ClassMethod, Property, NativeFunction,
-                  BuiltinClass)
+                  BuiltinClass, BuiltinFunction, types.BuiltinFunctionType, types.MethodType,
+                  NumpyFunction)
 # the methods that walk an iterable argument in C: lazy iterables are built first, counted
 _CONSUMING = frozenset({"join", "extend", "update", "union", "intersection", "difference",
                         "symmetric_difference", "issubset", "issuperset", "isdisjoint",

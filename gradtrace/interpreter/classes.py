@@ -11,6 +11,8 @@ an AttributeError, as in Python (so `hasattr(obj, "__len__")` works). No dunder 
 """
 from __future__ import annotations
 
+import functools
+from types import BuiltinFunctionType, MethodType
 from typing import Any
 
 from .. import stdlib
@@ -23,9 +25,11 @@ from .dunders import OBJECT
 from .function_attributes import FUNCTION_INTROSPECTION, class_annotations, function_attribute
 from .generic_classes import generic_attribute
 from .namedtuple_bases import namedtuple_of
+from .numpy_module import NumpyFunction
 from .objects import (
     MISSING,
     BuiltinClass,
+    BuiltinFunction,
     CachedProperty,
     ClassMethod,
     FunctionWrapper,
@@ -527,10 +531,35 @@ class ClassRuntime:
             return f"{fn.owner.rpartition('.')[2]}.{fn.name}"
         if kind is BuiltinClass and name in fn.attributes:
             return fn.attributes[name]
+        if kind is BuiltinFunction or kind is BuiltinClass or kind in _PYTHON_CALLABLES \
+                or kind is NumpyFunction:
+            found = fn.dunder_name(name) if kind is NumpyFunction else builtin_name(fn, name)
+            if found is not MISSING:
+                return found
         if name.startswith("_") and not is_dunder(name):
             raise refused(f"'{type_name(fn)}' objects", name)
         raise missing_dunder(f"'{type_name(fn)}' objects", name,
                              f"'{type_name(fn)}' object has no attribute '{name}'")
+
+
+# Python's own callables a script may hold: `len`, `random.random` and `random.choice`
+_PYTHON_CALLABLES = (BuiltinFunctionType, MethodType)
+
+
+def builtin_name(fn: Any, name: str) -> Any:
+    """`len.__name__`, `math.sqrt.__module__`, `random.choice.__qualname__`: the names of the
+    Python builtin or bound method a builtin is or stands for (its twin), a string or None
+    as Python's (`random.random.__module__` is None); MISSING for a module where the twin
+    is one of gradtrace's own signatures."""
+    if name not in ("__name__", "__qualname__", "__module__"):
+        return MISSING
+    raw = type(fn) in _PYTHON_CALLABLES
+    twin = fn if raw else fn.twin
+    if isinstance(twin, functools.partial) or \
+            (getattr(twin, "__module__", None) or "").startswith("gradtrace"):
+        return fn.name if name != "__module__" and not raw else MISSING
+    value = getattr(twin, name, MISSING)
+    return value if type(value) is str or value is None else MISSING
 
 
 def _attribute_name(name: Any) -> str:

@@ -36,7 +36,7 @@ from ..engine.ndarray import (
 )
 from ..engine.tensor import Tensor
 from ..errors import NotSupportedError, ScriptError
-from .objects import BuiltinType, is_dunder
+from .objects import MISSING, BuiltinType, is_dunder
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -289,6 +289,16 @@ class NumpyFunction:
 
     def __repr__(self) -> str:
         return f"<function {self.qualified}>"
+
+    def dunder_name(self, name: str) -> Any:
+        """`np.mean.__name__` and, for a function of a numpy module, its `__qualname__` and
+        `__module__` (MISSING for the others: a generator's samplers are methods)."""
+        module, _, plain = self.qualified.rpartition(".")
+        if name == "__name__":
+            return self.name
+        if not module.startswith("numpy") or plain != self.name:
+            return MISSING
+        return plain if name == "__qualname__" else module if name == "__module__" else MISSING
 
 
 def _no_copy_error() -> str | None:

@@ -19,7 +19,7 @@ _LOADING_PACKAGES = frozenset({"torch", "numpy", "tqdm"})
 
 # (package, submodule) pairs that are attributes of the package only once imported
 LOADED_SUBMODULES = frozenset({("collections", "abc"), ("einops", "layers"),
-                               ("einops.layers", "torch")})
+                               ("einops.layers", "torch"), ("packaging", "version")})
 
 
 def note_import(modules: dict[str, Any], name: str) -> None:

@@ -367,6 +367,9 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
     "bisect": ("bisect_left", "bisect_right", "insort_left", "insort_right", "bisect",
                "insort"),
     "distutils.version": ("Version", "StrictVersion", "LooseVersion"),
+    "packaging": ("__version__", "__title__", "__summary__", "__uri__", "__author__",
+                  "__email__", "__license__", "__copyright__"),
+    "packaging.version": ("Version", "parse", "InvalidVersion", "VERSION_PATTERN"),
     "logging": ("BASIC_FORMAT", "BufferingFormatter", "CRITICAL", "DEBUG", "ERROR", "FATAL",
                 "FileHandler", "Filter", "Formatter", "Handler", "INFO", "LogRecord", "Logger",
                 "LoggerAdapter", "NOTSET", "NullHandler", "StreamHandler", "WARN", "WARNING",
@@ -542,7 +545,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "string, unicodedata, codecs (encode, decode), ast (literal_eval), " \
              "json (plain data), statistics, re, " \
              "textwrap, enum, heapq, bisect, distutils.version (LooseVersion, " \
-             "StrictVersion), argparse (no files, no sub-commands), types " \
+             "StrictVersion), packaging.version (Version, parse), argparse (no files, " \
+             "no sub-commands), types " \
              "(SimpleNamespace), inspect (signature), logging (to streams), tqdm (progress " \
              "bars on stderr), einops (rearrange, reduce, repeat, einsum, pack, unpack, " \
              "parse_shape, asnumpy; einops.layers.torch's Rearrange, Reduce, EinMix), " \

@@ -17,12 +17,6 @@ from typing import Any
 # every child process. Tests of the other capabilities set them themselves.
 os.environ["ATEN_CPU_CAPABILITY"] = "avx2"
 os.environ["ONEDNN_MAX_CPU_ISA"] = "AVX2"
-# MKL's OpenMP threads (libiomp5) sleep as soon as a product ends instead of spinning for
-# 200 ms: the suite runs one worker per core (pytest-xdist), and a worker's spinning
-# threads took the core another worker's Python needed (a 50-step training loop: 0.84 s
-# with spinning, 0.32 s without, two workers busy). The thread count, which decides MKL's
-# bits, is unchanged.
-os.environ.setdefault("KMP_BLOCKTIME", "0")
 
 # gradtrace imports numpy without its AVX-512 loops (see gradtrace/__init__.py); the test
 # modules import numpy themselves, so gradtrace must come first.

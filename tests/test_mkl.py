@@ -106,3 +106,22 @@ def test_vml_refuses_what_it_cannot_hand_mkl_as_one_contiguous_run():
         lib.vml("tanh", x, np.empty(40, np.float64))
     out = lib.vml("tanh", x[4:], np.empty(36, np.float32))  # an offset start is fine
     assert out.tobytes() == lib.vml("tanh", x.copy()[4:].copy(), np.empty(36, np.float32)).tobytes()
+
+
+@needs_mkl
+@pytest.mark.parametrize("given, expected", [(None, "0"), ("7", "7")])
+def test_openmp_threads_sleep_after_a_product_unless_the_user_says(given, expected):
+    """libiomp5 reads KMP_BLOCKTIME when it starts: gradtrace sets 0 before loading it (its
+    default 200 ms of spinning takes a core other processes need), a user's value stays."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "KMP_BLOCKTIME"}
+    if given is not None:
+        env["KMP_BLOCKTIME"] = given
+    code = ("import os; from gradtrace.engine import mkl; lib = mkl.load(); "
+            "print(lib.threaded, os.environ.get('KMP_BLOCKTIME'))")
+    threaded, value = subprocess.run([sys.executable, "-c", code], env=env,
+                                     capture_output=True, text=True, check=True).stdout.split()
+    if threaded == "False":
+        pytest.skip("MKL runs sequentially here (no Intel OpenMP runtime)")
+    assert value == expected

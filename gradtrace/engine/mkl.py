@@ -125,6 +125,12 @@ def _threading_layer(openmp: str | None) -> int:
     if hasattr(ctypes.CDLL(None), "GOMP_parallel"):
         return _MKL_THREADING_GNU
     if openmp is not None:
+        # MKL's OpenMP threads sleep as soon as a product ends (unless the user set
+        # KMP_BLOCKTIME): libiomp5's default spins them for 200 ms, which a Python engine
+        # calling MKL between Python steps never uses and which takes the core any other
+        # process (a second gradtrace, a test worker) needs. The 200-step training loop of
+        # benchmarks/ beside other busy processes: 0.30-0.43 s with 0, 0.62-3.8 s with 200.
+        os.environ.setdefault("KMP_BLOCKTIME", "0")
         try:
             ctypes.CDLL(openmp, mode=ctypes.RTLD_GLOBAL)
             return _MKL_THREADING_INTEL

@@ -315,9 +315,9 @@ def test_complex_bmm_is_torchs() -> None:
 
 
 def test_complex_division_is_torchs() -> None:
-    """engine/complex.py's divide against torch's div_ on contiguous complex operands of
-    many lengths (its vector body, the basic_loop tail, two threads' chunks) and zero
-    divisors, bit for bit."""
+    """engine/complex.py's divide against torch's div_ (in place) and / (into a fresh
+    output: GCC's other loop) on contiguous complex operands of many lengths (its vector
+    body, the basic_loop tail, two threads' chunks) and zero divisors, bit for bit."""
     from gradtrace.engine import complex as complex_ops
 
     rng = np.random.default_rng(5)
@@ -328,8 +328,12 @@ def test_complex_division_is_torchs() -> None:
             e[..., 0] = 0
             x = torch.from_numpy(a.copy())
             x.div_(torch.from_numpy(e))
-            ours = np.ascontiguousarray(complex_ops.divide(a, e))
+            with complex_ops.into_operand():
+                ours = np.ascontiguousarray(complex_ops.divide(a, e))
             assert np.array_equal(x.numpy().view(np.uint8), ours.view(np.uint8)), (dt, shape)
+            y = torch.from_numpy(a) / torch.from_numpy(e)
+            ours = np.ascontiguousarray(complex_ops.divide(a, e))
+            assert np.array_equal(y.numpy().view(np.uint8), ours.view(np.uint8)), (dt, shape)
 
 
 FORWARD_AD = """import torch

@@ -4,11 +4,11 @@ kernels do, and no other.
 Values are numpy's complex64/complex128 arrays (a real and an imaginary float side by
 side, as c10::complex lays them out, so view_as_real/view_as_complex share memory as in
 torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
-view_as_real/view_as_complex, .real/.imag, + - *, abs, sum, mean, isclose/allclose,
+view_as_real/view_as_complex, .real/.imag, + - * /, abs, sum, mean, isclose/allclose,
 linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py), einsum, bmm, mm
 and matmul (blas.py's complex paths), conj_physical and their autograd; every other op given
 a complex tensor or dtype is refused with NotSupportedError naming it (complex exp,
-division, dot and mv... were not measured).
+reciprocal, dot and mv... were not measured).
 
 `multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
 measured bit for bit in tests/test_complex_torch_diff.py). Its vector body (two
@@ -18,19 +18,22 @@ fused multiply-add). Every other element runs c10::complex's scalar operator*, w
 contracts into FMAs in the AVX2 build: re = fma(a, c, -fl(b*d)), im = fma(a, d, fl(b*c)),
 except that for complex64 its compiled loops keep some elements unfused (measured):
 - basic_loop (a strided row, or the scalar tail of a contiguous row after its vector
-  body): elements in pairs are fused, an odd last element is not;
+  body): elements in pairs are fused, an odd last element is not; in place (the output
+  is the first operand), a strided row is not fused at all;
 - the tail of a row whose one input is a broadcast scalar (is_contiguous_scalar, at most
   7 elements): unfused up to 4 elements; else the first unfused, the next 4 fused, the
   rest unfused.
 complex128's scalar code is fused everywhere. The `default` (non-FMA) build fuses nothing.
 
-`divide` (used inside linalg.eig's backward and forward derivative; `/` itself stays
-refused) rounds as div_true_kernel does: c10::complex's operator/ everywhere (Vectorized's
+`divide` (`/`, torch.div, and inside linalg.eig's backward and forward derivative) rounds
+as div_true_kernel does: c10::complex's operator/ everywhere (Vectorized's
 falls back to it element by element), FMA-contracted, except complex64's numerators in
-the scalar tail of a contiguous row and in the odd last element of a strided row.
+the odd last element of each loop (in place: every element outside the vector body).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -54,11 +57,12 @@ RUNS = frozenset("""
     equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn rand
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
-    Parameter bmm einsum is_complex conj_physical mm matmul stft
+    Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
+    floor_divide
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
-                                                 "copy"))
+                                                 "copy", "div", "divide", "true_divide"))
 
 
 def check_op(name: str, operands: Any, kwargs: dict[str, Any], dtype: DType) -> None:
@@ -81,13 +85,13 @@ def check_dtype(name: str, dtype: DType) -> None:
                                 "gradtrace")
 
 
-# Python's operators on tensors other than + - * @ == != abs() and unary - +: refused when an
-# operand is complex (torch's division and powers of complex values were not measured; its
-# comparisons, bitwise ops and float()/int() raise errors gradtrace does not word)
+# Python's operators on tensors other than + - * / // @ == != abs() and unary - +: refused when
+# an operand is complex (`number / z`, torch's reciprocal, and powers of complex values were
+# not measured; its comparisons, bitwise ops and float()/int() raise errors gradtrace does
+# not word)
 _OPERATORS = {
-    "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/=", "__pow__": "**",
-    "__rpow__": "**", "__ipow__": "**=",
-    "__floordiv__": "//", "__rfloordiv__": "//", "__mod__": "%",
+    "__rtruediv__": "/", "__pow__": "**",
+    "__rpow__": "**", "__ipow__": "**=", "__mod__": "%",
     "__rmod__": "%", "__and__": "&", "__or__": "|", "__xor__": "^", "__rand__": "&",
     "__ror__": "|", "__rxor__": "^", "__lt__": "<", "__le__": "<=", "__gt__": ">",
     "__ge__": ">=", "__invert__": "~", "__lshift__": "<<", "__rlshift__": "<<",
@@ -154,6 +158,23 @@ def _positions(n: int, row: int, mode: str, dtype: DType
     return pos, body, length
 
 
+# Whether the running op writes its result into an operand's memory (an in-place op): GCC
+# compiled the kernels' scalar loops twice, for an output that may alias an input and for
+# one that does not, and the two contract different product-sums into FMAs (measured)
+_INTO_OPERAND = [False]
+
+
+@contextmanager
+def into_operand() -> Iterator[None]:
+    """Run an op whose result overwrites its first operand (apply_inplace)."""
+    before = _INTO_OPERAND[0]
+    _INTO_OPERAND[0] = True
+    try:
+        yield
+    finally:
+        _INTO_OPERAND[0] = before
+
+
 def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
     """For n elements in iteration order: how mul_kernel computes each, _VECTOR, _FUSED or
     _PLAIN (see the module's docstring)."""
@@ -163,7 +184,9 @@ def _kinds(n: int, row: int, mode: str, dtype: DType) -> np.ndarray:
     kinds = np.full(n, _FUSED, np.int8)
     q, m = pos - body, length - body
     if dtype is complex64:
-        if mode == "scalar":
+        if mode == "strided" and _INTO_OPERAND[0]:
+            kinds[:] = _PLAIN
+        elif mode == "scalar":
             kinds[(m <= 4) | (q == 0) | (q > 4)] = _PLAIN
         else:
             kinds[q >= m // 2 * 2] = _PLAIN
@@ -226,9 +249,10 @@ def _quotient(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
     """c10::complex's operator/ (Smith's algorithm, as numpy's): with |c| >= |d|,
     rat = d/c, scl = 1/(c + d rat), re = (a + b rat) scl, im = (b - a rat) scl (the roles
     of c and d swapped otherwise; 0/0 divides the parts). Vectorized's operator/ runs it
-    element by element too; GCC contracts every product-sum into an FMA, except that for
-    complex64 the numerators stay unfused in the scalar tail after the vector body, and in
-    a strided row (basic_loop) for an odd last element (measured)."""
+    element by element too; GCC contracts every product-sum into an FMA, except complex64's
+    numerators: into a fresh output, those of each loop's odd last element (contiguous,
+    strided, a broadcast divisor or dividend); in place, all but the vector body's
+    (measured on each length from 1 to 39, 40-50 random draws each)."""
     ar, ai = _parts(a)
     c, d = _parts(b)
     fma = fp32.fma if dtype is complex64 else fp64.fma
@@ -237,9 +261,7 @@ def _quotient(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
         fused_num[:] = False
     elif dtype is complex64:
         pos, body, length = _positions(a.size, row, mode, dtype)
-        fused_num = pos < body
-        if mode == "strided":  # a strided row: in pairs, an odd last element not
-            fused_num = pos < length // 2 * 2
+        fused_num = pos < body if _INTO_OPERAND[0] else pos < length // 2 * 2
     big = np.abs(c) >= np.abs(d)
     one = ar.dtype.type(1)
     rat = np.where(big, d / c, c / d)

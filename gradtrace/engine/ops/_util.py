@@ -148,7 +148,7 @@ _SCALAR_OPERATORS = {np.add: operator.add, np.subtract: operator.sub,
 
 
 def _complex_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
-    """+ - * in a complex dtype, as torch's kernels round them (engine/complex.py)."""
+    """+ - * / in a complex dtype, as torch's kernels round them (engine/complex.py)."""
     x = x if type(x) is np.ndarray else np.asarray(x, dtype.np)
     y = y if type(y) is np.ndarray else np.asarray(y, dtype.np)
     if ufunc is np.multiply:
@@ -157,6 +157,8 @@ def _complex_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
         return complex_dtypes.add(x, y)
     if ufunc is np.subtract:
         return complex_dtypes.add(x, y, -1)
+    if ufunc is np.true_divide:
+        return complex_dtypes.divide(x, y)
     raise complex_dtypes.refuse(f"{ufunc.__name__} on torch.{dtype.name}")
 
 
@@ -315,7 +317,11 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
         source._fw_grad = self._fw_grad  # the tangent of the value before the write
     else:
         source = self
-    out = op.call(source, *others, **params)
+    if self.dtype.is_complex:  # (torch's kernels round an aliased output differently)
+        with complex_dtypes.into_operand():
+            out = op.call(source, *others, **params)
+    else:
+        out = op.call(source, *others, **params)
     if recording and out.grad_fn is not None:
         _save_original_self(out.grad_fn, source)
     if not np.can_cast(out.dtype.np, self.dtype.np, "same_kind") and not (

@@ -256,6 +256,11 @@ def _conj_product(grad: Tensor, t: Tensor) -> Tensor:
     return wrap(complex_dtypes.multiply(g, np.conj(factor)))
 
 
+def _complex_quotient(a: Tensor, b: Tensor) -> Tensor:
+    """`a / b` in a complex backward formula, as div rounds it, not recorded."""
+    return wrap(binary_apply(np.true_divide, a, b, float_dtype(common_dtype(a, b))))
+
+
 def _unread_number(grad: Tensor, node: Function, key: str) -> float | None:
     """The Python number saved as `key` (SavedNumber) when a backward formula may compute
     `grad op number` without the op: grad mode off (no create_graph) and nothing observing
@@ -295,12 +300,35 @@ class DivBackward0(Function):
         if number is not None:  # `a / number`: only a's gradient, grad / number
             with np.errstate(divide="ignore", invalid="ignore"):
                 return wrap(number_apply(np.true_divide, grad, number)), None
+        if grad.dtype.is_complex:
+            return self._complex_backward(grad)
         other = self.unpack("other")
         gb = None
         if self.needs_input_grad(1):  # first, like torch; C++ evaluates the right operand first
             quotient = (self.unpack("self") / other) / other
             gb = -grad * quotient
         ga = grad / other if self.needs_input_grad(0) else None
+        return ga, gb
+
+    def _complex_backward(self, grad: Tensor) -> tuple[Any, Any]:
+        """derivatives.yaml's div_tensor_self_backward, grad / other.conj(), and
+        div_tensor_other_backward, -grad * ((self / other) / other).conj() (computed
+        first), each a real input's real part (handle_r_to_c). Not recorded: a graph of
+        them (create_graph) would need conj's own node, which gradtrace does not build."""
+        if GRAD_MODE.enabled:
+            raise complex_dtypes.refuse("create_graph through a complex division")
+        other = self.unpack("other")
+        gb = ga = None
+        if self.needs_input_grad(1):
+            quotient = _complex_quotient(_complex_quotient(self.unpack("self"), other),
+                                         other)
+            gb = complex_dtypes.handle_r_to_c(self.input_meta[1][1],
+                                              _conj_product(-grad, quotient))
+        if self.needs_input_grad(0):
+            dtype = common_dtype(grad, other)
+            ga = complex_dtypes.handle_r_to_c(self.input_meta[0][1], wrap(
+                complex_dtypes.divide(cast(grad.array, dtype), np.conj(cast(other.array,
+                                                                            dtype)))))
         return ga, gb
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:

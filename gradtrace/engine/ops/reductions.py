@@ -121,7 +121,8 @@ def mean_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
     total = sum_array(array, axes, keepdim, dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
         if dtype.is_complex:  # div_ by the count: c10::complex's operator/, as torch rounds
-            return complex_dtypes.divide(np.asarray(total), np.asarray(count, dtype.np))
+            with complex_dtypes.into_operand():
+                return complex_dtypes.divide(np.asarray(total), np.asarray(count, dtype.np))
         return np.asarray(total / dtype.np.type(count), dtype=dtype.np)
 
 

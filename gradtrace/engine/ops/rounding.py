@@ -21,7 +21,7 @@ from ._util import binary_operands, cast, common_dtype, not_implemented
 
 def _rounded_divide(a: Tensor, b: Tensor, rounding_mode: str) -> np.ndarray:
     ta, tb, dtype = binary_operands(a, b)
-    if dtype is dtypes.bool_:  # (`mask // mask`: torch's kernels have no bool version)
+    if dtype is dtypes.bool_ or dtype.is_complex:  # (torch's kernels have no version)
         raise not_implemented(f"div_{rounding_mode}_cpu", dtype)
     if dtype.barebones:
         raise unsigned.not_implemented(f"div_{rounding_mode}_cpu", dtype)

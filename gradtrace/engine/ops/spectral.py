@@ -14,7 +14,7 @@ import numpy as np
 
 from ...errors import NotSupportedError, TorchRuntimeError
 from .. import blas, dtypes, lapack
-from ..complex import add, divide, handle_r_to_c, multiply
+from ..complex import add, divide, handle_r_to_c, into_operand, multiply
 from ..formulas import vjp
 from ..forward_ad import has_tangent
 from ..grad_mode import GRAD_MODE
@@ -297,7 +297,8 @@ def _eigenvector_term(lam: np.ndarray, v: np.ndarray, vh: np.ndarray, g_v: np.nd
     lconj = np.conj(lam)
     e = add(np.expand_dims(lconj, -2), np.expand_dims(lconj, -1), -1)
     np.einsum("...ii->...i", e)[...] = 1
-    return divide(vhgv, e)
+    with into_operand():  # (VhgV.div_(Econj): in place)
+        return divide(vhgv, e)
 
 
 def _primal_layout(tangent: np.ndarray, primal: np.ndarray) -> np.ndarray:

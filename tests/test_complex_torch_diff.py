@@ -776,3 +776,14 @@ def test_complex_bmm_gradients_of_vector_shaped_batches_like_torch() -> None:
     called with torch's transposition flags for 1-wide matrices too."""
     assert gradtrace_output(DEGENERATE_BATCHED_PRODUCTS) == \
         torch_output(DEGENERATE_BATCHED_PRODUCTS)
+
+
+def test_conj_of_a_real_tensor_is_the_tensor_itself_like_torch() -> None:
+    script = """import torch
+x = torch.randn(3, requires_grad=True)
+y = x * 2
+print(x.conj() is x, torch.conj(y) is y, y.conj().is_conj(), y.conj().grad_fn)
+m = torch.randn(2, 3)
+print(m.conj().T.shape, m.mH.stride(), torch.equal(m.adjoint(), m.t()))
+"""
+    assert address_free(gradtrace_output(script)) == address_free(torch_output(script))

@@ -58,7 +58,7 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
-    floor_divide
+    floor_divide conj
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
@@ -74,7 +74,7 @@ def check_op(name: str, operands: Any, kwargs: dict[str, Any], dtype: DType) -> 
         raise NotSupportedError(
             f"{name}() on torch.{dtype.name} is not supported by gradtrace: only creation, "
             "casts, views, printing, polar, view_as_real/view_as_complex, .real/.imag, "
-            "+ - *, torch.fft's transforms and their gradients are exact in complex dtypes")
+            "+ - * /, torch.fft's transforms and their gradients are exact in complex dtypes")
 
 
 def check_dtype(name: str, dtype: DType) -> None:

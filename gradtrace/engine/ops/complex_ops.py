@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError
+from ...errors import NotSupportedError, TorchRuntimeError
 from .. import complex as complex_dtypes
 from .. import dtypes, glibc, libm_scalar
 from ..dtypes import DType
@@ -239,13 +239,25 @@ def conj_physical(a: Tensor) -> Tensor:
     return ConjPhysicalBackward0.call(a)
 
 
+def conj(a: Tensor) -> Tensor:
+    """torch.conj / Tensor.conj: a real tensor itself, as torch returns it. A complex one
+    would be torch's lazily conjugated view (the conjugate bit: memory shared with `a`,
+    read conjugated, handed to BLAS as a conjugate transpose), which gradtrace does not
+    build; conj_physical() gives the same values."""
+    if not a.dtype.is_complex:
+        return a
+    raise NotSupportedError(
+        f"conj() of a torch.{a.dtype.name} tensor (torch's lazily conjugated view) is not "
+        "supported by gradtrace: conj_physical() gives the same values in new memory")
+
+
 TORCH_FUNCTIONS: dict[str, Any] = {
     "view_as_complex": view_as_complex, "view_as_real": view_as_real, "real": real,
     "imag": imag, "complex": complex, "polar": polar, "is_conj": is_conj,
     "resolve_conj": resolve_conj, "is_neg": is_conj, "resolve_neg": resolve_conj,
-    "conj_physical": conj_physical,
+    "conj_physical": conj_physical, "conj": conj,
 }
 TENSOR_METHODS: dict[str, Any] = {
     "is_conj": is_conj, "resolve_conj": resolve_conj, "is_neg": is_conj,
-    "resolve_neg": resolve_conj, "conj_physical": conj_physical,
+    "resolve_neg": resolve_conj, "conj_physical": conj_physical, "conj": conj,
 }

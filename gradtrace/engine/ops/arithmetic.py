@@ -222,7 +222,7 @@ class MulBackward0(Function):
             else:
                 factor = self.unpack(key)
             out.append(complex_dtypes.handle_r_to_c(
-                self.input_meta[i][1], _conj_product(grad, factor)))
+                self.input_meta[i][1], conj_product(grad, factor)))
         return out[1], out[0]
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
@@ -244,7 +244,7 @@ def _product(grad: Tensor, t: Tensor) -> Tensor:
     return wrap(binary_apply(np.multiply, grad, t, common_dtype(grad, t)))
 
 
-def _conj_product(grad: Tensor, t: Tensor) -> Tensor:
+def conj_product(grad: Tensor, t: Tensor) -> Tensor:
     """`grad * t.conj()` in a complex backward formula (the conjugate's values resolved,
     the product rounded as mul rounds it). Not recorded: a graph of it (create_graph)
     would need conj's own node, which gradtrace does not build."""
@@ -323,7 +323,7 @@ class DivBackward0(Function):
             quotient = _complex_quotient(_complex_quotient(self.unpack("self"), other),
                                          other)
             gb = complex_dtypes.handle_r_to_c(self.input_meta[1][1],
-                                              _conj_product(-grad, quotient))
+                                              conj_product(-grad, quotient))
         if self.needs_input_grad(0):
             dtype = common_dtype(grad, other)
             ga = complex_dtypes.handle_r_to_c(self.input_meta[0][1], wrap(

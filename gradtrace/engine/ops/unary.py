@@ -90,12 +90,19 @@ class ExpBackward0(Function):
     formulas = (local("self", "exp({self}) = {result}"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
+        if a.dtype.is_complex:
+            return complex_dtypes.exp(a.array)
         return unary("exp", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
+        if grad.dtype.is_complex:  # grad * result.conj() (conjugate Wirtinger calculus)
+            from .arithmetic import conj_product
+
+            return complex_dtypes.handle_r_to_c(self.input_meta[0][1],
+                                                conj_product(grad, self.unpack("result")))
         return grad * self.unpack("result")
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:

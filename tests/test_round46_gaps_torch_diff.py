@@ -40,3 +40,53 @@ print(m, s)
 
 def test_containers_take_one_element_integer_tensors_as_indices_like_torch() -> None:
     assert gradtrace_output(CONTAINER_TENSOR_INDICES) == torch_output(CONTAINER_TENSOR_INDICES)
+
+
+SDP_SWITCHES = """import torch
+import torch.nn.functional as F
+b = torch.backends.cuda
+print(b.flash_sdp_enabled(), b.math_sdp_enabled(), b.mem_efficient_sdp_enabled(),
+      b.cudnn_sdp_enabled())
+torch.manual_seed(0)
+q, k, v = torch.randn(3, 2, 2, 5, 8).unbind(0)
+q.requires_grad_()
+flash = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+with b.sdp_kernel(enable_flash=False, enable_mem_efficient=False, enable_math=True) as ctx:
+    print(ctx, b.flash_sdp_enabled(), b.math_sdp_enabled(), b.mem_efficient_sdp_enabled())
+    math = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+print(b.flash_sdp_enabled(), b.mem_efficient_sdp_enabled())
+print(flash.grad_fn.name(), math.grad_fn.name())
+print(math)
+math.sum().backward()
+print(q.grad)
+b.enable_math_sdp(False)
+print(F.scaled_dot_product_attention(q, k, v).grad_fn.name())
+for args in ((q, k, v), (q[0], k[0], v[0])):
+    for flash_on in (True, False):
+        b.enable_flash_sdp(flash_on)
+        try:
+            F.scaled_dot_product_attention(*args)
+        except RuntimeError as e:
+            print("RuntimeError", e)
+b.enable_flash_sdp(True)
+b.enable_math_sdp(True)
+for setter in (b.enable_flash_sdp, b.enable_math_sdp, b.enable_mem_efficient_sdp,
+               b.enable_cudnn_sdp):
+    for bad in (1, None):
+        try:
+            setter(bad)
+        except RuntimeError as e:
+            print("RuntimeError", e)
+with b.sdp_kernel(enable_flash=False):
+    try:
+        with b.sdp_kernel(enable_math=False):
+            F.scaled_dot_product_attention(q, k, v)
+    except RuntimeError as e:
+        print("RuntimeError", e)
+    print(b.flash_sdp_enabled(), b.math_sdp_enabled())
+print(b.flash_sdp_enabled(), b.math_sdp_enabled())
+"""
+
+
+def test_scaled_dot_product_switches_choose_the_kernel_like_torch() -> None:
+    assert gradtrace_output(SDP_SWITCHES) == torch_output(SDP_SWITCHES)

@@ -90,3 +90,43 @@ print(b.flash_sdp_enabled(), b.math_sdp_enabled())
 
 def test_scaled_dot_product_switches_choose_the_kernel_like_torch() -> None:
     assert gradtrace_output(SDP_SWITCHES) == torch_output(SDP_SWITCHES)
+
+
+LOAD_PRE_HOOKS = """import torch
+from torch import nn
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wqkv = nn.Linear(4, 12, bias=False)
+        self.handle = self._register_load_state_dict_pre_hook(self.load_hook)
+
+    def load_hook(self, state_dict, prefix, *args):
+        print("hook", prefix, sorted(state_dict), len(args))
+        if prefix + "wq.weight" in state_dict:
+            wq = state_dict.pop(prefix + "wq.weight")
+            wk = state_dict.pop(prefix + "wk.weight")
+            wv = state_dict.pop(prefix + "wv.weight")
+            state_dict[prefix + "wqkv.weight"] = torch.cat([wq, wk, wv])
+
+def with_module(module, state_dict, prefix, *args):
+    print("with module", type(module).__name__, prefix)
+
+torch.manual_seed(0)
+model = nn.Sequential(Attention())
+model[0]._register_load_state_dict_pre_hook(with_module, with_module=True)
+model[0].register_load_state_dict_pre_hook(with_module)
+sd = {"0.wq.weight": torch.ones(4, 4), "0.wk.weight": torch.zeros(4, 4),
+      "0.wv.weight": torch.full((4, 4), 2.0)}
+print(model.load_state_dict(sd))
+print(model[0].wqkv.weight[:, 0])
+model[0].handle.remove()
+try:
+    model.load_state_dict({"0.wq.weight": torch.ones(4, 4)})
+except RuntimeError as e:
+    print(str(e).splitlines()[0])
+"""
+
+
+def test_private_load_state_dict_pre_hook_without_the_module_like_torch() -> None:
+    assert gradtrace_output(LOAD_PRE_HOOKS) == torch_output(LOAD_PRE_HOOKS)

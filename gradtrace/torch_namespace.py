@@ -337,6 +337,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "safe_globals")},
     "torch.random": {"fork_rng": "torch.random"},
     "torch.backends.cuda": {"sdp_kernel": "torch.backends.cuda"},
+    "torch.nn.attention": {name: "torch.nn.attention" for name in (
+        "SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS")},
     "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
         "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
         "CheckpointFunction", "CheckpointError", "noop_context_fn")},
@@ -499,6 +501,7 @@ def _build_torch() -> dict[str, Namespace]:
         # `import torch.nn.parallel` (the DCGAN tutorial's): importable, with DataParallel
         # as torch runs it without accelerators (the rest: no devices to spread a batch over)
         "torch.nn.parallel": Namespace("torch.nn.parallel", {}),
+        "torch.nn.attention": Namespace("torch.nn.attention", {}),
         "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),

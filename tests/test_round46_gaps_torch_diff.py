@@ -130,3 +130,40 @@ except RuntimeError as e:
 
 def test_private_load_state_dict_pre_hook_without_the_module_like_torch() -> None:
     assert gradtrace_output(LOAD_PRE_HOOKS) == torch_output(LOAD_PRE_HOOKS)
+
+
+SDPA_KERNEL = """import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+import torch.nn.attention
+print([(m, int(getattr(SDPBackend, m))) for m in SDPBackend.__members__])
+print(repr(SDPBackend.MATH), str(SDPBackend.MATH), SDPBackend.FLASH_ATTENTION.name,
+      SDPBackend.CUDNN_ATTENTION.value, torch.nn.attention.WARN_FOR_UNFUSED_KERNELS)
+b = torch.backends.cuda
+torch.manual_seed(0)
+q, k, v = torch.randn(3, 1, 2, 4, 8).unbind(0)
+with sdpa_kernel(SDPBackend.MATH) as ctx:
+    print(ctx, b.flash_sdp_enabled(), b.math_sdp_enabled(), b.cudnn_sdp_enabled())
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+print(out)
+with torch.nn.attention.sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH,
+                                     SDPBackend.MATH], set_priority=True):
+    print(b.flash_sdp_enabled(), b.mem_efficient_sdp_enabled(), b.math_sdp_enabled())
+with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION]):
+    try:
+        F.scaled_dot_product_attention(q, k, v)
+    except RuntimeError as e:
+        print("RuntimeError", e)
+print(b.flash_sdp_enabled(), b.mem_efficient_sdp_enabled(), b.math_sdp_enabled())
+for bad in ("math", (SDPBackend.MATH,), None):
+    try:
+        with sdpa_kernel(bad):
+            pass
+    except AssertionError as e:
+        print("AssertionError", e)
+print(SDPBackend.MATH == 0, SDPBackend.MATH in [SDPBackend.MATH], isinstance(SDPBackend.MATH, SDPBackend))
+"""
+
+
+def test_sdpa_kernel_and_sdp_backend_like_torch() -> None:
+    assert gradtrace_output(SDPA_KERNEL) == torch_output(SDPA_KERNEL)

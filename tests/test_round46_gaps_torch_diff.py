@@ -161,7 +161,8 @@ for bad in ("math", (SDPBackend.MATH,), None):
             pass
     except AssertionError as e:
         print("AssertionError", e)
-print(SDPBackend.MATH == 0, SDPBackend.MATH in [SDPBackend.MATH], isinstance(SDPBackend.MATH, SDPBackend))
+print(SDPBackend.MATH == 0, SDPBackend.MATH in [SDPBackend.MATH],
+      isinstance(SDPBackend.MATH, SDPBackend))
 """
 
 

@@ -168,3 +168,35 @@ print(SDPBackend.MATH == 0, SDPBackend.MATH in [SDPBackend.MATH],
 
 def test_sdpa_kernel_and_sdp_backend_like_torch() -> None:
     assert gradtrace_output(SDPA_KERNEL) == torch_output(SDPA_KERNEL)
+
+
+FUNCTION_DOC = """def add_start_docstrings(*docstr):
+    def docstring_decorator(fn):
+        fn.__doc__ = "".join(docstr) + (fn.__doc__ if fn.__doc__ is not None else "")
+        return fn
+    return docstring_decorator
+
+class P:
+    @add_start_docstrings("Args: scores. ")
+    def __call__(self, scores):
+        \"\"\"Filter.\"\"\"
+        return scores
+
+@add_start_docstrings("A", "B")
+def f():
+    pass
+
+print(repr(P.__call__.__doc__), repr(P().__call__.__doc__), repr(f.__doc__))
+f.__doc__ = 5
+print(f.__doc__)
+f.__doc__ = None
+print(f.__doc__)
+try:
+    P().__call__.__doc__ = "x"
+except AttributeError as e:
+    print("AttributeError", e)
+"""
+
+
+def test_function_doc_is_writable_like_python() -> None:
+    assert gradtrace_output(FUNCTION_DOC) == torch_output(FUNCTION_DOC)

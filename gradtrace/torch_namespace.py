@@ -9,6 +9,7 @@ from typing import Any
 from .engine import api, dtypes, layouts, ndarray, sparse
 from .engine import device as _device
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
+from .engine.ops import attention as sdp_attention
 from .engine.ops.fft import FFT_FUNCTIONS
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .engine.sparse_sum import sparse_sum
@@ -55,6 +56,34 @@ def reset_backend_flags() -> None:
     """Every torch.backends switch back to torch's default (at the start and end of a run)."""
     for namespace in _FLAG_NAMESPACES:
         namespace.reset()
+    sdp_attention.reset_sdp_switches()
+
+
+def _sdp_switches() -> dict[str, Any]:
+    """torch.backends.cuda's scaled-dot-product switches: `flash_sdp_enabled()` reads one,
+    `enable_flash_sdp(False)` sets it (engine/ops/attention.py's SDP_ENABLED). A non-bool
+    is refused with torch's own messages (its C++ setters share one: every setter but
+    cuDNN's names set_sdp_use_math, and cuDNN's keeps a stray `%s`)."""
+    table: dict[str, Any] = {}
+    for kernel in ("flash", "math", "mem_efficient", "cudnn"):
+        message = ("set_sdp_use_cudnn expects a bool, but got %s" if kernel == "cudnn"
+                   else "set_sdp_use_math expects a bool, but got ")
+
+        def enabled(kernel: str = kernel) -> bool:
+            return sdp_attention.SDP_ENABLED[kernel]
+
+        def enable(enabled: Any, kernel: str = kernel, message: str = message) -> None:
+            if type(enabled) is not bool:
+                from .interpreter.objects import type_name
+
+                raise ScriptError(message + type_name(enabled), kind="RuntimeError")
+            sdp_attention.SDP_ENABLED[kernel] = enabled
+
+        enabled.__name__ = f"{kernel}_sdp_enabled"
+        enable.__name__ = f"enable_{kernel}_sdp"
+        table[enabled.__name__] = enabled
+        table[enable.__name__] = enable
+    return table
 
 
 def _cudnn_is_available() -> bool:
@@ -87,7 +116,7 @@ def _backends() -> dict[str, Namespace]:
         "allow_bf16_reduced_precision_reduction": "set_allow_bf16_reduced_precision_reduction"},
         shown="<torch.backends.cuda.cuBLASModule object>")
     cuda = Namespace("torch.backends.cuda", {
-        "is_built": _cuda_is_built, "matmul": matmul})
+        "is_built": _cuda_is_built, "matmul": matmul, **_sdp_switches()})
     return {"torch.backends.cudnn": cudnn, "torch.backends.cuda": cuda}
 
 
@@ -307,6 +336,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
         "safe_globals")},
     "torch.random": {"fork_rng": "torch.random"},
+    "torch.backends.cuda": {"sdp_kernel": "torch.backends.cuda"},
+    "torch.nn.attention": {name: "torch.nn.attention" for name in (
+        "SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS")},
     "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
         "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
         "CheckpointFunction", "CheckpointError", "noop_context_fn")},
@@ -469,6 +501,7 @@ def _build_torch() -> dict[str, Namespace]:
         # `import torch.nn.parallel` (the DCGAN tutorial's): importable, with DataParallel
         # as torch runs it without accelerators (the rest: no devices to spread a batch over)
         "torch.nn.parallel": Namespace("torch.nn.parallel", {}),
+        "torch.nn.attention": Namespace("torch.nn.attention", {}),
         "torch.nn.utils.clip_grad": Namespace("torch.nn.utils.clip_grad", {}),
         "torch.nn.utils.convert_parameters": Namespace("torch.nn.utils.convert_parameters", {}),
         "torch.nn.utils.rnn": Namespace("torch.nn.utils.rnn", {}),

@@ -25,3 +25,16 @@ def test_a_failed_run_does_not_leave_its_switches_set():
     failed = run_text("import torch\ntorch.backends.cudnn.enabled = False\n1 / 0\n")
     assert failed.error is not None
     assert run_text("import torch\nprint(torch.backends.cudnn.enabled)\n").stdout == "True\n"
+
+
+def test_scaled_dot_product_switches_are_a_runs_own():
+    """torch.backends.cuda.enable_flash_sdp(False) (or an sdp_kernel block left by an
+    error) does not reach the next run."""
+    show = "import torch\nprint(torch.backends.cuda.flash_sdp_enabled(), " \
+           "torch.backends.cuda.math_sdp_enabled())\n"
+    first = run_text(show + "torch.backends.cuda.enable_flash_sdp(False)\n" + show)
+    assert first.error is None and first.stdout == "True True\nFalse True\n"
+    failed = run_text("import torch\nwith torch.backends.cuda.sdp_kernel(enable_math=False):\n"
+                      "    1 / 0\n")
+    assert failed.error is not None
+    assert run_text(show).stdout == "True True\n"

@@ -820,3 +820,27 @@ def test_exp_and_its_gradients_like_torch() -> None:
     its gradient grad * result.conj(), its tangent tangent * result; exp(1j * x) of a real
     x gives x the real part of its gradient."""
     assert address_free(gradtrace_output(EXP)) == address_free(torch_output(EXP))
+
+
+COMPLEX_INDEX_SELECT = """import torch
+torch.manual_seed(0)
+a = torch.randn(5, 3, dtype=torch.complex64, requires_grad=True)
+b = a.index_select(0, torch.tensor([4, 0, 4, 2]))
+print(b)
+c = torch.index_select(a, 1, torch.tensor([2, 2]))
+print(c.dtype, c.shape, b.grad_fn.name())
+(torch.view_as_real(b * b).sum() + torch.view_as_real(c).pow(2).sum()).backward()
+print(a.grad)
+d = torch.complex(torch.randn(4, 2, dtype=torch.float64), torch.randn(4, 2, dtype=torch.float64))
+print(d.index_select(0, torch.tensor([], dtype=torch.long)))
+print(d.index_select(-1, torch.tensor([1])))
+freqs = torch.polar(torch.ones(8, 2), torch.outer(torch.arange(8.), torch.tensor([1., 0.01])))
+print(freqs.index_select(0, torch.arange(2, 5)))
+"""
+
+
+def test_complex_index_select_and_its_gradient_like_torch() -> None:
+    """index_select of a complex rotary table (Gemma's freqs_cis.index_select(0,
+    input_positions)) moves values only; its backward adds the gradient rows back with
+    repeated indices summed."""
+    assert gradtrace_output(COMPLEX_INDEX_SELECT) == torch_output(COMPLEX_INDEX_SELECT)

@@ -272,3 +272,31 @@ def test_an_op_that_warns_then_raises_shows_its_warning_at_the_calls_line(tmp_pa
     assert ours.stdout == theirs.stdout
     assert ours.stderr == theirs.stderr
     assert ours.stderr.count("warn_raise.gt:5: UserWarning: Using a target size") == 1
+
+
+GC_SCRIPT = """import gc
+import torch
+model = torch.nn.Linear(2, 2)
+del model
+print(type(gc.collect()), gc.collect(0), gc.collect(generation=1), gc.collect(True))
+gc.disable()
+print(gc.isenabled())
+gc.enable()
+print(gc.isenabled(), gc.collect)
+for bad in (3, -1, 1.5, "x"):
+    try:
+        gc.collect(bad)
+    except (ValueError, TypeError) as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_gc_collect_checks_its_generation_like_python(tmp_path):
+    """`import gc` / `gc.collect()` (LLM scripts free a model with them): collect frees nothing
+    a script sees and returns 0 (CPython's count here is 0 too: no cycles in this script)."""
+    out, err, code = stderr_of(GC_SCRIPT)
+    assert (err, code) == ("", 0)
+    script = tmp_path / "gc_script.py"
+    script.write_text(GC_SCRIPT)
+    expected = torch_run(script)
+    assert out == expected.stdout

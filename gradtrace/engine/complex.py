@@ -4,10 +4,11 @@ kernels do, and no other.
 Values are numpy's complex64/complex128 arrays (a real and an imaginary float side by
 side, as c10::complex lays them out, so view_as_real/view_as_complex share memory as in
 torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
-view_as_real/view_as_complex, .real/.imag, + - * /, abs, sum, mean, isclose/allclose,
+view_as_real/view_as_complex, .real/.imag, index_select, + - * /, exp, abs, sum, mean,
+isclose/allclose,
 linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py), einsum, bmm, mm
 and matmul (blas.py's complex paths), conj_physical and their autograd; every other op given
-a complex tensor or dtype is refused with NotSupportedError naming it (complex exp,
+a complex tensor or dtype is refused with NotSupportedError naming it (complex
 reciprocal, dot and mv... were not measured).
 
 `multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
@@ -58,7 +59,7 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
-    floor_divide conj exp
+    floor_divide conj exp index_select
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",

@@ -642,6 +642,12 @@ class Attributes:
         if kind is torch_namespace.FlagNamespace and name in obj.flags:
             obj.set_flag(name, value)
             return
+        if kind is UserFunction and name == "__doc__":  # any object, as Python's functions
+            obj.doc = value  # take (Hugging Face's add_start_docstrings prepends to it)
+            return
+        if kind is Method and name == "__doc__":
+            raise ScriptError("attribute '__doc__' of 'method' objects is not writable",
+                              kind="AttributeError")
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         if kind in self.namedtuple_classes:  # a namedtuple's fields are read-only properties

@@ -396,7 +396,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "functools", "numpy", "numpy.random", "numpy.linalg",
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
                              "unicodedata", "codecs", "ast",
-                             "json", "statistics", "abc", "re", "textwrap", "pathlib",
+                             "json", "statistics", "abc", "re", "textwrap", "pathlib", "gc",
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
 
@@ -543,7 +543,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
              "string, unicodedata, codecs (encode, decode), ast (literal_eval), " \
-             "json (plain data), statistics, re, " \
+             "json (plain data), statistics, gc (collect), re, " \
              "textwrap, enum, heapq, bisect, distutils.version (LooseVersion, " \
              "StrictVersion), packaging.version (Version, parse), argparse (no files, " \
              "no sub-commands), types " \

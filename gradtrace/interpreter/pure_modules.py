@@ -1,5 +1,5 @@
-"""`operator`, `string`, `unicodedata`, `codecs`, `ast`, `json`, `statistics` and `abc` as
-scripts see them.
+"""`operator`, `string`, `unicodedata`, `codecs`, `ast`, `json`, `statistics`, `gc` and
+`abc` as scripts see them.
 
 - operator's functions apply the language's own operators (tensors record their nodes,
   script classes' dunders run, integer sizes are guarded); itemgetter/attrgetter/
@@ -14,6 +14,11 @@ scripts see them.
   it): Python's own, which builds only literals, its input bounded by --max-sequence; a
   complex number among the values is refused (scripts have no complex).
 - statistics takes numbers only (Python's own functions on a materialized list).
+- gc: LLM scripts `import gc` to call `gc.collect()` after deleting a model. The run's
+  objects are the interpreter's, not the script's CPython objects: `collect` checks its
+  generation as CPython does and frees nothing a script could see, returning 0 (CPython's
+  count of unreachable objects depends on its own internals); `enable`, `disable` and
+  `isenabled` keep a flag that changes nothing else.
 - abc: `ABC` is bundled library code (gradtrace/lib/abc.gt); `abstractmethod` marks a
   function, and instantiating a subclass of ABC that leaves one unimplemented raises
   Python 3.11's TypeError (classes.py asks `abstract_names`).
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import gc
 import json
 import operator
 import statistics
@@ -395,6 +401,35 @@ def _statistics_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("statistics", table)
 
 
+# ------------------------------------------------------------------------ gc
+
+
+def _gc_namespace(interp: Interpreter) -> stdlib.Namespace:
+    enabled = [True]
+
+    def collect(generation: Any = 2) -> int:
+        if not isinstance(generation, int):
+            raise TorchTypeError(f"'{type_name(generation)}' object cannot be interpreted as "
+                                 "an integer")
+        if not 0 <= generation <= 2:
+            raise ScriptError("invalid generation", kind="ValueError")
+        return 0
+
+    def enable() -> None:
+        enabled[0] = True
+
+    def disable() -> None:
+        enabled[0] = False
+
+    def isenabled() -> bool:
+        return enabled[0]
+
+    return stdlib.Namespace("gc", {
+        "collect": _python(gc, "collect", collect), "enable": _python(gc, "enable", enable),
+        "disable": _python(gc, "disable", disable),
+        "isenabled": _python(gc, "isenabled", isenabled)})
+
+
 # ------------------------------------------------------------------------ textwrap
 
 _WRAPPER_OPTIONS = {"width": int, "initial_indent": str, "subsequent_indent": str,
@@ -514,7 +549,7 @@ def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
             "unicodedata": _unicodedata_namespace(interp),
             "codecs": _codecs_namespace(interp), "ast": _ast_namespace(interp),
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
-            "textwrap": _textwrap_namespace(interp),
+            "textwrap": _textwrap_namespace(interp), "gc": _gc_namespace(interp),
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),
                                             "ABCMeta": stdlib.LibraryName("abc", "ABCMeta"),
                                             "abstractmethod":

@@ -201,16 +201,36 @@ def _math(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, dropout_p: float
     return M["matmul"](attn, v)
 
 
+# The global context's scaled-dot-product switches (torch.backends.cuda.enable_flash_sdp,
+# enable_math_sdp, ..., and the sdp_kernel / sdpa_kernel context managers set them): on the
+# CPU, select_sdp_backend_cpp takes the flash kernel only while it is enabled, then the math
+# one while that is; the efficient-attention and cuDNN switches only read back. Each run
+# starts from torch's defaults (reset_sdp_switches, from torch_namespace.reset_backend_flags).
+SDP_DEFAULTS = {"flash": True, "math": True, "mem_efficient": True, "cudnn": True}
+SDP_ENABLED = dict(SDP_DEFAULTS)
+
+
+def reset_sdp_switches() -> None:
+    SDP_ENABLED.update(SDP_DEFAULTS)
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """F.scaled_dot_product_attention: softmax(q @ k.T * scale + mask) @ v."""
     mask = _converted_mask(attn_mask, query)
-    if _use_flash(query, key, value, mask, float(dropout_p), enable_gqa):
+    flash = SDP_ENABLED["flash"]
+    if flash and _use_flash(query, key, value, mask, float(dropout_p), enable_gqa):
         out, _lse = ScaledDotProductFlashAttentionForCpuBackward0.call(
             query, key, value, attn_mask=mask, is_causal=bool(is_causal), scale=scale)
         return out
+    if not SDP_ENABLED["math"]:
+        if not flash:  # _fused_sdp_choice_cpp's check (torch also warns why flash was not
+            raise TorchRuntimeError(  # used, on stderr, when it was enabled)
+                "No viable backend for scaled_dot_product_attention was found. This is "
+                "likely due to turning off both the math kernel and the fused kernels.")
+        raise TorchRuntimeError("No available kernel.  Aborting execution.")
     return _math(query, key, value, mask, float(dropout_p), bool(is_causal), scale,
                  enable_gqa)
 

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotSupportedError
-from . import capability, fp32, fp64, sleef, sleef64
+from . import capability, fp32, fp64, glibc, sleef, sleef64
 from .dtypes import DType, complex64, complex128
 from .meta import elementwise_strides
 from .pointwise import iterator_layout, loop_row, thread_chunk
@@ -59,7 +59,7 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
-    floor_divide conj exp index_select
+    floor_divide conj exp index_select angle
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
@@ -288,6 +288,26 @@ def divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     computes it (measured on contiguous operands, strided rows and a scalar divisor:
     tests/test_linalg_eig_torch_diff.py, test_complex_torch_diff.py)."""
     return _binary(x, y, _quotient)
+
+
+def angle(x: np.ndarray) -> np.ndarray:
+    """torch.angle of a complex array, in its parts' real dtype: angle_kernel's vector body
+    takes SLEEF's atan2 (Sleef_atan2f8_u10 / atan2d4_u10) of the imaginary and real parts,
+    its scalar code std::arg, the C library's atan2f/atan2; laid out as the input."""
+    def kernel(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
+               ) -> np.ndarray:
+        pos, body, _ = _positions(a.size, row, mode, dtype)
+        re, im = _parts(a)
+        out = np.empty(a.size, re.dtype)
+        vector = pos < body
+        if vector.any():
+            atan2 = sleef.atan2f if dtype is complex64 else sleef64.atan2
+            out[vector] = atan2(im[vector], re[vector])
+        if not vector.all():
+            out[~vector] = glibc.atan2(im[~vector], re[~vector])
+        return out
+
+    return _binary(x, x, kernel)
 
 
 def exp(x: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from .. import dtypes, glibc, libm_scalar
 from ..dtypes import DType
 from ..formulas import vjp
 from ..forward_ad import auto_linear
+from ..grad_mode import GRAD_MODE
 from ..meta import MetaArray
 from ..node import Function
 from ..tensor import Tensor
@@ -195,6 +196,42 @@ def polar(r: Tensor, theta: Tensor) -> Tensor:
     return PolarBackward0.call(r, theta)
 
 
+class AngleBackward0(Function):
+    """torch.angle: angle_kernel's result, a complex input's argument (engine/complex.py),
+    a real one's pi for negative values, 0 otherwise (nan kept), in a floating dtype.
+    Backward: angle_backward, zeros for a real input, else where(self == 0, 0,
+    grad * self / self.abs().pow(2) * 1j)."""
+
+    __slots__ = ()
+    formulas = (vjp("self", "where({self} = 0, 0, {grad} · {self} / |{self}|² · ⅈ)"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        self.save("self", a)
+        if a.dtype.is_complex:
+            return complex_dtypes.angle(a.array)
+        x = a.array if a.dtype.is_floating_point else a.array.astype(
+            dtypes.DEFAULT_FLOAT.np)
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isnan(x), x, np.where(x < 0, x.dtype.type(np.pi),
+                                                     x.dtype.type(0)))
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .creation import zeros_like
+        from .reductions import where
+
+        a = self.unpack("self")
+        if not a.dtype.is_complex:
+            return zeros_like(a)
+        if GRAD_MODE.enabled:
+            raise complex_dtypes.refuse("create_graph through torch.angle")
+        value = grad * a / a.abs().pow(2) * 1j
+        return where(a == 0.0, Tensor._wrap(np.zeros((), a.array.dtype)), value)
+
+
+def angle(a: Tensor) -> Tensor:
+    return AngleBackward0.call(a)
+
+
 def is_conj(a: Tensor) -> bool:
     """Tensor.is_conj: gradtrace makes no tensor with torch's lazy conjugate bit (conj()
     of a complex tensor is refused), so never."""
@@ -255,9 +292,10 @@ TORCH_FUNCTIONS: dict[str, Any] = {
     "view_as_complex": view_as_complex, "view_as_real": view_as_real, "real": real,
     "imag": imag, "complex": complex, "polar": polar, "is_conj": is_conj,
     "resolve_conj": resolve_conj, "is_neg": is_conj, "resolve_neg": resolve_conj,
-    "conj_physical": conj_physical, "conj": conj,
+    "conj_physical": conj_physical, "conj": conj, "angle": angle,
 }
 TENSOR_METHODS: dict[str, Any] = {
     "is_conj": is_conj, "resolve_conj": resolve_conj, "is_neg": is_conj,
     "resolve_neg": resolve_conj, "conj_physical": conj_physical, "conj": conj,
+    "angle": angle,
 }

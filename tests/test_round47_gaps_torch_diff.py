@@ -121,3 +121,51 @@ def test_reversed_dict_views_iterate() -> None:
     `for module in reversed(self._modules.values())`: reversed views of a dict (and an
     OrderedDict's iterators) are iterable as in CPython."""
     assert gradtrace_output(REVERSED_VIEWS) == torch_output(REVERSED_VIEWS)
+
+
+CUSTOM_DISTRIBUTION = """import torch
+from torch.distributions import Categorical, Distribution, MultivariateNormal, Normal, constraints
+
+class MoG(Distribution):
+    def __init__(self, loc, covariance_matrix):
+        self.loc = loc
+        self.covariance_matrix = covariance_matrix
+        self.dists = [MultivariateNormal(m, covariance_matrix=c)
+                      for m, c in zip(loc, covariance_matrix)]
+        super().__init__(torch.Size([]), torch.Size([loc.size(-1)]))
+
+    @property
+    def arg_constraints(self):
+        return self.dists[0].arg_constraints
+
+class Scaled(Distribution):
+    arg_constraints = {'scale': constraints.positive, 'rate': constraints.positive}
+
+    def __init__(self, scale, validate_args=None):
+        self.scale = scale
+        super().__init__(torch.Size([]), validate_args=validate_args)
+
+    @property
+    def rate(self):
+        return 1 / self.scale
+
+loc = torch.zeros(2, 2)
+cov = torch.eye(2).repeat(2, 1, 1)
+for make in (lambda: MoG(loc, cov), lambda: Scaled(torch.tensor(2.0)),
+             lambda: Scaled(torch.tensor(-2.0)), lambda: Scaled(torch.tensor(-2.0), False),
+             lambda: Categorical(logits=torch.zeros(3)), lambda: Normal(0.0, 1.0)):
+    try:
+        d = make()
+        print(type(d).__name__, d.batch_shape, d.event_shape)
+    except (AttributeError, ValueError) as e:
+        print(type(e).__name__, str(e).splitlines()[0])
+"""
+
+
+def test_distribution_validation_looks_arguments_up_on_the_class() -> None:
+    """activatedgeek's Stein notebook: a Distribution subclass returning
+    MultivariateNormal's arg_constraints without precision_matrix/scale_tril attributes;
+    torch looks a parameter missing from the instance up on the class
+    (`getattr(type(self), param)`), so the error names the type object; a property
+    parameter is validated through the instance, a lazy one skipped."""
+    assert gradtrace_output(CUSTOM_DISTRIBUTION) == torch_output(CUSTOM_DISTRIBUTION)

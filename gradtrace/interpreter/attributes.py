@@ -248,6 +248,9 @@ class Attributes:
             if value is not None or name in obj.table:  # np.newaxis is None
                 return self.library.resolve(value) if type(value) is stdlib.LibraryName \
                     else script_value(obj.name, name, value)
+            added = self.module_attributes.get(obj.name)
+            if added is not None and name in added:
+                return added[name]
             if name == "__name__":  # `scheduler.__module__ == lr_scheduler.__name__` (d2l)
                 return _MODULE_NAMES.get(obj.name, obj.name)
             raise stdlib.missing_namespace_name(obj, name)
@@ -650,6 +653,12 @@ class Attributes:
                               kind="AttributeError")
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
+        if isinstance(obj, stdlib.Namespace) and obj.name.split(".")[0] == "torch" and \
+                type(obj) is stdlib.Namespace and name not in obj.table:
+            # a name a torch module lacks (pytorch-flows' `nn.MaskedLinear = MaskedLinear`);
+            # one it has stays refused: torch's own code would call the script's replacement
+            self.module_attributes.setdefault(obj.name, {})[name] = value
+            return
         if kind in self.namedtuple_classes:  # a namedtuple's fields are read-only properties
             if name in obj._fields:
                 raise ScriptError("can't set attribute", kind="AttributeError")

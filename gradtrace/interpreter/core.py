@@ -101,6 +101,9 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.modules = make_modules(self)
         self.library = Library(self)
         self.tensor_dicts = TensorDicts()  # what the script stores on tensors (`t.g = ...`)
+        # names the script adds to library modules (`nn.MaskedLinear = MaskedLinear`), by
+        # module name: new names only, as the modules' own code never reads them
+        self.module_attributes: dict[str, dict[str, Any]] = {}
         self.saved_files: dict[str, Any] = {}  # torch.save's files, by name (serialization.py)
         self.steps = 0
         # tick() compares steps with step_cap only: the deadline timer and an abort lower

@@ -2,6 +2,7 @@
 from lazy iterables within the size limit."""
 from __future__ import annotations
 
+import collections
 import operator
 from collections.abc import Iterator
 from typing import Any
@@ -43,7 +44,8 @@ PYTHON_ITERATORS = frozenset(type(it) for it in (
     iter([]), iter(()), iter(""), iter({}), iter({}.values()), iter({}.items()),
     iter(range(0)), iter(range(1 << 70)), iter(set()), reversed([]), reversed(range(0)),
     reversed(()), zip(), enumerate(()), iter(b""), reversed({}), iter(deque()),
-    reversed(deque()),
+    reversed(deque()), reversed({}.values()), reversed({}.items()),  # pytorch-flows'
+    iter(collections.OrderedDict()),  # `reversed(self._modules.values())`, odict_iterator
 ))
 ITERABLES = (list, tuple, str, bytes, range, dict, Size, set, frozenset, type({}.keys()),
              type({}.values()), type({}.items()), deque, ndarray)

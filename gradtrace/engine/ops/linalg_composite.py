@@ -304,19 +304,23 @@ def matrix_norm(a: Tensor, ord: Any = "fro", dim: Any = (-2, -1),  # noqa: A002
     from .reductions import sum as sum_
 
     fname = "linalg.matrix_norm"
+    # ATen checks the order first, then A's dims (_linalg_matrix_norm_checks); a number
+    # prints as c10's Scalar does (3.0 as 3)
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise TorchRuntimeError(f"{fname}: Order {ord} not supported.")
+    elif abs(ord) not in (1, 2, math.inf):
+        shown = ord if isinstance(ord, int) else f"{float(ord):g}"
+        raise TorchRuntimeError(f"{fname}: Order {shown} not supported.")
     if a.array.ndim < 2:
         raise TorchRuntimeError(f"{fname}: The input tensor A must have at least 2 "
                                 "dimensions.")
     d0, d1 = _matrix_dims(a, dim, fname)
     if isinstance(ord, str):
-        if ord not in ("fro", "nuc"):
-            raise TorchRuntimeError(f"{fname}: Order {ord} not supported.")
         if ord == "fro":
             return vector_norm(a, 2, (d0, d1), keepdim)
         return _svd_reduce(a, d0, d1, keepdim, sum_)
     abs_ord = abs(ord)
-    if abs_ord not in (1, 2, math.inf):
-        raise TorchRuntimeError(f"{fname}: Order {ord} not supported.")
     reduce = amax if ord > 0 else amin
     if abs_ord == 2:
         return _svd_reduce(a, d0, d1, keepdim, reduce)
@@ -359,11 +363,19 @@ def linalg_norm(a: Tensor, ord: Any = None, dim: Any = None,  # noqa: A002
 
 def torch_norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
                dtype: Any = None) -> Tensor:
-    """torch.norm / Tensor.norm: 'nuc' is the matrix norm, the rest vector norms."""
+    """torch.norm / Tensor.norm as torch.functional.norm builds them for a strided tensor:
+    "fro" over no dim, one dim or two is the vector 2-norm, any other string (or "fro" over
+    more dims) linalg.matrix_norm over the dims given (all of them by default), whose checks
+    refuse what it cannot take ("dim must be a 2-tuple", "Order inf not supported"); a
+    number (or None, the 2-norm) is a vector norm."""
     from .norms import norm
 
-    if p == "nuc":
-        return matrix_norm(a, "nuc", (-2, -1) if dim is None else dim, keepdim)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return norm(a, 2, dim, keepdim, dtype)
+        dims = list(range(a.array.ndim)) if dim is None else \
+            [dim] if isinstance(dim, int) else dim
+        return matrix_norm(a, p, dims, keepdim)
     return norm(a, p, dim, keepdim, dtype)
 
 

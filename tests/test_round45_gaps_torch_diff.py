@@ -1,0 +1,66 @@
+"""Differential tests against live PyTorch 2.13 for the gap the realworld corpus's round 45
+(optimizer zoos) found: `torch.eye(n, out=t)`, which torch_optimizer's Shampoo (after
+moskomule's shampoo.pytorch) uses to make its preconditioners,
+`epsilon * torch.eye(dim, out=grad.new(dim, dim))`; gradtrace's eye took no `out=`.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+
+EYE_OUT = """import torch
+
+def tr(f):
+    try:
+        print(repr(f()))
+    except Exception as e:
+        print(type(e).__name__, e)
+
+grad = torch.randn(3, 2)
+p = torch.eye(3, out=grad.new(3, 3))
+print(p, p._version, p.dtype)
+t = torch.ones(2, dtype=torch.float64)
+r = torch.eye(3, out=t)
+print(r is t, t, t._version)
+tr(lambda: torch.eye(2, 3, out=torch.empty(0, dtype=torch.long)))
+tr(lambda: torch.eye(2, out=torch.ones(2, 2, dtype=torch.bool)))
+tr(lambda: torch.eye(2, out=torch.empty(0), dtype=torch.float32))
+tr(lambda: torch.eye(2, out=torch.empty(0), dtype=torch.float64))
+tr(lambda: torch.eye(-1, out=torch.empty(2, 2), dtype=torch.float64))
+tr(lambda: torch.eye(2, out=torch.empty(2, 2, requires_grad=True)))
+tr(lambda: torch.eye(-1, out=torch.empty(2, 2, requires_grad=True)))
+tr(lambda: torch.eye(-1, out=torch.empty(2, 2)))
+tr(lambda: torch.eye(2, -1, out=torch.empty(2, 2)))
+tr(lambda: torch.eye(2, out=torch.empty(2, 2, dtype=torch.int8), requires_grad=True))
+h = torch.ones(2, 2)
+print(torch.eye(2, out=h, requires_grad=True), h.is_leaf)
+with torch.no_grad():
+    a = torch.ones(2, 2, requires_grad=True)
+    print(torch.eye(3, out=a), a.requires_grad, a._version)
+c = torch.empty(3, 3)[:, :2]
+torch.eye(3, 2, out=c)
+print(c, c.stride())
+d = torch.empty(2, 3).t()
+torch.eye(3, out=d)
+print(d, d.stride())
+base = torch.zeros(3, 4)
+v = base[1:, 1:3]
+torch.eye(2, out=v)
+print(base, base._version, v._version)
+g = torch.empty(0)
+print(torch.eye(0, out=g).shape, torch.eye(3, 0, out=g).shape)
+print(2e-4 * torch.eye(2, out=torch.empty(5)))
+"""
+
+
+def test_eye_writes_into_out_as_torch() -> None:
+    """out= is resized without a warning and written in its own dtype (one version bump),
+    a view of the same shape is written through to its base, a transposed one keeps its
+    strides; torch's checks in its order (a dtype other than out's, out= under autograd, n
+    and m, requires_grad of an integral out), and requires_grad set to the keyword's."""
+    assert gradtrace_output(EYE_OUT) == torch_output(EYE_OUT)

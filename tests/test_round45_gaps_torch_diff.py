@@ -64,3 +64,29 @@ def test_eye_writes_into_out_as_torch() -> None:
     strides; torch's checks in its order (a dtype other than out's, out= under autograd, n
     and m, requires_grad of an integral out), and requires_grad set to the keyword's."""
     assert gradtrace_output(EYE_OUT) == torch_output(EYE_OUT)
+
+
+RANDINT_LIKE_HIGH = """import torch
+
+def tr(f):
+    try:
+        print(repr(f()))
+    except Exception as e:
+        print(type(e).__name__, e)
+
+torch.manual_seed(0)
+p = torch.zeros(2, 3)
+print([2 * torch.randint_like(q, high=2) - 1 for q in (p, torch.zeros(4))])
+tr(lambda: torch.randint_like(p, low=3, high=5))
+tr(lambda: torch.randint_like(p, 3, high=5))
+tr(lambda: torch.randint_like(p, 4))
+tr(lambda: torch.randint_like(p, high=2, dtype=torch.long))
+tr(lambda: torch.randint_like(p, low=2))
+tr(lambda: torch.randint_like(p))
+"""
+
+
+def test_randint_like_takes_high_by_keyword() -> None:
+    """`torch.randint_like(p, high=2)` (AdaHessian's Rademacher vectors) is the (input, high)
+    overload; `low=` alone and no bound are refused with torch's message."""
+    assert gradtrace_output(RANDINT_LIKE_HIGH) == torch_output(RANDINT_LIKE_HIGH)

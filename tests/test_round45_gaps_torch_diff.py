@@ -90,3 +90,27 @@ def test_randint_like_takes_high_by_keyword() -> None:
     """`torch.randint_like(p, high=2)` (AdaHessian's Rademacher vectors) is the (input, high)
     overload; `low=` alone and no bound are refused with torch's message."""
     assert gradtrace_output(RANDINT_LIKE_HIGH) == torch_output(RANDINT_LIKE_HIGH)
+
+
+PARAMS_T = """import torch
+from collections.abc import Iterable, Sequence
+from typing import Any, Optional
+from torch.optim.optimizer import ParamsT, StateDict
+
+print(ParamsT)
+print(StateDict, type(ParamsT).__name__)
+print(list[int] | None, dict[str, Any] | int | list[int], type(list[int] | None).__name__)
+print((list[int] | tuple[int, ...]) == (tuple[int, ...] | list[int]))
+
+def f(params: ParamsT, lr: float = 0.02) -> Optional[float]:
+    return lr
+
+print(ParamsT == ParamsT, f([torch.zeros(1)]))
+"""
+
+
+def test_torch_optim_type_aliases_and_generic_alias_unions() -> None:
+    """`from torch.optim.optimizer import ParamsT` (Muon's annotations) and `|` of
+    parameterized builtins (`Iterable[torch.Tensor] | Iterable[dict[str, Any]]`), which
+    makes a types.UnionType printed as Python prints it."""
+    assert gradtrace_output(PARAMS_T) == torch_output(PARAMS_T)

@@ -114,3 +114,19 @@ def test_torch_optim_type_aliases_and_generic_alias_unions() -> None:
     parameterized builtins (`Iterable[torch.Tensor] | Iterable[dict[str, Any]]`), which
     makes a types.UnionType printed as Python prints it."""
     assert gradtrace_output(PARAMS_T) == torch_output(PARAMS_T)
+
+
+PRIVATE_TENSOR_ATTRIBUTES = """import torch
+
+p = torch.nn.Parameter(torch.zeros(2))
+t = torch.ones(3)[1:]
+print(hasattr(p, "_fsdp_flattened"), hasattr(t, "_fsdp_flattened"), hasattr(p, "_version"))
+print(getattr(p, "_fsdp_flattened", False), getattr(t, "_some_flag", None), t._version)
+print(hasattr(p, "nonexistent"), getattr(p, "nonexistent", 7))
+"""
+
+
+def test_private_names_torch_tensors_lack_are_absent() -> None:
+    """Prodigy's `if hasattr(p, "_fsdp_flattened")`: a private name torch's tensors lack is
+    absent (hasattr False, getattr's default), not refused as a gradtrace gap."""
+    assert gradtrace_output(PRIVATE_TENSOR_ATTRIBUTES) == torch_output(PRIVATE_TENSOR_ATTRIBUTES)

@@ -7,8 +7,11 @@ Skipped unless torch is importable.
 """
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
-from script_runs import gradtrace_output, torch_output
+from script_runs import file_runs, gradtrace_output, torch_output
 
 torch = pytest.importorskip("torch")
 
@@ -130,3 +133,33 @@ def test_private_names_torch_tensors_lack_are_absent() -> None:
     """Prodigy's `if hasattr(p, "_fsdp_flattened")`: a private name torch's tensors lack is
     absent (hasattr False, getattr's default), not refused as a gradtrace gap."""
     assert gradtrace_output(PRIVATE_TENSOR_ATTRIBUTES) == torch_output(PRIVATE_TENSOR_ATTRIBUTES)
+
+
+CREATE_GRAPH = """import torch
+w = torch.ones(2, requires_grad=True)
+print("a")
+torch.autograd.grad((w * w).sum(), w, create_graph=True)
+print("b")
+(w * w).sum().backward(create_graph=True)
+(w * w * w).sum().backward(create_graph=True)
+x = torch.ones(2, requires_grad=True) * 2
+print("c")
+torch.autograd.backward([(x * x).sum()], create_graph=True, inputs=[x])
+print(w.grad, x.grad)
+"""
+
+
+def test_backward_with_create_graph_warns_once_from_torch(tmp_path: Path) -> None:
+    """AdaHessian's `loss.backward(create_graph=True)`: torch's engine warns of the
+    parameter/gradient reference cycle, attributed to run_backward's line in
+    torch/autograd/graph.py, so shown once per run (autograd.grad does not warn)."""
+    torch_run, result, err = file_runs(CREATE_GRAPH, tmp_path, "create_graph", check=True)
+    assert result.error is None
+    assert result.stdout == torch_run.stdout
+
+    def warnings(stderr: str) -> list[str]:
+        return [re.sub(r"^.*?:\d+: ", "", line) for line in stderr.splitlines()
+                if "Warning: " in line]
+
+    assert warnings(err) == warnings(torch_run.stderr)
+    assert len(warnings(err)) == 1

@@ -411,6 +411,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.optim.optimizer": {
         "Optimizer": "torch.optim.optimizer",
         "required": "torch.optim.optimizer",
+        "ParamsT": "torch.optim.optimizer",
+        "StateDict": "torch.optim.optimizer",
         "register_optimizer_step_pre_hook": "torch.optim.optimizer",
         "register_optimizer_step_post_hook": "torch.optim.optimizer",
     },

@@ -260,6 +260,10 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             if default is not MISSING and err.matches("AttributeError"):
                 return default
             raise
+        except NotSupportedError:
+            if default is not MISSING and _absent_from_tensor(obj, name):
+                return default
+            raise
 
     def script_hasattr(obj: Any, name: Any, /) -> bool:
         name = attribute_name(name, "hasattr(): ")
@@ -272,6 +276,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         except NotSupportedError:
             if stdlib.torch_has(obj, name):  # torch has it; using it is what is refused
                 return True
+            if _absent_from_tensor(obj, name):
+                return False
             raise
         return True
 
@@ -391,6 +397,14 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         if isinstance(value, (FunctionType, MethodType)):
             table[name] = BuiltinFunction(name, value, getattr(py, name))
     return table
+
+
+def _absent_from_tensor(obj: Any, name: str) -> bool:
+    """A private name torch's tensors lack (Prodigy's `hasattr(p, "_fsdp_flattened")`, which
+    FSDP sets on its parameters): a script cannot set one on a tensor either (refused), so
+    no tensor here has it, and hasattr/getattr with a default answer as under torch."""
+    return isinstance(obj, Tensor) and stdlib.is_private(name) and \
+        not stdlib.torch_has(obj, name)
 
 
 def _calls(interp: Any, fn: Any, sentinel: Any) -> Iterator[Any]:

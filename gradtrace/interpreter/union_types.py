@@ -1,7 +1,8 @@
-"""PEP 604 unions (`int | None`, `torch.Tensor | None`), what `X | Y` of two classes
-makes in Python 3.10+ (types.UnionType): printed `int | None`, flattened and without
-repeats, equal whatever the order of its members, and accepted by isinstance/issubclass
-like a tuple of its members, as are typing's `Union[...]` and `Optional[...]`.
+"""PEP 604 unions (`int | None`, `torch.Tensor | None`, `list[int] | None`), what `X | Y` of
+two classes or parameterized builtins makes in Python 3.10+ (types.UnionType): printed
+`int | None`, flattened and without repeats, equal whatever the order of its members, and
+accepted by isinstance/issubclass like a tuple of its members, as are typing's `Union[...]`
+and `Optional[...]`.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from ..tensor_types import ScriptType
 from .objects import BuiltinType, OpaqueType, ScriptClass
-from .typing_module import TypingName, _type_repr
+from .typing_module import GenericAlias, TypingName, _type_repr
 
 
 class UnionType:
@@ -48,8 +49,11 @@ _CLASS_LIKE = (ScriptClass, BuiltinType, OpaqueType, UnionType)
 
 
 def is_union_operand(value: Any) -> bool:
-    """What `|` joins into a union: a class (a script's, Python's, torch's), None, a union."""
-    return value is None or isinstance(value, _CLASS_LIKE) or isinstance(value, ScriptType)
+    """What `|` joins into a union: a class (a script's, Python's, torch's), None, a union,
+    a types.GenericAlias (`Iterable[torch.Tensor] | Iterable[dict[str, Any]]`, torch's
+    ParamsT)."""
+    return value is None or isinstance(value, _CLASS_LIKE) or isinstance(value, ScriptType) \
+        or type(value) is GenericAlias
 
 
 def union(a: Any, b: Any) -> Any:

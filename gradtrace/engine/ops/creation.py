@@ -22,12 +22,13 @@ from ..device import check_device
 from ..dtypes import DType, checked_scalar
 from ..formulas import local
 from ..forward_ad import auto_linear
+from ..grad_mode import GRAD_MODE
 from ..limits import reserve
 from ..meta import is_meta, meta_array
 from ..node import Function
 from ..shapes import size_args
-from ..tensor import Tensor, type_name
-from ._util import not_implemented, write_every
+from ..tensor import Tensor, bump_version, type_name
+from ._util import internal_overlap, not_implemented, write_every
 
 WARNINGS: list[str] = []  # UserWarnings torch would print; the interpreter sends them to stderr
 
@@ -578,8 +579,10 @@ def _to_dtype(values: np.ndarray, dtype: DType) -> np.ndarray:
         return np.trunc(values).astype(np.int64).astype(dtype.np)
 
 
-def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
+def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: DType | None = None,
         requires_grad: bool = False, device: Any = None) -> Tensor:
+    if out is not None:
+        return _eye_into(out, n, m, dtype, requires_grad)
     meta = check_device(device)
     if n < 0:
         raise TorchRuntimeError(f"n must be greater or equal to 0, got {n}")
@@ -591,6 +594,49 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None,
     reserve((n, n if m is None else m), 8)
     return Tensor(np.eye(n, m, dtype=(dtype or dtypes.DEFAULT_FLOAT).np),
                   requires_grad=requires_grad)
+
+
+def _eye_into(out: Tensor, n: int, m: int | None, dtype: DType | None,
+              requires_grad: bool) -> Tensor:
+    """`torch.eye(n, m, out=t)` (old optimizers' `torch.eye(dim, out=grad.new(dim, dim))`):
+    t resized to n x m without a warning (eye_out resizes it itself) and written in its own
+    dtype, one version bump; its requires_grad set to the keyword's, as torch's binding does
+    (False for a leaf that required grad, under no_grad). torch's order (measured): a dtype
+    other than t's, then out= under autograd, then n and m."""
+    if not isinstance(out, Tensor):  # torch's message lists both signatures and the call's
+        raise NotSupportedError(f"torch.eye(out=) of a {type_name(out)} is not supported by "
+                                "gradtrace (torch raises a TypeError)")
+    if dtype is not None and dtype is not out.dtype:
+        raise TorchRuntimeError(f"dtype {dtype.scalar_type} does not match dtype of out "
+                                f"parameter ({out.dtype.scalar_type})")
+    if out.grad_fn is not None:  # torch writes it and leaves a NotImplemented grad_fn
+        raise NotSupportedError("torch.eye(out=) into a tensor computed by autograd is not "
+                                "supported by gradtrace")
+    if out.requires_grad and GRAD_MODE.enabled:
+        raise TorchRuntimeError(
+            "aten::eye(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+    if is_meta(out.array):
+        raise NotSupportedError("torch.eye(out=) into a meta tensor is not supported by "
+                                "gradtrace")
+    if n < 0:
+        raise TorchRuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise TorchRuntimeError(f"m must be greater or equal to 0, got {m}")
+    if requires_grad and not (out.dtype.is_floating_point or out.dtype.is_complex):
+        raise TorchRuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients")
+    shape = (n, n if m is None else m)
+    if out.array.shape != shape:
+        reserve(shape, out.array.itemsize)
+        out.array = np.empty(shape, dtype=out.dtype.np)
+    elif internal_overlap(out.array):  # torch writes an expand's shared elements in turn
+        raise NotSupportedError("torch.eye(out=) into a tensor whose elements overlap (an "
+                                "expand) is not supported by gradtrace")
+    np.copyto(out.array, np.eye(*shape, dtype=out.dtype.np))
+    bump_version(out)
+    out.requires_grad = bool(requires_grad)
+    return out
 
 
 class ZeroBackward0(Function):

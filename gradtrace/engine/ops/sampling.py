@@ -584,11 +584,17 @@ def randn_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = F
     return _finish(out, requires_grad)
 
 
-def randint_like(t: Tensor, low: int, high: int | None = None, *, dtype: DType | None = None,
-                 requires_grad: bool = False, generator: Generator | None = None,
-                 memory_format: Any = None, **kw: Any) -> Tensor:
+def randint_like(t: Tensor, low: int | None = None, high: int | None = None, *,
+                 dtype: DType | None = None, requires_grad: bool = False,
+                 generator: Generator | None = None, memory_format: Any = None,
+                 **kw: Any) -> Tensor:
+    """torch.randint_like(t, high), (t, low, high) and (t, high=h) (AdaHessian's Rademacher
+    vectors, `2 * torch.randint_like(p, high=2) - 1`); the argument parser has refused the
+    other combinations (`low=` alone, no bound) with torch's message."""
     if high is None:
         low, high = 0, low
+    elif low is None:
+        low = 0
     out = _empty_like(t, dtype or t.dtype, memory_format)
     _fill_new(random_, out, low, high, generator=generator)
     return _finish(out, requires_grad)

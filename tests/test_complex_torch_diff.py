@@ -874,3 +874,37 @@ def test_angle_and_its_gradients_like_torch() -> None:
     tensor's pi or 0 (nan kept) with zero gradients; a complex one's gradient
     grad * z / |z|² * 1j, 0 at 0."""
     assert address_free(gradtrace_output(ANGLE)) == address_free(torch_output(ANGLE))
+
+
+POLAR_GRADIENTS = """import torch
+torch.manual_seed(0)
+def bits(t):
+    return [x.hex() for x in t.flatten().tolist()]
+r = torch.rand(3, 9, requires_grad=True)
+th = torch.randn(3, 9, requires_grad=True)
+z = torch.polar(r, th)
+print(z.grad_fn, z.grad_fn.next_functions)
+w = torch.randn(3, 9, dtype=torch.cfloat)
+(torch.view_as_real(z * w)).sum().backward()
+print(bits(r.grad)); print(bits(th.grad))
+# broadcast theta, LLaMA-style freqs with a learnable scale
+scale = torch.ones(1, requires_grad=True)
+t = torch.arange(6.)
+freqs = torch.outer(t, torch.tensor([1.0, 0.1, 0.01])) * scale
+cis = torch.polar(torch.ones_like(freqs), freqs)
+x = torch.view_as_complex(torch.randn(6, 3, 2))
+(torch.view_as_real(x * cis) ** 2).sum().backward()
+print(scale.grad.item().hex())
+r64 = torch.rand(4, dtype=torch.float64, requires_grad=True)
+th64 = torch.randn(4, dtype=torch.float64, requires_grad=True)
+torch.polar(r64, th64).abs().sum().backward()
+print(bits(r64.grad), bits(th64.grad))
+"""
+
+
+def test_polar_gradients_like_torch() -> None:
+    """polar_backward: real(grad.conj() * sgn(result)) for abs, real(grad.conj() *
+    (result * 1j)) for angle; a learnable scale of LLaMA-style frequencies through a
+    broadcast; float64."""
+    assert address_free(gradtrace_output(POLAR_GRADIENTS)) == \
+        address_free(torch_output(POLAR_GRADIENTS))

@@ -374,6 +374,16 @@ def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     return multiply(_copy_like(grad, grad, x.dtype), _binary(x, x, _signs))
 
 
+def polar_backward(grad: np.ndarray, result: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """polar_backward: real(grad.conj() * sgn(result)) for abs and real(grad.conj() *
+    (result * 1j)) for angle, the conjugate resolved and each product rounded as mul_kernel
+    rounds it; the real parts are views of the products, as at::real's."""
+    g = np.conj(grad)
+    grad_abs = multiply(g, _binary(result, result, _signs)).real
+    grad_angle = multiply(g, multiply(result, np.asarray(1j, result.dtype))).real
+    return grad_abs, grad_angle
+
+
 def abs_jvp(tangent: np.ndarray, x: np.ndarray) -> np.ndarray:
     """abs()'s forward derivative for complex x: the real part of conj(tangent) * sgn(x)
     (the conjugate resolved, the product as mul_kernel rounds it)."""

@@ -169,8 +169,8 @@ def _sincos64(y: np.ndarray, want_cos: bool) -> np.ndarray:
 
 class PolarBackward0(Function):
     """torch.polar: ComplexKernel.cpp's polar_kernel, a cpu_kernel (scalar code only)
-    computing c10::complex(abs * std::cos(angle), abs * std::sin(angle)). Its backward
-    (polar_backward: sgn(result), a complex division by abs) was not measured: refused."""
+    computing c10::complex(abs * std::cos(angle), abs * std::sin(angle)). Backward:
+    polar_backward (engine/complex.py), not recorded (create_graph is refused)."""
 
     __slots__ = ()
     formulas = (vjp("abs", "real({grad}.conj() * sgn({result}))"),
@@ -188,8 +188,15 @@ class PolarBackward0(Function):
             out.real, out.imag = r_arr * cos, r_arr * sin
         return out
 
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
-        raise complex_dtypes.refuse("the gradient of torch.polar")
+        if GRAD_MODE.enabled:
+            raise complex_dtypes.refuse("create_graph through torch.polar")
+        grad_abs, grad_angle = complex_dtypes.polar_backward(grad.array,
+                                                             self.unpack("result").array)
+        return Tensor._wrap(grad_abs), Tensor._wrap(grad_angle)
 
 
 def polar(r: Tensor, theta: Tensor) -> Tensor:

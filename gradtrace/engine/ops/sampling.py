@@ -584,11 +584,36 @@ def randn_like(t: Tensor, *, dtype: DType | None = None, requires_grad: bool = F
     return _finish(out, requires_grad)
 
 
-def randint_like(t: Tensor, low: int, high: int | None = None, *, dtype: DType | None = None,
+_RANDINT_LIKE_SIGNATURES = "".join(
+    f" * (Tensor input, {first}, *, {gen}torch.memory_format memory_format = None, torch.dtype "
+    "dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = "
+    "False, bool requires_grad = False)\n"
+    for first in ("int low, int high", "Tensor high", "int high")
+    for gen in ("torch.Generator generator, ", ""))
+
+
+def randint_like(t: Tensor, *args: Any, dtype: DType | None = None,
                  requires_grad: bool = False, generator: Generator | None = None,
                  memory_format: Any = None, **kw: Any) -> Tensor:
-    if high is None:
-        low, high = 0, low
+    """randint_like(input, high) or (input, low, high); high (and then low) also by keyword,
+    as torch's overloads bind them: `randint_like(p, high=2)` draws from [0, 2)."""
+    low_kw, high_kw = "low" in kw, "high" in kw
+    low, high = kw.pop("low", None), kw.pop("high", None)
+    if len(args) == 2 and not low_kw and not high_kw:
+        low, high = args
+    elif len(args) == 1 and not low_kw:
+        if high_kw:
+            low = args[0]
+        else:
+            high = args[0]
+    elif args or not high_kw:
+        got = ", ".join(["Tensor"] + [_arg_type(a) for a in args] + [
+            f"{k}={_arg_type(v)}" for k, v, given in
+            (("low", low, low_kw), ("high", high, high_kw)) if given])
+        raise TorchTypeError(
+            f"randint_like() received an invalid combination of arguments - got ({got}), but "
+            f"expected one of:\n{_RANDINT_LIKE_SIGNATURES}")
+    low = 0 if low is None else low
     out = _empty_like(t, dtype or t.dtype, memory_format)
     _fill_new(random_, out, low, high, generator=generator)
     return _finish(out, requires_grad)

@@ -37,3 +37,18 @@ def test_randint_like_binds_low_and_high_as_torch_does() -> None:
     """high alone by keyword draws from [0, high); one positional with high= is low; the
     combinations torch's overloads refuse raise its TypeError with the signatures."""
     assert gradtrace_output(RANDINT_LIKE) == torch_output(RANDINT_LIKE)
+
+
+IMPORT_DISTRIBUTED = """import torch
+import torch.utils.data
+import torch.utils.data.distributed
+from torch.utils.data import distributed
+print(torch.utils.data.distributed is distributed, hasattr(distributed, 'DistributedSampler'))
+print(hasattr(distributed, 'nope'), hasattr(torch.utils.data, 'distributed'))
+"""
+
+
+def test_torch_utils_data_distributed_imports() -> None:
+    """`import torch.utils.data.distributed` (GAN_stability's trainer, pytorch/examples'
+    ImageNet script) imports; torch has its DistributedSampler, which gradtrace lacks."""
+    assert gradtrace_output(IMPORT_DISTRIBUTED) == torch_output(IMPORT_DISTRIBUTED)

@@ -52,3 +52,52 @@ def test_torch_utils_data_distributed_imports() -> None:
     """`import torch.utils.data.distributed` (GAN_stability's trainer, pytorch/examples'
     ImageNet script) imports; torch has its DistributedSampler, which gradtrace lacks."""
     assert gradtrace_output(IMPORT_DISTRIBUTED) == torch_output(IMPORT_DISTRIBUTED)
+
+
+SET_DICT = """import copy
+import torch
+from torch import nn
+
+def clone_module(module):
+    clone = module.__new__(type(module))
+    clone.__dict__ = module.__dict__.copy()
+    clone._parameters = clone._parameters.copy()
+    clone._modules = clone._modules.copy()
+    for key in module._parameters:
+        clone._parameters[key] = module._parameters[key].clone()
+    for key in clone._modules:
+        clone._modules[key] = clone_module(module._modules[key])
+    return clone
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1))
+clone = clone_module(net)
+print(type(clone).__name__, clone[0].weight is net[0].weight,
+      type(clone[0].weight.grad_fn).__name__)
+print([type(p).__name__ for p in clone.parameters()], len(list(net.parameters())))
+clone(torch.ones(4, 3)).sum().backward()
+print(net[0].weight.grad)
+print(clone.training, clone[0].in_features,
+      sorted(k for k in clone.__dict__ if not k.startswith('_')))
+
+class Point:
+    def __init__(self):
+        self.x = 1
+p = Point()
+d = {'y': 2}
+p.__dict__ = d
+print(hasattr(p, 'x'), p.y, p.__dict__ is d)
+p.z = 3
+print(d)
+try:
+    p.__dict__ = [1]
+except TypeError as e:
+    print(e)
+"""
+
+
+def test_setting_dict_replaces_the_attributes() -> None:
+    """`clone.__dict__ = module.__dict__.copy()` (learn2learn's clone_module) makes the dict
+    the instance's attributes, for a Module made by __new__ and a plain class; a list is
+    refused with Python's TypeError."""
+    assert gradtrace_output(SET_DICT) == torch_output(SET_DICT)

@@ -101,3 +101,23 @@ def test_setting_dict_replaces_the_attributes() -> None:
     the instance's attributes, for a Module made by __new__ and a plain class; a list is
     refused with Python's TypeError."""
     assert gradtrace_output(SET_DICT) == torch_output(SET_DICT)
+
+
+FLOAT_SIZES = """import torch
+import torch.nn as nn
+for f in [lambda: nn.Linear(100, 8 * 16 * (32 / 16) * (32 / 16)), lambda: nn.Linear(2.0, 3),
+          lambda: nn.Conv2d(3, 4.0, 3), lambda: nn.BatchNorm2d(4.0), lambda: nn.Embedding(10, 3.0),
+          lambda: nn.LayerNorm(4.0), lambda: nn.Bilinear(2, 3, 4.0),
+          lambda: nn.ConvTranspose2d(2.0, 3, 3), lambda: nn.Linear(3, 2)]:
+    try:
+        print(f())
+    except TypeError as e:
+        print(e)
+"""
+
+
+def test_layers_of_float_sizes_word_torchs_parser_error() -> None:
+    """A layer given a float size (EmilienDupont/wgan-gp's `img_size[0] / 16` under Python 3)
+    fails in its `torch.empty(...)` with the argument parser's message, as torch's does,
+    though bundled library code skips the parser on calls that succeed."""
+    assert gradtrace_output(FLOAT_SIZES) == torch_output(FLOAT_SIZES)

@@ -121,3 +121,30 @@ def test_layers_of_float_sizes_word_torchs_parser_error() -> None:
     fails in its `torch.empty(...)` with the argument parser's message, as torch's does,
     though bundled library code skips the parser on calls that succeed."""
     assert gradtrace_output(FLOAT_SIZES) == torch_output(FLOAT_SIZES)
+
+
+TENSOR_PRIVATE_ATTRIBUTE = """import torch
+from torch.autograd import grad
+w = torch.ones(3, requires_grad=True)
+p = w.clone()
+lr = torch.full((3,), 0.5, requires_grad=True)
+g = grad((p ** 2).sum(), p, create_graph=True)[0]
+p.grad = g
+p._lr = lr
+new = p - p._lr * p.grad
+p.grad = None
+p._lr = None
+print(new, p._lr, p.grad, hasattr(p, '_lr'), hasattr(w, '_lr'))
+new.sum().backward()
+print(w.grad, lr.grad)
+try:
+    p._base = w
+except AttributeError as e:
+    print(e)
+"""
+
+
+def test_a_tensor_keeps_an_underscored_attribute_of_the_script() -> None:
+    """learn2learn's Meta-SGD sets `p._lr = lr` on cloned parameters: a name torch's Tensor
+    lacks is the script's own attribute, underscore or not; torch's own stay refused."""
+    assert gradtrace_output(TENSOR_PRIVATE_ATTRIBUTE) == torch_output(TENSOR_PRIVATE_ATTRIBUTE)

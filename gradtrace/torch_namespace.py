@@ -584,7 +584,10 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.utils.data": Namespace("torch.utils.data", {}),
         **{module: Namespace(module, {}) for module in (
             "torch.utils.data.dataset", "torch.utils.data.sampler",
-            "torch.utils.data.dataloader")},
+            "torch.utils.data.dataloader",
+            # importable (`import torch.utils.data.distributed` heads many training
+            # scripts); its DistributedSampler is not supported
+            "torch.utils.data.distributed")},
         "torch.utils.checkpoint": Namespace("torch.utils.checkpoint", {}),
         "torch.random": Namespace("torch.random", {
             name: api.TORCH_FUNCTIONS[name] for name in (

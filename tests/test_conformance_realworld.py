@@ -36,6 +36,20 @@ NOT_YET = {
                                      "accumulation in its kernel's order, rounded to "
                                      "bfloat16); the param-group split, the aux Adam "
                                      "(lerp_, square) and ParamsT run",
+    "aravindr93_imaml_omniglot_cg_hvp_meta_step": "the per-task train and validation losses "
+                                                  "differ from torch's in the last float32 "
+                                                  "bits (3.58164907 against 3.58164847) "
+                                                  "from the second task on: the first "
+                                                  "task's Omniglot convolutions (64 "
+                                                  "filters) and the conjugate gradient's "
+                                                  "double-backward Hessian-vector products "
+                                                  "spend the run's emulation budget "
+                                                  "(exactness.EMULATION_BUDGET, 2^31), and "
+                                                  "later convolutions round through float64 "
+                                                  "(noted); with the budget raised to 2^40 "
+                                                  "the case matches torch (measured: 16 s "
+                                                  "of CPU); the parameters, accuracies and "
+                                                  "last validation loss printed agree",
     "docs_extending_func_autograd_function": "torch.vmap(torch.func.grad(my_cube)) through "
                                              "the generate_vmap_rule MyCube (a line the case "
                                              "adds to the docs' examples) raises "
@@ -119,7 +133,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 901
+    assert len(CASES) == 911
     assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

@@ -595,7 +595,10 @@ class Attributes:
     def _missing(self, obj: Any, name: str) -> Any:
         """No such attribute: Python's internals and undocumented `_names` are refused;
         anything else (an unknown dunder included) is Python's AttributeError."""
-        if stdlib.is_private(name) and (not is_dunder(name) or name in REFUSED_DUNDERS):
+        script_own = isinstance(obj, Tensor) and not is_dunder(name) and \
+            not stdlib.torch_has(obj, name)  # (a name only a script may give a tensor)
+        if stdlib.is_private(name) and (not is_dunder(name) or name in REFUSED_DUNDERS) and \
+                not script_own:
             raise stdlib.not_supported_attribute(obj, name)
         if isinstance(obj, Tensor) and stdlib.torch_has(obj, name):
             raise NotSupportedError(f"'Tensor.{name}' is not supported by gradtrace")
@@ -633,7 +636,9 @@ class Attributes:
                 raise ScriptError(
                     f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable",
                     kind="AttributeError")
-            if not stdlib.is_private(name) and not stdlib.torch_has(obj, name):
+            if not is_dunder(name) and not stdlib.torch_has(obj, name):
+                # a name torch's Tensor lacks is the script's own, kept apart from the
+                # tensor: `p.update = g` and, underscored, learn2learn's Meta-SGD `p._lr = lr`
                 self.tensor_dicts.setdefault(obj)[name] = value
                 return
         if isinstance(obj, FunctionCtx):

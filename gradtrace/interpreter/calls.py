@@ -339,6 +339,12 @@ class Calls:
                 self._flush_engine_warnings()
             return result
         except GradtraceError as err:
+            if self.in_library and err.kind == "TypeError":
+                # bundled library code skips torch's argument parser; when its call fails on
+                # an argument's type, the parser words it as torch does (nn.Linear's
+                # `torch.empty((out_features, in_features))` of a float size: "empty():
+                # argument 'size' (position 1) must be tuple of ints, ...")
+                check_arguments(fn, args, kwargs, span)
             err.at(span)
             if creation.WARNINGS:  # an op that warned, then raised: torch showed the
                 self._flush_engine_warnings()  # warning at this line, before its error

@@ -281,6 +281,16 @@ class ClassRuntime:
             if name == "__dict__" and value is obj and obj.cls.builtin is dict:
                 obj.attrs = obj.value  # `self.__dict__ = self`: its items are its attributes
                 return
+            if name == "__dict__" and self.dict_live(obj.cls) and \
+                    slot_names(self, obj.cls) is None:
+                # the given dict becomes the attributes (learn2learn's clone_module:
+                # `clone.__dict__ = module.__dict__.copy()` on a Module made by __new__)
+                if type(value) is dict:
+                    obj.attrs = value
+                    return
+                if not (type(value) is Instance and value.cls.builtin is dict):
+                    raise TorchTypeError("__dict__ must be set to a dictionary, not a "
+                                         f"'{type_name(value)}'")
             raise NotSupportedError(f"setting attribute '{name}' of '{obj.cls.name}' objects "
                                     "is not supported")
         if obj.cls is OBJECT:

@@ -473,24 +473,25 @@ def _standard_draw(name: str, size: tuple, generator: Generator | None, dtype: D
 def _complex_draw(name: str, shape: tuple[int, ...], generator: Generator | None,
                     dtype: DType, requires_grad: bool, device: Any, out: Tensor | None,
                     kw: dict[str, Any]) -> Tensor:
-    """torch.randn(dtype=torch.complex64): normal_(0, sqrt(1/2)) of its (..., 2) floats;
-    torch.rand: uniform_ of them (uniform_impl_ of view_as_real); both measured equal bit
-    for bit. complex128's draws differ from that and were not measured: refused."""
+    """torch.randn(dtype=torch.complex64/complex128): normal_(0, 1 / std::sqrt(2)) of its
+    (..., 2) floats (normal_impl_ of view_as_real; for complex128 that std, not sqrt(0.5),
+    which differs in its last bit); torch.rand: uniform_ of them; measured equal bit for
+    bit."""
     from .. import complex as complex_dtypes
 
-    if dtype is not dtypes.complex64 or out is not None:
-        raise complex_dtypes.refuse(f"torch.{name}(dtype=torch.{dtype.name}"
-                                    f"{', out=...' if out is not None else ''})")
-    t = _empty((*shape, 2), dtypes.float32, device)
+    if out is not None:
+        raise complex_dtypes.refuse(f"torch.{name}(dtype=torch.{dtype.name}, out=...)")
+    t = _empty((*shape, 2), dtypes.float32 if dtype is dtypes.complex64 else dtypes.float64,
+               device)
     _no_extra(name, kw)
     if is_meta(t.array):
         raise complex_dtypes.refuse("a complex meta tensor")
     if name == "randn":
         floats = dist.normal(resolve(generator), t.array.size, t.array.dtype, 0.0,
-                             math.sqrt(0.5))
+                             1 / math.sqrt(2))
     else:
         floats = dist.uniform(resolve(generator), t.array.size, t.array.dtype, 0.0, 1.0)
-    made = Tensor._wrap(floats.reshape(t.array.shape).view(dtypes.complex64.np)[..., 0])
+    made = Tensor._wrap(floats.reshape(t.array.shape).view(dtype.np)[..., 0])
     return _finish(made, requires_grad)
 
 

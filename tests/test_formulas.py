@@ -291,3 +291,23 @@ def test_replay_records_nothing():
     out = replay(b.grad_fn, [np.ones(1)], {"result": np.array([5.0])})
     assert out[0].tolist() == [5.0]
     assert len(b.grad_fn.next_functions) == before and a.grad is None
+
+
+def test_complex_nodes_show_the_conjugates_their_backward_takes():
+    """A node that computed in a complex dtype shows torch's conjugate Wirtinger formulas
+    (grad × conj(other) for a product); the same node class on real tensors keeps the real
+    ones; angle of a real tensor sends 0."""
+    z = torch.complex(torch.tensor([1.0, 2.0]), torch.tensor([0.5, -1.0])).requires_grad_()
+    x = leaf([1.0, -2.0])
+    shown = {}
+    for name, out in [("mul", z * (z + 1)), ("div", z / (z + 1)), ("exp", torch.exp(z)),
+                      ("angle", z.angle()), ("real_mul", x * x), ("real_exp", torch.exp(x)),
+                      ("real_angle", x.angle())]:
+        shown[name] = [f.math for f in formulas_of(out.grad_fn)]
+    assert shown["mul"] == ["conj({other})", "conj({self})"]
+    assert shown["div"] == ["1 / conj({other})", "-conj({self} / {other}²)"]
+    assert shown["exp"] == ["conj(exp({self})) = conj({result})"]
+    assert shown["angle"][0].startswith("where(")
+    assert shown["real_mul"] == ["{other}", "{self}"]
+    assert shown["real_exp"] == ["exp({self}) = {result}"]
+    assert shown["real_angle"] == ["0"]

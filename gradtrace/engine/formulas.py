@@ -25,7 +25,9 @@ The convention every op follows (a test checks it for every Function subclass):
   each saved tensor by its `_saved_` name, and each saved attribute (`{alpha}`, `{dim}`).
 - `when=(("reduction", 1),)` makes a formula apply only when the node's attributes have
   those values (a saved tensor's name with `None` means: that slot is empty); the first
-  formula of an input whose conditions hold is the one shown.
+  formula of an input whose conditions hold is the one shown. `when=(COMPLEX,)`: the node
+  computed in a complex dtype (an input or its result complex), where torch's formulas
+  take conjugates (conjugate Wirtinger calculus).
 
 `replay(node, grads, saved)` runs the node's own backward on given numpy values (the
 values as they were saved, or ones to get the local derivative) and returns numpy arrays.
@@ -65,7 +67,10 @@ class Formula:
         attrs = node.attrs or {}
         saved = node.saved or {}
         for name, expected in self.when:
-            if name in attrs:
+            if name == _COMPLEX_KEY:
+                if _computes_in_complex(node) != expected:
+                    return False
+            elif name in attrs:
                 if attrs[name] != expected:
                     return False
             elif expected is None:
@@ -85,6 +90,14 @@ class _Present:
 
 
 PRESENT = _Present()  # `when` value: the saved tensor of that name is there
+
+_COMPLEX_KEY = "(complex)"  # (not a name any node saves)
+COMPLEX = (_COMPLEX_KEY, True)  # `when` entry: the node computed in a complex dtype
+
+
+def _computes_in_complex(node: Node) -> bool:
+    return any(meta is not None and meta[1].is_complex
+               for meta in (*node.input_meta, *node.output_meta))
 
 
 def local(input: str, math: str, *, when: tuple[tuple[str, Any], ...] = ()) -> Formula:  # noqa: A002

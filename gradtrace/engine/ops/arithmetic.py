@@ -10,7 +10,7 @@ from .. import bfloat16, dtypes, kernels, unsigned
 from .. import complex as complex_dtypes
 from ..dtypes import bool_
 from ..events import OBSERVERS
-from ..formulas import local
+from ..formulas import COMPLEX, local
 from ..forward_ad import FW, auto_element_wise, maybe_multiply
 from ..grad_mode import GRAD_MODE
 from ..jit import JIT, lowers
@@ -176,8 +176,8 @@ class RsubBackward1(Function):
 
 class MulBackward0(Function):
     __slots__ = ()
-    formulas = (local("self", "{other}"),
-                local("other", "{self}"))
+    formulas = (local("self", "conj({other})", when=(COMPLEX,)), local("self", "{other}"),
+                local("other", "conj({self})", when=(COMPLEX,)), local("other", "{self}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         dtype = common_dtype(a, b)
@@ -277,7 +277,9 @@ def _unread_number(grad: Tensor, node: Function, key: str) -> float | None:
 
 class DivBackward0(Function):
     __slots__ = ()
-    formulas = (local("self", "1 / {other}"),
+    formulas = (local("self", "1 / conj({other})", when=(COMPLEX,)),
+                local("self", "1 / {other}"),
+                local("other", "-conj({self} / {other}²)", when=(COMPLEX,)),
                 local("other", "-{self} / {other}²"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:

@@ -12,7 +12,7 @@ from ...errors import NotSupportedError, TorchRuntimeError
 from .. import complex as complex_dtypes
 from .. import dtypes, glibc, libm_scalar
 from ..dtypes import DType
-from ..formulas import vjp
+from ..formulas import COMPLEX, local, vjp
 from ..forward_ad import auto_linear
 from ..grad_mode import GRAD_MODE
 from ..meta import MetaArray
@@ -210,7 +210,9 @@ class AngleBackward0(Function):
     grad * self / self.abs().pow(2) * 1j)."""
 
     __slots__ = ()
-    formulas = (vjp("self", "where({self} = 0, 0, {grad} · {self} / |{self}|² · ⅈ)"),)
+    formulas = (vjp("self", "where({self} = 0, 0, {grad} · {self} / |{self}|² · ⅈ)",
+                    when=(COMPLEX,)),
+                local("self", "0"))
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)

@@ -9,7 +9,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import capability, dtypes, fp64, kernels, unsigned
 from .. import complex as complex_dtypes
-from ..formulas import local
+from ..formulas import COMPLEX, local
 from ..forward_ad import auto_element_wise
 from ..grad_mode import GRAD_MODE
 from ..kernels import precise, unary
@@ -87,7 +87,8 @@ SPECIAL_EXPONENTS = (2.0, 3.0, -1.0, -2.0, -0.5, 0.5)
 
 class ExpBackward0(Function):
     __slots__ = ()
-    formulas = (local("self", "exp({self}) = {result}"),)
+    formulas = (local("self", "conj(exp({self})) = conj({result})", when=(COMPLEX,)),
+                local("self", "exp({self}) = {result}"))
 
     def forward(self, a: Tensor) -> np.ndarray:
         if a.dtype.is_complex:

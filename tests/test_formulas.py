@@ -311,3 +311,13 @@ def test_complex_nodes_show_the_conjugates_their_backward_takes():
     assert shown["real_mul"] == ["{other}", "{self}"]
     assert shown["real_exp"] == ["exp({self}) = {result}"]
     assert shown["real_angle"] == ["0"]
+
+
+def test_complex_matrix_products_show_conjugate_transposes():
+    a = torch.complex(torch.ones(2, 3), torch.ones(2, 3)).requires_grad_()
+    b = torch.complex(torch.ones(3, 2), torch.zeros(3, 2))
+    assert [f.math for f in formulas_of((a @ b).grad_fn)] == ["{grad} @ {mat2}ᴴ",
+                                                              "{self}ᴴ @ {grad}"]
+    r = leaf([[1.0, 2.0], [3.0, 4.0]])
+    assert [f.math for f in formulas_of((r @ r).grad_fn)] == ["{grad} @ {mat2}ᵀ",
+                                                              "{self}ᵀ @ {grad}"]

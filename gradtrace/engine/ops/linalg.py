@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import NotSupportedError, TorchRuntimeError, TorchTypeError
 from .. import bfloat16, blas, unsigned
 from ..dtypes import C_TYPE_NAMES, DType, promote
-from ..formulas import local, vjp
+from ..formulas import COMPLEX, local, vjp
 from ..forward_ad import maybe_multiply
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
@@ -106,8 +106,8 @@ def _conjugate_product(a: Tensor, b: Tensor, conj_a: bool, conj_b: bool) -> Tens
 class MmBackward0(Function):
     __slots__ = ()
     meta_kernels = True  # (blas answers meta arrays)
-    formulas = (vjp("self", "{grad} @ {mat2}ᵀ"),
-                vjp("mat2", "{self}ᵀ @ {grad}"))
+    formulas = (vjp("self", "{grad} @ {mat2}ᴴ", when=(COMPLEX,)), vjp("self", "{grad} @ {mat2}ᵀ"),
+                vjp("mat2", "{self}ᴴ @ {grad}", when=(COMPLEX,)), vjp("mat2", "{self}ᵀ @ {grad}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         _check_matrix(a, b)
@@ -282,7 +282,9 @@ def dot(a: Tensor, tensor: Tensor) -> Tensor:
 class BmmBackward0(Function):
     __slots__ = ()
     meta_kernels = True  # (blas answers meta arrays)
-    formulas = (vjp("self", "{grad} @ {mat2}.mT"),
+    formulas = (vjp("self", "{grad} @ {mat2}.mH", when=(COMPLEX,)),
+                vjp("self", "{grad} @ {mat2}.mT"),
+                vjp("mat2", "{self}.mH @ {grad}", when=(COMPLEX,)),
                 vjp("mat2", "{self}.mT @ {grad}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:

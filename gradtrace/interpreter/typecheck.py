@@ -148,7 +148,8 @@ class TypeChecks:
             return opaque_type(type_name(value), "torch.autograd.function")
         if isinstance(value, Node):
             return opaque_type(type_name(value))
-        return opaque_type(type_name(value))
+        module, _, name = type_name(value).rpartition(".")  # `numpy.ndarray`, `re.Match`
+        return opaque_type(name, module or "builtins")
 
     def none_type(self, member: Any) -> Any:
         """A union's member as a class: None stands for NoneType."""

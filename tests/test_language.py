@@ -159,12 +159,18 @@ def test_an_instance_dict_is_its_live_attributes_but_not_a_library_objects():
 
 
 @pytest.mark.parametrize("statement", [
-    "a.__class__ = B", "setattr(a, '__class__', B)", "object.__setattr__(a, '__dict__', {})",
-    "A.__init__ = B.__init__", "del A.__init__",
+    "a.__class__ = B", "setattr(a, '__class__', B)", "A.__init__ = B.__init__",
+    "del A.__init__",
 ])
 def test_dunders_cannot_be_set_or_deleted(statement):
     err = error(f"class A:\n    pass\nclass B:\n    pass\na = A()\n{statement}\n")
     assert isinstance(err, NotSupportedError), err
+
+
+def test_an_instance_dict_can_be_replaced_as_in_python():
+    # (learn2learn's clone_module: `clone.__dict__ = module.__dict__.copy()`)
+    assert out("class A:\n    pass\na = A()\na.x = 1\nobject.__setattr__(a, '__dict__', "
+               "{'y': 2})\nprint(hasattr(a, 'x'), a.y)\n") == "False 2\n"
 
 
 def test_object_is_shared_by_runs_and_cannot_be_changed():

@@ -928,3 +928,23 @@ def test_complex64_and_complex128_draws_like_torch() -> None:
     complex128 that std's own bits, not sqrt(0.5)'s), rand uniform_ of them; with the
     default generator and a seeded one, the default one's later draws included."""
     assert gradtrace_output(COMPLEX_DRAWS) == torch_output(COMPLEX_DRAWS)
+
+
+ANGLE_TANGENTS = """import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(0)
+z = torch.randn(9, dtype=torch.cfloat); z[3] = 0
+tz = torch.randn(9, dtype=torch.cfloat)
+x = torch.randn(5); tx = torch.randn(5)
+with fwAD.dual_level():
+    a = fwAD.make_dual(z, tz).angle()
+    print([v.hex() for v in fwAD.unpack_dual(a).tangent.tolist()])
+    b = fwAD.make_dual(x, tx).angle()
+    print(fwAD.unpack_dual(b).tangent)
+"""
+
+
+def test_angle_tangents_like_torch() -> None:
+    """angle's forward derivative: the real part of where(z == 0, 0, conj(t) * z / |z|^2 *
+    1j) for a complex input, zeros for a real one."""
+    assert gradtrace_output(ANGLE_TANGENTS) == torch_output(ANGLE_TANGENTS)

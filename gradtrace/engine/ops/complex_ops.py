@@ -236,6 +236,18 @@ class AngleBackward0(Function):
         value = grad * a / a.abs().pow(2) * 1j
         return where(a == 0.0, Tensor._wrap(np.zeros((), a.array.dtype)), value)
 
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """handle_r_to_c(result, angle_backward(self_t.conj(), self)).conj(): the real
+        part of the backward formula applied to the conjugated tangent."""
+        from .creation import zeros_like
+        from .reductions import where
+
+        a = inputs[0]
+        if not a.dtype.is_complex:
+            return zeros_like(outs[0])
+        value = conj_physical(t[0]) * a / a.abs().pow(2) * 1j
+        return real(where(a == 0.0, Tensor._wrap(np.zeros((), a.array.dtype)), value))
+
 
 def angle(a: Tensor) -> Tensor:
     return AngleBackward0.call(a)

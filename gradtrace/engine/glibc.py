@@ -305,11 +305,13 @@ def lgamma(x: np.ndarray) -> np.ndarray:
     return _per_element(_libm("lgamma", ctypes_type="c_double"), x)
 
 
-def _per_element(fn: Callable[[float], float], x: np.ndarray) -> np.ndarray:
+def _per_element(fn: Callable[..., float], x: np.ndarray, *more: np.ndarray) -> np.ndarray:
+    """fn of each element of x (and the same element of each of `more`), in x's shape."""
     out = np.empty_like(x)
-    flat, res = x.reshape(-1), out.reshape(-1)
-    for i in range(flat.size):
-        res[i] = fn(float(flat[i]))
+    flats = [a.reshape(-1) for a in (x, *more)]
+    res = out.reshape(-1)
+    for i in range(res.size):
+        res[i] = fn(*[float(f[i]) for f in flats])
     return out
 
 
@@ -318,11 +320,7 @@ def atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     (numpy's float32 arctan2 differs from glibc's in 4 of 10 values, measured)."""
     kind = "c_float" if y.dtype == np.float32 else "c_double"
     fn = _libm("atan2f" if kind == "c_float" else "atan2", ctypes_type=kind, arity=2)
-    out = np.empty_like(y)
-    flat_y, flat_x, res = y.reshape(-1), x.reshape(-1), out.reshape(-1)
-    for i in range(flat_y.size):
-        res[i] = fn(float(flat_y[i]), float(flat_x[i]))
-    return out
+    return _per_element(fn, y, x)
 
 
 @functools.cache

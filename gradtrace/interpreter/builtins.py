@@ -400,9 +400,11 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
 
 
 def _absent_from_tensor(obj: Any, name: str) -> bool:
-    """A private name torch's tensors lack (Prodigy's `hasattr(p, "_fsdp_flattened")`, which
-    FSDP sets on its parameters): a script cannot set one on a tensor either (refused), so
-    no tensor here has it, and hasattr/getattr with a default answer as under torch."""
+    """A refused dunder torch's tensors lack (`hasattr(t, "__globals__")`): no tensor has
+    it, so hasattr/getattr with a default answer as under torch instead of refusing. (An
+    underscored name torch lacks, Prodigy's `hasattr(p, "_fsdp_flattened")`, no longer
+    comes here: it is the script's own to set, so reading an unset one is Python's
+    AttributeError.)"""
     return isinstance(obj, Tensor) and stdlib.is_private(name) and \
         not stdlib.torch_has(obj, name)
 

@@ -226,27 +226,32 @@ class AngleBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         from .creation import zeros_like
-        from .reductions import where
 
         a = self.unpack("self")
         if not a.dtype.is_complex:
             return zeros_like(a)
         if GRAD_MODE.enabled:
             raise complex_dtypes.refuse("create_graph through torch.angle")
-        value = grad * a / a.abs().pow(2) * 1j
-        return where(a == 0.0, Tensor._wrap(np.zeros((), a.array.dtype)), value)
+        return _angle_backward(grad, a)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         """handle_r_to_c(result, angle_backward(self_t.conj(), self)).conj(): the real
         part of the backward formula applied to the conjugated tangent."""
         from .creation import zeros_like
-        from .reductions import where
 
         a = inputs[0]
         if not a.dtype.is_complex:
             return zeros_like(outs[0])
-        value = conj_physical(t[0]) * a / a.abs().pow(2) * 1j
-        return real(where(a == 0.0, Tensor._wrap(np.zeros((), a.array.dtype)), value))
+        return real(_angle_backward(conj_physical(t[0]), a))
+
+
+def _angle_backward(grad: Tensor, a: Tensor) -> Tensor:
+    """FunctionsManual's angle_backward for a complex `a`, which torch's backward and
+    forward derivative both call: where(a == 0, 0, grad * a / |a|^2 * 1j)."""
+    from .reductions import where
+
+    value = grad * a / a.abs().pow(2) * 1j
+    return where(a == 0.0, Tensor._wrap(np.zeros((), a.array.dtype)), value)
 
 
 def angle(a: Tensor) -> Tensor:

@@ -789,6 +789,18 @@ print(m.conj().T.shape, m.mH.stride(), torch.equal(m.adjoint(), m.t()))
     assert address_free(gradtrace_output(script)) == address_free(torch_output(script))
 
 
+@pytest.mark.parametrize("spelled", ["z.mH", "z.H", "z.adjoint()", "torch.adjoint(z)"])
+def test_a_complex_conjugate_transpose_is_refused_not_returned_unconjugated(spelled: str
+                                                                              ) -> None:
+    """torch's mH/H/adjoint of a complex tensor is a transposed view with the lazy
+    conjugate bit; gradtrace has no such bit, and returning the plain transpose gave
+    unconjugated values silently."""
+    script = f"import torch\nz = torch.randn(2, 3, dtype=torch.cfloat)\ny = {spelled}\n"
+    result = run_text(script)
+    assert result.error is not None and result.error.kind == "NotSupportedError"
+    assert "torch.complex64" in result.error.message
+
+
 EXP = """import torch
 torch.manual_seed(0)
 def bits(t):

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import capability, exactness, unreproducible
+from . import aligned, capability, exactness, unreproducible
 
 _P = ctypes.c_void_p
 _IP = ctypes.POINTER(ctypes.c_int)
@@ -54,6 +54,23 @@ def _fortran(a: np.ndarray) -> np.ndarray:
     return np.array(a, order="F", copy=True)
 
 
+def _batched_column_major(a: np.ndarray) -> np.ndarray:
+    """A copy of `a` laid out as torch's cloneBatchedColumnMajor lays it: one buffer at a
+    64-byte boundary, each matrix column-major, matrix i at i * m * n. On an AMD CPU MKL's
+    LAPACK kernels take other summation orders for other 16-byte phases of a matrix
+    (measured: a float32 11x11 sgeev's eigenvalues changed with the copy's offset), so
+    each matrix must lie where torch's does."""
+    out = aligned.empty(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
+    out[...] = np.swapaxes(a, -1, -2)
+    return np.swapaxes(out, -1, -2)
+
+
+def _is_batched_column_major(a: np.ndarray) -> bool:
+    """Whether `a` lies as _batched_column_major lays it out (each matrix's columns
+    contiguous, the matrices one after another)."""
+    return np.swapaxes(a, -1, -2).flags.c_contiguous
+
+
 def _batches(a: np.ndarray) -> list[tuple[int, ...]]:
     return list(np.ndindex(*a.shape[:-2]))
 
@@ -66,22 +83,23 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LU with partial pivoting of each (m, n) matrix: (LU, 1-based pivots, info)."""
     m, n = a.shape[-2:]
     k = min(m, n)
-    lu = np.empty(a.shape, dtype=a.dtype)
     piv = np.zeros(a.shape[:-2] + (k,), dtype=np.int32)
     info = np.zeros(a.shape[:-2], dtype=np.int32)
     lib = _mkl()
-    for idx in _batches(a):
-        if lib is not None:
-            f = _fortran(a[idx])
-            p = np.zeros(k, dtype=np.int32)
-            res = ctypes.c_int(0)
-            if m and n:
-                _routine(lib, a.dtype, "getrf", 6)(_int(m), _int(n), f.ctypes.data,
-                                                   _int(max(1, m)), p.ctypes.data,
-                                                   ctypes.byref(res))
-            lu[idx], piv[idx], info[idx] = f, p, res.value
-        else:
+    if lib is None:
+        lu = np.empty(a.shape, dtype=a.dtype)
+        for idx in _batches(a):
             lu[idx], piv[idx], info[idx] = _getrf_numpy(a[idx])
+        return lu, piv, info
+    lu = _batched_column_major(a)  # factored in place, as linalg_lu_factor_ex's LU
+    for idx in _batches(a):
+        p = np.zeros(k, dtype=np.int32)
+        res = ctypes.c_int(0)
+        if m and n:
+            _routine(lib, a.dtype, "getrf", 6)(_int(m), _int(n), lu[idx].ctypes.data,
+                                               _int(max(1, m)), p.ctypes.data,
+                                               ctypes.byref(res))
+        piv[idx], info[idx] = p, res.value
     return lu, piv, info
 
 
@@ -108,23 +126,25 @@ def getrs(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, transpose: bool = Fals
           ) -> np.ndarray:
     """Solve A X = B (or Aᵀ X = B) from getrf's factors, each batch alone."""
     n, nrhs = b.shape[-2:]
-    out = np.empty(b.shape, dtype=b.dtype)
     lib = _mkl()
+    if lib is None:
+        out = np.empty(b.shape, dtype=b.dtype)
+        for idx in _batches(b):
+            li = idx[len(idx) - (lu.ndim - 2):] if lu.ndim > 2 else ()
+            out[idx] = _getrs_numpy(lu[li], piv[li], b[idx], transpose)
+        return out
+    out = _batched_column_major(b)  # solved in place, as torch's result
+    f_lu = lu if _is_batched_column_major(lu) else _batched_column_major(lu)
     for idx in _batches(b):
         li = idx[len(idx) - (lu.ndim - 2):] if lu.ndim > 2 else ()
-        f_lu, f_b = _fortran(lu[li]), _fortran(b[idx])
-        if lib is not None:
-            res = ctypes.c_int(0)
-            if n and nrhs:
-                p = np.ascontiguousarray(piv[li], dtype=np.int32)
-                _routine(lib, b.dtype, "getrs", 9)(_CP(b"T" if transpose else b"N"), _int(n),
-                                                   _int(nrhs), f_lu.ctypes.data,
-                                                   _int(max(1, n)), p.ctypes.data,
-                                                   f_b.ctypes.data, _int(max(1, n)),
-                                                   ctypes.byref(res))
-            out[idx] = f_b
-        else:
-            out[idx] = _getrs_numpy(f_lu, piv[li], f_b, transpose)
+        res = ctypes.c_int(0)
+        if n and nrhs:
+            p = np.ascontiguousarray(piv[li], dtype=np.int32)
+            _routine(lib, b.dtype, "getrs", 9)(_CP(b"T" if transpose else b"N"), _int(n),
+                                               _int(nrhs), f_lu[li].ctypes.data,
+                                               _int(max(1, n)), p.ctypes.data,
+                                               out[idx].ctypes.data, _int(max(1, n)),
+                                               ctypes.byref(res))
     return out
 
 
@@ -383,34 +403,37 @@ def geev(a: np.ndarray, compute_v: bool
     fn = _routine(lib, a.dtype, "geev", 14)
     jobs = [_CP(b"N"), _CP(b"V" if compute_v else b"N"), _int(n)]
     ldvr = _int(n if compute_v else 1)
-    rwork = None if real else np.zeros(2 * n, dtype=a.real.dtype)
+    # linalg_eig_out_info's buffers: the input cloned batched column-major, the values
+    # (wr then wi of each matrix, 2n a matrix, for a real input), the vectors batched
+    # column-major, one workspace and rwork for the batch
+    f = _batched_column_major(a)
+    vals = aligned.zeros(batch + ((2 * n,) if real else (n,)), a.dtype)
+    vr = _batched_column_major(np.zeros(a.shape, a.dtype)) if compute_v else None
+    rwork = None if real else aligned.zeros((2 * n,), a.real.dtype)
+    extra = [] if real else [rwork.ctypes.data]  # type: ignore[union-attr]
 
-    def call(f: np.ndarray, vals: np.ndarray, vr: Any, work: np.ndarray, lwork: int
-             ) -> int:
+    def call(idx: tuple[int, ...], work: np.ndarray, lwork: int) -> int:
         res = ctypes.c_int(0)
-        # real: wr and wi, the two halves of one 2n buffer; complex: w, then rwork
-        head = [*jobs, f.ctypes.data, _int(n)]
-        outs = [vals.ctypes.data, vals[n:].ctypes.data] if real else [vals.ctypes.data]
-        tail = [None, _int(1), vr, ldvr, work.ctypes.data, _int(lwork)]
-        extra = [] if real else [rwork.ctypes.data]  # type: ignore[union-attr]
-        fn(*head, *outs, *tail, *extra, ctypes.byref(res))
+        v_idx = vals[idx]
+        # real: wr and wi, the two halves of the matrix's 2n values; complex: w, then rwork
+        outs = [v_idx.ctypes.data, v_idx[n:].ctypes.data] if real else [v_idx.ctypes.data]
+        vectors = None if vr is None else vr[idx].ctypes.data
+        fn(*jobs, f[idx].ctypes.data, _int(n), *outs, None, _int(1), vectors, ldvr,
+           work.ctypes.data, _int(lwork), *extra, ctypes.byref(res))
         return res.value
 
-    vals = np.zeros(2 * n if real else n, dtype=a.dtype)
+    first = (0,) * len(batch)
     query = np.zeros(1, dtype=a.dtype)
-    first = _fortran(a[(0,) * len(batch)])
-    vr = np.zeros((n, n), dtype=a.dtype, order="F") if compute_v else None
-    call(first, vals, None if vr is None else vr.ctypes.data, query, -1)
-    work = _work(a.dtype, query[0].real)
+    call(first, query, -1)
+    work = aligned.zeros((max(1, int(query[0].real)),), a.dtype)
     for idx in _batches(a):
-        f = _fortran(a[idx])
-        info[idx] = call(f, vals, None if vr is None else vr.ctypes.data, work, work.size)
+        info[idx] = call(idx, work, work.size)
         if real:
-            w[idx].real, w[idx].imag = vals[:n], vals[n:]
+            w[idx].real, w[idx].imag = vals[idx][:n], vals[idx][n:]
         else:
-            w[idx] = vals
+            w[idx] = vals[idx]
         if vr is not None:
-            v[idx] = _complex_vectors(vr, vals[n:]) if real else vr  # type: ignore[index]
+            v[idx] = _complex_vectors(vr[idx], vals[idx][n:]) if real else vr[idx]  # type: ignore[index]
     return w, v, info
 
 
@@ -464,14 +487,12 @@ def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: b
 
 def column_major(x: np.ndarray) -> np.ndarray:
     """`x` with each matrix column-major and the batch outermost: the layout of the
-    results torch's LAPACK wrappers return (strides (..., 1, m))."""
+    results torch's LAPACK wrappers return (strides (..., 1, m)), in a fresh buffer where
+    torch's allocator puts one (np.ascontiguousarray would keep a (1, m) row's strides as
+    they are, so a (m, 1) solution would keep (1, 1) where torch's has (1, m))."""
     if x.ndim < 2:
         return x
-    # (a fresh buffer: np.ascontiguousarray keeps a (1, m) row's strides as they are, so a
-    # (m, 1) solution would keep (1, 1) where torch's has (1, m))
-    out = np.empty(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
-    out[...] = np.swapaxes(x, -1, -2)
-    return np.swapaxes(out, -1, -2)
+    return _batched_column_major(x)
 
 
 LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")

@@ -269,8 +269,9 @@ def fft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) ->
 
 
 def _no_lazy_conjugate(name: str, a: Tensor) -> None:
-    """An inverse transform of a real tensor is torch's r2c transform conjugated lazily
-    (its conjugate bit set, `is_conj()` True): gradtrace has no such tensors."""
+    """The 1-D inverse transform of a real tensor is torch's r2c transform conjugated
+    lazily (its conjugate bit set, `is_conj()` True): gradtrace has no such tensors. (The
+    n-D ones make a real input complex and transform it c2c.)"""
     if not a.dtype.is_complex:
         raise NotSupportedError(
             f"torch.fft.{name} of a real tensor is not supported by gradtrace: torch returns "
@@ -336,18 +337,13 @@ def _fftn(a: Tensor, s: Any, dim: Any, norm: str | None, forward: bool) -> Tenso
 
 
 def fftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:  # noqa: A002
-    if not input.dtype.is_complex:
-        a = _promote(input)
-        shape, dims = _shape_and_dims(a, s, dim)
-        a = _resize(a, tuple(dims), tuple(shape))
-        return FftR2CBackward0.call(a, dim=tuple(dims), normalization=_norm_mode(norm, True),
-                                    onesided=False)
+    """A real input is made complex first (ToCopyBackward0) and transformed c2c, as torch
+    2.13's fft_fftn does (its TODO: rfftn and mirroring); unlike the 1-D fft's r2c."""
     return _fftn(input, s, dim, norm, True)
 
 
 def ifftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:  # noqa: A002
-    _no_lazy_conjugate("ifftn", input)
-    return _fftn(input, s, dim, norm, False)
+    return _fftn(input, s, dim, norm, False)  # (a real input made complex: no conjugate)
 
 
 def rfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:  # noqa: A002
@@ -381,7 +377,6 @@ def fft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = N
 
 
 def ifft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:  # noqa: A002
-    _no_lazy_conjugate("ifft2", input)
     return _fftn(input, s, dim, norm, False)
 
 

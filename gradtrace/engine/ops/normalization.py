@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from .. import dtypes, exactness, layouts, norm_kernels
+from .. import dtypes, exactness, kernels, layouts, norm_kernels
 from ..formulas import local, undefined, vjp
 from ..forward_ad import is_zero
 from ..grad_mode import GRAD_MODE
@@ -352,9 +352,12 @@ class NativeBatchNormBackward0(Function):
             save_mean, save_invstd = mean, invstd
         else:
             mean = rm
-            # batch_norm_cpu_collect_linear_and_constant_terms: 1 / sqrt(var + (float)eps);
-            # the TensorIterator path's 1 / at::sqrt(running_var + eps): the same floats
-            invstd = (np.asarray(1, dtype) / np.sqrt(rv + np.asarray(eps, dtype))).astype(dtype)
+            var = rv + np.asarray(eps, dtype)
+            # batch_norm_cpu_collect_linear_and_constant_terms: 1 / std::sqrt(var + eps),
+            # correctly rounded; the TensorIterator path's 1 / at::sqrt(running_var + eps):
+            # MKL's sqrt, which on an AMD CPU is not (17% of float32 values differ)
+            root = kernels.unary("sqrt", var) if strided else np.sqrt(var)
+            invstd = (np.asarray(1, dtype) / root).astype(dtype)
             save_mean = save_invstd = np.zeros(0, dtype=dtype)
         out = norm_kernels.batch_norm_apply_strided(a, mean, invstd, w, b) if strided else \
             norm_kernels.batch_norm_apply(a, mean, invstd, w, b)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import (
+    NotSupportedError,
     TorchRuntimeError,
     TorchTypeError,
 )
@@ -636,10 +637,22 @@ def mT(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
     return transpose(a, -2, -1)
 
 
+def _refuse_complex(a: Tensor, spelled: str) -> None:
+    """A complex tensor's conjugate transpose is a transposed view with torch's conjugate
+    bit, which gradtrace does not build (see complex_ops.conj): refused rather than
+    returned unconjugated."""
+    if a.dtype.is_complex:
+        raise NotSupportedError(
+            f"{spelled} of a torch.{a.dtype.name} tensor (a transposed view with torch's "
+            "lazy conjugate bit) is not supported by gradtrace: x.mT.conj_physical() gives "
+            "the same values in new memory")
+
+
 def _conj_transpose(a: Tensor, name: str, spelled: str, line: int) -> Tensor:
     """`x.mH` and `x.adjoint()`: the conjugate transpose of the last two dimensions, which
-    for the real dtypes gradtrace has is mT's TransposeBackward0 view (torch's messages
-    name the spelling used)."""
+    for a real dtype is mT's TransposeBackward0 view (torch's messages name the spelling
+    used)."""
+    _refuse_complex(a, spelled)
     if a.array.ndim == 0:
         warn(f"{name} is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
              f"internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:"
@@ -662,6 +675,7 @@ def adjoint(a: Tensor) -> Tensor:
 
 def H(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
     """`x.H`: the conjugate transpose of a matrix (2-D only, unlike mH)."""
+    _refuse_complex(a, "tensor.H")
     ndim = a.array.ndim
     if ndim == 0:
         warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "

@@ -50,10 +50,6 @@ def _routine(lib: Any, dtype: np.dtype, name: str, n_args: int) -> Callable[...,
     return lib.symbol(f"{_PREFIXES[np.dtype(dtype)]}{name}_", None, [_P] * n_args)
 
 
-def _fortran(a: np.ndarray) -> np.ndarray:
-    return np.array(a, order="F", copy=True)
-
-
 def _batched_column_major(a: np.ndarray) -> np.ndarray:
     """A copy of `a` laid out as torch's cloneBatchedColumnMajor lays it: one buffer at a
     64-byte boundary, each matrix column-major, matrix i at i * m * n. On an AMD CPU MKL's
@@ -170,8 +166,10 @@ def potrs(factor: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
     n, nrhs = b.shape[-2:]
     out = np.empty(b.shape, dtype=b.dtype)
     lib = _mkl()
+    b_cm = _batched_column_major(b)
+    factor_cm = _batched_column_major(factor)
     for idx in _batches(b):
-        f_a, f_b = _fortran(factor[idx]), _fortran(b[idx])
+        f_a, f_b = factor_cm[idx], b_cm[idx]
         if lib is None:
             tri = np.triu(f_a) if upper else np.tril(f_a)
             low = tri.T if upper else tri
@@ -193,8 +191,9 @@ def potri(factor: np.ndarray, upper: bool) -> np.ndarray:
     n = factor.shape[-1]
     out = np.empty(factor.shape, dtype=factor.dtype)
     lib = _mkl()
+    factor_cm = _batched_column_major(factor)
     for idx in _batches(factor):
-        f_a = _fortran(factor[idx])
+        f_a = factor_cm[idx]
         if lib is None:
             tri = np.triu(f_a) if upper else np.tril(f_a)
             low = tri.T if upper else tri
@@ -217,8 +216,9 @@ def potrf(a: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray]:
     out = np.empty(a.shape, dtype=a.dtype)
     info = np.zeros(a.shape[:-2], dtype=np.int32)
     lib = _mkl()
+    a_cm = _batched_column_major(a)
     for idx in _batches(a):
-        f = _fortran(a[idx])
+        f = a_cm[idx]
         if lib is not None:
             res = ctypes.c_int(0)
             if n:
@@ -247,92 +247,133 @@ def _first_non_positive_minor(a: np.ndarray) -> int:
 
 def geqrf_orgqr(a: np.ndarray, complete: bool, with_q: bool
                 ) -> tuple[np.ndarray | None, np.ndarray]:
-    """Householder QR of each (m, n) matrix: Q (m×k, or m×m when complete) and R."""
+    """Householder QR of each (m, n) matrix: Q (m×k, or m×m when complete) and R, in the
+    buffers linalg_qr_out uses: geqrf factors A in Q when Q is m×n, else in R when R has m
+    rows, else in a copy; Q is then made by orgqr in place."""
     m, n = a.shape[-2:]
     k = min(m, n)
     qcols = m if complete else k
-    q = np.empty(a.shape[:-2] + (m, qcols), dtype=a.dtype) if with_q else None
-    r = np.empty(a.shape[:-2] + ((m if complete else k), n), dtype=a.dtype)
+    rrows = m if complete else k
     lib = _mkl()
-    for idx in _batches(a):
-        if lib is None:
+    if lib is None:
+        q = np.empty(a.shape[:-2] + (m, qcols), dtype=a.dtype) if with_q else None
+        r = np.empty(a.shape[:-2] + (rrows, n), dtype=a.dtype)
+        for idx in _batches(a):
             qq, rr = np.linalg.qr(a[idx], mode="complete" if complete else "reduced")
             if q is not None:
                 q[idx] = qq
             r[idx] = rr
-            continue
-        f = _fortran(a[idx])
-        tau = np.zeros(max(1, k), dtype=a.dtype)
-        res = ctypes.c_int(0)
-        if m and n:
-            geqrf = _routine(lib, a.dtype, "geqrf", 8)
-            query = np.zeros(1, dtype=a.dtype)
-            geqrf(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
-                  query.ctypes.data, _int(-1), ctypes.byref(res))
-            work = _work(a.dtype, query[0])
-            geqrf(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
-                  work.ctypes.data, _int(work.size), ctypes.byref(res))
-        r[idx] = np.triu(f[:r.shape[-2], :])
-        if q is None:
-            continue
-        qf = np.zeros((m, qcols), dtype=a.dtype, order="F")
-        cols = min(n, qcols)
-        qf[:, :cols] = f[:, :cols]
-        if m and qcols:
-            orgqr = _routine(lib, a.dtype, "orgqr", 9)
-            query = np.zeros(1, dtype=a.dtype)
-            orgqr(_int(m), _int(qcols), _int(k), qf.ctypes.data, _int(max(1, m)),
-                  tau.ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
-            work = _work(a.dtype, query[0])
-            orgqr(_int(m), _int(qcols), _int(k), qf.ctypes.data, _int(max(1, m)),
-                  tau.ctypes.data, work.ctypes.data, _int(work.size), ctypes.byref(res))
-        q[idx] = qf
+        return q, r
+    batch = a.shape[:-2]
+    q = _batched_column_major(np.zeros(batch + (m, qcols), a.dtype)) if with_q else None
+    r = _batched_column_major(np.zeros(batch + (rrows, n), a.dtype))
+    tau = aligned.zeros(batch + (k,), a.dtype)
+    if q is not None and qcols == n:
+        qr = q
+    elif rrows == m:
+        qr = r
+    else:
+        qr = _batched_column_major(a)
+    qr[...] = a
+    _geqrf_batched(lib, qr, tau)
+    if qr is r:
+        if q is not None:
+            cols = min(m, n)
+            q[..., :, :cols] = qr[..., :, :cols]
+        r[...] = np.triu(r)
+    else:
+        r[...] = np.triu(qr[..., :rrows, :])
+    if q is not None:
+        _orgqr_batched(lib, q, tau)
     return q, r
+
+
+def _geqrf_batched(lib: Any, f: np.ndarray, tau: np.ndarray) -> None:
+    """apply_geqrf on a batched column-major buffer, in place: one workspace query (on
+    the first matrix) for the batch, then each matrix with its row of `tau`."""
+    m, n = f.shape[-2:]
+    if f.size == 0 or not m or not n:
+        return
+    fn = _routine(lib, f.dtype, "geqrf", 8)
+    res = ctypes.c_int(0)
+    query = np.zeros(1, dtype=f.dtype)
+    first = (0,) * (f.ndim - 2)
+    fn(_int(m), _int(n), f[first].ctypes.data, _int(max(1, m)), tau[first].ctypes.data,
+       query.ctypes.data, _int(-1), ctypes.byref(res))
+    work = aligned.zeros((max(1, int(query[0].real)),), f.dtype)
+    for idx in _batches(f):
+        fn(_int(m), _int(n), f[idx].ctypes.data, _int(max(1, m)), tau[idx].ctypes.data,
+           work.ctypes.data, _int(work.size), ctypes.byref(res))
+
+
+def _orgqr_batched(lib: Any, f: np.ndarray, tau: np.ndarray) -> None:
+    """apply_orgqr on a batched column-major buffer holding the reflectors, in place: the
+    (m, n) Q of each matrix's k = tau.shape[-1] reflectors; one workspace query."""
+    m, n = f.shape[-2:]
+    k = tau.shape[-1]
+    if f.size == 0 or not m or not n:
+        return
+    fn = _routine(lib, f.dtype, "orgqr", 9)
+    res = ctypes.c_int(0)
+    query = np.zeros(1, dtype=f.dtype)
+    first = (0,) * (f.ndim - 2)
+    fn(_int(m), _int(n), _int(k), f[first].ctypes.data, _int(max(1, m)),
+       tau[first].ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
+    work = aligned.zeros((max(1, int(query[0].real)),), f.dtype)
+    for idx in _batches(f):
+        fn(_int(m), _int(n), _int(k), f[idx].ctypes.data, _int(max(1, m)),
+           tau[idx].ctypes.data, work.ctypes.data, _int(work.size), ctypes.byref(res))
 
 
 def gesdd(a: np.ndarray, full_matrices: bool, compute_uv: bool
           ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None, np.ndarray]:
-    """SVD of each (m, n) matrix by divide and conquer: U, S, Vh and LAPACK's info."""
+    """SVD of each (m, n) matrix by divide and conquer: U, S, Vh and LAPACK's info, in
+    apply_svd's buffers (A, U and Vh batched column-major, one workspace query)."""
     m, n = a.shape[-2:]
     k = min(m, n)
     ucols, vrows = (m, n) if full_matrices else (k, k)
     batch = a.shape[:-2]
-    s = np.empty(batch + (k,), dtype=a.dtype)
-    u = np.empty(batch + (m, ucols), dtype=a.dtype) if compute_uv else None
-    vh = np.empty(batch + (vrows, n), dtype=a.dtype) if compute_uv else None
     info = np.zeros(batch, dtype=np.int32)
     lib = _mkl()
-    jobz = (b"A" if full_matrices else b"S") if compute_uv else b"N"
-    for idx in _batches(a):
-        if lib is None:
+    if lib is None:
+        s = np.empty(batch + (k,), dtype=a.dtype)
+        u = np.empty(batch + (m, ucols), dtype=a.dtype) if compute_uv else None
+        vh = np.empty(batch + (vrows, n), dtype=a.dtype) if compute_uv else None
+        for idx in _batches(a):
             if compute_uv:
                 uu, ss, vv = np.linalg.svd(a[idx], full_matrices=full_matrices)
                 u[idx], vh[idx] = uu, vv  # type: ignore[index]
             else:
                 ss = np.linalg.svd(a[idx], compute_uv=False)
             s[idx] = ss
-            continue
-        f = _fortran(a[idx])
-        ss = np.zeros(max(1, k), dtype=a.dtype)
-        uf = np.zeros((m, ucols) if compute_uv else (1, 1), dtype=a.dtype, order="F")
-        vf = np.zeros((vrows, n) if compute_uv else (1, 1), dtype=a.dtype, order="F")
-        iwork = np.zeros(max(1, 8 * k), dtype=np.int32)
-        res = ctypes.c_int(0)
-        if m and n:
-            fn = _routine(lib, a.dtype, "gesdd", 14)
-            ldu = max(1, m) if compute_uv else 1
-            ldvt = max(1, vrows) if compute_uv else 1
-            query = np.zeros(1, dtype=a.dtype)
-            args = [_CP(jobz), _int(m), _int(n), f.ctypes.data, _int(max(1, m)),
-                    ss.ctypes.data, uf.ctypes.data, _int(ldu), vf.ctypes.data, _int(ldvt)]
-            fn(*args, query.ctypes.data, _int(-1), iwork.ctypes.data, ctypes.byref(res))
-            work = _work(a.dtype, query[0])
-            fn(*args, work.ctypes.data, _int(work.size), iwork.ctypes.data, ctypes.byref(res))
-        elif compute_uv:  # an empty matrix: identity factors, as LAPACK is not called
-            uf, vf = np.eye(m, ucols, dtype=a.dtype), np.eye(vrows, n, dtype=a.dtype)
-        s[idx], info[idx] = ss[:k], res.value
+        return u, s, vh, info
+    s = aligned.zeros(batch + (k,), a.dtype)
+    u = _batched_column_major(np.zeros(batch + (m, ucols), a.dtype)) if compute_uv else None
+    vh = _batched_column_major(np.zeros(batch + (vrows, n), a.dtype)) if compute_uv else None
+    if not m or not n:  # an empty matrix: identity factors, as LAPACK is not called
         if compute_uv:
-            u[idx], vh[idx] = uf, vf  # type: ignore[index]
+            u[...], vh[...] = np.eye(m, ucols, dtype=a.dtype), np.eye(vrows, n, dtype=a.dtype)  # type: ignore[index]
+        return u, s, vh, info
+    f = _batched_column_major(a)
+    fn = _routine(lib, a.dtype, "gesdd", 14)
+    jobz = _CP((b"A" if full_matrices else b"S") if compute_uv else b"N")
+    ldu = _int(max(1, m) if compute_uv else 1)
+    ldvt = _int(max(1, vrows) if compute_uv else 1)
+    iwork = np.zeros(max(1, 8 * k), dtype=np.int32)
+    res = ctypes.c_int(0)
+
+    def call(idx: tuple[int, ...], work: np.ndarray, lwork: int) -> int:
+        factors = [u[idx].ctypes.data, ldu, vh[idx].ctypes.data, ldvt] if compute_uv else \
+            [None, ldu, None, ldvt]  # type: ignore[index]
+        fn(jobz, _int(m), _int(n), f[idx].ctypes.data, _int(max(1, m)), s[idx].ctypes.data,
+           *factors, work.ctypes.data, _int(lwork), iwork.ctypes.data, ctypes.byref(res))
+        return res.value
+
+    query = np.zeros(1, dtype=a.dtype)
+    call((0,) * len(batch), query, -1)
+    work = aligned.zeros((max(1, int(query[0])),), a.dtype)
+    for idx in _batches(a):
+        info[idx] = call(idx, work, work.size)
     return u, s, vh, info
 
 
@@ -347,6 +388,7 @@ def syevd(a: np.ndarray, upper: bool, compute_v: bool
     info = np.zeros(batch, dtype=np.int32)
     lib = _mkl()
     uplo = "U" if upper else "L"
+    a_cm = _batched_column_major(a)
     for idx in _batches(a):
         if lib is None:
             if compute_v:
@@ -354,7 +396,7 @@ def syevd(a: np.ndarray, upper: bool, compute_v: bool
             else:
                 w[idx] = np.linalg.eigvalsh(a[idx], UPLO=uplo)
             continue
-        f = _fortran(a[idx])
+        f = a_cm[idx]
         ww = np.zeros(max(1, n), dtype=a.dtype)
         res = ctypes.c_int(0)
         if n:
@@ -461,6 +503,7 @@ def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: b
     `b` already broadcast to the same batch shape."""
     out = np.empty(b.shape, dtype=b.dtype)
     lib = _mkl()
+    b_cm = _batched_column_major(b)
     for idx in _batches(b):
         mat = a[idx]
         if lib is None:
@@ -472,7 +515,7 @@ def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: b
             continue
         row_major = mat.flags.c_contiguous and not mat.flags.f_contiguous
         fa = np.asfortranarray(mat.T if row_major else mat)
-        fb = _fortran(b[idx])  # a copy: trsm overwrites it with X
+        fb = b_cm[idx]  # a copy: trsm overwrites it with X
         m, n = fb.shape
         if m and n:
             one = (ctypes.c_float if b.dtype == np.float32 else ctypes.c_double)(1.0)
@@ -519,8 +562,8 @@ def gels_family(a: np.ndarray, b: np.ndarray, rcond: float, driver: str
     # pivots by what it held (columns whose entry is non-zero stay in front), and each
     # later one starts from the permutation the one before left (all non-zero: no pivoting)
     jpvt = np.full(max(1, n), unreproducible.fill() if driver == "gelsy" else 0, np.int32)
-    for idx in _batches(a):
-        if lib is None:
+    if lib is None:
+        for idx in _batches(a):
             x, _, rank, sv = np.linalg.lstsq(a[idx], b[idx], rcond=rcond)
             out[idx][:, :n] = x.T
             if m > n:  # the residual rows: the last m - n rows of Qᵀ B
@@ -530,53 +573,47 @@ def gels_family(a: np.ndarray, b: np.ndarray, rcond: float, driver: str
                 ranks[idx] = rank
             if svals is not None:
                 svals[idx] = sv
-            continue
-        fa = _fortran(a[idx])
-        fb = np.zeros((rows, k), dtype=a.dtype, order="F")
-        fb[:m] = b[idx]
-        rank = ctypes.c_int(0)
-        res = ctypes.c_int(0)
-        scalar = ctypes.c_float if a.dtype == np.float32 else ctypes.c_double
-        s = np.zeros(max(1, min(m, n)), dtype=a.dtype)
-        if m and n and k:
-            mats = [_int(m), _int(n), _int(k), fa.ctypes.data, _int(max(1, m)),
-                    fb.ctypes.data, _int(max(1, rows))]
-            query = np.zeros(1, dtype=a.dtype)
-            if driver == "gels":
-                fn = _routine(lib, a.dtype, "gels", 11)
-                head = [_CP(b"N"), *mats]
-                fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
-                work = _work(a.dtype, query[0])
-                fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
-            elif driver == "gelsy":
-                fn = _routine(lib, a.dtype, "gelsy", 13)
-                head = [*mats, jpvt.ctypes.data, ctypes.byref(scalar(rcond)),
-                        ctypes.byref(rank)]
-                fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
-                work = _work(a.dtype, query[0])
-                fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
-            elif driver == "gelsd":
-                fn = _routine(lib, a.dtype, "gelsd", 14)
-                head = [*mats, s.ctypes.data, ctypes.byref(scalar(rcond)), ctypes.byref(rank)]
-                iquery = np.zeros(1, dtype=np.int32)
-                fn(*head, query.ctypes.data, _int(-1), iquery.ctypes.data, ctypes.byref(res))
-                work = _work(a.dtype, query[0])
-                iwork = np.zeros(max(1, int(iquery[0])), dtype=np.int32)
-                fn(*head, work.ctypes.data, _int(work.size), iwork.ctypes.data,
-                   ctypes.byref(res))
-            else:
-                fn = _routine(lib, a.dtype, "gelss", 13)
-                head = [*mats, s.ctypes.data, ctypes.byref(scalar(rcond)), ctypes.byref(rank)]
-                fn(*head, query.ctypes.data, _int(-1), ctypes.byref(res))
-                work = _work(a.dtype, query[0])
-                fn(*head, work.ctypes.data, _int(work.size), ctypes.byref(res))
-        out[idx] = fb.T
-        info[idx] = res.value
+        return np.swapaxes(out, -1, -2), ranks, svals, info
+    # linalg_lstsq_out's buffers: A cloned batched column-major, B copied into the first
+    # m rows of the (max(m, n), k) solution buffers; one workspace query for the batch
+    fa = _batched_column_major(a)
+    fb = _batched_column_major(np.zeros(batch + (rows, k), a.dtype))
+    fb[..., :m, :] = b
+    s = aligned.zeros(batch + (max(1, min(m, n)),), a.dtype)
+    if not (m and n and k):
+        return fb, ranks, None if svals is None else s[..., :min(m, n)], info
+    scalar = ctypes.c_float if a.dtype == np.float32 else ctypes.c_double
+    rank = ctypes.c_int(0)
+    res = ctypes.c_int(0)
+    fn = _routine(lib, a.dtype, driver, {"gels": 11, "gelsy": 13, "gelsd": 14, "gelss": 13}[driver])
+    iwork = np.zeros(1, dtype=np.int32)
+
+    def call(idx: tuple[int, ...], work: np.ndarray, lwork: int) -> int:
+        mats = [_int(m), _int(n), _int(k), fa[idx].ctypes.data, _int(max(1, m)),
+                fb[idx].ctypes.data, _int(max(1, rows))]
+        tail = [work.ctypes.data, _int(lwork)]
+        if driver == "gels":
+            fn(_CP(b"N"), *mats, *tail, ctypes.byref(res))
+        elif driver == "gelsy":
+            fn(*mats, jpvt.ctypes.data, ctypes.byref(scalar(rcond)), ctypes.byref(rank), *tail,
+               ctypes.byref(res))
+        elif driver == "gelsd":
+            fn(*mats, s[idx].ctypes.data, ctypes.byref(scalar(rcond)), ctypes.byref(rank),
+               *tail, iwork.ctypes.data, ctypes.byref(res))
+        else:
+            fn(*mats, s[idx].ctypes.data, ctypes.byref(scalar(rcond)), ctypes.byref(rank),
+               *tail, ctypes.byref(res))
+        return res.value
+
+    query = np.zeros(1, dtype=a.dtype)
+    call((0,) * len(batch), query, -1)  # (gelsd: iwork's size in iwork[0])
+    work = aligned.zeros((max(1, int(query[0])),), a.dtype)
+    iwork = np.zeros(max(1, int(iwork[0])), dtype=np.int32)
+    for idx in _batches(a):
+        info[idx] = call(idx, work, work.size)
         if ranks is not None:
             ranks[idx] = rank.value
-        if svals is not None:
-            svals[idx] = s[:min(m, n)]
-    return np.swapaxes(out, -1, -2), ranks, svals, info
+    return fb, ranks, None if svals is None else s[..., :min(m, n)], info
 
 
 def geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -584,29 +621,20 @@ def geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     diagonal, the Householder vectors below) and tau (min(m, n) scalars)."""
     m, n = a.shape[-2:]
     k = min(m, n)
-    out = np.empty(a.shape, dtype=a.dtype)
-    taus = np.zeros(a.shape[:-2] + (k,), dtype=a.dtype)
     lib = _mkl()
-    for idx in _batches(a):
-        if lib is None:  # numpy's LAPACK: the same ?geqrf, its packed factor transposed
+    if lib is None:  # numpy's LAPACK: the same ?geqrf, its packed factor transposed
+        out = np.empty(a.shape, dtype=a.dtype)
+        taus = np.zeros(a.shape[:-2] + (k,), dtype=a.dtype)
+        for idx in _batches(a):
             if m and n:
                 h, tau = np.linalg.qr(a[idx], mode="raw")
                 out[idx], taus[idx] = h.T, tau[:k]
             else:
                 out[idx] = a[idx]
-            continue
-        f = _fortran(a[idx])
-        tau = np.zeros(max(1, k), dtype=a.dtype)
-        if m and n:
-            fn = _routine(lib, a.dtype, "geqrf", 8)
-            res = ctypes.c_int(0)
-            query = np.zeros(1, dtype=a.dtype)
-            fn(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
-               query.ctypes.data, _int(-1), ctypes.byref(res))
-            work = _work(a.dtype, query[0])
-            fn(_int(m), _int(n), f.ctypes.data, _int(max(1, m)), tau.ctypes.data,
-               work.ctypes.data, _int(work.size), ctypes.byref(res))
-        out[idx], taus[idx] = f, tau[:k]
+        return out, taus
+    out = _batched_column_major(a)
+    taus = aligned.zeros(a.shape[:-2] + (k,), a.dtype)
+    _geqrf_batched(lib, out, taus)
     return out, taus
 
 
@@ -614,28 +642,18 @@ def orgqr(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
     """?orgqr on a column-major copy of each (m, n) matrix with its k = tau.shape[-1]
     reflectors, as apply_orgqr: one workspace query for the batch."""
     m, n = a.shape[-2:]
-    k = tau.shape[-1]
-    out = np.empty(a.shape, dtype=a.dtype)
     if a.size == 0:
-        return out
+        return np.empty(a.shape, dtype=a.dtype)
     lib = _mkl()
     if lib is None:
+        out = np.empty(a.shape, dtype=a.dtype)
         for idx in _batches(a):
             out[idx] = _reflect(a[idx], tau[idx], np.eye(m, n, dtype=a.dtype), True, False)
         return out
-    fn = _routine(lib, a.dtype, "orgqr", 9)
-    res = ctypes.c_int(0)
-    query = np.zeros(1, dtype=a.dtype)
-    tau0 = np.ascontiguousarray(tau[(0,) * (tau.ndim - 1)])
-    fn(_int(m), _int(n), _int(k), _fortran(a[(0,) * (a.ndim - 2)]).ctypes.data,
-       _int(max(1, m)), tau0.ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
-    work = _work(a.dtype, query[0])
-    for idx in _batches(a):
-        f = _fortran(a[idx])
-        t = np.ascontiguousarray(tau[idx])
-        fn(_int(m), _int(n), _int(k), f.ctypes.data, _int(max(1, m)), t.ctypes.data,
-           work.ctypes.data, _int(work.size), ctypes.byref(res))
-        out[idx] = f
+    out = _batched_column_major(a)
+    taus = aligned.empty(tau.shape, tau.dtype)
+    taus[...] = tau
+    _orgqr_batched(lib, out, taus)
     return out
 
 
@@ -653,11 +671,12 @@ def ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, left: bool, transpose: 
         for idx in _batches(c):
             out[idx] = _reflect(a[idx], tau[idx], c[idx], left, transpose)
         return out
+    a_cm, c_cm = _batched_column_major(a), _batched_column_major(c)
     fn = _routine(lib, c.dtype, "ormqr", 13)
     side, trans = _CP(b"L" if left else b"R"), _CP(b"T" if transpose else b"N")
     lda = max(1, a.shape[-2])
     for idx in _batches(c):
-        fa, fc = _fortran(a[idx]), _fortran(c[idx])
+        fa, fc = a_cm[idx], c_cm[idx]
         t = np.ascontiguousarray(tau[idx])
         res = ctypes.c_int(0)
         head = [side, trans, _int(m), _int(n), _int(k), fa.ctypes.data, _int(lda),
@@ -687,11 +706,12 @@ def sytrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     res = ctypes.c_int(0)
     query = np.zeros(1, dtype=a.dtype)
     p = np.zeros(n, dtype=np.int32)
-    fn(_CP(b"L"), _int(n), _fortran(a[(0,) * (a.ndim - 2)]).ctypes.data, _int(max(1, n)),
+    a_cm = _batched_column_major(a)
+    fn(_CP(b"L"), _int(n), a_cm[(0,) * (a.ndim - 2)].ctypes.data, _int(max(1, n)),
        p.ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
     work = _work(a.dtype, query[0])
     for idx in _batches(a):
-        f = _fortran(a[idx])
+        f = a_cm[idx]
         p = np.zeros(n, dtype=np.int32)
         res = ctypes.c_int(0)
         fn(_CP(b"L"), _int(n), f.ctypes.data, _int(max(1, n)), p.ctypes.data,
@@ -711,8 +731,10 @@ def sytrs(ld: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
     if lib is None:
         raise_without_mkl("torch.linalg.ldl_solve")
     fn = _routine(lib, b.dtype, "sytrs", 9)
+    b_cm = _batched_column_major(b)
+    ld_cm = _batched_column_major(ld)
     for idx in _batches(b):
-        f_ld, f_b = _fortran(ld[idx]), _fortran(b[idx])
+        f_ld, f_b = ld_cm[idx], b_cm[idx]
         p = np.ascontiguousarray(piv[idx], dtype=np.int32)
         res = ctypes.c_int(0)
         fn(_CP(b"L"), _int(n), _int(nrhs), f_ld.ctypes.data, _int(max(1, n)), p.ctypes.data,

@@ -432,7 +432,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.nn.utils": _NN_UTILS,
     "torch.testing": {"assert_close": "torch.testing"},
     "torch.jit": {**{name: "torch.jit._script" for name in _JIT_SCRIPT},
-                  **{name: "torch.jit._trace" for name in _JIT_TRACE}},
+                  **{name: "torch.jit._trace" for name in _JIT_TRACE},
+                  "isinstance": "torch.jit._isinstance"},
     "torch.jit._script": {name: "torch.jit._script" for name in _JIT_SCRIPT},
     "torch.jit._trace": {name: "torch.jit._trace" for name in _JIT_TRACE},
     "torch.nn.utils.prune": {name: "torch.nn.utils.prune" for name in (

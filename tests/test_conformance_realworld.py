@@ -26,6 +26,40 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
+    "gh_seannaren_deepspeech2_maskconv_batchrnn_ctc": "the second MaskConv convolution "
+                                                      "(Conv2d(32, 32, (21, 11), stride (2, "
+                                                      "1), padding (10, 5)) on a 2x32x5x12 "
+                                                      "batch) runs oneDNN's x64:gemm:jit "
+                                                      "(ONEDNN_VERBOSE), and "
+                                                      "conv_gemm.forward's sums differ from "
+                                                      "it by one float32 ulp (measured: 4.8e-7 "
+                                                      "at most), so the grad norms and the GRU "
+                                                      "model's losses differ in the last "
+                                                      "digits; the same convolution matches "
+                                                      "with 33 output positions a thread "
+                                                      "(width 11) or 16 input channels (K = "
+                                                      "3696 instead of 7392): it needs the "
+                                                      "sgemm order oneDNN's gemm convolution "
+                                                      "runs for this K and width "
+                                                      "(extended_sgemm without the forced "
+                                                      "no-copy kernel engine/onednn_sgemm.py "
+                                                      "reproduces); the first conv's input "
+                                                      "gradient (gemm:jit backward_data) "
+                                                      "differs too. The model code (Enum of "
+                                                      "RNN classes, pack_padded BatchRNNs, "
+                                                      "Lookahead, CTCLoss sum with "
+                                                      "zero_infinity, GreedyDecoder) runs",
+    "tut_speech_command_m5_classifier": "conv1 (Conv1d(1, 32, 80, stride=16)) of the "
+                                        "permuted mono batch runs channels-last (matched "
+                                        "since round 50), but its weight and bias "
+                                        "gradients run oneDNN's channels-last x64:gemm:jit "
+                                        "backward_weights (ONEDNN_VERBOSE: src acdb, wei "
+                                        "cdba), whose order is not reproduced (a kernel 14 "
+                                        "or more wide: float64, noted): conv1.weight.grad "
+                                        "sums to -0.09072788 against torch's -0.09073067, "
+                                        "so the second epoch's losses differ in the 7th "
+                                        "digit; the first epoch's losses, the test "
+                                        "accuracies and the predictions match",
     "gh_kellerjordan_muon_aux_adam": "Muon's zeropower_via_newtonschulz5 runs in bfloat16 "
                                      "(`X = G.bfloat16()`): gradtrace refuses "
                                      "`X.norm(dim=(-2, -1))` of a bfloat16 tensor "
@@ -133,7 +167,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 911
+    assert len(CASES) == 918
     assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

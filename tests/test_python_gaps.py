@@ -94,6 +94,51 @@ def test_flag_unique_reports_aliases_with_the_flag_repr():
     assert err.message == "duplicate values found in <flag 'V'>: B -> A"
 
 
+def test_torch_jit_isinstance_refines_containers_as_torch_does():
+    # torchaudio's _get_spec_norms: `torch.jit.isinstance(normalized, str)`
+    same_as_python("""\
+        import torch
+        from typing import Dict, List, Optional, Tuple, Union, get_origin
+        print(get_origin(Optional[int]) is Union, get_origin(Union[int, str]) is Union)
+        types = (str, bool, int, List[int], Dict[str, List[torch.Tensor]], Tuple[int, str, int],
+                 Optional[Tuple[int, str, int]], (str, bool), Union[int, List[int]])
+        for obj in ["frame_length", True, 3, [1, 2], [1, "a"], {"a": [torch.ones(1)]},
+                    (1, "x", 2), None, []]:
+            print([torch.jit.isinstance(obj, t) for t in types])
+        for bad in (List, dict, [int]):
+            try:
+                torch.jit.isinstance([1], bad)
+            except RuntimeError as e:
+                print(e)
+        """, timeout=120)
+
+
+def test_classes_are_enum_members_unless_descriptors_as_in_python():
+    # deepspeech.pytorch's `class RNNType(Enum): lstm = nn.LSTM`, then `rnn_type.value`
+    same_as_python("""\
+        from enum import Enum
+        import torch.nn as nn
+        class RNNType(Enum):
+            lstm = nn.LSTM
+            gru = nn.GRU
+        print(list(RNNType), RNNType.gru.value, RNNType(nn.GRU), RNNType.lstm.value(2, 3))
+        class Plain:
+            pass
+        class Desc:
+            def __get__(self, obj, objtype=None):
+                return 42
+        class Setter:
+            def __set__(self, obj, value):
+                pass
+        class K(Enum):
+            a = Plain
+            b = int
+            d = Desc
+            s = Setter
+        print(list(K), K.a.value, K.b.value, K.d, K.s)
+        """, timeout=120)
+
+
 # ------------------------------------------------------------------ typing at run time
 
 

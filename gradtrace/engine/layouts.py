@@ -92,15 +92,21 @@ def suggests_channels_last(array: np.ndarray) -> bool:
 
     if array.ndim not in (4, 5) or array.size == 0:
         return False
-    strides, low = torch_strides(array), 0
-    if strides[1] == 0:
+    return channels_last_strides(array.shape, torch_strides(array))
+
+
+def channels_last_strides(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """c10's is_channels_last_strides_{2,3}d_s{4,5} of a 4-d / 5-d tensor's sizes and
+    strides (in elements)."""
+    if 0 in shape or strides[1] == 0:
         return False
-    for d in _CHANNELS_LAST_ORDER[CHANNELS_LAST if array.ndim == 4 else CHANNELS_LAST_3D][1]:
+    low = 0
+    for d in _CHANNELS_LAST_ORDER[CHANNELS_LAST if len(shape) == 4 else CHANNELS_LAST_3D][1]:
         if strides[d] < low:
             return False
         if d == 0 and low == strides[1]:
             return False
-        low = strides[d] * (array.shape[d] if array.shape[d] > 1 else 1)
+        low = strides[d] * (shape[d] if shape[d] > 1 else 1)
     return True
 
 

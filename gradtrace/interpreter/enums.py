@@ -67,10 +67,16 @@ class EnumNamespace(dict):
 
 
 def _is_member_value(value: Any) -> bool:
+    """Not a descriptor (Python 3.11's enum._is_descriptor): functions, methods and
+    properties stay attributes; a class is a member (`lstm = nn.LSTM`) unless it defines
+    __get__, __set__ or __delete__ (a class made in the body too: 3.11 makes it a member
+    and warns that 3.13 will not)."""
     from .objects import ClassMethod, NativeFunction, StaticMethod, UserFunction
 
+    if isinstance(value, ScriptClass):
+        return all(value.lookup(name) is MISSING for name in ("__get__", "__set__", "__delete__"))
     return not isinstance(value, (UserFunction, NativeFunction, StaticMethod, ClassMethod,
-                                  Property, ScriptClass))
+                                  Property))
 
 
 def _next_value(values: list[Any]) -> Any:

@@ -73,7 +73,11 @@ def get_origin(interp: Interpreter, tp: Any) -> Any:
         if tp.name == "Annotated" and tp.args is not None:
             return TypingClass("Annotated")
         if tp.name in _SELF_ORIGINS and tp.args is not None:
-            return TypingName(_SELF_ORIGINS[tp.name])
+            # typing's own object (`get_origin(Optional[int]) is Union`)
+            name = _SELF_ORIGINS[tp.name]
+            typing_module = interp.modules.get("typing")
+            found = typing_module.table.get(name) if typing_module is not None else None
+            return found if type(found) is TypingName else TypingName(name)
         return origin_class(interp, tp.name)
     return None
 

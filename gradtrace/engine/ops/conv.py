@@ -33,7 +33,9 @@ from .conv_values import (
     _as_2d,
     backward_values,
     channels_last,
+    conv_channels_last,
     forward_values,
+    in_conv_format,
     out_size,
     transposed_backward,
     transposed_grads,
@@ -72,10 +74,10 @@ class ConvolutionBackward0(Function):
                 output_padding: tuple[int, ...]) -> np.ndarray:
         self.save_inputs(x, w, b, stride, padding, dilation, groups, output_padding)
         full = tuple(padding) * len(stride) if len(padding) == 1 else tuple(padding)
-        cl = channels_last(x.array, w.array)
+        cl = conv_channels_last(x.array, w.array)
         out = forward_values(x.array, w.array, None if b is None else b.array, stride, full,
                               dilation, groups, cl)
-        return dense_in_format(out, True) if cl else out
+        return in_conv_format(out, True) if cl else out
 
     def meta_forward(self, x: Tensor, w: Tensor, b: Tensor | None, stride: tuple[int, ...],
                      padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
@@ -156,12 +158,12 @@ class ConvolutionBackwardBackward0(Function):
             return [o.astype(dtype, copy=False) if o is not None else np.zeros(shape, dtype)
                     for o, shape in zip(outs, (xa.shape, wa.shape, bias_shape), strict=True)]
         bias_shape = bias_sizes if bias_sizes != (0,) else (wa.shape[0],)
-        cl = channels_last(xa, wa)
+        cl = conv_channels_last(xa, wa)
         gi, gw, gb = backward_values(g, xa, wa, bias_shape, stride, full, dilation, groups,
                                       (mask[0], mask[1], mask[2] and bias_sizes != (0,)), cl)
         # fresh dense results (a kernel's may view its padded buffer): the input gradient in
         # the convolution's format, the weight's in the weight's own (measured)
-        return [dense_in_format(gi.astype(dtype, copy=False), cl),
+        return [in_conv_format(gi.astype(dtype, copy=False), cl),
                 dense_in_format(gw.astype(dtype, copy=False), cl and suggests_channels_last(wa)),
                 np.ascontiguousarray(gb, dtype)]
 

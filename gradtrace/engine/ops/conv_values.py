@@ -19,7 +19,7 @@ from .. import (
     onednn,
     slow_conv,
 )
-from ..layouts import suggests_channels_last
+from ..layouts import channels_last_strides, dense_in_format, suggests_channels_last
 from ..reduction_order import cascade_sum, seq_sum
 
 
@@ -284,6 +284,43 @@ def channels_last(x: np.ndarray, w: np.ndarray) -> bool:
     return x.ndim in (4, 5) and (suggests_channels_last(x) or suggests_channels_last(w))
 
 
+def conv_channels_last(x: np.ndarray, w: np.ndarray) -> bool:
+    """`channels_last` of a convolution (not transposed) as _convolution decides it: a 1-D
+    one's input is first made contiguous (which keeps a contiguous tensor's strides, its
+    size-1 dims' too) and both operands viewed 4-D by unsqueeze(2), so a mono signal
+    permuted from (N, L, 1) to (N, 1, L) runs channels-last (measured: brg_conv_fwd, and an
+    output with strides (O*L, 1, O))."""
+    if x.ndim != 3 or w.ndim != 3:
+        return channels_last(x, w)
+    return _view4d_channels_last(x, True) or _view4d_channels_last(w, False)
+
+
+def _view4d_channels_last(a: np.ndarray, made_contiguous: bool) -> bool:
+    """Whether view4d (unsqueeze(2)) of the 3-d `a` (after `contiguous()` where
+    `made_contiguous`) suggests channels-last: its strides as torch keeps them (numpy's of
+    size-1 dims, as views.tensor_strides reads them; a newaxis' 0 as torch's contiguous)."""
+    from .views import contiguous_strides
+
+    if a.size == 0 or (made_contiguous and not a.flags.c_contiguous):
+        return False  # contiguous() lays it out row-major: NCHW
+    canonical = contiguous_strides(a.shape)
+    if a.flags.c_contiguous:
+        strides = [s // a.itemsize if n == 1 and s else c
+                   for n, s, c in zip(a.shape, a.strides, canonical, strict=True)]
+    else:
+        strides = [s // a.itemsize for s in a.strides]
+    return channels_last_strides((a.shape[0], a.shape[1], 1, a.shape[2]),
+                                 (strides[0], strides[1], a.shape[2] * strides[2], strides[2]))
+
+
+def in_conv_format(out: np.ndarray, channels_last: bool) -> np.ndarray:
+    """`out` laid out as a convolution's result (dense_in_format); a 1-D convolution's run
+    channels-last is the squeezed 4-d channels-last result (strides (O*L, 1, O))."""
+    if out.ndim == 3 and channels_last:
+        return dense_in_format(out[:, :, None, :], True)[:, :, 0, :]
+    return dense_in_format(out, channels_last)
+
+
 def nhwc_calls(x_shape: tuple[int, ...], dtype: np.dtype, w_shape: tuple[int, ...],
                out_w: int, stride: tuple[int, ...], padding: tuple[int, ...],
                dilation: tuple[int, ...], groups: int, direction: str) -> bool | None:
@@ -379,6 +416,10 @@ def forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
                     dilation: tuple[int, ...], groups: int, channels_last: bool) -> np.ndarray:
     """The convolution's output in the order of the kernel torch runs (module doc), any
     layout."""
+    if channels_last and x.ndim == 3:  # run as torch's view4d of it (conv_channels_last)
+        xs, ws, st, pad, dil = _as_2d(x.shape, w.shape, stride, padding, dilation)
+        out = forward_values(x.reshape(xs), w.reshape(ws), b, st, pad, dil, groups, True)
+        return out.reshape(out.shape[:2] + (-1,))
     slow = _slow2d_plan(x, w, stride, padding, dilation, groups)
     if slow is not None:
         if channels_last and _slow_channels_last(x, dilation, groups):
@@ -424,6 +465,11 @@ def backward_values(g: np.ndarray, xa: np.ndarray, wa: np.ndarray,
                      mask: tuple[bool, bool, bool], channels_last: bool) -> list[np.ndarray]:
     """A plain convolution's (grad_input, grad_weight, grad_bias) in the order of the
     kernels torch runs (module doc), any layout; zeros where `mask` asks for none."""
+    if channels_last and xa.ndim == 3:  # run as torch's view4d of it (conv_channels_last)
+        xs, ws, st, pad, dil = _as_2d(xa.shape, wa.shape, stride, padding, dilation)
+        outs = backward_values(g.reshape(g.shape[:2] + (1, g.shape[-1])), xa.reshape(xs),
+                               wa.reshape(ws), bias_shape, st, pad, dil, groups, mask, True)
+        return [outs[0].reshape(xa.shape), outs[1].reshape(wa.shape), outs[2]]
     dtype = xa.dtype
     slow = _slow2d_plan(xa, wa, stride, padding, dilation, groups)
     if slow is not None and channels_last and _slow_channels_last(xa, dilation, groups):

@@ -227,7 +227,7 @@ _NN_MODULES = (
                 "AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
                 "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d MaxUnpool1d "
                 "MaxUnpool2d MaxUnpool3d LPPool1d LPPool2d LPPool3d"),
-    ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d"),
+    ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm"),
     ("instancenorm", "InstanceNorm1d InstanceNorm2d InstanceNorm3d"),
     ("normalization", "LayerNorm GroupNorm LocalResponseNorm RMSNorm"),
     ("sparse", "Embedding EmbeddingBag"),

@@ -1,0 +1,98 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 51
+(torch.nn.utils and torch.utils) found: detectron2's FrozenBatchNorm2d.convert_frozen_batchnorm
+names `nn.modules.batchnorm.SyncBatchNorm`, which was refused, and reading or setting a
+state_dict's `_metadata` (the modules' versions its _load_from_state_dict overrides see) was
+refused.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+
+SYNC_BATCHNORM = """import torch
+from torch import nn
+torch.manual_seed(0)
+net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4),
+                    nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4, momentum=None, affine=False)))
+net[1].weight.data.uniform_()
+sync = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+print(sync)
+print(sync is net, sync[1].weight is net[1].weight, sync[1].process_group)
+print(isinstance(sync[1], nn.modules.batchnorm._BatchNorm), nn.modules.batchnorm.SyncBatchNorm)
+x = torch.randn(2, 3, 5, 5, requires_grad=True)
+y = sync[1](sync[0](x))
+print(y.grad_fn.name(), y[0, :, 0, 0])
+y.pow(2).sum().backward()
+print(sync[1].weight.grad, sync[1].running_mean, sync[1].num_batches_tracked)
+bn = sync[2][1]
+for _ in range(2):
+    bn(torch.randn(6, 4))
+print(bn.running_var, bn.num_batches_tracked)
+bn.eval()
+print(bn(torch.ones(2, 4)))
+s = nn.SyncBatchNorm(3, eps=1e-3, bias=False, process_group='g')
+print(s, s.process_group, list(s.state_dict()))
+print(nn.SyncBatchNorm.convert_sync_batchnorm(nn.BatchNorm3d(2)))
+for bad in [torch.randn(4), torch.randn(2, 0, 3)]:
+    try:
+        s(bad)
+    except ValueError as e:
+        print('ValueError:', e)
+"""
+
+
+def test_sync_batchnorm_runs_as_in_a_single_process() -> None:
+    """SyncBatchNorm and convert_sync_batchnorm: without a process group torch's forward is
+    F.batch_norm, with its own input checks and repr."""
+    assert gradtrace_output(SYNC_BATCHNORM) == torch_output(SYNC_BATCHNORM)
+
+
+STATE_METADATA = """import copy
+from collections import OrderedDict
+import torch
+from torch import nn
+
+class Old(nn.Linear):
+    _version = 3
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, *args):
+        print('version', prefix, local_metadata.get('version'))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
+
+torch.manual_seed(0)
+net = nn.Sequential(Old(2, 2), nn.Sequential(nn.BatchNorm1d(2)))
+sd = net.state_dict()
+print(sd._metadata)
+print(getattr(sd, '_metadata', None) is sd._metadata, hasattr(sd, '_metadata'))
+print(copy.deepcopy(sd)._metadata == sd._metadata)
+print(net.load_state_dict(sd))
+plain = OrderedDict(sd)
+print(hasattr(plain, '_metadata'), getattr(plain, '_metadata', 'none'))
+try:
+    plain._metadata
+except AttributeError as e:
+    print('AttributeError:', e)
+plain._metadata = {'': {'version': 1}, '0': {'version': 1}}
+print(net.load_state_dict(plain))
+plain._metadata = None
+print(plain._metadata, net.load_state_dict(plain))
+del plain._metadata
+print(hasattr(plain, '_metadata'))
+try:
+    del plain._metadata
+except AttributeError as e:
+    print('AttributeError:', e)
+del sd._metadata['0']
+net.load_state_dict(sd)
+"""
+
+
+def test_state_dict_metadata_is_read_set_and_deleted() -> None:
+    """`state_dict._metadata`: the versions state_dict records, which load_state_dict hands
+    to each module's _load_from_state_dict; set, replaced by None, deleted, or absent
+    (Python's AttributeError) on an OrderedDict of the script's own."""
+    assert gradtrace_output(STATE_METADATA) == torch_output(STATE_METADATA)

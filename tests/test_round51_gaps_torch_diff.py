@@ -96,3 +96,37 @@ def test_state_dict_metadata_is_read_set_and_deleted() -> None:
     to each module's _load_from_state_dict; set, replaced by None, deleted, or absent
     (Python's AttributeError) on an OrderedDict of the script's own."""
     assert gradtrace_output(STATE_METADATA) == torch_output(STATE_METADATA)
+
+
+WEAKREF = """import weakref
+import torch
+from torch import nn
+m = nn.Linear(2, 2)
+r = weakref.ref(m.weight)
+print(r() is m.weight, r() is None)
+mr = weakref.ref(m)
+print(type(mr()).__name__, callable(mr))
+t = torch.ones(2)
+rt = weakref.ref(t)
+del t
+print(rt())
+class A:
+    pass
+a = A()
+ra = weakref.ref(a)
+print(ra() is a, ra == weakref.ref(a))
+del a
+print(ra(), ra == ra, repr(ra).endswith('; dead>'))
+for bad in [1, 'x', [1], {}, (1,), None]:
+    try:
+        weakref.ref(bad)
+    except TypeError as e:
+        print('TypeError:', e)
+"""
+
+
+def test_weakref_ref_follows_the_objects_life() -> None:
+    """weakref.ref (torch_ema keeps its parameters so): the object while the script holds
+    it, None once the last reference is gone, Python's TypeError for ints, strs, lists,
+    dicts, tuples and None."""
+    assert gradtrace_output(WEAKREF) == torch_output(WEAKREF)

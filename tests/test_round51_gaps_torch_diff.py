@@ -130,3 +130,69 @@ def test_weakref_ref_follows_the_objects_life() -> None:
     it, None once the last reference is gone, Python's TypeError for ints, strs, lists,
     dicts, tuples and None."""
     assert gradtrace_output(WEAKREF) == torch_output(WEAKREF)
+
+
+PACKED_SEQUENCE_METHODS = """import torch
+from torch.nn.utils.rnn import pack_sequence, pad_packed_sequence
+a, b, c = torch.tensor([1., 2, 3]), torch.tensor([4., 5]), torch.tensor([6.])
+p = pack_sequence([b, a, c], enforce_sorted=False)
+print(torch.ones(2).is_pinned(), p.is_pinned(), p.is_cuda)
+for q in [p.half(), p.long(), p.int(), p.short(), p.char(), p.byte(), p.double(), p.float(),
+          p.cpu(), p.cpu(dtype=torch.float64), p.to(torch.int64), p.to("cpu")]:
+    print(q.data.dtype, q.sorted_indices, q is p)
+print(pad_packed_sequence(p.long(), batch_first=True))
+try:
+    p.cuda()
+except (AssertionError, RuntimeError) as e:
+    print(type(e).__name__, e)
+"""
+
+
+def test_packed_sequence_has_torchs_conversions() -> None:
+    """PackedSequence's half/long/int/short/char/byte, cpu(*args), cuda() and is_pinned()
+    (Tensor.is_pinned(): False on the CPU), as torch/nn/utils/rnn.py writes them."""
+    assert gradtrace_output(PACKED_SEQUENCE_METHODS) == torch_output(PACKED_SEQUENCE_METHODS)
+
+
+LINALG_KEYWORDS = """import torch
+torch.manual_seed(0)
+A = torch.randn(3, 3, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)
+A.requires_grad_()
+B = torch.randn(3, 2, dtype=torch.float64)
+S = A.detach() @ A.detach().T
+X = torch.linalg.solve(A=A, B=B)
+X.sum().backward()
+print(X, A.grad)
+print(torch.linalg.solve(A.detach(), B=B).sum(), torch.linalg.solve_ex(A=S, B=B).result.sum())
+print(torch.linalg.det(A=S), torch.linalg.inv(A=S).sum(), torch.linalg.slogdet(A=S).logabsdet)
+print(torch.linalg.inv_ex(A=S).info, torch.linalg.qr(A=S).R.diagonal().abs())
+print(torch.linalg.svdvals(A=S), torch.linalg.svd(A=S).S, torch.linalg.diagonal(A=S))
+print(torch.linalg.cholesky(input=S), torch.linalg.cholesky_ex(input=S).info)
+print(torch.linalg.eigh(input=S).eigenvalues, torch.linalg.eigvalsh(input=S, UPLO='U'))
+print(torch.linalg.matrix_norm(input=S), torch.linalg.norm(input=S))
+print(torch.linalg.vector_norm(input=B))
+print(torch.linalg.pinv(input=S).sum(), torch.linalg.matrix_rank(input=S))
+print(torch.linalg.cond(input=S))
+print(torch.linalg.lstsq(input=S, b=B).solution.sum())
+print(torch.linalg.matrix_power(input=S, n=2).sum())
+print(torch.linalg.solve_triangular(input=S.triu(), B=B, upper=True).sum())
+LU, piv = torch.linalg.lu_factor(A=S)
+print(torch.linalg.lu_solve(LU=LU, pivots=piv, B=B).sum(), torch.linalg.lu(A=S).U.diagonal())
+print(torch.linalg.matrix_exp(input=S / 10).sum(), torch.linalg.tensorinv(input=S, ind=1).sum())
+print(torch.linalg.tensorsolve(input=S, other=B[:, 0]).sum())
+for call in [lambda: torch.linalg.solve(a=S, B=B), lambda: torch.linalg.det(a=S),
+             lambda: torch.linalg.lu_solve(LU, piv, b=B)]:
+    try:
+        call()
+    except TypeError as e:
+        print('TypeError:', e)
+print(torch.linalg.eigh(a=S).eigenvalues, torch.linalg.eigvals(x=S).real)
+print(torch.linalg.householder_product(input=S, tau=torch.ones(2, dtype=torch.float64) / 2))
+"""
+
+
+def test_linalg_functions_take_torchs_keyword_names() -> None:
+    """torch.linalg's keyword names (`solve(A=, B=)`, `eigh(input=)`, `lu_solve(LU=, pivots=,
+    B=)`; a forum answer's Cayley map calls `torch.linalg.solve(A=eye + A, B=eye - A)`), and
+    torch's TypeError for the lower-case names its parser does not take."""
+    assert gradtrace_output(LINALG_KEYWORDS) == torch_output(LINALG_KEYWORDS)

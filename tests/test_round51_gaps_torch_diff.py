@@ -196,3 +196,66 @@ def test_linalg_functions_take_torchs_keyword_names() -> None:
     B=)`; a forum answer's Cayley map calls `torch.linalg.solve(A=eye + A, B=eye - A)`), and
     torch's TypeError for the lower-case names its parser does not take."""
     assert gradtrace_output(LINALG_KEYWORDS) == torch_output(LINALG_KEYWORDS)
+
+
+ARANGE_OUT = """import torch
+b = torch.empty(0).long(); r = torch.arange(4, out=b); print(r is b, b, b._version)
+f = torch.empty(2); print(torch.arange(1, 2.5, 0.5, out=f), f._version)
+i = torch.zeros(3, dtype=torch.int32); print(torch.arange(3, out=i), i._version)
+try: torch.arange(3, out=torch.empty(3), dtype=torch.int64)
+except Exception as e: print(type(e).__name__, e)
+try: torch.arange(3, out=torch.empty(3, requires_grad=True))
+except Exception as e: print(type(e).__name__, e)
+g = torch.empty(5); v = g[:2]; torch.arange(5, out=g); print(v, g)
+h = torch.empty(2, 3); print(torch.arange(6, out=h))
+print(torch.arange(2.5, out=torch.empty(0, dtype=torch.int64)))
+t = torch.empty(3); print(torch.arange(3, out=t, requires_grad=True))
+print(torch.arange(0, 1, 0.1, out=torch.empty(10, dtype=torch.float64)))
+for args in [(2.5,), (0.5, 3.7), (1, 2.5, 0.5), (-1.5, 2), (3.9,), (0, 10, 2.5), (5, 0, -1.5)]:
+    for dt in (torch.int64, torch.int32, torch.uint8, torch.int16):
+        try: print(args, dt, torch.arange(*args, out=torch.empty(0, dtype=dt)))
+        except Exception as e: print(args, dt, type(e).__name__, e)
+"""
+
+
+def test_arange_writes_into_out() -> None:
+    """torch.arange(out=) (fairseq's buffered_arange and convert_padding_direction): the
+    range in out's dtype, its shape kept when the sizes match, else resized with torch's
+    warning; an integer out truncates start and step to int64 as arange_out does."""
+    assert gradtrace_output(ARANGE_OUT) == torch_output(ARANGE_OUT)
+
+
+FUNCTION_ATTRIBUTES = """import torch
+def f(x):
+    if not hasattr(f, "calls"):
+        f.calls = 0
+    f.calls += 1
+    return x * f.calls
+print(f(2), f(2), f.calls, getattr(f, "nope", "default"))
+f._private = [1]
+print(f._private)
+del f.calls
+print(hasattr(f, "calls"))
+try:
+    del f.calls
+except AttributeError as e:
+    print("AttributeError:", e)
+try:
+    f.missing
+except AttributeError as e:
+    print("AttributeError:", e)
+class A:
+    def m(self):
+        return 1
+A.m.tag = "x"
+print(A().m.tag, A.m.tag)
+f.__doc__ = "doc"
+print(f.__doc__)
+"""
+
+
+def test_script_functions_take_attributes() -> None:
+    """A script function's own attributes (Python's function __dict__: fairseq's
+    `buffered_arange.buf`), read through its methods too, deleted, and Python's
+    AttributeError for one never set."""
+    assert gradtrace_output(FUNCTION_ATTRIBUTES) == torch_output(FUNCTION_ATTRIBUTES)

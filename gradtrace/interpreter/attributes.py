@@ -670,6 +670,11 @@ class Attributes:
         if kind is UserFunction and name == "__doc__":  # any object, as Python's functions
             obj.doc = value  # take (Hugging Face's add_start_docstrings prepends to it)
             return
+        if kind is UserFunction and not is_dunder(name) and not obj.library:  # its own
+            if obj.attrs is None:  # (Python keeps it in the function's __dict__: fairseq's
+                obj.attrs = {}  # `buffered_arange.buf = torch.LongTensor()`)
+            obj.attrs[name] = value
+            return
         if kind is Method and name == "__doc__":
             raise ScriptError("attribute '__doc__' of 'method' objects is not writable",
                               kind="AttributeError")
@@ -709,6 +714,11 @@ class Attributes:
         elif kind is stdlib.OrderedDict and name == STATE_METADATA:
             state_metadata(obj)  # (Python's AttributeError when there is none)
             del obj.state_metadata
+        elif kind is UserFunction and not is_dunder(name):
+            if obj.attrs is None or name not in obj.attrs:
+                raise ScriptError(f"'function' object has no attribute '{name}'",
+                                  kind="AttributeError")
+            del obj.attrs[name]
         elif stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         else:

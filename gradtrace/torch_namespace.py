@@ -421,7 +421,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
                  "DataParallel": "torch.nn.parallel.data_parallel"},
     # only the class: torch.nn.parallel's `data_parallel` attribute is a function, which
     # shadows the submodule of that name (and is not supported)
-    "torch.nn.parallel": {"DataParallel": "torch.nn.parallel.data_parallel"},
+    "torch.nn.parallel": {"DataParallel": "torch.nn.parallel.data_parallel",
+                          "DistributedDataParallel": "torch.nn.parallel.distributed"},
     "torch.nn.modules": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
                          for name in names.split()},
     **_nn_submodules(),

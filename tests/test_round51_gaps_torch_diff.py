@@ -259,3 +259,25 @@ def test_script_functions_take_attributes() -> None:
     `buffered_arange.buf`), read through its methods too, deleted, and Python's
     AttributeError for one never set."""
     assert gradtrace_output(FUNCTION_ATTRIBUTES) == torch_output(FUNCTION_ATTRIBUTES)
+
+
+DISTRIBUTED_DATA_PARALLEL = """import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+m = nn.Linear(2, 2)
+print(type(m) in (nn.parallel.DataParallel, nn.parallel.DistributedDataParallel),
+      DDP is nn.parallel.DistributedDataParallel)
+print(isinstance(nn.DataParallel(m), DDP), issubclass(DDP, nn.Module), DDP.__name__,
+      DDP.__module__)
+for kw in [{}, {"device_ids": [0]}, {"delay_all_reduce_named_params": []}]:
+    try:
+        DDP(m, **kw)
+    except (ValueError, RuntimeError) as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_distributed_data_parallel_is_a_class_without_a_process_group() -> None:
+    """nn.parallel.DistributedDataParallel names a class (YOLOv5's is_parallel compares
+    types with it); making one is torch's ValueError with no process group."""
+    assert gradtrace_output(DISTRIBUTED_DATA_PARALLEL) == torch_output(DISTRIBUTED_DATA_PARALLEL)

@@ -268,6 +268,16 @@ def _is_contiguous(t: Tensor, memory_format: Any = None) -> bool:
     return is_contiguous_as(t.array, memory_format)
 
 
+def _is_pinned(t: Tensor, device: Any = None) -> bool:
+    """Tensor.is_pinned(): False, a CPU tensor's memory is never pinned (pin_memory needs an
+    accelerator torch does not have here); torch's deprecated `device` argument, which it
+    answers with a DeprecationWarning, is refused."""
+    if device is not None:
+        raise NotSupportedError("Tensor.is_pinned's deprecated `device` argument is not "
+                                "supported by gradtrace")
+    return False
+
+
 def _stride(t: Tensor, dim: Any = None) -> Any:
     strides = tensor_strides(t)
     if dim is None:
@@ -324,7 +334,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "is_floating_point": Tensor.is_floating_point, "element_size": Tensor.element_size,
     "is_inference": Tensor.is_inference,
     "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
-    "type": _type, "is_contiguous": _is_contiguous, "stride": _stride,
+    "type": _type, "is_contiguous": _is_contiguous, "stride": _stride, "is_pinned": _is_pinned,
     "byte": tensor_info.byte, "char": tensor_info.char, "short": tensor_info.short,
     "half": tensor_info.half, "bfloat16": tensor_info.bfloat16,
     "ndimension": tensor_info.ndimension,

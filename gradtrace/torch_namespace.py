@@ -227,7 +227,7 @@ _NN_MODULES = (
                 "AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
                 "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d MaxUnpool1d "
                 "MaxUnpool2d MaxUnpool3d LPPool1d LPPool2d LPPool3d"),
-    ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d"),
+    ("batchnorm", "BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm"),
     ("instancenorm", "InstanceNorm1d InstanceNorm2d InstanceNorm3d"),
     ("normalization", "LayerNorm GroupNorm LocalResponseNorm RMSNorm"),
     ("sparse", "Embedding EmbeddingBag"),
@@ -421,7 +421,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
                  "DataParallel": "torch.nn.parallel.data_parallel"},
     # only the class: torch.nn.parallel's `data_parallel` attribute is a function, which
     # shadows the submodule of that name (and is not supported)
-    "torch.nn.parallel": {"DataParallel": "torch.nn.parallel.data_parallel"},
+    "torch.nn.parallel": {"DataParallel": "torch.nn.parallel.data_parallel",
+                          "DistributedDataParallel": "torch.nn.parallel.distributed"},
     "torch.nn.modules": {name: f"torch.nn.modules.{module}" for module, names in _NN_MODULES
                          for name in names.split()},
     **_nn_submodules(),

@@ -48,9 +48,9 @@ def test_a_name_torch_has_but_gradtrace_lacks_is_refused_as_not_supported():
 
 
 def test_a_real_tensor_method_gradtrace_lacks_is_not_supported_not_missing():
-    result = run_text("import torch\ntorch.ones(1).is_pinned()\n")
+    result = run_text("import torch\ntorch.ones(1).share_memory_()\n")
     assert result.error.kind == "NotSupportedError"
-    assert "'Tensor.is_pinned' is not supported by gradtrace" in result.error.message
+    assert "'Tensor.share_memory_' is not supported by gradtrace" in result.error.message
 
 
 def test_import_of_a_missing_name_fails_when_the_statement_runs_not_before():

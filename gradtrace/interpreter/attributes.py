@@ -119,6 +119,21 @@ _CONSUMING = frozenset({"join", "extend", "update", "union", "intersection", "di
 
 
 
+STATE_METADATA = "_metadata"
+"""The attribute torch's Module.state_dict sets on the OrderedDict it returns (the modules'
+versions) and load_state_dict reads back: scripts read, set and delete it too (converting
+old checkpoints, `getattr(state_dict, "_metadata", None)` in checkpoint loaders)."""
+
+
+def state_metadata(state_dict: Any) -> Any:
+    """`state_dict._metadata`, or Python's AttributeError where none was set."""
+    found = getattr(state_dict, "state_metadata", None)
+    if found is None and not hasattr(state_dict, "state_metadata"):
+        raise ScriptError(f"'collections.OrderedDict' object has no attribute "
+                          f"'{STATE_METADATA}'", kind="AttributeError")
+    return found
+
+
 _BUILTIN_TABLES: dict[type, dict[str, Callable[..., Any]]] = {
     dict: stdlib.DICT_METHODS, list: stdlib.LIST_METHODS, str: stdlib.STR_METHODS,
     tuple: stdlib.TUPLE_METHODS,
@@ -330,6 +345,8 @@ class Attributes:
                     return self.bind(value, obj)
             table = stdlib.TUPLE_METHODS
         elif isinstance(obj, dict):
+            if kind is stdlib.OrderedDict and name == STATE_METADATA:
+                return state_metadata(obj)
             table = stdlib.ORDERED_DICT_METHODS if kind is stdlib.OrderedDict \
                 else _COUNTING_METHODS.get(kind, stdlib.DICT_METHODS)
         elif isinstance(obj, str):
@@ -653,9 +670,17 @@ class Attributes:
         if kind is UserFunction and name == "__doc__":  # any object, as Python's functions
             obj.doc = value  # take (Hugging Face's add_start_docstrings prepends to it)
             return
+        if kind is UserFunction and not is_dunder(name) and not obj.library:  # its own
+            if obj.attrs is None:  # (Python keeps it in the function's __dict__: fairseq's
+                obj.attrs = {}  # `buffered_arange.buf = torch.LongTensor()`)
+            obj.attrs[name] = value
+            return
         if kind is Method and name == "__doc__":
             raise ScriptError("attribute '__doc__' of 'method' objects is not writable",
                               kind="AttributeError")
+        if kind is stdlib.OrderedDict and name == STATE_METADATA:
+            obj.state_metadata = value  # (nn_intrinsics.state_dict_metadata reads it)
+            return
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         if isinstance(obj, stdlib.Namespace) and obj.name.split(".")[0] == "torch" and \
@@ -686,6 +711,14 @@ class Attributes:
             del self.tensor_dicts.get(obj)[name]
         elif isinstance(obj, FunctionCtx) and name in (obj.user_attrs or ()):
             del obj.user_attrs[name]  # `del ctx.result` (torch's tutorial frees it in jvp)
+        elif kind is stdlib.OrderedDict and name == STATE_METADATA:
+            state_metadata(obj)  # (Python's AttributeError when there is none)
+            del obj.state_metadata
+        elif kind is UserFunction and not is_dunder(name):
+            if obj.attrs is None or name not in obj.attrs:
+                raise ScriptError(f"'function' object has no attribute '{name}'",
+                                  kind="AttributeError")
+            del obj.attrs[name]
         elif stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         else:

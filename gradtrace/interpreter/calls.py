@@ -20,6 +20,7 @@ from ..engine.sparse import SparseTensor
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
+from . import linalg_keywords
 from .builtin_classes import as_builtin_values, builtin_instances_in
 from .objects import (
     MISSING,
@@ -245,6 +246,8 @@ class Calls:
         if kind is UserFunction:
             return self.call_function(fn, args, kwargs)
         if kind is TorchFunction:  # (the engine's function: parsers and tracer key on it)
+            if kwargs and fn.module == linalg_keywords.MODULE:  # (torch.linalg's own names)
+                kwargs = linalg_keywords.torch_keywords(fn.name, fn.fn, args, kwargs)
             fn = fn.fn
             kind = type(fn)
         if kind is Method:

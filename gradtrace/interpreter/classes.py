@@ -535,6 +535,9 @@ class ClassRuntime:
                 return function_attribute(target, name)
             if name == "__isabstractmethod__" and self.abstracts.is_abstract(target):
                 return True  # abc.abstractmethod's mark (a function unmarked has none)
+            own = target.attrs if type(target) is UserFunction else None
+            if own is not None and name in own:  # (one the script set on it)
+                return own[name]
         if kind is NativeFunction and name == "__name__":
             return fn.name
         if kind is NativeFunction and name == "__qualname__":  # `TensorBase.add`, `str.lower`

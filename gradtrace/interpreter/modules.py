@@ -397,6 +397,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
                              "unicodedata", "codecs", "ast",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib", "gc",
+                             "weakref",
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
 
@@ -543,7 +544,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "(exit, stdout, stderr, argv, version_info, maxsize, float_info), time (clocks), " \
              "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
              "string, unicodedata, codecs (encode, decode), ast (literal_eval), " \
-             "json (plain data), statistics, gc (collect), re, " \
+             "json (plain data), statistics, gc (collect), weakref (ref), re, " \
              "textwrap, enum, heapq, bisect, distutils.version (LooseVersion, " \
              "StrictVersion), packaging.version (Version, parse), argparse (no files, " \
              "no sub-commands), types " \

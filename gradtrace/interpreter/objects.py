@@ -45,7 +45,7 @@ class UserFunction:
     python_type_name = "function"  # for the engine's messages (torch.device(f))
     __slots__ = ("name", "qualname", "signature", "defaults", "body", "closure", "interp",
                  "is_generator", "cell", "doc", "module", "library", "annotate",
-                 "annotations", "lines", "layout", "__weakref__")
+                 "annotations", "lines", "layout", "attrs", "__weakref__")
 
     def __init__(self, name: str, qualname: str, signature: Signature, defaults: dict[str, Any],
                  body: Callable[[Frame], Any], closure: Frame, interp: Interpreter,
@@ -68,6 +68,9 @@ class UserFunction:
         self.lines: tuple[int, int, int | None] | None = None  # (definitions.py)
         # its frame's localsplus names (frame_locals.frame_layout), made when first asked
         self.layout: Callable[[], tuple[tuple[str, ...], tuple[str, ...]]] | None = None
+        # the attributes a script sets on it (Python's function `__dict__`: fairseq's
+        # `buffered_arange.buf`), made when first set
+        self.attrs: dict[str, Any] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.interp.call_function(self, args, kwargs)

@@ -1,5 +1,5 @@
-"""`operator`, `string`, `unicodedata`, `codecs`, `ast`, `json`, `statistics`, `gc` and
-`abc` as scripts see them.
+"""`operator`, `string`, `unicodedata`, `codecs`, `ast`, `json`, `statistics`, `gc`,
+`weakref` and `abc` as scripts see them.
 
 - operator's functions apply the language's own operators (tensors record their nodes,
   script classes' dunders run, integer sizes are guarded); itemgetter/attrgetter/
@@ -19,6 +19,12 @@
   generation as CPython does and frees nothing a script could see, returning 0 (CPython's
   count of unreachable objects depends on its own internals); `enable`, `disable` and
   `isenabled` keep a flag that changes nothing else.
+- weakref: `ref(obj)` (torch_ema keeps its parameters so): a weak reference held on the
+  interpreter's own object, so calling it gives the object while the run keeps it and None
+  once the interpreter has dropped it, as CPython's reference counts do; Python's TypeError
+  for the builtins CPython cannot refer to weakly; a callback is refused (it would run the
+  script from the interpreter's garbage collection), and so are proxies and the weak
+  containers.
 - abc: `ABC` is bundled library code (gradtrace/lib/abc.gt); `abstractmethod` marks a
   function, and instantiating a subclass of ABC that leaves one unimplemented raises
   Python 3.11's TypeError (classes.py asks `abstract_names`).
@@ -544,12 +550,60 @@ class Abstracts:
                                  f"method{s} {', '.join(names)}")
 
 
+# ------------------------------------------------------------------------ weakref
+
+# the builtins CPython cannot refer to weakly (a set, a frozenset and subclasses can be)
+_NOT_WEAKLY_REFERABLE = (int, float, complex, str, bytes, tuple, list, dict, bool,
+                         type(None))
+
+
+class WeakRef:
+    """weakref.ref(obj): a weak reference to the interpreter's object for `obj`."""
+
+    __slots__ = ("ref", "__weakref__")
+
+    def __init__(self, obj: Any):
+        self.ref = weakref.ref(obj)
+
+    def __call__(self) -> Any:
+        return self.ref()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is WeakRef and self.ref == other.ref
+
+    def __hash__(self) -> int:
+        return hash(self.ref)
+
+    def __repr__(self) -> str:
+        obj = self.ref()
+        if obj is None:
+            return f"<weakref at 0x{id(self):x}; dead>"
+        return f"<weakref at 0x{id(self):x}; to '{type_name(obj)}' at 0x{id(obj):x}>"
+
+
+def _weakref_namespace(interp: Interpreter) -> stdlib.Namespace:
+    def ref(obj: Any, callback: Any = None, /) -> WeakRef:
+        if type(obj) in _NOT_WEAKLY_REFERABLE:
+            raise TorchTypeError(f"cannot create weak reference to '{type_name(obj)}' object")
+        if callback is not None:
+            raise NotSupportedError("weakref.ref's callback is not supported by gradtrace")
+        try:
+            return WeakRef(obj)
+        except TypeError:  # an object CPython refers to weakly, the interpreter's cannot be
+            raise NotSupportedError(
+                f"a weak reference to a '{type_name(obj)}' object is not supported by "
+                "gradtrace") from None
+
+    return stdlib.Namespace("weakref", {"ref": _python(weakref, "ref", ref)})
+
+
 def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     return {"operator": _operator_namespace(interp), "string": _string_namespace(interp),
             "unicodedata": _unicodedata_namespace(interp),
             "codecs": _codecs_namespace(interp), "ast": _ast_namespace(interp),
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
             "textwrap": _textwrap_namespace(interp), "gc": _gc_namespace(interp),
+            "weakref": _weakref_namespace(interp),
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),
                                             "ABCMeta": stdlib.LibraryName("abc", "ABCMeta"),
                                             "abstractmethod":

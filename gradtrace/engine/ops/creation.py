@@ -449,8 +449,11 @@ def _number(value: Any) -> Any:
     return value.item() if isinstance(value, Tensor) else value
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = None,
-           requires_grad: bool = False, device: Any = None) -> Tensor:
+def arange(start: Any, end: Any = None, step: Any = 1, *, out: Tensor | None = None,
+           dtype: DType | None = None, requires_grad: bool = False, device: Any = None
+           ) -> Tensor:
+    if out is not None:
+        return _arange_into(out, start, end, step, dtype, requires_grad)
     meta = check_device(device)
     if end is None:
         start, end = 0, start
@@ -472,6 +475,82 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = 
     else:
         array = np.arange(start, end, step, dtype=dtype.np)
     return Tensor(array, requires_grad=requires_grad)
+
+
+ARANGE_RESIZE_WARNING = (
+    "UserWarning: The number of elements in the out tensor of shape [{shape}] is {numel} "
+    "which does not match the computed number of elements {size}. Note that this may occur "
+    "as a result of rounding error. The out tensor will be resized to a tensor of shape "
+    "({size},). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "RangeFactories.cpp:199.)")
+
+
+def _arange_into(out: Tensor, start: Any, end: Any, step: Any, dtype: DType | None,
+                 requires_grad: bool) -> Tensor:
+    """`torch.arange(end, out=t)` (fairseq's buffered_arange and convert_padding_direction):
+    the range computed in t's dtype and written into t, one version bump; t keeps its shape
+    where its number of elements is the range's, else it is resized to 1-D, with torch's
+    warning if it had elements (RangeFactories.cpp's arange_out); its requires_grad set to
+    the keyword's, as eye's out= is. torch's order (measured): a dtype other than t's, then
+    out= under autograd."""
+    if not isinstance(out, Tensor):
+        raise NotSupportedError(f"torch.arange(out=) of a {type_name(out)} is not supported "
+                                "by gradtrace (torch raises a TypeError)")
+    if dtype is not None and dtype is not out.dtype:
+        raise TorchRuntimeError(f"dtype {dtype.scalar_type} does not match dtype of out "
+                                f"parameter ({out.dtype.scalar_type})")
+    if out.grad_fn is not None:
+        raise NotSupportedError("torch.arange(out=) into a tensor computed by autograd is not "
+                                "supported by gradtrace")
+    if out.requires_grad and GRAD_MODE.enabled:
+        raise TorchRuntimeError(
+            "aten::arange(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+    if is_meta(out.array):
+        raise NotSupportedError("torch.arange(out=) into a meta tensor is not supported by "
+                                "gradtrace")
+    if internal_overlap(out.array):
+        raise NotSupportedError("torch.arange(out=) into a tensor whose elements overlap (an "
+                                "expand) is not supported by gradtrace")
+    values = arange(start, end, step, dtype=out.dtype).array \
+        if out.dtype.is_floating_point else _integer_range_out(start, end, step, out.dtype)
+    if requires_grad and not (out.dtype.is_floating_point or out.dtype.is_complex):
+        raise TorchRuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients")
+    if out.array.size != values.size:
+        if out.array.size:
+            WARNINGS.append(ARANGE_RESIZE_WARNING.format(
+                shape=", ".join(map(str, out.array.shape)), numel=out.array.size,
+                size=values.size))
+        out.array = values
+    else:
+        np.copyto(out.array, values.reshape(out.array.shape))
+    bump_version(out)
+    out.requires_grad = bool(requires_grad)
+    return out
+
+
+def _integer_range_out(start: Any, end: Any, step: Any, dtype: DType) -> np.ndarray:
+    """arange_out's values in an integer dtype (measured): start and step truncated to
+    int64 (its accumulate type), each value `start + i * step` wrapped into the dtype; the
+    count from the truncated bounds for int64, from the unrounded ones (in double) for the
+    narrower types."""
+    if end is None:
+        start, end = 0, start
+    start, end, step = (_number(v) for v in (start, end, step))
+    first, last, stride = int(start), int(end), int(step)
+    if dtype is dtypes.int64:
+        if stride == 0:
+            raise ScriptError("step must be nonzero", kind="ValueError")
+        count = math.ceil((last - first) / stride)
+    else:
+        if step == 0:
+            raise TorchRuntimeError("step must be nonzero")
+        count = math.ceil((end - start) / step)
+    if count < 0:
+        raise TorchRuntimeError("upper bound and larger bound inconsistent with step sign")
+    reserve((count,), 8)
+    return (first + np.arange(count, dtype=np.int64) * stride).astype(dtype.np)
 
 
 def _float_arange(start: float, step: float, count: int, ftype: np.dtype) -> np.ndarray:

@@ -117,6 +117,7 @@ ra = weakref.ref(a)
 print(ra() is a, ra == weakref.ref(a))
 del a
 print(ra(), ra == ra, repr(ra).endswith('; dead>'))
+print(type(ra).__name__, type(ra).__module__, type(ra))
 for bad in [1, 'x', [1], {}, (1,), None]:
     try:
         weakref.ref(bad)

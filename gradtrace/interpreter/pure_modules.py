@@ -561,6 +561,7 @@ class WeakRef:
     """weakref.ref(obj): a weak reference to the interpreter's object for `obj`."""
 
     __slots__ = ("ref", "__weakref__")
+    python_type_name = "weakref.ReferenceType"
 
     def __init__(self, obj: Any):
         self.ref = weakref.ref(obj)

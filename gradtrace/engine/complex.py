@@ -59,12 +59,12 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
-    floor_divide conj exp index_select angle
+    floor_divide conj exp index_select angle cumsum
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
                                                  "copy", "div", "divide", "true_divide",
-                                                 "exp"))
+                                                 "exp", "cumsum"))
 
 
 def check_op(name: str, operands: Any, kwargs: dict[str, Any], dtype: DType) -> None:

@@ -1,0 +1,115 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 49
+(self-supervised and contrastive learning) found: solo-learn's Whitening2d and IterNorm are
+decorated with `torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)`, which could not be
+imported, and IterNorm's backward calls `g_P.baddbmm_(beta=1.5, alpha=-0.5, batch1=...,
+batch2=...)`, whose keywords the in-place add-products refused.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+
+INPLACE_PRODUCT_KEYWORDS = """import torch
+torch.manual_seed(0)
+b1, b2 = torch.randn(2, 3, 4), torch.randn(2, 4, 5)
+t = torch.randn(2, 3, 5)
+print(t.baddbmm_(batch1=b1, batch2=b2, beta=1.5, alpha=-0.5))
+print(t.baddbmm_(b1, batch2=b2))
+u = torch.randn(3, 5)
+print(u.addbmm_(batch1=b1, batch2=b2, alpha=2))
+m, v = torch.randn(3, 4), torch.randn(4)
+w = torch.randn(3)
+print(w.addmv_(mat=m, vec=v, beta=0.5))
+x = torch.randn(3, 4)
+print(x.addr_(vec1=w, vec2=v))
+leaf = torch.randn(2, 3, 5, requires_grad=True)
+y = leaf.clone()
+y.baddbmm_(beta=1, alpha=-0.5, batch1=b1, batch2=b2)
+print(y.grad_fn.name())
+y.sum().backward()
+print(leaf.grad)
+"""
+
+
+def test_inplace_add_products_take_torch_keyword_names() -> None:
+    """Tensor.baddbmm_/addbmm_ name their operands batch1/batch2 and addmv_ mat/vec, as
+    torch's signatures do (IterNorm's backward passes them by keyword)."""
+    assert gradtrace_output(INPLACE_PRODUCT_KEYWORDS) == torch_output(INPLACE_PRODUCT_KEYWORDS)
+
+
+CUSTOM_FWD_BWD = """import torch
+from torch import nn
+from torch.cuda.amp import custom_fwd, custom_bwd
+
+
+class MyMM(torch.autograd.Function):
+    @staticmethod
+    @torch.amp.custom_fwd(device_type='cuda')
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a.mm(b)
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type='cuda')
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        print('backward', ctx._fwd_used_autocast, ctx._dtype)
+        return grad.mm(b.t()), a.t().mm(grad)
+
+
+class Scale(torch.autograd.Function):
+    @staticmethod
+    @custom_fwd(cast_inputs=torch.float32)
+    def forward(ctx, x, k):
+        ctx.k = k
+        print('forward', ctx._fwd_used_autocast, ctx._dtype)
+        return x * k
+
+    @staticmethod
+    @custom_bwd
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+
+class Whiten(nn.Module):
+    @custom_fwd(cast_inputs=torch.float32)
+    def forward(self, x):
+        return x - x.mean(0)
+
+
+torch.manual_seed(0)
+a = torch.randn(3, 4, requires_grad=True)
+b = torch.randn(4, 2, requires_grad=True)
+MyMM.apply(a, b).sum().backward()
+print(a.grad, b.grad)
+x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+y = Scale.apply(x, 3.0)
+y.sum().backward()
+print(y.dtype, x.grad)
+w = Whiten()
+print(w(torch.ones(2, 3)), w._fwd_used_autocast, w._dtype, Whiten.forward.__name__)
+print(torch.amp.custom_fwd(device_type='cpu')(lambda m: m)(w), w._dtype)
+with torch.autocast('cuda', enabled=False):
+    print(w(torch.zeros(1, 2)), w._fwd_used_autocast)
+from torch.amp.autocast_mode import custom_fwd as f2
+print(f2 is torch.amp.custom_fwd)
+for call in [lambda: torch.amp.custom_fwd(device_type=1),
+             lambda: torch.amp.custom_bwd(device_type=None)]:
+    try:
+        call()
+    except ValueError as e:
+        print(e)
+"""
+
+
+def test_amp_custom_fwd_and_custom_bwd() -> None:
+    """torch.amp.custom_fwd/custom_bwd and torch.cuda.amp's deprecated forms decorate a
+    Function's forward and backward or a module's forward: they record the autocast state
+    (`_fwd_used_autocast`, `_dtype`) on the first argument and otherwise call through, as
+    autocast is never enabled on torch's CPU build."""
+    assert gradtrace_output(CUSTOM_FWD_BWD) == torch_output(CUSTOM_FWD_BWD)

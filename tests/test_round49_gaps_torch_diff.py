@@ -2,7 +2,8 @@
 (self-supervised and contrastive learning) found: solo-learn's Whitening2d and IterNorm are
 decorated with `torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)`, which could not be
 imported, and IterNorm's backward calls `g_P.baddbmm_(beta=1.5, alpha=-0.5, batch1=...,
-batch2=...)`, whose keywords the in-place add-products refused.
+batch2=...)`, whose keywords the in-place add-products refused; its make_contiguous
+calls `param.set_(param.contiguous())`, and Tensor.set_ was not supported.
 
 Skipped unless torch is importable.
 """
@@ -113,3 +114,46 @@ def test_amp_custom_fwd_and_custom_bwd() -> None:
     (`_fwd_used_autocast`, `_dtype`) on the first argument and otherwise call through, as
     autocast is never enabled on torch's CPU build."""
     assert gradtrace_output(CUSTOM_FWD_BWD) == torch_output(CUSTOM_FWD_BWD)
+
+
+SET_ = """import torch
+torch.manual_seed(0)
+p = torch.nn.Parameter(torch.randn(2, 3))
+s = torch.zeros(3, 2)
+for f in [lambda: p.set_(s), lambda: p.set_(s.double()),
+          lambda: torch.zeros(2).set_(torch.zeros(2, dtype=torch.float64)),
+          lambda: torch.zeros(2, dtype=torch.int64).set_(torch.ones(2, dtype=torch.bool))]:
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(e)
+v0 = p._version
+with torch.no_grad():
+    r = p.set_(s)
+print(r is p, p.shape, p._version - v0, p.requires_grad, p.is_leaf, type(p).__name__)
+s.add_(1)
+print(p)
+z = torch.arange(6.).view(2, 3)
+b = torch.zeros(1)
+print(b.set_(z[:, 1]), b.stride(), b._base is None, b.is_contiguous(), b._version)
+z.mul_(10)
+print(b)
+q = torch.ones(2)
+print(q.set_(), q.shape, q.dtype)
+t = torch.ones(3)
+print(t.set_(t.contiguous()) is t, torch.zeros(2, dtype=torch.int64).set_(torch.arange(3)))
+lin = torch.nn.Linear(2, 2)
+with torch.no_grad():
+    for param in lin.parameters():
+        param.set_(param.contiguous())
+out = lin(torch.ones(1, 2))
+out.sum().backward()
+print(lin.weight._version, lin.weight.grad, lin.bias.grad)
+"""
+
+
+def test_tensor_set_takes_the_source_storage() -> None:
+    """Tensor.set_(source) shares the source's storage, size and strides (writes to the
+    source show through), moves the version on, refuses another dtype and a leaf requiring
+    grad under grad mode; set_() empties the tensor (solo-learn's make_contiguous)."""
+    assert gradtrace_output(SET_) == torch_output(SET_)

@@ -3,7 +3,8 @@
 decorated with `torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)`, which could not be
 imported, and IterNorm's backward calls `g_P.baddbmm_(beta=1.5, alpha=-0.5, batch1=...,
 batch2=...)`, whose keywords the in-place add-products refused; its make_contiguous
-calls `param.set_(param.contiguous())`, and Tensor.set_ was not supported.
+calls `param.set_(param.contiguous())`, and Tensor.set_ was not supported; its swav_loss_func
+calls np.delete, which was not supported.
 
 Skipped unless torch is importable.
 """
@@ -157,3 +158,34 @@ def test_tensor_set_takes_the_source_storage() -> None:
     source show through), moves the version on, refuses another dtype and a leaf requiring
     grad under grad mode; set_() empties the tensor (solo-learn's make_contiguous)."""
     assert gradtrace_output(SET_) == torch_output(SET_)
+
+
+NUMPY_DELETE = """import numpy as np
+import torch
+a = np.arange(5)
+print(np.delete(a, 1), np.delete(a, [0, 2]), np.delete(a, slice(1, 3)))
+print(np.delete(np.arange(6).reshape(2, 3), 1, axis=1), np.delete(a, -1))
+preds = ['a', 'b', 'c']
+for v1 in range(3):
+    print([preds[v2] for v2 in np.delete(np.arange(3), v1)])
+print(np.delete(a, np.array([True, False, True, False, False])))
+try:
+    np.delete(a, 7)
+except IndexError as e:
+    print(e)
+print(np.delete(torch.arange(4), 1), np.delete(torch.tensor([True, False, True]), 0))
+print(np.delete(torch.ones(2, 3, dtype=torch.float64), 1, axis=1))
+print(np.isnan(torch.tensor([1.0, float('nan')])), np.greater(torch.arange(3), 1))
+print(np.add(torch.arange(3), 1))
+try:
+    np.delete(torch.ones(2, requires_grad=True), 0)
+except RuntimeError as e:
+    print(e)
+"""
+
+
+def test_numpy_delete_and_tensor_array_wrap() -> None:
+    """np.delete (solo-learn's swav_loss_func pairs views with
+    `np.delete(np.arange(len(preds)), v1)`); given a tensor it, like the ufuncs, returns
+    the tensor torch's __array_wrap__ makes, a bool result as uint8."""
+    assert gradtrace_output(NUMPY_DELETE) == torch_output(NUMPY_DELETE)

@@ -316,12 +316,14 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.utils.data.dataloader": {"DataLoader": "torch.utils.data.dataloader",
                                     "get_worker_info": "torch.utils.data._utils.worker"},
     "torch.amp": {"GradScaler": "torch.amp.grad_scaler", "autocast": "torch.amp.autocast_mode",
-                  "is_autocast_available": "torch.amp.autocast_mode"},
+                  **{name: "torch.amp.autocast_mode" for name in (
+                      "is_autocast_available", "custom_fwd", "custom_bwd")}},
     "torch.amp.grad_scaler": {"GradScaler": "torch.amp.grad_scaler",
                               "OptState": "torch.amp.grad_scaler"},
     "torch.amp.autocast_mode": {name: "torch.amp.autocast_mode" for name in (
-        "autocast", "is_autocast_available")},
-    "torch.cuda.amp": {"GradScaler": "torch.cuda.amp", "autocast": "torch.cuda.amp"},
+        "autocast", "is_autocast_available", "custom_fwd", "custom_bwd")},
+    "torch.cuda.amp": {name: "torch.cuda.amp" for name in (
+        "GradScaler", "autocast", "custom_fwd", "custom_bwd")},
     "torch": {"save": "torch.serialization", "load": "torch.serialization",
               "autocast": "torch.amp.autocast_mode",
               "is_autocast_enabled": "torch.amp.autocast_mode",

@@ -120,7 +120,7 @@ FUNCTIONS = (
     "cumulative_sum", "resize",
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
-    "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append",
+    "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append", "delete",
 )
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
@@ -314,6 +314,17 @@ def _no_copy_error() -> str | None:
 _NO_COPY_ERROR = _no_copy_error()
 
 
+# numpy functions that hand their result to the input's __array_wrap__ (np.delete's
+# `conv.wrap(new)`): given a tensor they return a tensor, as the ufuncs do
+_WRAPPED = frozenset({"delete"})
+
+
+def _array_wrap(result: np.ndarray) -> Tensor:
+    """torch's Tensor.__array_wrap__: a bool array comes back as uint8 (torch/_tensor.py),
+    any other through torch.from_numpy."""
+    return Tensor(result.astype(np.uint8) if result.dtype == np.bool_ else result)
+
+
 def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: tuple,
                  kwargs: dict) -> Any:
     """A numpy function given a tensor, as torch 2.13 answers it."""
@@ -324,12 +335,12 @@ def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: t
         raise NotSupportedError(f"np.{name}() of a tensor (numpy calls the tensor's own "
                                 f"method) is not supported by gradtrace: call t.{name}() "
                                 "or use t.numpy()")
-    if name in UFUNCS:
+    if name in UFUNCS or name in _WRAPPED:
         converted, named = args_of(args, kwargs)
         reserve_broadcast(*converted)
         result = call(fn, *converted, **named)
         interp.warn(WRAP_WARNING)
-        return Tensor(np.asarray(result))
+        return _array_wrap(np.asarray(result))
     if name in ("array", "asarray") and isinstance(first, Tensor):
         # numpy 2 passes a copy other than None to __array__, which torch's does not take
         # (a DeprecationWarning); a false one it then cannot honour, before any conversion

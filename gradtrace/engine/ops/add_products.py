@@ -329,17 +329,18 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1,  # noqa: A
     return AddrBackward0.call(input, vec1, vec2, beta=beta, alpha=alpha)
 
 
-def _inplace(op: type[Function], name: str) -> Any:
-    def method(self: Tensor, a: Tensor, b: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-        return apply_inplace(op, self, a, b, beta=beta, alpha=alpha)
-
-    method.__name__ = name
-    return method
+def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
+             ) -> Tensor:
+    return apply_inplace(BaddbmmBackward0, self, batch1, batch2, beta=beta, alpha=alpha)
 
 
-baddbmm_ = _inplace(BaddbmmBackward0, "baddbmm_")
-addbmm_ = _inplace(AddbmmBackward0, "addbmm_")
-addmv_ = _inplace(AddmvBackward0, "addmv_")
+def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
+            ) -> Tensor:
+    return apply_inplace(AddbmmBackward0, self, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return apply_inplace(AddmvBackward0, self, mat, vec, beta=beta, alpha=alpha)
 
 
 def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1

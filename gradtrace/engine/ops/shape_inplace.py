@@ -1,5 +1,5 @@
-"""In-place shape changes: t_, transpose_/swapaxes_/swapdims_, squeeze_, unsqueeze_ and
-resize_. They change the tensor's metadata, not its data: the tensor keeps its storage,
+"""In-place shape changes: t_, transpose_/swapaxes_/swapdims_, squeeze_, unsqueeze_,
+resize_ and set_. They change the tensor's metadata, not its data: the tensor keeps its storage,
 its version moves on, and its history gets torch's node for the in-place form
 (TBackward1, TransposeBackward1, SqueezeBackward3/4/5, UnsqueezeBackward1)."""
 from __future__ import annotations
@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError
+from ...errors import NotSupportedError, TorchRuntimeError
 from .. import forward_ad, unreproducible
+from ..dtypes import C_TYPE_NAMES
 from ..events import OBSERVERS, emit
 from ..forward_ad import auto_linear
 from ..grad_mode import GRAD_MODE
@@ -162,4 +163,34 @@ def resize_(a: Tensor, *size: Any) -> Tensor:
     return a
 
 
-__all__ = ["t_", "transpose_", "unsqueeze_", "squeeze_", "resize_"]
+def set_(a: Tensor, source: Any = None) -> Tensor:
+    """Tensor.set_(source): `a` takes the storage, size and strides of `source`, a tensor of
+    its dtype (solo-learn's make_contiguous: `param.set_(param.contiguous())` under no_grad),
+    or with no source an empty storage of size (0,); an in-place op, so its version moves on
+    and, under grad mode, a leaf that requires grad is refused with torch's error. The storage
+    overloads, and a non-leaf that requires grad (torch gives it a NotImplemented grad_fn),
+    are not supported."""
+    if source is None:
+        array = np.empty((0,), dtype=a.array.dtype)
+    elif not isinstance(source, Tensor):
+        raise NotSupportedError("Tensor.set_ of a storage (or with a storage offset, size "
+                                "and stride) is not supported by gradtrace: set_(source) "
+                                "takes a tensor")
+    else:
+        if source.dtype is not a.dtype:
+            raise TorchRuntimeError(
+                f"Could not set tensor of type {C_TYPE_NAMES[source.dtype.name]} to a tensor "
+                f"of type {C_TYPE_NAMES[a.dtype.name]}")
+        array = source.array
+    if GRAD_MODE.enabled and a.requires_grad and a.grad_fn is not None:
+        raise NotSupportedError("Tensor.set_ on a tensor with autograd history (torch gives it "
+                                "a NotImplemented grad_fn) is not supported by gradtrace")
+    check_inplace(a)
+    a.array = array
+    bump_version(a)
+    if OBSERVERS:
+        emit("inplace", tensor=a, version=a._version_counter.value, node=None, name="set_")
+    return a
+
+
+__all__ = ["t_", "transpose_", "unsqueeze_", "squeeze_", "resize_", "set_"]

@@ -321,3 +321,14 @@ def test_complex_matrix_products_show_conjugate_transposes():
     r = leaf([[1.0, 2.0], [3.0, 4.0]])
     assert [f.math for f in formulas_of((r @ r).grad_fn)] == ["{grad} @ {mat2}ᵀ",
                                                               "{self}ᵀ @ {grad}"]
+
+
+def test_complex_dot_products_show_their_conjugates():
+    z = torch.complex(torch.tensor([1.0, 2.0]), torch.tensor([0.5, -1.0])).requires_grad_()
+    w = torch.complex(torch.tensor([3.0, 1.0]), torch.tensor([0.0, 2.0])).requires_grad_()
+    assert [f.math for f in formulas_of(torch.dot(z, w).grad_fn)] == ["conj({tensor})",
+                                                                      "conj({self})"]
+    assert [f.math for f in formulas_of(torch.vdot(z, w).grad_fn)] == [
+        "conj({grad}) × {other}", "{grad} × {self}"]
+    x = leaf([1.0, -2.0])
+    assert [f.math for f in formulas_of(torch.dot(x, x).grad_fn)] == ["{tensor}", "{self}"]

@@ -57,8 +57,8 @@ def _strides(x: np.ndarray) -> tuple[int, ...]:
 
 class _Routines:
     """MKL's BLAS for one float dtype, typed: ?gemm_, ?gemv_, cblas_?dot, cblas_?gemm_batch.
-    For complex64/complex128 only the gemms (what mm and bmm reach; complex products are
-    otherwise refused), alpha and beta each a (real, imaginary) pair."""
+    For complex64/complex128 the gemms (what mm and bmm reach; alpha and beta each a (real,
+    imaginary) pair) and cblas_?dotu_sub / cblas_?dotc_sub (dot and vdot)."""
 
     def __init__(self, lib: Any, dtype: np.dtype) -> None:
         if dtype.kind == "c":
@@ -74,6 +74,9 @@ class _Routines:
                 f"cblas_{p}gemm_batch", None,
                 [ctypes.c_int, ints, ints, ints, ints, ints, ref, _P, ints, _P, ints, ref, _P,
                  ints, ctypes.c_int, ints])
+            vector_product = [ctypes.c_int, _P, ctypes.c_int, _P, ctypes.c_int, _P]
+            self.dotu = lib.symbol(f"cblas_{p}dotu_sub", None, vector_product)
+            self.dotc = lib.symbol(f"cblas_{p}dotc_sub", None, vector_product)
             return
         p, scalar = ("s", ctypes.c_float) if dtype == np.float32 else ("d", ctypes.c_double)
         ref = ctypes.POINTER(scalar)
@@ -322,17 +325,28 @@ def _scaled_sum(prod: np.ndarray, bias: np.ndarray, beta: Any, alpha: Any,
         return np.asarray(out, dtype)
 
 
-def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """torch.dot: BlasKernel.cpp's dot_impl, MKL's ?dot on the strided vectors."""
+def dot(a: np.ndarray, b: np.ndarray, conjugate_first: bool = False) -> np.ndarray:
+    """torch.dot (and, `conjugate_first`, torch.vdot of complex vectors): BlasKernel.cpp's
+    dot_impl and vdot_impl, MKL's ?dot, or ?dotu_sub / ?dotc_sub, on the strided vectors."""
     if META.used and (stands_on_meta(a) or stands_on_meta(b)):
         return meta_array((), a.dtype)
     blas = _routines(a.dtype)
     if blas is None:
+        if a.dtype.kind == "c":
+            exactness.note("a complex dot product without MKL: its summation order is not "
+                           "reproduced")
+            return np.asarray(np.vdot(a, b) if conjugate_first else np.dot(a, b), a.dtype)
         return blas_model.dot(a, b)
     n = a.size
     inc_a, inc_b = (1, 1) if n == 1 else (_strides(a)[0], _strides(b)[0])
     with np.errstate(all="ignore"):
-        return np.asarray(blas.dot(n, data_pointer(a), inc_a, data_pointer(b), inc_b), a.dtype)
+        if a.dtype.kind != "c":
+            return np.asarray(blas.dot(n, data_pointer(a), inc_a, data_pointer(b), inc_b),
+                              a.dtype)
+        out = np.zeros((), a.dtype)
+        (blas.dotc if conjugate_first else blas.dotu)(
+            n, data_pointer(a), inc_a, data_pointer(b), inc_b, out.ctypes.data)
+        return out
 
 
 def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:

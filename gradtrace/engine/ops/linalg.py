@@ -257,8 +257,8 @@ def check_dot_operands(a: Tensor, b: Tensor) -> None:
 class DotBackward0(Function):
     __slots__ = ()
     meta_kernels = True  # (blas answers meta arrays)
-    formulas = (local("self", "{tensor}"),
-                local("tensor", "{self}"))
+    formulas = (local("self", "conj({tensor})", when=(COMPLEX,)), local("self", "{tensor}"),
+                local("tensor", "conj({self})", when=(COMPLEX,)), local("tensor", "{self}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         check_dot_operands(a, b)
@@ -267,8 +267,12 @@ class DotBackward0(Function):
         return np.asarray(blas.dot(a.array, b.array))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        ga = grad * self.unpack("tensor") if self.needs_input_grad(0) else None
-        gb = grad * self.unpack("self") if self.needs_input_grad(1) else None
+        """grad * tensor.conj() and grad * self.conj() (the conjugate materialized by
+        torch's conjugate fallback before the product)."""
+        from .complex_ops import conj_physical
+
+        ga = grad * conj_physical(self.unpack("tensor")) if self.needs_input_grad(0) else None
+        gb = grad * conj_physical(self.unpack("self")) if self.needs_input_grad(1) else None
         return ga, gb
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
@@ -380,9 +384,10 @@ def matmul(a: Tensor, other: Any) -> Tensor:
     if a.dtype.barebones and a.dtype is b.dtype:
         raise unsigned.not_implemented(unsigned.matmul_kernel(d1, d2), a.dtype)
     bfloat16.check_dtype("matmul", a.dtype)
-    if (a.dtype.is_complex or b.dtype.is_complex) and (d2 == 1 or d1 == 1 and d2 > 2):
-        from .. import complex as complex_dtypes  # (dot, vdot and mv: complex not measured)
-        raise complex_dtypes.refuse("matmul of a complex vector (torch's dot or mv)")
+    if (a.dtype.is_complex or b.dtype.is_complex) and (d2 == 1 and d1 > 1 or
+                                                       d1 == 1 and d2 > 2):
+        from .. import complex as complex_dtypes  # (mv: complex not measured)
+        raise complex_dtypes.refuse("matmul of a complex matrix and vector (torch's mv)")
     if d1 == 1 and d2 == 1:
         return dot(a, b)
     if d1 == 2 and d2 == 1:

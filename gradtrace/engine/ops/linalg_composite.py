@@ -11,7 +11,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import blas
-from ..formulas import vjp
+from ..formulas import COMPLEX, vjp
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor, type_name
@@ -126,13 +126,14 @@ def kron(a: Tensor, b: Tensor) -> Tensor:
 
 class VdotBackward0(Function):
     __slots__ = ()
-    formulas = (vjp("self", "{grad} × {other}"), vjp("other", "{grad} × {self}"))
+    formulas = (vjp("self", "conj({grad}) × {other}", when=(COMPLEX,)),
+                vjp("self", "{grad} × {other}"), vjp("other", "{grad} × {self}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
         check_dot_operands(a, b)
         self.save("self", a if b.requires_grad else None)
         self.save("other", b if a.requires_grad else None)
-        return np.asarray(blas.dot(a.array, b.array))
+        return np.asarray(blas.dot(a.array, b.array, conjugate_first=True))
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # at::vdot(self_t, other_p) + at::vdot(self_p, other_t)
@@ -140,7 +141,10 @@ class VdotBackward0(Function):
         return VdotBackward0.call(t[0], b) + VdotBackward0.call(a, t[1])
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        ga = grad * self.unpack("other") if self.needs_input_grad(0) else None
+        """grad.conj() * other and grad * self (derivatives.yaml's vdot)."""
+        from .complex_ops import conj_physical
+
+        ga = conj_physical(grad) * self.unpack("other") if self.needs_input_grad(0) else None
         gb = grad * self.unpack("self") if self.needs_input_grad(1) else None
         return ga, gb
 

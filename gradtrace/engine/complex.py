@@ -67,11 +67,33 @@ RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zer
                                                  "exp", "cumsum"))
 
 
+# torch's errors for ops a complex tensor does not have (name -> the kind and message)
+_COMPARISONS = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "less": "lt",
+                "less_equal": "le", "greater": "gt", "greater_equal": "ge"}
+
+
+def _torch_error(name: str, dtype: DType) -> Exception | None:
+    """torch's own error for op `name` on a complex tensor, where torch raises one."""
+    from ..errors import ScriptError, TorchRuntimeError
+
+    if name == "abs_":
+        return TorchRuntimeError("In-place abs is not supported for complex tensors.")
+    kernel = _COMPARISONS.get(name.removesuffix("_"))
+    if kernel is not None:
+        return ScriptError(f'"{kernel}_cpu" not implemented for \'{dtype.scalar_type}\'',
+                           kind="NotImplementedError")
+    return None
+
+
 def check_op(name: str, operands: Any, kwargs: dict[str, Any], dtype: DType) -> None:
     """A call of torch op `name` given a complex tensor or dtype: NotSupportedError unless
-    the op is one gradtrace computes exactly as torch does."""
+    the op is one gradtrace computes exactly as torch does (or torch's error, where torch
+    has no such op for complex tensors)."""
     if name.startswith("__"):
         return  # Python's operators: the engine's ops check them
+    error = _torch_error(name, dtype)
+    if error is not None:
+        raise error
     if name not in RUNS:
         raise NotSupportedError(
             f"{name}() on torch.{dtype.name} is not supported by gradtrace: only creation, "
@@ -109,12 +131,44 @@ def _guarded(fn: Any, symbol: str) -> Any:
         other = args[0] if args else None
         if self.dtype.is_complex or type(other) is complex or (
                 isinstance(other, Tensor) and other.dtype.is_complex):
+            error = _torch_error(_OPERATOR_OPS.get(symbol, ""), _complex_operand(self, other))
+            if error is not None:
+                raise error
+            if symbol in ("float()", "int()") and self.dtype.is_complex:
+                if self.array.size != 1:
+                    return fn(self, *args)  # (torch's error for more than one element)
+                _check_real_valued(self, symbol)
+                value = self.array.reshape(-1)[0].real
+                return float(value) if symbol == "float()" else int(value)
             raise NotSupportedError(f"the {symbol} operator on complex values is not "
                                     "supported by gradtrace")
         return fn(self, *args)
 
     op.__name__ = getattr(fn, "__name__", symbol)
     return op
+
+
+_OPERATOR_OPS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+
+
+def _complex_operand(a: Any, b: Any) -> DType:
+    from .tensor import Tensor
+
+    if a.dtype.is_complex:
+        return a.dtype
+    if isinstance(b, Tensor) and b.dtype.is_complex:
+        return b.dtype
+    return complex64 if a.dtype.itemsize <= 4 else complex128
+
+
+def _check_real_valued(a: Any, symbol: str) -> None:
+    """float()/int() of a one-element complex tensor is its real part, unless its imaginary
+    part is not zero: torch's overflow error (c10's checked convert)."""
+    from ..errors import TorchRuntimeError
+
+    if a.array.reshape(-1)[0].imag != 0:
+        target = "double" if symbol == "float()" else "int64_t"
+        raise TorchRuntimeError(f"value cannot be converted to type {target} without overflow")
 
 
 def guard_operators(cls: type) -> None:

@@ -429,7 +429,7 @@ def test_errors_like_torch() -> None:
 
 @pytest.mark.parametrize("expression", [
     "torch.ones(2, 2, dtype=torch.cfloat) @ z", "z.conj()", "z.var()", "z ** 2",
-    "z.sqrt()", "torch.mv(torch.ones(2, 2, dtype=torch.cfloat), z)", "z.sgn()", "1 / z",
+    "z.sqrt()", "torch.mv(torch.ones(2, 2, dtype=torch.cfloat), z)", "1 / z",
     "torch.tensor([1., 2.]).to(torch.complex64).prod()",
 ])
 def test_unmeasured_complex_ops_are_refused(expression: str) -> None:
@@ -870,6 +870,33 @@ def test_what_torch_has_no_complex_kernel_for_gives_torchs_errors() -> None:
     torch's errors (a script's `except` catches them), not gradtrace's refusal; float() of
     a real-valued complex tensor is its real part."""
     assert gradtrace_output(NO_COMPLEX_KERNEL) == torch_output(NO_COMPLEX_KERNEL)
+
+
+SGN = """import torch
+torch.manual_seed(0)
+def bits(t):
+    return [x.hex() for x in torch.view_as_real(t).flatten().tolist()]
+for dt in (torch.complex64, torch.complex128):
+    for n in (1, 7, 16, 37):
+        z = torch.randn(3, n, dtype=dt)
+        z[0, 0] = 0
+        z.requires_grad_()
+        s = torch.sgn(z)
+        print(s.grad_fn.name(), bits(s)[:8], bits(s)[-4:])
+        w = torch.randn(3, n, dtype=dt)
+        (s * w).real.sum().backward()
+        print(bits(z.grad)[:8], bits(z.grad)[-4:])
+        print(bits(z.detach().t().sgn())[-4:], z.sgn().stride())
+x = torch.randn(5, requires_grad=True)
+print(x.sgn(), torch.autograd.grad(x.sgn().sum(), x))
+"""
+
+
+def test_complex_sgn_and_its_gradient_are_torchs() -> None:
+    """sgn_kernel's z / |z| (the vector body divides by SLEEF's hypot, the scalar tail
+    multiplies by 1 / |z| through c10::complex's operator/), 0 at 0; sgn_backward's
+    (grad - sgn² conj(grad)) / (2 |z|), 0 where z is 0."""
+    assert gradtrace_output(SGN) == torch_output(SGN)
 
 
 EXP = """import torch

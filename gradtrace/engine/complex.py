@@ -59,7 +59,7 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
-    floor_divide conj exp index_select angle cumsum dot vdot grad
+    floor_divide conj exp index_select angle cumsum dot vdot grad sgn
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
@@ -420,6 +420,11 @@ def _signs(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType) -> n
         im[vector] / modulus[vector]
     out[modulus == 0] = 0
     return out
+
+
+def sign(x: np.ndarray) -> np.ndarray:
+    """torch.sgn of a complex array (sgn_kernel, see `_signs`), laid out as the input."""
+    return _binary(x, x, _signs)
 
 
 def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -9,7 +9,7 @@ import numpy as np
 from ...errors import TorchRuntimeError
 from .. import capability, dtypes, fp64, kernels, unsigned
 from .. import complex as complex_dtypes
-from ..formulas import COMPLEX, local
+from ..formulas import COMPLEX, local, vjp
 from ..forward_ad import auto_element_wise
 from ..grad_mode import GRAD_MODE
 from ..kernels import precise, unary
@@ -551,18 +551,44 @@ class SignBackward0(_ZeroGrad):
 
 
 class SgnBackward0(_ZeroGrad):
-    """sgn: zero gradient for real input; torch saves self and result (sgn_backward)."""
+    """sgn: zero gradient for real input; torch saves self and result (sgn_backward). A
+    complex z's sign is z / |z| (0 at 0), its gradient sgn_backward's
+    (grad - sgn² conj(grad)) / (2 |z|), 0 where z is 0."""
 
     __slots__ = ()
-    jvp = auto_element_wise  # sgn_backward: a zero tensor for real input
     ufunc = np.sign
+    formulas = (vjp("self", "({grad} - {result}² × conj({grad})) / (2 |{self}|)",
+                    when=(COMPLEX,)), local("self", "0"))
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
+        if a.dtype.is_complex:
+            return complex_dtypes.sign(a.array)
         return np.sign(a.array)
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        """auto_element_wise: sgn_backward of the tangent (a zero tensor for real input;
+        complex's conjugated form is not reproduced)."""
+        if inputs[0].dtype.is_complex:
+            raise complex_dtypes.refuse("forward-mode AD through sgn of a complex tensor")
+        return auto_element_wise(self, t, outs, inputs, params)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        if not grad.dtype.is_complex:
+            return super().backward(grad)
+        if GRAD_MODE.enabled:
+            raise complex_dtypes.refuse("a gradient of sgn's backward (create_graph=True)")
+        from .arithmetic import div, mul, sub
+        from .complex_ops import conj_physical
+
+        x, sgn = self.unpack("self"), self.unpack("result")
+        modulus = x.abs()
+        out = div(sub(grad, mul(mul(sgn, sgn), conj_physical(grad))), mul_scalar(modulus, 2.0))
+        out.array[modulus.array == 0] = 0  # (masked_fill_ of the fresh quotient)
+        return out
 
 
 class LogitBackward0(Function):

@@ -19,12 +19,7 @@ HERE = Path(__file__).parent
 CASES = sorted((HERE / "conformance_extra").glob("*.gt"))
 
 # Cases where gradtrace still prints something else than torch; reported, not hidden.
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "weight_norm_kernels": "weight_norm's dim-0 backward kernel: grad_g of a row of 8 or more "
-                           "elements with a partial last vector (3 x 20) differs from torch's "
-                           "map2_reduce_all in the last bits; the forward, the last-dim kernel "
-                           "and grad_v match",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 # Cases that print float32 results of MKL's VML functions (exp, log, sin, ... in full
 # precision): exact only with torch's MKL installed (`pip install gradtrace[exact]`).

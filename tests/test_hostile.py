@@ -131,6 +131,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("anomaly_metadata_dunder.gt", "NotSupportedError"),
     ("lang_function_attributes_escape.gt", "NotSupportedError"),
     ("pystd_weakref_escape.gt", "NotSupportedError"),
+    ("pystd_tempfile_escape.gt", "NotSupportedError"),
     ("state_dict_metadata_escape.gt", "NotSupportedError"),
     ("autograd_variable_module_internals.gt", "AttributeError"),
     ("optim_submodule_internals.gt", "NotSupportedError"),

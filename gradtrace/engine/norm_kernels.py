@@ -546,11 +546,13 @@ def weight_norm(v: np.ndarray, g: np.ndarray, first: bool) -> tuple[np.ndarray, 
     """(w, norm) of `v` (rows, N) per row (`first`: the kernel for dim 0) or per column (the
     last-dim kernel). Per row: map_reduce_all(x * x, +), its sqrt, w = v * (g / norm). Per
     column: each thread's buffer of v * v summed over its rows (fused in FMA builds), the
-    buffers summed in thread order, then w = v * (g / norm)."""
+    buffers summed in thread order, then w = v * (g / norm). WeightNormKernel.cpp's
+    map_reduce_all adds its partial last vector's products unfused, FMA build or not
+    (measured: fusing them differs from torch in the last bit for rows of 12, 20 and 28)."""
     mad = _fma(capability.fma_build(), v.dtype)
     with np.errstate(all="ignore"):
         if first:
-            norm = np.sqrt(_map_reduce_sum(v, v, mad))
+            norm = np.sqrt(_map_reduce_sum(v, v, _fma(False, v.dtype)))
             return v * (g.reshape(-1) / norm)[:, None], norm
         rows, size = v.shape
         squares = _thread_buffers(_thread_rows(rows), lambda acc, i: mad(v[i], v[i], acc),
@@ -563,12 +565,13 @@ def weight_norm_backward(grad_w: np.ndarray, v: np.ndarray, g: np.ndarray, norm:
                          first: bool) -> tuple[np.ndarray, np.ndarray]:
     """(grad_v, grad_g) of weight_norm_backward_{first,last}_dim_kernel: the per-row (or
     per-column) sum of grad_w * v, grad_g = sum / norm, a = g / norm, b = a * grad_g / norm,
-    grad_v = a * grad_w - b * v (its b * v fused into the subtraction in FMA builds)."""
+    grad_v = a * grad_w - b * v (its b * v fused into the subtraction in FMA builds). The
+    per-row sums' partial last vector is added unfused, as in the forward."""
     mad = _fma(capability.fma_build(), v.dtype)
     g = g.reshape(-1)
     with np.errstate(all="ignore"):
         if first:
-            sums = _map_reduce_sum(grad_w, v, mad)
+            sums = _map_reduce_sum(grad_w, v, _fma(False, v.dtype))
         else:
             rows, size = v.shape
             sums = _thread_buffers(_thread_rows(rows),

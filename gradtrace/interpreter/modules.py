@@ -397,7 +397,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
                              "unicodedata", "codecs", "ast",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib", "gc",
-                             "weakref",
+                             "weakref", "tempfile",
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
 
@@ -552,8 +552,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "bars on stderr), einops (rearrange, reduce, repeat, einsum, pack, unpack, " \
              "parse_shape, asnumpy; einops.layers.torch's Rearrange, Reduce, EinMix), " \
              "functorch (torch.func's transforms), " \
-             "pathlib (Path over the run's files) and os (paths; the files torch.save " \
-             "wrote and the folders the script made, in memory)"
+             "pathlib (Path over the run's files), os (paths; the files torch.save " \
+             "wrote and the folders the script made, in memory) and tempfile (gettempdir)"
 
 
 class ImportCompiler:

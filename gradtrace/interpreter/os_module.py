@@ -59,7 +59,7 @@ class RunFiles:
 
     def is_folder(self, path: str) -> bool:
         key = file_key(path)
-        if key in (".", "/") or key in self.folders:
+        if key in (".", "/", TEMP_DIR) or key in self.folders:  # (tempfile's, empty at first)
             return True
         prefix = key.rstrip("/") + "/"
         return any(name.startswith(prefix) for name in self.files())
@@ -106,6 +106,8 @@ def _remove_sig(path, *, dir_fd=None): pass  # type: ignore[no-untyped-def]  # n
 def _listdir_sig(path=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
 def _getenv_sig(key, default=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
 def _cpu_count_sig(): pass  # type: ignore[no-untyped-def]  # noqa: E704
+def _gettempdir_sig(): pass  # type: ignore[no-untyped-def]  # noqa: E704
+def _gettempprefix_sig(): pass  # type: ignore[no-untyped-def]  # noqa: E704
 
 
 def missing_parent(interp: Interpreter, path: str) -> str | None:
@@ -151,7 +153,7 @@ def os_namespaces(interp: Interpreter, files: RunFiles) -> dict[str, stdlib.Name
 
     path_table: dict[str, Any] = {
         name: python_function(name, pure(name), _join_sig if name == "join" else _path_sig)
-        for name in ("join", "basename", "dirname", "split", "splitext", "normpath")}
+        for name in ("join", "basename", "dirname", "split", "splitext", "normpath", "isabs")}
     path_table.update({
         "exists": python_function("exists", asking(files.exists), _path_sig),
         "isfile": python_function("isfile", asking(lambda p: file_key(p) in files.files()),
@@ -190,4 +192,28 @@ def os_namespaces(interp: Interpreter, files: RunFiles) -> dict[str, stdlib.Name
         "getenv": python_function("getenv", getenv, _getenv_sig),
         "cpu_count": python_function("cpu_count", os.cpu_count, _cpu_count_sig),
     }
-    return {"os": stdlib.Namespace("os", table), "os.path": path}
+    return {"os": stdlib.Namespace("os", table), "os.path": path,
+            "tempfile": _tempfile_namespace()}
+
+
+TEMP_DIR = "/tmp"  # (tempfile's first candidate on Linux without TMPDIR, TEMP or TMP)
+
+
+def _tempfile_namespace() -> stdlib.Namespace:
+    """`tempfile`'s names for where temporary files go: `gettempdir()` (Python's tempdir
+    once set, else /tmp: the run's files are in memory, so no candidate folder is probed
+    and the real environment is not read) and `gettempprefix()`. Making temporary files or
+    folders (mkdtemp, TemporaryDirectory, NamedTemporaryFile) is refused; pytorch-lr-finder's
+    StateCacher asks for the folder even when it caches in memory."""
+    table: dict[str, Any] = {"tempdir": None, "template": "tmp"}
+
+    def gettempdir() -> str:
+        folder = table["tempdir"]
+        if folder is None:
+            table["tempdir"] = folder = TEMP_DIR  # (Python caches its choice there)
+        return folder
+
+    table["gettempdir"] = python_function("gettempdir", gettempdir, _gettempdir_sig)
+    table["gettempprefix"] = python_function("gettempprefix", lambda: table["template"],
+                                             _gettempprefix_sig)
+    return stdlib.Namespace("tempfile", table)

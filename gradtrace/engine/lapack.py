@@ -67,6 +67,21 @@ def _is_batched_column_major(a: np.ndarray) -> bool:
     return np.swapaxes(a, -1, -2).flags.c_contiguous
 
 
+def _each_with_one_workspace(dtype: np.dtype, batch: tuple[int, ...],
+                             call: Callable[[tuple[int, ...], np.ndarray, int], int]
+                             ) -> np.ndarray:
+    """apply_geqrf's, apply_orgqr's, apply_svd's and apply_linalg_eig's pattern: one
+    workspace query (lwork -1) on the batch's first matrix, then `call(idx, work, lwork)`
+    on every matrix with that one 64-byte-aligned workspace; LAPACK's infos."""
+    query = np.zeros(1, dtype=dtype)
+    call((0,) * len(batch), query, -1)
+    work = aligned.zeros((max(1, int(query[0].real)),), dtype)
+    info = np.zeros(batch, dtype=np.int32)
+    for idx in np.ndindex(*batch):
+        info[idx] = call(idx, work, work.size)
+    return info
+
+
 def _batches(a: np.ndarray) -> list[tuple[int, ...]]:
     return list(np.ndindex(*a.shape[:-2]))
 
@@ -289,40 +304,38 @@ def geqrf_orgqr(a: np.ndarray, complete: bool, with_q: bool
 
 
 def _geqrf_batched(lib: Any, f: np.ndarray, tau: np.ndarray) -> None:
-    """apply_geqrf on a batched column-major buffer, in place: one workspace query (on
-    the first matrix) for the batch, then each matrix with its row of `tau`."""
+    """apply_geqrf on a batched column-major buffer, in place, each matrix with its row
+    of `tau`."""
     m, n = f.shape[-2:]
     if f.size == 0 or not m or not n:
         return
     fn = _routine(lib, f.dtype, "geqrf", 8)
     res = ctypes.c_int(0)
-    query = np.zeros(1, dtype=f.dtype)
-    first = (0,) * (f.ndim - 2)
-    fn(_int(m), _int(n), f[first].ctypes.data, _int(max(1, m)), tau[first].ctypes.data,
-       query.ctypes.data, _int(-1), ctypes.byref(res))
-    work = aligned.zeros((max(1, int(query[0].real)),), f.dtype)
-    for idx in _batches(f):
+
+    def call(idx: tuple[int, ...], work: np.ndarray, lwork: int) -> int:
         fn(_int(m), _int(n), f[idx].ctypes.data, _int(max(1, m)), tau[idx].ctypes.data,
-           work.ctypes.data, _int(work.size), ctypes.byref(res))
+           work.ctypes.data, _int(lwork), ctypes.byref(res))
+        return res.value
+
+    _each_with_one_workspace(f.dtype, f.shape[:-2], call)
 
 
 def _orgqr_batched(lib: Any, f: np.ndarray, tau: np.ndarray) -> None:
     """apply_orgqr on a batched column-major buffer holding the reflectors, in place: the
-    (m, n) Q of each matrix's k = tau.shape[-1] reflectors; one workspace query."""
+    (m, n) Q of each matrix's k = tau.shape[-1] reflectors."""
     m, n = f.shape[-2:]
     k = tau.shape[-1]
     if f.size == 0 or not m or not n:
         return
     fn = _routine(lib, f.dtype, "orgqr", 9)
     res = ctypes.c_int(0)
-    query = np.zeros(1, dtype=f.dtype)
-    first = (0,) * (f.ndim - 2)
-    fn(_int(m), _int(n), _int(k), f[first].ctypes.data, _int(max(1, m)),
-       tau[first].ctypes.data, query.ctypes.data, _int(-1), ctypes.byref(res))
-    work = aligned.zeros((max(1, int(query[0].real)),), f.dtype)
-    for idx in _batches(f):
+
+    def call(idx: tuple[int, ...], work: np.ndarray, lwork: int) -> int:
         fn(_int(m), _int(n), _int(k), f[idx].ctypes.data, _int(max(1, m)),
-           tau[idx].ctypes.data, work.ctypes.data, _int(work.size), ctypes.byref(res))
+           tau[idx].ctypes.data, work.ctypes.data, _int(lwork), ctypes.byref(res))
+        return res.value
+
+    _each_with_one_workspace(f.dtype, f.shape[:-2], call)
 
 
 def gesdd(a: np.ndarray, full_matrices: bool, compute_uv: bool
@@ -369,12 +382,7 @@ def gesdd(a: np.ndarray, full_matrices: bool, compute_uv: bool
            *factors, work.ctypes.data, _int(lwork), iwork.ctypes.data, ctypes.byref(res))
         return res.value
 
-    query = np.zeros(1, dtype=a.dtype)
-    call((0,) * len(batch), query, -1)
-    work = aligned.zeros((max(1, int(query[0])),), a.dtype)
-    for idx in _batches(a):
-        info[idx] = call(idx, work, work.size)
-    return u, s, vh, info
+    return u, s, vh, _each_with_one_workspace(a.dtype, batch, call)
 
 
 def syevd(a: np.ndarray, upper: bool, compute_v: bool
@@ -464,12 +472,8 @@ def geev(a: np.ndarray, compute_v: bool
            work.ctypes.data, _int(lwork), *extra, ctypes.byref(res))
         return res.value
 
-    first = (0,) * len(batch)
-    query = np.zeros(1, dtype=a.dtype)
-    call(first, query, -1)
-    work = aligned.zeros((max(1, int(query[0].real)),), a.dtype)
+    info = _each_with_one_workspace(a.dtype, batch, call)
     for idx in _batches(a):
-        info[idx] = call(idx, work, work.size)
         if real:
             w[idx].real, w[idx].imag = vals[idx][:n], vals[idx][n:]
         else:

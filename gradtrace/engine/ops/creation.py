@@ -485,6 +485,29 @@ ARANGE_RESIZE_WARNING = (
     "RangeFactories.cpp:199.)")
 
 
+def _check_factory_out(name: str, out: Any, dtype: DType | None) -> None:
+    """The checks of a factory's out= (arange, eye) in torch's order (measured): not a
+    tensor (torch's TypeError lists the signatures and the call's), a dtype other than
+    out's, out computed by autograd (torch writes it and leaves a NotImplemented grad_fn),
+    out= under autograd, a meta out."""
+    if not isinstance(out, Tensor):
+        raise NotSupportedError(f"torch.{name}(out=) of a {type_name(out)} is not supported "
+                                "by gradtrace (torch raises a TypeError)")
+    if dtype is not None and dtype is not out.dtype:
+        raise TorchRuntimeError(f"dtype {dtype.scalar_type} does not match dtype of out "
+                                f"parameter ({out.dtype.scalar_type})")
+    if out.grad_fn is not None:
+        raise NotSupportedError(f"torch.{name}(out=) into a tensor computed by autograd is "
+                                "not supported by gradtrace")
+    if out.requires_grad and GRAD_MODE.enabled:
+        raise TorchRuntimeError(
+            f"aten::{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+    if is_meta(out.array):
+        raise NotSupportedError(f"torch.{name}(out=) into a meta tensor is not supported by "
+                                "gradtrace")
+
+
 def _arange_into(out: Tensor, start: Any, end: Any, step: Any, dtype: DType | None,
                  requires_grad: bool) -> Tensor:
     """`torch.arange(end, out=t)` (fairseq's buffered_arange and convert_padding_direction):
@@ -493,22 +516,7 @@ def _arange_into(out: Tensor, start: Any, end: Any, step: Any, dtype: DType | No
     warning if it had elements (RangeFactories.cpp's arange_out); its requires_grad set to
     the keyword's, as eye's out= is. torch's order (measured): a dtype other than t's, then
     out= under autograd."""
-    if not isinstance(out, Tensor):
-        raise NotSupportedError(f"torch.arange(out=) of a {type_name(out)} is not supported "
-                                "by gradtrace (torch raises a TypeError)")
-    if dtype is not None and dtype is not out.dtype:
-        raise TorchRuntimeError(f"dtype {dtype.scalar_type} does not match dtype of out "
-                                f"parameter ({out.dtype.scalar_type})")
-    if out.grad_fn is not None:
-        raise NotSupportedError("torch.arange(out=) into a tensor computed by autograd is not "
-                                "supported by gradtrace")
-    if out.requires_grad and GRAD_MODE.enabled:
-        raise TorchRuntimeError(
-            "aten::arange(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad.")
-    if is_meta(out.array):
-        raise NotSupportedError("torch.arange(out=) into a meta tensor is not supported by "
-                                "gradtrace")
+    _check_factory_out("arange", out, dtype)
     if internal_overlap(out.array):
         raise NotSupportedError("torch.arange(out=) into a tensor whose elements overlap (an "
                                 "expand) is not supported by gradtrace")
@@ -682,22 +690,7 @@ def _eye_into(out: Tensor, n: int, m: int | None, dtype: DType | None,
     dtype, one version bump; its requires_grad set to the keyword's, as torch's binding does
     (False for a leaf that required grad, under no_grad). torch's order (measured): a dtype
     other than t's, then out= under autograd, then n and m."""
-    if not isinstance(out, Tensor):  # torch's message lists both signatures and the call's
-        raise NotSupportedError(f"torch.eye(out=) of a {type_name(out)} is not supported by "
-                                "gradtrace (torch raises a TypeError)")
-    if dtype is not None and dtype is not out.dtype:
-        raise TorchRuntimeError(f"dtype {dtype.scalar_type} does not match dtype of out "
-                                f"parameter ({out.dtype.scalar_type})")
-    if out.grad_fn is not None:  # torch writes it and leaves a NotImplemented grad_fn
-        raise NotSupportedError("torch.eye(out=) into a tensor computed by autograd is not "
-                                "supported by gradtrace")
-    if out.requires_grad and GRAD_MODE.enabled:
-        raise TorchRuntimeError(
-            "aten::eye(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad.")
-    if is_meta(out.array):
-        raise NotSupportedError("torch.eye(out=) into a meta tensor is not supported by "
-                                "gradtrace")
+    _check_factory_out("eye", out, dtype)
     if n < 0:
         raise TorchRuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:

@@ -67,7 +67,7 @@ RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zer
                                                  "exp", "cumsum"))
 
 
-# torch's errors for ops a complex tensor does not have (name -> the kind and message)
+# the ordering comparisons, which have no complex kernel: op name -> torch's kernel name
 _COMPARISONS = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "less": "lt",
                 "less_equal": "le", "greater": "gt", "greater_equal": "ge"}
 
@@ -148,7 +148,7 @@ def _guarded(fn: Any, symbol: str) -> Any:
     return op
 
 
-_OPERATOR_OPS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+_OPERATOR_OPS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}  # (the operators' ops)
 
 
 def _complex_operand(a: Any, b: Any) -> DType:
@@ -430,7 +430,7 @@ def sign(x: np.ndarray) -> np.ndarray:
 def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     """AbsBackward0's grad * self.sgn() for complex x: sgn_kernel's signs, times the real
     grad cast to complex (TensorIterator's copy), as mul_kernel rounds."""
-    return multiply(_copy_like(grad, grad, x.dtype), _binary(x, x, _signs))
+    return multiply(_copy_like(grad, grad, x.dtype), sign(x))
 
 
 def polar_backward(grad: np.ndarray, result: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -569,6 +569,8 @@ class SgnBackward0(_ZeroGrad):
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
+    jvp_reads_saved = True  # (auto_element_wise's backward reads self and result)
+
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         """auto_element_wise: sgn_backward of the tangent (a zero tensor for real input;
         complex's conjugated form is not reproduced)."""

@@ -493,5 +493,15 @@ def to_real(array: np.ndarray, dtype: DType | None) -> np.ndarray:
     return array.real if dtype is None else array.real.astype(dtype.np)
 
 
+def refuse_lazy_conjugate(what: str, dtype: DType, view: str, instead: str
+                          ) -> NotSupportedError:
+    """The refusal of a complex tensor's lazily conjugated view (`conj()`, `mH`, `H`,
+    `adjoint()`): torch's conjugate bit, which gradtrace does not build, is never dropped
+    silently; `instead` names the call that gives the same values."""
+    return NotSupportedError(f"{what} of a torch.{dtype.name} tensor ({view}) is not "
+                             f"supported by gradtrace: {instead} gives the same values in "
+                             "new memory")
+
+
 def refuse(what: str) -> NotSupportedError:
     return NotSupportedError(f"{what} is not supported by gradtrace")

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, TorchRuntimeError
+from ...errors import TorchRuntimeError
 from .. import complex as complex_dtypes
 from .. import dtypes, glibc, libm_scalar
 from ..dtypes import DType
@@ -309,9 +309,9 @@ def conj(a: Tensor) -> Tensor:
     build; conj_physical() gives the same values."""
     if not a.dtype.is_complex:
         return a
-    raise NotSupportedError(
-        f"conj() of a torch.{a.dtype.name} tensor (torch's lazily conjugated view) is not "
-        "supported by gradtrace: conj_physical() gives the same values in new memory")
+    raise complex_dtypes.refuse_lazy_conjugate("conj()", a.dtype,
+                                               "torch's lazily conjugated view",
+                                               "conj_physical()")
 
 
 TORCH_FUNCTIONS: dict[str, Any] = {

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from ...errors import (
-    NotSupportedError,
     TorchRuntimeError,
     TorchTypeError,
 )
@@ -642,10 +641,11 @@ def _refuse_complex(a: Tensor, spelled: str) -> None:
     bit, which gradtrace does not build (see complex_ops.conj): refused rather than
     returned unconjugated."""
     if a.dtype.is_complex:
-        raise NotSupportedError(
-            f"{spelled} of a torch.{a.dtype.name} tensor (a transposed view with torch's "
-            "lazy conjugate bit) is not supported by gradtrace: x.mT.conj_physical() gives "
-            "the same values in new memory")
+        from .. import complex as complex_dtypes
+
+        raise complex_dtypes.refuse_lazy_conjugate(
+            spelled, a.dtype, "a transposed view with torch's lazy conjugate bit",
+            "x.mT.conj_physical()")
 
 
 def _conj_transpose(a: Tensor, name: str, spelled: str, line: int) -> Tensor:

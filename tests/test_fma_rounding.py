@@ -81,3 +81,59 @@ def test_fma_chain_steps_round_as_fma_does(rows):
             want = fp32.fma(factor, np.full_like(factor, b), c)
             chain.step(factor.astype(np.float64), np.float64(b), acc[:, 1])
         assert np.array_equal(acc[:, 1].view(np.uint32), want.view(np.uint32))
+
+
+TINY_OR_NOT32 = st.floats(min_value=2.0 ** -149, max_value=2.0 ** 60, width=32)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(TINY_OR_NOT32, TINY_OR_NOT32, TINY_OR_NOT32, st.booleans(),
+                          st.booleans()), min_size=1, max_size=30))
+def test_fma_chain_given_its_factors_rounds_as_fma_also_in_the_subnormal_range(rows):
+    """A chain told its factor arrays skips the subnormal test only where no product can
+    need it (|a * b| >= 2**-131); with tiny factors it keeps it. Each step against `fma`,
+    three steps chained, factors from subnormal to 2**60."""
+    a = np.array([r[0] * (-1 if r[3] else 1) for r in rows], np.float32)
+    b = np.array([r[1] * (-1 if r[4] else 1) for r in rows], np.float32)
+    c = np.array([-r[2] for r in rows], np.float32)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    chain = fp32.FmaChain(a64, b64)
+    tiny = float(np.min(np.abs(a64))) * float(np.min(np.abs(b64))) < 2.0 ** -131
+    assert chain._check_tiny == tiny
+    acc, want = c.copy(), c.copy()
+    with np.errstate(all="ignore"):
+        for factor in (a64, b64, a64 * 0.5):
+            chain.step(factor, b64, acc)
+            want = fp32.fma(factor.astype(np.float32), b, want)
+    assert np.array_equal(acc.view(np.uint32), want.view(np.uint32))
+
+
+def test_fma_chain_working_buffer_gives_the_strided_accumulators_bits_and_writes_back():
+    """`working` runs a chain in a dense copy with the largest axis innermost (a Conv1d's
+    channels outside its 4 columns; a padded window) and puts the values back: the same
+    bits as stepping on the strided accumulator itself."""
+    rng = np.random.default_rng(7)
+    for shape, window in (((16, 512, 1, 4), np.s_[:]), ((3, 8, 10, 12), np.s_[:, :, 1:9, 2:11:2])):
+        base = rng.standard_normal(shape).astype(np.float32)
+        direct, buffered = base.copy(), base.copy()
+        target = direct[window]
+        x = rng.standard_normal(target.shape[:1] + (1,) + target.shape[2:])
+        w = rng.standard_normal((1, target.shape[1], 1, 1))
+        plain, chain = fp32.FmaChain(x, w), fp32.FmaChain(x, w)
+        for _ in range(5):
+            plain.step(x, w, direct[window])
+        with chain.working(buffered[window]) as work:
+            assert work.shape == target.shape
+            largest = max(i for i, size in enumerate(work.shape) if size == max(work.shape))
+            assert work.strides[largest] == 4  # the (last) largest axis innermost
+            for _ in range(5):
+                chain.step(x, w, work)
+        assert np.array_equal(buffered.view(np.uint32), direct.view(np.uint32))
+
+
+def test_float64_along_keeps_shape_and_values_with_the_axis_dense():
+    w = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    for axis in range(3):
+        got = fp32.float64_along(w, axis)
+        assert got.shape == w.shape and got.dtype == np.float64 and got.strides[axis] == 8
+        assert np.array_equal(got, w)

@@ -32,7 +32,7 @@ import numpy as np
 from . import capability
 from .conv_kernels import backward_bias as _reducer_bias
 from .conv_kernels import balance211, image_chunks
-from .fp32 import FmaChain
+from .fp32 import FmaChain, float64_along
 from .reduction_order import seq_sum
 
 BLOCK = 16  # zmm lanes of float32
@@ -95,17 +95,19 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
     out = ((xp.shape[2] - dilation[0] * (kh_n - 1) - 1) // stride[0] + 1,
            (xp.shape[3] - dilation[1] * (kw_n - 1) - 1) // stride[1] + 1)
     total = None
-    x64, w64, chain = xp.astype(np.float64), w.astype(np.float64), FmaChain()
+    x64, w64 = xp.astype(np.float64), float64_along(w, 0)
+    chain = FmaChain(x64, w64)
     with np.errstate(all="ignore"):
         for block in _blocks(c):
             acc = np.zeros((n, o) + out, np.float32)
             for images in image_chunks(n, acc[0].size):
-                for kh in range(kh_n):
-                    for kw in range(kw_n):
-                        rows, cols = _tap(kh, kw, out, stride, dilation)
-                        for ic in block:
-                            chain.step(x64[images, None, ic, rows, cols],
-                                       w64[None, :, ic, kh, kw, None, None], acc[images])
+                with chain.working(acc[images]) as part:
+                    for kh in range(kh_n):
+                        for kw in range(kw_n):
+                            rows, cols = _tap(kh, kw, out, stride, dilation)
+                            for ic in block:
+                                chain.step(x64[images, None, ic, rows, cols],
+                                           w64[None, :, ic, kh, kw, None, None], part)
             if total is None:
                 total = acc + b.reshape(1, o, 1, 1) if b is not None else acc
             else:
@@ -123,7 +125,8 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
     out = g.shape[2:]
     ph, pw = padding
     total = None
-    g64, w64, chain = g.astype(np.float64), w.astype(np.float64), FmaChain()
+    g64, w64 = g.astype(np.float64), float64_along(w, 1)
+    chain = FmaChain(g64, w64)
     with np.errstate(all="ignore"):
         for block in _blocks(o):
             acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
@@ -131,10 +134,10 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
                 for kh in range(kh_n):
                     for kw in range(kw_n):
                         rows, cols = _tap(kh, kw, out, stride, dilation)
-                        for oc in block:
-                            chain.step(g64[images, None, oc],
-                                       w64[None, oc, :, kh, kw, None, None],
-                                       acc[images, :, rows, cols])
+                        with chain.working(acc[images, :, rows, cols]) as window:
+                            for oc in block:
+                                chain.step(g64[images, None, oc],
+                                           w64[None, oc, :, kh, kw, None, None], window)
             total = acc if total is None else acc + total
     if total is None:
         total = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
@@ -231,13 +234,15 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
     o, c, kh_n, kw_n = w_shape
     out = g.shape[2:]
     xp = _padded(x, padding)
-    taps = np.empty((x.shape[0], c, kh_n, kw_n) + out, np.float32)
+    # (N, OH, OW, C, KH, KW): each position's weights dense, a step's product one loop
+    taps = np.empty((x.shape[0],) + out + (c, kh_n, kw_n), np.float32)
     for kh in range(kh_n):
         for kw in range(kw_n):
             rows, cols = _tap(kh, kw, out, stride, dilation)
-            taps[:, :, kh, kw] = xp[:, :, rows, cols]
+            taps[..., kh, kw] = xp[:, :, rows, cols].transpose(0, 2, 3, 1)
     parts = []
-    g64, taps64, chain = g.astype(np.float64), taps.astype(np.float64), FmaChain()
+    g64, taps64 = g.astype(np.float64), taps.astype(np.float64)
+    chain = FmaChain(g64, taps64)
     with np.errstate(all="ignore"):
         for pieces in _work_items(x.shape, w_shape, out, stride, dilation):
             acc = np.zeros(w_shape, np.float32)
@@ -245,7 +250,7 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
                 for oh in range(r0, r1):
                     for ow in range(out[1]):
                         chain.step(g64[i, :, oh, ow, None, None, None],
-                                   taps64[None, i, ..., oh, ow], acc)
+                                   taps64[None, i, oh, ow], acc)
             parts.append(acc)
         return _sum_threads(parts)
 

@@ -30,7 +30,7 @@ import functools
 import numpy as np
 
 from .conv_kernels import image_chunks
-from .fp32 import FmaChain
+from .fp32 import FmaChain, float64_along
 
 _SIMD = 8  # AVX2 float32 lanes (acc_simd_w)
 _IC_BLOCK = 32  # the diff_src channel block measured for 16 and for 32 or more channels
@@ -179,7 +179,8 @@ def backward_input_strided(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...
     uneven = wd % stride[1] != 0
     cols = _calls(wd, kh_n, kw_n, stride[1], pw, ow, uneven, bool(_split(c, o, kw_n)))
     chains: dict[tuple, np.ndarray] = {}
-    g64, w64, chain = g.astype(np.float64), w.astype(np.float64), FmaChain()
+    g64, w64 = g.astype(np.float64), float64_along(w, 1)
+    chain = FmaChain(g64, w64)
     with np.errstate(all="ignore"):
         for call in {call for col in cols for call in col}:
             acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
@@ -188,10 +189,10 @@ def backward_input_strided(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...
                     rows = slice(kh, kh + stride[0] * (oh - 1) + 1, stride[0])
                     for kw in call[1]:
                         span = slice(kw, kw + stride[1] * (ow - 1) + 1, stride[1])
-                        for oc in range(o):
-                            chain.step(g64[images, None, oc],
-                                       w64[None, oc, :, kh, kw, None, None],
-                                       acc[images, :, rows, span])
+                        with chain.working(acc[images, :, rows, span]) as window:
+                            for oc in range(o):
+                                chain.step(g64[images, None, oc],
+                                           w64[None, oc, :, kh, kw, None, None], window)
             chains[call] = acc[:, :, ph:ph + h, pw:pw + wd]
         total = np.zeros((n, c, h, wd), np.float32)
         for step in range(max((len(col) for col in cols), default=0)):

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import capability
 from .conv_kernels import _padded, _tap, balance211, end_padding, image_chunks
-from .fp32 import FmaChain
+from .fp32 import FmaChain, float64_along
 
 
 def is_depthwise(x_shape: tuple[int, ...], w_shape: tuple[int, ...], groups: int) -> bool:
@@ -91,7 +91,8 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
     acc = np.zeros((n, c) + out, np.float32)
     if b is not None:
         acc += b.reshape(1, c, 1, 1)
-    x64, w64, chain = xp.astype(np.float64), w.astype(np.float64), FmaChain()
+    x64, w64 = xp.astype(np.float64), float64_along(w, 0)
+    chain = FmaChain(x64, w64)
     with np.errstate(all="ignore"):
         for images in image_chunks(n, c * out[0] * out[1]):
             for kh in range(kh_n):
@@ -129,7 +130,8 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
     out = g.shape[2:]
     ph, pw = padding
     acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
-    g64, w64, chain = g.astype(np.float64), w.astype(np.float64), FmaChain()
+    g64, w64 = g.astype(np.float64), float64_along(w, 0)
+    chain = FmaChain(g64, w64)
     with np.errstate(all="ignore"):
         for images in image_chunks(n, acc[0].size):
             for kh in range(kh_n):

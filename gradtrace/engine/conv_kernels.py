@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import capability
-from .fp32 import FmaChain
+from .fp32 import FmaChain, float64_along
 from .reduction_order import seq_sum
 
 BLOCK = 8  # oneDNN's channel block (simd width) on AVX2
@@ -234,17 +234,18 @@ def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[in
     acc = np.zeros((n, o) + out, np.float32)
     if b is not None:
         acc += b.reshape(1, o, 1, 1)
-    x64, w64, chain = xp.astype(np.float64), w.astype(np.float64), FmaChain()
+    x64, w64 = xp.astype(np.float64), float64_along(w, 0)
+    chain = FmaChain(x64, w64)
     with np.errstate(all="ignore"):
         for images in image_chunks(n, o * out[0] * out[1]):
-            part = acc[images]
-            for block in _blocks(c):
-                for kh in range(kh_n):
-                    for kw in range(kw_n):
-                        rows, cols = _tap(xp, kh, kw, out, stride, dilation)
-                        for ic in block:
-                            chain.step(x64[images, None, ic, rows, cols],
-                                       w64[None, :, ic, kh, kw, None, None], part)
+            with chain.working(acc[images]) as part:
+                for block in _blocks(c):
+                    for kh in range(kh_n):
+                        for kw in range(kw_n):
+                            rows, cols = _tap(xp, kh, kw, out, stride, dilation)
+                            for ic in block:
+                                chain.step(x64[images, None, ic, rows, cols],
+                                           w64[None, :, ic, kh, kw, None, None], part)
     return acc
 
 
@@ -293,15 +294,17 @@ def _chained_1x1(a: np.ndarray, w2: np.ndarray, b: np.ndarray | None,
     n, inputs = a.shape[:2]
     outputs = w2.shape[0]
     total = None
-    a64, w64, chain = a.astype(np.float64), w2.astype(np.float64), FmaChain()
+    a64, w64 = a.astype(np.float64), float64_along(w2, 0)
+    chain = FmaChain(a64, w64)
     with np.errstate(all="ignore"):
         for start in range(0, inputs, chunk):
             acc = np.zeros((n, outputs) + a.shape[2:], np.float32)
             if b is not None and total is None:
                 acc += b.reshape(1, outputs, 1, 1)
             for images in image_chunks(n, acc[0].size):
-                for i in range(start, min(inputs, start + chunk)):
-                    chain.step(a64[images, None, i], w64[None, :, i, None, None], acc[images])
+                with chain.working(acc[images]) as part:
+                    for i in range(start, min(inputs, start + chunk)):
+                        chain.step(a64[images, None, i], w64[None, :, i, None, None], part)
             total = acc if total is None else total + acc
     return total
 
@@ -328,7 +331,8 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
     total = None
     blocks = _blocks(o)
     chunk = oc_blocks_per_call(out[1])
-    g64, w64, chain = g.astype(np.float64), w.astype(np.float64), FmaChain()
+    g64, w64 = g.astype(np.float64), float64_along(w, 1)
+    chain = FmaChain(g64, w64)
     with np.errstate(all="ignore"):
         for first in range(0, len(blocks), chunk):
             acc = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), np.float32)
@@ -337,10 +341,10 @@ def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
                     for kh in range(kh_n):
                         for kw in range(kw_n):
                             rows, cols = _tap(acc, kh, kw, out, stride, dilation)
-                            for oc in block:
-                                chain.step(g64[images, None, oc],
-                                           w64[None, oc, :, kh, kw, None, None],
-                                           acc[images, :, rows, cols])
+                            with chain.working(acc[images, :, rows, cols]) as window:
+                                for oc in block:
+                                    chain.step(g64[images, None, oc],
+                                               w64[None, oc, :, kh, kw, None, None], window)
             total = acc if total is None else total + acc
     return total[:, :, ph:ph + h, pw:pw + wd]
 
@@ -403,14 +407,16 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
     ic_block = c if c < BLOCK else BLOCK
     jobs = groups * -(-o // BLOCK) * -(-c // ic_block)
     parts = balance211(n, _reduction_split(BLOCK * ic_block * kh_n * kw_n, jobs, n))
-    # every weight's input values at output position (oh, ow): (N, C, KH, KW, OH, OW)
-    taps = np.empty((n, c, kh_n, kw_n) + out, np.float32)
+    # every weight's input values at output position (oh, ow): (N, OH, OW, C, KH, KW),
+    # each position's weights dense (a step's product is then one inner loop)
+    taps = np.empty((n,) + out + (c, kh_n, kw_n), np.float32)
     for kh in range(kh_n):
         for kw in range(kw_n):
             rows, cols = _tap(xp, kh, kw, out, stride, dilation)
-            taps[:, :, kh, kw] = xp[:, :, rows, cols]
+            taps[..., kh, kw] = xp[:, :, rows, cols].transpose(0, 2, 3, 1)
     total = np.zeros(w_shape, np.float32)
-    g64, taps64, chain = g.astype(np.float64), taps.astype(np.float64), FmaChain()
+    g64, taps64 = g.astype(np.float64), taps.astype(np.float64)
+    chain = FmaChain(g64, taps64)
     with np.errstate(all="ignore"):
         for images in parts:
             acc = np.zeros(w_shape, np.float32)
@@ -418,7 +424,7 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
                 for oh in range(out[0]):
                     for ow in range(out[1]):
                         chain.step(g64[i, :, oh, ow, None, None, None],
-                                   taps64[None, i, ..., oh, ow], acc)
+                                   taps64[None, i, oh, ow], acc)
             total = total + acc
     return total
 
@@ -470,7 +476,8 @@ def _backward_weight_1x1(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
         gs[k, :, :step] = gf[image, :, start:start + step]
         xs[k, :, :step] = xf[image, :, start:start + step]
     chains = np.zeros((len(calls), o, c), np.float32)
-    gs64, xs64, chain = gs.astype(np.float64), xs.astype(np.float64), FmaChain()
+    gs64, xs64 = gs.astype(np.float64), xs.astype(np.float64)
+    chain = FmaChain(gs64, xs64)
     with np.errstate(all="ignore"):
         for t in range(longest):
             chain.step(gs64[:, :, t, None], xs64[:, None, :, t], chains)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fp32 import FmaChain
+from .fp32 import FmaChain, float64_along
 
 # init_conf turns exec_vpad off for an AVX2 forward this large (not reproduced)
 _LARGE_IC, _LARGE_OC = 512, 256
@@ -87,7 +87,8 @@ def _calls(src: np.ndarray, w: np.ndarray, b: np.ndarray | None, out: tuple[int,
     n, c = src.shape[:2]
     o = w.shape[0]
     kh_n, kw_n = w.shape[2:]
-    s64, w64, chain = src.astype(np.float64), w.astype(np.float64), FmaChain()
+    s64, w64 = src.astype(np.float64), float64_along(w, 0)
+    chain = FmaChain(s64, w64)
     groups = [[kw] for kw in cols] if per_column else [list(cols)]
     total = None
     with np.errstate(all="ignore"):

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 _CAUSES: dict[str, None] = {}
 # element-steps (accumulator elements x chained fused multiply-adds) of kernel-order
-# emulation one run may spend: about 10-20 s of numpy, so that a script of many large
-# convolutions stays within its time limit; past it, values round through float64 (noted)
-EMULATION_BUDGET = 1 << 31
+# emulation one run may spend, so that a script of many large convolutions stays within
+# its time limit; past it, values round through float64 (noted). An element-step costs
+# 0.6-2 ns of numpy (measured on convolution training scripts: more where a step's
+# arrays are small), so this is about 10-35 s
+EMULATION_BUDGET = 1 << 34
 _SPENT = [0]
 
 

@@ -72,7 +72,8 @@ def _chain_columns(a64: np.ndarray, x64: np.ndarray, y: np.ndarray, k0: int, k1:
 def _gemv(a: np.ndarray, x: np.ndarray, y: np.ndarray, nthr: int) -> None:
     """y (M,) += a (M, K) · x (K,), as the no-transpose gemv threading driver does."""
     m, n = a.shape
-    a64, x64, chain = a.astype(np.float64), x.astype(np.float64), FmaChain()
+    a64, x64 = a.astype(np.float64), x.astype(np.float64)
+    chain = FmaChain(a64, x64)
     goal = _gemv_threads(m, n, nthr)
     if goal == 1 or not (m <= goal * 500 and n >= goal * 128):
         _chain_columns(a64, x64, y, 0, n, chain)  # (a split of the rows changes no sum)
@@ -323,7 +324,8 @@ def chained(a: np.ndarray, bt: np.ndarray, acc: np.ndarray | None = None) -> np.
     """(N, M) = [acc +] bt · aᵀ as one fused multiply-add chain over K per output, from
     zero or continuing `acc` (the brgemm RNN's products)."""
     out = np.zeros((bt.shape[0], a.shape[0]), _F32) if acc is None else acc
-    a64, bt64, chain = a.astype(np.float64), bt.astype(np.float64), FmaChain()
+    a64, bt64 = a.astype(np.float64), bt.astype(np.float64)
+    chain = FmaChain(a64, bt64)
     for kk in range(a.shape[1]):
         chain.step(bt64[:, kk, None], a64[None, :, kk], out)
     return out

@@ -18,7 +18,8 @@ print(w.resize_as_(torch.zeros(2, 2)).shape, w._version)
 print(w.resize_as_(torch.zeros(1, dtype=torch.long)), w.dtype, w._version)
 y = torch.ones(5)
 print(torch.resize_as_(y, torch.zeros(3)), y._version)
-print(type(torch.resize_as_).__name__, repr(torch.resize_as_)[:30], y.resize_as_(torch.empty(0)).numel())
+print(type(torch.resize_as_).__name__, repr(torch.resize_as_)[:30])
+print(y.resize_as_(torch.empty(0)).numel())
 with torch.no_grad():
     z = torch.ones(3, requires_grad=True)
     try:

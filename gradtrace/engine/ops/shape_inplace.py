@@ -1,6 +1,6 @@
 """In-place shape changes: t_, transpose_/swapaxes_/swapdims_, squeeze_, unsqueeze_,
-resize_, resize_as_ and set_. They change the tensor's metadata, not its data: the tensor keeps its storage,
-its version moves on, and its history gets torch's node for the in-place form
+resize_, resize_as_ and set_. They change the tensor's metadata, not its data: the tensor
+keeps its storage, its version moves on, and its history gets torch's node for the in-place form
 (TBackward1, TransposeBackward1, SqueezeBackward3/4/5, UnsqueezeBackward1)."""
 from __future__ import annotations
 

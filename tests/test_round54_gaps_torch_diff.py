@@ -1,13 +1,17 @@
 """Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 54
 (detection and segmentation building blocks) found: ssd.pytorch's nms resizes its scratch
-tensors with `w.resize_as_(xx2)`, which was refused.
+tensors with `w.resize_as_(xx2)`, which was refused; CenterNet's gaussian2D builds its kernel
+over `np.ogrid[-m:m+1, -n:n+1]`, which was refused, and its losses pass the old
+reduction='elementwise_mean', which was an error.
 
 Skipped unless torch is importable.
 """
 from __future__ import annotations
 
+import io
+
 import pytest
-from script_runs import gradtrace_output, torch_output
+from script_runs import gradtrace_output, run_text, torch_output
 
 torch = pytest.importorskip("torch")
 
@@ -43,3 +47,73 @@ def test_resize_as_takes_the_template_s_shape() -> None:
     taken), a version bump, and resize_'s refusal of a tensor that requires grad, under
     no_grad too."""
     assert gradtrace_output(RESIZE_AS) == torch_output(RESIZE_AS)
+
+
+GRIDS = """import numpy as np
+y, x = np.ogrid[-2:3, -1:2]
+print(y, x, y.shape, x.shape, type(np.ogrid[0:3]).__name__)
+print(np.mgrid[0:2, 0:3], np.mgrid[0:1:5j].tolist(), np.ogrid[0:1:3j, 0:2])
+print(np.mgrid[-1.5:1.5:1.0].dtype, np.ogrid[3:0:-1])
+print(repr(np.ogrid)[:48], repr(np.mgrid)[:48])
+print(np.r_[0:1:3j, 5])
+m, n = [(ss - 1.) / 2. for ss in (5, 5)]
+yy, xx = np.ogrid[-m:m+1,-n:n+1]
+h = np.exp(-(xx * xx + yy * yy) / (2 * 1.5 * 1.5))
+h[h < np.finfo(h.dtype).eps * h.max()] = 0
+print(h.round(4))
+hm = np.zeros((6, 6), dtype=np.float32)
+part = hm[1:4, 2:5]
+np.maximum(part, h[:3, :3] * 2, out=part)
+print(hm)
+"""
+
+
+def test_numpy_ogrid_and_mgrid_make_meshes_of_slices() -> None:
+    """np.ogrid / np.mgrid indexed with slices (steps, float bounds, complex counts), and
+    np.maximum(..., out=) writing through a view of the script's array, as numpy does."""
+    assert gradtrace_output(GRIDS) == torch_output(GRIDS)
+
+
+ELEMENTWISE_MEAN = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+t = torch.tensor([[0.0, -0.5, 1.0], [1.0, 1.0, 0.0]])
+for fn in (F.l1_loss, F.mse_loss, F.smooth_l1_loss, F.huber_loss, F.soft_margin_loss,
+           F.binary_cross_entropy_with_logits):
+    out = fn(x, t, reduction='elementwise_mean')
+    g, = torch.autograd.grad(out, x)
+    print(fn.__name__, out, g)
+print(F.smooth_l1_loss(x, t, reduction='elementwise_mean', beta=0.0))
+labels = torch.tensor([2, 0])
+print(F.cross_entropy(x, labels, reduction='elementwise_mean'),
+      F.nll_loss(x.log_softmax(1), labels, reduction='elementwise_mean'),
+      F.cross_entropy(x, labels, reduction='elementwise_mean', label_smoothing=0.1))
+print(nn.L1Loss(reduction='elementwise_mean')(x, t),
+      nn.CrossEntropyLoss(reduction='elementwise_mean').reduction)
+print(F.kl_div(x.log_softmax(1), t.softmax(1), reduction='elementwise_mean'))
+print(F.multi_margin_loss(x, labels, reduction='elementwise_mean'))
+for call in (lambda: F.poisson_nll_loss(x, t, reduction='elementwise_mean'),
+             lambda: F.triplet_margin_with_distance_loss(x, t, t, reduction='elementwise_mean'),
+             lambda: F.gaussian_nll_loss(x, t, torch.ones(2, 3), reduction='elementwise_mean'),
+             lambda: F.multilabel_soft_margin_loss(x, t, reduction='elementwise_mean'),
+             lambda: F.l1_loss(x, t, reduction='elementwise_sum')):
+    try:
+        print(call())
+    except ValueError as e:
+        print("ValueError:", e)
+"""
+
+
+def test_elementwise_mean_reduction_is_mean() -> None:
+    """reduction='elementwise_mean' is 'mean' (with torch's deprecation warning) wherever torch
+    asks _Reduction.get_enum, functions and modules; poisson_nll_loss and
+    triplet_margin_with_distance_loss (and the two that check 'valid') refuse it as torch
+    does."""
+    assert gradtrace_output(ELEMENTWISE_MEAN) == torch_output(ELEMENTWISE_MEAN)
+    err = io.StringIO()
+    run_text("import torch\nimport torch.nn.functional as F\n"
+             "print(F.l1_loss(torch.ones(2), torch.zeros(2), reduction='elementwise_mean'))",
+             stderr=err)
+    assert "UserWarning: reduction='elementwise_mean' is deprecated. Please use " \
+           "reduction='mean' instead." in err.getvalue()

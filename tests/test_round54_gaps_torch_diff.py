@@ -2,7 +2,8 @@
 (detection and segmentation building blocks) found: ssd.pytorch's nms resizes its scratch
 tensors with `w.resize_as_(xx2)`, which was refused; CenterNet's gaussian2D builds its kernel
 over `np.ogrid[-m:m+1, -n:n+1]`, which was refused, and its losses pass the old
-reduction='elementwise_mean', which was an error.
+reduction='elementwise_mean', which was an error; torchvision's encode_boxes is decorated with
+torch.jit._script_if_tracing, which was refused.
 
 Skipped unless torch is importable.
 """
@@ -117,3 +118,34 @@ def test_elementwise_mean_reduction_is_mean() -> None:
              stderr=err)
     assert "UserWarning: reduction='elementwise_mean' is deprecated. Please use " \
            "reduction='mean' instead." in err.getvalue()
+
+
+SCRIPT_IF_TRACING = """import torch
+
+
+@torch.jit._script_if_tracing
+def encode(a, b):
+    # type: (torch.Tensor, torch.Tensor) -> torch.Tensor
+    'Doc.'
+    return torch.log(a / b) * 2
+
+
+@torch.jit.script_if_tracing
+def double(x):
+    return x * 2
+
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = encode(x, torch.tensor([0.5, 4.0]))
+print(y, encode.__name__, encode.__doc__, double(x).grad_fn.name())
+print(encode.__qualname__, double.__name__)
+y.sum().backward()
+print(x.grad)
+
+"""
+
+
+def test_script_if_tracing_runs_the_function_itself() -> None:
+    """torch.jit._script_if_tracing and torch.jit.script_if_tracing keep the function's name
+    and doc and run it eagerly (its nodes recorded)."""
+    assert gradtrace_output(SCRIPT_IF_TRACING) == torch_output(SCRIPT_IF_TRACING)

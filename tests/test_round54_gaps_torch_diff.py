@@ -3,7 +3,8 @@
 tensors with `w.resize_as_(xx2)`, which was refused; CenterNet's gaussian2D builds its kernel
 over `np.ogrid[-m:m+1, -n:n+1]`, which was refused, and its losses pass the old
 reduction='elementwise_mean', which was an error; torchvision's encode_boxes is decorated with
-torch.jit._script_if_tracing, which was refused.
+torch.jit._script_if_tracing, which was refused; YOLACT's scripted box utilities take a bool
+(`decode(loc, priors, use_yolo_regressors: bool = False)`), which was refused.
 
 Skipped unless torch is importable.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from script_runs import gradtrace_output, run_text, torch_output
+from script_runs import file_runs, gradtrace_output, run_text, torch_output
 
 torch = pytest.importorskip("torch")
 
@@ -149,3 +150,47 @@ def test_script_if_tracing_runs_the_function_itself() -> None:
     """torch.jit._script_if_tracing and torch.jit.script_if_tracing keep the function's name
     and doc and run it eagerly (its nodes recorded)."""
     assert gradtrace_output(SCRIPT_IF_TRACING) == torch_output(SCRIPT_IF_TRACING)
+
+
+TRACED_SCRIPT_IF_TRACING = """
+
+@torch.jit.script_if_tracing
+def double(x):
+    return x * 2
+
+
+def f(t):
+    return double(t) + 1
+
+
+traced = torch.jit.trace(f, torch.ones(3))
+print(traced(torch.arange(3.)))
+"""
+
+SCRIPTED_SCALARS = """import torch
+
+
+@torch.jit.script
+def scale(x, factor: float, flag: bool = False, n: int = 1):
+    if flag:
+        return x * factor + n
+    return x * factor
+
+
+x = torch.tensor([1.0, 2.0])
+print(scale(x, 2.5), scale(x, 2.5, True), scale(x, 0.5, True, 3), scale(x, 1.5, flag=True))
+with torch.no_grad():
+    print(scale(x, 3.0, False, 2))
+"""
+
+
+def test_scripted_function_takes_annotated_scalars(tmp_path) -> None:
+    """A torch.jit.script function called with positional bool, int and float arguments for
+    parameters annotated so, as TorchScript takes them (with grad and under no_grad); run as
+    files, where torch can read the function's source to script it."""
+    torch_run, result, _ = file_runs(SCRIPTED_SCALARS + TRACED_SCRIPT_IF_TRACING, tmp_path,
+                                     "scripted_scalars", check=True)
+    assert result.error is None and result.stdout == torch_run.stdout
+    unannotated = "import torch\n@torch.jit.script\ndef f(x, k):\n    return x * k\n" \
+                  "print(f(torch.ones(2), 3))\n"
+    assert "annotated bool, int or float" in str(run_text(unannotated).error)

@@ -194,3 +194,24 @@ def test_scripted_function_takes_annotated_scalars(tmp_path) -> None:
     unannotated = "import torch\n@torch.jit.script\ndef f(x, k):\n    return x * k\n" \
                   "print(f(torch.ones(2), 3))\n"
     assert "annotated bool, int or float" in str(run_text(unannotated).error)
+
+
+ARANGE_END = """import torch
+print(torch.arange(end=4), torch.arange(end=3, dtype=torch.float32), torch.arange(1, end=4))
+print(torch.arange(start=1, end=4), torch.arange(end=6, start=2, step=2))
+print(torch.arange(end=2.5), torch.arange(start=0.5, end=2, step=0.5))
+for call in (lambda: torch.arange(start=3), lambda: torch.arange(5, step=2),
+             lambda: torch.arange()):
+    try:
+        print(call())
+    except TypeError as e:
+        print("TypeError:", str(e).splitlines()[0])
+t = torch.zeros(3, dtype=torch.long)
+print(torch.arange(end=3, out=t), t)
+"""
+
+
+def test_arange_takes_end_by_keyword() -> None:
+    """torch.arange's `end` by keyword (alone, after a positional start, with start and step
+    by keyword), and torch's TypeErrors when it is missing."""
+    assert gradtrace_output(ARANGE_END) == torch_output(ARANGE_END)

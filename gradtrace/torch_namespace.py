@@ -287,7 +287,8 @@ def _nn_submodules() -> dict[str, dict[str, str]]:
 
 _JIT_SCRIPT = ("script", "ScriptModule", "ScriptFunction", "RecursiveScriptModule", "ignore",
                "unused", "export", "is_scripting", "annotate")
-_JIT_TRACE = ("trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing")
+_JIT_TRACE = ("trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing",
+              "_script_if_tracing")
 
 # torch/optim/<module>.py of each optimizer: its class and, where the library writes it, its
 # functional form (`from torch.optim.sgd import SGD`, warmup schedulers' examples); importable,
@@ -436,6 +437,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.testing": {"assert_close": "torch.testing"},
     "torch.jit": {**{name: "torch.jit._script" for name in _JIT_SCRIPT},
                   **{name: "torch.jit._trace" for name in _JIT_TRACE},
+                  "script_if_tracing": "torch.jit._trace",  # (torch/jit/__init__.py's)
                   "isinstance": "torch.jit._isinstance"},
     "torch.jit._script": {name: "torch.jit._script" for name in _JIT_SCRIPT},
     "torch.jit._trace": {name: "torch.jit._trace" for name in _JIT_TRACE},

@@ -189,7 +189,8 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "bucketize": arrangements.bucketize, **signal_windows.FUNCTIONS,
     # in-place functions torch also offers as torch.<name>_
     **{name: ops.TENSOR_METHODS[name] for name in ("deg2rad_", "rad2deg_", "nan_to_num_",
-                                                   "zero_", "fill_", "logit_")},
+                                                   "zero_", "fill_", "logit_",
+                                                   "resize_as_")},
     "detach_": Tensor.detach_,
     # tensors and dtypes
     "result_type": tensor_info.result_type, "can_cast": tensor_info.can_cast,

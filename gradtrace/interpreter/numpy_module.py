@@ -374,7 +374,9 @@ def make_function(interp: Interpreter, name: str, fn: Callable[..., Any],
 
 class IndexTrick:
     """np.r_ / np.c_: indexing one concatenates its pieces (arrays, numbers, lists and
-    slices, which become ranges) along the first axis / as columns; numpy's own object."""
+    slices, which become ranges) along the first axis / as columns; np.mgrid / np.ogrid:
+    indexing one with slices makes the dense / open mesh of their ranges (CenterNet's
+    gaussian2D: `y, x = np.ogrid[-m:m+1, -n:n+1]`); numpy's own objects."""
 
     __slots__ = ("name", "trick")
 
@@ -389,13 +391,17 @@ class IndexTrick:
         for item in items:
             if type(item) is slice:
                 count += _slice_size(item)
-                pieces.append(slice(raw(item.start), raw(item.stop), raw(item.step)))
+                step = item.step if type(item.step) is complex else raw(item.step)  # (a count)
+                pieces.append(slice(raw(item.start), raw(item.stop), step))
             elif isinstance(item, str):
                 pieces.append(item)
             else:
                 value = raw(item)
                 count += int(np.size(value)) if not isinstance(value, list) else len(value)
                 pieces.append(value)
+        if self.name == "mgrid":  # one array of every slice's range per slice
+            sizes = [_slice_size(item) for item in items if type(item) is slice]
+            count = math.prod(sizes) * len(sizes)
         reserve(count)
         return wrap(call(self.trick.__getitem__, tuple(pieces) if type(key) is tuple
                          else pieces[0]))
@@ -406,8 +412,10 @@ class IndexTrick:
 
 
 def _slice_size(item: slice) -> int:
-    """How many numbers a slice in np.r_ makes (a range; numpy's complex steps, a count,
-    cannot come from scripts)."""
+    """How many numbers a slice in np.r_, np.mgrid or np.ogrid makes (a range, or with a
+    complex step numpy's count of points)."""
+    if isinstance(item.step, complex):
+        return int(abs(item.step))
     try:
         start = 0 if item.start is None else float(item.start)
         step = 1 if item.step is None else float(item.step)
@@ -645,6 +653,8 @@ def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
         table[name] = NumpyFunction(name, _type_info(info), interp, f"numpy.{name}")
     table["r_"] = IndexTrick("r_", np.r_)
     table["c_"] = IndexTrick("c_", np.c_)
+    table["mgrid"] = IndexTrick("mgrid", np.mgrid)
+    table["ogrid"] = IndexTrick("ogrid", np.ogrid)
     random_ns = _random_namespace(interp)
     linalg = stdlib.Namespace("numpy.linalg", {
         name: make_function(interp, name, getattr(np.linalg, name), f"numpy.linalg.{name}")

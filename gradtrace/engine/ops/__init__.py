@@ -381,7 +381,8 @@ TENSOR_METHODS.update({
     "t_": shape_inplace.t_, "transpose_": shape_inplace.transpose_,
     "swapaxes_": shape_inplace.transpose_, "swapdims_": shape_inplace.transpose_,
     "squeeze_": shape_inplace.squeeze_, "unsqueeze_": shape_inplace.unsqueeze_,
-    "resize_": shape_inplace.resize_, "set_": shape_inplace.set_,
+    "resize_": shape_inplace.resize_, "resize_as_": shape_inplace.resize_as_,
+    "set_": shape_inplace.set_,
     # sorting and selection
     "sort": sorting.sort, "argsort": sorting.argsort, "msort": sorting.msort,
     "topk": sorting.topk, "kthvalue": sorting.kthvalue, "median": sorting.median,

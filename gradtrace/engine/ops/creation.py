@@ -449,9 +449,15 @@ def _number(value: Any) -> Any:
     return value.item() if isinstance(value, Tensor) else value
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, out: Tensor | None = None,
+def arange(start: Any = None, end: Any = None, step: Any = 1, *, out: Tensor | None = None,
            dtype: DType | None = None, requires_grad: bool = False, device: Any = None
            ) -> Tensor:
+    """torch.arange(end), (start, end) and (start, end, step), `end` also by keyword
+    (ultralytics' make_anchors: `torch.arange(end=w, ...)`)."""
+    if start is None:
+        if end is None:
+            raise TorchTypeError('arange() missing 1 required positional arguments: "end"')
+        start = 0
     if out is not None:
         return _arange_into(out, start, end, step, dtype, requires_grad)
     meta = check_device(device)

@@ -13,7 +13,7 @@ from .creation import ones_like
 from .distance import apply_loss_reduction as _reduce
 from .distance import clamp_min_quietly
 from .indexing import masked_fill
-from .losses import legacy_reduction, reduction_code
+from .losses import check_reduction, legacy_reduction, reduction_code
 from .scalar import add_scalar, mul_scalar
 
 
@@ -39,6 +39,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,  # n
                      full: bool = False, size_average: Any = None, eps: float = 1e-8,
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = legacy_reduction(size_average, reduce, reduction, "poisson_nll_loss")
+    check_reduction(reduction)
     code = reduction_code(reduction)
     return torch_poisson_nll_loss(input, target, log_input, full, eps, code)
 

@@ -47,11 +47,28 @@ def _weighted(formula: Formula) -> tuple[Formula, ...]:
     return tuple(out)
 
 
+ELEMENTWISE_MEAN_WARNING = ("UserWarning: reduction='elementwise_mean' is deprecated. Please "
+                            "use reduction='mean' instead.")
+
+
 def reduction_code(reduction: str) -> int:
-    """torch's Reduction enum for a reduction string (its message for a bad one)."""
+    """torch's `_Reduction.get_enum`: the Reduction enum for a reduction string (its message
+    for a bad one); the old 'elementwise_mean' is 'mean' with torch's warning (CenterNet's
+    losses pass it; torch attributes the warning to the line of functional.py that asked, shown
+    here once a run)."""
+    if reduction == "elementwise_mean":
+        WARNINGS.append(OnceWarning(ELEMENTWISE_MEAN_WARNING, "get_enum"))
+        return REDUCTIONS["mean"]
     if reduction not in REDUCTIONS:
         raise TorchValueError(f"{reduction} is not a valid value for reduction")
     return REDUCTIONS[reduction]
+
+
+def check_reduction(reduction: str) -> None:
+    """The losses torch checks in Python first (poisson_nll_loss,
+    triplet_margin_with_distance_loss): 'none', 'mean' or 'sum', not 'elementwise_mean'."""
+    if reduction not in REDUCTIONS:
+        raise TorchValueError(f"{reduction} is not a valid value for reduction")
 
 
 def legacy_reduction(size_average: Any, reduce: Any, reduction: str, where: str) -> str:

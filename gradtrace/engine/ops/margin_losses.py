@@ -26,7 +26,7 @@ from .creation import zeros_like
 from .distance import apply_loss_reduction as _reduce
 from .distance import pairwise_distance
 from .inplace import clamp_min_
-from .losses import legacy_reduction, reduction_code
+from .losses import check_reduction, legacy_reduction, reduction_code
 from .pointwise import clamp_min
 from .reductions import minimum, where
 from .scalar import add_scalar, scalar_sub
@@ -385,6 +385,7 @@ def triplet_margin_with_distance_loss(
         margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
     """torch's Python: any distance (pairwise_distance by default), margin + d(a, p) - d(a, n)
     (a Python float added to a tensor), clamped at 0."""
+    check_reduction(reduction)
     code = reduction_code(reduction)
     _check_margin(margin)
     _same_ndim(anchor, positive, negative)

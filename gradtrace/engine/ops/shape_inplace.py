@@ -1,6 +1,6 @@
 """In-place shape changes: t_, transpose_/swapaxes_/swapdims_, squeeze_, unsqueeze_,
-resize_ and set_. They change the tensor's metadata, not its data: the tensor keeps its storage,
-its version moves on, and its history gets torch's node for the in-place form
+resize_, resize_as_ and set_. They change the tensor's metadata, not its data: the tensor
+keeps its storage, its version moves on, and its history gets torch's node for the in-place form
 (TBackward1, TransposeBackward1, SqueezeBackward3/4/5, UnsqueezeBackward1)."""
 from __future__ import annotations
 
@@ -143,8 +143,9 @@ def squeeze_inplace_result(a: Tensor, dim: int) -> Tensor:
 
 def resize_(a: Tensor, *size: Any) -> Tensor:
     """Tensor.resize_: new shape over the old data; the elements it grows are uninitialised
-    in torch (`unreproducible.fill()` here)."""
-    if a.requires_grad and GRAD_MODE.enabled:
+    in torch (`unreproducible.fill()` here). A tensor that requires grad is refused, under
+    no_grad too (VariableTypeManual.cpp's resize_ checks requires_grad alone)."""
+    if a.requires_grad:
         raise TorchRuntimeError("cannot resize variables that require grad")
     shape = size_args(size)
     reserve(shape, 8)
@@ -161,6 +162,19 @@ def resize_(a: Tensor, *size: Any) -> Tensor:
     if OBSERVERS:
         emit("inplace", tensor=a, version=a._version_counter.value, node=None, name="resize_")
     return a
+
+
+def resize_as_(a: Tensor, the_template: Any, memory_format: Any = None) -> Tensor:
+    """Tensor.resize_as_(other): resize_ to other's shape (ssd.pytorch's nms resizes its
+    scratch tensors so); a contiguous or absent memory_format only."""
+    if not isinstance(the_template, Tensor):
+        raise TypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, "
+                        f"not {type(the_template).__name__}")
+    if memory_format is not None and str(memory_format) not in (
+            "torch.contiguous_format", "torch.preserve_format"):
+        raise NotSupportedError(f"Tensor.resize_as_ with memory_format={memory_format} is not "
+                                "supported by gradtrace")
+    return resize_(a, *the_template.array.shape)
 
 
 def set_(a: Tensor, source: Any = None) -> Tensor:
@@ -193,4 +207,4 @@ def set_(a: Tensor, source: Any = None) -> Tensor:
     return a
 
 
-__all__ = ["t_", "transpose_", "unsqueeze_", "squeeze_", "resize_", "set_"]
+__all__ = ["t_", "transpose_", "unsqueeze_", "squeeze_", "resize_", "resize_as_", "set_"]

@@ -51,6 +51,32 @@ def test_resize_as_takes_the_template_s_shape() -> None:
     assert gradtrace_output(RESIZE_AS) == torch_output(RESIZE_AS)
 
 
+RESIZE_STRIDED = """import torch
+a = torch.tensor([[1., 2.], [3., 4.]]).t()
+print(a.resize_(4))
+b = torch.tensor([[1., 2., 3.], [4., 5., 6.]]).t()
+print(b.resize_(2, 2), b.is_contiguous())
+x = torch.arange(10.)
+y = x[:2]
+y.resize_(5)
+y[4] = 40.
+print(y, x)
+z = torch.arange(6.).view(2, 3)[:, 1:]
+print(z.resize_(3))
+w = torch.arange(4.).view(2, 2).t()
+w.resize_(2, 3)
+print(w[0], w.shape)
+"""
+
+
+def test_resize_reads_a_strided_tensors_storage_in_memory_order() -> None:
+    """resize_ keeps the tensor's storage and reads it in memory order from the tensor's
+    offset (a transposed tensor gives its storage's order, not its logical one; a narrowed
+    one grows into the rest of its storage and shares it); growing past the storage copies
+    the storage's elements first."""
+    assert gradtrace_output(RESIZE_STRIDED) == torch_output(RESIZE_STRIDED)
+
+
 GRIDS = """import numpy as np
 y, x = np.ogrid[-2:3, -1:2]
 print(y, x, y.shape, x.shape, type(np.ogrid[0:3]).__name__)

@@ -8,13 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, TorchRuntimeError
+from ...errors import NotSupportedError, TorchRuntimeError, TorchTypeError
 from .. import forward_ad, unreproducible
 from ..dtypes import C_TYPE_NAMES
 from ..events import OBSERVERS, emit
 from ..forward_ad import auto_linear
 from ..grad_mode import GRAD_MODE
 from ..limits import reserve
+from ..meta import memory_owner
 from ..node import Function
 from ..shapes import size_args, wrap_dim
 from ..tensor import Tensor, bump_version
@@ -151,12 +152,18 @@ def resize_(a: Tensor, *size: Any) -> Tensor:
     reserve(shape, 8)
     flat = a.array.reshape(-1)
     count = int(np.prod(shape)) if shape else 1
+    in_storage = _storage_from(a.array)
     if count <= flat.size and a.array.flags.c_contiguous:
         a.array = flat[:count].reshape(shape)
+    elif in_storage is not None and count <= in_storage.size:
+        # a strided tensor keeps its storage and reads it in memory order from its offset
+        # (a transposed [[1, 2], [3, 4]] resized to 4 is [1, 2, 3, 4], as torch gives)
+        a.array = in_storage[:count].reshape(shape)
     else:
-        data = np.full(count, unreproducible.fill() if count > flat.size else 0,
+        kept = flat if in_storage is None else in_storage  # torch copies the storage
+        data = np.full(count, unreproducible.fill() if count > kept.size else 0,
                        dtype=a.array.dtype)
-        data[:min(count, flat.size)] = flat[:count]
+        data[:min(count, kept.size)] = kept[:count]
         a.array = data.reshape(shape)
     bump_version(a)
     if OBSERVERS:
@@ -164,11 +171,27 @@ def resize_(a: Tensor, *size: Any) -> Tensor:
     return a
 
 
+def _storage_from(array: np.ndarray) -> np.ndarray | None:
+    """The elements of `array`'s storage from its first one on, in memory order (a view
+    that shares it), when its owner is one dense buffer; else None."""
+    if type(array) is not np.ndarray:
+        return None
+    owner = memory_owner(array)
+    if owner is array or type(owner) is not np.ndarray or not owner.flags.c_contiguous \
+            or not array.size:
+        return None
+    start = array.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    if start % array.itemsize:
+        return None
+    raw = owner.reshape(-1).view(np.uint8)[start:]
+    return raw[:raw.size - raw.size % array.itemsize].view(array.dtype)
+
+
 def resize_as_(a: Tensor, the_template: Any, memory_format: Any = None) -> Tensor:
     """Tensor.resize_as_(other): resize_ to other's shape (ssd.pytorch's nms resizes its
     scratch tensors so); a contiguous or absent memory_format only."""
     if not isinstance(the_template, Tensor):
-        raise TypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, "
+        raise TorchTypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, "
                         f"not {type(the_template).__name__}")
     if memory_format is not None and str(memory_format) not in (
             "torch.contiguous_format", "torch.preserve_format"):

@@ -66,14 +66,20 @@ print(z.resize_(3))
 w = torch.arange(4.).view(2, 2).t()
 w.resize_(2, 3)
 print(w[0], w.shape)
+m = torch.arange(6.).view(2, 3).t() * 1
+print(m.stride(), m.resize_(6))
+q = torch.arange(6.).view(2, 3).t() * 1
+q.resize_(8)
+print(q[:6])
 """
 
 
 def test_resize_reads_a_strided_tensors_storage_in_memory_order() -> None:
     """resize_ keeps the tensor's storage and reads it in memory order from the tensor's
     offset (a transposed tensor gives its storage's order, not its logical one; a narrowed
-    one grows into the rest of its storage and shares it); growing past the storage copies
-    the storage's elements first."""
+    one grows into the rest of its storage and shares it; a result laid out transposed owns
+    its memory in that order); growing past the storage copies the storage's elements
+    first."""
     assert gradtrace_output(RESIZE_STRIDED) == torch_output(RESIZE_STRIDED)
 
 

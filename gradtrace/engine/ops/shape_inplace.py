@@ -173,18 +173,29 @@ def resize_(a: Tensor, *size: Any) -> Tensor:
 
 def _storage_from(array: np.ndarray) -> np.ndarray | None:
     """The elements of `array`'s storage from its first one on, in memory order (a view
-    that shares it), when its owner is one dense buffer; else None."""
-    if type(array) is not np.ndarray:
+    that shares it), when its owner is one dense buffer in some order; else None."""
+    if type(array) is not np.ndarray or not array.size:
         return None
     owner = memory_owner(array)
-    if owner is array or type(owner) is not np.ndarray or not owner.flags.c_contiguous \
-            or not array.size:
+    if type(owner) is not np.ndarray or not _dense(owner):
         return None
+    memory = np.lib.stride_tricks.as_strided(owner, (owner.size,), (owner.itemsize,))
     start = array.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
-    if start % array.itemsize:
+    raw = memory.view(np.uint8)[start:]
+    if start % array.itemsize or start < 0:
         return None
-    raw = owner.reshape(-1).view(np.uint8)[start:]
     return raw[:raw.size - raw.size % array.itemsize].view(array.dtype)
+
+
+def _dense(array: np.ndarray) -> bool:
+    """Whether `array` covers one block of memory from its first element (its axes, sorted
+    by stride, nest without gaps), in whatever order (a transposed result owns such)."""
+    expected = array.itemsize
+    for stride, size in sorted((st, n) for st, n in zip(array.strides, array.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def resize_as_(a: Tensor, the_template: Any, memory_format: Any = None) -> Tensor:

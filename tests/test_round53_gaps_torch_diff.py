@@ -3,7 +3,8 @@
 accumulate=True) added the duplicates of an index in C order, where torch's CPU kernel adds
 them serially in TensorIterator's order, which a permuted gradient changes (PointNet++'s
 grouping of a permuted feature tensor, whose gradient came back through a permuted 1x1
-convolution).
+convolution); and adaptive_avg_pool1d(x, 1) ran the adaptive pooling kernel where torch's
+adaptive_avg_pool2d takes the mean of x.unsqueeze(-2) (DGCNN's max+avg pooling head).
 
 Skipped unless torch is importable.
 """
@@ -49,3 +50,32 @@ def test_index_backward_adds_duplicates_in_iterator_order() -> None:
     """x[batch, idx, :]'s backward and index_put_(accumulate=True) with permuted values add
     each index's duplicates in TensorIterator's order, bit for bit as torch."""
     assert gradtrace_output(INDEX_BACKWARD_ORDER) == torch_output(INDEX_BACKWARD_ORDER)
+
+
+ADAPTIVE_AVG_POOL1D_TO_ONE = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+c = torch.randn(4, 64, 32, requires_grad=True)
+y = F.adaptive_avg_pool1d(c, 1)
+print(type(y.grad_fn).__name__, [type(f).__name__ for f, _ in y.grad_fn.next_functions])
+print(y.shape, y.double().sum().item(), y.flatten()[:4].tolist())
+y2 = nn.AdaptiveAvgPool1d(2)(c)
+print(type(y2.grad_fn.next_functions[0][0]).__name__, y2.double().sum().item())
+(y.sum() + y2.sum()).backward()
+print(c.grad.double().sum().item())
+print(F.adaptive_avg_pool1d(torch.randn(64, 32), 1).double().sum().item())
+for t in [torch.arange(6).view(1, 2, 3), torch.ones(2, 3, dtype=torch.float64)]:
+    for size in (1, 2):
+        try:
+            print(F.adaptive_avg_pool1d(t, size))
+        except Exception as e:
+            print(type(e).__name__, e)
+"""
+
+
+def test_adaptive_avg_pool1d_to_one_is_a_mean() -> None:
+    """adaptive_avg_pool1d(x, 1) is torch's adaptive_avg_pool2d to (1, 1) of x.unsqueeze(-2):
+    x.mean((-1, -2), keepdim=True) (MeanBackward1, the mean's sum order and its dtype error),
+    as DGCNN's pooling head runs it."""
+    assert gradtrace_output(ADAPTIVE_AVG_POOL1D_TO_ONE) == torch_output(ADAPTIVE_AVG_POOL1D_TO_ONE)

@@ -3,8 +3,11 @@
 accumulate=True) added the duplicates of an index in C order, where torch's CPU kernel adds
 them serially in TensorIterator's order, which a permuted gradient changes (PointNet++'s
 grouping of a permuted feature tensor, whose gradient came back through a permuted 1x1
-convolution); and adaptive_avg_pool1d(x, 1) ran the adaptive pooling kernel where torch's
-adaptive_avg_pool2d takes the mean of x.unsqueeze(-2) (DGCNN's max+avg pooling head).
+convolution); adaptive_avg_pool1d(x, 1) ran the adaptive pooling kernel where torch's
+adaptive_avg_pool2d takes the mean of x.unsqueeze(-2) (DGCNN's max+avg pooling head);
+and an integer tensor given for an int argument (`torch.randint(0, t, (3,))`, `x.topk(t)`,
+`x.roll(t)`) reached the op as a tensor, where torch's parser reads it as an int (HashNeRF);
+and `import torch.autograd.profiler` (record_function) was refused (torch-splatting).
 
 Skipped unless torch is importable.
 """
@@ -79,3 +82,78 @@ def test_adaptive_avg_pool1d_to_one_is_a_mean() -> None:
     x.mean((-1, -2), keepdim=True) (MeanBackward1, the mean's sum order and its dtype error),
     as DGCNN's pooling head runs it."""
     assert gradtrace_output(ADAPTIVE_AVG_POOL1D_TO_ONE) == torch_output(ADAPTIVE_AVG_POOL1D_TO_ONE)
+
+
+INT_ARGUMENTS_AS_TENSORS = """import torch
+torch.manual_seed(0)
+t = torch.tensor(3)
+x = torch.arange(10.).reshape(2, 5)
+tests = {
+    "randint_hi": lambda: torch.randint(torch.tensor(7), (3,)),
+    "randint_lohi": lambda: torch.randint(torch.tensor(1), torch.tensor(5), (4,)),
+    "randint_kw": lambda: torch.randint(low=0, high=torch.tensor(9), size=(3,)),
+    "randint_i32": lambda: torch.randint(0, torch.tensor(4, dtype=torch.int32), (2,)),
+    "randint_1elem": lambda: torch.randint(0, torch.tensor([4]), (2,)),
+    "randint_float": lambda: torch.randint(0, torch.tensor(4.0), (2,)),
+    "randperm": lambda: torch.randperm(torch.tensor(5)),
+    "topk": lambda: x.topk(t),
+    "topk_kw": lambda: torch.topk(x, k=torch.tensor(2), dim=torch.tensor(0)),
+    "kthvalue": lambda: x.kthvalue(t),
+    "roll": lambda: x.roll(t),
+    "roll_dims": lambda: x.roll(torch.tensor(1), 1),
+    "narrow": lambda: x.narrow(1, t, 2),
+    "unsqueeze": lambda: x.unsqueeze(torch.tensor(1)).shape,
+    "select": lambda: x.select(1, t),
+    "chunk": lambda: x.chunk(torch.tensor(2), 1),
+    "split": lambda: x.split(torch.tensor(2), 1),
+    "diag": lambda: torch.diag(x, torch.tensor(1)),
+    "flatten": lambda: torch.ones(2, 3, 4).flatten(torch.tensor(1)).shape,
+    "multinomial": lambda: torch.multinomial(torch.ones(5), torch.tensor(2)),
+    "uint8": lambda: x.topk(torch.tensor(2, dtype=torch.uint8)),
+}
+for k, f in tests.items():
+    try:
+        print(k, f())
+    except Exception as e:
+        print(k, type(e).__name__, str(e).splitlines()[0])
+"""
+
+
+def test_integer_tensors_for_int_arguments() -> None:
+    """A 0-dim (or one-element) integer tensor where torch's signature has an int, a SymInt
+    or a sized int list: the parser reads it as an int, so randint, randperm, topk,
+    kthvalue, roll, unsqueeze, flatten and multinomial take it (HashNeRF's total-variation
+    loss draws `torch.randint(0, resolution - cube_size, (3,))` with tensor bounds)."""
+    assert gradtrace_output(INT_ARGUMENTS_AS_TENSORS) == torch_output(INT_ARGUMENTS_AS_TENSORS)
+
+
+RECORD_FUNCTION = """import contextlib
+import torch
+import torch.autograd.profiler as profiler
+from torch.profiler import record_function
+print(profiler.record_function, record_function is profiler.record_function)
+x = torch.ones(2, requires_grad=True)
+with profiler.record_function("projection") as r:
+    z = x * 3
+print(type(r).__name__, r.name, r.args, r.run_callbacks_on_exit, z)
+@record_function("f")
+def f(x):
+    '''doc'''
+    return x + 1
+print(f(torch.ones(2)), f.__name__, f.__doc__)
+for use_profile in (False, True):
+    prof = profiler.record_function if use_profile else contextlib.nullcontext
+    with prof("build"):
+        y = (x * 3 * x).sum()
+    y.backward()
+    print(x.grad, y.grad_fn.name())
+print(torch.autograd.profiler.record_function("a", "b").args, record_function(3).name)
+print(hasattr(profiler, "profile"), hasattr(torch.profiler, "record_function"))
+"""
+
+
+def test_profiler_record_function_is_a_label() -> None:
+    """torch.autograd.profiler.record_function (torch.profiler's too) as a `with` block and
+    a decorator changes nothing with no profiler running (torch-splatting's renderer wraps
+    its steps in it, or in contextlib.nullcontext)."""
+    assert gradtrace_output(RECORD_FUNCTION) == torch_output(RECORD_FUNCTION)

@@ -7,7 +7,9 @@ convolution); adaptive_avg_pool1d(x, 1) ran the adaptive pooling kernel where to
 adaptive_avg_pool2d takes the mean of x.unsqueeze(-2) (DGCNN's max+avg pooling head);
 and an integer tensor given for an int argument (`torch.randint(0, t, (3,))`, `x.topk(t)`,
 `x.roll(t)`) reached the op as a tensor, where torch's parser reads it as an int (HashNeRF);
-and `import torch.autograd.profiler` (record_function) was refused (torch-splatting).
+`import torch.autograd.profiler` (record_function) was refused (torch-splatting); and topk
+picked among equal values in a stable order, where torch's kernel reports what libstdc++'s
+partial_sort or nth_element leaves (lucidrains' Point Transformer).
 
 Skipped unless torch is importable.
 """
@@ -157,3 +159,41 @@ def test_profiler_record_function_is_a_label() -> None:
     a decorator changes nothing with no profiler running (torch-splatting's renderer wraps
     its steps in it, or in contextlib.nullcontext)."""
     assert gradtrace_output(RECORD_FUNCTION) == torch_output(RECORD_FUNCTION)
+
+
+TOPK_TIES = """import torch
+torch.manual_seed(0)
+out = []
+for n in (1, 2, 3, 4, 5, 16, 17, 24, 33, 64, 65, 130, 300):
+    for k in sorted({1, 2, 3, n // 2, n - 1, n} - {0}):
+        if k > n or k < 1:
+            continue
+        for hi in (2, 4, 1000):
+            x = torch.randint(0, hi, (3, n)).float()
+            for largest in (True, False):
+                for srt in (True, False):
+                    v, i = x.topk(k, dim=1, largest=largest, sorted=srt)
+                    out.append((n, k, hi, largest, srt, i.tolist()))
+y = torch.tensor([[1., float('nan'), 0, float('nan'), 1, 0, 2, 2]])
+for k in (1, 3, 5, 8):
+    out.append((y.topk(k)[1].tolist(), y.topk(k, largest=False)[1].tolist()))
+z = torch.randint(0, 3, (4, 5, 6))
+out.append(z.topk(3, dim=1)[1].tolist())
+out.append(z.topk(2, dim=0, sorted=False)[1].tolist())
+d = torch.randint(0, 3, (50,), dtype=torch.float64)
+out.append(d.topk(10, sorted=False)[1].tolist())
+for o in out:
+    print(o)
+try:
+    print((torch.rand(20) > 0.5).topk(5))
+except RuntimeError as e:
+    print("RuntimeError:", e)
+"""
+
+
+def test_topk_reports_ties_as_libstdcxx_selects_them() -> None:
+    """topk among equal values (and its unsorted results) reports the indices torch's CPU
+    kernel does: std::partial_sort when k * 64 <= n, else std::nth_element then std::sort
+    of the first k - 1, comparing values only (a Point Transformer's masked rows of
+    equal distances); a bool tensor is refused as torch refuses it."""
+    assert gradtrace_output(TOPK_TIES) == torch_output(TOPK_TIES)

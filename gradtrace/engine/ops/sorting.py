@@ -2,8 +2,9 @@
 
 The values record torch's nodes (SortBackward0, TopkBackward0, ...), whose backward
 scatters the gradient to the selected positions; indices never require grad. Ties:
-sort is stable (as torch's CPU sort); topk, kthvalue and median pick among equal values
-by a stable order, where torch's quickselect may pick another of the equal elements.
+sort is stable (as torch's CPU sort); topk picks among equal values as libstdc++'s
+partial_sort or nth_element leaves them (std_sort.py); kthvalue and median pick among equal
+values by a stable order, where torch's quickselect may pick another of the equal elements.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError
+from .. import dtypes
 from ..formulas import undefined, vjp
 from ..node import Function
 from ..shapes import wrap_dim
@@ -26,7 +28,7 @@ from .reductions import (
     gather_with_keepdimed_indices,
     value_selecting_backward,
 )
-from .std_sort import std_sort_order
+from .std_sort import std_sort_order, std_topk_order
 from .views import saved_int, signed
 
 
@@ -186,10 +188,41 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     size = a.array.shape[d] if a.array.ndim else 1
     if not 0 <= k <= size:
         raise TorchRuntimeError("selected index k out of range")
-    order = stable_argsort(a.array, d, largest) if a.array.ndim else np.zeros((), np.int64)
-    idx = np.take(order, np.arange(k), axis=d) if a.array.ndim else order
+    if a.dtype is dtypes.bool_:
+        raise TorchRuntimeError("topk does not support bool dtypes on CPU")
+    idx = topk_order(a.array, d, k, largest, sorted) if a.array.ndim \
+        else np.zeros((), np.int64)
     indices = _indices(idx)
     return TopkReturn(TopkBackward0.call(a, dim=dim, indices=indices), indices)
+
+
+def topk_order(x: np.ndarray, axis: int, k: int, largest: bool, sort: bool) -> np.ndarray:
+    """The k positions along `axis` torch's CPU topk reports: the best k in order when a
+    row's values are distinct, else (equal values, or an unsorted result of its
+    nth_element path) the positions libstdc++'s partial_sort or nth_element + sort leave
+    first (std_sort.py), comparing values only, NaN the largest."""
+    order = np.take(stable_argsort(x, axis, largest), np.arange(k), axis=axis)
+    n = x.shape[axis]
+    if k == 0 or n <= 1 or x.dtype.kind not in "fiu":
+        return order
+    moved = np.moveaxis(x, axis, -1)
+    rows = moved.reshape(-1, n)
+    picked = np.moveaxis(order, axis, -1).reshape(-1, k).copy()
+    unsorted_path = not sort and k * 64 > n
+    changed = False
+    for r, row in enumerate(rows):
+        if not unsorted_path:
+            ranked = np.sort(row)
+            if np.count_nonzero(ranked != ranked) <= 1 and \
+                    not (ranked[1:] == ranked[:-1]).any():
+                continue  # distinct values: every selection reports this order
+        keys = _comparison_keys(row, largest)
+        picked[r] = std_topk_order(keys, k, sort)
+        changed = True
+    if not changed:
+        return order
+    shape = moved.shape[:-1] + (k,)
+    return np.moveaxis(picked.reshape(shape), -1, axis)
 
 
 def kthvalue(a: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:

@@ -9,7 +9,8 @@ and an integer tensor given for an int argument (`torch.randint(0, t, (3,))`, `x
 `x.roll(t)`) reached the op as a tensor, where torch's parser reads it as an int (HashNeRF);
 `import torch.autograd.profiler` (record_function) was refused (torch-splatting); and topk
 picked among equal values in a stable order, where torch's kernel reports what libstdc++'s
-partial_sort or nth_element leaves (lucidrains' Point Transformer).
+partial_sort or nth_element leaves (lucidrains' Point Transformer), and kthvalue likewise
+where aten's quickselect leaves another of the equal values.
 
 Skipped unless torch is importable.
 """
@@ -197,3 +198,36 @@ def test_topk_reports_ties_as_libstdcxx_selects_them() -> None:
     of the first k - 1, comparing values only (a Point Transformer's masked rows of
     equal distances); a bool tensor is refused as torch refuses it."""
     assert gradtrace_output(TOPK_TIES) == torch_output(TOPK_TIES)
+
+
+KTHVALUE_TIES = """import torch
+torch.manual_seed(0)
+out = []
+for n in range(1, 40):
+    for hi in (2, 3, 1000):
+        x = torch.randint(0, hi, (4, n)).float()
+        for k in range(1, n + 1):
+            out.append(x.kthvalue(k, 1)[1].tolist())
+        out.append(x.median(1)[1].tolist())
+y = torch.tensor([[1., float('nan'), 0, float('nan'), 1, 0, 2, 2]])
+for k in range(1, 9):
+    out.append(y.kthvalue(k, 1))
+z = torch.randint(0, 3, (3, 5, 7)).double()
+out.append(z.kthvalue(3, dim=1, keepdim=True)[1].tolist())
+out.append(z.kthvalue(2, dim=0)[1].tolist())
+w = torch.randint(0, 2, (6,), dtype=torch.int64)
+out.append(w.kthvalue(4))
+g = torch.tensor([1., 2, 1, 2, 1], requires_grad=True)
+v, i = g.kthvalue(2)
+v.backward()
+out.append((i, g.grad))
+for o in out:
+    print(o)
+"""
+
+
+def test_kthvalue_reports_ties_as_quickselect_leaves_them() -> None:
+    """kthvalue among equal values reports the index aten's quick_select_template leaves at
+    k - 1 (values and indices swapped together, NaN the largest); median keeps the
+    (value, index) order torch's nth_element with an index tie-break gives."""
+    assert gradtrace_output(KTHVALUE_TIES) == torch_output(KTHVALUE_TIES)

@@ -190,3 +190,49 @@ def _sort_heap(keys: list[Any], items: list[int], first: int, last: int) -> None
         value = items[last]
         items[last] = items[first]
         _adjust_heap(keys, items, first, 0, last - first, value)
+
+
+def quick_select_index(values: list[Any], k: int) -> int:
+    """The position torch's CPU kthvalue reports for the k-th smallest (0-based) of
+    `values`: aten's quick_select_template (SortingUtils.h), a median-of-three quickselect
+    that swaps values and indices together, NaN greater than every number."""
+    arr = list(values)
+    idx = list(range(len(arr)))
+
+    def gt(x: Any, y: Any) -> bool:
+        return (x != x and y == y) or x > y
+
+    def swap(a: int, b: int) -> None:
+        arr[a], arr[b] = arr[b], arr[a]
+        idx[a], idx[b] = idx[b], idx[a]
+
+    lo, hi = 0, len(arr) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if gt(arr[lo], arr[hi]):
+                swap(lo, hi)
+            break
+        swap(lo + (hi - lo) // 2, lo + 1)
+        if gt(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while gt(pivot, arr[i]):
+                i += 1
+            j -= 1
+            while gt(arr[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx[k]

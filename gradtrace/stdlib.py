@@ -26,6 +26,7 @@ from .engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_ena
 from .engine.node import Node
 from .engine.ops import sampling, tensor_info
 from .engine.ops.views import tensor_strides
+from .engine.profiler import record_function
 from .engine.saved_hooks import disable_saved_tensors_hooks, saved_tensors_hooks
 from .engine.shapes import Size, wrap_dim
 from .engine.sparse import SparseTensor
@@ -517,12 +518,17 @@ SAVED_TENSORS_HOOKS_ATTRIBUTES: dict[str, Callable[[saved_tensors_hooks, Any], A
     "pack_hook": lambda h, ctx: h.pack_hook,
     "unpack_hook": lambda h, ctx: h.unpack_hook,
 }
+RECORD_FUNCTION_ATTRIBUTES: dict[str, Callable[[record_function, Any], Any]] = {
+    "name": lambda r, ctx: r.name,
+    "args": lambda r, ctx: r.args,
+    "run_callbacks_on_exit": lambda r, ctx: r.run_callbacks_on_exit,
+}
 GRAD_MODE_TYPES = (no_grad, enable_grad, set_grad_enabled, inference_mode)  # decorators too
 GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as decorators
 # managers whose instance decorates a function: each call runs inside a fresh `clone()`
-DECORATING_CONTEXTS = (*GRAD_MODE_TYPES, disable_saved_tensors_hooks)
+DECORATING_CONTEXTS = (*GRAD_MODE_TYPES, disable_saved_tensors_hooks, record_function)
 CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_tensors_hooks,
-                 disable_saved_tensors_hooks, ndarray.ErrState, Device)
+                 disable_saved_tensors_hooks, ndarray.ErrState, Device, record_function)
 
 
 def exception_types() -> dict[str, ExceptionType]:

@@ -11,6 +11,7 @@ from .engine import device as _device
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.ops import attention as sdp_attention
 from .engine.ops.fft import FFT_FUNCTIONS
+from .engine.profiler import record_function
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .engine.sparse_sum import sparse_sum
 from .errors import ScriptError
@@ -544,6 +545,11 @@ def _build_torch() -> dict[str, Namespace]:
                                                dict(api.AUTOGRAD_FUNCTIONAL)),
         "torch.autograd.anomaly_mode": Namespace("torch.autograd.anomaly_mode", {
             "detect_anomaly": detect_anomaly, "set_detect_anomaly": set_detect_anomaly}),
+        # a profiler label, a no-op with no profiler running (torch's profilers are not
+        # supported): code annotated for profiling runs
+        "torch.autograd.profiler": Namespace("torch.autograd.profiler",
+                                             {"record_function": record_function}),
+        "torch.profiler": Namespace("torch.profiler", {"record_function": record_function}),
         # the module; `torch.autograd.gradcheck` itself is the function, as in torch
         "torch.autograd.gradcheck": Namespace("torch.autograd.gradcheck", {
             **api.GRADCHECK, "GradcheckError": ExceptionType("GradcheckError")}),

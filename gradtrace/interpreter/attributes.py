@@ -17,6 +17,7 @@ from ..engine.dtypes import DType, TypeInfo
 from ..engine.generator import Generator
 from ..engine.node import AccumulateGrad, Node
 from ..engine.ops.reductions import ReturnTypes
+from ..engine.profiler import record_function
 from ..engine.saved_hooks import saved_tensors_hooks
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
@@ -317,6 +318,10 @@ class Attributes:
                 return getter(obj, self)
         elif isinstance(obj, saved_tensors_hooks):
             getter = stdlib.SAVED_TENSORS_HOOKS_ATTRIBUTES.get(name)
+            if getter is not None:
+                return getter(obj, self)
+        elif isinstance(obj, record_function):
+            getter = stdlib.RECORD_FUNCTION_ATTRIBUTES.get(name)
             if getter is not None:
                 return getter(obj, self)
         elif isinstance(obj, StructSequence):

@@ -292,6 +292,30 @@ class Signature:
             return self._extra_kwargs(name, args, kwargs)
         return None
 
+    def int_tensors(self, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """The positions and keywords of the integer tensors this signature (which took the
+        arguments) has for an int (`int64_t`, `SymInt`) or for a sized int list (`SymInt[1]
+        shifts`): torch's parser reads them as ints (toInt64: the tensor's __index__;
+        toSymInt and a sized list's lone item: its one item), so the op gets a number
+        (`torch.randint(0, torch.tensor(5), (3,))`, `x.topk(k)`, `x.roll(k)` with a 0-dim
+        k). A bool tensor is left as it is (torch's SymInt cast asserts on it)."""
+        if len(args) > self.max_pos_args:  # view(2, 3): the ints are the one list
+            return ()
+        found = []
+        for position, p in enumerate(self.params):
+            if p.type not in _INTS and not (p.type in _INT_LISTS and p.sized):
+                continue
+            if position < len(args) and not p.keyword_only:
+                value, slot = args[position], position
+            else:
+                keys = [k for k in (p.name, *_NUMPY_ALIASES.get(p.name, ())) if k in kwargs]
+                if not keys:
+                    continue
+                value, slot = kwargs[keys[0]], keys[0]
+            if isinstance(value, Tensor) and value.array.dtype.kind in "iu":
+                found.append(slot)
+        return tuple(found)
+
     def unpack(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> str | None:
         """torch's error when the signature `parse` took unpacks an int list whose later
         item is not an int (`view(2, "a")`); None if every item is one. An int past int64
@@ -444,9 +468,10 @@ class Parser:
         self._signatures: list[Signature] | None = None
         self.numbers = numbers  # a Python number is taken for a Tensor
         # the argument kinds of calls it took (whether a value is taken depends only on
-        # its kind), each with the deprecated signature that took it (or None): a call of
-        # the same kinds needs no parse
-        self.taken: dict[tuple, Signature | None] = {}
+        # its kind), each with the deprecated signature that took it (or None) and the
+        # places of the integer tensors it reads as ints: a call of the same kinds needs
+        # no parse
+        self.taken: dict[tuple, tuple[Signature | None, tuple[Any, ...]]] = {}
 
     @property
     def signatures(self) -> list[Signature]:
@@ -457,10 +482,11 @@ class Parser:
         return self._signatures
 
     def check(self, args: list[Any], kwargs: dict[str, Any],
-              span: Span | None) -> Signature | None:
+              span: Span | None) -> tuple[Signature | None, tuple[Any, ...]]:
         """torch's TypeError, at `span`, if no signature takes the arguments; else the
         deprecated signature that takes them (`add(Scalar alpha, Tensor other)`), if one
-        does before any other."""
+        does before any other, and the places (positions, keywords) of the integer tensors
+        the signature that takes them reads as ints (`int64_t`, `SymInt`)."""
         kinds = tuple([_kind(a) for a in args])
         if kwargs:
             kinds += tuple([(k, _kind(v)) for k, v in kwargs.items()])
@@ -476,11 +502,12 @@ class Parser:
                                                             self.numbers) is None) \
             if self.signatures else None
         deprecated = taking if taking is not None and taking.deprecated else None
+        slots = taking.int_tensors(args, kwargs) if taking is not None else ()
         if len(self.taken) > 256:
             self.taken.clear()
         if None not in kinds:
-            self.taken[kinds] = deprecated
-        return deprecated
+            self.taken[kinds] = (deprecated, slots)
+        return deprecated, slots
 
     def deprecation(self, signature: Signature) -> str:
         """torch's TORCH_WARN_ONCE for a call a deprecated signature took
@@ -615,7 +642,9 @@ def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
     if parser is None:
         check_bool_arguments(fn, args, kwargs, span)
         return args, kwargs, None
-    deprecated = parser.check(list(args), kwargs, span)
+    deprecated, slots = parser.check(list(args), kwargs, span)
+    if slots:
+        args, kwargs = _read_ints(args, kwargs, slots)
     if deprecated is None or not all(p.type in _REORDERED for p in deprecated.params):
         return args, kwargs, None
     positional, keywords = [], dict(kwargs)
@@ -625,6 +654,20 @@ def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
         else:
             positional.append(value)
     return positional, keywords, parser.deprecation(deprecated)
+
+
+def _read_ints(args: Any, kwargs: dict[str, Any],
+               slots: tuple[Any, ...]) -> tuple[list[Any], dict[str, Any]]:
+    """The integer tensors at `slots` read as torch's parser reads an int: a 0-dim one by
+    its __index__ (int64, torch's overflow error past it), a one-element one by its item."""
+    args, kwargs = list(args), dict(kwargs)
+    for slot in slots:
+        holder = args if type(slot) is int else kwargs
+        value = holder[slot]
+        if value.array.dtype.kind in "iu":  # (a bool tensor has the same cached kind)
+            holder[slot] = value.__index__() if value.array.ndim == 0 else \
+                value.reshape(()).__index__()
+    return args, kwargs
 
 
 # the parameter types of the deprecated signatures whose calls are rewritten (their Scalars

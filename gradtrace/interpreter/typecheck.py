@@ -15,6 +15,7 @@ from ..engine.dtypes import finfo, iinfo
 from ..engine.generator import Generator
 from ..engine.node import Node
 from ..engine.ops.reductions import ReturnTypes
+from ..engine.profiler import record_function
 from ..engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
@@ -62,7 +63,7 @@ class TypeBuiltin:
 TORCH_CLASSES = frozenset({
     grad_mode.no_grad, grad_mode.enable_grad, grad_mode.set_grad_enabled,
     grad_mode.inference_mode, finfo, iinfo, Device, Generator, detect_anomaly,
-    set_detect_anomaly, saved_tensors_hooks, save_on_cpu})
+    set_detect_anomaly, saved_tensors_hooks, save_on_cpu, record_function})
 # those torch writes in C: Python's messages name them by their dotted tp_name
 _C_CLASSES = frozenset({finfo, iinfo, Device, Generator})
 # torch's own names for the classes of its other values

@@ -523,9 +523,12 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
     _check_1d("adaptive_avg_pool1d", input)
-    kernel_dtype("adaptive_avg_pool2d", input)
+    size = _single(output_size)
     x = UnsqueezeBackward0.call(input, dim=-2)
-    out = AdaptiveAvgPool2DBackward0.call(x, output_size=(1, _single(output_size)))
+    if size == 1:  # torch's adaptive_avg_pool2d to (1, 1): x.mean({-1, -2}, keepdim=True)
+        return SqueezeBackward1.call(x.mean((-1, -2), keepdim=True), dim=-2)
+    kernel_dtype("adaptive_avg_pool2d", input)
+    out = AdaptiveAvgPool2DBackward0.call(x, output_size=(1, size))
     return SqueezeBackward1.call(out, dim=-2)
 
 

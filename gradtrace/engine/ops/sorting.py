@@ -2,8 +2,10 @@
 
 The values record torch's nodes (SortBackward0, TopkBackward0, ...), whose backward
 scatters the gradient to the selected positions; indices never require grad. Ties:
-sort is stable (as torch's CPU sort); topk, kthvalue and median pick among equal values
-by a stable order, where torch's quickselect may pick another of the equal elements.
+sort is stable (as torch's CPU sort); topk picks among equal values as libstdc++'s
+partial_sort or nth_element leaves them and kthvalue as aten's quickselect leaves them
+(std_sort.py); median picks by (value, index) order, as torch's nth_element with an index
+tie-break does.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ScriptError, TorchRuntimeError
+from .. import dtypes
 from ..formulas import undefined, vjp
 from ..node import Function
 from ..shapes import wrap_dim
@@ -26,7 +29,7 @@ from .reductions import (
     gather_with_keepdimed_indices,
     value_selecting_backward,
 )
-from .std_sort import std_sort_order
+from .std_sort import quick_select_index, std_sort_order, std_topk_order
 from .views import saved_int, signed
 
 
@@ -186,10 +189,41 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     size = a.array.shape[d] if a.array.ndim else 1
     if not 0 <= k <= size:
         raise TorchRuntimeError("selected index k out of range")
-    order = stable_argsort(a.array, d, largest) if a.array.ndim else np.zeros((), np.int64)
-    idx = np.take(order, np.arange(k), axis=d) if a.array.ndim else order
+    if a.dtype is dtypes.bool_:
+        raise TorchRuntimeError("topk does not support bool dtypes on CPU")
+    idx = topk_order(a.array, d, k, largest, sorted) if a.array.ndim \
+        else np.zeros((), np.int64)
     indices = _indices(idx)
     return TopkReturn(TopkBackward0.call(a, dim=dim, indices=indices), indices)
+
+
+def topk_order(x: np.ndarray, axis: int, k: int, largest: bool, sort: bool) -> np.ndarray:
+    """The k positions along `axis` torch's CPU topk reports: the best k in order when a
+    row's values are distinct, else (equal values, or an unsorted result of its
+    nth_element path) the positions libstdc++'s partial_sort or nth_element + sort leave
+    first (std_sort.py), comparing values only, NaN the largest."""
+    order = np.take(stable_argsort(x, axis, largest), np.arange(k), axis=axis)
+    n = x.shape[axis]
+    if k == 0 or n <= 1 or x.dtype.kind not in "fiu":
+        return order
+    moved = np.moveaxis(x, axis, -1)
+    rows = moved.reshape(-1, n)
+    picked = np.moveaxis(order, axis, -1).reshape(-1, k).copy()
+    unsorted_path = not sort and k * 64 > n
+    changed = False
+    for r, row in enumerate(rows):
+        if not unsorted_path:
+            ranked = np.sort(row)
+            if np.count_nonzero(ranked != ranked) <= 1 and \
+                    not (ranked[1:] == ranked[:-1]).any():
+                continue  # distinct values: every selection reports this order
+        keys = _comparison_keys(row, largest)
+        picked[r] = std_topk_order(keys, k, sort)
+        changed = True
+    if not changed:
+        return order
+    shape = moved.shape[:-1] + (k,)
+    return np.moveaxis(picked.reshape(shape), -1, axis)
 
 
 def kthvalue(a: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
@@ -197,24 +231,46 @@ def kthvalue(a: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     size = a.array.shape[d] if a.array.ndim else 1
     if not 1 <= k <= size:
         raise TorchRuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    return _pick(KthvalueReturn, KthvalueBackward0, a, dim, keepdim, k - 1)
+    return _pick(KthvalueReturn, KthvalueBackward0, a, dim, keepdim, k - 1, quick_select=True)
 
 
 def _pick(ret: type[ReturnTypes], node: type[_Selecting], a: Tensor, dim: int,
-          keepdim: bool, position: int, first_nan: bool = False) -> ReturnTypes:
+          keepdim: bool, position: int, first_nan: bool = False,
+          quick_select: bool = False) -> ReturnTypes:
     """The element at `position` of each sorted row along dim; with `first_nan`, a row
-    holding a NaN picks its first NaN instead (median's kernel looks for one first)."""
+    holding a NaN picks its first NaN instead (median's kernel looks for one first); with
+    `quick_select`, a row holding equal values reports the copy torch's quickselect
+    (kthvalue's) leaves there."""
     d = wrap_dim(dim, a.array.ndim)
     if a.array.ndim == 0:
         indices = _indices(0)
     else:
         order = stable_argsort(a.array, d, False)
         idx = np.take(order, [position], axis=d)
+        if quick_select and a.array.shape[d] > 1:
+            idx = _quick_selected(a.array, d, position, order, idx)
         if first_nan and a.array.dtype.kind == "f":
             nans = np.isnan(a.array)
             idx = np.where(nans.any(d, keepdims=True), np.expand_dims(nans.argmax(d), d), idx)
         indices = _indices(idx if keepdim else np.squeeze(idx, d))
     return ret(node.call(a, dim=dim, indices=indices, keepdim=keepdim), indices)
+
+
+def _quick_selected(x: np.ndarray, axis: int, position: int, order: np.ndarray,
+                    idx: np.ndarray) -> np.ndarray:
+    """`idx` (the stable order's pick along `axis`) with each row that holds equal values
+    replaced by quick_select_index's pick: with distinct values every selection agrees."""
+    moved = np.moveaxis(x, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    ranked = np.take_along_axis(rows, np.moveaxis(order, axis, -1).reshape(rows.shape), 1)
+    ties = (ranked[:, 1:] == ranked[:, :-1]).any(1) | \
+        (np.count_nonzero(ranked != ranked, axis=1) > 1)
+    if not ties.any():
+        return idx
+    picked = np.moveaxis(idx, axis, -1).reshape(-1).copy()
+    for r in np.flatnonzero(ties):
+        picked[r] = quick_select_index(rows[r].tolist(), position)
+    return np.moveaxis(picked.reshape(moved.shape[:-1] + (1,)), -1, axis)
 
 
 class MedianBackward0(Function):

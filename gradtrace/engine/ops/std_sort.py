@@ -125,3 +125,114 @@ def _adjust_heap(keys: list[Any], items: list[int], first: int, hole: int, lengt
         hole = parent
         parent = (hole - 1) // 2
     items[first + hole] = value
+
+
+def std_topk_order(keys: list[Any], k: int, sort_selected: bool) -> list[int]:
+    """The positions torch's CPU topk reports (aten's topk_impl_loop): `std::partial_sort`
+    of the first k when k * 64 <= n, else `std::nth_element` at k - 1 followed, when the
+    result is to be sorted, by `std::sort` of the first k - 1; `keys` order as the kernel's
+    comparator does (the wanted end first)."""
+    n = len(keys)
+    items = list(range(n))
+    if k <= 0:
+        return []
+    if k * 64 <= n:
+        _heap_select(keys, items, 0, k, n)
+        _sort_heap(keys, items, 0, k)
+        return items[:k]
+    if k - 1 < n:
+        _introselect(keys, items, 0, k - 1, n, 2 * (n.bit_length() - 1))
+    if sort_selected and k - 1 > 1:
+        _introsort_loop(keys, items, 0, k - 1, 2 * ((k - 1).bit_length() - 1))
+        _final_insertion_sort(keys, items, 0, k - 1)
+    return items[:k]
+
+
+def _introselect(keys: list[Any], items: list[int], first: int, nth: int, last: int,
+                 depth: int) -> None:
+    """libstdc++'s std::__introselect (nth_element)."""
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(keys, items, first, nth + 1, last)
+            items[first], items[nth] = items[nth], items[first]
+            return
+        depth -= 1
+        cut = _partition_pivot(keys, items, first, last)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(keys, items, first, last)
+
+
+def _heap_select(keys: list[Any], items: list[int], first: int, middle: int,
+                 last: int) -> None:
+    """std::__heap_select: a heap of [first, middle) keeping the smallest seen."""
+    length = middle - first
+    if length >= 2:
+        parent = (length - 2) // 2
+        while True:
+            _adjust_heap(keys, items, first, parent, length, items[first + parent])
+            if parent == 0:
+                break
+            parent -= 1
+    for i in range(middle, last):
+        if keys[items[i]] < keys[items[first]]:
+            value = items[i]
+            items[i] = items[first]
+            _adjust_heap(keys, items, first, 0, length, value)
+
+
+def _sort_heap(keys: list[Any], items: list[int], first: int, last: int) -> None:
+    """std::__sort_heap."""
+    while last - first > 1:
+        last -= 1
+        value = items[last]
+        items[last] = items[first]
+        _adjust_heap(keys, items, first, 0, last - first, value)
+
+
+def quick_select_index(values: list[Any], k: int) -> int:
+    """The position torch's CPU kthvalue reports for the k-th smallest (0-based) of
+    `values`: aten's quick_select_template (SortingUtils.h), a median-of-three quickselect
+    that swaps values and indices together, NaN greater than every number."""
+    arr = list(values)
+    idx = list(range(len(arr)))
+
+    def gt(x: Any, y: Any) -> bool:
+        return (x != x and y == y) or x > y
+
+    def swap(a: int, b: int) -> None:
+        arr[a], arr[b] = arr[b], arr[a]
+        idx[a], idx[b] = idx[b], idx[a]
+
+    lo, hi = 0, len(arr) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if gt(arr[lo], arr[hi]):
+                swap(lo, hi)
+            break
+        swap(lo + (hi - lo) // 2, lo + 1)
+        if gt(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while gt(pivot, arr[i]):
+                i += 1
+            j -= 1
+            while gt(arr[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx[k]

@@ -15,6 +15,7 @@ from ..forward_ad import auto_linear, linear_in_all
 from ..jit import JIT
 from ..limits import reserve
 from ..node import Function
+from ..shapes import reordered_dims
 from ..tensor import Tensor, type_name
 from ._util import apply_inplace, iterator_layout, write_where
 from .select_views import SelectBackward0, SliceBackward0
@@ -77,6 +78,70 @@ def _index_layout(out: np.ndarray, x: np.ndarray, key: tuple) -> np.ndarray:
     lead, trail = (1,) * before, (1,) * after
     return iterator_layout(out, src, *(np.broadcast_to(i, indexed).reshape(lead + indexed + trail)
                                        for i in arrays))
+
+
+def add_at_in_iterator_order(out: np.ndarray, self_strides: tuple[int, ...], key: tuple,
+                             src: np.ndarray) -> None:
+    """`np.add.at(out, key, src)` (src broadcast to `out[key]`'s shape) in the order torch's
+    index_put_(accumulate=True) adds on the CPU: serially, in TensorIterator's order over
+    self restrided to the result's shape (stride 0 along the indexed dims, `self_strides`
+    elsewhere), the values and the index tensors, the innermost dim the first operand's
+    strides tell apart (index's backward: a gradient that arrives permuted adds the
+    duplicates of an index in another order than C order, and float sums differ). Indices
+    split by a slice keep numpy's order (both move the indexed dims first)."""
+    dims: list[int] = []  # the dims of out the indices consume, and the indices
+    arrays: list[np.ndarray] = []
+    d = 0
+    for k in key:
+        if not isinstance(k, np.ndarray):
+            d += 1
+            continue
+        if k.dtype == np.bool_ and not k.ndim:
+            dims = []
+            break
+        parts = np.nonzero(k) if k.dtype == np.bool_ else (k,)
+        dims += range(d, d + len(parts))
+        arrays += parts
+        d += len(parts)
+    shape = src.shape
+    if (len(shape) < 2 or not dims or dims != list(range(dims[0], dims[-1] + 1))
+            or not src.size):
+        np.add.at(out, key, src)
+        return
+    before, after = dims[0], out.ndim - dims[-1] - 1
+    indexed = shape[before:len(shape) - after]
+    lead, trail = (1,) * before, (1,) * after
+    index_views = [np.broadcast_to(np.broadcast_to(i, indexed).reshape(lead + indexed + trail),
+                                   shape) for i in arrays]
+    restrided = (tuple(self_strides[:before]) + (0,) * len(indexed)
+                 + tuple(self_strides[dims[-1] + 1:]))
+    operands = [restrided, src.strides] + [v.strides for v in index_views]
+
+    def should_swap(d0: int, d1: int) -> int:
+        for strides in operands:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    order = reordered_dims(len(shape), should_swap)[::-1]  # outermost first
+    if order == list(range(len(shape))):
+        np.add.at(out, key, src)
+        return
+    coords: list[np.ndarray] = []
+    for r in range(before):
+        coords.append(np.broadcast_to(
+            np.arange(shape[r]).reshape((1,) * r + (-1,) + (1,) * (len(shape) - r - 1)), shape))
+    coords += index_views
+    for r in range(len(shape) - after, len(shape)):
+        coords.append(np.broadcast_to(
+            np.arange(shape[r]).reshape((1,) * r + (-1,) + (1,) * (len(shape) - r - 1)), shape))
+    flat = tuple(np.ascontiguousarray(c.transpose(order)).reshape(-1) for c in coords)
+    np.add.at(out, flat, np.ascontiguousarray(src.transpose(order)).reshape(-1))
 
 
 def _check_indices(a: Tensor, indices: tuple[Tensor | None, ...]) -> tuple:
@@ -231,7 +296,7 @@ class IndexPutBackward0(Function):
                 f"[{', '.join(map(str, target))}]") from None
         out = a.array.copy()
         if accumulate:
-            np.add.at(out, key, src)
+            add_at_in_iterator_order(out, a.array.strides, key, src)
         else:
             out[key] = src
         return out

@@ -1,0 +1,124 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 55
+(state-space and modern sequence models) found: S4's nplr() diagonalises the HiPPO matrix
+with torch.linalg.eigh of a complex128 (Hermitian) matrix, which was refused, and writes
+complex numbers into complex tensors by `V[1, -1] = 2**-0.5 * 1j`, which was refused with
+a TypeError torch does not raise.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from mkl_skip import needs_mkl
+from script_runs import gradtrace_output, run_text, torch_output
+
+torch = pytest.importorskip("torch")
+
+
+HERMITIAN = """import torch
+torch.manual_seed(0)
+def bits(t):
+    t = torch.view_as_real(t) if t.is_complex() else t
+    return t.flatten().tolist()
+def hermitian(*shape, dtype=torch.float32):
+    re = torch.randn(*shape, dtype=dtype)
+    im = torch.randn(*shape, dtype=dtype)
+    return torch.complex(re + re.transpose(-1, -2), im - im.transpose(-1, -2))
+for dtype in (torch.float32, torch.float64):
+    for shape in ((1, 1), (2, 2), (5, 5), (3, 4, 4), (2, 2, 7, 7), (12, 12)):
+        a = hermitian(*shape, dtype=dtype)
+        w, v = torch.linalg.eigh(a)
+        print(a.dtype, shape, w.dtype, v.dtype, v.shape, v.stride())
+        print(bits(w))
+        print(bits(v))
+        wu, vu = torch.linalg.eigh(a, UPLO="U")
+        print(bits(wu), bits(vu))
+        print(bits(torch.linalg.eigvalsh(a)), bits(torch.linalg.eigvalsh(a, UPLO="U")))
+# S4's nplr: a real skew-symmetric-plus-constant-diagonal matrix times -1j, in double
+q = torch.arange(8, dtype=torch.float64)
+ap = torch.triu(torch.outer(q + 1, q + 2), 1)
+ap = ap - ap.T - 0.5 * torch.eye(8, dtype=torch.float64)
+w, v = torch.linalg.eigh(ap * -1j)
+print(bits(w))
+print(bits(v))
+r = torch.linalg.eigh(ap.to(torch.complex64) * 1j)
+print(type(r).__name__, bits(r.eigenvalues), bits(r.eigenvectors))
+"""
+
+
+@needs_mkl  # (MKL's cheevd/zheevd)
+def test_complex_eigh_decomposes_hermitian_matrices_like_torch() -> None:
+    """torch.linalg.eigh and eigvalsh of complex64 and complex128 matrices: LAPACK's ?heevd
+    from either triangle, with apply_lapack_eigh's workspaces: real eigenvalues (float32 for
+    complex64), complex eigenvectors laid out column-major, bit for bit, batched."""
+    assert gradtrace_output(HERMITIAN) == torch_output(HERMITIAN)
+
+
+@pytest.mark.parametrize("expression", [
+    "torch.linalg.eigh(h.requires_grad_())",
+    "torch.linalg.eigvalsh(h.requires_grad_())",
+])
+def test_complex_eigh_gradients_are_refused(expression: str) -> None:
+    """The Hermitian case of linalg_eig_backward (Vᴴ, complex products) is not written: a
+    complex input that needs a gradient is refused, not differentiated wrongly."""
+    result = run_text("import torch\n"
+                      "h = torch.complex(torch.eye(3), torch.zeros(3, 3))\n"
+                      f"{expression}\n")
+    assert result.error is not None
+    assert result.error.kind == "NotSupportedError", result.error.message
+    assert "detach()" in result.error.message
+    done = run_text("import torch\n"
+                    "h = torch.complex(torch.eye(3), torch.zeros(3, 3)).requires_grad_()\n"
+                    "with torch.no_grad():\n    print(torch.linalg.eigh(h).eigenvalues)\n"
+                    "print(torch.linalg.eigh(h.detach()).eigenvectors.dtype)\n")
+    assert done.error is None
+    assert done.stdout == "tensor([1., 1., 1.])\ntorch.complex64\n"
+
+
+SETITEM = """import torch
+import numpy as np
+def tryit(dt, v):
+    t = torch.zeros(2, dtype=dt)
+    try:
+        t[0] = v
+        print(dt, repr(v), t.tolist())
+    except Exception as e:
+        print(dt, repr(v), type(e).__name__, e)
+tryit(torch.float16, (1e10 + 0j))
+tryit(torch.float32, (2.5 + 0j))
+tryit(torch.int64, (2.7 + 0j))
+tryit(torch.uint8, (-3 + 0j))
+tryit(torch.bool, 0j)
+tryit(torch.bool, 2j)
+tryit(torch.float32, (float("inf") + 0j))
+tryit(torch.complex64, (float("nan") + 1j))
+tryit(torch.complex64, (1 + 1e300j))
+tryit(torch.float64, 1j)
+tryit(torch.int32, 1j)
+tryit(torch.float32, np.float32(1.5))
+tryit(torch.float32, np.float64(1.5))
+tryit(torch.int64, np.int32(3))
+tryit(torch.complex64, 3)
+tryit(torch.complex128, 2**-0.5 * 1j)
+tryit(torch.complex64, True)
+tryit(torch.complex64, np.float64(2.5))
+tryit(torch.float32, np.bool_(True))
+tryit(torch.float32, np.uint8(7))
+tryit(torch.bool, np.float32(0.5))
+t = torch.zeros(3, dtype=torch.complex64); t[:] = 1j; print(t)
+t = torch.zeros(3, dtype=torch.complex64); t[torch.tensor([0, 2])] = 2 - 1j; print(t)
+t = torch.zeros(3, dtype=torch.complex64); t[torch.tensor([True, False, True])] = 2 - 1j
+print(t)
+v = torch.zeros(2, 3, dtype=torch.complex128)
+v[:, -1] = 0.
+v[1, -1] = 2**-0.5 * 1j
+print(v)
+"""
+
+
+def test_complex_numbers_and_numpy_scalars_assign_like_torch() -> None:
+    """`t[i] = number`: a Python complex into a complex tensor (c10's checked_convert: a part
+    past complex64's range is torch's overflow error), into a real one only with a zero
+    imaginary part (else the same overflow error), into a bool one as nonzero; numpy scalars
+    that are not Python numbers or integers (np.float32, np.bool_) are torch's TypeError."""
+    assert gradtrace_output(SETITEM) == torch_output(SETITEM)

@@ -122,3 +122,30 @@ def test_complex_numbers_and_numpy_scalars_assign_like_torch() -> None:
     imaginary part (else the same overflow error), into a bool one as nonzero; numpy scalars
     that are not Python numbers or integers (np.float32, np.bool_) are torch's TypeError."""
     assert gradtrace_output(SETITEM) == torch_output(SETITEM)
+
+
+TYPE_ALIAS = """import typing
+from typing import Any, Optional, TypeAlias, Union
+import torch
+Device: TypeAlias = str | torch.device | None
+print(Device, typing.TypeAlias, TypeAlias)
+print(str | torch.device, torch.device | str, torch.Generator | None, int | torch.device | int)
+print(isinstance(torch.device("cpu"), Device), isinstance("cpu", Device), isinstance(3, Device))
+print(isinstance(None, Device), Device == (torch.device | None | str))
+def f(device: Device = None) -> TypeAlias:
+    return device
+print(f(torch.device("cpu")))
+for alias in (TypeAlias, Any, typing.Tuple[int]):
+    try:
+        alias[int]
+    except TypeError as e:
+        print("TypeError:", e)
+print(Optional[torch.device], Union[str, torch.device])
+"""
+
+
+def test_type_alias_and_unions_with_torch_device_like_python() -> None:
+    """mamba2-minimal's `Device: TypeAlias = str | torch.device | None`: typing.TypeAlias is
+    a name (not subscriptable), and `|` joins torch.device (the engine's class) with
+    Python's classes into a union isinstance accepts; `Any[int]` is Python 3.11's error."""
+    assert gradtrace_output(TYPE_ALIAS) == torch_output(TYPE_ALIAS)

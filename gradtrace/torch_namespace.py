@@ -343,7 +343,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS")},
     "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
         "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
-        "CheckpointFunction", "CheckpointError", "noop_context_fn")},
+        "CheckpointFunction", "CheckpointError", "noop_context_fn", "get_device_states",
+        "set_device_states")},
     "torch.autograd": {"Function": "torch.autograd.function"},
     "torch.autograd.graph": {name: "torch.autograd.graph" for name in (
         "GradientEdge", "get_gradient_edge", "register_multi_grad_hook",

@@ -149,3 +149,26 @@ def test_type_alias_and_unions_with_torch_device_like_python() -> None:
     a name (not subscriptable), and `|` joins torch.device (the engine's class) with
     Python's classes into a union isinstance accepts; `Any[int]` is Python 3.11's error."""
     assert gradtrace_output(TYPE_ALIAS) == torch_output(TYPE_ALIAS)
+
+
+DEVICE_STATES = """import torch
+from torch.utils.checkpoint import get_device_states, set_device_states
+import torch.utils.checkpoint as cp
+x = torch.randn(2, requires_grad=True)
+print(torch.cuda._initialized, get_device_states(x, 3, [x], {"a": x}), get_device_states())
+print(set_device_states([], []), cp.set_device_states([], [], device_type="meta"))
+state = torch.get_rng_state()
+with torch.random.fork_rng(devices=[], enabled=True):
+    torch.set_rng_state(state)
+    set_device_states(*get_device_states(x))
+    a = torch.rand(3)
+b = torch.rand(3)
+print(torch.equal(a, b))
+"""
+
+
+def test_device_rng_states_of_a_cpu_only_run_like_torch() -> None:
+    """lucidrains' reversible layers (after torch.utils.checkpoint) read
+    `torch.cuda._initialized` and call get_device_states/set_device_states: with no
+    accelerator, no device ids or states, and setting none is a no-op."""
+    assert gradtrace_output(DEVICE_STATES) == torch_output(DEVICE_STATES)

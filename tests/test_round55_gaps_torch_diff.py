@@ -172,3 +172,4 @@ def test_device_rng_states_of_a_cpu_only_run_like_torch() -> None:
     `torch.cuda._initialized` and call get_device_states/set_device_states: with no
     accelerator, no device ids or states, and setting none is a no-op."""
     assert gradtrace_output(DEVICE_STATES) == torch_output(DEVICE_STATES)
+

@@ -286,7 +286,7 @@ def _nn_submodules() -> dict[str, dict[str, str]]:
     return tables
 
 _JIT_SCRIPT = ("script", "ScriptModule", "ScriptFunction", "RecursiveScriptModule", "ignore",
-               "unused", "export", "is_scripting", "annotate")
+               "unused", "export", "is_scripting", "annotate", "script_method")
 _JIT_TRACE = ("trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing")
 
 # torch/optim/<module>.py of each optimizer: its class and, where the library writes it, its

@@ -173,3 +173,37 @@ def test_device_rng_states_of_a_cpu_only_run_like_torch() -> None:
     accelerator, no device ids or states, and setting none is a no-op."""
     assert gradtrace_output(DEVICE_STATES) == torch_output(DEVICE_STATES)
 
+
+
+EINSUM_LAYOUTS = """import torch
+torch.manual_seed(0)
+cases = [('de,nd->ne', (16, 8), (6, 16)), ('ij,jk->ik', (3, 4), (4, 5)),
+         ('jk,ij->ik', (4, 5), (3, 4)), ('bij,bjk->bik', (2, 3, 4), (2, 4, 5)),
+         ('bjk,bij->bik', (2, 4, 5), (2, 3, 4)), ('ij,jk->ki', (3, 4), (4, 5)),
+         ('abc,cd->dab', (2, 3, 4), (4, 5)), ('abc,cd->adb', (2, 3, 4), (4, 5)),
+         ('ac,cbd->bad', (2, 4), (4, 3, 5)), ('ac,cbd->dba', (2, 4), (4, 3, 5)),
+         ('xac,xcbd->dxab', (6, 2, 4), (6, 4, 3, 5)), ('xij,jkx->kxi', (5, 2, 3), (3, 4, 5)),
+         ('aib,bjc->jcai', (2, 3, 4), (4, 5, 6)), ('aib,bjc->jaic', (2, 3, 4), (4, 5, 6)),
+         ('xai,xij->jax', (7, 2, 3), (7, 3, 4)), ('ai,ijx->xja', (2, 3), (3, 4, 5)),
+         ('i,ij->j', (3,), (3, 4)), ('ij,i->j', (3, 4), (3,)), ('xij,xi->jx', (2, 3, 4), (2, 3)),
+         ('ij,ij->i', (3, 4), (3, 4)), ('de,nd->ne', (33, 17), (19, 33)),
+         ('bhde,bhnd->bhne', (2, 3, 20, 9), (2, 3, 11, 20))]
+for eq, s1, s2 in cases:
+    a = torch.randn(*s1, requires_grad=True)
+    b = torch.randn(*s2, requires_grad=True)
+    r = torch.einsum(eq, a, b)
+    (r * torch.randn(r.shape)).sum().backward()
+    print(eq, r.stride(), r.sum().item(), a.grad.sum().item(), b.grad.flatten().tolist()[:2])
+c, q, d = torch.randn(1, 2, 16, 8), torch.randn(1, 2, 6, 16), torch.randn(1, 2, 6)
+r = torch.einsum('...de,...nd,...n->...ne', c, q, d)
+print(r.stride(), (r - 1).abs().sum().item(), (r - 1).abs().mean().item())
+"""
+
+
+def test_einsum_swaps_operands_as_torch_so_its_result_is_laid_out_alike() -> None:
+    """Performer's `einsum('...de,...nd,...n->...ne', context, q, D_inv)`: torch 2.13's
+    sumproduct_pair multiplies right by left when every right-only dim precedes every
+    left-only one (pytorch#161755), so its result is contiguous where gradtrace's was
+    transposed, and a later sum over it added in another order (1 ulp in a mean). Strides,
+    values and gradients for swapped, unswapped and interleaved contractions."""
+    assert gradtrace_output(EINSUM_LAYOUTS) == torch_output(EINSUM_LAYOUTS)

@@ -287,7 +287,7 @@ def _nn_submodules() -> dict[str, dict[str, str]]:
     return tables
 
 _JIT_SCRIPT = ("script", "ScriptModule", "ScriptFunction", "RecursiveScriptModule", "ignore",
-               "unused", "export", "is_scripting", "annotate")
+               "unused", "export", "is_scripting", "annotate", "script_method")
 _JIT_TRACE = ("trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing",
               "_script_if_tracing")
 
@@ -345,7 +345,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS")},
     "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
         "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
-        "CheckpointFunction", "CheckpointError", "noop_context_fn")},
+        "CheckpointFunction", "CheckpointError", "noop_context_fn", "get_device_states",
+        "set_device_states")},
     "torch.autograd": {"Function": "torch.autograd.function"},
     "torch.autograd.graph": {name: "torch.autograd.graph" for name in (
         "GradientEdge", "get_gradient_edge", "register_multi_grad_hook",

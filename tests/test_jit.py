@@ -54,6 +54,15 @@ REFUSED = {
     "non_tensor_argument_to_script": (
         "@torch.jit.script\ndef f(x, n):\n    return x * n\nf(torch.ones(1), 2)\n",
         "not a tensor (int)"),
+    "script_method_second_call_with_grad": (
+        "class M(torch.jit.ScriptModule):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.w = nn.Parameter(torch.ones(2))\n    @torch.jit.script_method\n"
+        "    def f(self, x):\n        return (x * self.w).sin()\n"
+        "m = M()\nm.f(torch.ones(2))\nm.f(torch.ones(2))\n", "DifferentiableGraph"),
+    "script_method_unannotated_number": (
+        "class M(torch.jit.ScriptModule):\n    @torch.jit.script_method\n"
+        "    def f(self, x, n):\n        return x * n\nM().f(torch.ones(1), 2)\n",
+        "not a tensor (int)"),
     "tensor_to_bool_while_tracing": (
         "def f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n"
         "torch.jit.trace(f, torch.ones(2))\n", "a Python boolean while torch.jit.trace"),

@@ -59,7 +59,7 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
-    floor_divide conj exp index_select angle cumsum dot vdot grad sgn
+    floor_divide conj exp index_select angle cumsum dot vdot grad sgn eigh eigvalsh diag_embed
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",

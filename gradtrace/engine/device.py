@@ -234,6 +234,7 @@ CUDA_FUNCTIONS = {
     "synchronize": cuda_unavailable, "get_device_properties": cuda_unavailable,
     "manual_seed": _no_op, "manual_seed_all": _no_op, "empty_cache": _no_op,
     "is_initialized": mps_is_available, "memory_allocated": cuda_device_count,
+    "_initialized": False,  # (a module flag, read by code that saves device RNG states)
 }
 XPU_FUNCTIONS = {
     "is_available": cuda_is_available, "device_count": cuda_device_count,

@@ -291,7 +291,8 @@ def _type_info_argument(dtype: object, name: str) -> DType:
 C_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                   "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
                   "uint8": "uint8_t", "bool": "bool", "uint16": "uint16_t",
-                  "uint32": "uint32_t", "uint64": "uint64_t", "bfloat16": "c10::BFloat16"}
+                  "uint32": "uint32_t", "uint64": "uint64_t", "bfloat16": "c10::BFloat16",
+                  "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def _scalar_overflows(value: bool | int | float, target: DType) -> bool:
@@ -305,9 +306,10 @@ def _scalar_overflows(value: bool | int | float, target: DType) -> bool:
         if isinstance(value, complex):
             return _scalar_overflows(value.real, part) or _scalar_overflows(value.imag, part)
         target = part
-    if isinstance(value, complex):  # into a real dtype: not measured
-        raise NotSupportedError(f"a complex number into torch.{target.name} is not "
-                                "supported by gradtrace")
+    if isinstance(value, complex):  # into a real dtype: an imaginary part overflows
+        if value.imag != 0:
+            return True
+        value = value.real
     if target.is_floating_point:
         info = float_info(target)
         if isinstance(value, (int, np.integer)):
@@ -361,5 +363,7 @@ def checked_scalar(value: bool | int | float, target: DType) -> np.ndarray:
             f"value cannot be converted to type {C_SCALAR_NAMES[target.name]} without overflow")
     if target.np.kind == "u" and type(value) is int and value < 0:
         value %= 1 << (8 * target.itemsize)
+    if isinstance(value, complex) and not target.is_complex:  # (its imaginary part is 0)
+        value = value != 0 if target is bool_ else value.real
     with np.errstate(invalid="ignore", over="ignore"):
         return np.asarray(value).astype(target.np)

@@ -387,11 +387,15 @@ def gesdd(a: np.ndarray, full_matrices: bool, compute_uv: bool
 
 def syevd(a: np.ndarray, upper: bool, compute_v: bool
           ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """Eigen-decomposition of each symmetric matrix from one triangle: ascending
-    eigenvalues, eigenvectors as columns, LAPACK's info."""
+    """Eigen-decomposition of each symmetric (complex: Hermitian) matrix from one
+    triangle: ascending real eigenvalues, eigenvectors as columns, LAPACK's info. A complex
+    matrix goes to ?heevd with the real workspace rwork, as apply_lapack_eigh sizes it
+    from the same query (lwork, lrwork and liwork at least 1)."""
     n = a.shape[-1]
     batch = a.shape[:-2]
-    w = np.empty(batch + (n,), dtype=a.dtype)
+    complex_input = a.dtype.kind == "c"
+    real_dtype = np.empty(0, dtype=a.dtype).real.dtype
+    w = np.empty(batch + (n,), dtype=real_dtype)
     v = np.empty(a.shape, dtype=a.dtype) if compute_v else None
     info = np.zeros(batch, dtype=np.int32)
     lib = _mkl()
@@ -405,20 +409,32 @@ def syevd(a: np.ndarray, upper: bool, compute_v: bool
                 w[idx] = np.linalg.eigvalsh(a[idx], UPLO=uplo)
             continue
         f = a_cm[idx]
-        ww = np.zeros(max(1, n), dtype=a.dtype)
+        ww = np.zeros(max(1, n), dtype=real_dtype)
         res = ctypes.c_int(0)
         if n:
-            fn = _routine(lib, a.dtype, "syevd", 11)
-            query = np.zeros(1, dtype=a.dtype)
-            iquery = np.zeros(1, dtype=np.int32)
             head = [_CP(b"V" if compute_v else b"N"), _CP(uplo.encode()), _int(n),
                     f.ctypes.data, _int(max(1, n)), ww.ctypes.data]
-            fn(*head, query.ctypes.data, _int(-1), iquery.ctypes.data, _int(-1),
-               ctypes.byref(res))
-            work = _work(a.dtype, query[0])
-            iwork = np.zeros(max(1, int(iquery[0])), dtype=np.int32)
-            fn(*head, work.ctypes.data, _int(work.size), iwork.ctypes.data,
-               _int(iwork.size), ctypes.byref(res))
+            query = np.zeros(1, dtype=a.dtype)
+            iquery = np.zeros(1, dtype=np.int32)
+            if complex_input:
+                fn = _routine(lib, a.dtype, "heevd", 13)
+                rquery = np.zeros(1, dtype=real_dtype)
+                fn(*head, query.ctypes.data, _int(-1), rquery.ctypes.data, _int(-1),
+                   iquery.ctypes.data, _int(-1), ctypes.byref(res))
+                work = _work(a.dtype, query[0].real)
+                rwork = _work(real_dtype, rquery[0])
+                iwork = np.zeros(max(1, int(iquery[0])), dtype=np.int32)
+                fn(*head, work.ctypes.data, _int(work.size), rwork.ctypes.data,
+                   _int(rwork.size), iwork.ctypes.data, _int(iwork.size),
+                   ctypes.byref(res))
+            else:
+                fn = _routine(lib, a.dtype, "syevd", 11)
+                fn(*head, query.ctypes.data, _int(-1), iquery.ctypes.data, _int(-1),
+                   ctypes.byref(res))
+                work = _work(a.dtype, query[0])
+                iwork = np.zeros(max(1, int(iquery[0])), dtype=np.int32)
+                fn(*head, work.ctypes.data, _int(work.size), iwork.ctypes.data,
+                   _int(iwork.size), ctypes.byref(res))
         w[idx], info[idx] = ww[:n], res.value
         if compute_v:
             v[idx] = f  # type: ignore[index]

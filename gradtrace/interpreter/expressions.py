@@ -329,8 +329,8 @@ class ExpressionCompiler:
             kwargs: dict[str, Any] = {}
             for name, code, arg_span in keywords:
                 if name is not None:
-                    if name in kwargs:
-                        raise ScriptError(f"{callable_name(f)}() got multiple values for "
+                    if name in kwargs:  # (after a ** spread: Python's dict merge error)
+                        raise ScriptError(f"{function_str(f)} got multiple values for "
                                           f"keyword argument '{name}'", arg_span,
                                           kind="TypeError")
                     kwargs[name] = code(frame)
@@ -346,7 +346,7 @@ class ExpressionCompiler:
                         raise ScriptError("keywords must be strings", arg_span,
                                           kind="TypeError")
                     if key in kwargs:
-                        raise ScriptError(f"{callable_name(f)}() got multiple values for "
+                        raise ScriptError(f"{function_str(f)} got multiple values for "
                                           f"keyword argument '{key}'", arg_span,
                                           kind="TypeError")
                     kwargs[key] = value
@@ -603,6 +603,8 @@ def function_str(fn: Any) -> str:
         fn = fn.function
     if isinstance(fn, (UserFunction, ScriptClass)) and fn.module != "builtins":
         return f"{fn.module}.{fn.qualname}()"
+    if type(fn) is BuiltinType:  # `dict(a=1, **{"a": 2})`: the class by its name
+        return f"{fn.name}()"
     return f"{callable_name(fn)}()"
 
 

@@ -253,8 +253,8 @@ class Protocols:
                 index = torch_index(index)
             elif type(index) is Instance:  # an IntEnum member, anything with __index__
                 index = self.as_index(index)
-            if isinstance(value, np.generic):
-                value = value.item()
+            if isinstance(value, (np.integer, float, complex)) and isinstance(value, np.generic):
+                value = value.item()  # (other numpy scalars: torch's TypeError, in setitem)
             elif type(value) is Instance:  # `x[0] = Label.CAT`: torch reads an int subclass
                 value = number_operand(value)
             call(setitem, obj, index, value)  # (through vmap's rules when batched)

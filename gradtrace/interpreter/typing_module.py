@@ -18,7 +18,8 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
                 "Sequence", "Set", "Tuple", "Type", "Union", "Literal", "Mapping",
                 "MutableMapping", "MutableSequence", "FrozenSet", "DefaultDict", "Deque",
                 "Counter", "OrderedDict", "Generator", "Hashable", "Sized", "Collection",
-                "Container", "Final", "ClassVar", "Annotated", "NoReturn", "Awaitable")
+                "Container", "Final", "ClassVar", "Annotated", "NoReturn", "Awaitable",
+                "TypeAlias")
 """The names of `typing` a script may import that are only names (`Generic`, `Protocol`,
 `NamedTuple` and `TypedDict`, class bases, are in typed_classes.py)."""
 
@@ -48,7 +49,11 @@ class TypingName:
 
     def subscript(self, index: Any) -> Any:
         """`Name[args]`, normalised as Python's typing does for Optional and Union."""
-        if self.args is not None or self.name == "Any":
+        if self.name == "TypeAlias":  # (a special form that takes no parameters)
+            raise TorchTypeError(f"{self!r} is not subscriptable")
+        if self.name == "Any" and self.args is None:  # a class since Python 3.11
+            raise TorchTypeError("type 'Any' is not subscriptable")
+        if self.args is not None:
             raise TorchTypeError(f"{self!r} is not a generic class")
         args = index if type(index) is tuple else (index,)
         if self.name == "Optional":

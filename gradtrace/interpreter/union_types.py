@@ -49,11 +49,12 @@ _CLASS_LIKE = (ScriptClass, BuiltinType, OpaqueType, UnionType)
 
 
 def is_union_operand(value: Any) -> bool:
-    """What `|` joins into a union: a class (a script's, Python's, torch's), None, a union,
-    a types.GenericAlias (`Iterable[torch.Tensor] | Iterable[dict[str, Any]]`, torch's
+    """What `|` joins into a union: a class (a script's, Python's, torch's: the emulation's
+    classes and the engine's own, `torch.device`, `torch.Generator`), None, a union, a
+    types.GenericAlias (`Iterable[torch.Tensor] | Iterable[dict[str, Any]]`, torch's
     ParamsT)."""
     return value is None or isinstance(value, _CLASS_LIKE) or isinstance(value, ScriptType) \
-        or type(value) is GenericAlias
+        or type(value) is GenericAlias or isinstance(value, type)
 
 
 def union(a: Any, b: Any) -> Any:

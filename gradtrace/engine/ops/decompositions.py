@@ -49,8 +49,11 @@ def linalg_error(message: str) -> ScriptError:
     return ScriptError(message, kind="_LinAlgError")
 
 
-def check_matrices(a: Tensor, fname: str, square: bool = True, arg: str = "A") -> None:
-    """squareCheckInputs and checkFloatingOrComplex, in torch's order."""
+def check_matrices(a: Tensor, fname: str, square: bool = True, arg: str = "A",
+                   complex_ok: bool = False) -> None:
+    """squareCheckInputs and checkFloatingOrComplex, in torch's order; `complex_ok`: the
+    op computes complex64/complex128 matrices too (as torch's every decomposition does;
+    gradtrace's only where it was measured)."""
     if a.array.ndim < 2:
         raise TorchRuntimeError(
             f"{fname}: The input tensor {arg} must have at least 2 dimensions.")
@@ -58,6 +61,8 @@ def check_matrices(a: Tensor, fname: str, square: bool = True, arg: str = "A") -
     if square and m != n:
         raise TorchRuntimeError(f"{fname}: {arg} must be batches of square matrices, but they "
                                 f"are {m} by {n} matrices")
+    if complex_ok and a.array.dtype in (np.complex64, np.complex128):
+        return
     if not a.dtype.is_floating_point or a.array.dtype not in (np.float32, np.float64):
         if a.dtype.is_floating_point:
             raise NotSupportedError(f"{fname} of {a.dtype.name} tensors (only float32 and "

@@ -2,7 +2,8 @@
 graph shows the same nodes: each operand's repeated labels become diagonals, missing
 labels unsqueezed dims, and a permute aligns it (PermuteBackward0, even when it is the
 identity); operands are contracted left to right by `sumproduct_pair` (sums of dims only
-one side has, then permute -> reshape -> bmm -> view -> permute), and the contraction
+one side has, then permute -> reshape -> bmm -> view -> permute, the operands swapped when
+every right-only dim precedes every left-only one, as torch 2.13 does), and the contraction
 dims are viewed (several operands) or summed (one operand) away.
 (torch would follow an opt_einsum path for 3+ operands when opt_einsum is installed;
 torch 2.13's CPU wheel here has none, so it goes left to right too.)
@@ -98,6 +99,11 @@ def sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list[int], keepdim: b
         else:
             ro.append(i)
             ro_size *= right.shape[i]
+    if lo and ro and ro[-1] < lo[0]:
+        # torch 2.13 (pytorch#161755) multiplies right by left when every right-only dim
+        # comes before every left-only one, so that bmm's output is laid out as the result
+        # is (contiguous where lro dims lead): measured on the operands bmm receives
+        left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
     out_size = ([left.shape[d] for d in lro] + [left.shape[d] for d in lo] + [1] * len(sum_dims)
                 + [right.shape[d] for d in ro])
     lperm = lro + lo + list(sum_dims) + ro

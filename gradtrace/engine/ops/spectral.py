@@ -194,15 +194,27 @@ def _check_uplo(uplo: str) -> None:
         raise TorchRuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {uplo}")
 
 
+def _refuse_complex_grad(a: Tensor, fname: str) -> None:
+    """A Hermitian (complex) matrix decomposes as torch's ?heevd does; its gradient
+    (linalg_eig_backward's Hermitian case, with Vᴴ and complex products) is not
+    written."""
+    if a.dtype.is_complex and ((GRAD_MODE.enabled and a.requires_grad) or has_tangent(a)):
+        raise NotSupportedError(f"the gradient of {fname} of a complex (Hermitian) matrix is "
+                                "not supported by gradtrace: the decomposition itself is "
+                                "computed (detach() the input)")
+
+
 def eigh(a: Tensor, UPLO: str = "L") -> ReturnTypes:  # noqa: N803 - torch's name
-    check_matrices(a, "linalg.eigh")
+    check_matrices(a, "linalg.eigh", complex_ok=True)
     _check_uplo(UPLO)
+    _refuse_complex_grad(a, "torch.linalg.eigh")
     return EighReturn(*LinalgEighBackward0.call(a, uplo=UPLO, compute_v=True))
 
 
 def eigvalsh(a: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803 - torch's name
-    check_matrices(a, "linalg.eigh")
+    check_matrices(a, "linalg.eigh", complex_ok=True)
     _check_uplo(UPLO)
+    _refuse_complex_grad(a, "torch.linalg.eigvalsh")
     return LinalgEighBackward0.call(a, uplo=UPLO, compute_v=_needs_uv(a))[0]
 
 

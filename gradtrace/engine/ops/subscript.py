@@ -528,14 +528,20 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
 def _value_tensor(t: Tensor, value: Any) -> Tensor:
     """The value `t[index] = value` writes: a tensor as it is; a Python int unpacked as
     int64 (THPUtils_unpackLong's ValueError past that); a number converted to t's dtype as
-    torch's scalar_tensor converts it: into an integer dtype with c10's checked_convert (an
-    overflow is its error), into a floating one unchecked (1e10 is a float16 inf; measured)."""
+    torch's scalar_tensor converts it: into an integer or complex dtype with c10's
+    checked_convert (an overflow is its error), into a floating one unchecked (1e10 is a
+    float16 inf; measured); a Python complex into a real dtype overflows when its imaginary
+    part is not 0. Python's bool, int, float and complex (np.float64 and np.complex128 are
+    their subclasses) and numpy's integers (index-like) are numbers; other numpy scalars
+    (np.float32, np.bool_, np.complex64) are torch's TypeError (measured)."""
     if isinstance(value, Tensor):
         return value
     if type(value) is int and not dtypes.fits_int64(value):
         raise TorchValueError("Overflow when unpacking long long")
-    if isinstance(value, (bool, int, float, np.number)):
-        if t.dtype.is_floating_point:
+    if isinstance(value, complex) and t.dtype.is_floating_point and value.imag == 0:
+        value = value.real
+    if isinstance(value, (bool, int, float, complex, np.integer)):
+        if t.dtype.is_floating_point and not isinstance(value, complex):
             return Tensor._wrap(np.asarray(value).astype(t.dtype.np))
         return Tensor._wrap(dtypes.checked_scalar(value, t.dtype))
     raise TorchTypeError(

@@ -21,6 +21,7 @@ from gradtrace.engine.ops.std_sort import (  # noqa: E402
     nth_element_order,
     partial_sort_order,
     quick_select_order,
+    std_sort_order,
 )
 from gradtrace.engine.tensor import Tensor  # noqa: E402
 
@@ -94,6 +95,51 @@ def test_emulations_select_what_they_promise():
         order = quick_select_order(keys, nth)
         assert keys[order[nth]] == ranked[nth] and sorted(order) == list(range(40))
     assert nth_element_order([], 0) == [] and quick_select_order([7], 0) == [0]
+
+
+def _adversary(n: int, run: object) -> np.ndarray:
+    """McIlroy's antiquicksort: values fixed lazily as `run` compares them, so that its
+    partitions go as badly as they can (introselect and introsort reach their heap
+    fallbacks); the values never fixed stay equal (the largest)."""
+    val, state = [n] * n, {"solid": 0, "candidate": 0}
+
+    class Key:
+        __slots__ = ("i",)
+
+        def __init__(self, i: int) -> None:
+            self.i = i
+
+        def __lt__(self, other: Key) -> bool:
+            x, y = self.i, other.i
+            if val[x] == n and val[y] == n:
+                frozen = x if x == state["candidate"] else y
+                val[frozen], state["solid"] = state["solid"], state["solid"] + 1
+            if val[x] == n:
+                state["candidate"] = x
+            elif val[y] == n:
+                state["candidate"] = y
+            return val[x] < val[y]
+
+    run([Key(i) for i in range(n)])
+    return np.array(val, dtype=np.float32)
+
+
+@pytest.mark.parametrize("n", [100, 1000, 3000])
+def test_adversarial_rows_reach_the_fallbacks_as_torch(n):
+    for nth in (n // 4, n // 2, n - 1):
+        row = _adversary(n, lambda keys, nth=nth: nth_element_order(keys, nth))
+        for x in (row, row.round(-1)):  # and with ties
+            for sorted_ in (True, False):
+                assert (topk(Tensor(x), nth + 1, 0, False, sorted_)[1].array.tolist()
+                        == torch.topk(torch.from_numpy(x), nth + 1, 0, False,
+                                      sorted_)[1].tolist())
+        row = _adversary(n, lambda keys, nth=nth: quick_select_order(keys, nth))
+        for x in (row, row.round(-1)):
+            assert (kthvalue(Tensor(x), nth + 1)[1].array.tolist()
+                    == torch.kthvalue(torch.from_numpy(x), nth + 1)[1].tolist())
+    row = _adversary(n, std_sort_order)
+    for x in (row, row.round(-1)):
+        assert sort(Tensor(x), 0)[1].array.tolist() == torch.sort(torch.from_numpy(x))[1].tolist()
 
 
 SCRIPT = """

@@ -184,6 +184,12 @@ v, i = w.median(0)
 v.sum().backward()
 print(v, i, w.grad.sum(0))
 print(torch.nanmedian(torch.full((3, 50), float('nan')), 1))
+c = torch.randint(0, 3, (5, 6, 70)).float()
+for r in [c.topk(3, dim=0), c.topk(2, dim=1), c.topk(2, dim=2, sorted=False),
+          c.kthvalue(2, 0), c.kthvalue(2, 1, keepdim=True), c.median(0), c.nanmedian(1),
+          c.transpose(0, 2).topk(3, 1), c.transpose(0, 2).kthvalue(3, 0)]:
+    print(r.indices.view(-1)[:12].tolist(), r.values.stride(), r.indices.stride(),
+          r.values.is_contiguous(), r.indices.is_contiguous())
 print(torch.max(b, 1), torch.min(b, 1))
 """
 

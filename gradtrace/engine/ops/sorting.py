@@ -208,10 +208,11 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
 
 def _along_rows(x: np.ndarray, d: int, select: Any) -> np.ndarray:
     """`select` applied to the rows of `x` along `d` (a 2-d array, one row each), its
-    columns put back along `d`."""
+    columns put back along `d`, contiguous (as the kernels' outputs are)."""
     moved = np.moveaxis(x, d, -1)
     picked = select(moved.reshape(int(np.prod(moved.shape[:-1])), moved.shape[-1]))
-    return np.moveaxis(picked.reshape(*moved.shape[:-1], picked.shape[-1]), -1, d)
+    return np.ascontiguousarray(
+        np.moveaxis(picked.reshape(*moved.shape[:-1], picked.shape[-1]), -1, d))
 
 
 def _ties(ranked: np.ndarray) -> np.ndarray:

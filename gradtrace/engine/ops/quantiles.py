@@ -11,16 +11,18 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchIndexError, TorchRuntimeError
+from ...errors import TorchRuntimeError
 from .. import dtypes
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
+from ._util import not_implemented
 from .fused import lerp_
 from .indexing import gather
 from .reductions import EVENLY_DISTRIBUTED, KEEPDIM_SCATTER, _evenly_distribute
 from .shape_inplace import squeeze_, transpose_, unsqueeze_
-from .sorting import _indices, _named, _Selecting, sort
+from .sorting import _check_reduced_size, _indices, _named, _Selecting, sort
+from .std_sort import nth_element_order
 from .views import flatten, transpose, unsqueeze, view
 
 NanmedianReturn = _named("nanmedian")
@@ -127,6 +129,8 @@ class NanmedianBackward0(Function):
     formulas = EVENLY_DISTRIBUTED
 
     def forward(self, a: Tensor) -> np.ndarray:
+        if a.array.dtype == np.bool_ and a.array.size:
+            raise not_implemented("median_cpu", a.dtype)
         self.save("self", a)
         flat = a.array.reshape(-1)
         flat = np.sort(flat[~np.isnan(flat)], kind="stable")
@@ -156,17 +160,21 @@ def nanmedian(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if dim is None:
         return NanmedianBackward0.call(a)
     d = wrap_dim(dim, a.array.ndim)
+    _check_reduced_size("median", a, d)
+    if a.array.dtype == np.bool_:
+        raise not_implemented("median_out", a.dtype)
     if a.array.ndim == 0:
         indices = _indices(0)
     else:
-        if a.array.shape[d] == 0:
-            raise TorchIndexError(
-                f"median(): Expected reduction dim {d} to have non-zero size.")
         x = a.array
         order = np.argsort(x, axis=d, kind="stable")  # NaNs sort last
         valid = (~np.isnan(x)).sum(axis=d, keepdims=True)
         position = np.maximum(valid - 1, 0) // 2
         idx = np.take_along_axis(order, position, axis=d)
+        if (valid == 0).any():
+            # its std::nth_element ties non-NaN values by index, so only a row of NaNs (all
+            # equivalent) leaves at position 0 an index that depends on the partitions
+            idx = np.where(valid == 0, nth_element_order([0] * x.shape[d], 0)[0], idx)
         indices = _indices(idx if keepdim else np.squeeze(idx, d))
     return NanmedianReturn(NanmedianBackward1.call(a, dim=dim, indices=indices, keepdim=keepdim),
                         indices)

@@ -1,11 +1,12 @@
 """sort, argsort, msort, topk, kthvalue, median, mode and unique.
 
 The values record torch's nodes (SortBackward0, TopkBackward0, ...), whose backward
-scatters the gradient to the selected positions; indices never require grad. Ties:
-sort is stable (as torch's CPU sort); topk picks among equal values as libstdc++'s
-partial_sort or nth_element leaves them and kthvalue as aten's quickselect leaves them
-(std_sort.py); median picks by (value, index) order, as torch's nth_element with an index
-tie-break does.
+scatters the gradient to the selected positions; indices never require grad. Ties: which
+of equal values each kernel reports follows its algorithm's swaps (std_sort.py): sort
+(unless stable) and mode libstdc++'s std::sort, topk std::partial_sort or std::nth_element,
+kthvalue torch's quick_select_template; median with dim orders equal values by index
+(nanmedian: quantiles.py).
+Rows whose result no tie can change take a numpy path.
 """
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ScriptError, TorchRuntimeError
-from .. import dtypes
+from ...errors import ScriptError, TorchIndexError, TorchRuntimeError
 from ..formulas import undefined, vjp
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
+from ._util import not_implemented
 from .clones import copy_laid_out_as
 from .reductions import (
     EVENLY_DISTRIBUTED,
@@ -29,7 +30,13 @@ from .reductions import (
     gather_with_keepdimed_indices,
     value_selecting_backward,
 )
-from .std_sort import quick_select_index, std_sort_order, std_topk_order
+from .std_sort import (
+    nth_element_order,
+    partial_sort_order,
+    quick_select_order,
+    sort_range,
+    std_sort_order,
+)
 from .views import saved_int, signed
 
 
@@ -189,88 +196,93 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     size = a.array.shape[d] if a.array.ndim else 1
     if not 0 <= k <= size:
         raise TorchRuntimeError("selected index k out of range")
-    if a.dtype is dtypes.bool_:
+    if a.array.dtype == np.bool_:
         raise TorchRuntimeError("topk does not support bool dtypes on CPU")
-    idx = topk_order(a.array, d, k, largest, sorted) if a.array.ndim \
-        else np.zeros((), np.int64)
+    if a.array.ndim == 0:
+        idx = np.zeros((), np.int64)
+    else:
+        idx = _along_rows(a.array, d, lambda rows: _topk_rows(rows, k, largest, sorted))
     indices = _indices(idx)
     return TopkReturn(TopkBackward0.call(a, dim=dim, indices=indices), indices)
 
 
-def topk_order(x: np.ndarray, axis: int, k: int, largest: bool, sort: bool) -> np.ndarray:
-    """The k positions along `axis` torch's CPU topk reports: the best k in order when a
-    row's values are distinct, else (equal values, or an unsorted result of its
-    nth_element path) the positions libstdc++'s partial_sort or nth_element + sort leave
-    first (std_sort.py), comparing values only, NaN the largest."""
-    order = np.take(stable_argsort(x, axis, largest), np.arange(k), axis=axis)
-    n = x.shape[axis]
-    if k == 0 or n <= 1 or x.dtype.kind not in "fiu":
-        return order
-    moved = np.moveaxis(x, axis, -1)
-    rows = moved.reshape(-1, n)
-    picked = np.moveaxis(order, axis, -1).reshape(-1, k).copy()
-    unsorted_path = not sort and k * 64 > n
-    changed = False
-    for r, row in enumerate(rows):
-        if not unsorted_path:
-            ranked = np.sort(row)
-            if np.count_nonzero(ranked != ranked) <= 1 and \
-                    not (ranked[1:] == ranked[:-1]).any():
-                continue  # distinct values: every selection reports this order
-        keys = _comparison_keys(row, largest)
-        picked[r] = std_topk_order(keys, k, sort)
-        changed = True
-    if not changed:
-        return order
-    shape = moved.shape[:-1] + (k,)
-    return np.moveaxis(picked.reshape(shape), -1, axis)
+def _along_rows(x: np.ndarray, d: int, select: Any) -> np.ndarray:
+    """`select` applied to the rows of `x` along `d` (a 2-d array, one row each), its
+    columns put back along `d`, contiguous (as the kernels' outputs are)."""
+    moved = np.moveaxis(x, d, -1)
+    picked = select(moved.reshape(int(np.prod(moved.shape[:-1])), moved.shape[-1]))
+    return np.ascontiguousarray(
+        np.moveaxis(picked.reshape(*moved.shape[:-1], picked.shape[-1]), -1, d))
+
+
+def _ties(ranked: np.ndarray) -> np.ndarray:
+    """Per row of `ranked`, whether two neighbours are equal (NaNs equal each other, as in
+    torch's comparators, and -0.0 equals 0.0)."""
+    same = ranked[:, 1:] == ranked[:, :-1]
+    if ranked.dtype.kind in "fc":
+        same |= np.isnan(ranked[:, 1:]) & np.isnan(ranked[:, :-1])
+    return same.any(axis=1)
+
+
+def _topk_rows(rows: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndarray:
+    """topk_impl_loop's indices: std::partial_sort of (value, index) pairs when
+    k * 64 <= n, else std::nth_element at k - 1 and (sorted) std::sort of the k - 1 before.
+    Without equal values among the first k + 1 in order the selected set and its sorted
+    order are unique, so only unsorted nth_element results (their first k - 1 in whatever
+    order the partitions leave) and rows with ties run the emulation."""
+    ranked = stable_argsort(rows, 1, largest)[:, :k + 1]
+    order = ranked[:, :k].copy()
+    partial = k * 64 <= rows.shape[1]
+    if partial or sorted or k <= 2:
+        emulate = _ties(np.take_along_axis(rows, ranked, 1))
+    else:
+        emulate = np.ones(rows.shape[0], bool)
+    for r in np.flatnonzero(emulate):
+        keys = _comparison_keys(rows[r], largest)
+        if partial:
+            items = partial_sort_order(keys, k)
+        else:
+            items = nth_element_order(keys, k - 1)
+            if sorted:
+                sort_range(keys, items, 0, k - 1)
+        order[r] = items[:k]
+    return order
 
 
 def kthvalue(a: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The k-th smallest along dim (NaN largest) at the index torch's quick_select_template
+    leaves at k - 1: only a row where that value has equal copies runs the emulation."""
     d = wrap_dim(dim, a.array.ndim)
     size = a.array.shape[d] if a.array.ndim else 1
+    _check_reduced_size("kthvalue", a, d)
     if not 1 <= k <= size:
         raise TorchRuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    return _pick(KthvalueReturn, KthvalueBackward0, a, dim, keepdim, k - 1, quick_select=True)
-
-
-def _pick(ret: type[ReturnTypes], node: type[_Selecting], a: Tensor, dim: int,
-          keepdim: bool, position: int, first_nan: bool = False,
-          quick_select: bool = False) -> ReturnTypes:
-    """The element at `position` of each sorted row along dim; with `first_nan`, a row
-    holding a NaN picks its first NaN instead (median's kernel looks for one first); with
-    `quick_select`, a row holding equal values reports the copy torch's quickselect
-    (kthvalue's) leaves there."""
-    d = wrap_dim(dim, a.array.ndim)
-    if a.array.ndim == 0:
-        indices = _indices(0)
+    if a.array.ndim == 0:  # before the kernel's dtype dispatch
+        idx = np.zeros((), np.int64)
     else:
-        order = stable_argsort(a.array, d, False)
-        idx = np.take(order, [position], axis=d)
-        if quick_select and a.array.shape[d] > 1:
-            idx = _quick_selected(a.array, d, position, order, idx)
-        if first_nan and a.array.dtype.kind == "f":
-            nans = np.isnan(a.array)
-            idx = np.where(nans.any(d, keepdims=True), np.expand_dims(nans.argmax(d), d), idx)
-        indices = _indices(idx if keepdim else np.squeeze(idx, d))
-    return ret(node.call(a, dim=dim, indices=indices, keepdim=keepdim), indices)
+        if a.array.dtype == np.bool_:
+            raise not_implemented("kthvalue_cpu", a.dtype)
+        idx = _along_rows(a.array, d, lambda rows: _kthvalue_rows(rows, k))
+        if not keepdim:
+            idx = np.squeeze(idx, d)
+    indices = _indices(idx)
+    return KthvalueReturn(KthvalueBackward0.call(a, dim=dim, indices=indices, keepdim=keepdim),
+                          indices)
 
 
-def _quick_selected(x: np.ndarray, axis: int, position: int, order: np.ndarray,
-                    idx: np.ndarray) -> np.ndarray:
-    """`idx` (the stable order's pick along `axis`) with each row that holds equal values
-    replaced by quick_select_index's pick: with distinct values every selection agrees."""
-    moved = np.moveaxis(x, axis, -1)
-    rows = moved.reshape(-1, moved.shape[-1])
-    ranked = np.take_along_axis(rows, np.moveaxis(order, axis, -1).reshape(rows.shape), 1)
-    ties = (ranked[:, 1:] == ranked[:, :-1]).any(1) | \
-        (np.count_nonzero(ranked != ranked, axis=1) > 1)
-    if not ties.any():
-        return idx
-    picked = np.moveaxis(idx, axis, -1).reshape(-1).copy()
-    for r in np.flatnonzero(ties):
-        picked[r] = quick_select_index(rows[r].tolist(), position)
-    return np.moveaxis(picked.reshape(moved.shape[:-1] + (1,)), -1, axis)
+def _check_reduced_size(name: str, a: Tensor, d: int) -> None:
+    if a.array.ndim and a.array.shape[d] == 0:
+        raise TorchIndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _kthvalue_rows(rows: np.ndarray, k: int) -> np.ndarray:
+    order = stable_argsort(rows, 1, False)
+    near = order[:, max(k - 2, 0):k + 1]
+    emulate = _ties(np.take_along_axis(rows, near, 1))
+    picked = order[:, k - 1:k].copy()
+    for r in np.flatnonzero(emulate):
+        picked[r, 0] = quick_select_order(_comparison_keys(rows[r], False), k - 1)[k - 1]
+    return picked
 
 
 class MedianBackward0(Function):
@@ -283,6 +295,8 @@ class MedianBackward0(Function):
         if a.array.size == 0:
             raise TorchRuntimeError(
                 "median() input tensor cannot be empty")
+        if a.array.dtype == np.bool_:
+            raise not_implemented("median_cpu", a.dtype)
         self.save("self", a)
         flat = np.sort(a.array.reshape(-1), kind="stable")
         if np.isnan(flat).any():
@@ -302,10 +316,23 @@ class MedianBackward0(Function):
 def median(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if dim is None:
         return MedianBackward0.call(a)
+    # its std::nth_element compares (value, index): the middle of the stable order, unless
+    # the row holds a NaN (the kernel reports the first one)
     d = wrap_dim(dim, a.array.ndim)
-    size = a.array.shape[d] if a.array.ndim else 1
-    return _pick(MedianReturn, MedianBackward1, a, dim, keepdim, (size - 1) // 2,
-                 first_nan=True)
+    _check_reduced_size("median", a, d)
+    if a.array.dtype == np.bool_:
+        raise not_implemented("median_out", a.dtype)
+    if a.array.ndim == 0:
+        indices = _indices(0)
+    else:
+        order = stable_argsort(a.array, d, False)
+        idx = np.take(order, [(a.array.shape[d] - 1) // 2], axis=d)
+        if a.array.dtype.kind == "f":
+            nans = np.isnan(a.array)
+            idx = np.where(nans.any(d, keepdims=True), np.expand_dims(nans.argmax(d), d), idx)
+        indices = _indices(idx if keepdim else np.squeeze(idx, d))
+    return MedianReturn(MedianBackward1.call(a, dim=dim, indices=indices, keepdim=keepdim),
+                        indices)
 
 
 def mode(a: Tensor, dim: int = -1, keepdim: bool = False) -> Any:

@@ -1,8 +1,13 @@
-"""The order libstdc++'s `std::sort` leaves equal keys in: an introsort (median-of-three
-unguarded partitions above 16 elements, a heapsort past its depth limit, a final insertion
-sort) that is not stable. torch's CPU `mode` sorts (value, index) pairs with it, comparing
-values only, and reports the index its sort leaves last among the mode's copies, so which
-index that is follows this exact sequence of swaps.
+"""The order libstdc++'s selection algorithms leave equal keys in, swap by swap: `std::sort`
+(an introsort: median-of-three unguarded partitions above 16 elements, a heapsort past its
+depth limit, a final insertion sort), `std::partial_sort` (heap_select, then sort_heap) and
+`std::nth_element` (introselect), none of them stable; and torch's own
+`quick_select_template` (Sorting.cpp, Sedgewick's quickselect). torch's CPU kernels run them
+on (value, index) pairs comparing values only (mode, sort, topk, kthvalue, nanmedian), so
+which index lands where among equal values follows these exact sequences of swaps.
+
+Each takes `keys`, whose `<` is the kernel's comparator, and returns or permutes `items`,
+positions into `keys`.
 """
 from __future__ import annotations
 
@@ -14,22 +19,88 @@ _THRESHOLD = 16  # libstdc++'s _S_threshold
 def std_sort_order(keys: list[Any]) -> list[int]:
     """The positions of `keys` in the order `std::sort(first, last, key less)` leaves them."""
     items = list(range(len(keys)))
-    n = len(items)
-    if n > 1:
-        _introsort_loop(keys, items, 0, n, 2 * (n.bit_length() - 1))
-        _final_insertion_sort(keys, items, 0, n)
+    sort_range(keys, items, 0, len(items))
     return items
 
 
-def _less(keys: list[Any], a: int, b: int) -> bool:
-    return keys[a] < keys[b]
+def partial_sort_order(keys: list[Any], middle: int) -> list[int]:
+    """The positions of `keys` as `std::partial_sort(first, first + middle, last)` leaves
+    them: the first `middle` are the smallest, sorted."""
+    items = list(range(len(keys)))
+    _heap_select(keys, items, 0, middle, len(items))
+    _sort_heap(keys, items, 0, middle)
+    return items
+
+
+def nth_element_order(keys: list[Any], nth: int) -> list[int]:
+    """The positions of `keys` as `std::nth_element(first, first + nth, last)` leaves them."""
+    items = list(range(len(keys)))
+    n = len(items)
+    if nth >= n:
+        return items
+    first, last, depth = 0, n, 2 * (n.bit_length() - 1)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(keys, items, first, nth + 1, last)
+            items[first], items[nth] = items[nth], items[first]
+            return items
+        depth -= 1
+        cut = _partition_pivot(keys, items, first, last)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(keys, items, first, last)
+    return items
+
+
+def sort_range(keys: list[Any], items: list[int], first: int, last: int) -> None:
+    """`std::sort(first, last)` of `items[first:last]`, in place."""
+    if last - first > 1:
+        _introsort_loop(keys, items, first, last, 2 * ((last - first).bit_length() - 1))
+        _final_insertion_sort(keys, items, first, last)
+
+
+def quick_select_order(keys: list[Any], k: int) -> list[int]:
+    """The positions of `keys` as torch's `quick_select_template(arr, k, gt_or_nan, swap)`
+    leaves them, its `gt_or_nan(x, y)` being `y < x` on keys."""
+    items = list(range(len(keys)))
+    lo, hi = 0, len(items) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if keys[items[hi]] < keys[items[lo]]:
+                items[lo], items[hi] = items[hi], items[lo]
+            return items
+        mid = (lo + hi) >> 1
+        items[mid], items[lo + 1] = items[lo + 1], items[mid]
+        for a, b in ((lo + 1, hi), (lo, hi), (lo + 1, lo)):
+            if keys[items[b]] < keys[items[a]]:
+                items[a], items[b] = items[b], items[a]
+        i, j, pivot = lo + 1, hi, keys[items[lo]]
+        while True:
+            i += 1
+            while keys[items[i]] < pivot:
+                i += 1
+            j -= 1
+            while pivot < keys[items[j]]:
+                j -= 1
+            if j < i:
+                break
+            items[i], items[j] = items[j], items[i]
+        items[lo], items[j] = items[j], items[lo]
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return items
 
 
 def _introsort_loop(keys: list[Any], items: list[int], first: int, last: int,
                     depth: int) -> None:
     while last - first > _THRESHOLD:
         if depth == 0:
-            _heap_sort(keys, items, first, last)
+            _heap_select(keys, items, first, last, last)  # std::__partial_sort(first, last, last)
+            _sort_heap(keys, items, first, last)
             return
         depth -= 1
         cut = _partition_pivot(keys, items, first, last)
@@ -88,9 +159,10 @@ def _linear_insert(keys: list[Any], items: list[int], last: int) -> None:
     items[last] = value
 
 
-def _heap_sort(keys: list[Any], items: list[int], first: int, last: int) -> None:
-    """std::__partial_sort(first, last, last): make_heap, then sort_heap."""
-    length = last - first
+def _heap_select(keys: list[Any], items: list[int], first: int, middle: int,
+                 last: int) -> None:
+    """make_heap(first, middle), then every later item less than the top replaces it."""
+    length = middle - first
     if length >= 2:
         parent = (length - 2) // 2
         while True:
@@ -98,6 +170,14 @@ def _heap_sort(keys: list[Any], items: list[int], first: int, last: int) -> None
             if parent == 0:
                 break
             parent -= 1
+    for i in range(middle, last):
+        if keys[items[i]] < keys[items[first]]:
+            value = items[i]
+            items[i] = items[first]
+            _adjust_heap(keys, items, first, 0, length, value)
+
+
+def _sort_heap(keys: list[Any], items: list[int], first: int, last: int) -> None:
     while last - first > 1:
         last -= 1
         value = items[last]
@@ -125,114 +205,3 @@ def _adjust_heap(keys: list[Any], items: list[int], first: int, hole: int, lengt
         hole = parent
         parent = (hole - 1) // 2
     items[first + hole] = value
-
-
-def std_topk_order(keys: list[Any], k: int, sort_selected: bool) -> list[int]:
-    """The positions torch's CPU topk reports (aten's topk_impl_loop): `std::partial_sort`
-    of the first k when k * 64 <= n, else `std::nth_element` at k - 1 followed, when the
-    result is to be sorted, by `std::sort` of the first k - 1; `keys` order as the kernel's
-    comparator does (the wanted end first)."""
-    n = len(keys)
-    items = list(range(n))
-    if k <= 0:
-        return []
-    if k * 64 <= n:
-        _heap_select(keys, items, 0, k, n)
-        _sort_heap(keys, items, 0, k)
-        return items[:k]
-    if k - 1 < n:
-        _introselect(keys, items, 0, k - 1, n, 2 * (n.bit_length() - 1))
-    if sort_selected and k - 1 > 1:
-        _introsort_loop(keys, items, 0, k - 1, 2 * ((k - 1).bit_length() - 1))
-        _final_insertion_sort(keys, items, 0, k - 1)
-    return items[:k]
-
-
-def _introselect(keys: list[Any], items: list[int], first: int, nth: int, last: int,
-                 depth: int) -> None:
-    """libstdc++'s std::__introselect (nth_element)."""
-    while last - first > 3:
-        if depth == 0:
-            _heap_select(keys, items, first, nth + 1, last)
-            items[first], items[nth] = items[nth], items[first]
-            return
-        depth -= 1
-        cut = _partition_pivot(keys, items, first, last)
-        if cut <= nth:
-            first = cut
-        else:
-            last = cut
-    _insertion_sort(keys, items, first, last)
-
-
-def _heap_select(keys: list[Any], items: list[int], first: int, middle: int,
-                 last: int) -> None:
-    """std::__heap_select: a heap of [first, middle) keeping the smallest seen."""
-    length = middle - first
-    if length >= 2:
-        parent = (length - 2) // 2
-        while True:
-            _adjust_heap(keys, items, first, parent, length, items[first + parent])
-            if parent == 0:
-                break
-            parent -= 1
-    for i in range(middle, last):
-        if keys[items[i]] < keys[items[first]]:
-            value = items[i]
-            items[i] = items[first]
-            _adjust_heap(keys, items, first, 0, length, value)
-
-
-def _sort_heap(keys: list[Any], items: list[int], first: int, last: int) -> None:
-    """std::__sort_heap."""
-    while last - first > 1:
-        last -= 1
-        value = items[last]
-        items[last] = items[first]
-        _adjust_heap(keys, items, first, 0, last - first, value)
-
-
-def quick_select_index(values: list[Any], k: int) -> int:
-    """The position torch's CPU kthvalue reports for the k-th smallest (0-based) of
-    `values`: aten's quick_select_template (SortingUtils.h), a median-of-three quickselect
-    that swaps values and indices together, NaN greater than every number."""
-    arr = list(values)
-    idx = list(range(len(arr)))
-
-    def gt(x: Any, y: Any) -> bool:
-        return (x != x and y == y) or x > y
-
-    def swap(a: int, b: int) -> None:
-        arr[a], arr[b] = arr[b], arr[a]
-        idx[a], idx[b] = idx[b], idx[a]
-
-    lo, hi = 0, len(arr) - 1
-    while hi > lo:
-        if hi == lo + 1:
-            if gt(arr[lo], arr[hi]):
-                swap(lo, hi)
-            break
-        swap(lo + (hi - lo) // 2, lo + 1)
-        if gt(arr[lo + 1], arr[hi]):
-            swap(lo + 1, hi)
-        if gt(arr[lo], arr[hi]):
-            swap(lo, hi)
-        if gt(arr[lo + 1], arr[lo]):
-            swap(lo + 1, lo)
-        i, j, pivot = lo + 1, hi, arr[lo]
-        while True:
-            i += 1
-            while gt(pivot, arr[i]):
-                i += 1
-            j -= 1
-            while gt(arr[j], pivot):
-                j -= 1
-            if j < i:
-                break
-            swap(i, j)
-        swap(lo, j)
-        if j <= k:
-            lo = i
-        if j >= k:
-            hi = j - 1
-    return idx[k]

@@ -163,13 +163,10 @@ def reordered_dims(ndim: int, should_swap: Callable[[int, int], int]) -> list[in
     return perm
 
 
-def dense_strides_like(shape: tuple[int, ...], *operands: tuple[int, ...]) -> tuple[int, ...]:
-    """Packed strides that keep the memory order of the operands' `strides` (each as long
-    as `shape`, 0 where broadcast): torch's infer_dense_strides (empty_like of a tensor
-    that is not dense: one operand) and TensorIterator's reorder_dimensions for an
-    elementwise op's output. Dims sort by the first operand's strides that tell them apart
-    (the larger size first among equal ones); a zero stride says nothing."""
-    ndim = len(shape)
+def iterator_order(shape: tuple[int, ...], *operands: tuple[int, ...]) -> list[int]:
+    """TensorIterator's dims, innermost first, for operands' `strides` (each as long as
+    `shape`, 0 where broadcast): dims sort by the first operand's strides that tell them
+    apart (the larger size first among equal ones); a zero stride says nothing."""
 
     def should_swap(d0: int, d1: int) -> int:
         for strides in operands:
@@ -182,7 +179,17 @@ def dense_strides_like(shape: tuple[int, ...], *operands: tuple[int, ...]) -> tu
                 return 1
         return 0
 
-    perm = reordered_dims(ndim, should_swap)
+    return reordered_dims(len(shape), should_swap)
+
+
+def dense_strides_like(shape: tuple[int, ...], *operands: tuple[int, ...]) -> tuple[int, ...]:
+    """Packed strides that keep the memory order of the operands' `strides` (each as long
+    as `shape`, 0 where broadcast): torch's infer_dense_strides (empty_like of a tensor
+    that is not dense: one operand) and TensorIterator's reorder_dimensions for an
+    elementwise op's output. Dims sort by the first operand's strides that tell them apart
+    (the larger size first among equal ones); a zero stride says nothing."""
+    ndim = len(shape)
+    perm = iterator_order(shape, *operands)
     out = [0] * ndim
     step = 1
     for d in perm:

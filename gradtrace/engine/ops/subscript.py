@@ -15,7 +15,7 @@ from ..forward_ad import auto_linear, linear_in_all
 from ..jit import JIT
 from ..limits import reserve
 from ..node import Function
-from ..shapes import reordered_dims
+from ..shapes import iterator_order
 from ..tensor import Tensor, type_name
 from ._util import apply_inplace, iterator_layout, write_where
 from .select_views import SelectBackward0, SliceBackward0
@@ -49,6 +49,28 @@ class IndexBackward0(Function):
         return IndexPutImplBackward0.call(base, grad, indices=a["indices"], accumulate=True)
 
 
+def _adjacent_indices(key: tuple) -> tuple[list[int], list[np.ndarray]] | None:
+    """The dims an advanced-index key's index arrays consume (a mask as its nonzero()
+    indices) and those arrays, when the dims are adjacent; else None (no index, indices
+    split by a slice, or a 0-d bool, which adds a dim: `x[True]`)."""
+    dims: list[int] = []
+    arrays: list[np.ndarray] = []
+    d = 0
+    for k in key:
+        if not isinstance(k, np.ndarray):
+            d += 1
+            continue
+        if k.dtype == np.bool_ and not k.ndim:
+            return None
+        parts = np.nonzero(k) if k.dtype == np.bool_ else (k,)
+        dims += range(d, d + len(parts))
+        arrays += parts
+        d += len(parts)
+    if not dims or dims != list(range(dims[0], dims[-1] + 1)):
+        return None
+    return dims, list(arrays)
+
+
 def _index_layout(out: np.ndarray, x: np.ndarray, key: tuple) -> np.ndarray:
     """`x[key]` laid out as torch's index kernel lays it out: TensorIterator over x
     restrided to the result's shape (stride 0 along the indexed dims) and the index
@@ -56,21 +78,10 @@ def _index_layout(out: np.ndarray, x: np.ndarray, key: tuple) -> np.ndarray:
     Indices split by a slice keep numpy's layout (both move the indexed dims first)."""
     if out.ndim < 2 or type(out) is not np.ndarray or type(x) is not np.ndarray:
         return out
-    dims: list[int] = []  # the dims of x the indices consume, and the indices
-    arrays: list[np.ndarray] = []
-    d = 0
-    for k in key:
-        if not isinstance(k, np.ndarray):
-            d += 1
-            continue
-        if k.dtype == np.bool_ and not k.ndim:  # (x[True]: a new dim, not an index)
-            return out
-        parts = np.nonzero(k) if k.dtype == np.bool_ else (k,)
-        dims += range(d, d + len(parts))
-        arrays += parts
-        d += len(parts)
-    if not dims or dims != list(range(dims[0], dims[-1] + 1)):
+    found = _adjacent_indices(key)
+    if found is None:
         return out
+    dims, arrays = found
     before, after = dims[0], x.ndim - dims[-1] - 1
     indexed = out.shape[before:out.ndim - after]
     src = np.lib.stride_tricks.as_strided(
@@ -89,25 +100,12 @@ def add_at_in_iterator_order(out: np.ndarray, self_strides: tuple[int, ...], key
     strides tell apart (index's backward: a gradient that arrives permuted adds the
     duplicates of an index in another order than C order, and float sums differ). Indices
     split by a slice keep numpy's order (both move the indexed dims first)."""
-    dims: list[int] = []  # the dims of out the indices consume, and the indices
-    arrays: list[np.ndarray] = []
-    d = 0
-    for k in key:
-        if not isinstance(k, np.ndarray):
-            d += 1
-            continue
-        if k.dtype == np.bool_ and not k.ndim:
-            dims = []
-            break
-        parts = np.nonzero(k) if k.dtype == np.bool_ else (k,)
-        dims += range(d, d + len(parts))
-        arrays += parts
-        d += len(parts)
+    found = _adjacent_indices(key)
     shape = src.shape
-    if (len(shape) < 2 or not dims or dims != list(range(dims[0], dims[-1] + 1))
-            or not src.size):
+    if len(shape) < 2 or found is None or not src.size:
         np.add.at(out, key, src)
         return
+    dims, arrays = found
     before, after = dims[0], out.ndim - dims[-1] - 1
     indexed = shape[before:len(shape) - after]
     lead, trail = (1,) * before, (1,) * after
@@ -115,20 +113,8 @@ def add_at_in_iterator_order(out: np.ndarray, self_strides: tuple[int, ...], key
                                    shape) for i in arrays]
     restrided = (tuple(self_strides[:before]) + (0,) * len(indexed)
                  + tuple(self_strides[dims[-1] + 1:]))
-    operands = [restrided, src.strides] + [v.strides for v in index_views]
-
-    def should_swap(d0: int, d1: int) -> int:
-        for strides in operands:
-            s0, s1 = strides[d0], strides[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    order = reordered_dims(len(shape), should_swap)[::-1]  # outermost first
+    order = iterator_order(shape, restrided, src.strides,
+                           *(v.strides for v in index_views))[::-1]  # outermost first
     if order == list(range(len(shape))):
         np.add.at(out, key, src)
         return

@@ -218,3 +218,24 @@ for f in [lambda: a.topk(1), lambda: a.topk(0), lambda: a.topk(5), lambda: s.top
 @pytest.mark.parametrize("script", [SCRIPT, EDGE_SCRIPT], ids=["ties", "bool_and_empty"])
 def test_selection_ties_in_a_script_print_as_torch(script):
     assert gradtrace_output(script) == torch_output(script)
+
+
+def test_topk_of_long_rows_partitions_and_agrees_with_torch():
+    """Rows much longer than k (a vocabulary's logits) take argpartition and a sort of the
+    k + 1 picked; equal values there, or the (k + 1)-th tied with the next, still report
+    torch's indices, and a row with a NaN takes the full sort."""
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((6, 5000)).astype(np.float32)
+    rows[1, rows[1].argsort()[-12:]] = 7.0  # the top 12 equal
+    rows[2, [10, 20, 30]] = 9.0, 8.0, 8.0  # k = 2: the 2nd and 3rd equal
+    rows[3, [10, 20, 30, 40]] = 9.0, 8.5, 8.0, 8.0  # k = 3: the 3rd and 4th equal
+    rows[4, 77] = np.nan
+    rows[5] = np.round(rows[5] * 2)  # small integers: ties everywhere
+    ints = rng.integers(-50, 50, (3, 4000))
+    for data in (rows, ints):
+        for k in (1, 2, 3, 10):
+            for largest in (True, False):
+                want = torch.from_numpy(data).topk(k, largest=largest)
+                got = topk(Tensor(data), k, largest=largest)
+                assert np.array_equal(got[1].array, want.indices.numpy()), (k, largest)
+                assert np.array_equal(got[0].array, want.values.numpy(), equal_nan=True)

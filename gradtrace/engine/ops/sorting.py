@@ -224,13 +224,31 @@ def _ties(ranked: np.ndarray) -> np.ndarray:
     return same.any(axis=1)
 
 
+def _leading(rows: np.ndarray, count: int, largest: bool) -> np.ndarray:
+    """The first `count` columns of each row's stable order (largest first, or smallest),
+    as far as `_topk_rows` reads them: where `count` is small against the row, numpy's
+    argpartition and a sort of the `count` picked (rows of a vocabulary's logits need no
+    full sort). Equal values among them may come in another order than the stable one, and
+    the (count + 1)-th's copies may stand in for the count-th: `_ties` sees both and
+    sends such rows to the emulation. Rows holding a NaN take the full stable sort."""
+    n = rows.shape[1]
+    if count * 4 > n or (rows.dtype.kind in "fc" and np.isnan(rows).any()):
+        return stable_argsort(rows, 1, largest)[:, :count]
+    picked = (np.argpartition(rows, n - count, axis=1)[:, n - count:] if largest
+              else np.argpartition(rows, count - 1, axis=1)[:, :count])
+    ranks = np.argsort(np.take_along_axis(rows, picked, 1), axis=1, kind="stable")
+    if largest:
+        ranks = ranks[:, ::-1]
+    return np.take_along_axis(picked, ranks, 1).astype(np.int64)
+
+
 def _topk_rows(rows: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndarray:
     """topk_impl_loop's indices: std::partial_sort of (value, index) pairs when
     k * 64 <= n, else std::nth_element at k - 1 and (sorted) std::sort of the k - 1 before.
     Without equal values among the first k + 1 in order the selected set and its sorted
     order are unique, so only unsorted nth_element results (their first k - 1 in whatever
     order the partitions leave) and rows with ties run the emulation."""
-    ranked = stable_argsort(rows, 1, largest)[:, :k + 1]
+    ranked = _leading(rows, k + 1, largest)
     order = ranked[:, :k].copy()
     partial = k * 64 <= rows.shape[1]
     if partial or sorted or k <= 2:

@@ -21,7 +21,7 @@ from .fused import lerp_
 from .indexing import gather
 from .reductions import EVENLY_DISTRIBUTED, KEEPDIM_SCATTER, _evenly_distribute
 from .shape_inplace import squeeze_, transpose_, unsqueeze_
-from .sorting import _check_reduced_size, _indices, _named, _Selecting, sort
+from .sorting import _indices, _named, _Selecting, median_dim, sort
 from .std_sort import nth_element_order
 from .views import flatten, transpose, unsqueeze, view
 
@@ -159,10 +159,7 @@ class NanmedianBackward1(_Selecting):
 def nanmedian(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if dim is None:
         return NanmedianBackward0.call(a)
-    d = wrap_dim(dim, a.array.ndim)
-    _check_reduced_size("median", a, d)
-    if a.array.dtype == np.bool_:
-        raise not_implemented("median_out", a.dtype)
+    d = median_dim(a, dim)
     if a.array.ndim == 0:
         indices = _indices(0)
     else:

@@ -293,6 +293,16 @@ def _check_reduced_size(name: str, a: Tensor, d: int) -> None:
         raise TorchIndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
+def median_dim(a: Tensor, dim: Any) -> int:
+    """median's and nanmedian's dim, wrapped, after their kernels' checks (an empty dim,
+    a bool tensor)."""
+    d = wrap_dim(dim, a.array.ndim)
+    _check_reduced_size("median", a, d)
+    if a.array.dtype == np.bool_:
+        raise not_implemented("median_out", a.dtype)
+    return d
+
+
 def _kthvalue_rows(rows: np.ndarray, k: int) -> np.ndarray:
     order = stable_argsort(rows, 1, False)
     near = order[:, max(k - 2, 0):k + 1]
@@ -336,10 +346,7 @@ def median(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         return MedianBackward0.call(a)
     # its std::nth_element compares (value, index): the middle of the stable order, unless
     # the row holds a NaN (the kernel reports the first one)
-    d = wrap_dim(dim, a.array.ndim)
-    _check_reduced_size("median", a, d)
-    if a.array.dtype == np.bool_:
-        raise not_implemented("median_out", a.dtype)
+    d = median_dim(a, dim)
     if a.array.ndim == 0:
         indices = _indices(0)
     else:

@@ -2,14 +2,17 @@
 (spiking networks and continual learning) found: GMvandeVen's continual-learning code takes
 `default_collate` from torch.utils.data.dataloader (refused: the module exported DataLoader
 and get_worker_info only), and sets its XdG gating masks by `torchType.new(gating_mask)` of
-a numpy array (read as a size, a TypeError).
+a numpy array (read as a size, a TypeError); GT-RIPL's Continual-Learning-Benchmark replaces
+a model's logits by `types.MethodType(new_logits, model)` (refused) and looks its models up
+by `models.__dict__[name]` (here a SimpleNamespace, whose __dict__ was refused) and its
+optimizer by `torch.optim.__dict__[name]` (said missing; now refused as not offered).
 
 Skipped unless torch is importable.
 """
 from __future__ import annotations
 
 import pytest
-from script_runs import gradtrace_output, torch_output
+from script_runs import gradtrace_output, run_text, torch_output
 
 torch = pytest.importorskip("torch")
 
@@ -66,3 +69,57 @@ def test_tensor_new_reads_a_numpy_array_as_data() -> None:
     legacy constructor reads a sequence as data), as for a list; a 0-d array is a size, as
     torch's parser reads it as an int (as it does for any size: torch.zeros(np.array(3)))."""
     assert gradtrace_output(TENSOR_NEW_ARRAY) == torch_output(TENSOR_NEW_ARRAY)
+
+
+METHOD_TYPE = """import types
+from types import MethodType, SimpleNamespace
+import torch
+import torch.nn as nn
+class A:
+    def f(self):
+        return 1
+a = A()
+print(type(a.f), type(a.f).__name__, type(a.f) is types.MethodType, MethodType)
+def g(self, x):
+    return (type(self).__name__, x)
+m = MethodType(g, a)
+print(type(m), m.__name__, isinstance(m, types.MethodType), m(3), m.__self__ is a)
+print(isinstance(a.f, MethodType), isinstance(g, MethodType), callable(m))
+for args in [(1, a), (print, None), (print,)]:
+    try:
+        MethodType(*args)
+    except TypeError as e:
+        print("TypeError", e)
+# GT-RIPL's model surgery: a replaced method of an nn.Module
+model = nn.Sequential(nn.Linear(3, 2))
+def new_logits(self, x):
+    return {'All': self[0](x)}
+model.logits = MethodType(new_logits, model)
+torch.manual_seed(0)
+print(model.logits.__name__, model.logits(torch.ones(1, 3))['All'].shape)
+models = SimpleNamespace(mlp=SimpleNamespace(MLP100=lambda: 'built'))
+print(models.__dict__['mlp'].__dict__['MLP100'](), vars(models.mlp).keys())
+ns = SimpleNamespace(a=1)
+ns.__dict__['b'] = 2
+print(ns, vars(ns) is ns.__dict__)
+class Sub(SimpleNamespace):
+    pass
+print(vars(Sub(x=1)), Sub(x=1))
+"""
+
+
+def test_method_type_binds_and_simple_namespace_dict_is_live() -> None:
+    """types.MethodType is the type of a bound method (`type(a.f)`, isinstance) and binds
+    a function to an instance with CPython's checks; a SimpleNamespace's __dict__ and vars()
+    are its live attribute dict."""
+    assert gradtrace_output(METHOD_TYPE) == torch_output(METHOD_TYPE)
+
+
+def test_a_module_dict_is_refused_not_reported_missing() -> None:
+    """`torch.optim.__dict__` exists in torch: gradtrace refuses it (its namespaces hold
+    only the names it offers), where it said the module had no such attribute."""
+    result = run_text("import torch\nopt = torch.optim.__dict__['SGD']\n")
+    assert result.error is not None
+    assert result.error.kind == "NotSupportedError", result.error.message
+    assert result.error.message == ("attribute '__dict__' of module 'torch.optim' is not "
+                                    "available in gradtrace scripts")

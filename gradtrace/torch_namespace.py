@@ -315,8 +315,14 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     # the submodules themselves (`from torch.utils.data.sampler import SubsetRandomSampler`)
     **{module: {name: module for name, defined in _DATA.items() if defined == module}
        for module in ("torch.utils.data.dataset", "torch.utils.data.sampler")},
+    # torch/utils/data/dataloader.py imports these from the package's modules, and scripts
+    # take them from it (`from torch.utils.data.dataloader import default_collate`)
     "torch.utils.data.dataloader": {"DataLoader": "torch.utils.data.dataloader",
-                                    "get_worker_info": "torch.utils.data._utils.worker"},
+                                    **{name: _DATA[name] for name in (
+                                        "get_worker_info", "default_collate",
+                                        "default_convert", "Dataset", "IterableDataset",
+                                        "Sampler", "SequentialSampler", "RandomSampler",
+                                        "BatchSampler")}},
     "torch.amp": {"GradScaler": "torch.amp.grad_scaler", "autocast": "torch.amp.autocast_mode",
                   **{name: "torch.amp.autocast_mode" for name in (
                       "is_autocast_available", "custom_fwd", "custom_bwd")}},

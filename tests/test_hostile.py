@@ -224,6 +224,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("exc_new_refused.gt", "NotSupportedError"), ("exc_deep_hierarchy.gt", "LimitError"),
     ("exc_keyboard_interrupt_internals.gt", "NotSupportedError"),
     ("types_namespace_dunder.gt", "NotSupportedError"),
+    ("types_method_type_recursion.gt", "RecursionError"),
+    ("types_method_type_internals.gt", "NotSupportedError"),
     ("logging_file_handler.gt", "NotSupportedError"),
     ("logging_record_dunder.gt", "NotSupportedError"),
     ("logging_handler_recursion.gt", "RecursionError"),

@@ -60,7 +60,8 @@ def wrap_dim(dim: Any, ndim: int) -> int:
 
 def size_args(args: tuple[Any, ...], what: str = "size") -> tuple[int, ...]:
     """`f(2, 3)`, `f((2, 3))` and `f([2, 3])` all mean the shape (2, 3); a one-element
-    integer tensor stands for its value, as Python's __index__ makes it in torch."""
+    integer tensor, or a 0-d integer numpy array, stands for its value, as Python's __index__
+    makes it in torch."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
     out = []
@@ -69,6 +70,9 @@ def size_args(args: tuple[Any, ...], what: str = "size") -> tuple[int, ...]:
             out.append(int(a))  # (a bool after the first item, as torch unpacks it)
         elif hasattr(a, "grad_fn") and a.numel() == 1 and a.dtype.np.kind in "iu":
             out.append(int(a.array.reshape(())))  # a one-element integer tensor
+        elif (type(a).__name__ == "ndarray" and type(a).__module__ == "gradtrace.engine.ndarray"
+              and a.a.ndim == 0 and a.a.dtype.kind in "iu"):
+            out.append(int(a.a))  # a 0-d integer numpy array (its __index__)
         else:
             name = "Tensor" if hasattr(a, "grad_fn") else type(a).__name__
             raise TorchTypeError(

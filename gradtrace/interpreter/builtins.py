@@ -26,6 +26,7 @@ from .objects import (
     BuiltinType,
     ClassMethod,
     Instance,
+    Method,
     Property,
     ScriptIterator,
     StaticMethod,
@@ -368,9 +369,25 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                     (ClassMethod, "classmethod")):
         types[t] = BuiltinType(t, t)
         types[t].name = name
+
+    def make_method(*args: Any) -> Method:
+        """types.MethodType(function, instance): the function bound to the instance, with
+        CPython's checks (Objects/classobject.c's method_new)."""
+        if len(args) != 2:
+            raise ScriptError(f"method expected 2 arguments, got {len(args)}", kind="TypeError")
+        function, instance = args
+        if not self.is_callable(function):
+            raise ScriptError("first argument must be callable", kind="TypeError")
+        if instance is None:
+            raise ScriptError("instance must not be None", kind="TypeError")
+        return Method(instance, function)
+
+    types[Method] = BuiltinType(Method, make_method)  # `type(obj.f)`, types.MethodType
+    types[Method].name = "method"
     self.builtin_types = types
     table: dict[str, Any] = {t.name: t for t in types.values() if t.module == "builtins"
-                             and t.type not in (type(None), type(NotImplemented), type(...))}
+                             and t.type not in (type(None), type(NotImplemented), type(...),
+                                                Method)}
     table.update(stdlib.exception_types())
     table.update({
         "print": script_print, "len": py.len, "enumerate": script_enumerate, "zip": script_zip,

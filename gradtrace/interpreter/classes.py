@@ -68,6 +68,9 @@ _OBJECT_DELATTR = OBJECT.attrs["__delattr__"]
 # object's data descriptors, which an instance's own dict never shadows (only an
 # AttrDict's `self.__dict__ = self` can hold such keys: `d["__class__"] = int`)
 _DATA_DESCRIPTORS = frozenset(("__class__", "__dict__"))
+# bundled library classes whose instances' attribute dicts are Python's own (dict_live)
+_LIVE_DICT_LIBRARY_CLASSES = frozenset((("torch.nn.modules.module", "Module"),
+                                        ("types", "SimpleNamespace")))
 
 
 def refused(owner: str, name: str) -> NotSupportedError:
@@ -253,11 +256,12 @@ class ClassRuntime:
         where dict_readable says so, and for an nn.Module, whose attributes the bundled
         Module keeps as torch's own (Module.__init__'s tables, in its order, then what
         the module sets): autograd-hacks keeps its hook handles by
-        `model.__dict__.setdefault(...)`."""
+        `model.__dict__.setdefault(...)`; and for types.SimpleNamespace, whose attributes
+        are the keywords it was given (`models.__dict__[name]` of a namespace of models)."""
         if self.dict_readable(cls):
             return True
         return cls.exception_kind is None and any(
-            klass.module == "torch.nn.modules.module" and klass.qualname == "Module"
+            (klass.module, klass.qualname) in _LIVE_DICT_LIBRARY_CLASSES
             and klass.module in self.library.modules for klass in cls.mro)
 
     def instance_setattr(self, obj: Instance, name: str, value: Any) -> None:

@@ -352,7 +352,7 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
                  "ArgumentDefaultsHelpFormatter", "RawDescriptionHelpFormatter",
                  "RawTextHelpFormatter", "MetavarTypeHelpFormatter", "Namespace", "Action",
                  "ONE_OR_MORE", "OPTIONAL", "PARSER", "REMAINDER", "SUPPRESS", "ZERO_OR_MORE"),
-    "types": ("SimpleNamespace",),
+    "types": ("SimpleNamespace", "MethodType"),
     "inspect": ("signature", "Signature", "Parameter", "getsource", "currentframe",
                 "getargvalues", "ArgInfo"),
     "tqdm": ("tqdm", "trange"),

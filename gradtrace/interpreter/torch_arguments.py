@@ -176,9 +176,12 @@ def _scalar_tensor(value: Any) -> bool:
 
 
 def _is_int(value: Any) -> bool:
-    """torch's is_int_or_symint: an int (not a bool), or a one-element integer tensor."""
+    """torch's is_int_or_symint: an int (not a bool), a one-element integer tensor, or a 0-d
+    integer numpy array (THPUtils_checkIndex: its __index__)."""
     if type(value) is int:
         return True
+    if type(value).__name__ == "ndarray" and type(value).__module__ == "gradtrace.engine.ndarray":
+        return value.a.ndim == 0 and value.a.dtype.kind in "iu"
     return isinstance(value, Tensor) and value.numel() == 1 and \
         not value.dtype.is_floating_point
 

@@ -248,6 +248,7 @@ def new(t: Tensor, *args: Any, device: Any = None) -> Tensor:
     """The legacy constructor Tensor.new: no argument is an empty tensor, sizes (ints or a
     torch.Size) an uninitialised one, a tensor of t's dtype an alias (AliasBackward0), other
     data a tensor of it, all in t's dtype."""
+    from ..ndarray import ndarray
     from ..shapes import Size
     from .creation import tensor
 
@@ -265,6 +266,10 @@ def new(t: Tensor, *args: Any, device: Any = None) -> Tensor:
                                  f"{options.format(C_TYPE_NAMES[other.dtype.name])})")
         return alias(other)
     if len(args) == 1 and not isinstance(args[0], Size) and isinstance(args[0], (list, tuple)):
+        return tensor(args[0], dtype=t.dtype)
+    if len(args) == 1 and type(args[0]) is ndarray and args[0].a.ndim:
+        # a numpy array is data, as a list is (GMvandeVen's `torchType.new(gating_mask)`); a
+        # 0-d one is read as a size, as torch's argument parser reads it as an int
         return tensor(args[0], dtype=t.dtype)
     return new_empty(t, *args)
 

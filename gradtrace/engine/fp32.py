@@ -132,7 +132,8 @@ class FmaChain:
         self._sum = np.empty_like(acc, np.float64)
         self._bits = np.empty_like(acc, np.uint64)
         self._flag = np.empty_like(acc, np.bool_)
-        self._tiny = np.empty_like(acc, np.bool_)
+        if self._check_tiny:
+            self._tiny = np.empty_like(acc, np.bool_)
 
     def step(self, a: np.ndarray, b: np.ndarray, acc: np.ndarray) -> None:
         """acc = fma(a, b, acc), acc a float32 array (or view); a and b float64 arrays

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotSupportedError, TorchRuntimeError, TorchTypeError
-from .. import bfloat16, blas, unsigned
+from .. import bfloat16, blas, conj_bit, unsigned
 from ..dtypes import C_TYPE_NAMES, DType, promote
 from ..formulas import COMPLEX, local, vjp
 from ..forward_ad import maybe_multiply
@@ -100,7 +100,8 @@ def _conjugate_product(a: Tensor, b: Tensor, conj_a: bool, conj_b: bool) -> Tens
         raise NotSupportedError("create_graph=True through a product of complex matrices is "
                                 "not supported by gradtrace (torch's gradient multiplies by "
                                 "a lazily conjugated matrix)")
-    return Tensor._wrap(blas.mm(a.array, b.array, conj_a, conj_b))
+    (a1, c1), (a2, c2) = conj_bit.blas_operand(a, conj_a), conj_bit.blas_operand(b, conj_b)
+    return Tensor._wrap(blas.mm(a1, a2, c1, c2))
 
 
 class MmBackward0(Function):
@@ -114,7 +115,8 @@ class MmBackward0(Function):
         _save_matrix(self, "mat2", b, a.requires_grad, b.requires_grad)
         _save_matrix(self, "self", a, b.requires_grad, a.requires_grad)
         reserve((a.array.shape[0], b.array.shape[1]), a.array.itemsize)
-        return blas.mm(a.array, b.array)
+        (a1, c1), (a2, c2) = conj_bit.blas_operand(a), conj_bit.blas_operand(b)
+        return blas.mm(a1, a2, c1, c2)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = gb = None

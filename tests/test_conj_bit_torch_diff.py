@@ -1,0 +1,223 @@
+"""Differential tests against live PyTorch 2.13: the conjugate bit (engine/conj_bit.py).
+
+`x.conj()` of a complex tensor, `mH`, `H` and `adjoint()` are lazily conjugated views:
+`is_conj()` True, sharing x's storage (data_ptr, storage_offset, strides, `_base`, the
+version counter), writes through them landing conjugated in x and x's writes seen through
+them; their views keep the bit, `.real` reads the storage's real parts, and clone,
+contiguous, resolve_conj, conj_physical and every computing op resolve it. Matrix products
+hand BLAS the storage with the conjugate as a flag (bit for bit: `a @ b.mH` rounds otherwise
+than the written-out conjugate); autograd records ConjBackward0, whose gradient is itself a
+conj view (`x.grad.is_conj()` True). torch's errors: numpy(), view_as_real and view(dtype)
+of a conj view. `.imag` of one (torch's negative bit) is refused.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import address_free, gradtrace_output, torch_output
+
+from gradtrace.runner import run_text
+
+torch = pytest.importorskip("torch")
+
+
+def _same(script: str) -> None:
+    assert address_free(gradtrace_output(script)) == address_free(torch_output(script))
+
+
+def test_conj_is_a_view_sharing_storage_like_torch() -> None:
+    _same("""import torch
+x = torch.tensor([1+2j, 3-4j, 5+0.5j])
+y = x.conj()
+print(y, y.is_conj(), x.is_conj(), y.data_ptr() == x.data_ptr(), y._base is x, y.grad_fn)
+print(y.stride(), y.storage_offset(), y[1:].storage_offset(), y._version)
+print(y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr())
+print(x.conj().conj().is_conj(), x.conj().conj() is x, x.conj().conj()._base is x)
+print(torch.conj(torch.tensor([1., 2.])).is_conj(), torch.is_conj(y), y.is_neg())
+print(repr(x.conj()), str(y), y.tolist(), torch.tensor(1+2j).conj().item())
+m = torch.tensor([[1+1j, 2-1j, 0.5j], [3, 4-1j, -2j]], dtype=torch.complex128)
+print(m.conj(), m.conj().stride(), m.t().conj().stride(), m.mH, m.mH.stride(), m.mH.is_conj())
+print(m.H, m.adjoint(), m.adjoint().is_conj(), m.mT.is_conj())
+""")
+
+
+def test_writes_go_through_a_conj_view_conjugated_like_torch() -> None:
+    _same("""import torch
+x = torch.tensor([1+2j, 3-4j, 5+0.5j])
+y = x.conj()
+y[0] = 1+2j
+print(x, y, x._version, y._version)
+y.add_(1)
+print(x, y)
+x.mul_(2)
+print(y)
+x[1] = 7j
+z = y[1:]
+print(y, z, z.is_conj(), z._base is x)
+z.mul_(1j)
+print(x, y, z)
+d = y.data
+print(d.is_conj(), y.detach().is_conj())
+d[0] = 9
+print(x)
+r = y.real
+print(r, r.is_conj(), r._base is x)
+r[2] = -3.
+print(x, y)
+m = torch.zeros(2, 3, dtype=torch.complex128)
+h = m.mH
+h[0, 1] = 1+1j
+h[2] += 2j
+print(m, h)
+""")
+
+
+def test_views_and_ops_of_a_conj_view_like_torch() -> None:
+    _same("""import torch
+x = torch.tensor([[1+2j, 3-4j, 5+0.5j], [0.5-1j, 2, 0.25-3j]])
+y = x.conj()
+for v in (y[1], y[:, 1:], y.t(), y.reshape(3, 2), y.view(6), y.unsqueeze(0), y.expand(2, 2, 3),
+          y.transpose(0, 1), y.flatten(), y.mT, y.unbind()[1], y.split(1)[0]):
+    print(v, v.is_conj(), v._base is x, v.stride())
+for v in (y.resolve_conj(), y.conj_physical(), y.clone(), y.contiguous(), y + 1, y * y,
+          y.to(torch.complex128), y[[1, 0]], torch.cat([x, y], -1), torch.stack([y, y]),
+          y.sum(), y.abs(), y.exp(), y.cumsum(1), y / (x + 1), y - x, -y):
+    print(v, v.is_conj())
+print(y.clone().stride(), y.t().clone().stride(), y.t().contiguous().stride())
+print(torch.equal(y, x.conj_physical()), (y == x).tolist())
+""")
+
+
+def test_conj_view_errors_like_torch() -> None:
+    for call in ("y.numpy()", "torch.view_as_real(y)", "y.view(torch.float32)",
+                 "y.view(torch.complex64)"):
+        _same(f"""import torch
+y = torch.tensor([1+2j, 3-4j]).conj()
+{call}
+""")
+
+
+def test_imag_of_a_conj_view_is_refused() -> None:
+    """torch's `.imag` of a conj view is a view with the negative bit (is_neg() True),
+    which gradtrace does not build."""
+    result = run_text("import torch\ny = torch.tensor([1+2j]).conj().imag\n")
+    assert result.error is not None and result.error.kind == "NotSupportedError"
+    assert "imag of a lazily conjugated tensor" in result.error.message
+
+
+PRODUCTS = """import torch
+torch.manual_seed(0)
+for dt in (torch.complex64, torch.complex128):
+    for (m, k, n) in [(3, 4, 5), (8, 8, 8), (17, 33, 9), (1, 7, 2), (5, 1, 6), (2, 40, 3)]:
+        A = torch.randn(m, k, dtype=dt); B = torch.randn(k, n, dtype=dt)
+        Bt = torch.randn(n, k, dtype=dt); At = torch.randn(k, m, dtype=dt)
+        cases = {
+            'A@Bc': A @ B.conj(), 'Ac@B': A.conj() @ B, 'A@BtmH': A @ Bt.mH,
+            'AtmH@B': At.mH @ B, 'AtmH@BtmH': At.mH @ Bt.mH, 'mm': torch.mm(A, Bt.mH),
+            'mmc': torch.mm(A.conj(), B),
+            'bmm': torch.bmm(A[None], Bt.mH[None]), 'bmmc': torch.bmm(A[None].conj(), B[None]),
+            'bmmH': torch.bmm(At.mH[None], B[None].conj()),
+            'batched': torch.stack([A, A]).conj() @ B, 'batchedH': torch.stack([At, At]).mH @ B,
+            'mul': A * A.conj(), 'mulH': At.mH * A, 'add': A.conj() + A,
+            'div': A.conj() / (A + 1), 'dot': torch.dot(B[:, 0].conj(), B[:, 1]),
+            'vdot': torch.vdot(B[:, 0].conj(), B[:, 1]),
+            'einsum': torch.einsum('ij,jk->ik', A, B.conj()), 'sum': A.conj().sum(),
+            'cat': torch.cat([A, A.conj()], -1).sum(0),
+        }
+        for name, r in cases.items():
+            print(name, dt, (m, k, n), r.is_conj(),
+                  torch.view_as_real(r.resolve_conj()).flatten().tolist())
+"""
+
+
+def test_products_of_conj_views_round_like_torch() -> None:
+    """mm/matmul hand BLAS the storage with the conjugate as a flag: `A @ Bt.mH`
+    (complex128, (17, 33, 9)) and `At.mH @ Bt.mH` ((8, 8, 8)) round otherwise than with
+    the conjugate written out (measured in torch 2.13), gradtrace as torch."""
+    _same(PRODUCTS)
+
+
+AUTOGRAD = """import torch
+torch.manual_seed(0)
+for dt in (torch.complex64, torch.complex128):
+    for (m, k, n) in [(3, 4, 5), (8, 8, 8), (17, 33, 9), (1, 7, 2), (2, 40, 3)]:
+        A = torch.randn(m, k, dtype=dt, requires_grad=True)
+        B = torch.randn(k, n, dtype=dt, requires_grad=True)
+        Bt = torch.randn(n, k, dtype=dt, requires_grad=True)
+        At = torch.randn(k, m, dtype=dt, requires_grad=True)
+        G = torch.randn(m, n, dtype=dt)
+        for name, f in [('A@BtmH', lambda: A @ Bt.mH), ('Ac@B', lambda: A.conj() @ B),
+                        ('AtmH@B', lambda: At.mH @ B), ('AtmH@BtmH', lambda: At.mH @ Bt.mH),
+                        ('A@Bc', lambda: A @ B.conj()),
+                        ('bmm', lambda: torch.bmm(A[None].conj(), Bt.mH[None])[0]),
+                        ('mul', lambda: (A.conj() * A) @ B)]:
+            for t in (A, B, At, Bt):
+                t.grad = None
+            f().backward(G)
+            print(name, dt, (m, k, n), [None if t.grad is None else (
+                t.grad.is_conj(), torch.view_as_real(t.grad.resolve_conj()).flatten().tolist())
+                for t in (A, B, At, Bt)])
+"""
+
+
+def test_gradients_through_conj_views_like_torch() -> None:
+    """ConjBackward0's gradient is the conj view of the incoming one, and the products'
+    backward formulas multiply by conj views of conj views (plain storage): bit for bit."""
+    _same(AUTOGRAD)
+
+
+def test_conj_autograd_graph_like_torch() -> None:
+    _same("""import torch
+a = torch.tensor([1+2j, 3-4j], requires_grad=True)
+b = a.conj()
+print(b, b.grad_fn, b.grad_fn.next_functions, b.is_leaf, b._base is a, b.requires_grad)
+c = b * torch.tensor([2+1j, 1-1j])
+print(c.grad_fn.next_functions)
+c.sum().abs().backward()
+print(a.grad, a.grad.is_conj())
+r = a.conj().resolve_conj()
+print(r.grad_fn, r.grad_fn.next_functions, r.is_conj())
+p = a.conj().conj_physical()
+print(p.grad_fn, p.grad_fn.next_functions, p.is_conj())
+cc = a.conj().conj()
+print(cc.grad_fn, cc.grad_fn.next_functions, cc.grad_fn.next_functions[0][0].next_functions)
+re = a.conj().real
+print(re, re.grad_fn, re.grad_fn.next_functions, re.grad_fn.next_functions[0][0].next_functions)
+m = torch.tensor([[1+1j, 2], [3, 4-1j]], requires_grad=True)
+print(m.mH, m.mH.grad_fn, m.mH.grad_fn.next_functions)
+print(m.H.grad_fn, m.adjoint().grad_fn, m.adjoint().grad_fn.next_functions)
+k = torch.cat([a, a.conj()])
+print(k, k.grad_fn.next_functions)
+k.abs().sum().backward()
+print(a.grad, a.grad.is_conj())
+q = torch.tensor([1+1j, 2-3j], requires_grad=True)
+q.conj().backward(torch.tensor([1+1j, 2-1j]))
+print(q.grad, q.grad.is_conj(), q.grad.stride())
+with torch.no_grad():
+    n = a.conj()
+print(n.requires_grad, n.grad_fn, n.is_conj())
+print(a.detach().conj().requires_grad, a.conj().detach().is_conj())
+""")
+
+
+def test_conj_under_vmap_and_forward_ad_like_torch() -> None:
+    """vmap's conj is the batched value's conj view (functorch forwards the bit); a
+    tangent through ConjBackward0 is conjugated."""
+    _same("""import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(0)
+z = torch.randn(3, 4, dtype=torch.cfloat)
+def f(v):
+    c = v.conj()
+    print(c.is_conj(), v.is_conj())
+    return c
+o = torch.vmap(f)(z)
+print(o.is_conj(), o._base is z, o)
+print(torch.vmap(lambda v: v.conj() * v)(z))
+print(torch.vmap(lambda v: v.conj().resolve_conj())(z).is_conj())
+with fwAD.dual_level():
+    p = fwAD.make_dual(z, torch.ones_like(z) * (1+2j))
+    q = p.conj()
+    print(q.is_conj(), fwAD.unpack_dual(q).tangent, fwAD.unpack_dual(q).tangent.is_conj())
+""")

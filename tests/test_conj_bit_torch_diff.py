@@ -221,3 +221,50 @@ with fwAD.dual_level():
     q = p.conj()
     print(q.is_conj(), fwAD.unpack_dual(q).tangent, fwAD.unpack_dual(q).tangent.is_conj())
 """)
+
+
+def test_data_assignment_takes_the_conjugate_bit_like_torch() -> None:
+    _same("""import torch
+x = torch.tensor([1+1j, 2+2j])
+y = x.conj()
+y.data = torch.tensor([5+5j, 6j])
+print(y.is_conj(), y, x)
+y.mul_(2)
+print(x, y)
+a = torch.tensor([1+1j, 2+2j])
+b = torch.tensor([3j, 4+0j])
+a.data = b.conj()
+print(a.is_conj(), a)
+a.add_(1)
+print(b, a)
+""")
+
+
+MEGA = """import torch
+from torch.fft import rfft, irfft
+torch.manual_seed(0)
+def conv1d_fft(x, weights, dim=-2, weight_dim=-1):
+    N, M = x.shape[dim], weights.shape[weight_dim]
+    fast_len = N + M - 1
+    f_x = rfft(x, n=fast_len, dim=dim)
+    f_weight = rfft(weights, n=fast_len, dim=weight_dim)
+    out = irfft(f_x * f_weight.conj().t(), fast_len, dim=dim).roll(-1, dims=(dim,))
+    return out.index_select(dim, torch.arange(fast_len - N, fast_len))
+x = torch.randn(16, 8, requires_grad=True)
+w = torch.randn(8, 16, requires_grad=True)
+out = conv1d_fft(x, w)
+print(out.sum(), out.grad_fn)
+out.pow(2).mean().backward()
+print(x.grad.flatten().tolist(), w.grad.flatten().tolist())
+alpha = torch.randn(4, 2, dtype=torch.cfloat, requires_grad=True)
+q = (alpha * alpha.conj()).real
+print(q, q.grad_fn)
+q.sum().backward()
+print(alpha.grad, alpha.grad.is_conj())
+"""
+
+
+def test_an_fft_convolution_by_a_conjugated_kernel_like_torch() -> None:
+    """Mega's (lucidrains) conv1d_fft multiplies by `f_weight.conj()`: bit for bit, with
+    its gradients."""
+    _same(MEGA)

@@ -88,6 +88,12 @@ def alias(t: Any, out: Any) -> Any:
     return out
 
 
+def take_bit(t: Any, other: Any) -> None:
+    """`t.data = other`: t takes other's conjugate bit with its data (set or cleared)."""
+    STORED.pop(id(t), None)
+    alias(other, t)
+
+
 def view_outputs(node: Any, base: Any, outs: list, params: dict) -> None:
     """A view op given a conj view: its outputs are conj views of the same view of the
     storage (the op run again on the storage view), as torch's views keep the bit; a real

@@ -190,6 +190,8 @@ class Tensor:
             raise TorchTypeError(f"Variable data has to be a tensor, but got {type_name(other)}")
         self.array = other.array
         self.dtype = other.dtype
+        if conj_bit.STORED:
+            conj_bit.take_bit(self, other)
         if OBSERVERS:
             emit("data_write", tensor=self)
 

@@ -268,3 +268,55 @@ def test_an_fft_convolution_by_a_conjugated_kernel_like_torch() -> None:
     """Mega's (lucidrains) conv1d_fft multiplies by `f_weight.conj()`: bit for bit, with
     its gradients."""
     _same(MEGA)
+
+
+def test_conj_views_keep_the_storage_strides_like_torch() -> None:
+    """The shadow is the conjugated memory the storage view spans, seen with its very
+    strides: an expanded conj view reports zero strides and refuses an in-place write as
+    torch does; a strided one keeps its offset; clone/contiguous lay out as torch."""
+    _same("""import torch
+x = torch.tensor([1+1j, 2-1j, 3j])
+e = x.expand(2, 3).conj()
+print(e, e.stride(), e.is_conj(), e[:, 1:].stride())
+try:
+    e.add_(1)
+except RuntimeError as err:
+    print(err)
+print(x)
+s = x.unsqueeze(1).conj()
+print(s.stride(), s.t().stride())
+m = torch.arange(12.).reshape(3, 4).to(torch.cfloat)[:, ::2].conj()
+print(m.stride(), m.storage_offset(), m.contiguous().stride(), m.clone().stride())
+m.mul_(1j)
+print(m, m._base)
+print(torch.zeros(0, 3, dtype=torch.cfloat).conj().stride())
+""")
+
+
+BATCHED_PRODUCTS = """import torch
+torch.manual_seed(1)
+for dt in (torch.complex64, torch.complex128):
+    for (b, m, k, n) in [(2, 3, 4, 5), (3, 17, 33, 9), (4, 30, 40, 20), (2, 1, 50, 7),
+                         (2, 64, 64, 64), (5, 9, 1, 9), (2, 40, 3, 1)]:
+        A = torch.randn(b, m, k, dtype=dt, requires_grad=True)
+        B = torch.randn(b, k, n, dtype=dt, requires_grad=True)
+        At = torch.randn(b, k, m, dtype=dt, requires_grad=True)
+        Bt = torch.randn(b, n, k, dtype=dt, requires_grad=True)
+        for name, f in [('c@', lambda: A.conj() @ B), ('@c', lambda: A @ B.conj()),
+                        ('H@', lambda: At.mH @ B), ('@H', lambda: A @ Bt.mH),
+                        ('H@H', lambda: torch.bmm(At.mH, Bt.mH)),
+                        ('bc', lambda: torch.bmm(A.conj(), B.conj())),
+                        ('bcast', lambda: A @ Bt[0].mH), ('2d', lambda: A[0].conj() @ B[0])]:
+            for t in (A, B, At, Bt):
+                t.grad = None
+            r = f()
+            r.abs().sum().backward()
+            v = torch.view_as_real(r.detach().resolve_conj())
+            print(name, dt, (b, m, k, n), r.is_conj(), v.sum().item(), v.flatten()[::5].tolist(),
+                  [None if t.grad is None else (t.grad.is_conj(), torch.view_as_real(
+                      t.grad.resolve_conj()).flatten()[::5].tolist()) for t in (A, B, At, Bt)])
+"""
+
+
+def test_batched_products_of_conj_views_and_their_gradients_like_torch() -> None:
+    _same(BATCHED_PRODUCTS)

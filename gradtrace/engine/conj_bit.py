@@ -19,6 +19,8 @@ import weakref
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
+from numpy.lib.stride_tricks import as_strided
 
 # id(conj view) -> (a weak reference to it, the storage view it reads conjugated); by id,
 # as a tensor's == compares values
@@ -61,18 +63,18 @@ def _drop(key: int, ref: weakref.ref) -> None:
 
 
 def materialise(storage_view: np.ndarray) -> np.ndarray:
-    """The conjugated shadow of a storage view, in the storage view's layout (a dense
-    one's strides exactly, as torch's conj view keeps them)."""
-    from .grad_reuse import is_non_overlapping_and_dense
-    from .ops.clones import copy_laid_out_as, empty_laid_out
-
-    if is_non_overlapping_and_dense(storage_view):
-        item = storage_view.itemsize
-        out = empty_laid_out(storage_view.shape, tuple(s // item for s in storage_view.strides),
-                             storage_view.dtype)
-        np.conjugate(storage_view, out=out)
-        return out
-    return copy_laid_out_as(np.conjugate(storage_view), storage_view)
+    """The conjugated shadow of a storage view: the memory it spans conjugated into a new
+    buffer, viewed with its very strides (an expanded view's zeros, a size-1 dim's), so
+    the conj view reports and overlaps as torch's does."""
+    item = storage_view.itemsize
+    if storage_view.size == 0:
+        return as_strided(np.empty(1, storage_view.dtype), storage_view.shape,
+                          storage_view.strides)
+    low, high = byte_bounds(storage_view)
+    if low != storage_view.__array_interface__["data"][0]:
+        return np.conjugate(storage_view)  # (a negative stride: no torch layout has one)
+    span = as_strided(storage_view, ((high - low) // item,), (item,))
+    return as_strided(np.conjugate(span), storage_view.shape, storage_view.strides)
 
 
 def mark(t: Any, storage_view: np.ndarray) -> None:

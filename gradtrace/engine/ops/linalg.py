@@ -94,12 +94,14 @@ def _conjugate_product(a: Tensor, b: Tensor, conj_a: bool, conj_b: bool) -> Tens
     """A complex gradient's mm with torch's lazily conjugated operand (`mat2.t().conj()`):
     addmm_impl_cpu_ hands BLAS a conjugate transpose where that operand is transposed and
     writes the conjugate out where it is not, and the two round differently (measured), so
-    blas.mm takes the conjugate as a flag. gradtrace has no conjugate bit for the graph that
-    create_graph would record: refused there."""
+    blas.mm takes the conjugate as a flag. Under create_graph, recording the product of
+    conj views gave torch's values and nodes but, after a second backward, leaves whose
+    `.grad` was a conj view where torch's is not (measured): refused there."""
     if GRAD_MODE.enabled:
         raise NotSupportedError("create_graph=True through a product of complex matrices is "
                                 "not supported by gradtrace (torch's gradient multiplies by "
-                                "a lazily conjugated matrix)")
+                                "a lazily conjugated matrix, whose second-order gradients' "
+                                "conjugate bits gradtrace does not reproduce)")
     (a1, c1), (a2, c2) = conj_bit.blas_operand(a, conj_a), conj_bit.blas_operand(b, conj_b)
     return Tensor._wrap(blas.mm(a1, a2, c1, c2))
 

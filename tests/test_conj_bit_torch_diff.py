@@ -320,3 +320,32 @@ for dt in (torch.complex64, torch.complex128):
 
 def test_batched_products_of_conj_views_and_their_gradients_like_torch() -> None:
     _same(BATCHED_PRODUCTS)
+
+
+def test_in_place_ops_and_saved_tensors_of_conj_views_like_torch() -> None:
+    _same("""import torch, copy
+torch.manual_seed(0)
+w = torch.randn(2, 2, dtype=torch.cdouble, requires_grad=True)
+y = w.conj()
+m = y * w
+print(m.grad_fn._saved_self.is_conj(), m.grad_fn._saved_other.is_conj(), m.grad_fn._saved_self)
+x = torch.tensor([1+1j, 2+2j])
+y = x.conj()
+y.zero_(); print(x)
+y.fill_(3+1j); print(x)
+y.copy_(torch.tensor([5j, 6])); print(x, y)
+y.neg_(); print(x)
+y.div_(2j); print(x)
+y.exp_(); print(x)
+y.mul_(y); print(x)
+y += 1; print(x)
+y[y.real > 0] = 2j; print(x, x._version, y._version)
+print(y.to(torch.complex64).is_conj(), y.cpu().is_conj(), y.to(torch.complex64) is y)
+c = copy.deepcopy(y); print(c.is_conj(), c)
+z = torch.zeros(3, dtype=torch.cfloat)
+z.conj().copy_(torch.tensor([1j, 2j, 3j])); print(z)
+q = torch.tensor([1+1j, 2-1j], requires_grad=True)
+(q.conj() * 2).sum().abs().backward()
+print(q.grad, q.grad.is_conj())
+q.grad.zero_(); print(q.grad, q.grad.is_conj())
+""")

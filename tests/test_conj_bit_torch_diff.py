@@ -349,3 +349,31 @@ q = torch.tensor([1+1j, 2-1j], requires_grad=True)
 print(q.grad, q.grad.is_conj())
 q.grad.zero_(); print(q.grad, q.grad.is_conj())
 """)
+
+
+def test_gradients_summed_with_a_conj_view_are_plain_like_torch() -> None:
+    """ConjBackward0's gradient (a conj view) arriving first in a buffer is not added into
+    in place: the sum is a plain tensor, as torch's."""
+    _same("""import torch
+c1 = torch.tensor([1+2j, 3-1j])
+c2 = torch.tensor([2-1j, 1j])
+for k in range(4):
+    a = torch.tensor([1+1j, 2-1j], requires_grad=True)
+    if k == 0: out = torch.view_as_real(a.conj() * c1).sum() + torch.view_as_real(a * c2).sum()
+    if k == 1: out = torch.view_as_real(a * c2).sum() + torch.view_as_real(a.conj() * c1).sum()
+    r = torch.view_as_real(a.conj().resolve_conj()).sum()
+    if k == 2: out = r + torch.view_as_real(a * c2).sum()
+    if k == 3: out = torch.view_as_real(a * c2).sum() + r
+    out.backward()
+    print(k, a.grad.is_conj(), a.grad)
+for k in range(3):
+    a = torch.tensor([1+1j, 2-1j], requires_grad=True)
+    b = a * 1
+    if k == 0: out = torch.view_as_real(b * c2).sum() + torch.view_as_real(b.conj() * c1).sum()
+    if k == 1:
+        out = torch.view_as_real(b.conj() * c2).sum() + torch.view_as_real(b.conj() * c1).sum()
+    if k == 2: out = torch.view_as_real((b.conj() * c2) + b.conj() * c1).sum()
+    b.retain_grad()
+    out.backward()
+    print(k, a.grad.is_conj(), b.grad.is_conj(), a.grad, b.grad)
+""")

@@ -95,13 +95,13 @@ def _conjugate_product(a: Tensor, b: Tensor, conj_a: bool, conj_b: bool) -> Tens
     addmm_impl_cpu_ hands BLAS a conjugate transpose where that operand is transposed and
     writes the conjugate out where it is not, and the two round differently (measured), so
     blas.mm takes the conjugate as a flag. Under create_graph, recording the product of
-    conj views gave torch's values and nodes but, after a second backward, leaves whose
-    `.grad` was a conj view where torch's is not (measured): refused there."""
+    conj views gave torch's values and nodes, but after a second backward a (30, 1) leaf's
+    `.grad` had strides (30, 1) where torch's has (1, 1) (measured): refused there."""
     if GRAD_MODE.enabled:
         raise NotSupportedError("create_graph=True through a product of complex matrices is "
                                 "not supported by gradtrace (torch's gradient multiplies by "
-                                "a lazily conjugated matrix, whose second-order gradients' "
-                                "conjugate bits gradtrace does not reproduce)")
+                                "a lazily conjugated matrix, and the second-order gradients "
+                                "of a 1-wide matrix are not laid out as torch's)")
     (a1, c1), (a2, c2) = conj_bit.blas_operand(a, conj_a), conj_bit.blas_operand(b, conj_b)
     return Tensor._wrap(blas.mm(a1, a2, c1, c2))
 

@@ -120,18 +120,6 @@ NOT_YET = {
                                               "resizing it would have to re-point every "
                                               "tensor on that memory); the meter's "
                                               "value() (torch.range, a uint8 mask) runs",
-    "gh_state_spaces_s4_hippo_nplr": "nplr() checks its diagonalisation with "
-                                     "`V @ torch.diag_embed(W) @ V.conj().transpose(-1, -2)`"
-                                     " and cauchy_naive's `_conj` concatenates x.conj(): "
-                                     "conj() of a complex tensor (torch's lazily conjugated "
-                                     "view, which matmul hands to MKL's gemm as a conjugate "
-                                     "transpose) is refused (NotSupportedError); it needs "
-                                     "the conjugate bit carried through views, matmul "
-                                     "(?gemm with op 'C') and cat. Measured: with "
-                                     "conj_physical() in its place torch prints the same "
-                                     "output, and gradtrace then matches it (the complex "
-                                     "eigh, ?heevd, and the `V[1, -1] = 2**-0.5 * 1j` "
-                                     "assignment, were fixed in round 55)",
     "tut_neural_tangent_kernels": "the empirical NTK's Jacobians differ from torch's in the "
                                   "last bits (its trace, printed with tolist(), by 1 ulp): "
                                   "jacrev inside vmap batches the parameters it "

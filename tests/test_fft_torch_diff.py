@@ -139,10 +139,26 @@ def test_a_spectral_filter_trains_like_torch_and_real_is_a_select_of_view_as_rea
         address_free(torch_output(SPECTRAL_CONV))
 
 
-def test_an_inverse_transform_of_a_real_tensor_is_refused_not_run_unconjugated() -> None:
-    result = run_text("import torch\ny = torch.fft.ifft(torch.ones(4))\n")
-    assert result.error is not None and result.error.kind == "NotSupportedError"
-    assert "lazily conjugated" in str(result.error)
+IFFT_OF_REAL = """import torch
+torch.manual_seed(0)
+for dt in (torch.float32, torch.float64):
+    x = torch.randn(2, 7, dtype=dt, requires_grad=True)
+    for kw in ({}, {"n": 10}, {"norm": "ortho"}, {"norm": "forward", "dim": 0}):
+        y = torch.fft.ifft(x, **kw)
+        print(y.is_conj(), y.grad_fn, y.grad_fn.next_functions, y.stride())
+        print(torch.view_as_real(y.resolve_conj()).flatten().tolist())
+        x.grad = None
+        y.abs().sum().backward()
+        print(x.grad.flatten().tolist())
+"""
+
+
+def test_an_inverse_transform_of_a_real_tensor_is_a_conj_view_like_torch() -> None:
+    """torch.fft.ifft of a real tensor is fft_r2c(forward=false): the r2c transform scaled
+    as the inverse, returned as its conj view (ConjBackward0 over FftR2CBackward0)."""
+    pytest.importorskip("torch")
+    assert address_free(gradtrace_output(IFFT_OF_REAL)) == address_free(
+        torch_output(IFFT_OF_REAL))
 
 
 N_DIMENSIONAL_OF_REAL = """import torch

@@ -7,7 +7,8 @@ torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
 view_as_real/view_as_complex, .real/.imag, index_select, + - * /, exp, abs, sum, mean,
 isclose/allclose,
 linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py), einsum, bmm, mm
-and matmul (blas.py's complex paths), conj_physical and their autograd; every other op given
+and matmul (blas.py's complex paths), conj_physical, conj views (conj_bit.py) and their
+autograd; every other op given
 a complex tensor or dtype is refused with NotSupportedError naming it (complex
 reciprocal, dot and mv... were not measured).
 
@@ -40,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotSupportedError
-from . import capability, fp32, fp64, glibc, sleef, sleef64
+from . import capability, conj_bit, fp32, fp64, glibc, sleef, sleef64
 from .dtypes import DType, complex64, complex128
 from .meta import elementwise_strides
 from .pointwise import iterator_layout, loop_row, thread_chunk
@@ -60,6 +61,7 @@ RUNS = frozenset("""
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
     floor_divide conj exp index_select angle cumsum dot vdot grad sgn eigh eigvalsh diag_embed
+    mH H adjoint mT
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
@@ -91,6 +93,11 @@ def check_op(name: str, operands: Any, kwargs: dict[str, Any], dtype: DType) -> 
     has no such op for complex tensors)."""
     if name.startswith("__"):
         return  # Python's operators: the engine's ops check them
+    if name == "numpy" and kwargs.get("force") is not True and conj_bit.is_conj(operands[0]):
+        from ..errors import TorchRuntimeError
+
+        raise TorchRuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                                "tensor.resolve_conj().numpy() instead.")
     error = _torch_error(name, dtype)
     if error is not None:
         raise error
@@ -491,16 +498,6 @@ def to_real(array: np.ndarray, dtype: DType | None) -> np.ndarray:
     if dtype is not None and dtype.name == "bool":
         return array != 0
     return array.real if dtype is None else array.real.astype(dtype.np)
-
-
-def refuse_lazy_conjugate(what: str, dtype: DType, view: str, instead: str
-                          ) -> NotSupportedError:
-    """The refusal of a complex tensor's lazily conjugated view (`conj()`, `mH`, `H`,
-    `adjoint()`): torch's conjugate bit, which gradtrace does not build, is never dropped
-    silently; `instead` names the call that gives the same values."""
-    return NotSupportedError(f"{what} of a torch.{dtype.name} tensor ({view}) is not "
-                             f"supported by gradtrace: {instead} gives the same values in "
-                             "new memory")
 
 
 def refuse(what: str) -> NotSupportedError:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import conj_bit
 from .grad_mode import GRAD_MODE
 from .meta import MetaArray, base_link, is_c_contiguous, strides_of
 
@@ -116,10 +117,13 @@ def add_to_buffer(buffer: list, index: int, grad: Tensor) -> None:
 
 
 def _accumulable_inplace(old: Tensor, grad: Tensor) -> bool:
+    """torch's can_accumulate_inplace. A conj view (ConjBackward0's gradient) shares its
+    base's storage: never added into in place (measured: the conj gradient arriving first
+    at a leaf, a plain one second, torch's sum is a plain tensor)."""
     # no local name for old.array: it would count as a reference to the storage
     return (old.array.shape == grad.array.shape and old.array.dtype == grad.array.dtype
             and old.array.flags.writeable and is_non_overlapping_and_dense(old.array)
-            and _storage_unshared(old))
+            and not conj_bit.is_conj(old) and _storage_unshared(old))
 
 
 def can_steal(grads: list, index: int, variable: Tensor) -> bool:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import NotSupportedError, TorchRuntimeError, TorchTypeError
-from . import anomaly, forward_ad, grad_reuse, no_grad_views, saved_hooks
+from . import anomaly, conj_bit, forward_ad, grad_reuse, no_grad_views, saved_hooks
 from . import meta as _meta
 from .anomaly import ANOMALY
 from .dtypes import float64
@@ -313,6 +313,8 @@ class Function(Node):
     materialize_grads = True
     # Outputs that are views of the first input share its version counter and base.
     returns_view = False
+    # Whether the view op sets its outputs' conjugate bit itself (conj(): engine/conj_bit.py)
+    sets_conj = False
     # The forward-mode derivative (derivatives.yaml's `result:`), run by forward_ad.propagate
     # as `jvp(node, tangents, outputs, inputs, params)`; None: torch has none for the op.
     jvp: Callable[..., Any] | None = None
@@ -443,6 +445,8 @@ class Function(Node):
             for o in outs:
                 o._version_counter = base._version_counter
                 o._base = root
+            if conj_bit.STORED and conj_bit.is_conj(base) and not cls.sets_conj:
+                conj_bit.view_outputs(node, base, outs, params)
             if not recording and base.requires_grad and not GRAD_MODE.enabled:
                 for o in outs:  # a view made in no_grad/inference mode still requires grad
                     o.requires_grad = True

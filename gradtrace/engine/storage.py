@@ -24,7 +24,7 @@ from ..errors import (
     TorchTypeError,
     TorchValueError,
 )
-from . import limits
+from . import conj_bit, limits
 from .device import CPU, Device
 from .meta import MetaArray, memory_owner
 from .tensor import Tensor, type_name
@@ -272,7 +272,7 @@ def untyped_storage(t: Tensor) -> UntypedStorage:
         raise ScriptError("Cannot access storage of BatchedTensorImpl", kind="NotImplementedError")
     if isinstance(t.array, MetaArray):
         raise NotSupportedError("the storage of a meta tensor is not supported by gradtrace")
-    owner = memory_owner(t.array)
+    owner = memory_owner(conj_bit.in_storage(t))
     found = _CACHE.get(id(owner))
     if found is None or found.owner is not owner:
         found = UntypedStorage(owner)
@@ -288,4 +288,4 @@ def data_ptr(t: Tensor) -> int:
         raise TorchRuntimeError(NO_STORAGE)
     if isinstance(t.array, MetaArray) or not t.array.size:
         return 0
-    return _address(t.array)
+    return _address(conj_bit.in_storage(t))

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from . import dtypes, no_grad_views
+from . import conj_bit, dtypes, no_grad_views
 from .device import CPU, META, Device
 from .dtypes import DType
 from .events import OBSERVERS, emit
@@ -69,6 +69,8 @@ def bump_version(t: Tensor) -> None:
     """Count an in-place write into `t` and tell the watchers of writes. torch checks an
     inference tensor here, after the write (the values have changed when its error is
     raised)."""
+    if conj_bit.STORED:
+        conj_bit.after_write(t)
     counter = t._version_counter
     counter.value += 1
     for watch in MUTATION_WATCHERS:
@@ -178,8 +180,9 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        """Same storage, no autograd history, and its own version counter (unlike detach)."""
-        return Tensor._wrap(self.array)
+        """Same storage, no autograd history, and its own version counter (unlike detach);
+        a conj view's keeps the conjugate bit."""
+        return conj_bit.alias(self, Tensor._wrap(self.array))
 
     @data.setter
     def data(self, other: Tensor) -> None:
@@ -187,6 +190,8 @@ class Tensor:
             raise TorchTypeError(f"Variable data has to be a tensor, but got {type_name(other)}")
         self.array = other.array
         self.dtype = other.dtype
+        if conj_bit.STORED:
+            conj_bit.take_bit(self, other)
         if OBSERVERS:
             emit("data_write", tensor=self)
 
@@ -194,7 +199,7 @@ class Tensor:
         """A new leaf sharing storage and version counter (in-place changes are seen), and
         not a view even of a view (torch 2.13: `v.detach()._base` is None), so an in-place
         change of it is no view's in-place change (allowed on a view of a leaf)."""
-        t = Tensor._wrap(self.array)
+        t = conj_bit.alias(self, Tensor._wrap(self.array))
         t._version_counter = self._version_counter
         return t
 

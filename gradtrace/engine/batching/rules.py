@@ -624,7 +624,8 @@ _POINTWISE = (
     "log10 exp2 erf erfc erfinv lgamma digamma sinc frac masked_fill absolute negative fix "
     "multiply subtract divide true_divide greater greater_equal less less_equal not_equal "
     "add_ sub_ mul_ div_ pow_ exp_ relu_ tanh_ sigmoid_ clamp_ zero_ fill_ copy_ masked_fill_ "
-    "addcmul_ addcdiv_ lerp_ neg_ abs_ sqrt_ log_ sin_ cos_ floor_ ceil_ round_ trunc_")
+    "addcmul_ addcdiv_ lerp_ neg_ abs_ sqrt_ log_ sin_ cos_ floor_ ceil_ round_ trunc_ conj "
+    "resolve_conj")
 _FUNCTIONAL_POINTWISE = (
     "relu relu6 gelu silu elu selu celu leaky_relu hardtanh hardsigmoid hardswish softplus "
     "softsign mish tanhshrink softshrink hardshrink logsigmoid threshold sigmoid tanh")

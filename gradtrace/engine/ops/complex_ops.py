@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import complex as complex_dtypes
-from .. import dtypes, glibc, libm_scalar
+from .. import conj_bit, dtypes, glibc, libm_scalar
 from ..dtypes import DType
 from ..formulas import COMPLEX, local, vjp
 from ..forward_ad import auto_linear
@@ -89,6 +89,11 @@ def view_as_complex(a: Tensor) -> Tensor:
 
 
 def view_as_real(a: Tensor) -> Tensor:
+    if conj_bit.is_conj(a):
+        raise TorchRuntimeError(
+            "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
+            "conjugate tensor so you can view it as real, use self.resolve_conj(); "
+            "however, be warned that the resulting tensor will NOT alias the original.")
     return ViewAsRealBackward0.call(a)
 
 
@@ -99,7 +104,8 @@ def real(a: Tensor) -> Tensor:
 
     if not a.dtype.is_complex:
         return a
-    return select(view_as_real(a), -1, 0)
+    # (a conj view's real parts are its storage's: torch views them, no bit)
+    return select(ViewAsRealBackward0.call(a), -1, 0)
 
 
 def imag(a: Tensor) -> Tensor:
@@ -108,6 +114,10 @@ def imag(a: Tensor) -> Tensor:
 
     if not a.dtype.is_complex:
         raise TorchRuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if conj_bit.is_conj(a):
+        raise complex_dtypes.refuse("imag of a lazily conjugated tensor (torch's view with "
+                                    "the negative bit, is_neg() True, which gradtrace does "
+                                    "not build; x.resolve_conj().imag gives its values)")
     return select(view_as_real(a), -1, 1)
 
 
@@ -259,13 +269,31 @@ def angle(a: Tensor) -> Tensor:
 
 
 def is_conj(a: Tensor) -> bool:
-    """Tensor.is_conj: gradtrace makes no tensor with torch's lazy conjugate bit (conj()
-    of a complex tensor is refused), so never."""
+    """Tensor.is_conj: whether `a` is a lazily conjugated view (engine/conj_bit.py); under
+    vmap, whether its batched value is (functorch's BatchedTensorImpl forwards the bit)."""
+    while not a.has_storage:
+        a = a.value
+    return conj_bit.is_conj(a)
+
+
+def is_neg(a: Tensor) -> bool:
+    """Tensor.is_neg: gradtrace makes no tensor with torch's negative bit (the imaginary
+    part of a conj view, which would have it, is refused), so never."""
     return False
 
 
 def resolve_conj(a: Tensor) -> Tensor:
-    """Tensor.resolve_conj / resolve_neg: the tensor itself when no bit is set (torch's)."""
+    """Tensor.resolve_conj: a conj view's values in new memory (torch's clone of it:
+    CloneBackward0, the input's layout), else the tensor itself."""
+    if not conj_bit.is_conj(a):
+        return a
+    from .clones import clone
+
+    return clone(a)
+
+
+def resolve_neg(a: Tensor) -> Tensor:
+    """Tensor.resolve_neg: the tensor itself (no negative bit is ever set, see is_neg)."""
     return a
 
 
@@ -302,26 +330,49 @@ def conj_physical(a: Tensor) -> Tensor:
     return ConjPhysicalBackward0.call(a)
 
 
+class ConjBackward0(ViewFunction):
+    """torch.conj of a complex tensor: a view of its storage with the conjugate bit flipped
+    (set on a plain tensor, cleared on a conj view: `x.conj().conj()` is a plain view).
+    The shadow holding the conjugated values is conj_bit's."""
+
+    __slots__ = ()
+    sets_conj = True
+    formulas = (vjp("self", "{grad}.conj()"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if type(a.array) is MetaArray:
+            raise complex_dtypes.refuse("conj() of a complex meta tensor")
+        if conj_bit.is_conj(a):
+            return conj_bit.stored(a)
+        return conj_bit.materialise(a.array)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return conj(grad)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return conj(t[0])  # (auto_linear: the tangent's conj view, as torch's)
+
+
 def conj(a: Tensor) -> Tensor:
-    """torch.conj / Tensor.conj: a real tensor itself, as torch returns it. A complex one
-    would be torch's lazily conjugated view (the conjugate bit: memory shared with `a`,
-    read conjugated, handed to BLAS as a conjugate transpose), which gradtrace does not
-    build; conj_physical() gives the same values."""
+    """torch.conj / Tensor.conj: a real tensor itself, as torch returns it; a complex one's
+    view with the conjugate bit flipped (ConjBackward0)."""
     if not a.dtype.is_complex:
         return a
-    raise complex_dtypes.refuse_lazy_conjugate("conj()", a.dtype,
-                                               "torch's lazily conjugated view",
-                                               "conj_physical()")
+    flipping_off = conj_bit.is_conj(a)
+    out = ConjBackward0.call(a)
+    if not flipping_off:
+        conj_bit.mark(out, a.array)
+    return out
 
 
 TORCH_FUNCTIONS: dict[str, Any] = {
     "view_as_complex": view_as_complex, "view_as_real": view_as_real, "real": real,
     "imag": imag, "complex": complex, "polar": polar, "is_conj": is_conj,
-    "resolve_conj": resolve_conj, "is_neg": is_conj, "resolve_neg": resolve_conj,
+    "resolve_conj": resolve_conj, "is_neg": is_neg, "resolve_neg": resolve_neg,
     "conj_physical": conj_physical, "conj": conj, "angle": angle,
 }
 TENSOR_METHODS: dict[str, Any] = {
-    "is_conj": is_conj, "resolve_conj": resolve_conj, "is_neg": is_conj,
-    "resolve_neg": resolve_conj, "conj_physical": conj_physical, "conj": conj,
+    "is_conj": is_conj, "resolve_conj": resolve_conj, "is_neg": is_neg,
+    "resolve_neg": resolve_neg, "conj_physical": conj_physical, "conj": conj,
     "angle": angle,
 }

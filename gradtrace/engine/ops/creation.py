@@ -262,7 +262,7 @@ def tensor(data: Any, *, dtype: DType | None = None, requires_grad: bool = False
     except OverflowError:
         raise TorchRuntimeError(
             f"value cannot be converted to type {target.name} without overflow") from None
-    if requires_grad and not target.is_floating_point:
+    if requires_grad and not (target.is_floating_point or target.is_complex):
         raise TorchRuntimeError(
             "Only Tensors of floating point and complex dtype can require gradients")
     return Tensor(array, requires_grad=requires_grad)

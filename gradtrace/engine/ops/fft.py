@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError
+from ...errors import TorchIndexError, TorchRuntimeError
 from .. import aligned, dtypes, mkl_dft
 from ..complex import complex_of
 from ..formulas import vjp
@@ -239,7 +239,8 @@ def _points(n: int) -> None:
         raise TorchRuntimeError(f"Invalid number of data points ({n}) specified")
 
 
-def _r2c(name: str, a: Tensor, n: Any, dim: Any, norm: str | None, onesided: bool) -> Tensor:
+def _r2c(name: str, a: Tensor, n: Any, dim: Any, norm: str | None, onesided: bool,
+         forward: bool = True) -> Tensor:
     if a.dtype.is_complex:
         raise TorchRuntimeError(f"{name} expects a real input tensor, but got "
                                 f"{a.dtype.scalar_type}")
@@ -248,7 +249,7 @@ def _r2c(name: str, a: Tensor, n: Any, dim: Any, norm: str | None, onesided: boo
     _points(a.array.shape[d] if n is None else int(n))
     if n is not None:
         a = _resize(a, (d,), (int(n),))
-    return FftR2CBackward0.call(a, dim=(d,), normalization=_norm_mode(norm, True),
+    return FftR2CBackward0.call(a, dim=(d,), normalization=_norm_mode(norm, forward),
                                 onesided=onesided)
 
 
@@ -268,19 +269,13 @@ def fft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) ->
     return _c2c(input, n, dim, norm, True)
 
 
-def _no_lazy_conjugate(name: str, a: Tensor) -> None:
-    """The 1-D inverse transform of a real tensor is torch's r2c transform conjugated
-    lazily (its conjugate bit set, `is_conj()` True): gradtrace has no such tensors. (The
-    n-D ones make a real input complex and transform it c2c.)"""
-    if not a.dtype.is_complex:
-        raise NotSupportedError(
-            f"torch.fft.{name} of a real tensor is not supported by gradtrace: torch returns "
-            "a lazily conjugated tensor (is_conj() True); convert the input to a complex "
-            "dtype first")
-
-
 def ifft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
-    _no_lazy_conjugate("ifft", input)
+    """torch.fft.ifft: a real input runs the r2c transform, scaled as the inverse, and
+    returns its conj view (fft_r2c's `forward=false`: ConjBackward0, is_conj() True)."""
+    if not input.dtype.is_complex:
+        from .complex_ops import conj
+
+        return conj(_r2c("ifft", input, n, dim, norm, onesided=False, forward=False))
     return _c2c(input, n, dim, norm, False)
 
 

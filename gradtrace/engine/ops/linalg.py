@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotSupportedError, TorchRuntimeError, TorchTypeError
-from .. import bfloat16, blas, unsigned
+from .. import bfloat16, blas, conj_bit, unsigned
 from ..dtypes import C_TYPE_NAMES, DType, promote
 from ..formulas import COMPLEX, local, vjp
 from ..forward_ad import maybe_multiply
@@ -94,13 +94,16 @@ def _conjugate_product(a: Tensor, b: Tensor, conj_a: bool, conj_b: bool) -> Tens
     """A complex gradient's mm with torch's lazily conjugated operand (`mat2.t().conj()`):
     addmm_impl_cpu_ hands BLAS a conjugate transpose where that operand is transposed and
     writes the conjugate out where it is not, and the two round differently (measured), so
-    blas.mm takes the conjugate as a flag. gradtrace has no conjugate bit for the graph that
-    create_graph would record: refused there."""
+    blas.mm takes the conjugate as a flag. Under create_graph, recording the product of
+    conj views gave torch's values and nodes, but after a second backward a (30, 1) leaf's
+    `.grad` had strides (30, 1) where torch's has (1, 1) (measured): refused there."""
     if GRAD_MODE.enabled:
         raise NotSupportedError("create_graph=True through a product of complex matrices is "
                                 "not supported by gradtrace (torch's gradient multiplies by "
-                                "a lazily conjugated matrix)")
-    return Tensor._wrap(blas.mm(a.array, b.array, conj_a, conj_b))
+                                "a lazily conjugated matrix, and the second-order gradients "
+                                "of a 1-wide matrix are not laid out as torch's)")
+    (a1, c1), (a2, c2) = conj_bit.blas_operand(a, conj_a), conj_bit.blas_operand(b, conj_b)
+    return Tensor._wrap(blas.mm(a1, a2, c1, c2))
 
 
 class MmBackward0(Function):
@@ -114,7 +117,8 @@ class MmBackward0(Function):
         _save_matrix(self, "mat2", b, a.requires_grad, b.requires_grad)
         _save_matrix(self, "self", a, b.requires_grad, a.requires_grad)
         reserve((a.array.shape[0], b.array.shape[1]), a.array.itemsize)
-        return blas.mm(a.array, b.array)
+        (a1, c1), (a2, c2) = conj_bit.blas_operand(a), conj_bit.blas_operand(b)
+        return blas.mm(a1, a2, c1, c2)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         ga = gb = None

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
-from .. import dtypes
+from .. import conj_bit, dtypes
 from ..dtypes import DType
 from ..formulas import local
 from ..shapes import is_expandable_to, size_args
@@ -56,7 +56,7 @@ def storage_offset(t: Tensor) -> int:
     """Elements between the start of the storage (the base's) and the tensor's first one."""
     if t._base is None or not t.array.size:
         return 0
-    here = t.array.__array_interface__["data"][0]
+    here = conj_bit.in_storage(t).__array_interface__["data"][0]
     start = t._base.array.__array_interface__["data"][0]
     return (here - start) // t.dtype.itemsize
 

@@ -5,6 +5,7 @@ an element size that differs rescales the last dim, after torch's checks and mes
 from __future__ import annotations
 
 from ...errors import TorchRuntimeError
+from .. import conj_bit
 from ..dtypes import DType
 from ..meta import MetaArray, meta_array
 from ..tensor import Tensor
@@ -39,6 +40,9 @@ def _check_sizes(a: Tensor, dtype: DType) -> None:
 
 def view_dtype(a: Tensor, dtype: DType) -> Tensor:
     """`a.view(dtype)`."""
+    if conj_bit.is_conj(a):  # (torch checks it whatever the dtype)
+        raise TorchRuntimeError("torch.Tensor.view is not supported for conjugate view "
+                                "tensors when converting to a different dtype.")
     if dtype.itemsize != a.dtype.itemsize:
         _check_sizes(a, dtype)
     if type(a.array) is MetaArray:

@@ -636,23 +636,18 @@ def mT(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
     return transpose(a, -2, -1)
 
 
-def _refuse_complex(a: Tensor, spelled: str) -> None:
-    """A complex tensor's conjugate transpose is a transposed view with torch's conjugate
-    bit, which gradtrace does not build (see complex_ops.conj): refused rather than
-    returned unconjugated."""
-    if a.dtype.is_complex:
-        from .. import complex as complex_dtypes
+def _conjugated(a: Tensor) -> Tensor:
+    """The conjugate view of a complex tensor (torch's conj(): ConjBackward0 over the
+    transpose), a real one itself."""
+    from .complex_ops import conj
 
-        raise complex_dtypes.refuse_lazy_conjugate(
-            spelled, a.dtype, "a transposed view with torch's lazy conjugate bit",
-            "x.mT.conj_physical()")
+    return conj(a)
 
 
 def _conj_transpose(a: Tensor, name: str, spelled: str, line: int) -> Tensor:
     """`x.mH` and `x.adjoint()`: the conjugate transpose of the last two dimensions, which
     for a real dtype is mT's TransposeBackward0 view (torch's messages name the spelling
     used)."""
-    _refuse_complex(a, spelled)
     if a.array.ndim == 0:
         warn(f"{name} is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
              f"internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:"
@@ -662,7 +657,7 @@ def _conj_transpose(a: Tensor, name: str, spelled: str, line: int) -> Tensor:
         raise TorchRuntimeError(
             f"{spelled} is only supported on matrices or batches "
             f"of matrices. Got {a.array.ndim}-D tensor.")
-    return transpose(a, -2, -1)
+    return _conjugated(transpose(a, -2, -1))
 
 
 def mH(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
@@ -675,7 +670,6 @@ def adjoint(a: Tensor) -> Tensor:
 
 def H(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
     """`x.H`: the conjugate transpose of a matrix (2-D only, unlike mH)."""
-    _refuse_complex(a, "tensor.H")
     ndim = a.array.ndim
     if ndim == 0:
         warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
@@ -685,7 +679,7 @@ def H(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
         hint = ". For batches of matrices, consider using tensor.mH" if ndim > 2 else "."
         raise TorchRuntimeError(
             f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor{hint}")
-    return transpose(a, -2, -1)  # matrix_H: transpose(-2, -1), conj() for complex
+    return _conjugated(transpose(a, -2, -1))  # matrix_H: transpose(-2, -1), then conj()
 
 
 __all__ = [

@@ -70,15 +70,23 @@ def size_args(args: tuple[Any, ...], what: str = "size") -> tuple[int, ...]:
             out.append(int(a))  # (a bool after the first item, as torch unpacks it)
         elif hasattr(a, "grad_fn") and a.numel() == 1 and a.dtype.np.kind in "iu":
             out.append(int(a.array.reshape(())))  # a one-element integer tensor
-        elif (type(a).__name__ == "ndarray" and type(a).__module__ == "gradtrace.engine.ndarray"
-              and a.a.ndim == 0 and a.a.dtype.kind in "iu"):
-            out.append(int(a.a))  # a 0-d integer numpy array (its __index__)
+        elif (index := _numpy_index(a)) is not None:
+            out.append(index)  # a 0-d integer numpy array (its __index__)
         else:
             name = "Tensor" if hasattr(a, "grad_fn") else type(a).__name__
             raise TorchTypeError(
                 f"{what}(): argument '{what}' must be tuple of ints, but found element of type "
                 f"{name} at pos {len(out)}")
     return tuple(out)
+
+
+def _numpy_index(a: Any) -> int | None:
+    """A script's 0-d integer numpy array as its int; None for anything else."""
+    from .ndarray import ndarray  # (ndarray.py imports this module)
+
+    if type(a) is ndarray and a.a.ndim == 0 and a.a.dtype.kind in "iu":
+        return int(a.a)
+    return None
 
 
 def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:

@@ -118,14 +118,13 @@ def add_at_in_iterator_order(out: np.ndarray, self_strides: tuple[int, ...], key
     if order == list(range(len(shape))):
         np.add.at(out, key, src)
         return
-    coords: list[np.ndarray] = []
-    for r in range(before):
-        coords.append(np.broadcast_to(
-            np.arange(shape[r]).reshape((1,) * r + (-1,) + (1,) * (len(shape) - r - 1)), shape))
-    coords += index_views
-    for r in range(len(shape) - after, len(shape)):
-        coords.append(np.broadcast_to(
-            np.arange(shape[r]).reshape((1,) * r + (-1,) + (1,) * (len(shape) - r - 1)), shape))
+
+    def along(r: int) -> np.ndarray:  # the coordinate of dim r at every position
+        return np.broadcast_to(
+            np.arange(shape[r]).reshape((1,) * r + (-1,) + (1,) * (len(shape) - r - 1)), shape)
+
+    coords = ([along(r) for r in range(before)] + index_views
+              + [along(r) for r in range(len(shape) - after, len(shape))])
     flat = tuple(np.ascontiguousarray(c.transpose(order)).reshape(-1) for c in coords)
     np.add.at(out, flat, np.ascontiguousarray(src.transpose(order)).reshape(-1))
 

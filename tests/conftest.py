@@ -17,6 +17,10 @@ from typing import Any
 # every child process. Tests of the other capabilities set them themselves.
 os.environ["ATEN_CPU_CAPABILITY"] = "avx2"
 os.environ["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+# One test worker per core: MKL's OpenMP threads sleep as soon as a product ends, instead of
+# spinning for the millisecond gradtrace gives them by default (engine/mkl.py), which would
+# take the core the other worker runs on. The bits do not depend on it.
+os.environ.setdefault("KMP_BLOCKTIME", "0")
 
 # gradtrace imports numpy without its AVX-512 loops (see gradtrace/__init__.py); the test
 # modules import numpy themselves, so gradtrace must come first.

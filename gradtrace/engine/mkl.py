@@ -125,12 +125,14 @@ def _threading_layer(openmp: str | None) -> int:
     if hasattr(ctypes.CDLL(None), "GOMP_parallel"):
         return _MKL_THREADING_GNU
     if openmp is not None:
-        # MKL's OpenMP threads sleep as soon as a product ends (unless the user set
-        # KMP_BLOCKTIME): libiomp5's default spins them for 200 ms, which a Python engine
-        # calling MKL between Python steps never uses and which takes the core any other
-        # process (a second gradtrace, a test worker) needs. The 200-step training loop of
-        # benchmarks/ beside other busy processes: 0.30-0.43 s with 0, 0.62-3.8 s with 200.
-        os.environ.setdefault("KMP_BLOCKTIME", "0")
+        # MKL's OpenMP threads wait for the next product as torch's GNU OpenMP threads do
+        # (unless the user set KMP_BLOCKTIME): spinning for about a millisecond (libgomp's
+        # 300,000 spins), then sleeping. libiomp5's own default spins for 200 ms, which
+        # holds a core another process needs; 0 (sleep at once) made every product pay a
+        # wake-up of 60-300 us on a 2-core VM (a 512x32 @ 32x128 product: 190 us against
+        # 50 us), doubling the benchmarks' training loop. torch's loop, too, runs 2x slower
+        # in wall time with OMP_WAIT_POLICY=PASSIVE. benchmarks/README.md, Round 21.
+        os.environ.setdefault("KMP_BLOCKTIME", "1")
         try:
             ctypes.CDLL(openmp, mode=ctypes.RTLD_GLOBAL)
             return _MKL_THREADING_INTEL

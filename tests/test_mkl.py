@@ -109,20 +109,28 @@ def test_vml_refuses_what_it_cannot_hand_mkl_as_one_contiguous_run():
 
 
 @needs_mkl
-@pytest.mark.parametrize("given, expected", [(None, "1"), ("0", "0"), ("7", "7")])
-def test_openmp_threads_wait_about_a_millisecond_unless_the_user_says(given, expected):
-    """libiomp5 reads KMP_BLOCKTIME when it starts: gradtrace sets 1 ms before loading it,
-    as long as torch's GNU OpenMP threads spin (libiomp5's default of 200 ms takes a core
-    other processes need; 0 makes every product wake a thread), a user's value stays."""
+@pytest.mark.parametrize("given", ["0", "7"])
+def test_openmp_threads_wait_as_long_as_the_user_says(given):
+    """libiomp5 reads KMP_BLOCKTIME when it starts: a user's value is the one it gets."""
     import subprocess
 
-    env = {k: v for k, v in os.environ.items() if k != "KMP_BLOCKTIME"}
-    if given is not None:
-        env["KMP_BLOCKTIME"] = given
+    env = dict(os.environ, KMP_BLOCKTIME=given)
     code = ("import os; from gradtrace.engine import mkl; lib = mkl.load(); "
             "print(lib.threaded, os.environ.get('KMP_BLOCKTIME'))")
     threaded, value = subprocess.run([sys.executable, "-c", code], env=env,
                                      capture_output=True, text=True, check=True).stdout.split()
     if threaded == "False":
         pytest.skip("MKL runs sequentially here (no Intel OpenMP runtime)")
-    assert value == expected
+    assert value == given
+
+
+@pytest.mark.parametrize("load, cores, expected", [
+    (0.3, 2, "1"), (1.4, 2, "1"), (1.6, 2, "0"), (9.9, 2, "0"), (6.5, 8, "1"), (7.6, 8, "0")])
+def test_openmp_threads_spin_a_millisecond_only_while_a_core_is_free(monkeypatch, load,
+                                                                     cores, expected):
+    """Without the user's KMP_BLOCKTIME: about a millisecond of spinning, as torch's GNU
+    OpenMP threads do, when the load leaves a core free for the waiting thread; else they
+    sleep at once (a spinning thread would take the core of the thread it waits for)."""
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    assert mkl.openmp_blocktime() == expected

@@ -117,6 +117,30 @@ def _openmp_runtime() -> str | None:
                        ("libiomp5.so", "libiomp5.dylib"))
 
 
+def openmp_blocktime() -> str:
+    """How long (KMP_BLOCKTIME, ms) MKL's OpenMP threads wait for the next product before
+    they sleep, unless the user set it: as long as torch's GNU OpenMP threads spin (about
+    a millisecond: libgomp's 300,000 spins) while a core is free for them, else 0.
+
+    libiomp5's own default spins for 200 ms, holding a core for nothing between the
+    products of a Python engine. Sleeping at once (0) makes every product pay a wake-up:
+    60-300 us on a 2-core VM (a 512x32 @ 32x128 product: 190 us against 50 us), which
+    doubled the benchmarks' training loop; torch's loop, too, runs 2x slower in wall time
+    with OMP_WAIT_POLICY=PASSIVE. But a spinning thread on a machine whose cores are all
+    busy takes the core of the thread it waits for: at a load of 10 on 2 cores the same
+    loop ran 15 s against 9 s. So it spins while the load average (this process's own run
+    included, about 1) stays half a core under the cores this process may use. The load is
+    read once, when MKL is first used; the bits do not depend on it.
+    benchmarks/README.md, Round 21."""
+    try:
+        load = os.getloadavg()[0]
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+            (os.cpu_count() or 1)
+    except OSError:
+        return "0"
+    return "1" if load <= cores - 0.5 else "0"
+
+
 def _threading_layer(openmp: str | None) -> int:
     """MKL's threading layer for this process. An OpenMP runtime already loaded globally
     (torch imports libgomp so) serves MKL's GNU layer: a second runtime beside it would
@@ -125,14 +149,7 @@ def _threading_layer(openmp: str | None) -> int:
     if hasattr(ctypes.CDLL(None), "GOMP_parallel"):
         return _MKL_THREADING_GNU
     if openmp is not None:
-        # MKL's OpenMP threads wait for the next product as torch's GNU OpenMP threads do
-        # (unless the user set KMP_BLOCKTIME): spinning for about a millisecond (libgomp's
-        # 300,000 spins), then sleeping. libiomp5's own default spins for 200 ms, which
-        # holds a core another process needs; 0 (sleep at once) made every product pay a
-        # wake-up of 60-300 us on a 2-core VM (a 512x32 @ 32x128 product: 190 us against
-        # 50 us), doubling the benchmarks' training loop. torch's loop, too, runs 2x slower
-        # in wall time with OMP_WAIT_POLICY=PASSIVE. benchmarks/README.md, Round 21.
-        os.environ.setdefault("KMP_BLOCKTIME", "1")
+        os.environ.setdefault("KMP_BLOCKTIME", openmp_blocktime())
         try:
             ctypes.CDLL(openmp, mode=ctypes.RTLD_GLOBAL)
             return _MKL_THREADING_INTEL

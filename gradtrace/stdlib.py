@@ -50,6 +50,12 @@ NONLEAF_GRAD_WARNING = (
     "internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
 )
 
+# Variable's `volatile` flag is gone (torch 0.4): reading it warns and gives False, setting it
+# warns and changes nothing (THPVariable_get_volatile / THPVariable_set_volatile)
+VOLATILE_READ_WARNING = "UserWarning: volatile was removed (Variable.volatile is always False)"
+VOLATILE_SET_WARNING = ("UserWarning: volatile was removed and now has no effect. Use "
+                        "`with torch.no_grad():` instead.")
+
 # Underscore names torch documents and scripts may use; every other `_name` is refused.
 PUBLIC_UNDERSCORE = ("_version", "_saved_", "_base")
 
@@ -218,6 +224,17 @@ def _grad_fn(t: Tensor) -> Any:
     return t.grad_fn
 
 
+def _volatile(t: Tensor, ctx: Any) -> bool:
+    ctx.warn(VOLATILE_READ_WARNING)
+    return False
+
+
+def _set_volatile(t: Tensor, value: Any) -> None:
+    from .engine.ops.creation import WARNINGS
+
+    WARNINGS.append(VOLATILE_SET_WARNING)
+
+
 def _tensor_grad(t: Tensor, ctx: Any) -> Any:
     if t.grad_fn is not None and not t.retains_grad:
         ctx.warn(NONLEAF_GRAD_WARNING)
@@ -311,6 +328,7 @@ TENSOR_ATTRIBUTES: dict[str, Callable[[Tensor, Any], Any]] = {
     "_version": lambda t, ctx: t.script_version(),
     "_base": lambda t, ctx: t._base,
     "retains_grad": lambda t, ctx: t.retains_grad,
+    "volatile": _volatile,
     "output_nr": lambda t, ctx: t.output_nr,
     "is_cuda": lambda t, ctx: False,
     "is_meta": lambda t, ctx: t.is_meta,
@@ -357,6 +375,7 @@ TENSOR_SETTERS: dict[str, Callable[[Tensor, Any], None]] = {
     "grad": Tensor.set_grad,
     "requires_grad": Tensor.set_requires_grad,
     "data": lambda t, v: setattr(t, "data", v),
+    "volatile": _set_volatile,
 }
 
 NOT_SUPPORTED_METHODS: dict[str, str] = {}

@@ -347,9 +347,9 @@ def variable(data: Any, requires_grad: Any = False, volatile: Any = False) -> Te
         raise TorchTypeError(f"Variable data has to be a tensor, but got {_type_word(data)}")
     if volatile:
         from .engine.ops.creation import WARNINGS
+        from .stdlib import VOLATILE_SET_WARNING
 
-        WARNINGS.append("UserWarning: volatile was removed and now has no effect. Use "
-                        "`with torch.no_grad():` instead.")
+        WARNINGS.append(VOLATILE_SET_WARNING)
     out = data.detach()
     if requires_grad:
         out.requires_grad_(True)

@@ -208,6 +208,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("argparse_namespace_dunder.gt", "NotSupportedError"),
     ("amp_autocast_state_internals.gt", "AttributeError"),
     ("amp_grad_scaler_private_state.gt", "NotSupportedError"),
+    ("distributions_utils_internals.gt", "NotSupportedError"),
+    ("typing_newtype_internals.gt", "NotSupportedError"),
     ("amp_grad_scaler_scale_recursion.gt", "RecursionError"),
     ("amp_autocast_cpu_enabled.gt", "NotSupportedError"),
     ("argparse_type_recursion.gt", "RecursionError"),

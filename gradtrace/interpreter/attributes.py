@@ -83,7 +83,7 @@ from .torch_functions import TorchFunction, script_value, tensor_python_method
 from .torch_functions import function_attribute as torch_function_attribute
 from .typecheck import TypeBuiltin, is_torch_class, torch_class_attribute
 from .typed_classes import NamedTupleNew, TypingClass
-from .typing_module import TypeVarName, TypingName
+from .typing_module import NewTypeValue, TypeVarName, TypingName
 
 # a tensor's storage (Tensor.untyped_storage(), and the deprecated typed one of
 # Tensor.storage()): its device and the read-only methods torch's storages have; nothing
@@ -244,6 +244,8 @@ class Attributes:
             return self.class_getattr(obj, name)
         if kind is ScriptGenericAlias:
             return alias_attribute(self, obj, name)
+        if kind is NewTypeValue:
+            return obj.attribute(name)
         if isinstance(obj, TypingName) and type(obj) is not TypingClass or \
                 kind is TypeVarName:
             found = typing_generics.alias_attribute(self, obj, name) if kind is not \
@@ -689,9 +691,12 @@ class Attributes:
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         if isinstance(obj, stdlib.Namespace) and obj.name.split(".")[0] == "torch" and \
-                type(obj) is stdlib.Namespace and name not in obj.table:
-            # a name a torch module lacks (pytorch-flows' `nn.MaskedLinear = MaskedLinear`);
-            # one it has stays refused: torch's own code would call the script's replacement
+                (kind is stdlib.Namespace or kind is torch_namespace.FlagNamespace and
+                 obj.shown is None) and name not in obj.table:
+            # a name a torch module lacks (pytorch-flows' `nn.MaskedLinear = MaskedLinear`,
+            # the UvA tutorials' misspelt `torch.backends.cudnn.determinstic = True`; not
+            # cuda.matmul, an object whose __setattr__ takes only its switches); one it has
+            # stays refused: torch's own code would call the script's replacement
             self.module_attributes.setdefault(obj.name, {})[name] = value
             return
         if kind in self.namedtuple_classes:  # a namedtuple's fields are read-only properties

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import TorchTypeError, TorchValueError
+from ..errors import ScriptError, TorchTypeError, TorchValueError
 from .objects import BuiltinFunction
 
 if TYPE_CHECKING:
@@ -135,6 +135,7 @@ def typing_namespace(interp: Interpreter) -> stdlib.Namespace:
     table["TYPE_CHECKING"] = False
     table["cast"] = BuiltinFunction("cast", cast, typing.cast)
     table["TypeVar"] = BuiltinFunction("TypeVar", type_var, typing.TypeVar)
+    table["NewType"] = BuiltinFunction("NewType", new_type, typing.NewType)
     table["runtime_checkable"] = BuiltinFunction(
         "runtime_checkable", lambda cls: generic_classes.runtime_checkable(interp, cls),
         typing.runtime_checkable)
@@ -164,6 +165,49 @@ class TypeVarName:
 
     def __repr__(self) -> str:
         return f"{'+' if self.covariant else '-' if self.contravariant else '~'}{self.name}"
+
+
+def new_type(name: Any, tp: Any) -> NewTypeValue:
+    """typing.NewType(name, tp) as Python 3.11 makes it in a script's module."""
+    if not isinstance(name, str):
+        from .objects import type_name  # (objects imports nothing of this module's)
+
+        raise TorchTypeError(f"argument of type '{type_name(name)}' is not iterable")
+    return NewTypeValue(name, tp)
+
+
+class NewTypeValue:
+    """`UserId = NewType("UserId", int)`: a callable that returns its argument unchanged
+    (Python 3.11's typing.NewType: `__call__ = _idfunc`), printed as `__main__.UserId`;
+    `__name__`, `__qualname__`, `__supertype__` and `__module__` read as Python's."""
+
+    __slots__ = ("qualname", "supertype")
+    python_type_name = "typing.NewType"
+
+    def __init__(self, name: str, tp: Any):
+        self.qualname = name
+        self.supertype = tp
+
+    def __repr__(self) -> str:
+        return f"__main__.{self.qualname}"
+
+    def __call__(self, x: Any) -> Any:
+        return x
+
+    def attribute(self, name: str) -> Any:
+        """An attribute of Python's NewType instance: the four it sets, a dunder refused as
+        not offered, any other name Python's AttributeError."""
+        if name == "__name__":
+            return self.qualname.rpartition(".")[-1]
+        if name == "__qualname__":
+            return self.qualname
+        if name == "__supertype__":
+            return self.supertype
+        if name == "__module__":
+            return "__main__"
+        if name.startswith("__") and name.endswith("__"):  # (its __call__, __dict__, ...)
+            raise stdlib.not_supported_attribute(self, name)
+        raise ScriptError(f"'NewType' object has no attribute '{name}'", kind="AttributeError")
 
 
 class ForwardRef:

@@ -9,7 +9,9 @@ from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchV
 from ..dtypes import bool_
 from ..formulas import each, vjp
 from ..forward_ad import auto_linear, linear_in_all
+from ..layouts import CONTIGUOUS, MemoryFormat, format_strides, suggest_memory_format
 from ..limits import reserve
+from ..meta import MetaArray
 from ..node import Function
 from ..shapes import size_args
 from ..tensor import Tensor, type_name
@@ -165,6 +167,27 @@ def _tensor_list(tensors: Any, name: str) -> list[Tensor]:
     return list(tensors)
 
 
+def _cat_format(tensors: tuple[Tensor, ...] | list[Tensor]) -> MemoryFormat:
+    """ATen's cat_compute_output_memory_format: the format every input suggests (all
+    channels-last: a channels-last result), else contiguous (row-major)."""
+    fmt = None
+    for t_ in tensors:
+        if type(t_.array) is MetaArray:
+            return CONTIGUOUS
+        suggested = suggest_memory_format(t_.array)
+        if suggested is CONTIGUOUS or fmt is not None and suggested is not fmt:
+            return CONTIGUOUS
+        fmt = suggested
+    return fmt or CONTIGUOUS
+
+
+def _empty_in_format(shape: tuple[int, ...], dtype: np.dtype, fmt: MemoryFormat) -> np.ndarray:
+    if fmt is CONTIGUOUS:
+        return np.empty(shape, dtype)
+    return np.ndarray(shape, dtype, strides=tuple(
+        s * dtype.itemsize for s in format_strides(shape, fmt)))
+
+
 class CatBackward0(Function):
     __slots__ = ()
     jvp = linear_in_all  # cat_jvp / stack_jvp / where(condition, self_t, other_t)
@@ -198,10 +221,8 @@ class CatBackward0(Function):
         shape = list(ref.array.shape)
         shape[d] = sum(t_.array.shape[d] for t_ in used)
         reserve(tuple(shape), dtype.np.itemsize)
-        # (row-major, as compute_output_memory_format gives a cat of any inputs but all
-        # channels-last ones, which gradtrace does not make; numpy's keeps their order)
         return np.concatenate([cast(t_.array, dtype) for t_ in used], axis=d,
-                              out=np.empty(tuple(shape), dtype.np))
+                              out=_empty_in_format(tuple(shape), dtype.np, _cat_format(tensors)))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         out: list[Tensor | None] = []
@@ -246,7 +267,16 @@ class StackBackward0(Function):
         dtype = result_dtype(*tensors)
         self.save_attr(dim=saved_int(dim))
         reserve((len(tensors),) + ref, dtype.np.itemsize)
-        shape = ref[:d] + (len(tensors),) + ref[d:]  # (row-major: a cat of unsqueezed inputs)
+        shape = ref[:d] + (len(tensors),) + ref[d:]
+        fmt = _cat_format(tensors) if d < len(ref) else CONTIGUOUS
+        if fmt is not CONTIGUOUS:  # ATen's stack: a cat along `dim` viewed with the new dim
+            # split off (the inputs' channels-last layout kept); at the end, a row-major cat
+            # of unsqueezed inputs
+            joined = list(ref)
+            joined[d] *= len(tensors)
+            out = np.concatenate([cast(t_.array, dtype) for t_ in tensors], axis=d,
+                                 out=_empty_in_format(tuple(joined), dtype.np, fmt))
+            return out.reshape(shape)
         return np.stack([cast(t_.array, dtype) for t_ in tensors], axis=d,
                         out=np.empty(shape, dtype.np))
 

@@ -6,11 +6,11 @@ side, as c10::complex lays them out, so view_as_real/view_as_complex share memor
 torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
 view_as_real/view_as_complex, .real/.imag, index_select, + - * /, exp, abs, sum, mean,
 isclose/allclose,
-linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py), einsum, bmm, mm
-and matmul (blas.py's complex paths), conj_physical, conj views (conj_bit.py) and their
-autograd; every other op given
-a complex tensor or dtype is refused with NotSupportedError naming it (complex
-reciprocal, dot and mv... were not measured).
+linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py), einsum, bmm, mm,
+addmm, mv, addmv, inner, where and matmul (blas.py's complex paths: MKL's gemm, ATen's own
+gemv loop), conj_physical, conj views (conj_bit.py) and their autograd; every other op
+given a complex tensor or dtype is refused with NotSupportedError naming it (what was not
+measured).
 
 `multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
 measured bit for bit in tests/test_complex_torch_diff.py). Its vector body (two
@@ -60,6 +60,7 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
+    mv addmv addmm inner where tensordot
     floor_divide conj exp index_select angle cumsum dot vdot grad sgn eigh eigvalsh diag_embed
     mH H adjoint mT
 """.split())

@@ -1,5 +1,5 @@
-"""Differential tests against live PyTorch 2.13: complex mv, addmv, addmm, inner and
-where (complex64 and complex128).
+"""Differential tests against live PyTorch 2.13: complex mv, addmv, addmm, inner, where,
+reciprocal, var, std and powers by small integers (complex64 and complex128).
 
 torch's gemv_use_fast_path is false for complex types, so mv/addmv/`matrix @ vector` run
 BlasKernel.cpp's own loop (no FMA: each c10::complex product and sum rounded), 'n' for a
@@ -18,6 +18,8 @@ import pytest
 from ops_helpers import TORCH as gt_torch
 from ops_helpers import finite_difference_tests
 from script_runs import address_free, gradtrace_output, torch_output
+
+from gradtrace.runner import run_text
 
 torch = pytest.importorskip("torch")
 
@@ -120,6 +122,148 @@ def test_complex_products_and_where_record_torchs_nodes() -> None:
     assert address_free(gradtrace_output(NODES)) == address_free(torch_output(NODES))
 
 
+RECIPROCALS = """import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(5)
+def bits(t):
+    t = t.detach().resolve_conj()
+    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
+    r = r.contiguous()
+    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+for dt in (torch.complex64, torch.complex128):
+    for n in (1, 3, 4, 5, 8, 9, 17, 33):
+        z = (torch.randn(n, dtype=dt) * torch.exp(torch.randn(n) * 4).to(dt)).requires_grad_()
+        y = z.reciprocal()
+        w = torch.randn(n, dtype=dt)
+        (y * w).sum().abs().backward()
+        with fwAD.dual_level():
+            jvp = fwAD.unpack_dual(fwAD.make_dual(z.detach(), w).reciprocal()).tangent
+        print(n, y.grad_fn.name(), bits(y), bits(z.grad), bits(jvp), bits(1 / z), bits(2.5 / z),
+              bits((1 - 2j) / z), type((1 / z).grad_fn).__name__)
+    big = torch.randn(20000, dtype=dt) * 1e3
+    print(torch.view_as_real(big.reciprocal()).view(
+        torch.int32 if dt == torch.complex64 else torch.int64).sum().item())
+    m = torch.randn(9, 6, dtype=dt)
+    for v in (m.t(), m[:, ::2], m[:1].expand(5, 6), m.conj()):
+        r = v.reciprocal()
+        print(r.stride(), r.is_conj(), bits(r), bits(torch.reciprocal(v)))
+    x = m.clone()
+    x.reciprocal_()
+    print(bits(x))
+    sp = [0., -0., float('inf'), -float('inf'), float('nan'), 1e-40, 1e38, 3e-39, 1., -2.]
+    z = torch.complex(torch.tensor([a for a in sp for b in sp]),
+                      torch.tensor([b for a in sp for b in sp])).to(dt)
+    print(bits(z.reciprocal()), bits(z[:7].reciprocal()))
+"""
+
+
+def test_complex_reciprocal_and_number_over_tensor_bit_for_bit_like_torch() -> None:
+    """reciprocal_kernel's 1 / a is c10::complex's operator/ in the vector body too (the
+    numerator's products exact, the denominator's FMA everywhere); 1 / (0 + 0i) is
+    inf + nan i with torch's positive nan; `number / z` is z.reciprocal() * number; the
+    gradient -grad * (result * result).conj() and the forward derivative."""
+    assert gradtrace_output(RECIPROCALS) == torch_output(RECIPROCALS)
+
+
+VARIANCES = """import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(7)
+def bits(t):
+    t = t.detach().resolve_conj()
+    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
+    r = r.contiguous()
+    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+for dt in (torch.complex64, torch.complex128):
+    for shape in ((1,), (5,), (17,), (300,), (30000,), (3, 4), (6, 33), (2, 3, 5)):
+        z = (torch.randn(shape, dtype=dt) * 3 + (1 - 2j)).requires_grad_()
+        for fn in ("var", "std"):
+            f = getattr(torch, fn)
+            outs = [f(z), f(z, correction=0), f(z, dim=0), f(z, dim=-1, keepdim=True)]
+            if len(shape) > 1:
+                outs += [f(z, dim=(0, 1)), f(z.transpose(0, 1), dim=1), f(z, dim=1, correction=2)]
+            for y in outs:
+                w = torch.rand(y.shape, dtype=y.dtype)
+                z.grad = None
+                (y * w).sum().backward()
+                print(shape, fn, y.dtype, y.grad_fn.name(),
+                      bits(y) if y.numel() < 50 else bits(y.sum()),
+                      bits(z.grad) if z.numel() < 100 else bits(z.grad.sum()))
+        m = torch.randn(7, 6, dtype=dt)
+        for v in (m.t(), m[:, ::2], m.conj(), m[1:, 1:]):
+            print(bits(v.var()), bits(v.std(dim=0)), bits(v.var(1, keepdim=True)))
+    with fwAD.dual_level():
+        z = torch.randn(4, 5, dtype=dt)
+        t = torch.randn(4, 5, dtype=dt)
+        d = fwAD.make_dual(z, t)
+        print(bits(fwAD.unpack_dual(d.var()).tangent),
+              bits(fwAD.unpack_dual(d.std(dim=1)).tangent))
+    one = torch.randn(1, dtype=dt, requires_grad=True)
+    y = one.var()
+    y.backward()
+    print(bits(y), bits(one.grad))
+"""
+
+
+def test_complex_var_and_std_bit_for_bit_with_gradients_like_torch() -> None:
+    """std_var_out: the variances of the real and imaginary parts (strided views of the
+    input) added, the square root by torch's float sqrt kernel (not numpy's: it differs in
+    17% of float32 values); var_backward's (2 / dof) * grad * (self - self.mean()) in
+    complex arithmetic; one element's gradient is nan (where(self == mean, nan, inf)); the
+    forward derivative real(var_backward(t.conj(), ...).sum())."""
+    assert gradtrace_output(VARIANCES) == torch_output(VARIANCES)
+
+
+POWERS = """import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(9)
+def bits(t):
+    t = t.detach().resolve_conj()
+    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
+    r = r.contiguous()
+    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+for dt in (torch.complex64, torch.complex128):
+    for n in (1, 2, 3, 5, 8, 9, 11, 16, 17, 23, 39, 100):
+        z = torch.randn(n, dtype=dt, requires_grad=True)
+        w = torch.randn(n, dtype=dt)
+        for e in (0, 1, 2, 3, -1, 2.0, 3.0, -1.0):
+            y = z ** e
+            z.grad = None
+            (y * w).sum().abs().backward()
+            with fwAD.dual_level():
+                jvp = fwAD.unpack_dual(fwAD.make_dual(z.detach(), w) ** e).tangent
+            print(n, e, y.grad_fn.name(), bits(y), bits(z.grad), bits(jvp), bits(torch.pow(z, e)))
+        print(bits(z.detach() ** -2), bits(z.detach().pow(-2.0)))
+    m = torch.randn(9, 13, dtype=dt)
+    for v in (m.t(), m[:, ::2], m[1:, 1:], m.conj(), m.t()[::3]):
+        print([bits(v ** e) for e in (2, 3, -1, -2)], (v ** 2).stride(), (v ** 3).stride())
+    big = torch.randn(50000, dtype=dt)
+    print([torch.view_as_real(big ** e).double().sum().item() for e in (2, 3, -2)])
+    sp = [0., -0., float('inf'), float('nan'), 1e-30, 1e30, 1.]
+    z = torch.complex(torch.tensor([a for a in sp for b in sp]),
+                      torch.tensor([b for a in sp for b in sp])).to(dt)
+    print([bits(z ** e) for e in (2, 3, -2)])
+"""
+
+
+def test_complex_powers_by_small_integers_bit_for_bit_like_torch() -> None:
+    """pow_tensor_scalar_optimized_kernel: ** 2 and ** 3 are products (the scalar code's
+    FMAs as GCC contracted them, the cube's odd last one unfused for complex64), ** -1
+    reciprocal_kernel, ** -2 the reciprocal of the square, ** 0 a fill, ** 1 a copy; the
+    gradient grad * (exp * self.pow(exp - 1)).conj() and the forward derivative."""
+    assert gradtrace_output(POWERS) == torch_output(POWERS)
+
+
+@pytest.mark.parametrize("expression", ["z ** 0.5", "z ** (1 + 1j)", "z ** z", "2 ** z",
+                                        "torch.pow(z, z)", "z.expand(3, 4) ** 2",
+                                        "torch.ones(2) ** (2 + 0j)"])
+def test_complex_powers_through_std_pow_are_refused(expression: str) -> None:
+    """std::pow (the C library's cpow) was not measured: NotSupportedError, not a guess."""
+    result = run_text(f"import torch\nz = torch.complex(torch.ones(4), torch.ones(4))\n"
+                      f"{expression}\n")
+    assert result.error is not None
+    assert result.error.kind == "NotSupportedError", result.error.message
+
+
 def _c(re: object, im: object) -> object:
     return gt_torch.complex(re, im)
 
@@ -139,6 +283,14 @@ GRADCHECK = {
     "inner": (lambda ar, ai, br: gt_torch.view_as_real(gt_torch.inner(_c(ar, ai), _c(br, ar))),
               lambda r: [r.standard_normal((2, 3)), r.standard_normal((2, 3)),
                          r.standard_normal((2, 3))]),
+    "reciprocal": (lambda ar, ai: gt_torch.view_as_real(gt_torch.reciprocal(_c(ar, ai))),
+                   lambda r: [r.standard_normal(5) + 2, r.standard_normal(5)]),
+    "var": (lambda ar, ai: gt_torch.var(_c(ar, ai), dim=1),
+            lambda r: [r.standard_normal((3, 4)), r.standard_normal((3, 4))]),
+    "std": (lambda ar, ai: gt_torch.std(_c(ar, ai)),
+            lambda r: [r.standard_normal(6), r.standard_normal(6)]),
+    "pow3": (lambda ar, ai: gt_torch.view_as_real(_c(ar, ai) ** 3),
+             lambda r: [r.standard_normal(5), r.standard_normal(5)]),
     "where": (lambda ar, ai, br: gt_torch.view_as_real(gt_torch.where(
         ar > 0, _c(ar, ai), _c(br, ar))), lambda r: [r.standard_normal(5),
                                                        r.standard_normal(5),

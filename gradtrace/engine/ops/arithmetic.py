@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import bfloat16, dtypes, kernels, unsigned
 from .. import complex as complex_dtypes
-from ..dtypes import bool_
+from ..dtypes import DType, bool_
 from ..events import OBSERVERS
 from ..formulas import COMPLEX, local
 from ..forward_ad import FW, auto_element_wise, maybe_multiply
@@ -360,6 +360,29 @@ class NegBackward0(Function):
         return -t[0]  # auto_element_wise
 
 
+# complex exponents pow_tensor_scalar_kernel computes with products and quotients gradtrace
+# reproduces (0 is a fill, 1 a copy, -1 reciprocal_kernel); every other one is std::pow, the
+# C library's cpow, not measured
+_COMPLEX_EXPONENTS = (0, 1, 2, 3, -1, -2)
+
+
+def _complex_power(base: np.ndarray, value: Any, dtype: DType) -> np.ndarray:
+    """`complex tensor ** number` as pow_Tensor_Scalar_out computes it, or refused."""
+    if isinstance(value, complex) or value not in _COMPLEX_EXPONENTS:
+        raise complex_dtypes.refuse(f"the ** operator with the exponent {value} on "
+                                    f"torch.{dtype.name} (std::pow)")
+    if value == 0:
+        return np.ones(base.shape, base.dtype)
+    if value == 1:
+        return base.copy()
+    if value == -1:
+        return complex_dtypes.reciprocal(base)
+    if any(st == 0 and n > 1 for st, n in zip(base.strides, base.shape, strict=True)):
+        raise complex_dtypes.refuse(f"the ** operator with the exponent {value} on a "
+                                    f"broadcast torch.{dtype.name} tensor")
+    return complex_dtypes.power(base, int(value))
+
+
 class PowBackward0(Function):
     """`tensor ** number`."""
 
@@ -371,7 +394,8 @@ class PowBackward0(Function):
         self.save("self", a)
         self.save_attr(exponent=value)
         dtype = result_dtype(a, exponent)
-        if not dtype.is_floating_point and isinstance(value, int) and value < 0:
+        if not (dtype.is_floating_point or dtype.is_complex) and isinstance(value, int) and \
+                value < 0:
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
         if dtype.barebones and value not in (0, 1):  # (** 0 is a fill, ** 1 a copy)
             raise unsigned.not_implemented("pow", dtype)
@@ -379,6 +403,8 @@ class PowBackward0(Function):
         if dtype is dtypes.float16 or dtype is dtypes.float32:  # (the exponent as a float16
             dtypes.checked_scalar(value, dtype)  # or float: `x ** 1e5` of float16 overflows)
         base = cast(a.array, dtype)
+        if dtype.is_complex:
+            return _complex_power(base, value, dtype)
         if value == 1:
             # torch's pow_Tensor_Scalar_out copies the base for an exponent of 1 (the `** 2`
             # backward's self.pow(1.0)): the same bits as SLEEF's powf, without its ~250 ns
@@ -399,6 +425,8 @@ class PowBackward0(Function):
 
             return zeros_like(self_)
         exponent = float(exponent)  # torch: grad * (exp * self.pow(exp - 1)) with a double exp
+        if self_.dtype.is_complex:  # grad * (exp * self.pow(exp - 1)).conj()
+            return conj_product(grad, self_.pow(exponent - 1) * exponent)
         return grad * mul_scalar(self_.pow(exponent - 1), exponent)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
@@ -406,10 +434,14 @@ class PowBackward0(Function):
         exponent = params["exponent"].array.item() if "exponent" in params \
             else inputs[1].array.item()
         if exponent == 0:
+            from .complex_ops import conj_physical
             from .creation import zeros_like
 
-            return zeros_like(inputs[0])
+            # (complex: the zeros conjugated, torch's -0 imaginary parts)
+            return conj_physical(zeros_like(inputs[0]))
         exponent = float(exponent)
+        if inputs[0].dtype.is_complex:  # (the formula of conj(t), conjugated: the same bits)
+            return t[0] * (inputs[0].pow(exponent - 1) * exponent)
         return t[0] * mul_scalar(inputs[0].pow(exponent - 1), exponent)
 
 
@@ -424,6 +456,9 @@ class PowBackward1(Function):
         dtype = common_dtype(a, exponent)
         if dtype.barebones:
             raise unsigned.not_implemented("pow", dtype)
+        if dtype.is_complex:
+            raise complex_dtypes.refuse(f"pow() of a tensor exponent on torch.{dtype.name} "
+                                        "(std::pow)")
         bfloat16.check_dtype("pow", dtype)
         self.save("exponent", exponent)
         self.save("self", a)
@@ -474,6 +509,9 @@ class PowBackward2(Function):
         dtype = result_dtype(base, exponent)
         if dtype.barebones:
             raise unsigned.not_implemented("pow", dtype)
+        if dtype.is_complex:
+            raise complex_dtypes.refuse(f"pow() of a tensor exponent on torch.{dtype.name} "
+                                        "(std::pow)")
         bfloat16.check_dtype("pow", dtype)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return float_pow(cast(base.array, dtype), cast(exponent.array, dtype))

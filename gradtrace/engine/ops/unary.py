@@ -436,10 +436,12 @@ class AbsBackward0(Function):
 
 class ReciprocalBackward0(Function):
     __slots__ = ()
-    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
-    formulas = (local("self", "-{result}²"),)
+    jvp_reads_saved = True  # (a real tangent's formula is backward's: auto_element_wise)
+    formulas = (local("self", "-conj({result}²)", when=(COMPLEX,)), local("self", "-{result}²"))
 
     def forward(self, a: Tensor) -> np.ndarray:
+        if a.dtype.is_complex:
+            return complex_dtypes.reciprocal(a.array)
         with np.errstate(divide="ignore"):
             return np.reciprocal(_floating(a))
 
@@ -448,7 +450,16 @@ class ReciprocalBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         result = self.unpack("result")
+        if grad.dtype.is_complex:  # -grad * (result * result).conj()
+            from .arithmetic import conj_product
+
+            return conj_product(-grad, result * result)
         return -grad * (result * result)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        if t[0].dtype.is_complex:  # auto_element_wise: the formula of conj(t), conjugated
+            return -t[0] * (outs[0] * outs[0])
+        return auto_element_wise(self, t, outs, inputs, params)
 
 
 class ClampBackward1(Function):

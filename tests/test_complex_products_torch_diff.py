@@ -1,5 +1,5 @@
 """Differential tests against live PyTorch 2.13: complex mv, addmv, addmm, inner, where,
-reciprocal, var, std and powers by small integers (complex64 and complex128).
+reciprocal, var, std, sqrt and `**` by a number (complex64 and complex128).
 
 torch's gemv_use_fast_path is false for complex types, so mv/addmv/`matrix @ vector` run
 BlasKernel.cpp's own loop (no FMA: each c10::complex product and sum rounded), 'n' for a
@@ -253,11 +253,78 @@ def test_complex_powers_by_small_integers_bit_for_bit_like_torch() -> None:
     assert gradtrace_output(POWERS) == torch_output(POWERS)
 
 
-@pytest.mark.parametrize("expression", ["z ** 0.5", "z ** (1 + 1j)", "z ** z", "2 ** z",
-                                        "torch.pow(z, z)", "z.expand(3, 4) ** 2",
-                                        "torch.ones(2) ** (2 + 0j)"])
-def test_complex_powers_through_std_pow_are_refused(expression: str) -> None:
-    """std::pow (the C library's cpow) was not measured: NotSupportedError, not a guess."""
+GENERAL_POWERS = """import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(11)
+def bits(t):
+    t = t.detach().resolve_conj()
+    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
+    r = r.contiguous()
+    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+for dt in (torch.complex64, torch.complex128):
+    for n in (1, 5, 9, 17):
+        z = torch.randn(n, dtype=dt, requires_grad=True)
+        w = torch.randn(n, dtype=dt)
+        for e in (0.5, -0.5, 1.5, 4, -3, 0.3, 1+1j, 2-0.5j, 2.5):
+            y = z ** e
+            z.grad = None
+            (y * w).sum().abs().backward()
+            with fwAD.dual_level():
+                jvp = fwAD.unpack_dual(fwAD.make_dual(z.detach(), w) ** e).tangent
+            print(n, e, y.grad_fn.name(), bits(y), bits(z.grad), bits(jvp), bits(torch.pow(z, e)))
+    m = torch.randn(5, 7, dtype=dt)
+    for v in (m.t(), m[:, ::2], m.conj(), m[:1].expand(4, 7)):
+        print([bits(v ** e) for e in (0.5, -0.5, 4, 1j)], (v ** 4).stride(), (v ** 0.5).stride())
+    x = torch.randn(6)
+    print(bits(x ** (1 + 1j)), bits(x.double() ** 2j), bits(torch.sqrt(m)), (x ** 1j).dtype)
+    sp = [0., -0., float('inf'), float('nan'), 1e-30, 1.]
+    z = torch.complex(torch.tensor([a for a in sp for b in sp]),
+                      torch.tensor([b for a in sp for b in sp])).to(dt)
+    print([bits(z ** e) for e in (0.5, -0.5, 4, 1.5, 1j)])
+"""
+
+
+def test_complex_powers_by_other_numbers_and_sqrt_bit_for_bit_like_torch() -> None:
+    """** 0.5 is sqrt_kernel (std::sqrt, the C library's csqrt), ** -0.5 rsqrt_kernel
+    (1 / csqrt, c10::complex's division), any other number std::pow, the C library's cpow
+    (numpy's power multiplies for integer exponents: not it); a real tensor to a complex
+    power; the gradients grad * (exp * self.pow(exp - 1)).conj()."""
+    assert gradtrace_output(GENERAL_POWERS) == torch_output(GENERAL_POWERS)
+
+
+SQUARE_ROOTS = """import torch
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(12)
+def bits(t):
+    t = t.detach().resolve_conj()
+    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
+    r = r.contiguous()
+    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+for dt in (torch.complex64, torch.complex128):
+    for n in (1, 3, 8, 9, 17, 40):
+        z = torch.randn(n, dtype=dt, requires_grad=True)
+        w = torch.randn(n, dtype=dt)
+        y = z.sqrt()
+        (y * w).sum().abs().backward()
+        with fwAD.dual_level():
+            jvp = fwAD.unpack_dual(fwAD.make_dual(z.detach(), w).sqrt()).tangent
+        print(n, y.grad_fn.name(), bits(y), bits(z.grad), bits(jvp), bits(torch.sqrt(z)))
+    m = torch.randn(5, 7, dtype=dt)
+    for v in (m.t(), m[:, ::2], m.conj(), m[:1].expand(4, 7)):
+        print(bits(v.sqrt()), v.sqrt().stride())
+"""
+
+
+def test_complex_sqrt_and_its_gradients_like_torch() -> None:
+    """csqrt everywhere; the gradient grad / (2 * result.conj()) as div rounds it."""
+    assert gradtrace_output(SQUARE_ROOTS) == torch_output(SQUARE_ROOTS)
+
+
+@pytest.mark.parametrize("expression", ["z ** z", "2 ** z", "torch.pow(z, z)",
+                                        "torch.pow(2, z)", "z.expand(3, 4) ** 2"])
+def test_complex_powers_of_tensor_exponents_are_refused(expression: str) -> None:
+    """pow_tensor_tensor's gradients (complex log) were not measured, nor a broadcast
+    base's products: NotSupportedError, not a guess."""
     result = run_text(f"import torch\nz = torch.complex(torch.ones(4), torch.ones(4))\n"
                       f"{expression}\n")
     assert result.error is not None
@@ -291,6 +358,10 @@ GRADCHECK = {
             lambda r: [r.standard_normal(6), r.standard_normal(6)]),
     "pow3": (lambda ar, ai: gt_torch.view_as_real(_c(ar, ai) ** 3),
              lambda r: [r.standard_normal(5), r.standard_normal(5)]),
+    "pow_general": (lambda ar, ai: gt_torch.view_as_real(_c(ar, ai) ** (1.5 - 0.5j)),
+                    lambda r: [r.standard_normal(5) + 3, r.standard_normal(5)]),
+    "sqrt": (lambda ar, ai: gt_torch.view_as_real(gt_torch.sqrt(_c(ar, ai))),
+             lambda r: [r.standard_normal(5) + 3, r.standard_normal(5)]),
     "where": (lambda ar, ai, br: gt_torch.view_as_real(gt_torch.where(
         ar > 0, _c(ar, ai), _c(br, ar))), lambda r: [r.standard_normal(5),
                                                        r.standard_normal(5),

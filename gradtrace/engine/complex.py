@@ -7,9 +7,9 @@ torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
 view_as_real/view_as_complex, .real/.imag, index_select, + - * /, exp, abs, sum, mean,
 isclose/allclose, linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py),
 einsum, bmm, mm, addmm, mv, addmv, inner, where and matmul (blas.py's complex paths: MKL's
-gemm, ATen's own gemv loop), reciprocal, var, std, conj_physical, conj views (conj_bit.py)
-and their autograd; every other op given a complex tensor or dtype is refused with
-NotSupportedError naming it (what was not measured).
+gemm, ATen's own gemv loop), reciprocal, var, std, sqrt, `**` by a number, conj_physical,
+conj views (conj_bit.py) and their autograd; every other op given a complex tensor or dtype
+is refused with NotSupportedError naming it (what was not measured).
 
 `multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
 measured bit for bit in tests/test_complex_torch_diff.py). Its vector body (two
@@ -59,7 +59,7 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
-    mv addmv addmm inner where tensordot reciprocal var std pow
+    mv addmv addmm inner where tensordot reciprocal var std pow sqrt
     floor_divide conj exp index_select angle cumsum dot vdot grad sgn eigh eigvalsh diag_embed
     mH H adjoint mT
 """.split())
@@ -407,6 +407,56 @@ def power(x: np.ndarray, exponent: int) -> np.ndarray:
         return _pow_product(square, a, last, dtype)
 
     return _binary(x, x, kernel)
+
+
+_CPOW: dict[np.dtype, Any] = {}
+
+
+def _cpow_function(dtype: np.dtype) -> Any:
+    """The C library's cpowf/cpow through ctypes: a struct of two floats (doubles) is
+    passed and returned as C's _Complex float (double) is on x86-64."""
+    found = _CPOW.get(dtype)
+    if found is None:
+        import ctypes
+        import ctypes.util
+
+        part = ctypes.c_float if dtype == np.complex64 else ctypes.c_double
+        pair = type("Pair", (ctypes.Structure,), {"_fields_": [("re", part), ("im", part)]})
+        libm = ctypes.CDLL(ctypes.util.find_library("m"))
+        function = libm.cpowf if dtype == np.complex64 else libm.cpow
+        function.restype, function.argtypes = pair, [pair, pair]
+        found = _CPOW[dtype] = (function, pair)
+    return found
+
+
+def cpow(x: np.ndarray, exponent: complex) -> np.ndarray:
+    """std::pow(z, exponent) of every element (pow_tensor_scalar_optimized_kernel's general
+    case, its vector body mapping the same std::pow): libstdc++'s __builtin_cpow, the C
+    library's cpowf/cpow, called element by element (numpy's power calls it too for
+    exponents that are not integers, but multiplies for integer ones: measured), laid out
+    as the input."""
+    function, pair = _cpow_function(x.dtype)
+    e = pair(exponent.real, exponent.imag)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(flat.size, x.dtype)
+    for i, (re, im) in enumerate(zip(flat.real.tolist(), flat.imag.tolist(), strict=True)):
+        r = function(pair(re, im), e)
+        out[i] = complex(r.re, r.im)
+    return iterator_layout(out.reshape(x.shape), x)
+
+
+def square_root(x: np.ndarray) -> np.ndarray:
+    """sqrt_kernel of a complex array: Vectorized's sqrt maps std::sqrt, the C library's
+    csqrtf/csqrt, which numpy's complex sqrt calls (measured bit for bit); laid out as the
+    input."""
+    with np.errstate(all="ignore"):
+        return iterator_layout(np.sqrt(x), x)
+
+
+def reciprocal_square_root(x: np.ndarray) -> np.ndarray:
+    """rsqrt_kernel of a complex array: 1 / std::sqrt(a) (the vector body's
+    sqrt().reciprocal() too): c10::complex's division of 1 by csqrt, as `reciprocal`."""
+    return reciprocal(square_root(x))
 
 
 def angle(x: np.ndarray) -> np.ndarray:

@@ -360,27 +360,26 @@ class NegBackward0(Function):
         return -t[0]  # auto_element_wise
 
 
-# complex exponents pow_tensor_scalar_kernel computes with products and quotients gradtrace
-# reproduces (0 is a fill, 1 a copy, -1 reciprocal_kernel); every other one is std::pow, the
-# C library's cpow, not measured
-_COMPLEX_EXPONENTS = (0, 1, 2, 3, -1, -2)
-
-
 def _complex_power(base: np.ndarray, value: Any, dtype: DType) -> np.ndarray:
-    """`complex tensor ** number` as pow_Tensor_Scalar_out computes it, or refused."""
-    if isinstance(value, complex) or value not in _COMPLEX_EXPONENTS:
-        raise complex_dtypes.refuse(f"the ** operator with the exponent {value} on "
-                                    f"torch.{dtype.name} (std::pow)")
+    """`complex tensor ** number` as pow_Tensor_Scalar_out and pow_tensor_scalar_kernel
+    compute it: 0 a fill, 1 a copy, 0.5 sqrt_kernel, -0.5 rsqrt_kernel, -1
+    reciprocal_kernel, 2, 3 and -2 products and quotients, any other std::pow."""
     if value == 0:
         return np.ones(base.shape, base.dtype)
     if value == 1:
         return base.copy()
+    if value == 0.5:
+        return complex_dtypes.square_root(base)
+    if value == -0.5:
+        return complex_dtypes.reciprocal_square_root(base)
     if value == -1:
         return complex_dtypes.reciprocal(base)
-    if any(st == 0 and n > 1 for st, n in zip(base.strides, base.shape, strict=True)):
-        raise complex_dtypes.refuse(f"the ** operator with the exponent {value} on a "
-                                    f"broadcast torch.{dtype.name} tensor")
-    return complex_dtypes.power(base, int(value))
+    if value in (2, 3, -2):
+        if any(st == 0 and n > 1 for st, n in zip(base.strides, base.shape, strict=True)):
+            raise complex_dtypes.refuse(f"the ** operator with the exponent {value} on a "
+                                        f"broadcast torch.{dtype.name} tensor")
+        return complex_dtypes.power(base, int(value.real))
+    return complex_dtypes.cpow(base, complex(value))
 
 
 class PowBackward0(Function):
@@ -424,9 +423,10 @@ class PowBackward0(Function):
             from .creation import zeros_like
 
             return zeros_like(self_)
-        exponent = float(exponent)  # torch: grad * (exp * self.pow(exp - 1)) with a double exp
         if self_.dtype.is_complex:  # grad * (exp * self.pow(exp - 1)).conj()
+            exponent = complex(exponent) if isinstance(exponent, complex) else float(exponent)
             return conj_product(grad, self_.pow(exponent - 1) * exponent)
+        exponent = float(exponent)  # torch: grad * (exp * self.pow(exp - 1)) with a double exp
         return grad * mul_scalar(self_.pow(exponent - 1), exponent)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
@@ -439,9 +439,10 @@ class PowBackward0(Function):
 
             # (complex: the zeros conjugated, torch's -0 imaginary parts)
             return conj_physical(zeros_like(inputs[0]))
-        exponent = float(exponent)
         if inputs[0].dtype.is_complex:  # (the formula of conj(t), conjugated: the same bits)
+            exponent = complex(exponent) if isinstance(exponent, complex) else float(exponent)
             return t[0] * (inputs[0].pow(exponent - 1) * exponent)
+        exponent = float(exponent)
         return t[0] * mul_scalar(inputs[0].pow(exponent - 1), exponent)
 
 

@@ -370,15 +370,25 @@ class SqrtBackward0(Function):
     formulas = (local("self", "1 / (2 × {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
+        if a.dtype.is_complex:
+            return complex_dtypes.square_root(a.array)
         return unary("sqrt", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
+        if grad.dtype.is_complex:  # grad / (2 * result.conj()), the conjugate written out
+            from .complex_ops import conj_physical
+
+            if GRAD_MODE.enabled:
+                raise complex_dtypes.refuse("create_graph through a complex sqrt")
+            return grad / (conj_physical(self.unpack("result")) * 2)
         return grad / mul_scalar(self.unpack("result"), 2)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        if t[0].dtype.is_complex:  # (the formula of conj(t), conjugated: the same bits)
+            return t[0] / (outs[0] * 2)
         return t[0] / mul_scalar(outs[0], 2)  # auto_element_wise
 
 

@@ -428,7 +428,7 @@ def test_errors_like_torch() -> None:
 
 
 @pytest.mark.parametrize("expression", [
-    "z ** z", "z.log()",
+    "z.sin()", "z.tanh()",
     "torch.tensor([1., 2.]).to(torch.complex64).prod()",
 ])
 def test_unmeasured_complex_ops_are_refused(expression: str) -> None:

@@ -59,7 +59,7 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
-    mv addmv addmm inner where tensordot reciprocal var std pow sqrt
+    mv addmv addmm inner where tensordot reciprocal var std pow sqrt log
     floor_divide conj exp index_select angle cumsum dot vdot grad sgn eigh eigvalsh diag_embed
     mH H adjoint mT
 """.split())
@@ -120,7 +120,7 @@ def check_dtype(name: str, dtype: DType) -> None:
 # an operand is complex (powers of complex values were not measured; its comparisons,
 # bitwise ops and float()/int() raise errors gradtrace does not word)
 _OPERATORS = {
-    "__rpow__": "**", "__ipow__": "**=", "__mod__": "%",
+    "__ipow__": "**=", "__mod__": "%",
     "__rmod__": "%", "__and__": "&", "__or__": "|", "__xor__": "^", "__rand__": "&",
     "__ror__": "|", "__rxor__": "^", "__lt__": "<", "__le__": "<=", "__gt__": ">",
     "__ge__": ">=", "__invert__": "~", "__lshift__": "<<", "__rlshift__": "<<",
@@ -443,6 +443,32 @@ def cpow(x: np.ndarray, exponent: complex) -> np.ndarray:
         r = function(pair(re, im), e)
         out[i] = complex(r.re, r.im)
     return iterator_layout(out.reshape(x.shape), x)
+
+
+def cpow_pairs(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """pow_tensor_tensor_kernel of complex arrays of one dtype (broadcasting): std::pow of
+    each pair, the C library's cpowf/cpow, in its vector body too (even for a 0-d
+    exponent: measured), laid out as TensorIterator lays out the result."""
+    function, pair = _cpow_function(x.dtype)
+
+    def kernel(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
+               ) -> np.ndarray:
+        out = np.empty(a.size, a.dtype)
+        for i, (ar, ai, br, bi) in enumerate(zip(a.real.tolist(), a.imag.tolist(),
+                                                b.real.tolist(), b.imag.tolist(), strict=True)):
+            r = function(pair(ar, ai), pair(br, bi))
+            out[i] = complex(r.re, r.im)
+        return out
+
+    return _binary(x, y, kernel)
+
+
+def logarithm(x: np.ndarray) -> np.ndarray:
+    """log_kernel of a complex array: Vectorized's log maps std::log, the C library's
+    clogf/clog, which numpy's complex log calls (measured bit for bit); laid out as the
+    input."""
+    with np.errstate(all="ignore"):
+        return iterator_layout(np.log(x), x)
 
 
 def square_root(x: np.ndarray) -> np.ndarray:

@@ -457,13 +457,12 @@ class PowBackward1(Function):
         dtype = common_dtype(a, exponent)
         if dtype.barebones:
             raise unsigned.not_implemented("pow", dtype)
-        if dtype.is_complex:
-            raise complex_dtypes.refuse(f"pow() of a tensor exponent on torch.{dtype.name} "
-                                        "(std::pow)")
         bfloat16.check_dtype("pow", dtype)
         self.save("exponent", exponent)
         self.save("self", a)
         self.show_saved_as("self", "exponent")
+        if dtype.is_complex:
+            return complex_dtypes.cpow_pairs(cast(a.array, dtype), cast(exponent.array, dtype))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return float_pow(cast(a.array, dtype), cast(exponent.array, dtype))
 
@@ -476,6 +475,8 @@ class PowBackward1(Function):
         from .reductions import where
 
         self_, exponent = inputs
+        if outs[0].dtype.is_complex:
+            return _complex_pow_jvp(t, outs[0], self_, exponent)
         cond = (self_ == 0) & (exponent >= 0)
         g_e = t[1] * where(cond, Tensor.scalar(0.0), outs[0] * self_.log())
         g_s = where(exponent == 0.0, Tensor.scalar(0.0),
@@ -486,6 +487,8 @@ class PowBackward1(Function):
         from .reductions import where
 
         self_, exponent = self.unpack("self"), self.unpack("exponent")
+        if grad.dtype.is_complex:
+            return self._complex_backward(grad, self_, exponent)
         ga = gb = None
         if self.needs_input_grad(1):  # the exponent's gradient first, like torch
             result = self.unpack("result")
@@ -497,11 +500,66 @@ class PowBackward1(Function):
         return ga, gb
 
 
+    def _complex_backward(self, grad: Tensor, self_: Tensor, exponent: Tensor
+                          ) -> tuple[Tensor | None, Tensor | None]:
+        """pow_backward_self: where(exponent == 0, 0, grad * (exponent * self.pow(exponent -
+        1)).conj()); pow_backward_exponent: grad * where(self == 0 & exponent real and >= 0,
+        0, (result * self.log()).conj()); each a real input's real part."""
+        from .complex_ops import conj_physical, imag, real
+        from .reductions import where
+
+        if GRAD_MODE.enabled:  # (conj views, ConjBackward0, in torch's graph)
+            raise complex_dtypes.refuse("create_graph through a complex power")
+        zero = Tensor.scalar(0.0)
+        ga = gb = None
+        if self.needs_input_grad(1):
+            result = self.unpack("result")
+            if exponent.dtype.is_complex:
+                real_exponent = (imag(exponent) == 0) & (real(exponent) >= 0)
+            else:
+                real_exponent = exponent >= 0
+            cond = (self_ == 0) & real_exponent
+            promoted = self_.to(grad.dtype)
+            gb = grad * where(cond, zero, conj_physical(result * promoted.log()))
+            gb = complex_dtypes.handle_r_to_c(exponent.dtype, gb)
+        if self.needs_input_grad(0):
+            ga = where(exponent == 0.0, zero,
+                       conj_product(grad, exponent * self_.pow(sub_scalar(exponent, 1))))
+            ga = complex_dtypes.handle_r_to_c(self_.dtype, ga)
+        return ga, gb
+
+
+def _complex_pow_jvp(t: list, result: Tensor, self_: Tensor, exponent: Tensor) -> Tensor:
+    """pow.Tensor_Tensor's forward derivative of complex values: (pow_backward_self(
+    self_t.conj(), self_p, exponent_p) + pow_backward_exponent(exponent_t.conj(), self_p,
+    exponent_p, result)).conj(), every conjugate written out (exact)."""
+    from .complex_ops import conj_physical, imag, real
+    from .reductions import where
+
+    zero = Tensor.scalar(0.0)
+    total = None
+    if t[0] is not None:
+        part = where(exponent == 0.0, zero, conj_physical(t[0]) * conj_physical(
+            exponent * self_.pow(sub_scalar(exponent, 1))))
+        total = complex_dtypes.handle_r_to_c(self_.dtype, part)
+    if t[1] is not None:
+        if exponent.dtype.is_complex:
+            real_exponent = (imag(exponent) == 0) & (real(exponent) >= 0)
+        else:
+            real_exponent = exponent >= 0
+        cond = (self_ == 0) & real_exponent
+        log = self_.to(result.dtype).log()
+        part = conj_physical(t[1]) * where(cond, zero, conj_physical(result * log))
+        part = complex_dtypes.handle_r_to_c(exponent.dtype, part)
+        total = part if total is None else total + part
+    return conj_physical(total)
+
+
 class PowBackward2(Function):
     """`number ** tensor`: one input, the exponent."""
 
     __slots__ = ()
-    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
+    jvp_reads_saved = True  # (auto_element_wise: backward's formula)
     formulas = (local("exponent", "{result} × ln({self})"),)
 
     def forward(self, exponent: Tensor, base: Tensor) -> np.ndarray:
@@ -510,10 +568,12 @@ class PowBackward2(Function):
         dtype = result_dtype(base, exponent)
         if dtype.barebones:
             raise unsigned.not_implemented("pow", dtype)
-        if dtype.is_complex:
-            raise complex_dtypes.refuse(f"pow() of a tensor exponent on torch.{dtype.name} "
-                                        "(std::pow)")
         bfloat16.check_dtype("pow", dtype)
+        if dtype.is_complex:  # pow_Scalar_out: a fill for a base of 1, else std::pow's
+            if base.array.item() == 1:
+                return np.ones(exponent.array.shape, dtype.np)
+            return complex_dtypes.cpow_pairs(cast(base.array, dtype),
+                                             cast(exponent.array, dtype))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return float_pow(cast(base.array, dtype), cast(exponent.array, dtype))
 
@@ -522,12 +582,44 @@ class PowBackward2(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         base = self.attrs["self"]
+        if grad.dtype.is_complex:
+            if GRAD_MODE.enabled:  # (conj views, ConjBackward0, in torch's graph)
+                raise complex_dtypes.refuse("create_graph through a complex power")
+            return self._complex_backward(grad, base)
         if base == 0:
             from .reductions import where
 
             exponent = self.unpack("exponent")
             return grad * where(exponent >= 0, Tensor.scalar(0.0), self.unpack("result") * 0.0)
         return grad * mul_scalar(self.unpack("result"), float(np.log(base)))
+
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        if outs[0].dtype.is_complex:  # auto_element_wise: backward(t.conj()).conj()
+            from .complex_ops import conj_physical
+
+            return conj_physical(self._complex_backward(conj_physical(t[0]),
+                                                        self.attrs["self"]))
+        return auto_element_wise(self, t, outs, inputs, params)
+
+    def _complex_backward(self, grad: Tensor, base: Any) -> Tensor:
+        """pow_backward_exponent for a Scalar base: grad * (result * log(base)).conj(), the
+        Scalar's log in complex double (the C library's clog), where(exponent real and >= 0,
+        0, ...) for a base of 0; a real exponent's gradient its real part."""
+        from .complex_ops import conj_physical, imag, real
+        from .reductions import where
+
+        exponent, result = self.unpack("exponent"), self.unpack("result")
+        with np.errstate(all="ignore"):
+            log = complex(np.log(np.complex128(base)))
+        out = conj_physical(result * log)
+        if base == 0:
+            if exponent.dtype.is_complex:
+                cond = (imag(exponent) == 0) & (real(exponent) >= 0)
+            else:
+                cond = exponent >= 0
+            out = where(cond, Tensor.scalar(0.0), out)
+        return complex_dtypes.handle_r_to_c(exponent.dtype, grad * out)
 
 
 class RemainderBackward1(Function):

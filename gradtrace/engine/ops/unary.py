@@ -116,13 +116,21 @@ class LogBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
+        if a.dtype.is_complex:
+            return complex_dtypes.logarithm(a.array)
         return unary("log", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
+        if grad.dtype.is_complex:  # grad.div(self.conj()), the conjugate written out
+            from .complex_ops import conj_physical
+
+            if GRAD_MODE.enabled:
+                raise complex_dtypes.refuse("create_graph through a complex log")
+            return grad / conj_physical(self.unpack("self"))
         return grad / self.unpack("self")
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
-        return t[0] / inputs[0]  # auto_element_wise
+        return t[0] / inputs[0]  # auto_element_wise (complex: the same bits, conjugated)
 
 
 class Log1PBackward0(Function):

@@ -428,8 +428,7 @@ def test_errors_like_torch() -> None:
 
 
 @pytest.mark.parametrize("expression", [
-    "torch.ones(2, 2, dtype=torch.cfloat) @ z", "z.var()", "z ** 2",
-    "z.sqrt()", "torch.mv(torch.ones(2, 2, dtype=torch.cfloat), z)", "1 / z",
+    "z.sin()", "z.tanh()",
     "torch.tensor([1., 2.]).to(torch.complex64).prod()",
 ])
 def test_unmeasured_complex_ops_are_refused(expression: str) -> None:
@@ -738,10 +737,8 @@ def test_complex_mm_and_matmul_and_their_gradients_like_torch() -> None:
         address_free(torch_output(COMPLEX_MATRIX_PRODUCTS))
 
 
-def test_complex_vector_products_and_create_graph_through_complex_mm_are_refused() -> None:
-    vector = run_text("import torch\nv = torch.ones(3, dtype=torch.cfloat)\n"
-                      "y = torch.ones(2, 3, dtype=torch.cfloat) @ v\n")
-    assert vector.error is not None and vector.error.kind == "NotSupportedError"
+def test_create_graph_through_complex_mm_is_refused() -> None:
+    """(Complex mv, addmv, addmm: tests/test_complex_products_torch_diff.py.)"""
     double = run_text("import torch\na = torch.ones(2, 2, dtype=torch.cfloat, "
                       "requires_grad=True)\ny = torch.view_as_real(a @ a).sum()\n"
                       "y.backward(create_graph=True)\n")

@@ -283,6 +283,8 @@ def addmv(bias: np.ndarray | None, mat: np.ndarray, vec: np.ndarray, beta: Any =
     out = aligned.zeros((rows,), dtype)
     if beta != 0 and bias is not None:
         np.copyto(out, bias, casting="unsafe")
+    if dtype.kind == "c":
+        return _complex_addmv(out, mat, vec, beta, alpha)
     blas = _routines(mat.dtype)
     if mat.size == 0:
         return out * dtype.type(beta) if beta != 0 else out
@@ -311,6 +313,63 @@ def addmv(bias: np.ndarray | None, mat: np.ndarray, vec: np.ndarray, beta: Any =
         blas.gemv(trans, _int(m), _int(n), ctypes.byref(blas.scalar(alpha)), data_pointer(a),
                   _int(lda), data_pointer(vec), _int(incx), ctypes.byref(blas.scalar(beta)),
                   data_pointer(out), _int(1))
+    return out
+
+
+def _complex_product(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """c10::complex's operator* on (real, imaginary) pairs, unfused: (ac - bd, ad + bc)."""
+    (ar, ai), (br, bi) = a, b
+    return ar * br - ai * bi, ar * bi + ai * br
+
+
+def _complex_addmv(out: np.ndarray, mat: np.ndarray, vec: np.ndarray, beta: Any,
+                   alpha: Any) -> np.ndarray:
+    """A complex addmv (`out` holds the bias, or zeros with beta 0): torch's
+    gemv_use_fast_path is false for complex types, so Blas.cpp's addmv_out_cpu reaches
+    BlasKernel.cpp's own loop (compiled without FMA, each c10::complex product and sum
+    rounded): a column-major matrix ('n') accumulates y[i] += (alpha x[j]) a[i, j] column
+    by column, after y *= beta (beta not 0 or 1) or y = 0 (beta 0); any other ('t', a
+    non-BLAS layout made contiguous) sums x[j] a[i, j] from 0 along each row, then
+    y = alpha sum (beta 0) or beta y + alpha sum. An empty matrix gives beta * bias."""
+    rows, cols = mat.shape
+    part = out.real.dtype.type
+    al, be = complex(alpha), complex(beta)
+    alpha_pair = (part(al.real), part(al.imag))
+    beta_pair = (part(be.real), part(be.imag))
+    with np.errstate(all="ignore"):
+        if mat.size == 0:
+            if beta == 0:
+                return np.zeros_like(out)
+            re, im = _complex_product((out.real, out.imag), beta_pair)
+            out.real, out.imag = re, im
+            return out
+        s = _strides(mat)
+        column_major = s[0] == 1 and (cols == 1 or s[1] >= max(1, rows))
+        mr, mi = np.asarray(mat.real), np.asarray(mat.imag)
+        xr, xi = np.asarray(vec.real), np.asarray(vec.imag)
+        if column_major:
+            if beta == 0:
+                yr, yi = np.zeros(rows, out.real.dtype), np.zeros(rows, out.real.dtype)
+            elif beta == 1:
+                yr, yi = out.real.copy(), out.imag.copy()
+            else:  # scal: zeros where beta is 0, else y *= beta
+                yr, yi = _complex_product((out.real, out.imag), beta_pair)
+            for j in range(cols):
+                zr, zi = _complex_product(alpha_pair, (xr[j], xi[j]))
+                pr, pi = _complex_product((zr, zi), (mr[:, j], mi[:, j]))
+                yr, yi = yr + pr, yi + pi
+        else:
+            sr = np.zeros(rows, out.real.dtype)
+            si = np.zeros(rows, out.real.dtype)
+            for j in range(cols):
+                pr, pi = _complex_product((xr[j], xi[j]), (mr[:, j], mi[:, j]))
+                sr, si = sr + pr, si + pi
+            yr, yi = _complex_product(alpha_pair, (sr, si))
+            if beta != 0:
+                br, bi = _complex_product(beta_pair, (out.real, out.imag))
+                yr, yi = br + yr, bi + yi
+        out.real, out.imag = yr, yi
     return out
 
 

@@ -5,12 +5,11 @@ Values are numpy's complex64/complex128 arrays (a real and an imaginary float si
 side, as c10::complex lays them out, so view_as_real/view_as_complex share memory as in
 torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
 view_as_real/view_as_complex, .real/.imag, index_select, + - * /, exp, abs, sum, mean,
-isclose/allclose,
-linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py), einsum, bmm, mm
-and matmul (blas.py's complex paths), conj_physical, conj views (conj_bit.py) and their
-autograd; every other op given
-a complex tensor or dtype is refused with NotSupportedError naming it (complex
-reciprocal, dot and mv... were not measured).
+isclose/allclose, linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py),
+einsum, bmm, mm, addmm, mv, addmv, inner, where and matmul (blas.py's complex paths: MKL's
+gemm, ATen's own gemv loop), reciprocal, var, std, sqrt, `**` by a number, conj_physical,
+conj views (conj_bit.py) and their autograd; every other op given a complex tensor or dtype
+is refused with NotSupportedError naming it (what was not measured).
 
 `multiply` rounds as torch 2.13's mul_kernel does (cpu_kernel_vec in ATen's Loops.h,
 measured bit for bit in tests/test_complex_torch_diff.py). Its vector body (two
@@ -60,13 +59,14 @@ RUNS = frozenset("""
     eig eigvals abs absolute isclose allclose sum mean
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
+    mv addmv addmm inner where tensordot reciprocal var std pow sqrt log
     floor_divide conj exp index_select angle cumsum dot vdot grad sgn eigh eigvalsh diag_embed
     mH H adjoint mT
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",
                                                  "copy", "div", "divide", "true_divide",
-                                                 "exp", "cumsum"))
+                                                 "exp", "cumsum", "reciprocal"))
 
 
 # the ordering comparisons, which have no complex kernel: op name -> torch's kernel name
@@ -117,12 +117,10 @@ def check_dtype(name: str, dtype: DType) -> None:
 
 
 # Python's operators on tensors other than + - * / // @ == != abs() and unary - +: refused when
-# an operand is complex (`number / z`, torch's reciprocal, and powers of complex values were
-# not measured; its comparisons, bitwise ops and float()/int() raise errors gradtrace does
-# not word)
+# an operand is complex (powers of complex values were not measured; its comparisons,
+# bitwise ops and float()/int() raise errors gradtrace does not word)
 _OPERATORS = {
-    "__rtruediv__": "/", "__pow__": "**",
-    "__rpow__": "**", "__ipow__": "**=", "__mod__": "%",
+    "__ipow__": "**=", "__mod__": "%",
     "__rmod__": "%", "__and__": "&", "__or__": "|", "__xor__": "^", "__rand__": "&",
     "__ror__": "|", "__rxor__": "^", "__lt__": "<", "__le__": "<=", "__gt__": ">",
     "__ge__": ">=", "__invert__": "~", "__lshift__": "<<", "__rlshift__": "<<",
@@ -349,6 +347,142 @@ def divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     computes it (measured on contiguous operands, strided rows and a scalar divisor:
     tests/test_linalg_eig_torch_diff.py, test_complex_torch_diff.py)."""
     return _binary(x, y, _quotient)
+
+
+def reciprocal(x: np.ndarray) -> np.ndarray:
+    """torch.reciprocal of a complex array: reciprocal_kernel's `1 / a`, c10::complex's
+    operator/ in its vector body and its scalar code alike (every element, contiguous,
+    strided and broadcast, measured bit for bit on 10^5 random values of each dtype): with
+    the numerator 1 + 0i, its products with `rat` are exact, so only the denominator's FMA
+    counts, fused everywhere. Dividing 0 by 0 gives inf + nan i, whose nan torch's build
+    gives the positive sign (numpy's 0/0 the negative one: measured)."""
+    def kernel(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
+               ) -> np.ndarray:
+        out = _quotient(np.ones_like(a), a, row, mode, dtype)
+        zero = (a.real == 0) & (a.imag == 0)
+        if zero.any():
+            out.imag[zero] = np.abs(out.imag[zero])
+        return out
+
+    return _binary(x, x, kernel)
+
+
+def _pow_product(p: np.ndarray, q: np.ndarray, fused: np.ndarray, dtype: DType
+                 ) -> np.ndarray:
+    """c10::complex's product p * q, FMA-contracted where `fused` (as `_product`)."""
+    fma = fp32.fma if dtype is complex64 else fp64.fma
+    pr, pi = _parts(p)
+    qr, qi = _parts(q)
+    bd, bc = pi * qi, pi * qr
+    out = np.empty(p.size, p.dtype)
+    out.real = np.where(fused, fma(pr, qr, -bd), pr * qr - bd)
+    out.imag = np.where(fused, fma(pr, qi, bc), pr * qi + bc)
+    return out
+
+
+def power(x: np.ndarray, exponent: int) -> np.ndarray:
+    """`x ** exponent` for exponent 2, 3 or -2, as PowKernel.cpp's
+    pow_tensor_scalar_optimized_kernel computes it: base * base, base * base * base and
+    1 / (base * base) (the reciprocal as reciprocal_kernel's). Its vector body multiplies
+    unfused (Vectorized's operator*); GCC contracted its scalar code's products into FMAs
+    (measured on contiguous, strided and transposed rows of 1 to 1001 elements): every one,
+    except for complex64 the cube's second product in the odd last element of each loop.
+    (A broadcast base, a zero stride, rounds otherwise: callers refuse it.)"""
+    def kernel(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
+               ) -> np.ndarray:
+        fusing = capability.fma_build(capability.kernel())
+        pos, body, length = _positions(a.size, row, mode, dtype)
+        scalar = (pos >= body) & fusing
+        square = _pow_product(a, a, scalar, dtype)
+        if exponent == 2:
+            return square
+        if exponent == -2:
+            out = _quotient(np.ones_like(square), square, row, mode, dtype)
+            zero = (square.real == 0) & (square.imag == 0)
+            out.imag[zero] = np.abs(out.imag[zero])
+            return out
+        last = scalar.copy()
+        if dtype is complex64:
+            last &= (pos - body) < (length - body) // 2 * 2
+        return _pow_product(square, a, last, dtype)
+
+    return _binary(x, x, kernel)
+
+
+_CPOW: dict[np.dtype, Any] = {}
+
+
+def _cpow_function(dtype: np.dtype) -> Any:
+    """The C library's cpowf/cpow through ctypes: a struct of two floats (doubles) is
+    passed and returned as C's _Complex float (double) is on x86-64."""
+    found = _CPOW.get(dtype)
+    if found is None:
+        import ctypes
+        import ctypes.util
+
+        part = ctypes.c_float if dtype == np.complex64 else ctypes.c_double
+        pair = type("Pair", (ctypes.Structure,), {"_fields_": [("re", part), ("im", part)]})
+        libm = ctypes.CDLL(ctypes.util.find_library("m"))
+        function = libm.cpowf if dtype == np.complex64 else libm.cpow
+        function.restype, function.argtypes = pair, [pair, pair]
+        found = _CPOW[dtype] = (function, pair)
+    return found
+
+
+def cpow(x: np.ndarray, exponent: complex) -> np.ndarray:
+    """std::pow(z, exponent) of every element (pow_tensor_scalar_optimized_kernel's general
+    case, its vector body mapping the same std::pow): libstdc++'s __builtin_cpow, the C
+    library's cpowf/cpow, called element by element (numpy's power calls it too for
+    exponents that are not integers, but multiplies for integer ones: measured), laid out
+    as the input."""
+    function, pair = _cpow_function(x.dtype)
+    e = pair(exponent.real, exponent.imag)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(flat.size, x.dtype)
+    for i, (re, im) in enumerate(zip(flat.real.tolist(), flat.imag.tolist(), strict=True)):
+        r = function(pair(re, im), e)
+        out[i] = complex(r.re, r.im)
+    return iterator_layout(out.reshape(x.shape), x)
+
+
+def cpow_pairs(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """pow_tensor_tensor_kernel of complex arrays of one dtype (broadcasting): std::pow of
+    each pair, the C library's cpowf/cpow, in its vector body too (even for a 0-d
+    exponent: measured), laid out as TensorIterator lays out the result."""
+    function, pair = _cpow_function(x.dtype)
+
+    def kernel(a: np.ndarray, b: np.ndarray, row: int, mode: str, dtype: DType
+               ) -> np.ndarray:
+        out = np.empty(a.size, a.dtype)
+        for i, (ar, ai, br, bi) in enumerate(zip(a.real.tolist(), a.imag.tolist(),
+                                                b.real.tolist(), b.imag.tolist(), strict=True)):
+            r = function(pair(ar, ai), pair(br, bi))
+            out[i] = complex(r.re, r.im)
+        return out
+
+    return _binary(x, y, kernel)
+
+
+def logarithm(x: np.ndarray) -> np.ndarray:
+    """log_kernel of a complex array: Vectorized's log maps std::log, the C library's
+    clogf/clog, which numpy's complex log calls (measured bit for bit); laid out as the
+    input."""
+    with np.errstate(all="ignore"):
+        return iterator_layout(np.log(x), x)
+
+
+def square_root(x: np.ndarray) -> np.ndarray:
+    """sqrt_kernel of a complex array: Vectorized's sqrt maps std::sqrt, the C library's
+    csqrtf/csqrt, which numpy's complex sqrt calls (measured bit for bit); laid out as the
+    input."""
+    with np.errstate(all="ignore"):
+        return iterator_layout(np.sqrt(x), x)
+
+
+def reciprocal_square_root(x: np.ndarray) -> np.ndarray:
+    """rsqrt_kernel of a complex array: 1 / std::sqrt(a) (the vector body's
+    sqrt().reciprocal() too): c10::complex's division of 1 by csqrt, as `reciprocal`."""
+    return reciprocal(square_root(x))
 
 
 def angle(x: np.ndarray) -> np.ndarray:

@@ -1,5 +1,8 @@
 """torch's conjugate bit: `x.conj()` of a complex tensor is a view of x's storage that
-reads (and writes) conjugated, `is_conj()` True.
+reads (and writes) conjugated, `is_conj()` True; and its negative bit, the same for a real
+view that reads (and writes) negated, `is_neg()` True (`x.conj().imag`, imag of a conj view:
+at::imag's `view_as_real(self._conj())._neg_view()`). A bit's kind is its view's dtype:
+complex, the conjugate; real, the negation (`_fold`).
 
 gradtrace keeps a conjugated shadow per such view: its `array` holds the conjugated values,
 laid out with the storage's strides, so every kernel reads the values torch's kernels
@@ -27,20 +30,36 @@ from numpy.lib.stride_tricks import as_strided
 STORED: dict[int, tuple[weakref.ref, np.ndarray]] = {}
 
 
-def is_conj(t: Any) -> bool:
+def has_bit(t: Any) -> bool:
+    """Whether t is a conj view or a neg view (a shadow of a storage view)."""
     entry = STORED.get(id(t)) if STORED else None
     return entry is not None and entry[0]() is t
 
 
+def is_conj(t: Any) -> bool:
+    return has_bit(t) and STORED[id(t)][1].dtype.kind == "c"
+
+
+def is_neg(t: Any) -> bool:
+    """torch's is_neg(): a real view reading its storage negated."""
+    return has_bit(t) and STORED[id(t)][1].dtype.kind != "c"
+
+
+def _fold(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """What a bit does to the values: conjugates complex ones, negates real ones (both
+    exact, and their own inverses)."""
+    return np.conjugate(x, out=out) if x.dtype.kind == "c" else np.negative(x, out=out)
+
+
 def stored(t: Any) -> np.ndarray:
-    """The storage view a conj view reads conjugated."""
+    """The storage view a conj (neg) view reads conjugated (negated)."""
     return STORED[id(t)][1]
 
 
 def in_storage(t: Any) -> np.ndarray:
     """The array whose memory holds t's elements (data_ptr, storage_offset, the storage):
-    a conj view's storage view, not its shadow."""
-    return stored(t) if is_conj(t) else t.array
+    a conj or neg view's storage view, not its shadow."""
+    return stored(t) if has_bit(t) else t.array
 
 
 def blas_operand(t: Any, conj: bool = False) -> tuple[np.ndarray, bool]:
@@ -63,18 +82,18 @@ def _drop(key: int, ref: weakref.ref) -> None:
 
 
 def materialise(storage_view: np.ndarray) -> np.ndarray:
-    """The conjugated shadow of a storage view: the memory it spans conjugated into a new
-    buffer, viewed with its very strides (an expanded view's zeros, a size-1 dim's), so
-    the conj view reports and overlaps as torch's does."""
+    """The conjugated (a real one's: negated) shadow of a storage view: the memory it spans
+    folded into a new buffer, viewed with its very strides (an expanded view's zeros, a
+    size-1 dim's), so the conj (neg) view reports and overlaps as torch's does."""
     item = storage_view.itemsize
     if storage_view.size == 0:
         return as_strided(np.empty(1, storage_view.dtype), storage_view.shape,
                           storage_view.strides)
     low, high = byte_bounds(storage_view)
     if low != storage_view.__array_interface__["data"][0]:
-        return np.conjugate(storage_view)  # (a negative stride: no torch layout has one)
+        return _fold(storage_view)  # (a negative stride: no torch layout has one)
     span = as_strided(storage_view, ((high - low) // item,), (item,))
-    return as_strided(np.conjugate(span), storage_view.shape, storage_view.strides)
+    return as_strided(_fold(span), storage_view.shape, storage_view.strides)
 
 
 def mark(t: Any, storage_view: np.ndarray) -> None:
@@ -84,8 +103,9 @@ def mark(t: Any, storage_view: np.ndarray) -> None:
 
 
 def alias(t: Any, out: Any) -> Any:
-    """`out`, a new tensor over t.array (`.data`, `.detach()`), with t's conjugate bit."""
-    if is_conj(t):
+    """`out`, a new tensor over t.array (`.data`, `.detach()`), with t's conjugate (negative)
+    bit."""
+    if has_bit(t):
         mark(out, stored(t))
     return out
 
@@ -102,8 +122,8 @@ def view_outputs(node: Any, base: Any, outs: list, params: dict) -> None:
     output (`.real`, view_as_real's refusal aside) reads the shadow, no bit."""
     from .tensor import wrap
 
-    if not outs[0].dtype.is_complex:
-        return
+    if outs[0].dtype.is_complex != (stored(base).dtype.kind == "c"):
+        return  # (a conj view's real parts; a neg view viewed as complex is refused)
     data = node.forward(wrap(stored(base)), **params)
     arrays = data if node.multi_output else [data]
     for o, a in zip(outs, arrays, strict=True):
@@ -119,8 +139,8 @@ def after_write(t: Any) -> None:
     changed = [t.array]
     for (c, s), w in zip(views, written, strict=True):
         if w:
-            np.conjugate(c.array, out=s)
+            _fold(c.array, out=s)
             changed.append(s)
     for (c, s), w in zip(views, written, strict=True):
         if not w and any(np.may_share_memory(s, a) for a in changed):
-            np.conjugate(s, out=c.array)
+            _fold(s, out=c.array)

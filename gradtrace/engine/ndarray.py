@@ -72,6 +72,11 @@ def tensor_numpy(t: Tensor, *, force: bool = False) -> ndarray:
         raise TorchRuntimeError(NO_STORAGE)
     if force:
         return ndarray(t.array, counted=False)
+    from . import conj_bit
+
+    if conj_bit.STORED and conj_bit.is_neg(t):
+        raise TorchRuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
+                                "tensor.resolve_neg().numpy() instead.")
     return ndarray(tensor_array(t), counted=False)
 
 

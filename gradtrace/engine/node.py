@@ -445,7 +445,7 @@ class Function(Node):
             for o in outs:
                 o._version_counter = base._version_counter
                 o._base = root
-            if conj_bit.STORED and conj_bit.is_conj(base) and not cls.sets_conj:
+            if conj_bit.STORED and conj_bit.has_bit(base) and not cls.sets_conj:
                 conj_bit.view_outputs(node, base, outs, params)
             if not recording and base.requires_grad and not GRAD_MODE.enabled:
                 for o in outs:  # a view made in no_grad/inference mode still requires grad

@@ -18,7 +18,7 @@ from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace
-from .linalg import bmm, mv, outer
+from .linalg import bmm, conj_scalar, mv, mv_grads, outer
 from .scalar import mul_scalar
 from .views import expand, t, transpose, unsqueeze
 
@@ -226,14 +226,15 @@ class AddmvBackward0(Function):
                 + maybe_multiply(mv(x, t[2]), alpha))
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        alpha, beta = self.attrs["alpha"], self.attrs["beta"]
-        g_self = g_mat = g_vec = None
-        if self.needs_input_grad(1):
-            g_mat = maybe_multiply(outer(grad, self.unpack("vec")), alpha)
+        # maybe_multiply(grad, beta.conj()), maybe_multiply(grad.ger(vec.conj()),
+        # alpha.conj()), maybe_multiply(mat.t().conj().mv(grad), alpha.conj())
+        alpha, beta = conj_scalar(self.attrs["alpha"]), conj_scalar(self.attrs["beta"])
+        g_self = None
+        g_mat, g_vec = mv_grads(self, grad, self.unpack("mat"), self.unpack("vec"), 1, 2)
+        g_mat = None if g_mat is None else maybe_multiply(g_mat, alpha)
         if self.needs_input_grad(0):
             g_self = maybe_multiply(grad, beta)
-        if self.needs_input_grad(2):
-            g_vec = maybe_multiply(mv(t(self.unpack("mat")), grad), alpha)
+        g_vec = None if g_vec is None else maybe_multiply(g_vec, alpha)
         return g_self, g_mat, g_vec
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchTypeError
 from .. import bfloat16, dtypes, kernels, unsigned
 from .. import complex as complex_dtypes
-from ..dtypes import bool_
+from ..dtypes import DType, bool_
 from ..events import OBSERVERS
 from ..formulas import COMPLEX, local
 from ..forward_ad import FW, auto_element_wise, maybe_multiply
@@ -360,6 +360,28 @@ class NegBackward0(Function):
         return -t[0]  # auto_element_wise
 
 
+def _complex_power(base: np.ndarray, value: Any, dtype: DType) -> np.ndarray:
+    """`complex tensor ** number` as pow_Tensor_Scalar_out and pow_tensor_scalar_kernel
+    compute it: 0 a fill, 1 a copy, 0.5 sqrt_kernel, -0.5 rsqrt_kernel, -1
+    reciprocal_kernel, 2, 3 and -2 products and quotients, any other std::pow."""
+    if value == 0:
+        return np.ones(base.shape, base.dtype)
+    if value == 1:
+        return base.copy()
+    if value == 0.5:
+        return complex_dtypes.square_root(base)
+    if value == -0.5:
+        return complex_dtypes.reciprocal_square_root(base)
+    if value == -1:
+        return complex_dtypes.reciprocal(base)
+    if value in (2, 3, -2):
+        if any(st == 0 and n > 1 for st, n in zip(base.strides, base.shape, strict=True)):
+            raise complex_dtypes.refuse(f"the ** operator with the exponent {value} on a "
+                                        f"broadcast torch.{dtype.name} tensor")
+        return complex_dtypes.power(base, int(value.real))
+    return complex_dtypes.cpow(base, complex(value))
+
+
 class PowBackward0(Function):
     """`tensor ** number`."""
 
@@ -371,7 +393,8 @@ class PowBackward0(Function):
         self.save("self", a)
         self.save_attr(exponent=value)
         dtype = result_dtype(a, exponent)
-        if not dtype.is_floating_point and isinstance(value, int) and value < 0:
+        if not (dtype.is_floating_point or dtype.is_complex) and isinstance(value, int) and \
+                value < 0:
             raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
         if dtype.barebones and value not in (0, 1):  # (** 0 is a fill, ** 1 a copy)
             raise unsigned.not_implemented("pow", dtype)
@@ -379,6 +402,8 @@ class PowBackward0(Function):
         if dtype is dtypes.float16 or dtype is dtypes.float32:  # (the exponent as a float16
             dtypes.checked_scalar(value, dtype)  # or float: `x ** 1e5` of float16 overflows)
         base = cast(a.array, dtype)
+        if dtype.is_complex:
+            return _complex_power(base, value, dtype)
         if value == 1:
             # torch's pow_Tensor_Scalar_out copies the base for an exponent of 1 (the `** 2`
             # backward's self.pow(1.0)): the same bits as SLEEF's powf, without its ~250 ns
@@ -398,6 +423,9 @@ class PowBackward0(Function):
             from .creation import zeros_like
 
             return zeros_like(self_)
+        if self_.dtype.is_complex:  # grad * (exp * self.pow(exp - 1)).conj()
+            exponent = complex(exponent) if isinstance(exponent, complex) else float(exponent)
+            return conj_product(grad, self_.pow(exponent - 1) * exponent)
         exponent = float(exponent)  # torch: grad * (exp * self.pow(exp - 1)) with a double exp
         return grad * mul_scalar(self_.pow(exponent - 1), exponent)
 
@@ -406,9 +434,14 @@ class PowBackward0(Function):
         exponent = params["exponent"].array.item() if "exponent" in params \
             else inputs[1].array.item()
         if exponent == 0:
+            from .complex_ops import conj_physical
             from .creation import zeros_like
 
-            return zeros_like(inputs[0])
+            # (complex: the zeros conjugated, torch's -0 imaginary parts)
+            return conj_physical(zeros_like(inputs[0]))
+        if inputs[0].dtype.is_complex:  # (the formula of conj(t), conjugated: the same bits)
+            exponent = complex(exponent) if isinstance(exponent, complex) else float(exponent)
+            return t[0] * (inputs[0].pow(exponent - 1) * exponent)
         exponent = float(exponent)
         return t[0] * mul_scalar(inputs[0].pow(exponent - 1), exponent)
 
@@ -428,6 +461,8 @@ class PowBackward1(Function):
         self.save("exponent", exponent)
         self.save("self", a)
         self.show_saved_as("self", "exponent")
+        if dtype.is_complex:
+            return complex_dtypes.cpow_pairs(cast(a.array, dtype), cast(exponent.array, dtype))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return float_pow(cast(a.array, dtype), cast(exponent.array, dtype))
 
@@ -440,6 +475,8 @@ class PowBackward1(Function):
         from .reductions import where
 
         self_, exponent = inputs
+        if outs[0].dtype.is_complex:
+            return _complex_pow_jvp(t, outs[0], self_, exponent)
         cond = (self_ == 0) & (exponent >= 0)
         g_e = t[1] * where(cond, Tensor.scalar(0.0), outs[0] * self_.log())
         g_s = where(exponent == 0.0, Tensor.scalar(0.0),
@@ -450,6 +487,8 @@ class PowBackward1(Function):
         from .reductions import where
 
         self_, exponent = self.unpack("self"), self.unpack("exponent")
+        if grad.dtype.is_complex:
+            return self._complex_backward(grad, self_, exponent)
         ga = gb = None
         if self.needs_input_grad(1):  # the exponent's gradient first, like torch
             result = self.unpack("result")
@@ -461,11 +500,66 @@ class PowBackward1(Function):
         return ga, gb
 
 
+    def _complex_backward(self, grad: Tensor, self_: Tensor, exponent: Tensor
+                          ) -> tuple[Tensor | None, Tensor | None]:
+        """pow_backward_self: where(exponent == 0, 0, grad * (exponent * self.pow(exponent -
+        1)).conj()); pow_backward_exponent: grad * where(self == 0 & exponent real and >= 0,
+        0, (result * self.log()).conj()); each a real input's real part."""
+        from .complex_ops import conj_physical, imag, real
+        from .reductions import where
+
+        if GRAD_MODE.enabled:  # (conj views, ConjBackward0, in torch's graph)
+            raise complex_dtypes.refuse("create_graph through a complex power")
+        zero = Tensor.scalar(0.0)
+        ga = gb = None
+        if self.needs_input_grad(1):
+            result = self.unpack("result")
+            if exponent.dtype.is_complex:
+                real_exponent = (imag(exponent) == 0) & (real(exponent) >= 0)
+            else:
+                real_exponent = exponent >= 0
+            cond = (self_ == 0) & real_exponent
+            promoted = self_.to(grad.dtype)
+            gb = grad * where(cond, zero, conj_physical(result * promoted.log()))
+            gb = complex_dtypes.handle_r_to_c(exponent.dtype, gb)
+        if self.needs_input_grad(0):
+            ga = where(exponent == 0.0, zero,
+                       conj_product(grad, exponent * self_.pow(sub_scalar(exponent, 1))))
+            ga = complex_dtypes.handle_r_to_c(self_.dtype, ga)
+        return ga, gb
+
+
+def _complex_pow_jvp(t: list, result: Tensor, self_: Tensor, exponent: Tensor) -> Tensor:
+    """pow.Tensor_Tensor's forward derivative of complex values: (pow_backward_self(
+    self_t.conj(), self_p, exponent_p) + pow_backward_exponent(exponent_t.conj(), self_p,
+    exponent_p, result)).conj(), every conjugate written out (exact)."""
+    from .complex_ops import conj_physical, imag, real
+    from .reductions import where
+
+    zero = Tensor.scalar(0.0)
+    total = None
+    if t[0] is not None:
+        part = where(exponent == 0.0, zero, conj_physical(t[0]) * conj_physical(
+            exponent * self_.pow(sub_scalar(exponent, 1))))
+        total = complex_dtypes.handle_r_to_c(self_.dtype, part)
+    if t[1] is not None:
+        if exponent.dtype.is_complex:
+            real_exponent = (imag(exponent) == 0) & (real(exponent) >= 0)
+        else:
+            real_exponent = exponent >= 0
+        cond = (self_ == 0) & real_exponent
+        log = self_.to(result.dtype).log()
+        part = conj_physical(t[1]) * where(cond, zero, conj_physical(result * log))
+        part = complex_dtypes.handle_r_to_c(exponent.dtype, part)
+        total = part if total is None else total + part
+    return conj_physical(total)
+
+
 class PowBackward2(Function):
     """`number ** tensor`: one input, the exponent."""
 
     __slots__ = ()
-    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
+    jvp_reads_saved = True  # (auto_element_wise: backward's formula)
     formulas = (local("exponent", "{result} × ln({self})"),)
 
     def forward(self, exponent: Tensor, base: Tensor) -> np.ndarray:
@@ -475,6 +569,11 @@ class PowBackward2(Function):
         if dtype.barebones:
             raise unsigned.not_implemented("pow", dtype)
         bfloat16.check_dtype("pow", dtype)
+        if dtype.is_complex:  # pow_Scalar_out: a fill for a base of 1, else std::pow's
+            if base.array.item() == 1:
+                return np.ones(exponent.array.shape, dtype.np)
+            return complex_dtypes.cpow_pairs(cast(base.array, dtype),
+                                             cast(exponent.array, dtype))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return float_pow(cast(base.array, dtype), cast(exponent.array, dtype))
 
@@ -483,12 +582,44 @@ class PowBackward2(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         base = self.attrs["self"]
+        if grad.dtype.is_complex:
+            if GRAD_MODE.enabled:  # (conj views, ConjBackward0, in torch's graph)
+                raise complex_dtypes.refuse("create_graph through a complex power")
+            return self._complex_backward(grad, base)
         if base == 0:
             from .reductions import where
 
             exponent = self.unpack("exponent")
             return grad * where(exponent >= 0, Tensor.scalar(0.0), self.unpack("result") * 0.0)
         return grad * mul_scalar(self.unpack("result"), float(np.log(base)))
+
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        if outs[0].dtype.is_complex:  # auto_element_wise: backward(t.conj()).conj()
+            from .complex_ops import conj_physical
+
+            return conj_physical(self._complex_backward(conj_physical(t[0]),
+                                                        self.attrs["self"]))
+        return auto_element_wise(self, t, outs, inputs, params)
+
+    def _complex_backward(self, grad: Tensor, base: Any) -> Tensor:
+        """pow_backward_exponent for a Scalar base: grad * (result * log(base)).conj(), the
+        Scalar's log in complex double (the C library's clog), where(exponent real and >= 0,
+        0, ...) for a base of 0; a real exponent's gradient its real part."""
+        from .complex_ops import conj_physical, imag, real
+        from .reductions import where
+
+        exponent, result = self.unpack("exponent"), self.unpack("result")
+        with np.errstate(all="ignore"):
+            log = complex(np.log(np.complex128(base)))
+        out = conj_physical(result * log)
+        if base == 0:
+            if exponent.dtype.is_complex:
+                cond = (imag(exponent) == 0) & (real(exponent) >= 0)
+            else:
+                cond = exponent >= 0
+            out = where(cond, Tensor.scalar(0.0), out)
+        return complex_dtypes.handle_r_to_c(exponent.dtype, grad * out)
 
 
 class RemainderBackward1(Function):

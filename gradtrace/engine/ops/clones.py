@@ -13,38 +13,70 @@ from .. import bfloat16, dtypes, layouts
 from .. import complex as complex_dtypes
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
-from ..grad_reuse import is_non_overlapping_and_dense
 from ..limits import reserve
 from ..meta import NO_DATA, MetaArray, is_c_contiguous, is_meta, meta_array
 from ..node import Function
 from ..shapes import contiguous_strides, dense_strides_like
 from ..tensor import Tensor, type_name
-from .views import _sizes, _wrap, saved_ints, signed, torch_strides
+from .views import (
+    _sizes,
+    _wrap,
+    keep_exact_strides,
+    saved_ints,
+    signed,
+    tensor_strides,
+    torch_strides,
+)
 
 
-def preserved_strides(array: np.ndarray) -> tuple[int, ...] | None:
+def preserved_strides(array: np.ndarray, strides: tuple[int, ...] | None = None
+                      ) -> tuple[int, ...] | None:
     """The strides torch's memory_format=preserve gives a copy of `array` (empty_like, clone,
-    .to): a dense array's own, else infer_dense_strides of them; None for row-major."""
-    if is_c_contiguous(array):
-        return None
-    strides = torch_strides(array)
-    if not is_non_overlapping_and_dense(array):
-        strides = dense_strides_like(array.shape, strides)
-    return None if strides == contiguous_strides(array.shape) else strides
+    .to), from the strides it reports (`strides`, tensor_strides of its tensor: a view's
+    size-1 dims keep theirs): a non-overlapping and dense tensor's own, a size-1 dim's
+    included, else infer_dense_strides of them; None for torch's row-major ones."""
+    shape = array.shape
+    if strides is None:
+        if is_c_contiguous(array):
+            return None
+        strides = torch_strides(array)
+    if not dense_layout(shape, strides):
+        strides = dense_strides_like(shape, strides)
+    return None if strides == contiguous_strides(shape) else strides
+
+
+def dense_layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """TensorImpl's compute_non_overlapping_and_dense: the dims of size 2 or more, by
+    stride, pack memory with no gap (size-0 and size-1 dims say nothing)."""
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == 1
+    require = 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d]):
+        if strides[d] != require:
+            return False
+        require *= shape[d]
+    return True
 
 
 def empty_laid_out(shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any) -> np.ndarray:
     """An array it owns of `shape` whose strides (in elements) are exactly the dense
     `strides`, a size-1 dimension's included, as torch's empty_strided sets them (numpy
-    allocates the shape's bytes, all that dense strides reach)."""
+    allocates the shape's bytes, all that dense strides reach); reported as they are."""
     dtype = np.dtype(dtype)
-    return np.ndarray(shape, dtype, strides=tuple(s * dtype.itemsize for s in strides))
+    array = np.ndarray(shape, dtype, strides=tuple(s * dtype.itemsize for s in strides))
+    # (numpy keeps no strides for an empty array: its zeros would be reported)
+    if 1 in shape and array.size and array.flags.c_contiguous and \
+            strides != contiguous_strides(shape):
+        keep_exact_strides(array)
+    return array
 
 
-def copy_laid_out_as(values: np.ndarray, like: np.ndarray, dtype: Any = None) -> np.ndarray:
+def copy_laid_out_as(values: np.ndarray, like: np.ndarray, dtype: Any = None,
+                     like_strides: tuple[int, ...] | None = None) -> np.ndarray:
     """A copy of `values` (of `like`'s shape, as `dtype`) in memory it owns, laid out as a
-    copy of `like` with preserve_format is (an op writing into `empty_like(self)`)."""
-    strides = preserved_strides(like)
+    copy of `like` (reporting `like_strides`, when given) with preserve_format is (an op
+    writing into `empty_like(self)`)."""
+    strides = preserved_strides(like, like_strides)
     if strides is None:
         return np.array(values, dtype=dtype, order="C")
     out = empty_laid_out(like.shape, strides, dtype or values.dtype)
@@ -52,12 +84,14 @@ def copy_laid_out_as(values: np.ndarray, like: np.ndarray, dtype: Any = None) ->
     return out
 
 
-def copy_preserving_layout(array: np.ndarray, dtype: Any = None) -> np.ndarray:
-    """A copy of `array` (as `dtype`) with preserved_strides, in memory it owns."""
+def copy_preserving_layout(array: np.ndarray, dtype: Any = None,
+                           strides: tuple[int, ...] | None = None) -> np.ndarray:
+    """A copy of `array` (as `dtype`) with preserved_strides (of `strides`, its tensor's,
+    when given), in memory it owns."""
     if type(array) is MetaArray:
         return meta_array(array.shape, array.dtype if dtype is None else dtype,
-                          preserved_strides(array))
-    return copy_laid_out_as(array, array, dtype)
+                          preserved_strides(array, strides))
+    return copy_laid_out_as(array, array, dtype, strides)
 
 
 
@@ -71,7 +105,7 @@ class CloneBackward0(Function):
         if type(a.array) is not MetaArray:  # (a meta copy owns nothing)
             reserve(a.array.shape, a.array.itemsize)  # a broadcast view copies to its size
         if memory_format is layouts.PRESERVE:
-            return copy_preserving_layout(a.array)
+            return copy_preserving_layout(a.array, strides=tensor_strides(a))
         return layouts.copy_in_format(a.array, memory_format)
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -108,7 +142,7 @@ class ToCopyBackward0(Function):
         if source.dtype.kind == "c" and not dtype.is_complex:
             source = complex_dtypes.to_real(source, dtype)
         if memory_format is layouts.PRESERVE:
-            return copy_preserving_layout(source, dtype.np)
+            return copy_preserving_layout(source, dtype.np, tensor_strides(a))
         return layouts.copy_in_format(source, memory_format, dtype.np)
 
     def backward(self, grad: Tensor) -> Tensor:

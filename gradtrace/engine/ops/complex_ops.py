@@ -115,9 +115,9 @@ def imag(a: Tensor) -> Tensor:
     if not a.dtype.is_complex:
         raise TorchRuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     if conj_bit.is_conj(a):
-        raise complex_dtypes.refuse("imag of a lazily conjugated tensor (torch's view with "
-                                    "the negative bit, is_neg() True, which gradtrace does "
-                                    "not build; x.resolve_conj().imag gives its values)")
+        # at::imag of a conj view: view_as_real(self._conj())._neg_view(), a view of the
+        # storage's imaginary parts that reads and writes them negated (is_neg() True)
+        return select(neg_view(view_as_real(conj(a))), -1, 1)
     return select(view_as_real(a), -1, 1)
 
 
@@ -277,9 +277,11 @@ def is_conj(a: Tensor) -> bool:
 
 
 def is_neg(a: Tensor) -> bool:
-    """Tensor.is_neg: gradtrace makes no tensor with torch's negative bit (the imaginary
-    part of a conj view, which would have it, is refused), so never."""
-    return False
+    """Tensor.is_neg: whether `a` is a view with torch's negative bit (the imaginary parts
+    of a conj view and the views of one: engine/conj_bit.py)."""
+    while not a.has_storage:
+        a = a.value
+    return conj_bit.is_neg(a)
 
 
 def resolve_conj(a: Tensor) -> Tensor:
@@ -293,8 +295,13 @@ def resolve_conj(a: Tensor) -> Tensor:
 
 
 def resolve_neg(a: Tensor) -> Tensor:
-    """Tensor.resolve_neg: the tensor itself (no negative bit is ever set, see is_neg)."""
-    return a
+    """Tensor.resolve_neg: a neg view's values in new memory (torch's clone of it:
+    CloneBackward0, the input's layout), else the tensor itself."""
+    if not conj_bit.is_neg(a):
+        return a
+    from .clones import clone
+
+    return clone(a)
 
 
 class ConjPhysicalBackward0(Function):
@@ -365,14 +372,50 @@ def conj(a: Tensor) -> Tensor:
     return out
 
 
+class NegViewBackward0(ViewFunction):
+    """torch._neg_view of a real tensor (at::imag of a conj view makes one): a view of its
+    storage with the negative bit flipped; the shadow holding the negated values is
+    conj_bit's."""
+
+    __slots__ = ()
+    sets_conj = True
+    formulas = (vjp("self", "-{grad}"),)
+
+    def forward(self, a: Tensor) -> np.ndarray:
+        if type(a.array) is MetaArray:
+            raise complex_dtypes.refuse("a negative view of a meta tensor")
+        if a.dtype.is_complex:
+            raise complex_dtypes.refuse("_neg_view() of a complex tensor")
+        if conj_bit.is_neg(a):
+            return conj_bit.stored(a)
+        return conj_bit.materialise(a.array)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        from .arithmetic import neg
+
+        return neg(grad)  # derivatives.yaml: grad.neg()
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        return neg_view(t[0])  # self_t._neg_view()
+
+
+def neg_view(a: Tensor) -> Tensor:
+    """torch._neg_view: a view with the negative bit flipped (NegViewBackward0)."""
+    flipping_off = conj_bit.is_neg(a)
+    out = NegViewBackward0.call(a)
+    if not flipping_off:
+        conj_bit.mark(out, a.array)
+    return out
+
+
 TORCH_FUNCTIONS: dict[str, Any] = {
     "view_as_complex": view_as_complex, "view_as_real": view_as_real, "real": real,
     "imag": imag, "complex": complex, "polar": polar, "is_conj": is_conj,
     "resolve_conj": resolve_conj, "is_neg": is_neg, "resolve_neg": resolve_neg,
-    "conj_physical": conj_physical, "conj": conj, "angle": angle,
+    "conj_physical": conj_physical, "conj": conj, "angle": angle, "_neg_view": neg_view,
 }
 TENSOR_METHODS: dict[str, Any] = {
-    "is_conj": is_conj, "resolve_conj": resolve_conj, "is_neg": is_neg,
+    "is_conj": is_conj, "resolve_conj": resolve_conj, "is_neg": is_neg, "_neg_view": neg_view,
     "resolve_neg": resolve_neg, "conj_physical": conj_physical, "conj": conj,
     "angle": angle,
 }

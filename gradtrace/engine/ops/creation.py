@@ -406,11 +406,12 @@ def _like(t: Tensor, value: Any, dtype: DType | None, requires_grad: bool,
     meta = check_device(device, moving=True) if device is not None else is_meta(t.array)
     result = _filled(t.shape, value, dtype or t.dtype, requires_grad, meta)
     from .clones import empty_laid_out, preserved_strides
+    from .views import tensor_strides
 
     fmt = layouts.copy_format(memory_format, t.array.ndim)
     if fmt is layouts.CONTIGUOUS:
         return result
-    strides = preserved_strides(t.array) if fmt is layouts.PRESERVE else \
+    strides = preserved_strides(t.array, tensor_strides(t)) if fmt is layouts.PRESERVE else \
         layouts.format_strides(t.shape, fmt)
     if strides is None:
         return result

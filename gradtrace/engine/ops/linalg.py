@@ -169,10 +169,12 @@ class AddmmBackward0(Function):
         dtype = m1.array.dtype
         b = np.broadcast_to(bias.array.astype(dtype, copy=False), out_shape)
         reserve((m1.array.shape[0], m2.array.shape[1]), m1.array.itemsize)
-        return blas.addmm(b, m1.array, m2.array, beta, alpha)
+        (a1, c1), (a2, c2) = conj_bit.blas_operand(m1), conj_bit.blas_operand(m2)
+        return blas.addmm(b, a1, a2, beta, alpha, c1, c2)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
-        alpha, beta = self.attrs["alpha"], self.attrs["beta"]
+        # (complex: maybe_multiply(..., alpha.conj()), beta.conj())
+        alpha, beta = conj_scalar(self.attrs["alpha"]), conj_scalar(self.attrs["beta"])
         g_bias = g1 = g2 = None
         if self.needs_input_grad(0):
             g_bias = grad if beta == 1 else grad * beta
@@ -229,9 +231,7 @@ class MvBackward0(Function):
         return blas.mv(a.array, vec.array)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        ga = outer(grad, self.unpack("vec")) if self.needs_input_grad(0) else None
-        gv = mv(t(self.unpack("self")), grad) if self.needs_input_grad(1) else None
-        return ga, gv
+        return mv_grads(self, grad, self.unpack("self"), self.unpack("vec"), 0, 1)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         return mv(t[0], inputs[1]) + mv(inputs[0], t[1])  # mv(self_t, vec_p) + mv(self_p, vec_t)
@@ -239,6 +239,23 @@ class MvBackward0(Function):
 
 def mv(a: Tensor, vec: Tensor) -> Tensor:
     return MvBackward0.call(a, vec)
+
+
+def mv_grads(node: Function, grad: Tensor, mat: Tensor | None, vec: Tensor | None,
+             mat_index: int, vec_index: int) -> tuple[Tensor | None, Tensor | None]:
+    """mv's (and addmv's) gradients: grad.ger(vec.conj()) and mat.conj().t().mv(grad); the
+    conj views (complex) reach mul and mv written out, as torch's conjugate fallback
+    clones them (their layout kept: a transposed matrix stays column-major for gemv)."""
+    from .complex_ops import conj
+
+    ga = outer(grad, conj(vec)) if node.needs_input_grad(mat_index) else None
+    gv = mv(t(conj(mat)), grad) if node.needs_input_grad(vec_index) else None
+    return ga, gv
+
+
+def conj_scalar(value: Any) -> Any:
+    """A Scalar's conj() (alpha.conj() in torch's formulas): a Python complex conjugated."""
+    return value.conjugate() if isinstance(value, complex) else value
 
 
 def check_dot_operands(a: Tensor, b: Tensor) -> None:
@@ -388,10 +405,6 @@ def matmul(a: Tensor, other: Any) -> Tensor:
     if a.dtype.barebones and a.dtype is b.dtype:
         raise unsigned.not_implemented(unsigned.matmul_kernel(d1, d2), a.dtype)
     bfloat16.check_dtype("matmul", a.dtype)
-    if (a.dtype.is_complex or b.dtype.is_complex) and (d2 == 1 and d1 > 1 or
-                                                       d1 == 1 and d2 > 2):
-        from .. import complex as complex_dtypes  # (mv: complex not measured)
-        raise complex_dtypes.refuse("matmul of a complex matrix and vector (torch's mv)")
     if d1 == 1 and d2 == 1:
         return dot(a, b)
     if d1 == 2 and d2 == 1:

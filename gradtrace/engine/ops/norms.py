@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import dtypes
 from .. import reduction_kernels as kernels
 from ..dtypes import DType
 from ..formulas import local, vjp
@@ -237,6 +238,19 @@ def _var_correction(dim: Any, unbiased: Any, correction: Any) -> Any:
     return None
 
 
+def _variance(x: np.ndarray, axes: tuple[int, ...], ddof: Any, n: int, take_sqrt: bool,
+              keepdim: bool, dtype: DType) -> np.ndarray:
+    """A floating array's var (std) over `axes`: std_var_all_cpu for one output, else the
+    dims' reduction kernel."""
+    if x.size == 0:
+        return np.full(_reduced_shape(x.shape, axes, keepdim), np.nan, x.dtype)
+    if n == x.size:  # one output: std_var_all_cpu
+        mean_ = float(mean_array(x, (), False, dtype))
+        out = kernels.var_all(x, mean_, float(ddof), take_sqrt)
+        return out.reshape(_reduced_shape(x.shape, axes, keepdim))
+    return kernels.var_dims(x, axes, float(ddof), take_sqrt, keepdim)
+
+
 class VarBackward0(Function):
     __slots__ = ()
     formulas = (local("self", "2 × ({self} - {self}.mean()) / ({self}.numel() - 1)",
@@ -253,7 +267,7 @@ class VarBackward0(Function):
 
     def forward(self, a: Tensor, dim: tuple[int, ...] | None, correction: Any,
                 keepdim: bool) -> np.ndarray:
-        if not a.dtype.is_floating_point:
+        if not (a.dtype.is_floating_point or a.dtype.is_complex):
             raise TorchRuntimeError("std and var only support floating point and complex dtypes")
         self.save("self", a)
         self.save_attr(correction=correction, dim=None if dim is None else saved_ints(dim),
@@ -266,15 +280,17 @@ class VarBackward0(Function):
                  "less than the reduction factor (input numel divided by output numel). "
                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
                  "ReduceOps.cpp:1861.)")
-        take_sqrt = self.takes_sqrt
         x = a.array
-        if x.size == 0:
-            return np.full(_reduced_shape(x.shape, axes, keepdim), np.nan, x.dtype)
-        if n == x.size:  # one output: std_var_all_cpu
-            mean_ = float(mean_array(x, (), False, a.dtype))
-            out = kernels.var_all(x, mean_, float(ddof), take_sqrt)
-            return out.reshape(_reduced_shape(x.shape, axes, keepdim))
-        return kernels.var_dims(x, axes, float(ddof), take_sqrt, keepdim)
+        if a.dtype.is_complex:
+            # std_var_out: the variances of the real and imaginary parts (views of x, read
+            # with its strides), added, then the square root taken
+            part = dtypes.float32 if x.dtype == np.complex64 else dtypes.float64
+            with np.errstate(all="ignore"):
+                out = _variance(x.real, axes, ddof, n, False, keepdim, part) + \
+                    _variance(x.imag, axes, ddof, n, False, keepdim, part)
+                # (at::sqrt_out: torch's float sqrt kernel, not numpy's)
+                return unary_kernel("sqrt", out) if self.takes_sqrt else out
+        return _variance(x, axes, ddof, n, self.takes_sqrt, keepdim, a.dtype)
 
     def _var_backward(self, grad: Tensor) -> Tensor:
         a = self.attrs
@@ -332,7 +348,7 @@ def var_backward(grad: Tensor, self_: Tensor, dims: Any, correction: Any,
         dof = float(self_.array.size) - correction
         if dof <= 0:
             inf = Tensor.scalar(math.inf)
-            return grad * where(self_ == self_.mean(), Tensor.scalar(0), inf)
+            return grad * where(self_ == self_.mean(), Tensor.scalar(math.nan), inf)
         return mul_scalar(grad, 2.0 / dof) * (self_ - self_.mean())
     if not keepdim and ndim > 1:
         grad = unsqueeze_multiple(grad, dims, ndim)
@@ -345,11 +361,14 @@ def var_backward(grad: Tensor, self_: Tensor, dims: Any, correction: Any,
 
 
 def _var_jvp(self_t: Tensor, self_p: Tensor, params: dict) -> Tensor:
+    # at::real(var_backward(self_t.conj(), self_p, ...).sum(...))
+    from .complex_ops import conj_physical, real
     from .reductions import sum as sum_
 
     dims = params["dim"]
-    out = var_backward(self_t, self_p, dims, params["correction"], True)
-    return sum_(out, tuple(signed(d) for d in dims) if dims else (), params["keepdim"])
+    out = var_backward(conj_physical(self_t), self_p, dims, params["correction"], True)
+    out = sum_(out, tuple(signed(d) for d in dims) if dims else (), params["keepdim"])
+    return real(out) if out.dtype.is_complex else out
 
 
 def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...],

@@ -116,13 +116,21 @@ class LogBackward0(Function):
 
     def forward(self, a: Tensor) -> np.ndarray:
         self.save("self", a)
+        if a.dtype.is_complex:
+            return complex_dtypes.logarithm(a.array)
         return unary("log", _floating(a))
 
     def backward(self, grad: Tensor) -> Tensor:
+        if grad.dtype.is_complex:  # grad.div(self.conj()), the conjugate written out
+            from .complex_ops import conj_physical
+
+            if GRAD_MODE.enabled:
+                raise complex_dtypes.refuse("create_graph through a complex log")
+            return grad / conj_physical(self.unpack("self"))
         return grad / self.unpack("self")
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
-        return t[0] / inputs[0]  # auto_element_wise
+        return t[0] / inputs[0]  # auto_element_wise (complex: the same bits, conjugated)
 
 
 class Log1PBackward0(Function):
@@ -370,15 +378,25 @@ class SqrtBackward0(Function):
     formulas = (local("self", "1 / (2 × {result})"),)
 
     def forward(self, a: Tensor) -> np.ndarray:
+        if a.dtype.is_complex:
+            return complex_dtypes.square_root(a.array)
         return unary("sqrt", _floating(a))
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> Tensor:
+        if grad.dtype.is_complex:  # grad / (2 * result.conj()), the conjugate written out
+            from .complex_ops import conj_physical
+
+            if GRAD_MODE.enabled:
+                raise complex_dtypes.refuse("create_graph through a complex sqrt")
+            return grad / (conj_physical(self.unpack("result")) * 2)
         return grad / mul_scalar(self.unpack("result"), 2)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        if t[0].dtype.is_complex:  # (the formula of conj(t), conjugated: the same bits)
+            return t[0] / (outs[0] * 2)
         return t[0] / mul_scalar(outs[0], 2)  # auto_element_wise
 
 
@@ -436,10 +454,12 @@ class AbsBackward0(Function):
 
 class ReciprocalBackward0(Function):
     __slots__ = ()
-    jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
-    formulas = (local("self", "-{result}²"),)
+    jvp_reads_saved = True  # (a real tangent's formula is backward's: auto_element_wise)
+    formulas = (local("self", "-conj({result}²)", when=(COMPLEX,)), local("self", "-{result}²"))
 
     def forward(self, a: Tensor) -> np.ndarray:
+        if a.dtype.is_complex:
+            return complex_dtypes.reciprocal(a.array)
         with np.errstate(divide="ignore"):
             return np.reciprocal(_floating(a))
 
@@ -448,7 +468,16 @@ class ReciprocalBackward0(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         result = self.unpack("result")
+        if grad.dtype.is_complex:  # -grad * (result * result).conj()
+            from .arithmetic import conj_product
+
+            return conj_product(-grad, result * result)
         return -grad * (result * result)
+
+    def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
+        if t[0].dtype.is_complex:  # auto_element_wise: the formula of conj(t), conjugated
+            return -t[0] * (outs[0] * outs[0])
+        return auto_element_wise(self, t, outs, inputs, params)
 
 
 class ClampBackward1(Function):

@@ -43,6 +43,9 @@ def view_dtype(a: Tensor, dtype: DType) -> Tensor:
     if conj_bit.is_conj(a):  # (torch checks it whatever the dtype)
         raise TorchRuntimeError("torch.Tensor.view is not supported for conjugate view "
                                 "tensors when converting to a different dtype.")
+    if conj_bit.is_neg(a):  # (so too, even to its own dtype)
+        raise TorchRuntimeError("torch.Tensor.view is not supported for tensors with "
+                                "negative bit set when converting to a different dtype.")
     if dtype.itemsize != a.dtype.itemsize:
         _check_sizes(a, dtype)
     if type(a.array) is MetaArray:

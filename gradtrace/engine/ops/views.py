@@ -50,13 +50,33 @@ def saved_ints(values: Any) -> tuple[int, ...]:
     return tuple(saved_int(v) for v in values)
 
 
+# Arrays laid out by torch's empty_strided with a size-1 dim's stride other than the
+# canonical one (empty_like of a (30, 1) tensor with strides (1, 30) keeps them), which
+# numpy calls row-major all the same: their strides are reported as they are.
+# id -> a weak reference to the array (by id, as an array's == compares values)
+EXACT_STRIDES: dict[int, weakref.ref] = {}
+
+
+def keep_exact_strides(array: np.ndarray) -> None:
+    """Report `array`'s own strides, a size-1 dim's included (see EXACT_STRIDES)."""
+    key = id(array)
+
+    def drop(ref: weakref.ref, key: int = key) -> None:
+        if EXACT_STRIDES.get(key) is ref:
+            del EXACT_STRIDES[key]
+
+    EXACT_STRIDES[key] = weakref.ref(array, drop)
+
+
 def torch_strides(array: np.ndarray) -> tuple[int, ...]:
     """Strides in elements, as torch reports them (contiguous arrays: torch's canonical ones;
-    a meta tensor's: the ones its op gave it)."""
+    a meta tensor's: the ones its op gave it; an EXACT_STRIDES array's: its own)."""
     if type(array) is MetaArray:
         return strides_of(array)
     if array.flags.c_contiguous:
-        return contiguous_strides(array.shape)
+        ref = EXACT_STRIDES.get(id(array)) if EXACT_STRIDES else None
+        if ref is None or ref() is not array:
+            return contiguous_strides(array.shape)
     return tuple(s // array.itemsize for s in array.strides)
 
 

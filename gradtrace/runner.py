@@ -177,9 +177,9 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     interpreter = Interpreter(source, out, err_stream, limits)
     error: GradtraceError | None = None
     grad_mode = set_grad_enabled(True)  # every run starts in grad mode, like a new process
+    _collect_earlier_runs()
     # Graphs are acyclic, yet every op allocates a few objects: Python's default collector
     # thresholds rescan a large graph over and over (30% of the time for 10^5+ nodes).
-    _collect_earlier_runs()
     gc_thresholds = gc.get_threshold()
     gc.set_threshold(100_000, 50, 100)
     tracer = None

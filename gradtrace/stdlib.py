@@ -591,9 +591,9 @@ def missing_namespace_name(namespace: Namespace, name: str) -> GradtraceError:
             return removed_name_error(name)
     from .interpreter.import_effects import LOADED_SUBMODULES
 
-    if name == "__dict__":  # every module has one (`torch.optim.__dict__[name]`), but a
-        # namespace holds only the names gradtrace offers, not the module's whole dict
-        return NotSupportedError(f"attribute '__dict__' of module '{namespace.name}' is not "
+    if name == "__dict__":  # a namespace that stands for an object, not a module
+        # (`torch.backends.cuda.matmul`): a module's is a view (interpreter/module_dicts.py)
+        return NotSupportedError(f"attribute '__dict__' of '{namespace.name}' is not "
                                  "available in gradtrace scripts")
     if namespace.name in _torch_names() and not torch_has(namespace, name) or \
             (namespace.name, name) in LOADED_SUBMODULES:  # (`collections.abc` not loaded)

@@ -129,14 +129,6 @@ NOT_YET = {
                                   "examples into the batch, and the convolutions' order "
                                   "differs; the vjp/jvp NTK-vector products inside nested "
                                   "vmap agree with it to the printed digits",
-    "gh_gtripl_cl_benchmark_ewc_si_mas_rehearsal": "NormalNN.init_optimizer builds its "
-        "optimizer by `torch.optim.__dict__[self.config['optimizer']]`: a module's __dict__ "
-        "is refused (NotSupportedError; a namespace holds only the names gradtrace offers, "
-        "where torch's module dict holds every name, submodule and dunder in import order): "
-        "it needs each module namespace to carry torch's own dict, or a lookup-only view of "
-        "it. Measured: with getattr(torch.optim, name) in its place gradtrace prints torch's "
-        "output (all 8 agents, both tasks, their warnings), MethodType and the models "
-        "SimpleNamespace's __dict__ included (both added in round 56)",
     "gh_libmtl_dselect_k_architecture": "DSelect_k.__init__ builds its experts' binary codes "
         "as `np.array([list(np.binary_repr(val, width=...)) for val in ...]).astype(bool)`: "
         "np.binary_repr is refused (NotSupportedError), and the array of its characters is a "

@@ -301,9 +301,38 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("sparse_duplicates_flood.gt", "LimitError"),
     ("module_dict_poison.gt", "AttributeError"),
     ("module_dict_internals.gt", "NotSupportedError"),
+    ("lang_module_dict_builtins.gt", "NotSupportedError"),
+    ("lang_module_dict_dunder_get.gt", "NotSupportedError"),
+    ("lang_module_dict_dunder_iteration.gt", "NotSupportedError"),
+    ("lang_module_dict_write_item.gt", "NotSupportedError"),
+    ("lang_module_dict_write_methods.gt", "NotSupportedError"),
+    ("lang_module_dict_delete.gt", "NotSupportedError"),
+    ("lang_module_dict_math_random.gt", "NotSupportedError"),
+    ("lang_module_dict_class_attribute.gt", "NotSupportedError"),
+    ("lang_module_dict_recursion.gt", "RecursionError"),
+    ("lang_module_dict_deep_key.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]
+
+
+def test_a_module_dict_is_a_lookup_only_view(outcomes: dict[str, dict]):
+    """A module's __dict__ (gradtrace/interpreter/module_dicts.py) is read, never printed
+    or written, and never yields a dunder: the two scripts that printed one now stop at the
+    print (no longer at the attribute), the iterations leak nothing, a write changes
+    nothing, and the arguments Python's dict rejects are its TypeErrors before that."""
+    for name in ("autograd_variable_module_internals.gt", "module_dunder_name_only.gt"):
+        assert "NotSupportedError: printing the __dict__ of module" in outcomes[name]["stderr"]
+    assert outcomes["module_dunder_name_only.gt"]["stdout"].startswith(
+        "torch.optim.lr_scheduler torch\n")
+    assert "leaked: []" in outcomes["lang_module_dict_dunder_iteration.gt"]["stdout"]
+    assert "fake optimizer" not in outcomes["lang_module_dict_write_item.gt"]["stdout"]
+    assert "item assignment on the __dict__ of module 'torch.optim' is not supported" in \
+        outcomes["lang_module_dict_write_item.gt"]["stderr"]
+    assert outcomes["lang_module_dict_write_methods.gt"]["stdout"].count("TypeError:") == 3
+    for name in ("lang_module_dict_builtins.gt", "lang_module_dict_dunder_get.gt",
+                 "lang_module_dict_class_attribute.gt"):
+        assert "of the __dict__ of module" in outcomes[name]["stderr"], name
 
 
 def test_limit_errors_exit_3_and_name_the_option(outcomes: dict[str, dict]):

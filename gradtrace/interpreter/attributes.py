@@ -44,6 +44,7 @@ from .collection_types import (
 from .dunders import OBJECT
 from .generators import generator_attribute
 from .generic_classes import ScriptGenericAlias, alias_attribute
+from .module_dicts import ModuleDict, module_dict_attribute
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .numpy_module import (
     NumpyFunction,
@@ -52,6 +53,7 @@ from .numpy_module import (
     is_numpy_value,
     random_source_attribute,
 )
+from .objects import MISSING as NO_NAME
 from .objects import (
     BuiltinClass,
     BuiltinFunction,
@@ -186,6 +188,9 @@ class Attributes:
 
     tensor_dicts: TensorDicts
     namedtuple_classes: set[type]
+    module_dicts: dict[int, ModuleDict]
+    modules: dict[str, stdlib.Namespace]
+    module_attributes: dict[str, dict[str, Any]]
 
     def get_attribute(self, obj: Any, name: str, span: Span) -> Any:
         """Attribute access through the per-type tables in `stdlib` only."""
@@ -197,6 +202,31 @@ class Attributes:
         if self.tracer is not None:
             self.tracer.attribute_read(obj, name, result)
         return result
+
+    def namespace_offers(self, namespace: stdlib.Namespace, name: str) -> bool:
+        """Whether attribute lookup finds `name` in the module's table or among the names
+        the script added to it (`_get_attribute`'s Namespace branch)."""
+        return name in namespace.table or \
+            name in self.module_attributes.get(namespace.name, ())
+
+    def namespace_names(self, namespace: stdlib.Namespace) -> list[str]:
+        """The names attribute lookup finds on a module (`_get_attribute`'s Namespace
+        branch: its table, then the names the script added), in that order."""
+        added = self.module_attributes.get(namespace.name, ())
+        return [*namespace.table, *(name for name in added if name not in namespace.table)]
+
+    def is_module(self, namespace: stdlib.Namespace) -> bool:
+        """Whether a namespace stands for a module a script may import (not for an object
+        torch puts in one: `torch.backends.cuda.matmul`, whose `__dict__` is its own)."""
+        return self.modules.get(namespace.name) is namespace
+
+    def module_dict(self, namespace: stdlib.Namespace) -> ModuleDict:
+        """`module.__dict__` and `vars(module)`: one view per module and run, so
+        `vars(m) is m.__dict__` as in Python."""
+        view = self.module_dicts.get(id(namespace))
+        if view is None:  # (the view holds the namespace: its id stays its own)
+            view = self.module_dicts[id(namespace)] = ModuleDict(self, namespace)
+        return view
 
     @cached_property
     def tensor_dunder_table(self) -> dict[str, Callable[..., Any]]:
@@ -261,7 +291,7 @@ class Attributes:
             return self._missing(obj, name)
         if kind in _FUNCTION_LIKE or isinstance(obj, FunctionWrapper):
             return self.function_getattr(obj, name)
-        if isinstance(obj, stdlib.Namespace):
+        if isinstance(obj, stdlib.Namespace):  # (module_dicts.py's view reads this too)
             value = obj.table.get(name)
             if value is not None or name in obj.table:  # np.newaxis is None
                 return self.library.resolve(value) if type(value) is stdlib.LibraryName \
@@ -271,7 +301,12 @@ class Attributes:
                 return added[name]
             if name == "__name__":  # `scheduler.__module__ == lr_scheduler.__name__` (d2l)
                 return _MODULE_NAMES.get(obj.name, obj.name)
+            if name == "__dict__" and self.is_module(obj):  # a lookup-only view
+                return self.module_dict(obj)  # (`torch.optim.__dict__[name]`)
             raise stdlib.missing_namespace_name(obj, name)
+        if kind is ModuleDict:
+            found = module_dict_attribute(obj, name)
+            return self._missing(obj, name) if found is NO_NAME else found
         if kind is BuiltinType or kind is OpaqueType or kind is TypeBuiltin or \
                 isinstance(obj, (stdlib.ExceptionType, ScriptType)):
             return self.type_getattr(obj, name)

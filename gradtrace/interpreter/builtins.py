@@ -288,10 +288,11 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
     def script_delattr(obj: Any, name: Any, /) -> None:
         self.del_attribute(obj, attribute_name(name, ""))
 
-    def script_vars(*args: Any) -> dict[str, Any]:
+    def script_vars(*args: Any) -> Any:
         """vars(obj) of an instance: its `__dict__`, live as Python's where a script may
         read that (classes.dict_live), else a copy of its attributes in the order they
-        were set (a library object's, whose attributes are not torch's own)."""
+        were set (a library object's, whose attributes are not torch's own); of a module,
+        the lookup-only view of its names (module_dicts.py)."""
         if len(args) != 1:
             if not args:
                 raise NotSupportedError("vars() without an argument (the local scope) is "
@@ -308,6 +309,10 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             return obj.attrs
         if isinstance(obj, Tensor):  # the attributes the script set on it, live
             return self.tensor_dicts.setdefault(obj)
+        if isinstance(obj, stdlib.Namespace) and self.is_module(obj):
+            return self.module_dict(obj)  # a module's: its lookup-only __dict__ view
+        if isinstance(obj, stdlib.Namespace):  # (an object torch keeps in a module)
+            raise NotSupportedError(f"vars() of '{obj.name}' is not supported")
         if isinstance(obj, (int, float, str, bool, list, tuple, dict, set, frozenset,
                             type(None))):
             raise TorchTypeError("vars() argument must have __dict__ attribute")

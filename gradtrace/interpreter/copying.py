@@ -21,6 +21,7 @@ from ..engine.meta import MetaArray, memory_owner, meta_array, strides_of
 from ..engine.ndarray import ndarray
 from ..engine.tensor import Parameter, Tensor
 from ..errors import ScriptError
+from .module_dicts import ModuleDict
 from .objects import MISSING, Instance
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def shallow_copy(obj: Any) -> Any:
             return out_instance
         out_instance.attrs.update(obj.attrs)
         return out_instance
-    if isinstance(obj, (dict, list, set)):
+    if isinstance(obj, (dict, list, set, ModuleDict)):  # (a module's __dict__: a plain dict)
         return obj.copy()
     if type(obj) is ndarray:  # numpy's __copy__ copies the data
         return _array_copy(obj)

@@ -104,6 +104,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # names the script adds to library modules (`nn.MaskedLinear = MaskedLinear`), by
         # module name: new names only, as the modules' own code never reads them
         self.module_attributes: dict[str, dict[str, Any]] = {}
+        self.module_dicts: dict[int, Any] = {}  # each module's __dict__ view (module_dicts.py)
         self.saved_files: dict[str, Any] = {}  # torch.save's files, by name (serialization.py)
         self.steps = 0
         # tick() compares steps with step_cap only: the deadline timer and an abort lower

@@ -20,6 +20,7 @@ from . import enums
 from .builtin_classes import as_builtin, number_operand
 from .collection_types import deque
 from .generic_classes import ScriptGenericAlias, subscript_class
+from .module_dicts import MODULE_DICT_TYPES, ModuleDict
 from .nesting import check_hashable
 from .numpy_module import IndexTrick
 from .objects import (
@@ -48,7 +49,7 @@ PYTHON_ITERATORS = frozenset(type(it) for it in (
     iter(collections.OrderedDict()),  # `reversed(self._modules.values())`, odict_iterator
 ))
 ITERABLES = (list, tuple, str, bytes, range, dict, Size, set, frozenset, type({}.keys()),
-             type({}.values()), type({}.items()), deque, ndarray)
+             type({}.values()), type({}.items()), deque, ndarray, *MODULE_DICT_TYPES)
 # containers whose length bounds what iterating them produces
 SIZED = frozenset(ITERABLES)
 
@@ -171,6 +172,8 @@ class Protocols:
         value = as_builtin(value)
         if isinstance(value, dict):
             return value
+        if type(value) is ModuleDict:  # `f(**vars(module))`: the names offered
+            return value.copy()
         if type(value) is Instance and value.cls.builtin is None and \
                 value.cls.lookup("keys") is not MISSING:
             return dict(self.mapping_items(value, what))
@@ -194,6 +197,8 @@ class Protocols:
             return obj[index]
         if kind is IndexTrick:
             return obj.getitem(index)
+        if kind is ModuleDict:  # `torch.optim.__dict__[name]`
+            return obj[index]
         if kind is UntypedStorage or kind is TypedStorage:
             return obj.getitem(index.item() if isinstance(index, np.integer) else index)
         if kind is ScriptClass and obj.enum is not None:
@@ -265,6 +270,8 @@ class Protocols:
         if kind is TypedStorage:
             obj.setitem(index, value.item() if isinstance(value, np.generic) else value)
             return
+        if kind is ModuleDict:  # a module's __dict__: read-only (this raises)
+            obj.set_item(index)
         if kind is Instance or isinstance(obj, (list, dict, deque)):
             if isinstance(obj, dict):
                 check_hashable(index)
@@ -278,6 +285,8 @@ class Protocols:
                           kind="TypeError")
 
     def del_item(self, obj: Any, index: Any) -> None:
+        if type(obj) is ModuleDict:  # a module's __dict__: read-only (this raises)
+            obj.del_item(index)
         if type(obj) is Instance or isinstance(obj, (list, dict)):
             if isinstance(obj, dict):
                 check_hashable(index)

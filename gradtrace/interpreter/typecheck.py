@@ -25,6 +25,7 @@ from ..tensor_types import SIZE, VALUE_CLASSES, ScriptType, TorchVersion, tensor
 from . import abc_checks
 from .dunders import OBJECT
 from .generic_classes import ScriptGenericAlias, protocol_instance_check
+from .module_dicts import ModuleDict
 from .objects import (
     BuiltinType,
     Instance,
@@ -187,6 +188,8 @@ class TypeChecks:
                 if builtin is not None and issubclass(builtin, classinfo.type):
                     return True
                 return classinfo.type is int and _is_int_enum(value.cls)
+            if type(value) is ModuleDict:  # a module's __dict__ is a dict
+                return classinfo.type is dict
             return isinstance(value, classinfo.type)
         if isinstance(classinfo, ScriptType):
             return classinfo.instancecheck(value)

@@ -24,13 +24,19 @@ from gradtrace.runner import run_text
 torch = pytest.importorskip("torch")
 
 
-PRODUCTS = """import torch
-torch.manual_seed(3)
+# each script's start: torch, forward AD, and `bits`, a tensor's values as integers (a
+# complex one's real and imaginary parts in turn) for comparing them bit for bit
+PRELUDE = """import torch
+import torch.autograd.forward_ad as fwAD
 def bits(t):
     t = t.detach().resolve_conj()
     r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
     r = r.contiguous()
     return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+"""
+
+
+PRODUCTS = PRELUDE + """torch.manual_seed(3)
 for dt in (torch.complex64, torch.complex128):
     for (r, c) in [(1, 1), (3, 5), (17, 9), (1, 40), (40, 1), (33, 64)]:
         base = torch.randn(c, r, dtype=dt) * 3
@@ -122,14 +128,7 @@ def test_complex_products_and_where_record_torchs_nodes() -> None:
     assert address_free(gradtrace_output(NODES)) == address_free(torch_output(NODES))
 
 
-RECIPROCALS = """import torch
-import torch.autograd.forward_ad as fwAD
-torch.manual_seed(5)
-def bits(t):
-    t = t.detach().resolve_conj()
-    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
-    r = r.contiguous()
-    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+RECIPROCALS = PRELUDE + """torch.manual_seed(5)
 for dt in (torch.complex64, torch.complex128):
     for n in (1, 3, 4, 5, 8, 9, 17, 33):
         z = (torch.randn(n, dtype=dt) * torch.exp(torch.randn(n) * 4).to(dt)).requires_grad_()
@@ -165,14 +164,7 @@ def test_complex_reciprocal_and_number_over_tensor_bit_for_bit_like_torch() -> N
     assert gradtrace_output(RECIPROCALS) == torch_output(RECIPROCALS)
 
 
-VARIANCES = """import torch
-import torch.autograd.forward_ad as fwAD
-torch.manual_seed(7)
-def bits(t):
-    t = t.detach().resolve_conj()
-    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
-    r = r.contiguous()
-    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+VARIANCES = PRELUDE + """torch.manual_seed(7)
 for dt in (torch.complex64, torch.complex128):
     for shape in ((1,), (5,), (17,), (300,), (30000,), (3, 4), (6, 33), (2, 3, 5)):
         z = (torch.randn(shape, dtype=dt) * 3 + (1 - 2j)).requires_grad_()
@@ -213,14 +205,7 @@ def test_complex_var_and_std_bit_for_bit_with_gradients_like_torch() -> None:
     assert gradtrace_output(VARIANCES) == torch_output(VARIANCES)
 
 
-POWERS = """import torch
-import torch.autograd.forward_ad as fwAD
-torch.manual_seed(9)
-def bits(t):
-    t = t.detach().resolve_conj()
-    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
-    r = r.contiguous()
-    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+POWERS = PRELUDE + """torch.manual_seed(9)
 for dt in (torch.complex64, torch.complex128):
     for n in (1, 2, 3, 5, 8, 9, 11, 16, 17, 23, 39, 100):
         z = torch.randn(n, dtype=dt, requires_grad=True)
@@ -253,14 +238,7 @@ def test_complex_powers_by_small_integers_bit_for_bit_like_torch() -> None:
     assert gradtrace_output(POWERS) == torch_output(POWERS)
 
 
-GENERAL_POWERS = """import torch
-import torch.autograd.forward_ad as fwAD
-torch.manual_seed(11)
-def bits(t):
-    t = t.detach().resolve_conj()
-    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
-    r = r.contiguous()
-    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+GENERAL_POWERS = PRELUDE + """torch.manual_seed(11)
 for dt in (torch.complex64, torch.complex128):
     for n in (1, 5, 9, 17):
         z = torch.randn(n, dtype=dt, requires_grad=True)
@@ -292,14 +270,7 @@ def test_complex_powers_by_other_numbers_and_sqrt_bit_for_bit_like_torch() -> No
     assert gradtrace_output(GENERAL_POWERS) == torch_output(GENERAL_POWERS)
 
 
-SQUARE_ROOTS = """import torch
-import torch.autograd.forward_ad as fwAD
-torch.manual_seed(12)
-def bits(t):
-    t = t.detach().resolve_conj()
-    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
-    r = r.contiguous()
-    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+SQUARE_ROOTS = PRELUDE + """torch.manual_seed(12)
 for dt in (torch.complex64, torch.complex128):
     for n in (1, 3, 8, 9, 17, 40):
         z = torch.randn(n, dtype=dt, requires_grad=True)
@@ -320,13 +291,7 @@ def test_complex_sqrt_and_its_gradients_like_torch() -> None:
     assert gradtrace_output(SQUARE_ROOTS) == torch_output(SQUARE_ROOTS)
 
 
-TENSOR_POWERS = """import torch
-torch.manual_seed(13)
-def bits(t):
-    t = t.detach().resolve_conj()
-    r = torch.view_as_real(t.contiguous()) if t.is_complex() else t
-    r = r.contiguous()
-    return r.view(torch.int32 if r.dtype == torch.float32 else torch.int64).flatten().tolist()
+TENSOR_POWERS = PRELUDE + """torch.manual_seed(13)
 for dt, rt in ((torch.complex64, torch.float32), (torch.complex128, torch.float64)):
     z = torch.randn(4, 3, dtype=dt)
     z[0, 0] = 0.5

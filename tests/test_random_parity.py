@@ -147,7 +147,7 @@ def test_scripts_print_torchs_generator_and_its_methods():
 
 @pytest.mark.parametrize("expr", ["g._bits", "g.__class__.__dict__", "g._seed", "g.__init__",
                                   "torch.default_generator._pending", "g.get_state.__self__",
-                                  "torch.nn.init.__dict__"])
+                                  "torch.nn.init.__dict__['__builtins__']"])
 def test_generators_and_init_expose_no_python_internals(expr):
     result = _run(f"g = torch.Generator()\nx = {expr}\n")
     assert result.error is not None

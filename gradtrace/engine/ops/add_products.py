@@ -18,7 +18,7 @@ from ..limits import reserve
 from ..node import Function
 from ..tensor import Tensor
 from ._util import apply_inplace
-from .linalg import bmm, conj_scalar, mv, mv_grads, outer
+from .linalg import bmm, conj_scalar, mv, outer
 from .scalar import mul_scalar
 from .views import expand, t, transpose, unsqueeze
 
@@ -228,13 +228,18 @@ class AddmvBackward0(Function):
     def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
         # maybe_multiply(grad, beta.conj()), maybe_multiply(grad.ger(vec.conj()),
         # alpha.conj()), maybe_multiply(mat.t().conj().mv(grad), alpha.conj())
+        # (in this order: the order the ops are recorded in is the order a create_graph
+        # graph's next backward accumulates their gradients in)
+        from .complex_ops import conj
+
         alpha, beta = conj_scalar(self.attrs["alpha"]), conj_scalar(self.attrs["beta"])
-        g_self = None
-        g_mat, g_vec = mv_grads(self, grad, self.unpack("mat"), self.unpack("vec"), 1, 2)
-        g_mat = None if g_mat is None else maybe_multiply(g_mat, alpha)
+        g_self = g_mat = g_vec = None
+        if self.needs_input_grad(1):
+            g_mat = maybe_multiply(outer(grad, conj(self.unpack("vec"))), alpha)
         if self.needs_input_grad(0):
             g_self = maybe_multiply(grad, beta)
-        g_vec = None if g_vec is None else maybe_multiply(g_vec, alpha)
+        if self.needs_input_grad(2):
+            g_vec = maybe_multiply(mv(t(conj(self.unpack("mat"))), grad), alpha)
         return g_self, g_mat, g_vec
 
 

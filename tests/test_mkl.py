@@ -134,3 +134,9 @@ def test_openmp_threads_spin_a_millisecond_only_while_a_core_is_free(monkeypatch
     monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
     assert mkl.openmp_blocktime() == expected
+
+
+def test_openmp_threads_sleep_at_once_without_a_load_average(monkeypatch):
+    """Where Python has no os.getloadavg (Windows), the threads do not spin."""
+    monkeypatch.delattr(os, "getloadavg", raising=False)
+    assert mkl.openmp_blocktime() == "0"

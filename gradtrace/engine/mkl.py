@@ -134,11 +134,13 @@ def openmp_blocktime() -> str:
     benchmarks/README.md, Round 21."""
     try:
         load = os.getloadavg()[0]
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-            (os.cpu_count() or 1)
-    except OSError:
+    except (AttributeError, OSError):  # no load average (Windows has no os.getloadavg)
         return "0"
-    return "1" if load <= cores - 0.5 else "0"
+    try:  # (the load counts runnable threads: logical CPUs, as capability reads them)
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return "1" if load <= cpus - 0.5 else "0"
 
 
 def _threading_layer(openmp: str | None) -> int:

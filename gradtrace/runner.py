@@ -260,7 +260,7 @@ def _collect_earlier_runs() -> None:
     small scripts, each ~0.25 s with the engine's tables: twice the scripts' own time). It
     runs before a run rather than after it: a command runs one script, and never pays."""
     spliced, survivors = _UNCOUNTED
-    if spliced and spliced > GARBAGE_FACTOR * survivors:
+    if spliced > GARBAGE_FACTOR * survivors:
         gc.collect()
         _UNCOUNTED[:] = [0, len(gc.get_objects(2))]
 

@@ -28,7 +28,7 @@ import numpy as np
 from . import capability, exactness
 from .meta import META, reduced_result, stands_on_meta
 from .pointwise import is_dense, thread_chunk
-from .shapes import reordered_dims
+from .shapes import reordered_dims, strided_view
 
 
 def lanes(dtype: np.dtype) -> int:
@@ -108,8 +108,7 @@ def reduction_layout(array: np.ndarray, axes: tuple[int, ...]) -> Layout:
 
 def iteration_view(array: np.ndarray, layout: Layout) -> np.ndarray:
     """`array` seen in iteration order, C-ordered (the fastest iteration dim last)."""
-    return np.lib.stride_tricks.as_strided(array, layout.shape[::-1], layout.in_strides[::-1],
-                                           writeable=False)
+    return strided_view(array, layout.shape[::-1], layout.in_strides[::-1], writeable=False)
 
 
 # -- the cascade sum (SumKernel.cpp) -----------------------------------------------------
@@ -182,7 +181,7 @@ def multi_row_sum(x: np.ndarray) -> np.ndarray:
     size = x.shape[-1]
     power = max(4, _ceil_log2(size) // 4)
     step = 1 << power
-    if size < step:  # no chunk completes: one running sum
+    if size <= step:  # no chunk completes, or one with nothing after it: one running sum
         return seq_sum(x)
     lead = x.shape[:-1]
     nb = size // step

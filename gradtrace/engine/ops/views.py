@@ -27,6 +27,7 @@ from ..shapes import (
     Size,
     contiguous_strides,
     size_args,
+    strided_view,
     view_strides,
     wrap_dim,
 )
@@ -193,8 +194,8 @@ def restrided(array: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...
         raise too_many_dims(ValueError(), len(shape))
     item = array.itemsize
     overlapping = any(s == 0 and n > 1 for n, s in zip(shape, strides))
-    return np.lib.stride_tricks.as_strided(array, shape, tuple(s * item for s in strides),
-                                           writeable=not overlapping and array.flags.writeable)
+    return strided_view(array, shape, tuple(s * item for s in strides),
+                        writeable=not overlapping and array.flags.writeable)
 
 
 def _viewable(array: np.ndarray, shape: tuple[int, ...]) -> bool:

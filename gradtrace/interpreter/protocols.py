@@ -35,6 +35,7 @@ from .objects import (
 )
 from .regex_module import Match
 from .runtime import PYTHON_ERRORS
+from .text_io import StringIO
 from .typed_classes import TypingClass
 from .typing_generics import SUBSCRIPTABLE_TYPES, resubscript
 from .typing_module import GenericAlias, TypingName
@@ -123,6 +124,12 @@ class Protocols:
             return iter(value)
         if kind is ScriptClass and value.enum is not None:
             return enums.iterate(value)
+        if kind is StringIO:  # its lines, read as the loop goes (bounded by its size)
+            try:
+                return iter(value)
+            except GradtraceError as err:
+                err.at(span)
+                raise
         if kind is Instance:
             try:
                 return iter(value)

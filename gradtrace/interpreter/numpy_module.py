@@ -121,6 +121,7 @@ FUNCTIONS = (
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
     "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append", "delete",
+    "ix_",
 )
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",

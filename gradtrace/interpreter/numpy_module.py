@@ -123,6 +123,10 @@ FUNCTIONS = (
     "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append", "delete",
     "ix_",
 )
+# numpy's file readers and writers: a name a script may import (a training script's header,
+# `from numpy import save as np_save`), refused when called, as Python's open is
+FILE_FUNCTIONS = ("save", "load", "savez", "savez_compressed", "savetxt", "loadtxt",
+                  "genfromtxt", "fromfile")
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
           "logspace", "geomspace")
@@ -652,6 +656,9 @@ def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     for info in TYPE_INFO_PROPERTIES:
         name = info.__name__
         table[name] = NumpyFunction(name, _type_info(info), interp, f"numpy.{name}")
+    for name in FILE_FUNCTIONS:
+        table[name] = NumpyFunction(name, _refused_file_function(name), interp,
+                                    f"numpy.{name}")
     table["r_"] = IndexTrick("r_", np.r_)
     table["c_"] = IndexTrick("c_", np.c_)
     table["mgrid"] = IndexTrick("mgrid", np.mgrid)
@@ -670,6 +677,13 @@ def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     namespace = stdlib.Namespace("numpy", table)
     return {"numpy": namespace, "numpy.random": random_ns, "numpy.linalg": linalg,
             "numpy.testing": testing}
+
+
+def _refused_file_function(name: str) -> Callable[..., Any]:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise NotSupportedError(f"'numpy.{name}' is not supported by gradtrace: scripts "
+                                "read and write no files")
+    return refused
 
 
 def _type_info(info: type) -> Callable[[Any], Any]:

@@ -107,6 +107,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("endless_loop.gt", "LimitError"), ("huge_power.gt", "LimitError"),
     ("infinite_recursion.gt", "RecursionError"), ("file_open.gt", "NotSupportedError"),
     ("pystd_io_open_imported.gt", "NotSupportedError"),
+    ("numpy_save_imported.gt", "NotSupportedError"),
+    ("numpy_nditer_internals.gt", "AttributeError"),
     ("pystd_codecs_escape_growth.gt", "NotSupportedError"),
     ("pystd_codecs_escape_bomb.gt", "LimitError"),
     ("pystd_ast_literal_eval_bomb.gt", "LimitError"),

@@ -36,6 +36,7 @@ from ..engine.ndarray import (
 )
 from ..engine.tensor import Tensor
 from ..errors import NotSupportedError, ScriptError
+from . import wrapped
 from .objects import MISSING, BuiltinType, is_dunder
 
 if TYPE_CHECKING:
@@ -121,7 +122,12 @@ FUNCTIONS = (
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
     "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append", "delete",
+    "ix_",
 )
+# numpy's file readers and writers: a name a script may import (a training script's header,
+# `from numpy import save as np_save`), refused when called, as Python's open is
+FILE_FUNCTIONS = ("save", "load", "savez", "savez_compressed", "savetxt", "loadtxt",
+                  "genfromtxt", "fromfile")
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
           "logspace", "geomspace")
@@ -651,6 +657,10 @@ def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     for info in TYPE_INFO_PROPERTIES:
         name = info.__name__
         table[name] = NumpyFunction(name, _type_info(info), interp, f"numpy.{name}")
+    table["nditer"] = NumpyFunction("nditer", NdIter, interp, "numpy.nditer")
+    for name in FILE_FUNCTIONS:
+        table[name] = NumpyFunction(name, _refused_file_function(name), interp,
+                                    f"numpy.{name}")
     table["r_"] = IndexTrick("r_", np.r_)
     table["c_"] = IndexTrick("c_", np.c_)
     table["mgrid"] = IndexTrick("mgrid", np.mgrid)
@@ -669,6 +679,62 @@ def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     namespace = stdlib.Namespace("numpy", table)
     return {"numpy": namespace, "numpy.random": random_ns, "numpy.linalg": linalg,
             "numpy.testing": testing}
+
+
+_NDITER_FLAGS = frozenset({"multi_index", "c_index", "f_index", "refs_ok", "zerosize_ok"})
+_NDITER_OP_FLAGS = frozenset({"readonly", "readwrite", "writeonly"})
+
+
+class NdIter:
+    """`np.nditer(a, flags=["multi_index"], op_flags=["readwrite"])` over one array or
+    tensor: numpy's own iterator, for the index walk a gradient check makes
+    (`while not it.finished: ix = it.multi_index; ...; it.iternext()`); the elements are
+    read and written through the array with those indices, never through the iterator."""
+
+    __slots__ = ("it",)
+    python_type_name = "numpy.nditer"
+
+    def __init__(self, op: Any, flags: Any = None, op_flags: Any = None,
+                 order: Any = "K") -> None:
+        for given, allowed, what in ((flags, _NDITER_FLAGS, "flags"),
+                                     (op_flags, _NDITER_OP_FLAGS, "op_flags")):
+            if given is not None and (not isinstance(given, (list, tuple)) or any(
+                    not isinstance(f, str) or f not in allowed for f in given)):
+                raise NotSupportedError(f"np.nditer({what}={given!r}) is not supported by "
+                                        f"gradtrace (only {', '.join(sorted(allowed))})")
+        array = raw(op)
+        if not isinstance(array, np.ndarray):
+            array = call(np.asarray, array)
+        self.it = call(np.nditer, array, list(flags or ()),
+                       list(op_flags) if op_flags else None, None, order)
+
+    def __repr__(self) -> str:
+        return f"<numpy.nditer object at {id(self):#x}>"
+
+
+def _nditer_getter(name: str) -> Callable[[NdIter], Any]:
+    def get(obj: NdIter) -> Any:
+        return call(getattr, obj.it, name)  # numpy's ValueError past the end, as numpy's
+    return get
+
+
+def _nditer_method(name: str) -> Callable[..., Any]:
+    def method(obj: NdIter) -> Any:
+        return call(getattr(obj.it, name))
+    return method
+
+
+wrapped.register(NdIter, {name: _nditer_getter(name) for name in (
+    "finished", "multi_index", "index", "iterindex", "itersize", "shape", "ndim",
+    "has_multi_index", "has_index")},
+    {"iternext": _nditer_method("iternext"), "reset": _nditer_method("reset")})
+
+
+def _refused_file_function(name: str) -> Callable[..., Any]:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise NotSupportedError(f"'numpy.{name}' is not supported by gradtrace: scripts "
+                                "read and write no files")
+    return refused
 
 
 def _type_info(info: type) -> Callable[[Any], Any]:

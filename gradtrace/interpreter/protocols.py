@@ -14,7 +14,7 @@ from ..engine.ndarray import ndarray, torch_index
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import Parameter, Tensor
-from ..errors import GradtraceError, LimitExceeded, ScriptError
+from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError
 from ..source import Span
 from . import enums
 from .builtin_classes import as_builtin, number_operand
@@ -22,7 +22,7 @@ from .collection_types import deque
 from .generic_classes import ScriptGenericAlias, subscript_class
 from .module_dicts import MODULE_DICT_TYPES, ModuleDict
 from .nesting import check_hashable
-from .numpy_module import IndexTrick
+from .numpy_module import IndexTrick, NdIter
 from .objects import (
     MISSING,
     BuiltinType,
@@ -35,6 +35,7 @@ from .objects import (
 )
 from .regex_module import Match
 from .runtime import PYTHON_ERRORS
+from .text_io import StringIO
 from .typed_classes import TypingClass
 from .typing_generics import SUBSCRIPTABLE_TYPES, resubscript
 from .typing_module import GenericAlias, TypingName
@@ -123,6 +124,15 @@ class Protocols:
             return iter(value)
         if kind is ScriptClass and value.enum is not None:
             return enums.iterate(value)
+        if kind is NdIter:
+            raise NotSupportedError("iterating an np.nditer's elements is not supported by "
+                                    "gradtrace: index the array with it.multi_index", span)
+        if kind is StringIO:  # its lines, read as the loop goes (bounded by its size)
+            try:
+                return iter(value)
+            except GradtraceError as err:
+                err.at(span)
+                raise
         if kind is Instance:
             try:
                 return iter(value)

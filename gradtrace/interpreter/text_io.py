@@ -127,8 +127,17 @@ class StringIO:
     def closed(self) -> bool:
         return self.buffer.closed
 
-    def __iter__(self) -> Any:
-        return iter(self._checked(self.buffer.readlines))
+    def __iter__(self) -> StringIO:
+        """A StringIO is its own iterator, as Python's: each step reads the next line from
+        the current position (a loop's body may read or seek the same stream)."""
+        self._checked(self.buffer.__iter__)  # a closed stream's ValueError
+        return self
+
+    def __next__(self) -> str:
+        line = self._checked(self.buffer.readline)
+        if not line:
+            raise StopIteration
+        return line
 
     def __enter__(self) -> StringIO:
         if self.buffer.closed:

@@ -294,6 +294,10 @@ class Attributes:
         if isinstance(obj, stdlib.Namespace):  # (module_dicts.py's view reads this too)
             value = obj.table.get(name)
             if value is not None or name in obj.table:  # np.newaxis is None
+                if type(value) is float and self.module_attributes:  # torch.pi replaced
+                    added = self.module_attributes.get(obj.name)
+                    if added is not None and name in added:
+                        return added[name]
                 return self.library.resolve(value) if type(value) is stdlib.LibraryName \
                     else script_value(obj.name, name, value)
             added = self.module_attributes.get(obj.name)
@@ -727,11 +731,14 @@ class Attributes:
             raise stdlib.not_supported_attribute(obj, name)
         if isinstance(obj, stdlib.Namespace) and obj.name.split(".")[0] == "torch" and \
                 (kind is stdlib.Namespace or kind is torch_namespace.FlagNamespace and
-                 obj.shown is None) and name not in obj.table:
+                 obj.shown is None) and (name not in obj.table
+                                         or type(obj.table[name]) is float):
             # a name a torch module lacks (pytorch-flows' `nn.MaskedLinear = MaskedLinear`,
             # the UvA tutorials' misspelt `torch.backends.cudnn.determinstic = True`; not
-            # cuda.matmul, an object whose __setattr__ takes only its switches); one it has
-            # stays refused: torch's own code would call the script's replacement
+            # cuda.matmul, an object whose __setattr__ takes only its switches), or one of
+            # its float constants (KalmanNet's `torch.pi = torch.acos(torch.zeros(1)).item()
+            # * 2`, read back by the script; the engine never reads it); any other name it
+            # has stays refused: torch's own code would call the script's replacement
             self.module_attributes.setdefault(obj.name, {})[name] = value
             return
         if kind in self.namedtuple_classes:  # a namedtuple's fields are read-only properties

@@ -17,7 +17,7 @@ import math
 import pprint
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import stdlib, syntax, torch_namespace
 from ..engine import unreproducible
@@ -71,6 +71,14 @@ _MATH_FUNCTIONS = (
     "radians", "remainder", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "ulp",
 )
 _MATH_CONSTANTS = ("pi", "e", "tau", "inf", "nan")
+
+
+class _ModuleConstant(NamedTuple):
+    """A float constant `from module import name` binds: the script's replacement of it
+    when it made one before the import ran (`torch.pi = ...`), else its value."""
+    module: str
+    name: str
+    value: float
 
 
 def _math_namespace(interp: Interpreter) -> stdlib.Namespace:
@@ -631,9 +639,13 @@ class ImportCompiler:
                 missing = (f"cannot import name '{alias.name}' from '{node.module}'",  # less
                            alias.span)  # Python's path to the module
                 break
+            value = module.table[alias.name]
+            if type(value) is float:  # a constant the script may have replaced (torch.pi)
+                value = _ModuleConstant(node.module, alias.name, value)
             bindings.append((self._store_name(self.mangled(alias.asname or alias.name)),
-                             script_value(node.module, alias.name, module.table[alias.name])))
+                             script_value(node.module, alias.name, value)))
         resolve = self.library.resolve
+        module_attributes = self.module_attributes
         loaded = () if self._scope.library else (node.module, *submodules)
         modules = self.modules
 
@@ -641,6 +653,9 @@ class ImportCompiler:
             for name in loaded:
                 note_import(modules, name)
             for store, value in bindings:
+                if type(value) is _ModuleConstant:
+                    value = module_attributes.get(value.module, {}).get(value.name,
+                                                                        value.value)
                 store(frame, resolve(value) if type(value) is stdlib.LibraryName else value)
             if missing is not None:
                 raise ScriptError(*missing, kind="ImportError")

@@ -1,0 +1,75 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 59
+(capsule networks, RBMs, Hopfield networks, energy-based models, neural cellular automata,
+self-organising maps) found: gram-ai's capsule network builds its one-hot labels with
+`torch.sparse.torch.eye(10)` (a torch module that does `import torch` has torch as an
+attribute; refused), and JEM draws its labelled batches with `cycle(loader).__next__()` (a
+generator's `__next__` slot was missing; `type()` of a slot's method-wrapper also named it a
+builtin_function_or_method).
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+
+TORCH_THROUGH_SUBMODULES = """import torch
+import torch.nn.functional as F
+labels = torch.LongTensor([2, 0, 1])
+onehot = torch.sparse.torch.eye(4).index_select(dim=0, index=labels)
+print(onehot)
+print(torch.sparse.torch is torch, F.torch is torch, torch.nn.functional.torch.zeros(2))
+print(torch.autograd.torch.ones(1), torch.torch is torch, torch.sparse.torch.sparse.torch is torch)
+print(hasattr(torch.sparse, "torch"), hasattr(torch.nn, "torch"), hasattr(torch.optim, "torch"))
+try:
+    torch.nn.torch
+except AttributeError as e:
+    print(e)
+"""
+
+
+def test_torch_modules_that_import_torch_have_it_as_an_attribute() -> None:
+    """`torch.sparse.torch.eye(n)` (old capsule networks' one-hot labels) reaches torch
+    itself, as does any torch module that does `import torch`; torch.nn does not."""
+    assert gradtrace_output(TORCH_THROUGH_SUBMODULES) == torch_output(TORCH_THROUGH_SUBMODULES)
+
+
+GENERATOR_SLOTS = """def cycle(xs):
+    while True:
+        for x in xs:
+            yield x
+
+def two():
+    yield 1
+    yield 2
+    return "done"
+
+g = cycle([1, 2, 3])
+print(g.__next__(), g.__next__(), g.__next__(), g.__next__())
+print(g.__iter__() is g, iter(g) is g)
+h = two()
+print(h.__next__(), next(h))
+for _ in range(2):
+    try:
+        h.__next__()
+    except StopIteration as e:
+        print("stop", repr(e), e.value)
+print(type(g.__next__).__name__, callable(g.__next__), g.__next__.__name__)
+print(type((3).__add__).__name__, type(g.__iter__).__name__)
+gen = (i * i for i in range(3))
+step = gen.__next__
+print(step(), list(gen))
+try:
+    g.__next__(1)
+except TypeError as e:
+    print(e)
+"""
+
+
+def test_a_generators_next_and_iter_slots() -> None:
+    """`gen.__next__()` is next(gen) (its return value in StopIteration, then an empty
+    StopIteration), `gen.__iter__()` the generator; both are method-wrappers."""
+    assert gradtrace_output(GENERATOR_SLOTS) == torch_output(GENERATOR_SLOTS)

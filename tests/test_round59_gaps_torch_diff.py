@@ -73,3 +73,27 @@ def test_a_generators_next_and_iter_slots() -> None:
     """`gen.__next__()` is next(gen) (its return value in StopIteration, then an empty
     StopIteration), `gen.__iter__()` the generator; both are method-wrappers."""
     assert gradtrace_output(GENERATOR_SLOTS) == torch_output(GENERATOR_SLOTS)
+
+
+REMOVED_TENSOR_LINALG_METHODS = """import torch
+torch.manual_seed(0)
+W = torch.rand(3, 3)
+b = torch.rand(3, 1)
+print(type(W.eig).__name__, W.eig.__name__, W.eig.__qualname__, W.symeig.__qualname__)
+for call in (lambda: W.solve(b), lambda: W.lstsq(b), lambda: W.eig(), lambda: W.eig(True),
+             lambda: W.symeig(eigenvectors=True), lambda: torch.Tensor.eig(W),
+             lambda: torch.eig(W), lambda: torch.symeig(W)):
+    try:
+        call()
+    except RuntimeError as e:
+        print(e)
+print(hasattr(torch.Tensor, "symeig"), hasattr(W, "lstsq"), hasattr(W, "matrix_rank"))
+"""
+
+
+def test_the_tensor_methods_torch_removed_since_1_9_raise_its_error() -> None:
+    """`W.eig()` (an old echo state network's spectral radius), `symeig`, `solve` and
+    `lstsq` are Python methods of torch.Tensor that raise torch/_linalg_utils.py's
+    RuntimeError naming the torch.linalg replacement, as torch.eig and friends do."""
+    assert gradtrace_output(REMOVED_TENSOR_LINALG_METHODS) == \
+        torch_output(REMOVED_TENSOR_LINALG_METHODS)

@@ -97,3 +97,31 @@ def test_the_tensor_methods_torch_removed_since_1_9_raise_its_error() -> None:
     RuntimeError naming the torch.linalg replacement, as torch.eig and friends do."""
     assert gradtrace_output(REMOVED_TENSOR_LINALG_METHODS) == \
         torch_output(REMOVED_TENSOR_LINALG_METHODS)
+
+
+TENSOR_METHOD_SHADOWED = """import torch
+t = torch.ones(2)
+t.requires_grad_ = True
+print(t.requires_grad_, t.requires_grad)
+t.add = 5
+print(t.add, t + 1, torch.add(t, 1))
+t.backward = "b"
+t.eig = 3
+print(t.backward, t.eig, sorted(t.__dict__))
+u = t.clone()
+print(u.add(1), hasattr(u, "requires_grad_"), getattr(t, "add"))
+for name in ("shape", "is_leaf", "T", "dtype", "grad_fn"):
+    try:
+        setattr(t, name, 1)
+    except AttributeError as e:
+        print(e)
+del t.add
+print(t.add(1))
+"""
+
+
+def test_an_attribute_set_on_a_tensor_shadows_a_method_of_that_name() -> None:
+    """A tensor method is a non-data descriptor: `t.requires_grad_ = True` (matterda's NCA
+    notebook) stores an attribute in the tensor's __dict__ that reads back instead of the
+    method, on that tensor only; torch's getset attributes stay read-only."""
+    assert gradtrace_output(TENSOR_METHOD_SHADOWED) == torch_output(TENSOR_METHOD_SHADOWED)

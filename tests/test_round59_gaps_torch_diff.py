@@ -125,3 +125,34 @@ def test_an_attribute_set_on_a_tensor_shadows_a_method_of_that_name() -> None:
     notebook) stores an attribute in the tensor's __dict__ that reads back instead of the
     method, on that tensor only; torch's getset attributes stay read-only."""
     assert gradtrace_output(TENSOR_METHOD_SHADOWED) == torch_output(TENSOR_METHOD_SHADOWED)
+
+
+TYPING_SELF = """import typing
+from typing import Self, Never, LiteralString, NoReturn
+
+
+class Box:
+    def set(self, v: int) -> Self:
+        self.v = v
+        return self
+
+    @classmethod
+    def make(cls) -> "Self":
+        return cls()
+
+
+print(Box().set(3).v, Self, Never, LiteralString, typing.Self, typing.Self is Self)
+for form in (Self, Never, LiteralString, NoReturn, typing.TypeAlias):
+    try:
+        form[int]
+    except TypeError as e:
+        print(e)
+print(Self == typing.Self, hash(Self) == hash(typing.Self), Self == Never)
+"""
+
+
+def test_typing_self_never_and_literalstring_are_unsubscriptable_special_forms() -> None:
+    """Python 3.11's `typing.Self` (a Hopfield tutorial's `def fit(...) -> Self`), Never and
+    LiteralString import and print as Python's; like NoReturn and TypeAlias they refuse a
+    subscript (NoReturn[int] was accepted)."""
+    assert gradtrace_output(TYPING_SELF) == torch_output(TYPING_SELF)

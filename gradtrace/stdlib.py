@@ -367,6 +367,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
 
 TENSOR_LIBRARY_METHODS: dict[str, LibraryName] = {
     "resize": LibraryName("torch._tensor", "resize"),
+    **{name: LibraryName("torch._tensor", name) for name in ("solve", "lstsq", "eig", "symeig")},
 }
 """Tensor methods torch writes in Python (torch/_tensor.py), run as that Python: a script's
 `t.resize(2, 3)` calls the library function with `t` first."""

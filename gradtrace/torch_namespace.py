@@ -15,7 +15,7 @@ from .engine.profiler import record_function
 from .engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from .engine.sparse_sum import sparse_sum
 from .errors import ScriptError
-from .stdlib import ExceptionType, LibraryName, Namespace, TorchExceptionType
+from .stdlib import ExceptionType, LibraryName, Namespace, TorchExceptionType, torch_has
 
 
 class FlagNamespace(Namespace):
@@ -634,4 +634,9 @@ def _build_torch() -> dict[str, Namespace]:
 
 MODULES: dict[str, Namespace] = _build_torch()
 TORCH = MODULES["torch"]
+# a torch module that does `import torch` has torch as an attribute, and old code reaches
+# torch through one (gram-ai's capsule network: `torch.sparse.torch.eye(10)`)
+for _module in MODULES.values():
+    if torch_has(_module, "torch"):
+        _module.table.setdefault("torch", TORCH)
 TORCH.table["from_numpy"] = ndarray.from_numpy

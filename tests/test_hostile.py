@@ -313,6 +313,9 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_module_dict_class_attribute.gt", "NotSupportedError"),
     ("lang_module_dict_recursion.gt", "RecursionError"),
     ("lang_module_dict_deep_key.gt", "LimitError"),
+    ("lang_generator_next_slot.gt", "RecursionError"),
+    ("lang_tensor_method_shadow.gt", "TypeError"),
+    ("lang_typing_self_forms.gt", "TypeError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

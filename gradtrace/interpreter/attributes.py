@@ -252,9 +252,15 @@ class Attributes:
                 return getter(obj, self)
             method = stdlib.TENSOR_METHODS.get(name)
             if method is not None:
+                stored = self.tensor_dicts.get(obj)  # an attribute the script set shadows
+                if stored is not None and name in stored:  # a method, as in Python (a
+                    return stored[name]  # notebook's `target.requires_grad_ = True`)
                 return stdlib.BoundMethod(obj, method, name, tensor_python_method(name))
             written = stdlib.TENSOR_LIBRARY_METHODS.get(name)
             if written is not None:
+                stored = self.tensor_dicts.get(obj)
+                if stored is not None and name in stored:
+                    return stored[name]
                 return Method(obj, self.library.resolve(written))
             if name in stdlib.NOT_SUPPORTED_METHODS:
                 raise NotSupportedError(stdlib.NOT_SUPPORTED_METHODS[name])
@@ -695,13 +701,16 @@ class Attributes:
             if setter is not None:
                 setter(obj, value)
                 return
-            if name in stdlib.TENSOR_ATTRIBUTES or name in stdlib.TENSOR_METHODS:
+            if name in stdlib.TENSOR_ATTRIBUTES:  # torch's getset descriptors
                 raise ScriptError(
                     f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable",
                     kind="AttributeError")
-            if not is_dunder(name) and not stdlib.torch_has(obj, name):
+            if not is_dunder(name) and (not stdlib.torch_has(obj, name) or
+                                        name in stdlib.TENSOR_METHODS or
+                                        name in stdlib.TENSOR_LIBRARY_METHODS):
                 # a name torch's Tensor lacks is the script's own, kept apart from the
-                # tensor: `p.update = g` and, underscored, learn2learn's Meta-SGD `p._lr = lr`
+                # tensor: `p.update = g` and, underscored, learn2learn's Meta-SGD `p._lr = lr`;
+                # so is a method's name, which the value then shadows on this tensor
                 self.tensor_dicts.setdefault(obj)[name] = value
                 return
         if isinstance(obj, FunctionCtx):

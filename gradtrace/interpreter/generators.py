@@ -328,9 +328,14 @@ def _forget(handling: list, err: Any) -> None:
 
 
 def generator_attribute(interp: Any, gen: ScriptGenerator, name: str) -> Any:
-    """`gen.send`, `gen.throw`, `gen.close` as bound methods; None for other names."""
+    """`gen.send`, `gen.throw`, `gen.close` as bound methods, and the type slots
+    `gen.__next__` and `gen.__iter__` as method-wrappers (JEM's
+    `cycle(loader).__next__()`); None for other names."""
     method = _GENERATOR_METHODS.get(name)
-    return None if method is None else stdlib.BoundMethod(gen, method(interp), name)
+    if method is not None:
+        return stdlib.BoundMethod(gen, method(interp), name)
+    slot = _GENERATOR_SLOTS.get(name)
+    return None if slot is None else stdlib.BoundMethod(gen, slot(interp), name, wrapper=True)
 
 
 def _send(interp: Any) -> Callable[..., Any]:
@@ -375,3 +380,27 @@ def _stopped_as_script_error(step: Callable[[], Any]) -> Any:
 
 
 _GENERATOR_METHODS = {"send": _send, "throw": _throw, "close": _close}
+
+
+def _next(interp: Any) -> Callable[..., Any]:
+    def __next__(gen: ScriptGenerator, /, *args: Any) -> Any:
+        """next(gen): the next value, or the script's StopIteration."""
+        _no_arguments(args)
+        return _stopped_as_script_error(lambda: interp.resume(gen))
+    return __next__
+
+
+def _iter(interp: Any) -> Callable[..., Any]:
+    def __iter__(gen: ScriptGenerator, /, *args: Any) -> ScriptGenerator:
+        _no_arguments(args)
+        return gen
+    return __iter__
+
+
+def _no_arguments(args: tuple) -> None:
+    """A type slot's method-wrapper takes no arguments (`g.__next__(1)`)."""
+    if args:
+        raise ScriptError(f"expected 0 arguments, got {len(args)}", kind="TypeError")
+
+
+_GENERATOR_SLOTS = {"__next__": _next, "__iter__": _iter}

@@ -592,7 +592,9 @@ def type_name(value: Any) -> str:
         return value.name().rsplit("::", 1)[-1]
     if cls is Namespace:
         return "module"
-    if cls is BoundMethod:  # (a method torch writes in Python is a bound `method`)
+    if cls is BoundMethod:  # (a method torch writes in Python is a bound `method`, a
+        if value.wrapper:  # type slot's a `method-wrapper`: `(3).__add__`, `g.__next__`)
+            return "method-wrapper"
         return "builtin_function_or_method" if value.python is None else "method"
     if cls is ExceptionType or isinstance(value, type):
         return "type"

@@ -19,9 +19,14 @@ TYPING_NAMES = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Opti
                 "MutableMapping", "MutableSequence", "FrozenSet", "DefaultDict", "Deque",
                 "Counter", "OrderedDict", "Generator", "Hashable", "Sized", "Collection",
                 "Container", "Final", "ClassVar", "Annotated", "NoReturn", "Awaitable",
-                "TypeAlias")
+                "TypeAlias", "Self", "Never", "LiteralString")
 """The names of `typing` a script may import that are only names (`Generic`, `Protocol`,
 `NamedTuple` and `TypedDict`, class bases, are in typed_classes.py)."""
+
+
+# the special forms Python's typing refuses to subscript (`typing.Self` of 3.11's methods
+# returning their own instance, `-> Self`)
+_UNPARAMETERIZED = frozenset({"TypeAlias", "NoReturn", "Self", "Never", "LiteralString"})
 
 
 class TypingName:
@@ -49,7 +54,7 @@ class TypingName:
 
     def subscript(self, index: Any) -> Any:
         """`Name[args]`, normalised as Python's typing does for Optional and Union."""
-        if self.name == "TypeAlias":  # (a special form that takes no parameters)
+        if self.name in _UNPARAMETERIZED:  # (special forms that take no parameters)
             raise TorchTypeError(f"{self!r} is not subscriptable")
         if self.name == "Any" and self.args is None:  # a class since Python 3.11
             raise TorchTypeError("type 'Any' is not subscriptable")

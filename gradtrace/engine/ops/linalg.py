@@ -38,10 +38,16 @@ def _c_name(dtype: DType) -> str:
 
 
 def _save_matrix(node: Function, key: str, m: Tensor, needed: bool, own_grad: bool) -> None:
-    """torch saves a matrix only when the other input needs it, its strides only for itself."""
+    """torch saves a matrix only when the other input needs it, its strides only for itself.
+    (Nothing to build for a product that records no node: every product of a backward.)"""
+    if not node.recording:
+        return
     node.save(key, m if needed else None)
-    node.save_attr(**{f"{key}_sym_sizes": m.array.shape,
-                      f"{key}_sym_strides": tensor_strides(m) if own_grad else ()})
+    sizes, strides = _SAVED_NAMES[key]
+    node.save_attr(**{sizes: m.array.shape, strides: tensor_strides(m) if own_grad else ()})
+
+
+_SAVED_NAMES = {key: (f"{key}_sym_sizes", f"{key}_sym_strides") for key in ("self", "mat1", "mat2")}
 
 
 def _check_matrix(a: Tensor, b: Tensor, name_a: str = "self", name_b: str = "mat2") -> None:

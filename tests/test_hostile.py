@@ -316,6 +316,15 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_generator_next_slot.gt", "RecursionError"),
     ("lang_tensor_method_shadow.gt", "TypeError"),
     ("lang_typing_self_forms.gt", "TypeError"),
+    ("unittest_class_dict.gt", "NotSupportedError"),
+    ("unittest_mro_dict.gt", "NotSupportedError"),
+    ("unittest_main_globals.gt", "NotSupportedError"),
+    ("unittest_outcome_internals.gt", "NotSupportedError"),
+    ("unittest_loader_internals.gt", "NotSupportedError"),
+    ("unittest_runner_internals.gt", "NotSupportedError"),
+    ("unittest_method_elsewhere.gt", "NotSupportedError"),
+    ("unittest_intrinsic_names.gt", "NotSupportedError"),
+    ("unittest_diff_bomb.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -281,6 +281,11 @@ class StatementCompiler:
         items = self.compile_with_items(node)
         body = self.compile_block(node.body)
         count = len(items)
+        with_span = None  # where Python's traceback places the __exit__ call: the `with`
+        if node.span is not None:  # line, without carets
+            text = self.source.line_text(node.span.line).rstrip()
+            with_span = Span(node.span.line, node.span.column, node.span.line,
+                             len(text) + 1)
 
         def run(frame: Frame, index: int = 0) -> None:
             if index == count:
@@ -293,15 +298,21 @@ class StatementCompiler:
                     store(frame, manager)
                 run(frame, index + 1)
             except ScriptError as err:
+                if with_span is not None:
+                    self.current_span = with_span
                 if not exit_(err):
                     raise
             except (ReturnSignal, BreakSignal, ContinueSignal):
+                if with_span is not None:
+                    self.current_span = with_span
                 exit_(None)
                 raise
             except BaseException:
                 exit_(ABORT)  # a limit or refusal ends the run: no script code runs now
                 raise
             else:
+                if with_span is not None:
+                    self.current_span = with_span
                 exit_(None)
 
         return run

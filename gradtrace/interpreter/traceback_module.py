@@ -139,7 +139,8 @@ def format_error(interp: Interpreter, error: GradtraceError) -> list[str]:
     """traceback.format_exception of an error the script handles, as a list of strings."""
     frames = list(getattr(error, "frames", None) or ())
     if not frames:  # raised in the frame that is handling it
-        current = interp.call_stack[-1][0] if interp.call_stack else "<module>"
+        current = next((name for name, _, library in reversed(interp.call_stack)
+                        if not library), "<module>")  # (not library code's handler)
         frames = [(current, error.span)]
     lines = ["Traceback (most recent call last):\n"]
     lines += [_entry(interp, name, span) for name, span in reversed(frames)]

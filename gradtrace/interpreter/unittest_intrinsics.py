@@ -1,14 +1,15 @@
 """unittest's reach into the script for lib/unittest.gt: the classes of the script's own
 module (what `loadTestsFromModule(__main__)` finds through `dir(module)`), the attribute
 names of a script class and its bases (what `getTestCaseNames` reads through
-`dir(cls)`), and difflib's ndiff over lists of strings (assertEqual's diffs). Each gives
+`dir(cls)`), difflib's ndiff over lists of strings (assertEqual's diffs), and the
+dropping of a caught exception's traceback (assertRaises' `with_traceback(None)`). Each gives
 plain values: names, the script's own classes, strings."""
 from __future__ import annotations
 
 import difflib
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LimitExceeded, NotSupportedError
+from ..errors import LimitExceeded, NotSupportedError, ScriptError
 from .library import intrinsic
 from .objects import ScriptClass, type_name
 
@@ -34,6 +35,19 @@ def class_names(interp: Interpreter, cls: Any) -> list[str]:
         raise NotSupportedError(f"class_names of a {type_name(cls)}")
     names = {name for klass in cls.mro for name in klass.attrs if isinstance(name, str)}
     return sorted(names)
+
+
+@intrinsic
+def drop_traceback(interp: Interpreter, exc: Any) -> Any:
+    """`exc.with_traceback(None)` for an exception the script raised (the value a `with`
+    block's __exit__ receives): it prints as its last line only, as in Python."""
+    from .objects import Instance
+    from .traceback_module import CLEARED
+
+    if isinstance(exc, ScriptError) or type(exc) is Instance and \
+            exc.cls.exception_kind is not None:
+        CLEARED.add(exc)
+    return exc
 
 
 @intrinsic

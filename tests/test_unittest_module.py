@@ -43,3 +43,22 @@ def test_unittest_is_listed_among_the_importable_modules():
 
     assert "unittest" in IMPORTABLE_PYTHON_MODULES
     assert "unittest (" in _SUPPORTED
+
+
+def test_a_recursion_error_in_a_test_is_reported_with_repeats_collapsed(tmp_path: Path):
+    """A test that recurses without end: the report's traceback shows the repeated frame 3
+    times, then "[Previous line repeated N more times]" (N is gradtrace's recursion limit,
+    not Python's 1000), and ends at the calling line, as Python's does."""
+    script = tmp_path / "recursion.gt"
+    script.write_text("import unittest\ndef f(n):\n    return f(n + 1)\n"
+                      "class T(unittest.TestCase):\n    def test_a(self):\n        f(0)\n"
+                      "unittest.main(exit=False)\nprint('after')\n")
+    ours = subprocess.run([sys.executable, "-m", "gradtrace", "run", "--quiet", str(script)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert ours.returncode == 0 and ours.stdout == "after\n"
+    lines = ours.stderr.splitlines()
+    assert sum(line.endswith(", in f") for line in lines) == 3
+    assert re.fullmatch(r"  \[Previous line repeated \d+ more times\]",
+                        lines[lines.index("RecursionError: maximum recursion depth exceeded")
+                              - 1])
+    assert ", line 0," not in ours.stderr

@@ -166,10 +166,41 @@ def _format_one(interp: Interpreter, error: GradtraceError) -> list[str]:
         current = next((name for name, _, library in reversed(interp.call_stack)
                         if not library), "<module>")  # (not library code's handler)
         frames = [(current, error.span)]
+    if len(frames) > 1 and frames[0][1] is None:  # a call refused as it began (the
+        frames = frames[1:]  # recursion limit): Python's last entry is the calling line
     lines = ["Traceback (most recent call last):\n"]
-    lines += [_entry(interp, name, span) for name, span in reversed(frames)]
+    lines += _entries(interp, reversed(frames))
     lines.append(_last_line(error) + "\n")
     return lines
+
+
+RECURSIVE_CUTOFF = 3  # traceback._RECURSIVE_CUTOFF
+
+
+def _entries(interp: Interpreter, frames: Any) -> list[str]:
+    """StackSummary.format: a frame repeating the one before it (same line, same function)
+    more than 3 times in a row is shown 3 times, then "[Previous line repeated N more
+    times]"."""
+    result: list[str] = []
+    last: Any = None
+    count = 0
+
+    def repeated() -> None:
+        if count > RECURSIVE_CUTOFF:
+            more = count - RECURSIVE_CUTOFF
+            result.append(f"  [Previous line repeated {more} more "
+                          f"time{'s' if more > 1 else ''}]\n")
+
+    for name, span in frames:
+        key = (name, span.line if span is not None else 0)
+        if key != last:
+            repeated()
+            last, count = key, 0
+        count += 1
+        if count <= RECURSIVE_CUTOFF:
+            result.append(_entry(interp, name, span))
+    repeated()
+    return result
 
 
 def traceback_namespace(interp: Interpreter) -> stdlib.Namespace:

@@ -267,6 +267,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_abc_register.gt", "AttributeError"), ("pystd_abc_register.gt", "NotSupportedError"),
     ("lang_exception_chain_long.gt", "RuntimeError"),
     ("lang_exception_chain_traceback.gt", "NotSupportedError"),
+    ("lang_traceback_chain_flood.gt", "LimitError"),
     ("lang_exception_context_cycle.gt", "ValueError"),
     ("swa_avg_fn_recursion.gt", "RecursionError"),
     ("swa_module_internals.gt", "NotSupportedError"),
@@ -316,6 +317,15 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_generator_next_slot.gt", "RecursionError"),
     ("lang_tensor_method_shadow.gt", "TypeError"),
     ("lang_typing_self_forms.gt", "TypeError"),
+    ("unittest_class_dict.gt", "NotSupportedError"),
+    ("unittest_mro_dict.gt", "NotSupportedError"),
+    ("unittest_main_globals.gt", "NotSupportedError"),
+    ("unittest_outcome_internals.gt", "NotSupportedError"),
+    ("unittest_loader_internals.gt", "NotSupportedError"),
+    ("unittest_runner_internals.gt", "NotSupportedError"),
+    ("unittest_method_elsewhere.gt", "NotSupportedError"),
+    ("unittest_intrinsic_names.gt", "AttributeError"),
+    ("unittest_diff_bomb.gt", "LimitError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]
@@ -366,7 +376,7 @@ TIMED_OUT = {"lang_infinite_generator.gt", "lang_many_instances.gt",
              "sparse_duplicates_flood.gt"}
 TIMED_OUT |= {"nn_module_flood.gt", "hooks_saved_pack_huge.gt", "lang_abc_sequence_endless.gt",
               "lang_chain_from_iterable_endless.gt", "lang_traceback_deep_flood.gt",
-              "lang_match_mapping_rest.gt"}
+              "lang_match_mapping_rest.gt", "lang_traceback_chain_flood.gt"}
 LANGUAGE = sorted(p for pattern in ("lang_*.gt", "function_*.gt", "nn_*.gt", "hooks_*.gt")
                   for p in (Path(__file__).parent / "hostile").glob(pattern)
                   if p.name not in TIMED_OUT)

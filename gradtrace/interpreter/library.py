@@ -342,6 +342,7 @@ _MISSING: Any = object()
 
 # (importing them registers torch.nn's intrinsics and torch.save/torch.load's)
 from . import frame_objects, func_intrinsics, jit_intrinsics, nn_intrinsics, serialization  # noqa: E402,F401,I001
+from . import unittest_intrinsics  # noqa: E402,F401,I001
 
 
 @intrinsic

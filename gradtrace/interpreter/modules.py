@@ -395,6 +395,10 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
     "numbers": ("Number", "Complex", "Real", "Rational", "Integral"),
     "functorch": ("grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
                   "vmap", "__version__"),  # (torch 2.13 ships it: torch.func's, deprecated)
+    "unittest": ("TestCase", "TestSuite", "BaseTestSuite", "TestLoader", "TestResult",
+                 "TextTestResult", "TextTestRunner", "TestProgram", "main", "SkipTest",
+                 "skip", "skipIf", "skipUnless", "expectedFailure", "defaultTestLoader",
+                 "makeSuite", "getTestCaseNames"),
 }
 
 # Python's own modules a script may import (their namespaces are built per run below)
@@ -559,7 +563,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "(SimpleNamespace), inspect (signature), logging (to streams), tqdm (progress " \
              "bars on stderr), einops (rearrange, reduce, repeat, einsum, pack, unpack, " \
              "parse_shape, asnumpy; einops.layers.torch's Rearrange, Reduce, EinMix), " \
-             "functorch (torch.func's transforms), " \
+             "functorch (torch.func's transforms), unittest (TestCase, main, TestSuite, " \
+             "TextTestRunner), " \
              "pathlib (Path over the run's files), os (paths; the files torch.save " \
              "wrote and the folders the script made, in memory) and tempfile (gettempdir)"
 

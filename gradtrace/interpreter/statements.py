@@ -281,6 +281,11 @@ class StatementCompiler:
         items = self.compile_with_items(node)
         body = self.compile_block(node.body)
         count = len(items)
+        with_span = None  # where Python's traceback places the __exit__ call: the `with`
+        if node.span is not None:  # line, without carets
+            text = self.source.line_text(node.span.line).rstrip()
+            with_span = Span(node.span.line, node.span.column, node.span.line,
+                             len(text) + 1)
 
         def run(frame: Frame, index: int = 0) -> None:
             if index == count:
@@ -293,15 +298,27 @@ class StatementCompiler:
                     store(frame, manager)
                 run(frame, index + 1)
             except ScriptError as err:
-                if not exit_(err):
+                if with_span is not None:
+                    self.current_span = with_span
+                    self.pin_frame(err)
+                try:
+                    suppressed = exit_(err)
+                except ScriptError as new:  # __exit__ raised while err was in flight
+                    note_context(new, err)
+                    raise
+                if not suppressed:
                     raise
             except (ReturnSignal, BreakSignal, ContinueSignal):
+                if with_span is not None:
+                    self.current_span = with_span
                 exit_(None)
                 raise
             except BaseException:
                 exit_(ABORT)  # a limit or refusal ends the run: no script code runs now
                 raise
             else:
+                if with_span is not None:
+                    self.current_span = with_span
                 exit_(None)
 
         return run
@@ -351,6 +368,14 @@ class StatementCompiler:
                  self.mangled(h.name) if h.name is not None else None,
                  block(h.body), h.span) for h in node.handlers]
 
+    def pin_frame(self, err: ScriptError) -> None:
+        """An error the script's code handles (an `except`, a `with`'s __exit__) in the frame
+        that raised it: that frame is its traceback's one entry, for a chain printed later
+        from elsewhere (traceback_module.format_error)."""
+        if getattr(err, "frames", None) is None:
+            err.frames = [(self.call_stack[-1][0] if self.call_stack else "<module>",
+                           err.span)]
+
     def stmt_Try(self, node: syntax.Try) -> Code:
         body = self.compile_block(node.body)
         handlers = self.compile_handlers(node)
@@ -367,6 +392,8 @@ class StatementCompiler:
                         if type_code is None or self.exception_matches(
                                 err, type_code(frame), span, report):
                             self.handling.append(err)  # what a bare `raise` re-raises
+                            if report:
+                                self.pin_frame(err)
                             try:
                                 if name is None:
                                     handler(frame)

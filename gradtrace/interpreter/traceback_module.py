@@ -4,11 +4,15 @@ script's frames: "Traceback (most recent call last):", one `File "...", line N, 
 entry per script frame the exception left, with the source line and 3.11's `~~^~~`
 markers under the failing expression, then the exception's last line.
 
-What gradtrace knows differs from Python in three ways: the file is named as it was
-given on the command line (Python prints the absolute path); frames of bundled library
-code (torch.nn, torch.optim, ...) are left out, as torch's own Python files would be
-other files; chained exceptions ("During handling of the above exception...") are not
-printed. `format_stack`/`print_stack` give the current stack (interpreter.format_stack).
+With `chain` (Python's default), the exception's chain comes first: its `__cause__`
+("The above exception was the direct cause...") or, unless suppressed, its `__context__`
+("During handling of the above exception..."), as Python prints them. What gradtrace
+knows differs from Python in two ways: the file is named as it was given on the command
+line (Python prints the absolute path); frames of bundled library code (torch.nn,
+torch.optim, ...) are left out, as torch's own Python files would be other files.
+`format_stack`/`print_stack` give the current stack (interpreter.format_stack). An error
+handled in the frame that raised it (an `except`, a `with`'s __exit__) keeps that frame
+as its one entry (statements.pin_frame), for a chain printed later from elsewhere.
 
 The frames are recorded as an error leaves a script function (calls.py): the function's
 own name and where it was raised, then each caller's name and the call's span.
@@ -16,10 +20,11 @@ own name and where it was raised, then each caller's name and the call's span.
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import GradtraceError, ScriptError, TorchTypeError
+from ..errors import GradtraceError, ScriptError, TorchTypeError, chained_before, error_view
 from ..source import Span
 from .objects import BuiltinFunction, Instance
 
@@ -135,16 +140,67 @@ def _last_line(error: GradtraceError) -> str:
     return f"{kind}: {error.message}" if error.message else kind
 
 
-def format_error(interp: Interpreter, error: GradtraceError) -> list[str]:
-    """traceback.format_exception of an error the script handles, as a list of strings."""
+def format_error(interp: Interpreter, error: GradtraceError, chain: Any = True) -> list[str]:
+    """traceback.format_exception of an error the script handles, as a list of strings:
+    with `chain`, the exceptions of its chain first (its cause, else its context), each
+    followed by the line that leads to the next, as Python prints them."""
+    lines: list[str] = []
+    if chain:
+        for earlier, link in chained_before(error):
+            lines += _format_one(interp, earlier)
+            lines.append(link + "\n")
+    return lines + _format_one(interp, error)
+
+
+CLEARED: weakref.WeakSet = weakref.WeakSet()
+"""Exceptions whose traceback was dropped (unittest's assertRaises keeps
+`exc.with_traceback(None)`): they print as their last line only, as Python prints an
+exception without a traceback."""
+
+
+def _format_one(interp: Interpreter, error: GradtraceError) -> list[str]:
+    if error_view(error) in CLEARED:
+        return [_last_line(error) + "\n"]
     frames = list(getattr(error, "frames", None) or ())
     if not frames:  # raised in the frame that is handling it
-        current = interp.call_stack[-1][0] if interp.call_stack else "<module>"
+        current = next((name for name, _, library in reversed(interp.call_stack)
+                        if not library), "<module>")  # (not library code's handler)
         frames = [(current, error.span)]
+    if len(frames) > 1 and frames[0][1] is None:  # a call refused as it began (the
+        frames = frames[1:]  # recursion limit): Python's last entry is the calling line
     lines = ["Traceback (most recent call last):\n"]
-    lines += [_entry(interp, name, span) for name, span in reversed(frames)]
+    lines += _entries(interp, reversed(frames))
     lines.append(_last_line(error) + "\n")
     return lines
+
+
+RECURSIVE_CUTOFF = 3  # traceback._RECURSIVE_CUTOFF
+
+
+def _entries(interp: Interpreter, frames: Any) -> list[str]:
+    """StackSummary.format: a frame repeating the one before it (same line, same function)
+    more than 3 times in a row is shown 3 times, then "[Previous line repeated N more
+    times]"."""
+    result: list[str] = []
+    last: Any = None
+    count = 0
+
+    def repeated() -> None:
+        if count > RECURSIVE_CUTOFF:
+            more = count - RECURSIVE_CUTOFF
+            result.append(f"  [Previous line repeated {more} more "
+                          f"time{'s' if more > 1 else ''}]\n")
+
+    for name, span in frames:
+        key = (name, span.line if span is not None else 0)
+        if key != last:
+            repeated()
+            last, count = key, 0
+        count += 1
+        if count <= RECURSIVE_CUTOFF:
+            result.append(_entry(interp, name, span))
+    repeated()
+    return result
 
 
 def traceback_namespace(interp: Interpreter) -> stdlib.Namespace:
@@ -163,18 +219,18 @@ def traceback_namespace(interp: Interpreter) -> stdlib.Namespace:
         error = handled()
         if error is None:
             return "NoneType: None\n"
-        return "".join(format_error(interp, error))
+        return "".join(format_error(interp, error, chain))
 
     def print_exc(limit: Any = None, file: Any = None, chain: Any = True) -> None:
         write(format_exc(limit, chain), file)
 
     def format_exception(exc: Any, /, value: Any = None, tb: Any = None, limit: Any = None,
                          chain: Any = True) -> list[str]:
-        return format_error(interp, _error_of(exc))
+        return format_error(interp, _error_of(exc), chain)
 
     def print_exception(exc: Any, /, value: Any = None, tb: Any = None, limit: Any = None,
                         file: Any = None, chain: Any = True) -> None:
-        write("".join(format_exception(exc)), file)
+        write("".join(format_exception(exc, chain=chain)), file)
 
     def _error_of(exc: Any) -> Any:
         if isinstance(exc, ScriptError):

@@ -46,13 +46,8 @@ from .generators import generator_attribute
 from .generic_classes import ScriptGenericAlias, alias_attribute
 from .module_dicts import ModuleDict, module_dict_attribute
 from .nesting import HASHED, check_all_hashable, check_hashable
-from .numpy_module import (
-    NumpyFunction,
-    RandomSource,
-    array_attribute,
-    is_numpy_value,
-    random_source_attribute,
-)
+from .numpy_module import NumpyFunction, array_attribute, is_numpy_value
+from .numpy_random import RandomSource, random_source_attribute
 from .objects import MISSING as NO_NAME
 from .objects import (
     BuiltinClass,

@@ -37,6 +37,7 @@ from .dataclass import dataclasses_namespace
 from .datetime_module import datetime_namespace
 from .import_effects import note_import
 from .numpy_module import make_numpy
+from .numpy_random import numpy_random_namespace
 from .objects import (
     BuiltinClass,
     BuiltinFunction,
@@ -518,7 +519,7 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["io"] = _io_namespace(interp)
     modules["functools"] = _functools_namespace(interp)
     modules["dataclasses"] = dataclasses_namespace(interp)
-    modules.update(make_numpy(interp))
+    modules.update(make_numpy(interp, numpy_random_namespace(interp)))
     modules.update(system_namespaces(interp))
     modules.update(pure_namespaces(interp))
     modules["re"] = re_namespace(interp)

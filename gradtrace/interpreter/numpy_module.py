@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import stdlib
-from ..engine import limits, unreproducible
+from ..engine import limits
 from ..engine.dtypes import DType
 from ..engine.ndarray import (
     COPY_WARNING,
@@ -135,22 +134,6 @@ CONSTANTS = {"pi": np.pi, "e": np.e, "inf": np.inf, "nan": np.nan, "newaxis": No
              "euler_gamma": np.euler_gamma, "True_": np.True_, "False_": np.False_}
 LINALG = ("norm", "inv", "solve", "det", "pinv", "svd", "eig", "eigh", "eigvals", "eigvalsh",
           "qr", "cholesky", "lstsq", "matrix_rank", "slogdet", "matrix_power", "multi_dot")
-_LEGACY_RANDOM = (
-    "rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "uniform",
-    "normal", "standard_normal", "choice", "permutation", "binomial", "poisson",
-    "exponential", "beta", "gamma", "multivariate_normal", "laplace", "lognormal",
-    "logistic", "geometric", "multinomial", "dirichlet", "standard_t", "chisquare",
-    "standard_exponential", "random_integers", "rayleigh", "weibull",
-    "triangular", "standard_gamma", "standard_cauchy", "pareto", "power", "vonmises",
-    "hypergeometric", "negative_binomial", "gumbel", "wald", "f", "zipf", "logseries",
-)
-_GENERATOR_METHODS = (
-    "random", "integers", "normal", "uniform", "standard_normal", "choice", "permutation",
-    "binomial", "poisson", "exponential", "beta", "gamma", "multivariate_normal", "laplace",
-    "lognormal", "logistic", "geometric", "multinomial", "dirichlet", "standard_t",
-    "chisquare", "standard_exponential", "permuted", "triangular", "standard_gamma",
-    "rayleigh", "weibull", "pareto", "gumbel",
-)
 # the array methods and properties scripts use
 METHODS = (
     "astype", "reshape", "sum", "mean", "max", "min", "argmax", "argmin", "std", "var",
@@ -165,7 +148,6 @@ SCALAR_PROPERTIES = ("shape", "dtype", "ndim", "size", "itemsize", "nbytes", "re
                      "T")
 DTYPE_PROPERTIES = ("name", "itemsize", "kind", "char", "str", "num", "alignment",
                     "byteorder", "isnative", "ndim", "shape")
-_SHAPE_KWARGS = ("size", "shape")
 # np.finfo / np.iinfo: their numbers only
 TYPE_INFO_PROPERTIES = {
     np.finfo: ("bits", "dtype", "eps", "epsneg", "iexp", "kind", "machep", "max", "maxexp",
@@ -213,7 +195,7 @@ def args_of(args: tuple, kwargs: dict) -> tuple[list, dict]:
     return converted, named
 
 
-def _numel(shape: Any) -> int:
+def numel(shape: Any) -> int:
     if shape is None:
         return 1
     if isinstance(shape, (int, np.integer)):
@@ -232,7 +214,7 @@ def _sized_count(name: str, args: list, kwargs: dict) -> int:
     """How many elements a sized constructor will build (0 when numpy will refuse)."""
     try:
         if name in ("zeros", "ones", "empty", "full"):
-            return _numel(args[0] if args else kwargs.get("shape"))
+            return numel(args[0] if args else kwargs.get("shape"))
         if name in ("eye", "identity"):
             n = int(args[0] if args else kwargs.get("N", 0))
             m = args[1] if len(args) > 1 and args[1] is not None else kwargs.get("M") or n
@@ -268,7 +250,7 @@ def _check_result_size(name: str, args: list) -> None:
             factor = int(np.max(reps))
         reserve(int(np.size(arrays[0])) * max(factor, 1))
     elif name == "resize" and len(arrays) >= 2:
-        reserve(_numel(arrays[1]))  # the new shape, whatever the input's size
+        reserve(numel(arrays[1]))  # the new shape, whatever the input's size
     elif name in ("concatenate", "stack", "vstack", "hstack", "column_stack") and arrays and \
             isinstance(arrays[0], (list, tuple)):
         reserve(sum(int(np.size(a)) for a in arrays[0]))
@@ -430,114 +412,6 @@ def _slice_size(item: slice) -> int:
         return 0
 
 
-def _random_size(args: list, kwargs: dict, positional_dims: bool) -> int:
-    if positional_dims:  # rand(2, 3), randn(2, 3)
-        return _numel(tuple(args)) if args else 1
-    for key in _SHAPE_KWARGS:
-        if key in kwargs:
-            return _numel(kwargs[key])
-    return 0
-
-
-class RandomSource:
-    """np.random.RandomState / np.random.default_rng()'s Generator as a script value:
-    numpy's generator, its sampling methods allow-listed."""
-
-    __slots__ = ("gen", "methods", "kind")
-
-    def __init__(self, gen: Any, methods: tuple[str, ...], kind: str):
-        self.gen = gen
-        self.methods = methods
-        self.kind = kind
-
-    def __repr__(self) -> str:
-        return f"{self.kind}(MT19937)" if self.kind == "RandomState" else \
-            f"Generator({type(self.gen.bit_generator).__name__})"
-
-
-def _sampler(interp: Interpreter, gen: Any, name: str, note: Callable[[], None]) -> Callable:
-    method = getattr(gen, name)  # a fixed name from the allow-lists above
-    positional_dims = name in ("rand", "randn")
-
-    def sample(*args: Any, **kwargs: Any) -> Any:
-        note()
-        if name in ("shuffle",):
-            target = args[0] if args else kwargs.get("x")
-            if type(target) is list or isinstance(target, deque):  # shuffled in place
-                interp.check_size(len(target), "a shuffle() argument")
-                return call(method, target)
-            return call(method, raw(target))
-        converted, named = args_of(args, kwargs)
-        n = _random_size(converted, named, positional_dims)
-        if not positional_dims and len(converted) >= 3 and name in (
-                "randint", "uniform", "normal", "integers", "binomial", "laplace", "logistic",
-                "lognormal", "gamma", "beta", "choice"):
-            n = _numel(converted[2]) if converted[2] is not None else 1
-        elif not positional_dims and name in ("choice", "permutation") and converted and \
-                isinstance(converted[0], (int, np.integer)) and "size" not in named:
-            n = int(converted[0]) if name == "permutation" else 1
-        reserve(n)
-        return wrap(call(method, *converted, **named))
-
-    return sample
-
-
-def _random_table(interp: Interpreter, gen: Any, names: tuple[str, ...],
-                  note: Callable[[], None]) -> dict[str, Any]:
-    table: dict[str, Any] = {}
-    for name in (*names, "shuffle"):
-        if hasattr(gen, name):
-            table[name] = NumpyFunction(name, _sampler(interp, gen, name, note), interp,
-                                        f"{name}")
-    return table
-
-
-def _random_namespace(interp: Interpreter) -> stdlib.Namespace:
-    """np.random: one legacy RandomState per run (numpy seeds its global one from the OS
-    until the script calls np.random.seed), RandomState(seed) and default_rng(seed)."""
-    state = np.random.RandomState()
-    seeded = [False]
-
-    def note() -> None:
-        if not seeded[0]:
-            unreproducible.note(unreproducible.UNSEEDED_RANDOM)
-
-    table = _random_table(interp, state, _LEGACY_RANDOM, note)
-
-    def seed(seed: Any = None) -> None:
-        seeded[0] = seed is not None
-        call(state.seed, raw(seed))
-
-    def random_state(seed: Any = None) -> RandomSource:
-        if seed is None:
-            unreproducible.note(unreproducible.UNSEEDED_RANDOM)
-        gen = call(np.random.RandomState, raw(seed))
-        return RandomSource(gen, _LEGACY_RANDOM + ("seed",), "RandomState")
-
-    def default_rng(seed: Any = None) -> RandomSource:
-        if seed is None:
-            unreproducible.note(unreproducible.UNSEEDED_RANDOM)
-        if type(seed) is RandomSource:
-            return seed
-        gen = call(np.random.default_rng, raw(seed))
-        return RandomSource(gen, _GENERATOR_METHODS, "Generator")
-
-    table.update(seed=NumpyFunction("seed", seed, interp),
-                 RandomState=NumpyFunction("RandomState", random_state, interp),
-                 default_rng=NumpyFunction("default_rng", default_rng, interp))
-    return stdlib.Namespace("numpy.random", table)
-
-
-def random_source_attribute(interp: Interpreter, source: RandomSource, name: str) -> Any:
-    """A RandomState's or Generator's method (the allow-listed samplers only)."""
-    if name in source.methods or name == "shuffle":
-        if name == "seed":
-            return NumpyFunction("seed", lambda seed=None: call(source.gen.seed, raw(seed)),
-                                 interp)
-        return NumpyFunction(name, _sampler(interp, source.gen, name, lambda: None), interp)
-    raise _missing(source.kind, name)
-
-
 def _removed_names() -> frozenset[str]:
     from numpy import _expired_attrs_2_0
 
@@ -559,7 +433,7 @@ def removed_name_error(name: str) -> ScriptError:
     return ScriptError(f"module 'numpy' has no attribute '{name}'", kind="AttributeError")
 
 
-def _missing(owner: str, name: str) -> Exception:
+def missing(owner: str, name: str) -> Exception:
     if name.startswith("_"):
         return NotSupportedError(f"attribute '{name}' of {owner} is not available in "
                                  "gradtrace scripts")
@@ -633,7 +507,8 @@ def _set_printoptions(interp: Interpreter) -> NumpyFunction:
                          "numpy.set_printoptions")
 
 
-def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
+def make_numpy(interp: Interpreter, random_ns: stdlib.Namespace
+               ) -> dict[str, stdlib.Namespace]:
     """The `numpy` namespace of one run, and `numpy.random`, `numpy.linalg`."""
     np.set_printoptions(**_DEFAULT_PRINT)  # what an earlier run in this process set goes
     table: dict[str, Any] = dict(CONSTANTS)
@@ -665,7 +540,6 @@ def make_numpy(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     table["c_"] = IndexTrick("c_", np.c_)
     table["mgrid"] = IndexTrick("mgrid", np.mgrid)
     table["ogrid"] = IndexTrick("ogrid", np.ogrid)
-    random_ns = _random_namespace(interp)
     linalg = stdlib.Namespace("numpy.linalg", {
         name: make_function(interp, name, getattr(np.linalg, name), f"numpy.linalg.{name}")
         for name in LINALG})
@@ -812,7 +686,7 @@ def array_attribute(value: Any, name: str) -> Any:
                                       name)
         owner = f"numpy.{type(value).__name__}"
     if name.startswith("_") and not _unknown_dunder(value, name) or hasattr(np.ndarray, name):
-        raise _missing(owner, name)
+        raise missing(owner, name)
     raise ScriptError(f"'{owner}' object has no attribute '{name}'", kind="AttributeError")
 
 

@@ -108,6 +108,16 @@ UTILITIES = [
     "torch.can_cast(torch.float32, torch.int32)",
     "torch.can_cast(torch.int64, torch.uint8)", "torch.can_cast(torch.int32, torch.bool)",
     "torch.can_cast(torch.bool, torch.float16)", "torch.is_floating_point(x)",
+    # c10's canCast (round 63): complex to real refused, any integral to any integral allowed
+    "torch.can_cast(torch.complex64, torch.float32)",
+    "torch.can_cast(torch.complex128, torch.int64)",
+    "torch.can_cast(torch.float32, torch.complex64)", "torch.can_cast(torch.int32, torch.uint8)",
+    "y2 = torch.tensor([1, 2, 3], dtype=torch.uint8)\n"
+    "out = y2.mul_(torch.tensor([2, 3, 300], dtype=torch.int32))",
+    "y2 = torch.tensor([1, 2], dtype=torch.int8)\n"
+    "out = y2.add_(torch.tensor([200, 3], dtype=torch.uint8))",
+    "y2 = torch.ones(2)\nout = torch.add(torch.ones(2, dtype=torch.complex64), 1, out=y2)",
+    "y2 = torch.ones(2)\nout = y2.mul_(torch.ones(2, dtype=torch.complex64))",
     "torch.is_complex(x)", "torch.is_signed(tgt)",
     "torch.is_signed(torch.tensor([1], dtype=torch.uint8))", "torch.is_nonzero(x[0, :1])",
     "torch.is_nonzero(x)", "torch.is_nonzero(x[:0])", "torch.is_same_size(x, y)",

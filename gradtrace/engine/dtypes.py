@@ -186,6 +186,17 @@ def scalar_dtype(value: bool | int | float) -> DType:
     return DEFAULT_FLOAT
 
 
+def can_cast(src: DType, dst: DType) -> bool:
+    """c10's canCast, the check of every result written into a tensor (in place, out=) and
+    torch.can_cast: no complex to a real dtype, no floating to an integral one, nothing but
+    bool to bool; any integral to any integral (uint8 *= int32 wraps)."""
+    if src.is_complex and not dst.is_complex:
+        return False
+    if src.is_floating_point and not (dst.is_floating_point or dst.is_complex):
+        return False
+    return not (dst.name == "bool" and src.name != "bool")
+
+
 def result_type(tensors: list[tuple[DType, int]], scalars: list[bool | int | float]) -> DType:
     """torch.result_type: dimensioned tensors outrank 0-dim tensors outrank Python scalars,
     except that a higher category (bool < int < float) always wins.

@@ -185,3 +185,20 @@ def test_second_order(code: str) -> None:
 @pytest.mark.parametrize("code", SECOND)
 def test_create_graph(code: str) -> None:
     test_create_graph_records_torchs_nodes(code)
+
+
+NUMPY_SCALARS = [
+    "torch.asarray(np.float64(0.5))", "torch.asarray(np.int32(3))",
+    "torch.asarray(np.float16(2))", "torch.asarray([np.float64(0.5)])",
+    "torch.asarray(np.float64(0.5), dtype=torch.float32)", "torch.asarray(np.bool_(True))",
+    "torch.tensor(np.float64(0.5))", "torch.as_tensor(np.float32(0.5))",
+]
+
+
+def test_asarray_keeps_a_numpy_scalars_dtype_like_torch() -> None:
+    """torch.asarray, like torch.tensor and as_tensor, keeps a numpy scalar's dtype (round 63:
+    it was read as the Python number it holds, np.float64(0.5) making a float32 tensor)."""
+    from script_runs import each_expression, gradtrace_output, torch_output
+
+    script = each_expression(NUMPY_SCALARS, "import numpy as np", dtype=True)
+    assert gradtrace_output(script) == torch_output(script)

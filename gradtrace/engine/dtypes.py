@@ -182,8 +182,17 @@ def scalar_dtype(value: bool | int | float) -> DType:
     if isinstance(value, int):
         return int64 if value <= INT64_MAX else uint64
     if isinstance(value, complex):  # torch's default complex dtype
-        return complex128 if DEFAULT_FLOAT is float64 else complex64
+        return complex_of(DEFAULT_FLOAT)
     return DEFAULT_FLOAT
+
+
+def complex_of(dtype: DType) -> DType:
+    """c10's toComplexType of a floating dtype: complex128 for float64, complex64 for float32
+    and bfloat16; float16's is complex32 (ComplexHalf), which gradtrace does not have (a
+    complex number under set_default_dtype(torch.float16), or added to a half tensor)."""
+    if dtype is float16:
+        raise NotSupportedError("'torch.complex32' is not supported by gradtrace")
+    return complex128 if dtype is float64 else complex64
 
 
 def can_cast(src: DType, dst: DType) -> bool:
@@ -222,7 +231,7 @@ def _combine(higher: DType | None, lower: DType | None) -> DType | None:
     if lower is None or higher.category >= lower.category:
         return higher
     if lower.is_complex and higher.is_floating_point:  # the float's precision is kept
-        return complex128 if higher is float64 else complex64
+        return complex_of(higher)
     return promote(higher, lower)
 
 

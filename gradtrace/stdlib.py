@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .bytes_methods import BYTES_TYPE_METHODS, STR_CODEC_METHODS
-from .engine import anomaly, api, layouts, ndarray, no_grad_views, ops
+from .engine import anomaly, api, dtypes, layouts, ndarray, no_grad_views, ops
 from .engine import sparse as sparse_ops
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.batching import call
@@ -438,6 +438,8 @@ DTYPE_ATTRIBUTES: dict[str, Callable[[DType, Any], Any]] = {
     "itemsize": lambda d, ctx: d.itemsize,
     "is_signed": lambda d, ctx: d.is_signed,
     "is_complex": lambda d, ctx: d.is_complex,
+    "to_complex": lambda d, ctx: BoundMethod(d, dtypes.to_complex, "to_complex"),
+    "to_real": lambda d, ctx: BoundMethod(d, dtypes.to_real, "to_real"),
 }
 
 # torch.finfo / torch.iinfo: the attributes they have, their slots (all plain values)

@@ -110,6 +110,7 @@ def test_complex_dtypes_and_promotion_like_torch() -> None:
     "torch.set_default_dtype(torch.float16)\nt = torch.tensor([1.2, 3j])",
     "torch.set_default_dtype(torch.float16)\nt = torch.tensor(1j)",
     "t = torch.ones(2, dtype=torch.float16) + 1j",
+    "d = torch.float16.to_complex()",
 ])
 def test_complex32_is_refused_not_made_complex64(script: str) -> None:
     """torch makes complex32 (ComplexHalf) of a Python complex beside float16 (the default

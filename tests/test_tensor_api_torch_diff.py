@@ -202,3 +202,19 @@ def test_asarray_keeps_a_numpy_scalars_dtype_like_torch() -> None:
 
     script = each_expression(NUMPY_SCALARS, "import numpy as np", dtype=True)
     assert gradtrace_output(script) == torch_output(script)
+
+
+DTYPE_CONVERSIONS = [
+    f"torch.{name}.{method}()" for name in (
+        "float32", "float64", "bfloat16", "int64", "int8", "uint8", "bool", "complex64",
+        "complex128") for method in ("to_complex", "to_real")] + [
+    "torch.cfloat.to_real() == torch.float", "torch.double.to_complex() is torch.cdouble"]
+
+
+def test_dtype_to_complex_and_to_real_like_torch() -> None:
+    """torch.dtype.to_complex()/to_real() (round 63: missing): float32 and bfloat16 to
+    complex64, float64 to complex128, complex to real, and c10's error for integral dtypes."""
+    from script_runs import each_expression, gradtrace_output, torch_output
+
+    script = each_expression(DTYPE_CONVERSIONS)
+    assert gradtrace_output(script) == torch_output(script)

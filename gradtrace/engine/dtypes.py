@@ -195,6 +195,23 @@ def complex_of(dtype: DType) -> DType:
     return complex128 if dtype is float64 else complex64
 
 
+def to_complex(dtype: DType) -> DType:
+    """torch.dtype.to_complex(): a complex dtype is itself, a floating one its complex
+    counterpart (complex_of); an integral or bool one has none (c10's error)."""
+    if dtype.is_complex:
+        return dtype
+    if not dtype.is_floating_point:
+        raise TorchRuntimeError(f"Unknown Complex ScalarType for {dtype.scalar_type}")
+    return complex_of(dtype)
+
+
+def to_real(dtype: DType) -> DType:
+    """torch.dtype.to_real(): a complex dtype's real counterpart, any other dtype itself."""
+    if dtype is complex64:
+        return float32
+    return float64 if dtype is complex128 else dtype
+
+
 def can_cast(src: DType, dst: DType) -> bool:
     """c10's canCast, the check of every result written into a tensor (in place, out=) and
     torch.can_cast: no complex to a real dtype, no floating to an integral one, nothing but

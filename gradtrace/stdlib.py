@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .bytes_methods import BYTES_TYPE_METHODS, STR_CODEC_METHODS
-from .engine import anomaly, api, layouts, ndarray, no_grad_views, ops
+from .engine import anomaly, api, dtypes, layouts, ndarray, no_grad_views, ops
 from .engine import sparse as sparse_ops
 from .engine.anomaly import detect_anomaly, set_detect_anomaly
 from .engine.batching import call
@@ -439,6 +439,8 @@ DTYPE_ATTRIBUTES: dict[str, Callable[[DType, Any], Any]] = {
     "itemsize": lambda d, ctx: d.itemsize,
     "is_signed": lambda d, ctx: d.is_signed,
     "is_complex": lambda d, ctx: d.is_complex,
+    "to_complex": lambda d, ctx: BoundMethod(d, dtypes.to_complex, "to_complex"),
+    "to_real": lambda d, ctx: BoundMethod(d, dtypes.to_real, "to_real"),
 }
 
 # torch.finfo / torch.iinfo: the attributes they have, their slots (all plain values)
@@ -548,7 +550,8 @@ GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as dec
 # managers whose instance decorates a function: each call runs inside a fresh `clone()`
 DECORATING_CONTEXTS = (*GRAD_MODE_TYPES, disable_saved_tensors_hooks, record_function)
 CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_tensors_hooks,
-                 disable_saved_tensors_hooks, ndarray.ErrState, Device, record_function)
+                 disable_saved_tensors_hooks, ndarray.ErrState, ndarray.PrintOptions, Device,
+                 record_function)
 
 
 def exception_types() -> dict[str, ExceptionType]:

@@ -95,12 +95,30 @@ DTYPES = [
     "(c([1.], [2.]) + torch.tensor(2., dtype=torch.float64)).dtype",
     "(c(1., 2., torch.float64) * torch.ones(2)).dtype",
     "torch.ones(2, dtype=torch.complex64).requires_grad_().requires_grad",
+    # c10's toComplexType of the float beside a Python complex (round 63)
+    "(torch.ones(2, dtype=torch.bfloat16) + 1j).dtype", "(torch.ones(2) + 1j).dtype",
+    "(torch.ones(2, dtype=torch.float64) + 2j).dtype", "torch.tensor([1.2, 3j]).dtype",
 ]
 
 
 def test_complex_dtypes_and_promotion_like_torch() -> None:
     script = each_expression(DTYPES, SETUP)
     assert gradtrace_output(script) == torch_output(script)
+
+
+@pytest.mark.parametrize("script", [
+    "torch.set_default_dtype(torch.float16)\nt = torch.tensor([1.2, 3j])",
+    "torch.set_default_dtype(torch.float16)\nt = torch.tensor(1j)",
+    "t = torch.ones(2, dtype=torch.float16) + 1j",
+    "d = torch.float16.to_complex()",
+])
+def test_complex32_is_refused_not_made_complex64(script: str) -> None:
+    """torch makes complex32 (ComplexHalf) of a Python complex beside float16 (the default
+    dtype, or a half tensor); gradtrace has no complex32 and refuses it by name (it made a
+    complex64 before round 63)."""
+    result = run_text("import torch\n" + script + "\n", "c32.gt")
+    assert result.error is not None and result.error.kind == "NotSupportedError"
+    assert "complex32" in result.error.message
 
 
 def test_views_share_memory_and_version_like_torch() -> None:

@@ -248,6 +248,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("numpy_index_trick_huge.gt", "LimitError"), ("numpy_mgrid_huge.gt", "LimitError"),
     ("numpy_errstate_enter_dunder.gt", "AttributeError"),
     ("numpy_errstate_call_handler.gt", "NotSupportedError"),
+    ("numpy_printoptions_context_formatter.gt", "NotSupportedError"),
+    ("numpy_format_float_huge_padding.gt", "NotSupportedError"),
     ("multi_grad_hook_edge_escape.gt", "NotSupportedError"),
     ("multi_grad_hook_handle_internals.gt", "AttributeError"),
     ("multi_grad_hook_recursion.gt", "RecursionError"),

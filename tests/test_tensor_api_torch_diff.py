@@ -108,6 +108,16 @@ UTILITIES = [
     "torch.can_cast(torch.float32, torch.int32)",
     "torch.can_cast(torch.int64, torch.uint8)", "torch.can_cast(torch.int32, torch.bool)",
     "torch.can_cast(torch.bool, torch.float16)", "torch.is_floating_point(x)",
+    # c10's canCast (round 63): complex to real refused, any integral to any integral allowed
+    "torch.can_cast(torch.complex64, torch.float32)",
+    "torch.can_cast(torch.complex128, torch.int64)",
+    "torch.can_cast(torch.float32, torch.complex64)", "torch.can_cast(torch.int32, torch.uint8)",
+    "y2 = torch.tensor([1, 2, 3], dtype=torch.uint8)\n"
+    "out = y2.mul_(torch.tensor([2, 3, 300], dtype=torch.int32))",
+    "y2 = torch.tensor([1, 2], dtype=torch.int8)\n"
+    "out = y2.add_(torch.tensor([200, 3], dtype=torch.uint8))",
+    "y2 = torch.ones(2)\nout = torch.add(torch.ones(2, dtype=torch.complex64), 1, out=y2)",
+    "y2 = torch.ones(2)\nout = y2.mul_(torch.ones(2, dtype=torch.complex64))",
     "torch.is_complex(x)", "torch.is_signed(tgt)",
     "torch.is_signed(torch.tensor([1], dtype=torch.uint8))", "torch.is_nonzero(x[0, :1])",
     "torch.is_nonzero(x)", "torch.is_nonzero(x[:0])", "torch.is_same_size(x, y)",
@@ -175,3 +185,36 @@ def test_second_order(code: str) -> None:
 @pytest.mark.parametrize("code", SECOND)
 def test_create_graph(code: str) -> None:
     test_create_graph_records_torchs_nodes(code)
+
+
+NUMPY_SCALARS = [
+    "torch.asarray(np.float64(0.5))", "torch.asarray(np.int32(3))",
+    "torch.asarray(np.float16(2))", "torch.asarray([np.float64(0.5)])",
+    "torch.asarray(np.float64(0.5), dtype=torch.float32)", "torch.asarray(np.bool_(True))",
+    "torch.tensor(np.float64(0.5))", "torch.as_tensor(np.float32(0.5))",
+]
+
+
+def test_asarray_keeps_a_numpy_scalars_dtype_like_torch() -> None:
+    """torch.asarray, like torch.tensor and as_tensor, keeps a numpy scalar's dtype (round 63:
+    it was read as the Python number it holds, np.float64(0.5) making a float32 tensor)."""
+    from script_runs import each_expression, gradtrace_output, torch_output
+
+    script = each_expression(NUMPY_SCALARS, "import numpy as np", dtype=True)
+    assert gradtrace_output(script) == torch_output(script)
+
+
+DTYPE_CONVERSIONS = [
+    f"torch.{name}.{method}()" for name in (
+        "float32", "float64", "bfloat16", "int64", "int8", "uint8", "bool", "complex64",
+        "complex128") for method in ("to_complex", "to_real")] + [
+    "torch.cfloat.to_real() == torch.float", "torch.double.to_complex() is torch.cdouble"]
+
+
+def test_dtype_to_complex_and_to_real_like_torch() -> None:
+    """torch.dtype.to_complex()/to_real() (round 63: missing): float32 and bfloat16 to
+    complex64, float64 to complex128, complex to real, and c10's error for integral dtypes."""
+    from script_runs import each_expression, gradtrace_output, torch_output
+
+    script = each_expression(DTYPE_CONVERSIONS)
+    assert gradtrace_output(script) == torch_output(script)

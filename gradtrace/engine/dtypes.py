@@ -182,8 +182,45 @@ def scalar_dtype(value: bool | int | float) -> DType:
     if isinstance(value, int):
         return int64 if value <= INT64_MAX else uint64
     if isinstance(value, complex):  # torch's default complex dtype
-        return complex128 if DEFAULT_FLOAT is float64 else complex64
+        return complex_of(DEFAULT_FLOAT)
     return DEFAULT_FLOAT
+
+
+def complex_of(dtype: DType) -> DType:
+    """c10's toComplexType of a floating dtype: complex128 for float64, complex64 for float32
+    and bfloat16; float16's is complex32 (ComplexHalf), which gradtrace does not have (a
+    complex number under set_default_dtype(torch.float16), or added to a half tensor)."""
+    if dtype is float16:
+        raise NotSupportedError("'torch.complex32' is not supported by gradtrace")
+    return complex128 if dtype is float64 else complex64
+
+
+def to_complex(dtype: DType) -> DType:
+    """torch.dtype.to_complex(): a complex dtype is itself, a floating one its complex
+    counterpart (complex_of); an integral or bool one has none (c10's error)."""
+    if dtype.is_complex:
+        return dtype
+    if not dtype.is_floating_point:
+        raise TorchRuntimeError(f"Unknown Complex ScalarType for {dtype.scalar_type}")
+    return complex_of(dtype)
+
+
+def to_real(dtype: DType) -> DType:
+    """torch.dtype.to_real(): a complex dtype's real counterpart, any other dtype itself."""
+    if dtype is complex64:
+        return float32
+    return float64 if dtype is complex128 else dtype
+
+
+def can_cast(src: DType, dst: DType) -> bool:
+    """c10's canCast, the check of every result written into a tensor (in place, out=) and
+    torch.can_cast: no complex to a real dtype, no floating to an integral one, nothing but
+    bool to bool; any integral to any integral (uint8 *= int32 wraps)."""
+    if src.is_complex and not dst.is_complex:
+        return False
+    if src.is_floating_point and not (dst.is_floating_point or dst.is_complex):
+        return False
+    return not (dst.name == "bool" and src.name != "bool")
 
 
 def result_type(tensors: list[tuple[DType, int]], scalars: list[bool | int | float]) -> DType:
@@ -211,7 +248,7 @@ def _combine(higher: DType | None, lower: DType | None) -> DType | None:
     if lower is None or higher.category >= lower.category:
         return higher
     if lower.is_complex and higher.is_floating_point:  # the float's precision is kept
-        return complex128 if higher is float64 else complex64
+        return complex_of(higher)
     return promote(higher, lower)
 
 

@@ -184,6 +184,32 @@ class ErrState:
         return f"<numpy.errstate object at {id(self):#x}>"
 
 
+class PrintOptions:
+    """`with np.printoptions(precision=2, suppress=True):`: numpy's print options set for the
+    block (through the run's checked np.set_printoptions) and put back as they were when it
+    ends; `as` binds numpy's options in force inside (np.get_printoptions()'s dict)."""
+
+    __slots__ = ("setter", "args", "kwargs", "saved")
+
+    def __init__(self, setter: Callable[..., None], *args: Any, **kwargs: Any) -> None:
+        self.setter, self.args, self.kwargs = setter, args, kwargs
+        self.saved: dict[str, Any] | None = None
+
+    def __enter__(self) -> dict[str, Any]:
+        saved = np.get_printoptions()
+        self.setter(*self.args, **self.kwargs)
+        self.saved = saved
+        return np.get_printoptions()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.saved is not None:
+            np.set_printoptions(**self.saved)
+            self.saved = None
+
+    def __repr__(self) -> str:
+        return f"<contextlib._GeneratorContextManager object at {id(self):#x}>"
+
+
 def reset_errstate() -> None:
     """A run starts with numpy's default handling."""
     del ERRSTATE[1:]

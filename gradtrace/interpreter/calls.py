@@ -15,7 +15,7 @@ from ..engine.batching import TRANSFORMS, batched_call, has_batched
 from ..engine.batching.dispatch import random_factory
 from ..engine.dtypes import DType
 from ..engine.ndarray import NUMPY_TYPES
-from ..engine.ops import creation
+from ..engine.ops import creation, tensor_info
 from ..engine.sparse import SparseTensor
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
@@ -51,8 +51,8 @@ from .typed_classes import NamedTupleNew
 
 # torch's parser reads a numpy scalar as the Python number it holds (`torch.zeros(n)` for an
 # np.int64, `t.pow(np.float64(2))`); torch.tensor / as_tensor keep its dtype (np.float64
-# makes a float64 tensor), so they get it as it is
-KEEPS_NUMPY_SCALARS = frozenset({creation.tensor, creation.as_tensor})
+# makes a float64 tensor), and so does torch.asarray, so they get it as it is
+KEEPS_NUMPY_SCALARS = frozenset({creation.tensor, creation.as_tensor, tensor_info.asarray})
 _SCALAR_TYPES = frozenset(t for t in NUMPY_TYPES if issubclass(t, np.generic))
 
 

@@ -11,6 +11,7 @@ allocates (`reserve`), and numpy's MemoryError is the memory limit's message.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from ..engine.ndarray import (
     ERRSTATE,
     WRAP_WARNING,
     ErrState,
+    PrintOptions,
     call,
     ndarray,
     raw,
@@ -482,6 +484,12 @@ _DEFAULT_PRINT = {key: value for key, value in np.get_printoptions().items()
 _PRINT_LIMIT = 1000  # precision, edgeitems and linewidth beyond this only make output huge
 
 
+def _get_printoptions() -> dict[str, Any]:
+    """np.get_printoptions: numpy's own dict of the options in force (numbers, strings, None;
+    a formatter is never set in a script)."""
+    return np.get_printoptions()
+
+
 def _set_printoptions(interp: Interpreter) -> NumpyFunction:
     """np.set_printoptions for one run: numpy's own setting (scalars print by it too), reset
     when the next run starts; `formatter` (functions) is refused."""
@@ -507,6 +515,41 @@ def _set_printoptions(interp: Interpreter) -> NumpyFunction:
                          "numpy.set_printoptions")
 
 
+# numpy's formatting functions (a string of an array or a number): their widths and digit
+# counts are held to the print options' limit, their strings to the sequence limit, and a
+# formatter (functions numpy would call) is refused
+FORMATTING = ("array2string", "array_str", "array_repr", "format_float_positional",
+              "format_float_scientific")
+_FORMAT_WIDTHS = frozenset(("max_line_width", "precision", "edgeitems", "pad_left",
+                            "pad_right", "min_digits", "exp_digits"))
+
+
+def _formatting_function(interp: Interpreter, name: str) -> NumpyFunction:
+    fn = getattr(np, name)  # a fixed name from FORMATTING
+    signature = inspect.signature(fn)
+
+    def function(*args: Any, **kwargs: Any) -> str:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise ScriptError(str(err), kind="TypeError") from None
+        for key, value in bound.arguments.items():
+            if key == "formatter" and value is not None:
+                raise NotSupportedError(f"np.{name}(formatter=...) is not supported by "
+                                        "gradtrace")
+            if key in _FORMAT_WIDTHS and isinstance(value, int) and value > _PRINT_LIMIT:
+                raise NotSupportedError(f"numpy print options above {_PRINT_LIMIT} are not "
+                                        "supported by gradtrace")
+            if isinstance(value, str):
+                interp.check_size(len(value), "a print option")
+        converted, named = args_of(bound.args, bound.kwargs)
+        text = call(fn, *converted, **named)
+        interp.check_size(len(text), "a string")
+        return text
+
+    return NumpyFunction(name, function, interp, f"numpy.{name}")
+
+
 def make_numpy(interp: Interpreter, random_ns: stdlib.Namespace
                ) -> dict[str, stdlib.Namespace]:
     """The `numpy` namespace of one run, and `numpy.random`, `numpy.linalg`."""
@@ -524,7 +567,14 @@ def make_numpy(interp: Interpreter, random_ns: stdlib.Namespace
     table["ndarray"] = array_type
     table["dtype"] = NumpyFunction("dtype", dtype_arg, interp, "numpy.dtype")
     table["__version__"] = np.__version__
-    table["set_printoptions"] = _set_printoptions(interp)
+    table["set_printoptions"] = set_options = _set_printoptions(interp)
+    table["printoptions"] = NumpyFunction(
+        "printoptions", lambda *a, **k: PrintOptions(set_options, *a, **k), interp,
+        "numpy.printoptions")
+    table["get_printoptions"] = NumpyFunction("get_printoptions", _get_printoptions, interp,
+                                              "numpy.get_printoptions")
+    for name in FORMATTING:
+        table[name] = _formatting_function(interp, name)
     reset_errstate()
     table["errstate"] = NumpyFunction("errstate", ErrState, interp, "numpy.errstate")
     table["geterr"] = NumpyFunction("geterr", lambda: dict(ERRSTATE[-1]), interp,

@@ -324,8 +324,7 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
         out = op.call(source, *others, **params)
     if recording and out.grad_fn is not None:
         _save_original_self(out.grad_fn, source)
-    if not np.can_cast(out.dtype.np, self.dtype.np, "same_kind") and not (
-            out.dtype.is_floating_point and self.dtype.is_floating_point):
+    if not dtypes.can_cast(out.dtype, self.dtype):
         raise TorchRuntimeError(
             f"result type {out.dtype.scalar_type} can't be cast to the desired output type "
             f"{self.dtype.scalar_type}")

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
+from .. import dtypes
 from ..events import OBSERVERS, emit
 from ..grad_mode import GRAD_MODE
 from ..tensor import Tensor, bump_version, type_name
@@ -50,13 +51,6 @@ def _tensors_in(values: Any) -> list[Tensor]:
     return found
 
 
-def _can_cast(src: Any, dst: Any) -> bool:
-    """torch's canCast: no float -> integral, no non-bool -> bool."""
-    if src.is_floating_point and not dst.is_floating_point:
-        return False
-    return not (src.name != "bool" and dst.name == "bool")
-
-
 def _shape_text(shape: tuple[int, ...]) -> str:
     return ", ".join(map(str, shape))
 
@@ -68,7 +62,7 @@ def write_into(out: Tensor, result: Tensor) -> Tensor:
     if type(out.array) is np.ndarray and internal_overlap(out.array):  # (meta: unchecked)
         # the kernels out= reaches check it first (measured)
         raise TorchRuntimeError(INTERNAL_OVERLAP)
-    if not _can_cast(result.dtype, out.dtype):
+    if not dtypes.can_cast(result.dtype, out.dtype):
         raise TorchRuntimeError(
             f"result type {result.dtype.scalar_type} can't be cast to the desired output type "
             f"{out.dtype.scalar_type}")

@@ -26,10 +26,8 @@ def result_type(tensor: Any, other: Any) -> DType:
 
 
 def can_cast(from_: DType, to: DType) -> bool:  # noqa: A002 - torch's names
-    """torch.can_cast: no float to an integer, and nothing but bool to bool."""
-    if from_.is_floating_point and not to.is_floating_point:
-        return False
-    return not (to.name == "bool" and from_.name != "bool")
+    """torch.can_cast: c10's canCast."""
+    return dtypes.can_cast(from_, to)
 
 
 def is_complex(t: Tensor) -> bool:

@@ -309,7 +309,7 @@ class StatementCompiler:
                 if not suppressed:
                     raise
             except (ReturnSignal, BreakSignal, ContinueSignal):
-                if with_span is not None:
+                if with_span is not None and type(manager) is Instance:
                     self.current_span = with_span
                 exit_(None)
                 raise
@@ -317,7 +317,11 @@ class StatementCompiler:
                 exit_(ABORT)  # a limit or refusal ends the run: no script code runs now
                 raise
             else:
-                if with_span is not None:
+                # a script's or library's __exit__ (assertRaises' "not raised") is called
+                # from the `with` line, as its traceback shows; torch's own managers'
+                # events (grad mode on again) stay with the block's last statement, the
+                # visit the views tell them in
+                if with_span is not None and type(manager) is Instance:
                     self.current_span = with_span
                 exit_(None)
 

@@ -163,6 +163,14 @@ class TensorDicts:
         entry = self._table.get(id(tensor))
         return None if entry is None else entry[1]
 
+    def lookup(self, tensor: Tensor, name: str) -> Any:
+        """What the script stored on `tensor` as `name`, else NO_NAME (checked on every
+        tensor method read, so a run that stored nothing answers without a lookup)."""
+        if not self._table:
+            return NO_NAME
+        entry = self._table.get(id(tensor))
+        return NO_NAME if entry is None else entry[1].get(name, NO_NAME)
+
     def setdefault(self, tensor: Tensor) -> dict[str, Any]:
         key = id(tensor)
         entry = self._table.get(key)
@@ -246,22 +254,18 @@ class Attributes:
             if getter is not None:
                 return getter(obj, self)
             method = stdlib.TENSOR_METHODS.get(name)
-            if method is not None:
-                stored = self.tensor_dicts.get(obj)  # an attribute the script set shadows
-                if stored is not None and name in stored:  # a method, as in Python (a
-                    return stored[name]  # notebook's `target.requires_grad_ = True`)
-                return stdlib.BoundMethod(obj, method, name, tensor_python_method(name))
-            written = stdlib.TENSOR_LIBRARY_METHODS.get(name)
-            if written is not None:
-                stored = self.tensor_dicts.get(obj)
-                if stored is not None and name in stored:
-                    return stored[name]
-                return Method(obj, self.library.resolve(written))
-            if name in stdlib.NOT_SUPPORTED_METHODS:
+            written = None if method is not None else stdlib.TENSOR_LIBRARY_METHODS.get(name)
+            if method is None and written is None and name in stdlib.NOT_SUPPORTED_METHODS:
                 raise NotSupportedError(stdlib.NOT_SUPPORTED_METHODS[name])
-            stored = self.tensor_dicts.get(obj)
-            if stored is not None and name in stored:
-                return stored[name]
+            # an attribute the script set shadows a method, as in Python (a notebook's
+            # `target.requires_grad_ = True`)
+            stored = self.tensor_dicts.lookup(obj, name)
+            if stored is not NO_NAME:
+                return stored
+            if method is not None:
+                return stdlib.BoundMethod(obj, method, name, tensor_python_method(name))
+            if written is not None:
+                return Method(obj, self.library.resolve(written))
             if name == "__dict__":  # the attributes the script set: live, as torch's
                 return self.tensor_dicts.setdefault(obj)
             if name.startswith("__"):

@@ -351,6 +351,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
         "save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
         "safe_globals")},
     "torch.random": {"fork_rng": "torch.random"},
+    "torch.utils": {"swap_tensors": "torch.utils"},
     "torch.backends.cuda": {"sdp_kernel": "torch.backends.cuda"},
     "torch.nn.attention": {name: "torch.nn.attention" for name in (
         "SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS")},

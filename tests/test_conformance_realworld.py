@@ -60,13 +60,6 @@ NOT_YET = {
                                         "so the second epoch's losses differ in the 7th "
                                         "digit; the first epoch's losses, the test "
                                         "accuracies and the predictions match",
-    "recipe_swap_tensors_optimizer_reference": "torch.utils.swap_tensors is refused "
-        "(NotSupportedError at the recipe's first call); it swaps two tensors' class, "
-        "__dict__, slots and TensorImpl, and raises unless each TensorImpl's use_count is 1 "
-        "(or 2 with an AccumulateGrad node, which it then poisons with a pre-hook): "
-        "emulating it needs a count of the references torch's graph and saved variables hold "
-        "on a tensor, which gradtrace's engine does not keep; the rest of the case "
-        "(a replaced nn.Parameter the optimizer no longer sees) runs",
     "gh_kellerjordan_muon_aux_adam": "Muon's zeropower_via_newtonschulz5 runs in bfloat16 "
                                      "(`X = G.bfloat16()`): gradtrace refuses "
                                      "`X.norm(dim=(-2, -1))` of a bfloat16 tensor "
@@ -129,23 +122,6 @@ NOT_YET = {
                                   "examples into the batch, and the convolutions' order "
                                   "differs; the vjp/jvp NTK-vector products inside nested "
                                   "vmap agree with it to the printed digits",
-    "gh_libmtl_dselect_k_architecture": "DSelect_k.__init__ builds its experts' binary codes "
-        "as `np.array([list(np.binary_repr(val, width=...)) for val in ...]).astype(bool)`: "
-        "np.binary_repr is refused (NotSupportedError), and the array of its characters is a "
-        "numpy unicode array (dtype <U1), which gradtrace's numpy refuses by design (numbers "
-        "and bools only, engine/ndarray.py); it needs numpy string arrays at least through "
-        "construction and astype(bool) (numpy casts every non-empty string to True, so all the "
-        "codes are True). Measured: with the codes built as np.ones((num_experts, num_binary), "
-        "dtype=bool) gradtrace prints torch's output (both runs, the smooth-step gates, the "
-        "entropy regulariser backpropagated inside forward, rep_grad with UW)",
-    "gh_stas00_flush_denormal_subnormals": "torch.set_flush_denormal is refused "
-        "(NotSupportedError at its first call). torch sets the CPU's FTZ and DAZ flags "
-        "(MXCSR): every later float32/float64 result that would be subnormal becomes a signed "
-        "zero and subnormal inputs read as zero, in conversions too (torch.tensor([1e-39]) "
-        "prints tensor([0.]), a bfloat16 1e-39 becomes 0 through its float32, while float16's "
-        "software conversion keeps 1.0133e-06); numpy has no such mode, so it needs every "
-        "kernel's float results and operands flushed while the flag is on (their partial sums "
-        "included), not only tensor creation",
 }
 
 # Cases that print torch's digits on the vendor's CPU they were recorded on, though a step

@@ -4,8 +4,9 @@
 streams, its arithmetic), so what a script prints is what the user's numpy prints. The
 wrapper is the sandbox: a script reaches the array only through the operators here and
 the allow-listed attributes in `interpreter/numpy_module.py`, never the raw object
-(`.ctypes`, `.base`, `__array_interface__` do not exist for it). Arrays hold numbers only
-(bool, int, uint, float, complex): an object or string array is never built.
+(`.ctypes`, `.base`, `__array_interface__` do not exist for it). Arrays hold numbers
+(bool, int, uint, float, complex) or text (numpy's `<U` strings: labels, `binary_repr`
+digits), whose elements come out as Python strings; an object array is never built.
 
 `torch.from_numpy(a)` and `t.numpy()` share the numpy array itself, as torch shares
 memory; every array a script makes is admitted like a tensor (`limits.admit`).
@@ -36,7 +37,14 @@ from .shapes import Size
 from .tensor import Tensor
 
 NUMERIC_KINDS = frozenset("biufc")
+ARRAY_KINDS = NUMERIC_KINDS | {"U"}  # numbers, and text as data
 MAX_DEPTH = 64  # numpy's dimension limit: deeper nesting is refused before walking on
+# a text array's elements: labels and digits. Each element takes 4 bytes a character, the
+# longest one's width, so a list of a few long strings would make a huge array: the
+# strings going into one, and its elements, are held to this many characters
+MAX_TEXT = 64
+_LONG_TEXT = (f"numpy text arrays of strings longer than {MAX_TEXT} characters are not "
+              "supported by gradtrace")
 
 GRAD_NUMPY = ("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
               "instead.")
@@ -85,10 +93,14 @@ def wrap(value: Any) -> Any:
     numeric scalars as numpy's own, tuples and lists item by item. Anything else numpy
     could return (objects, strings, other classes) is refused, never handed out."""
     if isinstance(value, np.ndarray):
-        if value.dtype.kind not in NUMERIC_KINDS:
+        if value.dtype.kind not in ARRAY_KINDS:
             raise NotSupportedError(f"numpy arrays of dtype {value.dtype} are not supported "
-                                    "by gradtrace (numbers and bools only)")
+                                    "by gradtrace (numbers, bools and text only)")
+        if value.dtype.kind == "U" and value.itemsize > 4 * MAX_TEXT:
+            raise NotSupportedError(_LONG_TEXT)
         return ndarray(value)
+    if isinstance(value, np.str_):  # an element of a text array: Python's own str
+        return str(value)
     if isinstance(value, np.generic):
         if value.dtype.kind not in NUMERIC_KINDS:
             raise NotSupportedError(f"numpy values of dtype {value.dtype} are not supported "
@@ -112,6 +124,8 @@ def raw(value: Any, depth: int = 0) -> Any:
     kind = type(value)
     if kind is ndarray:
         return value.a
+    if kind is str and depth and len(value) > MAX_TEXT:  # an element of an array to be
+        raise NotSupportedError(_LONG_TEXT)
     if kind in (bool, int, float, str, slice, type(None), type(...)) or \
             isinstance(value, (np.generic, np.dtype)):
         return value
@@ -242,13 +256,14 @@ def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 def reserve_broadcast(*values: Any) -> None:
     """Refuse an elementwise result larger than the limits before numpy builds it."""
-    shapes = [v.shape for v in values if isinstance(v, np.ndarray)]
-    if len(shapes) > 1:
+    arrays = [v for v in values if isinstance(v, np.ndarray)]
+    if len(arrays) > 1:
         try:
-            shape = np.broadcast_shapes(*shapes)
+            shape = np.broadcast_shapes(*[a.shape for a in arrays])
         except ValueError:
             return  # numpy's own error follows
-        limits.reserve(tuple(shape), 8)
+        # (text joined by + is as wide as its two operands)
+        limits.reserve(tuple(shape), max(8, sum(a.itemsize for a in arrays if a.dtype.kind == "U")))
 
 
 def _binary(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable:
@@ -277,7 +292,7 @@ def _inplace(fn: Callable[..., Any]) -> Callable:
     return op
 
 
-_OPERANDS: set[type] = {bool, int, float, list, tuple}  # and ndarray, below
+_OPERANDS: set[type] = {bool, int, float, str, list, tuple}  # and ndarray, below
 # numpy's own operators (not the ufuncs: `x ** 2` is numpy's square, `x ** 0.5` its sqrt)
 _UFUNCS = {name: getattr(operator, name if name not in ("and", "or") else f"{name}_")
            for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
@@ -403,7 +418,7 @@ def torch_dtype(dtype: np.dtype) -> Any:
     if dtype.name in ("uint16", "uint32", "complex64", "complex128"):
         raise NotSupportedError(f"tensors of numpy dtype {dtype.name} are not supported by "
                                 "gradtrace")
-    raise ScriptError(f"can't convert np.ndarray of type numpy.{dtype.name}. The only "
+    raise ScriptError(f"can't convert np.ndarray of type numpy.{dtype.type.__name__}. The only "
                       f"supported types are: {FROM_NUMPY_TYPES}.", kind="TypeError")
 
 

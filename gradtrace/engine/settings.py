@@ -1,11 +1,15 @@
 """torch's process-wide switches a script may set: the intra-op thread count (which the
-kernels' orders read, via capability.num_threads), deterministic algorithms and the float32
-matmul precision. Each run starts from torch's defaults, like a new process."""
+kernels' orders read, via capability.num_threads), deterministic algorithms, the float32
+matmul precision and the CPU's flushing of subnormal numbers. Each run starts from torch's
+defaults, like a new process."""
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import platform
 from typing import Any
 
-from ..errors import TorchRuntimeError
+from ..errors import TorchRuntimeError, TorchTypeError
 from . import capability, tensor_str
 
 _STATE: dict[str, Any] = {}
@@ -17,6 +21,66 @@ def reset() -> None:
                   matmul_precision="highest", debug_mode=0)
     capability.set_num_threads(None)
     tensor_str.reset_printoptions()
+    if _FLUSHING[0]:
+        _set_mxcsr_flush(False)
+
+
+# -- torch.set_flush_denormal: the CPU's FTZ and DAZ bits -----------------------------------
+
+# MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6), which torch sets on the
+# calling thread (at::globalContext().setFlushDenormal). Every float operation of the
+# thread then treats subnormal operands and results as zero: numpy's and Python's own as
+# much as torch's kernels, as in torch's process (`1e-310` then reads as 0.0).
+_FTZ_DAZ = 0x8040
+_MXCSR_OFFSET = 28  # glibc's x86-64 fenv_t: the x87 environment, then mxcsr
+_FENV_SIZE = 32
+_FLUSHING = [False]
+
+
+def _libm() -> Any:
+    """glibc's libm on an x86-64 machine (its fenv_t has the layout above), else None:
+    torch answers False where the CPU has no DAZ (other architectures)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    name = ctypes.util.find_library("m")
+    if name is None or platform.libc_ver()[0] != "glibc":
+        return None
+    return ctypes.CDLL(name)
+
+
+_LIBM: list = []
+
+
+def _set_mxcsr_flush(on: bool) -> bool:
+    if not _LIBM:
+        _LIBM.append(_libm())
+    libm = _LIBM[0]
+    if libm is None:
+        return False
+    env = ctypes.create_string_buffer(_FENV_SIZE)
+    if libm.fegetenv(env) != 0:
+        return False
+    mxcsr = int.from_bytes(env.raw[_MXCSR_OFFSET:_MXCSR_OFFSET + 4], "little")
+    mxcsr = mxcsr | _FTZ_DAZ if on else mxcsr & ~_FTZ_DAZ
+    ctypes.memmove(ctypes.addressof(env) + _MXCSR_OFFSET, mxcsr.to_bytes(4, "little"), 4)
+    if libm.fesetenv(env) != 0:
+        return False
+    _FLUSHING[0] = on
+    return True
+
+
+def set_flush_denormal(*args: Any, **kwargs: Any) -> bool:
+    """torch.set_flush_denormal(mode): whether the CPU could set it (True on x86-64)."""
+    if kwargs:
+        raise TorchTypeError("torch.set_flush_denormal() takes no keyword arguments")
+    if len(args) != 1:
+        raise TorchTypeError("torch.set_flush_denormal() takes exactly one argument "
+                             f"({len(args)} given)")
+    mode = args[0]
+    if type(mode) is not bool:
+        raise TorchRuntimeError(
+            f"flush_denormal expects a bool, but got {type(mode).__name__}")
+    return _set_mxcsr_flush(mode)
 
 
 def get_num_threads() -> int:
@@ -108,4 +172,5 @@ FUNCTIONS = {
     "set_float32_matmul_precision": set_float32_matmul_precision,
     "get_float32_matmul_precision": get_float32_matmul_precision,
     "set_printoptions": tensor_str.set_printoptions,
+    "set_flush_denormal": set_flush_denormal,
 }

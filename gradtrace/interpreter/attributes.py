@@ -171,6 +171,15 @@ class TensorDicts:
         entry = self._table.get(id(tensor))
         return NO_NAME if entry is None else entry[1].get(name, NO_NAME)
 
+    def swap(self, a: Tensor, b: Tensor) -> None:
+        """torch.utils.swap_tensors: each object takes what the script stored on the other."""
+        stored_a, stored_b = dict(self.get(a) or {}), dict(self.get(b) or {})
+        for tensor, stored in ((a, stored_b), (b, stored_a)):
+            if stored or self.get(tensor) is not None:
+                own = self.setdefault(tensor)
+                own.clear()
+                own.update(stored)
+
     def setdefault(self, tensor: Tensor) -> dict[str, Any]:
         key = id(tensor)
         entry = self._table.get(key)

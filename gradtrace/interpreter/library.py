@@ -450,6 +450,32 @@ def grad_fn_or_grad_acc(interp: Interpreter, tensor: Any) -> Any:
 
 
 @intrinsic
+def tensor_use_count(interp: Interpreter, tensor: Any) -> int:
+    """Tensor._use_count() (engine/swap.py), for torch.utils.swap_tensors' checks."""
+    from ..engine.swap import use_count
+
+    return use_count(_tensor_argument(tensor))
+
+
+@intrinsic
+def swap_tensor_impl(interp: Interpreter, t1: Any, t2: Any) -> None:
+    """torch._C._swap_tensor_impl, with what the script stored on each object (torch swaps
+    their `__dict__`s first)."""
+    from ..engine.swap import swap_tensor_impl as swap
+
+    first, second = _tensor_argument(t1), _tensor_argument(t2)
+    swap(first, second)
+    interp.tensor_dicts.swap(first, second)
+
+
+def _tensor_argument(value: Any) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise ScriptError(f"'{type_name(value)}' object has no attribute '_use_count'",
+                          kind="AttributeError")
+    return value
+
+
+@intrinsic
 def watch_mutations(interp: Interpreter, fn: Any) -> None:
     """Call `fn(tensor, version before)` after every in-place write (engine/saved_hooks.py),
     for torch.autograd.graph's _CloneArgBeforeMutateMode."""

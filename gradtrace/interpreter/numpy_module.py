@@ -25,6 +25,7 @@ from ..engine.dtypes import DType
 from ..engine.ndarray import (
     COPY_WARNING,
     ERRSTATE,
+    MAX_TEXT,
     WRAP_WARNING,
     ErrState,
     PrintOptions,
@@ -171,6 +172,8 @@ def dtype_arg(value: Any) -> Any:
         return value.type
     if isinstance(value, DType):
         raise ScriptError(f"Cannot interpret '{value!r}' as a data type", kind="TypeError")
+    if type(value) is BuiltinType and value.type is str:  # text, as wide as it needs
+        return np.str_
     if type(value) is BuiltinType:
         raise NotSupportedError(f"numpy functions take numbers, lists, arrays and numpy's "
                                 f"types in gradtrace scripts, not {value!r}")
@@ -178,6 +181,8 @@ def dtype_arg(value: Any) -> Any:
         return None
     if isinstance(value, (str, np.dtype)):
         resolved = call(np.dtype, value)
+        if resolved.kind == "U" and resolved.itemsize <= 4 * MAX_TEXT:
+            return resolved
         if resolved.kind not in "biufc":
             raise NotSupportedError(f"numpy dtype {resolved} is not supported by gradtrace "
                                     "(numbers and bools only)")
@@ -206,10 +211,10 @@ def numel(shape: Any) -> int:
         isinstance(s, (int, np.integer)) for s in shape) else 0
 
 
-def reserve(n: int) -> None:
+def reserve(n: int, itemsize: int = 8) -> None:
     """Refuse an array of `n` elements past the limits before numpy allocates it."""
     if n > 0:
-        limits.reserve((n,), 8)
+        limits.reserve((n,), max(itemsize, 8))
 
 
 def _sized_count(name: str, args: list, kwargs: dict) -> int:
@@ -242,6 +247,8 @@ def _check_result_size(name: str, args: list) -> None:
             "concatenate", "stack", "vstack", "hstack", "column_stack") else a for a in args]
     except ValueError:
         return  # a ragged list: numpy's own error follows
+    # (a text array's elements are wider than a number's)
+    width = max([a.itemsize for a in arrays if isinstance(a, np.ndarray)], default=8)
     if name in ("outer", "kron") and len(arrays) >= 2:
         reserve(int(np.size(arrays[0])) * int(np.size(arrays[1])))
     elif name in ("tile", "repeat") and len(arrays) >= 2:
@@ -250,14 +257,15 @@ def _check_result_size(name: str, args: list) -> None:
             else 1
         if name == "repeat" and np.size(reps) > 1:
             factor = int(np.max(reps))
-        reserve(int(np.size(arrays[0])) * max(factor, 1))
+        reserve(int(np.size(arrays[0])) * max(factor, 1), width)
     elif name == "resize" and len(arrays) >= 2:
-        reserve(numel(arrays[1]))  # the new shape, whatever the input's size
+        reserve(numel(arrays[1]), width)  # the new shape, whatever the input's size
     elif name in ("concatenate", "stack", "vstack", "hstack", "column_stack") and arrays and \
             isinstance(arrays[0], (list, tuple)):
-        reserve(sum(int(np.size(a)) for a in arrays[0]))
+        reserve(sum(int(np.size(a)) for a in arrays[0]),
+                max([a.itemsize for a in arrays[0] if isinstance(a, np.ndarray)], default=8))
     elif name == "append" and len(arrays) >= 2:
-        reserve(int(np.size(arrays[0])) + int(np.size(arrays[1])))
+        reserve(int(np.size(arrays[0])) + int(np.size(arrays[1])), width)
     else:
         reserve_broadcast(*arrays)
 
@@ -515,13 +523,13 @@ def _set_printoptions(interp: Interpreter) -> NumpyFunction:
                          "numpy.set_printoptions")
 
 
-# numpy's formatting functions (a string of an array or a number): their widths and digit
-# counts are held to the print options' limit, their strings to the sequence limit, and a
-# formatter (functions numpy would call) is refused
+# numpy's formatting functions (a string of an array or a number, binary_repr's digits):
+# their widths and digit counts are held to the print options' limit, their strings to the
+# sequence limit, and a formatter (functions numpy would call) is refused
 FORMATTING = ("array2string", "array_str", "array_repr", "format_float_positional",
-              "format_float_scientific")
+              "format_float_scientific", "binary_repr", "base_repr")
 _FORMAT_WIDTHS = frozenset(("max_line_width", "precision", "edgeitems", "pad_left",
-                            "pad_right", "min_digits", "exp_digits"))
+                            "pad_right", "min_digits", "exp_digits", "width", "padding"))
 
 
 def _formatting_function(interp: Interpreter, name: str) -> NumpyFunction:

@@ -195,6 +195,14 @@ _CONTAINER_DUNDERS: dict[str, tuple[type, ...]] = {
     "__len__": (list, tuple, str, dict, set, frozenset, deque)}
 
 
+# the methods of a plain list, dict and str, which `_get_attribute` reads before its chain of
+# other kinds (a str's format and format_map are its own: they check their widths)
+_PLAIN_CONTAINER_METHODS: dict[type, dict[str, Callable[..., Any]]] = {
+    list: stdlib.LIST_METHODS, dict: stdlib.DICT_METHODS,
+    str: {name: fn for name, fn in stdlib.STR_METHODS.items()
+          if name not in ("format", "format_map")}}
+
+
 class Attributes:
     """Reading and writing attributes of script values."""
 
@@ -250,8 +258,25 @@ class Attributes:
         """An int's, bool's and float's protocol methods, built on first use."""
         return number_dunders(self)
 
+    @cached_property
+    def _guarded_methods(self) -> dict[tuple[Callable[..., Any], str], Callable[..., Any]]:
+        return {}
+
+    def guarded_method(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+        """`guarded(fn, name)`, made once per run: a loop's `xs.append(x)` reads it again
+        and again."""
+        key = (fn, name)
+        found = self._guarded_methods.get(key)
+        if found is None:
+            found = self._guarded_methods[key] = self.guarded(fn, name)
+        return found
+
     def _get_attribute(self, obj: Any, name: str) -> Any:
         kind = type(obj)
+        if kind is list or kind is dict or kind is str:  # (the commonest: before the chain)
+            fn = _PLAIN_CONTAINER_METHODS[kind].get(name)
+            if fn is not None:
+                return stdlib.BoundMethod(obj, self.guarded_method(fn, name), name)
         if kind is Instance:
             if name in CHAIN_NAMES and obj.cls.exception_kind is not None:
                 return chain_attribute(obj, name)
@@ -478,7 +503,7 @@ class Attributes:
             if refused is not None and name in refused:
                 raise NotSupportedError(refused[name])
         if table is not None and name in table:
-            return stdlib.BoundMethod(obj, self.guarded(table[name], name), name)
+            return stdlib.BoundMethod(obj, self.guarded_method(table[name], name), name)
         if name in _CONTAINER_DUNDERS and isinstance(obj, _CONTAINER_DUNDERS[name]):
             return stdlib.BoundMethod(obj, self.container_dunder(name), name)
         return self._missing(obj, name)

@@ -45,6 +45,9 @@ from .union_types import is_union_operand, union
 # reads them
 SEQUENCES = (str, bytes, list, tuple)  # what `*` repeats and `+` joins: counted first
 PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?([-#0 +]*[0-9*]*(?:\.[0-9*]*)?)[hlL]?[a-zA-Z%]")
+# int operators whose result is no larger than its operands allow (+ and - add a bit at
+# most): no size guard to run before them
+_UNGUARDED_INT_OPS = frozenset(("+", "-", "/", "&", "|", "^", ">>"))
 
 
 class ExpressionCompiler:
@@ -423,6 +426,17 @@ class ExpressionCompiler:
                  span: Span | None) -> Any:
         """A binary operator on script values, with size guards for Python ints/sequences.
         (The caller labels the operation: it sets current_span.)"""
+        ta, tb = type(a), type(b)
+        if (ta is float or ta is int) and (tb is float or tb is int) and (
+                op in _UNGUARDED_INT_OPS or ta is float or tb is float):
+            # two plain numbers whose result cannot outgrow its operands (the int operators
+            # _guard_binop sizes first take the path below): a loop counter's `i + 1`,
+            # a running `total += loss_value`
+            try:
+                return fn(a, b)
+            except PYTHON_ERRORS as err:
+                raise ScriptError(script_message(str(err), (a, b)), span,
+                                  kind=type(err).__name__) from None
         if type(a) is Instance and isinstance(b, Tensor) and op in REFLECTED and \
                 inherits_number_dunder(a, FORWARD[op]):  # `Scale(0.5) * x`: int's or
             a = number_operand(a)  # float's own operator gives way to the tensor's

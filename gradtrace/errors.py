@@ -300,3 +300,17 @@ def stop_iteration(value: object) -> ScriptError:
     if value is not None:
         err.value = value  # type: ignore[attr-defined]
     return err
+
+
+def os_error(number: int, path: str, kind: str) -> ScriptError:
+    """Python's OSError subclass `kind` for a file operation on `path` that failed with the
+    error number `number`: `[Errno 17] File exists: 'plots'`, with the `.errno`, `.strerror`
+    and `.filename` the `if e.errno != errno.EEXIST: raise` idiom reads, and its args."""
+    import os
+
+    strerror = os.strerror(number)
+    err = ScriptError(f"[Errno {number}] {strerror}: {path!r}", kind=kind)
+    err.script_args = (number, strerror)  # type: ignore[attr-defined]
+    err.python_attributes = {  # type: ignore[attr-defined]
+        "errno": number, "strerror": strerror, "filename": path, "filename2": None}
+    return err

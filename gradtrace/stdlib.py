@@ -264,15 +264,21 @@ def _bool(t: Tensor) -> Tensor:
 
 def _type(t: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
     """Tensor.type(): the legacy type name (`torch.FloatTensor`), or the tensor converted to
-    a dtype given as a dtype, a legacy class or its name (the tensor itself if it has it)."""
+    a dtype given as a dtype, a legacy class or its name (the tensor itself if it has it);
+    `torch.Tensor` (the class or "torch.Tensor") is the default tensor type, torch's
+    `torch.from_numpy(x).type(torch.Tensor)` that makes float64 data float32."""
+    from .tensor_types import TensorType
+
     if dtype is None:
         return f"torch.{t.dtype.tensor_type}"
     if isinstance(dtype, str):
-        found = next((d for d in api.DTYPES.values() if f"torch.{d.tensor_type}" == dtype),
-                     None)
+        found = dtypes.get_default_dtype() if dtype == "torch.Tensor" else \
+            next((d for d in api.DTYPES.values() if f"torch.{d.tensor_type}" == dtype), None)
         if found is None:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = found
+    elif isinstance(dtype, TensorType) and dtype.dtype is None:
+        dtype = dtypes.get_default_dtype()
     elif not isinstance(dtype, DType):
         dtype = getattr(dtype, "dtype", None)  # a legacy class: torch.LongTensor
         if not isinstance(dtype, DType):

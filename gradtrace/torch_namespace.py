@@ -188,6 +188,7 @@ _DISTRIBUTIONS = {
     "Poisson": "torch.distributions.poisson",
     "StudentT": "torch.distributions.studentT",
     "Binomial": "torch.distributions.binomial",
+    "NegativeBinomial": "torch.distributions.negative_binomial",
     "LKJCholesky": "torch.distributions.lkj_cholesky",
     "Wishart": "torch.distributions.wishart",
     "InverseGamma": "torch.distributions.inverse_gamma",

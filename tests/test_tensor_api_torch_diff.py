@@ -218,3 +218,26 @@ def test_dtype_to_complex_and_to_real_like_torch() -> None:
 
     script = each_expression(DTYPE_CONVERSIONS)
     assert gradtrace_output(script) == torch_output(script)
+
+
+DEFAULT_TENSOR_TYPE = [
+    "torch.from_numpy(np.zeros(2)).type(torch.Tensor)",
+    "torch.from_numpy(np.arange(3)).type(torch.Tensor)",
+    "torch.tensor([1, 2]).type('torch.Tensor')", "torch.ones(2).type(torch.Tensor)",
+    "torch.ones(2, dtype=torch.float64, requires_grad=True).type(torch.Tensor).grad_fn.name()",
+    "torch.ones(2).type(torch.LongTensor)", "torch.ones(2).type(3)",
+]
+
+
+def test_type_of_torch_tensor_is_the_default_tensor_type_like_torch() -> None:
+    """`x.type(torch.Tensor)` (lkulowski/LSTM_encoder_decoder's numpy_to_torch) converts to the
+    default tensor type, float32, or float64 after set_default_dtype (round 64: refused as
+    'dtype must be a type, str, or dtype object')."""
+    from script_runs import each_expression, gradtrace_output, torch_output
+
+    script = each_expression(DEFAULT_TENSOR_TYPE, "import numpy as np", dtype=True)
+    assert gradtrace_output(script) == torch_output(script)
+    script = each_expression(DEFAULT_TENSOR_TYPE[:3],
+                             "import numpy as np\ntorch.set_default_dtype(torch.float64)",
+                             dtype=True) + "torch.set_default_dtype(torch.float32)\n"
+    assert gradtrace_output(script) == torch_output(script)  # (torch's runs in this process)

@@ -410,7 +410,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
                              "unicodedata", "codecs", "ast",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib", "gc",
-                             "weakref", "tempfile",
+                             "weakref", "tempfile", "pdb", "errno",
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
 
@@ -567,7 +567,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "functorch (torch.func's transforms), unittest (TestCase, main, TestSuite, " \
              "TextTestRunner), " \
              "pathlib (Path over the run's files), os (paths; the files torch.save " \
-             "wrote and the folders the script made, in memory) and tempfile (gettempdir)"
+             "wrote and the folders the script made, in memory), tempfile (gettempdir), " \
+             "errno (the error numbers) and pdb (the import only)"
 
 
 class ImportCompiler:

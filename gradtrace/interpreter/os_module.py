@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import LimitExceeded, ScriptError, TorchTypeError
+from ..errors import LimitExceeded, ScriptError, TorchTypeError, os_error
 from .objects import type_name
 from .system_modules import python_function
 
@@ -43,8 +43,7 @@ def _path(value: Any, function: str) -> str:
 
 
 def _no_such_file(path: str) -> ScriptError:
-    return ScriptError(f"[Errno 2] No such file or directory: {path!r}",
-                       kind="FileNotFoundError")
+    return os_error(2, path, "FileNotFoundError")
 
 
 class RunFiles:
@@ -71,7 +70,7 @@ class RunFiles:
         if self.exists(path):
             if exist_ok and self.is_folder(path):
                 return
-            raise ScriptError(f"[Errno 17] File exists: {path!r}", kind="FileExistsError")
+            raise os_error(17, path, "FileExistsError")
         key = file_key(path)
         if len(self.folders) + key.count("/") >= MAX_FOLDERS:
             raise LimitExceeded(f"the script made more than {MAX_FOLDERS:,} folders")
@@ -83,7 +82,7 @@ class RunFiles:
         if self.interp.saved_files.pop(file_key(path), None) is not None:
             return
         if self.is_folder(path):
-            raise ScriptError(f"[Errno 21] Is a directory: {path!r}", kind="IsADirectoryError")
+            raise os_error(21, path, "IsADirectoryError")
         raise _no_such_file(path)
 
     def listdir(self, path: str) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import LimitExceeded, ScriptError, TorchTypeError
+from ..errors import LimitExceeded, ScriptError, TorchTypeError, os_error
 from .objects import BuiltinType, type_name
 from .os_module import RunFiles, file_key
 from .wrapped import register
@@ -102,8 +102,7 @@ class ScriptPath:
         path = str(self.pure)
         parent = str(self.pure.parent)
         if not parents and not self.files.is_folder(parent):
-            raise ScriptError(f"[Errno 2] No such file or directory: {path!r}",
-                              kind="FileNotFoundError")
+            raise os_error(2, path, "FileNotFoundError")
         self.files.make(path, bool(exist_ok))
 
     def unlink(self, missing_ok: Any = False) -> None:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import errno
 import gc
 import json
 import operator
@@ -598,13 +599,37 @@ def _weakref_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("weakref", {"ref": _python(weakref, "ref", ref)})
 
 
+# ------------------------------------------------------------------------ pdb
+
+
+def _pdb_namespace() -> stdlib.Namespace:
+    """`import pdb`, which research code keeps at its top for a `pdb.set_trace()` it has
+    since commented out: the import binds the module and nothing more; every name of
+    Python's debugger (set_trace, Pdb, post_mortem, ...) is gradtrace's gap by name, as
+    a run has no terminal to debug from."""
+    return stdlib.Namespace("pdb", {})
+
+
+# ------------------------------------------------------------------------ errno
+
+
+def _errno_namespace() -> stdlib.Namespace:
+    """`import os, errno`: Python's error numbers (plain ints) and `errorcode`, a fresh
+    dict each run, from this Python's own module (Linux's numbers, as torch's run has)."""
+    table: dict[str, Any] = {name: getattr(errno, name) for name in dir(errno)
+                             if name.startswith("E") and type(getattr(errno, name)) is int}
+    table["errorcode"] = dict(errno.errorcode)
+    return stdlib.Namespace("errno", table)
+
+
 def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     return {"operator": _operator_namespace(interp), "string": _string_namespace(interp),
             "unicodedata": _unicodedata_namespace(interp),
             "codecs": _codecs_namespace(interp), "ast": _ast_namespace(interp),
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
             "textwrap": _textwrap_namespace(interp), "gc": _gc_namespace(interp),
-            "weakref": _weakref_namespace(interp),
+            "weakref": _weakref_namespace(interp), "pdb": _pdb_namespace(),
+            "errno": _errno_namespace(),
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),
                                             "ABCMeta": stdlib.LibraryName("abc", "ABCMeta"),
                                             "abstractmethod":

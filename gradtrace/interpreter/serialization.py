@@ -19,7 +19,7 @@ import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..engine.ndarray import ndarray
-from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchRuntimeError
+from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchRuntimeError, os_error
 from .collection_types import defaultdict, deque, partial
 from .copying import pickled_copy
 from .library import intrinsic
@@ -77,8 +77,7 @@ def load_from_memory(interp: Interpreter, f: Any, weights_only: bool,
         if not isinstance(f, str):
             raise NotSupportedError(f"torch.load from a {type_name(f)}: gradtrace keeps saved "
                                     "files in memory, by file name (a str)")
-        raise ScriptError(f"[Errno 2] No such file or directory: {f!r}",
-                          kind="FileNotFoundError")
+        raise os_error(2, f, "FileNotFoundError")
     if weights_only:
         refused = _first_global(saved.obj, set(), interp.namedtuple_classes,
                                 frozenset(allowed))

@@ -146,6 +146,19 @@ NOT_YET = {
         "software conversion keeps 1.0133e-06); numpy has no such mode, so it needs every "
         "kernel's float results and operands flushed while the flag is on (their partial sums "
         "included), not only tensor creation",
+    "gh_bangguwu_ecanet_eca_mobilenetv2": "eca_layer's Conv1d(1, 1, 1) runs on "
+        "y.squeeze(-1).transpose(-1, -2), a (4, 1, C) view torch reads as channels-last: its "
+        "weight gradient is oneDNN's jit_1x1:avx2 backward_weights on acdb memory "
+        "(ONEDNN_VERBOSE), which gradtrace accumulates in float64 (noted), so the first "
+        "block's ECA weight gradient is -0.9742374 where torch has -0.97423744 and the "
+        "second loss differs in the 6th digit (2.0560899 vs 2.0560994), the rest after it. "
+        "Measured in probes: that kernel's order on channels-last memory is not the NCHW one "
+        "(conv_kernels._backward_weight_1x1 matches it only for one channel in and out, 1-D); "
+        "per-row FMA chains, the rows split between the 2 threads by balance211 and the "
+        "threads' sums added match it for 8 shapes of 1 to 64 channels whose images x rows "
+        "are even, but not odd row counts (3x7 and 5x3 rows) nor 200-wide rows: it needs "
+        "that kernel's thread split and its calls measured. The rest of the case (eca_layer "
+        "alone with k_size 3, ECA_MobileNetV2's first step) agrees",
 }
 
 # Cases that print torch's digits on the vendor's CPU they were recorded on, though a step
@@ -177,7 +190,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 1130
+    assert len(CASES) == 1131
     assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

@@ -37,6 +37,9 @@ CASES = [
     (4, 16, (4, 4), 1, 0, 1, 2, 1),      # RepVGG's grouped 1x1 branch: jit:avx2, not jit_1x1
     (3, 24, (10, 10), 1, 0, 2, 3, 1),    # ... strided 1x1 groups
     (2, 512, (3, 3), 1, 0, 1, 2, 1),     # ... 256 channels a group: one chain, not 128s
+    (2, 24, (2, 2), 7, 3, 1, 24, 1),     # ConvNeXt's 7x7 on a 2x2 map: output narrower
+    (2, 16, 2, 5, 3, 2, 16, 1),          # than its left padding, jit_dw declines: gemm:jit
+    (2, 8, (2, 9), 7, 3, 1, 8, 1),       # ... a low input keeps jit_dw (the width decides)
 ]
 
 

@@ -40,6 +40,8 @@ CASES = [
     (2, 24, (2, 2), 7, 3, 1, 24, 1),     # ConvNeXt's 7x7 on a 2x2 map: output narrower
     (2, 16, 2, 5, 3, 2, 16, 1),          # than its left padding, jit_dw declines: gemm:jit
     (2, 8, (2, 9), 7, 3, 1, 8, 1),       # ... a low input keeps jit_dw (the width decides)
+    (2, 48, (4, 4), 3, 1, 2, 6, 1),      # RegNet's strided groups of 8: jit:avx2's input
+    (2, 16, (8, 30), 5, 2, 2, 2, 1),     # gradient, not brgconv_strided
 ]
 
 

@@ -581,7 +581,13 @@ def _input_grad(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, stride: tuple[int
         if plan is not None:
             xs, ws, st, pad, dil = plan
             g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
-            kern = conv_brgemm.strided_backward_input if any(s != 1 for s in st) else (
+            # (grouped and strided alike in both dims: jit:avx2's direct kernel, not
+            # brgconv_strided -- measured with ONEDNN_VERBOSE on groups of whole blocks,
+            # heights 4 and 8, widths 4-30, kernels 3 and 5, stride 2; a 1-D one, strided
+            # in its width only, runs gemm:jit, whose order here is not measured)
+            strided = any(s != 1 for s in st)
+            direct = groups != 1 and len(set(st)) == 1
+            kern = conv_brgemm.strided_backward_input if strided and not direct else (
                 conv_avx512 if onednn.AVX512_CORE else conv_kernels).backward_input
             extra = (groups,) if kern is conv_kernels.backward_input else ()
             xsg = (xs[0], xs[1] // groups) + tuple(xs[2:])

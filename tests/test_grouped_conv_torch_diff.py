@@ -2,8 +2,9 @@
 order of the oneDNN kernels torch runs for them on AVX2 -- jit_dw's weight and bias
 gradients (MobileNet's 3x3 depthwise), gemm:jit's per-group sgemm where jit_dw and the
 direct kernels decline (Mamba's causal depthwise Conv1d, ConvNeXt's 7x7, ResNeXt-style
-groups of 4 channels), jit:avx2's direct kernel per group of whole channel blocks, and
-gemm:jit's bias gradient over long output rows. Skipped unless torch is importable.
+groups of 4 channels), jit:avx2's direct kernel per group of whole channel blocks (1x1
+ones too, which jit_1x1 does not run), and gemm:jit's bias gradient over long output rows.
+Skipped unless torch is importable.
 """
 from __future__ import annotations
 
@@ -33,6 +34,14 @@ CASES = [
     (2, 12, (6, 6), 3, 1, 1, 6, 2),      # two output channels per group
     (2, 16, (7, 7), 3, 1, 1, 2, 1),      # groups of whole blocks of 8: jit:avx2 per group
     (2, 16, 30, 5, 2, 2, 2, 1),          # ... strided, 1-D
+    (4, 16, (4, 4), 1, 0, 1, 2, 1),      # RepVGG's grouped 1x1 branch: jit:avx2, not jit_1x1
+    (3, 24, (10, 10), 1, 0, 2, 3, 1),    # ... strided 1x1 groups
+    (2, 512, (3, 3), 1, 0, 1, 2, 1),     # ... 256 channels a group: one chain, not 128s
+    (2, 24, (2, 2), 7, 3, 1, 24, 1),     # ConvNeXt's 7x7 on a 2x2 map: output narrower
+    (2, 16, 2, 5, 3, 2, 16, 1),          # than its left padding, jit_dw declines: gemm:jit
+    (2, 8, (2, 9), 7, 3, 1, 8, 1),       # ... a low input keeps jit_dw (the width decides)
+    (2, 48, (4, 4), 3, 1, 2, 6, 1),      # RegNet's strided groups of 8: jit:avx2's input
+    (2, 16, (8, 30), 5, 2, 2, 2, 1),     # gradient, not brgconv_strided
 ]
 
 

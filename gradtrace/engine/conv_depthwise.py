@@ -50,7 +50,10 @@ def runs(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, 
     this 2-D view of a depthwise convolution with multiplier 1 (measured with
     ONEDNN_VERBOSE on 1-D and 2-D ones, kernels 1-7, paddings 0..k, strides and dilations
     1-2; the rest run gemm:jit):
-    - forward: each padding narrower than its kernel and at most MAX_PAD;
+    - forward: each padding narrower than its kernel and at most MAX_PAD, and an output
+      at least as wide as its left padding (measured on 540 widths 1-9, kernels 3-7,
+      paddings 0-4, strides 1-2: a 7x7 kernel padded by 3 over a 2-wide input runs
+      gemm:jit; the height has no such limit);
     - input: no dilation;
     - weight: bwd_weights init_conf's checks (no dilation, a kernel at most 3 wide and no
       narrower than its stride, paddings at most half the kernel, an input that holds the
@@ -62,7 +65,11 @@ def runs(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, 
         return undilated
     if direction == "weight":
         return undilated and _weight_kernel_fits(x_shape, w_shape, stride, padding)
-    return not any(p >= k or p > MAX_PAD for p, k in zip(padding, w_shape[2:], strict=True))
+    if any(p >= k or p > MAX_PAD for p, k in zip(padding, w_shape[2:], strict=True)):
+        return False
+    out_w = (x_shape[-1] + 2 * padding[-1] - dilation[-1] * (w_shape[-1] - 1) - 1) \
+        // stride[-1] + 1
+    return out_w >= padding[-1]
 
 
 def _weight_kernel_fits(x_shape: tuple[int, ...], w_shape: tuple[int, ...],

@@ -87,10 +87,10 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
 
     strided = any(st != 1 for st in stride)
     if groups != 1 and (not whole_block_groups(x_shape, w_shape, groups)
-                        or onednn.AVX512_CORE or (direction == "weight"
-                                                  and tuple(w_shape[2:]) == (1, 1))):
+                        or onednn.AVX512_CORE):
         # jit:avx2 runs groups of whole channel blocks each as its own convolution, their
-        # weight blocks sharing the reducer's threads (measured; not its 1x1 kernel's)
+        # weight blocks sharing the reducer's threads (measured), 1x1 ones too (not
+        # jit_1x1's kernels: ONEDNN_VERBOSE says jit:avx2)
         return False
     if tuple(w_shape[2:]) == (1, 1) and (onednn.AVX512_CORE or (
             direction == "forward"
@@ -221,10 +221,10 @@ def _tap(a: np.ndarray, kh: int, kw: int, out: tuple[int, int], stride: tuple[in
 
 
 def forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[int, int],
-            padding: tuple[int, int], dilation: tuple[int, int]) -> np.ndarray:
+            padding: tuple[int, int], dilation: tuple[int, int], groups: int = 1) -> np.ndarray:
     """(N, C, H, W) x (O, C, KH, KW) -> (N, O, OH, OW), oneDNN's forward chain (jit_1x1's
-    where it runs)."""
-    if runs_1x1(x.shape, w.shape, stride, padding, dilation):
+    where it runs: not for one group of `groups` > 1, which jit:avx2 runs)."""
+    if groups == 1 and runs_1x1(x.shape, w.shape, stride, padding, dilation):
         return _forward_1x1(x, w, b, stride)
     n, c = x.shape[:2]
     o, _, kh_n, kw_n = w.shape
@@ -318,11 +318,12 @@ def oc_blocks_per_call(ow: int) -> int:
 
 def backward_input(g: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
                    stride: tuple[int, int], padding: tuple[int, int],
-                   dilation: tuple[int, int]) -> np.ndarray:
+                   dilation: tuple[int, int], groups: int = 1) -> np.ndarray:
     """d(input): each input element's chains over `oc_blocks_per_call` output-channel
     blocks at a time (kernel rows, kernel columns, the block's channels), the chains added
-    in turn (jit_1x1's chains where it runs)."""
-    if all(s == 1 for s in stride) and runs_1x1(x_shape, w.shape, stride, padding, dilation):
+    in turn (jit_1x1's chains where it runs: not for one group of `groups` > 1)."""
+    if groups == 1 and all(s == 1 for s in stride) and runs_1x1(x_shape, w.shape, stride,
+                                                                 padding, dilation):
         return _backward_input_1x1(g, w)
     n, c, h, wd = x_shape
     o, _, kh_n, kw_n = w.shape
@@ -397,9 +398,10 @@ def backward_weight(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
                     dilation: tuple[int, int], groups: int = 1) -> np.ndarray:
     """d(weight) of one group (of `groups`): chains over images, output rows and columns,
     the images split between threads as oneDNN's reducer balances the weight blocks of
-    every group (jit_1x1's calls where it runs)."""
-    if runs_1x1(x.shape, w_shape, stride, padding, dilation):
-        return _backward_weight_1x1(g, x[:, :, ::stride[0], ::stride[1]], w_shape, groups)
+    every group (jit_1x1's calls where it runs: ungrouped; a grouped 1x1 convolution runs
+    jit:avx2's direct kernels, measured)."""
+    if groups == 1 and runs_1x1(x.shape, w_shape, stride, padding, dilation):
+        return _backward_weight_1x1(g, x[:, :, ::stride[0], ::stride[1]], w_shape)
     o, c, kh_n, kw_n = w_shape
     n = x.shape[0]
     out = g.shape[2:]
@@ -453,8 +455,7 @@ def _calls_1x1(positions: range, per_image: int) -> list[tuple[int, int, int]]:
     return calls
 
 
-def _backward_weight_1x1(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
-                         groups: int = 1) -> np.ndarray:
+def _backward_weight_1x1(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...]) -> np.ndarray:
     """jit_1x1's d(weight) (module docstring): every call's chain is computed at once, the
     calls side by side (a shorter call padded with zeros, which leave a chain unchanged),
     then added as the threads do."""
@@ -465,7 +466,7 @@ def _backward_weight_1x1(g: np.ndarray, x: np.ndarray, w_shape: tuple[int, ...],
     nb_oc, nb_ic = -(-o // BLOCK), -(-c // BLOCK)
     oc_blocking, ic_blocking = _blocking(nb_oc, 32), _blocking(nb_ic, 9)
     job = oc_blocking * ic_blocking * BLOCK * BLOCK
-    jobs = groups * -(-nb_oc // oc_blocking) * -(-nb_ic // ic_blocking)
+    jobs = -(-nb_oc // oc_blocking) * -(-nb_ic // ic_blocking)
     team = _reduction_split(job, jobs, n * per_image, capability.num_threads() * job * 8)
     threads = [_calls_1x1(part, per_image) for part in balance211(n * per_image, team)]
     calls = [call for thread in threads for call in thread]

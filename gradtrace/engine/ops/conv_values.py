@@ -449,7 +449,9 @@ def forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
             xs, ws, st, pad, dil = plan
             kernels = conv_avx512 if onednn.AVX512_CORE else conv_kernels
             bs = [None] * groups if b is None else _group_slices(b, groups, 0)
-            out = np.concatenate([kernels.forward(xg, wg, bg, st, pad, dil) for xg, wg, bg in zip(
+            extra = () if onednn.AVX512_CORE else (groups,)
+            out = np.concatenate([kernels.forward(xg, wg, bg, st, pad, dil, *extra)
+                                  for xg, wg, bg in zip(
                 _group_slices(x.reshape(xs), groups, 1), _group_slices(w.reshape(ws), groups, 0),
                 bs, strict=True)], 1)
             return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out
@@ -579,10 +581,17 @@ def _input_grad(g: np.ndarray, xa: np.ndarray, wa: np.ndarray, stride: tuple[int
         if plan is not None:
             xs, ws, st, pad, dil = plan
             g4 = np.ascontiguousarray(g).reshape(xs[:1] + (ws[0],) + (-1, g.shape[-1]))
-            kern = conv_brgemm.strided_backward_input if any(s != 1 for s in st) else (
+            # (grouped and strided alike in both dims: jit:avx2's direct kernel, not
+            # brgconv_strided -- measured with ONEDNN_VERBOSE on groups of whole blocks,
+            # heights 4 and 8, widths 4-30, kernels 3 and 5, stride 2; a 1-D one, strided
+            # in its width only, runs gemm:jit, whose order here is not measured)
+            strided = any(s != 1 for s in st)
+            direct = groups != 1 and len(set(st)) == 1
+            kern = conv_brgemm.strided_backward_input if strided and not direct else (
                 conv_avx512 if onednn.AVX512_CORE else conv_kernels).backward_input
+            extra = (groups,) if kern is conv_kernels.backward_input else ()
             xsg = (xs[0], xs[1] // groups) + tuple(xs[2:])
-            gi = np.concatenate([kern(gg, wg, xsg, st, pad, dil) for gg, wg in zip(
+            gi = np.concatenate([kern(gg, wg, xsg, st, pad, dil, *extra) for gg, wg in zip(
                 _group_slices(g4, groups, 1), _group_slices(wa.reshape(ws), groups, 0),
                 strict=True)], 1)
             return gi.reshape(xa.shape)

@@ -182,3 +182,34 @@ def test_torch_and_formatting_take_subclass_instances_as_their_values():
         "tensor([1., 2.]) 3 tensor([0., 0.])\n"
         "tensor([3., 3.]) torch.Size([2, 3])\n"
         "{1} (1,) {'x': 1} (0, 5)\n")
+
+
+def test_only_torch_calls_walk_their_arguments_for_subclass_instances(monkeypatch):
+    # the walk of nested lists for builtin-subclass instances is for torch's calls only:
+    # done for `len(a)` too, it made heapq, bisect and queue (whose every step calls len or
+    # append on the whole list) cost as much as the list is long (a beam search's
+    # PriorityQueue: quadratic)
+    from gradtrace.interpreter import calls
+    walked = []
+    real = calls.builtin_instances_in
+
+    def counting(args, kwargs):
+        walked.append(len(args))
+        return real(args, kwargs)
+
+    monkeypatch.setattr(calls, "builtin_instances_in", counting)
+    result = run_text(textwrap.dedent("""
+        import heapq, random
+        class Two(int):
+            pass
+        h = []
+        for i in range(50):
+            heapq.heappush(h, (random.random(), [i]))
+        print(len(h), len([Two(1), Two(2)]), heapq.heappop(h)[1] == [h[0][1][0]] or True)
+    """))
+    assert result.error is None, result.error.format(result.source)
+    assert walked == []
+    result = run_text("import torch\nclass Two(int):\n    pass\n"
+                      "print(torch.tensor([Two(1), Two(2)]))\n")
+    assert result.error is None and result.stdout == "tensor([1, 2])\n"
+    assert walked

@@ -26,6 +26,18 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
+    "gh_lucidrains_dalle_discrete_vae_gumbel_codebook": "the weight gradients of some "
+        "decoder convolutions differ in the last float32 bits from the first Adam step on, "
+        "while every encoder and decoder module's forward output, the loss, the encoder's "
+        "and the two ConvTranspose2d layers' gradients and the conv biases' gradients match "
+        "(measured: decoder.4 = Conv2d(8, 3, 1) on a 2x8x8x8 input, weight.grad summing "
+        "0.07711720813676948 under torch against 0.07711720872612204; decoder.0 = Conv2d(8, "
+        "8, 1) and the decoder ResBlock's convolutions on 2x2 maps likewise); the same "
+        "Conv2d(8, 3, 1) backward alone (oneDNN jit_1x1:avx2 backward_weights, with and "
+        "without the input's gradient) matches, so what differs is the kernel order torch "
+        "picks inside this graph, not pinned down; it shows only in the straight-through "
+        "run's third step (codebook.weight.grad norm 7.135667838e-4 against 7.135667256e-4), "
+        "the gumbel-softmax, einsum, kl_div(log_target) and soft run all print as torch does",
     "gh_seannaren_deepspeech2_maskconv_batchrnn_ctc": "the second MaskConv convolution "
                                                       "(Conv2d(32, 32, (21, 11), stride (2, "
                                                       "1), padding (10, 5)) on a 2x32x5x12 "
@@ -183,7 +195,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 1152
+    assert len(CASES) == 1161
     assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

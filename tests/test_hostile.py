@@ -241,6 +241,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("itertools_cycle_forever.gt", "LimitError"), ("functools_lru_cache_flood.gt", "LimitError"),
     ("functools_wraps_dunder.gt", "NotSupportedError"),
     ("heapq_lt_recursion.gt", "RecursionError"), ("shift_int_growth.gt", "LimitError"),
+    ("queue_blocking_get_one_thread.gt", "NotSupportedError"),
+    ("queue_priority_lt_recursion.gt", "RecursionError"),
     ("dataclass_replace_internals.gt", "NotSupportedError"),
     ("numpy_index_trick_internals.gt", "AttributeError"),
     ("numpy_finfo_internals.gt", "NotSupportedError"),

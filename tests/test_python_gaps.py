@@ -345,3 +345,18 @@ def test_namedtuple_new_defaults_replaced_as_python_does():
     # EfficientNet-PyTorch's `GlobalParams.__new__.__defaults__ = (None,) * len(_fields)`:
     # the defaults construction fills missing fields from, each class its own
     same_as_python(snippet("namedtuple_new_defaults").replace(", P.__new__)", ")"))
+
+
+# ------------------------------------------------------------------ queue (one thread)
+
+def test_queue_priority_fifo_lifo_and_simple_queues_match_python():
+    same_as_python(snippet("queue_fifo_lifo_priority"))
+
+
+def test_queue_waits_only_another_thread_could_end_are_refused():
+    for text in ("import queue\nqueue.Queue().get()\n",
+                 "import queue\nq = queue.Queue(1)\nq.put(1)\nq.put(2)\n",
+                 "import queue\nq = queue.LifoQueue()\nq.put(1)\nq.join()\n",
+                 "import queue\nqueue.SimpleQueue().get(True, None)\n"):
+        error = gt_error(text)
+        assert error.kind == "NotSupportedError" and "wait forever" in str(error), text

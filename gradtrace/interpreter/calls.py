@@ -309,9 +309,10 @@ class Calls:
                 fn not in KEEPS_NUMPY_SCALARS and
                 getattr(fn, "__module__", "").startswith("gradtrace.engine")):
             args, kwargs = as_python_numbers(args, kwargs)
-        if builtin_instances_in(args, kwargs) and (
-                type(fn) is stdlib.BoundMethod and isinstance(fn.obj, Tensor) or
-                getattr(fn, "__module__", "").startswith(_TORCH_MODULES)):
+        if (type(fn) is stdlib.BoundMethod and isinstance(fn.obj, Tensor) or
+                (getattr(fn, "__module__", None) or "").startswith(_TORCH_MODULES)) and \
+                builtin_instances_in(args, kwargs):  # (the walk of nested lists last: it
+            # would make `len(a)` or `heappush(heap, x)` cost as much as the list is long)
             args, kwargs = as_builtin_values(args, kwargs)  # torch.tensor(Batch([1, 2]))
         if not self.in_library:  # (bundled library code passes the engine its own way)
             args, kwargs, deprecation = check_arguments(fn, args, kwargs, span)

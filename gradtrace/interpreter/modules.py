@@ -375,6 +375,7 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
               "nsmallest", "heappushpop"),
     "bisect": ("bisect_left", "bisect_right", "insort_left", "insort_right", "bisect",
                "insort"),
+    "queue": ("Empty", "Full", "Queue", "PriorityQueue", "LifoQueue", "SimpleQueue"),
     "distutils.version": ("Version", "StrictVersion", "LooseVersion"),
     "packaging": ("__version__", "__title__", "__summary__", "__uri__", "__author__",
                   "__email__", "__license__", "__copyright__"),
@@ -558,7 +559,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
              "string, unicodedata, codecs (encode, decode), ast (literal_eval), " \
              "json (plain data), statistics, gc (collect), weakref (ref), re, " \
-             "textwrap, enum, heapq, bisect, distutils.version (LooseVersion, " \
+             "textwrap, enum, heapq, bisect, queue (one thread), " \
+             "distutils.version (LooseVersion, " \
              "StrictVersion), packaging.version (Version, parse), argparse (no files, " \
              "no sub-commands), types " \
              "(SimpleNamespace), inspect (signature), logging (to streams), tqdm (progress " \

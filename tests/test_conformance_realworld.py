@@ -134,23 +134,6 @@ NOT_YET = {
                                   "examples into the batch, and the convolutions' order "
                                   "differs; the vjp/jvp NTK-vector products inside nested "
                                   "vmap agree with it to the printed digits",
-    "gh_libmtl_dselect_k_architecture": "DSelect_k.__init__ builds its experts' binary codes "
-        "as `np.array([list(np.binary_repr(val, width=...)) for val in ...]).astype(bool)`: "
-        "np.binary_repr is refused (NotSupportedError), and the array of its characters is a "
-        "numpy unicode array (dtype <U1), which gradtrace's numpy refuses by design (numbers "
-        "and bools only, engine/ndarray.py); it needs numpy string arrays at least through "
-        "construction and astype(bool) (numpy casts every non-empty string to True, so all the "
-        "codes are True). Measured: with the codes built as np.ones((num_experts, num_binary), "
-        "dtype=bool) gradtrace prints torch's output (both runs, the smooth-step gates, the "
-        "entropy regulariser backpropagated inside forward, rep_grad with UW)",
-    "gh_stas00_flush_denormal_subnormals": "torch.set_flush_denormal is refused "
-        "(NotSupportedError at its first call). torch sets the CPU's FTZ and DAZ flags "
-        "(MXCSR): every later float32/float64 result that would be subnormal becomes a signed "
-        "zero and subnormal inputs read as zero, in conversions too (torch.tensor([1e-39]) "
-        "prints tensor([0.]), a bfloat16 1e-39 becomes 0 through its float32, while float16's "
-        "software conversion keeps 1.0133e-06); numpy has no such mode, so it needs every "
-        "kernel's float results and operands flushed while the flag is on (their partial sums "
-        "included), not only tensor creation",
     "gh_bangguwu_ecanet_eca_mobilenetv2": "eca_layer's Conv1d(1, 1, 1) runs on "
         "y.squeeze(-1).transpose(-1, -2), a (4, 1, C) view torch reads as channels-last: its "
         "weight gradient is oneDNN's jit_1x1:avx2 backward_weights on acdb memory "

@@ -233,6 +233,8 @@ def _torch_keywords(fn: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
                 else target] = value
     return renamed
 
+# the builtin objects whose own methods take no torch argument handling
+_PLAIN_OBJECTS = frozenset((list, dict, str, set, tuple))
 # where torch's callables live (their arguments read as torch's parser reads them)
 _TORCH_MODULES = ("gradtrace.engine", "gradtrace.tensor_types")
 
@@ -304,6 +306,10 @@ class Calls:
     def _invoke(self, fn: Any, args: list[Any] | tuple, kwargs: dict[str, Any],
                 span: Span | None) -> Any:
         """Call an engine or builtin function; its errors become the script's, at `span`."""
+        if type(fn) is stdlib.BoundMethod and not kwargs and type(fn.obj) in _PLAIN_OBJECTS:
+            # a list's, dict's or str's own method (`xs.append(x)`, `d.get(k, 0)`): none of
+            # torch's argument handling below applies to it
+            return self._run_call(fn, args, span)
         if numpy_scalars_in(args, kwargs) and (
                 isinstance(fn.obj, Tensor) if type(fn) is stdlib.BoundMethod else
                 fn not in KEEPS_NUMPY_SCALARS and
@@ -323,13 +329,20 @@ class Calls:
             kwargs = {**kwargs, "dtype": _dtype_argument(fn, kwargs["dtype"], span)}
         if kwargs and not _TORCH_NAMES.isdisjoint(kwargs):
             kwargs = _torch_keywords(fn, kwargs)
+        return self._run_call(fn, args, span, kwargs, torch_aware=True)
+
+    def _run_call(self, fn: Any, args: list[Any] | tuple, span: Span | None,
+                      kwargs: dict[str, Any] | None = None, torch_aware: bool = False) -> Any:
+        """The call itself, with its errors as the script's; `torch_aware`: a restricted
+        dtype's or a sparse tensor's kernel, and vmap's batching, first."""
+        kwargs = kwargs or {}
         try:
-            sparse_result = _check_restricted(fn, args, kwargs)
+            sparse_result = _check_restricted(fn, args, kwargs) if torch_aware else None
             if sparse_result is not None:
                 if creation.WARNINGS:
                     self._flush_engine_warnings()
                 return sparse_result[0]
-            if TRANSFORMS.vmaps:
+            if torch_aware and TRANSFORMS.vmaps:
                 target, operands = (fn.fn, [fn.obj, *args]) if type(fn) is stdlib.BoundMethod \
                     else (fn, list(args))
                 if has_batched(operands, kwargs) and getattr(

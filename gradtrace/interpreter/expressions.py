@@ -48,6 +48,9 @@ PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?([-#0 +]*[0-9*]*(?:\.[0-9*]*)?)[hlL]?
 # int operators whose result is no larger than its operands allow (+ and - add a bit at
 # most): no size guard to run before them
 _UNGUARDED_INT_OPS = frozenset(("+", "-", "/", "&", "|", "^", ">>"))
+# and those whose result of two ints under 2**62 is under 2**124: far below any size limit
+_SMALL_INT_OPS = frozenset(("*", "//", "%"))
+_SMALL = 1 << 62
 
 
 class ExpressionCompiler:
@@ -428,10 +431,11 @@ class ExpressionCompiler:
         (The caller labels the operation: it sets current_span.)"""
         ta, tb = type(a), type(b)
         if (ta is float or ta is int) and (tb is float or tb is int) and (
-                op in _UNGUARDED_INT_OPS or ta is float or tb is float):
-            # two plain numbers whose result cannot outgrow its operands (the int operators
+                op in _UNGUARDED_INT_OPS or ta is float or tb is float or
+                op in _SMALL_INT_OPS and -_SMALL < a < _SMALL and -_SMALL < b < _SMALL):
+            # two plain numbers whose result cannot outgrow the size limit (the int operators
             # _guard_binop sizes first take the path below): a loop counter's `i + 1`,
-            # a running `total += loss_value`
+            # `i % 100`, a running `total += loss_value`
             try:
                 return fn(a, b)
             except PYTHON_ERRORS as err:

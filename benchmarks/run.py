@@ -270,6 +270,8 @@ def build_commands(r: Runners, has_explain: bool, torch_scale: bool = True
     add(main, "gradtrace", "scalar", gtq("scalar_graph.gt"))
     add(main, "gradtrace", "train", gtq("train_mlp.gt"))
     add(main, "numpy", "train", [*npy, str(WORK / "train_mlp_numpy.py")])
+    add(main, "gradtrace", "python", gtq("python_loop.gt"))
+    add(main, "numpy", "python", [*npy, str(WORK / "python_loop.gt")])
     add(main, "gradtrace", "train-report",
         [*gt, "run", *run_limits, str(WORK / "train_mlp.gt")])
     if has_explain:
@@ -518,6 +520,13 @@ def analyse(cmds: list[Command], r: Runners) -> tuple[list[Ratio], list[str]]:
                       basis="in-proc",
                       inproc=ratio(body("torch:train"), body("numpy:train")),
                       cpu=ratio(body_cpu("torch:train"), body_cpu("numpy:train"))))
+
+    rows.append(Ratio("pure-Python loop: gradtrace / CPython, compute-only",
+                      ratio(compute("gradtrace:python"), compute("numpy:python")), None,
+                      note=why("gradtrace:python", "numpy:python"),
+                      basis="in-proc",
+                      inproc=ratio(body("gradtrace:python"), body("numpy:python")),
+                      cpu=ratio(body_cpu("gradtrace:python"), body_cpu("numpy:python"))))
 
     # scale: memory per node and growth
     def per_node_bytes(runner: str, size: str) -> float | None:

@@ -31,6 +31,23 @@ def test_float32_fma_of_a_conv_chain_step_that_lands_on_a_midpoint():
     assert got == _nearest(exact, np.float32) == np.float32(float.fromhex("-0x1.85cfeep-1"))
 
 
+
+def test_float32_fma_of_0_dim_arrays_on_a_midpoint_returns_the_nearest_float():
+    """The same step on 0-dim arrays (a float32 norm of a 1-D tensor squares and adds its
+    elements one by one: a FedProx proximal term's torch.norm raised numpy's "nonzero on
+    0d arrays" ValueError where its float64 sum landed on a midpoint)."""
+    a, b, c = np.float32(-2.4479663), np.float32(-0.003166455), np.float32(-0.76910335)
+    got = fp32.fma(np.array(a), np.array(b), np.array(c))
+    assert got.shape == () and got.dtype == np.float32
+    assert got == np.float32(float.fromhex("-0x1.85cfeep-1"))
+    d = np.array([1.1043623089790344e-05, -1.5040859580039978e-06, 5.073845386505127e-06,
+                  8.456408977508545e-07, -7.517635822296143e-06, 6.6980719566345215e-06],
+                 np.float32)
+    total = np.array(0, np.float32)
+    for x in d:  # the sequence that raised (torch.norm of these is 1.5876e-05)
+        total = fp32.fma(np.array(x), np.array(x), total)
+    assert total.shape == () and np.isclose(np.sqrt(total), 1.5876e-05, rtol=1e-4)
+
 # c, and a product half an ulp of c short of c's neighbour by a relative 2**-46 (float32)
 # or 2**-104 (float64): the wider sum rounds onto the midpoint, the exact one is nearer c
 FINITE32 = st.floats(min_value=2.0 ** -100, max_value=2.0 ** 100, width=32)

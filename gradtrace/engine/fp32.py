@@ -74,6 +74,10 @@ def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> 
         full = _sum64(a, b, c)
         suspect |= (full != 0) & (np.abs(full) < _F32_TINY)
     if suspect.any():
+        if not suspect.ndim:  # numpy has no nonzero of a 0-dim array: round the one value
+            p = np.multiply(a, b, dtype=np.float64).reshape(1)
+            cc = np.asarray(c, np.float64).reshape(1)
+            return _round_odd_to_f32(p, cc, p + cc).reshape(())
         idx = np.nonzero(suspect)
         shape = suspect.shape
         p = np.multiply(np.broadcast_to(a, shape)[idx], np.broadcast_to(b, shape)[idx],

@@ -496,37 +496,23 @@ def analyse(cmds: list[Command], r: Runners) -> tuple[list[Ratio], list[str]]:
                       ratio(med("gradtrace:help"), med("torch:startup")), 0.2,
                       note=why("gradtrace:help", "torch:startup"),
                       cpu=ratio(cmed("gradtrace:help"), cmed("torch:startup"))))
-    rows.append(Ratio("scalar graph: gradtrace / torch, compute-only",
-                      ratio(compute("gradtrace:scalar"), compute("torch:scalar")), 1.0,
-                      note=why("gradtrace:scalar", "torch:scalar"),
-                      basis="in-proc",
-                      inproc=ratio(body("gradtrace:scalar"), body("torch:scalar")),
-                      cpu=ratio(body_cpu("gradtrace:scalar"), body_cpu("torch:scalar"))))
-    rows.append(Ratio("training loop: gradtrace / torch, compute-only",
-                      ratio(compute("gradtrace:train"), compute("torch:train")), 2.0,
-                      note=why("gradtrace:train", "torch:train"),
-                      basis="in-proc",
-                      inproc=ratio(body("gradtrace:train"), body("torch:train")),
-                      cpu=ratio(body_cpu("gradtrace:train"), body_cpu("torch:train"))))
-    rows.append(Ratio("training loop: gradtrace / numpy by hand, compute-only",
-                      ratio(compute("gradtrace:train"), compute("numpy:train")), 1.5,
-                      note=why("gradtrace:train", "numpy:train"),
-                      basis="in-proc",
-                      inproc=ratio(body("gradtrace:train"), body("numpy:train")),
-                      cpu=ratio(body_cpu("gradtrace:train"), body_cpu("numpy:train"))))
-    rows.append(Ratio("training loop: torch / numpy by hand, compute-only",
-                      ratio(compute("torch:train"), compute("numpy:train")), None,
-                      note=why("torch:train", "numpy:train"),
-                      basis="in-proc",
-                      inproc=ratio(body("torch:train"), body("numpy:train")),
-                      cpu=ratio(body_cpu("torch:train"), body_cpu("numpy:train"))))
+    def compute_row(label: str, a: str, b: str, target: float | None) -> Ratio:
+        """a / b in compute time (whole process less its empty run), in-process time and
+        in-process CPU time."""
+        return Ratio(label, ratio(compute(a), compute(b)), target, note=why(a, b),
+                     basis="in-proc", inproc=ratio(body(a), body(b)),
+                     cpu=ratio(body_cpu(a), body_cpu(b)))
 
-    rows.append(Ratio("pure-Python loop: gradtrace / CPython, compute-only",
-                      ratio(compute("gradtrace:python"), compute("numpy:python")), None,
-                      note=why("gradtrace:python", "numpy:python"),
-                      basis="in-proc",
-                      inproc=ratio(body("gradtrace:python"), body("numpy:python")),
-                      cpu=ratio(body_cpu("gradtrace:python"), body_cpu("numpy:python"))))
+    rows.append(compute_row("scalar graph: gradtrace / torch, compute-only",
+                            "gradtrace:scalar", "torch:scalar", 1.0))
+    rows.append(compute_row("training loop: gradtrace / torch, compute-only",
+                            "gradtrace:train", "torch:train", 2.0))
+    rows.append(compute_row("training loop: gradtrace / numpy by hand, compute-only",
+                            "gradtrace:train", "numpy:train", 1.5))
+    rows.append(compute_row("training loop: torch / numpy by hand, compute-only",
+                            "torch:train", "numpy:train", None))
+    rows.append(compute_row("pure-Python loop: gradtrace / CPython, compute-only",
+                            "gradtrace:python", "numpy:python", None))
 
     # scale: memory per node and growth
     def per_node_bytes(runner: str, size: str) -> float | None:

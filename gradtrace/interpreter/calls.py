@@ -307,8 +307,8 @@ class Calls:
                 span: Span | None) -> Any:
         """Call an engine or builtin function; its errors become the script's, at `span`."""
         if type(fn) is stdlib.BoundMethod and not kwargs and type(fn.obj) in _PLAIN_OBJECTS:
-            # a list's, dict's or str's own method (`xs.append(x)`, `d.get(k, 0)`): none of
-            # torch's argument handling below applies to it
+            # a list's, dict's, str's, set's or tuple's own method (`xs.append(x)`,
+            # `d.get(k, 0)`): none of torch's argument handling below applies to it
             return self._run_call(fn, args, span)
         if numpy_scalars_in(args, kwargs) and (
                 isinstance(fn.obj, Tensor) if type(fn) is stdlib.BoundMethod else
@@ -332,7 +332,7 @@ class Calls:
         return self._run_call(fn, args, span, kwargs, torch_aware=True)
 
     def _run_call(self, fn: Any, args: list[Any] | tuple, span: Span | None,
-                      kwargs: dict[str, Any] | None = None, torch_aware: bool = False) -> Any:
+                  kwargs: dict[str, Any] | None = None, torch_aware: bool = False) -> Any:
         """The call itself, with its errors as the script's; `torch_aware`: a restricted
         dtype's or a sparse tensor's kernel, and vmap's batching, first."""
         kwargs = kwargs or {}

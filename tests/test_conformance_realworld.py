@@ -26,6 +26,16 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
+    "gh_deepchem_lnn_torch_func_vmap_hessian": "the Hessians of vmap(hessian(f)) differ "
+        "from torch's in the last float32 bits (measured on this net: H[0][0][1] "
+        "0.0040200809 under torch against 0.0040200823), as an unbatched jacfwd's do "
+        "(0.0051059690 against 0.0051059704): torch's jacfwd vmaps its jvp over the basis "
+        "vectors, so each Linear's tangent is one matmul over all of them, where gradtrace "
+        "runs the basis vectors in turn; the first state's d2L/dqdot2 is near singular, so "
+        "torch.linalg.solve magnifies it (acceleration -78.8570 against -78.8572) and the "
+        "Adam steps' losses differ from the first (807.1240234375 against 807.1285400390625). "
+        "Needs jacfwd's basis columns as one batched tangent. The history the Hessian keeps "
+        "to z and the parameters (the third-derivative gradients) now matches",
     "gh_lucidrains_dalle_discrete_vae_gumbel_codebook": "the weight gradients of some "
         "decoder convolutions differ in the last float32 bits from the first Adam step on, "
         "while every encoder and decoder module's forward output, the loss, the encoder's "
@@ -178,7 +188,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 1168
+    assert len(CASES) == 1173
     assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

@@ -130,3 +130,31 @@ def test_linearize_gives_the_output_and_jvps_at_the_primals_like_torch() -> None
     """torch.func.linearize: the output, the jvp function's values for several tangents
     (one and two primals) and its shape and dtype errors."""
     assert gradtrace_output(LINEARIZE) == torch_output(LINEARIZE)
+
+
+HESSIAN_OF_GRAD_INPUTS = """import torch
+import torch.nn.functional as F
+from torch.func import hessian, jacfwd, jacrev, vmap
+
+torch.manual_seed(0)
+x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+w = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+zs = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+for name, f in [("softplus", lambda v: F.softplus(v @ w).pow(3).sum()),
+                ("tanh", lambda v: torch.tanh(v @ w).sum() * v.sum()),
+                ("sigmoid", lambda v: torch.sigmoid(v).pow(2).sum())]:
+    for label, h in [("hessian", hessian(f)(x)), ("jacfwd_jacrev", jacfwd(jacrev(f))(x)),
+                     ("vmap_hessian", vmap(hessian(f))(zs))]:
+        inputs = [zs if label == "vmap_hessian" else x, w]
+        grads = torch.autograd.grad(h.pow(2).sum(), inputs, allow_unused=True)
+        print(name, label, h.requires_grad, [round(v, 10) for v in h.flatten().tolist()])
+        for g in grads:
+            print(None if g is None else [round(v, 9) for v in g.flatten().tolist()])
+"""
+
+
+def test_hessian_of_inputs_that_require_grad_stays_differentiable_like_torch() -> None:
+    """hessian (jacfwd over jacrev) of a function of an input and a closed-over weight that
+    require grad: torch's result carries the history of both, so its gradients include the
+    third derivatives (softplus's tangent comes from its double backward in gradtrace)."""
+    assert gradtrace_output(HESSIAN_OF_GRAD_INPUTS) == torch_output(HESSIAN_OF_GRAD_INPUTS)

@@ -273,14 +273,19 @@ def _double_backward_jvp(node: Function, tangents: list, outs: list, inputs: tup
                          params: dict) -> Any:
     """An op's tangent from its backward, for torch.func.jvp on an op without a formula
     here: the op run again on fresh leaves, then d/du <vjp(u), tangents> at u = 0 (the trick
-    torch.autograd.functional.jvp uses)."""
+    torch.autograd.functional.jvp uses). Where a primal or tangent requires grad (grad mode
+    on), the leaves are views of the primals and the tangent keeps its graph, as torch's
+    formula's result does (jacfwd over jacrev of inputs that require grad: the Hessian
+    stays differentiable)."""
     from .backward import grad
-    from .grad_mode import enable_grad
+    from .grad_mode import enable_grad, is_grad_enabled
     from .tensor import Tensor, wrap
 
     cls = type(node)
+    keep = is_grad_enabled() and any(
+        isinstance(t, Tensor) and t.requires_grad for t in (*inputs, *tangents))
     with disabled(), enable_grad():
-        leaves = [wrap(t.array.copy()).requires_grad_() if isinstance(t, Tensor)
+        leaves = [_differentiable_leaf(t, keep) if isinstance(t, Tensor)
                   and t.dtype.is_floating_point else t for t in inputs]
         result = cls.call(*leaves, **params)
         outputs = list(result) if cls.multi_output else [result]
@@ -288,17 +293,40 @@ def _double_backward_jvp(node: Function, tangents: list, outs: list, inputs: tup
         wrt = [(i, t) for i, t in enumerate(leaves) if isinstance(t, Tensor) and t.requires_grad]
         if not diff or not wrt:
             return [None] * len(outs) if cls.multi_output else None
-        dummies = [wrap(np.zeros_like(o.array)).requires_grad_() for o in diff]
+        dummies = [_scratch(np.zeros_like(o.array), keep) for o in diff]
         grads = grad(diff, [t for _, t in wrt], dummies, create_graph=True, allow_unused=True)
         used = [(g, tangents[i]) for g, (i, _) in zip(grads, wrt) if g is not None]
         if not used:
             return [None] * len(outs) if cls.multi_output else None
         tangent_outs = grad([g for g, _ in used], dummies, [t for _, t in used],
-                            allow_unused=True)
+                            create_graph=keep, allow_unused=True)
     found = iter(tangent_outs)
     results = [next(found) if o.requires_grad else None for o in outputs]
-    results = [None if r is None else wrap(r.array) for r in results]
+    if not keep:
+        results = [None if r is None else wrap(r.array) for r in results]
     return results if cls.multi_output else results[0]
+
+
+def _differentiable_leaf(t: Tensor, keep: bool) -> Tensor:
+    """The double-backward trick's stand-in for a primal: a fresh leaf, or (the tangent's
+    graph kept) a view of a primal that requires grad, so the tangent reaches it."""
+    if keep and t.requires_grad:
+        slot = t._fw_grad
+        t._fw_grad = None
+        try:
+            return t.view_as(t)
+        finally:
+            t._fw_grad = slot
+    return _scratch(t.array.copy(), keep)
+
+
+def _scratch(array: np.ndarray, keep: bool) -> Tensor:
+    """A fresh leaf of the trick; where the tangent's graph is kept, one known as scratch
+    (engine/levels.py), so torch.func does not take it for a leaf of the caller's autograd."""
+    from .levels import scratch_leaf
+    from .tensor import wrap
+
+    return scratch_leaf(array) if keep else wrap(array).requires_grad_()
 
 
 def _primals(inputs: tuple) -> tuple:

@@ -64,11 +64,32 @@ ANY_DEAD = False
 """Whether DEAD ever held a node (Function.call's cheap check)."""
 
 
+SCRATCH: dict[int, weakref.ref] = {}
+"""id(leaf) -> the leaf: the scratch leaves of forward_ad's double-backward tangents (the
+dummies and the primals' copies), which a kept tangent's graph reaches but torch's formula
+has no edge to: no leaf of the caller's autograd."""
+
+
+def scratch_leaf(array: np.ndarray) -> Tensor:
+    """A fresh leaf that requires grad, known as scratch (is_scratch)."""
+    leaf = _tensor.Tensor._wrap(array)
+    leaf.requires_grad = True
+    key = id(leaf)
+    SCRATCH[key] = weakref.ref(leaf, lambda _, scratch=SCRATCH: scratch.pop(key, None))
+    return leaf
+
+
+def is_scratch(t: Any) -> bool:
+    ref = SCRATCH.get(id(t))
+    return ref is not None and ref() is t
+
+
 def reset() -> None:
     """A new run: no level input, spliced node or dead node of an earlier run is reachable
     from it (and keeping them would send every number operand down the slow path)."""
     global ANY_DEAD
     INPUTS.clear()
+    SCRATCH.clear()
     OUTER_NODES.clear()
     DEAD.clear()
     ANY_DEAD = False

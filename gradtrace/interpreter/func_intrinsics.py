@@ -275,6 +275,13 @@ def jvp_fallback(interp: Interpreter, on: bool) -> bool:
 
 
 @intrinsic
+def is_scratch(interp: Interpreter, t: Any) -> bool:
+    """Whether `t` is a scratch leaf of a double-backward tangent (engine/levels.py): no leaf
+    of the caller's autograd."""
+    return levels.is_scratch(t)
+
+
+@intrinsic
 def level_input(interp: Interpreter, t: Tensor) -> Tensor:
     """A grad transform's input: a fresh leaf standing for `t` at the new level."""
     return levels.level_input(t)

@@ -360,3 +360,18 @@ def test_queue_waits_only_another_thread_could_end_are_refused():
                  "import queue\nqueue.SimpleQueue().get(True, None)\n"):
         error = gt_error(text)
         assert error.kind == "NotSupportedError" and "wait forever" in str(error), text
+
+
+def test_modules_imported_only_bind_and_refuse_each_name_where_used():
+    same_as_python("""
+    import glob, shutil, pickle, csv, threading, subprocess
+    import multiprocessing as mp
+    import urllib.request
+    from concurrent import futures
+    import collections
+    print(glob.__name__, mp.__name__, urllib.__name__, futures.__name__,
+          hasattr(collections, "abc"))
+    """)
+    result = run_text("import glob\nfiles = glob.glob('data/*.png')\n")
+    assert result.error is not None and result.error.kind == "NotSupportedError"
+    assert "'glob.glob' is not supported" in result.error.message

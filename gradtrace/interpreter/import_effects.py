@@ -14,7 +14,8 @@ from typing import Any
 # `import M, sys; 'collections.abc' in sys.modules`), by full name or by package
 LOADS_COLLECTIONS_ABC = frozenset({
     "collections.abc", "typing", "dataclasses", "pprint", "statistics", "traceback",
-    "logging", "functorch", "pdb"})
+    "logging", "functorch", "pdb", "multiprocessing", "subprocess", "socket", "pstats",
+    "urllib.request", "concurrent.futures"})
 _LOADING_PACKAGES = frozenset({"torch", "numpy", "tqdm"})
 
 # (package, submodule) pairs that are attributes of the package only once imported

@@ -51,7 +51,7 @@ from .objects import (
 )
 from .os_module import RunFiles, os_namespaces
 from .path_module import pathlib_namespace
-from .pure_modules import pure_namespaces
+from .pure_modules import IMPORT_ONLY_MODULES, pure_namespaces
 from .random_module import random_namespace
 from .regex_module import re_namespace
 from .runtime import Code, Frame
@@ -411,7 +411,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
                              "unicodedata", "codecs", "ast",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib", "gc",
-                             "weakref", "tempfile", "pdb", "errno",
+                             "weakref", "tempfile", "errno", *IMPORT_ONLY_MODULES,
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
 
@@ -570,7 +570,9 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "TextTestRunner), " \
              "pathlib (Path over the run's files), os (paths; the files torch.save " \
              "wrote and the folders the script made, in memory), tempfile (gettempdir), " \
-             "errno (the error numbers) and pdb (the import only)"
+             "errno (the error numbers), and, the import only, pdb, glob, shutil, " \
+             "pickle, csv, threading, multiprocessing, subprocess and other modules of " \
+             "files, processes and the network"
 
 
 class ImportCompiler:

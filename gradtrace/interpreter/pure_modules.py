@@ -599,15 +599,19 @@ def _weakref_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("weakref", {"ref": _python(weakref, "ref", ref)})
 
 
-# ------------------------------------------------------------------------ pdb
+# ------------------------------------------------------------------------ imports only
 
-
-def _pdb_namespace() -> stdlib.Namespace:
-    """`import pdb`, which research code keeps at its top for a `pdb.set_trace()` it has
-    since commented out: the import binds the module and nothing more; every name of
-    Python's debugger (set_trace, Pdb, post_mortem, ...) is gradtrace's gap by name, as
-    a run has no terminal to debug from."""
-    return stdlib.Namespace("pdb", {})
+# Python's modules a script may import though none of their names runs here: research code
+# keeps `import pdb` for a `pdb.set_trace()` it has since commented out, `import glob,
+# shutil, pickle` for a data folder a snippet no longer reads, `import multiprocessing` for
+# workers it does not start. The import binds the module and nothing more; each of its
+# names is gradtrace's gap by name (a run has no terminal to debug from, no files but its
+# own, no processes, threads or network).
+IMPORT_ONLY_MODULES = (
+    "pdb", "glob", "shutil", "pickle", "csv", "threading", "multiprocessing", "subprocess",
+    "socket", "signal", "zipfile", "gzip", "tarfile", "hashlib", "struct", "uuid", "platform",
+    "timeit", "cProfile", "pstats", "shlex", "getpass", "urllib", "urllib.request",
+    "urllib.parse", "concurrent", "concurrent.futures")
 
 
 # ------------------------------------------------------------------------ errno
@@ -628,8 +632,8 @@ def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
             "codecs": _codecs_namespace(interp), "ast": _ast_namespace(interp),
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
             "textwrap": _textwrap_namespace(interp), "gc": _gc_namespace(interp),
-            "weakref": _weakref_namespace(interp), "pdb": _pdb_namespace(),
-            "errno": _errno_namespace(),
+            "weakref": _weakref_namespace(interp), "errno": _errno_namespace(),
+            **{name: stdlib.Namespace(name, {}) for name in IMPORT_ONLY_MODULES},
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),
                                             "ABCMeta": stdlib.LibraryName("abc", "ABCMeta"),
                                             "abstractmethod":

@@ -14,7 +14,7 @@ import numpy as np
 from ..formulas import each
 from ..node import Function
 from ..tensor import Tensor
-from .views import _register_view
+from .views import _register_view, alias_array
 
 
 class BackwardHookFunctionBackward(Function):
@@ -26,7 +26,7 @@ class BackwardHookFunctionBackward(Function):
         return f"<torch.autograd.function.BackwardHookFunctionBackward object at {id(self):#x}>"
 
     def forward(self, *tensors: Tensor) -> list[np.ndarray]:
-        return [t.array.view() for t in tensors]
+        return [alias_array(t) for t in tensors]  # view_as's strides (a size-1 dim's can change)
 
     def backward(self, *grads: Tensor) -> tuple[Tensor, ...]:
         return grads

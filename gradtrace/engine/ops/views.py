@@ -286,10 +286,19 @@ def view_as(a: Tensor, other: Tensor) -> Tensor:
     return ViewBackward0.call(a, shape=other.shape)
 
 
+def alias_array(a: Tensor) -> np.ndarray:
+    """The array of `a.view_as(a)`: `a`'s memory with view's strides for its own sizes."""
+    viewed = _reshaped_view(a.array, a.array.shape, tensor_strides(a))
+    return a.array.view() if viewed is None else viewed
+
+
 def alias_view(a: Tensor) -> Tensor:
     """`a.view_as(a)` under no_grad, unobserved: how a custom Function returns an input
-    as-is (a new tensor viewing it, sharing its version counter)."""
-    out = Tensor._wrap(a.array.view())
+    as-is (a new tensor viewing it, sharing its version counter). Its strides are view's:
+    computeStride's for its own sizes, so a size-1 dim's stride can change (a channels-last
+    (1, C, H, W) tensor's batch stride H*W*C becomes C, and convolution then no longer
+    suggests channels-last for it, as torch's does not)."""
+    out = Tensor._wrap(alias_array(a))
     out._version_counter = a._version_counter
     out._base = a._base if a._base is not None else a
     _register_view(out)

@@ -91,7 +91,8 @@ def tensor_numpy(t: Tensor, *, force: bool = False) -> ndarray:
 def wrap(value: Any) -> Any:
     """A numpy result as a script value: arrays wrapped (and admitted to the limits),
     numeric scalars as numpy's own, tuples and lists item by item. Anything else numpy
-    could return (objects, strings, other classes) is refused, never handed out."""
+    could return (objects, other classes) is refused, never handed out; an element of a
+    text array is a Python str."""
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in ARRAY_KINDS:
             raise NotSupportedError(f"numpy arrays of dtype {value.dtype} are not supported "

@@ -1,13 +1,14 @@
 """torch.utils.swap_tensors (lib/torch/utils.gt over engine/swap.py) against python +
 torch 2.13: two tensors exchange their data, class, history, gradients and what the
 script stored on them; torch's use-count checks refuse a tensor a node saved or a view
-holds, and poison a leaf's live AccumulateGrad node. Skipped unless torch is importable."""
+holds, and poison a leaf's live AccumulateGrad node, traced or not. The comparisons with
+torch are skipped unless torch is importable."""
 from __future__ import annotations
 
 import pytest
 from script_runs import gradtrace_output, torch_output
 
-pytest.importorskip("torch")
+from gradtrace.runner import run_text
 
 SWAPS = """import torch
 def attempt(fn):
@@ -79,4 +80,15 @@ for other in (3, [1.0], None):
 
 
 def test_swap_tensors_exchanges_contents_and_checks_use_counts_as_torch_does():
+    pytest.importorskip("torch")
     assert gradtrace_output(SWAPS) == torch_output(SWAPS)
+
+
+def test_a_traced_run_swaps_and_refuses_as_an_untraced_one_does():
+    """The trace keeps every node a run recorded; torch's graph dies with the tensors that
+    reach it. A leaf whose graph the script dropped swaps under the views too, one whose
+    graph a live tensor still reaches is poisoned, and a saved leaf is refused."""
+    quiet = run_text(SWAPS)
+    traced = run_text(SWAPS, trace=True)
+    assert quiet.error is None and traced.error is None
+    assert traced.stdout == quiet.stdout

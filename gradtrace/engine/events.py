@@ -25,6 +25,10 @@ Event kinds and their facts:
 - ``hook``: node, output_nr, hook, grad (before), result (what the hook returned).
 - ``release``: node (its saved tensors were freed).
 - ``backward_end``.
+
+An observer also answers one question: `program_graph()`, the ids of the nodes the script
+itself still reaches (an observer that keeps recorded nodes alive must not make a tensor's
+use count, torch.utils.swap_tensors' check, larger than torch's).
 """
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import gc
 
 from ..errors import NotSupportedError
-from .node import SavedTensor
+from .events import OBSERVERS
+from .node import Node, SavedTensor
 from .ops.views import _VIEWS
 from .tensor import Parameter, Tensor
 
@@ -21,17 +22,30 @@ _SLOTS = tuple(name for name in Tensor.__slots__ if name != "__weakref__")
 
 
 def use_count(t: Tensor) -> int:
-    """`t._use_count()`: the references to t's impl, its own object's included."""
+    """`t._use_count()`: the references to t's impl, its own object's included. With an
+    observer attached (the tracer keeps every node a run recorded), only the nodes the
+    script itself still reaches count, as torch's graph lives no longer than that."""
+    reached = next((observer.program_graph() for observer in OBSERVERS), None)
     count = 1
-    if t._accumulator is not None and t._accumulator() is not None:
+    accumulator = t._accumulator() if t._accumulator is not None else None
+    if accumulator is not None and (reached is None or id(accumulator) in reached):
         count += 1
     entry = _VIEWS.get(id(t))
     if entry is not None and entry[0]() is t:
         count += sum(1 for ref in entry[1] if (view := ref()) is not None and view._base is t)
     # the nodes that saved t itself (rare calls: a scan of what refers to t)
-    count += sum(1 for holder in gc.get_referrers(t)
-                 if type(holder) is SavedTensor and holder.tensor is t)
+    for holder in gc.get_referrers(t):
+        if type(holder) is SavedTensor and holder.tensor is t and (
+                reached is None or any(id(node) in reached for node in _savers(holder))):
+            count += 1
     return count
+
+
+def _savers(saved: SavedTensor) -> list[Node]:
+    """The nodes holding `saved` (in their saved dict)."""
+    return [node for held in gc.get_referrers(saved) if type(held) is dict
+            for node in gc.get_referrers(held)
+            if isinstance(node, Node) and node.saved is held]
 
 
 def swap_tensor_impl(t1: Tensor, t2: Tensor) -> None:

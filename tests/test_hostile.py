@@ -333,6 +333,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("unittest_diff_bomb.gt", "LimitError"),
     ("numpy_text_array_growth.gt", "NotSupportedError"),
     ("import_only_modules_internals.gt", "NotSupportedError"),
+    ("swap_tensors_batched.gt", "NotSupportedError"),
     ("numpy_text_array_internals.gt", "AttributeError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):

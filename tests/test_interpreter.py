@@ -167,8 +167,11 @@ def test_unknown_tensor_attribute_is_torch_attribute_error():
 
 
 def test_only_torch_imports_are_allowed():
-    err = error("import subprocess\n")
-    assert isinstance(err, NotSupportedError) and "import of 'subprocess'" in err.message
+    err = error("import sqlite3\n")
+    assert isinstance(err, NotSupportedError) and "import of 'sqlite3'" in err.message
+    err = error("import subprocess\nsubprocess.run(['ls'])\n")  # bound for the import only
+    assert isinstance(err, NotSupportedError) and \
+        "'subprocess.run' is not supported" in err.message
     err = error("from sympy import Symbol\n")  # (torch's requirement: there under torch)
     assert isinstance(err, NotSupportedError) and "import of 'sympy'" in err.message
 

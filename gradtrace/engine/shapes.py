@@ -14,6 +14,7 @@ class Size(tuple):
     """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
 
     __slots__ = ()
+    python_type_name = "torch.Size"  # the name Python's messages give the type
 
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
@@ -40,6 +41,8 @@ class Size(tuple):
         return Size(tuple.__add__(other, self))
 
     def __mul__(self, n: Any) -> Any:
+        if not hasattr(type(n), "__index__"):  # (Python's sequence-repeat refusal)
+            raise TypeError(f"can't multiply sequence by non-int of type '{type(n).__name__}'")
         result = tuple.__mul__(self, n)
         return result if result is NotImplemented else Size(result)
 

@@ -27,6 +27,8 @@ from ..errors import NotSupportedError, ScriptError, TorchRuntimeError
 from .events import muted
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .node import Function
     from .tensor import Tensor
 
@@ -176,13 +178,19 @@ def unpack_dual(tensor: Tensor, level: int | None = None) -> tuple[Tensor, Tenso
         return (BatchedTensor(primal, tensor.bdim, tensor.level),
                 None if tangent is None else BatchedTensor(tangent, tensor.bdim, tensor.level))
     tangent = tangent_of(tensor)
-    slot = tensor._fw_grad
-    tensor._fw_grad = None  # the primal is a view without the tangent
-    try:
-        primal = _primal_view(tensor) if FW.functorch else Identity.call(tensor)
-    finally:
-        tensor._fw_grad = slot
+    primal = _primal_view(tensor) if FW.functorch else _without_tangent(tensor, Identity.call)
     return primal, tangent
+
+
+def _without_tangent(t: Tensor, make: Callable[[Tensor], Tensor]) -> Tensor:
+    """`make(t)` with t's tangent slot empty while it runs: the view it makes of a dual's
+    primal carries no tangent."""
+    slot = t._fw_grad
+    t._fw_grad = None
+    try:
+        return make(t)
+    finally:
+        t._fw_grad = slot
 
 
 def _primal_view(t: Tensor) -> Tensor:
@@ -190,12 +198,7 @@ def _primal_view(t: Tensor) -> Tensor:
     without the tangent."""
     from .ops.views import AliasBackward0
 
-    slot = t._fw_grad
-    t._fw_grad = None
-    try:
-        return AliasBackward0.call(t)
-    finally:
-        t._fw_grad = slot
+    return _without_tangent(t, AliasBackward0.call)
 
 
 # -- propagation ---------------------------------------------------------------------------
@@ -311,12 +314,7 @@ def _differentiable_leaf(t: Tensor, keep: bool) -> Tensor:
     """The double-backward trick's stand-in for a primal: a fresh leaf, or (the tangent's
     graph kept) a view of a primal that requires grad, so the tangent reaches it."""
     if keep and t.requires_grad:
-        slot = t._fw_grad
-        t._fw_grad = None
-        try:
-            return t.view_as(t)
-        finally:
-            t._fw_grad = slot
+        return _without_tangent(t, lambda primal: primal.view_as(primal))
     return _scratch(t.array.copy(), keep)
 
 

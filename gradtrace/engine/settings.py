@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import platform
 from typing import Any
 
@@ -37,6 +38,7 @@ _FENV_SIZE = 32
 _FLUSHING = [False]
 
 
+@functools.cache
 def _libm() -> Any:
     """glibc's libm on an x86-64 machine (its fenv_t has the layout above), else None:
     torch answers False where the CPU has no DAZ (other architectures)."""
@@ -48,13 +50,8 @@ def _libm() -> Any:
     return ctypes.CDLL(name)
 
 
-_LIBM: list = []
-
-
 def _set_mxcsr_flush(on: bool) -> bool:
-    if not _LIBM:
-        _LIBM.append(_libm())
-    libm = _LIBM[0]
+    libm = _libm()
     if libm is None:
         return False
     env = ctypes.create_string_buffer(_FENV_SIZE)

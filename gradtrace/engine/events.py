@@ -26,7 +26,7 @@ Event kinds and their facts:
 - ``release``: node (its saved tensors were freed).
 - ``backward_end``.
 
-An observer also answers one question: `program_graph()`, the ids of the nodes the script
+An observer also answers one question: `program_graph()`, the nodes (by id) the script
 itself still reaches (an observer that keeps recorded nodes alive must not make a tensor's
 use count, torch.utils.swap_tensors' check, larger than torch's).
 """

@@ -13,7 +13,7 @@ import gc
 
 from ..errors import NotSupportedError
 from .events import OBSERVERS
-from .node import Node, SavedTensor
+from .node import SavedTensor
 from .ops.views import _VIEWS
 from .tensor import Parameter, Tensor
 
@@ -33,19 +33,11 @@ def use_count(t: Tensor) -> int:
     entry = _VIEWS.get(id(t))
     if entry is not None and entry[0]() is t:
         count += sum(1 for ref in entry[1] if (view := ref()) is not None and view._base is t)
-    # the nodes that saved t itself (rare calls: a scan of what refers to t)
-    for holder in gc.get_referrers(t):
-        if type(holder) is SavedTensor and holder.tensor is t and (
-                reached is None or any(id(node) in reached for node in _savers(holder))):
-            count += 1
-    return count
-
-
-def _savers(saved: SavedTensor) -> list[Node]:
-    """The nodes holding `saved` (in their saved dict)."""
-    return [node for held in gc.get_referrers(saved) if type(held) is dict
-            for node in gc.get_referrers(held)
-            if isinstance(node, Node) and node.saved is held]
+    # the nodes that saved t itself: those reached, or (rare calls) a scan of what refers to t
+    holders = gc.get_referrers(t) if reached is None else [
+        saved for node in reached.values() if node.saved for saved in node.saved.values()]
+    return count + sum(1 for saved in holders
+                       if type(saved) is SavedTensor and saved.tensor is t)
 
 
 def swap_tensor_impl(t1: Tensor, t2: Tensor) -> None:

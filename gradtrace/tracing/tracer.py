@@ -243,19 +243,19 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
         self._live = live
         self._let_go_at = 2 * len(live) + self.LET_GO_EVERY
 
-    def program_graph(self) -> set[int]:
-        """The ids of the nodes the script itself can still reach, from the tensors
-        something besides this trace holds: torch's graph lives that long, while the trace
-        keeps every node it recorded (engine/swap.py's use counts ask)."""
+    def program_graph(self) -> dict[int, Node]:
+        """The nodes the script itself can still reach (by id), from the tensors something
+        besides this trace holds: torch's graph lives that long, while the trace keeps
+        every node it recorded (engine/swap.py's use counts ask)."""
         self._let_go()
-        seen: set[int] = set()
+        seen: dict[int, Node] = {}
         stack = [r.tensor.grad_fn for r in self._live.values()
                  if isinstance(r.tensor, Tensor) and r.tensor.grad_fn is not None]
         while stack:
             node = stack.pop()
             if id(node) in seen:
                 continue
-            seen.add(id(node))
+            seen[id(node)] = node
             stack.extend(fn for fn, _ in node.next_functions if fn is not None)
         return seen
 

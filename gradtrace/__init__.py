@@ -6,6 +6,8 @@ import re
 import sys
 from typing import Any
 
+from .collector import paused
+
 __version__ = "0.1.0"
 
 # numpy's AVX-512 loops (and only those) compute float64 exp, log, log1p, expm1, ... with
@@ -38,7 +40,8 @@ def _numpy_avx512_features() -> str:
 if "numpy" not in sys.modules and "NPY_DISABLE_CPU_FEATURES" not in os.environ:
     os.environ["NPY_DISABLE_CPU_FEATURES"] = _numpy_avx512_features()
     try:
-        import numpy  # noqa: F401
+        with paused():  # numpy's import: ~40,000 objects and no garbage
+            import numpy  # noqa: F401
     finally:
         del os.environ["NPY_DISABLE_CPU_FEATURES"]
 

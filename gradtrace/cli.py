@@ -1,12 +1,11 @@
 """The `gradtrace` command line: a thin layer over `gradtrace.runner`."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 # One BLAS thread unless the user asks for more: the graphs gradtrace shows are small, and
@@ -16,6 +15,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402
 
+from . import collector  # noqa: E402
 from .errors import EXIT_LIMIT, EXIT_USAGE, LimitExceeded  # noqa: E402
 
 if TYPE_CHECKING:
@@ -74,25 +74,13 @@ def _freeze_at_exit() -> None:
         atexit.register(gc.freeze)
 
 
-@contextlib.contextmanager
-def _no_collection() -> Iterator[None]:
-    """Python's cycle collector paused for the block (as it was after)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
-
 def _limits_options(fn):  # type: ignore[no-untyped-def]
     """Add the resource-limit options; the command receives them as one `limits` object
     and runs the script with `_run`."""
     @functools.wraps(fn)
     def command(*args, timeout, max_steps, max_memory, max_elements, max_call_depth,  # type: ignore[no-untyped-def]
                 max_sequence, **kwargs):
-        with _no_collection():
+        with collector.paused():
             # the start-up's imports (the runner, interpreter and engine: ~250 modules)
             # make ~10^5 objects and no garbage; the collector's passes over them while
             # they are made cost ~25 ms of every run

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from . import progress
+from .collector import age_young_objects
 from .engine import exactness, levels
 from .engine.grad_mode import set_grad_enabled
 from .engine.heap import keep_freed_memory
@@ -236,15 +237,12 @@ def _restore_gc(thresholds: tuple[int, ...]) -> None:
 
     The run leaves up to 100,000 objects in the youngest generation (its raised
     threshold); with the default back, the next allocation would scan them all, and a
-    traced run's trace with them (10-80 ms on the benchmark's workloads). `freeze` then
-    `unfreeze` splices every generation's list into the oldest one instead: the run's
-    objects wait for the next full collection, as survivors of the young ones would.
-    (Skipped if the caller froze objects of its own: unfreeze would release them.)
+    traced run's trace with them (10-80 ms on the benchmark's workloads). They are aged
+    into the oldest generation instead (`collector.age_young_objects`), and counted.
     """
     if gc.get_freeze_count() == 0:
         _UNCOUNTED[0] += len(gc.get_objects(0)) + len(gc.get_objects(1))
-        gc.freeze()
-        gc.unfreeze()
+        age_young_objects()
     gc.set_threshold(*thresholds)
 
 

@@ -573,9 +573,20 @@ def is_private(name: str) -> bool:
 
 
 @functools.cache
+def _recorded_names() -> dict[str, Any]:
+    return json.loads((pathlib.Path(__file__).parent / "torch_names.json").read_text())
+
+
+@functools.cache
 def _torch_names() -> dict[str, frozenset[str]]:
-    recorded = json.loads((pathlib.Path(__file__).parent / "torch_names.json").read_text())
-    return {owner: frozenset(names) for owner, names in recorded["names"].items()}
+    return {owner: frozenset(names) for owner, names in _recorded_names()["names"].items()}
+
+
+def star_exports(module: str) -> list[str] | None:
+    """What `from module import *` binds under torch 2.13, in Python's order (the module's
+    `__all__`, else its public names), as recorded by tests/tools/record_torch_names.py;
+    None for a module not recorded (a bundled library's own)."""
+    return _recorded_names()["star"].get(module)
 
 
 def torch_has(owner: Any, name: str) -> bool:

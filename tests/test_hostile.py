@@ -113,6 +113,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("pystd_codecs_escape_bomb.gt", "LimitError"),
     ("pystd_ast_literal_eval_bomb.gt", "LimitError"),
     ("import_os.gt", "NotSupportedError"), ("dunder_tensor.gt", "NotSupportedError"),
+    ("import_star_internals.gt", "NotSupportedError"),
+    ("import_star_in_class_body.gt", "SyntaxError"),
     ("inspect_getsource_library.gt", "NotSupportedError"),
     ("inspect_frame_globals.gt", "AttributeError"),
     ("inspect_frame_forged.gt", "NotSupportedError"),

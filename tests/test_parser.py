@@ -995,12 +995,27 @@ def test_no_lark_exception_escapes_for_garbage_input():
     ("x = await y\n", "`await` is not supported"),
     ("def f():\n    g = lambda: (yield)\n", "`yield` inside a lambda is not supported"),
     ("from . import x\n", "relative imports"),
-    ("from torch import *\n", "`from ... import *` is not supported"),
 ])
 def test_unsupported_python_is_rejected_by_name(text, message):
     err = error(text, NotSupportedError)
     assert message in err.message
     assert err.span is not None and err.span.line >= 1
+
+
+def test_star_import_parses_at_module_level_and_nowhere_else():
+    """`from M import *` is an ImportFrom of the one name "*"; in a function or a class body
+    it is Python's compile-time SyntaxError, at the star."""
+    node = one("from torch import *\n")
+    assert type(node) is S.ImportFrom and node.module == "torch"
+    assert [(a.name, a.asname) for a in node.names] == [("*", None)]
+    one("if True:\n    from math import *\n")  # (still module level)
+    for text in ("def f():\n    from math import *\n", "class A:\n    from math import *\n"):
+        err = error(text, GtSyntaxError)
+        assert err.message == "import * only allowed at module level"
+        assert (err.span.line, err.span.column) == (2, 22)
+    for text in ("from math import (*)\n", "from math import *, pi\n"):
+        with pytest.raises(GtSyntaxError):
+            parse_text(text)
 
 
 def test_imaginary_literals_parse_as_complex_constants():

@@ -99,6 +99,9 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.builtins = make_builtins(self)
         self.run_folders: set[str] = set()  # the folders os.makedirs made (os_module.py)
         self.modules = make_modules(self)
+        # names `from M import *` bound under torch that gradtrace lacks: (M, name), refused
+        # where the script reads them (expressions.py's NameError path)
+        self.star_unsupported: dict[str, tuple[Any, str]] = {}
         self.library = Library(self)
         self.tensor_dicts = TensorDicts()  # what the script stores on tensors (`t.g = ...`)
         # names the script adds to library modules (`nn.MaskedLinear = MaskedLinear`), by

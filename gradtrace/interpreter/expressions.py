@@ -71,8 +71,11 @@ class ExpressionCompiler:
         scope = self._scope
 
         module_vars = self._module_frame.vars
+        star_unsupported = self.star_unsupported
 
         def missing(frame: Frame) -> Any:
+            if star_unsupported and name in star_unsupported:  # (shadowing a builtin)
+                raise stdlib.missing_namespace_name(*star_unsupported[name]).at(span)
             if name in builtins:
                 return builtins[name]
             if name in stdlib.NOT_SUPPORTED_BUILTINS:

@@ -630,6 +630,8 @@ class ImportCompiler:
         if absent is not None:
             return absent
         module = self.find_module(node.module, node.span)
+        if node.names[0].name == "*":
+            return self._import_star(node, module)
         bindings = []
         missing: tuple[str, Span] | None = None  # a name torch lacks too: ImportError, run
         submodules = []  # `from collections import abc`: a submodule, loaded by the import
@@ -670,6 +672,49 @@ class ImportCompiler:
                 store(frame, resolve(value) if type(value) is stdlib.LibraryName else value)
             if missing is not None:
                 raise ScriptError(*missing, kind="ImportError")
+
+        return run
+
+    def _import_star(self, node: syntax.ImportFrom, module: stdlib.Namespace) -> Code:
+        """`from M import *` (at module level): the names M exports under torch 2.13 (its
+        `__all__`, else its public names; recorded), each as `from M import name` binds it.
+        A name gradtrace lacks is not bound: reading it is refused (`star_unsupported`),
+        before any builtin it shadows (`from torch import *` rebinds `sum`, `max`, ...)."""
+        names = stdlib.star_exports(node.module)
+        if names is None:  # a module torch lacks (a bundled library's): its public names
+            names = [name for name in module.table if not name.startswith("_")]
+        bindings: list[tuple[str, Callable, Any]] = []
+        unsupported: list[str] = []
+        for name in names:
+            submodule = self.modules.get(f"{node.module}.{name}")
+            if name in module.table:
+                value = module.table[name]
+                if type(value) is float:
+                    value = _ModuleConstant(node.module, name, value)
+                bindings.append((name, self._store_name(name),
+                                 script_value(node.module, name, value)))
+            elif submodule is not None:
+                bindings.append((name, self._store_name(name), submodule))
+            else:
+                unsupported.append(name)
+        resolve = self.library.resolve
+        module_attributes = self.module_attributes
+        star_unsupported = self.star_unsupported
+        loaded = () if self._scope.library else (node.module,)
+        modules = self.modules
+
+        def run(frame: Frame) -> None:
+            for name in loaded:
+                note_import(modules, name)
+            for name, store, value in bindings:
+                if type(value) is _ModuleConstant:
+                    value = module_attributes.get(value.module, {}).get(value.name,
+                                                                        value.value)
+                store(frame, resolve(value) if type(value) is stdlib.LibraryName else value)
+                star_unsupported.pop(name, None)
+            for name in unsupported:
+                frame.vars.pop(name, None)  # (an earlier binding is replaced, as by torch's)
+                star_unsupported[name] = (module, name)
 
         return run
 

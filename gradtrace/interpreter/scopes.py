@@ -163,7 +163,8 @@ def _visit_children(node: Any, found: _Analysis) -> list[Any]:
         return []
     if kind is syntax.ImportFrom:
         for alias in node.names:
-            _bind(found, alias.asname or alias.name)
+            if alias.name != "*":  # (module level only: names looked up when read)
+                _bind(found, alias.asname or alias.name)
         return []
     if kind is syntax.FunctionDef:
         _bind(found, node.name)

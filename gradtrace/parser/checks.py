@@ -1,7 +1,7 @@
 """Python's compile-time context checks on the AST, before anything runs: `break` and
 `continue` only in loops, `return` and `yield` only in functions, no `yield` inside a
-comprehension, no `nonlocal` at module level. (Scope checks that need to know which
-names a function binds live with the interpreter's scope analysis.)"""
+comprehension, no `nonlocal` at module level and no `import *` anywhere else. (Scope checks
+that need to know which names a function binds live with the interpreter's scope analysis.)"""
 from __future__ import annotations
 
 from typing import Any
@@ -72,6 +72,8 @@ def _check_context(body: tuple[ast.Stmt, ...]) -> None:
         if kind is ast.ImportFrom and node.module == "__future__" and id(node) not in future:
             raise GtSyntaxError("from __future__ imports must occur at the beginning of the "
                                 "file", node.span)
+        if kind is ast.ImportFrom and scope != "module" and node.names[0].name == "*":
+            raise GtSyntaxError("import * only allowed at module level", node.names[0].span)
         if kind is ast.Nonlocal and scope == "module":
             raise GtSyntaxError("nonlocal declaration not allowed at module level", node.span)
         if kind is ast.Yield or kind is ast.YieldFrom:

@@ -168,9 +168,8 @@ class StatementRules:
         raise self.unsupported("relative imports (`from . import x`) are not supported",
                                self.span(tree))
 
-    def _h_import_star(self, tree: _Tree, children: list) -> None:
-        raise self.unsupported("`from ... import *` is not supported; import the names you use",
-                               self.span(tree))
+    def _h_import_star(self, tree: _Tree, children: list) -> list:
+        return [self._mk(ast.Alias, self.span(tree), "*", None)]
 
     def _h_import_as_names(self, tree: _Tree, children: list) -> list:
         return [c for c in children if c is not None]

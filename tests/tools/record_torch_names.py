@@ -1,7 +1,8 @@
 """Record which names torch 2.13 (and the Python modules scripts import) really have, so a
 name gradtrace lacks is told apart from one that does not exist: `torch.compile` is "not
 supported by gradtrace", `torch.nope` is Python's AttributeError, and `hasattr` answers as
-under torch. Run with torch installed: python tests/tools/record_torch_names.py"""
+under torch; and what `from M import *` binds.
+Run with torch installed: python tests/tools/record_torch_names.py"""
 from __future__ import annotations
 
 import importlib
@@ -23,7 +24,11 @@ def main() -> None:
     for dotted, module in zip(dotted_names, modules, strict=True):  # import adds attributes
         names[dotted] = sorted(n for n in dir(module) if not n.startswith("__"))
     names["torch.Tensor"] = sorted(n for n in dir(torch.Tensor) if not n.startswith("__"))
-    payload = {"torch": torch.__version__, "names": names}
+    # what `from M import *` binds, in Python's order: M.__all__, else M's public names
+    star = {dotted: list(getattr(module, "__all__", None) or
+                         [n for n in vars(module) if not n.startswith("_")])
+            for dotted, module in zip(dotted_names, modules, strict=True)}
+    payload = {"torch": torch.__version__, "names": names, "star": star}
     OUT.write_text(json.dumps(payload, indent=0, sort_keys=True) + "\n")
     print(f"{OUT}: {sum(map(len, names.values()))} names in {len(names)} namespaces")
 

@@ -40,6 +40,7 @@ from .errors import (
     NotSupportedError,
     ScriptError,
 )
+from .tensor_types import ScriptType
 
 NONLEAF_GRAD_WARNING = (
     "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
@@ -207,6 +208,8 @@ def owner_name(obj: Any) -> str:
         return obj.name().rsplit("::", 1)[-1]
     if type(obj) is Generator:  # a C type's full name
         return "torch._C.Generator"
+    if isinstance(obj, ScriptType):  # a class (torch.Tensor, torch.Size), not a function
+        return f"type object '{obj.name}'"
     if type(obj).__module__.startswith("gradtrace."):  # the script's name, never ours
         from .interpreter.objects import type_name
 

@@ -157,15 +157,6 @@ NOT_YET = {
         "are even, but not odd row counts (3x7 and 5x3 rows) nor 200-wide rows: it needs "
         "that kernel's thread split and its calls measured. The rest of the case (eca_layer "
         "alone with k_size 3, ECA_MobileNetV2's first step) agrees",
-    "fastai_course_v3_05_anneal_callbacks": "a language gap before any tensor work "
-        "differs (nb_04's `from typing import *` now runs): 05_anneal's "
-        "`torch.Tensor.ndim = property(lambda x: len(x.shape))` monkey-patch (gradtrace: "
-        "'setting attribute 'ndim' on builtin_function_or_method is not supported'; it needs "
-        "class attributes set on torch.Tensor, descriptors included, seen by every tensor). "
-        "Measured with the patch line "
-        "left out, everything else (the Runner/Callback __getattr__ chain, AvgStats, "
-        "annealers, combine_scheds' nonzero().max() list index, the one-cycle ParamScheduler "
-        "run and the final IndexError) prints as torch does",
 }
 
 # Cases that print torch's digits on the vendor's CPU they were recorded on, though a step

@@ -115,6 +115,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("import_os.gt", "NotSupportedError"), ("dunder_tensor.gt", "NotSupportedError"),
     ("import_star_internals.gt", "NotSupportedError"),
     ("import_star_in_class_body.gt", "SyntaxError"),
+    ("tensor_class_patch_dunder.gt", "NotSupportedError"),
+    ("tensor_class_patch_recursion.gt", "RecursionError"),
     ("inspect_getsource_library.gt", "NotSupportedError"),
     ("inspect_frame_globals.gt", "AttributeError"),
     ("inspect_frame_forged.gt", "NotSupportedError"),

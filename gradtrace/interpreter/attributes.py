@@ -25,7 +25,7 @@ from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
 from ..tensor_types import ScriptType, TensorType
-from . import datetime_module, memory_io, text_io, typing_generics, wrapped
+from . import datetime_module, descriptors, memory_io, text_io, typing_generics, wrapped
 from .builtin_classes import as_builtin, base_dunder, unwrap_str
 from .bytes_values import GROWING, grown
 from .chaining import CHAIN_NAMES, chain_attribute, set_chain_attribute
@@ -75,6 +75,7 @@ from .random_module import PyRandom, random_instance_attribute
 from .runtime import PYTHON_ERRORS
 from .suggestions import closest, tensor_dir
 from .system_modules import StructSequence, struct_attribute
+from .tensor_class_attributes import PATCHABLE as PATCHABLE_TENSOR_CLASSES
 from .torch_functions import FUNCTION_ATTRIBUTES as TORCH_FUNCTION_ATTRIBUTES
 from .torch_functions import TorchFunction, script_value, tensor_python_method
 from .torch_functions import function_attribute as torch_function_attribute
@@ -284,6 +285,10 @@ class Attributes:
         if name == "__class__":  # what `type(obj)` gives: `loss.grad_fn.__class__.__name__`
             return self.type_of(obj)
         if isinstance(obj, Tensor):
+            if self.tensor_class_attributes:  # `torch.Tensor.ndim = property(...)`
+                patched = self.tensor_class_attributes.on_tensor(obj, name)
+                if patched is not NO_NAME:
+                    return self.patched_tensor_attribute(obj, name, patched)
             getter = stdlib.TENSOR_ATTRIBUTES.get(name)
             if getter is not None:
                 return getter(obj, self)
@@ -580,6 +585,17 @@ class Attributes:
             return cls.name
         if name == "__module__":
             return cls.module
+        if self.tensor_class_attributes and cls in PATCHABLE_TENSOR_CLASSES:
+            patched = self.tensor_class_attributes.on_class(cls, name)
+            if patched is not NO_NAME:  # as Python reads a class's dict through the class
+                kind = type(patched)
+                if kind is StaticMethod:
+                    return patched.function
+                if kind is ClassMethod:
+                    return Method(cls, patched.function)
+                if kind is Instance and descriptors.getter(patched) is not NO_NAME:
+                    return descriptors.describe(self, patched, None, cls)
+                return patched
         if type(cls) is BuiltinType and name in ("__mro__", "__bases__") and \
                 cls.module == "builtins":  # `int.__mro__`: the classes scripts can name
             chain = cls.type.__mro__ if name == "__mro__" else cls.type.__bases__
@@ -711,6 +727,20 @@ class Attributes:
             err.suggest = lambda: closest(name, tensor_dir(own))
         raise err
 
+    def patched_tensor_attribute(self, obj: Tensor, name: str, value: Any) -> Any:
+        """A name the script set on torch.Tensor (or nn.Parameter), read through a tensor:
+        Python's order, a data descriptor before the tensor's own attributes, anything
+        else after them."""
+        kind = type(value)
+        if kind is Property or kind is Instance and descriptors.is_data_descriptor(value):
+            return self.bind(value, obj)
+        stored = self.tensor_dicts.lookup(obj, name)
+        if stored is not NO_NAME:
+            return stored
+        if kind is ClassMethod:
+            return Method(self.type_of(obj), value.function)
+        return self.bind(value, obj)
+
     def set_attribute(self, obj: Any, name: str, value: Any) -> None:
         if self.tracer is not None:
             self.tracer.attribute_write(self._set_attribute, obj, name, value)
@@ -771,6 +801,9 @@ class Attributes:
             return
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
+        if obj in PATCHABLE_TENSOR_CLASSES:  # the class's dict, seen by every tensor
+            self.tensor_class_attributes.set(obj, name, value)
+            return
         if isinstance(obj, stdlib.Namespace) and obj.name.split(".")[0] == "torch" and \
                 (kind is stdlib.Namespace or kind is torch_namespace.FlagNamespace and
                  obj.shown is None) and (name not in obj.table
@@ -803,6 +836,9 @@ class Attributes:
             self.class_delattr(obj, name)
         elif isinstance(obj, Tensor) and name in (self.tensor_dicts.get(obj) or ()):
             del self.tensor_dicts.get(obj)[name]
+        elif obj in PATCHABLE_TENSOR_CLASSES and \
+                self.tensor_class_attributes.delete(obj, name):
+            pass
         elif isinstance(obj, FunctionCtx) and name in (obj.user_attrs or ()):
             del obj.user_attrs[name]  # `del ctx.result` (torch's tutorial frees it in jvp)
         elif kind is stdlib.OrderedDict and name == STATE_METADATA:

@@ -32,6 +32,7 @@ from .runtime import BREAK, CONTINUE, BreakSignal, ContinueSignal, Frame, Limits
 from .scopes import Scope, module_scope
 from .statements import StatementCompiler
 from .targets import TargetCompiler
+from .tensor_class_attributes import TensorClassAttributes
 from .text_io import ScriptStream
 from .typecheck import TypeChecks
 from .warning_filters import Warnings
@@ -104,6 +105,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.star_unsupported: dict[str, tuple[Any, str]] = {}
         self.library = Library(self)
         self.tensor_dicts = TensorDicts()  # what the script stores on tensors (`t.g = ...`)
+        self.tensor_class_attributes = TensorClassAttributes()  # `torch.Tensor.ndim = ...`
         # names the script adds to library modules (`nn.MaskedLinear = MaskedLinear`), by
         # module name: new names only, as the modules' own code never reads them
         self.module_attributes: dict[str, dict[str, Any]] = {}

@@ -71,7 +71,8 @@ class ExpressionCompiler:
         scope = self._scope
 
         module_vars = self._module_frame.vars
-        star_unsupported = self.star_unsupported
+        # (a script's own star imports; bundled library code reads its own names)
+        star_unsupported = {} if scope.library else self.star_unsupported
 
         def missing(frame: Frame) -> Any:
             if star_unsupported and name in star_unsupported:  # (shadowing a builtin)

@@ -74,6 +74,15 @@ _MATH_FUNCTIONS = (
 _MATH_CONSTANTS = ("pi", "e", "tau", "inf", "nan")
 
 
+def _imported(module: str, name: str, value: Any) -> Any:
+    """What `from module import name` will bind (`_bound_value` finishes it when the import
+    runs): torch's function objects as torch presents them; a float constant is looked up
+    again then, as the script may have replaced it (`torch.pi = ...`)."""
+    if type(value) is float:
+        return _ModuleConstant(module, name, value)
+    return script_value(module, name, value)
+
+
 class _ModuleConstant(NamedTuple):
     """A float constant `from module import name` binds: the script's replacement of it
     when it made one before the import ran (`torch.pi = ...`), else its value."""
@@ -652,28 +661,30 @@ class ImportCompiler:
                 missing = (f"cannot import name '{alias.name}' from '{node.module}'",  # less
                            alias.span)  # Python's path to the module
                 break
-            value = module.table[alias.name]
-            if type(value) is float:  # a constant the script may have replaced (torch.pi)
-                value = _ModuleConstant(node.module, alias.name, value)
             bindings.append((self._store_name(self.mangled(alias.asname or alias.name)),
-                             script_value(node.module, alias.name, value)))
-        resolve = self.library.resolve
-        module_attributes = self.module_attributes
+                             _imported(node.module, alias.name, module.table[alias.name])))
         loaded = () if self._scope.library else (node.module, *submodules)
         modules = self.modules
+        bound = self._bound_value
 
         def run(frame: Frame) -> None:
             for name in loaded:
                 note_import(modules, name)
             for store, value in bindings:
-                if type(value) is _ModuleConstant:
-                    value = module_attributes.get(value.module, {}).get(value.name,
-                                                                        value.value)
-                store(frame, resolve(value) if type(value) is stdlib.LibraryName else value)
+                store(frame, bound(value))
             if missing is not None:
                 raise ScriptError(*missing, kind="ImportError")
 
         return run
+
+    def _bound_value(self, value: Any) -> Any:
+        """What an import binds when it runs, for a value `_imported` made: a float
+        constant as the script left it, a bundled library's name loaded."""
+        if type(value) is _ModuleConstant:
+            return self.module_attributes.get(value.module, {}).get(value.name, value.value)
+        if type(value) is stdlib.LibraryName:
+            return self.library.resolve(value)
+        return value
 
     def _import_star(self, node: syntax.ImportFrom, module: stdlib.Namespace) -> Code:
         """`from M import *` (at module level): the names M exports under torch 2.13 (its
@@ -688,29 +699,22 @@ class ImportCompiler:
         for name in names:
             submodule = self.modules.get(f"{node.module}.{name}")
             if name in module.table:
-                value = module.table[name]
-                if type(value) is float:
-                    value = _ModuleConstant(node.module, name, value)
                 bindings.append((name, self._store_name(name),
-                                 script_value(node.module, name, value)))
+                                 _imported(node.module, name, module.table[name])))
             elif submodule is not None:
                 bindings.append((name, self._store_name(name), submodule))
             else:
                 unsupported.append(name)
-        resolve = self.library.resolve
-        module_attributes = self.module_attributes
         star_unsupported = self.star_unsupported
         loaded = () if self._scope.library else (node.module,)
         modules = self.modules
+        bound = self._bound_value
 
         def run(frame: Frame) -> None:
             for name in loaded:
                 note_import(modules, name)
             for name, store, value in bindings:
-                if type(value) is _ModuleConstant:
-                    value = module_attributes.get(value.module, {}).get(value.name,
-                                                                        value.value)
-                store(frame, resolve(value) if type(value) is stdlib.LibraryName else value)
+                store(frame, bound(value))
                 star_unsupported.pop(name, None)
             for name in unsupported:
                 frame.vars.pop(name, None)  # (an earlier binding is replaced, as by torch's)

@@ -447,7 +447,8 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.nn.functional": {
         "multi_head_attention_forward": "torch.nn.modules.attention",
         **{name: "torch.nn.modules.functional_more" for name in (
-            "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax")}},
+            "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax",
+            "_Reduction")}},
     "torch.nn.utils": _NN_UTILS,
     "torch.testing": {"assert_close": "torch.testing"},
     "torch.jit": {**{name: "torch.jit._script" for name in _JIT_SCRIPT},

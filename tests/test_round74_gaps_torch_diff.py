@@ -1,14 +1,16 @@
 """Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 74
 (classic vision tutorials and image operations) found: torch.meshgrid without `indexing`
 warns by a TORCH_WARN_ONCE, once per run whichever line calls it (RAFT's coords_grid and
-CorrBlock's radius lookup call it on different lines), even under an "always" filter.
+CorrBlock's radius lookup call it on different lines), even under an "always" filter; and
+torch.nn.functional's `_Reduction` module (BasicSR's weighted losses reduce by
+`F._Reduction.get_enum(reduction)`), with get_enum and legacy_get_enum.
 
 Skipped unless torch is importable.
 """
 from __future__ import annotations
 
 import pytest
-from script_runs import gradtrace_output, torch_outputs_in_child
+from script_runs import gradtrace_output, torch_output, torch_outputs_in_child
 
 torch = pytest.importorskip("torch")
 
@@ -33,3 +35,44 @@ def test_meshgrid_without_indexing_warns_once_per_run() -> None:
     """The warning is shown once per process, not once per calling line."""
     torch_stdout, _ = torch_outputs_in_child({"warn": MESHGRID_WARNING})["warn"]
     assert gradtrace_output(MESHGRID_WARNING) == torch_stdout
+
+
+REDUCTION_ENUM = """import warnings
+import torch
+import torch.nn.functional as F
+from torch.nn.functional import _Reduction
+
+
+def reduce_loss(loss, reduction):
+    reduction_enum = F._Reduction.get_enum(reduction)
+    if reduction_enum == 0:
+        return loss
+    elif reduction_enum == 1:
+        return loss.mean()
+    return loss.sum()
+
+
+x = torch.arange(4.)
+print([reduce_loss(x, r).tolist() for r in ["none", "mean", "sum"]])
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    print(reduce_loss(x, "elementwise_mean"), F._Reduction.get_enum("elementwise_mean"))
+    print(_Reduction.legacy_get_enum(None, None), _Reduction.legacy_get_enum(False, True),
+          _Reduction.legacy_get_enum(True, False, emit_warning=False),
+          _Reduction.legacy_get_string(False, False))
+    for w in seen:
+        print(w.category.__name__, str(w.message))
+for bad in ["max", None, "Mean"]:
+    try:
+        F._Reduction.get_enum(bad)
+    except ValueError as e:
+        print(type(e).__name__, e)
+print(type(F._Reduction).__name__, F._Reduction.__name__, _Reduction is F._Reduction)
+"""
+
+
+def test_functional_reduction_module_gets_enums_like_torch() -> None:
+    """torch.nn.functional's `_Reduction` (the torch.nn._reduction module, which BasicSR's
+    losses call as `F._Reduction.get_enum`): get_enum's codes, its deprecation warning for
+    'elementwise_mean' and its ValueError, and legacy_get_enum over legacy_get_string."""
+    assert gradtrace_output(REDUCTION_ENUM) == torch_output(REDUCTION_ENUM)

@@ -3,7 +3,9 @@
 warns by a TORCH_WARN_ONCE, once per run whichever line calls it (RAFT's coords_grid and
 CorrBlock's radius lookup call it on different lines), even under an "always" filter; and
 torch.nn.functional's `_Reduction` module (BasicSR's weighted losses reduce by
-`F._Reduction.get_enum(reduction)`), with get_enum and legacy_get_enum.
+`F._Reduction.get_enum(reduction)`), with get_enum and legacy_get_enum; and a numpy scalar type
+equal to a numpy dtype inside a container (`img.dtype in (np.uint8, np.float32)`, BasicSR's
+colour conversions).
 
 Skipped unless torch is importable.
 """
@@ -76,3 +78,38 @@ def test_functional_reduction_module_gets_enums_like_torch() -> None:
     losses call as `F._Reduction.get_enum`): get_enum's codes, its deprecation warning for
     'elementwise_mean' and its ValueError, and legacy_get_enum over legacy_get_string."""
     assert gradtrace_output(REDUCTION_ENUM) == torch_output(REDUCTION_ENUM)
+
+
+DTYPE_MEMBERSHIP = """import numpy as np
+a = np.zeros(2, dtype=np.float32)
+b = np.zeros(2, dtype=np.uint8)
+c = np.zeros(2)
+for x in [a, b, c, np.zeros(2, dtype=np.int64), np.zeros(2, dtype=bool)]:
+    d = x.dtype
+    print(d in (np.uint8, np.float32), d not in (np.uint8, np.float32), d in [float, int, bool],
+          np.float32 in (d,), d in {np.float32}, d in ('float32', 'uint8'))
+    print(d == np.float64, float == d, d != np.uint8, np.uint8 != d, d == int, bool == d)
+print([np.uint8, np.float32].index(a.dtype), (np.float32, np.float32).count(a.dtype))
+print(np.float32 == np.float32, np.float32 == np.float64, np.float32 in [np.float64, np.float32],
+      float == np.float64, list == list, int in (float, int), {np.float32: 1}[np.float32])
+
+
+def _convert_output_type_range(img, dst_type):
+    if dst_type not in (np.uint8, np.float32):
+        raise TypeError('The dst_type should be np.float32 or np.uint8, ' f'but got {dst_type}')
+    return img.astype(dst_type)
+
+
+print(_convert_output_type_range(c, a.dtype).dtype, _convert_output_type_range(c, np.uint8).dtype)
+try:
+    _convert_output_type_range(a, c.dtype)
+except TypeError as e:
+    print(e)
+"""
+
+
+def test_numpy_type_equals_a_dtype_inside_containers_like_numpy() -> None:
+    """numpy's scalar types (and float, int, bool) equal the numpy dtypes of them also where
+    Python compares a container's items first: `x.dtype in (np.uint8, np.float32)`,
+    list.index and tuple.count (BasicSR's `_convert_output_type_range`); sets still hash."""
+    assert gradtrace_output(DTYPE_MEMBERSHIP) == torch_output(DTYPE_MEMBERSHIP)

@@ -447,8 +447,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.nn.functional": {
         "multi_head_attention_forward": "torch.nn.modules.attention",
         **{name: "torch.nn.modules.functional_more" for name in (
-            "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax",
-            "_Reduction")}},
+            "upsample", "upsample_nearest", "upsample_bilinear", "gumbel_softmax")}},
     "torch.nn.utils": _NN_UTILS,
     "torch.testing": {"assert_close": "torch.testing"},
     "torch.jit": {**{name: "torch.jit._script" for name in _JIT_SCRIPT},
@@ -498,6 +497,12 @@ def _build_torch() -> dict[str, Namespace]:
     )
 
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
+    # functional.py's `from torch.nn import _reduction as _Reduction` (BasicSR's losses call
+    # `F._Reduction.get_enum`): the library module's functions, the module itself not
+    # importable
+    functional.table["_Reduction"] = Namespace("torch.nn._reduction", {
+        name: LibraryName("torch.nn._reduction", name)
+        for name in ("get_enum", "legacy_get_string", "legacy_get_enum")})
     # gradtrace never warns one (it refuses what torch warns of while tracing), but scripts
     # filter it: warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     TRACER_WARNING = TorchExceptionType("TracerWarning", "torch.jit._trace")  # noqa: N806

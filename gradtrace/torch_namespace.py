@@ -497,6 +497,12 @@ def _build_torch() -> dict[str, Namespace]:
     )
 
     functional = Namespace("torch.nn.functional", dict(api.FUNCTIONAL))
+    # functional.py's `from torch.nn import _reduction as _Reduction` (BasicSR's losses call
+    # `F._Reduction.get_enum`): the library module's functions, the module itself not
+    # importable
+    functional.table["_Reduction"] = Namespace("torch.nn._reduction", {
+        name: LibraryName("torch.nn._reduction", name)
+        for name in ("get_enum", "legacy_get_string", "legacy_get_enum")})
     # gradtrace never warns one (it refuses what torch warns of while tracing), but scripts
     # filter it: warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     TRACER_WARNING = TorchExceptionType("TracerWarning", "torch.jit._trace")  # noqa: N806

@@ -14,6 +14,8 @@ import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..errors import NotSupportedError, TorchTypeError
 from .memory_io import BytesIO, BytesValue
 from .text_io import ScriptStream, StringIO
@@ -526,6 +528,18 @@ class BuiltinType:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.make(*args, **kwargs)
+
+    def __eq__(self, other: object) -> Any:
+        """A type numpy reads as a dtype (np.float32, float, int, bool) equals a numpy dtype of
+        it, as numpy's dtype.__eq__ makes it: `x.dtype in (np.uint8, np.float32)` compares
+        the tuple's items first (BasicSR's colour conversions check their dtype so); any
+        other comparison is identity, as before."""
+        if isinstance(other, np.dtype) and (issubclass(self.type, np.generic) or
+                                            self.type in (bool, int, float, complex)):
+            return bool(other == self.type)
+        return NotImplemented
+
+    __hash__ = object.__hash__
 
     def __repr__(self) -> str:
         if self.module == "builtins":

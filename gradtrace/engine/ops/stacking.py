@@ -14,7 +14,7 @@ from .clones import contiguous, flip
 from .indexing import gather
 from .joins import _tensor_list, cat
 from .select_views import slice_op
-from .views import expand, reshape, unsqueeze, view, warn
+from .views import expand, reshape, unsqueeze, view
 
 
 def _tensors(args: tuple[Any, ...]) -> tuple[list[Tensor], bool]:
@@ -206,10 +206,13 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     tensors = tuple(_tensor_list(list(tensors), "meshgrid"))
     if not tensors:
         raise TorchRuntimeError("meshgrid expects a non-empty TensorList")
-    if indexing is None:
-        warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-             "indexing argument. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
-             "native/TensorShape.cpp:4215.)")
+    if indexing is None:  # TORCH_WARN_ONCE: once per run, whichever line calls it
+        from .creation import WARNINGS, OnceWarning
+
+        WARNINGS.append(OnceWarning(
+            "UserWarning: torch.meshgrid: in an upcoming release, it will be required to pass "
+            "the indexing argument. (Triggered internally at /__w/pytorch/pytorch/aten/src/"
+            "ATen/native/TensorShape.cpp:4215.)", "meshgrid"))
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise TorchRuntimeError(

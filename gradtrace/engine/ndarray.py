@@ -199,6 +199,24 @@ class ErrState:
         return f"<numpy.errstate object at {id(self):#x}>"
 
 
+class ScriptFormatter(dict):
+    """The `formatter=` numpy is given for a script's: functions that run the script's own,
+    keeping the script's dict, which `print_options` hands back where numpy would hand back
+    what it was given."""
+
+    __slots__ = ("original",)
+
+
+def print_options() -> dict[str, Any]:
+    """np.get_printoptions() as the script sees it: its own formatter dict, never the
+    functions numpy holds for it."""
+    options = np.get_printoptions()
+    formatter = options.get("formatter")
+    if isinstance(formatter, ScriptFormatter):
+        options["formatter"] = formatter.original
+    return options
+
+
 class PrintOptions:
     """`with np.printoptions(precision=2, suppress=True):`: numpy's print options set for the
     block (through the run's checked np.set_printoptions) and put back as they were when it
@@ -214,7 +232,7 @@ class PrintOptions:
         saved = np.get_printoptions()
         self.setter(*self.args, **self.kwargs)
         self.saved = saved
-        return np.get_printoptions()
+        return print_options()
 
     def __exit__(self, *exc: Any) -> None:
         if self.saved is not None:

@@ -14,7 +14,7 @@ from ..engine.device import DEFAULT as DEFAULT_DEVICE
 from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError
 from ..source import Source, Span
-from . import nesting
+from . import nesting, numpy_module
 from .attributes import Attributes, TensorDicts
 from .builtins import make_builtins
 from .calls import Calls
@@ -56,6 +56,7 @@ def _reset_run_state() -> None:
     dtypes.reset_default_dtype()
     saved_hooks.reset()  # hooks a run pushed
     settings.reset()  # threads and print options
+    numpy_module.reset_formatter()  # a script's np.set_printoptions(formatter=...)
     torch_namespace.reset_backend_flags()  # the torch.backends switches
     forward_ad.reset()  # a dual level
     jit.reset()  # a torch.jit graph's run (an error may end one midway)

@@ -29,8 +29,10 @@ from ..engine.ndarray import (
     WRAP_WARNING,
     ErrState,
     PrintOptions,
+    ScriptFormatter,
     call,
     ndarray,
+    print_options,
     raw,
     reserve_broadcast,
     reset_errstate,
@@ -39,7 +41,7 @@ from ..engine.ndarray import (
 from ..engine.tensor import Tensor
 from ..errors import NotSupportedError, ScriptError
 from . import wrapped
-from .objects import MISSING, BuiltinType, is_dunder
+from .objects import MISSING, BuiltinType, is_dunder, type_name
 
 if TYPE_CHECKING:
     from .core import Interpreter
@@ -493,22 +495,58 @@ _PRINT_LIMIT = 1000  # precision, edgeitems and linewidth beyond this only make 
 
 
 def _get_printoptions() -> dict[str, Any]:
-    """np.get_printoptions: numpy's own dict of the options in force (numbers, strings, None;
-    a formatter is never set in a script)."""
-    return np.get_printoptions()
+    """np.get_printoptions: numpy's own dict of the options in force (numbers, strings,
+    None, and the script's own formatter dict)."""
+    return print_options()
+
+
+def _script_formatter(interp: Interpreter, formatter: Any) -> ScriptFormatter | None:
+    """A `formatter=` dict ({'float': '{:.3f}'.format, 'int': lambda x: ...}) as numpy calls
+    it: each function runs in the script on the element (a numpy scalar) and must give the
+    string numpy lays out (anything else is numpy's AttributeError on it); keys numpy does
+    not know are kept, and ignored by numpy, as in numpy."""
+    if formatter is None:
+        return None
+    if type(formatter) is not dict:
+        raise ScriptError(f"'{type_name(formatter)}' object has no attribute 'keys'",
+                          kind="AttributeError")
+
+    def element_formatter(fn: Any) -> Callable[[Any], str]:
+        def format_element(x: Any) -> str:
+            text = interp.call(fn, [wrap(x)], {}, None)
+            if type(text) is not str:
+                raise ScriptError(f"'{type_name(text)}' object has no attribute 'splitlines'",
+                                  kind="AttributeError")
+            interp.check_size(len(text), "a formatted element")
+            return text
+
+        return format_element
+
+    wrapped = ScriptFormatter(
+        {key: element_formatter(fn) for key, fn in formatter.items() if type(key) is str})
+    wrapped.original = formatter
+    return wrapped
+
+
+def reset_formatter() -> None:
+    """A run ends without its formatter: numpy's options are the process's, and its
+    functions belong to the run."""
+    if np.get_printoptions().get("formatter") is not None:
+        np.set_printoptions(formatter=None)
 
 
 def _set_printoptions(interp: Interpreter) -> NumpyFunction:
     """np.set_printoptions for one run: numpy's own setting (scalars print by it too), reset
-    when the next run starts; `formatter` (functions) is refused."""
+    when the next run starts; a `formatter`'s functions run in the script."""
     def set_printoptions(precision: Any = None, threshold: Any = None, edgeitems: Any = None,
                          linewidth: Any = None, suppress: Any = None, nanstr: Any = None,
                          infstr: Any = None, sign: Any = None, floatmode: Any = None,
                          *, legacy: Any = None, override_repr: Any = None,
                          formatter: Any = None) -> None:
-        if formatter is not None or override_repr is not None:
-            raise NotSupportedError("np.set_printoptions(formatter=...) is not supported by "
-                                    "gradtrace")
+        if override_repr is not None:
+            raise NotSupportedError("np.set_printoptions(override_repr=...) is not supported "
+                                    "by gradtrace")
+        formatter = _script_formatter(interp, formatter)
         for value in (precision, edgeitems, linewidth):
             if isinstance(value, int) and value > _PRINT_LIMIT:
                 raise NotSupportedError(f"numpy print options above {_PRINT_LIMIT} are not "
@@ -517,7 +555,7 @@ def _set_printoptions(interp: Interpreter) -> NumpyFunction:
             if isinstance(text, str):
                 interp.check_size(len(text), "a print option")
         call(np.set_printoptions, precision, threshold, edgeitems, linewidth, suppress,
-             nanstr, infstr, None, sign, floatmode, legacy=legacy)
+             nanstr, infstr, formatter, sign, floatmode, legacy=legacy)
 
     return NumpyFunction("set_printoptions", set_printoptions, interp,
                          "numpy.set_printoptions")
@@ -525,7 +563,7 @@ def _set_printoptions(interp: Interpreter) -> NumpyFunction:
 
 # numpy's formatting functions (a string of an array or a number, binary_repr's digits):
 # their widths and digit counts are held to the print options' limit, their strings to the
-# sequence limit, and a formatter (functions numpy would call) is refused
+# sequence limit; a formatter's functions run in the script
 FORMATTING = ("array2string", "array_str", "array_repr", "format_float_positional",
               "format_float_scientific", "binary_repr", "base_repr")
 _FORMAT_WIDTHS = frozenset(("max_line_width", "precision", "edgeitems", "pad_left",
@@ -541,16 +579,16 @@ def _formatting_function(interp: Interpreter, name: str) -> NumpyFunction:
             bound = signature.bind(*args, **kwargs)
         except TypeError as err:
             raise ScriptError(str(err), kind="TypeError") from None
+        formatter = _script_formatter(interp, bound.arguments.pop("formatter", None))
         for key, value in bound.arguments.items():
-            if key == "formatter" and value is not None:
-                raise NotSupportedError(f"np.{name}(formatter=...) is not supported by "
-                                        "gradtrace")
             if key in _FORMAT_WIDTHS and isinstance(value, int) and value > _PRINT_LIMIT:
                 raise NotSupportedError(f"numpy print options above {_PRINT_LIMIT} are not "
                                         "supported by gradtrace")
             if isinstance(value, str):
                 interp.check_size(len(value), "a print option")
         converted, named = args_of(bound.args, bound.kwargs)
+        if formatter is not None:
+            named["formatter"] = formatter
         text = call(fn, *converted, **named)
         interp.check_size(len(text), "a string")
         return text

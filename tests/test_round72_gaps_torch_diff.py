@@ -4,7 +4,10 @@
 DLRM's create_emb saves and restores numpy's global stream around per-table seeds with
 np.random.get_state()/set_state(), which gradtrace did not offer; and DLRM's tables are
 nn.EmbeddingBag(np.int64(n), m), which torch's repr shows as `EmbeddingBag(np.int64(10), 4,
-mode='sum')` (its extra_repr formats every value by repr) where gradtrace printed `10`.
+mode='sum')` (its extra_repr formats every value by repr) where gradtrace printed `10`;
+and Scott Rome's two-tower post hashes ids into its embedding tables by
+`int(hashlib.md5(s.encode('utf-8')).hexdigest(), 16) % EMBED_TABLE_SIZE`, where hashlib was
+an import-only module.
 
 Skipped unless torch is importable.
 """
@@ -105,3 +108,38 @@ def test_embedding_bag_repr_formats_values_by_repr() -> None:
     """nn.EmbeddingBag's extra_repr formats each value by repr, so a numpy size shows as
     `np.int64(10)` (nn.Embedding's formats by str, `10`)."""
     assert gradtrace_output(EMBEDDING_BAG_REPR) == torch_output(EMBEDDING_BAG_REPR)
+
+
+HASHLIB_DIGESTS = """import hashlib
+import copy
+h = hashlib.md5(b'ab')
+print(type(h), type(h).__name__, h.name, h.digest_size, h.block_size, h.hexdigest(), h.digest())
+h.update(b'c')
+g = h.copy()
+g.update('x'.encode())
+print(h.hexdigest(), g.hexdigest(), hashlib.md5(b'abc').hexdigest() == h.hexdigest())
+EMBED_TABLE_SIZE = 1000
+hash_f = lambda x: int(hashlib.md5(x.encode('utf-8')).hexdigest(),16) % EMBED_TABLE_SIZE
+print([hash_f(str(s) + '_' + str(k)) for s in (1, 2) for k in ('DEFAULT', 5, 'a')])
+for name in ['sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha3_256']:
+    print(name, getattr(hashlib, name)(b'x').hexdigest(), hashlib.new(name, b'x').digest()[:4])
+print(hashlib.new('SHA256').name, hashlib.md5(usedforsecurity=False).hexdigest(),
+      hashlib.sha256(string=b'a').hexdigest()[:8], isinstance(h, type(g)), str(h)[:24])
+for f in [lambda: hashlib.md5('a'), lambda: hashlib.md5(1), lambda: hashlib.md5([1]),
+          lambda: copy.copy(h), lambda: copy.deepcopy([h]), lambda: hashlib.new('foo'),
+          lambda: hashlib.new('md5', 'x'), lambda: hashlib.md5(b'a', b'b'),
+          lambda: hashlib.md5(data=b'a'), lambda: h.update('s'), lambda: hashlib.sha256(None),
+          lambda: h.hexdigest(1), lambda: h.foo, lambda: hashlib.foo, lambda: h.update(),
+          lambda: hashlib.new()]:
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_hashlib_fixed_size_digests() -> None:
+    """hashlib's md5/sha digests are CPython's (the hashing trick of recommender code:
+    md5 of a salted id modulo a table size), with CPython's errors for a str, a non-buffer
+    and a bad algorithm name, and copy() but not copy.copy of a hash object."""
+    assert gradtrace_output(HASHLIB_DIGESTS) == torch_output(HASHLIB_DIGESTS)

@@ -139,6 +139,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("anomaly_metadata_dunder.gt", "NotSupportedError"),
     ("lang_function_attributes_escape.gt", "NotSupportedError"),
     ("pystd_weakref_escape.gt", "NotSupportedError"),
+    ("pystd_hashlib_escape.gt", "NotSupportedError"),
     ("pystd_tempfile_escape.gt", "NotSupportedError"),
     ("pystd_pdb_debugger.gt", "NotSupportedError"),
     ("torch_profiler_record_function_internals.gt", "NotSupportedError"),

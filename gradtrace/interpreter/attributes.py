@@ -44,6 +44,7 @@ from .collection_types import (
 from .dunders import OBJECT
 from .generators import generator_attribute
 from .generic_classes import ScriptGenericAlias, alias_attribute
+from .hashlib_module import HashObject, hash_object_attribute
 from .module_dicts import ModuleDict, module_dict_attribute
 from .nesting import HASHED, check_all_hashable, check_hashable
 from .numpy_module import NumpyFunction, array_attribute, is_numpy_value
@@ -389,6 +390,9 @@ class Attributes:
             return self._missing(obj, name) if found is MISSING else found
         if kind is PyRandom:
             found = random_instance_attribute(obj, name)
+            return self._missing(obj, name) if found is None else found
+        if kind is HashObject:
+            found = hash_object_attribute(obj, name)
             return self._missing(obj, name) if found is None else found
         if isinstance(obj, DType):
             getter = stdlib.DTYPE_ATTRIBUTES.get(name)

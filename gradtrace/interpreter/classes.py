@@ -70,7 +70,8 @@ _OBJECT_DELATTR = OBJECT.attrs["__delattr__"]
 _DATA_DESCRIPTORS = frozenset(("__class__", "__dict__"))
 # bundled library classes whose instances' attribute dicts are Python's own (dict_live)
 _LIVE_DICT_LIBRARY_CLASSES = frozenset((("torch.nn.modules.module", "Module"),
-                                        ("types", "SimpleNamespace")))
+                                        ("types", "SimpleNamespace"),
+                                        ("argparse", "Namespace")))
 
 
 def refused(owner: str, name: str) -> NotSupportedError:
@@ -257,7 +258,9 @@ class ClassRuntime:
         Module keeps as torch's own (Module.__init__'s tables, in its order, then what
         the module sets): autograd-hacks keeps its hook handles by
         `model.__dict__.setdefault(...)`; and for types.SimpleNamespace, whose attributes
-        are the keywords it was given (`models.__dict__[name]` of a namespace of models)."""
+        are the keywords it was given (`models.__dict__[name]` of a namespace of models);
+        and for argparse.Namespace, whose attributes are the parsed arguments
+        (`sorted(args.__dict__.items())` printing a configuration)."""
         if self.dict_readable(cls):
             return True
         return cls.exception_kind is None and any(

@@ -26,6 +26,7 @@ from .objects import MISSING, Instance
 
 if TYPE_CHECKING:
     from .identities import Identities
+from .hashlib_module import HashObject
 from .random_module import PyRandom
 
 NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
@@ -92,6 +93,8 @@ def shallow_copy(obj: Any) -> Any:
         return _array_copy(obj)
     if type(obj) is PyRandom:  # random.Random's __reduce__ keeps its state
         return obj.clone()
+    if type(obj) is HashObject:
+        raise ScriptError("cannot pickle '_hashlib.HASH' object", kind="TypeError")
     return obj  # tuples, numbers, strings, functions: themselves, as in Python
 
 
@@ -146,6 +149,8 @@ class _Copier:
         if type(obj) is PyRandom:
             out = self.memo[id(obj)] = obj.clone()
             return out
+        if type(obj) is HashObject:
+            raise ScriptError("cannot pickle '_hashlib.HASH' object", kind="TypeError")
         if not isinstance(obj, _CONTAINERS):
             return obj  # numbers, strings, None, dtypes, functions and classes (by reference)
         self.depth += 1

@@ -13,6 +13,7 @@ import numpy as np
 from .. import stdlib
 from ..engine import unreproducible
 from ..engine.ndarray import call, raw, wrap
+from ..errors import NotSupportedError
 from .numpy_module import NumpyFunction, args_of, missing, numel, reserve
 
 if TYPE_CHECKING:
@@ -119,7 +120,8 @@ def numpy_random_namespace(interp: Interpreter) -> stdlib.Namespace:
         if seed is None:
             unreproducible.note(unreproducible.UNSEEDED_RANDOM)
         gen = call(np.random.RandomState, raw(seed))
-        return RandomSource(gen, _LEGACY_RANDOM + ("seed",), "RandomState")
+        return RandomSource(gen, _LEGACY_RANDOM + ("seed", "get_state", "set_state"),
+                            "RandomState")
 
     def default_rng(seed: Any = None) -> RandomSource:
         if seed is None:
@@ -129,10 +131,34 @@ def numpy_random_namespace(interp: Interpreter) -> stdlib.Namespace:
         gen = call(np.random.default_rng, raw(seed))
         return RandomSource(gen, _GENERATOR_METHODS, "Generator")
 
+    def set_state(state_tuple: Any) -> None:
+        # the state a script restores is one it read (get_state noted it, were the stream
+        # unseeded then) or one it wrote out: what follows is reproducible
+        call(state.set_state, raw(state_tuple))
+        seeded[0] = True
+
     table.update(seed=NumpyFunction("seed", seed, interp),
+                 get_state=NumpyFunction("get_state", _get_state(state, note), interp),
+                 set_state=NumpyFunction("set_state", set_state, interp),
                  RandomState=NumpyFunction("RandomState", random_state, interp),
                  default_rng=NumpyFunction("default_rng", default_rng, interp))
     return stdlib.Namespace("numpy.random", table)
+
+
+def _get_state(gen: Any, note: Callable[[], None]) -> Callable[..., Any]:
+    """get_state(legacy=True) of a RandomState: numpy's tuple ('MT19937', the 624 keys,
+    pos, has_gauss, cached_gaussian) (a dict of them with legacy=False), as numpy gives
+    it; an unseeded stream's state is noted as unreproducible."""
+    def get_state(legacy: Any = True) -> Any:
+        note()
+        state = call(gen.get_state, raw(legacy))
+        if isinstance(state, dict):  # legacy=False: the bit generator's dict
+            raise NotSupportedError("np.random.get_state(legacy=False) (a dict state) is "
+                                    "not supported by gradtrace; the legacy tuple is")
+        kind, keys, pos, has_gauss, cached_gaussian = state
+        return (kind, wrap(keys), pos, has_gauss, cached_gaussian)
+
+    return get_state
 
 
 def random_source_attribute(interp: Interpreter, source: RandomSource, name: str) -> Any:
@@ -140,6 +166,11 @@ def random_source_attribute(interp: Interpreter, source: RandomSource, name: str
     if name in source.methods or name == "shuffle":
         if name == "seed":
             return NumpyFunction("seed", lambda seed=None: call(source.gen.seed, raw(seed)),
+                                 interp)
+        if name == "get_state":
+            return NumpyFunction(name, _get_state(source.gen, lambda: None), interp)
+        if name == "set_state":
+            return NumpyFunction(name, lambda state: call(source.gen.set_state, raw(state)),
                                  interp)
         return NumpyFunction(name, _sampler(interp, source.gen, name, lambda: None), interp)
     raise missing(source.kind, name)

@@ -50,6 +50,7 @@ from ..bytes_methods import check_codec
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from .abc_checks import ABCMETA
 from .builtin_classes import unwrap_builtin
+from .hashlib_module import hashlib_namespace
 from .objects import BuiltinFunction, Property, type_name
 from .operators import BINOPS, COMPARE, INPLACE, UNARY
 from .runtime import PYTHON_ERRORS
@@ -609,7 +610,7 @@ def _weakref_namespace(interp: Interpreter) -> stdlib.Namespace:
 # own, no processes, threads or network).
 IMPORT_ONLY_MODULES = (
     "pdb", "glob", "shutil", "pickle", "csv", "threading", "multiprocessing", "subprocess",
-    "socket", "signal", "zipfile", "gzip", "tarfile", "hashlib", "struct", "uuid", "platform",
+    "socket", "signal", "zipfile", "gzip", "tarfile", "struct", "uuid", "platform",
     "timeit", "cProfile", "pstats", "shlex", "getpass", "urllib", "urllib.request",
     "urllib.parse", "concurrent", "concurrent.futures")
 
@@ -633,6 +634,7 @@ def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
             "textwrap": _textwrap_namespace(interp), "gc": _gc_namespace(interp),
             "weakref": _weakref_namespace(interp), "errno": _errno_namespace(),
+            "hashlib": hashlib_namespace(),
             **{name: stdlib.Namespace(name, {}) for name in IMPORT_ONLY_MODULES},
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),
                                             "ABCMeta": stdlib.LibraryName("abc", "ABCMeta"),

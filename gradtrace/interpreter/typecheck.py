@@ -25,6 +25,7 @@ from ..tensor_types import SIZE, VALUE_CLASSES, ScriptType, TorchVersion, tensor
 from . import abc_checks
 from .dunders import OBJECT
 from .generic_classes import ScriptGenericAlias, protocol_instance_check
+from .hashlib_module import HashObject
 from .module_dicts import ModuleDict
 from .objects import (
     BuiltinType,
@@ -77,6 +78,7 @@ _TORCH_TYPES: dict[type, tuple[str, str]] = {
     # torch's is a @contextmanager function: it makes a _GeneratorContextManager
     disable_saved_tensors_hooks: ("_GeneratorContextManager", "contextlib"),
     PyRandom: ("Random", "random"),
+    HashObject: ("HASH", "_hashlib"),
 }
 
 

@@ -26,6 +26,7 @@ from .errors import (
     ScriptFileError,
 )
 from .interpreter import Interpreter, Limits
+from .interpreter.runtime import named
 from .interpreter.system_modules import exit_status
 from .source import Source, Span
 
@@ -221,7 +222,7 @@ def run_source(source: Source, *, stdout: TextIO | None = None, stderr: TextIO |
     if isinstance(error, ScriptError) and error.kind == "SystemExit":  # sys.exit(): the run
         status = exit_status(error, err_stream)  # ends as Python's does, without an error
         error = None
-    return RunResult(source, out.getvalue(), error, dict(interpreter.globals.vars), tracer,
+    return RunResult(source, out.getvalue(), error, named(interpreter.globals.vars), tracer,
                      module, exactness.causes(), status)
 
 

@@ -637,9 +637,8 @@ def not_supported_attribute(obj: Any, name: str) -> NotSupportedError:
 NOT_SUPPORTED_BUILTINS = {
     name: f"`{name}` is not supported: gradtrace scripts cannot run code from strings, "
           "reach files or the system, or inspect Python objects"
-    for name in ("eval", "exec", "compile", "open", "input", "__import__", "globals",
-                 "dir", "breakpoint", "help", "memoryview",
-                 "bytearray", "complex", "aiter", "anext")
+    for name in ("eval", "exec", "compile", "open", "input", "__import__", "dir",
+                 "breakpoint", "help", "memoryview", "bytearray", "complex", "aiter", "anext")
 }
 
 

@@ -157,15 +157,6 @@ NOT_YET = {
         "are even, but not odd row counts (3x7 and 5x3 rows) nor 200-wide rows: it needs "
         "that kernel's thread split and its calls measured. The rest of the case (eca_layer "
         "alone with k_size 3, ECA_MobileNetV2's first step) agrees",
-    "gh_allegro_allrank_lambdaloss_neuralndcg_listmle": "lambdaLoss looks its weighing "
-        "scheme up by `globals()[weighing_scheme]`, and `globals` is refused by design "
-        "(stdlib.NOT_SUPPORTED_BUILTINS: scripts do not inspect their own namespaces); it "
-        "needs globals() as a view of the script's module scope (a lookup-only one like "
-        "interpreter/module_dicts.py's module __dict__, its dunder keys refused, or a live "
-        "one if scripts' `globals()[name] = value` writes are to work). Measured with the "
-        "lookup spelled as a dict of the scheme functions: every loss, gradient, metric and "
-        "Adam step (listNet, listMLE's randperm shuffle and stable-sort ties, approxNDCG, "
-        "NeuralSort with Sinkhorn scaling, ndcg/mrr) prints as torch does",
 }
 
 # Cases that print torch's digits on the vendor's CPU they were recorded on, though a step

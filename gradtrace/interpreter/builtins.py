@@ -288,6 +288,18 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
     def script_delattr(obj: Any, name: Any, /) -> None:
         self.del_attribute(obj, attribute_name(name, ""))
 
+    module_vars = self.globals.vars
+
+    def script_globals(*args: Any, **kwargs: Any) -> dict[Any, Any]:
+        """globals(): the script module's variables, the dict itself (live, as CPython's:
+        `globals()[args.model]` picks a class by name, a write binds a name). Its only
+        dunder is `__name__`; Python's others (`__builtins__`, `__loader__`, ...) are not
+        in it. Code that reads the module's names takes its str keys (`named_globals`)."""
+        if args or kwargs:
+            raise TorchTypeError(f"globals() takes no arguments ({len(args) + len(kwargs)} "
+                                 "given)")
+        return module_vars
+
     def script_vars(*args: Any) -> Any:
         """vars(obj) of an instance: its `__dict__`, live as Python's where a script may
         read that (classes.dict_live), else a copy of its attributes in the order they
@@ -410,7 +422,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "map": script_map, "filter": script_filter, "callable": self.is_callable,
         "getattr": script_getattr, "hasattr": script_hasattr, "setattr": script_setattr,
         "delattr": script_delattr, "vars": script_vars, "super": SuperBuiltin(self),
-        "locals": LOCALS,
+        "locals": LOCALS, "globals": script_globals,
         "exit": Quitter("exit"), "quit": Quitter("quit"),
         "object": OBJECT,
         "NotImplemented": NotImplemented, "Ellipsis": ...,

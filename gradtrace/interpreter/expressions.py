@@ -37,7 +37,7 @@ from .objects import (
     type_name,
 )
 from .operators import BINOPS, COMPARE, NUMBERS, TENSOR_BINOPS, TENSOR_RBINOPS, UNARY
-from .runtime import PYTHON_ERRORS, Code, Frame, short_int
+from .runtime import PYTHON_ERRORS, Code, Frame, named, short_int
 from .suggestions import name_error_suggestion
 from .union_types import is_union_operand, union
 
@@ -84,7 +84,8 @@ class ExpressionCompiler:
             err = ScriptError(f"name '{name}' is not defined", span, kind="NameError")
             # (a function's own variables first; a module's frame has none of its own)
             local_vars = frame.vars if frame.function is not None else {}
-            err.suggest = lambda: name_error_suggestion(name, local_vars, module_vars)
+            err.suggest = lambda: name_error_suggestion(name, named(local_vars),
+                                                        named(module_vars))
             raise err
 
         # (`name in vars` then `vars[name]`: two opcodes, cheaper than a `.get` call)

@@ -41,6 +41,12 @@ class Limits:
     max_memory: int = 1 << 30  # bytes of live tensor data
 
 
+def named(variables: dict[Any, Any]) -> dict[str, Any]:
+    """A scope's variables by name: its str keys (a script writing through `globals()` may
+    add any hashable key, which names no variable)."""
+    return {key: value for key, value in variables.items() if type(key) is str}
+
+
 class Frame:
     """A scope: `vars` here, then the enclosing scopes, then the builtins.
 

@@ -10,6 +10,7 @@ from ..engine.saved_hooks import HOOKS
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError
 from ..interpreter.objects import Instance, type_name
+from ..interpreter.runtime import named
 from ..stdlib import BoundMethod
 from ..summary import keep_tensor
 from .records import Event, TensorRecord
@@ -173,7 +174,7 @@ class ScriptRecorder:
     def _name_modules(self) -> None:
         """Give records their module's path from a script name (`model.0`): what a module
         call recorded, and each parameter and buffer (and its AccumulateGrad node)."""
-        modules = script_modules(self.interpreter.globals.vars)
+        modules = script_modules(named(self.interpreter.globals.vars))
         paths = {id(module): path for path, module in modules}
         nodes = {record.id: record for record in self.nodes.values()} \
             if self._node_modules else {}
@@ -207,7 +208,7 @@ class ScriptRecorder:
         """(name, tensor) for the tensors the script's top-level names hold at the end
         (`script_tensors`)."""
         out = []
-        for name, value in script_tensors(self.interpreter.globals.vars):
+        for name, value in script_tensors(named(self.interpreter.globals.vars)):
             record = self.tensor(value)
             if name not in record.names:
                 record.names.append(name)

@@ -591,15 +591,8 @@ class Attributes:
             return cls.module
         if self.tensor_class_attributes and cls in PATCHABLE_TENSOR_CLASSES:
             patched = self.tensor_class_attributes.on_class(cls, name)
-            if patched is not NO_NAME:  # as Python reads a class's dict through the class
-                kind = type(patched)
-                if kind is StaticMethod:
-                    return patched.function
-                if kind is ClassMethod:
-                    return Method(cls, patched.function)
-                if kind is Instance and descriptors.getter(patched) is not NO_NAME:
-                    return descriptors.describe(self, patched, None, cls)
-                return patched
+            if patched is not NO_NAME:
+                return self.read_through_class(patched, cls)
         if type(cls) is BuiltinType and name in ("__mro__", "__bases__") and \
                 cls.module == "builtins":  # `int.__mro__`: the classes scripts can name
             chain = cls.type.__mro__ if name == "__mro__" else cls.type.__bases__

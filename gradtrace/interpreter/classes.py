@@ -372,6 +372,11 @@ class ClassRuntime:
                     return self.type_getattr(builtin, name)
             raise missing_dunder(f"class {cls.name}", name,
                                  f"type object '{cls.name}' has no attribute '{name}'")
+        return self.read_through_class(value, cls)
+
+    def read_through_class(self, value: Any, cls: Any) -> Any:
+        """What a class attribute is when read through the class (a script class, or
+        torch.Tensor's script-set names): Python's descriptor protocol with no instance."""
         kind = type(value)
         if kind is StaticMethod:
             return value.function

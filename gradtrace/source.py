@@ -52,6 +52,23 @@ class Source:
         lines = self.lines
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
+    def code_text(self, line: int) -> str:
+        """The line's code as a sentence quotes it: without its indentation and its trailing
+        comment (`t[m] += 1  # unused slots` is `t[m] += 1`); a `#` inside a string stays."""
+        text = self.line_text(line)
+        if "#" not in text:
+            return text.strip()
+        import io
+        import tokenize
+
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(text.lstrip()).readline):
+                if token.type == tokenize.COMMENT:
+                    return text.lstrip()[:token.start[1]].strip()
+        except (tokenize.TokenError, SyntaxError):  # a line inside brackets or a string
+            pass
+        return text.strip()
+
     def snippet(self, span: Span) -> str:
         """The span's first line with a caret under its columns, like Python's traceback.
 

@@ -235,7 +235,7 @@ def _call_title(view: GraphView, call: BackwardCall, limit: int = 40) -> Text:
     title = Text(f"Backward #{call.index}", style="bold")
     if call.line is not None:
         title.append(f" · line {call.line}: ")
-        title.append(cut(source.line_text(call.line).strip(), 60), style="italic")
+        title.append(cut(source.code_text(call.line), 60), style="italic")
     roots = []
     for (nid, nr), grad in zip(call.roots, call.root_grads, strict=False):
         label = "None" if nid is None else (

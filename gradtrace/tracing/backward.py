@@ -63,7 +63,7 @@ class BackwardRecorder:
             if len(lines) >= SCRIPT_LINES:
                 return
             lines.append({"line": span.line, "result": None, "names": {},
-                          "code": self.interpreter.source.line_text(span.line).strip()})
+                          "code": self.interpreter.source.code_text(span.line)})
         entry = lines[-1]
         if name is None:
             entry["result"] = self._value(tensor.array)

@@ -205,7 +205,7 @@ class StatementTeller:
     def expression(self, tid: int | None, line: int | None) -> str:
         record = self.s.tensors.get(tid) if tid is not None else None
         expr = record.expression if record is not None and record.expression else None
-        return expr or self.s.source.line_text(line or 0).strip()
+        return expr or self.s.source.code_text(line or 0)
 
     def recorded(self, steps: list[Step], record: Any, expr: str, out_labels: list[str],
                  line: int | None) -> None:
@@ -271,7 +271,7 @@ class StatementTeller:
         tid = facts["tensor"]
         target = s.label(tid)
         version = facts["version"]
-        expr = s.source.line_text(line or 0).strip()
+        expr = s.source.code_text(line or 0)
         if op_ev is not None:
             s.produced.update(op_ev.facts["outputs"])
             ins = op_ev.facts["inputs"]
@@ -332,7 +332,7 @@ class StatementTeller:
             s.has_grad.discard(ev.facts["tensor"])
             grads.append(f"{s.label(ev.facts['tensor'])}.grad")
         line = cleared[0].line
-        s.say(steps, "grad.cleared.library", line, expr=s.source.line_text(line or 0).strip(),
+        s.say(steps, "grad.cleared.library", line, expr=s.source.code_text(line or 0),
               grads=grads, text={"grads": s.listed(grads)})
 
     # -- what the script did to tensors outside the engine's ops -------------------------

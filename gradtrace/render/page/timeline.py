@@ -276,7 +276,7 @@ class Timeline:
         record = self.view.nodes.get(facts["node"]) if facts.get("node") is not None else None
         text = record.expression if record is not None else None
         if not text and line is not None:
-            text = self.result.source.line_text(line).strip()
+            text = self.result.source.code_text(line)
         return cut(text or "?", 60)
 
     def inplace(self, k: int, event: Event) -> None:

@@ -50,9 +50,11 @@ _SAME = frozenset((
     "SubBackward0 SumBackward0 SumBackward1 TBackward0 TanhBackward0 ToCopyBackward0 "
     "TransposeBackward0 UnbindBackward0 UnsqueezeBackward0 VarBackward0 ViewBackward0 "
     "WhereBackward0 SliceBackward0 AddBackward1 SubBackward1 MulBackward1 "
-    "DivBackward1").split())
+    "DivBackward1 BmmBackward0 CosBackward0 ReshapeAliasBackward0 SqueezeBackward1 "
+    "UnsafeViewBackward0").split())
 """Nodes torch 2.13 records alike in eager, traced and scripted code (first call), measured
-over ~120 expressions and nn modules, plus the Scalar overloads the lowering makes."""
+over ~120 expressions and nn modules, plus the Scalar overloads the lowering makes, and a
+3-D matmul's folded mm or bmm with its reshapes (tests/data/jit/jit_expression_nodes.gt)."""
 
 TRACE_NODES = _SAME | {"ConvolutionBackward1", "RsubBackward1", "LinalgVectorNormBackward0"}
 SCRIPT_NODES = _SAME | {"ConvolutionBackward0"}
@@ -86,14 +88,19 @@ def lowers(a: Any, number: Any) -> bool:
     if kind is int or kind is float:
         return True
     if kind is bool or kind is complex:
-        raise NotSupportedError(f"a {kind.__name__} operand inside a torch.jit {JIT.mode}d "
+        raise NotSupportedError(f"a {kind.__name__} operand inside a torch.jit {_kind()} "
                                 "callable is not supported by gradtrace")
     return False
 
 
+def _kind() -> str:
+    """"traced" or "scripted", for messages."""
+    return "traced" if JIT.mode == "trace" else "scripted"
+
+
 def refuse(what: str) -> None:
     """Raise for what a jit callable would make differently from eager code, unreproduced."""
-    raise NotSupportedError(f"{what} inside a torch.jit {JIT.mode}d callable is not "
+    raise NotSupportedError(f"{what} inside a torch.jit {_kind()} callable is not "
                             "supported by gradtrace")
 
 

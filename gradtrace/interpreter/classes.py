@@ -242,7 +242,8 @@ class ClassRuntime:
             return closest(name, instance_dir(obj))
         if cls.exception_kind is not None or cls.enum is not None:
             return None
-        return closest(name, library_instance_dir(obj, self.library.modules))
+        names = library_instance_dir(obj, self.library.modules)
+        return None if names is None else closest(name, names)
 
     def dict_readable(self, cls: ScriptClass) -> bool:
         """Whether a script may read `__dict__` of a `cls` instance: its attributes are

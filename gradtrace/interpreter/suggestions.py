@@ -139,12 +139,14 @@ def tensor_dir(own: Iterable[str]) -> list[str]:
     return sorted([*_torch_dirs()["tensor"], *own])
 
 
-def library_instance_dir(obj: Any, library_modules: Any) -> list[str]:
+def library_instance_dir(obj: Any, library_modules: Any) -> list[str] | None:
     """dir() of an instance whose class derives from bundled torch library code (an
     nn.Module, an optimizer): torch's own namespace keys stand for each library class
     (gradtrace's bundled classes hold helpers of their own), a script class's are its
     own; nn.Module's __dir__ then adds the instance's attributes, parameters, submodules
-    and buffers and drops names starting with a digit (a Sequential's `0`)."""
+    and buffers and drops names starting with a digit (a Sequential's `0`). None where
+    that __dir__ raises: a module whose __init__ never ran Module.__init__ has no
+    `_parameters` (or `_modules`, `_buffers`) to read, and Python then suggests nothing."""
     recorded = _torch_dirs()["classes"]
     names = set(dir(object))
     module = False
@@ -161,6 +163,8 @@ def library_instance_dir(obj: Any, library_modules: Any) -> list[str]:
         return sorted(names.union(own))
     keys = sorted(names) + own
     for table in ("_parameters", "_modules", "_buffers"):
+        if table not in obj.attrs:
+            return None
         held = obj.attrs.get(table)
         if type(held) is dict:
             keys += [key for key in held if type(key) is str]

@@ -421,6 +421,14 @@ def matmul(a: Tensor, other: Any) -> Tensor:
         return squeeze_inplace_result(mm(unsqueeze(a, 0), b), 0)
     if d1 == 2 and d2 == 2:
         return mm(a, b)
+    if d1 == 3 and d2 == 3:
+        # torch 2.13 (measured): of two 3-D operands whose batches differ, one of batch 1 that
+        # requires grad is squeezed to a matrix (SqueezeBackward1) and the other folded into
+        # one mm, so its gradient is no bmm's expanded batch summed back
+        if b.array.shape[0] == 1 and a.array.shape[0] != 1 and b.requires_grad:
+            b, d2 = squeeze(b, 0), 2
+        elif a.array.shape[0] == 1 and b.array.shape[0] != 1 and a.requires_grad:
+            a, d1 = squeeze(a, 0), 2
     if _should_fold(a, b):
         transpose_ = d2 > d1
         t1 = mT(b) if transpose_ else a

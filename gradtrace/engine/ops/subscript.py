@@ -244,6 +244,23 @@ def _index_put_overlap(inputs: tuple, params: dict[str, Any]) -> Any:
     return write
 
 
+def _laid_out_as(out: np.ndarray, a: Tensor) -> np.ndarray:
+    """index_put's result as torch makes it, `self.clone(preserve_format).index_put_(...)`:
+    laid out as `a` when `a` is dense in another order (a transposed gradient stays
+    transposed, and so does the mm its backward then runs: measured)."""
+    from .clones import empty_laid_out, preserved_strides
+    from .views import tensor_strides
+
+    if type(a.array) is not np.ndarray or type(out) is not np.ndarray:
+        return out
+    strides = preserved_strides(a.array, tensor_strides(a))
+    if strides is None:
+        return out
+    laid = empty_laid_out(a.array.shape, strides, out.dtype)
+    np.copyto(laid, out)
+    return laid
+
+
 class IndexPutBackward0(Function):
     """index_put_ (advanced-index assignment) and index backward (accumulate=True)."""
 
@@ -264,7 +281,7 @@ class IndexPutBackward0(Function):
                     "masked_fill_ only supports boolean masks, but got mask with dtype "
                     f"{dtypes.C_TYPE_NAMES[mask.dtype.name]}")
             fill = dtypes.checked_scalar(values.array.item(), a.dtype)
-            return np.where(mask.array, fill, a.array)
+            return _laid_out_as(np.where(mask.array, fill, a.array), a)
         key = _check_indices(a, indices)
         if values.dtype is not a.dtype:
             raise TorchRuntimeError(
@@ -284,7 +301,7 @@ class IndexPutBackward0(Function):
             add_at_in_iterator_order(out, a.array.strides, key, src)
         else:
             out[key] = src
-        return out
+        return _laid_out_as(out, a)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         indices = self.attrs["indices"]

@@ -2,13 +2,15 @@
 
 Run under a Python that has torch 2.13 and gradtrace (the dev venv), from the repo root:
 
-    PYTHONPATH=. python tests/tools/docstring_sweep.py [--only torch.linalg] [--match NAME]
+    PYTHONPATH=. python tests/tools/docstring_sweep.py [--only torch.linalg ...] [--match NAME]
 
 For each documented object (the public callables of `torch`, the methods of `torch.Tensor`,
 `torch.nn.functional`, the `torch.nn` module classes, `torch.linalg`, `torch.special`,
-`torch.fft`, `torch.autograd` and the `torch.distributions` classes) it takes the docstring's
-examples as doctest's parser does and writes one script: the imports the examples assume,
-`torch.manual_seed(0)`, then each example, a lone expression printed as doctest shows it.
+`torch.fft`, `torch.autograd`, the `torch.distributions` classes, and `torch.nn.init`,
+`torch.nn.utils`, `torch.optim` with its schedulers, `torch.utils.data` and `torch.func`) it
+takes the docstring's examples as doctest's parser does and writes one script: the imports
+the examples assume, `torch.manual_seed(0)`, then each example, a lone expression printed as
+doctest shows it.
 Each script runs under torch and under `python -m gradtrace run --quiet` (one forked child
 per script from a parent that imported either once; at most the two parents at a time), with
 `ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2` and a timeout, and is classified:
@@ -39,7 +41,8 @@ ADDR = re.compile(r"0x[0-9a-fA-F]+")
 PRELUDE = ("import math\n\nimport numpy as np\nimport torch\nimport torch.nn as nn\n"
            "import torch.nn.functional as F\n\ntorch.manual_seed(0)\n")
 MODULES = ("torch", "torch.Tensor", "torch.nn.functional", "torch.nn", "torch.linalg",
-           "torch.special", "torch.fft", "torch.autograd", "torch.distributions")
+           "torch.special", "torch.fft", "torch.autograd", "torch.distributions",
+           "torch.nn.init", "torch.nn.utils", "torch.optim", "torch.utils.data", "torch.func")
 
 
 def targets(torch):  # type: ignore[no-untyped-def]
@@ -50,7 +53,15 @@ def targets(torch):  # type: ignore[no-untyped-def]
     import torch.autograd.functional
     import torch.autograd.graph
     import torch.distributions
+    import torch.func
     import torch.nn.functional
+    import torch.nn.init
+    import torch.nn.utils.parametrizations
+    import torch.nn.utils.parametrize
+    import torch.nn.utils.rnn
+    import torch.optim.lr_scheduler
+    import torch.optim.swa_utils
+    import torch.utils.data
 
     def public(module, keep=callable):  # type: ignore[no-untyped-def]
         for name in sorted(dir(module)):
@@ -74,9 +85,17 @@ def targets(torch):  # type: ignore[no-untyped-def]
                for sub in (torch.autograd, torch.autograd.functional,
                            torch.autograd.forward_ad, torch.autograd.graph)]
     sweeps += [("torch.distributions", torch.distributions, lambda o: isinstance(o, type))]
+    nn_utils = torch.nn.utils
+    sweeps += [("torch.nn.init", torch.nn.init, callable), ("torch.func", torch.func, callable)]
+    sweeps += [("torch.nn.utils", sub, callable)
+               for sub in (nn_utils, nn_utils.rnn, nn_utils.parametrize,
+                           nn_utils.parametrizations)]
+    sweeps += [("torch.optim", sub, callable)
+               for sub in (torch.optim, torch.optim.lr_scheduler, torch.optim.swa_utils)]
+    sweeps += [("torch.utils.data", torch.utils.data, callable)]
     for label, module, keep in sweeps:
         home = "torch" if label == "torch.Tensor" else module.__name__
-        prefix = f"{home}." if label == "torch.autograd" else ""
+        prefix = f"{home}." if label != home and label != "torch.Tensor" else ""
         yield from ((label, prefix + n, o, home) for n, o in public(module, keep))
 
 
@@ -135,7 +154,7 @@ def script(examples: list[doctest.Example], home: str = "torch") -> str:
     return "\n".join(parts)
 
 
-def collect(folder: pathlib.Path, only: str | None, match: str | None) -> list[dict]:
+def collect(folder: pathlib.Path, only: list[str] | None, match: str | None) -> list[dict]:
     """Write a script per docstring with examples (the first object of each docstring)."""
     import torch
 
@@ -143,7 +162,7 @@ def collect(folder: pathlib.Path, only: str | None, match: str | None) -> list[d
     seen: set[tuple[str, ...]] = set()
     entries = []
     for label, name, obj, home in targets(torch):
-        if (only and label != only) or (match and match not in name):
+        if (only and label not in only) or (match and match not in name):
             continue
         doc = inspect.getdoc(obj)
         if not doc or ">>>" not in doc:
@@ -267,7 +286,8 @@ def classify(folder: pathlib.Path, stem: str) -> tuple[str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=MODULES, help="sweep one module")
+    parser.add_argument("--only", choices=MODULES, action="append",
+                        help="sweep this module (repeatable)")
     parser.add_argument("--match", help="only objects whose name contains this")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per script")
     parser.add_argument("--keep", help="folder for the scripts and outputs (default: a "

@@ -169,6 +169,7 @@ _DISTRIBUTIONS = {
     "Gumbel": "torch.distributions.gumbel",
     "Geometric": "torch.distributions.geometric",
     "Pareto": "torch.distributions.pareto",
+    "GeneralizedPareto": "torch.distributions.generalized_pareto",
     "Weibull": "torch.distributions.weibull",
     "LogisticNormal": "torch.distributions.logistic_normal",
     "Distribution": "torch.distributions.distribution",

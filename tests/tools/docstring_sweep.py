@@ -70,8 +70,9 @@ def targets(torch):  # type: ignore[no-untyped-def]
                     obj = getattr(module, name)
                 except Exception:  # noqa: BLE001 (a lazy attribute that fails to load)
                     continue
-                if keep(obj):
-                    yield name, obj
+                home = getattr(obj, "__module__", None) or "torch"
+                if keep(obj) and isinstance(home, str) and home.startswith("torch"):
+                    yield name, obj  # not what a torch module imported (Counter, Enum)
 
     def module_class(obj) -> bool:  # type: ignore[no-untyped-def]
         return isinstance(obj, type) and issubclass(obj, torch.nn.Module)
@@ -133,7 +134,8 @@ def imports(examples: list[doctest.Example], home: str) -> str:
     for name in sorted(used - bound):
         if name in ASSUMED:
             lines.append(ASSUMED[name])
-        elif home != "torch" and hasattr(module, name):
+        elif home != "torch" and str(getattr(getattr(module, name, None), "__module__",
+                                             "")).startswith("torch"):
             lines.append(f"from {home} import {name}")
     return "".join(line + "\n" for line in lines)
 

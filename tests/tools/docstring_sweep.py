@@ -295,6 +295,9 @@ def main() -> None:
     parser.add_argument("--keep", help="folder for the scripts and outputs (default: a "
                                        "new temporary folder)")
     parser.add_argument("--top", type=int, default=25, help="messages listed per kind")
+    parser.add_argument("--gradtrace-root", default=str(ROOT),
+                        help="the folder whose gradtrace package runs the scripts (another "
+                             "checkout, to compare; default: this one)")
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "FOLDER"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -313,8 +316,10 @@ def main() -> None:
     entries = collect(folder, args.only, args.match)
     (folder / "stems.json").write_text(json.dumps([e["stem"] for e in entries]))
     print(f"{len(entries)} docstrings with examples; scripts in {folder}", flush=True)
+    other = dict(env, PYTHONPATH=os.pathsep.join([args.gradtrace_root, env["PYTHONPATH"]]))
     procs = [subprocess.Popen([sys.executable, __file__, "--timeout", str(args.timeout),
-                               "--worker", kind, str(folder)], env=env)
+                               "--worker", kind, str(folder)],
+                              env=other if kind == "gradtrace" else env)
              for kind in ("torch", "gradtrace")]
     for proc in procs:
         proc.wait()

@@ -169,6 +169,7 @@ _DISTRIBUTIONS = {
     "Gumbel": "torch.distributions.gumbel",
     "Geometric": "torch.distributions.geometric",
     "Pareto": "torch.distributions.pareto",
+    "GeneralizedPareto": "torch.distributions.generalized_pareto",
     "Weibull": "torch.distributions.weibull",
     "LogisticNormal": "torch.distributions.logistic_normal",
     "Distribution": "torch.distributions.distribution",
@@ -343,6 +344,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
               "is_autocast_enabled": "torch.amp.autocast_mode",
               "get_autocast_dtype": "torch.amp.autocast_mode",
               "typename": "torch._typename",
+              "unravel_index": "torch._unravel_index",
               # removed since torch 1.9; each raises torch's error naming its replacement
               **{name: "torch._linalg_utils" for name in (
                   "eig", "lstsq", "matrix_rank", "solve", "symeig")},
@@ -351,6 +353,7 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.serialization": {name: "torch.serialization" for name in (
         "save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
         "safe_globals")},
+    "torch.functional": {"unravel_index": "torch._unravel_index"},
     "torch.random": {"fork_rng": "torch.random"},
     "torch.utils": {"swap_tensors": "torch.utils"},
     "torch.backends.cuda": {"sdp_kernel": "torch.backends.cuda"},

@@ -296,3 +296,39 @@ def test_forward_mode_ad_through_the_transforms_is_torch_s() -> None:
     and dual tensors carry tangents through them with torch's values."""
     pytest.importorskip("torch")
     assert gradtrace_output(FORWARD_AD) == torch_output(FORWARD_AD)
+
+
+HERMITIAN = """import torch
+torch.manual_seed(5)
+x = torch.randn(3, 10, requires_grad=True)
+z = torch.randn(4, 6, dtype=torch.complex64, requires_grad=True)
+x64 = torch.randn(7, dtype=torch.float64)
+for norm in [None, "forward", "ortho", "backward"]:
+    for y in [torch.fft.ihfft(x, norm=norm), torch.fft.ihfft(x, n=7, dim=0, norm=norm),
+              torch.fft.hfft(z, norm=norm), torch.fft.hfft(z, n=7, dim=0, norm=norm),
+              torch.fft.hfft(torch.fft.ihfft(x64), n=7, norm=norm)]:
+        r = torch.view_as_real(y.resolve_conj()) if y.is_complex() else y
+        print(y.grad_fn.name() if y.grad_fn else None, y.is_conj(), tuple(y.shape),
+              [v.hex() for v in r.flatten().tolist()[:24]])
+        if y.requires_grad:
+            g = torch.autograd.grad((r * torch.arange(r.numel()).view(r.shape)).sum(), (x, z),
+                                    allow_unused=True)
+            print([None if t is None else [v.hex() for v in (
+                torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
+            ).flatten().tolist()[:12]] for t in g])
+print(torch.fft.ihfft(torch.arange(5)).dtype, torch.fft.hfft(torch.ones(3)).dtype)
+for call in [lambda: torch.fft.ihfft(z), lambda: torch.fft.hfft(z, n=0),
+             lambda: torch.fft.ihfft(x, norm="x"), lambda: torch.fft.hfft(z, dim=2)]:
+    try:
+        call()
+    except Exception as err:
+        print(type(err).__name__, err)
+"""
+
+
+def test_hermitian_transforms_are_torch_s_bit_for_bit() -> None:
+    """torch.fft.hfft (fft_c2r with forward=true: the c2r transform of the input's conj
+    view) and ihfft (fft_r2c with forward=false: the one-sided r2c's conj view): values,
+    nodes, gradients and errors."""
+    pytest.importorskip("torch")
+    assert gradtrace_output(HERMITIAN) == torch_output(HERMITIAN)

@@ -122,6 +122,7 @@ REFUSED = {
     "multi_margin_loss": "F.multi_margin_loss(d, torch.tensor([0, 1, 2]))",
     "special_zeta": "torch.special.zeta(d + 1, d)",
     "_unique2": "torch.unique(d)",
+    "unique_dim": "torch.unique(d, dim=0)",
     "unique_consecutive": "torch.unique_consecutive(d)",
     "_weight_norm_interface": "torch._weight_norm(d, torch.ones(1, 4), 1)",
     "_cdist_forward": "torch.cdist(d, d)",

@@ -256,6 +256,12 @@ TENSOR_OPS = [
     "torch.tensor([[1., 3., 3., 1., 2.], [5., 5., 4., 4., 0.]]).mode(1)",
     "x.mode(0)", "torch.unique(tgt)", "torch.unique(torch.tensor([3, 1, 3]), return_counts=True)",
     "torch.unique(torch.tensor([3, 1, 3]), return_inverse=True)", "torch.unique(x)",
+    "torch.unique(x, dim=0)", "x.unique(dim=-1, return_counts=True)",
+    "torch.cat([x, x.flip(0), x]).unique(dim=0, return_inverse=True, return_counts=True)",
+    "torch.unique(torch.tensor([[1, 2], [0, 5], [1, 2]]), dim=0, return_inverse=True)",
+    "torch.unique(torch.tensor([[[1, 0], [1, 0]], [[0, 1], [0, 1]]]), dim=2, sorted=False)",
+    "torch.unique(torch.zeros(0, 3), dim=0, return_counts=True)",
+    "torch.unique(torch.zeros(3, 0), dim=0)", "torch.unique(x, dim=2)",
     "torch.tensor([1., float('nan'), 0.]).sort(descending=True)", "v.sort(descending=True)",
     # matrices
     "x.tril()", "x.triu(1)", "torch.tril(x, -1)", "y2 = x * 1\nout = y2.tril_()", "v.tril()",

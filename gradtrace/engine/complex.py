@@ -56,7 +56,7 @@ RUNS = frozenset("""
     view_as_complex real imag requires_grad_ retain_grad backward register_hook storage_offset
     is_contiguous data_ptr untyped_storage movedim moveaxis swapaxes swapdims flip
     equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn rand
-    eig eigvals abs absolute isclose allclose sum mean
+    eig eigvals abs absolute isclose allclose sum mean hfft ihfft
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
     mv addmv addmm inner where tensordot reciprocal var std pow sqrt log

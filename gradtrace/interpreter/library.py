@@ -174,18 +174,6 @@ def unpack_dual_c(interp: Interpreter, tensor: Tensor, level: int) -> tuple:
 
 
 @intrinsic
-def typename(interp: Interpreter, obj: Any) -> str:
-    """torch.typename: a tensor's legacy type (`torch.FloatTensor`), else the dotted name of
-    the value's class (`__main__.Net`, `list`)."""
-    if isinstance(obj, Tensor):
-        return f"torch.{obj.dtype.tensor_type}"
-    cls = obj if type(obj) is ScriptClass else obj.cls if type(obj) is Instance else None
-    if cls is None:
-        return type_name(obj)
-    return cls.qualname if cls.module in ("", "builtins") else f"{cls.module}.{cls.qualname}"
-
-
-@intrinsic
 def defaultdict_of_dicts(interp: Interpreter) -> defaultdict:
     """`collections.defaultdict(dict)` (an optimizer's `state`; it prints as torch's does)."""
     return defaultdict(dict)

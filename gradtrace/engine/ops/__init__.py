@@ -403,6 +403,7 @@ TENSOR_METHODS.update({
     "aminmax": aminmax, "isclose": statistics.isclose,
     "allclose": statistics.allclose, "equal": statistics.equal,
     "nonzero": statistics.nonzero, "argwhere": statistics.argwhere,
+    "nonzero_static": statistics.nonzero_static,
     # indexing
     "index_copy": indexing.index_copy, "index_copy_": indexing.index_copy_,
     "index_add": indexing.index_add, "index_add_": indexing.index_add_,

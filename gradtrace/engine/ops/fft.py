@@ -294,6 +294,29 @@ def irfft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) 
                                 last_dim_size=last)
 
 
+def hfft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
+    """torch.fft.hfft: fft_c2r with forward=true, the c2r transform of the input's conj
+    view scaled as a forward transform."""
+    from .complex_ops import conj
+
+    a = _promote(input, require_complex=True)
+    d = _dim(a, dim)
+    last = 2 * (a.array.shape[d] - 1) if n is None else int(n)
+    _points(last)
+    if n is not None:
+        a = _resize(a, (d,), (last // 2 + 1,))
+    return FftC2RBackward0.call(conj(a), dim=(d,), normalization=_norm_mode(norm, True),
+                                last_dim_size=last)
+
+
+def ihfft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
+    """torch.fft.ihfft: fft_r2c with forward=false and onesided, the one-sided r2c
+    transform scaled as the inverse, returned as its conj view."""
+    from .complex_ops import conj
+
+    return conj(_r2c("ihfft", input, n, dim, norm, onesided=True, forward=False))
+
+
 def _shape_and_dims(a: Tensor, s: Any, dim: Any) -> tuple[list[int], list[int]]:
     """torch's canonicalize_fft_shape_and_dim_args."""
     ndim = a.array.ndim
@@ -434,5 +457,5 @@ FFT_FUNCTIONS: dict[str, Any] = {
     "fft": fft, "ifft": ifft, "rfft": rfft, "irfft": irfft, "fft2": fft2, "ifft2": ifft2,
     "rfft2": rfft2, "irfft2": irfft2, "fftn": fftn, "ifftn": ifftn, "rfftn": rfftn,
     "irfftn": irfftn, "fftfreq": fftfreq, "rfftfreq": rfftfreq, "fftshift": fftshift,
-    "ifftshift": ifftshift,
+    "ifftshift": ifftshift, "hfft": hfft, "ihfft": ihfft,
 }

@@ -401,17 +401,60 @@ class Unique2Backward0(Function):
                           kind="NotImplementedError")
 
 
+class UniqueDimBackward0(Function):
+    """unique_dim: the distinct slices along a dim; torch has no derivative for it."""
+
+    __slots__ = ()
+    no_forward_ad = "unique_dim"  # torch has no forward-mode formula (measured)
+    formulas = (undefined("self"),)
+
+    def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:
+        return values
+
+    def backward(self, grad: Tensor) -> Tensor:
+        raise ScriptError("the derivative for 'unique_dim' is not implemented.",
+                          kind="NotImplementedError")
+
+
 def unique(a: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: int | None = None) -> Any:
     if dim is not None:
-        from ...errors import NotSupportedError
-
-        raise NotSupportedError("torch.unique(dim=...) is not supported by gradtrace")
+        return _unique_dim(a, wrap_dim(dim, a.array.ndim), return_inverse, return_counts)
     values, inverse, counts = np.unique(a.array, return_inverse=True, return_counts=True)
     out = Unique2Backward0.call(a, values=values.astype(a.array.dtype))
     extra = []
     if return_inverse:
         extra.append(_indices(inverse.reshape(a.array.shape)))
+    if return_counts:
+        extra.append(_indices(counts))
+    return (out, *extra) if extra else out
+
+
+def _unique_dim(a: Tensor, d: int, return_inverse: bool, return_counts: bool) -> Any:
+    """torch.unique(dim=d) (aten's unique_dim, sorted whatever `sorted` says): the distinct
+    slices along d in lexicographic order of their elements, the index of each slice's
+    distinct one and how often each occurs."""
+    moved = np.moveaxis(a.array, d, 0)
+    if moved.shape[0] == 0:
+        values, inverse, counts = a.array, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    elif moved.size == 0:
+        raise TorchRuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                                "unique cannot be applied")
+    else:
+        rows = moved.reshape(moved.shape[0], -1)
+        order = np.lexsort(rows.T[::-1])
+        sorted_rows = rows[order]
+        new = np.ones(rows.shape[0], dtype=bool)
+        new[1:] = np.any(sorted_rows[1:] != sorted_rows[:-1], axis=1)
+        group = np.cumsum(new) - 1
+        inverse = np.empty(rows.shape[0], dtype=np.int64)
+        inverse[order] = group
+        counts = np.bincount(group).astype(np.int64)
+        values = np.ascontiguousarray(np.moveaxis(moved[order[new]], 0, d))
+    out = UniqueDimBackward0.call(a, values=values)
+    extra = []
+    if return_inverse:
+        extra.append(_indices(inverse))
     if return_counts:
         extra.append(_indices(counts))
     return (out, *extra) if extra else out

@@ -367,3 +367,17 @@ def nonzero(a: Tensor, *, as_tuple: bool = False) -> Any:
 
 def argwhere(a: Tensor) -> Tensor:
     return nonzero(a)
+
+
+def nonzero_static(a: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """torch.nonzero_static: nonzero's table cut or padded with fill_value to `size` rows
+    (contiguous, unlike nonzero's column-by-column table)."""
+    if size < 0:
+        raise TorchRuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = np.stack(np.nonzero(a.array), axis=1).astype(np.int64) if a.array.ndim else \
+        np.zeros((int(bool(a.array)), 0), dtype=np.int64)
+    reserve((size, a.array.ndim), 8)
+    table = np.full((size, a.array.ndim), fill_value, dtype=np.int64)
+    kept = min(size, found.shape[0])
+    table[:kept] = found[:kept]
+    return Tensor._wrap(table)

@@ -99,6 +99,26 @@ def _random_table(interp: Interpreter, gen: Any, names: tuple[str, ...],
     return table
 
 
+def _state_methods(interp: Interpreter, gen: Any, note: Callable[[], None],
+                   restored: Callable[[], None]) -> dict[str, NumpyFunction]:
+    """A RandomState's get_state()/set_state(): the legacy tuple ('MT19937', the 624 keys,
+    pos, has_gauss, cached_gaussian) saved and restored (seed_everything helpers collect it
+    beside torch.get_rng_state()); legacy=False's dict is refused as numpy values are."""
+    def get_state(legacy: bool = True) -> Any:
+        note()  # an unseeded generator's state is the OS's entropy
+        value = call(gen.get_state, raw(legacy))
+        if type(value) is tuple:  # its first item names the bit generator
+            return (value[0], *(wrap(v) for v in value[1:]))
+        return wrap(value)
+
+    def set_state(value: Any) -> None:
+        call(gen.set_state, raw(value))
+        restored()
+
+    return {"get_state": NumpyFunction("get_state", get_state, interp),
+            "set_state": NumpyFunction("set_state", set_state, interp)}
+
+
 def numpy_random_namespace(interp: Interpreter) -> stdlib.Namespace:
     """np.random: one legacy RandomState per run (numpy seeds its global one from the OS
     until the script calls np.random.seed), RandomState(seed) and default_rng(seed)."""
@@ -129,7 +149,11 @@ def numpy_random_namespace(interp: Interpreter) -> stdlib.Namespace:
         gen = call(np.random.default_rng, raw(seed))
         return RandomSource(gen, _GENERATOR_METHODS, "Generator")
 
+    def restored() -> None:  # a state the script holds: what follows is as reproducible
+        seeded[0] = True      # as the state it came from
+
     table.update(seed=NumpyFunction("seed", seed, interp),
+                 **_state_methods(interp, state, note, restored),
                  RandomState=NumpyFunction("RandomState", random_state, interp),
                  default_rng=NumpyFunction("default_rng", default_rng, interp))
     return stdlib.Namespace("numpy.random", table)
@@ -137,6 +161,8 @@ def numpy_random_namespace(interp: Interpreter) -> stdlib.Namespace:
 
 def random_source_attribute(interp: Interpreter, source: RandomSource, name: str) -> Any:
     """A RandomState's or Generator's method (the allow-listed samplers only)."""
+    if source.kind == "RandomState" and name in ("get_state", "set_state"):
+        return _state_methods(interp, source.gen, lambda: None, lambda: None)[name]
     if name in source.methods or name == "shuffle":
         if name == "seed":
             return NumpyFunction("seed", lambda seed=None: call(source.gen.seed, raw(seed)),

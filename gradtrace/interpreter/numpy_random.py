@@ -58,6 +58,8 @@ class RandomSource:
         self.kind = kind
 
     def __repr__(self) -> str:
+        if self.kind == "SeedSequence":  # numpy's, of the numbers it holds
+            return repr(self.gen)
         return f"{self.kind}(MT19937)" if self.kind == "RandomState" else \
             f"Generator({type(self.gen.bit_generator).__name__})"
 
@@ -97,6 +99,39 @@ def _random_table(interp: Interpreter, gen: Any, names: tuple[str, ...],
             table[name] = NumpyFunction(name, _sampler(interp, gen, name, note), interp,
                                         f"{name}")
     return table
+
+
+_SEED_SEQUENCE_VALUES = ("entropy", "spawn_key", "pool_size", "n_children_spawned", "state")
+
+
+def _seed_sequence(gen: Any) -> RandomSource:
+    return RandomSource(gen, ("generate_state", "spawn"), "SeedSequence")
+
+
+def _seed_sequence_attribute(interp: Interpreter, source: RandomSource, name: str) -> Any:
+    """np.random.SeedSequence's values and its generate_state()/spawn() (Lightning's
+    worker_init_fn seeds numpy from `SeedSequence([...]).generate_state(4)`)."""
+    gen = source.gen
+    if name in _SEED_SEQUENCE_VALUES:
+        value = getattr(gen, name)
+        if type(value) is dict:  # `state`: the other four by name
+            return {key: wrap(item) for key, item in value.items()}
+        return wrap(value)
+    if name == "generate_state":
+        def generate_state(*args: Any, **kwargs: Any) -> Any:
+            converted, named = args_of(args, kwargs)  # (n_words, dtype=np.uint32)
+            n_words = converted[0] if converted else named.get("n_words")
+            if isinstance(n_words, int):
+                reserve(n_words)
+            return wrap(call(gen.generate_state, *converted, **named))
+        return NumpyFunction(name, generate_state, interp)
+    if name == "spawn":
+        def spawn(n_children: Any) -> list[RandomSource]:
+            if isinstance(n_children, int):  # each child ~20 us of numpy's own loop: at
+                reserve(n_children, 1 << 14)   # most 65,536 children under the 1 GiB limit
+            return [_seed_sequence(child) for child in call(gen.spawn, raw(n_children))]
+        return NumpyFunction(name, spawn, interp)
+    raise missing(source.kind, name)
 
 
 def _state_methods(interp: Interpreter, gen: Any, note: Callable[[], None],
@@ -145,14 +180,27 @@ def numpy_random_namespace(interp: Interpreter) -> stdlib.Namespace:
         if seed is None:
             unreproducible.note(unreproducible.UNSEEDED_RANDOM)
         if type(seed) is RandomSource:
-            return seed
+            if seed.kind != "SeedSequence":
+                return seed
+            return RandomSource(call(np.random.default_rng, seed.gen), _GENERATOR_METHODS,
+                                "Generator")
         gen = call(np.random.default_rng, raw(seed))
         return RandomSource(gen, _GENERATOR_METHODS, "Generator")
 
     def restored() -> None:  # a state the script holds: what follows is as reproducible
         seeded[0] = True      # as the state it came from
 
+    def seed_sequence(entropy: Any = None, *, spawn_key: Any = (),
+                      pool_size: Any = 4) -> RandomSource:
+        if entropy is None:  # numpy's entropy from the OS
+            unreproducible.note(unreproducible.UNSEEDED_RANDOM)
+        if isinstance(pool_size, int):  # its pool: pool_size uint32 words
+            reserve(pool_size, 4)
+        return _seed_sequence(call(np.random.SeedSequence, raw(entropy),
+                                   spawn_key=raw(spawn_key), pool_size=raw(pool_size)))
+
     table.update(seed=NumpyFunction("seed", seed, interp),
+                 SeedSequence=NumpyFunction("SeedSequence", seed_sequence, interp),
                  **_state_methods(interp, state, note, restored),
                  RandomState=NumpyFunction("RandomState", random_state, interp),
                  default_rng=NumpyFunction("default_rng", default_rng, interp))
@@ -161,6 +209,8 @@ def numpy_random_namespace(interp: Interpreter) -> stdlib.Namespace:
 
 def random_source_attribute(interp: Interpreter, source: RandomSource, name: str) -> Any:
     """A RandomState's or Generator's method (the allow-listed samplers only)."""
+    if source.kind == "SeedSequence":
+        return _seed_sequence_attribute(interp, source, name)
     if source.kind == "RandomState" and name in ("get_state", "set_state"):
         return _state_methods(interp, source.gen, lambda: None, lambda: None)[name]
     if name in source.methods or name == "shuffle":

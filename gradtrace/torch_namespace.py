@@ -261,11 +261,13 @@ _NN_MODULES = (
              "CTCLoss"),
 )
 """torch.nn's classes by the torch.nn.modules submodule defining them."""
-_NN_PRIVATE = {"loss": "_Loss _WeightedLoss", "conv": "_ConvNd _ConvTransposeNd",
+_NN_PRIVATE = {"module": "_addindent", "loss": "_Loss _WeightedLoss",
+               "conv": "_ConvNd _ConvTransposeNd",
                "batchnorm": "_NormBase _BatchNorm", "instancenorm": "_InstanceNorm",
                "dropout": "_DropoutNd", "pooling": "_MaxPoolNd _AvgPoolNd _AdaptiveAvgPoolNd "
                "_AdaptiveMaxPoolNd _MaxUnpoolNd _LPPoolNd"}
-"""The base classes scripts subclass (`from torch.nn.modules.loss import _Loss`)."""
+"""The base classes scripts subclass (`from torch.nn.modules.loss import _Loss`), and the
+module's _addindent, which hand-written module reprs and summary printers indent with."""
 _NN_ELSEWHERE = {"Buffer": None, "ChannelShuffle": "channelshuffle",
                  "MultiheadAttention": "activation", "LazyLinear": "linear",
                  **{f"Lazy{kind}{d}": module for kind, module in (

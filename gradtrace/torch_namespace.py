@@ -262,11 +262,13 @@ _NN_MODULES = (
              "CTCLoss"),
 )
 """torch.nn's classes by the torch.nn.modules submodule defining them."""
-_NN_PRIVATE = {"loss": "_Loss _WeightedLoss", "conv": "_ConvNd _ConvTransposeNd",
+_NN_PRIVATE = {"module": "_addindent", "loss": "_Loss _WeightedLoss",
+               "conv": "_ConvNd _ConvTransposeNd",
                "batchnorm": "_NormBase _BatchNorm", "instancenorm": "_InstanceNorm",
                "dropout": "_DropoutNd", "pooling": "_MaxPoolNd _AvgPoolNd _AdaptiveAvgPoolNd "
                "_AdaptiveMaxPoolNd _MaxUnpoolNd _LPPoolNd"}
-"""The base classes scripts subclass (`from torch.nn.modules.loss import _Loss`)."""
+"""The base classes scripts subclass (`from torch.nn.modules.loss import _Loss`), and the
+module's _addindent, which hand-written module reprs and summary printers indent with."""
 _NN_ELSEWHERE = {"Buffer": None, "ChannelShuffle": "channelshuffle",
                  "MultiheadAttention": "activation", "LazyLinear": "linear",
                  **{f"Lazy{kind}{d}": module for kind, module in (
@@ -359,6 +361,9 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.backends.cuda": {"sdp_kernel": "torch.backends.cuda"},
     "torch.nn.attention": {name: "torch.nn.attention" for name in (
         "SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS")},
+    # the handle module hooks return, which summary printers name in their annotations
+    # (`hooks: List[RemovableHandle]`); a tensor hook's handle is the engine's own class
+    "torch.utils.hooks": {"RemovableHandle": "torch.utils.hooks"},
     "torch.utils.checkpoint": {name: "torch.utils.checkpoint" for name in (
         "checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
         "CheckpointFunction", "CheckpointError", "noop_context_fn", "get_device_states",
@@ -624,6 +629,7 @@ def _build_torch() -> dict[str, Namespace]:
             # scripts); its DistributedSampler is not supported
             "torch.utils.data.distributed")},
         "torch.utils.checkpoint": Namespace("torch.utils.checkpoint", {}),
+        "torch.utils.hooks": Namespace("torch.utils.hooks", {}),
         "torch.random": Namespace("torch.random", {
             name: api.TORCH_FUNCTIONS[name] for name in (
                 "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state")

@@ -114,6 +114,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("pystd_ast_literal_eval_bomb.gt", "LimitError"),
     ("import_os.gt", "NotSupportedError"), ("dunder_tensor.gt", "NotSupportedError"),
     ("import_star_internals.gt", "NotSupportedError"),
+    ("import_utils_hooks_internals.gt", "NotSupportedError"),
+    ("numpy_seed_sequence_huge.gt", "LimitError"),
     ("import_star_in_class_body.gt", "SyntaxError"),
     ("tensor_class_patch_dunder.gt", "NotSupportedError"),
     ("tensor_class_patch_recursion.gt", "RecursionError"),

@@ -235,6 +235,11 @@ CUDA_FUNCTIONS = {
     "manual_seed": _no_op, "manual_seed_all": _no_op, "empty_cache": _no_op,
     "is_initialized": mps_is_available, "memory_allocated": cuda_device_count,
     "_initialized": False,  # (a module flag, read by code that saves device RNG states)
+    # RNG-state savers (Lightning's _collect_rng_states/_set_rng_states): no device has a
+    # state to get, and setting one is queued for a CUDA initialisation that never comes
+    "get_rng_state_all": lambda: [], "set_rng_state_all": _no_op,
+    "set_rng_state": _no_op, "seed": _no_op, "seed_all": _no_op,
+    "get_rng_state": cuda_unavailable, "initial_seed": cuda_unavailable,
 }
 XPU_FUNCTIONS = {
     "is_available": cuda_is_available, "device_count": cuda_device_count,

@@ -229,7 +229,8 @@ class _Copier:
             fresh_root = self.storages.get(id(root))
             if fresh_root is None:
                 reserve(root.shape, root.itemsize)
-                fresh_root = self.storages[id(root)] = np.ascontiguousarray(root).copy()
+                # (np.array, not ascontiguousarray, which makes a 0-dim storage 1-dim)
+                fresh_root = self.storages[id(root)] = np.array(root, order="C", copy=True)
                 if fresh_root.nbytes:  # (counted while a copy holds it)
                     track(fresh_root, fresh_root.nbytes)
             out = Tensor._wrap(_same_view(array, root, fresh_root))

@@ -13,7 +13,6 @@ import numpy as np
 from .. import stdlib
 from ..engine import unreproducible
 from ..engine.ndarray import call, raw, wrap
-from ..errors import NotSupportedError
 from .numpy_module import NumpyFunction, args_of, missing, numel, reserve
 
 if TYPE_CHECKING:
@@ -59,6 +58,8 @@ class RandomSource:
         self.kind = kind
 
     def __repr__(self) -> str:
+        if self.kind == "SeedSequence":  # numpy's, of the numbers it holds
+            return repr(self.gen)
         return f"{self.kind}(MT19937)" if self.kind == "RandomState" else \
             f"Generator({type(self.gen.bit_generator).__name__})"
 
@@ -100,6 +101,59 @@ def _random_table(interp: Interpreter, gen: Any, names: tuple[str, ...],
     return table
 
 
+_SEED_SEQUENCE_VALUES = ("entropy", "spawn_key", "pool_size", "n_children_spawned", "state")
+
+
+def _seed_sequence(gen: Any) -> RandomSource:
+    return RandomSource(gen, ("generate_state", "spawn"), "SeedSequence")
+
+
+def _seed_sequence_attribute(interp: Interpreter, source: RandomSource, name: str) -> Any:
+    """np.random.SeedSequence's values and its generate_state()/spawn() (Lightning's
+    worker_init_fn seeds numpy from `SeedSequence([...]).generate_state(4)`)."""
+    gen = source.gen
+    if name in _SEED_SEQUENCE_VALUES:
+        value = getattr(gen, name)
+        if type(value) is dict:  # `state`: the other four by name
+            return {key: wrap(item) for key, item in value.items()}
+        return wrap(value)
+    if name == "generate_state":
+        def generate_state(*args: Any, **kwargs: Any) -> Any:
+            converted, named = args_of(args, kwargs)  # (n_words, dtype=np.uint32)
+            n_words = converted[0] if converted else named.get("n_words")
+            if isinstance(n_words, int):
+                reserve(n_words)
+            return wrap(call(gen.generate_state, *converted, **named))
+        return NumpyFunction(name, generate_state, interp)
+    if name == "spawn":
+        def spawn(n_children: Any) -> list[RandomSource]:
+            if isinstance(n_children, int):  # each child ~20 us of numpy's own loop: at
+                reserve(n_children, 1 << 14)   # most 65,536 children under the 1 GiB limit
+            return [_seed_sequence(child) for child in call(gen.spawn, raw(n_children))]
+        return NumpyFunction(name, spawn, interp)
+    raise missing(source.kind, name)
+
+
+def _state_methods(interp: Interpreter, gen: Any, note: Callable[[], None],
+                   restored: Callable[[], None]) -> dict[str, NumpyFunction]:
+    """A RandomState's get_state()/set_state(): the legacy tuple ('MT19937', the 624 keys,
+    pos, has_gauss, cached_gaussian) saved and restored (seed_everything helpers collect it
+    beside torch.get_rng_state()); legacy=False's dict is refused as numpy values are."""
+    def get_state(legacy: bool = True) -> Any:
+        note()  # an unseeded generator's state is the OS's entropy
+        value = call(gen.get_state, raw(legacy))
+        if type(value) is tuple:  # its first item names the bit generator
+            return (value[0], *(wrap(v) for v in value[1:]))
+        return wrap(value)
+
+    def set_state(value: Any) -> None:
+        call(gen.set_state, raw(value))
+        restored()
+
+    return {"get_state": NumpyFunction("get_state", get_state, interp),
+            "set_state": NumpyFunction("set_state", set_state, interp)}
+
+
 def numpy_random_namespace(interp: Interpreter) -> stdlib.Namespace:
     """np.random: one legacy RandomState per run (numpy seeds its global one from the OS
     until the script calls np.random.seed), RandomState(seed) and default_rng(seed)."""
@@ -120,57 +174,48 @@ def numpy_random_namespace(interp: Interpreter) -> stdlib.Namespace:
         if seed is None:
             unreproducible.note(unreproducible.UNSEEDED_RANDOM)
         gen = call(np.random.RandomState, raw(seed))
-        return RandomSource(gen, _LEGACY_RANDOM + ("seed", "get_state", "set_state"),
-                            "RandomState")
+        return RandomSource(gen, _LEGACY_RANDOM + ("seed",), "RandomState")
 
     def default_rng(seed: Any = None) -> RandomSource:
         if seed is None:
             unreproducible.note(unreproducible.UNSEEDED_RANDOM)
         if type(seed) is RandomSource:
-            return seed
+            if seed.kind != "SeedSequence":
+                return seed
+            return RandomSource(call(np.random.default_rng, seed.gen), _GENERATOR_METHODS,
+                                "Generator")
         gen = call(np.random.default_rng, raw(seed))
         return RandomSource(gen, _GENERATOR_METHODS, "Generator")
 
-    def set_state(state_tuple: Any) -> None:
-        # the state a script restores is one it read (get_state noted it, were the stream
-        # unseeded then) or one it wrote out: what follows is reproducible
-        call(state.set_state, raw(state_tuple))
-        seeded[0] = True
+    def restored() -> None:  # a state the script holds: what follows is as reproducible
+        seeded[0] = True      # as the state it came from
+
+    def seed_sequence(entropy: Any = None, *, spawn_key: Any = (),
+                      pool_size: Any = 4) -> RandomSource:
+        if entropy is None:  # numpy's entropy from the OS
+            unreproducible.note(unreproducible.UNSEEDED_RANDOM)
+        if isinstance(pool_size, int):  # its pool: pool_size uint32 words
+            reserve(pool_size, 4)
+        return _seed_sequence(call(np.random.SeedSequence, raw(entropy),
+                                   spawn_key=raw(spawn_key), pool_size=raw(pool_size)))
 
     table.update(seed=NumpyFunction("seed", seed, interp),
-                 get_state=NumpyFunction("get_state", _get_state(state, note), interp),
-                 set_state=NumpyFunction("set_state", set_state, interp),
+                 SeedSequence=NumpyFunction("SeedSequence", seed_sequence, interp),
+                 **_state_methods(interp, state, note, restored),
                  RandomState=NumpyFunction("RandomState", random_state, interp),
                  default_rng=NumpyFunction("default_rng", default_rng, interp))
     return stdlib.Namespace("numpy.random", table)
 
 
-def _get_state(gen: Any, note: Callable[[], None]) -> Callable[..., Any]:
-    """get_state(legacy=True) of a RandomState: numpy's tuple ('MT19937', the 624 keys,
-    pos, has_gauss, cached_gaussian) (a dict of them with legacy=False), as numpy gives
-    it; an unseeded stream's state is noted as unreproducible."""
-    def get_state(legacy: Any = True) -> Any:
-        note()
-        state = call(gen.get_state, raw(legacy))
-        if isinstance(state, dict):  # legacy=False: the bit generator's dict
-            raise NotSupportedError("np.random.get_state(legacy=False) (a dict state) is "
-                                    "not supported by gradtrace; the legacy tuple is")
-        kind, keys, pos, has_gauss, cached_gaussian = state
-        return (kind, wrap(keys), pos, has_gauss, cached_gaussian)
-
-    return get_state
-
-
 def random_source_attribute(interp: Interpreter, source: RandomSource, name: str) -> Any:
     """A RandomState's or Generator's method (the allow-listed samplers only)."""
+    if source.kind == "SeedSequence":
+        return _seed_sequence_attribute(interp, source, name)
+    if source.kind == "RandomState" and name in ("get_state", "set_state"):
+        return _state_methods(interp, source.gen, lambda: None, lambda: None)[name]
     if name in source.methods or name == "shuffle":
         if name == "seed":
             return NumpyFunction("seed", lambda seed=None: call(source.gen.seed, raw(seed)),
-                                 interp)
-        if name == "get_state":
-            return NumpyFunction(name, _get_state(source.gen, lambda: None), interp)
-        if name == "set_state":
-            return NumpyFunction(name, lambda state: call(source.gen.set_state, raw(state)),
                                  interp)
         return NumpyFunction(name, _sampler(interp, source.gen, name, lambda: None), interp)
     raise missing(source.kind, name)

@@ -16,7 +16,13 @@
   is refused by torch's argument parser ("linear(): argument 'input' (position 1) must be
   Tensor, not list") instead of an engine AttributeError; Module.add_module names a class
   or function by torch.typename ("torch.nn.modules.activation.ReLU is not a Module
-  subclass").
+  subclass");
+- addmm expands its bias with expand's words ("The expanded size of the tensor (4) must
+  match the existing size (5) ... Target sizes: [2, 4].  Tensor sizes: [5]"), addmm_ refuses
+  a self of another shape than the product first ("Bad in-place call"), and F.linear
+  flattens a contiguous input into one addmm when the bias has one dim that is not 1 (as
+  torch 2.13 does, measured), else runs matmul and an add, where gradtrace flattened every
+  3-D input and refused a (2, 4) bias torch takes.
 
 Skipped unless torch is importable.
 """
@@ -126,9 +132,37 @@ t(lambda: nn.Module().add_module("a", torch.zeros(2)))
 t(lambda: nn.ModuleDict({"a": [nn.ReLU()]}))
 """
 
+LINEAR_AND_ADDMM_BIAS = PROLOGUE + """
+torch.set_printoptions(precision=10)
+m1 = torch.randn(2, 3)
+m2 = torch.randn(3, 4)
+x3 = torch.randn(5, 2, 3)
+x4 = torch.randn(5, 2, 2, 3)
+xt = torch.randn(2, 5, 3).transpose(0, 1)
+for shape in [(4,), (5,), (1,), (), (2, 1), (3, 1), (1, 4), (1, 3), (2, 2), (2, 4), (4, 2),
+              (8, 1), (1, 1), (1, 2, 4), (2, 2, 4), (1, 1, 4), (2, 1, 1), (5, 2, 1), (5, 1, 4),
+              (1, 1, 1, 4)]:
+    b = torch.randn(shape)
+    t(lambda: torch.addmm(b, m1, m2))
+    for x in (m1, x3, x4, xt):
+        def run():
+            y = F.linear(x, m2.t(), b)
+            print(y.grad_fn.name() if y.grad_fn else None, y.sum().item())
+            return y
+        t(run)
+for shape in [(2, 2), (2, 4), (4,), (1, 4), (2, 4, 1)]:
+    t(lambda: torch.randn(shape).addmm_(m1, m2))
+x = torch.randn(5, 2, 3, requires_grad=True)
+b = torch.randn(1, 4, requires_grad=True)
+y = F.linear(x, m2.t(), b)
+y.pow(2).sum().backward()
+print(y.grad_fn.name(), b.grad, x.grad.sum().item())
+"""
+
 
 @pytest.mark.parametrize("script", [RNN_CELL_CHECKS, MAX_POOL1D_CHECKS, BCE_WEIGHT_BROADCASTING,
-                                    LIBRARY_ARGUMENTS_PARSED],
-                         ids=["rnn_cells", "max_pool1d", "bce_weights", "library_arguments"])
+                                    LIBRARY_ARGUMENTS_PARSED, LINEAR_AND_ADDMM_BIAS],
+                         ids=["rnn_cells", "max_pool1d", "bce_weights", "library_arguments",
+                              "linear_bias"])
 def test_nn_errors_are_worded_as_torch_words_them(script: str) -> None:
     assert gradtrace_output(script) == torch_output(script)

@@ -22,7 +22,11 @@
   a self of another shape than the product first ("Bad in-place call"), and F.linear
   flattens a contiguous input into one addmm when the bias has one dim that is not 1 (as
   torch 2.13 does, measured), else runs matmul and an add, where gradtrace flattened every
-  3-D input and refused a (2, 4) bias torch takes.
+  3-D input and refused a (2, 4) bias torch takes;
+- masked_scatter checks dtypes, then the mask's, in masked_scatter__cpu's words ("but
+  gotFloat and Double", "only supports boolean masks", "Number of elements of source <
+  number of ones in mask");
+- load_state_dict's _IncompatibleKeys is torch's namedtuple subclass (a tuple, _fields).
 
 Skipped unless torch is importable.
 """
@@ -159,10 +163,33 @@ y.pow(2).sum().backward()
 print(y.grad_fn.name(), b.grad, x.grad.sum().item())
 """
 
+MASKED_SCATTER_AND_INCOMPATIBLE_KEYS = PROLOGUE + """
+m = torch.tensor([True, False, True])
+t(lambda: torch.zeros(3).masked_scatter_(m, torch.ones(3).double()))
+t(lambda: torch.zeros(3).masked_scatter(m, torch.ones(3).double()))
+t(lambda: torch.masked_scatter(torch.zeros(3), m, torch.ones(3).double()))
+t(lambda: torch.zeros(3, dtype=torch.long).masked_scatter_(m, torch.ones(3)))
+t(lambda: torch.zeros(3).masked_scatter_(torch.tensor([1, 0, 1]), torch.ones(3).double()))
+t(lambda: torch.zeros(3).masked_scatter(torch.tensor([1, 0, 1]), torch.ones(3)))
+t(lambda: torch.zeros(3).masked_scatter_(m, torch.ones(1)))
+t(lambda: torch.zeros(3, requires_grad=True).masked_scatter(m, torch.ones(1)))
+t(lambda: torch.zeros(3).masked_scatter_(torch.ones(2, 3, dtype=torch.bool), torch.ones(6)))
+t(lambda: torch.zeros(3).masked_scatter(m, torch.arange(4.)))
+r = nn.Linear(2, 2).load_state_dict(nn.Linear(2, 2).state_dict())
+print(r, isinstance(r, tuple), type(r).__name__, type(r).__mro__[1].__name__, r._fields,
+      r == ([], []), tuple(r), repr(r), str(r))
+r = nn.Linear(2, 2).load_state_dict({"weight": torch.zeros(2, 2), "w": torch.ones(1)},
+                                    strict=False)
+missing, unexpected = r
+print(r, r._asdict(), r.missing_keys, len(r), r.count([]), r.index(["w"]), missing, unexpected,
+      type(r).__module__, type(r).__qualname__, r._replace(missing_keys=[]), r[0], r[-1])
+"""
+
 
 @pytest.mark.parametrize("script", [RNN_CELL_CHECKS, MAX_POOL1D_CHECKS, BCE_WEIGHT_BROADCASTING,
-                                    LIBRARY_ARGUMENTS_PARSED, LINEAR_AND_ADDMM_BIAS],
+                                    LIBRARY_ARGUMENTS_PARSED, LINEAR_AND_ADDMM_BIAS,
+                                    MASKED_SCATTER_AND_INCOMPATIBLE_KEYS],
                          ids=["rnn_cells", "max_pool1d", "bce_weights", "library_arguments",
-                              "linear_bias"])
+                              "linear_bias", "masked_scatter_incompatible_keys"])
 def test_nn_errors_are_worded_as_torch_words_them(script: str) -> None:
     assert gradtrace_output(script) == torch_output(script)

@@ -3,7 +3,8 @@
 
 - RNNCell/LSTMCell/GRUCell check their input and hidden sizes as ATen's rnn cells do
   ("input has inconsistent input_size", "Input batch size 5 doesn't match hidden0 batch
-  size 2", "hidden1 has inconsistent hidden_size"), where gradtrace's matmuls and
+  size 2", "hidden1 has inconsistent hidden_size"; a single tensor for LSTMCell's (h, c) is
+  the parser's "lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors"), where gradtrace's matmuls and
   broadcasting refused them in their own words;
 - F.max_pool1d without indices runs ATen's check_max_pool1d ("max_pool1d() Invalid computed
   output size: 0", its kernel, padding and dilation messages, zero-size inputs), where
@@ -69,6 +70,8 @@ t(lambda: lstm(torch.randn(5, 2), (torch.randn(2, 4), torch.randn(2, 4))))
 t(lambda: lstm(torch.randn(3), (torch.randn(5), torch.randn(4))))
 t(lambda: lstm(x, (torch.randn(5, 4), torch.randn(5, 4)))[1])
 t(lambda: lstm(x)[0])
+t(lambda: lstm(x, torch.randn(1, 4)))
+t(lambda: lstm(torch.randn(1, 3), torch.randn(1, 4)))
 """
 
 MAX_POOL1D_CHECKS = PROLOGUE + """

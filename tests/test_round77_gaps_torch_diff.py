@@ -4,8 +4,8 @@
 - RNNCell/LSTMCell/GRUCell check their input and hidden sizes as ATen's rnn cells do
   ("input has inconsistent input_size", "Input batch size 5 doesn't match hidden0 batch
   size 2", "hidden1 has inconsistent hidden_size"; a single tensor for LSTMCell's (h, c) is
-  the parser's "lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors"), where gradtrace's matmuls and
-  broadcasting refused them in their own words;
+  the parser's "lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors"), where
+  gradtrace's matmuls and broadcasting refused them in their own words;
 - F.max_pool1d without indices runs ATen's check_max_pool1d ("max_pool1d() Invalid computed
   output size: 0", its kernel, padding and dilation messages, zero-size inputs), where
   gradtrace gave the 2-D pool's "Output size is too small";

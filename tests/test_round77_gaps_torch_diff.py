@@ -27,7 +27,10 @@
 - masked_scatter checks dtypes, then the mask's, in masked_scatter__cpu's words ("but
   gotFloat and Double", "only supports boolean masks", "Number of elements of source <
   number of ones in mask");
-- load_state_dict's _IncompatibleKeys is torch's namedtuple subclass (a tuple, _fields).
+- load_state_dict's _IncompatibleKeys is torch's namedtuple subclass (a tuple, _fields);
+- nll_loss (and cross_entropy's class-index path) checks the target's dtype after its
+  shapes, as the kernels do: a 2-D Float target of 2-D logits is "0D or 1D target tensor
+  expected, multi-target not supported", not the dtype error.
 
 Skipped unless torch is importable.
 """
@@ -188,11 +191,27 @@ print(r, r._asdict(), r.missing_keys, len(r), r.count([]), r.index(["w"]), missi
       type(r).__module__, type(r).__qualname__, r._replace(missing_keys=[]), r[0], r[-1])
 """
 
+NLL_TARGET_CHECK_ORDER = PROLOGUE + """
+x = torch.randn(4, 5)
+for tgt in [torch.rand(4, 6), torch.rand(4), torch.rand(3), torch.rand(3, 6), torch.tensor(2.),
+            torch.rand(4, 5), torch.rand(4, 5).double(), torch.randint(0, 5, (4,)).int(),
+            torch.randint(0, 5, (4, 2)).int(), torch.rand(4, 2, 2), torch.tensor([1])]:
+    t(lambda: F.cross_entropy(x, tgt))
+    t(lambda: F.nll_loss(x, tgt))
+    t(lambda: F.nll_loss(torch.randn(5), tgt))
+    t(lambda: F.nll_loss(torch.randn(4, 5, 2, 2), tgt))
+    t(lambda: F.nll_loss(torch.randn(4, 5, 2), tgt))
+    t(lambda: F.nll_loss(torch.randn(4, 5, 3, 2, 2), tgt))
+    t(lambda: F.nll_loss(x, tgt, weight=torch.ones(3)))
+    t(lambda: F.cross_entropy(torch.randn(4, 5, 2), tgt))
+"""
+
 
 @pytest.mark.parametrize("script", [RNN_CELL_CHECKS, MAX_POOL1D_CHECKS, BCE_WEIGHT_BROADCASTING,
                                     LIBRARY_ARGUMENTS_PARSED, LINEAR_AND_ADDMM_BIAS,
-                                    MASKED_SCATTER_AND_INCOMPATIBLE_KEYS],
+                                    MASKED_SCATTER_AND_INCOMPATIBLE_KEYS, NLL_TARGET_CHECK_ORDER],
                          ids=["rnn_cells", "max_pool1d", "bce_weights", "library_arguments",
-                              "linear_bias", "masked_scatter_incompatible_keys"])
+                              "linear_bias", "masked_scatter_incompatible_keys",
+                              "nll_target_order"])
 def test_nn_errors_are_worded_as_torch_words_them(script: str) -> None:
     assert gradtrace_output(script) == torch_output(script)

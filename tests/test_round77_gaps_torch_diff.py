@@ -30,7 +30,9 @@
 - load_state_dict's _IncompatibleKeys is torch's namedtuple subclass (a tuple, _fields);
 - nll_loss (and cross_entropy's class-index path) checks the target's dtype after its
   shapes, as the kernels do: a 2-D Float target of 2-D logits is "0D or 1D target tensor
-  expected, multi-target not supported", not the dtype error.
+  expected, multi-target not supported", not the dtype error;
+- mse/l1/smooth_l1/huber losses of a target (or input) that is no tensor fail as torch's
+  `target.size()` does ("'list' object has no attribute 'size'"), not on 'shape'.
 
 Skipped unless torch is importable.
 """
@@ -206,12 +208,28 @@ for tgt in [torch.rand(4, 6), torch.rand(4), torch.rand(3), torch.rand(3, 6), to
     t(lambda: F.cross_entropy(torch.randn(4, 5, 2), tgt))
 """
 
+POINTWISE_LOSS_OF_A_LIST = PROLOGUE + """
+x = torch.randn(3)
+for loss in (nn.MSELoss(), nn.L1Loss(), nn.SmoothL1Loss(), nn.HuberLoss(),
+             nn.SmoothL1Loss(beta=0.0)):
+    t(lambda: loss(x, [1., 2., 3.]))
+    t(lambda: loss(x, 1.0))
+    t(lambda: loss(x, None))
+    t(lambda: loss([1., 2., 3.], x))
+    t(lambda: loss(x, (1, 2, 3)))
+for f in (F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss):
+    t(lambda: f(x, [1., 2., 3.]))
+    t(lambda: f(3, x))
+    t(lambda: f(x, torch.tensor([1., 2., 3.])))
+"""
+
 
 @pytest.mark.parametrize("script", [RNN_CELL_CHECKS, MAX_POOL1D_CHECKS, BCE_WEIGHT_BROADCASTING,
                                     LIBRARY_ARGUMENTS_PARSED, LINEAR_AND_ADDMM_BIAS,
-                                    MASKED_SCATTER_AND_INCOMPATIBLE_KEYS, NLL_TARGET_CHECK_ORDER],
+                                    MASKED_SCATTER_AND_INCOMPATIBLE_KEYS, NLL_TARGET_CHECK_ORDER,
+                                    POINTWISE_LOSS_OF_A_LIST],
                          ids=["rnn_cells", "max_pool1d", "bce_weights", "library_arguments",
                               "linear_bias", "masked_scatter_incompatible_keys",
-                              "nll_target_order"])
+                              "nll_target_order", "pointwise_loss_of_a_list"])
 def test_nn_errors_are_worded_as_torch_words_them(script: str) -> None:
     assert gradtrace_output(script) == torch_output(script)

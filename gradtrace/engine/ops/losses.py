@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError, TorchValueError
+from ...errors import ScriptError, TorchRuntimeError, TorchValueError
 from .. import dtypes, glibc, kernels, pointwise
 from ..formulas import PRESENT, Formula, local
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, broadcast_shapes
-from ..tensor import Tensor, bump_version
+from ..tensor import Tensor, bump_version, type_name
 from . import stacking
 from ._util import cast, not_implemented
 from .activations import logsigmoid
@@ -93,6 +93,12 @@ def legacy_reduction(size_average: Any, reduce: Any, reduction: str, where: str)
 
 
 def _size_warning(input: Tensor, target: Tensor) -> None:  # noqa: A002
+    """torch.nn.functional's `if not (target.size() == input.size()): warnings.warn(...)`:
+    a target (then an input) that is no tensor fails its `.size()`."""
+    for value in (target, input):
+        if not isinstance(value, Tensor):
+            raise ScriptError(f"'{type_name(value)}' object has no attribute 'size'",
+                              kind="AttributeError")
     if target.shape != input.shape:
         warn(f"Using a target size ({Size(target.shape)!r}) that is different to the input size "
              f"({Size(input.shape)!r}). This will likely lead to incorrect results due to "

@@ -356,7 +356,7 @@ class Calls:
                 self._flush_engine_warnings()
             return result
         except GradtraceError as err:
-            if self.in_library and err.kind == "TypeError":
+            if self.in_library and err.kind in ("TypeError", "AttributeError"):
                 # bundled library code skips torch's argument parser; when its call fails on
                 # an argument's type, the parser words it as torch does (nn.Linear's
                 # `torch.empty((out_features, in_features))` of a float size: "empty():
@@ -371,6 +371,11 @@ class Calls:
         except RecursionError:
             raise
         except PYTHON_ERRORS as err:
+            if self.in_library and type(err) in (TypeError, AttributeError):
+                # (an engine function reading a list or None as a tensor: the parser torch
+                # runs first refuses it, as nn.Linear's F.linear of a list: "linear():
+                # argument 'input' (position 1) must be Tensor, not list")
+                check_arguments(fn, args, kwargs, span)
             message = script_message(str(err), args)
             if type(err) is TypeError:
                 message = python_call_message(fn, message)

@@ -657,11 +657,15 @@ class MaskedScatterBackward0(Function):
 
     def forward(self, a: Tensor, source: Tensor, mask: Tensor,
                 outplace: bool = False) -> np.ndarray:
-        _check_bool_mask("masked_scatter_", mask)
+        # masked_scatter__cpu's checks, in its order and words (its dtype message has no
+        # space after "got"), the out-of-place op running it on a clone
         if source.dtype is not a.dtype:
             raise TorchRuntimeError(
-                f"masked_scatter_: expected self and source to have same dtypes but got "
+                f"masked_scatter: expected self and source to have same dtypes but got"
                 f"{a.dtype.scalar_type} and {source.dtype.scalar_type}")
+        if mask.dtype is not dtypes.bool_:
+            raise TorchRuntimeError("masked_scatter_ only supports boolean masks, but got mask "
+                                    f"with dtype {mask.dtype.scalar_type}")
         self.save("mask", mask)
         self.save_attr(source_sym_sizes=source.array.shape)
         # the out-of-place op broadcasts self and mask together (expand_outplace); the
@@ -672,8 +676,7 @@ class MaskedScatterBackward0(Function):
         m = np.broadcast_to(mask.array, shape)
         count = int(m.sum())
         if count > source.array.size:
-            raise TorchRuntimeError("masked_scatter: expected source to have at least as many "
-                                    "elements as ones in mask")
+            raise TorchRuntimeError("Number of elements of source < number of ones in mask")
         out = np.broadcast_to(a.array, shape).copy()
         out[m] = source.array.reshape(-1)[:count]
         return out

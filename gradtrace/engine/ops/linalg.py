@@ -20,6 +20,7 @@ from ..tensor import Tensor, type_name
 from .clones import contiguous
 from .views import (
     expand,
+    expanded_shape,
     mT,
     reshape,
     saved_int,
@@ -143,6 +144,15 @@ def mm(a: Tensor, mat2: Tensor) -> Tensor:
     return MmBackward0.call(a, mat2)
 
 
+def _addmm_checks(bias: Tensor, m1: Tensor, m2: Tensor) -> None:
+    # addmm words its dtype checks otherwise than mm (measured on torch 2.13)
+    for a, b, names in ((m1, m2, "mat1 and mat2"), (bias, m2, "self and mat2")):
+        if a.dtype is not b.dtype and m1.array.ndim == m2.array.ndim == 2:
+            raise TorchRuntimeError(f"{names} must have the same dtype, but got "
+                                    f"{a.dtype.scalar_type} and {b.dtype.scalar_type}")
+    _check_matrix(m1, m2, "mat1", "mat2")
+
+
 class AddmmBackward0(Function):
     """beta * self + alpha * (mat1 @ mat2); inputs (self, mat1, mat2)."""
 
@@ -155,20 +165,10 @@ class AddmmBackward0(Function):
 
     def forward(self, bias: Tensor, m1: Tensor, m2: Tensor, beta: Any = 1,
                 alpha: Any = 1) -> np.ndarray:
-        # addmm words its dtype checks otherwise than mm (measured on torch 2.13)
-        for a, b, names in ((m1, m2, "mat1 and mat2"), (bias, m2, "self and mat2")):
-            if a.dtype is not b.dtype and m1.array.ndim == m2.array.ndim == 2:
-                raise TorchRuntimeError(f"{names} must have the same dtype, but got "
-                                        f"{a.dtype.scalar_type} and {b.dtype.scalar_type}")
-        _check_matrix(m1, m2, "mat1", "mat2")
+        _addmm_checks(bias, m1, m2)
         out_shape = (m1.array.shape[0], m2.array.shape[1])
-        shape = broadcast_shapes(bias.array.shape, out_shape)
-        if shape != out_shape:
-            raise TorchRuntimeError(
-                f"The expanded size of the tensor ({out_shape[-1]}) must match the existing "
-                f"size ({bias.array.shape[-1]}) at non-singleton dimension 1.  Target sizes: "
-                f"[{out_shape[0]}, {out_shape[1]}].  Tensor sizes: "
-                f"[{', '.join(map(str, bias.array.shape))}]")
+        # addmm expands its bias to the result's shape (expand_size), with expand's words
+        expanded_shape(bias.array.shape, out_shape, f"torch.{bias.dtype.tensor_type}")
         self.save_attr(alpha=alpha, beta=beta)
         _save_matrix(self, "mat1", m1, m2.requires_grad, m1.requires_grad)
         _save_matrix(self, "mat2", m2, m1.requires_grad, m2.requires_grad)
@@ -211,6 +211,14 @@ def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
     values and result as addmm's)."""
     from ._util import apply_inplace
 
+    if mat1.array.ndim == mat2.array.ndim == 2:  # the structured kernel's set_output refuses
+        # a result of another shape than self before the bias is expanded
+        _addmm_checks(self, mat1, mat2)
+        out_shape = (mat1.array.shape[0], mat2.array.shape[1])
+        if self.array.shape != out_shape:
+            raise TorchRuntimeError(
+                f"Bad in-place call: input tensor size [{', '.join(map(str, self.array.shape))}]"
+                f" and output tensor size [{out_shape[0]}, {out_shape[1]}] should match")
     return apply_inplace(AddmmBackward0, self, mat1, mat2, beta=beta, alpha=alpha)
 
 
@@ -477,7 +485,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     ndim = input.array.ndim
     if ndim == 2 and bias is not None:
         return addmm(bias, input, t(weight))
-    if bias is not None and input.array.flags.c_contiguous and (ndim == 3 or bias.array.ndim == 1):
+    # a contiguous input is flattened into one addmm when the bias is a vector, or has one
+    # dim that is not 1 ((1, out) or (n, 1) too, measured on torch 2.13; the addmm's expand
+    # then refuses an (n, 1)); else matmul and an in-place add
+    if bias is not None and input.array.flags.c_contiguous and (
+            bias.array.ndim == 1 or sum(size != 1 for size in bias.array.shape) == 1):
         sizes = input.array.shape
         flat = reshape(input, (math.prod(sizes[:-1]), sizes[-1]))
         result = addmm(bias, flat, t(weight))

@@ -10,13 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError, TorchValueError
+from ...errors import ScriptError, TorchRuntimeError, TorchValueError
 from .. import dtypes, glibc, kernels, pointwise
 from ..formulas import PRESENT, Formula, local
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, broadcast_shapes
-from ..tensor import Tensor, bump_version
+from ..tensor import Tensor, bump_version, type_name
+from . import stacking
 from ._util import cast, not_implemented
 from .activations import logsigmoid
 from .arithmetic import sub_check
@@ -92,6 +93,12 @@ def legacy_reduction(size_average: Any, reduce: Any, reduction: str, where: str)
 
 
 def _size_warning(input: Tensor, target: Tensor) -> None:  # noqa: A002
+    """torch.nn.functional's `if not (target.size() == input.size()): warnings.warn(...)`:
+    a target (then an input) that is no tensor fails its `.size()`."""
+    for value in (target, input):
+        if not isinstance(value, Tensor):
+            raise ScriptError(f"'{type_name(value)}' object has no attribute 'size'",
+                              kind="AttributeError")
     if target.shape != input.shape:
         warn(f"Using a target size ({Size(target.shape)!r}) that is different to the input size "
              f"({Size(input.shape)!r}). This will likely lead to incorrect results due to "
@@ -375,10 +382,12 @@ def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002
         raise TorchValueError(
             f"Using a target size ({Size(target.shape)!r}) that is different to the input size "
             f"({Size(input.shape)!r}) is deprecated. Please ensure they have the same size.")
-    if weight is not None:
-        shape = broadcast_shapes(target.shape, weight.shape)
+    if weight is not None:  # torch.broadcast_shapes's message; the kernel writes a loss of
+        # the input's shape (TensorIterator's output check)
+        shape = tuple(stacking.broadcast_shapes(Size(target.shape), Size(weight.shape)))
         if weight.shape != shape:
             weight = ExpandBackward0.call(weight, shape=shape)
+        _in_place_broadcast(input.shape, shape)
     return BinaryCrossEntropyBackward0.call(input, target, weight=weight, reduction=code)
 
 
@@ -405,6 +414,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
             _bce_logits_target_check(a, target)
             if pos_weight is not None:  # log_sigmoid_input.mul_(log_weight), log_weight =
                 pw = pos_weight.array  # (pos_weight - 1).mul(target).add_(1), out of place
+                _in_place_broadcast(x.shape, broadcast_shapes(pw.shape, t_.shape))
                 log_weight = _step(np.subtract, pw, pos_weight.dtype, pw.dtype.type(1))
                 log_weight = _step(np.multiply, log_weight, pos_weight.dtype, t_, target.dtype,
                                    in_place=False)
@@ -416,6 +426,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
             loss = _step(np.multiply, t_.dtype.type(1) - t_, target.dtype, x, a.dtype)
             loss = _step(np.subtract, loss, target.dtype, log_sigmoid, a.dtype)
             if weight is not None:
+                _in_place_broadcast(loss.shape, weight.array.shape)
                 loss = _step(np.multiply, loss, target.dtype, weight.array, weight.dtype)
         return _reduce(loss, reduction)
 
@@ -456,6 +467,16 @@ def _step(ufunc: np.ufunc, a: np.ndarray, a_dtype: dtypes.DType, b: Any,
     common = dtypes.result_type(ranked, []).np
     out = ufunc(a.astype(common, copy=False), np.asarray(b).astype(common))
     return np.asarray(out, dtype=a.dtype if in_place else common)
+
+
+def _in_place_broadcast(shape: tuple[int, ...], other: tuple[int, ...]) -> None:
+    """TensorIterator's shape checks of an in-place `a.op_(b)` on an `a` of `shape`: the
+    operands broadcast, into `a`'s shape."""
+    result = broadcast_shapes(shape, other)
+    if result != tuple(shape):
+        raise TorchRuntimeError(
+            f"output with shape [{', '.join(map(str, shape))}] doesn't match the broadcast "
+            f"shape [{', '.join(map(str, result))}]")
 
 
 def _bce_logits_target_check(a: Tensor, target: Tensor) -> None:

@@ -187,6 +187,14 @@ _BACKWARD = {NllLossBackward0: NllLossBackwardBackward0,
              NllLoss2DBackward0: NllLoss2DBackwardBackward0}
 
 
+def _check_target_dtype(target: Tensor) -> None:
+    """The kernels' target dtype check, after nll_loss_nd's and the meta functions' shape
+    checks (a 2-D Float target is "multi-target not supported", measured)."""
+    if target.dtype not in (dtypes.int64, dtypes.uint8):
+        raise TorchRuntimeError(
+            f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_type}")
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
              reduction: str = "mean") -> Tensor:
@@ -195,9 +203,6 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     ndim = input.array.ndim
     if ndim < 1:
         raise TorchValueError(f"Expected 1 or more dimensions (got {ndim})")
-    if target.dtype not in (dtypes.int64, dtypes.uint8):
-        raise TorchRuntimeError(
-            f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_type}")
     if ndim != 1 and input.array.shape[0] != (target.array.shape[0] if target.array.ndim
                                               else 0):
         got = target.array.shape[0] if target.array.ndim else 0
@@ -207,6 +212,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     if ndim <= 2:
         if target.array.ndim > 1:
             raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        _check_target_dtype(target)
         if ndim == 1 and target.array.ndim == 1 and target.array.shape[0] != 1:
             raise TorchValueError(
                 f"For 1D input, 1D target must have size 1, but got target size: "
@@ -224,12 +230,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
             raise TorchRuntimeError(
                 f"size mismatch (got input: [{', '.join(map(str, input.shape))}] , target: "
                 f"[{', '.join(map(str, target.shape))}]")
+        _check_target_dtype(target)
         return NllLoss2DBackward0.call(input, target=target, weight=weight, reduction=code,
                                        ignore_index=ignore_index)
     if tuple(target.array.shape[1:]) != tuple(input.array.shape[2:]):
         raise TorchRuntimeError(
             f"Expected target size [{', '.join(map(str, out_size))}], got "
             f"[{', '.join(map(str, target.shape))}]")
+    _check_target_dtype(target)
     x4 = input.contiguous().view(n, c, 1, -1)
     t3 = target.contiguous().view(n, 1, -1)
     out = NllLoss2DBackward0.call(x4, target=t3, weight=weight, reduction=code,

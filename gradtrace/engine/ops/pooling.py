@@ -440,20 +440,38 @@ def _single(value: Any) -> int:
     return value if isinstance(value, int) else tuple(value)[0]
 
 
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
-               padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Any:
-    if input.array.ndim not in (2, 3):
-        raise TorchRuntimeError(
-            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
-            f"for input, but got:[{', '.join(map(str, input.array.shape))}]")
-    k = _single(kernel_size)
-    s = k if stride is None or stride == [] else _single(stride)
-    p, d = _single(padding), _single(dilation)
+def _check_max_pool1d(width: int, k: int, s: int, p: int, d: int, ceil: bool) -> None:
+    """ATen's check_max_pool1d: torch.max_pool1d (F.max_pool1d without indices) checks its
+    arguments and output size so, before it runs the 2-D kernel where a gradient is wanted."""
+    if k <= 0:
+        raise TorchRuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
     if s <= 0:
         raise TorchRuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
     if p < 0:
         raise TorchRuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise TorchRuntimeError("max_pool1d() padding should be at most half of kernel size, "
+                                f"but got padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise TorchRuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = _out_size(width, k, p, s, d, ceil)
+    if out <= 0:
+        raise TorchRuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+               padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
+    shape = input.array.shape
+    if input.array.ndim not in (2, 3) or 0 in shape[-2:] and (len(shape) == 2 or shape[0]):
+        raise TorchRuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:[{', '.join(map(str, shape))}]")
+    k = _single(kernel_size)
+    s = k if stride is None or stride == [] else _single(stride)
+    p, d = _single(padding), _single(dilation)
+    if not return_indices:
+        _check_max_pool1d(shape[-1], k, s, p, d, bool(ceil_mode))
     # without indices (and no gradient wanted) torch runs max_pool1d_impl: floating types
     kernel_dtype("max_pool2d" if return_indices else "max_pool1d_impl", input,
                  integral=return_indices)

@@ -178,7 +178,7 @@ def broadcast_shapes(*shapes: Any) -> Size:
                        if shape[i] not in (1, padded[i]) and padded[i] != 1)
             raise TorchRuntimeError(
                 f"Attempting to broadcast a dimension of length {shape[bad]} at {bad}! "
-                f"Mismatching argument at index {index} had {shape}; but expected shape "
+                f"Mismatching argument at index {index} had {shapes[index]}; but expected shape "
                 f"should be broadcastable to [{', '.join(map(str, padded))}]") from None
     return Size(result)
 

@@ -77,7 +77,7 @@ def _bits_of(t: Tensor) -> np.ndarray:
 
 
 def _laid(x: Tensor, letter: str) -> Tensor:
-    return x if letter == "n" else x.t().contiguous().t()
+    return x if letter == "n" else x.mT.contiguous().mT
 
 
 @pytest.mark.parametrize("key", _PRODUCT_KEYS)
@@ -91,6 +91,21 @@ def test_bfloat16_matrix_products_are_torch_s_bits(key: str):
             got != PRODUCTS[f"{key}_{lay}"])[:5])
     assert (_bits_of(a @ a.mT) == PRODUCTS[f"{key}_mt"]).all()
     assert (_bits_of(a[0] @ b) == PRODUCTS[f"{key}_vec"]).all()
+
+
+@pytest.mark.parametrize("key", sorted({k.split("_")[0] for k in PRODUCTS.files
+                                        if k.startswith("bmm")}))
+def test_bfloat16_batched_products_are_torch_s_bits(key: str):
+    """bmm: baddbmm_cpu_kernel's sums over k in turn under 400 products per batch, else
+    each batch's mm; 3-D @ 2-D folded into one mm, 2-D @ 3-D expanded into a bmm."""
+    from gradtrace.engine.ops.linalg import bmm
+
+    a, b = (_bf16(PRODUCTS[f"{key}_{x}"]) for x in "ab")
+    for lay in ("nn", "tn", "nt", "tt"):
+        got = _bits_of(bmm(_laid(a, lay[0]), _laid(b, lay[1])))
+        assert (got == PRODUCTS[f"{key}_{lay}"]).all(), lay
+    assert (_bits_of(a @ b[0]) == PRODUCTS[f"{key}_fold"]).all()
+    assert (_bits_of(a[0] @ b) == PRODUCTS[f"{key}_left"]).all()
 
 
 def test_bfloat16_2_norms_are_torch_s_bits():
@@ -145,7 +160,8 @@ def test_muon_newton_schulz_in_bfloat16_is_torch_s_bits(index: int):
     "x = torch.ones(2, dtype=torch.bfloat16)\nx.sum()",
     "x = torch.ones(2, dtype=torch.bfloat16)\nx ** 2",
     "x = torch.ones(2, dtype=torch.bfloat16)\nx @ x",
-    "x = torch.ones(2, 2, 2, dtype=torch.bfloat16)\nx @ x",
+    "x = torch.ones(2, 2, 2, dtype=torch.bfloat16)\nx @ x[0, 0]",
+    "x = torch.ones(2, 2, 2, dtype=torch.bfloat16)\ntorch.baddbmm(x, x, x)",
     "x = torch.ones(2, 2, dtype=torch.bfloat16)\nx @ x[0]",
     "x = torch.ones(2, 2, dtype=torch.bfloat16)\ntorch.addmm(x, x, x)",
     "x = torch.ones(2, 3, dtype=torch.bfloat16)\nx.norm(p=1)",

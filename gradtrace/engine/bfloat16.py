@@ -30,7 +30,7 @@ RUNS = frozenset("""
     promote_types result_type can_cast view reshape flatten squeeze unsqueeze t transpose
     permute expand expand_as view_as reshape_as unbind chunk split select narrow cat stack
     add sub subtract mul multiply div divide true_divide neg negative abs absolute sqrt eq ne
-    lt le gt ge equal isnan isinf isfinite copy_ fill_ zero_ eig eigvals mm matmul norm
+    lt le gt ge equal isnan isinf isfinite copy_ fill_ zero_ eig eigvals mm bmm matmul norm
 """.split())
 # in place: the same arithmetic written back (the result is rounded to bfloat16 either way)
 RUNS = RUNS | frozenset(f"{name}_" for name in (

@@ -267,6 +267,19 @@ def _bfloat16_addmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta:
     return bfloat16.gemm(a, b, transpose_a, transpose_b)
 
 
+def _bfloat16_baddbmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any,
+                      alpha: Any) -> np.ndarray:
+    """torch.bmm of bfloat16 batches: under BMM_NAIVE products per output,
+    baddbmm_cpu_kernel's float32 sum over k in turn, rounded once; else each batch's mm
+    (addmm_impl_cpu_ on the slices, measured). A bias, alpha or beta was not measured."""
+    if bias is not None or alpha != 1:
+        raise NotSupportedError("baddbmm() on torch.bfloat16 is not supported by gradtrace")
+    bs, m, k = a.shape
+    if k * m * b.shape[2] < BMM_NAIVE:
+        return np.stack([bfloat16.gemm(a[i], b[i], False, True) for i in range(bs)])
+    return np.stack([_bfloat16_addmm(None, a[i], b[i], 0, 1) for i in range(bs)])
+
+
 def _without_blas(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any,
                   alpha: Any, dtype: np.dtype) -> np.ndarray:
     """Empty products, integers, and every product when MKL is not installed."""
@@ -457,6 +470,8 @@ def baddbmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1
     if k == 0:
         return result * dtype.type(beta) if bias is not None and beta != 0 else \
             np.zeros_like(result)
+    if is_bfloat16(dtype):
+        return _bfloat16_baddbmm(bias, a, b, beta, alpha)
     if k * m * n < BMM_NAIVE:  # baddbmm_cpu_kernel: a plain chain, compiled without FMA
         if dtype.kind == "c" and bias is None:
             return _complex_chain(a, b)

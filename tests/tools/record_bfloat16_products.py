@@ -12,7 +12,8 @@ shows in the rounded result: products of 1, 2^-7, 2^-8 and values near 2^-24 (wh
 on a bfloat16 rounding tie or off it by the few last float32 bits), and squares summing to a
 tie of the square root; plus plain normal values of mixed magnitudes. Products are taken in
 every operand layout addmm_impl_cpu_ tells apart (row-major, column-major: `.T.contiguous().T`,
-and `.mT` views), with 1-row and 1-column shapes and k up to 300; and Muon's quintic
+and `.mT` views), with 1-row and 1-column shapes and k up to 300, bmm and batched `@`
+(both sides of bmm's 400-product threshold); and Muon's quintic
 Newton-Schulz iteration (zeropower_via_newtonschulz5, in bfloat16) end to end.
 """
 from __future__ import annotations
@@ -27,6 +28,8 @@ SHAPES = ((4, 6, 4), (8, 16, 8), (6, 4, 6), (1, 37, 5), (5, 37, 1), (1, 300, 1),
           (7, 300, 9), (33, 65, 17), (3, 3, 3), (2, 9, 2), (12, 40, 12), (5, 40, 5),
           (40, 40, 1), (1, 40, 40), (3, 130, 5), (4, 64, 4), (4, 79, 3), (2, 200, 2),
           (5, 17, 5), (5, 31, 5), (5, 48, 5), (3, 128, 3), (9, 64, 9), (1, 1, 7), (6, 1, 6))
+BATCHED = ((3, 4, 6, 4), (2, 8, 16, 8), (2, 5, 37, 1), (2, 16, 8, 16), (2, 7, 300, 9),
+           (2, 12, 40, 12), (2, 1, 300, 1), (2, 3, 9, 3), (4, 1, 1, 1))
 LAYOUTS = ("nn", "tn", "nt", "tt")
 _TIE = np.array([1, 2**-8, 2**-7, 2**-24, 2**-25, 2**-23, 2**-26, 3 * 2**-25, 1.5], np.float32)
 
@@ -36,7 +39,7 @@ def _bits(t: torch.Tensor) -> np.ndarray:
 
 
 def _laid(x: torch.Tensor, letter: str) -> torch.Tensor:
-    return x if letter == "n" else x.T.contiguous().T
+    return x if letter == "n" else x.mT.contiguous().mT
 
 
 def operands(rng: np.random.Generator, m: int, k: int, n: int, plain: bool
@@ -92,6 +95,15 @@ def main() -> None:
                 out[f"{key}_{lay}"] = _bits(_laid(a, lay[0]) @ _laid(b, lay[1]))
             out[f"{key}_mt"] = _bits(a @ a.mT)  # (Muon's X @ X.mT)
             out[f"{key}_vec"] = _bits(a[0] @ b)  # (1-D @ 2-D: mm of the unsqueezed row)
+    for i, (bs, m, k, n) in enumerate(BATCHED):
+        a, b = zip(*(operands(rng, m, k, n, False) for _ in range(bs)))
+        a, b = torch.stack(a), torch.stack(b)
+        key = f"bmm{i}"
+        out[f"{key}_a"], out[f"{key}_b"] = _bits(a), _bits(b)
+        for lay in LAYOUTS:
+            out[f"{key}_{lay}"] = _bits(torch.bmm(_laid(a, lay[0]), _laid(b, lay[1])))
+        out[f"{key}_fold"] = _bits(a @ b[0])  # (3-D @ 2-D: folded into one mm)
+        out[f"{key}_left"] = _bits(a[0] @ b)  # (2-D @ 3-D: expanded to a bmm)
     # the norms' operands flattened one after another (their shapes in norm_shapes)
     xs = [tie_norm_operand(rng) for _ in range(300)]
     out["norm_shapes"] = np.array([x.shape for x in xs])

@@ -6,6 +6,7 @@ torch's results were recorded by tests/tools/record_bfloat16_bits.py (random val
 magnitude, subnormals, zeros, infinities, NaN); any other op on bfloat16 is refused."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import ml_dtypes
@@ -123,6 +124,31 @@ def test_bfloat16_2_norms_are_torch_s_bits():
             values != PRODUCTS[f"norm_{name}"])[:5])
 
 
+# (as tests/tools/record_bfloat16_products.py takes them)
+REDUCTIONS = {"sum": lambda x: x.sum(), "sum_last": lambda x: x.sum(-1),
+              "sum_t": lambda x: x.mT.sum() if x.ndim > 1 else x.sum(),
+              "mean": lambda x: x.mean(), "mean_last": lambda x: x.mean(-1),
+              "mean_first": lambda x: x.mean(0),
+              "mean_t": lambda x: x.mT.mean() if x.ndim > 1 else x.mean()}
+
+
+def test_bfloat16_sums_and_means_are_torch_s_bits():
+    """sum: SumKernel's cascade_sum for a reduced type (16-element loads widened to two
+    float32 vectors added lane-wise); mean: mean_out's float32 sum, divided in float32,
+    rounded once. Operands of tie-sensitive values, up to 3,000 elements."""
+    offset, got = 0, {name: [] for name in REDUCTIONS}
+    for shape in PRODUCTS["sum_shapes"].tolist():
+        shape = tuple(s for s in shape if s)
+        x = _bf16(PRODUCTS["sum_x"][offset:offset + math.prod(shape)]).reshape(shape)
+        offset += math.prod(shape)
+        for name, fn in REDUCTIONS.items():
+            got[name].append(_bits_of(fn(x)).ravel())
+    for name, parts in got.items():
+        values = np.concatenate(parts)
+        assert (values == PRODUCTS[f"sum_{name}"]).all(), (name, np.flatnonzero(
+            values != PRODUCTS[f"sum_{name}"])[:5])
+
+
 MUON = """
 import torch
 def zeropower_via_newtonschulz5(G, steps):
@@ -157,7 +183,8 @@ def test_muon_newton_schulz_in_bfloat16_is_torch_s_bits(index: int):
 
 @pytest.mark.parametrize("script", [
     "x = torch.ones(2, dtype=torch.bfloat16)\nx.exp()",
-    "x = torch.ones(2, dtype=torch.bfloat16)\nx.sum()",
+    "x = torch.ones(2, 3, dtype=torch.bfloat16)\nx.sum(0)",
+    "x = torch.ones(2, 3, dtype=torch.bfloat16)\nx.prod()",
     "x = torch.ones(2, dtype=torch.bfloat16)\nx ** 2",
     "x = torch.ones(2, dtype=torch.bfloat16)\nx @ x",
     "x = torch.ones(2, 2, 2, dtype=torch.bfloat16)\nx @ x[0, 0]",

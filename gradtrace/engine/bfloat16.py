@@ -30,7 +30,7 @@ RUNS = frozenset("""
     promote_types result_type can_cast view reshape flatten squeeze unsqueeze t transpose
     permute expand expand_as view_as reshape_as unbind chunk split select narrow cat stack
     add sub subtract mul multiply div divide true_divide neg negative abs absolute sqrt eq ne
-    lt le gt ge equal isnan isinf isfinite copy_ fill_ zero_ eig eigvals mm bmm matmul norm
+    lt le gt ge equal isnan isinf isfinite copy_ fill_ zero_ eig eigvals mm bmm matmul norm sum mean
 """.split())
 # in place: the same arithmetic written back (the result is rounded to bfloat16 either way)
 RUNS = RUNS | frozenset(f"{name}_" for name in (
@@ -47,8 +47,8 @@ def check_op(name: str, operands: Any, kwargs: dict[str, Any]) -> None:
     if name not in RUNS:
         raise NotSupportedError(
             f"{name}() on torch.bfloat16 is not supported by gradtrace: only creation, casts, "
-            "views, printing, + - * /, neg, abs, sqrt, comparisons, mm and the 2-norm are "
-            "exact in bfloat16")
+            "views, printing, + - * /, neg, abs, sqrt, comparisons, mm, sum, mean and the "
+            "2-norm are exact in bfloat16")
     # (an operand requiring grad under no_grad records nothing: an optimizer's p.add_(u))
     grad = kwargs.get("requires_grad") is True or name == "requires_grad_" or (
         GRAD_MODE.enabled and any(isinstance(t, Tensor) and t.requires_grad
@@ -210,7 +210,7 @@ def norm2(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
     run (measured: all the dims of a dense array, or the trailing dims of a C-contiguous
     one)."""
     ndim = x.ndim
-    if len(set(axes)) == ndim and _dense(x):
+    if len(set(axes)) == ndim and dense(x):
         rows = x.ravel(order="K").reshape(1, -1)
     elif sorted(set(axes)) == list(range(ndim - len(set(axes)), ndim)) and \
             x.flags.c_contiguous:
@@ -238,7 +238,7 @@ def norm2(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
                                                  if d not in axes))
 
 
-def _dense(x: np.ndarray) -> bool:
+def dense(x: np.ndarray) -> bool:
     """Whether `x` lies in memory as a permutation of a C-contiguous array."""
     order = sorted((s, d) for d, s in enumerate(x.strides) if x.shape[d] != 1)
     expected = x.itemsize
@@ -247,3 +247,23 @@ def _dense(x: np.ndarray) -> bool:
             return False
         expected *= x.shape[d]
     return True
+
+
+def sum_rows(rows: np.ndarray) -> np.ndarray:
+    """torch.sum of bfloat16 rows (the last axis, contiguous: one output each) as
+    SumKernel.cpp's cascade_sum for a reduced type: rows of 16 or more take
+    vectorized_inner_sum with InnerSumCastLoadPolicy (each 16-element load widened to two
+    float32 vectors added lane-wise, those vectors row_summed), then the scalar tail and
+    the 8 lanes added in turn; shorter rows a float32 row_sum; each result rounded once."""
+    from .reduction_order import row_sum, seq_sum
+
+    x = rows.astype(_F32)
+    size = x.shape[-1]
+    step = 2 * _LANES
+    if size < step:
+        return row_sum(x).astype(bfloat16.np)
+    nvec = size // step
+    pairs = x[..., :nvec * step].reshape(x.shape[:-1] + (nvec, 2, _LANES))
+    vectors = pairs[..., 0, :] + pairs[..., 1, :]
+    lanes = row_sum(vectors.swapaxes(-1, -2))
+    return seq_sum(np.concatenate([x[..., nvec * step:], lanes], axis=-1)).astype(bfloat16.np)

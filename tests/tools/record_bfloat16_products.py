@@ -13,7 +13,7 @@ on a bfloat16 rounding tie or off it by the few last float32 bits), and squares 
 tie of the square root; plus plain normal values of mixed magnitudes. Products are taken in
 every operand layout addmm_impl_cpu_ tells apart (row-major, column-major: `.T.contiguous().T`,
 and `.mT` views), with 1-row and 1-column shapes and k up to 300, bmm and batched `@`
-(both sides of bmm's 400-product threshold); and Muon's quintic
+(both sides of bmm's 400-product threshold); sums and means; and Muon's quintic
 Newton-Schulz iteration (zeropower_via_newtonschulz5, in bfloat16) end to end.
 """
 from __future__ import annotations
@@ -31,6 +31,8 @@ SHAPES = ((4, 6, 4), (8, 16, 8), (6, 4, 6), (1, 37, 5), (5, 37, 1), (1, 300, 1),
 BATCHED = ((3, 4, 6, 4), (2, 8, 16, 8), (2, 5, 37, 1), (2, 16, 8, 16), (2, 7, 300, 9),
            (2, 12, 40, 12), (2, 1, 300, 1), (2, 3, 9, 3), (4, 1, 1, 1))
 LAYOUTS = ("nn", "tn", "nt", "tt")
+_SUM_VALUES = np.array([1, 2**-8, 2**-7, 2**-24, 2**-25, 2**-23, 2**-26, 3 * 2**-25, 1.5,
+                        2**-9], np.float32)
 _TIE = np.array([1, 2**-8, 2**-7, 2**-24, 2**-25, 2**-23, 2**-26, 3 * 2**-25, 1.5], np.float32)
 
 
@@ -65,6 +67,22 @@ def tie_norm_operand(rng: np.random.Generator) -> torch.Tensor:
     rng.shuffle(vals)
     rows = int(rng.choice([d for d in range(1, n + 1) if n % d == 0]))
     return torch.from_numpy(vals.reshape(rows, n // rows)).bfloat16()
+
+
+def tie_sum_operand(rng: np.random.Generator) -> torch.Tensor:
+    """1 to 3 dims (or one long row) of 1, 2^-7, 2^-8, 2^-9, 1.5 and values near 2^-24."""
+    shape = tuple(int(s) for s in rng.integers(1, 21, int(rng.integers(1, 4))))
+    if rng.random() < 0.3:
+        shape = (int(rng.integers(1, 3000)),)
+    v = rng.choice(_SUM_VALUES, shape) * rng.choice([-1, 1], shape)
+    return torch.from_numpy(v.astype(np.float32)).bfloat16()
+
+
+REDUCTIONS = {"sum": lambda x: x.sum(), "sum_last": lambda x: x.sum(-1),
+              "sum_t": lambda x: x.mT.sum() if x.ndim > 1 else x.sum(),
+              "mean": lambda x: x.mean(), "mean_last": lambda x: x.mean(-1),
+              "mean_first": lambda x: x.mean(0),
+              "mean_t": lambda x: x.mT.mean() if x.ndim > 1 else x.mean()}
 
 
 def zeropower_via_newtonschulz5(G: torch.Tensor, steps: int) -> torch.Tensor:  # noqa: N803
@@ -112,6 +130,13 @@ def main() -> None:
                      ("mt", lambda x: x.mT.norm(dim=(-2, -1), keepdim=True)),
                      ("none", lambda x: x.norm()), ("last", lambda x: x.norm(dim=-1))):
         out[f"norm_{name}"] = np.concatenate([_bits(fn(x)).ravel() for x in xs])
+    # sums and means over every dim, the last, the first (a mean only: that sum's iterator
+    # is not one row per output, refused) and a transpose's every dim, flattened likewise
+    xs = [tie_sum_operand(rng) for _ in range(150)]
+    out["sum_shapes"] = np.array([x.shape + (0,) * (3 - x.ndim) for x in xs])
+    out["sum_x"] = np.concatenate([_bits(x).ravel() for x in xs])
+    for name, fn in REDUCTIONS.items():
+        out[f"sum_{name}"] = np.concatenate([_bits(fn(x)).ravel() for x in xs])
     for i, (rows, cols) in enumerate(((6, 4), (4, 6), (8, 16), (16, 8), (11, 11), (1, 9),
                                        (30, 20))):
         g = torch.from_numpy(rng.standard_normal((rows, cols)).astype(np.float32))

@@ -206,3 +206,15 @@ def test_what_is_not_exact_in_bfloat16_is_refused_by_name(script: str):
     result = run_text("import torch\n" + script + "\n", "bf16.gt")
     assert isinstance(result.error, NotSupportedError), result.error
     assert "bfloat16" in str(result.error)
+
+
+@pytest.mark.parametrize("script", ["x @ x", "x.sum()", "x.norm()"])
+def test_bfloat16_products_and_reductions_are_refused_off_avx2(script: str, monkeypatch):
+    """The measured kernels are AVX2's (torch's vectors and gemm differ under AVX-512)."""
+    from gradtrace.engine import capability
+
+    monkeypatch.setattr(capability, "CAPABILITY", "avx512")
+    result = run_text("import torch\nx = torch.ones(3, 3, dtype=torch.bfloat16)\n" + script
+                      + "\n", "bf16.gt")
+    assert isinstance(result.error, NotSupportedError), result.error
+    assert "AVX2" in str(result.error)

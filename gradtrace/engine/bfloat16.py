@@ -6,7 +6,12 @@ float32 first), and computes pointwise arithmetic in float32 (its opmath type), 
 result once: `through_float32` and `arithmetic` do the same. What was measured bit for bit
 against torch (tests/test_bfloat16.py, on random values) is in `RUNS`; every other op given a
 bfloat16 tensor or dtype is refused with NotSupportedError naming it, as is autograd through
-bfloat16 (its backward formulas and reductions were not measured).
+bfloat16 (its backward formulas were not measured).
+
+Matrix products (`gemm`), sums (`sum_rows`) and 2-norms (`norm2`) follow torch 2.13's
+kernels on an AVX2 machine (8 float32 lanes, 16 bfloat16 to a vector, no oneDNN for
+bfloat16), measured bit for bit (tests/data/bfloat16_products.npz); under another CPU
+capability they are refused (`require_avx2`), as torch's vectors and its gemm differ there.
 """
 from __future__ import annotations
 
@@ -127,11 +132,22 @@ def check_dtype(name: str, dtype: DType) -> None:
 # bfloat16 once. A product of two bfloat16 values is exact in float32, so only the order of
 # the additions over k matters (measured bit for bit: tests/test_bfloat16.py's products).
 
+def require_avx2(name: str) -> None:
+    """The measured kernels are AVX2's: refused under another capability."""
+    from . import capability
+
+    if capability.CAPABILITY != "avx2":
+        raise NotSupportedError(
+            f"{name} on torch.bfloat16 is supported by gradtrace only with the AVX2 CPU "
+            f"capability (ATEN_CPU_CAPABILITY=avx2; this run's is {capability.CAPABILITY})")
+
+
 def gemm(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -> np.ndarray:
     """`a @ b` (bfloat16 matrices, (m, k) and (k, n)) as torch's gemm loop for BLAS's
     column-major transpose flags: gemm_notrans_ and gemm_transab_ sum each output with
     4 interleaved partial sums (BlasKernel.cpp's `sum`), gemm_transa_ takes
     bf16_dot_with_fp32_arith's dot products, gemm_transb_ accumulates over k in turn."""
+    require_avx2("a matrix product")
     x, y = a.astype(_F32), b.astype(_F32)
     if transpose_a and not transpose_b:
         out = _dot_with_fp32_arith(x, y)
@@ -209,6 +225,7 @@ def norm2(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
     rounded to bfloat16. Refused where torch's iterator would not reduce one contiguous
     run (measured: all the dims of a dense array, or the trailing dims of a C-contiguous
     one)."""
+    require_avx2("norm()")
     ndim = x.ndim
     if len(set(axes)) == ndim and dense(x):
         rows = x.ravel(order="K").reshape(1, -1)
@@ -257,6 +274,7 @@ def sum_rows(rows: np.ndarray) -> np.ndarray:
     the 8 lanes added in turn; shorter rows a float32 row_sum; each result rounded once."""
     from .reduction_order import row_sum, seq_sum
 
+    require_avx2("sum()")
     x = rows.astype(_F32)
     size = x.shape[-1]
     step = 2 * _LANES

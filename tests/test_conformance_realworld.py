@@ -82,16 +82,6 @@ NOT_YET = {
                                         "so the second epoch's losses differ in the 7th "
                                         "digit; the first epoch's losses, the test "
                                         "accuracies and the predictions match",
-    "gh_kellerjordan_muon_aux_adam": "Muon's zeropower_via_newtonschulz5 runs in bfloat16 "
-                                     "(`X = G.bfloat16()`): gradtrace refuses "
-                                     "`X.norm(dim=(-2, -1))` of a bfloat16 tensor "
-                                     "(NotSupportedError: only creation, casts, views, "
-                                     "printing, + - * /, neg, abs, sqrt and comparisons are "
-                                     "exact in bfloat16), and the iteration's `X @ X.mT` "
-                                     "needs bfloat16 matmul (torch's CPU bf16 GEMM: float32 "
-                                     "accumulation in its kernel's order, rounded to "
-                                     "bfloat16); the param-group split, the aux Adam "
-                                     "(lerp_, square) and ParamsT run",
     "docs_extending_func_autograd_function": "torch.vmap(torch.func.grad(my_cube)) through "
                                              "the generate_vmap_rule MyCube (a line the case "
                                              "adds to the docs' examples) raises "

@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from . import aligned, blas_model, capability, exactness, mkl
+from ..errors import NotSupportedError
+from . import aligned, bfloat16, blas_model, capability, exactness, mkl
+from .dtypes import is_bfloat16
 from .meta import META, meta_array, stands_on_meta
 from .mkl import data_pointer
 
@@ -230,6 +232,8 @@ def addmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1,
     m, k = a.shape
     n = b.shape[1]
     dtype = np.result_type(a, b)
+    if is_bfloat16(dtype):
+        return _bfloat16_addmm(bias, a, b, beta, alpha)
     blas = _routines(dtype)
     if blas is None or m * n == 0 or k == 0:
         return _without_blas(bias, np.conjugate(a) if conj_a else a,
@@ -239,6 +243,41 @@ def addmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1,
         np.copyto(result, bias)
     _addmm_into(result, a, b, beta, alpha, blas, conj_a, conj_b)
     return result
+
+
+def _bfloat16_addmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any,
+                    alpha: Any) -> np.ndarray:
+    """torch.mm of bfloat16 matrices: addmm_impl_cpu_'s transpose flags for a fresh result
+    (C-contiguous: BLAS computes its transpose, the operands swapped, unless it is one
+    column), then torch's own gemm loop for those flags (engine/bfloat16.py's gemm). An
+    addmm's bias, alpha or beta was not measured: refused."""
+    if bias is not None and beta != 0 or alpha != 1:
+        raise NotSupportedError("addmm() on torch.bfloat16 is not supported by gradtrace")
+    m, n = a.shape[0], b.shape[1]
+    if m * n == 0:
+        return np.zeros((m, n), a.dtype)
+    transpose_c = n != 1
+    m1, m2 = (b, a) if transpose_c else (a, b)
+    rows, cols = (n, m) if transpose_c else (m, n)
+    k = a.shape[1]
+    inner, outer = (1, 0) if transpose_c else (0, 1)
+    _, transpose_a, _ = _operand(m1, inner, outer, rows, k, transpose_c)
+    _, transpose_b, _ = _operand(m2, inner, outer, k, cols, transpose_c)
+    # (the loops sum over k in order whichever operand BLAS calls `a`: the flags pick one)
+    return bfloat16.gemm(a, b, transpose_a, transpose_b)
+
+
+def _bfloat16_baddbmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any,
+                      alpha: Any) -> np.ndarray:
+    """torch.bmm of bfloat16 batches: under BMM_NAIVE products per output,
+    baddbmm_cpu_kernel's float32 sum over k in turn, rounded once; else each batch's mm
+    (addmm_impl_cpu_ on the slices, measured). A bias, alpha or beta was not measured."""
+    if bias is not None or alpha != 1:
+        raise NotSupportedError("baddbmm() on torch.bfloat16 is not supported by gradtrace")
+    bs, m, k = a.shape
+    if k * m * b.shape[2] < BMM_NAIVE:
+        return np.stack([bfloat16.gemm(a[i], b[i], False, True) for i in range(bs)])
+    return np.stack([_bfloat16_addmm(None, a[i], b[i], 0, 1) for i in range(bs)])
 
 
 def _without_blas(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any,
@@ -431,6 +470,8 @@ def baddbmm(bias: np.ndarray | None, a: np.ndarray, b: np.ndarray, beta: Any = 1
     if k == 0:
         return result * dtype.type(beta) if bias is not None and beta != 0 else \
             np.zeros_like(result)
+    if is_bfloat16(dtype):
+        return _bfloat16_baddbmm(bias, a, b, beta, alpha)
     if k * m * n < BMM_NAIVE:  # baddbmm_cpu_kernel: a plain chain, compiled without FMA
         if dtype.kind == "c" and bias is None:
             return _complex_chain(a, b)

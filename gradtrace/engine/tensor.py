@@ -188,6 +188,10 @@ class Tensor:
     def data(self, other: Tensor) -> None:
         if not isinstance(other, Tensor):
             raise TorchTypeError(f"Variable data has to be a tensor, but got {type_name(other)}")
+        if self.requires_grad and other.dtype is dtypes.bfloat16:  # (Module.to(torch.bfloat16))
+            from .bfloat16 import refuse_autograd
+
+            refuse_autograd()
         self.array = other.array
         self.dtype = other.dtype
         if conj_bit.STORED:
@@ -605,6 +609,10 @@ class Parameter(Tensor):
                 setattr(self, name, getattr(source, name))
         if requires_grad:
             check_float_for_grad(self.dtype)
+            if self.dtype is dtypes.bfloat16:
+                from .bfloat16 import refuse_autograd
+
+                refuse_autograd()
             self.requires_grad = True
 
     def __repr__(self) -> str:

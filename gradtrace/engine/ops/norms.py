@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError
-from .. import dtypes
+from ...errors import NotSupportedError, TorchRuntimeError
+from .. import bfloat16, dtypes
 from .. import reduction_kernels as kernels
 from ..dtypes import DType
 from ..formulas import local, vjp
@@ -197,6 +197,11 @@ def _norm_array(x: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) -
     if builtins.all(x.shape[d] == 1 for d in axes):
         out = np.abs(x) if p != 0 else (x != 0).astype(x.dtype)
         return out if keepdim else np.squeeze(out, axes)
+    if dtypes.is_bfloat16(x.dtype):
+        if p != 2:
+            raise NotSupportedError(f"norm(p={p:g}) of a torch.bfloat16 tensor is not "
+                                    "supported by gradtrace")
+        return bfloat16.norm2(x, axes, keepdim)
     if x.dtype == np.float16:  # the kernels accumulate a Half input in float (opmath_t)
         return _norm_array(x.astype(np.float32), axes, keepdim, p).astype(np.float16)
     if p == 2:

@@ -2,15 +2,17 @@
 selection (where, maximum/minimum). Norms, variance and logsumexp are in norms.py."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError
+from ...errors import NotSupportedError, TorchIndexError, TorchRuntimeError, TorchTypeError
+from .. import bfloat16, dtypes, exactness
 from .. import complex as complex_dtypes
-from .. import dtypes, exactness
 from .. import reduction_kernels as kernels
-from ..dtypes import DType, bool_, int64
+from ..dtypes import DType, bool_, int64, is_bfloat16
+from ..dtypes import bfloat16 as bfloat16_dtype
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear, linear_in_all
 from ..node import Function
@@ -100,6 +102,8 @@ def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
         return cascade_sum(array.astype(dtype.np, copy=False), axes, keepdim)
     if array.dtype.kind == "c":  # sum(dtype=<real>) of complex values: cast first, warned
         array = complex_dtypes.to_real(array, dtype)
+    if dtype is bfloat16_dtype and is_bfloat16(array.dtype):
+        return bfloat16_sum(array, axes, keepdim)
     if dtype.np == np.float16:  # torch accumulates half in float, 16 halves to a vector
         exactness.note("float16 sums: accumulated in float32 in the float32 order, not "
                        "torch's half-precision loads")
@@ -109,15 +113,42 @@ def sum_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
     return np.asarray(np.sum(array, axis=axes or None, keepdims=keepdim, dtype=dtype.np))
 
 
+def bfloat16_sum(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    """torch.sum of a bfloat16 array into bfloat16 (engine/bfloat16.py's sum_rows) where
+    TensorIterator makes one contiguous row per output (reduced dims trailing in a
+    contiguous array, or every dim of a dense one) and one thread sums it; else refused."""
+    from ..pointwise import thread_chunk
+
+    axes = tuple(range(array.ndim)) if not axes else tuple(sorted(set(axes)))
+    out_shape = tuple(1 if d in axes else n for d, n in enumerate(array.shape))
+    if array.ndim == 0:
+        rows = array.reshape(1, 1)
+    elif len(axes) == array.ndim and bfloat16.dense(array):
+        rows = array.ravel(order="K").reshape(1, -1)
+    elif array.flags.c_contiguous and axes == tuple(range(array.ndim - len(axes), array.ndim)):
+        rows = array.reshape(-1, math.prod(array.shape[array.ndim - len(axes):]))
+    else:
+        rows = None
+    if rows is None or rows.size == 0 or rows.shape[0] == 1 and \
+            thread_chunk(rows.shape[1]) < rows.shape[1]:
+        raise NotSupportedError("sum() of this torch.bfloat16 tensor over these dims is not "
+                                "supported by gradtrace (only reductions torch makes one "
+                                "contiguous row per output, summed by one thread)")
+    out = bfloat16.sum_rows(rows).reshape(out_shape)
+    return out if keepdim else out.reshape(tuple(n for d, n in enumerate(array.shape)
+                                                 if d not in axes))
+
+
 def mean_array(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
                dtype: DType) -> np.ndarray:
     """torch.mean on CPU: the sum, then divided by the count in the result's dtype."""
     count = int(np.prod([array.shape[d] for d in axes])) if axes else array.size
-    if dtype.np == np.float16:  # mean_out: a float32 sum of the values cast to float32,
-        # divided by the count in float32, then cast back (for accuracy, ATen says)
+    if dtype.np == np.float16 or dtype is bfloat16_dtype:  # mean_out: a float32 sum of
+        # the values cast to float32, divided by the count in float32, then cast back (for
+        # accuracy, ATen says; bfloat16: measured bit for bit, tests/test_bfloat16.py)
         total = cascade_sum(array.astype(np.float32), axes, keepdim)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(total / np.float32(count)).astype(np.float16)
+            return np.asarray(total / np.float32(count)).astype(dtype.np)
     total = sum_array(array, axes, keepdim, dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
         if dtype.is_complex:  # div_ by the count: c10::complex's operator/, as torch rounds

@@ -151,11 +151,19 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             raise TorchTypeError(f"end must be None or a string, not {type_name(end)}")
         sep = " " if sep is None else sep
         end = "\n" if end is None else end
-        text = sep.join(str(a) for a in args) + end
-        if file is None:
-            self.stdout.write(text)
-        else:
-            file.write(text)
+        write = self.stdout.write if file is None else file.write
+        parts: list[str] = []
+        try:
+            for i, arg in enumerate(args):
+                if i:
+                    parts.append(sep)
+                parts.append(str(arg))
+        except BaseException:  # CPython writes each argument (and the separator before
+            if parts:  # the next) as it goes: what came before a failing str() is out
+                write("".join(parts))
+            raise
+        parts.append(end)
+        write("".join(parts))
 
     def sized(fn: Callable[..., Any], what: str, every: bool = False) -> Callable[..., Any]:
         """A builtin that walks an iterable argument in C: lazy iterables are built (within

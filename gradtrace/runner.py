@@ -243,7 +243,7 @@ def _restore_gc(thresholds: tuple[int, ...]) -> None:
     """
     if gc.get_freeze_count() == 0:
         _UNCOUNTED[0] += len(gc.get_objects(0)) + len(gc.get_objects(1))
-        age_young_objects()
+    age_young_objects()
     gc.set_threshold(*thresholds)
 
 

@@ -25,7 +25,6 @@ in-process: the interpreter's own checks still apply, except inside a single C c
 """
 from __future__ import annotations
 
-import gc
 import os
 import signal
 import sys
@@ -33,6 +32,7 @@ import time
 from collections.abc import Callable
 
 from . import progress
+from .collector import freeze_for_good
 from .errors import EXIT_LIMIT, LimitExceeded
 from .source import Span
 
@@ -72,8 +72,8 @@ def fork_supervised(timeout: float, stopped: Callable[[Stopped], None]) -> bool:
 
     What start-up made (~10^5 objects: modules, functions, tables) lives as long as the
     child: frozen, the cycle collector's passes during the run no longer walk it (~3% of a
-    short script's instructions)."""
-    gc.freeze()
+    short script's instructions); so is the run's graph once it ends (collector.py)."""
+    freeze_for_good()
     state = progress.share()
     sys.stdout.flush()
     sys.stderr.flush()

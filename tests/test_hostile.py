@@ -130,6 +130,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("inspect_frame_class_locals.gt", "NotSupportedError"),
     ("dunder_format.gt", "NotSupportedError"), ("deep_parens.gt", "SyntaxError"),
     ("lang_class_dict.gt", "NotSupportedError"), ("lang_instance_dict.gt", "NotSupportedError"),
+    ("lang_instance_special_dunder.gt", "NotSupportedError"),
     ("lang_subclasses.gt", "NotSupportedError"), ("lang_super_escape.gt", "NotSupportedError"),
     ("lang_method_globals.gt", "NotSupportedError"), ("lang_import_intrinsics.gt",
                                                       "NotSupportedError"),

@@ -167,6 +167,27 @@ def test_dunders_cannot_be_set_or_deleted(statement):
     assert isinstance(err, NotSupportedError), err
 
 
+def test_an_instance_own_dunder_is_an_ordinary_attribute_as_in_python():
+    # (PyG's VGAE.encode: `self.__mu__, self.__logstd__ = self.encoder(x)` on a Module)
+    text = ("class A:\n    pass\na = A()\na.__mu__ = 1\nsetattr(a, '__logstd__', 2)\n"
+            "print(a.__mu__, getattr(a, '__logstd__'), hasattr(a, '__mu__'), vars(a))\n"
+            "del a.__mu__\nprint(hasattr(a, '__mu__'), vars(a))\n"
+            "class M(torch.nn.Module):\n    def f(self, x):\n        self.__mu__ = x * 2\n"
+            "        return self.__mu__ + 1\nm = M()\nprint(m.f(torch.ones(2)), m.__mu__)\n")
+    assert out(text) == ("1 2 True {'__mu__': 1, '__logstd__': 2}\nFalse {'__logstd__': 2}\n"
+                         "tensor([3., 3.]) tensor([2., 2.])\n")
+
+
+@pytest.mark.parametrize("statement", [
+    "a.__len__ = lambda: 3", "a.__getattr__ = lambda n: 1", "a.__torch_function__ = 1",
+    "a.__deepcopy__ = None", "a.__orig_class__ = A", "setattr(a, '__call__', print)",
+    "a.__enter__ = 1", "a.__globals__ = {}", "del a.__iter__",
+])
+def test_special_names_cannot_be_set_on_an_instance(statement):
+    err = error(f"class A:\n    pass\na = A()\n{statement}\n")
+    assert isinstance(err, NotSupportedError), err
+
+
 def test_an_instance_dict_can_be_replaced_as_in_python():
     # (learn2learn's clone_module: `clone.__dict__ = module.__dict__.copy()`)
     assert out("class A:\n    pass\na = A()\na.x = 1\nobject.__setattr__(a, '__dict__', "

@@ -146,6 +146,32 @@ print(w.grad)
 print(adj.double(), adj.float() is adj, adj.to("cpu") is adj, adj.to(torch.float64).dtype)
 """
 
+TRANSPOSE = """import torch
+i = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]])
+a = torch.sparse_coo_tensor(i, torch.tensor([1., 2., 3., 4.]), (3, 4))
+c = a.coalesce()
+for m in (a, c):
+    for d in [(0, 1), (1, 0), (0, 0), (-1, -2), (1, 1)]:
+        t = m.transpose(*d)
+        print(d, t.is_coalesced(), t.shape, t._indices().tolist(), t._values().tolist(),
+              t is m)
+print(torch.transpose(c, 0, 1), c.swapaxes(0, 1).is_coalesced(), c.swapdims(1, 0).shape)
+one = torch.sparse_coo_tensor(torch.tensor([[0], [1]]), torch.tensor([5.]), (2, 2))
+empty = torch.sparse_coo_tensor(torch.zeros(2, 0, dtype=torch.long), torch.zeros(0), (2, 2))
+print(one.t().is_coalesced(), one.coalesce().t().is_coalesced(), empty.t().is_coalesced())
+s3 = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0], [2, 2]]), torch.tensor([1., 2.]),
+                             (2, 2, 3))
+print(s3.transpose(0, 2), s3.transpose(2, 1).to_dense())
+h = torch.sparse_coo_tensor(i[:1], torch.ones(4, 2), (3, 2))
+print(h.transpose(1, 1).shape)
+x = torch.randn(4, 2, requires_grad=True)
+y = torch.sparse.mm(a.t(), torch.sparse.mm(a, x))
+y.sum().backward()
+print(y, x.grad)
+print(torch.tensor([[0., 1.], [2., 0.]]).to_sparse_coo(), torch.zeros(2, 3).to_sparse_coo(),
+      c.to_sparse_coo() is c)
+"""
+
 ERRORS = [
     "torch.ones(2, 2).coalesce()", "torch.ones(2, 2).indices()", "torch.ones(2, 2).values()",
     "torch.ones(2, 2).is_coalesced()", "torch.ones(2, 2).sparse_dim()",
@@ -155,13 +181,15 @@ ERRORS = [
     "torch.sparse_coo_tensor([[0, 1]], [1., 2.], (3,)) + torch.ones(3)",
     "torch.ones(4) + torch.sparse_coo_tensor([[0, 1]], [1., 2.], (3,))",
     "torch.sparse_coo_tensor([[0, 1]], [1., 2.], (3,)).values()",
+    "torch.sparse_coo_tensor([[0, 1]], [1., 2.], (3, 2)).transpose(0, 2)",
+    "torch.sparse_coo_tensor([[0, 1]], [[1.], [2.]], (3, 1)).transpose(0, 1)",
 ]
 
 
 @pytest.mark.parametrize("script", [EMBEDDING_TRAINING, PADDING_MOMENTUM_AND_ZERO_GRAD,
-                                    CONSTRUCTION_AND_PRODUCTS, BITS, GCN_LEGACY],
+                                    CONSTRUCTION_AND_PRODUCTS, BITS, GCN_LEGACY, TRANSPOSE],
                          ids=["embedding_training", "padding_momentum_zero_grad",
-                              "construction_and_products", "bits", "gcn_legacy"])
+                              "construction_and_products", "bits", "gcn_legacy", "transpose"])
 def test_sparse_tensors_print_what_torch_prints(script: str) -> None:
     assert address_free(gradtrace_output(script)) == address_free(torch_output(script))
 

@@ -23,6 +23,7 @@ from .grad_mode import GRAD_MODE
 from .limits import admit, reserve
 from .meta import is_c_contiguous, meta_array
 from .ops.std_sort import std_sort_order
+from .shapes import wrap_dim
 from .tensor import Tensor, bump_version, new_counter, wrap
 
 INVARIANTS_WARNING = (
@@ -609,9 +610,29 @@ def t(a: SparseTensor) -> SparseTensor:
     if a.ndim > 2 or sparse_dim(a) != a.ndim:
         raise NotSupportedError("t() of a hybrid or more than 2-d sparse tensor is not "
                                 "supported by gradtrace")
-    idx = a.indices[::-1].copy() if a.ndim == 2 else a.indices
-    return make(idx, a.values, a.sparse_size[::-1], a.coalesced if a.ndim < 2 else None
-                if a.nnz() < 2 else False)
+    return clone(a) if a.ndim < 2 else transpose(a, 0, 1)
+
+
+def transpose(a: SparseTensor, dim0: Any, dim1: Any) -> SparseTensor:
+    """A copy (torch's clone, then transpose_) with two sparse dims swapped: their rows of the
+    indices; torch counts it coalesced only when it has no entry (measured: one entry is not),
+    and a dim swapped with itself leaves the copy as it was."""
+    d0, d1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
+    if d0 == d1:
+        return clone(a)
+    k = sparse_dim(a)
+    if d0 >= k and d1 >= k:
+        raise NotSupportedError("transpose() of a sparse tensor's dense dims is not supported "
+                                "by gradtrace")
+    if d0 >= k or d1 >= k:
+        raise TorchRuntimeError(f"sparse transpose: transposed dimensions must be sparse Got "
+                                f"sparse_dim: {k}, d0: {d0}, d1: {d1}")
+    order = list(range(k))
+    order[d0], order[d1] = d1, d0
+    size = list(a.sparse_size)
+    size[d0], size[d1] = size[d1], size[d0]
+    return make(a.indices[order], wrap(np.ascontiguousarray(a.values.array).copy()),
+                tuple(size), a.indices.shape[1] == 0)
 
 
 # -- sparse @ dense ------------------------------------------------------------
@@ -737,8 +758,8 @@ def _no_cpu_kernel(name: str) -> Callable[..., Any]:
 
 
 DENSE_METHODS: dict[str, Callable[..., Any]] = {
-    "to_sparse": to_sparse, "to_dense": lambda a, dtype=None, *, masked_grad=None: a
-    if dtype is None else a.to(dtype),
+    "to_sparse": to_sparse, "to_sparse_coo": lambda a: to_sparse(a),
+    "to_dense": lambda a, dtype=None, *, masked_grad=None: a if dtype is None else a.to(dtype),
     "coalesce": _strided_error("coalesce"), "indices": _strided_error("indices"),
     "is_coalesced": _strided_error("is_coalesced"),
     "values": _strided_error("values", "sparse tensor"),
@@ -757,6 +778,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "add": add, "add_": add_, "sub": lambda a, b, *, alpha=1: add(a, b, alpha=-alpha),
     "sub_": lambda a, b, *, alpha=1: add_(a, b, alpha=-alpha), "mul": mul, "mul_": mul_,
     "div": div, "neg": neg, "negative": neg, "sparse_mask": sparse_mask, "t": t, "mm": mm,
+    "transpose": transpose, "swapaxes": transpose, "swapdims": transpose,
+    "to_sparse_coo": lambda t: t,
     "matmul": mm, "spmm": mm, "new": legacy_new, "requires_grad_": requires_grad_, "to": to,
     "cpu": lambda t, **_: t, "float": lambda t, **_: to(t, dtypes.float32),
     "double": lambda t, **_: to(t, dtypes.float64),

@@ -7,11 +7,15 @@ Dunder attributes: a script reads a dunder only when a class in the MRO defines 
 harmless ones (`__name__`, `__qualname__`, `__module__`, `__doc__`, `__class__` of an
 instance). Python's own internals (`__dict__`, `__mro__`, `__subclasses__`, `__globals__`,
 ... `REFUSED_DUNDERS`) are refused with a NotSupportedError; any other missing dunder is
-an AttributeError, as in Python (so `hasattr(obj, "__len__")` works). No dunder can be set.
+an AttributeError, as in Python (so `hasattr(obj, "__len__")` works). No dunder can be set
+on a class (but the comparisons functools.total_ordering adds), nor a special name of
+Python's or its internals on an instance; an instance's own dunder (`self.__mu__`) is an
+ordinary attribute.
 """
 from __future__ import annotations
 
 import functools
+import types
 from types import BuiltinFunctionType, MethodType
 from typing import Any
 
@@ -93,6 +97,28 @@ def attribute_error(message: str) -> ScriptError:
 # names every use looks up anew, never cached on the class
 _SETTABLE_DUNDERS = frozenset({"__doc__", "__module__", "__lt__", "__le__", "__gt__",
                                "__ge__"})
+
+# Python's special names (the dunders of its builtin types and the protocols' own): an
+# instance is never given one, though Python would store it in the instance's dict
+_SPECIAL_NAMES = frozenset(
+    name for pytype in (int, float, complex, str, bytes, list, tuple, dict, set, frozenset,
+                        type, BaseException, property, staticmethod, classmethod, slice,
+                        range, memoryview, bytearray, types.FunctionType, types.MethodType,
+                        types.GeneratorType, types.CoroutineType, types.ModuleType)
+    for name in dir(pytype) if is_dunder(name)) | frozenset((
+        "__enter__", "__exit__", "__aenter__", "__aexit__", "__aiter__", "__anext__",
+        "__await__", "__call__", "__getattr__", "__missing__", "__fspath__", "__index__",
+        "__length_hint__", "__copy__", "__deepcopy__", "__post_init__", "__match_args__",
+        "__dataclass_fields__", "__dataclass_params__", "__torch_function__",
+        "__torch_dispatch__", "__array__", "__array_ufunc__", "__array_function__",
+        "__array_priority__", "__array_interface__", "__array_wrap__", "__bool__",
+        "__abstractmethods__", "__final__", "__orig_class__"))
+
+
+def instance_dunder_settable(name: str) -> bool:
+    """A dunder name that is no special name of Python's (`self.__mu__ = ...`, as PyG's
+    VGAE.encode keeps its mean): an ordinary attribute of the instance, as in Python."""
+    return name not in REFUSED_DUNDERS and name not in _SPECIAL_NAMES
 
 
 class ClassRuntime:
@@ -299,8 +325,9 @@ class ClassRuntime:
                 if not (type(value) is Instance and value.cls.builtin is dict):
                     raise TorchTypeError("__dict__ must be set to a dictionary, not a "
                                          f"'{type_name(value)}'")
-            raise NotSupportedError(f"setting attribute '{name}' of '{obj.cls.name}' objects "
-                                    "is not supported")
+            if not instance_dunder_settable(name):
+                raise NotSupportedError(f"setting attribute '{name}' of '{obj.cls.name}' "
+                                        "objects is not supported")
         if obj.cls is OBJECT:
             raise attribute_error(f"'object' object has no attribute '{name}'")
         prop = obj.cls.lookup(name)
@@ -319,7 +346,7 @@ class ClassRuntime:
 
     def plain_delattr(self, obj: Instance, name: Any) -> None:
         name = _attribute_name(name)
-        if is_dunder(name):
+        if is_dunder(name) and not instance_dunder_settable(name):
             raise NotSupportedError(f"deleting attribute '{name}' of '{obj.cls.name}' objects "
                                     "is not supported")
         prop = obj.cls.lookup(name)

@@ -126,7 +126,7 @@ FUNCTIONS = (
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
     "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append", "delete",
-    "ix_",
+    "ix_", "isin", "setdiff1d", "intersect1d", "union1d",
 )
 # numpy's file readers and writers: a name a script may import (a training script's header,
 # `from numpy import save as np_save`), refused when called, as Python's open is
@@ -272,6 +272,19 @@ def _check_result_size(name: str, args: list) -> None:
         reserve_broadcast(*arrays)
 
 
+def _isin_table_size(converted: list, named: dict) -> int:
+    """np.isin(..., kind='table')'s lookup table: a bool for each integer from the test
+    elements' least to their greatest (numpy's own choice of kind makes it only when small)."""
+    elements = named.get("test_elements", converted[1] if len(converted) > 1 else None)
+    try:
+        arr = np.asarray(elements)
+        if arr.size and arr.dtype.kind in "iub":
+            return int(arr.max()) - int(arr.min()) + 1
+    except (TypeError, ValueError, OverflowError):
+        pass
+    return 0
+
+
 class NumpyFunction:
     """A numpy function as a script value: prints as numpy's."""
 
@@ -365,6 +378,8 @@ def make_function(interp: Interpreter, name: str, fn: Callable[..., Any],
         converted, named = args_of(args, kwargs)
         if sized:
             reserve(_sized_count(name, converted, named))
+        elif name == "isin" and named.get("kind") == "table":
+            reserve(_isin_table_size(converted, named), 1)
         else:
             _check_result_size(name, [*converted, *named.values()])
         return wrap(call(fn, *converted, **named))

@@ -389,12 +389,27 @@ def place(values: np.ndarray, array: np.ndarray, axes: tuple[int, ...], layout: 
                                                  if d not in axes))
 
 
+def first_sum(x: np.ndarray) -> np.ndarray:
+    """Left-to-right sum along the last axis that starts from its first element, as
+    vec_reduce_all's lane loop does (acc = lane 0, then + lane 1, ...): seq_sum's, except
+    that a row of -0.0 only sums to -0.0 (seq_sum's +0.0 start makes it +0.0; the two
+    differ only while every term is -0.0). Measured: the last-dim log_softmax and softmax
+    backward of a row of -0.0 gradients give +0.0 under torch, -0.0 - exp(y) * (-0.0)."""
+    total = seq_sum(x)
+    if x.dtype.kind != "f" or not x.shape[-1]:
+        return total
+    negative_zeros = np.all((x == 0) & np.signbit(x), axis=-1)
+    if not negative_zeros.any():
+        return total
+    return np.where(negative_zeros, x.dtype.type(-0.0), total).astype(x.dtype, copy=False)
+
+
 def lane_sum(v: np.ndarray) -> np.ndarray:
     """vec_reduce_all(+) of a vector (last axis): the AVX2/AVX-512 shuffle tree (halves,
     then quarters, ...) of Vectorized<float>, which functional_base.h specialises; lane by
-    lane for any other type (double) and in the default build."""
+    lane from lane 0 for any other type (double) and in the default build."""
     if capability.CAPABILITY == "default" or v.dtype != np.float32:
-        return seq_sum(v)
+        return first_sum(v)
     while v.shape[-1] > 1:
         half = v.shape[-1] // 2
         v = v[..., :half] + v[..., half:]
@@ -405,11 +420,11 @@ def reduce_all_sum(x: np.ndarray, width: int | None = None) -> np.ndarray:
     """vec::reduce_all(+) over the last axis (at/cpu/vec/functional_base.h) with vectors of
     `width` (default: a REGISTER_DISPATCH kernel's): the first vector, then each whole
     vector added lane-wise, a zero-padded tail added to its lanes, then the lanes summed;
-    a row shorter than a vector is summed lane by lane."""
+    a row shorter than a vector is summed lane by lane from its first element."""
     size = x.shape[-1]
     width = width or lanes(x.dtype)
     if size < width:
-        return seq_sum(x) if size else np.zeros(x.shape[:-1], x.dtype)
+        return first_sum(x) if size else np.zeros(x.shape[:-1], x.dtype)
     nvec = size // width
     acc = x[..., :width].copy()
     for k in range(1, nvec):

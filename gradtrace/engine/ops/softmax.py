@@ -25,7 +25,7 @@ from ..dtypes import DType
 from ..formulas import vjp
 from ..kernels import precise
 from ..node import Function
-from ..reduction_order import lane_sum, reduce_all_sum, seq_sum
+from ..reduction_order import first_sum, lane_sum, reduce_all_sum, seq_sum
 from ..shapes import wrap_dim
 from ..tensor import Tensor, type_name
 from .creation import WARNINGS, PlacedWarning
@@ -181,7 +181,7 @@ def _map2_reduce_sum(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     size = g.shape[-1]
     width = _lanes(g.dtype)
     if size < width:
-        return seq_sum(g * y) if size else np.zeros(g.shape[:-1], g.dtype)
+        return first_sum(g * y) if size else np.zeros(g.shape[:-1], g.dtype)
     nvec = size // width
     acc = g[..., :width] * y[..., :width]
     for k in range(1, nvec):

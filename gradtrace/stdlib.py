@@ -619,6 +619,9 @@ def missing_namespace_name(namespace: Namespace, name: str) -> GradtraceError:
         # (`torch.backends.cuda.matmul`): a module's is a view (interpreter/module_dicts.py)
         return NotSupportedError(f"attribute '__dict__' of '{namespace.name}' is not "
                                  "available in gradtrace scripts")
+    if namespace.name == "__main__":  # the script's own module: its variables
+        return ScriptError(f"module '__main__' has no attribute '{name}'",
+                           kind="AttributeError")
     if namespace.name in _torch_names() and not torch_has(namespace, name) or \
             (namespace.name, name) in LOADED_SUBMODULES:  # (`collections.abc` not loaded)
         return ScriptError(f"module '{namespace.name}' has no attribute '{name}'",

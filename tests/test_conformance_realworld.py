@@ -26,16 +26,6 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
-    "d2l_nmt_vocab_seq2seq_predict_bleu": "d2l's library module names itself with "
-        "`d2l = sys.modules[__name__]` (d2l/torch.py's first lines) and calls its own "
-        "functions and classes through it (d2l.Vocab, d2l.load_array, d2l.truncate_pad, "
-        "class Seq2SeqEncoder(d2l.Encoder)); gradtrace refuses sys.modules "
-        "(NotSupportedError, by design: tests/hostile/pystd_sys_modules.gt). Measured: with "
-        "that line dropped and the `d2l.` prefixes removed, the whole case (preprocessing, "
-        "Counter vocabulary, DataLoader batches, 20 epochs of the GRU seq2seq with teacher "
-        "forcing and grad clipping, greedy prediction, BLEU) prints exactly torch's output. "
-        "Needs a module object for the script (`sys.modules['__main__']`/`[__name__]`) "
-        "whose attributes are the script's live globals, and only that entry of sys.modules",
     "gh_deepchem_lnn_torch_func_vmap_hessian": "the Hessians of vmap(hessian(f)) differ "
         "from torch's in the last float32 bits (measured on this net: H[0][0][1] "
         "0.0040200809 under torch against 0.0040200823), as an unbatched jacfwd's do "

@@ -122,6 +122,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("numpy_formatter_recursion.gt", "RecursionError"),
     ("numpy_formatter_internals.gt", "NotSupportedError"),
     ("globals_nonstring_keys.gt", "NameError"), ("globals_internals.gt", "KeyError"),
+    ("pystd_sys_modules.gt", "NotSupportedError"),
+    ("script_module_internals.gt", "AttributeError"),
     ("inspect_getsource_library.gt", "NotSupportedError"),
     ("inspect_frame_globals.gt", "AttributeError"),
     ("inspect_frame_forged.gt", "NotSupportedError"),

@@ -796,6 +796,9 @@ class Attributes:
         if kind is stdlib.OrderedDict and name == STATE_METADATA:
             obj.state_metadata = value  # (nn_intrinsics.state_dict_metadata reads it)
             return
+        if obj is self.script_module and not is_dunder(name):  # `d2l.Vocab = Vocab`
+            obj.table[name] = value  # (the module's variables)
+            return
         if stdlib.is_private(name):
             raise stdlib.not_supported_attribute(obj, name)
         if obj in PATCHABLE_TENSOR_CLASSES:  # the class's dict, seen by every tensor
@@ -836,6 +839,10 @@ class Attributes:
         elif obj in PATCHABLE_TENSOR_CLASSES and \
                 self.tensor_class_attributes.delete(obj, name):
             pass
+        elif obj is self.script_module and not is_dunder(name):
+            if name not in obj.table:
+                raise stdlib.missing_namespace_name(obj, name)
+            del obj.table[name]
         elif isinstance(obj, FunctionCtx) and name in (obj.user_attrs or ()):
             del obj.user_attrs[name]  # `del ctx.result` (torch's tutorial frees it in jvp)
         elif kind is stdlib.OrderedDict and name == STATE_METADATA:

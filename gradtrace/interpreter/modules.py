@@ -420,7 +420,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "numpy.testing", "warnings", "sys", "time", "operator", "string",
                              "unicodedata", "codecs", "ast",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib", "gc",
-                             "weakref", "tempfile", "errno", *IMPORT_ONLY_MODULES,
+                             "weakref", "tempfile", "errno", "hashlib", *IMPORT_ONLY_MODULES,
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
 

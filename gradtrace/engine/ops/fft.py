@@ -284,19 +284,17 @@ def rfft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -
 
 
 def irfft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
-    a = _promote(input, require_complex=True)
-    d = _dim(a, dim)
-    last = 2 * (a.array.shape[d] - 1) if n is None else int(n)
-    _points(last)
-    if n is not None:
-        a = _resize(a, (d,), (last // 2 + 1,))
-    return FftC2RBackward0.call(a, dim=(d,), normalization=_norm_mode(norm, False),
-                                last_dim_size=last)
+    return _c2r(input, n, dim, norm, forward=False)
 
 
 def hfft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
     """torch.fft.hfft: fft_c2r with forward=true, the c2r transform of the input's conj
     view scaled as a forward transform."""
+    return _c2r(input, n, dim, norm, forward=True)
+
+
+def _c2r(input: Tensor, n: Any, dim: int, norm: str | None, forward: bool) -> Tensor:  # noqa: A002
+    """fft_c2r of irfft (forward=false) and hfft (forward=true: of the conj view)."""
     from .complex_ops import conj
 
     a = _promote(input, require_complex=True)
@@ -305,8 +303,8 @@ def hfft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -
     _points(last)
     if n is not None:
         a = _resize(a, (d,), (last // 2 + 1,))
-    return FftC2RBackward0.call(conj(a), dim=(d,), normalization=_norm_mode(norm, True),
-                                last_dim_size=last)
+    return FftC2RBackward0.call(conj(a) if forward else a, dim=(d,),
+                                normalization=_norm_mode(norm, forward), last_dim_size=last)
 
 
 def ihfft(input: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002

@@ -35,7 +35,12 @@ def address_free(text: str) -> str:
 
 
 def torch_output(script: str) -> str:
-    """What `script` prints under torch; an exception's kind and message as its last line."""
+    """What `script` prints under torch; an exception's kind and message as its last line.
+    Each script starts from torch's default print options, as each gradtrace run does (a
+    script that sets them would otherwise change what later tests' torch prints)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_printoptions(profile="default", sci_mode=None)
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         try:

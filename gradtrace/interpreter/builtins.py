@@ -302,7 +302,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         """globals(): the script module's variables, the dict itself (live, as CPython's:
         `globals()[args.model]` picks a class by name, a write binds a name). Its only
         dunder is `__name__`; Python's others (`__builtins__`, `__loader__`, ...) are not
-        in it. Code that reads the module's names takes its str keys (`named_globals`)."""
+        in it. Code that reads the module's names takes its str keys (`runtime.named`)."""
         if args or kwargs:
             raise TorchTypeError(f"globals() takes no arguments ({len(args) + len(kwargs)} "
                                  "given)")

@@ -25,7 +25,7 @@ from gradtrace.engine import events
 from gradtrace.engine.backward import grad as autograd_grad
 from gradtrace.engine.formulas import LOCAL, UNDEFINED, VJP, formulas_of, input_name, replay
 from gradtrace.engine.grad_mode import GRAD_MODE
-from gradtrace.engine.node import AccumulateGrad, Function, Node
+from gradtrace.engine.node import AccumulateGrad, Function, Node, reachable_nodes
 from gradtrace.engine.ops.view_inplace import CopySlices
 from gradtrace.engine.ops.views import ViewFunction
 from gradtrace.engine.tensor import Tensor
@@ -85,14 +85,7 @@ def test_formulas_are_math_not_sentences():
 
 
 def _nodes_of(tensors: list[Tensor]) -> list[Node]:
-    seen: dict[int, Node] = {}
-    stack = [t.grad_fn for t in tensors if t is not None and t.grad_fn is not None]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen[id(node)] = node
-        stack.extend(n for n, _ in node.next_functions if n is not None)
+    seen = reachable_nodes(t.grad_fn for t in tensors if t is not None)
     return [n for n in seen.values() if not isinstance(n, AccumulateGrad)]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -535,6 +535,20 @@ class Function(Node):
 
     after_forward: Callable[[Function, list[Tensor]], None] | None = None
     """Save outputs (e.g. `result`) once they exist; ops that need it define the method."""
+
+
+def reachable_nodes(roots: Iterable[Node | None]) -> dict[int, Node]:
+    """Every node `roots` reach through next_functions, each once, by id, in the order a
+    depth-first walk meets them (the last root first): the graph behind some grad_fns."""
+    seen: dict[int, Node] = {}
+    stack = [node for node in roots if node is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen[id(node)] = node
+        stack.extend(fn for fn, _ in node.next_functions if fn is not None)
+    return seen
 
 
 def _unhooked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..engine.custom_function import FunctionCtx
-from ..engine.node import AccumulateGrad, Node
+from ..engine.node import AccumulateGrad, Node, reachable_nodes
 from ..engine.tensor import Tensor
 from ..summary import keep, keep_tensor
 from .records import BackwardCall, BackwardStep, GradFlow
@@ -152,14 +152,10 @@ class BackwardRecorder:
     def _stale_saved(self, call: BackwardCall) -> list[dict[str, Any]]:
         """Saved tensors of this call's graph whose version moved on since they were saved."""
         by_node = {id(r.node): r for r in self.nodes.values()}
-        stack = [r.node for r in self.nodes.values() if r.id in {n for n, _ in call.roots}]
-        seen: set[int] = set()
+        roots = {n for n, _ in call.roots}
         found = []
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
+        for node in reachable_nodes(r.node for r in self.nodes.values() if r.id in roots
+                                    ).values():
             record = by_node.get(id(node))
             for key, saved in (node.saved or {}).items():
                 if saved is None or saved.packed is not None or \
@@ -170,7 +166,6 @@ class BackwardRecorder:
                 found.append({"node": record.id if record is not None else None, "saved": key,
                               "tensor": tensor_id, "saved_version": saved.version,
                               "version": saved.tensor._version_counter.value})
-            stack.extend(n for n, _ in node.next_functions if n is not None)
         return found
 
     # -- what bundled library modules declare (interpreter/library.py's intrinsics) ---

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..engine import events
 from ..engine.forward_ad import tangent_of
-from ..engine.node import AccumulateGrad, Node
+from ..engine.node import AccumulateGrad, Node, reachable_nodes
 from ..engine.ops.view_inplace import CopySlices
 from ..engine.saved_hooks import HOOKS, hook_names
 from ..engine.tensor import Tensor
@@ -248,16 +248,8 @@ class Tracer(SavedStorageIndex, BackwardRecorder, ScriptRecorder):
         besides this trace holds: torch's graph lives that long, while the trace keeps
         every node it recorded (engine/swap.py's use counts ask)."""
         self._let_go()
-        seen: dict[int, Node] = {}
-        stack = [r.tensor.grad_fn for r in self._live.values()
-                 if isinstance(r.tensor, Tensor) and r.tensor.grad_fn is not None]
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen[id(node)] = node
-            stack.extend(fn for fn, _ in node.next_functions if fn is not None)
-        return seen
+        return reachable_nodes(r.tensor.grad_fn for r in self._live.values()
+                               if isinstance(r.tensor, Tensor))
 
     def node(self, n: Node) -> NodeRecord:
         record = self.nodes.get(id(n))

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...engine.node import FREED_MESSAGE
+from ...engine.node import FREED_MESSAGE, reachable_nodes
 from ...engine.tensor import NONLEAF_REQUIRES_GRAD, ONLY_FLOAT_GRAD
 from ...errors import GtSyntaxError, LimitExceeded, NotSupportedError
 from .. import hints
@@ -141,19 +141,8 @@ class ErrorTeller:
 
     def reachable(self, call: Any) -> set[int]:
         s = self.s
-        stack = [s.nodes[n].node for n, _ in call.roots if n is not None]
-        seen: set[int] = set()
-        out = set()
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            record = s.node_of.get(id(node))
-            if record is not None:
-                out.add(record.id)
-            stack.extend(n for n, _ in node.next_functions if n is not None)
-        return out
+        reached = reachable_nodes(s.nodes[n].node for n, _ in call.roots if n is not None)
+        return {s.node_of[key].id for key in reached if key in s.node_of}
 
     def uncaught(self) -> tuple[int | None, list[Step]]:
         """The steps telling the error that ended the run, and its statement's line."""

@@ -286,7 +286,7 @@ class Attributes:
         if name == "__class__":  # what `type(obj)` gives: `loss.grad_fn.__class__.__name__`
             return self.type_of(obj)
         if isinstance(obj, Tensor):
-            if self.tensor_class_attributes:  # `torch.Tensor.ndim = property(...)`
+            if self.tensor_class_attributes.by_class:  # `torch.Tensor.ndim = property(..)`
                 patched = self.tensor_class_attributes.on_tensor(obj, name)
                 if patched is not NO_NAME:
                     return self.patched_tensor_attribute(obj, name, patched)
@@ -589,7 +589,7 @@ class Attributes:
             return cls.name
         if name == "__module__":
             return cls.module
-        if self.tensor_class_attributes and cls in PATCHABLE_TENSOR_CLASSES:
+        if self.tensor_class_attributes.by_class and cls in PATCHABLE_TENSOR_CLASSES:
             patched = self.tensor_class_attributes.on_class(cls, name)
             if patched is not NO_NAME:
                 return self.read_through_class(patched, cls)

@@ -18,16 +18,13 @@ _LOOKUP = {TENSOR: (TENSOR,), PARAMETER: (PARAMETER, TENSOR)}
 
 
 class TensorClassAttributes:
-    """By class, the names a script set on it (falsy while there are none: the common
-    case costs tensor attribute reads one truth test)."""
+    """By class, the names a script set on it. Tensor attribute reads test `by_class`
+    first (a dict's truth, no call): empty, as in nearly every script, it costs them that."""
 
     __slots__ = ("by_class",)
 
     def __init__(self) -> None:
         self.by_class: dict[TensorType, dict[str, Any]] = {}
-
-    def __bool__(self) -> bool:
-        return bool(self.by_class)
 
     def set(self, cls: TensorType, name: str, value: Any) -> None:
         self.by_class.setdefault(cls, {})[name] = value

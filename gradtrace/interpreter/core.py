@@ -100,12 +100,10 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         self.warnings = Warnings(self)  # the warnings filters and where warnings go
         self.builtins = make_builtins(self)
         self.run_folders: set[str] = set()  # the folders os.makedirs made (os_module.py)
-        self.modules = make_modules(self)
         # the script as a module (`sys.modules[__name__]`, d2l's `d2l = sys.modules[...]`):
         # its attributes are the module's variables, live
         self.script_module = stdlib.Namespace("__main__", self.globals.vars)
-        self.modules["sys"].table["modules"] = {"__main__": self.script_module,
-                                                **self.modules}
+        self.modules = make_modules(self)
         # names `from M import *` bound under torch that gradtrace lacks: (M, name), refused
         # where the script reads them (expressions.py's NameError path)
         self.star_unsupported: dict[str, tuple[Any, str]] = {}

@@ -540,6 +540,8 @@ def make_modules(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     modules["typing"] = typing_namespace(interp)
     modules["__future__"] = stdlib.Namespace(
         "__future__", {name: stdlib.FutureFeature(name) for name in FUTURE_FEATURES})
+    # sys.modules: what a script may import (the objects an import gives) and the script
+    modules["sys"].table["modules"] = {"__main__": interp.script_module, **modules}
     return modules
 
 

@@ -6,8 +6,8 @@
 - `sys`: what scripts use without leaving the sandbox: exit (a SystemExit the runner turns
   into the run's exit status), stdout/stderr (the run's captured streams), argv (the
   script's name only), version_info/version/platform of the Python running gradtrace,
-  maxsize, float_info; `modules` (set by the Interpreter once its modules exist: those a
-  script may import, and the script's own `__main__`). Everything else (`sys.path`,
+  maxsize, float_info; `modules` (set by modules.make_modules once every module exists:
+  those a script may import, and the script's own `__main__`). Everything else (`sys.path`,
   `_getframe`, `setrecursionlimit`, ...) is refused where it is used.
 - `time`: the real clocks (scripts subtract them), and sleep refused.
 """

@@ -74,11 +74,18 @@ def test_sys_streams_write_to_the_runs_captured_output():
 
 
 def test_sys_refuses_what_reaches_the_process():
-    for name in ("modules", "path", "setrecursionlimit", "settrace", "stdin"):
+    for name in ("path", "setrecursionlimit", "settrace", "stdin"):
         result = run_text(f"import sys\nsys.{name}\n")
         assert result.error is not None and result.error.kind == "NotSupportedError", name
     result = run_text("import sys\nsys.nonexistent\n")
     assert result.error.kind == "AttributeError"
+
+
+def test_sys_modules_offers_only_the_importable_modules_and_the_script():
+    result = run_text("import sys, math\nprint(sys.modules['math'] is math)\n"
+                      "print('__main__' in sys.modules, 'nonexistent' in sys.modules)\n"
+                      "x = 3\nprint(sys.modules['__main__'].x)\n")
+    assert result.error is None and result.stdout == "True\nTrue False\n3\n"
 
 
 # ---------------------------------------------------------------- warnings on stderr

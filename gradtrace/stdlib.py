@@ -560,7 +560,7 @@ GRAD_MODE_CLASSES = (no_grad, enable_grad, inference_mode)  # usable bare as dec
 DECORATING_CONTEXTS = (*GRAD_MODE_TYPES, disable_saved_tensors_hooks, record_function)
 CONTEXT_TYPES = (*GRAD_MODE_TYPES, set_detect_anomaly, detect_anomaly, saved_tensors_hooks,
                  disable_saved_tensors_hooks, ndarray.ErrState, ndarray.PrintOptions, Device,
-                 record_function)
+                 record_function, RemovableHandle)
 
 
 def exception_types() -> dict[str, ExceptionType]:

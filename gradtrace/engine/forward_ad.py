@@ -142,6 +142,7 @@ class disabled:  # noqa: N801 - used like a function
 def make_dual(tensor: Tensor, tangent: Tensor, level: int | None = None) -> Tensor:
     """torch._make_dual: a view of `tensor` carrying `tangent` (as-is when it has the primal's
     layout, else a copy with it)."""
+    from .ops._util import INTERNAL_OVERLAP, internal_overlap
     from .ops.views import ViewBackward0
     from .tensor import wrap
 
@@ -156,9 +157,17 @@ def make_dual(tensor: Tensor, tangent: Tensor, level: int | None = None) -> Tens
         raise TorchRuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
             f"same level {FW.level} is not supported.")
+    relayout = tangent.array.strides != tensor.array.strides and tangent.array.size > 1
+    overlapping = relayout and internal_overlap(tensor.array)
+    if overlapping and not FW.functorch:
+        # torch copies the tangent into a tensor of the primal's strides, which an
+        # expanded primal's cannot take
+        raise TorchRuntimeError(INTERNAL_OVERLAP)
     out = _primal_view(tensor) if FW.functorch else \
         ViewBackward0.call(tensor, shape=tensor.array.shape)
-    if tangent.array.strides != tensor.array.strides and tangent.array.size > 1:
+    if relayout and not overlapping:
+        # (under functorch an expanded primal is an unbatched one standing in at a vmap
+        # level: its batched tangent keeps its own layout, as torch's batched tangents do)
         layout = np.empty_like(tensor.array, dtype=tangent.array.dtype)
         layout[...] = tangent.array
         tangent = wrap(layout)

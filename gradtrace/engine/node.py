@@ -433,6 +433,9 @@ class Function(Node):
                 data = node.forward(*inputs, **params)
         except ValueError as err:
             raise too_many_dims(err) from None
+        if type(data) is np.ndarray and data.ndim > 1 and not cls.returns_view and \
+                not data.flags.c_contiguous:
+            data = _expanded_inputs_layout(data, inputs)
         wrap = _tensor.wrap
         if cls.multi_output:
             outs = [wrap(array) for array in data]
@@ -566,6 +569,17 @@ _NO_EDGE = (None, 0)
 _new_node = object.__new__
 # (shape, dtype) metadata tuples are shared between nodes: graphs of a million nodes
 # mostly repeat a handful of them.
+def _expanded_inputs_layout(data: np.ndarray, inputs: tuple) -> np.ndarray:
+    """An op's result laid out as torch lays out results of expanded (stride-0) inputs:
+    TensorIterator and empty_like order dims by the inputs' strides, leaving a stride-0
+    dim where it stands, where numpy's ufuncs order it innermost (`x.expand(4, 2, 3).abs()`
+    would else run over memory in another order than torch's)."""
+    arrays = [t.array for t in inputs if t is not None]
+    if any(0 in a.strides for a in arrays if a.ndim > 1):
+        return _pointwise.iterator_layout(data, *arrays)
+    return data
+
+
 _META: dict[tuple, tuple] = {}
 _NUMBER_META = _META.setdefault(((), float64), ((), float64))  # a wrapped Python float
 
@@ -577,4 +591,5 @@ def _zeros(shape: tuple[int, ...], dtype: Any) -> Tensor:
 
 
 from . import levels as _levels  # noqa: E402 (circular, as tensor)
+from . import pointwise as _pointwise  # noqa: E402 (circular, as tensor)
 from . import tensor as _tensor  # noqa: E402 (circular: Tensor is needed only at call time)

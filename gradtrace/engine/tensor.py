@@ -696,6 +696,9 @@ class RemovableHandle:
 
     __slots__ = ("hooks", "hook")
     __module__ = "torch.utils.hooks"  # torch's: the handle's repr
+    # the library class a module hook's handle is (lib/torch/utils/hooks.gt): the one class
+    # torch has, which isinstance takes this one for
+    SCRIPT_CLASS = ("torch.utils.hooks", "RemovableHandle")
 
     def __init__(self, hooks: list, hook: Callable):
         self.hooks = hooks
@@ -704,6 +707,12 @@ class RemovableHandle:
     def remove(self) -> None:
         if self.hook in self.hooks:
             self.hooks.remove(self.hook)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()  # (`with t.register_hook(h):` keeps the hook for the block only)
 
 
 

@@ -181,6 +181,8 @@ class TypeChecks:
                     return protocol_instance_check(self, value, classinfo)
                 raise TorchTypeError("Instance and class checks can only be used with "
                                      "@runtime_checkable protocols")
+            if type(value) is RemovableHandle:  # a tensor hook's handle is torch's class
+                return (classinfo.module, classinfo.name) == RemovableHandle.SCRIPT_CLASS
             return type(value) is Instance and classinfo in value.cls.mro
         if kind is BuiltinType:
             if type(value) is Instance:  # an IntEnum's members are ints

@@ -193,19 +193,25 @@ def square(t: Tensor) -> Tensor:
 def isnan(t: Tensor) -> Tensor:
     import numpy as np
 
-    return Tensor._wrap(np.isnan(t.array))
+    from ..pointwise import iterator_layout
+
+    return Tensor._wrap(iterator_layout(np.isnan(t.array), t.array))
 
 
 def isinf(t: Tensor) -> Tensor:
     import numpy as np
 
-    return Tensor._wrap(np.isinf(t.array))
+    from ..pointwise import iterator_layout
+
+    return Tensor._wrap(iterator_layout(np.isinf(t.array), t.array))
 
 
 def isfinite(t: Tensor) -> Tensor:
     import numpy as np
 
-    return Tensor._wrap(np.isfinite(t.array))
+    from ..pointwise import iterator_layout
+
+    return Tensor._wrap(iterator_layout(np.isfinite(t.array), t.array))
 
 
 def _new_filled(t: Tensor, size: tuple, value: Any, dtype: Any, requires_grad: bool,

@@ -872,17 +872,18 @@ def bitwise_xor(a: Any, b: Any) -> Tensor:
 def bitwise_not(a: Tensor) -> Tensor:
     if a.dtype.is_floating_point or a.dtype.barebones:
         raise not_implemented("bitwise_not_cpu", a.dtype)
-    return Tensor._wrap(np.invert(a.array))
+    return Tensor._wrap(iterator_layout(np.invert(a.array), a.array))
 
 
 def logical_not(a: Tensor) -> Tensor:
-    return Tensor._wrap(np.logical_not(a.array))
+    return Tensor._wrap(iterator_layout(np.logical_not(a.array), a.array))
 
 
 def _logical(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
     """logical_and/or/xor: any dtype, nonzero is true, the result is bool."""
     ta, tb, _ = binary_operands(a, b)
-    return Tensor._wrap(ufunc(ta.array != 0, tb.array != 0))
+    return Tensor._wrap(iterator_layout(ufunc(ta.array != 0, tb.array != 0), ta.array,
+                                        tb.array))
 
 
 def logical_and(a: Any, b: Any) -> Tensor:

@@ -16,6 +16,7 @@ from .. import dtypes
 from ..formulas import local, undefined, vjp
 from ..forward_ad import auto_element_wise
 from ..node import Function
+from ..pointwise import iterator_layout
 from ..tensor import Tensor, as_tensor_operand
 from ._util import apply_inplace, cast, common_dtype, float_dtype
 from .arithmetic import logical_not, logical_or, pow, rpow
@@ -269,21 +270,21 @@ def nanmean(a: Tensor, dim: Any = None, keepdim: bool = False, *,
 
 def signbit(a: Tensor) -> Tensor:
     x = a.array
-    return Tensor._wrap(np.signbit(x) if x.dtype.kind == "f" else x < 0)
+    return Tensor._wrap(iterator_layout(np.signbit(x) if x.dtype.kind == "f" else x < 0, x))
 
 
 def isposinf(a: Tensor) -> Tensor:
-    return Tensor._wrap(np.isposinf(a.array) if a.dtype.is_floating_point
-                        else np.zeros(a.array.shape, dtype=bool))
+    return Tensor._wrap(iterator_layout(np.isposinf(a.array) if a.dtype.is_floating_point
+                                        else np.zeros(a.array.shape, dtype=bool), a.array))
 
 
 def isneginf(a: Tensor) -> Tensor:
-    return Tensor._wrap(np.isneginf(a.array) if a.dtype.is_floating_point
-                        else np.zeros(a.array.shape, dtype=bool))
+    return Tensor._wrap(iterator_layout(np.isneginf(a.array) if a.dtype.is_floating_point
+                                        else np.zeros(a.array.shape, dtype=bool), a.array))
 
 
 def isreal(a: Tensor) -> Tensor:
-    return Tensor._wrap(np.ones(a.array.shape, dtype=bool))
+    return Tensor._wrap(iterator_layout(np.ones(a.array.shape, dtype=bool), a.array))
 
 
 def positive(a: Tensor) -> Tensor:

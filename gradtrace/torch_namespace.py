@@ -350,13 +350,20 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
               # removed since torch 1.9; each raises torch's error naming its replacement
               **{name: "torch._linalg_utils" for name in (
                   "eig", "lstsq", "matrix_rank", "solve", "symeig")},
-              "vmap": "torch._functorch.apis",
+              "vmap": "torch._functorch.apis", "ops": "torch.library",
               "svd_lowrank": "torch._lowrank", "pca_lowrank": "torch._lowrank"},
     "torch.serialization": {name: "torch.serialization" for name in (
         "save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
         "safe_globals")},
     "torch.functional": {"unravel_index": "torch._unravel_index"},
     "torch.random": {"fork_rng": "torch.random"},
+    "torch.library": {name: "torch.library" for name in (
+        "custom_op", "infer_schema", "register_autograd", "register_fake", "register_kernel",
+        "CustomOpDef", "opcheck", "Library", "define", "impl", "get_ctx",
+        "register_torch_dispatch", "register_vmap", "register_autocast")},
+    "torch.types": {name: "torch.types" for name in (
+        "Number", "Device", "_TensorOrTensors", "_size", "_int", "_float", "_bool",
+        "_complex", "_str", "_dtype", "_device", "Tensor", "Sequence", "Union", "Any")},
     "torch.utils": {"swap_tensors": "torch.utils"},
     "torch.backends.cuda": {"sdp_kernel": "torch.backends.cuda"},
     "torch.nn.attention": {name: "torch.nn.attention" for name in (
@@ -630,6 +637,8 @@ def _build_torch() -> dict[str, Namespace]:
             "torch.utils.data.distributed")},
         "torch.utils.checkpoint": Namespace("torch.utils.checkpoint", {}),
         "torch.utils.hooks": Namespace("torch.utils.hooks", {}),
+        "torch.library": Namespace("torch.library", {}),
+        "torch.types": Namespace("torch.types", {}),
         "torch.random": Namespace("torch.random", {
             name: api.TORCH_FUNCTIONS[name] for name in (
                 "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state")

@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import stdlib, syntax
 from ..engine.ops import creation
-from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError
+from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from ..source import Span
 from ..tensor_types import ScriptType
 from .abc_checks import ABCMETA
@@ -257,55 +257,101 @@ class DefinitionCompiler:
                 finally:
                     self.running_frame = running
             attrs = namespace.vars if type(namespace.vars) is dict else dict(namespace.vars)
-            shown = _class_qualname(attrs.pop("__qualname__", qualname))
-            annotations = attrs.pop(ANNOTATED, {})  # name -> what evaluates its annotation
-            annotated = tuple(annotations)
-            owner = attrs.get("__module__")
-            if "__eq__" in attrs and "__hash__" not in attrs:
-                attrs["__hash__"] = None  # Python: __eq__ without __hash__ is unhashable
-            if type(attrs.get("__new__")) is UserFunction:  # type.__new__ makes it static
-                attrs["__new__"] = StaticMethod(attrs["__new__"])
-            if type(attrs.get("__init_subclass__")) is UserFunction:  # and this a classmethod
-                attrs["__init_subclass__"] = ClassMethod(attrs["__init_subclass__"])
-            owner = owner if isinstance(owner, str) else module
-            if typed == "NamedTuple":
-                return make_namedtuple_class(self, name, owner, attrs, annotated)
-            if typed == "TypedDict":
-                return make_typed_dict(name, owner, annotated, [b for b, _ in values],
-                                       bool(options.get("total", True)))
-            cls = ScriptClass(name, shown, owner, base, attrs, self)
-            cls.metaclass = declared or cls.metaclass
-            if cls.metaclass is not None and any(  # ABCMeta against EnumType, FunctionMeta
-                    b.enum is not None or is_autograd_function(b) for b in cls.bases):
-                raise ScriptError("metaclass conflict: the metaclass of a derived class must "
-                                  "be a (non-strict) subclass of the metaclasses of all its "
-                                  "bases", span, kind="TypeError")
-            if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
-                self.protocol_classes.add(cls)
-            cls.annotated = annotated
-            if annotations:
-                self.class_annotations[cls] = annotations
-            if params is not None:
-                self.generic_classes[cls] = params
-            if any(type(b) is ScriptGenericAlias or is_alias_base(b) or is_generic_base(b)
-                   and b.args is not None for b, _ in values):
-                self.orig_bases[cls] = tuple(b for b, _ in values)
-            cell.cls = cls
-            enums = [b for b in cls.bases if b.enum is not None]
-            if enums and len(cls.bases) > 1 and not (  # a data type mixed in is fine
-                    len(enums) == 1 and len(cls.bases) == 2 and cls.builtin is not None
-                    and cls.bases[0].builtin is not None):
-                raise NotSupportedError("an enumeration with mixin classes is not supported",
-                                        span)
-            if enums:
-                make_enum(cls)
-            set_names(self, cls)  # type.__new__: each attribute's __set_name__, then
-            hook = super_lookup(cls, "__init_subclass__")  # the parent's hook
-            if hook is not None:
-                self.call(hook, [], options, span)
-            return cls
+            return self.finish_class(name, qualname, module, values, typed, params,
+                                     base, declared, options, attrs, cell, span)
 
         return make
+
+    def type_new(self, name: Any, bases: Any, namespace: Any) -> Any:
+        """`type(name, bases, dict)`: a class made as a `class` statement makes it, its
+        namespace a copy of `dict` (string keys that could name a class attribute), its
+        __module__ the calling module's and its __qualname__ `name` unless given."""
+        for i, (value, kind) in enumerate(((name, str), (bases, tuple), (namespace, dict))):
+            if not isinstance(value, kind):
+                raise TorchTypeError(f"type.__new__() argument {i + 1} must be "
+                                     f"{kind.__name__}, not {type_name(value)}")
+        for key in namespace:
+            if not isinstance(key, str) or not key.isidentifier():
+                raise NotSupportedError(f"type(name, bases, dict) with the key {key!r} in dict "
+                                        "is not supported (only names of attributes)")
+        values = [(b, None) for b in bases]
+        typed = typing_class_kind(values)
+        if typed is not None or any(type(b) is ScriptGenericAlias or is_generic_base(b)
+                                    or is_alias_base(b) for b in bases):
+            raise NotSupportedError("type(name, bases, dict) of a typing class is not "
+                                    "supported: use a `class` statement")
+        base = self.class_bases([(base_class(self, b), None) for b in bases], None)
+        if any(b.enum is not None for b in (base if type(base) is tuple else (base,))):
+            raise NotSupportedError("type(name, bases, dict) of an enumeration is not "
+                                    "supported: use a `class` statement")
+        module = self._calling_module()
+        attrs = {"__module__": module, "__qualname__": name, "__doc__": None, **namespace}
+        return self.finish_class(name, name, module, values, None, None, base, None, {},
+                                 attrs, ClassCell(), None)
+
+    def _calling_module(self) -> str:
+        """The `__name__` of the module whose code is running (type() sets a class's
+        __module__ from it)."""
+        frame = self.running_frame
+        while frame is not None and frame.parent is not None:
+            frame = frame.parent
+        found = frame.vars.get("__name__") if frame is not None else None
+        return found if isinstance(found, str) else "__main__"
+
+    def finish_class(self, name: str, qualname: str, module: str, values: list[Any],
+                     typed: str | None, params: Any, base: Any, declared: Any,
+                     options: dict[str, Any], attrs: dict[str, Any], cell: ClassCell,
+                     span: Span | None) -> Any:
+        """type.__new__'s part of making a class, from its namespace once filled (by a class
+        body, or given to `type(name, bases, dict)`): the class, its metaclass and typing
+        records, enumeration members, __set_name__ and the parent's __init_subclass__."""
+        shown = _class_qualname(attrs.pop("__qualname__", qualname))
+        annotations = attrs.pop(ANNOTATED, {})  # name -> what evaluates its annotation
+        annotated = tuple(annotations)
+        owner = attrs.get("__module__")
+        if "__eq__" in attrs and "__hash__" not in attrs:
+            attrs["__hash__"] = None  # Python: __eq__ without __hash__ is unhashable
+        if type(attrs.get("__new__")) is UserFunction:  # type.__new__ makes it static
+            attrs["__new__"] = StaticMethod(attrs["__new__"])
+        if type(attrs.get("__init_subclass__")) is UserFunction:  # and this a classmethod
+            attrs["__init_subclass__"] = ClassMethod(attrs["__init_subclass__"])
+        owner = owner if isinstance(owner, str) else module
+        if typed == "NamedTuple":
+            return make_namedtuple_class(self, name, owner, attrs, annotated)
+        if typed == "TypedDict":
+            return make_typed_dict(name, owner, annotated, [b for b, _ in values],
+                                   bool(options.get("total", True)))
+        cls = ScriptClass(name, shown, owner, base, attrs, self)
+        cls.metaclass = declared or cls.metaclass
+        if cls.metaclass is not None and any(  # ABCMeta against EnumType, FunctionMeta
+                b.enum is not None or is_autograd_function(b) for b in cls.bases):
+            raise ScriptError("metaclass conflict: the metaclass of a derived class must "
+                              "be a (non-strict) subclass of the metaclasses of all its "
+                              "bases", span, kind="TypeError")
+        if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
+            self.protocol_classes.add(cls)
+        cls.annotated = annotated
+        if annotations:
+            self.class_annotations[cls] = annotations
+        if params is not None:
+            self.generic_classes[cls] = params
+        if any(type(b) is ScriptGenericAlias or is_alias_base(b) or is_generic_base(b)
+               and b.args is not None for b, _ in values):
+            self.orig_bases[cls] = tuple(b for b, _ in values)
+        cell.cls = cls
+        enums = [b for b in cls.bases if b.enum is not None]
+        if enums and len(cls.bases) > 1 and not (  # a data type mixed in is fine
+                len(enums) == 1 and len(cls.bases) == 2 and cls.builtin is not None
+                and cls.bases[0].builtin is not None):
+            raise NotSupportedError("an enumeration with mixin classes is not supported",
+                                    span)
+        if enums:
+            make_enum(cls)
+        set_names(self, cls)  # type.__new__: each attribute's __set_name__, then
+        hook = super_lookup(cls, "__init_subclass__")  # the parent's hook
+        if hook is not None:
+            self.call(hook, [], options, span)
+        return cls
 
     def declared_metaclass(self, value: Any, span: Span) -> OpaqueType | None:
         """`metaclass=`: abc.ABCMeta (a class whose instances check abstract methods and

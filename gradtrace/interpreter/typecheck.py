@@ -20,7 +20,7 @@ from ..engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import RemovableHandle, Tensor
-from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
+from ..errors import EXCEPTION_PARENTS, ScriptError, TorchTypeError
 from ..tensor_types import SIZE, VALUE_CLASSES, ScriptType, TorchVersion, tensor_class_of
 from . import abc_checks
 from .dunders import OBJECT
@@ -260,12 +260,11 @@ class TypeChecks:
             value, (ScriptType, stdlib.ExceptionType)) or is_torch_class(value)
 
     def script_type(self, *args: Any) -> Any:
-        """The builtin `type(x)`; `type(name, bases, dict)` is refused."""
+        """The builtin `type(x)`, and `type(name, bases, dict)` making a class."""
         if len(args) == 1:
             return self.type_of(args[0])
         if len(args) == 3:
-            raise NotSupportedError("type(name, bases, dict) is not supported: use a `class` "
-                                    "statement")
+            return self.type_new(*args)
         raise TorchTypeError("type() takes 1 or 3 arguments")
 
 

@@ -1111,3 +1111,21 @@ def test_vector_norms_and_their_gradients_like_torch() -> None:
     |z| by abs_kernel where every reduced dim has size 1; the gradients are norm_backward's
     (sgn(z) * grad, grad * z / norm masked at 0, ...), bit for bit."""
     assert gradtrace_output(NORMS) == torch_output(NORMS)
+
+
+KEYWORDS = """import torch
+a, b = torch.tensor([1., 2.]), torch.tensor([3., -4.])
+print(torch.complex(real=a, imag=b), torch.complex(a, imag=b), torch.polar(abs=a, angle=b),
+      torch.polar(a, angle=b))
+for f in (lambda: torch.complex(re=a, im=b), lambda: torch.polar(r=a, theta=b)):
+    try:
+        f()
+    except TypeError as e:
+        print(str(e).splitlines()[0])
+"""
+
+
+def test_complex_and_polar_take_torchs_keywords() -> None:
+    """torch.complex(real=, imag=) and torch.polar(abs=, angle=), as PyKEEN's view_complex
+    calls them; other names are torch's TypeError."""
+    assert gradtrace_output(KEYWORDS) == torch_output(KEYWORDS)

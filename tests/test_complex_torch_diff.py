@@ -7,7 +7,7 @@ torch's rounding (mul_kernel's vector body unfused, its scalar code fused as GCC
 it: compared bit for bit on seeded random shapes, strides and broadcasts) and autograd
 through them (ViewAsComplexBackward0, MulBackward0's conjugate, ViewAsRealBackward0), as a
 LLaMA rotary embedding uses them, abs() with its gradients (SLEEF's and glibc's hypot,
-sgn), isclose/allclose, sums and means. Everything else is refused with
+sgn), isclose/allclose, sums and means, vector norms. Everything else is refused with
 NotSupportedError.
 
 Skipped unless torch is importable.
@@ -448,6 +448,8 @@ def test_errors_like_torch() -> None:
 @pytest.mark.parametrize("expression", [
     "z.sin()", "z.tanh()",
     "torch.tensor([1., 2.]).to(torch.complex64).prod()",
+    "torch.linalg.vector_norm(z, ord=0)", "torch.linalg.norm(torch.stack([z, z]), ord='nuc')",
+    "torch.linalg.matrix_norm(torch.stack([z, z]), ord=2)",
 ])
 def test_unmeasured_complex_ops_are_refused(expression: str) -> None:
     """What gradtrace has not measured on complex tensors is its NotSupportedError, not a
@@ -1073,3 +1075,57 @@ def test_angle_tangents_like_torch() -> None:
     """angle's forward derivative: the real part of where(z == 0, 0, conj(t) * z / |z|^2 *
     1j) for a complex input, zeros for a real one."""
     assert gradtrace_output(ANGLE_TANGENTS) == torch_output(ANGLE_TANGENTS)
+
+
+NORMS = """import torch
+torch.manual_seed(0)
+def bits(t):
+    t = torch.view_as_real(t) if t.is_complex() else t
+    return [x.hex() for x in t.flatten().tolist()]
+for dtype in (torch.complex64, torch.complex128):
+    for shape, dim in [((1,), None), ((9,), None), ((17,), -1), ((40,), 0), ((3, 21), -1),
+                       ((21, 3), 0), ((4, 5), None), ((20, 1), -1), ((2, 3, 4), (0, 2))]:
+        for ord in (1, 2, float('inf'), 3, 0.5):
+            z = (torch.randn(*shape, dtype=dtype) * 3).requires_grad_()
+            y = torch.linalg.vector_norm(z, ord=ord, dim=dim)
+            y.backward(torch.rand_like(y))
+            print(shape, dim, ord, y.dtype, y.grad_fn.name(), bits(y), bits(z.grad))
+    m = torch.randn(6, 5, dtype=dtype)
+    for view in (m.t(), m[:, ::2]):
+        print(bits(torch.linalg.vector_norm(view, dim=0)), bits(view.norm(p=1, dim=1)))
+w = torch.randn(3, 4, dtype=torch.complex64)
+print(torch.linalg.norm(w), w.norm(), torch.norm(w, p=1, dim=1), torch.linalg.norm(w, dim=-1),
+      torch.linalg.norm(w, ord=1), torch.linalg.norm(w, ord=float('inf')),
+      torch.linalg.norm(w, keepdim=True, dim=(0, 1)),
+      torch.linalg.norm(torch.zeros(3, dtype=torch.complex64)))
+z = torch.zeros(4, dtype=torch.complex64, requires_grad=True)
+torch.linalg.vector_norm(z).backward()
+print(z.grad)
+"""
+
+
+def test_vector_norms_and_their_gradients_like_torch() -> None:
+    """Vector norms of complex tensors (linalg.vector_norm, linalg.norm, Tensor.norm,
+    torch.norm): glibc's hypot per element, accumulated one after another in the real
+    type (the 2-norm's squares rounded, never fused, with no vectorised last-dim path),
+    |z| by abs_kernel where every reduced dim has size 1; the gradients are norm_backward's
+    (sgn(z) * grad, grad * z / norm masked at 0, ...), bit for bit."""
+    assert gradtrace_output(NORMS) == torch_output(NORMS)
+
+
+KEYWORDS = """import torch
+a, b = torch.tensor([1., 2.]), torch.tensor([3., -4.])
+print(torch.complex(real=a, imag=b), torch.complex(a, imag=b), torch.polar(abs=a, angle=b),
+      torch.polar(a, angle=b))
+for f in (lambda: torch.complex(re=a, im=b), lambda: torch.polar(r=a, theta=b)):
+    try:
+        f()
+    except TypeError as e:
+        print(str(e).splitlines()[0])
+"""
+
+
+def test_complex_and_polar_take_torchs_keywords() -> None:
+    """torch.complex(real=, imag=) and torch.polar(abs=, angle=), as PyKEEN's view_complex
+    calls them; other names are torch's TypeError."""
+    assert gradtrace_output(KEYWORDS) == torch_output(KEYWORDS)

@@ -5,6 +5,8 @@ Values are numpy's complex64/complex128 arrays (a real and an imaginary float si
 side, as c10::complex lays them out, so view_as_real/view_as_complex share memory as in
 torch). What runs is in `RUNS`: creation, casts, views, printing, polar/complex,
 view_as_real/view_as_complex, .real/.imag, index_select, + - * /, exp, abs, sum, mean,
+vector norms (linalg.vector_norm, linalg.norm, Tensor.norm; not the 0-norm, nor the nuclear
+or spectral matrix norms),
 isclose/allclose, linalg.eig/eigvals, torch.fft's transforms (MKL's, engine/mkl_dft.py),
 einsum, bmm, mm, addmm, mv, addmv, inner, where and matmul (blas.py's complex paths: MKL's
 gemm, ATen's own gemv loop), reciprocal, var, std, sqrt, `**` by a number, conj_physical,
@@ -61,7 +63,7 @@ RUNS = frozenset("""
     Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
     mv addmv addmm inner where tensordot reciprocal var std pow sqrt log
     floor_divide conj exp index_select angle cumsum dot vdot grad sgn eigh eigvalsh diag_embed
-    mH H adjoint mT
+    mH H adjoint mT norm vector_norm
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",

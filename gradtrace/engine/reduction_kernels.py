@@ -155,6 +155,21 @@ def norm_p(array: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) ->
     return place(np.asarray(out, array.dtype), array, axes, layout, nred, keepdim)
 
 
+def norm_complex(array: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+                 p: float) -> np.ndarray:
+    """Vector norms of a complex array: the norm kernel's ops on c10::complex, which take
+    each element's std::abs (glibc's hypotf/hypot, as np.hypot computes) and accumulate in
+    the real type one element after another: NormTwoOps adds |z|*|z| rounded (no FMA, and
+    no vectorised last-dim path, which is for real dtypes only), the others as norm_p.
+    Measured against torch 2.13 on complex64 vectors of lengths 1..60 for orders 1 and 2."""
+    magnitude = np.empty_like(array.real)  # in the input's layout: the same visiting order
+    np.hypot(array.real, array.imag, out=magnitude)
+    if p != 2:
+        return norm_p(magnitude, axes, keepdim, p)
+    rows, layout, nred = reduced_rows(magnitude, axes)
+    return place(np.sqrt(seq_sum(rows * rows)), magnitude, axes, layout, nred, keepdim)
+
+
 # -- prod (Reduce.h binary_kernel_reduce_vec) ------------------------------------------------
 
 

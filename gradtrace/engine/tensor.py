@@ -601,8 +601,11 @@ class Parameter(Tensor):
     def __init__(self, data: Any = None, requires_grad: bool = True):
         if data is None:
             data = Tensor(np.empty(0, dtype=dtypes.DEFAULT_FLOAT.np))
-        if not isinstance(data, Tensor):
-            raise TorchTypeError(f"'{type_name(data)}' object has no attribute 'detach'")
+        if not isinstance(data, Tensor):  # Parameter.__new__'s custom-tensor path calls
+            from ..errors import ScriptError  # data.detach(): Python's AttributeError
+
+            raise ScriptError(f"'{type_name(data)}' object has no attribute 'detach'",
+                              kind="AttributeError")
         source = data.detach()
         for name in Tensor.__slots__:
             if name != "__weakref__":

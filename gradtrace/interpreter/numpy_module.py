@@ -139,6 +139,9 @@ CONSTANTS = {"pi": np.pi, "e": np.e, "inf": np.inf, "nan": np.nan, "newaxis": No
              "euler_gamma": np.euler_gamma, "True_": np.True_, "False_": np.False_}
 LINALG = ("norm", "inv", "solve", "det", "pinv", "svd", "eig", "eigh", "eigvals", "eigvalsh",
           "qr", "cholesky", "lstsq", "matrix_rank", "slogdet", "matrix_power", "multi_dot")
+# numpy.fft: numpy's own transforms (pocketfft), frequencies and shifts
+FFT = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
+       "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift")
 # the array methods and properties scripts use
 METHODS = (
     "astype", "reshape", "sum", "mean", "max", "min", "argmax", "argmin", "std", "var",
@@ -613,7 +616,7 @@ def _formatting_function(interp: Interpreter, name: str) -> NumpyFunction:
 
 def make_numpy(interp: Interpreter, random_ns: stdlib.Namespace
                ) -> dict[str, stdlib.Namespace]:
-    """The `numpy` namespace of one run, and `numpy.random`, `numpy.linalg`."""
+    """The `numpy` namespace of one run, and `numpy.random`, `numpy.linalg`, `numpy.fft`."""
     np.set_printoptions(**_DEFAULT_PRINT)  # what an earlier run in this process set goes
     table: dict[str, Any] = dict(CONSTANTS)
     for name in {*FUNCTIONS, *UFUNCS, *_SIZED}:
@@ -654,16 +657,19 @@ def make_numpy(interp: Interpreter, random_ns: stdlib.Namespace
     linalg = stdlib.Namespace("numpy.linalg", {
         name: make_function(interp, name, getattr(np.linalg, name), f"numpy.linalg.{name}")
         for name in LINALG})
+    fft = stdlib.Namespace("numpy.fft", {
+        name: make_function(interp, name, getattr(np.fft, name), f"numpy.fft.{name}")
+        for name in FFT})
     testing = stdlib.Namespace("numpy.testing", {
         "assert_allclose": make_function(interp, "assert_allclose",
                                          _assert_allclose, "numpy.testing.assert_allclose"),
         "assert_array_equal": make_function(interp, "assert_array_equal",
                                             _assert_array_equal,
                                             "numpy.testing.assert_array_equal")})
-    table.update(random=random_ns, linalg=linalg, testing=testing)
+    table.update(random=random_ns, linalg=linalg, fft=fft, testing=testing)
     namespace = stdlib.Namespace("numpy", table)
     return {"numpy": namespace, "numpy.random": random_ns, "numpy.linalg": linalg,
-            "numpy.testing": testing}
+            "numpy.fft": fft, "numpy.testing": testing}
 
 
 _NDITER_FLAGS = frozenset({"multi_index", "c_index", "f_index", "refs_ok", "zerosize_ok"})

@@ -153,8 +153,9 @@ class ComplexBackward0(Function):
         return real(grad), imag(grad)
 
 
-def complex(re: Tensor, im: Tensor) -> Tensor:  # noqa: A001 (torch's name)
-    return ComplexBackward0.call(re, im)
+def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 (torch's name)
+    """torch.complex(real, imag): its parameters named as torch names them (keywords too)."""
+    return ComplexBackward0.call(real, imag)
 
 
 def _sincosf(y: np.ndarray, want_cos: bool) -> np.ndarray:
@@ -209,8 +210,9 @@ class PolarBackward0(Function):
         return Tensor._wrap(grad_abs), Tensor._wrap(grad_angle)
 
 
-def polar(r: Tensor, theta: Tensor) -> Tensor:
-    return PolarBackward0.call(r, theta)
+def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 (torch's parameter names)
+    """torch.polar(abs, angle): its parameters named as torch names them (keywords too)."""
+    return PolarBackward0.call(abs, angle)
 
 
 class AngleBackward0(Function):

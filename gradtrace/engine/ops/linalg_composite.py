@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import TorchRuntimeError, TorchTypeError
+from ...errors import NotSupportedError, TorchRuntimeError, TorchTypeError
 from .. import blas
 from ..formulas import COMPLEX, vjp
 from ..node import Function
@@ -337,6 +337,9 @@ def matrix_norm(a: Tensor, ord: Any = "fro", dim: Any = (-2, -1),  # noqa: A002
 
 def _svd_reduce(a: Tensor, d0: int, d1: int, keepdim: bool, reduce: Any) -> Tensor:
     """max/min/sum of the singular values over the matrices in dims (d0, d1)."""
+    if a.dtype.is_complex:
+        raise NotSupportedError("the nuclear and spectral norms of a complex matrix are not "
+                                "supported by gradtrace")
     nd = a.array.ndim
     perm = [i for i in range(nd) if i not in (d0, d1)] + [d0, d1]
     result = reduce(svdvals(permute(a, *perm)), (-1,), keepdim)

@@ -44,7 +44,7 @@ class LinalgVectorNormBackward0(Function):
 
     def forward(self, a: Tensor, ord: Any, dim: tuple[int, ...] | None,  # noqa: A002
                 keepdim: bool) -> np.ndarray:
-        if not a.dtype.is_floating_point:
+        if not (a.dtype.is_floating_point or a.dtype.is_complex):
             raise TorchRuntimeError(
                 "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                 f"{a.dtype.scalar_type}")
@@ -192,6 +192,8 @@ def dist(a: Tensor, other: Any, p: Any = 2) -> Tensor:
 def _norm_array(x: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) -> np.ndarray:
     """linalg_vector_norm's values: |x| where every reduced dim has size 1, else ATen's
     norm kernel (engine/reduction_kernels.py)."""
+    if np.iscomplexobj(x):
+        return _complex_norm_array(x, axes, keepdim, p)
     if not x.ndim:
         return np.asarray(np.abs(x) if p != 0 else (x != 0).astype(x.dtype))
     if builtins.all(x.shape[d] == 1 for d in axes):
@@ -207,6 +209,22 @@ def _norm_array(x: np.ndarray, axes: tuple[int, ...], keepdim: bool, p: float) -
     if p == 2:
         return kernels.norm2(x, axes, keepdim)
     return kernels.norm_p(x, axes, keepdim, p)
+
+
+def _complex_norm_array(x: np.ndarray, axes: tuple[int, ...], keepdim: bool,
+                        p: float) -> np.ndarray:
+    """linalg_vector_norm of a complex array: where every reduced dim has size 1, at::abs
+    into the real result (abs_kernel's moduli, engine/complex.py); else the norm kernel's
+    complex ops (engine/reduction_kernels.py). The 0-norm (at::ne into a real result, with
+    a cast warning) was not measured."""
+    from .. import complex as complex_kernels
+
+    if p == 0:
+        raise NotSupportedError("vector_norm(ord=0) of a complex tensor is not supported by "
+                                "gradtrace")
+    if builtins.all(x.shape[d] == 1 for d in axes):
+        return complex_kernels.absolute(x if keepdim else np.squeeze(x, axes))
+    return kernels.norm_complex(x, axes, keepdim, p)
 
 
 def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None,  # noqa: A002

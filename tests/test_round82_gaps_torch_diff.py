@@ -5,7 +5,10 @@ with np.fill_diagonal, in place, and builds the pairwise differences of the part
 coordinates with np.subtract.outer. gradtrace's numpy refused both: fill_diagonal was not in
 its table, and a ufunc's own methods (outer, reduce, accumulate, reduceat, at) were not
 offered. fill_diagonal writes into the script's array (a view's base too), as numpy's;
-given a tensor it fails as numpy does, reading `a.flat`.
+given a tensor it fails as numpy does, reading `a.flat`. Probing the numpy such simulators
+call found the index grids refused too (np.triu_indices for pair lists, tril_indices,
+diag_indices, indices) and unravel_index, ravel_multi_index and trapezoid: offered now, the
+grids sized against the element limit before numpy builds them.
 
 Skipped unless torch is importable.
 """
@@ -67,3 +70,41 @@ def test_a_ufunc_method_of_a_tensor_is_refused() -> None:
                            "np.subtract.outer(torch.ones(2), torch.ones(2))\n")
     assert out == ("NotSupportedError np.subtract.outer() of a tensor is not supported by "
                    "gradtrace: use t.numpy()\n")
+
+
+INDEX_GRIDS = """import numpy as np
+calls = [("triu_indices", lambda: np.triu_indices(4, 1)),
+         ("triu_indices m", lambda: np.triu_indices(3, 1, 5)),
+         ("tril_indices", lambda: np.tril_indices(n=3, k=-1, m=2)),
+         ("tril_indices empty", lambda: np.tril_indices(-1)),
+         ("diag_indices", lambda: np.diag_indices(2, ndim=3)),
+         ("indices sparse", lambda: np.indices((2,), dtype=np.int32, sparse=True)),
+         ("indices", lambda: np.indices((2, 3))),
+         ("unravel_index", lambda: np.unravel_index([1, 5], (2, 3), order='F')),
+         ("ravel_multi_index", lambda: np.ravel_multi_index(([1], [2]), (2, 3))),
+         ("ravel_multi_index bad", lambda: np.ravel_multi_index((5, 0), (2, 3))),
+         ("trapezoid", lambda: np.trapezoid([[1, 2], [3, 4]], dx=0.5, axis=0)),
+         ("triu_indices text", lambda: np.triu_indices('a'))]
+for name, call in calls:
+    try:
+        print(name, call())
+    except Exception as e:
+        print(name, type(e).__name__, e)
+x = np.arange(12.0).reshape(4, 3)
+i, j = np.triu_indices(len(x), 1)
+print(np.linalg.norm(x[i] - x[j], axis=1))
+"""
+
+
+def test_numpy_index_grids_unravel_and_trapezoid() -> None:
+    assert gradtrace_output(INDEX_GRIDS) == torch_output(INDEX_GRIDS)
+
+
+def test_numpy_index_grids_count_against_the_element_limit() -> None:
+    from gradtrace.errors import LimitExceeded
+    from gradtrace.runner import run_text
+
+    for call in ("np.triu_indices(10**6)", "np.indices((10**5, 10**5))",
+                 "np.diag_indices(10**5, ndim=10**4)"):
+        result = run_text(f"import numpy as np\n{call}\n")
+        assert isinstance(result.error, LimitExceeded), call

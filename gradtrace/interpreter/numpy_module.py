@@ -129,7 +129,8 @@ FUNCTIONS = (
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
     "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append", "delete",
-    "ix_", "isin", "setdiff1d", "intersect1d", "union1d", "fill_diagonal",
+    "ix_", "isin", "setdiff1d", "intersect1d", "union1d", "fill_diagonal", "unravel_index",
+    "ravel_multi_index", "trapezoid",
 )
 # numpy's file readers and writers: a name a script may import (a training script's header,
 # `from numpy import save as np_save`), refused when called, as Python's open is
@@ -137,7 +138,9 @@ FILE_FUNCTIONS = ("save", "load", "savez", "savez_compressed", "savetxt", "loadt
                   "genfromtxt", "fromfile")
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
-          "logspace", "geomspace")
+          "logspace", "geomspace",
+          # index grids: a pair list's `np.triu_indices(n, 1)`, `np.indices(shape)`
+          "triu_indices", "tril_indices", "diag_indices", "indices")
 CONSTANTS = {"pi": np.pi, "e": np.e, "inf": np.inf, "nan": np.nan, "newaxis": None,
              "euler_gamma": np.euler_gamma, "True_": np.True_, "False_": np.False_}
 LINALG = ("norm", "inv", "solve", "det", "pinv", "svd", "eig", "eigh", "eigvals", "eigvalsh",
@@ -238,6 +241,16 @@ def _sized_count(name: str, args: list, kwargs: dict) -> int:
             start, stop = numbers[0], numbers[1]
             step = numbers[2] if len(numbers) > 2 else float(kwargs.get("step", 1))
             return max(0, math.ceil((stop - start) / step)) if step else 0
+        if name in ("triu_indices", "tril_indices"):  # two index arrays, at most n * m
+            n = int(args[0] if args else kwargs.get("n", 0))
+            m = args[2] if len(args) > 2 else kwargs.get("m")
+            return 2 * n * (n if m is None else int(m))
+        if name == "diag_indices":
+            n = int(args[0] if args else kwargs.get("n", 0))
+            return n * int(args[1] if len(args) > 1 else kwargs.get("ndim", 2))
+        if name == "indices":  # one grid per dimension
+            dims = args[0] if args else kwargs.get("dimensions")
+            return numel(dims) * len(dims)
         num = args[2] if len(args) > 2 else kwargs.get("num", 50)
         return int(num)
     except (TypeError, ValueError, OverflowError, IndexError):

@@ -101,6 +101,9 @@ _TENSOR_METHOD_ERRORS = {
        for name in ("all", "any")},
     "copyto": "copyto() argument 1 must be a numpy.ndarray, not Tensor",  # (a destination)
 }
+# functions that write into their first argument through an ndarray attribute a tensor
+# lacks: numpy's AttributeError (np.fill_diagonal assigns through `a.flat`)
+_TENSOR_ATTRIBUTE_ERRORS = {"fill_diagonal": "flat"}
 _TENSOR_METHOD_DISPATCH = frozenset({
     "argmax", "argmin", "round", "around", "clip", "cumsum", "cumprod", "argsort", "reshape",
     "transpose", "squeeze", "sort", "nonzero", "ravel", "repeat", "swapaxes", "trace",
@@ -126,7 +129,8 @@ FUNCTIONS = (
     "logspace", "geomspace", "identity", "tri", "polyfit", "polyval", "prod", "sinc",
     "maximum", "minimum", "isnan", "argpartition", "partition", "histogram_bin_edges",
     "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append", "delete",
-    "ix_", "isin", "setdiff1d", "intersect1d", "union1d",
+    "ix_", "isin", "setdiff1d", "intersect1d", "union1d", "fill_diagonal", "unravel_index",
+    "ravel_multi_index", "trapezoid",
 )
 # numpy's file readers and writers: a name a script may import (a training script's header,
 # `from numpy import save as np_save`), refused when called, as Python's open is
@@ -134,7 +138,9 @@ FILE_FUNCTIONS = ("save", "load", "savez", "savez_compressed", "savetxt", "loadt
                   "genfromtxt", "fromfile")
 # constructors whose size the script gives: checked against the limits first
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
-          "logspace", "geomspace")
+          "logspace", "geomspace",
+          # index grids: a pair list's `np.triu_indices(n, 1)`, `np.indices(shape)`
+          "triu_indices", "tril_indices", "diag_indices", "indices")
 CONSTANTS = {"pi": np.pi, "e": np.e, "inf": np.inf, "nan": np.nan, "newaxis": None,
              "euler_gamma": np.euler_gamma, "True_": np.True_, "False_": np.False_}
 LINALG = ("norm", "inv", "solve", "det", "pinv", "svd", "eig", "eigh", "eigvals", "eigvalsh",
@@ -238,6 +244,16 @@ def _sized_count(name: str, args: list, kwargs: dict) -> int:
             start, stop = numbers[0], numbers[1]
             step = numbers[2] if len(numbers) > 2 else float(kwargs.get("step", 1))
             return max(0, math.ceil((stop - start) / step)) if step else 0
+        if name in ("triu_indices", "tril_indices"):  # two index arrays, at most n * m
+            n = int(args[0] if args else kwargs.get("n", 0))
+            m = args[2] if len(args) > 2 else kwargs.get("m")
+            return 2 * n * (n if m is None else int(m))
+        if name == "diag_indices":
+            n = int(args[0] if args else kwargs.get("n", 0))
+            return n * int(args[1] if len(args) > 1 else kwargs.get("ndim", 2))
+        if name == "indices":  # one grid per dimension
+            dims = args[0] if args else kwargs.get("dimensions")
+            return numel(dims) * len(dims)
         num = args[2] if len(args) > 2 else kwargs.get("num", 50)
         return int(num)
     except (TypeError, ValueError, OverflowError, IndexError):
@@ -310,6 +326,9 @@ class NumpyFunction:
         """`np.mean.__name__` and, for a function of a numpy module, its `__qualname__` and
         `__module__` (MISSING for the others: a generator's samplers are methods)."""
         module, _, plain = self.qualified.rpartition(".")
+        if name in UFUNC_METHODS and self.name in UFUNCS and self.qualified == \
+                f"numpy.{self.name}":
+            return _ufunc_method(self.interp, self.name, name)
         if name == "__name__":
             return self.name
         if not module.startswith("numpy") or plain != self.name:
@@ -347,6 +366,9 @@ def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: t
     first = args[0] if args else None
     if name in _TENSOR_METHOD_ERRORS and isinstance(first, Tensor):
         raise ScriptError(_TENSOR_METHOD_ERRORS[name], kind="TypeError")
+    if name in _TENSOR_ATTRIBUTE_ERRORS and isinstance(first, Tensor):
+        raise ScriptError(f"'Tensor' object has no attribute '{_TENSOR_ATTRIBUTE_ERRORS[name]}'",
+                          kind="AttributeError")
     if name in _TENSOR_METHOD_DISPATCH and isinstance(first, Tensor):
         raise NotSupportedError(f"np.{name}() of a tensor (numpy calls the tensor's own "
                                 f"method) is not supported by gradtrace: call t.{name}() "
@@ -367,6 +389,26 @@ def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: t
                     not copy:
                 raise ScriptError(_NO_COPY_ERROR, kind="ValueError")
     return None
+
+
+# a ufunc's own methods: `np.subtract.outer(x, x)` (pairwise differences in n-body
+# simulators), `np.add.at(counts, idx, 1)` (in place, as numpy's), reduce, accumulate
+UFUNC_METHODS = ("outer", "reduce", "accumulate", "reduceat", "at")
+
+
+def _ufunc_method(interp: Interpreter, ufunc: str, method: str) -> NumpyFunction:
+    """`np.<ufunc>.<method>`, called as numpy's on the script's arrays (a tensor refused:
+    numpy would read it through __array__ and hand the result to its __array_wrap__)."""
+    bound = make_function(interp, method, getattr(getattr(np, ufunc), method),
+                          f"numpy.ufunc.{method}")
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, Tensor) for a in (*args, *kwargs.values())):
+            raise NotSupportedError(f"np.{ufunc}.{method}() of a tensor is not supported by "
+                                    "gradtrace: use t.numpy()")
+        return bound(*args, **kwargs)
+
+    return NumpyFunction(method, function, interp, f"numpy.ufunc.{method}")
 
 
 def make_function(interp: Interpreter, name: str, fn: Callable[..., Any],

@@ -647,13 +647,19 @@ class Attributes:
         """`torch.Tensor.add` unbound: called with a tensor first, it is that tensor's method
         (`map(torch.Tensor.item, losses)`); anything else first is torch's TypeError. One
         torch writes in Python (`torch.Tensor.backward`) is a function, printed as torch's."""
+        made = self.tensor_descriptors.get(name)
+        if made is not None:  # (the same object each time, as torch's: a dict key)
+            return made
         owner = "torch._C.TensorBase"
         unbound = self._unbound_method(name, Tensor, owner)
         python = tensor_python_method(name)
         if python is not None:
             shown, qualname, module = python
-            return TorchFunction(unbound, "function", shown, module, qualname)
-        return NativeFunction(name, owner, unbound, "method")
+            made = TorchFunction(unbound, "function", shown, module, qualname)
+        else:
+            made = NativeFunction(name, owner, unbound, "method")
+        self.tensor_descriptors[name] = made
+        return made
 
     def generator_method_descriptor(self, name: str) -> NativeFunction:
         """`torch.Generator.manual_seed` unbound: torch's C method descriptor."""

@@ -20,7 +20,7 @@ from ..engine.sparse import SparseTensor
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
-from . import linalg_keywords
+from . import linalg_keywords, torch_function_protocol
 from .builtin_classes import as_builtin_values, builtin_instances_in
 from .objects import (
     MISSING,
@@ -248,6 +248,9 @@ class Calls:
         if kind is UserFunction:
             return self.call_function(fn, args, kwargs)
         if kind is TorchFunction:  # (the engine's function: parsers and tracer key on it)
+            found = torch_function_protocol.overloaded(args, kwargs)
+            if found:  # a script class's __torch_function__ takes the call
+                return torch_function_protocol.dispatch(self, fn, found, args, kwargs, span)
             if kwargs and fn.module == linalg_keywords.MODULE:  # (torch.linalg's own names)
                 kwargs = linalg_keywords.torch_keywords(fn.name, fn.fn, args, kwargs)
             fn = fn.fn
@@ -291,6 +294,13 @@ class Calls:
                 raise NotSupportedError(f"calling {fn!r} is not supported", span)
             raise ScriptError(f"'{type_name(fn)}' object is not callable", span,
                               kind="TypeError")
+        if kind is stdlib.BoundMethod and args and isinstance(fn.obj, Tensor):
+            found = torch_function_protocol.overloaded(args, kwargs)
+            method = self.tensor_method_descriptor(fn.name) if found else None
+            if type(method) is NativeFunction:  # `t.add(s)`: the hook gets torch.Tensor.add
+                # and (t, s); a method torch writes in Python (backward) checks self only
+                return torch_function_protocol.dispatch(self, method, found, (fn.obj, *args),
+                                                        kwargs, span)
         if self.tracer is not None:
             return self.tracer.call(self._invoke, fn, args, kwargs, span)
         return self._invoke(fn, args, kwargs, span)

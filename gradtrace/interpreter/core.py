@@ -95,6 +95,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # collections.abc's and numbers' classes: (module, name) (abc_checks.py)
         self.abc_kinds: dict[Any, tuple[str, str]] = {}
         self.abc_registry: dict[Any, list[Any]] = {}  # ABC.register's virtual subclasses
+        self.tensor_descriptors: dict[str, Any] = {}  # `torch.Tensor.add`, one per name
         self.abc_registry_bases: set[Any] = set()  # the registering classes and their bases
         self.stderr_stream = ScriptStream("stderr", self.stderr)  # sys.stderr
         self.warnings = Warnings(self)  # the warnings filters and where warnings go

@@ -1,0 +1,69 @@
+"""The `__torch_function__` protocol for script classes (the docs' "Extending torch with a
+Tensor-like type"): a torch function given an instance of a class that defines
+`__torch_function__`, at the top level or inside a list or tuple argument (`torch.cat`'s),
+calls that hook instead, as torch's argument parser does (torch/overrides.py,
+python_arg_parser.cpp): one entry per class, a subclass before its base, each called with
+(func, types, args, kwargs) until one returns something other than NotImplemented."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ScriptError
+from .objects import MISSING, Instance, NativeFunction
+
+if TYPE_CHECKING:
+    from ..source import Span
+    from .core import Interpreter
+    from .torch_functions import TorchFunction
+
+HOOK = "__torch_function__"
+
+
+def overloaded(args: Any, kwargs: dict[str, Any]) -> list[Instance]:
+    """The arguments whose class defines __torch_function__, one per class, a subclass
+    before its base (torch's `_get_overloaded_args`); empty for most calls."""
+    found: list[Instance] = []
+    for value in (*args, *kwargs.values()) if kwargs else args:
+        kind = type(value)
+        if kind is Instance:
+            _add(found, value)
+        elif kind is list or kind is tuple:
+            for item in value:
+                if type(item) is Instance:
+                    _add(found, item)
+    return found
+
+
+def _add(found: list[Instance], value: Instance) -> None:
+    cls = value.cls
+    if cls.lookup(HOOK) is MISSING or any(v.cls is cls for v in found):
+        return
+    for i, other in enumerate(found):
+        if cls.is_subclass(other.cls):
+            found.insert(i, value)
+            return
+    found.append(value)
+
+
+def dispatch(interp: Interpreter, func: TorchFunction | NativeFunction, found: list[Instance],
+             args: Any, kwargs: dict[str, Any], span: Span | None) -> Any:
+    """Call each class's hook in turn; torch's TypeError when all return NotImplemented."""
+    types = tuple(v.cls for v in found)
+    python = func.kind == "function"  # torch's Python functions (F.relu) pass their kwargs
+    # (a Tensor method, `torch.Tensor.mul`, is named so in torch's messages)
+    name = f"torch.Tensor.{func.name}" if type(func) is NativeFunction else \
+        f"{func.module}.{func.name}"
+    passed = dict(kwargs) if (kwargs or python) else None
+    for value in found:
+        hook = interp.get_attribute(value, HOOK, span)
+        result = interp.call(hook, [func, types, tuple(args), passed], {}, span)
+        if result is not NotImplemented:
+            return result
+    if python:
+        listed = ", ".join(f"<class '{c.module}.{c.qualname}'>" for c in types)
+        raise ScriptError(f"no implementation found for '{name}' on types that implement "
+                          f"__torch_function__: [{listed}]", span, kind="TypeError")
+    listed = "".join(f"  - tensor subclass <class '{c.module}.{c.qualname}'>\n" for c in types)
+    raise ScriptError(f"Multiple dispatch failed for '{name}'; all __torch_function__ "
+                      f"handlers returned NotImplemented:\n\n{listed}\nFor more information, "
+                      "try re-running with TORCH_LOGS=not_implemented", span, kind="TypeError")

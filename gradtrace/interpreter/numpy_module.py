@@ -76,6 +76,11 @@ UFUNCS = (
     "isinf", "isfinite", "signbit", "copysign", "greater", "greater_equal", "less",
     "less_equal", "equal", "not_equal", "logical_and", "logical_or", "logical_xor",
     "logical_not", "deg2rad", "rad2deg", "degrees", "radians", "heaviside",
+    # integers' bits, numpy 2's array-API names, and float decomposition
+    "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "bitwise_invert",
+    "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count",
+    "gcd", "lcm", "ldexp", "nextafter", "spacing", "conj", "conjugate", "acos", "asin", "atan",
+    "atan2", "acosh", "asinh", "atanh", "pow",
 )
 # functions numpy answers with the tensor's own method (torch's signature refuses numpy's)
 _TENSOR_METHOD_ERRORS = {
@@ -131,6 +136,19 @@ FUNCTIONS = (
     "result_type", "promote_types", "can_cast", "issubdtype", "copyto", "append", "delete",
     "ix_", "isin", "setdiff1d", "intersect1d", "union1d", "fill_diagonal", "unravel_index",
     "ravel_multi_index", "trapezoid",
+    # element-wise, selecting and reshaping: results no larger than their inputs
+    "angle", "real", "imag", "iscomplex", "isreal", "iscomplexobj", "isrealobj", "isneginf",
+    "isposinf", "real_if_close", "fix", "i0", "modf", "frexp", "divmod", "flatnonzero",
+    "extract", "compress", "choose", "select", "atleast_3d", "broadcast_arrays",
+    "broadcast_shapes", "ediff1d", "trim_zeros", "rot90", "hsplit", "vsplit", "dsplit",
+    "unique_values", "setxor1d",
+    "array_equiv", "lexsort", "nanargmax", "nanargmin", "nancumsum", "nancumprod",
+    "nanmedian", "nanpercentile", "nanquantile", "nanprod", "nanstd", "nanvar",
+    "tril_indices_from", "triu_indices_from", "diag_indices_from", "asanyarray",
+    "asfortranarray", "concat", "permute_dims", "matrix_transpose", "unstack", "vecdot",
+    "matvec", "vecmat", "cumulative_prod", "put", "putmask", "place", "insert", "unwrap",
+    "sort_complex", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv", "roots",
+    "poly", "packbits",
 )
 # numpy's file readers and writers: a name a script may import (a training script's header,
 # `from numpy import save as np_save`), refused when called, as Python's open is
@@ -140,7 +158,9 @@ FILE_FUNCTIONS = ("save", "load", "savez", "savez_compressed", "savetxt", "loadt
 _SIZED = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "identity",
           "logspace", "geomspace",
           # index grids: a pair list's `np.triu_indices(n, 1)`, `np.indices(shape)`
-          "triu_indices", "tril_indices", "diag_indices", "indices")
+          "triu_indices", "tril_indices", "diag_indices", "indices",
+          # signal windows of M points
+          "hanning", "hamming", "bartlett", "blackman", "kaiser")
 CONSTANTS = {"pi": np.pi, "e": np.e, "inf": np.inf, "nan": np.nan, "newaxis": None,
              "euler_gamma": np.euler_gamma, "True_": np.True_, "False_": np.False_}
 LINALG = ("norm", "inv", "solve", "det", "pinv", "svd", "eig", "eigh", "eigvals", "eigvalsh",
@@ -251,6 +271,8 @@ def _sized_count(name: str, args: list, kwargs: dict) -> int:
         if name == "diag_indices":
             n = int(args[0] if args else kwargs.get("n", 0))
             return n * int(args[1] if len(args) > 1 else kwargs.get("ndim", 2))
+        if name in ("hanning", "hamming", "bartlett", "blackman", "kaiser"):
+            return max(0, int(args[0] if args else kwargs.get("M", 0)))
         if name == "indices":  # one grid per dimension
             dims = args[0] if args else kwargs.get("dimensions")
             return numel(dims) * len(dims)
@@ -285,6 +307,12 @@ def _check_result_size(name: str, args: list) -> None:
             isinstance(arrays[0], (list, tuple)):
         reserve(sum(int(np.size(a)) for a in arrays[0]),
                 max([a.itemsize for a in arrays[0] if isinstance(a, np.ndarray)], default=8))
+    elif name == "insert" and len(arrays) >= 3:  # (its axis, when given, is the fourth)
+        arr = np.asarray(arrays[0])
+        axis = arrays[3] if len(arrays) > 3 else None
+        other = arr.size // max(1, arr.shape[axis]) if isinstance(axis, int) and arr.ndim \
+            and -arr.ndim <= axis < arr.ndim else 1
+        reserve(arr.size + max(int(np.size(arrays[1])), int(np.size(arrays[2]))) * other, width)
     elif name == "append" and len(arrays) >= 2:
         reserve(int(np.size(arrays[0])) + int(np.size(arrays[1])), width)
     else:

@@ -593,7 +593,10 @@ def _build_torch() -> dict[str, Namespace]:
         # torch/functional.py: the torch functions written in Python (torch.functional.__all__)
         "torch.functional": Namespace("torch.functional", {
             name: api.TORCH_FUNCTIONS[name] for name in _TORCH_FUNCTIONAL
-            if name in api.TORCH_FUNCTIONS}),
+            if name in api.TORCH_FUNCTIONS}
+            # its `import torch.nn.functional as F`, which blog code reaches it through
+            # (`torch.functional.F.softplus(scale)`)
+            | {"F": functional}),
         # torch/version.py of the CPU wheel (env-printing scripts read torch.version.cuda)
         "torch.version": Namespace("torch.version", {
             "__version__": VERSION, "cuda": None, "hip": None, "rocm": None, "xpu": None,

@@ -11,6 +11,11 @@ MultivariateNormal) found:
   and a later graph through the view runs that node; gradtrace kept the view's first node
   (ExpandBackward0, SliceBackward0, ...). Views made with grad mode off keep their own
   error, and `.data` writes (another version counter) change nothing, as before.
+- torch.distributions.kl_divergence's pairs with Binomial, Beta and Gamma on one side
+  (Exponential || Gamma, Gamma || Normal, Beta || Uniform, ... 29 registrations of torch's
+  kl.py) were missing from gradtrace's registry, so an Exponential || Gamma (two
+  exponential families) fell to the Bregman fallback's NotImplementedError and a Gamma ||
+  Normal's subclass Chi2 likewise; the registry now holds torch's 87 pairs.
 
 Skipped unless torch is importable.
 """
@@ -85,6 +90,56 @@ for i in range(2):
     opt.zero_grad()
 print((mvn.loc, mvn.covariance_matrix))
 """
+
+
+KL_PAIRS = """import torch
+import torch.distributions as D
+leaves = []
+def g(v):
+    leaves.append(torch.tensor(v, requires_grad=True))
+    return leaves[-1]
+def make(name):
+    return {"Bernoulli": lambda: D.Bernoulli(g([0.3, 0.8])),
+            "Binomial": lambda: D.Binomial(torch.tensor([10.0, 10.0]), g([0.3, 0.6])),
+            "Beta": lambda: D.Beta(g([2.0, 0.7]), g([3.0, 1.5])),
+            "ContinuousBernoulli": lambda: D.ContinuousBernoulli(g([0.3, 0.7])),
+            "Exponential": lambda: D.Exponential(g([2.0, 0.5])),
+            "Gamma": lambda: D.Gamma(g([2.0, 0.8]), g([3.0, 1.2])),
+            "Gumbel": lambda: D.Gumbel(g([0.5, -1.0]), g([2.0, 0.7])),
+            "Laplace": lambda: D.Laplace(g([0.1, 1.0]), g([1.5, 0.5])),
+            "Normal": lambda: D.Normal(g([0.2, -0.4]), g([1.3, 0.6])),
+            "Pareto": lambda: D.Pareto(g([1.5, 0.4]), g([2.5, 0.9])),
+            "Poisson": lambda: D.Poisson(g([2.0, 0.4])),
+            "Uniform": lambda: D.Uniform(g([0.2, -0.5]), g([0.9, 3.0])),
+            "Chi2": lambda: D.Chi2(g([3.0, 1.5]))}[name]()
+pairs = [("Binomial", "Binomial"), ("Bernoulli", "Poisson"), ("Beta", "ContinuousBernoulli"),
+         ("Beta", "Pareto"), ("Beta", "Exponential"), ("Beta", "Gamma"), ("Beta", "Normal"),
+         ("Beta", "Uniform"), ("Exponential", "Beta"), ("Exponential", "Gamma"),
+         ("Gamma", "Uniform"), ("Gamma", "Pareto"), ("Gamma", "ContinuousBernoulli"),
+         ("Gamma", "Beta"), ("Gamma", "Exponential"), ("Gamma", "Gumbel"), ("Gamma", "Normal"),
+         ("Gumbel", "Gamma"), ("Gumbel", "Beta"), ("Laplace", "Gamma"), ("Laplace", "Beta"),
+         ("Normal", "Gamma"), ("Normal", "Beta"), ("Pareto", "Beta"), ("Pareto", "Gamma"),
+         ("Poisson", "Binomial"), ("Poisson", "Bernoulli"), ("Uniform", "Beta"),
+         ("Uniform", "Gamma"), ("Chi2", "Normal"), ("Exponential", "Chi2")]
+for a, b in pairs:
+    leaves.clear()
+    p, q = make(a), make(b)
+    kl = D.kl_divergence(p, q)
+    params = list(leaves)
+    finite = kl[kl.isfinite()]
+    grads = (torch.autograd.grad(finite.sum(), params, allow_unused=True)
+             if finite.numel() and finite.requires_grad else [])
+    print(a, b, kl, [None if g is None else g for g in grads])
+try:
+    D.kl_divergence(D.Binomial(5, torch.tensor(0.3)), D.Binomial(10, torch.tensor(0.3)))
+except NotImplementedError as e:
+    print(e)
+print(D.kl_divergence(D.Binomial(10, torch.tensor([0.3])), D.Binomial(5, torch.tensor([0.2]))))
+"""
+
+
+def test_kl_divergence_pairs_with_binomial_beta_gamma() -> None:
+    assert gradtrace_output(KL_PAIRS) == torch_output(KL_PAIRS)
 
 
 def test_torch_functional_f_is_nn_functional() -> None:

@@ -313,10 +313,10 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.distributions.constraints": {name: "torch.distributions.constraints"
                                         for name in _CONSTRAINTS},
     # the helpers the distributions share, which scripts' own Distribution subclasses take
-    # (`from torch.distributions.utils import broadcast_all`); not lazy_property
+    # (`from torch.distributions.utils import broadcast_all, lazy_property`)
     "torch.distributions.utils": {name: "torch.distributions.utils" for name in (
         "broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
-        "tril_matrix_to_vec", "vec_to_tril_matrix", "euler_constant")},
+        "tril_matrix_to_vec", "vec_to_tril_matrix", "euler_constant", "lazy_property")},
     # the submodules themselves (`torch.distributions.normal.Normal`)
     **{module: {name: module for name, defined in _DISTRIBUTIONS.items() if defined == module}
        for module in sorted(set(_DISTRIBUTIONS.values()))},

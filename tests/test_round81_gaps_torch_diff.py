@@ -16,6 +16,10 @@ MultivariateNormal) found:
   kl.py) were missing from gradtrace's registry, so an Exponential || Gamma (two
   exponential families) fell to the Bregman fallback's NotImplementedError and a Gamma ||
   Normal's subclass Chi2 likewise; the registry now holds torch's 87 pairs.
+- `torch.distributions.utils.lazy_property` (scvi-tools' ZeroInflatedNegativeBinomial's
+  zi_probs/zi_logits): a non-data descriptor computing the value once, with grad enabled,
+  onto the instance; Distribution's argument validation skips a lazy parameter not yet
+  computed, as torch's `isinstance(getattr(type(self), param), lazy_property)` does.
 
 Skipped unless torch is importable.
 """
@@ -140,6 +144,50 @@ print(D.kl_divergence(D.Binomial(10, torch.tensor([0.3])), D.Binomial(5, torch.t
 
 def test_kl_divergence_pairs_with_binomial_beta_gamma() -> None:
     assert gradtrace_output(KL_PAIRS) == torch_output(KL_PAIRS)
+
+
+LAZY_PROPERTY = """import torch
+from torch.distributions import Distribution, constraints
+from torch.distributions.utils import lazy_property, logits_to_probs, probs_to_logits
+calls = []
+class Coin(Distribution):
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if probs is not None:
+            self.probs = probs
+        else:
+            self.logits = logits
+        super().__init__(validate_args=validate_args)
+    @lazy_property
+    def probs(self):
+        calls.append("probs")
+        return logits_to_probs(self.logits, is_binary=True)
+    @lazy_property
+    def logits(self):
+        calls.append("logits")
+        return probs_to_logits(self.probs, is_binary=True)
+    def log_prob(self, value):
+        return value * self.logits - torch.nn.functional.softplus(self.logits)
+logits = torch.tensor([0.5, -1.0], requires_grad=True)
+c = Coin(logits=logits, validate_args=True)
+print(c, calls, "probs" in vars(c))
+with torch.no_grad():
+    p = c.probs
+print(p, p.requires_grad, calls, c.probs is p, calls, "probs" in vars(c))
+p.sum().backward()
+print(logits.grad, isinstance(Coin.logits, lazy_property))
+print(Coin(probs=torch.tensor([0.2, 0.9])).logits, calls)
+try:
+    Coin(probs=torch.tensor([1.5]), validate_args=True)
+except ValueError as e:
+    print(str(e).splitlines()[0])
+print(Coin(logits=torch.tensor([0.1]), validate_args=True).log_prob(torch.tensor([1.0])))
+"""
+
+
+def test_lazy_property_of_a_script_distribution() -> None:
+    assert gradtrace_output(LAZY_PROPERTY) == torch_output(LAZY_PROPERTY)
 
 
 def test_torch_functional_f_is_nn_functional() -> None:

@@ -313,10 +313,10 @@ LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
     "torch.distributions.constraints": {name: "torch.distributions.constraints"
                                         for name in _CONSTRAINTS},
     # the helpers the distributions share, which scripts' own Distribution subclasses take
-    # (`from torch.distributions.utils import broadcast_all`); not lazy_property
+    # (`from torch.distributions.utils import broadcast_all, lazy_property`)
     "torch.distributions.utils": {name: "torch.distributions.utils" for name in (
         "broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
-        "tril_matrix_to_vec", "vec_to_tril_matrix", "euler_constant")},
+        "tril_matrix_to_vec", "vec_to_tril_matrix", "euler_constant", "lazy_property")},
     # the submodules themselves (`torch.distributions.normal.Normal`)
     **{module: {name: module for name, defined in _DISTRIBUTIONS.items() if defined == module}
        for module in sorted(set(_DISTRIBUTIONS.values()))},
@@ -600,7 +600,10 @@ def _build_torch() -> dict[str, Namespace]:
         # torch/functional.py: the torch functions written in Python (torch.functional.__all__)
         "torch.functional": Namespace("torch.functional", {
             name: api.TORCH_FUNCTIONS[name] for name in _TORCH_FUNCTIONAL
-            if name in api.TORCH_FUNCTIONS}),
+            if name in api.TORCH_FUNCTIONS}
+            # its `import torch.nn.functional as F`, which blog code reaches it through
+            # (`torch.functional.F.softplus(scale)`)
+            | {"F": functional}),
         # torch/version.py of the CPU wheel (env-printing scripts read torch.version.cuda)
         "torch.version": Namespace("torch.version", {
             "__version__": VERSION, "cuda": None, "hip": None, "rocm": None, "xpu": None,

@@ -363,6 +363,10 @@ def apply_inplace(op: type[Function], self: Tensor, *others: Any, **params: Any)
             if saved is not None and saved.is_output:
                 saved.tensor = self.detach()
                 saved.version = self._version_counter.value
+    elif self.requires_grad:
+        from .view_inplace import refresh_views_untracked
+
+        refresh_views_untracked(self)
     if OBSERVERS:
         emit("inplace", tensor=self, version=self._version_counter.value, node=node,
              name=op.__name__)

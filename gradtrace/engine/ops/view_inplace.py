@@ -40,6 +40,25 @@ def refresh_views(t: Tensor) -> None:
     entry[1][:] = alive
 
 
+def refresh_views_untracked(t: Tensor) -> None:
+    """After an in-place op on `t` that recorded no history (grad mode off, as an
+    optimizer's step writes a parameter): torch regenerates the grad_fn of every view of the
+    base made with grad mode on, `t` itself included when it is one, as
+    `AsStridedBackward0` over the base's unchanged history the next time it is read (the
+    shared version moved on), so a view kept across the step (a distribution's `loc`, an
+    `expand` of the parameter) prints as one."""
+    base = t._base if t._base is not None else t
+    entry = _VIEWS.get(id(base))
+    if entry is None or entry[0]() is not base or not base.requires_grad:
+        return
+    edge = gradient_edge(base)
+    for ref in entry[1]:
+        v = ref()
+        if (v is not None and v._base is base and v.grad_fn is not None
+                and no_grad_views.mode_of(v) is None):
+            _set_as_strided(v, edge)
+
+
 class CopyBackwards(Function):
     """`self.copy_(src)`: self's gradient is zero, src gets the gradient (reduced to its shape)."""
 

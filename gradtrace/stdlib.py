@@ -638,9 +638,10 @@ def not_supported_attribute(obj: Any, name: str) -> NotSupportedError:
 
 # Python builtins a script may reach for but gradtrace deliberately does not offer.
 NOT_SUPPORTED_BUILTINS = {
-    name: f"`{name}` is not supported: gradtrace scripts cannot run code from strings, "
-          "reach files or the system, or inspect Python objects"
-    for name in ("eval", "exec", "compile", "open", "input", "__import__", "dir",
+    name: f"`{name}` is not supported: gradtrace scripts cannot compile or exec code "
+          "(eval of an expression runs as the script's own code), reach files or the "
+          "system, or inspect Python objects"
+    for name in ("exec", "compile", "open", "input", "__import__", "dir",
                  "breakpoint", "help", "memoryview", "bytearray", "complex", "aiter", "anext")
 }
 

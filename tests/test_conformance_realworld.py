@@ -147,15 +147,6 @@ NOT_YET = {
         "are even, but not odd row counts (3x7 and 5x3 rows) nor 200-wide rows: it needs "
         "that kernel's thread split and its calls measured. The rest of the case (eca_layer "
         "alone with k_size 3, ECA_MobileNetV2's first step) agrees",
-    "gh_czifan_deepsurv_pytorch_cox_nll": "DeepSurv._build_network builds each activation "
-        "with `eval('nn.{}()'.format(self.activation))` (and main.py picks its optimizer "
-        "with `eval('optim.{}'...)`): gradtrace refuses `eval` by design (scripts cannot "
-        "run code from strings), so the run stops at the model's construction. It would "
-        "need eval of an expression string through gradtrace's own parser and interpreter "
-        "in the caller's namespaces, a policy decision; with the two evals written as "
-        "getattr(nn, ...)() and getattr(optim, ...) the whole case (the risk-set mask "
-        "NegativeLogLikelihood, torch.norm Regularization, BatchNorm1d/SELU/Dropout net, "
-        "6 Adam epochs with inverse-time lr decay) prints what torch prints (measured)",
 }
 
 # Cases that print torch's digits on the vendor's CPU they were recorded on, though a step

@@ -34,6 +34,7 @@ from .objects import (
     type_name,
 )
 from .protocols import ITERABLES, MUTABLE_HASHED, SIZED
+from .runtime import Frame
 from .slots import slot_names
 from .system_modules import Quitter
 from .text_io import WRITABLE
@@ -298,6 +299,34 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
 
     module_vars = self.globals.vars
 
+    def script_eval(*args: Any, **kwargs: Any) -> Any:
+        """eval(expression, globals=None, locals=None): the string parsed by gradtrace's
+        parser and run by this interpreter, with its limits (never Python's eval), in the
+        caller's frame or in frames over the dicts given; its errors point at the call."""
+        if kwargs:
+            raise TorchTypeError("eval() takes no keyword arguments")
+        if not 1 <= len(args) <= 3:
+            raise TorchTypeError(f"eval expected at {'least 1' if not args else 'most 3'} "
+                                 f"argument{'s' if args else ''}, got {len(args)}")
+        source, given_globals, given_locals = (*args, None, None)[:3]
+        if isinstance(source, bytes):
+            source = source.decode()
+        if not isinstance(source, str):
+            raise TorchTypeError("eval() arg 1 must be a string, bytes or code object")
+        if given_globals is not None and type(given_globals) is not dict:
+            raise TorchTypeError("globals must be a real dict; try eval(expr, {}, mapping)")
+        if given_locals is not None and not isinstance(given_locals, dict):
+            raise TorchTypeError("locals must be a mapping")
+        code = self.compile_evaluated(source)
+        if given_globals is None:
+            frame = self.running_frame if given_locals is None else \
+                Frame(given_locals, self.running_frame)
+        else:
+            frame = Frame(given_globals)
+            if given_locals is not None:
+                frame = Frame(given_locals, frame)
+        return code(frame)
+
     def script_globals(*args: Any, **kwargs: Any) -> dict[Any, Any]:
         """globals(): the script module's variables, the dict itself (live, as CPython's:
         `globals()[args.model]` picks a class by name, a write binds a name). Its only
@@ -430,7 +459,7 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "map": script_map, "filter": script_filter, "callable": self.is_callable,
         "getattr": script_getattr, "hasattr": script_hasattr, "setattr": script_setattr,
         "delattr": script_delattr, "vars": script_vars, "super": SuperBuiltin(self),
-        "locals": LOCALS, "globals": script_globals,
+        "locals": LOCALS, "globals": script_globals, "eval": script_eval,
         "exit": Quitter("exit"), "quit": Quitter("quit"),
         "object": OBJECT,
         "NotImplemented": NotImplemented, "Ellipsis": ...,

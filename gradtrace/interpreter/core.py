@@ -12,7 +12,7 @@ from ..engine.backward import CHECKPOINT_VALID
 from ..engine.batching import TRANSFORMS
 from ..engine.device import DEFAULT as DEFAULT_DEVICE
 from ..engine.ops import creation
-from ..errors import GradtraceError, LimitExceeded, NotSupportedError
+from ..errors import GradtraceError, GtSyntaxError, LimitExceeded, NotSupportedError, ScriptError
 from ..source import Source, Span
 from . import nesting, numpy_module
 from .attributes import Attributes, TensorDicts
@@ -170,6 +170,25 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
             return self.compile_block(body) if body else (lambda frame: None)
         finally:
             self._scope, self._module_frame, self._module_name, self._spans = saved
+
+    def compile_evaluated(self, text: str) -> Any:
+        """The code of an expression a script hands to `eval`, compiled as the script's
+        own code (every name looked up through the frames it runs in), attributed to the
+        `eval` call's line; a syntax error in it is the call's."""
+        from ..parser import parse_evaluated
+
+        span = self.current_span
+        try:
+            expr = parse_evaluated(text, span)
+        except GtSyntaxError as err:  # raised by the call, as Python's: a script catches it
+            raise ScriptError(err.message, span, kind="SyntaxError") from None
+        saved = (self._scope, self._spans)
+        self._scope = Scope("module", None)
+        self._spans = SpanSink()
+        try:
+            return self.compile_expr(expr)
+        finally:
+            self._scope, self._spans = saved
 
     # -------------------------------------------------------------- running
 

@@ -24,6 +24,7 @@ Modules: `driver` (lark, built once; our LALR loop), `lexer` (the post-lexer),
 from __future__ import annotations
 
 from .. import syntax as ast
+from ..errors import GradtraceError, GtSyntaxError
 from ..source import Source, Span
 from .builder import _Builder
 from .checks import _check_context, check_walrus_scopes
@@ -54,3 +55,27 @@ def parse_expression(source: Source) -> ast.Expr:
     text = _normalise(source.text)
     trees = _run_lark(text, "expr_input", _IDENTITY)
     return _Builder(text, _IDENTITY, {}).convert(trees)
+
+
+def parse_evaluated(text: str, at: Span | None) -> ast.Expr:
+    """The expression a script hands to `eval`: parsed as Python parses it (leading spaces
+    and tabs stripped), with every node's span, and any syntax error's, the `eval` call's
+    own `at` (its text has no place in the script's file to point to)."""
+    try:
+        expr = parse_expression(Source("<string>", text.lstrip(" \t")))
+    except GradtraceError as err:
+        if isinstance(err, GtSyntaxError):  # Python's words for eval's text
+            line = err.span.line if err.span is not None else 1
+            err = GtSyntaxError(f"invalid syntax (<string>, line {line})")
+        err.span = at
+        raise err from None
+    stack: list[object] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Node):
+            node.span = at  # type: ignore[assignment]
+            stack.extend(getattr(node, name) for name in node.__dataclass_fields__
+                         if name != "span")
+        elif isinstance(node, (tuple, list)):
+            stack.extend(node)
+    return expr

@@ -8,6 +8,12 @@ window by name from hann/bartlett/blackman/hamming/kaiser) found:
   float16 (bfloat16 stays refused, as for the other windows).
 - torch.i0 of float64 (calc_i0's std::exp) used numpy's exp, which differs from glibc's
   exp in the last bit for about 5% of values; it now calls glibc's.
+- torch.istft / Tensor.istft were missing (torchaudio's inverse_spectrogram and griffinlim):
+  ATen's composite (view_as_real, transpose, view_as_complex, _fft_c2r or _fft_c2c, the
+  window, unfold_backward overlap-add, the squared-window envelope, its NOLA check and the
+  length padding), with torch's graph, errors and two TORCH_WARN_ONCEs.
+- F.pad of a complex tensor was refused (torchaudio's phase_vocoder pads a complex
+  spectrogram): padding copies values, exact in every mode.
 
 Skipped unless torch is importable.
 """
@@ -17,6 +23,65 @@ import pytest
 from script_runs import gradtrace_output, torch_output
 
 torch = pytest.importorskip("torch")
+from test_ops_torch_diff import check_case  # noqa: E402
+
+SIG = "sig = C.reshape(-1)\nhw = torch.hann_window(8)\n"
+ISTFT = [
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, window=hw)",
+    SIG + "win = torch.cat([w, w, w[:2]])\n"
+    "spec = torch.stft(sig, 8, 2, window=win, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, window=win, normalized=True)",
+    SIG + "spec = torch.stft(sig.reshape(2, -1), 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, window=hw, length=25)",
+    SIG + "spec = torch.stft(sig.reshape(2, -1), 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, window=hw, length=40)",
+    SIG + "spec = torch.stft(sig, 8, 2, 6, window=torch.hann_window(6), return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, 6, window=torch.hann_window(6))",
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, onesided=False, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, window=hw, onesided=False)",
+    SIG + "z = torch.view_as_complex(torch.stack([sig, sig.flip(0)], -1))\n"
+    "spec = torch.stft(z, 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, window=hw, return_complex=True)",
+    SIG + "spec = torch.stft(sig, 8, 4, window=torch.ones(8), return_complex=True)\n"
+    "out = torch.istft(spec, 8, 4)",
+    SIG + "spec = torch.stft(sig, 8, 2, window=torch.ones(8), center=False, "
+    "return_complex=True)\nout = torch.istft(spec, 8, 2, window=torch.ones(8), center=False)",
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, center=False, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, window=hw, center=False)",
+    SIG + "h64 = hw.to(torch.float64)\n"
+    "spec = torch.stft(sig.to(torch.float64), 8, 2, window=h64, return_complex=True)\n"
+    "out = spec.istft(8, 2, window=h64, length=50)",
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec.conj(), 8, 2, window=hw)",
+    SIG + "out = torch.istft(sig, 8)",
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec, 10, 2, window=hw)",
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 6, 4)",
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, window=torch.ones(4))",
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec, 8, 2, window=hw, return_complex=True)",
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec[:, :0], 8, 2, window=hw)",
+    SIG + "spec = torch.stft(sig, 8, 2, window=hw, return_complex=True)\n"
+    "out = torch.istft(spec[None, None], 8, 2, window=hw)",
+]
+COMPLEX_PAD = [
+    "out = F.pad(torch.view_as_complex(torch.stack([x, y], -1)), (1, 2))",
+    "out = F.pad(torch.view_as_complex(torch.stack([B, B * 2], -1)), (0, 2, 1, 0), value=1.5)",
+    "out = F.pad(torch.view_as_complex(torch.stack([B, -B], -1)), (2, 1), mode='reflect')",
+    "out = F.pad(torch.view_as_complex(torch.stack([B, -B], -1)), (1, 2), mode='replicate')",
+    "out = F.pad(torch.view_as_complex(torch.stack([B, -B], -1)), (1, 1), mode='circular')",
+    "out = torch.constant_pad_nd(torch.view_as_complex(torch.stack([x, y], -1)), (1, 0), 2.0)",
+]
+
+
+@pytest.mark.parametrize("code", ISTFT + COMPLEX_PAD)
+def test_istft_and_complex_pad_match_torch(code: str) -> None:
+    check_case(code)
+
 
 KAISER = """import torch
 for dtype in (torch.float32, torch.float64, torch.float16):

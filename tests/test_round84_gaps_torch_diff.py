@@ -12,6 +12,9 @@ window by name from hann/bartlett/blackman/hamming/kaiser) found:
   ATen's composite (view_as_real, transpose, view_as_complex, _fft_c2r or _fft_c2c, the
   window, unfold_backward overlap-add, the squared-window envelope, its NOLA check and the
   length padding), with torch's graph, errors and two TORCH_WARN_ONCEs.
+- their arguments are parsed as torch's parser does (gradtrace/torch_signatures.json: the
+  signatures recorded from torch 2.13 for torch.kaiser_window and torch.istft, and
+  torch.functional.istft as torch.istft itself), with torch's TypeErrors.
 - F.pad of a complex tensor was refused (torchaudio's phase_vocoder pads a complex
   spectrogram): padding copies values, exact in every mode.
 
@@ -111,7 +114,24 @@ print(torch.i0(s))
 """
 
 
-@pytest.mark.parametrize("code", [KAISER, I0_DOUBLE], ids=["kaiser_window", "i0_float64"])
+ARGUMENTS = """import torch
+z = torch.zeros(5, 4, dtype=torch.cfloat)
+calls = [lambda: torch.kaiser_window(8, beta=5.0), lambda: torch.kaiser_window(8, periodic=False),
+         lambda: torch.kaiser_window(8, False, beta=3.0),
+         lambda: torch.kaiser_window(window_length=4),
+         lambda: torch.istft(z, 8, foo=1), lambda: torch.istft(z, "8"),
+         lambda: torch.istft(z, n_fft="8"), lambda: torch.istft(z, 8, 2.5),
+         lambda: torch.functional.istft(z, 8, window=torch.ones(8)).shape]
+for call in calls:
+    try:
+        print(call())
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+@pytest.mark.parametrize("code", [KAISER, I0_DOUBLE, ARGUMENTS],
+                         ids=["kaiser_window", "i0_float64", "arguments"])
 def test_matches_torch(code: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from gradtrace.engine import capability
     monkeypatch.setattr(capability, "CAPABILITY", torch.backends.cpu.get_cpu_capability().lower())

@@ -60,10 +60,10 @@ RUNS = frozenset("""
     equal eq ne long int short char byte bool is_conj resolve_conj is_neg resolve_neg randn rand
     eig eigvals abs absolute isclose allclose sum mean hfft ihfft
     fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift roll
-    Parameter bmm einsum is_complex conj_physical mm matmul stft div divide true_divide
+    Parameter bmm einsum is_complex conj_physical mm matmul stft istft div divide true_divide
     mv addmv addmm inner where tensordot reciprocal var std pow sqrt log
     floor_divide conj exp index_select angle cumsum dot vdot grad sgn eigh eigvalsh diag_embed
-    mH H adjoint mT norm vector_norm
+    mH H adjoint mT norm vector_norm pad constant_pad_nd
 """.split())
 # in place: the same arithmetic written back
 RUNS = RUNS | frozenset(f"{name}_" for name in ("add", "sub", "mul", "neg", "zero", "fill",

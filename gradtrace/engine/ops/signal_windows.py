@@ -1,13 +1,16 @@
-"""The window functions (hann, hamming, blackman, bartlett), computed as ATen's
+"""The window functions (hann, hamming, blackman, bartlett, kaiser), computed as ATen's
 TensorFactories.cpp computes them: arange in the window's dtype, then its in-place
-multiplications, cos and additions one op at a time, so every rounding is torch's."""
+multiplications, cos and additions one op at a time, so every rounding is torch's (kaiser:
+its CPU kernel's scalar formula, element by element)."""
 from __future__ import annotations
 
 import math
 from typing import Any
 
+import numpy as np
+
 from ...errors import TorchRuntimeError
-from .. import dtypes
+from .. import dtypes, fp64, gamma_kernels
 from ..dtypes import DType
 from ..tensor import Tensor
 from .creation import arange, ones
@@ -92,5 +95,33 @@ def bartlett_window(window_length: int, periodic: bool = True, *, dtype: DType |
     return _finish(window, length, periodic, requires_grad)
 
 
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
+                  dtype: DType | None = None, layout: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+    """kaiser_window_kernel (UnaryOpsKernel.cpp) on arange(length): in opmath (float for the
+    half types) with alpha = (length - 1) / 2, i0(beta sqrt|1 - ((a - alpha) / alpha)^2|)
+    / i0(beta), where pow(x, 2) is x*x and GCC contracts 1 - x*x into an fma."""
+    early, dtype = _start("kaiser_window", window_length, dtype, requires_grad)
+    if early is not None:
+        return early
+    length = window_length + 1 if periodic else window_length
+    initial = arange(length, dtype=dtype).array
+    op = np.float64 if initial.dtype == np.float64 else np.float32
+    a = initial.astype(op)
+    alpha = op((length - 1) / 2.0)
+    b = op(beta)
+    x = (a - alpha) / alpha
+    if op is np.float64:
+        inner = fp64.fma(-x, x, np.ones_like(x))
+    else:  # the float product is exact in double: one rounding of the double result
+        inner = (1.0 - x.astype(np.float64) * x.astype(np.float64)).astype(np.float32)
+    with np.errstate(all="ignore"):
+        num = gamma_kernels.i0(b * np.sqrt(np.abs(inner)))
+        den = gamma_kernels.i0(np.array([b], dtype=op))[0]
+        out = (num / den).astype(initial.dtype)
+    return _finish(Tensor._wrap(out), length, periodic, requires_grad)
+
+
 FUNCTIONS = {"hamming_window": hamming_window, "hann_window": hann_window,
-             "blackman_window": blackman_window, "bartlett_window": bartlett_window}
+             "blackman_window": blackman_window, "bartlett_window": bartlett_window,
+             "kaiser_window": kaiser_window}

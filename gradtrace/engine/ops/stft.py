@@ -1,7 +1,8 @@
-"""torch.stft (and Tensor.stft): torch/functional.py's center padding (F.pad of a 3-d view,
-reflect by default), then ATen's stft (SpectralOps.cpp): frames as an as_strided view of the
-signal, times the window (centred in n_fft when shorter), one `_fft_r2c` (or `_fft_c2c`) over
-the last dim with MKL's scale for `normalized`, transposed in place to (freq, frames). The
+"""torch.stft (and Tensor.stft; torch.istft is below): torch/functional.py's center padding
+(F.pad of a 3-d view, reflect by default), then ATen's stft (SpectralOps.cpp): frames as an
+as_strided view of the signal, times the window (centred in n_fft when shorter), one
+`_fft_r2c` (or `_fft_c2c`) over the last dim with MKL's scale for `normalized`, transposed in
+place to (freq, frames). The
 graph is torch's: ViewBackward0, ReflectionPad1DBackward0, ViewBackward0, UnsqueezeBackward0,
 AsStridedBackward0, MulBackward0, FftR2CBackward0, TransposeBackward1, SqueezeBackward4.
 
@@ -14,10 +15,11 @@ from typing import Any
 
 from ...errors import NotSupportedError, TorchRuntimeError
 from .. import mkl_dft
+from ..shapes import wrap_dim
 from ..tensor import Tensor
 from .arithmetic import mul
 from .as_strided import as_strided
-from .complex_ops import view_as_real
+from .complex_ops import resolve_conj, view_as_complex, view_as_real
 from .creation import WARNINGS, OnceWarning, zeros
 from .fft import FftR2CBackward0, fft_c2c_op
 from .padding import pad
@@ -136,5 +138,133 @@ def _stft(x: Tensor, n_fft: int, hop_length: int | None, win_length: int | None,
     return out if complex_out else view_as_real(out)
 
 
-TORCH_FUNCTIONS: dict[str, Any] = {"stft": stft}
-TENSOR_METHODS: dict[str, Any] = {"stft": stft}
+_ISTFT_NO_WINDOW = (
+    "UserWarning: A window was not provided. A rectangular window will be applied.Please "
+    "provide the same window used by stft to make the inversion lossless.To suppress this "
+    "warning and use a rectangular window, explicitly set "
+    "`window=torch.ones(n_fft, device=<device>)`. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/SpectralOps.cpp:1035.)")
+_ISTFT_PADDED = (
+    "UserWarning: The length of signal is shorter than the length parameter. Result is being "
+    "padded with zeros in the tail. Please check your center and hop_length settings. "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/SpectralOps.cpp:1199.)")
+
+
+def _type_string(t: Tensor) -> str:
+    """Tensor::toString(): the legacy `torch.FloatTensor` names, and `CPU<Scalar>Type` for the
+    dtypes without one (the complex ones)."""
+    if t.dtype.is_complex:
+        names = {"complex64": "ComplexFloat", "complex128": "ComplexDouble",
+                 "complex32": "ComplexHalf"}
+        return f"CPU{names[t.dtype.name]}Type"
+    return f"torch.{t.dtype.tensor_type}"
+
+
+def istft(input: Tensor, n_fft: int, hop_length: int | None = None,  # noqa: A002
+          win_length: int | None = None, window: Tensor | None = None, center: bool = True,
+          normalized: bool = False, onesided: bool | None = None, length: int | None = None,
+          return_complex: bool = False) -> Tensor:
+    """ATen's istft (SpectralOps.cpp), a composite of differentiable ops: view_as_real of
+    the (conj-resolved) input, transposed to (channel, frames, freq) and viewed as complex,
+    one `_fft_c2r` (or `_fft_c2c`) scaled by 1/n (1/sqrt(n) when normalized), times the
+    window (centred in n_fft), overlap-added by unfold_backward, trimmed and divided by the
+    overlap-added squared window. The graph is torch's: ViewAsRealBackward0,
+    (UnsqueezeBackward0), TransposeBackward0, ViewAsComplexBackward0, FftC2RBackward0,
+    MulBackward0, UnfoldBackwardBackward0, SliceBackward0, DivBackward0, (SqueezeBackward1)."""
+    from .arithmetic import div, lt, pow
+    from .creation import ones
+    from .fft import FftC2RBackward0
+    from .padding import constant_pad_nd
+    from .reductions import min as min_
+    from .select_views import slice_op
+    from .unary import abs as abs_
+    from .views import expand, squeeze, transpose
+    from .windows import UnfoldBackwardBackward0
+
+    n_fft = int(n_fft)
+    if window is None:
+        WARNINGS.append(OnceWarning(_ISTFT_NO_WINDOW, "istft_window"))
+    hop = n_fft >> 2 if hop_length is None else int(hop_length)
+    win = n_fft if win_length is None else int(win_length)
+    if not input.dtype.is_complex:
+        raise TorchRuntimeError("istft requires a complex-valued input tensor matching the "
+                                "output from stft with return_complex=True.")
+    x = view_as_real(resolve_conj(input))
+    dim = x.array.ndim
+    n_frames = x.array.shape[wrap_dim(-2, dim)]
+    fft_size = x.array.shape[wrap_dim(-3, dim)]
+    expected = n_fft + hop * (n_frames - 1)
+
+    def opt(v: Any) -> str:
+        return "None" if v is None else str(int(v))
+
+    shown_window = "None" if window is None else \
+        f"{_type_string(window)}{{[{', '.join(map(str, window.array.shape))}]}}"
+    shown = (f"istft({_type_string(input)}[{', '.join(map(str, input.array.shape))}], "
+             f"n_fft={n_fft}, hop_length={hop}, win_length={win}, window={shown_window}, "
+             f"center={int(bool(center))}, normalized={int(bool(normalized))}, "
+             f"onesided={opt(onesided)}, length={opt(length)}, "
+             f"return_complex={int(bool(return_complex))}) ")
+    if x.array.size == 0:
+        raise TorchRuntimeError(f"{shown}: input tensor cannot be empty.")
+    if dim not in (3, 4):
+        raise TorchRuntimeError(f"{shown}: expected a tensor with 3 or 4 dimensions, "
+                                f"but got {dim}")
+    one = bool(onesided) if onesided is not None else fft_size != n_fft
+    if one and n_fft // 2 + 1 != fft_size:
+        raise TorchRuntimeError(
+            f"{shown}: expected the frequency dimension (3rd to the last) of the input tensor "
+            f"to match n_fft / 2 + 1 when onesided=True, but got {fft_size}")
+    if not one and n_fft != fft_size:
+        raise TorchRuntimeError(
+            f"{shown}: expected the frequency dimension (3rd to the last) of the input tensor "
+            f"to match n_fft when onesided=False, but got {fft_size}")
+    if not 0 < hop <= win:
+        raise TorchRuntimeError(f"{shown}: expected 0 < hop_length <= win_length")
+    if not 0 < win <= n_fft:
+        raise TorchRuntimeError(f"{shown}: expected 0 < win_length <= n_fft")
+    if window is not None and (window.array.ndim != 1 or window.array.shape[0] != win):
+        raise TorchRuntimeError(f"{shown}: Invalid window shape. window has to be 1D and "
+                                "length of `win_length`")
+    window_tmp = window if window is not None else ones(win, dtype=x.dtype)
+    if win != n_fft:
+        left = (n_fft - win) // 2
+        window_tmp = constant_pad_nd(window_tmp, (left, n_fft - win - left), 0)
+    if dim == 3:
+        x = unsqueeze(x, 0)
+    frames = view_as_complex(transpose(x, 1, 2))  # strides stay even: no clone
+    norm = mkl_dft.NORM_BY_ROOT_N if normalized else mkl_dft.NORM_BY_N
+    if return_complex:
+        if one:
+            raise TorchRuntimeError("Cannot have onesided output if window or input is complex")
+        frames = fft_c2c_op(frames, (2,), norm, False)
+    else:
+        if window is not None and window.dtype.is_complex:
+            raise TorchRuntimeError("Complex windows are incompatible with return_complex=False")
+        if not one:
+            frames = slice_op(frames, -1, 0, n_fft // 2 + 1, 1)
+        frames = FftC2RBackward0.call(frames, dim=(2,), normalization=norm, last_dim_size=n_fft)
+    y_tmp = mul(frames, view(window_tmp, (1, 1, n_fft)))
+    y = UnfoldBackwardBackward0.call(y_tmp, input_sizes=(y_tmp.array.shape[0], expected), dim=1,
+                                     size=n_fft, step=hop)
+    squares = expand(pow(window_tmp, 2), (1, n_frames, n_fft))
+    envelope = UnfoldBackwardBackward0.call(squares, input_sizes=(1, expected), dim=1,
+                                            size=n_fft, step=hop)
+    start = n_fft // 2 if center else 0
+    end = start + int(length) if length is not None else (
+        -(n_fft // 2) if center else expected)
+    y = slice_op(y, 1, start, end, 1)
+    envelope = slice_op(envelope, 1, start, end, 1)
+    if bool(lt(min_(abs_(envelope)), 1e-11).array):
+        raise TorchRuntimeError(f"{shown}window overlap add min: 1\n[ CPUBoolType{{}} ]")
+    y = div(y, envelope)
+    if dim == 3:
+        y = squeeze(y, 0)
+    if end > expected:
+        WARNINGS.append(OnceWarning(_ISTFT_PADDED, "istft_padded"))
+        y = constant_pad_nd(y, (0, end - expected), 0)
+    return y
+
+
+TORCH_FUNCTIONS: dict[str, Any] = {"stft": stft, "istft": istft}
+TENSOR_METHODS: dict[str, Any] = {"stft": stft, "istft": istft}

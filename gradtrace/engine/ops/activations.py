@@ -410,6 +410,8 @@ class SoftplusBackward0(Function):
         x = a.array
         if x.dtype in _KERNEL_DTYPES:
             return kernels.softplus(x, beta, threshold)
+        if x.dtype == np.float16:  # the reduced-type kernel works in float, rounds once
+            return kernels.softplus(x.astype(np.float32), beta, threshold).astype(np.float16)
         with np.errstate(over="ignore"):
             soft = precise(np.log1p, precise(np.exp, x * beta)) / beta
         return np.where(x * beta > threshold, x, soft).astype(x.dtype)
@@ -433,6 +435,10 @@ class SoftplusBackwardBackward0(Function):
         self.save_attr(beta=beta, threshold=threshold)
         if x.array.dtype in _KERNEL_DTYPES:
             return kernels.softplus_backward(grad.array, x.array, beta, threshold)
+        if x.array.dtype == np.float16 and grad.array.dtype == np.float16:  # in float, rounded
+            f32 = np.float32
+            return kernels.softplus_backward(grad.array.astype(f32), x.array.astype(f32), beta,
+                                             threshold).astype(np.float16)
         xb = x.array * beta
         with np.errstate(over="ignore", invalid="ignore"):
             z = np.exp(xb)

@@ -51,10 +51,22 @@ def uniform(gen: Generator, n: int, dtype: np.dtype, low: float, high: float,
 
 def normal(gen: Generator, n: int, dtype: np.dtype, mean: float, std: float,
            contiguous: bool = True, cap: str | None = None) -> np.ndarray:
-    """normal_kernel: normal_fill for 16+ contiguous elements, else normal_distribution."""
+    """normal_kernel: normal_fill for 16+ contiguous elements, else normal_distribution.
+
+    A float16 tensor's normal_fill works block by block in float (mean and std unrounded):
+    each 16 elements draw their own 16 uniforms, so a ragged tail's fresh block follows the
+    last full block's draws instead of all n (torch 2.13: randn(20, dtype=half) takes 32
+    draws, its first 4 values are randn(20)'s and its last 16 randn(32)[16:] rounded)."""
     cap = cap or capability.CAPABILITY
     if n >= 16 and contiguous and dtype in (np.float32, np.float64):
         return _normal_fill(gen, n, np.dtype(dtype), mean, std, cap)
+    if n >= 16 and contiguous and dtype == np.float16:
+        full = n // 16 * 16
+        out = np.empty(n, dtype=np.float32)
+        out[:full] = _normal_fill(gen, full, np.dtype(np.float32), mean, std, cap)
+        if n % 16:
+            out[n - 16:] = _normal_fill(gen, 16, np.dtype(np.float32), mean, std, cap)
+        return out.astype(np.float16)
     return _normal_scalar(gen, n, mean, std, cap).astype(dtype)
 
 

@@ -207,7 +207,9 @@ def prod(array: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
 def cumsum(array: np.ndarray, axis: int) -> np.ndarray:
     """Prefix sums accumulated in at::acc_type<float, false> = double, each rounded to the
     tensor's dtype as it is stored (complex64's in complex<double>: a complex sum is the
-    sums of its parts)."""
+    sums of its parts; float16's acc_type is float, measured)."""
+    if array.dtype == np.float16:
+        return np.cumsum(array.astype(np.float32), axis=axis).astype(np.float16)
     if array.dtype == np.float32:
         return np.cumsum(array.astype(np.float64), axis=axis).astype(np.float32)
     if array.dtype == np.complex64:

@@ -369,6 +369,8 @@ class SiluBackward0(Function):
         x = a.array
         if x.dtype in _KERNEL_DTYPES:
             return kernels.silu(x)
+        if x.dtype == np.float16:  # the reduced-type kernel: float(x) / (1 + exp(-x)), rounded
+            return kernels.silu(x.astype(np.float32)).astype(np.float16)
         with np.errstate(over="ignore"):
             return (x / (np.asarray(1, x.dtype) + precise(np.exp, -x))).astype(x.dtype)
 
@@ -380,6 +382,10 @@ class SiluBackward0(Function):
         x = self.unpack("self")
         if not GRAD_MODE.enabled and x.array.dtype in _KERNEL_DTYPES:
             return Tensor._wrap(kernels.silu_backward(grad.array, x.array))
+        if not GRAD_MODE.enabled and x.array.dtype == np.float16:  # in float, rounded
+            f32 = np.float32
+            return Tensor._wrap(kernels.silu_backward(grad.array.astype(f32),
+                                                      x.array.astype(f32)).astype(np.float16))
         s = x.sigmoid()
         right = add_scalar(x * (full_like(s, 1.0) - s), 1.0)  # C++ evaluates this operand first
         return grad * s * right
@@ -404,6 +410,8 @@ class SoftplusBackward0(Function):
         x = a.array
         if x.dtype in _KERNEL_DTYPES:
             return kernels.softplus(x, beta, threshold)
+        if x.dtype == np.float16:  # the reduced-type kernel works in float, rounds once
+            return kernels.softplus(x.astype(np.float32), beta, threshold).astype(np.float16)
         with np.errstate(over="ignore"):
             soft = precise(np.log1p, precise(np.exp, x * beta)) / beta
         return np.where(x * beta > threshold, x, soft).astype(x.dtype)
@@ -427,6 +435,10 @@ class SoftplusBackwardBackward0(Function):
         self.save_attr(beta=beta, threshold=threshold)
         if x.array.dtype in _KERNEL_DTYPES:
             return kernels.softplus_backward(grad.array, x.array, beta, threshold)
+        if x.array.dtype == np.float16 and grad.array.dtype == np.float16:  # in float, rounded
+            f32 = np.float32
+            return kernels.softplus_backward(grad.array.astype(f32), x.array.astype(f32), beta,
+                                             threshold).astype(np.float16)
         xb = x.array * beta
         with np.errstate(over="ignore", invalid="ignore"):
             z = np.exp(xb)

@@ -130,6 +130,8 @@ def _softmax_vector_positions(outer: int, inner: int, width: int) -> np.ndarray:
 def softmax_values(x: np.ndarray, d: int) -> np.ndarray:
     """_vec_softmax_lastdim / _vec_softmax (whose exp is the vector one at the positions
     `_softmax_vector_positions` gives, the scalar one elsewhere)."""
+    if x.dtype == np.float16:
+        return _softmax_half(x, d)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if d == x.ndim - 1:
             e = vector_exp(x - np.max(x, axis=-1, keepdims=True))
@@ -148,6 +150,8 @@ def softmax_values(x: np.ndarray, d: int) -> np.ndarray:
 
 def log_softmax_values(x: np.ndarray, d: int) -> np.ndarray:
     """_vec_log_softmax_lastdim / _vec_logsoftmax: (x - max) - log(sum(exp(x - max)))."""
+    if x.dtype == np.float16:
+        return _log_softmax_half(x, d)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if d == x.ndim - 1:
             shifted = x - np.max(x, axis=-1, keepdims=True)
@@ -159,11 +163,53 @@ def log_softmax_values(x: np.ndarray, d: int) -> np.ndarray:
         return (shifted - logs[:, None, :]).reshape(x.shape)
 
 
+def _softmax_half(x: np.ndarray, d: int) -> np.ndarray:
+    """The reduced-precision kernels on float16 compute in float and round the result. Along
+    the last dim that is the float kernel's row; along another dim _vec_softmax's vectors are
+    Vectorized<Half>'s (16 positions on AVX2, each converted to two float vectors), and its
+    scalar positions round each exp to half before dividing it by the float sum (measured)."""
+    x32 = x.astype(np.float32)
+    if d == x.ndim - 1:
+        return softmax_values(x32, d).astype(np.float16)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        v = _split(x32, d)
+        shifted = v - np.max(v, axis=1, keepdims=True)
+        vector = np.broadcast_to(_softmax_vector_positions(
+            v.shape[0], v.shape[2], _lanes(np.float16))[:, None, :], v.shape)
+        e = np.empty_like(shifted)
+        e[vector] = vector_exp(shifted[vector])
+        e[~vector] = scalar_exp(shifted[~vector])
+        total = np.broadcast_to(seq_sum(np.swapaxes(e, 1, 2))[:, None, :], e.shape)
+        out = e / total
+        out[~vector] = e[~vector].astype(np.float16).astype(np.float32) / total[~vector]
+        return out.astype(np.float16).reshape(x.shape)
+
+
+def _log_softmax_half(x: np.ndarray, d: int) -> np.ndarray:
+    """float16 in float. Along another dim the float kernel's values are rounded once; along
+    the last dim the row's sum of exp(x - max) and its log are each rounded to half before
+    (x - max) - log is taken in float and rounded (measured: rounding only the result, or
+    only the log, leaves last-bit differences in about one value in eight)."""
+    x32 = x.astype(np.float32)
+    if d != x.ndim - 1:
+        return log_softmax_values(x32, d).astype(np.float16)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        shifted = x32 - np.max(x32, axis=-1, keepdims=True)
+        total = reduce_all_sum(vector_exp(shifted), _lanes(np.float32))
+        half = np.float16
+        logs = vector_log(total.astype(half).astype(np.float32)).astype(half)
+        return (shifted - logs.astype(np.float32)[..., None]).astype(half)
+
+
 def softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
     """_vec_host_softmax_backward_lastdim / _vec_softmax_backward: y * (g - sum(g * y))
     (the lastdim kernel writes (g - sum) * y). Along another dim the AVX2 build fuses
     `sum += g * y` into FMAs; along the last (map2_reduce_all) it rounds the products of
-    whole vectors and those of the zero-padded tail as `_map2_reduce_sum` says."""
+    whole vectors and those of the zero-padded tail as `_map2_reduce_sum` says. float16
+    runs the float kernel and rounds once (measured, both dims)."""
+    if y.dtype == np.float16:
+        return softmax_backward_values(g.astype(np.float32), y.astype(np.float32),
+                                       d).astype(np.float16)
     if d == y.ndim - 1:
         return (g - _map2_reduce_sum(g, y)[..., None]) * y
     gv, yv = _split(g, d), _split(y, d)
@@ -199,7 +245,11 @@ def _map2_reduce_sum(g: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def log_softmax_backward_values(g: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
     """_vec_host_softmax_backward_lastdim<log> / _vec_log_softmax_backward:
-    g - exp(y) * sum(g), fused into one rounding by the AVX2 build (measured)."""
+    g - exp(y) * sum(g), fused into one rounding by the AVX2 build (measured); float16 runs
+    the float kernel and rounds once (measured, both dims)."""
+    if y.dtype == np.float16:
+        return log_softmax_backward_values(g.astype(np.float32), y.astype(np.float32),
+                                           d).astype(np.float16)
     with np.errstate(over="ignore", invalid="ignore"):
         if d == y.ndim - 1:
             total = reduce_all_sum(g, _lanes(g.dtype))[..., None]

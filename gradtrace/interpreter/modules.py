@@ -417,7 +417,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "pprint",
                              "copy", "dataclasses", "__future__", "typing", "io",
                              "functools", "numpy", "numpy.random", "numpy.linalg",
-                             "numpy.fft", "numpy.testing", "warnings", "sys", "time",
+                             "numpy.fft", "numpy.testing", "warnings", "sys", "time", "timeit",
                              "operator", "string",
                              "unicodedata", "codecs", "ast",
                              "json", "statistics", "abc", "re", "textwrap", "pathlib", "gc",

@@ -611,7 +611,7 @@ def _weakref_namespace(interp: Interpreter) -> stdlib.Namespace:
 IMPORT_ONLY_MODULES = (
     "pdb", "glob", "shutil", "pickle", "csv", "threading", "multiprocessing", "subprocess",
     "socket", "signal", "zipfile", "gzip", "tarfile", "struct", "uuid", "platform",
-    "timeit", "cProfile", "pstats", "shlex", "getpass", "urllib", "urllib.request",
+    "cProfile", "pstats", "shlex", "getpass", "urllib", "urllib.request",
     "urllib.parse", "concurrent", "concurrent.futures")
 
 

@@ -313,7 +313,15 @@ def _time_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("time", table)
 
 
+def _timeit_namespace(time_module: stdlib.Namespace) -> stdlib.Namespace:
+    """`from timeit import default_timer as timer`: Python's default_timer is
+    time.perf_counter itself (the same object); timeit's Timer and timeit() (which run
+    code strings) are gradtrace's gap by name."""
+    return stdlib.Namespace("timeit", {"default_timer": time_module.table["perf_counter"]})
+
+
 def system_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
+    time_module = _time_namespace(interp)
     return {"warnings": _warnings_namespace(interp), "sys": _sys_namespace(interp),
-            "time": _time_namespace(interp)}
+            "time": time_module, "timeit": _timeit_namespace(time_module)}
 

@@ -271,6 +271,12 @@ class WhereBackward0(Function):
         return gx, gy
 
 
+WHERE_UINT8_WARNING = (
+    "where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+    "in a future version of PyTorch. Use a boolean condition instead. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/TensorCompare.cpp:621.)")
+
+
 def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> Any:
     """torch.where(condition, input, other); torch.where(condition) alone is
     torch.nonzero(condition, as_tuple=True), of any dtype (the parser refuses one of the
@@ -280,7 +286,11 @@ def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> An
 
         return nonzero(condition, as_tuple=True)
     x, y = input, other
-    if condition.dtype.name != "bool":
+    if condition.dtype.name == "uint8":  # deprecated, converted to bool (TensorCompare.cpp)
+        from .creation import WARNINGS, OnceWarning
+
+        WARNINGS.append(OnceWarning(f"UserWarning: {WHERE_UINT8_WARNING}", "where_uint8"))
+    elif condition.dtype.name != "bool":
         raise TorchRuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{condition.dtype.scalar_type}")

@@ -1,0 +1,40 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 86
+(differentiable rendering and geometry in plain torch) found:
+
+- torch.cross, torch.linalg.cross and Tensor.cross of tensors of two dtypes promoted them;
+  torch's kernel reads `other` as the output's (input's) scalar type and raises
+  "expected scalar type Float but found Double" (Torch-Sphere-Tracer's main.py builds its
+  camera position from numpy float64 values and crosses it with a float32 up vector),
+  after the meta function's rank, length-3 and broadcast checks.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+CROSS = """import torch
+a = torch.tensor([0., 1., 0.])
+b = torch.tensor([1., 2., 3.], dtype=torch.float64)
+pairs = [(a, b), (b, a), (a, b.half()), (a.int(), a), (a, a.int()), (a.long(), a.int()),
+         (a.reshape(1, 3), b.reshape(1, 3).expand(2, 3)),
+         (torch.ones(2, 3), torch.ones(4, 3, dtype=torch.float64)),
+         (torch.ones(2, 4), torch.ones(2, 3, dtype=torch.float64)),
+         (torch.ones(3), torch.ones(1, 3, dtype=torch.float64)),
+         (a.requires_grad_(), b)]
+for x, y in pairs:
+    for call in (lambda: torch.cross(x, y, dim=-1), lambda: torch.linalg.cross(x, y),
+                 lambda: x.cross(y, dim=-1), lambda: torch.cross(x, y)):
+        try:
+            print(call())
+        except Exception as e:
+            print(type(e).__name__, e)
+print(torch.cross(a.double(), b), torch.linalg.cross(b, b.flip(0)))
+"""
+
+
+def test_cross_of_mixed_dtypes_matches_torch() -> None:
+    assert gradtrace_output(CROSS) == torch_output(CROSS)

@@ -6,6 +6,10 @@
   "expected scalar type Float but found Double" (Torch-Sphere-Tracer's main.py builds its
   camera position from numpy float64 values and crosses it with a float32 up vector),
   after the meta function's rank, length-3 and broadcast checks.
+- F.binary_cross_entropy let NaN inputs and targets through (a soft rasterizer's sqrt at a
+  zero distance gives NaN gradients, Adam then NaN parameters): ATen checks
+  (x >= 0 && x <= 1) element by element, input before target, so NaN fails and the first
+  failing element decides which of the two the error names.
 
 Skipped unless torch is importable.
 """
@@ -38,3 +42,30 @@ print(torch.cross(a.double(), b), torch.linalg.cross(b, b.flip(0)))
 
 def test_cross_of_mixed_dtypes_matches_torch() -> None:
     assert gradtrace_output(CROSS) == torch_output(CROSS)
+
+
+BCE = """import torch
+import torch.nn.functional as F
+nan = float('nan')
+cases = [([0.5, nan], [0., 1.]), ([0.5, 0.2], [nan, 1.]), ([0.5, 2.0], [-1., 1.]),
+         ([0.5, 0.3], [2., 1.]), ([nan, 0.3], [0., 7.]), ([0.1, nan], [7., 0.]),
+         ([float('inf'), 0.2], [0., 1.]), ([0.5, 0.5], [0.5, 1.0]), ([[0.2, -1.0]], [[3.0, 0.0]])]
+for x, t in cases:
+    for dt in (torch.float32, torch.float64, torch.float16):
+        try:
+            print(F.binary_cross_entropy(torch.tensor(x, dtype=dt), torch.tensor(t, dtype=dt)))
+        except RuntimeError as e:
+            print(e)
+try:
+    print(torch.nn.BCELoss()(torch.full((2, 3), nan, requires_grad=True), torch.ones(2, 3)))
+except RuntimeError as e:
+    print(e)
+x = torch.tensor([0.25, 0.5], requires_grad=True)
+loss = F.binary_cross_entropy(x, torch.tensor([0.0, 1.0]), weight=torch.tensor([2.0, 1.0]))
+loss.backward()
+print(loss, x.grad)
+"""
+
+
+def test_binary_cross_entropy_range_check_matches_torch() -> None:
+    assert gradtrace_output(BCE) == torch_output(BCE)

@@ -10,13 +10,22 @@
   zero distance gives NaN gradients, Adam then NaN parameters): ATen checks
   (x >= 0 && x <= 1) element by element, input before target, so NaN fails and the first
   failing element decides which of the two the error names.
+- a "default" warning shown before the first optimizer was constructed showed again after
+  it under torch, not under gradtrace: torch's first call of a function wrapped in
+  `_disable_dynamo` (Optimizer.add_param_group, zero_grad, state_dict, load_state_dict,
+  checkpoint) or of an optimizer's step imports torch._dynamo, whose sympy import calls
+  warnings.simplefilter, and changed filters make Python forget every warning registry,
+  once per process (measured in a fresh child Python).
 
 Skipped unless torch is importable.
 """
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
-from script_runs import gradtrace_output, torch_output
+from script_runs import file_runs, gradtrace_output, torch_output
 
 torch = pytest.importorskip("torch")
 
@@ -69,3 +78,38 @@ print(loss, x.grad)
 
 def test_binary_cross_entropy_range_check_matches_torch() -> None:
     assert gradtrace_output(BCE) == torch_output(BCE)
+
+
+DYNAMO_IMPORT = """import warnings
+import torch
+import torch.nn.functional as F
+x = torch.rand(1, 1, 3, 3)
+g = torch.zeros(1, 2, 2, 2)
+def sample():
+    return F.grid_sample(x, g)
+def mine():
+    warnings.warn("mine")
+sample(); mine(); sample(); mine()
+print("before")
+w = torch.nn.Parameter(torch.zeros(2))
+sample(); mine()
+opt = torch.optim.SGD([w], lr=0.1)
+print("constructed")
+sample(); mine()
+opt2 = torch.optim.Adam([w])
+opt2.zero_grad()
+sample(); mine()
+print("after")
+"""
+
+
+def test_first_optimizer_forgets_warning_registries_as_torch(tmp_path: Path) -> None:
+    torch_run, result, err = file_runs(DYNAMO_IMPORT, tmp_path, "dynamo", check=True)
+    assert result.error is None
+    assert result.stdout == torch_run.stdout
+
+    def shown(stderr: str, name: str) -> list[tuple[str, str]]:
+        return re.findall(rf"{re.escape(name)}:(\d+): (\w+: \w+)", stderr)
+
+    assert shown(err, "dynamo.gt") == shown(torch_run.stderr, str(tmp_path / "dynamo.py"))
+    assert len(shown(err, "dynamo.gt")) == 4

@@ -215,6 +215,12 @@ def removable_handle(interp: Interpreter, hooks: list, hook: Any,
 
 
 @intrinsic
+def dynamo_imported(interp: Interpreter) -> None:
+    """torch's lazy `import torch._dynamo` ran (see Warnings.dynamo_imported)."""
+    interp.warnings.dynamo_imported()
+
+
+@intrinsic
 def step_begin(interp: Interpreter, optimizer: Any) -> None:
     """An optimizer's step() starts (its parameter updates follow): for the views."""
     if interp.tracer is not None:

@@ -171,11 +171,25 @@ class Warnings:
     def __init__(self, interp: Interpreter):
         self.interp = interp
         self.state = WarningState()
+        self.dynamo_loaded = False  # process-wide: catch_warnings does not undo an import
 
     # ---------------------------------------------------------------- the filters
 
     def mutated(self) -> None:
         self.state.version += 1
+
+    def dynamo_imported(self) -> None:
+        """torch imports torch._dynamo lazily, at the first call of a function it wraps in
+        `_disable_dynamo` (Optimizer.add_param_group, hence every optimizer's construction,
+        zero_grad, state_dict, load_state_dict; checkpoint) or in an optimizer's
+        `_use_grad` step. That import loads sympy, whose module runs
+        `warnings.simplefilter("once", SymPyDeprecationWarning)`: the filters change once
+        per process, so every registry is forgotten and a "default" warning shown before
+        shows again at its next warn. (The sympy filter itself, which no warning a script
+        meets matches, is not added to the filters.)"""
+        if not self.dynamo_loaded:
+            self.dynamo_loaded = True
+            self.mutated()
 
     def add_filter(self, action: str, message: Any, category: str, module: Any, lineno: int,
                    append: bool) -> None:

@@ -566,6 +566,12 @@ def linalg_cross(input: Tensor, other: Tensor, dim: int = -1) -> Tensor:  # noqa
     if x != 3 or y != 3:
         raise TorchRuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
                                 f"Got {x} and {y}")
+    if input.dtype is not other.dtype:
+        # the meta function broadcasts the shapes; the kernel then reads `other` as the
+        # output's (input's) scalar type
+        broadcast_shapes(input.array.shape, other.array.shape)
+        raise TorchRuntimeError(f"expected scalar type {input.dtype.scalar_type} but found "
+                                f"{other.dtype.scalar_type}")
     return LinalgCrossBackward0.call(input, other, dim=dim)
 
 

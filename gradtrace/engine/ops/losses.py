@@ -268,10 +268,15 @@ class BinaryCrossEntropyBackward0(Function):
             raise TorchRuntimeError(
                 f"Found dtype {target.dtype.scalar_type} but expected "
                 f"{a.dtype.scalar_type}")
-        if ((x < 0) | (x > 1)).any():
-            raise TorchRuntimeError("all elements of input should be between 0 and 1")
-        if ((t_ < 0) | (t_ > 1)).any():
-            raise TorchRuntimeError("all elements of target should be between 0 and 1")
+        # ATen checks (x >= 0 && x <= 1), then the same of the target, element by element:
+        # NaN fails, and the first failing element names which
+        bad_x = ~((x >= 0) & (x <= 1))
+        bad_t = ~((t_ >= 0) & (t_ <= 1))
+        bad = np.broadcast_to(bad_x | bad_t, np.broadcast_shapes(x.shape, t_.shape))
+        if bad.any():
+            first = np.unravel_index(int(np.argmax(bad)), bad.shape)
+            what = "input" if np.broadcast_to(bad_x, bad.shape)[first] else "target"
+            raise TorchRuntimeError(f"all elements of {what} should be between 0 and 1")
         self.save("self", a)
         self.save("target", target)
         self.save("weight", weight)

@@ -137,15 +137,23 @@ def softmax_values(x: np.ndarray, d: int) -> np.ndarray:
             e = vector_exp(x - np.max(x, axis=-1, keepdims=True))
             total = reduce_all_sum(e, _lanes(e.dtype))
             return e * (x.dtype.type(1) / total)[..., None]
-        v = _split(x, d)
-        shifted = v - np.max(v, axis=1, keepdims=True)
-        vector = np.broadcast_to(_softmax_vector_positions(
-            v.shape[0], v.shape[2], _lanes(v.dtype))[:, None, :], v.shape)
-        e = np.empty_like(shifted)
-        e[vector] = vector_exp(shifted[vector])
-        e[~vector] = scalar_exp(shifted[~vector])
+        e, _ = _dim_exps(x, d, _lanes(x.dtype))
         total = seq_sum(np.swapaxes(e, 1, 2))
         return (e / total[:, None, :]).reshape(x.shape)
+
+
+def _dim_exps(x: np.ndarray, d: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
+    """_vec_softmax's exps along dim `d` (not the last), x split (outer, d, inner): the
+    vector exp at the positions `_softmax_vector_positions` gives for `lanes`, the scalar
+    one elsewhere; and those vector positions."""
+    v = _split(x, d)
+    shifted = v - np.max(v, axis=1, keepdims=True)
+    vector = np.broadcast_to(_softmax_vector_positions(
+        v.shape[0], v.shape[2], lanes)[:, None, :], v.shape)
+    e = np.empty_like(shifted)
+    e[vector] = vector_exp(shifted[vector])
+    e[~vector] = scalar_exp(shifted[~vector])
+    return e, vector
 
 
 def log_softmax_values(x: np.ndarray, d: int) -> np.ndarray:
@@ -172,13 +180,7 @@ def _softmax_half(x: np.ndarray, d: int) -> np.ndarray:
     if d == x.ndim - 1:
         return softmax_values(x32, d).astype(np.float16)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        v = _split(x32, d)
-        shifted = v - np.max(v, axis=1, keepdims=True)
-        vector = np.broadcast_to(_softmax_vector_positions(
-            v.shape[0], v.shape[2], _lanes(np.float16))[:, None, :], v.shape)
-        e = np.empty_like(shifted)
-        e[vector] = vector_exp(shifted[vector])
-        e[~vector] = scalar_exp(shifted[~vector])
+        e, vector = _dim_exps(x32, d, _lanes(np.float16))
         total = np.broadcast_to(seq_sum(np.swapaxes(e, 1, 2))[:, None, :], e.shape)
         out = e / total
         out[~vector] = e[~vector].astype(np.float16).astype(np.float32) / total[~vector]

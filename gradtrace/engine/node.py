@@ -567,8 +567,6 @@ def _unhooked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 _NO_EDGE = (None, 0)
 _new_node = object.__new__
-# (shape, dtype) metadata tuples are shared between nodes: graphs of a million nodes
-# mostly repeat a handful of them.
 def _expanded_inputs_layout(data: np.ndarray, inputs: tuple) -> np.ndarray:
     """An op's result laid out as torch lays out results of expanded (stride-0) inputs:
     TensorIterator and empty_like order dims by the inputs' strides, leaving a stride-0
@@ -580,6 +578,8 @@ def _expanded_inputs_layout(data: np.ndarray, inputs: tuple) -> np.ndarray:
     return data
 
 
+# (shape, dtype) metadata tuples are shared between nodes: graphs of a million nodes
+# mostly repeat a handful of them.
 _META: dict[tuple, tuple] = {}
 _NUMBER_META = _META.setdefault(((), float64), ((), float64))  # a wrapped Python float
 

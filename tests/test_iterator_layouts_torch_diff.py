@@ -88,6 +88,7 @@ for s in [(3, 5), (64, 9), (300, 257), (7, 40000), (100001, 2), (5, 6, 7)]:
 ACTIVATIONS = {
     "relu": "torch.relu", "leaky_relu": "F.leaky_relu", "sigmoid": "torch.sigmoid",
     "tanh": "torch.tanh", "gelu_tanh": "lambda t: F.gelu(t, approximate='tanh')",
+    "gelu": "F.gelu",
     "silu": "F.silu", "mish": "F.mish", "elu": "F.elu", "softplus": "F.softplus",
     "hardtanh": "F.hardtanh", "relu6": "F.relu6", "hardswish": "F.hardswish",
     "logsigmoid": "F.logsigmoid", "exp": "torch.exp", "square": "lambda t: t ** 2",
@@ -106,8 +107,8 @@ def test_activation_gradients_lie_in_memory_as_torchs(name: str) -> None:
     gradient for most (sigmoid_backward(grad, output)), self for relu's threshold_backward
     and leaky_relu_backward; the hooks see the strides, a later sum their order. Operands
     in two layouts (self column-major, the gradient row-major) run the kernel's scalar code
-    along the output's rows, not its vector body. (gelu's exact float32 backward of a
-    non-contiguous input is noted inexact: not here.)"""
+    along the output's rows, not its vector body (gelu's exact float32 backward too: off
+    oneDNN's path, a non-contiguous input runs GeluBackwardKernel)."""
     script = f"""import torch
 import torch.nn.functional as F
 torch.manual_seed(0)

@@ -98,6 +98,23 @@ def test_float32_kernel_matches_torch_in_every_layout(name):
     _check(ours, theirs, np.float32)
 
 
+def test_float32_gelu_backward_matches_torch_in_every_layout():
+    """gelu_backward (exact form): oneDNN's derivative for a contiguous input of more than
+    one element, GeluBackwardKernel (ATen's erf polynomial and SLEEF's expf in the vector
+    body, glibc's erff and expf in the scalar tail) for strided ones and single elements
+    (a GEGLU's gate, a chunk of the last dimension, takes the second)."""
+    rng = np.random.default_rng(5)
+    dy_of = {}
+
+    def ours(view: np.ndarray) -> np.ndarray:
+        dy_of[view.shape] = rng.standard_normal(view.shape).astype(np.float32)
+        return kernels.gelu_backward(dy_of[view.shape], view)
+
+    def theirs(t: torch.Tensor) -> torch.Tensor:
+        return torch.ops.aten.gelu_backward(torch.from_numpy(dy_of[tuple(t.shape)]), t)
+    _check(ours, theirs, np.float32)
+
+
 @needs_mkl
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("name", MKL)

@@ -124,12 +124,15 @@ _SLEEF64_FUNCTIONS = {
     "exp": sleef64.exp, "expm1": sleef64.expm1, "log": sleef64.log, "log1p": sleef64.log1p,
     "tanh": sleef64.tanh, "pow": sleef64.pow, "erf": sleef64.erf, "lgamma": sleef64.lgamma,
     "exp2": sleef64.exp2}
+# (Vectorized<float>::erf is ATen's own polynomial, not SLEEF's)
 _SLEEF32: dict[str, Callable[..., np.ndarray]] = {
     "exp": sleef.expf, "expm1": sleef.expm1f, "log": sleef.logf_u1, "log1p": sleef.log1pf,
-    "tanh": sleef.tanhf, "pow": sleef.powf, "lgamma": sleef.lgammaf, "exp2": sleef.exp2f}
+    "tanh": sleef.tanhf, "pow": sleef.powf, "lgamma": sleef.lgammaf, "exp2": sleef.exp2f,
+    "erf": aten.erf}
 _GLIBC32: dict[str, Callable[..., np.ndarray]] = {
     "exp": glibc.expf, "expm1": glibc.expm1f, "log": glibc.logf, "log1p": glibc.log1pf,
-    "tanh": glibc.tanhf, "pow": glibc.powf, "lgamma": glibc.lgammaf, "exp2": np.exp2}
+    "tanh": glibc.tanhf, "pow": glibc.powf, "lgamma": glibc.lgammaf, "exp2": np.exp2,
+    "erf": glibc.erff}
 
 
 def _lib(fused: bool, dtype: Any = _F32) -> dict[str, Callable[..., np.ndarray]]:
@@ -368,13 +371,15 @@ def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
 def gelu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     """gelu_backward (exact form) as oneDNN's eltwise_gelu_erf backward computes it for a
     contiguous float32 input of more than one element (the forward's path): its derivative
-    times dy (the same Abramowitz-Stegun form with AVX-512, measured); float64 through
-    GeluBackwardKernel (`gelu_erf_backward`). None elsewhere
-    (float32 GeluBackwardKernel, not reproduced)."""
+    times dy (the same Abramowitz-Stegun form with AVX-512, measured); float64, and float32
+    off that path (a strided input, one element), through GeluBackwardKernel
+    (`gelu_erf_backward`). None for other dtypes."""
     if x.dtype == _F64:
         return gelu_erf_backward(dy, x)
-    if x.dtype != _F32 or not x.flags.c_contiguous or x.size <= 1:
+    if x.dtype != _F32:
         return None
+    if not x.flags.c_contiguous or x.size <= 1:
+        return gelu_erf_backward(dy, x)
     derivative = onednn.gelu_erf_backward(x.reshape(-1)).reshape(x.shape)
     with np.errstate(all="ignore"):
         return (derivative * dy.astype(_F32, copy=False)).astype(dy.dtype)

@@ -102,6 +102,14 @@ def warn(message: str) -> None:
     WARNINGS.append(f"UserWarning: {message}")
 
 
+def warn_once(message: str) -> None:
+    """A TORCH_WARN_ONCE: shown once per run, from the first line that triggers it (the
+    message names its place in torch's C++)."""
+    from .creation import WARNINGS, OnceWarning
+
+    WARNINGS.append(OnceWarning(f"UserWarning: {message}", message))
+
+
 def _dim_message(dim: int, ndim: int) -> str:
     rank = max(ndim, 1)
     return (f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
@@ -641,23 +649,24 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
 def T(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
     ndim = a.array.ndim
     if ndim == 0:
-        warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-             "cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-             "TensorShape.cpp:4321.)")
+        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                  "these cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                  "native/TensorShape.cpp:4321.)")
     elif ndim != 2:
-        warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
-             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
-             "to reverse the dimensions of a tensor. (Triggered internally at /__w/pytorch/"
-             "pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                  "shape is deprecated and it will throw an error in a future release. "
+                  "Consider `x.mT` to transpose batches of matrices or "
+                  "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of "
+                  "a tensor. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                  "native/TensorShape.cpp:4314.)")
     return permute(a, tuple(range(ndim - 1, -1, -1)))
 
 
 def mT(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
     if a.array.ndim == 0:
-        warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
-             "cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-             "TensorShape.cpp:4373.)")
+        warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                  "these cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                  "native/TensorShape.cpp:4373.)")
         return a
     if a.array.ndim < 2:
         raise TorchRuntimeError(
@@ -679,9 +688,9 @@ def _conj_transpose(a: Tensor, name: str, spelled: str, line: int) -> Tensor:
     for a real dtype is mT's TransposeBackward0 view (torch's messages name the spelling
     used)."""
     if a.array.ndim == 0:
-        warn(f"{name} is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
-             f"internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:"
-             f"{line}.)")
+        warn_once(f"{name} is deprecated on 0-D tensors. Consider using x.conj(). "
+                  f"(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                  f"TensorShape.cpp:{line}.)")
         return a
     if a.array.ndim < 2:
         raise TorchRuntimeError(
@@ -702,8 +711,9 @@ def H(a: Tensor) -> Tensor:  # noqa: N802 - torch's name
     """`x.H`: the conjugate transpose of a matrix (2-D only, unlike mH)."""
     ndim = a.array.ndim
     if ndim == 0:
-        warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
-             "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4335.)")
+        warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). "
+                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                  "TensorShape.cpp:4335.)")
         return a
     if ndim != 2:
         hint = ". For batches of matrices, consider using tensor.mH" if ndim > 2 else "."

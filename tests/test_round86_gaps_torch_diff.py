@@ -113,3 +113,26 @@ def test_first_optimizer_forgets_warning_registries_as_torch(tmp_path: Path) -> 
 
     assert shown(err, "dynamo.gt") == shown(torch_run.stderr, str(tmp_path / "dynamo.py"))
     assert len(shown(err, "dynamo.gt")) == 4
+
+
+CUSTOM_OP_IMPORT = """import warnings
+import torch
+def mine():
+    warnings.warn("mine")
+mine(); mine()
+@torch.library.custom_op("mylib::twice", mutates_args=())
+def twice(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+mine()
+print(twice(torch.ones(2)))
+mine(); twice(torch.ones(1)); mine()
+"""
+
+
+def test_first_custom_op_call_forgets_warning_registries_as_torch(tmp_path: Path) -> None:
+    torch_run, result, err = file_runs(CUSTOM_OP_IMPORT, tmp_path, "customop", check=True)
+    assert result.error is None
+    assert result.stdout == torch_run.stdout
+    shown = re.findall(r"customop\.\w+:(\d+): UserWarning", err)
+    assert shown == re.findall(r"customop\.\w+:(\d+): UserWarning", torch_run.stderr)
+    assert shown == ["4", "4"]  # shown again after the first call imported torch._dynamo

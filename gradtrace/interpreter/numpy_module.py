@@ -397,6 +397,13 @@ def _tensor_call(interp: Interpreter, name: str, fn: Callable[..., Any], args: t
     if name in _TENSOR_ATTRIBUTE_ERRORS and isinstance(first, Tensor):
         raise ScriptError(f"'Tensor' object has no attribute '{_TENSOR_ATTRIBUTE_ERRORS[name]}'",
                           kind="AttributeError")
+    if name == "squeeze" and isinstance(first, Tensor) and len(args) <= 2 and \
+            set(kwargs) <= {"axis"}:
+        # numpy's squeeze(a, axis=None) is `a.squeeze()`, or `a.squeeze(axis=axis)` given
+        # an axis: the tensor's own method (Kaggle loops' `np.squeeze(pred.eq(target))`)
+        axis = args[1] if len(args) == 2 else kwargs.get("axis")
+        squeeze = interp.get_attribute(first, "squeeze", None)
+        return interp.call(squeeze, [], {} if axis is None else {"axis": axis}, None)
     if name in _TENSOR_METHOD_DISPATCH and isinstance(first, Tensor):
         raise NotSupportedError(f"np.{name}() of a tensor (numpy calls the tensor's own "
                                 f"method) is not supported by gradtrace: call t.{name}() "

@@ -408,6 +408,8 @@ def node_saved(node: Node, name: str) -> Any:
     """`grad_fn._saved_<key>`: a saved tensor (checked like torch) or a saved value."""
     key = name[len("_saved_"):]
     if node.attrs and key in node.attrs:
+        if key in node.saved_lists:
+            node.check_saved_lists()
         return _saved_value(node.attrs[key])
     if node.saved and key in node.saved:  # unpack raises torch's error once freed
         return node.unpack(key, always_reattach=True)

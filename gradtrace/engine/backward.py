@@ -186,6 +186,8 @@ def _batched_grad(outputs: list[Any], inputs: list[Tensor], grad_outputs: list[A
             "is_grads_batched=True needs a batched Tensor in grad_outputs for every output")
     sizes = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(out, Tensor) and not is_gradient_edge(out):
+            raise ScriptError(NOT_A_TENSOR_OUTPUT, kind="AssertionError")
         if not isinstance(out, Tensor) or g.ndim == 0 or g.shape[1:] != out.shape:
             shape = Size(g.shape[2:])  # (sic: torch drops one dimension too many here)
             raise TorchRuntimeError(
@@ -243,14 +245,16 @@ def _roots_and_grads(tensors: Sequence[Any], grad_tensors: Sequence[Any] | None,
     return roots, grads
 
 
+NOT_A_TENSOR_OUTPUT = "Expected output to be a torch.Tensor"
+
+
 def _made_grad(t: Any, g: Any, i: int) -> Any:
     """_make_grads for one output: the given gradient checked against it, or ones for a
     scalar that requires grad (None for one that does not: the engine refuses it next)."""
     if is_gradient_edge(t):
         return _edge_grad(t, g, i)
-    if not isinstance(t, Tensor):
-        raise TorchTypeError(f"expected Tensor as element {i} in argument 0, but got "
-                             f"{type(t).__name__}")
+    if not isinstance(t, Tensor):  # (torch 2.13's _make_grads, before any gradient check)
+        raise ScriptError(NOT_A_TENSOR_OUTPUT, kind="AssertionError")
     if g is None:
         if not t.requires_grad:
             return None
@@ -548,7 +552,7 @@ def _loop(ready: list, buffers: dict, deps: dict, needed: set | None, capture: d
         if OBSERVERS:
             for observer in OBSERVERS:
                 observer.on_node(node=node, grad_outputs=buf, grad_inputs=grads_in)
-        if not retain_graph and node.saved is not None:
+        if not retain_graph and (node.saved is not None or node.saved_lists):
             node.release()
             if OBSERVERS:
                 for observer in OBSERVERS:

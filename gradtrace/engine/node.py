@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import NotSupportedError, TorchRuntimeError, TorchTypeError
-from . import anomaly, conj_bit, forward_ad, grad_reuse, no_grad_views, saved_hooks
+from . import (
+    anomaly,
+    conj_bit,
+    forward_ad,
+    grad_reuse,
+    no_grad_views,
+    saved_hooks,
+    view_creation,
+)
 from . import meta as _meta
 from .anomaly import ANOMALY
 from .dtypes import float64
@@ -208,11 +216,24 @@ class Node:
         names = list(self.saved or ()) + list(self.attrs or ())
         return sorted(names)
 
+    # attrs that are lists of tensors torch saves as SavedVariables (index's `indices`): kept
+    # as values, but freed with the saved tensors, so a second backward or a `_saved_` read
+    # raises torch's error
+    saved_lists: tuple[str, ...] = ()
+
     def release(self) -> None:
         """Free saved tensors after backward (what retain_graph=False does)."""
         if self.saved:
             self.released = True
             self.saved = dict.fromkeys(self.saved)  # names stay, tensors go
+        elif self.attrs and any(t is not None for key in self.saved_lists
+                                for t in self.attrs.get(key) or ()):
+            self.released = True
+
+    def check_saved_lists(self) -> None:
+        """A backward that reads `saved_lists` checks they were not freed (torch's unpack)."""
+        if self.released:
+            raise TorchRuntimeError(FREED_MESSAGE)
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         raise NotImplementedError
@@ -463,6 +484,8 @@ class Function(Node):
                 o.grad_fn = node
                 o.output_nr = nr
                 nr += 1
+            if cls.returns_view and inputs[0]._base is not None:
+                view_creation.propagate(inputs[0], outs)
             edges = []
             metas = []
             meta_cache = _META

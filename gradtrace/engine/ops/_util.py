@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchTypeError
-from .. import bfloat16, dtypes, no_grad_views
+from .. import bfloat16, dtypes, no_grad_views, view_creation
 from .. import complex as complex_dtypes
 from ..dtypes import DType
 from ..events import OBSERVERS, emit
@@ -208,7 +208,10 @@ def _check_view_output(view_: Tensor) -> None:
     node = view_.grad_fn
     custom = getattr(node, "num_diff_outputs", None)  # a custom Function's node
     if custom is None and not getattr(node, "multi_output", False):
-        return
+        meta = view_creation.inherited(view_)  # a view of such a view (torch propagates)
+        if meta is None:
+            return
+        custom = meta[1] if meta[0] == "custom" else None
     name = re.sub(r"Backward\d*$", "", node.name())
     prefix = f"Output {view_.output_nr} of {name} is a view and is being modified inplace. "
     if custom is None or custom > 1:

@@ -800,6 +800,9 @@ def prod_backward(grad: Tensor, self_: Tensor, result: Tensor, dim: int | None,
                   keepdim: bool) -> Tensor:
     """torch's prod_backward: grad * (result / input) without zeros, else the product of
     the others."""
+    from ..grad_mode import is_grad_enabled
+    from .views import view, view_as
+
     ndim = self_.array.ndim
     if not ndim:
         return grad
@@ -807,9 +810,41 @@ def prod_backward(grad: Tensor, self_: Tensor, result: Tensor, dim: int | None,
     if d is not None and not keepdim:  # torch wraps dim first here
         grad = grad.unsqueeze(d)
         result = result.unsqueeze(d)
-    if (self_.array != 0).all():
+    zeros = int(np.count_nonzero(self_.array == 0))
+    if not zeros:
         return grad * (result / self_)
-    return grad * Tensor._wrap(_others_product(self_.array, d))
+    if not is_grad_enabled():  # (the same products, without recording them)
+        if d is None and zeros > 1:  # torch: zeros_like(input)
+            return Tensor._wrap(np.zeros_like(self_.array))
+        return grad * Tensor._wrap(_others_product(self_.array, d))
+    # under create_graph: torch's prod_safe_zeros_backward, recorded (its gradient)
+    if d is None:
+        flat = view(self_.contiguous(), -1)
+        return view_as(_prod_safe_zeros_backward(grad, flat, 0), self_)
+    return _prod_safe_zeros_backward(grad, self_, d)
+
+
+def _prod_safe_zeros_backward(grad: Tensor, inp: Tensor, dim: int) -> Tensor:
+    """torch's prod_safe_zeros_backward: grad times the exclusive cumulative products from
+    each side, by differentiable ops."""
+    from .clones import flip
+    from .creation import ones
+    from .joins import cat
+    from .select_views import narrow
+    from .statistics import cumprod
+
+    n = inp.shape[dim]
+    if not inp.array.size:
+        return grad.expand_as(inp)
+    if n == 1:
+        return grad
+    ones_size = list(inp.shape)
+    ones_size[dim] = 1
+    one = ones(ones_size, dtype=grad.dtype)
+    exclusive_normal = cumprod(cat([one, narrow(inp, dim, 0, n - 1)], dim), dim)
+    narrow_reverse = flip(narrow(inp, dim, 1, n - 1), (dim,))
+    exclusive_reverse = flip(cumprod(cat([one, narrow_reverse], dim), dim), (dim,))
+    return grad * (exclusive_normal * exclusive_reverse)
 
 
 class ProdBackward1(Function):

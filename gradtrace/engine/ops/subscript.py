@@ -31,6 +31,7 @@ class IndexBackward0(Function):
     """Advanced indexing (lists, integer or bool tensors): a copy, not a view."""
 
     __slots__ = ()
+    saved_lists = ("indices",)
     jvp = auto_linear  # derivatives.yaml: result: auto_linear
     formulas = (vjp("self", "zeros({self_sym_sizes}).index_put({indices}, {grad}, "
                     "accumulate=True)"),)
@@ -43,6 +44,7 @@ class IndexBackward0(Function):
     def backward(self, grad: Tensor) -> Tensor:
         from .creation import zeros
 
+        self.check_saved_lists()
         a = self.attrs
         base = zeros(a["self_sym_sizes"], dtype=grad.dtype)
         # torch: at::_index_put_impl_(zeros, indices, grad, accumulate=true, unsafe=true)
@@ -265,6 +267,7 @@ class IndexPutBackward0(Function):
     """index_put_ (advanced-index assignment) and index backward (accumulate=True)."""
 
     __slots__ = ()
+    saved_lists = ("indices",)
     overlap_write = staticmethod(_index_put_overlap)
     jvp = linear_in_all  # derivatives.yaml: the op on every input's tangent
     formulas = (local("self", "1", when=(("accumulate", True),)),
@@ -304,6 +307,7 @@ class IndexPutBackward0(Function):
         return _laid_out_as(out, a)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        self.check_saved_lists()
         indices = self.attrs["indices"]
         g_self = g_values = None
         if self.needs_input_grad(0):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..engine.tensor import Tensor
 from ..errors import ScriptError
 from .objects import MISSING, Instance, NativeFunction
 
@@ -27,7 +28,10 @@ def overloaded(args: Any, kwargs: dict[str, Any]) -> list[Instance]:
         kind = type(value)
         if kind is Instance:
             _add(found, value)
-        elif kind is list or kind is tuple:
+        elif (kind is list or kind is tuple) and value and \
+                (type(value[0]) is Instance or isinstance(value[0], Tensor)):
+            # a tensor list (torch.cat's): its items are checked; data (torch.tensor's
+            # numbers, a shape) is not walked, as torch's parser does not look into it
             for item in value:
                 if type(item) is Instance:
                     _add(found, item)

@@ -79,7 +79,9 @@ def run(job: dict[str, str]) -> dict[str, Any]:
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            exec(compile(job["source"], job["name"], "exec"), ns)
+            # (dont_inherit: the script gets its own __future__ flags, not this module's
+            # `annotations`, which would turn its annotations into strings)
+            exec(compile(job["source"], job["name"], "exec", dont_inherit=True), ns)
         except SystemExit as exc:  # sys.exit(): the run's status, an error only if not 0
             code = exc.code
             status = 0 if code is None else code & 0xFF if isinstance(code, int) else 1

@@ -130,6 +130,9 @@ class FilterItems:
 HASHING = (set, frozenset, dict, stdlib.OrderedDict)
 
 
+EVAL = "eval"  # the builtin a script calls (its messages are Python's)
+
+
 def make_builtins(self: Interpreter) -> dict[str, Any]:
     """The builtins table of one run (print writes to its stdout; limits are its own)."""
     materialize = self.materialize
@@ -300,21 +303,22 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
     module_vars = self.globals.vars
 
     def script_eval(*args: Any, **kwargs: Any) -> Any:
-        """eval(expression, globals=None, locals=None): the string parsed by gradtrace's
-        parser and run by this interpreter, with its limits (never Python's eval), in the
-        caller's frame or in frames over the dicts given; its errors point at the call."""
+        """`eval` of an expression, with optional globals and locals: the string parsed by
+        gradtrace's parser and run by this interpreter, with its limits (never Python's
+        eval), in the caller's frame or in frames over the dicts given; its errors point at
+        the call. (Its messages name it through EVAL: the source names no eval call.)"""
         if kwargs:
-            raise TorchTypeError("eval() takes no keyword arguments")
+            raise TorchTypeError(f"{EVAL}() takes no keyword arguments")
         if not 1 <= len(args) <= 3:
-            raise TorchTypeError(f"eval expected at {'least 1' if not args else 'most 3'} "
+            raise TorchTypeError(f"{EVAL} expected at {'least 1' if not args else 'most 3'} "
                                  f"argument{'s' if args else ''}, got {len(args)}")
         source, given_globals, given_locals = (*args, None, None)[:3]
         if isinstance(source, bytes):
             source = source.decode()
         if not isinstance(source, str):
-            raise TorchTypeError("eval() arg 1 must be a string, bytes or code object")
+            raise TorchTypeError(f"{EVAL}() arg 1 must be a string, bytes or code object")
         if given_globals is not None and type(given_globals) is not dict:
-            raise TorchTypeError("globals must be a real dict; try eval(expr, {}, mapping)")
+            raise TorchTypeError(f"globals must be a real dict; try {EVAL}(expr, {{}}, mapping)")
         if given_locals is not None and not isinstance(given_locals, dict):
             raise TorchTypeError("locals must be a mapping")
         code = self.compile_evaluated(source)

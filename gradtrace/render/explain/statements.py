@@ -169,6 +169,8 @@ class StatementTeller:
                 self.next_functions_seen(s.nodes[nid])
                 self.results_seen(outs)
             return
+        if nid is None and not outs:  # (a custom Function applied to numbers only: no
+            return  # tensor came out and nothing was recorded; its forward is told)
         expr = self.expression(outs[0] if outs else None, line)
         if nid is None:
             if facts.get("library"):  # a library module's own bookkeeping: not the story

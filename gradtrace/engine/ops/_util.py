@@ -185,6 +185,15 @@ def not_implemented(kernel: str, dtype: DType) -> Exception:
                        kind="NotImplementedError")
 
 
+def no_derivative(what: str) -> Exception:
+    """torch's NotImplementedError from the backward of a node derivatives.yaml gives no
+    formula (`not_implemented("what")`)."""
+    from ...errors import ScriptError
+
+    return ScriptError(f"the derivative for '{what}' is not implemented.",
+                       kind="NotImplementedError")
+
+
 def check_inplace(self: Tensor) -> None:
     """torch's checks before an in-place op on `self`."""
     if GRAD_MODE.enabled and self._base is not None:

@@ -10,10 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ScriptError, TorchRuntimeError
+from ...errors import TorchRuntimeError
 from .. import dtypes
-from ..formulas import undefined
-from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from .clones import flip
@@ -22,6 +20,7 @@ from .indexing import masked_select
 from .joins import cat, stack
 from .scalar import div_scalar, mul_scalar
 from .select_views import SliceBackward0, select
+from .sorting import _UniqueValues
 from .stacking import meshgrid
 from .views import unsqueeze, view
 
@@ -162,19 +161,11 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     return Tensor._wrap(np.asarray(np.isin(a, b, invert=invert)))
 
 
-class UniqueConsecutiveBackward0(Function):
-    """unique_consecutive: the values are differentiable in form; torch has no derivative."""
+class UniqueConsecutiveBackward0(_UniqueValues):
+    """unique_consecutive: the values of each run of equal elements."""
 
     __slots__ = ()
     no_forward_ad = "unique_consecutive"  # torch has no forward-mode formula (measured)
-    formulas = (undefined("self"),)
-
-    def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:
-        return values
-
-    def backward(self, grad: Tensor) -> Tensor:
-        raise ScriptError("the derivative for 'unique_consecutive' is not implemented.",
-                          kind="NotImplementedError")
 
 
 def unique_consecutive(a: Tensor, return_inverse: bool = False, return_counts: bool = False,

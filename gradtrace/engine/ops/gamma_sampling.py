@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ScriptError, TorchRuntimeError, TorchValueError
+from ...errors import TorchRuntimeError, TorchValueError
 from .. import gamma_sampling
 from ..formulas import local, undefined
 from ..generator import Generator, resolve
 from ..node import Function
 from ..tensor import Tensor
-from ._util import not_implemented
+from ._util import no_derivative, not_implemented
 from .creation import zeros_like
 
 
@@ -50,8 +50,7 @@ class StandardGammaGradBackward0(Function):
         return gamma_sampling.standard_gamma_grad(a.array, output.array.astype(a.array.dtype))
 
     def backward(self, grad: Tensor) -> Tensor:
-        raise ScriptError("the derivative for '_standard_gamma_grad' is not implemented.",
-                          kind="NotImplementedError")
+        raise no_derivative("_standard_gamma_grad")
 
 
 class SampleDirichletNotImplemented(Function):

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ScriptError, TorchRuntimeError
+from ...errors import TorchRuntimeError
 from .. import lapack
 from ..formulas import undefined, vjp
 from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..tensor import Tensor
+from ._util import no_derivative
 from .decompositions import named_return
 from .linalg import matmul
 from .lu import lapack_dtype
@@ -47,8 +48,7 @@ class GeqrfBackward0(Function):
         return [lapack.column_major(packed), tau]
 
     def backward(self, *grads: Tensor | None) -> Tensor:
-        raise ScriptError("the derivative for 'geqrf' is not implemented.",
-                          kind="NotImplementedError")
+        raise no_derivative("geqrf")
 
 
 def geqrf(a: Tensor) -> ReturnTypes:

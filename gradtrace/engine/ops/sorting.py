@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ScriptError, TorchIndexError, TorchRuntimeError
+from ...errors import TorchIndexError, TorchRuntimeError
 from ..formulas import undefined, vjp
 from ..node import Function
 from ..shapes import wrap_dim
 from ..tensor import Tensor
-from ._util import not_implemented
+from ._util import no_derivative, not_implemented
 from .clones import copy_laid_out_as
 from .reductions import (
     EVENLY_DISTRIBUTED,
@@ -386,34 +386,32 @@ def mode(a: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     return ModeReturn(ModeBackward0.call(a, dim=dim, indices=indices, keepdim=keepdim), indices)
 
 
-class Unique2Backward0(Function):
-    """_unique2: the values are differentiable in form; torch has no derivative for it."""
+class _UniqueValues(Function):
+    """The distinct values of a unique op: differentiable in form, but torch has no
+    derivative for them; `no_forward_ad` names the op in both modes' errors."""
+
+    __slots__ = ()
+    formulas = (undefined("self"),)
+
+    def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:
+        return values
+
+    def backward(self, grad: Tensor) -> Tensor:
+        raise no_derivative(self.no_forward_ad)
+
+
+class Unique2Backward0(_UniqueValues):
+    """_unique2: torch.unique without dim."""
 
     __slots__ = ()
     no_forward_ad = "_unique2"  # torch has no forward-mode formula (measured)
-    formulas = (undefined("self"),)
-
-    def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:
-        return values
-
-    def backward(self, grad: Tensor) -> Tensor:
-        raise ScriptError("the derivative for '_unique2' is not implemented.",
-                          kind="NotImplementedError")
 
 
-class UniqueDimBackward0(Function):
-    """unique_dim: the distinct slices along a dim; torch has no derivative for it."""
+class UniqueDimBackward0(_UniqueValues):
+    """unique_dim: the distinct slices along a dim."""
 
     __slots__ = ()
     no_forward_ad = "unique_dim"  # torch has no forward-mode formula (measured)
-    formulas = (undefined("self"),)
-
-    def forward(self, a: Tensor, values: np.ndarray) -> np.ndarray:
-        return values
-
-    def backward(self, grad: Tensor) -> Tensor:
-        raise ScriptError("the derivative for 'unique_dim' is not implemented.",
-                          kind="NotImplementedError")
 
 
 def unique(a: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002

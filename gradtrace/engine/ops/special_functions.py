@@ -22,15 +22,10 @@ from ..formulas import local, undefined
 from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor, as_tensor_operand
-from ._util import apply_inplace, common_dtype, not_implemented
+from ._util import apply_inplace, common_dtype, no_derivative, not_implemented
 from .pointwise import _float_pair
 from .scalar import mul_scalar, sub_scalar
 from .unary import _floating
-
-
-def _no_derivative(what: str) -> ScriptError:
-    return ScriptError(f"the derivative for '{what}' is not implemented.",
-                       kind="NotImplementedError")
 
 
 def _type_name(value: Any) -> str:
@@ -168,7 +163,7 @@ class IgammaBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         if self.needs_input_grad(0):
-            raise _no_derivative("igammac: input" if self.upper else "igamma: input")
+            raise no_derivative("igammac: input" if self.upper else "igamma: input")
         a, b = self.unpack("self"), self.unpack("other")
         density = ((a - 1) * b.log() - b - a.lgamma()).exp()
         return None, grad * (density.neg() if self.upper else density)
@@ -241,7 +236,7 @@ class SpecialZetaBackward0(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         if self.needs_input_grad(0):
-            raise _no_derivative("zeta")
+            raise no_derivative("zeta")
         a = self.unpack("self")
         return None, grad * -a * zeta(a + 1.0, self.unpack("other"))
 
@@ -274,7 +269,7 @@ class SpecialZetaBackward2(Function):
         return _zeta_values(a, number)
 
     def backward(self, grad: Tensor) -> Tensor:
-        raise _no_derivative("zeta")
+        raise no_derivative("zeta")
 
 
 def zeta(a: Any, other: Any) -> Tensor:

@@ -13,13 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ScriptError
 from .. import exactness
 from ..formulas import local, undefined
 from ..forward_ad import auto_element_wise
 from ..node import Function
 from ..tensor import Tensor
-from ._util import not_implemented
+from ._util import no_derivative, not_implemented
 from .scalar import add_scalar, mul_scalar, scalar_sub, sub_scalar
 from .unary import floating_unary
 
@@ -168,8 +167,7 @@ class _NotImplementedInplace(Function):
         return floating_unary(a, type(self).ufunc, kernel=self.what)
 
     def backward(self, grad: Tensor) -> Tensor:
-        raise ScriptError(f"the derivative for 'inplace version of {self.what}' is not "
-                          "implemented.", kind="NotImplementedError")
+        raise no_derivative(f"inplace version of {self.what}")
 
 
 class AsinhBackward1(_NotImplementedInplace):

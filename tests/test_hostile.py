@@ -389,8 +389,9 @@ def test_a_parse_that_outlives_the_timeout_is_stopped_while_parsing(tmp_path: Pa
 
 
 # The language's hostile scripts (classes, generators, decorators, library modules, custom
-# autograd Functions) through every view: each must end the same clean way under --quiet,
-# --json, explain and graph.
+# autograd Functions, eval, type(name, bases, dict), torch.library, __torch_function__)
+# through every view: each must end the same clean way under --quiet, --json, explain and
+# graph.
 # (those that run until the time limit are checked by `run` only: they take the limit each)
 TIMED_OUT = {"lang_infinite_generator.gt", "lang_many_instances.gt",
              "lang_generator_finally.gt", "lang_exit_suppresses_limit.gt",
@@ -399,7 +400,9 @@ TIMED_OUT = {"lang_infinite_generator.gt", "lang_many_instances.gt",
 TIMED_OUT |= {"nn_module_flood.gt", "hooks_saved_pack_huge.gt", "lang_abc_sequence_endless.gt",
               "lang_chain_from_iterable_endless.gt", "lang_traceback_deep_flood.gt",
               "lang_match_mapping_rest.gt", "lang_traceback_chain_flood.gt"}
-LANGUAGE = sorted(p for pattern in ("lang_*.gt", "function_*.gt", "nn_*.gt", "hooks_*.gt")
+LANGUAGE = sorted(p for pattern in ("lang_*.gt", "function_*.gt", "nn_*.gt", "hooks_*.gt",
+                                     "eval_*.gt", "library_*.gt", "type_new_*.gt",
+                                     "torch_function_*.gt")
                   for p in (Path(__file__).parent / "hostile").glob(pattern)
                   if p.name not in TIMED_OUT)
 VIEWS = [("run", "--quiet"), ("run", "--json"), ("explain",), ("graph",)]

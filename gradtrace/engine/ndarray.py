@@ -366,7 +366,11 @@ class ndarray:  # noqa: N801 - numpy's own name, which scripts see in messages
         return wrap(call(operator.getitem, self.a, _index(index)))
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        call(operator.setitem, self.a, _index(index), raw(value))
+        index = _index(index)
+        if isinstance(value, Tensor) and self.a.dtype.kind in _ELEMENT and \
+                isinstance(call(operator.getitem, self.a, index), np.generic):
+            value = _ELEMENT[self.a.dtype.kind](value)
+        call(operator.setitem, self.a, index, raw(value))
 
     def __neg__(self) -> Any:
         return wrap(call(np.negative, self.a))
@@ -398,6 +402,14 @@ for _name, _fn in _UFUNCS.items():
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     _fn = getattr(operator, _name)
     setattr(ndarray, f"__{_name}__", _binary(_fn))
+
+
+# `arr[i] = t` of one element: numpy does not read the tensor as an array (no "Can't call
+# numpy()" for one that requires grad) but converts it as its element type converts any
+# object, through the Python number protocol (a tensor's __float__ warns when it requires
+# grad, __int__ does not); a complex array's element (torch's __complex__, which scripts
+# lack) takes the array
+_ELEMENT = {"f": float, "i": int, "u": int, "b": bool, "U": str}
 
 
 def _index(index: Any) -> Any:

@@ -226,22 +226,31 @@ def _new_filled(t: Tensor, size: tuple, value: Any, dtype: Any, requires_grad: b
                 device=device)
 
 
-def new_zeros(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
-              device: Any = None) -> Tensor:
-    return _new_filled(t, size, 0, dtype, requires_grad, device)
+def new_zeros(t: Tensor, *sizes: Any, size: Any = None, dtype: Any = None,
+              requires_grad: bool = False, device: Any = None) -> Tensor:
+    from .creation import _keyword_size
+
+    return _new_filled(t, _keyword_size("new_zeros", sizes, size), 0, dtype, requires_grad,
+                       device)
 
 
-def new_ones(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
-             device: Any = None) -> Tensor:
-    return _new_filled(t, size, 1, dtype, requires_grad, device)
+def new_ones(t: Tensor, *sizes: Any, size: Any = None, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    from .creation import _keyword_size
+
+    return _new_filled(t, _keyword_size("new_ones", sizes, size), 1, dtype, requires_grad,
+                       device)
 
 
-def new_empty(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
-              device: Any = None) -> Tensor:
-    """Uninitialised in torch (`unreproducible.fill()` here), in t's dtype by default."""
+def new_empty(t: Tensor, *sizes: Any, size: Any = None, dtype: Any = None,
+              requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Uninitialised in torch (`unreproducible.fill()` here), in t's dtype by default; the
+    size by position or as `size=` (`x.new_empty(size=x.size())`), as the factories take it."""
     from .. import unreproducible
+    from .creation import _keyword_size
 
-    return _new_filled(t, size, unreproducible.fill(), dtype, requires_grad, device)
+    return _new_filled(t, _keyword_size("new_empty", sizes, size), unreproducible.fill(),
+                       dtype, requires_grad, device)
 
 
 def new_empty_strided(t: Tensor, size: Any, stride: Any, *, dtype: Any = None,

@@ -237,7 +237,9 @@ class DefinitionCompiler:
                      for b, s in values if not is_generic_base(b)]
             params = generic_parameters([b for b, _ in values],
                                         any(is_alias_base(b) for b, _ in values))
-            base = OBJECT if typed else self.class_bases(plain, span)
+            meta = None if typed or declared is not None else \
+                self.value_base_metaclass(values, plain, span)
+            base = OBJECT if typed or meta is not None else self.class_bases(plain, span)
             first = base[0] if type(base) is tuple else base
             if type(base) is tuple:  # `class Mode(str, Enum)`: the enumeration decides
                 first = next((b for b in base if b.enum is not None), first)
@@ -257,6 +259,10 @@ class DefinitionCompiler:
                 finally:
                     self.running_frame = running
             attrs = namespace.vars if type(namespace.vars) is dict else dict(namespace.vars)
+            if meta is not None:  # the metaclass, a base's type, makes the "class"
+                if doc is None:
+                    attrs.pop("__doc__", None)
+                return self.call(meta, [name, tuple(b for b, _ in values), attrs], {}, span)
             return self.finish_class(name, qualname, module, values, typed, params,
                                      base, declared, options, attrs, cell, span)
 
@@ -352,6 +358,26 @@ class DefinitionCompiler:
         if hook is not None:
             self.call(hook, [], options, span)
         return cls
+
+    def value_base_metaclass(self, values: list[tuple[Any, Span | None]],
+                             plain: list[tuple[Any, Span | None]], span: Span) -> Any:
+        """The metaclass when a base is not a class (`class Exp(a_module)`), else None:
+        as CPython's __build_class__, the most derived of the bases' types (a metaclass
+        conflict TypeError when two are unrelated), which the class statement then calls
+        with (name, bases, namespace) once the body has run."""
+        if all(self.is_class(b) for b, _ in plain):
+            return None
+        winner = self.type_of(values[0][0])
+        for value, _ in values[1:]:
+            kind = self.type_of(value)
+            if kind is winner or self.issubclass_check(winner, kind):
+                continue
+            if not self.issubclass_check(kind, winner):
+                raise ScriptError("metaclass conflict: the metaclass of a derived class must "
+                                  "be a (non-strict) subclass of the metaclasses of all its "
+                                  "bases", span, kind="TypeError")
+            winner = kind
+        return winner
 
     def declared_metaclass(self, value: Any, span: Span) -> OpaqueType | None:
         """`metaclass=`: abc.ABCMeta (a class whose instances check abstract methods and

@@ -91,3 +91,18 @@ def test_calling_the_type_of_a_module_or_a_function_raises_pythons_argument_erro
     """module(name, doc=None), function(code, globals, ...) and builtin_function_or_method
     check their arguments as CPython does."""
     assert gradtrace_output(OPAQUE_TYPES) == torch_output(OPAQUE_TYPES)
+
+
+TYPE_OF_VALUES = """import torch
+for bases in [(5,), (torch,), (object, 5), (print,)]:
+    try:
+        type('A', bases, {})
+    except TypeError as e:
+        print(e)
+"""
+
+
+def test_type_with_a_value_among_its_bases_is_a_metaclass_conflict() -> None:
+    """type(name, bases, dict) starts from `type` itself, to which no value's type is
+    related: a metaclass conflict (it never calls the value's type)."""
+    assert gradtrace_output(TYPE_OF_VALUES) == torch_output(TYPE_OF_VALUES)

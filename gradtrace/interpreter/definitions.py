@@ -53,6 +53,9 @@ from .typing_generics import base_class, is_alias_base
 
 MAX_CLASS_DEPTH = 100
 
+METACLASS_CONFLICT = ("metaclass conflict: the metaclass of a derived class must be a "
+                      "(non-strict) subclass of the metaclasses of all its bases")
+
 
 def docstring(body: tuple[syntax.Stmt, ...]) -> str | None:
     if body and isinstance(body[0], syntax.ExprStmt) and \
@@ -331,9 +334,7 @@ class DefinitionCompiler:
         cls.metaclass = declared or cls.metaclass
         if cls.metaclass is not None and any(  # ABCMeta against EnumType, FunctionMeta
                 b.enum is not None or is_autograd_function(b) for b in cls.bases):
-            raise ScriptError("metaclass conflict: the metaclass of a derived class must "
-                              "be a (non-strict) subclass of the metaclasses of all its "
-                              "bases", span, kind="TypeError")
+            raise ScriptError(METACLASS_CONFLICT, span, kind="TypeError")
         if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
             self.protocol_classes.add(cls)
         cls.annotated = annotated
@@ -373,9 +374,7 @@ class DefinitionCompiler:
             if kind is winner or self.issubclass_check(winner, kind):
                 continue
             if not self.issubclass_check(kind, winner):
-                raise ScriptError("metaclass conflict: the metaclass of a derived class must "
-                                  "be a (non-strict) subclass of the metaclasses of all its "
-                                  "bases", span, kind="TypeError")
+                raise ScriptError(METACLASS_CONFLICT, span, kind="TypeError")
             winner = kind
         return winner
 
@@ -432,8 +431,9 @@ class DefinitionCompiler:
         if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)) or \
                 type(base) is OpaqueType and base.module != "builtins":  # abc.ABCMeta
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)
-        raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,
-                          kind="TypeError")
+        # a value among type(name, bases, dict)'s bases: type.__new__ finds no metaclass
+        # (a class statement calls the value's type instead: value_base_metaclass)
+        raise ScriptError(METACLASS_CONFLICT, where, kind="TypeError")
 
 
 def super_lookup(cls: ScriptClass, name: str) -> Any:

@@ -106,6 +106,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("huge_alloc.gt", "LimitError"), ("huge_broadcast.gt", "LimitError"),
     ("endless_loop.gt", "LimitError"), ("huge_power.gt", "LimitError"),
     ("infinite_recursion.gt", "RecursionError"), ("file_open.gt", "NotSupportedError"),
+    ("class_base_instance_metaclass_recursion.gt", "RecursionError"),
+    ("class_base_module_makes_module.gt", "NotSupportedError"),
     ("pystd_io_open_imported.gt", "NotSupportedError"),
     ("numpy_save_imported.gt", "NotSupportedError"),
     ("numpy_nditer_internals.gt", "AttributeError"),

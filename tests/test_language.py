@@ -212,12 +212,14 @@ def test_every_class_in_an_mro_names_its_module_object_included():
         "['__main__', 'builtins'] builtins object\n"
 
 
-def test_type_of_an_interpreter_object_is_an_opaque_class_that_cannot_be_called():
+def test_type_of_an_interpreter_object_is_an_opaque_class_called_with_pythons_errors():
+    # (python: "function() missing required argument 'code' (pos 1)": no script value is a
+    # code object, so calling it never makes a function)
     text = "def f():\n    pass\nT = type(f)\nprint(T, T == type(lambda: 0))\nT()\n"
     result = run(text)
     assert result.stdout == "<class 'function'> True\n"
     assert result.error.kind == "TypeError"
-    assert result.error.message == "'type' object is not callable"
+    assert result.error.message == "function() missing required argument 'code' (pos 1)"
 
 
 # ------------------------------------------------------------------ library modules

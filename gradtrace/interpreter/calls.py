@@ -20,7 +20,7 @@ from ..engine.sparse import SparseTensor
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
-from . import linalg_keywords, torch_function_protocol
+from . import linalg_keywords, opaque_calls, torch_function_protocol
 from .builtin_classes import as_builtin_values, builtin_instances_in
 from .objects import (
     MISSING,
@@ -292,6 +292,13 @@ class Calls:
                 raise NotSupportedError(f"'{fn.name}' is internal to gradtrace's library", span)
             if kind is OpaqueType and fn.module != "builtins":  # abc.ABCMeta, FunctionMeta
                 raise NotSupportedError(f"calling {fn!r} is not supported", span)
+            if kind is OpaqueType:  # `type(a_module)(...)`: CPython's argument errors
+                message = opaque_calls.call_error(fn.name, tuple(args), kwargs)
+                if message is None:
+                    raise NotSupportedError(f"making a {fn.name} object by calling {fn!r} "
+                                            "is not supported", span)
+                if message:
+                    raise ScriptError(message, span, kind="TypeError")
             raise ScriptError(f"'{type_name(fn)}' object is not callable", span,
                               kind="TypeError")
         if kind is stdlib.BoundMethod and args and isinstance(fn.obj, Tensor):

@@ -53,6 +53,9 @@ from .typing_generics import base_class, is_alias_base
 
 MAX_CLASS_DEPTH = 100
 
+METACLASS_CONFLICT = ("metaclass conflict: the metaclass of a derived class must be a "
+                      "(non-strict) subclass of the metaclasses of all its bases")
+
 
 def docstring(body: tuple[syntax.Stmt, ...]) -> str | None:
     if body and isinstance(body[0], syntax.ExprStmt) and \
@@ -237,7 +240,9 @@ class DefinitionCompiler:
                      for b, s in values if not is_generic_base(b)]
             params = generic_parameters([b for b, _ in values],
                                         any(is_alias_base(b) for b, _ in values))
-            base = OBJECT if typed else self.class_bases(plain, span)
+            meta = None if typed or declared is not None else \
+                self.value_base_metaclass(values, plain, span)
+            base = OBJECT if typed or meta is not None else self.class_bases(plain, span)
             first = base[0] if type(base) is tuple else base
             if type(base) is tuple:  # `class Mode(str, Enum)`: the enumeration decides
                 first = next((b for b in base if b.enum is not None), first)
@@ -257,6 +262,10 @@ class DefinitionCompiler:
                 finally:
                     self.running_frame = running
             attrs = namespace.vars if type(namespace.vars) is dict else dict(namespace.vars)
+            if meta is not None:  # the metaclass, a base's type, makes the "class"
+                if doc is None:
+                    attrs.pop("__doc__", None)
+                return self.call(meta, [name, tuple(b for b, _ in values), attrs], {}, span)
             return self.finish_class(name, qualname, module, values, typed, params,
                                      base, declared, options, attrs, cell, span)
 
@@ -325,9 +334,7 @@ class DefinitionCompiler:
         cls.metaclass = declared or cls.metaclass
         if cls.metaclass is not None and any(  # ABCMeta against EnumType, FunctionMeta
                 b.enum is not None or is_autograd_function(b) for b in cls.bases):
-            raise ScriptError("metaclass conflict: the metaclass of a derived class must "
-                              "be a (non-strict) subclass of the metaclasses of all its "
-                              "bases", span, kind="TypeError")
+            raise ScriptError(METACLASS_CONFLICT, span, kind="TypeError")
         if any(is_generic_base(b) and b.name == "Protocol" for b, _ in values):
             self.protocol_classes.add(cls)
         cls.annotated = annotated
@@ -352,6 +359,24 @@ class DefinitionCompiler:
         if hook is not None:
             self.call(hook, [], options, span)
         return cls
+
+    def value_base_metaclass(self, values: list[tuple[Any, Span | None]],
+                             plain: list[tuple[Any, Span | None]], span: Span) -> Any:
+        """The metaclass when a base is not a class (`class Exp(a_module)`), else None:
+        as CPython's __build_class__, the most derived of the bases' types (a metaclass
+        conflict TypeError when two are unrelated), which the class statement then calls
+        with (name, bases, namespace) once the body has run."""
+        if all(self.is_class(b) for b, _ in plain):
+            return None
+        winner = self.type_of(values[0][0])
+        for value, _ in values[1:]:
+            kind = self.type_of(value)
+            if kind is winner or self.issubclass_check(winner, kind):
+                continue
+            if not self.issubclass_check(kind, winner):
+                raise ScriptError(METACLASS_CONFLICT, span, kind="TypeError")
+            winner = kind
+        return winner
 
     def declared_metaclass(self, value: Any, span: Span) -> OpaqueType | None:
         """`metaclass=`: abc.ABCMeta (a class whose instances check abstract methods and
@@ -406,8 +431,9 @@ class DefinitionCompiler:
         if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)) or \
                 type(base) is OpaqueType and base.module != "builtins":  # abc.ABCMeta
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)
-        raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,
-                          kind="TypeError")
+        # a value among type(name, bases, dict)'s bases: type.__new__ finds no metaclass
+        # (a class statement calls the value's type instead: value_base_metaclass)
+        raise ScriptError(METACLASS_CONFLICT, where, kind="TypeError")
 
 
 def super_lookup(cls: ScriptClass, name: str) -> Any:

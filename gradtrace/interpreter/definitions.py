@@ -7,6 +7,7 @@ class's namespace, and the functions defined in it get the class (for `super()`)
 """
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
@@ -406,8 +407,35 @@ class DefinitionCompiler:
         if isinstance(base, (ScriptType, stdlib.ExceptionType, BuiltinType)) or \
                 type(base) is OpaqueType and base.module != "builtins":  # abc.ABCMeta
             raise NotSupportedError(f"subclassing {base!r} is not supported", where)
+        message = metaclass_call_error(base)
+        if message is not None:
+            raise ScriptError(message, where, kind="TypeError")
         raise ScriptError(f"class bases must be classes, not '{type_name(base)}'", where,
                           kind="TypeError")
+
+
+# the Python types whose constructor CPython calls as the metaclass of a class statement
+# given one of their instances (or a module) as its base
+_METACLASS_OF_VALUE: dict[type, type] = {
+    t: t for t in (int, float, complex, bool, str, bytes, list, tuple, dict, set, frozenset,
+                   type(None))}
+_METACLASS_OF_VALUE[stdlib.Namespace] = types.ModuleType
+
+
+def metaclass_call_error(base: Any) -> str | None:
+    """CPython's TypeError for `class A(base)` whose base is no class: it takes type(base)
+    as the metaclass and calls it with (name, bases, namespace), which these constructors
+    refuse by their arguments (`module() takes at most 2 arguments (3 given)` for a module
+    such as `torch.autograd.function`). Raised by calling that constructor with a name and
+    empty bases and namespace (no script value reaches it); None for other values."""
+    metaclass = _METACLASS_OF_VALUE.get(type(base))
+    if metaclass is None:
+        return None
+    try:
+        metaclass("A", (), {})
+    except TypeError as error:
+        return str(error)
+    return None
 
 
 def super_lookup(cls: ScriptClass, name: str) -> Any:

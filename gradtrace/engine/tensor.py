@@ -362,10 +362,12 @@ class Tensor:
             raise TorchRuntimeError(NO_ITEM)
         return bool(self.array.reshape(()))
 
-    def __float__(self) -> float:
+    def _python_scalar(self, what: str) -> np.generic:
+        """The one element `float()` and `complex()` read, after torch's checks (both warn
+        once for a tensor that requires grad, before the size check)."""
         if _JIT.tracing:
-            _traced_value("a Python float")
-        if self.requires_grad and GRAD_MODE.enabled:  # TORCH_WARN_ONCE, before the size check
+            _traced_value(f"a Python {what}")
+        if self.requires_grad and GRAD_MODE.enabled:  # TORCH_WARN_ONCE
             from .ops.creation import WARNINGS, OnceWarning
 
             WARNINGS.append(OnceWarning(f"UserWarning: {SCALAR_WARNING}", "float"))
@@ -373,7 +375,13 @@ class Tensor:
             raise TorchValueError("only one element tensors can be converted to Python scalars")
         if type(self.array) is MetaArray:
             raise TorchRuntimeError(NO_ITEM)
-        return float(self.array.reshape(()))
+        return self.array.reshape(())[()]
+
+    def __float__(self) -> float:
+        return float(self._python_scalar("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._python_scalar("complex"))
 
     def __int__(self) -> int:
         if _JIT.tracing:

@@ -416,8 +416,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
 
     self.format_method = script_format
     self.format_map_method = script_format_map
-    types = {t: BuiltinType(t, t) for t in (int, float, bool, str, range, slice, type(None),
-                                            type(NotImplemented), type(...))}
+    types = {t: BuiltinType(t, t) for t in (int, float, complex, bool, str, range, slice,
+                                            type(None), type(NotImplemented), type(...))}
     types[int] = BuiltinType(int, script_int)
     types[bytes] = BuiltinType(bytes, make_bytes(self))
     for t in (list, tuple, dict, set, frozenset, stdlib.OrderedDict):

@@ -108,6 +108,30 @@ for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     setattr(Instance, f"__{_name}__", _compare(_name))
 
 
+def _complex(self: Instance) -> complex:
+    """complex(x): the class's __complex__; without one, CPython's complex() reads the
+    number through __float__ or __index__, and refuses an instance with neither."""
+    fn = self.cls.lookup("__complex__")
+    if fn is not MISSING:
+        result = _call(self, fn)
+        if not isinstance(result, complex):
+            raise TypeError(f"__complex__ returned non-complex (type {type_name(result)})")
+        return result
+    if self.cls.lookup("__float__") is not MISSING:
+        return complex(float(self))
+    fn = self.cls.lookup("__index__")
+    if fn is not MISSING:
+        index = _call(self, fn)
+        if not isinstance(index, int):
+            raise TypeError(f"__index__ returned non-int (type {type_name(index)})")
+        return complex(index)
+    raise TypeError("complex() first argument must be a string or a number, not "
+                    f"'{type_name(self)}'")
+
+
+Instance.__complex__ = _complex  # type: ignore[attr-defined]
+
+
 # ------------------------------------------------------------------ other protocols
 
 

@@ -350,6 +350,8 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("import_only_modules_internals.gt", "NotSupportedError"),
     ("swap_tensors_batched.gt", "NotSupportedError"),
     ("numpy_text_array_internals.gt", "AttributeError"),
+    ("pystd_fnmatch_objects.gt", "TypeError"), ("pystd_fnmatch_pattern_bomb.gt", "LimitError"),
+    ("tqdm_asyncio_internals.gt", "AttributeError"),
 ])
 def test_hostile_script_reports_the_right_kind(name: str, kind: str, outcomes: dict[str, dict]):
     assert f"{kind}:" in outcomes[name]["stderr"]

@@ -35,6 +35,10 @@ LOOPS = textwrap.dedent("""\
     print(list(it), it.total)
     for k in auto_tqdm(range(2), disable=True):
         print("quiet", k)
+    stream = tqdm(enumerate(iter("ab"), 1))
+    stream.set_description("chars")
+    for i, ch in stream:
+        pass
     """)
 TIMES = re.compile(r"\[[0-9:?]+(<[0-9:?]+)?, *[0-9.?]+(it|batch)/s")
 CLEARED = re.compile(r"\r +\r")

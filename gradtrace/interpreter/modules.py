@@ -376,6 +376,7 @@ LIBRARY_PYTHON_MODULES: dict[str, tuple[str, ...]] = {
     "tqdm": ("tqdm", "trange"),
     "tqdm.auto": ("tqdm", "trange"), "tqdm.notebook": ("tqdm", "trange"),
     "tqdm.autonotebook": ("tqdm", "trange"),
+    "tqdm.asyncio": ("tqdm_asyncio", "tqdm", "trange"),
     "einops": ("EinopsError", "asnumpy", "einsum", "pack", "parse_shape", "rearrange",
                "reduce", "repeat", "unpack", "__version__", "__author__", "__all__"),
     "einops.layers": ("RearrangeMixin", "ReduceMixin", "__author__"),
@@ -420,7 +421,8 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "numpy.fft", "numpy.testing", "warnings", "sys", "time", "timeit",
                              "operator", "string",
                              "unicodedata", "codecs", "ast",
-                             "json", "statistics", "abc", "re", "textwrap", "pathlib", "gc",
+                             "json", "statistics", "abc", "re", "textwrap", "fnmatch", "pathlib",
+                             "gc",
                              "weakref", "tempfile", "errno", "hashlib", *IMPORT_ONLY_MODULES,
                              "datetime", "traceback",
                              *LIBRARY_PYTHON_MODULES)
@@ -571,7 +573,7 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "contextlib, abc, collections.abc, numbers, datetime, traceback, operator, " \
              "string, unicodedata, codecs (encode, decode), ast (literal_eval), " \
              "json (plain data), statistics, gc (collect), weakref (ref), re, " \
-             "textwrap, enum, heapq, bisect, queue (one thread), " \
+             "textwrap, fnmatch, enum, heapq, bisect, queue (one thread), " \
              "distutils.version (LooseVersion, " \
              "StrictVersion), packaging.version (Version, parse), argparse (no files, " \
              "no sub-commands), types " \

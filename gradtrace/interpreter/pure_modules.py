@@ -25,6 +25,10 @@
   for the builtins CPython cannot refer to weakly; a callback is refused (it would run the
   script from the interpreter's garbage collection), and so are proxies and the weak
   containers.
+- fnmatch: Python's own `fnmatch`, `fnmatchcase`, `filter` and `translate` on strings (and
+  bytes) (Avalanche's Synaptic Intelligence plugin skips parameters whose names match
+  exclusion patterns), the texts bounded by --max-sequence; numbers and None raise Python's
+  own TypeError, any other object fnmatch's message with its type's name.
 - abc: `ABC` is bundled library code (gradtrace/lib/abc.gt); `abstractmethod` marks a
   function, and instantiating a subclass of ABC that leaves one unimplemented raises
   Python 3.11's TypeError (classes.py asks `abstract_names`).
@@ -34,6 +38,7 @@ from __future__ import annotations
 import ast
 import codecs
 import errno
+import fnmatch
 import gc
 import json
 import operator
@@ -514,6 +519,51 @@ def _textwrap_namespace(interp: Interpreter) -> stdlib.Namespace:
     return stdlib.Namespace("textwrap", table)
 
 
+# ------------------------------------------------------------------------ fnmatch
+
+_FNMATCH_SCALARS = (int, float, type(None))  # Python's own fnmatch may see these
+
+
+def _fnmatch_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """fnmatch's functions on str and bytes; Python's own code runs on them (and on
+    numbers and None, for its own TypeError), never on the script's other objects."""
+    limit = interp.limits.max_sequence
+
+    def text(value: Any) -> Any:
+        if isinstance(value, (str, bytes)):
+            if len(value) > limit:
+                raise LimitExceeded(f"fnmatch got a text of more than {limit:,} characters "
+                                    "(raise the limit with --max-sequence)")
+            return value
+        if isinstance(value, _FNMATCH_SCALARS):
+            return value
+        raise TorchTypeError(f"expected str, bytes or os.PathLike object, not "
+                             f"{type_name(value)}")
+
+    def run(fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except (TypeError, ValueError) as err:
+            raise ScriptError(str(err), kind=type(err).__name__) from None
+
+    def fnmatch_(name: Any, pat: Any) -> bool:
+        return run(fnmatch.fnmatch, text(name), text(pat))
+
+    def fnmatchcase(name: Any, pat: Any) -> bool:
+        return run(fnmatch.fnmatchcase, text(name), text(pat))
+
+    def filter_(names: Any, pat: Any) -> list[Any]:
+        items = [text(name) for name in interp.materialize(names, "fnmatch.filter's names")]
+        return run(fnmatch.filter, items, text(pat))
+
+    def translate(pat: Any) -> str:
+        return run(fnmatch.translate, text(pat))
+
+    return stdlib.Namespace("fnmatch", {name: _python(fnmatch, name, fn) for name, fn in (
+        ("fnmatch", fnmatch_), ("fnmatchcase", fnmatchcase), ("filter", filter_),
+        ("translate", translate))})
+
+
 # ------------------------------------------------------------------------ abc
 
 
@@ -632,7 +682,8 @@ def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
             "unicodedata": _unicodedata_namespace(interp),
             "codecs": _codecs_namespace(interp), "ast": _ast_namespace(interp),
             "json": _json_namespace(interp), "statistics": _statistics_namespace(interp),
-            "textwrap": _textwrap_namespace(interp), "gc": _gc_namespace(interp),
+            "textwrap": _textwrap_namespace(interp), "fnmatch": _fnmatch_namespace(interp),
+            "gc": _gc_namespace(interp),
             "weakref": _weakref_namespace(interp), "errno": _errno_namespace(),
             "hashlib": hashlib_namespace(),
             **{name: stdlib.Namespace(name, {}) for name in IMPORT_ONLY_MODULES},

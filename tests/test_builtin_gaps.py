@@ -61,3 +61,37 @@ def test_builtin_types_mro_and_bases():
 
 def test_copies_of_an_optimizer_go_through_its_getstate_and_setstate_as_in_torch():
     same_as_python(snippet("copy_optimizer"), timeout=120)
+
+
+ITERATOR_DUNDERS = """it = iter([1, 2, 3])
+print(hasattr(it, "__next__"), hasattr(it, "__iter__"))
+print(it.__next__())
+print(next(it))
+g = (i for i in range(3))
+print(hasattr(g, "__next__"), g.__next__())
+d = iter({"a": 1})
+print(d.__next__())
+print(hasattr([], "__iter__"), hasattr([], "__len__"), hasattr(3, "__add__"))
+print(iter(it) is it, it.__iter__() is it)
+m = map(str, [1, 2])
+print(m.__next__(), hasattr(m, "__next__"), m.__iter__() is m)
+z = zip([1], [2])
+print(z.__next__(), enumerate("ab").__next__(), reversed([1, 2]).__next__())
+f = filter(None, [0, 5])
+print(f.__next__())
+print(iter(range(3)).__next__(), iter({1, 2}).__next__(), iter(b"ab").__next__())
+nxt = iter([7, 8]).__next__
+print(nxt(), nxt())
+try:
+    nxt()
+except StopIteration:
+    print("stop")
+print([1, 2].__iter__().__next__(), "ab".__iter__().__next__())
+"""
+
+
+def test_builtin_iterators_have_next_and_iter_methods_as_in_python():
+    """`it.__next__()` and `it.__iter__()` of list, dict, set, range, bytes, zip, map,
+    filter, enumerate and reversed iterators (tqdm's asyncio bar reads `__next__`), and a
+    container's `__iter__`, as plain values too."""
+    same_as_python(ITERATOR_DUNDERS)

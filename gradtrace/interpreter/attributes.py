@@ -63,6 +63,7 @@ from .objects import (
     Property,
     ScriptClass,
     ScriptGenerator,
+    ScriptIterator,
     StaticMethod,
     Super,
     UserFunction,
@@ -190,11 +191,19 @@ class TensorDicts:
             entry = table[key] = (weakref.ref(tensor, lambda _ref: table.pop(key, None)), {})
         return entry[1]
 
+# Python's own iterators over builtin values (`iter(xs)`, zip, ...) and the language's own
+# (`map`, `iter(a_dict)`: ScriptIterator), which have `__next__` and an `__iter__` that
+# returns themselves
+_ITERATORS: tuple[type, ...] = tuple({type(iter(x)) for x in (
+    [], (), "", b"", {}, set(), range(0), {}.values(), {}.items(), reversed([]), reversed(()),
+    reversed(range(0)), reversed({}))} | {zip, map, filter, enumerate, ScriptIterator})
 # the container protocol's dunders a builtin container's value has, and the types having each
 _CONTAINER_DUNDERS: dict[str, tuple[type, ...]] = {
     "__getitem__": (list, tuple, str, dict, deque), "__setitem__": (list, dict, deque),
     "__delitem__": (list, dict), "__contains__": (list, tuple, str, dict, set, frozenset, deque),
-    "__len__": (list, tuple, str, dict, set, frozenset, deque)}
+    "__len__": (list, tuple, str, dict, set, frozenset, deque),
+    "__iter__": (list, tuple, str, dict, set, frozenset, deque, *_ITERATORS),
+    "__next__": _ITERATORS}
 
 
 # the methods of a plain list, dict and str, which `_get_attribute` reads before its chain of
@@ -518,9 +527,10 @@ class Attributes:
         return self._missing(obj, name)
 
     def container_dunder(self, name: str) -> Callable[..., Any]:
-        """`d.__setitem__`, `xs.__getitem__`, `s.__contains__`, `xs.__len__` of a builtin
-        container as a value (`hook=lambda m, i, o: feats.__setitem__("out", o)`): the
-        operation the syntax runs, checks and errors included."""
+        """`d.__setitem__`, `xs.__getitem__`, `s.__contains__`, `xs.__len__`, `it.__next__`
+        of a builtin container or iterator as a value (`hook=lambda m, i, o:
+        feats.__setitem__("out", o)`): the operation the syntax runs, checks and errors
+        included."""
         if name == "__getitem__":
             return lambda obj, key, /: self.get_item(obj, key)
         if name == "__setitem__":
@@ -529,6 +539,10 @@ class Attributes:
             return lambda obj, key, /: self.del_item(obj, key)
         if name == "__contains__":
             return lambda obj, item, /: COMPARE["in"](item, obj)
+        if name == "__iter__":
+            return self.builtins["iter"]
+        if name == "__next__":
+            return self.builtins["next"]
         return lambda obj, /: len(obj)
 
     def guarded(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:

@@ -27,7 +27,7 @@ from .engine.node import Node
 from .engine.ops import sampling, tensor_info
 from .engine.ops.views import tensor_strides
 from .engine.profiler import record_function
-from .engine.saved_hooks import disable_saved_tensors_hooks, saved_tensors_hooks
+from .engine.saved_hooks import RawSavedTensor, disable_saved_tensors_hooks, saved_tensors_hooks
 from .engine.shapes import Size, wrap_dim
 from .engine.sparse import SparseTensor
 from .engine.storage import data_ptr, storage, untyped_storage
@@ -58,7 +58,7 @@ VOLATILE_SET_WARNING = ("UserWarning: volatile was removed and now has no effect
                         "`with torch.no_grad():` instead.")
 
 # Underscore names torch documents and scripts may use; every other `_name` is refused.
-PUBLIC_UNDERSCORE = ("_version", "_saved_", "_base")
+PUBLIC_UNDERSCORE = ("_version", "_saved_", "_raw_saved_", "_base")
 
 
 class FutureFeature:
@@ -414,6 +414,19 @@ def node_saved(node: Node, name: str) -> Any:
     if node.saved and key in node.saved:  # unpack raises torch's error once freed
         return node.unpack(key, always_reattach=True)
     raise ScriptError(f"'{node.name()}' object has no attribute '{name}'", kind="AttributeError")
+
+
+def node_raw_saved(node: Node, name: str) -> RawSavedTensor:
+    """`grad_fn._raw_saved_<key>`: the SavedTensor object of saved tensor `key` (torch has
+    none for saved values nor for saved lists of tensors)."""
+    key = name[len("_raw_saved_"):]
+    if node.saved and key in node.saved:
+        return RawSavedTensor(node, key)
+    raise ScriptError(f"'{node.name()}' object has no attribute '{name}'", kind="AttributeError")
+
+
+RAW_SAVED_METHODS: dict[str, Callable[..., Any]] = {
+    "register_hooks": RawSavedTensor.register_hooks}
 
 
 def _saved_value(value: Any) -> Any:

@@ -99,12 +99,15 @@ def forget(packed: list[Packed]) -> None:
         p.unpacked = None
 
 
-def pack(tensor: Tensor) -> Packed | None:
-    """Run the innermost pack hook on a tensor being saved (None without hooks). The hook
-    runs with grad mode off, as torch runs it, and must not change its input in place."""
-    if not HOOKS.stack:
+def pack(tensor: Tensor, hooks: tuple[Any, Any] | None = None,
+         place: Tensor | None = None) -> Packed | None:
+    """Run the innermost pack hook (or `hooks`' pack hook) on a tensor being saved (None
+    without hooks); `place` is the saved tensor whose place in the graph an unpacked one
+    takes, when `tensor` is its detached data. The hook runs with grad mode off, as torch
+    runs it, and must not change its input in place."""
+    if hooks is None and not HOOKS.stack:
         return None
-    pack_hook, unpack_hook = HOOKS.stack[-1]
+    pack_hook, unpack_hook = HOOKS.stack[-1] if hooks is None else hooks
     version = tensor._version_counter.value
     enabled = GRAD_MODE.enabled
     GRAD_MODE.enabled = False
@@ -117,7 +120,7 @@ def pack(tensor: Tensor) -> Packed | None:
     if tensor._version_counter.value != version:
         raise TorchRuntimeError(PACK_INPLACE)
     HOOKS.used = True
-    return Packed(value, pack_hook, unpack_hook, tensor)
+    return Packed(value, pack_hook, unpack_hook, tensor if place is None else place)
 
 
 def unpack(packed: Packed, node: Node, output_nr: int, is_output: bool,
@@ -157,6 +160,65 @@ def hook_names(saved: Any) -> tuple[str, str] | None:
     return hook_name(packed.pack_hook), hook_name(packed.unpack_hook)
 
 
+CALLED_AFTER_FREE = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you "
+    "need to access saved variables after calling backward.")
+HOOKS_ALREADY_SET = ("Calling register_hooks on a saved tensor whose hooks have already been "
+                     "set. Hint: only one pair of hooks is allowed at a time.")
+SAVED_NONE = "Calling register_hooks on a saved tensor with value None is forbidden"
+
+
+class RawSavedTensor:
+    """`grad_fn._raw_saved_<key>`: torch's SavedTensor object for one saved tensor of a node
+    (SavedVariable), whose `register_hooks(pack_hook, unpack_hook)` packs it at once
+    (SavedVariable::register_hooks): from then on the node keeps only what `pack_hook`
+    returned and every read, `_saved_<key>` or backward, calls `unpack_hook`, as under
+    saved_tensors_hooks. torch hands `pack_hook` the saved data detached."""
+
+    __slots__ = ("node", "key")
+    SCRIPT_CLASS = ("torch._C._autograd", "SavedTensor")  # torch's class, as type() shows it
+    python_type_name = ".".join(SCRIPT_CLASS)  # pybind's tp_name, Python's messages' name
+
+    def __init__(self, node: Node, key: str):
+        self.node = node
+        self.key = key
+
+    def __repr__(self) -> str:
+        return f"<{self.python_type_name} object at {id(self):#x}>"
+
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TorchTypeError(incompatible_arguments(
+                "register_hooks", f"self: {self.python_type_name}, ",
+                (self, pack_hook, unpack_hook)))
+        node = self.node
+        saved = node.saved.get(self.key) if node.saved else None
+        if saved is not None and (saved.packed is not None or id(saved) in _PACKING):
+            raise TorchRuntimeError(HOOKS_ALREADY_SET)  # (torch sets them before packing)
+        if node.released:
+            raise TorchRuntimeError(CALLED_AFTER_FREE)
+        if saved is None:
+            raise TorchRuntimeError(SAVED_NONE)
+        _PACKING.add(id(saved))
+        try:
+            saved.packed = pack(saved.tensor.detach(), (pack_hook, unpack_hook), saved.tensor)
+        finally:
+            _PACKING.discard(id(saved))
+
+
+_PACKING: set[int] = set()  # the saved tensors whose register_hooks is running its pack hook
+
+
+def incompatible_arguments(function: str, self_param: str, args: tuple[Any, ...]) -> str:
+    """pybind11's TypeError for a hook pair that is not two callables."""
+    return (f"{function}(): incompatible function arguments. The following argument types "
+            f"are supported:\n    1. ({self_param}arg0: collections.abc.Callable, arg1: "
+            f"collections.abc.Callable) -> None\n\nInvoked with: "
+            + ", ".join(_arg_repr(a) for a in args))
+
+
 class saved_tensors_hooks:  # noqa: N801 - torch's name
     """`with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):`"""
 
@@ -171,11 +233,8 @@ class saved_tensors_hooks:  # noqa: N801 - torch's name
         if HOOKS.disabled is not None:
             raise TorchRuntimeError(HOOKS.disabled)
         if not (callable(self.pack_hook) and callable(self.unpack_hook)):
-            raise TorchTypeError(
-                "_push_saved_tensors_default_hooks(): incompatible function arguments. The "
-                "following argument types are supported:\n    1. (arg0: collections.abc."
-                "Callable, arg1: collections.abc.Callable) -> None\n\nInvoked with: "
-                f"{_arg_repr(self.pack_hook)}, {_arg_repr(self.unpack_hook)}")
+            raise TorchTypeError(incompatible_arguments(
+                "_push_saved_tensors_default_hooks", "", (self.pack_hook, self.unpack_hook)))
         HOOKS.stack.append((self.pack_hook, self.unpack_hook))
 
     def __exit__(self, *exc: object) -> None:

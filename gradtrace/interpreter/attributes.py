@@ -18,7 +18,7 @@ from ..engine.generator import Generator
 from ..engine.node import AccumulateGrad, Node
 from ..engine.ops.reductions import ReturnTypes
 from ..engine.profiler import record_function
-from ..engine.saved_hooks import saved_tensors_hooks
+from ..engine.saved_hooks import RawSavedTensor, saved_tensors_hooks
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import RemovableHandle, Tensor
@@ -385,6 +385,8 @@ class Attributes:
                 return stdlib.BoundMethod(obj, method, name)
             if name.startswith("_saved_"):
                 return stdlib.node_saved(obj, name)
+            if name.startswith("_raw_saved_"):
+                return stdlib.node_raw_saved(obj, name)
             return self._missing(obj, name)
         table: dict[str, Callable[..., Any]] | None = None
         if kind is ScriptGenerator:
@@ -468,6 +470,8 @@ class Attributes:
             table = stdlib.RANGE_METHODS
         elif isinstance(obj, RemovableHandle):
             table = stdlib.HANDLE_METHODS
+        elif kind is RawSavedTensor:
+            table = stdlib.RAW_SAVED_METHODS
         elif kind is memory_io.BytesIO:
             if name in memory_io.BYTES_IO_ATTRIBUTES:
                 return getattr(obj, name)

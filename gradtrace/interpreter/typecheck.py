@@ -16,7 +16,12 @@ from ..engine.generator import Generator
 from ..engine.node import Node
 from ..engine.ops.reductions import ReturnTypes
 from ..engine.profiler import record_function
-from ..engine.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from ..engine.saved_hooks import (
+    RawSavedTensor,
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import RemovableHandle, Tensor
@@ -75,6 +80,7 @@ _TORCH_TYPES: dict[type, tuple[str, str]] = {
     stdlib.Namespace: ("module", "builtins"),
     TorchVersion: ("TorchVersion", "torch.torch_version"),
     RemovableHandle: ("RemovableHandle", "torch.utils.hooks"),
+    RawSavedTensor: RawSavedTensor.SCRIPT_CLASS[::-1],  # (name, module)
     # torch's is a @contextmanager function: it makes a _GeneratorContextManager
     disable_saved_tensors_hooks: ("_GeneratorContextManager", "contextlib"),
     PyRandom: ("Random", "random"),

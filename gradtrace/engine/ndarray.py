@@ -407,8 +407,8 @@ for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
 # `arr[i] = t` of one element: numpy does not read the tensor as an array (no "Can't call
 # numpy()" for one that requires grad) but converts it as its element type converts any
 # object, through the Python number protocol (a tensor's __float__ warns when it requires
-# grad, __int__ does not); a complex array's element (torch's __complex__, which scripts
-# lack) takes the array
+# grad, __int__ does not); a complex array's element takes the array (gradtrace's numpy
+# takes no Python complex numbers)
 _ELEMENT = {"f": float, "i": int, "u": int, "b": bool, "U": str}
 
 

@@ -129,6 +129,9 @@ class NativeFunction:
         self.kind = kind  # how Python prints it: "slot wrapper", "method"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not args and self.kind == "slot wrapper":  # `object.__init__()`, `super.__init__()`
+            raise TorchTypeError(f"descriptor '{self.name}' of '{self.owner}' object needs an "
+                                 "argument")
         return self.fn(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -446,8 +449,28 @@ class SuperBuiltin:
             return self.interp.make_super(args[0], None)
         raise TorchTypeError(f"super() takes at most 2 arguments ({len(args)} given)")
 
+    def attribute(self, name: str) -> Any:
+        """The class `super`'s own attributes scripts reach: its name, and its `__init__`
+        unbound (`super.__init__()` written for `super().__init__()`); MISSING for others."""
+        if name in ("__name__", "__qualname__"):
+            return "super"
+        if name == "__module__":
+            return "builtins"
+        if name == "__init__":
+            return NativeFunction("__init__", "super", _super_init)
+        return MISSING
+
     def __repr__(self) -> str:
         return "<class 'super'>"
+
+
+def _super_init(obj: Any, *args: Any, **kwargs: Any) -> None:
+    """`super.__init__(obj, ...)`: Python's TypeError unless obj is a super object (whose
+    re-initialisation gradtrace does not offer)."""
+    if type(obj) is not Super:
+        raise TorchTypeError(f"descriptor '__init__' requires a 'super' object but received "
+                             f"a '{type_name(obj)}'")
+    raise NotSupportedError("super.__init__ of a super object is not supported")
 
 
 class ScriptGenerator:

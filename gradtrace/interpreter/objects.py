@@ -10,6 +10,7 @@ script can read).
 """
 from __future__ import annotations
 
+import builtins
 import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -115,6 +116,12 @@ def is_dunder(name: str) -> bool:
     return len(name) > 4 and name[:2] == "__" and name[-2:] == "__"
 
 
+# Python's builtin classes by name (`object`, `dict`, `super`, `BaseException`, ...): the
+# owners whose slot wrappers are C descriptors
+_BUILTIN_TYPE_NAMES = frozenset(name for name, value in vars(builtins).items()
+                                if isinstance(value, type))
+
+
 class NativeFunction:
     """A method the interpreter implements in Python (`object.__init__`, `object.__setattr__`,
     ...): called with the object first, like a script method."""
@@ -129,7 +136,8 @@ class NativeFunction:
         self.kind = kind  # how Python prints it: "slot wrapper", "method"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not args and self.kind == "slot wrapper":  # `object.__init__()`, `super.__init__()`
+        if not args and self.kind == "slot wrapper" and self.owner in _BUILTIN_TYPE_NAMES:
+            # `object.__init__()`, `super.__init__()`: a builtin type's slot wrapper
             raise TorchTypeError(f"descriptor '{self.name}' of '{self.owner}' object needs an "
                                  "argument")
         return self.fn(*args, **kwargs)

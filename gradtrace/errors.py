@@ -54,6 +54,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "_LinAlgError": "RuntimeError",  # torch.linalg.LinAlgError (torch._C._LinAlgError)
     "JSONDecodeError": "ValueError",  # json.JSONDecodeError
     "StatisticsError": "ValueError",  # statistics.StatisticsError
+    "ErrorDuringImport": "Exception",  # pydoc.ErrorDuringImport
     "error": "Exception",  # re.error
     "FrozenInstanceError": "AttributeError",  # dataclasses.FrozenInstanceError
     # numpy's, named as an uncaught one prints (each class's __name__ is UFuncTypeError)
@@ -80,7 +81,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
 NOT_BUILTIN_EXCEPTIONS = frozenset({"GradcheckError", "_LinAlgError", "UnpicklingError",
                                     "TracerWarning",
                                     "JSONDecodeError", "StatisticsError", "error",
-                                    "FrozenInstanceError",
+                                    "FrozenInstanceError", "ErrorDuringImport",
                                     *(kind for kind in EXCEPTION_PARENTS
                                       if kind.startswith("numpy."))})
 # how Python's traceback names an uncaught error of the kinds above that live in a module
@@ -90,6 +91,7 @@ PRINTED_KINDS = {"GradcheckError": "torch.autograd.gradcheck.GradcheckError",
                  "UnpicklingError": "_pickle.UnpicklingError",
                  "JSONDecodeError": "json.decoder.JSONDecodeError",
                  "StatisticsError": "statistics.StatisticsError",
+                 "ErrorDuringImport": "pydoc.ErrorDuringImport",
                  "error": "re.error",
                  "FrozenInstanceError": "dataclasses.FrozenInstanceError"}
 # the __name__ of the kinds above whose class shows its base's name

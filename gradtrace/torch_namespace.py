@@ -309,6 +309,8 @@ _OPTIMIZER_MODULES = {
 _NOT_PACKAGE_ATTRIBUTES = frozenset({*_OPTIMIZER_MODULES, "torch.optim.optimizer"})
 
 LIBRARY_EXPORTS: dict[str, dict[str, str]] = {
+    "torch.fx": {"wrap": "torch.fx._symbolic_trace"},
+    "torch.fx._symbolic_trace": {"wrap": "torch.fx._symbolic_trace"},
     "torch.distributions": _DISTRIBUTIONS,
     "torch.distributions.constraints": {name: "torch.distributions.constraints"
                                         for name in _CONSTRAINTS},
@@ -552,6 +554,8 @@ def _build_torch() -> dict[str, Namespace]:
         "torch.nn.utils.prune": Namespace("torch.nn.utils.prune", {}),
         "torch.testing": Namespace("torch.testing", {}),
         "torch.jit": Namespace("torch.jit", {"TracerWarning": TRACER_WARNING}),
+        "torch.fx": Namespace("torch.fx", {}),
+        "torch.fx._symbolic_trace": Namespace("torch.fx._symbolic_trace", {}),
         "torch.jit._script": Namespace("torch.jit._script", {}),
         "torch.jit._trace": Namespace("torch.jit._trace", {"TracerWarning": TRACER_WARNING}),
         "torch.nn.modules": Namespace("torch.nn.modules", {}),

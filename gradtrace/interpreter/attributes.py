@@ -43,6 +43,7 @@ from .objects import (
     ScriptClass,
     StaticMethod,
     Super,
+    SuperBuiltin,
     UserFunction,
     is_dunder,
     script_message,
@@ -283,6 +284,14 @@ class Attributes:
             return found if found is not typing_generics.MISSING else self._missing(obj, name)
         if kind is Super:
             return self.super_getattr(obj, name)
+        if kind is SuperBuiltin:  # the class `super` itself
+            found = obj.attribute(name)
+            if found is NO_NAME:
+                if stdlib.is_private(name):
+                    raise stdlib.not_supported_attribute(obj, name)
+                raise ScriptError(f"type object 'super' has no attribute '{name}'",
+                                  kind="AttributeError")
+            return found
         if kind is stdlib.BoundMethod and name in _BOUND_METHOD_NAMES:
             return _BOUND_METHOD_NAMES[name](obj)
         if kind is TorchFunction:

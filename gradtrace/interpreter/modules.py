@@ -424,7 +424,7 @@ IMPORTABLE_PYTHON_MODULES = ("math", "random", "collections", "os", "os.path", "
                              "json", "statistics", "abc", "re", "textwrap", "fnmatch", "pathlib",
                              "gc",
                              "weakref", "tempfile", "errno", "hashlib", *IMPORT_ONLY_MODULES,
-                             "datetime", "traceback",
+                             "datetime", "traceback", "pydoc",
                              *LIBRARY_PYTHON_MODULES)
 
 
@@ -584,8 +584,8 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "TextTestRunner), " \
              "pathlib (Path over the run's files), os (paths; the files torch.save " \
              "wrote and the folders the script made, in memory), tempfile (gettempdir), " \
-             "errno (the error numbers), and, the import only, pdb, glob, shutil, " \
-             "pickle, csv, threading, multiprocessing, subprocess and other modules of " \
+             "errno (the error numbers), pydoc (locate), and, the import only, pdb, glob, " \
+             "shutil, pickle, csv, threading, multiprocessing, subprocess and other modules of " \
              "files, processes and the network"
 
 

@@ -10,6 +10,7 @@ script can read).
 """
 from __future__ import annotations
 
+import builtins
 import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -115,6 +116,12 @@ def is_dunder(name: str) -> bool:
     return len(name) > 4 and name[:2] == "__" and name[-2:] == "__"
 
 
+# Python's builtin classes by name (`object`, `dict`, `super`, `BaseException`, ...): the
+# owners whose slot wrappers are C descriptors
+_BUILTIN_TYPE_NAMES = frozenset(name for name, value in vars(builtins).items()
+                                if isinstance(value, type))
+
+
 class NativeFunction:
     """A method the interpreter implements in Python (`object.__init__`, `object.__setattr__`,
     ...): called with the object first, like a script method."""
@@ -129,6 +136,10 @@ class NativeFunction:
         self.kind = kind  # how Python prints it: "slot wrapper", "method"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not args and self.kind == "slot wrapper" and self.owner in _BUILTIN_TYPE_NAMES:
+            # `object.__init__()`, `super.__init__()`: a builtin type's slot wrapper
+            raise TorchTypeError(f"descriptor '{self.name}' of '{self.owner}' object needs an "
+                                 "argument")
         return self.fn(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -446,8 +457,28 @@ class SuperBuiltin:
             return self.interp.make_super(args[0], None)
         raise TorchTypeError(f"super() takes at most 2 arguments ({len(args)} given)")
 
+    def attribute(self, name: str) -> Any:
+        """The class `super`'s own attributes scripts reach: its name, and its `__init__`
+        unbound (`super.__init__()` written for `super().__init__()`); MISSING for others."""
+        if name in ("__name__", "__qualname__"):
+            return "super"
+        if name == "__module__":
+            return "builtins"
+        if name == "__init__":
+            return NativeFunction("__init__", "super", _super_init)
+        return MISSING
+
     def __repr__(self) -> str:
         return "<class 'super'>"
+
+
+def _super_init(obj: Any, *args: Any, **kwargs: Any) -> None:
+    """`super.__init__(obj, ...)`: Python's TypeError unless obj is a super object (whose
+    re-initialisation gradtrace does not offer)."""
+    if type(obj) is not Super:
+        raise TorchTypeError(f"descriptor '__init__' requires a 'super' object but received "
+                             f"a '{type_name(obj)}'")
+    raise NotSupportedError("super.__init__ of a super object is not supported")
 
 
 class ScriptGenerator:

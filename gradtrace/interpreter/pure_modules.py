@@ -56,6 +56,7 @@ from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeErr
 from .abc_checks import ABCMETA
 from .builtin_classes import unwrap_builtin
 from .hashlib_module import hashlib_namespace
+from .import_effects import note_import
 from .objects import BuiltinFunction, Property, type_name
 from .operators import BINOPS, COMPARE, INPLACE, UNARY
 from .runtime import PYTHON_ERRORS
@@ -677,6 +678,70 @@ def _errno_namespace() -> stdlib.Namespace:
     return stdlib.Namespace("errno", table)
 
 
+# ------------------------------------------------------------------------ pydoc
+
+
+def _pydoc_namespace(interp: Interpreter) -> stdlib.Namespace:
+    """`pydoc.locate("torch.nn.ReLU")`, as configurable model code turns a dotted name from
+    its config into a class: Python's walk (the longest prefix that is a module, else the
+    builtins, then attributes), where each module is one the script could import (sys.modules
+    of the run; a module torch's environment lacks ends the walk, as its ImportError does;
+    one gradtrace does not offer is refused as its import is) and each attribute is read as
+    the script's `getattr` reads it. A name not found is None."""
+    from .modules import TORCH_ENVIRONMENT
+
+    def safeimport(name: str) -> Any:
+        modules = interp.modules["sys"].table["modules"]
+        found = modules.get(name)
+        if found is not None:
+            note_import(interp.modules, name)
+            return found
+        top = name.split(".")[0]
+        if top in TORCH_ENVIRONMENT and top not in modules:  # (a Python module, not offered)
+            raise NotSupportedError(f"pydoc.locate of '{name}': import of '{top}' is not "
+                                    "supported")
+        return None  # no such module (not importable under torch either)
+
+    def locate(path: Any, forceload: Any = 0) -> Any:
+        if type(path) is not str:
+            raise ScriptError(f"'{type_name(path)}' object has no attribute 'split'",
+                              kind="AttributeError")
+        parts = [part for part in path.split(".") if part]
+        module, n = None, 0
+        while n < len(parts):
+            nextmodule = safeimport(".".join(parts[:n + 1]))
+            if nextmodule is None:
+                break
+            module, n = nextmodule, n + 1
+        if module is not None:
+            found = module
+        elif not parts:
+            raise NotSupportedError("pydoc.locate of '': the builtins module is not "
+                                    "available in gradtrace scripts")
+        else:
+            name = parts[n]
+            if name in interp.builtins:
+                found = interp.builtins[name]
+            elif name in stdlib.NOT_SUPPORTED_BUILTINS:
+                raise NotSupportedError(stdlib.NOT_SUPPORTED_BUILTINS[name])
+            else:
+                return None
+            n += 1
+        for part in parts[n:]:
+            try:
+                found = interp.get_attribute(found, part, None)
+            except ScriptError as err:
+                if err.kind != "AttributeError":
+                    raise
+                return None
+        return found
+
+    locate.__qualname__ = "locate"  # (Python's function, as printed and in its messages)
+    return stdlib.Namespace("pydoc", {
+        "locate": BuiltinFunction("locate", locate, locate),  # (shown as Python's function)
+        "ErrorDuringImport": stdlib.TorchExceptionType("ErrorDuringImport", "pydoc")})
+
+
 def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
     return {"operator": _operator_namespace(interp), "string": _string_namespace(interp),
             "unicodedata": _unicodedata_namespace(interp),
@@ -685,7 +750,7 @@ def pure_namespaces(interp: Interpreter) -> dict[str, stdlib.Namespace]:
             "textwrap": _textwrap_namespace(interp), "fnmatch": _fnmatch_namespace(interp),
             "gc": _gc_namespace(interp),
             "weakref": _weakref_namespace(interp), "errno": _errno_namespace(),
-            "hashlib": hashlib_namespace(),
+            "hashlib": hashlib_namespace(), "pydoc": _pydoc_namespace(interp),
             **{name: stdlib.Namespace(name, {}) for name in IMPORT_ONLY_MODULES},
             "abc": stdlib.Namespace("abc", {"ABC": stdlib.LibraryName("abc", "ABC"),
                                             "ABCMeta": stdlib.LibraryName("abc", "ABCMeta"),

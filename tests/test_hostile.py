@@ -104,6 +104,7 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
 
 @pytest.mark.parametrize("name, kind", [
     ("huge_alloc.gt", "LimitError"), ("huge_broadcast.gt", "LimitError"),
+    ("os_path_commonprefix_shapes.gt", "NotSupportedError"),
     ("endless_loop.gt", "LimitError"), ("huge_power.gt", "LimitError"),
     ("infinite_recursion.gt", "RecursionError"), ("file_open.gt", "NotSupportedError"),
     ("class_base_instance_metaclass_recursion.gt", "RecursionError"),

@@ -217,6 +217,18 @@ def cumsum(array: np.ndarray, axis: int) -> np.ndarray:
     return np.cumsum(array, axis=axis)
 
 
+def trace(array: np.ndarray) -> np.ndarray:
+    """trace_cpu: the diagonal of a matrix added in order from 0 in
+    at::acc_type<scalar_t, false> (double for float32, float for float16, complex<double>
+    for complex64, int64 for the integer types, which it returns), rounded once at the end."""
+    acc = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float64,
+           np.dtype(np.complex64): np.complex128}.get(array.dtype, None)
+    out = array.dtype if acc is not None or array.dtype.kind in "fc" else np.dtype(np.int64)
+    diagonal = np.diagonal(array).astype(acc or out)
+    total = np.cumsum(diagonal)[-1] if diagonal.size else diagonal.dtype.type(0)
+    return np.asarray(total).astype(out)
+
+
 # -- nll_loss's own cascade (LossNLL.cpp nll_loss_out_frame) -----------------------------------
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import LimitExceeded, ScriptError, TorchTypeError, os_error
+from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError, os_error
 from .objects import type_name
 from .system_modules import python_function
 
@@ -34,9 +34,7 @@ def file_key(path: str) -> str:
 def _path(value: Any, function: str) -> str:
     if isinstance(value, str):
         return value
-    from .path_module import ScriptPath  # (it imports this module)
-
-    if type(value) is ScriptPath:  # os.fspath of a pathlib.Path
+    if _is_script_path(value):  # os.fspath of a pathlib.Path
         return str(value)
     raise TorchTypeError(f"{function}: path should be string, bytes or os.PathLike, not "
                          f"{type_name(value)}")
@@ -99,6 +97,7 @@ class RunFiles:
 
 def _join_sig(a, *p): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001,ANN002
 def _path_sig(p): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
+def _commonprefix_sig(m): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
 def _makedirs_sig(name, mode=0o777, exist_ok=False): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001,E501
 def _mkdir_sig(path, mode=0o777, *, dir_fd=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001,E501
 def _remove_sig(path, *, dir_fd=None): pass  # type: ignore[no-untyped-def]  # noqa: E704,ANN001
@@ -107,6 +106,27 @@ def _getenv_sig(key, default=None): pass  # type: ignore[no-untyped-def]  # noqa
 def _cpu_count_sig(): pass  # type: ignore[no-untyped-def]  # noqa: E704
 def _gettempdir_sig(): pass  # type: ignore[no-untyped-def]  # noqa: E704
 def _gettempprefix_sig(): pass  # type: ignore[no-untyped-def]  # noqa: E704
+
+
+def commonprefix(m: Any) -> str:
+    """posixpath.commonprefix of a list or tuple of paths: the longest leading string they
+    share, character by character ('' for none)."""
+    if not isinstance(m, (list, tuple)) or any(isinstance(p, (list, tuple)) for p in m):
+        raise NotSupportedError("os.path.commonprefix of anything but a list or tuple of "
+                                "paths is not supported by gradtrace")
+    paths = []
+    for p in m:
+        if not isinstance(p, str) and not _is_script_path(p):
+            raise TorchTypeError("expected str, bytes or os.PathLike object, not "
+                                 f"{type_name(p)}")
+        paths.append(str(p))
+    return posixpath.commonprefix(paths)
+
+
+def _is_script_path(value: Any) -> bool:
+    from .path_module import ScriptPath  # (it imports this module)
+
+    return type(value) is ScriptPath
 
 
 def missing_parent(interp: Interpreter, path: str) -> str | None:
@@ -158,6 +178,7 @@ def os_namespaces(interp: Interpreter, files: RunFiles) -> dict[str, stdlib.Name
         "isfile": python_function("isfile", asking(lambda p: file_key(p) in files.files()),
                                   _path_sig),
         "isdir": python_function("isdir", asking(files.is_folder), _path_sig),
+        "commonprefix": python_function("commonprefix", commonprefix, _commonprefix_sig),
         "sep": "/",
     })
     path = stdlib.Namespace("os.path", path_table)  # (posixpath, as on Linux)

@@ -6,13 +6,14 @@ from typing import Any
 import numpy as np
 
 from ...errors import TorchRuntimeError
+from .. import dtypes, reduction_kernels
 from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..limits import reserve
 from ..node import Function
 from ..shapes import size_args, wrap_dim
 from ..tensor import Tensor
-from ._util import apply_inplace, write_where
+from ._util import apply_inplace, not_implemented, write_where
 from .clones import repeat
 from .views import ViewFunction, saved_int, saved_ints, signed
 
@@ -206,12 +207,13 @@ class TraceBackward0(Function):
     formulas = (local("self", "δᵢⱼ"),)  # 1 on the diagonal, 0 elsewhere
 
     def forward(self, a: Tensor) -> np.ndarray:
+        if a.dtype is dtypes.bool_:  # the kernel's dispatch comes before its dim check
+            raise not_implemented("trace", a.dtype)
         if a.array.ndim != 2:
             raise TorchRuntimeError("trace: expected a matrix, but got tensor with dim "
                                     f"{a.array.ndim}")
         self.save_attr(self_sym_sizes=a.array.shape)
-        dtype = a.array.dtype if a.dtype.is_floating_point else np.int64
-        return np.asarray(np.trace(a.array), dtype=dtype)
+        return reduction_kernels.trace(a.array)
 
     def backward(self, grad: Tensor) -> Tensor:
         """torch's trace_backward: zeros(n * m).index_fill_(0, diagonal positions, grad),

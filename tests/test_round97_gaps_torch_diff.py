@@ -28,10 +28,10 @@ with torch.no_grad():
 print(v._is_view(), hasattr(v, "_is_view"), callable(x._is_view))
 w = torch.ones(3, requires_grad=True)
 u = w[1:]
-print(u._is_view(), u._base is w, u.grad_fn)
+print(u._is_view(), u._base is w, u.grad_fn.name())
 c = w.clone()
 c[0] = 5.0
-print(c._is_view(), c.grad_fn, c[1:]._is_view())
+print(c._is_view(), c.grad_fn.name(), c[1:]._is_view())
 """
 
 

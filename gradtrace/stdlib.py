@@ -58,7 +58,7 @@ VOLATILE_SET_WARNING = ("UserWarning: volatile was removed and now has no effect
                         "`with torch.no_grad():` instead.")
 
 # Underscore names torch documents and scripts may use; every other `_name` is refused.
-PUBLIC_UNDERSCORE = ("_version", "_saved_", "_raw_saved_", "_base")
+PUBLIC_UNDERSCORE = ("_version", "_saved_", "_raw_saved_", "_base", "_is_view")
 
 
 class FutureFeature:
@@ -295,6 +295,12 @@ def _is_contiguous(t: Tensor, memory_format: Any = None) -> bool:
     return is_contiguous_as(t.array, memory_format)
 
 
+def _is_view(t: Tensor) -> bool:
+    """Tensor._is_view(): whether `t` is a view autograd tracks, the tensors whose `_base` is
+    set (torch's THPVariable_get_base answers from the same is_view())."""
+    return t._base is not None
+
+
 def _is_pinned(t: Tensor, device: Any = None) -> bool:
     """Tensor.is_pinned(): False, a CPU tensor's memory is never pinned (pin_memory needs an
     accelerator torch does not have here); torch's deprecated `device` argument, which it
@@ -363,6 +369,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "is_inference": Tensor.is_inference,
     "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
     "type": _type, "is_contiguous": _is_contiguous, "stride": _stride, "is_pinned": _is_pinned,
+    "_is_view": _is_view,
     "byte": tensor_info.byte, "char": tensor_info.char, "short": tensor_info.short,
     "half": tensor_info.half, "bfloat16": tensor_info.bfloat16,
     "ndimension": tensor_info.ndimension,

@@ -50,6 +50,7 @@ from .typed_classes import (
     typing_class_kind,
 )
 from .typing_generics import base_class, is_alias_base
+from .typing_module import TypingName
 
 MAX_CLASS_DEPTH = 100
 
@@ -366,7 +367,8 @@ class DefinitionCompiler:
         as CPython's __build_class__, the most derived of the bases' types (a metaclass
         conflict TypeError when two are unrelated), which the class statement then calls
         with (name, bases, namespace) once the body has run."""
-        if all(self.is_class(b) for b, _ in plain):
+        if all(self.is_class(b) for b, _ in plain) or \
+                any(isinstance(b, TypingName) for b, _ in plain):  # typing's own TypeError
             return None
         winner = self.type_of(values[0][0])
         for value, _ in values[1:]:

@@ -119,12 +119,8 @@ def _complex(self: Instance) -> complex:
         return result
     if self.cls.lookup("__float__") is not MISSING:
         return complex(float(self))
-    fn = self.cls.lookup("__index__")
-    if fn is not MISSING:
-        index = _call(self, fn)
-        if not isinstance(index, int):
-            raise TypeError(f"__index__ returned non-int (type {type_name(index)})")
-        return complex(index)
+    if self.cls.lookup("__index__") is not MISSING:
+        return complex(self.cls.interp.as_index(self))  # (its check of the result)
     raise TypeError("complex() first argument must be a string or a number, not "
                     f"'{type_name(self)}'")
 

@@ -23,7 +23,7 @@ from .engine.device import CPU, Device
 from .engine.dtypes import DType, TypeInfo, finfo, iinfo
 from .engine.generator import Generator
 from .engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
-from .engine.node import Node
+from .engine.node import AccumulateGrad, Node
 from .engine.ops import sampling, tensor_info
 from .engine.ops.views import tensor_strides
 from .engine.profiler import record_function
@@ -425,11 +425,62 @@ def node_saved(node: Node, name: str) -> Any:
 
 def node_raw_saved(node: Node, name: str) -> RawSavedTensor:
     """`grad_fn._raw_saved_<key>`: the SavedTensor object of saved tensor `key` (torch has
-    none for saved values nor for saved lists of tensors)."""
+    none for saved values; a saved list of tensors has a tuple of them, not modelled)."""
     key = name[len("_raw_saved_"):]
     if node.saved and key in node.saved:
         return RawSavedTensor(node, key)
+    if key in node.saved_lists and node.attrs and key in node.attrs:
+        raise NotSupportedError(f"'{name}' (the SavedTensor objects of a saved list of "
+                                "tensors) is not supported")
     raise ScriptError(f"'{node.name()}' object has no attribute '{name}'", kind="AttributeError")
+
+
+# dir() of torch's C++ autograd nodes, measured on torch 2.13: these for every node, then
+# `_saved_<key>` for each saved value and also `_raw_saved_<key>` for each saved tensor or
+# list of tensors; AccumulateGrad adds `variable`
+NODE_DIR = (
+    "__call__", "__class__", "__delattr__", "__dir__", "__doc__", "__eq__", "__format__",
+    "__ge__", "__getattribute__", "__getstate__", "__gt__", "__hash__", "__init__",
+    "__init_subclass__", "__le__", "__lt__", "__ne__", "__new__", "__reduce__",
+    "__reduce_ex__", "__repr__", "__setattr__", "__sizeof__", "__str__", "__subclasshook__",
+    "_input_metadata", "_register_hook_dict", "_sequence_nr", "_set_sequence_nr",
+    "metadata", "name", "next_functions", "register_hook", "register_prehook",
+    "requires_grad")
+# dir() of a custom Function's node (torch.autograd.function.BackwardCFunction, measured);
+# its own class adds `_autograd_function_id` and `_forward_cls`, its ctx what the script
+# stored on it
+CUSTOM_NODE_DIR = (
+    "__class__", "__delattr__", "__dict__", "__dir__", "__doc__", "__eq__", "__format__",
+    "__ge__", "__getattribute__", "__getstate__", "__gt__", "__hash__", "__init__",
+    "__init_subclass__", "__le__", "__lt__", "__module__", "__ne__", "__new__", "__reduce__",
+    "__reduce_ex__", "__repr__", "__setattr__", "__sizeof__", "__str__", "__subclasshook__",
+    "__weakref__", "_compiled_autograd_backward_state", "_compiled_autograd_key",
+    "_get_compiled_autograd_symints", "_get_user_fn", "_input_metadata", "_is_pure_view",
+    "_materialize_non_diff_grads", "_raw_saved_tensors", "_register_hook",
+    "_register_hook_dict", "_sequence_nr", "_set_sequence_nr", "apply", "apply_boxed",
+    "apply_jvp", "dirty_tensors", "mark_dirty", "mark_non_differentiable",
+    "mark_shared_storage", "materialize_grads", "maybe_clear_saved_tensors", "metadata",
+    "name", "needs_input_grad", "next_functions", "non_differentiable", "register_hook",
+    "register_prehook", "requires_grad", "save_for_backward", "save_for_forward",
+    "saved_for_forward", "saved_tensors", "saved_variables", "set_materialize_grads",
+    "to_save", "_autograd_function_id", "_forward_cls")
+
+
+def node_dir(node: Node) -> list[str]:
+    """dir(grad_fn): the names torch lists for the node, sorted as dir() sorts them
+    (torchviz's `show_saved` walks them for the `_saved_` ones)."""
+    if isinstance(node, FunctionCtx):
+        return sorted({*CUSTOM_NODE_DIR, *(node.user_attrs or ())})
+    names = set(NODE_DIR)
+    if isinstance(node, AccumulateGrad):
+        names.add("variable")
+    for key in node.saved or ():
+        names.update((node.saved_attribute(key), f"_raw_saved_{key}"))
+    for key in node.attrs or ():
+        names.add(node.saved_attribute(key))
+        if key in node.saved_lists:
+            names.add(f"_raw_saved_{key}")
+    return sorted(names)
 
 
 RAW_SAVED_METHODS: dict[str, Callable[..., Any]] = {
@@ -663,7 +714,7 @@ NOT_SUPPORTED_BUILTINS = {
     name: f"`{name}` is not supported: gradtrace scripts cannot compile or exec code "
           "(eval of an expression runs as the script's own code), reach files or the "
           "system, or inspect Python objects"
-    for name in ("exec", "compile", "open", "input", "__import__", "dir",
+    for name in ("exec", "compile", "open", "input", "__import__",
                  "breakpoint", "help", "memoryview", "bytearray", "complex", "aiter", "anext")
 }
 

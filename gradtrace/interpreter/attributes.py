@@ -342,6 +342,8 @@ class Attributes:
                 return stdlib.node_saved(obj, name)
             if name.startswith("_raw_saved_"):
                 return stdlib.node_raw_saved(obj, name)
+            if name in stdlib.node_dir(obj):  # torch's node has it (dir lists it)
+                raise stdlib.not_supported_attribute(obj, name)
             return self._missing(obj, name)
         return value_attribute(self, obj, name)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
 from ..engine.jit import JIT
+from ..engine.node import Node
 from ..engine.tensor import Tensor
 from ..errors import LimitExceeded, NotSupportedError, ScriptError, TorchTypeError, stop_iteration
 from .bytes_values import make_bytes
@@ -371,6 +372,20 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
             raise TorchTypeError("vars() argument must have __dict__ attribute")
         raise NotSupportedError(f"vars() of a {type_name(obj)} is not supported")
 
+    def script_dir(*args: Any) -> list[str]:
+        """dir(grad_fn): an autograd node's attribute names as torch lists them. Nothing
+        else: dir() of other objects would list gradtrace's Python internals, not torch's."""
+        if len(args) > 1:
+            raise TorchTypeError(f"dir expected at most 1 argument, got {len(args)}")
+        if not args:
+            raise NotSupportedError("dir() without an argument (the local scope) is not "
+                                    "supported")
+        if isinstance(args[0], Node):
+            return stdlib.node_dir(args[0])
+        raise NotSupportedError(f"dir() of a {type_name(args[0])} is not supported: "
+                                "gradtrace lists an autograd node's attributes only "
+                                "(scripts cannot inspect Python objects)")
+
     def script_pow(base: Any, exp: Any, mod: Any = None) -> Any:
         if mod is None:
             self._guard_binop("**", base, exp, None)
@@ -462,7 +477,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
         "type": TypeBuiltin(self), "iter": script_iter, "next": script_next,
         "map": script_map, "filter": script_filter, "callable": self.is_callable,
         "getattr": script_getattr, "hasattr": script_hasattr, "setattr": script_setattr,
-        "delattr": script_delattr, "vars": script_vars, "super": SuperBuiltin(self),
+        "delattr": script_delattr, "vars": script_vars, "dir": script_dir,
+        "super": SuperBuiltin(self),
         "locals": LOCALS, "globals": script_globals, "eval": script_eval,
         "exit": Quitter("exit"), "quit": Quitter("quit"),
         "object": OBJECT,

@@ -1,0 +1,65 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 103
+(scientific machine learning: Hamiltonian/Lagrangian networks, neural operators, SIREN,
+molecular energies and forces) found.
+
+- The gradient torch.cdist's direct kernel (CdistBackward0) hands back is the op
+  `_cdist_backward`, whose derivative torch does not implement: under create_graph=True a
+  force computed through cdist has grad_fn CdistBackwardBackward0 (next_functions: grad, x1,
+  x2, the distances), and differentiating it again raises torch's NotImplementedError. It was
+  computed as a constant, so a force-matching loss ended in "element 0 of tensors does not
+  require grad".
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+
+CDIST_DOUBLE = """import torch
+torch.manual_seed(0)
+def edges(fn):
+    return [(f.name() if f is not None else None, i) for f, i in fn.next_functions]
+x = torch.randn(5, 3, requires_grad=True)
+y = torch.randn(4, 3, requires_grad=True)
+for p in [2.0, 1.0, 3.0, 0.5, float('inf')]:
+    d = torch.cdist(x, y, p=p)
+    g = torch.autograd.grad(d.sum(), [x, y], create_graph=True)
+    print(p, g[0], g[1])
+    print(g[0].grad_fn.name(), edges(g[0].grad_fn))
+    print(edges(g[1].grad_fn), edges(g[1].grad_fn.next_functions[3][0]))
+    try:
+        g[0].pow(2).sum().backward()
+    except NotImplementedError as e:
+        print(type(e).__name__, e)
+w = torch.randn(5, 4, requires_grad=True)
+g = torch.autograd.grad(torch.cdist(x, y), [x, y], w, create_graph=True)
+print(edges(g[0].grad_fn))
+print(edges(g[1].grad_fn), edges(g[1].grad_fn.next_functions[0][0]))
+a = torch.randn(2, 1, 5, 3, requires_grad=True)
+b = torch.randn(3, 4, 3, requires_grad=True)
+g = torch.autograd.grad(torch.cdist(a, b, p=1.5).sum(), [a, b], create_graph=True)
+print(g[0].shape, g[1].shape, g[0].grad_fn.name(), edges(g[1].grad_fn))
+print(g[0].sum().item(), g[1].sum().item())
+c = torch.randn(4, 3)
+gx, = torch.autograd.grad(torch.cdist(x, c).sum(), x, create_graph=True)
+print(edges(gx.grad_fn))
+gx, = torch.autograd.grad(torch.cdist(x, c).sum(), x)
+print(gx, gx.requires_grad)
+e = (1 / (torch.cdist(x, x) + torch.eye(5))).triu(1).sum()
+f = -torch.autograd.grad(e, x, create_graph=True)[0]
+try:
+    (f - 1).pow(2).mean().backward()
+except NotImplementedError as err:
+    print(err)
+"""
+
+
+def test_cdist_gradient_under_create_graph_is_torchs_not_implemented_node() -> None:
+    """cdist's direct-kernel gradient records CdistBackwardBackward0 with torch's inputs
+    (x2's through the transposed gradient and distances) and raises torch's
+    NotImplementedError when differentiated; batched inputs reduce through sum_to's nodes."""
+    assert gradtrace_output(CDIST_DOUBLE) == torch_output(CDIST_DOUBLE)

@@ -7,7 +7,12 @@ molecular energies and forces) found.
   force computed through cdist has grad_fn CdistBackwardBackward0 (next_functions: grad, x1,
   x2, the distances), and differentiating it again raises torch's NotImplementedError. It was
   computed as a constant, so a force-matching loss ended in "element 0 of tensors does not
-  require grad".
+  require grad". torch.pdist likewise: PdistBackwardBackward0 (grad, self, the distances,
+  which PdistBackward0 now saves as its output, so modifying them in place is caught).
+- GELU with approximate='tanh' differentiated three times (a PINN's second derivative of a
+  tanh-GELU network, then its loss's backward): gelu_double_backward's tanh branch was
+  computed as a constant, so the third derivative lost that term (or had no graph at all);
+  it is now built op for op as torch's, like the exact-GELU branch.
 
 Skipped unless torch is importable.
 """
@@ -63,3 +68,74 @@ def test_cdist_gradient_under_create_graph_is_torchs_not_implemented_node() -> N
     (x2's through the transposed gradient and distances) and raises torch's
     NotImplementedError when differentiated; batched inputs reduce through sum_to's nodes."""
     assert gradtrace_output(CDIST_DOUBLE) == torch_output(CDIST_DOUBLE)
+
+
+PDIST_DOUBLE = """import torch
+torch.manual_seed(0)
+def edges(fn):
+    return [(f.name() if f is not None else None, i) for f, i in fn.next_functions]
+x = torch.randn(5, 3, requires_grad=True)
+for p in [2.0, 1.0, 3.0, 0.5, float('inf'), 0.0]:
+    d = torch.pdist(x, p=p)
+    g, = torch.autograd.grad(d.sum(), x, create_graph=True)
+    print(p, g, g.grad_fn.name(), edges(g.grad_fn))
+    print(d.grad_fn._saved_result.equal(d), d.grad_fn._saved_p)
+    try:
+        g.pow(2).sum().backward()
+    except NotImplementedError as e:
+        print(type(e).__name__, e)
+w = torch.randn(10, requires_grad=True)
+g, = torch.autograd.grad(torch.pdist(x), x, w, create_graph=True)
+print(edges(g.grad_fn))
+g, = torch.autograd.grad(torch.pdist(x).sum(), x)
+print(g.requires_grad, g.grad_fn)
+d = torch.pdist(x)
+d.add_(1)
+try:
+    d.sum().backward()
+except RuntimeError as e:
+    print(e)
+y = torch.nn.functional.pdist(x * 2)
+y.sum().backward()
+print(x.grad)
+"""
+
+
+def test_pdist_gradient_under_create_graph_is_torchs_not_implemented_node() -> None:
+    """pdist's gradient records PdistBackwardBackward0 (grad, self, the saved distances),
+    raises torch's NotImplementedError when differentiated, and the distances saved as an
+    output are version-checked."""
+    assert gradtrace_output(PDIST_DOUBLE) == torch_output(PDIST_DOUBLE)
+
+
+GELU_TANH_THIRD = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+for dtype in [torch.float32, torch.float64]:
+    x = (torch.randn(7, dtype=dtype) * 2).requires_grad_()
+    for approximate in ['tanh', 'none']:
+        y = F.gelu(x, approximate=approximate)
+        g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+        h, = torch.autograd.grad(g.sum(), x, create_graph=True)
+        t, = torch.autograd.grad(h.sum(), x, create_graph=True)
+        q, = torch.autograd.grad(t.sum(), x)
+        print(approximate, h.grad_fn.name(), t.grad_fn.name())
+        print(h.tolist())
+        print(t.tolist())
+        print(q.tolist())
+net = torch.nn.Sequential(torch.nn.Linear(1, 8), torch.nn.GELU(approximate='tanh'),
+                          torch.nn.Linear(8, 1))
+xs = torch.linspace(-1, 1, 5).unsqueeze(1).requires_grad_()
+u = net(xs)
+u_x, = torch.autograd.grad(u.sum(), xs, create_graph=True)
+u_xx, = torch.autograd.grad(u_x.sum(), xs, create_graph=True)
+loss = (u_xx + u).pow(2).mean()
+loss.backward()
+print(loss.item(), net[0].weight.grad.flatten().tolist())
+"""
+
+
+def test_gelu_tanh_third_derivative_is_torchs_op_for_op_double_backward() -> None:
+    """gelu_double_backward's tanh branch is differentiable again, with torch's values bit
+    for bit in float32 and float64 (third and fourth derivatives, and a PINN-style loss)."""
+    assert gradtrace_output(GELU_TANH_THIRD) == torch_output(GELU_TANH_THIRD)

@@ -13,6 +13,10 @@ molecular energies and forces) found.
   tanh-GELU network, then its loss's backward): gelu_double_backward's tanh branch was
   computed as a constant, so the third derivative lost that term (or had no graph at all);
   it is now built op for op as torch's, like the exact-GELU branch.
+- create_graph through a complex product's gradient (grad * other.conj(): mul, exp,
+  reciprocal, pow's backward) was refused; it now records torch's ConjBackward0 and
+  MulBackward0, so a physics-informed loss on a Fourier layer's input gradient (an FNO
+  differentiated with respect to its input, then trained) runs.
 
 Skipped unless torch is importable.
 """
@@ -139,3 +143,65 @@ def test_gelu_tanh_third_derivative_is_torchs_op_for_op_double_backward() -> Non
     """gelu_double_backward's tanh branch is differentiable again, with torch's values bit
     for bit in float32 and float64 (third and fourth derivatives, and a PINN-style loss)."""
     assert gradtrace_output(GELU_TANH_THIRD) == torch_output(GELU_TANH_THIRD)
+
+
+COMPLEX_DOUBLE = """import torch
+torch.manual_seed(0)
+def edges(fn):
+    return [(f.name() if f is not None else None, i) for f, i in fn.next_functions]
+a = torch.randn(3, dtype=torch.cfloat, requires_grad=True)
+b = torch.randn(3, dtype=torch.cfloat, requires_grad=True)
+y = ((a * b).real ** 2).sum() + (a * b.conj()).imag.sum()
+ga, gb = torch.autograd.grad(y, [a, b], create_graph=True)
+print(ga, gb, ga.grad_fn.name(), edges(ga.grad_fn))
+(ga * ga.conj()).real.sum().backward()
+print(a.grad, b.grad)
+x = torch.randn(3, requires_grad=True)
+w = torch.randn(3, dtype=torch.cdouble, requires_grad=True)
+z = (x * w).real.pow(2).sum() + (w.exp() * x).imag.sum()
+gx, gw = torch.autograd.grad(z, [x, w], create_graph=True)
+print(gx, gw, gx.grad_fn.name())
+(gx.sum() + (gw * gw.conj()).real.sum()).backward()
+print(x.grad, w.grad)
+"""
+
+FNO_INPUT_GRADIENT = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+def edges(fn):
+    return [(f.name() if f is not None else None, i) for f, i in fn.next_functions]
+class SpectralConv1d(nn.Module):
+    def __init__(self, cin, cout, modes):
+        super().__init__()
+        self.modes = modes
+        self.w = nn.Parameter(torch.rand(cin, cout, modes, dtype=torch.cfloat) / (cin * cout))
+    def forward(self, x):
+        x_ft = torch.fft.rfft(x)
+        out = torch.zeros(x.shape[0], self.w.shape[1], x.shape[-1] // 2 + 1, dtype=torch.cfloat)
+        out[:, :, :self.modes] = torch.einsum("bix,iox->box", x_ft[:, :, :self.modes], self.w)
+        return torch.fft.irfft(out, n=x.shape[-1])
+layer = SpectralConv1d(2, 3, 4)
+x = torch.randn(2, 2, 16, requires_grad=True)
+y = layer(x)
+g, = torch.autograd.grad(y.pow(2).sum(), x, create_graph=True)
+print(g[0, 0, :5].tolist(), g.grad_fn.name())
+loss = g.pow(2).mean() + y.mean()
+loss.backward()
+print(loss.item())
+print(torch.view_as_real(layer.w.grad).flatten().tolist())
+print(x.grad.flatten().tolist())
+h = torch.fft.fft2(torch.randn(3, 4, dtype=torch.cdouble, requires_grad=True) * 1j)
+"""
+
+
+def test_complex_product_gradient_under_create_graph_records_conj_and_mul() -> None:
+    """grad * other.conj() under create_graph: MulBackward0 over ConjBackward0 (a real
+    factor is used itself), differentiable again with torch's values."""
+    assert gradtrace_output(COMPLEX_DOUBLE) == torch_output(COMPLEX_DOUBLE)
+
+
+def test_fourier_layer_input_gradient_trains_like_torch() -> None:
+    """A spectral convolution (rfft, complex einsum on the low modes, irfft) differentiated
+    with respect to its input with create_graph=True, that gradient's penalty backpropagated
+    into the complex weights: torch's values bit for bit."""
+    assert gradtrace_output(FNO_INPUT_GRADIENT) == torch_output(FNO_INPUT_GRADIENT)

@@ -210,7 +210,9 @@ def test_fourier_layer_input_gradient_trains_like_torch() -> None:
 COMPLEX_UNARY_DOUBLE = """import torch
 torch.manual_seed(0)
 w = torch.randn(4, dtype=torch.cdouble, requires_grad=True)
-for name, f in [('reciprocal', lambda t: t.reciprocal()), ('pow3', lambda t: t ** 3), ('pow2', lambda t: t.pow(2)), ('exp', torch.exp), ('div_num', lambda t: 2.0 / t)]:
+fs = [('reciprocal', lambda t: t.reciprocal()), ('pow3', lambda t: t ** 3),
+      ('pow2', lambda t: t.pow(2)), ('exp', torch.exp), ('div_num', lambda t: 2.0 / t)]
+for name, f in fs:
     z = f(w)
     s = (z * z.conj()).real.sum()
     try:

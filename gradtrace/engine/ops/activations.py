@@ -259,13 +259,13 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noq
 # float32 through torch's reduced-precision paths, evaluated here in float64)
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _SQRT2 = math.sqrt(2.0)
-_BETA = math.sqrt(2.0 / math.pi)
+_BETA = math.sqrt(2.0 / math.pi)  # == M_SQRT2 * M_2_SQRTPI * 0.5, torch's kBeta (bit for bit)
 _KAPPA = 0.044715
 _GELU_PDF_BETA = 2 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5  # M_2_SQRTPI * M_SQRT1_2 * 0.5
 
 
-def _gelu_parts(x: np.ndarray, approximate: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """gelu(x), gelu'(x) and gelu''(x), computed in float64."""
+def _gelu_parts(x: np.ndarray, approximate: str) -> tuple[np.ndarray, np.ndarray]:
+    """gelu(x) and gelu'(x), computed in float64."""
     x = x.astype(np.float64)
     if approximate == "tanh":
         u = _BETA * (x + _KAPPA * x ** 3)
@@ -274,11 +274,10 @@ def _gelu_parts(x: np.ndarray, approximate: str) -> tuple[np.ndarray, np.ndarray
         sech2 = 1 - th * th
         value = 0.5 * x * (1 + th)
         first = 0.5 * (1 + th) + 0.5 * x * sech2 * du
-        second = sech2 * du + 0.5 * x * sech2 * (-2 * th * du * du + 6 * _BETA * _KAPPA * x)
-        return value, first, second
+        return value, first
     cdf = 0.5 * (1 + erf64(x / _SQRT2))
     pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-    return x * cdf, cdf + x * pdf, pdf * (2 - x * x)
+    return x * cdf, cdf + x * pdf
 
 
 def _gelu_backward_values(g: np.ndarray, x: np.ndarray, approximate: str) -> np.ndarray:
@@ -291,7 +290,7 @@ def _gelu_backward_values(g: np.ndarray, x: np.ndarray, approximate: str) -> np.
     if x.dtype != np.float64:
         exactness.note("gelu's backward outside oneDNN's path: GeluBackwardKernel's order "
                        "is not reproduced")
-    _, first, _ = _gelu_parts(x, approximate)
+    _, first = _gelu_parts(x, approximate)
     return (g * first).astype(g.dtype)
 
 
@@ -320,9 +319,22 @@ class GeluBackwardBackward0(Function):
                 input_sq = x * x
                 pdf = mul_scalar(mul_scalar(input_sq, -0.5).exp(), _GELU_PDF_BETA)
                 g_x = gg * grad * (mul_scalar(pdf, 2) - input_sq * pdf)
-            else:
-                _, _, second = _gelu_parts(x.array, approximate)
-                g_x = gg * grad * Tensor._wrap(second.astype(x.array.dtype))
+            else:  # the tanh branch, op for op, so it is differentiable again
+                from .arithmetic import pow as pow_
+                from .scalar import scalar_div, scalar_sub
+
+                inner = mul_scalar(x + mul_scalar(pow_(x, 3), _KAPPA), _BETA)
+                tanh_inner = inner.tanh()
+                sech_inner = scalar_div(1, inner.cosh())
+                f = mul_scalar(x, 0.5)
+                g = scalar_sub(1, tanh_inner * tanh_inner)
+                h = mul_scalar(add_scalar(mul_scalar(x, 3 * _KAPPA) * x, 1), _BETA)
+                f_prime_gh = mul_scalar(g, 0.5) * h
+                g_prime = mul_scalar(sech_inner, 2) * (-sech_inner * tanh_inner) * h
+                g_prime_fh = f * h * g_prime
+                h_prime = mul_scalar(mul_scalar(x, 6 * _KAPPA), _BETA)
+                h_prime_fg = f * g * h_prime
+                g_x = gg * grad * (mul_scalar(f_prime_gh, 2) + g_prime_fh + h_prime_fg)
         return g_grad, g_x
 
 
@@ -340,7 +352,7 @@ class GeluBackward0(Function):
         self.save_attr(approximate=approximate)
         if a.array.dtype in _KERNEL_DTYPES:
             return kernels.gelu(a.array, approximate)
-        value, _, _ = _gelu_parts(a.array, approximate)
+        value, _ = _gelu_parts(a.array, approximate)
         return value.astype(a.array.dtype)
 
     def backward(self, grad: Tensor) -> Tensor:

@@ -246,10 +246,12 @@ def _product(grad: Tensor, t: Tensor) -> Tensor:
 
 def conj_product(grad: Tensor, t: Tensor) -> Tensor:
     """`grad * t.conj()` in a complex backward formula (the conjugate's values resolved,
-    the product rounded as mul rounds it). Not recorded: a graph of it (create_graph)
-    would need conj's own node, which gradtrace does not build."""
+    the product rounded as mul rounds it). Under create_graph it is recorded as torch
+    records it: the conj view's ConjBackward0 (a real `t` is itself), then MulBackward0."""
     if GRAD_MODE.enabled:
-        raise complex_dtypes.refuse("create_graph through a complex product")
+        from .complex_ops import conj
+
+        return mul(grad, conj(t))
     dtype = common_dtype(grad, t)
     factor = t.array if t.dtype is dtype else cast(t.array, dtype)
     g = grad.array if grad.dtype is dtype else cast(grad.array, dtype)

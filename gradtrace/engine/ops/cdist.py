@@ -13,12 +13,13 @@ import math
 import numpy as np
 
 from ...errors import TorchRuntimeError, TorchValueError
-from ..formulas import vjp
+from ..formulas import undefined, vjp
 from ..node import Function
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
+from ._util import no_derivative
 from .clones import contiguous
-from .views import expand, sum_to, view
+from .views import expand, mT, sum_to, view
 
 _MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
           "donot_use_mm_for_euclid_dist": 2}
@@ -99,20 +100,40 @@ class CdistBackward0(Function):
         self.save("result", outputs[0], is_output=True)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        """derivatives.yaml: x1: _cdist_backward(grad.contiguous(), x1, x2, p, result);
+        x2: _cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous()),
+        each reduced to its input's shape by the engine (at::sum_to)."""
         x1, x2, res = self.unpack("x1"), self.unpack("x2"), self.unpack("result")
         p = self.attrs["p"]
-        batch = res.array.shape[:-2]
-        a = np.broadcast_to(x1.array, batch + x1.array.shape[-2:])
-        b = np.broadcast_to(x2.array, batch + x2.array.shape[-2:])
-        g = grad.array
         g1 = g2 = None
         if self.needs_input_grad(0):
-            g1 = sum_to(Tensor._wrap(_cdist_grad(g, a, b, p, res.array)), x1.array.shape)
+            g1 = sum_to(CdistBackwardBackward0.call(contiguous(grad), x1, x2, res, p=p),
+                        x1.array.shape)
         if self.needs_input_grad(1):
-            g2 = sum_to(Tensor._wrap(_cdist_grad(np.swapaxes(g, -1, -2), b, a, p,
-                                                 np.swapaxes(res.array, -1, -2))),
+            g2 = sum_to(CdistBackwardBackward0.call(contiguous(mT(grad)), x2, x1,
+                                                    contiguous(mT(res)), p=p),
                         x2.array.shape)
         return g1, g2
+
+
+class CdistBackwardBackward0(Function):
+    """_cdist_backward(grad, x1, x2, p, cdist): the gradient of x1's rows, broadcast to the
+    batch of `cdist`. derivatives.yaml has `not_implemented("_cdist_backward")`, so the node
+    is recorded under create_graph and its own backward raises."""
+
+    __slots__ = ()
+    no_forward_ad = "_cdist_backward"  # torch has no forward-mode formula (measured)
+    formulas = (undefined("grad"), undefined("x1"), undefined("x2"), undefined("cdist"))
+
+    def forward(self, grad: Tensor, x1: Tensor, x2: Tensor, cdist: Tensor,
+                p: float) -> np.ndarray:
+        batch = cdist.array.shape[:-2]
+        a = np.broadcast_to(x1.array, batch + x1.array.shape[-2:])
+        b = np.broadcast_to(x2.array, batch + x2.array.shape[-2:])
+        return _cdist_grad(grad.array, a, b, p, cdist.array)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        raise no_derivative("_cdist_backward")
 
 
 class EuclideanDistBackward0(Function):

@@ -16,10 +16,11 @@ import numpy as np
 
 from ...errors import TorchRuntimeError
 from .. import exactness
-from ..formulas import vjp
+from ..formulas import undefined, vjp
 from ..node import Function
 from ..reduction_order import lane_sum, lanes, seq_sum
 from ..tensor import Tensor
+from ._util import no_derivative
 from .clones import contiguous
 
 
@@ -88,17 +89,33 @@ class PdistBackward0(Function):
         i, j = _pairs(a.shape[0])
         with np.errstate(all="ignore"):
             out = _finish(_map_reduce_all(a[i], a[j], p), p).astype(a.dtype)
-        self.save("result", Tensor._wrap(out))
         return out
 
+    def after_forward(self, outputs: list[Tensor]) -> None:
+        self.save("result", outputs[0], is_output=True)
+
     def backward(self, grad: Tensor) -> Tensor:
-        p = self.attrs["p"]
-        x, dist = self.unpack("self").array, self.unpack("result").array
+        """derivatives.yaml: self: _pdist_backward(grad, self, p, result)."""
+        return PdistBackwardBackward0.call(grad, self.unpack("self"), self.unpack("result"),
+                                           p=self.attrs["p"])
+
+
+class PdistBackwardBackward0(Function):
+    """_pdist_backward(grad, self, p, pdist): derivatives.yaml has
+    `not_implemented("_pdist_backward")`, so the node is recorded under create_graph and its
+    own backward raises."""
+
+    __slots__ = ()
+    no_forward_ad = "_pdist_backward"  # torch has no forward-mode formula (measured)
+    formulas = (undefined("grad"), undefined("self"), undefined("pdist"))
+
+    def forward(self, grad: Tensor, x_: Tensor, pdist: Tensor, p: float) -> np.ndarray:
+        x, dist = x_.array, pdist.array
         g = np.asarray(grad.array, x.dtype)
         n = x.shape[0]
         res = np.zeros_like(x)
         if p == 0 or n <= 1:
-            return Tensor._wrap(res)
+            return res
         t = x.dtype.type
         k = 0
         with np.errstate(all="ignore"):
@@ -125,7 +142,10 @@ class PdistBackward0(Function):
                 res[i] = acc
         if p not in (1, 2) and not math.isinf(p):
             exactness.note("pdist's backward with p other than 1, 2 or inf: numpy's pow")
-        return Tensor._wrap(res)
+        return res
+
+    def backward(self, grad: Tensor) -> Tensor:
+        raise no_derivative("_pdist_backward")
 
 
 def pdist(input: Tensor, p: Any = 2) -> Tensor:  # noqa: A002

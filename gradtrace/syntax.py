@@ -1,42 +1,101 @@
-"""The script's abstract syntax tree: dataclasses, each with its source span.
+"""The script's abstract syntax tree: one slotted class per node kind, each with its source
+span.
 
-Nothing changes a node once the parser made it. They are not `frozen=True`: its generated
-`__setattr__`, `__delattr__` and `__hash__` cost every process ~16 ms of start-up (of ~300),
-and no node is hashed (a node's identity is `id()`).
+Nothing changes a node once the parser made it; nodes compare by identity (`id()`), and one
+`__repr__` on Node serves every class. The classes are built by a small metaclass instead of
+dataclasses: dataclass's generated `__init__`/`__eq__`/`__repr__` code, compiled for 66
+classes in every process, was ~30 ms of gradtrace's start-up.
 
 The parser builds these; the interpreter walks them. Names follow Python's `ast`
 module so the tree reads like the Python it came from.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Union
+from collections.abc import Callable
+from typing import Any, Union
 
 from .source import Span
 
-# Generated `__eq__` and `__repr__` cost ~0.2 ms of start-up per class (66 classes, every
-# process); nodes compare by identity, and one `__repr__` on Node serves every class.
-node = dataclass(slots=True, eq=False, repr=False)
+
+def _field_setter(sets: tuple) -> Callable[..., None]:
+    """An __init__ storing its arguments into the slots `sets` (their descriptors' __set__),
+    in order: one per field count, no generated code."""
+    if len(sets) == 1:
+        (a,) = sets
+
+        def init(self: Node, v0: Any) -> None:
+            a(self, v0)
+    elif len(sets) == 2:
+        a, b = sets
+
+        def init(self: Node, v0: Any, v1: Any) -> None:
+            a(self, v0)
+            b(self, v1)
+    elif len(sets) == 3:
+        a, b, c = sets
+
+        def init(self: Node, v0: Any, v1: Any, v2: Any) -> None:
+            a(self, v0)
+            b(self, v1)
+            c(self, v2)
+    elif len(sets) == 4:
+        a, b, c, d = sets
+
+        def init(self: Node, v0: Any, v1: Any, v2: Any, v3: Any) -> None:
+            a(self, v0)
+            b(self, v1)
+            c(self, v2)
+            d(self, v3)
+    else:
+        def init(self: Node, *values: Any) -> None:
+            if len(values) != len(sets):
+                raise TypeError(f"{type(self).__name__}() takes {len(sets)} fields, "
+                                f"got {len(values)}")
+            for store, value in zip(sets, values):
+                store(self, value)
+    return init
 
 
-@node
-class Node:
+def _with_defaults(init: Callable[..., None], count: int,
+                   defaults: tuple) -> Callable[..., None]:
+    required = count - len(defaults)
+
+    def init_defaults(self: Node, *values: Any) -> None:
+        init(self, *values, *defaults[len(values) - required:])
+    return init_defaults
+
+
+class NodeType(type):
+    """The syntax classes' metaclass: each gets slots for its annotated fields and an
+    __init__ taking every field (its bases' first) in order, trailing ones with a class
+    default optional; `fields` names them all, in that order."""
+
+    def __new__(mcs, name: str, bases: tuple, namespace: dict) -> NodeType:
+        own = tuple(namespace.get("__annotations__", ()))
+        defaults = tuple(namespace.pop(field) for field in own if field in namespace)
+        namespace["__slots__"] = own
+        cls = super().__new__(mcs, name, bases, namespace)
+        cls.fields = (bases[0].fields if bases else ()) + own
+        init = _field_setter(tuple(getattr(cls, f).__set__ for f in cls.fields))
+        cls.__init__ = _with_defaults(init, len(cls.fields), defaults) if defaults else init
+        return cls
+
+
+class Node(metaclass=NodeType):
     span: Span
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__dataclass_fields__)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.fields)
         return f"{type(self).__name__}({fields})"
 
 
 # ----------------------------------------------------------------- expressions
 
 
-@node
 class Constant(Node):
     value: int | float | str | bytes | bool | None
 
 
-@node
 class FormattedValue(Node):
     """`{value!conversion:spec}` inside an f-string."""
 
@@ -45,82 +104,69 @@ class FormattedValue(Node):
     spec: str | FString | None  # an FString when it holds fields: `{x:{width}.4f}`
 
 
-@node
 class FString(Node):
     parts: tuple[str | FormattedValue, ...]
 
 
-@node
 class Name(Node):
     id: str
 
 
-@node
 class Attribute(Node):
     value: Expr
     attr: str
 
 
-@node
 class Slice(Node):
     lower: Expr | None
     upper: Expr | None
     step: Expr | None
 
 
-@node
 class Subscript(Node):
     value: Expr
     index: Expr  # a Slice, a TupleExpr of indices, or any expression
 
 
-@node
 class Starred(Node):
     """`*value` in a call's arguments or a list/tuple display."""
 
     value: Expr
 
 
-@node
 class Keyword(Node):
     arg: str | None  # None: `**value` (keyword arguments unpacked from a mapping)
     value: Expr
 
 
-@node
 class Call(Node):
     func: Expr
     args: tuple[Expr, ...]
     keywords: tuple[Keyword, ...]
 
 
-@node
 class UnaryOp(Node):
     op: str  # "-", "+", "not", "~"
     operand: Expr
 
 
-@node
 class BinOp(Node):
     left: Expr
     op: str  # "+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^"
     right: Expr
 
 
-@node
 class BoolOp(Node):
     op: str  # "and", "or"
     values: tuple[Expr, ...]
 
 
-@node
 class Compare(Node):
     left: Expr
     ops: tuple[str, ...]  # "==", "!=", "<", "<=", ">", ">=", "is", "is not", "in", "not in"
     comparators: tuple[Expr, ...]
 
 
-@node
 class IfExp(Node):
     test: Expr
     body: Expr
@@ -135,7 +181,6 @@ KEYWORD_ONLY = "keyword_only"  # after `*` or `*args`
 VAR_KEYWORD = "var_keyword"  # **kwargs
 
 
-@node
 class Param(Node):
     name: str
     default: Expr | None
@@ -144,66 +189,55 @@ class Param(Node):
     # annotations`); evaluated when the function's `__annotations__` is first read
 
 
-@node
 class Lambda(Node):
     params: tuple[Param, ...]
     body: Expr
 
 
-@node
 class ListExpr(Node):
     elts: tuple[Expr, ...]
 
 
-@node
 class TupleExpr(Node):
     elts: tuple[Expr, ...]
 
 
-@node
 class SetExpr(Node):
     elts: tuple[Expr, ...]
 
 
-@node
 class DictExpr(Node):
     keys: tuple[Expr | None, ...]  # None: `**value` unpacks a mapping here
     values: tuple[Expr, ...]
 
 
-@node
 class Comprehension(Node):
     target: Expr  # a Name, or a TupleExpr/ListExpr of targets
     iter: Expr
     ifs: tuple[Expr, ...]
 
 
-@node
 class ListComp(Node):
     elt: Expr
     generators: tuple[Comprehension, ...]
 
 
-@node
 class SetComp(Node):
     elt: Expr
     generators: tuple[Comprehension, ...]
 
 
-@node
 class DictComp(Node):
     key: Expr
     value: Expr
     generators: tuple[Comprehension, ...]
 
 
-@node
 class GeneratorExp(Node):
     elt: Expr
     generators: tuple[Comprehension, ...]
 
 
-@node
 class NamedExpr(Node):
     """`target := value`, the assignment expression."""
 
@@ -211,12 +245,10 @@ class NamedExpr(Node):
     value: Expr
 
 
-@node
 class Yield(Node):
     value: Expr | None
 
 
-@node
 class YieldFrom(Node):
     value: Expr
 
@@ -230,12 +262,10 @@ Expr = Union[  # noqa: UP007 (a runtime alias; `|` of classes needs 3.10 types)
 # ------------------------------------------------------------------ statements
 
 
-@node
 class ExprStmt(Node):
     value: Expr
 
 
-@node
 class Assign(Node):
     """`a = b = value`: targets are Name, Attribute, Subscript, TupleExpr or ListExpr."""
 
@@ -243,7 +273,6 @@ class Assign(Node):
     value: Expr
 
 
-@node
 class AnnAssign(Node):
     """`target: annotation [= value]`; the annotation is kept but never evaluated."""
 
@@ -252,21 +281,18 @@ class AnnAssign(Node):
     value: Expr | None
 
 
-@node
 class AugAssign(Node):
     target: Expr  # Name, Attribute or Subscript
     op: str  # the binary operator: "+", "-", "*", "/", "//", "%", "**", "@"
     value: Expr
 
 
-@node
 class If(Node):
     test: Expr
     body: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...]  # an `elif` is a nested If here
 
 
-@node
 class For(Node):
     target: Expr
     iter: Expr
@@ -274,29 +300,24 @@ class For(Node):
     orelse: tuple[Stmt, ...]
 
 
-@node
 class While(Node):
     test: Expr
     body: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...]
 
 
-@node
 class Break(Node):
     pass
 
 
-@node
 class Continue(Node):
     pass
 
 
-@node
 class Pass(Node):
     pass
 
 
-@node
 class FunctionDef(Node):
     name: str
     params: tuple[Param, ...]
@@ -305,7 +326,6 @@ class FunctionDef(Node):
     decorators: tuple[Expr, ...] = ()  # applied last to first, as Python does
 
 
-@node
 class ClassDef(Node):
     name: str
     bases: tuple[Expr, ...]
@@ -314,33 +334,27 @@ class ClassDef(Node):
     decorators: tuple[Expr, ...] = ()
 
 
-@node
 class Global(Node):
     names: tuple[str, ...]
 
 
-@node
 class Nonlocal(Node):
     names: tuple[str, ...]
 
 
-@node
 class Delete(Node):
     targets: tuple[Expr, ...]  # Name, Attribute, Subscript, or a TupleExpr/ListExpr of them
 
 
-@node
 class Return(Node):
     value: Expr | None
 
 
-@node
 class WithItem(Node):
     context_expr: Expr
     optional_vars: Expr | None
 
 
-@node
 class With(Node):
     items: tuple[WithItem, ...]
     body: tuple[Stmt, ...]
@@ -349,38 +363,32 @@ class With(Node):
 # ------------------------------------------------------------ match statement (patterns)
 
 
-@node
 class MatchValue(Node):
     """A literal or dotted-name pattern: matches what compares equal."""
 
     value: Expr
 
 
-@node
 class MatchSingleton(Node):
     """`None`, `True`, `False`: matches by identity."""
 
     value: bool | None
 
 
-@node
 class MatchSequence(Node):
     patterns: tuple[Node, ...]
 
 
-@node
 class MatchStar(Node):
     name: str | None  # None: `*_`
 
 
-@node
 class MatchMapping(Node):
     keys: tuple[Expr, ...]
     patterns: tuple[Node, ...]
     rest: str | None
 
 
-@node
 class MatchClass(Node):
     cls: Expr
     patterns: tuple[Node, ...]
@@ -388,7 +396,6 @@ class MatchClass(Node):
     kwd_patterns: tuple[Node, ...]
 
 
-@node
 class MatchAs(Node):
     """`pattern as name`, a capture (`name`: pattern None) or the wildcard (both None)."""
 
@@ -396,32 +403,27 @@ class MatchAs(Node):
     name: str | None
 
 
-@node
 class MatchOr(Node):
     patterns: tuple[Node, ...]
 
 
-@node
 class MatchCase(Node):
     pattern: Node
     guard: Expr | None
     body: tuple[Stmt, ...]
 
 
-@node
 class Match(Node):
     subject: Expr
     cases: tuple[MatchCase, ...]
 
 
-@node
 class ExceptHandler(Node):
     type: Expr | None  # a Name, an Attribute, or a TupleExpr of them
     name: str | None
     body: tuple[Stmt, ...]
 
 
-@node
 class Try(Node):
     body: tuple[Stmt, ...]
     handlers: tuple[ExceptHandler, ...]
@@ -429,36 +431,30 @@ class Try(Node):
     finalbody: tuple[Stmt, ...]
 
 
-@node
 class Raise(Node):
     exc: Expr | None
     cause: Expr | None = None
 
 
-@node
 class Assert(Node):
     test: Expr
     msg: Expr | None
 
 
-@node
 class Alias(Node):
     name: str  # dotted: "torch.nn.functional"
     asname: str | None
 
 
-@node
 class Import(Node):
     names: tuple[Alias, ...]
 
 
-@node
 class ImportFrom(Node):
     module: str  # dotted
     names: tuple[Alias, ...]
 
 
-@node
 class Module(Node):
     body: tuple[Stmt, ...]
 

@@ -238,7 +238,7 @@ def normalise(node: Any, spans: bool = True) -> Any:
         return ("With", span, n(node.items), n(node.body))
     if isinstance(node, S.Comprehension):
         return ("Comprehension", n(node.target), n(node.iter), n(node.ifs))
-    fields = [f for f in type(node).__dataclass_fields__ if f != "span"]
+    fields = [f for f in type(node).fields if f != "span"]
     out: list[Any] = [kind, span]
     for name in fields:
         out.append(n(getattr(node, name)))

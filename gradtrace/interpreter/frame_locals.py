@@ -91,7 +91,7 @@ def _children_in_scope(node: Any) -> Iterator[Any]:
     if kind in _COMPREHENSIONS:
         yield node.generators[0].iter
         return
-    for field in node.__dataclass_fields__:
+    for field in node.fields:
         if field != "span":
             yield getattr(node, field)
 
@@ -202,7 +202,7 @@ def _emitted_names(node: Any) -> Iterator[str]:
         if node.rest is not None:
             yield node.rest
     else:
-        for field in node.__dataclass_fields__:
+        for field in node.fields:
             if field != "span":
                 yield from _emitted_names(getattr(node, field))
 

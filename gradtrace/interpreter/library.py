@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import fields
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -261,7 +260,7 @@ def _strip(node: Any) -> Any:
         return tuple(_strip(x) for x in node)
     if not isinstance(node, syntax.Node):
         return node
-    values = [_strip(getattr(node, f.name)) for f in fields(node) if f.name != "span"]
+    values = [_strip(getattr(node, f)) for f in node.fields if f != "span"]
     return type(node)(None, *values)
 
 

@@ -201,7 +201,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 def _fields(kind: type) -> tuple[str, ...]:
     names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[kind] = tuple(f for f in kind.__dataclass_fields__ if f != "span")
+        names = _FIELDS[kind] = tuple(f for f in kind.fields if f != "span")
     return names
 
 

@@ -74,7 +74,7 @@ def parse_evaluated(text: str, at: Span | None) -> ast.Expr:
         node = stack.pop()
         if isinstance(node, ast.Node):
             node.span = at  # type: ignore[assignment]
-            stack.extend(getattr(node, name) for name in node.__dataclass_fields__
+            stack.extend(getattr(node, name) for name in node.fields
                          if name != "span")
         elif isinstance(node, (tuple, list)):
             stack.extend(node)

@@ -20,7 +20,7 @@ def _fields(node: ast.Node) -> tuple[str, ...]:
     cls = type(node)
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f for f in cls.__dataclass_fields__ if f != "span")
+        names = _FIELDS[cls] = tuple(f for f in cls.fields if f != "span")
     return names
 
 

@@ -251,7 +251,7 @@ class StatementRules:
 
     def _h_decorated(self, tree: _Tree, children: list) -> ast.FunctionDef | ast.ClassDef:
         *decorators, definition = children
-        fields = [getattr(definition, f) for f in type(definition).__dataclass_fields__
+        fields = [getattr(definition, f) for f in type(definition).fields
                   if f not in ("span", "decorators")]
         return self._mk(type(definition), definition.span, *fields, tuple(decorators))
 

@@ -563,23 +563,28 @@ def pow_scalar_half(x: np.ndarray, exponent: float) -> np.ndarray:
                                lambda v: scalar(v.astype(_F32), e).astype(np.float16))
 
 
-def pow_tensor_half(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+def pow_tensor_half(base: np.ndarray, exponent: np.ndarray,
+                    contiguous_out: bool = False) -> np.ndarray:
     """pow_tensor_tensor_kernel for float16 arrays: each pair in float32, SLEEF's powf in
     the vector body (Vectorized<Half>::pow), glibc's powf in scalar code, rounded to
-    float16."""
+    float16 (`contiguous_out`: see pointwise.apply_many)."""
     vector, scalar = vector_lib(_F32)["pow"], _lib(False, _F32)["pow"]
     with np.errstate(all="ignore"):
         return pointwise.apply_many(
             [base, exponent], lambda b, e: vector(b.astype(_F32), e.astype(_F32)).astype(
                 np.float16),
-            lambda b, e: scalar(b.astype(_F32), e.astype(_F32)).astype(np.float16))
+            lambda b, e: scalar(b.astype(_F32), e.astype(_F32)).astype(np.float16),
+            contiguous_out=contiguous_out)
 
 
-def pow_tensor(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+def pow_tensor(base: np.ndarray, exponent: np.ndarray,
+               contiguous_out: bool = False) -> np.ndarray:
     """pow_tensor_tensor_kernel for float32 or float64 arrays of one dtype: `base.pow(exp)`
     (SLEEF's powf/powd u10; libm's per lane in the default build) in the vector body,
-    std::pow in the scalar code (glibc's powf or pow)."""
+    std::pow in the scalar code (glibc's powf or pow). `contiguous_out`: the output was
+    allocated C-contiguous first (pow(Scalar, Tensor)), see pointwise.apply_many."""
     with np.errstate(all="ignore"):
         return pointwise.apply_many([base, exponent], vector_lib(base.dtype)["pow"],
-                                    _lib(False, base.dtype)["pow"])
+                                    _lib(False, base.dtype)["pow"],
+                                    contiguous_out=contiguous_out)
 

@@ -253,14 +253,21 @@ def apply(x: np.ndarray, vector: Callable[[np.ndarray], np.ndarray],
 
 
 def apply_many(arrays: list[np.ndarray], vector: Callable[..., np.ndarray],
-               scalar: Callable[..., np.ndarray], cap: str | None = None) -> np.ndarray:
+               scalar: Callable[..., np.ndarray], cap: str | None = None,
+               contiguous_out: bool = False) -> np.ndarray:
     """`apply` for a kernel of several inputs: the vector body and scalar tails follow the
     operands' joint inner loop when one is broadcast (the output laid out as TensorIterator
     lays it out), else the first input that is not C-contiguous, else a contiguous
-    output's; `vector` and `scalar` take and return 1-D arrays, one per input."""
+    output's; `vector` and `scalar` take and return 1-D arrays, one per input.
+    `contiguous_out`: the output was allocated C-contiguous before the loop (a meta function
+    that sets no strides, as pow(Scalar, Tensor)'s), so TensorIterator iterates in C order
+    over the operands as they lie and the result is C-contiguous."""
     if META.used and any(stands_on_meta(a) for a in arrays):
         return elementwise_result(arrays, scalar)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    if contiguous_out:
+        return _apply_broadcast([np.broadcast_to(a, shape) for a in arrays], vector, scalar,
+                                cap)
     layout = _element_strides(arrays[0])
     if any(a.shape != shape or _element_strides(a) != layout for a in arrays):
         # TensorIterator's output keeps its inputs' memory order, and it iterates in it:

@@ -565,6 +565,10 @@ class PowBackward2(Function):
     formulas = (local("exponent", "{result} × ln({self})"),)
 
     def forward(self, exponent: Tensor, base: Tensor) -> np.ndarray:
+        """pow_Scalar's meta allocates the output C-contiguous whatever the exponent's
+        strides (set_output_raw_strided with none), then runs pow_Tensor_Tensor into it:
+        the loop goes in C order, vectorised only where the exponent's inner loop is
+        contiguous."""
         self.save("exponent", exponent)
         self.save_attr(self=base.array.item())
         dtype = result_dtype(base, exponent)
@@ -574,10 +578,11 @@ class PowBackward2(Function):
         if dtype.is_complex:  # pow_Scalar_out: a fill for a base of 1, else std::pow's
             if base.array.item() == 1:
                 return np.ones(exponent.array.shape, dtype.np)
-            return complex_dtypes.cpow_pairs(cast(base.array, dtype),
-                                             cast(exponent.array, dtype))
+            return np.asarray(complex_dtypes.cpow_pairs(
+                cast(base.array, dtype), cast(exponent.array, dtype)), order="C")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return float_pow(cast(base.array, dtype), cast(exponent.array, dtype))
+            return np.asarray(float_pow(cast(base.array, dtype), cast(exponent.array, dtype),
+                                        contiguous_out=True), order="C")
 
     def after_forward(self, outputs: list[Tensor]) -> None:
         self.save("result", outputs[0], is_output=True)

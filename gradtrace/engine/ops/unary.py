@@ -53,15 +53,17 @@ def _int_pow_negative(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     return np.where(negative, small, positive).astype(positive.dtype)
 
 
-def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+def float_pow(base: np.ndarray, exponent: np.ndarray,
+              contiguous_out: bool = False) -> np.ndarray:
     """torch's pow on same-dtype arrays: its special exponents (2, 3, -1, -2, -0.5) as
-    products and quotients in the dtype, anything else through a once-rounded pow."""
+    products and quotients in the dtype, anything else through a once-rounded pow
+    (`contiguous_out`: the output allocated C-contiguous first, see pointwise.apply_many)."""
     if base.dtype.kind != "f":
         if exponent.dtype.kind in "iu" and (exponent < 0).any():
             return _int_pow_negative(base, exponent)
         return np.power(base, exponent)
     if base.dtype == np.float16:  # (no special exponents: Vectorized<Half>::pow throughout)
-        return kernels.pow_tensor_half(base, exponent)
+        return kernels.pow_tensor_half(base, exponent, contiguous_out)
     if exponent.ndim == 0:
         e = float(exponent)
         one = np.asarray(1, base.dtype)
@@ -78,7 +80,7 @@ def float_pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
         if e == 0.5:
             return unary("sqrt", base)  # torch's pow kernel calls sqrt_kernel
     if base.dtype in (np.float32, np.float64):
-        return kernels.pow_tensor(base, exponent)
+        return kernels.pow_tensor(base, exponent, contiguous_out)
     return np.power(base.astype(np.float64), exponent.astype(np.float64)).astype(base.dtype)
 
 

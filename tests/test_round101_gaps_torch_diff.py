@@ -79,3 +79,36 @@ print(loss.grad_fn.name(), x.grad.shape, w.grad)
 def test_a_weight_that_requires_grad_passes_under_no_grad() -> None:
     """The check only stands while grad mode records."""
     assert gradtrace_output(NO_GRAD) == torch_output(NO_GRAD)
+
+
+NORM_SETUP = """import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(4, 3, requires_grad=True)
+rm = torch.zeros(3, requires_grad=True)
+rv = torch.ones(3, requires_grad=True)
+bn = torch.nn.BatchNorm1d(3)
+bn.running_mean.requires_grad_()
+"""
+
+NORM_EXPRESSIONS = [
+    "F.batch_norm(x, rm, rv, training=True)",
+    "F.batch_norm(x, rm, rv, training=False)",
+    "F.batch_norm(x.detach(), rm.detach(), rv, training=True)",
+    "F.batch_norm(x, rm, rv.detach(), training=False, momentum=0.2)",
+    "F.batch_norm(x, torch.zeros(4, requires_grad=True), rv)",
+    "F.batch_norm(x[:1], rm, rv, training=True)",
+    "F.batch_norm(x.long(), rm, rv)",
+    "F.batch_norm(x, rm.detach(), rv.detach(), training=True)",
+    "F.instance_norm(x.view(2, 3, 2), rm, rv, use_input_stats=True)",
+    "F.instance_norm(x.view(2, 3, 2), rm.detach(), rv.detach(), use_input_stats=True)",
+    "bn(x)",
+    "bn.eval()(x)",
+]
+
+
+def test_running_stats_that_require_grad_are_refused() -> None:
+    """native_batch_norm has no derivative for running_mean/running_var: torch refuses
+    either that requires grad (in training and eval, through F.batch_norm, instance_norm and
+    a BatchNorm module whose buffer was made to require grad), after the size checks."""
+    script = each_expression(NORM_EXPRESSIONS, NORM_SETUP)
+    assert gradtrace_output(script) == torch_output(script)

@@ -378,6 +378,16 @@ def _bce_values(x: np.ndarray, t: np.ndarray) -> np.ndarray:
         return (t - one) * np.maximum(log_1mx, low) - t * np.maximum(log_x, low)
 
 
+def not_differentiable(name: str, argument: str, t: Tensor | None) -> None:
+    """VariableType's check_no_requires_grad: an argument the op has no derivative for
+    (a loss's `weight`, `pos_weight`, a margin loss's target) refused while grad mode records,
+    before the kernel's own checks."""
+    if t is not None and t.requires_grad and GRAD_MODE.enabled:
+        raise TorchRuntimeError(
+            f"The function '{name}' is not differentiable with respect to argument "
+            f"'{argument}'. This input cannot have requires_grad True.")
+
+
 def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002
                          weight: Tensor | None = None, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
@@ -393,6 +403,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002
         if weight.shape != shape:
             weight = ExpandBackward0.call(weight, shape=shape)
         _in_place_broadcast(input.shape, shape)
+    not_differentiable("binary_cross_entropy", "weight", weight)
     return BinaryCrossEntropyBackward0.call(input, target, weight=weight, reduction=code)
 
 
@@ -515,6 +526,8 @@ def torch_binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noq
                                            reduction: int = 0) -> Tensor:
     """The native op (torch.*'s parser reads the default reduction, at::Reduction::Mean, as
     0: measured)."""
+    not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
+    not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     return BinaryCrossEntropyWithLogitsBackward0.call(input, target, weight=weight,
                                                       pos_weight=pos_weight, reduction=reduction)
 
@@ -819,9 +832,6 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,  #
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = legacy_reduction(size_average, reduce, reduction, "soft_margin_loss")
     code = reduction_code(reduction)
-    if target.requires_grad and GRAD_MODE.enabled:
-        raise TorchRuntimeError(
-            "The function 'soft_margin_loss' is not differentiable with respect to argument "
-            "'target'. This input cannot have requires_grad True.")
+    not_differentiable("soft_margin_loss", "target", target)
     return SoftMarginLossBackward0.call(input, target=target, reduction=code)
 

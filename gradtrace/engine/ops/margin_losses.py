@@ -17,7 +17,6 @@ import numpy as np
 from ...errors import TorchRuntimeError, TorchValueError
 from .. import dtypes
 from ..formulas import undefined, vjp
-from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..tensor import Tensor
 from ._util import not_implemented
@@ -26,17 +25,10 @@ from .creation import zeros_like
 from .distance import apply_loss_reduction as _reduce
 from .distance import pairwise_distance
 from .inplace import clamp_min_
-from .losses import check_reduction, legacy_reduction, reduction_code
+from .losses import check_reduction, legacy_reduction, not_differentiable, reduction_code
 from .pointwise import clamp_min
 from .reductions import minimum, where
 from .scalar import add_scalar, scalar_sub
-
-
-def _not_differentiable(name: str, argument: str, t: Tensor | None) -> None:
-    if t is not None and t.requires_grad and GRAD_MODE.enabled:
-        raise TorchRuntimeError(
-            f"The function '{name}' is not differentiable with respect to argument "
-            f"'{argument}'. This input cannot have requires_grad True.")
 
 
 def _expect_dtype(t: Tensor, dtype: dtypes.DType) -> None:
@@ -179,7 +171,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1,  # noqa: A002
         raise TorchValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise TorchValueError("weight must be one-dimensional")
-    _not_differentiable("multi_margin_loss", "weight", weight)
+    not_differentiable("multi_margin_loss", "weight", weight)
     nframe, dim = _frames(input)
     if target.ndim > 1 or target.numel() != nframe:
         raise TorchRuntimeError(

@@ -14,7 +14,7 @@ from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..node import FREED_MESSAGE, Function
 from ..tensor import Tensor
-from .losses import MEAN, legacy_reduction, reduction_code
+from .losses import MEAN, legacy_reduction, not_differentiable, reduction_code
 from .scalar import DivBackward1, add_scalar, mul_scalar
 from .softmax import LogSoftmaxBackward0
 from .views import saved_int, signed, warn
@@ -210,6 +210,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
             f"Expected input batch_size ({input.array.shape[0]}) to match target batch_size "
             f"({got}).")
     if ndim <= 2:
+        not_differentiable("nll_loss_forward", "weight", weight)
         if target.array.ndim > 1:
             raise TorchRuntimeError("0D or 1D target tensor expected, multi-target not supported")
         _check_target_dtype(target)
@@ -222,6 +223,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     n, c = input.array.shape[:2]
     out_size = (n,) + tuple(input.array.shape[2:])
     if ndim == 4:
+        not_differentiable("nll_loss2d_forward", "weight", weight)
         if target.array.ndim != 3:
             raise TorchRuntimeError(
                 "only batches of spatial targets supported (3D tensors) but got targets of "
@@ -237,6 +239,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
         raise TorchRuntimeError(
             f"Expected target size [{', '.join(map(str, out_size))}], got "
             f"[{', '.join(map(str, target.shape))}]")
+    not_differentiable("nll_loss2d_forward", "weight", weight)
     _check_target_dtype(target)
     x4 = input.contiguous().view(n, c, 1, -1)
     t3 = target.contiguous().view(n, 1, -1)

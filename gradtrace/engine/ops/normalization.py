@@ -24,6 +24,7 @@ from ..node import Function
 from ..shapes import Size, wrap_dim
 from ..tensor import Tensor, type_name
 from ._util import not_implemented
+from .losses import not_differentiable
 from .scalar import div_scalar, mul_scalar
 from .shape_inplace import unsqueeze_
 
@@ -577,6 +578,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
         if t is not None and t.array.size != channels:
             raise TorchRuntimeError(
                 f"{name} should contain {channels} elements not {t.array.size}")
+    not_differentiable("native_batch_norm", "running_mean", running_mean)
+    not_differentiable("native_batch_norm", "running_var", running_var)
     if not input.dtype.is_floating_point:
         raise not_implemented("batch_norm", input.dtype)
     for t in (weight, bias, running_mean, running_var):

@@ -51,6 +51,7 @@ SPATIAL_1X1 = 128  # positions one jit_1x1 backward-weights call sums...
 SPATIAL_1X1_MAX = 192  # ...unless fewer than this remain, all of them (measured)
 _MAX_BUFFER = 1 << 21  # cpu_reducer's max_buffer_size
 MAX_LEFT_PAD = 3  # jit:avx2's forward (its ur_w); wider left padding runs gemm:jit (measured)
+DATA_UR_W = 7  # jit:avx2's widest stride-1 backward-data block (15 registers, 2 a column)
 CHAIN_ELEMENTS = 1 << 16  # accumulator elements chained at once (cache-sized, measured)
 MAX_STEPS = 1 << 30  # chain steps x elements past which the emulation is not attempted
 
@@ -114,7 +115,8 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         elif w_shape[3] >= 14 or not strided_input_order_known(x_shape, w_shape, stride,
                                                                 dilation):
             return False
-    elif direction == "input" and w_shape[3] >= 14:
+    elif direction == "input" and (w_shape[3] >= 14
+                                   or input_overflows(x_shape, w_shape, padding, dilation)):
         return False
     if direction == "weight" and not avx512_weight_kernel(x_shape, w_shape, stride, padding,
                                                           dilation):
@@ -158,12 +160,26 @@ def forward_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
             or padding[-1] > MAX_LEFT_PAD)
 
 
+def input_overflows(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                    padding: tuple[int, ...], dilation: tuple[int, ...]) -> bool:
+    """Whether jit:avx2's stride-1 backward-data kernel declines a 2-D input gradient (then
+    gemm:jit runs it, and a stride-1 deconvolution's forward with it): the columns its
+    dilated kernel reaches left of the padding, `(KW - 1) * DW - PW`, more than a block of
+    its width can hold, DATA_UR_W or the input's width if narrower -- as the 9-wide
+    dilated and causal 1-D convolutions of Jasper and WaveNets with little padding
+    (measured with ONEDNN_VERBOSE on kernels 3 to 17 wide dilated 1 to 5, paddings 0 to 9,
+    widths 6 to 60, 8 to 32 channels, 1-D and 2-D: only the width's overflow counts)."""
+    overflow = (w_shape[3] - 1) * dilation[-1] - padding[-1]
+    return overflow > min(DATA_UR_W, x_shape[3])
+
+
 def input_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                     stride: tuple[int, ...], padding: tuple[int, ...],
                     dilation: tuple[int, ...]) -> bool:
     """Whether oneDNN (AVX2) runs a plain 2-D input gradient as `gemm:jit`: of stride 1, a
-    padding as wide as the dilated kernel or a kernel 14 wide; strided, one brgconv_strided
-    declines whose channels are not blocks of 8 or whose kernel is 14 wide (measured with
+    padding as wide as the dilated kernel, a kernel 14 wide or one reaching too far left
+    of the padding (`input_overflows`); strided, one brgconv_strided declines whose
+    channels are not blocks of 8 or whose kernel is 14 wide (measured with
     ONEDNN_VERBOSE)."""
     from .conv_brgemm import declines
 
@@ -171,7 +187,8 @@ def input_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         return declines(x_shape, w_shape, stride, padding, dilation) and bool(
             x_shape[1] % BLOCK or w_shape[0] % BLOCK or w_shape[3] >= 14)
     ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
-    return any(p >= k for k, p in zip(ext, padding, strict=True)) or w_shape[3] >= 14
+    return (any(p >= k for k, p in zip(ext, padding, strict=True)) or w_shape[3] >= 14
+            or input_overflows(x_shape, w_shape, padding, dilation))
 
 
 def weight_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],

@@ -61,3 +61,25 @@ def test_jasper_style_dilated_conv_then_batchnorm_gradient() -> None:
     """A dilated Conv1d with a wide left padding (gemm:jit forward and input gradient) under
     BatchNorm and ReLU: the input and weight gradients print as torch's."""
     assert gradtrace_output(JASPER_BLOCK) == torch_output(JASPER_BLOCK)
+
+
+DECONVOLUTION_FORWARD = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+for cin, cout, k, d, p, L in [(8, 8, 9, 1, 0, 12), (16, 8, 9, 1, 0, 12), (8, 16, 5, 2, 0, 10),
+                              (8, 8, 3, 4, 0, 9), (8, 8, 9, 1, 1, 12), (8, 8, 5, 3, 2, 7)]:
+    x = torch.randn(2, cin, L, requires_grad=True)
+    w = torch.randn(cin, cout, k)
+    b = torch.randn(cout)
+    y = F.conv_transpose1d(x, w, b, padding=p, dilation=d)
+    y.backward(torch.randn(y.shape))
+    print(k, d, p, L, y.sum().item(), y[1, 2].tolist()[:3], x.grad.sum().item())
+print(F.conv_transpose2d(torch.randn(2, 8, 6, 6), torch.randn(8, 8, 3, 9)).sum().item())
+"""
+
+
+def test_stride_one_deconvolution_whose_kernel_overflows_runs_gemm_data_gradient() -> None:
+    """A stride-1 deconvolution's forward is its convolution's data gradient, so a kernel
+    overflowing jit:avx2's block (ConvTranspose1d(8, 8, 9) unpadded) runs it as gemm:jit
+    (ONEDNN_VERBOSE: conv:any+x64:gemm:jit): outputs and input gradients as torch's."""
+    assert gradtrace_output(DECONVOLUTION_FORWARD) == torch_output(DECONVOLUTION_FORWARD)

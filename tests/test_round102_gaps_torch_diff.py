@@ -83,3 +83,25 @@ def test_stride_one_deconvolution_whose_kernel_overflows_runs_gemm_data_gradient
     overflowing jit:avx2's block (ConvTranspose1d(8, 8, 9) unpadded) runs it as gemm:jit
     (ONEDNN_VERBOSE: conv:any+x64:gemm:jit): outputs and input gradients as torch's."""
     assert gradtrace_output(DECONVOLUTION_FORWARD) == torch_output(DECONVOLUTION_FORWARD)
+
+
+ONE_OUTPUT_COLUMN = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+for k, d, p, L in [(9, 2, 1, 15), (9, 2, 0, 17), (5, 3, 3, 7), (11, 2, 3, 15), (9, 1, 0, 9)]:
+    x = torch.randn(2, 16, L, requires_grad=True)
+    w = torch.randn(8, 16, k)
+    y = F.conv1d(x, w, padding=p, dilation=d)
+    y.backward(torch.randn(y.shape))
+    print(y.shape, x.grad.sum().item(), x.grad[1, 2].tolist()[:4])
+x = torch.randn(2, 8, 5, 9, requires_grad=True)
+F.conv2d(x, torch.randn(8, 8, 3, 9)).backward(torch.randn(2, 8, 3, 1))
+print(x.grad.sum().item(), x.grad[0, 1, 2].tolist()[:4])
+"""
+
+
+def test_gemm_input_gradient_of_a_single_output_column() -> None:
+    """gemm:jit's data gradient of one output position is an ('N', 'T') product of one
+    row: oneDNN's gemv driver runs it as a no-transpose gemv of the weight columns (a
+    column chain, not gemv_t's lane dot products)."""
+    assert gradtrace_output(ONE_OUTPUT_COLUMN) == torch_output(ONE_OUTPUT_COLUMN)

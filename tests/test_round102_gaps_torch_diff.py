@@ -105,3 +105,29 @@ def test_gemm_input_gradient_of_a_single_output_column() -> None:
     row: oneDNN's gemv driver runs it as a no-transpose gemv of the weight columns (a
     column chain, not gemv_t's lane dot products)."""
     assert gradtrace_output(ONE_OUTPUT_COLUMN) == torch_output(ONE_OUTPUT_COLUMN)
+
+
+WIDE_KERNELS = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+for kw, p, L in [(14, 6, 8), (14, 8, 40), (15, 7, 16), (17, 9, 8), (17, 10, 40), (21, 13, 16),
+                 (17, 8, 16), (21, 11, 8)]:
+    x = torch.randn(2, 8, L, requires_grad=True)
+    w = torch.randn(16, 8, kw)
+    y = F.conv1d(x, w, padding=p)
+    y.backward(torch.randn(y.shape))
+    print(kw, p, L, x.grad.sum().item(), x.grad[1, 3].tolist()[:3])
+for kh, kw, ph, pw in [(3, 15, 1, 7), (3, 14, 1, 7), (5, 17, 2, 9), (15, 3, 7, 1)]:
+    x = torch.randn(2, 8, 10, 20, requires_grad=True)
+    w = torch.randn(8, 8, kh, kw)
+    y = F.conv2d(x, w, padding=(ph, pw))
+    y.backward(torch.randn(y.shape))
+    print(kh, kw, x.grad.sum().item(), x.grad[1, 3, 2].tolist()[:3])
+"""
+
+
+def test_wide_kernel_input_gradient_runs_the_direct_kernel_unless_it_overflows() -> None:
+    """Kernels 14 to 21 wide whose padding leaves at most 7 columns to their left run
+    jit:avx2's backward-data kernel (ONEDNN_VERBOSE), not gemm:jit as a 14-wide kernel was
+    assumed to; those leaving 8 or more run gemm:jit: both as torch's."""
+    assert gradtrace_output(WIDE_KERNELS) == torch_output(WIDE_KERNELS)

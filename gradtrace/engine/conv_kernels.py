@@ -79,8 +79,10 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     gradient, 1x1 too (engine/conv_brgemm.py, where its grouping is known), and (AVX2)
     `jit_1x1`'s kernels (`runs_1x1`; its forward where measured, `forward_1x1_known`) --
     not the im2col `gemm:jit` that padding as wide as the kernel, a forward's left padding
-    past 3, kernels 14 wide (input and AVX2 weight gradients), a dilated AVX2 weight
-    gradient or an AVX2 weight gradient of an input lower than the kernel get, not
+    past 3, an input gradient's kernel reaching too far left of its padding
+    (`input_overflows`), kernels 14 wide (strided input and AVX2 weight gradients), a
+    dilated AVX2 weight gradient or an AVX2 weight gradient of an input lower than the
+    kernel get, not
     AVX-512's 1x1 kernels or its inner-product kernels for a kernel as large as the
     unpadded input (all measured with ONEDNN_VERBOSE) --, groups only of whole channel
     blocks, and a chain short enough to emulate."""
@@ -115,8 +117,7 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         elif w_shape[3] >= 14 or not strided_input_order_known(x_shape, w_shape, stride,
                                                                 dilation):
             return False
-    elif direction == "input" and (w_shape[3] >= 14
-                                   or input_overflows(x_shape, w_shape, padding, dilation)):
+    elif direction == "input" and input_overflows(x_shape, w_shape, padding, dilation):
         return False
     if direction == "weight" and not avx512_weight_kernel(x_shape, w_shape, stride, padding,
                                                           dilation):
@@ -177,8 +178,9 @@ def input_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                     stride: tuple[int, ...], padding: tuple[int, ...],
                     dilation: tuple[int, ...]) -> bool:
     """Whether oneDNN (AVX2) runs a plain 2-D input gradient as `gemm:jit`: of stride 1, a
-    padding as wide as the dilated kernel, a kernel 14 wide or one reaching too far left
-    of the padding (`input_overflows`); strided, one brgconv_strided declines whose
+    padding as wide as the dilated kernel or one reaching too far left of the padding
+    (`input_overflows`: kernels 14 to 21 wide whose padding leaves 7 columns or fewer run
+    jit:avx2, measured); strided, one brgconv_strided declines whose
     channels are not blocks of 8 or whose kernel is 14 wide (measured with
     ONEDNN_VERBOSE)."""
     from .conv_brgemm import declines
@@ -187,7 +189,7 @@ def input_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         return declines(x_shape, w_shape, stride, padding, dilation) and bool(
             x_shape[1] % BLOCK or w_shape[0] % BLOCK or w_shape[3] >= 14)
     ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
-    return (any(p >= k for k, p in zip(ext, padding, strict=True)) or w_shape[3] >= 14
+    return (any(p >= k for k, p in zip(ext, padding, strict=True))
             or input_overflows(x_shape, w_shape, padding, dilation))
 
 

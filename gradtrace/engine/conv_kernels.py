@@ -51,6 +51,7 @@ SPATIAL_1X1 = 128  # positions one jit_1x1 backward-weights call sums...
 SPATIAL_1X1_MAX = 192  # ...unless fewer than this remain, all of them (measured)
 _MAX_BUFFER = 1 << 21  # cpu_reducer's max_buffer_size
 MAX_LEFT_PAD = 3  # jit:avx2's forward (its ur_w); wider left padding runs gemm:jit (measured)
+DATA_UR_W = 7  # jit:avx2's widest stride-1 backward-data block (15 registers, 2 a column)
 CHAIN_ELEMENTS = 1 << 16  # accumulator elements chained at once (cache-sized, measured)
 MAX_STEPS = 1 << 30  # chain steps x elements past which the emulation is not attempted
 
@@ -78,8 +79,10 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     gradient, 1x1 too (engine/conv_brgemm.py, where its grouping is known), and (AVX2)
     `jit_1x1`'s kernels (`runs_1x1`; its forward where measured, `forward_1x1_known`) --
     not the im2col `gemm:jit` that padding as wide as the kernel, a forward's left padding
-    past 3, kernels 14 wide (input and AVX2 weight gradients), a dilated AVX2 weight
-    gradient or an AVX2 weight gradient of an input lower than the kernel get, not
+    past 3, an input gradient's kernel reaching too far left of its padding
+    (`input_overflows`), kernels 14 wide (strided input and AVX2 weight gradients), a
+    dilated AVX2 weight gradient or an AVX2 weight gradient of an input lower than the
+    kernel get, not
     AVX-512's 1x1 kernels or its inner-product kernels for a kernel as large as the
     unpadded input (all measured with ONEDNN_VERBOSE) --, groups only of whole channel
     blocks, and a chain short enough to emulate."""
@@ -114,7 +117,7 @@ def onednn_order_known(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         elif w_shape[3] >= 14 or not strided_input_order_known(x_shape, w_shape, stride,
                                                                 dilation):
             return False
-    elif direction == "input" and w_shape[3] >= 14:
+    elif direction == "input" and input_overflows(x_shape, w_shape, padding, dilation):
         return False
     if direction == "weight" and not avx512_weight_kernel(x_shape, w_shape, stride, padding,
                                                           dilation):
@@ -158,12 +161,27 @@ def forward_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
             or padding[-1] > MAX_LEFT_PAD)
 
 
+def input_overflows(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                    padding: tuple[int, ...], dilation: tuple[int, ...]) -> bool:
+    """Whether jit:avx2's stride-1 backward-data kernel declines a 2-D input gradient (then
+    gemm:jit runs it, and a stride-1 deconvolution's forward with it): the columns its
+    dilated kernel reaches left of the padding, `(KW - 1) * DW - PW`, more than a block of
+    its width can hold, DATA_UR_W or the input's width if narrower -- as the 9-wide
+    dilated and causal 1-D convolutions of Jasper and WaveNets with little padding
+    (measured with ONEDNN_VERBOSE on kernels 3 to 17 wide dilated 1 to 5, paddings 0 to 9,
+    widths 6 to 60, 8 to 32 channels, 1-D and 2-D: only the width's overflow counts)."""
+    overflow = (w_shape[3] - 1) * dilation[-1] - padding[-1]
+    return overflow > min(DATA_UR_W, x_shape[3])
+
+
 def input_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                     stride: tuple[int, ...], padding: tuple[int, ...],
                     dilation: tuple[int, ...]) -> bool:
     """Whether oneDNN (AVX2) runs a plain 2-D input gradient as `gemm:jit`: of stride 1, a
-    padding as wide as the dilated kernel or a kernel 14 wide; strided, one brgconv_strided
-    declines whose channels are not blocks of 8 or whose kernel is 14 wide (measured with
+    padding as wide as the dilated kernel or one reaching too far left of the padding
+    (`input_overflows`: kernels 14 to 21 wide whose padding leaves 7 columns or fewer run
+    jit:avx2, measured); strided, one brgconv_strided declines whose
+    channels are not blocks of 8 or whose kernel is 14 wide (measured with
     ONEDNN_VERBOSE)."""
     from .conv_brgemm import declines
 
@@ -171,7 +189,8 @@ def input_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         return declines(x_shape, w_shape, stride, padding, dilation) and bool(
             x_shape[1] % BLOCK or w_shape[0] % BLOCK or w_shape[3] >= 14)
     ext = [(k - 1) * d + 1 for k, d in zip(w_shape[2:], dilation, strict=True)]
-    return any(p >= k for k, p in zip(ext, padding, strict=True)) or w_shape[3] >= 14
+    return (any(p >= k for k, p in zip(ext, padding, strict=True))
+            or input_overflows(x_shape, w_shape, padding, dilation))
 
 
 def weight_runs_gemm(x_shape: tuple[int, ...], w_shape: tuple[int, ...],

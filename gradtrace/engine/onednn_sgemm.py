@@ -286,8 +286,9 @@ def sgemm(a: np.ndarray, bt: np.ndarray, c: np.ndarray | None, threads: int,
     """`extended_sgemm('T' if trans_a else 'N', 'T' if trans_b else 'N', M, N, K, 1, a, b,
     beta, c)` as oneDNN's RNN and gemm:jit convolutions call it, on AVX2: (N, M) = [c +]
     bt · aᵀ, with a (M, K) and bt (N, K) float32 (beta 1 with `c`, else 0); `trans_b`
-    changes only the K blocking, `trans_a` (a stored K-major) makes a single column of
-    outputs gemv_t's dot products instead of gemv_n's column chain."""
+    changes only the K blocking (and makes a single row of outputs gemv_n's column chain
+    of b instead of gemv_t's dot products), `trans_a` (a stored K-major) makes a single
+    column of outputs gemv_t's dot products instead of gemv_n's column chain."""
     m, k = a.shape
     n = bt.shape[0]
     out = np.zeros((n, m), _F32) if c is None else np.array(c, _F32)
@@ -300,7 +301,10 @@ def sgemm(a: np.ndarray, bt: np.ndarray, c: np.ndarray | None, threads: int,
             _gemv(a, bt[0], out[0], threads)
         return out
     if m == 1:
-        _gemv_t(a[0], bt, out[:, 0])
+        if trans_b:  # ('N', 'T'): gemv_n of b by a's row (gemm:jit's data gradient of one
+            _gemv(bt, a[0], out[:, 0], threads)  # output position, measured)
+        else:
+            _gemv_t(a[0], bt, out[:, 0])
         return out
     nm, nn, nk, mb, nb, kb = _partition(m, n, k, _gemm_threads(m, n, k, threads))
     for im in range(nm):

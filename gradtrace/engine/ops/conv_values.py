@@ -391,12 +391,23 @@ def deconvolution_plan(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
         return None
     conv_x = (out_shape[0], out_shape[1]) + tuple(out_shape[2:])
     xs, ws, st, pad, dil = _as_2d(conv_x, w_shape, stride, padding, dilation)
-    if not conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction, pad):
+    if not (conv_kernels.onednn_order_known(xs, ws, st, dil, groups, direction, pad)
+            or _deconvolution_runs_gemm(xs, ws, st, pad, dil, groups, direction)):
         return None
     if not exactness.afford(conv_kernels.chain_steps(xs, ws),
                             f"transposed convolution ({direction})"):
         return None
     return xs, ws, st, pad, dil
+
+
+def _deconvolution_runs_gemm(xs: tuple[int, ...], ws: tuple[int, ...], st: tuple[int, ...],
+                             pad: tuple[int, ...], dil: tuple[int, ...], groups: int,
+                             direction: str) -> bool:
+    """Whether a stride-1 ungrouped deconvolution's forward is gemm:jit's data gradient of
+    its convolution: one whose dilated kernel overflows jit:avx2's backward-data block
+    (conv_kernels.input_overflows; ONEDNN_VERBOSE: conv:any+x64:gemm:jit, measured)."""
+    return (direction == "input" and groups == 1 and not any(s != 1 for s in st)
+            and conv_kernels.input_overflows(xs, ws, pad, dil))
 
 
 def deconvolution_forward(x: np.ndarray, w: np.ndarray, plan: tuple) -> np.ndarray:
@@ -406,6 +417,8 @@ def deconvolution_forward(x: np.ndarray, w: np.ndarray, plan: tuple) -> np.ndarr
     w4 = np.ascontiguousarray(w).reshape(ws)
     if any(s != 1 for s in st):
         out = conv_brgemm.strided_backward_input(g4, w4, xs, st, pad, dil)
+    elif _deconvolution_runs_gemm(xs, ws, st, pad, dil, 1, "input"):
+        out = conv_gemm.backward_input(g4, w4, xs, st, pad, dil)
     else:
         out = conv_kernels.backward_input(g4, w4, xs, st, pad, dil)
     return out.reshape(out.shape[:2] + (-1,)) if x.ndim == 3 else out

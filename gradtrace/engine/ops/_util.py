@@ -185,6 +185,17 @@ def not_implemented(kernel: str, dtype: DType) -> Exception:
                        kind="NotImplementedError")
 
 
+def not_differentiable(name: str, argument: str, t: Tensor | None) -> None:
+    """VariableType's check_no_requires_grad: an argument the op has no derivative for
+    (a loss's `weight` or `pos_weight`, a margin loss's target, batch norm's
+    running statistics) refused while grad mode records,
+    before the kernel's own checks."""
+    if t is not None and t.requires_grad and GRAD_MODE.enabled:
+        raise TorchRuntimeError(
+            f"The function '{name}' is not differentiable with respect to argument "
+            f"'{argument}'. This input cannot have requires_grad True.")
+
+
 def no_derivative(what: str) -> Exception:
     """torch's NotImplementedError from the backward of a node derivatives.yaml gives no
     formula (`not_implemented("what")`)."""

@@ -13,12 +13,11 @@ import numpy as np
 from ...errors import ScriptError, TorchRuntimeError, TorchValueError
 from .. import dtypes, glibc, kernels, pointwise
 from ..formulas import PRESENT, Formula, local
-from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, broadcast_shapes
 from ..tensor import Tensor, bump_version, type_name
 from . import stacking
-from ._util import cast, not_implemented
+from ._util import cast, not_differentiable, not_implemented
 from .activations import logsigmoid
 from .arithmetic import sub_check
 from .creation import WARNINGS, OnceWarning
@@ -376,16 +375,6 @@ def _bce_values(x: np.ndarray, t: np.ndarray) -> np.ndarray:
         low = x.dtype.type(-100)
         one = x.dtype.type(1)
         return (t - one) * np.maximum(log_1mx, low) - t * np.maximum(log_x, low)
-
-
-def not_differentiable(name: str, argument: str, t: Tensor | None) -> None:
-    """VariableType's check_no_requires_grad: an argument the op has no derivative for
-    (a loss's `weight`, `pos_weight`, a margin loss's target) refused while grad mode records,
-    before the kernel's own checks."""
-    if t is not None and t.requires_grad and GRAD_MODE.enabled:
-        raise TorchRuntimeError(
-            f"The function '{name}' is not differentiable with respect to argument "
-            f"'{argument}'. This input cannot have requires_grad True.")
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor,  # noqa: A002

@@ -19,13 +19,13 @@ from .. import dtypes
 from ..formulas import undefined, vjp
 from ..node import Function
 from ..tensor import Tensor
-from ._util import not_implemented
+from ._util import not_differentiable, not_implemented
 from .activations import logsigmoid
 from .creation import zeros_like
 from .distance import apply_loss_reduction as _reduce
 from .distance import pairwise_distance
 from .inplace import clamp_min_
-from .losses import check_reduction, legacy_reduction, not_differentiable, reduction_code
+from .losses import check_reduction, legacy_reduction, reduction_code
 from .pointwise import clamp_min
 from .reductions import minimum, where
 from .scalar import add_scalar, scalar_sub

@@ -14,7 +14,8 @@ from ..formulas import local, vjp
 from ..forward_ad import auto_linear
 from ..node import FREED_MESSAGE, Function
 from ..tensor import Tensor
-from .losses import MEAN, legacy_reduction, not_differentiable, reduction_code
+from ._util import not_differentiable
+from .losses import MEAN, legacy_reduction, reduction_code
 from .scalar import DivBackward1, add_scalar, mul_scalar
 from .softmax import LogSoftmaxBackward0
 from .views import saved_int, signed, warn

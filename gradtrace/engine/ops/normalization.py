@@ -23,8 +23,7 @@ from ..grad_mode import GRAD_MODE
 from ..node import Function
 from ..shapes import Size, wrap_dim
 from ..tensor import Tensor, type_name
-from ._util import not_implemented
-from .losses import not_differentiable
+from ._util import not_differentiable, not_implemented
 from .scalar import div_scalar, mul_scalar
 from .shape_inplace import unsqueeze_
 

@@ -26,6 +26,13 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
+    "gh_dewdotninja_ocrl_acrobot_ddp_derivatives": "A, B and the Hessian Ax agree; the "
+        "second derivatives by jacfwd of jacfwd (Bx, Au, Bu, about 1e-10 to 1e-4 against "
+        "O(1) first derivatives) differ from torch's in every digit they print (Bu[0] "
+        "4.0761708e-10 against torch's 3.4056194e-10): torch nests two forward-mode levels, "
+        "gradtrace runs one forward-AD level and takes the inner jacfwd by the double-backward "
+        "trick, so the float32 roundoff these cancellation-sized values are made of differs "
+        "(the same functions at larger curvature agree, measured)",
     "gh_deepchem_lnn_torch_func_vmap_hessian": "the Hessians of vmap(hessian(f)) differ "
         "from torch's in the last float32 bits (measured on this net: H[0][0][1] "
         "0.0040200809 under torch against 0.0040200823), as an unbatched jacfwd's do "
@@ -178,7 +185,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 1532
+    assert len(CASES) == 1540
     assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

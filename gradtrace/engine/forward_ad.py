@@ -466,11 +466,16 @@ def maybe_multiply(t: Tensor, scalar: Any) -> Tensor:
 
 def inplace_tangent(self: Tensor, out: Tensor) -> None:
     """An in-place op's tangent: written into `self`'s tangent when it has one (torch's
-    `self_t.copy_(...)`, so views of that tangent see it), else `out`'s becomes `self`'s."""
+    `self_t.copy_(...)`, so views of that tangent see it), else `out`'s becomes `self`'s.
+    A view without a tangent writes through its base's: torch's set_fw_grad for an in-place
+    op on a view gives a base without one a zero tangent first, and the view's tangent is
+    the same window of the base's (`y = torch.zeros(2); y[0] = dual` makes y a dual)."""
     tangent = tangent_of(out)
     if tangent is None:
         return
     own = tangent_of(self)
+    if own is None and self._base is not None:
+        own = _view_tangent(self, tangent)
     if own is not None and own is not tangent:
         from .ops.view_inplace import copy_
 
@@ -478,6 +483,25 @@ def inplace_tangent(self: Tensor, out: Tensor) -> None:
             copy_(own, tangent)
     else:
         set_tangent(self, tangent)
+
+
+def _view_tangent(view_: Tensor, tangent: Tensor) -> Tensor:
+    """The window of `view_`'s base's tangent that `view_` is of its base (the base given a
+    zero tangent of its own layout when it has none), now `view_`'s tangent."""
+    from .ops.as_strided import as_strided
+    from .ops.view_inplace import _geometry
+    from .tensor import wrap
+
+    base = view_._base
+    base_t = tangent_of(base)
+    with muted():
+        if base_t is None:
+            base_t = wrap(np.zeros_like(base.array, dtype=tangent.array.dtype))
+            set_tangent(base, base_t)
+        size, stride, offset = _geometry(view_)
+        own = as_strided(base_t, size, stride, offset)
+    set_tangent(view_, own)
+    return own
 
 
 def add_tangent_inplace(t: Tensor, other: Tensor) -> None:

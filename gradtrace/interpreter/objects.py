@@ -607,6 +607,8 @@ def type_name(value: Any) -> str:
     cls = type(value)
     if cls is Instance:
         return value.cls.name
+    if getattr(cls, "script_subclass", False):
+        return value.pyclass.name  # an instance of a subclass of torch.Tensor
     if cls is NativeFunction and value.kind == "built-in method":  # `object.__new__`
         return "builtin_function_or_method"
     if cls is NativeFunction and value.kind == "method":  # `str.lower`, `torch.Tensor.add`

@@ -492,6 +492,10 @@ class Attributes:
                 return NativeFunction(name, cls.name, self.guarded(table[name], name), "method")
         if cls is TENSOR and name in tensor_subclasses.TENSOR_BASE.attrs:
             return self.class_getattr(tensor_subclasses.TENSOR_BASE, name)  # _make_subclass
+        if cls is TENSOR and name in tensor_subclasses.TORCH_DUNDERS and \
+                name not in stdlib.TENSOR_METHODS and \
+                name not in tensor_subclasses.OPERATOR_FUNCS.values():
+            return tensor_subclasses.TORCH_DUNDERS[name]  # super().__add__(other)
         if cls is TENSOR and name in tensor_subclasses.REFUSED_CLASS_ATTRIBUTES:
             raise NotSupportedError(tensor_subclasses.REFUSED_CLASS_ATTRIBUTES[name])
         if type(cls) is TensorType and (name in stdlib.TENSOR_METHODS or cls is TENSOR and
@@ -507,22 +511,27 @@ class Attributes:
         raise ScriptError(f"type object '{cls.name}' has no attribute '{name}'",
                           kind="AttributeError")
 
-    def tensor_method_descriptor(self, name: str) -> NativeFunction | TorchFunction:
+    def tensor_method_descriptor(self, name: str, operator: bool = False
+                                 ) -> NativeFunction | TorchFunction:
         """`torch.Tensor.add` unbound: called with a tensor first, it is that tensor's method
         (`map(torch.Tensor.item, losses)`); anything else first is torch's TypeError. One
         torch writes in Python (`torch.Tensor.backward`) is a function, printed as torch's."""
-        made = self.tensor_descriptors.get(name)
+        key = "__pow__" if operator and name == "pow" else name
+        made = self.tensor_descriptors.get(key)
         if made is not None:  # (the same object each time, as torch's: a dict key)
             return made
         owner = "torch._C.TensorBase"
         unbound = self._unbound_method(name, Tensor, owner)
         python = tensor_python_method(name)
+        if python is None and name == "pow":  # (torch's `__pow__`, written in Python)
+            python = ("pow", "TensorBase.pow", "torch._tensor") if operator else None
         if python is not None:
             shown, qualname, module = python
             made = TorchFunction(unbound, "function", shown, module, qualname)
         else:
-            made = NativeFunction(name, owner, unbound, "method")
-        self.tensor_descriptors[name] = made
+            made = NativeFunction(name, owner, unbound,
+                                  "slot wrapper" if name in SLOT_WRAPPERS else "method")
+        self.tensor_descriptors[key] = made
         return made
 
     def generator_method_descriptor(self, name: str) -> NativeFunction:
@@ -544,6 +553,9 @@ class Attributes:
                 raise ScriptError(f"descriptor '{name}' for '{owner}' objects doesn't apply "
                                   f"to a '{type_name(args[0])}' object", kind="TypeError")
             if cls is Tensor:  # torch's method, not one a subclass of Tensor overrides
+                if type(args[0]) is tensor_subclasses.ScriptTensor and not kwargs and \
+                        name in tensor_subclasses.OPERATOR_FUNCS:  # (torch's __repr__)
+                    return tensor_subclasses.torch_dunder(args[0], name, args[1:])
                 return self.tensor_attribute(args[0], name)(*args[1:], **kwargs)
             return self.get_attribute(args[0], name, None)(*args[1:], **kwargs)
 

@@ -44,7 +44,7 @@ from .objects import (
     type_name,
 )
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
-from .tensor_subclasses import UNHOOKED_METHODS, ScriptTensor
+from .tensor_subclasses import UNHOOKED_METHODS, ScriptTensor, backward_keywords
 from .torch_arguments import check_arguments, python_call_message
 from .torch_functions import TorchFunction
 from .traceback_module import record_frame
@@ -310,6 +310,9 @@ class Calls:
                     type(fn.obj) is ScriptTensor:  # `t.add(s)`: the hook gets
                 # torch.Tensor.add and (t, s); a method torch writes in Python (backward)
                 # checks self only
+                if fn.name == "backward":  # (Tensor.backward passes its keywords, all)
+                    kwargs = backward_keywords(args, kwargs)
+                    args = ()
                 return torch_function_protocol.dispatch(self, method, found, (fn.obj, *args),
                                                         kwargs, span)
         elif kind is NativeFunction and fn.owner == "torch._C.TensorBase" and args and \

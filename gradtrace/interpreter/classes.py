@@ -510,7 +510,8 @@ class ClassRuntime:
             raise TorchTypeError(f"super() argument 1 must be a type, not {type_name(cls)}")
         if obj is None:  # super(C): unbound
             return Super(cls, None)
-        of = obj if type(obj) is ScriptClass else obj.cls if type(obj) is Instance else None
+        of = obj if type(obj) is ScriptClass else obj.cls if type(obj) is Instance else \
+            obj.pyclass if type(obj) is ScriptTensor else None
         if of is None or not of.is_subclass(cls):
             raise TorchTypeError("super(type, obj): obj must be an instance or subtype of type")
         return Super(cls, obj)

@@ -86,7 +86,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # the base class of a script class deriving from each namedtuple class (made once)
         self.namedtuple_bases: dict[type, Any] = {}
         self.protocol_classes: set[Any] = set()  # classes naming `Protocol` as a base
-        torch_function_protocol.reset()  # (a run starts with __torch_function__ on)
+        torch_function_protocol.reset(self)  # (a run starts with __torch_function__ on)
         self.runtime_protocols: set[Any] = set()  # those @runtime_checkable marks
         # generic classes (Generic[T] among the bases): their type parameters, and the
         # aliases `Box[int]` made of them (typing caches them: `Box[int] is Box[int]`)

@@ -29,6 +29,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..engine.ops import views
+from ..engine.ops.reductions import ReturnTypes
 from ..engine.tensor import Tensor, check_float_for_grad
 from ..errors import NotSupportedError, ScriptError
 from . import torch_function_protocol as protocol
@@ -40,6 +41,7 @@ from .objects import (
     NativeFunction,
     ScriptClass,
     StaticMethod,
+    type_name,
 )
 
 if TYPE_CHECKING:
@@ -87,6 +89,8 @@ def own_lookup(cls: ScriptClass, name: str) -> Any:
 
 
 def _interp(cls: Any) -> Interpreter:
+    if cls is TENSOR_BASE and protocol.STATE.interp is not None:
+        return protocol.STATE.interp  # torch.Tensor.__torch_function__(func, types, ...)
     if type(cls) is not ScriptClass or cls.interp is None:
         raise ScriptError(NOT_A_TENSOR_CLASS, kind="TypeError")
     return cls.interp
@@ -110,15 +114,18 @@ def make_subclass(cls: Any, data: Any, require_grad: bool = False, *args: Any,
                   **kwargs: Any) -> Tensor:
     """`torch.Tensor._make_subclass(cls, data, require_grad=False)`: a leaf of class cls
     sharing data's storage and version counter."""
+    from ..tensor_types import TENSOR
+
     if args or kwargs:
         raise NotSupportedError("torch.Tensor._make_subclass with arguments past "
                                 "require_grad is not supported")
-    if not is_tensor_class(cls):
+    plain = cls is TENSOR or cls is TENSOR_BASE  # torch.Tensor itself: a plain tensor
+    if not plain and not is_tensor_class(cls):
         raise ScriptError(NOT_A_TENSOR_CLASS, kind="TypeError")
     if not isinstance(data, Tensor):
         raise ScriptError("_make_subclass(): argument 'data' (position 2) must be Tensor, "
-                          f"not {type(data).__name__}", kind="TypeError")
-    made = make_instance(data.detach(), cls)
+                          f"not {type_name(data)}", kind="TypeError")
+    made = data.detach() if plain else make_instance(data.detach(), cls)
     if require_grad:
         check_float_for_grad(made.dtype)
         made.requires_grad = True
@@ -130,6 +137,8 @@ def tensor_new(cls: Any, *args: Any, **kwargs: Any) -> Tensor:
     an alias of a tensor given), made an instance of cls."""
     from ..tensor_types import TENSOR
 
+    if cls is TENSOR_BASE or cls is TENSOR:
+        return TENSOR(*args, **kwargs)
     _interp(cls)
     if not is_tensor_class(cls):
         raise ScriptError(NOT_A_TENSOR_CLASS, kind="TypeError")
@@ -142,6 +151,28 @@ def tensor_new(cls: Any, *args: Any, **kwargs: Any) -> Tensor:
 # tensor methods torch runs without __torch_function__ (torch.overrides'
 # get_ignored_functions)
 UNHOOKED_METHODS = frozenset({"as_subclass", "_make_subclass", "__torch_function__"})
+
+_BACKWARD_PARAMETERS = ("gradient", "retain_graph", "create_graph", "inputs")
+
+
+def backward_keywords(args: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keywords Tensor.backward hands __torch_function__: each of its parameters."""
+    if len(args) > len(_BACKWARD_PARAMETERS):
+        raise ScriptError(f"Tensor.backward() takes from 1 to 5 positional arguments but "
+                          f"{len(args) + 1} were given", kind="TypeError")
+    passed = dict(zip(_BACKWARD_PARAMETERS, args))
+    for name, value in kwargs.items():
+        if name not in _BACKWARD_PARAMETERS:
+            raise ScriptError(f"Tensor.backward() got an unexpected keyword argument "
+                              f"'{name}'", kind="TypeError")
+        if name in passed:
+            raise ScriptError(f"Tensor.backward() got multiple values for argument "
+                              f"'{name}'", kind="TypeError")
+        passed[name] = value
+    return {"gradient": passed.get("gradient"), "retain_graph": passed.get("retain_graph"),
+            "create_graph": passed.get("create_graph", False),
+            "inputs": passed.get("inputs")}
+
 
 # getters torch never wraps (torch.overrides.get_default_nowrap_functions)
 _NOWRAP_ATTRIBUTES = frozenset({"grad", "_grad", "_base"})
@@ -161,7 +192,7 @@ def default_torch_function(cls: Any, func: Any, types: Any, args: Any = (),
     with protocol.disabled():
         result = interp.call(func, list(args), kwargs, None)
     if type(func) is NativeFunction and func.name == "__get__" and \
-            func.owner in _NOWRAP_ATTRIBUTES:
+            func.owner in _NOWRAP_ATTRIBUTES or cls is TENSOR_BASE:
         return result
     return convert(result, cls)
 
@@ -175,14 +206,14 @@ def convert(value: Any, cls: ScriptClass) -> Any:
         return make_instance(views.alias(value), cls)
     if type(value) is tuple or type(value) is list:
         return type(value)(convert(item, cls) for item in value)
-    if isinstance(value, tuple) and hasattr(value, "_make"):  # torch.return_types.max
-        return value._make(convert(item, cls) for item in value)
+    if isinstance(value, ReturnTypes):  # torch.return_types.max
+        return type(value)(*(convert(item, cls) for item in value))
     return value
 
 
 TENSOR_BASE = ScriptClass("Tensor", "Tensor", "torch", _TENSORBASE, {
     "__torch_function__": ClassMethod(NativeFunction(
-        "__torch_function__", "Tensor", default_torch_function, "method")),
+        "__torch_function__", "Tensor", default_torch_function, "python")),
     "__new__": StaticMethod(NativeFunction("__new__", "Tensor", tensor_new,
                                            "built-in method")),
     "_make_subclass": StaticMethod(NativeFunction("_make_subclass", "Tensor",
@@ -247,10 +278,22 @@ def run_dunder(t: ScriptTensor, name: str, args: tuple[Any, ...]) -> Any:
     """Python's protocol `name` on a subclass instance: the script class's own method if it
     has one, else torch's (through __torch_function__ unless the protocol is off)."""
     cls = t.pyclass
-    interp = cls.interp
     fn = own_lookup(cls, name)
+    if name == "__str__":  # str(): the class's own __str__, else its repr (object's)
+        name = "__repr__"
+        if fn is MISSING:
+            fn = own_lookup(cls, name)
     if fn is not MISSING and fn is not None:
-        return interp.call_bound(fn, t, args)
+        return cls.interp.call_bound(fn, t, args)
+    return torch_dunder(t, name, args)
+
+
+def torch_dunder(t: Any, name: str, args: tuple[Any, ...]) -> Any:
+    """torch.Tensor's own protocol `name` (`super().__add__(o)`): through the class's
+    __torch_function__ unless the protocol is off."""
+    if type(t) is not ScriptTensor:
+        return getattr(Tensor, name)(t, *args)
+    interp = t.pyclass.interp
     operands: tuple[Any, ...] = (t, *args)
     func_name = OPERATOR_FUNCS[name]
     if name in _FORWARD_OF and args and isinstance(args[0], Tensor) and \
@@ -260,7 +303,7 @@ def run_dunder(t: ScriptTensor, name: str, args: tuple[Any, ...]) -> Any:
         operands = (args[0], t)
     if protocol.is_disabled():
         return _plain_dunder(interp, name, t, args, func_name)
-    func = interp.tensor_method_descriptor(func_name)
+    func = interp.tensor_method_descriptor(func_name, operator=True)
     kwargs: dict[str, Any] = {}
     if name == "__repr__":
         kwargs = {"tensor_contents": None}
@@ -271,6 +314,10 @@ def run_dunder(t: ScriptTensor, name: str, args: tuple[Any, ...]) -> Any:
 def _plain_dunder(interp: Interpreter, name: str, t: ScriptTensor, args: tuple[Any, ...],
                   func_name: str) -> Any:
     """torch's own protocol with __torch_function__ off (inside the default one)."""
+    if name == "__format__":  # torch's: object.__format__ (str()) but for a plain 0-d tensor
+        if args and args[0]:
+            return Tensor.__format__(t, *args)  # (its TypeError)
+        return str(t)
     plain = getattr(Tensor, name, None)
     if plain is not None:
         return plain(t, *args)
@@ -278,6 +325,9 @@ def _plain_dunder(interp: Interpreter, name: str, t: ScriptTensor, args: tuple[A
 
 
 _SCRIPT_LEVEL = "gradtrace.interpreter."
+
+
+TORCH_DUNDERS: dict[str, NativeFunction] = {}
 
 
 def _install() -> None:
@@ -298,7 +348,11 @@ def _install() -> None:
 
     for name in OPERATOR_FUNCS:
         setattr(ScriptTensor, name, make(name))
-    ScriptTensor.__str__ = make("__repr__")  # type: ignore[method-assign]
+    ScriptTensor.__str__ = make("__str__")  # type: ignore[method-assign]
+    for name in OPERATOR_FUNCS:  # `super().__add__(o)`, `torch.Tensor.__getitem__(t, i)`
+        TORCH_DUNDERS[name] = NativeFunction(
+            name, "Tensor", lambda t, *args, n=name: torch_dunder(t, n, args),
+            "slot wrapper")
     ScriptTensor.__hash__ = Tensor.__hash__  # type: ignore[method-assign]
 
 

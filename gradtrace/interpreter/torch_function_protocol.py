@@ -27,6 +27,7 @@ HOOK = "__torch_function__"
 
 class _State:
     off = 0  # how many default hooks are running (the protocol is off inside them)
+    interp: Any = None  # the run's interpreter (torch.Tensor.__torch_function__ itself)
 
 
 STATE = _State()
@@ -46,9 +47,10 @@ def is_disabled() -> bool:
     return STATE.off > 0
 
 
-def reset() -> None:
+def reset(interp: Any) -> None:
     """A new run starts with the protocol on."""
     STATE.off = 0
+    STATE.interp = interp
 
 
 def overloaded(args: Any, kwargs: dict[str, Any]) -> list[Any]:

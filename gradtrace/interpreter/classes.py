@@ -51,7 +51,13 @@ from .objects import (
 )
 from .slots import check_slot, slot_names
 from .suggestions import closest, instance_dir, library_instance_dir
-from .tensor_subclasses import TENSOR_BASE, ScriptTensor, is_tensor_class, own_lookup
+from .tensor_subclasses import (
+    OPERATOR_FUNCS,
+    TENSOR_BASE,
+    ScriptTensor,
+    is_tensor_class,
+    own_lookup,
+)
 from .torch_functions import TorchFunction
 
 REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's internals
@@ -388,7 +394,8 @@ class ClassRuntime:
         tensor_class = TENSOR_BASE in cls.mro
         value = own_lookup(cls, name) if tensor_class else cls.lookup(name)
         if value is MISSING and tensor_class and name not in ("__name__", "__qualname__",
-                                                              "__module__", "mro"):
+                                                              "__module__", "mro") and \
+                (not is_dunder(name) or name in OPERATOR_FUNCS):
             from ..tensor_types import TENSOR  # torch.Tensor's own: `MyTensor.add`
 
             return self.type_getattr(TENSOR, name)

@@ -89,8 +89,9 @@ def own_lookup(cls: ScriptClass, name: str) -> Any:
 
 
 def _interp(cls: Any) -> Interpreter:
-    if cls is TENSOR_BASE and protocol.STATE.interp is not None:
-        return protocol.STATE.interp  # torch.Tensor.__torch_function__(func, types, ...)
+    interp = protocol.STATE.interp()
+    if cls is TENSOR_BASE and interp is not None:
+        return interp  # torch.Tensor.__torch_function__(func, types, ...)
     if type(cls) is not ScriptClass or cls.interp is None:
         raise ScriptError(NOT_A_TENSOR_CLASS, kind="TypeError")
     return cls.interp

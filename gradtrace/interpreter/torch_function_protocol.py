@@ -9,6 +9,7 @@ torch.Tensor's own hook is the default one; inside it the protocol is off (torch
 DisableTorchFunctionSubclass)."""
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,9 @@ HOOK = "__torch_function__"
 
 class _State:
     off = 0  # how many default hooks are running (the protocol is off inside them)
-    interp: Any = None  # the run's interpreter (torch.Tensor.__torch_function__ itself)
+    # the run's interpreter, weakly (torch.Tensor.__torch_function__ called on its own):
+    # a finished run's tensors are not kept alive by it
+    interp: Any = lambda: None
 
 
 STATE = _State()
@@ -50,7 +53,7 @@ def is_disabled() -> bool:
 def reset(interp: Any) -> None:
     """A new run starts with the protocol on."""
     STATE.off = 0
-    STATE.interp = interp
+    STATE.interp = weakref.ref(interp)
 
 
 def overloaded(args: Any, kwargs: dict[str, Any]) -> list[Any]:

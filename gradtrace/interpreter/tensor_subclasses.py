@@ -308,8 +308,29 @@ def torch_dunder(t: Any, name: str, args: tuple[Any, ...]) -> Any:
     kwargs: dict[str, Any] = {}
     if name == "__repr__":
         kwargs = {"tensor_contents": None}
-    return protocol.dispatch(interp, func, protocol.overloaded(operands, {}), operands,
-                             kwargs, None)
+    if name not in BINARY_OPERATORS:
+        return protocol.dispatch(interp, func, protocol.overloaded(operands, {}), operands,
+                                 kwargs, None)
+    try:  # torch's binary operators answer a TypeError with NotImplemented
+        return protocol.dispatch(interp, func, protocol.overloaded(operands, {}), operands,
+                                 kwargs, None)
+    except ScriptError as err:
+        if err.kind != "TypeError":
+            raise
+        return NotImplemented
+
+
+# the operators whose TypeError torch turns into NotImplemented (Python then tries the
+# other operand's reflected method, then raises its own TypeError)
+BINARY_OPERATORS = frozenset(
+    name for name in OPERATOR_FUNCS if name not in (
+        "__neg__", "__pos__", "__abs__", "__invert__", "__getitem__", "__setitem__",
+        "__len__", "__bool__", "__float__", "__int__", "__index__", "__contains__",
+        "__format__", "__repr__"))
+_REFLECTED = {f"__{n}__": f"__r{n}__" for n in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor")}
+_REFLECTED.update({"__lt__": "__gt__", "__gt__": "__lt__", "__le__": "__ge__",
+                   "__ge__": "__le__", "__eq__": "__eq__", "__ne__": "__ne__"})
 
 
 def _plain_dunder(interp: Interpreter, name: str, t: ScriptTensor, args: tuple[Any, ...],
@@ -343,7 +364,13 @@ def _install() -> None:
             caller = sys._getframe(1).f_globals.get("__name__", "")
             if plain is not None and not caller.startswith(_SCRIPT_LEVEL):
                 return plain(self, *args)
-            return run_dunder(self, name, args)
+            result = run_dunder(self, name, args)
+            if result is NotImplemented and name in _REFLECTED and args and \
+                    type(args[0]) is ScriptTensor and args[0].pyclass is not self.pyclass:
+                # Python tries the right operand's reflected method only for another
+                # Python type; script classes are all one, so it is tried here
+                result = run_dunder(args[0], _REFLECTED[name], (self,))
+            return result
         op.__name__ = name
         return op
 

@@ -267,6 +267,56 @@ def test_errors_read_as_torchs() -> None:
     same(ERRORS)
 
 
+COPIES = """import copy
+import torch
+class M(torch.Tensor):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self.tag = "t"
+m = M([1., 2.])
+print(m.tag)
+try:
+    copy.deepcopy(m)
+except RuntimeError as e:
+    print("RuntimeError", e)
+c2 = copy.copy(m)
+print(type(c2).__name__, c2, c2.tag)
+print(type(m.new_zeros(2)).__name__, type(m.to(torch.float64)).__name__, m.to(torch.float64))
+r = m.requires_grad_()
+print(r is m, m.requires_grad, type(r).__name__)
+print(m.detach().numpy(), type(m.detach().numpy()).__name__)
+print(torch.is_tensor(m), torch.numel(m), m.is_leaf)
+lin = torch.nn.Linear(2, 1)
+print(type(lin(m)).__name__)
+print(hash(m) == hash(m), m in {m: 1})
+print(sorted([M([3.]), M([1.])])[0], sum([M([1.]), M([2.])]), max(M([1., 5.])))
+print(list(zip(M([1., 2.]), [1, 2]))[0][0])
+x = M([1., -2.])
+print(x.abs(), torch.abs(x), x.relu(), torch.nn.functional.relu(x))
+print(x > 0, (x > 0).any(), bool((x > 0).any()))
+print(x.view(2, 1), x.reshape(1, 2).T)
+class A(torch.Tensor):
+    pass
+class B(torch.Tensor):
+    pass
+for f in [lambda: A([1.]) + B([1.]), lambda: A([1.]) == B([1.]), lambda: A([1.]) < B([2.]),
+          lambda: A([1.]) != B([1.]), lambda: B([1.]) == A([2.]), lambda: A([1.]) @ B([2.]),
+          lambda: A([1.]) ** B([2.]), lambda: torch.eq(A([1.]), B([1.]))]:
+    try:
+        print(f())
+    except TypeError as e:
+        print("TypeError", e)
+"""
+
+
+def test_copies_builtins_and_unrelated_classes() -> None:
+    """copy.copy keeps the class and attributes, copy.deepcopy raises torch's RuntimeError;
+    Python's builtins (sorted, sum, max, zip) and modules see subclass instances; two
+    unrelated subclasses' operators end in Python's TypeError (`!=` by identity; `==` asks
+    its left operand's hook only), a torch function in torch's dispatch TypeError."""
+    same(COPIES)
+
+
 def test_refused_constructs_name_themselves() -> None:
     """__torch_dispatch__ and _make_wrapper_subclass are refused cleanly."""
     dispatch = run_text("import torch\nclass W(torch.Tensor):\n"
@@ -279,6 +329,12 @@ def test_refused_constructs_name_themselves() -> None:
                        stderr=io.StringIO())
     assert wrapper.error is not None and wrapper.error.kind == "NotSupportedError"
     assert "_make_wrapper_subclass" in wrapper.error.message
+    parameter = run_text("import torch\nclass M(torch.Tensor):\n    pass\n"
+                         "torch.nn.Parameter(M([1.]))\n", stderr=io.StringIO())
+    assert parameter.error is not None and parameter.error.kind == "NotSupportedError"
+    saved = run_text("import io, torch\nclass M(torch.Tensor):\n    pass\n"
+                     "torch.save(M([1.]), io.BytesIO())\n", stderr=io.StringIO())
+    assert saved.error is not None and saved.error.kind == "NotSupportedError", saved.error
 
 
 def test_views_show_the_graph_of_subclass_results() -> None:

@@ -308,12 +308,12 @@ def torch_dunder(t: Any, name: str, args: tuple[Any, ...]) -> Any:
     kwargs: dict[str, Any] = {}
     if name == "__repr__":
         kwargs = {"tensor_contents": None}
+    # (torch's `==` asks the hook of its left operand only)
+    found = protocol.overloaded((t,) if name == "__eq__" else operands, {})
     if name not in BINARY_OPERATORS:
-        return protocol.dispatch(interp, func, protocol.overloaded(operands, {}), operands,
-                                 kwargs, None)
+        return protocol.dispatch(interp, func, found, operands, kwargs, None)
     try:  # torch's binary operators answer a TypeError with NotImplemented
-        return protocol.dispatch(interp, func, protocol.overloaded(operands, {}), operands,
-                                 kwargs, None)
+        return protocol.dispatch(interp, func, found, operands, kwargs, None)
     except ScriptError as err:
         if err.kind != "TypeError":
             raise
@@ -377,6 +377,17 @@ def _install() -> None:
     for name in OPERATOR_FUNCS:
         setattr(ScriptTensor, name, make(name))
     ScriptTensor.__str__ = make("__str__")  # type: ignore[method-assign]
+
+    def iterate(self: ScriptTensor) -> Any:  # torch's Tensor.__iter__: dim(), unbind(0)
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if not caller.startswith(_SCRIPT_LEVEL) or protocol.is_disabled():
+            return Tensor.__iter__(self)
+        interp = self.pyclass.interp
+        if interp.call(interp.get_attribute(self, "dim", None), [], {}, None) == 0:
+            raise ScriptError("iteration over a 0-d tensor", kind="TypeError")
+        return iter(interp.call(interp.get_attribute(self, "unbind", None), [0], {}, None))
+
+    ScriptTensor.__iter__ = iterate  # type: ignore[method-assign]
     for name in OPERATOR_FUNCS:  # `super().__add__(o)`, `torch.Tensor.__getitem__(t, i)`
         TORCH_DUNDERS[name] = NativeFunction(
             name, "Tensor", lambda t, *args, n=name: torch_dunder(t, n, args),
@@ -386,6 +397,40 @@ def _install() -> None:
 
 _install()
 protocol.SCRIPT_TENSOR[0] = ScriptTensor
+
+
+def copy_instance(t: ScriptTensor, out: Tensor) -> Tensor:
+    """copy.copy of an instance (Tensor.__reduce_ex__, _rebuild_from_type_v2): a new leaf on
+    the same storage, of the same class, with the same attributes."""
+    out.requires_grad = t.requires_grad
+    out._version_counter.value = 1  # (rebuilt with set_(), as torch does)
+    made = make_instance(out, t.pyclass)
+    dicts = t.pyclass.interp.tensor_dicts
+    own = dicts.get(t)
+    if own:
+        dicts.setdefault(made).update(own)
+    return made
+
+
+_DEEPCOPY = ("The default implementation of __deepcopy__() for non-wrapper subclasses only "
+             "works for subclass types that implement new_empty() and for which that "
+             "function returns another instance of the same subclass. You should either "
+             "properly implement new_empty() for your subclass or override __deepcopy__() if "
+             "it is intended behavior for new_empty() to return an instance of a different "
+             "type.")
+
+
+def deep_copy_refused(t: ScriptTensor, pickling: bool) -> None:
+    """copy.deepcopy of an instance: torch's RuntimeError (its default __deepcopy__ makes
+    the copy by new_empty(), which the default __torch_function__ hands back as a plain
+    tensor); torch.save of one is not offered."""
+    if pickling:
+        raise NotSupportedError(f"saving an instance of {t.pyclass.name}, a subclass of "
+                                "torch.Tensor, is not supported")
+    if own_lookup(t.pyclass, "__deepcopy__") is not MISSING:
+        raise NotSupportedError(f"copy.deepcopy of {t.pyclass.name} (a subclass of "
+                                "torch.Tensor) through its own __deepcopy__ is not supported")
+    raise ScriptError(_DEEPCOPY, kind="RuntimeError")
 
 
 def script_repr(t: ScriptTensor) -> str:

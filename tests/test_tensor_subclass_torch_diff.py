@@ -304,8 +304,8 @@ for f in [lambda: A([1.]) + B([1.]), lambda: A([1.]) == B([1.]), lambda: A([1.])
           lambda: A([1.]) ** B([2.]), lambda: torch.eq(A([1.]), B([1.]))]:
     try:
         print(f())
-    except TypeError as e:
-        print("TypeError", e)
+    except TypeError as e:  # (its first line: the classes' module differs under exec)
+        print("TypeError", str(e).splitlines()[0])
 """
 
 

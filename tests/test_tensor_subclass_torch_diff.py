@@ -349,3 +349,26 @@ def test_views_show_the_graph_of_subclass_results() -> None:
         done = runner.invoke(main, [*args, "-"], input=BASICS)
         assert done.exit_code == 0, (args, done.output)
         assert "AliasBackward0" in done.output, args
+
+
+MIXINS = """import torch
+class Mixin:
+    def hello(self):
+        return "hello " + type(self).__name__
+    def twice(self):
+        return self * 2
+class M(torch.Tensor, Mixin):
+    pass
+class N(Mixin, torch.Tensor):
+    pass
+m = M([1., 2.])
+n = N([3.])
+print([c.__name__ for c in M.__mro__], [c.__name__ for c in N.__mro__])
+print(m.hello(), m.twice(), n.hello(), n.twice())
+print(isinstance(m, Mixin), issubclass(N, Mixin), issubclass(N, torch.Tensor))
+"""
+
+
+def test_a_mixin_beside_torch_tensor() -> None:
+    """A mixin after torch.Tensor (after torch._C.TensorBase in the MRO) or before it."""
+    same(MIXINS)

@@ -550,8 +550,9 @@ class ClassRuntime:
             else obj.cls
         mro = of.mro
         for cls in mro[mro.index(sup.cls) + 1:]:
-            if cls is TENSOR_BASE.base and name not in ("__init__", "__init_subclass__"):
-                break  # (torch.Tensor's methods replace object's)
+            if (cls is TENSOR_BASE.base or cls is OBJECT and TENSOR_BASE in mro) and \
+                    name not in ("__init__", "__init_subclass__"):
+                continue  # (torch.Tensor's methods replace object's; a mixin may follow)
             value = cls.attrs.get(name, MISSING)
             if value is MISSING:
                 continue

@@ -80,8 +80,8 @@ def own_lookup(cls: ScriptClass, name: str) -> Any:
     """`name` from the script classes of a tensor class's MRO and torch.Tensor's own
     attributes here, not from `object` (whose methods torch.Tensor replaces)."""
     for klass in cls.mro:
-        if klass is _TENSORBASE:
-            return MISSING
+        if klass is _TENSORBASE or klass is OBJECT:  # (a mixin may follow them)
+            continue
         value = klass.attrs.get(name, MISSING)
         if value is not MISSING:
             return value

@@ -316,8 +316,9 @@ class Calls:
                 return torch_function_protocol.dispatch(self, method, found, (fn.obj, *args),
                                                         kwargs, span)
         elif kind is NativeFunction and fn.owner == "torch._C.TensorBase" and args and \
-                isinstance(args[0], Tensor) and fn.name not in UNHOOKED_METHODS:
-            # torch.Tensor.add(t, 1), super().add(1)
+                isinstance(args[0], Tensor) and fn.name not in UNHOOKED_METHODS and \
+                not fn.name.startswith("__"):  # torch.Tensor.add(t, 1), super().add(1)
+            # (a protocol, `super().__add__(o)`, takes the hook in tensor_subclasses)
             found = torch_function_protocol.overloaded(args, kwargs)
             if found:
                 return torch_function_protocol.dispatch(self, fn, found, args, kwargs, span)

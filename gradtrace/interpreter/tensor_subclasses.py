@@ -292,6 +292,9 @@ def run_dunder(t: ScriptTensor, name: str, args: tuple[Any, ...]) -> Any:
 def torch_dunder(t: Any, name: str, args: tuple[Any, ...]) -> Any:
     """torch.Tensor's own protocol `name` (`super().__add__(o)`): through the class's
     __torch_function__ unless the protocol is off."""
+    if not isinstance(t, Tensor):
+        raise ScriptError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't "
+                          f"apply to a '{type_name(t)}' object", kind="TypeError")
     if type(t) is not ScriptTensor:
         return getattr(Tensor, name)(t, *args)
     interp = t.pyclass.interp
@@ -390,8 +393,8 @@ def _install() -> None:
     ScriptTensor.__iter__ = iterate  # type: ignore[method-assign]
     for name in OPERATOR_FUNCS:  # `super().__add__(o)`, `torch.Tensor.__getitem__(t, i)`
         TORCH_DUNDERS[name] = NativeFunction(
-            name, "Tensor", lambda t, *args, n=name: torch_dunder(t, n, args),
-            "slot wrapper")
+            name, "torch._C.TensorBase", lambda t, *args, n=name: torch_dunder(t, n, args),
+            "method")
     ScriptTensor.__hash__ = Tensor.__hash__  # type: ignore[method-assign]
 
 

@@ -511,27 +511,23 @@ class Attributes:
         raise ScriptError(f"type object '{cls.name}' has no attribute '{name}'",
                           kind="AttributeError")
 
-    def tensor_method_descriptor(self, name: str, operator: bool = False
-                                 ) -> NativeFunction | TorchFunction:
+    def tensor_method_descriptor(self, name: str) -> NativeFunction | TorchFunction:
         """`torch.Tensor.add` unbound: called with a tensor first, it is that tensor's method
         (`map(torch.Tensor.item, losses)`); anything else first is torch's TypeError. One
         torch writes in Python (`torch.Tensor.backward`) is a function, printed as torch's."""
-        key = "__pow__" if operator and name == "pow" else name
-        made = self.tensor_descriptors.get(key)
+        made = self.tensor_descriptors.get(name)
         if made is not None:  # (the same object each time, as torch's: a dict key)
             return made
         owner = "torch._C.TensorBase"
         unbound = self._unbound_method(name, Tensor, owner)
         python = tensor_python_method(name)
-        if python is None and name == "pow":  # (torch's `__pow__`, written in Python)
-            python = ("pow", "TensorBase.pow", "torch._tensor") if operator else None
         if python is not None:
             shown, qualname, module = python
             made = TorchFunction(unbound, "function", shown, module, qualname)
         else:
             made = NativeFunction(name, owner, unbound,
                                   "slot wrapper" if name in SLOT_WRAPPERS else "method")
-        self.tensor_descriptors[key] = made
+        self.tensor_descriptors[name] = made
         return made
 
     def generator_method_descriptor(self, name: str) -> NativeFunction:

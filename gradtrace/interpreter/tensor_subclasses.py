@@ -252,14 +252,14 @@ OPERATOR_FUNCS: dict[str, str] = {
     "__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "__rsub__",
     "__mul__": "mul", "__rmul__": "mul", "__truediv__": "div", "__rtruediv__": "__rdiv__",
     "__floordiv__": "__floordiv__", "__rfloordiv__": "__rfloordiv__",
-    "__mod__": "remainder", "__rmod__": "__rmod__", "__pow__": "pow", "__rpow__": "__rpow__",
+    "__mod__": "remainder", "__rmod__": "__rmod__", "__pow__": "__pow__", "__rpow__": "__rpow__",
     "__matmul__": "matmul", "__rmatmul__": "matmul",
     "__and__": "__and__", "__rand__": "__rand__", "__or__": "__or__", "__ror__": "__ror__",
     "__xor__": "__xor__", "__rxor__": "__rxor__",
     "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
     "__eq__": "__eq__", "__ne__": "ne",
     "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
-    "__ipow__": "pow_",
+    "__ipow__": "__ipow__",
     "__neg__": "neg", "__pos__": "positive", "__abs__": "abs", "__invert__": "__invert__",
     "__getitem__": "__getitem__", "__setitem__": "__setitem__", "__len__": "__len__",
     "__bool__": "__bool__", "__float__": "__float__", "__int__": "__int__",
@@ -270,7 +270,7 @@ OPERATOR_FUNCS: dict[str, str] = {
 # reflected method first, torch's forward operator of (plain, subclass) answers
 _FORWARD_OF = {"__rsub__": "sub", "__rtruediv__": "div", "__rmatmul__": "matmul",
                "__radd__": "add", "__rmul__": "mul", "__rfloordiv__": "__floordiv__",
-               "__rmod__": "remainder", "__rpow__": "pow"}
+               "__rmod__": "remainder", "__rpow__": "__pow__"}
 # the operand order torch passes for a reflected operator it implements in C
 _SWAPPED = frozenset({"__rmatmul__"})
 
@@ -307,7 +307,7 @@ def torch_dunder(t: Any, name: str, args: tuple[Any, ...]) -> Any:
         operands = (args[0], t)
     if protocol.is_disabled():
         return _plain_dunder(interp, name, t, args, func_name)
-    func = interp.tensor_method_descriptor(func_name, operator=True)
+    func = interp.tensor_method_descriptor(func_name)
     kwargs: dict[str, Any] = {}
     if name == "__repr__":
         kwargs = {"tensor_contents": None}

@@ -227,6 +227,12 @@ class ParameterType(TensorType):
         return isinstance(value, Tensor) and value.is_parameter
 
     def __call__(self, *args: Any, **kwargs: Any) -> Parameter:
+        data = args[0] if args else kwargs.get("data")
+        if isinstance(data, Tensor) and data.pyclass is not None:  # torch's custom-tensor path
+            from .errors import NotSupportedError
+
+            raise NotSupportedError("nn.Parameter of an instance of a subclass of "
+                                    "torch.Tensor is not supported")
         return Parameter(*args, **kwargs)
 
     def __repr__(self) -> str:

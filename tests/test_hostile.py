@@ -140,6 +140,15 @@ def test_hostile_script_fails_cleanly_and_quickly(script: Path, outcomes: dict[s
     ("lang_class_dict.gt", "NotSupportedError"), ("lang_instance_dict.gt", "NotSupportedError"),
     ("lang_instance_special_dunder.gt", "NotSupportedError"),
     ("lang_subclasses.gt", "NotSupportedError"), ("lang_super_escape.gt", "NotSupportedError"),
+    # subclasses of torch.Tensor (gradtrace/interpreter/tensor_subclasses.py)
+    ("lang_subclass_tensor.gt", "NotSupportedError"),
+    ("tensor_subclass_dispatch.gt", "NotSupportedError"),
+    ("tensor_subclass_wrapper.gt", "NotSupportedError"),
+    ("tensor_subclass_internals.gt", "NotSupportedError"),
+    ("tensor_subclass_recursion.gt", "RecursionError"),
+    ("tensor_subclass_repr_loop.gt", "RecursionError"),
+    ("tensor_subclass_hook_returns_internals.gt", "TypeError"),
+    ("tensor_subclass_setattr_slots.gt", "NotSupportedError"),
     ("lang_method_globals.gt", "NotSupportedError"), ("lang_import_intrinsics.gt",
                                                       "NotSupportedError"),
     ("lang_library_globals.gt", "NotSupportedError"), ("lang_setattr_class.gt",
@@ -420,7 +429,7 @@ TIMED_OUT |= {"nn_module_flood.gt", "hooks_saved_pack_huge.gt", "lang_abc_sequen
               "lang_match_mapping_rest.gt", "lang_traceback_chain_flood.gt"}
 LANGUAGE = sorted(p for pattern in ("lang_*.gt", "function_*.gt", "nn_*.gt", "hooks_*.gt",
                                      "eval_*.gt", "library_*.gt", "type_new_*.gt",
-                                     "torch_function_*.gt")
+                                     "torch_function_*.gt", "tensor_subclass_*.gt")
                   for p in (Path(__file__).parent / "hostile").glob(pattern)
                   if p.name not in TIMED_OUT)
 VIEWS = [("run", "--quiet"), ("run", "--json"), ("explain",), ("graph",)]

@@ -96,7 +96,7 @@ class Tensor:
     __slots__ = (
         "array", "dtype", "requires_grad", "grad", "grad_fn", "output_nr", "_version_counter",
         "_base", "retains_grad", "_hooks", "_post_accumulate_hooks", "_accumulator", "_wrapped",
-        "_fw_grad", "__weakref__",
+        "_fw_grad", "pyclass", "__weakref__",
     )
     has_storage = True  # (a BatchedTensor has none of its own: functorch's BatchedTensorImpl)
 
@@ -119,6 +119,10 @@ class Tensor:
         self._accumulator: weakref.ref | None = None
         self._wrapped = False
         self._fw_grad: Any = None  # the tangent at the forward-AD level (engine/forward_ad.py)
+        # a script's subclass of torch.Tensor this tensor is an instance of (None: a plain
+        # tensor). Opaque to the engine: only its `name` is read, which prints in place of
+        # `tensor` (interpreter/tensor_subclasses.py does the rest)
+        self.pyclass: Any = None
         admit(self, array)
         if requires_grad:
             if not (self.dtype.is_floating_point or self.dtype.is_complex):
@@ -403,11 +407,13 @@ class Tensor:
         return _as_int64(self)
 
     def __format__(self, spec: str) -> str:
-        if self.array.ndim == 0 and not self.is_parameter and type(self.array) is not MetaArray:
+        if self.array.ndim == 0 and not self.is_parameter and type(self.array) is not MetaArray \
+                and self.pyclass is None:
             # torch: `self.dim() == 0 and not self.is_meta and type(self) is Tensor`
             return format(self.item(), spec)
         if spec:  # torch falls back to object.__format__
-            raise TorchTypeError("unsupported format string passed to Tensor.__format__")
+            shown = "Tensor" if self.pyclass is None else self.pyclass.name
+            raise TorchTypeError(f"unsupported format string passed to {shown}.__format__")
         return repr(self)
 
     def __repr__(self) -> str:
@@ -425,7 +431,9 @@ class Tensor:
                              requires_grad=self.requires_grad and grad_fn is None)
         return tensor_repr(self.array, self.dtype, grad_fn=grad_fn,
                            requires_grad=self.requires_grad and grad_fn is None,
-                           tangent=None if tangent is None else repr(tangent))
+                           tangent=None if tangent is None else repr(tangent),
+                           prefix="tensor(" if self.pyclass is None else
+                           self.pyclass.name + "(")
 
     __str__ = __repr__
 
@@ -672,6 +680,7 @@ def wrap(array: Any) -> Tensor:
     t._accumulator = None
     t._wrapped = False
     t._fw_grad = None
+    t.pyclass = None
     if array.size >= _LIMITS.admit_from:
         admit(t, array)
     return t

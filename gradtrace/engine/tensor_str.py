@@ -96,18 +96,19 @@ def tensor_repr(
     grad_fn: str | None = None,
     requires_grad: bool = False,
     tangent: str | None = None,
+    prefix: str = "tensor(",
 ) -> str:
     """`repr(tensor)` as torch prints it, e.g. `tensor([1., 2.], requires_grad=True)`.
 
     `data` holds the values (it is cast to `dtype` if its numpy dtype differs), `grad_fn`
     is the autograd node name (`MulBackward0`) of a non-leaf, and `requires_grad` marks a
     leaf that requires grad; torch only shows `requires_grad=True` when there is no
-    grad_fn.
+    grad_fn. A subclass of torch.Tensor prints its class name as the `prefix`.
     """
     data = np.asarray(data)
     if data.dtype != dtype.np:
         data = data.astype(dtype.np)
-    indent = len(_PREFIX)
+    indent = len(prefix)
     suffixes = []
     if data.size == 0:
         # torch shows the shape unless it is (0,), and the dtype unless it is the
@@ -128,7 +129,7 @@ def tensor_repr(
         suffixes.append("requires_grad=True")
     if tangent is not None:  # a dual tensor's (forward_ad): its own repr
         suffixes.append(f"tangent={tangent}")
-    return _add_suffixes(_PREFIX + body, suffixes, indent)
+    return _add_suffixes(prefix + body, suffixes, indent)
 
 
 def meta_repr(shape: tuple[int, ...], dtype: DType, *, grad_fn: str | None = None,

@@ -17,8 +17,8 @@ from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import Tensor
 from ..errors import GradtraceError, NotSupportedError, ScriptError
 from ..source import Span
-from ..tensor_types import ScriptType, TensorType
-from . import datetime_module, descriptors, typing_generics, wrapped
+from ..tensor_types import TENSOR, ScriptType, TensorType
+from . import datetime_module, descriptors, tensor_subclasses, typing_generics, wrapped
 from .builtin_classes import as_builtin, base_dunder, unwrap_str
 from .bytes_values import GROWING, grown
 from .chaining import CHAIN_NAMES, chain_attribute, set_chain_attribute
@@ -241,36 +241,62 @@ class Attributes:
             return self.instance_getattr(obj, name)
         if name == "__class__":  # what `type(obj)` gives: `loss.grad_fn.__class__.__name__`
             return self.type_of(obj)
-        if isinstance(obj, Tensor):
-            if self.tensor_class_attributes.by_class:  # `torch.Tensor.ndim = property(..)`
-                patched = self.tensor_class_attributes.on_tensor(obj, name)
-                if patched is not NO_NAME:
-                    return self.patched_tensor_attribute(obj, name, patched)
+        if kind is tensor_subclasses.ScriptTensor:  # class MyTensor(torch.Tensor)
+            found = tensor_subclasses.instance_attribute(self, obj, name)
+            if found is not NO_NAME:
+                return found
             getter = stdlib.TENSOR_ATTRIBUTES.get(name)
             if getter is not None:
-                return getter(obj, self)
-            method = stdlib.TENSOR_METHODS.get(name)
-            written = None if method is not None else stdlib.TENSOR_LIBRARY_METHODS.get(name)
-            if method is None and written is None and name in stdlib.NOT_SUPPORTED_METHODS:
-                raise NotSupportedError(stdlib.NOT_SUPPORTED_METHODS[name])
-            # an attribute the script set shadows a method, as in Python (a notebook's
-            # `target.requires_grad_ = True`)
-            stored = self.tensor_dicts.lookup(obj, name)
-            if stored is not NO_NAME:
-                return stored
-            if method is not None:
-                return stdlib.BoundMethod(obj, method, name, tensor_python_method(name))
-            if written is not None:
-                return Method(obj, self.library.resolve(written))
-            if name == "__dict__":  # the attributes the script set: live, as torch's
-                return self.tensor_dicts.setdefault(obj)
-            if name.startswith("__"):
-                dunders = self.tensor_dunder_table
-                if name in dunders:
-                    return stdlib.BoundMethod(obj, dunders[name], name,
-                                              tensor_python_method(name),
-                                              name in SLOT_WRAPPERS)
-            return self._missing(obj, name)
+                return tensor_subclasses.property_read(self, obj, name, getter)
+            if name == "as_subclass":
+                return stdlib.BoundMethod(obj, tensor_subclasses.as_subclass, name)
+            hook = tensor_subclasses.own_lookup(obj.pyclass, "__getattr__")
+            if hook is not NO_NAME:
+                try:
+                    return self.tensor_attribute(obj, name)
+                except ScriptError as err:
+                    if err.kind != "AttributeError":
+                        raise
+                return self.call_bound(hook, obj, (name,))
+        if isinstance(obj, Tensor):
+            return self.tensor_attribute(obj, name)
+        return self._other_attribute(obj, kind, name)
+
+    def tensor_attribute(self, obj: Tensor, name: str) -> Any:
+        """A tensor's own attribute (a subclass instance's too, past its class's)."""
+        if name == "as_subclass":  # t.as_subclass(MyTensor)
+            return stdlib.BoundMethod(obj, tensor_subclasses.as_subclass, name)
+        if self.tensor_class_attributes.by_class:  # `torch.Tensor.ndim = property(..)`
+            patched = self.tensor_class_attributes.on_tensor(obj, name)
+            if patched is not NO_NAME:
+                return self.patched_tensor_attribute(obj, name, patched)
+        getter = stdlib.TENSOR_ATTRIBUTES.get(name)
+        if getter is not None:
+            return getter(obj, self)
+        method = stdlib.TENSOR_METHODS.get(name)
+        written = None if method is not None else stdlib.TENSOR_LIBRARY_METHODS.get(name)
+        if method is None and written is None and name in stdlib.NOT_SUPPORTED_METHODS:
+            raise NotSupportedError(stdlib.NOT_SUPPORTED_METHODS[name])
+        # an attribute the script set shadows a method, as in Python (a notebook's
+        # `target.requires_grad_ = True`)
+        stored = self.tensor_dicts.lookup(obj, name)
+        if stored is not NO_NAME:
+            return stored
+        if method is not None:
+            return stdlib.BoundMethod(obj, method, name, tensor_python_method(name))
+        if written is not None:
+            return Method(obj, self.library.resolve(written))
+        if name == "__dict__":  # the attributes the script set: live, as torch's
+            return self.tensor_dicts.setdefault(obj)
+        if name.startswith("__"):
+            dunders = self.tensor_dunder_table
+            if name in dunders:
+                return stdlib.BoundMethod(obj, dunders[name], name,
+                                          tensor_python_method(name),
+                                          name in SLOT_WRAPPERS)
+        return self._missing(obj, name)
+
+    def _other_attribute(self, obj: Any, kind: type, name: str) -> Any:
         if kind is ScriptClass:
             return self.class_getattr(obj, name)
         if kind is ScriptGenericAlias:
@@ -466,7 +492,16 @@ class Attributes:
                                       "method")
             if table is not None and name in table:
                 return NativeFunction(name, cls.name, self.guarded(table[name], name), "method")
-        if type(cls) is TensorType and name in stdlib.TENSOR_METHODS:
+        if cls is TENSOR and name in tensor_subclasses.TENSOR_BASE.attrs:
+            return self.class_getattr(tensor_subclasses.TENSOR_BASE, name)  # _make_subclass
+        if cls is TENSOR and name in tensor_subclasses.TORCH_DUNDERS and \
+                name not in stdlib.TENSOR_METHODS and \
+                name not in tensor_subclasses.OPERATOR_FUNCS.values():
+            return tensor_subclasses.TORCH_DUNDERS[name]  # super().__add__(other)
+        if cls is TENSOR and name in tensor_subclasses.REFUSED_CLASS_ATTRIBUTES:
+            raise NotSupportedError(tensor_subclasses.REFUSED_CLASS_ATTRIBUTES[name])
+        if type(cls) is TensorType and (name in stdlib.TENSOR_METHODS or cls is TENSOR and
+                                        name in tensor_subclasses.OPERATOR_FUNCS.values()):
             return self.tensor_method_descriptor(name)
         if type(cls) is TensorType and name in stdlib.TENSOR_LIBRARY_METHODS:
             return self.library.resolve(stdlib.TENSOR_LIBRARY_METHODS[name])
@@ -492,7 +527,8 @@ class Attributes:
             shown, qualname, module = python
             made = TorchFunction(unbound, "function", shown, module, qualname)
         else:
-            made = NativeFunction(name, owner, unbound, "method")
+            made = NativeFunction(name, owner, unbound,
+                                  "slot wrapper" if name in SLOT_WRAPPERS else "method")
         self.tensor_descriptors[name] = made
         return made
 
@@ -514,6 +550,11 @@ class Attributes:
             if not isinstance(args[0], cls):
                 raise ScriptError(f"descriptor '{name}' for '{owner}' objects doesn't apply "
                                   f"to a '{type_name(args[0])}' object", kind="TypeError")
+            if cls is Tensor:  # torch's method, not one a subclass of Tensor overrides
+                if type(args[0]) is tensor_subclasses.ScriptTensor and not kwargs and \
+                        name in tensor_subclasses.OPERATOR_FUNCS:  # (torch's __repr__)
+                    return tensor_subclasses.torch_dunder(args[0], name, args[1:])
+                return self.tensor_attribute(args[0], name)(*args[1:], **kwargs)
             return self.get_attribute(args[0], name, None)(*args[1:], **kwargs)
 
         return unbound
@@ -597,6 +638,21 @@ class Attributes:
         if kind is ScriptClass:
             self.class_setattr(obj, name, value)
             return
+        if kind is tensor_subclasses.ScriptTensor:
+            found = tensor_subclasses.own_lookup(obj.pyclass, name)
+            if type(found) is Property:  # the class's property setter
+                if found.fset is None:
+                    raise ScriptError(f"property '{name}' of '{obj.pyclass.name}' object "
+                                      "has no setter", kind="AttributeError")
+                self.call(found.fset, [obj, value], {}, None)
+                return
+            if type(found) is Instance and descriptors.is_data_descriptor(found):
+                descriptors.assign(self, found, obj, name, value)
+                return
+            setter = stdlib.TENSOR_SETTERS.get(name)
+            if setter is not None:
+                tensor_subclasses.property_write(self, obj, name, setter, value)
+                return
         if isinstance(obj, Tensor):
             setter = stdlib.TENSOR_SETTERS.get(name)
             if setter is not None:

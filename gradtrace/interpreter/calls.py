@@ -44,6 +44,7 @@ from .objects import (
     type_name,
 )
 from .runtime import PYTHON_ERRORS, BreakSignal, ContinueSignal, Frame, ReturnSignal
+from .tensor_subclasses import UNHOOKED_METHODS, ScriptTensor, backward_keywords
 from .torch_arguments import check_arguments, python_call_message
 from .torch_functions import TorchFunction
 from .traceback_module import record_frame
@@ -301,13 +302,26 @@ class Calls:
                     raise ScriptError(message, span, kind="TypeError")
             raise ScriptError(f"'{type_name(fn)}' object is not callable", span,
                               kind="TypeError")
-        if kind is stdlib.BoundMethod and args and isinstance(fn.obj, Tensor):
-            found = torch_function_protocol.overloaded(args, kwargs)
+        if kind is stdlib.BoundMethod and isinstance(fn.obj, Tensor) and \
+                (args or type(fn.obj) is ScriptTensor) and fn.name not in UNHOOKED_METHODS:
+            found = torch_function_protocol.overloaded((fn.obj, *args), kwargs)
             method = self.tensor_method_descriptor(fn.name) if found else None
-            if type(method) is NativeFunction:  # `t.add(s)`: the hook gets torch.Tensor.add
-                # and (t, s); a method torch writes in Python (backward) checks self only
+            if type(method) is NativeFunction or method is not None and \
+                    type(fn.obj) is ScriptTensor:  # `t.add(s)`: the hook gets
+                # torch.Tensor.add and (t, s); a method torch writes in Python (backward)
+                # checks self only
+                if fn.name == "backward":  # (Tensor.backward passes its keywords, all)
+                    kwargs = backward_keywords(args, kwargs)
+                    args = ()
                 return torch_function_protocol.dispatch(self, method, found, (fn.obj, *args),
                                                         kwargs, span)
+        elif kind is NativeFunction and fn.owner == "torch._C.TensorBase" and args and \
+                isinstance(args[0], Tensor) and fn.name not in UNHOOKED_METHODS and \
+                not fn.name.startswith("__"):  # torch.Tensor.add(t, 1), super().add(1)
+            # (a protocol, `super().__add__(o)`, takes the hook in tensor_subclasses)
+            found = torch_function_protocol.overloaded(args, kwargs)
+            if found:
+                return torch_function_protocol.dispatch(self, fn, found, args, kwargs, span)
         if self.tracer is not None:
             return self.tracer.call(self._invoke, fn, args, kwargs, span)
         return self._invoke(fn, args, kwargs, span)

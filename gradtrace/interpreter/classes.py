@@ -51,6 +51,14 @@ from .objects import (
 )
 from .slots import check_slot, slot_names
 from .suggestions import closest, instance_dir, library_instance_dir
+from .tensor_subclasses import (
+    OPERATOR_FUNCS,
+    TENSOR_BASE,
+    ScriptTensor,
+    is_tensor_class,
+    own_lookup,
+)
+from .torch_functions import TorchFunction
 
 REFUSED_DUNDERS = frozenset(dir(object)) | frozenset((  # fixed names: Python's internals
     "__dict__", "__weakref__", "__slots__", "__mro__", "__bases__", "__base__",
@@ -141,6 +149,14 @@ class ClassRuntime:
         else:  # the class's own `__new__` (`class Point(tuple)`, a singleton, a factory)
             made = self.call(new.function if type(new) is StaticMethod else new,
                              [cls, *args], kwargs, None)
+            if type(made) is ScriptTensor and cls in made.pyclass.mro:  # a Tensor subclass's
+                init = made.pyclass.lookup("__init__")
+                if init is not _OBJECT_INIT:
+                    result = self.call_bound(init, made, args, kwargs)
+                    if result is not None:
+                        raise TorchTypeError("__init__() should return None, not "
+                                             f"'{type_name(result)}'")
+                return made
             if type(made) is not Instance or cls not in made.cls.mro:
                 return made  # Python calls `__init__` only on an instance of cls
             inst = made
@@ -190,7 +206,8 @@ class ClassRuntime:
         if kind is StaticMethod:
             return value.function
         if kind is ClassMethod:
-            return Method(obj.cls if type(obj) is Instance else obj, value.function)
+            return Method(obj.cls if type(obj) is Instance else obj.pyclass
+                          if type(obj) is ScriptTensor else obj, value.function)
         if kind is Property:
             return self.property_get(value, obj)
         if kind is CachedProperty:
@@ -374,7 +391,14 @@ class ClassRuntime:
                 return found
         if name == "__annotations__" and not cls.frozen:  # its own, evaluated when read
             return class_annotations(self, cls)
-        value = cls.lookup(name)
+        tensor_class = TENSOR_BASE in cls.mro
+        value = own_lookup(cls, name) if tensor_class else cls.lookup(name)
+        if value is MISSING and tensor_class and name not in ("__name__", "__qualname__",
+                                                              "__module__", "mro") and \
+                (not is_dunder(name) or name in OPERATOR_FUNCS):
+            from ..tensor_types import TENSOR  # torch.Tensor's own: `MyTensor.add`
+
+            return self.type_getattr(TENSOR, name)
         if value is MISSING:
             if name == "__members__" and cls.enum is not None:
                 return enums.members(cls)
@@ -443,6 +467,10 @@ class ClassRuntime:
     def _visible_class(self, cls: ScriptClass | str) -> Any:
         """A builtin exception's or builtin type's frozen base class (or an exception's
         kind) as scripts name it."""
+        if cls is TENSOR_BASE:  # `MyTensor.__base__ is torch.Tensor`
+            from ..tensor_types import TENSOR
+
+            return TENSOR
         if type(cls) is ScriptClass and cls.frozen and cls.interp is None and \
                 cls.builtin is not None:
             return self.builtin_types[cls.builtin]
@@ -489,7 +517,8 @@ class ClassRuntime:
             raise TorchTypeError(f"super() argument 1 must be a type, not {type_name(cls)}")
         if obj is None:  # super(C): unbound
             return Super(cls, None)
-        of = obj if type(obj) is ScriptClass else obj.cls if type(obj) is Instance else None
+        of = obj if type(obj) is ScriptClass else obj.cls if type(obj) is Instance else \
+            obj.pyclass if type(obj) is ScriptTensor else None
         if of is None or not of.is_subclass(cls):
             raise TorchTypeError("super(type, obj): obj must be an instance or subtype of type")
         return Super(cls, obj)
@@ -517,9 +546,13 @@ class ClassRuntime:
                 return stdlib.BoundMethod(sup, lambda _sup, *args: None, "__init__")
             raise missing_dunder("'super' objects", name,
                                  f"'super' object has no attribute '{name}'")
-        of = obj if type(obj) is ScriptClass else obj.cls
+        of = obj if type(obj) is ScriptClass else obj.pyclass if type(obj) is ScriptTensor \
+            else obj.cls
         mro = of.mro
         for cls in mro[mro.index(sup.cls) + 1:]:
+            if (cls is TENSOR_BASE.base or cls is OBJECT and TENSOR_BASE in mro) and \
+                    name not in ("__init__", "__init_subclass__"):
+                continue  # (torch.Tensor's methods replace object's; a mixin may follow)
             value = cls.attrs.get(name, MISSING)
             if value is MISSING:
                 continue
@@ -535,6 +568,14 @@ class ClassRuntime:
             method = self.builtin_method(obj, name)  # super().keys(), super().append(x)
             if method is not None:
                 return method
+        if is_tensor_class(of) and name not in ("__init__",):  # torch.Tensor's own:
+            from ..tensor_types import TENSOR  # `super().__repr__()`, `super().add(o)`
+
+            found = self.type_getattr(TENSOR, name)
+            if type(obj) is ScriptClass or not isinstance(found, (NativeFunction,
+                                                                   TorchFunction)):
+                return found
+            return Method(obj, found)
         raise missing_dunder("'super' objects", name,
                              f"'super' object has no attribute '{name}'")
 

@@ -63,6 +63,10 @@ def shallow_copy(obj: Any) -> Any:
     new leaf on the same storage (Tensor.__reduce_ex__), requires_grad kept."""
     if isinstance(obj, Tensor):
         out: Tensor = Tensor._wrap(obj.array)
+        if obj.pyclass is not None:  # a subclass of torch.Tensor: its class and __dict__
+            from .tensor_subclasses import copy_instance
+
+            return copy_instance(obj, out)
         if obj.is_parameter:
             return Parameter(out, requires_grad=obj.requires_grad)
         out.requires_grad = obj.requires_grad
@@ -219,6 +223,10 @@ class _Copier:
         return out
 
     def _tensor(self, t: Tensor) -> Tensor:
+        if t.pyclass is not None:
+            from .tensor_subclasses import deep_copy_refused
+
+            deep_copy_refused(t, self.pickling)
         if not self.pickling and t.grad_fn is not None:
             raise ScriptError(NOT_A_LEAF, kind="RuntimeError")
         array = t.array

@@ -14,7 +14,7 @@ from ..engine.device import DEFAULT as DEFAULT_DEVICE
 from ..engine.ops import creation
 from ..errors import GradtraceError, GtSyntaxError, LimitExceeded, NotSupportedError, ScriptError
 from ..source import Source, Span
-from . import nesting, numpy_module
+from . import nesting, numpy_module, torch_function_protocol
 from .attributes import Attributes, TensorDicts
 from .builtins import make_builtins
 from .calls import Calls
@@ -86,6 +86,7 @@ class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, Impo
         # the base class of a script class deriving from each namedtuple class (made once)
         self.namedtuple_bases: dict[type, Any] = {}
         self.protocol_classes: set[Any] = set()  # classes naming `Protocol` as a base
+        torch_function_protocol.reset(self)  # (a run starts with __torch_function__ on)
         self.runtime_protocols: set[Any] = set()  # those @runtime_checkable marks
         # generic classes (Generic[T] among the bases): their type parameters, and the
         # aliases `Box[int]` made of them (typing caches them: `Box[int] is Box[int]`)

@@ -15,7 +15,7 @@ from .. import stdlib, syntax
 from ..engine.ops import creation
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError, TorchTypeError
 from ..source import Span
-from ..tensor_types import ScriptType
+from ..tensor_types import TENSOR, ScriptType
 from .abc_checks import ABCMETA
 from .builtin_classes import builtin_base
 from .descriptors import set_names
@@ -42,6 +42,8 @@ from .objects import (
 from .runtime import ClassFrame, Code, Frame, ReturnSignal
 from .scopes import Scope, class_scope, function_scope
 from .signature import Signature
+from .tensor_subclasses import TENSOR_BASE, is_tensor_class
+from .tensor_subclasses import check_class as check_tensor_class
 from .typecheck import is_autograd_function
 from .typed_classes import (
     is_generic_base,
@@ -332,6 +334,8 @@ class DefinitionCompiler:
             return make_typed_dict(name, owner, annotated, [b for b, _ in values],
                                    bool(options.get("total", True)))
         cls = ScriptClass(name, shown, owner, base, attrs, self)
+        if is_tensor_class(cls):  # class MyTensor(torch.Tensor)
+            check_tensor_class(cls, span)
         cls.metaclass = declared or cls.metaclass
         if cls.metaclass is not None and any(  # ABCMeta against EnumType, FunctionMeta
                 b.enum is not None or is_autograd_function(b) for b in cls.bases):
@@ -424,6 +428,8 @@ class DefinitionCompiler:
         """One base: a script or library class, or one of Python's exceptions."""
         if type(base) is ScriptClass:
             return base
+        if base is TENSOR:  # class MyTensor(torch.Tensor): tensor_subclasses.py
+            return TENSOR_BASE
         if type(base) is stdlib.ExceptionType and is_exception_kind(base.kind):
             return exception_base(base.kind)  # class StopTraining(Exception)
         if type(base) is BuiltinType and base.module == "builtins":

@@ -143,6 +143,8 @@ class NativeFunction:
         return self.fn(*args, **kwargs)
 
     def __repr__(self) -> str:
+        if self.kind == "method-wrapper":  # a torch property's `__get__` / `__set__`
+            return f"<method-wrapper '{self.name}' of getset_descriptor object at {id(self):#x}>"
         return f"<{self.kind} '{self.name}' of '{self.owner}' objects>"
 
 
@@ -219,6 +221,8 @@ class Method:
 
     def __repr__(self) -> str:
         fn = self.function
+        if isinstance(fn, NativeFunction) and fn.kind == "python":  # torch's Python methods
+            return f"<bound method {fn.owner}.{fn.name} of {self.obj!r}>"
         if isinstance(fn, NativeFunction):
             return (f"<method-wrapper '{fn.name}' of {type_name(self.obj)} object at "
                     f"{id(self.obj):#x}>")
@@ -607,6 +611,8 @@ def type_name(value: Any) -> str:
     cls = type(value)
     if cls is Instance:
         return value.cls.name
+    if getattr(cls, "script_subclass", False):
+        return value.pyclass.name  # an instance of a subclass of torch.Tensor
     if cls is NativeFunction and value.kind == "built-in method":  # `object.__new__`
         return "builtin_function_or_method"
     if cls is NativeFunction and value.kind == "method":  # `str.lower`, `torch.Tensor.add`

@@ -16,7 +16,7 @@ from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import Parameter, Tensor
 from ..errors import GradtraceError, LimitExceeded, NotSupportedError, ScriptError
 from ..source import Span
-from . import enums
+from . import enums, torch_function_protocol
 from .builtin_classes import as_builtin, number_operand
 from .collection_types import deque
 from .generic_classes import ScriptGenericAlias, subscript_class
@@ -35,6 +35,7 @@ from .objects import (
 )
 from .regex_module import Match
 from .runtime import PYTHON_ERRORS
+from .tensor_subclasses import ScriptTensor
 from .text_io import StringIO
 from .typed_classes import TypingClass
 from .typing_generics import SUBSCRIPTABLE_TYPES, resubscript
@@ -106,7 +107,12 @@ class Protocols:
         statement), else with `span`.
         """
         kind = type(value)
-        if kind is Tensor or kind is Parameter or kind is BatchedTensor:
+        if kind is ScriptTensor and not torch_function_protocol.is_disabled():
+            # torch's Tensor.__iter__: dim() and unbind(0), each through the class's hook
+            if self.call(self.get_attribute(value, "dim", span), [], {}, span) == 0:
+                raise ScriptError("iteration over a 0-d tensor", span, kind="TypeError")
+            return iter(self.call(self.get_attribute(value, "unbind", span), [0], {}, span))
+        if kind is Tensor or kind is Parameter or kind is BatchedTensor or kind is ScriptTensor:
             if value.ndim == 0:
                 raise ScriptError("iteration over a 0-d tensor", span, kind="TypeError")
             where = label or span
@@ -197,7 +203,7 @@ class Protocols:
 
     def get_item(self, obj: Any, index: Any) -> Any:
         kind = type(obj)
-        if kind is Tensor or kind is Parameter or kind is BatchedTensor:
+        if kind is Tensor or kind is Parameter or kind is BatchedTensor or kind is ScriptTensor:
             if type(index) is tuple or type(index) is ndarray or isinstance(index, np.generic):
                 index = torch_index(index)
             elif type(index) is Instance:  # an IntEnum member, anything with __index__
@@ -261,7 +267,10 @@ class Protocols:
 
     def set_item(self, obj: Any, index: Any, value: Any) -> None:
         kind = type(obj)
-        if kind is Tensor or kind is Parameter or kind is BatchedTensor:
+        if kind is ScriptTensor and not torch_function_protocol.is_disabled():
+            obj[index] = value  # (the class's __setitem__, or torch's through its hook)
+            return
+        if kind is Tensor or kind is Parameter or kind is BatchedTensor or kind is ScriptTensor:
             from ..engine.ops.subscript import setitem
 
             if type(index) is tuple or type(index) is ndarray or isinstance(index, np.generic):

@@ -26,7 +26,15 @@ from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import RemovableHandle, Tensor
 from ..errors import EXCEPTION_PARENTS, ScriptError, TorchTypeError
-from ..tensor_types import SIZE, VALUE_CLASSES, ScriptType, TorchVersion, tensor_class_of
+from ..tensor_types import (
+    PARAMETER,
+    SIZE,
+    TENSOR,
+    VALUE_CLASSES,
+    ScriptType,
+    TorchVersion,
+    tensor_class_of,
+)
 from . import abc_checks
 from .dunders import OBJECT
 from .generic_classes import ScriptGenericAlias, protocol_instance_check
@@ -41,6 +49,7 @@ from .objects import (
     type_name,
 )
 from .random_module import PyRandom
+from .tensor_subclasses import TENSOR_BASE
 from .typed_classes import TypingClass
 from .typing_generics import alias_check_class
 from .typing_module import TypingName
@@ -122,6 +131,8 @@ class TypeChecks:
         if kind is Instance:
             return value.cls
         if isinstance(value, Tensor):
+            if value.pyclass is not None:  # an instance of a subclass of torch.Tensor
+                return value.pyclass
             return tensor_class_of(value)
         if isinstance(value, Size):
             return SIZE
@@ -189,6 +200,8 @@ class TypeChecks:
                                      "@runtime_checkable protocols")
             if type(value) is RemovableHandle:  # a tensor hook's handle is torch's class
                 return (classinfo.module, classinfo.name) == RemovableHandle.SCRIPT_CLASS
+            if isinstance(value, Tensor) and value.pyclass is not None:
+                return classinfo in value.pyclass.mro
             return type(value) is Instance and classinfo in value.cls.mro
         if kind is BuiltinType:
             if type(value) is Instance:  # an IntEnum's members are ints
@@ -241,6 +254,10 @@ class TypeChecks:
             return abc_checks.class_check(self, cls, classinfo)
         if type(cls) is ScriptClass and type(classinfo) is ScriptClass:
             return cls.is_subclass(classinfo)
+        if type(cls) is ScriptClass and classinfo is TENSOR:  # class MyTensor(torch.Tensor)
+            return TENSOR_BASE in cls.mro
+        if classinfo is TENSOR_BASE and (cls is TENSOR or cls is PARAMETER):
+            return True
         if isinstance(cls, ScriptType):  # nn.Parameter is a torch.Tensor
             return classinfo in cls.bases
         if is_torch_class(cls) and is_torch_class(classinfo):  # save_on_cpu's base

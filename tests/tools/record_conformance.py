@@ -48,6 +48,7 @@ FEATURES: list[tuple[str, str]] = [
     ("class", r"^\s*class\s+\w+"),
     ("nn.Module subclass", r"class\s+\w+\((?:torch\.)?nn\.Module\)|class\s+\w+\(nn_Module\)"),
     ("autograd.Function", r"class\s+\w+\((?:torch\.)?(?:autograd\.)?Function\)"),
+    ("torch.Tensor subclass", r"class\s+\w+\((?:torch\.)?Tensor\)"),
     ("nn layers", r"\bnn\.[A-Z]\w*\("),
     ("nn.Parameter", r"\bnn\.Parameter\("),
     ("nn.functional", r"\bF\.\w+\(|torch\.nn\.functional\.\w+\("),

@@ -33,6 +33,19 @@ NOT_YET = {
         "gradtrace runs one forward-AD level and takes the inner jacfwd by the double-backward "
         "trick, so the float32 roundoff these cancellation-sized values are made of differs "
         "(the same functions at larger curvature agree, measured)",
+
+    "gh_nvlabs_edm_precond_songunet_samplers": "the SongUNet's upsampling blocks run a "
+        "depthwise conv_transpose2d (f.mul(4).tile([C, 1, 1, 1]), groups=C, stride 2, a 2x2 "
+        "kernel), which oneDNN runs as conv:any+jit_dw:avx2 (ONEDNN_VERBOSE); gradtrace's "
+        "grouped deconvolution gradients accumulate in float64 and round once, so the input "
+        "gradient of dec.8x8_up (and the weight gradient) differ in the last float32 bits "
+        "(measured alone on 2x8x4x4: x.grad[0, 0, 0, 1] -24.013099670410156 against torch's "
+        "-24.013097763061523); every gradient upstream of that block then differs in its "
+        "last digits (dec.4x4_in0.qkv.weight.grad.abs().sum() 9.87718684619665e-10 against "
+        "9.877187956419675e-10), while the three losses, the decoder gradients below it, the "
+        "EDM sampler with and without churn and the ablation samplers (vp/euler, "
+        "iddpm/heun, with cdist/argmin round_sigma) print as torch does. Needs jit_dw's "
+        "backward_data and backward_weights orders for grouped deconvolutions",
     "gh_deepchem_lnn_torch_func_vmap_hessian": "the Hessians of vmap(hessian(f)) differ "
         "from torch's in the last float32 bits (measured on this net: H[0][0][1] "
         "0.0040200809 under torch against 0.0040200823), as an unbatched jacfwd's do "
@@ -185,7 +198,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 1544
+    assert len(CASES) == 1547
     assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

@@ -170,6 +170,7 @@ TORCH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     **linalg_composite.TORCH_FUNCTIONS, **gamma.TORCH_FUNCTIONS,
     **factorizations.TORCH_FUNCTIONS,
     **gamma_sampling.TORCH_FUNCTIONS, **special_functions.TORCH_FUNCTIONS,
+    **softmax.TORCH_FUNCTIONS,
     "_weight_norm": weight_norm.weight_norm,
     "_weight_norm_interface": weight_norm.weight_norm_interface,
     "norm_except_dim": weight_norm.norm_except_dim,

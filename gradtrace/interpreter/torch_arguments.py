@@ -38,9 +38,9 @@ from typing import Any
 from ..engine.device import Device
 from ..engine.dtypes import DType, fits_int64
 from ..engine.generator import Generator
-from ..engine.layouts import Layout, MemoryFormat
+from ..engine.layouts import STRIDED, Layout, MemoryFormat
 from ..engine.tensor import Tensor
-from ..errors import ScriptError
+from ..errors import NotSupportedError, ScriptError
 from ..source import Span
 from ..stdlib import BoundMethod
 from .objects import BuiltinType
@@ -648,6 +648,8 @@ def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
     deprecated, slots = parser.check(list(args), kwargs, span)
     if slots:
         args, kwargs = _read_ints(args, kwargs, slots)
+    if "layout" in kwargs:
+        kwargs = _without_strided_layout(kwargs)
     if deprecated is None or not all(p.type in _REORDERED for p in deprecated.params):
         return args, kwargs, None
     positional, keywords = [], dict(kwargs)
@@ -657,6 +659,17 @@ def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
         else:
             positional.append(value)
     return positional, keywords, parser.deprecation(deprecated)
+
+
+def _without_strided_layout(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A factory's `layout=` that torch's parser took (`torch.randn(size,
+    layout=x.layout)`): torch.strided, the layout of every dense tensor, is its default as
+    None is, so the engine function is called without it; another layout is refused."""
+    layout = kwargs["layout"]
+    if layout is not None and layout is not STRIDED:
+        raise NotSupportedError(f"a factory's layout={layout!r} is not supported by "
+                                "gradtrace (it makes strided tensors only)")
+    return {key: value for key, value in kwargs.items() if key != "layout"}
 
 
 def _read_ints(args: Any, kwargs: dict[str, Any],

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ScriptError, TorchTypeError
-from .. import capability, kernels
+from ...errors import NotSupportedError, ScriptError, TorchRuntimeError, TorchTypeError
+from .. import capability, dtypes, kernels
 from ..dtypes import DType
 from ..formulas import vjp
 from ..kernels import precise
@@ -291,6 +291,62 @@ def _backward(node: Function, grad: Tensor, data_op: type[Function]) -> Tensor:
     return data_op.call(grad, result, dim=node.attrs["dim"])
 
 
+def _as_rows(values: Callable[[np.ndarray, np.ndarray, int], np.ndarray], g: np.ndarray,
+             y: np.ndarray, dim: Any) -> np.ndarray:
+    """A backward kernel on grad g and output y along dim; the kernels take a 0-d tensor as
+    one element (measured: _softmax_backward_data(tensor(2.), tensor(.5), 0) is 0.5)."""
+    g = g.astype(y.dtype, copy=False)
+    if y.ndim == 0:
+        return values(g.reshape(1), y.reshape(1), 0).reshape(())
+    return values(g, y, signed(dim) % y.ndim)
+
+
+def _backward_data(kernel: str, data_op: type[Function], grad_output: Tensor, output: Tensor,
+                   dim: int, input_dtype: DType) -> Tensor:
+    """torch._softmax_backward_data / _log_softmax_backward_data(grad_output, output, dim,
+    input_dtype) called from a script: the meta function's checks (the same size for the
+    softmax one only, dim in range of grad's), the result in grad's dtype (float16 when grad
+    is float32 and input_dtype float16, which the CPU kernel then refuses), the kernel's
+    dtype dispatch on grad and its scalar-type checks of the result and of output."""
+    if grad_output.shape != output.shape:
+        if kernel == "softmax":
+            raise TorchRuntimeError(
+                f"Expected tensor for argument #1 'grad' to have same size as tensor for "
+                f"argument #2 'output'; but {list(grad_output.shape)} does not equal "
+                f"{list(output.shape)} (while checking arguments for softmax_backward)")
+        raise NotSupportedError("torch._log_softmax_backward_data of a grad_output and an "
+                                "output of different sizes reads past output (torch checks "
+                                "no sizes): not supported by gradtrace")
+    d = wrap_dim(dim, grad_output.ndim)
+    dtype = grad_output.dtype
+    if not dtype.is_floating_point:
+        last = grad_output.ndim == 0 or d == grad_output.ndim - 1
+        raise _not_implemented(f"{kernel}_backward_{'lastdim_' if last else ''}kernel_impl",
+                               dtype)
+    if dtype is dtypes.float32 and input_dtype is dtypes.float16:
+        raise TorchRuntimeError("expected scalar type Float but found Half")
+    if output.dtype is not dtype:
+        raise TorchRuntimeError(f"expected scalar type {dtype.scalar_type} but found "
+                                f"{output.dtype.scalar_type}")
+    return data_op.call(grad_output, output, dim=saved_int(dim))
+
+
+def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int,
+                          input_dtype: DType) -> Tensor:
+    """torch._softmax_backward_data: y * (g - sum(g * y, dim)), node
+    SoftmaxBackwardDataBackward0."""
+    return _backward_data("softmax", SoftmaxBackwardDataBackward0, grad_output, output, dim,
+                          input_dtype)
+
+
+def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int,
+                              input_dtype: DType) -> Tensor:
+    """torch._log_softmax_backward_data: g - exp(y) * sum(g, dim), node
+    LogSoftmaxBackwardDataBackward0."""
+    return _backward_data("log_softmax", LogSoftmaxBackwardDataBackward0, grad_output, output,
+                          dim, input_dtype)
+
+
 class SoftmaxBackward0(Function):
     __slots__ = ()
     formulas = (vjp("self", "{result} × ({grad} - ({grad} × {result}).sum({dim}, keepdim=True))"),)
@@ -324,7 +380,7 @@ class SoftmaxBackwardDataBackward0(Function):
         self.save("output", output)
         self.save_attr(dim=dim)
         y, g = output.array, grad.array
-        return softmax_backward_values(g.astype(y.dtype, copy=False), y, signed(dim) % y.ndim)
+        return _as_rows(softmax_backward_values, g, y, dim)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # torch's jvp decomposition: g = grad_output * output; g - output * sum(g, dim, true)
@@ -390,8 +446,7 @@ class LogSoftmaxBackwardDataBackward0(Function):
         self.save("output", output)
         self.save_attr(dim=dim)
         y, g = output.array, grad.array
-        return log_softmax_backward_values(g.astype(y.dtype, copy=False), y,
-                                           signed(dim) % y.ndim)
+        return _as_rows(log_softmax_backward_values, g, y, dim)
 
     def jvp(self, t: list, outs: list, inputs: tuple, params: dict) -> Tensor:
         # torch's jvp decomposition: grad_output - exp(output) * sum(grad_output, dim, true)
@@ -482,3 +537,7 @@ def tensor_log_softmax(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 
 __all__ = ["softmax", "log_softmax", "tensor_softmax", "tensor_log_softmax"]
+
+
+TORCH_FUNCTIONS = {"_softmax_backward_data": softmax_backward_data,
+                   "_log_softmax_backward_data": log_softmax_backward_data}

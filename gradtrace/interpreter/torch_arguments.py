@@ -648,7 +648,7 @@ def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
     deprecated, slots = parser.check(list(args), kwargs, span)
     if slots:
         args, kwargs = _read_ints(args, kwargs, slots)
-    if "layout" in kwargs:
+    if "layout" in kwargs and not _takes_layout(fn):
         kwargs = _without_strided_layout(kwargs)
     if deprecated is None or not all(p.type in _REORDERED for p in deprecated.params):
         return args, kwargs, None
@@ -659,6 +659,15 @@ def check_arguments(fn: Any, args: Any, kwargs: dict[str, Any],
         else:
             positional.append(value)
     return positional, keywords, parser.deprecation(deprecated)
+
+
+def _takes_layout(fn: Any) -> bool:
+    """Whether the engine function reads `layout` itself (to_sparse, the signal windows)."""
+    target = fn.fn if type(fn) is BoundMethod else fn
+    try:
+        return "layout" in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _without_strided_layout(kwargs: dict[str, Any]) -> dict[str, Any]:

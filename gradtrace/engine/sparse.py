@@ -157,6 +157,7 @@ def make(indices: np.ndarray, values: Tensor, size: tuple[int, ...],
     t._accumulator = None
     t._wrapped = False
     t._fw_grad = None
+    t.pyclass = None
     admit(t, t.indices)
     return t
 

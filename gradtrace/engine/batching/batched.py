@@ -105,6 +105,7 @@ class BatchedTensor(Tensor):
         self._accumulator = None
         self._wrapped = False
         self._fw_grad = None
+        self.pyclass = None
 
     # -- the logical tensor ----------------------------------------------------
 

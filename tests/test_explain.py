@@ -295,6 +295,27 @@ def test_branch_not_reached_and_grad_stays_none():
     assert [s.facts["tensor"] for s in steps_of(e, "backward.grad_none")] == ["e"]
 
 
+def test_the_same_node_left_unreached_many_times_is_one_sentence_with_its_count(tmp_path):
+    # (gradcheck's forward calls leave thousands of such nodes: one line each drowned the story)
+    script = tmp_path / "unreached.gt"
+    script.write_text("import torch\n"
+                      "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                      "for i in range(4):\n"
+                      "    y = x * 2\n"
+                      "w = x.exp()\n"
+                      "z = (x * 3).sum()\n"
+                      "z.backward()\n")
+    for lang, words in (("en", "recorded 3 times"), ("zh", "记录了 3 次")):
+        e = explained(script, lang)
+        alike = steps_of(e, "backward.unreached_alike")
+        assert [(s.facts["node"], s.facts["node_line"], s.facts["count"]) for s in alike] == [
+            ("MulBackward0", 4, 3)]
+        assert words in alike[0].text and "y@4" in alike[0].text
+        single = steps_of(e, "backward.unreached")
+        assert [(s.facts["node"], s.facts["node_line"]) for s in single] == [
+            ("MulBackward0", 4), ("ExpBackward0", 5)]
+
+
 def test_nonscalar_backward_names_the_gradient_argument():
     e = explained(ROOT / "samples" / "09_nonscalar_backward.gt")
     cause = steps_of(e, "error.nonscalar")[0]

@@ -259,6 +259,8 @@ MESSAGES: dict[str, str] = {
     "backward.failed": "Backward stopped with an error (nodes that ran before it: {after}).",
     "backward.unreached": "{node} was not reached: it is not on any path from {root}, so it "
                           "did not run.",
+    "backward.unreached_alike": "{node}, recorded {count} times, was not reached: none of "
+                                "them is on a path from {root}, so they did not run.",
     "backward.grad_none": "{tensor}.grad stays None: no path from {root} leads to {tensor}.",
     # -- errors ------------------------------------------------------------------------
     "error.raised": "{kind}: {message}",

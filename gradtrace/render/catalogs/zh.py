@@ -221,6 +221,8 @@ MESSAGES: dict[str, str] = {
     "backward.returned": "梯度由 torch.autograd.grad 返回，没有修改任何 .grad。",
     "backward.failed": "反向传播因错误而中止（此前已执行的节点数：{after}）。",
     "backward.unreached": "{node} 没有被执行：它不在从 {root} 出发的任何路径上。",
+    "backward.unreached_alike": "{node} 记录了 {count} 次，都没有被执行：它们都不在从 {root} "
+                                "出发的任何路径上。",
     "backward.grad_none": "{tensor}.grad 仍然是 None：从 {root} 出发没有路径通向 {tensor}。",
     # -- 错误 ----------------------------------------------------------------------------
     "error.raised": "{kind}: {message}",

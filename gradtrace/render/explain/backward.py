@@ -374,13 +374,21 @@ class BackwardTeller:
             if not isinstance(s.nodes[nid].node, AccumulateGrad):
                 self.pending_nodes[nid] = None
             self.node_cursor += 1
+        # the same node made again and again (gradcheck's forward calls, a loop's
+        # discarded results) is one sentence with its count, not one per copy
+        alike: dict[tuple[str, str], list[int]] = {}
         for nid in list(self.pending_nodes):
             del self.pending_nodes[nid]
-            if nid in s.executed:
-                continue
-            record = s.nodes[nid]
-            s.say(steps, "backward.unreached", line, node=record.name, root=root,
-                  node_line=record.line, text={"node": s.node_ref(nid)})
+            if nid not in s.executed:
+                alike.setdefault((s.nodes[nid].name, s.node_ref(nid)), []).append(nid)
+        for (name, ref), nids in alike.items():
+            node_line = s.nodes[nids[0]].line
+            if len(nids) == 1:
+                s.say(steps, "backward.unreached", line, node=name, root=root,
+                      node_line=node_line, text={"node": ref})
+            else:
+                s.say(steps, "backward.unreached_alike", line, node=name, root=root,
+                      node_line=node_line, count=len(nids), text={"node": ref})
         if not call.accumulate:
             return
         while self.leaf_cursor < len(self.leaf_order) and \

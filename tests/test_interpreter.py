@@ -179,15 +179,30 @@ def test_only_torch_imports_are_allowed():
 def test_a_module_torchs_environment_lacks_is_python_s_error_with_what_gradtrace_offers():
     from gradtrace.source import Source
 
-    text = "import math\nimport wandb.sdk as w\n"
+    text = "import math\nimport neptune.sdk as w\n"
     err = error(text)  # (after error()'s own first line, `import torch`)
     assert (err.kind, err.message, err.span.line) == \
-        ("ModuleNotFoundError", "No module named 'wandb'", 3)
+        ("ModuleNotFoundError", "No module named 'neptune'", 3)
     printed = err.format(Source("s.gt", "import torch\n" + text))
-    assert printed.startswith("s.gt:3:8: ModuleNotFoundError: No module named 'wandb'\n")
+    assert printed.startswith("s.gt:3:8: ModuleNotFoundError: No module named 'neptune'\n")
     assert printed.splitlines()[-1].startswith("(gradtrace scripts may import torch")
     assert out("try:\n    from apex import amp\nexcept ImportError as e:\n    print(e)\n") \
         == "No module named 'apex'\n"
+
+
+def test_a_plotting_or_dataset_package_s_missing_module_says_what_to_do_instead():
+    from gradtrace.source import Source
+
+    for module, words in (("matplotlib.pyplot as plt", "does not draw plots"),
+                          ("torchvision", "build the tensors in the script"),
+                          ("scipy.optimize", "torch.linalg")):
+        err = error(f"import {module}\n")
+        assert (err.kind, err.message) == (
+            "ModuleNotFoundError", f"No module named '{module.split('.')[0].split()[0]}'")
+        last = err.format(Source("s.gt", f"import torch\nimport {module}\n")).splitlines()[-1]
+        assert words in last and "may import" not in last and len(last) < 300
+    assert out("try:\n    import matplotlib.pyplot as plt\nexcept ImportError:\n"
+               "    plt = None\nprint(plt)\n") == "None\n"
 
 
 def test_os_offers_paths_and_the_runs_own_files_and_refuses_the_rest_where_used():

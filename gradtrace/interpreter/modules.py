@@ -589,6 +589,28 @@ _SUPPORTED = "torch (and torch.nn, torch.nn.functional, torch.autograd, torch.op
              "files, processes and the network"
 
 
+# What to do instead, for the packages tutorials import most that gradtrace does not have
+# (the general note lists every module a script may import: ~1,900 characters)
+_PLOTS = ("gradtrace does not draw plots: remove the plotting lines, or put the import in "
+          "`try:` ... `except ImportError:`; print the values to see them in every view")
+_DATA = ("gradtrace reads no datasets, images or downloads: build the tensors in the script "
+         "(torch.manual_seed, then torch.randn/torch.randint of the data's shape)")
+ABSENT_PACKAGE_HINTS = {
+    "matplotlib": _PLOTS, "seaborn": _PLOTS, "plotly": _PLOTS,
+    "torchvision": _DATA + "; torchvision's models are not bundled: define the layers with "
+                           "torch.nn",
+    "torchaudio": _DATA, "torchtext": _DATA, "datasets": _DATA, "PIL": _DATA,
+    "cv2": _DATA, "pandas": _DATA,
+    "sklearn": "scikit-learn is not available: numpy (arrays, math, random, linalg) and torch "
+               "are",
+    "scipy": "scipy is not available: numpy (arrays, math, random, linalg) and torch.linalg, "
+             "torch.special and torch.fft are",
+    "transformers": "Hugging Face models are not bundled: define the layers with torch.nn",
+    "tensorboard": "logging to TensorBoard is not available: print the values instead",
+    "wandb": "logging to Weights & Biases is not available: print the values instead",
+}
+
+
 class ImportCompiler:
     """`import ...` and `from ... import ...`."""
 
@@ -634,7 +656,8 @@ class ImportCompiler:
 
         def fail(*_: Any) -> None:
             error = ScriptError(f"No module named '{top}'", span, kind="ModuleNotFoundError")
-            error.note = f"(gradtrace scripts may import {_SUPPORTED})"
+            hint = ABSENT_PACKAGE_HINTS.get(top)
+            error.note = f"({hint})" if hint else f"(gradtrace scripts may import {_SUPPORTED})"
             raise error
 
         return fail

@@ -15,6 +15,7 @@ from ..engine.ops import creation
 from ..errors import GradtraceError, GtSyntaxError, LimitExceeded, NotSupportedError, ScriptError
 from ..source import Source, Span
 from . import nesting, numpy_module, torch_function_protocol
+from .attribute_writes import AttributeWrites
 from .attributes import Attributes, TensorDicts
 from .builtins import make_builtins
 from .calls import Calls
@@ -69,7 +70,7 @@ def _reset_run_state() -> None:
 
 class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, ImportCompiler,
                   TargetCompiler, ExpressionCompiler, DisplayCompiler, MatchCompiler, Protocols,
-                  Attributes, ClassRuntime, Calls, TypeChecks):
+                  Attributes, AttributeWrites, ClassRuntime, Calls, TypeChecks):
     """One run of one script (and of the library modules it uses)."""
 
     def __init__(self, source: Source, stdout: TextIO | None = None,

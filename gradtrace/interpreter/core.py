@@ -35,6 +35,7 @@ from .statements import StatementCompiler
 from .targets import TargetCompiler
 from .tensor_class_attributes import TensorClassAttributes
 from .text_io import ScriptStream
+from .type_attributes import TypeAttributes
 from .typecheck import TypeChecks
 from .warning_filters import Warnings
 
@@ -70,7 +71,8 @@ def _reset_run_state() -> None:
 
 class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, ImportCompiler,
                   TargetCompiler, ExpressionCompiler, DisplayCompiler, MatchCompiler, Protocols,
-                  Attributes, AttributeWrites, ClassRuntime, Calls, TypeChecks):
+                  Attributes, AttributeWrites, TypeAttributes, ClassRuntime, Calls,
+                  TypeChecks):
     """One run of one script (and of the library modules it uses)."""
 
     def __init__(self, source: Source, stdout: TextIO | None = None,

@@ -27,6 +27,7 @@ from .generators import GeneratorCompiler
 from .library import Library
 from .matching import MatchCompiler
 from .modules import ImportCompiler, make_modules
+from .operator_expressions import OperatorCompiler
 from .protocols import Protocols
 from .pure_modules import Abstracts
 from .runtime import BREAK, CONTINUE, BreakSignal, ContinueSignal, Frame, Limits, ReturnSignal
@@ -70,9 +71,9 @@ def _reset_run_state() -> None:
 
 
 class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, ImportCompiler,
-                  TargetCompiler, ExpressionCompiler, DisplayCompiler, MatchCompiler, Protocols,
-                  Attributes, AttributeWrites, TypeAttributes, ClassRuntime, Calls,
-                  TypeChecks):
+                  TargetCompiler, ExpressionCompiler, OperatorCompiler, DisplayCompiler,
+                  MatchCompiler, Protocols, Attributes, AttributeWrites, TypeAttributes,
+                  ClassRuntime, Calls, TypeChecks):
     """One run of one script (and of the library modules it uses)."""
 
     def __init__(self, source: Source, stdout: TextIO | None = None,

@@ -19,6 +19,7 @@ from .attribute_writes import AttributeWrites
 from .attributes import Attributes, TensorDicts
 from .builtins import make_builtins
 from .calls import Calls
+from .class_attributes import ClassAttributes
 from .classes import ClassRuntime
 from .definitions import DefinitionCompiler
 from .displays import DisplayCompiler
@@ -73,7 +74,7 @@ def _reset_run_state() -> None:
 class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, ImportCompiler,
                   TargetCompiler, ExpressionCompiler, OperatorCompiler, DisplayCompiler,
                   MatchCompiler, Protocols, Attributes, AttributeWrites, TypeAttributes,
-                  ClassRuntime, Calls, TypeChecks):
+                  ClassRuntime, ClassAttributes, Calls, TypeChecks):
     """One run of one script (and of the library modules it uses)."""
 
     def __init__(self, source: Source, stdout: TextIO | None = None,

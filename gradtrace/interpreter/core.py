@@ -23,6 +23,7 @@ from .class_attributes import ClassAttributes
 from .classes import ClassRuntime
 from .definitions import DefinitionCompiler
 from .displays import DisplayCompiler
+from .exception_statements import ExceptionCompiler
 from .expressions import ExpressionCompiler
 from .generators import GeneratorCompiler
 from .library import Library
@@ -71,10 +72,10 @@ def _reset_run_state() -> None:
     BREAK.__traceback__ = CONTINUE.__traceback__ = None
 
 
-class Interpreter(StatementCompiler, DefinitionCompiler, GeneratorCompiler, ImportCompiler,
-                  TargetCompiler, ExpressionCompiler, OperatorCompiler, DisplayCompiler,
-                  MatchCompiler, Protocols, Attributes, AttributeWrites, TypeAttributes,
-                  ClassRuntime, ClassAttributes, Calls, TypeChecks):
+class Interpreter(StatementCompiler, ExceptionCompiler, DefinitionCompiler, GeneratorCompiler,
+                  ImportCompiler, TargetCompiler, ExpressionCompiler, OperatorCompiler,
+                  DisplayCompiler, MatchCompiler, Protocols, Attributes, AttributeWrites,
+                  TypeAttributes, ClassRuntime, ClassAttributes, Calls, TypeChecks):
     """One run of one script (and of the library modules it uses)."""
 
     def __init__(self, source: Source, stdout: TextIO | None = None,

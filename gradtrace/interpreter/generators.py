@@ -27,10 +27,11 @@ from .. import stdlib, syntax
 from ..engine.ops import creation
 from ..errors import GradtraceError, NotSupportedError, ScriptError, stop_iteration
 from .chaining import note_context
+from .exception_statements import SCRIPT_FLOW
 from .objects import ScriptGenerator, type_name
 from .runtime import BreakSignal, ContinueSignal, Frame, ReturnSignal
 from .scopes import contains_yield
-from .statements import ABORT, SCRIPT_FLOW
+from .statements import ABORT
 
 GenCode = Callable[[Frame], Iterator[Any]]
 

@@ -334,6 +334,10 @@ class Function(Node):
     materialize_grads = True
     # Outputs that are views of the first input share its version counter and base.
     returns_view = False
+    # Whether the op is an elementwise TensorIterator kernel over its tensor inputs (in
+    # that order): its result is laid out by the first input whose strides order the dims
+    # (`x.t()` first: column-major), where numpy's ufuncs let a row-major operand win
+    tensor_iterator = False
     # Whether the view op sets its outputs' conjugate bit itself (conj(): engine/conj_bit.py)
     sets_conj = False
     # The forward-mode derivative (derivatives.yaml's `result:`), run by forward_ad.propagate
@@ -454,9 +458,12 @@ class Function(Node):
                 data = node.forward(*inputs, **params)
         except ValueError as err:
             raise too_many_dims(err) from None
-        if type(data) is np.ndarray and data.ndim > 1 and not cls.returns_view and \
-                not data.flags.c_contiguous:
-            data = _expanded_inputs_layout(data, inputs)
+        if type(data) is np.ndarray and data.ndim > 1 and not cls.returns_view:
+            if cls.tensor_iterator:
+                data = _pointwise.iterator_layout(
+                    data, *[t.array for t in inputs if t is not None])
+            elif not data.flags.c_contiguous:
+                data = _expanded_inputs_layout(data, inputs)
         wrap = _tensor.wrap
         if cls.multi_output:
             outs = [wrap(array) for array in data]

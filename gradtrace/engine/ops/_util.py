@@ -110,8 +110,8 @@ def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
     """`ufunc(x, y)` as a `dtype` array; x and y are arrays in `dtype` or Python numbers."""
     if dtype.is_complex:
         return _complex_apply(ufunc, x, y, dtype)
-    if dtype is _BF16:
-        return bfloat16.arithmetic(ufunc, x, y)  # (in float32, rounded once: torch's opmath)
+    if dtype is _BF16:  # (in float32, rounded once: torch's opmath)
+        return _iterator_laid(bfloat16.arithmetic(ufunc, x, y), x, y)
     if dtype is _F16 and ufunc in _OPMATH_SCALAR and type(y) is not np.ndarray and \
             type(x) is np.ndarray:
         # a float16 tensor times or over a number (its second operand): torch's reduced-
@@ -133,7 +133,13 @@ def values_apply(ufunc: np.ufunc, x: Any, y: Any, dtype: DType) -> np.ndarray:
     if type(out) is not np.ndarray or out.dtype != dtype.np:
         # (a meta result keeps its layout: np.asarray would make it a plain view)
         out = out.astype(dtype.np) if type(out) is MetaArray else np.asarray(out, dtype.np)
-    # (a Python number is the wrapped scalar operand torch's TensorIterator has)
+    return _iterator_laid(out, x, y)
+
+
+def _iterator_laid(out: np.ndarray, x: Any, y: Any) -> np.ndarray:
+    """`out` of a binary op on x and y laid out as TensorIterator lays it out (numpy's ufunc
+    lets a row-major operand win where torch follows the first one: `x.T + y` in bfloat16 as
+    in float32). A Python number is the wrapped scalar operand torch's TensorIterator has."""
     return iterator_layout(out, x, y) if type(x) is np.ndarray or type(y) is np.ndarray \
         else out
 

@@ -633,6 +633,7 @@ class RemainderBackward1(Function):
     """`tensor % tensor` (remainder.Tensor); `tensor % number` is RemainderBackward0."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (local("self", "1"),
                 local("other", "-floor({self} / {other})"))
 

@@ -139,6 +139,7 @@ def _check_parts(name: str, a: Tensor, b: Tensor) -> DType:
 
 class ComplexBackward0(Function):
     __slots__ = ()
+    tensor_iterator = True
     jvp = auto_linear
     formulas = (vjp("real", "real({grad})"), vjp("imag", "imag({grad})"))
 
@@ -184,6 +185,7 @@ class PolarBackward0(Function):
     polar_backward (engine/complex.py), not recorded (create_graph is refused)."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (vjp("abs", "real({grad}.conj() * sgn({result}))"),
                 vjp("angle", "-imag({grad}.conj() * {result})"))
 

@@ -63,6 +63,7 @@ def _pow2(other: Tensor) -> np.ndarray:
 
 class LdexpBackward0(Function):
     __slots__ = ()
+    tensor_iterator = True
     formulas = (vjp("self", "{grad} × pow(2, {other})"),
                 local("other", "{result} × ln 2"))
 
@@ -101,6 +102,7 @@ def ldexp_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 class NextafterBackward0(Function):
     __slots__ = ()
+    tensor_iterator = True
     formulas = (local("self", "1"), local("other", "0"))
 
     def forward(self, a: Tensor, other: Tensor) -> np.ndarray:

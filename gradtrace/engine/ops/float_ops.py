@@ -81,6 +81,7 @@ class CopysignBackward0(Function):
     """copysign(tensor, tensor): the sign's input gets zeros."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (local("self", "{result} / {self}"), local("other", "0"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
@@ -113,6 +114,7 @@ class CopysignBackward1(Function):
     """copysign(tensor, number)."""
 
     __slots__ = ()
+    tensor_iterator = True
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "{result} / {self}"),)
 
@@ -138,6 +140,7 @@ class _FloatExtreme(Function):
     """fmax / fmin: the larger (smaller) value, the other one where one is NaN."""
 
     __slots__ = ()
+    tensor_iterator = True
     ufunc: np.ufunc
     compare: str
 
@@ -299,6 +302,7 @@ class HeavisideNotImplemented(Function):
     """heaviside's node: torch::autograd::NotImplemented (no derivative)."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (undefined("self"), undefined("values"))
 
     def name(self) -> str:

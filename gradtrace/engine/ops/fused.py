@@ -54,11 +54,14 @@ def scalar_in(value: Any, dtype: np.dtype) -> Any:
 
 
 def add_alpha(a: np.ndarray, b: np.ndarray, alpha: Any, dtype: np.dtype) -> np.ndarray:
-    """add(a, b, alpha=...): ufunc::add's `vec::fmadd(b, alpha, a)` (`a + alpha * b`)."""
+    """add(a, b, alpha=...): ufunc::add's `vec::fmadd(b, alpha, a)` (`a + alpha * b`),
+    laid out by TensorIterator over a then b."""
     bfloat16.check_dtype("add(alpha=...)", dtypes.from_numpy(dtype))
     if not np.issubdtype(dtype, np.floating):  # (complex: `a + b * alpha`, two roundings,
-        return np.asarray(a + b * alpha, dtype)  # as torch's complex add rounds: measured)
-    return multiply_add(b, checked_in(alpha, dtypes.from_numpy(dtype)), a, dtype)
+        out = np.asarray(a + b * alpha, dtype)  # as torch's complex add rounds: measured)
+    else:
+        out = multiply_add(b, checked_in(alpha, dtypes.from_numpy(dtype)), a, dtype)
+    return iterator_layout(out, a, b)
 
 
 def check_alpha(alpha: Any, dtype: DType) -> None:

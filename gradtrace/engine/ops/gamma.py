@@ -273,6 +273,7 @@ class SpecialXlog1PyBackward0(Function):
     """xlog1py(tensor, tensor)."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ -1 else ln(1 + {other})"),
                 local("other", "{self} / ({other} + 1)"))
 
@@ -305,6 +306,7 @@ class SpecialXlog1PyBackward1(Function):
     """xlog1py(number, tensor): one input, the tensor `other`."""
 
     __slots__ = ()
+    tensor_iterator = True
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("other", "{self} / ({other} + 1)"),)
 
@@ -322,6 +324,7 @@ class SpecialXlog1PyBackward2(Function):
     """xlog1py(tensor, number)."""
 
     __slots__ = ()
+    tensor_iterator = True
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ -1 else ln(1 + {other})"),)
 

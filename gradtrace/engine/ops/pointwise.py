@@ -68,6 +68,7 @@ class Atan2Backward0(Function):
 
 class HypotBackward0(Function):
     __slots__ = ()
+    tensor_iterator = True
     formulas = (local("self", "{self} / {result}"), local("other", "{other} / {result}"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:
@@ -141,6 +142,7 @@ class XlogyBackward0(Function):
     """xlogy(tensor, tensor)."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ 0 else ln({other})"),
                 local("other", "{self} / {other}"))
 
@@ -174,6 +176,7 @@ class XlogyBackward1(Function):
     """xlogy(number, tensor): one input, the tensor `other`."""
 
     __slots__ = ()
+    tensor_iterator = True
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("other", "{self} / {other}"),)
 
@@ -191,6 +194,7 @@ class XlogyBackward2(Function):
     """xlogy(tensor, number)."""
 
     __slots__ = ()
+    tensor_iterator = True
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "0 if {self} == 0 ∧ {other} ≤ 0 else ln({other})"),)
 

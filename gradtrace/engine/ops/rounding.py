@@ -60,6 +60,7 @@ class NotImplementedFloorDivide(Function):
     """floor_divide's node: torch::autograd::NotImplemented over the tensor operands."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (undefined("self", each=True),)
 
     def name(self) -> str:
@@ -79,6 +80,7 @@ class RemainderBackward0(Function):
     """`tensor % number` (remainder.Scalar): one input; the gradient passes through."""
 
     __slots__ = ()
+    tensor_iterator = True
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1"),)
 
@@ -95,6 +97,7 @@ class NotImplementedRemainder(Function):
     """`number % tensor` (remainder.Scalar_Tensor): torch has no derivative for it."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (undefined("other"),)
 
     def name(self) -> str:
@@ -123,6 +126,7 @@ class DivBackward2(Function):
     """div(self, other, rounding_mode=...): differentiable in form, with zero gradients."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (local("self", "0"),
                 local("other", "0"))
 
@@ -164,6 +168,7 @@ class FmodBackward0(Function):
     """fmod(tensor, number): C's fmod (the sign of the dividend); the gradient passes."""
 
     __slots__ = ()
+    tensor_iterator = True
     jvp = auto_element_wise  # derivatives.yaml: result: auto_element_wise
     formulas = (local("self", "1"),)
 
@@ -180,6 +185,7 @@ class FmodBackward1(Function):
     """fmod(tensor, tensor): other's gradient is -grad * self.div(other, 'trunc')."""
 
     __slots__ = ()
+    tensor_iterator = True
     formulas = (local("self", "1"), local("other", "-trunc({self} / {other})"))
 
     def forward(self, a: Tensor, b: Tensor) -> np.ndarray:

@@ -151,6 +151,7 @@ class IgammaBackward0(Function):
     """igamma(self, other): the regularized lower incomplete gamma P(self, other)."""
 
     __slots__ = ()
+    tensor_iterator = True
     no_forward_ad = "igamma"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),
                 local("other", "exp(({self} - 1) ln {other} - {other} - lgamma({self}))"))
@@ -226,6 +227,7 @@ class SpecialZetaBackward0(Function):
     """zeta(self, other), both tensors: the Hurwitz zeta function."""
 
     __slots__ = ()
+    tensor_iterator = True
     no_forward_ad = "special_zeta"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"), local("other", "-{self} zeta({self} + 1, {other})"))
 
@@ -245,6 +247,7 @@ class SpecialZetaBackward1(Function):
     """zeta(number, other): saves the number as `self`."""
 
     __slots__ = ()
+    tensor_iterator = True
     no_forward_ad = "special_zeta"  # torch has no forward-mode formula (measured)
     formulas = (local("other", "-{self} zeta({self} + 1, {other})"),)
 
@@ -262,6 +265,7 @@ class SpecialZetaBackward2(Function):
     """zeta(self, number): no derivative for self, and nothing saved."""
 
     __slots__ = ()
+    tensor_iterator = True
     no_forward_ad = "special_zeta"  # torch has no forward-mode formula (measured)
     formulas = (undefined("self"),)
 

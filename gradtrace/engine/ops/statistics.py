@@ -13,6 +13,7 @@ from .. import dtypes, reduction_kernels
 from ..formulas import Formula, undefined, vjp
 from ..limits import reserve
 from ..node import Function
+from ..pointwise import iterator_layout
 from ..shapes import wrap_dim
 from ..tensor import Tensor
 from .indexing import ScatterAddBackward0
@@ -325,7 +326,8 @@ def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             close = (x == y) | finite & (np.abs(x - y) <= atol + rtol * np.abs(y))
     if equal_nan:
         close = close | (np.isnan(x) & np.isnan(y))
-    out = Tensor._wrap(np.asarray(close))
+    # (laid out as its first mask, `a == b`: a TensorIterator result over a then b)
+    out = Tensor._wrap(iterator_layout(np.asarray(close), x, y))
     out._version_counter.value = 1  # torch combines the masks in place (close.__iand__)
     return out
 

@@ -26,6 +26,12 @@ MANIFEST = {entry["case"]: entry for entry in json.loads((HERE / "MANIFEST.json"
 # What these still need; each is expected to fail (strict), so the case flips to a pass, and
 # this list shrinks, when the feature lands.
 NOT_YET = {
+    "mit6s191_lab1_part2_music_generation_lstm": "every line but the get_batch walk-through "
+        "agrees (the LSTM's training losses, the multinomial samples, the generated text): "
+        "`repr(idx2char[input_idx.item()])` of a text array's element prints `np.str_('A')` "
+        "under numpy 2 but `'A'` here, since a text array's elements are Python's str in "
+        "gradtrace scripts (engine/ndarray.py wrap); keeping numpy's str_ as a script value "
+        "would need str's methods, operators and formatting routed for it (left alone)",
     "gh_dewdotninja_ocrl_acrobot_ddp_derivatives": "A, B and the Hessian Ax agree; the "
         "second derivatives by jacfwd of jacfwd (Bx, Au, Bu, about 1e-10 to 1e-4 against "
         "O(1) first derivatives) differ from torch's in every digit they print (Bu[0] "
@@ -198,7 +204,7 @@ def test_realworld_case_prints_what_torch_printed(case: Path, monkeypatch):
 
 
 def test_realworld_corpus_is_complete_and_recorded():
-    assert len(CASES) == 1558
+    assert len(CASES) == 1570
     assert set(NOT_YET) | set(NOT_YET_ON_OTHER_KERNELS) <= set(MANIFEST)
     assert sorted(MANIFEST) == [c.stem for c in CASES]
     for case in CASES:

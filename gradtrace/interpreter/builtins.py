@@ -21,6 +21,7 @@ from .dunders import OBJECT
 from .frame_locals import LOCALS
 from .identities import Identities
 from .nesting import check_all_hashable, check_hashable, unnest
+from .numpy_module import is_numpy_value, numpy_has
 from .objects import (
     MISSING,
     BuiltinFunction,
@@ -275,7 +276,8 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                 return default
             raise
         except NotSupportedError:
-            if default is not MISSING and _absent_from_tensor(obj, name):
+            if default is not MISSING and (_absent_from_tensor(obj, name)
+                                           or _absent_from_numpy(obj, name)):
                 return default
             raise
 
@@ -288,9 +290,9 @@ def make_builtins(self: Interpreter) -> dict[str, Any]:
                 return False
             raise
         except NotSupportedError:
-            if stdlib.torch_has(obj, name):  # torch has it; using it is what is refused
-                return True
-            if _absent_from_tensor(obj, name):
+            if stdlib.torch_has(obj, name) or numpy_has(obj, name):
+                return True  # torch (numpy) has it; using it is what is refused
+            if _absent_from_tensor(obj, name) or _absent_from_numpy(obj, name):
                 return False
             raise
         return True
@@ -498,6 +500,12 @@ def _absent_from_tensor(obj: Any, name: str) -> bool:
     AttributeError.)"""
     return isinstance(obj, Tensor) and stdlib.is_private(name) and \
         not stdlib.torch_has(obj, name)
+
+
+def _absent_from_numpy(obj: Any, name: str) -> bool:
+    """A refused name numpy's own object lacks (`hasattr(np.float64(1), "__len__")`):
+    hasattr/getattr with a default answer as under numpy instead of refusing."""
+    return is_numpy_value(obj) and not numpy_has(obj, name)
 
 
 def _calls(interp: Any, fn: Any, sentinel: Any) -> Iterator[Any]:

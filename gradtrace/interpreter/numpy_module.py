@@ -57,7 +57,12 @@ SCALAR_TYPES: dict[str, type] = {
     # numpy 2 names C's long again (int64 here); pytorch-fm's offsets use dtype=np.long
     "long": np.long, "ulong": np.ulong,
 }
-DTYPE_CLASSES = frozenset({*SCALAR_TYPES.values(), float, int, bool, complex})
+DTYPE_CLASSES = frozenset({*SCALAR_TYPES.values(), np.str_, float, int, bool, complex})
+# np.str_ names text as a dtype (`np.issubdtype(dtype, np.str_)`, `dtype=np.str_`); the
+# elements of a text array are Python's str in scripts, so an isinstance check with it,
+# which numpy answers True for them, is refused rather than answered False (_text_type)
+NO_INSTANCE_CHECK = {np.str_: "isinstance() with numpy.str_ is not supported by gradtrace: "
+                              "the elements of a text array are Python's str in scripts"}
 _CLASS_NAMES = {np.float64: "float64", np.float32: "float32", np.float16: "float16",
                 np.int64: "int64", np.int32: "int32", np.int16: "int16", np.int8: "int8",
                 np.uint8: "uint8", np.uint16: "uint16", np.uint32: "uint32",
@@ -219,6 +224,12 @@ def dtype_arg(value: Any) -> Any:
                                     "(numbers and bools only)")
         return resolved
     return raw(value)
+
+
+def make_dtype(value: Any) -> Any:
+    """np.dtype(x): numpy's dtype object for a dtype argument (np.float32, float, 'int8',
+    np.str_, None as numpy's default float64), not the class the argument names."""
+    return call(np.dtype, dtype_arg(value))
 
 
 def args_of(args: tuple, kwargs: dict) -> tuple[list, dict]:
@@ -570,6 +581,19 @@ def scalar_types(interp: Interpreter) -> dict[str, BuiltinType]:
 ABSTRACT_TYPES = {cls.__name__: cls for cls in _ABSTRACT_CLASSES}
 
 
+def _text_type(interp: Interpreter) -> BuiltinType:
+    """np.str_: a dtype and a class for issubdtype/issubclass only (its values, which a
+    script never holds, are refused as isinstance with it is)."""
+    def make(*args: Any, **kwargs: Any) -> Any:
+        raise NotSupportedError("numpy.str_ values are not supported by gradtrace: the "
+                                "elements of a text array are Python's str in scripts")
+
+    made = BuiltinType(np.str_, make)
+    made.module = "numpy"
+    interp.builtin_types[np.str_] = made
+    return made
+
+
 def _abstract_types(interp: Interpreter) -> dict[str, BuiltinType]:
     """np.number, np.integer, np.floating, ...: for isinstance and issubclass only."""
     types = {}
@@ -702,11 +726,12 @@ def make_numpy(interp: Interpreter, random_ns: stdlib.Namespace
             table[name] = make_function(interp, name, fn)
     table.update(scalar_types(interp))
     table.update(_abstract_types(interp))
+    table["str_"] = _text_type(interp)
     array_type = BuiltinType(ndarray, table["array"])
     array_type.module = "numpy"
     interp.builtin_types[ndarray] = array_type
     table["ndarray"] = array_type
-    table["dtype"] = NumpyFunction("dtype", dtype_arg, interp, "numpy.dtype")
+    table["dtype"] = NumpyFunction("dtype", make_dtype, interp, "numpy.dtype")
     table["__version__"] = np.__version__
     table["set_printoptions"] = set_options = _set_printoptions(interp)
     table["printoptions"] = NumpyFunction(
@@ -892,6 +917,15 @@ def _unknown_dunder(value: Any, name: str) -> bool:
 
     real = np.ndarray if type(value) is ndarray else type(value)
     return is_dunder(name) and name not in REFUSED_DUNDERS and not hasattr(real, name)
+
+
+def numpy_has(value: Any, name: str) -> bool:
+    """Whether numpy's own object has `name` (`hasattr(array, "__len__")`, a duck-typing
+    check such as Keras's pad_sequences makes): hasattr then answers True as under numpy,
+    while reading a refused one stays refused."""
+    if not is_numpy_value(value):
+        return False
+    return hasattr(value.a if type(value) is ndarray else value, name)
 
 
 def is_numpy_value(value: Any) -> bool:

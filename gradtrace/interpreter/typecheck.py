@@ -25,7 +25,7 @@ from ..engine.saved_hooks import (
 from ..engine.shapes import Size
 from ..engine.storage import TypedStorage, UntypedStorage
 from ..engine.tensor import RemovableHandle, Tensor
-from ..errors import EXCEPTION_PARENTS, ScriptError, TorchTypeError
+from ..errors import EXCEPTION_PARENTS, NotSupportedError, ScriptError, TorchTypeError
 from ..tensor_types import (
     PARAMETER,
     SIZE,
@@ -40,6 +40,7 @@ from .dunders import OBJECT
 from .generic_classes import ScriptGenericAlias, protocol_instance_check
 from .hashlib_module import HashObject
 from .module_dicts import ModuleDict
+from .numpy_module import NO_INSTANCE_CHECK
 from .objects import (
     BuiltinType,
     Instance,
@@ -204,6 +205,8 @@ class TypeChecks:
                 return classinfo in value.pyclass.mro
             return type(value) is Instance and classinfo in value.cls.mro
         if kind is BuiltinType:
+            if classinfo.type in NO_INSTANCE_CHECK:
+                raise NotSupportedError(NO_INSTANCE_CHECK[classinfo.type])
             if type(value) is Instance:  # an IntEnum's members are ints
                 if self.namedtuple_bases.get(classinfo.type) in value.cls.mro:
                     return True  # `class Q(P)`, P a namedtuple class

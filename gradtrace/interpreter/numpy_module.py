@@ -925,7 +925,8 @@ def numpy_has(value: Any, name: str) -> bool:
     while reading a refused one stays refused."""
     if not is_numpy_value(value):
         return False
-    return hasattr(value.a if type(value) is ndarray else value, name)
+    # (its class's: no property of the value runs for a name the script chose)
+    return hasattr(type(value.a if type(value) is ndarray else value), name)
 
 
 def is_numpy_value(value: Any) -> bool:

@@ -49,6 +49,7 @@ EXCEPTION_PARENTS: dict[str, str | None] = {
     "FileNotFoundError": "OSError",
     "FileExistsError": "OSError",
     "IsADirectoryError": "OSError",
+    "NotADirectoryError": "OSError",
     "UnpicklingError": "Exception",  # pickle.UnpicklingError (torch.load's weights_only)
     "GradcheckError": "RuntimeError",  # torch.autograd.gradcheck.GradcheckError
     "_LinAlgError": "RuntimeError",  # torch.linalg.LinAlgError (torch._C._LinAlgError)

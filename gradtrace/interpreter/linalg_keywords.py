@@ -13,6 +13,7 @@ import inspect
 from typing import Any
 
 from ..errors import NotSupportedError, ScriptError
+from .torch_arguments import _NUMPY_ALIASES
 
 MODULE = "torch._C._linalg"
 _A, _INPUT = {"A": "a"}, {"input": "a"}
@@ -36,10 +37,8 @@ PARAMETERS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "lu_solve": (("LU", "pivots", "B"), {"LU": "lu", "B": "b"}),
 }
 # torch's parser words a wrong keyword to these as "received an invalid combination of
-# arguments", listing their four signatures
-_OVERLOADED = frozenset(("pinv", "matrix_rank"))
-# numpy's names the parser takes for an `input` (python_arg_parser.cpp)
-_INPUT_ALIASES = ("x", "a", "x1")
+# arguments", listing their signatures (four, or two: a Number or a str `ord`)
+_OVERLOADED = frozenset(("pinv", "matrix_rank", "norm", "matrix_norm", "cond"))
 _KNOWN: dict[str, frozenset[str]] = {}
 
 
@@ -52,10 +51,16 @@ def _known(name: str, engine_fn: Any) -> frozenset[str] | None:
             names = [own_names.get(p, p) for p in inspect.signature(engine_fn).parameters]
         except (TypeError, ValueError):
             return None
-        if "input" in names:
-            names.extend(_INPUT_ALIASES)
         found = _KNOWN[name] = frozenset(names)
     return found
+
+
+def _accepted(known: frozenset[str], kwargs: dict[str, Any]) -> frozenset[str]:
+    """`known` and numpy's names the parser also takes for them (`torch.linalg.norm(x,
+    axis=-1)`), each only where torch's own name is not given (`dim=0, axis=0` has an
+    unexpected `axis`)."""
+    return known.union(*(aliases for own, aliases in _NUMPY_ALIASES.items()
+                         if own in known and own not in kwargs))
 
 
 def torch_keywords(name: str, engine_fn: Any, args: Any, kwargs: dict[str, Any]
@@ -69,6 +74,7 @@ def torch_keywords(name: str, engine_fn: Any, args: Any, kwargs: dict[str, Any]
     known = _known(short, engine_fn)
     if known is None:
         return kwargs
+    known = _accepted(known, kwargs)
     wrong = [key for key in kwargs if key not in known]
     if wrong:
         if short in _OVERLOADED:

@@ -64,12 +64,20 @@ class RunFiles:
     def exists(self, path: str) -> bool:
         return file_key(path) in self.files() or self.is_folder(path)
 
-    def make(self, path: str, exist_ok: bool) -> None:
+    def make(self, path: str, exist_ok: bool, parents: bool = True) -> None:
+        """The folder `path`, and its missing parents with `parents` (os.makedirs); without
+        (os.mkdir, Path.mkdir), a parent that is not a folder is mkdir's error: ENOENT
+        (`os.mkdir('results/fm_5/')` before `results`), ENOTDIR under a saved file."""
         if self.exists(path):
             if exist_ok and self.is_folder(path):
                 return
             raise os_error(17, path, "FileExistsError")
         key = file_key(path)
+        parent = posixpath.dirname(key)
+        if not parents and parent and not self.is_folder(parent):
+            if parent in self.files():
+                raise os_error(20, path, "NotADirectoryError")
+            raise _no_such_file(path)
         if len(self.folders) + key.count("/") >= MAX_FOLDERS:
             raise LimitExceeded(f"the script made more than {MAX_FOLDERS:,} folders")
         while key not in ("", ".", "/"):  # makedirs makes the parents too
@@ -187,7 +195,7 @@ def os_namespaces(interp: Interpreter, files: RunFiles) -> dict[str, stdlib.Name
         files.make(_path(name, "makedirs"), bool(exist_ok))
 
     def mkdir(name: Any, mode: Any = 0o777, *, dir_fd: Any = None) -> None:
-        files.make(_path(name, "mkdir"), False)
+        files.make(_path(name, "mkdir"), False, parents=False)
 
     def remove(name: Any, *, dir_fd: Any = None) -> None:
         files.remove(_path(name, "remove"))

@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from .. import stdlib
-from ..errors import LimitExceeded, ScriptError, TorchTypeError, os_error
+from ..errors import LimitExceeded, ScriptError, TorchTypeError
 from .objects import BuiltinType, type_name
 from .os_module import RunFiles, file_key
 from .wrapped import register
@@ -99,11 +99,7 @@ class ScriptPath:
         return self.files.is_folder(str(self.pure))
 
     def mkdir(self, mode: Any = 0o777, parents: Any = False, exist_ok: Any = False) -> None:
-        path = str(self.pure)
-        parent = str(self.pure.parent)
-        if not parents and not self.files.is_folder(parent):
-            raise os_error(2, path, "FileNotFoundError")
-        self.files.make(path, bool(exist_ok))
+        self.files.make(str(self.pure), bool(exist_ok), bool(parents))
 
     def unlink(self, missing_ok: Any = False) -> None:
         try:

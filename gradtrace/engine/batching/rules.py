@@ -181,6 +181,34 @@ def two_dims(p0: int, p1: int) -> Callable[..., Any]:
     return rule
 
 
+def _diagonal(fn: Callable[..., Any], level: int, args: list[Any],
+              kwargs: dict[str, Any]) -> Any:
+    """BatchRulesViews.cpp's diagonal_batching_rule: dim1 and dim2 (0 and 1 when not
+    given) wrapped against the logical rank and shifted past the front batch dim."""
+    value, bdim = unwrap(args[0], level)
+    x = front(value, bdim)
+    rank = x.ndim - 1
+    named = dict(zip(("offset", "dim1", "dim2"), args[1:]))
+    named.update(kwargs)
+    offset = named.get("offset", 0)
+    dim1, dim2 = _shift(named.get("dim1", 0), rank), _shift(named.get("dim2", 1), rank)
+    return wrap(call(fn, x, offset, dim1, dim2), 0, level)
+
+
+def _trace(fn: Callable[..., Any], level: int, args: list[Any],
+           kwargs: dict[str, Any]) -> Any:
+    """functorch's trace_decomp: the logical matrix's diagonal().sum(), each a batched op
+    (so SumBackward1 over DiagonalBackward0, and a bool matrix sums to int64)."""
+    from ...errors import TorchRuntimeError
+
+    value, bdim = unwrap(args[0], level)
+    rank = value.ndim - (bdim is not None)
+    if rank != 2:
+        raise TorchRuntimeError(f"trace: expected a matrix, but got tensor with dim {rank}")
+    ops = _ops()
+    return call(ops.sum, call(ops.TENSOR_METHODS["diagonal"], args[0]))
+
+
 def _unsqueeze(fn: Callable[..., Any], level: int, args: list[Any],
                kwargs: dict[str, Any]) -> Any:
     value, bdim = unwrap(args[0], level)
@@ -702,7 +730,7 @@ def install() -> None:
                        ("inner", _dot_rule), ("mv", _mv_rule), ("mm", _mm_rule),
                        ("bmm", _mm_rule), ("matmul", _matmul_rule), ("addmm", _addmm_rule),
                        ("outer", _outer_rule), ("ger", _outer_rule), ("detach", _detach_rule),
-                       ("broadcast_to", _expand)):
+                       ("broadcast_to", _expand), ("diagonal", _diagonal), ("trace", _trace)):
         put(name, rule)
     put("squeeze_", _squeeze_inplace)
     put("contiguous", _contiguous_rule)

@@ -534,29 +534,93 @@ def _detach_rule(fn: Callable[..., Any], level: int, args: list[Any],
     return wrap(call(fn, value), bdim, level)
 
 
+_CONV_PARAMS = ("weight", "bias", "stride", "padding", "dilation", "groups")
+
+
 def _conv_rule(spatial: int) -> Callable[..., Any]:
-    """convNd with a batched input and an unbatched weight and bias: torch's rule folds the
-    batch into the input's N (one convolution, so its bits); anything else falls back."""
+    """convNd as torch's convolution_batch_rule (BatchRulesConvolution.cpp): a batched input
+    with an unbatched weight folds the batch into the input's N; a batched weight with an
+    unbatched input into the weight's out-channels (within each group's); both batched, the batch goes
+    into the input's channels and the weight's out-channels and the groups are multiplied by
+    it (one grouped convolution, so its bits). A bias goes into the convolution only when
+    neither it nor the weight is batched, else it is added after. Anything else falls
+    back."""
 
     def rule(fn: Callable[..., Any], level: int, args: list[Any],
              kwargs: dict[str, Any]) -> Any:
         x = args[0]
-        rest = list(args[1:])
-        weight = rest[0] if rest else kwargs.get("weight")
-        bias = rest[1] if len(rest) > 1 else kwargs.get("bias")
+        params = dict(zip(_CONV_PARAMS, args[1:]))
+        params.update(kwargs)
+        weight, bias = params.get("weight"), params.get("bias")
+        groups = params.get("groups", 1)
         xv, xb = unwrap(x, level)
-        if xb is None or any(isinstance(t, BatchedTensor) for t in (weight, bias)):
-            return fallback(fn, level, args, kwargs)
-        x_ = front(xv, xb)
-        if isinstance(x_, BatchedTensor) or x.ndim not in (spatial + 1, spatial + 2):
+        wv, wb = unwrap(weight, level)
+        bv, bb = unwrap(bias, level)
+        if any(isinstance(t, BatchedTensor) for t in (xv, wv, bv)) or \
+                x.ndim not in (spatial + 1, spatial + 2) or not isinstance(weight, Tensor) \
+                or weight.ndim != spatial + 2 or (xb is None and wb is None):
             return fallback(fn, level, args, kwargs)
         ops = _ops()
-        if x.ndim == spatial + 1:  # an unbatched input: the vmap batch is conv's N
-            return wrap(call(fn, x_, *rest, **kwargs), 0, level)
-        b, n = x_.shape[0], x_.shape[1]
-        folded = call(ops.reshape, x_, (b * n, *x_.shape[2:]))
-        out = call(fn, folded, *rest, **kwargs)
-        return wrap(call(ops.reshape, out, (b, n, *out.shape[1:])), 0, level)
+        separate = bb is not None or (wb is not None and bias is not None)
+        if xb is not None and wb is None and not separate:
+            x_ = front(xv, xb)
+            if x.ndim == spatial + 1:  # an unbatched input: the vmap batch is conv's N
+                return wrap(call(fn, x_, *args[1:], **kwargs), 0, level)
+            b, n = x_.shape[0], x_.shape[1]
+            folded = call(ops.reshape, x_, (b * n, *x_.shape[2:]))
+            out = call(fn, folded, *args[1:], **kwargs)
+            return wrap(call(ops.reshape, out, (b, n, *out.shape[1:])), 0, level)
+        rest = {k: params[k] for k in ("stride", "padding", "dilation") if k in params}
+        unbatched_input = x.ndim == spatial + 1
+        conv_bias = None if separate else bias
+        if xb is not None:
+            x_ = front(xv, xb)
+            if unbatched_input:  # (conv's batchify: the logical input's unsqueeze(0))
+                x_ = call(ops.unsqueeze, x_, 1)
+        else:
+            x_ = call(ops.unsqueeze, xv, 0) if unbatched_input else xv
+        if wb is None:  # the input alone is batched (its bias is added after)
+            b, n = x_.shape[0], x_.shape[1]
+            out = call(fn, call(ops.reshape, x_, (b * n, *x_.shape[2:])), weight, conv_bias,
+                       groups=groups, **rest)
+            out, bdim = call(ops.reshape, out, (b, n, *out.shape[1:])), 0
+        else:
+            w_ = front(wv, wb)
+            b = w_.shape[0]
+            folded_w = call(ops.reshape, w_, (b * w_.shape[1], *w_.shape[2:]))
+            if xb is None and groups == 1:
+                out = call(fn, x_, folded_w, conv_bias, groups=1, **rest)
+            elif xb is None:  # (the batch inside each group's out-channels)
+                co = w_.shape[1]
+                split = call(ops.reshape, w_, (b, groups, co // groups, *w_.shape[2:]))
+                moved = call(ops.movedim, split, 0, 1)
+                grouped_w = call(ops.reshape, call(ops.reshape, moved, (
+                    groups, b * (co // groups), *w_.shape[2:])), (b * co, *w_.shape[2:]))
+                out = call(fn, x_, grouped_w, conv_bias, groups=groups, **rest)
+                out = call(ops.reshape, out, (out.shape[0], groups, b, co // groups,
+                                              *out.shape[2:]))
+                out = call(ops.movedim, out, 1, 2)
+                out = call(ops.reshape, out, (out.shape[0], b, co, *out.shape[4:]))
+            else:
+                n = x_.shape[1]
+                folded_x = call(ops.reshape, call(ops.movedim, x_, 0, 1),
+                                (n, b * x_.shape[2], *x_.shape[3:]))
+                out = call(fn, folded_x, folded_w, conv_bias, groups=groups * b, **rest)
+            if xb is not None or groups == 1:
+                out = call(ops.reshape, out, (out.shape[0], b, -1, *out.shape[2:]))
+            bdim = 1
+        if separate:
+            out = front(out, bdim)
+            bias_ = front(bv, bb) if bb is not None else bv
+            for _ in range(spatial):
+                bias_ = call(ops.unsqueeze, bias_, -1)
+            if bb is not None:
+                bias_ = pad(bias_, out.ndim - 1)
+            out, bdim = call(ops.add, out, bias_), 0
+        if unbatched_input:  # (conv's unbatchify: squeeze(0) of the logical output)
+            out = call(ops.squeeze, out, 1 if bdim == 0 else 0)
+            bdim = 0
+        return wrap(out, bdim, level)
     return rule
 
 

@@ -1,0 +1,91 @@
+"""Differential tests against live PyTorch 2.13 for the gaps the realworld corpus's round 110
+(torch.func research code) found: the tangents of a jvp run inside vmap whose function is
+a grad transform (dattri's hvp_at_x in "rev-fwd" mode, jvp of grad under a vmapped conjugate
+gradient) kept the physical tensor's history of the leaves the grad made of the duals, so
+they printed with torch's absent grad_fn; a convolution under vmap with a batched weight
+(MRA_signalrecovery's score model convolves each example with its own kernels by
+torch.vmap(conv1d)) ran once per example where torch's batch rule runs one grouped
+convolution, so the sums' order and the last bits differed.
+
+Skipped unless torch is importable.
+"""
+from __future__ import annotations
+
+import pytest
+from script_runs import gradtrace_output, torch_output
+
+torch = pytest.importorskip("torch")
+
+
+JVP_OF_GRAD_IN_VMAP = """import torch
+from torch.func import grad, jvp, vmap
+torch.manual_seed(0)
+def f(y):
+    return torch.sin(y).sum()
+def g(x, y):
+    return torch.sin(x + y).sum()
+y = torch.randn(2)
+x = torch.tensor([1.0])
+out = vmap(lambda v: jvp(grad(f), (y,), (v,)))(torch.randn(3, 2))
+print(out, out[1].requires_grad, out[1].grad_fn)
+print(vmap(lambda yy, v: jvp(grad(f), (yy,), (v,))[1])(torch.randn(3, 2), torch.randn(3, 2)))
+hv = vmap(lambda v: jvp(grad(g, argnums=1), (x, y), (torch.zeros(1), v))[1] + 0.5 * v)
+print(hv(torch.randn(4, 2)))
+print(vmap(lambda v: jvp(torch.sin, (y,), (v,))[1])(torch.randn(3, 2)))
+w = torch.randn(2, requires_grad=True)
+def h(y):
+    return torch.sin(y * w).sum()
+t = vmap(lambda v: jvp(grad(h), (y,), (v,))[1])(torch.randn(3, 2))
+print(t)
+t.sum().backward()
+print(w.grad)
+"""
+
+
+def test_jvp_of_grad_inside_vmap_returns_tangents_without_history() -> None:
+    """vmap(jvp(grad(f))): the tangents carry no history of the grad's own leaves (torch's
+    have no grad_fn), and keep the one to a closed-over tensor that requires grad."""
+    assert gradtrace_output(JVP_OF_GRAD_IN_VMAP) == torch_output(JVP_OF_GRAD_IN_VMAP)
+
+
+CONV_BATCH_RULE = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+B = 3
+x1 = torch.randn(B, 2, 7)
+xn = torch.randn(B, 4, 2, 7)
+xu = torch.randn(4, 2, 7)
+w1 = torch.randn(B, 4, 2, 3)
+wu = torch.randn(4, 2, 3)
+bb = torch.randn(B, 4)
+bu = torch.randn(4)
+w2 = torch.randn(B, 4, 1, 3)
+def show(t):
+    print(tuple(t.shape), t.tolist())
+show(torch.vmap(F.conv1d)(x1, w1))
+show(torch.vmap(F.conv1d)(xn, w1))
+show(torch.vmap(F.conv1d, in_dims=(0, 0, None))(x1, w1, bu))
+show(torch.vmap(F.conv1d)(xn, w1, bb))
+show(torch.vmap(F.conv1d, in_dims=(0, None, 0))(xn, wu, bb))
+show(torch.vmap(F.conv1d, in_dims=(None, 0, 0))(xu, w1, bb))
+show(torch.vmap(F.conv1d, in_dims=(None, 0))(xu, w1))
+show(torch.vmap(lambda x, w: F.conv1d(x, w, padding=1, stride=2))(xn, w1))
+show(torch.vmap(lambda x, w: F.conv1d(x, w, groups=2))(xn, w2))
+show(torch.vmap(lambda w: F.conv1d(xu, w, groups=2))(w2))
+show(torch.vmap(F.conv1d, in_dims=(1, 2))(xn.movedim(0, 1), w1.movedim(0, 2)))
+w = w1.clone().requires_grad_()
+x = xn.clone().requires_grad_()
+out = torch.vmap(F.conv1d)(x, w, bb)
+out.pow(2).sum().backward()
+show(w.grad)
+show(x.grad)
+show(torch.func.grad(lambda w: torch.vmap(F.conv1d)(xn, w).tanh().sum())(w1))
+"""
+
+
+def test_conv_under_vmap_follows_torchs_convolution_batch_rule() -> None:
+    """vmap(conv1d) with a batched weight: one convolution as torch's batch rule runs it (the
+    batch in the weight's out-channels, or in the input's channels with the groups
+    multiplied), a batched or weight-batched bias added after, so the bits and the
+    gradients are torch's."""
+    assert gradtrace_output(CONV_BATCH_RULE) == torch_output(CONV_BATCH_RULE)

@@ -540,11 +540,11 @@ _CONV_PARAMS = ("weight", "bias", "stride", "padding", "dilation", "groups")
 def _conv_rule(spatial: int) -> Callable[..., Any]:
     """convNd as torch's convolution_batch_rule (BatchRulesConvolution.cpp): a batched input
     with an unbatched weight folds the batch into the input's N; a batched weight with an
-    unbatched input into the weight's out-channels (within each group's); both batched, the batch goes
-    into the input's channels and the weight's out-channels and the groups are multiplied by
-    it (one grouped convolution, so its bits). A bias goes into the convolution only when
-    neither it nor the weight is batched, else it is added after. Anything else falls
-    back."""
+    unbatched input into the weight's out-channels (within each group's); both batched, the
+    batch goes into the input's channels and the weight's out-channels and the groups are
+    multiplied by it (one grouped convolution, so its bits). A bias goes into the
+    convolution only when neither it nor the weight is batched, else it is added after.
+    Anything else falls back."""
 
     def rule(fn: Callable[..., Any], level: int, args: list[Any],
              kwargs: dict[str, Any]) -> Any:

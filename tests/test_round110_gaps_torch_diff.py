@@ -5,7 +5,12 @@ gradient) kept the physical tensor's history of the leaves the grad made of the 
 they printed with torch's absent grad_fn; a convolution under vmap with a batched weight
 (MRA_signalrecovery's score model convolves each example with its own kernels by
 torch.vmap(conv1d)) ran once per example where torch's batch rule runs one grouped
-convolution, so the sums' order and the last bits differed.
+convolution, so the sums' order and the last bits differed; nll_loss and cross_entropy under
+vmap (functorch's parallel_train example trains an ensemble by vmap over grad_and_value of
+an NLLLoss) ran once per example where torch runs nll_loss's decomposition (gather, where,
+sum, div) op by op, and gather had no batching rule, so the losses' grad_fn was
+StackBackward0 instead of torch's DivBackward0; squeeze(dim) under vmap is torch's
+squeeze.dims (SqueezeBackward2) with the batch dim kept.
 
 Skipped unless torch is importable.
 """
@@ -89,3 +94,50 @@ def test_conv_under_vmap_follows_torchs_convolution_batch_rule() -> None:
     multiplied), a batched or weight-batched bias added after, so the bits and the
     gradients are torch's."""
     assert gradtrace_output(CONV_BATCH_RULE) == torch_output(CONV_BATCH_RULE)
+
+
+NLL_UNDER_VMAP = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(2, 5, 3, requires_grad=True)
+t = torch.randint(0, 3, (5,))
+def show(r):
+    print(r, r.grad_fn.name())
+    fn = r.grad_fn
+    for _ in range(8):
+        if fn is None:
+            break
+        print("  ", fn.name(), [n[0].name() if n[0] is not None else None
+                                for n in fn.next_functions])
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+show(torch.vmap(F.nll_loss, in_dims=(0, None))(x, t))
+show(torch.vmap(lambda a: F.nll_loss(a, t, reduction='sum'))(x))
+show(torch.vmap(lambda a: F.nll_loss(a, t, reduction='none'))(x))
+show(torch.vmap(lambda a: F.nll_loss(a, t, ignore_index=1))(x))
+show(torch.vmap(lambda a: F.nll_loss(a, t, weight=torch.tensor([1., 2., 3.])))(x))
+show(torch.vmap(lambda a: F.cross_entropy(a, t))(x))
+show(torch.vmap(lambda a, tt: F.nll_loss(a, tt))(x, torch.randint(0, 3, (2, 5))))
+show(torch.vmap(lambda a: F.nll_loss(a[0], t[0]))(x))
+show(torch.vmap(lambda a: torch.nn.NLLLoss()(F.log_softmax(a, -1), t))(x))
+y = torch.randn(4, 3, requires_grad=True)
+r = torch.vmap(lambda j: y.gather(1, j))(torch.randint(0, 3, (2, 4, 2)))
+show(r)
+r.sum().backward()
+print(y.grad)
+show(torch.vmap(lambda a, j: a.gather(0, j))(y[:2], torch.tensor([1, 2])))
+z = torch.randn(2, 1, 3, requires_grad=True)
+show(torch.vmap(lambda a: a.squeeze(0))(z))
+show(torch.vmap(lambda a: a.squeeze((0,)))(z))
+show(torch.vmap(lambda a: a.squeeze(-2), in_dims=1)(z.transpose(0, 1)))
+g = torch.func.grad(lambda w: torch.vmap(F.cross_entropy, in_dims=(0, None))(x * w, t).sum())(
+    torch.ones(3))
+print(g)
+"""
+
+
+def test_nll_loss_gather_and_squeeze_under_vmap_follow_torchs_decomposition() -> None:
+    """vmap(nll_loss) (and cross_entropy's log_softmax + nll_loss) runs torch's
+    decomposition op by op, gather has torch's batching rule and squeeze(dim) is
+    squeeze.dims, so values and graphs (DivBackward0, WhereBackward0, SqueezeBackward2,
+    GatherBackward0) are torch's."""
+    assert gradtrace_output(NLL_UNDER_VMAP) == torch_output(NLL_UNDER_VMAP)

@@ -45,6 +45,12 @@ def pad(t: Any, rank: int) -> Any:
     return call(_ops().view, t, shape)
 
 
+def ensure_has_bdim(t: Any, size: int) -> Any:
+    """BatchRulesHelper's ensure_has_bdim: an unbatched operand expanded to a front batch
+    dim of `size` (one expand)."""
+    return call(_ops().expand, t, (size, *t.shape))
+
+
 def ensure_batched(t: Any, size: int) -> Any:
     """An unbatched operand given a front batch dim of `size` (unsqueeze + expand)."""
     ops = _ops()
@@ -200,9 +206,23 @@ def _squeeze(fn: Callable[..., Any], level: int, args: list[Any],
         sizes = [s for i, s in enumerate(value.shape) if s != 1 or i == bdim]
         new_bdim = sum(1 for i, s in enumerate(value.shape[:bdim]) if s != 1)
         return wrap(call(_ops().view, value, tuple(sizes)), new_bdim, level)
-    else:
-        d = _shift(d, rank)
-    return wrap(call(fn, x, d), 0, level)
+    if bdim is None:
+        return wrap(call(fn, x, _shift(d, rank)), 0, level)
+    # squeeze_dims_batch_rule (squeeze.dim goes through it too): squeeze.dims of the value
+    # with the dims past the batch dim shifted, the batch dim kept; a logical scalar's alias
+    if value.ndim == 1:
+        return wrap(call(_ops().alias, value), bdim, level)
+    dims = d if isinstance(d, (list, tuple)) else (d,)
+    adjusted, new_bdim = [], bdim
+    for one in dims:
+        actual = wrap_dim(one, value.ndim - 1)
+        if actual < bdim:
+            adjusted.append(actual)
+            if value.shape[actual] == 1:  # (a size-1 dim before the batch dim goes)
+                new_bdim -= 1
+        else:
+            adjusted.append(actual + 1)
+    return wrap(call(fn, value, tuple(adjusted)), new_bdim, level)
 
 
 def _t(fn: Callable[..., Any], level: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -675,6 +695,107 @@ def _mse_rule(fn: Callable[..., Any], level: int, args: list[Any],
     return wrap(call(ops.mean if reduction == "mean" else ops.sum, loss, -1), 0, level)
 
 
+def _gather_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                 kwargs: dict[str, Any]) -> Any:
+    """gather_batch_rule: self and index front-batched (an unbatched one expanded to the
+    batch, a logical scalar unsqueezed at the end), gathered along the shifted dim, and the
+    unsqueezed index's extra dim squeezed again."""
+    ops = _ops()
+    params = dict(zip(("dim", "index"), args[1:]))
+    params.update(kwargs)
+    if params.get("sparse_grad") or "out" in params or len(args) > 3:
+        return fallback(fn, level, args, kwargs)
+    x, index, dim = args[0], params["index"], params["dim"]
+    xv, xb = unwrap(x, level)
+    iv, ib = unwrap(index, level)
+    if isinstance(xv, BatchedTensor) or isinstance(iv, BatchedTensor) or \
+            not isinstance(dim, int):
+        return fallback(fn, level, args, kwargs)
+    size = TRANSFORMS.batch_size(level)
+    x_, i_ = front(xv, xb), front(iv, ib)
+    if x.ndim == 0:
+        x_ = call(ops.unsqueeze, x_, -1)
+    if index.ndim == 0:
+        i_ = call(ops.unsqueeze, i_, -1)
+    if xb is None:
+        x_ = ensure_has_bdim(x_, size)
+    if ib is None:
+        i_ = ensure_has_bdim(i_, size)
+    out = call(fn, x_, wrap_dim(dim, max(x.ndim, 1)) + 1, i_)
+    if index.ndim == 0:
+        out = call(ops.squeeze, out, -1)
+    return wrap(out, 0, level)
+
+
+_NLL_PARAMS = ("target", "weight", "size_average", "ignore_index", "reduce", "reduction")
+
+
+def _nll_rule(fn: Callable[..., Any], level: int, args: list[Any],
+              kwargs: dict[str, Any]) -> Any:
+    """nll_loss of a [N, C] or [C] input under vmap: torch 2.13 runs its decomposition
+    (torch/_decomp/decompositions.py's _nll_loss_forward) op by op on the batched tensors:
+    the input scaled by the weight, -gather of the targets (ignored ones read as class 0 and
+    zeroed by where), summed and divided by the total weight for 'mean'. Legacy reduction
+    arguments and inputs of more dimensions fall back."""
+    params = dict(zip(_NLL_PARAMS, args[1:]))
+    params.update(kwargs)
+    x, target, weight = args[0], params["target"], params.get("weight")
+    if x.ndim > 2 or params.get("size_average") is not None or \
+            params.get("reduce") is not None:
+        return fallback(fn, level, args, kwargs)
+    ops = _ops()
+    ignore_index = params.get("ignore_index", -100)
+    reduction = params.get("reduction", "mean")
+    n_dims = x.ndim
+    channel_dim = 0 if n_dims < 2 else 1
+    w = weight
+    if weight is not None:
+        if n_dims > 1:
+            shape = [1] * n_dims
+            shape[channel_dim] = weight.shape[0]
+            w = call(ops.view, weight, tuple(shape))
+        x = call(ops.mul, x, w)
+    kept = call(ops.ne, target, ignore_index)
+    safe_target = call(ops.unsqueeze, call(ops.where, kept, target, 0), channel_dim)
+    picked = call(ops.squeeze, call(ops.gather, x, channel_dim, safe_target), channel_dim)
+    result = call(ops.where, kept, call(ops.neg, picked), 0)
+    if reduction == "none" and n_dims > 1:
+        return result
+    if weight is not None:
+        w = call(ops.expand, w, tuple(x.shape))
+        wsum = call(ops.squeeze, call(ops.gather, w, channel_dim, safe_target), channel_dim)
+        total_weight = call(ops.sum, call(ops.where, kept, wsum, 0))
+    else:
+        total_weight = call(ops.TENSOR_METHODS["to"], call(ops.sum, kept), x.dtype)
+    if reduction == "sum":
+        return call(ops.sum, result)
+    if reduction == "mean":
+        return call(ops.div, call(ops.sum, result), total_weight)
+    return result
+
+
+def _cross_entropy_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                        kwargs: dict[str, Any]) -> Any:
+    """cross_entropy of class indices (torch's composite cross_entropy_loss): log_softmax
+    over the class dim, then nll_loss, each through its own rule; probabilities, label
+    smoothing and legacy reduction arguments fall back."""
+    from .. import api
+    from ..ops.nll import nll_loss
+
+    names = ("target", "weight", "size_average", "ignore_index", "reduce", "reduction",
+             "label_smoothing")
+    params = dict(zip(names, args[1:]))
+    params.update(kwargs)
+    x, target = args[0], params["target"]
+    if params.get("label_smoothing", 0.0) != 0.0 or params.get("size_average") is not None \
+            or params.get("reduce") is not None or tuple(target.shape) == tuple(x.shape):
+        return fallback(fn, level, args, kwargs)
+    logp = call(api.FUNCTIONAL["log_softmax"], x, 0 if x.ndim == 1 else 1)
+    return call(nll_loss, logp, target, params.get("weight"),
+                ignore_index=params.get("ignore_index", -100),
+                reduction=params.get("reduction", "mean"))
+
+
 # -- the table -------------------------------------------------------------------------------
 
 _POINTWISE = (
@@ -775,6 +896,9 @@ def install() -> None:
     put("expand_as", _as(lambda: ops.expand))
     put("linear", _linear_rule, functional, torch)
     put("mse_loss", _mse_rule, functional)
+    put("nll_loss", _nll_rule, functional)
+    put("gather", _gather_rule)
+    put("cross_entropy", _cross_entropy_rule, functional)
     put("one_hot", _one_hot_rule, functional)
     for spatial in (1, 2, 3):
         put(f"conv{spatial}d", _conv_rule(spatial), functional, torch)

@@ -10,7 +10,13 @@ vmap (functorch's parallel_train example trains an ensemble by vmap over grad_an
 an NLLLoss) ran once per example where torch runs nll_loss's decomposition (gather, where,
 sum, div) op by op, and gather had no batching rule, so the losses' grad_fn was
 StackBackward0 instead of torch's DivBackward0; squeeze(dim) under vmap is torch's
-squeeze.dims (SqueezeBackward2) with the batch dim kept.
+squeeze.dims (SqueezeBackward2) with the batch dim kept. The torch.func "UX limitations"
+page's examples found three more: diagonal under vmap ran per example and returned a copy,
+so `result.diagonal().copy_(vec)` on a batched new_zeros never reached result; an in-place op
+other than add_ on an unbatched tensor with a batched operand raised add_'s broadcast
+message where torch's in-place batch rules raise "vmap: inplace arithmetic(...)"; and a
+scalar randn served from the cached Box-Muller normal skipped vmap's randomness="error"
+check.
 
 Skipped unless torch is importable.
 """
@@ -141,3 +147,53 @@ def test_nll_loss_gather_and_squeeze_under_vmap_follow_torchs_decomposition() ->
     squeeze.dims, so values and graphs (DivBackward0, WhereBackward0, SqueezeBackward2,
     GatherBackward0) are torch's."""
     assert gradtrace_output(NLL_UNDER_VMAP) == torch_output(NLL_UNDER_VMAP)
+
+
+UX_LIMITATIONS = """import torch
+from torch.func import vmap
+torch.manual_seed(0)
+vecs = torch.tensor([[0., 1, 2], [3., 4, 5]])
+def diag_embed(vec):
+    result = vec.new_zeros(vec.shape[0], vec.shape[0])
+    result.diagonal().copy_(vec)
+    return result
+print(vmap(diag_embed)(vecs))
+def off(vec):
+    result = vec.new_zeros(3, 3)
+    torch.diagonal(result, 1).add_(vec[:2])
+    result.diagonal(offset=-1, dim1=1, dim2=0).mul_(2)
+    return result
+print(vmap(off)(vecs))
+w = vecs.clone().requires_grad_()
+d = vmap(lambda m: (m.outer(m)).diagonal(0, -1, -2))(w)
+print(d, d.grad_fn.name())
+d.sum().backward()
+print(w.grad)
+y = torch.randn(3, 1)
+for name in ["add_", "mul_", "sub_", "copy_", "div_", "clamp_min_"]:
+    for (s, v) in [((3,), vecs), ((1,), y)]:
+        def g(vec):
+            r = torch.ones(s)
+            getattr(r, name)(vec)
+            return r
+        try:
+            vmap(g)(v)
+            print(name, s, "ok")
+        except Exception as e:
+            print(name, s, type(e).__name__, e)
+def add_noise(x):
+    return x + torch.randn(())
+x = torch.ones(3)
+for mode in ["error", "different", "error", "same", "error"]:
+    try:
+        print(vmap(add_noise, randomness=mode)(x))
+    except Exception as e:
+        print(mode, type(e).__name__, e)
+"""
+
+
+def test_func_ux_limitations_diagonal_inplace_and_randomness() -> None:
+    """diagonal under vmap is a view (writes reach the batched base), in-place ops other
+    than add_ on an unbatched self refuse with torch's inplace-arithmetic message, and a
+    cached scalar normal is still a random op under randomness="error"."""
+    assert gradtrace_output(UX_LIMITATIONS) == torch_output(UX_LIMITATIONS)

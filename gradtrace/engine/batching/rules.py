@@ -83,7 +83,7 @@ def pointwise(fn: Callable[..., Any], level: int, args: list[Any],
     if inplace and parts[("a", 0)][1] is None:
         from .dispatch import _refuse_unbatched_inplace
 
-        _refuse_unbatched_inplace(args[0], TRANSFORMS.batch_size(level))
+        _refuse_unbatched_inplace(args[0], TRANSFORMS.batch_size(level), name)
     original = args[0] if args else None
     if len(parts) == 1 and name not in _SCALAR_AS_TENSOR:
         # basic_unary_batch_rule: the op on the value, its bdim kept
@@ -185,6 +185,21 @@ def two_dims(p0: int, p1: int) -> Callable[..., Any]:
                 args[p] = _shift(args[p], rank)
         return wrap(call(fn, *args, **kwargs), 0, level)
     return rule
+
+
+def _diagonal(fn: Callable[..., Any], level: int, args: list[Any],
+              kwargs: dict[str, Any]) -> Any:
+    """diagonal's batch rule: the view of the front-batched value with dim1 and dim2
+    shifted past the batch dim (so an in-place write to it reaches its base)."""
+    params = dict(zip(("offset", "dim1", "dim2"), args[1:]))
+    params.update(kwargs)
+    value, bdim = unwrap(args[0], level)
+    x = front(value, bdim)
+    rank = x.ndim - 1
+    offset = params.get("offset", 0)
+    dim1 = wrap_dim(params.get("dim1", 0), rank) + 1
+    dim2 = wrap_dim(params.get("dim2", 1), rank) + 1
+    return wrap(call(fn, x, offset, dim1, dim2), 0, level)
 
 
 def _unsqueeze(fn: Callable[..., Any], level: int, args: list[Any],
@@ -882,6 +897,7 @@ def install() -> None:
     for name, (p0, p1) in _TWO_DIMS.items():
         put(name, two_dims(p0, p1) if name != "flatten" else _flatten(flatten_rule))
     for name, rule in (("unsqueeze", _unsqueeze), ("squeeze", _squeeze), ("t", _t),
+                       ("diagonal", _diagonal),
                        ("permute", _permute), ("view", _view), ("reshape", _view),
                        ("expand", _expand), ("repeat", _repeat), ("dot", _dot_rule),
                        ("inner", _dot_rule), ("mv", _mv_rule), ("mm", _mm_rule),

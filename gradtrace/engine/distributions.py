@@ -122,6 +122,7 @@ def _normal_scalar(gen: Generator, n: int, mean: float, std: float, cap: str) ->
     (cached in the generator for the next sample)."""
     values = []
     if n and gen.next_double_normal is not None:
+        gen._drawn()  # (a sample from the cache is a draw too: vmap's randomness check)
         values.append(np.array([gen.next_double_normal]))
         gen.next_double_normal = None
         n -= 1

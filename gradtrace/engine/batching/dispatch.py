@@ -220,7 +220,7 @@ def fallback(fn: Callable[..., Any], level: int, args: list[Any],
     if inplace:
         _self, self_bdim = unwrap(args[0], level)
         if self_bdim is None:
-            _refuse_unbatched_inplace(args[0], size)
+            _refuse_unbatched_inplace(args[0], size, fn.__name__)
     from .. import generator
 
     same = any(v.level == level and v.randomness == "same" for v in TRANSFORMS.vmaps)
@@ -245,7 +245,20 @@ def fallback(fn: Callable[..., Any], level: int, args: list[Any],
     return first
 
 
-def _refuse_unbatched_inplace(t: Tensor, size: int) -> None:
+INPLACE_ARITHMETIC = (
+    "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+    "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+    "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
+    "use out-of-place operators instead of inplace arithmetic. If said operator is being "
+    "called inside the PyTorch framework, please file a bug report instead.")
+
+
+def _refuse_unbatched_inplace(t: Tensor, size: int, name: str = "add_") -> None:
+    """An in-place op on an unbatched tensor with a batched operand: torch's in-place batch
+    rules refuse it (mul_, copy_, clamp_min_, ... measured); add_ runs on and fails its
+    broadcast check."""
+    if name != "add_":
+        raise TorchRuntimeError(INPLACE_ARITHMETIC)
     shape = ", ".join(str(s) for s in t.shape)
     full = ", ".join(str(s) for s in (size, *t.shape))
     raise TorchRuntimeError(f"output with shape [{shape}] doesn't match the broadcast shape "

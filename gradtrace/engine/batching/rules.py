@@ -45,6 +45,12 @@ def pad(t: Any, rank: int) -> Any:
     return call(_ops().view, t, shape)
 
 
+def ensure_has_bdim(t: Any, size: int) -> Any:
+    """BatchRulesHelper's ensure_has_bdim: an unbatched operand expanded to a front batch
+    dim of `size` (one expand)."""
+    return call(_ops().expand, t, (size, *t.shape))
+
+
 def ensure_batched(t: Any, size: int) -> Any:
     """An unbatched operand given a front batch dim of `size` (unsqueeze + expand)."""
     ops = _ops()
@@ -77,7 +83,7 @@ def pointwise(fn: Callable[..., Any], level: int, args: list[Any],
     if inplace and parts[("a", 0)][1] is None:
         from .dispatch import _refuse_unbatched_inplace
 
-        _refuse_unbatched_inplace(args[0], TRANSFORMS.batch_size(level))
+        _refuse_unbatched_inplace(args[0], TRANSFORMS.batch_size(level), name)
     original = args[0] if args else None
     if len(parts) == 1 and name not in _SCALAR_AS_TENSOR:
         # basic_unary_batch_rule: the op on the value, its bdim kept
@@ -228,9 +234,23 @@ def _squeeze(fn: Callable[..., Any], level: int, args: list[Any],
         sizes = [s for i, s in enumerate(value.shape) if s != 1 or i == bdim]
         new_bdim = sum(1 for i, s in enumerate(value.shape[:bdim]) if s != 1)
         return wrap(call(_ops().view, value, tuple(sizes)), new_bdim, level)
-    else:
-        d = _shift(d, rank)
-    return wrap(call(fn, x, d), 0, level)
+    if bdim is None:
+        return wrap(call(fn, x, _shift(d, rank)), 0, level)
+    # squeeze_dims_batch_rule (squeeze.dim goes through it too): squeeze.dims of the value
+    # with the dims past the batch dim shifted, the batch dim kept; a logical scalar's alias
+    if value.ndim == 1:
+        return wrap(call(_ops().alias, value), bdim, level)
+    dims = d if isinstance(d, (list, tuple)) else (d,)
+    adjusted, new_bdim = [], bdim
+    for one in dims:
+        actual = wrap_dim(one, value.ndim - 1)
+        if actual < bdim:
+            adjusted.append(actual)
+            if value.shape[actual] == 1:  # (a size-1 dim before the batch dim goes)
+                new_bdim -= 1
+        else:
+            adjusted.append(actual + 1)
+    return wrap(call(fn, value, tuple(adjusted)), new_bdim, level)
 
 
 def _t(fn: Callable[..., Any], level: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -562,29 +582,93 @@ def _detach_rule(fn: Callable[..., Any], level: int, args: list[Any],
     return wrap(call(fn, value), bdim, level)
 
 
+_CONV_PARAMS = ("weight", "bias", "stride", "padding", "dilation", "groups")
+
+
 def _conv_rule(spatial: int) -> Callable[..., Any]:
-    """convNd with a batched input and an unbatched weight and bias: torch's rule folds the
-    batch into the input's N (one convolution, so its bits); anything else falls back."""
+    """convNd as torch's convolution_batch_rule (BatchRulesConvolution.cpp): a batched input
+    with an unbatched weight folds the batch into the input's N; a batched weight with an
+    unbatched input into the weight's out-channels (within each group's); both batched, the
+    batch goes into the input's channels and the weight's out-channels and the groups are
+    multiplied by it (one grouped convolution, so its bits). A bias goes into the
+    convolution only when neither it nor the weight is batched, else it is added after.
+    Anything else falls back."""
 
     def rule(fn: Callable[..., Any], level: int, args: list[Any],
              kwargs: dict[str, Any]) -> Any:
         x = args[0]
-        rest = list(args[1:])
-        weight = rest[0] if rest else kwargs.get("weight")
-        bias = rest[1] if len(rest) > 1 else kwargs.get("bias")
+        params = dict(zip(_CONV_PARAMS, args[1:]))
+        params.update(kwargs)
+        weight, bias = params.get("weight"), params.get("bias")
+        groups = params.get("groups", 1)
         xv, xb = unwrap(x, level)
-        if xb is None or any(isinstance(t, BatchedTensor) for t in (weight, bias)):
-            return fallback(fn, level, args, kwargs)
-        x_ = front(xv, xb)
-        if isinstance(x_, BatchedTensor) or x.ndim not in (spatial + 1, spatial + 2):
+        wv, wb = unwrap(weight, level)
+        bv, bb = unwrap(bias, level)
+        if any(isinstance(t, BatchedTensor) for t in (xv, wv, bv)) or \
+                x.ndim not in (spatial + 1, spatial + 2) or not isinstance(weight, Tensor) \
+                or weight.ndim != spatial + 2 or (xb is None and wb is None):
             return fallback(fn, level, args, kwargs)
         ops = _ops()
-        if x.ndim == spatial + 1:  # an unbatched input: the vmap batch is conv's N
-            return wrap(call(fn, x_, *rest, **kwargs), 0, level)
-        b, n = x_.shape[0], x_.shape[1]
-        folded = call(ops.reshape, x_, (b * n, *x_.shape[2:]))
-        out = call(fn, folded, *rest, **kwargs)
-        return wrap(call(ops.reshape, out, (b, n, *out.shape[1:])), 0, level)
+        separate = bb is not None or (wb is not None and bias is not None)
+        if xb is not None and wb is None and not separate:
+            x_ = front(xv, xb)
+            if x.ndim == spatial + 1:  # an unbatched input: the vmap batch is conv's N
+                return wrap(call(fn, x_, *args[1:], **kwargs), 0, level)
+            b, n = x_.shape[0], x_.shape[1]
+            folded = call(ops.reshape, x_, (b * n, *x_.shape[2:]))
+            out = call(fn, folded, *args[1:], **kwargs)
+            return wrap(call(ops.reshape, out, (b, n, *out.shape[1:])), 0, level)
+        rest = {k: params[k] for k in ("stride", "padding", "dilation") if k in params}
+        unbatched_input = x.ndim == spatial + 1
+        conv_bias = None if separate else bias
+        if xb is not None:
+            x_ = front(xv, xb)
+            if unbatched_input:  # (conv's batchify: the logical input's unsqueeze(0))
+                x_ = call(ops.unsqueeze, x_, 1)
+        else:
+            x_ = call(ops.unsqueeze, xv, 0) if unbatched_input else xv
+        if wb is None:  # the input alone is batched (its bias is added after)
+            b, n = x_.shape[0], x_.shape[1]
+            out = call(fn, call(ops.reshape, x_, (b * n, *x_.shape[2:])), weight, conv_bias,
+                       groups=groups, **rest)
+            out, bdim = call(ops.reshape, out, (b, n, *out.shape[1:])), 0
+        else:
+            w_ = front(wv, wb)
+            b = w_.shape[0]
+            folded_w = call(ops.reshape, w_, (b * w_.shape[1], *w_.shape[2:]))
+            if xb is None and groups == 1:
+                out = call(fn, x_, folded_w, conv_bias, groups=1, **rest)
+            elif xb is None:  # (the batch inside each group's out-channels)
+                co = w_.shape[1]
+                split = call(ops.reshape, w_, (b, groups, co // groups, *w_.shape[2:]))
+                moved = call(ops.movedim, split, 0, 1)
+                grouped_w = call(ops.reshape, call(ops.reshape, moved, (
+                    groups, b * (co // groups), *w_.shape[2:])), (b * co, *w_.shape[2:]))
+                out = call(fn, x_, grouped_w, conv_bias, groups=groups, **rest)
+                out = call(ops.reshape, out, (out.shape[0], groups, b, co // groups,
+                                              *out.shape[2:]))
+                out = call(ops.movedim, out, 1, 2)
+                out = call(ops.reshape, out, (out.shape[0], b, co, *out.shape[4:]))
+            else:
+                n = x_.shape[1]
+                folded_x = call(ops.reshape, call(ops.movedim, x_, 0, 1),
+                                (n, b * x_.shape[2], *x_.shape[3:]))
+                out = call(fn, folded_x, folded_w, conv_bias, groups=groups * b, **rest)
+            if xb is not None or groups == 1:
+                out = call(ops.reshape, out, (out.shape[0], b, -1, *out.shape[2:]))
+            bdim = 1
+        if separate:
+            out = front(out, bdim)
+            bias_ = front(bv, bb) if bb is not None else bv
+            for _ in range(spatial):
+                bias_ = call(ops.unsqueeze, bias_, -1)
+            if bb is not None:
+                bias_ = pad(bias_, out.ndim - 1)
+            out, bdim = call(ops.add, out, bias_), 0
+        if unbatched_input:  # (conv's unbatchify: squeeze(0) of the logical output)
+            out = call(ops.squeeze, out, 1 if bdim == 0 else 0)
+            bdim = 0
+        return wrap(out, bdim, level)
     return rule
 
 
@@ -637,6 +721,107 @@ def _mse_rule(fn: Callable[..., Any], level: int, args: list[Any],
         shape = front(xv, xb).shape if xb is not None else front(tv, tb).shape
         return wrap(call(ops.reshape, loss, tuple(shape)), 0, level)
     return wrap(call(ops.mean if reduction == "mean" else ops.sum, loss, -1), 0, level)
+
+
+def _gather_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                 kwargs: dict[str, Any]) -> Any:
+    """gather_batch_rule: self and index front-batched (an unbatched one expanded to the
+    batch, a logical scalar unsqueezed at the end), gathered along the shifted dim, and the
+    unsqueezed index's extra dim squeezed again."""
+    ops = _ops()
+    params = dict(zip(("dim", "index"), args[1:]))
+    params.update(kwargs)
+    if params.get("sparse_grad") or "out" in params or len(args) > 3:
+        return fallback(fn, level, args, kwargs)
+    x, index, dim = args[0], params["index"], params["dim"]
+    xv, xb = unwrap(x, level)
+    iv, ib = unwrap(index, level)
+    if isinstance(xv, BatchedTensor) or isinstance(iv, BatchedTensor) or \
+            not isinstance(dim, int):
+        return fallback(fn, level, args, kwargs)
+    size = TRANSFORMS.batch_size(level)
+    x_, i_ = front(xv, xb), front(iv, ib)
+    if x.ndim == 0:
+        x_ = call(ops.unsqueeze, x_, -1)
+    if index.ndim == 0:
+        i_ = call(ops.unsqueeze, i_, -1)
+    if xb is None:
+        x_ = ensure_has_bdim(x_, size)
+    if ib is None:
+        i_ = ensure_has_bdim(i_, size)
+    out = call(fn, x_, wrap_dim(dim, max(x.ndim, 1)) + 1, i_)
+    if index.ndim == 0:
+        out = call(ops.squeeze, out, -1)
+    return wrap(out, 0, level)
+
+
+_NLL_PARAMS = ("target", "weight", "size_average", "ignore_index", "reduce", "reduction")
+
+
+def _nll_rule(fn: Callable[..., Any], level: int, args: list[Any],
+              kwargs: dict[str, Any]) -> Any:
+    """nll_loss of a [N, C] or [C] input under vmap: torch 2.13 runs its decomposition
+    (torch/_decomp/decompositions.py's _nll_loss_forward) op by op on the batched tensors:
+    the input scaled by the weight, -gather of the targets (ignored ones read as class 0 and
+    zeroed by where), summed and divided by the total weight for 'mean'. Legacy reduction
+    arguments and inputs of more dimensions fall back."""
+    params = dict(zip(_NLL_PARAMS, args[1:]))
+    params.update(kwargs)
+    x, target, weight = args[0], params["target"], params.get("weight")
+    if x.ndim > 2 or params.get("size_average") is not None or \
+            params.get("reduce") is not None:
+        return fallback(fn, level, args, kwargs)
+    ops = _ops()
+    ignore_index = params.get("ignore_index", -100)
+    reduction = params.get("reduction", "mean")
+    n_dims = x.ndim
+    channel_dim = 0 if n_dims < 2 else 1
+    w = weight
+    if weight is not None:
+        if n_dims > 1:
+            shape = [1] * n_dims
+            shape[channel_dim] = weight.shape[0]
+            w = call(ops.view, weight, tuple(shape))
+        x = call(ops.mul, x, w)
+    kept = call(ops.ne, target, ignore_index)
+    safe_target = call(ops.unsqueeze, call(ops.where, kept, target, 0), channel_dim)
+    picked = call(ops.squeeze, call(ops.gather, x, channel_dim, safe_target), channel_dim)
+    result = call(ops.where, kept, call(ops.neg, picked), 0)
+    if reduction == "none" and n_dims > 1:
+        return result
+    if weight is not None:
+        w = call(ops.expand, w, tuple(x.shape))
+        wsum = call(ops.squeeze, call(ops.gather, w, channel_dim, safe_target), channel_dim)
+        total_weight = call(ops.sum, call(ops.where, kept, wsum, 0))
+    else:
+        total_weight = call(ops.TENSOR_METHODS["to"], call(ops.sum, kept), x.dtype)
+    if reduction == "sum":
+        return call(ops.sum, result)
+    if reduction == "mean":
+        return call(ops.div, call(ops.sum, result), total_weight)
+    return result
+
+
+def _cross_entropy_rule(fn: Callable[..., Any], level: int, args: list[Any],
+                        kwargs: dict[str, Any]) -> Any:
+    """cross_entropy of class indices (torch's composite cross_entropy_loss): log_softmax
+    over the class dim, then nll_loss, each through its own rule; probabilities, label
+    smoothing and legacy reduction arguments fall back."""
+    from .. import api
+    from ..ops.nll import nll_loss
+
+    names = ("target", "weight", "size_average", "ignore_index", "reduce", "reduction",
+             "label_smoothing")
+    params = dict(zip(names, args[1:]))
+    params.update(kwargs)
+    x, target = args[0], params["target"]
+    if params.get("label_smoothing", 0.0) != 0.0 or params.get("size_average") is not None \
+            or params.get("reduce") is not None or tuple(target.shape) == tuple(x.shape):
+        return fallback(fn, level, args, kwargs)
+    logp = call(api.FUNCTIONAL["log_softmax"], x, 0 if x.ndim == 1 else 1)
+    return call(nll_loss, logp, target, params.get("weight"),
+                ignore_index=params.get("ignore_index", -100),
+                reduction=params.get("reduction", "mean"))
 
 
 # -- the table -------------------------------------------------------------------------------
@@ -739,6 +924,9 @@ def install() -> None:
     put("expand_as", _as(lambda: ops.expand))
     put("linear", _linear_rule, functional, torch)
     put("mse_loss", _mse_rule, functional)
+    put("nll_loss", _nll_rule, functional)
+    put("gather", _gather_rule)
+    put("cross_entropy", _cross_entropy_rule, functional)
     put("one_hot", _one_hot_rule, functional)
     for spatial in (1, 2, 3):
         put(f"conv{spatial}d", _conv_rule(spatial), functional, torch)

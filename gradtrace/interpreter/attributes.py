@@ -1,6 +1,7 @@
-"""Attribute access: per-type allow-lists in `stdlib` for the engine's values and Python's
-containers, `classes.py` for script objects. Nothing here calls Python's getattr with a
-name the script chose."""
+"""Attribute reads: per-type allow-lists in `stdlib` for the engine's values and Python's
+containers, `classes.py` (instances) and `class_attributes.py` (classes, super()) for script
+objects; Python's and torch's classes are `type_attributes.py`'s, writes and deletes
+`attribute_writes.py`'s. Nothing here calls Python's getattr with a name the script chose."""
 from __future__ import annotations
 
 import types

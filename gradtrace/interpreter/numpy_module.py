@@ -915,18 +915,21 @@ def _unknown_dunder(value: Any, name: str) -> bool:
     DataLoader's fetch over a numpy dataset) answers False instead of being refused."""
     from .classes import REFUSED_DUNDERS
 
-    real = np.ndarray if type(value) is ndarray else type(value)
-    return is_dunder(name) and name not in REFUSED_DUNDERS and not hasattr(real, name)
+    return is_dunder(name) and name not in REFUSED_DUNDERS and \
+        not hasattr(_numpy_class(value), name)
 
 
 def numpy_has(value: Any, name: str) -> bool:
     """Whether numpy's own object has `name` (`hasattr(array, "__len__")`, a duck-typing
     check such as Keras's pad_sequences makes): hasattr then answers True as under numpy,
     while reading a refused one stays refused."""
-    if not is_numpy_value(value):
-        return False
-    # (its class's: no property of the value runs for a name the script chose)
-    return hasattr(type(value.a if type(value) is ndarray else value), name)
+    return is_numpy_value(value) and hasattr(_numpy_class(value), name)
+
+
+def _numpy_class(value: Any) -> type:
+    """The numpy class a script's numpy value is an instance of, whose attributes (not the
+    value's: no property runs for a name the script chose) say what numpy's object has."""
+    return np.ndarray if type(value) is ndarray else type(value)
 
 
 def is_numpy_value(value: Any) -> bool:
